@@ -1,0 +1,73 @@
+"""python -m benchmarks [--quick]: run the benchmark cases, print a Markdown table."""
+
+import argparse
+import importlib
+import os
+import platform
+import sys
+import tempfile
+import time
+
+import s2sad
+
+from . import scalar_cases
+from .timing import interleaved, median, spread
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def first_call_ms(func, args, wrt, repeats):
+    """Parse-to-compiled time of a gradient: the function is defined anew each time
+    (a fresh code object), so nothing is cached."""
+    module = sys.modules[func.__module__]
+    path = module.__file__
+    with open(path) as fh:
+        text = fh.read()
+    out = []
+    for i in range(repeats):
+        ns = {"__name__": f"_bench_fresh_{i}"}
+        exec(compile(text, path, "exec"), ns)
+        fresh = ns[func.__name__]
+        start = time.perf_counter()
+        s2sad.grad(fresh, wrt=wrt)(*args)
+        out.append((time.perf_counter() - start) * 1e3)
+    return median(out)
+
+
+def check(got, expected, name):
+    for g, e in zip(got, expected):
+        if abs(g - e) > 1e-9 * (1 + abs(e)):
+            raise SystemExit(f"{name}: s2sad's gradient {got} differs from the reference {expected}")
+
+
+def scalar_table(quick):
+    rounds = 5 if quick else 21
+    rows = []
+    for name, f, by_hand, args, wrt in scalar_cases.CASES:
+        g = s2sad.grad(f, wrt=wrt)
+        check(g(*args), by_hand(*args), name)
+        times = interleaved({"primal": f, "s2sad": g, "by hand": by_hand}, args, rounds,
+                            target=0.005 if quick else 0.02)
+        p, s, h = (median(times[k]) for k in ("primal", "s2sad", "by hand"))
+        rows.append((name, p * 1e6, s * 1e6, spread(times["s2sad"]), s / p, s / h,
+                     first_call_ms(f, args, wrt, 3 if quick else 9)))
+    lines = ["| case | primal (µs) | s2sad grad (µs) | spread | grad / primal | grad / by hand | first call (ms) |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for name, p, s, sp, r, rh, fc in rows:
+        lines.append(f"| {name} | {p:.2f} | {s:.2f} | ±{sp:.0%} | {r:.2f} | {rh:.2f} | {fc:.1f} |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="a short smoke run")
+    args = parser.parse_args(argv)
+    print(f"# s2sad {s2sad.__version__} benchmarks")
+    print(f"Python {platform.python_version()} on {platform.machine()}, "
+          f"{os.cpu_count()} cores; medians of interleaved rounds\n")
+    print("## Scalar functions\n")
+    print(scalar_table(args.quick))
+
+
+if __name__ == "__main__":
+    main()

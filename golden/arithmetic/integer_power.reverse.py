@@ -1,0 +1,16 @@
+# s2sad golden file: golden/inputs/arithmetic.py:integer_power, stage reverse, wrt x.
+# Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
+from golden.inputs.arithmetic import *  # noqa: F401,F403
+
+
+def integer_power_grad(x, n):
+    t1 = x**n
+    t2 = n * x
+    t3 = t1 + t2
+    # line 43: return x**n + n * x
+    t3_bar = 1.0
+    x_b_bar = t3_bar * n
+    x_a_bar = t3_bar * n * x ** (n - 1)
+    # adjoint of x: the sum over its uses
+    x_bar = x_a_bar + x_b_bar
+    return x_bar

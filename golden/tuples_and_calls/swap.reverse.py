@@ -1,0 +1,20 @@
+# s2sad golden file: golden/inputs/tuples_and_calls.py:swap, stage reverse, wrt x, y.
+# Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
+from golden.inputs.tuples_and_calls import *  # noqa: F401,F403
+
+
+def swap_grad(x, y):
+    a = x
+    b = y
+    b_1 = a * b
+    a_1 = b
+    t1 = a_1 - b_1
+    # line 9: return a - b
+    t1_bar = 1.0
+    b_1_bar = -t1_bar
+    # line 8: a, b = b, a * b
+    x_bar = b_1_bar * b
+    b_a_bar = b_1_bar * a
+    # line 7: a, b = x, y
+    y_bar = b_a_bar + t1_bar
+    return x_bar, y_bar

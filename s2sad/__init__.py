@@ -1,0 +1,43 @@
+"""s2sad: source-to-source automatic differentiation for Python.
+
+    import s2sad
+
+    @s2sad.grad
+    def f(x):
+        return x * x + 3 * x + 2
+
+    f(5.0)  # 13.0
+"""
+
+from .api import grad, source, value_and_grad, vjp
+from .errors import (
+    IntegerArgumentError,
+    NonScalarOutputError,
+    NoRuleError,
+    NotDifferentiableError,
+    S2SADError,
+    SourceNotFoundError,
+    UnresolvedNameError,
+    UnsupportedSyntaxError,
+    WrtError,
+)
+from .rules import register_rule
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "grad",
+    "value_and_grad",
+    "vjp",
+    "source",
+    "register_rule",
+    "S2SADError",
+    "UnsupportedSyntaxError",
+    "SourceNotFoundError",
+    "UnresolvedNameError",
+    "NoRuleError",
+    "NonScalarOutputError",
+    "WrtError",
+    "IntegerArgumentError",
+    "NotDifferentiableError",
+]

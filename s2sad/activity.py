@@ -1,0 +1,249 @@
+"""activity: which variables carry derivatives.
+
+Contract
+--------
+`analyze(fn, wrt, param_kinds, callee_kind)` takes a function in dup form and returns
+an `Activity`:
+
+* `kinds`: the kind of every local (see `ops.kind_of`), propagated forward from the
+  parameters' kinds (by default "scalar" for `wrt` parameters, unknown for the others);
+* `varied`: the locals that depend on a `wrt` parameter through operations that have
+  a derivative;
+* `useful`: the locals the return value depends on through such operations;
+* `active`: varied, useful and of a kind that can carry a derivative. Integers,
+  booleans, conditions, indices and strings are never active.
+
+Only active variables get tangents or adjoints. Because the input is SSA, every set
+is a set of names; nothing is attached to the IR. It raises `NoRuleError` when a value
+flows from `wrt` to the output through a call that has no derivative rule and no
+Python source, naming the call and the user's line, and `NotDifferentiableError` for
+an operation the compiler cannot differentiate yet (such as indexing into something
+that is not a tuple).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass, field
+
+from . import ir, ops
+from .errors import NoRuleError, NotDifferentiableError
+
+_INT_RESULT = {int, round, len, bool, math.floor, math.ceil, math.trunc}
+_INT_PRESERVING = {"add", "sub", "mul", "floordiv", "mod", "neg", "pos", abs, min, max}
+
+
+@dataclass
+class Activity:
+    wrt: tuple
+    kinds: dict = field(default_factory=dict)
+    varied: set = field(default_factory=set)
+    useful: set = field(default_factory=set)
+    active: set = field(default_factory=set)
+    ops: dict = field(default_factory=dict)  # id(Assign) -> ops.Op
+
+    def op(self, stmt) -> ops.Op:
+        return self.ops[id(stmt)]
+
+    def is_active(self, atom) -> bool:
+        return isinstance(atom, ast.Name) and atom.id in self.active
+
+
+def analyze(fn: ir.Function, wrt, param_kinds=None, callee_kind=None) -> Activity:
+    a = _Analysis(fn, tuple(wrt), param_kinds or {}, callee_kind)
+    return a.run()
+
+
+class _Analysis:
+    def __init__(self, fn, wrt, param_kinds, callee_kind):
+        self.fn = fn
+        self.locals = ir.local_names(fn)
+        self.result = Activity(wrt)
+        self.param_kinds = param_kinds
+        self.callee_kind = callee_kind
+
+    def is_local(self, n):
+        return n in self.locals
+
+    def run(self) -> Activity:
+        r = self.result
+        for p in self.fn.params:
+            default = ops.SCALAR if p.name in r.wrt else ops.UNKNOWN
+            r.kinds[p.name] = self.param_kinds.get(p.name, default)
+            if p.name in r.wrt and ops.differentiable(r.kinds[p.name]):
+                r.varied.add(p.name)
+        self.forward(self.fn.body)
+        self.backward(self.fn.body)
+        r.active = {n for n in r.varied & r.useful if ops.differentiable(r.kinds.get(n))}
+        self.check(self.fn.body)
+        return r
+
+    # ----------------------------------------------------------- forward
+
+    def atom_kind(self, atom):
+        if isinstance(atom, ast.Name) and atom.id in self.locals:
+            return self.result.kinds.get(atom.id, ops.UNKNOWN)
+        if isinstance(atom, ast.Constant):
+            return ops.kind_of(atom.value)
+        text = ir.dotted(atom)
+        if text is not None and text in self.fn.refs:
+            return ops.kind_of(self.fn.refs[text])
+        return ops.UNKNOWN
+
+    def is_varied(self, atom) -> bool:
+        return isinstance(atom, ast.Name) and atom.id in self.result.varied
+
+    def forward(self, body):
+        r = self.result
+        for s in body:
+            if isinstance(s, ir.Assign):
+                op = ops.classify(s.value, self.fn, self.is_local)
+                r.ops[id(s)] = op
+                kinds = self.out_kinds(s, op)
+                for t, k in zip(s.targets, kinds):
+                    r.kinds[t] = _merge(r.kinds.get(t), k)
+                varied = any(d and self.is_varied(x) for d, x in zip(op.diff, op.inputs))
+                if varied:
+                    for t in s.targets:
+                        if ops.differentiable(r.kinds[t]):
+                            r.varied.add(t)
+            elif isinstance(s, ir.Dup):
+                for t in s.targets:
+                    r.kinds[t] = r.kinds.get(s.source, ops.UNKNOWN)
+                    if s.source in r.varied:
+                        r.varied.add(t)
+            elif isinstance(s, ir.If):
+                self.forward(s.body)
+                self.forward(s.orelse)
+            elif isinstance(s, ir.Expr):
+                r.ops[id(s)] = ops.classify(s.value, self.fn, self.is_local)
+
+    def out_kinds(self, s: ir.Assign, op: ops.Op) -> list:
+        n = len(s.targets)
+        if s.unpack:
+            value = self.atom_kind(s.value) if op.kind in ("copy", "const") else \
+                self.out_kinds(ir.Assign(("_",), s.value), op)[0]
+            if isinstance(value, tuple) and len(value) == n:
+                return list(value)
+            return [ops.UNKNOWN] * n
+        inputs = [self.atom_kind(x) for x in op.inputs]
+        if op.kind in ("copy", "const"):
+            return [self.atom_kind(s.value)]
+        if op.kind == "pack":
+            return [tuple(inputs)]
+        if op.kind == "getitem":
+            container, index = inputs[0], op.inputs[1]
+            if isinstance(container, tuple) and isinstance(index, ast.Constant) \
+                    and isinstance(index.value, int) and -len(container) <= index.value < len(container):
+                return [container[index.value]]
+            return [ops.UNKNOWN]
+        if op.kind == "call":
+            if self.callee_kind is not None:
+                return [self.callee_kind(op.key, s, inputs)]
+            return [ops.UNKNOWN]
+        if op.kind == "nondiff":
+            if isinstance(s.value, (ast.Compare, ast.UnaryOp)) or op.key in _INT_RESULT:
+                return [ops.INT]
+            return [ops.UNKNOWN]
+        if op.kind == "rule":
+            if _hashable_in(op.key, _INT_RESULT):
+                return [ops.INT]
+            if ops.ARRAY in inputs:
+                return [ops.ARRAY]
+            if any(not isinstance(k, str) or k in (ops.UNKNOWN, ops.OTHER) for k in inputs):
+                return [ops.UNKNOWN]
+            if all(k == ops.INT for k in inputs) and _hashable_in(op.key, _INT_PRESERVING):
+                return [ops.INT]
+            return [ops.SCALAR]
+        return [ops.UNKNOWN]
+
+    # ---------------------------------------------------------- backward
+
+    def backward(self, body):
+        r = self.result
+        for s in reversed(body):
+            if isinstance(s, ir.Return):
+                if isinstance(s.value, ast.Name) and s.value.id in self.locals:
+                    r.useful.add(s.value.id)
+            elif isinstance(s, ir.Assign):
+                if any(t in r.useful for t in s.targets):
+                    op = r.ops[id(s)]
+                    for d, x in zip(op.diff, op.inputs):
+                        if d and isinstance(x, ast.Name) and x.id in self.locals:
+                            r.useful.add(x.id)
+            elif isinstance(s, ir.Dup):
+                if any(t in r.useful for t in s.targets):
+                    r.useful.add(s.source)
+            elif isinstance(s, ir.If):
+                self.backward(s.body)
+                self.backward(s.orelse)
+
+    # ------------------------------------------------------------ errors
+
+    def check(self, body):
+        r = self.result
+        for s in body:
+            if isinstance(s, ir.If):
+                self.check(s.body)
+                self.check(s.orelse)
+                continue
+            if not isinstance(s, ir.Assign) or not any(t in r.active for t in s.targets):
+                continue
+            op = r.ops[id(s)]
+            if op.kind == "unknown":
+                raise self.error(NoRuleError, s, op)
+            if op.kind == "getitem" and not isinstance(r.kinds.get(op.inputs[0].id), tuple):
+                raise self.error(NotDifferentiableError, s, op)
+
+    def error(self, cls, s, op):
+        info = self.fn.source
+        filename = info.filename if info else None
+        text = info.line_text(s.line) if info and s.line else None
+        if cls is NoRuleError:
+            what = op.text or "this operation"
+            message = f"s2sad has no derivative rule for {what}, and the result depends on " \
+                      f"{', '.join(self.result.wrt)}"
+            hint = ("Register one with s2sad.register_rule(func, reverse=..., forward=...) "
+                    "(see 'Custom derivative rules' in the README), or mark it "
+                    "non-differentiable with s2sad.register_rule(func, nondifferentiable=True).")
+        else:
+            message = "s2sad cannot differentiate indexing into a value that is not a tuple yet"
+            hint = "Index into tuples only, or unpack the tuple into names."
+        return cls(message, filename=filename, lineno=s.line or None,
+                   col=_col(text), source_line=text, hint=hint)
+
+    # ------------------------------------------------------------ text
+
+
+def _col(text):
+    if not text:
+        return None
+    return len(text) - len(text.lstrip())
+
+
+def _hashable_in(key, collection) -> bool:
+    try:
+        return key in collection
+    except TypeError:
+        return False
+
+
+def _merge(old, new):
+    if old is None or old == new:
+        return new
+    if {old, new} <= {ops.INT, ops.SCALAR}:
+        return ops.SCALAR
+    return ops.UNKNOWN
+
+
+def annotate(fn: ir.Function, activity: Activity) -> ir.Function:
+    """The text form of this stage: `fn` with a comment naming its active variables."""
+    out = fn.clone()
+    order = [p.name for p in fn.params if p.name in activity.active]
+    for s in ir.walk(fn.body):
+        for t in ir.defined_names(s):
+            if t in activity.active and t not in order:
+                order.append(t)
+    out.body.insert(0, ir.Comment("active: " + (", ".join(f"\0{n}\0" for n in order) or "none")))
+    return out

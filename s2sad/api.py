@@ -1,0 +1,351 @@
+"""The public API: `grad`, `value_and_grad`, `vjp`, `source`.
+
+`grad(f)` returns a function with `f`'s signature. Its first call with a given set of
+argument types runs the pipeline, compiles the derivative and remembers it; every
+later call is one dictionary lookup on the argument types, a check that the functions
+`f` calls are still the ones the derivative was built from, and a plain call of the
+generated function. The dispatcher is itself generated Python with `f`'s exact
+parameter list, so no ``*args`` packing happens on the way.
+
+Cache: derivatives are kept per code object (so a redefined function is transformed
+afresh), per mode, `wrt`, output form and argument kinds. An entry is used only while
+every name its transform resolved (the functions it calls) still means the same
+object. A transform that fails caches nothing.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+import types
+import weakref
+
+from . import compile as compile_mod
+from . import emit, ops, parse, pipeline, rules
+from .errors import IntegerArgumentError, S2SADError, WrtError
+
+_lock = threading.RLock()
+_units: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_states: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def _forget_everything():
+    """A rule was registered: every derivative built before may be out of date."""
+    with _lock:
+        _units.clear()
+        for state in list(_states):
+            state.specs.clear()
+
+
+rules.ON_CHANGE.append(_forget_everything)
+
+
+# -------------------------------------------------------------------- wrt
+
+
+def _at_def(f) -> dict:
+    """Error location keywords pointing at the `def` line of `f`."""
+    code = f.__code__
+    import linecache
+
+    line = code.co_firstlineno
+    text = linecache.getline(code.co_filename, line)
+    while text.lstrip().startswith("@"):
+        line += 1
+        text = linecache.getline(code.co_filename, line)
+    return dict(filename=code.co_filename, lineno=line, source_line=text or None,
+                col=(len(text) - len(text.lstrip())) if text else None)
+
+
+def _signature_params(f):
+    code = f.__code__
+    n_pos = code.co_argcount
+    n_kw = code.co_kwonlyargcount
+    names = code.co_varnames[: n_pos + n_kw]
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        raise WrtError(
+            f"s2sad cannot differentiate {f.__qualname__}: it takes *args or **kwargs",
+            hint="List the parameters one by one.", **_at_def(f),
+        )
+    return list(names), n_pos
+
+
+def normalize_wrt(f, wrt):
+    """(`wrt` as a tuple of parameter names, whether the caller asked for a tuple)."""
+    names, n_pos = _signature_params(f)
+    as_tuple = isinstance(wrt, (tuple, list))
+    items = list(wrt) if as_tuple else [wrt]
+    if not items:
+        raise WrtError(f"wrt=() asks for no gradient of {f.__qualname__}",
+                       hint=f"Name a parameter: one of {', '.join(names)}.", **_at_def(f))
+    out = []
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, (int, str)):
+            raise WrtError(f"wrt must be a parameter position, a parameter name or a tuple "
+                           f"of them; got {item!r}",
+                           hint=f"The parameters of {f.__qualname__} are {', '.join(names)}.",
+                           **_at_def(f))
+        if isinstance(item, int):
+            if not -n_pos <= item < n_pos:
+                raise WrtError(
+                    f"wrt={item} is out of range: {f.__qualname__} has {n_pos} positional "
+                    f"parameter{'s' if n_pos != 1 else ''} ({', '.join(names[:n_pos])})",
+                    hint="Positions count from 0.", **_at_def(f))
+            name = names[item % n_pos]
+        else:
+            if item not in names:
+                raise WrtError(f"wrt={item!r} is not a parameter of {f.__qualname__}",
+                               hint=f"Its parameters are {', '.join(names) or 'none'}.",
+                               **_at_def(f))
+            name = item
+        if name in out:
+            raise WrtError(f"wrt names the parameter {name!r} twice", **_at_def(f))
+        out.append(name)
+    return tuple(out), as_tuple
+
+
+def _check_function(f, what):
+    if getattr(f, "__s2sad__", None) is not None:
+        raise S2SADError(f"{what} of a function s2sad already transformed is not supported yet",
+                         hint="Differentiate the original function.")
+    if isinstance(f, types.MethodType):
+        raise S2SADError(f"{what} needs a plain function; got the bound method {f!r}",
+                         hint="Differentiate a module-level function that takes the object's "
+                              "values as arguments.")
+    if not isinstance(f, types.FunctionType):
+        raise S2SADError(f"{what} needs a Python function written with `def`; got {f!r}",
+                         hint="For a built-in or C function, register a derivative rule "
+                              "with s2sad.register_rule instead.")
+
+
+# ------------------------------------------------------------------ cache
+
+
+def _still_valid(unit) -> bool:
+    for func, name, obj in unit.resolved:
+        cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+        if parse.lookup(name, func.__globals__, cells) is not obj:
+            return False
+    return True
+
+
+def _unit(f, wrt, entry, kinds, as_tuple):
+    """The compiled unit for these options, built (and cached) when needed."""
+    key = (entry, wrt, as_tuple, tuple(kinds.items()))
+    per_code = _units.get(f.__code__)
+    if per_code is not None:
+        got = per_code.get(key)
+        if got is not None and got[0].root is f and _still_valid(got[0]):
+            return got
+    unit = pipeline.reverse_unit(f, wrt, entry, kinds, as_tuple)
+    compiled = compile_mod.compile_unit(unit)
+    unit.root = f
+    _units.setdefault(f.__code__, {})[key] = (unit, compiled)
+    return unit, compiled
+
+
+def _kinds(f, values: dict, wrt, what):
+    kinds = {}
+    for name, value in values.items():
+        kind = ops.kind_of(value)
+        if name in wrt:
+            if kind == ops.INT:
+                raise IntegerArgumentError(
+                    f"{what} of {f.__qualname__} with respect to `{name}`: its value "
+                    f"{value!r} is an integer, and gradients are taken with respect to "
+                    "real numbers",
+                    hint=f"Pass a float (for example {float(value)!r} instead of {value!r}), "
+                         "or take the gradient with respect to another parameter.",
+                    **_at_def(f))
+            if not ops.differentiable(kind) or isinstance(kind, tuple):
+                raise WrtError(
+                    f"{what} of {f.__qualname__} with respect to `{name}`: its value is a "
+                    f"{type(value).__name__}, and s2sad differentiates with respect to "
+                    "floats",
+                    hint="Pass each number as its own argument.", **_at_def(f))
+        kinds[name] = kind
+    return kinds
+
+
+# -------------------------------------------------------------- dispatcher
+
+
+class _State:
+    def __init__(self, f, wrt, entry, as_tuple):
+        self.f = f
+        self.wrt = wrt
+        self.entry = entry
+        self.as_tuple = as_tuple
+        self.names, self.n_pos = _signature_params(f)
+        self.specs: dict = {}
+        self.guards: list = []  # (kind, container, name, obj)
+        self.ns = {"__builtins__": __builtins__, "_specs": self.specs, "_miss": self.miss}
+        self.dispatcher = None
+        _states.add(self)
+
+    def call_text(self) -> str:
+        pos = self.names[: self.n_pos]
+        kw = self.names[self.n_pos:]
+        return ", ".join(pos + [f"{k}={k}" for k in kw])
+
+    def source(self) -> str:
+        pos = self.names[: self.n_pos]
+        kw = self.names[self.n_pos:]
+        params = ", ".join(pos + (["*"] + kw if kw else []))
+        key = "(" + "".join(f"type({n}), " for n in self.names) + ")"
+        checks = ["_s2sad_fn is None"]
+        for i, (kind, _, name, _) in enumerate(self.guards):
+            if kind == "global":
+                checks.append(f"_G{i}.get({name!r}) is not _O{i}")
+            else:
+                checks.append(f"_G{i}.cell_contents is not _O{i}")
+        call = self.call_text()
+        name = self.f.__name__ if self.f.__name__.isidentifier() else "f"
+        return (f"def {name}({params}):\n"
+                f"    _s2sad_fn = _specs.get({key})\n"
+                f"    if {' or '.join(checks)}:\n"
+                f"        return _miss({call})\n"
+                f"    return _s2sad_fn({call})\n")
+
+    def build(self):
+        for i, (_, container, _, obj) in enumerate(self.guards):
+            self.ns[f"_G{i}"] = container
+            self.ns[f"_O{i}"] = obj
+        code = compile(self.source(), f"<s2sad dispatcher {self.f.__qualname__}>", "exec")
+        inner = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+        if self.dispatcher is None:
+            d = types.FunctionType(inner, self.ns, self.f.__name__, self.f.__defaults__)
+            d.__kwdefaults__ = self.f.__kwdefaults__
+            d.__qualname__ = self.f.__qualname__
+            d.__module__ = self.f.__module__
+            d.__doc__ = self.f.__doc__
+            d.__wrapped__ = self.f
+            d.__s2sad__ = self
+            self.dispatcher = d
+        else:
+            self.dispatcher.__code__ = inner
+        return self.dispatcher
+
+    def miss(self, *args, **kwargs):
+        with _lock:
+            values = dict(zip(self.names, args))
+            values.update(kwargs)
+            what = {"grad": "grad", "value_and_grad": "value_and_grad"}[self.entry]
+            kinds = _kinds(self.f, values, self.wrt, what)
+            unit, compiled = _unit(self.f, self.wrt, self.entry, kinds, self.as_tuple)
+            fn = compile_mod.bind(unit, compiled)[unit.entry[0]]
+            key = tuple(type(values[n]) for n in self.names)
+            guards = _guards(unit)
+            if [g[1:] for g in guards] != [g[1:] for g in self.guards]:
+                self.specs.clear()
+                self.guards = guards
+                self.build()
+            self.specs[key] = fn
+        return fn(*args, **kwargs)
+
+
+def _guards(unit) -> list:
+    """What the dispatcher re-checks on every call: the names that resolved to a
+    function s2sad differentiates or to a callable with a rule."""
+    out = []
+    for func, name, obj in unit.resolved:
+        if not (isinstance(obj, types.FunctionType) or rules.has_rule(obj)):
+            continue
+        cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+        if name in cells:
+            g = ("cell", cells[name], name, obj)
+        elif name in func.__globals__:
+            g = ("global", func.__globals__, name, obj)
+        else:
+            continue  # a builtin
+        if not any(x[1] is g[1] and x[2] == name for x in out):
+            out.append(g)
+    return out
+
+
+def _transformed(f, wrt, entry):
+    _check_function(f, entry)
+    wrt, as_tuple = normalize_wrt(f, wrt)
+    return _State(f, wrt, entry, as_tuple).build()
+
+
+# ------------------------------------------------------------------ public
+
+
+def grad(f=None, wrt=0):
+    """The gradient of `f`'s scalar output with respect to the parameter(s) `wrt`.
+
+    `wrt` is a parameter position, a parameter name, or a tuple of them (then the
+    gradient is a tuple). Use as ``grad(f)``, ``@grad`` or ``@grad(wrt=("x", "y"))``.
+    The returned function takes the same arguments as `f`.
+    """
+    if f is None:
+        return lambda g: grad(g, wrt)
+    return _transformed(f, wrt, "grad")
+
+
+def value_and_grad(f=None, wrt=0):
+    """Like `grad`, but the returned function gives ``(f(...), gradient)``."""
+    if f is None:
+        return lambda g: value_and_grad(g, wrt)
+    return _transformed(f, wrt, "value_and_grad")
+
+
+def vjp(f, *primals):
+    """``(out, pullback)``: `f` evaluated at `primals`, and a function that maps an
+    adjoint of `out` (same structure as `out`) to one adjoint per positional argument
+    (``None`` for an argument that is an integer or not a number)."""
+    _check_function(f, "vjp")
+    names, n_pos = _signature_params(f)
+    if len(primals) > n_pos:
+        raise WrtError(f"vjp got {len(primals)} arguments; {f.__qualname__} takes at most {n_pos}")
+    values = dict(zip(names, primals))
+    kinds = {n: ops.kind_of(v) for n, v in values.items()}
+    wrt = tuple(n for n in names[: len(primals)]
+                if ops.differentiable(kinds[n]))
+    with _lock:
+        unit, compiled = _unit(f, wrt, "vjp", kinds, True)
+        made = compile_mod.bind(unit, compiled)
+    fwd, bwd = (made[n] for n in unit.entry)
+    out, saved = fwd(*primals)
+    positions = [names.index(n) for n in wrt]
+
+    def pullback(out_bar):
+        grads = bwd(saved, out_bar)
+        result = [None] * len(primals)
+        for i, g in zip(positions, grads):
+            result[i] = g
+        return tuple(result)
+
+    return out, pullback
+
+
+def source(f, mode="reverse", wrt=0, stage="reverse") -> str:
+    """The text s2sad emits for `f` at `stage` (``source``, ``anf``, ``dup``,
+    ``activity`` or ``reverse``), formatted with black."""
+    if mode != "reverse":
+        raise S2SADError(f"mode={mode!r} is not supported yet; use mode=\"reverse\"")
+    _check_function(f, "source")
+    if stage == "source":
+        return parse.user_source(f)
+    wrt_names, as_tuple = normalize_wrt(f, wrt)
+    if stage == "reverse":
+        unit = pipeline.reverse_unit(f, wrt_names, "grad", {}, as_tuple)
+        return format_code(unit.text)
+    if stage not in pipeline.STAGES:
+        raise S2SADError(f"unknown stage {stage!r}; choose one of {', '.join(pipeline.STAGES)}")
+    module = pipeline.stage_module(f, stage, wrt_names)
+    return format_code(emit.emit_module(module).text)
+
+
+def format_code(text: str) -> str:
+    """`text` as black formats it (our emitter already writes black's style, so this
+    only changes lines longer than 88 characters)."""
+    try:
+        import black
+    except ImportError:  # pragma: no cover - black is a dependency
+        return text
+    try:
+        return black.format_str(text, mode=black.Mode())
+    except Exception:  # pragma: no cover - never hide the code because of the formatter
+        return text

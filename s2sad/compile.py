@@ -1,0 +1,97 @@
+"""compile: an emitted unit -> Python function objects.
+
+Contract
+--------
+`compile_unit(unit)` compiles each function of a `pipeline.Unit` from its emitted text,
+once; `bind(unit)` turns the compiled code into function objects that
+
+* read the user's names from the user's own live module globals (each derivative
+  function runs in the globals of the user function it derives from) and the user's
+  own closure cells;
+* read s2sad's helpers (``math`` for the rules, the runtime) and the unit's other
+  functions through closure cells, which is as fast as a local lookup and leaves the
+  user's globals untouched;
+* carry the user function's defaults, so a derivative is called exactly like the
+  function it derives from.
+
+The source of each compiled function is registered in `linecache` under a synthetic
+file name (``<s2sad-N f_grad>``), so tracebacks and debuggers show the generated lines.
+To give the emitted names closure cells, each function is compiled inside a small
+factory (``def __s2sad_factory__(): math = g_fwd = None`` and the function, indented);
+the factory is never called, its inner code object is used directly.
+"""
+
+from __future__ import annotations
+
+import itertools
+import linecache
+import types
+from dataclasses import dataclass
+
+_counter = itertools.count(1)
+FACTORY = "__s2sad_factory__"
+
+
+@dataclass(eq=False)
+class Compiled:
+    codes: dict  # IR name -> code object
+    filenames: dict  # IR name -> synthetic file name
+    offsets: dict  # IR name -> lines before the emitted text in the compiled source
+
+
+def compile_unit(unit) -> Compiled:
+    namer = unit.namer
+    shared = [namer(uf.fn.name) for uf in unit.functions] + sorted(unit.helpers)
+    codes, filenames, offsets = {}, {}, {}
+    for uf in unit.functions:
+        text = unit.texts[uf.fn.name].text
+        rendered = namer(uf.fn.name)
+        declared = list(dict.fromkeys(shared + list(uf.user.__code__.co_freevars)))
+        header = [f"def {FACTORY}():"]
+        if declared:
+            header.append("    " + " = ".join(declared) + " = None")
+        body = ["    " + line if line else "" for line in text.splitlines()]
+        source = "\n".join(header + body) + "\n"
+        filename = f"<s2sad-{next(_counter)} {rendered}>"
+        lines = source.splitlines(keepends=True)
+        linecache.cache[filename] = (len(source), None, lines, filename)
+        module_code = compile(source, filename, "exec")
+        factory = _inner(module_code, FACTORY)
+        codes[uf.fn.name] = _inner(factory, rendered)
+        filenames[uf.fn.name] = filename
+        offsets[uf.fn.name] = len(header)
+    return Compiled(codes, filenames, offsets)
+
+
+def _inner(code: types.CodeType, name: str) -> types.CodeType:
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType) and const.co_name == name:
+            return const
+    raise RuntimeError(f"s2sad internal error: no code for {name}")
+
+
+def bind(unit, compiled: Compiled) -> dict:
+    """Function objects for every function of the unit, by IR name."""
+    namer = unit.namer
+    cells = {namer(uf.fn.name): types.CellType() for uf in unit.functions}
+    for name, obj in unit.helpers.items():
+        cells[name] = types.CellType(obj)
+    made = {}
+    for uf in unit.functions:
+        code = compiled.codes[uf.fn.name]
+        user = uf.user
+        user_cells = {}
+        if user is not None and user.__closure__:
+            user_cells = dict(zip(user.__code__.co_freevars, user.__closure__))
+        closure = tuple(user_cells[n] if n in user_cells else cells[n] for n in code.co_freevars)
+        fn = types.FunctionType(code, user.__globals__, code.co_name,
+                                user.__defaults__ if uf.keep_defaults else None,
+                                closure or None)
+        if uf.keep_defaults and user.__kwdefaults__:
+            fn.__kwdefaults__ = dict(user.__kwdefaults__)
+        fn.__qualname__ = code.co_name
+        fn.__module__ = user.__module__
+        made[uf.fn.name] = fn
+    for uf in unit.functions:
+        cells[namer(uf.fn.name)].cell_contents = made[uf.fn.name]
+    return made

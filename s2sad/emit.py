@@ -1,0 +1,492 @@
+"""emit: IR -> Python source text.
+
+Contract
+--------
+`emit_module(module)` and `emit_function(fn)` print IR as Python source that
+
+* is deterministic to the byte: the same IR gives the same text on every run and
+  every supported Python version (this printer never calls ``ast.unparse``);
+* is already in black's style for everything the compiler produces (spaces,
+  hugged simple ``**`` operands, parentheses black would add or drop, double-quoted
+  strings, two blank lines between top-level definitions), so black leaves it
+  unchanged except for lines longer than 88 characters;
+* turns compiler-made names (those containing ``%``, see `ir`) into readable
+  identifiers: temporaries ``t1, t2, ...`` in order of first appearance, SSA
+  versions ``x_1``, dup copies ``x_a``, adjoints ``x_bar``, tangents ``x_dot``,
+  none of which collides with a name the user's code uses.
+
+`Printed.line_map` maps each emitted line number (1-based) to the user's line
+number the statement came from (0 where there is none).
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import math
+import tokenize
+from dataclasses import dataclass, field
+
+from . import ir
+
+# Operator precedence, loosest first.
+_IFEXP, _OR, _AND, _NOT, _CMP, _BOR, _BXOR, _BAND, _SHIFT, _ARITH, _TERM, _FACTOR, _POW, _ATOM = range(2, 16)
+
+_BINOP = {
+    ast.Add: ("+", _ARITH),
+    ast.Sub: ("-", _ARITH),
+    ast.Mult: ("*", _TERM),
+    ast.Div: ("/", _TERM),
+    ast.FloorDiv: ("//", _TERM),
+    ast.Mod: ("%", _TERM),
+    ast.MatMult: ("@", _TERM),
+    ast.Pow: ("**", _POW),
+    ast.LShift: ("<<", _SHIFT),
+    ast.RShift: (">>", _SHIFT),
+    ast.BitOr: ("|", _BOR),
+    ast.BitXor: ("^", _BXOR),
+    ast.BitAnd: ("&", _BAND),
+}
+_UNARY = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not "}
+_CMPOP = {
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.In: "in",
+    ast.NotIn: "not in",
+}
+
+BINOP_SYMBOL = {op: sym for op, (sym, _) in _BINOP.items()}
+CMPOP_SYMBOL = dict(_CMPOP)
+
+
+class Namer:
+    """Turns IR names into Python identifiers (see the module docstring)."""
+
+    def __init__(self, taken=()):
+        self.taken = set(taken)
+        self.map: dict[str, str] = {}
+        self.used = set(self.taken)
+        self.temps: dict[str, str] = {}
+        self.next_temp = 1
+
+    def __call__(self, n: str) -> str:
+        got = self.map.get(n)
+        if got is not None:
+            return got
+        if "%" not in n:
+            self.map[n] = n
+            self.used.add(n)
+            return n
+        base, *suffixes = n.split("%")
+        if base == "":
+            number, *suffixes = suffixes
+            base = self._temp(number)
+        else:
+            base = self(base) if "%" in base else base
+        text = "_".join([base, *suffixes]) if suffixes else base
+        while text in self.used:
+            text += "_"
+        self.map[n] = text
+        self.used.add(text)
+        return text
+
+    def _temp(self, number: str) -> str:
+        """``t1, t2, ...`` for ``%3, %7, ...``; a word such as ``%result`` keeps it."""
+        got = self.temps.get(number)
+        if got is None:
+            if number.isdigit():
+                while f"t{self.next_temp}" in self.taken:
+                    self.next_temp += 1
+                got = f"t{self.next_temp}"
+                self.next_temp += 1
+            else:
+                got = number
+                while got in self.used or got in self.taken:
+                    got += "_"
+            self.temps[number] = got
+            self.taken.add(got)
+        return got
+
+
+# ---------------------------------------------------------------- expressions
+
+
+def _constant(value) -> str:
+    if isinstance(value, bool) or value is None or value is Ellipsis:
+        return "..." if value is Ellipsis else repr(value)
+    if isinstance(value, float):
+        if math.isinf(value):
+            return 'float("inf")' if value > 0 else '-float("inf")'
+        if math.isnan(value):
+            return 'float("nan")'
+        return repr(value).replace("e+", "e")
+    if isinstance(value, str):
+        text = repr(value)
+        if text.startswith("'") and '"' not in value:
+            text = '"' + text[1:-1].replace("\\'", "'") + '"'
+        return text
+    return repr(value)
+
+
+def _hug_powers(line: str) -> str:
+    """Remove the spaces around ``**`` where black does: both operands "simple" (a
+    name, a number or a dotted name, possibly after a unary operator), judged on the
+    tokens of the line exactly as black judges them."""
+    if "**" not in line:
+        return line
+    indent = line[: len(line) - len(line.lstrip())]
+    body = line[len(indent):]
+    try:
+        toks = [t for t in tokenize.generate_tokens(io.StringIO(body + "\n").readline)
+                if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER,
+                                  tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return line
+    kinds = [_leaf_kind(t) for t in toks]
+    n = len(toks)
+
+    def chained(chain):
+        if len(chain) < 2:
+            return True
+        cur, past = chain[-1], chain[-2]
+        if past == "NAME":
+            return cur == "."
+        if past in (")", "]"):
+            return cur in (")", "]")
+        if past in ("(", "["):
+            return cur in ("NAME", "(", "[")
+        return False
+
+    def lookup_back(i):
+        bad = False
+        chain = []
+        while 0 <= i < n:
+            chain.append(kinds[i])
+            bad = bad or kinds[i] in (")", "]")
+            if not chained(chain):
+                return not bad
+            i -= 1
+        return True
+
+    def lookup_forward(i):
+        while 0 <= i < n:
+            if kinds[i] in ("(", "["):
+                return False
+            if kinds[i] not in ("NAME", ".") or toks[i].string == "for":
+                return True
+            i += 1
+        return True
+
+    def simple(i, direction):
+        if kinds[i] in ("NAME", "NUMBER"):
+            return lookup_back(i) if direction < 0 else lookup_forward(i)
+        if kinds[i] in ("+", "-", "~") and i + 1 < n and kinds[i + 1] in ("NAME", "NUMBER"):
+            return lookup_forward(i + 1)
+        return False
+
+    hug = set()
+    for i, t in enumerate(toks):
+        if t.string == "**" and 0 < i < n - 1 and simple(i - 1, -1) and simple(i + 1, 1) \
+                and toks[i - 1].string != "lambda":
+            hug.add(i)
+    if not hug:
+        return line
+    out = []
+    for i, t in enumerate(toks):
+        if i:
+            gap = body[toks[i - 1].end[1]: t.start[1]]
+            out.append("" if (i in hug or i - 1 in hug) else gap)
+        out.append(t.string)
+    return indent + "".join(out)
+
+
+def _leaf_kind(tok) -> str:
+    if tok.type == tokenize.NAME:
+        return "NAME"
+    if tok.type == tokenize.NUMBER:
+        return "NUMBER"
+    return tok.string if tok.type == tokenize.OP else "OTHER"
+
+
+def _is_simple_slice_part(node) -> bool:
+    if node is None:
+        return True
+    if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+        node = node.operand
+    return isinstance(node, (ast.Name, ast.Constant))
+
+
+class ExprPrinter:
+    def __init__(self, namer: Namer):
+        self.namer = namer
+
+    def __call__(self, node: ast.expr, prec: int = 0) -> str:
+        text, own = self.expr(node)
+        return f"({text})" if own < prec else text
+
+    def expr(self, node):
+        """(text, precedence of the text as printed)."""
+        meth = getattr(self, "p_" + type(node).__name__, None)
+        if meth is None:
+            raise TypeError(f"emit: cannot print {type(node).__name__}")
+        return meth(node)
+
+    def p_Name(self, node):
+        return self.namer(node.id), _ATOM
+
+    def p_Constant(self, node):
+        text = _constant(node.value)
+        if isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+            if text.startswith("-"):
+                return text, _FACTOR
+        return text, _ATOM
+
+    def p_Attribute(self, node):
+        base = self(node.value, _ATOM)
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, int):
+            base = f"({base})"
+        return f"{base}.{node.attr}", _ATOM
+
+    def p_Call(self, node):
+        args = [self(a, _IFEXP) if not isinstance(a, ast.Starred) else "*" + self(a.value, _ATOM) for a in node.args]
+        for kw in node.keywords:
+            if kw.arg is None:
+                args.append("**" + self(kw.value, _ATOM))
+            else:
+                args.append(f"{kw.arg}={self(kw.value, _IFEXP)}")
+        return f"{self(node.func, _ATOM)}({', '.join(args)})", _ATOM
+
+    def p_BinOp(self, node):
+        sym, prec = _BINOP[type(node.op)]
+        if isinstance(node.op, ast.Pow):
+            left = self(node.left, _POW + 1)
+            right = self(node.right, _FACTOR)
+            return f"{left} ** {right}", prec  # `_hug_powers` hugs it where black does
+        left = self(node.left, prec)
+        right = self(node.right, prec + 1)
+        return f"{left} {sym} {right}", prec
+
+    def p_UnaryOp(self, node):
+        sym = _UNARY[type(node.op)]
+        if isinstance(node.op, ast.Not):
+            return sym + self(node.operand, _NOT), _NOT
+        operand = node.operand
+        if isinstance(operand, ast.BinOp) and isinstance(operand.op, ast.Pow):
+            return f"{sym}({self(operand)})", _FACTOR  # black's parentheses
+        return sym + self(operand, _FACTOR), _FACTOR
+
+    def p_Compare(self, node):
+        parts = [self(node.left, _CMP + 1)]
+        for op, right in zip(node.ops, node.comparators):
+            parts.append(_CMPOP[type(op)])
+            parts.append(self(right, _CMP + 1))
+        return " ".join(parts), _CMP
+
+    def p_BoolOp(self, node):
+        prec = _OR if isinstance(node.op, ast.Or) else _AND
+        sym = " or " if isinstance(node.op, ast.Or) else " and "
+        return sym.join(self(v, prec + 1) for v in node.values), prec
+
+    def p_IfExp(self, node):
+        body = self(node.body, _IFEXP + 1)
+        test = self(node.test, _IFEXP + 1)
+        orelse = self(node.orelse, _IFEXP)
+        return f"{body} if {test} else {orelse}", _IFEXP
+
+    def p_Tuple(self, node):
+        return "(" + self.elements(node.elts, trailing=len(node.elts) == 1) + ")", _ATOM
+
+    def p_List(self, node):
+        return "[" + self.elements(node.elts) + "]", _ATOM
+
+    def elements(self, elts, trailing=False) -> str:
+        text = ", ".join(self(e, _IFEXP) for e in elts)
+        return text + "," if trailing else text
+
+    def p_Subscript(self, node):
+        index = node.slice
+        if isinstance(index, ast.Index):  # Python < 3.9 shape; kept for safety
+            index = index.value
+        if isinstance(index, ast.Tuple) and index.elts:
+            complex_ = any(self._complex_slice(e) for e in index.elts)
+            inner = ", ".join(self.slice_part(e, complex_) for e in index.elts)
+            if len(index.elts) == 1:
+                inner += ","
+        else:
+            inner = self.slice_part(index, self._complex_slice(index))
+        return f"{self(node.value, _ATOM)}[{inner}]", _ATOM
+
+    @staticmethod
+    def _complex_slice(node) -> bool:
+        if not isinstance(node, ast.Slice):
+            return False
+        return not all(_is_simple_slice_part(p) for p in (node.lower, node.upper, node.step))
+
+    def slice_part(self, node, complex_) -> str:
+        if not isinstance(node, ast.Slice):
+            return self(node, _IFEXP)
+        lower = "" if node.lower is None else self(node.lower, _IFEXP)
+        upper = "" if node.upper is None else self(node.upper, _IFEXP)
+        if not complex_:
+            text = f"{lower}:{upper}"
+            if node.step is not None:
+                text += ":" + self(node.step, _IFEXP)
+            return text
+        text = (f"{lower} :" if lower else ":") + (f" {upper}" if upper else "")
+        if node.step is not None:
+            text += (" : " if upper else ": ") + self(node.step, _IFEXP)
+        return text
+
+    def p_Starred(self, node):
+        return "*" + self(node.value, _ATOM), _ATOM
+
+
+# ----------------------------------------------------------------- statements
+
+
+@dataclass
+class Printed:
+    text: str
+    line_map: list = field(default_factory=list)  # index i -> user line of line i+1
+
+
+class _Writer:
+    def __init__(self, namer: Namer):
+        self.namer = namer
+        self.expr = ExprPrinter(namer)
+        self.lines: list[str] = []
+        self.origin: list[int] = []
+
+    def put(self, depth: int, text: str, line: int = 0):
+        if not text.startswith("#"):
+            text = _hug_powers(text)
+        self.lines.append("    " * depth + text if text else "")
+        self.origin.append(line)
+
+    def targets(self, stmt) -> str:
+        names = [self.namer(t) for t in stmt.targets]
+        if len(names) == 1 and getattr(stmt, "unpack", False):
+            return f"({names[0]},)"
+        return ", ".join(names)
+
+    def body(self, stmts, depth):
+        for stmt in stmts:
+            self.stmt(stmt, depth)
+        if all(isinstance(s, ir.Comment) for s in stmts):
+            self.put(depth, "pass")
+
+    def stmt(self, s, depth):
+        if isinstance(s, ir.Assign):
+            self.put(depth, f"{self.targets(s)} = {self.expr(s.value)}", s.line)
+        elif isinstance(s, ir.AugAssign):
+            self.put(depth, f"{self.namer(s.target)} += {self.expr(s.value)}", s.line)
+        elif isinstance(s, ir.Dup):
+            count = "" if len(s.targets) == 2 else f", {len(s.targets)}"
+            self.put(depth, f"{self.targets(s)} = dup({self.namer(s.source)}{count})", s.line)
+        elif isinstance(s, ir.Expr):
+            self.put(depth, self.expr(s.value), s.line)
+        elif isinstance(s, ir.Return):
+            value = s.value
+            if isinstance(value, ast.Tuple) and len(value.elts) > 1:
+                text = self.expr.elements(value.elts)
+            else:
+                text = self.expr(value)
+            self.put(depth, f"return {text}", s.line)
+        elif isinstance(s, ir.Comment):
+            parts = s.text.split("\0")
+            parts[1::2] = [self.namer(p) for p in parts[1::2]]
+            self.put(depth, f"# {''.join(parts)}".rstrip(), s.line)
+        elif isinstance(s, ir.If):
+            self.put(depth, f"if {self.expr(s.test)}:", s.line)
+            self.body(s.body, depth + 1)
+            if s.orelse:
+                self.put(depth, "else:", s.line)
+                self.body(s.orelse, depth + 1)
+        else:
+            raise TypeError(f"emit: cannot print statement {type(s).__name__}")
+
+    def function(self, fn: ir.Function):
+        params = []
+        star_done = False
+        for p in fn.params:
+            if p.kwonly and not star_done:
+                params.append("*")
+                star_done = True
+            text = self.namer(p.name)
+            if p.default is not None:
+                text += "=" + self.expr(p.default, _IFEXP)
+            params.append(text)
+        self.put(0, f"def {self.namer(fn.name)}({', '.join(params)}):")
+        if fn.doc:
+            self.put(1, '"""' + fn.doc + '"""')
+        self.body(fn.body, 1)
+
+
+def user_names(fn: ir.Function) -> set:
+    """Every plain (user) name a function mentions: its locals and static refs."""
+    out = {p.name for p in fn.params if "%" not in p.name}
+    for stmt in ir.walk(fn.body):
+        for t in ir.defined_names(stmt):
+            if "%" not in t:
+                out.add(t)
+        for node in _exprs_of(stmt):
+            for n in ir.names_in(node):
+                if "%" not in n:
+                    out.add(n)
+    if "%" not in fn.name:
+        out.add(fn.name)
+    return out
+
+
+def _exprs_of(stmt):
+    if isinstance(stmt, (ir.Assign, ir.AugAssign, ir.Expr, ir.Return)):
+        yield stmt.value
+    elif isinstance(stmt, ir.If):
+        yield stmt.test
+    elif isinstance(stmt, ir.Dup):
+        yield ir.name(stmt.source)
+
+
+def make_namer(functions, reserved=()) -> Namer:
+    taken = set(reserved)
+    for fn in functions:
+        taken |= user_names(fn)
+    return Namer(taken)
+
+
+def emit_function(fn: ir.Function, namer: Namer | None = None) -> Printed:
+    namer = namer or make_namer([fn])
+    w = _Writer(namer)
+    w.function(fn)
+    return Printed("\n".join(w.lines) + "\n", w.origin)
+
+
+def emit_module(module: ir.Module, namer: Namer | None = None) -> Printed:
+    namer = namer or make_namer(module.functions, _import_names(module.imports))
+    w = _Writer(namer)
+    for text in module.header:
+        w.put(0, f"# {text}".rstrip())
+    for text in module.imports:
+        w.put(0, text)
+    for i, fn in enumerate(module.functions):
+        if i or module.imports or module.header:
+            w.put(0, "")
+            w.put(0, "")
+        w.function(fn)
+    return Printed("\n".join(w.lines) + "\n", w.origin)
+
+
+def _import_names(imports) -> set:
+    out = set()
+    for line in imports:
+        tree = ast.parse(line)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.alias):
+                out.add(node.asname or node.name.split(".")[0])
+    return out

@@ -1,0 +1,275 @@
+"""The intermediate representation every pipeline stage reads and writes.
+
+A `Function` is a list of statements. Statements are the small dataclasses below;
+the values they compute are ordinary `ast.expr` trees, so one printer (`emit`) turns
+any stage's output back into Python and every stage's output can be run.
+
+Names. A name is a string. The user's own names appear as written. Names the compiler
+makes contain a ``%`` (never valid in Python, so they cannot collide with the user's):
+``%3`` is a temporary, ``x%1`` an SSA version of ``x``, ``x%a`` a dup copy, ``x%bar``
+an adjoint, ``x%dot`` a tangent. `emit` turns them into ``t1``, ``x_1``, ``x_a``,
+``x_bar``, ``x_dot``, numbering temporaries in order of first appearance and keeping
+clear of every name the user's code uses.
+
+Atoms. After ANF every operand is an atom: a local name (`ast.Name` whose id is a
+local of the function), a literal (`ast.Constant`, including negative numbers), or a
+static reference (`ast.Name` or a chain of `ast.Attribute` on a name that is not a
+local: a global, closure variable or builtin, resolved once at transform time and
+listed in `Function.refs`).
+
+This module holds data and small helpers only and imports nothing from the rest of
+s2sad.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass, field
+from typing import Iterator
+
+
+# --------------------------------------------------------------------- statements
+
+
+@dataclass(eq=False)
+class Assign:
+    """``targets[0] = value``, or ``t1, t2, ... = value`` when `unpack` is true."""
+
+    targets: tuple
+    value: ast.expr
+    line: int = 0
+    unpack: bool = False
+
+
+@dataclass(eq=False)
+class AugAssign:
+    """``target += value`` (only the reverse sweep writes these, to accumulate)."""
+
+    target: str
+    value: ast.expr
+    line: int = 0
+
+
+@dataclass(eq=False)
+class Dup:
+    """``t1, t2, ... = dup(source)``: every copy is used exactly once afterwards."""
+
+    targets: tuple
+    source: str
+    line: int = 0
+
+
+@dataclass(eq=False)
+class Expr:
+    """An expression evaluated for its effect (a call such as ``print(x)``)."""
+
+    value: ast.expr
+    line: int = 0
+
+
+@dataclass(eq=False)
+class If:
+    """``if test: body else: orelse``; `test` is an atom after ANF.
+
+    After ANF a variable assigned in the branches and read after the join is
+    assigned, under the same name, exactly once at the end of each branch.
+    """
+
+    test: ast.expr
+    body: list
+    orelse: list
+    line: int = 0
+
+
+@dataclass(eq=False)
+class Return:
+    value: ast.expr
+    line: int = 0
+
+
+@dataclass(eq=False)
+class Comment:
+    text: str
+    line: int = 0
+
+
+@dataclass
+class Param:
+    name: str
+    default: ast.expr | None = None
+    kwonly: bool = False
+
+
+@dataclass(eq=False)
+class Function:
+    """One function of a stage's output.
+
+    `refs` maps the dotted text of each static reference (``math.sin``, ``g``) to
+    the object it named at transform time. `source` holds where the user's function
+    came from, for comments and error messages.
+    """
+
+    name: str
+    params: list
+    body: list
+    refs: dict = field(default_factory=dict)
+    source: "SourceInfo | None" = None
+    doc: str | None = None
+
+    def clone(self, **changes) -> "Function":
+        """A copy whose statements can be changed without touching this one."""
+        fields = dict(name=self.name, params=copy.deepcopy(self.params),
+                      body=copy.deepcopy(self.body), refs=dict(self.refs),
+                      source=self.source, doc=self.doc)
+        fields.update(changes)
+        return Function(**fields)
+
+
+@dataclass(eq=False)
+class SourceInfo:
+    """Where a user function lives: file, absolute line numbers, and its lines."""
+
+    filename: str
+    qualname: str
+    first_line: int  # absolute line number of the first line of `lines`
+    lines: list  # the user's source lines of the function, as in the file
+    func: object = None  # the function object itself
+
+    def line_text(self, line: int) -> str:
+        i = line - self.first_line
+        if 0 <= i < len(self.lines):
+            return self.lines[i].rstrip("\n")
+        return ""
+
+
+@dataclass(eq=False)
+class Module:
+    """Several functions emitted together, plus what they import from outside."""
+
+    functions: list
+    imports: list = field(default_factory=list)  # lines such as "import math"
+    header: list = field(default_factory=list)  # comment lines printed first
+
+
+# ------------------------------------------------------------------------ helpers
+
+
+def name(id_: str) -> ast.Name:
+    return ast.Name(id=id_, ctx=ast.Load())
+
+
+def const(value) -> ast.Constant:
+    return ast.Constant(value=value)
+
+
+def derived(base: str, suffix: str) -> str:
+    """A compiler-made name derived from `base`: ``x`` -> ``x%bar``."""
+    return f"{base}%{suffix}"
+
+
+def adjoint(n: str) -> str:
+    return derived(n, "bar")
+
+
+def tangent(n: str) -> str:
+    return derived(n, "dot")
+
+
+def dotted(node: ast.expr) -> str | None:
+    """``math.sin`` for an Attribute chain on a Name, the id for a Name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def names_in(node: ast.AST) -> Iterator[str]:
+    """Every ``ast.Name`` id read in an expression, in order, with repeats."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            yield sub.id
+
+
+def local_reads(node: ast.AST, is_local) -> list:
+    """Ids of local names read by an expression (static references excluded)."""
+    out = []
+
+    def visit(n):
+        if isinstance(n, ast.Attribute):
+            root = n
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and not is_local(root.id):
+                return  # a static reference such as math.pi
+            visit(n.value)
+            return
+        if isinstance(n, ast.Name):
+            if is_local(n.id):
+                out.append(n.id)
+            return
+        for child in ast.iter_child_nodes(n):
+            visit(child)
+
+    visit(node)
+    return out
+
+
+def substitute(node: ast.expr, mapping: dict) -> ast.expr:
+    """A copy of `node` with each Name whose id is in `mapping` replaced by a copy
+    of the mapped expression (or renamed, when the mapped value is a string)."""
+
+    class _Sub(ast.NodeTransformer):
+        def visit_Name(self, n):
+            if n.id in mapping:
+                new = mapping[n.id]
+                if isinstance(new, str):
+                    return ast.Name(id=new, ctx=n.ctx)
+                return copy.deepcopy(new)
+            return n
+
+    return _Sub().visit(copy.deepcopy(node))
+
+
+def walk(body: list) -> Iterator:
+    """Every statement of a body, depth first, in program order."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, If):
+            yield from walk(stmt.body)
+            yield from walk(stmt.orelse)
+
+
+def defined_names(stmt) -> tuple:
+    """Names a single statement defines (not counting nested blocks)."""
+    if isinstance(stmt, (Assign, Dup)):
+        return tuple(stmt.targets)
+    if isinstance(stmt, AugAssign):
+        return (stmt.target,)
+    return ()
+
+
+def all_defined(body: list) -> set:
+    out = set()
+    for stmt in walk(body):
+        out.update(defined_names(stmt))
+    return out
+
+
+def local_names(fn: Function) -> set:
+    """Parameters and every name assigned anywhere in the function."""
+    return {p.name for p in fn.params} | all_defined(fn.body)
+
+
+def definitely_assigned(body: list) -> set:
+    """Names assigned on every path through `body`."""
+    out = set()
+    for stmt in body:
+        out.update(defined_names(stmt))
+        if isinstance(stmt, If):
+            out |= definitely_assigned(stmt.body) & definitely_assigned(stmt.orelse)
+    return out

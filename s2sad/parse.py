@@ -1,0 +1,384 @@
+"""parse: function object (or source text) -> checked, resolved ``ast.FunctionDef``.
+
+Contract
+--------
+`parse(func)` returns a `Parsed` holding
+
+* `tree`: the function's ``ast.FunctionDef`` with decorators removed and every node's
+  ``lineno`` made absolute (the line number in the user's file);
+* `info`: an `ir.SourceInfo` (file name, first line, the user's source lines);
+* `refs`: the object each free name, and each attribute chain on a free name, refers
+  to right now, looked up in the function's closure cells, then its globals, then
+  builtins (static resolution: what a call means is decided once, here);
+* `locals`: the parameters and every name the function assigns.
+
+It guarantees that every node in `tree` is one the later stages handle: every AST node
+type Python has is listed below as either supported or refused, and a refused one
+raises `UnsupportedSyntaxError` carrying the user's file, line and column, what is
+supported instead, and the fix. A function whose source cannot be read raises
+`SourceNotFoundError`; a free name with no value raises `UnresolvedNameError`.
+
+`parse_source(text, namespace, filename)` does the same for a function given as text.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import linecache
+import textwrap
+import types
+from dataclasses import dataclass, field
+
+from . import ir
+from .errors import SourceNotFoundError, UnresolvedNameError, UnsupportedSyntaxError
+
+# Every AST node type, with the reason it is refused (None: supported).
+_TAPE_HINT = "Rewrite that part, or differentiate this function with mode=\"tape\" once available."
+
+SUPPORTED = {
+    # statements
+    ast.FunctionDef, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.If,
+    ast.Expr, ast.Pass,
+    # expressions
+    ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Call, ast.Name,
+    ast.Constant, ast.Attribute, ast.Tuple, ast.Subscript, ast.keyword,
+    # expression contexts, operators and other leaves
+    ast.Load, ast.Store, ast.arguments, ast.arg,
+    ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
+    ast.USub, ast.UAdd, ast.Not, ast.And, ast.Or,
+    ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot, ast.In, ast.NotIn,
+}
+
+REFUSED = {
+    ast.For: ("a `for` loop", "Loops are not supported yet; unroll the loop by hand for now."),
+    ast.While: ("a `while` loop", "Loops are not supported yet; unroll the loop by hand for now."),
+    ast.Break: ("`break`", "Loops are not supported yet."),
+    ast.Continue: ("`continue`", "Loops are not supported yet."),
+    ast.AsyncFunctionDef: ("an `async def`", "Differentiate a plain `def` function."),
+    ast.ClassDef: ("a class definition", "Define classes outside the function."),
+    ast.Delete: ("`del`", "Remove the `del`; s2sad manages the lifetime of values."),
+    ast.AsyncFor: ("`async for`", "Use plain Python code."),
+    ast.With: ("a `with` block", "Move the `with` block out of the differentiated function."),
+    ast.AsyncWith: ("`async with`", "Use plain Python code."),
+    ast.Raise: ("`raise`", "Check inputs before calling the gradient."),
+    ast.Try: ("`try`", "Move exception handling out of the differentiated function."),
+    ast.Assert: ("`assert`", "Check inputs before calling the gradient."),
+    ast.Import: ("an `import` inside the function", "Import at module level instead."),
+    ast.ImportFrom: ("an `import` inside the function", "Import at module level instead."),
+    ast.Global: ("`global`", "Pass the value in as an argument and return the new value."),
+    ast.Nonlocal: ("`nonlocal`", "Pass the value in as an argument and return the new value."),
+    ast.NamedExpr: ("an assignment expression (`:=`)", "Assign on a line of its own."),
+    ast.Lambda: ("a `lambda`", "Define a named function with `def` at module level and call it."),
+    ast.Dict: ("a dict", "Use separate variables or a tuple."),
+    ast.Set: ("a set", "Use separate variables or a tuple."),
+    ast.ListComp: ("a list comprehension", "Use a loop once loops are supported, or a tuple."),
+    ast.SetComp: ("a set comprehension", "Use separate variables."),
+    ast.DictComp: ("a dict comprehension", "Use separate variables."),
+    ast.GeneratorExp: ("a generator expression", "Write the sum out, or use a tuple."),
+    ast.Await: ("`await`", "Use plain Python code."),
+    ast.Yield: ("`yield` (a generator)", "Return a value instead."),
+    ast.YieldFrom: ("`yield from` (a generator)", "Return a value instead."),
+    ast.FormattedValue: ("an f-string", "Format strings outside the differentiated function."),
+    ast.JoinedStr: ("an f-string", "Format strings outside the differentiated function."),
+    ast.Starred: ("`*` unpacking", "Pass arguments one by one."),
+    ast.List: ("a list", "Lists are not supported yet; use a tuple."),
+    ast.Slice: ("a slice", "Slicing is not supported yet."),
+    ast.Del: ("`del`", "Remove the `del`."),
+    ast.BitAnd: ("the `&` operator", "Bitwise operators have no derivative; compute them outside."),
+    ast.BitOr: ("the `|` operator", "Bitwise operators have no derivative; compute them outside."),
+    ast.BitXor: ("the `^` operator", "Bitwise operators have no derivative; compute them outside."),
+    ast.LShift: ("the `<<` operator", "Bitwise operators have no derivative; compute them outside."),
+    ast.RShift: ("the `>>` operator", "Bitwise operators have no derivative; compute them outside."),
+    ast.Invert: ("the `~` operator", "Bitwise operators have no derivative; compute them outside."),
+    ast.comprehension: ("a comprehension", "Use a loop once loops are supported."),
+    ast.ExceptHandler: ("`except`", "Move exception handling out of the function."),
+    ast.withitem: ("a `with` block", "Move the `with` block out of the function."),
+    ast.alias: ("an `import`", "Import at module level instead."),
+    ast.Module: ("a module", "Pass a function."),
+    ast.Interactive: ("interactive input", "Pass a function."),
+    ast.Expression: ("an expression", "Pass a function."),
+    ast.FunctionType: ("a function type comment", "Pass a function."),
+    ast.TypeIgnore: ("a type comment", "Remove the comment."),
+    ast.Match: ("a `match` statement", "Use `if`/`elif` instead."),
+}
+for _name in ("match_case", "MatchValue", "MatchSingleton", "MatchSequence", "MatchMapping",
+              "MatchClass", "MatchStar", "MatchAs", "MatchOr", "TypeAlias", "TypeVar",
+              "ParamSpec", "TypeVarTuple", "TryStar"):
+    _node = getattr(ast, _name, None)
+    if _node is not None:
+        REFUSED[_node] = (f"`{_name}` syntax", "Use plain statements instead.")
+
+# Abstract bases, and nodes older Pythons kept for compatibility, which never appear in
+# a parsed function.
+IGNORED = {
+    getattr(ast, n)
+    for n in ("AST", "mod", "stmt", "expr", "expr_context", "boolop", "operator", "unaryop",
+              "cmpop", "excepthandler", "type_ignore", "pattern", "type_param", "slice",
+              "AugLoad", "AugStore", "Param", "Suite", "Index", "ExtSlice")
+    if n in ast.__dict__
+}
+
+
+@dataclass(eq=False)
+class Parsed:
+    tree: ast.FunctionDef
+    info: ir.SourceInfo
+    refs: dict
+    locals: set
+    globals: dict
+    cells: dict = field(default_factory=dict)  # free variable name -> cell
+
+
+class _Located:
+    """Builds errors that point at a node of the user's function."""
+
+    def __init__(self, info: ir.SourceInfo, col_shift: int):
+        self.info = info
+        self.col_shift = col_shift
+
+    def error(self, cls, node, message, hint=None):
+        line = getattr(node, "lineno", None)
+        col = getattr(node, "col_offset", None)
+        if col is not None:
+            col += self.col_shift
+        text = self.info.line_text(line) if line else None
+        return cls(message, filename=self.info.filename, lineno=line, col=col,
+                   source_line=text, hint=hint)
+
+
+def parse(func) -> Parsed:
+    """Parse a Python function object. See the module docstring."""
+    if isinstance(func, (classmethod, staticmethod)):
+        func = func.__func__
+    if not isinstance(func, types.FunctionType):
+        raise SourceNotFoundError(
+            f"s2sad can only transform Python functions written with `def`; got {func!r}",
+            hint="Register a derivative rule for it with s2sad.register_rule instead.",
+        )
+    name = func.__name__
+    code = func.__code__
+    if name == "<lambda>":
+        raise SourceNotFoundError(
+            f"s2sad cannot transform a lambda ({code.co_filename}:{code.co_firstlineno})",
+            filename=code.co_filename, lineno=code.co_firstlineno,
+            hint="Define it with `def` so its source can be read.",
+        )
+    try:
+        lines, first = inspect.getsourcelines(func)
+    except (OSError, TypeError) as exc:
+        raise SourceNotFoundError(
+            f"s2sad cannot read the source of {func.__qualname__} "
+            f"(defined in {code.co_filename}): {exc}",
+            filename=code.co_filename, lineno=code.co_firstlineno,
+            hint="Define the function in a file, or register a derivative rule for it.",
+        ) from None
+    filename = code.co_filename
+    cells = {}
+    if code.co_freevars:
+        cells = dict(zip(code.co_freevars, func.__closure__ or ()))
+    return _parse_lines(lines, max(first, 1), filename, func.__qualname__, func.__globals__,
+                        cells, getattr(func, "__builtins__", None), func, name)
+
+
+def user_source(func) -> str:
+    """The function's own source text, dedented, as `s2sad show --stage source` prints it."""
+    try:
+        return textwrap.dedent("".join(inspect.getsourcelines(func)[0]))
+    except (OSError, TypeError) as exc:
+        raise SourceNotFoundError(f"s2sad cannot read the source of {func.__qualname__}: "
+                                  f"{exc}") from None
+
+
+def parse_source(text: str, namespace: dict, filename: str = "<s2sad-input>",
+                 name: str | None = None) -> Parsed:
+    """Parse the first (or the named) function defined in `text`."""
+    lines = text.splitlines(keepends=True)
+    linecache.cache[filename] = (len(text), None, lines, filename)
+    tree = ast.parse(textwrap.dedent(text))
+    defs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    if name is not None:
+        defs = [n for n in defs if n.name == name]
+    if not defs:
+        raise SourceNotFoundError(f"no function {name or ''} defined in {filename}")
+    node = defs[0]
+    start = (node.decorator_list[0].lineno if node.decorator_list else node.lineno)
+    end = node.end_lineno
+    return _parse_lines(lines[start - 1:end], start, filename, node.name, namespace, {},
+                        None, None, node.name)
+
+
+def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, func, name):
+    text = "".join(lines)
+    dedented = textwrap.dedent(text)
+    col_shift = _indent(text) - _indent(dedented)
+    info = ir.SourceInfo(filename=filename, qualname=qualname, first_line=first,
+                         lines=list(lines), func=func)
+    loc = _Located(info, col_shift)
+    try:
+        module = ast.parse(dedented)
+    except SyntaxError as exc:  # e.g. source of a nested function that needs context
+        raise SourceNotFoundError(
+            f"s2sad could not parse the source of {qualname}: {exc.msg}",
+            filename=filename, lineno=first,
+        ) from None
+    ast.increment_lineno(module, first - 1)
+    defs = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if not defs or defs[0].name != name:
+        raise SourceNotFoundError(
+            f"s2sad could not find the `def {name}` of {qualname} in {filename}",
+            filename=filename, lineno=first,
+            hint="Define the function with `def` in a file (not with exec or a lambda).",
+        )
+    tree = defs[0]
+    if isinstance(tree, ast.AsyncFunctionDef):
+        raise loc.error(UnsupportedSyntaxError, tree, "s2sad cannot differentiate an `async def`",
+                        "Differentiate a plain `def` function.")
+    tree.decorator_list = []
+    _check_signature(tree, loc)
+    _check_nodes(tree, loc)
+    local_set = _local_names(tree)
+    refs = _resolve(tree, local_set, globals_, cells, builtins_, loc)
+    return Parsed(tree=tree, info=info, refs=refs, locals=local_set, globals=globals_,
+                  cells=cells)
+
+
+def _indent(text: str) -> int:
+    for line in text.splitlines():
+        if line.strip():
+            return len(line) - len(line.lstrip())
+    return 0
+
+
+def _check_signature(tree: ast.FunctionDef, loc: _Located):
+    a = tree.args
+    for star in (a.vararg, a.kwarg):
+        if star is not None:
+            kind = "*" if star is a.vararg else "**"
+            raise loc.error(
+                UnsupportedSyntaxError, star,
+                f"s2sad cannot differentiate a function with `{kind}{star.arg}` parameters",
+                "List the parameters one by one (x, y, z) or pass a tuple.",
+            )
+
+
+def _check_nodes(tree: ast.FunctionDef, loc: _Located):
+    for node in ast.walk(tree):
+        kind = type(node)
+        if node is not tree and kind is ast.FunctionDef:
+            raise loc.error(
+                UnsupportedSyntaxError, node,
+                "s2sad cannot differentiate a function defined inside the function",
+                f"Define `{node.name}` at module level and call it; s2sad differentiates "
+                "calls to module-level functions.",
+            )
+        if kind in SUPPORTED:
+            continue
+        if kind in REFUSED:
+            what, hint = REFUSED[kind]
+            raise loc.error(UnsupportedSyntaxError, _located_node(node, tree),
+                            f"s2sad cannot differentiate {what}", hint)
+        raise loc.error(UnsupportedSyntaxError, _located_node(node, tree),
+                        f"s2sad does not know the construct `{kind.__name__}`",
+                        "Rewrite that expression with plain arithmetic and calls.")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AnnAssign) and node.value is None:
+            raise loc.error(UnsupportedSyntaxError, node,
+                            "s2sad cannot differentiate a bare annotation",
+                            "Give the variable a value: `x: float = 0.0`.")
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                _check_target(t, loc, isinstance(node, ast.Assign))
+
+
+def _check_target(t, loc, allow_tuple):
+    if isinstance(t, ast.Name):
+        return
+    if allow_tuple and isinstance(t, ast.Tuple):
+        for e in t.elts:
+            _check_target(e, loc, True)
+        return
+    what = {ast.Subscript: "assignment into an element (x[i] = ...)",
+            ast.Attribute: "assignment to an attribute (obj.a = ...)"}.get(
+        type(t), "this assignment target")
+    raise loc.error(UnsupportedSyntaxError, t, f"s2sad cannot differentiate {what}",
+                    "Assign to a plain variable name instead.")
+
+
+def _located_node(node, tree):
+    """The nearest node with a line number (operators and contexts have none)."""
+    if hasattr(node, "lineno"):
+        return node
+    for parent in ast.walk(tree):
+        for child in ast.iter_child_nodes(parent):
+            if child is node and hasattr(parent, "lineno"):
+                return parent
+    return tree
+
+
+def _local_names(tree: ast.FunctionDef) -> set:
+    a = tree.args
+    out = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+    return out
+
+
+_MISSING = object()
+
+
+def lookup(name, globals_, cells, builtins_=None):
+    """The value of a free name: closure cell, then globals, then builtins."""
+    if name in cells:
+        try:
+            return cells[name].cell_contents
+        except ValueError:
+            return _MISSING
+    if name in globals_:
+        return globals_[name]
+    b = builtins_ if builtins_ is not None else globals_.get("__builtins__", builtins)
+    if isinstance(b, types.ModuleType):
+        b = b.__dict__
+    return b.get(name, _MISSING)
+
+
+def _resolve(tree, local_set, globals_, cells, builtins_, loc) -> dict:
+    refs = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id not in local_set and isinstance(node.ctx, ast.Load):
+            if node.id in refs:
+                continue
+            value = lookup(node.id, globals_, cells, builtins_)
+            if value is _MISSING:
+                raise loc.error(
+                    UnresolvedNameError, node,
+                    f"the name `{node.id}` has no value here (not a local, global, closure "
+                    "variable or builtin)",
+                    "Define it before the gradient is first called, or pass it as an argument.",
+                )
+            refs[node.id] = value
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            text = ir.dotted(node)
+            if text is None or text.split(".")[0] in local_set or text in refs:
+                continue
+            _resolve_chain(text, refs)
+    return refs
+
+
+def _resolve_chain(text, refs):
+    parts = text.split(".")
+    for i in range(2, len(parts) + 1):
+        prefix = ".".join(parts[:i])
+        if prefix in refs:
+            continue
+        owner = refs.get(".".join(parts[: i - 1]), _MISSING)
+        if owner is _MISSING:
+            return
+        value = getattr(owner, parts[i - 1], _MISSING)
+        if value is _MISSING:
+            return
+        refs[prefix] = value

@@ -1,0 +1,432 @@
+"""pipeline: runs the stages in order and assembles derivative modules.
+
+Contract
+--------
+* `front(func)` runs parse -> anf -> dup on a Python function.
+* `stage_module(func, stage, wrt, param_kinds)` gives the IR module a stage prints:
+  ``source`` (the user's own text), ``anf``, ``dup``, ``activity``, ``reverse``.
+* `reverse_unit(func, wrt, entry, param_kinds)` builds the derivative of `func` and
+  of every user function it calls with active arguments (transitively, recursion
+  included) as one `Unit`: an `ir.Module`, its emitted text, and what compiling it
+  needs (each function's user function, helper objects, the resolutions it relies on).
+  `entry` is ``"grad"`` (one fused function returning the gradient),
+  ``"value_and_grad"`` (the same, also returning the value) or ``"vjp"`` (a forward
+  function returning the output and what the backward function needs, and that
+  backward function).
+
+Callees are always split into ``g_fwd`` (returns the output and the values its
+backward sweep reads) and ``g_bwd`` (takes those values and the output's adjoint,
+returns the adjoints of the callee's active parameters). A transform that fails
+raises and leaves nothing behind: the builder keeps no state between calls.
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+from dataclasses import dataclass, field
+
+from . import activity as activity_mod
+from . import anf, dup, emit, ir, ops, parse, reverse, simplify
+from .errors import NonScalarOutputError, S2SADError
+
+
+@dataclass(eq=False)
+class Front:
+    func: object
+    parsed: parse.Parsed
+    anf: ir.Function
+    dup: ir.Function
+
+
+def front(func) -> Front:
+    parsed = parse.parse(func)
+    a = anf.to_anf(parsed)
+    return Front(func, parsed, a, dup.insert_dups(a))
+
+
+# ------------------------------------------------------------------- kinds
+
+
+class _Kinds:
+    """Return kinds of user functions, for activity's interprocedural view."""
+
+    def __init__(self):
+        self.cache = {}
+        self.fronts = {}
+        self.busy = set()
+
+    def front(self, func) -> Front:
+        got = self.fronts.get(func)
+        if got is None:
+            got = self.fronts[func] = front(func)
+        return got
+
+    def __call__(self, func, stmt, arg_kinds):
+        key = (func, tuple(map(_freeze, arg_kinds)))
+        if key in self.cache:
+            return self.cache[key]
+        if key in self.busy:
+            return ops.UNKNOWN  # recursion: the result's kind is not known yet
+        self.busy.add(key)
+        try:
+            fr = self.front(func)
+            kinds = _param_kinds_for_call(func, stmt, arg_kinds)
+            act = activity_mod.analyze(fr.dup, (), kinds, self)
+            result = _return_kind(fr.dup, act)
+        finally:
+            self.busy.discard(key)
+        self.cache[key] = result
+        return result
+
+
+def _freeze(k):
+    return k
+
+
+def _param_kinds_for_call(func, stmt, arg_kinds):
+    import inspect
+
+    call = stmt.value
+    names = list(range(len(call.args))) + [k.arg for k in call.keywords]
+    sig = inspect.signature(func)
+    positional = [p for p in sig.parameters]
+    out = {}
+    for n, k in zip(names, arg_kinds):
+        if isinstance(n, int):
+            if n < len(positional):
+                out[positional[n]] = k
+        else:
+            out[n] = k
+    return out
+
+
+def _return_kind(fn: ir.Function, act) -> object:
+    ret = fn.body[-1]
+    value = ret.value
+    if isinstance(value, ast.Name) and value.id in act.kinds:
+        return act.kinds[value.id]
+    if isinstance(value, ast.Constant):
+        return ops.kind_of(value.value)
+    return ops.UNKNOWN
+
+
+# ------------------------------------------------------------------- stages
+
+STAGES = ("source", "anf", "dup", "activity", "reverse")
+
+
+def stage_module(func, stage: str, wrt=None, param_kinds=None) -> ir.Module:
+    fr = front(func)
+    if stage == "anf":
+        return ir.Module([fr.anf])
+    if stage == "dup":
+        return ir.Module([fr.dup], imports=["from s2sad.runtime import dup"])
+    if stage == "activity":
+        act = activity_mod.analyze(fr.dup, wrt, param_kinds, _Kinds())
+        return ir.Module([activity_mod.annotate(fr.dup, act)],
+                         imports=["from s2sad.runtime import dup"])
+    raise ValueError(f"unknown stage {stage!r}; choose from {', '.join(STAGES)}")
+
+
+# -------------------------------------------------------------------- units
+
+
+@dataclass(eq=False)
+class UnitFunction:
+    fn: ir.Function  # the derivative function's IR
+    user: object  # the user function it derives from (globals, closure, defaults)
+    keep_defaults: bool = True
+
+
+@dataclass(eq=False)
+class Unit:
+    module: ir.Module
+    functions: list  # UnitFunction, in module order
+    entry: tuple  # IR names of the entry functions
+    helpers: dict  # name -> object the emitted code reads from s2sad's rules
+    resolved: list  # (user function, dotted name, object): what the unit assumed
+    output_kind: object = None
+    root: object = None
+    printed: emit.Printed | None = None
+    namer: emit.Namer | None = None
+    texts: dict = field(default_factory=dict)  # IR name -> (text, line_map) per function
+
+    @property
+    def text(self) -> str:
+        return self.printed.text
+
+
+def reverse_unit(func, wrt, entry="grad", param_kinds=None, as_tuple=False) -> Unit:
+    return _Builder(func, tuple(wrt), entry, param_kinds or {}, as_tuple).build()
+
+
+class _Builder:
+    def __init__(self, root, wrt, entry, param_kinds, as_tuple):
+        self.root = root
+        self.as_tuple = as_tuple
+        self.wrt = wrt
+        self.entry = entry
+        self.param_kinds = param_kinds
+        self.kinds = _Kinds()
+        self.names: dict = {}  # (callee, active, kinds) -> (fwd, bwd)
+        self.queue: list = []
+        self.functions: list = []
+        self.helpers: dict = {}
+        self.resolved: list = []
+        self.seen_users = []
+
+    def derivative_of(self):
+        def derivative_of(callee, active):
+            key = (callee, active)
+            got = self.names.get(key)
+            if got is None:
+                base = callee.__name__
+                n = sum(1 for (c, _) in self.names if c is callee)
+                suffix = "" if n == 0 else f"%{n + 1}"
+                got = (f"{base}%fwd{suffix}", f"{base}%bwd{suffix}")
+                self.names[key] = got
+                self.queue.append((callee, active, got))
+            return got
+        return derivative_of
+
+    def analyze(self, fr: Front, wrt, kinds):
+        return activity_mod.analyze(fr.dup, wrt, kinds, self.kinds)
+
+    def build(self) -> Unit:
+        fr = self.kinds.front(self.root)
+        act = self.analyze(fr, self.wrt, self.param_kinds)
+        out_kind = _return_kind(fr.dup, act)
+        if self.entry in ("grad", "value_and_grad"):
+            _check_scalar_output(fr, out_kind)
+        rev = reverse.transform(fr.dup, act, self.derivative_of())
+        self.note_user(fr)
+        name = self.root.__name__
+        if self.entry == "vjp":
+            entry = (f"{name}%vjp%fwd", f"{name}%vjp%bwd")
+            self.functions += self.split(fr, act, rev, *entry, root=True)
+        else:
+            entry = (f"{name}%{self.entry}",)
+            self.functions.append(self.fused(fr, act, rev, entry[0]))
+        self.helpers.update(rev.helpers)
+        while self.queue:
+            callee, active, (fwd, bwd) = self.queue.pop(0)
+            cfr = self.kinds.front(callee)
+            cact = self.analyze(cfr, active, {})
+            crev = reverse.transform(cfr.dup, cact, self.derivative_of())
+            self.note_user(cfr)
+            self.helpers.update(crev.helpers)
+            self.functions += self.split(cfr, cact, crev, fwd, bwd)
+        self.functions = _share_forward_sweeps(self.functions)
+        module = ir.Module([uf.fn for uf in self.functions])
+        module.imports = _import_lines(self.helpers)
+        _check_helper_clashes(self.functions, self.helpers)
+        unit = Unit(module, self.functions, entry, dict(self.helpers), self.resolved, out_kind)
+        _print(unit)
+        return unit
+
+    def note_user(self, fr: Front):
+        if any(u is fr.func for u in self.seen_users):
+            return
+        self.seen_users.append(fr.func)
+        for text, obj in fr.parsed.refs.items():
+            if "." not in text:
+                self.resolved.append((fr.func, text, obj))
+
+    # -------------------------------------------------------- assembly
+
+    def fused(self, fr: Front, act, rev: reverse.Reverse, name: str) -> UnitFunction:
+        grads = [rev.grads[p] for p in self.wrt]
+        keep = {g.id for g in grads if isinstance(g, ast.Name)}
+        seed_block = []
+        if rev.seed is not None:
+            seed_block = [_return_comment(fr, rev),
+                          ir.Assign((rev.seed,), ir.const(1.0), rev.output_line)]
+        forward, backward, (output, *grads) = simplify.simplify(
+            rev.forward, seed_block + rev.reverse, keep, [rev.output] + grads)
+        forward += _read_output(fr, output, rev.output_line)
+        if len(grads) == 1 and not self.as_tuple:
+            result = grads[0]
+        else:
+            result = ast.Tuple(elts=grads, ctx=ast.Load())
+        if self.entry == "value_and_grad":
+            result = ast.Tuple(elts=[output, result], ctx=ast.Load())
+        body = forward + backward + [ir.Return(result, rev.output_line)]
+        fn = ir.Function(name, _params(fr.anf), body, fr.anf.refs, fr.anf.source)
+        return UnitFunction(fn, fr.func)
+
+    def split(self, fr: Front, act, rev: reverse.Reverse, fwd_name, bwd_name,
+              root=False) -> list:
+        """A forward function returning ``(output, saved)`` and a backward function of
+        ``(saved, output adjoint)``; the root of a vjp returns a tuple of adjoints
+        (one per `wrt` parameter), a callee its active parameters' adjoints."""
+        active = list(act.wrt) if root else [p.name for p in fr.anf.params if p.name in act.wrt]
+        grads = [rev.grads[p] for p in active]
+        keep = {g.id for g in grads if isinstance(g, ast.Name)}
+        seed_param = rev.seed or ir.adjoint("%out")
+        forward, backward, (output, *grads) = simplify.simplify(
+            rev.forward, rev.reverse, keep | {seed_param}, [rev.output] + grads)
+        defined = {p.name for p in fr.anf.params} | ir.all_defined(forward)
+        saved = []
+        for s in ir.walk(backward):
+            for node in _exprs(s):
+                for n in ir.names_in(node):
+                    if n in defined and n not in saved:
+                        saved.append(n)
+        order = [p.name for p in fr.anf.params] + [n for s in ir.walk(forward)
+                                                   for n in ir.defined_names(s)]
+        saved.sort(key=order.index)
+        _fill_branches(forward, set(saved))
+        saved_tuple = ast.Tuple(elts=[ir.name(n) for n in saved], ctx=ast.Load())
+        fwd_body = forward + [ir.Return(ast.Tuple(elts=[output, saved_tuple],
+                                                  ctx=ast.Load()), rev.output_line)]
+        fwd = ir.Function(fwd_name, _params(fr.anf), fwd_body, fr.anf.refs, fr.anf.source)
+        bwd_body = []
+        if saved:
+            bwd_body.append(ir.Assign(tuple(saved), ir.name("%saved"), 0, unpack=True))
+        bwd_body += backward
+        if not grads:
+            result = ast.Tuple(elts=[], ctx=ast.Load())
+        elif len(grads) == 1 and not root:
+            result = grads[0]
+        else:
+            result = ast.Tuple(elts=grads, ctx=ast.Load())
+        bwd_body.append(ir.Return(result, rev.output_line))
+        bwd = ir.Function(bwd_name, [ir.Param("%saved"), ir.Param(seed_param)], bwd_body,
+                          fr.anf.refs, fr.anf.source)
+        return [UnitFunction(fwd, fr.func), UnitFunction(bwd, fr.func, keep_defaults=False)]
+
+
+def _fill_branches(body, saved: set):
+    """A saved value computed in one branch only is set to None in the other, so the
+    forward function can return it whichever branch ran."""
+    for s in body:
+        if not isinstance(s, ir.If):
+            continue
+        _fill_branches(s.body, saved)
+        _fill_branches(s.orelse, saved)
+        then_defs = ir.definitely_assigned(s.body)
+        else_defs = ir.definitely_assigned(s.orelse)
+        for mine, other in ((then_defs, s.orelse), (else_defs, s.body)):
+            missing = [n for n in sorted(saved & mine, key=_def_order(s)) if n not in
+                       (then_defs if other is s.body else else_defs)]
+            if missing:
+                other.append(ir.Comment("not computed on this path"))
+                other.extend(ir.Assign((n,), ir.const(None), s.line) for n in missing)
+
+
+def _def_order(s: ir.If):
+    order = {}
+    for sub in ir.walk(s.body + s.orelse):
+        for n in ir.defined_names(sub):
+            order.setdefault(n, len(order))
+    return lambda n: order.get(n, 0)
+
+
+def _share_forward_sweeps(functions) -> list:
+    """A callee called with different active arguments gets one backward function per
+    set, but their forward functions often come out the same: keep the first of each
+    identical group, and call it everywhere."""
+    seen = {}
+    rename = {}
+    for uf in functions:
+        if not uf.fn.name.split("%")[1:2] == ["fwd"]:
+            continue
+        probe = uf.fn.clone(name="%probe")
+        text = emit.emit_function(probe).text
+        key = (uf.user, text)
+        if key in seen:
+            rename[uf.fn.name] = seen[key]
+        else:
+            seen[key] = uf.fn.name
+    if not rename:
+        return functions
+    kept = [uf for uf in functions if uf.fn.name not in rename]
+    for uf in kept:
+        for s in ir.walk(uf.fn.body):
+            if isinstance(s, ir.Assign):
+                s.value = ir.substitute(s.value, rename)
+    return kept
+
+
+def _exprs(s):
+    if isinstance(s, (ir.Assign, ir.AugAssign, ir.Expr, ir.Return)):
+        yield s.value
+    elif isinstance(s, ir.If):
+        yield s.test
+    elif isinstance(s, ir.Dup):
+        yield ir.name(s.source)
+
+
+def _read_output(fr: Front, out, line) -> list:
+    """When the output may be unassigned, read it, so that the gradient raises the
+    UnboundLocalError the user's function would raise."""
+    if not isinstance(out, ast.Name):
+        return []
+    assigned = ir.definitely_assigned(fr.dup.body) | {p.name for p in fr.dup.params}
+    if out.id in assigned or out.id in fr.dup.refs:
+        return []
+    return [ir.Comment(f"\0{out.id}\0 may be unassigned here: read it as the function does"),
+            ir.Expr(ir.name(out.id), line)]
+
+
+def _params(fn: ir.Function) -> list:
+    return [ir.Param(p.name, p.default, p.kwonly) for p in fn.params]
+
+
+def _return_comment(fr: Front, rev) -> ir.Comment:
+    info = fr.anf.source
+    text = info.line_text(rev.output_line).strip() if info and rev.output_line else ""
+    return ir.Comment(f"line {rev.output_line}: {text}" if text else "seed", rev.output_line)
+
+
+def _check_scalar_output(fr: Front, kind):
+    if kind in (ops.SCALAR, ops.INT, ops.UNKNOWN):
+        return
+    ret = fr.anf.body[-1]
+    info = fr.anf.source
+    what = {ops.ARRAY: "an array", ops.OTHER: "a value that is not a number"}.get(
+        kind, "a tuple" if isinstance(kind, tuple) else str(kind))
+    text = info.line_text(ret.line) if info else None
+    raise NonScalarOutputError(
+        f"grad needs a function that returns one real number; {fr.func.__qualname__} "
+        f"returns {what}",
+        filename=info.filename if info else None, lineno=ret.line or None,
+        col=(len(text) - len(text.lstrip())) if text else None, source_line=text,
+        hint="Use s2sad.vjp(f, *args) for a non-scalar output, or return a scalar "
+             "(for example a sum).",
+    )
+
+
+def _import_lines(helpers: dict) -> list:
+    lines = []
+    for name, obj in sorted(helpers.items()):
+        if isinstance(obj, types.ModuleType):
+            mod = obj.__name__
+            lines.append(f"import {mod}" if mod == name else f"import {mod} as {name}")
+        else:
+            mod = getattr(obj, "__module__", None)
+            real = getattr(obj, "__name__", name)
+            if mod:
+                lines.append(f"from {mod} import {real}" + ("" if real == name else f" as {name}"))
+    return lines
+
+
+def _check_helper_clashes(functions, helpers):
+    for uf in functions:
+        for name, obj in helpers.items():
+            if name in ir.local_names(uf.fn) or (name in uf.fn.refs and uf.fn.refs[name] is not obj):
+                info = uf.fn.source
+                raise S2SADError(
+                    f"{info.qualname if info else uf.fn.name} uses the name `{name}` for "
+                    f"something else, but s2sad's derivative code needs `{name}` to be {obj!r}",
+                    hint=f"Rename your `{name}`.",
+                )
+
+
+def _print(unit: Unit):
+    namer = emit.make_namer([uf.fn for uf in unit.functions], set(unit.helpers))
+    unit.namer = namer
+    unit.printed = emit.emit_module(unit.module, namer)
+    for uf in unit.functions:
+        unit.texts[uf.fn.name] = emit.emit_function(uf.fn, namer)

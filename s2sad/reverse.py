@@ -1,0 +1,298 @@
+"""reverse: dup-form function + activity -> reverse-mode derivative (IR).
+
+Contract
+--------
+`transform(fn, activity, derivative_of)` returns a `Reverse`:
+
+* `forward`: the forward sweep, the dup-form body without its ``return``, in which a
+  call of a user function that needs a derivative, ``t = g(a, b)``, becomes
+  ``t, t%saved = g%fwd(a, b)`` (the callee's forward sweep, which also returns what
+  its reverse sweep needs);
+* `reverse`: the reverse sweep, one block per forward statement in reverse order, each
+  preceded by a comment quoting the user's line: the rule for the statement's
+  primitive, inlined from the rule table with only the terms of active inputs;
+  ``a%bar = b%bar + c%bar`` for a `dup`; ``a%bar, b%bar = g%bwd(t%saved, t%bar)``
+  for a call of a user function; an ``if`` reversed as an ``if`` on the same
+  condition, each branch defining the adjoint of every outer name either branch reads
+  (zero where it does not read it);
+* `seed`: the name of the output's adjoint, which the reverse sweep reads first;
+* `grads`: per `wrt` parameter, the expression of its gradient (an adjoint name, or a
+  zero of the parameter's kind when the output does not depend on it);
+* `requests`: the callees whose ``%fwd``/``%bwd`` pair the reverse sweep uses.
+
+Every adjoint is assigned once on each path, because in dup form every name is read
+once: a read becomes the definition of its adjoint. Straight-line code needs no tape:
+the forward sweep's names are SSA, so the reverse sweep reads them directly.
+`derivative_of(callee, active_params)` is the orchestrator's callback that names (and
+schedules) a callee's derivative; this module never transforms another function.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from dataclasses import dataclass, field
+
+from . import ir, ops, rules
+from .activity import Activity
+from .errors import NotDifferentiableError
+
+
+@dataclass
+class Request:
+    func: object
+    active: tuple  # names of the callee's parameters that carry adjoints
+    fwd: str
+    bwd: str
+
+
+@dataclass
+class Reverse:
+    forward: list
+    reverse: list
+    seed: str | None
+    output: ast.expr
+    output_line: int
+    grads: dict
+    requests: list = field(default_factory=list)
+    helpers: dict = field(default_factory=dict)  # names the inlined rules read
+
+
+def adj(n: str) -> str:
+    return ir.adjoint(n)
+
+
+def zero(kind) -> ast.expr:
+    """A zero adjoint for a value of `kind` (None for kinds that never carry one)."""
+    if isinstance(kind, tuple):
+        return ast.Tuple(elts=[zero(k) for k in kind], ctx=ast.Load())
+    if not ops.differentiable(kind):
+        return ir.const(None)
+    return ir.const(0.0)
+
+
+def transform(fn: ir.Function, activity: Activity, derivative_of) -> Reverse:
+    return _Transform(fn, activity, derivative_of).run()
+
+
+class _Transform:
+    def __init__(self, fn, activity, derivative_of):
+        self.fn = fn
+        self.act = activity
+        self.derivative_of = derivative_of
+        self.requests: list[Request] = []
+        self.temps = 0
+        self.locals = ir.local_names(fn)
+        self.calls: dict[int, tuple] = {}  # id(Assign) -> (request, [(input atom, param)])
+        self.helpers: dict = {}
+
+    def fresh(self) -> str:
+        self.temps += 1
+        return f"%r{self.temps}"
+
+    def run(self) -> Reverse:
+        body = list(self.fn.body)
+        ret = body.pop() if body and isinstance(body[-1], ir.Return) else None
+        output = ret.value if ret else ir.const(None)
+        forward = self.forward_block(body)
+        seed = None
+        reverse = []
+        if self.act.is_active(output):
+            seed = adj(output.id)
+            reverse = self.reverse_block(body)
+        grads = {}
+        for p in self.act.wrt:
+            if p in self.act.active:
+                grads[p] = ir.name(adj(p))
+            else:
+                grads[p] = zero(self.act.kinds.get(p))
+        return Reverse(forward, reverse, seed, output, ret.line if ret else 0, grads,
+                       self.requests, self.helpers)
+
+    # ------------------------------------------------------------ forward
+
+    def forward_block(self, body) -> list:
+        out = []
+        for s in body:
+            if isinstance(s, ir.If):
+                out.append(ir.If(s.test, self.forward_block(s.body),
+                                 self.forward_block(s.orelse), s.line))
+                continue
+            if isinstance(s, ir.Assign) and self.needs_derivative(s):
+                out.append(self.forward_call(s))
+                continue
+            out.append(s)
+        return out
+
+    def needs_derivative(self, s: ir.Assign) -> bool:
+        op = self.act.op(s)
+        return op.kind == "call" and any(t in self.act.active for t in s.targets) \
+            and any(self.act.is_active(x) for x in op.inputs)
+
+    def forward_call(self, s: ir.Assign) -> ir.Assign:
+        op = self.act.op(s)
+        callee = op.key
+        bound = _bind(callee, s.value, self.fn, s.line)
+        active = tuple(p for p, atom in bound if self.act.is_active(atom))
+        fwd, bwd = self.derivative_of(callee, active)
+        request = Request(callee, active, fwd, bwd)
+        if all(r.fwd != fwd for r in self.requests):
+            self.requests.append(request)
+        self.calls[id(s)] = (request, bound)
+        (target,) = s.targets if not s.unpack else (None,)
+        if s.unpack:
+            raise NotDifferentiableError("internal: call results are unpacked separately")
+        call = ast.Call(func=ir.name(fwd), args=list(s.value.args), keywords=list(s.value.keywords))
+        return ir.Assign((target, ir.derived(target, "saved")), call, s.line, unpack=True)
+
+    # ------------------------------------------------------------ reverse
+
+    def reverse_block(self, body) -> list:
+        out = []
+        current = None
+        for s in reversed(body):
+            stmts = self.reverse_stmt(s)
+            if not stmts:
+                continue
+            line = getattr(s, "line", 0)
+            if line != current or isinstance(s, ir.If):
+                out.append(ir.Comment(self.comment(s, line), line))
+                current = line if not isinstance(s, ir.If) else None
+            out.extend(stmts)
+        return out
+
+    def comment(self, s, line) -> str:
+        if isinstance(s, ir.Dup) and not line:
+            return f"adjoint of \0{s.source}\0: the sum over its uses"
+        info = self.fn.source
+        text = info.line_text(line).strip() if info and line else ""
+        return f"line {line}: {text}" if line else "(no line)"
+
+    def reverse_stmt(self, s) -> list:
+        if isinstance(s, ir.Assign):
+            if not any(t in self.act.active for t in s.targets):
+                return []
+            return self.reverse_assign(s)
+        if isinstance(s, ir.Dup):
+            return self.reverse_dup(s)
+        if isinstance(s, ir.If):
+            return self.reverse_if(s)
+        return []
+
+    def reverse_dup(self, s: ir.Dup) -> list:
+        if s.source not in self.act.active:
+            return []
+        copies = [t for t in s.targets if t in self.act.active]
+        if not copies:
+            return []
+        kind = self.act.kinds.get(s.source)
+        return [ir.Assign((adj(s.source),), _sum([ir.name(adj(c)) for c in copies], kind), s.line)]
+
+    def reverse_if(self, s: ir.If) -> list:
+        outer = self.outer_active_reads(s)
+        body = self.reverse_block(s.body)
+        orelse = self.reverse_block(s.orelse)
+        for block in (body, orelse):
+            defined = ir.all_defined(block)
+            for n in outer:
+                if adj(n) not in defined:
+                    block.append(ir.Assign((adj(n),), zero(self.act.kinds.get(n)), s.line))
+        if not body and not orelse:
+            return []
+        return [ir.If(s.test, body, orelse, s.line)]
+
+    def outer_active_reads(self, s: ir.If) -> list:
+        inner = ir.all_defined(s.body) | ir.all_defined(s.orelse)
+        seen = []
+        for sub in ir.walk(s.body + s.orelse):
+            for node in _exprs(sub):
+                for n in ir.local_reads(node, lambda x: x in self.locals):
+                    if n not in inner and n in self.act.active and n not in seen:
+                        seen.append(n)
+        return seen
+
+    def reverse_assign(self, s: ir.Assign) -> list:
+        op = self.act.op(s)
+        line = s.line
+        if s.unpack:
+            value = s.value
+            if not self.act.is_active(value):
+                return []
+            parts = [ir.name(adj(t)) if t in self.act.active else zero(self.act.kinds.get(t))
+                     for t in s.targets]
+            return [ir.Assign((adj(value.id),), ast.Tuple(elts=parts, ctx=ast.Load()), line)]
+        (target,) = s.targets
+        out_bar = ir.name(adj(target))
+        if op.kind == "copy":
+            (x,) = op.inputs
+            return [ir.Assign((adj(x.id),), out_bar, line)] if self.act.is_active(x) else []
+        if op.kind == "pack":
+            return [ir.Assign((adj(x.id),), ast.Subscript(value=out_bar, slice=ir.const(i),
+                                                          ctx=ast.Load()), line)
+                    for i, x in enumerate(op.inputs) if self.act.is_active(x)]
+        if op.kind == "getitem":
+            container, index = op.inputs
+            if not self.act.is_active(container):
+                return []
+            kind = self.act.kinds[container.id]
+            i = index.value % len(kind)
+            parts = [out_bar if j == i else zero(k) for j, k in enumerate(kind)]
+            return [ir.Assign((adj(container.id),), ast.Tuple(elts=parts, ctx=ast.Load()), line)]
+        if op.kind == "rule":
+            wanted = [i for i, x in enumerate(op.inputs) if self.act.is_active(x)]
+            assigns, terms = op.rule.instantiate(op.inputs, ir.name(target), [out_bar],
+                                                 wanted, self.fresh)
+            used = set()
+            for e in [e for _, e in assigns] + list(terms.values()):
+                used |= set(ir.names_in(e))
+            self.helpers.update({n: v for n, v in rules.helper_objects(op.rule.template).items()
+                                 if n in used})
+            out = [ir.Assign((n,), e, line) for n, e in assigns]
+            for i in wanted:
+                if i in terms:
+                    out.append(ir.Assign((adj(op.inputs[i].id),), terms[i], line))
+            return out
+        if op.kind == "call":
+            request, bound = self.calls[id(s)]
+            targets = tuple(adj(atom.id) for p, atom in bound if p in request.active)
+            call = ast.Call(func=ir.name(request.bwd),
+                            args=[ir.name(ir.derived(target, "saved")), out_bar], keywords=[])
+            return [ir.Assign(targets, call, line, unpack=len(targets) > 1)]
+        return []
+
+
+def _exprs(s):
+    if isinstance(s, (ir.Assign, ir.AugAssign, ir.Expr, ir.Return)):
+        yield s.value
+    elif isinstance(s, ir.If):
+        yield s.test
+    elif isinstance(s, ir.Dup):
+        yield ir.name(s.source)
+
+
+def _sum(terms, kind):
+    if not ops.differentiable(kind):
+        return zero(kind)
+    if isinstance(kind, tuple):
+        return ast.Tuple(elts=[_sum([ast.Subscript(value=t, slice=ir.const(i), ctx=ast.Load())
+                                     for t in terms], k) for i, k in enumerate(kind)],
+                         ctx=ast.Load())
+    total = terms[0]
+    for t in terms[1:]:
+        total = ast.BinOp(left=total, op=ast.Add(), right=t)
+    return total
+
+
+def _bind(callee, call: ast.Call, fn: ir.Function, line: int):
+    """Pair each argument atom of a call with the callee parameter it binds to."""
+    sig = inspect.signature(callee)
+    try:
+        bound = sig.bind(*call.args, **{k.arg: k.value for k in call.keywords})
+    except TypeError as exc:
+        info = fn.source
+        raise NotDifferentiableError(
+            f"the call of {callee.__qualname__} does not match its signature: {exc}",
+            filename=info.filename if info else None, lineno=line,
+            source_line=info.line_text(line) if info else None,
+        ) from None
+    return list(bound.arguments.items())

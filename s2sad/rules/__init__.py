@@ -1,0 +1,352 @@
+"""Derivative rules: the registry and the template machinery that inlines them.
+
+A rule is a plain ``def`` in a table module (`reverse`, `forward`), or one a user
+registers with `register_rule`. Its parameters are placeholders: the primitive's
+inputs in call order, then ``out`` (the primitive's result), then either ``out_bar``
+(reverse: the adjoint of the result) or one ``<input>_dot`` per input (forward: the
+inputs' tangents). Its body is a few ``name = expression`` lines and a ``return`` of one
+term per input, ``None`` where the input is not differentiable:
+
+* reverse: term i is the contribution to input i's adjoint;
+* forward: term i is input i's contribution to the tangent of ``out`` (the compiler
+  sums the terms of the active inputs).
+
+Because rules are real functions, tests call them directly (central differences, the
+dot-product test). The compiler reads their source once, and `Rule.instantiate`
+substitutes the statement's atoms for the placeholders, folds constants, and returns
+only the terms activity asks for, so the emitted code reads like the table.
+
+This package knows the runtime (rule bodies may call it), not the transforms.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import inspect
+import math
+import operator
+import textwrap
+import types
+from dataclasses import dataclass, field
+
+from ..errors import S2SADError
+
+REVERSE: dict = {}
+FORWARD: dict = {}
+NONDIFFERENTIABLE: set = set()  # callables whose result is constant to the compiler
+ON_CHANGE: list = []  # called after a user registers a rule (caches drop what they hold)
+
+OPERATORS = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
+    ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul",
+    ast.USub: "neg", ast.UAdd: "pos",
+}
+
+
+def key_name(key) -> str:
+    """How error messages and comments name a rule key."""
+    if isinstance(key, str):
+        return key
+    module = getattr(key, "__module__", None) or ""
+    qual = getattr(key, "__qualname__", None) or getattr(key, "__name__", repr(key))
+    if module in ("builtins", ""):
+        return qual
+    return f"{module}.{qual}"
+
+
+@dataclass(eq=False)
+class Template:
+    assigns: list  # (name, expr) pairs, in order
+    terms: list  # one expr or None per input
+    helpers: dict  # global names the body reads -> their objects
+
+
+@dataclass(eq=False)
+class Rule:
+    key: object
+    mode: str  # "reverse" or "forward"
+    func: types.FunctionType
+    inputs: tuple
+    _template: Template | None = field(default=None, repr=False)
+
+    @property
+    def arity(self) -> int:
+        return len(self.inputs)
+
+    @property
+    def template(self) -> Template:
+        if self._template is None:
+            self._template = _read_template(self)
+        return self._template
+
+    @property
+    def differentiable(self) -> tuple:
+        """Per input: does the rule give it a derivative (a term that is not None)?"""
+        return tuple(t is not None for t in self.template.terms)
+
+    def instantiate(self, inputs, out, seeds, wanted, fresh):
+        """Inline the rule.
+
+        `inputs` are the statement's atoms, `out` the result's atom, `seeds` the
+        expressions for ``out_bar`` (one) or the input tangents (one per input, None
+        for inactive inputs), `wanted` the input positions whose terms are needed,
+        `fresh()` a source of new temporary names. Returns ``(assigns, terms)``: the
+        template's own lines that the wanted terms need, and the wanted terms (a dict
+        position -> expression).
+        """
+        t = self.template
+        mapping = {n: ast.Constant(v) for n, v in t.helpers.items() if _is_number(v)}
+        mapping.update(zip(self.inputs, inputs))
+        mapping["out"] = out
+        if self.mode == "reverse":
+            mapping["out_bar"] = seeds[0]
+        else:
+            for name, seed in zip(self.inputs, seeds):
+                mapping[name + "_dot"] = seed if seed is not None else ast.Constant(0.0)
+        terms = {i: t.terms[i] for i in wanted if t.terms[i] is not None}
+        needed = set()
+        for expr in terms.values():
+            needed |= _names(expr)
+        assigns = []
+        for name, expr in reversed(t.assigns):
+            if name in needed:
+                needed |= _names(expr)
+                assigns.append((name, expr))
+        assigns.reverse()
+        out_assigns = []
+        for name, expr in assigns:
+            new = fresh()
+            out_assigns.append((new, fold(_subst(expr, mapping))))
+            mapping[name] = ast.Name(id=new, ctx=ast.Load())
+        out_terms = {i: fold(_subst(e, mapping)) for i, e in terms.items()}
+        return out_assigns, out_terms
+
+
+def _is_number(v) -> bool:
+    return type(v) in (int, float)
+
+
+def _names(expr) -> set:
+    return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+
+
+def _subst(expr, mapping):
+    class _S(ast.NodeTransformer):
+        def visit_Name(self, n):
+            if n.id in mapping:
+                return copy.deepcopy(mapping[n.id])
+            return n
+
+    return _S().visit(copy.deepcopy(expr))
+
+
+def _read_template(rule: Rule) -> Template:
+    try:
+        source = textwrap.dedent(inspect.getsource(rule.func))
+    except (OSError, TypeError):
+        raise S2SADError(f"cannot read the source of the {rule.mode} rule for "
+                         f"{key_name(rule.key)}") from None
+    tree = ast.parse(source).body[0]
+    body = [s for s in tree.body
+            if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    assigns = []
+    for s in body[:-1]:
+        if not (isinstance(s, ast.Assign) and len(s.targets) == 1
+                and isinstance(s.targets[0], ast.Name)):
+            raise S2SADError(f"the {rule.mode} rule for {key_name(rule.key)} must be "
+                             "`name = expression` lines followed by one `return`")
+        assigns.append((s.targets[0].id, s.value))
+    last = body[-1] if body else None
+    if not isinstance(last, ast.Return) or last.value is None:
+        raise S2SADError(f"the {rule.mode} rule for {key_name(rule.key)} must end with "
+                         "`return` of one term per input")
+    value = last.value
+    if rule.arity == 1 and isinstance(value, ast.Tuple):
+        raise S2SADError(f"the {rule.mode} rule for {key_name(rule.key)} has one input, so it "
+                         "returns one term, not a tuple")
+    elts = value.elts if isinstance(value, ast.Tuple) and rule.arity > 1 else [value]
+    if len(elts) != rule.arity:
+        raise S2SADError(f"the {rule.mode} rule for {key_name(rule.key)} returns {len(elts)} "
+                         f"terms for {rule.arity} inputs")
+    terms = [None if isinstance(e, ast.Constant) and e.value is None else e for e in elts]
+    params = set(inspect.signature(rule.func).parameters)
+    local = {name for name, _ in assigns}
+    helpers = {}
+    scope = rule.func.__globals__
+    closure = dict(zip(rule.func.__code__.co_freevars, rule.func.__closure__ or ()))
+    for expr in [e for _, e in assigns] + [t for t in terms if t is not None]:
+        for n in _names(expr):
+            if n in params or n in local or n in helpers:
+                continue
+            if n in closure:
+                helpers[n] = closure[n].cell_contents
+            elif n in scope:
+                helpers[n] = scope[n]
+            elif hasattr(builtins, n):
+                continue  # a builtin such as abs
+            else:
+                raise S2SADError(f"the {rule.mode} rule for {key_name(rule.key)} reads `{n}`, "
+                                 "which is not defined where the rule is")
+    return Template(assigns, terms, helpers)
+
+
+def helper_objects(template: Template) -> dict:
+    """The helpers emitted code must be able to name (numbers are inlined)."""
+    return {n: v for n, v in template.helpers.items() if not _is_number(v)}
+
+
+def _split_params(func, mode):
+    names = list(inspect.signature(func).parameters)
+    if "out" not in names:
+        raise S2SADError(f"a {mode} rule's parameters are the inputs, then `out`, then "
+                         f"{'`out_bar`' if mode == 'reverse' else 'one `<input>_dot` per input'}"
+                         f"; {func.__name__} has {names}")
+    i = names.index("out")
+    inputs = tuple(names[:i])
+    rest = names[i + 1:]
+    expected = ["out_bar"] if mode == "reverse" else [n + "_dot" for n in inputs]
+    if rest != expected:
+        raise S2SADError(f"the {mode} rule {func.__name__}{tuple(names)} should end with "
+                         f"`out, {', '.join(expected)}`")
+    return inputs
+
+
+def add_rule(table: dict, mode: str, key, func) -> Rule:
+    rule = Rule(key, mode, func, _split_params(func, mode))
+    existing = table.setdefault(key, [])
+    existing[:] = [r for r in existing if r.arity != rule.arity]
+    existing.append(rule)
+    return rule
+
+
+def lookup(key, nargs: int, mode: str = "reverse") -> Rule | None:
+    table = REVERSE if mode == "reverse" else FORWARD
+    try:
+        candidates = table.get(key)
+    except TypeError:  # unhashable callable
+        return None
+    for r in candidates or ():
+        if r.arity == nargs:
+            return r
+    return None
+
+
+def arities(key, mode="reverse") -> list:
+    table = REVERSE if mode == "reverse" else FORWARD
+    try:
+        return sorted(r.arity for r in table.get(key, ()))
+    except TypeError:
+        return []
+
+
+def has_rule(key) -> bool:
+    try:
+        return key in REVERSE or key in FORWARD or key in NONDIFFERENTIABLE
+    except TypeError:
+        return False
+
+
+# ------------------------------------------------------------------ folding
+
+_FOLD_OPS = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.Pow: operator.pow, ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+}
+
+
+def _num(node):
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value
+    return None
+
+
+def _is_one(node):
+    v = _num(node)
+    return v is not None and v == 1
+
+
+def fold(expr):
+    """Fold arithmetic on literals and drop multiplications by one and powers of one:
+    ``x ** (2 - 1)`` -> ``x``, ``out_bar * 1`` -> ``out_bar``."""
+
+    class _F(ast.NodeTransformer):
+        def visit_BinOp(self, n):
+            self.generic_visit(n)
+            a, b = _num(n.left), _num(n.right)
+            op = _FOLD_OPS.get(type(n.op))
+            if a is not None and b is not None and op is not None:
+                try:
+                    value = op(a, b)
+                except (ArithmeticError, ValueError):
+                    return n
+                if isinstance(value, (int, float)) and math.isfinite(value) \
+                        and (isinstance(value, int) or len(repr(value)) <= 12):
+                    return ast.Constant(value=value)
+                return n
+            if isinstance(n.op, ast.Mult):
+                if _is_one(n.right):
+                    return n.left
+                if _is_one(n.left):
+                    return n.right
+            if isinstance(n.op, (ast.Pow, ast.Div)) and _is_one(n.right):
+                return n.left
+            return n
+
+        def visit_UnaryOp(self, n):
+            self.generic_visit(n)
+            v = _num(n.operand)
+            if isinstance(n.op, ast.USub):
+                if v is not None:
+                    return ast.Constant(value=-v)
+                if isinstance(n.operand, ast.UnaryOp) and isinstance(n.operand.op, ast.USub):
+                    return n.operand.operand
+            return n
+
+    return _F().visit(copy.deepcopy(expr))
+
+
+# --------------------------------------------------------------- public API
+
+
+def register_rule(func, *, reverse=None, forward=None, nondifferentiable=False):
+    """Register derivative rules for a callable the compiler should not look into.
+
+    `reverse` and `forward` are plain functions in the template form described in the
+    module docstring; give one or both. With ``nondifferentiable=True`` the callable's
+    result is treated as a constant (no rule needed). Returns `func`, so this works
+    as a decorator's body too.
+    """
+    if nondifferentiable:
+        NONDIFFERENTIABLE.add(func)
+        _changed()
+        return func
+    if reverse is None and forward is None:
+        raise S2SADError("register_rule needs reverse=..., forward=... or nondifferentiable=True")
+    checked = []
+    if reverse is not None:
+        checked.append((REVERSE, "reverse", Rule(func, "reverse", reverse,
+                                                 _split_params(reverse, "reverse"))))
+    if forward is not None:
+        checked.append((FORWARD, "forward", Rule(func, "forward", forward,
+                                                 _split_params(forward, "forward"))))
+    for _, _, rule in checked:
+        rule.template  # read now: a malformed rule fails before anything is registered
+    for table, mode, rule in checked:
+        add_rule(table, mode, func, rule.func)
+    _changed()
+    return func
+
+
+def _changed():
+    for callback in ON_CHANGE:
+        callback()
+
+
+def _load_tables():
+    from . import forward, reverse  # noqa: F401  (their decorators fill the tables)
+
+
+_load_tables()

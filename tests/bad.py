@@ -1,0 +1,82 @@
+"""Functions s2sad must refuse, each with a clear error at the right line."""
+
+import math
+
+
+def uses_while(x):
+    while x > 1.0:
+        x = x / 2.0
+    return x
+
+
+def uses_try(x):
+    try:
+        y = 1.0 / x
+    except ZeroDivisionError:
+        y = 0.0
+    return y
+
+
+def uses_lambda(x):
+    f = lambda t: t * t  # noqa: E731
+    return f(x)
+
+
+def uses_generator(x):
+    return sum(x * i for i in (1.0, 2.0))
+
+
+def uses_global(x):
+    global COUNTER
+    COUNTER = 1
+    return x
+
+
+def uses_with(x):
+    with open("f") as fh:
+        fh.read()
+    return x
+
+
+def uses_star_args(*xs):
+    return xs[0]
+
+
+def uses_class(x):
+    class A:
+        pass
+
+    return x
+
+
+def uses_nested_def(x):
+    def inner(t):
+        return t
+
+    return inner(x)
+
+
+def no_rule(x):
+    return math.gamma(x)
+
+
+def no_rule_ok_when_inactive(x, n):
+    return x * math.gamma(n)
+
+
+def returns_tuple(x):
+    return x, x * 2.0
+
+
+def unknown_name(x):
+    return x * NOT_DEFINED  # noqa: F821
+
+
+def read_before_assign(x):
+    if x > 0:
+        y = x
+    return y
+
+
+def async_like(x):
+    return [x, x]

@@ -1,0 +1,29 @@
+"""Small helpers shared by the tests."""
+
+import inspect
+
+
+def central_diff(f, args, index, h=1e-6):
+    """d f / d args[index] by central differences (scalar arguments)."""
+    up = list(args)
+    down = list(args)
+    up[index] = up[index] + h
+    down[index] = down[index] - h
+    return (f(*up) - f(*down)) / (2 * h)
+
+
+def positions(f, wrt):
+    names = list(inspect.signature(f).parameters)
+    items = wrt if isinstance(wrt, tuple) else (wrt,)
+    return [w if isinstance(w, int) else names.index(w) for w in items]
+
+
+def numeric_grad(f, args, wrt):
+    grads = tuple(central_diff(f, args, i) for i in positions(f, wrt))
+    return grads if isinstance(wrt, tuple) else grads[0]
+
+
+def close(a, b, rtol=1e-5, atol=1e-7):
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return len(a) == len(b) and all(close(x, y, rtol, atol) for x, y in zip(a, b))
+    return abs(a - b) <= atol + rtol * abs(b)

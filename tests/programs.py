@@ -1,0 +1,95 @@
+"""Random well-formed programs for property tests.
+
+`program_text(draw)` draws a function ``f(x, y)`` of straight-line assignments
+(arithmetic and smooth math calls), conditional expressions, ``if``/``else`` blocks
+and calls of a helper; `load(text)` defines it from a real file so its source can be
+read."""
+
+import itertools
+import math
+import os
+import sys
+import tempfile
+
+from hypothesis import strategies as st
+
+UNARY = ["math.sin({0})", "math.cos({0})", "math.tanh({0})", "math.atan({0})",
+         "math.sqrt(1.0 + {0} * {0})", "math.log(1.0 + {0} * {0})", "math.exp(math.tanh({0}))",
+         "-{0}", "abs({0})", "helper({0}, 0.5)", "{0} ** 2", "{0} ** 3"]
+BINARY = ["{0} + {1}", "{0} - {1}", "{0} * {1}", "{0} / (1.0 + {1} * {1})", "min({0}, {1})",
+          "max({0}, {1})", "helper({0}, {1})", "math.hypot({0}, {1})"]
+
+
+@st.composite
+def expression(draw, names, depth=2):
+    if depth == 0 or draw(st.integers(0, 2)) == 0:
+        if draw(st.integers(0, 4)) == 0:
+            return repr(draw(st.sampled_from([0.5, 2.0, 1.5, 3.0])))
+        return draw(st.sampled_from(names))
+    if draw(st.booleans()):
+        return "(" + draw(st.sampled_from(UNARY)).format(draw(expression(names, depth - 1))) + ")"
+    a = draw(expression(names, depth - 1))
+    b = draw(expression(names, depth - 1))
+    return "(" + draw(st.sampled_from(BINARY)).format(a, b) + ")"
+
+
+@st.composite
+def program_text(draw, with_branches=True):
+    names = ["x", "y"]
+    lines = []
+    fresh = itertools.count()
+    for _ in range(draw(st.integers(1, 6))):
+        kind = draw(st.integers(0, 5 if with_branches else 2))
+        target = draw(st.sampled_from(names + [f"v{next(fresh)}"]))
+        if kind <= 2:
+            lines.append(f"    {target} = {draw(expression(names))}")
+        elif kind == 3:
+            op = draw(st.sampled_from(["+=", "*=", "-="]))
+            src = draw(st.sampled_from(names))
+            lines.append(f"    {src} {op} {draw(expression(names, 1))}")
+            target = src
+        elif kind == 4:
+            c = draw(expression(names, 1))
+            lines.append(f"    {target} = {draw(expression(names, 1))} if {c} > 0.3 else "
+                         f"{draw(expression(names, 1))}")
+        else:
+            c = draw(expression(names, 1))
+            lines.append(f"    if {c} > 0.1:")
+            lines.append(f"        {target} = {draw(expression(names))}")
+            lines.append("    else:")
+            lines.append(f"        {target} = {draw(expression(names))}")
+        if target not in names:
+            names.append(target)
+    lines.append(f"    return {draw(expression(names))}")
+    return "import math\n\n\ndef helper(a, b):\n    return a * math.sin(b) + b\n\n\n" \
+           "def f(x, y):\n" + "\n".join(lines) + "\n"
+
+
+_count = itertools.count()
+_dir = tempfile.mkdtemp(prefix="s2sad-programs-")
+
+
+def load(text):
+    path = os.path.join(_dir, f"prog{next(_count)}.py")
+    with open(path, "w") as fh:
+        fh.write(text)
+    ns = {"__name__": f"prog{next(_count)}"}
+    exec(compile(text, path, "exec"), ns)
+    return ns["f"]
+
+
+def smooth_at(f, args, i, h=1e-5):
+    """Central differences at two step sizes agree: no branch switch nearby."""
+    def at(step):
+        moved = list(args)
+        moved[i] += step
+        return f(*moved)
+
+    f0 = f(*args)
+    right = (at(h) - f0) / h
+    left = (f0 - at(-h)) / h
+    central = (at(h / 10) - at(-h / 10)) / (h / 5)
+    ok = all(map(math.isfinite, (left, right, central))) and \
+        abs(left - right) <= 1e-3 * (1 + abs(central)) and \
+        abs((left + right) / 2 - central) <= 1e-4 * (1 + abs(central))
+    return ok, central

@@ -1,0 +1,140 @@
+"""Every refusal is an S2SADError subclass naming the user's file and line."""
+
+import inspect
+import math
+import traceback
+
+import pytest
+
+import bad
+import s2sad
+import zoo
+from s2sad import errors
+
+
+def line_of(f, text):
+    lines, first = inspect.getsourcelines(f)
+    for i, line in enumerate(lines):
+        if text in line:
+            return first + i
+    raise AssertionError(text)
+
+
+@pytest.mark.parametrize("f,marker,what", [
+    (bad.uses_while, "while x", "`while` loop"),
+    (bad.uses_try, "try:", "`try`"),
+    (bad.uses_lambda, "lambda t", "lambda"),
+    (bad.uses_generator, "sum(", "generator expression"),
+    (bad.uses_global, "global C", "`global`"),
+    (bad.uses_with, "with open", "`with`"),
+    (bad.uses_class, "class A", "class definition"),
+    (bad.uses_nested_def, "def inner", "function defined inside"),
+    (bad.async_like, "return [x, x]", "a list"),
+])
+def test_unsupported_syntax(f, marker, what):
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
+        s2sad.grad(f)(1.0)
+    err = info.value
+    assert isinstance(err, SyntaxError) and isinstance(err, s2sad.S2SADError)
+    assert what in err.message
+    assert err.filename == bad.__file__
+    assert err.lineno == line_of(f, marker)
+    text = str(err)
+    assert f"{bad.__file__}:{err.lineno}:" in text
+    assert "^" in text and err.hint and err.hint in text
+    # Python's own traceback printer draws the caret too
+    printed = "".join(traceback.format_exception_only(type(err), err))
+    assert marker.split("(")[0] in printed and "^" in printed
+
+
+def test_star_args_are_refused_early():
+    with pytest.raises(s2sad.WrtError) as info:
+        s2sad.grad(bad.uses_star_args)
+    assert "*args" in str(info.value)
+
+
+def test_no_rule_names_the_function_and_line():
+    with pytest.raises(s2sad.NoRuleError) as info:
+        s2sad.grad(bad.no_rule)(1.5)
+    err = info.value
+    assert "math.gamma" in err.message
+    assert err.lineno == line_of(bad.no_rule, "math.gamma")
+    assert "register_rule" in err.hint
+
+
+def test_no_rule_needed_when_the_call_is_inactive():
+    assert s2sad.grad(bad.no_rule_ok_when_inactive)(1.5, 4.0) == math.gamma(4.0)
+
+
+def test_non_scalar_output():
+    with pytest.raises(s2sad.NonScalarOutputError) as info:
+        s2sad.grad(bad.returns_tuple)(1.0)
+    err = info.value
+    assert "tuple" in err.message and "vjp" in err.hint
+    assert err.lineno == line_of(bad.returns_tuple, "return x, x * 2.0")
+
+
+def test_unresolved_name():
+    with pytest.raises(s2sad.UnresolvedNameError) as info:
+        s2sad.grad(bad.unknown_name)(1.0)
+    assert "NOT_DEFINED" in info.value.message
+    assert info.value.lineno == line_of(bad.unknown_name, "NOT_DEFINED")
+
+
+def test_read_before_assignment_behaves_like_python():
+    g = s2sad.grad(bad.read_before_assign)
+    assert g(2.0) == 1.0
+    with pytest.raises(UnboundLocalError):
+        g(-2.0)
+
+
+@pytest.mark.parametrize("wrt,text", [
+    (5, "out of range"),
+    ("z", "not a parameter"),
+    ((0, "x"), "twice"),
+    (1.5, "parameter position"),
+    ((), "no gradient"),
+])
+def test_bad_wrt(wrt, text):
+    with pytest.raises(s2sad.WrtError) as info:
+        s2sad.grad(zoo.seed_z, wrt=wrt)
+    assert text in str(info.value)
+
+
+def test_integer_argument():
+    with pytest.raises(s2sad.IntegerArgumentError) as info:
+        s2sad.grad(zoo.quadratic)(5)
+    assert "5.0" in info.value.hint
+    assert s2sad.grad(zoo.quadratic)(5.0) == 13.0  # nothing was cached by the failure
+
+
+def test_wrt_a_string_argument():
+    with pytest.raises(s2sad.WrtError):
+        s2sad.grad(zoo.quadratic)("a")
+
+
+def test_source_not_found():
+    ns = {}
+    exec("def f(x):\n    return x\n", ns)
+    with pytest.raises(s2sad.SourceNotFoundError):
+        s2sad.grad(ns["f"])(1.0)
+    with pytest.raises(s2sad.S2SADError):
+        s2sad.grad(math.sin)
+    with pytest.raises(s2sad.SourceNotFoundError):
+        s2sad.grad(lambda x: x)(1.0)
+
+
+def test_every_error_class_is_exported_and_derives_from_the_base():
+    for name in dir(errors):
+        obj = getattr(errors, name)
+        if isinstance(obj, type) and issubclass(obj, Exception) and obj.__module__ == errors.__name__:
+            assert issubclass(obj, s2sad.S2SADError)
+            assert getattr(s2sad, name) is obj
+
+
+def test_failed_transform_caches_nothing():
+    g = s2sad.grad(bad.no_rule)
+    for _ in range(2):
+        with pytest.raises(s2sad.NoRuleError):
+            g(1.5)
+    assert not g.__s2sad__.specs

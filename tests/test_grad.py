@@ -1,0 +1,191 @@
+"""End to end: gradients of user-style functions, and the API's behaviour."""
+
+import math
+import threading
+
+import pytest
+
+import s2sad
+import zoo
+from helpers import close, numeric_grad
+
+
+@pytest.mark.parametrize("f,args,wrt", zoo.ZOO, ids=[f"{f.__name__}{args}" for f, args, _ in zoo.ZOO])
+def test_zoo_against_central_differences(f, args, wrt):
+    got = s2sad.grad(f, wrt=wrt)(*args)
+    assert close(got, numeric_grad(f, args, wrt))
+
+
+@pytest.mark.parametrize("f,args,wrt", zoo.ZOO, ids=[f"{f.__name__}{args}" for f, args, _ in zoo.ZOO])
+def test_value_and_grad_matches(f, args, wrt):
+    value, grad = s2sad.value_and_grad(f, wrt=wrt)(*args)
+    assert value == f(*args)
+    assert grad == s2sad.grad(f, wrt=wrt)(*args)
+
+
+def test_seed_values_exactly():
+    assert s2sad.value_and_grad(zoo.quadratic)(5.0) == (42.0, 13.0)
+    value, (dx, dy) = s2sad.value_and_grad(zoo.seed_z, wrt=(0, 1))(0.5, 4.2)
+    assert value == 2.579425538604203
+    assert dx == 5.077582561890373
+    assert dy == 0.5
+
+
+def test_seed_program_closed_form():
+    # v = 2*p*q + 3*r with p = 7x, q = 35x^2, r = 1/y: v = 490 x^3 + 3/y
+    x, y = 1.5, 0.7
+    dx, dy = s2sad.grad(zoo.seed_program, wrt=("x", "y"))(x, y)
+    assert dx == pytest.approx(1470 * x * x, rel=1e-15)
+    assert dy == pytest.approx(-3 / (y * y), rel=1e-15)
+
+
+def test_decorator_forms():
+    @s2sad.grad
+    def f(x):
+        return x * x
+
+    @s2sad.grad(wrt=("x", "y"))
+    def g(x, y):
+        return x * y
+
+    @s2sad.value_and_grad(wrt=1)
+    def h(x, y):
+        return x * y
+
+    assert f(3.0) == 6.0
+    assert g(2.0, 5.0) == (5.0, 2.0)
+    assert h(2.0, 5.0) == (10.0, 2.0)
+
+
+def test_wrt_forms_and_signature():
+    g = s2sad.grad(zoo.seed_z, wrt="y")
+    assert g(0.5, 4.2) == 0.5
+    assert s2sad.grad(zoo.seed_z, wrt=-1)(0.5, 4.2) == 0.5
+    assert s2sad.grad(zoo.seed_z, wrt=("y",))(0.5, 4.2) == (0.5,)
+    assert g(x=0.5, y=4.2) == 0.5
+    assert g.__name__ == "seed_z"
+    assert g.__wrapped__ is zoo.seed_z
+    import inspect
+    assert list(inspect.signature(g).parameters) == ["x", "y"]
+
+
+def test_defaults_and_keywords():
+    g = s2sad.grad(zoo.with_default)
+    assert g(1.5) == 6.0
+    assert g(1.5, 3.0) == 9.0
+    assert g(1.5, scale=1.0) == 3.0
+
+
+def test_keyword_only_parameters():
+    g = s2sad.grad(zoo.kwonly, wrt=("x", "scale"))
+    assert g(3.0, scale=2.0) == (12.0, 9.0)
+    assert g(3.0) == (12.0, 9.0)
+
+
+def test_integer_argument_is_not_differentiated():
+    g = s2sad.grad(zoo.int_arg)
+    assert close(g(1.3, 3), 3 * 1.3 ** 2 + 3)
+
+
+def test_gradient_type_follows_the_argument():
+    assert isinstance(s2sad.grad(zoo.quadratic)(2.0), float)
+    assert s2sad.grad(zoo.unused_arg, wrt=1)(1.0, 2.0) == 0.0
+
+
+def test_vjp_scalar_and_tuple_output():
+    out, pullback = s2sad.vjp(zoo.seed_z, 0.5, 4.2)
+    assert out == zoo.seed_z(0.5, 4.2)
+    assert pullback(1.0) == (5.077582561890373, 0.5)
+    assert pullback(2.0) == (2 * 5.077582561890373, 1.0)
+    out, pullback = s2sad.vjp(zoo.helper_pair, 2.0, 3.0)
+    assert out == (5.0, 6.0)
+    assert pullback((1.0, 0.0)) == (1.0, 1.0)
+    assert pullback((0.0, 1.0)) == (3.0, 2.0)
+
+
+def test_vjp_integer_argument_gets_none():
+    out, pullback = s2sad.vjp(zoo.int_arg, 1.3, 3)
+    gx, gn = pullback(1.0)
+    assert gn is None
+    assert close(gx, 3 * 1.3 ** 2 + 3)
+
+
+def test_repeated_calls_hit_the_cache():
+    g = s2sad.grad(zoo.seed_z)
+    first = g(0.5, 4.2)
+    state = g.__s2sad__
+    fns = list(state.specs.values())
+    for _ in range(3):
+        assert g(0.5, 4.2) == first
+    assert list(state.specs.values()) == fns
+
+
+def test_redefined_function_is_transformed_again():
+    ns = {"math": math}
+    exec_in_file(ns, "def f(x):\n    return x * x\n")
+    g1 = s2sad.grad(ns["f"])
+    assert g1(3.0) == 6.0
+    exec_in_file(ns, "def f(x):\n    return x * x * x\n")
+    g2 = s2sad.grad(ns["f"])
+    assert g2(3.0) == 27.0
+    assert g1(3.0) == 6.0
+
+
+def test_rebinding_a_called_function_is_seen():
+    import zoo_mutable as m
+
+    g = s2sad.grad(m.outer)
+    assert g(2.0) == 4.0  # d/dx (x * x)
+    original = m.inner
+    try:
+        m.inner = m.cube
+        assert g(2.0) == 12.0  # d/dx x**3
+    finally:
+        m.inner = original
+    assert g(2.0) == 4.0
+
+
+def test_closure_variables_are_live():
+    fs = [zoo.make_scaled(a) for a in (2.0, 3.0)]
+    assert [s2sad.grad(f)(1.0) for f in fs] == [2.0, 3.0]
+
+
+def test_threads_agree():
+    g = s2sad.grad(zoo.math_calls)
+    results = []
+
+    def work():
+        results.append(g(1.2))
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(results)) == 1
+
+
+def exec_in_file(ns, text, _counter=[0]):
+    """Define functions from text in a real file, so their source can be read."""
+    import os
+    import tempfile
+
+    _counter[0] += 1
+    path = os.path.join(tempfile.mkdtemp(), f"defs{_counter[0]}.py")
+    with open(path, "w") as fh:
+        fh.write(text)
+    exec(compile(text, path, "exec"), ns)
+
+
+@pytest.mark.parametrize("f,args,wrt", zoo.ZOO, ids=[f"{f.__name__}{args}" for f, args, _ in zoo.ZOO])
+def test_vjp_matches_grad(f, args, wrt):
+    from helpers import positions
+
+    out, pullback = s2sad.vjp(f, *args)
+    assert out == f(*args)
+    adjoints = pullback(1.0)
+    assert len(adjoints) == len(args)
+    got = tuple(adjoints[i] for i in positions(f, wrt))
+    expected = s2sad.grad(f, wrt=wrt)(*args)
+    expected = expected if isinstance(wrt, tuple) else (expected,)
+    assert close(got, expected, rtol=1e-12, atol=1e-14)
