@@ -38,6 +38,13 @@ def interleaved(contenders, args, rounds=15, target=0.02):
     return times
 
 
+def ratio(times, num, den):
+    """Median over rounds of the per-round ratio num/den: both were measured within
+    the same round, so a machine that speeds up or slows down between rounds does
+    not move the ratio."""
+    return statistics.median(a / b for a, b in zip(times[num], times[den]))
+
+
 def median(xs):
     return statistics.median(xs)
 

@@ -34,7 +34,7 @@ def _forget_everything():
     with _lock:
         _units.clear()
         for state in list(_states):
-            state.specs.clear()
+            state.reset()
 
 
 rules.ON_CHANGE.append(_forget_everything)
@@ -171,15 +171,24 @@ def _kinds(f, values: dict, wrt, what):
 
 
 class _State:
+    """One `grad(f)` (or `value_and_grad(f)`): its dispatcher and specialisations.
+
+    The dispatcher is generated Python with `f`'s parameter list. Its fast path checks
+    the argument types of the first specialisation with ``type(x) is T`` (and that
+    the functions `f` calls are still the same objects) and calls the compiled
+    derivative; anything else goes to `miss`, which looks up or builds the
+    specialisation for the argument types it got."""
+
     def __init__(self, f, wrt, entry, as_tuple):
         self.f = f
         self.wrt = wrt
         self.entry = entry
         self.as_tuple = as_tuple
         self.names, self.n_pos = _signature_params(f)
-        self.specs: dict = {}
+        self.specs: dict = {}  # tuple of argument types -> compiled derivative
+        self.primary = None  # (types, function) the fast path checks for
         self.guards: list = []  # (kind, container, name, obj)
-        self.ns = {"__builtins__": __builtins__, "_specs": self.specs, "_miss": self.miss}
+        self.ns = {"__builtins__": __builtins__, "_miss": self.miss}
         self.dispatcher = None
         _states.add(self)
 
@@ -192,22 +201,29 @@ class _State:
         pos = self.names[: self.n_pos]
         kw = self.names[self.n_pos:]
         params = ", ".join(pos + (["*"] + kw if kw else []))
-        key = "(" + "".join(f"type({n}), " for n in self.names) + ")"
-        checks = ["_s2sad_fn is None"]
-        for i, (kind, _, name, _) in enumerate(self.guards):
-            if kind == "global":
-                checks.append(f"_G{i}.get({name!r}) is not _O{i}")
-            else:
-                checks.append(f"_G{i}.cell_contents is not _O{i}")
         call = self.call_text()
         name = self.f.__name__ if self.f.__name__.isidentifier() else "f"
-        return (f"def {name}({params}):\n"
-                f"    _s2sad_fn = _specs.get({key})\n"
-                f"    if {' or '.join(checks)}:\n"
-                f"        return _miss({call})\n"
-                f"    return _s2sad_fn({call})\n")
+        lines = [f"def {name}({params}):"]
+        if self.primary is not None:
+            checks = [f"type({n}) is _T{i}" for i, n in enumerate(self.names)]
+            for i, (kind, _, gname, _) in enumerate(self.guards):
+                if kind == "global":
+                    checks.append(f"_G{i}.get({gname!r}) is _O{i}")
+                else:
+                    checks.append(f"_G{i}.cell_contents is _O{i}")
+            if checks:
+                lines.append(f"    if {' and '.join(checks)}:")
+                lines.append(f"        return _F({call})")
+            else:
+                lines.append(f"    return _F({call})")
+        lines.append(f"    return _miss({call})")
+        return "\n".join(lines) + "\n"
 
     def build(self):
+        if self.primary is not None:
+            for i, t in enumerate(self.primary[0]):
+                self.ns[f"_T{i}"] = t
+            self.ns["_F"] = self.primary[1]
         for i, (_, container, _, obj) in enumerate(self.guards):
             self.ns[f"_G{i}"] = container
             self.ns[f"_O{i}"] = obj
@@ -226,21 +242,40 @@ class _State:
             self.dispatcher.__code__ = inner
         return self.dispatcher
 
+    def reset(self):
+        """Forget every specialisation (a called function changed, or a rule)."""
+        self.specs.clear()
+        self.primary = None
+        self.guards = []
+        self.build()
+
+    def guards_hold(self) -> bool:
+        for kind, container, name, obj in self.guards:
+            current = container.get(name) if kind == "global" else container.cell_contents
+            if current is not obj:
+                return False
+        return True
+
     def miss(self, *args, **kwargs):
         with _lock:
+            if not self.guards_hold():
+                self.reset()
             values = dict(zip(self.names, args))
             values.update(kwargs)
-            what = {"grad": "grad", "value_and_grad": "value_and_grad"}[self.entry]
-            kinds = _kinds(self.f, values, self.wrt, what)
-            unit, compiled = _unit(self.f, self.wrt, self.entry, kinds, self.as_tuple)
-            fn = compile_mod.bind(unit, compiled)[unit.entry[0]]
             key = tuple(type(values[n]) for n in self.names)
-            guards = _guards(unit)
-            if [g[1:] for g in guards] != [g[1:] for g in self.guards]:
-                self.specs.clear()
-                self.guards = guards
-                self.build()
-            self.specs[key] = fn
+            fn = self.specs.get(key)
+            if fn is None:
+                kinds = _kinds(self.f, values, self.wrt, self.entry)
+                unit, compiled = _unit(self.f, self.wrt, self.entry, kinds, self.as_tuple)
+                fn = compile_mod.bind(unit, compiled)[unit.entry[0]]
+                guards = _guards(unit)
+                self.specs[key] = fn
+                changed = [g[1:] for g in guards] != [g[1:] for g in self.guards]
+                if changed:
+                    self.guards = guards
+                if self.primary is None or changed:
+                    self.primary = (key, fn)
+                    self.build()
         return fn(*args, **kwargs)
 
 

@@ -403,9 +403,15 @@ class _Writer:
             parts[1::2] = [self.namer(p) for p in parts[1::2]]
             self.put(depth, f"# {''.join(parts)}".rstrip(), s.line)
         elif isinstance(s, ir.If):
+            if _only_comments(s.body) and not _only_comments(s.orelse):
+                # nothing to do when the test holds: say it the way a person would
+                self.put(depth, f"if {self.expr(ast.UnaryOp(op=ast.Not(), operand=s.test))}:",
+                         s.line)
+                self.body(s.orelse, depth + 1)
+                return
             self.put(depth, f"if {self.expr(s.test)}:", s.line)
             self.body(s.body, depth + 1)
-            if s.orelse:
+            if not _only_comments(s.orelse):
                 self.put(depth, "else:", s.line)
                 self.body(s.orelse, depth + 1)
         else:
@@ -426,6 +432,10 @@ class _Writer:
         if fn.doc:
             self.put(1, '"""' + fn.doc + '"""')
         self.body(fn.body, 1)
+
+
+def _only_comments(stmts) -> bool:
+    return all(isinstance(s, ir.Comment) for s in stmts)
 
 
 def user_names(fn: ir.Function) -> set:

@@ -222,17 +222,31 @@ def local_reads(node: ast.AST, is_local) -> list:
 def substitute(node: ast.expr, mapping: dict) -> ast.expr:
     """A copy of `node` with each Name whose id is in `mapping` replaced by a copy
     of the mapped expression (or renamed, when the mapped value is a string)."""
+    if not any(isinstance(n, ast.Name) and n.id in mapping for n in ast.walk(node)):
+        return node
+    return _Substitute(mapping).visit(copy.deepcopy(node))
 
-    class _Sub(ast.NodeTransformer):
-        def visit_Name(self, n):
-            if n.id in mapping:
-                new = mapping[n.id]
-                if isinstance(new, str):
-                    return ast.Name(id=new, ctx=n.ctx)
-                return copy.deepcopy(new)
+
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def visit_Name(self, n):
+        new = self.mapping.get(n.id)
+        if new is None:
             return n
+        if isinstance(new, str):
+            return ast.Name(id=new, ctx=n.ctx)
+        return copy.deepcopy(new)
 
-    return _Sub().visit(copy.deepcopy(node))
+
+def rename_in_place(node: ast.AST, mapping: dict) -> None:
+    """Rename Names in `node` itself (for trees the caller owns)."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            new = mapping.get(n.id)
+            if new is not None:
+                n.id = new
 
 
 def walk(body: list) -> Iterator:

@@ -242,15 +242,18 @@ class _Builder:
         if rev.seed is not None:
             seed_block = [_return_comment(fr, rev),
                           ir.Assign((rev.seed,), ir.const(1.0), rev.output_line)]
-        forward, backward, (output, *grads) = simplify.simplify(
-            rev.forward, seed_block + rev.reverse, keep, [rev.output] + grads)
-        forward += _read_output(fr, output, rev.output_line)
+        with_value = self.entry == "value_and_grad"
+        forward, backward, outputs = simplify.simplify(
+            rev.forward + _read_output(fr, rev.output, rev.output_line),
+            seed_block + rev.reverse, keep, grads + [rev.output] * with_value,
+            _purity(fr.dup), _float_names(act))
+        grads = outputs[: len(grads)]
         if len(grads) == 1 and not self.as_tuple:
             result = grads[0]
         else:
             result = ast.Tuple(elts=grads, ctx=ast.Load())
-        if self.entry == "value_and_grad":
-            result = ast.Tuple(elts=[output, result], ctx=ast.Load())
+        if with_value:
+            result = ast.Tuple(elts=[outputs[-1], result], ctx=ast.Load())
         body = forward + backward + [ir.Return(result, rev.output_line)]
         fn = ir.Function(name, _params(fr.anf), body, fr.anf.refs, fr.anf.source)
         return UnitFunction(fn, fr.func)
@@ -265,7 +268,8 @@ class _Builder:
         keep = {g.id for g in grads if isinstance(g, ast.Name)}
         seed_param = rev.seed or ir.adjoint("%out")
         forward, backward, (output, *grads) = simplify.simplify(
-            rev.forward, rev.reverse, keep | {seed_param}, [rev.output] + grads)
+            rev.forward, rev.reverse, keep | {seed_param}, [rev.output] + grads,
+            _purity(fr.dup))
         defined = {p.name for p in fr.anf.params} | ir.all_defined(forward)
         saved = []
         for s in ir.walk(backward):
@@ -368,6 +372,32 @@ def _read_output(fr: Front, out, line) -> list:
         return []
     return [ir.Comment(f"\0{out.id}\0 may be unassigned here: read it as the function does"),
             ir.Expr(ir.name(out.id), line)]
+
+
+def _float_names(act):
+    """Names that certainly hold Python floats (scalars, and their adjoints)."""
+    def float_name(n: str) -> bool:
+        base = n[: -len("%bar")] if n.endswith("%bar") else n
+        return act.kinds.get(base) == ops.SCALAR and (n != base or n in act.kinds)
+
+    return float_name
+
+
+def _purity(fn: ir.Function):
+    """Which right-hand sides compute a value and nothing else (so they may be nested
+    into the line that reads them): operators and calls with a derivative rule."""
+    locals_ = ir.local_names(fn)
+
+    def is_local(n):
+        return n in locals_ or "%" in n
+
+    def pure(value) -> bool:
+        op = ops.classify(value, fn, is_local)
+        if op.kind in ("rule", "pack", "getitem", "copy", "const"):
+            return True
+        return op.kind == "nondiff" and isinstance(value, (ast.Compare, ast.UnaryOp))
+
+    return pure
 
 
 def _params(fn: ir.Function) -> list:

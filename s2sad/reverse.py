@@ -253,6 +253,8 @@ class _Transform:
                     out.append(ir.Assign((adj(op.inputs[i].id),), terms[i], line))
             return out
         if op.kind == "call":
+            if id(s) not in self.calls:
+                return []  # no active argument: the call's result is a constant
             request, bound = self.calls[id(s)]
             targets = tuple(adj(atom.id) for p, atom in bound if p in request.active)
             call = ast.Call(func=ir.name(request.bwd),

@@ -10,10 +10,8 @@ def augmented_grad(x, y):
     s_3 = s_2 - 1.0
     s_4 = s_3 / y
     s_5 = s_4**2
-    # line 31: return s
-    s_5_bar = 1.0
     # line 30: s **= 2
-    s_4_bar = s_5_bar * 2 * s_4
+    s_4_bar = 2.0 * s_4
     # line 29: s /= y
     s_3_bar = s_4_bar / y
     y_b_bar = -s_4_bar * s_4 / y

@@ -5,15 +5,11 @@ from golden.inputs.arithmetic import *  # noqa: F401,F403
 
 def constants_grad(x):
     t1 = math.pi * x
-    t2 = t1 * x
-    t3 = 0.001 * x
-    t4 = t2 + t3
-    t5 = t4 - math.e
+    t2 = t1 * x + 0.001 * x - math.e
     # line 21: return math.pi * x * x + 1e-3 * x - math.e
-    t5_bar = 1.0
-    x_c_bar = t5_bar * 0.001
-    t1_bar = t5_bar * x
-    x_b_bar = t5_bar * t1
+    x_c_bar = 0.001
+    t1_bar = x
+    x_b_bar = t1
     x_a_bar = t1_bar * math.pi
     # adjoint of x: the sum over its uses
     x_bar = x_a_bar + x_b_bar + x_c_bar

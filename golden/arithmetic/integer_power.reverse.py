@@ -4,13 +4,10 @@ from golden.inputs.arithmetic import *  # noqa: F401,F403
 
 
 def integer_power_grad(x, n):
-    t1 = x**n
-    t2 = n * x
-    t3 = t1 + t2
+    t1 = x**n + n * x
     # line 43: return x**n + n * x
-    t3_bar = 1.0
-    x_b_bar = t3_bar * n
-    x_a_bar = t3_bar * n * x ** (n - 1)
+    x_b_bar = 1.0 * n
+    x_a_bar = 1.0 * n * x ** (n - 1)
     # adjoint of x: the sum over its uses
     x_bar = x_a_bar + x_b_bar
     return x_bar

@@ -8,30 +8,22 @@ import math
 def operators_grad(x, y):
     a = x + y
     b = x - y
-    c = x * y
     d = x / y
     e = x**y
-    t1 = x * 4.0
-    f = t1 // y
-    t2 = a * b
-    t3 = t2 + c
-    t4 = t3 - d
-    t5 = t4 + e
-    t6 = t5 - f
+    f = x * 4.0 // y
     # line 13: return a * b + c - d + e - f
-    t6_bar = 1.0
-    d_bar = -t6_bar
-    a_bar = t6_bar * b
-    b_bar = t6_bar * a
+    d_bar = -1.0
+    a_bar = b
+    b_bar = a
     # line 11: e = x**y
-    x_e_bar = t6_bar * y * x ** (y - 1)
-    y_e_bar = t6_bar * e * math.log(x) if x else 0.0
+    x_e_bar = y * x ** (y - 1)
+    y_e_bar = e * math.log(x) if x else 0.0
     # line 10: d = x / y
     x_d_bar = d_bar / y
     y_d_bar = -d_bar * d / y
     # line 9: c = x * y
-    x_c_bar = t6_bar * y
-    y_c_bar = t6_bar * x
+    x_c_bar = y
+    y_c_bar = x
     # line 8: b = x - y
     y_b_bar = -b_bar
     # adjoint of y: the sum over its uses

@@ -8,18 +8,15 @@ def shadowing_grad(x, y):
     x_1 = t + x
     t_1 = x_1 * x_1
     y_1 = t_1 - y
-    t1 = x_1 * y_1
     # line 39: return x * y
-    t1_bar = 1.0
-    x_1_c_bar = t1_bar * y_1
-    y_1_bar = t1_bar * x_1
+    x_1_c_bar = y_1
+    y_1_bar = x_1
     # line 38: y = t - y
     y_b_bar = -y_1_bar
     # line 37: t = x * x
     x_1_a_bar = y_1_bar * x_1
-    x_1_b_bar = y_1_bar * x_1
     # line 36: x = t + x
-    x_1_bar = x_1_a_bar + x_1_b_bar + x_1_c_bar
+    x_1_bar = x_1_a_bar + x_1_a_bar + x_1_c_bar
     # line 35: t = x * y
     x_a_bar = x_1_bar * y
     y_a_bar = x_1_bar * x

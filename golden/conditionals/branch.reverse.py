@@ -13,11 +13,9 @@ def branch_grad(x, y):
             z = x + y
         else:
             z = -x
-    t3 = z * z
     # line 22: return z * z
-    t3_bar = 1.0
-    z_a_bar = t3_bar * z
-    z_b_bar = t3_bar * z
+    z_a_bar = z
+    z_b_bar = z
     # line 16: if x > y:
     z_bar = z_a_bar + z_b_bar
     if t1:

@@ -13,16 +13,11 @@ def chained_grad(x, y):
         inside = y > 0
     else:
         inside = t2
-    if inside:
-        t3 = x * y
-    else:
-        t3 = x + y
     # line 36: return x * y if inside else x + y
-    t3_bar = 1.0
     if inside:
-        x_bar = t3_bar * y
-        y_bar = t3_bar * x
+        x_bar = y
+        y_bar = x
     else:
-        x_bar = t3_bar
-        y_bar = t3_bar
+        x_bar = 1.0
+        y_bar = 1.0
     return x_bar, y_bar

@@ -9,11 +9,9 @@ def safe_sqrt_grad(x, y):
         s = math.sqrt(x)
     else:
         s = 0.0
-    t2 = s * y
     # line 12: return s * y
-    t2_bar = 1.0
-    s_bar = t2_bar * y
-    y_bar = t2_bar * s
+    s_bar = y
+    y_bar = s
     # line 11: s = math.sqrt(x) if x > 0 else 0.0
     if t1:
         x_bar = s_bar / (2.0 * s)

@@ -8,18 +8,14 @@ import math
 def trig_grad(x):
     t1 = math.sin(x)
     t2 = math.cos(x)
-    t3 = t1 * t2
-    t4 = math.tan(x)
-    t5 = t3 + t4
-    t6 = math.atan2(x, 2.0)
-    t7 = t5 + t6
+    t3 = math.tan(x)
+    t4 = math.atan2(x, 2.0)
     # line 8: return math.sin(x) * math.cos(x) + math.tan(x) + math.atan2(x, 2.0)
-    t7_bar = 1.0
     r1 = 4.0 + x * x
-    x_d_bar = t7_bar * 2.0 / r1
-    x_c_bar = t7_bar * (1.0 + t4 * t4)
-    t1_bar = t7_bar * t2
-    t2_bar = t7_bar * t1
+    x_d_bar = 2.0 / r1
+    x_c_bar = 1.0 + t3 * t3
+    t1_bar = t2
+    t2_bar = t1
     x_b_bar = -t2_bar * math.sin(x)
     x_a_bar = t1_bar * math.cos(x)
     # adjoint of x: the sum over its uses

@@ -9,15 +9,10 @@ def program_grad(x, y):
     t1 = p * x
     q = t1 * 5
     t2 = 2 * p
-    t3 = t2 * q
-    t4 = 3 * r
-    v = t3 + t4
-    # line 20: return v
-    v_bar = 1.0
     # line 19: v = 2 * p * q + 3 * r
-    r_bar = v_bar * 3
-    t2_bar = v_bar * q
-    q_bar = v_bar * t2
+    r_bar = 3.0
+    t2_bar = q
+    q_bar = t2
     p_b_bar = t2_bar * 2
     # line 18: q = p * x * 5
     t1_bar = q_bar * 5

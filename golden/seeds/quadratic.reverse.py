@@ -4,15 +4,10 @@ from golden.inputs.seeds import *  # noqa: F401,F403
 
 
 def quadratic_grad(x):
-    t1 = x * x
-    t2 = 3 * x
-    t3 = t1 + t2
-    t4 = t3 + 2
     # line 7: return x * x + 3 * x + 2
-    t4_bar = 1.0
-    x_c_bar = t4_bar * 3
-    x_a_bar = t4_bar * x
-    x_b_bar = t4_bar * x
+    x_c_bar = 3.0
+    x_a_bar = x
+    x_b_bar = x
     # adjoint of x: the sum over its uses
     x_bar = x_a_bar + x_b_bar + x_c_bar
     return x_bar

@@ -6,15 +6,11 @@ import math
 
 
 def z_grad(x, y):
-    t1 = x * y
-    t2 = math.sin(x)
-    z = t1 + t2
-    # line 12: return z
-    z_bar = 1.0
+    t1 = math.sin(x)
     # line 11: z = x * y + math.sin(x)
-    x_b_bar = z_bar * math.cos(x)
-    x_a_bar = z_bar * y
-    y_bar = z_bar * x
+    x_b_bar = math.cos(x)
+    x_a_bar = y
+    y_bar = x
     # adjoint of x: the sum over its uses
     x_bar = x_a_bar + x_b_bar
     return x_bar, y_bar

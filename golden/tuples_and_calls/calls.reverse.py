@@ -7,17 +7,14 @@ def calls_grad(x, y):
     a, a_saved = scaled_fwd(x)
     b, b_saved = scaled_fwd(y, scale=x)
     c, c_saved = scaled_fwd(a, 3.0, shift=b)
-    t1 = a + b
-    t2 = t1 + c
-    # line 29: return a + b + c
-    t2_bar = 1.0
+    t1 = a + b + c
     # line 28: c = scaled(a, 3.0, shift=b)
-    a_a_bar, b_a_bar = scaled_bwd_3(c_saved, t2_bar)
+    a_a_bar, b_a_bar = scaled_bwd_3(c_saved, 1.0)
     # line 27: b = scaled(y, scale=x)
-    b_bar = b_a_bar + t2_bar
+    b_bar = b_a_bar + 1.0
     y_bar, x_b_bar = scaled_bwd_2(b_saved, b_bar)
     # line 26: a = scaled(x)
-    a_bar = a_a_bar + t2_bar
+    a_bar = a_a_bar + 1.0
     x_a_bar = scaled_bwd(a_saved, a_bar)
     # adjoint of x: the sum over its uses
     x_bar = x_a_bar + x_b_bar
@@ -25,42 +22,41 @@ def calls_grad(x, y):
 
 
 def scaled_fwd(u, scale=2.0, shift=0.0):
-    t1 = scale * u
-    t2 = t1 * u
-    t3 = t2 + shift
-    return t3, (u, scale, t1)
+    t2 = scale * u
+    t3 = t2 * u + shift
+    return t3, (u, scale, t2)
 
 
 def scaled_bwd(saved, t3_bar):
-    u, scale, t1 = saved
+    u, scale, t2 = saved
     # line 22: return scale * u * u + shift
-    t1_bar = t3_bar * u
-    u_b_bar = t3_bar * t1
-    u_a_bar = t1_bar * scale
+    t2_bar = t3_bar * u
+    u_b_bar = t3_bar * t2
+    u_a_bar = t2_bar * scale
     # adjoint of u: the sum over its uses
     u_bar = u_a_bar + u_b_bar
     return u_bar
 
 
 def scaled_bwd_2(saved, t3_bar):
-    u, scale, t1 = saved
+    u, scale, t2 = saved
     # line 22: return scale * u * u + shift
-    t1_bar = t3_bar * u
-    u_b_bar = t3_bar * t1
-    scale_bar = t1_bar * u
-    u_a_bar = t1_bar * scale
+    t2_bar = t3_bar * u
+    u_b_bar = t3_bar * t2
+    scale_bar = t2_bar * u
+    u_a_bar = t2_bar * scale
     # adjoint of u: the sum over its uses
     u_bar = u_a_bar + u_b_bar
     return u_bar, scale_bar
 
 
 def scaled_bwd_3(saved, t3_bar):
-    u, scale, t1 = saved
+    u, scale, t2 = saved
     # line 22: return scale * u * u + shift
     shift_bar = t3_bar
-    t1_bar = t3_bar * u
-    u_b_bar = t3_bar * t1
-    u_a_bar = t1_bar * scale
+    t2_bar = t3_bar * u
+    u_b_bar = t3_bar * t2
+    u_a_bar = t2_bar * scale
     # adjoint of u: the sum over its uses
     u_bar = u_a_bar + u_b_bar
     return u_bar, shift_bar

@@ -9,15 +9,11 @@ def from_polar_grad(x, y):
     t1, t1_saved = polar_fwd(x, y)
     r, theta = t1
     t2 = math.cos(theta)
-    t3 = r * t2
-    t4 = r * theta
-    t5 = t3 + t4
     # line 18: return r * math.cos(theta) + r * theta
-    t5_bar = 1.0
-    r_b_bar = t5_bar * theta
-    theta_b_bar = t5_bar * r
-    r_a_bar = t5_bar * t2
-    t2_bar = t5_bar * r
+    r_b_bar = theta
+    theta_b_bar = r
+    r_a_bar = t2
+    t2_bar = r
     theta_a_bar = -t2_bar * math.sin(theta)
     # line 17: r, theta = polar(x, y)
     theta_bar = theta_a_bar + theta_b_bar

@@ -6,15 +6,11 @@ from golden.inputs.tuples_and_calls import *  # noqa: F401,F403
 def swap_grad(x, y):
     a = x
     b = y
-    b_1 = a * b
-    a_1 = b
-    t1 = a_1 - b_1
     # line 9: return a - b
-    t1_bar = 1.0
-    b_1_bar = -t1_bar
+    b_1_bar = -1.0
     # line 8: a, b = b, a * b
     x_bar = b_1_bar * b
     b_a_bar = b_1_bar * a
     # line 7: a, b = x, y
-    y_bar = b_a_bar + t1_bar
+    y_bar = b_a_bar + 1.0
     return x_bar, y_bar
