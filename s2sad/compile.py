@@ -44,7 +44,7 @@ def compile_unit(unit) -> Compiled:
     shared = [namer(uf.fn.name) for uf in unit.functions] + sorted(unit.helpers)
     codes, filenames, offsets = {}, {}, {}
     for uf in unit.functions:
-        text = unit.texts[uf.fn.name].text
+        text = unit.texts[uf.fn.name]
         rendered = namer(uf.fn.name)
         declared = list(dict.fromkeys(shared + list(uf.user.__code__.co_freevars)))
         header = [f"def {FACTORY}():"]

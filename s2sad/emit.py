@@ -66,17 +66,33 @@ CMPOP_SYMBOL = dict(_CMPOP)
 
 
 class Namer:
-    """Turns IR names into Python identifiers (see the module docstring)."""
+    """Turns IR names into Python identifiers (see the module docstring).
+
+    Names derived from user names and function names are rendered once per module;
+    temporaries are numbered afresh for each user function (`begin_function`), and
+    the functions derived from one user function (``g_fwd``, ``g_bwd``) share that
+    numbering, because they share the values they pass each other."""
 
     def __init__(self, taken=()):
         self.taken = set(taken)
         self.map: dict[str, str] = {}
         self.used = set(self.taken)
-        self.temps: dict[str, str] = {}
-        self.next_temp = 1
+        self.scopes: dict = {}
+        self.begin_function(None)
+
+    def begin_function(self, scope):
+        """Switch to the temporaries of `scope` (the user function being printed)."""
+        state = self.scopes.get(scope)
+        if state is None:
+            state = self.scopes[scope] = {"local_map": {}, "local_used": set(), "temps": {},
+                                          "next": [1]}
+        self.local_map = state["local_map"]
+        self.local_used = state["local_used"]
+        self.temps = state["temps"]
+        self._next = state["next"]
 
     def __call__(self, n: str) -> str:
-        got = self.map.get(n)
+        got = self.map.get(n) or self.local_map.get(n)
         if got is not None:
             return got
         if "%" not in n:
@@ -84,16 +100,21 @@ class Namer:
             self.used.add(n)
             return n
         base, *suffixes = n.split("%")
-        if base == "":
+        local = base == ""
+        if local:
             number, *suffixes = suffixes
             base = self._temp(number)
         else:
             base = self(base) if "%" in base else base
         text = "_".join([base, *suffixes]) if suffixes else base
-        while text in self.used:
+        while text in self.used or (text in self.local_used and text != base):
             text += "_"
-        self.map[n] = text
-        self.used.add(text)
+        if local:
+            self.local_map[n] = text
+            self.local_used.add(text)
+        else:
+            self.map[n] = text
+            self.used.add(text)
         return text
 
     def _temp(self, number: str) -> str:
@@ -101,16 +122,16 @@ class Namer:
         got = self.temps.get(number)
         if got is None:
             if number.isdigit():
-                while f"t{self.next_temp}" in self.taken:
-                    self.next_temp += 1
-                got = f"t{self.next_temp}"
-                self.next_temp += 1
+                while f"t{self._next[0]}" in self.used:
+                    self._next[0] += 1
+                got = f"t{self._next[0]}"
+                self._next[0] += 1
             else:
                 got = number
-                while got in self.used or got in self.taken:
+                while got in self.used or got in self.local_used:
                     got += "_"
             self.temps[number] = got
-            self.taken.add(got)
+            self.local_used.add(got)
         return got
 
 
@@ -354,6 +375,11 @@ class ExprPrinter:
 class Printed:
     text: str
     line_map: list = field(default_factory=list)  # index i -> user line of line i+1
+    spans: dict = field(default_factory=dict)  # IR function name -> (first, end) line index
+
+    def function_text(self, name: str) -> str:
+        first, end = self.spans[name]
+        return "\n".join(self.text.splitlines()[first:end]) + "\n"
 
 
 class _Writer:
@@ -418,6 +444,7 @@ class _Writer:
             raise TypeError(f"emit: cannot print statement {type(s).__name__}")
 
     def function(self, fn: ir.Function):
+        self.namer.begin_function(id(fn.source) if fn.source is not None else fn.name)
         params = []
         star_done = False
         for p in fn.params:
@@ -484,12 +511,15 @@ def emit_module(module: ir.Module, namer: Namer | None = None) -> Printed:
         w.put(0, f"# {text}".rstrip())
     for text in module.imports:
         w.put(0, text)
+    spans = {}
     for i, fn in enumerate(module.functions):
         if i or module.imports or module.header:
             w.put(0, "")
             w.put(0, "")
+        first = len(w.lines)
         w.function(fn)
-    return Printed("\n".join(w.lines) + "\n", w.origin)
+        spans[fn.name] = (first, len(w.lines))
+    return Printed("\n".join(w.lines) + "\n", w.origin, spans)
 
 
 def _import_names(imports) -> set:

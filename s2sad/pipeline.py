@@ -150,7 +150,7 @@ class Unit:
     root: object = None
     printed: emit.Printed | None = None
     namer: emit.Namer | None = None
-    texts: dict = field(default_factory=dict)  # IR name -> (text, line_map) per function
+    texts: dict = field(default_factory=dict)  # IR name -> that function's emitted text
 
     @property
     def text(self) -> str:
@@ -459,4 +459,4 @@ def _print(unit: Unit):
     unit.namer = namer
     unit.printed = emit.emit_module(unit.module, namer)
     for uf in unit.functions:
-        unit.texts[uf.fn.name] = emit.emit_function(uf.fn, namer)
+        unit.texts[uf.fn.name] = unit.printed.function_text(uf.fn.name)

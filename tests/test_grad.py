@@ -189,3 +189,17 @@ def test_vjp_matches_grad(f, args, wrt):
     expected = s2sad.grad(f, wrt=wrt)(*args)
     expected = expected if isinstance(wrt, tuple) else (expected,)
     assert close(got, expected, rtol=1e-12, atol=1e-14)
+
+
+def test_traceback_shows_the_generated_line():
+    import traceback
+
+    g = s2sad.grad(zoo.seed_program, wrt=("x", "y"))
+    try:
+        g(1.0, 0.0)
+    except ZeroDivisionError as exc:
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    else:
+        raise AssertionError("expected ZeroDivisionError")
+    assert "seed_program_grad" in text
+    assert "1 / y" in text  # the generated line, read back through linecache

@@ -22,41 +22,41 @@ def calls_grad(x, y):
 
 
 def scaled_fwd(u, scale=2.0, shift=0.0):
-    t2 = scale * u
-    t3 = t2 * u + shift
-    return t3, (u, scale, t2)
+    t1 = scale * u
+    t2 = t1 * u + shift
+    return t2, (u, scale, t1)
 
 
-def scaled_bwd(saved, t3_bar):
-    u, scale, t2 = saved
+def scaled_bwd(saved, t2_bar):
+    u, scale, t1 = saved
     # line 22: return scale * u * u + shift
-    t2_bar = t3_bar * u
-    u_b_bar = t3_bar * t2
-    u_a_bar = t2_bar * scale
+    t1_bar = t2_bar * u
+    u_b_bar = t2_bar * t1
+    u_a_bar = t1_bar * scale
     # adjoint of u: the sum over its uses
     u_bar = u_a_bar + u_b_bar
     return u_bar
 
 
-def scaled_bwd_2(saved, t3_bar):
-    u, scale, t2 = saved
+def scaled_bwd_2(saved, t2_bar):
+    u, scale, t1 = saved
     # line 22: return scale * u * u + shift
-    t2_bar = t3_bar * u
-    u_b_bar = t3_bar * t2
-    scale_bar = t2_bar * u
-    u_a_bar = t2_bar * scale
+    t1_bar = t2_bar * u
+    u_b_bar = t2_bar * t1
+    scale_bar = t1_bar * u
+    u_a_bar = t1_bar * scale
     # adjoint of u: the sum over its uses
     u_bar = u_a_bar + u_b_bar
     return u_bar, scale_bar
 
 
-def scaled_bwd_3(saved, t3_bar):
-    u, scale, t2 = saved
+def scaled_bwd_3(saved, t2_bar):
+    u, scale, t1 = saved
     # line 22: return scale * u * u + shift
-    shift_bar = t3_bar
-    t2_bar = t3_bar * u
-    u_b_bar = t3_bar * t2
-    u_a_bar = t2_bar * scale
+    shift_bar = t2_bar
+    t1_bar = t2_bar * u
+    u_b_bar = t2_bar * t1
+    u_a_bar = t1_bar * scale
     # adjoint of u: the sum over its uses
     u_bar = u_a_bar + u_b_bar
     return u_bar, shift_bar
