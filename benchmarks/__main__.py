@@ -1,11 +1,9 @@
 """python -m benchmarks [--quick]: run the benchmark cases, print a Markdown table."""
 
 import argparse
-import importlib
 import os
 import platform
 import sys
-import tempfile
 import time
 
 import s2sad

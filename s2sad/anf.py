@@ -439,7 +439,7 @@ def _coalesce_copies(body):
     while True:
         reads = {}
         for s in ir.walk(body):
-            for node in _read_exprs(s):
+            for node in ir.exprs(s):
                 for n in ir.names_in(node):
                     reads[n] = reads.get(n, 0) + 1
         for s in ir.walk(body):
@@ -452,14 +452,6 @@ def _coalesce_copies(body):
         else:
             return
 
-
-def _read_exprs(s):
-    if isinstance(s, (ir.Assign, ir.Expr, ir.Return)):
-        yield s.value
-    elif isinstance(s, ir.If):
-        yield s.test
-    elif isinstance(s, ir.Dup):
-        yield ir.name(s.source)
 
 
 def _remove(body, target):

@@ -97,14 +97,14 @@ class _Splitter:
         and one read per outer name its branches read."""
         if isinstance(s, ir.If):
             return ir.local_reads(s.test, self.is_local) + self.branch_reads(s)
-        return [n for node in _exprs(s) for n in ir.local_reads(node, self.is_local)]
+        return [n for node in ir.exprs(s) for n in ir.local_reads(node, self.is_local)]
 
     def branch_reads(self, s: ir.If) -> list:
         """Outer names the branches of `s` read, each once, in order of first read."""
         inner_defs = ir.all_defined(s.body) | ir.all_defined(s.orelse)
         seen = []
         for sub in ir.walk(s.body + s.orelse):
-            for node in _exprs(sub):
+            for node in ir.exprs(sub):
                 for n in ir.local_reads(node, self.is_local):
                     if n not in inner_defs and n not in seen:
                         seen.append(n)
@@ -139,14 +139,6 @@ def _first_def_order(s: ir.If):
             order.setdefault(n, len(order))
     return lambda n: order[n]
 
-
-def _exprs(s):
-    if isinstance(s, (ir.Assign, ir.AugAssign, ir.Expr, ir.Return)):
-        yield s.value
-    elif isinstance(s, ir.If):
-        yield s.test
-    elif isinstance(s, ir.Dup):
-        yield ir.name(s.source)
 
 
 def _rename_each(node, copies, is_local):

@@ -195,12 +195,31 @@ def _hug_powers(line: str) -> str:
             i -= 1
         return True
 
+    def nested_ternary_after(i):
+        """Black wraps a conditional expression that is the `else` part of another in
+        invisible parentheses; for its scan they are an opening bracket."""
+        depth = 0
+        for j in range(i + 1, n):
+            if kinds[j] in ("(", "[", "{"):
+                depth += 1
+            elif kinds[j] in (")", "]", "}"):
+                if depth == 0:
+                    return False
+                depth -= 1
+            elif depth == 0 and kinds[j] in (",", ":", "="):
+                return False
+            elif depth == 0 and toks[j].string == "if":
+                return True
+        return False
+
     def lookup_forward(i):
         while 0 <= i < n:
             if kinds[i] in ("(", "["):
                 return False
             if kinds[i] not in ("NAME", ".") or toks[i].string == "for":
                 return True
+            if toks[i].string == "else" and nested_ternary_after(i):
+                return False
             i += 1
         return True
 
@@ -472,7 +491,7 @@ def user_names(fn: ir.Function) -> set:
         for t in ir.defined_names(stmt):
             if "%" not in t:
                 out.add(t)
-        for node in _exprs_of(stmt):
+        for node in ir.exprs(stmt):
             for n in ir.names_in(node):
                 if "%" not in n:
                     out.add(n)
@@ -481,13 +500,6 @@ def user_names(fn: ir.Function) -> set:
     return out
 
 
-def _exprs_of(stmt):
-    if isinstance(stmt, (ir.Assign, ir.AugAssign, ir.Expr, ir.Return)):
-        yield stmt.value
-    elif isinstance(stmt, ir.If):
-        yield stmt.test
-    elif isinstance(stmt, ir.Dup):
-        yield ir.name(stmt.source)
 
 
 def make_namer(functions, reserved=()) -> Namer:

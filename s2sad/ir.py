@@ -258,6 +258,16 @@ def walk(body: list) -> Iterator:
             yield from walk(stmt.orelse)
 
 
+def exprs(stmt) -> Iterator:
+    """The expressions a single statement reads (not counting nested blocks)."""
+    if isinstance(stmt, (Assign, AugAssign, Expr, Return)):
+        yield stmt.value
+    elif isinstance(stmt, If):
+        yield stmt.test
+    elif isinstance(stmt, Dup):
+        yield name(stmt.source)
+
+
 def defined_names(stmt) -> tuple:
     """Names a single statement defines (not counting nested blocks)."""
     if isinstance(stmt, (Assign, Dup)):

@@ -273,7 +273,7 @@ class _Builder:
         defined = {p.name for p in fr.anf.params} | ir.all_defined(forward)
         saved = []
         for s in ir.walk(backward):
-            for node in _exprs(s):
+            for node in ir.exprs(s):
                 for n in ir.names_in(node):
                     if n in defined and n not in saved:
                         saved.append(n)
@@ -352,14 +352,6 @@ def _share_forward_sweeps(functions) -> list:
                 s.value = ir.substitute(s.value, rename)
     return kept
 
-
-def _exprs(s):
-    if isinstance(s, (ir.Assign, ir.AugAssign, ir.Expr, ir.Return)):
-        yield s.value
-    elif isinstance(s, ir.If):
-        yield s.test
-    elif isinstance(s, ir.Dup):
-        yield ir.name(s.source)
 
 
 def _read_output(fr: Front, out, line) -> list:

@@ -205,7 +205,7 @@ class _Transform:
         inner = ir.all_defined(s.body) | ir.all_defined(s.orelse)
         seen = []
         for sub in ir.walk(s.body + s.orelse):
-            for node in _exprs(sub):
+            for node in ir.exprs(sub):
                 for n in ir.local_reads(node, lambda x: x in self.locals):
                     if n not in inner and n in self.act.active and n not in seen:
                         seen.append(n)
@@ -262,14 +262,6 @@ class _Transform:
             return [ir.Assign(targets, call, line, unpack=len(targets) > 1)]
         return []
 
-
-def _exprs(s):
-    if isinstance(s, (ir.Assign, ir.AugAssign, ir.Expr, ir.Return)):
-        yield s.value
-    elif isinstance(s, ir.If):
-        yield s.test
-    elif isinstance(s, ir.Dup):
-        yield ir.name(s.source)
 
 
 def _sum(terms, kind):

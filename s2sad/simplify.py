@@ -183,19 +183,11 @@ def _rename_targets(body, mapping):
 def _reads(body) -> dict:
     count = {}
     for s in ir.walk(body):
-        for node in _exprs(s):
+        for node in ir.exprs(s):
             for n in ir.names_in(node):
                 count[n] = count.get(n, 0) + 1
     return count
 
-
-def _exprs(s):
-    if isinstance(s, (ir.Assign, ir.AugAssign, ir.Expr, ir.Return)):
-        yield s.value
-    elif isinstance(s, ir.If):
-        yield s.test
-    elif isinstance(s, ir.Dup):
-        yield ir.name(s.source)
 
 
 def _drop_dead(forward, reverse, keep):

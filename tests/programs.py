@@ -8,7 +8,6 @@ read."""
 import itertools
 import math
 import os
-import sys
 import tempfile
 
 from hypothesis import strategies as st
