@@ -49,6 +49,4 @@ def sigmoid(t):
 
 def broken(x):
     """Not differentiable yet: s2sad says so and points here."""
-    while x > 1.0:
-        x = x / 2.0
-    return x
+    return sum(x**k for k in range(3))

@@ -97,6 +97,12 @@ class _Analysis:
     def forward(self, body):
         r = self.result
         for s in body:
+            if isinstance(s, ir.Loop):
+                self.forward_loop(s)
+                continue
+            if isinstance(s, ir.Exit):
+                self.forward(s.copies)
+                continue
             if isinstance(s, ir.Assign):
                 op = ops.classify(s.value, self.fn, self.is_local)
                 r.ops[id(s)] = op
@@ -118,6 +124,24 @@ class _Analysis:
                 self.forward(s.orelse)
             elif isinstance(s, ir.Expr):
                 r.ops[id(s)] = ops.classify(s.value, self.fn, self.is_local)
+
+    def forward_loop(self, s: ir.Loop):
+        """Kinds and variedness of a loop: iterate over the body until nothing changes
+        (a value varied in one iteration is varied in the next through the phis)."""
+        r = self.result
+        if s.target is not None:
+            r.kinds[s.target] = ops.INT
+        for _ in range(50):
+            before = (len(r.varied), dict(r.kinds))
+            for phi in s.phis:
+                if phi.init is not None:
+                    r.kinds[phi.name] = _merge(r.kinds.get(phi.name), self.atom_kind(phi.init))
+                    if self.is_varied(phi.init) and ops.differentiable(r.kinds[phi.name]):
+                        r.varied.add(phi.name)
+            self.forward(s.cond)
+            self.forward(s.body)
+            if (len(r.varied), r.kinds) == before:
+                return
 
     def out_kinds(self, s: ir.Assign, op: ops.Op) -> list:
         n = len(s.targets)
@@ -163,6 +187,21 @@ class _Analysis:
     def backward(self, body):
         r = self.result
         for s in reversed(body):
+            if isinstance(s, ir.Loop):
+                for _ in range(50):
+                    before = len(r.useful)
+                    self.backward(s.body)
+                    self.backward(s.cond)
+                    if len(r.useful) == before:
+                        break
+                for phi in s.phis:
+                    if phi.name in r.useful and isinstance(phi.init, ast.Name) \
+                            and phi.init.id in self.locals:
+                        r.useful.add(phi.init.id)
+                continue
+            if isinstance(s, ir.Exit):
+                self.backward(s.copies)
+                continue
             if isinstance(s, ir.Return):
                 if isinstance(s.value, ast.Name) and s.value.id in self.locals:
                     r.useful.add(s.value.id)
@@ -184,9 +223,10 @@ class _Analysis:
     def check(self, body):
         r = self.result
         for s in body:
-            if isinstance(s, ir.If):
-                self.check(s.body)
-                self.check(s.orelse)
+            blocks = ir.blocks(s)
+            if blocks:
+                for b in blocks:
+                    self.check(b)
                 continue
             if not isinstance(s, ir.Assign) or not any(t in r.active for t in s.targets):
                 continue

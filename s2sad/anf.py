@@ -26,7 +26,17 @@ function computes, in the same order, with the same exceptions, and in which
   evaluated only when Python would evaluate it;
 * an early ``return`` inside ``if`` is moved to the end: the statements after the
   ``if`` move into the branches that do not return, and the returned value joins
-  like any variable (as ``result``).
+  like any variable (as ``result``);
+* loops become `ir.Loop`: ``for`` over ``range(...)`` keeps its target; a loop over
+  a list or tuple, ``enumerate`` or ``zip`` iterates an index over ``range(n)`` (``n``
+  taken once, before the loop) and reads the elements by index; ``while`` keeps its
+  condition as the statements `cond` and the atom `test`. A variable the body
+  assigns that is live across iterations or after the loop is a `ir.Phi` with one
+  name (its value at the start of an iteration); ``break`` and ``continue`` are
+  folded like early returns (the rest of the body moves into the branch that goes
+  on), and every path through a body ends with one `ir.Exit` that assigns the phis
+  (and breaks, for ``break``). A ``return`` inside a loop sets ``retval`` and
+  ``returned`` and breaks out of every loop; the function returns after them.
 
 Docstrings, ``pass`` and annotations are dropped. It refuses reads of a variable that
 has no assignment on any path before the read (`UnsupportedSyntaxError`), and calls of
@@ -36,6 +46,7 @@ something that is not a name or a dotted name.
 from __future__ import annotations
 
 import ast
+import builtins
 import copy
 
 from . import ir
@@ -43,6 +54,8 @@ from .errors import UnsupportedSyntaxError
 from .parse import Parsed, _Located
 
 RESULT = "%result"
+RETVAL = "%retval"
+RETURNED = "%returned"
 
 
 def to_anf(parsed: Parsed) -> ir.Function:
@@ -54,12 +67,16 @@ class _Lowerer:
         self.parsed = parsed
         self.tree = parsed.tree
         self.loc = _Located(parsed.info, 0)
-        self.locals = parsed.locals
+        self.locals = set(parsed.locals) | {RETVAL, RETURNED}
         self.env: dict[str, str] = {}
         self.versions: dict[str, int] = {}
         self.temps = 0
         self.out: list = []
         self.line = 0
+        self.loops: list = []  # phis of the loops being lowered, innermost last
+        self.loop_count = 0
+        self.terminated = False  # the current path has left the iteration (Exit)
+        self.loads: dict = {}
 
     # ------------------------------------------------------------ naming
 
@@ -96,16 +113,21 @@ class _Lowerer:
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
                 and isinstance(body[0].value.value, str):
             body = body[1:]
-        body = _single_exit(body, self.tree)
+        body = _single_exit(_rewrite_loop_returns(body, 0), self.tree)
+        self.loads = _loads(ast.Module(body=body, type_ignores=[]))
         self.block(body, top=True)
         _coalesce_copies(self.out)
-        return ir.Function(self.tree.name, params, self.out, dict(self.parsed.refs),
-                           self.parsed.info)
+        refs = dict(self.parsed.refs)
+        for name in ("len", "range", "min"):  # builtins the lowering of loops calls
+            refs.setdefault(name, getattr(builtins, name))
+        return ir.Function(self.tree.name, params, self.out, refs, self.parsed.info)
 
     # ---------------------------------------------------------- statements
 
     def block(self, stmts, top=False):
         for s in stmts:
+            if self.terminated:
+                break  # after break/continue: never runs
             self.line = s.lineno
             if isinstance(s, ast.Return):
                 value = self.atom(s.value) if s.value is not None else ir.const(None)
@@ -155,6 +177,163 @@ class _Lowerer:
     def s_If(self, s):
         test = self.atom(s.test)
         self.branch(test, lambda: self.block(s.body), lambda: self.block(s.orelse), s.lineno)
+
+    # ------------------------------------------------------------- loops
+
+    def s_Break(self, s):
+        self.exit(True)
+
+    def s_Continue(self, s):
+        self.exit(False)
+
+    def exit(self, brk):
+        self.emit(self.exit_stmt(brk))
+        self.terminated = True
+
+    def exit_stmt(self, brk) -> ir.Exit:
+        copies = [ir.Assign((phi.name,), ir.name(self.env[v]), self.line)
+                  for v, phi in self.loops[-1]
+                  if v in self.env and self.env[v] != phi.name]
+        return ir.Exit(copies, brk, self.line)
+
+    def s_While(self, s):
+        if s.orelse:
+            raise self.error(s, "s2sad cannot differentiate `while ... else`",
+                             "Move the `else` part after the loop, guarded by a flag.")
+        self.loop(s, None, None, None)
+
+    def s_For(self, s):
+        if s.orelse:
+            raise self.error(s, "s2sad cannot differentiate `for ... else`",
+                             "Move the `else` part after the loop, guarded by a flag.")
+        func = s.iter.func if isinstance(s.iter, ast.Call) else None
+        callee = self.parsed.refs.get(ir.dotted(func)) if func is not None and \
+            self.is_static(func) else None
+        if callee is range:
+            if not isinstance(s.target, ast.Name):
+                raise self.error(s.target, "the target of a loop over range() must be one name")
+            self.line = s.lineno
+            iter_ = self.e_Call(s.iter)
+            self.loop(s, iter_, s.target.id, None)
+            return
+        if callee is enumerate or callee is zip:
+            self.line = s.lineno
+            if s.iter.keywords and callee is zip:
+                raise self.error(s.iter, "s2sad cannot differentiate zip(..., strict=...)")
+            start = None
+            args = list(s.iter.args)
+            if callee is enumerate:
+                if len(args) == 2:
+                    start = args.pop()
+                for k in s.iter.keywords:
+                    if k.arg == "start":
+                        start = k.value
+                if len(args) != 1:
+                    raise self.error(s.iter, "enumerate() takes one sequence here")
+            seqs = [self.atom(a) for a in args]
+            start = self.atom(start) if start is not None else None
+            n = self.length(seqs)
+            parts = len(seqs) if callee is zip else 2
+            if not (isinstance(s.target, ast.Tuple) and len(s.target.elts) == parts):
+                raise self.error(s.target, f"unpack the items of {callee.__name__}() into "
+                                           f"{parts} names: `for a, b in ...`")
+
+            def prefix(index):
+                targets = list(s.target.elts)
+                if callee is enumerate:
+                    i_target, v_target = targets
+                    count = ir.name(index) if start is None else \
+                        self.value_atom(ast.BinOp(left=ir.name(index), op=ast.Add(), right=start))
+                    self.bind_target(i_target, count)
+                    self.bind_element(v_target, seqs[0], index)
+                else:
+                    for t, seq in zip(targets, seqs):
+                        self.bind_element(t, seq, index)
+
+            self.loop(s, _range_of(n), None, prefix)
+            return
+        self.line = s.lineno
+        seq = self.atom(s.iter)
+        n = self.length([seq])
+        self.loop(s, _range_of(n), None, lambda index: self.bind_element(s.target, seq, index))
+
+    def length(self, seqs) -> ast.expr:
+        """An atom holding the number of items, taken once before the loop."""
+        lens = []
+        for seq in seqs:
+            t = self.temp()
+            self.emit(ir.Assign((t,), _call("len", [seq]), self.line))
+            lens.append(ir.name(t))
+        if len(lens) == 1:
+            return lens[0]
+        t = self.temp()
+        self.emit(ir.Assign((t,), _call("min", lens), self.line))
+        return ir.name(t)
+
+    def value_atom(self, value) -> ast.expr:
+        t = self.temp()
+        self.emit(ir.Assign((t,), value, self.line))
+        return ir.name(t)
+
+    def bind_element(self, target, seq, index):
+        item = ast.Subscript(value=seq, slice=ir.name(index), ctx=ast.Load())
+        if isinstance(target, ast.Name):
+            self.assign_var(target.id, item)
+        else:
+            self.bind_target(target, self.value_atom(item))
+
+    def loop(self, s, iter_, target_var, prefix):
+        line = s.lineno
+        self.loop_count += 1
+        tag = self.loop_count
+        phis = []
+        for v in self.phi_vars(s, target_var):
+            init = ir.name(self.env[v]) if v in self.env else None
+            phis.append((v, ir.Phi(self.new_version(v), init)))
+        for v, phi in phis:
+            self.env[v] = phi.name
+        if target_var is not None:
+            target = self.new_version(target_var)
+        elif iter_ is not None:
+            target = self.temp()
+        else:
+            target = None
+        outer_out, outer_terminated = self.out, self.terminated
+        self.terminated = False
+        cond, test = [], None
+        if iter_ is None:
+            self.out = cond
+            self.line = line
+            test = self.atom(s.test)
+        self.out = body = []
+        self.loops.append(phis)
+        if target_var is not None:
+            self.env[target_var] = target
+        if prefix is not None:
+            self.line = line
+            prefix(target)
+        self.block(s.body)
+        if not self.terminated:
+            _close_open_paths(body, self.exit_stmt(False))
+        self.loops.pop()
+        self.out, self.terminated = outer_out, outer_terminated
+        self.emit(ir.Loop(target, iter_, body, [p for _, p in phis], line, tag, cond, test))
+        for v, phi in phis:  # after the loop every phi holds its last value
+            self.env[v] = phi.name
+
+    def phi_vars(self, s, target_var) -> list:
+        """Variables the loop body assigns that carry a value across iterations or out
+        of the loop: defined before it, read outside it, or read in the body before
+        the body assigns them."""
+        inside = {id(n) for n in ast.walk(s)}
+        out = []
+        for v in _assigned_in_order(s.body):
+            if v == target_var or v in out:
+                continue
+            if v in self.env or any(id(n) not in inside for n in self.loads.get(v, ())) \
+                    or _read_before_assigned(v, s.body):
+                out.append(v)
+        return out
 
     # ------------------------------------------------------- assignments
 
@@ -209,12 +388,19 @@ class _Lowerer:
     def branch(self, test, then_fn, else_fn, line):
         before = dict(self.env)
         outer, self.out = self.out, []
+        outer_terminated = self.terminated
         then_fn()
-        then_body, then_env = self.out, self.env
-        self.env, self.out = dict(before), []
+        then_body, then_env, then_done = self.out, self.env, self.terminated
+        self.env, self.out, self.terminated = dict(before), [], outer_terminated
         else_fn()
-        else_body, else_env = self.out, self.env
+        else_body, else_env, else_done = self.out, self.env, self.terminated
         self.out = outer
+        self.terminated = then_done and else_done
+        if then_done or else_done:
+            # a branch that left the iteration does not reach the join
+            self.env = dict(else_env if then_done else then_env)
+            self.emit(ir.If(test, then_body, else_body, line))
+            return
         self.env = dict(before)
         order = list(then_env) + [k for k in else_env if k not in then_env]
         for var in order:
@@ -369,6 +555,97 @@ class _Lowerer:
         return ast.Attribute(value=self.atom(node.value), attr=node.attr, ctx=ast.Load())
 
 
+def _close_open_paths(body, exit_: ir.Exit):
+    """Put the end-of-iteration `exit_` at the end of every path that has not left the
+    iteration: after an ``if`` one of whose branches breaks or continues, the path
+    that goes on is the other branch."""
+    last = body[-1] if body else None
+    if isinstance(last, ir.If):
+        done = [ir.terminates(b) or _ends_with_exit(b) for b in (last.body, last.orelse)]
+        if any(done):
+            for block, finished in zip((last.body, last.orelse), done):
+                if not finished:
+                    _close_open_paths(block, copy.deepcopy(exit_))
+            return
+    body.append(exit_)
+
+
+def _ends_with_exit(body) -> bool:
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, ir.Exit):
+        return True
+    if isinstance(last, ir.If):
+        return _ends_with_exit(last.body) and _ends_with_exit(last.orelse)
+    return False
+
+
+def _call(func_name, args) -> ast.Call:
+    return ast.Call(func=ir.name(func_name), args=list(args), keywords=[])
+
+
+def _range_of(n) -> ast.Call:
+    return _call("range", [n])
+
+
+def _loads(tree) -> dict:
+    out = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            out.setdefault(n.id, []).append(n)
+    return out
+
+
+def _assigned_in_order(stmts) -> list:
+    out = []
+
+    def visit(node):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            if node.id not in out:
+                out.append(node.id)
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            if node.target.id not in out:
+                out.append(node.target.id)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    for s in stmts:
+        visit(s)
+    return out
+
+
+def _read_before_assigned(v, stmts) -> bool:
+    """Is the first mention of `v` in the body (in evaluation order) a read?"""
+    def first(node):
+        if isinstance(node, ast.Assign):
+            got = first(node.value)
+            if got is not None:
+                return got
+            for t in node.targets:
+                got = first(t)
+                if got is not None:
+                    return got
+            return None
+        if isinstance(node, ast.AugAssign):
+            if isinstance(node.target, ast.Name) and node.target.id == v:
+                return "read"
+            return first(node.value)
+        if isinstance(node, ast.Name) and node.id == v:
+            return "read" if isinstance(node.ctx, ast.Load) else "write"
+        for child in ast.iter_child_nodes(node):
+            got = first(child)
+            if got is not None:
+                return got
+        return None
+
+    for s in stmts:
+        got = first(s)
+        if got is not None:
+            return got == "read"
+    return False
+
+
 def _plain_default(node):
     return None if node is None else copy.deepcopy(node)
 
@@ -376,82 +653,159 @@ def _plain_default(node):
 # ------------------------------------------------------------ early returns
 
 
-def _always_returns(stmts) -> bool:
+_LOOPS = (ast.For, ast.While)
+
+
+def _ends(stmts, kinds) -> bool:
+    """Does every path through `stmts` end with one of the statement `kinds`?"""
     for s in stmts:
-        if isinstance(s, ast.Return):
+        if isinstance(s, kinds):
             return True
-        if isinstance(s, ast.If) and _always_returns(s.body) and _always_returns(s.orelse):
+        if isinstance(s, ast.If) and _ends(s.body, kinds) and _ends(s.orelse, kinds):
             return True
     return False
 
 
-def _has_return(stmts) -> bool:
-    return any(isinstance(n, ast.Return) for s in stmts for n in ast.walk(s))
+def _has(stmts, kinds) -> bool:
+    """Is there one of `kinds` in `stmts`, not counting nested loops' bodies?"""
+    for s in stmts:
+        if isinstance(s, kinds):
+            return True
+        if isinstance(s, ast.If) and (_has(s.body, kinds) or _has(s.orelse, kinds)):
+            return True
+    return False
 
 
 def _single_exit(body, tree):
-    """Move statements after an ``if`` that returns into its other branches, so
-    that every return is the last statement on its path; add ``return None``
-    where the function can fall off its end."""
+    """Make every path end with a return, then fold early exits (see `_fold`)."""
     body = list(body)
-    if not _always_returns(body):
+    if not _ends(body, (ast.Return,)):
         ret = ast.Return(value=None)
         last = body[-1] if body else tree
         ret.lineno = getattr(last, "end_lineno", None) or last.lineno
         ret.col_offset = 0
         body.append(ret)
-    return _fold(body)
+    return _fold(body, (ast.Return,))
 
 
-def _fold(stmts):
+def _fold(stmts, kinds):
+    """Move the statements after an ``if`` that exits (``return`` at function level,
+    ``break``/``continue`` in a loop body) into the branches that do not exit, so an
+    exit is always the last statement of its path."""
     out = []
     for i, s in enumerate(stmts):
-        if isinstance(s, ast.Return):
+        if isinstance(s, kinds):
             out.append(s)
-            return out  # anything after a return is dead
-        if isinstance(s, ast.If) and (_has_return(s.body) or _has_return(s.orelse)):
-            rest = stmts[i + 1:]
+            return out  # anything after an exit is dead
+        if isinstance(s, _LOOPS):
             new = copy.copy(s)
-            new.body = _fold(list(s.body) + ([] if _always_returns(s.body) else copy.deepcopy(rest)))
-            new.orelse = _fold(list(s.orelse) + ([] if _always_returns(s.orelse) else copy.deepcopy(rest)))
+            new.body = _fold(list(s.body), (ast.Break, ast.Continue))
             out.append(new)
-            return out
+            continue
+        if isinstance(s, ast.If):
+            new = copy.copy(s)
+            if _has(s.body, kinds) or _has(s.orelse, kinds):
+                rest = stmts[i + 1:]
+                new.body = _fold(list(s.body) + ([] if _ends(s.body, kinds) else copy.deepcopy(rest)), kinds)
+                new.orelse = _fold(list(s.orelse) + ([] if _ends(s.orelse, kinds) else copy.deepcopy(rest)), kinds)
+                out.append(new)
+                return out
+            new.body = _fold(list(s.body), kinds)
+            new.orelse = _fold(list(s.orelse), kinds)
+            out.append(new)
+            continue
+        out.append(s)
+    return out
+
+
+def _contains_return(stmts) -> bool:
+    return any(isinstance(n, ast.Return) for s in stmts for n in ast.walk(s))
+
+
+def _located(node, like):
+    node.lineno = like.lineno
+    node.col_offset = like.col_offset
+    node.end_lineno = getattr(like, "end_lineno", like.lineno)
+    node.end_col_offset = getattr(like, "end_col_offset", like.col_offset)
+    for child in ast.walk(node):
+        if not hasattr(child, "lineno") and isinstance(child, (ast.expr, ast.stmt)):
+            child.lineno, child.col_offset = node.lineno, node.col_offset
+            child.end_lineno, child.end_col_offset = node.end_lineno, node.end_col_offset
+    return node
+
+
+def _flag(value, like):
+    return _located(ast.Assign(targets=[ast.Name(id=RETURNED, ctx=ast.Store())],
+                               value=ast.Constant(value)), like)
+
+
+def _rewrite_loop_returns(stmts, depth):
+    """``return v`` inside loops becomes ``retval = v; returned = True; break``, and
+    after each loop that may return: ``if returned: break`` (in an outer loop) or
+    ``if returned: return retval`` (at function level)."""
+    out = []
+    for s in stmts:
+        if isinstance(s, ast.Return) and depth > 0:
+            value = s.value if s.value is not None else ast.Constant(None)
+            out.append(_located(ast.Assign(targets=[ast.Name(id=RETVAL, ctx=ast.Store())],
+                                           value=value), s))
+            out.append(_flag(True, s))
+            out.append(_located(ast.Break(), s))
+            continue
+        if isinstance(s, _LOOPS) and _contains_return(s.body):
+            if depth == 0:
+                out.append(_flag(False, s))
+            new = copy.copy(s)
+            new.body = _rewrite_loop_returns(list(s.body), depth + 1)
+            out.append(new)
+            exit_ = ast.Break() if depth > 0 else ast.Return(value=ast.Name(id=RETVAL, ctx=ast.Load()))
+            out.append(_located(ast.If(test=ast.Name(id=RETURNED, ctx=ast.Load()),
+                                       body=[_located(exit_, s)], orelse=[]), s))
+            continue
+        if isinstance(s, ast.If):
+            new = copy.copy(s)
+            new.body = _rewrite_loop_returns(list(s.body), depth)
+            new.orelse = _rewrite_loop_returns(list(s.orelse), depth)
+            out.append(new)
+            continue
         out.append(s)
     return out
 
 
 def _rename_block(stmts, mapping):
     """Rename definitions and uses in a block (used when joining branches)."""
-    for s in ir.walk(stmts):
-        if isinstance(s, (ir.Assign, ir.Dup)):
-            s.targets = tuple(mapping.get(t, t) for t in s.targets)
-        if isinstance(s, ir.Dup):
-            s.source = mapping.get(s.source, s.source)
-        if isinstance(s, (ir.Assign, ir.Expr, ir.Return)):
-            s.value = ir.substitute(s.value, mapping)
-        if isinstance(s, ir.If):
-            s.test = ir.substitute(s.test, mapping)
+    ir.rename_defs(stmts, mapping)
+    ir.rename_reads(stmts, mapping)
 
 
 def _coalesce_copies(body):
     """Drop copies ``v = %t`` of a temporary read nowhere else, by naming the
-    temporary's definitions `v` directly (``%t = a * b; v = %t`` -> ``v = a * b``)."""
+    temporary's definitions `v` directly (``%t = a * b; v = %t`` -> ``v = a * b``).
+    The copies an `ir.Exit` makes into loop-carried variables stay: a phi must keep
+    its start-of-iteration value until the iteration ends."""
+    phis = {p.name for s in ir.walk(body) if isinstance(s, ir.Loop) for p in s.phis}
     while True:
-        reads = {}
-        for s in ir.walk(body):
-            for node in ir.exprs(s):
-                for n in ir.names_in(node):
-                    reads[n] = reads.get(n, 0) + 1
-        for s in ir.walk(body):
+        reads = ir.reads_in(body)
+        found = None
+        for s in _walk_no_exit(body):
             if isinstance(s, ir.Assign) and not s.unpack and isinstance(s.value, ast.Name):
                 src, dst = s.value.id, s.targets[0]
-                if src.startswith("%") and src != dst and reads.get(src) == 1:
-                    _remove(body, s)
-                    _rename_block(body, {src: dst})
+                if src.startswith("%") and src != dst and reads.get(src) == 1 \
+                        and src not in phis:
+                    found = s
                     break
-        else:
+        if found is None:
             return
+        _remove(body, found)
+        _rename_block(body, {found.value.id: found.targets[0]})
 
+
+def _walk_no_exit(body):
+    for s in body:
+        yield s
+        if not isinstance(s, ir.Exit):
+            for block in ir.blocks(s):
+                yield from _walk_no_exit(block)
 
 
 def _remove(body, target):
@@ -459,6 +813,6 @@ def _remove(body, target):
         if s is target:
             del body[i]
             return True
-        if isinstance(s, ir.If) and (_remove(s.body, target) or _remove(s.orelse, target)):
+        if any(_remove(block, target) for block in ir.blocks(s)):
             return True
     return False

@@ -81,55 +81,94 @@ class _Splitter:
         for s in stmts:
             self.rename_reads(s, copies)
             if isinstance(s, ir.If):
-                outer = self.branch_reads(s)
+                outer = self.inner_reads(s)
                 s.body = self.block(s.body, outer)
                 s.orelse = self.block(s.orelse, outer)
+            elif isinstance(s, ir.Loop):
+                self.loop_body(s)
             out.append(s)
             for n in self.defines(s):
                 if n in copies:
                     out.append(ir.Dup(tuple(copies[n]), n, getattr(s, "line", 0)))
         return out
 
+    def loop_body(self, s: ir.Loop):
+        """One iteration (condition, test, body) is a block whose incoming names are
+        the loop-carried variables, the target and the outer names it reads."""
+        marker = ir.Expr(s.test) if s.test is not None else None
+        region = s.cond + ([marker] if marker else []) + s.body
+        incoming = [p.name for p in s.phis] + ([s.target] if s.target else []) \
+            + self.inner_reads(s)
+        region = self.block(region, incoming)
+        if marker is None:
+            s.cond, s.body = [], region
+        else:
+            i = next(k for k, x in enumerate(region) if x is marker)
+            s.cond, s.test, s.body = region[:i], marker.value, region[i + 1:]
+
     # ---------------------------------------------------------------- reads
 
-    def reads(self, s) -> list:
-        """Read sites of a statement: every read; for an `if`, every read in its test
-        and one read per outer name its branches read."""
-        if isinstance(s, ir.If):
-            return ir.local_reads(s.test, self.is_local) + self.branch_reads(s)
-        return [n for node in ir.exprs(s) for n in ir.local_reads(node, self.is_local)]
+    def own_exprs(self, s) -> list:
+        """The expressions a statement reads itself, outside its nested blocks."""
+        if isinstance(s, ir.Exit):
+            return [c.value for c in s.copies]
+        return list(ir.exprs(s))
 
-    def branch_reads(self, s: ir.If) -> list:
-        """Outer names the branches of `s` read, each once, in order of first read."""
-        inner_defs = ir.all_defined(s.body) | ir.all_defined(s.orelse)
+    def reads(self, s) -> list:
+        """Read sites of a statement: every read; an `if` or a loop also reads, once
+        each, the outer names its nested blocks read."""
+        own = [n for node in self.own_exprs(s) for n in ir.local_reads(node, self.is_local)]
+        if isinstance(s, (ir.If, ir.Loop)):
+            return own + self.inner_reads(s)
+        return own
+
+    def inner_reads(self, s) -> list:
+        """Outer names the nested blocks of `s` read, each once, in order of first read."""
+        if isinstance(s, ir.If):
+            region = s.body + s.orelse
+            inner_defs = ir.all_defined(region)
+            extra = []
+        else:
+            region = s.cond + s.body
+            inner_defs = ir.all_defined(region) | set(ir.defined_names(s))
+            extra = [s.test] if s.test is not None else []
         seen = []
-        for sub in ir.walk(s.body + s.orelse):
-            for node in ir.exprs(sub):
-                for n in ir.local_reads(node, self.is_local):
-                    if n not in inner_defs and n not in seen:
-                        seen.append(n)
+        nodes = [node for sub in ir.walk(region) for node in self.own_exprs(sub)
+                 if not isinstance(sub, ir.Exit)]
+        for node in extra + nodes:
+            for n in ir.local_reads(node, self.is_local):
+                if n not in inner_defs and n not in seen:
+                    seen.append(n)
         return seen
 
     def defines(self, s) -> tuple:
         if isinstance(s, ir.If):
             return tuple(sorted(ir.all_defined(s.body) | ir.all_defined(s.orelse),
                                 key=_first_def_order(s)))
+        if isinstance(s, ir.Exit):
+            return ()
         return ir.defined_names(s)
 
     def rename_reads(self, s, copies):
-        """Give each read of a split name its next copy (an `if`: one copy for all)."""
-        if isinstance(s, ir.If):
-            s.test = _rename_each(s.test, copies, self.is_local)
-            mapping = {n: copies[n].pop(0) for n in self.branch_reads(s) if n in copies}
-            if mapping:
-                _rename_reads_in(s.body + s.orelse, mapping)
+        """Give each read of a split name its next copy (an `if` or a loop: one copy
+        for all the reads in its nested blocks)."""
+        if isinstance(s, ir.Exit):
+            for c in s.copies:
+                c.value = _rename_each(c.value, copies, self.is_local)
             return
         if isinstance(s, ir.Dup):
             if s.source in copies:
                 s.source = copies[s.source].pop(0)
             return
-        if isinstance(s, (ir.Assign, ir.Expr, ir.Return, ir.AugAssign)):
-            s.value = _rename_each(s.value, copies, self.is_local)
+        for get, set_ in ir.slots(s):
+            set_(_rename_each(get(), copies, self.is_local))
+        if isinstance(s, (ir.If, ir.Loop)):
+            mapping = {n: copies[n].pop(0) for n in self.inner_reads(s) if n in copies}
+            if mapping:
+                region = s.body + s.orelse if isinstance(s, ir.If) else s.cond + s.body
+                ir.rename_reads(region, mapping)
+                if isinstance(s, ir.Loop) and s.test is not None:
+                    s.test = ir.substitute(s.test, mapping)
 
 
 def _first_def_order(s: ir.If):
@@ -163,11 +202,3 @@ def _rename_each(node, copies, is_local):
     return _R().visit(copy.deepcopy(node))
 
 
-def _rename_reads_in(stmts, mapping):
-    for s in ir.walk(stmts):
-        if isinstance(s, (ir.Assign, ir.AugAssign, ir.Expr, ir.Return)):
-            s.value = ir.substitute(s.value, mapping)
-        elif isinstance(s, ir.If):
-            s.test = ir.substitute(s.test, mapping)
-        elif isinstance(s, ir.Dup):
-            s.source = mapping.get(s.source, s.source)

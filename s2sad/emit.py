@@ -423,14 +423,35 @@ class _Writer:
     def body(self, stmts, depth):
         for stmt in stmts:
             self.stmt(stmt, depth)
-        if all(isinstance(s, ir.Comment) for s in stmts):
+        if _only_comments(stmts) and not any(isinstance(s, ir.Exit) and (s.copies or s.brk)
+                                             for s in stmts):
             self.put(depth, "pass")
 
     def stmt(self, s, depth):
         if isinstance(s, ir.Assign):
             self.put(depth, f"{self.targets(s)} = {self.expr(s.value)}", s.line)
         elif isinstance(s, ir.AugAssign):
-            self.put(depth, f"{self.namer(s.target)} += {self.expr(s.value)}", s.line)
+            target = self.namer(s.target) if isinstance(s.target, str) else self.expr(s.target)
+            self.put(depth, f"{target} += {self.expr(s.value)}", s.line)
+        elif isinstance(s, ir.Loop):
+            self.loop(s, depth)
+        elif isinstance(s, ir.ForEach):
+            self.put(depth, f"for {self.namer(s.target)} in {self.expr(s.iter)}:", s.line)
+            self.body(s.body, depth + 1)
+        elif isinstance(s, ir.Exit):
+            for c in s.copies:
+                self.stmt(c, depth)
+            if s.brk:
+                self.put(depth, "break", s.line)
+        elif isinstance(s, ir.Push):
+            if s.values:
+                value = self.namer(s.values[0]) if len(s.values) == 1 else \
+                    "(" + ", ".join(self.namer(v) for v in s.values) + ")"
+                self.put(depth, f"{self.namer(s.tape)}.append({value})", s.line)
+        elif isinstance(s, ir.Pop):
+            if s.targets:
+                self.put(depth, f"{', '.join(self.namer(t) for t in s.targets)} = "
+                                f"{self.namer(s.tape)}.pop()", s.line)
         elif isinstance(s, ir.Dup):
             count = "" if len(s.targets) == 2 else f", {len(s.targets)}"
             self.put(depth, f"{self.targets(s)} = dup({self.namer(s.source)}{count})", s.line)
@@ -462,6 +483,25 @@ class _Writer:
         else:
             raise TypeError(f"emit: cannot print statement {type(s).__name__}")
 
+    def loop(self, s: ir.Loop, depth):
+        for phi in s.phis:
+            if phi.init is not None and not (isinstance(phi.init, ast.Name)
+                                             and self.namer(phi.init.id) == self.namer(phi.name)):
+                self.put(depth, f"{self.namer(phi.name)} = {self.expr(phi.init)}", s.line)
+        if s.iter is not None:
+            self.put(depth, f"for {self.namer(s.target)} in {self.expr(s.iter)}:", s.line)
+            self.body(s.body, depth + 1)
+            return
+        if not [c for c in s.cond if not isinstance(c, ir.Comment)]:
+            self.put(depth, f"while {self.expr(s.test)}:", s.line)
+            self.body(s.body, depth + 1)
+            return
+        self.put(depth, "while True:", s.line)
+        self.body(s.cond, depth + 1)
+        self.put(depth + 1, f"if {self.expr(ast.UnaryOp(op=ast.Not(), operand=s.test))}:", s.line)
+        self.put(depth + 2, "break", s.line)
+        self.body(s.body, depth + 1)
+
     def function(self, fn: ir.Function):
         self.namer.begin_function(id(fn.source) if fn.source is not None else fn.name)
         params = []
@@ -481,7 +521,8 @@ class _Writer:
 
 
 def _only_comments(stmts) -> bool:
-    return all(isinstance(s, ir.Comment) for s in stmts)
+    return all(isinstance(s, ir.Comment) or (isinstance(s, ir.Push) and not s.values)
+               or (isinstance(s, ir.Pop) and not s.targets) for s in stmts)
 
 
 def user_names(fn: ir.Function) -> set:

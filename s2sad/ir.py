@@ -44,9 +44,11 @@ class Assign:
 
 @dataclass(eq=False)
 class AugAssign:
-    """``target += value`` (only the reverse sweep writes these, to accumulate)."""
+    """``target += value``: the reverse sweep accumulates adjoints this way in loops,
+    and counts loop iterations. `target` is a name or an ``ast.Subscript``
+    (``acc[k] += v``, accumulating into one element of a list's adjoint)."""
 
-    target: str
+    target: object
     value: ast.expr
     line: int = 0
 
@@ -80,6 +82,81 @@ class If:
     body: list
     orelse: list
     line: int = 0
+
+
+@dataclass
+class Phi:
+    """A loop-carried variable: `name` holds its value at the start of each iteration.
+    It is assigned `init` before the loop (when `init` is None the variable has no
+    value before the loop, as in Python) and at every iteration exit (`Exit`)."""
+
+    name: str
+    init: ast.expr | None = None
+
+
+@dataclass(eq=False)
+class Loop:
+    """A loop in the structured form every later stage relies on.
+
+    A ``for`` loop iterates `target` over `iter`, an atom holding a ``range`` (loops
+    over lists, tuples, ``enumerate`` and ``zip`` are lowered to an index ``range``).
+    A ``while`` loop (``iter`` None) runs `cond`, the statements computing its test,
+    then stops unless the atom `test` is true, then runs `body`. Every path through
+    `body` ends with exactly one `Exit`. `tag` pairs the loop with its reverse (and
+    its tape) after stages copy statements.
+    """
+
+    target: str | None
+    iter: ast.expr | None
+    body: list
+    phis: list
+    line: int = 0
+    tag: int = 0
+    cond: list = field(default_factory=list)
+    test: ast.expr | None = None
+
+
+@dataclass(eq=False)
+class Exit:
+    """The end of one path through a loop body: assign the loop-carried variables
+    (``phi = current``), then ``break`` if `brk`, else go on to the next iteration."""
+
+    copies: list  # Assign statements to phi names
+    brk: bool = False
+    line: int = 0
+
+
+@dataclass(eq=False)
+class Push:
+    """``tape.append((v1, v2, ...))``: the values a loop's reverse needs from this
+    iteration (filled in once the reverse sweep is final)."""
+
+    tape: str
+    values: tuple = ()
+    tag: int = 0
+    line: int = 0
+
+
+@dataclass(eq=False)
+class Pop:
+    """``v1, v2, ... = tape.pop()``: restore what the matching `Push` saved."""
+
+    tape: str
+    targets: tuple = ()
+    tag: int = 0
+    line: int = 0
+
+
+@dataclass(eq=False)
+class ForEach:
+    """A plain ``for target in iter:`` loop the reverse sweep writes for itself (for
+    example to add an adjoint to every element of a list); no phis, no tape."""
+
+    target: str
+    iter: ast.expr
+    body: list
+    line: int = 0
+    tag: int = 0
 
 
 @dataclass(eq=False)
@@ -256,24 +333,134 @@ def walk(body: list) -> Iterator:
         if isinstance(stmt, If):
             yield from walk(stmt.body)
             yield from walk(stmt.orelse)
+        elif isinstance(stmt, Loop):
+            yield from walk(stmt.cond)
+            yield from walk(stmt.body)
+        elif isinstance(stmt, ForEach):
+            yield from walk(stmt.body)
+        elif isinstance(stmt, Exit):
+            yield from walk(stmt.copies)
+
+
+def blocks(stmt) -> list:
+    """The statement lists nested directly in a statement."""
+    if isinstance(stmt, If):
+        return [stmt.body, stmt.orelse]
+    if isinstance(stmt, Loop):
+        return [stmt.cond, stmt.body]
+    if isinstance(stmt, ForEach):
+        return [stmt.body]
+    if isinstance(stmt, Exit):
+        return [stmt.copies]
+    return []
 
 
 def exprs(stmt) -> Iterator:
-    """The expressions a single statement reads (not counting nested blocks)."""
-    if isinstance(stmt, (Assign, AugAssign, Expr, Return)):
-        yield stmt.value
-    elif isinstance(stmt, If):
-        yield stmt.test
-    elif isinstance(stmt, Dup):
+    """The expressions a statement reads itself (not in its nested blocks; a loop's
+    `test` is read inside the loop, so it is not among them)."""
+    for get, _ in slots(stmt):
+        yield get()
+    if isinstance(stmt, Dup):
         yield name(stmt.source)
+    elif isinstance(stmt, AugAssign) and isinstance(stmt.target, str):
+        yield name(stmt.target)
+    elif isinstance(stmt, Push) and stmt.values:
+        yield name(stmt.tape)
+        for v in stmt.values:
+            yield name(v)
+    elif isinstance(stmt, Pop) and stmt.targets:
+        yield name(stmt.tape)
+
+
+def slots(stmt) -> list:
+    """(get, set) pairs for every expression field of a statement itself, so a pass
+    can read or replace them without knowing every statement type."""
+    out = []
+
+    def field_of(obj, attr):
+        out.append((lambda: getattr(obj, attr), lambda v: setattr(obj, attr, v)))
+
+    if isinstance(stmt, (Assign, Expr, Return)):
+        field_of(stmt, "value")
+    elif isinstance(stmt, AugAssign):
+        field_of(stmt, "value")
+        if isinstance(stmt.target, ast.AST):
+            field_of(stmt, "target")
+    elif isinstance(stmt, If):
+        field_of(stmt, "test")
+    elif isinstance(stmt, Loop):
+        if stmt.iter is not None:
+            field_of(stmt, "iter")
+        for phi in stmt.phis:
+            if phi.init is not None:
+                field_of(phi, "init")
+    elif isinstance(stmt, ForEach):
+        field_of(stmt, "iter")
+    return out
+
+
+def loop_test_slot(stmt) -> list:
+    if isinstance(stmt, Loop) and stmt.test is not None:
+        return [(lambda: stmt.test, lambda v: setattr(stmt, "test", v))]
+    return []
+
+
+def rename_reads(body: list, mapping: dict, substitute_fn=None) -> None:
+    """Rename every read of a name in `body` (in place; the statements are the
+    caller's own). Mapped values are names (str)."""
+    for stmt in walk(body):
+        for get, set_ in slots(stmt) + loop_test_slot(stmt):
+            rename_in_place(get(), mapping)
+        if isinstance(stmt, Dup):
+            stmt.source = mapping.get(stmt.source, stmt.source)
+        elif isinstance(stmt, AugAssign) and isinstance(stmt.target, str):
+            stmt.target = mapping.get(stmt.target, stmt.target)
+        elif isinstance(stmt, Push):
+            stmt.values = tuple(mapping.get(v, v) for v in stmt.values)
+        elif isinstance(stmt, Comment) and "\0" in stmt.text:
+            parts = stmt.text.split("\0")
+            parts[1::2] = [mapping.get(x, x) for x in parts[1::2]]
+            stmt.text = "\0".join(parts)
+
+
+def rename_defs(body: list, mapping: dict) -> None:
+    """Rename every definition of a name in `body` (in place)."""
+    for stmt in walk(body):
+        if isinstance(stmt, (Assign, Dup, Pop)):
+            stmt.targets = tuple(mapping.get(t, t) for t in stmt.targets)
+        elif isinstance(stmt, AugAssign) and isinstance(stmt.target, str):
+            stmt.target = mapping.get(stmt.target, stmt.target)
+        elif isinstance(stmt, (Loop, ForEach)):
+            if stmt.target:
+                stmt.target = mapping.get(stmt.target, stmt.target)
+            for phi in getattr(stmt, "phis", ()):
+                phi.name = mapping.get(phi.name, phi.name)
+
+
+def reads_in(body: list) -> dict:
+    """How many times each name is read in `body`, counting nested blocks."""
+    count = {}
+    for stmt in walk(body):
+        nodes = list(exprs(stmt)) + [get() for get, _ in loop_test_slot(stmt)]
+        for node in nodes:
+            for n in names_in(node):
+                count[n] = count.get(n, 0) + 1
+    return count
 
 
 def defined_names(stmt) -> tuple:
-    """Names a single statement defines (not counting nested blocks)."""
+    """Names a single statement defines (not counting nested blocks; a loop defines
+    its target and the loop-carried variables)."""
     if isinstance(stmt, (Assign, Dup)):
         return tuple(stmt.targets)
     if isinstance(stmt, AugAssign):
+        return (stmt.target,) if isinstance(stmt.target, str) else ()
+    if isinstance(stmt, Loop):
+        return ((stmt.target,) if stmt.target else ()) + tuple(p.name for p in stmt.phis)
+    if isinstance(stmt, ForEach):
         return (stmt.target,)
+    if isinstance(stmt, Pop):
+        return tuple(stmt.targets)
     return ()
 
 
@@ -290,10 +477,25 @@ def local_names(fn: Function) -> set:
 
 
 def definitely_assigned(body: list) -> set:
-    """Names assigned on every path through `body`."""
+    """Names assigned on every path through `body` (a loop's body may not run)."""
     out = set()
     for stmt in body:
+        if isinstance(stmt, Loop):
+            out.update(p.name for p in stmt.phis if p.init is not None)
+            continue
         out.update(defined_names(stmt))
         if isinstance(stmt, If):
             out |= definitely_assigned(stmt.body) & definitely_assigned(stmt.orelse)
     return out
+
+
+def terminates(body: list) -> bool:
+    """Does every path through `body` end with a ``break``?"""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, Exit):
+        return last.brk
+    if isinstance(last, If):
+        return terminates(last.body) and terminates(last.orelse)
+    return False

@@ -40,7 +40,7 @@ _TAPE_HINT = "Rewrite that part, or differentiate this function with mode=\"tape
 SUPPORTED = {
     # statements
     ast.FunctionDef, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.If,
-    ast.Expr, ast.Pass,
+    ast.Expr, ast.Pass, ast.For, ast.While, ast.Break, ast.Continue,
     # expressions
     ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Call, ast.Name,
     ast.Constant, ast.Attribute, ast.Tuple, ast.Subscript, ast.keyword,
@@ -52,10 +52,6 @@ SUPPORTED = {
 }
 
 REFUSED = {
-    ast.For: ("a `for` loop", "Loops are not supported yet; unroll the loop by hand for now."),
-    ast.While: ("a `while` loop", "Loops are not supported yet; unroll the loop by hand for now."),
-    ast.Break: ("`break`", "Loops are not supported yet."),
-    ast.Continue: ("`continue`", "Loops are not supported yet."),
     ast.AsyncFunctionDef: ("an `async def`", "Differentiate a plain `def` function."),
     ast.ClassDef: ("a class definition", "Define classes outside the function."),
     ast.Delete: ("`del`", "Remove the `del`; s2sad manages the lifetime of values."),
@@ -73,10 +69,10 @@ REFUSED = {
     ast.Lambda: ("a `lambda`", "Define a named function with `def` at module level and call it."),
     ast.Dict: ("a dict", "Use separate variables or a tuple."),
     ast.Set: ("a set", "Use separate variables or a tuple."),
-    ast.ListComp: ("a list comprehension", "Use a loop once loops are supported, or a tuple."),
+    ast.ListComp: ("a list comprehension", "Build the list with a loop and append()."),
     ast.SetComp: ("a set comprehension", "Use separate variables."),
     ast.DictComp: ("a dict comprehension", "Use separate variables."),
-    ast.GeneratorExp: ("a generator expression", "Write the sum out, or use a tuple."),
+    ast.GeneratorExp: ("a generator expression", "Use a loop that adds up the terms."),
     ast.Await: ("`await`", "Use plain Python code."),
     ast.Yield: ("`yield` (a generator)", "Return a value instead."),
     ast.YieldFrom: ("`yield from` (a generator)", "Return a value instead."),
@@ -92,7 +88,7 @@ REFUSED = {
     ast.LShift: ("the `<<` operator", "Bitwise operators have no derivative; compute them outside."),
     ast.RShift: ("the `>>` operator", "Bitwise operators have no derivative; compute them outside."),
     ast.Invert: ("the `~` operator", "Bitwise operators have no derivative; compute them outside."),
-    ast.comprehension: ("a comprehension", "Use a loop once loops are supported."),
+    ast.comprehension: ("a comprehension", "Use a loop."),
     ast.ExceptHandler: ("`except`", "Move exception handling out of the function."),
     ast.withitem: ("a `with` block", "Move the `with` block out of the function."),
     ast.alias: ("an `import`", "Import at module level instead."),

@@ -270,16 +270,12 @@ class _Builder:
         forward, backward, (output, *grads) = simplify.simplify(
             rev.forward, rev.reverse, keep | {seed_param}, [rev.output] + grads,
             _purity(fr.dup))
-        defined = {p.name for p in fr.anf.params} | ir.all_defined(forward)
-        saved = []
-        for s in ir.walk(backward):
-            for node in ir.exprs(s):
-                for n in ir.names_in(node):
-                    if n in defined and n not in saved:
-                        saved.append(n)
-        order = [p.name for p in fr.anf.params] + [n for s in ir.walk(forward)
-                                                   for n in ir.defined_names(s)]
-        saved.sort(key=order.index)
+        params = [p.name for p in fr.anf.params]
+        read = simplify.saved_names([ir.Assign((p,), ir.const(None)) for p in params] + forward,
+                                    backward)
+        saved = [n for n in read if n in params] + [n for n in read if n not in params]
+        saved.sort(key=(params + [n for s in ir.walk(forward)
+                                  for n in ir.defined_names(s)]).index)
         _fill_branches(forward, set(saved))
         saved_tuple = ast.Tuple(elts=[ir.name(n) for n in saved], ctx=ast.Load())
         fwd_body = forward + [ir.Return(ast.Tuple(elts=[output, saved_tuple],

@@ -85,6 +85,16 @@ class _Transform:
         self.locals = ir.local_names(fn)
         self.calls: dict[int, tuple] = {}  # id(Assign) -> (request, [(input atom, param)])
         self.helpers: dict = {}
+        self.accumulators: list = []  # per enclosing loop: names whose adjoints accumulate
+        self.emitted: list = []  # the reverse blocks being built, outermost first
+        loops = [s for s in ir.walk(fn.body) if isinstance(s, ir.Loop)]
+        self.tape_names = {}
+        self.count_names = {}
+        for i, loop in enumerate(loops, 1):
+            suffix = "" if len(loops) == 1 else f"%{i}"
+            self.tape_names[loop.tag] = "%tape" + suffix
+            self.count_names[loop.tag] = "%count" + suffix
+        self.tapes: list = []  # tapes the forward sweep creates, in order
 
     def fresh(self) -> str:
         self.temps += 1
@@ -99,7 +109,11 @@ class _Transform:
         reverse = []
         if self.act.is_active(output):
             seed = adj(output.id)
+            self.emitted.append([ir.Assign((seed,), ir.const(1.0))])  # defined by the caller
             reverse = self.reverse_block(body)
+            self.emitted.pop()
+        forward = [ir.Assign((t,), ast.List(elts=[], ctx=ast.Load()), 0) for t in self.tapes] \
+            + forward
         grads = {}
         for p in self.act.wrt:
             if p in self.act.active:
@@ -118,10 +132,34 @@ class _Transform:
                 out.append(ir.If(s.test, self.forward_block(s.body),
                                  self.forward_block(s.orelse), s.line))
                 continue
+            if isinstance(s, ir.Loop):
+                out.extend(self.forward_loop(s))
+                continue
+            if isinstance(s, ir.Exit):
+                out.append(s)
+                continue
             if isinstance(s, ir.Assign) and self.needs_derivative(s):
                 out.append(self.forward_call(s))
                 continue
             out.append(s)
+        return out
+
+    def forward_loop(self, s: ir.Loop) -> list:
+        """The loop as the forward sweep runs it: every iteration exit first pushes
+        what the reverse of this iteration needs (which values is decided once the
+        reverse sweep is final, see `simplify`), and a loop whose number of
+        iterations cannot be recomputed counts them."""
+        tape = self.tape_names[s.tag]
+        if tape not in self.tapes:
+            self.tapes.append(tape)
+        body = _insert_pushes(self.forward_block(s.body), tape, s.tag)
+        out = []
+        if _counted(s):
+            count = self.count_names[s.tag]
+            out.append(ir.Assign((count,), ir.const(0), s.line))
+            body.insert(0, ir.AugAssign(count, ir.const(1), s.line))
+        out.append(ir.Loop(s.target, s.iter, body, s.phis, s.line, s.tag,
+                           self.forward_block(s.cond), s.test))
         return out
 
     def needs_derivative(self, s: ir.Assign) -> bool:
@@ -147,18 +185,36 @@ class _Transform:
 
     # ------------------------------------------------------------ reverse
 
+    def is_accumulator(self, n: str) -> bool:
+        return any(n in level for level in self.accumulators)
+
+    def set_adj(self, n: str, value, line) -> ir.Assign | ir.AugAssign:
+        """``n%bar = value``, or ``n%bar += value`` inside the reverse of a loop that
+        reads `n` but does not define it (its adjoint sums over the iterations)."""
+        if self.is_accumulator(n):
+            return ir.AugAssign(adj(n), value, line)
+        return ir.Assign((adj(n),), value, line)
+
+    def defined_so_far(self) -> set:
+        out = set()
+        for block in self.emitted:
+            out |= ir.definitely_assigned(block)
+        return out
+
     def reverse_block(self, body) -> list:
         out = []
+        self.emitted.append(out)
         current = None
         for s in reversed(body):
             stmts = self.reverse_stmt(s)
             if not stmts:
                 continue
             line = getattr(s, "line", 0)
-            if line != current or isinstance(s, ir.If):
+            if line != current or isinstance(s, (ir.If, ir.Loop)):
                 out.append(ir.Comment(self.comment(s, line), line))
-                current = line if not isinstance(s, ir.If) else None
+                current = line if not isinstance(s, (ir.If, ir.Loop)) else None
             out.extend(stmts)
+        self.emitted.pop()
         return out
 
     def comment(self, s, line) -> str:
@@ -177,6 +233,13 @@ class _Transform:
             return self.reverse_dup(s)
         if isinstance(s, ir.If):
             return self.reverse_if(s)
+        if isinstance(s, ir.Loop):
+            return self.reverse_loop(s)
+        if isinstance(s, ir.Exit):
+            out = []
+            for c in reversed(s.copies):
+                out.extend(self.reverse_stmt(c))
+            return out
         return []
 
     def reverse_dup(self, s: ir.Dup) -> list:
@@ -186,10 +249,11 @@ class _Transform:
         if not copies:
             return []
         kind = self.act.kinds.get(s.source)
-        return [ir.Assign((adj(s.source),), _sum([ir.name(adj(c)) for c in copies], kind), s.line)]
+        return [self.set_adj(s.source, _sum([ir.name(adj(c)) for c in copies], kind), s.line)]
 
     def reverse_if(self, s: ir.If) -> list:
-        outer = self.outer_active_reads(s)
+        outer = [n for n in self.outer_active_reads(s.body + s.orelse)
+                 if not self.is_accumulator(n)]
         body = self.reverse_block(s.body)
         orelse = self.reverse_block(s.orelse)
         for block in (body, orelse):
@@ -201,15 +265,55 @@ class _Transform:
             return []
         return [ir.If(s.test, body, orelse, s.line)]
 
-    def outer_active_reads(self, s: ir.If) -> list:
-        inner = ir.all_defined(s.body) | ir.all_defined(s.orelse)
+    def outer_active_reads(self, region, inner=()) -> list:
+        """Active names the statements of `region` read that they do not define."""
+        inner = ir.all_defined(region) | set(inner)
         seen = []
-        for sub in ir.walk(s.body + s.orelse):
+        for sub in ir.walk(region):
             for node in ir.exprs(sub):
                 for n in ir.local_reads(node, lambda x: x in self.locals):
                     if n not in inner and n in self.act.active and n not in seen:
                         seen.append(n)
         return seen
+
+    def reverse_loop(self, s: ir.Loop) -> list:
+        """The loop run backwards: restore this iteration's values from the tape,
+        reverse the body. Adjoints of outer names the body reads accumulate with
+        ``+=`` (zeroed before); loop-carried adjoints pass from one reversed iteration
+        to the previous one."""
+        active_phis = [p for p in s.phis if p.name in self.act.active]
+        region = s.cond + s.body
+        outer = self.outer_active_reads(region, ir.defined_names(s))
+        new_acc = [n for n in outer if not self.is_accumulator(n)]
+        defined = self.defined_so_far()
+        pre = [ir.Assign((adj(n),), zero(self.act.kinds.get(n)), s.line) for n in new_acc]
+        pre += [ir.Assign((adj(p.name),), zero(self.act.kinds.get(p.name)), s.line)
+                for p in active_phis if adj(p.name) not in defined]
+        self.accumulators.append(set(new_acc))
+        body = self.reverse_block(s.body) + self.reverse_block(s.cond)
+        self.accumulators.pop()
+        if not body and not active_phis:
+            return pre
+        assigned = ir.definitely_assigned(body)
+        for p in active_phis:  # a carried value the body does not read gets adjoint 0
+            if adj(p.name) not in assigned:
+                body.append(ir.Assign((adj(p.name),), zero(self.act.kinds.get(p.name)), s.line))
+        body.insert(0, ir.Pop(self.tape_names[s.tag], (), s.tag, s.line))
+        loop = ir.ForEach(s.target if s.iter is not None else "%_", self.reverse_iter(s), body,
+                          s.line, s.tag)
+        post = [self.set_adj(p.init.id, ir.name(adj(p.name)), s.line) for p in active_phis
+                if self.act.is_active(p.init)]
+        return pre + [loop] + post
+
+    def reverse_iter(self, s: ir.Loop) -> ast.expr:
+        if s.iter is None:
+            return ast.Call(func=ir.name("range"), args=[ir.name(self.count_names[s.tag])],
+                            keywords=[])
+        iter_ = s.iter
+        if _counted(s):
+            iter_ = ast.Subscript(value=iter_, slice=ast.Slice(
+                lower=None, upper=ir.name(self.count_names[s.tag]), step=None), ctx=ast.Load())
+        return ast.Call(func=ir.name("reversed"), args=[iter_], keywords=[])
 
     def reverse_assign(self, s: ir.Assign) -> list:
         op = self.act.op(s)
@@ -220,15 +324,15 @@ class _Transform:
                 return []
             parts = [ir.name(adj(t)) if t in self.act.active else zero(self.act.kinds.get(t))
                      for t in s.targets]
-            return [ir.Assign((adj(value.id),), ast.Tuple(elts=parts, ctx=ast.Load()), line)]
+            return [self.set_adj(value.id, ast.Tuple(elts=parts, ctx=ast.Load()), line)]
         (target,) = s.targets
         out_bar = ir.name(adj(target))
         if op.kind == "copy":
             (x,) = op.inputs
-            return [ir.Assign((adj(x.id),), out_bar, line)] if self.act.is_active(x) else []
+            return [self.set_adj(x.id, out_bar, line)] if self.act.is_active(x) else []
         if op.kind == "pack":
-            return [ir.Assign((adj(x.id),), ast.Subscript(value=out_bar, slice=ir.const(i),
-                                                          ctx=ast.Load()), line)
+            return [self.set_adj(x.id, ast.Subscript(value=out_bar, slice=ir.const(i),
+                                                     ctx=ast.Load()), line)
                     for i, x in enumerate(op.inputs) if self.act.is_active(x)]
         if op.kind == "getitem":
             container, index = op.inputs
@@ -237,7 +341,7 @@ class _Transform:
             kind = self.act.kinds[container.id]
             i = index.value % len(kind)
             parts = [out_bar if j == i else zero(k) for j, k in enumerate(kind)]
-            return [ir.Assign((adj(container.id),), ast.Tuple(elts=parts, ctx=ast.Load()), line)]
+            return [self.set_adj(container.id, ast.Tuple(elts=parts, ctx=ast.Load()), line)]
         if op.kind == "rule":
             wanted = [i for i, x in enumerate(op.inputs) if self.act.is_active(x)]
             assigns, terms = op.rule.instantiate(op.inputs, ir.name(target), [out_bar],
@@ -250,18 +354,49 @@ class _Transform:
             out = [ir.Assign((n,), e, line) for n, e in assigns]
             for i in wanted:
                 if i in terms:
-                    out.append(ir.Assign((adj(op.inputs[i].id),), terms[i], line))
+                    out.append(self.set_adj(op.inputs[i].id, terms[i], line))
             return out
         if op.kind == "call":
             if id(s) not in self.calls:
                 return []  # no active argument: the call's result is a constant
             request, bound = self.calls[id(s)]
-            targets = tuple(adj(atom.id) for p, atom in bound if p in request.active)
+            names = [atom.id for p, atom in bound if p in request.active]
             call = ast.Call(func=ir.name(request.bwd),
                             args=[ir.name(ir.derived(target, "saved")), out_bar], keywords=[])
-            return [ir.Assign(targets, call, line, unpack=len(targets) > 1)]
+            if not any(self.is_accumulator(n) for n in names):
+                targets = tuple(adj(n) for n in names)
+                return [ir.Assign(targets, call, line, unpack=len(targets) > 1)]
+            temps = tuple(self.fresh() for _ in names)
+            out = [ir.Assign(temps, call, line, unpack=len(temps) > 1)]
+            return out + [self.set_adj(n, ir.name(t), line) for n, t in zip(names, temps)]
         return []
 
+
+def _counted(s: ir.Loop) -> bool:
+    """Must the forward sweep count the iterations (a ``while``, or a ``break``)?"""
+    return s.iter is None or _breaks(s.body)
+
+
+def _breaks(body) -> bool:
+    for s in body:
+        if isinstance(s, ir.Exit) and s.brk:
+            return True
+        if isinstance(s, ir.If) and (_breaks(s.body) or _breaks(s.orelse)):
+            return True
+    return False
+
+
+def _insert_pushes(body, tape, tag) -> list:
+    """A `Push` before every `Exit` of this loop's body (not of nested loops)."""
+    out = []
+    for s in body:
+        if isinstance(s, ir.Exit):
+            out.append(ir.Push(tape, (), tag, s.line))
+        elif isinstance(s, ir.If):
+            s = ir.If(s.test, _insert_pushes(s.body, tape, tag),
+                      _insert_pushes(s.orelse, tape, tag), s.line)
+        out.append(s)
+    return out
 
 
 def _sum(terms, kind):

@@ -1,24 +1,35 @@
-"""simplify: tidy a derivative's statements without changing what they compute.
+"""simplify: tidy a derivative's statements without changing what they compute, and
+decide what loops save on their tapes.
 
 Contract
 --------
-`simplify(forward, reverse, keep)` takes a forward sweep and a reverse sweep (lists of
-IR statements that run one after the other) and returns both, rewritten so that
+`simplify(forward, reverse, keep, outputs, pure, float_name)` takes a forward sweep
+and a reverse sweep (lists of IR statements that run one after the other) and returns
+both, rewritten so that
 
 * no `dup` is left: a copy made by `dup` is the same value as its source, so every
   read of a copy reads the source instead (the dup form did its job: adjoint names
   such as ``x%a%bar`` still say which read each adjoint belongs to);
 * an adjoint or temporary defined once as a plain copy of another name
-  (``t1%bar = z%bar``) is replaced by that name and the copy dropped;
-* a reverse-sweep expression computed twice (``g_a_bar = t6_bar * g`` and
-  ``g_b_bar = t6_bar * g``, from ``g * g``) is computed once: names are SSA, so an
-  expression over the same names has the same value wherever it dominates;
+  (``t1%bar = z%bar``) is replaced by that name and the copy dropped, when the name
+  it copies is assigned at most once on any path (never a loop-carried name);
+* with `float_name`, a constant adjoint such as the seed ``out_bar = 1.0`` is folded
+  into the lines that read it where that cannot change a result's type
+  (``out_bar * y`` -> ``y`` when `y` is a float), and literal arithmetic is folded;
+* a reverse-sweep expression computed twice over names that do not change
+  (``g_a_bar = t6_bar * g`` and ``g_b_bar = t6_bar * g``, from ``g * g``) is
+  computed once;
 * a reverse-sweep assignment whose result nothing reads, and which is not in `keep`,
-  is dropped (repeatedly), as is a reverse `if` left with nothing but ``pass``;
+  is dropped (repeatedly), as is a reverse `if` or loop left with nothing to do;
 * with `float_name`, a forward assignment nothing reads whose computation cannot
   raise (``+``, ``-``, ``*``, negation and comparisons of Python numbers) is dropped:
   it cannot change the result or raise, so only its cost would remain (this drops
   the output's own last line from a gradient that does not return it);
+* every loop's `Push`/`Pop` pair carries exactly the values its reverse reads that
+  the iteration computed (Tapenade's to-be-recorded set): nothing loop-invariant,
+  nothing the reverse loop recomputes (its index), nothing only a nested loop's own
+  tape restores; a saved value an exit path has not computed is set to None on
+  that path first;
 * a forward temporary read exactly once, by a later line of the same block, and by
   nothing in the reverse sweep, is nested back into that line when its computation
   is pure and nothing else is evaluated in between (``t1 = x * y; a = t1 + z``
@@ -26,9 +37,12 @@ IR statements that run one after the other) and returns both, rewritten so that
   evaluates the same operations in the same order. A temporary whose adjoint has a
   name in the reverse sweep keeps its line, so every ``t3_bar`` has its ``t3``.
 
-The forward sweep keeps every statement of the user's computation, in order, so it
-raises and prints exactly what the user's function would. Comments stay with the
-statements they describe; a comment left with no statement after it is dropped.
+The forward sweep keeps the user's computation in order, so it raises and prints
+exactly what the user's function would. Comments stay with the statements they
+describe; a comment left with no statement after it is dropped.
+
+`saved_names(forward, reverse)` gives what the reverse sweep reads from the forward
+sweep outside all loops (the values a split derivative's forward function returns).
 """
 
 from __future__ import annotations
@@ -45,30 +59,25 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
     sweeps (what the derivative returns), renamed along with everything else.
     `pure(value)` says which forward right-hand sides may be nested into the line
     that reads them (see `_nest`); without it nothing is nested. `float_name(n)`
-    says which names certainly hold a Python float; with it, a constant adjoint such
-    as the seed ``out_bar = 1.0`` is folded into the lines that read it where that
-    cannot change a result's type (``out_bar * y`` -> ``y`` when `y` is a float)."""
+    says which names certainly hold a Python float."""
     keep = set(keep)
     result = ir.Return(ast.Tuple(elts=copy.deepcopy(list(outputs)), ctx=ast.Load()))
     body = copy.deepcopy(forward) + [_MARK] + copy.deepcopy(reverse) + [result]
     body = _elide_dups(body)
     body = _propagate_copies(body, keep)
-    result = body.pop()
-    i = next(i for i, s in enumerate(body) if s is _MARK)
-    forward, reverse = body[:i], body[i + 1:]
+    forward, reverse, result = _split(body)
     if float_name is not None:
         reverse = _fold_constant_adjoints(reverse + [result], keep, float_name)
         result = reverse.pop()
     _common_subexpressions(forward, reverse)
-    body = _propagate_copies(forward + [_MARK] + reverse + [result], keep)
-    result = body.pop()
-    i = next(i for i, s in enumerate(body) if s is _MARK)
-    forward, reverse = body[:i], body[i + 1:]
+    forward, reverse, result = _split(_propagate_copies(forward + [_MARK] + reverse + [result],
+                                                        keep))
     reverse = _drop_dead(forward, reverse + [result], keep)
+    _fill_tapes(forward, reverse)
     if float_name is not None:
         forward = _drop_dead_forward(forward, reverse, float_name)
     if pure is not None:
-        reads = _reads(forward + reverse)
+        reads = ir.reads_in(forward + reverse)
         adjoints = {t for x in ir.walk(reverse) for t in ir.defined_names(x)}
         forward = _nest(forward, reads, lambda s: pure(s.value) and
                         ir.adjoint(s.targets[0]) not in adjoints)
@@ -79,33 +88,13 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
 _MARK = ir.Comment("---")
 
 
-def _rename_everywhere(body, mapping):
-    """Rename reads (the statements are this module's own copies)."""
-    for s in ir.walk(body):
-        if isinstance(s, (ir.Assign, ir.AugAssign, ir.Expr, ir.Return)):
-            ir.rename_in_place(s.value, mapping)
-        elif isinstance(s, ir.If):
-            ir.rename_in_place(s.test, mapping)
-        elif isinstance(s, ir.Dup):
-            s.source = mapping.get(s.source, s.source)
-        elif isinstance(s, ir.Comment) and "\0" in s.text:
-            parts = s.text.split("\0")
-            parts[1::2] = [mapping.get(p, p) if isinstance(mapping.get(p, p), str) else p
-                           for p in parts[1::2]]
-            s.text = "\0".join(parts)
+def _split(body):
+    result = body[-1]
+    i = next(i for i, s in enumerate(body) if s is _MARK)
+    return body[:i], body[i + 1:-1], result
 
 
-def _elide_dups(body):
-    mapping = {}
-    for s in ir.walk(body):
-        if isinstance(s, ir.Dup):
-            src = mapping.get(s.source, s.source)
-            for t in s.targets:
-                mapping[t] = src
-    body = _without(body, lambda s: isinstance(s, ir.Dup))
-    if mapping:
-        _rename_everywhere(body, mapping)
-    return body
+# ------------------------------------------------------------------ helpers
 
 
 def _without(body, drop):
@@ -116,6 +105,13 @@ def _without(body, drop):
         if isinstance(s, ir.If):
             s.body = _without(s.body, drop)
             s.orelse = _without(s.orelse, drop)
+        elif isinstance(s, ir.Loop):
+            s.cond = _without(s.cond, drop)
+            s.body = _without(s.body, drop)
+        elif isinstance(s, ir.ForEach):
+            s.body = _without(s.body, drop)
+        elif isinstance(s, ir.Exit):
+            s.copies = _without(s.copies, drop)
         out.append(s)
     return out
 
@@ -128,6 +124,35 @@ def _definitions(body) -> dict:
     return count
 
 
+def _max_defs(body) -> dict:
+    """For each name, the most times it is assigned along one path (a loop body or
+    an `ir.Exit` counts once, but a name assigned both outside and inside a loop, or
+    by a loop and before it, counts twice)."""
+    def block(stmts) -> dict:
+        count = {}
+        for s in stmts:
+            if isinstance(s, ir.If):
+                a, b = block(s.body), block(s.orelse)
+                inner = {n: max(a.get(n, 0), b.get(n, 0)) for n in set(a) | set(b)}
+            elif isinstance(s, (ir.Loop, ir.ForEach)):
+                inner = block(getattr(s, "cond", [])) | {}
+                for n, k in block(s.body).items():
+                    inner[n] = inner.get(n, 0) + k
+                for n in ir.defined_names(s):
+                    inner[n] = inner.get(n, 0) + 1
+            elif isinstance(s, ir.Exit):
+                inner = block(s.copies)
+            else:
+                inner = {}
+                for n in ir.defined_names(s):
+                    inner[n] = inner.get(n, 0) + (2 if isinstance(s, ir.AugAssign) else 1)
+            for n, k in inner.items():
+                count[n] = count.get(n, 0) + k
+        return count
+
+    return block(body)
+
+
 def _propagatable(n: str) -> bool:
     """Adjoints and compiler temporaries may vanish; user names and SSA versions stay."""
     if n.endswith("%bar"):
@@ -136,22 +161,35 @@ def _propagatable(n: str) -> bool:
     return n.startswith("%") and len(base) == 2 and (base[1].isdigit() or base[1][:1] == "r")
 
 
-def _augmented(body) -> set:
-    return {s.target for s in ir.walk(body) if isinstance(s, ir.AugAssign)}
+# ------------------------------------------------------------------- copies
+
+
+def _elide_dups(body):
+    mapping = {}
+    for s in ir.walk(body):
+        if isinstance(s, ir.Dup):
+            src = mapping.get(s.source, s.source)
+            for t in s.targets:
+                mapping[t] = src
+    body = _without(body, lambda s: isinstance(s, ir.Dup))
+    if mapping:
+        ir.rename_reads(body, mapping)
+    return body
 
 
 def _propagate_copies(body, keep):
     """Remove ``v = w`` copies: read `w` where `v` was read, or, when `v` must stay
     (a gradient the function returns), give `w`'s definitions the name `v`."""
     while True:
-        defs, reads, aug = _definitions(body), _reads(body), _augmented(body)
+        defs, reads, most = _definitions(body), ir.reads_in(body), _max_defs(body)
         mapping, renames, dropped = {}, {}, set()
         touched = set()
         for s in ir.walk(body):
             if not (isinstance(s, ir.Assign) and not s.unpack and isinstance(s.value, ast.Name)):
                 continue
             v, w = s.targets[0], s.value.id
-            if v == w or defs.get(v) != 1 or w in aug or v in aug or v in touched or w in touched:
+            if v == w or defs.get(v) != 1 or most.get(w, 0) > 1 or most.get(v, 0) > 1 \
+                    or v in touched or w in touched:
                 continue
             if v in keep:
                 if _propagatable(w) and w not in keep and reads.get(w) == 1:
@@ -167,140 +205,64 @@ def _propagate_copies(body, keep):
         if not dropped:
             return body
         body = _without(body, lambda x: id(x) in dropped)
-        both = {**mapping, **renames}
-        _rename_everywhere(body, both)
-        _rename_targets(body, renames)
+        ir.rename_reads(body, {**mapping, **renames})
+        ir.rename_defs(body, renames)
 
 
-def _rename_targets(body, mapping):
-    for s in ir.walk(body):
-        if isinstance(s, (ir.Assign, ir.Dup)):
-            s.targets = tuple(mapping.get(t, t) for t in s.targets)
-        elif isinstance(s, ir.AugAssign):
-            s.target = mapping.get(s.target, s.target)
-
-
-def _reads(body) -> dict:
-    count = {}
-    for s in ir.walk(body):
-        for node in ir.exprs(s):
-            for n in ir.names_in(node):
-                count[n] = count.get(n, 0) + 1
-    return count
-
+# ------------------------------------------------------------------ dead code
 
 
 def _drop_dead(forward, reverse, keep):
     while True:
-        reads = _reads(forward + reverse)
+        reads = ir.reads_in(forward + reverse)
         dead = lambda s: (isinstance(s, ir.Assign)  # noqa: E731
                           and not any(reads.get(t) or t in keep for t in s.targets))
         before = sum(1 for _ in ir.walk(reverse))
         reverse = _without(reverse, dead)
-        reverse = _without(reverse, lambda s: isinstance(s, ir.If) and not _has_code(s))
+        reverse = _without(reverse, lambda s: isinstance(s, (ir.If, ir.ForEach))
+                           and not _has_code(s))
         if sum(1 for _ in ir.walk(reverse)) == before:
             return reverse
 
 
-def _has_code(s: ir.If) -> bool:
-    return any(not isinstance(x, ir.Comment) for x in ir.walk(s.body + s.orelse))
+def _has_code(s) -> bool:
+    return any(not isinstance(x, (ir.Comment, ir.Pop)) for x in ir.walk(sum(ir.blocks(s), [])))
 
 
-def _tidy_comments(body, last=None):
-    """Drop comments with no statement after them, and a comment that repeats the
-    comment just before it (such as a branch's first line quoting the `if` again)."""
-    out = []
-    for i, s in enumerate(body):
-        if isinstance(s, ir.Comment):
-            following = body[i + 1] if i + 1 < len(body) else None
-            if following is None or isinstance(following, ir.Comment) or s.text == last:
-                continue
-            last = s.text
-        if isinstance(s, ir.If):
-            s.body = _tidy_comments(s.body, last)
-            s.orelse = _tidy_comments(s.orelse, last)
-            last = None
-        out.append(s)
-    return out
+_NON_RAISING = (ast.Add, ast.Sub, ast.Mult)
 
 
-def _is_temp(n: str) -> bool:
-    parts = n.split("%")
-    return len(parts) == 2 and parts[0] == "" and parts[1].isdigit()
-
-
-def _reads_in_order(node) -> list:
-    """Names read by an expression, in Python's evaluation order."""
-    out = []
-
-    def visit(n):
-        if isinstance(n, ast.Name):
-            out.append(n.id)
-            return
-        for child in ast.iter_child_nodes(n):
-            visit(child)
-
-    visit(node)
-    return out
-
-
-def _nest(body, reads, pure) -> list:
-    out = []
-    pending = []  # (temp, value) waiting for the line that reads them, oldest first
-
-    def flush(upto=None):
-        keep = pending if upto is None else pending[:upto]
-        for name, value in keep:
-            out.append(ir.Assign((name,), value))
-        del pending[: len(keep)]
-
-    for s in body:
-        node = s.test if isinstance(s, ir.If) else getattr(s, "value", None)
-        if node is not None and pending:
-            order = [n for n in _reads_in_order(node) if any(n == p for p, _ in pending)]
-            k = len(pending)
-            while k and [p for p, _ in pending[-k:]] != [n for n in order
-                                                         if any(n == p for p, _ in pending[-k:])]:
-                k -= 1
-            if k and all(any(n == p for n in order) for p, _ in pending[-k:]):
-                nested = dict(pending[-k:])
-                flush(len(pending) - k)
-                pending.clear()
-                node = ir.substitute(node, nested)
-                if isinstance(s, ir.If):
-                    s.test = node
-                else:
-                    s.value = node
-        if isinstance(s, ir.If):
-            flush()
-            s.body = _nest(s.body, reads, pure)
-            s.orelse = _nest(s.orelse, reads, pure)
-            out.append(s)
-            continue
-        if isinstance(s, ir.Assign) and not s.unpack and _is_temp(s.targets[0]) \
-                and reads.get(s.targets[0]) == 1 and pure(s) and _read_later(s, body):
-            pending.append((s.targets[0], s.value))
-            continue
-        flush()
-        out.append(s)
-    flush()
-    return out
-
-
-def _read_later(s, body) -> bool:
-    """Is `s`'s target read by a later statement of this same block (not nested)?"""
-    target = s.targets[0]
-    seen = False
-    for other in body:
-        if other is s:
-            seen = True
-            continue
-        if not seen:
-            continue
-        node = other.test if isinstance(other, ir.If) else getattr(other, "value", None)
-        if node is not None and target in ir.names_in(node):
-            return True
+def _numeric(node, float_name) -> bool:
+    if isinstance(node, ast.Constant):
+        return type(node.value) in (int, float, bool)
+    if isinstance(node, ast.Name):
+        return float_name(node.id)
     return False
+
+
+def _cannot_raise(node, float_name) -> bool:
+    """Arithmetic on Python floats that never raises (it overflows to inf), and an
+    empty list (a tape nothing is pushed on)."""
+    if isinstance(node, ast.List) and not node.elts:
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _NON_RAISING):
+        return all(_cannot_raise(x, float_name) for x in (node.left, node.right))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _cannot_raise(node.operand, float_name)
+    return _numeric(node, float_name)
+
+
+def _drop_dead_forward(forward, reverse, float_name):
+    while True:
+        reads = ir.reads_in(forward + reverse)
+        dead = lambda s: ((isinstance(s, ir.Assign) and not s.unpack  # noqa: E731
+                           and not reads.get(s.targets[0])
+                           and _cannot_raise(s.value, float_name))
+                          or (isinstance(s, ir.If) and not _has_code(s)))
+        before = sum(1 for _ in ir.walk(forward))
+        forward = _without(forward, dead)
+        if sum(1 for _ in ir.walk(forward)) == before:
+            return forward
 
 
 # ------------------------------------------------------- constants and CSE
@@ -366,85 +328,283 @@ def _fold_constant_adjoints(body, keep, float_name):
                 return ast.Constant(-n.operand.value)
             return n
 
+    mapping = {n: ast.Constant(v) for n, v in constants.items()}
     for s in ir.walk(body):
-        if isinstance(s, (ir.Assign, ir.AugAssign, ir.Return)) and \
-                any(n in constants for n in ir.names_in(s.value)):
-            value = ir.substitute(s.value, {n: ast.Constant(v) for n, v in constants.items()})
-            s.value = _Fold().visit(value)
+        for get, set_ in ir.slots(s):
+            node = get()
+            if any(n in constants for n in ir.names_in(node)):
+                set_(_Fold().visit(ir.substitute(node, mapping)))
     return body
 
 
 def _common_subexpressions(forward, reverse):
     """Reuse a value the forward sweep's top level or an enclosing reverse block
     already computed, instead of computing it again."""
-    aug = _augmented(forward + reverse)
-    defs = _definitions(forward + reverse)
+    most = _max_defs(forward + reverse)
     table = {}
     for s in forward:
-        key = _cse_key(s, aug)
-        if key is not None and defs.get(s.targets[0]) == 1:
+        key = _cse_key(s, most)
+        if key is not None:
             table.setdefault(key, s.targets[0])
-    _cse_block(reverse, table, aug, defs)
+    _cse_block(reverse, table, most)
 
 
-def _cse_key(s, aug):
-    if not (isinstance(s, ir.Assign) and not s.unpack):
+def _cse_key(s, most):
+    if not (isinstance(s, ir.Assign) and not s.unpack) or most.get(s.targets[0], 0) > 1:
         return None
     value = s.value
     if isinstance(value, (ast.Name, ast.Constant)):
         return None
     for n in ast.walk(value):
-        if isinstance(n, ast.Name) and n.id in aug:
-            return None
+        if isinstance(n, ast.Name) and most.get(n.id, 0) > 1:
+            return None  # a name that changes (in a loop, or accumulated)
         if isinstance(n, ast.Call) and "%" in (ir.dotted(n.func) or "%"):
             return None  # a derivative function: not a pure expression
     return ast.dump(value)
 
 
-def _cse_block(body, table, aug, defs):
+def _cse_block(body, table, most):
     table = dict(table)
     for s in body:
-        if isinstance(s, ir.If):
-            _cse_block(s.body, table, aug, defs)
-            _cse_block(s.orelse, table, aug, defs)
-            continue
-        key = _cse_key(s, aug)
+        for block in ir.blocks(s):
+            _cse_block(block, table, most)
+        key = _cse_key(s, most)
         if key is None:
             continue
         if key in table:
             s.value = ir.name(table[key])
-        elif defs.get(s.targets[0]) == 1:
+        else:
             table[key] = s.targets[0]
 
 
-_NON_RAISING = (ast.Add, ast.Sub, ast.Mult)
+# --------------------------------------------------------------------- tapes
 
 
-def _numeric(node, float_name) -> bool:
-    if isinstance(node, ast.Constant):
-        return type(node.value) in (int, float, bool)
-    if isinstance(node, ast.Name):
-        return float_name(node.id)
-    return False
+def _fill_tapes(forward, reverse):
+    """Decide each loop's Push/Pop values (see the module docstring)."""
+    loops = {s.tag: s for s in ir.walk(forward) if isinstance(s, ir.Loop)}
+    saved = {}
+    _needed(reverse, loops, saved)
+    for tag, names in saved.items():
+        for s in ir.walk(reverse):
+            if isinstance(s, ir.Pop) and s.tag == tag:
+                s.targets = tuple(names)
+    for tag, loop in loops.items():
+        names = tuple(saved.get(tag, ()))
+        for s in ir.walk(loop.body):
+            if isinstance(s, ir.Push) and s.tag == tag:
+                s.values = names
+        if names:
+            start = {p.name for p in loop.phis} | ({loop.target} if loop.target else set())
+            _fill_paths(loop.cond + loop.body, start, set(names), tag)
 
 
-def _cannot_raise(node, float_name) -> bool:
-    """Arithmetic on Python floats that never raises (it overflows to inf)."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, _NON_RAISING):
-        return all(_cannot_raise(x, float_name) for x in (node.left, node.right))
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        return _cannot_raise(node.operand, float_name)
-    return _numeric(node, float_name)
+def saved_names(forward, reverse) -> list:
+    """What the reverse sweep reads from the forward sweep outside every loop, in the
+    order the forward sweep defines it."""
+    loops = {s.tag: s for s in ir.walk(forward) if isinstance(s, ir.Loop)}
+    needed = _needed(reverse, loops, {})
+    inside = set()
+    for loop in loops.values():
+        for s in ir.walk(loop.cond + loop.body):
+            inside.update(ir.defined_names(s))
+    order = _definition_order(forward)
+    return sorted((n for n in needed if n in order and n not in inside),
+                  key=order.index)
 
 
-def _drop_dead_forward(forward, reverse, float_name):
-    while True:
-        reads = _reads(forward + reverse)
-        dead = lambda s: ((isinstance(s, ir.Assign) and not s.unpack  # noqa: E731
-                           and not reads.get(s.targets[0])
-                           and _cannot_raise(s.value, float_name))
-                          or (isinstance(s, ir.If) and not _has_code(s)))
-        before = sum(1 for _ in ir.walk(forward))
-        forward = _without(forward, dead)
-        if sum(1 for _ in ir.walk(forward)) == before:
-            return forward
+def _definition_order(body) -> list:
+    order = []
+    for s in ir.walk(body):
+        for n in ir.defined_names(s):
+            if n not in order:
+                order.append(n)
+    return order
+
+
+def _needed(body, loops, saved) -> list:
+    """Names `body` reads that it does not get from a nested loop's tape; fills
+    `saved[tag]` for every reverse loop inside."""
+    out = []
+
+    def add(names):
+        for n in names:
+            if n not in out:
+                out.append(n)
+
+    for s in body:
+        add(n for node in ir.exprs(s) for n in ir.names_in(node))
+        if isinstance(s, ir.ForEach) and s.tag in loops:
+            inner = _needed(s.body, loops, saved)
+            loop = loops[s.tag]
+            order = [p.name for p in loop.phis] + _definition_order(loop.cond + loop.body)
+            own = sorted((n for n in inner if n in order and n != s.target), key=order.index)
+            saved[s.tag] = own
+            add(n for n in inner if n not in own and n != s.target)
+        else:
+            for block in ir.blocks(s):
+                add(_needed(block, loops, saved))
+    return out
+
+
+def _fill_paths(block, assigned, saved, tag):
+    """Make every saved value assigned at every Push of loop `tag`: set it to None
+    on a path that has not computed it. Returns what is assigned at the end of
+    `block`, or None when every path through it has left the iteration."""
+    i = 0
+    while i < len(block):
+        s = block[i]
+        if isinstance(s, ir.Push) and s.tag == tag:
+            missing = [n for n in s.values if n not in assigned]
+            block[i:i] = [ir.Assign((n,), ir.const(None), s.line) for n in missing]
+            i += len(missing)
+        elif isinstance(s, ir.Exit):
+            return None
+        elif isinstance(s, ir.If):
+            a = _fill_paths(s.body, set(assigned), saved, tag)
+            b = _fill_paths(s.orelse, set(assigned), saved, tag)
+            if a is None and b is None:
+                return None
+            if a is None or b is None:
+                assigned = a if b is None else b
+            else:
+                for mine, other_block, other in ((a, s.orelse, b), (b, s.body, a)):
+                    missing = sorted((saved & mine) - other)
+                    if missing:
+                        other_block.append(ir.Comment("not computed on this path"))
+                        other_block.extend(ir.Assign((n,), ir.const(None), s.line)
+                                           for n in missing)
+                assigned = a | b
+        elif isinstance(s, ir.Loop):
+            assigned |= {p.name for p in s.phis if p.init is not None}
+        else:
+            assigned |= set(ir.defined_names(s))
+        i += 1
+    return assigned
+
+
+# -------------------------------------------------------------------- nesting
+
+
+def _is_temp(n: str) -> bool:
+    parts = n.split("%")
+    return len(parts) == 2 and parts[0] == "" and parts[1].isdigit()
+
+
+def _reads_in_order(node) -> list:
+    """Names read by an expression, in Python's evaluation order."""
+    out = []
+
+    def visit(n):
+        if isinstance(n, ast.Name):
+            out.append(n.id)
+            return
+        for child in ast.iter_child_nodes(n):
+            visit(child)
+
+    visit(node)
+    return out
+
+
+def _nest(body, reads, pure, tail=None) -> list:
+    """See the module docstring. `tail` is a (get, set) slot read right after the
+    block (a while loop's test after its condition statements)."""
+    out = []
+    pending = []  # (temp, value) waiting for the line that reads them, oldest first
+
+    def flush(upto=None):
+        keep = pending if upto is None else pending[:upto]
+        for name, value in keep:
+            out.append(ir.Assign((name,), value))
+        del pending[: len(keep)]
+
+    def absorb(get, set_):
+        node = get()
+        if node is None or not pending:
+            return
+        order = [n for n in _reads_in_order(node) if any(n == p for p, _ in pending)]
+        k = len(pending)
+        while k and [p for p, _ in pending[-k:]] != [n for n in order
+                                                     if any(n == p for p, _ in pending[-k:])]:
+            k -= 1
+        if k and all(any(n == p for n in order) for p, _ in pending[-k:]):
+            nested = dict(pending[-k:])
+            flush(len(pending) - k)
+            pending.clear()
+            set_(ir.substitute(node, nested))
+
+    for s in body:
+        if isinstance(s, ir.Exit):
+            flush()
+            out.append(s)
+            continue
+        own = ir.slots(s)
+        if isinstance(s, ir.If):
+            absorb(*own[0])
+        elif isinstance(s, (ir.Assign, ir.Expr, ir.Return)):
+            absorb(*own[0])
+        if isinstance(s, ir.If):
+            flush()
+            s.body = _nest(s.body, reads, pure)
+            s.orelse = _nest(s.orelse, reads, pure)
+            out.append(s)
+            continue
+        if isinstance(s, ir.Loop):
+            flush()
+            test = ir.loop_test_slot(s)
+            s.cond = _nest(s.cond, reads, pure, test[0] if test else None)
+            s.body = _nest(s.body, reads, pure)
+            out.append(s)
+            continue
+        if isinstance(s, ir.Assign) and not s.unpack and _is_temp(s.targets[0]) \
+                and reads.get(s.targets[0]) == 1 and pure(s) and _read_later(s, body, tail):
+            pending.append((s.targets[0], s.value))
+            continue
+        flush()
+        out.append(s)
+    if tail is not None:
+        absorb(*tail)
+    flush()
+    return out
+
+
+def _read_later(s, body, tail) -> bool:
+    """Is `s`'s target read by a later statement of this same block (not nested), or
+    by the slot read right after the block?"""
+    target = s.targets[0]
+    seen = False
+    for other in body:
+        if other is s:
+            seen = True
+            continue
+        if not seen or isinstance(other, ir.Exit):
+            continue
+        own = ir.slots(other)[:1] if isinstance(other, (ir.If, ir.Assign, ir.Expr,
+                                                         ir.Return)) else []
+        if any(target in ir.names_in(get()) for get, _ in own):
+            return True
+    return tail is not None and target in ir.names_in(tail[0]())
+
+
+# ------------------------------------------------------------------ comments
+
+
+def _tidy_comments(body, last=None):
+    """Drop comments with no statement after them, and a comment that repeats the
+    comment just before it (such as a branch's first line quoting the `if` again)."""
+    out = []
+    for i, s in enumerate(body):
+        if isinstance(s, ir.Comment):
+            following = body[i + 1] if i + 1 < len(body) else None
+            if following is None or isinstance(following, ir.Comment) or s.text == last:
+                continue
+            last = s.text
+        if isinstance(s, ir.If):
+            s.body = _tidy_comments(s.body, last)
+            s.orelse = _tidy_comments(s.orelse, last)
+            last = None
+        elif isinstance(s, ir.ForEach):
+            s.body = _tidy_comments(s.body, last)
+            last = None
+        out.append(s)
+    return out

@@ -3,9 +3,11 @@
 import math
 
 
-def uses_while(x):
-    while x > 1.0:
-        x = x / 2.0
+def uses_for_else(x):
+    for i in range(3):
+        x = x * 2.0
+    else:
+        x = x + 1.0
     return x
 
 

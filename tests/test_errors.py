@@ -21,7 +21,7 @@ def line_of(f, text):
 
 
 @pytest.mark.parametrize("f,marker,what", [
-    (bad.uses_while, "while x", "`while` loop"),
+    (bad.uses_for_else, "for i in", "`for ... else`"),
     (bad.uses_try, "try:", "`try`"),
     (bad.uses_lambda, "lambda t", "lambda"),
     (bad.uses_generator, "sum(", "generator expression"),

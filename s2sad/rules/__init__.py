@@ -348,5 +348,7 @@ def _changed():
 def _load_tables():
     from . import forward, reverse  # noqa: F401  (their decorators fill the tables)
 
+    NONDIFFERENTIABLE.update({len, range, print, isinstance, type, callable})
+
 
 _load_tables()
