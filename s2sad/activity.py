@@ -42,6 +42,14 @@ class Activity:
     useful: set = field(default_factory=set)
     active: set = field(default_factory=set)
     ops: dict = field(default_factory=dict)  # id(Assign) -> ops.Op
+    roots: dict = field(default_factory=dict)  # list name -> the name of its list object
+    created: dict = field(default_factory=dict)  # list root -> id of the statement making it
+
+    def root(self, n: str) -> str:
+        """The name that stands for the list object `n` refers to."""
+        while self.roots.get(n, n) != n:
+            n = self.roots[n]
+        return n
 
     def op(self, stmt) -> ops.Op:
         return self.ops[id(stmt)]
@@ -66,15 +74,46 @@ class _Analysis:
     def is_local(self, n):
         return n in self.locals
 
+    # Lists are mutable objects: variedness and usefulness belong to the object, so
+    # for a list-valued name the sets hold the name of its object (`key`).
+
+    def is_list(self, n) -> bool:
+        return isinstance(self.result.kinds.get(n), ops.ListKind)
+
+    def key(self, n):
+        return self.result.root(n) if self.is_list(n) else n
+
+    def alias(self, a, b):
+        """`a` and `b` refer to the same list object."""
+        r = self.result
+        ra, rb = r.root(a), r.root(b)
+        if ra == rb:
+            return
+        if ra in r.created and rb in r.created:
+            self.conflicts.add(ra)
+            self.conflicts.add(rb)
+        # the name that made the list stays its name (xs, not the copy xs_a)
+        keep, other = (ra, rb) if ra in r.created or rb not in r.created and "%" not in ra \
+            else (rb, ra)
+        r.roots[other] = keep
+        for group in (r.varied, r.useful):
+            if other in group:
+                group.add(keep)
+
     def run(self) -> Activity:
         r = self.result
+        self.conflicts = set()
         for p in self.fn.params:
             default = ops.SCALAR if p.name in r.wrt else ops.UNKNOWN
             r.kinds[p.name] = self.param_kinds.get(p.name, default)
+            if isinstance(r.kinds[p.name], ops.ListKind):
+                r.created[p.name] = 0  # made by the caller
             if p.name in r.wrt and ops.differentiable(r.kinds[p.name]):
                 r.varied.add(p.name)
         self.forward(self.fn.body)
         self.backward(self.fn.body)
+        for group in (r.varied, r.useful):
+            group |= {n for n in r.kinds if self.is_list(n) and r.root(n) in group}
         r.active = {n for n in r.varied & r.useful if ops.differentiable(r.kinds.get(n))}
         self.check(self.fn.body)
         return r
@@ -92,7 +131,11 @@ class _Analysis:
         return ops.UNKNOWN
 
     def is_varied(self, atom) -> bool:
-        return isinstance(atom, ast.Name) and atom.id in self.result.varied
+        return isinstance(atom, ast.Name) and self.key(atom.id) in self.result.varied
+
+    def mark_useful(self, n):
+        if n in self.locals:
+            self.result.useful.add(self.key(n))
 
     def forward(self, body):
         r = self.result
@@ -109,21 +152,39 @@ class _Analysis:
                 kinds = self.out_kinds(s, op)
                 for t, k in zip(s.targets, kinds):
                     r.kinds[t] = _merge(r.kinds.get(t), k)
+                    if isinstance(r.kinds[t], ops.ListKind):
+                        if op.kind == "copy":
+                            self.alias(t, op.inputs[0].id)
+                        elif r.root(t) not in r.created:
+                            r.created[r.root(t)] = id(s)
                 varied = any(d and self.is_varied(x) for d, x in zip(op.diff, op.inputs))
                 if varied:
                     for t in s.targets:
                         if ops.differentiable(r.kinds[t]):
-                            r.varied.add(t)
+                            r.varied.add(self.key(t))
             elif isinstance(s, ir.Dup):
                 for t in s.targets:
                     r.kinds[t] = r.kinds.get(s.source, ops.UNKNOWN)
-                    if s.source in r.varied:
+                    if self.is_list(t):
+                        self.alias(t, s.source)
+                    elif s.source in r.varied:
                         r.varied.add(t)
             elif isinstance(s, ir.If):
                 self.forward(s.body)
                 self.forward(s.orelse)
             elif isinstance(s, ir.Expr):
-                r.ops[id(s)] = ops.classify(s.value, self.fn, self.is_local)
+                op = r.ops[id(s)] = ops.classify(s.value, self.fn, self.is_local)
+                if op.kind == "append":
+                    xs, v = op.inputs
+                    kind = r.kinds.get(xs.id)
+                    if isinstance(kind, ops.ListKind):
+                        r.kinds[xs.id] = ops.ListKind(_merge(kind.elem if kind.elem != ops.UNKNOWN
+                                                             else None, self.atom_kind(v)))
+                        for n in list(r.kinds):
+                            if self.is_list(n) and r.root(n) == r.root(xs.id):
+                                r.kinds[n] = r.kinds[xs.id]
+                        if self.is_varied(v):
+                            r.varied.add(r.root(xs.id))
 
     def forward_loop(self, s: ir.Loop):
         """Kinds and variedness of a loop: iterate over the body until nothing changes
@@ -136,8 +197,10 @@ class _Analysis:
             for phi in s.phis:
                 if phi.init is not None:
                     r.kinds[phi.name] = _merge(r.kinds.get(phi.name), self.atom_kind(phi.init))
+                    if self.is_list(phi.name) and isinstance(phi.init, ast.Name):
+                        self.alias(phi.name, phi.init.id)
                     if self.is_varied(phi.init) and ops.differentiable(r.kinds[phi.name]):
-                        r.varied.add(phi.name)
+                        r.varied.add(self.key(phi.name))
             self.forward(s.cond)
             self.forward(s.body)
             if (len(r.varied), r.kinds) == before:
@@ -156,8 +219,21 @@ class _Analysis:
             return [self.atom_kind(s.value)]
         if op.kind == "pack":
             return [tuple(inputs)]
+        if op.kind == "listpack":
+            elem = None
+            for k in inputs:
+                elem = _merge(elem, k)
+            return [ops.ListKind(ops.UNKNOWN if elem is None else elem)]
+        if op.kind == "sum":
+            kind = inputs[0]
+            if isinstance(kind, ops.ListKind):
+                return [ops.SCALAR if kind.elem in (ops.SCALAR, ops.INT, ops.UNKNOWN)
+                        else kind.elem]
+            return [ops.UNKNOWN]
         if op.kind == "getitem":
             container, index = inputs[0], op.inputs[1]
+            if isinstance(container, ops.ListKind):
+                return [container.elem]
             if isinstance(container, tuple) and isinstance(index, ast.Constant) \
                     and isinstance(index.value, int) and -len(container) <= index.value < len(container):
                 return [container[index.value]]
@@ -195,25 +271,30 @@ class _Analysis:
                     if len(r.useful) == before:
                         break
                 for phi in s.phis:
-                    if phi.name in r.useful and isinstance(phi.init, ast.Name) \
-                            and phi.init.id in self.locals:
-                        r.useful.add(phi.init.id)
+                    if self.key(phi.name) in r.useful and isinstance(phi.init, ast.Name):
+                        self.mark_useful(phi.init.id)
                 continue
             if isinstance(s, ir.Exit):
                 self.backward(s.copies)
                 continue
             if isinstance(s, ir.Return):
-                if isinstance(s.value, ast.Name) and s.value.id in self.locals:
-                    r.useful.add(s.value.id)
+                if isinstance(s.value, ast.Name):
+                    self.mark_useful(s.value.id)
             elif isinstance(s, ir.Assign):
-                if any(t in r.useful for t in s.targets):
+                if any(self.key(t) in r.useful for t in s.targets):
                     op = r.ops[id(s)]
                     for d, x in zip(op.diff, op.inputs):
-                        if d and isinstance(x, ast.Name) and x.id in self.locals:
-                            r.useful.add(x.id)
+                        if d and isinstance(x, ast.Name):
+                            self.mark_useful(x.id)
+            elif isinstance(s, ir.Expr):
+                op = r.ops.get(id(s))
+                if op is not None and op.kind == "append":
+                    xs, v = op.inputs
+                    if self.key(xs.id) in r.useful and isinstance(v, ast.Name):
+                        self.mark_useful(v.id)
             elif isinstance(s, ir.Dup):
-                if any(t in r.useful for t in s.targets):
-                    r.useful.add(s.source)
+                if any(self.key(t) in r.useful for t in s.targets):
+                    self.mark_useful(s.source)
             elif isinstance(s, ir.If):
                 self.backward(s.body)
                 self.backward(s.orelse)
@@ -233,14 +314,29 @@ class _Analysis:
             op = r.ops[id(s)]
             if op.kind == "unknown":
                 raise self.error(NoRuleError, s, op)
-            if op.kind == "getitem" and not isinstance(r.kinds.get(op.inputs[0].id), tuple):
+            if op.kind == "getitem" and not isinstance(r.kinds.get(op.inputs[0].id),
+                                                       (tuple, ops.ListKind)):
                 raise self.error(NotDifferentiableError, s, op)
+            if op.kind == "getitem" and isinstance(r.kinds.get(op.inputs[0].id), tuple) \
+                    and not isinstance(op.inputs[1], ast.Constant):
+                raise self.error(NotDifferentiableError, s, op,
+                                 "s2sad cannot differentiate indexing a tuple with a value "
+                                 "computed at run time yet",
+                                 "Make it a list: xs = [a, b, c].")
+            for t in s.targets:
+                if self.is_list(t) and r.root(t) in self.conflicts:
+                    raise self.error(NotDifferentiableError, s, op,
+                                     "s2sad cannot differentiate a variable that refers to "
+                                     "different lists on different paths",
+                                     "Build one list and append to it on every path.")
 
-    def error(self, cls, s, op):
+    def error(self, cls, s, op, message=None, hint=None):
         info = self.fn.source
         filename = info.filename if info else None
         text = info.line_text(s.line) if info and s.line else None
-        if cls is NoRuleError:
+        if message is not None:
+            pass
+        elif cls is NoRuleError:
             what = op.text or "this operation"
             message = f"s2sad has no derivative rule for {what}, and the result depends on " \
                       f"{', '.join(self.result.wrt)}"
@@ -248,8 +344,9 @@ class _Analysis:
                     "(see 'Custom derivative rules' in the README), or mark it "
                     "non-differentiable with s2sad.register_rule(func, nondifferentiable=True).")
         else:
-            message = "s2sad cannot differentiate indexing into a value that is not a tuple yet"
-            hint = "Index into tuples only, or unpack the tuple into names."
+            message = "s2sad cannot differentiate indexing into a value that is not a " \
+                      "tuple or a list yet"
+            hint = "Index into tuples and lists only, or unpack the tuple into names."
         return cls(message, filename=filename, lineno=s.line or None,
                    col=_col(text), source_line=text, hint=hint)
 

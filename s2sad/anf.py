@@ -529,6 +529,18 @@ class _Lowerer:
         return ir.name(self.env.pop(result))
 
     def e_Call(self, node):
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                and func.value.id in self.locals:
+            if func.attr != "append":
+                raise self.error(node, f"s2sad cannot differentiate the method call "
+                                       f"`.{func.attr}(...)` yet",
+                                 "Lists support append(), indexing, len() and sum().")
+            if len(node.args) != 1 or node.keywords:
+                raise self.error(node, "append() takes one value")
+            target = self.read(func.value)
+            return ast.Call(func=ast.Attribute(value=target, attr="append", ctx=ast.Load()),
+                            args=[self.atom(node.args[0])], keywords=[])
         if not self.is_static(node.func):
             raise self.error(
                 node, "s2sad can only differentiate calls of functions named directly "
@@ -545,6 +557,9 @@ class _Lowerer:
 
     def e_Tuple(self, node):
         return ast.Tuple(elts=[self.atom(e) for e in node.elts], ctx=ast.Load())
+
+    def e_List(self, node):
+        return ast.List(elts=[self.atom(e) for e in node.elts], ctx=ast.Load())
 
     def e_Subscript(self, node):
         value = self.atom(node.value)

@@ -355,21 +355,33 @@ def vjp(f, *primals):
     return out, pullback
 
 
-def source(f, mode="reverse", wrt=0, stage="reverse") -> str:
+def source(f, mode="reverse", wrt=0, stage="reverse", example=None) -> str:
     """The text s2sad emits for `f` at `stage` (``source``, ``anf``, ``dup``,
-    ``activity`` or ``reverse``), formatted with black."""
+    ``activity`` or ``reverse``), formatted with black.
+
+    The derivative depends on the kinds of the arguments (float, int, list). Give
+    `example`, a tuple of example arguments, to see the code a call with such
+    arguments runs; without it every parameter is taken to be a float, except those
+    the function indexes, measures with len(), sums or appends to, which are taken
+    to be lists of floats."""
     if mode != "reverse":
         raise S2SADError(f"mode={mode!r} is not supported yet; use mode=\"reverse\"")
     _check_function(f, "source")
     if stage == "source":
         return parse.user_source(f)
     wrt_names, as_tuple = normalize_wrt(f, wrt)
+    if example is not None:
+        kinds = pipeline.kinds_of_example(f, example)
+        names, _ = _signature_params(f)
+        _kinds(f, {n: v for n, v in zip(names, example)}, wrt_names, "source")
+    else:
+        kinds = pipeline.assumed_kinds(f)
     if stage == "reverse":
-        unit = pipeline.reverse_unit(f, wrt_names, "grad", {}, as_tuple)
+        unit = pipeline.reverse_unit(f, wrt_names, "grad", kinds, as_tuple)
         return format_code(unit.text)
     if stage not in pipeline.STAGES:
         raise S2SADError(f"unknown stage {stage!r}; choose one of {', '.join(pipeline.STAGES)}")
-    module = pipeline.stage_module(f, stage, wrt_names)
+    module = pipeline.stage_module(f, stage, wrt_names, kinds)
     return format_code(emit.emit_module(module).text)
 
 

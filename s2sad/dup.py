@@ -126,7 +126,7 @@ class _Splitter:
         """Outer names the nested blocks of `s` read, each once, in order of first read."""
         if isinstance(s, ir.If):
             region = s.body + s.orelse
-            inner_defs = ir.all_defined(region)
+            inner_defs = ir.all_defined(region, exits=False)
             extra = []
         else:
             region = s.cond + s.body
@@ -143,7 +143,8 @@ class _Splitter:
 
     def defines(self, s) -> tuple:
         if isinstance(s, ir.If):
-            return tuple(sorted(ir.all_defined(s.body) | ir.all_defined(s.orelse),
+            return tuple(sorted(ir.all_defined(s.body, exits=False)
+                                | ir.all_defined(s.orelse, exits=False),
                                 key=_first_def_order(s)))
         if isinstance(s, ir.Exit):
             return ()

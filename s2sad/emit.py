@@ -423,8 +423,7 @@ class _Writer:
     def body(self, stmts, depth):
         for stmt in stmts:
             self.stmt(stmt, depth)
-        if _only_comments(stmts) and not any(isinstance(s, ir.Exit) and (s.copies or s.brk)
-                                             for s in stmts):
+        if _only_comments(stmts):
             self.put(depth, "pass")
 
     def stmt(self, s, depth):
@@ -521,8 +520,10 @@ class _Writer:
 
 
 def _only_comments(stmts) -> bool:
+    """Would these statements print nothing but comments?"""
     return all(isinstance(s, ir.Comment) or (isinstance(s, ir.Push) and not s.values)
-               or (isinstance(s, ir.Pop) and not s.targets) for s in stmts)
+               or (isinstance(s, ir.Pop) and not s.targets)
+               or (isinstance(s, ir.Exit) and not s.copies and not s.brk) for s in stmts)
 
 
 def user_names(fn: ir.Function) -> set:

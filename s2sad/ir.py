@@ -464,10 +464,29 @@ def defined_names(stmt) -> tuple:
     return ()
 
 
-def all_defined(body: list) -> set:
+def all_defined(body: list, exits=True) -> set:
+    """Names assigned anywhere in `body`; with ``exits=False`` not counting the
+    loop-carried names an `Exit` assigns."""
     out = set()
     for stmt in walk(body):
+        if not exits and isinstance(stmt, Exit):
+            continue
         out.update(defined_names(stmt))
+    if not exits:
+        for stmt in walk(body):
+            if isinstance(stmt, Exit):
+                out -= {c.targets[0] for c in stmt.copies} - _defined_outside_exits(body)
+    return out
+
+
+def _defined_outside_exits(body) -> set:
+    out = set()
+    for stmt in body:
+        if isinstance(stmt, Exit):
+            continue
+        out.update(defined_names(stmt))
+        for block in blocks(stmt):
+            out |= _defined_outside_exits(block)
     return out
 
 

@@ -8,7 +8,10 @@ its inputs in the order its rule expects:
     rule     an operator or a call with a derivative rule (`rule` holds the reverse one)
     call     a call of a Python function the compiler differentiates itself
     pack     ``v = (a, b, ...)``
-    getitem  ``v = t[i]``
+    getitem  ``v = t[i]`` (a tuple and a constant index, or a list and any index)
+    listpack ``v = [a, b, ...]``
+    append   ``xs.append(v)`` (an `ir.Expr`)
+    sum      ``v = sum(xs)``
     nondiff  a call or operator whose result is constant (comparisons, ``not``,
              functions registered as non-differentiable)
     unknown  a call with no rule and no Python source (an error if it is active)
@@ -61,9 +64,18 @@ def classify(value: ast.expr, fn: ir.Function, is_local) -> Op:
         return Op("nondiff", inputs, diff=(False,) * len(inputs))
     if isinstance(value, ast.Tuple):
         return Op("pack", list(value.elts), diff=(True,) * len(value.elts))
+    if isinstance(value, ast.List):
+        return Op("listpack", list(value.elts), diff=(True,) * len(value.elts))
     if isinstance(value, ast.Subscript):
         return Op("getitem", [value.value, value.slice], diff=(True, False))
     if isinstance(value, ast.Call):
+        func = value.func
+        if isinstance(func, ast.Attribute) and _local_attr(func, is_local):
+            if func.attr == "append" and len(value.args) == 1 and not value.keywords \
+                    and isinstance(func.value, ast.Name):
+                return Op("append", [func.value, value.args[0]], diff=(False, True),
+                          text="list.append")
+            return Op("unknown", [func.value], diff=(True,), text=f"the method .{func.attr}()")
         return _classify_call(value, fn)
     if isinstance(value, ast.Attribute):
         return Op("unknown", [value.value], diff=(True,), text=f".{value.attr}")
@@ -104,6 +116,8 @@ def _classify_call(value: ast.Call, fn: ir.Function) -> Op:
     if nondiff:
         inputs = args + [k.value for k in value.keywords]
         return Op("nondiff", inputs, key=obj, diff=(False,) * len(inputs), text=f"`{text}`")
+    if obj is sum and len(args) == 1 and not value.keywords:
+        return Op("sum", args, key=obj, diff=(True,), text="`sum`")
     arities = rules.arities(obj)
     if arities:
         rule = rules.lookup(obj, len(args) + len(value.keywords))
@@ -143,6 +157,17 @@ _MISSING = object()
 SCALAR, INT, ARRAY, OTHER, UNKNOWN = "scalar", "int", "array", "other", "?"
 
 
+@dataclass(frozen=True)
+class ListKind:
+    """A Python list whose elements have kind `elem`. A list is mutable: every name
+    that refers to the same list object shares one adjoint (a list of adjoints)."""
+
+    elem: object
+
+    def __repr__(self):
+        return f"list[{self.elem}]"
+
+
 def kind_of(value):
     if isinstance(value, bool) or isinstance(value, int):
         return INT
@@ -150,6 +175,13 @@ def kind_of(value):
         return SCALAR
     if isinstance(value, tuple):
         return tuple(kind_of(v) for v in value)
+    if isinstance(value, list):
+        elem = None
+        for v in value:
+            k = kind_of(v)
+            elem = k if elem is None or elem == k else (
+                SCALAR if {elem, k} <= {SCALAR, INT} else UNKNOWN)
+        return ListKind(UNKNOWN if elem is None else elem)
     np = _numpy()
     if np is not None:
         if isinstance(value, np.ndarray):
@@ -185,6 +217,8 @@ def kind_of_type(tp):
 def differentiable(kind) -> bool:
     if isinstance(kind, tuple):
         return any(differentiable(k) for k in kind)
+    if isinstance(kind, ListKind):
+        return differentiable(kind.elem)
     return kind in (SCALAR, ARRAY, UNKNOWN)
 
 

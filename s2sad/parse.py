@@ -43,7 +43,7 @@ SUPPORTED = {
     ast.Expr, ast.Pass, ast.For, ast.While, ast.Break, ast.Continue,
     # expressions
     ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Call, ast.Name,
-    ast.Constant, ast.Attribute, ast.Tuple, ast.Subscript, ast.keyword,
+    ast.Constant, ast.Attribute, ast.Tuple, ast.List, ast.Subscript, ast.keyword,
     # expression contexts, operators and other leaves
     ast.Load, ast.Store, ast.arguments, ast.arg,
     ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
@@ -79,7 +79,6 @@ REFUSED = {
     ast.FormattedValue: ("an f-string", "Format strings outside the differentiated function."),
     ast.JoinedStr: ("an f-string", "Format strings outside the differentiated function."),
     ast.Starred: ("`*` unpacking", "Pass arguments one by one."),
-    ast.List: ("a list", "Lists are not supported yet; use a tuple."),
     ast.Slice: ("a slice", "Slicing is not supported yet."),
     ast.Del: ("`del`", "Remove the `del`."),
     ast.BitAnd: ("the `&` operator", "Bitwise operators have no derivative; compute them outside."),

@@ -116,8 +116,44 @@ def _return_kind(fn: ir.Function, act) -> object:
 STAGES = ("source", "anf", "dup", "activity", "reverse")
 
 
+def assumed_kinds(func) -> dict:
+    """The argument kinds `s2sad show` assumes when it is given no example arguments:
+    a parameter the function indexes, measures with len(), sums or appends to is a
+    list of floats; every other parameter is a float."""
+    fr = front(func)
+    params = [p.name for p in fr.dup.params]
+    containers = set()
+
+    def root(n):
+        return n.split("%")[0]
+
+    for s in ir.walk(fr.dup.body):
+        for node in ir.exprs(s):
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
+                    containers.add(root(sub.value.id))
+                elif isinstance(sub, ast.Call):
+                    f = ir.dotted(sub.func) or ""
+                    if f in ("len", "sum") and sub.args and isinstance(sub.args[0], ast.Name):
+                        containers.add(root(sub.args[0].id))
+                    if f.endswith(".append") and isinstance(sub.func, ast.Attribute) \
+                            and isinstance(sub.func.value, ast.Name):
+                        containers.add(root(sub.func.value.id))
+    return {p: ops.ListKind(ops.SCALAR) if p in containers else ops.SCALAR for p in params}
+
+
+def kinds_of_example(func, args) -> dict:
+    """Argument kinds from example argument values (positional, in order)."""
+    names = func.__code__.co_varnames[: func.__code__.co_argcount + func.__code__.co_kwonlyargcount]
+    kinds = assumed_kinds(func)
+    kinds.update({n: ops.kind_of(v) for n, v in zip(names, args)})
+    return kinds
+
+
 def stage_module(func, stage: str, wrt=None, param_kinds=None) -> ir.Module:
     fr = front(func)
+    if param_kinds is None:
+        param_kinds = assumed_kinds(func)
     if stage == "anf":
         return ir.Module([fr.anf])
     if stage == "dup":
@@ -243,10 +279,13 @@ class _Builder:
             seed_block = [_return_comment(fr, rev),
                           ir.Assign((rev.seed,), ir.const(1.0), rev.output_line)]
         with_value = self.entry == "value_and_grad"
+        tail = _read_output(fr, rev.output, rev.output_line)
+        if with_value:  # the reverse sweep may restore loop values under the same names
+            tail.append(ir.Assign(("%value",), rev.output, rev.output_line))
         forward, backward, outputs = simplify.simplify(
-            rev.forward + _read_output(fr, rev.output, rev.output_line),
-            seed_block + rev.reverse, keep, grads + [rev.output] * with_value,
-            _purity(fr.dup), _float_names(act))
+            rev.forward + tail, seed_block + rev.reverse, keep,
+            grads + [ir.name("%value")] * with_value,
+            _purity(fr.dup), _float_names(act), inputs=[p.name for p in fr.anf.params])
         grads = outputs[: len(grads)]
         if len(grads) == 1 and not self.as_tuple:
             result = grads[0]
@@ -269,7 +308,7 @@ class _Builder:
         seed_param = rev.seed or ir.adjoint("%out")
         forward, backward, (output, *grads) = simplify.simplify(
             rev.forward, rev.reverse, keep | {seed_param}, [rev.output] + grads,
-            _purity(fr.dup))
+            _purity(fr.dup), inputs=[p.name for p in fr.anf.params] + [seed_param])
         params = [p.name for p in fr.anf.params]
         read = simplify.saved_names([ir.Assign((p,), ir.const(None)) for p in params] + forward,
                                     backward)
@@ -363,11 +402,13 @@ def _read_output(fr: Front, out, line) -> list:
 
 
 def _float_names(act):
-    """Names that certainly hold Python floats (scalars, and their adjoints)."""
+    """Names that certainly hold Python floats (scalars, and their adjoints); its
+    `is_int` says which certainly hold Python ints."""
     def float_name(n: str) -> bool:
         base = n[: -len("%bar")] if n.endswith("%bar") else n
         return act.kinds.get(base) == ops.SCALAR and (n != base or n in act.kinds)
 
+    float_name.is_int = lambda n: act.kinds.get(n) == ops.INT
     return float_name
 
 
@@ -404,7 +445,8 @@ def _check_scalar_output(fr: Front, kind):
     ret = fr.anf.body[-1]
     info = fr.anf.source
     what = {ops.ARRAY: "an array", ops.OTHER: "a value that is not a number"}.get(
-        kind, "a tuple" if isinstance(kind, tuple) else str(kind))
+        kind, "a tuple" if isinstance(kind, tuple) else
+        "a list" if isinstance(kind, ops.ListKind) else str(kind))
     text = info.line_text(ret.line) if info else None
     raise NonScalarOutputError(
         f"grad needs a function that returns one real number; {fr.func.__qualname__} "

@@ -86,6 +86,7 @@ class _Transform:
         self.calls: dict[int, tuple] = {}  # id(Assign) -> (request, [(input atom, param)])
         self.helpers: dict = {}
         self.accumulators: list = []  # per enclosing loop: names whose adjoints accumulate
+        self.carried: list = []  # per enclosing loop: its active loop-carried names
         self.emitted: list = []  # the reverse blocks being built, outermost first
         loops = [s for s in ir.walk(fn.body) if isinstance(s, ir.Loop)]
         self.tape_names = {}
@@ -110,14 +111,16 @@ class _Transform:
         if self.act.is_active(output):
             seed = adj(output.id)
             self.emitted.append([ir.Assign((seed,), ir.const(1.0))])  # defined by the caller
-            reverse = self.reverse_block(body)
+            reverse = self.reverse_block(body, top=True)
             self.emitted.pop()
         forward = [ir.Assign((t,), ast.List(elts=[], ctx=ast.Load()), 0) for t in self.tapes] \
             + forward
         grads = {}
         for p in self.act.wrt:
             if p in self.act.active:
-                grads[p] = ir.name(adj(p))
+                grads[p] = ir.name(self.acc(p) if self.is_list(p) else adj(p))
+            elif self.is_list(p):
+                grads[p] = _zeros_like_list(p)
             else:
                 grads[p] = zero(self.act.kinds.get(p))
         return Reverse(forward, reverse, seed, output, ret.line if ret else 0, grads,
@@ -185,6 +188,24 @@ class _Transform:
 
     # ------------------------------------------------------------ reverse
 
+    def is_list(self, n: str) -> bool:
+        return isinstance(self.act.kinds.get(n), ops.ListKind)
+
+    def acc(self, n: str) -> str:
+        """The adjoint of the list object `n` refers to: one list of adjoints, shared by
+        every name of that list, updated in place."""
+        return adj(self.act.root(n))
+
+    def list_inits(self, body, top) -> list:
+        """Adjoint lists of the lists this block creates (or receives, at the top),
+        zeroed before any reverse statement of the block touches them."""
+        roots = []
+        ids = {id(s) for s in body} | ({0} if top else set())
+        for root, made in self.act.created.items():
+            if made in ids and root in self.act.active and root not in roots:
+                roots.append(root)
+        return [ir.Assign((adj(r),), _zeros_like_list(r), 0) for r in roots]
+
     def is_accumulator(self, n: str) -> bool:
         return any(n in level for level in self.accumulators)
 
@@ -201,8 +222,8 @@ class _Transform:
             out |= ir.definitely_assigned(block)
         return out
 
-    def reverse_block(self, body) -> list:
-        out = []
+    def reverse_block(self, body, top=False) -> list:
+        out = self.list_inits(body, top)
         self.emitted.append(out)
         current = None
         for s in reversed(body):
@@ -240,10 +261,21 @@ class _Transform:
             for c in reversed(s.copies):
                 out.extend(self.reverse_stmt(c))
             return out
+        if isinstance(s, ir.Expr):
+            op = self.act.op(s)
+            if op.kind == "append":
+                xs, v = op.inputs
+                if xs.id not in self.act.active:
+                    return []
+                pop = ast.Call(func=ast.Attribute(value=ir.name(self.acc(xs.id)), attr="pop",
+                                                  ctx=ast.Load()), args=[], keywords=[])
+                if self.act.is_active(v):
+                    return [self.set_adj(v.id, pop, s.line)]
+                return [ir.Expr(pop, s.line)]  # keep the adjoint list aligned
         return []
 
     def reverse_dup(self, s: ir.Dup) -> list:
-        if s.source not in self.act.active:
+        if s.source not in self.act.active or self.is_list(s.source):
             return []
         copies = [t for t in s.targets if t in self.act.active]
         if not copies:
@@ -253,7 +285,7 @@ class _Transform:
 
     def reverse_if(self, s: ir.If) -> list:
         outer = [n for n in self.outer_active_reads(s.body + s.orelse)
-                 if not self.is_accumulator(n)]
+                 if not self.is_accumulator(n) and not self.is_list(n)]
         body = self.reverse_block(s.body)
         orelse = self.reverse_block(s.orelse)
         for block in (body, orelse):
@@ -261,6 +293,14 @@ class _Transform:
             for n in outer:
                 if adj(n) not in defined:
                     block.append(ir.Assign((adj(n),), zero(self.act.kinds.get(n)), s.line))
+        # A loop-carried value a branch reads or overwrites has a new adjoint after that
+        # branch's reverse (zero if the branch only overwrites it); a branch that does
+        # neither passes the adjoint on unchanged.
+        for p in [p for level in self.carried for p in level]:
+            touched = [_touches(block, p) for block in (s.body, s.orelse)]
+            for fwd_touched, block in zip(touched, (body, orelse)):
+                if fwd_touched and adj(p) not in ir.definitely_assigned(block):
+                    block.append(ir.Assign((adj(p),), zero(self.act.kinds.get(p)), s.line))
         if not body and not orelse:
             return []
         return [ir.If(s.test, body, orelse, s.line)]
@@ -281,28 +321,31 @@ class _Transform:
         reverse the body. Adjoints of outer names the body reads accumulate with
         ``+=`` (zeroed before); loop-carried adjoints pass from one reversed iteration
         to the previous one."""
-        active_phis = [p for p in s.phis if p.name in self.act.active]
+        active_phis = [p for p in s.phis if p.name in self.act.active and not self.is_list(p.name)]
         region = s.cond + s.body
         outer = self.outer_active_reads(region, ir.defined_names(s))
-        new_acc = [n for n in outer if not self.is_accumulator(n)]
+        new_acc = [n for n in outer if not self.is_accumulator(n) and not self.is_list(n)]
         defined = self.defined_so_far()
         pre = [ir.Assign((adj(n),), zero(self.act.kinds.get(n)), s.line) for n in new_acc]
         pre += [ir.Assign((adj(p.name),), zero(self.act.kinds.get(p.name)), s.line)
                 for p in active_phis if adj(p.name) not in defined]
         self.accumulators.append(set(new_acc))
+        self.carried.append([p.name for p in active_phis])
         body = self.reverse_block(s.body) + self.reverse_block(s.cond)
+        self.carried.pop()
         self.accumulators.pop()
-        if not body and not active_phis:
+        if not [x for x in body if not isinstance(x, ir.Comment)] and not active_phis:
             return pre
         assigned = ir.definitely_assigned(body)
-        for p in active_phis:  # a carried value the body does not read gets adjoint 0
-            if adj(p.name) not in assigned:
+        overwritten = {c.targets[0] for x in s.body if isinstance(x, ir.Exit) for c in x.copies}
+        for p in active_phis:  # a carried value the body overwrites unread gets adjoint 0
+            if p.name in overwritten and adj(p.name) not in assigned:
                 body.append(ir.Assign((adj(p.name),), zero(self.act.kinds.get(p.name)), s.line))
         body.insert(0, ir.Pop(self.tape_names[s.tag], (), s.tag, s.line))
         loop = ir.ForEach(s.target if s.iter is not None else "%_", self.reverse_iter(s), body,
                           s.line, s.tag)
         post = [self.set_adj(p.init.id, ir.name(adj(p.name)), s.line) for p in active_phis
-                if self.act.is_active(p.init)]
+                if self.act.is_active(p.init) and not self.is_list(p.init.id)]
         return pre + [loop] + post
 
     def reverse_iter(self, s: ir.Loop) -> ast.expr:
@@ -327,9 +370,26 @@ class _Transform:
             return [self.set_adj(value.id, ast.Tuple(elts=parts, ctx=ast.Load()), line)]
         (target,) = s.targets
         out_bar = ir.name(adj(target))
+        if self.is_list(target) and op.kind in ("copy", "listpack"):
+            if op.kind == "copy":
+                return []  # the same list object: its adjoint list is shared
+            acc = ir.name(self.acc(target))
+            return [self.set_adj(x.id, ast.Subscript(value=acc, slice=ir.const(i),
+                                                     ctx=ast.Load()), line)
+                    for i, x in enumerate(op.inputs) if self.act.is_active(x)]
         if op.kind == "copy":
             (x,) = op.inputs
             return [self.set_adj(x.id, out_bar, line)] if self.act.is_active(x) else []
+        if op.kind == "sum":
+            (xs,) = op.inputs
+            if not self.act.is_active(xs):
+                return []
+            acc = ir.name(self.acc(xs.id))
+            k = "%k"
+            item = ast.Subscript(value=acc, slice=ir.name(k), ctx=ast.Load())
+            every = ast.Call(func=ir.name("range"), args=[ast.Call(
+                func=ir.name("len"), args=[acc], keywords=[])], keywords=[])
+            return [ir.ForEach(k, every, [ir.AugAssign(item, out_bar, line)], line)]
         if op.kind == "pack":
             return [self.set_adj(x.id, ast.Subscript(value=out_bar, slice=ir.const(i),
                                                      ctx=ast.Load()), line)
@@ -339,6 +399,10 @@ class _Transform:
             if not self.act.is_active(container):
                 return []
             kind = self.act.kinds[container.id]
+            if isinstance(kind, ops.ListKind):
+                item = ast.Subscript(value=ir.name(self.acc(container.id)), slice=index,
+                                     ctx=ast.Load())
+                return [ir.AugAssign(item, out_bar, line)]
             i = index.value % len(kind)
             parts = [out_bar if j == i else zero(k) for j, k in enumerate(kind)]
             return [self.set_adj(container.id, ast.Tuple(elts=parts, ctx=ast.Load()), line)]
@@ -370,6 +434,24 @@ class _Transform:
             out = [ir.Assign(temps, call, line, unpack=len(temps) > 1)]
             return out + [self.set_adj(n, ir.name(t), line) for n, t in zip(names, temps)]
         return []
+
+
+def _touches(block, p) -> bool:
+    """Does `block` read `p`, or assign it at an iteration exit?"""
+    for s in ir.walk(block):
+        if isinstance(s, ir.Exit) and any(c.targets[0] == p for c in s.copies):
+            return True
+        if any(p in ir.names_in(node) for node in ir.exprs(s)):
+            return True
+        if isinstance(s, ir.Loop) and s.test is not None and p in ir.names_in(s.test):
+            return True
+    return False
+
+
+def _zeros_like_list(n: str) -> ast.expr:
+    """``[0.0] * len(n)``."""
+    return ast.BinOp(left=ast.List(elts=[ir.const(0.0)], ctx=ast.Load()), op=ast.Mult(),
+                     right=ast.Call(func=ir.name("len"), args=[ir.name(n)], keywords=[]))
 
 
 def _counted(s: ir.Loop) -> bool:

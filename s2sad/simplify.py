@@ -54,25 +54,34 @@ from . import ir, rules
 
 
 def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
-             float_name=None) -> tuple:
+             float_name=None, inputs=()) -> tuple:
     """``(forward, reverse, outputs)``: `outputs` are expressions read after both
     sweeps (what the derivative returns), renamed along with everything else.
     `pure(value)` says which forward right-hand sides may be nested into the line
     that reads them (see `_nest`); without it nothing is nested. `float_name(n)`
-    says which names certainly hold a Python float."""
+    says which names certainly hold a Python float. `inputs` are names that hold a
+    value before the forward sweep starts (the parameters)."""
     keep = set(keep)
+    global _INPUTS
+    _INPUTS = set(inputs)
     result = ir.Return(ast.Tuple(elts=copy.deepcopy(list(outputs)), ctx=ast.Load()))
     body = copy.deepcopy(forward) + [_MARK] + copy.deepcopy(reverse) + [result]
     body = _elide_dups(body)
     body = _propagate_copies(body, keep)
     forward, reverse, result = _split(body)
-    if float_name is not None:
+    for _ in range(3 if float_name is not None else 0):  # a folded line may fold the next
+        before = _count_constants(reverse)
         reverse = _fold_constant_adjoints(reverse + [result], keep, float_name)
         result = reverse.pop()
+        forward, reverse, result = _split(_propagate_copies(
+            forward + [_MARK] + reverse + [result], keep))
+        if _count_constants(reverse) == before:
+            break
     _common_subexpressions(forward, reverse)
     forward, reverse, result = _split(_propagate_copies(forward + [_MARK] + reverse + [result],
                                                         keep))
     reverse = _drop_dead(forward, reverse + [result], keep)
+    reverse = _dead_stores(reverse, set(keep))
     _fill_tapes(forward, reverse)
     if float_name is not None:
         forward = _drop_dead_forward(forward, reverse, float_name)
@@ -86,6 +95,7 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
 
 
 _MARK = ir.Comment("---")
+_INPUTS: set = set()  # names assigned before the sweeps start (for _max_defs)
 
 
 def _split(body):
@@ -150,7 +160,10 @@ def _max_defs(body) -> dict:
                 count[n] = count.get(n, 0) + k
         return count
 
-    return block(body)
+    count = block(body)
+    for n in _INPUTS:
+        count[n] = count.get(n, 0) + 1
+    return count
 
 
 def _propagatable(n: str) -> bool:
@@ -177,9 +190,37 @@ def _elide_dups(body):
     return body
 
 
+def _drop_copy_backs(body):
+    """``w = v`` followed (with neither reassigned in between) by ``v = w`` leaves `v`
+    unchanged: the second copy goes (a loop-carried adjoint passing through a sum)."""
+    recent = {}  # name -> name it was last copied from, in this straight-line run
+    out = []
+    for s in body:
+        for block in ir.blocks(s):
+            block[:] = _drop_copy_backs(block)
+        if isinstance(s, ir.Assign) and not s.unpack and isinstance(s.value, ast.Name):
+            v, w = s.targets[0], s.value.id
+            if recent.get(w) == v:
+                continue
+            for k in [k for k, x in recent.items() if v in (k, x)]:
+                del recent[k]
+            recent[v] = w
+            out.append(s)
+            continue
+        if ir.blocks(s) or isinstance(s, (ir.Pop, ir.Exit)):
+            recent.clear()
+        else:
+            for n in ir.defined_names(s):
+                for k in [k for k, x in recent.items() if n in (k, x)]:
+                    del recent[k]
+        out.append(s)
+    return out
+
+
 def _propagate_copies(body, keep):
     """Remove ``v = w`` copies: read `w` where `v` was read, or, when `v` must stay
     (a gradient the function returns), give `w`'s definitions the name `v`."""
+    body = _drop_copy_backs(body)
     while True:
         defs, reads, most = _definitions(body), ir.reads_in(body), _max_defs(body)
         mapping, renames, dropped = {}, {}, set()
@@ -212,17 +253,70 @@ def _propagate_copies(body, keep):
 # ------------------------------------------------------------------ dead code
 
 
+def _has_effect(node) -> bool:
+    """A method call (``acc.pop()``) changes a list: it must run even if unused."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+               and ir.dotted(n.func) is not None and "%" in ir.dotted(n.func)
+               for n in ast.walk(node))
+
+
 def _drop_dead(forward, reverse, keep):
     while True:
         reads = ir.reads_in(forward + reverse)
         dead = lambda s: (isinstance(s, ir.Assign)  # noqa: E731
-                          and not any(reads.get(t) or t in keep for t in s.targets))
+                          and not any(reads.get(t) or t in keep for t in s.targets)
+                          and not _has_effect(s.value))
         before = sum(1 for _ in ir.walk(reverse))
         reverse = _without(reverse, dead)
         reverse = _without(reverse, lambda s: isinstance(s, (ir.If, ir.ForEach))
                            and not _has_code(s))
         if sum(1 for _ in ir.walk(reverse)) == before:
             return reverse
+
+
+def _reads_of(s) -> set:
+    out = set()
+    for node in ir.exprs(s):
+        out |= set(ir.names_in(node))
+    return out
+
+
+def _dead_stores(body, live):
+    """Drop reverse assignments that are overwritten before anything reads them (a
+    branch's zero adjoint that the code after the branch replaces)."""
+    out, _ = _live_block(body, set(live))
+    return out
+
+
+def _live_block(body, live):
+    out = []
+    for s in reversed(body):
+        if isinstance(s, ir.Assign) and not _has_effect(s.value) \
+                and not any(t in live for t in s.targets):
+            continue
+        if isinstance(s, ir.If):
+            s.body, a = _live_block(s.body, set(live))
+            s.orelse, b = _live_block(s.orelse, set(live))
+            live = a | b | _reads_of(s)
+        elif isinstance(s, (ir.ForEach, ir.Loop)):
+            # values read in the body may come from the previous iteration
+            everything = set()
+            for x in ir.walk(sum(ir.blocks(s), [])):
+                everything |= _reads_of(x)
+                if isinstance(x, ir.Loop) and x.test is not None:
+                    everything |= set(ir.names_in(x.test))
+            inner = live | everything
+            for block in ir.blocks(s):
+                block[:], _ = _live_block(block, set(inner))
+            live = inner | _reads_of(s)
+        else:
+            for t in ir.defined_names(s):
+                if not isinstance(s, ir.AugAssign):
+                    live.discard(t)
+            live |= _reads_of(s)
+        out.append(s)
+    out.reverse()
+    return out, live
 
 
 def _has_code(s) -> bool:
@@ -236,7 +330,7 @@ def _numeric(node, float_name) -> bool:
     if isinstance(node, ast.Constant):
         return type(node.value) in (int, float, bool)
     if isinstance(node, ast.Name):
-        return float_name(node.id)
+        return float_name(node.id) or getattr(float_name, "is_int", lambda n: False)(node.id)
     return False
 
 
@@ -295,8 +389,15 @@ def _is_numberish(node) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) in (int, float)
 
 
+def _count_constants(body) -> int:
+    return sum(1 for s in ir.walk(body) if isinstance(s, ir.Assign)
+               and isinstance(s.value, ast.Constant))
+
+
 def _fold_constant_adjoints(body, keep, float_name):
-    """Substitute adjoints defined once as a float literal into what reads them."""
+    """Fold adjoints defined once as a float literal into the products and negations
+    that read them (``t3_bar = t4_bar * y`` with ``t4_bar = 1.0`` reads ``t3_bar =
+    y``). A constant added into a sum keeps its name: it says which use it is."""
     defs = _definitions(body)
     constants = {}
     for s in ir.walk(body):
@@ -307,33 +408,53 @@ def _fold_constant_adjoints(body, keep, float_name):
     if not constants:
         return body
 
+    def const_of(node):
+        if isinstance(node, ast.Name) and node.id in constants:
+            return constants[node.id]
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            return node.value
+        return None
+
     class _Fold(ast.NodeTransformer):
         def visit_BinOp(self, n):
             self.generic_visit(n)
-            if _is_numberish(n.left) and _is_numberish(n.right):
-                folded = rules.fold(n)  # literal arithmetic, Python's own result type
+            a, b = const_of(n.left), const_of(n.right)
+            named = any(isinstance(x, ast.Name) and x.id in constants for x in (n.left, n.right))
+            if a is not None and b is not None and named:
+                folded = rules.fold(ast.BinOp(left=ast.Constant(a), op=n.op,
+                                              right=ast.Constant(b)))
                 if isinstance(folded, ast.Constant):
                     return folded
-            for const, other in ((n.left, n.right), (n.right, n.left)):
-                if isinstance(n.op, ast.Mult) and isinstance(const, ast.Constant) \
-                        and const.value == 1.0 and type(const.value) is float \
-                        and _is_float(other, float_name):
-                    return other
+            if isinstance(n.op, ast.Mult):
+                for const, other in ((n.left, n.right), (n.right, n.left)):
+                    value = const_of(const)
+                    if value is None or type(value) is not float or not _is_float(other, float_name):
+                        continue
+                    if value == 1.0:
+                        return other
+                    if value == -1.0:
+                        return ast.UnaryOp(op=ast.USub(), operand=other)
+                    if isinstance(const, ast.Name):
+                        return ast.BinOp(left=ast.Constant(value), op=ast.Mult(), right=other) \
+                            if const is n.left else ast.BinOp(left=other, op=ast.Mult(),
+                                                               right=ast.Constant(value))
+            if isinstance(n.op, ast.Div) and isinstance(n.left, ast.Name) \
+                    and n.left.id in constants:
+                n.left = ast.Constant(constants[n.left.id])
             return n
 
         def visit_UnaryOp(self, n):
             self.generic_visit(n)
-            if isinstance(n.op, ast.USub) and isinstance(n.operand, ast.Constant) \
-                    and type(n.operand.value) is float:
-                return ast.Constant(-n.operand.value)
+            value = const_of(n.operand)
+            if isinstance(n.op, ast.USub) and value is not None and type(value) is float:
+                return ast.Constant(-value)
             return n
 
-    mapping = {n: ast.Constant(v) for n, v in constants.items()}
     for s in ir.walk(body):
         for get, set_ in ir.slots(s):
             node = get()
             if any(n in constants for n in ir.names_in(node)):
-                set_(_Fold().visit(ir.substitute(node, mapping)))
+                set_(_Fold().visit(copy.deepcopy(node)))
     return body
 
 
@@ -358,6 +479,10 @@ def _cse_key(s, most):
     for n in ast.walk(value):
         if isinstance(n, ast.Name) and most.get(n.id, 0) > 1:
             return None  # a name that changes (in a loop, or accumulated)
+        if isinstance(n, ast.Subscript) or (isinstance(n, ast.Call)
+                                             and isinstance(n.func, ast.Attribute)
+                                             and ir.dotted(n.func) and "%" in ir.dotted(n.func)):
+            return None  # an element of a list that may change, or a method call
         if isinstance(n, ast.Call) and "%" in (ir.dotted(n.func) or "%"):
             return None  # a derivative function: not a pure expression
     return ast.dump(value)
@@ -404,13 +529,18 @@ def saved_names(forward, reverse) -> list:
     order the forward sweep defines it."""
     loops = {s.tag: s for s in ir.walk(forward) if isinstance(s, ir.Loop)}
     needed = _needed(reverse, loops, {})
-    inside = set()
-    for loop in loops.values():
-        for s in ir.walk(loop.cond + loop.body):
-            inside.update(ir.defined_names(s))
+    outside = set()  # what the forward sweep defines outside loop bodies
+
+    def visit(block):
+        for s in block:
+            outside.update(ir.defined_names(s))
+            if isinstance(s, ir.If):
+                visit(s.body)
+                visit(s.orelse)
+
+    visit(forward)
     order = _definition_order(forward)
-    return sorted((n for n in needed if n in order and n not in inside),
-                  key=order.index)
+    return sorted((n for n in needed if n in outside), key=order.index)
 
 
 def _definition_order(body) -> list:

@@ -80,5 +80,9 @@ def read_before_assign(x):
     return y
 
 
-def async_like(x):
-    return [x, x]
+def uses_dict(x):
+    return {"x": x}["x"]
+
+
+def returns_list(x):
+    return [x, x * 2.0]

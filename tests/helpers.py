@@ -4,7 +4,17 @@ import inspect
 
 
 def central_diff(f, args, index, h=1e-6):
-    """d f / d args[index] by central differences (scalar arguments)."""
+    """d f / d args[index] by central differences; a list argument gives a list."""
+    if isinstance(args[index], list):
+        out = []
+        for k in range(len(args[index])):
+            up, down = list(args), list(args)
+            up[index] = list(args[index])
+            down[index] = list(args[index])
+            up[index][k] += h
+            down[index][k] -= h
+            out.append((f(*up) - f(*down)) / (2 * h))
+        return out
     up = list(args)
     down = list(args)
     up[index] = up[index] + h
@@ -24,6 +34,6 @@ def numeric_grad(f, args, wrt):
 
 
 def close(a, b, rtol=1e-5, atol=1e-7):
-    if isinstance(a, tuple) or isinstance(b, tuple):
+    if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
         return len(a) == len(b) and all(close(x, y, rtol, atol) for x, y in zip(a, b))
     return abs(a - b) <= atol + rtol * abs(b)

@@ -29,7 +29,7 @@ def line_of(f, text):
     (bad.uses_with, "with open", "`with`"),
     (bad.uses_class, "class A", "class definition"),
     (bad.uses_nested_def, "def inner", "function defined inside"),
-    (bad.async_like, "return [x, x]", "a list"),
+    (bad.uses_dict, "return {", "a dict"),
 ])
 def test_unsupported_syntax(f, marker, what):
     with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
@@ -72,6 +72,12 @@ def test_non_scalar_output():
     err = info.value
     assert "tuple" in err.message and "vjp" in err.hint
     assert err.lineno == line_of(bad.returns_tuple, "return x, x * 2.0")
+
+
+def test_list_output_is_not_a_scalar():
+    with pytest.raises(s2sad.NonScalarOutputError) as info:
+        s2sad.grad(bad.returns_list)(1.0)
+    assert "list" in info.value.message
 
 
 def test_unresolved_name():

@@ -55,7 +55,7 @@ def load(path, modname):
 @pytest.mark.parametrize("topic,module,name,args,wrt,stage", cases())
 def test_golden(topic, module, name, args, wrt, stage, update_golden):
     func = getattr(module, name)
-    emitted = s2sad.source(func, wrt=wrt, stage=stage)
+    emitted = s2sad.source(func, wrt=wrt, stage=stage, example=args)
     text = header(topic, name, stage, wrt) + ("" if emitted.startswith(("import", "from")) else "\n") + emitted
     path = os.path.join(GOLDEN, topic, f"{name}.{stage}.py")
     if update_golden:

@@ -4,10 +4,11 @@ from golden.inputs.arithmetic import *  # noqa: F401,F403
 
 
 def integer_power_grad(x, n):
-    t1 = x**n + n * x
+    t1 = x**n
     # line 43: return x**n + n * x
-    x_b_bar = 1.0 * n
-    x_a_bar = 1.0 * n * x ** (n - 1)
+    t2_bar = 1.0
+    x_b_bar = t2_bar * n
+    x_a_bar = t2_bar * n * x ** (n - 1)
     # adjoint of x: the sum over its uses
     x_bar = x_a_bar + x_b_bar
     return x_bar

@@ -12,15 +12,14 @@ def operators_grad(x, y):
     e = x**y
     f = x * 4.0 // y
     # line 13: return a * b + c - d + e - f
-    d_bar = -1.0
     a_bar = b
     b_bar = a
     # line 11: e = x**y
     x_e_bar = y * x ** (y - 1)
     y_e_bar = e * math.log(x) if x else 0.0
     # line 10: d = x / y
-    x_d_bar = d_bar / y
-    y_d_bar = -d_bar * d / y
+    x_d_bar = -1.0 / y
+    y_d_bar = d / y
     # line 9: c = x * y
     x_c_bar = y
     y_c_bar = x

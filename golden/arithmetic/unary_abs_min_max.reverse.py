@@ -9,12 +9,13 @@ def unary_abs_min_max_grad(x, y):
     t3 = min(x, y)
     t4 = max(x, 2.0)
     # line 17: return -x + abs(x - y) + min(x, y) * max(x, 2.0)
+    t5_bar = 1.0
     t3_bar = t4
     t4_bar = t3
     x_d_bar = 0.0 if 2.0 > x else t4_bar
     x_c_bar = 0.0 if y < x else t3_bar
     y_b_bar = t3_bar if y < x else 0.0
-    t1_bar = 1.0 if t1 > 0 else -1.0 if t1 < 0 else 0.0
+    t1_bar = t5_bar if t1 > 0 else -1.0 if t1 < 0 else 0.0
     y_a_bar = -t1_bar
     x_a_bar = -1.0
     # adjoint of y: the sum over its uses

@@ -14,10 +14,11 @@ def chained_grad(x, y):
     else:
         inside = t2
     # line 36: return x * y if inside else x + y
+    t3_bar = 1.0
     if inside:
         x_bar = y
         y_bar = x
     else:
-        x_bar = 1.0
-        y_bar = 1.0
+        x_bar = t3_bar
+        y_bar = t3_bar
     return x_bar, y_bar

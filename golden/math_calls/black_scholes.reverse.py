@@ -29,9 +29,8 @@ def black_scholes_grad(S, K, T, r, sigma):
     t16 = math.exp(t15)
     t17 = K * t16
     # line 25: return S * N1 - K * math.exp(-r * T) * N2
-    t18_bar = -1.0
-    t17_bar = t18_bar * N2
-    N2_bar = t18_bar * t17
+    t17_bar = -N2
+    N2_bar = -t17
     K_b_bar = t17_bar * t16
     t16_bar = t17_bar * K
     t15_bar = t16_bar * t16

@@ -10,7 +10,6 @@ def program_grad(x, y):
     q = t1 * 5
     t2 = 2 * p
     # line 19: v = 2 * p * q + 3 * r
-    r_bar = 3.0
     t2_bar = q
     q_bar = t2
     p_b_bar = t2_bar * 2
@@ -19,7 +18,7 @@ def program_grad(x, y):
     p_a_bar = t1_bar * x
     x_b_bar = t1_bar * p
     # line 17: r = 1 / y
-    y_bar = -r_bar * r / y
+    y_bar = -3.0 * r / y
     # line 16: p = 7 * x
     p_bar = p_a_bar + p_b_bar
     x_a_bar = p_bar * 7

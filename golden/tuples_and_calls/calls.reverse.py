@@ -8,13 +8,15 @@ def calls_grad(x, y):
     b, b_saved = scaled_fwd(y, scale=x)
     c, c_saved = scaled_fwd(a, 3.0, shift=b)
     t1 = a + b + c
+    # line 29: return a + b + c
+    t1_bar = 1.0
     # line 28: c = scaled(a, 3.0, shift=b)
-    a_a_bar, b_a_bar = scaled_bwd_3(c_saved, 1.0)
+    a_a_bar, b_a_bar = scaled_bwd_3(c_saved, t1_bar)
     # line 27: b = scaled(y, scale=x)
-    b_bar = b_a_bar + 1.0
+    b_bar = b_a_bar + t1_bar
     y_bar, x_b_bar = scaled_bwd_2(b_saved, b_bar)
     # line 26: a = scaled(x)
-    a_bar = a_a_bar + 1.0
+    a_bar = a_a_bar + t1_bar
     x_a_bar = scaled_bwd(a_saved, a_bar)
     # adjoint of x: the sum over its uses
     x_bar = x_a_bar + x_b_bar

@@ -7,10 +7,10 @@ def swap_grad(x, y):
     a = x
     b = y
     # line 9: return a - b
-    b_1_bar = -1.0
+    t1_bar = 1.0
     # line 8: a, b = b, a * b
-    x_bar = b_1_bar * b
-    b_a_bar = b_1_bar * a
+    x_bar = -b
+    b_a_bar = -a
     # line 7: a, b = x, y
-    y_bar = b_a_bar + 1.0
+    y_bar = b_a_bar + t1_bar
     return x_bar, y_bar

@@ -1,0 +1,64 @@
+"""Loops, lists, break/continue/return and recursion, end to end."""
+
+import pytest
+
+import s2sad
+import zoo_loops
+from helpers import close, numeric_grad, positions
+from stagerun import run_stage
+
+IDS = [f"{f.__name__}{args}" for f, args, _ in zoo_loops.ZOO]
+
+
+@pytest.mark.parametrize("f,args,wrt", zoo_loops.ZOO, ids=IDS)
+def test_against_central_differences(f, args, wrt):
+    got = s2sad.grad(f, wrt=wrt)(*args)
+    assert close(got, numeric_grad(f, args, wrt), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("f,args,wrt", zoo_loops.ZOO, ids=IDS)
+def test_vjp_and_value(f, args, wrt):
+    value, grad = s2sad.value_and_grad(f, wrt=wrt)(*args)
+    assert value == f(*args)
+    out, pullback = s2sad.vjp(f, *args)
+    assert out == f(*args)
+    adjoints = pullback(1.0)
+    got = tuple(adjoints[i] for i in positions(f, wrt))
+    assert close(got, grad if isinstance(wrt, tuple) else (grad,), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("stage", ["anf", "dup", "activity"])
+@pytest.mark.parametrize("f,args,wrt", zoo_loops.ZOO, ids=IDS)
+def test_stages_run(stage, f, args, wrt):
+    got, _ = run_stage(f, stage, args, wrt)
+    assert got == f(*args)
+
+
+def test_gradient_of_a_list_is_a_list():
+    g = s2sad.grad(zoo_loops.rosenbrock)([0.5, 1.2, -0.3, 0.8])
+    assert isinstance(g, list) and len(g) == 4
+
+
+def test_no_tape_for_straight_line_code_or_loop_invariants():
+    text = s2sad.source(zoo_loops.loop_sum, wrt=0, example=(0.7, 1.3, 20))
+    assert "tape.append(t1)" in text  # only x * i, which cos() needs, is saved
+    assert text.count(".append(") == 1
+    text = s2sad.source(zoo_loops.loop_sum, wrt=(0, 1), example=(0.7, 1.3, 20))
+    assert "tape.append((t1, t2))" in text  # and sin(x * i), which y's adjoint needs
+
+
+def test_tape_is_empty_after_the_gradient():
+    """Every pushed value is popped: a second call starts from an empty tape."""
+    g = s2sad.grad(zoo_loops.data_dependent_branch)
+    first = g(0.9, 8)
+    assert g(0.9, 8) == first
+
+
+def test_reverse_loop_reads_like_a_loop_running_backwards():
+    text = s2sad.source(zoo_loops.loop_sum, wrt=(0, 1), example=(0.7, 1.3, 20))
+    assert "for i in reversed(range(n)):" in text
+    assert "# line 10: acc += math.sin(x * i) * y" in text
+    text = s2sad.source(zoo_loops.newton_sqrt, example=(2.0,))
+    assert "for _ in range(count):" in text
+    text = s2sad.source(zoo_loops.with_break, example=(0.9, 10))
+    assert "for i in reversed(range(n)[:count]):" in text

@@ -1,0 +1,270 @@
+"""Loops, lists and control flow as users write them. Each entry of ZOO is
+(function, arguments, wrt); gradients are checked against central differences."""
+
+import math
+
+
+def loop_sum(x, y, n):
+    acc = 0.0
+    for i in range(n):
+        acc += math.sin(x * i) * y
+    return acc
+
+
+def ranges(x, a, b):
+    s = 0.0
+    for i in range(a, b):
+        s = s + x * i
+    for i in range(b, a, -2):
+        s = s * 0.9 + x / (1 + i)
+    for i in range(a + b):
+        s += math.cos(s) * 0.1
+    return s
+
+
+def overwrite_in_body(x, n):
+    v = x
+    for i in range(n):
+        w = v * v
+        w = w * 0.5 + math.sin(v)
+        w = w - 0.1 * v
+        v = w
+    return v
+
+
+def several_carried(x, y, n):
+    a = x
+    b = y
+    k = 0
+    pair = (x, y)
+    for i in range(n):
+        a, b = b, a * 0.5 + b * 0.3
+        k = k + 2
+        pair = (pair[1], pair[0] + a)
+    return a * b + k * pair[0] + pair[1]
+
+
+def over_tuple(x):
+    total = 0.0
+    for w in (0.5, 1.0, 2.0):
+        total = total + w * x ** w
+    return total
+
+
+def over_list(xs, w):
+    total = 0.0
+    for v in xs:
+        total = total + w * v * v
+    return total
+
+
+def with_enumerate(xs, w):
+    total = 0.0
+    for k, v in enumerate(xs, 1):
+        total += w * v * k
+    return total
+
+
+def with_zip(xs, ys):
+    total = 0.0
+    for a, b in zip(xs, ys):
+        total += a * b + math.sin(a - b)
+    return total
+
+
+def nested(x, n):
+    s = x
+    for i in range(n):
+        for j in range(i):
+            s = s * 0.9 + x * j
+    return s
+
+
+def newton_sqrt(a):
+    x = a
+    while abs(x * x - a) > 1e-12 * a:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def projectile(v0, angle):
+    g = 9.81
+    dt = 0.01
+    x = 0.0
+    y = 0.0
+    vx = v0 * math.cos(angle)
+    vy = v0 * math.sin(angle)
+    while y >= 0.0:
+        x = x + vx * dt
+        y = y + vy * dt
+        vy = vy - g * dt
+        vx = vx * 0.999
+    return x
+
+
+def with_break(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + x * i
+        if s > 10.0:
+            break
+        s = s * 1.1
+    return s
+
+
+def with_continue(x, n):
+    s = 0.0
+    for i in range(n):
+        if i % 3 == 0:
+            continue
+        s = s + math.sin(x * i)
+        if i % 2 == 0:
+            s = s * x
+            continue
+        s = s - x
+    return s
+
+
+def returns_in_loop(x):
+    for i in range(20):
+        x = x * 1.5
+        if x > 5.0:
+            return x * 2.0
+        if x < -5.0:
+            return -x
+    return x
+
+
+def while_in_for_with_break(x, n):
+    total = 0.0
+    for i in range(n):
+        y = x + i
+        while y > 1.0:
+            y = y * 0.5
+            if y < 1.3:
+                break
+        total += y * x
+    return total
+
+
+def alternating(x, n):
+    """A branch inside a loop that switches every iteration: a wrong tape order shows."""
+    s = x
+    for i in range(n):
+        if i % 2 == 0:
+            t = s * s
+            s = t * 0.5
+        else:
+            s = math.sin(s) + x
+    return s
+
+
+def data_dependent_branch(x, n):
+    s = x
+    for i in range(n):
+        if s > 1.0:
+            s = s * 0.7 + math.log(s)
+        else:
+            s = s * 1.6 + 0.1
+    return s
+
+
+def step(s, x):
+    if s > 0.5:
+        return s * x - math.cos(s)
+    return s + x * x
+
+
+def calls_in_loop(x, n):
+    s = x
+    for i in range(n):
+        s = step(s, x)
+    return s
+
+
+def series(x, n):
+    """Recursion with a loop inside."""
+    if n == 0:
+        return 1.0
+    term = 1.0
+    for k in range(n):
+        term = term * x / (k + 1)
+    return term + series(x, n - 1)
+
+
+def build_and_sum(x, n):
+    ys = []
+    for i in range(n):
+        ys.append(math.sin(x * i) + x)
+    return sum(ys) + ys[0] * ys[-1] + len(ys)
+
+
+def list_of_products(xs):
+    out = []
+    for i in range(len(xs) - 1):
+        out.append(xs[i] * xs[i + 1])
+    total = 0.0
+    for v in out:
+        total = total + v * v
+    return total
+
+
+def rosenbrock(xs):
+    total = 0.0
+    for i in range(len(xs) - 1):
+        total += 100.0 * (xs[i + 1] - xs[i] ** 2) ** 2 + (1.0 - xs[i]) ** 2
+    return total
+
+
+def euler(k, c):
+    """A damped oscillator, explicit Euler."""
+    x = 1.0
+    v = 0.0
+    dt = 0.01
+    for i in range(200):
+        a = -k * x - c * v
+        x = x + dt * v
+        v = v + dt * a
+    return x * x + v * v
+
+
+def zero_trip(x, n):
+    s = x * 2.0
+    for i in range(n):
+        s = s * x
+    return s
+
+
+ZOO = [
+    (loop_sum, (0.7, 1.3, 20), (0, 1)),
+    (ranges, (0.8, 2, 9), 0),
+    (overwrite_in_body, (0.6, 5), 0),
+    (several_carried, (0.7, 1.2, 6), (0, 1)),
+    (over_tuple, (1.3,), 0),
+    (over_list, ([0.5, 1.2, -0.3], 2.0), (0, 1)),
+    (with_enumerate, ([0.5, 1.2, -0.3], 2.0), (0, 1)),
+    (with_zip, ([0.5, 1.2, -0.3], [1.0, 2.0, 3.0, 4.0]), (0, 1)),
+    (nested, (0.7, 5), 0),
+    (newton_sqrt, (2.0,), 0),
+    (newton_sqrt, (30.0,), 0),
+    (projectile, (10.0, 0.7), (0, 1)),
+    (with_break, (0.9, 10), 0),
+    (with_break, (0.1, 10), 0),
+    (with_continue, (0.7, 12), 0),
+    (returns_in_loop, (0.4,), 0),
+    (returns_in_loop, (-0.4,), 0),
+    (returns_in_loop, (0.001,), 0),
+    (while_in_for_with_break, (2.7, 4), 0),
+    (alternating, (0.8, 7), 0),
+    (data_dependent_branch, (0.9, 8), 0),
+    (data_dependent_branch, (2.3, 8), 0),
+    (calls_in_loop, (0.7, 6), 0),
+    (series, (0.8, 5), 0),
+    (build_and_sum, (0.7, 6), 0),
+    (list_of_products, ([0.5, 1.2, -0.3, 0.8],), 0),
+    (rosenbrock, ([0.5, 1.2, -0.3, 0.8],), 0),
+    (euler, (2.0, 0.3), (0, 1)),
+    (zero_trip, (0.7, 0), 0),
+    (zero_trip, (0.7, 1), 0),
+    (zero_trip, (0.7, 4), 0),
+]
