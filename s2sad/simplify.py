@@ -18,7 +18,13 @@ both, rewritten so that
   (``out_bar * y`` -> ``y`` when `y` is a float), and literal arithmetic is folded;
 * a reverse-sweep expression computed twice over names that do not change
   (``g_a_bar = t6_bar * g`` and ``g_b_bar = t6_bar * g``, from ``g * g``) is
-  computed once;
+  computed once, and so is a pure forward expression (an operator, a rule-bearing
+  call, reading a list element) the user's code computes twice: the second time
+  cannot raise or give anything else;
+* a forward line inside a loop that cannot raise and reads only values the loop
+  does not change (``t1 = -k``) moves before the loop;
+* two updates of one adjoint element (``xs_bar[i] += a`` ... ``xs_bar[i] += b``)
+  with nothing between them that reads the list become one;
 * a reverse-sweep assignment whose result nothing reads, and which is not in `keep`,
   is dropped (repeatedly), as is a reverse `if` or loop left with nothing to do;
 * with `float_name`, a forward assignment nothing reads whose computation cannot
@@ -77,11 +83,16 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
             forward + [_MARK] + reverse + [result], keep))
         if _count_constants(reverse) == before:
             break
+    if pure is not None:
+        _cse_forward(forward, _max_defs(forward), pure, _appended(forward))
+    if float_name is not None:
+        forward = _hoist_invariants(forward, float_name)
     _common_subexpressions(forward, reverse)
     forward, reverse, result = _split(_propagate_copies(forward + [_MARK] + reverse + [result],
                                                         keep))
     reverse = _drop_dead(forward, reverse + [result], keep)
     reverse = _dead_stores(reverse, set(keep))
+    reverse = _merge_element_updates(reverse)
     _fill_tapes(forward, reverse)
     if float_name is not None:
         forward = _drop_dead_forward(forward, reverse, float_name)
@@ -502,6 +513,101 @@ def _cse_block(body, table, most):
             table[key] = s.targets[0]
 
 
+def _appended(body) -> set:
+    """Names of lists the forward sweep appends to."""
+    out = set()
+    for s in ir.walk(body):
+        for node in ir.exprs(s):
+            for n in ast.walk(node):
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                        and n.func.attr == "append" and isinstance(n.func.value, ast.Name):
+                    out.add(n.func.value.id)
+    return out
+
+
+def _cse_forward(body, most, pure, appended, table=None):
+    table = dict(table or {})
+    for s in body:
+        for block in ir.blocks(s):
+            if not isinstance(s, ir.Exit):
+                _cse_forward(block, most, pure, appended, table)
+        if not (isinstance(s, ir.Assign) and not s.unpack) or most.get(s.targets[0], 0) > 1 \
+                or isinstance(s.value, (ast.Name, ast.Constant)) or not pure(s.value):
+            continue
+        value = s.value
+        if any(isinstance(n, ast.Name) and most.get(n.id, 0) > 1 for n in ast.walk(value)):
+            continue
+        if any(isinstance(n, ast.Subscript) and (not isinstance(n.value, ast.Name)
+                                                  or n.value.id in appended)
+               for n in ast.walk(value)):
+            continue  # a list that grows: xs[-1] may name another element later
+        key = ast.dump(value)
+        if key in table:
+            s.value = ir.name(table[key])
+        else:
+            table[key] = s.targets[0]
+
+
+def _hoist_invariants(body, float_name):
+    """Move loop-invariant lines that cannot raise out of loops (innermost first)."""
+    out = []
+    for s in body:
+        if isinstance(s, ir.If):
+            s.body = _hoist_invariants(s.body, float_name)
+            s.orelse = _hoist_invariants(s.orelse, float_name)
+        elif isinstance(s, ir.Loop):
+            s.body = _hoist_invariants(s.body, float_name)
+            inside = ir.all_defined(s.cond + s.body) | {p.name for p in s.phis}
+            if s.target:
+                inside.add(s.target)
+            moved = []
+            counts = _max_defs(s.cond + s.body)
+            changed = {t.target for t in ir.walk(s.cond + s.body)
+                       if isinstance(t, ir.AugAssign) and isinstance(t.target, str)}
+            for x in s.body:
+                if not (isinstance(x, ir.Assign) and not x.unpack):
+                    break
+                if counts.get(x.targets[0], 0) == 1 and x.targets[0] not in changed and \
+                        _cannot_raise(x.value, float_name) and \
+                        not set(ir.names_in(x.value)) & (inside - {m.targets[0] for m in moved}):
+                    moved.append(x)
+            if moved:
+                s.body = [x for x in s.body if all(x is not m for m in moved)]
+                out.extend(moved)
+        out.append(s)
+    return out
+
+
+def _merge_element_updates(body):
+    out = list(body)
+    for s in out:
+        for block in ir.blocks(s):
+            block[:] = _merge_element_updates(block)
+    i = 0
+    while i < len(out):
+        a = out[i]
+        if isinstance(a, ir.AugAssign) and isinstance(a.target, ast.Subscript) \
+                and isinstance(a.target.value, ast.Name):
+            key = ast.dump(a.target)
+            container = a.target.value.id
+            needs = set(ir.names_in(a.target)) | set(ir.names_in(a.value))
+            for j in range(i + 1, len(out)):
+                b = out[j]
+                if isinstance(b, ir.AugAssign) and not isinstance(b.target, str) \
+                        and ast.dump(b.target) == key:
+                    b.value = ast.BinOp(left=a.value, op=ast.Add(), right=b.value)
+                    del out[i]
+                    i -= 1
+                    break
+                if isinstance(b, ir.Comment):
+                    continue
+                if ir.blocks(b) or container in _reads_of(b) \
+                        or set(ir.defined_names(b)) & needs:
+                    break
+        i += 1
+    return out
+
+
 # --------------------------------------------------------------------- tapes
 
 
@@ -569,12 +675,68 @@ def _needed(body, loops, saved) -> list:
             loop = loops[s.tag]
             order = [p.name for p in loop.phis] + _definition_order(loop.cond + loop.body)
             own = sorted((n for n in inner if n in order and n != s.target), key=order.index)
+            plan = _recompute_plan(loop, own, s.target)
+            if plan is not None:
+                at = 1 if s.body and isinstance(s.body[0], ir.Pop) else 0
+                s.body[at:at] = plan
+                own = []
+                inner = _needed(s.body, loops, saved)
             saved[s.tag] = own
-            add(n for n in inner if n not in own and n != s.target)
+            add(n for n in inner if n not in own and n != s.target
+                and n not in {t for x in plan or () for t in x.targets})
         else:
             for block in ir.blocks(s):
                 add(_needed(block, loops, saved))
     return out
+
+
+_CHEAP = (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript, ast.Name, ast.Constant,
+          ast.operator, ast.unaryop, ast.cmpop, ast.expr_context)
+
+
+def _recompute_plan(loop, names, target):
+    """When every value the reverse of `loop` needs from an iteration can be
+    recomputed cheaply from the loop index and values that do not change in the
+    loop (``t = x * i``, ``a = xs[i]``), recompute them in the reverse iteration
+    instead of saving them: the loop needs no tape. Returns the statements, or None.
+
+    Only values computed before anything in the iteration can branch or leave it
+    are recomputed, so the reverse evaluates exactly what the forward evaluated,
+    with the same values, and cannot raise where the forward did not."""
+    if not names:
+        return None
+    prefix = {}
+    for s in loop.body:
+        if not isinstance(s, ir.Assign) or s.unpack:
+            break
+        prefix[s.targets[0]] = s
+    in_loop = ir.all_defined(loop.cond + loop.body) | {p.name for p in loop.phis}
+    plan = []
+    chosen = set()
+
+    def add(n) -> bool:
+        if n in chosen:
+            return True
+        s = prefix.get(n)
+        if s is None or not all(isinstance(x, _CHEAP) for x in ast.walk(s.value)):
+            return False
+        if sum(isinstance(x, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript))
+               for x in ast.walk(s.value)) > 3:
+            return False
+        for m in ir.names_in(s.value):
+            if m == target or m not in in_loop:
+                continue
+            if not add(m):
+                return False
+        chosen.add(n)
+        plan.append(copy.deepcopy(s))
+        return True
+
+    if not all(add(n) for n in names):
+        return None
+    order = list(prefix)
+    plan.sort(key=lambda s: order.index(s.targets[0]))
+    return plan
 
 
 def _fill_paths(block, assigned, saved, tag):
