@@ -448,7 +448,7 @@ class _Lowerer:
                 and type(node.operand.value) in (int, float, complex):
             return ir.const(-node.operand.value)
         if self.is_static(node):
-            return copy.deepcopy(node)
+            return ir.copy_tree(node)
         value = self.value(node)
         if isinstance(value, (ast.Name, ast.Constant)):
             return value
@@ -553,7 +553,7 @@ class _Lowerer:
                                  "Pass keyword arguments one by one.")
         args = [self.atom(a) for a in node.args]
         keywords = [ast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
-        return ast.Call(func=copy.deepcopy(node.func), args=args, keywords=keywords)
+        return ast.Call(func=ir.copy_tree(node.func), args=args, keywords=keywords)
 
     def e_Tuple(self, node):
         return ast.Tuple(elts=[self.atom(e) for e in node.elts], ctx=ast.Load())
@@ -580,7 +580,7 @@ def _close_open_paths(body, exit_: ir.Exit):
         if any(done):
             for block, finished in zip((last.body, last.orelse), done):
                 if not finished:
-                    _close_open_paths(block, copy.deepcopy(exit_))
+                    _close_open_paths(block, ir.copy_tree(exit_))
             return
     body.append(exit_)
 
@@ -662,7 +662,7 @@ def _read_before_assigned(v, stmts) -> bool:
 
 
 def _plain_default(node):
-    return None if node is None else copy.deepcopy(node)
+    return None if node is None else ir.copy_tree(node)
 
 
 # ------------------------------------------------------------ early returns
@@ -721,8 +721,8 @@ def _fold(stmts, kinds):
             new = copy.copy(s)
             if _has(s.body, kinds) or _has(s.orelse, kinds):
                 rest = stmts[i + 1:]
-                new.body = _fold(list(s.body) + ([] if _ends(s.body, kinds) else copy.deepcopy(rest)), kinds)
-                new.orelse = _fold(list(s.orelse) + ([] if _ends(s.orelse, kinds) else copy.deepcopy(rest)), kinds)
+                new.body = _fold(list(s.body) + ([] if _ends(s.body, kinds) else ir.copy_tree(rest)), kinds)
+                new.orelse = _fold(list(s.orelse) + ([] if _ends(s.orelse, kinds) else ir.copy_tree(rest)), kinds)
                 out.append(new)
                 return out
             new.body = _fold(list(s.body), kinds)

@@ -11,6 +11,7 @@ as `s2sad.source(...)`.
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import os
 import sys
@@ -37,6 +38,7 @@ stages:
 
 examples:
   s2sad show examples/seeds.py:black_scholes --wrt S,sigma
+  s2sad show examples/loops.py:rosenbrock --example "[0.5, 1.2, 0.8]"
   s2sad show examples/seeds.py:z --wrt x,y
   s2sad show examples/seeds.py:z --wrt y --stage dup
 """
@@ -104,6 +106,10 @@ def main(argv=None) -> int:
                       default="reverse", help="which stage to print (default: reverse)")
     show.add_argument("--mode", choices=["reverse"], default="reverse",
                       help="differentiation mode (default: reverse)")
+    show.add_argument("--example", metavar="ARGS",
+                      help="example arguments, as Python literals (\"0.5, [1.0, 2.0], 3\"): "
+                           "show the code a call with such arguments runs (default: every "
+                           "parameter a float, or a list of floats where it is indexed)")
     show.add_argument("-v", "--verbose", action="store_true",
                       help="on an error, also print the source line and how to fix it")
     args = parser.parse_args(argv)
@@ -111,8 +117,16 @@ def main(argv=None) -> int:
         parser.print_help()
         return 2
     try:
+        example = None
+        if args.example is not None:
+            try:
+                example = ast.literal_eval(f"({args.example},)")
+            except (ValueError, SyntaxError):
+                raise S2SADError(f"--example {args.example!r} is not a list of Python literals",
+                                 hint="Write numbers, lists and tuples: --example \"0.5, [1.0, 2.0]\"")
         func = load(args.target)
-        text = api.source(func, mode=args.mode, wrt=_wrt(args.wrt), stage=args.stage)
+        text = api.source(func, mode=args.mode, wrt=_wrt(args.wrt), stage=args.stage,
+                          example=example)
     except S2SADError as exc:
         message = str(exc) if args.verbose else exc.one_line()
         if not args.verbose and exc.hint:

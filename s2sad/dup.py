@@ -200,6 +200,6 @@ def _rename_each(node, copies, is_local):
                 return ast.Name(id=copies[n.id].pop(0), ctx=n.ctx)
             return n
 
-    return _R().visit(copy.deepcopy(node))
+    return _R().visit(ir.copy_tree(node))
 
 

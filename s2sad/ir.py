@@ -196,8 +196,8 @@ class Function:
 
     def clone(self, **changes) -> "Function":
         """A copy whose statements can be changed without touching this one."""
-        fields = dict(name=self.name, params=copy.deepcopy(self.params),
-                      body=copy.deepcopy(self.body), refs=dict(self.refs),
+        fields = dict(name=self.name, params=copy_tree(self.params),
+                      body=copy_tree(self.body), refs=dict(self.refs),
                       source=self.source, doc=self.doc)
         fields.update(changes)
         return Function(**fields)
@@ -265,11 +265,82 @@ def dotted(node: ast.expr) -> str | None:
     return None
 
 
-def names_in(node: ast.AST) -> Iterator[str]:
-    """Every ``ast.Name`` id read in an expression, in order, with repeats."""
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name):
-            yield sub.id
+def nodes(node: ast.AST) -> list:
+    """Every node of an expression tree except contexts and operators (a faster
+    `ast.walk` for the small trees of the IR)."""
+    out = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        for f in n._fields:
+            v = getattr(n, f, None)
+            if isinstance(v, ast.AST):
+                if not isinstance(v, _LEAVES):
+                    stack.append(v)
+            elif type(v) is list:
+                stack.extend(x for x in v if isinstance(x, ast.AST))
+    return out
+
+
+def names_in(node: ast.AST) -> list:
+    """Every ``ast.Name`` id in an expression (with repeats). This is the compiler's
+    most frequent question, so the common node types are handled inline."""
+    out = []
+    stack = [node]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        n = pop()
+        t = type(n)
+        if t is ast.Name:
+            out.append(n.id)
+        elif t is ast.Constant:
+            continue
+        elif t is ast.BinOp:
+            push(n.left)
+            push(n.right)
+        elif t is ast.Call:
+            push(n.func)
+            extend(n.args)
+            extend(k.value for k in n.keywords)
+        elif t is ast.Attribute or t is ast.Starred:
+            push(n.value)
+        elif t is ast.UnaryOp:
+            push(n.operand)
+        elif t is ast.Subscript:
+            push(n.value)
+            push(n.slice)
+        elif t is ast.Compare:
+            push(n.left)
+            extend(n.comparators)
+        elif t is ast.Tuple or t is ast.List:
+            extend(n.elts)
+        elif t is ast.IfExp:
+            push(n.test)
+            push(n.body)
+            push(n.orelse)
+        else:
+            out.extend(x.id for x in nodes(n) if type(x) is ast.Name)
+    return out
+
+
+_LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+
+
+def copy_tree(node):
+    """A deep copy of IR statements and expression trees (much faster than
+    `copy.deepcopy`, which these trees spend most of a transform in)."""
+    if isinstance(node, list):
+        return [copy_tree(x) for x in node]
+    if isinstance(node, _LEAVES) or node is None or isinstance(node, (str, int, float, bool)):
+        return node
+    if isinstance(node, tuple):
+        return tuple(copy_tree(x) for x in node)
+    if hasattr(node, "__dict__"):
+        new = node.__class__.__new__(node.__class__)
+        new.__dict__ = {k: copy_tree(v) for k, v in node.__dict__.items()}
+        return new
+    return copy.deepcopy(node)
 
 
 def local_reads(node: ast.AST, is_local) -> list:
@@ -299,9 +370,9 @@ def local_reads(node: ast.AST, is_local) -> list:
 def substitute(node: ast.expr, mapping: dict) -> ast.expr:
     """A copy of `node` with each Name whose id is in `mapping` replaced by a copy
     of the mapped expression (or renamed, when the mapped value is a string)."""
-    if not any(isinstance(n, ast.Name) and n.id in mapping for n in ast.walk(node)):
+    if not any(n in mapping for n in names_in(node)):
         return node
-    return _Substitute(mapping).visit(copy.deepcopy(node))
+    return _Substitute(mapping).visit(copy_tree(node))
 
 
 class _Substitute(ast.NodeTransformer):
@@ -314,13 +385,13 @@ class _Substitute(ast.NodeTransformer):
             return n
         if isinstance(new, str):
             return ast.Name(id=new, ctx=n.ctx)
-        return copy.deepcopy(new)
+        return copy_tree(new)
 
 
 def rename_in_place(node: ast.AST, mapping: dict) -> None:
     """Rename Names in `node` itself (for trees the caller owns)."""
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name):
+    for n in nodes(node):
+        if type(n) is ast.Name:
             new = mapping.get(n.id)
             if new is not None:
                 n.id = new

@@ -430,9 +430,13 @@ class _Transform:
             if not any(self.is_accumulator(n) for n in names):
                 targets = tuple(adj(n) for n in names)
                 return [ir.Assign(targets, call, line, unpack=len(targets) > 1)]
-            temps = tuple(self.fresh() for _ in names)
-            out = [ir.Assign(temps, call, line, unpack=len(temps) > 1)]
-            return out + [self.set_adj(n, ir.name(t), line) for n, t in zip(names, temps)]
+            # an adjoint that accumulates over a loop's iterations receives this
+            # iteration's part
+            parts = tuple(ir.derived(adj(n), "part") if self.is_accumulator(n) else adj(n)
+                          for n in names)
+            out = [ir.Assign(parts, call, line, unpack=len(parts) > 1)]
+            return out + [self.set_adj(n, ir.name(t), line) for n, t in zip(names, parts)
+                          if self.is_accumulator(n)]
         return []
 
 

@@ -70,8 +70,8 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
     keep = set(keep)
     global _INPUTS
     _INPUTS = set(inputs)
-    result = ir.Return(ast.Tuple(elts=copy.deepcopy(list(outputs)), ctx=ast.Load()))
-    body = copy.deepcopy(forward) + [_MARK] + copy.deepcopy(reverse) + [result]
+    result = ir.Return(ast.Tuple(elts=ir.copy_tree(list(outputs)), ctx=ast.Load()))
+    body = ir.copy_tree(forward) + [_MARK] + ir.copy_tree(reverse) + [result]
     body = _elide_dups(body)
     body = _propagate_copies(body, keep)
     forward, reverse, result = _split(body)
@@ -272,17 +272,21 @@ def _has_effect(node) -> bool:
 
 
 def _drop_dead(forward, reverse, keep):
-    while True:
-        reads = ir.reads_in(forward + reverse)
-        dead = lambda s: (isinstance(s, ir.Assign)  # noqa: E731
-                          and not any(reads.get(t) or t in keep for t in s.targets)
-                          and not _has_effect(s.value))
-        before = sum(1 for _ in ir.walk(reverse))
-        reverse = _without(reverse, dead)
-        reverse = _without(reverse, lambda s: isinstance(s, (ir.If, ir.ForEach))
-                           and not _has_code(s))
-        if sum(1 for _ in ir.walk(reverse)) == before:
-            return reverse
+    reads = ir.reads_in(forward + reverse)
+    dead_ids = set()
+    changed = True
+    while changed:
+        changed = False
+        for s in ir.walk(reverse):
+            if id(s) in dead_ids or not isinstance(s, ir.Assign) or _has_effect(s.value):
+                continue
+            if not any(reads.get(t) or t in keep for t in s.targets):
+                dead_ids.add(id(s))
+                for n in ir.names_in(s.value):
+                    reads[n] -= 1
+                changed = True
+    reverse = _without(reverse, lambda s: id(s) in dead_ids)
+    return _without(reverse, lambda s: isinstance(s, (ir.If, ir.ForEach)) and not _has_code(s))
 
 
 def _reads_of(s) -> set:
@@ -358,16 +362,21 @@ def _cannot_raise(node, float_name) -> bool:
 
 
 def _drop_dead_forward(forward, reverse, float_name):
-    while True:
-        reads = ir.reads_in(forward + reverse)
-        dead = lambda s: ((isinstance(s, ir.Assign) and not s.unpack  # noqa: E731
-                           and not reads.get(s.targets[0])
-                           and _cannot_raise(s.value, float_name))
-                          or (isinstance(s, ir.If) and not _has_code(s)))
-        before = sum(1 for _ in ir.walk(forward))
-        forward = _without(forward, dead)
-        if sum(1 for _ in ir.walk(forward)) == before:
-            return forward
+    reads = ir.reads_in(forward + reverse)
+    dead_ids = set()
+    changed = True
+    while changed:
+        changed = False
+        for s in ir.walk(forward):
+            if id(s) in dead_ids or not (isinstance(s, ir.Assign) and not s.unpack):
+                continue
+            if not reads.get(s.targets[0]) and _cannot_raise(s.value, float_name):
+                dead_ids.add(id(s))
+                for n in ir.names_in(s.value):
+                    reads[n] -= 1
+                changed = True
+    forward = _without(forward, lambda s: id(s) in dead_ids)
+    return _without(forward, lambda s: isinstance(s, ir.If) and not _has_code(s))
 
 
 # ------------------------------------------------------- constants and CSE
@@ -465,7 +474,7 @@ def _fold_constant_adjoints(body, keep, float_name):
         for get, set_ in ir.slots(s):
             node = get()
             if any(n in constants for n in ir.names_in(node)):
-                set_(_Fold().visit(copy.deepcopy(node)))
+                set_(_Fold().visit(ir.copy_tree(node)))
     return body
 
 
@@ -487,7 +496,7 @@ def _cse_key(s, most):
     value = s.value
     if isinstance(value, (ast.Name, ast.Constant)):
         return None
-    for n in ast.walk(value):
+    for n in ir.nodes(value):
         if isinstance(n, ast.Name) and most.get(n.id, 0) > 1:
             return None  # a name that changes (in a loop, or accumulated)
         if isinstance(n, ast.Subscript) or (isinstance(n, ast.Call)
@@ -729,7 +738,7 @@ def _recompute_plan(loop, names, target):
             if not add(m):
                 return False
         chosen.add(n)
-        plan.append(copy.deepcopy(s))
+        plan.append(ir.copy_tree(s))
         return True
 
     if not all(add(n) for n in names):

@@ -92,3 +92,46 @@ def smooth_at(f, args, i, h=1e-5):
         abs(left - right) <= 1e-3 * (1 + abs(central)) and \
         abs((left + right) / 2 - central) <= 1e-4 * (1 + abs(central))
     return ok, central
+
+
+@st.composite
+def loop_program_text(draw):
+    """A function with a loop (for over range, or a counted while), a loop-carried
+    value, and sometimes a branch, break, continue or a list."""
+    names = ["x", "y"]
+    body = []
+    kind = draw(st.sampled_from(["for", "while", "list"]))
+    trips = draw(st.integers(0, 5))
+    lines = ["    acc = x"]
+    if kind == "for":
+        lines.append(f"    for i in range({trips}):")
+    elif kind == "while":
+        lines.append("    k = 0")
+        lines.append(f"    while k < {trips}:")
+        body.append("k = k + 1")
+    else:
+        lines.append("    ys = []")
+        lines.append(f"    for i in range({trips}):")
+    inner = names + ["acc"] + (["i"] if kind != "while" else [])
+    for _ in range(draw(st.integers(1, 3))):
+        body.append(f"acc = {draw(expression(['acc', 'x', 'y'], 2))}")
+    extra = draw(st.sampled_from(["", "if", "break", "continue"]))
+    if extra == "if":
+        body.append(f"if {draw(expression(['acc', 'y'], 1))} > 0.5:")
+        body.append(f"    acc = {draw(expression(['acc', 'x'], 1))}")
+    elif extra in ("break", "continue"):
+        body.append(f"if {draw(expression(['acc', 'x'], 1))} > 1.0:")
+        if kind == "while" and extra == "continue":
+            body.append("    k = k + 1")
+        body.append(f"    {extra}")
+        body.append(f"acc = acc * {draw(st.sampled_from(['0.5', 'y', 'x']))}")
+    if kind == "list":
+        body.append(f"ys.append({draw(expression(['acc', 'x'], 1))})")
+    lines += ["        " + b for b in body]
+    result = draw(expression(["acc", "x", "y"], 1))
+    if kind == "list":
+        result = f"({result}) + sum(ys) + (ys[-1] if len(ys) > 0 else 0.0)"
+    lines.append(f"    return {result}")
+    del inner
+    return "import math\n\n\ndef helper(a, b):\n    return a * math.sin(b) + b\n\n\n" \
+           "def f(x, y):\n" + "\n".join(lines) + "\n"

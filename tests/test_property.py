@@ -51,3 +51,28 @@ def test_random_programs_stages_run(text, point):
     for stage in ("anf", "dup", "activity"):
         got, _ = run_stage(f, stage, point, (0, 1))
         assert got == value or (math.isnan(got) and math.isnan(value))
+
+
+@SETTINGS
+@given(__import__("programs").loop_program_text(), POINTS)
+def test_random_loops_match_central_differences(text, point):
+    f = load(text)
+    try:
+        value = f(*point)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        assume(False)
+    assume(math.isfinite(value) and abs(value) < 1e6)
+    expected = []
+    for i in range(2):
+        ok, d = smooth_at(f, point, i)
+        assume(ok)
+        expected.append(d)
+    try:
+        got = s2sad.grad(f, wrt=(0, 1))(*point)
+    except (ZeroDivisionError, ValueError, OverflowError):
+        assume(False)
+    for g, e in zip(got, expected):
+        assert abs(g - e) <= 1e-4 * (1 + abs(e)), (text, point, got, expected)
+    for stage in ("anf", "dup"):
+        ran, _ = run_stage(f, stage, point, (0, 1))
+        assert ran == value or (math.isnan(ran) and math.isnan(value))

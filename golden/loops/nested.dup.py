@@ -1,0 +1,20 @@
+# s2sad golden file: golden/inputs/loops.py:nested, stage dup, wrt x.
+# Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
+from golden.inputs.loops import *  # noqa: F401,F403
+
+from s2sad.runtime import dup
+
+
+def nested(x, n):
+    x_a, x_b = dup(x)
+    s = x_a
+    s_1 = s
+    for i in range(n):
+        s_2 = s_1
+        for j in range(i):
+            t1 = s_2 * 0.9
+            t2 = x_b * j
+            s_3 = t1 + t2
+            s_2 = s_3
+        s_1 = s_2
+    return s_1
