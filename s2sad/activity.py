@@ -42,14 +42,25 @@ class Activity:
     useful: set = field(default_factory=set)
     active: set = field(default_factory=set)
     ops: dict = field(default_factory=dict)  # id(Assign) -> ops.Op
-    roots: dict = field(default_factory=dict)  # list name -> the name of its list object
-    created: dict = field(default_factory=dict)  # list root -> id of the statement making it
+    roots: dict = field(default_factory=dict)  # list/array name -> the name of its object
+    created: dict = field(default_factory=dict)  # root -> id of the statement making it
+    containers: set = field(default_factory=set)  # roots whose adjoint is updated in place
+    shapes: dict = field(default_factory=dict)  # array name -> a token; same token, same shape
+
+    def same_shape(self, a: str, b: str) -> bool:
+        """Are `a` and `b` arrays that certainly have the same shape?"""
+        return a in self.shapes and self.shapes.get(a) == self.shapes.get(b)
 
     def root(self, n: str) -> str:
-        """The name that stands for the list object `n` refers to."""
+        """The name that stands for the list or array object `n` refers to."""
         while self.roots.get(n, n) != n:
             n = self.roots[n]
         return n
+
+    def is_container(self, n: str) -> bool:
+        """Does `n` refer to a list, or to an array read by index, whose adjoint is
+        one object updated in place (``xs_bar[i] += ...``)?"""
+        return self.root(n) in self.containers
 
     def op(self, stmt) -> ops.Op:
         return self.ops[id(stmt)]
@@ -75,10 +86,14 @@ class _Analysis:
         return n in self.locals
 
     # Lists are mutable objects: variedness and usefulness belong to the object, so
-    # for a list-valued name the sets hold the name of its object (`key`).
+    # for a list-valued name the sets hold the name of its object (`key`). Arrays get
+    # objects too (copies are the same array), used for arrays read by index.
 
     def is_list(self, n) -> bool:
         return isinstance(self.result.kinds.get(n), ops.ListKind)
+
+    def is_object(self, n) -> bool:
+        return isinstance(self.result.kinds.get(n), (ops.ListKind, ops.ArrayKind))
 
     def key(self, n):
         return self.result.root(n) if self.is_list(n) else n
@@ -103,14 +118,18 @@ class _Analysis:
     def run(self) -> Activity:
         r = self.result
         self.conflicts = set()
+        self.indexed = set()  # roots of arrays some statement reads by index
         for p in self.fn.params:
             default = ops.SCALAR if p.name in r.wrt else ops.UNKNOWN
             r.kinds[p.name] = self.param_kinds.get(p.name, default)
-            if isinstance(r.kinds[p.name], ops.ListKind):
+            if isinstance(r.kinds[p.name], ops.ArrayKind):
+                r.shapes[p.name] = p.name
+            if isinstance(r.kinds[p.name], (ops.ListKind, ops.ArrayKind)):
                 r.created[p.name] = 0  # made by the caller
             if p.name in r.wrt and ops.differentiable(r.kinds[p.name]):
                 r.varied.add(p.name)
         self.forward(self.fn.body)
+        r.containers = {r.root(n) for n in r.kinds if self.is_list(n)} | self.indexed
         self.backward(self.fn.body)
         for group in (r.varied, r.useful):
             group |= {n for n in r.kinds if self.is_list(n) and r.root(n) in group}
@@ -147,16 +166,21 @@ class _Analysis:
                 self.forward(s.copies)
                 continue
             if isinstance(s, ir.Assign):
-                op = ops.classify(s.value, self.fn, self.is_local)
+                op = ops.classify(s.value, self.fn, self.is_local, self.atom_kind)
                 r.ops[id(s)] = op
                 kinds = self.out_kinds(s, op)
                 for t, k in zip(s.targets, kinds):
                     r.kinds[t] = _merge(r.kinds.get(t), k)
-                    if isinstance(r.kinds[t], ops.ListKind):
+                    if isinstance(r.kinds[t], ops.ArrayKind):
+                        r.shapes[t] = self.shape_token(t, op)
+                    if self.is_object(t):
                         if op.kind == "copy":
                             self.alias(t, op.inputs[0].id)
                         elif r.root(t) not in r.created:
                             r.created[r.root(t)] = id(s)
+                if op.kind == "getitem" and isinstance(op.inputs[0], ast.Name) \
+                        and isinstance(r.kinds.get(op.inputs[0].id), ops.ArrayKind):
+                    self.indexed.add(r.root(op.inputs[0].id))
                 varied = any(d and self.is_varied(x) for d, x in zip(op.diff, op.inputs))
                 if varied:
                     for t in s.targets:
@@ -165,15 +189,17 @@ class _Analysis:
             elif isinstance(s, ir.Dup):
                 for t in s.targets:
                     r.kinds[t] = r.kinds.get(s.source, ops.UNKNOWN)
-                    if self.is_list(t):
+                    if s.source in r.shapes:
+                        r.shapes[t] = r.shapes[s.source]
+                    if self.is_object(t):
                         self.alias(t, s.source)
-                    elif s.source in r.varied:
-                        r.varied.add(t)
+                    if self.key(s.source) in r.varied:
+                        r.varied.add(self.key(t))
             elif isinstance(s, ir.If):
                 self.forward(s.body)
                 self.forward(s.orelse)
             elif isinstance(s, ir.Expr):
-                op = r.ops[id(s)] = ops.classify(s.value, self.fn, self.is_local)
+                op = r.ops[id(s)] = ops.classify(s.value, self.fn, self.is_local, self.atom_kind)
                 if op.kind == "append":
                     xs, v = op.inputs
                     kind = r.kinds.get(xs.id)
@@ -186,6 +212,24 @@ class _Analysis:
                         if self.is_varied(v):
                             r.varied.add(r.root(xs.id))
 
+    def shape_token(self, target, op) -> str:
+        """Copies keep their source's shape; an elementwise operation whose array
+        inputs all have one shape keeps it; anything else has a shape of its own."""
+        r = self.result
+        if op.kind == "copy":
+            return r.shapes.get(op.inputs[0].id, target)
+        if op.kind == "rule" and (isinstance(op.key, str) or _is_ufunc(op.key)):
+            tokens = set()
+            for x in op.inputs:
+                kind = self.atom_kind(x)
+                if isinstance(kind, ops.ArrayKind):
+                    tokens.add(r.shapes.get(x.id) if isinstance(x, ast.Name) else None)
+                elif kind not in (ops.SCALAR, ops.INT):
+                    tokens.add(None)
+            if len(tokens) == 1 and None not in tokens and op.key != "matmul":
+                return tokens.pop()
+        return target
+
     def forward_loop(self, s: ir.Loop):
         """Kinds and variedness of a loop: iterate over the body until nothing changes
         (a value varied in one iteration is varied in the next through the phis)."""
@@ -197,8 +241,10 @@ class _Analysis:
             for phi in s.phis:
                 if phi.init is not None:
                     r.kinds[phi.name] = _merge(r.kinds.get(phi.name), self.atom_kind(phi.init))
-                    if self.is_list(phi.name) and isinstance(phi.init, ast.Name):
+                    if self.is_object(phi.name) and isinstance(phi.init, ast.Name):
                         self.alias(phi.name, phi.init.id)
+                    if isinstance(r.kinds[phi.name], ops.ArrayKind):
+                        r.shapes[phi.name] = phi.name  # may change from one iteration to the next
                     if self.is_varied(phi.init) and ops.differentiable(r.kinds[phi.name]):
                         r.varied.add(self.key(phi.name))
             self.forward(s.cond)
@@ -234,6 +280,8 @@ class _Analysis:
             container, index = inputs[0], op.inputs[1]
             if isinstance(container, ops.ListKind):
                 return [container.elem]
+            if isinstance(container, ops.ArrayKind):
+                return [ops.index_kind(container, index, self.atom_kind)]
             if isinstance(container, tuple) and isinstance(index, ast.Constant) \
                     and isinstance(index.value, int) and -len(container) <= index.value < len(container):
                 return [container[index.value]]
@@ -243,14 +291,21 @@ class _Analysis:
                 return [self.callee_kind(op.key, s, inputs)]
             return [ops.UNKNOWN]
         if op.kind == "nondiff":
-            if isinstance(s.value, (ast.Compare, ast.UnaryOp)) or op.key in _INT_RESULT:
+            if isinstance(s.value, (ast.Compare, ast.UnaryOp, ast.BinOp)):
+                return [ops.logical_kind(inputs)]
+            if op.key in _INT_RESULT:
                 return [ops.INT]
+            if isinstance(s.value, ast.Call):
+                made = ops.constant_kind(s.value, op.key, self.atom_kind)
+                if made is not None:
+                    return [made]
             return [ops.UNKNOWN]
         if op.kind == "rule":
             if _hashable_in(op.key, _INT_RESULT):
                 return [ops.INT]
-            if ops.ARRAY in inputs:
-                return [ops.ARRAY]
+            numpy_kind = ops.rule_result_kind(op, inputs)
+            if numpy_kind is not None:
+                return [numpy_kind]
             if any(not isinstance(k, str) or k in (ops.UNKNOWN, ops.OTHER) for k in inputs):
                 return [ops.UNKNOWN]
             if all(k == ops.INT for k in inputs) and _hashable_in(op.key, _INT_PRESERVING):
@@ -315,7 +370,7 @@ class _Analysis:
             if op.kind == "unknown":
                 raise self.error(NoRuleError, s, op)
             if op.kind == "getitem" and not isinstance(r.kinds.get(op.inputs[0].id),
-                                                       (tuple, ops.ListKind)):
+                                                       (tuple, ops.ListKind, ops.ArrayKind)):
                 raise self.error(NotDifferentiableError, s, op)
             if op.kind == "getitem" and isinstance(r.kinds.get(op.inputs[0].id), tuple) \
                     and not isinstance(op.inputs[1], ast.Constant):
@@ -324,11 +379,11 @@ class _Analysis:
                                  "computed at run time yet",
                                  "Make it a list: xs = [a, b, c].")
             for t in s.targets:
-                if self.is_list(t) and r.root(t) in self.conflicts:
+                if r.is_container(t) and r.root(t) in self.conflicts:
                     raise self.error(NotDifferentiableError, s, op,
                                      "s2sad cannot differentiate a variable that refers to "
-                                     "different lists on different paths",
-                                     "Build one list and append to it on every path.")
+                                     "different lists (or indexed arrays) on different paths",
+                                     "Give each its own name, or copy into one on every path.")
 
     def error(self, cls, s, op, message=None, hint=None):
         info = self.fn.source
@@ -353,6 +408,10 @@ class _Analysis:
     # ------------------------------------------------------------ text
 
 
+def _is_ufunc(obj) -> bool:
+    return type(obj).__name__ == "ufunc"
+
+
 def _col(text):
     if not text:
         return None
@@ -371,6 +430,14 @@ def _merge(old, new):
         return new
     if {old, new} <= {ops.INT, ops.SCALAR}:
         return ops.SCALAR
+    if isinstance(old, ops.ArrayKind) or isinstance(new, ops.ArrayKind):
+        arrays = [k for k in (old, new) if isinstance(k, ops.ArrayKind)]
+        others = [k for k in (old, new) if not isinstance(k, ops.ArrayKind)]
+        if all(k in (ops.SCALAR, ops.INT) for k in others):
+            ndims = {a.ndim for a in arrays}
+            dtypes = {a.dtype for a in arrays}
+            return ops.ArrayKind(ndims.pop() if len(ndims) == 1 and not others else None,
+                                 dtypes.pop() if len(dtypes) == 1 else "?")
     return ops.UNKNOWN
 
 

@@ -530,17 +530,18 @@ class _Lowerer:
 
     def e_Call(self, node):
         func = node.func
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
-                and func.value.id in self.locals:
-            if func.attr != "append":
-                raise self.error(node, f"s2sad cannot differentiate the method call "
-                                       f"`.{func.attr}(...)` yet",
-                                 "Lists support append(), indexing, len() and sum().")
-            if len(node.args) != 1 or node.keywords:
-                raise self.error(node, "append() takes one value")
-            target = self.read(func.value)
-            return ast.Call(func=ast.Attribute(value=target, attr="append", ctx=ast.Load()),
-                            args=[self.atom(node.args[0])], keywords=[])
+        if isinstance(func, ast.Attribute) and not self.is_static(func):
+            # a method of a local value (xs.append(v), x.sum(axis=0)): the receiver is
+            # evaluated first, then the arguments, as Python does
+            receiver = self.atom(func.value)
+            for k in node.keywords:
+                if k.arg is None:
+                    raise self.error(node, "s2sad cannot differentiate `**` unpacking in a call",
+                                     "Pass keyword arguments one by one.")
+            args = [self.atom(a) for a in node.args]
+            keywords = [ast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
+            return ast.Call(func=ast.Attribute(value=receiver, attr=func.attr, ctx=ast.Load()),
+                            args=args, keywords=keywords)
         if not self.is_static(node.func):
             raise self.error(
                 node, "s2sad can only differentiate calls of functions named directly "
@@ -563,8 +564,16 @@ class _Lowerer:
 
     def e_Subscript(self, node):
         value = self.atom(node.value)
-        index = self.atom(node.slice)
-        return ast.Subscript(value=value, slice=index, ctx=ast.Load())
+        return ast.Subscript(value=value, slice=self.index(node.slice), ctx=ast.Load())
+
+    def index(self, node):
+        """An index stays an index: atoms, slices of atoms, or a tuple of those."""
+        if isinstance(node, ast.Slice):
+            return ast.Slice(*(None if part is None else self.atom(part)
+                               for part in (node.lower, node.upper, node.step)))
+        if isinstance(node, ast.Tuple):
+            return ast.Tuple(elts=[self.index(e) for e in node.elts], ctx=ast.Load())
+        return self.atom(node)
 
     def e_Attribute(self, node):
         return ast.Attribute(value=self.atom(node.value), attr=node.attr, ctx=ast.Load())

@@ -149,6 +149,11 @@ def _kinds(f, values: dict, wrt, what):
     for name, value in values.items():
         kind = ops.kind_of(value)
         if name in wrt:
+            if isinstance(kind, ops.ArrayKind) and kind.dtype in ("i", "b"):
+                raise IntegerArgumentError(
+                    f"{what} of {f.__qualname__} with respect to `{name}`: it is an array of "
+                    f"{value.dtype}, and gradients are taken with respect to real numbers",
+                    hint=f"Pass a float array: {name}.astype(float).", **_at_def(f))
             if kind == ops.INT:
                 raise IntegerArgumentError(
                     f"{what} of {f.__qualname__} with respect to `{name}`: its value "
@@ -205,7 +210,11 @@ class _State:
         name = self.f.__name__ if self.f.__name__.isidentifier() else "f"
         lines = [f"def {name}({params}):"]
         if self.primary is not None:
-            checks = [f"type({n}) is _T{i}" for i, n in enumerate(self.names)]
+            checks = []
+            for i, n in enumerate(self.names):
+                checks.append(f"type({n}) is _T{i}")
+                if isinstance(self.primary[0][i], tuple):  # an array: rank and dtype too
+                    checks.append(f"{n}.ndim == _N{i} and {n}.dtype is _D{i}")
             for i, (kind, _, gname, _) in enumerate(self.guards):
                 if kind == "global":
                     checks.append(f"_G{i}.get({gname!r}) is _O{i}")
@@ -222,6 +231,8 @@ class _State:
     def build(self):
         if self.primary is not None:
             for i, t in enumerate(self.primary[0]):
+                if isinstance(t, tuple):
+                    t, self.ns[f"_N{i}"], self.ns[f"_D{i}"] = t
                 self.ns[f"_T{i}"] = t
             self.ns["_F"] = self.primary[1]
         for i, (_, container, _, obj) in enumerate(self.guards):
@@ -262,7 +273,7 @@ class _State:
                 self.reset()
             values = dict(zip(self.names, args))
             values.update(kwargs)
-            key = tuple(type(values[n]) for n in self.names)
+            key = tuple(_signature(values[n]) for n in self.names)
             fn = self.specs.get(key)
             if fn is None:
                 kinds = _kinds(self.f, values, self.wrt, self.entry)
@@ -277,6 +288,15 @@ class _State:
                     self.primary = (key, fn)
                     self.build()
         return fn(*args, **kwargs)
+
+
+def _signature(value):
+    """What the derivative's code depends on in an argument: its type, and for a
+    NumPy array its rank and dtype."""
+    tp = type(value)
+    if tp.__module__ == "numpy" and tp.__name__ == "ndarray":
+        return (tp, value.ndim, value.dtype)
+    return tp
 
 
 def _guards(unit) -> list:

@@ -17,7 +17,13 @@ its inputs in the order its rule expects:
     unknown  a call with no rule and no Python source (an error if it is active)
 
 `kind_of(value)` sorts runtime values into the kinds activity works with: "scalar"
-(a real float), "int" (ints and bools), "array", "other", or a tuple of kinds.
+(a real float), "int" (ints and bools), `ArrayKind` (a NumPy array: its rank and
+dtype), `ListKind`, "other", or a tuple of kinds. `classify` takes the kinds of the
+inputs into account: ``x * y`` on arrays has another rule than on floats, and a
+matrix product picks its rule by the ranks of its operands.
+
+Array methods and attributes (``x.sum(axis=0)``, ``x.dot(y)``, ``x.T``) are the NumPy
+function of the same meaning, with the array as its first argument (`METHODS`).
 """
 
 from __future__ import annotations
@@ -38,27 +44,47 @@ class Op:
     diff: tuple = ()  # per input: may a derivative flow through it?
     keywords: dict = field(default_factory=dict)  # for kind == "call"
     text: str = ""  # how the user wrote the operation, for messages
+    options: dict = field(default_factory=dict)  # a rule's static arguments (axis=...)
 
     @property
     def name(self) -> str:
         return self.text or rules.key_name(self.key)
 
 
-def classify(value: ast.expr, fn: ir.Function, is_local) -> Op:
+def _methods():
+    import numpy as np
+
+    return {
+        "sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min,
+        "var": np.var, "std": np.std, "dot": np.dot, "reshape": np.reshape,
+        "ravel": np.ravel, "flatten": np.ravel, "transpose": np.transpose,
+        "squeeze": np.squeeze, "clip": np.clip,
+    }
+
+
+NONDIFF_ATTRIBUTES = {"shape", "ndim", "size", "dtype"}
+
+
+def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
+    """See the module docstring. `kind(atom)` gives the kind of an input atom."""
+    kind = kind or (lambda atom: None)
     if isinstance(value, ast.Name):
         if is_local(value.id):
             return Op("copy", [value], diff=(True,))
         return Op("const")
     if isinstance(value, (ast.Constant, ast.Attribute)) and not _local_attr(value, is_local):
         return Op("const")
+    if isinstance(value, ast.BinOp) and isinstance(value.op, _BITWISE):
+        return Op("nondiff", [value.left, value.right], diff=(False, False))
     if isinstance(value, ast.BinOp):
         key = rules.OPERATORS.get(type(value.op))
-        return _with_rule(key, [value.left, value.right], _op_text(value))
+        inputs = [value.left, value.right]
+        return _with_rule(key, inputs, _op_text(value), [kind(x) for x in inputs])
     if isinstance(value, ast.UnaryOp):
-        if isinstance(value.op, ast.Not):
+        if isinstance(value.op, (ast.Not, ast.Invert)):
             return Op("nondiff", [value.operand], diff=(False,))
         key = rules.OPERATORS.get(type(value.op))
-        return _with_rule(key, [value.operand], _op_text(value))
+        return _with_rule(key, [value.operand], _op_text(value), [kind(value.operand)])
     if isinstance(value, ast.Compare):
         inputs = [value.left, *value.comparators]
         return Op("nondiff", inputs, diff=(False,) * len(inputs))
@@ -75,11 +101,37 @@ def classify(value: ast.expr, fn: ir.Function, is_local) -> Op:
                     and isinstance(func.value, ast.Name):
                 return Op("append", [func.value, value.args[0]], diff=(False, True),
                           text="list.append")
+            method = _methods().get(func.attr)
+            if method is not None and isinstance(func.value, ast.Name):
+                args = [func.value] + list(value.args)
+                if func.attr == "reshape" and len(value.args) > 1:
+                    args = [func.value, ast.Tuple(elts=list(value.args), ctx=ast.Load())]
+                return _rule_call(method, args, list(value.keywords), kind,
+                                  f"the method .{func.attr}()")
             return Op("unknown", [func.value], diff=(True,), text=f"the method .{func.attr}()")
-        return _classify_call(value, fn)
+        return _classify_call(value, fn, kind)
     if isinstance(value, ast.Attribute):
-        return Op("unknown", [value.value], diff=(True,), text=f".{value.attr}")
+        if value.attr == "T":
+            import numpy as np
+
+            return _rule_call(np.transpose, [value.value], [], kind, "the attribute .T")
+        if value.attr in NONDIFF_ATTRIBUTES:
+            return Op("nondiff", [value.value], diff=(False,), text=f".{value.attr}")
+        return Op("unknown", [value.value], diff=(True,), text=f"the attribute .{value.attr}")
     return Op("unknown", text=type(value).__name__)
+
+
+_BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
+
+
+def logical_kind(inputs: list):
+    """The kind of a comparison, bitwise operation or `not`/`~` of `inputs`: a
+    boolean array when an input is an array, else an int."""
+    arrays = [k for k in inputs if isinstance(k, ArrayKind)]
+    if not arrays:
+        return INT
+    ranks = [_rank(k) for k in inputs]
+    return ArrayKind(max(ranks) if None not in ranks else None, "b")
 
 
 def _local_attr(node, is_local) -> bool:
@@ -96,14 +148,31 @@ def _op_text(node) -> str:
     return "unary minus" if isinstance(node.op, ast.USub) else "unary plus"
 
 
-def _with_rule(key, inputs, text) -> Op:
-    rule = rules.lookup(key, len(inputs)) if key else None
+def _with_rule(key, inputs, text, kinds) -> Op:
+    rule = rules.lookup(key, len(inputs), kinds=kinds) if key else None
     if rule is None:
         return Op("unknown", inputs, key=key, diff=(True,) * len(inputs), text=text)
     return Op("rule", inputs, key=key, rule=rule, diff=rule.differentiable, text=text)
 
 
-def _classify_call(value: ast.Call, fn: ir.Function) -> Op:
+def _rule_call(obj, args, keywords, kind, text) -> Op:
+    """A call of a callable that has rules: pick the rule and bind the arguments."""
+    kinds = [kind(a) for a in args]
+    for rule in rules.candidates(obj):
+        if not rule.matches(kinds):
+            continue
+        bound = rule.bind(args, keywords)
+        if bound is not None:
+            inputs, options = bound
+            return Op("rule", inputs, key=obj, rule=rule, diff=rule.differentiable,
+                      text=text, options=options)
+    arities = rules.arities(obj)
+    return Op("unknown", args, key=obj, diff=(True,) * len(args),
+              text=f"{text} with {len(args) + len(keywords)} arguments "
+                   f"(its rules take {', '.join(map(str, arities))} inputs)")
+
+
+def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:
     text = ir.dotted(value.func)
     obj = fn.refs.get(text, _MISSING)
     args = list(value.args)
@@ -118,24 +187,17 @@ def _classify_call(value: ast.Call, fn: ir.Function) -> Op:
         return Op("nondiff", inputs, key=obj, diff=(False,) * len(inputs), text=f"`{text}`")
     if obj is sum and len(args) == 1 and not value.keywords:
         return Op("sum", args, key=obj, diff=(True,), text="`sum`")
-    arities = rules.arities(obj)
-    if arities:
-        rule = rules.lookup(obj, len(args) + len(value.keywords))
-        if rule is not None:
-            inputs = _bind_keywords(args, value.keywords, rule.inputs)
-            if inputs is not None:
-                return Op("rule", inputs, key=obj, rule=rule, diff=rule.differentiable,
-                          text=f"`{text}`")
-        return Op("unknown", args, key=obj, diff=(True,) * len(args),
-                  text=f"`{text}` with {len(args) + len(value.keywords)} arguments "
-                       f"(rules exist for {', '.join(map(str, arities))})")
+    if rules.arities(obj):
+        return _rule_call(obj, args, list(value.keywords), kind, f"`{text}`")
     if isinstance(obj, types.FunctionType):
         keywords = {k.arg: k.value for k in value.keywords}
         inputs = args + list(keywords.values())
         return Op("call", inputs, key=obj, diff=(True,) * len(inputs), keywords=keywords,
                   text=f"`{text}`")
     inputs = args + [k.value for k in value.keywords]
-    return Op("unknown", inputs, key=obj, diff=(True,) * len(inputs), text=f"`{text}`")
+    module = getattr(obj, "__module__", "") or ""
+    hint = " (a NumPy function s2sad has no rule for yet)" if module.startswith("numpy") else ""
+    return Op("unknown", inputs, key=obj, diff=(True,) * len(inputs), text=f"`{text}`{hint}")
 
 
 def _bind_keywords(args, keywords, names):
@@ -154,7 +216,23 @@ _MISSING = object()
 
 # ------------------------------------------------------------------- kinds
 
-SCALAR, INT, ARRAY, OTHER, UNKNOWN = "scalar", "int", "array", "other", "?"
+SCALAR, INT, OTHER, UNKNOWN = "scalar", "int", "other", "?"
+
+
+@dataclass(frozen=True)
+class ArrayKind:
+    """A NumPy array of rank `ndim` (None: unknown) and dtype kind `dtype` ("f" float,
+    "i" integer, "b" bool, "c" complex, "?" unknown). Float arrays carry derivatives."""
+
+    ndim: object = None
+    dtype: str = "f"
+
+    def __repr__(self):
+        rank = "?" if self.ndim is None else self.ndim
+        return f"array[{rank}d, {self.dtype}]"
+
+
+ARRAY = ArrayKind()
 
 
 @dataclass(frozen=True)
@@ -185,7 +263,7 @@ def kind_of(value):
     np = _numpy()
     if np is not None:
         if isinstance(value, np.ndarray):
-            return ARRAY if value.dtype.kind in "fc" else OTHER
+            return ArrayKind(value.ndim, _DTYPES.get(value.dtype.kind, "?"))
         if isinstance(value, np.integer) or isinstance(value, np.bool_):
             return INT
         if isinstance(value, np.floating):
@@ -193,6 +271,9 @@ def kind_of(value):
     if isinstance(value, complex):
         return OTHER
     return OTHER
+
+
+_DTYPES = {"f": "f", "i": "i", "u": "i", "b": "b", "c": "c"}
 
 
 def kind_of_type(tp):
@@ -219,10 +300,190 @@ def differentiable(kind) -> bool:
         return any(differentiable(k) for k in kind)
     if isinstance(kind, ListKind):
         return differentiable(kind.elem)
-    return kind in (SCALAR, ARRAY, UNKNOWN)
+    if isinstance(kind, ArrayKind):
+        return kind.dtype in ("f", "?")
+    return kind in (SCALAR, UNKNOWN)
 
 
 def _numpy():
     import sys
 
     return sys.modules.get("numpy")
+
+
+# ------------------------------------------------------- kinds of results
+
+
+def _rank(kind):
+    return kind.ndim if isinstance(kind, ArrayKind) else (0 if kind in (SCALAR, INT) else None)
+
+
+def _const(atom, default="?"):
+    if atom is None:
+        return None if default == "?" else default
+    if isinstance(atom, ast.Constant):
+        return atom.value
+    if isinstance(atom, ast.Tuple) and all(isinstance(e, ast.Constant) for e in atom.elts):
+        return tuple(e.value for e in atom.elts)
+    return "?"
+
+
+def index_kind(container: ArrayKind, index, kind) -> object:
+    """The kind of ``a[index]`` for an array `a` (`kind(atom)` gives an atom's kind)."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    ndim = container.ndim
+    if ndim is None:
+        return ArrayKind(None, container.dtype)
+    for part in parts:
+        if isinstance(part, ast.Slice):
+            continue
+        if isinstance(part, ast.Constant) and part.value is None:
+            ndim += 1
+            continue
+        k = kind(part)
+        if k == INT:
+            ndim -= 1
+        elif isinstance(k, ArrayKind) and k.dtype == "b" and k.ndim is not None:
+            ndim = ndim - k.ndim + 1
+        else:
+            return ArrayKind(None, container.dtype)
+    if ndim == 0:
+        return SCALAR if container.dtype == "f" else INT if container.dtype in "ib" else OTHER
+    return ArrayKind(ndim, container.dtype)
+
+
+def rule_result_kind(op: Op, inputs: list):
+    """The kind of the result of a rule-bearing NumPy operation (None: not NumPy)."""
+    import numpy as np
+
+    key = op.key
+    arrays = [k for k in inputs if isinstance(k, ArrayKind)]
+    if not arrays and key not in (np.array, np.asarray, np.concatenate, np.stack,
+                                  np.hstack, np.vstack):
+        return None if not isinstance(key, np.ufunc) and key not in _NUMPY_SCALAR_OK \
+            else (SCALAR if all(k in (SCALAR, INT) for k in inputs) else UNKNOWN)
+    ranks = [_rank(k) for k in inputs]
+    known = [r for r in ranks if r is not None]
+    top = max(known) if len(known) == len(ranks) and known else None
+    opt = op.options
+    if key in _REDUCTIONS:
+        x = inputs[0]
+        axis, keepdims = _const(opt.get("axis"), None), _const(opt.get("keepdims"), False)
+        if keepdims is True:
+            return x if isinstance(x, ArrayKind) else SCALAR
+        if axis is None:
+            return SCALAR
+        if axis == "?" or keepdims == "?" or not isinstance(x, ArrayKind) or x.ndim is None:
+            return ArrayKind(None)
+        drop = len(axis) if isinstance(axis, tuple) else 1
+        return SCALAR if x.ndim - drop == 0 else ArrayKind(x.ndim - drop)
+    if key in ("matmul", np.matmul, np.dot):
+        a, b = ranks[:2]
+        if a is None or b is None:
+            return ArrayKind(None)
+        if a == 0 or b == 0:
+            return ArrayKind(max(a, b))
+        rank = {(1, 1): 0, (2, 1): 1, (1, 2): 1, (2, 2): 2}.get((a, b), max(a, b))
+        return SCALAR if rank == 0 else ArrayKind(rank)
+    if key is np.outer:
+        return ArrayKind(2)
+    if key in (np.inner, np.trace, np.linalg.det):
+        return SCALAR if top in (1, 2) else ArrayKind(None)
+    if key is np.linalg.slogdet:
+        return (SCALAR, SCALAR)
+    if key is np.linalg.inv:
+        return inputs[0]
+    if key is np.linalg.solve:
+        return inputs[1] if isinstance(inputs[1], ArrayKind) else ArrayKind(None)
+    if key is np.transpose:
+        return inputs[0]
+    if key is np.ravel:
+        return ArrayKind(1)
+    if key is np.reshape:
+        shape = _const(op.inputs[1])
+        if isinstance(shape, int):
+            return ArrayKind(1)
+        if isinstance(shape, tuple):
+            return ArrayKind(len(shape))
+        if isinstance(inputs[1], tuple):
+            return ArrayKind(len(inputs[1]))
+        return ArrayKind(1) if inputs[1] == INT else ArrayKind(None)
+    if key is np.expand_dims:
+        return ArrayKind(None if ranks[0] is None else ranks[0] + 1)
+    if key is np.squeeze:
+        axis = _const(opt.get("axis"), None)
+        if isinstance(axis, int) and ranks[0] is not None:
+            return ArrayKind(ranks[0] - 1) if ranks[0] > 1 else SCALAR
+        return ArrayKind(None)
+    if key in (np.concatenate, np.hstack, np.vstack, np.stack, np.array, np.asarray):
+        parts = inputs[0]
+        elem = parts.elem if isinstance(parts, ListKind) else (
+            parts[0] if isinstance(parts, tuple) and parts else UNKNOWN)
+        r = _rank(elem) if not isinstance(parts, ArrayKind) else parts.ndim
+        if isinstance(parts, ArrayKind):
+            return parts
+        if key is np.stack or key in (np.array, np.asarray):
+            return ArrayKind(None if r is None else r + 1)
+        if key is np.vstack:
+            return ArrayKind(2)
+        return ArrayKind(r)
+    return ArrayKind(top)  # elementwise, with broadcasting
+
+
+def constant_kind(call: ast.Call, obj, kind):
+    """The kind of the result of a NumPy function with no derivative (an array
+    constructor such as `np.zeros(n)` or `np.arange(5.0)`, or `np.shape(x)`); None when
+    it is not one of those. `kind(atom)` gives an argument's kind."""
+    import numpy as np
+
+    args = list(call.args)
+    keywords = {k.arg: k.value for k in call.keywords}
+    dtype = keywords.get("dtype")
+    if obj in (np.zeros, np.ones, np.empty, np.full) and args:
+        shape = args[0]
+        value = _const(shape)
+        k = kind(shape)
+        if isinstance(value, int) or k == INT:
+            rank = 1
+        elif isinstance(value, tuple):
+            rank = len(value)
+        elif isinstance(k, tuple):
+            rank = len(k)
+        else:
+            rank = None
+        fill = kind(args[1]) if obj is np.full and len(args) > 1 else SCALAR
+        return ArrayKind(rank, "f" if dtype is None and fill == SCALAR else "?")
+    if obj in (np.zeros_like, np.ones_like, np.empty_like, np.full_like) and args:
+        x = kind(args[0])
+        if isinstance(x, ArrayKind):
+            return ArrayKind(x.ndim, x.dtype if dtype is None else "?")
+        return UNKNOWN
+    if obj in (np.arange, np.linspace):
+        floats = obj is np.linspace or any(
+            isinstance(a, ast.Constant) and isinstance(a.value, float) or kind(a) == SCALAR
+            for a in args)
+        return ArrayKind(1, "f" if floats and dtype is None else "?")
+    if obj in (np.eye, np.identity):
+        return ArrayKind(2, "f" if dtype is None else "?")
+    if obj in (np.ndim, np.size):
+        return INT
+    if obj is np.shape and args:
+        x = kind(args[0])
+        if isinstance(x, ArrayKind) and x.ndim is not None:
+            return (INT,) * x.ndim
+    return None
+
+
+def _numpy_sets():
+    import numpy as np
+
+    reductions = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.var, np.std,
+                  np.linalg.norm}
+    scalar_ok = {np.clip, np.where, np.linalg.norm, np.sum, np.mean, np.prod, np.max, np.min}
+    return reductions, scalar_ok
+
+
+try:
+    _REDUCTIONS, _NUMPY_SCALAR_OK = _numpy_sets()
+except ImportError:  # pragma: no cover - numpy is a dependency
+    _REDUCTIONS, _NUMPY_SCALAR_OK = set(), set()

@@ -43,11 +43,12 @@ SUPPORTED = {
     ast.Expr, ast.Pass, ast.For, ast.While, ast.Break, ast.Continue,
     # expressions
     ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Call, ast.Name,
-    ast.Constant, ast.Attribute, ast.Tuple, ast.List, ast.Subscript, ast.keyword,
+    ast.Constant, ast.Attribute, ast.Tuple, ast.List, ast.Subscript, ast.Slice, ast.keyword,
     # expression contexts, operators and other leaves
     ast.Load, ast.Store, ast.arguments, ast.arg,
     ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
     ast.USub, ast.UAdd, ast.Not, ast.And, ast.Or,
+    ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift, ast.Invert,  # constant results
     ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot, ast.In, ast.NotIn,
 }
 
@@ -79,14 +80,7 @@ REFUSED = {
     ast.FormattedValue: ("an f-string", "Format strings outside the differentiated function."),
     ast.JoinedStr: ("an f-string", "Format strings outside the differentiated function."),
     ast.Starred: ("`*` unpacking", "Pass arguments one by one."),
-    ast.Slice: ("a slice", "Slicing is not supported yet."),
     ast.Del: ("`del`", "Remove the `del`."),
-    ast.BitAnd: ("the `&` operator", "Bitwise operators have no derivative; compute them outside."),
-    ast.BitOr: ("the `|` operator", "Bitwise operators have no derivative; compute them outside."),
-    ast.BitXor: ("the `^` operator", "Bitwise operators have no derivative; compute them outside."),
-    ast.LShift: ("the `<<` operator", "Bitwise operators have no derivative; compute them outside."),
-    ast.RShift: ("the `>>` operator", "Bitwise operators have no derivative; compute them outside."),
-    ast.Invert: ("the `~` operator", "Bitwise operators have no derivative; compute them outside."),
     ast.comprehension: ("a comprehension", "Use a loop."),
     ast.ExceptHandler: ("`except`", "Move exception handling out of the function."),
     ast.withitem: ("a `with` block", "Move the `with` block out of the function."),

@@ -118,18 +118,33 @@ STAGES = ("source", "anf", "dup", "activity", "reverse")
 
 def assumed_kinds(func) -> dict:
     """The argument kinds `s2sad show` assumes when it is given no example arguments:
+    in a function that uses NumPy (calls into it, or `@`), every parameter is a float
+    array of unknown rank (so the rules chosen are the ones for any shape); otherwise
     a parameter the function indexes, measures with len(), sums or appends to is a
-    list of floats; every other parameter is a float."""
+    list of floats, and every other parameter is a float."""
     fr = front(func)
     params = [p.name for p in fr.dup.params]
     containers = set()
+    namespace = getattr(func, "__globals__", {})
 
     def root(n):
         return n.split("%")[0]
 
+    def is_numpy(node):
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return False
+        value = namespace.get(node.id)
+        return (getattr(value, "__name__", None) or "").split(".")[0] == "numpy" or \
+            (getattr(value, "__module__", None) or "").split(".")[0] == "numpy"
+
     for s in ir.walk(fr.dup.body):
         for node in ir.exprs(s):
             for sub in ast.walk(node):
+                if (isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.MatMult)) or \
+                        (isinstance(sub, ast.Call) and is_numpy(sub.func)):
+                    return {p: ops.ArrayKind(None, "f") for p in params}
                 if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
                     containers.add(root(sub.value.id))
                 elif isinstance(sub, ast.Call):
@@ -424,7 +439,7 @@ def _purity(fn: ir.Function):
         op = ops.classify(value, fn, is_local)
         if op.kind in ("rule", "pack", "getitem", "copy", "const"):
             return True
-        return op.kind == "nondiff" and isinstance(value, (ast.Compare, ast.UnaryOp))
+        return op.kind == "nondiff" and isinstance(value, (ast.Compare, ast.UnaryOp, ast.BinOp))
 
     return pure
 
@@ -444,9 +459,10 @@ def _check_scalar_output(fr: Front, kind):
         return
     ret = fr.anf.body[-1]
     info = fr.anf.source
-    what = {ops.ARRAY: "an array", ops.OTHER: "a value that is not a number"}.get(
+    what = {ops.OTHER: "a value that is not a number"}.get(
         kind, "a tuple" if isinstance(kind, tuple) else
-        "a list" if isinstance(kind, ops.ListKind) else str(kind))
+        "a list" if isinstance(kind, ops.ListKind) else
+        "an array" if isinstance(kind, ops.ArrayKind) else str(kind))
     text = info.line_text(ret.line) if info else None
     raise NonScalarOutputError(
         f"grad needs a function that returns one real number; {fr.func.__qualname__} "

@@ -62,8 +62,11 @@ def adj(n: str) -> str:
     return ir.adjoint(n)
 
 
-def zero(kind) -> ast.expr:
-    """A zero adjoint for a value of `kind` (None for kinds that never carry one)."""
+def zero(kind, like=None) -> ast.expr:
+    """A zero adjoint for a value of `kind` (None for kinds that never carry one);
+    an array's zero is ``np.zeros_like(like)``."""
+    if isinstance(kind, ops.ArrayKind) and like is not None:
+        return _call_np("zeros_like", [ir.name(like)])
     if isinstance(kind, tuple):
         return ast.Tuple(elts=[zero(k) for k in kind], ctx=ast.Load())
     if not ops.differentiable(kind):
@@ -96,6 +99,10 @@ class _Transform:
             self.tape_names[loop.tag] = "%tape" + suffix
             self.count_names[loop.tag] = "%count" + suffix
         self.tapes: list = []  # tapes the forward sweep creates, in order
+        if any(isinstance(k, ops.ArrayKind) for k in activity.kinds.values()):
+            import numpy
+
+            self.helpers["np"] = numpy  # zeros of array adjoints
 
     def fresh(self) -> str:
         self.temps += 1
@@ -118,11 +125,11 @@ class _Transform:
         grads = {}
         for p in self.act.wrt:
             if p in self.act.active:
-                grads[p] = ir.name(self.acc(p) if self.is_list(p) else adj(p))
+                grads[p] = ir.name(self.acc(p) if self.is_container(p) else adj(p))
             elif self.is_list(p):
                 grads[p] = _zeros_like_list(p)
             else:
-                grads[p] = zero(self.act.kinds.get(p))
+                grads[p] = zero(self.act.kinds.get(p), p)
         return Reverse(forward, reverse, seed, output, ret.line if ret else 0, grads,
                        self.requests, self.helpers)
 
@@ -191,6 +198,9 @@ class _Transform:
     def is_list(self, n: str) -> bool:
         return isinstance(self.act.kinds.get(n), ops.ListKind)
 
+    def is_container(self, n: str) -> bool:
+        return self.act.is_container(n)
+
     def acc(self, n: str) -> str:
         """The adjoint of the list object `n` refers to: one list of adjoints, shared by
         every name of that list, updated in place."""
@@ -204,7 +214,38 @@ class _Transform:
         for root, made in self.act.created.items():
             if made in ids and root in self.act.active and root not in roots:
                 roots.append(root)
-        return [ir.Assign((adj(r),), _zeros_like_list(r), 0) for r in roots]
+        return [ir.Assign((adj(r),), _zeros_like_list(r) if self.is_list(r) else
+                          self.np_call("zeros_like", [ir.name(r)]), 0) for r in roots]
+
+    def np_call(self, func, args) -> ast.Call:
+        import numpy
+
+        self.helpers["np"] = numpy
+        return _call_np(func, args)
+
+    def drop_needless_unbroadcast(self, term, target):
+        """``unbroadcast(g, x)`` is `g` when `x` has the shape of the result `target`
+        (the adjoint of an elementwise operation already has the result's shape)."""
+        if isinstance(term, ast.Call) and ir.dotted(term.func) == "unbroadcast" \
+                and len(term.args) == 2 and isinstance(term.args[1], ast.Name) \
+                and self.act.same_shape(term.args[1].id, target):
+            return term.args[0]
+        return term
+
+    def fancy(self, index) -> bool:
+        """Could this index name one element twice (an integer array or list)?"""
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        for part in parts:
+            if isinstance(part, ast.Slice) or isinstance(part, ast.Constant):
+                continue
+            dotted = ir.dotted(part)
+            if dotted is not None and dotted in self.fn.refs and self.fn.refs[dotted] is None:
+                continue  # np.newaxis
+            kind = self.act.kinds.get(part.id) if isinstance(part, ast.Name) else None
+            if kind == ops.INT or (isinstance(kind, ops.ArrayKind) and kind.dtype == "b"):
+                continue
+            return True
+        return False
 
     def is_accumulator(self, n: str) -> bool:
         return any(n in level for level in self.accumulators)
@@ -212,6 +253,14 @@ class _Transform:
     def set_adj(self, n: str, value, line) -> ir.Assign | ir.AugAssign:
         """``n%bar = value``, or ``n%bar += value`` inside the reverse of a loop that
         reads `n` but does not define it (its adjoint sums over the iterations)."""
+        if self.is_container(n):
+            if self.is_list(n):
+                from . import runtime
+
+                self.helpers["add_into"] = runtime.add_into
+                return ir.Expr(ast.Call(func=ir.name("add_into"),
+                                        args=[ir.name(self.acc(n)), value], keywords=[]), line)
+            return ir.AugAssign(self.acc(n), value, line)
         if self.is_accumulator(n):
             return ir.AugAssign(adj(n), value, line)
         return ir.Assign((adj(n),), value, line)
@@ -275,7 +324,7 @@ class _Transform:
         return []
 
     def reverse_dup(self, s: ir.Dup) -> list:
-        if s.source not in self.act.active or self.is_list(s.source):
+        if s.source not in self.act.active or self.is_container(s.source):
             return []
         copies = [t for t in s.targets if t in self.act.active]
         if not copies:
@@ -285,14 +334,14 @@ class _Transform:
 
     def reverse_if(self, s: ir.If) -> list:
         outer = [n for n in self.outer_active_reads(s.body + s.orelse)
-                 if not self.is_accumulator(n) and not self.is_list(n)]
+                 if not self.is_accumulator(n) and not self.is_container(n)]
         body = self.reverse_block(s.body)
         orelse = self.reverse_block(s.orelse)
         for block in (body, orelse):
             defined = ir.all_defined(block)
             for n in outer:
                 if adj(n) not in defined:
-                    block.append(ir.Assign((adj(n),), zero(self.act.kinds.get(n)), s.line))
+                    block.append(ir.Assign((adj(n),), zero(self.act.kinds.get(n), n), s.line))
         # A loop-carried value a branch reads or overwrites has a new adjoint after that
         # branch's reverse (zero if the branch only overwrites it); a branch that does
         # neither passes the adjoint on unchanged.
@@ -300,7 +349,7 @@ class _Transform:
             touched = [_touches(block, p) for block in (s.body, s.orelse)]
             for fwd_touched, block in zip(touched, (body, orelse)):
                 if fwd_touched and adj(p) not in ir.definitely_assigned(block):
-                    block.append(ir.Assign((adj(p),), zero(self.act.kinds.get(p)), s.line))
+                    block.append(ir.Assign((adj(p),), zero(self.act.kinds.get(p), p), s.line))
         if not body and not orelse:
             return []
         return [ir.If(s.test, body, orelse, s.line)]
@@ -321,13 +370,14 @@ class _Transform:
         reverse the body. Adjoints of outer names the body reads accumulate with
         ``+=`` (zeroed before); loop-carried adjoints pass from one reversed iteration
         to the previous one."""
-        active_phis = [p for p in s.phis if p.name in self.act.active and not self.is_list(p.name)]
+        active_phis = [p for p in s.phis
+                       if p.name in self.act.active and not self.is_container(p.name)]
         region = s.cond + s.body
         outer = self.outer_active_reads(region, ir.defined_names(s))
-        new_acc = [n for n in outer if not self.is_accumulator(n) and not self.is_list(n)]
+        new_acc = [n for n in outer if not self.is_accumulator(n) and not self.is_container(n)]
         defined = self.defined_so_far()
-        pre = [ir.Assign((adj(n),), zero(self.act.kinds.get(n)), s.line) for n in new_acc]
-        pre += [ir.Assign((adj(p.name),), zero(self.act.kinds.get(p.name)), s.line)
+        pre = [ir.Assign((adj(n),), zero(self.act.kinds.get(n), n), s.line) for n in new_acc]
+        pre += [ir.Assign((adj(p.name),), zero(self.act.kinds.get(p.name), p.name), s.line)
                 for p in active_phis if adj(p.name) not in defined]
         self.accumulators.append(set(new_acc))
         self.carried.append([p.name for p in active_phis])
@@ -340,12 +390,13 @@ class _Transform:
         overwritten = {c.targets[0] for x in s.body if isinstance(x, ir.Exit) for c in x.copies}
         for p in active_phis:  # a carried value the body overwrites unread gets adjoint 0
             if p.name in overwritten and adj(p.name) not in assigned:
-                body.append(ir.Assign((adj(p.name),), zero(self.act.kinds.get(p.name)), s.line))
+                body.append(ir.Assign((adj(p.name),), zero(self.act.kinds.get(p.name), p.name),
+                                      s.line))
         body.insert(0, ir.Pop(self.tape_names[s.tag], (), s.tag, s.line))
         loop = ir.ForEach(s.target if s.iter is not None else "%_", self.reverse_iter(s), body,
                           s.line, s.tag)
         post = [self.set_adj(p.init.id, ir.name(adj(p.name)), s.line) for p in active_phis
-                if self.act.is_active(p.init) and not self.is_list(p.init.id)]
+                if self.act.is_active(p.init) and not self.is_container(p.init.id)]
         return pre + [loop] + post
 
     def reverse_iter(self, s: ir.Loop) -> ast.expr:
@@ -365,11 +416,13 @@ class _Transform:
             value = s.value
             if not self.act.is_active(value):
                 return []
-            parts = [ir.name(adj(t)) if t in self.act.active else zero(self.act.kinds.get(t))
+            parts = [ir.name(adj(t)) if t in self.act.active else zero(self.act.kinds.get(t), t)
                      for t in s.targets]
             return [self.set_adj(value.id, ast.Tuple(elts=parts, ctx=ast.Load()), line)]
         (target,) = s.targets
         out_bar = ir.name(adj(target))
+        if self.is_container(target) and op.kind == "copy":
+            return []  # the same object: its adjoint is shared
         if self.is_list(target) and op.kind in ("copy", "listpack"):
             if op.kind == "copy":
                 return []  # the same list object: its adjoint list is shared
@@ -403,13 +456,25 @@ class _Transform:
                 item = ast.Subscript(value=ir.name(self.acc(container.id)), slice=index,
                                      ctx=ast.Load())
                 return [ir.AugAssign(item, out_bar, line)]
+            if isinstance(kind, ops.ArrayKind):
+                acc = ir.name(self.acc(container.id))
+                if self.fancy(index):  # repeated indices must add up: np.add.at
+                    add_at = ast.Attribute(value=ast.Attribute(value=ir.name("np"), attr="add",
+                                                               ctx=ast.Load()),
+                                           attr="at", ctx=ast.Load())
+                    self.np_call("add", [])
+                    return [ir.Expr(ast.Call(func=add_at, args=[acc, _slices_as_calls(index),
+                                                                out_bar],
+                                             keywords=[]), line)]
+                item = ast.Subscript(value=acc, slice=index, ctx=ast.Load())
+                return [ir.AugAssign(item, out_bar, line)]
             i = index.value % len(kind)
             parts = [out_bar if j == i else zero(k) for j, k in enumerate(kind)]
             return [self.set_adj(container.id, ast.Tuple(elts=parts, ctx=ast.Load()), line)]
         if op.kind == "rule":
             wanted = [i for i, x in enumerate(op.inputs) if self.act.is_active(x)]
             assigns, terms = op.rule.instantiate(op.inputs, ir.name(target), [out_bar],
-                                                 wanted, self.fresh)
+                                                 wanted, self.fresh, op.options)
             used = set()
             for e in [e for _, e in assigns] + list(terms.values()):
                 used |= set(ir.names_in(e))
@@ -418,7 +483,8 @@ class _Transform:
             out = [ir.Assign((n,), e, line) for n, e in assigns]
             for i in wanted:
                 if i in terms:
-                    out.append(self.set_adj(op.inputs[i].id, terms[i], line))
+                    term = self.drop_needless_unbroadcast(terms[i], target)
+                    out.append(self.set_adj(op.inputs[i].id, term, line))
             return out
         if op.kind == "call":
             if id(s) not in self.calls:
@@ -450,6 +516,11 @@ def _touches(block, p) -> bool:
         if isinstance(s, ir.Loop) and s.test is not None and p in ir.names_in(s.test):
             return True
     return False
+
+
+def _call_np(func, args) -> ast.Call:
+    return ast.Call(func=ast.Attribute(value=ir.name("np"), attr=func, ctx=ast.Load()),
+                    args=args, keywords=[])
 
 
 def _zeros_like_list(n: str) -> ast.expr:
@@ -511,3 +582,22 @@ def _bind(callee, call: ast.Call, fn: ir.Function, line: int):
             source_line=info.line_text(line) if info else None,
         ) from None
     return list(bound.arguments.items())
+
+
+def _slices_as_calls(index):
+    """An index as an ordinary expression (``1:n`` becomes ``slice(1, n)``), for
+    passing it to a function such as ``np.add.at``."""
+    def one(part):
+        if not isinstance(part, ast.Slice):
+            return part
+        args = [p if p is not None else ir.const(None) for p in (part.lower, part.upper, part.step)]
+        if all(isinstance(a, ast.Constant) and a.value is None for a in args):
+            args = args[:1]  # slice(None)
+        while len(args) > 2 and isinstance(args[-1], ast.Constant) and args[-1].value is None:
+            args.pop()  # slice(1, None), never slice(1), which would mean slice(None, 1)
+        return ast.Call(func=ir.name("slice"), args=args, keywords=[])
+
+    if isinstance(index, ast.Tuple):
+        return ast.Tuple(elts=[one(p) for p in index.elts], ctx=ast.Load())
+    return one(index)
+

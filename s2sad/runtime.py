@@ -1,10 +1,102 @@
 """Runtime helpers that generated code may call.
 
 This module imports nothing from the rest of s2sad, so a derivative pasted into
-another project needs only this file. Keep it short enough to read in one screen.
+another project needs only this file (and NumPy). Each helper does one thing a
+NumPy gradient needs and NumPy has no single function for.
 """
+
+import numpy as np
 
 
 def dup(value, n=2):
     """The dup stage's explicit duplication: `n` references to the same value."""
     return (value,) * n
+
+
+def unbroadcast(g, x):
+    """`g` summed over the axes broadcasting added, so it has the shape of `x` (the
+    adjoint of an operand of an elementwise operation)."""
+    shape = np.shape(x)
+    if np.shape(g) == shape:
+        return g
+    g = np.asarray(g)
+    while g.ndim > len(shape):
+        g = g.sum(axis=0)
+    for axis, n in enumerate(shape):
+        if n == 1 and g.shape[axis] != 1:
+            g = g.sum(axis=axis, keepdims=True)
+    if not isinstance(x, np.ndarray):
+        return g[()]  # a scalar operand gets a scalar adjoint
+    return g
+
+
+def unreduce(g, x, axis=None, keepdims=False):
+    """The adjoint `g` of a reduction of `x` over `axis`, spread back over `x`."""
+    g = np.asarray(g)
+    if axis is not None and not keepdims:
+        g = np.expand_dims(g, axis)
+    return np.broadcast_to(g, np.shape(x)).copy()
+
+
+def extreme_bar(g, x, out, axis=None, keepdims=False):
+    """Adjoint of max/min: `g` goes to the elements equal to the extreme, shared
+    equally when there are ties."""
+    where = np.asarray(x == unreduce(out, x, axis, keepdims), dtype=float)
+    return unreduce(g, x, axis, keepdims) * where / where.sum(axis=axis, keepdims=True)
+
+
+def _matmul_operands(g, x, y):
+    """`x`, `y` and `g` of `x @ y` with 1-D operands promoted to matrices, the way
+    `matmul` itself treats them."""
+    xx = np.asarray(x)[np.newaxis, :] if np.ndim(x) == 1 else np.asarray(x)
+    yy = np.asarray(y)[:, np.newaxis] if np.ndim(y) == 1 else np.asarray(y)
+    gg = np.asarray(g)
+    if np.ndim(x) == 1:
+        gg = np.expand_dims(gg, -2)
+    if np.ndim(y) == 1:
+        gg = np.expand_dims(gg, -1)
+    return gg, xx, yy
+
+
+def matmul_x_bar(g, x, y):
+    """Adjoint of `x` in `x @ y`, for operands of any rank."""
+    gg, xx, yy = _matmul_operands(g, x, y)
+    return np.reshape(unbroadcast(gg @ np.swapaxes(yy, -1, -2), xx), np.shape(x))
+
+
+def matmul_y_bar(g, x, y):
+    """Adjoint of `y` in `x @ y`, for operands of any rank."""
+    gg, xx, yy = _matmul_operands(g, x, y)
+    return np.reshape(unbroadcast(np.swapaxes(xx, -1, -2) @ gg, yy), np.shape(y))
+
+
+def pieces(g, parts, axis=0):
+    """Cut `g` (the adjoint of a concatenation) into the adjoints of its parts."""
+    sizes = [np.shape(p)[axis] for p in parts]
+    return np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+
+
+def unstack(g, n, axis=0):
+    """The adjoints of the `n` arrays `np.stack` stacked along `axis`."""
+    return [np.take(g, i, axis=axis) for i in range(n)]
+
+
+def vstack_pieces(g, parts):
+    """The adjoints of the arrays `np.vstack` stacked (1-D parts are rows)."""
+    rows = [np.shape(p)[0] if np.ndim(p) > 1 else 1 for p in parts]
+    return [np.reshape(piece, np.shape(p)) for piece, p in
+            zip(np.split(g, np.cumsum(rows)[:-1], axis=0), parts)]
+
+
+def add_into(acc, parts):
+    """Add each of `parts` into the matching element of the list `acc`."""
+    for i, part in enumerate(parts):
+        acc[i] = acc[i] + part
+
+
+def norm_bar(g, x, out, ord=None, axis=None, keepdims=False):
+    """Adjoint of the 2-norm (or Frobenius norm) `out` of `x`."""
+    if ord not in (None, 2, "fro") or (ord == 2 and np.ndim(x) > 1 and axis is None):
+        raise ValueError(f"s2sad differentiates np.linalg.norm for ord=None, 2 (vectors) "
+                         f"and 'fro', not ord={ord!r}")
+    return unreduce(g / out, x, axis, keepdims) * x

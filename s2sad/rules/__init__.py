@@ -4,12 +4,19 @@ A rule is a plain ``def`` in a table module (`reverse`, `forward`), or one a use
 registers with `register_rule`. Its parameters are placeholders: the primitive's
 inputs in call order, then ``out`` (the primitive's result), then either ``out_bar``
 (reverse: the adjoint of the result) or one ``<input>_dot`` per input (forward: the
-inputs' tangents). Its body is a few ``name = expression`` lines and a ``return`` of one
-term per input, ``None`` where the input is not differentiable:
+inputs' tangents). Keyword-only parameters with defaults before ``out`` are options
+(``axis=None, keepdims=False``): static arguments of the call, given by keyword or
+by position after the inputs. Its body is a few ``name = expression`` lines and a
+``return`` of one term per input, ``None`` where the input is not differentiable:
 
 * reverse: term i is the contribution to input i's adjoint;
 * forward: term i is input i's contribution to the tangent of ``out`` (the compiler
   sums the terms of the active inputs).
+
+A primitive may have several rules for different kinds of inputs (`Rule.when`):
+``"array"`` when some input is a NumPy array (``x * y`` on arrays needs `unbroadcast`),
+or one pattern per input (``("2d", "1d")`` for a matrix times a vector). The most
+specific rule that matches wins; a rule without `when` is the fallback.
 
 Because rules are real functions, tests call them directly (central differences, the
 dot-product test). The compiler reads their source once, and `Rule.instantiate`
@@ -69,7 +76,41 @@ class Rule:
     mode: str  # "reverse" or "forward"
     func: types.FunctionType
     inputs: tuple
+    options: dict = field(default_factory=dict)  # name -> default value
+    when: object = None  # None, "array", or a pattern per input
     _template: Template | None = field(default=None, repr=False)
+
+    def matches(self, kinds) -> bool:
+        if self.when is None:
+            return True
+        if kinds is None:
+            return False
+        if self.when == "array":
+            return any(kind_class(k) in ("1d", "2d", "array") for k in kinds)
+        return len(kinds) >= len(self.when) and all(
+            _pattern_ok(p, kind_class(k)) for p, k in zip(self.when, kinds))
+
+    def bind(self, args, keywords):
+        """Inputs (atoms in rule order) and options (name -> atom) of a call, or None
+        when the call does not fit this rule."""
+        n = len(self.inputs)
+        if len(args) < n:
+            named = {k.arg: k.value for k in keywords}
+            missing = self.inputs[len(args):]
+            if not all(m in named for m in missing):
+                return None
+            args = list(args) + [named.pop(m) for m in missing]
+            keywords = [k for k in keywords if k.arg in named]
+        inputs, extra = list(args[:n]), list(args[n:])
+        names = list(self.options)
+        if len(extra) > len(names):
+            return None
+        options = dict(zip(names, extra))
+        for k in keywords:
+            if k.arg not in self.options or k.arg in options:
+                return None
+            options[k.arg] = k.value
+        return inputs, options
 
     @property
     def arity(self) -> int:
@@ -86,7 +127,7 @@ class Rule:
         """Per input: does the rule give it a derivative (a term that is not None)?"""
         return tuple(t is not None for t in self.template.terms)
 
-    def instantiate(self, inputs, out, seeds, wanted, fresh):
+    def instantiate(self, inputs, out, seeds, wanted, fresh, options=None):
         """Inline the rule.
 
         `inputs` are the statement's atoms, `out` the result's atom, `seeds` the
@@ -98,6 +139,9 @@ class Rule:
         """
         t = self.template
         mapping = {n: ast.Constant(v) for n, v in t.helpers.items() if _is_number(v)}
+        for name, default in self.options.items():
+            mapping[name] = ast.Constant(default)
+        mapping.update(options or {})
         mapping.update(zip(self.inputs, inputs))
         mapping["out"] = out
         if self.mode == "reverse":
@@ -154,6 +198,19 @@ def _subst(expr, mapping):
     return _S().visit(_copy_tree(expr))
 
 
+def kind_class(kind) -> str:
+    """How rule patterns see a kind: "1d", "2d", "array" (other or unknown rank), or
+    "scalar" (anything that is not an array)."""
+    ndim = getattr(kind, "ndim", "no")
+    if ndim == "no":
+        return "scalar"
+    return {1: "1d", 2: "2d"}.get(ndim, "array")
+
+
+def _pattern_ok(pattern, cls) -> bool:
+    return pattern == "any" or pattern == cls or (pattern == "array" and cls != "scalar")
+
+
 def _read_template(rule: Rule) -> Template:
     try:
         source = textwrap.dedent(inspect.getsource(rule.func))
@@ -183,7 +240,7 @@ def _read_template(rule: Rule) -> Template:
         raise S2SADError(f"the {rule.mode} rule for {key_name(rule.key)} returns {len(elts)} "
                          f"terms for {rule.arity} inputs")
     terms = [None if isinstance(e, ast.Constant) and e.value is None else e for e in elts]
-    params = set(inspect.signature(rule.func).parameters)
+    params = set(inspect.signature(rule.func).parameters)  # inputs, options, out, seeds
     local = {name for name, _ in assigns}
     helpers = {}
     scope = rule.func.__globals__
@@ -210,39 +267,55 @@ def helper_objects(template: Template) -> dict:
 
 
 def _split_params(func, mode):
-    names = list(inspect.signature(func).parameters)
+    """(inputs, options) of a rule function; see the module docstring."""
+    params = list(inspect.signature(func).parameters.values())
+    names = [p.name for p in params]
     if "out" not in names:
         raise S2SADError(f"a {mode} rule's parameters are the inputs, then `out`, then "
                          f"{'`out_bar`' if mode == 'reverse' else 'one `<input>_dot` per input'}"
                          f"; {func.__name__} has {names}")
     i = names.index("out")
-    inputs = tuple(names[:i])
+    inputs = tuple(p.name for p in params[:i] if p.kind is not p.KEYWORD_ONLY)
+    options = {p.name: p.default for p in params[:i] if p.kind is p.KEYWORD_ONLY}
+    if any(p.default is p.empty for p in params[:i] if p.kind is p.KEYWORD_ONLY):
+        raise S2SADError(f"the {mode} rule {func.__name__}: options (keyword-only parameters "
+                         "before `out`) need a default")
     rest = names[i + 1:]
     expected = ["out_bar"] if mode == "reverse" else [n + "_dot" for n in inputs]
     if rest != expected:
         raise S2SADError(f"the {mode} rule {func.__name__}{tuple(names)} should end with "
                          f"`out, {', '.join(expected)}`")
-    return inputs
+    return inputs, options
 
 
-def add_rule(table: dict, mode: str, key, func) -> Rule:
-    rule = Rule(key, mode, func, _split_params(func, mode))
+def add_rule(table: dict, mode: str, key, func, when=None) -> Rule:
+    inputs, options = _split_params(func, mode)
+    rule = Rule(key, mode, func, inputs, options, when)
     existing = table.setdefault(key, [])
-    existing[:] = [r for r in existing if r.arity != rule.arity]
+    existing[:] = [r for r in existing if (r.arity, r.when) != (rule.arity, rule.when)]
     existing.append(rule)
     return rule
 
 
-def lookup(key, nargs: int, mode: str = "reverse") -> Rule | None:
+def lookup(key, nargs: int | None = None, mode: str = "reverse", kinds=None) -> Rule | None:
+    """The rule for `key` with `nargs` inputs (any number when None) that matches the
+    input `kinds` best: a pattern per input, then "array", then the fallback."""
+    for rule in candidates(key, mode):
+        if (nargs is None or rule.arity == nargs) and rule.matches(kinds):
+            return rule
+    return None
+
+
+def candidates(key, mode="reverse") -> list:
+    """Every rule for `key`, most specific first."""
     table = REVERSE if mode == "reverse" else FORWARD
     try:
-        candidates = table.get(key)
+        rules = table.get(key) or []
     except TypeError:  # unhashable callable
-        return None
-    for r in candidates or ():
-        if r.arity == nargs:
-            return r
-    return None
+        return []
+    order = {None: 2, "array": 1}
+    return sorted(rules, key=lambda r: order.get(r.when, 0) if isinstance(r.when, (str, type(None)))
+                  else 0)
 
 
 def arities(key, mode="reverse") -> list:
@@ -305,6 +378,9 @@ def fold(expr):
                     return n.right
             if isinstance(n.op, (ast.Pow, ast.Div)) and _is_one(n.right):
                 return n.left
+            if isinstance(n.op, (ast.Add, ast.Sub)) and _num(n.right) == 0 \
+                    and type(_num(n.right)) is int:
+                return n.left
             return n
 
         def visit_UnaryOp(self, n):
@@ -340,10 +416,10 @@ def register_rule(func, *, reverse=None, forward=None, nondifferentiable=False):
     checked = []
     if reverse is not None:
         checked.append((REVERSE, "reverse", Rule(func, "reverse", reverse,
-                                                 _split_params(reverse, "reverse"))))
+                                                 *_split_params(reverse, "reverse"))))
     if forward is not None:
         checked.append((FORWARD, "forward", Rule(func, "forward", forward,
-                                                 _split_params(forward, "forward"))))
+                                                 *_split_params(forward, "forward"))))
     for _, _, rule in checked:
         rule.template  # read now: a malformed rule fails before anything is registered
     for table, mode, rule in checked:
@@ -361,6 +437,15 @@ def _load_tables():
     from . import forward, reverse  # noqa: F401  (their decorators fill the tables)
 
     NONDIFFERENTIABLE.update({len, range, print, isinstance, type, callable})
+    import numpy as np
+
+    NONDIFFERENTIABLE.update({
+        np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like,
+        np.full_like, np.eye, np.identity, np.arange, np.linspace, np.shape, np.ndim,
+        np.size, np.argmax, np.argmin, np.argsort, np.sort, np.isnan, np.isinf, np.isfinite,
+        np.floor, np.ceil, np.round, np.rint, np.trunc, np.equal, np.not_equal, np.less,
+        np.less_equal, np.greater, np.greater_equal, np.logical_and, np.logical_or,
+        np.logical_not, np.any, np.all, np.count_nonzero, np.nonzero, np.argwhere})
 
 
 _load_tables()

@@ -9,14 +9,17 @@ conventions at kinks.
 
 import math
 
+import numpy as np
+
+from ..runtime import extreme_bar, norm_bar, unreduce
 from . import FORWARD, add_rule
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126  # 2 / sqrt(pi), the scale of erf's derivative
 
 
-def rule(key):
+def rule(key, when=None):
     def register(func):
-        add_rule(FORWARD, "forward", key, func)
+        add_rule(FORWARD, "forward", key, func, when)
         return func
 
     return register
@@ -306,3 +309,390 @@ def isinf(x, out, x_dot):
 @rule(math.isfinite)
 def isfinite(x, out, x_dot):
     return None
+
+
+# ------------------------------------------------- numpy: arithmetic on arrays
+
+
+@rule("add", when="array")
+def np_add(x, y, out, x_dot, y_dot):
+    return x_dot, y_dot
+
+
+@rule("sub", when="array")
+def np_sub(x, y, out, x_dot, y_dot):
+    return x_dot, -y_dot
+
+
+@rule("mul", when="array")
+def np_mul(x, y, out, x_dot, y_dot):
+    return x_dot * y, x * y_dot
+
+
+@rule("truediv", when="array")
+def np_truediv(x, y, out, x_dot, y_dot):
+    return x_dot / y, -out * y_dot / y
+
+
+@rule("floordiv", when="array")
+def np_floordiv(x, y, out, x_dot, y_dot):
+    return None, None
+
+
+@rule("mod", when="array")
+def np_mod(x, y, out, x_dot, y_dot):
+    return x_dot, -(x // y) * y_dot
+
+
+@rule("pow", when="array")
+def np_pow(x, y, out, x_dot, y_dot):
+    return y * x ** (y - 1) * x_dot, out * np.log(np.where(x == 0, 1.0, x)) * y_dot
+
+
+@rule("neg", when="array")
+def np_neg(x, out, x_dot):
+    return -x_dot
+
+
+@rule("pos", when="array")
+def np_pos(x, out, x_dot):
+    return x_dot
+
+
+@rule("matmul", when=("2d", "2d"))
+def matmul_2d_2d(x, y, out, x_dot, y_dot):
+    return x_dot @ y, x @ y_dot
+
+
+@rule("matmul", when=("2d", "1d"))
+def matmul_2d_1d(x, y, out, x_dot, y_dot):
+    return x_dot @ y, x @ y_dot
+
+
+@rule("matmul", when=("1d", "2d"))
+def matmul_1d_2d(x, y, out, x_dot, y_dot):
+    return x_dot @ y, x @ y_dot
+
+
+@rule("matmul", when=("1d", "1d"))
+def matmul_1d_1d(x, y, out, x_dot, y_dot):
+    return x_dot @ y, x @ y_dot
+
+
+@rule("matmul", when="array")
+def matmul_nd(x, y, out, x_dot, y_dot):
+    return x_dot @ y, x @ y_dot
+
+
+# -------------------------------------------------- numpy: elementwise functions
+
+
+@rule(np.sin)
+def np_sin(x, out, x_dot):
+    return np.cos(x) * x_dot
+
+
+@rule(np.cos)
+def np_cos(x, out, x_dot):
+    return -np.sin(x) * x_dot
+
+
+@rule(np.tan)
+def np_tan(x, out, x_dot):
+    return (1.0 + out * out) * x_dot
+
+
+@rule(np.arcsin)
+def np_arcsin(x, out, x_dot):
+    return x_dot / np.sqrt(1.0 - x * x)
+
+
+@rule(np.arccos)
+def np_arccos(x, out, x_dot):
+    return -x_dot / np.sqrt(1.0 - x * x)
+
+
+@rule(np.arctan)
+def np_arctan(x, out, x_dot):
+    return x_dot / (1.0 + x * x)
+
+
+@rule(np.arctan2)
+def np_arctan2(y, x, out, y_dot, x_dot):
+    r2 = x * x + y * y
+    return x * y_dot / r2, -y * x_dot / r2
+
+
+@rule(np.sinh)
+def np_sinh(x, out, x_dot):
+    return np.cosh(x) * x_dot
+
+
+@rule(np.cosh)
+def np_cosh(x, out, x_dot):
+    return np.sinh(x) * x_dot
+
+
+@rule(np.tanh)
+def np_tanh(x, out, x_dot):
+    return (1.0 - out * out) * x_dot
+
+
+@rule(np.exp)
+def np_exp(x, out, x_dot):
+    return out * x_dot
+
+
+@rule(np.expm1)
+def np_expm1(x, out, x_dot):
+    return (out + 1.0) * x_dot
+
+
+@rule(np.log)
+def np_log(x, out, x_dot):
+    return x_dot / x
+
+
+@rule(np.log1p)
+def np_log1p(x, out, x_dot):
+    return x_dot / (1.0 + x)
+
+
+@rule(np.log2)
+def np_log2(x, out, x_dot):
+    return x_dot / (x * np.log(2.0))
+
+
+@rule(np.log10)
+def np_log10(x, out, x_dot):
+    return x_dot / (x * np.log(10.0))
+
+
+@rule(np.sqrt)
+def np_sqrt(x, out, x_dot):
+    return x_dot / (2.0 * out)
+
+
+@rule(np.square)
+def np_square(x, out, x_dot):
+    return 2.0 * x * x_dot
+
+
+@rule(np.abs)
+def np_abs(x, out, x_dot):
+    return np.sign(x) * x_dot
+
+
+@rule(np.sign)
+def np_sign(x, out, x_dot):
+    return None
+
+
+@rule(np.power)
+def np_power(x, y, out, x_dot, y_dot):
+    return y * x ** (y - 1) * x_dot, out * np.log(np.where(x == 0, 1.0, x)) * y_dot
+
+
+@rule(np.maximum)
+def np_maximum(x, y, out, x_dot, y_dot):
+    return (x >= y) * x_dot, (x < y) * y_dot
+
+
+@rule(np.minimum)
+def np_minimum(x, y, out, x_dot, y_dot):
+    return (x <= y) * x_dot, (x > y) * y_dot
+
+
+@rule(np.clip)
+def np_clip(x, lo, hi, out, x_dot, lo_dot, hi_dot):
+    return ((x >= lo) & (x <= hi)) * x_dot, (x < lo) * lo_dot, (x > hi) * hi_dot
+
+
+@rule(np.where)
+def np_where(condition, x, y, out, condition_dot, x_dot, y_dot):
+    return None, np.where(condition, x_dot, 0.0), np.where(condition, 0.0, y_dot)
+
+
+# ------------------------------------------------------------ numpy: reductions
+
+
+@rule(np.sum)
+def np_sum(x, *, axis=None, keepdims=False, out, x_dot):
+    return np.sum(x_dot, axis=axis, keepdims=keepdims)
+
+
+@rule(np.mean)
+def np_mean(x, *, axis=None, keepdims=False, out, x_dot):
+    return np.mean(x_dot, axis=axis, keepdims=keepdims)
+
+
+@rule(np.prod)
+def np_prod(x, *, axis=None, keepdims=False, out, x_dot):
+    return np.sum(unreduce(out, x, axis, keepdims) / x * x_dot, axis=axis, keepdims=keepdims)
+
+
+@rule(np.max)
+def np_max(x, *, axis=None, keepdims=False, out, x_dot):
+    return np.sum(extreme_bar(1.0, x, out, axis, keepdims) * x_dot, axis=axis, keepdims=keepdims)
+
+
+@rule(np.amax)
+def np_amax(x, *, axis=None, keepdims=False, out, x_dot):
+    return np.sum(extreme_bar(1.0, x, out, axis, keepdims) * x_dot, axis=axis, keepdims=keepdims)
+
+
+@rule(np.min)
+def np_min(x, *, axis=None, keepdims=False, out, x_dot):
+    return np.sum(extreme_bar(1.0, x, out, axis, keepdims) * x_dot, axis=axis, keepdims=keepdims)
+
+
+@rule(np.amin)
+def np_amin(x, *, axis=None, keepdims=False, out, x_dot):
+    return np.sum(extreme_bar(1.0, x, out, axis, keepdims) * x_dot, axis=axis, keepdims=keepdims)
+
+
+@rule(np.var)
+def np_var(x, *, axis=None, keepdims=False, ddof=0, out, x_dot):
+    n = np.size(x) / np.size(out) - ddof
+    centred = x - np.mean(x, axis, keepdims=True)
+    return np.sum(2.0 * centred * x_dot, axis=axis, keepdims=keepdims) / n
+
+
+@rule(np.std)
+def np_std(x, *, axis=None, keepdims=False, ddof=0, out, x_dot):
+    n = np.size(x) / np.size(out) - ddof
+    centred = x - np.mean(x, axis, keepdims=True)
+    return np.sum(centred * x_dot, axis=axis, keepdims=keepdims) / (n * out)
+
+
+@rule(np.linalg.norm)
+def np_norm(x, *, ord=None, axis=None, keepdims=False, out, x_dot):
+    return np.sum(norm_bar(1.0, x, out, ord, axis, keepdims) * x_dot, axis=axis, keepdims=keepdims)
+
+
+# -------------------------------------------------------- numpy: linear algebra
+
+
+@rule(np.dot, when=("2d", "2d"))
+def dot_2d_2d(x, y, out, x_dot, y_dot):
+    return np.dot(x_dot, y), np.dot(x, y_dot)
+
+
+@rule(np.dot, when=("2d", "1d"))
+def dot_2d_1d(x, y, out, x_dot, y_dot):
+    return np.dot(x_dot, y), np.dot(x, y_dot)
+
+
+@rule(np.dot, when=("1d", "2d"))
+def dot_1d_2d(x, y, out, x_dot, y_dot):
+    return np.dot(x_dot, y), np.dot(x, y_dot)
+
+
+@rule(np.dot, when=("1d", "1d"))
+def dot_1d_1d(x, y, out, x_dot, y_dot):
+    return np.dot(x_dot, y), np.dot(x, y_dot)
+
+
+@rule(np.matmul, when=("2d", "2d"))
+def np_matmul_2d_2d(x, y, out, x_dot, y_dot):
+    return x_dot @ y, x @ y_dot
+
+
+@rule(np.matmul, when="array")
+def np_matmul(x, y, out, x_dot, y_dot):
+    return x_dot @ y, x @ y_dot
+
+
+@rule(np.outer)
+def np_outer(x, y, out, x_dot, y_dot):
+    return np.outer(x_dot, y), np.outer(x, y_dot)
+
+
+@rule(np.inner, when=("1d", "1d"))
+def np_inner(x, y, out, x_dot, y_dot):
+    return np.inner(x_dot, y), np.inner(x, y_dot)
+
+
+@rule(np.trace)
+def np_trace(x, out, x_dot):
+    return np.trace(x_dot)
+
+
+@rule(np.transpose)
+def np_transpose(x, *, axes=None, out, x_dot):
+    return np.transpose(x_dot, axes)
+
+
+@rule(np.linalg.solve)
+def np_solve(a, b, out, a_dot, b_dot):
+    return -np.linalg.solve(a, a_dot @ out), np.linalg.solve(a, b_dot)
+
+
+@rule(np.linalg.inv)
+def np_inv(a, out, a_dot):
+    return -out @ a_dot @ out
+
+
+@rule(np.linalg.det)
+def np_det(a, out, a_dot):
+    return out * np.trace(np.linalg.solve(a, a_dot))
+
+
+@rule(np.linalg.slogdet)
+def np_slogdet(a, out, a_dot):
+    logabsdet_dot = np.trace(np.linalg.solve(a, a_dot))
+    sign_and_logabsdet_dot = (0.0, logabsdet_dot)
+    return sign_and_logabsdet_dot
+
+
+# ---------------------------------------------------------------- numpy: shapes
+
+
+@rule(np.reshape)
+def np_reshape(x, shape, out, x_dot, shape_dot):
+    return np.reshape(x_dot, np.shape(out)), None
+
+
+@rule(np.ravel)
+def np_ravel(x, out, x_dot):
+    return np.ravel(x_dot)
+
+
+@rule(np.squeeze)
+def np_squeeze(x, *, axis=None, out, x_dot):
+    return np.reshape(x_dot, np.shape(out))
+
+
+@rule(np.expand_dims)
+def np_expand_dims(x, axis, out, x_dot, axis_dot):
+    return np.reshape(x_dot, np.shape(out)), None
+
+
+@rule(np.concatenate)
+def np_concatenate(parts, *, axis=0, out, parts_dot):
+    return np.concatenate(parts_dot, axis=axis)
+
+
+@rule(np.stack)
+def np_stack(parts, *, axis=0, out, parts_dot):
+    return np.stack(parts_dot, axis=axis)
+
+
+@rule(np.hstack)
+def np_hstack(parts, out, parts_dot):
+    return np.hstack(parts_dot)
+
+
+@rule(np.vstack)
+def np_vstack(parts, out, parts_dot):
+    return np.vstack(parts_dot)
+
+
+@rule(np.array)
+def np_array(x, out, x_dot):
+    return np.array(x_dot)
+
+
+@rule(np.asarray)
+def np_asarray(x, out, x_dot):
+    return np.asarray(x_dot)

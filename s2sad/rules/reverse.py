@@ -11,14 +11,18 @@ argument Python returns (the first); ``x ** y`` with respect to ``y`` is 0 at ``
 
 import math
 
+import numpy as np
+
+from ..runtime import extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar, pieces
+from ..runtime import unbroadcast, unreduce, unstack, vstack_pieces
 from . import REVERSE, add_rule
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126  # 2 / sqrt(pi), the scale of erf's derivative
 
 
-def rule(key):
+def rule(key, when=None):
     def register(func):
-        add_rule(REVERSE, "reverse", key, func)
+        add_rule(REVERSE, "reverse", key, func, when)
         return func
 
     return register
@@ -308,3 +312,391 @@ def isinf(x, out, out_bar):
 @rule(math.isfinite)
 def isfinite(x, out, out_bar):
     return None
+
+
+# ------------------------------------------------- numpy: arithmetic on arrays
+
+
+@rule("add", when="array")
+def np_add(x, y, out, out_bar):
+    return unbroadcast(out_bar, x), unbroadcast(out_bar, y)
+
+
+@rule("sub", when="array")
+def np_sub(x, y, out, out_bar):
+    return unbroadcast(out_bar, x), unbroadcast(-out_bar, y)
+
+
+@rule("mul", when="array")
+def np_mul(x, y, out, out_bar):
+    return unbroadcast(out_bar * y, x), unbroadcast(out_bar * x, y)
+
+
+@rule("truediv", when="array")
+def np_truediv(x, y, out, out_bar):
+    return unbroadcast(out_bar / y, x), unbroadcast(-out_bar * out / y, y)
+
+
+@rule("floordiv", when="array")
+def np_floordiv(x, y, out, out_bar):
+    return None, None
+
+
+@rule("mod", when="array")
+def np_mod(x, y, out, out_bar):
+    return unbroadcast(out_bar, x), unbroadcast(-out_bar * (x // y), y)
+
+
+@rule("pow", when="array")
+def np_pow(x, y, out, out_bar):
+    return (unbroadcast(out_bar * y * x ** (y - 1), x),
+            unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
+
+
+@rule("neg", when="array")
+def np_neg(x, out, out_bar):
+    return -out_bar
+
+
+@rule("pos", when="array")
+def np_pos(x, out, out_bar):
+    return out_bar
+
+
+@rule("matmul", when=("2d", "2d"))
+def matmul_2d_2d(x, y, out, out_bar):
+    return out_bar @ y.T, x.T @ out_bar
+
+
+@rule("matmul", when=("2d", "1d"))
+def matmul_2d_1d(x, y, out, out_bar):
+    return np.outer(out_bar, y), out_bar @ x
+
+
+@rule("matmul", when=("1d", "2d"))
+def matmul_1d_2d(x, y, out, out_bar):
+    return y @ out_bar, np.outer(x, out_bar)
+
+
+@rule("matmul", when=("1d", "1d"))
+def matmul_1d_1d(x, y, out, out_bar):
+    return out_bar * y, out_bar * x
+
+
+@rule("matmul", when="array")
+def matmul_nd(x, y, out, out_bar):
+    return matmul_x_bar(out_bar, x, y), matmul_y_bar(out_bar, x, y)
+
+
+# -------------------------------------------------- numpy: elementwise functions
+
+
+@rule(np.sin)
+def np_sin(x, out, out_bar):
+    return out_bar * np.cos(x)
+
+
+@rule(np.cos)
+def np_cos(x, out, out_bar):
+    return -out_bar * np.sin(x)
+
+
+@rule(np.tan)
+def np_tan(x, out, out_bar):
+    return out_bar * (1.0 + out * out)
+
+
+@rule(np.arcsin)
+def np_arcsin(x, out, out_bar):
+    return out_bar / np.sqrt(1.0 - x * x)
+
+
+@rule(np.arccos)
+def np_arccos(x, out, out_bar):
+    return -out_bar / np.sqrt(1.0 - x * x)
+
+
+@rule(np.arctan)
+def np_arctan(x, out, out_bar):
+    return out_bar / (1.0 + x * x)
+
+
+@rule(np.arctan2)
+def np_arctan2(y, x, out, out_bar):
+    r2 = x * x + y * y
+    return unbroadcast(out_bar * x / r2, y), unbroadcast(-out_bar * y / r2, x)
+
+
+@rule(np.sinh)
+def np_sinh(x, out, out_bar):
+    return out_bar * np.cosh(x)
+
+
+@rule(np.cosh)
+def np_cosh(x, out, out_bar):
+    return out_bar * np.sinh(x)
+
+
+@rule(np.tanh)
+def np_tanh(x, out, out_bar):
+    return out_bar * (1.0 - out * out)
+
+
+@rule(np.exp)
+def np_exp(x, out, out_bar):
+    return out_bar * out
+
+
+@rule(np.expm1)
+def np_expm1(x, out, out_bar):
+    return out_bar * (out + 1.0)
+
+
+@rule(np.log)
+def np_log(x, out, out_bar):
+    return out_bar / x
+
+
+@rule(np.log1p)
+def np_log1p(x, out, out_bar):
+    return out_bar / (1.0 + x)
+
+
+@rule(np.log2)
+def np_log2(x, out, out_bar):
+    return out_bar / (x * np.log(2.0))
+
+
+@rule(np.log10)
+def np_log10(x, out, out_bar):
+    return out_bar / (x * np.log(10.0))
+
+
+@rule(np.sqrt)
+def np_sqrt(x, out, out_bar):
+    return out_bar / (2.0 * out)
+
+
+@rule(np.square)
+def np_square(x, out, out_bar):
+    return out_bar * 2.0 * x
+
+
+@rule(np.abs)
+def np_abs(x, out, out_bar):
+    return out_bar * np.sign(x)
+
+
+@rule(np.sign)
+def np_sign(x, out, out_bar):
+    return None
+
+
+@rule(np.power)
+def np_power(x, y, out, out_bar):
+    return (unbroadcast(out_bar * y * x ** (y - 1), x),
+            unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
+
+
+@rule(np.maximum)
+def np_maximum(x, y, out, out_bar):
+    return unbroadcast(out_bar * (x >= y), x), unbroadcast(out_bar * (x < y), y)
+
+
+@rule(np.minimum)
+def np_minimum(x, y, out, out_bar):
+    return unbroadcast(out_bar * (x <= y), x), unbroadcast(out_bar * (x > y), y)
+
+
+@rule(np.clip)
+def np_clip(x, lo, hi, out, out_bar):
+    return (unbroadcast(out_bar * ((x >= lo) & (x <= hi)), x),
+            unbroadcast(out_bar * (x < lo), lo), unbroadcast(out_bar * (x > hi), hi))
+
+
+@rule(np.where)
+def np_where(condition, x, y, out, out_bar):
+    return (None, unbroadcast(np.where(condition, out_bar, 0.0), x),
+            unbroadcast(np.where(condition, 0.0, out_bar), y))
+
+
+# ------------------------------------------------------------ numpy: reductions
+
+
+@rule(np.sum)
+def np_sum(x, *, axis=None, keepdims=False, out, out_bar):
+    return unreduce(out_bar, x, axis, keepdims)
+
+
+@rule(np.mean)
+def np_mean(x, *, axis=None, keepdims=False, out, out_bar):
+    return unreduce(out_bar, x, axis, keepdims) * (np.size(out) / np.size(x))
+
+
+@rule(np.prod)
+def np_prod(x, *, axis=None, keepdims=False, out, out_bar):
+    return unreduce(out_bar * out, x, axis, keepdims) / x
+
+
+@rule(np.max)
+def np_max(x, *, axis=None, keepdims=False, out, out_bar):
+    return extreme_bar(out_bar, x, out, axis, keepdims)
+
+
+@rule(np.amax)
+def np_amax(x, *, axis=None, keepdims=False, out, out_bar):
+    return extreme_bar(out_bar, x, out, axis, keepdims)
+
+
+@rule(np.min)
+def np_min(x, *, axis=None, keepdims=False, out, out_bar):
+    return extreme_bar(out_bar, x, out, axis, keepdims)
+
+
+@rule(np.amin)
+def np_amin(x, *, axis=None, keepdims=False, out, out_bar):
+    return extreme_bar(out_bar, x, out, axis, keepdims)
+
+
+@rule(np.var)
+def np_var(x, *, axis=None, keepdims=False, ddof=0, out, out_bar):
+    n = np.size(x) / np.size(out) - ddof
+    return unreduce(out_bar, x, axis, keepdims) * 2.0 * (x - np.mean(x, axis, keepdims=True)) / n
+
+
+@rule(np.std)
+def np_std(x, *, axis=None, keepdims=False, ddof=0, out, out_bar):
+    n = np.size(x) / np.size(out) - ddof
+    return unreduce(out_bar / out, x, axis, keepdims) * (x - np.mean(x, axis, keepdims=True)) / n
+
+
+@rule(np.linalg.norm)
+def np_norm(x, *, ord=None, axis=None, keepdims=False, out, out_bar):
+    return norm_bar(out_bar, x, out, ord, axis, keepdims)
+
+
+# -------------------------------------------------------- numpy: linear algebra
+
+
+@rule(np.dot, when=("2d", "2d"))
+def dot_2d_2d(x, y, out, out_bar):
+    return out_bar @ y.T, x.T @ out_bar
+
+
+@rule(np.dot, when=("2d", "1d"))
+def dot_2d_1d(x, y, out, out_bar):
+    return np.outer(out_bar, y), out_bar @ x
+
+
+@rule(np.dot, when=("1d", "2d"))
+def dot_1d_2d(x, y, out, out_bar):
+    return y @ out_bar, np.outer(x, out_bar)
+
+
+@rule(np.dot, when=("1d", "1d"))
+def dot_1d_1d(x, y, out, out_bar):
+    return out_bar * y, out_bar * x
+
+
+@rule(np.matmul, when=("2d", "2d"))
+def np_matmul_2d_2d(x, y, out, out_bar):
+    return out_bar @ y.T, x.T @ out_bar
+
+
+@rule(np.matmul, when="array")
+def np_matmul(x, y, out, out_bar):
+    return matmul_x_bar(out_bar, x, y), matmul_y_bar(out_bar, x, y)
+
+
+@rule(np.outer)
+def np_outer(x, y, out, out_bar):
+    return np.reshape(out_bar @ np.ravel(y), np.shape(x)), np.reshape(np.ravel(x) @ out_bar, np.shape(y))
+
+
+@rule(np.inner, when=("1d", "1d"))
+def np_inner(x, y, out, out_bar):
+    return out_bar * y, out_bar * x
+
+
+@rule(np.trace)
+def np_trace(x, out, out_bar):
+    return out_bar * np.eye(*np.shape(x))
+
+
+@rule(np.transpose)
+def np_transpose(x, *, axes=None, out, out_bar):
+    return np.transpose(out_bar, None if axes is None else np.argsort(axes))
+
+
+@rule(np.linalg.solve)
+def np_solve(a, b, out, out_bar):
+    b_bar = np.linalg.solve(np.swapaxes(a, -1, -2), out_bar)
+    return -(b_bar @ out.T if np.ndim(b) == 2 else np.outer(b_bar, out)), b_bar
+
+
+@rule(np.linalg.inv)
+def np_inv(a, out, out_bar):
+    return -out.T @ out_bar @ out.T
+
+
+@rule(np.linalg.det)
+def np_det(a, out, out_bar):
+    return out_bar * out * np.linalg.inv(a).T
+
+
+@rule(np.linalg.slogdet)
+def np_slogdet(a, out, out_bar):
+    return out_bar[1] * np.linalg.inv(a).T
+
+
+# ---------------------------------------------------------------- numpy: shapes
+
+
+@rule(np.reshape)
+def np_reshape(x, shape, out, out_bar):
+    return np.reshape(out_bar, np.shape(x)), None
+
+
+@rule(np.ravel)
+def np_ravel(x, out, out_bar):
+    return np.reshape(out_bar, np.shape(x))
+
+
+@rule(np.squeeze)
+def np_squeeze(x, *, axis=None, out, out_bar):
+    return np.reshape(out_bar, np.shape(x))
+
+
+@rule(np.expand_dims)
+def np_expand_dims(x, axis, out, out_bar):
+    return np.reshape(out_bar, np.shape(x)), None
+
+
+@rule(np.concatenate)
+def np_concatenate(parts, *, axis=0, out, out_bar):
+    return pieces(out_bar, parts, axis)
+
+
+@rule(np.stack)
+def np_stack(parts, *, axis=0, out, out_bar):
+    return unstack(out_bar, len(parts), axis)
+
+
+@rule(np.hstack)
+def np_hstack(parts, out, out_bar):
+    return pieces(out_bar, parts, 1 if np.ndim(out) > 1 else 0)
+
+
+@rule(np.vstack)
+def np_vstack(parts, out, out_bar):
+    return vstack_pieces(out_bar, parts)
+
+
+@rule(np.array)
+def np_array(x, out, out_bar):
+    return list(out_bar) if isinstance(x, list) else out_bar
+
+
+@rule(np.asarray)
+def np_asarray(x, out, out_bar):
+    return list(out_bar) if isinstance(x, list) else out_bar

@@ -1,0 +1,41 @@
+"""NumPy programs end to end: gradients against central differences, with the shape
+and dtype of each argument."""
+
+import numpy as np
+import pytest
+
+import s2sad
+import zoo_numpy
+from helpers import positions
+
+
+def numeric(f, args, i, h=1e-6):
+    x = args[i]
+    if not isinstance(x, np.ndarray):
+        up, down = list(args), list(args)
+        up[i], down[i] = x + h, x - h
+        return (f(*up) - f(*down)) / (2 * h)
+    g = np.zeros_like(x)
+    for k in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[k] += h
+        down[k] -= h
+        g[k] = (f(*args[:i], up, *args[i + 1:]) - f(*args[:i], down, *args[i + 1:])) / (2 * h)
+    return g
+
+
+def ids(zoo):
+    return [f"{f.__name__}-{k}" for k, (f, _, _) in enumerate(zoo)]
+
+
+@pytest.mark.parametrize("f,args,wrt", zoo_numpy.ZOO, ids=ids(zoo_numpy.ZOO))
+def test_numpy_zoo_against_central_differences(f, args, wrt):
+    got = s2sad.grad(f, wrt=wrt)(*args)
+    got = got if isinstance(wrt, tuple) else (got,)
+    for g, i in zip(got, positions(f, wrt)):
+        expected = numeric(f, args, i)
+        assert type(g) is type(args[i]) or (isinstance(args[i], float) and np.ndim(g) == 0)
+        assert np.shape(g) == np.shape(args[i])
+        if isinstance(g, np.ndarray):
+            assert g.dtype == args[i].dtype
+        assert np.allclose(g, expected, rtol=1e-5, atol=1e-7), (i, g, expected)

@@ -1,0 +1,247 @@
+"""NumPy functions as users write them, with example arguments.
+
+Each entry of `ZOO` is (function, args, wrt). Arrays are float64 unless a case is about
+something else; values keep every function away from its kinks."""
+
+import numpy as np
+
+rng = np.random.default_rng(0)
+
+
+def a(*shape, lo=-1.0, hi=1.0):
+    return rng.uniform(lo, hi, size=shape)
+
+
+# --------------------------------------------------------------- elementwise
+
+
+def broadcast_mul(x, y):
+    return np.sum(x * y + np.sin(x))
+
+
+def scalar_times_array(s, x):
+    return np.sum(s * x - x / s + s ** 2)
+
+
+def column_minus_row(c, r):
+    return np.sum((c - r) ** 2)
+
+
+def ufuncs(x):
+    y = np.tan(x) + np.arcsin(x / 2) + np.arccos(x / 3) + np.arctan(x)
+    y = y + np.sinh(x) + np.cosh(x) + np.tanh(x) + np.expm1(x) + np.log1p(x * x)
+    y = y + np.log2(2.0 + x) + np.log10(3.0 + x) + np.sqrt(1.0 + x * x) + np.square(x)
+    return np.sum(y * np.exp(x) + np.log(2.0 + x))
+
+
+def abs_sign(x):
+    return np.sum(np.abs(x) * 2.0 + np.sign(x) * x)
+
+
+def power_arctan2(x, y):
+    return np.sum(np.power(np.abs(x) + 1.0, y) + np.arctan2(x, y + 2.0))
+
+
+def max_min_clip(x, y):
+    return np.sum(np.maximum(x, y) - 2.0 * np.minimum(x, 0.1) + np.clip(x * y, -0.2, 0.3))
+
+
+def where_relu(x):
+    return np.sum(np.where(x > 0.0, x, 0.01 * x) ** 2)
+
+
+def comparisons_are_constant(x):
+    mask = (x > 0.2) & (x < 0.8)
+    return np.sum(x * mask)
+
+
+# ---------------------------------------------------------------- reductions
+
+
+def reductions(x):
+    return (x.sum() + np.mean(x, axis=0).sum() + np.sum(x, axis=1, keepdims=True).mean()
+            + np.prod(x + 2.0) + np.max(x, axis=1).sum() + x.min()
+            + np.var(x, axis=0).sum() + np.std(x, ddof=1))
+
+
+def logsumexp(x):
+    m = np.max(x)
+    return m + np.log(np.sum(np.exp(x - m)))
+
+
+def softmax_rows(x, w):
+    z = x - np.max(x, axis=1, keepdims=True)
+    p = np.exp(z) / np.sum(np.exp(z), axis=1, keepdims=True)
+    return np.sum(p * w)
+
+
+def norms(x):
+    return np.linalg.norm(x) + np.linalg.norm(x, axis=1).sum() + np.linalg.norm(x, "fro")
+
+
+# ------------------------------------------------------------- linear algebra
+
+
+def matmul_mixes(A, B, v, w):
+    return np.sum(A @ B) + np.sum(A @ v) + np.sum(w @ A) + v @ v + np.dot(A, v).sum() \
+        + np.matmul(w, A @ B).sum() + A.dot(v).sum()
+
+
+def outer_inner_trace(u, v, M):
+    return np.sum(np.outer(u, v) * M) + np.inner(u, u) + np.trace(M @ M.T) + np.trace(M.T @ M)
+
+
+def transpose(M):
+    return np.sum(np.transpose(M) * np.arange(12.0).reshape(4, 3)) + np.sum(M.T[0])
+
+
+def solve_inv_det(A, b):
+    x = np.linalg.solve(A, b)
+    sign, logdet = np.linalg.slogdet(A)
+    return x @ x + np.sum(np.linalg.inv(A)) + np.linalg.det(A) + logdet
+
+
+# -------------------------------------------------------------------- shapes
+
+
+def shapes(x):
+    y = x.reshape(4, 3)
+    z = np.reshape(x, (2, 6)).sum(axis=0)
+    w = np.ravel(x) @ np.arange(12.0)
+    s = np.squeeze(x[:, :1]) * 2.0
+    e = np.expand_dims(x[0], 0) * x
+    return np.sum(y * y) + np.sum(z) + w + np.sum(s) + np.sum(e)
+
+
+def stacking(x, y):
+    c = np.concatenate([x, y])
+    s = np.stack([x, y], axis=1)
+    h = np.hstack([x, y * 2.0])
+    v = np.vstack([x, y])
+    return np.sum(c ** 2) + np.sum(s[:, 0] * s[:, 1]) + np.sum(h) + np.sum(v @ v.T)
+
+
+def zeros_ones_like(x):
+    z = np.zeros_like(x) + 1.0
+    o = np.ones_like(x)
+    return np.sum(x * z + o * x * x)
+
+
+def shape_and_len(x):
+    n = x.shape[0]
+    return np.sum(x) / n + len(x) * np.sum(x * x)
+
+
+# ------------------------------------------------------------------ indexing
+
+
+def index_reads(x, A):
+    return (x[0] + x[-1] + np.sum(x[1:] * x[:-1]) + np.sum(x[::-1] * x) + A[1, 2]
+            + np.sum(A[:, 0]) + np.sum(A[1]) + np.sum(A[1:, ::2]))
+
+
+def mask_read(x):
+    return np.sum(x[x > 0.0] ** 2)
+
+
+def fancy_repeated(x):
+    idx = np.array([0, 2, 2, 3, 0, 0])
+    return np.sum(x[idx] * np.arange(6.0))
+
+
+def fancy_columns(A):
+    cols = [1, 1, 3]
+    return np.sum(A[:, cols] ** 2) + np.sum(A[1:, [0, 0]])
+
+
+def newaxis_read(x, y):
+    return np.sum((x[:, None] - y[None, :]) ** 2) + np.sum(x[np.newaxis, :] * x[:, np.newaxis])
+
+
+# --------------------------------------------------------------------- loops
+
+
+def loop_reads(x):
+    s = 0.0
+    for i in range(len(x)):
+        s = s + x[i] * x[i]
+    return s
+
+
+def loop_stencil(u):
+    total = 0.0
+    for i in range(1, len(u) - 1):
+        total = total + (u[i + 1] - 2.0 * u[i] + u[i - 1]) ** 2
+    return total
+
+
+def loop_matrix(W, x):
+    h = x
+    for _ in range(3):
+        h = np.tanh(W @ h)
+    return np.sum(h)
+
+
+# --------------------------------------------------------------- models
+
+
+def logistic_nll(w, X, y):
+    z = X @ w
+    return np.sum(np.log1p(np.exp(-y * z)))
+
+
+def mlp_layer(W, b, X):
+    h = np.tanh(X @ W + b)
+    return np.mean(h ** 2)
+
+
+def layer_norm(x, g, b):
+    mu = x.mean(axis=1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=1, keepdims=True)
+    y = (x - mu) / np.sqrt(var + 1e-5) * g + b
+    return np.sum(y * y * np.arange(4.0))
+
+
+x4 = a(4)
+y4 = a(4)
+m34 = a(3, 4)
+A3 = np.eye(3) * 2.0 + a(3, 3) * 0.3
+
+ZOO = [
+    (broadcast_mul, (a(3, 4), a(4)), (0, 1)),
+    (broadcast_mul, (a(3, 1), a(1, 4)), (0, 1)),
+    (broadcast_mul, (a(4), a(3, 4)), (0, 1)),
+    (broadcast_mul, (0.7, a(3, 4)), (0, 1)),
+    (broadcast_mul, (a(1, 4), a(3, 4)), (0, 1)),
+    (scalar_times_array, (1.3, a(3, 4)), (0, 1)),
+    (column_minus_row, (a(3, 1), a(1, 4)), (0, 1)),
+    (ufuncs, (a(3, 4, lo=-0.9, hi=0.9),), 0),
+    (abs_sign, (a(4, lo=0.2) * np.array([1, -1, 1, -1]),), 0),
+    (power_arctan2, (a(3, 4), a(4, lo=0.5, hi=1.5)), (0, 1)),
+    (max_min_clip, (np.array([0.5, -0.4, 0.9, 0.05]), np.array([0.1, 0.2, -0.3, 0.7])), (0, 1)),
+    (where_relu, (np.array([[0.5, -0.4], [0.9, -0.05]]),), 0),
+    (comparisons_are_constant, (np.array([0.1, 0.5, 0.7, 0.9]),), 0),
+    (reductions, (a(3, 4, lo=0.2),), 0),
+    (logsumexp, (a(5),), 0),
+    (softmax_rows, (a(3, 4), a(3, 4)), 0),
+    (norms, (a(3, 4),), 0),
+    (matmul_mixes, (a(3, 3), a(3, 2), a(3), a(3)), (0, 1, 2, 3)),
+    (outer_inner_trace, (a(3), a(3), a(3, 3)), (0, 1, 2)),
+    (transpose, (a(3, 4),), 0),
+    (solve_inv_det, (A3, a(3)), (0, 1)),
+    (shapes, (a(3, 4),), 0),
+    (stacking, (a(3), a(3)), (0, 1)),
+    (zeros_ones_like, (a(3, 4),), 0),
+    (shape_and_len, (a(5),), 0),
+    (index_reads, (a(5), a(3, 4)), (0, 1)),
+    (mask_read, (np.array([0.5, -0.4, 0.9, -0.2]),), 0),
+    (fancy_repeated, (a(4),), 0),
+    (fancy_columns, (a(3, 4),), 0),
+    (newaxis_read, (a(3), a(4)), (0, 1)),
+    (loop_reads, (a(6),), 0),
+    (loop_stencil, (a(7),), 0),
+    (loop_matrix, (a(3, 3), a(3)), (0, 1)),
+    (logistic_nll, (a(5), a(20, 5), np.sign(a(20))), (0, 1)),
+    (mlp_layer, (a(4, 3), a(3), a(5, 4)), (0, 1, 2)),
+    (layer_norm, (a(3, 4), a(4), a(4)), (0, 1, 2)),
+]
