@@ -1,4 +1,6 @@
-"""s2sad benchmarks: speed and memory as ratios measured side by side in one run.
+"""s2sad benchmarks: s2sad side by side with the tools its users would pick instead
+(autograd, JAX with and without jit, PyTorch, tangent, central differences), against
+the primal and a gradient written by hand, in one run.
 
-Run ``python -m benchmarks`` (``--quick`` for a short smoke run). Not a test suite:
-tests check correctness, this reports figures."""
+Run ``python -m benchmarks`` (``--quick`` for a short smoke run of s2sad alone). Not
+a test suite: tests check correctness, this reports figures. See README.md here."""

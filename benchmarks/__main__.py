@@ -1,55 +1,57 @@
-"""python -m benchmarks [--quick]: run the benchmark cases, print a Markdown table."""
+"""python -m benchmarks [--quick]: s2sad side by side with the tools its users would
+pick instead, on every case, in one run; prints a Markdown report and writes it, with
+a chart and the raw figures, to benchmarks/results/."""
 
 import argparse
+import datetime
+import gc
+import importlib
 import os
 import platform
 import sys
 import time
+import tracemalloc
 
-import s2sad
-
-from . import loop_cases, scalar_cases
+from . import harness, report, tools
+from .harness import compare, describe, quiet
 from .timing import interleaved, median, ratio, spread
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
+# Case modules, in report order. A NumPy case module goes here in the same shape
+# (TITLE, CASES, PORTS; see harness.py).
+CASE_MODULES = ["scalar_cases", "loop_cases"]
 
-def first_call_ms(func, args, wrt, repeats):
-    """Parse-to-compiled time of a gradient: the function is defined anew each time
-    (a fresh code object), so nothing is cached."""
-    module = sys.modules[func.__module__]
-    path = module.__file__
-    with open(path) as fh:
-        text = fh.read()
+FULL = dict(rounds=41, target=0.005, budget=30.0, first_repeats=9, peer_repeats=3,
+            first_limit=5.0)
+QUICK = dict(rounds=5, target=0.002, budget=None, first_repeats=3, peer_repeats=1,
+             first_limit=1.0)
+
+
+def progress(text):
+    print(text, file=sys.__stderr__, flush=True)
+
+
+def first_call_ms(tool, case, repeats, limit):
+    """Build the gradient of a fresh definition of the case and call it once: the
+    tool's transform, trace or compile, and one run. Median over repeats (fewer once
+    ``limit`` seconds are spent)."""
     out = []
-    for i in range(repeats):
-        ns = {"__name__": f"_bench_fresh_{i}"}
-        exec(compile(text, path, "exec"), ns)
-        fresh = ns[func.__name__]
+    for _ in range(repeats):
+        fresh = case.fresh()
+        tool.reset()
+        gc.collect(1)
         start = time.perf_counter()
-        s2sad.grad(fresh, wrt=wrt)(*args)
-        out.append((time.perf_counter() - start) * 1e3)
-    return median(out)
-
-
-def flat(value):
-    if isinstance(value, (tuple, list)):
-        return [x for v in value for x in flat(v)]
-    return [value]
-
-
-def check(got, expected, name):
-    got, expected = flat(got), flat(expected)
-    if len(got) != len(expected) or any(abs(g - e) > 1e-9 * (1 + abs(e))
-                                        for g, e in zip(got, expected)):
-        raise SystemExit(f"{name}: s2sad's gradient {got} differs from the reference {expected}")
+        tool.make(fresh)(*fresh.args)
+        out.append(time.perf_counter() - start)
+        if sum(out) > limit:
+            break
+    return median(out) * 1e3
 
 
 def peak_kib(fn, args):
-    """Peak memory allocated during one call (tracemalloc), in KiB."""
-    import tracemalloc
-
-    fn(*args)
+    """Peak memory traced by tracemalloc during one call, in KiB."""
+    gc.collect()
     tracemalloc.start()
     try:
         fn(*args)
@@ -58,46 +60,253 @@ def peak_kib(fn, args):
         tracemalloc.stop()
 
 
-def table(cases, quick, memory=False):
-    rounds = 5 if quick else 41
-    rows = []
-    for name, f, by_hand, args, wrt in cases:
-        g = s2sad.grad(f, wrt=wrt)
-        check(g(*args), by_hand(*args), name)
-        times = interleaved({"primal": f, "s2sad": g, "by hand": by_hand}, args, rounds,
-                            target=0.002 if quick else 0.005)
-        p, s = median(times["primal"]), median(times["s2sad"])
-        rows.append((name, p * 1e6, s * 1e6, spread(times["s2sad"]),
-                     ratio(times, "s2sad", "primal"), ratio(times, "s2sad", "by hand"),
-                     first_call_ms(f, args, wrt, 3 if quick else 9),
-                     peak_kib(g, args) if memory else None,
-                     peak_kib(by_hand, args) if memory else None))
-    head = "| case | primal (µs) | s2sad grad (µs) | spread | grad / primal | grad / by hand | first call (ms) |"
-    rule = "|---|---:|---:|---:|---:|---:|---:|"
-    if memory:
-        head += " peak memory, s2sad / by hand (KiB) |"
-        rule += "---:|"
-    lines = [head, rule]
-    for name, p, s, sp, r, rh, fc, mem, mem_hand in rows:
-        line = f"| {name} | {p:.2f} | {s:.2f} | ±{sp:.0%} | {r:.2f} | {rh:.2f} | {fc:.1f} |"
-        if memory:
-            line += f" {mem:.1f} / {mem_hand:.1f} |"
-        lines.append(line)
-    return "\n".join(lines)
+def result(status, detail="", **figures):
+    base = dict(status=status, detail=detail, median=None, spread=None, over_primal=None,
+                over_s2sad=None, first_ms=None, peak_kib=None, error=None)
+    base.update(figures)
+    return base
+
+
+def run_case(case, contenders, missing, settings, log):
+    results = {}
+    fns, values = {}, {}
+    for tool in contenders:
+        if tool.key in missing:
+            results[tool.key] = result("missing", missing[tool.key])
+            continue
+        try:
+            fn = tool.make(case)
+            value = fn(*case.args)
+            if tool.kind not in ("primal", "reference"):
+                value = harness.tidy(value)
+        except Exception as exc:
+            status = "error" if not tool.peer else "unsupported"
+            results[tool.key] = result(status, describe(exc))
+            continue
+        fns[tool.key], values[tool.key] = fn, value
+        results[tool.key] = result("ok")
+
+    # s2sad against the hand-written gradient; every other tool against s2sad's (or
+    # against the hand-written one if s2sad itself is wrong or failed)
+    reference = values.get("by-hand")
+    if "s2sad" in values:
+        ok, err = compare(values["s2sad"], reference, tools.S2SAD.tolerance)
+        results["s2sad"]["error"] = err
+        if ok:
+            reference = values["s2sad"]
+        else:
+            results["s2sad"] = result(
+                "wrong", f"s2sad gives {short(values['s2sad'])}, by hand "
+                f"{short(reference)}", error=err)
+            del fns["s2sad"]
+    against = "s2sad" if reference is values.get("s2sad") else "by hand"
+    for tool in contenders:
+        if tool.kind in ("primal", "reference") or tool.key == "s2sad":
+            continue
+        if tool.key not in fns:
+            continue
+        ok, err = compare(values[tool.key], reference, tool.tolerance)
+        if ok:
+            results[tool.key]["error"] = err
+            if against != "s2sad":
+                results[tool.key]["detail"] = "checked against by hand"
+        else:
+            results[tool.key] = result(
+                "wrong", f"gives {short(values[tool.key])}, {against} gives "
+                f"{short(reference)} (relative error {err:.1e})", error=err)
+            del fns[tool.key]
+
+    if "primal" not in fns:
+        return results
+
+    times = interleaved(fns, case.args, rounds=settings["rounds"], target=settings["target"],
+                        budget=settings["budget"])
+    for key, ts in times.items():
+        r = results[key]
+        r["median"], r["spread"], r["rounds"] = median(ts), spread(ts), len(ts)
+        if key != "primal":
+            r["over_primal"] = ratio(times, key, "primal")
+            if "s2sad" in times:
+                r["over_s2sad"] = ratio(times, key, "s2sad")
+
+    for tool in contenders:
+        if tool.key not in fns:
+            continue
+        if tool.has_first_call:
+            repeats = settings["first_repeats"] if not tool.peer else settings["peer_repeats"]
+            try:
+                results[tool.key]["first_ms"] = first_call_ms(
+                    tool, case, repeats, settings["first_limit"])
+            except Exception as exc:
+                results[tool.key]["detail"] += f" (first call failed: {describe(exc)})"
+        results[tool.key]["peak_kib"] = peak_kib(fns[tool.key], case.args)
+    gc.collect()
+    return results
+
+
+def short(value, n=4):
+    items = harness.flat(value)
+    text = ", ".join(f"{v:.15g}" if isinstance(v, float) else repr(v) for v in items[:n])
+    if len(items) > n:
+        text += f", … ({len(items)} values)"
+    return f"({text})" if len(items) > 1 else text
+
+
+def machine():
+    cpu = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{platform.machine()}, {os.cpu_count()} cores" + (f", {cpu}" if cpu else "")
+
+
+def method(settings, quick):
+    lines = [
+        ("Every tool is measured in the same process, in interleaved rounds (each round "
+         "calls every tool, starting one further along each time); a round repeats a "
+         f"call until it lasts {settings['target'] * 1e3:.0f} ms, or calls a slower tool "
+         "once. Rounds per case: "
+         + (f"{settings['rounds']}." if settings["budget"] is None else
+            f"up to {settings['rounds']}, fewer for slow cases (at least 5, about "
+            f"{settings['budget']:.0f} s per case).")),
+        ("Time per call is the median over rounds; spread is half the interquartile "
+         "range over the median. Ratios (grad / primal, × s2sad) are medians of "
+         "per-round ratios, so they hold when the machine's speed drifts; absolute "
+         "times on a shared machine vary by up to a factor of two between runs."),
+        ("Every gradient takes and returns Python floats (lists for a list argument): "
+         "a peer's conversions to and from its tensors are part of its time."),
+        ("Before any time counts, s2sad's gradient is checked against the hand-written "
+         "one and every peer's against s2sad's: each component within 1e-9·(1+|g|) "
+         "(1e-4 for central differences). A tool that disagrees is shown as wrong, "
+         "with its values, and is not timed; the error column is max |g − g_s2sad| / "
+         "max |g_s2sad|."),
+        ("First call: a fresh definition of the case (its module's source executed "
+         "anew, so no cache knows the function), the gradient built and called once: "
+         "s2sad's parse-to-compiled time, tangent's transform (its caches cleared), "
+         "jit's trace and compile, autograd's, JAX's and PyTorch's first trace. "
+         "Library-wide caches (JAX's per-operation kernels) stay warm."),
+        ("Peak memory: tracemalloc's peak during one gradient call, after "
+         "gc.collect() (which also empties the interpreter's free lists, so every "
+         "float and tuple on a tape counts). It sees Python objects and NumPy "
+         "buffers, not what PyTorch's and XLA's own allocators hold."),
+        ("Ports: peers run each case's own source with `math` bound to their "
+         "operations (autograd.numpy, jax.numpy, torch, numpy for tangent); JAX + jit "
+         "runs the explicit ports beside the loop cases in loop_cases.py "
+         "(lax.fori_loop for the 1000-step loops, lax.while_loop for Newton)."),
+    ]
+    if quick:
+        lines.insert(0, "Quick run (--quick): primal, by hand and s2sad only, few "
+                        "rounds; a smoke test, not figures to quote.")
+    return lines
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="a short smoke run")
+    parser.add_argument("--quick", action="store_true",
+                        help="a short smoke run: primal, by hand and s2sad only")
+    parser.add_argument("--peers", default="all",
+                        help="comma-separated peers to run ("
+                        + ",".join(t.key for t in tools.PEERS) + "), 'all' or 'none'")
+    parser.add_argument("--case", action="append", default=[],
+                        help="run only cases whose name contains this (repeatable)")
+    parser.add_argument("--budget", type=float, default=None,
+                        help="seconds of timing rounds per case (full run: 30)")
+    parser.add_argument("--out", default=os.path.join(HERE, "results"),
+                        help="directory for the report (default benchmarks/results)")
     args = parser.parse_args(argv)
-    print(f"# s2sad {s2sad.__version__} benchmarks")
-    print(f"Python {platform.python_version()} on {platform.machine()}, "
-          f"{os.cpu_count()} cores; medians of interleaved rounds\n")
-    print("## Scalar functions\n")
-    print(table(scalar_cases.CASES, args.quick))
-    print("\n## Loops\n")
-    print(table(loop_cases.CASES, args.quick, memory=True))
+    settings = dict(QUICK if args.quick else FULL)
+    if args.budget is not None:
+        settings["budget"] = args.budget
+
+    if args.quick or args.peers == "none":
+        chosen = []
+    elif args.peers == "all":
+        chosen = list(tools.PEERS)
+    else:
+        wanted = [p.strip() for p in args.peers.split(",") if p.strip()]
+        known = {t.key: t for t in tools.PEERS}
+        unknown = [w for w in wanted if w not in known]
+        if unknown:
+            parser.error(f"unknown peer(s) {', '.join(unknown)}; known: {', '.join(known)}")
+        chosen = [known[w] for w in wanted]
+    contenders = list(tools.CORE) + chosen
+
+    started = time.perf_counter()
+    missing, tool_info = {}, []
+    for tool in contenders:
+        try:
+            with quiet():
+                tool.load()
+        except Exception as exc:
+            if not tool.peer:
+                raise
+            missing[tool.key] = describe(exc)
+        versions = [f"{d} {tools.version(d)}" for d in tool.dists if tools.version(d)]
+        extra = ""
+        if tool.key not in missing:
+            try:
+                extra = tool.details()
+            except Exception:
+                extra = ""
+        tool_info.append(dict(key=tool.key, label=tool.label,
+                              status="missing" if tool.key in missing else "ok",
+                              reason=missing.get(tool.key, ""),
+                              version=", ".join(versions) + (f" ({extra})" if extra else ""),
+                              note=tool.note))
+
+    sections, log, failed = [], [], []
+    for module_name in CASE_MODULES:
+        module = importlib.import_module(f".{module_name}", __package__)
+        cases = harness.load(module)
+        if args.case:
+            cases = [c for c in cases if any(s.lower() in c.name.lower() for s in args.case)]
+        if not cases:
+            continue
+        section = dict(title=getattr(module, "TITLE", module_name), cases=[])
+        for case in cases:
+            progress(f"benchmarks: {case.name} ...")
+            t0 = time.perf_counter()
+            with quiet(log):
+                results = run_case(case, contenders, missing, settings, log)
+            progress(f"benchmarks: {case.name} done in {time.perf_counter() - t0:.1f} s")
+            section["cases"].append(dict(name=case.name, results=results))
+            if results.get("s2sad", {}).get("status") != "ok":
+                failed.append(case.name)
+        sections.append(section)
+
+    now = datetime.datetime.now()
+    libs = ", ".join(f"{d} {tools.version(d)}" for d in ("numpy", "matplotlib")
+                     if tools.version(d))
+    run = dict(
+        date=now.strftime("%Y-%m-%d %H:%M"),
+        mode="quick" if args.quick else "full",
+        seconds=time.perf_counter() - started,
+        python=f"Python {platform.python_version()} ({platform.python_implementation()})",
+        machine=machine() + (f"; {libs}" if libs else ""),
+        tools=tool_info, sections=sections, method=method(settings, args.quick),
+        tool_output=log,
+    )
+    text = report.markdown(run)
+    if args.quick:
+        written, note = report.save(run, text, args.out, "quick", ())
+    else:
+        written, note = report.save(run, text, args.out,
+                                    "bench-" + now.strftime("%Y%m%d-%H%M%S"), ("latest",))
+    print(text)
+    print("Written: " + ", ".join(os.path.relpath(p) for p in written))
+    if note:
+        print(note)
+    if failed:
+        print(f"s2sad failed or disagreed with the hand-written gradient on: "
+              f"{', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

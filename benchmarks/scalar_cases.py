@@ -1,5 +1,9 @@
 """Scalar benchmark cases: each written once as plain Python, with a gradient written
-carefully by hand beside it as the reference for what Python can do."""
+carefully by hand beside it as the reference for what Python can do.
+
+No case here needs a port: every peer runs the code below with ``math`` bound to
+its own operations (see harness.py). tangent has no derivative for ``erf``, and
+says so on Black-Scholes."""
 
 import math
 
@@ -83,9 +87,14 @@ def black_scholes_by_hand(S, K, T, r, sigma):
     return dS, dK, dT, dr, dsigma
 
 
+TITLE = "Scalar functions"
+
 CASES = [
     # name, function, hand-written gradient, arguments, wrt
     ("straight-line (25 ops)", straight_line, straight_line_by_hand, (0.3, 0.7, 1.1), (0, 1, 2)),
     ("Black-Scholes", black_scholes, black_scholes_by_hand, (100.0, 95.0, 0.5, 0.02, 0.3),
      (0, 1, 2, 3, 4)),
 ]
+
+# {case name: {tool key: port}}: none needed, see the docstring.
+PORTS = {}
