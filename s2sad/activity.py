@@ -46,6 +46,8 @@ class Activity:
     created: dict = field(default_factory=dict)  # root -> id of the statement making it
     containers: set = field(default_factory=set)  # roots whose adjoint is updated in place
     shapes: dict = field(default_factory=dict)  # array name -> a token; same token, same shape
+    written: set = field(default_factory=set)  # roots of lists and arrays written into
+    views: dict = field(default_factory=dict)  # array name -> root of the array it may view
 
     def same_shape(self, a: str, b: str) -> bool:
         """Are `a` and `b` arrays that certainly have the same shape?"""
@@ -96,13 +98,18 @@ class _Analysis:
         return isinstance(self.result.kinds.get(n), (ops.ListKind, ops.ArrayKind))
 
     def key(self, n):
-        return self.result.root(n) if self.is_list(n) else n
+        r = self.result
+        return r.root(n) if self.is_list(n) or r.root(n) in r.written else n
 
     def alias(self, a, b):
         """`a` and `b` refer to the same list object."""
         r = self.result
         ra, rb = r.root(a), r.root(b)
         if ra == rb:
+            return
+        if a in self.phis and not (self.is_list(a) or self.is_list(b)):
+            # a loop-carried array holds a different array in each iteration: it is
+            # an object of its own, and its adjoint moves along the loop's copies
             return
         if ra in r.created and rb in r.created:
             self.conflicts.add(ra)
@@ -128,13 +135,24 @@ class _Analysis:
                 r.created[p.name] = 0  # made by the caller
             if p.name in r.wrt and ops.differentiable(r.kinds[p.name]):
                 r.varied.add(p.name)
+        self.fresh = set()  # roots made by an operation that returns a new object
+        self.phis = {p.name for s in ir.walk(self.fn.body) if isinstance(s, ir.Loop)
+                     for p in s.phis}
         self.forward(self.fn.body)
-        r.containers = {r.root(n) for n in r.kinds if self.is_list(n)} | self.indexed
+        if r.written:
+            # a write makes the array one object whose every name is varied alike:
+            # run again with that known from the start
+            r.varied = {p.name for p in self.fn.params if p.name in r.varied}
+            self.forward(self.fn.body)
+        r.containers = {r.root(n) for n in r.kinds if self.is_list(n)} | self.indexed | r.written
         self.backward(self.fn.body)
         for group in (r.varied, r.useful):
-            group |= {n for n in r.kinds if self.is_list(n) and r.root(n) in group}
+            group |= {n for n in r.kinds if (self.is_list(n) or r.root(n) in r.written)
+                      and r.root(n) in group}
         r.active = {n for n in r.varied & r.useful if ops.differentiable(r.kinds.get(n))}
         self.check(self.fn.body)
+        if r.written:
+            self.check_writes()
         return r
 
     # ----------------------------------------------------------- forward
@@ -178,6 +196,11 @@ class _Analysis:
                             self.alias(t, op.inputs[0].id)
                         elif r.root(t) not in r.created:
                             r.created[r.root(t)] = id(s)
+                            if ops.makes_new_object(op, s.value, self.atom_kind):
+                                self.fresh.add(r.root(t))
+                            elif ops.makes_view(op, r.kinds[t], self.atom_kind) \
+                                    and isinstance(op.inputs[0], ast.Name):
+                                r.views[t] = op.inputs[0].id
                 if op.kind == "getitem" and isinstance(op.inputs[0], ast.Name) \
                         and isinstance(r.kinds.get(op.inputs[0].id), ops.ArrayKind):
                     self.indexed.add(r.root(op.inputs[0].id))
@@ -198,19 +221,31 @@ class _Analysis:
             elif isinstance(s, ir.If):
                 self.forward(s.body)
                 self.forward(s.orelse)
+            elif isinstance(s, ir.SetItem):
+                c = s.container
+                r.written.add(r.root(c))
+                kind = r.kinds.get(c)
+                if isinstance(kind, ops.ListKind):
+                    self.widen_list(c, self.atom_kind(s.value))
+                if self.is_varied(s.value) and ops.differentiable(kind):
+                    r.varied.add(self.key(c))
             elif isinstance(s, ir.Expr):
                 op = r.ops[id(s)] = ops.classify(s.value, self.fn, self.is_local, self.atom_kind)
                 if op.kind == "append":
                     xs, v = op.inputs
-                    kind = r.kinds.get(xs.id)
-                    if isinstance(kind, ops.ListKind):
-                        r.kinds[xs.id] = ops.ListKind(_merge(kind.elem if kind.elem != ops.UNKNOWN
-                                                             else None, self.atom_kind(v)))
-                        for n in list(r.kinds):
-                            if self.is_list(n) and r.root(n) == r.root(xs.id):
-                                r.kinds[n] = r.kinds[xs.id]
+                    if isinstance(r.kinds.get(xs.id), ops.ListKind):
+                        self.widen_list(xs.id, self.atom_kind(v))
                         if self.is_varied(v):
                             r.varied.add(r.root(xs.id))
+
+    def widen_list(self, xs: str, elem):
+        """The list `xs` (and every name of its object) also holds values of kind `elem`."""
+        r = self.result
+        kind = r.kinds[xs]
+        r.kinds[xs] = ops.ListKind(_merge(kind.elem if kind.elem != ops.UNKNOWN else None, elem))
+        for n in list(r.kinds):
+            if self.is_list(n) and r.root(n) == r.root(xs):
+                r.kinds[n] = r.kinds[xs]
 
     def shape_token(self, target, op) -> str:
         """Copies keep their source's shape; an elementwise operation whose array
@@ -243,6 +278,8 @@ class _Analysis:
                     r.kinds[phi.name] = _merge(r.kinds.get(phi.name), self.atom_kind(phi.init))
                     if self.is_object(phi.name) and isinstance(phi.init, ast.Name):
                         self.alias(phi.name, phi.init.id)
+                    if isinstance(r.kinds[phi.name], ops.ArrayKind):
+                        r.created.setdefault(phi.name, id(s))
                     if isinstance(r.kinds[phi.name], ops.ArrayKind):
                         r.shapes[phi.name] = phi.name  # may change from one iteration to the next
                     if self.is_varied(phi.init) and ops.differentiable(r.kinds[phi.name]):
@@ -341,6 +378,9 @@ class _Analysis:
                     for d, x in zip(op.diff, op.inputs):
                         if d and isinstance(x, ast.Name):
                             self.mark_useful(x.id)
+            elif isinstance(s, ir.SetItem):
+                if self.key(s.container) in r.useful and isinstance(s.value, ast.Name):
+                    self.mark_useful(s.value.id)
             elif isinstance(s, ir.Expr):
                 op = r.ops.get(id(s))
                 if op is not None and op.kind == "append":
@@ -385,6 +425,33 @@ class _Analysis:
                                      "different lists (or indexed arrays) on different paths",
                                      "Give each its own name, or copy into one on every path.")
 
+    def check_writes(self):
+        """Writes go into objects s2sad can follow: see `_Writes`."""
+        self.fresh_phis()
+        _Writes(self).check()
+
+    def fresh_phis(self):
+        """A loop-carried array is a new object when its first value and every value
+        the loop gives it are."""
+        r = self.result
+        sources = {}
+        for s in ir.walk(self.fn.body):
+            if isinstance(s, ir.Loop):
+                for p in s.phis:
+                    sources.setdefault(p.name, []).append(p.init)
+            if isinstance(s, ir.Exit):
+                for c in s.copies:
+                    sources.setdefault(c.targets[0], []).append(c.value)
+        changed = True
+        while changed:
+            changed = False
+            for phi, values in sources.items():
+                if phi in self.fresh or not isinstance(r.kinds.get(phi), ops.ArrayKind):
+                    continue
+                if all(isinstance(v, ast.Name) and r.root(v.id) in self.fresh for v in values):
+                    self.fresh.add(phi)
+                    changed = True
+
     def error(self, cls, s, op, message=None, hint=None):
         info = self.fn.source
         filename = info.filename if info else None
@@ -406,6 +473,118 @@ class _Analysis:
                    col=_col(text), source_line=text, hint=hint)
 
     # ------------------------------------------------------------ text
+
+
+class _Writes:
+    """Checks on writes into lists and arrays (``x[i] = v``): each goes into an object
+    the function made itself and nothing else shares (not an argument, not a slice,
+    reshape or ``.T`` of another array), and no view of a written array is read
+    after a write that could change what it shows (the derivative would take the
+    view's values from before the write, while Python sees them after)."""
+
+    def __init__(self, analysis):
+        self.a = analysis
+        self.r = analysis.result
+        self.order = []  # (statement, enclosing loops), in program order
+        self.visit(analysis.fn.body, ())
+
+    def visit(self, body, loops):
+        for s in body:
+            self.order.append((s, loops))
+            if isinstance(s, ir.Loop):
+                self.visit(s.cond, loops + (s,))
+                self.visit(s.body, loops + (s,))
+            elif isinstance(s, ir.If):
+                self.visit(s.body, loops)
+                self.visit(s.orelse, loops)
+            elif isinstance(s, ir.Exit):
+                self.visit(s.copies, loops)
+
+    def fail(self, s, message, hint):
+        raise self.a.error(NotDifferentiableError, s, None, message, hint)
+
+    def name(self, n: str) -> str:
+        return n.split("%")[0] or "this value"
+
+    def check(self):
+        r = self.r
+        writes = {}  # root -> [(position, loops)]
+        for k, (s, loops) in enumerate(self.order):
+            if not isinstance(s, ir.SetItem):
+                continue
+            c = s.container
+            root = r.root(c)
+            writes.setdefault(root, []).append((k, loops))
+            user = self.name(c)
+            if root not in self.a.fresh:
+                if r.created.get(root) == 0:
+                    self.fail(s, f"s2sad cannot differentiate a write into the argument "
+                                 f"`{user}`: the caller's list or array would change",
+                              f"Write into a copy made first: `{user} = {user}.copy()`.")
+                if c in r.views or root in r.views:
+                    base = self.name(r.views.get(c, r.views.get(root, "")))
+                    self.fail(s, f"`{user}` may share memory with `{base}` (a slice, a reshape "
+                                 f"or .T of it), and s2sad cannot follow a write through it",
+                              f"Write into `{base}` itself, or make `{user}` a copy: "
+                              f"`{user} = ....copy()`.")
+                self.fail(s, f"s2sad cannot tell whether the value of `{user}` is shared with "
+                             "another value, so it cannot follow a write into it",
+                          f"Write into a copy made first: `{user} = {user}.copy()`.")
+            kind = r.kinds.get(c)
+            index = s.target.slice
+            if isinstance(kind, ops.ListKind) and not (
+                    isinstance(index, (ast.Name, ast.Constant))
+                    and self.a.atom_kind(index) == ops.INT):
+                self.fail(s, "s2sad can write one element of a list (`xs[i] = v`), not a slice",
+                          "Write the elements one by one in a loop.")
+            if isinstance(kind, ops.ArrayKind) and r.is_active(s.value) and \
+                    ops.fancy_index(index, self.a.atom_kind) and not self.boolean(index):
+                self.fail(s, "s2sad cannot differentiate writing values through an integer "
+                             "array index yet (a repeated index keeps only its last value)",
+                          "Write through a boolean mask, slices or single indices, or "
+                          "build the array with np.where.")
+        for view, base in r.views.items():
+            root = r.root(base)
+            while root in r.views:  # a view of a view
+                root = r.root(r.views[root])
+            if root in writes:
+                self.check_view(view, writes[root])
+
+    def boolean(self, index) -> bool:
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        kinds = [self.a.atom_kind(p) for p in parts if isinstance(p, (ast.Name, ast.List))]
+        return all(isinstance(k, ops.ArrayKind) and k.dtype == "b" for k in kinds)
+
+    def check_view(self, view, writes):
+        r = self.r
+        group = {n for n in r.kinds if r.root(n) == r.root(view)}
+        define = next(((k, loops) for k, (s, loops) in enumerate(self.order)
+                       if view in ir.defined_names(s)), None)
+        if define is None:
+            return
+        kd, loops_d = define
+        for k, (s, loops) in enumerate(self.order):
+            if isinstance(s, (ir.Loop, ir.If)):
+                reads = {p.init.id for p in getattr(s, "phis", ())
+                         if isinstance(p.init, ast.Name)} & group
+                carried = isinstance(s, ir.Loop) and any(p.name in group for p in s.phis)
+            else:
+                reads = {n for node in ir.exprs(s) for n in ir.names_in(node)} & group
+                carried = False
+            if not reads and not carried:
+                continue
+            for kw, loops_w in writes:
+                between = kd < kw < k
+                again = any(loop not in loops_d and loop in loops_w for loop in loops) or (
+                    carried and s in loops_w)
+                if between or again:
+                    s_w = self.order[kw][0]
+                    self.fail(s_w, f"this write changes what `{self.name(view)}` shows (it "
+                                   f"may share memory with the array written), and "
+                                   f"`{self.name(view)}` is read again afterwards; s2sad cannot "
+                                   "follow a write through a view",
+                              f"Make `{self.name(view)}` a copy where it is taken: "
+                              f"`{self.name(view)} = ....copy()`.")
 
 
 def _is_ufunc(obj) -> bool:

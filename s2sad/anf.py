@@ -170,9 +170,34 @@ class _Lowerer:
         self.assign_target(s.target, s.value)
 
     def s_AugAssign(self, s):
+        if isinstance(s.target, ast.Subscript):
+            # x[i] += v: read the element, compute, write it back (the index once)
+            container, index = self.item_target(s.target)
+            current = self.temp()
+            self.emit(ir.Assign((current,), ast.Subscript(value=container, slice=index,
+                                                           ctx=ast.Load()), self.line))
+            right = self.atom(s.value)
+            new = self.temp()
+            self.emit(ir.Assign((new,), ast.BinOp(left=ir.name(current), op=s.op, right=right),
+                                self.line))
+            self.emit(ir.SetItem(ast.Subscript(value=ir.copy_tree(container),
+                                               slice=ir.copy_tree(index), ctx=ast.Store()),
+                                 ir.name(new), self.line))
+            return
         current = self.read(s.target)
         right = self.atom(s.value)
         self.assign_var(s.target.id, ast.BinOp(left=current, op=s.op, right=right))
+
+    def item_target(self, target: ast.Subscript):
+        """The container (a local's current name) and the lowered index of a write
+        ``x[...] = ...``."""
+        name = target.value
+        if name.id not in self.locals:
+            raise self.error(target, f"s2sad cannot differentiate a write into `{name.id}`, "
+                                     "which is not a local variable of the function",
+                             f"Pass `{name.id}` in and write into a copy: "
+                             f"`{name.id} = {name.id}.copy()`.")
+        return self.read(name), self.index(target.slice)
 
     def s_If(self, s):
         test = self.atom(s.test)
@@ -340,6 +365,12 @@ class _Lowerer:
     def assign_target(self, target, value_node):
         if isinstance(target, ast.Name):
             self.assign_var(target.id, self.value(value_node))
+            return
+        if isinstance(target, ast.Subscript):  # Python evaluates the value first
+            value = self.atom(value_node)
+            container, index = self.item_target(target)
+            self.emit(ir.SetItem(ast.Subscript(value=container, slice=index, ctx=ast.Store()),
+                                 value, self.line))
             return
         # tuple target
         if isinstance(value_node, ast.Tuple) and len(value_node.elts) == len(target.elts) \

@@ -432,6 +432,8 @@ class _Writer:
         elif isinstance(s, ir.AugAssign):
             target = self.namer(s.target) if isinstance(s.target, str) else self.expr(s.target)
             self.put(depth, f"{target} += {self.expr(s.value)}", s.line)
+        elif isinstance(s, ir.SetItem):
+            self.put(depth, f"{self.expr(s.target)} = {self.expr(s.value)}", s.line)
         elif isinstance(s, ir.Loop):
             self.loop(s, depth)
         elif isinstance(s, ir.ForEach):

@@ -54,6 +54,23 @@ class AugAssign:
 
 
 @dataclass(eq=False)
+class SetItem:
+    """``target = value`` where `target` is an ``ast.Subscript`` on a local name: a
+    write into a list or an array. It defines no name; the object the container
+    names changes. `restore` marks the reverse sweep's writes that put back what a
+    forward write overwrote."""
+
+    target: ast.Subscript
+    value: ast.expr
+    line: int = 0
+    restore: bool = False
+
+    @property
+    def container(self) -> str:
+        return self.target.value.id
+
+
+@dataclass(eq=False)
 class Dup:
     """``t1, t2, ... = dup(source)``: every copy is used exactly once afterwards."""
 
@@ -457,6 +474,9 @@ def slots(stmt) -> list:
         field_of(stmt, "value")
         if isinstance(stmt.target, ast.AST):
             field_of(stmt, "target")
+    elif isinstance(stmt, SetItem):
+        field_of(stmt, "value")
+        field_of(stmt, "target")
     elif isinstance(stmt, If):
         field_of(stmt, "test")
     elif isinstance(stmt, Loop):

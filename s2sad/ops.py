@@ -58,7 +58,7 @@ def _methods():
         "sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min,
         "var": np.var, "std": np.std, "dot": np.dot, "reshape": np.reshape,
         "ravel": np.ravel, "flatten": np.ravel, "transpose": np.transpose,
-        "squeeze": np.squeeze, "clip": np.clip,
+        "squeeze": np.squeeze, "clip": np.clip, "copy": np.copy,
     }
 
 
@@ -102,6 +102,8 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
                 return Op("append", [func.value, value.args[0]], diff=(False, True),
                           text="list.append")
             method = _methods().get(func.attr)
+            if func.attr == "copy" and not isinstance(kind(func.value), ArrayKind):
+                method = None  # a list's copy is not an array
             if method is not None and isinstance(func.value, ast.Name):
                 args = [func.value] + list(value.args)
                 if func.attr == "reshape" and len(value.args) > 1:
@@ -358,7 +360,7 @@ def rule_result_kind(op: Op, inputs: list):
 
     key = op.key
     arrays = [k for k in inputs if isinstance(k, ArrayKind)]
-    if not arrays and key not in (np.array, np.asarray, np.concatenate, np.stack,
+    if not arrays and key not in (np.array, np.asarray, np.copy, np.concatenate, np.stack,
                                   np.hstack, np.vstack):
         return None if not isinstance(key, np.ufunc) and key not in _NUMPY_SCALAR_OK \
             else (SCALAR if all(k in (SCALAR, INT) for k in inputs) else UNKNOWN)
@@ -415,19 +417,74 @@ def rule_result_kind(op: Op, inputs: list):
         if isinstance(axis, int) and ranks[0] is not None:
             return ArrayKind(ranks[0] - 1) if ranks[0] > 1 else SCALAR
         return ArrayKind(None)
-    if key in (np.concatenate, np.hstack, np.vstack, np.stack, np.array, np.asarray):
+    if key in (np.concatenate, np.hstack, np.vstack, np.stack, np.array, np.asarray, np.copy):
         parts = inputs[0]
         elem = parts.elem if isinstance(parts, ListKind) else (
             parts[0] if isinstance(parts, tuple) and parts else UNKNOWN)
         r = _rank(elem) if not isinstance(parts, ArrayKind) else parts.ndim
         if isinstance(parts, ArrayKind):
             return parts
-        if key is np.stack or key in (np.array, np.asarray):
+        if key is np.stack or key in (np.array, np.asarray, np.copy):
             return ArrayKind(None if r is None else r + 1)
         if key is np.vstack:
             return ArrayKind(2)
         return ArrayKind(r)
     return ArrayKind(top)  # elementwise, with broadcasting
+
+
+def fancy_index(index, kind) -> bool:
+    """Does the index hold an integer or boolean array, or a list (NumPy's advanced
+    indexing, which copies)? `kind(atom)` gives an atom's kind."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    for part in parts:
+        if isinstance(part, ast.List):
+            return True
+        if isinstance(part, ast.Name) and isinstance(kind(part), (ArrayKind, ListKind)):
+            return True
+    return False
+
+
+def _view_keys():
+    import numpy as np
+
+    return {np.reshape, np.ravel, np.transpose, np.squeeze, np.expand_dims, np.asarray,
+            np.swapaxes, np.moveaxis, np.diagonal, np.atleast_1d, np.atleast_2d,
+            np.broadcast_to}
+
+
+def makes_view(op: Op, result_kind, kind) -> bool:
+    """May the array `op` makes share memory with an input array (a basic slice,
+    ``A[i]`` of a matrix, a reshape, ``.T``)? `kind(atom)` gives an atom's kind."""
+    if not isinstance(result_kind, ArrayKind):
+        return False
+    if op.kind == "getitem":
+        return isinstance(kind(op.inputs[0]), ArrayKind) and not fancy_index(op.inputs[1], kind)
+    return op.kind == "rule" and _hashable_in(op.key, _view_keys())
+
+
+def makes_new_object(op: Op, call, kind) -> bool:
+    """Is the list or array `op` makes certainly a new object, shared with nothing
+    (so writing into it changes no other value)? `call` is the statement's value."""
+    import numpy as np
+
+    if op.kind == "listpack":
+        return True
+    if op.kind == "rule":
+        return not _hashable_in(op.key, _view_keys())
+    if op.kind == "getitem":
+        return isinstance(kind(op.inputs[0]), ArrayKind) and fancy_index(op.inputs[1], kind)
+    if op.kind == "nondiff":
+        return isinstance(call, (ast.Compare, ast.BinOp, ast.UnaryOp)) or _hashable_in(
+            op.key, {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
+                     np.empty_like, np.full_like, np.arange, np.linspace, np.eye, np.identity})
+    return False
+
+
+def _hashable_in(key, collection) -> bool:
+    try:
+        return key in collection
+    except TypeError:
+        return False
 
 
 def constant_kind(call: ast.Call, obj, kind):

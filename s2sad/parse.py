@@ -35,7 +35,9 @@ from . import ir
 from .errors import SourceNotFoundError, UnresolvedNameError, UnsupportedSyntaxError
 
 # Every AST node type, with the reason it is refused (None: supported).
-_TAPE_HINT = "Rewrite that part, or differentiate this function with mode=\"tape\" once available."
+_TAPE_HINT = ("Rewrite that part, or differentiate this function with "
+              "s2sad.grad(f, mode=\"tape\"), which runs it on the tape engine instead of "
+              "transforming its source.")
 
 SUPPORTED = {
     # statements
@@ -278,19 +280,32 @@ def _check_nodes(tree: ast.FunctionDef, loc: _Located):
                             "Give the variable a value: `x: float = 0.0`.")
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            single = isinstance(node, ast.AugAssign) or (
+                isinstance(node, ast.Assign) and len(node.targets) == 1)
             for t in targets:
-                _check_target(t, loc, isinstance(node, ast.Assign))
+                _check_target(t, loc, isinstance(node, ast.Assign), single)
 
 
-def _check_target(t, loc, allow_tuple):
+def _check_target(t, loc, allow_tuple, allow_item=False):
     if isinstance(t, ast.Name):
         return
     if allow_tuple and isinstance(t, ast.Tuple):
         for e in t.elts:
             _check_target(e, loc, True)
         return
-    what = {ast.Subscript: "assignment into an element (x[i] = ...)",
-            ast.Attribute: "assignment to an attribute (obj.a = ...)"}.get(
+    if isinstance(t, ast.Subscript):
+        if not allow_item:
+            raise loc.error(UnsupportedSyntaxError, t,
+                            "s2sad cannot differentiate a write into an element as part of "
+                            "an unpacking or chained assignment yet",
+                            "Write each element on a line of its own: `x[i] = a`.")
+        if not isinstance(t.value, ast.Name):
+            raise loc.error(UnsupportedSyntaxError, t,
+                            "s2sad can write into a list or array named by a variable "
+                            "(`x[i] = v`, `A[i, j] = v`), not into this expression",
+                            "Index once with a tuple, `A[i, j] = v`, or name the part first.")
+        return
+    what = {ast.Attribute: "assignment to an attribute (obj.a = ...)"}.get(
         type(t), "this assignment target")
     raise loc.error(UnsupportedSyntaxError, t, f"s2sad cannot differentiate {what}",
                     "Assign to a plain variable name instead.")

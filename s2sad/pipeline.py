@@ -228,16 +228,17 @@ class _Builder:
         self.seen_users = []
 
     def derivative_of(self):
-        def derivative_of(callee, active):
-            key = (callee, active)
+        def derivative_of(callee, active, kinds=None):
+            kinds = dict(kinds or {})
+            key = (callee, active, tuple(sorted(kinds.items(), key=lambda kv: kv[0])))
             got = self.names.get(key)
             if got is None:
                 base = callee.__name__
-                n = sum(1 for (c, _) in self.names if c is callee)
+                n = sum(1 for (c, _, _) in self.names if c is callee)
                 suffix = "" if n == 0 else f"%{n + 1}"
                 got = (f"{base}%fwd{suffix}", f"{base}%bwd{suffix}")
                 self.names[key] = got
-                self.queue.append((callee, active, got))
+                self.queue.append((callee, active, kinds, got))
             return got
         return derivative_of
 
@@ -261,9 +262,9 @@ class _Builder:
             self.functions.append(self.fused(fr, act, rev, entry[0]))
         self.helpers.update(rev.helpers)
         while self.queue:
-            callee, active, (fwd, bwd) = self.queue.pop(0)
+            callee, active, kinds, (fwd, bwd) = self.queue.pop(0)
             cfr = self.kinds.front(callee)
-            cact = self.analyze(cfr, active, {})
+            cact = self.analyze(cfr, active, kinds)
             crev = reverse.transform(cfr.dup, cact, self.derivative_of())
             self.note_user(cfr)
             self.helpers.update(crev.helpers)
@@ -300,7 +301,8 @@ class _Builder:
         forward, backward, outputs = simplify.simplify(
             rev.forward + tail, seed_block + rev.reverse, keep,
             grads + [ir.name("%value")] * with_value,
-            _purity(fr.dup), _float_names(act), inputs=[p.name for p in fr.anf.params])
+            _purity(fr.dup), _float_names(act), inputs=[p.name for p in fr.anf.params],
+            mutable=rev.mutable)
         grads = outputs[: len(grads)]
         if len(grads) == 1 and not self.as_tuple:
             result = grads[0]
@@ -323,7 +325,14 @@ class _Builder:
         seed_param = rev.seed or ir.adjoint("%out")
         forward, backward, (output, *grads) = simplify.simplify(
             rev.forward, rev.reverse, keep | {seed_param}, [rev.output] + grads,
-            _purity(fr.dup), inputs=[p.name for p in fr.anf.params] + [seed_param])
+            _purity(fr.dup), inputs=[p.name for p in fr.anf.params] + [seed_param],
+            mutable=rev.mutable)
+        if root and isinstance(output, ast.Name) and output.id in rev.mutable and any(
+                isinstance(s, ir.SetItem) and s.restore for s in ir.walk(backward)):
+            # the pullback puts back what writes overwrote: return a copy, so the
+            # caller's output does not change when it runs
+            output = ast.Call(func=ast.Attribute(value=output, attr="copy", ctx=ast.Load()),
+                              args=[], keywords=[])
         params = [p.name for p in fr.anf.params]
         read = simplify.saved_names([ir.Assign((p,), ir.const(None)) for p in params] + forward,
                                     backward)

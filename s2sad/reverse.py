@@ -56,6 +56,28 @@ class Reverse:
     grads: dict
     requests: list = field(default_factory=list)
     helpers: dict = field(default_factory=dict)  # names the inlined rules read
+    mutable: dict = field(default_factory=dict)  # see `mutable_names`
+
+
+def mutable_names(act: Activity) -> dict:
+    """Every name of a list or array the function writes into, and of a view of one,
+    mapped to the name of the object written (see `simplify`)."""
+    if not act.written:
+        return {}
+
+    def written_root(n, depth=0):
+        root = act.root(n)
+        if root in act.written:
+            return root
+        base = act.views.get(n, act.views.get(root))
+        return written_root(base, depth + 1) if base is not None and depth < 50 else None
+
+    out = {}
+    for n in act.kinds:
+        root = written_root(n)
+        if root is not None:
+            out[n] = root
+    return out
 
 
 def adj(n: str) -> str:
@@ -131,7 +153,7 @@ class _Transform:
             else:
                 grads[p] = zero(self.act.kinds.get(p), p)
         return Reverse(forward, reverse, seed, output, ret.line if ret else 0, grads,
-                       self.requests, self.helpers)
+                       self.requests, self.helpers, mutable_names(self.act))
 
     # ------------------------------------------------------------ forward
 
@@ -151,8 +173,43 @@ class _Transform:
             if isinstance(s, ir.Assign) and self.needs_derivative(s):
                 out.append(self.forward_call(s))
                 continue
+            if isinstance(s, ir.SetItem):
+                out.append(self.save_overwritten(s))
             out.append(s)
         return out
+
+    def save_overwritten(self, s: ir.SetItem) -> ir.Assign:
+        """``x%old = x[i]`` (a copy for a slice) before the write ``x[i] = v``: the
+        reverse sweep puts it back, so what it reads of `x` is what the forward sweep
+        read at the same point. `simplify` drops the pair when nothing after the
+        write's reverse reads `x`."""
+        c = s.container
+        index = ir.copy_tree(s.target.slice)
+        value = ast.Subscript(value=ir.name(c), slice=index, ctx=ast.Load())
+        if isinstance(self.slot_kind(c, index), ops.ArrayKind) \
+                and not ops.fancy_index(index, self.atom_kind):
+            value = ast.Call(func=ast.Attribute(value=value, attr="copy", ctx=ast.Load()),
+                             args=[], keywords=[])
+        return ir.Assign((ir.derived(c, "old"),), value, s.line)
+
+    def atom_kind(self, atom):
+        if isinstance(atom, ast.Name) and atom.id in self.act.kinds:
+            return self.act.kinds[atom.id]
+        if isinstance(atom, ast.Constant):
+            return ops.kind_of(atom.value)
+        text = ir.dotted(atom)
+        if text is not None and text in self.fn.refs:
+            return ops.kind_of(self.fn.refs[text])
+        return ops.UNKNOWN
+
+    def slot_kind(self, container: str, index):
+        """The kind of ``container[index]``."""
+        kind = self.act.kinds.get(container)
+        if isinstance(kind, ops.ListKind):
+            return kind.elem
+        if isinstance(kind, ops.ArrayKind):
+            return ops.index_kind(kind, index, self.atom_kind)
+        return ops.UNKNOWN
 
     def forward_loop(self, s: ir.Loop) -> list:
         """The loop as the forward sweep runs it: every iteration exit first pushes
@@ -182,7 +239,8 @@ class _Transform:
         callee = op.key
         bound = _bind(callee, s.value, self.fn, s.line)
         active = tuple(p for p, atom in bound if self.act.is_active(atom))
-        fwd, bwd = self.derivative_of(callee, active)
+        kinds = {p: self.atom_kind(atom) for p, atom in bound}
+        fwd, bwd = self.derivative_of(callee, active, kinds)
         request = Request(callee, active, fwd, bwd)
         if all(r.fwd != fwd for r in self.requests):
             self.requests.append(request)
@@ -301,6 +359,8 @@ class _Transform:
             return self.reverse_assign(s)
         if isinstance(s, ir.Dup):
             return self.reverse_dup(s)
+        if isinstance(s, ir.SetItem):
+            return self.reverse_setitem(s)
         if isinstance(s, ir.If):
             return self.reverse_if(s)
         if isinstance(s, ir.Loop):
@@ -322,6 +382,56 @@ class _Transform:
                     return [self.set_adj(v.id, pop, s.line)]
                 return [ir.Expr(pop, s.line)]  # keep the adjoint list aligned
         return []
+
+    def reverse_setitem(self, s: ir.SetItem) -> list:
+        """The reverse of ``x[i] = v``: `v`'s adjoint is what the slot's adjoint holds,
+        the slot's adjoint becomes zero (the values before the write did not reach the
+        output through it), and the overwritten values go back into `x`."""
+        c = s.container
+        index = s.target.slice
+        out = []
+        if c in self.act.active:
+            acc = ir.name(self.acc(c))
+            slot = ast.Subscript(value=acc, slice=ir.copy_tree(index), ctx=ast.Load())
+            if self.act.is_active(s.value):
+                out.append(self.set_adj(s.value.id, self.slot_adjoint(slot, c, index, s.value),
+                                        s.line))
+            out.append(ir.SetItem(ast.Subscript(value=ir.copy_tree(acc), slice=ir.copy_tree(index),
+                                                ctx=ast.Store()), ir.const(0.0), s.line))
+        out.append(ir.SetItem(ast.Subscript(value=ir.name(c), slice=ir.copy_tree(index),
+                                            ctx=ast.Store()),
+                              ir.name(ir.derived(c, "old")), s.line, restore=True))
+        return out
+
+    def slot_adjoint(self, slot, container, index, value) -> ast.expr:
+        """The adjoint of the value written into ``container[index]``, read from the
+        slot of the container's adjoint (a copy, since the slot is zeroed next)."""
+        target = self.slot_kind(container, index)
+        if not isinstance(target, ops.ArrayKind):
+            return slot  # one element: a number, not a view
+        kind = self.act.kinds.get(value.id)
+        if not isinstance(kind, ops.ArrayKind):
+            return self.np_call("sum", [slot])  # one number written into many elements
+        from . import runtime
+
+        self.helpers["unbroadcast"] = runtime.unbroadcast
+        if kind.ndim is None or target.ndim is None or kind.ndim >= target.ndim:
+            if not ops.fancy_index(index, self.atom_kind):
+                slot = ast.Call(func=ast.Attribute(value=slot, attr="copy", ctx=ast.Load()),
+                                args=[], keywords=[])
+        return ast.Call(func=ir.name("unbroadcast"), args=[slot, ir.name(value.id)], keywords=[])
+
+    def hand_over(self, target: str, source, line) -> list:
+        """The reverse of a loop-carried array taking its next value, ``u = v``: what
+        `u`'s adjoint holds belongs to `v`; `u`'s adjoint starts again from zero for
+        the array `u` held before."""
+        acc = ir.name(self.acc(target))
+        out = []
+        if self.act.is_active(ir.name(source)):
+            out.append(self.set_adj(source, acc, line))
+        out.append(ir.Assign((self.acc(target),), self.np_call("zeros_like", [ir.copy_tree(acc)]),
+                             line))
+        return out
 
     def reverse_dup(self, s: ir.Dup) -> list:
         if s.source not in self.act.active or self.is_container(s.source):
@@ -397,6 +507,10 @@ class _Transform:
                           s.line, s.tag)
         post = [self.set_adj(p.init.id, ir.name(adj(p.name)), s.line) for p in active_phis
                 if self.act.is_active(p.init) and not self.is_container(p.init.id)]
+        post += [self.set_adj(p.init.id, ir.name(self.acc(p.name)), s.line) for p in s.phis
+                 if p.name in self.act.active and self.is_container(p.name)
+                 and self.act.root(p.name) == p.name and self.act.is_active(p.init)
+                 and self.act.root(p.init.id) != p.name]
         return pre + [loop] + post
 
     def reverse_iter(self, s: ir.Loop) -> ast.expr:
@@ -422,7 +536,10 @@ class _Transform:
         (target,) = s.targets
         out_bar = ir.name(adj(target))
         if self.is_container(target) and op.kind == "copy":
-            return []  # the same object: its adjoint is shared
+            source = op.inputs[0].id
+            if self.act.root(source) == self.act.root(target):
+                return []  # the same object: its adjoint is shared
+            return self.hand_over(target, source, line)
         if self.is_list(target) and op.kind in ("copy", "listpack"):
             if op.kind == "copy":
                 return []  # the same list object: its adjoint list is shared

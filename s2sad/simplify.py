@@ -60,16 +60,20 @@ from . import ir, rules
 
 
 def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
-             float_name=None, inputs=()) -> tuple:
+             float_name=None, inputs=(), mutable=None) -> tuple:
     """``(forward, reverse, outputs)``: `outputs` are expressions read after both
     sweeps (what the derivative returns), renamed along with everything else.
     `pure(value)` says which forward right-hand sides may be nested into the line
     that reads them (see `_nest`); without it nothing is nested. `float_name(n)`
     says which names certainly hold a Python float. `inputs` are names that hold a
-    value before the forward sweep starts (the parameters)."""
+    value before the forward sweep starts (the parameters). `mutable` maps every name
+    of a list or array the code writes into (and of a view of one) to the name of
+    that object: what such a name holds changes, so no line reading it is computed
+    once for two places, moved or recomputed."""
     keep = set(keep)
-    global _INPUTS
+    global _INPUTS, _MUTABLE
     _INPUTS = set(inputs)
+    _MUTABLE = dict(mutable or {})
     result = ir.Return(ast.Tuple(elts=ir.copy_tree(list(outputs)), ctx=ast.Load()))
     body = ir.copy_tree(forward) + [_MARK] + ir.copy_tree(reverse) + [result]
     body = _elide_dups(body)
@@ -84,7 +88,10 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
         if _count_constants(reverse) == before:
             break
     if pure is not None:
-        _cse_forward(forward, _max_defs(forward), pure, _appended(forward))
+        most = _max_defs(forward)
+        for n in _changed_in_place(forward) | set(_MUTABLE):
+            most[n] = 2  # never shared
+        _cse_forward(forward, most, pure, _appended(forward))
     if float_name is not None:
         forward = _hoist_invariants(forward, float_name)
     _common_subexpressions(forward, reverse)
@@ -93,6 +100,8 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
     reverse = _drop_dead(forward, reverse + [result], keep)
     reverse = _dead_stores(reverse, set(keep))
     reverse = _merge_element_updates(reverse)
+    if _MUTABLE:
+        forward, reverse = _drop_needless_restores(forward, reverse)
     _fill_tapes(forward, reverse)
     if float_name is not None:
         forward = _drop_dead_forward(forward, reverse, float_name)
@@ -107,6 +116,11 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
 
 _MARK = ir.Comment("---")
 _INPUTS: set = set()  # names assigned before the sweeps start (for _max_defs)
+_MUTABLE: dict = {}  # names of written lists and arrays (and their views) -> object
+
+
+def _reads_mutable(node) -> bool:
+    return bool(_MUTABLE) and any(n in _MUTABLE for n in ir.names_in(node))
 
 
 def _split(body):
@@ -478,10 +492,24 @@ def _fold_constant_adjoints(body, keep, float_name):
     return body
 
 
+def _changed_in_place(body) -> set:
+    """Names of objects some statement changes in place (``x[i] = v``,
+    ``x_bar[i] += g``): two such objects are never one, however alike their first
+    values."""
+    out = set()
+    for s in ir.walk(body):
+        target = s.target if isinstance(s, (ir.SetItem, ir.AugAssign)) else None
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            out.add(target.value.id)
+    return out
+
+
 def _common_subexpressions(forward, reverse):
     """Reuse a value the forward sweep's top level or an enclosing reverse block
     already computed, instead of computing it again."""
     most = _max_defs(forward + reverse)
+    for n in _changed_in_place(forward + reverse):
+        most[n] = 2  # never shared
     table = {}
     for s in forward:
         key = _cse_key(s, most)
@@ -491,10 +519,11 @@ def _common_subexpressions(forward, reverse):
 
 
 def _cse_key(s, most):
-    if not (isinstance(s, ir.Assign) and not s.unpack) or most.get(s.targets[0], 0) > 1:
+    if not (isinstance(s, ir.Assign) and not s.unpack) or most.get(s.targets[0], 0) > 1 \
+            or s.targets[0] in _MUTABLE:
         return None
     value = s.value
-    if isinstance(value, (ast.Name, ast.Constant)):
+    if isinstance(value, (ast.Name, ast.Constant)) or _reads_mutable(value):
         return None
     for n in ir.nodes(value):
         if isinstance(n, ast.Name) and most.get(n.id, 0) > 1:
@@ -544,7 +573,8 @@ def _cse_forward(body, most, pure, appended, table=None):
                 or isinstance(s.value, (ast.Name, ast.Constant)) or not pure(s.value):
             continue
         value = s.value
-        if any(isinstance(n, ast.Name) and most.get(n.id, 0) > 1 for n in ast.walk(value)):
+        if any(isinstance(n, ast.Name) and most.get(n.id, 0) > 1 for n in ast.walk(value)) \
+                or _reads_mutable(value):
             continue
         if any(isinstance(n, ast.Subscript) and (not isinstance(n.value, ast.Name)
                                                   or n.value.id in appended)
@@ -577,7 +607,7 @@ def _hoist_invariants(body, float_name):
                 if not (isinstance(x, ir.Assign) and not x.unpack):
                     break
                 if counts.get(x.targets[0], 0) == 1 and x.targets[0] not in changed and \
-                        _cannot_raise(x.value, float_name) and \
+                        _cannot_raise(x.value, float_name) and not _reads_mutable(x.value) and \
                         not set(ir.names_in(x.value)) & (inside - {m.targets[0] for m in moved}):
                     moved.append(x)
             if moved:
@@ -615,6 +645,59 @@ def _merge_element_updates(body):
                     break
         i += 1
     return out
+
+
+def _drop_needless_restores(forward, reverse):
+    """A restore ``x[i] = x%old`` in the reverse sweep matters only when something the
+    reverse sweep runs after it reads `x` (or a view of it); drop the others, with
+    the forward sweep's ``x%old = x[i]``."""
+    kept = set()
+
+    def reads(s) -> set:
+        """The objects `s` reads the values of (``np.zeros_like(x)`` reads only a shape)."""
+        out = set()
+        for node in ir.exprs(s):
+            shape_only = {id(a) for n in ast.walk(node) if isinstance(n, ast.Call)
+                          and ir.dotted(n.func) == "np.zeros_like" for a in n.args}
+            out |= {_MUTABLE[n.id] for n in ast.walk(node) if isinstance(n, ast.Name)
+                    and n.id in _MUTABLE and id(n) not in shape_only}
+        return out
+
+    def block(body, live) -> set:
+        for s in reversed(body):
+            if isinstance(s, ir.SetItem) and s.restore:
+                if _MUTABLE.get(s.container) in live:
+                    kept.add(id(s))
+                continue
+            if isinstance(s, ir.Pop):  # from here back, the name holds another object
+                live = live - {_MUTABLE[n] for n in s.targets if n in _MUTABLE}
+                continue
+            if isinstance(s, ir.If):
+                live = block(s.body, set(live)) | block(s.orelse, set(live)) | reads(s)
+            elif isinstance(s, (ir.ForEach, ir.Loop)):
+                # a later iteration runs the body's first lines after its last ones
+                inner = block(sum(ir.blocks(s), []), set(live))
+                inner = block(sum(ir.blocks(s), []), live | inner)
+                live = live | inner | reads(s)
+            else:
+                live = live | reads(s)
+        return live
+
+    block(reverse, set())
+    dropped = [s for s in ir.walk(reverse)
+               if isinstance(s, ir.SetItem) and s.restore and id(s) not in kept]
+    if not dropped:
+        return forward, reverse
+    olds = {s.value.id for s in dropped}
+    kept_olds = {s.value.id for s in ir.walk(reverse)
+                 if isinstance(s, ir.SetItem) and s.restore and id(s) in kept}
+    olds -= kept_olds
+    gone = {id(s) for s in dropped}
+    reverse = _without(reverse, lambda s: id(s) in gone or (
+        isinstance(s, ir.Assign) and any(t in olds for t in s.targets)))
+    forward = _without(forward, lambda s: isinstance(s, ir.Assign)
+                       and any(t in olds for t in s.targets))
+    return forward, reverse
 
 
 # --------------------------------------------------------------------- tapes
@@ -727,8 +810,9 @@ def _recompute_plan(loop, names, target):
         if n in chosen:
             return True
         s = prefix.get(n)
-        if s is None or not all(isinstance(x, _CHEAP) for x in ast.walk(s.value)):
-            return False
+        if s is None or not all(isinstance(x, _CHEAP) for x in ast.walk(s.value)) \
+                or _reads_mutable(s.value):
+            return False  # (a written array may hold other values by the reverse)
         if sum(isinstance(x, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript))
                for x in ast.walk(s.value)) > 3:
             return False
@@ -842,7 +926,7 @@ def _nest(body, reads, pure, tail=None) -> list:
         own = ir.slots(s)
         if isinstance(s, ir.If):
             absorb(*own[0])
-        elif isinstance(s, (ir.Assign, ir.Expr, ir.Return)):
+        elif isinstance(s, (ir.Assign, ir.Expr, ir.Return, ir.SetItem)):
             absorb(*own[0])
         if isinstance(s, ir.If):
             flush()
@@ -858,7 +942,8 @@ def _nest(body, reads, pure, tail=None) -> list:
             out.append(s)
             continue
         if isinstance(s, ir.Assign) and not s.unpack and _is_temp(s.targets[0]) \
-                and reads.get(s.targets[0]) == 1 and pure(s) and _read_later(s, body, tail):
+                and reads.get(s.targets[0]) == 1 and pure(s) and not _reads_mutable(s.value) \
+                and _read_later(s, body, tail):
             pending.append((s.targets[0], s.value))
             continue
         flush()
@@ -881,7 +966,7 @@ def _read_later(s, body, tail) -> bool:
         if not seen or isinstance(other, ir.Exit):
             continue
         own = ir.slots(other)[:1] if isinstance(other, (ir.If, ir.Assign, ir.Expr,
-                                                         ir.Return)) else []
+                                                         ir.Return, ir.SetItem)) else []
         if any(target in ir.names_in(get()) for get, _ in own):
             return True
     return tail is not None and target in ir.names_in(tail[0]())

@@ -14,7 +14,7 @@ import random
 import numpy as np
 import pytest
 
-from s2sad import rules
+from s2sad import ops, rules
 from s2sad.rules import forward as forward_table
 from s2sad.rules import reverse as reverse_table
 
@@ -138,7 +138,7 @@ def array_examples(key, rule, r):
                 ([[arr(r, (3,), -1, 1), arr(r, (2,), -1, 1)]], {})]
     if key is np.vstack:
         return [([[arr(r, (3,), -1, 1), arr(r, (2, 3), -1, 1)]], {})]
-    if key in (np.array, np.asarray):
+    if key in (np.array, np.asarray, np.copy):
         return [([[r.uniform(-1, 1) for _ in range(4)]], {}), ([arr(r, (3, 4), -1, 1)], {})]
     lo, hi = UNARY_DOMAINS.get(key) or (0.3, 0.9)
     if key is np.abs:
@@ -151,7 +151,9 @@ def examples(key, rule):
     if rule.when is not None or (not isinstance(key, str) and getattr(key, "__module__", "") and
                                  "numpy" in str(getattr(key, "__module__", ""))) \
             or isinstance(key, np.ufunc):
-        return array_examples(key, rule, r)
+        # a variant's examples are the ones whose kinds it matches
+        return [(xs, options) for xs, options in array_examples(key, rule, r)
+                if rule.when is None or rule.matches([ops.kind_of(x) for x in xs])]
     out = []
     for _ in range(5):
         if key is round:

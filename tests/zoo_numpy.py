@@ -182,6 +182,127 @@ def loop_matrix(W, x):
     return np.sum(h)
 
 
+# -------------------------------------------------------------------- writes
+
+
+def fill_in_loop(x):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = x[i] ** 2
+    return np.sum(out * out)
+
+
+def column_update(A, e):
+    B = A.copy()
+    B[:, 1] += e
+    B[0] *= e[1]
+    return np.sum(B ** 2)
+
+
+def mask_write(x):
+    y = x * 2.0
+    y[y > 1.0] = 0.0
+    return np.sum(y * x)
+
+
+def overwrite_after_read(x):
+    y = x * 1.0
+    s = np.sum(y * y)
+    y[0] = 3.0 * x[1]
+    return s + np.sum(y * y)
+
+
+def recurrence(x, a):
+    out = np.zeros(len(x))
+    out[0] = x[0]
+    for i in range(1, len(x)):
+        out[i] = a * out[i - 1] + x[i]
+    return np.sum(out ** 2)
+
+
+def heat_steps(u0, c):
+    u = u0.copy()
+    for _ in range(3):
+        un = u.copy()
+        for i in range(1, len(u) - 1):
+            un[i] = u[i] + c * (u[i + 1] - 2.0 * u[i] + u[i - 1])
+        u = un
+    return np.sum(u ** 2)
+
+
+def boundary_writes(u0, c):
+    u = u0.copy()
+    for t in range(3):
+        u[0] = c * t
+        u[-1] = u[-2]
+        u = u + c * u ** 2
+    return np.sum(u * u)
+
+
+def rows_and_elements(A, v):
+    B = np.zeros_like(A)
+    for i in range(A.shape[0]):
+        B[i] = A[i] * v[i]
+        B[i, 0] += v[i]
+    return np.sum(B * B)
+
+
+def writes_in_branches(x):
+    y = np.zeros(len(x))
+    k = 0
+    while k < len(x):
+        if x[k] > 0.0:
+            y[k] = x[k] * x[k]
+        else:
+            y[k] = -x[k]
+            if k > 2:
+                break
+        k = k + 1
+    return np.sum(y * x)
+
+
+def slice_writes(x):
+    y = np.zeros(6)
+    y[1:4] = x[:3] * 2.0
+    y[::2] += x[0]
+    y[4:] = np.sin(x[1:3])
+    return np.sum(y * y)
+
+
+def matrix_fill(x):
+    M = np.zeros((3, 3))
+    for i in range(3):
+        for j in range(3):
+            M[i, j] = x[i] * x[j] + (i == j)
+    return np.linalg.det(M) + np.sum(M @ x)
+
+
+def list_writes(x, y):
+    ys = [x, y, x * y]
+    ys[1] = ys[0] * ys[2]
+    for i in range(3):
+        ys[i] = ys[i] * 2.0
+    return ys[0] + ys[1] + ys[2]
+
+
+def fill_rows(x):
+    out = np.zeros((len(x), 2))
+    out[:, 0] = x
+    out[:, 1] = x ** 2
+    return np.sum(out @ np.array([1.0, 3.0]))
+
+
+def _helper_with_writes(v):
+    w = np.zeros(len(v))
+    for i in range(len(v)):
+        w[i] = np.sin(v[i]) * v[i]
+    return np.sum(w)
+
+
+def calls_writer(x):
+    return _helper_with_writes(x * 2.0) + _helper_with_writes(x)
+
+
 # --------------------------------------------------------------- models
 
 
@@ -241,6 +362,21 @@ ZOO = [
     (loop_reads, (a(6),), 0),
     (loop_stencil, (a(7),), 0),
     (loop_matrix, (a(3, 3), a(3)), (0, 1)),
+    (fill_in_loop, (a(4),), 0),
+    (column_update, (a(2, 3), a(2)), (0, 1)),
+    (mask_write, (np.array([0.2, 0.7, -0.4, 0.9, 0.55]),), 0),
+    (overwrite_after_read, (a(4),), 0),
+    (recurrence, (a(5), 0.7), (0, 1)),
+    (heat_steps, (a(6), 0.2), (0, 1)),
+    (boundary_writes, (a(5), 0.3), (0, 1)),
+    (rows_and_elements, (a(3, 2), a(3)), (0, 1)),
+    (writes_in_branches, (np.array([0.5, -0.3, 0.8, -0.6, 0.4, 0.9]),), 0),
+    (writes_in_branches, (np.array([0.5, 0.3, 0.8, 0.6]),), 0),
+    (slice_writes, (a(3),), 0),
+    (matrix_fill, (a(3),), 0),
+    (list_writes, (0.3, 0.7), (0, 1)),
+    (fill_rows, (a(4),), 0),
+    (calls_writer, (a(4),), 0),
     (logistic_nll, (a(5), a(20, 5), np.sign(a(20))), (0, 1)),
     (mlp_layer, (a(4, 3), a(3), a(5, 4)), (0, 1, 2)),
     (layer_norm, (a(3, 4), a(4), a(4)), (0, 1, 2)),

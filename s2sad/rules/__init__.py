@@ -199,16 +199,16 @@ def _subst(expr, mapping):
 
 
 def kind_class(kind) -> str:
-    """How rule patterns see a kind: "1d", "2d", "array" (other or unknown rank), or
-    "scalar" (anything that is not an array)."""
+    """How rule patterns see a kind: "1d", "2d", "array" (other or unknown rank),
+    "list", or "scalar" (anything else)."""
     ndim = getattr(kind, "ndim", "no")
     if ndim == "no":
-        return "scalar"
+        return "list" if type(kind).__name__ == "ListKind" else "scalar"
     return {1: "1d", 2: "2d"}.get(ndim, "array")
 
 
 def _pattern_ok(pattern, cls) -> bool:
-    return pattern == "any" or pattern == cls or (pattern == "array" and cls != "scalar")
+    return pattern == "any" or pattern == cls or (pattern == "array" and cls in ("1d", "2d"))
 
 
 def _read_template(rule: Rule) -> Template:

@@ -688,11 +688,46 @@ def np_vstack(parts, out, parts_dot):
     return np.vstack(parts_dot)
 
 
+@rule(np.array, when="array")
+def np_array_of_array(x, out, x_dot):
+    return np.array(x_dot)
+
+
+@rule(np.array, when=("list",))
+def np_array_of_list(x, out, x_dot):
+    return np.array(x_dot)
+
+
 @rule(np.array)
 def np_array(x, out, x_dot):
     return np.array(x_dot)
 
 
+@rule(np.asarray, when="array")
+def np_asarray_of_array(x, out, x_dot):
+    return np.asarray(x_dot)
+
+
+@rule(np.asarray, when=("list",))
+def np_asarray_of_list(x, out, x_dot):
+    return np.asarray(x_dot)
+
+
 @rule(np.asarray)
 def np_asarray(x, out, x_dot):
     return np.asarray(x_dot)
+
+
+@rule(np.copy, when="array")
+def np_copy_of_array(x, out, x_dot):
+    return np.array(x_dot)
+
+
+@rule(np.copy, when=("list",))
+def np_copy_of_list(x, out, x_dot):
+    return np.array(x_dot)
+
+
+@rule(np.copy)
+def np_copy(x, out, x_dot):
+    return np.array(x_dot)

@@ -692,11 +692,46 @@ def np_vstack(parts, out, out_bar):
     return vstack_pieces(out_bar, parts)
 
 
+@rule(np.array, when="array")
+def np_array_of_array(x, out, out_bar):
+    return out_bar
+
+
+@rule(np.array, when=("list",))
+def np_array_of_list(x, out, out_bar):
+    return list(out_bar)
+
+
 @rule(np.array)
 def np_array(x, out, out_bar):
     return list(out_bar) if isinstance(x, list) else out_bar
 
 
+@rule(np.asarray, when="array")
+def np_asarray_of_array(x, out, out_bar):
+    return out_bar
+
+
+@rule(np.asarray, when=("list",))
+def np_asarray_of_list(x, out, out_bar):
+    return list(out_bar)
+
+
 @rule(np.asarray)
 def np_asarray(x, out, out_bar):
+    return list(out_bar) if isinstance(x, list) else out_bar
+
+
+@rule(np.copy, when="array")
+def np_copy_of_array(x, out, out_bar):
+    return out_bar
+
+
+@rule(np.copy, when=("list",))
+def np_copy_of_list(x, out, out_bar):
+    return list(out_bar)
+
+
+@rule(np.copy)
+def np_copy(x, out, out_bar):
     return list(out_bar) if isinstance(x, list) else out_bar
