@@ -150,9 +150,9 @@ class _Analysis:
             group |= {n for n in r.kinds if (self.is_list(n) or r.root(n) in r.written)
                       and r.root(n) in group}
         r.active = {n for n in r.varied & r.useful if ops.differentiable(r.kinds.get(n))}
-        self.check(self.fn.body)
         if r.written:
             self.check_writes()
+        self.check(self.fn.body)
         return r
 
     # ----------------------------------------------------------- forward
@@ -609,6 +609,8 @@ def _merge(old, new):
         return new
     if {old, new} <= {ops.INT, ops.SCALAR}:
         return ops.SCALAR
+    if isinstance(old, ops.ListKind) and isinstance(new, ops.ListKind):
+        return ops.ListKind(_merge(old.elem, new.elem))
     if isinstance(old, ops.ArrayKind) or isinstance(new, ops.ArrayKind):
         arrays = [k for k in (old, new) if isinstance(k, ops.ArrayKind)]
         others = [k for k in (old, new) if not isinstance(k, ops.ArrayKind)]

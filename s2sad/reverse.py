@@ -270,7 +270,8 @@ class _Transform:
         roots = []
         ids = {id(s) for s in body} | ({0} if top else set())
         for root, made in self.act.created.items():
-            if made in ids and root in self.act.active and root not in roots:
+            if made in ids and root in self.act.active and self.is_container(root) \
+                    and root not in roots:
                 roots.append(root)
         return [ir.Assign((adj(r),), _zeros_like_list(r) if self.is_list(r) else
                           self.np_call("zeros_like", [ir.name(r)]), 0) for r in roots]

@@ -240,7 +240,9 @@ def numeric_vjp(key, xs, options, i, v, h=1e-6):
 
 
 def all_rules(table):
-    return [(key, r) for key, rs in table.items() for r in rs]
+    """The built-in rows (other test modules register rules of their own)."""
+    return [(key, r) for key, rs in table.items() for r in rs
+            if r.func.__module__ in (reverse_table.__name__, forward_table.__name__)]
 
 
 def ids(pairs):

@@ -303,6 +303,14 @@ def calls_writer(x):
     return _helper_with_writes(x * 2.0) + _helper_with_writes(x)
 
 
+def written_output(x):
+    """Returns an array it wrote into (for vjp)."""
+    y = x * 1.0
+    s = y * y
+    y[0] = 3.0 * x[1]
+    return y * s + y
+
+
 # --------------------------------------------------------------- models
 
 
@@ -381,3 +389,10 @@ ZOO = [
     (mlp_layer, (a(4, 3), a(3), a(5, 4)), (0, 1, 2)),
     (layer_norm, (a(3, 4), a(4), a(4)), (0, 1, 2)),
 ]
+
+
+def returns_indexed(x):
+    """Its output is an array it also reads by index (for vjp)."""
+    y = x * 2.0
+    t = y[0] * y[1]
+    return y * t

@@ -1,0 +1,75 @@
+"""NumPy functions s2sad must refuse, each with a clear error at the right line."""
+
+import numpy as np
+
+TABLE = np.zeros(3)
+
+
+def write_into_argument(x):
+    x[0] = 1.0  # marker: argument
+    return np.sum(x)
+
+
+def write_through_view(x):
+    y = x.copy()
+    v = y[1:]
+    v[0] = 2.0 * x[0]  # marker: view write
+    return np.sum(y)
+
+
+def view_read_after_write(x):
+    y = x.copy()
+    v = y[1:]
+    y[1] = 5.0 * x[0]  # marker: changes the view
+    return np.sum(v)
+
+
+def view_read_in_later_iteration(x):
+    y = x.copy()
+    top = y[:2]
+    for i in range(3):
+        y[i] = top[0] * x[i]  # marker: loop write
+    return np.sum(y)
+
+
+def fancy_write_of_active_values(x):
+    y = np.zeros(4)
+    y[np.array([0, 0, 1])] = x  # marker: fancy
+    return np.sum(y)
+
+
+def write_list_slice(x, y):
+    ys = [x, y, x]
+    ys[0:2] = [y, x]  # marker: list slice
+    return ys[0] * ys[1]
+
+
+def write_into_global(x):
+    TABLE[0] = x[0]  # marker: global
+    return np.sum(TABLE)
+
+
+def write_nested_subscript(x):
+    y = np.zeros((2, 2))
+    y[0][1] = x[0]  # marker: nested
+    return np.sum(y)
+
+
+def write_in_unpacking(x):
+    y = np.zeros(2)
+    y[0], y[1] = x[1], x[0]  # marker: unpacking
+    return np.sum(y)
+
+
+def no_rule(x):
+    return np.sum(np.cbrt(x))  # marker: no rule
+
+
+def write_into_call_result(x):
+    y = helper(x)
+    y[0] = 1.0  # marker: call result
+    return np.sum(y)
+
+
+def helper(v):
+    return v

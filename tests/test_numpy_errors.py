@@ -1,0 +1,93 @@
+"""NumPy code s2sad refuses: each refusal names the user's line and says what to do."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import bad_numpy as bad
+import s2sad
+
+
+def line_of(f, marker):
+    lines, first = inspect.getsourcelines(f)
+    for i, line in enumerate(lines):
+        if f"marker: {marker}" in line:
+            return first + i
+    raise AssertionError(marker)
+
+
+CASES = [
+    (bad.write_into_argument, "argument", s2sad.NotDifferentiableError,
+     "write into the argument `x`", "x = x.copy()"),
+    (bad.write_through_view, "view write", s2sad.NotDifferentiableError,
+     "may share memory with `y`", "copy"),
+    (bad.view_read_after_write, "changes the view", s2sad.NotDifferentiableError,
+     "changes what `v` shows", "v = ....copy()"),
+    (bad.view_read_in_later_iteration, "loop write", s2sad.NotDifferentiableError,
+     "changes what `top` shows", "copy"),
+    (bad.fancy_write_of_active_values, "fancy", s2sad.NotDifferentiableError,
+     "integer array index", "boolean mask"),
+    (bad.write_list_slice, "list slice", s2sad.NotDifferentiableError,
+     "not a slice", "one by one"),
+    (bad.write_into_global, "global", s2sad.UnsupportedSyntaxError,
+     "not a local variable", "copy"),
+    (bad.write_nested_subscript, "nested", s2sad.UnsupportedSyntaxError,
+     "not into this expression", "A[i, j] = v"),
+    (bad.write_in_unpacking, "unpacking", s2sad.UnsupportedSyntaxError,
+     "unpacking", "line of its own"),
+    (bad.no_rule, "no rule", s2sad.NoRuleError, "`np.cbrt` (a NumPy function", "register_rule"),
+    (bad.write_into_call_result, "call result", s2sad.NotDifferentiableError,
+     "shared with another value", "y = y.copy()"),
+]
+
+
+@pytest.mark.parametrize("f,marker,cls,message,hint", CASES, ids=[c[0].__name__ for c in CASES])
+def test_refused_at_the_users_line(f, marker, cls, message, hint):
+    args = [np.array([0.1, 0.2, 0.3, 0.4])] * len(inspect.signature(f).parameters)
+    if f is bad.write_list_slice:
+        args = [0.5, 0.7]
+    with pytest.raises(cls) as info:
+        s2sad.grad(f)(*args)
+    err = info.value
+    assert message in err.message, err.message
+    assert hint in (err.hint or ""), err.hint
+    assert err.filename == bad.__file__
+    assert err.lineno == line_of(f, marker)
+
+
+def test_arguments_are_untouched_by_a_gradient_with_writes():
+    import zoo_numpy
+
+    x = np.array([0.1, -0.2, 0.3])
+    kept = x.copy()
+    s2sad.grad(zoo_numpy.heat_steps)(x, 0.2)
+    assert np.array_equal(x, kept)
+
+
+def test_vjp_output_does_not_change_when_the_pullback_runs():
+    import zoo_numpy
+
+    f = zoo_numpy.written_output
+    x = np.array([0.5, 0.25, 2.0])
+    out, pullback = s2sad.vjp(f, x)
+    before = out.copy()
+    (g,) = pullback(np.ones(3))
+    assert np.array_equal(out, before)
+    assert np.array_equal(out, f(x))
+    h = 1e-6
+    numeric = [(np.sum(f(x + h * e)) - np.sum(f(x - h * e))) / (2 * h) for e in np.eye(3)]
+    assert np.allclose(g, numeric, rtol=1e-6)
+
+
+def test_vjp_of_an_output_read_by_index():
+    import zoo_numpy
+
+    f = zoo_numpy.returns_indexed
+    x = np.array([0.5, 0.25, 2.0])
+    v = np.array([1.0, -2.0, 0.5])
+    out, pullback = s2sad.vjp(f, x)
+    (g,) = pullback(v)
+    h = 1e-6
+    numeric = [(f(x + h * e) @ v - f(x - h * e) @ v) / (2 * h) for e in np.eye(3)]
+    assert np.allclose(g, numeric, rtol=1e-6)
