@@ -261,8 +261,18 @@ class _Analysis:
                     tokens.add(r.shapes.get(x.id) if isinstance(x, ast.Name) else None)
                 elif kind not in (ops.SCALAR, ops.INT):
                     tokens.add(None)
+            # a reduction of `x` with keepdims broadcasts back to `x`'s shape
+            full = {t for t in tokens if not (isinstance(t, tuple) and t[0] == "keepdims")}
+            if len(full) == 1 and None not in full and op.key != "matmul" \
+                    and all(t in full or t == ("keepdims", next(iter(full))) for t in tokens):
+                return next(iter(full))
             if len(tokens) == 1 and None not in tokens and op.key != "matmul":
                 return tokens.pop()
+        if op.kind == "rule" and op.key in ops.reductions() and \
+                isinstance(op.options.get("keepdims"), ast.Constant) and \
+                op.options["keepdims"].value is True and isinstance(op.inputs[0], ast.Name) \
+                and op.inputs[0].id in r.shapes:
+            return ("keepdims", r.shapes[op.inputs[0].id])
         return target
 
     def forward_loop(self, s: ir.Loop):

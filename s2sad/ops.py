@@ -531,6 +531,12 @@ def constant_kind(call: ast.Call, obj, kind):
     return None
 
 
+def reductions() -> set:
+    """The NumPy reductions (sum, mean, max, var, norm, ...), which take axis= and
+    keepdims=."""
+    return _REDUCTIONS
+
+
 def _numpy_sets():
     import numpy as np
 

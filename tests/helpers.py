@@ -4,7 +4,20 @@ import inspect
 
 
 def central_diff(f, args, index, h=1e-6):
-    """d f / d args[index] by central differences; a list argument gives a list."""
+    """d f / d args[index] by central differences; a list argument gives a list, an
+    array an array."""
+    import numpy as np
+
+    if isinstance(args[index], np.ndarray):
+        x = args[index]
+        g = np.zeros_like(x)
+        for k in np.ndindex(x.shape):
+            up, down = x.copy(), x.copy()
+            up[k] += h
+            down[k] -= h
+            g[k] = (f(*args[:index], up, *args[index + 1:])
+                    - f(*args[:index], down, *args[index + 1:])) / (2 * h)
+        return g
     if isinstance(args[index], list):
         out = []
         for k in range(len(args[index])):
@@ -22,6 +35,17 @@ def central_diff(f, args, index, h=1e-6):
     return (f(*up) - f(*down)) / (2 * h)
 
 
+def same(a, b) -> bool:
+    """Exactly equal (arrays element by element, with the same shape)."""
+    import numpy as np
+
+    if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.shape(a) == np.shape(b) and bool(np.array_equal(a, b))
+    return a == b
+
+
 def positions(f, wrt):
     names = list(inspect.signature(f).parameters)
     items = wrt if isinstance(wrt, tuple) else (wrt,)
@@ -34,6 +58,10 @@ def numeric_grad(f, args, wrt):
 
 
 def close(a, b, rtol=1e-5, atol=1e-7):
+    import numpy as np
+
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.shape(a) == np.shape(b) and bool(np.allclose(a, b, rtol=rtol, atol=atol))
     if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
         return len(a) == len(b) and all(close(x, y, rtol, atol) for x, y in zip(a, b))
     return abs(a - b) <= atol + rtol * abs(b)

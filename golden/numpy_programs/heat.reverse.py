@@ -1,0 +1,73 @@
+# s2sad golden file: golden/inputs/numpy_programs.py:heat, stage reverse, wrt u0, c.
+# Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
+from golden.inputs.numpy_programs import *  # noqa: F401,F403
+
+import numpy as np
+from s2sad.runtime import unbroadcast
+from s2sad.runtime import unreduce
+
+
+def heat_grad(u0, c):
+    tape_1 = []
+    u = u0.copy()
+    u_1 = u
+    for _ in range(4):
+        un = u_1.copy()
+        t1 = len(u_1)
+        t2 = t1 - 1
+        for i in range(1, t2):
+            t3 = u_1[i]
+            t4 = i + 1
+            t5 = u_1[t4]
+            t6 = u_1[i]
+            t7 = 2.0 * t6
+            t8 = t5 - t7
+            t9 = i - 1
+            t10 = u_1[t9]
+            t11 = t8 + t10
+            t12 = t3 + c * t11
+            un[i] = t12
+        u_2 = un
+        tape_1.append((u_1, un, t2))
+        u_1 = u_2
+    t13 = u_1 * u_1
+    t14 = np.sum(t13)
+    # line 40: return np.sum(u * u)
+    t14_bar = 1.0
+    u_1_bar = np.zeros_like(u_1)
+    t13_bar = unreduce(t14_bar, t13, None, False)
+    u_1_bar += t13_bar * u_1
+    u_1_bar += t13_bar * u_1
+    # line 35: for _ in range(4):
+    c_bar = 0.0
+    for _ in reversed(range(4)):
+        u_1, un, t2 = tape_1.pop()
+        un_bar = np.zeros_like(un)
+        # line 39: u = un
+        un_bar += u_1_bar
+        u_1_bar = np.zeros_like(u_1_bar)
+        # line 37: for i in range(1, len(u) - 1):
+        for i in reversed(range(1, t2)):
+            t4 = i + 1
+            t5 = u_1[t4]
+            t6 = u_1[i]
+            t7 = 2.0 * t6
+            t8 = t5 - t7
+            t9 = i - 1
+            t10 = u_1[t9]
+            t11 = t8 + t10
+            # line 38: un[i] = u[i] + c * (u[i + 1] - 2.0 * u[i] + u[i - 1])
+            t12_bar = un_bar[i]
+            un_bar[i] = 0.0
+            c_bar += t12_bar * t11
+            t11_bar = t12_bar * c
+            u_1_bar[t9] += t11_bar
+            t7_bar = -t11_bar
+            t6_bar = t7_bar * 2.0
+            u_1_bar[i] += t6_bar
+            u_1_bar[t4] += t11_bar
+            u_1_bar[i] += t12_bar
+        # line 36: un = u.copy()
+        u_1_bar += un_bar
+    u0_bar = u_1_bar
+    return u0_bar, c_bar

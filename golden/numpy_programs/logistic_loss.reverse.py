@@ -1,0 +1,29 @@
+# s2sad golden file: golden/inputs/numpy_programs.py:logistic_loss, stage reverse, wrt w, b.
+# Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
+from golden.inputs.numpy_programs import *  # noqa: F401,F403
+
+import numpy as np
+from s2sad.runtime import unbroadcast
+from s2sad.runtime import unreduce
+
+
+def logistic_loss_grad(w, b, X, y):
+    t1 = X @ w
+    z = t1 + b
+    t2 = -y
+    t3 = t2 * z
+    t4 = np.exp(t3)
+    t5 = np.log1p(t4)
+    t6 = np.sum(t5)
+    t7 = len(y)
+    t8 = t6 / t7
+    # line 11: return np.sum(np.log1p(np.exp(-y * z))) / len(y)
+    t6_bar = 1.0 / t7
+    t5_bar = unreduce(t6_bar, t5, None, False)
+    t4_bar = t5_bar / (1.0 + t4)
+    t3_bar = t4_bar * t4
+    z_bar = unbroadcast(t3_bar * t2, z)
+    # line 10: z = X @ w + b
+    b_bar = unbroadcast(z_bar, b)
+    w_bar = z_bar @ X
+    return w_bar, b_bar
