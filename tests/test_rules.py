@@ -88,7 +88,7 @@ def array_examples(key, rule, r):
                 x, y = arr(r, a, -1, 1), arr(r, b, -1, 1)
             out.append(([x, y], {}))
         return out
-    if key in (np.power, np.arctan2, np.maximum, np.minimum):
+    if key in (np.power, np.arctan2, np.maximum, np.minimum, np.logaddexp):
         return [([arr(r, a, 0.5, 1.5), arr(r, b, 0.5, 1.5)], {}) for a, b in PAIRS]
     if key is np.clip:
         return [([arr(r, (3, 4), 0, 1), 0.3, arr(r, (4,), 0.6, 0.8)], {}),

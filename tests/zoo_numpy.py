@@ -316,7 +316,7 @@ def written_output(x):
 
 def logistic_nll(w, X, y):
     z = X @ w
-    return np.sum(np.log1p(np.exp(-y * z)))
+    return np.sum(np.log1p(np.exp(-y * z))) + np.sum(np.logaddexp(0.0, -y * z))
 
 
 def mlp_layer(W, b, X):

@@ -503,6 +503,11 @@ def np_minimum(x, y, out, x_dot, y_dot):
     return (x <= y) * x_dot, (x > y) * y_dot
 
 
+@rule(np.logaddexp)
+def np_logaddexp(x, y, out, x_dot, y_dot):
+    return np.exp(x - out) * x_dot, np.exp(y - out) * y_dot
+
+
 @rule(np.clip)
 def np_clip(x, lo, hi, out, x_dot, lo_dot, hi_dot):
     return ((x >= lo) & (x <= hi)) * x_dot, (x < lo) * lo_dot, (x > hi) * hi_dot

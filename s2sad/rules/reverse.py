@@ -508,6 +508,11 @@ def np_minimum(x, y, out, out_bar):
     return unbroadcast(out_bar * (x <= y), x), unbroadcast(out_bar * (x > y), y)
 
 
+@rule(np.logaddexp)
+def np_logaddexp(x, y, out, out_bar):
+    return unbroadcast(out_bar * np.exp(x - out), x), unbroadcast(out_bar * np.exp(y - out), y)
+
+
 @rule(np.clip)
 def np_clip(x, lo, hi, out, out_bar):
     return (unbroadcast(out_bar * ((x >= lo) & (x <= hi)), x),
