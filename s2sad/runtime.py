@@ -32,16 +32,18 @@ def unbroadcast(g, x):
 
 def unreduce(g, x, axis=None, keepdims=False):
     """The adjoint `g` of a reduction of `x` over `axis`, spread back over `x`."""
-    g = np.asarray(g)
     if axis is not None and not keepdims:
         g = np.expand_dims(g, axis)
-    return np.broadcast_to(g, np.shape(x)).copy()
+    # the result has x's dtype (a Python float adjoint does not make float32 float64)
+    out = np.empty(np.shape(x), dtype=np.result_type(x, g))
+    out[...] = g
+    return out
 
 
 def extreme_bar(g, x, out, axis=None, keepdims=False):
     """Adjoint of max/min: `g` goes to the elements equal to the extreme, shared
     equally when there are ties."""
-    where = np.asarray(x == unreduce(out, x, axis, keepdims), dtype=float)
+    where = (x == unreduce(out, x, axis, keepdims)).astype(np.result_type(x, 1.0))
     return unreduce(g, x, axis, keepdims) * where / where.sum(axis=axis, keepdims=True)
 
 

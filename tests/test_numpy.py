@@ -39,3 +39,16 @@ def test_numpy_zoo_against_central_differences(f, args, wrt):
         if isinstance(g, np.ndarray):
             assert g.dtype == args[i].dtype
         assert np.allclose(g, expected, rtol=1e-5, atol=1e-7), (i, g, expected)
+
+
+@pytest.mark.parametrize("f,args,wrt", zoo_numpy.ZOO, ids=ids(zoo_numpy.ZOO))
+def test_float32_arguments_get_float32_gradients(f, args, wrt):
+    args32 = tuple(a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float64
+                   else a for a in args)
+    if np.asarray(f(*args32)).dtype != np.float32:
+        pytest.skip("the function itself computes in float64 (a float64 constant)")
+    got = s2sad.grad(f, wrt=wrt)(*args32)
+    got = got if isinstance(wrt, tuple) else (got,)
+    for g, i in zip(got, positions(f, wrt)):
+        if isinstance(args32[i], np.ndarray):
+            assert g.dtype == np.float32 and g.shape == args32[i].shape

@@ -15,6 +15,8 @@ from ..runtime import extreme_bar, norm_bar, unreduce
 from . import FORWARD, add_rule
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126  # 2 / sqrt(pi), the scale of erf's derivative
+LN2 = math.log(2.0)  # Python floats, so a float32 array stays float32
+LN10 = math.log(10.0)
 
 
 def rule(key, when=None):
@@ -161,12 +163,12 @@ def log1p(x, out, x_dot):
 
 @rule(math.log2)
 def log2(x, out, x_dot):
-    return x_dot / (x * math.log(2.0))
+    return x_dot / (x * LN2)
 
 
 @rule(math.log10)
 def log10(x, out, x_dot):
-    return x_dot / (x * math.log(10.0))
+    return x_dot / (x * LN10)
 
 
 @rule(math.hypot)
@@ -460,12 +462,12 @@ def np_log1p(x, out, x_dot):
 
 @rule(np.log2)
 def np_log2(x, out, x_dot):
-    return x_dot / (x * np.log(2.0))
+    return x_dot / (x * LN2)
 
 
 @rule(np.log10)
 def np_log10(x, out, x_dot):
-    return x_dot / (x * np.log(10.0))
+    return x_dot / (x * LN10)
 
 
 @rule(np.sqrt)

@@ -18,6 +18,8 @@ from ..runtime import unbroadcast, unreduce, unstack, vstack_pieces
 from . import REVERSE, add_rule
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126  # 2 / sqrt(pi), the scale of erf's derivative
+LN2 = math.log(2.0)  # Python floats, so a float32 array stays float32
+LN10 = math.log(10.0)
 
 
 def rule(key, when=None):
@@ -164,12 +166,12 @@ def log1p(x, out, out_bar):
 
 @rule(math.log2)
 def log2(x, out, out_bar):
-    return out_bar / (x * math.log(2.0))
+    return out_bar / (x * LN2)
 
 
 @rule(math.log10)
 def log10(x, out, out_bar):
-    return out_bar / (x * math.log(10.0))
+    return out_bar / (x * LN10)
 
 
 @rule(math.hypot)
@@ -464,12 +466,12 @@ def np_log1p(x, out, out_bar):
 
 @rule(np.log2)
 def np_log2(x, out, out_bar):
-    return out_bar / (x * np.log(2.0))
+    return out_bar / (x * LN2)
 
 
 @rule(np.log10)
 def np_log10(x, out, out_bar):
-    return out_bar / (x * np.log(10.0))
+    return out_bar / (x * LN10)
 
 
 @rule(np.sqrt)
@@ -625,7 +627,7 @@ def np_inner(x, y, out, out_bar):
 
 @rule(np.trace)
 def np_trace(x, out, out_bar):
-    return out_bar * np.eye(*np.shape(x))
+    return out_bar * np.eye(*np.shape(x), dtype=x.dtype)
 
 
 @rule(np.transpose)
