@@ -11,6 +11,7 @@
 
 from .api import grad, source, value_and_grad, vjp
 from .errors import (
+    GradientCheckError,
     IntegerArgumentError,
     NonScalarOutputError,
     NoRuleError,
@@ -21,6 +22,9 @@ from .errors import (
     UnsupportedSyntaxError,
     WrtError,
 )
+from .engines import EngineError
+from .graphs import graph
+from .gradcheck import CheckReport, check
 from .rules import register_rule
 
 __version__ = "0.1.0"
@@ -30,6 +34,9 @@ __all__ = [
     "value_and_grad",
     "vjp",
     "source",
+    "check",
+    "CheckReport",
+    "graph",
     "register_rule",
     "S2SADError",
     "UnsupportedSyntaxError",
@@ -40,4 +47,6 @@ __all__ = [
     "WrtError",
     "IntegerArgumentError",
     "NotDifferentiableError",
+    "GradientCheckError",
+    "EngineError",
 ]

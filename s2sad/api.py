@@ -1,5 +1,12 @@
 """The public API: `grad`, `value_and_grad`, `vjp`, `source`.
 
+`mode` selects how `grad` and `value_and_grad` compute: ``"reverse"`` (the default)
+is the compiler described below; ``"tape"`` runs the function itself on the tape
+engine (`s2sad.engines.tape_grad`), which needs no source, so it is the fallback for
+functions built with `exec`, at a REPL or with `lambda`, and for constructs the
+compiler refuses. Nothing falls back silently: the compiler's `SourceNotFoundError`
+suggests ``mode="tape"``.
+
 `grad(f)` returns a function with `f`'s signature. Its first call with a given set of
 argument types runs the pipeline, compiles the derivative and remembers it; every
 later call is one dictionary lookup on the argument types, a check that the functions
@@ -15,6 +22,7 @@ object. A transform that fails caches nothing.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import threading
 import types
@@ -22,7 +30,8 @@ import weakref
 
 from . import compile as compile_mod
 from . import emit, ops, parse, pipeline, rules
-from .errors import IntegerArgumentError, S2SADError, WrtError
+from .engines import tape_grad
+from .errors import IntegerArgumentError, S2SADError, SourceNotFoundError, WrtError
 
 _lock = threading.RLock()
 _units: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -277,7 +286,13 @@ class _State:
             fn = self.specs.get(key)
             if fn is None:
                 kinds = _kinds(self.f, values, self.wrt, self.entry)
-                unit, compiled = _unit(self.f, self.wrt, self.entry, kinds, self.as_tuple)
+                try:
+                    unit, compiled = _unit(self.f, self.wrt, self.entry, kinds,
+                                           self.as_tuple)
+                except SourceNotFoundError as exc:
+                    exc.hint = " ".join(filter(None, [exc.hint, tape_fallback(self.f,
+                                                                              self.entry)]))
+                    raise
                 fn = compile_mod.bind(unit, compiled)[unit.entry[0]]
                 guards = _guards(unit)
                 self.specs[key] = fn
@@ -324,26 +339,120 @@ def _transformed(f, wrt, entry):
     return _State(f, wrt, entry, as_tuple).build()
 
 
+# ------------------------------------------------------------------ the tape
+
+MODES = ("reverse", "tape")
+
+
+def tape_fallback(f, entry="grad") -> str:
+    """The hint a `SourceNotFoundError` from `grad` gets: the tape engine needs no
+    source."""
+    name = getattr(f, "__name__", "f")
+    name = name if name.isidentifier() else "f"
+    return (f'Or differentiate it without reading the source: s2sad.{entry}({name}, '
+            f'mode="tape") runs it on the tape engine.')
+
+
+def _check_mode(mode, what):
+    if mode in MODES:
+        return
+    if mode == "forward":
+        raise S2SADError(f'{what}(mode="forward") is not available yet',
+                         hint='Use mode="reverse" (the compiler, the default) or mode="tape" '
+                              '(the tape engine).')
+    raise S2SADError(f"{what} has no mode {mode!r}; the modes are \"reverse\" (the "
+                     "compiler, the default) and \"tape\" (the tape engine: runs the "
+                     "function on traced values, no source needed)")
+
+
+def _taped(f, wrt, entry):
+    """`grad(f, wrt, mode="tape")` (or `value_and_grad`): a function with `f`'s
+    parameters that runs `f` on the tape engine."""
+    if getattr(f, "__s2sad__", None) is not None:
+        raise S2SADError(f"{entry} of a function s2sad already transformed is not supported "
+                         "yet", hint="Differentiate the original function.")
+    if not callable(f):
+        raise S2SADError(f"{entry} needs a function; got {f!r}")
+    try:
+        signature = inspect.signature(f)
+    except (TypeError, ValueError):
+        raise S2SADError(f"{entry}(mode=\"tape\") cannot read the parameters of {f!r}",
+                         hint="Wrap it in a Python function.") from None
+    params = list(signature.parameters.values())
+    if isinstance(f, types.FunctionType) and not f.__code__.co_flags & (
+            inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        names, as_tuple = normalize_wrt(f, wrt)  # refuses a bad wrt now, as mode="reverse"
+        wrt = names if as_tuple else names[0]
+    elif isinstance(wrt, list):
+        wrt = tuple(wrt)
+    keyword_only = {p.name for p in params if p.kind is p.KEYWORD_ONLY}
+    for name in (wrt if isinstance(wrt, tuple) else (wrt,)):
+        if name in keyword_only:
+            raise WrtError(f"{entry}(mode=\"tape\") differentiates with respect to "
+                           f"positional parameters; `{name}` is keyword-only",
+                           hint="Make it a positional parameter.")
+    with_value = entry == "value_and_grad"
+
+    @functools.wraps(f)
+    def taped(*args, **kwargs):
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"{getattr(f, '__qualname__', f)}(): {exc}") from None
+        bound.apply_defaults()
+        value, gradient = tape_grad(f, bound.args, wrt, bound.kwargs)
+        return (value, gradient) if with_value else gradient
+
+    taped.__s2sad__ = "tape"
+    return taped
+
+
 # ------------------------------------------------------------------ public
 
 
-def grad(f=None, wrt=0):
+def grad(f=None, wrt=0, mode="reverse"):
     """The gradient of `f`'s scalar output with respect to the parameter(s) `wrt`.
 
     `wrt` is a parameter position, a parameter name, or a tuple of them (then the
     gradient is a tuple). Use as ``grad(f)``, ``@grad`` or ``@grad(wrt=("x", "y"))``.
     The returned function takes the same arguments as `f`.
+
+    ``mode="reverse"`` (the default) compiles the derivative from `f`'s source;
+    ``mode="tape"`` runs `f` on the tape engine instead: no source needed (functions
+    made by `exec`, at a REPL, lambdas; constructs the compiler refuses), same
+    results, slower calls.
     """
+    _check_mode(mode, "grad")
     if f is None:
-        return lambda g: grad(g, wrt)
+        return lambda g: grad(g, wrt, mode)
+    if mode == "tape":
+        return _taped(f, wrt, "grad")
     return _transformed(f, wrt, "grad")
 
 
-def value_and_grad(f=None, wrt=0):
+def value_and_grad(f=None, wrt=0, mode="reverse"):
     """Like `grad`, but the returned function gives ``(f(...), gradient)``."""
+    _check_mode(mode, "value_and_grad")
     if f is None:
-        return lambda g: value_and_grad(g, wrt)
+        return lambda g: value_and_grad(g, wrt, mode)
+    if mode == "tape":
+        return _taped(f, wrt, "value_and_grad")
     return _transformed(f, wrt, "value_and_grad")
+
+
+def _compiled_gradient(f, wrt, args, kwargs=None):
+    """The compiled function `grad(f, wrt)` calls for these arguments (every
+    parameter given, defaults included), for `s2sad.check`, which runs it on the dual
+    engine to get a Hessian."""
+    _check_function(f, "grad")
+    wrt_names, as_tuple = normalize_wrt(f, wrt)
+    names, _ = _signature_params(f)
+    values = dict(zip(names, args))
+    values.update(kwargs or {})
+    kinds = _kinds(f, values, wrt_names, "grad")
+    with _lock:
+        unit, compiled = _unit(f, wrt_names, "grad", kinds, as_tuple)
+        return compile_mod.bind(unit, compiled)[unit.entry[0]]
 
 
 def vjp(f, *primals):

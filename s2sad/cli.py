@@ -1,11 +1,19 @@
-"""The `s2sad` command line: print what the compiler emits for a function.
+"""The `s2sad` command line: print what the compiler emits for a function, check its
+derivatives, draw its computation graph.
 
     s2sad show examples/seeds.py:f
     s2sad show examples/seeds.py:z --wrt x,y
     s2sad show mypackage.model:loss --stage anf
+    s2sad check examples/seeds.py:z --at x=0.5,y=4.2 --wrt x,y
+    s2sad graph examples/seeds.py:z --wrt x,y --at x=0.5,y=4.2 -o z.svg
 
 The CLI calls only the public API, so everything it prints is available from Python
-as `s2sad.source(...)`.
+as `s2sad.source(...)`, `s2sad.check(...)` and `s2sad.graph(...)`.
+
+Exit status: 0 on success; `show` and `graph` exit with 1 when s2sad reports an
+error; `check` exits with 1 when the derivatives disagree (or fewer than two methods
+could compute them) and with 2 when the check could not be made (as `diff` does);
+a mistake on the command line is 2 everywhere.
 """
 
 from __future__ import annotations
@@ -13,20 +21,26 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib
+import inspect
 import os
 import sys
 import types
 
-from . import api
+import numpy as np
+
+from . import api, gradcheck, graphs
 from .errors import S2SADError
 
-DESCRIPTION = """\
-Print the code s2sad writes for a Python function.
-
+TARGET_HELP = """\
 TARGET names the function: a file and a function name (path/to/file.py:func) or a
 module and a function name (package.module:func). The file is imported as a module,
 so code at its top level runs.
 """
+
+DESCRIPTION = """\
+Print the code s2sad writes for a Python function.
+
+""" + TARGET_HELP
 
 EPILOG = """\
 stages:
@@ -42,6 +56,56 @@ examples:
   s2sad show examples/seeds.py:z --wrt x,y
   s2sad show examples/seeds.py:z --wrt y --stage dup
 """
+
+AT_HELP = """\
+ARGS are the function's arguments, written as in a call: x=0.5,y=4.2 (or 0.5,4.2 by
+position), each value a Python literal. A list stays a Python list (s2sad
+differentiates lists of floats); write array([1.0, 2.0]) for a NumPy array (always of
+floats). Integers stay integers: write 2.0, not 2, for an argument you differentiate.
+Parameters with defaults may be left out.
+"""
+
+CHECK_DESCRIPTION = """\
+Check the derivatives of a function at one point: compute them with the compiler
+(s2sad.grad), the tape engine, the dual-number engine and central differences, and
+print a table of which agree, the largest error and where.
+
+""" + TARGET_HELP + "\n" + AT_HELP
+
+CHECK_EPILOG = """\
+exit status:
+  0  every method that ran agrees (and at least two ran)
+  1  a method disagrees, or fewer than two methods could compute the derivatives
+  2  the check could not be made (a bad command line, a function that fails to load
+     or raises at the point, a wrt or an argument s2sad cannot differentiate)
+
+examples:
+  s2sad check examples/seeds.py:z --at x=0.5,y=4.2 --wrt x,y
+  s2sad check examples/seeds.py:black_scholes --at S=100.0,K=95.0,T=0.5,r=0.03,sigma=0.2 --wrt S,sigma
+  s2sad check examples/loops.py:rosenbrock --at "xs=[0.5, 1.2, 0.8]" --order 2
+  s2sad check your_model.py:loss --at "w=array([0.1, 0.2]), b=0.0, x=array([1.0, 2.0])" --wrt w,b
+"""
+
+GRAPH_DESCRIPTION = """\
+Print the computation graph of a function (its dup stage: one node per operation, a
+diamond where a value used twice is duplicated) as Graphviz dot text, or draw it.
+With --at, every node shows its value and its adjoint (d output / d node) at that
+point. With -o FILE.svg (or .png, .pdf) the graph is drawn with Graphviz's `dot`
+program, which must be installed (apt install graphviz, brew install graphviz);
+-o FILE.dot writes the text and needs nothing.
+
+""" + TARGET_HELP + "\n" + AT_HELP
+
+GRAPH_EPILOG = """\
+examples:
+  s2sad graph examples/seeds.py:z --wrt x,y
+  s2sad graph examples/seeds.py:z --wrt x,y --at x=0.5,y=4.2 -o z.svg
+  s2sad graph examples/loops.py:sqrt_newton --at a=2.0 -o newton.dot
+"""
+
+
+class UsageError(S2SADError):
+    """A mistake on the command line (exit status 2)."""
 
 
 def load(target: str):
@@ -87,35 +151,66 @@ def _wrt(text: str | None):
     return parsed[0] if len(parsed) == 1 else parsed
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="s2sad", description=DESCRIPTION, epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    show = sub.add_parser(
-        "show", help="print the code s2sad writes for a function",
-        description=DESCRIPTION, epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    show.add_argument("target", metavar="TARGET", help="path/to/file.py:func or module:func")
-    show.add_argument("--wrt", metavar="PARAMS",
-                      help="parameters to differentiate with respect to, by name or position, "
-                           "comma-separated (default: the first)")
-    show.add_argument("--stage", choices=["source", "anf", "dup", "activity", "reverse"],
-                      default="reverse", help="which stage to print (default: reverse)")
-    show.add_argument("--mode", choices=["reverse"], default="reverse",
-                      help="differentiation mode (default: reverse)")
-    show.add_argument("--example", metavar="ARGS",
-                      help="example arguments, as Python literals (\"0.5, [1.0, 2.0], 3\"): "
-                           "show the code a call with such arguments runs (default: every "
-                           "parameter a float, or a list of floats where it is indexed)")
-    show.add_argument("-v", "--verbose", action="store_true",
-                      help="on an error, also print the source line and how to fix it")
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 2
+def _literal(node):
+    """A Python literal, or ``array(<literal>)`` for a float ndarray."""
+    func = node.func if isinstance(node, ast.Call) else None
+    name = func.id if isinstance(func, ast.Name) else \
+        f"{func.value.id}.{func.attr}" if isinstance(func, ast.Attribute) and \
+        isinstance(func.value, ast.Name) else None
+    if name in ("array", "np.array", "numpy.array") and len(node.args) == 1 \
+            and not node.keywords:
+        return np.array(ast.literal_eval(node.args[0]), dtype=float)
+    return ast.literal_eval(node)
+
+
+def parse_at(text: str, func):
+    """The positional arguments and keyword arguments ``--at`` gives `func` (every
+    parameter filled in, defaults included)."""
+    try:
+        tree = ast.parse(f"_({text})", mode="eval")
+        call = tree.body
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                and call.func.id == "_"):
+            raise ValueError
+        if any(isinstance(a, ast.Starred) for a in call.args) or \
+                any(k.arg is None for k in call.keywords):
+            raise ValueError
+        args = [_literal(a) for a in call.args]
+        kwargs = {k.arg: _literal(k.value) for k in call.keywords}
+    except (ValueError, TypeError, SyntaxError):
+        raise UsageError(f"--at {text!r} is not a list of arguments with literal values",
+                         hint="Write x=0.5,y=4.2 (or 0.5,4.2), lists as \"xs=[1.0, 2.0]\" "
+                              "and arrays as \"x=array([1.0, 2.0])\".") from None
+    signature = inspect.signature(func)
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise UsageError(f"--at {text!r} does not fit {func.__qualname__}{signature}: {exc}",
+                         hint="Give a value for every parameter without a default.") from None
+    bound.apply_defaults()
+    return list(bound.args), dict(bound.kwargs)
+
+
+def _error(exc: S2SADError, verbose: bool) -> None:
+    message = str(exc) if verbose else exc.one_line()
+    if not verbose and exc.hint:
+        message += f" ({exc.hint.rstrip('.')})"
+    print(f"s2sad: error: {message}", file=sys.stderr)
+
+
+def _run_user_code(action, what, status):
+    """`action()`, with an error from the user's code (at import, or raised by the
+    function) printed as one line: (result, exit status or None)."""
+    try:
+        return action(), None
+    except S2SADError:
+        raise
+    except Exception as exc:
+        print(f"s2sad: error: {what}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return None, status
+
+
+def _show(args) -> int:
     try:
         example = None
         if args.example is not None:
@@ -128,10 +223,7 @@ def main(argv=None) -> int:
         text = api.source(func, mode=args.mode, wrt=_wrt(args.wrt), stage=args.stage,
                           example=example)
     except S2SADError as exc:
-        message = str(exc) if args.verbose else exc.one_line()
-        if not args.verbose and exc.hint:
-            message += f" ({exc.hint.rstrip('.')})"
-        print(f"s2sad: error: {message}", file=sys.stderr)
+        _error(exc, args.verbose)
         return 1
     except Exception as exc:  # the user's module failed to import
         print(f"s2sad: error: loading {args.target} failed: "
@@ -139,6 +231,121 @@ def main(argv=None) -> int:
         return 1
     sys.stdout.write(text)
     return 0
+
+
+def _check(args) -> int:
+    try:
+        func, failed = _run_user_code(lambda: load(args.target), f"loading {args.target} failed", 2)
+        if failed:
+            return failed
+        positional, keywords = parse_at(args.at, func)
+        report, failed = _run_user_code(
+            lambda: gradcheck.check(func, *positional, wrt=_wrt(args.wrt), order=args.order,
+                                    rtol=args.rtol, atol=args.atol, raise_on_failure=False,
+                                    kwargs=keywords),
+            f"{func.__qualname__}({args.at}) raised", 2)
+        if failed:
+            return failed
+    except S2SADError as exc:
+        _error(exc, args.verbose)
+        return 2
+    print(report)
+    return 0 if report.ok else 1
+
+
+def _graph(args) -> int:
+    try:
+        func, failed = _run_user_code(lambda: load(args.target), f"loading {args.target} failed", 1)
+        if failed:
+            return failed
+        at = None
+        if args.at is not None:
+            positional, keywords = parse_at(args.at, func)
+            if keywords:
+                raise UsageError("s2sad graph draws functions whose parameters are all "
+                                 f"positional; {', '.join(keywords)} is keyword-only")
+            at = tuple(positional)
+        text, failed = _run_user_code(lambda: graphs.graph(func, wrt=_wrt(args.wrt), at=at),
+                                      f"{func.__qualname__}({args.at}) raised", 1)
+        if failed:
+            return failed
+    except UsageError as exc:
+        _error(exc, args.verbose)
+        return 2
+    except S2SADError as exc:
+        _error(exc, args.verbose)
+        return 1
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    if os.path.splitext(args.output)[1].lower() in (".dot", ".gv"):
+        with open(args.output, "w") as fh:
+            fh.write(text)
+    elif not graphs.render(text, args.output):
+        print(f"s2sad: error: {args.output} was not written; without -o (or with -o "
+              "FILE.dot) s2sad graph writes the dot text, which needs no Graphviz",
+              file=sys.stderr)
+        return 1
+    print(f"wrote {args.output}")
+    return 0
+
+
+def _add_common(p):
+    p.add_argument("target", metavar="TARGET", help="path/to/file.py:func or module:func")
+    p.add_argument("--wrt", metavar="PARAMS",
+                   help="parameters to differentiate with respect to, by name or position, "
+                        "comma-separated (default: the first)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="on an error, also print the source line and how to fix it")
+
+
+def main(argv=None) -> int:
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="s2sad", formatter_class=formatter,
+        description="s2sad: source-to-source automatic differentiation for Python.",
+        epilog="Run `s2sad COMMAND --help` for each command's options and examples.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    show = sub.add_parser("show", help="print the code s2sad writes for a function",
+                          description=DESCRIPTION, epilog=EPILOG, formatter_class=formatter)
+    _add_common(show)
+    show.add_argument("--stage", choices=["source", "anf", "dup", "activity", "reverse"],
+                      default="reverse", help="which stage to print (default: reverse)")
+    show.add_argument("--mode", choices=["reverse"], default="reverse",
+                      help="differentiation mode (default: reverse)")
+    show.add_argument("--example", metavar="ARGS",
+                      help="example arguments, as Python literals (\"0.5, [1.0, 2.0], 3\"): "
+                           "show the code a call with such arguments runs (default: every "
+                           "parameter a float, or a list of floats where it is indexed)")
+
+    check = sub.add_parser("check", help="compare a function's derivatives computed in "
+                                         "several ways at one point",
+                           description=CHECK_DESCRIPTION, epilog=CHECK_EPILOG,
+                           formatter_class=formatter)
+    _add_common(check)
+    check.add_argument("--at", metavar="ARGS", required=True,
+                       help="the point: the function's arguments, as x=0.5,y=4.2")
+    check.add_argument("--order", type=int, choices=[1, 2], default=1,
+                       help="1: the gradient (default); 2: second derivatives (the Hessian)")
+    check.add_argument("--rtol", type=float, default=1e-6,
+                       help="relative tolerance (default: 1e-6)")
+    check.add_argument("--atol", type=float, default=1e-8,
+                       help="absolute tolerance (default: 1e-8)")
+
+    graph = sub.add_parser("graph", help="print or draw a function's computation graph",
+                           description=GRAPH_DESCRIPTION, epilog=GRAPH_EPILOG,
+                           formatter_class=formatter)
+    _add_common(graph)
+    graph.add_argument("--at", metavar="ARGS",
+                       help="label the nodes with values and adjoints at these arguments")
+    graph.add_argument("-o", "--output", metavar="FILE",
+                       help="draw to FILE (.svg, .png, .pdf: needs Graphviz; .dot: the text)")
+
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    return {"show": _show, "check": _check, "graph": _graph}[args.command](args)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -109,3 +109,12 @@ class IntegerArgumentError(WrtError):
 
 class NotDifferentiableError(S2SADError):
     """A value reaches the output through an operation that has no derivative."""
+
+
+class GradientCheckError(S2SADError):
+    """`s2sad.check` found derivatives that disagree, or fewer than two methods could
+    compute them. `report` is the full `CheckReport`; the message is its table."""
+
+    def __init__(self, message: str, report=None, **kw):
+        super().__init__(message, **kw)
+        self.report = report

@@ -1,8 +1,13 @@
-"""The command line, run as a user runs it."""
+"""The command line, run as a user runs it (in a subprocess, or through `cli.main`)."""
 
 import os
+import shutil
 import subprocess
 import sys
+
+import pytest
+
+from s2sad import cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -72,3 +77,162 @@ def test_console_script_is_installed():
     done = subprocess.run([exe, "show", "examples/seeds.py:quadratic"], capture_output=True,
                           text=True, cwd=ROOT)
     assert done.returncode == 0 and "def quadratic_grad(x):" in done.stdout
+
+
+# ---------------------------------------------------------------- s2sad check
+
+WRONG_RULE = '''\
+import s2sad
+
+
+class _Cube:
+    def __call__(self, x):
+        return x * x * x
+
+
+cube = _Cube()
+
+
+def cube_reverse(x, out, out_bar):
+    return out_bar * 2.0 * x * x  # wrong on purpose: 3 x^2
+
+
+s2sad.register_rule(cube, reverse=cube_reverse)
+
+
+def uses_cube(x, y):
+    return cube(x) * y + y
+'''
+
+
+def run_main(capsys, monkeypatch, *args):
+    monkeypatch.chdir(ROOT)
+    status = cli.main(list(args))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_check_agrees_exit_0():
+    done = s2sad("check", "examples/seeds.py:z", "--at", "x=0.5,y=4.2", "--wrt", "x,y")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "s2sad.check: z(x=0.5, y=4.2), gradient with respect to x, y: ok"
+    assert any(line.startswith("reverse ") and "agrees" in line for line in lines)
+    assert any(line.startswith("forward ") and "not available yet" in line for line in lines)
+
+
+def test_check_disagreement_exit_1(tmp_path):
+    target = tmp_path / "wrong_rule.py"
+    target.write_text(WRONG_RULE)
+    done = s2sad("check", f"{target}:uses_cube", "--at", "x=1.5,y=2.0", "--wrt", "x,y")
+    assert done.returncode == 1, done.stderr
+    assert "NOT OK" in done.stdout.splitlines()[0]
+    text = " ".join(done.stdout.split())
+    assert "reverse disagrees at x: 9.0 where central differences gives 13.5" in text
+    assert done.stderr == ""
+
+
+def test_check_usage_errors_exit_2(capsys, monkeypatch):
+    for args, text in [
+        (["--at", "x=0.5"], "missing a required argument: 'y'"),
+        (["--at", "x=0.5,,"], "not a list of arguments"),
+        (["--at", "x=open('f')"], "not a list of arguments"),
+        (["--at", "x=0.5,y=4.2", "--wrt", "q"], "not a parameter"),
+        (["--at", "x=1,y=4.2"], "integer"),
+    ]:
+        status, out, err = run_main(capsys, monkeypatch, "check", "examples/seeds.py:z", *args)
+        assert status == 2 and text in err and out == "", (args, err)
+        assert err.startswith("s2sad: error: ") and len(err.strip().splitlines()) == 1
+    status, _, err = run_main(capsys, monkeypatch, "check", "examples/seeds.py:program",
+                              "--at", "x=1.0,y=0.0")
+    assert status == 2 and "ZeroDivisionError" in err
+    status, _, err = run_main(capsys, monkeypatch, "check", "examples/nope.py:f", "--at", "1.0")
+    assert status == 2 and "no such file" in err
+    with pytest.raises(SystemExit) as info:  # --at is required
+        run_main(capsys, monkeypatch, "check", "examples/seeds.py:z")
+    assert info.value.code == 2
+
+
+def test_check_lists_arrays_and_order_2(capsys, monkeypatch):
+    status, out, _ = run_main(capsys, monkeypatch, "check", "examples/loops.py:rosenbrock",
+                              "--at", "xs=[0.5, 1.2, 0.8]", "--order", "2")
+    assert status == 0
+    assert "second derivatives with respect to xs: ok" in out
+    assert "dual over reverse      agrees" in out
+    status, out, _ = run_main(capsys, monkeypatch, "check", "tests/zoo_numpy.py:broadcast_mul",
+                              "--at", "array([[0.5], [0.2]]), array([[0.1, 0.3, 0.7]])",
+                              "--wrt", "0,1")
+    assert status == 0 and "x=array([[0.5], [0.2]])" in out
+    assert positional_and_keywords("0.5, y=array([1, 2])") == \
+        ([0.5, [1.0, 2.0]], {})
+
+
+def positional_and_keywords(text):
+    def f(x, y):
+        return x
+
+    args, kwargs = cli.parse_at(text, f)
+    return [a.tolist() if hasattr(a, "tolist") else a for a in args], kwargs
+
+
+def test_check_refused_syntax_is_could_not_run(capsys, monkeypatch):
+    status, out, _ = run_main(capsys, monkeypatch, "check", "examples/seeds.py:broken",
+                              "--at", "x=2.0")
+    assert status == 0  # tape, dual and the differences ran and agree
+    assert "could not run: examples/seeds.py:52:15: s2sad cannot differentiate a generator" \
+        in out
+
+
+# ---------------------------------------------------------------- s2sad graph
+
+
+def test_graph_prints_dot(capsys, monkeypatch):
+    status, out, _ = run_main(capsys, monkeypatch, "graph", "examples/seeds.py:z",
+                              "--wrt", "x,y")
+    assert status == 0
+    assert out.startswith('digraph "z" {') and out.rstrip().endswith("}")
+    assert 'label="dup", shape="diamond"' in out and 'label="x (wrt)"' in out
+    status, out, _ = run_main(capsys, monkeypatch, "graph", "examples/seeds.py:z",
+                              "--wrt", "x,y", "--at", "x=0.5,y=4.2")
+    assert status == 0 and "adj 5.07758" in out and "= 2.57943" in out
+
+
+def test_graph_output_files(capsys, monkeypatch, tmp_path):
+    path = tmp_path / "z.dot"
+    status, out, _ = run_main(capsys, monkeypatch, "graph", "examples/seeds.py:z",
+                              "-o", str(path))
+    assert status == 0 and out == f"wrote {path}\n"
+    assert path.read_text().startswith('digraph "z" {')
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    svg = tmp_path / "z.svg"
+    status, out, err = run_main(capsys, monkeypatch, "graph", "examples/seeds.py:z",
+                                "-o", str(svg))
+    assert status == 1 and not svg.exists() and out == ""
+    assert "apt install graphviz" in err and "without -o" in err
+
+
+def test_graph_errors(capsys, monkeypatch):
+    status, _, err = run_main(capsys, monkeypatch, "graph", "examples/seeds.py:broken")
+    assert status == 1 and "generator expression" in err
+    status, _, err = run_main(capsys, monkeypatch, "graph", "examples/seeds.py:z",
+                              "--at", "x=0.5")
+    assert status == 2 and "missing a required argument" in err
+
+
+def help_text(capsys, *args):
+    with pytest.raises(SystemExit) as info:
+        cli.main([*args, "--help"])
+    assert info.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_check_and_graph_help(capsys):
+    text = help_text(capsys, "check")
+    for word in ("TARGET", "--at", "--wrt", "--order", "array([1.0, 2.0])", "exit status:",
+                 "examples:", "central differences"):
+        assert word in text, word
+    text = help_text(capsys, "graph")
+    for word in ("TARGET", "--at", "-o FILE", "Graphviz", "apt install graphviz", "examples:"):
+        assert word in text, word
+    top = help_text(capsys)
+    assert "show" in top and "check" in top and "graph" in top

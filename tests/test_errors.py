@@ -130,6 +130,18 @@ def test_source_not_found():
         s2sad.grad(lambda x: x)(1.0)
 
 
+def test_source_not_found_suggests_the_tape():
+    ns = {}
+    exec("def f(x):\n    return x * x\n", ns)
+    with pytest.raises(s2sad.SourceNotFoundError) as info:
+        s2sad.grad(ns["f"])(1.0)
+    assert 's2sad.grad(f, mode="tape")' in info.value.hint
+    with pytest.raises(s2sad.SourceNotFoundError) as info:
+        s2sad.value_and_grad(lambda x: x)(1.0)
+    assert 's2sad.value_and_grad(f, mode="tape")' in str(info.value)
+    assert s2sad.grad(ns["f"], mode="tape")(3.0) == 6.0  # and the suggestion works
+
+
 def test_every_error_class_is_exported_and_derives_from_the_base():
     for name in dir(errors):
         obj = getattr(errors, name)

@@ -1,0 +1,168 @@
+"""Run a function's dup-stage IR (`s2sad.ir`) statement by statement.
+
+Contract
+--------
+`run_ir(fn, namespace, args, copy)` executes the `ir.Function` `fn` (the dup stage,
+or any stage before `reverse`) on the parameter values `args` (a dict name ->
+value, traced or not), evaluating each statement's `ast.expr` with Python in
+`namespace` (the names the function sees as globals: pass a shimmed namespace to
+run on traced values). A `Dup` statement gives each copy ``copy(value)``; pass the
+tape engine's `dup` to give every copy its own node and adjoint.
+
+It returns an `IRRun`: the returned value, for every statement that ran (keyed by
+``id(stmt)``) how many times it ran and the value of each name it assigned the last
+time, and the value of every local name when the function returned (`final`).
+
+Loops are `ir.Loop` (``for`` over `iter`, or ``while`` with `cond` and `test`);
+every path through a body ends with an `ir.Exit`, whose copies assign the
+loop-carried names in order. This module reads the IR's data classes only; it
+imports nothing from the compiler pipeline.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from .. import ir
+from .primitives import EngineError
+
+
+@dataclass
+class IRRun:
+    output: object = None
+    runs: dict = field(default_factory=dict)  # id(stmt) -> number of executions
+    values: dict = field(default_factory=dict)  # id(stmt) -> {name: last value}
+    params: dict = field(default_factory=dict)
+    final: dict = field(default_factory=dict)  # IR name -> value when the function returned
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+class _Return(Exception):
+    def __init__(self, value):
+        self.value = value
+
+
+class _Runner:
+    def __init__(self, fn: ir.Function, namespace: dict, copy):
+        self.fn = fn
+        self.globals = namespace
+        self.copy = copy
+        self.safe = {}  # IR local name -> Python identifier
+        for n in sorted(ir.local_names(fn)):
+            self.safe[n] = f"_l{len(self.safe)}_" + "".join(c if c.isalnum() else "_" for c in n)
+        self.env = {}  # Python identifier -> value
+        self.codes = {}  # id(expr) -> (code, expr): holding expr keeps its id unique
+        self.result = IRRun()
+
+    # values
+    def set(self, name, value, stmt):
+        self.env[self.safe[name]] = value
+        self.result.values.setdefault(id(stmt), {})[name] = value
+
+    def get(self, name):
+        try:
+            return self.env[self.safe[name]]
+        except KeyError:
+            raise UnboundLocalError(f"local variable {name.split('%')[0]!r} referenced "
+                                    "before assignment") from None
+
+    def eval(self, expr: ast.expr):
+        code = self.codes.get(id(expr))
+        if code is None:
+            tree = ir.copy_tree(ir.substitute(expr, self.safe))
+            tree = ast.fix_missing_locations(ast.Expression(body=tree))
+            code = self.codes[id(expr)] = (compile(tree, f"<{self.fn.name} dup stage>", "eval"),
+                                           expr)
+        return eval(code[0], self.globals, self.env)
+
+    # statements
+    def block(self, body):
+        for stmt in body:
+            self.stmt(stmt)
+
+    def stmt(self, s):
+        if isinstance(s, ir.Comment):
+            return
+        self.result.runs[id(s)] = self.result.runs.get(id(s), 0) + 1
+        if isinstance(s, ir.Assign):
+            value = self.eval(s.value)
+            if s.unpack:
+                items = tuple(value)
+                if len(items) != len(s.targets):
+                    raise ValueError(f"cannot unpack {len(items)} values into "
+                                     f"{len(s.targets)} names")
+                for t, v in zip(s.targets, items):
+                    self.set(t, v, s)
+            else:
+                self.set(s.targets[0], value, s)
+        elif isinstance(s, ir.Dup):
+            value = self.get(s.source)
+            for t in s.targets:
+                self.set(t, self.copy(value), s)
+        elif isinstance(s, ir.AugAssign) and isinstance(s.target, str):
+            self.set(s.target, self.get(s.target) + self.eval(s.value), s)
+        elif isinstance(s, ir.Expr):
+            self.eval(s.value)
+        elif isinstance(s, ir.If):
+            self.block(s.body if self.eval(s.test) else s.orelse)
+        elif isinstance(s, ir.Loop):
+            self.loop(s)
+        elif isinstance(s, ir.Exit):
+            self.block(s.copies)
+            if s.brk:
+                raise _Break
+            raise _Continue
+        elif isinstance(s, ir.Return):
+            raise _Return(self.eval(s.value))
+        else:
+            raise EngineError(f"the IR runner does not know the statement "
+                              f"{type(s).__name__}")
+
+    def loop(self, s: ir.Loop):
+        for phi in s.phis:
+            if phi.init is not None:
+                self.set(phi.name, self.eval(phi.init), s)
+        try:
+            if s.iter is not None:
+                for value in self.eval(s.iter):
+                    if s.target:
+                        self.set(s.target, value, s)
+                    self.iteration(s.body)
+            else:
+                while True:
+                    self.block(s.cond)
+                    if not self.eval(s.test):
+                        break
+                    self.iteration(s.body)
+        except _Break:
+            pass
+
+    def iteration(self, body):
+        try:
+            self.block(body)
+        except _Continue:
+            pass
+
+
+def run_ir(fn: ir.Function, namespace: dict, args: dict, copy=lambda v: v) -> IRRun:
+    """Execute `fn` (see the module docstring)."""
+    runner = _Runner(fn, namespace, copy)
+    for p in fn.params:
+        if p.name not in args:
+            raise EngineError(f"no value for parameter {p.name!r} of {fn.name}")
+        runner.env[runner.safe[p.name]] = args[p.name]
+        runner.result.params[p.name] = args[p.name]
+    try:
+        runner.block(fn.body)
+    except _Return as r:
+        runner.result.output = r.value
+    runner.result.final = {n: runner.env[s] for n, s in runner.safe.items() if s in runner.env}
+    return runner.result

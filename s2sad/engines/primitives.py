@@ -1,0 +1,193 @@
+"""The primitives the engines differentiate: finding and calling derivative rules.
+
+Contract
+--------
+* `find_rule(key, primals, active, mode)` returns the rule (an `s2sad.rules.Rule`) for
+  a primitive `key` ("add", ``math.sin``, ``np.sum``...) on these primal inputs, from
+  the compiler's own tables (`mode` "reverse" or "forward"), or raises `EngineError`.
+  Two rules are the engines' own: ``x ** c`` with a constant exponent (the table's
+  rule would also take ``log(x)``, which fails for a negative base), and indexing an
+  array (`getitem`).
+* `call_rule(rule, primals, options, out, seeds)` calls a rule function and returns
+  one term per input; `seeds` is ``out_bar`` (reverse) or the input tangents
+  (forward).
+* `bind_options(func, args, kwargs, mode)` splits a NumPy call into the rule's inputs
+  and options (``axis=...``).
+* `EngineError` (an `S2SADError`) is what the engines raise when they cannot follow a
+  function; `user_place()` says where in the user's code that happened.
+
+This module imports nothing from the compiler pipeline.
+"""
+
+from __future__ import annotations
+
+import linecache
+import math
+import os
+import sys
+
+import numpy as np
+
+from .. import rules
+from ..errors import S2SADError
+from ..runtime import unbroadcast
+
+
+class EngineError(S2SADError):
+    """An engine cannot follow the function; the message names the operation."""
+
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def user_place() -> str:
+    """`` (at file:line: code)`` for the innermost caller outside the engines."""
+    frame = sys._getframe(1)
+    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == _HERE:
+        frame = frame.f_back
+    if frame is None:
+        return ""
+    where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    code = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+    return f" (at {where}: {code})" if code else f" (at {where})"
+
+
+# ------------------------------------------------------------ the engines' own rules
+
+# Keys whose rule would take the log of the base even when the exponent is a constant
+# (math.log fails for a negative base): with a constant exponent the engines use their
+# own rule, the table's first term.
+POW_KEYS = ("pow", pow, math.pow, np.power)
+
+
+def _pow_const_reverse(x, y, out, out_bar):
+    return out_bar * y * x ** (y - 1), None
+
+
+def _pow_const_forward(x, y, out, x_dot, y_dot):
+    return y * x ** (y - 1) * x_dot, None
+
+
+def _pow_const_reverse_array(x, y, out, out_bar):
+    return unbroadcast(out_bar * y * x ** (y - 1), x), None
+
+
+def _scatter(x, index, g):
+    full = np.zeros(np.shape(x), dtype=np.result_type(g, float))
+    np.add.at(full, index, g)
+    return full
+
+
+def _getitem_reverse(x, index, out, out_bar):
+    return _scatter(x, index, out_bar), None
+
+
+def _getitem_forward(x, index, out, x_dot, index_dot):
+    return x_dot[index], None
+
+
+def getitem(x, index):
+    return x[index]
+
+
+def _own(key, func, mode, inputs):
+    return rules.Rule(key, mode, func, inputs)
+
+
+_OWN = {
+    ("pow-const", "reverse"): _own("pow", _pow_const_reverse, "reverse", ("x", "y")),
+    ("pow-const", "forward"): _own("pow", _pow_const_forward, "forward", ("x", "y")),
+    ("pow-const-array", "reverse"): _own("pow", _pow_const_reverse_array, "reverse", ("x", "y")),
+    ("pow-const-array", "forward"): _own("pow", _pow_const_forward, "forward", ("x", "y")),
+    (getitem, "reverse"): _own(getitem, _getitem_reverse, "reverse", ("x", "index")),
+    (getitem, "forward"): _own(getitem, _getitem_forward, "forward", ("x", "index")),
+}
+
+
+# ------------------------------------------------------------------ rule access
+
+
+def describe(key) -> str:
+    name = rules.key_name(key)
+    if isinstance(key, np.ufunc):
+        return f"numpy.{key.__name__}"
+    return {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//",
+            "mod": "%", "pow": "**", "neg": "unary -", "pos": "unary +",
+            "matmul": "@"}.get(name, name)
+
+
+def is_nondifferentiable(key) -> bool:
+    try:
+        return key in rules.NONDIFFERENTIABLE
+    except TypeError:
+        return False
+
+
+def find_rule(key, primals, active, mode):
+    """The rule for `key` on these primal inputs (`active`: which are traced)."""
+    if key in POW_KEYS and len(primals) == 2 and not active[1]:
+        # a constant exponent: the table's rule would also take the log of the base
+        arrays = any(isinstance(p, np.ndarray) for p in primals)
+        return _OWN["pow-const-array" if arrays else "pow-const", mode]
+    if key is getitem:
+        return _OWN[getitem, mode]
+    rule = rules.lookup(key, len(primals), mode, kinds=primals)
+    if rule is None:
+        arities = rules.arities(key, mode)
+        detail = f" with {len(primals)} arguments" if arities else ""
+        raise EngineError(f"{describe(key)}{detail} has no {mode} derivative rule, so it "
+                          "cannot be applied to a traced value" + user_place())
+    return rule
+
+
+def call_rule(rule, primals, options, out, seeds):
+    """Call a rule function: `seeds` is ``out_bar`` (reverse) or the list of input
+    tangents (forward). Returns one term per input, as a tuple."""
+    kw = dict(options or {})
+    kw["out"] = out
+    if rule.mode == "reverse":
+        kw["out_bar"] = seeds
+    else:
+        for name, dot in zip(rule.inputs, seeds):
+            kw[name + "_dot"] = dot
+    terms = rule.func(*primals, **kw)
+    return terms if rule.arity > 1 else (terms,)
+
+
+def undefined(key, primals, exc) -> EngineError:
+    shown = ", ".join(_short(p) for p in primals)
+    return EngineError(f"the derivative of {describe(key)} is undefined at ({shown}): "
+                       f"{type(exc).__name__}: {exc}")
+
+
+def _short(v) -> str:
+    if isinstance(v, np.ndarray):
+        return f"array of shape {v.shape}"
+    return repr(v)
+
+
+def bind_options(func, args, kwargs, mode):
+    """Split a NumPy call's arguments into (inputs, options) the way its rule reads
+    them, or raise `EngineError`."""
+    name = rules.key_name(func)
+    candidates = rules.candidates(func, mode)
+    if not candidates:
+        raise EngineError(f"{name} has no {mode} derivative rule, so it cannot be applied "
+                          "to a traced array" + user_place())
+    for rule in candidates:
+        n = rule.arity
+        inputs, extra, named = list(args[:n]), list(args[n:]), dict(kwargs)
+        if len(inputs) < n:
+            missing = rule.inputs[len(inputs):]
+            if not all(m in named for m in missing):
+                continue
+            inputs += [named.pop(m) for m in missing]
+        if len(extra) > len(rule.options):
+            continue
+        options = dict(zip(rule.options, extra))
+        if any(k not in rule.options or k in options for k in named):
+            continue
+        options.update(named)
+        return inputs, options
+    raise EngineError(f"{name} is called with arguments its derivative rule does not "
+                      f"describe ({', '.join(kwargs) or len(args)})" + user_place())

@@ -1,0 +1,200 @@
+"""Reverse mode on a Wengert list: an independent witness for the compiler.
+
+Contract
+--------
+* `Tape` is the list of operations in the order they ran. Node ``i`` stores its
+  parents' indices and either their local partial derivatives (scalar operations:
+  the rule table's reverse rule called with ``out_bar = 1``) or a pullback (array
+  operations: the rule itself, called with the adjoint). Adjoints are not stored on
+  the tape: `Tape.backward(i)` makes one sweep from node ``i`` down to node 0 and
+  returns a fresh list of adjoints (``None`` for nodes the output does not depend
+  on), so one tape serves several outputs and can be swept any number of times.
+* `Var` is a traced value on a tape (see `traced.Traced` for what it supports).
+* `trace(f, args, wrt)` runs `f` once with the `wrt` arguments traced (a float
+  becomes a `Var`, a list of floats a list of `Var`, an ndarray one array `Var`)
+  and returns a `Recording` (tape, traced arguments, output).
+* `tape_grad(f, args, wrt=0, kwargs=None)` returns ``(value, gradient)``: `wrt` is a
+  position, a parameter name or a tuple of them; a tuple gives a tuple of gradients,
+  one per entry (a list for a list argument, an array for an array argument).
+
+Derivatives of operations the output does not depend on are never needed: a rule
+that fails (``sqrt`` at 0) raises `EngineError` only if the sweep reaches it. Anything
+the engine cannot follow raises `EngineError` (an `S2SADError`) naming the operation.
+This module imports nothing from the compiler pipeline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import args as args_mod
+from .shim import run
+from .primitives import (EngineError, call_rule, describe, find_rule, is_nondifferentiable,
+                         undefined)
+from .traced import Traced
+
+
+class _Failed:
+    """Partials a rule could not compute; raised if the backward sweep needs them."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error):
+        self.error = error
+
+
+class Tape:
+    """The Wengert list (see the module docstring)."""
+
+    def __init__(self):
+        self.parents: list[tuple] = []
+        self.partials: list = []  # tuple of numbers, _Failed, or None (use pullback)
+        self.pullbacks: list = []
+        self.labels: list[str] = []
+
+    def __len__(self):
+        return len(self.parents)
+
+    def push(self, value, parents=(), partials=(), pullback=None, label="input") -> "Var":
+        self.parents.append(tuple(parents))
+        self.partials.append(partials)
+        self.pullbacks.append(pullback)
+        self.labels.append(label)
+        return Var(value, self, len(self.parents) - 1)
+
+    def leaf(self, value, label="input") -> "Var":
+        return self.push(value, label=label)
+
+    def backward(self, output: int, seed=1.0, on_visit=None) -> list:
+        """Adjoints of every node with respect to node `output` (seeded with `seed`).
+        `on_visit(i)` is called once for every node the sweep processes."""
+        adj = [None] * len(self.parents)
+        adj[output] = seed
+        for i in range(output, -1, -1):
+            a = adj[i]
+            if a is None:
+                continue
+            if on_visit is not None:
+                on_visit(i)
+            parents = self.parents[i]
+            if not parents:
+                continue
+            partials = self.partials[i]
+            if partials is None:
+                terms = self.pullbacks[i](a)
+            elif isinstance(partials, _Failed):
+                raise partials.error
+            else:
+                terms = [w * a for w in partials]
+            for p, t in zip(parents, terms):
+                if t is not None:
+                    adj[p] = t if adj[p] is None else adj[p] + t
+        return adj
+
+    def __repr__(self):
+        return f"<Tape of {len(self)} nodes>"
+
+
+class Var(Traced):
+    """A value recorded on a `Tape` at position `index`."""
+
+    __slots__ = ("tape", "index")
+    engine = "tape"
+    mode = "reverse"
+
+    def __init__(self, value, tape: Tape, index: int):
+        self.value = value
+        self.tape = tape
+        self.index = index
+
+    @classmethod
+    def apply(cls, key, fn, args, options=None, elementwise=False):
+        options = options or {}
+        active = [isinstance(a, Var) for a in args]
+        primals = [a.value if isinstance(a, Traced) else a for a in args]
+        if not any(active) or is_nondifferentiable(key):
+            return fn(*primals, **options)
+        rule = find_rule(key, primals, active, cls.mode)
+        out = fn(*primals, **options)
+        differentiable = rule.differentiable
+        used = [i for i, on in enumerate(active) if on and differentiable[i]]
+        if not used:
+            return out
+        tape = args[used[0]].tape
+        if any(args[i].tape is not tape for i in used):
+            raise EngineError(f"{describe(key)} mixes values traced on two different tapes")
+        parents = [args[i].index for i in used]
+        label = describe(key)
+        if not isinstance(out, np.ndarray) and not any(isinstance(p, np.ndarray) for p in primals):
+            try:
+                terms = call_rule(rule, primals, options, out, 1.0)
+                partials = tuple(terms[i] for i in used)
+            except (ArithmeticError, ValueError) as exc:
+                partials = _Failed(undefined(key, primals, exc))
+            return tape.push(out, parents, partials, label=label)
+
+        def pullback(g):
+            try:
+                terms = call_rule(rule, primals, options, out, g)
+            except (ArithmeticError, ValueError) as exc:
+                raise undefined(key, primals, exc) from None
+            return [terms[i] for i in used]
+
+        return tape.push(out, parents, None, pullback, label=label)
+
+
+def dup(value):
+    """A new node equal to `value` with partial 1 (how the dup stage's copies look on
+    a tape, so each copy has its own adjoint); tuples are copied element by element,
+    lists and plain values are returned as they are (a list is one shared object)."""
+    if isinstance(value, Var):
+        if isinstance(value.value, np.ndarray):
+            return value.tape.push(value.value, (value.index,), None, lambda g: [g], "dup")
+        return value.tape.push(value.value, (value.index,), (1.0,), label="dup")
+    if isinstance(value, tuple):
+        return tuple(dup(v) for v in value)
+    return value
+
+
+@dataclass
+class Recording:
+    tape: Tape
+    inputs: list  # the traced form of each wrt argument, in wrt order
+    positions: list  # their positions
+    output: object  # what the function returned (traced or not)
+
+
+def trace(f, args, wrt=0, kwargs=None) -> Recording:
+    """Run `f` once with the `wrt` arguments on a fresh tape."""
+    args = tuple(args)
+    positions, _ = args_mod.wrt_positions(f, wrt, len(args))
+    args_mod.check_values(f, args, positions)
+    tape = Tape()
+    traced = list(args)
+    for pos in positions:
+        traced[pos] = args_mod.lift(args[pos], tape.leaf)
+    out = run(f, traced, args, kwargs, "tape")
+    return Recording(tape, [traced[p] for p in positions], positions, out)
+
+
+def gradient_of(inputs, adj):
+    """The adjoints of traced inputs (a Var, a list of Vars) from a `backward` result."""
+    if isinstance(inputs, list):
+        return [gradient_of(v, adj) for v in inputs]
+    got = None if adj is None else adj[inputs.index]
+    if isinstance(inputs.value, np.ndarray):
+        return np.zeros_like(inputs.value) if got is None else \
+            np.broadcast_to(np.asarray(got, dtype=float), inputs.value.shape).copy()
+    return 0.0 if got is None else float(got)
+
+
+def tape_grad(f, args, wrt=0, kwargs=None):
+    """``(f(*args), gradient)`` by reverse mode on a tape (see the module docstring)."""
+    rec = trace(f, args, wrt, kwargs)
+    out = args_mod.scalar_output(f, rec.output, "tape")
+    adj = rec.tape.backward(out.index) if isinstance(out, Var) else None
+    grads = tuple(gradient_of(x, adj) for x in rec.inputs)
+    value = out.value if isinstance(out, Traced) else out
+    return value, grads if isinstance(wrt, tuple) else grads[0]
