@@ -215,10 +215,14 @@ def _show(args) -> int:
         example = None
         if args.example is not None:
             try:
-                example = ast.literal_eval(f"({args.example},)")
-            except (ValueError, SyntaxError):
+                call = ast.parse(f"_({args.example})", mode="eval").body
+                if any(isinstance(a, ast.Starred) for a in call.args) or call.keywords:
+                    raise ValueError
+                example = tuple(_literal(a) for a in call.args)
+            except (ValueError, TypeError, SyntaxError):
                 raise S2SADError(f"--example {args.example!r} is not a list of Python literals",
-                                 hint="Write numbers, lists and tuples: --example \"0.5, [1.0, 2.0]\"")
+                                 hint="Write numbers, lists, tuples and arrays: "
+                                      "--example \"0.5, [1.0, 2.0], array([[1.0, 2.0]])\"")
         func = load(args.target)
         text = api.source(func, mode=args.mode, wrt=_wrt(args.wrt), stage=args.stage,
                           example=example)
@@ -314,9 +318,11 @@ def main(argv=None) -> int:
     show.add_argument("--mode", choices=["reverse"], default="reverse",
                       help="differentiation mode (default: reverse)")
     show.add_argument("--example", metavar="ARGS",
-                      help="example arguments, as Python literals (\"0.5, [1.0, 2.0], 3\"): "
-                           "show the code a call with such arguments runs (default: every "
-                           "parameter a float, or a list of floats where it is indexed)")
+                      help="example arguments, as Python literals (\"0.5, [1.0, 2.0], 3\", "
+                           "arrays as \"array([[1.0, 2.0]])\"): show the code a call with "
+                           "such arguments runs; only types, ranks and dtypes matter "
+                           "(default: every parameter a float, or a list of floats where it "
+                           "is indexed; an array of any rank in a function that uses NumPy)")
 
     check = sub.add_parser("check", help="compare a function's derivatives computed in "
                                          "several ways at one point",
