@@ -12,15 +12,56 @@ import sys
 import time
 import tracemalloc
 
-from . import harness, report, tools
-from .harness import compare, describe, quiet
+DEFAULT_THREADS = 1
+
+
+def threads_option(argv):
+    """The value of ``--threads`` in ``argv`` (default 1; 0: the libraries' own)."""
+    for i, arg in enumerate(argv):
+        value = None
+        if arg == "--threads" and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif arg.startswith("--threads="):
+            value = arg.split("=", 1)[1]
+        if value is not None:
+            try:
+                return max(0, int(value))
+            except ValueError:
+                return DEFAULT_THREADS  # argparse reports the bad value
+    return DEFAULT_THREADS
+
+
+def pin_threads(n):
+    """Limit the thread pools of OpenBLAS (NumPy), PyTorch and XLA (JAX) to ``n``
+    threads. They read these variables when they load, so this runs before anything
+    imports NumPy. With 2 cores and other work on the machine, pools that spin while
+    they wait (OpenBLAS's after a call, PyTorch's) take the core another tool needs
+    next, and a tool's time turns bimodal; one thread each makes every figure a
+    single-thread figure, the primal's included."""
+    if n <= 0:
+        return
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(n)
+    xla = os.environ.get("XLA_FLAGS", "")
+    if "intra_op_parallelism_threads" not in xla:
+        extra = f"--xla_cpu_multi_thread_eigen={'true' if n > 1 else 'false'} " \
+                f"intra_op_parallelism_threads={n}"
+        os.environ["XLA_FLAGS"] = (xla + " " + extra).strip()
+
+
+PINNED = None  # the thread count pin_threads applied (None: NumPy was loaded before)
+if "numpy" not in sys.modules:
+    PINNED = threads_option(sys.argv[1:])
+    pin_threads(PINNED)
+
+from . import harness, report, tools  # after pin_threads: NumPy loads here
+from .harness import Skipped, compare, describe, quiet
 from .timing import interleaved, median, ratio, spread
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# Case modules, in report order. A NumPy case module goes here in the same shape
-# (TITLE, CASES, PORTS; see harness.py).
-CASE_MODULES = ["scalar_cases", "loop_cases"]
+# Case modules, in report order, each with TITLE, CASES and PORTS (see harness.py).
+CASE_MODULES = ["scalar_cases", "loop_cases", "numpy_cases"]
 
 FULL = dict(rounds=41, target=0.005, budget=30.0, first_repeats=9, peer_repeats=3,
             first_limit=5.0)
@@ -62,7 +103,7 @@ def peak_kib(fn, args):
 
 def result(status, detail="", **figures):
     base = dict(status=status, detail=detail, median=None, spread=None, over_primal=None,
-                over_s2sad=None, first_ms=None, peak_kib=None, error=None)
+                over_s2sad=None, over_hand=None, first_ms=None, peak_kib=None, error=None)
     base.update(figures)
     return base
 
@@ -78,7 +119,10 @@ def run_case(case, contenders, missing, settings, log):
             fn = tool.make(case)
             value = fn(*case.args)
             if tool.kind not in ("primal", "reference"):
-                value = harness.tidy(value)
+                value = harness.as_numpy(value) if case.arrays else harness.tidy(value)
+        except Skipped as exc:
+            results[tool.key] = result("skipped", str(exc))
+            continue
         except Exception as exc:
             status = "error" if not tool.peer else "unsupported"
             results[tool.key] = result(status, describe(exc))
@@ -128,6 +172,8 @@ def run_case(case, contenders, missing, settings, log):
             r["over_primal"] = ratio(times, key, "primal")
             if "s2sad" in times:
                 r["over_s2sad"] = ratio(times, key, "s2sad")
+            if "by-hand" in times:
+                r["over_hand"] = ratio(times, key, "by-hand")
 
     for tool in contenders:
         if tool.key not in fns:
@@ -175,11 +221,21 @@ def method(settings, quick):
             f"up to {settings['rounds']}, fewer for slow cases (at least 5, about "
             f"{settings['budget']:.0f} s per case).")),
         ("Time per call is the median over rounds; spread is half the interquartile "
-         "range over the median. Ratios (grad / primal, × s2sad) are medians of "
+         "range over the median. Ratios (grad / primal, × by hand, × s2sad) are medians of "
          "per-round ratios, so they hold when the machine's speed drifts; absolute "
          "times on a shared machine vary by up to a factor of two between runs."),
-        ("Every gradient takes and returns Python floats (lists for a list argument): "
-         "a peer's conversions to and from its tensors are part of its time."),
+        ("Every gradient takes and returns Python floats (lists for a list argument), "
+         "or for a NumPy case NumPy arrays: a peer's conversions to and from its "
+         "tensors are part of its time. The arrays a NumPy case does not differentiate "
+         "(a data set, targets) are data a JAX user keeps as JAX arrays: they are "
+         "converted once, on the first call, and reused; PyTorch's ports wrap them with "
+         "torch.from_numpy (no copy) on every call."),
+        ("Threads: " + ("the libraries' own thread pools (--threads 0, or NumPy was "
+                        "loaded before the runner could set them)." if not PINNED else
+                        f"OpenBLAS (NumPy), PyTorch and XLA each limited to {PINNED} "
+                        f"thread{'s' if PINNED > 1 else ''} (--threads), so every figure, "
+                        "the primal's included, is a figure for that many threads and "
+                        "thread pools do not contend for the cores between tools.")),
         ("Before any time counts, s2sad's gradient is checked against the hand-written "
          "one and every peer's against s2sad's: each component within 1e-9·(1+|g|) "
          "(1e-4 for central differences). A tool that disagrees is shown as wrong, "
@@ -188,8 +244,9 @@ def method(settings, quick):
         ("First call: a fresh definition of the case (its module's source executed "
          "anew, so no cache knows the function), the gradient built and called once: "
          "s2sad's parse-to-compiled time, tangent's transform (its caches cleared), "
-         "jit's trace and compile, autograd's, JAX's and PyTorch's first trace. "
-         "Library-wide caches (JAX's per-operation kernels) stay warm."),
+         "jit's trace and compile, autograd's, JAX's and PyTorch's first trace, one "
+         "call of s2sad's runtime engines. Library-wide caches (JAX's per-operation "
+         "kernels) stay warm."),
         ("Peak memory: tracemalloc's peak during one gradient call, after "
          "gc.collect() (which also empties the interpreter's free lists, so every "
          "float and tuple on a tape counts). It sees Python objects and NumPy "
@@ -197,7 +254,17 @@ def method(settings, quick):
         ("Ports: peers run each case's own source with `math` bound to their "
          "operations (autograd.numpy, jax.numpy, torch, numpy for tangent); JAX + jit "
          "runs the explicit ports beside the loop cases in loop_cases.py "
-         "(lax.fori_loop for the 1000-step loops, lax.while_loop for Newton)."),
+         "(lax.fori_loop for the 1000-step loops, lax.while_loop for Newton); NumPy "
+         "cases run as they are with `np` bound to autograd.numpy, jax.numpy or numpy, "
+         "and PyTorch runs the torch ports in numpy_cases.py."),
+        ("s2sad tape and s2sad dual are s2sad's own runtime engines "
+         "(s2sad.engines.tape_grad, dual_grad), not peers: the case function run on "
+         "traced values each call, reverse mode on a Wengert list and forward mode "
+         "with one tangent per input float. They show what the compiler saves."),
+        ("Skipped: a tool that would run but is not run on a case, with the reason "
+         "(central differences above 2,000 inputs; dual numbers above 1,000 inputs on "
+         "a NumPy case, where every intermediate array carries one tangent per "
+         "input)."),
     ]
     if quick:
         lines.insert(0, "Quick run (--quick): primal, by hand and s2sad only, few "
@@ -216,6 +283,9 @@ def main(argv=None):
                         help="run only cases whose name contains this (repeatable)")
     parser.add_argument("--budget", type=float, default=None,
                         help="seconds of timing rounds per case (full run: 30)")
+    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
+                        help="threads for OpenBLAS, PyTorch and XLA (default 1; 0: their "
+                        "own defaults); takes effect when run as python -m benchmarks")
     parser.add_argument("--out", default=os.path.join(HERE, "results"),
                         help="directory for the report (default benchmarks/results)")
     args = parser.parse_args(argv)

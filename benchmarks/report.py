@@ -10,6 +10,7 @@ STATUS_TEXT = {
     "unsupported": "unsupported",
     "wrong": "**wrong**",
     "error": "error",
+    "skipped": "skipped",
 }
 
 
@@ -46,9 +47,9 @@ def cell(text):
     return str(text).replace("|", "\\|")
 
 
-def cell_ratio(res):
+def cell_ratio(res, key="over_primal"):
     if res["status"] == "ok":
-        return sig3(res["over_primal"])
+        return sig3(res[key])
     return STATUS_TEXT.get(res["status"], res["status"])
 
 
@@ -89,6 +90,24 @@ def markdown(run):
                        + " | ".join(cells) + " |")
     out.append("")
 
+    out.append("## Gradient / by hand")
+    out.append("")
+    out.append("Time of one gradient call over one call of the gradient written by hand "
+               "beside the case, median of per-round ratios (1 is the hand-written "
+               "gradient's speed; lower is better).")
+    out.append("")
+    hand_keys = [k for k in keys if k != "by-hand"]
+    hand_labels = [lb for k, lb in zip(keys, labels) if k != "by-hand"]
+    out.append("| case | by hand | " + " | ".join(hand_labels) + " |")
+    out.append("|---|---:|" + "---:|" * len(hand_labels))
+    for section in run["sections"]:
+        for case in section["cases"]:
+            res = case["results"]
+            hand = res.get("by-hand", {}).get("median")
+            cells = [cell_ratio(res[k], "over_hand") for k in hand_keys]
+            out.append(f"| {case['name']} | {fmt_time(hand)} | " + " | ".join(cells) + " |")
+    out.append("")
+
     for section in run["sections"]:
         out.append(f"## {section['title']}")
         out.append("")
@@ -110,16 +129,16 @@ def markdown(run):
 
 def case_table(case, tools):
     out = [f"### {case['name']}", ""]
-    out.append("| tool | time per call | spread | grad / primal | × s2sad | "
+    out.append("| tool | time per call | spread | grad / primal | × by hand | × s2sad | "
                "first call (ms) | peak memory (KiB) | error vs s2sad |")
-    out.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     notes = []
     for t in tools:
         r = case["results"][t["key"]]
         if r["status"] != "ok":
             err = fmt_error(r.get("error")) if r["status"] == "wrong" else "—"
             out.append(f"| {t['label']} | {STATUS_TEXT.get(r['status'], r['status'])} "
-                       f"| — | — | — | — | — | {err} |")
+                       f"| — | — | — | — | — | — | {err} |")
             if r["status"] != "missing":
                 notes.append(f"{t['label']}: {r['status']}: {r['detail']}")
             continue
@@ -128,6 +147,7 @@ def case_table(case, tools):
             fmt_time(r["median"]),
             f"±{r['spread']:.0%}",
             "—" if primal else sig3(r["over_primal"]),
+            "—" if primal or t["key"] == "by-hand" else sig3(r.get("over_hand")),
             "—" if primal else sig3(r["over_s2sad"]),
             "—" if r["first_ms"] is None else sig3(r["first_ms"]),
             "—" if r["peak_kib"] is None else f"{r['peak_kib']:,.1f}",
@@ -169,7 +189,7 @@ def chart(run, path):
                 marks.append((x, r["status"]))
         ax.bar(xs, ys, width, label=t["label"], color=cmap(j % 10))
         for x, status in marks:
-            ax.text(x, 1.05, {"missing": "–", "wrong": "✗"}.get(status, "×"),
+            ax.text(x, 1.05, {"missing": "–", "wrong": "✗", "skipped": "s"}.get(status, "×"),
                     ha="center", va="bottom", fontsize=8, color=cmap(j % 10))
     ax.set_yscale("log")
     ax.axhline(1.0, color="grey", linewidth=0.8)
@@ -177,7 +197,7 @@ def chart(run, path):
     ax.set_xticklabels([c["name"] for c in cases], rotation=15, ha="right", fontsize=9)
     ax.set_ylabel("gradient time / primal time (log)")
     ax.set_title("Gradient over primal, per case and tool (lower is better; "
-                 "× unsupported, ✗ wrong, – missing)", fontsize=10)
+                 "× unsupported, ✗ wrong, – missing, s skipped)", fontsize=10)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(axis="y", which="both", alpha=0.3)
     fig.tight_layout()

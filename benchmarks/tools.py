@@ -1,8 +1,14 @@
 """The contenders. Each tool turns a case into a callable with the case function's
 signature that takes Python floats (and lists of floats) and returns the gradient as
-s2sad does: a float, a list of floats, or a tuple of them for a tuple ``wrt``.
-Converting to and from the tool's tensors is part of the call, and so is part of
-its time: it is what the tool costs a caller who has floats.
+s2sad does: a float, a list of floats, or a tuple of them for a tuple ``wrt``. A
+NumPy case (one that differentiates arrays) takes NumPy arrays and gets NumPy arrays
+back, in the shape of the arguments. Converting to and from the tool's tensors is
+part of the call, and so is part of its time: it is what the tool costs a caller who
+has floats, or NumPy arrays.
+
+Besides the peers, s2sad's own runtime engines (``s2sad.engines``: a Wengert-list
+tape and vector dual numbers, the independent witnesses and fallback of issue 7) run
+as two more contenders, so the report compares the compiler with them.
 
 Peers are optional: a peer that cannot be imported is reported as missing, with
 the reason, never as a failure. Install them with ``pip install -e '.[bench]'``
@@ -13,7 +19,7 @@ import importlib.metadata
 import math
 import os
 
-from .harness import rebind, shim, tidy
+from .harness import Skipped, as_numpy, rebind, shim, tidy
 
 
 def version(dist):
@@ -91,8 +97,12 @@ class FiniteDifferences(Tool):
     tolerance = 1e-4
     note = "central differences of the primal, step cbrt(eps)·max(1, abs(x)), 2 calls per input"
     STEP = 2.0 ** (-52 / 3)
+    MAX_INPUTS = 2000  # 2 primal calls per input: beyond this, minutes per gradient
 
     def make(self, case):
+        if case.inputs > self.MAX_INPUTS:
+            raise Skipped(f"{case.inputs:,} inputs, {2 * case.inputs:,} primal calls per "
+                          f"gradient (run up to {self.MAX_INPUTS:,} inputs)")
         f, positions, single = case.f, case.positions, not isinstance(case.wrt, tuple)
         step = self.STEP
 
@@ -128,6 +138,37 @@ class FiniteDifferences(Tool):
         return grad
 
 
+def _output(case):
+    """How a tool's gradient is handed back: floats and lists (``tidy``), or NumPy
+    arrays for a NumPy case."""
+    return as_numpy if case.arrays else tidy
+
+
+def resident(fn, case, convert):
+    """``fn`` with the NumPy arrays of a case that are not differentiated (a data
+    set, targets) converted by ``convert`` on the first call and reused after: data a
+    user of the tool keeps in the tool's own arrays. The arrays differentiated, the
+    parameters, are converted on every call."""
+    if not case.arrays:
+        return fn
+    positions = set(case.positions)
+    constants = [i for i, a in enumerate(case.args)
+                 if i not in positions and getattr(a, "ndim", 0)]
+    cache = {}
+
+    def call(*args):
+        args = list(args)
+        for i in constants:
+            a = args[i]
+            got = cache.get(i)
+            if got is None or got[0] is not a:
+                got = cache[i] = (a, convert(a))
+            args[i] = got[1]
+        return fn(*args)
+
+    return call
+
+
 class Autograd(Tool):
     key, label, dists = "autograd", "autograd", ("autograd",)
     port_keys = ("autograd",)
@@ -146,14 +187,15 @@ class Autograd(Tool):
         return self._names
 
     def make(self, case):
-        g = autograd.grad(self.port(case), argnum=case.wrt)
-        return lambda *args: tidy(g(*args))
+        g, out = autograd.grad(self.port(case), argnum=case.wrt), _output(case)
+        return lambda *args: out(g(*args))
 
 
 class Jax(Tool):
     key, label, dists = "jax", "JAX", ("jax", "jaxlib")
     port_keys = ("jax",)
-    note = "jax.grad(port, argnums=wrt), op by op, float64 (jax_enable_x64), CPU"
+    note = ("jax.grad(port, argnums=wrt), op by op, float64 (jax_enable_x64), CPU; "
+            "NumPy cases: constant arrays made JAX arrays once")
 
     def load(self):
         global jax, jnp
@@ -170,8 +212,8 @@ class Jax(Tool):
         return self._names
 
     def make(self, case):
-        g = jax.grad(self.port(case), argnums=case.wrt)
-        return lambda *args: tidy(g(*args))
+        g, out = jax.grad(self.port(case), argnums=case.wrt), _output(case)
+        return resident(lambda *args: out(g(*args)), case, jnp.asarray)
 
     def details(self):
         return f"devices {jax.devices()}"
@@ -179,7 +221,8 @@ class Jax(Tool):
 
 class JaxJit(Jax):
     """jax.jit of jax.grad. The gradient is flattened to one array inside the
-    compiled function, so a call moves one buffer back to Python."""
+    compiled function, so a call moves one buffer back to Python; a NumPy case gets
+    its gradient arrays back as they are."""
 
     key, label = "jax-jit", "JAX + jit"
     port_keys = ("jax-jit", "jax")
@@ -193,6 +236,10 @@ class JaxJit(Jax):
 
     def make(self, case):
         g = jax.grad(self.port(case), argnums=case.wrt)
+        if case.arrays:
+            compiled_arrays = jax.jit(g)
+            return resident(lambda *args: as_numpy(compiled_arrays(*args)), case,
+                            jnp.asarray)
         compiled = jax.jit(lambda *args: ravel_pytree(g(*args))[0])
         wrt_args = case.args[case.wrt] if not isinstance(case.wrt, tuple) else \
             tuple(case.args[i] for i in case.wrt)
@@ -208,7 +255,7 @@ class Torch(Tool):
     key, label, dists = "torch", "PyTorch", ("torch",)
     port_keys = ("torch",)
     note = ("eager, CPU, float64: inputs become tensors with requires_grad, "
-            "torch.autograd.grad, .tolist()")
+            "torch.autograd.grad, .tolist() (NumPy cases: torch.from_numpy, .numpy())")
 
     def load(self):
         global torch
@@ -225,6 +272,22 @@ class Torch(Tool):
     def make(self, case):
         f, positions, single = self.port(case), case.positions, not isinstance(case.wrt, tuple)
         tensor, f64, autograd_grad = torch.tensor, torch.float64, torch.autograd.grad
+        from_numpy = torch.from_numpy
+
+        if case.arrays:  # arrays in without a copy, arrays out
+            def grad_arrays(*args):
+                args = list(args)
+                inputs = []
+                for i in positions:
+                    t = from_numpy(args[i]).requires_grad_()
+                    args[i] = t
+                    inputs.append(t)
+                grads = autograd_grad(f(*args), inputs)
+                if single:
+                    return grads[0].numpy()
+                return tuple(g.numpy() for g in grads)
+
+            return grad_arrays
 
         def grad(*args):
             args = list(args)
@@ -241,7 +304,8 @@ class Torch(Tool):
         return grad
 
     def details(self):
-        return f"{torch.get_num_threads()} threads"
+        n = torch.get_num_threads()
+        return f"{n} thread{'s' if n != 1 else ''}"
 
 
 class Tangent(Tool):
@@ -262,11 +326,50 @@ class Tangent(Tool):
         return self._names
 
     def make(self, case):
-        g = tangent.grad(self.port(case), wrt=case.positions)
-        return lambda *args: tidy(g(*args))
+        g, out = tangent.grad(self.port(case), wrt=case.positions), _output(case)
+        return lambda *args: out(g(*args))
 
     def reset(self):
         tangent_cache.clear_cache()
+
+
+class TapeEngine(Tool):
+    """s2sad's reverse-mode runtime engine: the function run on traced values, every
+    operation appended to a Wengert list, one backward sweep."""
+
+    key, label, dists = "s2sad-tape", "s2sad tape (runtime)", ("s2sad",)
+    note = ("s2sad's own runtime engine, not a peer: s2sad.engines.tape_grad(f, args, "
+            "wrt), reverse mode on a Wengert list (operator overloading), per call")
+    engine = "tape_grad"
+
+    def load(self):
+        from s2sad import engines
+
+        self._grad = getattr(engines, self.engine)
+
+    def make(self, case):
+        engine_grad, f, wrt = self._grad, case.f, case.wrt
+        return lambda *args: engine_grad(f, args, wrt)[1]
+
+
+class DualEngine(TapeEngine):
+    """s2sad's forward-mode runtime engine: one run with vector dual numbers, a
+    tangent per input float."""
+
+    key, label = "s2sad-dual", "s2sad dual (runtime)"
+    note = ("s2sad's own runtime engine, not a peer: s2sad.engines.dual_grad(f, args, "
+            "wrt), forward mode with one tangent direction per input float, per call")
+    engine = "dual_grad"
+    # every intermediate array carries one tangent per input float: beyond this many
+    # inputs the tangents of a NumPy case need gigabytes
+    MAX_INPUTS = 1000
+
+    def make(self, case):
+        if case.arrays and case.inputs > self.MAX_INPUTS:
+            raise Skipped(f"{case.inputs:,} input floats: every intermediate array would "
+                          f"carry {case.inputs:,} tangents (run up to "
+                          f"{self.MAX_INPUTS:,})")
+        return super().make(case)
 
 
 # math's functions under the same name in NumPy-like modules, and the renamed ones
@@ -299,5 +402,7 @@ def _numpy_like(module, **extra):
 
 
 CORE = [Primal(), ByHand(), S2SAD()]
-PEERS = [Autograd(), Jax(), JaxJit(), Torch(), Tangent(), FiniteDifferences()]
+# s2sad's runtime engines first, beside s2sad in the report; selectable like peers
+ENGINES = [TapeEngine(), DualEngine()]
+PEERS = ENGINES + [Autograd(), Jax(), JaxJit(), Torch(), Tangent(), FiniteDifferences()]
 ALL = CORE + PEERS
