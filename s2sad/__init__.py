@@ -10,6 +10,12 @@
 """
 
 from .api import grad, source, value_and_grad, vjp
+from .diskcache import DiskCacheWarning
+from .diskcache import clear as clear_disk_cache
+from .diskcache import directory as disk_cache_dir
+from .diskcache import disable as disable_disk_cache
+from .diskcache import enable as enable_disk_cache
+from .forward_api import derivative, jvp
 from .errors import (
     GradientCheckError,
     IntegerArgumentError,
@@ -30,6 +36,8 @@ from .rules import register_rule
 __version__ = "0.1.0"
 
 __all__ = [
+    "jvp",
+    "derivative",
     "grad",
     "value_and_grad",
     "vjp",
@@ -38,6 +46,11 @@ __all__ = [
     "CheckReport",
     "graph",
     "register_rule",
+    "enable_disk_cache",
+    "disable_disk_cache",
+    "clear_disk_cache",
+    "disk_cache_dir",
+    "DiskCacheWarning",
     "S2SADError",
     "UnsupportedSyntaxError",
     "SourceNotFoundError",

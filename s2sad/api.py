@@ -17,7 +17,9 @@ parameter list, so no ``*args`` packing happens on the way.
 Cache: derivatives are kept per code object (so a redefined function is transformed
 afresh), per mode, `wrt`, output form and argument kinds. An entry is used only while
 every name its transform resolved (the functions it calls) still means the same
-object. A transform that fails caches nothing.
+object. A transform that fails caches nothing. When the disk cache is on
+(`s2sad.enable_disk_cache`, see `diskcache`), a miss here looks for the emitted
+source on disk before running the pipeline, and stores what the pipeline builds.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import types
 import weakref
 
 from . import compile as compile_mod
-from . import emit, ops, parse, pipeline, rules
+from . import diskcache, emit, ops, parse, pipeline, rules
 from .engines import tape_grad
 from .errors import IntegerArgumentError, S2SADError, SourceNotFoundError, WrtError
 
@@ -146,8 +148,14 @@ def _unit(f, wrt, entry, kinds, as_tuple):
         got = per_code.get(key)
         if got is not None and got[0].root is f and _still_valid(got[0]):
             return got
-    unit = pipeline.reverse_unit(f, wrt, entry, kinds, as_tuple)
-    compiled = compile_mod.compile_unit(unit)
+    hit, ticket = diskcache.lookup(f, entry, wrt, kinds=kinds, as_tuple=as_tuple)
+    if hit is not None:
+        unit, compiled = hit
+    else:
+        unit = pipeline.reverse_unit(f, wrt, entry, kinds, as_tuple)
+        compiled = compile_mod.compile_unit(unit)
+        if ticket is not None:
+            diskcache.save(ticket, unit)
     unit.root = f
     _units.setdefault(f.__code__, {})[key] = (unit, compiled)
     return unit, compiled
@@ -341,7 +349,7 @@ def _transformed(f, wrt, entry):
 
 # ------------------------------------------------------------------ the tape
 
-MODES = ("reverse", "tape")
+MODES = ("reverse", "forward", "tape")
 
 
 def tape_fallback(f, entry="grad") -> str:
@@ -356,12 +364,9 @@ def tape_fallback(f, entry="grad") -> str:
 def _check_mode(mode, what):
     if mode in MODES:
         return
-    if mode == "forward":
-        raise S2SADError(f'{what}(mode="forward") is not available yet',
-                         hint='Use mode="reverse" (the compiler, the default) or mode="tape" '
-                              '(the tape engine).')
     raise S2SADError(f"{what} has no mode {mode!r}; the modes are \"reverse\" (the "
-                     "compiler, the default) and \"tape\" (the tape engine: runs the "
+                     "compiler, the default), \"forward\" (the compiler's forward mode: "
+                     "one pass per input number) and \"tape\" (the tape engine: runs the "
                      "function on traced values, no source needed)")
 
 
@@ -407,6 +412,24 @@ def _taped(f, wrt, entry):
     return taped
 
 
+def _by_forward_mode(f, wrt, entry):
+    """`grad(f, wrt, mode="forward")`: the gradient from one forward pass per input
+    number (the compiler's forward mode, see `forward_api`)."""
+    from . import forward_api
+
+    _check_function(f, entry)
+    names, as_tuple = normalize_wrt(f, wrt)
+
+    @functools.wraps(f)
+    def by_forward_mode(*args, **kwargs):
+        value, gradient = forward_api.value_and_grad_by_forward_mode(f, names, as_tuple,
+                                                                     args, kwargs)
+        return (value, gradient) if entry == "value_and_grad" else gradient
+
+    by_forward_mode.__s2sad__ = "forward"
+    return by_forward_mode
+
+
 # ------------------------------------------------------------------ public
 
 
@@ -427,6 +450,8 @@ def grad(f=None, wrt=0, mode="reverse"):
         return lambda g: grad(g, wrt, mode)
     if mode == "tape":
         return _taped(f, wrt, "grad")
+    if mode == "forward":
+        return _by_forward_mode(f, wrt, "grad")
     return _transformed(f, wrt, "grad")
 
 
@@ -437,6 +462,8 @@ def value_and_grad(f=None, wrt=0, mode="reverse"):
         return lambda g: value_and_grad(g, wrt, mode)
     if mode == "tape":
         return _taped(f, wrt, "value_and_grad")
+    if mode == "forward":
+        return _by_forward_mode(f, wrt, "value_and_grad")
     return _transformed(f, wrt, "value_and_grad")
 
 
@@ -486,15 +513,19 @@ def vjp(f, *primals):
 
 def source(f, mode="reverse", wrt=0, stage="reverse", example=None) -> str:
     """The text s2sad emits for `f` at `stage` (``source``, ``anf``, ``dup``,
-    ``activity`` or ``reverse``), formatted with black.
+    ``activity``, ``reverse`` or ``forward``), formatted with black. With
+    ``mode="forward"`` the derivative shown is the forward-mode one (``f_jvp``).
 
     The derivative depends on the kinds of the arguments (float, int, list). Give
     `example`, a tuple of example arguments, to see the code a call with such
     arguments runs; without it every parameter is taken to be a float, except those
     the function indexes, measures with len(), sums or appends to, which are taken
     to be lists of floats."""
-    if mode != "reverse":
-        raise S2SADError(f"mode={mode!r} is not supported yet; use mode=\"reverse\"")
+    if mode not in ("reverse", "forward"):
+        raise S2SADError(f"mode={mode!r} is not a mode of the compiler; use \"reverse\" or "
+                         "\"forward\"")
+    if mode == "forward" and stage == "reverse":
+        stage = "forward"
     _check_function(f, "source")
     if stage == "source":
         return parse.user_source(f)
@@ -508,6 +539,8 @@ def source(f, mode="reverse", wrt=0, stage="reverse", example=None) -> str:
     if stage == "reverse":
         unit = pipeline.reverse_unit(f, wrt_names, "grad", kinds, as_tuple)
         return format_code(unit.text)
+    if stage == "forward":
+        return format_code(pipeline.forward_unit(f, wrt_names, kinds).text)
     if stage not in pipeline.STAGES:
         raise S2SADError(f"unknown stage {stage!r}; choose one of {', '.join(pipeline.STAGES)}")
     module = pipeline.stage_module(f, stage, wrt_names, kinds)

@@ -19,6 +19,11 @@ file name (``<s2sad-N f_grad>``), so tracebacks and debuggers show the generated
 To give the emitted names closure cells, each function is compiled inside a small
 factory (``def __s2sad_factory__(): math = g_fwd = None`` and the function, indented);
 the factory is never called, its inner code object is used directly.
+
+Of the unit, both read only `functions` (each one's ``fn.name``, `user` and
+`keep_defaults`), `namer`, `helpers` and `texts`: a unit rebuilt from the disk cache
+(`diskcache.CachedUnit`) has just these, and compiles exactly as the unit it was
+stored from.
 """
 
 from __future__ import annotations
