@@ -313,10 +313,13 @@ def main(argv=None) -> int:
     show = sub.add_parser("show", help="print the code s2sad writes for a function",
                           description=DESCRIPTION, epilog=EPILOG, formatter_class=formatter)
     _add_common(show)
-    show.add_argument("--stage", choices=["source", "anf", "dup", "activity", "reverse"],
-                      default="reverse", help="which stage to print (default: reverse)")
-    show.add_argument("--mode", choices=["reverse"], default="reverse",
-                      help="differentiation mode (default: reverse)")
+    show.add_argument("--stage", choices=["source", "anf", "dup", "activity", "reverse",
+                                          "forward"],
+                      default="reverse", help="which stage to print (default: reverse; "
+                                              "forward with --mode forward)")
+    show.add_argument("--mode", choices=["reverse", "forward"], default="reverse",
+                      help="differentiation mode: reverse (the gradient, f_grad) or forward "
+                           "(the tangent alongside each value, f_jvp) (default: reverse)")
     show.add_argument("--example", metavar="ARGS",
                       help="example arguments, as Python literals (\"0.5, [1.0, 2.0], 3\", "
                            "arrays as \"array([[1.0, 2.0]])\"): show the code a call with "

@@ -10,8 +10,8 @@ arguments) by several methods, compares each with a reference, and returns a
 `CheckReport`.
 
 * ``order=1``, the gradient. Methods: ``reverse`` (`s2sad.grad`, the compiler),
-  ``tape`` and ``dual`` (the runtime engines, `s2sad.engines`), ``forward`` (the
-  compiler's forward mode: reported as not available yet). Reference: ``central
+  ``forward`` (the compiler's forward mode, one pass per input number), ``tape``
+  and ``dual`` (the runtime engines, `s2sad.engines`). Reference: ``central
   differences``.
 * ``order=2``, the Hessian of the `wrt` arguments (their scalars flattened in order).
   Methods: ``dual over reverse`` (dual numbers run through the compiled gradient's
@@ -19,7 +19,7 @@ arguments) by several methods, compares each with a reference, and returns a
   ``dual + differences`` (central differences of each method's gradient). The
   engines do not nest in each other (they trace plain numbers only), so ``dual over
   tape`` is reported as not available, and ``forward over reverse`` (the compiler's
-  forward mode) as not available yet. Reference: ``central differences``, second
+  forward mode of its own reverse code, `s2sad.hessian`) as not available yet. Reference: ``central differences``, second
   differences of `f` itself.
 * Central differences are Richardson-extrapolated from the steps ``h`` and ``h/2``
   (``h = 2**-10`` or, for second differences, ``2**-8``, times ``max(1, |x|)``).
@@ -64,12 +64,12 @@ STEPS = {1: (2.0 ** -10, 2.0 ** -14, 2.0 ** -18), 2: (2.0 ** -8, 2.0 ** -11, 2.0
 EPS = sys.float_info.epsilon
 
 REFERENCE = "central differences"
-NOT_YET = "the compiler has no forward mode yet"
+NOT_YET = "the compiler does not transform its own reverse code in forward mode yet"
 NO_NESTING = "the engines trace plain numbers only, so one cannot run inside the other"
 
 LEGEND = {
-    1: ["reverse: s2sad.grad (the compiler); tape, dual: the runtime engines; central "
-        "differences: Richardson-extrapolated, with an error estimate (±)."],
+    1: ["reverse, forward: s2sad.grad in the compiler's two modes; tape, dual: the runtime "
+        "engines; central differences: Richardson-extrapolated, with an error estimate (±)."],
     2: ["A over B: engine A run through B's gradient code; B + differences: central "
         "differences of B's gradient; central differences: second differences of f."],
 }
@@ -366,7 +366,10 @@ def _gradient_methods(f, point, wrt, kwargs):
     def dual(x):
         return dual_grad(f, point.args_at(x), wrt, kwargs)[1]
 
-    return [("reverse", reverse), ("tape", tape), ("dual", dual)]
+    def forward(x):
+        return api.grad(f, wrt=wrt, mode="forward")(*point.args_at(x), **kwargs)
+
+    return [("reverse", reverse), ("forward", forward), ("tape", tape), ("dual", dual)]
 
 
 def _run(name, compute):
@@ -396,7 +399,6 @@ def _order1(f, point, wrt, kwargs, as_tuple, rtol, atol):
             g = method(point.x)
             return present(g), point.flatten(g), None
         results.append(_run(name, compute))
-    results.append(MethodResult("forward", "not available yet", reason=NOT_YET))
     return results
 
 
@@ -527,11 +529,12 @@ def _culprit(results, order) -> str | None:
                 "registered (s2sad.register_rule) for functions this one calls, or "
                 "report it as a bug in s2sad with the output of `s2sad show`.")
     if bad >= {"reverse", "tape"} and "dual" in good:
-        return ("reverse and tape use the reverse derivative rules, dual the forward ones: "
-                "check the reverse rules (a rule you registered with s2sad.register_rule?).")
-    if bad == {"dual"} and "reverse" in good:
-        return ("dual uses the forward derivative rules: check the forward rules (a rule "
-                "you registered with s2sad.register_rule?).")
+        return ("reverse and tape use the reverse derivative rules, forward and dual the "
+                "forward ones: check the reverse rules (a rule you registered with "
+                "s2sad.register_rule?).")
+    if bad and bad <= {"dual", "forward"} and "reverse" in good:
+        return ("forward and dual use the forward derivative rules: check the forward rules "
+                "(a rule you registered with s2sad.register_rule?).")
     return None
 
 

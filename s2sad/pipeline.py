@@ -27,6 +27,7 @@ import types
 from dataclasses import dataclass, field
 
 from . import activity as activity_mod
+from . import forward as forward_mod
 from . import anf, dup, emit, ir, ops, parse, reverse, simplify
 from .errors import NonScalarOutputError, S2SADError
 
@@ -113,7 +114,7 @@ def _return_kind(fn: ir.Function, act) -> object:
 
 # ------------------------------------------------------------------- stages
 
-STAGES = ("source", "anf", "dup", "activity", "reverse")
+STAGES = ("source", "anf", "dup", "activity", "reverse", "forward")
 
 
 def assumed_kinds(func) -> dict:
@@ -360,6 +361,93 @@ class _Builder:
         return [UnitFunction(fwd, fr.func), UnitFunction(bwd, fr.func, keep_defaults=False)]
 
 
+def forward_unit(func, wrt, param_kinds=None) -> Unit:
+    """The forward-mode derivative of `func` with respect to the parameters `wrt`:
+    one function ``f%jvp(params..., wrt tangents...)`` returning ``(output, output
+    tangent)``, plus ``g%jvp(active tangents..., params...)`` for every user function
+    it calls with a varying argument."""
+    return _ForwardBuilder(func, tuple(wrt), param_kinds or {}).build()
+
+
+class _ForwardBuilder:
+    def __init__(self, root, wrt, param_kinds):
+        self.root = root
+        self.wrt = wrt
+        self.param_kinds = param_kinds
+        self.kinds = _Kinds()
+        self.names: dict = {}  # (callee, active, kinds) -> jvp name
+        self.queue: list = []
+        self.functions: list = []
+        self.helpers: dict = {}
+        self.resolved: list = []
+        self.seen_users = []
+
+    def derivative_of(self, callee, active, kinds=None):
+        kinds = dict(kinds or {})
+        key = (callee, active, tuple(sorted(kinds.items(), key=lambda kv: kv[0])))
+        got = self.names.get(key)
+        if got is None:
+            n = sum(1 for (c, _, _) in self.names if c is callee) + (callee is self.root)
+            got = f"{callee.__name__}%jvp" + ("" if n == 0 else f"%{n + 1}")
+            self.names[key] = got
+            self.queue.append((callee, active, kinds, got))
+        return got
+
+    def build(self) -> Unit:
+        fr = self.kinds.front(self.root)
+        act = activity_mod.analyze(fr.dup, self.wrt, self.param_kinds, self.kinds)
+        entry = (f"{self.root.__name__}%jvp",)
+        self.functions.append(self.assemble(fr, act, entry[0], root=True))
+        while self.queue:
+            callee, active, kinds, name = self.queue.pop(0)
+            cfr = self.kinds.front(callee)
+            cact = activity_mod.analyze(cfr.dup, active, kinds, self.kinds)
+            self.functions.append(self.assemble(cfr, cact, name, root=False))
+        module = ir.Module([uf.fn for uf in self.functions])
+        module.imports = _import_lines(self.helpers)
+        _check_helper_clashes(self.functions, self.helpers)
+        unit = Unit(module, self.functions, entry, dict(self.helpers), self.resolved,
+                    _return_kind(fr.dup, act))
+        _print(unit)
+        return unit
+
+    def assemble(self, fr: Front, act, name: str, root: bool) -> UnitFunction:
+        fwd = forward_mod.transform(fr.dup, act, self.derivative_of)
+        _note_user(self, fr)
+        self.helpers.update(fwd.helpers)
+        params = [p.name for p in fr.anf.params]
+        dots = [fwd.tangents[p] for p in act.wrt] if root else \
+            [fwd.tangents[p] for p in params if p in act.wrt]
+        body, _, (output, output_dot) = simplify.simplify(
+            fwd.body, [], set(), [fwd.output, fwd.output_dot], _purity(fr.dup),
+            _float_names(act), inputs=params + dots, mutable=reverse.mutable_names(act))
+        result = ast.Tuple(elts=[output, output_dot], ctx=ast.Load())
+        body = body + [ir.Return(result, fwd.output_line)]
+        # after a parameter with a default, the tangents get defaults too (None: the
+        # caller always passes them)
+        late = root and any(p.default is not None for p in fr.anf.params)
+        tangent_params = [ir.Param(d, ir.const(None) if late else None) for d in dots]
+        own = _params(fr.anf)
+        if root:  # f%jvp(positional..., tangents..., *, keyword-only...)
+            positional = [p for p in own if not p.kwonly]
+            all_params = positional + tangent_params + [p for p in own if p.kwonly]
+        else:  # g%jvp(tangents..., params...): the caller's own arguments follow
+            all_params = tangent_params + own
+        fn = ir.Function(name, all_params, body, fr.anf.refs, fr.anf.source)
+        # the root is always called with every argument; a callee's defaults are the
+        # user function's, which stay last
+        return UnitFunction(fn, fr.func, keep_defaults=not root)
+
+
+def _note_user(builder, fr: Front):
+    if any(u is fr.func for u in builder.seen_users):
+        return
+    builder.seen_users.append(fr.func)
+    for text, obj in fr.parsed.refs.items():
+        if "." not in text:
+            builder.resolved.append((fr.func, text, obj))
+
+
 def _fill_branches(body, saved: set):
     """A saved value computed in one branch only is set to None in the other, so the
     forward function can return it whichever branch ran."""
@@ -426,13 +514,31 @@ def _read_output(fr: Front, out, line) -> list:
 
 
 def _float_names(act):
-    """Names that certainly hold Python floats (scalars, and their adjoints); its
-    `is_int` says which certainly hold Python ints."""
+    """Names that certainly hold Python floats (scalars, and their adjoints and
+    tangents: a tangent the caller passes is a number of the primal's shape, for
+    which the operations this is used for cannot raise either); its `is_int` says
+    which certainly hold Python ints."""
     def float_name(n: str) -> bool:
         base = n[: -len("%bar")] if n.endswith("%bar") else n
+        base = base[: -len("%dot")] if base.endswith("%dot") else base
         return act.kinds.get(base) == ops.SCALAR and (n != base or n in act.kinds)
 
+    def array(n: str) -> bool:
+        kind = act.kinds.get(n)
+        return isinstance(kind, ops.ArrayKind) and kind.dtype == "f"
+
+    def unary_ufunc(text: str) -> bool:
+        import numpy as np
+
+        if not text.startswith("np."):
+            return False
+        obj = getattr(np, text[3:], None)
+        return isinstance(obj, np.ufunc) and obj.nin == 1 and obj.nout == 1
+
     float_name.is_int = lambda n: act.kinds.get(n) == ops.INT
+    float_name.array = array  # float arrays, and NumPy calls on them
+    float_name.same_shape = act.same_shape
+    float_name.unary_ufunc = unary_ufunc
     return float_name
 
 

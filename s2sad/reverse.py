@@ -121,6 +121,8 @@ class _Transform:
             self.tape_names[loop.tag] = "%tape" + suffix
             self.count_names[loop.tag] = "%count" + suffix
         self.tapes: list = []  # tapes the forward sweep creates, in order
+        self.top_level = {p.name for p in fn.params} | {
+            t for s in fn.body if isinstance(s, ir.Assign) for t in s.targets}
         if any(isinstance(k, ops.ArrayKind) for k in activity.kinds.values()):
             import numpy
 
@@ -290,6 +292,26 @@ class _Transform:
                 and self.act.same_shape(term.args[1].id, target):
             return term.args[0]
         return term
+
+    def shape_donor(self, expr):
+        """``unreduce(g, t4, ...)`` and ``unbroadcast(g, t4)`` read only `t4`'s shape:
+        read it from the array that gave `t4` its shape (a parameter or a value the
+        function computes at its top level, which the reverse sweep can see), so a
+        forward line computed only for its shape (``t4 = t3 ** 2``) can go."""
+        if self.accumulators or not isinstance(expr, ast.AST):
+            return expr  # (inside a reversed loop a value's shape may change)
+        for node in ast.walk(expr):
+            if not (isinstance(node, ast.Call) and ir.dotted(node.func) in ("unreduce",
+                                                                            "unbroadcast")
+                    and len(node.args) >= 2 and isinstance(node.args[1], ast.Name)):
+                continue
+            x = node.args[1].id
+            donor = self.act.shapes.get(x)
+            if isinstance(donor, str) and donor != x and donor in self.top_level \
+                    and isinstance(self.act.kinds.get(donor), ops.ArrayKind) \
+                    and self.act.kinds[donor].dtype == "f":
+                node.args[1] = ir.name(donor)
+        return expr
 
     def fancy(self, index) -> bool:
         """Could this index name one element twice (an integer array or list)?"""
@@ -598,10 +620,10 @@ class _Transform:
                 used |= set(ir.names_in(e))
             self.helpers.update({n: v for n, v in rules.helper_objects(op.rule.template).items()
                                  if n in used})
-            out = [ir.Assign((n,), e, line) for n, e in assigns]
+            out = [ir.Assign((n,), self.shape_donor(e), line) for n, e in assigns]
             for i in wanted:
                 if i in terms:
-                    term = self.drop_needless_unbroadcast(terms[i], target)
+                    term = self.shape_donor(self.drop_needless_unbroadcast(terms[i], target))
                     out.append(self.set_adj(op.inputs[i].id, term, line))
             return out
         if op.kind == "call":

@@ -32,8 +32,8 @@ def unbroadcast(g, x):
 
 def unreduce(g, x, axis=None, keepdims=False):
     """The adjoint `g` of a reduction of `x` over `axis`, spread back over `x`."""
-    if axis is not None and not keepdims:
-        g = np.expand_dims(g, axis)
+    if axis is not None and not keepdims and np.ndim(g):
+        g = np.expand_dims(g, axis)  # (a number spreads over any shape as it is)
     # the result has x's dtype (a Python float adjoint does not make float32 float64)
     out = np.empty(np.shape(x), dtype=np.result_type(x, g))
     out[...] = g

@@ -105,6 +105,8 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
     _fill_tapes(forward, reverse)
     if float_name is not None:
         forward = _drop_dead_forward(forward, reverse, float_name)
+    if getattr(float_name, "array", None) is not None:
+        reverse = _nest_array_adjoints(reverse, ir.reads_in(forward + reverse), float_name.array)
     if pure is not None:
         reads = ir.reads_in(forward + reverse)
         adjoints = {t for x in ir.walk(reverse) for t in ir.defined_names(x)}
@@ -193,7 +195,7 @@ def _max_defs(body) -> dict:
 
 def _propagatable(n: str) -> bool:
     """Adjoints and compiler temporaries may vanish; user names and SSA versions stay."""
-    if n.endswith("%bar"):
+    if n.endswith("%bar") or n.endswith("%dot"):
         return True
     base = n.split("%")
     return n.startswith("%") and len(base) == 2 and (base[1].isdigit() or base[1][:1] == "r")
@@ -364,15 +366,56 @@ def _numeric(node, float_name) -> bool:
 
 
 def _cannot_raise(node, float_name) -> bool:
-    """Arithmetic on Python floats that never raises (it overflows to inf), and an
-    empty list (a tape nothing is pushed on)."""
+    """Arithmetic on Python floats that never raises (it overflows to inf), an empty
+    list (a tape nothing is pushed on), and NumPy work on float arrays that cannot
+    raise either (see `_array_cannot_raise`)."""
     if isinstance(node, ast.List) and not node.elts:
+        return True
+    if _array_cannot_raise(node, float_name):
         return True
     if isinstance(node, ast.BinOp) and isinstance(node.op, _NON_RAISING):
         return all(_cannot_raise(x, float_name) for x in (node.left, node.right))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         return _cannot_raise(node.operand, float_name)
     return _numeric(node, float_name)
+
+
+_SAFE_REDUCTIONS = {"np.sum", "np.mean", "np.prod"}
+_SAFE_METHODS = {"sum", "mean", "prod"}
+
+
+def _array_cannot_raise(node, float_name) -> bool:
+    """An expression over float arrays that NumPy evaluates without raising (at worst
+    with a warning): a unary ufunc, arithmetic between arrays of one shape or with a
+    number, a total sum, mean or product. Mismatched shapes raise; these cannot."""
+    array = getattr(float_name, "array", None)
+    if array is None:
+        return False
+
+    def arrayish(n):
+        return isinstance(n, ast.Name) and array(n.id)
+
+    def operand(n):
+        return arrayish(n) or _numeric(n, float_name)
+
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult,
+                                                            ast.Div, ast.Pow)):
+        left, right = node.left, node.right
+        if not (operand(left) and operand(right)) or not (arrayish(left) or arrayish(right)):
+            return False
+        if arrayish(left) and arrayish(right):
+            return left.id == right.id or float_name.same_shape(left.id, right.id)
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return arrayish(node.operand)
+    if isinstance(node, ast.Call) and not node.keywords:
+        text = ir.dotted(node.func) or ""
+        if len(node.args) == 1 and arrayish(node.args[0]):
+            return text in _SAFE_REDUCTIONS or float_name.unary_ufunc(text)
+        if not node.args and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in _SAFE_METHODS and arrayish(node.func.value):
+            return True
+    return False
 
 
 def _drop_dead_forward(forward, reverse, float_name):
@@ -970,6 +1013,58 @@ def _read_later(s, body, tail) -> bool:
         if any(target in ir.names_in(get()) for get, _ in own):
             return True
     return tail is not None and target in ir.names_in(tail[0]())
+
+
+def _nest_array_adjoints(body, reads, array) -> list:
+    """An array adjoint read once, by a later line of the same adjoint block, is
+    written into that line (``t4_bar = g / (1.0 + t4)`` then ``t3_bar = t4_bar * t4``
+    becomes ``t3_bar = g / (1.0 + t4) * t4``): NumPy evaluates the expression with
+    one temporary less (reusing it in place), and the arrays alive at once are fewer.
+    Scalar adjoints keep their lines."""
+    out = list(body)
+    for s in out:
+        for block in ir.blocks(s):
+            block[:] = _nest_array_adjoints(block, reads, array)
+
+    def movable(s) -> bool:
+        if not (isinstance(s, ir.Assign) and not s.unpack):
+            return False
+        n = s.targets[0]
+        base = n[: -len("%bar")] if n.endswith("%bar") else None
+        return base is not None and array(base) and reads.get(n) == 1 \
+            and not isinstance(s.value, (ast.Name, ast.Constant))
+
+    i = 0
+    while i < len(out):
+        s = out[i]
+        if not movable(s):
+            i += 1
+            continue
+        n = s.targets[0]
+        needs = set(ir.names_in(s.value))
+        done = False
+        for j in range(i + 1, len(out)):
+            x = out[j]
+            if isinstance(x, ir.Comment) or ir.blocks(x):
+                break  # another line's block, or a branch or loop
+            if n in _reads_of(x):
+                slots = ir.slots(x)
+                hits = [k for k, (get, _) in enumerate(slots) if n in ir.names_in(get())]
+                if len(hits) == 1 and isinstance(x, (ir.Assign, ir.AugAssign, ir.SetItem)):
+                    get, set_ = slots[hits[0]]
+                    set_(ir.substitute(get(), {n: s.value}))
+                    del out[i]
+                    done = True
+                break
+            changed = set(ir.defined_names(x))
+            target = getattr(x, "target", None)
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                changed.add(target.value.id)  # changed in place
+            if changed & needs:
+                break
+        if not done:
+            i += 1
+    return out
 
 
 # ------------------------------------------------------------------ comments

@@ -16,11 +16,11 @@ import pytest
 
 import s2sad
 import s2sad.runtime
-from helpers import close, numeric_grad, same
+from helpers import close, numeric_grad, positions, same
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOLDEN = os.path.join(ROOT, "golden")
-STAGES = ("anf", "dup", "reverse")
+STAGES = ("anf", "dup", "reverse", "forward")
 TOPICS = sorted(f[:-3] for f in os.listdir(os.path.join(GOLDEN, "inputs"))
                 if f.endswith(".py") and f != "__init__.py")
 
@@ -41,6 +41,16 @@ def header(topic, name, stage, wrt):
     return (f"# s2sad golden file: golden/inputs/{topic}.py:{name}, stage {stage}, wrt {wrt_text}.\n"
             "# Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.\n"
             f"from golden.inputs.{topic} import *  # noqa: F401,F403\n\n")
+
+
+def _ones_like(x):
+    import numpy as np
+
+    if isinstance(x, np.ndarray):
+        return np.ones_like(x)
+    if isinstance(x, list):
+        return [1.0] * len(x)
+    return 1.0
 
 
 def load(path, modname):
@@ -68,7 +78,12 @@ def test_golden(topic, module, name, args, wrt, stage, update_golden):
     assert text == expected, f"{path} differs from what s2sad emits now"
 
     ran = load(path, f"golden_{topic}_{name}_{stage}")
-    if stage == "reverse":
+    if stage == "forward":
+        where = positions(func, wrt)
+        tangents = [_ones_like(a) if i in where else None for i, a in enumerate(args)]
+        got = getattr(ran, f"{name}_jvp")(*args, *[t for t in tangents if t is not None])
+        assert same(got, s2sad.jvp(func, tuple(args), tuple(tangents)))
+    elif stage == "reverse":
         got = getattr(ran, f"{name}_grad")(*args)
         assert same(got, s2sad.grad(func, wrt=wrt)(*args))
         assert close(got, numeric_grad(func, args, wrt))

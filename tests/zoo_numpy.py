@@ -396,3 +396,8 @@ def returns_indexed(x):
     y = x * 2.0
     t = y[0] * y[1]
     return y * t
+
+
+def elementwise_out(x):
+    """An array output (for jvp)."""
+    return np.sin(x) * x

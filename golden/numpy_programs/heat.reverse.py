@@ -31,7 +31,6 @@ def heat_grad(u0, c):
         tape_1.append((u_1, un, t2))
         u_1 = u_2
     t13 = u_1 * u_1
-    t14 = np.sum(t13)
     # line 40: return np.sum(u * u)
     t14_bar = 1.0
     u_1_bar = np.zeros_like(u_1)

@@ -13,16 +13,12 @@ def logistic_loss_grad(w, b, X, y):
     t2 = -y
     t3 = t2 * z
     t4 = np.exp(t3)
-    t5 = np.log1p(t4)
-    t6 = np.sum(t5)
-    t7 = len(y)
-    t8 = t6 / t7
+    t5 = np.sum(np.log1p(t4))
+    t6 = len(y)
+    t7 = t5 / t6
     # line 11: return np.sum(np.log1p(np.exp(-y * z))) / len(y)
-    t6_bar = 1.0 / t7
-    t5_bar = unreduce(t6_bar, t5, None, False)
-    t4_bar = t5_bar / (1.0 + t4)
-    t3_bar = t4_bar * t4
-    z_bar = unbroadcast(t3_bar * t2, z)
+    t5_bar = 1.0 / t6
+    z_bar = unbroadcast(unreduce(t5_bar, t3, None, False) / (1.0 + t4) * t4 * t2, t1)
     # line 10: z = X @ w + b
     b_bar = unbroadcast(z_bar, b)
     w_bar = z_bar @ X

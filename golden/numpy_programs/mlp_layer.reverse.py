@@ -12,16 +12,11 @@ def mlp_layer_grad(W, b, X, target):
     t2 = t1 + b
     h = np.tanh(t2)
     t3 = h - target
-    t4 = t3**2
-    t5 = np.sum(t4)
     # line 16: return 0.5 * np.sum((h - target) ** 2)
-    t5_bar = 0.5
-    t4_bar = unreduce(t5_bar, t4, None, False)
-    t3_bar = t4_bar * 2 * t3
-    h_bar = unbroadcast(t3_bar, h)
+    t4_bar = 0.5
+    h_bar = unbroadcast(unreduce(t4_bar, t3, None, False) * 2 * t3, t2)
     # line 15: h = np.tanh(X @ W + b)
     t2_bar = h_bar * (1.0 - h * h)
-    t1_bar = unbroadcast(t2_bar, t1)
     b_bar = unbroadcast(t2_bar, b)
-    W_bar = X.T @ t1_bar
+    W_bar = X.T @ unbroadcast(t2_bar, t1)
     return W_bar, b_bar

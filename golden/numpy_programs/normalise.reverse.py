@@ -17,28 +17,22 @@ def normalise_grad(x, gain, bias):
     y = t1 / t4
     t5 = y * gain
     t6 = t5 + bias
-    t7 = t6**2
-    t8 = np.sum(t7)
     # line 23: return np.sum((y * gain + bias) ** 2)
-    t8_bar = 1.0
-    t7_bar = unreduce(t8_bar, t7, None, False)
-    t6_bar = t7_bar * 2 * t6
+    t7_bar = 1.0
+    t6_bar = unreduce(t7_bar, t6, None, False) * 2 * t6
     t5_bar = unbroadcast(t6_bar, t5)
     bias_bar = unbroadcast(t6_bar, bias)
-    y_bar = unbroadcast(t5_bar * gain, y)
+    y_bar = unbroadcast(t5_bar * gain, x)
     gain_bar = unbroadcast(t5_bar * y, gain)
     # line 22: y = (x - mu) / np.sqrt(var + 1e-5)
-    t9_bar = y_bar / t4
-    t4_bar = unbroadcast(-y_bar * y / t4, t4)
-    t3_bar = t4_bar / (2.0 * t4)
-    mu_b_bar = unbroadcast(-t9_bar, mu)
+    t8_bar = y_bar / t4
+    t3_bar = unbroadcast(-y_bar * y / t4, t4) / (2.0 * t4)
+    mu_b_bar = unbroadcast(-t8_bar, mu)
     # line 21: var = ((x - mu) ** 2).mean(axis=1, keepdims=True)
-    t2_bar = unreduce(t3_bar, t2, 1, True) * (np.size(var) / np.size(t2))
-    t1_bar = t2_bar * 2 * t1
+    t1_bar = unreduce(t3_bar, x, 1, True) * (np.size(var) / np.size(t2)) * 2 * t1
     mu_a_bar = unbroadcast(-t1_bar, mu)
     # line 20: mu = x.mean(axis=1, keepdims=True)
-    mu_bar = mu_a_bar + mu_b_bar
-    x_a_bar = unreduce(mu_bar, x, 1, True) * (np.size(mu) / np.size(x))
+    x_a_bar = unreduce(mu_a_bar + mu_b_bar, x, 1, True) * (np.size(mu) / np.size(x))
     # adjoint of x: the sum over its uses
-    x_bar = x_a_bar + t1_bar + t9_bar
+    x_bar = x_a_bar + t1_bar + t8_bar
     return x_bar, gain_bar, bias_bar

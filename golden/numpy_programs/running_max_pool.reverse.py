@@ -18,14 +18,11 @@ def running_max_pool_grad(x):
         t6 = x[t5]
         t7 = max(t4, t6)
         out[i] = t7
-    t8 = out**2
-    t9 = np.sum(t8)
     # line 47: return np.sum(out ** 2)
-    t9_bar = 1.0
+    t8_bar = 1.0
     x_bar = np.zeros_like(x)
     out_bar = np.zeros_like(out)
-    t8_bar = unreduce(t9_bar, t8, None, False)
-    out_bar += t8_bar * 2 * out
+    out_bar += unreduce(t8_bar, out, None, False) * 2 * out
     # line 45: for i in range(len(x) - 1):
     for i in reversed(range(t3)):
         t4 = x[i]

@@ -25,18 +25,12 @@ def softmax_xent_grad(W, X, onehot):
     # line 30: return -np.sum(onehot * logp) / X.shape[0]
     t7_bar = 1.0 / t9
     t6_bar = -t7_bar
-    t5_bar = unreduce(t6_bar, t5, None, False)
-    logp_bar = unbroadcast(t5_bar * onehot, logp)
+    logp_bar = unbroadcast(unreduce(t6_bar, t5, None, False) * onehot, z)
     # line 29: logp = z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))
-    t4_bar = unbroadcast(-logp_bar, t4)
-    t3_bar = t4_bar / t3
-    t2_bar = unreduce(t3_bar, t2, 1, True)
-    z_1_a_bar = t2_bar * t2
+    z_1_a_bar = unreduce(unbroadcast(-logp_bar, t4) / t3, z, 1, True) * t2
     # line 28: z = z - np.max(z, axis=1, keepdims=True)
     z_1_bar = z_1_a_bar + logp_bar
-    t1_bar = unbroadcast(-z_1_bar, t1)
-    z_a_bar = extreme_bar(t1_bar, z, t1, 1, True)
+    z_a_bar = extreme_bar(unbroadcast(-z_1_bar, t1), z, t1, 1, True)
     # line 27: z = X @ W
-    z_bar = z_a_bar + z_1_bar
-    W_bar = X.T @ z_bar
+    W_bar = X.T @ (z_a_bar + z_1_bar)
     return W_bar

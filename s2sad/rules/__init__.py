@@ -353,6 +353,32 @@ def _is_one(node):
     return v is not None and v == 1
 
 
+_DEFAULT_OPTIONS = {"axis": None, "keepdims": False}
+
+
+def _dotted(node):
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return ".".join([node.id] + parts[::-1])
+    return None
+
+
+def _without_negation(node):
+    """`node` with its leading negation removed (``-b * c / d`` -> ``b * c / d``), or
+    None when it does not start with one."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) \
+            and _num(node.operand) is None:
+        return node.operand
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+        left = _without_negation(node.left)
+        if left is not None:
+            return ast.BinOp(left=left, op=node.op, right=node.right)
+    return None
+
+
 def fold(expr):
     """Fold arithmetic on literals and drop multiplications by one and powers of one:
     ``x ** (2 - 1)`` -> ``x``, ``out_bar * 1`` -> ``out_bar``."""
@@ -381,6 +407,22 @@ def fold(expr):
             if isinstance(n.op, (ast.Add, ast.Sub)) and _num(n.right) == 0 \
                     and type(_num(n.right)) is int:
                 return n.left
+            if isinstance(n.op, (ast.Add, ast.Sub)):
+                positive = _without_negation(n.right)
+                if positive is not None:  # a + -b * c -> a - b * c (negation is exact)
+                    n.op = ast.Sub() if isinstance(n.op, ast.Add) else ast.Add()
+                    n.right = positive
+            return n
+
+        def visit_Call(self, n):
+            # a NumPy reduction's options at their defaults say nothing: np.sum(x)
+            self.generic_visit(n)
+            func = _dotted(n.func)
+            if func is not None and func.startswith("np."):
+                n.keywords = [k for k in n.keywords
+                              if not (k.arg in _DEFAULT_OPTIONS and isinstance(k.value, ast.Constant)
+                                      and k.value.value is _DEFAULT_OPTIONS[k.arg]
+                                      or (k.arg == "ddof" and _num(k.value) == 0))]
             return n
 
         def visit_UnaryOp(self, n):

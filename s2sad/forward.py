@@ -1,0 +1,322 @@
+"""forward: dup-form function + activity -> forward-mode derivative (IR).
+
+Contract
+--------
+`transform(fn, activity, derivative_of)` returns a `Forward`:
+
+* `body`: the function's statements without its ``return``, each followed by the
+  lines that compute the tangent of every active name it defines: for a primitive,
+  ``t%dot = term + term`` with the forward rule's terms of the active inputs inlined
+  from the rule table; a copy, a `dup`, a tuple or list display, an element read and
+  an ``append`` move tangents the way the statement moves values; a write
+  ``x[i] = v`` writes ``x%dot[i] = v%dot``; a call of a user function that needs a
+  derivative, ``t = g(a, b)``, becomes ``t, t%dot = g%jvp(a, b, a%dot, b%dot)``
+  (the callee's forward derivative, which takes the tangents of its active
+  parameters). Branches keep their shape; a loop gets a tangent phi for every
+  active loop-carried name (zero when the name starts inactive), and its exits copy
+  tangents along with values.
+* `tangents`: per `wrt` parameter, the name of its tangent parameter;
+* `output`, `output_dot`: the returned atom and its tangent (a zero of its kind when
+  it does not depend on `wrt`);
+* `requests`: the callees whose ``%jvp`` functions the body calls.
+
+Only active names (varied and useful, see `activity`) get tangents. A term that may
+have a smaller shape than the result (``x%dot`` of ``x + y`` when `x` broadcasts) is
+spread to the result's shape with ``np.broadcast_to``; the tangent of an array the
+function writes into starts as an array of its own, so a write never reaches a
+tangent the caller passed in. No tape: forward mode runs once, alongside the primal.
+`derivative_of(callee, active_params, kinds)` is the orchestrator's callback that
+names (and schedules) a callee's forward derivative.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from . import ir, ops, rules
+from .activity import Activity
+from .reverse import _bind, _call_np, _zeros_like_list, zero
+
+
+@dataclass
+class Request:
+    func: object
+    active: tuple  # names of the callee's parameters that carry tangents
+    jvp: str
+
+
+@dataclass
+class Forward:
+    body: list
+    tangents: dict
+    output: ast.expr
+    output_dot: ast.expr
+    output_line: int
+    requests: list = field(default_factory=list)
+    helpers: dict = field(default_factory=dict)
+
+
+def dot(n: str) -> str:
+    return ir.tangent(n)
+
+
+def transform(fn: ir.Function, activity: Activity, derivative_of) -> Forward:
+    return _Transform(fn, activity, derivative_of).run()
+
+
+class _Transform:
+    def __init__(self, fn, activity, derivative_of):
+        self.fn = fn
+        self.act = activity
+        self.derivative_of = derivative_of
+        self.requests: list[Request] = []
+        self.helpers: dict = {}
+        self.temps = 0
+        if any(isinstance(k, ops.ArrayKind) for k in activity.kinds.values()):
+            import numpy
+
+            self.helpers["np"] = numpy
+
+    def fresh(self) -> str:
+        self.temps += 1
+        return f"%f{self.temps}"
+
+    def run(self) -> Forward:
+        body = list(self.fn.body)
+        ret = body.pop() if body and isinstance(body[-1], ir.Return) else None
+        output = ret.value if ret else ir.const(None)
+        out = self.block(body)
+        tangents = {p: dot(p) for p in self.act.wrt}
+        return Forward(out, tangents, output, self.tangent_of(output),
+                       ret.line if ret else 0, self.requests, self.helpers)
+
+    # --------------------------------------------------------------- helpers
+
+    def active(self, atom) -> bool:
+        return self.act.is_active(atom)
+
+    def kind(self, n):
+        return self.act.kinds.get(n)
+
+    def tangent_of(self, atom) -> ast.expr:
+        """The tangent of an atom: its tangent name, or a zero of its kind."""
+        if isinstance(atom, ast.Name) and self.active(atom):
+            return ir.name(dot(atom.id))
+        if isinstance(atom, ast.Name) and atom.id in self.act.kinds:
+            kind = self.kind(atom.id)
+            if isinstance(kind, ops.ListKind):
+                return _zeros_like_list(atom.id)
+            return self.zero(kind, atom.id)
+        return ir.const(0.0)
+
+    def zero(self, kind, like):
+        if isinstance(kind, ops.ArrayKind):
+            return self.np_call("zeros_like", [ir.name(like)])
+        return zero(kind, like)
+
+    def np_call(self, func, args) -> ast.Call:
+        import numpy
+
+        self.helpers["np"] = numpy
+        return _call_np(func, args)
+
+    def written(self, n: str) -> bool:
+        return self.act.root(n) in self.act.written
+
+    def own_array(self, target: str, value: ast.expr) -> ast.expr:
+        """The tangent of an array the function writes into must be an array of its
+        own: copy one that may be another tangent (or a view of one)."""
+        if not self.written(target) or not isinstance(self.kind(target), ops.ArrayKind):
+            return value
+        if isinstance(value, (ast.Name, ast.Subscript)) or (
+                isinstance(value, ast.Call) and ir.dotted(value.func) == "np.broadcast_to"):
+            return self.np_call("array", [value])
+        return value
+
+    # ------------------------------------------------------------ statements
+
+    def block(self, body) -> list:
+        out = []
+        for s in body:
+            out.extend(self.statement(s))
+        return out
+
+    def statement(self, s) -> list:
+        if isinstance(s, ir.Assign):
+            return self.assign(s)
+        if isinstance(s, ir.Dup):
+            copies = [t for t in s.targets if t in self.act.active]
+            if s.source not in self.act.active or not copies:
+                return [s]
+            return [s, ir.Dup(tuple(dot(t) for t in s.targets), dot(s.source), s.line)]
+        if isinstance(s, ir.SetItem):
+            c = s.container
+            if c not in self.act.active:
+                return [s]
+            target = ast.Subscript(value=ir.name(dot(c)), slice=ir.copy_tree(s.target.slice),
+                                   ctx=ast.Store())
+            return [s, ir.SetItem(target, self.tangent_of(s.value), s.line)]
+        if isinstance(s, ir.Expr):
+            op = self.act.op(s)
+            if op.kind == "append":
+                xs, v = op.inputs
+                if xs.id in self.act.active:
+                    call = ast.Call(func=ast.Attribute(value=ir.name(dot(xs.id)), attr="append",
+                                                       ctx=ast.Load()),
+                                    args=[self.tangent_of(v)], keywords=[])
+                    return [s, ir.Expr(call, s.line)]
+            return [s]
+        if isinstance(s, ir.If):
+            return [ir.If(s.test, self.block(s.body), self.block(s.orelse), s.line)]
+        if isinstance(s, ir.Loop):
+            return [self.loop(s)]
+        if isinstance(s, ir.Exit):
+            copies = []
+            for c in s.copies:
+                copies.extend(self.statement(c))
+            return [ir.Exit(copies, s.brk, s.line)]
+        return [s]
+
+    def loop(self, s: ir.Loop) -> ir.Loop:
+        phis = list(s.phis)
+        for p in s.phis:
+            if p.name not in self.act.active:
+                continue
+            init = self.tangent_of(p.init) if p.init is not None else None
+            phis.append(ir.Phi(dot(p.name), init))
+        return ir.Loop(s.target, s.iter, self.block(s.body), phis, s.line, s.tag,
+                       self.block(s.cond), s.test)
+
+    def assign(self, s: ir.Assign) -> list:
+        active = [t for t in s.targets if t in self.act.active]
+        if not active:
+            return [s]
+        op = self.act.op(s)
+        line = s.line
+        if s.unpack:
+            if self.active(s.value):
+                targets = tuple(dot(t) for t in s.targets)
+                return [s, ir.Assign(targets, ir.name(dot(s.value.id)), line, unpack=True)]
+            return [s] + [ir.Assign((dot(t),), self.tangent_of(ir.name(t)), line) for t in active]
+        (target,) = s.targets
+        if op.kind == "call" and any(self.active(x) for x in op.inputs):
+            return self.call(s, op, target)
+        value = self.tangent_expr(s, op, target)
+        if value is None:  # a constant the function then makes vary (a written array)
+            kind = self.kind(target)
+            zero_value = _zeros_like_list(target) if isinstance(kind, ops.ListKind) else \
+                self.zero(kind, target)
+            return [s, ir.Assign((dot(target),), zero_value, line)]
+        assigns, value = value
+        out = [s] + [ir.Assign((n,), e, line) for n, e in assigns]
+        if op.kind != "copy":  # (a copy is the same array, with the same tangent)
+            value = self.own_array(target, value)
+        out.append(ir.Assign((dot(target),), value, line))
+        return out
+
+    def tangent_expr(self, s, op, target):
+        """``(lines, expression)`` for the tangent of `target`, or None when no input
+        carries a tangent."""
+        inputs = op.inputs
+        if op.kind == "copy":
+            (x,) = inputs
+            return ([], ir.name(dot(x.id))) if self.active(x) else None
+        if op.kind == "pack":
+            if not any(self.active(x) for x in inputs):
+                return None
+            return [], ast.Tuple(elts=[self.tangent_of(x) for x in inputs], ctx=ast.Load())
+        if op.kind == "listpack":
+            if not any(self.active(x) for x in inputs):
+                return None
+            return [], ast.List(elts=[self.tangent_of(x) for x in inputs], ctx=ast.Load())
+        if op.kind == "sum":
+            (xs,) = inputs
+            if not self.active(xs):
+                return None
+            return [], ast.Call(func=ir.name("sum"), args=[ir.name(dot(xs.id))], keywords=[])
+        if op.kind == "getitem":
+            container, index = inputs
+            if not self.active(container):
+                return None
+            return [], ast.Subscript(value=ir.name(dot(container.id)), slice=ir.copy_tree(index),
+                                     ctx=ast.Load())
+        if op.kind == "rule":
+            wanted = [i for i, x in enumerate(inputs) if self.active(x)]
+            if not wanted:
+                return None
+            rule = rules.lookup(op.key, len(inputs), "forward",
+                                [self.input_kind(x) for x in inputs])
+            rule = next((r for r in rules.candidates(op.key, "forward")
+                         if (r.arity, r.when) == (op.rule.arity, op.rule.when)), rule)
+            seeds = [ir.name(dot(x.id)) if i in wanted else None for i, x in enumerate(inputs)]
+            assigns, terms = rule.instantiate(inputs, ir.name(target), seeds, wanted,
+                                              self.fresh, op.options)
+            used = set()
+            for e in [e for _, e in assigns] + list(terms.values()):
+                used |= set(ir.names_in(e))
+            self.helpers.update({n: v for n, v in rules.helper_objects(rule.template).items()
+                                 if n in used})
+            parts = [terms[i] for i in wanted if i in terms]
+            if not parts:
+                return None
+            total = parts[0]
+            for p in parts[1:]:
+                total = ast.BinOp(left=total, op=ast.Add(), right=p)
+            total = rules.fold(total)
+            if _elementwise(op.key) and not self.full_shape(total, inputs, target):
+                total = self.np_call("broadcast_to", [total, self.np_call("shape", [
+                    ir.name(target)])])
+            return assigns, total
+        return None
+
+    def input_kind(self, atom):
+        if isinstance(atom, ast.Name):
+            return self.act.kinds.get(atom.id, ops.UNKNOWN)
+        if isinstance(atom, ast.Constant):
+            return ops.kind_of(atom.value)
+        return ops.UNKNOWN
+
+    def full_shape(self, term, inputs, target) -> bool:
+        """Has `term` (the tangent of the result of an elementwise operation) certainly
+        the shape of `target`? Yes when the result is not an array, when the term reads
+        the result or a value of its shape, or when it reads every array input (or its
+        tangent): ``x%dot * y`` of ``x * y`` broadcasts to the result's shape,
+        ``x%dot`` of ``x + y`` (with `y` held fixed) has only `x`'s."""
+        if not isinstance(self.kind(target), ops.ArrayKind):
+            return True
+        names = set(ir.names_in(term))
+        primal = {n[: -len("%dot")] if n.endswith("%dot") else n for n in names}
+        if target in primal or any(n in self.act.shapes and self.act.same_shape(n, target)
+                                   for n in primal):
+            return True
+        arrays = [x.id for x in inputs if isinstance(x, ast.Name)
+                  and isinstance(self.kind(x.id), ops.ArrayKind)]
+        return all(x in names or dot(x) in names for x in arrays)
+
+    def call(self, s, op, target) -> list:
+        callee = op.key
+        bound = _bind(callee, s.value, self.fn, s.line)
+        active = tuple(p for p, atom in bound if self.active(atom))
+        kinds = {p: self.input_kind(atom) for p, atom in bound}
+        jvp = self.derivative_of(callee, active, kinds)
+        if all(r.jvp != jvp for r in self.requests):
+            self.requests.append(Request(callee, active, jvp))
+        dots = [ir.name(dot(atom.id)) for p, atom in bound if p in active]
+        call = ast.Call(func=ir.name(jvp), args=dots + list(s.value.args),
+                        keywords=list(s.value.keywords))
+        return [ir.Assign((target, dot(target)), call, s.line, unpack=True)]
+
+
+def _elementwise(key) -> bool:
+    """Does the primitive broadcast its inputs against each other (so one input's
+    term may be smaller than the result)? Matrix products, reductions and shape
+    functions give terms of the result's shape."""
+    if isinstance(key, str):
+        return key != "matmul"
+    import numpy as np
+
+    if isinstance(key, np.ufunc):
+        return key.signature is None
+    return key in (np.where, np.clip)
+
