@@ -67,6 +67,18 @@ class Activity:
     def op(self, stmt) -> ops.Op:
         return self.ops[id(stmt)]
 
+    def atom_kind(self, atom, refs):
+        """The kind of an atom: a local's, a literal's, or that of the static value a
+        reference resolves to (`refs`, the function's resolved names)."""
+        if isinstance(atom, ast.Name) and atom.id in self.kinds:
+            return self.kinds[atom.id]
+        if isinstance(atom, ast.Constant):
+            return ops.kind_of(atom.value)
+        text = ir.dotted(atom)
+        if text is not None and text in refs:
+            return ops.kind_of(refs[text])
+        return ops.UNKNOWN
+
     def is_active(self, atom) -> bool:
         return isinstance(atom, ast.Name) and atom.id in self.active
 
@@ -160,12 +172,7 @@ class _Analysis:
     def atom_kind(self, atom):
         if isinstance(atom, ast.Name) and atom.id in self.locals:
             return self.result.kinds.get(atom.id, ops.UNKNOWN)
-        if isinstance(atom, ast.Constant):
-            return ops.kind_of(atom.value)
-        text = ir.dotted(atom)
-        if text is not None and text in self.fn.refs:
-            return ops.kind_of(self.fn.refs[text])
-        return ops.UNKNOWN
+        return self.result.atom_kind(atom, self.fn.refs)
 
     def is_varied(self, atom) -> bool:
         return isinstance(atom, ast.Name) and self.key(atom.id) in self.result.varied

@@ -565,12 +565,7 @@ class _Lowerer:
             # a method of a local value (xs.append(v), x.sum(axis=0)): the receiver is
             # evaluated first, then the arguments, as Python does
             receiver = self.atom(func.value)
-            for k in node.keywords:
-                if k.arg is None:
-                    raise self.error(node, "s2sad cannot differentiate `**` unpacking in a call",
-                                     "Pass keyword arguments one by one.")
-            args = [self.atom(a) for a in node.args]
-            keywords = [ast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
+            args, keywords = self.call_arguments(node)
             return ast.Call(func=ast.Attribute(value=receiver, attr=func.attr, ctx=ast.Load()),
                             args=args, keywords=keywords)
         if not self.is_static(node.func):
@@ -579,13 +574,18 @@ class _Lowerer:
                       "(`f(x)`, `math.sin(x)`), not of a computed or local value",
                 "Call the function by its module-level name.",
             )
+        args, keywords = self.call_arguments(node)
+        return ast.Call(func=ir.copy_tree(node.func), args=args, keywords=keywords)
+
+    def call_arguments(self, node):
+        """A call's arguments as atoms, in Python's order (positional, then keyword)."""
         for k in node.keywords:
             if k.arg is None:
                 raise self.error(node, "s2sad cannot differentiate `**` unpacking in a call",
                                  "Pass keyword arguments one by one.")
         args = [self.atom(a) for a in node.args]
         keywords = [ast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
-        return ast.Call(func=ir.copy_tree(node.func), args=args, keywords=keywords)
+        return args, keywords
 
     def e_Tuple(self, node):
         return ast.Tuple(elts=[self.atom(e) for e in node.elts], ctx=ast.Load())

@@ -25,7 +25,6 @@ exactly once, and the only place adjoints are summed is the reverse of a `dup`.
 from __future__ import annotations
 
 import ast
-import copy
 import string
 
 from . import ir

@@ -271,11 +271,7 @@ class _Transform:
         return None
 
     def input_kind(self, atom):
-        if isinstance(atom, ast.Name):
-            return self.act.kinds.get(atom.id, ops.UNKNOWN)
-        if isinstance(atom, ast.Constant):
-            return ops.kind_of(atom.value)
-        return ops.UNKNOWN
+        return self.act.atom_kind(atom, self.fn.refs)
 
     def full_shape(self, term, inputs, target) -> bool:
         """Has `term` (the tangent of the result of an elementwise operation) certainly

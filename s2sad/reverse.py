@@ -195,14 +195,7 @@ class _Transform:
         return ir.Assign((ir.derived(c, "old"),), value, s.line)
 
     def atom_kind(self, atom):
-        if isinstance(atom, ast.Name) and atom.id in self.act.kinds:
-            return self.act.kinds[atom.id]
-        if isinstance(atom, ast.Constant):
-            return ops.kind_of(atom.value)
-        text = ir.dotted(atom)
-        if text is not None and text in self.fn.refs:
-            return ops.kind_of(self.fn.refs[text])
-        return ops.UNKNOWN
+        return self.act.atom_kind(atom, self.fn.refs)
 
     def slot_kind(self, container: str, index):
         """The kind of ``container[index]``."""

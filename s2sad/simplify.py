@@ -54,7 +54,6 @@ sweep outside all loops (the values a split derivative's forward function return
 from __future__ import annotations
 
 import ast
-import copy
 
 from . import ir, rules
 

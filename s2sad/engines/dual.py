@@ -31,7 +31,7 @@ import numpy as np
 
 from . import args as args_mod
 from .shim import run
-from .primitives import call_rule, find_rule, is_nondifferentiable, undefined
+from .primitives import call_rule, undefined
 from .traced import Traced, deep_primal, primal
 
 
@@ -48,17 +48,10 @@ class Dual(Traced):
 
     @classmethod
     def apply(cls, key, fn, args, options=None, elementwise=False):
-        options = options or {}
-        active = [isinstance(a, Dual) for a in args]
-        primals = [a.value if isinstance(a, Traced) else a for a in args]
-        if not any(active) or is_nondifferentiable(key):
-            return fn(*primals, **options)
-        rule = find_rule(key, primals, active, cls.mode)
-        out = fn(*primals, **options)
-        differentiable = rule.differentiable
-        used = [i for i, on in enumerate(active) if on and differentiable[i]]
-        if not used:
+        out, primals, rule, used = cls.evaluate(key, fn, args, options or {})
+        if rule is None:
             return out
+        options = options or {}
         n = args[used[0]].dot.shape[0]
         shape = np.shape(out)
         arrays = isinstance(out, np.ndarray) or any(isinstance(p, np.ndarray) for p in primals)

@@ -31,8 +31,7 @@ import numpy as np
 
 from . import args as args_mod
 from .shim import run
-from .primitives import (EngineError, call_rule, describe, find_rule, is_nondifferentiable,
-                         undefined)
+from .primitives import (EngineError, call_rule, describe, undefined)
 from .traced import Traced
 
 
@@ -111,17 +110,10 @@ class Var(Traced):
 
     @classmethod
     def apply(cls, key, fn, args, options=None, elementwise=False):
-        options = options or {}
-        active = [isinstance(a, Var) for a in args]
-        primals = [a.value if isinstance(a, Traced) else a for a in args]
-        if not any(active) or is_nondifferentiable(key):
-            return fn(*primals, **options)
-        rule = find_rule(key, primals, active, cls.mode)
-        out = fn(*primals, **options)
-        differentiable = rule.differentiable
-        used = [i for i, on in enumerate(active) if on and differentiable[i]]
-        if not used:
+        out, primals, rule, used = cls.evaluate(key, fn, args, options or {})
+        if rule is None:
             return out
+        options = options or {}
         tape = args[used[0]].tape
         if any(args[i].tape is not tape for i in used):
             raise EngineError(f"{describe(key)} mixes values traced on two different tapes")

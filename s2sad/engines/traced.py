@@ -31,7 +31,7 @@ import operator
 
 import numpy as np
 
-from .primitives import (EngineError, bind_options, getitem, is_nondifferentiable,
+from .primitives import (EngineError, bind_options, find_rule, getitem, is_nondifferentiable,
                          user_place)
 
 
@@ -135,6 +135,22 @@ class Traced:
     mode = "reverse"  # which rule table the engine reads
 
     @classmethod
+
+    @classmethod
+    def evaluate(cls, key, fn, args, options):
+        """The shared start of `apply`: ``(out, primals, rule, used)``, where `out` is
+        the primitive's value and `used` the positions of inputs traced by this engine
+        whose derivative the rule gives; `rule` is None when no input needs one (then
+        `out` is the whole answer)."""
+        active = [isinstance(a, cls) for a in args]
+        primals = [a.value if isinstance(a, Traced) else a for a in args]
+        if not any(active) or is_nondifferentiable(key):
+            return fn(*primals, **options), primals, None, []
+        rule = find_rule(key, primals, active, cls.mode)
+        out = fn(*primals, **options)
+        differentiable = rule.differentiable
+        used = [i for i, on in enumerate(active) if on and differentiable[i]]
+        return out, primals, (rule if used else None), used
     def apply(cls, key, fn, args, options=None, elementwise=False):
         raise NotImplementedError
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import copy
 import inspect
 import math
 import operator
