@@ -199,7 +199,7 @@ class _Analysis:
                     if isinstance(r.kinds[t], ops.ArrayKind):
                         r.shapes[t] = self.shape_token(t, op)
                     if self.is_object(t):
-                        if op.kind == "copy":
+                        if op.kind == "copy" and not s.unpack:
                             self.alias(t, op.inputs[0].id)
                         elif r.root(t) not in r.created:
                             r.created[r.root(t)] = id(s)
@@ -208,6 +208,8 @@ class _Analysis:
                             elif ops.makes_view(op, r.kinds[t], self.atom_kind) \
                                     and isinstance(op.inputs[0], ast.Name):
                                 r.views[t] = op.inputs[0].id
+                if op.kind == "pop":
+                    r.written.add(r.root(op.inputs[0].id))
                 if op.kind == "getitem" and isinstance(op.inputs[0], ast.Name) \
                         and isinstance(r.kinds.get(op.inputs[0].id), ops.ArrayKind):
                     self.indexed.add(r.root(op.inputs[0].id))
@@ -244,6 +246,12 @@ class _Analysis:
                         self.widen_list(xs.id, self.atom_kind(v))
                         if self.is_varied(v):
                             r.varied.add(r.root(xs.id))
+                elif op.kind in ("add_at", "add_into"):
+                    # adds into its first argument in place: a write
+                    target, v = op.inputs[0], op.inputs[-1]
+                    r.written.add(r.root(target.id))
+                    if self.is_varied(v):
+                        r.varied.add(self.key(target.id))
 
     def widen_list(self, xs: str, elem):
         """The list `xs` (and every name of its object) also holds values of kind `elem`."""
@@ -319,6 +327,19 @@ class _Analysis:
             return [self.atom_kind(s.value)]
         if op.kind == "pack":
             return [tuple(inputs)]
+        if op.kind == "pop":
+            kind = inputs[0]
+            return [kind.elem if isinstance(kind, ops.ListKind) else ops.UNKNOWN]
+        if op.kind == "repeat":
+            kind = inputs[0]
+            if isinstance(kind, ops.ListKind):
+                return [kind]
+            if isinstance(op.inputs[0], ast.List):
+                elem = None
+                for e in op.inputs[0].elts:
+                    elem = _merge(elem, self.atom_kind(e))
+                return [ops.ListKind(ops.UNKNOWN if elem is None else elem)]
+            return [ops.UNKNOWN]
         if op.kind == "listpack":
             elem = None
             for k in inputs:
@@ -400,8 +421,8 @@ class _Analysis:
                     self.mark_useful(s.value.id)
             elif isinstance(s, ir.Expr):
                 op = r.ops.get(id(s))
-                if op is not None and op.kind == "append":
-                    xs, v = op.inputs
+                if op is not None and op.kind in ("append", "add_at", "add_into"):
+                    xs, v = op.inputs[0], op.inputs[-1]
                     if self.key(xs.id) in r.useful and isinstance(v, ast.Name):
                         self.mark_useful(v.id)
             elif isinstance(s, ir.Dup):
@@ -561,8 +582,9 @@ class _Writes:
                           "Write through a boolean mask, slices or single indices, or "
                           "build the array with np.where.")
         for view, base in r.views.items():
-            root = r.root(base)
-            while root in r.views:  # a view of a view
+            root, seen = r.root(base), set()
+            while root in r.views and root not in seen:  # a view of a view
+                seen.add(root)
                 root = r.root(r.views[root])
             if root in writes:
                 self.check_view(view, writes[root])

@@ -77,6 +77,7 @@ class _Lowerer:
         self.loop_count = 0
         self.terminated = False  # the current path has left the iteration (Exit)
         self.loads: dict = {}
+        self.live: dict = {}  # id of a loop -> the names live at its head
 
     # ------------------------------------------------------------ naming
 
@@ -115,6 +116,7 @@ class _Lowerer:
             body = body[1:]
         body = _single_exit(_rewrite_loop_returns(body, 0), self.tree)
         self.loads = _loads(ast.Module(body=body, type_ignores=[]))
+        self.live = _liveness(body)
         self.block(body, top=True)
         _coalesce_copies(self.out)
         refs = dict(self.parsed.refs)
@@ -241,6 +243,15 @@ class _Lowerer:
             iter_ = self.e_Call(s.iter)
             self.loop(s, iter_, s.target.id, None)
             return
+        backwards = self.reversed_range(s.iter) if callee is reversed else None
+        if backwards is not None:  # reversed(range(...)): the range read backwards
+            if not isinstance(s.target, ast.Name):
+                raise self.error(s.target, "the target of a loop over range() must be one name")
+            self.line = s.lineno
+            iter_ = ast.Subscript(value=backwards(), slice=ast.Slice(
+                lower=None, upper=None, step=ir.const(-1)), ctx=ast.Load())
+            self.loop(s, iter_, s.target.id, None)
+            return
         if callee is enumerate or callee is zip:
             self.line = s.lineno
             if s.iter.keywords and callee is zip:
@@ -281,6 +292,26 @@ class _Lowerer:
         seq = self.atom(s.iter)
         n = self.length([seq])
         self.loop(s, _range_of(n), None, lambda index: self.bind_element(s.target, seq, index))
+
+    def reversed_range(self, call):
+        """For ``reversed(range(...))`` or ``reversed(range(...)[a:b])``, a function
+        lowering the range expression; else None."""
+        if len(call.args) != 1 or call.keywords:
+            return None
+        inner = call.args[0]
+        sliced = None
+        if isinstance(inner, ast.Subscript) and isinstance(inner.slice, ast.Slice):
+            inner, sliced = inner.value, inner.slice
+        if not (isinstance(inner, ast.Call) and self.is_static(inner.func)
+                and self.parsed.refs.get(ir.dotted(inner.func)) is range):
+            return None
+
+        def lower():
+            value = self.e_Call(inner)
+            if sliced is None:
+                return value
+            return ast.Subscript(value=value, slice=self.index(sliced), ctx=ast.Load())
+        return lower
 
     def length(self, seqs) -> ast.expr:
         """An atom holding the number of items, taken once before the loop."""
@@ -347,18 +378,13 @@ class _Lowerer:
             self.env[v] = phi.name
 
     def phi_vars(self, s, target_var) -> list:
-        """Variables the loop body assigns that carry a value across iterations or out
-        of the loop: defined before it, read outside it, or read in the body before
-        the body assigns them."""
-        inside = {id(n) for n in ast.walk(s)}
-        out = []
-        for v in _assigned_in_order(s.body):
-            if v == target_var or v in out:
-                continue
-            if v in self.env or any(id(n) not in inside for n in self.loads.get(v, ())) \
-                    or _read_before_assigned(v, s.body):
-                out.append(v)
-        return out
+        """Variables the loop assigns (its body, or its target) that are live at the
+        loop's head: read after the loop, or read in an iteration before that
+        iteration assigns them (`_liveness`). A loop variable read after the loop
+        is carried too: it keeps its earlier value when the loop runs no iteration."""
+        live = self.live[id(s)]
+        targets = _assigned_in_order([s.target]) if isinstance(s, ast.For) else []
+        return [v for v in dict.fromkeys(targets + _assigned_in_order(s.body)) if v in live]
 
     # ------------------------------------------------------- assignments
 
@@ -650,6 +676,58 @@ def _loads(tree) -> dict:
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
             out.setdefault(n.id, []).append(n)
     return out
+
+
+def _liveness(body) -> dict:
+    """For each loop of `body`, the names live at its head: read, on some path from
+    there, before being assigned (backward dataflow over the structured AST, the
+    loops iterated to a fixed point). What is live after a loop is live at its head."""
+    heads = {}
+
+    def reads(node) -> set:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} \
+            if node is not None else set()
+
+    def stored(target) -> set:
+        return {n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+    def block(stmts, live, brk, cont):
+        for st in reversed(stmts):
+            live = stmt(st, live, brk, cont)
+        return live
+
+    def stmt(st, live, brk, cont):
+        if isinstance(st, (ast.Assign, ast.AnnAssign)):
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            killed = set().union(*(stored(t) for t in targets))
+            return (live - killed) | reads(st.value) | set().union(*(reads(t) for t in targets))
+        if isinstance(st, ast.AugAssign):
+            return live | reads(st.value) | reads(st.target) | stored(st.target)
+        if isinstance(st, ast.If):
+            return reads(st.test) | block(st.body, live, brk, cont) | block(st.orelse, live, brk, cont)
+        if isinstance(st, (ast.For, ast.While)):
+            head = set(live)
+            while True:
+                if isinstance(st, ast.For):
+                    inner = block(st.body, head, live, head) - stored(st.target)
+                    new = live | inner
+                else:
+                    new = live | reads(st.test) | block(st.body, head, live, head)
+                if new <= head:
+                    break
+                head |= new
+            heads[id(st)] = head
+            return head | reads(st.iter) if isinstance(st, ast.For) else head
+        if isinstance(st, ast.Break):
+            return set(brk)
+        if isinstance(st, ast.Continue):
+            return set(cont)
+        if isinstance(st, ast.Return):
+            return reads(st.value)
+        return live | reads(st)
+
+    block(body, set(), set(), set())
+    return heads
 
 
 def _assigned_in_order(stmts) -> list:

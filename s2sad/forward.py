@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from . import ir, ops, rules
 from .activity import Activity
-from .reverse import _bind, _call_np, _zeros_like_list, zero
+from .reverse import _bind, _call_np, _zeros_like_list, missing_rule, zero
 
 
 @dataclass
@@ -113,6 +113,10 @@ class _Transform:
     def zero(self, kind, like):
         if isinstance(kind, ops.ArrayKind):
             return self.np_call("zeros_like", [ir.name(like)])
+        if kind == ops.INT:
+            # an integer inside a tuple may be read, as a value of unknown kind, by
+            # code that multiplies its tangent (a recursive callee): a real zero
+            return ir.const(0.0)
         return zero(kind, like)
 
     def np_call(self, func, args) -> ast.Call:
@@ -159,6 +163,14 @@ class _Transform:
             return [s, ir.SetItem(target, self.tangent_of(s.value), s.line)]
         if isinstance(s, ir.Expr):
             op = self.act.op(s)
+            if op.kind in ("add_at", "add_into"):
+                target, v = op.inputs[0], op.inputs[-1]
+                if target.id in self.act.active and self.active(v):
+                    args = [ir.name(dot(target.id))] + [ir.copy_tree(a) for a in op.inputs[1:-1]]
+                    call = ast.Call(func=ir.copy_tree(s.value.func),
+                                    args=args + [ir.name(dot(v.id))], keywords=[])
+                    return [s, ir.Expr(call, s.line)]
+                return [s]
             if op.kind == "append":
                 xs, v = op.inputs
                 if xs.id in self.act.active:
@@ -190,9 +202,12 @@ class _Transform:
 
     def assign(self, s: ir.Assign) -> list:
         active = [t for t in s.targets if t in self.act.active]
+        op = self.act.op(s)
+        if op.kind == "pop" and op.inputs[0].id in self.act.active and not active:
+            # the tangent list loses its last element too, used or not
+            return [s, ir.Expr(self.pop(op.inputs[0]), s.line)]
         if not active:
             return [s]
-        op = self.act.op(s)
         line = s.line
         if s.unpack:
             if self.active(s.value):
@@ -230,6 +245,14 @@ class _Transform:
             if not any(self.active(x) for x in inputs):
                 return None
             return [], ast.List(elts=[self.tangent_of(x) for x in inputs], ctx=ast.Load())
+        if op.kind == "pop":
+            (xs,) = inputs
+            return ([], self.pop(xs)) if self.active(xs) else None
+        if op.kind == "repeat":
+            xs, n = inputs
+            if not self.active(xs):
+                return None
+            return [], ast.BinOp(left=ir.name(dot(xs.id)), op=ast.Mult(), right=ir.copy_tree(n))
         if op.kind == "sum":
             (xs,) = inputs
             if not self.active(xs):
@@ -249,6 +272,8 @@ class _Transform:
                                 [self.input_kind(x) for x in inputs])
             rule = next((r for r in rules.candidates(op.key, "forward")
                          if (r.arity, r.when) == (op.rule.arity, op.rule.when)), rule)
+            if rule is None:
+                raise missing_rule(self.fn, s, op, "forward")
             seeds = [ir.name(dot(x.id)) if i in wanted else None for i, x in enumerate(inputs)]
             assigns, terms = rule.instantiate(inputs, ir.name(target), seeds, wanted,
                                               self.fresh, op.options)
@@ -269,6 +294,10 @@ class _Transform:
                     ir.name(target)])])
             return assigns, total
         return None
+
+    def pop(self, xs) -> ast.Call:
+        return ast.Call(func=ast.Attribute(value=ir.name(dot(xs.id)), attr="pop", ctx=ast.Load()),
+                        args=[], keywords=[])
 
     def input_kind(self, atom):
         return self.act.atom_kind(atom, self.fn.refs)

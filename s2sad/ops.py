@@ -11,6 +11,11 @@ its inputs in the order its rule expects:
     getitem  ``v = t[i]`` (a tuple and a constant index, or a list and any index)
     listpack ``v = [a, b, ...]``
     append   ``xs.append(v)`` (an `ir.Expr`)
+    pop      ``v = xs.pop()`` (a list's last element, removed)
+    repeat   ``v = xs * n`` (a list repeated)
+    add_at   ``np.add.at(a, index, v)`` (an `ir.Expr`: `v` added into `a` in place)
+    add_into ``add_into(acc, parts)`` (an `ir.Expr`: s2sad's runtime helper adding
+             each of `parts` into the list `acc`)
     sum      ``v = sum(xs)``
     nondiff  a call or operator whose result is constant (comparisons, ``not``,
              functions registered as non-differentiable)
@@ -76,6 +81,10 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
         return Op("const")
     if isinstance(value, ast.BinOp) and isinstance(value.op, _BITWISE):
         return Op("nondiff", [value.left, value.right], diff=(False, False))
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+        for xs, n in ((value.left, value.right), (value.right, value.left)):
+            if isinstance(kind(xs), ListKind) or isinstance(xs, ast.List):
+                return Op("repeat", [xs, n], diff=(True, False), text="list repetition")
     if isinstance(value, ast.BinOp):
         key = rules.OPERATORS.get(type(value.op))
         inputs = [value.left, value.right]
@@ -101,6 +110,10 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
                     and isinstance(func.value, ast.Name):
                 return Op("append", [func.value, value.args[0]], diff=(False, True),
                           text="list.append")
+            if func.attr == "pop" and not value.args and not value.keywords \
+                    and isinstance(func.value, ast.Name) \
+                    and (isinstance(kind(func.value), ListKind) or kind(func.value) == UNKNOWN):
+                return Op("pop", [func.value], diff=(True,), text="list.pop")
             method = _methods().get(func.attr)
             if func.attr == "copy" and not isinstance(kind(func.value), ArrayKind):
                 method = None  # a list's copy is not an array
@@ -160,7 +173,9 @@ def _with_rule(key, inputs, text, kinds) -> Op:
 def _rule_call(obj, args, keywords, kind, text) -> Op:
     """A call of a callable that has rules: pick the rule and bind the arguments."""
     kinds = [kind(a) for a in args]
-    for rule in rules.candidates(obj):
+    # a callable with only a forward rule (a user's, or a runtime helper's) is
+    # still a rule call: reverse mode says so when it needs the missing rule
+    for rule in rules.candidates(obj) or rules.candidates(obj, "forward"):
         if not rule.matches(kinds):
             continue
         bound = rule.bind(args, keywords)
@@ -168,7 +183,7 @@ def _rule_call(obj, args, keywords, kind, text) -> Op:
             inputs, options = bound
             return Op("rule", inputs, key=obj, rule=rule, diff=rule.differentiable,
                       text=text, options=options)
-    arities = rules.arities(obj)
+    arities = rules.arities(obj) or rules.arities(obj, "forward")
     return Op("unknown", args, key=obj, diff=(True,) * len(args),
               text=f"{text} with {len(args) + len(keywords)} arguments "
                    f"(its rules take {', '.join(map(str, arities))} inputs)")
@@ -178,6 +193,11 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:
     text = ir.dotted(value.func)
     obj = fn.refs.get(text, _MISSING)
     args = list(value.args)
+    effect = _effect(obj)
+    if effect is not None and len(args) == effect[1] and not value.keywords \
+            and isinstance(args[0], ast.Name):
+        return Op(effect[0], args, key=obj, diff=(False,) * (len(args) - 1) + (True,),
+                  text=f"`{text}`")
     if obj is _MISSING:
         return Op("unknown", args, diff=(True,) * len(args), text=f"`{text}`")
     try:
@@ -189,7 +209,7 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:
         return Op("nondiff", inputs, key=obj, diff=(False,) * len(inputs), text=f"`{text}`")
     if obj is sum and len(args) == 1 and not value.keywords:
         return Op("sum", args, key=obj, diff=(True,), text="`sum`")
-    if rules.arities(obj):
+    if rules.arities(obj) or rules.arities(obj, "forward"):
         return _rule_call(obj, args, list(value.keywords), kind, f"`{text}`")
     if isinstance(obj, types.FunctionType):
         keywords = {k.arg: k.value for k in value.keywords}
@@ -200,6 +220,20 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:
     module = getattr(obj, "__module__", "") or ""
     hint = " (a NumPy function s2sad has no rule for yet)" if module.startswith("numpy") else ""
     return Op("unknown", inputs, key=obj, diff=(True,) * len(inputs), text=f"`{text}`{hint}")
+
+
+def _effect(obj):
+    """For a call that adds into its first argument in place, ``(op kind, number of
+    arguments)``; else None."""
+    import numpy as np
+
+    from . import runtime
+
+    if obj is runtime.add_into:
+        return "add_into", 2
+    if getattr(obj, "__self__", None) is np.add and getattr(obj, "__name__", None) == "at":
+        return "add_at", 3  # (each `np.add.at` is a new bound method object)
+    return None
 
 
 def _bind_keywords(args, keywords, names):
@@ -467,7 +501,7 @@ def makes_new_object(op: Op, call, kind) -> bool:
     (so writing into it changes no other value)? `call` is the statement's value."""
     import numpy as np
 
-    if op.kind == "listpack":
+    if op.kind in ("listpack", "repeat"):
         return True
     if op.kind == "rule":
         return not _hashable_in(op.key, _view_keys())

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 from . import ir, ops, rules
 from .activity import Activity
-from .errors import NotDifferentiableError
+from .errors import NoRuleError, NotDifferentiableError
 
 
 @dataclass
@@ -388,6 +388,8 @@ class _Transform:
             return out
         if isinstance(s, ir.Expr):
             op = self.act.op(s)
+            if op.kind in ("add_at", "add_into") and op.inputs[0].id in self.act.active:
+                raise self.unsupported(s, op)
             if op.kind == "append":
                 xs, v = op.inputs
                 if xs.id not in self.act.active:
@@ -448,6 +450,17 @@ class _Transform:
         out.append(ir.Assign((self.acc(target),), self.np_call("zeros_like", [ir.copy_tree(acc)]),
                              line))
         return out
+
+    def unsupported(self, s, op):
+        info = self.fn.source
+        text = info.line_text(s.line) if info and s.line else None
+        return NotDifferentiableError(
+            f"s2sad cannot differentiate {op.name} in reverse mode yet",
+            filename=info.filename if info else None, lineno=s.line or None,
+            source_line=text, hint="Build the list with append and read it by index.")
+
+    def missing_rule(self, s, op, mode):
+        return missing_rule(self.fn, s, op, mode)
 
     def reverse_dup(self, s: ir.Dup) -> list:
         if s.source not in self.act.active or self.is_container(s.source):
@@ -542,6 +555,17 @@ class _Transform:
     def reverse_assign(self, s: ir.Assign) -> list:
         op = self.act.op(s)
         line = s.line
+        names = [t for t in s.targets if t in self.act.active] + [
+            x.id for x in op.inputs if self.act.is_active(x)]
+        if any(_nested_list(self.act.kinds.get(n)) for n in names):
+            info = self.fn.source
+            raise NotDifferentiableError(
+                "s2sad cannot differentiate a list inside a tuple, or a list of tuples or "
+                "lists, in reverse mode yet",
+                filename=info.filename if info else None, lineno=line or None,
+                source_line=info.line_text(line) if info and line else None,
+                hint="Keep one flat list per value (xs.append(a); ys.append(b)), or use a "
+                     "NumPy array.")
         if s.unpack:
             value = s.value
             if not self.act.is_active(value):
@@ -566,6 +590,8 @@ class _Transform:
         if op.kind == "copy":
             (x,) = op.inputs
             return [self.set_adj(x.id, out_bar, line)] if self.act.is_active(x) else []
+        if op.kind in ("pop", "repeat"):
+            raise self.unsupported(s, op)
         if op.kind == "sum":
             (xs,) = op.inputs
             if not self.act.is_active(xs):
@@ -605,6 +631,8 @@ class _Transform:
             parts = [out_bar if j == i else zero(k) for j, k in enumerate(kind)]
             return [self.set_adj(container.id, ast.Tuple(elts=parts, ctx=ast.Load()), line)]
         if op.kind == "rule":
+            if op.rule.mode != "reverse":
+                raise self.missing_rule(s, op, "reverse")
             wanted = [i for i, x in enumerate(op.inputs) if self.act.is_active(x)]
             assigns, terms = op.rule.instantiate(op.inputs, ir.name(target), [out_bar],
                                                  wanted, self.fresh, op.options)
@@ -734,3 +762,24 @@ def _slices_as_calls(index):
         return ast.Tuple(elts=[one(p) for p in index.elts], ctx=ast.Load())
     return one(index)
 
+
+def _nested_list(kind) -> bool:
+    """A list inside a tuple, or a list of tuples or lists: adjoints of these are not
+    kept yet (a list of arrays or of numbers is fine)."""
+    if isinstance(kind, tuple):
+        return any(isinstance(k, ops.ListKind) or _nested_list(k) for k in kind)
+    if isinstance(kind, ops.ListKind):
+        return isinstance(kind.elem, (tuple, ops.ListKind)) or _nested_list(kind.elem)
+    return False
+
+
+def missing_rule(fn, s, op, mode) -> NoRuleError:
+    """The error for a callable registered with rules for the other mode only."""
+    info = fn.source
+    other = "forward" if mode == "reverse" else "reverse"
+    return NoRuleError(
+        f"{op.text} has a {other} rule but no {mode} rule, and {mode} mode needs one",
+        filename=info.filename if info else None, lineno=s.line or None,
+        source_line=info.line_text(s.line) if info and s.line else None,
+        hint=f"Register one: s2sad.register_rule(func, {mode}=...), or use "
+             f"{'s2sad.jvp' if mode == 'reverse' else 's2sad.grad / s2sad.vjp'}.")

@@ -98,7 +98,12 @@ def add_into(acc, parts):
 
 def norm_bar(g, x, out, ord=None, axis=None, keepdims=False):
     """Adjoint of the 2-norm (or Frobenius norm) `out` of `x`."""
+    check_norm(x, ord, axis)
+    return unreduce(g / out, x, axis, keepdims) * x
+
+
+def check_norm(x, ord, axis):
+    """Refuse the norms whose derivative is not the 2-norm's (a constant to AD)."""
     if ord not in (None, 2, "fro") or (ord == 2 and np.ndim(x) > 1 and axis is None):
         raise ValueError(f"s2sad differentiates np.linalg.norm for ord=None, 2 (vectors) "
                          f"and 'fro', not ord={ord!r}")
-    return unreduce(g / out, x, axis, keepdims) * x

@@ -15,7 +15,9 @@ import numpy as np
 import pytest
 
 from s2sad import ops, rules
+from s2sad import runtime
 from s2sad.rules import forward as forward_table
+from s2sad.rules import helpers as helpers_table
 from s2sad.rules import reverse as reverse_table
 
 OPERATOR_FUNCS = {
@@ -114,6 +116,9 @@ def array_examples(key, rule, r):
         return [([arr(r, (3, 3), -1, 1)], {}), ([arr(r, (3, 4), -1, 1)], {})]
     if key is np.transpose:
         return [([arr(r, (3, 4), -1, 1)], {}), ([arr(r, (2, 3, 4), -1, 1)], {"axes": (1, 2, 0)})]
+    if key is np.swapaxes:
+        return [([arr(r, (3, 4), -1, 1)], {"axis1": 0, "axis2": 1}),
+                ([arr(r, (2, 3, 4), -1, 1)], {"axis1": -1, "axis2": -2})]
     if key is np.linalg.solve:
         return [([well_conditioned(r, 3), arr(r, (3,), -1, 1)], {}),
                 ([well_conditioned(r, 3), arr(r, (3, 2), -1, 1)], {})]
@@ -287,8 +292,58 @@ def test_reverse_rule_matches_central_differences(key, rule):
 
 @pytest.mark.parametrize("key,rule", FWD, ids=ids(FWD))
 def test_forward_rule_matches_central_differences(key, rule):
+    forward_matches_differences(key, rule, examples(key, rule))
+
+
+def helper_examples(key):
+    r = random.Random(5)
+    x = signed(r, (3, 4))
+    if key is runtime.unbroadcast:
+        return [([arr(r, (3, 4), -1, 1), arr(r, (4,))], {}), ([arr(r, (3, 4), -1, 1), 0.5], {})]
+    if key is runtime.unreduce:
+        return [([arr(r, (3,), -1, 1), x], {"axis": 1}), ([0.7, x], {})]
+    if key is runtime.extreme_bar:
+        return [([arr(r, (4,), -1, 1), x, np.max(x, axis=0)], {"axis": 0})]
+    if key in (runtime.matmul_x_bar, runtime.matmul_y_bar):
+        return [([arr(r, (3, 2), -1, 1), x, arr(r, (4, 2), -1, 1)], {}),
+                ([arr(r, (3,), -1, 1), x, arr(r, (4,), -1, 1)], {})]
+    if key is runtime.pieces:
+        return [([arr(r, (3, 3), -1, 1), [arr(r, (2, 3)), arr(r, (1, 3))]], {"axis": 0})]
+    if key is runtime.unstack:
+        return [([arr(r, (2, 3), -1, 1), 2], {"axis": 0}), ([arr(r, (2, 3), -1, 1), 3], {"axis": 1})]
+    if key is runtime.vstack_pieces:
+        return [([arr(r, (3, 3), -1, 1), [arr(r, (3,)), arr(r, (2, 3))]], {})]
+    if key is runtime.norm_bar:
+        return [([arr(r, (3,), -1, 1), x, arr(r, (3,), 1, 2)], {"axis": 1}),
+                ([0.7, x, 1.3], {"ord": "fro"})]
+    raise AssertionError(f"no examples for {rules.key_name(key)}")
+
+
+HELPERS = [(key, r) for key, rs in rules.FORWARD.items() for r in rs
+           if r.func.__module__ == helpers_table.__name__]
+
+
+@pytest.mark.parametrize("key,rule", HELPERS, ids=ids(HELPERS))
+def test_helper_forward_rule_matches_central_differences(key, rule):
+    """The runtime helpers reverse code calls have forward rules, for Hessians."""
+    forward_matches_differences(key, rule, helper_examples(key))
+
+
+def test_every_helper_reverse_code_calls_has_a_forward_rule():
+    called = {runtime.unbroadcast, runtime.unreduce, runtime.extreme_bar, runtime.matmul_x_bar,
+              runtime.matmul_y_bar, runtime.pieces, runtime.unstack, runtime.vstack_pieces,
+              runtime.norm_bar}
+    public = {f for name, f in vars(runtime).items() if callable(f) and not name.startswith("_")
+              and getattr(f, "__module__", None) == runtime.__name__}
+    # dup is the dup stage's (never in emitted code), add_into and check_norm are
+    # statements forward mode knows
+    assert public - called == {runtime.dup, runtime.add_into, runtime.check_norm}
+    assert {key for key, _ in HELPERS} == called
+
+
+def forward_matches_differences(key, rule, cases):
     rng = random.Random(2)
-    for xs, options in examples(key, rule):
+    for xs, options in cases:
         out = call(key, xs, options)
         for i in range(rule.arity):
             if not differentiable_input(xs[i]):

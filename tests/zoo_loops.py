@@ -235,6 +235,36 @@ def zero_trip(x, n):
     return s
 
 
+def target_read_after(x, n):
+    # the loop variable keeps its earlier value when the loop runs no iteration
+    j = 0.5
+    s = x
+    for i in range(n):
+        for j in range(i):
+            s = s * 0.9 + x * j
+    return s * j
+
+
+def element_read_after(xs, y):
+    s = 0.0
+    v = y
+    for v in xs:
+        s = s + v * v
+        if s > 10.0:
+            break
+    return s * v + v
+
+
+def loop_name_reused(x, n):
+    s = x
+    for i in range(n):
+        for j in range(i):
+            s = s * 0.9 + x * j
+    for j in range(n):
+        s = s + x * j
+    return s
+
+
 ZOO = [
     (loop_sum, (0.7, 1.3, 20), (0, 1)),
     (ranges, (0.8, 2, 9), 0),
@@ -267,4 +297,11 @@ ZOO = [
     (zero_trip, (0.7, 0), 0),
     (zero_trip, (0.7, 1), 0),
     (zero_trip, (0.7, 4), 0),
+    (target_read_after, (0.7, 0), 0),
+    (target_read_after, (0.7, 1), 0),
+    (target_read_after, (0.7, 4), 0),
+    (element_read_after, ([], 0.5), (0, 1)),
+    (element_read_after, ([1.0], 0.5), (0, 1)),
+    (element_read_after, ([1.0, 2.0, 3.0, 4.0], 0.5), (0, 1)),
+    (loop_name_reused, (0.7, 4), 0),
 ]

@@ -475,9 +475,12 @@ def _changed():
 
 
 def _load_tables():
-    from . import forward, reverse  # noqa: F401  (their decorators fill the tables)
+    from . import forward, helpers, reverse  # noqa: F401  (their decorators fill the tables)
 
     NONDIFFERENTIABLE.update({len, range, print, isinstance, type, callable})
+    from .. import runtime
+
+    NONDIFFERENTIABLE.add(runtime.check_norm)
     import numpy as np
 
     NONDIFFERENTIABLE.update({

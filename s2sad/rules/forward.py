@@ -630,6 +630,11 @@ def np_transpose(x, *, axes=None, out, x_dot):
     return np.transpose(x_dot, axes)
 
 
+@rule(np.swapaxes)
+def np_swapaxes(x, *, axis1=0, axis2=1, out, x_dot):
+    return np.swapaxes(x_dot, axis1, axis2)
+
+
 @rule(np.linalg.solve)
 def np_solve(a, b, out, a_dot, b_dot):
     return -np.linalg.solve(a, a_dot @ out), np.linalg.solve(a, b_dot)

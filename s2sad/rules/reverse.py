@@ -627,12 +627,17 @@ def np_inner(x, y, out, out_bar):
 
 @rule(np.trace)
 def np_trace(x, out, out_bar):
-    return out_bar * np.eye(*np.shape(x), dtype=x.dtype)
+    return out_bar * np.eye(x.shape[0], x.shape[1], dtype=x.dtype)
 
 
 @rule(np.transpose)
 def np_transpose(x, *, axes=None, out, out_bar):
     return np.transpose(out_bar, None if axes is None else np.argsort(axes))
+
+
+@rule(np.swapaxes)
+def np_swapaxes(x, *, axis1=0, axis2=1, out, out_bar):
+    return np.swapaxes(out_bar, axis1, axis2)
 
 
 @rule(np.linalg.solve)

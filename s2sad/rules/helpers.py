@@ -1,0 +1,75 @@
+"""Forward rules for the runtime helpers that emitted reverse code calls.
+
+Forward mode over reverse code (`s2sad.hessian`, `s2sad.hvp`, ``grad(grad(f))``)
+meets these helpers as calls. Each is linear in the adjoint it receives (and
+`matmul_x_bar`/`matmul_y_bar` also in the other operand), so each tangent is the
+helper applied to a tangent, and the Hessian code reads like the gradient code it
+came from. Arguments that only give a shape (the operand an adjoint is summed back
+to, the parts of a concatenation) have no tangent.
+
+These are not primitives of user code, so they have no reverse rules: a third
+derivative would need them. `tests/test_rules.py` checks each against central
+differences.
+"""
+
+from .. import runtime
+from ..runtime import (extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar, pieces, unbroadcast,
+                       unreduce, unstack, vstack_pieces)
+from . import FORWARD, add_rule
+
+
+def rule(key):
+    def register(func):
+        add_rule(FORWARD, "forward", key, func)
+        return func
+
+    return register
+
+
+@rule(runtime.unbroadcast)
+def unbroadcast_(g, x, out, g_dot, x_dot):
+    return unbroadcast(g_dot, x), None
+
+
+@rule(runtime.unreduce)
+def unreduce_(g, x, *, axis=None, keepdims=False, out, g_dot, x_dot):
+    return unreduce(g_dot, x, axis, keepdims), None
+
+
+@rule(runtime.extreme_bar)
+def extreme_bar_(g, x, m, *, axis=None, keepdims=False, out, g_dot, x_dot, m_dot):
+    # which elements hold the extreme does not change under a small step
+    return extreme_bar(g_dot, x, m, axis, keepdims), None, None
+
+
+@rule(runtime.matmul_x_bar)
+def matmul_x_bar_(g, x, y, out, g_dot, x_dot, y_dot):
+    return matmul_x_bar(g_dot, x, y), None, matmul_x_bar(g, x, y_dot)
+
+
+@rule(runtime.matmul_y_bar)
+def matmul_y_bar_(g, x, y, out, g_dot, x_dot, y_dot):
+    return matmul_y_bar(g_dot, x, y), matmul_y_bar(g, x_dot, y), None
+
+
+@rule(runtime.pieces)
+def pieces_(g, parts, *, axis=0, out, g_dot, parts_dot):
+    return pieces(g_dot, parts, axis), None
+
+
+@rule(runtime.unstack)
+def unstack_(g, n, *, axis=0, out, g_dot, n_dot):
+    return unstack(g_dot, n, axis), None
+
+
+@rule(runtime.vstack_pieces)
+def vstack_pieces_(g, parts, out, g_dot, parts_dot):
+    return vstack_pieces(g_dot, parts), None
+
+
+@rule(runtime.norm_bar)
+def norm_bar_(g, x, norm, *, ord=None, axis=None, keepdims=False, out, g_dot, x_dot, norm_dot):
+    # norm_bar(g, x, norm) is unreduce(g / norm, x) * x
+    return (norm_bar(g_dot, x, norm, ord, axis, keepdims),
+            unreduce(g / norm, x, axis, keepdims) * x_dot,
+            norm_bar(-g * norm_dot / norm, x, norm, ord, axis, keepdims))
