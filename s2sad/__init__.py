@@ -15,7 +15,7 @@ from .diskcache import clear as clear_disk_cache
 from .diskcache import directory as disk_cache_dir
 from .diskcache import disable as disable_disk_cache
 from .diskcache import enable as enable_disk_cache
-from .forward_api import derivative, jvp
+from .forward_api import derivative, hessian, hvp, jvp
 from .errors import (
     GradientCheckError,
     IntegerArgumentError,
@@ -37,6 +37,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "jvp",
+    "hessian",
+    "hvp",
     "derivative",
     "grad",
     "value_and_grad",

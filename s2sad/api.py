@@ -448,6 +448,13 @@ def grad(f=None, wrt=0, mode="reverse"):
     _check_mode(mode, "grad")
     if f is None:
         return lambda g: grad(g, wrt, mode)
+    inner = getattr(f, "__s2sad__", None)
+    if isinstance(inner, _State) and inner.entry == "grad" and not inner.as_tuple \
+            and mode == "reverse":
+        # grad(grad(f)): forward mode over the compiled gradient
+        from . import forward_api
+
+        return forward_api.grad_of_gradient(inner, inner.f, inner.wrt, wrt)
     if mode == "tape":
         return _taped(f, wrt, "grad")
     if mode == "forward":

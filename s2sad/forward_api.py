@@ -163,3 +163,191 @@ def _checked(f, pair):
                          f"{f.__qualname__} returns {type(value).__name__}",
                          hint="Use s2sad.jvp for a non-scalar output.")
     return value, tangent
+
+
+# ------------------------------------------------------- second derivatives
+
+_gradients: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _gradient_function(f, names: tuple, values: list, kwargs: dict):
+    """The compiled reverse-mode gradient of `f` with respect to `names` (a tuple of
+    gradients), specialised on these arguments, as one stable function object, so
+    the forward-mode derivative of it is compiled once too."""
+    from .api import _kinds, _lock, _still_valid, _unit, _signature_params
+    from . import compile as compile_mod
+
+    params, _ = _signature_params(f)
+    bound = dict(zip(params, values))
+    bound.update(kwargs)
+    kinds = _kinds(f, bound, names, "hessian")
+    key = (names, tuple(kinds.items()))
+    with _lock:
+        per_f = _gradients.setdefault(f, {})
+        got = per_f.get(key)
+        if got is not None and _still_valid(got[0]):
+            return got[1]
+        unit, compiled = _unit(f, names, "grad", kinds, True)
+        fn = compile_mod.bind(unit, compiled)[unit.entry[0]]
+        per_f[key] = (unit, fn)
+        return fn
+
+
+def _along(f, gradient, values, tangents):
+    """The derivative of the compiled gradient of `f` along `tangents` (forward mode
+    over reverse code). The gradient is s2sad's own code, so an error in transforming
+    it is reported against `f`, with what to do."""
+    try:
+        return jvp(gradient, values, tangents)[1]
+    except S2SADError as e:
+        if not (e.filename or "").startswith("<s2sad"):
+            raise
+        try:
+            filename, line = inspect.getsourcefile(f), inspect.getsourcelines(f)[1]
+        except (OSError, TypeError):
+            filename, line = None, None
+        raise type(e)(
+            f"s2sad cannot yet take second derivatives of {f.__qualname__}: forward mode "
+            f"over its gradient code stops at `{(e.source_line or '').strip()}` "
+            f"({e.message})",
+            filename=filename, lineno=line,
+            hint="Second derivatives of functions that write into arrays are not supported "
+                 "yet; build the arrays without writes (np.where, np.concatenate), or use "
+                 "finite differences of s2sad.grad.") from None
+
+
+def _full_arguments(f, args, kwargs, what):
+    from .api import _check_function
+
+    _check_function(f, what)
+    sig = inspect.signature(f)
+    if any(p.kind is p.KEYWORD_ONLY for p in sig.parameters.values()):
+        raise S2SADError(f"{what} of {f.__qualname__}: keyword-only parameters are not "
+                         "supported here yet", hint="Make them positional.")
+    bound = sig.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return [bound.arguments[p] for p in sig.parameters]
+
+
+def _units_of(x):
+    """Unit tangents for every number of `x` (a float, a list of floats or an array),
+    with the index each stands for."""
+    if isinstance(x, np.ndarray):
+        for k in np.ndindex(x.shape):
+            t = np.zeros_like(x)
+            t[k] = 1.0
+            yield k, t
+    elif isinstance(x, list):
+        for k in range(len(x)):
+            t = [0.0] * len(x)
+            t[k] = 1.0
+            yield k, t
+    else:
+        yield (), 1.0
+
+
+def _as_array(x):
+    return np.asarray(x, dtype=float) if isinstance(x, list) else x
+
+
+def hessian(f, wrt=0):
+    """The Hessian of `f`'s scalar output with respect to `wrt`, by forward mode over
+    the compiled reverse-mode gradient (one forward pass of the gradient code per
+    input number). For one parameter of shape ``s`` the result has shape ``s + s``
+    (a float for a float); for a tuple `wrt`, a tuple of tuples of blocks
+    ``H[i][j]`` = derivative of the gradient for ``wrt[i]`` along ``wrt[j]``. Lists of
+    floats count as 1-D arrays."""
+    from .api import normalize_wrt
+
+    names, as_tuple = normalize_wrt(f, wrt)
+
+    def h(*args, **kwargs):
+        values = _full_arguments(f, args, kwargs, "hessian")
+        params = list(inspect.signature(f).parameters)
+        gradient = _gradient_function(f, names, values, kwargs={})
+        blocks = [[None] * len(names) for _ in names]
+        for j, name in enumerate(names):
+            pos = params.index(name)
+            columns = [[] for _ in names]
+            for _, t in _units_of(values[pos]):
+                tangents = [None] * len(values)
+                tangents[pos] = t
+                g_dot = _along(f, gradient, values, tangents)
+                for i in range(len(names)):
+                    columns[i].append(_as_array(g_dot[i]))
+            for i, name_i in enumerate(names):
+                shape_i = np.shape(_as_array(values[params.index(name_i)]))
+                shape_j = np.shape(_as_array(values[pos]))
+                stacked = np.stack([np.asarray(c, dtype=float) for c in columns[i]], axis=-1)
+                block = stacked.reshape(shape_i + shape_j)
+                blocks[i][j] = float(block) if block.ndim == 0 else block
+        if as_tuple:
+            return tuple(tuple(row) for row in blocks)
+        return blocks[0][0]
+
+    h.__name__ = f"hessian_of_{getattr(f, '__name__', 'f')}"
+    return h
+
+
+def hvp(f, wrt=0):
+    """``hvp(f)(*args, v)``: the Hessian of `f` (with respect to the one parameter
+    `wrt`) times `v`, in one forward pass over the compiled gradient, without building
+    the Hessian."""
+    from .api import normalize_wrt
+
+    names, as_tuple = normalize_wrt(f, wrt)
+    if as_tuple:
+        raise S2SADError("hvp takes one parameter in wrt", hint="Use hessian for several.")
+
+    def product(*args):
+        if not args:
+            raise S2SADError("hvp(f)(*args, v) needs the arguments of f and then v")
+        *rest, v = args
+        values = _full_arguments(f, rest, {}, "hvp")
+        pos = list(inspect.signature(f).parameters).index(names[0])
+        gradient = _gradient_function(f, names, values, kwargs={})
+        tangents = [None] * len(values)
+        tangents[pos] = v
+        return _along(f, gradient, values, tangents)[0]
+
+    product.__name__ = f"hvp_of_{getattr(f, '__name__', 'f')}"
+    return product
+
+
+def grad_of_gradient(inner, f, inner_names, wrt):
+    """``grad(grad(f))`` for a scalar gradient: the derivative of ``grad(f)`` (with
+    respect to one parameter) along `wrt`, by forward mode over the compiled
+    gradient."""
+    from .api import normalize_wrt
+
+    names, as_tuple = normalize_wrt(f, wrt)
+
+    def second(*args, **kwargs):
+        values = _full_arguments(f, args, kwargs, "grad")
+        params = list(inspect.signature(f).parameters)
+        gradient = _gradient_function(f, inner_names, values, kwargs={})
+        out = []
+        for name in names:
+            pos = params.index(name)
+            x = values[pos]
+            parts = []
+            for k, t in _units_of(x):
+                tangents = [None] * len(values)
+                tangents[pos] = t
+                g_dot = _along(f, gradient, values, tangents)
+                if np.ndim(g_dot[0]) != 0:
+                    raise S2SADError("grad of a gradient needs the gradient to be one number",
+                                     hint="Use s2sad.hessian for array arguments.")
+                parts.append((k, g_dot[0]))
+            if isinstance(x, np.ndarray):
+                g = np.zeros_like(x)
+                for k, v in parts:
+                    g[k] = v
+                out.append(g)
+            elif isinstance(x, list):
+                out.append([v for _, v in parts])
+            else:
+                out.append(parts[0][1])
+        return tuple(out) if as_tuple else out[0]
+
+    return second
