@@ -507,8 +507,12 @@ def vjp(f, *primals):
     fwd, bwd = (made[n] for n in unit.entry)
     out, saved = fwd(*primals)
     positions = [names.index(n) for n in wrt]
+    state = [saved]
 
     def pullback(out_bar):
+        # the backward sweep consumes what the forward sweep saved (its tapes, the
+        # slots it restores into arrays): a second call runs the forward sweep again
+        saved = state.pop() if state else fwd(*primals)[1]
         grads = bwd(saved, out_bar)
         result = [None] * len(primals)
         for i, g in zip(positions, grads):

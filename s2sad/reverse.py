@@ -139,8 +139,14 @@ class _Transform:
         forward = self.forward_block(body)
         seed = None
         reverse = []
+        self.seeded = None
         if self.act.is_active(output):
             seed = adj(output.id)
+            if self.is_container(output.id):
+                # the output's adjoint list (or written array) is an accumulator the
+                # sweep updates in place: it starts as a copy of the caller's seed
+                self.seeded = self.act.root(output.id)
+                seed = self.seed_name = ir.derived(seed, "seed")
             self.emitted.append([ir.Assign((seed,), ir.const(1.0))])  # defined by the caller
             reverse = self.reverse_block(body, top=True)
             self.emitted.pop()
@@ -268,8 +274,23 @@ class _Transform:
             if made in ids and root in self.act.active and self.is_container(root) \
                     and root not in roots:
                 roots.append(root)
-        return [ir.Assign((adj(r),), _zeros_like_list(r) if self.is_list(r) else
-                          self.np_call("zeros_like", [ir.name(r)]), 0) for r in roots]
+        out = []
+        for r in roots:
+            zeros = _zeros_like_list(r) if self.is_list(r) else self.np_call("zeros_like",
+                                                                              [ir.name(r)])
+            out.append(ir.Assign((adj(r),), zeros, 0))
+            if r == self.seeded:
+                seed = ir.name(self.seed_name)
+                if self.is_list(r):  # (new elements: the caller's stay as they are)
+                    from . import runtime
+
+                    self.helpers["add_into"] = runtime.add_into
+                    out.append(ir.Expr(ast.Call(func=ir.name("add_into"), args=[
+                        ir.name(adj(r)), seed], keywords=[]), 0))
+                else:
+                    out[-1] = ir.Assign((adj(r),), ast.BinOp(left=zeros, op=ast.Add(),
+                                                             right=seed), 0)
+        return out
 
     def np_call(self, func, args) -> ast.Call:
         import numpy

@@ -103,6 +103,58 @@ def test_vjp_scalar_and_tuple_output():
     assert pullback((0.0, 1.0)) == (3.0, 2.0)
 
 
+def test_a_pullback_can_be_called_again():
+    """The backward sweep consumes the forward sweep's tapes and restores the arrays
+    it wrote: every call of the pullback must still give the right adjoints."""
+    import numpy as np
+    import zoo_loops
+    import zoo_numpy
+
+    out, pullback = s2sad.vjp(zoo_loops.loop_sum, 0.7, 1.3, 20)
+    first = pullback(1.0)
+    assert pullback(1.0) == first
+    assert pullback(2.0) == (2 * first[0], 2 * first[1], None)
+    A, e = np.arange(12.0).reshape(3, 4) / 10, np.array([0.5, -0.2, 0.3])
+    out, pullback = s2sad.vjp(zoo_numpy.column_update, A, e[:1].repeat(3))
+    first = pullback(1.0)
+    again = pullback(1.0)
+    assert all(np.array_equal(a, b) for a, b in zip(first, again))
+
+
+def test_vjp_seeds_a_list_output_and_a_written_array_output():
+    """An output that is a list built by append, or an array written into, has an
+    adjoint the backward sweep updates in place: it must start from the seed."""
+    import numpy as np
+    import zoo_loops
+    import zoo_numpy
+
+    out, pullback = s2sad.vjp(zoo_loops.powers_list, 0.7, 4)
+    (g, n_bar) = pullback([1.0, 0.0, 2.0, 0.0])
+    assert g == pytest.approx(1.0 + 2.0 * 3 * 0.7 ** 2) and n_bar is None
+    seed = [1.0, 1.0, 1.0, 1.0]
+    pullback(seed)
+    assert seed == [1.0, 1.0, 1.0, 1.0]  # the caller's seed is not consumed
+
+    for f in (zoo_numpy.returns_written, zoo_numpy.written_output):
+        x = np.array([0.3, -0.8, 1.1])
+        out, pullback = s2sad.vjp(f, x)
+        v = np.linspace(0.5, 2.0, np.size(out)).reshape(np.shape(out))
+        (got,) = pullback(v)
+        assert np.allclose(got, numeric_vjp(f, x, v), rtol=1e-6, atol=1e-8)
+        assert np.array_equal(v, np.linspace(0.5, 2.0, np.size(out)))
+
+
+def numeric_vjp(f, x, v, h=1e-6):
+    import numpy as np
+
+    g = np.zeros_like(x)
+    for k in range(x.size):
+        e = np.zeros_like(x)
+        e.flat[k] = h
+        g.flat[k] = np.sum((f(x + e) - f(x - e)) * v) / (2 * h)
+    return g
+
+
 def test_vjp_integer_argument_gets_none():
     out, pullback = s2sad.vjp(zoo.int_arg, 1.3, 3)
     gx, gn = pullback(1.0)

@@ -265,6 +265,20 @@ def loop_name_reused(x, n):
     return s
 
 
+def powers_list(x, n):
+    out = []
+    p = x
+    for i in range(n):
+        out.append(p)
+        p = p * x
+    return out
+
+
+def calls_a_list_maker(x):
+    ys = powers_list(x, 4)
+    return ys[0] + 3.0 * ys[1] - ys[3] * ys[2]
+
+
 ZOO = [
     (loop_sum, (0.7, 1.3, 20), (0, 1)),
     (ranges, (0.8, 2, 9), 0),
@@ -304,4 +318,5 @@ ZOO = [
     (element_read_after, ([1.0], 0.5), (0, 1)),
     (element_read_after, ([1.0, 2.0, 3.0, 4.0], 0.5), (0, 1)),
     (loop_name_reused, (0.7, 4), 0),
+    (calls_a_list_maker, (0.7,), 0),
 ]
