@@ -15,7 +15,7 @@ from .diskcache import clear as clear_disk_cache
 from .diskcache import directory as disk_cache_dir
 from .diskcache import disable as disable_disk_cache
 from .diskcache import enable as enable_disk_cache
-from .forward_api import derivative, hessian, hvp, jvp
+from .forward_api import derivative, hessian, hvp, jacobian, jvp
 from .errors import (
     GradientCheckError,
     IntegerArgumentError,
@@ -31,13 +31,14 @@ from .errors import (
 from .engines import EngineError
 from .graphs import graph
 from .gradcheck import CheckReport, check
-from .rules import register_rule
+from .rules import nondifferentiable, register_rule, stop_gradient
 
 __version__ = "0.1.0"
 
 __all__ = [
     "jvp",
     "hessian",
+    "jacobian",
     "hvp",
     "derivative",
     "grad",
@@ -48,6 +49,8 @@ __all__ = [
     "CheckReport",
     "graph",
     "register_rule",
+    "nondifferentiable",
+    "stop_gradient",
     "enable_disk_cache",
     "disable_disk_cache",
     "clear_disk_cache",

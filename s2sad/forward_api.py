@@ -21,6 +21,11 @@ _cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _compiled(f, wrt: tuple, kinds: dict):
+    return _compiled_unit(f, wrt, kinds)[1]
+
+
+def _compiled_unit(f, wrt: tuple, kinds: dict):
+    """``(unit, function)``: the forward derivative of `f`, compiled once per key."""
     from .api import _check_function, _lock, _still_valid
 
     _check_function(f, "jvp")
@@ -29,12 +34,12 @@ def _compiled(f, wrt: tuple, kinds: dict):
         per_code = _cache.setdefault(f.__code__, {})
         got = per_code.get(key)
         if got is not None and got[0].root is f and _still_valid(got[0]):
-            return got[1]
+            return got
         unit = pipeline.forward_unit(f, wrt, kinds)
         unit.root = f
         fn = compile_mod.bind(unit, compile_mod.compile_unit(unit))[unit.entry[0]]
         per_code[key] = (unit, fn)
-        return fn
+        return unit, fn
 
 
 def _forget():
@@ -351,3 +356,174 @@ def grad_of_gradient(inner, f, inner_names, wrt):
         return tuple(out) if as_tuple else out[0]
 
     return second
+
+
+# ----------------------------------------------------------------- Jacobians
+
+
+def _size(x) -> int:
+    return len(x) if isinstance(x, list) else int(np.size(x))
+
+
+def _flat(y) -> np.ndarray:
+    """The numbers of an output part (a float, an array, a list of floats) as a vector."""
+    return np.ravel(np.asarray(y, dtype=float))
+
+
+def _output_parts(y, f):
+    if isinstance(y, tuple):
+        return list(y), True
+    if isinstance(y, (float, int, np.ndarray, np.floating, list)) and not isinstance(y, bool):
+        return [y], False
+    raise S2SADError(f"jacobian of {f.__qualname__}: its output is a {type(y).__name__}; "
+                     "jacobian takes floats, arrays, lists of floats and tuples of those")
+
+
+def jacobian(f, wrt=0, mode="auto"):
+    """The Jacobian of `f` with respect to `wrt`: for an output of shape ``o`` and an
+    input of shape ``s`` (a list of n floats counts as shape ``(n,)``, a float as
+    ``()``), an array of shape ``o + s``; a tuple `wrt` gives a tuple of these, and a
+    tuple output a tuple over its parts.
+
+    ``mode="forward"`` pushes tangents forward: for a function of numbers (floats and
+    lists of floats, whatever NumPy it does not use) one pass carries every direction
+    at once as a vector of tangents; otherwise one pass per input number.
+    ``mode="reverse"`` builds the Jacobian row by row from the pullback (one backward
+    sweep per output number). ``mode="auto"`` takes forward mode when the inputs have
+    no more numbers than the output, reverse mode otherwise."""
+    from .api import normalize_wrt
+
+    if mode not in ("auto", "forward", "reverse"):
+        raise S2SADError(f"jacobian: mode={mode!r} is not one of \"auto\", \"forward\", "
+                         "\"reverse\"")
+    names, as_tuple = normalize_wrt(f, wrt)
+
+    def jac(*args, **kwargs):
+        values = _full_arguments(f, args, kwargs, "jacobian")
+        params = list(inspect.signature(f).parameters)
+        where = [params.index(n) for n in names]
+        for n, i in zip(names, where):
+            kind = ops.kind_of(values[i])
+            if not ops.differentiable(kind) or isinstance(kind, tuple):
+                raise WrtError(f"jacobian of {f.__qualname__}: `{n}` is a "
+                               f"{type(values[i]).__name__}; the Jacobian is taken with "
+                               "respect to floats, float arrays and lists of floats")
+        chosen = mode
+        y = None
+        if mode == "auto":
+            y = f(*values)
+            m = sum(_size(p) for p in _output_parts(y, f)[0])
+            chosen = "forward" if sum(_size(values[i]) for i in where) <= m else "reverse"
+        if chosen == "forward":
+            y, blocks = _jacobian_forward(f, values, where)
+        else:
+            y, blocks = _jacobian_reverse(f, values, where)
+        parts, many = _output_parts(y, f)
+        out = []
+        for e, part in enumerate(parts):
+            row = []
+            for k, i in enumerate(where):
+                block = blocks[e][k].reshape(np.shape(part) + (_size(values[i]),)
+                                             if isinstance(values[i], list)
+                                             else np.shape(part) + np.shape(values[i]))
+                row.append(float(block) if block.ndim == 0 else block)
+            out.append(tuple(row) if as_tuple else row[0])
+        return tuple(out) if many else out[0]
+
+    jac.__name__ = f"jacobian_of_{getattr(f, '__name__', 'f')}"
+    return jac
+
+
+def _jacobian_forward(f, values, where):
+    """``(output, blocks)``: ``blocks[e][k]`` is the (output part e numbers) x (input
+    where[k] numbers) matrix."""
+    params = list(inspect.signature(f).parameters)
+    kinds = {p: ops.kind_of(v) for p, v in zip(params, values)}
+    wrt = tuple(params[i] for i in where)
+    unit, fn = _compiled_unit(f, wrt, kinds)
+    sizes = [_size(values[i]) for i in where]
+    n = sum(sizes)
+    if unit.scalar_tangents and all(not isinstance(values[i], np.ndarray) for i in where):
+        # vector mode: each tangent is a vector with one entry per direction
+        eye = np.eye(n)
+        dots, at = [], 0
+        for i, size in zip(where, sizes):
+            if isinstance(values[i], list):
+                dots.append([eye[at + k] for k in range(size)])
+            else:
+                dots.append(eye[at])
+            at += size
+        y, y_dot = fn(*values, *dots)
+        parts, _ = _output_parts(y, f)
+        dparts = list(y_dot) if isinstance(y, tuple) else [y_dot]
+        columns = []
+        for part, d in zip(parts, dparts):
+            full = np.zeros((_size(part), n))
+            full[...] = np.reshape(np.asarray(d, dtype=float), (_size(part), n)) \
+                if np.size(d) == _size(part) * n else np.asarray(d, dtype=float)
+            columns.append(full)
+    else:
+        columns = None
+        y = None
+        for k, i in enumerate(where):
+            for _, t in _units_of(values[i]):
+                dots = [None] * len(values)
+                dots[i] = t
+                y, y_dot = jvp(f, values, dots)
+                parts, _ = _output_parts(y, f)
+                dparts = list(y_dot) if isinstance(y, tuple) else [y_dot]
+                if columns is None:
+                    columns = [[] for _ in parts]
+                for e, d in enumerate(dparts):
+                    columns[e].append(_flat(d))
+        if y is None:  # no input numbers at all
+            y = f(*values)
+            columns = [np.zeros((_size(p), 0)) for p in _output_parts(y, f)[0]]
+        else:
+            columns = [np.stack(c, axis=-1) for c in columns]
+    blocks = []
+    for full in columns:
+        row, at = [], 0
+        for size in sizes:
+            row.append(full[:, at:at + size])
+            at += size
+        blocks.append(row)
+    return y, blocks
+
+
+def _jacobian_reverse(f, values, where):
+    from .api import vjp
+
+    y, pullback = vjp(f, *values)
+    parts, many = _output_parts(y, f)
+    blocks = []
+    for e, part in enumerate(parts):
+        rows = [[] for _ in where]
+        for _, seed in _units_of(_as_float(part)):
+            if many:
+                bar = tuple(seed if j == e else _zero_of(p) for j, p in enumerate(parts))
+            else:
+                bar = seed
+            adjoints = pullback(bar)
+            for k, i in enumerate(where):
+                g = adjoints[i]
+                rows[k].append(_flat(g) if g is not None else np.zeros(_size(values[i])))
+        blocks.append([np.stack(r) if r else np.zeros((0, _size(values[i])))
+                       for r, i in zip(rows, where)])
+    return y, blocks
+
+
+def _as_float(x):
+    if isinstance(x, np.ndarray):
+        return x.astype(float) if x.dtype.kind != "f" else x
+    if isinstance(x, list):
+        return [float(v) for v in x]
+    return float(x)
+
+
+def _zero_of(x):
+    if isinstance(x, np.ndarray):
+        return np.zeros_like(x, dtype=float)
+    if isinstance(x, list):
+        return [0.0] * len(x)
+    return 0.0

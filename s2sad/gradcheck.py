@@ -14,13 +14,13 @@ arguments) by several methods, compares each with a reference, and returns a
   and ``dual`` (the runtime engines, `s2sad.engines`). Reference: ``central
   differences``.
 * ``order=2``, the Hessian of the `wrt` arguments (their scalars flattened in order).
-  Methods: ``dual over reverse`` (dual numbers run through the compiled gradient's
-  code: forward over reverse), ``reverse + differences``, ``tape + differences`` and
+  Methods: ``forward over reverse`` (`s2sad.hessian`), ``dual over reverse`` (dual
+  numbers run through the compiled gradient's code), ``reverse + differences``, ``tape + differences`` and
   ``dual + differences`` (central differences of each method's gradient). The
   engines do not nest in each other (they trace plain numbers only), so ``dual over
-  tape`` is reported as not available, and ``forward over reverse`` (the compiler's
-  forward mode of its own reverse code, `s2sad.hessian`) as not available yet. Reference: ``central differences``, second
-  differences of `f` itself.
+  tape`` is reported as not available. ``forward over reverse`` is `s2sad.hessian`:
+  the compiler's forward mode of its own reverse code. Reference: ``central
+  differences``, second differences of `f` itself.
 * Central differences are Richardson-extrapolated from the steps ``h`` and ``h/2``
   (``h = 2**-10`` or, for second differences, ``2**-8``, times ``max(1, |x|)``).
   Their error estimate is the difference from the same extrapolation one step size
@@ -64,7 +64,6 @@ STEPS = {1: (2.0 ** -10, 2.0 ** -14, 2.0 ** -18), 2: (2.0 ** -8, 2.0 ** -11, 2.0
 EPS = sys.float_info.epsilon
 
 REFERENCE = "central differences"
-NOT_YET = "the compiler does not transform its own reverse code in forward mode yet"
 NO_NESTING = "the engines trace plain numbers only, so one cannot run inside the other"
 
 LEGEND = {
@@ -441,9 +440,18 @@ def _order2(f, point, wrt, kwargs, rtol, atol):
                 STEPS[1], rtol, atol)
             return hess, hess.ravel(), est.ravel()
         results.append(_run(f"{name} + differences", compute))
+    def forward_over_reverse():
+        from .forward_api import hessian
+
+        full = point.args_at(point.x)
+        blocks = hessian(f, wrt=tuple(point.positions))(*full, **kwargs)
+        sizes = [np.size(np.asarray(full[p], dtype=float)) for p in point.positions]
+        hess = np.block([[np.reshape(np.asarray(b, dtype=float), (si, sj))
+                          for b, sj in zip(row, sizes)] for row, si in zip(blocks, sizes)])
+        return hess, hess.ravel(), None
+
+    results.insert(2, _run("forward over reverse", forward_over_reverse))
     results.append(MethodResult("dual over tape", "not available", reason=NO_NESTING))
-    results.append(MethodResult("forward over reverse", "not available yet",
-                                reason=NOT_YET))
     return results
 
 

@@ -191,6 +191,20 @@ class UnitFunction:
     keep_defaults: bool = True
 
 
+def _scalar_tangents(act) -> bool:
+    """Is every tangent of the function a number (or a list or tuple of numbers)? Then
+    the tangent code, which only scales and adds tangents, runs unchanged on vectors
+    of tangents: `jacobian`'s vector mode."""
+    def scalar(kind):
+        if isinstance(kind, tuple):
+            return all(scalar(k) for k in kind)
+        if isinstance(kind, ops.ListKind):
+            return scalar(kind.elem)
+        return kind in (ops.SCALAR, ops.INT)
+
+    return all(scalar(act.kinds.get(n)) for n in act.active)
+
+
 @dataclass(eq=False)
 class Unit:
     module: ir.Module
@@ -200,6 +214,7 @@ class Unit:
     resolved: list  # (user function, dotted name, object): what the unit assumed
     output_kind: object = None
     root: object = None
+    scalar_tangents: bool = False  # forward units: see `_scalar_tangents`
     printed: emit.Printed | None = None
     namer: emit.Namer | None = None
     texts: dict = field(default_factory=dict)  # IR name -> that function's emitted text
@@ -398,16 +413,19 @@ class _ForwardBuilder:
         act = activity_mod.analyze(fr.dup, self.wrt, self.param_kinds, self.kinds)
         entry = (f"{self.root.__name__}%jvp",)
         self.functions.append(self.assemble(fr, act, entry[0], root=True))
+        scalar = _scalar_tangents(act)
         while self.queue:
             callee, active, kinds, name = self.queue.pop(0)
             cfr = self.kinds.front(callee)
             cact = activity_mod.analyze(cfr.dup, active, kinds, self.kinds)
             self.functions.append(self.assemble(cfr, cact, name, root=False))
+            scalar = scalar and _scalar_tangents(cact)
         module = ir.Module([uf.fn for uf in self.functions])
         module.imports = _import_lines(self.helpers)
         _check_helper_clashes(self.functions, self.helpers)
         unit = Unit(module, self.functions, entry, dict(self.helpers), self.resolved,
                     _return_kind(fr.dup, act))
+        unit.scalar_tangents = scalar
         _print(unit)
         return unit
 

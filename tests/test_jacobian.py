@@ -1,0 +1,154 @@
+"""`s2sad.jacobian` in its three modes, against central differences, and vector mode
+(one forward pass carrying every direction) where it applies."""
+
+import math
+
+import numpy as np
+import pytest
+
+import s2sad
+import zoo
+import zoo_loops
+from s2sad import forward_api
+
+
+def polar(r, theta):
+    return r * math.cos(theta), r * math.sin(theta)
+
+
+def neighbours(xs):
+    out = []
+    for i in range(len(xs)):
+        out.append(xs[i] * xs[(i + 1) % len(xs)])
+    return out
+
+
+def layer(x, W):
+    return np.tanh(W @ x) * x[0]
+
+
+def stepped(x, n):
+    """A loop with a data-dependent branch and a call, two outputs."""
+    a, b = x, 1.0
+    for i in range(n):
+        if a > 0.5:
+            a = a * 0.9 + zoo.seed_z(b, 0.3)
+        else:
+            b = b + a * a
+    return a, b
+
+
+def numeric(f, args, i, h=1e-6):
+    """Central-difference Jacobian of f's output parts with respect to argument i,
+    shaped output + input as jacobian returns it."""
+    x = args[i]
+    flat = np.ravel(np.asarray(x, dtype=float))
+
+    def at(v):
+        a = list(args)
+        a[i] = v.reshape(np.shape(x)) if isinstance(x, np.ndarray) else (
+            list(v) if isinstance(x, list) else float(v[0]))
+        y = f(*a)
+        return [np.asarray(p, dtype=float) for p in (y if isinstance(y, tuple) else (y,))]
+
+    cols = []
+    for k in range(flat.size):
+        e = np.zeros_like(flat)
+        e[k] = h
+        cols.append([(u - d) / (2 * h) for u, d in zip(at(flat + e), at(flat - e))])
+    shape_in = np.shape(np.asarray(x, dtype=float))
+    parts = [np.stack([c[p] for c in cols], axis=-1).reshape(np.shape(cols[0][p]) + shape_in)
+             for p in range(len(cols[0]))]
+    return parts
+
+
+CASES = [
+    (polar, (1.5, 0.4), (0, 1)),
+    (neighbours, ([1.0, 2.0, -0.5],), 0),
+    (layer, (np.array([0.3, -0.2, 0.5]), np.arange(6.0).reshape(2, 3) / 7), (0, 1)),
+    (stepped, (0.9, 7), 0),
+    (zoo_loops.rosenbrock, ([0.5, 1.2, -0.3, 0.8],), 0),
+    (zoo.seed_program, (0.7, 1.9), (0, 1)),
+]
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse", "auto"])
+@pytest.mark.parametrize("f,args,wrt", CASES, ids=[c[0].__name__ for c in CASES])
+def test_jacobian_matches_differences(f, args, wrt, mode):
+    got = s2sad.jacobian(f, wrt=wrt, mode=mode)(*args)
+    y = f(*args)
+    many = isinstance(y, tuple)
+    got_parts = list(got) if many else [got]
+    where = wrt if isinstance(wrt, tuple) else (wrt,)
+    for k, i in enumerate(where):
+        want = numeric(f, args, i)
+        for e, w in enumerate(want):
+            block = got_parts[e][k] if isinstance(wrt, tuple) else got_parts[e]
+            assert np.shape(block) == np.shape(w), (np.shape(block), np.shape(w))
+            assert np.allclose(block, w, rtol=1e-6, atol=1e-7), (mode, e, k)
+
+
+def test_a_function_of_numbers_takes_one_forward_pass(monkeypatch):
+    """Vector mode: the tangents are vectors of directions, so the compiled forward
+    derivative runs once, not once per input number."""
+    calls = []
+    real = forward_api._compiled_unit
+
+    def counting(*a, **k):
+        unit, fn = real(*a, **k)
+
+        def run(*args):
+            calls.append(1)
+            return fn(*args)
+        return unit, run
+
+    monkeypatch.setattr(forward_api, "_compiled_unit", counting)
+    J = s2sad.jacobian(stepped, mode="forward")(0.9, 7)
+    assert len(calls) == 1
+    J2 = s2sad.jacobian(neighbours, mode="forward")([1.0, 2.0, -0.5, 4.0])
+    assert len(calls) == 2 and J2.shape == (4, 4)
+    assert all(np.ndim(p) == 0 for p in J)
+
+
+def test_array_functions_take_one_pass_per_input_number(monkeypatch):
+    seen = []
+    real = forward_api.jvp
+    monkeypatch.setattr(forward_api, "jvp", lambda *a: seen.append(1) or real(*a))
+    s2sad.jacobian(layer, wrt=0, mode="forward")(np.array([0.3, -0.2, 0.5]),
+                                                 np.ones((2, 3)))
+    assert len(seen) == 3
+
+
+def test_auto_picks_the_cheaper_direction(monkeypatch):
+    used = []
+    for name in ("_jacobian_forward", "_jacobian_reverse"):
+        real = getattr(forward_api, name)
+        monkeypatch.setattr(forward_api, name,
+                            lambda *a, _r=real, _n=name: used.append(_n) or _r(*a))
+    s2sad.jacobian(zoo_loops.rosenbrock)([0.5, 1.2, -0.3, 0.8])  # 4 inputs, 1 output
+    s2sad.jacobian(polar, wrt=0)(1.5, 0.4)  # 1 input, 2 outputs
+    assert used == ["_jacobian_reverse", "_jacobian_forward"]
+
+
+def test_bad_modes_and_arguments_are_refused():
+    with pytest.raises(s2sad.S2SADError, match="mode"):
+        s2sad.jacobian(polar, mode="sideways")
+    with pytest.raises(s2sad.WrtError):
+        s2sad.jacobian(stepped, wrt="n")(0.9, 7)
+
+
+SCALAR_CASES = [(f, args, wrt) for f, args, wrt in zoo.ZOO + zoo_loops.ZOO
+                if not any(isinstance(a, np.ndarray) for a in args)]
+
+
+@pytest.mark.parametrize("f,args,wrt", SCALAR_CASES,
+                         ids=[f"{c[0].__name__}-{k}" for k, c in enumerate(SCALAR_CASES)])
+def test_vector_mode_agrees_with_the_gradient_on_every_scalar_case(f, args, wrt):
+    """Every tangent line scales and adds; with vectors of directions it must give
+    the reverse gradient exactly as one direction at a time does."""
+    got = s2sad.jacobian(f, wrt=wrt, mode="forward")(*args)
+    want = s2sad.grad(f, wrt=wrt)(*args)
+    got, want = (got, want) if isinstance(wrt, tuple) else ((got,), (want,))
+    for g, w in zip(got, want):
+        assert np.allclose(np.asarray(g, dtype=float), np.asarray(w, dtype=float),
+                           rtol=1e-9, atol=1e-12)
