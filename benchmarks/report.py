@@ -108,6 +108,22 @@ def markdown(run):
             out.append(f"| {case['name']} | {fmt_time(hand)} | " + " | ".join(cells) + " |")
     out.append("")
 
+    out.append("## s2sad's first call")
+    out.append("")
+    out.append("Parse to compiled gradient, plus one call, of a fresh definition (median "
+               "over repeats): cold, and with the disk cache on and holding the derivative "
+               "(`s2sad.enable_disk_cache()`: a new process that ran the function before).")
+    out.append("")
+    out.append("| case | cold (ms) | warm disk cache (ms) |")
+    out.append("|---|---:|---:|")
+    for section in run["sections"]:
+        for case in section["cases"]:
+            r = case["results"].get("s2sad", {})
+            if r.get("status") == "ok":
+                out.append(f"| {case['name']} | {sig3(r.get('first_ms'))} | "
+                           f"{sig3(r.get('first_warm_ms'))} |")
+    out.append("")
+
     for section in run["sections"]:
         out.append(f"## {section['title']}")
         out.append("")
