@@ -210,7 +210,8 @@ class _State:
         self.specs: dict = {}  # tuple of argument types -> compiled derivative
         self.primary = None  # (types, function) the fast path checks for
         self.guards: list = []  # (kind, container, name, obj)
-        self.ns = {"__builtins__": __builtins__, "_miss": self.miss}
+        self.ns = {"__builtins__": __builtins__, "_miss": self.miss,
+                   "_explain": compile_mod.explain}
         self.dispatcher = None
         _states.add(self)
 
@@ -243,6 +244,11 @@ class _State:
             else:
                 lines.append(f"    return _F({call})")
         lines.append(f"    return _miss({call})")
+        # an error in the derivative gets a note naming the user's line (a `try`
+        # costs nothing until something raises)
+        body = ["    " + line for line in lines[1:]]
+        lines = lines[:1] + ["    try:"] + body + [
+            "    except Exception as e:", "        _explain(e)", "        raise"]
         return "\n".join(lines) + "\n"
 
     def build(self):
@@ -505,15 +511,23 @@ def vjp(f, *primals):
         unit, compiled = _unit(f, wrt, "vjp", kinds, True)
         made = compile_mod.bind(unit, compiled)
     fwd, bwd = (made[n] for n in unit.entry)
-    out, saved = fwd(*primals)
+    try:
+        out, saved = fwd(*primals)
+    except Exception as exc:
+        compile_mod.explain(exc)
+        raise
     positions = [names.index(n) for n in wrt]
     state = [saved]
 
     def pullback(out_bar):
         # the backward sweep consumes what the forward sweep saved (its tapes, the
         # slots it restores into arrays): a second call runs the forward sweep again
-        saved = state.pop() if state else fwd(*primals)[1]
-        grads = bwd(saved, out_bar)
+        try:
+            saved = state.pop() if state else fwd(*primals)[1]
+            grads = bwd(saved, out_bar)
+        except Exception as exc:
+            compile_mod.explain(exc)
+            raise
         result = [None] * len(primals)
         for i, g in zip(positions, grads):
             result[i] = g

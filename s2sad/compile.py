@@ -65,7 +65,43 @@ def compile_unit(unit) -> Compiled:
         codes[uf.fn.name] = _inner(factory, rendered)
         filenames[uf.fn.name] = filename
         offsets[uf.fn.name] = len(header)
+        printed = getattr(unit, "printed", None)
+        if printed is not None and uf.fn.name in printed.spans:
+            first, end = printed.spans[uf.fn.name]
+            ORIGINS[filename] = (uf.user.__code__.co_filename, uf.user.__qualname__, rendered,
+                                 [0] * len(header) + printed.line_map[first:end])
     return Compiled(codes, filenames, offsets)
+
+
+# synthetic file name -> (user's file, user function's name, derivative's name, user
+# line of each line of the compiled text)
+ORIGINS: dict = {}
+
+
+def explain(exc: BaseException) -> None:
+    """If `exc` was raised in generated code, add a note naming the user's line that
+    the failing generated line comes from (the traceback shows the generated line).
+    Called by the entry points when a derivative raises; never on the fast path."""
+    tb, found = exc.__traceback__, None
+    while tb is not None:
+        origin = ORIGINS.get(tb.tb_frame.f_code.co_filename)
+        if origin is not None:
+            found = origin, tb.tb_lineno
+        tb = tb.tb_next
+    if found is None or getattr(exc, "_s2sad_explained", False):
+        return
+    (filename, qualname, rendered, lines), lineno = found
+    line = lines[lineno - 1] if 0 < lineno <= len(lines) else 0
+    if not line:
+        return
+    text = linecache.getline(filename, line).strip()
+    note = (f"s2sad: {rendered} (the derivative of {qualname}) raised this working on "
+            f"{filename}:{line}" + (f"\n    {text}" if text else ""))
+    try:
+        exc.add_note(note)
+        exc._s2sad_explained = True
+    except AttributeError:  # Python 3.10 has no notes; an exception without __dict__
+        pass
 
 
 def _inner(code: types.CodeType, name: str) -> types.CodeType:

@@ -99,7 +99,11 @@ def jvp(f, primals, tangents):
                   if p.kind is not p.KEYWORD_ONLY]
     keywords = {p.name: bound.arguments[p.name]
                 for p in inspect.signature(f).parameters.values() if p.kind is p.KEYWORD_ONLY}
-    return fn(*positional, *dots, **keywords)
+    try:
+        return fn(*positional, *dots, **keywords)
+    except Exception as exc:
+        compile_mod.explain(exc)
+        raise
 
 
 def derivative(f):

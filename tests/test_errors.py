@@ -156,3 +156,26 @@ def test_failed_transform_caches_nothing():
         with pytest.raises(s2sad.NoRuleError):
             g(1.5)
     assert not g.__s2sad__.specs
+
+
+def test_an_error_in_a_derivative_names_the_users_line():
+    """A ZeroDivisionError (or a shape error) raised while a derivative runs gets a
+    note naming the user's file and line, for grad, jvp and vjp alike."""
+    import sys
+
+    import bad_runtime
+
+    for call in (lambda: s2sad.grad(bad_runtime.pole)(2.0),
+                 lambda: s2sad.jvp(bad_runtime.pole, (2.0,), (1.0,)),
+                 lambda: s2sad.vjp(bad_runtime.pole, 2.0)):
+        with pytest.raises(ZeroDivisionError) as e:
+            call()
+        if sys.version_info >= (3, 11):
+            (note,) = e.value.__notes__
+            assert f"{bad_runtime.__file__}:{bad_runtime.POLE_LINE}" in note
+            assert "return 1.0 / (x - 2.0) + x" in note
+    out, pullback = s2sad.vjp(bad_runtime.root_of_square, 0.0)
+    with pytest.raises(ZeroDivisionError) as e:
+        pullback(1.0)
+    if sys.version_info >= (3, 11):
+        assert f"{bad_runtime.__file__}:{bad_runtime.SQRT_LINE}" in e.value.__notes__[0]
