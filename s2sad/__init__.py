@@ -21,6 +21,7 @@ from .errors import (
     IntegerArgumentError,
     NonScalarOutputError,
     NoRuleError,
+    NonFiniteError,
     NotDifferentiableError,
     S2SADError,
     SourceNotFoundError,
@@ -31,7 +32,7 @@ from .errors import (
 from .engines import EngineError
 from .graphs import graph
 from .gradcheck import CheckReport, check
-from .rules import nondifferentiable, register_rule, stop_gradient
+from .rules import register_rule
 
 __version__ = "0.1.0"
 
@@ -49,8 +50,6 @@ __all__ = [
     "CheckReport",
     "graph",
     "register_rule",
-    "nondifferentiable",
-    "stop_gradient",
     "enable_disk_cache",
     "disable_disk_cache",
     "clear_disk_cache",
@@ -61,6 +60,7 @@ __all__ = [
     "SourceNotFoundError",
     "UnresolvedNameError",
     "NoRuleError",
+    "NonFiniteError",
     "NonScalarOutputError",
     "WrtError",
     "IntegerArgumentError",

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import threading
 import types
 import weakref
@@ -439,7 +440,7 @@ def _by_forward_mode(f, wrt, entry):
 # ------------------------------------------------------------------ public
 
 
-def grad(f=None, wrt=0, mode="reverse"):
+def grad(f=None, wrt=0, mode="reverse", debug=None):
     """The gradient of `f`'s scalar output with respect to the parameter(s) `wrt`.
 
     `wrt` is a parameter position, a parameter name, or a tuple of them (then the
@@ -450,10 +451,16 @@ def grad(f=None, wrt=0, mode="reverse"):
     ``mode="tape"`` runs `f` on the tape engine instead: no source needed (functions
     made by `exec`, at a REPL, lambdas; constructs the compiler refuses), same
     results, slower calls.
+
+    ``debug=True`` (default: the ``S2SAD_DEBUG_NANS`` environment variable) raises
+    `NonFiniteError` at the first user line whose derivative becomes NaN or
+    infinite (see `debug`); calls are much slower.
     """
     _check_mode(mode, "grad")
     if f is None:
-        return lambda g: grad(g, wrt, mode)
+        return lambda g: grad(g, wrt, mode, debug)
+    if _debugging(debug) and mode == "reverse":
+        return _debugged(grad(f, wrt, mode, debug=False))
     inner = getattr(f, "__s2sad__", None)
     if isinstance(inner, _State) and inner.entry == "grad" and not inner.as_tuple \
             and mode == "reverse":
@@ -468,16 +475,34 @@ def grad(f=None, wrt=0, mode="reverse"):
     return _transformed(f, wrt, "grad")
 
 
-def value_and_grad(f=None, wrt=0, mode="reverse"):
+def value_and_grad(f=None, wrt=0, mode="reverse", debug=None):
     """Like `grad`, but the returned function gives ``(f(...), gradient)``."""
     _check_mode(mode, "value_and_grad")
     if f is None:
-        return lambda g: value_and_grad(g, wrt, mode)
+        return lambda g: value_and_grad(g, wrt, mode, debug)
+    if _debugging(debug) and mode == "reverse":
+        return _debugged(value_and_grad(f, wrt, mode, debug=False))
     if mode == "tape":
         return _taped(f, wrt, "value_and_grad")
     if mode == "forward":
         return _by_forward_mode(f, wrt, "value_and_grad")
     return _transformed(f, wrt, "value_and_grad")
+
+
+def _debugging(debug) -> bool:
+    if debug is None:
+        return os.environ.get("S2SAD_DEBUG_NANS", "") not in ("", "0")
+    return bool(debug)
+
+
+def _debugged(g):
+    from . import debug
+
+    @functools.wraps(g)
+    def checked(*args, **kwargs):
+        return debug.run(g, args, kwargs)
+
+    return checked
 
 
 def _compiled_gradient(f, wrt, args, kwargs=None):

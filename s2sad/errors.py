@@ -111,6 +111,11 @@ class NotDifferentiableError(S2SADError):
     """A value reaches the output through an operation that has no derivative."""
 
 
+class NonFiniteError(S2SADError, FloatingPointError):
+    """With ``debug=True`` (or ``S2SAD_DEBUG_NANS=1``), a derivative value became NaN or
+    infinite; the error names the user's line that produced it."""
+
+
 class GradientCheckError(S2SADError):
     """`s2sad.check` found derivatives that disagree, or fewer than two methods could
     compute them. `report` is the full `CheckReport`; the message is its table."""

@@ -4,12 +4,14 @@ line). `root_of_square` at 0 runs forward and fails in the backward sweep
 
 import math
 
+import numpy as np
+
 
 def pole(x):
     return 1.0 / (x - 2.0) + x
 
 
-POLE_LINE = 9
+POLE_LINE = 11
 
 
 def root_of_square(x):
@@ -17,4 +19,13 @@ def root_of_square(x):
     return math.sqrt(y) * 2.0
 
 
-SQRT_LINE = 17
+SQRT_LINE = 19
+
+
+def root_of_square_np(x, y):
+    a = x * x
+    b = np.sqrt(a)
+    return np.sum(b * y) + np.exp(y[0])
+
+
+ROOT_LINE = 27

@@ -179,3 +179,28 @@ def test_an_error_in_a_derivative_names_the_users_line():
         pullback(1.0)
     if sys.version_info >= (3, 11):
         assert f"{bad_runtime.__file__}:{bad_runtime.SQRT_LINE}" in e.value.__notes__[0]
+
+
+def test_debug_names_the_first_line_whose_derivative_is_not_finite(monkeypatch):
+    import numpy as np
+
+    import bad_runtime
+
+    x, y = np.array([0.0, 1.0]), np.array([1.0, 2.0])
+    with np.errstate(all="ignore"):
+        plain = s2sad.grad(bad_runtime.root_of_square_np, wrt=(0, 1))(x, y)
+        assert np.isnan(plain[0][0])  # without debug: a NaN in the gradient
+        with pytest.raises(s2sad.NonFiniteError) as e:
+            s2sad.grad(bad_runtime.root_of_square_np, wrt=(0, 1), debug=True)(x, y)
+        assert (e.value.filename, e.value.lineno) == (bad_runtime.__file__,
+                                                      bad_runtime.ROOT_LINE)
+        assert "b = np.sqrt(a)" in str(e.value) and "`a_bar`" in str(e.value)
+        # the environment variable turns it on too, for value_and_grad as well
+        monkeypatch.setenv("S2SAD_DEBUG_NANS", "1")
+        with pytest.raises(FloatingPointError):
+            s2sad.value_and_grad(bad_runtime.root_of_square_np)(x, y)
+    # where everything is finite, debug changes nothing
+    good = s2sad.grad(bad_runtime.root_of_square_np, wrt=(0, 1), debug=True)(x + 1.0, y)
+    monkeypatch.delenv("S2SAD_DEBUG_NANS")
+    want = s2sad.grad(bad_runtime.root_of_square_np, wrt=(0, 1))(x + 1.0, y)
+    assert all(np.array_equal(a, b) for a, b in zip(good, want))
