@@ -84,7 +84,9 @@ def jvp(f, primals, tangents):
         if not ops.differentiable(kind) or isinstance(kind, tuple):
             if isinstance(t, (int, float)) and t == 0:
                 continue  # a zero tangent for an integer: held fixed
-            raise WrtError(f"jvp of {f.__qualname__}: `{name}` is a {type(x).__name__}, and "
+            what = type(x).__name__
+            raise WrtError(f"jvp of {f.__qualname__}: `{name}` is "
+                           f"{'an' if what[0] in 'aeiou' else 'a'} {what}, and "
                            "tangents are taken for floats, float arrays and lists of floats",
                            hint="Pass None as its tangent.")
         if np.shape(t) != np.shape(x):

@@ -1,0 +1,58 @@
+"""One function per kind of error s2sad raises: the README's error catalogue calls
+each of these, and tests/test_readme.py checks that the messages it shows are the
+ones s2sad prints."""
+
+import math
+
+import numpy as np
+
+
+def uses_try(x):
+    try:
+        return math.log(x)
+    except ValueError:
+        return 0.0
+
+
+def unknown_name(x):
+    return x * rate  # noqa: F821  (never defined)
+
+
+def opaque_call(x):
+    return math.gamma(x) * 2.0
+
+
+def pair(x):
+    return x * x, 2.0 * x
+
+
+def poly(x, y):
+    return x * x * y
+
+
+def count(x, n):
+    return x ** n
+
+
+def scale_in_place(w):
+    w[0] = 2.0 * w[0]
+    return np.sum(w * w)
+
+
+def points(x):
+    pts = []
+    for i in range(3):
+        pts.append((x * i, x))
+    total = 0.0
+    for a, b in pts:
+        total += a * b
+    return total
+
+
+def pole(x):
+    return 1.0 / (x - 2.0) + x
+
+
+def root(x, y):
+    r = np.sqrt(x * x)
+    return np.sum(r * y)
