@@ -23,6 +23,7 @@ from .errors import (
     NoRuleError,
     NonFiniteError,
     NotDifferentiableError,
+    CheckpointError,
     S2SADError,
     SourceNotFoundError,
     UnresolvedNameError,
@@ -33,6 +34,7 @@ from .engines import EngineError
 from .graphs import graph
 from .gradcheck import CheckReport, check
 from .rules import register_rule
+from .checkpoint import checkpointed
 
 __version__ = "0.1.0"
 
@@ -67,4 +69,6 @@ __all__ = [
     "NotDifferentiableError",
     "GradientCheckError",
     "EngineError",
+    "checkpointed",
+    "CheckpointError",
 ]

@@ -50,6 +50,7 @@ import builtins
 import copy
 
 from . import ir
+from .checkpoint import SCHEDULES, checkpointed
 from .errors import UnsupportedSyntaxError
 from .parse import Parsed, _Located
 
@@ -236,12 +237,21 @@ class _Lowerer:
         func = s.iter.func if isinstance(s.iter, ast.Call) else None
         callee = self.parsed.refs.get(ir.dotted(func)) if func is not None and \
             self.is_static(func) else None
+        checkpoint = None
+        if callee is checkpointed:
+            iter_node, checkpoint = self.checkpoint_marker(s.iter)
+            func = iter_node.func if isinstance(iter_node, ast.Call) else None
+            callee = self.parsed.refs.get(ir.dotted(func)) if func is not None and \
+                self.is_static(func) else None
+            if callee is not range:
+                raise self.error(iter_node, "s2sad checkpoints loops over range() only",
+                                 "Write `for i in s2sad.checkpointed(range(n), ...)`.")
         if callee is range:
             if not isinstance(s.target, ast.Name):
                 raise self.error(s.target, "the target of a loop over range() must be one name")
             self.line = s.lineno
-            iter_ = self.e_Call(s.iter)
-            self.loop(s, iter_, s.target.id, None)
+            iter_ = self.e_Call(iter_node if checkpoint else s.iter)
+            self.loop(s, iter_, s.target.id, None, checkpoint)
             return
         backwards = self.reversed_range(s.iter) if callee is reversed else None
         if backwards is not None:  # reversed(range(...)): the range read backwards
@@ -293,6 +303,26 @@ class _Lowerer:
         n = self.length([seq])
         self.loop(s, _range_of(n), None, lambda index: self.bind_element(s.target, seq, index))
 
+    def checkpoint_marker(self, call):
+        """The loop's iterable and ``(schedule, snapshots atom)`` of
+        ``s2sad.checkpointed(iterable, snapshots=..., schedule=...)``."""
+        names = ["iterable", "snapshots", "schedule"]
+        given = dict(zip(names, call.args))
+        for k in call.keywords:
+            if k.arg not in names or k.arg in given:
+                raise self.error(call, f"checkpointed() takes {', '.join(names)}")
+            given[k.arg] = k.value
+        if "iterable" not in given or len(call.args) > 3:
+            raise self.error(call, f"checkpointed() takes {', '.join(names)}")
+        schedule = given.get("schedule", ast.Constant(value="ctz"))
+        if not (isinstance(schedule, ast.Constant) and schedule.value in SCHEDULES):
+            raise self.error(schedule, "the schedule of checkpointed() must be written as "
+                             f"one of {', '.join(map(repr, SCHEDULES))}")
+        snapshots = given.get("snapshots")
+        self.line = call.lineno
+        atom = None if snapshots is None else self.atom(snapshots)
+        return given["iterable"], (schedule.value, atom)
+
     def reversed_range(self, call):
         """For ``reversed(range(...))`` or ``reversed(range(...)[a:b])``, a function
         lowering the range expression; else None."""
@@ -338,7 +368,7 @@ class _Lowerer:
         else:
             self.bind_target(target, self.value_atom(item))
 
-    def loop(self, s, iter_, target_var, prefix):
+    def loop(self, s, iter_, target_var, prefix, checkpoint=None):
         line = s.lineno
         self.loop_count += 1
         tag = self.loop_count
@@ -373,7 +403,8 @@ class _Lowerer:
             _close_open_paths(body, self.exit_stmt(False))
         self.loops.pop()
         self.out, self.terminated = outer_out, outer_terminated
-        self.emit(ir.Loop(target, iter_, body, [p for _, p in phis], line, tag, cond, test))
+        self.emit(ir.Loop(target, iter_, body, [p for _, p in phis], line, tag, cond, test,
+                          checkpoint))
         for v, phi in phis:  # after the loop every phi holds its last value
             self.env[v] = phi.name
 

@@ -111,6 +111,10 @@ class NotDifferentiableError(S2SADError):
     """A value reaches the output through an operation that has no derivative."""
 
 
+class CheckpointError(NotDifferentiableError):
+    """A loop marked with `s2sad.checkpointed` does what its step functions cannot."""
+
+
 class NonFiniteError(S2SADError, FloatingPointError):
     """With ``debug=True`` (or ``S2SAD_DEBUG_NANS=1``), a derivative value became NaN or
     infinite; the error names the user's line that produced it."""

@@ -120,7 +120,9 @@ class Loop:
     A ``while`` loop (``iter`` None) runs `cond`, the statements computing its test,
     then stops unless the atom `test` is true, then runs `body`. Every path through
     `body` ends with exactly one `Exit`. `tag` pairs the loop with its reverse (and
-    its tape) after stages copy statements.
+    its tape) after stages copy statements. `checkpoint` is None, or
+    ``(schedule, snapshots)`` for a loop the reverse sweep reverses from snapshots
+    (``s2sad.checkpointed``): the schedule's name and an atom (None: the default).
     """
 
     target: str | None
@@ -131,6 +133,7 @@ class Loop:
     tag: int = 0
     cond: list = field(default_factory=list)
     test: ast.expr | None = None
+    checkpoint: tuple | None = None
 
 
 @dataclass(eq=False)

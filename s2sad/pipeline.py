@@ -277,6 +277,7 @@ class _Builder:
             entry = (f"{name}%{self.entry}",)
             self.functions.append(self.fused(fr, act, rev, entry[0]))
         self.helpers.update(rev.helpers)
+        self.functions += self.steps(fr, act, rev)
         while self.queue:
             callee, active, kinds, (fwd, bwd) = self.queue.pop(0)
             cfr = self.kinds.front(callee)
@@ -285,6 +286,7 @@ class _Builder:
             self.note_user(cfr)
             self.helpers.update(crev.helpers)
             self.functions += self.split(cfr, cact, crev, fwd, bwd)
+            self.functions += self.steps(cfr, cact, crev)
         self.functions = _share_forward_sweeps(self.functions)
         module = ir.Module([uf.fn for uf in self.functions])
         module.imports = _import_lines(self.helpers)
@@ -329,6 +331,34 @@ class _Builder:
         body = forward + backward + [ir.Return(result, rev.output_line)]
         fn = ir.Function(name, _params(fr.anf), body, fr.anf.refs, fr.anf.source)
         return UnitFunction(fn, fr.func)
+
+    def steps(self, fr: Front, act, rev: reverse.Reverse) -> list:
+        """The step function of each checkpointed loop, ``step(i, state, args)``, and
+        its reverse, ``step_bar(i, state, args, bar)`` (see `reverse.Step`)."""
+        out = []
+        for st in rev.steps:
+            unpack = [ir.Assign(tuple(st.state), ir.name("%state"), st.line, unpack=True)]
+            if st.args:
+                unpack.append(ir.Assign(tuple(st.args), ir.name("%args"), st.line, unpack=True))
+            params = [ir.Param(st.target), ir.Param("%state"), ir.Param("%args")]
+            inputs = [p.name for p in params]
+            body, _, outputs = simplify.simplify(
+                unpack + st.body, [], set(), [ast.Tuple(elts=st.outputs, ctx=ast.Load())],
+                _purity(fr.dup), _float_names(act), inputs=inputs, mutable=rev.mutable)
+            fn = ir.Function(st.name, params, body + [ir.Return(outputs[0], st.line)],
+                             fr.anf.refs, fr.anf.source)
+            out.append(UnitFunction(fn, fr.func, keep_defaults=False))
+            bar_unpack = [ir.Assign(tuple(st.bar), ir.name("%bar"), st.line, unpack=True)]
+            forward, backward, outputs = simplify.simplify(
+                unpack + st.forward, bar_unpack + st.reverse, set(st.bar),
+                [ast.Tuple(elts=[ir.name(n) for n in st.bar], ctx=ast.Load())],
+                _purity(fr.dup), _float_names(act), inputs=inputs + ["%bar"],
+                mutable=rev.mutable)
+            fn = ir.Function(st.bar_name, params + [ir.Param("%bar")],
+                             forward + backward + [ir.Return(outputs[0], st.line)],
+                             fr.anf.refs, fr.anf.source)
+            out.append(UnitFunction(fn, fr.func, keep_defaults=False))
+        return out
 
     def split(self, fr: Front, act, rev: reverse.Reverse, fwd_name, bwd_name,
               root=False) -> list:

@@ -33,9 +33,9 @@ import ast
 import inspect
 from dataclasses import dataclass, field
 
-from . import ir, ops, rules
+from . import checkpoint, ir, ops, rules
 from .activity import Activity
-from .errors import NoRuleError, NotDifferentiableError
+from .errors import CheckpointError, NoRuleError, NotDifferentiableError
 
 
 @dataclass
@@ -57,6 +57,29 @@ class Reverse:
     requests: list = field(default_factory=list)
     helpers: dict = field(default_factory=dict)  # names the inlined rules read
     mutable: dict = field(default_factory=dict)  # see `mutable_names`
+    steps: list = field(default_factory=list)  # `Step`s of checkpointed loops
+
+
+@dataclass
+class Step:
+    """The two functions a checkpointed loop's scheduler drives: `name` runs one
+    iteration, ``name(i, state, args) -> state``; `bar_name` reverses one,
+    ``bar_name(i, state, args, bar) -> bar``, recomputing the iteration (`forward`)
+    and then reversing it (`reverse`). `bar` holds the adjoints of the active
+    loop-carried values, then of the active values the loop only reads (summed over
+    the iterations)."""
+
+    name: str
+    bar_name: str
+    target: str
+    state: list
+    args: list
+    body: list  # one iteration, computing `outputs` (expressions: the new state)
+    outputs: list
+    forward: list
+    reverse: list
+    bar: list  # names of `bar`, the same on entry and on return
+    line: int
 
 
 def mutable_names(act: Activity) -> dict:
@@ -123,6 +146,8 @@ class _Transform:
         self.tapes: list = []  # tapes the forward sweep creates, in order
         self.top_level = {p.name for p in fn.params} | {
             t for s in fn.body if isinstance(s, ir.Assign) for t in s.targets}
+        self.steps: list = []
+        self.checkpoints = {}  # loop tag -> (scheduler name, Step)
         if any(isinstance(k, ops.ArrayKind) for k in activity.kinds.values()):
             import numpy
 
@@ -161,7 +186,7 @@ class _Transform:
             else:
                 grads[p] = zero(self.act.kinds.get(p), p)
         return Reverse(forward, reverse, seed, output, ret.line if ret else 0, grads,
-                       self.requests, self.helpers, mutable_names(self.act))
+                       self.requests, self.helpers, mutable_names(self.act), self.steps)
 
     # ------------------------------------------------------------ forward
 
@@ -173,7 +198,8 @@ class _Transform:
                                  self.forward_block(s.orelse), s.line))
                 continue
             if isinstance(s, ir.Loop):
-                out.extend(self.forward_loop(s))
+                out.extend(self.forward_checkpointed(s) if s.checkpoint
+                           else self.forward_loop(s))
                 continue
             if isinstance(s, ir.Exit):
                 out.append(s)
@@ -220,6 +246,11 @@ class _Transform:
         tape = self.tape_names[s.tag]
         if tape not in self.tapes:
             self.tapes.append(tape)
+        inner = next((x for x in ir.walk(s.body) if isinstance(x, ir.Loop) and x.checkpoint),
+                     None)
+        if inner is not None:
+            raise self.checkpoint_error(inner, "s2sad checkpoints loops that are not inside "
+                                        "another loop", "Checkpoint the outer loop instead.")
         body = _insert_pushes(self.forward_block(s.body), tape, s.tag)
         out = []
         if _counted(s):
@@ -401,7 +432,7 @@ class _Transform:
         if isinstance(s, ir.If):
             return self.reverse_if(s)
         if isinstance(s, ir.Loop):
-            return self.reverse_loop(s)
+            return self.reverse_checkpointed(s) if s.checkpoint else self.reverse_loop(s)
         if isinstance(s, ir.Exit):
             out = []
             for c in reversed(s.copies):
@@ -563,6 +594,133 @@ class _Transform:
                  and self.act.root(p.init.id) != p.name]
         return pre + [loop] + post
 
+    # ------------------------------------------------------- checkpointed loops
+
+    def checkpoint_error(self, s, message, hint=None):
+        info = self.fn.source
+        return CheckpointError(
+            message, filename=info.filename if info else None, lineno=s.line or None,
+            source_line=info.line_text(s.line) if info and s.line else None, hint=hint)
+
+    def forward_checkpointed(self, s: ir.Loop) -> list:
+        """``state = ckpt.forward(step, range, state, args)``: the scheduler runs the
+        loop, one call of the step function per iteration, keeping a few snapshots of
+        the loop-carried values instead of a tape (`Step`)."""
+        schedule, snapshots = s.checkpoint
+        step = self.checkpoint_step(s)
+        ckpt = "%ckpt" + self.tape_names[s.tag][len("%tape"):]
+        cls = {"ctz": checkpoint.CTZ, "binomial": checkpoint.Binomial}[schedule]
+        self.helpers[cls.__name__] = cls
+        make = ast.Call(func=ir.name(cls.__name__),
+                        args=[] if snapshots is None else [snapshots], keywords=[])
+        self.checkpoints[s.tag] = (ckpt, step)
+        call = ast.Call(func=ast.Attribute(value=ir.name(ckpt), attr="forward", ctx=ast.Load()),
+                        args=[ir.name(step.name), s.iter, _tuple(p.init for p in s.phis),
+                              _tuple(ir.name(a) for a in step.args)], keywords=[])
+        return [ir.Assign((ckpt,), make, s.line),
+                ir.Assign(tuple(step.state), call, s.line, unpack=True)]
+
+    def checkpoint_step(self, s: ir.Loop) -> Step:
+        """The step functions of a checkpointed loop, or a `CheckpointError` for what
+        they cannot do: the loop-carried values and what the body reads from outside
+        are passed in and out, so the body must not write into them, nor leave early."""
+        if s.iter is None or _breaks(s.body):
+            brk = next((x for x in ir.walk(s.body) if isinstance(x, ir.Exit) and x.brk), s)
+            raise self.checkpoint_error(brk, "s2sad checkpoints loops without break or return",
+                                        "Move the early exit after the loop.")
+        state = [p.name for p in s.phis]
+        for p in s.phis:
+            if p.init is None:
+                raise self.checkpoint_error(
+                    s, f"`{p.name.split('%')[0]}` has no value before the checkpointed loop",
+                    "Give it a value before the loop.")
+            if self.is_container(p.name):
+                raise self.checkpoint_error(
+                    s, f"the checkpointed loop changes the list or array "
+                    f"`{p.name.split('%')[0]}` in place", "Build a new one each iteration.")
+        region = s.cond + s.body
+        inner = ir.all_defined(region) | set(ir.defined_names(s))
+        args = []
+        for sub in ir.walk(region):
+            for node in list(ir.exprs(sub)) + [get() for get, _ in ir.loop_test_slot(sub)]:
+                for n in ir.local_reads(node, lambda x: x in self.locals):
+                    if n not in inner and n not in args:
+                        args.append(n)
+        passed = {self.act.root(n) for n in state + args}
+        for sub in ir.walk(region):
+            written = sub.container if isinstance(sub, ir.SetItem) else None
+            if isinstance(sub, ir.Expr) and self.act.op(sub).kind == "append":
+                written = self.act.op(sub).inputs[0].id
+            if written is not None and self.act.root(written) in passed:
+                raise self.checkpoint_error(
+                    sub, f"the checkpointed loop changes `{written.split('%')[0]}` in place, "
+                    "which its snapshots cannot hold", "Build a new list or array each "
+                    "iteration (`u = u.copy()` before writing into it).")
+        base = self.fn.name.split("%")[0]
+        suffix = self.tape_names[s.tag][len("%tape"):]
+        name = f"{base}%step{suffix}"
+        target = s.target or "%_"
+        if s.body and isinstance(s.body[-1], ir.Exit):  # one path: return the new values
+            given = {c.targets[0]: c.value for c in s.body[-1].copies}
+            body = ir.copy_tree(s.body[:-1])
+            outputs = [ir.copy_tree(given.get(p, ir.name(p))) for p in state]
+        else:
+            nexts = {p: ir.derived(p, "next") for p in state}
+            body = _exits_as_copies(s.body, nexts)
+            outputs = [ir.name(nexts[p]) for p in state]
+        # one reversed iteration: recompute it, then reverse it
+        tapes_before = len(self.tapes)
+        forward = _without_exits(self.forward_block(s.body))
+        tapes = self.tapes[tapes_before:]
+        del self.tapes[tapes_before:]
+        forward = [ir.Assign((t,), ast.List(elts=[], ctx=ast.Load()), s.line)
+                   for t in tapes] + forward
+        active_phis = [p for p in state if p in self.act.active]
+        reads = [n for n in args if n in self.act.active]
+        acc = [n for n in reads if not self.is_container(n)]
+        bar = [adj(p) for p in active_phis] + [
+            self.acc(n) if self.is_container(n) else adj(n) for n in reads]
+        self.accumulators.append(set(acc))
+        self.carried.append(active_phis)
+        self.emitted.append([ir.Assign((b,), ir.const(None)) for b in bar])
+        reverse = self.reverse_block(s.body) + self.reverse_block(s.cond)
+        self.emitted.pop()
+        self.carried.pop()
+        self.accumulators.pop()
+        assigned = ir.definitely_assigned(reverse)
+        overwritten = {c.targets[0] for x in ir.walk(s.body) if isinstance(x, ir.Exit)
+                       for c in x.copies}
+        for p in active_phis:  # a carried value the body overwrites unread gets adjoint 0
+            if p in overwritten and adj(p) not in assigned:
+                reverse.append(ir.Assign((adj(p),), zero(self.act.kinds.get(p), p), s.line))
+        step = Step(name, ir.derived(name, "bar"), target, state, args, body, outputs,
+                    forward, reverse, bar, s.line)
+        self.steps.append(step)
+        return step
+
+    def reverse_checkpointed(self, s: ir.Loop) -> list:
+        """``bar = ckpt.reverse(step_bar, bar)``: the scheduler reverses the
+        iterations from the last to the first, recomputing from its snapshots."""
+        ckpt, step = self.checkpoints[s.tag]
+        defined = self.defined_so_far()
+        start = []
+        for b in step.bar:
+            source = b.rsplit("%", 1)[0]
+            if b.endswith("%bar") and b not in defined:
+                start.append(zero(self.act.kinds.get(source), source))
+            else:
+                start.append(ir.name(b))
+        out = []
+        if step.bar:
+            call = ast.Call(func=ast.Attribute(value=ir.name(ckpt), attr="reverse",
+                                               ctx=ast.Load()),
+                            args=[ir.name(step.bar_name), _tuple(start)], keywords=[])
+            out.append(ir.Assign(tuple(step.bar), call, s.line, unpack=True))
+        active_phis = [p for p in s.phis if p.name in self.act.active]
+        out += [self.set_adj(p.init.id, ir.name(adj(p.name)), s.line) for p in active_phis
+                if self.act.is_active(p.init)]
+        return out
+
     def reverse_iter(self, s: ir.Loop) -> ast.expr:
         if s.iter is None:
             return ast.Call(func=ir.name("range"), args=[ir.name(self.count_names[s.tag])],
@@ -657,8 +815,7 @@ class _Transform:
             wanted = [i for i, x in enumerate(op.inputs) if self.act.is_active(x)]
             assigns, terms = op.rule.instantiate(op.inputs, ir.name(target), [out_bar],
                                                  wanted, self.fresh, op.options)
-            terms = {i: self.drop_needless_unbroadcast(e, target) for i, e in terms.items()}
-            used = set()  # (an unbroadcast dropped needs no import)
+            used = set()
             for e in [e for _, e in assigns] + list(terms.values()):
                 used |= set(ir.names_in(e))
             self.helpers.update({n: v for n, v in rules.helper_objects(op.rule.template).items()
@@ -666,7 +823,8 @@ class _Transform:
             out = [ir.Assign((n,), self.shape_donor(e), line) for n, e in assigns]
             for i in wanted:
                 if i in terms:
-                    out.append(self.set_adj(op.inputs[i].id, self.shape_donor(terms[i]), line))
+                    term = self.shape_donor(self.drop_needless_unbroadcast(terms[i], target))
+                    out.append(self.set_adj(op.inputs[i].id, term, line))
             return out
         if op.kind == "call":
             if id(s) not in self.calls:
@@ -723,6 +881,38 @@ def _breaks(body) -> bool:
         if isinstance(s, ir.If) and (_breaks(s.body) or _breaks(s.orelse)):
             return True
     return False
+
+
+def _tuple(elts) -> ast.Tuple:
+    return ast.Tuple(elts=list(elts), ctx=ast.Load())
+
+
+def _exits_as_copies(body, nexts) -> list:
+    """A checkpointed loop's body as a step function's: every `Exit` becomes
+    ``x%next = ...`` for each carried value (``x%next = x`` where the path leaves it)."""
+    out = []
+    for s in body:
+        if isinstance(s, ir.Exit):
+            given = {c.targets[0]: c.value for c in s.copies}
+            out += [ir.Assign((n,), ir.copy_tree(given.get(p, ir.name(p))), s.line)
+                    for p, n in nexts.items()]
+        elif isinstance(s, ir.If):
+            out.append(ir.If(s.test, _exits_as_copies(s.body, nexts),
+                             _exits_as_copies(s.orelse, nexts), s.line))
+        else:
+            out.append(ir.copy_tree(s))
+    return out
+
+
+def _without_exits(body) -> list:
+    out = []
+    for s in body:
+        if isinstance(s, ir.Exit):
+            continue
+        if isinstance(s, ir.If):
+            s = ir.If(s.test, _without_exits(s.body), _without_exits(s.orelse), s.line)
+        out.append(s)
+    return out
 
 
 def _insert_pushes(body, tape, tag) -> list:

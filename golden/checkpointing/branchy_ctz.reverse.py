@@ -1,0 +1,49 @@
+# s2sad golden file: golden/inputs/checkpointing.py:branchy_ctz, stage reverse, wrt x, y.
+# Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
+from golden.inputs.checkpointing import *  # noqa: F401,F403
+
+from s2sad.checkpoint import CTZ
+import math
+
+
+def branchy_ctz_grad(x, y, n):
+    s = x
+    ckpt = CTZ()
+    (s_1,) = ckpt.forward(branchy_ctz_step, range(n), (s,), (y,))
+    # line 27: return s
+    s_1_bar = 1.0
+    # line 22: for i in s2sad.checkpointed(range(n), schedule="ctz"):
+    s_1_bar, y_bar = ckpt.reverse(branchy_ctz_step_bar, (s_1_bar, 0.0))
+    x_bar = s_1_bar
+    return x_bar, y_bar
+
+
+def branchy_ctz_step(i, state, args):
+    (s_1,) = state
+    (y,) = args
+    if i % 2 == 0:
+        s_2 = s_1 * y
+    else:
+        s_2 = math.sin(s_1) + y
+    return (s_2,)
+
+
+def branchy_ctz_step_bar(i, state, args, bar):
+    (s_1,) = state
+    (y,) = args
+    t1 = i % 2 == 0
+    if not t1:
+        t2 = math.sin(s_1)
+    s_1_bar, y_bar = bar
+    # line 26: s = math.sin(s) + y
+    s_2_bar = s_1_bar
+    # line 23: if i % 2 == 0:
+    if t1:
+        # line 24: s = s * y
+        s_1_bar = s_2_bar * y
+        y_bar += s_2_bar * s_1
+    else:
+        # line 26: s = math.sin(s) + y
+        y_bar += s_2_bar
+        s_1_bar = s_2_bar * math.cos(s_1)
+    return s_1_bar, y_bar

@@ -1,0 +1,189 @@
+"""Checkpointed loops: the schedules against their theory, and gradients through
+`s2sad.checkpointed` loops against the same functions without the marker."""
+
+import importlib.util
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad.checkpoint import CTZ, Binomial, binomial_cost, repetitions
+
+import zoo_checkpoint as zoo
+
+SIZES = [0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 100]
+
+
+# ------------------------------------------------------------ the schedules
+
+
+def drive(schedule, n):
+    """Runs a loop of n steps whose state is the list of indices seen, so every state
+    the reverse sweep gets can be checked; returns (step calls, peak snapshots)."""
+    seen = []
+
+    def step(i, state, args):
+        return state + (i,)
+
+    def step_bar(i, state, args, bar):
+        assert state == tuple(range(i)), (i, state)
+        seen.append(i)
+        return bar + 1
+
+    assert schedule.forward(step, range(n), (), ()) == tuple(range(n))
+    assert schedule.reverse(step_bar, 0) == n
+    assert seen == list(range(n - 1, -1, -1))
+    return schedule.steps, schedule.peak
+
+
+def revolve_minimum(n, s, memo={}):
+    """The fewest forward steps reversing n steps with s snapshots, by brute force."""
+    if n <= 1:
+        return 0
+    if s == 1:
+        return n * (n - 1) // 2
+    if (n, s) not in memo:
+        memo[n, s] = min(m + revolve_minimum(n - m, s - 1) + revolve_minimum(m, s)
+                         for m in range(1, n))
+    return memo[n, s]
+
+
+@pytest.mark.parametrize("s", [1, 2, 3, 5, 10])
+def test_binomial_is_revolve_optimal(s):
+    for n in SIZES + [63, 65, 127, 128, 129]:
+        steps, peak = drive(Binomial(s), n)
+        # the forward sweep's last step computes the output; revolve's own count
+        # leaves it to the adjoint of the last step
+        assert steps == binomial_cost(n, s) + (n > 0), (n, s)
+        assert peak <= s
+        if n <= 70:
+            assert binomial_cost(n, s) == revolve_minimum(n, s)
+
+
+def test_binomial_closed_form():
+    assert repetitions(100, 5) == 4
+    assert binomial_cost(100, 5) == 316
+    assert drive(Binomial(5), 100) == (317, 5)
+    t = repetitions(10**5, 10)
+    assert math.comb(10 + t, 10) >= 10**5 > math.comb(9 + t, 10)
+
+
+def test_ctz_snapshots_and_recomputations():
+    for n in SIZES + [1000, 1024, 1025]:
+        steps, peak = drive(CTZ(), n)
+        log = math.floor(math.log2(n)) if n else 0
+        assert peak <= log + 1 if n else peak == 0, (n, peak)
+        assert steps - n <= n * (log + 1) / 2, (n, steps)
+    assert drive(CTZ(), 16) == (16 + 17, 5)  # 0, 8, 12, 14, 15 kept
+
+
+def test_marker_runs_the_plain_loop():
+    assert list(s2sad.checkpointed(range(3), snapshots=2, schedule="binomial")) == [0, 1, 2]
+    assert zoo.euler(2.0, 0.3, 10, 3) == PLAIN.euler(2.0, 0.3, 10, 3)
+    with pytest.raises(ValueError):
+        s2sad.checkpointed(range(3), schedule="revolve")
+
+
+# ------------------------------------------------- gradients against no marker
+
+
+def _plain_module(tmp):
+    """tests/zoo_checkpoint.py with every `s2sad.checkpointed(range(...), ...)` replaced
+    by its range: the functions without checkpointing."""
+    text = Path(zoo.__file__).read_text()
+    text = re.sub(r"s2sad\.checkpointed\((range\(.*?\))(, [^:]*)?\):", r"\1:", text)
+    assert "checkpointed(range" not in text
+    path = tmp / "zoo_checkpoint_plain.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location("zoo_checkpoint_plain", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+PLAIN = None
+
+
+@pytest.fixture(scope="module", autouse=True)
+def plain(tmp_path_factory):
+    global PLAIN
+    PLAIN = _plain_module(tmp_path_factory.mktemp("plain"))
+    return PLAIN
+
+
+def close(a, b):
+    np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float),
+                               rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_euler(n):
+    want = s2sad.grad(PLAIN.euler, wrt=(0, 1))(2.0, 0.3, n, 3)
+    for s in (1, 2, 3, 10):
+        close(s2sad.grad(zoo.euler, wrt=(0, 1))(2.0, 0.3, n, s), want)
+    close(s2sad.grad(zoo.euler_ctz, wrt=(0, 1))(2.0, 0.3, n),
+          s2sad.grad(PLAIN.euler_ctz, wrt=(0, 1))(2.0, 0.3, n))
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_loop_sum(n):
+    close(s2sad.grad(zoo.loop_sum, wrt=(0, 1))(0.7, 1.3, n),
+          s2sad.grad(PLAIN.loop_sum, wrt=(0, 1))(0.7, 1.3, n))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 8, 13])
+def test_rnn(n):
+    rng = np.random.default_rng(n)
+    W = rng.normal(size=(4, 4)) * 0.5
+    U = rng.normal(size=4)
+    xs = rng.normal(size=n)
+    want = s2sad.grad(PLAIN.rnn, wrt=(0, 1))(W, U, xs, 2)
+    for got in (s2sad.grad(zoo.rnn, wrt=(0, 1))(W, U, xs, 2),
+                s2sad.grad(zoo.rnn_ctz, wrt=(0, 1))(W, U, xs)):
+        for g, w in zip(got, want):
+            assert g.shape == w.shape
+            close(g, w)
+
+
+@pytest.mark.parametrize("n", SIZES[:12])
+def test_newton(n):
+    close(s2sad.grad(zoo.newton)(2.0, n), s2sad.grad(PLAIN.newton)(2.0, n))
+    close(s2sad.grad(zoo.newton_ctz)(2.0, n), s2sad.grad(PLAIN.newton_ctz)(2.0, n))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 6, 10, 17])
+def test_branches_calls_and_nested_loops(n):
+    close(s2sad.grad(zoo.branches_and_calls, wrt=(0, 1))(0.4, 1.1, n),
+          s2sad.grad(PLAIN.branches_and_calls, wrt=(0, 1))(0.4, 1.1, n))
+
+
+def test_value_and_grad_and_vjp():
+    v, g = s2sad.value_and_grad(zoo.euler, wrt=(0, 1))(2.0, 0.3, 20, 3)
+    assert v == PLAIN.euler(2.0, 0.3, 20, 3)
+    close(g, s2sad.grad(PLAIN.euler, wrt=(0, 1))(2.0, 0.3, 20, 3))
+    out, pullback = s2sad.vjp(zoo.euler, 2.0, 0.3, 20, 3)
+    want = s2sad.vjp(PLAIN.euler, 2.0, 0.3, 20, 3)[1](2.0)
+    close(pullback(2.0)[:2], want[:2])
+
+
+@pytest.mark.parametrize("func, line, words", [
+    (zoo.bad_break, "break", "without break or return"),
+    (zoo.bad_append, "xs.append(xs[-1] * 1.5)", "changes `xs` in place"),
+    (zoo.bad_write, "u[0] = u[1] * 2.0", "changes `u` in place"),
+    (zoo.bad_nested, "for i in s2sad.checkpointed(range(n)):", "not inside another loop"),
+])
+def test_refusals_point_at_the_line(func, line, words):
+    with pytest.raises(s2sad.CheckpointError) as info:
+        s2sad.grad(func)(1.0, 3)
+    err = info.value
+    assert words in err.message
+    assert err.source_line.strip() == line
+    assert err.filename.endswith("zoo_checkpoint.py")
+
+
+def test_only_ranges_are_checkpointed():
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="loops over range"):
+        s2sad.grad(zoo.bad_iterable)([1.0, 2.0])

@@ -1,0 +1,126 @@
+"""Loop functions with `s2sad.checkpointed` loops, and the same functions without the
+marker (`PLAIN`), for tests/test_checkpoint.py: the gradients must agree."""
+
+import math
+
+import numpy as np
+
+import s2sad
+
+
+def euler(k, c, n, s):
+    """A damped oscillator x'' = -k x - c x', explicit Euler, n steps."""
+    x = 1.0
+    v = 0.0
+    dt = 0.01
+    for i in s2sad.checkpointed(range(n), snapshots=s, schedule="binomial"):
+        a = -k * x - c * v
+        x = x + dt * v
+        v = v + dt * a
+    return x * x + v
+
+
+def euler_ctz(k, c, n):
+    x = 1.0
+    v = 0.0
+    dt = 0.01
+    for i in s2sad.checkpointed(range(n)):
+        a = -k * x - c * v
+        x = x + dt * v
+        v = v + dt * a
+    return x * x + v
+
+
+def loop_sum(x, y, n):
+    acc = 0.0
+    for i in s2sad.checkpointed(range(n), snapshots=3, schedule="binomial"):
+        acc += math.sin(x * i) * y
+    return acc
+
+
+def rnn(W, U, xs, s):
+    """An Elman RNN over the sequence xs: the hidden state is a NumPy array."""
+    h = np.zeros(W.shape[0])
+    for t in s2sad.checkpointed(range(len(xs)), snapshots=s, schedule="binomial"):
+        h = np.tanh(W @ h + U * xs[t])
+    return np.sum(h * h)
+
+
+def rnn_ctz(W, U, xs):
+    h = np.zeros(W.shape[0])
+    for t in s2sad.checkpointed(range(len(xs))):
+        h = np.tanh(W @ h + U * xs[t])
+    return np.sum(h * h)
+
+
+def newton(a, n):
+    """Square root by n Newton steps (a fixed count, so the trip count is known)."""
+    x = a
+    for _ in s2sad.checkpointed(range(n), snapshots=2, schedule="binomial"):
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def newton_ctz(a, n):
+    x = a
+    for _ in s2sad.checkpointed(range(n), schedule="ctz"):
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def damped(x, n):
+    return x * 0.9 + 0.1
+
+
+def branches_and_calls(x, y, n):
+    """A branch that changes one carried value on one path only, a call of a user
+    function, a nested loop and the loop index in the body."""
+    s = x
+    t = y
+    for i in s2sad.checkpointed(range(1, n + 1), snapshots=4, schedule="binomial"):
+        if i % 3 == 0:
+            s = damped(s, i) + t * 0.01
+        else:
+            t = t + math.sin(s * i) * 0.1
+        for j in range(2):
+            t = t * 0.99 + s * 0.001
+    return s * t
+
+
+# ------------------------------------------------ refused, at the user's line
+
+
+def bad_break(x, n):
+    for i in s2sad.checkpointed(range(n)):
+        if x > 10.0:
+            break
+        x = x * 1.5
+    return x
+
+
+def bad_append(x, n):
+    xs = [x]
+    for i in s2sad.checkpointed(range(n)):
+        xs.append(xs[-1] * 1.5)
+    return xs[-1]
+
+
+def bad_write(x, n):
+    u = np.ones(3) * x
+    for i in s2sad.checkpointed(range(n)):
+        u[0] = u[1] * 2.0
+    return np.sum(u)
+
+
+def bad_nested(x, n):
+    for j in range(2):
+        for i in s2sad.checkpointed(range(n)):
+            x = x * 1.5
+    return x
+
+
+def bad_iterable(xs):
+    total = 0.0
+    for x in s2sad.checkpointed(xs):
+        total = total + x
+    return total
