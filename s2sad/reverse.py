@@ -815,7 +815,8 @@ class _Transform:
             wanted = [i for i, x in enumerate(op.inputs) if self.act.is_active(x)]
             assigns, terms = op.rule.instantiate(op.inputs, ir.name(target), [out_bar],
                                                  wanted, self.fresh, op.options)
-            used = set()
+            terms = {i: self.drop_needless_unbroadcast(e, target) for i, e in terms.items()}
+            used = set()  # (an unbroadcast dropped needs no import)
             for e in [e for _, e in assigns] + list(terms.values()):
                 used |= set(ir.names_in(e))
             self.helpers.update({n: v for n, v in rules.helper_objects(op.rule.template).items()
@@ -823,8 +824,7 @@ class _Transform:
             out = [ir.Assign((n,), self.shape_donor(e), line) for n, e in assigns]
             for i in wanted:
                 if i in terms:
-                    term = self.shape_donor(self.drop_needless_unbroadcast(terms[i], target))
-                    out.append(self.set_adj(op.inputs[i].id, term, line))
+                    out.append(self.set_adj(op.inputs[i].id, self.shape_donor(terms[i]), line))
             return out
         if op.kind == "call":
             if id(s) not in self.calls:
