@@ -33,7 +33,7 @@ from .errors import (
 from .engines import EngineError
 from .graphs import graph
 from .gradcheck import CheckReport, check
-from .rules import register_rule
+from .rules import nondifferentiable, register_rule, stop_gradient
 from .checkpoint import checkpointed
 
 __version__ = "0.1.0"
@@ -52,6 +52,8 @@ __all__ = [
     "CheckReport",
     "graph",
     "register_rule",
+    "nondifferentiable",
+    "stop_gradient",
     "enable_disk_cache",
     "disable_disk_cache",
     "clear_disk_cache",

@@ -266,7 +266,7 @@ class _Analysis:
         """Copies keep their source's shape; an elementwise operation whose array
         inputs all have one shape keeps it; anything else has a shape of its own."""
         r = self.result
-        if op.kind == "copy":
+        if op.kind == "copy" or ops.stops_gradient(op) and isinstance(op.inputs[0], ast.Name):
             return r.shapes.get(op.inputs[0].id, target)
         if op.kind == "rule" and (isinstance(op.key, str) or _is_ufunc(op.key)):
             tokens = set()
@@ -366,6 +366,10 @@ class _Analysis:
                 return [self.callee_kind(op.key, s, inputs)]
             return [ops.UNKNOWN]
         if op.kind == "nondiff":
+            if ops.stops_gradient(op):  # its input itself
+                kind = inputs[0]
+                return [kind if isinstance(kind, ops.ArrayKind) or kind in (ops.SCALAR, ops.INT)
+                        else ops.UNKNOWN]
             if isinstance(s.value, (ast.Compare, ast.UnaryOp, ast.BinOp)):
                 return [ops.logical_kind(inputs)]
             if op.key in _INT_RESULT:
@@ -501,8 +505,8 @@ class _Analysis:
             message = f"s2sad has no derivative rule for {what}, and the result depends on " \
                       f"{', '.join(self.result.wrt)}"
             hint = ("Register one with s2sad.register_rule(func, reverse=..., forward=...) "
-                    "(see 'Custom derivative rules' in the README), or mark it "
-                    "non-differentiable with s2sad.register_rule(func, nondifferentiable=True).")
+                    "(see 'Custom derivative rules' in the README), or declare it "
+                    "non-differentiable with s2sad.nondifferentiable(func).")
         else:
             message = "s2sad cannot differentiate indexing into a value that is not a " \
                       "tuple or a list yet"

@@ -486,11 +486,19 @@ def _view_keys():
             np.broadcast_to}
 
 
+def stops_gradient(op: Op) -> bool:
+    """Is `op` ``s2sad.stop_gradient(x)`` (its input itself, as a constant)?"""
+    return op.kind == "nondiff" and op.key is rules.stop_gradient and len(op.inputs) == 1
+
+
 def makes_view(op: Op, result_kind, kind) -> bool:
     """May the array `op` makes share memory with an input array (a basic slice,
-    ``A[i]`` of a matrix, a reshape, ``.T``)? `kind(atom)` gives an atom's kind."""
+    ``A[i]`` of a matrix, a reshape, ``.T``, ``stop_gradient``)? `kind(atom)` gives an
+    atom's kind."""
     if not isinstance(result_kind, ArrayKind):
         return False
+    if stops_gradient(op):
+        return True
     if op.kind == "getitem":
         return isinstance(kind(op.inputs[0]), ArrayKind) and not fancy_index(op.inputs[1], kind)
     return op.kind == "rule" and _hashable_in(op.key, _view_keys())

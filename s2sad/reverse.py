@@ -988,9 +988,12 @@ def missing_rule(fn, s, op, mode) -> NoRuleError:
     """The error for a callable registered with rules for the other mode only."""
     info = fn.source
     other = "forward" if mode == "reverse" else "reverse"
+    note = getattr(op.rule, "note", "") if mode == "reverse" else ""
+    text = info.line_text(s.line) if info and s.line else None
     return NoRuleError(
-        f"{op.text} has a {other} rule but no {mode} rule, and {mode} mode needs one",
+        f"{op.text} has a {other} rule but no {mode} rule, and {mode} mode needs one"
+        + (f"; s2sad cannot derive it from the forward rule: {note}" if note else ""),
         filename=info.filename if info else None, lineno=s.line or None,
-        source_line=info.line_text(s.line) if info and s.line else None,
+        col=len(text) - len(text.lstrip()) if text else None, source_line=text,
         hint=f"Register one: s2sad.register_rule(func, {mode}=...), or use "
              f"{'s2sad.jvp' if mode == 'reverse' else 's2sad.grad / s2sad.vjp'}.")

@@ -189,6 +189,10 @@ class Traced:
     def __rdivmod__(self, other):
         return other // self, other % self
 
+    def __stop_gradient__(self):
+        """What `s2sad.stop_gradient` gives for a traced value: its plain value."""
+        return self.value
+
     # comparisons and conversions follow the primal value
     __lt__ = _compare(operator.lt)
     __le__ = _compare(operator.le)

@@ -6,12 +6,21 @@ inputs in call order, then ``out`` (the primitive's result), then either ``out_b
 (reverse: the adjoint of the result) or one ``<input>_dot`` per input (forward: the
 inputs' tangents). Keyword-only parameters with defaults before ``out`` are options
 (``axis=None, keepdims=False``): static arguments of the call, given by keyword or
-by position after the inputs. Its body is a few ``name = expression`` lines and a
-``return`` of one term per input, ``None`` where the input is not differentiable:
+by position after the inputs (only the first `Rule.positional` of them, when set).
+Its body is a few ``name = expression`` lines and a ``return`` of one term per input,
+``None`` where the input is not differentiable:
 
 * reverse: term i is the contribution to input i's adjoint;
 * forward: term i is input i's contribution to the tangent of ``out`` (the compiler
   sums the terms of the active inputs).
+
+A user who registers only a forward rule still gets reverse mode when every term is
+linear and elementwise in its input's tangent (``x_dot / (1.0 + abs(x))``, ``-x_dot``,
+sums and conditional expressions of those): `derive_reverse` transposes the template
+(``x_dot`` becomes ``out_bar``, wrapped in ``unbroadcast(..., x)`` for arrays). Anything
+else keeps the reason on the forward rule (`Rule.note`) for reverse mode's error.
+`stop_gradient` and callables declared with `nondifferentiable` are constants to the
+compiler and the engines (`NONDIFFERENTIABLE`).
 
 A primitive may have several rules for different kinds of inputs (`Rule.when`):
 ``"array"`` when some input is a NumPy array (``x * y`` on arrays needs `unbroadcast`),
@@ -31,6 +40,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import linecache
 import math
 import operator
 import textwrap
@@ -78,6 +88,9 @@ class Rule:
     options: dict = field(default_factory=dict)  # name -> default value
     when: object = None  # None, "array", or a pattern per input
     _template: Template | None = field(default=None, repr=False)
+    positional: int | None = None  # how many options a call may give by position (None: all)
+    derived: bool = False  # a reverse rule transposed from the user's forward rule
+    note: str = ""  # a forward rule's: why no reverse rule could be derived from it
 
     def matches(self, kinds) -> bool:
         if self.when is None:
@@ -101,7 +114,7 @@ class Rule:
             args = list(args) + [named.pop(m) for m in missing]
             keywords = [k for k in keywords if k.arg in named]
         inputs, extra = list(args[:n]), list(args[n:])
-        names = list(self.options)
+        names = list(self.options)[:self.positional]
         if len(extra) > len(names):
             return None
         options = dict(zip(names, extra))
@@ -289,8 +302,12 @@ def _split_params(func, mode):
 
 def add_rule(table: dict, mode: str, key, func, when=None) -> Rule:
     inputs, options = _split_params(func, mode)
-    rule = Rule(key, mode, func, inputs, options, when)
-    existing = table.setdefault(key, [])
+    return _insert(table, Rule(key, mode, func, inputs, options, when))
+
+
+def _insert(table: dict, rule: Rule) -> Rule:
+    """Add `rule`, replacing the rule for the same key, arity and kinds."""
+    existing = table.setdefault(rule.key, [])
     existing[:] = [r for r in existing if (r.arity, r.when) != (rule.arity, rule.when)]
     existing.append(rule)
     return rule
@@ -444,9 +461,12 @@ def register_rule(func, *, reverse=None, forward=None, nondifferentiable=False):
     """Register derivative rules for a callable the compiler should not look into.
 
     `reverse` and `forward` are plain functions in the template form described in the
-    module docstring; give one or both. With ``nondifferentiable=True`` the callable's
-    result is treated as a constant (no rule needed). Returns `func`, so this works
-    as a decorator's body too.
+    module docstring; give one or both. With only `forward`, the reverse rule is
+    derived when the forward one is linear and elementwise in each tangent (see
+    `derive_reverse`); otherwise reverse mode says which rule to add. With
+    ``nondifferentiable=True`` the callable's result is treated as a constant (no rule
+    needed). The latest registration for a callable wins. Returns `func`, so this
+    works as a decorator's body too.
     """
     if nondifferentiable:
         NONDIFFERENTIABLE.add(func)
@@ -456,16 +476,167 @@ def register_rule(func, *, reverse=None, forward=None, nondifferentiable=False):
         raise S2SADError("register_rule needs reverse=..., forward=... or nondifferentiable=True")
     checked = []
     if reverse is not None:
-        checked.append((REVERSE, "reverse", Rule(func, "reverse", reverse,
-                                                 *_split_params(reverse, "reverse"))))
+        checked.append((REVERSE, Rule(func, "reverse", reverse, *_split_params(reverse, "reverse"))))
     if forward is not None:
-        checked.append((FORWARD, "forward", Rule(func, "forward", forward,
-                                                 *_split_params(forward, "forward"))))
-    for _, _, rule in checked:
+        checked.append((FORWARD, Rule(func, "forward", forward, *_split_params(forward, "forward"))))
+    for _, rule in checked:
         rule.template  # read now: a malformed rule fails before anything is registered
-    for table, mode, rule in checked:
-        add_rule(table, mode, func, rule.func)
+    derived = []
+    if reverse is None:
+        fwd = checked[0][1]
+        mine = [r for r in REVERSE.get(func, ()) if r.arity == fwd.arity and not r.derived]
+        if not mine:  # (a reverse rule the user registered stays)
+            derived = derive_reverse(fwd)
+            if isinstance(derived, str):
+                fwd.note, derived = derived, []
+    try:
+        NONDIFFERENTIABLE.discard(func)
+    except TypeError:  # an unhashable callable cannot be registered below either
+        pass
+    for table, rule in checked:
+        _drop_derived(func, rule.arity)
+        _insert(table, rule)
+    for rule in derived:
+        _insert(REVERSE, rule)
     _changed()
+    return func
+
+
+def nondifferentiable(func):
+    """Declare `func` non-differentiable: its result is a constant to the compiler and
+    the engines (``@s2sad.nondifferentiable`` on a def works too). Returns `func`."""
+    return register_rule(func, nondifferentiable=True)
+
+
+def stop_gradient(x):
+    """`x` itself; the compiler and the engines treat the result as a constant, so no
+    derivative flows through it (as ``jax.lax.stop_gradient``)."""
+    stop = getattr(type(x), "__stop_gradient__", None)
+    if stop is not None:  # a value one of s2sad's engines traces: its plain value
+        return stop(x)
+    if isinstance(x, (list, tuple)) and any(
+            getattr(type(v), "__stop_gradient__", None) for v in x):
+        return type(x)(stop_gradient(v) for v in x)
+    return x
+
+
+def _drop_derived(func, arity):
+    rules = REVERSE.get(func)
+    if rules:
+        rules[:] = [r for r in rules if not (r.derived and r.arity == arity)]
+
+
+# ------------------------------------------------------- derived transposes
+
+
+def derive_reverse(rule: Rule):
+    """Reverse rules transposed from the forward rule `rule`, or the reason there are
+    none (a message).
+
+    A term ``c * x_dot`` (with ``c`` free of tangents; also ``x_dot / c``, ``-x_dot``,
+    sums of such terms, and ``a if test else b`` of them or of zero) is the elementwise
+    linear map "multiply by c", which is its own transpose: the reverse term is the
+    same expression with ``out_bar`` for ``x_dot``. Two rules come back: one for
+    numbers, and one for arrays that sums the term back to the input's shape with
+    `unbroadcast` (as the built-in array rules do). A term of zero gives None (no
+    contribution). Nothing else is guessed: ``x_dot @ y`` or ``np.sum(x_dot)`` is
+    linear but not elementwise, and its transpose needs a reverse rule.
+    """
+    from ..runtime import unbroadcast
+
+    t = rule.template
+    tangents = {n + "_dot": n for n in rule.inputs}
+    inlined, assigns = {}, []
+    for name, expr in t.assigns:  # lines that read a tangent become part of the term
+        expr = _subst(expr, inlined)
+        if _names(expr) & tangents.keys():
+            inlined[name] = expr
+        else:
+            assigns.append((name, expr))
+    name = key_name(rule.key)
+    taken = set(rule.inputs) | set(rule.options) | {n for n, _ in assigns} | set(t.helpers)
+    for clash in ("out_bar", "unbroadcast"):
+        if clash in taken and not (clash == "unbroadcast" and t.helpers.get(clash) is unbroadcast):
+            return f"its forward rule uses the name `{clash}`, which the derived rule needs"
+    scalar, array = [], []
+    for x, term in zip(rule.inputs, t.terms):
+        if term is None or _is_zero(term):
+            scalar.append(None)
+            array.append(None)
+            continue
+        term = _subst(term, inlined)
+        tangent = x + "_dot"
+        others = sorted((_names(term) & tangents.keys()) - {tangent})
+        if others:
+            return (f"its term for `{x}` reads `{others[0]}`; each term may read only its own "
+                    "input's tangent")
+        if not _linear(term, tangent):
+            return (f"its term for `{x}`, `{ast.unparse(term)}`, is not `{tangent}` scaled "
+                    f"elementwise (`c * {tangent}`, `{tangent} / c`, sums of those)")
+        g = _subst(term, {tangent: ast.Name(id="out_bar", ctx=ast.Load())})
+        scalar.append(g)
+        array.append(ast.Call(func=ast.Name(id="unbroadcast", ctx=ast.Load()),
+                              args=[g, ast.Name(id=x, ctx=ast.Load())], keywords=[]))
+    helpers = dict(t.helpers)
+    out = []
+    for when, terms in ((None, scalar), ("array", array)):
+        used = dict(helpers, unbroadcast=unbroadcast) if when == "array" else helpers
+        template = Template(list(assigns), terms, used)
+        func = _derived_function(rule, template, when)
+        out.append(Rule(rule.key, "reverse", func, rule.inputs, dict(rule.options), when,
+                        template, rule.positional, derived=True))
+    return out
+
+
+def _is_zero(node) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float) and node.value == 0
+
+
+def _linear(expr, t) -> bool:
+    """Is `expr` provably ``c * t`` with ``c`` not reading `t`, elementwise (see
+    `derive_reverse`)?"""
+    if isinstance(expr, ast.Name):
+        return expr.id == t
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+        return _linear(expr.operand, t)
+    if isinstance(expr, ast.BinOp):
+        left, right = t in _names(expr.left), t in _names(expr.right)
+        if isinstance(expr.op, ast.Mult):
+            return left != right and _linear(expr.left if left else expr.right, t)
+        if isinstance(expr.op, ast.Div):
+            return left and not right and _linear(expr.left, t)
+        if isinstance(expr.op, (ast.Add, ast.Sub)):
+            return (left or right) and all(_linear(e, t) or _is_zero(e)
+                                           for e in (expr.left, expr.right))
+        return False
+    if isinstance(expr, ast.IfExp):
+        return t not in _names(expr.test) and all(_linear(e, t) or _is_zero(e)
+                                                  for e in (expr.body, expr.orelse))
+    return False
+
+
+def _derived_function(rule: Rule, template: Template, when):
+    """The derived rule as a real function (the engines and tests call rules), with
+    its source in `linecache` so tracebacks and `inspect` show it."""
+    params = list(rule.inputs)
+    if rule.options:
+        params += ["*"] + list(rule.options) + ["out", "out_bar"]
+    else:
+        params += ["out", "out_bar"]
+    lines = [f"    {n} = {ast.unparse(e)}" for n, e in template.assigns]
+    terms = ["None" if e is None else ast.unparse(e) for e in template.terms]
+    lines.append(f"    return {', '.join(terms)}")
+    qualname = getattr(rule.func, "__qualname__", "rule")
+    name = f"{rule.func.__name__}_transposed" + ("_array" if when else "")
+    source = f"def {name}({', '.join(params)}):\n" + "\n".join(lines) + "\n"
+    filename = f"<s2sad: reverse rule transposed from {qualname}{' for arrays' if when else ''}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = dict(template.helpers)
+    exec(compile(source, filename, "exec"), namespace)
+    func = namespace[name]
+    func.__kwdefaults__ = dict(rule.options) or None
+    func.__module__ = rule.func.__module__
+    func.__qualname__ = qualname.rsplit(".", 1)[0] + "." + name if "." in qualname else name
     return func
 
 
@@ -480,7 +651,7 @@ def _load_tables():
     NONDIFFERENTIABLE.update({len, range, print, isinstance, type, callable})
     from .. import runtime
 
-    NONDIFFERENTIABLE.add(runtime.check_norm)
+    NONDIFFERENTIABLE.update({runtime.check_norm, stop_gradient})
     import numpy as np
 
     NONDIFFERENTIABLE.update({
