@@ -402,7 +402,7 @@ def rule_result_kind(op: Op, inputs: list):
     known = [r for r in ranks if r is not None]
     top = max(known) if len(known) == len(ranks) and known else None
     opt = op.options
-    if key in _REDUCTIONS:
+    if key in _REDUCTIONS or _hashable_in(key, rules.REDUCTIONS):
         x = inputs[0]
         axis, keepdims = _const(opt.get("axis"), None), _const(opt.get("keepdims"), False)
         if keepdims is True:
@@ -574,9 +574,9 @@ def constant_kind(call: ast.Call, obj, kind):
 
 
 def reductions() -> set:
-    """The NumPy reductions (sum, mean, max, var, norm, ...), which take axis= and
-    keepdims=."""
-    return _REDUCTIONS
+    """The NumPy reductions (sum, mean, max, var, norm, ...), and the other rules'
+    (`rules.REDUCTIONS`), which take axis= and keepdims=."""
+    return _REDUCTIONS | rules.REDUCTIONS if rules.REDUCTIONS else _REDUCTIONS
 
 
 def _numpy_sets():

@@ -182,9 +182,10 @@ def bind_options(func, args, kwargs, mode):
             if not all(m in named for m in missing):
                 continue
             inputs += [named.pop(m) for m in missing]
-        if len(extra) > len(rule.options):
+        positional = list(rule.options)[:rule.positional]
+        if len(extra) > len(positional):
             continue
-        options = dict(zip(rule.options, extra))
+        options = dict(zip(positional, extra))
         if any(k not in rule.options or k in options for k in named):
             continue
         options.update(named)

@@ -39,7 +39,7 @@ import types
 
 from .. import rules
 from ..errors import S2SADError
-from .primitives import EngineError
+from .primitives import EngineError, bind_options
 from .traced import Traced, contains_traced, deep_primal, primal
 
 _NONDIFFERENTIABLE_MATH = {"isclose", "gcd", "lcm", "isqrt", "factorial", "comb", "perm"}
@@ -186,8 +186,9 @@ class Shim:
             if fn in rules.NONDIFFERENTIABLE:
                 return fn(*(deep_primal(a) for a in args),
                           **{k: deep_primal(v) for k, v in kwargs.items()})
-            if rules.candidates(fn, cls.mode) and not kwargs:
-                return cls.apply(fn, fn, args)
+            if rules.candidates(fn, cls.mode):
+                inputs, options = bind_options(fn, args, kwargs, cls.mode)
+                return cls.apply(fn, fn, inputs, options)
             if is_user_function(fn):
                 return self.function(fn)(*args, **kwargs)
             other = "forward" if cls.mode == "reverse" else "reverse"

@@ -22,6 +22,10 @@ else keeps the reason on the forward rule (`Rule.note`) for reverse mode's error
 `stop_gradient` and callables declared with `nondifferentiable` are constants to the
 compiler and the engines (`NONDIFFERENTIABLE`).
 
+Rules for SciPy's special functions (`scipy_special`) are loaded the first time a
+rule is looked up after ``scipy.special`` has been imported; SciPy is never imported
+here.
+
 A primitive may have several rules for different kinds of inputs (`Rule.when`):
 ``"array"`` when some input is a NumPy array (``x * y`` on arrays needs `unbroadcast`),
 or one pattern per input (``("2d", "1d")`` for a matrix times a vector). The most
@@ -39,10 +43,12 @@ from __future__ import annotations
 
 import ast
 import builtins
+import importlib
 import inspect
 import linecache
 import math
 import operator
+import sys
 import textwrap
 import types
 from dataclasses import dataclass, field
@@ -52,7 +58,10 @@ from ..errors import S2SADError
 REVERSE: dict = {}
 FORWARD: dict = {}
 NONDIFFERENTIABLE: set = set()  # callables whose result is constant to the compiler
+REDUCTIONS: set = set()  # callables outside NumPy that reduce like np.sum (axis=, keepdims=)
 ON_CHANGE: list = []  # called after a user registers a rule (caches drop what they hold)
+# rule modules for optional libraries: loaded once the library is imported (`_load_optional`)
+_OPTIONAL = {"scipy.special": "scipy_special"}
 
 OPERATORS = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
@@ -324,6 +333,8 @@ def lookup(key, nargs: int | None = None, mode: str = "reverse", kinds=None) -> 
 
 def candidates(key, mode="reverse") -> list:
     """Every rule for `key`, most specific first."""
+    if _OPTIONAL:
+        _load_optional()
     table = REVERSE if mode == "reverse" else FORWARD
     try:
         rules = table.get(key) or []
@@ -335,6 +346,8 @@ def candidates(key, mode="reverse") -> list:
 
 
 def arities(key, mode="reverse") -> list:
+    if _OPTIONAL:
+        _load_optional()
     table = REVERSE if mode == "reverse" else FORWARD
     try:
         return sorted(r.arity for r in table.get(key, ()))
@@ -343,6 +356,8 @@ def arities(key, mode="reverse") -> list:
 
 
 def has_rule(key) -> bool:
+    if _OPTIONAL:
+        _load_optional()
     try:
         return key in REVERSE or key in FORWARD or key in NONDIFFERENTIABLE
     except TypeError:
@@ -643,6 +658,17 @@ def _derived_function(rule: Rule, template: Template, when):
 def _changed():
     for callback in ON_CHANGE:
         callback()
+
+
+def _load_optional():
+    """Load the rules of optional libraries the process has imported by now."""
+    for module, ours in list(_OPTIONAL.items()):
+        if module in sys.modules:
+            del _OPTIONAL[module]
+            try:
+                importlib.import_module(f"{__name__}.{ours}")
+            except (ImportError, AttributeError):  # a version without what the rules read:
+                pass  # its functions have no rules, and say so when differentiated
 
 
 def _load_tables():

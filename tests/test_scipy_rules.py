@@ -1,0 +1,240 @@
+"""The SciPy special-function rules (`s2sad.rules.scipy_special`), row by row as
+`test_rules.py` checks the built-in tables, and in use: compiled reverse and
+forward code, second derivatives, the engines. Skipped without SciPy; the last test
+checks that s2sad works without it."""
+
+import os
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+special = pytest.importorskip("scipy.special")
+
+import s2sad  # noqa: E402
+from s2sad import rules  # noqa: E402
+from test_rules import (_eval_template, as_output, as_tuple, differentiable_input,  # noqa: E402
+                        flat, forward_matches_differences, numeric_vjp, random_like,
+                        zero_like)
+
+rules.candidates(special.erf)  # the rules load once scipy.special is imported
+from s2sad.rules import scipy_special  # noqa: E402
+
+
+def table(mode):
+    found = rules.REVERSE if mode == "reverse" else rules.FORWARD
+    return [(key, r) for key, rs in found.items() for r in rs
+            if r.func.__module__ == scipy_special.__name__]
+
+
+def ids(pairs):
+    return [f"{getattr(k, '__name__', k)}/{r.arity}/{r.when}" for k, r in pairs]
+
+
+REV, FWD = table("reverse"), table("forward")
+
+DOMAINS = {special.logit: (0.2, 0.8), special.gammaln: (0.5, 4.0),
+           special.digamma: (0.5, 4.0)}
+
+
+def arr(r, shape, lo, hi):
+    if shape == ():
+        return r.uniform(lo, hi)
+    return np.asarray([r.uniform(lo, hi) for _ in range(int(np.prod(shape)))]).reshape(shape)
+
+
+def examples(key, rule):
+    """(inputs, options) on the function's domain, for numbers or arrays as the rule
+    variant takes."""
+    r = random.Random(7)
+    if key is special.logsumexp:
+        a = arr(r, (3, 4), -1.0, 1.0)
+        return [([a], {}), ([a], {"axis": 0}), ([a], {"axis": 1, "keepdims": True}),
+                ([arr(r, (4,), -1.0, 1.0)], {}), ([r.uniform(-1, 1)], {})]
+    if key is special.polygamma:
+        return [([n, arr(r, shape, 0.5, 3.0)], {}) for n in (1, 2) for shape in ((), (4,))]
+    if key is special.xlogy:
+        if rule.when == "array":
+            pairs = [((4,), (4,)), ((3, 4), (4,)), ((), (3, 4)), ((3, 1), (1, 4))]
+            out = [([arr(r, a, -1.0, 1.0), arr(r, b, 0.5, 2.0)], {}) for a, b in pairs]
+            zero = arr(r, (4,), -1.0, 1.0)
+            zero[1] = 0.0  # x == 0: the derivative with respect to y is 0
+            return out + [([zero, arr(r, (4,), 0.5, 2.0)], {})]
+        return [([r.uniform(-1.0, 1.0), r.uniform(0.5, 2.0)], {}) for _ in range(4)] + \
+            [([0.0, 1.5], {})]
+    lo, hi = DOMAINS.get(key, (-1.5, 1.5))
+    return [([arr(r, shape, lo, hi)], {}) for shape in ((), (), (4,), (3, 4))]
+
+
+def call(key, xs, options):
+    return key(*xs, **options)
+
+
+def test_every_function_has_both_rules_in_the_same_form():
+    expected = {special.erf, special.erfc, special.expit, special.logit, special.gammaln,
+                special.digamma, special.logsumexp, special.xlogy}
+    assert expected <= {key for key, _ in REV}
+    rev = [(k, r.arity, r.when, r.differentiable, tuple(r.options), r.positional) for k, r in REV]
+    fwd = [(k, r.arity, r.when, r.differentiable, tuple(r.options), r.positional) for k, r in FWD]
+    assert rev == fwd
+
+
+@pytest.mark.parametrize("key,rule", REV, ids=ids(REV))
+def test_reverse_rule_matches_central_differences(key, rule):
+    rng = random.Random(1)
+    for xs, options in examples(key, rule):
+        out = call(key, xs, options)
+        v = random_like(out, rng)
+        terms = as_tuple(rule.func(*xs, out=out, out_bar=v, **options), rule)
+        for i, term in enumerate(terms):
+            if term is None or not differentiable_input(xs[i]):
+                continue
+            numeric = numeric_vjp(key, xs, options, i, v)
+            assert np.shape(term) == np.shape(xs[i])
+            assert np.allclose(flat(term), numeric, rtol=1e-5, atol=1e-6), (xs, options, i)
+
+
+@pytest.mark.parametrize("key,rule", FWD, ids=ids(FWD))
+def test_forward_rule_matches_central_differences(key, rule):
+    forward_matches_differences(key, rule, examples(key, rule))
+
+
+@pytest.mark.parametrize("key,rule", REV, ids=ids(REV))
+def test_dot_product(key, rule):
+    """<J u, v> == <u, J^T v>, as for the built-in tables."""
+    fwd = next(r for r in rules.candidates(key, "forward")
+               if (r.arity, r.when) == (rule.arity, rule.when))
+    rng = random.Random(3)
+    for xs, options in examples(key, rule):
+        out = call(key, xs, options)
+        us = [random_like(x, rng) if differentiable_input(x) else zero_like(x) for x in xs]
+        v = random_like(out, rng)
+        jvp = as_tuple(fwd.func(*xs, out=out, **options,
+                                **{f"{n}_dot": u for n, u in zip(rule.inputs, us)}), rule)
+        vjp = as_tuple(rule.func(*xs, out=out, out_bar=v, **options), rule)
+        left = sum(flat(as_output(t, out)) @ flat(v) for t, x in zip(jvp, xs)
+                   if t is not None and differentiable_input(x))
+        right = sum(flat(u) @ flat(t) for u, t, x in zip(us, vjp, xs)
+                    if t is not None and differentiable_input(x))
+        assert left == pytest.approx(right, rel=1e-9, abs=1e-12)
+        assert [t is None for t in jvp] == [t is None for t in vjp]
+
+
+@pytest.mark.parametrize("key,rule", REV + FWD, ids=ids(REV) + ids(FWD))
+def test_inlined_template_equals_rule(key, rule):
+    rng = random.Random(4)
+    for xs, options in examples(key, rule)[:2]:
+        out = call(key, xs, options)
+        if rule.mode == "reverse":
+            seeds = [random_like(out, rng)]
+            direct = rule.func(*xs, out=out, out_bar=seeds[0], **options)
+        else:
+            seeds = [random_like(x, rng) if differentiable_input(x) else x for x in xs]
+            direct = rule.func(*xs, out=out, **options,
+                               **{f"{n}_dot": s for n, s in zip(rule.inputs, seeds)})
+        direct = as_tuple(direct, rule)
+        inlined = _eval_template(rule, xs, out, seeds, options)
+        for i, term in enumerate(direct):
+            if term is None:
+                assert i not in inlined
+            else:
+                assert np.allclose(inlined[i], term)
+
+
+# ------------------------------------------------------------------ in use
+
+
+def special_functions(x):
+    return special.erf(x) * special.erfc(-x) + special.gammaln(x + 2.0) * special.expit(x) \
+        + special.digamma(x + 1.0) + special.logit(0.5 * special.expit(x))
+
+
+def entropy_loss(p, q):
+    return np.sum(special.xlogy(p, p) - special.xlogy(p, q))
+
+
+def neg_entropy(p):
+    return np.sum(special.xlogy(p, p))
+
+
+def cross_entropy(p, q):
+    return -np.sum(special.xlogy(p, q))
+
+
+def log_partition(a):
+    return np.sum(special.logsumexp(a, axis=1)) + special.logsumexp(a)
+
+
+def log_partition_keepdims(a):
+    return np.sum(np.exp(a - special.logsumexp(a, 0, keepdims=True)) * a)
+
+
+def test_compiled_reverse_and_forward_code_agree_with_the_engines():
+    s2sad.check(special_functions, 0.4)
+    s2sad.check(special_functions, 0.4, order=2)
+    p, q = np.array([0.1, 0.3, 0.6]), np.array([0.2, 0.3, 0.5])
+    report = s2sad.check(entropy_loss, p, q, wrt=(0, 1))
+    assert report.ok
+    a = np.array([[0.1, -0.5, 0.3], [0.2, 0.9, -0.4]])
+    s2sad.check(log_partition, a)
+    s2sad.check(log_partition, a, order=2)
+    s2sad.check(log_partition_keepdims, a)
+
+
+def test_the_emitted_code_reads_like_the_rules():
+    text = s2sad.source(special_functions)
+    assert "special.digamma(" in text and "import scipy.special as special" in text
+    assert "unbroadcast" not in text  # numbers get the rules for numbers
+    text = s2sad.source(neg_entropy, example=(np.ones(3),))
+    assert "np.log(p)" in text and "unbroadcast" not in text  # one shape throughout
+    text = s2sad.source(cross_entropy, wrt=(0, 1), example=(np.ones(3), np.ones(3)))
+    assert "unbroadcast(t1_bar * p / q, q)" in text  # p and q may have different shapes
+    hessian = s2sad.source(special_functions, mode="forward")
+    assert "special.polygamma(1," in hessian
+
+
+def test_xlogy_at_zero_follows_jax():
+    grad = s2sad.grad(lambda_free_xlogy, wrt=(0, 1))
+    gx, gy = grad(0.0, 2.0)
+    assert gx == pytest.approx(np.log(2.0)) and gy == 0.0
+    gx, gy = s2sad.grad(cross_entropy, wrt=(0, 1))(np.array([0.0, 0.5]), np.array([0.5, 0.5]))
+    assert gy[0] == 0.0 and np.allclose(gx, -np.log(0.5))
+
+
+def lambda_free_xlogy(x, y):
+    return special.xlogy(x, y)
+
+
+def test_logsumexp_with_b_or_return_sign_has_no_rule():
+    a = np.array([0.1, 0.2])
+    with pytest.raises(s2sad.NoRuleError):
+        s2sad.grad(logsumexp_weighted)(a)
+    with pytest.raises(s2sad.NoRuleError):
+        s2sad.grad(logsumexp_positional_b)(a)
+
+
+def logsumexp_weighted(a):
+    return special.logsumexp(a, b=np.ones(2))
+
+
+def logsumexp_positional_b(a):
+    return special.logsumexp(a, None, np.ones(2))
+
+
+def test_s2sad_works_without_scipy(tmp_path):
+    (tmp_path / "no_scipy.py").write_text(
+        "import sys\n"
+        "sys.modules['scipy'] = None  # import scipy fails from here on\n"
+        "import math\n"
+        "import s2sad\n"
+        "from s2sad import rules\n\n\n"
+        "def f(x):\n"
+        "    return math.erf(x) * x\n\n\n"
+        "print(s2sad.grad(f)(0.5), sorted(rules._OPTIONAL), 's2sad.rules.scipy_special' in sys.modules)\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    done = subprocess.run([sys.executable, str(tmp_path / "no_scipy.py")], capture_output=True,
+                          text=True, env=dict(os.environ, PYTHONPATH=root))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[1:] == ["['scipy.special']", "False"]
