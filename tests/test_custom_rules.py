@@ -3,6 +3,9 @@
 import importlib
 import linecache
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -341,3 +344,11 @@ def model(x):
     assert g(0.5) == 3.0  # the old model reads the module's new activation too
     assert s2sad.grad(m.model, mode="tape")(0.5) == 3.0
 
+
+def test_the_custom_rules_example_runs():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    done = subprocess.run([sys.executable, os.path.join("examples", "custom_rules.py")],
+                          capture_output=True, text=True, cwd=root,
+                          env=dict(os.environ, PYTHONPATH=root))
+    assert done.returncode == 0, done.stderr
+    assert "radius'(2.0) = 0.1302654" in done.stdout
