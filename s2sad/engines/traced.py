@@ -135,8 +135,6 @@ class Traced:
     mode = "reverse"  # which rule table the engine reads
 
     @classmethod
-
-    @classmethod
     def evaluate(cls, key, fn, args, options):
         """The shared start of `apply`: ``(out, primals, rule, used)``, where `out` is
         the primitive's value and `used` the positions of inputs traced by this engine
@@ -151,6 +149,8 @@ class Traced:
         differentiable = rule.differentiable
         used = [i for i, on in enumerate(active) if on and differentiable[i]]
         return out, primals, (rule if used else None), used
+
+    @classmethod
     def apply(cls, key, fn, args, options=None, elementwise=False):
         raise NotImplementedError
 
