@@ -51,7 +51,7 @@ import copy
 
 from . import ir
 from .checkpoint import SCHEDULES, checkpointed
-from .errors import UnsupportedSyntaxError
+from .errors import CheckpointError, UnsupportedSyntaxError
 from .parse import Parsed, _Located
 
 RESULT = "%result"
@@ -228,6 +228,20 @@ class _Lowerer:
         if s.orelse:
             raise self.error(s, "s2sad cannot differentiate `while ... else`",
                              "Move the `else` part after the loop, guarded by a flag.")
+        func = s.test.func if isinstance(s.test, ast.Call) else None
+        if func is not None and self.is_static(func) and \
+                self.parsed.refs.get(ir.dotted(func)) is checkpointed:
+            # ``while s2sad.checkpointed(test):``: CTZ, the schedule that needs no trip
+            # count in advance
+            test, checkpoint = self.checkpoint_marker(s.test)
+            if checkpoint[0] != "ctz":
+                raise self.loc.error(
+                    CheckpointError, s.test, "binomial checkpointing needs the number of "
+                    "iterations when the loop starts, and a while loop's is not known then",
+                    "Use schedule=\"ctz\" (the default) for a while loop, or loop over "
+                    "range(n).")
+            self.loop(s, None, None, None, checkpoint, test)
+            return
         self.loop(s, None, None, None)
 
     def s_For(self, s):
@@ -368,7 +382,7 @@ class _Lowerer:
         else:
             self.bind_target(target, self.value_atom(item))
 
-    def loop(self, s, iter_, target_var, prefix, checkpoint=None):
+    def loop(self, s, iter_, target_var, prefix, checkpoint=None, test_node=None):
         line = s.lineno
         self.loop_count += 1
         tag = self.loop_count
@@ -390,7 +404,7 @@ class _Lowerer:
         if iter_ is None:
             self.out = cond
             self.line = line
-            test = self.atom(s.test)
+            test = self.atom(s.test if test_node is None else test_node)
         self.out = body = []
         self.loops.append(phis)
         if target_var is not None:

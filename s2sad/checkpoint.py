@@ -36,18 +36,14 @@ from functools import lru_cache
 
 def checkpointed(iterable, snapshots=None, schedule="ctz"):
     """Marks a loop for checkpointing: ``for i in checkpointed(range(n), snapshots=10,
-    schedule="binomial"):``. Called directly, the function runs the plain loop (the
-    marker returns `iterable` itself); `grad` reverses it with the schedule."""
+    schedule="binomial"):``, or ``while checkpointed(x > tol):`` (CTZ only: a while
+    loop's trip count is not known when it starts). Called directly, the function runs
+    the plain loop (the marker returns `iterable`, the range or the condition,
+    itself); `grad` reverses it with the schedule."""
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {', '.join(map(repr, SCHEDULES))}, "
                          f"not {schedule!r}")
     return iterable
-
-
-def checkpointed_while(condition, schedule="ctz"):
-    """Marks a ``while`` loop for CTZ checkpointing: ``while checkpointed_while(x > 1):``.
-    Called directly it is the condition itself."""
-    return condition
 
 
 SCHEDULES = ("ctz", "binomial")

@@ -333,8 +333,9 @@ class _Builder:
         return UnitFunction(fn, fr.func)
 
     def steps(self, fr: Front, act, rev: reverse.Reverse) -> list:
-        """The step function of each checkpointed loop, ``step(i, state, args)``, and
-        its reverse, ``step_bar(i, state, args, bar)`` (see `reverse.Step`)."""
+        """The step function of each checkpointed loop, ``step(i, state, args)``, a
+        while loop's test, ``test(state, args)``, and the step's reverse,
+        ``step_bar(i, state, args, bar)`` (see `reverse.Step`)."""
         out = []
         for st in rev.steps:
             unpack = [ir.Assign(tuple(st.state), ir.name("%state"), st.line, unpack=True)]
@@ -348,6 +349,19 @@ class _Builder:
             fn = ir.Function(st.name, params, body + [ir.Return(outputs[0], st.line)],
                              fr.anf.refs, fr.anf.source)
             out.append(UnitFunction(fn, fr.func, keep_defaults=False))
+            if st.test_name is not None:  # a while loop's test, ``test(state, args)``
+                unpack = [ir.Assign(tuple(st.state), ir.name("%state"), st.line, unpack=True)]
+                if st.args:
+                    unpack.append(ir.Assign(tuple(st.args), ir.name("%args"), st.line,
+                                            unpack=True))
+                body, _, outputs = simplify.simplify(
+                    unpack + ir.copy_tree(st.cond), [], set(), [ir.copy_tree(st.test)],
+                    _purity(fr.dup), _float_names(act), inputs=inputs[1:],
+                    mutable=rev.mutable)
+                fn = ir.Function(st.test_name, params[1:],
+                                 body + [ir.Return(outputs[0], st.line)],
+                                 fr.anf.refs, fr.anf.source)
+                out.append(UnitFunction(fn, fr.func, keep_defaults=False))
             bar_unpack = [ir.Assign(tuple(st.bar), ir.name("%bar"), st.line, unpack=True)]
             forward, backward, outputs = simplify.simplify(
                 unpack + st.forward, bar_unpack + st.reverse, set(st.bar),

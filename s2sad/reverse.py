@@ -63,7 +63,8 @@ class Reverse:
 @dataclass
 class Step:
     """The two functions a checkpointed loop's scheduler drives: `name` runs one
-    iteration, ``name(i, state, args) -> state``; `bar_name` reverses one,
+    iteration, ``name(i, state, args) -> state`` (a while loop also has `test_name`,
+    its test); `bar_name` reverses one,
     ``bar_name(i, state, args, bar) -> bar``, recomputing the iteration (`forward`)
     and then reversing it (`reverse`). `bar` holds the adjoints of the active
     loop-carried values, then of the active values the loop only reads (summed over
@@ -80,6 +81,9 @@ class Step:
     reverse: list
     bar: list  # names of `bar`, the same on entry and on return
     line: int
+    test_name: str | None = None  # a while loop's ``test_name(state, args) -> bool``
+    cond: list = field(default_factory=list)  # the statements computing its `test`
+    test: ast.expr | None = None
 
 
 def mutable_names(act: Activity) -> dict:
@@ -609,68 +613,91 @@ class _Transform:
         schedule, snapshots = s.checkpoint
         step = self.checkpoint_step(s)
         ckpt = "%ckpt" + self.tape_names[s.tag][len("%tape"):]
+        if s.iter is None:  # a while loop: the online schedule, its test as a function
+            schedule, snapshots = "ctz", None
         cls = {"ctz": checkpoint.CTZ, "binomial": checkpoint.Binomial}[schedule]
         self.helpers[cls.__name__] = cls
         make = ast.Call(func=ir.name(cls.__name__),
                         args=[] if snapshots is None else [snapshots], keywords=[])
         self.checkpoints[s.tag] = (ckpt, step)
-        call = ast.Call(func=ast.Attribute(value=ir.name(ckpt), attr="forward", ctx=ast.Load()),
-                        args=[ir.name(step.name), s.iter, _tuple(p.init for p in s.phis),
-                              _tuple(ir.name(a) for a in step.args)], keywords=[])
+        how = [ir.name(step.test_name)] if s.iter is None else [s.iter]
+        call = ast.Call(func=ast.Attribute(value=ir.name(ckpt), attr="forward" if s.iter
+                                           else "forward_while", ctx=ast.Load()),
+                        args=[ir.name(step.name)] + how + [
+                            _tuple(p.init for p in s.phis),
+                            _tuple(ir.name(a) for a in step.args)], keywords=[])
         return [ir.Assign((ckpt,), make, s.line),
                 ir.Assign(tuple(step.state), call, s.line, unpack=True)]
 
-    def checkpoint_step(self, s: ir.Loop) -> Step:
-        """The step functions of a checkpointed loop, or a `CheckpointError` for what
-        they cannot do: the loop-carried values and what the body reads from outside
-        are passed in and out, so the body must not write into them, nor leave early."""
-        if s.iter is None or _breaks(s.body):
+    def checkpoint_args(self, s: ir.Loop) -> list:
+        """The names a loop reads from before it (its step functions' `args`)."""
+        region = s.cond + s.body
+        inner = ir.all_defined(region) | set(ir.defined_names(s))
+        nodes = [s.test] if s.test is not None else []
+        for sub in ir.walk(region):
+            nodes += list(ir.exprs(sub)) + [get() for get, _ in ir.loop_test_slot(sub)]
+        args = []
+        for node in nodes:
+            for n in ir.local_reads(node, lambda x: x in self.locals):
+                if n not in inner and n not in args:
+                    args.append(n)
+        return args
+
+    def checkpoint_refusal(self, s: ir.Loop):
+        """The `CheckpointError` for what a loop's step functions cannot do (None if
+        they can): the loop-carried values and what the body reads from outside are
+        passed in and out, so the body must not write into them, nor leave early."""
+        if _breaks(s.body):
             brk = next((x for x in ir.walk(s.body) if isinstance(x, ir.Exit) and x.brk), s)
-            raise self.checkpoint_error(brk, "s2sad checkpoints loops without break or return",
-                                        "Move the early exit after the loop.")
-        state = [p.name for p in s.phis]
+            return self.checkpoint_error(brk, "s2sad checkpoints loops without break or "
+                                         "return", "Move the early exit after the loop.")
         for p in s.phis:
             if p.init is None:
-                raise self.checkpoint_error(
+                return self.checkpoint_error(
                     s, f"`{p.name.split('%')[0]}` has no value before the checkpointed loop",
                     "Give it a value before the loop.")
             if self.is_container(p.name):
-                raise self.checkpoint_error(
+                return self.checkpoint_error(
                     s, f"the checkpointed loop changes the list or array "
                     f"`{p.name.split('%')[0]}` in place", "Build a new one each iteration.")
-        region = s.cond + s.body
-        inner = ir.all_defined(region) | set(ir.defined_names(s))
-        args = []
-        for sub in ir.walk(region):
-            for node in list(ir.exprs(sub)) + [get() for get, _ in ir.loop_test_slot(sub)]:
-                for n in ir.local_reads(node, lambda x: x in self.locals):
-                    if n not in inner and n not in args:
-                        args.append(n)
-        passed = {self.act.root(n) for n in state + args}
-        for sub in ir.walk(region):
+        passed = {self.act.root(n) for n in [p.name for p in s.phis] + self.checkpoint_args(s)}
+        for sub in ir.walk(s.cond + s.body):
             written = sub.container if isinstance(sub, ir.SetItem) else None
             if isinstance(sub, ir.Expr) and self.act.op(sub).kind == "append":
                 written = self.act.op(sub).inputs[0].id
             if written is not None and self.act.root(written) in passed:
-                raise self.checkpoint_error(
+                return self.checkpoint_error(
                     sub, f"the checkpointed loop changes `{written.split('%')[0]}` in place, "
                     "which its snapshots cannot hold", "Build a new list or array each "
                     "iteration (`u = u.copy()` before writing into it).")
+        return None
+
+    def checkpoint_step(self, s: ir.Loop) -> Step:
+        """The step functions of a checkpointed loop (`checkpoint_refusal` says what
+        they cannot do). A while loop's test becomes a function of its own, and its
+        step starts with the statements of the test the body reads (the copies `dup`
+        made there), not with the test."""
+        refusal = self.checkpoint_refusal(s)
+        if refusal is not None:
+            raise refusal
+        state = [p.name for p in s.phis]
+        args = self.checkpoint_args(s)
         base = self.fn.name.split("%")[0]
         suffix = self.tape_names[s.tag][len("%tape"):]
         name = f"{base}%step{suffix}"
         target = s.target or "%_"
+        cond = _feeding(s.cond, s.body)
         if s.body and isinstance(s.body[-1], ir.Exit):  # one path: return the new values
             given = {c.targets[0]: c.value for c in s.body[-1].copies}
-            body = ir.copy_tree(s.body[:-1])
+            body = ir.copy_tree(cond + s.body[:-1])
             outputs = [ir.copy_tree(given.get(p, ir.name(p))) for p in state]
         else:
             nexts = {p: ir.derived(p, "next") for p in state}
-            body = _exits_as_copies(s.body, nexts)
+            body = ir.copy_tree(cond) + _exits_as_copies(s.body, nexts)
             outputs = [ir.name(nexts[p]) for p in state]
         # one reversed iteration: recompute it, then reverse it
         tapes_before = len(self.tapes)
-        forward = _without_exits(self.forward_block(s.body))
+        forward = _without_exits(self.forward_block(cond) + self.forward_block(s.body))
         tapes = self.tapes[tapes_before:]
         del self.tapes[tapes_before:]
         forward = [ir.Assign((t,), ast.List(elts=[], ctx=ast.Load()), s.line)
@@ -695,6 +722,9 @@ class _Transform:
                 reverse.append(ir.Assign((adj(p),), zero(self.act.kinds.get(p), p), s.line))
         step = Step(name, ir.derived(name, "bar"), target, state, args, body, outputs,
                     forward, reverse, bar, s.line)
+        if s.iter is None:
+            step.test_name = f"{base}%test{suffix}"
+            step.cond, step.test = ir.copy_tree(s.cond), ir.copy_tree(s.test)
         self.steps.append(step)
         return step
 
@@ -901,6 +931,18 @@ def _exits_as_copies(body, nexts) -> list:
                              _exits_as_copies(s.orelse, nexts), s.line))
         else:
             out.append(ir.copy_tree(s))
+    return out
+
+
+def _feeding(cond, body) -> list:
+    """The statements of a while loop's `cond` that compute what `body` reads."""
+    needed = set(ir.reads_in(body))
+    out = []
+    for s in reversed(cond):
+        if not needed & ir.all_defined([s]):
+            continue
+        out.insert(0, s)
+        needed |= set(ir.reads_in([s]))
     return out
 
 

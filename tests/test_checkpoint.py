@@ -95,7 +95,9 @@ def _plain_module(tmp):
     by its range: the functions without checkpointing."""
     text = Path(zoo.__file__).read_text()
     text = re.sub(r"s2sad\.checkpointed\((range\(.*?\))(, [^:]*)?\):", r"\1:", text)
-    assert "checkpointed(range" not in text
+    text = re.sub(r"while s2sad\.checkpointed\((.*?)(, schedule=.*)?\):$", r"while \1:", text,
+                  flags=re.MULTILINE)
+    assert "checkpointed(range" not in text and "while s2sad.checkpointed" not in text
     path = tmp / "zoo_checkpoint_plain.py"
     path.write_text(text)
     spec = importlib.util.spec_from_file_location("zoo_checkpoint_plain", path)
@@ -187,3 +189,104 @@ def test_refusals_point_at_the_line(func, line, words):
 def test_only_ranges_are_checkpointed():
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="loops over range"):
         s2sad.grad(zoo.bad_iterable)([1.0, 2.0])
+
+
+# ------------------------------------------------------------- while loops
+
+
+@pytest.fixture
+def ctz_runs(monkeypatch):
+    """Every CTZ scheduler the gradients make, to read its step and snapshot counts."""
+    made = []
+    init = CTZ.__init__
+
+    def recording(self, *args):
+        init(self, *args)
+        made.append(self)
+
+    monkeypatch.setattr(CTZ, "__init__", recording)
+    return made
+
+
+def check_ctz_bounds(ckpt):
+    n = ckpt.n
+    log = math.floor(math.log2(n)) if n else 0
+    assert ckpt.peak <= (log + 1 if n else 0), (n, ckpt.peak)
+    assert ckpt.steps - n <= n * (log + 1) / 2, (n, ckpt.steps)
+
+
+def projectile_trips(v, angle, drag, height):
+    """How many steps `zoo.projectile` takes (the loop of the plain function)."""
+    x = y = 0.0
+    y = height
+    vx, vy = v * math.cos(angle), v * math.sin(angle)
+    n = 0
+    while y >= 0.0:
+        speed = math.sqrt(vx * vx + vy * vy)
+        ax, ay = -drag * speed * vx, -9.81 - drag * speed * vy
+        x, y, vx, vy = x + 0.01 * vx, y + 0.01 * vy, vx + 0.01 * ax, vy + 0.01 * ay
+        n += 1
+    return n
+
+
+def projectile_launch(trips):
+    """``(v, angle, drag, height)`` landing after `trips` steps: a launch at angle 1.0
+    from the ground, or below the ground (no step), or downwards (one step)."""
+    if trips <= 1:
+        return (1.0, -1.0, 0.05, -1.0 if trips == 0 else 0.0)
+    v = 0.002  # (not 0: the speed's derivative is infinite at 0)
+    while projectile_trips(v, 1.0, 0.05, 0.0) < trips:
+        v += 0.002
+    assert projectile_trips(v, 1.0, 0.05, 0.0) == trips
+    return (v, 1.0, 0.05, 0.0)
+
+
+WHILE_TRIPS = [0, 1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 32, 33, 64, 100]
+
+
+@pytest.mark.parametrize("n", WHILE_TRIPS)
+def test_while_projectile(n, ctz_runs):
+    args = projectile_launch(n)
+    close(s2sad.grad(zoo.projectile, wrt=(0, 1, 2))(*args),
+          s2sad.grad(PLAIN.projectile, wrt=(0, 1, 2))(*args))
+    assert zoo.projectile(*args) == PLAIN.projectile(*args)
+    (ckpt,) = ctz_runs
+    assert ckpt.n == n
+    check_ctz_bounds(ckpt)
+
+
+@pytest.mark.parametrize("n", WHILE_TRIPS)
+def test_while_countdown(n, ctz_runs):
+    close(s2sad.grad(zoo.newton_countdown)(2.0, n), s2sad.grad(PLAIN.newton_countdown)(2.0, n))
+    (ckpt,) = ctz_runs
+    assert ckpt.n == n
+    check_ctz_bounds(ckpt)
+
+
+@pytest.mark.parametrize("a, x0", [(4.0, 2.0), (4.0, 2.0 + 1e-9), (2.0, 1.5), (2.0, 2.0),
+                                   (9.0, 100.0), (0.5, 1e6), (3.0, 1e-3)])
+def test_while_newton_until_converged(a, x0, ctz_runs):
+    close(s2sad.grad(zoo.newton_until, wrt=(0, 1))(a, x0, 1e-12),
+          s2sad.grad(PLAIN.newton_until, wrt=(0, 1))(a, x0, 1e-12))
+    v, g = s2sad.value_and_grad(zoo.newton_until)(a, x0, 1e-12)
+    assert v == PLAIN.newton_until(a, x0, 1e-12)
+    (ckpt, _) = ctz_runs
+    check_ctz_bounds(ckpt)
+    if x0 * x0 == a:
+        assert ckpt.n == 0
+
+
+def test_while_refusals():
+    with pytest.raises(s2sad.CheckpointError) as info:
+        s2sad.grad(zoo.bad_binomial_while)(1.0, 3)
+    assert "number of iterations" in info.value.message
+    assert info.value.source_line.strip() == \
+        'while s2sad.checkpointed(x < n, schedule="binomial"):'
+    with pytest.raises(s2sad.CheckpointError, match="without break or return") as info:
+        s2sad.grad(zoo.bad_break_while)(1.0, 3)
+    assert info.value.source_line.strip() == "break"
+
+
+def test_while_marker_is_the_condition():
+    assert s2sad.checkpointed(True) is True
+    assert zoo.newton_until(2.0, 3.0, 1e-12) == PLAIN.newton_until(2.0, 3.0, 1e-12)

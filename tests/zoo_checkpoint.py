@@ -124,3 +124,56 @@ def bad_iterable(xs):
     for x in s2sad.checkpointed(xs):
         total = total + x
     return total
+
+
+# ------------------------------------------------------- checkpointed while loops
+
+
+def newton_until(a, x0, tol):
+    """Newton's square root until it converges: the trip count depends on x0."""
+    x = x0
+    while s2sad.checkpointed(abs(x * x - a) > tol):
+        x = 0.5 * (x + a / x)
+    return x * x + x
+
+
+def newton_countdown(a, n):
+    """Exactly n Newton steps, counted down in the loop's test (an int carried)."""
+    x = a
+    left = n
+    while s2sad.checkpointed(left > 0 and x > 0.0):
+        x = 0.5 * (x + a / x)
+        left = left - 1
+    return x
+
+
+def projectile(v, angle, drag, height):
+    """A projectile with drag, explicit Euler, until it lands (y < 0)."""
+    x = 0.0
+    y = height
+    vx = v * math.cos(angle)
+    vy = v * math.sin(angle)
+    dt = 0.01
+    while s2sad.checkpointed(y >= 0.0):
+        speed = math.sqrt(vx * vx + vy * vy)
+        ax = -drag * speed * vx
+        ay = -9.81 - drag * speed * vy
+        x = x + dt * vx
+        y = y + dt * vy
+        vx = vx + dt * ax
+        vy = vy + dt * ay
+    return x + 0.1 * vx * vx
+
+
+def bad_binomial_while(x, n):
+    while s2sad.checkpointed(x < n, schedule="binomial"):
+        x = x * 1.5
+    return x
+
+
+def bad_break_while(x, n):
+    while s2sad.checkpointed(x < n):
+        if x > 10.0:
+            break
+        x = x * 1.5
+    return x

@@ -27,7 +27,15 @@ def branchy_ctz(x, y, n):
     return s
 
 
+def newton_while(a, tol):
+    x = a
+    while s2sad.checkpointed(abs(x * x - a) > tol * a):
+        x = 0.5 * (x + a / x)
+    return x
+
+
 CASES = [
     ("euler", (2.0, 0.3, 50), ("k", "c")),
     ("branchy_ctz", (0.7, 1.1, 9), ("x", "y")),
+    ("newton_while", (2.0, 1e-12), "a"),
 ]
