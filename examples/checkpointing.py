@@ -12,3 +12,12 @@ def euler(k, c, n):
         x = x + dt * v
         v = v + dt * a
     return x
+
+
+def fall(v, drag):
+    """A ball falling from 10 m with drag until it lands: a while loop, no marker."""
+    y = 10.0
+    while y > 0.0:
+        v = v + 0.01 * (9.81 - drag * v * v)
+        y = y - 0.01 * v
+    return v

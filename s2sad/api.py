@@ -34,6 +34,7 @@ import weakref
 from . import compile as compile_mod
 from . import diskcache, emit, ops, parse, pipeline, rules
 from .engines import tape_grad
+from .checkpoint import SCHEDULES
 from .errors import IntegerArgumentError, S2SADError, SourceNotFoundError, WrtError
 
 _lock = threading.RLock()
@@ -141,19 +142,20 @@ def _still_valid(unit) -> bool:
     return True
 
 
-def _unit(f, wrt, entry, kinds, as_tuple):
+def _unit(f, wrt, entry, kinds, as_tuple, checkpoint=None):
     """The compiled unit for these options, built (and cached) when needed."""
-    key = (entry, wrt, as_tuple, tuple(kinds.items()))
+    key = (entry, wrt, as_tuple, tuple(kinds.items()), checkpoint)
     per_code = _units.get(f.__code__)
     if per_code is not None:
         got = per_code.get(key)
         if got is not None and got[0].root is f and _still_valid(got[0]):
             return got
-    hit, ticket = diskcache.lookup(f, entry, wrt, kinds=kinds, as_tuple=as_tuple)
+    hit, ticket = diskcache.lookup(f, entry, wrt, kinds=kinds, as_tuple=as_tuple,
+                                   checkpoint=checkpoint)
     if hit is not None:
         unit, compiled = hit
     else:
-        unit = pipeline.reverse_unit(f, wrt, entry, kinds, as_tuple)
+        unit = pipeline.reverse_unit(f, wrt, entry, kinds, as_tuple, checkpoint)
         compiled = compile_mod.compile_unit(unit)
         if ticket is not None:
             diskcache.save(ticket, unit)
@@ -202,11 +204,12 @@ class _State:
     derivative; anything else goes to `miss`, which looks up or builds the
     specialisation for the argument types it got."""
 
-    def __init__(self, f, wrt, entry, as_tuple):
+    def __init__(self, f, wrt, entry, as_tuple, checkpoint=None):
         self.f = f
         self.wrt = wrt
         self.entry = entry
         self.as_tuple = as_tuple
+        self.checkpoint = checkpoint
         self.names, self.n_pos = _signature_params(f)
         self.specs: dict = {}  # tuple of argument types -> compiled derivative
         self.primary = None  # (types, function) the fast path checks for
@@ -303,7 +306,7 @@ class _State:
                 kinds = _kinds(self.f, values, self.wrt, self.entry)
                 try:
                     unit, compiled = _unit(self.f, self.wrt, self.entry, kinds,
-                                           self.as_tuple)
+                                           self.as_tuple, self.checkpoint)
                 except SourceNotFoundError as exc:
                     exc.hint = " ".join(filter(None, [exc.hint, tape_fallback(self.f,
                                                                               self.entry)]))
@@ -348,10 +351,31 @@ def _guards(unit) -> list:
     return out
 
 
-def _transformed(f, wrt, entry):
+def _transformed(f, wrt, entry, checkpoint=None):
     _check_function(f, entry)
     wrt, as_tuple = normalize_wrt(f, wrt)
-    return _State(f, wrt, entry, as_tuple).build()
+    return _State(f, wrt, entry, as_tuple, checkpoint).build()
+
+
+def _checkpoint_option(checkpoint, snapshots, what, mode="reverse"):
+    """``checkpoint=`` and ``snapshots=`` of `grad` and friends as the pipeline takes
+    them: None, or ``(schedule, snapshots)``."""
+    if checkpoint is None:
+        if snapshots is not None:
+            raise S2SADError(f"{what}(snapshots={snapshots!r}) needs a schedule",
+                             hint='Add checkpoint="binomial" (or "ctz").')
+        return None
+    if checkpoint not in SCHEDULES:
+        raise S2SADError(f"{what} has no checkpoint schedule {checkpoint!r}; the schedules "
+                         f"are {', '.join(map(repr, SCHEDULES))}, or None (a tape)")
+    if snapshots is not None and (isinstance(snapshots, bool) or not isinstance(
+            snapshots, int) or snapshots < 1):
+        raise S2SADError(f"{what}(snapshots={snapshots!r}): the number of snapshots is an "
+                         "integer of at least 1")
+    if mode != "reverse":
+        raise S2SADError(f"{what}(checkpoint=...) checkpoints the loops of the compiled "
+                         f"reverse mode, not mode={mode!r}")
+    return (checkpoint, snapshots)
 
 
 # ------------------------------------------------------------------ the tape
@@ -440,7 +464,7 @@ def _by_forward_mode(f, wrt, entry):
 # ------------------------------------------------------------------ public
 
 
-def grad(f=None, wrt=0, mode="reverse", debug=None):
+def grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None, snapshots=None):
     """The gradient of `f`'s scalar output with respect to the parameter(s) `wrt`.
 
     `wrt` is a parameter position, a parameter name, or a tuple of them (then the
@@ -455,15 +479,23 @@ def grad(f=None, wrt=0, mode="reverse", debug=None):
     ``debug=True`` (default: the ``S2SAD_DEBUG_NANS`` environment variable) raises
     `NonFiniteError` at the first user line whose derivative becomes NaN or
     infinite (see `debug`); calls are much slower.
+
+    ``checkpoint="ctz"`` or ``"binomial"`` (with ``snapshots=s``, default 10)
+    checkpoints the outermost loops of `f` as if each were marked with
+    `s2sad.checkpointed` (a ``while`` loop always with CTZ), except loops marked
+    already and loops the schedule cannot reverse (a ``break`` or ``return`` inside,
+    an in-place change of what the loop carries or reads), which keep their tape.
+    ``s2sad.source(f, checkpoint=...)`` shows which is which.
     """
     _check_mode(mode, "grad")
+    ckpt = _checkpoint_option(checkpoint, snapshots, "grad", mode)
     if f is None:
-        return lambda g: grad(g, wrt, mode, debug)
+        return lambda g: grad(g, wrt, mode, debug, checkpoint, snapshots)
     if _debugging(debug) and mode == "reverse":
-        return _debugged(grad(f, wrt, mode, debug=False))
+        return _debugged(grad(f, wrt, mode, False, checkpoint, snapshots))
     inner = getattr(f, "__s2sad__", None)
     if isinstance(inner, _State) and inner.entry == "grad" and not inner.as_tuple \
-            and mode == "reverse":
+            and mode == "reverse" and ckpt is None and inner.checkpoint is None:
         # grad(grad(f)): forward mode over the compiled gradient
         from . import forward_api
 
@@ -472,21 +504,23 @@ def grad(f=None, wrt=0, mode="reverse", debug=None):
         return _taped(f, wrt, "grad")
     if mode == "forward":
         return _by_forward_mode(f, wrt, "grad")
-    return _transformed(f, wrt, "grad")
+    return _transformed(f, wrt, "grad", ckpt)
 
 
-def value_and_grad(f=None, wrt=0, mode="reverse", debug=None):
+def value_and_grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None,
+                   snapshots=None):
     """Like `grad`, but the returned function gives ``(f(...), gradient)``."""
     _check_mode(mode, "value_and_grad")
+    ckpt = _checkpoint_option(checkpoint, snapshots, "value_and_grad", mode)
     if f is None:
-        return lambda g: value_and_grad(g, wrt, mode, debug)
+        return lambda g: value_and_grad(g, wrt, mode, debug, checkpoint, snapshots)
     if _debugging(debug) and mode == "reverse":
-        return _debugged(value_and_grad(f, wrt, mode, debug=False))
+        return _debugged(value_and_grad(f, wrt, mode, False, checkpoint, snapshots))
     if mode == "tape":
         return _taped(f, wrt, "value_and_grad")
     if mode == "forward":
         return _by_forward_mode(f, wrt, "value_and_grad")
-    return _transformed(f, wrt, "value_and_grad")
+    return _transformed(f, wrt, "value_and_grad", ckpt)
 
 
 def _debugging(debug) -> bool:
@@ -520,10 +554,12 @@ def _compiled_gradient(f, wrt, args, kwargs=None):
         return compile_mod.bind(unit, compiled)[unit.entry[0]]
 
 
-def vjp(f, *primals):
+def vjp(f, *primals, checkpoint=None, snapshots=None):
     """``(out, pullback)``: `f` evaluated at `primals`, and a function that maps an
     adjoint of `out` (same structure as `out`) to one adjoint per positional argument
-    (``None`` for an argument that is an integer or not a number)."""
+    (``None`` for an argument that is an integer or not a number). `checkpoint` and
+    `snapshots` as for `grad`."""
+    ckpt = _checkpoint_option(checkpoint, snapshots, "vjp")
     _check_function(f, "vjp")
     names, n_pos = _signature_params(f)
     if len(primals) > n_pos:
@@ -533,7 +569,7 @@ def vjp(f, *primals):
     wrt = tuple(n for n in names[: len(primals)]
                 if ops.differentiable(kinds[n]))
     with _lock:
-        unit, compiled = _unit(f, wrt, "vjp", kinds, True)
+        unit, compiled = _unit(f, wrt, "vjp", kinds, True, ckpt)
         made = compile_mod.bind(unit, compiled)
     fwd, bwd = (made[n] for n in unit.entry)
     try:
@@ -561,7 +597,8 @@ def vjp(f, *primals):
     return out, pullback
 
 
-def source(f, mode="reverse", wrt=0, stage="reverse", example=None) -> str:
+def source(f, mode="reverse", wrt=0, stage="reverse", example=None, checkpoint=None,
+           snapshots=None) -> str:
     """The text s2sad emits for `f` at `stage` (``source``, ``anf``, ``dup``,
     ``activity``, ``reverse`` or ``forward``), formatted with black. With
     ``mode="forward"`` the derivative shown is the forward-mode one (``f_jvp``).
@@ -570,12 +607,17 @@ def source(f, mode="reverse", wrt=0, stage="reverse", example=None) -> str:
     `example`, a tuple of example arguments, to see the code a call with such
     arguments runs; without it every parameter is taken to be a float, except those
     the function indexes, measures with len(), sums or appends to, which are taken
-    to be lists of floats."""
+    to be lists of floats. `checkpoint` and `snapshots` as for `grad`: the code
+    shows which loops a scheduler (`ckpt.forward`) runs and which keep a tape."""
     if mode not in ("reverse", "forward"):
         raise S2SADError(f"mode={mode!r} is not a mode of the compiler; use \"reverse\" or "
                          "\"forward\"")
     if mode == "forward" and stage == "reverse":
         stage = "forward"
+    ckpt = _checkpoint_option(checkpoint, snapshots, "source", mode)
+    if ckpt is not None and stage != "reverse":
+        raise S2SADError(f"source(checkpoint=...) changes the reverse stage only, not "
+                         f"stage={stage!r}")
     _check_function(f, "source")
     if stage == "source":
         return parse.user_source(f)
@@ -587,7 +629,7 @@ def source(f, mode="reverse", wrt=0, stage="reverse", example=None) -> str:
     else:
         kinds = pipeline.assumed_kinds(f)
     if stage == "reverse":
-        unit = pipeline.reverse_unit(f, wrt_names, "grad", kinds, as_tuple)
+        unit = pipeline.reverse_unit(f, wrt_names, "grad", kinds, as_tuple, ckpt)
         return format_code(unit.text)
     if stage == "forward":
         return format_code(pipeline.forward_unit(f, wrt_names, kinds).text)

@@ -162,7 +162,7 @@ def _split(steps, snapshots):
 
 
 class Binomial:
-    def __init__(self, snapshots):
+    def __init__(self, snapshots=10):
         if snapshots < 1:
             raise ValueError("binomial checkpointing needs at least one snapshot")
         self.snapshots = snapshots

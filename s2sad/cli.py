@@ -225,7 +225,8 @@ def _show(args) -> int:
                                       "--example \"0.5, [1.0, 2.0], array([[1.0, 2.0]])\"")
         func = load(args.target)
         text = api.source(func, mode=args.mode, wrt=_wrt(args.wrt), stage=args.stage,
-                          example=example)
+                          example=example, checkpoint=args.checkpoint,
+                          snapshots=args.snapshots)
     except S2SADError as exc:
         _error(exc, args.verbose)
         return 1
@@ -326,6 +327,11 @@ def main(argv=None) -> int:
                            "such arguments runs; only types, ranks and dtypes matter "
                            "(default: every parameter a float, or a list of floats where it "
                            "is indexed; an array of any rank in a function that uses NumPy)")
+    show.add_argument("--checkpoint", choices=["ctz", "binomial"],
+                      help="checkpoint the function's outermost loops with this schedule, "
+                           "as grad(f, checkpoint=...) does (while loops: ctz)")
+    show.add_argument("--snapshots", type=int, metavar="S",
+                      help="snapshots of the binomial schedule (default: 10)")
 
     check = sub.add_parser("check", help="compare a function's derivatives computed in "
                                          "several ways at one point",

@@ -19,7 +19,8 @@ when the entry was written:
 
 * the key, whose SHA-256 names the entry's file and which the entry holds in full:
   the entry point (``grad``, ``value_and_grad``, ``vjp``), `wrt`, whether the
-  gradient is a tuple, the kinds of the arguments (type, array rank and dtype); the
+  gradient is a tuple, the kinds of the arguments (type, array rank and dtype), the
+  ``checkpoint=``/``snapshots=`` option; the
   function's name, qualified name, first line, free variables and bytecode; s2sad's
   version and a stamp of its source files (size and modification time), the Python
   implementation and version, NumPy's version; and a digest of every rule registered
@@ -416,9 +417,10 @@ def _same_source(func, record, context) -> bool:
         return False
 
 
-def _key(f, entry, wrt, as_tuple, kinds) -> str:
+def _key(f, entry, wrt, as_tuple, kinds, checkpoint=None) -> str:
     return json.dumps([_environment(), rules_token(), entry, list(wrt), bool(as_tuple),
-                       [[n, repr(k)] for n, k in kinds.items()], _identity(f)],
+                       [[n, repr(k)] for n, k in kinds.items()], _identity(f),
+                       None if checkpoint is None else list(checkpoint)],
                       separators=(",", ":"), ensure_ascii=True)
 
 
@@ -640,13 +642,13 @@ def _spec(obj):
     return spec
 
 
-def lookup(f, entry, wrt, as_tuple, kinds):
+def lookup(f, entry, wrt, as_tuple, kinds, checkpoint=None):
     """``(hit, ticket)``: ``hit`` is ``(unit, compiled)`` from disk or None; ``ticket``
     (for `save`) is None on a hit and when the cache is off or cannot be used."""
     folder = directory()
     if folder is None or not _usable(folder):
         return None, None
-    ticket = ticket_for(folder, f, entry, wrt, as_tuple, kinds)
+    ticket = ticket_for(folder, f, entry, wrt, as_tuple, kinds, checkpoint)
     if ticket is None:
         return None, None
     try:
@@ -660,11 +662,13 @@ def lookup(f, entry, wrt, as_tuple, kinds):
     return None, ticket
 
 
-def ticket_for(folder: Path, f, entry, wrt, as_tuple, kinds) -> Ticket | None:
+def ticket_for(folder: Path, f, entry, wrt, as_tuple, kinds,
+               checkpoint=None) -> Ticket | None:
     """Where the entry for these options lives, and its key (None when the source of
-    `f` cannot be read: the pipeline reports that properly)."""
+    `f` cannot be read: the pipeline reports that properly). `checkpoint` is
+    `grad`'s ``(schedule, snapshots)`` or None."""
     try:
-        key = _key(f, entry, wrt, as_tuple, kinds)
+        key = _key(f, entry, wrt, as_tuple, kinds, checkpoint)
     except Exception:
         return None
     return Ticket(folder, folder / f"{_sha(key)}.json", key, f)

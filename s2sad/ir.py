@@ -122,7 +122,8 @@ class Loop:
     `body` ends with exactly one `Exit`. `tag` pairs the loop with its reverse (and
     its tape) after stages copy statements. `checkpoint` is None, or
     ``(schedule, snapshots)`` for a loop the reverse sweep reverses from snapshots
-    (``s2sad.checkpointed``): the schedule's name and an atom (None: the default).
+    (``s2sad.checkpointed``): the schedule's name and an atom (None: the default);
+    ``(schedule, snapshots, "auto")`` when ``grad(f, checkpoint=...)`` marked it.
     """
 
     target: str | None

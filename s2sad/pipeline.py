@@ -224,13 +224,40 @@ class Unit:
         return self.printed.text
 
 
-def reverse_unit(func, wrt, entry="grad", param_kinds=None, as_tuple=False) -> Unit:
-    return _Builder(func, tuple(wrt), entry, param_kinds or {}, as_tuple).build()
+def reverse_unit(func, wrt, entry="grad", param_kinds=None, as_tuple=False,
+                 checkpoint=None) -> Unit:
+    """`checkpoint`: None, or ``(schedule, snapshots)`` to checkpoint the outermost
+    loops of `func` (see `checkpoint_outer_loops`)."""
+    return _Builder(func, tuple(wrt), entry, param_kinds or {}, as_tuple,
+                    checkpoint).build()
+
+
+def checkpoint_outer_loops(fn: ir.Function, checkpoint) -> ir.Function:
+    """`fn` with its outermost loops (in its body or its branches, not inside another
+    loop) marked for checkpointing with ``(schedule, snapshots)``, except loops the
+    user marked: ``grad(f, checkpoint=...)``. The mark says it was not the user's
+    (``Loop.checkpoint[2]``): `reverse` leaves such a loop on the tape when its step
+    functions cannot reverse it, or when it carries nothing active."""
+    schedule, snapshots = checkpoint
+    atom = None if snapshots is None else ir.const(snapshots)
+
+    def mark(body):
+        for s in body:
+            if isinstance(s, ir.If):
+                mark(s.body)
+                mark(s.orelse)
+            elif isinstance(s, ir.Loop) and s.checkpoint is None:
+                s.checkpoint = (schedule, atom, "auto")
+
+    fn = fn.clone()
+    mark(fn.body)
+    return fn
 
 
 class _Builder:
-    def __init__(self, root, wrt, entry, param_kinds, as_tuple):
+    def __init__(self, root, wrt, entry, param_kinds, as_tuple, checkpoint=None):
         self.root = root
+        self.checkpoint = checkpoint
         self.as_tuple = as_tuple
         self.wrt = wrt
         self.entry = entry
@@ -263,6 +290,9 @@ class _Builder:
 
     def build(self) -> Unit:
         fr = self.kinds.front(self.root)
+        if self.checkpoint is not None:
+            fr = Front(fr.func, fr.parsed, fr.anf, checkpoint_outer_loops(fr.dup,
+                                                                         self.checkpoint))
         act = self.analyze(fr, self.wrt, self.param_kinds)
         out_kind = _return_kind(fr.dup, act)
         if self.entry in ("grad", "value_and_grad"):

@@ -202,6 +202,8 @@ class _Transform:
                                  self.forward_block(s.orelse), s.line))
                 continue
             if isinstance(s, ir.Loop):
+                if s.checkpoint and len(s.checkpoint) > 2 and not self.can_checkpoint(s):
+                    s.checkpoint = None  # grad(f, checkpoint=...): this one stays taped
                 out.extend(self.forward_checkpointed(s) if s.checkpoint
                            else self.forward_loop(s))
                 continue
@@ -610,7 +612,7 @@ class _Transform:
         """``state = ckpt.forward(step, range, state, args)``: the scheduler runs the
         loop, one call of the step function per iteration, keeping a few snapshots of
         the loop-carried values instead of a tape (`Step`)."""
-        schedule, snapshots = s.checkpoint
+        schedule, snapshots = s.checkpoint[:2]
         step = self.checkpoint_step(s)
         ckpt = "%ckpt" + self.tape_names[s.tag][len("%tape"):]
         if s.iter is None:  # a while loop: the online schedule, its test as a function
@@ -671,6 +673,12 @@ class _Transform:
                     "which its snapshots cannot hold", "Build a new list or array each "
                     "iteration (`u = u.copy()` before writing into it).")
         return None
+
+    def can_checkpoint(self, s: ir.Loop) -> bool:
+        """Whether `grad(f, checkpoint=...)` checkpoints a loop it marked: one that
+        carries an active value and that the step functions can reverse."""
+        return any(p.name in self.act.active for p in s.phis) and \
+            self.checkpoint_refusal(s) is None
 
     def checkpoint_step(self, s: ir.Loop) -> Step:
         """The step functions of a checkpointed loop (`checkpoint_refusal` says what

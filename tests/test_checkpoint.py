@@ -290,3 +290,68 @@ def test_while_refusals():
 def test_while_marker_is_the_condition():
     assert s2sad.checkpointed(True) is True
     assert zoo.newton_until(2.0, 3.0, 1e-12) == PLAIN.newton_until(2.0, 3.0, 1e-12)
+
+
+# ------------------------------------------------- grad(f, checkpoint=...)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 8, 13])
+@pytest.mark.parametrize("schedule, snapshots", [("ctz", None), ("binomial", None),
+                                                 ("binomial", 2)])
+def test_grad_checkpoint_option(n, schedule, snapshots):
+    want = s2sad.grad(zoo.simulate, wrt=(0, 1))(2.0, 0.3, n)
+    got = s2sad.grad(zoo.simulate, wrt=(0, 1), checkpoint=schedule,
+                     snapshots=snapshots)(2.0, 0.3, n)
+    close(got, want)
+    v, g = s2sad.value_and_grad(zoo.simulate, wrt=(0, 1), checkpoint=schedule)(2.0, 0.3, n)
+    assert v == zoo.simulate(2.0, 0.3, n)
+    close(g, want)
+    out, pullback = s2sad.vjp(zoo.simulate, 2.0, 0.3, n, checkpoint=schedule)
+    close(pullback(1.0)[:2], want)
+    close(s2sad.grad(zoo.simulate_marked, wrt=(0, 1), checkpoint=schedule)(2.0, 0.3, n),
+          s2sad.grad(PLAIN.simulate_marked, wrt=(0, 1))(2.0, 0.3, n))
+
+
+def test_which_loops_the_option_checkpoints():
+    text = s2sad.source(zoo.simulate, wrt=(0, 1), checkpoint="binomial", snapshots=4)
+    # the first loop (its inner loop in its step), the while loop (CTZ) and the loop
+    # inside the branch; not the loop with a break, nor the integer counter
+    assert text.count(" = Binomial(4)") == 2 and text.count(" = CTZ()") == 1
+    assert text.count(".forward(") == 2 and text.count(".reverse(") == 3
+    assert text.count(".forward_while(") == 1 and "def simulate_test_3(state, args):" in text
+    assert "for j_1 in range(3):" in text and "for j_2 in range(n):\n        count" in text
+    assert "for j in range(2):" not in text.split("def simulate_step_1(")[0]
+    marked = s2sad.source(zoo.simulate_marked, wrt=(0, 1), checkpoint="ctz")
+    assert "Binomial(2)" in marked and "CTZ()" in marked
+    assert "ckpt" not in s2sad.source(zoo.simulate, wrt=(0, 1))
+
+
+def test_the_cache_keys_on_the_option(ctz_runs, tmp_path, monkeypatch):
+    from s2sad import diskcache
+
+    def schedulers(checkpoint):
+        before = len(ctz_runs)
+        s2sad.grad(zoo.euler_plain_loop, checkpoint=checkpoint)(2.0, 0.3, 20)
+        return len(ctz_runs) - before
+
+    assert [schedulers(c) for c in (None, "ctz", None, "ctz", None)] == [0, 1, 0, 1, 0]
+    monkeypatch.delenv("S2SAD_DISK_CACHE", raising=False)
+    monkeypatch.delenv("S2SAD_CACHE_DIR", raising=False)
+    monkeypatch.setattr(diskcache, "_setting", None)
+    s2sad.enable_disk_cache(tmp_path / "cache")
+    for rounds in range(2):  # the second round from the disk
+        from s2sad import api
+        api._forget_everything()
+        assert [schedulers(c) for c in ("ctz", None, "ctz")] == [1, 0, 1]
+    assert len(list((tmp_path / "cache").glob("*.json"))) == 2
+
+
+def test_checkpoint_option_errors():
+    with pytest.raises(s2sad.S2SADError, match="no checkpoint schedule 'revolve'"):
+        s2sad.grad(zoo.simulate, checkpoint="revolve")
+    with pytest.raises(s2sad.S2SADError, match="needs a schedule"):
+        s2sad.grad(zoo.simulate, snapshots=3)
+    with pytest.raises(s2sad.S2SADError, match="at least 1"):
+        s2sad.grad(zoo.simulate, checkpoint="binomial", snapshots=0)
+    with pytest.raises(s2sad.S2SADError, match="mode='tape'"):
+        s2sad.grad(zoo.simulate, mode="tape", checkpoint="ctz")

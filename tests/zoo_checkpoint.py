@@ -177,3 +177,55 @@ def bad_break_while(x, n):
             break
         x = x * 1.5
     return x
+
+
+# --------------------------------------------- grad(f, checkpoint=...): no markers
+
+
+def simulate(k, c, n):
+    """Outermost loops: a for loop and a while loop (checkpointed), a loop with a
+    break (kept on the tape), a loop carrying nothing active (kept) and an inner loop
+    (inside a checkpointed one: part of its step)."""
+    x = 1.0
+    v = 0.0
+    for i in range(n):
+        a = -k * x - c * v
+        for j in range(2):
+            a = a * 0.99
+        x = x + 0.01 * v
+        v = v + 0.01 * a
+    total = 0.0
+    while x > 0.5:
+        x = x * 0.9
+        total = total + x
+    for j in range(3):
+        if x > 10.0:
+            break
+        x = x + c
+    count = 0
+    for j in range(n):
+        count = count + 1
+    if n > 2:
+        for m in range(n):
+            v = v * 0.95 + x * 0.01
+    return x + v + total * count
+
+
+def simulate_marked(k, c, n):
+    """A loop the user marked keeps its own schedule."""
+    x = 1.0
+    for i in s2sad.checkpointed(range(n), snapshots=2, schedule="binomial"):
+        x = x - 0.01 * k * x
+    for i in range(n):
+        x = x + 0.01 * c * x
+    return x
+
+
+def euler_plain_loop(k, c, n):
+    x = 1.0
+    v = 0.0
+    for i in range(n):
+        a = -k * x - c * v
+        x = x + 0.01 * v
+        v = v + 0.01 * a
+    return x
