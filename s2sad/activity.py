@@ -137,6 +137,7 @@ class _Analysis:
     def run(self) -> Activity:
         r = self.result
         self.conflicts = set()
+        self.widened = set()  # roots of lists something was appended to
         self.indexed = set()  # roots of arrays some statement reads by index
         for p in self.fn.params:
             default = ops.SCALAR if p.name in r.wrt else ops.UNKNOWN
@@ -257,7 +258,14 @@ class _Analysis:
         """The list `xs` (and every name of its object) also holds values of kind `elem`."""
         r = self.result
         kind = r.kinds[xs]
-        r.kinds[xs] = ops.ListKind(_merge(kind.elem if kind.elem != ops.UNKNOWN else None, elem))
+        # an element kind of UNKNOWN means "no element seen yet" only before the first
+        # append: after that it is what mixing kinds gave, and it must stay (else the
+        # kind would depend on which append came last)
+        old = kind.elem
+        if old == ops.UNKNOWN and r.root(xs) not in self.widened:
+            old = None
+        self.widened.add(r.root(xs))
+        r.kinds[xs] = ops.ListKind(_merge(old, elem))
         for n in list(r.kinds):
             if self.is_list(n) and r.root(n) == r.root(xs):
                 r.kinds[n] = r.kinds[xs]
@@ -654,6 +662,8 @@ def _merge(old, new):
         return ops.SCALAR
     if isinstance(old, ops.ListKind) and isinstance(new, ops.ListKind):
         return ops.ListKind(_merge(old.elem, new.elem))
+    if isinstance(old, tuple) and isinstance(new, tuple) and len(old) == len(new):
+        return tuple(_merge(a, b) for a, b in zip(old, new))
     if isinstance(old, ops.ArrayKind) or isinstance(new, ops.ArrayKind):
         arrays = [k for k in (old, new) if isinstance(k, ops.ArrayKind)]
         others = [k for k in (old, new) if not isinstance(k, ops.ArrayKind)]

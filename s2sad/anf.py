@@ -79,6 +79,7 @@ class _Lowerer:
         self.terminated = False  # the current path has left the iteration (Exit)
         self.loads: dict = {}
         self.live: dict = {}  # id of a loop -> the names live at its head
+        self.live_after: dict = {}  # id of an `if` -> the names live after it
 
     # ------------------------------------------------------------ naming
 
@@ -117,7 +118,7 @@ class _Lowerer:
             body = body[1:]
         body = _single_exit(_rewrite_loop_returns(body, 0), self.tree)
         self.loads = _loads(ast.Module(body=body, type_ignores=[]))
-        self.live = _liveness(body)
+        self.live, self.live_after = _liveness(body)
         self.block(body, top=True)
         _coalesce_copies(self.out)
         refs = dict(self.parsed.refs)
@@ -204,7 +205,8 @@ class _Lowerer:
 
     def s_If(self, s):
         test = self.atom(s.test)
-        self.branch(test, lambda: self.block(s.body), lambda: self.block(s.orelse), s.lineno)
+        self.branch(test, lambda: self.block(s.body), lambda: self.block(s.orelse), s.lineno,
+                    self.live_after.get(id(s)))
 
     # ------------------------------------------------------------- loops
 
@@ -487,7 +489,10 @@ class _Lowerer:
 
     # -------------------------------------------------------- branches
 
-    def branch(self, test, then_fn, else_fn, line):
+    def branch(self, test, then_fn, else_fn, line, live=None):
+        """Lower both branches and join them: a name the branches leave with different
+        values gets one (the other branch copies into it), if it is in `live` (the
+        names read after the join; None: every name)."""
         before = dict(self.env)
         outer, self.out = self.out, []
         outer_terminated = self.terminated
@@ -513,6 +518,12 @@ class _Lowerer:
                 continue
             if vt is None or ve is None:
                 self.env[var] = vt or ve  # defined on one path only, as in Python
+                continue
+            if live is not None and var not in live and var != RESULT:
+                # never read after the join: no copy (the other branch's value may
+                # not exist, like a loop variable of a loop that ran no iteration);
+                # a `return` in a branch sets RESULT, which the function's end reads
+                self.env[var] = vt
                 continue
             if vt != before.get(var):
                 joined = vt
@@ -723,11 +734,12 @@ def _loads(tree) -> dict:
     return out
 
 
-def _liveness(body) -> dict:
-    """For each loop of `body`, the names live at its head: read, on some path from
-    there, before being assigned (backward dataflow over the structured AST, the
+def _liveness(body) -> tuple:
+    """``(heads, after)``: for each loop of `body` the names live at its head, and for
+    each ``if`` the names live after it. A name is live where it is read, on some path
+    from there, before being assigned (backward dataflow over the structured AST, the
     loops iterated to a fixed point). What is live after a loop is live at its head."""
-    heads = {}
+    heads, after = {}, {}
 
     def reads(node) -> set:
         return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} \
@@ -749,6 +761,7 @@ def _liveness(body) -> dict:
         if isinstance(st, ast.AugAssign):
             return live | reads(st.value) | reads(st.target) | stored(st.target)
         if isinstance(st, ast.If):
+            after[id(st)] = set(live)  # (the last pass of a loop's fixed point stays)
             return reads(st.test) | block(st.body, live, brk, cont) | block(st.orelse, live, brk, cont)
         if isinstance(st, (ast.For, ast.While)):
             head = set(live)
@@ -772,7 +785,7 @@ def _liveness(body) -> dict:
         return live | reads(st)
 
     block(body, set(), set(), set())
-    return heads
+    return heads, after
 
 
 def _assigned_in_order(stmts) -> list:

@@ -52,7 +52,8 @@ def differentiable_everywhere_near(f, args, where, v):
 
 # the reverse code of these writes into arrays through views forward mode cannot
 # follow yet: a clear error, never a number
-WRITES = {zoo_numpy.column_update, zoo_numpy.boundary_writes, zoo_numpy.writes_in_branches}
+WRITES = {zoo_numpy.column_update, zoo_numpy.boundary_writes, zoo_numpy.writes_in_branches,
+          zoo_numpy.heat_steps}
 
 
 @pytest.mark.parametrize("f,args,wrt", CASES, ids=IDS)

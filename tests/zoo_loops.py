@@ -279,6 +279,17 @@ def calls_a_list_maker(x):
     return ys[0] + 3.0 * ys[1] - ys[3] * ys[2]
 
 
+def loop_name_reused_in_a_branch(x, n):
+    # `j` is never read after the `if`: the join must not copy it out of a loop
+    # that may have run no iteration
+    for j in range(n):
+        x = x * 1.1
+    if n > 2:
+        for j in range(n):
+            x = x * 0.9
+    return x
+
+
 ZOO = [
     (loop_sum, (0.7, 1.3, 20), (0, 1)),
     (ranges, (0.8, 2, 9), 0),
@@ -319,4 +330,6 @@ ZOO = [
     (element_read_after, ([1.0, 2.0, 3.0, 4.0], 0.5), (0, 1)),
     (loop_name_reused, (0.7, 4), 0),
     (calls_a_list_maker, (0.7,), 0),
+    (loop_name_reused_in_a_branch, (0.7, 0), 0),
+    (loop_name_reused_in_a_branch, (0.7, 4), 0),
 ]
