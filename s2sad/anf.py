@@ -116,6 +116,14 @@ class _Lowerer:
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
                 and isinstance(body[0].value.value, str):
             body = body[1:]
+        nested = _return_in_nested_loop(body, 0)
+        if nested is not None:
+            # the lowering carries `retval` through the outer loop, which has no value
+            # for it before the first iteration
+            raise self.error(nested, "s2sad cannot differentiate a `return` inside a loop "
+                                     "nested in another loop yet",
+                             "Set a flag and `break` out of the inner loop, then `return` "
+                             "from the outer loop (or after it).")
         body = _single_exit(_rewrite_loop_returns(body, 0), self.tree)
         self.loads = _loads(ast.Module(body=body, type_ignores=[]))
         self.live, self.live_after = _liveness(body)
@@ -697,14 +705,25 @@ def _close_open_paths(body, exit_: ir.Exit):
     iteration: after an ``if`` one of whose branches breaks or continues, the path
     that goes on is the other branch."""
     last = body[-1] if body else None
-    if isinstance(last, ir.If):
-        done = [ir.terminates(b) or _ends_with_exit(b) for b in (last.body, last.orelse)]
-        if any(done):
-            for block, finished in zip((last.body, last.orelse), done):
-                if not finished:
-                    _close_open_paths(block, ir.copy_tree(exit_))
-            return
+    if isinstance(last, ir.If) and (_exits_on_a_path(last.body) or
+                                    _exits_on_a_path(last.orelse)):
+        # a break or continue ends some path in there (perhaps in a nested `if`):
+        # close each path that does not end with one, not the `if` as a whole
+        for block in (last.body, last.orelse):
+            if not (ir.terminates(block) or _ends_with_exit(block)):
+                _close_open_paths(block, ir.copy_tree(exit_))
+        return
     body.append(exit_)
+
+
+def _exits_on_a_path(body) -> bool:
+    """Does some path through `body` end with an exit (`_fold` leaves exits last)?"""
+    last = body[-1] if body else None
+    if isinstance(last, ir.Exit):
+        return True
+    if isinstance(last, ir.If):
+        return _exits_on_a_path(last.body) or _exits_on_a_path(last.orelse)
+    return False
 
 
 def _ends_with_exit(body) -> bool:
@@ -928,6 +947,23 @@ def _located(node, like):
 def _flag(value, like):
     return _located(ast.Assign(targets=[ast.Name(id=RETURNED, ctx=ast.Store())],
                                value=ast.Constant(value)), like)
+
+
+def _return_in_nested_loop(stmts, depth):
+    """The first ``return`` two or more loops deep, or None."""
+    for s in stmts:
+        if isinstance(s, ast.Return) and depth >= 2:
+            return s
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        for field in ("body", "orelse", "handlers", "finalbody"):
+            block = getattr(s, field, None)
+            if isinstance(block, list):
+                inner = depth + 1 if isinstance(s, _LOOPS) and field == "body" else depth
+                found = _return_in_nested_loop(block, inner)
+                if found is not None:
+                    return found
+    return None
 
 
 def _rewrite_loop_returns(stmts, depth):

@@ -124,6 +124,8 @@ def zero(kind, like=None) -> ast.expr:
 
 
 def transform(fn: ir.Function, activity: Activity, derivative_of) -> Reverse:
+    if activity.conflict is not None:
+        raise activity.conflict
     return _Transform(fn, activity, derivative_of).run()
 
 
@@ -532,8 +534,16 @@ class _Transform:
     def reverse_if(self, s: ir.If) -> list:
         outer = [n for n in self.outer_active_reads(s.body + s.orelse)
                  if not self.is_accumulator(n) and not self.is_container(n)]
-        body = self.reverse_block(s.body)
-        orelse = self.reverse_block(s.orelse)
+        # A name both branches assign (a join) that nothing after the `if` reads is
+        # active for a use inside one path; on the other paths its adjoint is zero.
+        zeros = [ir.Assign((adj(n),), zero(self.act.kinds.get(n), n), s.line)
+                 for n in self.unread_joins(s)]
+        self.emitted.append(zeros)
+        try:
+            body = self.reverse_block(s.body)
+            orelse = self.reverse_block(s.orelse)
+        finally:
+            self.emitted.pop()
         for block in (body, orelse):
             defined = ir.all_defined(block)
             for n in outer:
@@ -549,7 +559,19 @@ class _Transform:
                     block.append(ir.Assign((adj(p),), zero(self.act.kinds.get(p), p), s.line))
         if not body and not orelse:
             return []
-        return [ir.If(s.test, body, orelse, s.line)]
+        return zeros + [ir.If(s.test, body, orelse, s.line)]
+
+    def unread_joins(self, s: ir.If) -> list:
+        """Active names both branches of `s` assign whose adjoint nothing reversed so
+        far (the code after `s`) has set, in a deterministic order."""
+        both = ir.all_defined(s.body, exits=False) & ir.all_defined(s.orelse, exits=False)
+        carried = {p for level in self.carried for p in level}
+        possibly = set()
+        for block in self.emitted:
+            possibly |= ir.all_defined(block)
+        return sorted(n for n in both if n in self.act.active and adj(n) not in possibly
+                      and n not in carried and not self.is_container(n)
+                      and not self.is_accumulator(n))
 
     def outer_active_reads(self, region, inner=()) -> list:
         """Active names the statements of `region` read that they do not define."""
@@ -885,8 +907,13 @@ class _Transform:
 
 
 def _touches(block, p) -> bool:
-    """Does `block` read `p`, or assign it at an iteration exit?"""
-    for s in ir.walk(block):
+    """Does `block` read `p`, or assign it at an iteration exit, outside the `if`s
+    nested in it? (The reverse of each nested `if` gives `p` its adjoint on the paths
+    through it that touch `p`, and passes it on unchanged on the others.)"""
+    for s in block:
+        if isinstance(s, ir.If) and p in ir.names_in(s.test):
+            return True
+    for s in ir.walk([s for s in block if not isinstance(s, ir.If)]):
         if isinstance(s, ir.Exit) and any(c.targets[0] == p for c in s.copies):
             return True
         if any(p in ir.names_in(node) for node in ir.exprs(s)):
