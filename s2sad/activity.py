@@ -31,6 +31,11 @@ from . import ir, ops
 from .errors import NoRuleError, NotDifferentiableError
 
 _INT_RESULT = {int, round, len, bool, math.floor, math.ceil, math.trunc}
+# the message and hint of Activity.conflict
+_CONFLICT = ("s2sad cannot differentiate a variable that refers to different lists (or "
+             "indexed arrays) on different paths in reverse mode",
+             "Give each its own name, or copy into one on every path (forward mode, "
+             "s2sad.jvp, handles it).")
 _INT_PRESERVING = {"add", "sub", "mul", "floordiv", "mod", "neg", "pos", abs, min, max}
 
 
@@ -48,6 +53,9 @@ class Activity:
     shapes: dict = field(default_factory=dict)  # array name -> a token; same token, same shape
     written: set = field(default_factory=set)  # roots of lists and arrays written into
     views: dict = field(default_factory=dict)  # array name -> root of the array it may view
+    # an error for reverse mode: a name holds different lists or indexed arrays on
+    # different paths (forward mode follows values by name and needs no such object)
+    conflict: Exception | None = None
 
     def same_shape(self, a: str, b: str) -> bool:
         """Are `a` and `b` arrays that certainly have the same shape?"""
@@ -137,6 +145,7 @@ class _Analysis:
     def run(self) -> Activity:
         r = self.result
         self.conflicts = set()
+        self.conflict_at = {}  # root -> a statement that gives its name another object
         self.widened = set()  # roots of lists something was appended to
         self.indexed = set()  # roots of arrays some statement reads by index
         for p in self.fn.params:
@@ -166,6 +175,7 @@ class _Analysis:
         if r.written:
             self.check_writes()
         self.check(self.fn.body)
+        self.check_conflicts()
         return r
 
     # ----------------------------------------------------------- forward
@@ -209,6 +219,11 @@ class _Analysis:
                             elif ops.makes_view(op, r.kinds[t], self.atom_kind) \
                                     and isinstance(op.inputs[0], ast.Name):
                                 r.views[t] = op.inputs[0].id
+                        elif r.created[r.root(t)] != id(s):
+                            # `t` names an object made here on one path and another
+                            # object (made elsewhere, or aliased) on another path
+                            self.conflicts.add(r.root(t))
+                            self.conflict_at.setdefault(r.root(t), s)
                 if op.kind == "pop":
                     r.written.add(r.root(op.inputs[0].id))
                 if op.kind == "getitem" and isinstance(op.inputs[0], ast.Name) \
@@ -469,11 +484,34 @@ class _Analysis:
                                  "computed at run time yet",
                                  "Make it a list: xs = [a, b, c].")
             for t in s.targets:
-                if r.is_container(t) and r.root(t) in self.conflicts:
-                    raise self.error(NotDifferentiableError, s, op,
-                                     "s2sad cannot differentiate a variable that refers to "
-                                     "different lists (or indexed arrays) on different paths",
-                                     "Give each its own name, or copy into one on every path.")
+                if r.is_container(t) and r.root(t) in self.conflicts \
+                        and r.conflict is None:
+                    # one adjoint object per list (or indexed array) cannot follow a
+                    # name that holds different ones: reverse mode raises this
+                    at = self.conflict_at.get(r.root(t), s)
+                    r.conflict = self.error(
+                        NotDifferentiableError, at, r.ops[id(at)],
+                        *_CONFLICT)
+
+    def check_conflicts(self):
+        """Also a conflict that no active assignment shows: an argument read by
+        index whose object a dead name shares with another (`v = x` on one path)."""
+        r = self.result
+        if r.conflict is not None:
+            return
+        bad = {r.root(n) for n in r.active if r.is_container(n)} & self.conflicts
+        if not bad:
+            return
+        sites = [s for s in ir.walk(self.fn.body) if isinstance(s, ir.Assign)
+                 and any(r.root(t) in bad for t in s.targets)]
+        at = next((self.conflict_at[b] for b in sorted(bad) if b in self.conflict_at), None) \
+            or next((s for s in sites if r.ops[id(s)].kind == "copy"), None) \
+            or (sites[0] if sites else None)
+        if at is None:
+            return
+        r.conflict = self.error(
+            NotDifferentiableError, at, r.ops[id(at)],
+            *_CONFLICT)
 
     def check_writes(self):
         """Writes go into objects s2sad can follow: see `_Writes`."""
