@@ -349,6 +349,10 @@ def lookup(name, globals_, cells, builtins_=None):
     return b.get(name, _MISSING)
 
 
+# builtins that evaluate text or reach names by a string at run time
+_DYNAMIC = ("eval", "exec", "compile", "locals", "vars", "globals", "__import__")
+
+
 def _resolve(tree, local_set, globals_, cells, builtins_, loc) -> dict:
     refs = {}
     for node in ast.walk(tree):
@@ -362,6 +366,15 @@ def _resolve(tree, local_set, globals_, cells, builtins_, loc) -> dict:
                     f"the name `{node.id}` has no value here (not a local, global, closure "
                     "variable or builtin)",
                     "Define it before the gradient is first called, or pass it as an argument.",
+                )
+            if any(value is getattr(builtins, b) for b in _DYNAMIC):
+                # what they read or run is decided at run time: a value could flow
+                # through them unseen, and its derivative be silently lost
+                raise loc.error(
+                    UnsupportedSyntaxError, node,
+                    f"s2sad cannot differentiate code that uses `{node.id}`: it reads or runs "
+                    "names chosen at run time, which s2sad cannot follow",
+                    "Write the expression or the name itself.",
                 )
             refs[node.id] = value
     for node in ast.walk(tree):
