@@ -581,6 +581,11 @@ def vjp(f, *primals, checkpoint=None, snapshots=None):
     state = [saved]
 
     def pullback(out_bar):
+        if not _fits(out, out_bar):
+            raise S2SADError(f"the pullback of {f.__qualname__} takes an adjoint with the "
+                             f"structure of its output {out!r}; got {out_bar!r}",
+                             hint="Pass a tuple for a tuple, a list of the same length for "
+                                  "a list, a number for a number.")
         # the backward sweep consumes what the forward sweep saved (its tapes, the
         # slots it restores into arrays): a second call runs the forward sweep again
         try:
@@ -595,6 +600,17 @@ def vjp(f, *primals, checkpoint=None, snapshots=None):
         return tuple(result)
 
     return out, pullback
+
+
+def _fits(out, out_bar) -> bool:
+    """Has the seed `out_bar` the structure of the output `out` (tuples and lists
+    of the same length, all the way down)?"""
+    if isinstance(out, (tuple, list)):
+        return isinstance(out_bar, (tuple, list)) and len(out_bar) == len(out) and \
+            all(_fits(o, b) for o, b in zip(out, out_bar))
+    if type(out).__module__ == "numpy" and type(out).__name__ == "ndarray":
+        return getattr(out_bar, "shape", None) == out.shape
+    return not isinstance(out_bar, (tuple, list))
 
 
 def source(f, mode="reverse", wrt=0, stage="reverse", example=None, checkpoint=None,

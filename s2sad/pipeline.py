@@ -424,8 +424,11 @@ class _Builder:
             output = ast.Call(func=ast.Attribute(value=output, attr="copy", ctx=ast.Load()),
                               args=[], keywords=[])
         params = [p.name for p in fr.anf.params]
+        # what the backward sweep reads, its result too (the zero gradient of an
+        # array argument the output does not depend on reads the argument)
         read = simplify.saved_names([ir.Assign((p,), ir.const(None)) for p in params] + forward,
-                                    backward)
+                                    backward + [ir.Return(ast.Tuple(elts=list(grads),
+                                                                    ctx=ast.Load()), 0)])
         saved = [n for n in read if n in params] + [n for n in read if n not in params]
         saved.sort(key=(params + [n for s in ir.walk(forward)
                                   for n in ir.defined_names(s)]).index)
