@@ -1,0 +1,524 @@
+"""Random programs for the fuzz tests (`test_fuzz.py`).
+
+* `scalar_program(draw)`: a module with helper functions (branches, loops, early
+  returns, a bounded recursion, a keyword default) and ``f(x, y)`` made of nested
+  statements: assignments, augmented assignments, ``if``/``else``, early ``return``,
+  ``for`` over ``range``, ``while`` loops whose trip count depends on the data but is
+  bounded, ``break``/``continue``, helper calls (also in loops), a list built with
+  ``append`` and read by index.
+* `array_program(draw)`: ``f(x, w, s)`` with ``x`` of shape (3,), ``w`` (2, 3) and ``s``
+  a float: elementwise NumPy, broadcasting, reductions, indexing and slicing, ``@``,
+  writes into a copy, branches on reductions and loops over elements.
+* `malformed_program(draw)`: an otherwise valid ``f(x, y)`` with one construct s2sad
+  may not support (or Python may reject at run time) mixed in.
+
+Every program is text; `load` writes it to a real file (so `inspect` finds the source)
+and returns its ``f``. `smooth` decides whether central differences are a fair
+reference at a point (no branch switch, loop trip count change or kink nearby).
+"""
+
+import itertools
+import math
+import os
+import sys
+import tempfile
+
+import numpy as np
+from hypothesis import strategies as st
+
+# ------------------------------------------------------------------ loading
+
+_count = itertools.count()
+_dir = tempfile.mkdtemp(prefix="s2sad-fuzz-")
+
+
+def write(text, stem="fuzz"):
+    """The path of a new file holding `text`."""
+    path = os.path.join(_dir, f"{stem}{next(_count)}.py")
+    with open(path, "w") as fh:
+        fh.write(text)
+    return path
+
+
+def load(text, name="f"):
+    path = write(text)
+    ns = {"__name__": f"fuzz{next(_count)}"}
+    exec(compile(text, path, "exec"), ns)
+    return ns[name]
+
+
+# ------------------------------------------------------------------ smoothness
+
+
+def _path(f, args):
+    """The lines of `f`'s file run by ``f(*args)``, in order (the control-flow path,
+    helpers included)."""
+    seen = []
+    filename = f.__code__.co_filename
+
+    def tracer(frame, event, arg):
+        if frame.f_code.co_filename != filename:
+            return None
+        if event == "line":
+            seen.append(frame.f_lineno)
+        return tracer
+
+    old = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        f(*args)
+    finally:
+        sys.settrace(old)
+    return seen
+
+
+def _flat(args):
+    """All the numbers of `args` as one float vector, and its inverse."""
+    parts, shapes = [], []
+    for a in args:
+        arr = np.asarray(a, dtype=float)
+        parts.append(arr.ravel())
+        shapes.append(arr.shape if isinstance(a, np.ndarray) else None)
+    vec = np.concatenate(parts) if parts else np.zeros(0)
+
+    def rebuild(v):
+        out, k = [], 0
+        for shape in shapes:
+            n = int(np.prod(shape)) if shape is not None else 1
+            chunk = v[k:k + n]
+            out.append(chunk.reshape(shape).copy() if shape is not None else float(chunk[0]))
+            k += n
+        return out
+
+    return vec, rebuild
+
+
+def smooth(f, args, h=1e-5):
+    """(ok, central differences of f at args, one per number of args, flattened).
+
+    ok is False when a step of the differences changes the control-flow path through
+    f's file (a branch, a loop's trip count, a break), or the one-sided slopes
+    disagree (a kink: abs, min, max), or something is not finite."""
+    vec, rebuild = _flat(args)
+    path = _path(f, args)
+    f0 = f(*args)
+    out = []
+    for i in range(len(vec)):
+        def moved(step):
+            v = vec.copy()
+            v[i] += step
+            return rebuild(v)
+
+        if any(_path(f, moved(s)) != path for s in (h, -h, h / 10, -h / 10)):
+            return False, None
+
+        def at(step):
+            return f(*moved(step))
+
+        right = (at(h) - f0) / h
+        left = (f0 - at(-h)) / h
+        central = (at(h / 10) - at(-h / 10)) / (h / 5)
+        tiny = h / 100
+        right_near = (at(tiny) - f0) / tiny
+        left_near = (f0 - at(-tiny)) / tiny
+        scale = 1 + abs(central)
+        ok = all(map(math.isfinite, (left, right, central, left_near, right_near))) and \
+            abs(left - right) <= 1e-3 * scale and \
+            abs(left_near - right_near) <= 2e-5 * scale and \
+            abs((left + right) / 2 - central) <= 1e-4 * scale
+        if not ok:
+            return False, None
+        out.append(central)
+    return True, np.array(out)
+
+
+# ------------------------------------------------------------------ scalar programs
+
+UNARY = ["math.sin({0})", "math.cos({0})", "math.tanh({0})", "math.atan({0})",
+         "math.sqrt(1.0 + {0} * {0})", "math.log(1.0 + {0} * {0})", "math.exp(math.tanh({0}))",
+         "-{0}", "abs({0})", "{0} ** 2", "g1({0}, 0.5)", "g3({0})", "rec({0}, 2)"]
+BINARY = ["{0} + {1}", "{0} - {1}", "{0} * {1}", "{0} / (1.0 + {1} * {1})", "min({0}, {1})",
+          "max({0}, {1})", "g1({0}, {1})", "g2({0}, {1})", "g3({0}, b={1})",
+          "math.atan2({0}, 1.5 + math.tanh({1}))", "0.5 * {0} if {1} > 0.2 else {1}"]
+
+HELPERS = '''import math
+
+
+def g1(a, b):
+    if a > b:
+        return a * math.sin(b) + b
+    return math.tanh(a - b) * b
+
+
+def g2(a, b):
+    s = a
+    for k in range(3):
+        s = 0.5 * s + math.sin(b * k)
+        if s > 1.0:
+            break
+    return s * b
+
+
+def g3(a, b=0.5):
+    n = 0
+    t = a
+    while n < 4 and abs(t) < 2.0:
+        t = t * 1.25 + b
+        n += 1
+    return t
+
+
+def rec(a, n):
+    if n <= 0:
+        return a
+    return math.sin(rec(a, n - 1)) + 0.5 * a
+
+
+'''
+
+
+@st.composite
+def expression(draw, names, depth=2):
+    if depth == 0 or draw(st.integers(0, 2)) == 0:
+        if draw(st.integers(0, 5)) == 0:
+            return repr(draw(st.sampled_from([0.5, 2.0, 1.5, -0.75])))
+        return draw(st.sampled_from(names))
+    if draw(st.booleans()):
+        inner = draw(expression(names, depth - 1))
+        return "(" + draw(st.sampled_from(UNARY)).format(inner) + ")"
+    a = draw(expression(names, depth - 1))
+    b = draw(expression(names, depth - 1))
+    return "(" + draw(st.sampled_from(BINARY)).format(a, b) + ")"
+
+
+class _Scope:
+    def __init__(self):
+        self.fresh = itertools.count()
+        self.loops = 0
+
+
+@st.composite
+def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
+    """Statements at `indent`. Names read: `names` (always defined); targets inside
+    nested blocks are names that exist already, so every read is defined on every
+    path. Returns the lines and the names defined for what follows."""
+    lines = []
+    names = list(names)
+    pad = " " * indent
+    readable = names + loop_vars
+    for _ in range(draw(st.integers(1, 3 if depth > 0 else 2))):
+        kind = draw(st.sampled_from(
+            ["assign", "assign", "aug", "if", "return", "for", "while", "append", "read"]
+            + (["break", "continue"] if in_loop else [])))
+        target_pool = [n for n in names if n not in ("x", "y") or indent == 4]
+        if kind == "assign":
+            if indent == 4 and draw(st.booleans()):
+                target = f"v{next(scope.fresh)}"
+            else:
+                target = draw(st.sampled_from(target_pool or ["acc"]))
+                if target not in names:
+                    lines.append(f"{pad}{target} = 0.0")
+            lines.append(f"{pad}{target} = {draw(expression(readable))}")
+            if target not in names:
+                names.append(target)
+                readable.append(target)
+        elif kind == "aug" and target_pool:
+            op = draw(st.sampled_from(["+=", "*=", "-="]))
+            t = draw(st.sampled_from(target_pool))
+            lines.append(f"{pad}{t} {op} {draw(expression(readable, 1))}")
+        elif kind == "if" and depth > 0:
+            lines.append(f"{pad}if {draw(expression(readable, 1))} > "
+                         f"{draw(st.sampled_from(['0.1', '0.5', '-0.3']))}:")
+            body, _ = draw(_block(scope, names, indent + 4, depth - 1, in_loop, loop_vars))
+            lines += body
+            if draw(st.booleans()):
+                lines.append(f"{pad}else:")
+                body, _ = draw(_block(scope, names, indent + 4, depth - 1, in_loop, loop_vars))
+                lines += body
+        elif kind == "return":
+            lines.append(f"{pad}if {draw(expression(readable, 1))} > 0.7:")
+            lines.append(f"{pad}    return {draw(expression(readable + ['ys[-1]']))}")
+        elif kind == "for" and depth > 0 and scope.loops < 3:
+            scope.loops += 1
+            var = f"i{len(loop_vars)}"
+            over = draw(st.sampled_from([f"range({draw(st.integers(0, 4))})",
+                                         "range(len(ys))", "range(1, 4, 2)"]))
+            lines.append(f"{pad}for {var} in {over}:")
+            inner = loop_vars + [f"(0.25 * {var})"] + (
+                [f"ys[{var}]"] if over == "range(len(ys))" else [])
+            body, _ = draw(_block(scope, names, indent + 4, depth - 1, True, inner))
+            lines += body
+        elif kind == "while" and depth > 0 and scope.loops < 3:
+            scope.loops += 1
+            n = f"n{next(scope.fresh)}"
+            cond = draw(expression(readable, 1))
+            lines.append(f"{pad}{n} = 0")
+            lines.append(f"{pad}while {n} < {draw(st.integers(1, 4))} and {cond} < 2.5:")
+            lines.append(f"{pad}    {n} += 1")
+            body, _ = draw(_block(scope, names, indent + 4, depth - 1, True, loop_vars))
+            lines += body
+        elif kind == "append":
+            lines.append(f"{pad}ys.append({draw(expression(readable, 1))})")
+        elif kind == "read" and target_pool:
+            t = draw(st.sampled_from(target_pool))
+            idx = draw(st.sampled_from(["-1", "0", "len(ys) // 2", "len(ys) - 2"]))
+            lines.append(f"{pad}{t} = {t} + 0.5 * ys[{idx}]")
+        elif kind in ("break", "continue"):
+            lines.append(f"{pad}if {draw(expression(readable, 1))} > 0.6:")
+            lines.append(f"{pad}    {kind}")
+    if not lines:
+        lines.append(f"{pad}acc = acc + {draw(expression(readable, 1))}")
+    return lines, names
+
+
+@st.composite
+def scalar_program(draw):
+    """Text of a module defining helpers and ``f(x, y)``."""
+    scope = _Scope()
+    body, names = draw(_block(scope, ["x", "y", "acc"], 4, 2, False, []))
+    result = draw(expression(names + ["sum(ys)", "ys[-1]"], 2))
+    lines = ["def f(x, y):", "    acc = x", "    ys = [y, x]"] + body + [f"    return {result}"]
+    return HELPERS + "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------ array programs
+
+A_UNARY = ["np.sin({0})", "np.tanh({0})", "np.exp(np.tanh({0}))", "np.sqrt(1.0 + {0} * {0})",
+           "{0} / (1.0 + {0} * {0})", "-{0}", "{0} ** 2", "np.log1p({0} * {0})",
+           "np.abs({0})", "np.arctan({0})"]
+A_BINARY = ["{0} + {1}", "{0} - {1}", "{0} * {1}", "{0} / (2.0 + np.tanh({1}))",
+            "np.maximum({0}, {1})", "np.where({1} > 0.0, {0}, 0.5 * {1})"]
+
+
+@st.composite
+def array_expr(draw, shape, env, depth=2):
+    """An expression of `shape` ('s' scalar, 'v' (3,), 'm' (2, 3), 'u' (2,)) over the
+    names in env[shape]."""
+    if depth == 0 or draw(st.integers(0, 3)) == 0:
+        if shape == "s" and draw(st.integers(0, 4)) == 0:
+            return repr(draw(st.sampled_from([0.5, 2.0, -1.25])))
+        return draw(st.sampled_from(env[shape]))
+    d = depth - 1
+    choice = draw(st.integers(0, 3))
+    if choice == 0:  # elementwise unary
+        return "(" + draw(st.sampled_from(A_UNARY)).format(draw(array_expr(shape, env, d))) + ")"
+    if choice == 1:  # elementwise binary, maybe broadcast against a scalar or smaller rank
+        other = shape
+        if shape != "s" and draw(st.booleans()):
+            other = draw(st.sampled_from(["s"] + (["v"] if shape == "m" else [])))
+        a, b = draw(array_expr(shape, env, d)), draw(array_expr(other, env, d))
+        if draw(st.booleans()):
+            a, b = b, a
+        return "(" + draw(st.sampled_from(A_BINARY)).format(a, b) + ")"
+    # shape-changing: reductions, indexing, products
+    options = {
+        "s": ["np.sum({v})", "np.mean({m})", "{v}[0]", "{v}[-1]", "{m}[1, 2]", "np.dot({v}, {v})",
+              "np.max({v})", "{m}.sum()", "np.prod({u})", "np.linalg.norm({v})", "{u} @ {u}",
+              "np.var({v})"],
+        "v": ["np.sum({m}, axis=0)", "{m}[0]", "{m}[1]", "{v}[::-1]", "{u} @ {m}",
+              "np.mean({m}, axis=0)", "np.concatenate([{u}, {v}[1:2]])", "{m}.max(axis=0)"],
+        "m": ["np.outer({u}, {v})", "{v} * {m}", "{m} - np.mean({m}, axis=1, keepdims=True)",
+              "np.stack([{v}, {v}])", "{m}[::-1]"],
+        "u": ["{m} @ {v}", "np.sum({m}, axis=1)", "{m}[:, 0]", "{v}[1:]", "{m}[:, 1:].sum(axis=1)",
+              "np.array([{s}, {s}])"],
+    }
+    template = draw(st.sampled_from(options[shape]))
+    fills = {k: draw(array_expr(k, env, d)) for k in "svmu" if "{" + k + "}" in template}
+    return "(" + template.format(**fills) + ")"
+
+
+@st.composite
+def array_program(draw):
+    env = {"s": ["s"], "v": ["x"], "m": ["w"], "u": ["(w @ x)"]}
+    lines = ["import math", "", "import numpy as np", "", "", "def f(x, w, s):"]
+    fresh = itertools.count()
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["assign", "assign", "if", "loop", "write", "while"]))
+        shape = draw(st.sampled_from("svmu"))
+        name = f"{shape}{next(fresh)}"
+        if kind == "assign":
+            lines.append(f"    {name} = {draw(array_expr(shape, env))}")
+        elif kind == "if":
+            cond = draw(array_expr("s", env, 1))
+            lines.append(f"    if {cond} > 0.3:")
+            lines.append(f"        {name} = {draw(array_expr(shape, env))}")
+            lines.append("    else:")
+            lines.append(f"        {name} = {draw(array_expr(shape, env))}")
+        elif kind == "loop":
+            shape = "s"
+            name = f"s{next(fresh)}"
+            lines.append(f"    {name} = {draw(array_expr('s', env, 1))}")
+            lines.append("    for i in range(len(x)):")
+            inner = dict(env, s=env["s"] + [name, "x[i]", "w[1, i]"])
+            lines.append(f"        {name} = {draw(array_expr('s', inner, 1))}")
+            if draw(st.booleans()):
+                lines.append(f"        if x[i] > {draw(st.sampled_from(['0.5', '-0.2']))}:")
+                lines.append("            break")
+        elif kind == "while":
+            shape = "s"
+            name = f"s{next(fresh)}"
+            lines.append(f"    {name} = {draw(array_expr('s', env, 1))}")
+            lines.append("    k = 0")
+            lines.append(f"    while k < 3 and abs({name}) < 3.0:")
+            inner = dict(env, s=env["s"] + [name, "x[k]"])
+            lines.append(f"        {name} = {draw(array_expr('s', inner, 1))}")
+            lines.append("        k += 1")
+        else:  # write into an array the function made
+            shape = "v"
+            lines.append(f"    {name} = {draw(array_expr('v', env, 1))}.copy()")
+            idx = draw(st.sampled_from(["0", "-1", "1:", "x > 0.0"]))
+            val = draw(array_expr("s", env, 1))
+            op = draw(st.sampled_from(["=", "+=", "*="]))
+            lines.append(f"    {name}[{idx}] {op} {val}")
+        env[shape] = env[shape] + [name]
+    lines.append(f"    return {draw(array_expr('s', env, 2))}")
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------ malformed programs
+
+# (where, text): "stmt" lines go into the body of f (indented by 4), "sig" replaces
+# the signature, "top" goes before f, "ret" replaces the return expression
+ODDITIES = [
+    ("stmt", "try:\n    v = x * 2.0\nexcept ValueError:\n    v = y"),
+    ("stmt", "with open(__file__) as fh:\n    v = x"),
+    ("stmt", "global G\nG = x"),
+    ("stmt", "def inner():\n    nonlocal v\n    v = 2.0\ninner()"),
+    ("stmt", "del v"),
+    ("stmt", "h = lambda t: t * 2.0\nv = h(x)"),
+    ("stmt", "v = sum([t * x for t in range(3)])"),
+    ("stmt", "v = sum(t * x for t in range(3))"),
+    ("stmt", "v = {t: x for t in range(2)}[1]"),
+    ("stmt", "v = len({x, y})"),
+    ("stmt", "v = float(f'{x:.3f}')"),
+    ("stmt", "v = (w := x * 2.0) + w"),
+    ("stmt", "match 1:\n    case 1:\n        v = x\n    case _:\n        v = y"),
+    ("stmt", "class C:\n    pass\nv = x"),
+    ("stmt", "def inner(t):\n    return t * x\nv = inner(y)"),
+    ("stmt", "v = undefined_name * x"),
+    ("stmt", "v = str(x)"),
+    ("stmt", "v = float(str(x))"),
+    ("stmt", "v = hash(x) * x"),
+    ("stmt", "v = id(x) * 0.0 + x"),
+    ("stmt", "v = bisect.bisect([0.0, 1.0], x) * x"),
+    ("stmt", "v = math.gamma(1.5 + x * x)"),
+    ("stmt", "v = math.factorial(3) * x"),
+    ("stmt", "v = divmod(x, 0.7)[1]"),
+    ("stmt", "v = pow(x, 2)"),
+    ("stmt", "v = round(x, 2) + x"),
+    ("stmt", "v = int(x) + x"),
+    ("stmt", "v = complex(x, y).real"),
+    ("stmt", "v = x.real + x.conjugate()"),
+    ("stmt", "v = sorted([x, y])[0]"),
+    ("stmt", "v = getattr(math, 'sin')(x)"),
+    ("stmt", "v = eval('x * 2.0')"),
+    ("stmt", "exec('v = 1.0')"),
+    ("stmt", "v = [x, y]\nv.sort()\nv = v[0]"),
+    ("stmt", "v = [x, y]\nv.insert(0, x)\nv = v[0]"),
+    ("stmt", "v, *rest = [x, y, x]"),
+    ("stmt", "v = u = x"),
+    ("stmt", "a, b = x"),
+    ("stmt", "v = x[0]"),
+    ("stmt", "v = x @ y"),
+    ("stmt", "assert x > -10.0\nv = x"),
+    ("stmt", "if x > 100.0:\n    raise ValueError('too big')\nv = x"),
+    ("stmt", "import math as m2\nv = m2.sin(x)"),
+    ("stmt", "pass\nv = x"),
+    ("stmt", "for t in range(2):\n    v = x\nelse:\n    v = y"),
+    ("stmt", "while False:\n    pass\nelse:\n    v = y"),
+    ("stmt", "v = print(x) or x"),
+    ("stmt", "v = isinstance(x, float) * x"),
+    ("stmt", "v = type(x)(2.0) * x"),
+    ("stmt", "v = (lambda: x)()"),
+    ("stmt", "v = x if 'a' else y"),
+    ("stmt", "v = 'a' * 2"),
+    ("stmt", "v = b'ab'"),
+    ("stmt", "v = ...\nv = x"),
+    ("stmt", "v = None\nv = v + x"),
+    ("stmt", "v = not x"),
+    ("stmt", "v = x and y"),
+    ("stmt", "v = 0.0 < x < 1.0"),
+    ("stmt", "v = [x, y][1:]"),
+    ("stmt", "v = (x, y)[y > 0.0]"),
+    ("stmt", "v = {'a': x}['a']"),
+    ("stmt", "v = x\nv.attr = 2.0"),
+    ("stmt", "v = super()"),
+    ("stmt", "v = x\nyield v"),
+    ("stmt", "v = x\nawait v"),
+    ("stmt", "v = g_star(*[x, y])"),
+    ("stmt", "v = g_star(**{'a': x, 'b': y})"),
+    ("stmt", "v = g_star(x, b=y, c=x)"),
+    ("stmt", "v = g_star(x)"),
+    ("stmt", "v = CONST * x"),
+    ("stmt", "v = GLOBAL_LIST[0] * x"),
+    ("stmt", "GLOBAL_LIST.append(x)\nv = x"),
+    ("stmt", "v = np.array([x, y])\nv = v.sum()"),
+    ("stmt", "v = np.cbrt(x)"),
+    ("stmt", "v = np.sort(np.array([x, y]))[0]"),
+    ("stmt", "v = x\nfor t in range(3):\n    for q in range(2):\n        if x > 5.0:\n            return x"),
+    ("stmt", "v = [x for _ in range(2)]\nv = v[0]"),
+    ("stmt", "v = " + "(" * 60 + "x" + ")" * 60),
+    ("stmt", "v = x\n" + "v = v + 1.0\n" * 40),
+    ("stmt", "v = x\nif x > 0.0:\n    return x, y"),
+    ("sig", "def f(x, y, *args):"),
+    ("sig", "def f(x, y, **kwargs):"),
+    ("sig", "def f(x, y, *, z=1.0):"),
+    ("sig", "def f(x, /, y):"),
+    ("sig", "def f(x, y=1):"),
+    ("sig", "async def f(x, y):"),
+    ("sig", "def f(x: float, y: 'float' = 2.0) -> float:"),
+    ("top", "@staticmethod"),
+    ("top", "@functools.lru_cache(maxsize=None)"),
+    ("ret", "x, y"),
+    ("ret", "[x, y]"),
+    ("ret", "None"),
+    ("ret", "'x'"),
+    ("ret", "int(x)"),
+    ("ret", "x > y"),
+    ("ret", "{'a': x}"),
+    ("ret", "np.array([x, y])"),
+    ("ret", ""),
+]
+
+MALFORMED_HEADER = '''import bisect
+import functools
+import math
+
+import numpy as np
+
+CONST = 2.5
+GLOBAL_LIST = [1.0]
+
+
+def g_star(a, b=1.0, *rest, **kw):
+    return a * b
+
+
+'''
+
+
+@st.composite
+def malformed_program(draw):
+    """(text, wrt, args): an otherwise valid f(x, y) with oddities mixed in, the
+    `wrt` to ask for (sometimes a bad one) and the arguments (sometimes ints)."""
+    oddities = draw(st.lists(st.sampled_from(ODDITIES), min_size=1, max_size=2))
+    sig = "def f(x, y):"
+    top, ret = [], "v * y + x"
+    body = ["v = x + y"]
+    for where, text in oddities:
+        if where == "sig":
+            sig = text
+        elif where == "top":
+            top.append(text)
+        elif where == "ret":
+            ret = text
+        else:
+            body += text.splitlines()
+    if draw(st.booleans()):
+        body = ["v = math.sin(x) * y"] + body + ["v = v + x * x"]
+    lines = top + [sig] + ["    " + b for b in body] + [f"    return {ret}".rstrip()]
+    wrt = draw(st.sampled_from([0, 1, (0, 1), "x", ("x", "y"), 5, "z", (0, 0), 1.5, None,
+                                (), [0, 1], True]))
+    args = draw(st.sampled_from([(0.7, 1.3), (0.7, 2), (1, 2), (0.7, [1.0, 2.0]),
+                                 (np.array([0.5, 1.5]), 1.3), ("a", 1.0), (0.7, None)]))
+    return MALFORMED_HEADER + "\n".join(lines) + "\n", wrt, args

@@ -1,0 +1,163 @@
+"""No stale or wrong derivative from s2sad's caches: redefinitions, rebound globals,
+another `wrt`, a transform that fails and is then fixed, threads, the disk cache."""
+
+import threading
+
+import pytest
+
+import s2sad
+from fuzz_programs import write
+from s2sad import diskcache
+
+
+def module(text, name="m"):
+    """Define the module `text` from a real file (its source can be read)."""
+    path = write(text, "cache")
+    ns = {"__name__": f"cache_{name}"}
+    exec(compile(text, path, "exec"), ns)
+    return ns
+
+
+def redefine(ns, text):
+    """Run `text` (from a file of its own) in the namespace `ns`."""
+    exec(compile(text, write(text, "cache"), "exec"), ns)
+
+
+@pytest.fixture(params=["memory", "disk"])
+def cache(request, tmp_path, monkeypatch):
+    """Run each test without and with the disk cache; the setting is put back after."""
+    monkeypatch.setattr(diskcache, "_setting", diskcache._setting)
+    if request.param == "disk":
+        s2sad.enable_disk_cache(tmp_path / "cache")
+    else:
+        s2sad.disable_disk_cache()
+    return request.param
+
+
+def test_redefining_a_function(cache):
+    ns = module("def f(x):\n    return x * x\n")
+    assert s2sad.grad(ns["f"])(3.0) == 6.0
+    ns = module("def f(x):\n    return x * x * x\n")  # same name, same file name pattern
+    assert s2sad.grad(ns["f"])(3.0) == 27.0
+    # and exec into the same namespace: the name now means the new function
+    redefine(ns, "def f(x):\n    return 5.0 * x\n")
+    assert s2sad.grad(ns["f"])(3.0) == 5.0
+
+
+def test_rebinding_a_called_function(cache):
+    ns = module("def g(t):\n    return t * t\n\n\ndef f(x):\n    return g(x) + x\n")
+    df = s2sad.grad(ns["f"])
+    assert df(3.0) == 7.0
+    redefine(ns, "def g(t):\n    return 10.0 * t\n")
+    assert ns["f"](3.0) == 33.0
+    assert df(3.0) == 11.0  # the same grad object sees the new helper
+    assert s2sad.grad(ns["f"])(3.0) == 11.0
+    assert s2sad.jvp(ns["f"], (3.0,), (1.0,))[1] == 11.0
+
+
+def test_changing_a_global_constant(cache):
+    ns = module("C = 2.0\n\n\ndef f(x):\n    return C * x * x\n")
+    df = s2sad.grad(ns["f"])
+    assert df(3.0) == 12.0
+    ns["C"] = 5.0  # globals are read live
+    assert df(3.0) == 30.0
+    assert s2sad.grad(ns["f"])(3.0) == 30.0
+    assert s2sad.jvp(ns["f"], (3.0,), (1.0,))[1] == 30.0
+
+
+def test_a_global_that_changes_kind(cache):
+    np = pytest.importorskip("numpy")
+    ns = module("import numpy as np\n\nC = 2.0\n\n\ndef f(x):\n    return np.sum(C * x)\n")
+    x = np.array([1.0, 2.0])
+    df = s2sad.grad(ns["f"])
+    assert df(x).tolist() == [2.0, 2.0]
+    ns["C"] = np.array([1.0, 3.0])
+    assert ns["f"](x) == 7.0
+    got = df(x)
+    assert got.tolist() == [1.0, 3.0]
+
+
+def test_another_wrt(cache):
+    ns = module("def f(x, y):\n    return x * x * y\n")
+    f = ns["f"]
+    assert s2sad.grad(f, wrt=0)(2.0, 3.0) == 12.0
+    assert s2sad.grad(f, wrt=1)(2.0, 3.0) == 4.0
+    assert s2sad.grad(f, wrt="y")(2.0, 3.0) == 4.0
+    assert s2sad.grad(f, wrt=(1, 0))(2.0, 3.0) == (4.0, 12.0)
+    assert s2sad.value_and_grad(f, wrt=1)(2.0, 3.0) == (12.0, 4.0)
+    assert s2sad.grad(f, wrt=0)(2.0, 3.0) == 12.0
+
+
+def test_a_failed_transform_then_a_fix(cache):
+    ns = module("def g(t):\n    return sum(t * k for k in range(3))\n\n\n"
+                "def f(x):\n    return g(x) + x\n")
+    df = s2sad.grad(ns["f"])
+    with pytest.raises(s2sad.UnsupportedSyntaxError):
+        df(2.0)
+    with pytest.raises(s2sad.UnsupportedSyntaxError):  # nothing half-built was kept
+        df(2.0)
+    with pytest.raises(s2sad.UnsupportedSyntaxError):
+        s2sad.jvp(ns["f"], (2.0,), (1.0,))
+    fixed = "def g(t):\n    s = 0.0\n    for k in range(3):\n        s = s + t * k\n    return s\n"
+    redefine(ns, fixed)
+    assert df(2.0) == 4.0
+    assert s2sad.grad(ns["f"])(2.0) == 4.0
+    assert s2sad.jvp(ns["f"], (2.0,), (1.0,))[1] == 4.0
+
+
+def test_two_threads_ask_for_the_same_gradient(cache):
+    ns = module("import math\n\n\ndef f(x):\n    return math.sin(x) * x\n")
+    df = s2sad.grad(ns["f"])
+    barrier = threading.Barrier(8)
+    results, errors = [], []
+
+    def work(x):
+        try:
+            barrier.wait()
+            results.append((x, df(x)))
+        except Exception as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(0.1 * i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    import math
+    for x, g in results:
+        assert g == pytest.approx(math.cos(x) * x + math.sin(x), rel=1e-12)
+
+
+def test_many_threads_on_different_functions(cache):
+    fns = [module(f"def f(x):\n    return {k}.0 * x * x + x\n", f"t{k}")["f"] for k in range(12)]
+    barrier = threading.Barrier(len(fns))
+    results, errors = {}, []
+
+    def work(k, f):
+        try:
+            barrier.wait()
+            results[k] = (s2sad.grad(f)(2.0), s2sad.jvp(f, (2.0,), (1.0,))[1])
+        except Exception as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k, f)) for k, f in enumerate(fns)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for k in range(len(fns)):
+        assert results[k] == (4.0 * k + 1.0, 4.0 * k + 1.0)
+
+
+def test_the_disk_cache_across_redefinitions(tmp_path, monkeypatch):
+    monkeypatch.setattr(diskcache, "_setting", diskcache._setting)
+    s2sad.enable_disk_cache(tmp_path / "d")
+    text = "def f(x):\n    return x * x\n"
+    first = module(text)["f"]
+    assert s2sad.grad(first)(3.0) == 6.0
+    second = module(text)["f"]  # the same text in another file: may hit the disk
+    assert s2sad.grad(second)(3.0) == 6.0
+    changed = module("def f(x):\n    return x * x * x\n")["f"]
+    assert s2sad.grad(changed)(3.0) == 27.0
