@@ -538,10 +538,10 @@ class _Lowerer:
                 if ve != before.get(var):
                     _rename_block(else_body, {ve: joined})
                 else:
-                    else_body.append(ir.Assign((joined,), ir.name(ve), line))
+                    _close_open_paths(else_body, ir.Assign((joined,), ir.name(ve), line))
             else:
                 joined = ve
-                then_body.append(ir.Assign((joined,), ir.name(vt), line))
+                _close_open_paths(then_body, ir.Assign((joined,), ir.name(vt), line))
             self.env[var] = joined
         self.emit(ir.If(test, then_body, else_body, line))
 
@@ -700,10 +700,10 @@ class _Lowerer:
         return ast.Attribute(value=self.atom(node.value), attr=node.attr, ctx=ast.Load())
 
 
-def _close_open_paths(body, exit_: ir.Exit):
-    """Put the end-of-iteration `exit_` at the end of every path that has not left the
-    iteration: after an ``if`` one of whose branches breaks or continues, the path
-    that goes on is the other branch."""
+def _close_open_paths(body, exit_):
+    """Put `exit_` (the end-of-iteration `ir.Exit`, or a join's copy) at the end of
+    every path that has not left the iteration: after an ``if`` one of whose branches
+    breaks or continues, the path that goes on is the other branch."""
     last = body[-1] if body else None
     if isinstance(last, ir.If) and (_exits_on_a_path(last.body) or
                                     _exits_on_a_path(last.orelse)):

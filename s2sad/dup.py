@@ -32,9 +32,44 @@ from . import ir
 
 def insert_dups(fn: ir.Function) -> ir.Function:
     fn = fn.clone()
+    _pass_through_reads(fn.body)
     splitter = _Splitter(ir.local_names(fn))
     fn.body = splitter.block(fn.body, [p.name for p in fn.params])
+    _drop_self_copies(fn.body)
     return fn
+
+
+def _loop_exits(body):
+    """The `Exit`s of this loop body (not those of loops nested in it)."""
+    for s in body:
+        if isinstance(s, ir.Exit):
+            yield s
+        elif isinstance(s, ir.If):
+            yield from _loop_exits(s.body)
+            yield from _loop_exits(s.orelse)
+
+
+def _pass_through_reads(body):
+    """An `Exit` that leaves a loop-carried value as it is still passes that value on
+    (to the next iteration, or out of the loop): it reads it. Spell that read as a
+    copy ``p = p``, so splitting counts it (a value split earlier in the iteration
+    gives one of its copies to this path too, and the reverse of that copy carries the
+    adjoint through); `_drop_self_copies` removes the ones that stay ``p = p``."""
+    for s in ir.walk(body):
+        if not isinstance(s, ir.Loop):
+            continue
+        for exit_ in _loop_exits(s.body):
+            copied = {c.targets[0] for c in exit_.copies}
+            for phi in s.phis:
+                if phi.name not in copied:
+                    exit_.copies.append(ir.Assign((phi.name,), ir.name(phi.name), exit_.line))
+
+
+def _drop_self_copies(body):
+    for s in ir.walk(body):
+        if isinstance(s, ir.Exit):
+            s.copies = [c for c in s.copies if not (
+                isinstance(c.value, ast.Name) and c.value.id == c.targets[0])]
 
 
 def _letters(k: int) -> str:

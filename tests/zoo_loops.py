@@ -290,6 +290,44 @@ def loop_name_reused_in_a_branch(x, n):
     return x
 
 
+def continue_in_a_nested_else(x, y):
+    # the join copy of the outer `if` and the end of the iteration must not run on
+    # the `continue` path (it would push the loop's tape twice)
+    acc = x
+    for i in range(4):
+        if acc > 0.5:
+            acc = acc + y * y
+        else:
+            if x > 0.7:
+                return math.log(1.0 + acc * acc)
+            if acc / (1.0 + x * x) > 0.3:
+                continue
+    return acc * y
+
+
+def continue_keeps_a_split_value(x):
+    # `acc` is read twice before the paths part (so it is split there); the
+    # `continue` path passes it on unchanged, and its adjoint must pass back too
+    acc = x
+    for i in range(3):
+        if acc > 100.0:
+            acc = acc + 1.0
+        else:
+            if i == 1:
+                continue
+            acc = acc * acc + acc
+    return acc
+
+
+def break_keeps_a_split_value(x, n):
+    acc = x
+    for i in range(n):
+        if acc > 2.0:
+            break
+        acc = acc * acc + 0.5
+    return acc * 3.0
+
+
 ZOO = [
     (loop_sum, (0.7, 1.3, 20), (0, 1)),
     (ranges, (0.8, 2, 9), 0),
@@ -332,4 +370,9 @@ ZOO = [
     (calls_a_list_maker, (0.7,), 0),
     (loop_name_reused_in_a_branch, (0.7, 0), 0),
     (loop_name_reused_in_a_branch, (0.7, 4), 0),
+    (continue_in_a_nested_else, (0.4, 0.9), (0, 1)),
+    (continue_in_a_nested_else, (0.2, 0.8), (0, 1)),
+    (continue_in_a_nested_else, (0.45, -0.3), (0, 1)),
+    (continue_keeps_a_split_value, (0.3,), 0),
+    (break_keeps_a_split_value, (0.9, 6), 0),
 ]
