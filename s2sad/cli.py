@@ -223,16 +223,15 @@ def _show(args) -> int:
                 raise S2SADError(f"--example {args.example!r} is not a list of Python literals",
                                  hint="Write numbers, lists, tuples and arrays: "
                                       "--example \"0.5, [1.0, 2.0], array([[1.0, 2.0]])\"")
-        func = load(args.target)
+        func, failed = _run_user_code(lambda: load(args.target), f"loading {args.target} failed", 1)
+        if failed:
+            return failed
+        # anything but an S2SADError from here on is s2sad's own bug: let it show
         text = api.source(func, mode=args.mode, wrt=_wrt(args.wrt), stage=args.stage,
                           example=example, checkpoint=args.checkpoint,
                           snapshots=args.snapshots)
     except S2SADError as exc:
         _error(exc, args.verbose)
-        return 1
-    except Exception as exc:  # the user's module failed to import
-        print(f"s2sad: error: loading {args.target} failed: "
-              f"{type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     sys.stdout.write(text)
     return 0
