@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+import s2sad
+
 
 def uses_try(x):
     try:
@@ -56,3 +58,11 @@ def pole(x):
 def root(x, y):
     r = np.sqrt(x * x)
     return np.sum(r * y)
+
+
+def stepped_until(x, n):
+    for i in s2sad.checkpointed(range(n)):
+        if x > 2.0:
+            break
+        x = x * 1.5
+    return x

@@ -34,16 +34,24 @@ from ..runtime import unbroadcast
 
 
 class EngineError(S2SADError):
-    """An engine cannot follow the function; the message names the operation."""
+    """An engine cannot follow the function; the message names the operation and the
+    user's line it was running."""
+
+    def __init__(self, message, **kwargs):
+        if " (at " not in message and kwargs.get("lineno") is None:
+            message += user_place()
+        super().__init__(message, **kwargs)
 
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
+_PACKAGE = os.path.dirname(_HERE)
 
 
 def user_place() -> str:
-    """`` (at file:line: code)`` for the innermost caller outside the engines."""
+    """`` (at file:line: code)`` for the innermost caller outside s2sad."""
     frame = sys._getframe(1)
-    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == _HERE:
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+            _PACKAGE + os.sep):
         frame = frame.f_back
     if frame is None:
         return ""
