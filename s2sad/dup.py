@@ -100,30 +100,51 @@ class _Splitter:
             self.root[c] = root
         return names
 
-    def block(self, stmts: list, incoming: list) -> list:
+    def block(self, stmts: list, incoming: list, outflow=frozenset()) -> list:
         """Split the names read more than once in `stmts`. `incoming` lists the
-        names defined before the block (in definition order)."""
+        names defined before the block (in definition order). `outflow` (for a branch
+        of an ``if``) names what the block defines that is read after the ``if``:
+        leaving the branch is one more read of such a name, if the block reads it
+        too, and the block ends by handing its last copy back under the name."""
         sites: dict[str, int] = {}
         for s in stmts:
             for n in self.reads(s):
                 sites[n] = sites.get(n, 0) + 1
+        handed = []
+        if outflow and not (ir.terminates(stmts) or (stmts and isinstance(stmts[-1], ir.Exit))):
+            defined = {n for s in stmts for n in self.defines(s)}
+            handed = sorted(n for n in outflow if n in defined and sites.get(n))
+            for n in handed:
+                sites[n] += 1
         copies = {n: list(self.copies(n, k)) for n, k in sites.items() if k > 1}
         out = []
         for n in incoming:
             if n in copies:
                 out.append(ir.Dup(tuple(copies[n]), n, 0))
-        for s in stmts:
+        for i, s in enumerate(stmts):
             self.rename_reads(s, copies)
             if isinstance(s, ir.If):
                 outer = self.inner_reads(s)
-                s.body = self.block(s.body, outer)
-                s.orelse = self.block(s.orelse, outer)
+                later = {n for t in stmts[i + 1:] for n in self.reads(t)} | set(outflow)
+                flows = frozenset(n for n in self.defines(s) if n in later)
+                s.body = self.block(s.body, outer, flows)
+                s.orelse = self.block(s.orelse, outer, flows)
             elif isinstance(s, ir.Loop):
                 self.loop_body(s)
             out.append(s)
             for n in self.defines(s):
                 if n in copies:
                     out.append(ir.Dup(tuple(copies[n]), n, getattr(s, "line", 0)))
+        line = next((getattr(s, "line", 0) for s in reversed(stmts) if getattr(s, "line", 0)), 0)
+        for n in handed:
+            # the block's own definition takes a name of its own, so `n` is still
+            # defined once on this path: by the hand-back
+            own = self.copies(n, 1)[0]
+            ir.rename_defs(out, {n: own})
+            for s in out:
+                if isinstance(s, ir.Dup) and s.source == n:
+                    s.source = own
+            out.append(ir.Assign((n,), ir.name(copies[n].pop(0)), line))
         return out
 
     def loop_body(self, s: ir.Loop):

@@ -296,7 +296,7 @@ class _Builder:
         act = self.analyze(fr, self.wrt, self.param_kinds)
         out_kind = _return_kind(fr.dup, act)
         if self.entry in ("grad", "value_and_grad"):
-            _check_scalar_output(fr, out_kind)
+            _check_scalar_output(fr, out_kind, act)
         rev = reverse.transform(fr.dup, act, self.derivative_of())
         self.note_user(fr)
         name = self.root.__name__
@@ -664,10 +664,26 @@ def _return_comment(fr: Front, rev) -> ir.Comment:
     return ir.Comment(f"line {rev.output_line}: {text}" if text else "seed", rev.output_line)
 
 
-def _check_scalar_output(fr: Front, kind):
+def _check_scalar_output(fr: Front, kind, act=None):
+    line = None
+    if kind == ops.UNKNOWN and act is not None:
+        # returns of different kinds join into an unknown one: a `return` of a tuple,
+        # list or array on some path is still not one number
+        for s in ir.walk(fr.dup.body):
+            if isinstance(s, ir.Assign) and not s.unpack and \
+                    s.targets[0].split("%")[1:2] == [anf.RESULT.strip("%")]:
+                if isinstance(s.value, (ast.Tuple, ast.List)):
+                    k = ops.ListKind(ops.UNKNOWN) if isinstance(s.value, ast.List) else ()
+                else:
+                    k = act.kinds.get(s.value.id) if isinstance(s.value, ast.Name) else None
+                if isinstance(k, (tuple, ops.ListKind, ops.ArrayKind)):
+                    kind, line = k, s.line
+                    break
     if kind in (ops.SCALAR, ops.INT, ops.UNKNOWN):
         return
     ret = fr.anf.body[-1]
+    if line is not None:
+        ret = ir.Return(ret.value, line)
     info = fr.anf.source
     what = {ops.OTHER: "a value that is not a number"}.get(
         kind, "a tuple" if isinstance(kind, tuple) else

@@ -112,7 +112,15 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
         forward = _nest(forward, reads, lambda s: pure(s.value) and
                         ir.adjoint(s.targets[0]) not in adjoints)
     reverse.pop()
+    forward, reverse = _without_self_copies(forward), _without_self_copies(reverse)
     return forward, _tidy_comments(reverse), list(result.value.elts)
+
+
+def _without_self_copies(body):
+    """``a = a`` (left where a branch hands a split value back under its name and
+    the copies became the same name again) does nothing."""
+    return _without(body, lambda s: isinstance(s, ir.Assign) and not s.unpack
+                    and isinstance(s.value, ast.Name) and s.value.id == s.targets[0])
 
 
 _MARK = ir.Comment("---")

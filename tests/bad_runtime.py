@@ -29,3 +29,12 @@ def root_of_square_np(x, y):
 
 
 ROOT_LINE = 27
+
+
+def sometimes_a_pair(x, y):
+    if x > 0.0:
+        return x, y
+    return x * y
+
+
+PAIR_LINE = 36

@@ -204,3 +204,12 @@ def test_debug_names_the_first_line_whose_derivative_is_not_finite(monkeypatch):
     monkeypatch.delenv("S2SAD_DEBUG_NANS")
     want = s2sad.grad(bad_runtime.root_of_square_np, wrt=(0, 1))(x + 1.0, y)
     assert all(np.array_equal(a, b) for a, b in zip(good, want))
+
+
+def test_a_tuple_returned_on_one_path_is_not_one_number():
+    import bad_runtime
+
+    with pytest.raises(s2sad.NonScalarOutputError) as e:
+        s2sad.grad(bad_runtime.sometimes_a_pair)(1.0, 2.0)
+    assert e.value.lineno == bad_runtime.PAIR_LINE
+    assert "returns a tuple" in str(e.value)

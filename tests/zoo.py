@@ -149,7 +149,31 @@ def constant_output(x):
     return 3.0
 
 
+def read_in_branch_and_after(x):
+    # `a` is read in its branch and after the `if`: both reads' adjoints add up
+    if x > 10.0:
+        a = 1.0
+        b = 0.0
+    else:
+        a = x * 2.0
+        b = a * 3.0
+    return a + b
+
+
+def appended_in_branch_and_returned(x, y):
+    acc = x
+    ys = [y, x]
+    if x > 10.0:
+        acc = 0.5
+    else:
+        acc = acc + 0.5 * ys[-1]
+        ys.append(acc)
+    return acc + ys[0]
+
+
 ZOO = [
+    (read_in_branch_and_after, (1.0,), 0),
+    (appended_in_branch_and_returned, (0.3, 0.7), (0, 1)),
     (quadratic, (5.0,), 0),
     (seed_z, (0.5, 4.2), (0, 1)),
     (seed_program, (1.5, 0.7), ("x", "y")),
