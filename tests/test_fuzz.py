@@ -225,7 +225,7 @@ def test_malformed_programs_raise_only_s2sad_errors(case):
     if got[0] == "ok" and own is None and all(type(a) is float for a in args) \
             and isinstance(value, float) and math.isfinite(value) and abs(value) < 1e6:
         names = [n for n in ("x", "y")]
-        wanted = wrt if isinstance(wrt, tuple) else (wrt,)
+        wanted = tuple(wrt) if isinstance(wrt, (tuple, list)) else (wrt,)
         index = [names.index(w) if isinstance(w, str) else w for w in wanted]
         ok, expected = smooth(f, args)
         if ok:
