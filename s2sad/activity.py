@@ -469,6 +469,11 @@ class _Analysis:
                 for b in blocks:
                     self.check(b)
                 continue
+            if isinstance(s, ir.Assign) and r.ops[id(s)].kind == "nondiff" and \
+                    _moves_with_arguments(r.ops[id(s)].key) and \
+                    any(self.is_varied(x) for x in r.ops[id(s)].inputs) and \
+                    any(self.key(t) in r.useful for t in s.targets):
+                raise self.error(NoRuleError, s, r.ops[id(s)])
             if not isinstance(s, ir.Assign) or not any(t in r.active for t in s.targets):
                 continue
             op = r.ops[id(s)]
@@ -689,6 +694,15 @@ def _col(text):
 def _hashable_in(key, collection) -> bool:
     try:
         return key in collection
+    except TypeError:
+        return False
+
+
+def _moves_with_arguments(key) -> bool:
+    from . import rules
+
+    try:
+        return key in rules.MOVES_WITH_ARGUMENTS
     except TypeError:
         return False
 

@@ -38,3 +38,12 @@ def sometimes_a_pair(x, y):
 
 
 PAIR_LINE = 36
+
+
+def sorted_first(x, y):
+    v = np.sort(np.array([x, y]))[0]
+    return v * y + x
+
+
+def ramp_sum(x):
+    return np.sum(np.linspace(0.0, x, 5)) + np.sum(np.full(3, x))

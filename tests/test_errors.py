@@ -4,6 +4,7 @@ import inspect
 import math
 import traceback
 
+import numpy as np
 import pytest
 
 import bad
@@ -213,3 +214,25 @@ def test_a_tuple_returned_on_one_path_is_not_one_number():
         s2sad.grad(bad_runtime.sometimes_a_pair)(1.0, 2.0)
     assert e.value.lineno == bad_runtime.PAIR_LINE
     assert "returns a tuple" in str(e.value)
+
+
+def test_numpy_constructors_that_move_with_their_arguments_are_not_constants():
+    """np.sort, np.linspace, np.full, np.arange are constants only while their
+    arguments are: with a varying argument they have no rule yet, and say so."""
+    import numpy as np
+
+    import bad_runtime
+
+    for call in (lambda: s2sad.grad(bad_runtime.sorted_first)(0.7, 1.3),
+                 lambda: s2sad.jvp(bad_runtime.sorted_first, (0.7, 1.3), (1.0, 0.0)),
+                 lambda: s2sad.grad(bad_runtime.ramp_sum)(2.0)):
+        with pytest.raises(s2sad.NoRuleError, match="np.sort|np.linspace|np.full"):
+            call()
+    # the tape engine follows np.sort through NumPy itself
+    assert s2sad.grad(bad_runtime.sorted_first, mode="tape")(0.7, 1.3) == pytest.approx(2.3)
+    # with constant arguments they stay constants
+    assert s2sad.grad(lambda_free_arange)(np.ones(3)) == pytest.approx([0.0, 2.0, 4.0])
+
+
+def lambda_free_arange(x):
+    return np.sum(x * np.arange(3.0) * x)

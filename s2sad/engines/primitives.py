@@ -126,7 +126,7 @@ def describe(key) -> str:
 
 def is_nondifferentiable(key) -> bool:
     try:
-        return key in rules.NONDIFFERENTIABLE
+        return key in rules.NONDIFFERENTIABLE and key not in rules.MOVES_WITH_ARGUMENTS
     except TypeError:
         return False
 

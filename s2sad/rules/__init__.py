@@ -58,6 +58,9 @@ from ..errors import S2SADError
 REVERSE: dict = {}
 FORWARD: dict = {}
 NONDIFFERENTIABLE: set = set()  # callables whose result is constant to the compiler
+# constant only while the arguments are: np.full(n, x), np.sort(v) move with x and v,
+# so an active argument is an error (no rule yet), never a silently constant result
+MOVES_WITH_ARGUMENTS: set = set()
 REDUCTIONS: set = set()  # callables outside NumPy that reduce like np.sum (axis=, keepdims=)
 ON_CHANGE: list = []  # called after a user registers a rule (caches drop what they hold)
 # rule modules for optional libraries: loaded once the library is imported (`_load_optional`)
@@ -680,10 +683,12 @@ def _load_tables():
     NONDIFFERENTIABLE.update({runtime.check_norm, stop_gradient})
     import numpy as np
 
+    MOVES_WITH_ARGUMENTS.update({np.full, np.full_like, np.linspace, np.arange, np.sort})
+    NONDIFFERENTIABLE.update(MOVES_WITH_ARGUMENTS)
     NONDIFFERENTIABLE.update({
-        np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like,
-        np.full_like, np.eye, np.identity, np.arange, np.linspace, np.shape, np.ndim,
-        np.size, np.argmax, np.argmin, np.argsort, np.sort, np.isnan, np.isinf, np.isfinite,
+        np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
+        np.eye, np.identity, np.shape, np.ndim,
+        np.size, np.argmax, np.argmin, np.argsort, np.isnan, np.isinf, np.isfinite,
         np.floor, np.ceil, np.round, np.rint, np.trunc, np.equal, np.not_equal, np.less,
         np.less_equal, np.greater, np.greater_equal, np.logical_and, np.logical_or,
         np.logical_not, np.any, np.all, np.count_nonzero, np.nonzero, np.argwhere})
