@@ -107,3 +107,48 @@ def check_norm(x, ord, axis):
     if ord not in (None, 2, "fro") or (ord == 2 and np.ndim(x) > 1 and axis is None):
         raise ValueError(f"s2sad differentiates np.linalg.norm for ord=None, 2 (vectors) "
                          f"and 'fro', not ord={ord!r}")
+
+
+def _along_last(x, axis):
+    """`x` with the reduced axes (all for None) moved last and flattened into one:
+    ``(moved, restore)`` where `restore` turns such an array back into `x`'s layout."""
+    x = np.asarray(x)
+    axes = tuple(range(x.ndim)) if axis is None else \
+        tuple(a % x.ndim for a in np.atleast_1d(axis))
+    rest = [a for a in range(x.ndim) if a not in axes]
+    order = rest + list(axes)
+    moved = np.transpose(x, order)
+    shape = moved.shape
+
+    def restore(y):
+        return np.transpose(np.reshape(y, shape), np.argsort(order))
+
+    return np.reshape(moved, shape[:len(rest)] + (-1,)), restore
+
+
+def prod_others(x, axis=None):
+    """For each element of `x`, the product of the other elements it is reduced with
+    (along `axis`, or all): the derivative of ``np.prod``, without dividing by `x`,
+    so it is right where `x` has zeros."""
+    flat, restore = _along_last(x, axis)
+    if flat.shape[-1] == 0:
+        return np.ones_like(np.asarray(x))
+    ones = np.ones(flat.shape[:-1] + (1,), dtype=flat.dtype)
+    left = np.concatenate([ones, np.cumprod(flat[..., :-1], axis=-1)], axis=-1)
+    right = np.concatenate([np.cumprod(flat[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
+    return restore(left * right)
+
+
+def prod_others_dot(x, x_dot, axis=None):
+    """The derivative of `prod_others` along `x_dot`: for each element, the sum over
+    the other elements j of x_dot[j] times the product of the rest."""
+    flat, restore = _along_last(x, axis)
+    flat_dot, _ = _along_last(x_dot, axis)
+    out = np.zeros(np.broadcast_shapes(flat.shape, flat_dot.shape))
+    for j in range(flat.shape[-1]):
+        swapped = np.array(flat, dtype=out.dtype)
+        swapped[..., j] = flat_dot[..., j]
+        term = prod_others(swapped, -1)
+        term[..., j] = 0.0
+        out = out + term
+    return restore(out)

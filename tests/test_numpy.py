@@ -52,3 +52,24 @@ def test_float32_arguments_get_float32_gradients(f, args, wrt):
     for g, i in zip(got, positions(f, wrt)):
         if isinstance(args32[i], np.ndarray):
             assert g.dtype == np.float32 and g.shape == args32[i].shape
+
+
+def prod_of_matvec(x, w):
+    return np.sin(np.prod(w @ x)) + np.prod(x, axis=0).sum()
+
+
+def test_prod_has_the_right_derivative_at_zeros():
+    """np.prod's derivative is the product of the other elements; dividing the
+    product by the element gives NaN where an element is zero."""
+    x = np.array([0.0, 2.0, 3.0])
+    g = s2sad.grad(prod_of_matvec, wrt=0)(x, np.zeros((2, 3)))
+    assert np.all(np.isfinite(g))
+    assert np.allclose(g, [6.0, 0.0, 0.0])
+    t = s2sad.jvp(prod_of_matvec, (x, np.zeros((2, 3))), (np.ones(3), None))[1]
+    assert t == pytest.approx(6.0)
+    H = s2sad.hessian(lambda_free_prod)(np.array([0.0, 2.0, 3.0]))
+    assert np.allclose(H, [[0.0, 3.0, 2.0], [3.0, 0.0, 0.0], [2.0, 0.0, 0.0]])
+
+
+def lambda_free_prod(x):
+    return np.prod(x)

@@ -313,6 +313,9 @@ def helper_examples(key):
         return [([arr(r, (2, 3), -1, 1), 2], {"axis": 0}), ([arr(r, (2, 3), -1, 1), 3], {"axis": 1})]
     if key is runtime.vstack_pieces:
         return [([arr(r, (3, 3), -1, 1), [arr(r, (3,)), arr(r, (2, 3))]], {})]
+    if key is runtime.prod_others:
+        return [([signed(r, (3, 4))], {}), ([signed(r, (3, 4))], {"axis": 1}),
+                ([signed(r, (2, 3, 4))], {"axis": (0, 2)})]
     if key is runtime.norm_bar:
         return [([arr(r, (3,), -1, 1), x, arr(r, (3,), 1, 2)], {"axis": 1}),
                 ([0.7, x, 1.3], {"ord": "fro"})]
@@ -332,12 +335,14 @@ def test_helper_forward_rule_matches_central_differences(key, rule):
 def test_every_helper_reverse_code_calls_has_a_forward_rule():
     called = {runtime.unbroadcast, runtime.unreduce, runtime.extreme_bar, runtime.matmul_x_bar,
               runtime.matmul_y_bar, runtime.pieces, runtime.unstack, runtime.vstack_pieces,
-              runtime.norm_bar}
+              runtime.norm_bar, runtime.prod_others}
     public = {f for name, f in vars(runtime).items() if callable(f) and not name.startswith("_")
               and getattr(f, "__module__", None) == runtime.__name__}
     # dup is the dup stage's (never in emitted code), add_into and check_norm are
     # statements forward mode knows
-    assert public - called == {runtime.dup, runtime.add_into, runtime.check_norm}
+    # (prod_others_dot is prod_others' own forward rule's helper)
+    assert public - called == {runtime.dup, runtime.add_into, runtime.check_norm,
+                               runtime.prod_others_dot}
     assert {key for key, _ in HELPERS} == called
 
 

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..runtime import extreme_bar, norm_bar, unreduce
+from ..runtime import extreme_bar, norm_bar, prod_others, unreduce
 from . import FORWARD, add_rule
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126  # 2 / sqrt(pi), the scale of erf's derivative
@@ -535,7 +535,7 @@ def np_mean(x, *, axis=None, keepdims=False, out, x_dot):
 
 @rule(np.prod)
 def np_prod(x, *, axis=None, keepdims=False, out, x_dot):
-    return np.sum(unreduce(out, x, axis, keepdims) / x * x_dot, axis=axis, keepdims=keepdims)
+    return np.sum(prod_others(x, axis) * x_dot, axis=axis, keepdims=keepdims)
 
 
 @rule(np.max)

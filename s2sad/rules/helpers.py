@@ -13,8 +13,8 @@ differences.
 """
 
 from .. import runtime
-from ..runtime import (extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar, pieces, unbroadcast,
-                       unreduce, unstack, vstack_pieces)
+from ..runtime import (extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar, pieces,
+                       prod_others_dot, unbroadcast, unreduce, unstack, vstack_pieces)
 from . import FORWARD, add_rule
 
 
@@ -73,3 +73,8 @@ def norm_bar_(g, x, norm, *, ord=None, axis=None, keepdims=False, out, g_dot, x_
     return (norm_bar(g_dot, x, norm, ord, axis, keepdims),
             unreduce(g / norm, x, axis, keepdims) * x_dot,
             norm_bar(-g * norm_dot / norm, x, norm, ord, axis, keepdims))
+
+
+@rule(runtime.prod_others)
+def prod_others_(x, *, axis=None, out, x_dot):
+    return prod_others_dot(x, x_dot, axis)

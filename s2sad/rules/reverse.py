@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..runtime import extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar, pieces
+from ..runtime import extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar, pieces, prod_others
 from ..runtime import unbroadcast, unreduce, unstack, vstack_pieces
 from . import REVERSE, add_rule
 
@@ -542,7 +542,7 @@ def np_mean(x, *, axis=None, keepdims=False, out, out_bar):
 
 @rule(np.prod)
 def np_prod(x, *, axis=None, keepdims=False, out, out_bar):
-    return unreduce(out_bar * out, x, axis, keepdims) / x
+    return unreduce(out_bar, x, axis, keepdims) * prod_others(x, axis)
 
 
 @rule(np.max)
