@@ -141,9 +141,7 @@ class _Splitter:
             # defined once on this path: by the hand-back
             own = self.copies(n, 1)[0]
             ir.rename_defs(out, {n: own})
-            for s in out:
-                if isinstance(s, ir.Dup) and s.source == n:
-                    s.source = own
+            ir.rename_reads(out, {n: own})  # (a loop in the block reads its own phi)
             out.append(ir.Assign((n,), ir.name(copies[n].pop(0)), line))
         return out
 

@@ -171,7 +171,21 @@ def appended_in_branch_and_returned(x, y):
     return acc + ys[0]
 
 
+def handed_back_through_a_loop(x, y):
+    acc = x
+    ys = [y, x]
+    if x > 10.0:
+        acc = 0.5
+    else:
+        acc = acc + 0.5 * ys[-1]
+        for i in range(2):
+            acc = acc + 2.0 * y
+        ys.append(acc)
+    return acc * ys[0]
+
+
 ZOO = [
+    (handed_back_through_a_loop, (0.3, 0.7), (0, 1)),
     (read_in_branch_and_after, (1.0,), 0),
     (appended_in_branch_and_returned, (0.3, 0.7), (0, 1)),
     (quadratic, (5.0,), 0),

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..runtime import extreme_bar, norm_bar, prod_others, unreduce
+from ..runtime import extreme_bar, norm_bar, prod_others
 from . import FORWARD, add_rule
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126  # 2 / sqrt(pi), the scale of erf's derivative
