@@ -38,6 +38,11 @@ def main():
     print("  Black-Scholes delta, theta-ish, rho, vega =", greeks)
     out, pullback = s2sad.vjp(seeds.loss, 0.3, -0.1, 2.0, 1.0)
     print("  loss, pullback(1.0)             =", out, pullback(1.0))
+    print("  jvp of z along (1, 0)           =", s2sad.jvp(seeds.z, (0.5, 4.2), (1.0, 0.0)))
+    print("  Hessian of z at (0.5, 4.2)      =",
+          s2sad.hessian(seeds.z, wrt=("x", "y"))(0.5, 4.2))
+    print("  Jacobian of the program         =",
+          s2sad.jacobian(seeds.program, wrt=(0, 1))(1.5, 0.7))
 
 
 if __name__ == "__main__":
