@@ -59,3 +59,11 @@ def test_readme_error_examples():
             else:
                 got = "(no error)"
         assert got == expected.rstrip("\n"), command
+
+
+def test_the_demo_runs():
+    """The README's first command ends by running the demo."""
+    done = subprocess.run([sys.executable, os.path.join("examples", "demo.py")],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "Hessian of z" in done.stdout and "gradients:" in done.stdout
