@@ -124,7 +124,8 @@ class _Lowerer:
                                      "nested in another loop yet",
                              "Set a flag and `break` out of the inner loop, then `return` "
                              "from the outer loop (or after it).")
-        body = _single_exit(_rewrite_loop_returns(body, 0), self.tree)
+        body = _single_exit(_rewrite_loop_returns(body, 0, _returning_loops(body) > 1),
+                            self.tree)
         self.loads = _loads(ast.Module(body=body, type_ignores=[]))
         self.live, self.live_after = _liveness(body)
         self.block(body, top=True)
@@ -966,7 +967,18 @@ def _return_in_nested_loop(stmts, depth):
     return None
 
 
-def _rewrite_loop_returns(stmts, depth):
+def _returning_loops(stmts) -> int:
+    """How many loops not nested in another loop contain a ``return``."""
+    count = 0
+    for s in stmts:
+        if isinstance(s, _LOOPS):
+            count += _contains_return(s.body)
+        elif isinstance(s, ast.If):
+            count += _returning_loops(s.body) + _returning_loops(s.orelse)
+    return count
+
+
+def _rewrite_loop_returns(stmts, depth, init=False):
     """``return v`` inside loops becomes ``retval = v; returned = True; break``, and
     after each loop that may return: ``if returned: break`` (in an outer loop) or
     ``if returned: return retval`` (at function level)."""
@@ -982,8 +994,14 @@ def _rewrite_loop_returns(stmts, depth):
         if isinstance(s, _LOOPS) and _contains_return(s.body):
             if depth == 0:
                 out.append(_flag(False, s))
+                if init:
+                    # retval is read only when returned is True; with several loops
+                    # that return, binding it first keeps a later loop from copying
+                    # an unbound name
+                    out.append(_located(ast.Assign(targets=[ast.Name(id=RETVAL, ctx=ast.Store())],
+                                                   value=ast.Constant(None)), s))
             new = copy.copy(s)
-            new.body = _rewrite_loop_returns(list(s.body), depth + 1)
+            new.body = _rewrite_loop_returns(list(s.body), depth + 1, init)
             out.append(new)
             exit_ = ast.Break() if depth > 0 else ast.Return(value=ast.Name(id=RETVAL, ctx=ast.Load()))
             out.append(_located(ast.If(test=ast.Name(id=RETURNED, ctx=ast.Load()),
@@ -991,8 +1009,8 @@ def _rewrite_loop_returns(stmts, depth):
             continue
         if isinstance(s, ast.If):
             new = copy.copy(s)
-            new.body = _rewrite_loop_returns(list(s.body), depth)
-            new.orelse = _rewrite_loop_returns(list(s.orelse), depth)
+            new.body = _rewrite_loop_returns(list(s.body), depth, init)
+            new.orelse = _rewrite_loop_returns(list(s.orelse), depth, init)
             out.append(new)
             continue
         out.append(s)

@@ -99,7 +99,9 @@ def add_into(acc, parts):
 def norm_bar(g, x, out, ord=None, axis=None, keepdims=False):
     """Adjoint of the 2-norm (or Frobenius norm) `out` of `x`."""
     check_norm(x, ord, axis)
-    return unreduce(g / out, x, axis, keepdims) * x
+    # at a zero norm every element is zero: the derivative there is taken as zero
+    # (the convention at a kink), not 0 / 0
+    return unreduce(g / np.where(out == 0, 1.0, out), x, axis, keepdims) * x
 
 
 def check_norm(x, ord, axis):

@@ -73,3 +73,12 @@ def test_prod_has_the_right_derivative_at_zeros():
 
 def lambda_free_prod(x):
     return np.prod(x)
+
+
+def norm_of_square(x):
+    return np.linalg.norm(x ** 2) + np.linalg.norm(x * 0.0, axis=0).sum()
+
+
+def test_norm_at_zero_has_derivative_zero_not_nan():
+    g = s2sad.grad(norm_of_square)(np.zeros(3))
+    assert np.array_equal(g, np.zeros(3))

@@ -328,6 +328,21 @@ def break_keeps_a_split_value(x, n):
     return acc * 3.0
 
 
+def returns_from_two_loops(x, n):
+    # the second loop carries `retval`, which only the first loop (in a branch that
+    # may not run) assigns
+    acc = x
+    if x > 0.0:
+        for i in range(n):
+            if acc > 50.0:
+                return acc * 2.0
+    for i in range(n):
+        acc = acc * 1.1
+        if acc > 3.0:
+            return acc - 1.0
+    return acc
+
+
 ZOO = [
     (loop_sum, (0.7, 1.3, 20), (0, 1)),
     (ranges, (0.8, 2, 9), 0),
@@ -375,4 +390,6 @@ ZOO = [
     (continue_in_a_nested_else, (0.45, -0.3), (0, 1)),
     (continue_keeps_a_split_value, (0.3,), 0),
     (break_keeps_a_split_value, (0.9, 6), 0),
+    (returns_from_two_loops, (0.7, 20), 0),
+    (returns_from_two_loops, (0.7, 3), 0),
 ]
