@@ -853,6 +853,12 @@ def _recompute_plan(loop, names, target):
             break
         prefix[s.targets[0]] = s
     in_loop = ir.all_defined(loop.cond + loop.body) | {p.name for p in loop.phis}
+    # a name the iteration changes after the prefix (an inner loop's count, `+=`)
+    # no longer holds what the prefix gave it
+    defs = {}
+    for x in ir.walk(loop.body):
+        for t in ir.defined_names(x):
+            defs[t] = defs.get(t, 0) + 1
     plan = []
     chosen = set()
 
@@ -860,7 +866,8 @@ def _recompute_plan(loop, names, target):
         if n in chosen:
             return True
         s = prefix.get(n)
-        if s is None or not all(isinstance(x, _CHEAP) for x in ast.walk(s.value)) \
+        if s is None or defs.get(n, 0) > 1 \
+                or not all(isinstance(x, _CHEAP) for x in ast.walk(s.value)) \
                 or _reads_mutable(s.value):
             return False  # (a written array may hold other values by the reverse)
         if sum(isinstance(x, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript))

@@ -343,6 +343,18 @@ def returns_from_two_loops(x, n):
     return acc
 
 
+def while_count_in_a_for(x, n):
+    # the inner loop's count starts at 0 in every outer iteration and is changed by
+    # the inner loop: the reverse must save it, not recompute it as 0
+    acc = x
+    for i in range(n):
+        k = 0
+        while k < 2:
+            k += 1
+            acc = acc * 0.5 + 1.0
+    return acc
+
+
 ZOO = [
     (loop_sum, (0.7, 1.3, 20), (0, 1)),
     (ranges, (0.8, 2, 9), 0),
@@ -392,4 +404,5 @@ ZOO = [
     (break_keeps_a_split_value, (0.9, 6), 0),
     (returns_from_two_loops, (0.7, 20), 0),
     (returns_from_two_loops, (0.7, 3), 0),
+    (while_count_in_a_for, (0.7, 3), 0),
 ]
