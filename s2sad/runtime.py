@@ -18,7 +18,8 @@ def unbroadcast(g, x):
     adjoint of an operand of an elementwise operation)."""
     shape = np.shape(x)
     if np.shape(g) == shape:
-        return g
+        # a number's adjoint is a number, not a 0-d array (np.where gives those)
+        return g[()] if isinstance(g, np.ndarray) and not isinstance(x, np.ndarray) else g
     g = np.asarray(g)
     while g.ndim > len(shape):
         g = g.sum(axis=0)

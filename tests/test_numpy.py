@@ -82,3 +82,12 @@ def norm_of_square(x):
 def test_norm_at_zero_has_derivative_zero_not_nan():
     g = s2sad.grad(norm_of_square)(np.zeros(3))
     assert np.array_equal(g, np.zeros(3))
+
+
+def where_of_a_float(x, s):
+    return np.sin(np.where(0.5 > 0.0, s, 0.25)) + np.sum(x)
+
+
+def test_a_float_gets_a_float_gradient_through_np_where():
+    g = s2sad.grad(where_of_a_float, wrt=(0, 1))(np.zeros(2), 0.0)
+    assert isinstance(g[1], float) and g[1] == 1.0
