@@ -397,7 +397,7 @@ class _Builder:
                 unpack + st.forward, bar_unpack + st.reverse, set(st.bar),
                 [ast.Tuple(elts=[ir.name(n) for n in st.bar], ctx=ast.Load())],
                 _purity(fr.dup), _float_names(act), inputs=inputs + ["%bar"],
-                mutable=rev.mutable)
+                mutable=rev.mutable, replayed=True)
             fn = ir.Function(st.bar_name, params + [ir.Param("%bar")],
                              forward + backward + [ir.Return(outputs[0], st.line)],
                              fr.anf.refs, fr.anf.source)

@@ -59,7 +59,7 @@ from . import ir, rules
 
 
 def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
-             float_name=None, inputs=(), mutable=None) -> tuple:
+             float_name=None, inputs=(), mutable=None, replayed=False) -> tuple:
     """``(forward, reverse, outputs)``: `outputs` are expressions read after both
     sweeps (what the derivative returns), renamed along with everything else.
     `pure(value)` says which forward right-hand sides may be nested into the line
@@ -68,7 +68,9 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
     value before the forward sweep starts (the parameters). `mutable` maps every name
     of a list or array the code writes into (and of a view of one) to the name of
     that object: what such a name holds changes, so no line reading it is computed
-    once for two places, moved or recomputed."""
+    once for two places, moved or recomputed. With `replayed`, the forward lines
+    replay an iteration that already ran once (a checkpointed loop's step), so one
+    nothing reads goes even if it could raise: it did not."""
     keep = set(keep)
     global _INPUTS, _MUTABLE
     _INPUTS = set(inputs)
@@ -103,7 +105,7 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
         forward, reverse = _drop_needless_restores(forward, reverse)
     _fill_tapes(forward, reverse)
     if float_name is not None:
-        forward = _drop_dead_forward(forward, reverse, float_name)
+        forward = _drop_dead_forward(forward, reverse, float_name, replayed)
     if getattr(float_name, "array", None) is not None:
         reverse = _nest_array_adjoints(reverse, ir.reads_in(forward + reverse), float_name.array)
     if pure is not None:
@@ -425,7 +427,7 @@ def _array_cannot_raise(node, float_name) -> bool:
     return False
 
 
-def _drop_dead_forward(forward, reverse, float_name):
+def _drop_dead_forward(forward, reverse, float_name, replayed=False):
     reads = ir.reads_in(forward + reverse)
     dead_ids = set()
     changed = True
@@ -434,7 +436,8 @@ def _drop_dead_forward(forward, reverse, float_name):
         for s in ir.walk(forward):
             if id(s) in dead_ids or not (isinstance(s, ir.Assign) and not s.unpack):
                 continue
-            if not reads.get(s.targets[0]) and _cannot_raise(s.value, float_name):
+            if not reads.get(s.targets[0]) and (
+                    replayed and not _has_effect(s.value) or _cannot_raise(s.value, float_name)):
                 dead_ids.add(id(s))
                 for n in ir.names_in(s.value):
                     reads[n] -= 1

@@ -32,8 +32,6 @@ def branchy_ctz_step_bar(i, state, args, bar):
     (s_1,) = state
     (y,) = args
     t1 = i % 2 == 0
-    if not t1:
-        t2 = math.sin(s_1)
     s_1_bar, y_bar = bar
     # line 26: s = math.sin(s) + y
     s_2_bar = s_1_bar
