@@ -701,17 +701,20 @@ def _check_scalar_output(fr: Front, kind, act=None):
 
 
 def _import_lines(helpers: dict) -> list:
-    lines = []
+    """Module imports first, then one ``from module import a, b`` per module, sorted,
+    as a person writes them."""
+    modules, names = [], {}
     for name, obj in sorted(helpers.items()):
         if isinstance(obj, types.ModuleType):
             mod = obj.__name__
-            lines.append(f"import {mod}" if mod == name else f"import {mod} as {name}")
+            modules.append(f"import {mod}" if mod == name else f"import {mod} as {name}")
         else:
             mod = getattr(obj, "__module__", None)
             real = getattr(obj, "__name__", name)
             if mod:
-                lines.append(f"from {mod} import {real}" + ("" if real == name else f" as {name}"))
-    return lines
+                names.setdefault(mod, []).append(real if real == name else f"{real} as {name}")
+    return modules + [f"from {mod} import {', '.join(parts)}"
+                      for mod, parts in sorted(names.items())]
 
 
 def _check_helper_clashes(functions, helpers):

@@ -2,8 +2,8 @@
 # Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
 from golden.inputs.checkpointing import *  # noqa: F401,F403
 
-from s2sad.checkpoint import CTZ
 import math
+from s2sad.checkpoint import CTZ
 
 
 def branchy_ctz_grad(x, y, n):

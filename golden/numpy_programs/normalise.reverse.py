@@ -3,8 +3,7 @@
 from golden.inputs.numpy_programs import *  # noqa: F401,F403
 
 import numpy as np
-from s2sad.runtime import unbroadcast
-from s2sad.runtime import unreduce
+from s2sad.runtime import unbroadcast, unreduce
 
 
 def normalise_grad(x, gain, bias):

@@ -2,8 +2,8 @@
 # Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
 from golden.inputs.numpy_programs import *  # noqa: F401,F403
 
-from s2sad.runtime import extreme_bar
 import numpy as np
+from s2sad.runtime import extreme_bar
 
 
 def softmax_xent_jvp(W, X, onehot, W_dot):

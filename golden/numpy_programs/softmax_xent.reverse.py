@@ -2,10 +2,8 @@
 # Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
 from golden.inputs.numpy_programs import *  # noqa: F401,F403
 
-from s2sad.runtime import extreme_bar
 import numpy as np
-from s2sad.runtime import unbroadcast
-from s2sad.runtime import unreduce
+from s2sad.runtime import extreme_bar, unbroadcast, unreduce
 
 
 def softmax_xent_grad(W, X, onehot):
