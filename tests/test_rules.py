@@ -412,23 +412,29 @@ def _eval_template(rule, xs, out, seeds, options):
 
 @pytest.mark.parametrize("key,rule", REV + FWD, ids=ids(REV) + ids(FWD))
 def test_inlined_template_equals_rule(key, rule):
+    template_equals_rule(key, rule, examples(key, rule)[:1])
+
+
+def template_equals_rule(key, rule, cases):
+    """The rule's template, inlined as the compiler inlines it, computes what
+    calling the rule computes."""
     rng = random.Random(4)
-    xs, options = examples(key, rule)[0]
-    out = call(key, xs, options)
-    if rule.mode == "reverse":
-        seeds = [random_like(out, rng)]
-        direct = rule.func(*xs, out=out, out_bar=seeds[0], **options)
-    else:
-        seeds = [random_like(x, rng) if differentiable_input(x) else x for x in xs]
-        direct = rule.func(*xs, out=out, **options,
-                           **{f"{n}_dot": s for n, s in zip(rule.inputs, seeds)})
-    direct = as_tuple(direct, rule)
-    inlined = _eval_template(rule, xs, out, seeds, options)
-    for i, term in enumerate(direct):
-        if term is None:
-            assert i not in inlined
+    for xs, options in cases:
+        out = call(key, xs, options)
+        if rule.mode == "reverse":
+            seeds = [random_like(out, rng)]
+            direct = rule.func(*xs, out=out, out_bar=seeds[0], **options)
         else:
-            assert np.allclose(flat(inlined[i]), flat(term), rtol=1e-12)
+            seeds = [random_like(x, rng) if differentiable_input(x) else x for x in xs]
+            direct = rule.func(*xs, out=out, **options,
+                               **{f"{n}_dot": s for n, s in zip(rule.inputs, seeds)})
+        direct = as_tuple(direct, rule)
+        inlined = _eval_template(rule, xs, out, seeds, options)
+        for i, term in enumerate(direct):
+            if term is None:
+                assert i not in inlined
+            else:
+                assert np.allclose(flat(inlined[i]), flat(term), rtol=1e-12)
 
 
 def test_conventions_at_kinks():
