@@ -431,7 +431,10 @@ class _Writer:
             self.put(depth, f"{self.targets(s)} = {self.expr(s.value)}", s.line)
         elif isinstance(s, ir.AugAssign):
             target = self.namer(s.target) if isinstance(s.target, str) else self.expr(s.target)
-            self.put(depth, f"{target} += {self.expr(s.value)}", s.line)
+            if isinstance(s.value, ast.UnaryOp) and isinstance(s.value.op, ast.USub):
+                self.put(depth, f"{target} -= {self.expr(s.value.operand)}", s.line)
+            else:
+                self.put(depth, f"{target} += {self.expr(s.value)}", s.line)
         elif isinstance(s, ir.SetItem):
             self.put(depth, f"{self.expr(s.target)} = {self.expr(s.value)}", s.line)
         elif isinstance(s, ir.Loop):

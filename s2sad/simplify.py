@@ -33,9 +33,17 @@ both, rewritten so that
   the output's own last line from a gradient that does not return it);
 * every loop's `Push`/`Pop` pair carries exactly the values its reverse reads that
   the iteration computed (Tapenade's to-be-recorded set): nothing loop-invariant,
-  nothing the reverse loop recomputes (its index), nothing only a nested loop's own
-  tape restores; a saved value an exit path has not computed is set to None on
-  that path first;
+  nothing the reverse loop recomputes (its index, and cheap lines such as
+  ``t1 = a / x`` from the saved ``x``), nothing only a nested loop's own tape
+  restores; a saved value an exit path has not computed is set to None on that
+  path first;
+* with `float_name`, reverse-sweep arithmetic on floats takes its cheapest exact
+  form (``x ** 2`` recomputed as ``x * x``; ``t_bar * 2`` as ``t_bar * 2.0``), and a
+  negation whose result is only added or subtracted is folded into that sum
+  (``y_b_bar = -b_bar``, ``y_bar = a_bar + y_b_bar`` -> ``y_bar = a_bar - b_bar``;
+  ``k_bar += -t1_bar`` -> ``k_bar -= t1_bar``): each step gives the same value in
+  floating point (up to the sign of a zero sum), and a negation costs a new float or
+  a pass over an array;
 * a forward temporary read exactly once, by a later line of the same block, and by
   nothing in the reverse sweep, is nested back into that line when its computation
   is pure and nothing else is evaluated in between (``t1 = x * y; a = t1 + z``
@@ -104,10 +112,15 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
     if _MUTABLE:
         forward, reverse = _drop_needless_restores(forward, reverse)
     _fill_tapes(forward, reverse)
+    _count_by_tape(forward, reverse)
     if float_name is not None:
         forward = _drop_dead_forward(forward, reverse, float_name, replayed)
     if getattr(float_name, "array", None) is not None:
         reverse = _nest_array_adjoints(reverse, ir.reads_in(forward + reverse), float_name.array)
+    if float_name is not None:
+        reverse = _float_arithmetic(reverse, float_name)
+        reverse = _absorb_negations(reverse, ir.reads_in(forward + reverse),
+                                    _definitions(reverse))
     if pure is not None:
         reads = ir.reads_in(forward + reverse)
         adjoints = {t for x in ir.walk(reverse) for t in ir.defined_names(x)}
@@ -775,6 +788,40 @@ def _fill_tapes(forward, reverse):
             _fill_paths(loop.cond + loop.body, start, set(names), tag)
 
 
+def _count_by_tape(forward, reverse):
+    """A ``while`` loop that no other loop encloses and that saves something every
+    iteration has as many tape entries as iterations: its reverse runs
+    ``len(tape)`` times, and the forward sweep needs no count. (A ``for`` loop with
+    a ``break`` keeps its count: ``range(n)[:count]`` says what it means.)"""
+    def top_loops(block):
+        for s in block:
+            if isinstance(s, ir.Loop):
+                yield block, s
+            elif isinstance(s, ir.If):
+                yield from top_loops(s.body)
+                yield from top_loops(s.orelse)
+
+    for block, loop in list(top_loops(forward)):
+        first = loop.body[0] if loop.body else None
+        pushes = [x for x in ir.walk(loop.body) if isinstance(x, ir.Push) and x.tag == loop.tag]
+        if not (loop.iter is None and isinstance(first, ir.AugAssign)
+                and isinstance(first.target, str)
+                and pushes and all(x.values for x in pushes)):
+            continue
+        count, tape = first.target, pushes[0].tape
+        at = block.index(loop)
+        init = block[at - 1] if at else None
+        if not (isinstance(init, ir.Assign) and init.targets == (count,)) \
+                or ir.reads_in(forward).get(count, 0) > 1:  # (its own `+= 1`)
+            continue
+        del loop.body[0]
+        del block[at - 1]
+        length = ast.Call(func=ir.name("len"), args=[ir.name(tape)], keywords=[])
+        for x in ir.walk(reverse):
+            for get, set_ in ir.slots(x):
+                set_(ir.substitute(get(), {count: length}))
+
+
 def saved_names(forward, reverse) -> list:
     """What the reverse sweep reads from the forward sweep outside every loop, in the
     order the forward sweep defines it."""
@@ -820,11 +867,11 @@ def _needed(body, loops, saved) -> list:
             loop = loops[s.tag]
             order = [p.name for p in loop.phis] + _definition_order(loop.cond + loop.body)
             own = sorted((n for n in inner if n in order and n != s.target), key=order.index)
-            plan = _recompute_plan(loop, own, s.target)
-            if plan is not None:
+            plan, kept = _recompute_plan(loop, own, s.target)
+            if plan:
                 at = 1 if s.body and isinstance(s.body[0], ir.Pop) else 0
                 s.body[at:at] = plan
-                own = []
+                own = kept
                 inner = _needed(s.body, loops, saved)
             saved[s.tag] = own
             add(n for n in inner if n not in own and n != s.target
@@ -840,56 +887,88 @@ _CHEAP = (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript, ast.Name, ast.Cons
 
 
 def _recompute_plan(loop, names, target):
-    """When every value the reverse of `loop` needs from an iteration can be
-    recomputed cheaply from the loop index and values that do not change in the
-    loop (``t = x * i``, ``a = xs[i]``), recompute them in the reverse iteration
-    instead of saving them: the loop needs no tape. Returns the statements, or None.
+    """Which values the reverse of `loop` needs from an iteration it recomputes
+    instead of saving: ``(plan, kept)``, the statements recomputing them (in forward
+    order) and the names still saved.
+
+    A value is recomputed when it is cheap (``t = x * i``, ``a = xs[i]``,
+    ``t1 = a / x``) and reads only the loop index, values that do not change in the
+    loop, other recomputed values, and values that are saved anyway. When every
+    value can be recomputed the loop needs no tape. Otherwise values are recomputed
+    only when that shortens what each iteration saves: ``x`` and ``t1 = a / x``
+    save ``x`` alone.
 
     Only values computed before anything in the iteration can branch or leave it
     are recomputed, so the reverse evaluates exactly what the forward evaluated,
-    with the same values, and cannot raise where the forward did not."""
+    with the same values, and cannot raise where the forward did not. A saved value
+    a recomputation reads is a phi or one of those values, so the saved copy (taken
+    where the iteration leaves) is the value the forward read."""
     if not names:
-        return None
+        return [], list(names)
     prefix = {}
     for s in loop.body:
+        if isinstance(s, ir.AugAssign) and isinstance(s.target, str) \
+                and isinstance(s.value, ast.Constant):
+            continue  # the loop's count
         if not isinstance(s, ir.Assign) or s.unpack:
             break
         prefix[s.targets[0]] = s
-    in_loop = ir.all_defined(loop.cond + loop.body) | {p.name for p in loop.phis}
+    phis = {p.name for p in loop.phis}
+    in_loop = ir.all_defined(loop.cond + loop.body) | phis
     # a name the iteration changes after the prefix (an inner loop's count, `+=`)
     # no longer holds what the prefix gave it
     defs = {}
     for x in ir.walk(loop.body):
         for t in ir.defined_names(x):
             defs[t] = defs.get(t, 0) + 1
-    plan = []
-    chosen = set()
 
-    def add(n) -> bool:
-        if n in chosen:
-            return True
+    def cheap(n) -> bool:
         s = prefix.get(n)
-        if s is None or defs.get(n, 0) > 1 \
-                or not all(isinstance(x, _CHEAP) for x in ast.walk(s.value)) \
-                or _reads_mutable(s.value):
-            return False  # (a written array may hold other values by the reverse)
-        if sum(isinstance(x, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript))
-               for x in ast.walk(s.value)) > 3:
-            return False
-        for m in ir.names_in(s.value):
-            if m == target or m not in in_loop:
-                continue
-            if not add(m):
-                return False
-        chosen.add(n)
-        plan.append(ir.copy_tree(s))
-        return True
+        return s is not None and defs.get(n, 0) <= 1 \
+            and all(isinstance(x, _CHEAP) for x in ast.walk(s.value)) \
+            and not _reads_mutable(s.value) \
+            and sum(isinstance(x, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript))
+                    for x in ast.walk(s.value)) <= 3
+        # (a written array may hold other values by the reverse)
 
-    if not all(add(n) for n in names):
-        return None
+    def attempt(kept):
+        plan, chosen = [], set()
+
+        def add(n) -> bool:
+            if n in chosen:
+                return True
+            if not cheap(n):
+                return False
+            for m in ir.names_in(prefix[n].value):
+                if m == target or m not in in_loop or m in kept:
+                    continue
+                if not add(m):
+                    return False
+            chosen.add(n)
+            plan.append(ir.copy_tree(prefix[n]))
+            return True
+
+        failed = [n for n in names if n not in kept and not add(n)]
+        return plan, failed
+
+    plan, failed = attempt(set())
+    if not failed:
+        kept = []
+    else:
+        # save what cannot be recomputed (a phi, a value computed after a branch)
+        # and recompute the rest from it, if that saves fewer values
+        kept = [n for n in names if n in phis or not cheap(n)]
+        while True:
+            plan, failed = attempt(set(kept))
+            if not failed:
+                break
+            kept += failed
+        if not (set(kept) <= phis | set(prefix)) or len(kept) >= len(names):
+            return [], list(names)
+        plan = [s for s in plan if s.targets[0] not in kept]
     order = list(prefix)
     plan.sort(key=lambda s: order.index(s.targets[0]))
-    return plan
+    return plan, [n for n in names if n in kept]
 
 
 def _fill_paths(block, assigned, saved, tag):
@@ -1082,6 +1161,174 @@ def _nest_array_adjoints(body, reads, array) -> list:
         if not done:
             i += 1
     return out
+
+
+# ----------------------------------------------------------- float arithmetic
+
+
+def _float_arithmetic(body, float_name) -> list:
+    """Reverse-sweep arithmetic on Python floats in the form that costs least:
+    ``x ** 2`` is ``x * x`` (the reverse recomputes the square the forward computed
+    once without overflow; ``pow`` costs a libm call), and an integer literal a
+    float is multiplied or divided by is a float literal (``t_bar * 2 * x`` reads
+    ``t_bar * 2.0 * x``: the same product without converting 2 each time)."""
+
+    class _Cheaper(ast.NodeTransformer):
+        def visit_BinOp(self, n):
+            self.generic_visit(n)
+            if isinstance(n.op, ast.Pow) and isinstance(n.left, ast.Name) \
+                    and isinstance(n.right, ast.Constant) and n.right.value == 2 \
+                    and type(n.right.value) in (int, float) and float_name(n.left.id):
+                return ast.BinOp(left=n.left, op=ast.Mult(), right=ir.name(n.left.id))
+            if isinstance(n.op, (ast.Mult, ast.Div)):
+                for side, other in (("left", n.right), ("right", n.left)):
+                    const = getattr(n, side)
+                    if isinstance(const, ast.Constant) and type(const.value) is int \
+                            and abs(const.value) < 2 ** 53 and _is_float(other, float_name):
+                        setattr(n, side, ast.Constant(float(const.value)))
+            return n
+
+    for s in ir.walk(body):
+        if isinstance(s, (ir.Assign, ir.AugAssign)):
+            s.value = _Cheaper().visit(ir.copy_tree(s.value))
+    return body
+
+
+# ---------------------------------------------------------------- negations
+
+
+def _lift(node) -> tuple:
+    """``(negated, expr)`` with ``node == -expr`` when `negated`: a negation moved
+    out of products and quotients and absorbed by sums and differences
+    (``(-a) * b`` -> ``-(a * b)``, ``c + (-d)`` -> ``c - d``). Each step gives the
+    same value in floating point (rounding is symmetric about zero, and ``a + b ==
+    b + a``), except that ``(-a) + (-b)`` -> ``-(a + b)`` gives -0.0 where the sum is
+    an exact 0.0: a difference nothing linear in an adjoint can see."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        negated, inner = _lift(node.operand)
+        return not negated, inner
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div, ast.Add, ast.Sub)):
+        ln, left = _lift(node.left)
+        rn, right = _lift(node.right)
+        op = node.op
+        if isinstance(op, (ast.Mult, ast.Div)):
+            return ln != rn, ast.BinOp(left=left, op=op, right=right)
+        if isinstance(op, ast.Sub):
+            rn = not rn
+        if ln == rn:  # a + b, or -(a + b)
+            return ln, ast.BinOp(left=left, op=ast.Add(), right=right)
+        if rn:  # a - b
+            return False, ast.BinOp(left=left, op=ast.Sub(), right=right)
+        return False, ast.BinOp(left=right, op=ast.Sub(), right=left)  # -a + b
+    return False, node
+
+
+def _negations(node) -> int:
+    return sum(isinstance(x, ast.UnaryOp) and isinstance(x.op, ast.USub)
+               for x in ast.walk(node))
+
+
+def _cost(s) -> int:
+    """Negations a statement evaluates (``x += -e`` is written ``x -= e``)."""
+    n = _negations(s.value)
+    if isinstance(s, ir.AugAssign) and isinstance(s.value, ast.UnaryOp) \
+            and isinstance(s.value.op, ast.USub):
+        n -= 1
+    return n
+
+
+def _lifted(s):
+    """`s` with its value's negations lifted, or None when that saves none."""
+    negated, value = _lift(s.value)
+    if negated:
+        value = ast.UnaryOp(op=ast.USub(), operand=value)
+    new = ir.copy_tree(s)
+    new.value = value
+    return new if _cost(new) < _cost(s) else None
+
+
+def _absorb_negations(body, reads, defs) -> list:
+    """Negations an adjoint block would evaluate only to add or subtract their
+    result are folded into that sum: ``t10_bar = -t9_bar`` ... ``xs_bar[i] +=
+    t10_bar + t5_bar`` becomes ``xs_bar[i] -= t9_bar + t5_bar``, and
+    ``x_c_bar = -t2_bar * t1 / x`` then ``x_bar = x_c_bar + t2_bar`` becomes
+    ``x_bar = t2_bar - t2_bar * t1 / x``. A negation costs a new float (a pass over
+    an array) and changes nothing a sum cannot say itself. Only a name assigned
+    once and read once, by a later line of the same block, is written into its
+    reader, and only when that removes a negation; otherwise every line stays."""
+    out = list(body)
+    for s in out:
+        for block in ir.blocks(s):
+            block[:] = _absorb_negations(block, reads, defs)
+    for i, s in enumerate(out):
+        if isinstance(s, ir.AugAssign) or isinstance(s, ir.Assign) and not s.unpack:
+            better = _lifted(s)
+            if better is not None:
+                out[i] = better
+
+    def reader(i):
+        """The index of the line reading out[i]'s target, when it can take its value."""
+        s = out[i]
+        if not (isinstance(s, ir.Assign) and not s.unpack):
+            return None
+        n = s.targets[0]
+        if reads.get(n) != 1 or defs.get(n) != 1 or not _lift(s.value)[0]:
+            return None
+        needs = set(ir.names_in(s.value))
+        for j in range(i + 1, len(out)):
+            x = out[j]
+            if isinstance(x, ir.Comment):
+                continue
+            if ir.blocks(x):
+                return None
+            if n in _reads_of(x):
+                ok = isinstance(x, (ir.Assign, ir.AugAssign)) and \
+                    n in ir.names_in(x.value) and n not in _reads_of_target(x)
+                return j if ok else None
+            changed = set(ir.defined_names(x))
+            target = getattr(x, "target", None)
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                changed.add(target.value.id)  # changed in place
+            if changed & needs:
+                return None
+        return None
+
+    def absorb(i):
+        """Write out[i] into its reader (and on, while the negation is still there)
+        when that removes a negation: the new lines by index, or None."""
+        j = reader(i)
+        if j is None:
+            return None
+        s, x = out[i], out[j]
+        merged = ir.copy_tree(x)
+        merged.value = ir.substitute(x.value, {s.targets[0]: s.value})
+        negated, value = _lift(merged.value)
+        merged.value = ast.UnaryOp(op=ast.USub(), operand=value) if negated else value
+        if _cost(merged) < _cost(s) + _cost(x):
+            return {i: None, j: merged}
+        if negated and isinstance(merged, ir.Assign):
+            out[j] = merged
+            more = absorb(j)
+            out[j] = x
+            if more is not None:
+                return {i: None, **more}
+        return None
+
+    i = 0
+    while i < len(out):
+        change = absorb(i)
+        if change is None:
+            i += 1
+            continue
+        for k, new in change.items():
+            out[k] = new
+        out = [x for x in out if x is not None]
+    return out
+
+
+def _reads_of_target(s) -> set:
+    target = getattr(s, "target", None)
+    return set(ir.names_in(target)) if isinstance(target, ast.AST) else set()
 
 
 # ------------------------------------------------------------------ comments

@@ -44,7 +44,8 @@ def test_no_tape_for_straight_line_code_or_loop_invariants():
     assert "tape" not in text  # x * i, which cos() needs, is cheaper to recompute
     assert text.count("t1 = x * i") == 2
     text = s2sad.source(zoo_loops.loop_sum, wrt=(0, 1), example=(0.7, 1.3, 20))
-    assert "tape.append((t1, t2))" in text  # and sin(x * i), which y's adjoint needs
+    # sin(x * i), which y's adjoint needs, is saved; x * i is recomputed from i
+    assert "tape.append(t2)" in text and text.count("t1 = x * i") == 2
 
 
 def test_tape_is_empty_after_the_gradient():
@@ -59,6 +60,17 @@ def test_reverse_loop_reads_like_a_loop_running_backwards():
     assert "for i in reversed(range(n)):" in text
     assert "# line 10: acc += math.sin(x * i) * y" in text
     text = s2sad.source(zoo_loops.newton_sqrt, example=(2.0,))
-    assert "for _ in range(count):" in text
+    # as many iterations as tape entries: no count
+    assert "for _ in range(len(tape)):" in text and "count" not in text
+
+    def steps(y):
+        x = 0.0
+        while x < 10.0:
+            x = x + y
+        return x
+
+    text = s2sad.source(steps)  # nothing saved: the forward sweep counts
+    assert "count += 1" in text and "for _ in range(count):" in text
+    assert s2sad.grad(steps)(3.0) == 4.0
     text = s2sad.source(zoo_loops.with_break, example=(0.9, 10))
     assert "for i in reversed(range(n)[:count]):" in text

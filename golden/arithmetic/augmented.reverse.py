@@ -14,11 +14,10 @@ def augmented_grad(x, y):
     s_4_bar = 2.0 * s_4
     # line 29: s /= y
     s_3_bar = s_4_bar / y
-    y_b_bar = -s_4_bar * s_4 / y
     # line 27: s *= x
     s_1_bar = s_3_bar * x
     x_b_bar = s_3_bar * s_1
     # adjoint of y: the sum over its uses
-    y_bar = s_1_bar + y_b_bar
+    y_bar = s_1_bar - s_4_bar * s_4 / y
     x_bar = s_1_bar + x_b_bar
     return x_bar, y_bar

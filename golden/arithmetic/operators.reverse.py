@@ -23,9 +23,7 @@ def operators_grad(x, y):
     # line 9: c = x * y
     x_c_bar = y
     y_c_bar = x
-    # line 8: b = x - y
-    y_b_bar = -b_bar
     # adjoint of y: the sum over its uses
-    y_bar = a_bar + y_b_bar + y_c_bar + y_d_bar + y_e_bar
+    y_bar = a_bar - b_bar + y_c_bar + y_d_bar + y_e_bar
     x_bar = a_bar + b_bar + x_c_bar + x_d_bar + x_e_bar
     return x_bar, y_bar

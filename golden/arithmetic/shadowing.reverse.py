@@ -11,8 +11,6 @@ def shadowing_grad(x, y):
     # line 39: return x * y
     x_1_c_bar = y_1
     y_1_bar = x_1
-    # line 38: y = t - y
-    y_b_bar = -y_1_bar
     # line 37: t = x * x
     x_1_a_bar = y_1_bar * x_1
     # line 36: x = t + x
@@ -21,6 +19,6 @@ def shadowing_grad(x, y):
     x_a_bar = x_1_bar * y
     y_a_bar = x_1_bar * x
     # adjoint of y: the sum over its uses
-    y_bar = y_a_bar + y_b_bar
+    y_bar = y_a_bar - y_1_bar
     x_bar = x_a_bar + x_1_bar
     return x_bar, y_bar

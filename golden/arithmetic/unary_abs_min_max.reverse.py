@@ -16,9 +16,8 @@ def unary_abs_min_max_grad(x, y):
     x_c_bar = 0.0 if y < x else t3_bar
     y_b_bar = t3_bar if y < x else 0.0
     t1_bar = t5_bar if t1 > 0 else -1.0 if t1 < 0 else 0.0
-    y_a_bar = -t1_bar
     x_a_bar = -1.0
     # adjoint of y: the sum over its uses
-    y_bar = y_a_bar + y_b_bar
+    y_bar = y_b_bar - t1_bar
     x_bar = x_a_bar + t1_bar + x_c_bar + x_d_bar
     return x_bar, y_bar

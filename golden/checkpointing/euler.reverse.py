@@ -46,7 +46,7 @@ def euler_step_bar(i, state, args, bar):
     v_1_a_bar = t2_bar * c
     t1_bar = a_bar * x_1
     x_1_a_bar = a_bar * t1
-    k_bar += -t1_bar
+    k_bar -= t1_bar
     # adjoint of v_1: the sum over its uses
     v_1_bar = v_1_a_bar + v_1_b_bar + v_2_bar
     x_1_bar = x_1_a_bar + x_2_bar

@@ -42,8 +42,7 @@ def newton_while_step_bar(_, state, args, bar):
     x_2_bar = x_1_bar
     t3_bar = x_2_bar * 0.5
     a_e_bar = t3_bar / x_1
-    x_1_c_bar = -t3_bar * t2 / x_1
     # adjoint of a_b: the sum over its uses
     a_b_bar += a_e_bar
-    x_1_bar = x_1_c_bar + t3_bar
+    x_1_bar = t3_bar - t3_bar * t2 / x_1
     return x_1_bar, a_b_bar

@@ -25,15 +25,12 @@ def rosenbrock_grad(xs):
         t3 = i + 1
         t4 = xs[t3]
         t5 = xs[i]
-        t6 = t5**2
+        t6 = t5 * t5
         t7 = t4 - t6
         t9 = 1.0 - t5
         # line 9: total += 100.0 * (xs[i + 1] - xs[i] ** 2) ** 2 + (1.0 - xs[i]) ** 2
         t9_bar = 2.0 * t9
-        t10_bar = -t9_bar
         t7_bar = 200.0 * t7
-        t6_bar = -t7_bar
-        t5_bar = t6_bar * 2 * t5
-        xs_bar[i] += t10_bar + t5_bar
+        xs_bar[i] -= t7_bar * 2.0 * t5 + t9_bar
         xs_bar[t3] += t7_bar
     return xs_bar

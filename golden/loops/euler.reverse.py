@@ -44,7 +44,7 @@ def euler_grad(k, c):
         v_1_c_bar = t3_bar * c
         t1_bar = a_bar * x_1
         x_1_c_bar = a_bar * t1
-        k_bar += -t1_bar
+        k_bar -= t1_bar
         # adjoint of v_1: the sum over its uses
         v_1_bar = v_1_c_bar + v_1_d_bar + v_2_bar
         x_1_bar = x_1_c_bar + x_2_bar

@@ -13,13 +13,14 @@ def loop_sum_grad(x, y, n):
         t1 = x * i
         t2 = math.sin(t1)
         acc_2 = acc_1 + t2 * y
-        tape.append((t1, t2))
+        tape.append(t2)
         acc_1 = acc_2
     # line 8: for i in range(n):
     x_bar = 0.0
     y_bar = 0.0
     for i in reversed(range(n)):
-        t1, t2 = tape.pop()
+        t2 = tape.pop()
+        t1 = x * i
         # line 9: acc += math.sin(x * i) * y
         t2_bar = y
         y_bar += t2

@@ -34,7 +34,6 @@ def black_scholes_grad(S, K, T, r, sigma):
     t13_bar = t14_bar * t14
     t12_bar = t13_bar * T
     T_c_bar = t13_bar * t12
-    r_b_bar = -t12_bar
     S_b_bar = N1
     N1_bar = S
     # line 24: N2 = 0.5 * (1.0 + math.erf(d2 / math.sqrt(2.0)))
@@ -62,14 +61,13 @@ def black_scholes_grad(S, K, T, r, sigma):
     sigma_a_bar = t3_bar * 0.5
     t1_bar = t5_bar / t1
     S_a_bar = t1_bar / K
-    K_a_bar = -t1_bar * t1 / K
     # line 20: sqrtT = math.sqrt(T)
     sqrtT_bar = sqrtT_a_bar + sqrtT_b_bar
     T_a_bar = sqrtT_bar / (2.0 * sqrtT)
     # adjoint of sigma: the sum over its uses
     sigma_bar = sigma_a_bar + sigma_b_bar + sigma_c_bar + sigma_d_bar
-    r_bar = t4_bar + r_b_bar
+    r_bar = t4_bar - t12_bar
     T_bar = T_a_bar + T_b_bar + T_c_bar
-    K_bar = K_a_bar + K_b_bar
+    K_bar = K_b_bar - t1_bar * t1 / K
     S_bar = S_a_bar + S_b_bar
     return S_bar, K_bar, T_bar, r_bar, sigma_bar

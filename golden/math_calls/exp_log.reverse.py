@@ -22,8 +22,7 @@ def exp_log_grad(x, y):
     t2_bar = t3
     t1_bar = t2_bar * y
     y_a_bar = t2_bar * t1
-    x_a_bar = -t1_bar
     # adjoint of y: the sum over its uses
     y_bar = y_a_bar + y_b_bar + y_c_bar
-    x_bar = x_a_bar + x_b_bar + x_c_bar
+    x_bar = x_b_bar - t1_bar + x_c_bar
     return x_bar, y_bar

@@ -16,8 +16,7 @@ def trig_grad(x):
     x_c_bar = 1.0 + t3 * t3
     t1_bar = t2
     t2_bar = t1
-    x_b_bar = -t2_bar * math.sin(x)
     x_a_bar = t1_bar * math.cos(x)
     # adjoint of x: the sum over its uses
-    x_bar = x_a_bar + x_b_bar + x_c_bar + x_d_bar
+    x_bar = x_a_bar - t2_bar * math.sin(x) + x_c_bar + x_d_bar
     return x_bar

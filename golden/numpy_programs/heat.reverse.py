@@ -60,9 +60,7 @@ def heat_grad(u0, c):
             c_bar += t12_bar * t11
             t11_bar = t12_bar * c
             u_1_bar[t9] += t11_bar
-            t7_bar = -t11_bar
-            t6_bar = t7_bar * 2.0
-            u_1_bar[i] += t6_bar
+            u_1_bar[i] -= t11_bar * 2.0
             u_1_bar[t4] += t11_bar
             u_1_bar[i] += t12_bar
         # line 36: un = u.copy()

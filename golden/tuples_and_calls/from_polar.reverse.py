@@ -14,9 +14,8 @@ def from_polar_grad(x, y):
     theta_b_bar = r
     r_a_bar = t2
     t2_bar = r
-    theta_a_bar = -t2_bar * math.sin(theta)
     # line 17: r, theta = polar(x, y)
-    theta_bar = theta_a_bar + theta_b_bar
+    theta_bar = theta_b_bar - t2_bar * math.sin(theta)
     r_bar = r_a_bar + r_b_bar
     t1_bar = (r_bar, theta_bar)
     x_bar, y_bar = polar_bwd(t1_saved, t1_bar)

@@ -10,7 +10,6 @@ def swap_grad(x, y):
     t1_bar = 1.0
     # line 8: a, b = b, a * b
     x_bar = -b
-    b_a_bar = -a
     # line 7: a, b = x, y
-    y_bar = b_a_bar + t1_bar
+    y_bar = t1_bar - a
     return x_bar, y_bar
