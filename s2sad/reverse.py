@@ -347,23 +347,26 @@ class _Transform:
         return term
 
     def shape_donor(self, expr):
-        """``unreduce(g, t4, ...)`` and ``unbroadcast(g, t4)`` read only `t4`'s shape:
-        read it from the array that gave `t4` its shape (a parameter or a value the
-        function computes at its top level, which the reverse sweep can see), so a
-        forward line computed only for its shape (``t4 = t3 ** 2``) can go."""
+        """``unreduce(g, t4, ...)``, ``unbroadcast(g, t4)`` and ``np.size(t4)`` read
+        only `t4`'s shape: read it from the array that gave `t4` its shape (a
+        parameter or a value the function computes at its top level, which the
+        reverse sweep can see), so a forward line computed only for its shape
+        (``t4 = t3 ** 2``) can go."""
         if self.accumulators or not isinstance(expr, ast.AST):
             return expr  # (inside a reversed loop a value's shape may change)
         for node in ast.walk(expr):
-            if not (isinstance(node, ast.Call) and ir.dotted(node.func) in ("unreduce",
-                                                                            "unbroadcast")
-                    and len(node.args) >= 2 and isinstance(node.args[1], ast.Name)):
+            if not isinstance(node, ast.Call):
                 continue
-            x = node.args[1].id
+            text = ir.dotted(node.func)
+            at = 1 if text in ("unreduce", "unbroadcast") else 0 if text == "np.size" else None
+            if at is None or len(node.args) <= at or not isinstance(node.args[at], ast.Name):
+                continue
+            x = node.args[at].id
             donor = self.act.shapes.get(x)
             if isinstance(donor, str) and donor != x and donor in self.top_level \
                     and isinstance(self.act.kinds.get(donor), ops.ArrayKind) \
                     and self.act.kinds[donor].dtype == "f":
-                node.args[1] = ir.name(donor)
+                node.args[at] = ir.name(donor)
         return expr
 
     def fancy(self, index) -> bool:

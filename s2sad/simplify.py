@@ -62,6 +62,7 @@ sweep outside all loops (the values a split derivative's forward function return
 from __future__ import annotations
 
 import ast
+import copy
 
 from . import ir, rules
 
@@ -111,6 +112,8 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
     reverse = _merge_element_updates(reverse)
     if _MUTABLE:
         forward, reverse = _drop_needless_restores(forward, reverse)
+    if float_name is not None:
+        reverse = _spread_by_broadcasting(reverse, float_name)
     _fill_tapes(forward, reverse)
     _count_by_tape(forward, reverse)
     if float_name is not None:
@@ -118,9 +121,11 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
     if getattr(float_name, "array", None) is not None:
         reverse = _nest_array_adjoints(reverse, ir.reads_in(forward + reverse), float_name.array)
     if float_name is not None:
+        reverse = _spread_by_broadcasting(reverse, float_name)  # (what nesting wrote in)
         reverse = _float_arithmetic(reverse, float_name)
         reverse = _absorb_negations(reverse, ir.reads_in(forward + reverse),
                                     _definitions(reverse))
+        reverse = _spread_by_broadcasting(reverse, float_name)  # (and absorbing)
     if pure is not None:
         reads = ir.reads_in(forward + reverse)
         adjoints = {t for x in ir.walk(reverse) for t in ir.defined_names(x)}
@@ -1194,6 +1199,95 @@ def _float_arithmetic(body, float_name) -> list:
     return body
 
 
+# ----------------------------------------------------------------- spreading
+
+
+def _spread_by_broadcasting(body, float_name) -> list:
+    """An adjoint spread over an array by `unreduce` is combined with another array
+    of that shape by broadcasting instead: ``unreduce(g, x, -1, True) * xc`` reads
+    ``g * xc`` when `xc` has `x`'s shape (the same numbers, without first writing
+    `g` into a new array of that shape), and a number scales `g` before it is
+    spread (``unreduce(g, x, ...) * c`` -> ``unreduce(g * c, x, ...)``). The size
+    of a number is 1 (``np.size(t5)`` of a total ``np.mean``), so the number need
+    not be computed."""
+    array = getattr(float_name, "array", None)
+    if array is None:
+        return body
+
+    def parts(node):
+        if not (isinstance(node, ast.Call) and ir.dotted(node.func) == "unreduce"
+                and not node.keywords and 2 <= len(node.args) <= 4
+                and isinstance(node.args[1], ast.Name) and array(node.args[1].id)):
+            return None
+        options = [a.value if isinstance(a, ast.Constant) else ... for a in node.args[2:]]
+        axis, keepdims = (options + [None, False])[:2] if len(options) < 2 else options
+        if axis is ... or keepdims is ...:
+            return None
+        return node.args[0], node.args[1].id, axis, keepdims
+
+    def number(n) -> bool:
+        if isinstance(n, ast.Constant):
+            return type(n.value) in (int, float)
+        if isinstance(n, ast.Name):
+            return float_name(n.id)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+            return number(n.left) and number(n.right)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            return number(n.operand)
+        return isinstance(n, ast.Call) and ir.dotted(n.func) == "np.size"
+
+    class _Size(ast.NodeTransformer):
+        def visit_Call(self, n):
+            self.generic_visit(n)
+            if ir.dotted(n.func) == "np.size" and len(n.args) == 1 and not n.keywords \
+                    and isinstance(n.args[0], ast.Name) and float_name(n.args[0].id):
+                return ast.Constant(1)  # the size of a number
+            return n
+
+    def shaped(n, x) -> bool:
+        """Does `n` certainly evaluate to an array of `x`'s shape?"""
+        if isinstance(n, ast.Name):
+            base = n.id[: -len("%bar")] if n.id.endswith("%bar") else n.id
+            return base == x or float_name.same_shape(base, x)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+            return shaped(n.left, x) and (number(n.right) or shaped(n.right, x)) \
+                or number(n.left) and shaped(n.right, x)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            return shaped(n.operand, x)
+        p = parts(n)
+        return p is not None and shaped(ir.name(p[1]), x)
+
+    class _Spread(ast.NodeTransformer):
+        def visit_BinOp(self, n):
+            self.generic_visit(n)
+            if not isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+                return n
+            for side, other in (("left", n.right), ("right", n.left)):
+                p = parts(getattr(n, side))
+                if p is None:
+                    continue
+                g, x, axis, keepdims = p
+                call = getattr(n, side)
+                if isinstance(n.op, ast.Mult) and number(other) or \
+                        isinstance(n.op, ast.Div) and side == "left" and number(other):
+                    scaled = ast.BinOp(left=g, op=n.op, right=other) if side == "left" \
+                        else ast.BinOp(left=other, op=n.op, right=g)
+                    return ast.Call(func=call.func, args=[scaled] + call.args[1:],
+                                    keywords=[])
+                if (axis is None or keepdims is True) and shaped(other, x):
+                    setattr(n, side, g)
+                    return n
+            return n
+
+    for s in ir.walk(body):
+        for get, set_ in ir.slots(s):
+            node = get()
+            if any(isinstance(c, ast.Call) and ir.dotted(c.func) in ("unreduce", "np.size")
+                   for c in ast.walk(node)):
+                set_(_Spread().visit(_Size().visit(ir.copy_tree(node))))
+    return body
+
+
 # ---------------------------------------------------------------- negations
 
 
@@ -1207,6 +1301,11 @@ def _lift(node) -> tuple:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         negated, inner = _lift(node.operand)
         return not negated, inner
+    if isinstance(node, ast.Call) and ir.dotted(node.func) in _LINEAR_IN_FIRST \
+            and node.args and not any(isinstance(a, ast.Starred) for a in node.args):
+        negated, first = _lift(node.args[0])
+        return negated, ast.Call(func=node.func, args=[first] + node.args[1:],
+                                 keywords=node.keywords)
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div, ast.Add, ast.Sub)):
         ln, left = _lift(node.left)
         rn, right = _lift(node.right)
@@ -1220,12 +1319,36 @@ def _lift(node) -> tuple:
         if rn:  # a - b
             return False, ast.BinOp(left=left, op=ast.Sub(), right=right)
         return False, ast.BinOp(left=right, op=ast.Sub(), right=left)  # -a + b
+    if isinstance(node, (ast.BinOp, ast.Call, ast.Subscript, ast.Attribute, ast.Compare,
+                         ast.Tuple, ast.List)):  # (lifting within each operand)
+        new = copy.copy(node)
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, ast.expr):
+                setattr(new, field, _signed(*_lift(value)))
+            elif isinstance(value, list):
+                setattr(new, field, [_signed(*_lift(v)) if isinstance(v, ast.expr) else v
+                                     for v in value])
+        return False, new
     return False, node
 
 
-def _negations(node) -> int:
-    return sum(isinstance(x, ast.UnaryOp) and isinstance(x.op, ast.USub)
-               for x in ast.walk(node))
+def _signed(negated, node):
+    return ast.UnaryOp(op=ast.USub(), operand=node) if negated else node
+
+
+# runtime helpers linear in their first argument, which they sum or spread over
+# another shape: a negation costs less outside them (one pass over the smaller array)
+_LINEAR_IN_FIRST = ("unbroadcast", "unreduce", "extreme_bar")
+
+
+def _negations(node, inside=False) -> int:
+    """Negations in `node`, one inside a runtime sum or spread counting twice."""
+    if isinstance(node, ast.Call) and ir.dotted(node.func) in _LINEAR_IN_FIRST and node.args:
+        return _negations(node.args[0], True) + sum(_negations(a, inside)
+                                                    for a in node.args[1:])
+    here = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    return (2 if inside else 1) * here + sum(_negations(c, inside)
+                                             for c in ast.iter_child_nodes(node))
 
 
 def _cost(s) -> int:
@@ -1239,11 +1362,8 @@ def _cost(s) -> int:
 
 def _lifted(s):
     """`s` with its value's negations lifted, or None when that saves none."""
-    negated, value = _lift(s.value)
-    if negated:
-        value = ast.UnaryOp(op=ast.USub(), operand=value)
     new = ir.copy_tree(s)
-    new.value = value
+    new.value = _signed(*_lift(s.value))
     return new if _cost(new) < _cost(s) else None
 
 
@@ -1303,7 +1423,7 @@ def _absorb_negations(body, reads, defs) -> list:
         merged = ir.copy_tree(x)
         merged.value = ir.substitute(x.value, {s.targets[0]: s.value})
         negated, value = _lift(merged.value)
-        merged.value = ast.UnaryOp(op=ast.USub(), operand=value) if negated else value
+        merged.value = _signed(negated, value)
         if _cost(merged) < _cost(s) + _cost(x):
             return {i: None, j: merged}
         if negated and isinstance(merged, ir.Assign):

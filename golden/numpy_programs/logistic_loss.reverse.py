@@ -10,14 +10,13 @@ def logistic_loss_grad(w, b, X, y):
     t1 = X @ w
     z = t1 + b
     t2 = -y
-    t3 = t2 * z
-    t4 = np.exp(t3)
-    t5 = np.sum(np.log1p(t4))
-    t6 = len(y)
-    t7 = t5 / t6
+    t3 = np.exp(t2 * z)
+    t4 = np.sum(np.log1p(t3))
+    t5 = len(y)
+    t6 = t4 / t5
     # line 11: return np.sum(np.log1p(np.exp(-y * z))) / len(y)
-    t5_bar = 1.0 / t6
-    z_bar = unbroadcast(unreduce(t5_bar, t3, None, False) / (1.0 + t4) * t4 * t2, t1)
+    t4_bar = 1.0 / t5
+    z_bar = unbroadcast(t4_bar / (1.0 + t3) * t3 * t2, t1)
     # line 10: z = X @ w + b
     b_bar = unbroadcast(z_bar, b)
     w_bar = z_bar @ X

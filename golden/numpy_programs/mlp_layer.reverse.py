@@ -13,7 +13,7 @@ def mlp_layer_grad(W, b, X, target):
     t3 = h - target
     # line 16: return 0.5 * np.sum((h - target) ** 2)
     t4_bar = 0.5
-    h_bar = unbroadcast(unreduce(t4_bar, t3, None, False) * 2 * t3, t2)
+    h_bar = unbroadcast(t4_bar * 2.0 * t3, t2)
     # line 15: h = np.tanh(X @ W + b)
     t2_bar = h_bar * (1.0 - h * h)
     b_bar = unbroadcast(t2_bar, b)

@@ -24,11 +24,8 @@ def softmax_xent_grad(W, X, onehot):
     t7_bar = 1.0 / t9
     t6_bar = -t7_bar
     logp_bar = unbroadcast(unreduce(t6_bar, t5, None, False) * onehot, z)
-    # line 29: logp = z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))
-    z_1_a_bar = unreduce(unbroadcast(-logp_bar, t4) / t3, z, 1, True) * t2
     # line 28: z = z - np.max(z, axis=1, keepdims=True)
-    z_1_bar = z_1_a_bar + logp_bar
-    z_a_bar = extreme_bar(unbroadcast(-z_1_bar, t1), z, t1, 1, True)
+    z_1_bar = logp_bar - unbroadcast(logp_bar, t4) / t3 * t2
     # line 27: z = X @ W
-    W_bar = X.T @ (z_a_bar + z_1_bar)
+    W_bar = X.T @ (z_1_bar - extreme_bar(unbroadcast(z_1_bar, t1), z, t1, 1, True))
     return W_bar
