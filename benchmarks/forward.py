@@ -16,6 +16,7 @@ import os
 import random
 import sys
 
+from .threads import PINNED  # noqa: I001  (one BLAS thread, before NumPy loads)
 import numpy as np
 
 import s2sad
@@ -128,6 +129,8 @@ def main(argv=None):
               f"| `s2sad.jvp`, one call per input | {t['s2sad.jvp x n'] * 1e6:.0f} µs | "
               f"{over['s2sad.jvp x n']:.1f} |",
               "", f"(vector mode / primal: {per_primal:.1f})"]
+    lines += ["", f"OpenBLAS limited to {PINNED} thread{'s' if PINNED != 1 else ''}."
+              if PINNED else "OpenBLAS threads: the library's own default."]
     text = "\n".join(lines) + "\n"
     print(text)
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
