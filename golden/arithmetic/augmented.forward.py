@@ -13,5 +13,5 @@ def augmented_jvp(x, y, x_dot, y_dot):
     s_4 = s_3 / y
     s_4_dot = s_2_dot / y - s_4 * y_dot / y
     s_5 = s_4**2
-    s_5_dot = 2 * s_4 * s_4_dot
+    s_5_dot = 2.0 * s_4 * s_4_dot
     return s_5, s_5_dot

@@ -9,7 +9,7 @@ def shadowing_jvp(x, y, x_dot, y_dot):
     x_1 = t + x
     x_1_dot = t_dot + x_dot
     t_1 = x_1 * x_1
-    t_1_dot = x_1_dot * x_1 + x_1 * x_1_dot
+    t_1_dot = 2.0 * (x_1_dot * x_1)
     y_1 = t_1 - y
     y_1_dot = t_1_dot - y_dot
     t1 = x_1 * y_1

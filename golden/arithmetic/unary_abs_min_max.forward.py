@@ -5,13 +5,12 @@ from golden.inputs.arithmetic import *  # noqa: F401,F403
 
 def unary_abs_min_max_jvp(x, y, x_dot, y_dot):
     t1 = -x
-    t1_dot = -x_dot
     t2 = x - y
     t2_dot = x_dot - y_dot
     t3 = abs(t2)
     t3_dot = t2_dot if t2 > 0 else -t2_dot if t2 < 0 else 0.0
     t4 = t1 + t3
-    t4_dot = t1_dot + t3_dot
+    t4_dot = t3_dot - x_dot
     t5 = min(x, y)
     t5_dot = (0.0 if y < x else x_dot) + (y_dot if y < x else 0.0)
     t6 = max(x, 2.0)

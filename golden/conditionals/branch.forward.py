@@ -15,5 +15,5 @@ def branch_jvp(x, y, x_dot, y_dot):
             z = -x
             z_dot = -x_dot
     t1 = z * z
-    t1_dot = z_dot * z + z * z_dot
+    t1_dot = 2.0 * (z_dot * z)
     return t1, t1_dot

@@ -9,7 +9,7 @@ def early_return_jvp(x, x_dot):
         result_dot = -x_dot
     else:
         y = x * x
-        y_dot = x_dot * x + x * x_dot
+        y_dot = 2.0 * (x_dot * x)
         if y > 4:
             result = y
             result_dot = y_dot

@@ -20,13 +20,11 @@ def step_jvp(s_dot, x_dot, s, x):
     if s > 0.5:
         t1 = s * x
         t1_dot = s_dot * x + s * x_dot
-        t2 = math.cos(s)
-        t2_dot = -math.sin(s) * s_dot
-        result = t1 - t2
-        result_dot = t1_dot - t2_dot
+        result = t1 - math.cos(s)
+        result_dot = t1_dot + math.sin(s) * s_dot
     else:
-        t3 = x * x
-        t3_dot = x_dot * x + x * x_dot
-        result = s + t3
-        result_dot = s_dot + t3_dot
+        t2 = x * x
+        t2_dot = 2.0 * (x_dot * x)
+        result = s + t2
+        result_dot = s_dot + t2_dot
     return result, result_dot

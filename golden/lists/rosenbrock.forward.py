@@ -16,21 +16,18 @@ def rosenbrock_jvp(xs, xs_dot):
         t5 = xs[i]
         t5_dot = xs_dot[i]
         t6 = t5**2
-        t6_dot = 2 * t5 * t5_dot
+        t6_dot = 2.0 * t5 * t5_dot
         t7 = t4 - t6
         t7_dot = t4_dot - t6_dot
         t8 = t7**2
-        t8_dot = 2 * t7 * t7_dot
+        t8_dot = 2.0 * t7 * t7_dot
         t9 = 100.0 * t8
         t9_dot = 100.0 * t8_dot
         t10 = 1.0 - t5
-        t10_dot = -t5_dot
-        t11 = t10**2
-        t11_dot = 2 * t10 * t10_dot
-        t12 = t9 + t11
-        t12_dot = t9_dot + t11_dot
-        total_2 = total_1 + t12
-        total_2_dot = total_1_dot + t12_dot
+        t11 = t9 + t10**2
+        t11_dot = t9_dot - 2.0 * t10 * t5_dot
+        total_2 = total_1 + t11
+        total_2_dot = total_1_dot + t11_dot
         total_1 = total_2
         total_1_dot = total_2_dot
     return total_1, total_1_dot

@@ -33,9 +33,9 @@ def euler_jvp(k, c, k_dot, c_dot):
         v_1 = v_2
         v_1_dot = v_2_dot
     t6 = x_1 * x_1
-    t6_dot = x_1_dot * x_1 + x_1 * x_1_dot
+    t6_dot = 2.0 * (x_1_dot * x_1)
     t7 = v_1 * v_1
-    t7_dot = v_1_dot * v_1 + v_1 * v_1_dot
+    t7_dot = 2.0 * (v_1_dot * v_1)
     t8 = t6 + t7
     t8_dot = t6_dot + t7_dot
     return t8, t8_dot

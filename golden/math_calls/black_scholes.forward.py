@@ -44,9 +44,8 @@ def black_scholes_jvp(S, K, T, r, sigma, S_dot, K_dot, T_dot, r_dot, sigma_dot):
     t14 = S * N1
     t14_dot = S_dot * N1 + S * N1_dot
     t15 = -r
-    t15_dot = -r_dot
     t16 = t15 * T
-    t16_dot = t15_dot * T + t15 * T_dot
+    t16_dot = t15 * T_dot - r_dot * T
     t17 = math.exp(t16)
     t17_dot = t17 * t16_dot
     t18 = K * t17

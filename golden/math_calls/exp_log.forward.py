@@ -5,9 +5,8 @@ from golden.inputs.math_calls import *  # noqa: F401,F403
 
 def exp_log_jvp(x, y, x_dot, y_dot):
     t1 = -x
-    t1_dot = -x_dot
     t2 = t1 * y
-    t2_dot = t1_dot * y + t1 * y_dot
+    t2_dot = t1 * y_dot - x_dot * y
     t3 = exp(t2)
     t3_dot = t3 * t2_dot
     t4 = log(x)

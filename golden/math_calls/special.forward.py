@@ -15,7 +15,7 @@ def special_jvp(x, x_dot):
     t4 = math.tanh(x)
     t4_dot = (1.0 - t4 * t4) * x_dot
     t5 = t4**2
-    t5_dot = 2 * t4 * t4_dot
+    t5_dot = 2.0 * t4 * t4_dot
     t6 = t3 + t5
     t6_dot = t3_dot + t5_dot
     return t6, t6_dot

@@ -9,9 +9,8 @@ def trig_jvp(x, x_dot):
     t1 = math.sin(x)
     t1_dot = math.cos(x) * x_dot
     t2 = math.cos(x)
-    t2_dot = -math.sin(x) * x_dot
     t3 = t1 * t2
-    t3_dot = t1_dot * t2 + t1 * t2_dot
+    t3_dot = t1_dot * t2 - t1 * (math.sin(x) * x_dot)
     t4 = math.tan(x)
     t4_dot = (1.0 + t4 * t4) * x_dot
     t5 = t3 + t4

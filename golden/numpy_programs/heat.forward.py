@@ -42,7 +42,7 @@ def heat_jvp(u0, c, u0_dot, c_dot):
         u_1 = u_2
         u_1_dot = un_dot
     t14 = u_1 * u_1
-    t14_dot = u_1_dot * u_1 + u_1 * u_1_dot
+    t14_dot = 2.0 * (u_1_dot * u_1)
     t15 = np.sum(t14)
     t15_dot = np.sum(t14_dot)
     return t15, t15_dot

@@ -5,9 +5,9 @@ from golden.inputs.seeds import *  # noqa: F401,F403
 
 def quadratic_jvp(x, x_dot):
     t1 = x * x
-    t1_dot = x_dot * x + x * x_dot
+    t1_dot = 2.0 * (x_dot * x)
     t2 = 3 * x
-    t2_dot = 3 * x_dot
+    t2_dot = 3.0 * x_dot
     t3 = t1 + t2
     t3_dot = t1_dot + t2_dot
     t4 = t3 + 2

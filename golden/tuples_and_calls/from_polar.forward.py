@@ -10,9 +10,8 @@ def from_polar_jvp(x, y, x_dot, y_dot):
     r, theta = t1
     r_dot, theta_dot = t1_dot
     t2 = math.cos(theta)
-    t2_dot = -math.sin(theta) * theta_dot
     t3 = r * t2
-    t3_dot = r_dot * t2 + r * t2_dot
+    t3_dot = r_dot * t2 - r * (math.sin(theta) * theta_dot)
     t4 = r * theta
     t4_dot = r_dot * theta + r * theta_dot
     t5 = t3 + t4
