@@ -469,13 +469,22 @@ def _jacobian_forward(f, values, where):
                 if np.size(d) == _size(part) * n else np.asarray(d, dtype=float)
             columns.append(full)
     else:
+        # one pass of the compiled derivative per input number (a unit tangent on
+        # that number, zero tangents on the other `wrt` inputs)
         columns = None
         y = None
+        zeros = [np.zeros_like(values[i]) if isinstance(values[i], np.ndarray)
+                 else [0.0] * len(values[i]) if isinstance(values[i], list) else 0.0
+                 for i in where]
         for k, i in enumerate(where):
             for _, t in _units_of(values[i]):
-                dots = [None] * len(values)
-                dots[i] = t
-                y, y_dot = jvp(f, values, dots)
+                dots = list(zeros)
+                dots[k] = t
+                try:
+                    y, y_dot = fn(*values, *dots)
+                except Exception as exc:
+                    compile_mod.explain(exc)
+                    raise
                 parts, _ = _output_parts(y, f)
                 dparts = list(y_dot) if isinstance(y, tuple) else [y_dot]
                 if columns is None:
