@@ -14,7 +14,7 @@ import weakref
 import numpy as np
 
 from . import compile as compile_mod
-from . import ops, pipeline, rules
+from . import batching, ops, pipeline, rules
 from .errors import S2SADError, WrtError
 
 _cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -24,18 +24,24 @@ def _compiled(f, wrt: tuple, kinds: dict):
     return _compiled_unit(f, wrt, kinds)[1]
 
 
-def _compiled_unit(f, wrt: tuple, kinds: dict):
-    """``(unit, function)``: the forward derivative of `f`, compiled once per key."""
+def _compiled_unit(f, wrt: tuple, kinds: dict, batched=False):
+    """``(unit, function)``: the forward derivative of `f`, compiled once per key;
+    with `batched`, its tangents carry a leading axis of directions (``(None,
+    None)`` when a line cannot, see `batching`)."""
     from .api import _check_function, _lock, _still_valid
 
     _check_function(f, "jvp")
-    key = (wrt, tuple(kinds.items()))
+    key = (wrt, tuple(kinds.items()), batched)
     with _lock:
         per_code = _cache.setdefault(f.__code__, {})
         got = per_code.get(key)
-        if got is not None and got[0].root is f and _still_valid(got[0]):
+        if got is not None and (got[0] is None or got[0].root is f and _still_valid(got[0])):
             return got
-        unit = pipeline.forward_unit(f, wrt, kinds)
+        try:
+            unit = pipeline.forward_unit(f, wrt, kinds, batched)
+        except batching.NotBatchable:
+            per_code[key] = (None, None)
+            return None, None
         unit.root = f
         fn = compile_mod.bind(unit, compile_mod.compile_unit(unit))[unit.entry[0]]
         per_code[key] = (unit, fn)
@@ -440,6 +446,46 @@ def jacobian(f, wrt=0, mode="auto"):
     return jac
 
 
+def _jacobian_batched(f, values, where, wrt, kinds, sizes):
+    """``(output, columns)`` from one pass of the batched forward derivative (every
+    tangent with a leading axis of directions, see `batching`), or None when the
+    function has a line that cannot carry directions."""
+    if any(isinstance(values[i], list) for i in where):
+        return None
+    unit, fn = _compiled_unit(f, wrt, kinds, batched=True)
+    if fn is None:
+        return None
+    n = sum(sizes)
+    eye = np.eye(n)
+    dots, at = [], 0
+    for i, size in zip(where, sizes):
+        x = values[i]
+        block = eye[:, at:at + size]
+        dots.append(block.reshape((n,) + np.shape(x)) if isinstance(x, np.ndarray)
+                    else block[:, 0].copy())
+        at += size
+    try:
+        y, y_dot = fn(*values, *dots)
+    except Exception as exc:
+        compile_mod.explain(exc)
+        raise
+    parts, _ = _output_parts(y, f)
+    dparts = list(y_dot) if isinstance(y, tuple) else [y_dot]
+    columns = []
+    for part, d in zip(parts, dparts):
+        d = np.asarray(d, dtype=float)
+        size = _size(part)
+        if d.shape == (n,) + np.shape(part):
+            columns.append(d.reshape(n, size).T.copy())
+        elif d.shape == np.shape(part) and not d.any():  # independent of the inputs
+            columns.append(np.zeros((size, n)))
+        else:
+            raise S2SADError(f"jacobian of {f.__qualname__}: internal: a tangent of shape "
+                             f"{d.shape} for an output of shape {np.shape(part)} and {n} "
+                             "directions")
+    return y, columns
+
+
 def _jacobian_forward(f, values, where):
     """``(output, blocks)``: ``blocks[e][k]`` is the (output part e numbers) x (input
     where[k] numbers) matrix."""
@@ -468,6 +514,8 @@ def _jacobian_forward(f, values, where):
             full[...] = np.reshape(np.asarray(d, dtype=float), (_size(part), n)) \
                 if np.size(d) == _size(part) * n else np.asarray(d, dtype=float)
             columns.append(full)
+    elif n and (batched := _jacobian_batched(f, values, where, wrt, kinds, sizes)):
+        y, columns = batched
     else:
         # one pass of the compiled derivative per input number (a unit tangent on
         # that number, zero tangents on the other `wrt` inputs)

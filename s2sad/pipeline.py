@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from . import activity as activity_mod
 from . import forward as forward_mod
-from . import anf, dup, emit, ir, ops, parse, reverse, simplify
+from . import anf, batching, dup, emit, ir, ops, parse, reverse, simplify
 from .errors import NonScalarOutputError, S2SADError
 
 
@@ -453,19 +453,21 @@ class _Builder:
         return [UnitFunction(fwd, fr.func), UnitFunction(bwd, fr.func, keep_defaults=False)]
 
 
-def forward_unit(func, wrt, param_kinds=None) -> Unit:
+def forward_unit(func, wrt, param_kinds=None, batched=False) -> Unit:
     """The forward-mode derivative of `func` with respect to the parameters `wrt`:
     one function ``f%jvp(params..., wrt tangents...)`` returning ``(output, output
     tangent)``, plus ``g%jvp(active tangents..., params...)`` for every user function
-    it calls with a varying argument."""
-    return _ForwardBuilder(func, tuple(wrt), param_kinds or {}).build()
+    it calls with a varying argument. With `batched`, every tangent carries a leading
+    axis of directions (see `batching`; `batching.NotBatchable` when a line cannot)."""
+    return _ForwardBuilder(func, tuple(wrt), param_kinds or {}, batched).build()
 
 
 class _ForwardBuilder:
-    def __init__(self, root, wrt, param_kinds):
+    def __init__(self, root, wrt, param_kinds, batched=False):
         self.root = root
         self.wrt = wrt
         self.param_kinds = param_kinds
+        self.batched = batched
         self.kinds = _Kinds()
         self.names: dict = {}  # (callee, active, kinds) -> jvp name
         self.queue: list = []
@@ -529,6 +531,11 @@ class _ForwardBuilder:
         else:  # g%jvp(tangents..., params...): the caller's own arguments follow
             all_params = tangent_params + own
         fn = ir.Function(name, all_params, body, fr.anf.refs, fr.anf.source)
+        if self.batched:
+            import numpy
+
+            batching.batch(fn, act.kinds)
+            self.helpers["np"] = numpy
         # the root is always called with every argument; a callee's defaults are the
         # user function's, which stay last
         return UnitFunction(fn, fr.func, keep_defaults=not root)

@@ -1,0 +1,334 @@
+"""batching: forward-mode tangent code that carries many directions in one pass.
+
+Contract
+--------
+`batch(fn, kinds)` takes a forward-mode derivative function as `simplify` leaves it
+(tangent names end in ``%dot``) and the kinds of its names, and rewrites it in place
+so that every tangent may carry a leading axis of directions: the tangent of a value
+of shape ``s`` is an array of shape ``(n,) + s``, and one call computes the n
+directional derivatives (`jacobian`'s vector mode for array functions).
+
+Most tangent code needs no change: the primal values a tangent line reads broadcast
+over the direction axis, because NumPy aligns shapes from the right. What `batch`
+proves for every line that reads a tangent is exactly that: the ranks of every operand
+are known, and a matrix product keeps the direction axis a batch axis. It rewrites
+what would reach the direction axis: a tangent meeting an operand of higher rank gets
+the missing axes after its direction axis (``t1 * t3_dot[:, None]``), ``W @ x_dot``
+of a vector tangent reads ``x_dot @ W.T``, a reduction over every axis or over a
+counted axis (``np.sum(t_dot, axis=0)``) runs over the same axes counted from the
+end, an element read ``x_dot[i]`` reads ``x_dot[:, i]``, and ``np.broadcast_to``
+keeps the axis in front. Anything else that touches a tangent (a method, a write into a tangent,
+an unknown call) raises `NotBatchable`, and the caller takes one pass per direction:
+a line `batch` cannot prove is never run on directions."""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from . import ir, ops
+
+
+class NotBatchable(Exception):
+    """The function has a tangent line `batch` cannot run on many directions."""
+
+
+def batch(fn: ir.Function, kinds: dict) -> None:
+    _Batcher(kinds).block(fn.body)
+
+
+def _is_tangent(n: str) -> bool:
+    return n.endswith("%dot")
+
+
+def _has_tangent(node) -> bool:
+    return any(_is_tangent(n) for n in ir.names_in(node))
+
+
+def _rank(kind):
+    if kind in (ops.SCALAR, ops.INT):
+        return 0
+    if isinstance(kind, ops.ArrayKind) and isinstance(kind.ndim, int):
+        return kind.ndim
+    return None
+
+
+_ELEMENTWISE = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+# calls whose result has the shape of their first argument (prod_others: the product
+# of the other elements), or of their second (the runtime's spread adjoints)
+_LIKE_FIRST = ("np.zeros_like", "np.ones_like", "prod_others")
+_LIKE_SECOND = ("extreme_bar", "norm_bar", "unreduce")
+_REDUCTIONS = ("np.sum", "np.mean", "np.prod", "np.max", "np.min", "np.amax", "np.amin",
+               "np.var", "np.std")
+
+
+class _Batcher:
+    def __init__(self, kinds):
+        self.kinds = kinds
+        self.ranks = {}  # primal names without a kind (a rule's own lines): their ranks
+
+    def rank_of_name(self, n: str):
+        base = n[: -len("%dot")] if _is_tangent(n) else n
+        if base not in self.kinds:
+            return self.ranks.get(base)
+        return _rank(self.kinds.get(base))
+
+    # ------------------------------------------------------------ statements
+
+    def block(self, body):
+        for s in body:
+            self.stmt(s)
+
+    def stmt(self, s):
+        if isinstance(s, ir.Assign):
+            if not s.unpack and s.targets[0] not in self.kinds:
+                self.ranks[s.targets[0]] = self.rank(s.value)
+            if _has_tangent(s.value) or any(_is_tangent(t) for t in s.targets):
+                value, rank, _ = self.expr(s.value)
+                if not s.unpack:
+                    target = self.rank_of_name(s.targets[0])
+                    if target is None or rank is not None and rank > target or \
+                            rank is None and not isinstance(value, ast.Subscript):
+                        raise NotBatchable(s)
+                s.value = value
+        elif isinstance(s, ir.If):
+            if _has_tangent(s.test):
+                raise NotBatchable(s)
+            self.block(s.body)
+            self.block(s.orelse)
+        elif isinstance(s, ir.Loop):
+            if s.iter is not None and _has_tangent(s.iter) or \
+                    s.test is not None and _has_tangent(s.test):
+                raise NotBatchable(s)
+            for phi in s.phis:
+                if phi.init is not None and _has_tangent(phi.init):
+                    phi.init, _, _ = self.expr(phi.init)
+            self.block(s.cond)
+            self.block(s.body)
+        elif isinstance(s, ir.Exit):
+            self.block(s.copies)
+        elif isinstance(s, ir.Return):
+            s.value, _, _ = self.expr(s.value)
+        elif isinstance(s, ir.Comment):
+            pass
+        elif any(_has_tangent(get()) for get, _ in ir.slots(s)) or \
+                isinstance(s, ir.AugAssign) and isinstance(s.target, str) \
+                and _is_tangent(s.target):
+            raise NotBatchable(s)  # a write into a tangent, an expression statement
+
+    # ----------------------------------------------------------- expressions
+
+    def rank(self, node):
+        """The rank of an expression without tangents (None: not known)."""
+        if isinstance(node, ast.Name):
+            return self.rank_of_name(node.id)
+        if isinstance(node, ast.Constant):
+            return 0 if isinstance(node.value, (int, float)) else None
+        if isinstance(node, ast.UnaryOp):
+            return self.rank(node.operand)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, _ELEMENTWISE + (
+                ast.Pow, ast.BitAnd, ast.BitOr)):
+            a, b = self.rank(node.left), self.rank(node.right)
+            return None if a is None or b is None else max(a, b)
+        if isinstance(node, ast.Compare) and len(node.comparators) == 1:
+            a, b = self.rank(node.left), self.rank(node.comparators[0])
+            return None if a is None or b is None else max(a, b)
+        if isinstance(node, ast.Call) and node.args:
+            text = ir.dotted(node.func) or ""
+            obj = getattr(np, text[3:], None) if text.startswith("np.") else None
+            if isinstance(obj, np.ufunc) and obj.nin == 1 and len(node.args) == 1 \
+                    or text in _LIKE_FIRST:
+                return self.rank(node.args[0])
+            if text == "np.where" and len(node.args) == 3:
+                ranks = [self.rank(a) for a in node.args]
+                return None if None in ranks else max(ranks)
+            if text in _LIKE_SECOND and len(node.args) >= 2:
+                return self.rank(node.args[1])  # (the runtime's adjoints of x)
+            if text in _REDUCTIONS:
+                return self.reduced_rank(node)
+            if text in ("len", "np.size", "np.ndim"):
+                return 0
+        return None
+
+    def reduced_rank(self, node):
+        """The rank of ``np.sum(x, axis, ..., keepdims=...)`` and its kin."""
+        rank = self.rank(node.args[0])
+        options = {k.arg: k.value for k in node.keywords}
+        axis = node.args[1] if len(node.args) > 1 else options.get("axis", ir.const(None))
+        keepdims = options.get("keepdims", ir.const(False))
+        if rank is None or not isinstance(keepdims, ast.Constant):
+            return None
+        if keepdims.value:
+            return rank
+        try:
+            axis = ast.literal_eval(axis)
+        except ValueError:
+            return None
+        if axis is None:
+            return 0
+        return rank - (1 if isinstance(axis, int) else len(axis))
+
+    def expr(self, node):
+        """``(rewritten node, rank without the direction axis, carries the axis)``."""
+        if not _has_tangent(node):
+            return node, self.rank(node), False
+        if isinstance(node, ast.Name):
+            return node, self.rank_of_name(node.id), True
+        if isinstance(node, ast.Tuple):
+            elts = [self.expr(e)[0] for e in node.elts]
+            return ast.Tuple(elts=elts, ctx=ast.Load()), None, True
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            operand, rank, _ = self.expr(node.operand)
+            return ast.UnaryOp(op=node.op, operand=operand), rank, True
+        if isinstance(node, ast.BinOp):
+            return self.binop(node)
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        if isinstance(node, ast.Subscript) and not _has_tangent(node.slice):
+            value, rank, batched = self.expr(node.value)
+            if not batched or rank is None or rank < 1:
+                raise NotBatchable(node)
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            index = ast.Tuple(elts=[ast.Slice()] + list(parts), ctx=ast.Load())
+            return ast.Subscript(value=value, slice=index, ctx=ast.Load()), \
+                self.indexed_rank(rank, parts), True
+        raise NotBatchable(node)
+
+    def indexed_rank(self, rank, parts):
+        """The rank of an array of `rank` indexed by `parts` (None: not known, as for
+        an index array or a mask)."""
+        for p in parts:
+            if isinstance(p, ast.Slice) or isinstance(p, ast.Constant) and p.value is ...:
+                continue
+            if isinstance(p, ast.Constant) and p.value is None or ir.dotted(p) == "np.newaxis":
+                rank += 1
+            elif isinstance(p, ast.Constant) and type(p.value) is int or \
+                    isinstance(p, ast.Name) and self.kinds.get(p.id) == ops.INT:
+                rank -= 1
+            else:
+                return None
+        return rank
+
+    def binop(self, node):
+        left, a, ta = self.expr(node.left)
+        right, b, tb = self.expr(node.right)
+        if a is None or b is None:
+            raise NotBatchable(node)
+        if isinstance(node.op, _ELEMENTWISE):
+            # a tangent meeting an operand of higher rank gets the missing axes after
+            # its direction axis (``t1 * t3_dot`` of an array t1 and a number t3
+            # reads ``t1 * t3_dot[:, None]``), so the direction axis stays in front
+            if ta and a < b:
+                left = _expand(left, b - a)
+            if tb and b < a:
+                right = _expand(right, a - b)
+            return ast.BinOp(left=left, op=node.op, right=right), max(a, b), True
+        out = ast.BinOp(left=left, op=node.op, right=right)
+        if isinstance(node.op, ast.MatMult) and not (ta and tb) and 1 <= min(a, b) \
+                and (b if ta else a) <= 2:
+            # (n, k) @ (k, m) and (n, ..., k) @ (k,) keep n in front, as does
+            # (m, k) @ (n, k, p); a matrix times a vector tangent, W @ x_dot, is
+            # x_dot @ W.T (the same sums of products, one row per direction)
+            rank = (a - 1) + (b - 1) if min(a, b) == 1 else max(a, b)
+            if tb and b == 1:  # (v @ x_dot is x_dot @ v)
+                other = left if a == 1 else ast.Attribute(value=left, attr="T", ctx=ast.Load())
+                return ast.BinOp(left=right, op=ast.MatMult(), right=other), rank, True
+            return out, rank, True
+        raise NotBatchable(node)
+
+    def call(self, node):
+        text = ir.dotted(node.func) or ""
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            raise NotBatchable(node)
+        if text.endswith("%jvp") or "%jvp%" in text:
+            # a callee's forward derivative, itself batched: tangents pass through
+            args = [self.expr(a)[0] for a in node.args]
+            return ast.Call(func=node.func, args=args, keywords=node.keywords), None, True
+        if text in ("np.sum", "np.mean"):
+            return self.reduction(node)
+        if text in ("np.dot", "np.matmul") and len(node.args) == 2 and not node.keywords:
+            # (np.dot and matmul agree on 1-D and 2-D operands, which binop checks)
+            product = ast.BinOp(left=node.args[0], op=ast.MatMult(), right=node.args[1])
+            if all(self.rank(a) in (1, 2) or _has_tangent(a) for a in node.args):
+                new, rank, _ = self.binop(product)
+                if isinstance(new, ast.BinOp) and isinstance(new.op, ast.MatMult) and \
+                        all(r in (1, 2) for r in (self.expr(node.args[0])[1],
+                                                  self.expr(node.args[1])[1])):
+                    return new, rank, True
+            raise NotBatchable(node)
+        if text == "np.array" and len(node.args) == 1 and not node.keywords:
+            value, rank, batched = self.expr(node.args[0])  # a copy keeps the axis
+            return ast.Call(func=node.func, args=[value], keywords=[]), rank, batched
+        if text == "np.broadcast_to" and len(node.args) == 2 and not node.keywords:
+            return self.broadcast_to(node)
+        if text == "np.where" and len(node.args) == 3 and not node.keywords \
+                and not _has_tangent(node.args[0]):
+            parts = [self.expr(a) for a in node.args]
+            ranks = [r for _, r, _ in parts]
+            if None in ranks:
+                raise NotBatchable(node)
+            top = max(ranks)
+            if any(t and r != top for _, r, t in parts):
+                raise NotBatchable(node)
+            return ast.Call(func=node.func, args=[p[0] for p in parts], keywords=[]), top, True
+        raise NotBatchable(node)
+
+    def reduction(self, node):
+        if not 1 <= len(node.args) <= 2 or len(node.args) == 2 and _has_tangent(node.args[1]):
+            raise NotBatchable(node)
+        value, rank, batched = self.expr(node.args[0])
+        options = {k.arg: k.value for k in node.keywords}
+        if set(options) - {"axis", "keepdims"} or rank is None or not batched:
+            raise NotBatchable(node)
+        axis = node.args[1] if len(node.args) == 2 else options.get("axis", ir.const(None))
+        keepdims = options.get("keepdims", ir.const(False))
+        if not (isinstance(axis, (ast.Constant, ast.Tuple, ast.UnaryOp))
+                and isinstance(keepdims, ast.Constant)):
+            raise NotBatchable(node)
+        try:
+            axis = ast.literal_eval(axis)
+        except ValueError:
+            raise NotBatchable(node) from None
+        axes = tuple(range(rank)) if axis is None else \
+            (axis,) if isinstance(axis, int) else axis
+        if not all(isinstance(x, int) and -rank <= x < rank for x in axes):
+            raise NotBatchable(node)
+        from_end = tuple(sorted({x - rank if x >= 0 else x for x in axes}))
+        keywords = [ast.keyword(arg="axis", value=_ints(from_end))]
+        if keepdims.value:
+            keywords.append(ast.keyword(arg="keepdims", value=ir.const(True)))
+        new = ast.Call(func=node.func, args=[value], keywords=keywords)
+        return new, rank if keepdims.value else rank - len(from_end), True
+
+    def broadcast_to(self, node):
+        value, rank, batched = self.expr(node.args[0])
+        shape = node.args[1]
+        if not batched or rank is None or _has_tangent(shape) or not (
+                isinstance(shape, ast.Call) and ir.dotted(shape.func) == "np.shape"
+                and len(shape.args) == 1):
+            raise NotBatchable(node)
+        target = self.rank(shape.args[0])
+        if target is None or target < rank:
+            raise NotBatchable(node)
+        front = ast.Subscript(value=_np("shape", [ir.copy_tree(value)]),
+                              slice=ast.Slice(upper=ir.const(1)), ctx=ast.Load())
+        if target > rank:  # new axes go after the direction axis
+            value = _np("expand_dims", [value, _ints(range(1, 1 + target - rank))])
+        full = ast.BinOp(left=front, op=ast.Add(), right=shape)
+        return ast.Call(func=node.func, args=[value, full], keywords=[]), target, True
+
+
+def _expand(node, by: int) -> ast.Subscript:
+    """``node[:, None, ...]``: `by` new axes after the direction axis."""
+    index = ast.Tuple(elts=[ast.Slice()] + [ir.const(None)] * by, ctx=ast.Load())
+    return ast.Subscript(value=node, slice=index, ctx=ast.Load())
+
+
+def _np(func, args) -> ast.Call:
+    return ast.Call(func=ast.Attribute(value=ir.name("np"), attr=func, ctx=ast.Load()),
+                    args=args, keywords=[])
+
+
+def _ints(values) -> ast.Tuple:
+    return ast.Tuple(elts=[ir.const(v) for v in values], ctx=ast.Load())
