@@ -16,10 +16,11 @@ what would reach the direction axis: a tangent meeting an operand of higher rank
 the missing axes after its direction axis (``t1 * t3_dot[:, None]``), ``W @ x_dot``
 of a vector tangent reads ``x_dot @ W.T``, a reduction over every axis or over a
 counted axis (``np.sum(t_dot, axis=0)``) runs over the same axes counted from the
-end, an element read ``x_dot[i]`` reads ``x_dot[:, i]``, and ``np.broadcast_to``
-keeps the axis in front. Anything else that touches a tangent (a method, a write into a tangent,
-an unknown call) raises `NotBatchable`, and the caller takes one pass per direction:
-a line `batch` cannot prove is never run on directions."""
+end, an element read or write ``x_dot[i]`` is ``x_dot[:, i]``, the zero tangent of
+an array the function writes into has the direction axis, and ``np.broadcast_to``
+keeps the axis in front. Anything else that touches a tangent (a method, an unknown
+call, a write whose element rank is not known) raises `NotBatchable`, and the caller
+takes one pass per direction: a line `batch` cannot prove is never run on directions."""
 
 from __future__ import annotations
 
@@ -35,7 +36,10 @@ class NotBatchable(Exception):
 
 
 def batch(fn: ir.Function, kinds: dict) -> None:
-    _Batcher(kinds).block(fn.body)
+    reference = next((p.name for p in fn.params if _is_tangent(p.name)), None)
+    if reference is None:
+        raise NotBatchable(fn)
+    _Batcher(kinds, reference).block(fn.body)
 
 
 def _is_tangent(n: str) -> bool:
@@ -64,8 +68,9 @@ _REDUCTIONS = ("np.sum", "np.mean", "np.prod", "np.max", "np.min", "np.amax", "n
 
 
 class _Batcher:
-    def __init__(self, kinds):
+    def __init__(self, kinds, reference):
         self.kinds = kinds
+        self.reference = reference  # a tangent parameter: its first axis counts directions
         self.ranks = {}  # primal names without a kind (a rule's own lines): their ranks
 
     def rank_of_name(self, n: str):
@@ -84,7 +89,14 @@ class _Batcher:
         if isinstance(s, ir.Assign):
             if not s.unpack and s.targets[0] not in self.kinds:
                 self.ranks[s.targets[0]] = self.rank(s.value)
-            if _has_tangent(s.value) or any(_is_tangent(t) for t in s.targets):
+            if not s.unpack and _is_tangent(s.targets[0]) and _call_of(s.value, "np.zeros_like"):
+                # the tangent of an array the function writes into starts as zeros
+                # with the direction axis: zeros_like(out, shape=(n,) + out.shape)
+                shape = ast.BinOp(left=self.directions(), op=ast.Add(),
+                                  right=_np("shape", [ir.copy_tree(s.value.args[0])]))
+                s.value = ast.Call(func=s.value.func, args=s.value.args,
+                                   keywords=[ast.keyword(arg="shape", value=shape)])
+            elif _has_tangent(s.value) or any(_is_tangent(t) for t in s.targets):
                 value, rank, _ = self.expr(s.value)
                 if not s.unpack:
                     target = self.rank_of_name(s.targets[0])
@@ -112,10 +124,39 @@ class _Batcher:
             s.value, _, _ = self.expr(s.value)
         elif isinstance(s, ir.Comment):
             pass
+        elif isinstance(s, ir.SetItem) and isinstance(s.target.value, ast.Name) \
+                and _is_tangent(s.target.value.id) and not _has_tangent(s.target.slice):
+            self.write(s)
         elif any(_has_tangent(get()) for get, _ in ir.slots(s)) or \
                 isinstance(s, ir.AugAssign) and isinstance(s.target, str) \
                 and _is_tangent(s.target):
             raise NotBatchable(s)  # a write into a tangent, an expression statement
+
+    def directions(self) -> ast.expr:
+        """``np.shape(x_dot)[:1]``: the direction axis's length, as a shape."""
+        return ast.Subscript(value=_np("shape", [ir.name(self.reference)]),
+                             slice=ast.Slice(upper=ir.const(1)), ctx=ast.Load())
+
+    def write(self, s):
+        """``y_dot[i] = v_dot`` -> ``y_dot[:, i] = v_dot``, the value given the
+        element's rank after its direction axis."""
+        rank = self.rank_of_name(s.target.value.id)
+        parts = s.target.slice.elts if isinstance(s.target.slice, ast.Tuple) \
+            else [s.target.slice]
+        slot = self.indexed_rank(rank, parts) if rank is not None else None
+        if slot is None and len(parts) == 1 and isinstance(parts[0], ast.Name):
+            mask = self.kinds.get(parts[0].id)  # a mask of the array's own rank
+            if isinstance(mask, ops.ArrayKind) and mask.dtype == "b" and mask.ndim == rank:
+                slot = 1
+        value, vrank, batched = self.expr(s.value)
+        if batched:
+            if slot is None or vrank is None or vrank > slot:
+                raise NotBatchable(s)
+            if vrank < slot:
+                value = _expand(value, slot - vrank)
+        index = ast.Tuple(elts=[ast.Slice()] + list(parts), ctx=ast.Load())
+        s.target = ast.Subscript(value=s.target.value, slice=index, ctx=ast.Store())
+        s.value = value
 
     # ----------------------------------------------------------- expressions
 
@@ -317,6 +358,11 @@ class _Batcher:
             value = _np("expand_dims", [value, _ints(range(1, 1 + target - rank))])
         full = ast.BinOp(left=front, op=ast.Add(), right=shape)
         return ast.Call(func=node.func, args=[value, full], keywords=[]), target, True
+
+
+def _call_of(node, text) -> bool:
+    return isinstance(node, ast.Call) and ir.dotted(node.func) == text \
+        and len(node.args) == 1 and not node.keywords and not _has_tangent(node.args[0])
 
 
 def _expand(node, by: int) -> ast.Subscript:
