@@ -142,20 +142,22 @@ def _still_valid(unit) -> bool:
     return True
 
 
-def _unit(f, wrt, entry, kinds, as_tuple, checkpoint=None):
-    """The compiled unit for these options, built (and cached) when needed."""
-    key = (entry, wrt, as_tuple, tuple(kinds.items()), checkpoint)
+def _unit(f, wrt, entry, kinds, as_tuple, checkpoint=None, copy_views=False):
+    """The compiled unit for these options, built (and cached) when needed
+    (`copy_views`: the gradient second derivatives differentiate, see
+    `pipeline.reverse_unit`; never on disk)."""
+    key = (entry, wrt, as_tuple, tuple(kinds.items()), checkpoint, copy_views)
     per_code = _units.get(f.__code__)
     if per_code is not None:
         got = per_code.get(key)
         if got is not None and got[0].root is f and _still_valid(got[0]):
             return got
-    hit, ticket = diskcache.lookup(f, entry, wrt, kinds=kinds, as_tuple=as_tuple,
-                                   checkpoint=checkpoint)
+    hit, ticket = (None, None) if copy_views else diskcache.lookup(
+        f, entry, wrt, kinds=kinds, as_tuple=as_tuple, checkpoint=checkpoint)
     if hit is not None:
         unit, compiled = hit
     else:
-        unit = pipeline.reverse_unit(f, wrt, entry, kinds, as_tuple, checkpoint)
+        unit = pipeline.reverse_unit(f, wrt, entry, kinds, as_tuple, checkpoint, copy_views)
         compiled = compile_mod.compile_unit(unit)
         if ticket is not None:
             diskcache.save(ticket, unit)

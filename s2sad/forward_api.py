@@ -204,7 +204,7 @@ def _gradient_function(f, names: tuple, values: list, kwargs: dict):
         got = per_f.get(key)
         if got is not None and _still_valid(got[0]):
             return got[1]
-        unit, compiled = _unit(f, names, "grad", kinds, True)
+        unit, compiled = _unit(f, names, "grad", kinds, True, copy_views=True)
         fn = compile_mod.bind(unit, compiled)[unit.entry[0]]
         per_f[key] = (unit, fn)
         return fn
@@ -228,9 +228,10 @@ def _along(f, gradient, values, tangents):
             f"over its gradient code stops at `{(e.source_line or '').strip()}` "
             f"({e.message})",
             filename=filename, lineno=line,
-            hint="Second derivatives of functions that write into arrays are not supported "
-                 "yet; build the arrays without writes (np.where, np.concatenate), or use "
-                 "finite differences of s2sad.grad.") from None
+            hint="Second derivatives of a loop that writes into an array it carries from "
+                 "one iteration to the next are not supported yet; build that array without "
+                 "writes (np.where, np.concatenate), or use finite differences of "
+                 "s2sad.grad.") from None
 
 
 def _full_arguments(f, args, kwargs, what):

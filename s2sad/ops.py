@@ -115,6 +115,9 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
                     and (isinstance(kind(func.value), ListKind) or kind(func.value) == UNKNOWN):
                 return Op("pop", [func.value], diff=(True,), text="list.pop")
             method = _methods().get(func.attr)
+            if func.attr == "copy" and not value.args and not value.keywords \
+                    and isinstance(func.value, ast.Name) and kind(func.value) == SCALAR:
+                return Op("copy", [func.value], diff=(True,))  # a number's copy: itself
             if func.attr == "copy" and not isinstance(kind(func.value), ArrayKind):
                 method = None  # a list's copy is not an array
             if method is not None and isinstance(func.value, ast.Name):

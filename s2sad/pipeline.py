@@ -225,11 +225,18 @@ class Unit:
 
 
 def reverse_unit(func, wrt, entry="grad", param_kinds=None, as_tuple=False,
-                 checkpoint=None) -> Unit:
+                 checkpoint=None, copy_views=False) -> Unit:
     """`checkpoint`: None, or ``(schedule, snapshots)`` to checkpoint the outermost
-    loops of `func` (see `checkpoint_outer_loops`)."""
-    return _Builder(func, tuple(wrt), entry, param_kinds or {}, as_tuple,
-                    checkpoint).build()
+    loops of `func` (see `checkpoint_outer_loops`). With `copy_views`, the forward
+    sweep copies what it reads out of an array the function writes into
+    (``t1 = B[:, 1].copy()``), the gradient code forward mode differentiates for
+    second derivatives: the reverse sweep reads such a value only where the array
+    holds what it held when the value was read (a write is undone before the reverse
+    of the lines before it), so the copy is the same numbers, and forward mode, which
+    cannot see that, need not follow a write through a view."""
+    builder = _Builder(func, tuple(wrt), entry, param_kinds or {}, as_tuple, checkpoint)
+    builder.copy_views = copy_views
+    return builder.build()
 
 
 def checkpoint_outer_loops(fn: ir.Function, checkpoint) -> ir.Function:
@@ -263,6 +270,7 @@ class _Builder:
         self.entry = entry
         self.param_kinds = param_kinds
         self.kinds = _Kinds()
+        self.copy_views = False
         self.names: dict = {}  # (callee, active, kinds) -> (fwd, bwd)
         self.queue: list = []
         self.functions: list = []
@@ -351,6 +359,7 @@ class _Builder:
             grads + [ir.name("%value")] * with_value,
             _purity(fr.dup), _float_names(act), inputs=[p.name for p in fr.anf.params],
             mutable=rev.mutable)
+        self.copy_view_reads(forward, backward, act, rev)
         grads = outputs[: len(grads)]
         if len(grads) == 1 and not self.as_tuple:
             result = grads[0]
@@ -361,6 +370,30 @@ class _Builder:
         body = forward + backward + [ir.Return(result, rev.output_line)]
         fn = ir.Function(name, _params(fr.anf), body, fr.anf.refs, fr.anf.source)
         return UnitFunction(fn, fr.func)
+
+    def copy_view_reads(self, forward, backward, act, rev):
+        """With `copy_views` (see `reverse_unit`): ``t = B[...]`` of an array `B` the
+        code writes into (an array of the function's, or an adjoint array the
+        reverse sweep updates in place) reads ``B[...].copy()``."""
+        if not self.copy_views:
+            return
+        written = set(rev.mutable)
+        for s in ir.walk(forward + backward):
+            target = getattr(s, "target", None)
+            if isinstance(s, (ir.SetItem, ir.AugAssign)) and isinstance(target, ast.Subscript) \
+                    and isinstance(target.value, ast.Name):
+                written.add(target.value.id)
+
+        def array(n):
+            base = n[: -len("%bar")] if n.endswith("%bar") else n
+            return isinstance(act.kinds.get(base), ops.ArrayKind)
+
+        for s in ir.walk(forward + backward):
+            if isinstance(s, ir.Assign) and not s.unpack and \
+                    isinstance(s.value, ast.Subscript) and isinstance(s.value.value, ast.Name) \
+                    and s.value.value.id in written and array(s.value.value.id):
+                s.value = ast.Call(func=ast.Attribute(value=s.value, attr="copy",
+                                                      ctx=ast.Load()), args=[], keywords=[])
 
     def steps(self, fr: Front, act, rev: reverse.Reverse) -> list:
         """The step function of each checkpointed loop, ``step(i, state, args)``, a
@@ -417,6 +450,7 @@ class _Builder:
             rev.forward, rev.reverse, keep | {seed_param}, [rev.output] + grads,
             _purity(fr.dup), inputs=[p.name for p in fr.anf.params] + [seed_param],
             mutable=rev.mutable)
+        self.copy_view_reads(forward, backward, act, rev)
         if root and isinstance(output, ast.Name) and output.id in rev.mutable and any(
                 isinstance(s, ir.SetItem) and s.restore for s in ir.walk(backward)):
             # the pullback puts back what writes overwrote: return a copy, so the

@@ -52,23 +52,26 @@ def differentiable_everywhere_near(f, args, where, v):
 
 # the reverse code of these writes into arrays through views forward mode cannot
 # follow yet: a clear error, never a number
-WRITES = {zoo_numpy.column_update, zoo_numpy.boundary_writes, zoo_numpy.writes_in_branches,
-          zoo_numpy.heat_steps}
+# the parameter whose second derivatives are refused: a loop-carried array written
+# into and saved on the tape, which forward mode over the gradient code cannot follow
+# yet (heat_steps's gradient for c alone restores u from the tape; for u0 it does not)
+WRITES = {zoo_numpy.boundary_writes: {0, 1}, zoo_numpy.heat_steps: {1}}
 
 
 @pytest.mark.parametrize("f,args,wrt", CASES, ids=IDS)
 def test_hvp_matches_differences_of_the_gradient(f, args, wrt):
     rng = random.Random(3)
     where = positions(f, wrt)
-    if f in WRITES:
+    for refused in WRITES.get(f, ()):
         with pytest.raises(s2sad.S2SADError, match="cannot yet take second derivatives") as e:
-            s2sad.hvp(f, wrt=where[0])(*args, direction(args[where[0]], rng))
+            s2sad.hvp(f, wrt=refused)(*args, direction(args[refused], rng))
         assert e.value.filename == zoo_numpy.__file__
-        return
     v = {i: direction(args[i], rng) for i in where}
     if not differentiable_everywhere_near(f, args, where, v):
         pytest.skip("the gradient has a kink near this point")
     for k, i in enumerate(where):
+        if i in WRITES.get(f, ()):
+            continue
         got = s2sad.hvp(f, wrt=i)(*args, v[i])
         # H v restricted to direction v_i only: compare along that one parameter
         only = {j: (v[j] if j == i else _zero(args[j])) for j in where}
