@@ -447,6 +447,18 @@ def jacobian(f, wrt=0, mode="auto"):
     return jac
 
 
+def _forward_pass(f, fn, values, dots):
+    """``(output, output parts, their tangents)`` of one call of the compiled forward
+    derivative `fn` (an error in it gets a note naming the user's line)."""
+    try:
+        y, y_dot = fn(*values, *dots)
+    except Exception as exc:
+        compile_mod.explain(exc)
+        raise
+    parts, _ = _output_parts(y, f)
+    return y, parts, list(y_dot) if isinstance(y, tuple) else [y_dot]
+
+
 def _jacobian_batched(f, values, where, wrt, kinds, sizes):
     """``(output, columns)`` from one pass of the batched forward derivative (every
     tangent with a leading axis of directions, see `batching`), or None when the
@@ -465,13 +477,7 @@ def _jacobian_batched(f, values, where, wrt, kinds, sizes):
         dots.append(block.reshape((n,) + np.shape(x)) if isinstance(x, np.ndarray)
                     else block[:, 0].copy())
         at += size
-    try:
-        y, y_dot = fn(*values, *dots)
-    except Exception as exc:
-        compile_mod.explain(exc)
-        raise
-    parts, _ = _output_parts(y, f)
-    dparts = list(y_dot) if isinstance(y, tuple) else [y_dot]
+    y, parts, dparts = _forward_pass(f, fn, values, dots)
     columns = []
     for part, d in zip(parts, dparts):
         d = np.asarray(d, dtype=float)
@@ -506,9 +512,7 @@ def _jacobian_forward(f, values, where):
             else:
                 dots.append(eye[at])
             at += size
-        y, y_dot = fn(*values, *dots)
-        parts, _ = _output_parts(y, f)
-        dparts = list(y_dot) if isinstance(y, tuple) else [y_dot]
+        y, parts, dparts = _forward_pass(f, fn, values, dots)
         columns = []
         for part, d in zip(parts, dparts):
             full = np.zeros((_size(part), n))
@@ -529,13 +533,7 @@ def _jacobian_forward(f, values, where):
             for _, t in _units_of(values[i]):
                 dots = list(zeros)
                 dots[k] = t
-                try:
-                    y, y_dot = fn(*values, *dots)
-                except Exception as exc:
-                    compile_mod.explain(exc)
-                    raise
-                parts, _ = _output_parts(y, f)
-                dparts = list(y_dot) if isinstance(y, tuple) else [y_dot]
+                y, parts, dparts = _forward_pass(f, fn, values, dots)
                 if columns is None:
                     columns = [[] for _ in parts]
                 for e, d in enumerate(dparts):
