@@ -44,8 +44,13 @@ def unreduce(g, x, axis=None, keepdims=False):
 def extreme_bar(g, x, out, axis=None, keepdims=False):
     """Adjoint of max/min: `g` goes to the elements equal to the extreme, shared
     equally when there are ties."""
-    where = (x == unreduce(out, x, axis, keepdims)).astype(np.result_type(x, 1.0))
-    return unreduce(g, x, axis, keepdims) * where / where.sum(axis=axis, keepdims=True)
+    if axis is not None and not keepdims:  # (broadcast back over the reduced axes)
+        out = np.expand_dims(out, axis)
+        if np.ndim(g):
+            g = np.expand_dims(g, axis)
+    # g spread over x by broadcasting, not written into an array of x's shape first
+    where = (x == out).astype(np.result_type(x, 1.0))
+    return g * where / where.sum(axis=axis, keepdims=True)
 
 
 def _matmul_operands(g, x, y):
