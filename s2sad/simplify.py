@@ -132,6 +132,8 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
         reverse = _absorb_negations(reverse, ir.reads_in(forward + reverse),
                                     _definitions(reverse))
         reverse = _spread_by_broadcasting(reverse, float_name)  # (and absorbing)
+        reverse = _double_sums(reverse, ir.reads_in(forward + reverse),
+                               _definitions(reverse), float_name)
     if pure is not None:
         reads = ir.reads_in(forward + reverse)
         adjoints = {t for x in ir.walk(reverse) for t in ir.defined_names(x)}
@@ -1389,6 +1391,96 @@ def _lifted(s):
     new = ir.copy_tree(s)
     new.value = _signed(*_lift(s.value))
     return new if _cost(new) < _cost(s) else None
+
+
+def _double_sums(body, reads, defs, float_name) -> list:
+    """``x_a_bar + x_a_bar`` (the two uses of an array `x` in ``x * x``) of a product
+    with a number among its factors, ``x_a_bar = t_bar * c * x``, reads ``t_bar * (2.0 * c)
+    * x``: doubling is exact, so the number doubled gives the same values as the sum,
+    and an array product is computed once instead of computed and added to itself."""
+    out = list(body)
+    for s in out:
+        for block in ir.blocks(s):
+            block[:] = _double_sums(block, reads, defs, float_name)
+
+    def array(n) -> bool:  # (for numbers the sum costs what the doubling costs)
+        base = n[: -len("%bar")] if n.endswith("%bar") else n
+        return getattr(float_name, "array", None) is not None and float_name.array(base)
+
+    def doubled(product):
+        """`product` with one number factor doubled, or None."""
+        if isinstance(product, ast.BinOp) and isinstance(product.op, ast.Mult):
+            for side in ("right", "left"):
+                factor = getattr(product, side)
+                if isinstance(factor, ast.Constant) and type(factor.value) in (int, float) \
+                        or isinstance(factor, ast.Name) and float_name(factor.id) \
+                        or _is_size_ratio(factor):
+                    new = copy.copy(product)
+                    setattr(new, side, ast.BinOp(left=ast.Constant(2.0), op=ast.Mult(),
+                                                 right=factor))
+                    return new
+            inner = doubled(product.left)
+            if inner is not None:
+                new = copy.copy(product)
+                new.left = inner
+                return new
+        return None
+
+    i = 0
+    while i < len(out):
+        s = out[i]
+        n = s.targets[0] if isinstance(s, ir.Assign) and not s.unpack else None
+        if n is None or reads.get(n) != 2 or defs.get(n) != 1 or not array(n):
+            i += 1
+            continue
+        needs = set(ir.names_in(s.value))
+        done = False
+        for j in range(i + 1, len(out)):
+            x = out[j]
+            if isinstance(x, ir.Comment):
+                continue
+            if ir.blocks(x) or not isinstance(x, (ir.Assign, ir.AugAssign)):
+                break
+            if n in _reads_of(x):
+                new = doubled(s.value)
+                target = ast.BinOp(left=ir.name(n), op=ast.Add(), right=ir.name(n))
+                dump = ast.dump(target)
+
+                class _Twice(ast.NodeTransformer):
+                    hits = 0
+
+                    def visit_BinOp(self, node):
+                        self.generic_visit(node)
+                        if ast.dump(node) == dump:
+                            _Twice.hits += 1
+                            return ir.copy_tree(new)
+                        return node
+
+                if new is not None and n not in _reads_of_target(x):
+                    value = _Twice().visit(ir.copy_tree(x.value))
+                    if _Twice.hits == 1:
+                        x.value = value
+                        del out[i]
+                        done = True
+                break
+            changed = set(ir.defined_names(x))
+            target_ = getattr(x, "target", None)
+            if isinstance(target_, ast.Subscript) and isinstance(target_.value, ast.Name):
+                changed.add(target_.value.id)
+            if changed & needs:
+                break
+        if not done:
+            i += 1
+    return out
+
+
+def _is_size_ratio(node) -> bool:
+    """Arithmetic on literals and ``np.size(...)`` (a mean's scale)."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) in (int, float)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Mult)):
+        return _is_size_ratio(node.left) and _is_size_ratio(node.right)
+    return isinstance(node, ast.Call) and ir.dotted(node.func) == "np.size"
 
 
 def _absorb_negations(body, reads, defs, mine=None) -> list:
