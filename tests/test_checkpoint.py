@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from s2sad import checkpoint
 from s2sad.checkpoint import CTZ, Binomial, binomial_cost, repetitions
 
 import zoo_checkpoint as zoo
@@ -78,6 +79,32 @@ def test_ctz_snapshots_and_recomputations():
         assert peak <= log + 1 if n else peak == 0, (n, peak)
         assert steps - n <= n * (log + 1) / 2, (n, steps)
     assert drive(CTZ(), 16) == (16 + 17, 5)  # 0, 8, 12, 14, 15 kept
+
+
+@pytest.mark.parametrize("replayed", [0, 10**9])
+def test_binomial_programs_replay_the_recursion(replayed, monkeypatch):
+    """Replaying the cached programs of short segments (the default) reverses in the
+    same order, with the same step calls and snapshots, as recursing all the way
+    down (0) or replaying every segment."""
+    for s in (1, 2, 3, 10):
+        for n in (0, 1, 2, 5, 33, 100, 257):
+            want = drive(Binomial(s), n)
+            with monkeypatch.context() as m:
+                m.setattr(checkpoint, "REPLAYED", replayed)
+                assert drive(Binomial(s), n) == want, (s, n)
+
+
+def test_ctz_keeps_the_hierarchy():
+    """The positions CTZ holds after running from j to k are those a stack that keeps
+    every position and drops the ones a later position outranks would hold."""
+    for k in range(1, 130):
+        stack = []
+        for p in range(k + 1):
+            while stack and checkpoint._rank(stack[-1]) < checkpoint._rank(p):
+                stack.pop()
+            stack.append(p)
+        for i, j in enumerate(stack):
+            assert checkpoint._kept_between(j, k) == stack[i + 1:], (j, k)
 
 
 def test_marker_runs_the_plain_loop():
