@@ -141,13 +141,16 @@ class CTZ:
                 stack.pop()
             else:  # recompute from the nearest snapshot, keeping the hierarchy
                 self.steps += k - j
-                for p in _kept_between(j, k):
-                    for i in indices[j:p]:
-                        state = step(i, state, args)
-                    if p < k:
-                        stack.append((p & -p, p, state))
-                    j = p
-                if len(stack) + 1 > self.peak:  # the state at k counts while it is used
+                if j == k - 1:  # (half of them: one step, nothing to keep)
+                    state = step(indices[j], state, args)
+                else:
+                    for p in _kept_between(j, k):
+                        for i in indices[j:p]:
+                            state = step(i, state, args)
+                        if p < k:
+                            stack.append((p & -p, p, state))
+                        j = p
+                if len(stack) >= self.peak:  # the state at k counts while it is used
                     self.peak = len(stack) + 1
             bar = step_bar(indices[k], state, args, bar)
         return bar
@@ -307,8 +310,9 @@ class Binomial:
         slots = [state] * (held + 1)
         for src, lo, hi, dst in ops:
             at = slots[src]
-            for i in seg[lo:hi]:
-                at = step(i, at, args)
+            if lo < hi:  # (most reversals start from the slot's own state)
+                for i in seg[lo:hi]:
+                    at = step(i, at, args)
             if dst:
                 slots[dst] = at
             else:
