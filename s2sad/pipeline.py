@@ -227,9 +227,28 @@ class Unit:
 def reverse_unit(func, wrt, entry="grad", param_kinds=None, as_tuple=False,
                  checkpoint=None) -> Unit:
     """`checkpoint`: None, or ``(schedule, snapshots)`` to checkpoint the outermost
-    loops of `func` (see `checkpoint_outer_loops`)."""
+    loops of `func` (see `checkpoint_outer_loops`), or `TAPED_LOOPS` to reverse every
+    loop with its tape, those the user marked with `s2sad.checkpointed` too, in `func`
+    and in the functions it calls (see `without_checkpoints`)."""
     return _Builder(func, tuple(wrt), entry, param_kinds or {}, as_tuple,
                     checkpoint).build()
+
+
+# `checkpoint=` of `reverse_unit` for the gradient that second derivatives run in
+# forward mode: the schedulers' calls are opaque to the forward transform, the taped
+# loops are plain Python it differentiates. The same gradient, without checkpointing.
+TAPED_LOOPS = ("taped",)
+
+
+def without_checkpoints(fn: ir.Function) -> ir.Function:
+    """`fn` with no loop marked for checkpointing (`fn` itself if none is)."""
+    if not any(isinstance(s, ir.Loop) and s.checkpoint for s in ir.walk(fn.body)):
+        return fn
+    fn = fn.clone()
+    for s in ir.walk(fn.body):
+        if isinstance(s, ir.Loop):
+            s.checkpoint = None
+    return fn
 
 
 def checkpoint_outer_loops(fn: ir.Function, checkpoint) -> ir.Function:
@@ -289,8 +308,8 @@ class _Builder:
         return activity_mod.analyze(fr.dup, wrt, kinds, self.kinds)
 
     def build(self) -> Unit:
-        fr = self.kinds.front(self.root)
-        if self.checkpoint is not None:
+        fr = self.front(self.root)
+        if self.checkpoint is not None and self.checkpoint != TAPED_LOOPS:
             fr = Front(fr.func, fr.parsed, fr.anf, checkpoint_outer_loops(fr.dup,
                                                                          self.checkpoint))
         act = self.analyze(fr, self.wrt, self.param_kinds)
@@ -310,7 +329,7 @@ class _Builder:
         self.functions += self.steps(fr, act, rev)
         while self.queue:
             callee, active, kinds, (fwd, bwd) = self.queue.pop(0)
-            cfr = self.kinds.front(callee)
+            cfr = self.front(callee)
             cact = self.analyze(cfr, active, kinds)
             crev = reverse.transform(cfr.dup, cact, self.derivative_of())
             self.note_user(cfr)
@@ -324,6 +343,12 @@ class _Builder:
         unit = Unit(module, self.functions, entry, dict(self.helpers), self.resolved, out_kind)
         _print(unit)
         return unit
+
+    def front(self, func) -> Front:
+        fr = self.kinds.front(func)
+        if self.checkpoint == TAPED_LOOPS:
+            fr = Front(fr.func, fr.parsed, fr.anf, without_checkpoints(fr.dup))
+        return fr
 
     def note_user(self, fr: Front):
         if any(u is fr.func for u in self.seen_users):
