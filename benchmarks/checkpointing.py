@@ -9,7 +9,7 @@ peak during one gradient call (the arguments and the compiled code exist before 
 starts). Time is the median over interleaved rounds (each round calls every variant
 of one N, starting one further along each round) and ``time / tape`` the median of the
 per-round ratios, so a machine that slows down between rounds does not move it.
-``steps / N`` counts the calls of the step function (forward sweep and recomputation)
+``steps / N`` counts the steps the step functions run (forward sweep and recomputation)
 per loop step, and ``bound`` is what the issue asks the time ratio to stay near:
 ``t`` for binomial (the smallest t with C(s+t, s) >= N), log2 N for CTZ."""
 
@@ -106,11 +106,11 @@ def peak_kib(g, n):
 
 
 def step_calls(schedule, n):
-    """How many times the schedule calls the step function for n steps."""
+    """How many steps the schedule runs (forward sweep and recomputation) for n."""
     if schedule is None:
         return n
     driver = CTZ() if schedule == "ctz" else Binomial(SNAPSHOTS)
-    driver.forward(lambda i, state, args: state, range(n), (), ())
+    driver.forward(lambda indices, state, args: state, range(n), (), ())
     driver.reverse(lambda i, state, args, bar: bar, ())
     return driver.steps
 

@@ -4,7 +4,9 @@ This module imports nothing else from s2sad: the gradient code s2sad emits for a
 checkpointed loop calls it, and a derivative pasted into another project needs only
 this file beside `runtime.py`.
 
-A loop of n steps is ``state = step(i, state, args)`` for each index ``i``. Reversing
+A loop of n steps takes the loop-carried values `state` through one step per index
+``i``; ``step(indices, state, args)`` runs the steps of a stretch of consecutive
+indices (a slice of the loop's range) and returns the state after them. Reversing
 it needs, for each step from the last to the first, the state the step started from;
 keeping all n states is what a tape does. A schedule keeps a few snapshots instead and
 recomputes the states in between during the reverse sweep:
@@ -25,13 +27,15 @@ loop, keeps its snapshots and returns the final state; ``reverse(step_bar, bar)`
 walks the steps backwards, calling ``bar = step_bar(i, state_before_step, args, bar)``,
 and returns the last `bar`. `bar` is opaque here: the compiler passes the adjoints of
 the loop-carried values followed by the accumulated adjoints of the values the loop
-only reads. `steps` counts calls of `step` and `peak` the most snapshots held at
-once, for tests and benchmarks.
+only reads. `steps` counts the steps `step` runs and `peak` the most snapshots held
+at once, for tests and benchmarks.
 
 The drivers cost little beside the steps: where the schedule is known in advance
-they run each stretch of steps between two snapshots in a loop of its own (CTZ
-computes the positions its hierarchy keeps, `_kept_between`, rather than keeping
-and dropping a state at every step), and revolve's reversal of a segment of at most
+they run each stretch of steps between two snapshots in one call of `step`, whose
+loop runs the steps without going through Python calls per step (CTZ computes the
+positions its hierarchy keeps, `_kept_between`, rather than keeping and dropping a
+state at every step; a ``while`` loop's forward sweep, which tests before every
+step, calls ``step((k,), state, args)`` for each), and revolve's reversal of a segment of at most
 `REPLAYED` steps, which depends only on its length and the snapshots it may use, is
 worked out once into a flat program (`_program`, cached) and replayed. Programs of
 short segments keep that cache to a few tens of KiB; a program for all n steps would
@@ -103,11 +107,10 @@ class CTZ:
             stack.append((_rank(0), 0, state))
             j = 0
             for p in _kept_between(0, n - 1):
-                for i in indices[j:p]:
-                    state = step(i, state, args)
+                state = step(indices[j:p], state, args)
                 stack.append((p & -p, p, state))
                 j = p
-            state = step(indices[n - 1], state, args)
+            state = step(indices[n - 1:], state, args)
             self.peak = max(self.peak, len(stack))
         self.steps += n
         return state
@@ -127,7 +130,7 @@ class CTZ:
             push((rank, k, state))
             if len(stack) > peak:
                 peak = len(stack)
-            state = step(k, state, args)
+            state = step((k,), state, args)
             k += 1
         self.steps += k
         self.n, self.indices, self.peak = k, range(k), peak
@@ -142,11 +145,10 @@ class CTZ:
             else:  # recompute from the nearest snapshot, keeping the hierarchy
                 self.steps += k - j
                 if j == k - 1:  # (half of them: one step, nothing to keep)
-                    state = step(indices[j], state, args)
+                    state = step(indices[j:k], state, args)
                 else:
                     for p in _kept_between(j, k):
-                        for i in indices[j:p]:
-                            state = step(i, state, args)
+                        state = step(indices[j:p], state, args)
                         if p < k:
                             stack.append((p & -p, p, state))
                         j = p
@@ -250,15 +252,13 @@ class Binomial:
         a, left, free = 0, n, self.snapshots - 1
         while left > 1 and free > 0:
             m = _split(left, free + 1)
-            for i in indices[a:a + m]:
-                state = step(i, state, args)
+            state = step(indices[a:a + m], state, args)
             a, left, free = a + m, left - m, free - 1
             self.kept[a] = state
         if left > 1:
-            for i in indices[a:n - 1]:
-                state = step(i, state, args)
+            state = step(indices[a:n - 1], state, args)
             self.working, self.at_last = True, state
-        state = step(indices[n - 1], state, args)
+        state = step(indices[n - 1:], state, args)
         self.steps += n
         self.held = self.peak = len(self.kept)
         return state
@@ -278,9 +278,7 @@ class Binomial:
             m = _split(n, free + 1)
             mid = kept.pop(a + m, None)
             if mid is None:
-                mid = state
-                for i in indices[a:a + m]:
-                    mid = step(i, mid, args)
+                mid = step(indices[a:a + m], state, args)
                 self.steps += m
                 self.held += 1
                 if self.held > self.peak:
@@ -296,9 +294,7 @@ class Binomial:
             last -= 1
         self.steps += (last - a) * (last - a + 1) // 2
         for k in range(last, a - 1, -1):
-            at_k = state
-            for i in indices[a:k]:
-                at_k = step(i, at_k, args)
+            at_k = step(indices[a:k], state, args) if k > a else state
             bar = step_bar(indices[k], at_k, args, bar)
         return bar
 
@@ -311,8 +307,7 @@ class Binomial:
         for src, lo, hi, dst in ops:
             at = slots[src]
             if lo < hi:  # (most reversals start from the slot's own state)
-                for i in seg[lo:hi]:
-                    at = step(i, at, args)
+                at = step(seg[lo:hi], at, args)
             if dst:
                 slots[dst] = at
             else:

@@ -251,6 +251,26 @@ def without_checkpoints(fn: ir.Function) -> ir.Function:
     return fn
 
 
+def _tuple_of(names) -> ast.Tuple:
+    return ast.Tuple(elts=[ir.name(n) for n in names], ctx=ast.Load())
+
+
+def _carry(state: list, new, line) -> list:
+    """The last line of a step function's loop: the loop-carried names take their
+    values for the next iteration, ``x_1, v_1 = x_2, v_1 + dt * a`` (all at once, as
+    one new value may read another's old one); a value the iteration leaves as it is
+    is not assigned."""
+    if not isinstance(new, ast.Tuple):  # (an expression holding the whole tuple)
+        return [ir.Assign(tuple(state), new, line, unpack=True)]
+    pairs = [(n, v) for n, v in zip(state, new.elts)
+             if not (isinstance(v, ast.Name) and v.id == n)]
+    if len(pairs) == 1:
+        return [ir.Assign((pairs[0][0],), pairs[0][1], line)]
+    return [ir.Assign(tuple(n for n, _ in pairs),
+                      ast.Tuple(elts=[v for _, v in pairs], ctx=ast.Load()), line,
+                      unpack=True)] if pairs else []
+
+
 def checkpoint_outer_loops(fn: ir.Function, checkpoint) -> ir.Function:
     """`fn` with its outermost loops (in its body or its branches, not inside another
     loop) marked for checkpointing with ``(schedule, snapshots)``, except loops the
@@ -388,8 +408,8 @@ class _Builder:
         return UnitFunction(fn, fr.func)
 
     def steps(self, fr: Front, act, rev: reverse.Reverse) -> list:
-        """The step function of each checkpointed loop, ``step(i, state, args)``, a
-        while loop's test, ``test(state, args)``, and the step's reverse,
+        """The step function of each checkpointed loop, ``step(indices, state, args)``,
+        a while loop's test, ``test(state, args)``, and the step's reverse,
         ``step_bar(i, state, args, bar)`` (see `reverse.Step`)."""
         out = []
         for st in rev.steps:
@@ -399,9 +419,13 @@ class _Builder:
             params = [ir.Param(st.target), ir.Param("%state"), ir.Param("%args")]
             inputs = [p.name for p in params]
             body, _, outputs = simplify.simplify(
-                unpack + st.body, [], set(), [ast.Tuple(elts=st.outputs, ctx=ast.Load())],
-                _purity(fr.dup), _float_names(act), inputs=inputs, mutable=rev.mutable)
-            fn = ir.Function(st.name, params, body + [ir.Return(outputs[0], st.line)],
+                st.body, [], set(), [ast.Tuple(elts=st.outputs, ctx=ast.Load())],
+                _purity(fr.dup), _float_names(act),
+                inputs=[st.target] + st.state + st.args, mutable=rev.mutable)
+            loop = ir.ForEach(st.target, ir.name("%indices"),
+                              body + _carry(st.state, outputs[0], st.line), st.line)
+            fn = ir.Function(st.name, [ir.Param("%indices")] + params[1:],
+                             unpack + [loop, ir.Return(_tuple_of(st.state), st.line)],
                              fr.anf.refs, fr.anf.source)
             out.append(UnitFunction(fn, fr.func, keep_defaults=False))
             if st.test_name is not None:  # a while loop's test, ``test(state, args)``

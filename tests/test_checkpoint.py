@@ -26,8 +26,9 @@ def drive(schedule, n):
     the reverse sweep gets can be checked; returns (step calls, peak snapshots)."""
     seen = []
 
-    def step(i, state, args):
-        return state + (i,)
+    def step(indices, state, args):
+        assert len(indices) > 0  # (a stretch with no step is not worth a call)
+        return state + tuple(indices)
 
     def step_bar(i, state, args, bar):
         assert state == tuple(range(i)), (i, state)
