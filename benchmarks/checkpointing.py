@@ -1,17 +1,30 @@
-"""python -m benchmarks.checkpointing [--quick]: memory and time of the gradient of an
-Euler integrator with N steps, with a tape (no checkpointing), with the CTZ schedule
-and with binomial checkpointing (revolve) at 10 snapshots; prints a Markdown table.
+"""python -m benchmarks.checkpointing [--quick] [--rounds R]: memory and time of the
+gradient of an Euler integrator with N steps, with a tape (no checkpointing), with the
+CTZ schedule and with binomial checkpointing (revolve) at 10 snapshots, and of the same
+integrator written as a ``while`` loop (tape, and CTZ: its trip count is not known
+when it starts); prints a Markdown table.
 
-Peak memory is tracemalloc's peak during one gradient call (the arguments and the
-compiled code exist before it starts); time is the median of a few calls."""
+Every gradient is first checked against the taped one. Peak memory is tracemalloc's
+peak during one gradient call (the arguments and the compiled code exist before it
+starts). Time is the median over interleaved rounds (each round calls every variant
+of one N, starting one further along each round) and ``time / tape`` the median of the
+per-round ratios, so a machine that slows down between rounds does not move it.
+``steps / N`` counts the steps the step functions run (forward sweep and recomputation)
+per loop step, and ``bound`` is what the issue asks the time ratio to stay near:
+``t`` for binomial (the smallest t with C(s+t, s) >= N), log2 N for CTZ."""
 
 import argparse
 import gc
-import statistics
-import time
+import math
 import tracemalloc
 
 import s2sad
+from s2sad.checkpoint import CTZ, Binomial, repetitions
+
+from .timing import interleaved, median, ratio
+
+SNAPSHOTS = 10
+DT = 0.5**10  # a power of two: the while loop's time t = k * DT is exact
 
 
 def euler(k, c, n):
@@ -47,8 +60,40 @@ def euler_binomial(k, c, n):
     return x
 
 
-VARIANTS = [("tape (no checkpointing)", euler), ("CTZ", euler_ctz),
-            ("binomial, 10 snapshots", euler_binomial)]
+def euler_while(k, c, n):
+    """The integrator up to the time n * DT: a loop whose trip count is not known
+    when it starts (here it is n, as DT is a power of two)."""
+    x = 1.0
+    v = 0.0
+    t = 0.0
+    end = n * DT
+    while t < end:
+        a = -k * x - c * v
+        x = x + DT * v
+        v = v + DT * a
+        t = t + DT
+    return x
+
+
+def euler_while_ctz(k, c, n):
+    x = 1.0
+    v = 0.0
+    t = 0.0
+    end = n * DT
+    while s2sad.checkpointed(t < end):
+        a = -k * x - c * v
+        x = x + DT * v
+        v = v + DT * a
+        t = t + DT
+    return x
+
+
+# (loop, gradient, function, schedule or None): the first of each loop is the tape
+VARIANTS = [("for", "tape (no checkpointing)", euler, None),
+            ("for", "CTZ", euler_ctz, "ctz"),
+            ("for", f"binomial, {SNAPSHOTS} snapshots", euler_binomial, "binomial"),
+            ("while", "tape (no checkpointing)", euler_while, None),
+            ("while", "CTZ", euler_while_ctz, "ctz")]
 
 
 def peak_kib(g, n):
@@ -60,13 +105,22 @@ def peak_kib(g, n):
     return peak / 1024
 
 
-def seconds(g, n, rounds):
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        g(2.0, 0.3, n)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def step_calls(schedule, n):
+    """How many steps the schedule runs (forward sweep and recomputation) for n."""
+    if schedule is None:
+        return n
+    driver = CTZ() if schedule == "ctz" else Binomial(SNAPSHOTS)
+    driver.forward(lambda indices, state, args: state, range(n), (), ())
+    driver.reverse(lambda i, state, args, bar: bar, ())
+    return driver.steps
+
+
+def bound(schedule, n):
+    if schedule == "ctz":
+        return f"{math.log2(n):.1f}"
+    if schedule == "binomial":
+        return str(repetitions(n, SNAPSHOTS))
+    return ""
 
 
 def fmt_time(t):
@@ -76,23 +130,33 @@ def fmt_time(t):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="N = 10^3 and 10^4 only")
+    parser.add_argument("--rounds", type=int, default=21,
+                        help="timing rounds per N (fewer at 10^5: about a minute each)")
     args = parser.parse_args(argv)
     sizes = [10**3, 10**4] if args.quick else [10**3, 10**4, 10**5]
-    grads = [(label, s2sad.grad(f, wrt=(0, 1))) for label, f in VARIANTS]
-    want = {n: grads[0][1](2.0, 0.3, n) for n in sizes}
+    grads = [(loop, label, s2sad.grad(f, wrt=(0, 1)), schedule)
+             for loop, label, f, schedule in VARIANTS]
     rows = []
     for n in sizes:
-        base = None
-        for label, g in grads:
+        want = {}
+        for loop, label, g, _ in grads:
             got = g(2.0, 0.3, n)  # also compiles it
-            assert all(abs(a - b) <= 1e-9 * max(1.0, abs(b)) for a, b in zip(got, want[n]))
-            t = seconds(g, n, 5 if n < 10**5 else 3)
-            base = base or t
-            rows.append((f"{n:,}", label, peak_kib(g, n), t, t / base))
-    print("| N | gradient | peak KiB | time | time / tape |")
-    print("|---:|---|---:|---:|---:|")
-    for n, label, kib, t, ratio in rows:
-        print(f"| {n} | {label} | {kib:,.1f} | {fmt_time(t)} | {ratio:.2f} |")
+            want.setdefault(loop, got)
+            assert all(abs(a - b) <= 1e-9 * max(1.0, abs(b)) for a, b in zip(got, want[loop])), \
+                (n, loop, label, got, want[loop])
+        contenders = {(loop, label): g for loop, label, g, _ in grads}
+        rounds = args.rounds if n < 10**5 else max(5, args.rounds // 3)
+        times = interleaved(contenders, (2.0, 0.3, n), rounds=rounds, budget=None)
+        for loop, label, g, schedule in grads:
+            tape = next(key for key in contenders if key[0] == loop)
+            rows.append((f"{n:,}", loop, label, peak_kib(g, n), step_calls(schedule, n) / n,
+                         median(times[loop, label]), ratio(times, (loop, label), tape),
+                         bound(schedule, n)))
+    print("| N | loop | gradient | peak KiB | steps / N | time | time / tape | bound |")
+    print("|---:|---|---|---:|---:|---:|---:|---:|")
+    for n, loop, label, kib, steps, t, r, b in rows:
+        print(f"| {n} | `{loop}` | {label} | {kib:,.1f} | {steps:.2f} | {fmt_time(t)} | "
+              f"{r:.2f} | {b} |")
 
 
 if __name__ == "__main__":

@@ -558,6 +558,10 @@ class _Analysis:
             hint = ("Register one with s2sad.register_rule(func, reverse=..., forward=...) "
                     "(see 'Custom derivative rules' in the README), or declare it "
                     "non-differentiable with s2sad.nondifferentiable(func).")
+            if what.startswith("the method ."):
+                hint = ("s2sad differentiates the methods of NumPy arrays only; call a "
+                        "function instead, written with def (s2sad differentiates it) or "
+                        "given a rule with s2sad.register_rule.")
         else:
             message = "s2sad cannot differentiate indexing into a value that is not a " \
                       "tuple or a list yet"

@@ -496,9 +496,16 @@ def grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None, snapshots=N
     if _debugging(debug) and mode == "reverse":
         return _debugged(grad(f, wrt, mode, False, checkpoint, snapshots))
     inner = getattr(f, "__s2sad__", None)
+    if isinstance(inner, _State) and ckpt is not None:
+        raise S2SADError("grad(grad(f), checkpoint=...) is not supported: the outer "
+                         "derivative is forward mode over the gradient's code, which "
+                         "has no reverse sweep to checkpoint",
+                         hint="Drop checkpoint= from the outer grad; second derivatives "
+                              "reverse the loops of f with their tape.")
     if isinstance(inner, _State) and inner.entry == "grad" and not inner.as_tuple \
-            and mode == "reverse" and ckpt is None and inner.checkpoint is None:
-        # grad(grad(f)): forward mode over the compiled gradient
+            and mode == "reverse":
+        # grad(grad(f)): forward mode over the compiled gradient (which does not
+        # checkpoint, even for grad(f, checkpoint=...): see _gradient_function)
         from . import forward_api
 
         return forward_api.grad_of_gradient(inner, inner.f, inner.wrt, wrt)

@@ -4,7 +4,9 @@ This module imports nothing else from s2sad: the gradient code s2sad emits for a
 checkpointed loop calls it, and a derivative pasted into another project needs only
 this file beside `runtime.py`.
 
-A loop of n steps is ``state = step(i, state, args)`` for each index ``i``. Reversing
+A loop of n steps takes the loop-carried values `state` through one step per index
+``i``; ``step(indices, state, args)`` runs the steps of a stretch of consecutive
+indices (a slice of the loop's range) and returns the state after them. Reversing
 it needs, for each step from the last to the first, the state the step started from;
 keeping all n states is what a tape does. A schedule keeps a few snapshots instead and
 recomputes the states in between during the reverse sweep:
@@ -25,8 +27,19 @@ loop, keeps its snapshots and returns the final state; ``reverse(step_bar, bar)`
 walks the steps backwards, calling ``bar = step_bar(i, state_before_step, args, bar)``,
 and returns the last `bar`. `bar` is opaque here: the compiler passes the adjoints of
 the loop-carried values followed by the accumulated adjoints of the values the loop
-only reads. `steps` counts calls of `step` and `peak` the most snapshots held at
-once, for tests and benchmarks.
+only reads. `steps` counts the steps `step` runs and `peak` the most snapshots held
+at once, for tests and benchmarks.
+
+The drivers cost little beside the steps: where the schedule is known in advance
+they run each stretch of steps between two snapshots in one call of `step`, whose
+loop runs the steps without going through Python calls per step (CTZ computes the
+positions its hierarchy keeps, `_kept_between`, rather than keeping and dropping a
+state at every step; a ``while`` loop's forward sweep, which tests before every
+step, calls ``step((k,), state, args)`` for each), and revolve's reversal of a segment of at most
+`REPLAYED` steps, which depends only on its length and the snapshots it may use, is
+worked out once into a flat program (`_program`, cached) and replayed. Programs of
+short segments keep that cache to a few tens of KiB; a program for all n steps would
+cost memory in proportion to n, which is what checkpointing avoids.
 """
 
 from __future__ import annotations
@@ -64,55 +77,83 @@ def _rank(k):
     return k & -k if k else 1 << 62
 
 
+def _kept_between(j, k):
+    """The positions in (j, k] the CTZ hierarchy holds after stepping from j to k,
+    ascending: each the highest-ranked position after the one before it (clearing
+    k's low bits while the result stays above it), so k is always the last.
+    `j` outranks every position in (j, k]."""
+    out = []
+    while j < k:
+        p = k
+        while p & (p - 1) > j:
+            p &= p - 1
+        out.append(p)
+        j = p
+    return out
+
+
 class CTZ:
     def __init__(self, snapshots=None):
         self.stack = []  # (rank, position, state), ranks strictly decreasing upwards
         self.steps = self.peak = 0
 
-    def keep(self, k, state):
-        """Keep the state at position k, dropping the snapshots it outranks."""
-        stack = self.stack
-        rank = k & -k if k else 1 << 62
-        while stack and stack[-1][0] < rank:
-            stack.pop()
-        stack.append((rank, k, state))
-        if len(stack) > self.peak:
-            self.peak = len(stack)
-
     def forward(self, step, indices, state, args):
+        """n known: only the states the hierarchy still holds after the last step
+        are kept, and the steps between them run in one loop each."""
         self.step, self.indices, self.args = step, indices, args
-        keep = self.keep
-        for k, i in enumerate(indices):
-            keep(k, state)
-            state = step(i, state, args)
-        self.steps += len(indices)
-        self.n = len(indices)
+        n = self.n = len(indices)
+        if n:
+            stack = self.stack
+            stack.append((_rank(0), 0, state))
+            j = 0
+            for p in _kept_between(0, n - 1):
+                state = step(indices[j:p], state, args)
+                stack.append((p & -p, p, state))
+                j = p
+            state = step(indices[n - 1:], state, args)
+            self.peak = max(self.peak, len(stack))
+        self.steps += n
         return state
 
     def forward_while(self, step, test, state, args):
-        """A ``while`` loop: `test(state, args)` decides whether step k runs."""
+        """A ``while`` loop: `test(state, args)` decides whether step k runs. The
+        state before each step is kept, dropping the snapshots it outranks."""
         self.step, self.args = step, args
+        stack = self.stack
+        pop, push = stack.pop, stack.append
+        peak = self.peak
         k = 0
         while test(state, args):
-            self.keep(k, state)
-            state = step(k, state, args)
+            rank = k & -k if k else 1 << 62
+            while stack and stack[-1][0] < rank:
+                pop()
+            push((rank, k, state))
+            if len(stack) > peak:
+                peak = len(stack)
+            state = step((k,), state, args)
             k += 1
         self.steps += k
-        self.n, self.indices = k, range(k)
+        self.n, self.indices, self.peak = k, range(k), peak
         return state
 
     def reverse(self, step_bar, bar):
-        step, indices, args, stack, keep = self.step, self.indices, self.args, self.stack, \
-            self.keep
+        step, indices, args, stack = self.step, self.indices, self.args, self.stack
         for k in range(self.n - 1, -1, -1):
             _, j, state = stack[-1]
-            if j < k:  # recompute from the nearest snapshot, keeping the hierarchy
+            if j == k:
+                stack.pop()
+            else:  # recompute from the nearest snapshot, keeping the hierarchy
                 self.steps += k - j
-                while j < k:
-                    state = step(indices[j], state, args)
-                    j += 1
-                    keep(j, state)
-            stack.pop()
+                if j == k - 1:  # (half of them: one step, nothing to keep)
+                    state = step(indices[j:k], state, args)
+                else:
+                    for p in _kept_between(j, k):
+                        state = step(indices[j:p], state, args)
+                        if p < k:
+                            stack.append((p & -p, p, state))
+                        j = p
+                if len(stack) >= self.peak:  # the state at k counts while it is used
+                    self.peak = len(stack) + 1
             bar = step_bar(indices[k], state, args, bar)
         return bar
 
@@ -161,6 +202,35 @@ def _split(steps, snapshots):
     return lo
 
 
+REPLAYED = 32  # segments up to this many steps replay a cached program
+
+
+@lru_cache(maxsize=1024)
+def _program(n, free):
+    """Revolve's reversal of a segment of n steps with `free` snapshots besides the
+    one holding its first state, as a flat program: ``(ops, steps, held)``.
+
+    Each op ``(src, lo, hi, dst)`` advances the state in slot `src` (the state at
+    position `lo` of the segment) to position `hi`; then ``dst > 0`` stores it in slot
+    `dst`, ``dst == 0`` reverses step `hi` from it. Slot 0 holds the segment's first
+    state; slot d the snapshot taken d levels down. `steps` counts the step calls and
+    `held` the most slots above 0 in use at once. The program depends on n and `free`
+    only, not on where the segment starts, so it is built once and replayed."""
+    ops = []
+
+    def build(lo, n, slot, free):
+        while n > 1 and free > 0:
+            m = _split(n, free + 1)
+            ops.append((slot, lo, lo + m, slot + 1))
+            build(lo + m, n - m, slot + 1, free - 1)
+            n = m
+        ops.extend((slot, lo, k, 0) for k in range(lo + n - 1, lo - 1, -1))
+
+    build(0, n, 0, free)
+    return (tuple(ops), sum(hi - lo for _, lo, hi, _ in ops),
+            max((dst for _, _, _, dst in ops), default=0))
+
+
 class Binomial:
     def __init__(self, snapshots=10):
         if snapshots < 1:
@@ -169,34 +239,28 @@ class Binomial:
         self.steps = self.peak = 0
         self.held = 0
 
-    def advance(self, state, a, b):
-        step, indices, args = self.step, self.indices, self.args
-        for k in range(a, b):
-            state = step(indices[k], state, args)
-        self.steps += b - a
-        return state
-
     def forward(self, step, indices, state, args):
-        """Runs every step, keeping the snapshots revolve's first sweep would keep."""
+        """Runs every step, keeping the snapshots revolve's first sweep would keep:
+        the loop runs in one stretch from each of them to the next."""
         self.step, self.indices, self.args = step, indices, args
-        n = len(indices)
-        wanted = {}  # position -> free snapshots left below it
+        n = self.n = len(indices)
+        self.kept = {}
+        self.working = False  # revolve's first sweep ends standing at step n - 1
+        if not n:
+            return state
+        self.kept[0] = state
         a, left, free = 0, n, self.snapshots - 1
         while left > 1 and free > 0:
             m = _split(left, free + 1)
+            state = step(indices[a:a + m], state, args)
             a, left, free = a + m, left - m, free - 1
-            wanted[a] = True
-        self.kept = {0: state} if n else {}
-        self.working = None
-        for k, i in enumerate(indices):
-            if k in wanted:
-                self.kept[k] = state
-            if k == n - 1 and left > 1:
-                self.working = state  # where revolve's first sweep would stand
-            state = step(i, state, args)
+            self.kept[a] = state
+        if left > 1:
+            state = step(indices[a:n - 1], state, args)
+            self.working, self.at_last = True, state
+        state = step(indices[n - 1:], state, args)
         self.steps += n
         self.held = self.peak = len(self.kept)
-        self.n = n
         return state
 
     def reverse(self, step_bar, bar):
@@ -207,21 +271,48 @@ class Binomial:
     def _reverse(self, step_bar, a, n, state, free, bar):
         """Reverses steps a .. a+n-1 from `state` (the state at a, held in a snapshot),
         with `free` more snapshots to use."""
-        indices, args = self.indices, self.args
+        if n <= REPLAYED and not self.kept and not self.working:
+            return self._replay(step_bar, a, n, state, free, bar)
+        step, indices, args, kept = self.step, self.indices, self.args, self.kept
         while n > 1 and free > 0:
             m = _split(n, free + 1)
-            mid = self.kept.pop(a + m, None)
+            mid = kept.pop(a + m, None)
             if mid is None:
-                mid = self.advance(state, a, a + m)
+                mid = step(indices[a:a + m], state, args)
+                self.steps += m
                 self.held += 1
-                self.peak = max(self.peak, self.held)
+                if self.held > self.peak:
+                    self.peak = self.held
             bar = self._reverse(step_bar, a + m, n - m, mid, free - 1, bar)
             self.held -= 1
             n = m
-        for k in range(a + n - 1, a - 1, -1):  # no snapshot to spare: from `state` each time
-            if k == self.n - 1 and self.working is not None:
-                at_k, self.working = self.working, None
-            else:
-                at_k = self.advance(state, a, k)
+        # no snapshot to spare: each step from `state`
+        last = a + n - 1
+        if last == self.n - 1 and self.working:
+            bar = step_bar(indices[last], self.at_last, args, bar)
+            self.working, self.at_last = False, None
+            last -= 1
+        self.steps += (last - a) * (last - a + 1) // 2
+        for k in range(last, a - 1, -1):
+            at_k = step(indices[a:k], state, args) if k > a else state
             bar = step_bar(indices[k], at_k, args, bar)
+        return bar
+
+    def _replay(self, step_bar, a, n, state, free, bar):
+        """`_reverse` by the segment's cached program."""
+        ops, steps, held = _program(n, free)
+        step, args = self.step, self.args
+        seg = self.indices[a:a + n]
+        slots = [state] * (held + 1)
+        for src, lo, hi, dst in ops:
+            at = slots[src]
+            if lo < hi:  # (most reversals start from the slot's own state)
+                at = step(seg[lo:hi], at, args)
+            if dst:
+                slots[dst] = at
+            else:
+                bar = step_bar(seg[hi], at, args, bar)
+        self.steps += steps
+        if self.held + held > self.peak:
+            self.peak = self.held + held
         return bar

@@ -428,7 +428,12 @@ class _Writer:
 
     def stmt(self, s, depth):
         if isinstance(s, ir.Assign):
-            self.put(depth, f"{self.targets(s)} = {self.expr(s.value)}", s.line)
+            value = s.value
+            if s.unpack and isinstance(value, ast.Tuple) and len(s.targets) > 1:
+                text = self.expr.elements(value.elts)  # a, b = c, d
+            else:
+                text = self.expr(value)
+            self.put(depth, f"{self.targets(s)} = {text}", s.line)
         elif isinstance(s, ir.AugAssign):
             target = self.namer(s.target) if isinstance(s.target, str) else self.expr(s.target)
             if isinstance(s.value, ast.UnaryOp) and isinstance(s.value.op, ast.USub):

@@ -190,9 +190,16 @@ _gradients: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 def _gradient_function(f, names: tuple, values: list, kwargs: dict):
     """The compiled reverse-mode gradient of `f` with respect to `names` (a tuple of
     gradients), specialised on these arguments, as one stable function object, so
-    the forward-mode derivative of it is compiled once too."""
+    the forward-mode derivative of it is compiled once too.
+
+    Second derivatives do not checkpoint: where the gradient would run loops through
+    a checkpointing scheduler (loops marked with `s2sad.checkpointed`, in `f` or in a
+    function it calls), whose calls the forward transform cannot see into, it is
+    built again with every loop on its tape (`pipeline.TAPED_LOOPS`): the same
+    function of the arguments, in memory proportional to the trip count."""
     from .api import _kinds, _lock, _still_valid, _unit, _signature_params
     from . import compile as compile_mod
+    from .checkpoint import CTZ, Binomial
 
     params, _ = _signature_params(f)
     bound = dict(zip(params, values))
@@ -205,6 +212,9 @@ def _gradient_function(f, names: tuple, values: list, kwargs: dict):
         if got is not None and _still_valid(got[0]):
             return got[1]
         unit, compiled = _unit(f, names, "grad", kinds, True, copy_views=True)
+        if any(unit.helpers.get(c.__name__) is c for c in (CTZ, Binomial)):
+            unit, compiled = _unit(f, names, "grad", kinds, True, pipeline.TAPED_LOOPS,
+                                   copy_views=True)
         fn = compile_mod.bind(unit, compiled)[unit.entry[0]]
         per_f[key] = (unit, fn)
         return fn

@@ -19,7 +19,8 @@ its inputs in the order its rule expects:
     sum      ``v = sum(xs)``
     nondiff  a call or operator whose result is constant (comparisons, ``not``,
              functions registered as non-differentiable)
-    unknown  a call with no rule and no Python source (an error if it is active)
+    unknown  a call with no rule and no Python source (an error if it is active);
+             its inputs are all its arguments, and for a method call the object too
 
 `kind_of(value)` sorts runtime values into the kinds activity works with: "scalar"
 (a real float), "int" (ints and bools), `ArrayKind` (a NumPy array: its rank and
@@ -126,7 +127,9 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
                     args = [func.value, ast.Tuple(elts=list(value.args), ctx=ast.Load())]
                 return _rule_call(method, args, list(value.keywords), kind,
                                   f"the method .{func.attr}()")
-            return Op("unknown", [func.value], diff=(True,), text=f"the method .{func.attr}()")
+            inputs = [func.value] + list(value.args) + [k.value for k in value.keywords]
+            return Op("unknown", inputs, diff=(True,) * len(inputs),
+                      text=f"the method .{func.attr}()")
         return _classify_call(value, fn, kind)
     if isinstance(value, ast.Attribute):
         if value.attr == "T":

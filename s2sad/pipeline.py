@@ -227,8 +227,10 @@ class Unit:
 def reverse_unit(func, wrt, entry="grad", param_kinds=None, as_tuple=False,
                  checkpoint=None, copy_views=False) -> Unit:
     """`checkpoint`: None, or ``(schedule, snapshots)`` to checkpoint the outermost
-    loops of `func` (see `checkpoint_outer_loops`). With `copy_views`, the forward
-    sweep copies what it reads out of an array the function writes into
+    loops of `func` (see `checkpoint_outer_loops`), or `TAPED_LOOPS` to reverse every
+    loop with its tape, those the user marked with `s2sad.checkpointed` too, in `func`
+    and in the functions it calls (see `without_checkpoints`). With `copy_views`, the
+    forward sweep copies what it reads out of an array the function writes into
     (``t1 = B[:, 1].copy()``), the gradient code forward mode differentiates for
     second derivatives: the reverse sweep reads such a value only where the array
     holds what it held when the value was read (a write is undone before the reverse
@@ -237,6 +239,43 @@ def reverse_unit(func, wrt, entry="grad", param_kinds=None, as_tuple=False,
     builder = _Builder(func, tuple(wrt), entry, param_kinds or {}, as_tuple, checkpoint)
     builder.copy_views = copy_views
     return builder.build()
+
+
+# `checkpoint=` of `reverse_unit` for the gradient that second derivatives run in
+# forward mode: the schedulers' calls are opaque to the forward transform, the taped
+# loops are plain Python it differentiates. The same gradient, without checkpointing.
+TAPED_LOOPS = ("taped",)
+
+
+def without_checkpoints(fn: ir.Function) -> ir.Function:
+    """`fn` with no loop marked for checkpointing (`fn` itself if none is)."""
+    if not any(isinstance(s, ir.Loop) and s.checkpoint for s in ir.walk(fn.body)):
+        return fn
+    fn = fn.clone()
+    for s in ir.walk(fn.body):
+        if isinstance(s, ir.Loop):
+            s.checkpoint = None
+    return fn
+
+
+def _tuple_of(names) -> ast.Tuple:
+    return ast.Tuple(elts=[ir.name(n) for n in names], ctx=ast.Load())
+
+
+def _carry(state: list, new, line) -> list:
+    """The last line of a step function's loop: the loop-carried names take their
+    values for the next iteration, ``x_1, v_1 = x_2, v_1 + dt * a`` (all at once, as
+    one new value may read another's old one); a value the iteration leaves as it is
+    is not assigned."""
+    if not isinstance(new, ast.Tuple):  # (an expression holding the whole tuple)
+        return [ir.Assign(tuple(state), new, line, unpack=True)]
+    pairs = [(n, v) for n, v in zip(state, new.elts)
+             if not (isinstance(v, ast.Name) and v.id == n)]
+    if len(pairs) == 1:
+        return [ir.Assign((pairs[0][0],), pairs[0][1], line)]
+    return [ir.Assign(tuple(n for n, _ in pairs),
+                      ast.Tuple(elts=[v for _, v in pairs], ctx=ast.Load()), line,
+                      unpack=True)] if pairs else []
 
 
 def checkpoint_outer_loops(fn: ir.Function, checkpoint) -> ir.Function:
@@ -297,8 +336,8 @@ class _Builder:
         return activity_mod.analyze(fr.dup, wrt, kinds, self.kinds)
 
     def build(self) -> Unit:
-        fr = self.kinds.front(self.root)
-        if self.checkpoint is not None:
+        fr = self.front(self.root)
+        if self.checkpoint is not None and self.checkpoint != TAPED_LOOPS:
             fr = Front(fr.func, fr.parsed, fr.anf, checkpoint_outer_loops(fr.dup,
                                                                          self.checkpoint))
         act = self.analyze(fr, self.wrt, self.param_kinds)
@@ -318,7 +357,7 @@ class _Builder:
         self.functions += self.steps(fr, act, rev)
         while self.queue:
             callee, active, kinds, (fwd, bwd) = self.queue.pop(0)
-            cfr = self.kinds.front(callee)
+            cfr = self.front(callee)
             cact = self.analyze(cfr, active, kinds)
             crev = reverse.transform(cfr.dup, cact, self.derivative_of())
             self.note_user(cfr)
@@ -332,6 +371,12 @@ class _Builder:
         unit = Unit(module, self.functions, entry, dict(self.helpers), self.resolved, out_kind)
         _print(unit)
         return unit
+
+    def front(self, func) -> Front:
+        fr = self.kinds.front(func)
+        if self.checkpoint == TAPED_LOOPS:
+            fr = Front(fr.func, fr.parsed, fr.anf, without_checkpoints(fr.dup))
+        return fr
 
     def note_user(self, fr: Front):
         if any(u is fr.func for u in self.seen_users):
@@ -396,8 +441,8 @@ class _Builder:
                                                       ctx=ast.Load()), args=[], keywords=[])
 
     def steps(self, fr: Front, act, rev: reverse.Reverse) -> list:
-        """The step function of each checkpointed loop, ``step(i, state, args)``, a
-        while loop's test, ``test(state, args)``, and the step's reverse,
+        """The step function of each checkpointed loop, ``step(indices, state, args)``,
+        a while loop's test, ``test(state, args)``, and the step's reverse,
         ``step_bar(i, state, args, bar)`` (see `reverse.Step`)."""
         out = []
         for st in rev.steps:
@@ -407,9 +452,13 @@ class _Builder:
             params = [ir.Param(st.target), ir.Param("%state"), ir.Param("%args")]
             inputs = [p.name for p in params]
             body, _, outputs = simplify.simplify(
-                unpack + st.body, [], set(), [ast.Tuple(elts=st.outputs, ctx=ast.Load())],
-                _purity(fr.dup), _float_names(act), inputs=inputs, mutable=rev.mutable)
-            fn = ir.Function(st.name, params, body + [ir.Return(outputs[0], st.line)],
+                st.body, [], set(), [ast.Tuple(elts=st.outputs, ctx=ast.Load())],
+                _purity(fr.dup), _float_names(act),
+                inputs=[st.target] + st.state + st.args, mutable=rev.mutable)
+            loop = ir.ForEach(st.target, ir.name("%indices"),
+                              body + _carry(st.state, outputs[0], st.line), st.line)
+            fn = ir.Function(st.name, [ir.Param("%indices")] + params[1:],
+                             unpack + [loop, ir.Return(_tuple_of(st.state), st.line)],
                              fr.anf.refs, fr.anf.source)
             out.append(UnitFunction(fn, fr.func, keep_defaults=False))
             if st.test_name is not None:  # a while loop's test, ``test(state, args)``

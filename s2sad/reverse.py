@@ -62,9 +62,10 @@ class Reverse:
 
 @dataclass
 class Step:
-    """The two functions a checkpointed loop's scheduler drives: `name` runs one
-    iteration, ``name(i, state, args) -> state`` (a while loop also has `test_name`,
-    its test); `bar_name` reverses one,
+    """The two functions a checkpointed loop's scheduler drives: `name` runs `body`
+    once per index of a stretch, ``name(indices, state, args) -> state`` (the
+    pipeline wraps the body in that loop; a while loop also has `test_name`, its
+    test); `bar_name` reverses one iteration,
     ``bar_name(i, state, args, bar) -> bar``, recomputing the iteration (`forward`)
     and then reversing it (`reverse`). `bar` holds the adjoints of the active
     loop-carried values, then of the active values the loop only reads (summed over

@@ -86,3 +86,18 @@ def uses_dict(x):
 
 def returns_list(x):
     return [x, x * 2.0]
+
+
+class Scaler:
+    def scale(self, x):
+        return 3.0 * x
+
+
+def calls_a_method(x):
+    s = Scaler()
+    return s.scale(x) * x
+
+
+def calls_a_method_inactive(x):
+    s = Scaler()
+    return s.scale(2.0) * x

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from s2sad import checkpoint
 from s2sad.checkpoint import CTZ, Binomial, binomial_cost, repetitions
 
 import zoo_checkpoint as zoo
@@ -25,8 +26,9 @@ def drive(schedule, n):
     the reverse sweep gets can be checked; returns (step calls, peak snapshots)."""
     seen = []
 
-    def step(i, state, args):
-        return state + (i,)
+    def step(indices, state, args):
+        assert len(indices) > 0  # (a stretch with no step is not worth a call)
+        return state + tuple(indices)
 
     def step_bar(i, state, args, bar):
         assert state == tuple(range(i)), (i, state)
@@ -78,6 +80,32 @@ def test_ctz_snapshots_and_recomputations():
         assert peak <= log + 1 if n else peak == 0, (n, peak)
         assert steps - n <= n * (log + 1) / 2, (n, steps)
     assert drive(CTZ(), 16) == (16 + 17, 5)  # 0, 8, 12, 14, 15 kept
+
+
+@pytest.mark.parametrize("replayed", [0, 10**9])
+def test_binomial_programs_replay_the_recursion(replayed, monkeypatch):
+    """Replaying the cached programs of short segments (the default) reverses in the
+    same order, with the same step calls and snapshots, as recursing all the way
+    down (0) or replaying every segment."""
+    for s in (1, 2, 3, 10):
+        for n in (0, 1, 2, 5, 33, 100, 257):
+            want = drive(Binomial(s), n)
+            with monkeypatch.context() as m:
+                m.setattr(checkpoint, "REPLAYED", replayed)
+                assert drive(Binomial(s), n) == want, (s, n)
+
+
+def test_ctz_keeps_the_hierarchy():
+    """The positions CTZ holds after running from j to k are those a stack that keeps
+    every position and drops the ones a later position outranks would hold."""
+    for k in range(1, 130):
+        stack = []
+        for p in range(k + 1):
+            while stack and checkpoint._rank(stack[-1]) < checkpoint._rank(p):
+                stack.pop()
+            stack.append(p)
+        for i, j in enumerate(stack):
+            assert checkpoint._kept_between(j, k) == stack[i + 1:], (j, k)
 
 
 def test_marker_runs_the_plain_loop():
@@ -355,3 +383,72 @@ def test_checkpoint_option_errors():
         s2sad.grad(zoo.simulate, checkpoint="binomial", snapshots=0)
     with pytest.raises(s2sad.S2SADError, match="mode='tape'"):
         s2sad.grad(zoo.simulate, mode="tape", checkpoint="ctz")
+
+
+# ------------------------------------------------------------ second derivatives
+# Forward mode over the gradient cannot see into a scheduler's calls, so second
+# derivatives run the gradient with every loop on its tape: the same function.
+
+
+def gradient_differences(f, args, wrt, h=1e-5):
+    """H[i][j] by central differences of s2sad.grad(f) along args[wrt[j]]."""
+    g = s2sad.grad(f, wrt=wrt)
+    columns = []
+    for j in wrt:
+        up, down = list(args), list(args)
+        up[j] += h
+        down[j] -= h
+        columns.append((np.array(g(*up)) - np.array(g(*down))) / (2 * h))
+    return np.array(columns).T
+
+
+SECOND = [
+    ("euler", (2.0, 0.3, 17, 2), (0, 1)),  # binomial, 2 snapshots
+    ("euler_ctz", (2.0, 0.3, 17), (0, 1)),
+    ("newton_until", (2.0, 3.0, 1e-12), (0, 1)),  # while
+    ("projectile", projectile_launch(20), (0, 1, 2)),  # while, three parameters
+    ("branches_and_calls", (0.4, 1.1, 10), (0, 1)),
+    ("calls_checkpointed", (2.0, 0.3, 10), (0, 1)),  # the loops are in callees
+]
+
+
+@pytest.mark.parametrize("name, args, wrt", SECOND)
+def test_hessian_of_checkpointed_loops(name, args, wrt, ctz_runs):
+    got = s2sad.hessian(getattr(zoo, name), wrt=wrt)(*args)
+    assert not ctz_runs  # second derivatives do not checkpoint
+    assert np.array(got).any()  # (not the zeros forward mode once gave through ckpt)
+    close(got, s2sad.hessian(getattr(PLAIN, name), wrt=wrt)(*args))
+    np.testing.assert_allclose(np.array(got), gradient_differences(getattr(zoo, name), args,
+                                                                   wrt), rtol=1e-6, atol=1e-8)
+
+
+def test_hessian_and_hvp_of_an_array_loop():
+    rng = np.random.default_rng(3)
+    W, U, xs = rng.normal(size=(4, 4)) * 0.5, rng.normal(size=4), rng.normal(size=9)
+    for f, extra in ((zoo.rnn, (2,)), (zoo.rnn_ctz, ())):
+        H = s2sad.hessian(f, wrt=1)(W, U, xs, *extra)
+        plain = getattr(PLAIN, f.__name__)
+        close(H, s2sad.hessian(plain, wrt=1)(W, U, xs, *extra))
+        v = rng.normal(size=4)
+        close(s2sad.hvp(f, wrt=1)(W, U, xs, *extra, v), H @ v)
+
+
+def test_grad_of_a_checkpointed_gradient():
+    for n in (0, 1, 5, 17):
+        want = gradient_differences(zoo.euler_ctz, (2.0, 0.3, n), (0,))[0][0]
+        got = s2sad.grad(s2sad.grad(zoo.euler_ctz))(2.0, 0.3, n)
+        assert got == pytest.approx(want, rel=1e-6, abs=1e-9)
+        close(s2sad.grad(s2sad.grad(zoo.euler, wrt=1), wrt=0)(2.0, 0.3, n, 3),
+              s2sad.grad(s2sad.grad(PLAIN.euler, wrt=1), wrt=0)(2.0, 0.3, n, 3))
+    # grad(f, checkpoint=...) inside: the outer derivative runs the taped gradient
+    for schedule in ("ctz", "binomial"):
+        close(s2sad.grad(s2sad.grad(zoo.simulate, checkpoint=schedule, snapshots=2),
+                         wrt=(0, 1))(2.0, 0.3, 8),
+              s2sad.grad(s2sad.grad(zoo.simulate), wrt=(0, 1))(2.0, 0.3, 8))
+
+
+def test_second_derivatives_do_not_take_checkpoint():
+    with pytest.raises(s2sad.S2SADError, match=r"grad\(grad\(f\), checkpoint=\.\.\.\) is "
+                                               "not supported") as info:
+        s2sad.grad(s2sad.grad(zoo.euler_ctz), checkpoint="ctz")
+    assert "Drop checkpoint=" in info.value.hint

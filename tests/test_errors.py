@@ -63,6 +63,19 @@ def test_no_rule_names_the_function_and_line():
     assert "register_rule" in err.hint
 
 
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_method_of_an_object_with_a_varied_argument(mode):
+    """The arguments of a method call count as its inputs: `s.scale(x)` depends on x
+    (it once counted as a constant, a silently wrong derivative)."""
+    with pytest.raises(s2sad.NoRuleError) as info:
+        s2sad.grad(bad.calls_a_method, mode=mode)(1.5)
+    err = info.value
+    assert "the method .scale()" in err.message and "depends on x" in err.message
+    assert err.lineno == line_of(bad.calls_a_method, "s.scale(x)")
+    assert "methods of NumPy arrays" in err.hint
+    assert s2sad.grad(bad.calls_a_method_inactive, mode=mode)(1.5) == 6.0
+
+
 def test_no_rule_needed_when_the_call_is_inactive():
     assert s2sad.grad(bad.no_rule_ok_when_inactive)(1.5, 4.0) == math.gamma(4.0)
 

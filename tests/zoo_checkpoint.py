@@ -229,3 +229,11 @@ def euler_plain_loop(k, c, n):
         x = x + 0.01 * v
         v = v + 0.01 * a
     return x
+
+
+# ------------------------------------------------------------ second derivatives
+
+
+def calls_checkpointed(k, c, n):
+    """A function whose callee has a checkpointed loop."""
+    return euler_ctz(k, c, n) * k + newton(c * c + 1.0, 4)

@@ -18,14 +18,16 @@ def branchy_ctz_grad(x, y, n):
     return x_bar, y_bar
 
 
-def branchy_ctz_step(i, state, args):
+def branchy_ctz_step(indices, state, args):
     (s_1,) = state
     (y,) = args
-    if i % 2 == 0:
-        s_2 = s_1 * y
-    else:
-        s_2 = math.sin(s_1) + y
-    return (s_2,)
+    for i in indices:
+        if i % 2 == 0:
+            s_2 = s_1 * y
+        else:
+            s_2 = math.sin(s_1) + y
+        s_1 = s_2
+    return (s_1,)
 
 
 def branchy_ctz_step_bar(i, state, args, bar):

@@ -20,13 +20,15 @@ def euler_grad(k, c, n):
     return k_bar, c_bar
 
 
-def euler_step(i, state, args):
+def euler_step(indices, state, args):
     x_1, v_1 = state
     dt, k, c = args
-    a = -k * x_1 - c * v_1
-    x_2 = x_1 + dt * v_1
-    v_2 = v_1 + dt * a
-    return x_2, v_2
+    for i in indices:
+        a = -k * x_1 - c * v_1
+        x_2 = x_1 + dt * v_1
+        v_2 = v_1 + dt * a
+        x_1, v_1 = x_2, v_2
+    return x_1, v_1
 
 
 def euler_step_bar(i, state, args, bar):

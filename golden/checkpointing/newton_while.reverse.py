@@ -19,11 +19,13 @@ def newton_while_grad(a, tol):
     return a_bar
 
 
-def newton_while_step(_, state, args):
+def newton_while_step(indices, state, args):
     (x_1,) = state
     a_b, tol = args
-    x_2 = 0.5 * (x_1 + a_b / x_1)
-    return (x_2,)
+    for _ in indices:
+        x_2 = 0.5 * (x_1 + a_b / x_1)
+        x_1 = x_2
+    return (x_1,)
 
 
 def newton_while_test(state, args):
