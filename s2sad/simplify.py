@@ -683,6 +683,9 @@ def _hoist_invariants(body, float_name):
             changed = {t.target for t in ir.walk(s.cond + s.body)
                        if isinstance(t, ir.AugAssign) and isinstance(t.target, str)}
             for x in s.body:
+                if isinstance(x, ir.AugAssign) and isinstance(x.target, str) \
+                        and isinstance(x.value, ast.Constant):
+                    continue  # a while loop's count
                 if not (isinstance(x, ir.Assign) and not x.unpack):
                     break
                 if counts.get(x.targets[0], 0) == 1 and x.targets[0] not in changed and \
@@ -823,12 +826,12 @@ def _count_by_tape(forward, reverse):
             continue
         count, tape = first.target, pushes[0].tape
         at = block.index(loop)
-        init = block[at - 1] if at else None
-        if not (isinstance(init, ir.Assign) and init.targets == (count,)) \
-                or ir.reads_in(forward).get(count, 0) > 1:  # (its own `+= 1`)
+        init = next((k for k in range(at - 1, -1, -1) if isinstance(block[k], ir.Assign)
+                     and block[k].targets == (count,)), None)  # (hoisted lines between)
+        if init is None or ir.reads_in(forward).get(count, 0) > 1:  # (its own `+= 1`)
             continue
         del loop.body[0]
-        del block[at - 1]
+        del block[init]
         length = ast.Call(func=ir.name("len"), args=[ir.name(tape)], keywords=[])
         for x in ir.walk(reverse):
             for get, set_ in ir.slots(x):

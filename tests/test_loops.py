@@ -1,5 +1,7 @@
 """Loops, lists, break/continue/return and recursion, end to end."""
 
+import math
+
 import pytest
 
 import s2sad
@@ -74,3 +76,27 @@ def test_reverse_loop_reads_like_a_loop_running_backwards():
     assert s2sad.grad(steps)(3.0) == 4.0
     text = s2sad.source(zoo_loops.with_break, example=(0.9, 10))
     assert "for i in reversed(range(n)[:count]):" in text
+
+
+def test_while_loop_invariants_move_out_and_stay_off_the_tape():
+    def damped(k, c, n):
+        x, v, t = 1.0, 0.0, 0.0
+        while t < n:
+            a = -k * x - c * v
+            x = x + 0.01 * v
+            v = v + 0.01 * a
+            t = t + 1.0
+        return x
+
+    text = s2sad.source(damped, wrt=(0, 1))
+    forward = text.split("while")[0]
+    assert "t1 = -k" in forward  # before the loop, computed once
+    assert "tape.append((x_1, v_1))" in text and "count" not in text
+    g = s2sad.grad(damped, wrt=(0, 1))(0.7, 0.2, 30)
+    h = 1e-6
+    for i, want in enumerate(g):
+        args = [0.7, 0.2]
+        args[i] += h
+        up = damped(*args, 30)
+        args[i] -= 2 * h
+        assert math.isclose(want, (up - damped(*args, 30)) / (2 * h), rel_tol=1e-6)
