@@ -1391,6 +1391,9 @@ def _cost(s) -> int:
 
 def _lifted(s):
     """`s` with its value's negations lifted, or None when that saves none."""
+    if not any(isinstance(x, ast.UnaryOp) and isinstance(x.op, ast.USub)
+               for x in ast.walk(s.value)):
+        return None
     new = ir.copy_tree(s)
     new.value = _signed(*_lift(s.value))
     return new if _cost(new) < _cost(s) else None
@@ -1519,7 +1522,8 @@ def _absorb_negations(body, reads, defs, mine=None) -> list:
         if not (isinstance(s, ir.Assign) and not s.unpack) or not ours(s):
             return None
         n = s.targets[0]
-        if reads.get(n) != 1 or defs.get(n) != 1 or not _lift(s.value)[0]:
+        if reads.get(n) != 1 or defs.get(n) != 1 or not _negations(s.value) \
+                or not _lift(s.value)[0]:
             return None
         needs = set(ir.names_in(s.value))
         for j in range(i + 1, len(out)):
