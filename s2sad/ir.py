@@ -504,43 +504,95 @@ def rename_reads(body: list, mapping: dict, substitute_fn=None) -> None:
     """Rename every read of a name in `body` (in place; the statements are the
     caller's own). Mapped values are names (str)."""
     for stmt in walk(body):
-        for get, set_ in slots(stmt) + loop_test_slot(stmt):
-            rename_in_place(get(), mapping)
-        if isinstance(stmt, Dup):
-            stmt.source = mapping.get(stmt.source, stmt.source)
-        elif isinstance(stmt, AugAssign) and isinstance(stmt.target, str):
-            stmt.target = mapping.get(stmt.target, stmt.target)
-        elif isinstance(stmt, Push):
-            stmt.values = tuple(mapping.get(v, v) for v in stmt.values)
-        elif isinstance(stmt, Comment) and "\0" in stmt.text:
-            parts = stmt.text.split("\0")
-            parts[1::2] = [mapping.get(x, x) for x in parts[1::2]]
-            stmt.text = "\0".join(parts)
+        rename_stmt_reads(stmt, mapping)
+
+
+def rename_stmt_reads(stmt, mapping: dict) -> None:
+    """`rename_reads` for one statement itself (not its nested blocks)."""
+    for node in _read_exprs(stmt):
+        rename_in_place(node, mapping)
+    if isinstance(stmt, Dup):
+        stmt.source = mapping.get(stmt.source, stmt.source)
+    elif isinstance(stmt, AugAssign) and isinstance(stmt.target, str):
+        stmt.target = mapping.get(stmt.target, stmt.target)
+    elif isinstance(stmt, Push):
+        stmt.values = tuple(mapping.get(v, v) for v in stmt.values)
+    elif isinstance(stmt, Comment) and "\0" in stmt.text:
+        parts = stmt.text.split("\0")
+        parts[1::2] = [mapping.get(x, x) for x in parts[1::2]]
+        stmt.text = "\0".join(parts)
 
 
 def rename_defs(body: list, mapping: dict) -> None:
     """Rename every definition of a name in `body` (in place)."""
     for stmt in walk(body):
-        if isinstance(stmt, (Assign, Dup, Pop)):
-            stmt.targets = tuple(mapping.get(t, t) for t in stmt.targets)
-        elif isinstance(stmt, AugAssign) and isinstance(stmt.target, str):
+        rename_stmt_defs(stmt, mapping)
+
+
+def rename_stmt_defs(stmt, mapping: dict) -> None:
+    """`rename_defs` for one statement itself (not its nested blocks)."""
+    if isinstance(stmt, (Assign, Dup, Pop)):
+        stmt.targets = tuple(mapping.get(t, t) for t in stmt.targets)
+    elif isinstance(stmt, AugAssign) and isinstance(stmt.target, str):
+        stmt.target = mapping.get(stmt.target, stmt.target)
+    elif isinstance(stmt, (Loop, ForEach)):
+        if stmt.target:
             stmt.target = mapping.get(stmt.target, stmt.target)
-        elif isinstance(stmt, (Loop, ForEach)):
-            if stmt.target:
-                stmt.target = mapping.get(stmt.target, stmt.target)
-            for phi in getattr(stmt, "phis", ()):
-                phi.name = mapping.get(phi.name, phi.name)
+        for phi in getattr(stmt, "phis", ()):
+            phi.name = mapping.get(phi.name, phi.name)
 
 
 def reads_in(body: list) -> dict:
     """How many times each name is read in `body`, counting nested blocks."""
     count = {}
+    get = count.get
     for stmt in walk(body):
-        nodes = list(exprs(stmt)) + [get() for get, _ in loop_test_slot(stmt)]
-        for node in nodes:
-            for n in names_in(node):
-                count[n] = count.get(n, 0) + 1
+        for n in stmt_reads(stmt):
+            count[n] = get(n, 0) + 1
     return count
+
+
+def stmt_reads(stmt) -> list:
+    """The names one statement itself reads, with repeats, as `reads_in` counts them:
+    those of `exprs` and a loop's `test`."""
+    out = []
+    for node in _read_exprs(stmt):
+        out += names_in(node)
+    if isinstance(stmt, Dup):
+        out.append(stmt.source)
+    elif isinstance(stmt, AugAssign) and isinstance(stmt.target, str):
+        out.append(stmt.target)
+    elif isinstance(stmt, Push) and stmt.values:
+        out.append(stmt.tape)
+        out.extend(stmt.values)
+    elif isinstance(stmt, Pop) and stmt.targets:
+        out.append(stmt.tape)
+    return out
+
+
+def _read_exprs(stmt) -> list:
+    """The expression trees of `slots` and `loop_test_slot`, without the closures
+    (the passes that only read or rename them in place ask this for every statement)."""
+    t = type(stmt)
+    if t is Assign or t is Expr or t is Return:
+        return [stmt.value]
+    if t is Comment:
+        return []
+    if t is AugAssign:
+        return [stmt.value, stmt.target] if isinstance(stmt.target, ast.AST) else [stmt.value]
+    if t is SetItem:
+        return [stmt.value, stmt.target]
+    if t is If:
+        return [stmt.test]
+    if t is Loop:
+        out = [] if stmt.iter is None else [stmt.iter]
+        out += [phi.init for phi in stmt.phis if phi.init is not None]
+        if stmt.test is not None:
+            out.append(stmt.test)
+        return out
+    if t is ForEach:
+        return [stmt.iter]
+    return []
 
 
 def defined_names(stmt) -> tuple:

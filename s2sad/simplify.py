@@ -230,39 +230,71 @@ def _drop_copy_backs(body):
     """``w = v`` followed (with neither reassigned in between) by ``v = w`` leaves `v`
     unchanged: the second copy goes (a loop-carried adjoint passing through a sum)."""
     recent = {}  # name -> name it was last copied from, in this straight-line run
+    copied = {}  # name -> the names in `recent` copied from it
+
+    def forget(n):
+        """Forget every copy to or from `n`."""
+        source = recent.pop(n, None)
+        if source is not None:
+            copied[source].discard(n)
+        for k in copied.pop(n, ()):
+            del recent[k]
+
     out = []
     for s in body:
-        for block in ir.blocks(s):
+        inner = ir.blocks(s)
+        for block in inner:
             block[:] = _drop_copy_backs(block)
         if isinstance(s, ir.Assign) and not s.unpack and isinstance(s.value, ast.Name):
             v, w = s.targets[0], s.value.id
             if recent.get(w) == v:
                 continue
-            for k in [k for k, x in recent.items() if v in (k, x)]:
-                del recent[k]
+            forget(v)
             recent[v] = w
+            copied.setdefault(w, set()).add(v)
             out.append(s)
             continue
-        if ir.blocks(s) or isinstance(s, (ir.Pop, ir.Exit)):
+        if inner or isinstance(s, (ir.Pop, ir.Exit)):
             recent.clear()
+            copied.clear()
         else:
             for n in ir.defined_names(s):
-                for k in [k for k, x in recent.items() if n in (k, x)]:
-                    del recent[k]
+                forget(n)
         out.append(s)
     return out
 
 
 def _propagate_copies(body, keep):
     """Remove ``v = w`` copies: read `w` where `v` was read, or, when `v` must stay
-    (a gradient the function returns), give `w`'s definitions the name `v`."""
+    (a gradient the function returns), give `w`'s definitions the name `v`.
+
+    Rounds: each round takes, in program order, every copy the counts allow whose
+    names no earlier copy of the round involves, then renames. The counts (definitions,
+    reads, most definitions on one path) and which statements read or define each
+    name are taken once, in one walk, and updated as copies go: a round costs what
+    it changes, not another walk of the whole body."""
     body = _drop_copy_backs(body)
+    defs, reads, readers, definers, copies = {}, {}, {}, {}, []
+    for s in ir.walk(body):
+        for n in ir.stmt_reads(s):
+            reads[n] = reads.get(n, 0) + 1
+            readers.setdefault(n, {})[id(s)] = s
+        if isinstance(s, ir.Comment) and "\0" in s.text:
+            for n in s.text.split("\0")[1::2]:
+                readers.setdefault(n, {})[id(s)] = s
+        for n in ir.defined_names(s):
+            defs[n] = defs.get(n, 0) + (2 if isinstance(s, ir.AugAssign) else 1)
+            definers.setdefault(n, {})[id(s)] = s
+        if isinstance(s, ir.Assign) and not s.unpack and isinstance(s.value, ast.Name):
+            copies.append(s)
+    if not copies:
+        return body
+    most = _max_defs(body)
+    dropped = set()
     while True:
-        defs, reads, most = _definitions(body), ir.reads_in(body), _max_defs(body)
-        mapping, renames, dropped = {}, {}, set()
-        touched = set()
-        for s in ir.walk(body):
-            if not (isinstance(s, ir.Assign) and not s.unpack and isinstance(s.value, ast.Name)):
+        mapping, renames, touched = {}, {}, set()
+        for s in copies:
+            if id(s) in dropped:
                 continue
             v, w = s.targets[0], s.value.id
             if v == w or defs.get(v) != 1 or most.get(w, 0) > 1 or most.get(v, 0) > 1 \
@@ -279,11 +311,33 @@ def _propagate_copies(body, keep):
                 mapping[v] = w  # reads of v read w
                 touched |= {v, w}
                 dropped.add(id(s))
-        if not dropped:
-            return body
-        body = _without(body, lambda x: id(x) in dropped)
-        ir.rename_reads(body, {**mapping, **renames})
-        ir.rename_defs(body, renames)
+        if not mapping and not renames:
+            break
+        # the counts after the round: each copy `v = w` goes (one definition of v,
+        # one read of w), and no name is in two of the round's renamings
+        changed_reads, changed_defs = {}, {}
+        for v, w in mapping.items():
+            defs[v] = 0
+            reads[w] += reads.pop(v, 0) - 1
+            most[v] = 0  # (v was defined once, and is not an input)
+            changed_reads.update(readers.get(v, {}))
+            readers.setdefault(w, {}).update(readers.pop(v, {}))
+            definers.pop(v, None)
+        for w, v in renames.items():
+            defs[v] = defs.pop(w, 0)
+            reads[w] = 0  # its one read was the copy
+            most[v] = most.get(w, 0) - (w in _INPUTS)
+            most[w] = int(w in _INPUTS)
+            changed_reads.update(readers.get(w, {}))
+            changed_defs.update(definers.get(w, {}))
+            readers.setdefault(v, {}).update(readers.pop(w, {}))
+            definers[v] = definers.pop(w, {})
+        both = {**mapping, **renames}
+        for s in changed_reads.values():
+            ir.rename_stmt_reads(s, both)
+        for s in changed_defs.values():
+            ir.rename_stmt_defs(s, renames)
+    return _without(body, lambda x: id(x) in dropped) if dropped else body
 
 
 # ------------------------------------------------------------------ dead code
