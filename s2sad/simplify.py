@@ -345,25 +345,44 @@ def _propagate_copies(body, keep):
 
 def _has_effect(node) -> bool:
     """A method call (``acc.pop()``) changes a list: it must run even if unused."""
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-               and ir.dotted(n.func) is not None and "%" in ir.dotted(n.func)
-               for n in ast.walk(node))
+    for n in ir.nodes(node):
+        if type(n) is ast.Call and type(n.func) is ast.Attribute:
+            text = ir.dotted(n.func)
+            if text is not None and "%" in text:
+                return True
+    return False
+
+
+def _drop_unread(candidates, reads, unread) -> set:
+    """The ids of the assignments among `candidates` that go: one goes when
+    `unread(s)` holds, which it does once the reads `reads` counts of its targets are
+    gone, and its own reads go with it (so one line going can free another). Which
+    lines go does not depend on the order they are looked at, so each is looked at
+    when it may have become free, not on every sweep of the body."""
+    defining = {}
+    for s in candidates:
+        for t in s.targets:
+            defining.setdefault(t, []).append(s)
+    dead = set()
+    work = [s for s in candidates if unread(s)]
+    while work:
+        s = work.pop()
+        if id(s) in dead or not unread(s):
+            continue
+        dead.add(id(s))
+        for n in ir.names_in(s.value):
+            reads[n] -= 1
+            if not reads[n]:
+                work.extend(defining.get(n, ()))
+    return dead
 
 
 def _drop_dead(forward, reverse, keep):
     reads = ir.reads_in(forward + reverse)
-    dead_ids = set()
-    changed = True
-    while changed:
-        changed = False
-        for s in ir.walk(reverse):
-            if id(s) in dead_ids or not isinstance(s, ir.Assign) or _has_effect(s.value):
-                continue
-            if not any(reads.get(t) or t in keep for t in s.targets):
-                dead_ids.add(id(s))
-                for n in ir.names_in(s.value):
-                    reads[n] -= 1
-                changed = True
+    candidates = [s for s in ir.walk(reverse)
+                  if isinstance(s, ir.Assign) and not _has_effect(s.value)]
+    dead_ids = _drop_unread(candidates, reads, lambda s: not any(
+        reads.get(t) or t in keep for t in s.targets))
     reverse = _without(reverse, lambda s: id(s) in dead_ids)
     return _without(reverse, lambda s: isinstance(s, (ir.If, ir.ForEach)) and not _has_code(s))
 
@@ -385,8 +404,8 @@ def _dead_stores(body, live):
 def _live_block(body, live):
     out = []
     for s in reversed(body):
-        if isinstance(s, ir.Assign) and not _has_effect(s.value) \
-                and not any(t in live for t in s.targets):
+        if isinstance(s, ir.Assign) and not any(t in live for t in s.targets) \
+                and not _has_effect(s.value):
             continue
         if isinstance(s, ir.If):
             s.body, a = _live_block(s.body, set(live))
@@ -483,19 +502,19 @@ def _array_cannot_raise(node, float_name) -> bool:
 
 def _drop_dead_forward(forward, reverse, float_name, replayed=False):
     reads = ir.reads_in(forward + reverse)
-    dead_ids = set()
-    changed = True
-    while changed:
-        changed = False
-        for s in ir.walk(forward):
-            if id(s) in dead_ids or not (isinstance(s, ir.Assign) and not s.unpack):
-                continue
-            if not reads.get(s.targets[0]) and (
-                    replayed and not _has_effect(s.value) or _cannot_raise(s.value, float_name)):
-                dead_ids.add(id(s))
-                for n in ir.names_in(s.value):
-                    reads[n] -= 1
-                changed = True
+    candidates = [s for s in ir.walk(forward) if isinstance(s, ir.Assign) and not s.unpack]
+    harmless = {}  # id -> may this line go when nothing reads it?
+
+    def unread(s):
+        if reads.get(s.targets[0]):
+            return False
+        got = harmless.get(id(s))
+        if got is None:
+            got = harmless[id(s)] = bool(replayed and not _has_effect(s.value)
+                                         or _cannot_raise(s.value, float_name))
+        return got
+
+    dead_ids = _drop_unread(candidates, reads, unread)
     forward = _without(forward, lambda s: id(s) in dead_ids)
     return _without(forward, lambda s: isinstance(s, ir.If) and not _has_code(s))
 
