@@ -348,6 +348,32 @@ def names_in(node: ast.AST) -> list:
 _LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
 
 
+def expr_key(node) -> tuple:
+    """A hashable key of an expression tree: two trees have the same key exactly when
+    `ast.dump` prints them the same (the same node types and fields, constants with
+    the same repr), without building the text."""
+    t = type(node)
+    if t is list:
+        return (list, *[expr_key(x) for x in node])
+    if not isinstance(node, ast.AST):
+        return node if t is str else (repr, repr(node))
+    out = [t]
+    for f in node._fields:
+        try:
+            value = getattr(node, f)
+        except AttributeError:
+            out.append(_ABSENT)
+            continue
+        if value is None and getattr(t, f, ...) is None:
+            out.append(_ABSENT)  # (ast.dump leaves such a field out)
+        else:
+            out.append(expr_key(value))
+    return tuple(out)
+
+
+_ABSENT = object()
+
+
 def copy_tree(node):
     """A deep copy of IR statements and expression trees (much faster than
     `copy.deepcopy`, which these trees spend most of a transform in)."""

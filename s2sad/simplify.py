@@ -660,7 +660,7 @@ def _cse_key(s, most):
             return None  # an element of a list that may change, or a method call
         if isinstance(n, ast.Call) and "%" in (ir.dotted(n.func) or "%"):
             return None  # a derivative function: not a pure expression
-    return ast.dump(value)
+    return ir.expr_key(value)
 
 
 def _cse_block(body, table, most):
@@ -682,9 +682,9 @@ def _appended(body) -> set:
     out = set()
     for s in ir.walk(body):
         for node in ir.exprs(s):
-            for n in ast.walk(node):
-                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
-                        and n.func.attr == "append" and isinstance(n.func.value, ast.Name):
+            for n in ir.nodes(node):
+                if type(n) is ast.Call and type(n.func) is ast.Attribute \
+                        and n.func.attr == "append" and type(n.func.value) is ast.Name:
                     out.add(n.func.value.id)
     return out
 
@@ -699,14 +699,15 @@ def _cse_forward(body, most, pure, appended, table=None):
                 or isinstance(s.value, (ast.Name, ast.Constant)) or not pure(s.value):
             continue
         value = s.value
-        if any(isinstance(n, ast.Name) and most.get(n.id, 0) > 1 for n in ast.walk(value)) \
+        nodes = ir.nodes(value)
+        if any(type(n) is ast.Name and most.get(n.id, 0) > 1 for n in nodes) \
                 or _reads_mutable(value):
             continue
-        if any(isinstance(n, ast.Subscript) and (not isinstance(n.value, ast.Name)
-                                                  or n.value.id in appended)
-               for n in ast.walk(value)):
+        if any(type(n) is ast.Subscript and (type(n.value) is not ast.Name
+                                             or n.value.id in appended)
+               for n in nodes):
             continue  # a list that grows: xs[-1] may name another element later
-        key = ast.dump(value)
+        key = ir.expr_key(value)
         if key in table:
             s.value = ir.name(table[key])
         else:
@@ -753,13 +754,13 @@ def _merge_element_updates(body):
         a = out[i]
         if isinstance(a, ir.AugAssign) and isinstance(a.target, ast.Subscript) \
                 and isinstance(a.target.value, ast.Name):
-            key = ast.dump(a.target)
+            key = ir.expr_key(a.target)
             container = a.target.value.id
             needs = set(ir.names_in(a.target)) | set(ir.names_in(a.value))
             for j in range(i + 1, len(out)):
                 b = out[j]
                 if isinstance(b, ir.AugAssign) and not isinstance(b.target, str) \
-                        and ast.dump(b.target) == key:
+                        and ir.expr_key(b.target) == key:
                     b.value = ast.BinOp(left=a.value, op=ast.Add(), right=b.value)
                     del out[i]
                     i -= 1
