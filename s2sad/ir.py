@@ -376,18 +376,40 @@ _ABSENT = object()
 
 def copy_tree(node):
     """A deep copy of IR statements and expression trees (much faster than
-    `copy.deepcopy`, which these trees spend most of a transform in)."""
+    `copy.deepcopy`, which these trees spend most of a transform in). Strings,
+    numbers, None, contexts and operators are shared, not copied."""
+    t = type(node)
+    if t in _SHARED:
+        return node
+    if t in _BY_DICT:
+        new = t.__new__(t)
+        new.__dict__ = {k: v if type(v) in _SHARED else copy_tree(v)
+                        for k, v in node.__dict__.items()}
+        return new
     if isinstance(node, list):
-        return [copy_tree(x) for x in node]
-    if isinstance(node, _LEAVES) or node is None or isinstance(node, (str, int, float, bool)):
+        return [x if type(x) in _SHARED else copy_tree(x) for x in node]
+    if isinstance(node, _LEAVES) or isinstance(node, (str, int, float, bool)):
         return node
     if isinstance(node, tuple):
         return tuple(copy_tree(x) for x in node)
     if hasattr(node, "__dict__"):
-        new = node.__class__.__new__(node.__class__)
-        new.__dict__ = {k: copy_tree(v) for k, v in node.__dict__.items()}
-        return new
+        _BY_DICT.add(t)  # (every test above depends on the type alone)
+        return copy_tree(node)
     return copy.deepcopy(node)
+
+
+def _subclasses(classes) -> set:
+    out, stack = set(), list(classes)
+    while stack:
+        c = stack.pop()
+        out.add(c)
+        stack.extend(c.__subclasses__())
+    return out
+
+
+# the exact types `copy_tree` returns as they are (a fast test before the general ones)
+_SHARED = frozenset({str, int, float, bool, type(None)} | _subclasses(_LEAVES))
+_BY_DICT: set = set()  # the types `copy_tree` copies field by field (AST nodes, statements)
 
 
 def local_reads(node: ast.AST, is_local) -> list:
