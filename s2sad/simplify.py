@@ -226,42 +226,103 @@ def _elide_dups(body):
     return body
 
 
-def _drop_copy_backs(body):
-    """``w = v`` followed (with neither reassigned in between) by ``v = w`` leaves `v`
-    unchanged: the second copy goes (a loop-carried adjoint passing through a sum)."""
-    recent = {}  # name -> name it was last copied from, in this straight-line run
-    copied = {}  # name -> the names in `recent` copied from it
+class _CopyTable:
+    """One walk of a body for `_propagate_copies`: it drops copy-backs (``w = v``
+    followed, with neither reassigned in between, by ``v = w``, which leaves `v`
+    unchanged: a loop-carried adjoint passing through a sum) and takes, of what
+    stays, the counts `_definitions`, `ir.reads_in` and `_max_defs` give and the
+    plain copies ``v = w`` in program order. Which statements read or define each
+    name (`index`) is made only if some copy goes."""
 
-    def forget(n):
-        """Forget every copy to or from `n`."""
-        source = recent.pop(n, None)
-        if source is not None:
-            copied[source].discard(n)
-        for k in copied.pop(n, ()):
-            del recent[k]
+    def __init__(self, body):
+        self.defs, self.reads = {}, {}
+        self.copies = []
+        self.named = []  # (statement, names it reads, names it defines)
+        self.body, most = self.block(body)
+        for n in _INPUTS:
+            most[n] = most.get(n, 0) + 1
+        self.most = most
 
-    out = []
-    for s in body:
-        inner = ir.blocks(s)
-        for block in inner:
-            block[:] = _drop_copy_backs(block)
-        if isinstance(s, ir.Assign) and not s.unpack and isinstance(s.value, ast.Name):
-            v, w = s.targets[0], s.value.id
-            if recent.get(w) == v:
+    def note(self, s):
+        reads, defs = self.reads, self.defs
+        read = ir.stmt_reads(s)
+        for n in read:
+            reads[n] = reads.get(n, 0) + 1
+        if isinstance(s, ir.Comment) and "\0" in s.text:
+            read = s.text.split("\0")[1::2]  # (renamed as reads are, not counted)
+        defined = ir.defined_names(s)
+        for n in defined:
+            defs[n] = defs.get(n, 0) + (2 if isinstance(s, ir.AugAssign) else 1)
+        if read or defined:
+            self.named.append((s, read, defined))
+
+    def index(self):
+        """``({name: {id: statement reading it}}, {name: {id: statement defining it}})``"""
+        readers, definers = {}, {}
+        for s, read, defined in self.named:
+            for n in read:
+                readers.setdefault(n, {})[id(s)] = s
+            for n in defined:
+                definers.setdefault(n, {})[id(s)] = s
+        return readers, definers
+
+    def block(self, body):
+        """(what stays of `body`, its `_max_defs` counts without the inputs)"""
+        recent = {}  # name -> name it was last copied from, in this straight-line run
+        copied = {}  # name -> the names in `recent` copied from it
+
+        def forget(n):
+            """Forget every copy to or from `n`."""
+            source = recent.pop(n, None)
+            if source is not None:
+                copied[source].discard(n)
+            for k in copied.pop(n, ()):
+                del recent[k]
+
+        out, count = [], {}
+        for s in body:
+            if isinstance(s, ir.Assign) and not s.unpack and isinstance(s.value, ast.Name):
+                v, w = s.targets[0], s.value.id
+                if recent.get(w) == v:
+                    continue
+                self.note(s)
+                self.copies.append(s)
+                count[v] = count.get(v, 0) + 1
+                forget(v)
+                recent[v] = w
+                copied.setdefault(w, set()).add(v)
+                out.append(s)
                 continue
-            forget(v)
-            recent[v] = w
-            copied.setdefault(w, set()).add(v)
+            self.note(s)
+            if isinstance(s, ir.If):
+                s.body[:], a = self.block(s.body)
+                s.orelse[:], b = self.block(s.orelse)
+                inner = {n: max(a.get(n, 0), b.get(n, 0)) for n in set(a) | set(b)}
+            elif isinstance(s, (ir.Loop, ir.ForEach)):
+                inner = {}
+                if isinstance(s, ir.Loop):
+                    s.cond[:], inner = self.block(s.cond)
+                s.body[:], own = self.block(s.body)
+                for n, k in own.items():
+                    inner[n] = inner.get(n, 0) + k
+                for n in ir.defined_names(s):
+                    inner[n] = inner.get(n, 0) + 1
+            elif isinstance(s, ir.Exit):
+                s.copies[:], inner = self.block(s.copies)
+            else:
+                inner = {}
+                for n in ir.defined_names(s):
+                    inner[n] = inner.get(n, 0) + (2 if isinstance(s, ir.AugAssign) else 1)
+            for n, k in inner.items():
+                count[n] = count.get(n, 0) + k
+            if ir.blocks(s) or isinstance(s, (ir.Pop, ir.Exit)):
+                recent.clear()
+                copied.clear()
+            else:
+                for n in ir.defined_names(s):
+                    forget(n)
             out.append(s)
-            continue
-        if inner or isinstance(s, (ir.Pop, ir.Exit)):
-            recent.clear()
-            copied.clear()
-        else:
-            for n in ir.defined_names(s):
-                forget(n)
-        out.append(s)
-    return out
+        return out, count
 
 
 def _propagate_copies(body, keep):
@@ -271,25 +332,14 @@ def _propagate_copies(body, keep):
     Rounds: each round takes, in program order, every copy the counts allow whose
     names no earlier copy of the round involves, then renames. The counts (definitions,
     reads, most definitions on one path) and which statements read or define each
-    name are taken once, in one walk, and updated as copies go: a round costs what
-    it changes, not another walk of the whole body."""
-    body = _drop_copy_backs(body)
-    defs, reads, readers, definers, copies = {}, {}, {}, {}, []
-    for s in ir.walk(body):
-        for n in ir.stmt_reads(s):
-            reads[n] = reads.get(n, 0) + 1
-            readers.setdefault(n, {})[id(s)] = s
-        if isinstance(s, ir.Comment) and "\0" in s.text:
-            for n in s.text.split("\0")[1::2]:
-                readers.setdefault(n, {})[id(s)] = s
-        for n in ir.defined_names(s):
-            defs[n] = defs.get(n, 0) + (2 if isinstance(s, ir.AugAssign) else 1)
-            definers.setdefault(n, {})[id(s)] = s
-        if isinstance(s, ir.Assign) and not s.unpack and isinstance(s.value, ast.Name):
-            copies.append(s)
+    name are taken once, in one walk (`_CopyTable`), and updated as copies go: a
+    round costs what it changes, not another walk of the whole body."""
+    table = _CopyTable(body)
+    body, copies = table.body, table.copies
     if not copies:
         return body
-    most = _max_defs(body)
+    defs, reads, most = table.defs, table.reads, table.most
+    readers = definers = None
     dropped = set()
     while True:
         mapping, renames, touched = {}, {}, set()
@@ -315,6 +365,8 @@ def _propagate_copies(body, keep):
             break
         # the counts after the round: each copy `v = w` goes (one definition of v,
         # one read of w), and no name is in two of the round's renamings
+        if readers is None:
+            readers, definers = table.index()
         changed_reads, changed_defs = {}, {}
         for v, w in mapping.items():
             defs[v] = 0
