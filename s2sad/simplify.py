@@ -106,10 +106,14 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
     _fill_tapes(forward, reverse)
     if float_name is not None:
         forward = _drop_dead_forward(forward, reverse, float_name, replayed)
-    if getattr(float_name, "array", None) is not None:
-        reverse = _nest_array_adjoints(reverse, ir.reads_in(forward + reverse), float_name.array)
-    if pure is not None:
+    array = getattr(float_name, "array", None)
+    if array is not None or pure is not None:
+        # (nesting array adjoints changes no count `_nest` asks for: that of a forward
+        # temporary; the names of a nested expression are read as often as before)
         reads = ir.reads_in(forward + reverse)
+    if array is not None:
+        reverse = _nest_array_adjoints(reverse, reads, array)
+    if pure is not None:
         adjoints = {t for x in ir.walk(reverse) for t in ir.defined_names(x)}
         forward = _nest(forward, reads, lambda s: pure(s.value) and
                         ir.adjoint(s.targets[0]) not in adjoints)
