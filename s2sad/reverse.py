@@ -353,7 +353,7 @@ class _Transform:
         forward line computed only for its shape (``t4 = t3 ** 2``) can go."""
         if self.accumulators or not isinstance(expr, ast.AST):
             return expr  # (inside a reversed loop a value's shape may change)
-        for node in ast.walk(expr):
+        for node in ir.nodes(expr):
             if not (isinstance(node, ast.Call) and ir.dotted(node.func) in ("unreduce",
                                                                             "unbroadcast")
                     and len(node.args) >= 2 and isinstance(node.args[1], ast.Name)):
