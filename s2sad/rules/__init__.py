@@ -436,13 +436,54 @@ def fold(expr):
     return _fold_owned(_copy_tree(expr))
 
 
+_FOLD_LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+
+
 def _fold_owned(expr):
     """`fold` for a tree the caller owns (changed in place where it can be)."""
     return _Fold().visit(expr)
 
 
 class _Fold(ast.NodeTransformer):
-    """`fold`'s rewrites, applied in place."""
+    """`fold`'s rewrites, applied in place. `visit` and `generic_visit` do what
+    NodeTransformer's do, without looking a method up by name for every node or
+    visiting contexts and operators (which nothing here changes)."""
+
+    def visit(self, node):
+        t = type(node)
+        if t is ast.BinOp:
+            return self.visit_BinOp(node)
+        if t is ast.UnaryOp:
+            return self.visit_UnaryOp(node)
+        if t is ast.Call:
+            return self.visit_Call(node)
+        return self.generic_visit(node)
+
+    def generic_visit(self, node):
+        for name in node._fields:
+            try:
+                old = getattr(node, name)
+            except AttributeError:
+                continue
+            if type(old) is list:
+                new = []
+                for value in old:
+                    if isinstance(value, ast.AST) and not isinstance(value, _FOLD_LEAVES):
+                        value = self.visit(value)
+                        if value is None:
+                            continue
+                        if not isinstance(value, ast.AST):
+                            new.extend(value)
+                            continue
+                    new.append(value)
+                old[:] = new
+            elif isinstance(old, ast.AST) and not isinstance(old, _FOLD_LEAVES):
+                value = self.visit(old)
+                if value is None:
+                    delattr(node, name)
+                else:
+                    setattr(node, name, value)
+        return node
 
     def visit_BinOp(self, n):
         self.generic_visit(n)
