@@ -306,7 +306,25 @@ def nodes(node: ast.AST) -> list:
 
 def names_in(node: ast.AST) -> list:
     """Every ``ast.Name`` id in an expression (with repeats). This is the compiler's
-    most frequent question, so the common node types are handled inline."""
+    most frequent question, so the common node types are handled inline (and a name,
+    or an operator on two atoms, before anything else; in the order the loop below
+    gives)."""
+    t = type(node)
+    if t is ast.Name:
+        return [node.id]
+    if t is ast.BinOp:
+        left, right = node.left, node.right
+        tl, tr = type(left), type(right)
+        if tl is ast.Name:
+            if tr is ast.Name:
+                return [right.id, left.id]
+            if tr is ast.Constant:
+                return [left.id]
+        elif tl is ast.Constant:
+            if tr is ast.Name:
+                return [right.id]
+            if tr is ast.Constant:
+                return []
     out = []
     stack = [node]
     pop, push, extend = stack.pop, stack.append, stack.extend
@@ -603,6 +621,9 @@ def reads_in(body: list) -> dict:
 def stmt_reads(stmt) -> list:
     """The names one statement itself reads, with repeats, as `reads_in` counts them:
     those of `exprs` and a loop's `test`."""
+    t = type(stmt)
+    if t is Assign or t is Expr or t is Return:
+        return names_in(stmt.value)
     out = []
     for node in _read_exprs(stmt):
         out += names_in(node)
