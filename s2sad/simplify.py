@@ -247,19 +247,6 @@ class _CopyTable:
             most[n] = most.get(n, 0) + 1
         self.most = most
 
-    def note(self, s):
-        reads, defs = self.reads, self.defs
-        read = ir.stmt_reads(s)
-        for n in read:
-            reads[n] = reads.get(n, 0) + 1
-        if isinstance(s, ir.Comment) and "\0" in s.text:
-            read = s.text.split("\0")[1::2]  # (renamed as reads are, not counted)
-        defined = ir.defined_names(s)
-        for n in defined:
-            defs[n] = defs.get(n, 0) + (2 if isinstance(s, ir.AugAssign) else 1)
-        if read or defined:
-            self.named.append((s, read, defined))
-
     def index(self):
         """``({name: {id: statement reading it}}, {name: {id: statement defining it}})``"""
         readers, definers = {}, {}
@@ -283,48 +270,66 @@ class _CopyTable:
             for k in copied.pop(n, ()):
                 del recent[k]
 
+        reads, defs, named = self.reads, self.defs, self.named
         out, count = [], {}
         for s in body:
-            if isinstance(s, ir.Assign) and not s.unpack and isinstance(s.value, ast.Name):
+            t = type(s)
+            if t is ir.Assign and not s.unpack and type(s.value) is ast.Name:
                 v, w = s.targets[0], s.value.id
                 if recent.get(w) == v:
                     continue
-                self.note(s)
+                reads[w] = reads.get(w, 0) + 1
+                defs[v] = defs.get(v, 0) + 1
+                named.append((s, [w], (v,)))
                 self.copies.append(s)
                 count[v] = count.get(v, 0) + 1
-                forget(v)
+                if recent:
+                    forget(v)
                 recent[v] = w
                 copied.setdefault(w, set()).add(v)
                 out.append(s)
                 continue
-            self.note(s)
-            if isinstance(s, ir.If):
+            read = ir.stmt_reads(s)
+            for n in read:
+                reads[n] = reads.get(n, 0) + 1
+            if t is ir.Comment and "\0" in s.text:
+                read = s.text.split("\0")[1::2]  # (renamed as reads are, not counted)
+            defined = ir.defined_names(s)
+            weight = 2 if t is ir.AugAssign else 1
+            for n in defined:
+                defs[n] = defs.get(n, 0) + weight
+            if read or defined:
+                named.append((s, read, defined))
+            if t is ir.If:
                 s.body[:], a = self.block(s.body)
                 s.orelse[:], b = self.block(s.orelse)
                 inner = {n: max(a.get(n, 0), b.get(n, 0)) for n in set(a) | set(b)}
-            elif isinstance(s, (ir.Loop, ir.ForEach)):
+            elif t is ir.Loop or t is ir.ForEach:
                 inner = {}
-                if isinstance(s, ir.Loop):
+                if t is ir.Loop:
                     s.cond[:], inner = self.block(s.cond)
                 s.body[:], own = self.block(s.body)
                 for n, k in own.items():
                     inner[n] = inner.get(n, 0) + k
-                for n in ir.defined_names(s):
+                for n in defined:
                     inner[n] = inner.get(n, 0) + 1
-            elif isinstance(s, ir.Exit):
+            elif t is ir.Exit:
                 s.copies[:], inner = self.block(s.copies)
             else:
-                inner = {}
-                for n in ir.defined_names(s):
-                    inner[n] = inner.get(n, 0) + (2 if isinstance(s, ir.AugAssign) else 1)
+                for n in defined:
+                    count[n] = count.get(n, 0) + weight
+                if t is ir.Pop:
+                    recent.clear()
+                    copied.clear()
+                elif recent:
+                    for n in defined:
+                        forget(n)
+                out.append(s)
+                continue
             for n, k in inner.items():
                 count[n] = count.get(n, 0) + k
-            if ir.blocks(s) or isinstance(s, (ir.Pop, ir.Exit)):
-                recent.clear()
-                copied.clear()
-            else:
-                for n in ir.defined_names(s):
-                    forget(n)
+            recent.clear()  # (a branch, a loop or an exit ends the straight-line run)
+            copied.clear()
             out.append(s)
         return out, count
 
