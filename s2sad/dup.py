@@ -236,23 +236,28 @@ def _first_def_order(s: ir.If):
 
 def _rename_each(node, copies, is_local):
     """Rename the reads of split names in one expression, each read to the next copy,
-    in the order `ir.local_reads` visits them."""
+    in the order `ir.local_reads` visits them (a copy of `node`; `node` itself when
+    it reads no split name)."""
+    if not any(n in copies for n in ir.names_in(node)):
+        return node
+    return _RenameEach(copies, is_local).visit(ir.copy_tree(node))
 
-    class _R(ast.NodeTransformer):
-        def visit_Attribute(self, n):
-            root = n
-            while isinstance(root, ast.Attribute):
-                root = root.value
-            if isinstance(root, ast.Name) and not is_local(root.id):
-                return n
-            self.generic_visit(n)
+
+class _RenameEach(ast.NodeTransformer):
+    def __init__(self, copies, is_local):
+        self.copies = copies
+        self.is_local = is_local
+
+    def visit_Attribute(self, n):
+        root = n
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and not self.is_local(root.id):
             return n
+        self.generic_visit(n)
+        return n
 
-        def visit_Name(self, n):
-            if n.id in copies and is_local(n.id):
-                return ast.Name(id=copies[n.id].pop(0), ctx=n.ctx)
-            return n
-
-    return _R().visit(ir.copy_tree(node))
-
-
+    def visit_Name(self, n):
+        if n.id in self.copies and self.is_local(n.id):
+            return ast.Name(id=self.copies[n.id].pop(0), ctx=n.ctx)
+        return n

@@ -306,7 +306,25 @@ def nodes(node: ast.AST) -> list:
 
 def names_in(node: ast.AST) -> list:
     """Every ``ast.Name`` id in an expression (with repeats). This is the compiler's
-    most frequent question, so the common node types are handled inline."""
+    most frequent question, so the common node types are handled inline (and a name,
+    or an operator on two atoms, before anything else; in the order the loop below
+    gives)."""
+    t = type(node)
+    if t is ast.Name:
+        return [node.id]
+    if t is ast.BinOp:
+        left, right = node.left, node.right
+        tl, tr = type(left), type(right)
+        if tl is ast.Name:
+            if tr is ast.Name:
+                return [right.id, left.id]
+            if tr is ast.Constant:
+                return [left.id]
+        elif tl is ast.Constant:
+            if tr is ast.Name:
+                return [right.id]
+            if tr is ast.Constant:
+                return []
     out = []
     stack = [node]
     pop, push, extend = stack.pop, stack.append, stack.extend
@@ -348,20 +366,68 @@ def names_in(node: ast.AST) -> list:
 _LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
 
 
+def expr_key(node) -> tuple:
+    """A hashable key of an expression tree: two trees have the same key exactly when
+    `ast.dump` prints them the same (the same node types and fields, constants with
+    the same repr), without building the text."""
+    t = type(node)
+    if t is list:
+        return (list, *[expr_key(x) for x in node])
+    if not isinstance(node, ast.AST):
+        return node if t is str else (repr, repr(node))
+    out = [t]
+    for f in node._fields:
+        try:
+            value = getattr(node, f)
+        except AttributeError:
+            out.append(_ABSENT)
+            continue
+        if value is None and getattr(t, f, ...) is None:
+            out.append(_ABSENT)  # (ast.dump leaves such a field out)
+        else:
+            out.append(expr_key(value))
+    return tuple(out)
+
+
+_ABSENT = object()
+
+
 def copy_tree(node):
     """A deep copy of IR statements and expression trees (much faster than
-    `copy.deepcopy`, which these trees spend most of a transform in)."""
+    `copy.deepcopy`, which these trees spend most of a transform in). Strings,
+    numbers, None, contexts and operators are shared, not copied."""
+    t = type(node)
+    if t in _SHARED:
+        return node
+    if t in _BY_DICT:
+        new = t.__new__(t)
+        new.__dict__ = {k: v if type(v) in _SHARED else copy_tree(v)
+                        for k, v in node.__dict__.items()}
+        return new
     if isinstance(node, list):
-        return [copy_tree(x) for x in node]
-    if isinstance(node, _LEAVES) or node is None or isinstance(node, (str, int, float, bool)):
+        return [x if type(x) in _SHARED else copy_tree(x) for x in node]
+    if isinstance(node, _LEAVES) or isinstance(node, (str, int, float, bool)):
         return node
     if isinstance(node, tuple):
         return tuple(copy_tree(x) for x in node)
     if hasattr(node, "__dict__"):
-        new = node.__class__.__new__(node.__class__)
-        new.__dict__ = {k: copy_tree(v) for k, v in node.__dict__.items()}
-        return new
+        _BY_DICT.add(t)  # (every test above depends on the type alone)
+        return copy_tree(node)
     return copy.deepcopy(node)
+
+
+def _subclasses(classes) -> set:
+    out, stack = set(), list(classes)
+    while stack:
+        c = stack.pop()
+        out.add(c)
+        stack.extend(c.__subclasses__())
+    return out
+
+
+# the exact types `copy_tree` returns as they are (a fast test before the general ones)
+_SHARED = frozenset({str, int, float, bool, type(None)} | _subclasses(_LEAVES))
+_BY_DICT: set = set()  # the types `copy_tree` copies field by field (AST nodes, statements)
 
 
 def local_reads(node: ast.AST, is_local) -> list:
@@ -504,43 +570,98 @@ def rename_reads(body: list, mapping: dict, substitute_fn=None) -> None:
     """Rename every read of a name in `body` (in place; the statements are the
     caller's own). Mapped values are names (str)."""
     for stmt in walk(body):
-        for get, set_ in slots(stmt) + loop_test_slot(stmt):
-            rename_in_place(get(), mapping)
-        if isinstance(stmt, Dup):
-            stmt.source = mapping.get(stmt.source, stmt.source)
-        elif isinstance(stmt, AugAssign) and isinstance(stmt.target, str):
-            stmt.target = mapping.get(stmt.target, stmt.target)
-        elif isinstance(stmt, Push):
-            stmt.values = tuple(mapping.get(v, v) for v in stmt.values)
-        elif isinstance(stmt, Comment) and "\0" in stmt.text:
-            parts = stmt.text.split("\0")
-            parts[1::2] = [mapping.get(x, x) for x in parts[1::2]]
-            stmt.text = "\0".join(parts)
+        rename_stmt_reads(stmt, mapping)
+
+
+def rename_stmt_reads(stmt, mapping: dict) -> None:
+    """`rename_reads` for one statement itself (not its nested blocks)."""
+    for node in _read_exprs(stmt):
+        rename_in_place(node, mapping)
+    if isinstance(stmt, Dup):
+        stmt.source = mapping.get(stmt.source, stmt.source)
+    elif isinstance(stmt, AugAssign) and isinstance(stmt.target, str):
+        stmt.target = mapping.get(stmt.target, stmt.target)
+    elif isinstance(stmt, Push):
+        stmt.values = tuple(mapping.get(v, v) for v in stmt.values)
+    elif isinstance(stmt, Comment) and "\0" in stmt.text:
+        parts = stmt.text.split("\0")
+        parts[1::2] = [mapping.get(x, x) for x in parts[1::2]]
+        stmt.text = "\0".join(parts)
 
 
 def rename_defs(body: list, mapping: dict) -> None:
     """Rename every definition of a name in `body` (in place)."""
     for stmt in walk(body):
-        if isinstance(stmt, (Assign, Dup, Pop)):
-            stmt.targets = tuple(mapping.get(t, t) for t in stmt.targets)
-        elif isinstance(stmt, AugAssign) and isinstance(stmt.target, str):
+        rename_stmt_defs(stmt, mapping)
+
+
+def rename_stmt_defs(stmt, mapping: dict) -> None:
+    """`rename_defs` for one statement itself (not its nested blocks)."""
+    if isinstance(stmt, (Assign, Dup, Pop)):
+        stmt.targets = tuple(mapping.get(t, t) for t in stmt.targets)
+    elif isinstance(stmt, AugAssign) and isinstance(stmt.target, str):
+        stmt.target = mapping.get(stmt.target, stmt.target)
+    elif isinstance(stmt, (Loop, ForEach)):
+        if stmt.target:
             stmt.target = mapping.get(stmt.target, stmt.target)
-        elif isinstance(stmt, (Loop, ForEach)):
-            if stmt.target:
-                stmt.target = mapping.get(stmt.target, stmt.target)
-            for phi in getattr(stmt, "phis", ()):
-                phi.name = mapping.get(phi.name, phi.name)
+        for phi in getattr(stmt, "phis", ()):
+            phi.name = mapping.get(phi.name, phi.name)
 
 
 def reads_in(body: list) -> dict:
     """How many times each name is read in `body`, counting nested blocks."""
     count = {}
+    get = count.get
     for stmt in walk(body):
-        nodes = list(exprs(stmt)) + [get() for get, _ in loop_test_slot(stmt)]
-        for node in nodes:
-            for n in names_in(node):
-                count[n] = count.get(n, 0) + 1
+        for n in stmt_reads(stmt):
+            count[n] = get(n, 0) + 1
     return count
+
+
+def stmt_reads(stmt) -> list:
+    """The names one statement itself reads, with repeats, as `reads_in` counts them:
+    those of `exprs` and a loop's `test`."""
+    t = type(stmt)
+    if t is Assign or t is Expr or t is Return:
+        return names_in(stmt.value)
+    out = []
+    for node in _read_exprs(stmt):
+        out += names_in(node)
+    if isinstance(stmt, Dup):
+        out.append(stmt.source)
+    elif isinstance(stmt, AugAssign) and isinstance(stmt.target, str):
+        out.append(stmt.target)
+    elif isinstance(stmt, Push) and stmt.values:
+        out.append(stmt.tape)
+        out.extend(stmt.values)
+    elif isinstance(stmt, Pop) and stmt.targets:
+        out.append(stmt.tape)
+    return out
+
+
+def _read_exprs(stmt) -> list:
+    """The expression trees of `slots` and `loop_test_slot`, without the closures
+    (the passes that only read or rename them in place ask this for every statement)."""
+    t = type(stmt)
+    if t is Assign or t is Expr or t is Return:
+        return [stmt.value]
+    if t is Comment:
+        return []
+    if t is AugAssign:
+        return [stmt.value, stmt.target] if isinstance(stmt.target, ast.AST) else [stmt.value]
+    if t is SetItem:
+        return [stmt.value, stmt.target]
+    if t is If:
+        return [stmt.test]
+    if t is Loop:
+        out = [] if stmt.iter is None else [stmt.iter]
+        out += [phi.init for phi in stmt.phis if phi.init is not None]
+        if stmt.test is not None:
+            out.append(stmt.test)
+        return out
+    if t is ForEach:
+        return [stmt.iter]
+    return []
 
 
 def defined_names(stmt) -> tuple:

@@ -208,13 +208,14 @@ def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, f
                          lines=list(lines), func=func)
     loc = _Located(info, col_shift)
     try:
-        module = ast.parse(dedented)
+        # blank lines first, so every node has its line number in the user's file
+        # (ast.increment_lineno afterwards walks the whole tree in Python)
+        module = ast.parse("\n" * (first - 1) + dedented)
     except SyntaxError as exc:  # e.g. source of a nested function that needs context
         raise SourceNotFoundError(
             f"s2sad could not parse the source of {qualname}: {exc.msg}",
             filename=filename, lineno=first,
         ) from None
-    ast.increment_lineno(module, first - 1)
     defs = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     if not defs or defs[0].name != name:
         raise SourceNotFoundError(
@@ -228,9 +229,10 @@ def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, f
                         "Differentiate a plain `def` function.")
     tree.decorator_list = []
     _check_signature(tree, loc)
-    _check_nodes(tree, loc)
-    local_set = _local_names(tree)
-    refs = _resolve(tree, local_set, globals_, cells, builtins_, loc)
+    nodes = list(ast.walk(tree))  # one walk for the checks and the names below
+    _check_nodes(tree, loc, nodes)
+    local_set = _local_names(tree, nodes)
+    refs = _resolve(tree, local_set, globals_, cells, builtins_, loc, nodes)
     return Parsed(tree=tree, info=info, refs=refs, locals=local_set, globals=globals_,
                   cells=cells)
 
@@ -254,8 +256,9 @@ def _check_signature(tree: ast.FunctionDef, loc: _Located):
             )
 
 
-def _check_nodes(tree: ast.FunctionDef, loc: _Located):
-    for node in ast.walk(tree):
+def _check_nodes(tree: ast.FunctionDef, loc: _Located, nodes: list):
+    """`nodes`: every node of `tree`, in `ast.walk`'s order."""
+    for node in nodes:
         kind = type(node)
         if node is not tree and kind is ast.FunctionDef:
             raise loc.error(
@@ -273,7 +276,7 @@ def _check_nodes(tree: ast.FunctionDef, loc: _Located):
         raise loc.error(UnsupportedSyntaxError, _located_node(node, tree),
                         f"s2sad does not know the construct `{kind.__name__}`",
                         "Rewrite that expression with plain arithmetic and calls.")
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.AnnAssign) and node.value is None:
             raise loc.error(UnsupportedSyntaxError, node,
                             "s2sad cannot differentiate a bare annotation",
@@ -322,10 +325,10 @@ def _located_node(node, tree):
     return tree
 
 
-def _local_names(tree: ast.FunctionDef) -> set:
+def _local_names(tree: ast.FunctionDef, nodes: list) -> set:
     a = tree.args
     out = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             out.add(node.id)
     return out
@@ -353,9 +356,9 @@ def lookup(name, globals_, cells, builtins_=None):
 _DYNAMIC = ("eval", "exec", "compile", "locals", "vars", "globals", "__import__")
 
 
-def _resolve(tree, local_set, globals_, cells, builtins_, loc) -> dict:
+def _resolve(tree, local_set, globals_, cells, builtins_, loc, nodes: list) -> dict:
     refs = {}
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Name) and node.id not in local_set and isinstance(node.ctx, ast.Load):
             if node.id in refs:
                 continue
@@ -377,7 +380,7 @@ def _resolve(tree, local_set, globals_, cells, builtins_, loc) -> dict:
                     "Write the expression or the name itself.",
                 )
             refs[node.id] = value
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Attribute):
             text = ir.dotted(node)
             if text is None or text.split(".")[0] in local_set or text in refs:

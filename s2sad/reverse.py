@@ -355,7 +355,7 @@ class _Transform:
         (``t4 = t3 ** 2``) can go."""
         if self.accumulators or not isinstance(expr, ast.AST):
             return expr  # (inside a reversed loop a value's shape may change)
-        for node in ast.walk(expr):
+        for node in ir.nodes(expr):
             if not isinstance(node, ast.Call):
                 continue
             text = ir.dotted(node.func)

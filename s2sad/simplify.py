@@ -118,8 +118,9 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
     _count_by_tape(forward, reverse)
     if float_name is not None:
         forward = _drop_dead_forward(forward, reverse, float_name, replayed)
-    if getattr(float_name, "array", None) is not None:
-        reverse = _nest_array_adjoints(reverse, ir.reads_in(forward + reverse), float_name.array)
+    array = getattr(float_name, "array", None)
+    if array is not None:
+        reverse = _nest_array_adjoints(reverse, ir.reads_in(forward + reverse), array)
     if float_name is not None:
         def tangent(n):
             return n.endswith("%dot")
@@ -252,43 +253,130 @@ def _elide_dups(body):
     return body
 
 
-def _drop_copy_backs(body):
-    """``w = v`` followed (with neither reassigned in between) by ``v = w`` leaves `v`
-    unchanged: the second copy goes (a loop-carried adjoint passing through a sum)."""
-    recent = {}  # name -> name it was last copied from, in this straight-line run
-    out = []
-    for s in body:
-        for block in ir.blocks(s):
-            block[:] = _drop_copy_backs(block)
-        if isinstance(s, ir.Assign) and not s.unpack and isinstance(s.value, ast.Name):
-            v, w = s.targets[0], s.value.id
-            if recent.get(w) == v:
-                continue
-            for k in [k for k, x in recent.items() if v in (k, x)]:
+class _CopyTable:
+    """One walk of a body for `_propagate_copies`: it drops copy-backs (``w = v``
+    followed, with neither reassigned in between, by ``v = w``, which leaves `v`
+    unchanged: a loop-carried adjoint passing through a sum) and takes, of what
+    stays, the counts `_definitions`, `ir.reads_in` and `_max_defs` give and the
+    plain copies ``v = w`` in program order. Which statements read or define each
+    name (`index`) is made only if some copy goes."""
+
+    def __init__(self, body):
+        self.defs, self.reads = {}, {}
+        self.copies = []
+        self.named = []  # (statement, names it reads, names it defines)
+        self.body, most = self.block(body)
+        for n in _INPUTS:
+            most[n] = most.get(n, 0) + 1
+        self.most = most
+
+    def index(self):
+        """``({name: {id: statement reading it}}, {name: {id: statement defining it}})``"""
+        readers, definers = {}, {}
+        for s, read, defined in self.named:
+            for n in read:
+                readers.setdefault(n, {})[id(s)] = s
+            for n in defined:
+                definers.setdefault(n, {})[id(s)] = s
+        return readers, definers
+
+    def block(self, body):
+        """(what stays of `body`, its `_max_defs` counts without the inputs)"""
+        recent = {}  # name -> name it was last copied from, in this straight-line run
+        copied = {}  # name -> the names in `recent` copied from it
+
+        def forget(n):
+            """Forget every copy to or from `n`."""
+            source = recent.pop(n, None)
+            if source is not None:
+                copied[source].discard(n)
+            for k in copied.pop(n, ()):
                 del recent[k]
-            recent[v] = w
+
+        reads, defs, named = self.reads, self.defs, self.named
+        out, count = [], {}
+        for s in body:
+            t = type(s)
+            if t is ir.Assign and not s.unpack and type(s.value) is ast.Name:
+                v, w = s.targets[0], s.value.id
+                if recent.get(w) == v:
+                    continue
+                reads[w] = reads.get(w, 0) + 1
+                defs[v] = defs.get(v, 0) + 1
+                named.append((s, [w], (v,)))
+                self.copies.append(s)
+                count[v] = count.get(v, 0) + 1
+                if recent:
+                    forget(v)
+                recent[v] = w
+                copied.setdefault(w, set()).add(v)
+                out.append(s)
+                continue
+            read = ir.stmt_reads(s)
+            for n in read:
+                reads[n] = reads.get(n, 0) + 1
+            if t is ir.Comment and "\0" in s.text:
+                read = s.text.split("\0")[1::2]  # (renamed as reads are, not counted)
+            defined = ir.defined_names(s)
+            weight = 2 if t is ir.AugAssign else 1
+            for n in defined:
+                defs[n] = defs.get(n, 0) + weight
+            if read or defined:
+                named.append((s, read, defined))
+            if t is ir.If:
+                s.body[:], a = self.block(s.body)
+                s.orelse[:], b = self.block(s.orelse)
+                inner = {n: max(a.get(n, 0), b.get(n, 0)) for n in set(a) | set(b)}
+            elif t is ir.Loop or t is ir.ForEach:
+                inner = {}
+                if t is ir.Loop:
+                    s.cond[:], inner = self.block(s.cond)
+                s.body[:], own = self.block(s.body)
+                for n, k in own.items():
+                    inner[n] = inner.get(n, 0) + k
+                for n in defined:
+                    inner[n] = inner.get(n, 0) + 1
+            elif t is ir.Exit:
+                s.copies[:], inner = self.block(s.copies)
+            else:
+                for n in defined:
+                    count[n] = count.get(n, 0) + weight
+                if t is ir.Pop:
+                    recent.clear()
+                    copied.clear()
+                elif recent:
+                    for n in defined:
+                        forget(n)
+                out.append(s)
+                continue
+            for n, k in inner.items():
+                count[n] = count.get(n, 0) + k
+            recent.clear()  # (a branch, a loop or an exit ends the straight-line run)
+            copied.clear()
             out.append(s)
-            continue
-        if ir.blocks(s) or isinstance(s, (ir.Pop, ir.Exit)):
-            recent.clear()
-        else:
-            for n in ir.defined_names(s):
-                for k in [k for k, x in recent.items() if n in (k, x)]:
-                    del recent[k]
-        out.append(s)
-    return out
+        return out, count
 
 
 def _propagate_copies(body, keep):
     """Remove ``v = w`` copies: read `w` where `v` was read, or, when `v` must stay
-    (a gradient the function returns), give `w`'s definitions the name `v`."""
-    body = _drop_copy_backs(body)
+    (a gradient the function returns), give `w`'s definitions the name `v`.
+
+    Rounds: each round takes, in program order, every copy the counts allow whose
+    names no earlier copy of the round involves, then renames. The counts (definitions,
+    reads, most definitions on one path) and which statements read or define each
+    name are taken once, in one walk (`_CopyTable`), and updated as copies go: a
+    round costs what it changes, not another walk of the whole body."""
+    table = _CopyTable(body)
+    body, copies = table.body, table.copies
+    if not copies:
+        return body
+    defs, reads, most = table.defs, table.reads, table.most
+    readers = definers = None
+    dropped = set()
     while True:
-        defs, reads, most = _definitions(body), ir.reads_in(body), _max_defs(body)
-        mapping, renames, dropped = {}, {}, set()
-        touched = set()
-        for s in ir.walk(body):
-            if not (isinstance(s, ir.Assign) and not s.unpack and isinstance(s.value, ast.Name)):
+        mapping, renames, touched = {}, {}, set()
+        for s in copies:
+            if id(s) in dropped:
                 continue
             v, w = s.targets[0], s.value.id
             if v == w or defs.get(v) != 1 or most.get(w, 0) > 1 or most.get(v, 0) > 1 \
@@ -305,11 +393,35 @@ def _propagate_copies(body, keep):
                 mapping[v] = w  # reads of v read w
                 touched |= {v, w}
                 dropped.add(id(s))
-        if not dropped:
-            return body
-        body = _without(body, lambda x: id(x) in dropped)
-        ir.rename_reads(body, {**mapping, **renames})
-        ir.rename_defs(body, renames)
+        if not mapping and not renames:
+            break
+        # the counts after the round: each copy `v = w` goes (one definition of v,
+        # one read of w), and no name is in two of the round's renamings
+        if readers is None:
+            readers, definers = table.index()
+        changed_reads, changed_defs = {}, {}
+        for v, w in mapping.items():
+            defs[v] = 0
+            reads[w] += reads.pop(v, 0) - 1
+            most[v] = 0  # (v was defined once, and is not an input)
+            changed_reads.update(readers.get(v, {}))
+            readers.setdefault(w, {}).update(readers.pop(v, {}))
+            definers.pop(v, None)
+        for w, v in renames.items():
+            defs[v] = defs.pop(w, 0)
+            reads[w] = 0  # its one read was the copy
+            most[v] = most.get(w, 0) - (w in _INPUTS)
+            most[w] = int(w in _INPUTS)
+            changed_reads.update(readers.get(w, {}))
+            changed_defs.update(definers.get(w, {}))
+            readers.setdefault(v, {}).update(readers.pop(w, {}))
+            definers[v] = definers.pop(w, {})
+        both = {**mapping, **renames}
+        for s in changed_reads.values():
+            ir.rename_stmt_reads(s, both)
+        for s in changed_defs.values():
+            ir.rename_stmt_defs(s, renames)
+    return _without(body, lambda x: id(x) in dropped) if dropped else body
 
 
 # ------------------------------------------------------------------ dead code
@@ -317,25 +429,44 @@ def _propagate_copies(body, keep):
 
 def _has_effect(node) -> bool:
     """A method call (``acc.pop()``) changes a list: it must run even if unused."""
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-               and ir.dotted(n.func) is not None and "%" in ir.dotted(n.func)
-               for n in ast.walk(node))
+    for n in ir.nodes(node):
+        if type(n) is ast.Call and type(n.func) is ast.Attribute:
+            text = ir.dotted(n.func)
+            if text is not None and "%" in text:
+                return True
+    return False
+
+
+def _drop_unread(candidates, reads, unread) -> set:
+    """The ids of the assignments among `candidates` that go: one goes when
+    `unread(s)` holds, which it does once the reads `reads` counts of its targets are
+    gone, and its own reads go with it (so one line going can free another). Which
+    lines go does not depend on the order they are looked at, so each is looked at
+    when it may have become free, not on every sweep of the body."""
+    defining = {}
+    for s in candidates:
+        for t in s.targets:
+            defining.setdefault(t, []).append(s)
+    dead = set()
+    work = [s for s in candidates if unread(s)]
+    while work:
+        s = work.pop()
+        if id(s) in dead or not unread(s):
+            continue
+        dead.add(id(s))
+        for n in ir.names_in(s.value):
+            reads[n] -= 1
+            if not reads[n]:
+                work.extend(defining.get(n, ()))
+    return dead
 
 
 def _drop_dead(forward, reverse, keep):
     reads = ir.reads_in(forward + reverse)
-    dead_ids = set()
-    changed = True
-    while changed:
-        changed = False
-        for s in ir.walk(reverse):
-            if id(s) in dead_ids or not isinstance(s, ir.Assign) or _has_effect(s.value):
-                continue
-            if not any(reads.get(t) or t in keep for t in s.targets):
-                dead_ids.add(id(s))
-                for n in ir.names_in(s.value):
-                    reads[n] -= 1
-                changed = True
+    candidates = [s for s in ir.walk(reverse)
+                  if isinstance(s, ir.Assign) and not _has_effect(s.value)]
+    dead_ids = _drop_unread(candidates, reads, lambda s: not any(
+        reads.get(t) or t in keep for t in s.targets))
     reverse = _without(reverse, lambda s: id(s) in dead_ids)
     return _without(reverse, lambda s: isinstance(s, (ir.If, ir.ForEach)) and not _has_code(s))
 
@@ -357,8 +488,8 @@ def _dead_stores(body, live):
 def _live_block(body, live):
     out = []
     for s in reversed(body):
-        if isinstance(s, ir.Assign) and not _has_effect(s.value) \
-                and not any(t in live for t in s.targets):
+        if isinstance(s, ir.Assign) and not any(t in live for t in s.targets) \
+                and not _has_effect(s.value):
             continue
         if isinstance(s, ir.If):
             s.body, a = _live_block(s.body, set(live))
@@ -455,19 +586,19 @@ def _array_cannot_raise(node, float_name) -> bool:
 
 def _drop_dead_forward(forward, reverse, float_name, replayed=False):
     reads = ir.reads_in(forward + reverse)
-    dead_ids = set()
-    changed = True
-    while changed:
-        changed = False
-        for s in ir.walk(forward):
-            if id(s) in dead_ids or not (isinstance(s, ir.Assign) and not s.unpack):
-                continue
-            if not reads.get(s.targets[0]) and (
-                    replayed and not _has_effect(s.value) or _cannot_raise(s.value, float_name)):
-                dead_ids.add(id(s))
-                for n in ir.names_in(s.value):
-                    reads[n] -= 1
-                changed = True
+    candidates = [s for s in ir.walk(forward) if isinstance(s, ir.Assign) and not s.unpack]
+    harmless = {}  # id -> may this line go when nothing reads it?
+
+    def unread(s):
+        if reads.get(s.targets[0]):
+            return False
+        got = harmless.get(id(s))
+        if got is None:
+            got = harmless[id(s)] = bool(replayed and not _has_effect(s.value)
+                                         or _cannot_raise(s.value, float_name))
+        return got
+
+    dead_ids = _drop_unread(candidates, reads, unread)
     forward = _without(forward, lambda s: id(s) in dead_ids)
     return _without(forward, lambda s: isinstance(s, ir.If) and not _has_code(s))
 
@@ -613,7 +744,7 @@ def _cse_key(s, most):
             return None  # an element of a list that may change, or a method call
         if isinstance(n, ast.Call) and "%" in (ir.dotted(n.func) or "%"):
             return None  # a derivative function: not a pure expression
-    return ast.dump(value)
+    return ir.expr_key(value)
 
 
 def _cse_block(body, table, most):
@@ -635,9 +766,9 @@ def _appended(body) -> set:
     out = set()
     for s in ir.walk(body):
         for node in ir.exprs(s):
-            for n in ast.walk(node):
-                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
-                        and n.func.attr == "append" and isinstance(n.func.value, ast.Name):
+            for n in ir.nodes(node):
+                if type(n) is ast.Call and type(n.func) is ast.Attribute \
+                        and n.func.attr == "append" and type(n.func.value) is ast.Name:
                     out.add(n.func.value.id)
     return out
 
@@ -652,14 +783,15 @@ def _cse_forward(body, most, pure, appended, table=None):
                 or isinstance(s.value, (ast.Name, ast.Constant)) or not pure(s.value):
             continue
         value = s.value
-        if any(isinstance(n, ast.Name) and most.get(n.id, 0) > 1 for n in ast.walk(value)) \
+        nodes = ir.nodes(value)
+        if any(type(n) is ast.Name and most.get(n.id, 0) > 1 for n in nodes) \
                 or _reads_mutable(value):
             continue
-        if any(isinstance(n, ast.Subscript) and (not isinstance(n.value, ast.Name)
-                                                  or n.value.id in appended)
-               for n in ast.walk(value)):
+        if any(type(n) is ast.Subscript and (type(n.value) is not ast.Name
+                                             or n.value.id in appended)
+               for n in nodes):
             continue  # a list that grows: xs[-1] may name another element later
-        key = ast.dump(value)
+        key = ir.expr_key(value)
         if key in table:
             s.value = ir.name(table[key])
         else:
@@ -709,13 +841,13 @@ def _merge_element_updates(body):
         a = out[i]
         if isinstance(a, ir.AugAssign) and isinstance(a.target, ast.Subscript) \
                 and isinstance(a.target.value, ast.Name):
-            key = ast.dump(a.target)
+            key = ir.expr_key(a.target)
             container = a.target.value.id
             needs = set(ir.names_in(a.target)) | set(ir.names_in(a.value))
             for j in range(i + 1, len(out)):
                 b = out[j]
                 if isinstance(b, ir.AugAssign) and not isinstance(b.target, str) \
-                        and ast.dump(b.target) == key:
+                        and ir.expr_key(b.target) == key:
                     b.value = ast.BinOp(left=a.value, op=ast.Add(), right=b.value)
                     del out[i]
                     i -= 1

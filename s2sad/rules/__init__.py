@@ -89,6 +89,15 @@ class Template:
     assigns: list  # (name, expr) pairs, in order
     terms: list  # one expr or None per input
     helpers: dict  # global names the body reads -> their objects
+    reads: dict = field(default_factory=dict, repr=False)  # id(expr) -> names it reads
+
+    def names(self, expr) -> set:
+        """The names one of the template's own expressions reads (asked on every
+        instantiation, and the template never changes)."""
+        got = self.reads.get(id(expr))
+        if got is None:
+            got = self.reads[id(expr)] = frozenset(_names(expr))
+        return got
 
 
 @dataclass(eq=False)
@@ -176,19 +185,19 @@ class Rule:
         terms = {i: t.terms[i] for i in wanted if t.terms[i] is not None}
         needed = set()
         for expr in terms.values():
-            needed |= _names(expr)
+            needed |= t.names(expr)
         assigns = []
         for name, expr in reversed(t.assigns):
             if name in needed:
-                needed |= _names(expr)
+                needed |= t.names(expr)
                 assigns.append((name, expr))
         assigns.reverse()
         out_assigns = []
         for name, expr in assigns:
             new = fresh()
-            out_assigns.append((new, fold(_subst(expr, mapping))))
+            out_assigns.append((new, _fold_owned(_subst(expr, mapping))))
             mapping[name] = ast.Name(id=new, ctx=ast.Load())
-        out_terms = {i: fold(_subst(e, mapping)) for i, e in terms.items()}
+        out_terms = {i: _fold_owned(_subst(e, mapping)) for i, e in terms.items()}
         return out_assigns, out_terms
 
 
@@ -213,13 +222,21 @@ def _names(expr) -> set:
 
 
 def _subst(expr, mapping):
-    class _S(ast.NodeTransformer):
-        def visit_Name(self, n):
-            if n.id in mapping:
-                return _copy_tree(mapping[n.id])
-            return n
-
-    return _S().visit(_copy_tree(expr))
+    """A copy of `expr` with each Name whose id is in `mapping` replaced by a copy of
+    the mapped expression; copying and replacing in one pass over the tree."""
+    t = type(expr)
+    if t is list:
+        return [_subst(x, mapping) for x in expr]
+    if not isinstance(expr, ast.AST) or isinstance(expr, (ast.expr_context, ast.operator,
+                                                          ast.unaryop, ast.cmpop)):
+        return expr
+    if t is ast.Name and expr.id in mapping:
+        return _copy_tree(mapping[expr.id])
+    fields = expr._fields
+    new = t.__new__(t)
+    new.__dict__ = {k: _subst(v, mapping) if k in fields else _copy_tree(v)
+                    for k, v in expr.__dict__.items()}
+    return new
 
 
 def kind_class(kind) -> str:
@@ -416,60 +433,108 @@ def _without_negation(node):
 def fold(expr):
     """Fold arithmetic on literals and drop multiplications by one and powers of one:
     ``x ** (2 - 1)`` -> ``x``, ``out_bar * 1`` -> ``out_bar``."""
+    return _fold_owned(_copy_tree(expr))
 
-    class _F(ast.NodeTransformer):
-        def visit_BinOp(self, n):
-            self.generic_visit(n)
-            a, b = _num(n.left), _num(n.right)
-            op = _FOLD_OPS.get(type(n.op))
-            if a is not None and b is not None and op is not None:
-                try:
-                    value = op(a, b)
-                except (ArithmeticError, ValueError):
-                    return n
-                if isinstance(value, (int, float)) and math.isfinite(value) \
-                        and (isinstance(value, int) or len(repr(value)) <= 12):
-                    return ast.Constant(value=value)
+
+_FOLD_LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+
+
+def _fold_owned(expr):
+    """`fold` for a tree the caller owns (changed in place where it can be)."""
+    return _Fold().visit(expr)
+
+
+class _Fold(ast.NodeTransformer):
+    """`fold`'s rewrites, applied in place. `visit` and `generic_visit` do what
+    NodeTransformer's do, without looking a method up by name for every node or
+    visiting contexts and operators (which nothing here changes)."""
+
+    def visit(self, node):
+        t = type(node)
+        if t is ast.BinOp:
+            return self.visit_BinOp(node)
+        if t is ast.UnaryOp:
+            return self.visit_UnaryOp(node)
+        if t is ast.Call:
+            return self.visit_Call(node)
+        return self.generic_visit(node)
+
+    def generic_visit(self, node):
+        for name in node._fields:
+            try:
+                old = getattr(node, name)
+            except AttributeError:
+                continue
+            if type(old) is list:
+                new = []
+                for value in old:
+                    if isinstance(value, ast.AST) and not isinstance(value, _FOLD_LEAVES):
+                        value = self.visit(value)
+                        if value is None:
+                            continue
+                        if not isinstance(value, ast.AST):
+                            new.extend(value)
+                            continue
+                    new.append(value)
+                old[:] = new
+            elif isinstance(old, ast.AST) and not isinstance(old, _FOLD_LEAVES):
+                value = self.visit(old)
+                if value is None:
+                    delattr(node, name)
+                else:
+                    setattr(node, name, value)
+        return node
+
+    def visit_BinOp(self, n):
+        self.generic_visit(n)
+        a, b = _num(n.left), _num(n.right)
+        op = _FOLD_OPS.get(type(n.op))
+        if a is not None and b is not None and op is not None:
+            try:
+                value = op(a, b)
+            except (ArithmeticError, ValueError):
                 return n
-            if isinstance(n.op, ast.Mult):
-                if _is_one(n.right):
-                    return n.left
-                if _is_one(n.left):
-                    return n.right
-            if isinstance(n.op, (ast.Pow, ast.Div)) and _is_one(n.right):
+            if isinstance(value, (int, float)) and math.isfinite(value) \
+                    and (isinstance(value, int) or len(repr(value)) <= 12):
+                return ast.Constant(value=value)
+            return n
+        if isinstance(n.op, ast.Mult):
+            if _is_one(n.right):
                 return n.left
-            if isinstance(n.op, (ast.Add, ast.Sub)) and _num(n.right) == 0 \
-                    and type(_num(n.right)) is int:
-                return n.left
-            if isinstance(n.op, (ast.Add, ast.Sub)):
-                positive = _without_negation(n.right)
-                if positive is not None:  # a + -b * c -> a - b * c (negation is exact)
-                    n.op = ast.Sub() if isinstance(n.op, ast.Add) else ast.Add()
-                    n.right = positive
-            return n
+            if _is_one(n.left):
+                return n.right
+        if isinstance(n.op, (ast.Pow, ast.Div)) and _is_one(n.right):
+            return n.left
+        if isinstance(n.op, (ast.Add, ast.Sub)) and _num(n.right) == 0 \
+                and type(_num(n.right)) is int:
+            return n.left
+        if isinstance(n.op, (ast.Add, ast.Sub)):
+            positive = _without_negation(n.right)
+            if positive is not None:  # a + -b * c -> a - b * c (negation is exact)
+                n.op = ast.Sub() if isinstance(n.op, ast.Add) else ast.Add()
+                n.right = positive
+        return n
 
-        def visit_Call(self, n):
-            # a NumPy reduction's options at their defaults say nothing: np.sum(x)
-            self.generic_visit(n)
-            func = _dotted(n.func)
-            if func is not None and func.startswith("np."):
-                n.keywords = [k for k in n.keywords
-                              if not (k.arg in _DEFAULT_OPTIONS and isinstance(k.value, ast.Constant)
-                                      and k.value.value is _DEFAULT_OPTIONS[k.arg]
-                                      or (k.arg == "ddof" and _num(k.value) == 0))]
-            return n
+    def visit_Call(self, n):
+        # a NumPy reduction's options at their defaults say nothing: np.sum(x)
+        self.generic_visit(n)
+        func = _dotted(n.func)
+        if func is not None and func.startswith("np."):
+            n.keywords = [k for k in n.keywords
+                          if not (k.arg in _DEFAULT_OPTIONS and isinstance(k.value, ast.Constant)
+                                  and k.value.value is _DEFAULT_OPTIONS[k.arg]
+                                  or (k.arg == "ddof" and _num(k.value) == 0))]
+        return n
 
-        def visit_UnaryOp(self, n):
-            self.generic_visit(n)
-            v = _num(n.operand)
-            if isinstance(n.op, ast.USub):
-                if v is not None:
-                    return ast.Constant(value=-v)
-                if isinstance(n.operand, ast.UnaryOp) and isinstance(n.operand.op, ast.USub):
-                    return n.operand.operand
-            return n
-
-    return _F().visit(_copy_tree(expr))
+    def visit_UnaryOp(self, n):
+        self.generic_visit(n)
+        v = _num(n.operand)
+        if isinstance(n.op, ast.USub):
+            if v is not None:
+                return ast.Constant(value=-v)
+            if isinstance(n.operand, ast.UnaryOp) and isinstance(n.operand.op, ast.USub):
+                return n.operand.operand
+        return n
 
 
 # --------------------------------------------------------------- public API
