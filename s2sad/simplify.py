@@ -1344,7 +1344,10 @@ def _float_arithmetic(body, float_name, mine=None) -> list:
     for s in ir.walk(body):
         if isinstance(s, ir.AugAssign) and mine is None or isinstance(s, ir.Assign) and (
                 mine is None or not s.unpack and mine(s.targets[0])):
-            s.value = _Cheaper().visit(ir.copy_tree(s.value))
+            if any(type(n) is ast.BinOp and (type(n.op) in (ast.Pow, ast.Add) or type(
+                    n.left) is ast.Constant or type(n.right) is ast.Constant)
+                   for n in ir.nodes(s.value)):
+                s.value = _Cheaper().visit(ir.copy_tree(s.value))
     return body
 
 
@@ -1431,10 +1434,15 @@ def _spread_by_broadcasting(body, float_name) -> list:
     for s in ir.walk(body):
         for get, set_ in ir.slots(s):
             node = get()
-            if any(isinstance(c, ast.Call) and ir.dotted(c.func) in ("unreduce", "np.size")
-                   for c in ast.walk(node)):
+            if any(type(c) is ast.Call and _spreads(c) for c in ir.nodes(node)):
                 set_(_Spread().visit(_Size().visit(ir.copy_tree(node))))
     return body
+
+
+def _spreads(call) -> bool:
+    f = call.func
+    return type(f) is ast.Name and f.id == "unreduce" or type(f) is ast.Attribute \
+        and f.attr == "size" and type(f.value) is ast.Name and f.value.id == "np"
 
 
 def _same_product(a, b) -> bool:
@@ -1521,10 +1529,13 @@ def _cost(s) -> int:
     return n
 
 
+def _has_negation(node) -> bool:
+    return any(type(x) is ast.UnaryOp and type(x.op) is ast.USub for x in ir.nodes(node))
+
+
 def _lifted(s):
     """`s` with its value's negations lifted, or None when that saves none."""
-    if not any(isinstance(x, ast.UnaryOp) and isinstance(x.op, ast.USub)
-               for x in ast.walk(s.value)):
+    if not _has_negation(s.value):
         return None
     new = ir.copy_tree(s)
     new.value = _signed(*_lift(s.value))
@@ -1654,7 +1665,7 @@ def _absorb_negations(body, reads, defs, mine=None) -> list:
         if not (isinstance(s, ir.Assign) and not s.unpack) or not ours(s):
             return None
         n = s.targets[0]
-        if reads.get(n) != 1 or defs.get(n) != 1 or not _negations(s.value) \
+        if reads.get(n) != 1 or defs.get(n) != 1 or not _has_negation(s.value) \
                 or not _lift(s.value)[0]:
             return None
         needs = set(ir.names_in(s.value))
