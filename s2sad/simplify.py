@@ -112,7 +112,9 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
     reverse = _merge_element_updates(reverse)
     if _MUTABLE:
         forward, reverse = _drop_needless_restores(forward, reverse)
-    if float_name is not None:
+    # (nothing later writes a spread or a size where there was none)
+    spreads = float_name is not None and _any_spread(reverse)
+    if spreads:
         reverse = _spread_by_broadcasting(reverse, float_name)
     _fill_tapes(forward, reverse)
     _count_by_tape(forward, reverse)
@@ -126,15 +128,16 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
             return n.endswith("%dot")
 
         forward = _float_arithmetic(forward, float_name, tangent)
-        forward = _absorb_negations(forward, ir.reads_in(forward + reverse),
-                                    _definitions(forward), tangent)
-        reverse = _spread_by_broadcasting(reverse, float_name)  # (what nesting wrote in)
+        if spreads:
+            reverse = _spread_by_broadcasting(reverse, float_name)  # (what nesting wrote in)
         reverse = _float_arithmetic(reverse, float_name)
-        reverse = _absorb_negations(reverse, ir.reads_in(forward + reverse),
-                                    _definitions(reverse))
-        reverse = _spread_by_broadcasting(reverse, float_name)  # (and absorbing)
-        reverse = _double_sums(reverse, ir.reads_in(forward + reverse),
-                               _definitions(reverse), float_name)
+        # counted once: folding and doubling move reads, or drop them, never add any
+        reads, defs = ir.reads_in(forward + reverse), _definitions(reverse)
+        forward = _absorb_negations(forward, reads, _definitions(forward), tangent)
+        reverse = _absorb_negations(reverse, reads, defs)
+        if spreads:
+            reverse = _spread_by_broadcasting(reverse, float_name)  # (and absorbing)
+        reverse = _double_sums(reverse, reads, defs, float_name)
     if pure is not None:
         reads = ir.reads_in(forward + reverse)
         adjoints = {t for x in ir.walk(reverse) for t in ir.defined_names(x)}
@@ -1437,6 +1440,11 @@ def _spread_by_broadcasting(body, float_name) -> list:
             if any(type(c) is ast.Call and _spreads(c) for c in ir.nodes(node)):
                 set_(_Spread().visit(_Size().visit(ir.copy_tree(node))))
     return body
+
+
+def _any_spread(body) -> bool:
+    return any(type(c) is ast.Call and _spreads(c) for s in ir.walk(body)
+               for get, _ in ir.slots(s) for c in ir.nodes(get()))
 
 
 def _spreads(call) -> bool:
