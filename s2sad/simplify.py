@@ -1518,14 +1518,30 @@ def _signed(negated, node):
 _LINEAR_IN_FIRST = ("unbroadcast", "unreduce", "extreme_bar")
 
 
-def _negations(node, inside=False) -> int:
+def _negations(node) -> int:
     """Negations in `node`, one inside a runtime sum or spread counting twice."""
-    if isinstance(node, ast.Call) and ir.dotted(node.func) in _LINEAR_IN_FIRST and node.args:
-        return _negations(node.args[0], True) + sum(_negations(a, inside)
-                                                    for a in node.args[1:])
-    here = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
-    return (2 if inside else 1) * here + sum(_negations(c, inside)
-                                             for c in ast.iter_child_nodes(node))
+    total = 0
+    stack = [(node, 1)]
+    while stack:
+        n, weight = stack.pop()
+        t = type(n)
+        if t is ast.UnaryOp:
+            if type(n.op) is ast.USub:
+                total += weight
+            stack.append((n.operand, weight))
+        elif t is ast.BinOp:
+            stack.append((n.left, weight))
+            stack.append((n.right, weight))
+        elif t is ast.Call and n.args and ir.dotted(n.func) in _LINEAR_IN_FIRST:
+            stack.append((n.args[0], 2))
+            stack.extend((a, weight) for a in n.args[1:])
+        elif t not in (ast.Name, ast.Constant):
+            for c in ast.iter_child_nodes(n):
+                if isinstance(c, ast.keyword):
+                    c = c.value
+                if isinstance(c, ast.expr):
+                    stack.append((c, weight))
+    return total
 
 
 def _cost(s) -> int:
