@@ -1683,14 +1683,20 @@ def _absorb_negations(body, reads, defs, mine=None) -> list:
             if better is not None:
                 out[i] = better
 
+    # what the lines of this block read (a name read elsewhere has no reader here)
+    here = set()
+    for x in out:
+        if not ir.blocks(x):
+            here.update(_reads_of(x))
+
     def reader(i):
         """The index of the line reading out[i]'s target, when it can take its value."""
         s = out[i]
         if not (isinstance(s, ir.Assign) and not s.unpack) or not ours(s):
             return None
         n = s.targets[0]
-        if reads.get(n) != 1 or defs.get(n) != 1 or not _has_negation(s.value) \
-                or not _lift(s.value)[0]:
+        if n not in here or reads.get(n) != 1 or defs.get(n) != 1 \
+                or not _has_negation(s.value) or not _lift(s.value)[0]:
             return None
         needs = set(ir.names_in(s.value))
         for j in range(i + 1, len(out)):
