@@ -139,10 +139,16 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
             reverse = _spread_by_broadcasting(reverse, float_name)  # (and absorbing)
         reverse = _double_sums(reverse, reads, defs, float_name)
     if pure is not None:
-        reads = ir.reads_in(forward + reverse)
-        adjoints = {t for x in ir.walk(reverse) for t in ir.defined_names(x)}
-        forward = _nest(forward, reads, lambda s: pure(s.value) and
-                        ir.adjoint(s.targets[0]) not in adjoints)
+        # a value the reverse sweep computes again for itself (a reversed loop's
+        # recomputed ``t7 = t4 - t6``) is the reverse's own: its reads there are not
+        # of the forward line, and its adjoint has its ``t7`` beside it there
+        again = {t for x in ir.walk(reverse) for t in ir.defined_names(x)}
+        reads = ir.reads_in(forward)
+        for n, k in ir.reads_in(reverse).items():
+            if n not in again:
+                reads[n] = reads.get(n, 0) + k
+        forward = _nest(forward, reads, lambda s: pure(s.value) and (
+            ir.adjoint(s.targets[0]) not in again or s.targets[0] in again))
     reverse.pop()
     forward, reverse = _without_self_copies(forward), _without_self_copies(reverse)
     return forward, _tidy_comments(reverse), list(result.value.elts)

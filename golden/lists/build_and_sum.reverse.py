@@ -8,29 +8,28 @@ import math
 def build_and_sum_grad(x, n):
     ys = []
     for i in range(n):
-        t1 = x * i
-        t2 = math.sin(t1) + x
-        ys.append(t2)
-    t3 = sum(ys)
-    t4 = ys[0]
-    t5 = ys[-1]
+        t1 = math.sin(x * i) + x
+        ys.append(t1)
+    t2 = sum(ys)
+    t3 = ys[0]
+    t4 = ys[-1]
     # line 17: return sum(ys) + ys[0] * ys[-1]
-    t6_bar = 1.0
+    t5_bar = 1.0
     ys_bar = [0.0] * len(ys)
-    t4_bar = t5
-    t5_bar = t4
-    ys_bar[-1] += t5_bar
-    ys_bar[0] += t4_bar
+    t3_bar = t4
+    t4_bar = t3
+    ys_bar[-1] += t4_bar
+    ys_bar[0] += t3_bar
     for k in range(len(ys_bar)):
-        ys_bar[k] += t6_bar
+        ys_bar[k] += t5_bar
     # line 15: for i in range(n):
     x_bar = 0.0
     for i in reversed(range(n)):
-        t1 = x * i
+        t6 = x * i
         # line 16: ys.append(math.sin(x * i) + x)
-        t2_bar = ys_bar.pop()
-        t1_bar = t2_bar * math.cos(t1)
-        x_a_bar = t1_bar * i
+        t1_bar = ys_bar.pop()
+        t6_bar = t1_bar * math.cos(t6)
+        x_a_bar = t6_bar * i
         # adjoint of x: the sum over its uses
-        x_bar += x_a_bar + t2_bar
+        x_bar += x_a_bar + t1_bar
     return x_bar

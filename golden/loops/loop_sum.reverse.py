@@ -10,20 +10,19 @@ def loop_sum_grad(x, y, n):
     acc = 0.0
     acc_1 = acc
     for i in range(n):
-        t1 = x * i
-        t2 = math.sin(t1)
-        acc_2 = acc_1 + t2 * y
-        tape.append(t2)
+        t1 = math.sin(x * i)
+        acc_2 = acc_1 + t1 * y
+        tape.append(t1)
         acc_1 = acc_2
     # line 8: for i in range(n):
     x_bar = 0.0
     y_bar = 0.0
     for i in reversed(range(n)):
-        t2 = tape.pop()
-        t1 = x * i
+        t1 = tape.pop()
+        t2 = x * i
         # line 9: acc += math.sin(x * i) * y
-        t2_bar = y
-        y_bar += t2
-        t1_bar = t2_bar * math.cos(t1)
-        x_bar += t1_bar * i
+        t1_bar = y
+        y_bar += t1
+        t2_bar = t1_bar * math.cos(t2)
+        x_bar += t2_bar * i
     return x_bar, y_bar

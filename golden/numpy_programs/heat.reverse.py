@@ -16,26 +16,20 @@ def heat_grad(u0, c):
         t2 = t1 - 1
         for i in range(1, t2):
             t3 = u_1[i]
-            t4 = i + 1
-            t5 = u_1[t4]
-            t6 = u_1[i]
-            t7 = 2.0 * t6
-            t8 = t5 - t7
-            t9 = i - 1
-            t10 = u_1[t9]
-            t11 = t8 + t10
-            t12 = t3 + c * t11
-            un[i] = t12
+            t4 = u_1[i + 1]
+            t5 = t4 - 2.0 * u_1[i]
+            t6 = t3 + c * (t5 + u_1[i - 1])
+            un[i] = t6
         u_2 = un
         tape_1.append((u_1, un, t2))
         u_1 = u_2
-    t13 = u_1 * u_1
+    t7 = u_1 * u_1
     # line 40: return np.sum(u * u)
-    t14_bar = 1.0
+    t8_bar = 1.0
     u_1_bar = np.zeros_like(u_1)
-    t13_bar = unreduce(t14_bar, t13, None, False)
-    u_1_bar += t13_bar * u_1
-    u_1_bar += t13_bar * u_1
+    t7_bar = unreduce(t8_bar, t7, None, False)
+    u_1_bar += t7_bar * u_1
+    u_1_bar += t7_bar * u_1
     # line 35: for _ in range(4):
     c_bar = 0.0
     for _ in reversed(range(4)):
@@ -46,23 +40,23 @@ def heat_grad(u0, c):
         u_1_bar = np.zeros_like(u_1_bar)
         # line 37: for i in range(1, len(u) - 1):
         for i in reversed(range(1, t2)):
-            t4 = i + 1
-            t5 = u_1[t4]
-            t6 = u_1[i]
-            t7 = 2.0 * t6
-            t8 = t5 - t7
-            t9 = i - 1
-            t10 = u_1[t9]
-            t11 = t8 + t10
+            t9 = i + 1
+            t4 = u_1[t9]
+            t10 = u_1[i]
+            t11 = 2.0 * t10
+            t5 = t4 - t11
+            t12 = i - 1
+            t13 = u_1[t12]
+            t14 = t5 + t13
             # line 38: un[i] = u[i] + c * (u[i + 1] - 2.0 * u[i] + u[i - 1])
-            t12_bar = un_bar[i]
+            t6_bar = un_bar[i]
             un_bar[i] = 0.0
-            c_bar += t12_bar * t11
-            t11_bar = t12_bar * c
-            u_1_bar[t9] += t11_bar
-            u_1_bar[i] -= t11_bar * 2.0
-            u_1_bar[t4] += t11_bar
-            u_1_bar[i] += t12_bar
+            c_bar += t6_bar * t14
+            t14_bar = t6_bar * c
+            u_1_bar[t12] += t14_bar
+            u_1_bar[i] -= t14_bar * 2.0
+            u_1_bar[t9] += t14_bar
+            u_1_bar[i] += t6_bar
         # line 36: un = u.copy()
         u_1_bar += un_bar
     u0_bar = u_1_bar
