@@ -1309,11 +1309,7 @@ def _nest_array_adjoints(body, reads, array) -> list:
                     del out[i]
                     done = True
                 break
-            changed = set(ir.defined_names(x))
-            target = getattr(x, "target", None)
-            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-                changed.add(target.value.id)  # changed in place
-            if changed & needs:
+            if _changed_by(x) & needs:
                 break
         if not done:
             i += 1
@@ -1642,11 +1638,7 @@ def _double_sums(body, reads, defs, float_name) -> list:
                         del out[i]
                         done = True
                 break
-            changed = set(ir.defined_names(x))
-            target_ = getattr(x, "target", None)
-            if isinstance(target_, ast.Subscript) and isinstance(target_.value, ast.Name):
-                changed.add(target_.value.id)
-            if changed & needs:
+            if _changed_by(x) & needs:
                 break
         if not done:
             i += 1
@@ -1715,11 +1707,7 @@ def _absorb_negations(body, reads, defs, mine=None) -> list:
                 ok = isinstance(x, (ir.Assign, ir.AugAssign)) and \
                     n in ir.names_in(x.value) and n not in _reads_of_target(x) and ours(x)
                 return j if ok else None
-            changed = set(ir.defined_names(x))
-            target = getattr(x, "target", None)
-            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-                changed.add(target.value.id)  # changed in place
-            if changed & needs:
+            if _changed_by(x) & needs:
                 return None
         return None
 
@@ -1754,6 +1742,15 @@ def _absorb_negations(body, reads, defs, mine=None) -> list:
             out[k] = new
         out = [x for x in out if x is not None]
     return out
+
+
+def _changed_by(x) -> set:
+    """Names a line assigns, and the container it writes into in place."""
+    changed = set(ir.defined_names(x))
+    target = getattr(x, "target", None)
+    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+        changed.add(target.value.id)
+    return changed
 
 
 def _reads_of_target(s) -> set:
