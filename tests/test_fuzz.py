@@ -64,10 +64,12 @@ def _refused(call):
         return None, exc
 
 
-def _check_everything(text, f, point, tangents_for):
+def _check_everything(text, f, point, tangents_for, jacobian=False):
     """The reverse gradient, forward mode and the tape against central differences
-    and each other at `point` (skipped where differences are unfair). Each may refuse
-    with an S2SADError; none may be wrong or crash."""
+    and each other at `point` (skipped where differences are unfair), and with
+    `jacobian` the forward-mode Jacobian (one pass carrying every direction where
+    the code allows it) against the reverse gradient. Each may refuse with an
+    S2SADError; none may be wrong or crash."""
     try:
         with np.errstate(all="ignore"):
             value = f(*point)
@@ -108,6 +110,15 @@ def _check_everything(text, f, point, tangents_for):
             exact = float(np.dot(_flat(got), flat_d))
             assert _close(t, exact, 1e-8), where + f"jvp {t} along {direction} != reverse {exact}"
 
+    if jacobian and refusal is None:
+        blocks, jac_refusal = _refused(
+            lambda: s2sad.jacobian(f, wrt=wrt, mode="forward")(*point))
+        if jac_refusal is not None:
+            event(f"jacobian refused: {jac_refusal.message[:60]}")
+        else:
+            assert _close(_flat(blocks), _flat(got), 1e-8), \
+                where + f"forward jacobian {blocks} != reverse {got}"
+
     taped, engine_refusal = _refused(lambda: s2sad.grad(f, wrt=wrt, mode="tape")(*point))
     if engine_refusal is not None:
         event(f"tape refused: {engine_refusal.message[:60]}")
@@ -143,7 +154,7 @@ def _random_direction(point):
 @fuzz_settings("array")
 @given(array_program(), ARRAY_POINT)
 def test_array_programs(text, point):
-    _check_everything(text, load(text), point, _random_direction)
+    _check_everything(text, load(text), point, _random_direction, jacobian=True)
 
 
 # ------------------------------------------------------------------ malformed programs
