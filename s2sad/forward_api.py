@@ -410,7 +410,9 @@ def jacobian(f, wrt=0, mode="auto"):
 
     ``mode="forward"`` pushes tangents forward: for a function of numbers (floats and
     lists of floats, whatever NumPy it does not use) one pass carries every direction
-    at once as a vector of tangents; otherwise one pass per input number.
+    at once as a vector of tangents; for a function of float arrays one pass carries
+    them as a leading axis of every tangent, when `batching` proves its tangent code
+    correct that way; otherwise one pass per input number.
     ``mode="reverse"`` builds the Jacobian row by row from the pullback (one backward
     sweep per output number). ``mode="auto"`` takes forward mode when the inputs have
     no more numbers than the output, reverse mode otherwise."""
