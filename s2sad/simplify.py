@@ -41,9 +41,10 @@ both, rewritten so that
   form (``x ** 2`` recomputed as ``x * x``; ``t_bar * 2`` as ``t_bar * 2.0``), and a
   negation whose result is only added or subtracted is folded into that sum
   (``y_b_bar = -b_bar``, ``y_bar = a_bar + y_b_bar`` -> ``y_bar = a_bar - b_bar``;
-  ``k_bar += -t1_bar`` -> ``k_bar -= t1_bar``): each step gives the same value in
-  floating point (up to the sign of a zero sum), and a negation costs a new float or
-  a pass over an array;
+  ``k_bar += -t1_bar`` -> ``k_bar -= t1_bar``) on adjoint lines: each step gives
+  the same value in floating point (up to the sign of a zero sum, and not even that
+  in a divisor or a function's argument), and a negation costs a new float or a pass
+  over an array;
 * a forward temporary read exactly once, by a later line of the same block, and by
   nothing in the reverse sweep, is nested back into that line when its computation
   is pure and nothing else is evaluated in between (``t1 = x * y; a = t1 + z``
@@ -134,7 +135,8 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
         # counted once: folding and doubling move reads, or drop them, never add any
         reads, defs = ir.reads_in(forward + reverse), _definitions(reverse)
         forward = _absorb_negations(forward, reads, _definitions(forward), tangent)
-        reverse = _absorb_negations(reverse, reads, defs)
+        # (adjoint lines only: a value the reverse recomputes stays as the user wrote it)
+        reverse = _absorb_negations(reverse, reads, defs, lambda n: n.endswith("%bar"))
         if spreads:
             reverse = _spread_by_broadcasting(reverse, float_name)  # (and absorbing)
         reverse = _double_sums(reverse, reads, defs, float_name)
@@ -1470,29 +1472,35 @@ def _same_product(a, b) -> bool:
 # ---------------------------------------------------------------- negations
 
 
-def _lift(node) -> tuple:
+def _lift(node, strict=False) -> tuple:
     """``(negated, expr)`` with ``node == -expr`` when `negated`: a negation moved
     out of products and quotients and absorbed by sums and differences
     (``(-a) * b`` -> ``-(a * b)``, ``c + (-d)`` -> ``c - d``). Each step gives the
     same value in floating point (rounding is symmetric about zero, and ``a + b ==
     b + a``), except that ``(-a) + (-b)`` -> ``-(a + b)`` gives -0.0 where the sum is
-    an exact 0.0: a difference nothing linear in an adjoint can see."""
+    an exact 0.0. Only the sign of a zero differs, which a sum or a product passes
+    on as a zero; a divisor or a function's argument could turn it into a wrong
+    sign (``1 / -0.0``), so there (`strict`) two negated terms keep their
+    negations."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        negated, inner = _lift(node.operand)
+        negated, inner = _lift(node.operand, strict)
         return not negated, inner
     if isinstance(node, ast.Call) and ir.dotted(node.func) in _LINEAR_IN_FIRST \
             and node.args and not any(isinstance(a, ast.Starred) for a in node.args):
-        negated, first = _lift(node.args[0])
-        return negated, ast.Call(func=node.func, args=[first] + node.args[1:],
+        negated, first = _lift(node.args[0], strict)
+        rest = [_signed(*_lift(a, True)) for a in node.args[1:]]
+        return negated, ast.Call(func=node.func, args=[first] + rest,
                                  keywords=node.keywords)
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div, ast.Add, ast.Sub)):
-        ln, left = _lift(node.left)
-        rn, right = _lift(node.right)
         op = node.op
+        ln, left = _lift(node.left, strict)
+        rn, right = _lift(node.right, strict or isinstance(op, ast.Div))
         if isinstance(op, (ast.Mult, ast.Div)):
             return ln != rn, ast.BinOp(left=left, op=op, right=right)
         if isinstance(op, ast.Sub):
             rn = not rn
+        if ln and rn and strict:  # -a - b, as it was
+            return False, ast.BinOp(left=_signed(True, left), op=ast.Sub(), right=right)
         if ln == rn:  # a + b, or -(a + b)
             return ln, ast.BinOp(left=left, op=ast.Add(), right=right)
         if rn:  # a - b
@@ -1503,10 +1511,10 @@ def _lift(node) -> tuple:
         new = copy.copy(node)
         for field, value in ast.iter_fields(node):
             if isinstance(value, ast.expr):
-                setattr(new, field, _signed(*_lift(value)))
+                setattr(new, field, _signed(*_lift(value, True)))
             elif isinstance(value, list):
-                setattr(new, field, [_signed(*_lift(v)) if isinstance(v, ast.expr) else v
-                                     for v in value])
+                setattr(new, field, [_signed(*_lift(v, True)) if isinstance(v, ast.expr)
+                                     else v for v in value])
         return False, new
     return False, node
 
@@ -1672,6 +1680,8 @@ def _absorb_negations(body, reads, defs, mine=None) -> list:
 
     def ours(s) -> bool:
         target = s.target if isinstance(s, ir.AugAssign) else s.targets[0]
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            target = target.value.id  # (an element of an adjoint list or array)
         return mine is None or isinstance(target, str) and mine(target)
 
     for i, s in enumerate(out):

@@ -95,3 +95,16 @@ def test_loop_saves_what_it_cannot_recompute_and_recomputes_the_rest():
     text = s2sad.source(newton)
     assert "tape.append(x_1)" in text and "= a / x_1" in text.split("tape.pop()")[1]
     assert math.isclose(s2sad.grad(newton)(2.0), 0.5 / math.sqrt(2.0), rel_tol=1e-12)
+
+
+def test_a_divisor_keeps_the_sign_of_its_zero():
+    """(-a) - b is +0.0 where a + b is an exact zero, -(a + b) is -0.0: in a divisor
+    that is the sign of an infinity, so two negated terms there keep their negations."""
+    node = ast.parse("g / (-a - b)", mode="eval").body
+    negated, lifted = simplify._lift(node)
+    lifted = ast.UnaryOp(op=ast.USub(), operand=lifted) if negated else lifted
+    env = dict(g=1.0, a=-1.0, b=1.0)
+    with np.errstate(all="ignore"):
+        want = _value(node, {k: np.float64(v) for k, v in env.items()})
+        got = _value(lifted, {k: np.float64(v) for k, v in env.items()})
+    assert want == got == np.inf
