@@ -1296,26 +1296,41 @@ def _nest_array_adjoints(body, reads, array) -> list:
             i += 1
             continue
         n = s.targets[0]
-        needs = set(ir.names_in(s.value))
+        j = _reader_in_block(out, i, comments=False)  # (not into another line's block)
         done = False
-        for j in range(i + 1, len(out)):
+        if j is not None:
             x = out[j]
-            if isinstance(x, ir.Comment) or ir.blocks(x):
-                break  # another line's block, or a branch or loop
-            if n in _reads_of(x):
-                slots = ir.slots(x)
-                hits = [k for k, (get, _) in enumerate(slots) if n in ir.names_in(get())]
-                if len(hits) == 1 and isinstance(x, (ir.Assign, ir.AugAssign, ir.SetItem)):
-                    get, set_ = slots[hits[0]]
-                    set_(ir.substitute(get(), {n: s.value}))
-                    del out[i]
-                    done = True
-                break
-            if _changed_by(x) & needs:
-                break
+            slots = ir.slots(x)
+            hits = [k for k, (get, _) in enumerate(slots) if n in ir.names_in(get())]
+            if len(hits) == 1 and isinstance(x, (ir.Assign, ir.AugAssign, ir.SetItem)):
+                get, set_ = slots[hits[0]]
+                set_(ir.substitute(get(), {n: s.value}))
+                del out[i]
+                done = True
         if not done:
             i += 1
     return out
+
+
+def _reader_in_block(out, i, comments=True):
+    """The index of the first line after `out[i]` that reads its target, when nothing
+    between changes what `out[i]` reads and no branch or loop comes first (and, with
+    ``comments=False``, no comment: the start of another line's block); else None."""
+    n = out[i].targets[0]
+    needs = set(ir.names_in(out[i].value))
+    for j in range(i + 1, len(out)):
+        x = out[j]
+        if isinstance(x, ir.Comment):
+            if comments:
+                continue
+            return None
+        if ir.blocks(x):
+            return None
+        if n in _reads_of(x):
+            return j
+        if _changed_by(x) & needs:
+            return None
+    return None
 
 
 # ----------------------------------------------------------- float arithmetic
@@ -1616,40 +1631,33 @@ def _double_sums(body, reads, defs, float_name) -> list:
         if n is None or reads.get(n) != 2 or defs.get(n) != 1 or not array(n):
             i += 1
             continue
-        needs = set(ir.names_in(s.value))
-        done = False
-        for j in range(i + 1, len(out)):
-            x = out[j]
-            if isinstance(x, ir.Comment):
+        j = _reader_in_block(out, i)
+        x = out[j] if j is not None else None
+        new = doubled(s.value) if isinstance(x, (ir.Assign, ir.AugAssign)) \
+            and n not in _reads_of_target(x) else None
+        if new is not None:
+            twice = ast.dump(ast.BinOp(left=ir.name(n), op=ast.Add(), right=ir.name(n)))
+            found = [node for node in ast.walk(x.value)
+                     if isinstance(node, ast.BinOp) and ast.dump(node) == twice]
+            if len(found) == 1:  # (n's two reads are that sum, in place)
+                x.value = _replaced(x.value, found[0], new)
+                del out[i]
                 continue
-            if ir.blocks(x) or not isinstance(x, (ir.Assign, ir.AugAssign)):
-                break
-            if n in _reads_of(x):
-                new = doubled(s.value)
-                target = ast.BinOp(left=ir.name(n), op=ast.Add(), right=ir.name(n))
-                dump = ast.dump(target)
+        i += 1
+    return out
 
-                class _Twice(ast.NodeTransformer):
-                    hits = 0
 
-                    def visit_BinOp(self, node):
-                        self.generic_visit(node)
-                        if ast.dump(node) == dump:
-                            _Twice.hits += 1
-                            return ir.copy_tree(new)
-                        return node
-
-                if new is not None and n not in _reads_of_target(x):
-                    value = _Twice().visit(ir.copy_tree(x.value))
-                    if _Twice.hits == 1:
-                        x.value = value
-                        del out[i]
-                        done = True
-                break
-            if _changed_by(x) & needs:
-                break
-        if not done:
-            i += 1
+def _replaced(tree, old, new):
+    """A copy of `tree` with the subtree `old` (an object in it) replaced by `new`."""
+    if tree is old:
+        return ir.copy_tree(new)
+    out = copy.copy(tree)
+    for field, value in ast.iter_fields(tree):
+        if isinstance(value, ast.AST):
+            setattr(out, field, _replaced(value, old, new))
+        elif isinstance(value, list):
+            setattr(out, field, [_replaced(v, old, new) if isinstance(v, ast.AST) else v
+                                 for v in value])
     return out
 
 
@@ -1706,20 +1714,13 @@ def _absorb_negations(body, reads, defs, mine=None) -> list:
         if n not in here or reads.get(n) != 1 or defs.get(n) != 1 \
                 or not _has_negation(s.value) or not _lift(s.value)[0]:
             return None
-        needs = set(ir.names_in(s.value))
-        for j in range(i + 1, len(out)):
-            x = out[j]
-            if isinstance(x, ir.Comment):
-                continue
-            if ir.blocks(x):
-                return None
-            if n in _reads_of(x):
-                ok = isinstance(x, (ir.Assign, ir.AugAssign)) and \
-                    n in ir.names_in(x.value) and n not in _reads_of_target(x) and ours(x)
-                return j if ok else None
-            if _changed_by(x) & needs:
-                return None
-        return None
+        j = _reader_in_block(out, i)
+        if j is None:
+            return None
+        x = out[j]
+        ok = isinstance(x, (ir.Assign, ir.AugAssign)) and \
+            n in ir.names_in(x.value) and n not in _reads_of_target(x) and ours(x)
+        return j if ok else None
 
     def absorb(i):
         """Write out[i] into its reader (and on, while the negation is still there)
