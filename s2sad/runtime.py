@@ -5,6 +5,8 @@ another project needs only this file (and NumPy). Each helper does one thing a
 NumPy gradient needs and NumPy has no single function for.
 """
 
+import math
+
 import numpy as np
 
 
@@ -21,14 +23,42 @@ def unbroadcast(g, x):
         # a number's adjoint is a number, not a 0-d array (np.where gives those)
         return g[()] if isinstance(g, np.ndarray) and not isinstance(x, np.ndarray) else g
     g = np.asarray(g)
-    while g.ndim > len(shape):
-        g = g.sum(axis=0)
-    for axis, n in enumerate(shape):
-        if n == 1 and g.shape[axis] != 1:
-            g = g.sum(axis=axis, keepdims=True)
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + a for a, n in enumerate(shape)
+                                      if n == 1 and g.shape[lead + a] != 1)
+    g = np.reshape(_sum_over(g, axes), shape)
     if not isinstance(x, np.ndarray):
         return g[()]  # a scalar operand gets a scalar adjoint
     return g
+
+
+_ONES: dict = {}
+
+
+def _sum_over(g, axes):
+    """`g` summed over `axes` (not kept). When they are the leading or the trailing
+    axes of a C-contiguous float64 array, and not all of them, the sum is one
+    matrix-vector product with a vector of ones: NumPy's own reduction costs a loop
+    per row, which for short rows (a (1000, 10) array summed along either axis) is 5
+    to 25 times slower. Its rounding is that of a dot product, not pairwise."""
+    n, k = g.ndim, len(axes)
+    if 0 < k < n and g.dtype == np.float64 and g.flags.c_contiguous:
+        if axes == tuple(range(k)):
+            rows = math.prod(g.shape[:k])
+            return (_ones(rows) @ g.reshape(rows, -1)).reshape(g.shape[k:])
+        if axes == tuple(range(n - k, n)):
+            cols = math.prod(g.shape[n - k:])
+            return (g.reshape(-1, cols) @ _ones(cols)).reshape(g.shape[:n - k])
+    return np.sum(g, axis=axes) if k else g
+
+
+def _ones(n):
+    ones = _ONES.get(n)
+    if ones is None:
+        ones = np.ones(n)
+        if n <= 4096:
+            _ONES[n] = ones
+    return ones
 
 
 def unreduce(g, x, axis=None, keepdims=False):
@@ -50,7 +80,11 @@ def extreme_bar(g, x, out, axis=None, keepdims=False):
             g = np.expand_dims(g, axis)
     # g spread over x by broadcasting, not written into an array of x's shape first
     where = (x == out).astype(np.result_type(x, 1.0))
-    return g * where / where.sum(axis=axis, keepdims=True)
+    ndim = where.ndim
+    axes = tuple(range(ndim)) if axis is None else \
+        tuple(sorted(a % ndim for a in np.atleast_1d(axis)))
+    kept = tuple(1 if a in axes else n for a, n in enumerate(where.shape))
+    return g / np.reshape(_sum_over(where, axes), kept) * where
 
 
 def _matmul_operands(g, x, y):
