@@ -50,7 +50,11 @@ class Activity:
     roots: dict = field(default_factory=dict)  # list/array name -> the name of its object
     created: dict = field(default_factory=dict)  # root -> id of the statement making it
     containers: set = field(default_factory=set)  # roots whose adjoint is updated in place
-    shapes: dict = field(default_factory=dict)  # array name -> a token; same token, same shape
+    # array name -> its shape, one symbol per axis (see `_Analysis.shape_of`)
+    shapes: dict = field(default_factory=dict)
+    # array name -> the array its values came from elementwise (a parameter, or the
+    # result of another operation): it has that array's shape and its dtype
+    origins: dict = field(default_factory=dict)
     written: set = field(default_factory=set)  # roots of lists and arrays written into
     views: dict = field(default_factory=dict)  # array name -> root of the array it may view
     # an error for reverse mode: a name holds different lists or indexed arrays on
@@ -60,6 +64,19 @@ class Activity:
     def same_shape(self, a: str, b: str) -> bool:
         """Are `a` and `b` arrays that certainly have the same shape?"""
         return a in self.shapes and self.shapes.get(a) == self.shapes.get(b)
+
+    def broadcastable(self, a: str, b: str) -> bool:
+        """Do the arrays `a` and `b` certainly broadcast together (so an elementwise
+        operation on them cannot raise)?"""
+        return a in self.shapes and b in self.shapes and \
+            broadcast([self.shapes[a], self.shapes[b]], strict=True) is not None
+
+    def same_shape_names(self, x: str) -> list:
+        """The arrays certainly of `x`'s shape, `x` first, then in order of definition."""
+        shape = self.shapes.get(x)
+        if shape is None:
+            return []
+        return [x] + [n for n, s in self.shapes.items() if s == shape and n != x]
 
     def root(self, n: str) -> str:
         """The name that stands for the list or array object `n` refers to."""
@@ -150,9 +167,14 @@ class _Analysis:
         self.indexed = set()  # roots of arrays some statement reads by index
         for p in self.fn.params:
             default = ops.SCALAR if p.name in r.wrt else ops.UNKNOWN
-            r.kinds[p.name] = self.param_kinds.get(p.name, default)
-            if isinstance(r.kinds[p.name], ops.ArrayKind):
-                r.shapes[p.name] = p.name
+            kind = r.kinds[p.name] = self.param_kinds.get(p.name, default)
+            if isinstance(kind, ops.ArrayKind):
+                r.origins[p.name] = p.name
+                if kind.dims is not None:
+                    r.shapes[p.name] = kind.dims
+                    r.kinds[p.name] = ops.ArrayKind(kind.ndim, kind.dtype)
+                elif kind.ndim is not None:
+                    r.shapes[p.name] = _fresh(p.name, kind.ndim)
             if isinstance(r.kinds[p.name], (ops.ListKind, ops.ArrayKind)):
                 r.created[p.name] = 0  # made by the caller
             if p.name in r.wrt and ops.differentiable(r.kinds[p.name]):
@@ -160,6 +182,13 @@ class _Analysis:
         self.fresh = set()  # roots made by an operation that returns a new object
         self.phis = {p.name for s in ir.walk(self.fn.body) if isinstance(s, ir.Loop)
                      for p in s.phis}
+        defined = {}
+        for s in ir.walk(self.fn.body):
+            for t in ir.defined_names(s):
+                defined[t] = defined.get(t, 0) + 1
+        # a name given its value in two places (a branch join, a loop's exit copies)
+        # may have either shape: it gets a shape of its own
+        self.joined = {t for t, k in defined.items() if k > 1} | self.phis
         self.forward(self.fn.body)
         if r.written:
             # a write makes the array one object whose every name is varied alike:
@@ -208,7 +237,12 @@ class _Analysis:
                 for t, k in zip(s.targets, kinds):
                     r.kinds[t] = _merge(r.kinds.get(t), k)
                     if isinstance(r.kinds[t], ops.ArrayKind):
-                        r.shapes[t] = self.shape_token(t, op)
+                        r.origins[t] = self.origin(t, op)
+                        shape = self.shape_of(t, s, op)
+                        if shape is None:
+                            r.shapes.pop(t, None)
+                        else:
+                            r.shapes[t] = shape
                     if self.is_object(t):
                         if op.kind == "copy" and not s.unpack:
                             self.alias(t, op.inputs[0].id)
@@ -237,8 +271,9 @@ class _Analysis:
             elif isinstance(s, ir.Dup):
                 for t in s.targets:
                     r.kinds[t] = r.kinds.get(s.source, ops.UNKNOWN)
-                    if s.source in r.shapes:
-                        r.shapes[t] = r.shapes[s.source]
+                    for table in (r.shapes, r.origins):
+                        if s.source in table:
+                            table[t] = table[s.source]
                     if self.is_object(t):
                         self.alias(t, s.source)
                     if self.key(s.source) in r.varied:
@@ -285,18 +320,19 @@ class _Analysis:
             if self.is_list(n) and r.root(n) == r.root(xs):
                 r.kinds[n] = r.kinds[xs]
 
-    def shape_token(self, target, op) -> str:
-        """Copies keep their source's shape; an elementwise operation whose array
-        inputs all have one shape keeps it; anything else has a shape of its own."""
+    def origin(self, target, op) -> str:
+        """Copies keep their source's origin; an elementwise operation whose array
+        inputs all have one origin (or are a keepdims reduction of it) keeps it;
+        anything else is an origin of its own."""
         r = self.result
         if op.kind == "copy" or ops.stops_gradient(op) and isinstance(op.inputs[0], ast.Name):
-            return r.shapes.get(op.inputs[0].id, target)
+            return r.origins.get(op.inputs[0].id, target)
         if op.kind == "rule" and (isinstance(op.key, str) or _is_ufunc(op.key)):
             tokens = set()
             for x in op.inputs:
                 kind = self.atom_kind(x)
                 if isinstance(kind, ops.ArrayKind):
-                    tokens.add(r.shapes.get(x.id) if isinstance(x, ast.Name) else None)
+                    tokens.add(r.origins.get(x.id) if isinstance(x, ast.Name) else None)
                 elif kind not in (ops.SCALAR, ops.INT):
                     tokens.add(None)
             # a reduction of `x` with keepdims broadcasts back to `x`'s shape
@@ -309,9 +345,66 @@ class _Analysis:
         if op.kind == "rule" and op.key in ops.reductions() and \
                 isinstance(op.options.get("keepdims"), ast.Constant) and \
                 op.options["keepdims"].value is True and isinstance(op.inputs[0], ast.Name) \
-                and op.inputs[0].id in r.shapes:
-            return ("keepdims", r.shapes[op.inputs[0].id])
+                and op.inputs[0].id in r.origins:
+            return ("keepdims", r.origins[op.inputs[0].id])
         return target
+
+    def shape_of(self, target, s, op):
+        """`target`'s shape as a tuple of symbols, one per axis (None: its rank is
+        unknown). Two axes with the same symbol have the same length; the symbol 1 is
+        an axis of length 1. Parameters have the `dims` of their kinds (the labels of
+        the call's shape pattern) or symbols of their own; an operation's result gets
+        its shape from its inputs' where NumPy's rules say what it is (broadcasting,
+        reductions with a literal axis, matrix products, transposes), and otherwise
+        new symbols, which say nothing about the lengths."""
+        r = self.result
+        rank = r.kinds[target].ndim
+        if rank is None:
+            return None
+        if target in self.joined:
+            return _fresh(target, rank)
+        shape = self.inferred_shape(s, op)
+        if shape is None or len(shape) != rank:
+            return _fresh(target, rank)
+        return shape
+
+    def atom_shape(self, atom):
+        if isinstance(atom, ast.Name) and atom.id in self.result.shapes:
+            return self.result.shapes[atom.id]
+        return () if self.atom_kind(atom) in (ops.SCALAR, ops.INT) else None
+
+    def inferred_shape(self, s, op):
+        import numpy as np
+
+        shapes = [self.atom_shape(x) for x in op.inputs]
+        if op.kind == "copy" or ops.stops_gradient(op):
+            return shapes[0]
+        key = op.key
+        if op.kind == "nondiff" and isinstance(s.value, ast.Call) and _hashable_in(
+                key, {np.zeros_like, np.ones_like, np.empty_like, np.full_like}) and shapes \
+                and "shape" not in op.options and not s.value.keywords:
+            return shapes[0]
+        if op.kind != "rule" or None in shapes:
+            return None
+        if key in ("matmul", np.matmul, np.dot):
+            a, b = shapes[:2]
+            if not a or not b:  # (np.dot with a number multiplies)
+                return broadcast([a, b]) if key is np.dot else None
+            if len(a) > 2 or len(b) > 2:
+                return None
+            return a[:-1] + (b[-1:] if len(b) == 2 else ())
+        if _hashable_in(key, ops.reductions()):
+            if key is np.linalg.norm and op.options.get("ord") is not None:
+                return None  # (the 2-norm of a matrix is a number)
+            return _reduced(shapes[0], ops._const(op.options.get("axis"), None),
+                            ops._const(op.options.get("keepdims"), False))
+        if key is np.transpose and op.options.get("axes") is None:
+            return shapes[0][::-1]
+        if key is np.outer and all(len(x) == 1 for x in shapes):
+            return shapes[0] + shapes[1]
+        if isinstance(key, str) or _is_ufunc(key) or key in (np.where, np.clip):
+            return broadcast(shapes)
+        return None
 
     def forward_loop(self, s: ir.Loop):
         """Kinds and variedness of a loop: iterate over the body until nothing changes
@@ -329,7 +422,10 @@ class _Analysis:
                     if isinstance(r.kinds[phi.name], ops.ArrayKind):
                         r.created.setdefault(phi.name, id(s))
                     if isinstance(r.kinds[phi.name], ops.ArrayKind):
-                        r.shapes[phi.name] = phi.name  # may change from one iteration to the next
+                        # it may change from one iteration to the next
+                        r.origins[phi.name] = phi.name
+                        if r.kinds[phi.name].ndim is not None:
+                            r.shapes[phi.name] = _fresh(phi.name, r.kinds[phi.name].ndim)
                     if self.is_varied(phi.init) and ops.differentiable(r.kinds[phi.name]):
                         r.varied.add(self.key(phi.name))
             self.forward(s.cond)
@@ -683,6 +779,42 @@ class _Writes:
                                    "follow a write through a view",
                               f"Make `{self.name(view)}` a copy where it is taken: "
                               f"`{self.name(view)} = ....copy()`.")
+
+
+def _fresh(name: str, rank: int) -> tuple:
+    """A shape of `rank` axes of which nothing is known."""
+    return tuple(f"{name}.{i}" for i in range(rank))
+
+
+def broadcast(shapes: list, strict=False):
+    """The shape NumPy broadcasts `shapes` to: axes aligned from the right, an axis of
+    length 1 (or a missing one) taking the other's length. Axes with different
+    symbols, neither 1, have lengths that may or may not be equal: the result's axis
+    is a new symbol, or with `strict` the answer is None (they may not broadcast)."""
+    rank = max(len(x) for x in shapes)
+    out = []
+    for i in range(rank):
+        axis = {x[len(x) - rank + i] for x in shapes if len(x) - rank + i >= 0} - {1}
+        if len(axis) > 1:
+            if strict:
+                return None
+            axis = {f"?{'|'.join(sorted(map(str, axis)))}"}
+        out.append(axis.pop() if axis else 1)
+    return tuple(out)
+
+
+def _reduced(shape, axis, keepdims):
+    """The shape of a reduction of an array of `shape` over `axis` (None: all)."""
+    if axis == "?" or keepdims not in (True, False):
+        return None
+    axes = range(len(shape)) if axis is None else axis if isinstance(axis, tuple) else (axis,)
+    try:
+        axes = {a % len(shape) for a in axes}
+    except (TypeError, ZeroDivisionError):
+        return None
+    if keepdims:
+        return tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
 
 
 def _is_ufunc(obj) -> bool:

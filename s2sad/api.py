@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import sys
 import threading
 import types
 import weakref
@@ -191,7 +192,7 @@ def _kinds(f, values: dict, wrt, what):
                     "floats",
                     hint="Pass each number as its own argument.", **_at_def(f))
         kinds[name] = kind
-    return kinds
+    return ops.with_shapes(kinds, values)
 
 
 # -------------------------------------------------------------- dispatcher
@@ -244,6 +245,7 @@ class _State:
                     checks.append(f"_G{i}.get({gname!r}) is _O{i}")
                 else:
                     checks.append(f"_G{i}.cell_contents is _O{i}")
+            checks += self.shape_checks()
             if checks:
                 lines.append(f"    if {' and '.join(checks)}:")
                 lines.append(f"        return _F({call})")
@@ -257,9 +259,21 @@ class _State:
             "    except Exception as e:", "        _explain(e)", "        raise"]
         return "\n".join(lines) + "\n"
 
+    def shape_checks(self) -> list:
+        """What the primary specialisation assumes of the arrays' shapes: which axes
+        have length 1 and which have equal lengths (`ops.shape_pattern`). It relies
+        on nothing else, so a call with more equal lengths may use it too."""
+        axes: dict = {}
+        for name, dims in zip(self.names, self.primary[0][-1] or ()):
+            for i, label in enumerate(dims or ()):
+                axes.setdefault(label, []).append(f"{name}.shape[{i}]")
+        checks = [f"{a} == 1" for a in axes.pop(1, [])]
+        checks += [" == ".join(same) for same in axes.values() if len(same) > 1]
+        return checks
+
     def build(self):
         if self.primary is not None:
-            for i, t in enumerate(self.primary[0]):
+            for i, t in enumerate(self.primary[0][:len(self.names)]):
                 if isinstance(t, tuple):
                     t, self.ns[f"_N{i}"], self.ns[f"_D{i}"] = t
                 self.ns[f"_T{i}"] = t
@@ -302,7 +316,7 @@ class _State:
                 self.reset()
             values = dict(zip(self.names, args))
             values.update(kwargs)
-            key = tuple(_signature(values[n]) for n in self.names)
+            key = tuple(_signature(values[n]) for n in self.names) + (_pattern(values),)
             fn = self.specs.get(key)
             if fn is None:
                 kinds = _kinds(self.f, values, self.wrt, self.entry)
@@ -323,6 +337,16 @@ class _State:
                     self.primary = (key, fn)
                     self.build()
         return fn(*args, **kwargs)
+
+
+def _pattern(values: dict) -> tuple:
+    """Per argument, the `dims` labels of an array's shape (None for anything else)."""
+    np = sys.modules.get("numpy")
+    arrays = [n for n, v in values.items() if np is not None and isinstance(v, np.ndarray)]
+    if not arrays:
+        return ()
+    labels = dict(zip(arrays, ops.shape_pattern([values[n].shape for n in arrays])))
+    return tuple(labels.get(n) for n in values)
 
 
 def _signature(value):
@@ -574,7 +598,7 @@ def vjp(f, *primals, checkpoint=None, snapshots=None):
     if len(primals) > n_pos:
         raise WrtError(f"vjp got {len(primals)} arguments; {f.__qualname__} takes at most {n_pos}")
     values = dict(zip(names, primals))
-    kinds = {n: ops.kind_of(v) for n, v in values.items()}
+    kinds = ops.with_shapes({n: ops.kind_of(v) for n, v in values.items()}, values)
     wrt = tuple(n for n in names[: len(primals)]
                 if ops.differentiable(kinds[n]))
     with _lock:

@@ -152,14 +152,16 @@ def _wrt(text: str | None):
 
 
 def _literal(node):
-    """A Python literal, or ``array(<literal>)`` for a float ndarray."""
+    """A Python literal, ``array(<literal>)`` for a float ndarray, or ``zeros(shape)``
+    / ``ones(shape)`` for one of that shape."""
     func = node.func if isinstance(node, ast.Call) else None
     name = func.id if isinstance(func, ast.Name) else \
         f"{func.value.id}.{func.attr}" if isinstance(func, ast.Attribute) and \
         isinstance(func.value, ast.Name) else None
-    if name in ("array", "np.array", "numpy.array") and len(node.args) == 1 \
-            and not node.keywords:
-        return np.array(ast.literal_eval(node.args[0]), dtype=float)
+    if name is not None and len(node.args) == 1 and not node.keywords:
+        make = {"array": np.array, "zeros": np.zeros, "ones": np.ones}.get(name.split(".")[-1])
+        if make is not None and name.split(".")[0] in ("array", "zeros", "ones", "np", "numpy"):
+            return make(ast.literal_eval(node.args[0]), dtype=float)
     return ast.literal_eval(node)
 
 
@@ -322,8 +324,10 @@ def main(argv=None) -> int:
                            "(the tangent alongside each value, f_jvp) (default: reverse)")
     show.add_argument("--example", metavar="ARGS",
                       help="example arguments, as Python literals (\"0.5, [1.0, 2.0], 3\", "
-                           "arrays as \"array([[1.0, 2.0]])\"): show the code a call with "
-                           "such arguments runs; only types, ranks and dtypes matter "
+                           "arrays as \"array([[1.0, 2.0]])\" or \"zeros((64, 256))\"): show "
+                           "the code a call with such arguments runs; what matters is their "
+                           "types, an array's rank and dtype, and which of the arrays' axes "
+                           "have length 1 or equal lengths "
                            "(default: every parameter a float, or a list of floats where it "
                            "is indexed; an array of any rank in a function that uses NumPy)")
     show.add_argument("--checkpoint", choices=["ctz", "binomial"],

@@ -264,14 +264,20 @@ SCALAR, INT, OTHER, UNKNOWN = "scalar", "int", "other", "?"
 @dataclass(frozen=True)
 class ArrayKind:
     """A NumPy array of rank `ndim` (None: unknown) and dtype kind `dtype` ("f" float,
-    "i" integer, "b" bool, "c" complex, "?" unknown). Float arrays carry derivatives."""
+    "i" integer, "b" bool, "c" complex, "?" unknown). Float arrays carry derivatives.
+
+    `dims` is set only on the kinds of a call's arguments (see `shape_pattern`): one
+    label per axis, 1 for an axis of length 1, and for the others a label shared by
+    exactly the axes of the call's arrays that have the same length."""
 
     ndim: object = None
     dtype: str = "f"
+    dims: tuple | None = None
 
     def __repr__(self):
         rank = "?" if self.ndim is None else self.ndim
-        return f"array[{rank}d, {self.dtype}]"
+        dims = "" if self.dims is None else f", dims {self.dims}"
+        return f"array[{rank}d, {self.dtype}{dims}]"
 
 
 ARRAY = ArrayKind()
@@ -316,6 +322,35 @@ def kind_of(value):
 
 
 _DTYPES = {"f": "f", "i": "i", "u": "i", "b": "b", "c": "c"}
+
+
+def shape_pattern(shapes: list) -> list:
+    """The `dims` labels of arrays with these shapes: an axis of length 1 is 1; any
+    other axis gets 2 plus the position (counting every axis of every array in order)
+    of the first axis of its length. So the labels say which axes are 1 and which are
+    equal, and nothing about the lengths themselves: (64, 256) and (256,) give
+    ``[(2, 3), (3,)]``, as (5, 7) and (7,) do."""
+    first: dict = {}
+    out = []
+    at = 0
+    for shape in shapes:
+        dims = []
+        for n in shape:
+            dims.append(1 if n == 1 else first.setdefault(n, 2 + at))
+            at += 1
+        out.append(tuple(dims))
+    return out
+
+
+def with_shapes(kinds: dict, values: dict) -> dict:
+    """`kinds` with the `dims` of every array argument among `values` filled in."""
+    arrays = [n for n, k in kinds.items() if isinstance(k, ArrayKind) and n in values]
+    if not arrays:
+        return kinds
+    out = dict(kinds)
+    for n, dims in zip(arrays, shape_pattern([values[n].shape for n in arrays])):
+        out[n] = ArrayKind(kinds[n].ndim, kinds[n].dtype, dims)
+    return out
 
 
 def kind_of_type(tp):

@@ -163,7 +163,7 @@ def kinds_of_example(func, args) -> dict:
     names = func.__code__.co_varnames[: func.__code__.co_argcount + func.__code__.co_kwonlyargcount]
     kinds = assumed_kinds(func)
     kinds.update({n: ops.kind_of(v) for n, v in zip(names, args)})
-    return kinds
+    return ops.with_shapes(kinds, dict(zip(names, args)))
 
 
 def stage_module(func, stage: str, wrt=None, param_kinds=None) -> ir.Module:
@@ -366,6 +366,7 @@ class _Builder:
             self.functions += self.steps(cfr, cact, crev)
         self.functions = _share_forward_sweeps(self.functions)
         module = ir.Module([uf.fn for uf in self.functions])
+        self.helpers = _used(self.helpers, self.functions)
         module.imports = _import_lines(self.helpers)
         _check_helper_clashes(self.functions, self.helpers)
         unit = Unit(module, self.functions, entry, dict(self.helpers), self.resolved, out_kind)
@@ -402,7 +403,7 @@ class _Builder:
         forward, backward, outputs = simplify.simplify(
             rev.forward + tail, seed_block + rev.reverse, keep,
             grads + [ir.name("%value")] * with_value,
-            _purity(fr.dup), _float_names(act), inputs=[p.name for p in fr.anf.params],
+            _purity(fr.dup, act), _float_names(act), inputs=[p.name for p in fr.anf.params],
             mutable=rev.mutable)
         self.copy_view_reads(forward, backward, act, rev)
         grads = outputs[: len(grads)]
@@ -453,7 +454,7 @@ class _Builder:
             inputs = [p.name for p in params]
             body, _, outputs = simplify.simplify(
                 st.body, [], set(), [ast.Tuple(elts=st.outputs, ctx=ast.Load())],
-                _purity(fr.dup), _float_names(act),
+                _purity(fr.dup, act), _float_names(act),
                 inputs=[st.target] + st.state + st.args, mutable=rev.mutable)
             loop = ir.ForEach(st.target, ir.name("%indices"),
                               body + _carry(st.state, outputs[0], st.line), st.line)
@@ -468,7 +469,7 @@ class _Builder:
                                             unpack=True))
                 body, _, outputs = simplify.simplify(
                     unpack + ir.copy_tree(st.cond), [], set(), [ir.copy_tree(st.test)],
-                    _purity(fr.dup), _float_names(act), inputs=inputs[1:],
+                    _purity(fr.dup, act), _float_names(act), inputs=inputs[1:],
                     mutable=rev.mutable)
                 fn = ir.Function(st.test_name, params[1:],
                                  body + [ir.Return(outputs[0], st.line)],
@@ -478,7 +479,7 @@ class _Builder:
             forward, backward, outputs = simplify.simplify(
                 unpack + st.forward, bar_unpack + st.reverse, set(st.bar),
                 [ast.Tuple(elts=[ir.name(n) for n in st.bar], ctx=ast.Load())],
-                _purity(fr.dup), _float_names(act), inputs=inputs + ["%bar"],
+                _purity(fr.dup, act), _float_names(act), inputs=inputs + ["%bar"],
                 mutable=rev.mutable, replayed=True)
             fn = ir.Function(st.bar_name, params + [ir.Param("%bar")],
                              forward + backward + [ir.Return(outputs[0], st.line)],
@@ -497,7 +498,7 @@ class _Builder:
         seed_param = rev.seed or ir.adjoint("%out")
         forward, backward, (output, *grads) = simplify.simplify(
             rev.forward, rev.reverse, keep | {seed_param}, [rev.output] + grads,
-            _purity(fr.dup), inputs=[p.name for p in fr.anf.params] + [seed_param],
+            _purity(fr.dup, act), inputs=[p.name for p in fr.anf.params] + [seed_param],
             mutable=rev.mutable)
         self.copy_view_reads(forward, backward, act, rev)
         if root and isinstance(output, ast.Name) and output.id in rev.mutable and any(
@@ -583,6 +584,7 @@ class _ForwardBuilder:
             self.functions.append(self.assemble(cfr, cact, name, root=False))
             scalar = scalar and _scalar_tangents(cact)
         module = ir.Module([uf.fn for uf in self.functions])
+        self.helpers = _used(self.helpers, self.functions)
         module.imports = _import_lines(self.helpers)
         _check_helper_clashes(self.functions, self.helpers)
         unit = Unit(module, self.functions, entry, dict(self.helpers), self.resolved,
@@ -599,7 +601,7 @@ class _ForwardBuilder:
         dots = [fwd.tangents[p] for p in act.wrt] if root else \
             [fwd.tangents[p] for p in params if p in act.wrt]
         body, _, (output, output_dot) = simplify.simplify(
-            fwd.body, [], set(), [fwd.output, fwd.output_dot], _purity(fr.dup),
+            fwd.body, [], set(), [fwd.output, fwd.output_dot], _purity(fr.dup, act),
             _float_names(act), inputs=params + dots, mutable=reverse.mutable_names(act))
         result = ast.Tuple(elts=[output, output_dot], ctx=ast.Load())
         body = body + [ir.Return(result, fwd.output_line)]
@@ -723,20 +725,25 @@ def _float_names(act):
     float_name.is_int = lambda n: act.kinds.get(n) == ops.INT
     float_name.array = array  # float arrays, and NumPy calls on them
     float_name.same_shape = act.same_shape
+    float_name.broadcastable = act.broadcastable
     float_name.unary_ufunc = unary_ufunc
     return float_name
 
 
-def _purity(fn: ir.Function):
+def _purity(fn: ir.Function, act):
     """Which right-hand sides compute a value and nothing else (so they may be nested
-    into the line that reads them): operators and calls with a derivative rule."""
+    into the line that reads them): operators and calls with a derivative rule (for
+    the kinds of their inputs: ``X @ W`` has a rule for matrices)."""
     locals_ = ir.local_names(fn)
 
     def is_local(n):
         return n in locals_ or "%" in n
 
+    def kind(atom):
+        return act.atom_kind(atom, fn.refs)
+
     def pure(value) -> bool:
-        op = ops.classify(value, fn, is_local)
+        op = ops.classify(value, fn, is_local, kind)
         if op.kind in ("rule", "pack", "getitem", "copy", "const"):
             return True
         return op.kind == "nondiff" and isinstance(value, (ast.Compare, ast.UnaryOp, ast.BinOp))
@@ -788,6 +795,15 @@ def _check_scalar_output(fr: Front, kind, act=None):
         hint="Use s2sad.vjp(f, *args) for a non-scalar output, or return a scalar "
              "(for example a sum).",
     )
+
+
+def _used(helpers: dict, functions) -> dict:
+    """The helpers some function still reads (simplify may have dropped the last
+    ``unreduce`` or ``unbroadcast``)."""
+    read = set()
+    for uf in functions:
+        read.update(ir.reads_in(uf.fn.body))
+    return {name: obj for name, obj in helpers.items() if name in read}
 
 
 def _import_lines(helpers: dict) -> list:

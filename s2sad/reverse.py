@@ -151,6 +151,7 @@ class _Transform:
             self.tape_names[loop.tag] = "%tape" + suffix
             self.count_names[loop.tag] = "%count" + suffix
         self.tapes: list = []  # tapes the forward sweep creates, in order
+        self.params = {p.name for p in fn.params}
         self.top_level = {p.name for p in fn.params} | {
             t for s in fn.body if isinstance(s, ir.Assign) for t in s.targets}
         self.steps: list = []
@@ -349,10 +350,12 @@ class _Transform:
 
     def shape_donor(self, expr):
         """``unreduce(g, t4, ...)``, ``unbroadcast(g, t4)`` and ``np.size(t4)`` read
-        only `t4`'s shape: read it from the array that gave `t4` its shape (a
-        parameter or a value the function computes at its top level, which the
-        reverse sweep can see), so a forward line computed only for its shape
-        (``t4 = t3 ** 2``) can go."""
+        only `t4`'s shape (and `unreduce` its dtype): read them from a parameter or a
+        value the function computes at its top level (which the reverse sweep can
+        see) that certainly has them, so a forward line computed only for its shape
+        (``t4 = t3 ** 2``) can go. For `unbroadcast` and `np.size` any array of
+        `t4`'s shape will do, the earliest first; for `unreduce`, only the array `t4`
+        was computed elementwise from (`Activity.origins`), which has its dtype."""
         if self.accumulators or not isinstance(expr, ast.AST):
             return expr  # (inside a reversed loop a value's shape may change)
         for node in ir.nodes(expr):
@@ -363,11 +366,24 @@ class _Transform:
             if at is None or len(node.args) <= at or not isinstance(node.args[at], ast.Name):
                 continue
             x = node.args[at].id
-            donor = self.act.shapes.get(x)
-            if isinstance(donor, str) and donor != x and donor in self.top_level \
-                    and isinstance(self.act.kinds.get(donor), ops.ArrayKind) \
-                    and self.act.kinds[donor].dtype == "f":
-                node.args[at] = ir.name(donor)
+            if text == "unreduce":
+                origin = self.act.origins.get(x)
+                donors = [origin] if isinstance(origin, str) and origin != x \
+                    and self.act.same_shape(origin, x) else []
+            else:
+                # a parameter first, then `x` itself where the reverse sweep sees it,
+                # then the earliest value of its shape
+                same = self.act.same_shape_names(x)
+                donors = [n for n in same if n in self.params] + [
+                    n for n in same if n not in self.params]
+            for donor in donors:
+                if donor == x and x in self.top_level:
+                    break
+                if donor in self.top_level and isinstance(self.act.kinds.get(donor),
+                                                          ops.ArrayKind) \
+                        and (text != "unreduce" or self.act.kinds[donor].dtype == "f"):
+                    node.args[at] = ir.name(donor)
+                    break
         return expr
 
     def fancy(self, index) -> bool:

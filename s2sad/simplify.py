@@ -140,6 +140,10 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
         if spreads:
             reverse = _spread_by_broadcasting(reverse, float_name)  # (and absorbing)
         reverse = _double_sums(reverse, reads, defs, float_name)
+        if spreads:
+            # a value spreading made the reverse sweep stop reading (``t5 = y * C``
+            # kept for ``unreduce(g, t5) * C``) goes now
+            forward = _drop_dead_forward(forward, reverse, float_name, replayed)
     if pure is not None:
         # a value the reverse sweep computes again for itself (a reversed loop's
         # recomputed ``t7 = t4 - t6``) is the reverse's own: its reads there are not
@@ -563,8 +567,9 @@ _SAFE_METHODS = {"sum", "mean", "prod"}
 
 def _array_cannot_raise(node, float_name) -> bool:
     """An expression over float arrays that NumPy evaluates without raising (at worst
-    with a warning): a unary ufunc, arithmetic between arrays of one shape or with a
-    number, a total sum, mean or product. Mismatched shapes raise; these cannot."""
+    with a warning): a unary ufunc, arithmetic between arrays whose shapes certainly
+    broadcast together or with a number, a total sum, mean or product. Mismatched
+    shapes raise; these cannot."""
     array = getattr(float_name, "array", None)
     if array is None:
         return False
@@ -581,7 +586,7 @@ def _array_cannot_raise(node, float_name) -> bool:
         if not (operand(left) and operand(right)) or not (arrayish(left) or arrayish(right)):
             return False
         if arrayish(left) and arrayish(right):
-            return left.id == right.id or float_name.same_shape(left.id, right.id)
+            return left.id == right.id or float_name.broadcastable(left.id, right.id)
         return True
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return arrayish(node.operand)

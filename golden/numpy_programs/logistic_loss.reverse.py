@@ -3,20 +3,19 @@
 from golden.inputs.numpy_programs import *  # noqa: F401,F403
 
 import numpy as np
-from s2sad.runtime import unbroadcast, unreduce
+from s2sad.runtime import unbroadcast
 
 
 def logistic_loss_grad(w, b, X, y):
-    t1 = X @ w
-    z = t1 + b
-    t2 = -y
-    t3 = np.exp(t2 * z)
-    t4 = np.sum(np.log1p(t3))
-    t5 = len(y)
-    t6 = t4 / t5
+    z = X @ w + b
+    t1 = -y
+    t2 = np.exp(t1 * z)
+    t3 = np.sum(np.log1p(t2))
+    t4 = len(y)
+    t5 = t3 / t4
     # line 11: return np.sum(np.log1p(np.exp(-y * z))) / len(y)
-    t4_bar = 1.0 / t5
-    z_bar = unbroadcast(t4_bar / (1.0 + t3) * t3 * t2, t1)
+    t3_bar = 1.0 / t4
+    z_bar = t3_bar / (1.0 + t2) * t2 * t1
     # line 10: z = X @ w + b
     b_bar = unbroadcast(z_bar, b)
     w_bar = z_bar @ X

@@ -13,9 +13,8 @@ def mlp_layer_jvp(W, b, X, target, W_dot, b_dot):
     h = np.tanh(t2)
     h_dot = (1.0 - h * h) * t2_dot
     t3 = h - target
-    t3_dot = np.broadcast_to(h_dot, np.shape(t3))
     t4 = t3**2
-    t4_dot = 2 * t3 * t3_dot
+    t4_dot = 2 * t3 * h_dot
     t5 = np.sum(t4)
     t5_dot = np.sum(t4_dot)
     t6 = 0.5 * t5

@@ -3,7 +3,7 @@
 from golden.inputs.numpy_programs import *  # noqa: F401,F403
 
 import numpy as np
-from s2sad.runtime import unbroadcast, unreduce
+from s2sad.runtime import unbroadcast
 
 
 def normalise_grad(x, gain, bias):
@@ -13,25 +13,23 @@ def normalise_grad(x, gain, bias):
     t2 = var + 1e-05
     t3 = np.sqrt(t2)
     y = t1 / t3
-    t4 = y * gain
-    t5 = t4 + bias
+    t4 = y * gain + bias
     # line 23: return np.sum((y * gain + bias) ** 2)
-    t6_bar = 1.0
-    t5_bar = t6_bar * 2.0 * t5
-    t4_bar = unbroadcast(t5_bar, t4)
-    bias_bar = unbroadcast(t5_bar, bias)
-    y_bar = unbroadcast(t4_bar * gain, x)
+    t5_bar = 1.0
+    t4_bar = t5_bar * 2.0 * t4
+    bias_bar = unbroadcast(t4_bar, bias)
+    y_bar = t4_bar * gain
     gain_bar = unbroadcast(t4_bar * y, gain)
     # line 22: y = (x - mu) / np.sqrt(var + 1e-5)
-    t7_bar = y_bar / t3
+    t6_bar = y_bar / t3
     t2_bar = -(unbroadcast(y_bar * y / t3, t3) / (2.0 * t3))
     # line 21: var = ((x - mu) ** 2).mean(axis=1, keepdims=True)
     t1_bar = t2_bar * (np.size(var) / np.size(x)) * 2 * t1
     # adjoint of x: the sum over its uses
     x_bar = (
         t1_bar
-        - (unbroadcast(t1_bar, mu) + unbroadcast(t7_bar, mu))
+        - (unbroadcast(t1_bar, mu) + unbroadcast(t6_bar, mu))
         * (np.size(mu) / np.size(x))
-        + t7_bar
+        + t6_bar
     )
     return x_bar, gain_bar, bias_bar

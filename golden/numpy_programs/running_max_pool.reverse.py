@@ -3,7 +3,6 @@
 from golden.inputs.numpy_programs import *  # noqa: F401,F403
 
 import numpy as np
-from s2sad.runtime import unreduce
 
 
 def running_max_pool_grad(x):

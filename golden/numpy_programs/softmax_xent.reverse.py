@@ -3,7 +3,7 @@
 from golden.inputs.numpy_programs import *  # noqa: F401,F403
 
 import numpy as np
-from s2sad.runtime import extreme_bar, unbroadcast, unreduce
+from s2sad.runtime import extreme_bar, unbroadcast
 
 
 def softmax_xent_grad(W, X, onehot):
@@ -14,16 +14,15 @@ def softmax_xent_grad(W, X, onehot):
     t3 = np.sum(t2, axis=1, keepdims=True)
     t4 = np.log(t3)
     logp = z_1 - t4
-    t5 = onehot * logp
-    t6 = np.sum(t5)
-    t7 = -t6
-    t8 = X.shape
-    t9 = t8[0]
-    t10 = t7 / t9
+    t5 = np.sum(onehot * logp)
+    t6 = -t5
+    t7 = X.shape
+    t8 = t7[0]
+    t9 = t6 / t8
     # line 30: return -np.sum(onehot * logp) / X.shape[0]
-    t7_bar = 1.0 / t9
-    t6_bar = -t7_bar
-    logp_bar = unbroadcast(unreduce(t6_bar, t5, None, False) * onehot, z)
+    t6_bar = 1.0 / t8
+    t5_bar = -t6_bar
+    logp_bar = t5_bar * onehot
     # line 28: z = z - np.max(z, axis=1, keepdims=True)
     z_1_bar = logp_bar - unbroadcast(logp_bar, t4) / t3 * t2
     # line 27: z = X @ W

@@ -1,0 +1,135 @@
+"""Shape specialisation: the compiled gradient depends on which axes of the array
+arguments have length 1 and which have equal lengths (`ops.shape_pattern`), and the
+dispatcher checks exactly that before it reuses a specialisation."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad import activity, ops, pipeline
+from test_numpy import numeric
+
+SHAPES = [(), (4,), (3, 4), (1, 4), (3, 1)]
+
+
+def _value(shape, seed):
+    rng = np.random.default_rng(seed)
+    return float(rng.uniform(0.5, 1.5)) if shape == () else rng.uniform(0.5, 1.5, shape)
+
+
+def broadcasting(x, y):
+    z = x * y + x
+    return np.sum(np.sin(z) * y) + np.sum(x / (1.0 + y * y))
+
+
+def test_one_gradient_object_through_every_broadcasting_pair():
+    """One dispatcher meets every pattern in turn (and again): each call takes the
+    specialisation for its own pattern, never one compiled for another."""
+    grad = s2sad.grad(broadcasting, wrt=(0, 1))
+    pairs = list(itertools.product(SHAPES, SHAPES))
+    for sx, sy in pairs + pairs[::-1]:
+        x, y = _value(sx, 1), _value(sy, 2)
+        gx, gy = grad(x, y)
+        assert np.shape(gx) == sx and np.shape(gy) == sy
+        assert np.allclose(gx, numeric(broadcasting, (x, y), 0), rtol=1e-5, atol=1e-7)
+        assert np.allclose(gy, numeric(broadcasting, (x, y), 1), rtol=1e-5, atol=1e-7)
+
+
+def test_the_pattern_labels_lengths_by_equality_and_one():
+    assert ops.shape_pattern([(64, 256), (256,), (1, 256)]) == [(2, 3), (3,), (1, 3)]
+    assert ops.shape_pattern([(5, 7), (7,), (1, 7)]) == [(2, 3), (3,), (1, 3)]
+    assert ops.shape_pattern([(3, 3), (3,)]) == [(2, 2), (2,)]
+
+
+def test_the_dispatcher_checks_the_pattern_it_was_compiled_for():
+    grad = s2sad.grad(broadcasting, wrt=(0, 1))
+    grad(np.ones((3, 4)), np.ones(4))
+    text = grad.__s2sad__.source()
+    assert "x.shape[1] == y.shape[0]" in text
+    # more equal lengths than the pattern asks for: the same code is right
+    x, y = _value((4, 4), 3), _value((4,), 4)
+    gx, gy = grad(x, y)
+    assert np.allclose(gy, numeric(broadcasting, (x, y), 1), rtol=1e-5, atol=1e-7)
+    assert len(grad.__s2sad__.specs) == 1
+    # a length 1 where the pattern has a length of its own: another specialisation
+    x, y = _value((3, 1), 5), _value((4,), 6)
+    gx, gy = grad(x, y)
+    assert gx.shape == (3, 1)
+    assert np.allclose(gx, numeric(broadcasting, (x, y), 0), rtol=1e-5, atol=1e-7)
+    assert len(grad.__s2sad__.specs) == 2
+
+
+def layer_norm(x, gain, bias, C):
+    mu = np.mean(x, axis=-1, keepdims=True)
+    xc = x - mu
+    var = np.mean(xc * xc, axis=-1, keepdims=True)
+    xhat = xc / np.sqrt(var + 1e-5)
+    y = gain * xhat + bias
+    return np.sum(y * C)
+
+
+def test_values_computed_only_for_their_shape_are_not_computed():
+    args = (np.ones((8, 5)), np.ones(5), np.ones(5), np.ones((8, 5)))
+    text = s2sad.source(layer_norm, wrt=(0, 1, 2), example=args)
+    text = "\n".join(line for line in text.splitlines() if not line.strip().startswith("#"))
+    assert "y * C" not in text and "gain * xhat" not in text and "unreduce" not in text
+    assert "xhat_bar = y_bar * gain\n" in text  # no unbroadcast: one shape
+    # C broadcast over the rows: its product with y has y's shape, not C's
+    args = (np.ones((8, 5)), np.ones(5), np.ones(5), np.ones(5))
+    grad = s2sad.grad(layer_norm, wrt=(0, 1, 2))
+    rng = np.random.default_rng(0)
+    values = (rng.normal(size=(8, 5)), rng.normal(size=5), rng.normal(size=5),
+              rng.normal(size=5))
+    for i, g in enumerate(grad(*values)):
+        assert np.allclose(g, numeric(layer_norm, values, i), rtol=1e-5, atol=1e-6)
+
+
+def either(x, g, c):
+    if c > 0.0:
+        y = x * 2.0
+    else:
+        y = g * 3.0
+    return np.sum(y * x) + np.sum(y)
+
+
+@pytest.mark.parametrize("c", [1.0, -1.0])
+def test_a_name_joined_from_two_shapes_keeps_its_sums(c):
+    """`y` is a (3, 4) array on one path and a (4,) array on the other: nothing may
+    take either shape for granted."""
+    x, g = _value((3, 4), 7), _value((4,), 8)
+    gx, gg = s2sad.grad(either, wrt=(0, 1))(x, g, c)
+    assert np.allclose(gx, numeric(either, (x, g, c), 0), rtol=1e-5, atol=1e-7)
+    assert np.allclose(gg, numeric(either, (x, g, c), 1), rtol=1e-5, atol=1e-7)
+
+
+def shapes_of(f, example, wrt):
+    kinds = pipeline.kinds_of_example(f, example) if isinstance(example, tuple) else example
+    fr = pipeline.front(f)
+    return activity.analyze(fr.dup, wrt, kinds, pipeline._Kinds()).shapes
+
+
+def products(A, v, w):
+    Av = A @ v
+    s = np.sum(A * w, axis=0, keepdims=True)
+    return np.sum(Av) + np.sum(s @ A.T) + np.sum(np.outer(v, w))
+
+
+def test_shapes_follow_numpys_rules():
+    shapes = shapes_of(products, (np.ones((3, 4)), np.ones(4), np.ones(4)), ("A",))
+    assert shapes["A"] == (2, 3) and shapes["v"] == (3,)
+    assert shapes["Av"] == (2,)
+    assert shapes["s"] == (1, 3)
+    # without a pattern the axes are symbols of their own: nothing is known equal
+    kinds = {"A": ops.ArrayKind(2), "v": ops.ArrayKind(1), "w": ops.ArrayKind(1)}
+    shapes = shapes_of(products, kinds, ("A",))
+    assert shapes["A"] == ("A.0", "A.1") and shapes["Av"] == ("A.0",)
+    assert shapes["s"] == (1, "A.1") or shapes["s"][0] == 1  # (A * w: A's axis or w's)
+
+
+def test_an_unknown_axis_broadcast_with_a_known_one_is_not_taken_for_either():
+    assert activity.broadcast([("a",), (2,)]) not in ((2,), ("a",))
+    assert activity.broadcast([("a",), (2,)], strict=True) is None
+    assert activity.broadcast([(1, 3), (2, 1)]) == (2, 3)
+    assert activity.broadcast([(3,), (2, 3), ()], strict=True) == (2, 3)
