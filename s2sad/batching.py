@@ -20,11 +20,19 @@ end, an element read or write ``x_dot[i]`` is ``x_dot[:, i]``, the zero tangent 
 an array the function writes into has the direction axis, and ``np.broadcast_to``
 keeps the axis in front. Anything else that touches a tangent (a method, an unknown
 call, a write whose element rank is not known) raises `NotBatchable`, and the caller
-takes one pass per direction: a line `batch` cannot prove is never run on directions."""
+takes one pass per direction: a line `batch` cannot prove is never run on directions.
+
+`check_vectors(fn, resolve)` answers the same question for `jacobian`'s vector mode
+on functions of numbers, where each number's tangent is a vector of directions and
+the code runs unchanged: it passes a function only if every operation that reads a
+tangent works entry by entry (arithmetic, elementwise ufuncs, lists and tuples of
+tangents, ...), and raises `NotBatchable` at a reduction such as ``np.sum(t_dot)``,
+which on a vector would sum the directions together."""
 
 from __future__ import annotations
 
 import ast
+import builtins
 
 import numpy as np
 
@@ -378,3 +386,128 @@ def _np(func, args) -> ast.Call:
 
 def _ints(values) -> ast.Tuple:
     return ast.Tuple(elts=[ir.const(v) for v in values], ctx=ast.Load())
+
+
+# ------------------------------------------------- vectors of number tangents
+
+
+def check_vectors(fn: ir.Function, resolve) -> None:
+    """`jacobian`'s vector mode for a function of numbers: is every tangent line of
+    `fn` (a forward derivative whose tangents are numbers, or lists and tuples of
+    numbers) right when each number tangent is a vector with one entry per direction?
+    Raises `NotBatchable` at the first line that may not be.
+
+    A line is right on vectors when each of its operations works entry by entry:
+    arithmetic (``+ - * / **``; the primals are numbers, so they broadcast), unary
+    minus, tuples and lists of tangents and reading their elements, a branch on a
+    primal (``a_dot if c else b_dot``), an elementwise NumPy ufunc, ``np.where`` on a
+    primal condition, ``sum``/``len``/``list``/``tuple`` of a list of tangents, the
+    list methods ``append``/``pop``/``copy``/``extend``/``insert`` on a list of
+    tangents, and the forward derivative of a callee (checked on its own). Anything
+    else that reads a tangent may mix the directions and is refused: a reduction
+    (``np.sum(t_dot)`` of a number's tangent sums the directions together), a matrix
+    product, ``np.array`` or ``np.sum`` of a list of tangents, indexing a NumPy value,
+    an in-place add (it would change a vector other tangents share). `resolve` maps
+    a dotted name of the code (``np.sum``, ``sum``) to the object it names, or None."""
+    _Vectors(resolve).block(fn.body)
+
+
+_VECTOR_BUILTINS = ("sum", "len", "list", "tuple")
+_LIST_METHODS = ("append", "pop", "copy", "extend", "insert")
+
+
+class _Vectors:
+    def __init__(self, resolve):
+        self.resolve = resolve
+
+    def block(self, body):
+        for s in body:
+            self.stmt(s)
+
+    def stmt(self, s):
+        if isinstance(s, (ir.Assign, ir.Return)):
+            self.expr(s.value)
+        elif isinstance(s, ir.SetItem):
+            # a write into a list of tangents (a number tangent is never indexed)
+            if _has_tangent(s.target.slice) or not isinstance(s.target.value, ast.Name):
+                raise NotBatchable(s)
+            self.expr(s.value)
+        elif isinstance(s, ir.Expr):
+            self.expr(s.value)
+        elif isinstance(s, ir.If):
+            if _has_tangent(s.test):
+                raise NotBatchable(s)
+            self.block(s.body)
+            self.block(s.orelse)
+        elif isinstance(s, ir.Loop):
+            if s.iter is not None and _has_tangent(s.iter) or \
+                    s.test is not None and _has_tangent(s.test):
+                raise NotBatchable(s)
+            for phi in s.phis:
+                if phi.init is not None:
+                    self.expr(phi.init)
+            self.block(s.cond)
+            self.block(s.body)
+        elif isinstance(s, ir.Exit):
+            self.block(s.copies)
+        elif isinstance(s, (ir.Comment, ir.Dup)):
+            pass
+        elif any(_has_tangent(e) for e in ir.exprs(s)) or \
+                isinstance(s, ir.AugAssign):
+            # (an in-place add would change a vector other tangents may share)
+            raise NotBatchable(s)
+
+    def expr(self, node):
+        if not _has_tangent(node) or isinstance(node, ast.Name):
+            return
+        if isinstance(node, (ast.Tuple, ast.List)):
+            for e in node.elts:
+                if isinstance(e, ast.Starred):
+                    raise NotBatchable(node)
+                self.expr(e)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            self.expr(node.operand)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, _ELEMENTWISE + (ast.Pow,)):
+            self.expr(node.left)
+            self.expr(node.right)
+        elif isinstance(node, ast.Subscript):
+            # an element or a slice of a list or tuple of tangents
+            if _has_tangent(node.slice):
+                raise NotBatchable(node)
+            self.expr(node.value)
+        elif isinstance(node, ast.IfExp):
+            if _has_tangent(node.test):
+                raise NotBatchable(node)
+            self.expr(node.body)
+            self.expr(node.orelse)
+        elif isinstance(node, ast.Call):
+            self.call(node)
+        else:
+            raise NotBatchable(node)
+
+    def call(self, node):
+        if any(isinstance(a, ast.Starred) for a in node.args) or \
+                any(k.arg is None or _has_tangent(k.value) for k in node.keywords):
+            raise NotBatchable(node)
+        text = ir.dotted(node.func)
+        if text is None:
+            raise NotBatchable(node)
+        if text.endswith("%jvp") or "%jvp%" in text:
+            pass  # a callee's forward derivative: its own lines are checked
+        elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                and _is_tangent(node.func.value.id):
+            if node.func.attr not in _LIST_METHODS:
+                raise NotBatchable(node)
+        else:
+            obj = self.resolve(text)
+            if obj is np.where and len(node.args) == 3 and not node.keywords:
+                if _has_tangent(node.args[0]):
+                    raise NotBatchable(node)
+            elif isinstance(obj, np.ufunc) and obj.signature is None and obj.nout == 1 \
+                    and not node.keywords:
+                pass  # elementwise
+            elif not any(obj is getattr(builtins, b) for b in _VECTOR_BUILTINS) \
+                    or node.keywords:
+                raise NotBatchable(node)
+        for a in node.args:
+            self.expr(a)

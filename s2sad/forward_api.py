@@ -8,6 +8,7 @@ cached, on the argument kinds and on which arguments carry a tangent, like `grad
 
 from __future__ import annotations
 
+import builtins
 import inspect
 import weakref
 
@@ -409,10 +410,11 @@ def jacobian(f, wrt=0, mode="auto"):
     tuple output a tuple over its parts.
 
     ``mode="forward"`` pushes tangents forward: for a function of numbers (floats and
-    lists of floats, whatever NumPy it does not use) one pass carries every direction
-    at once as a vector of tangents; for a function of float arrays one pass carries
-    them as a leading axis of every tangent, when `batching` proves its tangent code
-    correct that way; otherwise one pass per input number.
+    lists of floats) whose tangent lines work entry by entry (`batching.check_vectors`)
+    one pass carries every direction at once as a vector of tangents; for a function
+    of floats and float arrays one pass carries them as a leading axis of every
+    tangent, when `batching` proves its tangent code correct that way; otherwise one
+    pass per input number.
     ``mode="reverse"`` builds the Jacobian row by row from the pullback (one backward
     sweep per output number). ``mode="auto"`` takes forward mode when the inputs have
     no more numbers than the output, reverse mode otherwise."""
@@ -471,6 +473,44 @@ def _forward_pass(f, fn, values, dots):
     return y, parts, list(y_dot) if isinstance(y, tuple) else [y_dot]
 
 
+def _resolver(unit, fn):
+    """What a dotted name in the emitted code of `fn` (an IR function of `unit`)
+    stands for: the user's names as the transform resolved them, then the runtime
+    helpers and modules the rules use, then builtins."""
+    refs = fn.refs
+
+    def resolve(text):
+        if text in refs:
+            return refs[text]
+        head, *rest = text.split(".")
+        obj = refs.get(head, unit.helpers.get(head, getattr(builtins, head, None)))
+        for part in rest:
+            obj = getattr(obj, part, None)
+        return obj
+
+    return resolve
+
+
+_vector_units: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _carries_vectors(unit) -> bool:
+    """Can every tangent of the forward unit be a vector of directions (its tangents
+    are numbers, and every line that reads one works entry by entry)?"""
+    if not unit.scalar_tangents:
+        return False
+    got = _vector_units.get(unit)
+    if got is None:
+        try:
+            for uf in unit.functions:
+                batching.check_vectors(uf.fn, _resolver(unit, uf.fn))
+            got = True
+        except batching.NotBatchable:
+            got = False
+        _vector_units[unit] = got
+    return got
+
+
 def _jacobian_batched(f, values, where, wrt, kinds, sizes):
     """``(output, columns)`` from one pass of the batched forward derivative (every
     tangent with a leading axis of directions, see `batching`), or None when the
@@ -514,7 +554,8 @@ def _jacobian_forward(f, values, where):
     unit, fn = _compiled_unit(f, wrt, kinds)
     sizes = [_size(values[i]) for i in where]
     n = sum(sizes)
-    if unit.scalar_tangents and all(not isinstance(values[i], np.ndarray) for i in where):
+    if n and _carries_vectors(unit) and \
+            all(not isinstance(values[i], np.ndarray) for i in where):
         # vector mode: each tangent is a vector with one entry per direction
         eye = np.eye(n)
         dots, at = [], 0

@@ -208,3 +208,80 @@ def test_vector_mode_runs_array_code_in_one_pass(monkeypatch):
             assert passes(f, args, wrt) == 1, f.__name__
     # np.reshape's tangent line is not one batching proves: one pass per number
     assert passes(zoo_numpy.shapes, (zoo_numpy.a(3, 4),), 0) == 12
+
+
+# ------------------------------------------- NumPy on the tangents of numbers
+# Vector mode runs the tangent code of a function of numbers with every tangent a
+# vector of directions. A NumPy reduction of a number's tangent (np.sum(t_dot)) would
+# then sum the directions together: such a function must not take vector mode.
+
+
+def dot_of_numbers(x, y):
+    return np.sum(x * y)
+
+
+def dot_and_sum(x, y):
+    return np.sum(x * y), x + y
+
+
+def numpy_on_numbers(x, y):
+    a = np.mean(x * y) + np.max(x - y) * np.min(y * 2.0) + np.prod(x + y)
+    b = np.linalg.norm(x * y) + np.where(x > y, x * x, y) + np.sin(x) * np.exp(y)
+    return a * b, (x, y)[1] * np.sqrt(x) + np.tanh(np.sum(x) * y)
+
+
+def numpy_on_a_list(xs, y):
+    return np.sum(xs) * y + np.mean(xs) + xs[0] * np.max(xs[1] * y)
+
+
+def numpy_vector_in_loop(xs, y):
+    total = 0.0
+    out = []
+    for v in xs:
+        total = total + np.sum(v * y) * v
+        out.append(np.mean(v + y) * total)
+    return total, out
+
+
+NUMPY_ON_NUMBERS = [
+    (dot_of_numbers, (0.3, 0.8), (0, 1)),
+    (dot_and_sum, (0.3, 0.8), (0, 1)),
+    (numpy_on_numbers, (0.7, 0.4), (0, 1)),
+    (numpy_on_a_list, ([0.3, 0.5, -0.2], 0.8), (0, 1)),
+    (numpy_vector_in_loop, ([0.3, 0.5, -0.2], 0.8), (0, 1)),
+]
+
+
+@pytest.mark.parametrize("mode", ["forward", "auto"])
+@pytest.mark.parametrize("f,args,wrt", NUMPY_ON_NUMBERS,
+                         ids=[c[0].__name__ for c in NUMPY_ON_NUMBERS])
+def test_numpy_on_the_tangents_of_numbers(f, args, wrt, mode):
+    got = s2sad.jacobian(f, wrt=wrt, mode=mode)(*args)
+    y = f(*args)
+    got_parts = list(got) if isinstance(y, tuple) else [got]
+    for k, i in enumerate(wrt):
+        for e, w in enumerate(numeric(f, args, i)):
+            block = got_parts[e][k]
+            assert np.shape(block) == np.shape(w), (np.shape(block), np.shape(w))
+            assert np.allclose(block, w, rtol=1e-6, atol=1e-7), (e, k, block, w)
+
+
+def test_the_issue_numbers():
+    assert s2sad.jacobian(dot_of_numbers, wrt=(0, 1), mode="forward")(0.3, 0.8) == \
+        pytest.approx((0.8, 0.3), rel=1e-15)
+    J = s2sad.jacobian(dot_and_sum, wrt=(0, 1))(0.3, 0.8)
+    assert np.allclose(np.asarray(J, dtype=float), [[0.8, 0.3], [1.0, 1.0]], rtol=1e-15)
+
+
+def test_vector_mode_refuses_a_reduction_of_a_number_tangent():
+    """The check behind vector mode: pure arithmetic passes, np.sum of a number's
+    tangent does not (and the function of floats takes the batched pass instead)."""
+    kinds = {"x": s2sad.ops.kind_of(0.3), "y": s2sad.ops.kind_of(0.8)}
+    unit, _ = forward_api._compiled_unit(dot_of_numbers, ("x", "y"), kinds)
+    assert unit.scalar_tangents and not forward_api._carries_vectors(unit)
+    kinds = {"r": s2sad.ops.kind_of(1.5), "theta": s2sad.ops.kind_of(0.4)}
+    unit, _ = forward_api._compiled_unit(polar, ("r", "theta"), kinds)
+    assert forward_api._carries_vectors(unit)
+    kinds = {"xs": s2sad.ops.kind_of([1.0, 2.0])}
+    unit, _ = forward_api._compiled_unit(neighbours, ("xs",), kinds)
+    assert forward_api._carries_vectors(unit)
