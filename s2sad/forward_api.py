@@ -1,15 +1,24 @@
-"""Forward mode for users: `jvp`, `derivative`, and the gradient by forward mode.
+"""Forward mode for users: `jvp`, `derivative`, the gradient by forward mode, and
+what is built on forward mode: `jacobian` and the second derivatives (`hessian`,
+`hvp`, ``grad(grad(f))``, forward mode over the compiled reverse-mode gradient).
 
 `jvp(f, primals, tangents)` runs the forward-mode derivative the compiler emits for
 `f` (see `pipeline.forward_unit`): one pass that computes `f`'s output and its
 directional derivative along `tangents`. The compiled derivative is specialised, and
 cached, on the argument kinds and on which arguments carry a tangent, like `grad`'s.
+
+Every entry point binds its arguments to `f`'s parameters as a call of `f` would
+(keywords, keyword-only parameters, defaults) and passes keyword-only ones to the
+derivative by keyword. A function s2sad made
+(``grad(f)``, ``derivative(f)``, ...) is refused with an error at the user's `def`
+that says which second derivatives there are.
 """
 
 from __future__ import annotations
 
 import builtins
 import inspect
+import types
 import weakref
 
 import numpy as np
@@ -57,17 +66,79 @@ def _forget():
 rules.ON_CHANGE.append(_forget)
 
 
-def _bound(f, primals, what):
-    if not isinstance(primals, (tuple, list)):
-        raise S2SADError(f"{what} takes the primals as a tuple: {what}(f, (x, y), (x_dot, "
-                         f"y_dot)); got {type(primals).__name__}")
+# ---------------------------------------------------------------- arguments
+
+
+_MADE = {"forward": 'grad(f, mode="forward")', "tape": 'grad(f, mode="tape")'}
+
+
+def refuse_derived(g, what):
+    """Raise a clear error if `g` is a function s2sad made (``grad(f)``,
+    ``derivative(f)``, ``hessian(f)``, ...) rather than one the user wrote: it names
+    the user's function at its `def` and says which second derivatives there are."""
+    marker = getattr(g, "__s2sad__", None)
+    if marker is None:
+        return
+    from .api import _at_def
+
+    user = getattr(marker, "f", None) or getattr(g, "__wrapped__", None)
+    made = getattr(marker, "entry", marker)
+    made = _MADE.get(made, made if "(" in str(made) else f"{made}(f)")
+    name = getattr(user, "__qualname__", None) or getattr(g, "__qualname__", "f")
+    where = _at_def(user) if isinstance(user, types.FunctionType) else {}
+    raise S2SADError(
+        f"{what} of {made} for {name}: s2sad differentiates the functions you write, "
+        "not the derivative functions it made from them",
+        hint="For second derivatives of f use s2sad.hessian(f), s2sad.hvp(f), or "
+             "s2sad.grad(s2sad.grad(f)) when the gradient is one number; third "
+             "derivatives are not supported.", **where)
+
+
+def _arguments(f, args, kwargs, what, hint=None) -> dict:
+    """Every parameter of `f` with its value in this call, in signature order (a
+    keyword argument binds as Python binds it, a missing one takes its default)."""
+    from .api import _at_def, _check_function, _signature_params
+
+    refuse_derived(f, what)
+    _check_function(f, what)
+    _signature_params(f)  # (refuses *args and **kwargs)
+    sig = inspect.signature(f)
     try:
-        bound = inspect.signature(f).bind(*primals)
+        bound = sig.bind(*args, **kwargs)
     except TypeError as exc:
-        raise S2SADError(f"{what}: the primals do not fit {f.__qualname__}: {exc}",
-                         hint="Give one primal per positional parameter.") from None
+        raise S2SADError(f"{what} of {f.__qualname__}: the arguments do not fit its "
+                         f"parameters: {exc}", hint=hint, **_at_def(f)) from None
     bound.apply_defaults()
-    return bound
+    return {p: bound.arguments[p] for p in sig.parameters}
+
+
+def _call_derivative(fn, f, arguments: dict, dots: list):
+    """Call the compiled forward derivative `fn` of `f`: ``fn(positional...,
+    tangents..., *, keyword-only...)``; an error in it gets a note naming the user's
+    line."""
+    n_pos = f.__code__.co_argcount
+    values = list(arguments.values())
+    keywords = dict(zip(list(arguments)[n_pos:], values[n_pos:]))
+    try:
+        return fn(*values[:n_pos], *dots, **keywords)
+    except Exception as exc:
+        compile_mod.explain(exc)
+        raise
+
+
+def _jvp_at(f, arguments: dict, dots: dict):
+    """``(output, output tangent)`` of `f` at `arguments` along `dots` (parameter
+    name -> tangent, for the parameters that vary)."""
+    wrt = tuple(n for n in arguments if n in dots)
+    kinds = {n: ops.kind_of(v) for n, v in arguments.items()}
+    fn = _compiled(f, wrt, kinds)
+    return _call_derivative(fn, f, arguments, [dots[n] for n in wrt])
+
+
+def _call(f, arguments: dict):
+    n_pos = f.__code__.co_argcount
+    values = list(arguments.values())
+    return f(*values[:n_pos], **dict(zip(list(arguments)[n_pos:], values[n_pos:])))
 
 
 def jvp(f, primals, tangents):
@@ -76,15 +147,21 @@ def jvp(f, primals, tangents):
     argument held fixed, such as an integer), computed in one forward pass.
 
     The output tangent has the output's structure: a float for a float, an array of
-    the output's shape, a tuple for a tuple."""
-    bound = _bound(f, primals, "jvp")
+    the output's shape, a tuple for a tuple. The primals are passed positionally;
+    keyword-only parameters take their defaults."""
+    refuse_derived(f, "jvp")
+    if not isinstance(primals, (tuple, list)):
+        raise S2SADError(f"jvp takes the primals as a tuple: jvp(f, (x, y), (x_dot, "
+                         f"y_dot)); got {type(primals).__name__}")
+    arguments = _arguments(f, primals, {}, "jvp", hint="jvp passes the primals by position, "
+                           "one per positional parameter; keyword-only parameters take "
+                           "their defaults (s2sad.jacobian takes keyword arguments).")
     if not isinstance(tangents, (tuple, list)) or len(tangents) != len(primals):
         raise S2SADError(f"jvp needs one tangent per primal: {len(primals)} primals, "
                          f"{len(tangents) if isinstance(tangents, (tuple, list)) else 'no'} "
                          "tangents", hint="Pass None for an argument held fixed.")
-    names = list(inspect.signature(f).parameters)
-    wrt, dots = [], []
-    for name, x, t in zip(names, primals, tangents):
+    dots = {}
+    for name, x, t in zip(arguments, primals, tangents):
         if t is None:
             continue
         kind = ops.kind_of(x)
@@ -100,78 +177,65 @@ def jvp(f, primals, tangents):
             raise S2SADError(f"jvp of {f.__qualname__}: the tangent of `{name}` has shape "
                              f"{np.shape(t)}, its primal {np.shape(x)}",
                              hint="Give every tangent its primal's shape.")
-        wrt.append(name)
-        dots.append(t)
-    kinds = {n: ops.kind_of(v) for n, v in bound.arguments.items()}
-    fn = _compiled(f, tuple(wrt), kinds)
-    positional = [bound.arguments[p.name] for p in inspect.signature(f).parameters.values()
-                  if p.kind is not p.KEYWORD_ONLY]
-    keywords = {p.name: bound.arguments[p.name]
-                for p in inspect.signature(f).parameters.values() if p.kind is p.KEYWORD_ONLY}
-    try:
-        return fn(*positional, *dots, **keywords)
-    except Exception as exc:
-        compile_mod.explain(exc)
-        raise
+        dots[name] = t
+    return _jvp_at(f, arguments, dots)
 
 
 def derivative(f):
     """``f'``: for a function of one float, the function that returns the derivative
-    of `f` at a point (computed in forward mode)."""
-    def df(x, *rest):
+    of `f` at a point (computed in forward mode) with respect to its first
+    parameter; other arguments, positional or keyword, are passed through."""
+    refuse_derived(f, "derivative")
+
+    def df(x, *rest, **kwargs):
         if isinstance(x, bool) or not isinstance(x, (float, int)):
             raise WrtError(f"derivative of {f.__qualname__} takes a number for its first "
                            f"argument; got {type(x).__name__}",
                            hint="For arrays use s2sad.jvp or s2sad.grad.")
-        x = float(x)
-        return jvp(f, (x, *rest), (1.0,) + (None,) * len(rest))[1]
+        arguments = _arguments(f, (float(x),) + rest, kwargs, "derivative")
+        first = next(iter(arguments))
+        return _jvp_at(f, arguments, {first: 1.0})[1]
 
     df.__name__ = f"derivative_of_{getattr(f, '__name__', 'f')}"
     df.__doc__ = f"The derivative of {getattr(f, '__qualname__', f)} (forward mode)."
-    return df
+    return _made(df, f, "derivative")
+
+
+def _made(g, f, what):
+    """Mark `g` as a function s2sad made from the user's `f` (see `refuse_derived`)."""
+    g.__s2sad__ = what
+    g.__wrapped__ = f
+    return g
 
 
 def value_and_grad_by_forward_mode(f, wrt_names: tuple, as_tuple: bool, args, kwargs):
     """``(f(...), gradient)`` for `grad(f, wrt, mode="forward")` at one point: one
-    forward pass per input number, each with a unit tangent."""
-    sig = inspect.signature(f)
-    bound = sig.bind(*args, **kwargs)
-    bound.apply_defaults()
-    names = [p.name for p in sig.parameters.values() if p.kind is not p.KEYWORD_ONLY]
-    values = [bound.arguments[n] for n in names]
-    base = [None] * len(values)
+    forward pass per input number, each with a unit tangent. Keyword and keyword-only
+    arguments are passed as given; `wrt` may name a keyword-only parameter."""
+    from .api import _kinds
+
+    arguments = _arguments(f, args, kwargs, "grad")
+    _kinds(f, arguments, wrt_names, "grad")  # (a clear error for an integer `wrt`)
     grads = []
     value = None
     for name in wrt_names:
-        i = names.index(name)
-        x = values[i]
+        x = arguments[name]
+        parts = []
+        for k, t in _units_of(x):
+            value, part = _checked(f, _jvp_at(f, arguments, {name: t}))
+            parts.append((k, part))
         if isinstance(x, np.ndarray):
             g = np.zeros_like(x)
-            for k in np.ndindex(x.shape):
-                t = np.zeros_like(x)
-                t[k] = 1.0
-                value, g[k] = _checked(f, jvp(f, values, _with(base, i, t)))
+            for k, part in parts:
+                g[k] = part
             grads.append(g)
         elif isinstance(x, list):
-            g = []
-            for k in range(len(x)):
-                t = [0.0] * len(x)
-                t[k] = 1.0
-                value, part = _checked(f, jvp(f, values, _with(base, i, t)))
-                g.append(part)
-            grads.append(g)
+            grads.append([part for _, part in parts])
         else:
-            value, part = _checked(f, jvp(f, values, _with(base, i, 1.0)))
-            grads.append(part)
+            grads.append(parts[0][1])
     if value is None:  # every argument was empty
-        value = f(*args, **kwargs)
+        value = _call(f, arguments)
     return value, (tuple(grads) if as_tuple else grads[0])
-
-
-def _with(base, i, t):
-    out = list(base)
-    out[i] = t
-    return tuple(out)
 
 
 def _checked(f, pair):
@@ -183,6 +247,15 @@ def _checked(f, pair):
     return value, tangent
 
 
+def _zero_like(x):
+    """Zeros with the structure of `x` (a float, a list of floats or an array)."""
+    if isinstance(x, np.ndarray):
+        return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else float)
+    if isinstance(x, list):
+        return [0.0] * len(x)
+    return 0.0
+
+
 # ------------------------------------------------------- second derivatives
 
 _gradients: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -190,22 +263,28 @@ _gradients: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 def _gradient_function(f, names: tuple, values: list, kwargs: dict):
     """The compiled reverse-mode gradient of `f` with respect to `names` (a tuple of
-    gradients), specialised on these arguments, as one stable function object, so
-    the forward-mode derivative of it is compiled once too.
+    gradients), specialised on these arguments (`values` positional, `kwargs` by
+    keyword), as one stable function object, so the forward-mode derivative of it is
+    compiled once too.
 
     Second derivatives do not checkpoint: where the gradient would run loops through
     a checkpointing scheduler (loops marked with `s2sad.checkpointed`, in `f` or in a
     function it calls), whose calls the forward transform cannot see into, it is
     built again with every loop on its tape (`pipeline.TAPED_LOOPS`): the same
     function of the arguments, in memory proportional to the trip count."""
-    from .api import _kinds, _lock, _still_valid, _unit, _signature_params
-    from . import compile as compile_mod
-    from .checkpoint import CTZ, Binomial
+    from .api import _signature_params
 
     params, _ = _signature_params(f)
     bound = dict(zip(params, values))
     bound.update(kwargs)
-    kinds = _kinds(f, bound, names, "hessian")
+    return _gradient_of(f, names, bound)
+
+
+def _gradient_of(f, names: tuple, arguments: dict, what="hessian"):
+    from .api import _kinds, _lock, _still_valid, _unit
+    from .checkpoint import CTZ, Binomial
+
+    kinds = _kinds(f, arguments, names, what)
     key = (names, tuple(kinds.items()))
     with _lock:
         per_f = _gradients.setdefault(f, {})
@@ -221,12 +300,13 @@ def _gradient_function(f, names: tuple, values: list, kwargs: dict):
         return fn
 
 
-def _along(f, gradient, values, tangents):
-    """The derivative of the compiled gradient of `f` along `tangents` (forward mode
-    over reverse code). The gradient is s2sad's own code, so an error in transforming
-    it is reported against `f`, with what to do."""
+def _along(f, gradient, arguments: dict, dots: dict):
+    """``(gradients, their tangents)``: the compiled gradient of `f` (a tuple of
+    gradients) and its derivative along `dots` (forward mode over reverse code). The
+    gradient is s2sad's own code, so an error in transforming it is reported against
+    `f`, with what to do."""
     try:
-        return jvp(gradient, values, tangents)[1]
+        value, tangent = _jvp_at(gradient, arguments, dots)
     except S2SADError as e:
         if not (e.filename or "").startswith("<s2sad"):
             raise
@@ -243,19 +323,7 @@ def _along(f, gradient, values, tangents):
                  "one iteration to the next are not supported yet; build that array without "
                  "writes (np.where, np.concatenate), or use finite differences of "
                  "s2sad.grad.") from None
-
-
-def _full_arguments(f, args, kwargs, what):
-    from .api import _check_function
-
-    _check_function(f, what)
-    sig = inspect.signature(f)
-    if any(p.kind is p.KEYWORD_ONLY for p in sig.parameters.values()):
-        raise S2SADError(f"{what} of {f.__qualname__}: keyword-only parameters are not "
-                         "supported here yet", hint="Make them positional.")
-    bound = sig.bind(*args, **kwargs)
-    bound.apply_defaults()
-    return [bound.arguments[p] for p in sig.parameters]
+    return value, tangent
 
 
 def _units_of(x):
@@ -285,29 +353,27 @@ def hessian(f, wrt=0):
     input number). For one parameter of shape ``s`` the result has shape ``s + s``
     (a float for a float); for a tuple `wrt`, a tuple of tuples of blocks
     ``H[i][j]`` = derivative of the gradient for ``wrt[i]`` along ``wrt[j]``. Lists of
-    floats count as 1-D arrays."""
+    floats count as 1-D arrays. The returned function takes `f`'s arguments,
+    keyword and keyword-only ones too."""
     from .api import normalize_wrt
 
+    refuse_derived(f, "hessian")
     names, as_tuple = normalize_wrt(f, wrt)
 
     def h(*args, **kwargs):
-        values = _full_arguments(f, args, kwargs, "hessian")
-        params = list(inspect.signature(f).parameters)
-        gradient = _gradient_function(f, names, values, kwargs={})
+        arguments = _arguments(f, args, kwargs, "hessian")
+        gradient = _gradient_of(f, names, arguments)
         blocks = [[None] * len(names) for _ in names]
         for j, name in enumerate(names):
-            pos = params.index(name)
             columns = [[] for _ in names]
-            for _, t in _units_of(values[pos]):
-                tangents = [None] * len(values)
-                tangents[pos] = t
-                g_dot = _along(f, gradient, values, tangents)
+            for _, t in _units_of(arguments[name]):
+                _, g_dot = _along(f, gradient, arguments, {name: t})
                 for i in range(len(names)):
-                    columns[i].append(_as_array(g_dot[i]))
+                    columns[i].append(np.asarray(g_dot[i], dtype=float))
+            shape_j = np.shape(_as_array(arguments[name]))
             for i, name_i in enumerate(names):
-                shape_i = np.shape(_as_array(values[params.index(name_i)]))
-                shape_j = np.shape(_as_array(values[pos]))
-                stacked = np.stack([np.asarray(c, dtype=float) for c in columns[i]], axis=-1)
+                shape_i = np.shape(_as_array(arguments[name_i]))
+                stacked = np.stack(columns[i], axis=-1)
                 block = stacked.reshape(shape_i + shape_j)
                 blocks[i][j] = float(block) if block.ndim == 0 else block
         if as_tuple:
@@ -315,32 +381,36 @@ def hessian(f, wrt=0):
         return blocks[0][0]
 
     h.__name__ = f"hessian_of_{getattr(f, '__name__', 'f')}"
-    return h
+    return _made(h, f, "hessian")
 
 
 def hvp(f, wrt=0):
     """``hvp(f)(*args, v)``: the Hessian of `f` (with respect to the one parameter
     `wrt`) times `v`, in one forward pass over the compiled gradient, without building
-    the Hessian."""
+    the Hessian. Keyword arguments of `f` follow as keywords:
+    ``hvp(f)(x, v, scale=2.0)``."""
     from .api import normalize_wrt
 
+    refuse_derived(f, "hvp")
     names, as_tuple = normalize_wrt(f, wrt)
     if as_tuple:
         raise S2SADError("hvp takes one parameter in wrt", hint="Use hessian for several.")
 
-    def product(*args):
+    def product(*args, **kwargs):
         if not args:
             raise S2SADError("hvp(f)(*args, v) needs the arguments of f and then v")
         *rest, v = args
-        values = _full_arguments(f, rest, {}, "hvp")
-        pos = list(inspect.signature(f).parameters).index(names[0])
-        gradient = _gradient_function(f, names, values, kwargs={})
-        tangents = [None] * len(values)
-        tangents[pos] = v
-        return _along(f, gradient, values, tangents)[0]
+        arguments = _arguments(f, rest, kwargs, "hvp")
+        x = arguments[names[0]]
+        if np.shape(v) != np.shape(x):
+            raise S2SADError(f"hvp of {f.__qualname__}: v has shape {np.shape(v)}, "
+                             f"`{names[0]}` {np.shape(x)}",
+                             hint=f"Pass v last, with the shape of `{names[0]}`.")
+        gradient = _gradient_of(f, names, arguments, "hvp")
+        return _along(f, gradient, arguments, {names[0]: v})[1][0]
 
     product.__name__ = f"hvp_of_{getattr(f, '__name__', 'f')}"
-    return product
+    return _made(product, f, "hvp")
 
 
 def grad_of_gradient(inner, f, inner_names, wrt):
@@ -352,21 +422,19 @@ def grad_of_gradient(inner, f, inner_names, wrt):
     names, as_tuple = normalize_wrt(f, wrt)
 
     def second(*args, **kwargs):
-        values = _full_arguments(f, args, kwargs, "grad")
-        params = list(inspect.signature(f).parameters)
-        gradient = _gradient_function(f, inner_names, values, kwargs={})
+        arguments = _arguments(f, args, kwargs, "grad")
+        gradient = _gradient_of(f, inner_names, arguments, "grad")
         out = []
         for name in names:
-            pos = params.index(name)
-            x = values[pos]
+            x = arguments[name]
             parts = []
             for k, t in _units_of(x):
-                tangents = [None] * len(values)
-                tangents[pos] = t
-                g_dot = _along(f, gradient, values, tangents)
-                if np.ndim(g_dot[0]) != 0:
-                    raise S2SADError("grad of a gradient needs the gradient to be one number",
-                                     hint="Use s2sad.hessian for array arguments.")
+                g, g_dot = _along(f, gradient, arguments, {name: t})
+                if np.ndim(g[0]) != 0:
+                    raise S2SADError(
+                        f"grad of grad({f.__qualname__}) needs the gradient to be one "
+                        f"number; the gradient for `{inner_names[0]}` has shape "
+                        f"{np.shape(g[0])}", hint="Use s2sad.hessian for array arguments.")
                 parts.append((k, g_dot[0]))
             if isinstance(x, np.ndarray):
                 g = np.zeros_like(x)
@@ -379,7 +447,8 @@ def grad_of_gradient(inner, f, inner_names, wrt):
                 out.append(parts[0][1])
         return tuple(out) if as_tuple else out[0]
 
-    return second
+    second.__name__ = f"grad_of_grad_of_{getattr(f, '__name__', 'f')}"
+    return _made(second, f, "grad(grad(f))")
 
 
 # ----------------------------------------------------------------- Jacobians
@@ -389,11 +458,6 @@ def _size(x) -> int:
     return len(x) if isinstance(x, list) else int(np.size(x))
 
 
-def _flat(y) -> np.ndarray:
-    """The numbers of an output part (a float, an array, a list of floats) as a vector."""
-    return np.ravel(np.asarray(y, dtype=float))
-
-
 def _output_parts(y, f):
     if isinstance(y, tuple):
         return list(y), True
@@ -401,6 +465,10 @@ def _output_parts(y, f):
         return [y], False
     raise S2SADError(f"jacobian of {f.__qualname__}: its output is a {type(y).__name__}; "
                      "jacobian takes floats, arrays, lists of floats and tuples of those")
+
+
+def _keyword_only(f, arguments: dict) -> list:
+    return list(arguments)[f.__code__.co_argcount:]
 
 
 def jacobian(f, wrt=0, mode="auto"):
@@ -417,60 +485,113 @@ def jacobian(f, wrt=0, mode="auto"):
     pass per input number.
     ``mode="reverse"`` builds the Jacobian row by row from the pullback (one backward
     sweep per output number). ``mode="auto"`` takes forward mode when the inputs have
-    no more numbers than the output, reverse mode otherwise."""
+    no more numbers than the output, reverse mode otherwise. A function with
+    keyword-only parameters takes forward mode (the pullback takes positional
+    arguments only)."""
     from .api import normalize_wrt
 
     if mode not in ("auto", "forward", "reverse"):
         raise S2SADError(f"jacobian: mode={mode!r} is not one of \"auto\", \"forward\", "
                          "\"reverse\"")
+    refuse_derived(f, "jacobian")
     names, as_tuple = normalize_wrt(f, wrt)
 
     def jac(*args, **kwargs):
-        values = _full_arguments(f, args, kwargs, "jacobian")
-        params = list(inspect.signature(f).parameters)
-        where = [params.index(n) for n in names]
-        for n, i in zip(names, where):
-            kind = ops.kind_of(values[i])
+        arguments = _arguments(f, args, kwargs, "jacobian")
+        for n in names:
+            value = arguments[n]
+            kind = ops.kind_of(value)
             if not ops.differentiable(kind) or isinstance(kind, tuple):
                 raise WrtError(f"jacobian of {f.__qualname__}: `{n}` is a "
-                               f"{type(values[i]).__name__}; the Jacobian is taken with "
+                               f"{type(value).__name__}; the Jacobian is taken with "
                                "respect to floats, float arrays and lists of floats")
+        keyword_only = _keyword_only(f, arguments)
         chosen = mode
-        y = None
+        if chosen == "reverse" and keyword_only:
+            raise S2SADError(f"jacobian(mode=\"reverse\") of {f.__qualname__}: the pullback "
+                             "passes arguments by position, and "
+                             f"`{keyword_only[0]}` is keyword-only",
+                             hint="Use mode=\"forward\" (or \"auto\"), or make it positional.")
         if mode == "auto":
-            y = f(*values)
+            y = _call(f, arguments)
             m = sum(_size(p) for p in _output_parts(y, f)[0])
-            chosen = "forward" if sum(_size(values[i]) for i in where) <= m else "reverse"
+            inputs = sum(_size(arguments[n]) for n in names)
+            chosen = "forward" if inputs <= m or keyword_only else "reverse"
         if chosen == "forward":
-            y, blocks = _jacobian_forward(f, values, where)
+            y, blocks = _jacobian_forward(f, arguments, names)
         else:
-            y, blocks = _jacobian_reverse(f, values, where)
+            y, blocks = _jacobian_reverse(f, arguments, names)
         parts, many = _output_parts(y, f)
         out = []
         for e, part in enumerate(parts):
             row = []
-            for k, i in enumerate(where):
-                block = blocks[e][k].reshape(np.shape(part) + (_size(values[i]),)
-                                             if isinstance(values[i], list)
-                                             else np.shape(part) + np.shape(values[i]))
+            for k, n in enumerate(names):
+                x = arguments[n]
+                block = blocks[e][k].reshape(np.shape(part) + (_size(x),)
+                                             if isinstance(x, list)
+                                             else np.shape(part) + np.shape(x))
                 row.append(float(block) if block.ndim == 0 else block)
             out.append(tuple(row) if as_tuple else row[0])
         return tuple(out) if many else out[0]
 
     jac.__name__ = f"jacobian_of_{getattr(f, '__name__', 'f')}"
-    return jac
+    return _made(jac, f, "jacobian")
 
 
-def _forward_pass(f, fn, values, dots):
+def _forward_pass(f, fn, arguments, dots):
     """``(output, output parts, their tangents)`` of one call of the compiled forward
-    derivative `fn` (an error in it gets a note naming the user's line)."""
-    try:
-        y, y_dot = fn(*values, *dots)
-    except Exception as exc:
-        compile_mod.explain(exc)
-        raise
-    parts, _ = _output_parts(y, f)
-    return y, parts, list(y_dot) if isinstance(y, tuple) else [y_dot]
+    derivative `fn`."""
+    y, y_dot = _call_derivative(fn, f, arguments, dots)
+    parts, many = _output_parts(y, f)
+    return y, parts, list(y_dot) if many else [y_dot]
+
+
+def _vector_columns(d, part, n):
+    """The tangent `d` of the output part `part` from a pass carrying `n` directions
+    as vectors, as a (numbers of `part`) x n matrix."""
+    full = np.zeros((_size(part), n))
+    full[...] = np.reshape(np.asarray(d, dtype=float), (_size(part), n)) \
+        if np.size(d) == _size(part) * n else np.asarray(d, dtype=float)
+    return full
+
+
+def _batched_columns(d, part, n, f):
+    """The tangent `d` of the output part `part` from a pass carrying `n` directions
+    as a leading axis, as a (numbers of `part`) x n matrix."""
+    d = np.asarray(d, dtype=float)
+    size = _size(part)
+    if d.shape == (n,) + np.shape(part):
+        return d.reshape(n, size).T.copy()
+    if d.shape == np.shape(part) and not d.any():  # independent of the inputs
+        return np.zeros((size, n))
+    raise S2SADError(f"jacobian of {f.__qualname__}: internal: a tangent of shape "
+                     f"{d.shape} for an output of shape {np.shape(part)} and {n} "
+                     "directions")
+
+
+def _flat(d, part, f):
+    """The numbers of an output part's tangent (a float, an array, a list of floats)
+    as a vector."""
+    return np.ravel(np.asarray(d, dtype=float))
+
+
+def _directions(f, arguments, names, n, batched):
+    """The tangents of the `names` for one pass carrying all `n` input numbers as
+    directions: a vector per number (a list of them for a list), or with `batched`
+    an array with a leading axis of directions."""
+    eye = np.eye(n)
+    dots, at = [], 0
+    for name in names:
+        x = arguments[name]
+        size = _size(x)
+        if isinstance(x, list):
+            dots.append([eye[at + k] for k in range(size)])
+        elif batched and isinstance(x, np.ndarray):
+            dots.append(eye[:, at:at + size].reshape((n,) + np.shape(x)))
+        else:
+            dots.append(eye[at].copy())
+        at += size
+    return dots
 
 
 def _resolver(unit, fn):
@@ -511,88 +632,54 @@ def _carries_vectors(unit) -> bool:
     return got
 
 
-def _jacobian_batched(f, values, where, wrt, kinds, sizes):
+def _jacobian_batched(f, arguments, names, wrt, kinds, sizes):
     """``(output, columns)`` from one pass of the batched forward derivative (every
     tangent with a leading axis of directions, see `batching`), or None when the
     function has a line that cannot carry directions."""
-    if any(isinstance(values[i], list) for i in where):
+    if any(isinstance(arguments[n], list) for n in names):
         return None
     unit, fn = _compiled_unit(f, wrt, kinds, batched=True)
     if fn is None:
         return None
     n = sum(sizes)
-    eye = np.eye(n)
-    dots, at = [], 0
-    for i, size in zip(where, sizes):
-        x = values[i]
-        block = eye[:, at:at + size]
-        dots.append(block.reshape((n,) + np.shape(x)) if isinstance(x, np.ndarray)
-                    else block[:, 0].copy())
-        at += size
-    y, parts, dparts = _forward_pass(f, fn, values, dots)
-    columns = []
-    for part, d in zip(parts, dparts):
-        d = np.asarray(d, dtype=float)
-        size = _size(part)
-        if d.shape == (n,) + np.shape(part):
-            columns.append(d.reshape(n, size).T.copy())
-        elif d.shape == np.shape(part) and not d.any():  # independent of the inputs
-            columns.append(np.zeros((size, n)))
-        else:
-            raise S2SADError(f"jacobian of {f.__qualname__}: internal: a tangent of shape "
-                             f"{d.shape} for an output of shape {np.shape(part)} and {n} "
-                             "directions")
-    return y, columns
+    y, parts, dparts = _forward_pass(f, fn, arguments,
+                                     _directions(f, arguments, names, n, batched=True))
+    return y, [_batched_columns(d, part, n, f) for part, d in zip(parts, dparts)]
 
 
-def _jacobian_forward(f, values, where):
+def _jacobian_forward(f, arguments, names):
     """``(output, blocks)``: ``blocks[e][k]`` is the (output part e numbers) x (input
-    where[k] numbers) matrix."""
-    params = list(inspect.signature(f).parameters)
-    kinds = {p: ops.kind_of(v) for p, v in zip(params, values)}
-    wrt = tuple(params[i] for i in where)
+    names[k] numbers) matrix."""
+    kinds = {p: ops.kind_of(v) for p, v in arguments.items()}
+    wrt = tuple(names)
     unit, fn = _compiled_unit(f, wrt, kinds)
-    sizes = [_size(values[i]) for i in where]
+    sizes = [_size(arguments[n]) for n in names]
     n = sum(sizes)
     if n and _carries_vectors(unit) and \
-            all(not isinstance(values[i], np.ndarray) for i in where):
+            all(not isinstance(arguments[k], np.ndarray) for k in names):
         # vector mode: each tangent is a vector with one entry per direction
-        eye = np.eye(n)
-        dots, at = [], 0
-        for i, size in zip(where, sizes):
-            if isinstance(values[i], list):
-                dots.append([eye[at + k] for k in range(size)])
-            else:
-                dots.append(eye[at])
-            at += size
-        y, parts, dparts = _forward_pass(f, fn, values, dots)
-        columns = []
-        for part, d in zip(parts, dparts):
-            full = np.zeros((_size(part), n))
-            full[...] = np.reshape(np.asarray(d, dtype=float), (_size(part), n)) \
-                if np.size(d) == _size(part) * n else np.asarray(d, dtype=float)
-            columns.append(full)
-    elif n and (batched := _jacobian_batched(f, values, where, wrt, kinds, sizes)):
+        y, parts, dparts = _forward_pass(f, fn, arguments,
+                                         _directions(f, arguments, names, n, batched=False))
+        columns = [_vector_columns(d, part, n) for part, d in zip(parts, dparts)]
+    elif n and (batched := _jacobian_batched(f, arguments, names, wrt, kinds, sizes)):
         y, columns = batched
     else:
         # one pass of the compiled derivative per input number (a unit tangent on
         # that number, zero tangents on the other `wrt` inputs)
         columns = None
         y = None
-        zeros = [np.zeros_like(values[i]) if isinstance(values[i], np.ndarray)
-                 else [0.0] * len(values[i]) if isinstance(values[i], list) else 0.0
-                 for i in where]
-        for k, i in enumerate(where):
-            for _, t in _units_of(values[i]):
+        zeros = [_zero_like(arguments[k]) for k in names]
+        for k, name in enumerate(names):
+            for _, t in _units_of(arguments[name]):
                 dots = list(zeros)
                 dots[k] = t
-                y, parts, dparts = _forward_pass(f, fn, values, dots)
+                y, parts, dparts = _forward_pass(f, fn, arguments, dots)
                 if columns is None:
                     columns = [[] for _ in parts]
-                for e, d in enumerate(dparts):
-                    columns[e].append(_flat(d))
+                for e, (part, d) in enumerate(zip(parts, dparts)):
+                    columns[e].append(_flat(d, part, f))
         if y is None:  # no input numbers at all
-            y = f(*values)
+            y = _call(f, arguments)
             columns = [np.zeros((_size(p), 0)) for p in _output_parts(y, f)[0]]
         else:
             columns = [np.stack(c, axis=-1) for c in columns]
@@ -604,13 +691,13 @@ def _jacobian_forward(f, values, where):
             at += size
         blocks.append(row)
     return y, blocks
-
-
-def _jacobian_reverse(f, values, where):
+def _jacobian_reverse(f, arguments, names):
     from .api import vjp
 
-    y, pullback = vjp(f, *values)
+    positional = list(arguments.values())  # (no keyword-only parameters: see jacobian)
+    y, pullback = vjp(f, *positional)
     parts, many = _output_parts(y, f)
+    where = [list(arguments).index(n) for n in names]
     blocks = []
     for e, part in enumerate(parts):
         rows = [[] for _ in where]
@@ -622,8 +709,9 @@ def _jacobian_reverse(f, values, where):
             adjoints = pullback(bar)
             for k, i in enumerate(where):
                 g = adjoints[i]
-                rows[k].append(_flat(g) if g is not None else np.zeros(_size(values[i])))
-        blocks.append([np.stack(r) if r else np.zeros((0, _size(values[i])))
+                rows[k].append(_flat(g, positional[i], f) if g is not None
+                               else np.zeros(_size(positional[i])))
+        blocks.append([np.stack(r) if r else np.zeros((0, _size(positional[i])))
                        for r, i in zip(rows, where)])
     return y, blocks
 

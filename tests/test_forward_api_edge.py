@@ -1,0 +1,180 @@
+"""Edge cases of the forward-mode entry points (`jvp`, `derivative`,
+`grad(mode="forward")`, `jacobian`, `hessian`, `hvp`, ``grad(grad(f))``): keyword
+and keyword-only arguments, and derivatives of the functions s2sad makes."""
+
+import math
+import os
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad import S2SADError
+
+
+def scaled(x, *, s=2.0):
+    return s * x * x
+
+
+def scaled_no_default(x, *, s):
+    return s * x * x
+
+
+def scaled_keyword(x, s=2.0):
+    return s * x * x
+
+
+def weighted(x, *, w):
+    return np.sum(w * x ** 3) + x[0] * x[-1]
+
+
+def central(g, x, h=1e-6):
+    return (g(x + h) - g(x - h)) / (2 * h)
+
+
+# ------------------------------------------------- keyword-only arguments
+
+
+@pytest.mark.parametrize("f", [scaled, scaled_no_default, scaled_keyword])
+def test_grad_in_forward_mode_uses_the_keyword_arguments(f):
+    assert s2sad.grad(f, mode="forward")(3.0, s=5.0) == 30.0
+    assert s2sad.value_and_grad(f, mode="forward")(3.0, s=5.0) == (45.0, 30.0)
+    assert s2sad.grad(f, mode="forward")(3.0, s=5.0) == s2sad.grad(f)(3.0, s=5.0)
+
+
+@pytest.mark.parametrize("f", [scaled, scaled_no_default, scaled_keyword])
+def test_grad_in_forward_mode_with_respect_to_a_keyword_parameter(f):
+    assert s2sad.grad(f, wrt="s", mode="forward")(3.0, s=5.0) == 9.0
+    assert s2sad.grad(f, wrt=("x", "s"), mode="forward")(3.0, s=5.0) == (30.0, 9.0)
+
+
+def test_the_default_of_a_keyword_only_parameter_still_applies():
+    assert s2sad.grad(scaled, mode="forward")(3.0) == 12.0
+    assert s2sad.derivative(scaled)(3.0) == 12.0
+    assert s2sad.jvp(scaled, (3.0,), (1.0,)) == (18.0, 12.0)
+
+
+@pytest.mark.parametrize("f", [scaled, scaled_no_default, scaled_keyword])
+def test_derivative_passes_keyword_arguments_through(f):
+    assert s2sad.derivative(f)(3.0, s=5.0) == 30.0
+    assert s2sad.derivative(f)(3, s=5.0) == 30.0
+
+
+def test_derivative_passes_positional_arguments_through():
+    assert s2sad.derivative(scaled_keyword)(3.0, 5.0) == 30.0
+
+
+def test_jvp_without_a_keyword_only_value_says_why():
+    with pytest.raises(S2SADError, match="missing a required argument: 's'") as e:
+        s2sad.jvp(scaled_no_default, (3.0,), (1.0,))
+    assert "keyword-only" in e.value.hint
+    assert e.value.filename == __file__
+
+
+@pytest.mark.parametrize("mode", ["forward", "auto"])
+@pytest.mark.parametrize("f", [scaled, scaled_no_default, scaled_keyword])
+def test_jacobian_uses_the_keyword_arguments(f, mode):
+    assert s2sad.jacobian(f, mode=mode)(3.0, s=5.0) == 30.0
+    assert s2sad.jacobian(f, wrt=(0, "s"), mode=mode)(3.0, s=5.0) == (30.0, 9.0)
+
+
+def test_jacobian_of_an_array_function_with_a_keyword_only_array():
+    x, w = np.array([0.5, -1.0, 2.0]), np.array([1.0, 2.0, 3.0])
+    J = s2sad.jacobian(weighted, mode="forward")(x, w=w)
+    want = 3 * w * x ** 2 + np.array([x[-1], 0.0, x[0]])
+    assert np.allclose(J, want, rtol=1e-12)
+    assert np.allclose(s2sad.jacobian(weighted)(x, w=w), want, rtol=1e-12)
+
+
+def test_jacobian_in_reverse_mode_refuses_keyword_only_arguments_clearly():
+    assert s2sad.jacobian(scaled_keyword, mode="reverse")(3.0, s=5.0) == 30.0
+    with pytest.raises(S2SADError, match="keyword-only") as e:
+        s2sad.jacobian(scaled, mode="reverse")(3.0, s=5.0)
+    assert 'mode="forward"' in e.value.hint
+
+
+@pytest.mark.parametrize("f", [scaled, scaled_no_default, scaled_keyword])
+def test_second_derivatives_use_the_keyword_arguments(f):
+    assert s2sad.hessian(f)(3.0, s=5.0) == 10.0
+    assert s2sad.hvp(f)(3.0, 1.0, s=5.0) == 10.0
+    assert s2sad.grad(s2sad.grad(f))(3.0, s=5.0) == 10.0
+    H = s2sad.hessian(f, wrt=("x", "s"))(3.0, s=5.0)
+    assert H == ((10.0, 6.0), (6.0, 0.0))
+    assert s2sad.grad(s2sad.grad(f), wrt="s")(3.0, s=5.0) == 6.0
+
+
+def test_second_derivatives_of_an_array_function_with_a_keyword_only_array():
+    x, w = np.array([0.5, -1.0, 2.0]), np.array([1.0, 2.0, 3.0])
+    want = np.diag(6 * w * x) + np.array([[0, 0, 1.0], [0, 0, 0], [1.0, 0, 0]])
+    assert np.allclose(s2sad.hessian(weighted)(x, w=w), want, rtol=1e-12)
+    v = np.array([1.0, -2.0, 0.5])
+    assert np.allclose(s2sad.hvp(weighted)(x, v, w=w), want @ v, rtol=1e-12)
+    # against central differences of the reverse gradient
+    g = s2sad.grad(weighted)
+    for j in range(3):
+        e = np.eye(3)[j]
+        column = central(lambda t: g(x + t * e, w=w), 0.0)
+        assert np.allclose(column, want[:, j], rtol=1e-6, atol=1e-6)
+
+
+def test_hvp_refuses_a_direction_of_the_wrong_shape():
+    x = np.array([0.5, -1.0, 2.0])
+    with pytest.raises(S2SADError, match="v has shape"):
+        s2sad.hvp(weighted)(x, np.ones(2), w=x)
+
+
+def test_bad_arguments_get_a_clear_error_at_the_def():
+    with pytest.raises(S2SADError, match="do not fit") as e:
+        s2sad.hessian(scaled_no_default)(3.0)
+    assert e.value.filename == __file__
+    with pytest.raises(S2SADError, match="do not fit"):
+        s2sad.grad(scaled, mode="forward")(3.0, t=1.0)
+    with pytest.raises(s2sad.IntegerArgumentError):
+        s2sad.grad(scaled, mode="forward")(3)
+
+
+# ---------------------------- derivatives of the functions s2sad makes
+
+
+def wave(x):
+    return math.sin(x) * x
+
+
+WAVE_LINE = wave.__code__.co_firstlineno
+
+
+@pytest.mark.parametrize("make", [
+    lambda: s2sad.derivative(s2sad.derivative(wave)),
+    lambda: s2sad.derivative(s2sad.grad(wave)),
+    lambda: s2sad.hessian(s2sad.grad(wave)),
+    lambda: s2sad.hvp(s2sad.grad(s2sad.grad(wave))),
+    lambda: s2sad.jacobian(s2sad.derivative(wave)),
+    lambda: s2sad.hessian(s2sad.hessian(wave)),
+    lambda: s2sad.jacobian(s2sad.grad(wave, mode="forward")),
+], ids=["derivative-derivative", "derivative-grad", "hessian-grad", "hvp-grad-grad",
+        "jacobian-derivative", "hessian-hessian", "jacobian-forward-grad"])
+def test_a_derivative_of_a_derivative_names_the_users_function(make):
+    with pytest.raises(S2SADError) as e:
+        make()(1.0)
+    assert e.value.filename == __file__ and e.value.lineno == WAVE_LINE, str(e.value)
+    assert "wave" in e.value.message
+    assert "s2sad.hessian(f)" in e.value.hint and "s2sad.grad(s2sad.grad(f))" in e.value.hint
+
+
+def test_jvp_of_a_derivative_names_the_users_function():
+    with pytest.raises(S2SADError) as e:
+        s2sad.jvp(s2sad.derivative(wave), (1.0,), (1.0,))
+    assert e.value.filename == __file__ and e.value.lineno == WAVE_LINE
+
+
+def test_a_third_derivative_is_refused_without_pointing_into_s2sad():
+    with pytest.raises(S2SADError) as e:
+        s2sad.grad(s2sad.grad(s2sad.grad(wave)))(1.0)
+    assert os.path.join("s2sad", "forward_api.py") not in str(e.value)
+    assert e.value.filename is None or e.value.filename == __file__
+
+
+def test_second_derivatives_still_work():
+    d2 = s2sad.grad(s2sad.grad(wave))
+    assert math.isclose(d2(1.0), 2 * math.cos(1.0) - math.sin(1.0), rel_tol=1e-12)
+    assert math.isclose(s2sad.hessian(wave)(1.0), d2(1.0), rel_tol=1e-15)
