@@ -9,7 +9,9 @@ cached, on the argument kinds and on which arguments carry a tangent, like `grad
 
 Every entry point binds its arguments to `f`'s parameters as a call of `f` would
 (keywords, keyword-only parameters, defaults) and passes keyword-only ones to the
-derivative by keyword. A function s2sad made
+derivative by keyword. Forward mode leaves the tangent of a value nothing varying
+reaches as the number 0.0; the entry points give it the value's shape (a zero
+Hessian block, a constant element of a list output). A function s2sad made
 (``grad(f)``, ``derivative(f)``, ...) is refused with an error at the user's `def`
 that says which second derivatives there are.
 """
@@ -256,6 +258,24 @@ def _zero_like(x):
     return 0.0
 
 
+def _tangent_like(d, x, f):
+    """The tangent `d` of a value `x`, with `x`'s structure: forward mode leaves the
+    tangent of a value nothing varying reaches as the number 0.0 (or None)."""
+    if d is None or np.ndim(d) == 0 and np.ndim(x) != 0 and not isinstance(d, (list, tuple)):
+        _zero(d, f)
+        return _zero_like(x)
+    return d
+
+
+def _zero(d, f) -> float:
+    """0.0 for `d`, the tangent forward mode left as a number (0.0 or None) for a
+    value with structure (an array, a list, a tuple): nothing varying reaches it."""
+    if d is not None and d != 0:
+        raise S2SADError(f"internal: the tangent {d!r} of a structured value of "
+                         f"{f.__qualname__} is a nonzero number")
+    return 0.0
+
+
 # ------------------------------------------------------- second derivatives
 
 _gradients: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -302,9 +322,10 @@ def _gradient_of(f, names: tuple, arguments: dict, what="hessian"):
 
 def _along(f, gradient, arguments: dict, dots: dict):
     """``(gradients, their tangents)``: the compiled gradient of `f` (a tuple of
-    gradients) and its derivative along `dots` (forward mode over reverse code). The
-    gradient is s2sad's own code, so an error in transforming it is reported against
-    `f`, with what to do."""
+    gradients) and its derivative along `dots` (forward mode over reverse code), a
+    tangent with its gradient's structure for every gradient, zeros where nothing
+    varying reaches it. The gradient is s2sad's own code, so an error in transforming
+    it is reported against `f`, with what to do."""
     try:
         value, tangent = _jvp_at(gradient, arguments, dots)
     except S2SADError as e:
@@ -323,7 +344,9 @@ def _along(f, gradient, arguments: dict, dots: dict):
                  "one iteration to the next are not supported yet; build that array without "
                  "writes (np.where, np.concatenate), or use finite differences of "
                  "s2sad.grad.") from None
-    return value, tangent
+    if not isinstance(tangent, (tuple, list)):
+        tangent = (_zero(tangent, f),) * len(value)  # (all of it zero)
+    return value, tuple(_tangent_like(d, g, f) for d, g in zip(tangent, value))
 
 
 def _units_of(x):
@@ -373,8 +396,11 @@ def hessian(f, wrt=0):
             shape_j = np.shape(_as_array(arguments[name]))
             for i, name_i in enumerate(names):
                 shape_i = np.shape(_as_array(arguments[name_i]))
-                stacked = np.stack(columns[i], axis=-1)
-                block = stacked.reshape(shape_i + shape_j)
+                if columns[i]:
+                    stacked = np.stack(columns[i], axis=-1)
+                    block = stacked.reshape(shape_i + shape_j)
+                else:  # (an empty argument)
+                    block = np.zeros(shape_i + shape_j)
                 blocks[i][j] = float(block) if block.ndim == 0 else block
         if as_tuple:
             return tuple(tuple(row) for row in blocks)
@@ -543,36 +569,39 @@ def _forward_pass(f, fn, arguments, dots):
     derivative `fn`."""
     y, y_dot = _call_derivative(fn, f, arguments, dots)
     parts, many = _output_parts(y, f)
-    return y, parts, list(y_dot) if many else [y_dot]
+    if not many:
+        return y, parts, [y_dot]
+    if not isinstance(y_dot, (tuple, list)):  # (a constant output: all of it zero)
+        y_dot = [_zero(y_dot, f)] * len(parts)
+    return y, parts, list(y_dot)
 
 
-def _vector_columns(d, part, n):
+def _matrix(d, part, n, f):
     """The tangent `d` of the output part `part` from a pass carrying `n` directions
-    as vectors, as a (numbers of `part`) x n matrix."""
-    full = np.zeros((_size(part), n))
-    full[...] = np.reshape(np.asarray(d, dtype=float), (_size(part), n)) \
-        if np.size(d) == _size(part) * n else np.asarray(d, dtype=float)
-    return full
-
-
-def _batched_columns(d, part, n, f):
-    """The tangent `d` of the output part `part` from a pass carrying `n` directions
-    as a leading axis, as a (numbers of `part`) x n matrix."""
-    d = np.asarray(d, dtype=float)
-    size = _size(part)
-    if d.shape == (n,) + np.shape(part):
+    (each number's tangent a vector of n entries, or an array's tangent with a
+    leading axis of n) as a (numbers of `part`) x n matrix. A tangent left as the
+    number 0.0, for a value or an element of a list nothing varying reaches, is a
+    zero block."""
+    if isinstance(part, list):
+        if isinstance(d, (list, tuple)) and len(d) == len(part):
+            rows = [_matrix(e, p, n, f)[0] for e, p in zip(d, part)]
+            return np.stack(rows) if rows else np.zeros((0, n))
+    d = np.asarray(0.0 if d is None else d, dtype=float)
+    size, shape = _size(part), np.shape(part)
+    if d.shape == (n,) + shape:
         return d.reshape(n, size).T.copy()
-    if d.shape == np.shape(part) and not d.any():  # independent of the inputs
+    if d.shape in ((), shape) and not d.any():
         return np.zeros((size, n))
     raise S2SADError(f"jacobian of {f.__qualname__}: internal: a tangent of shape "
-                     f"{d.shape} for an output of shape {np.shape(part)} and {n} "
-                     "directions")
+                     f"{d.shape} for an output of shape {shape} and {n} directions")
 
 
 def _flat(d, part, f):
-    """The numbers of an output part's tangent (a float, an array, a list of floats)
-    as a vector."""
-    return np.ravel(np.asarray(d, dtype=float))
+    """The tangent `d` of the output part `part` from a pass along one direction, as
+    a vector of `part`'s numbers (a tangent left as the number 0.0 is zeros)."""
+    if isinstance(part, list) and isinstance(d, (list, tuple)):
+        d = [0.0 if e is None else e for e in d]
+    return np.ravel(np.asarray(_tangent_like(d, _as_float(part), f), dtype=float))
 
 
 def _directions(f, arguments, names, n, batched):
@@ -644,7 +673,7 @@ def _jacobian_batched(f, arguments, names, wrt, kinds, sizes):
     n = sum(sizes)
     y, parts, dparts = _forward_pass(f, fn, arguments,
                                      _directions(f, arguments, names, n, batched=True))
-    return y, [_batched_columns(d, part, n, f) for part, d in zip(parts, dparts)]
+    return y, [_matrix(d, part, n, f) for part, d in zip(parts, dparts)]
 
 
 def _jacobian_forward(f, arguments, names):
@@ -660,7 +689,7 @@ def _jacobian_forward(f, arguments, names):
         # vector mode: each tangent is a vector with one entry per direction
         y, parts, dparts = _forward_pass(f, fn, arguments,
                                          _directions(f, arguments, names, n, batched=False))
-        columns = [_vector_columns(d, part, n) for part, d in zip(parts, dparts)]
+        columns = [_matrix(d, part, n, f) for part, d in zip(parts, dparts)]
     elif n and (batched := _jacobian_batched(f, arguments, names, wrt, kinds, sizes)):
         y, columns = batched
     else:
@@ -708,9 +737,7 @@ def _jacobian_reverse(f, arguments, names):
                 bar = seed
             adjoints = pullback(bar)
             for k, i in enumerate(where):
-                g = adjoints[i]
-                rows[k].append(_flat(g, positional[i], f) if g is not None
-                               else np.zeros(_size(positional[i])))
+                rows[k].append(_flat(adjoints[i], positional[i], f))
         blocks.append([np.stack(r) if r else np.zeros((0, _size(positional[i])))
                        for r, i in zip(rows, where)])
     return y, blocks

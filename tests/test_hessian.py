@@ -173,3 +173,95 @@ def test_second_derivative_code_calls_the_runtime_helpers_forward_rules():
     text = s2sad.source(gradient, mode="forward", wrt="b")
     assert text.count("def ") == 1, text
     assert "unbroadcast(t" in text and "extreme_bar(" in text
+
+
+# ------------------------------------------------------- zero Hessian blocks
+# Forward mode leaves the tangent of a gradient nothing varying reaches (a function
+# linear in an argument) as the number 0.0: the Hessian block is zeros of its shape.
+
+Y = np.arange(6.0).reshape(2, 3) / 5
+A = np.linspace(-1.0, 1.0, 12).reshape(4, 3)
+
+
+def summed_twice(x):
+    return np.sum(x) * 2.0
+
+
+def matrix_times(x):
+    return np.sum(Y @ x)
+
+
+def dot_times(x):
+    return np.sum(np.dot(Y, x))
+
+
+def summed_product(c):
+    return np.sum(A @ c)
+
+
+def linear_in_one(x, y):
+    return np.sum(x * x) + np.sum(y) * 3.0
+
+
+def bilinear(x, y):
+    return np.sum(x * y)
+
+
+def indexed_list(xs):
+    return xs[0] * 2.0 + xs[1]
+
+
+LINEAR = [(summed_twice, np.array([1.0, 2.0, 3.0])), (matrix_times, np.ones(3)),
+          (dot_times, np.array([0.5, -1.0, 2.0])), (summed_product, np.ones(3)),
+          (summed_twice, [1.0, 2.0]), (indexed_list, [1.0, 2.0])]
+
+
+@pytest.mark.parametrize("f,x", LINEAR, ids=[f"{f.__name__}-{type(x).__name__}"
+                                             for f, x in LINEAR])
+def test_the_hessian_of_a_linear_function_is_zeros_of_its_shape(f, x):
+    n = len(x)
+    H = s2sad.hessian(f)(x)
+    assert isinstance(H, np.ndarray) and H.shape == (n, n) and not H.any()
+    v = np.ones(n) if isinstance(x, np.ndarray) else [1.0] * n
+    Hv = s2sad.hvp(f)(x, v)
+    assert type(Hv) is type(x) and np.shape(Hv) == (n,) and not np.any(Hv)
+
+
+def test_zero_blocks_among_nonzero_ones():
+    x, y = np.array([0.5, -1.0, 2.0]), np.array([1.0, 3.0])
+    (xx, xy), (yx, yy) = s2sad.hessian(linear_in_one, wrt=(0, 1))(x, y)
+    assert np.array_equal(xx, 2.0 * np.eye(3))
+    assert xy.shape == (3, 2) and yx.shape == (2, 3) and yy.shape == (2, 2)
+    assert not (xy.any() or yx.any() or yy.any())
+    assert np.array_equal(s2sad.hvp(linear_in_one, wrt=1)(x, y, np.ones(2)), np.zeros(2))
+
+
+def test_a_bilinear_function_against_differences_of_its_gradient():
+    x, y = np.array([0.5, -1.0, 2.0]), np.array([1.0, 3.0, -2.0])
+    H = s2sad.hessian(bilinear, wrt=(0, 1))(x, y)
+    rng = random.Random(5)
+    for j, (a, b) in enumerate(((1, 0), (0, 1))):
+        v = {0: a * direction(x, rng), 1: b * direction(y, rng)}
+        want = gradient_difference(bilinear, (x, y), (0, 1), v)
+        for i in range(2):
+            got = H[i][j] @ v[j]
+            assert np.allclose(got, want[i], rtol=1e-6, atol=1e-8), (i, j)
+    assert np.array_equal(H[0][0], np.zeros((3, 3))) and np.array_equal(H[0][1], np.eye(3))
+    assert np.array_equal(s2sad.hvp(bilinear)(x, y, np.ones(3)), np.zeros(3))
+
+
+def test_grad_of_grad_of_a_linear_function_is_zero():
+    def line(x, y):
+        return 3.0 * x + y * y
+
+    assert s2sad.grad(s2sad.grad(line))(1.0, 2.0) == 0.0
+    assert s2sad.grad(s2sad.grad(line, wrt=1), wrt=0)(1.0, 2.0) == 0.0
+    assert s2sad.hessian(line, wrt=(0, 1))(1.0, 2.0) == ((0.0, 0.0), (0.0, 2.0))
+
+
+def test_the_hessian_with_an_empty_argument():
+    def f(x, y):
+        return np.sum(x * x) * y + y * y
+
+    (xx, xy), (yx, yy) = s2sad.hessian(f, wrt=(0, 1))(np.ones(0), 2.0)
+    assert xx.shape == (0, 0) and xy.shape == (0,) and yx.shape == (0,) and yy == 2.0

@@ -285,3 +285,81 @@ def test_vector_mode_refuses_a_reduction_of_a_number_tangent():
     kinds = {"xs": s2sad.ops.kind_of([1.0, 2.0])}
     unit, _ = forward_api._compiled_unit(neighbours, ("xs",), kinds)
     assert forward_api._carries_vectors(unit)
+
+
+# ------------------------------------------- outputs with constant entries
+# Forward mode leaves the tangent of a value nothing varying reaches as the number
+# 0.0: in a list output, a tuple output, or an array the inputs do not reach.
+
+
+def list_with_a_constant(x, y):
+    return [x * y, 1.0]
+
+
+def list_partly_rewritten(x, y):
+    xs = [x, y]
+    xs[0] = 3.0
+    return xs
+
+
+def reduced_and_plain(x, y):
+    return [np.sum(x * y), x * y]
+
+
+def constant_array_part(x, y):
+    return x * y, np.ones(3)
+
+
+def list_of_an_array_function(x, y):
+    return [np.sum(x * x) * y, 2.0]
+
+
+def list_argument_constant_entry(xs, y):
+    return [np.sum(xs) * y, 2.0]
+
+
+def list_argument_constant_array(xs, y):
+    return np.sum(xs) * y, np.zeros(2)
+
+
+CONSTANT_ENTRIES = [
+    (list_with_a_constant, (0.7, 1.3), (0, 1)),
+    (list_partly_rewritten, (0.7, 1.3), (0, 1)),
+    (reduced_and_plain, (0.7, 1.3), (0, 1)),
+    (constant_array_part, (0.7, 1.3), (0, 1)),
+    (list_of_an_array_function, (np.array([0.5, -1.0, 2.0]), 1.3), (0, 1)),
+    (list_argument_constant_entry, ([0.5, -1.0, 2.0], 1.3), (0, 1)),
+    (list_argument_constant_array, ([0.5, -1.0, 2.0], 1.3), (0, 1)),
+]
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse", "auto"])
+@pytest.mark.parametrize("f,args,wrt", CONSTANT_ENTRIES,
+                         ids=[c[0].__name__ for c in CONSTANT_ENTRIES])
+def test_outputs_with_constant_entries(f, args, wrt, mode):
+    got = s2sad.jacobian(f, wrt=wrt, mode=mode)(*args)
+    y = f(*args)
+    got_parts = list(got) if isinstance(y, tuple) else [got]
+    for k, i in enumerate(wrt):
+        for e, w in enumerate(numeric(f, args, i)):
+            block = got_parts[e][k]
+            assert np.shape(block) == np.shape(w), (np.shape(block), np.shape(w))
+            assert np.allclose(block, w, rtol=1e-6, atol=1e-7), (e, k, block, w)
+
+
+@pytest.mark.parametrize("f,args,wrt", CONSTANT_ENTRIES,
+                         ids=[c[0].__name__ for c in CONSTANT_ENTRIES])
+def test_outputs_with_constant_entries_one_pass_per_number(f, args, wrt, monkeypatch):
+    """The same Jacobians from one forward pass per input number."""
+    want = s2sad.jacobian(f, wrt=wrt, mode="reverse")(*args)
+    monkeypatch.setattr(forward_api, "_carries_vectors", lambda unit: False)
+    monkeypatch.setattr(forward_api, "_jacobian_batched", lambda *a: None)
+    got = s2sad.jacobian(f, wrt=wrt, mode="forward")(*args)
+    for g, w in zip(_blocks(got), _blocks(want), strict=True):
+        assert g.shape == w.shape and np.allclose(g, w, rtol=1e-12, atol=1e-14)
+
+
+def _blocks(J):
+    if isinstance(J, tuple):
+        return [b for part in J for b in _blocks(part)]
+    return [np.asarray(J, dtype=float)]
