@@ -450,6 +450,10 @@ class _Vectors:
             self.block(s.body)
         elif isinstance(s, ir.Exit):
             self.block(s.copies)
+        elif isinstance(s, ir.ForEach):
+            if _has_tangent(s.iter):
+                raise NotBatchable(s)
+            self.block(s.body)
         elif isinstance(s, (ir.Comment, ir.Dup)):
             pass
         elif any(_has_tangent(e) for e in ir.exprs(s)) or \
