@@ -93,10 +93,10 @@ def _matmul_operands(g, x, y):
     xx = np.asarray(x)[np.newaxis, :] if np.ndim(x) == 1 else np.asarray(x)
     yy = np.asarray(y)[:, np.newaxis] if np.ndim(y) == 1 else np.asarray(y)
     gg = np.asarray(g)
+    if np.ndim(y) == 1:  # (first: of two vectors, g is a number)
+        gg = np.expand_dims(gg, -1)
     if np.ndim(x) == 1:
         gg = np.expand_dims(gg, -2)
-    if np.ndim(y) == 1:
-        gg = np.expand_dims(gg, -1)
     return gg, xx, yy
 
 

@@ -605,6 +605,21 @@ def np_matmul_2d_2d(x, y, out, x_dot, y_dot):
     return x_dot @ y, x @ y_dot
 
 
+@rule(np.matmul, when=("2d", "1d"))
+def np_matmul_2d_1d(x, y, out, x_dot, y_dot):
+    return x_dot @ y, x @ y_dot
+
+
+@rule(np.matmul, when=("1d", "2d"))
+def np_matmul_1d_2d(x, y, out, x_dot, y_dot):
+    return x_dot @ y, x @ y_dot
+
+
+@rule(np.matmul, when=("1d", "1d"))
+def np_matmul_1d_1d(x, y, out, x_dot, y_dot):
+    return x_dot @ y, x @ y_dot
+
+
 @rule(np.matmul, when="array")
 def np_matmul(x, y, out, x_dot, y_dot):
     return x_dot @ y, x @ y_dot

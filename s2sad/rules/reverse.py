@@ -611,6 +611,21 @@ def np_matmul_2d_2d(x, y, out, out_bar):
     return out_bar @ y.T, x.T @ out_bar
 
 
+@rule(np.matmul, when=("2d", "1d"))
+def np_matmul_2d_1d(x, y, out, out_bar):
+    return np.outer(out_bar, y), out_bar @ x
+
+
+@rule(np.matmul, when=("1d", "2d"))
+def np_matmul_1d_2d(x, y, out, out_bar):
+    return y @ out_bar, np.outer(x, out_bar)
+
+
+@rule(np.matmul, when=("1d", "1d"))
+def np_matmul_1d_1d(x, y, out, out_bar):
+    return out_bar * y, out_bar * x
+
+
 @rule(np.matmul, when="array")
 def np_matmul(x, y, out, out_bar):
     return matmul_x_bar(out_bar, x, y), matmul_y_bar(out_bar, x, y)

@@ -1,0 +1,62 @@
+"""NumPy rules at the edges users found: stacks of matrices, 1-D operands, None bounds,
+lists given to reductions, norms s2sad does not differentiate, and ``x ** y`` at a
+negative base. Each gradient is compared with central differences in both modes;
+each refusal is a clear `S2SADError` at transform time."""
+
+import inspect
+import math
+
+import numpy as np
+import pytest
+
+import s2sad
+from helpers import central_diff
+
+MODES = ["reverse", "forward"]
+
+
+def stack(*shape, seed=0):
+    """Well-conditioned matrices of `shape` (..., n, n), the second with a negative
+    determinant."""
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-0.3, 0.3, shape) + 2.0 * np.eye(shape[-1])
+    if len(shape) > 2 and shape[0] > 1:
+        a[1] *= -1.0
+    return a
+
+
+def vector(*shape, seed=1):
+    return np.random.default_rng(seed).uniform(-1.0, 1.0, shape)
+
+
+def check(f, args, wrt=0, mode="reverse", rtol=1e-5, atol=1e-7):
+    got = s2sad.grad(f, wrt=wrt, mode=mode)(*args)
+    items = wrt if isinstance(wrt, tuple) else (wrt,)
+    gots = got if isinstance(wrt, tuple) else (got,)
+    for i, g in zip(items, gots):
+        expected = central_diff(f, list(args), i)
+        assert np.shape(g) == np.shape(expected), (i, np.shape(g), np.shape(expected))
+        np.testing.assert_allclose(g, expected, rtol=rtol, atol=atol)
+    return got
+
+
+def line_of(f, marker):
+    lines, first = inspect.getsourcelines(f)
+    return first + next(i for i, line in enumerate(lines) if f"marker: {marker}" in line)
+
+
+# -------------------------------------------------------------- 1-D matmul, abs
+
+
+def matmul_vectors(x, y):
+    return np.matmul(x, y)
+
+
+def matmul_matrix_vector(a, y):
+    return np.sum(np.matmul(a, y) ** 2) + np.matmul(y, a) @ y
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_np_matmul_of_vectors(mode):
+    check(matmul_vectors, [vector(4), vector(4, seed=2)], wrt=(0, 1), mode=mode)
+    check(matmul_matrix_vector, [vector(4, 4), vector(4, seed=2)], wrt=(0, 1), mode=mode)
