@@ -60,3 +60,12 @@ def matmul_matrix_vector(a, y):
 def test_np_matmul_of_vectors(mode):
     check(matmul_vectors, [vector(4), vector(4, seed=2)], wrt=(0, 1), mode=mode)
     check(matmul_matrix_vector, [vector(4, 4), vector(4, seed=2)], wrt=(0, 1), mode=mode)
+
+
+def builtin_abs(x):
+    return np.sum(abs(x) * x) + abs(x[0])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_builtin_abs_of_an_array(mode):
+    check(builtin_abs, [np.array([-1.5, 0.3, 2.0, -0.1])], mode=mode)

@@ -146,7 +146,7 @@ def array_examples(key, rule, r):
     if key in (np.array, np.asarray, np.copy):
         return [([[r.uniform(-1, 1) for _ in range(4)]], {}), ([arr(r, (3, 4), -1, 1)], {})]
     lo, hi = UNARY_DOMAINS.get(key) or (0.3, 0.9)
-    if key is np.abs:
+    if key in (np.abs, abs):
         return [([signed(r, s)], {}) for s in [(4,), (3, 4)]]
     return [([arr(r, s, lo, hi)], {}) for s in [(4,), (3, 4)]]
 

@@ -83,6 +83,11 @@ def abs_(x, out, x_dot):
     return x_dot if x > 0 else -x_dot if x < 0 else 0.0
 
 
+@rule(abs, when="array")
+def abs_of_array(x, out, x_dot):
+    return np.sign(x) * x_dot
+
+
 @rule(min)
 def min_(x, y, out, x_dot, y_dot):
     return 0.0 if y < x else x_dot, y_dot if y < x else 0.0

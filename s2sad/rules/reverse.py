@@ -86,6 +86,11 @@ def abs_(x, out, out_bar):
     return out_bar if x > 0 else -out_bar if x < 0 else 0.0
 
 
+@rule(abs, when="array")
+def abs_of_array(x, out, out_bar):
+    return out_bar * np.sign(x)
+
+
 @rule(min)
 def min_(x, y, out, out_bar):
     return 0.0 if y < x else out_bar, out_bar if y < x else 0.0
