@@ -69,3 +69,21 @@ def builtin_abs(x):
 @pytest.mark.parametrize("mode", MODES)
 def test_builtin_abs_of_an_array(mode):
     check(builtin_abs, [np.array([-1.5, 0.3, 2.0, -0.1])], mode=mode)
+
+
+# ------------------------------------------------------------- clip, reductions
+
+
+def clip_above(x):
+    return np.sum(np.clip(x, None, 0.6) ** 2)
+
+
+def clip_below(x, lo):
+    return np.sum(np.clip(x, lo, None) ** 2) + np.sum(x.clip(None, lo) * 3.0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_clip_with_a_none_bound(mode):
+    x = np.array([-0.9, 0.1, 0.5, 0.7, 1.3])
+    check(clip_above, [x], mode=mode)
+    check(clip_below, [x, 0.2], wrt=(0, 1), mode=mode)

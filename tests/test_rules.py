@@ -92,9 +92,11 @@ def array_examples(key, rule, r):
         return out
     if key in (np.power, np.arctan2, np.maximum, np.minimum, np.logaddexp):
         return [([arr(r, a, 0.5, 1.5), arr(r, b, 0.5, 1.5)], {}) for a, b in PAIRS]
-    if key is np.clip:
+    if key is np.clip:  # (None: no bound)
         return [([arr(r, (3, 4), 0, 1), 0.3, arr(r, (4,), 0.6, 0.8)], {}),
-                ([arr(r, (4,), 0, 1), arr(r, (4,), 0.2, 0.4), 0.7], {})]
+                ([arr(r, (4,), 0, 1), arr(r, (4,), 0.2, 0.4), 0.7], {}),
+                ([arr(r, (3, 4), 0, 1), None, arr(r, (4,), 0.6, 0.8)], {}),
+                ([arr(r, (4,), 0, 1), arr(r, (4,), 0.2, 0.4), None], {})]
     if key is np.where:
         return [([arr(r, (3, 4), 0, 1) > 0.5, arr(r, (3, 4), -1, 1), arr(r, (4,), -1, 1)], {}),
                 ([arr(r, (4,), 0, 1) > 0.5, 0.5, arr(r, (4,), -1, 1)], {})]

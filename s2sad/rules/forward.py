@@ -517,7 +517,8 @@ def np_logaddexp(x, y, out, x_dot, y_dot):
 
 @rule(np.clip)
 def np_clip(x, lo, hi, out, x_dot, lo_dot, hi_dot):
-    return ((x >= lo) & (x <= hi)) * x_dot, (x < lo) * lo_dot, (x > hi) * hi_dot
+    # (only `out` and x are compared: a bound may be None, no bound)
+    return (out == x) * x_dot, (out > x) * lo_dot, (out < x) * hi_dot
 
 
 @rule(np.where)

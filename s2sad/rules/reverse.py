@@ -522,8 +522,9 @@ def np_logaddexp(x, y, out, out_bar):
 
 @rule(np.clip)
 def np_clip(x, lo, hi, out, out_bar):
-    return (unbroadcast(out_bar * ((x >= lo) & (x <= hi)), x),
-            unbroadcast(out_bar * (x < lo), lo), unbroadcast(out_bar * (x > hi), hi))
+    # (only `out` and x are compared: a bound may be None, no bound)
+    return (unbroadcast(out_bar * (out == x), x),
+            unbroadcast(out_bar * (out > x), lo), unbroadcast(out_bar * (out < x), hi))
 
 
 @rule(np.where)
