@@ -65,6 +65,8 @@ def unreduce(g, x, axis=None, keepdims=False):
     """The adjoint `g` of a reduction of `x` over `axis`, spread back over `x`."""
     if axis is not None and not keepdims and np.ndim(g):
         g = np.expand_dims(g, axis)  # (a number spreads over any shape as it is)
+    if isinstance(x, (list, tuple)):  # np.sum([a, b]): an array of adjoints, row by row
+        x = np.asarray(x)
     # the result has x's dtype (a Python float adjoint does not make float32 float64)
     out = np.empty(np.shape(x), dtype=np.result_type(x, g))
     out[...] = g
@@ -74,6 +76,8 @@ def unreduce(g, x, axis=None, keepdims=False):
 def extreme_bar(g, x, out, axis=None, keepdims=False):
     """Adjoint of max/min: `g` goes to the elements equal to the extreme, shared
     equally when there are ties."""
+    if isinstance(x, (list, tuple)):  # np.max([a, b])
+        x = np.asarray(x)
     if axis is not None and not keepdims:  # (broadcast back over the reduced axes)
         out = np.expand_dims(out, axis)
         if np.ndim(g):

@@ -87,3 +87,23 @@ def test_clip_with_a_none_bound(mode):
     x = np.array([-0.9, 0.1, 0.5, 0.7, 1.3])
     check(clip_above, [x], mode=mode)
     check(clip_below, [x, 0.2], wrt=(0, 1), mode=mode)
+
+
+def sum_of_list(x, y):
+    return np.sum([x, y * y])
+
+
+def reductions_of_lists(x, y):
+    return (np.mean([x, y * y, 0.3]) + np.max([x, y]) * np.prod([x, y, 2.0])
+            + np.std([x, y * x]) + np.linalg.norm([x, y]))
+
+
+def sum_of_list_of_arrays(x, y):
+    return np.sum(np.sum([x, y * x], axis=0) ** 2) + np.sum([x, y])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_reductions_of_lists(mode):
+    check(sum_of_list, [0.5, 1.5], wrt=(0, 1), mode=mode)
+    check(reductions_of_lists, [0.5, 1.5], wrt=(0, 1), mode=mode)
+    check(sum_of_list_of_arrays, [vector(3), vector(3, seed=2)], wrt=(0, 1), mode=mode)
