@@ -65,6 +65,11 @@ def well_conditioned(r, n):
     return np.eye(n) * 2.0 + arr(r, (n, n), -0.3, 0.3)
 
 
+def stacked(r, k, n):
+    """`k` well-conditioned n x n matrices, one with a negative determinant."""
+    return np.stack([well_conditioned(r, n) * (-1.0 if i == 1 else 1.0) for i in range(k)])
+
+
 UNARY_DOMAINS = {np.arccos: (-0.8, 0.8), np.arcsin: (-0.8, 0.8), np.abs: None}
 
 
@@ -114,18 +119,23 @@ def array_examples(key, rule, r):
         return [([arr(r, (3,), -1, 1), arr(r, (4,), -1, 1)], {})]
     if key is np.inner:
         return [([arr(r, (4,), -1, 1), arr(r, (4,), -1, 1)], {})]
-    if key is np.trace:
-        return [([arr(r, (3, 3), -1, 1)], {}), ([arr(r, (3, 4), -1, 1)], {})]
+    if key is np.trace:  # (of more axes: the diagonal of the first two)
+        return [([arr(r, (3, 3), -1, 1)], {}), ([arr(r, (3, 4), -1, 1)], {}),
+                ([arr(r, (3, 4, 2), -1, 1)], {})]
     if key is np.transpose:
         return [([arr(r, (3, 4), -1, 1)], {}), ([arr(r, (2, 3, 4), -1, 1)], {"axes": (1, 2, 0)})]
     if key is np.swapaxes:
         return [([arr(r, (3, 4), -1, 1)], {"axis1": 0, "axis2": 1}),
                 ([arr(r, (2, 3, 4), -1, 1)], {"axis1": -1, "axis2": -2})]
-    if key is np.linalg.solve:
+    if key is np.linalg.solve:  # (and stacks of matrices, broadcasting against each other)
         return [([well_conditioned(r, 3), arr(r, (3,), -1, 1)], {}),
-                ([well_conditioned(r, 3), arr(r, (3, 2), -1, 1)], {})]
+                ([well_conditioned(r, 3), arr(r, (3, 2), -1, 1)], {}),
+                ([stacked(r, 2, 3), arr(r, (2, 3, 2), -1, 1)], {}),
+                ([stacked(r, 2, 3), arr(r, (1, 3, 2), -1, 1)], {}),
+                ([well_conditioned(r, 3), arr(r, (2, 3, 2), -1, 1)], {}),
+                ([stacked(r, 2, 3)[:1], arr(r, (2, 3, 2), -1, 1)], {})]
     if key in (np.linalg.inv, np.linalg.det, np.linalg.slogdet):
-        return [([well_conditioned(r, 3)], {})]
+        return [([well_conditioned(r, 3)], {}), ([stacked(r, 2, 3)], {})]
     if key is np.reshape:
         return [([arr(r, (3, 4), -1, 1), (2, 6)], {})]
     if key is np.ravel:

@@ -28,8 +28,10 @@ here.
 
 A primitive may have several rules for different kinds of inputs (`Rule.when`):
 ``"array"`` when some input is a NumPy array (``x * y`` on arrays needs `unbroadcast`),
-or one pattern per input (``("2d", "1d")`` for a matrix times a vector). The most
-specific rule that matches wins; a rule without `when` is the fallback.
+or one pattern per input (``("2d", "1d")`` for a matrix times a vector; ``"nd"`` for
+an array of another or unknown rank, such as a stack of matrices). The most
+specific rule that matches wins; a rule without `when` is the fallback. Kinds with
+no matching rule have no derivative: a `NoRuleError` when the call is active.
 
 Because rules are real functions, tests call them directly (central differences, the
 dot-product test). The compiler reads their source once, and `Rule.instantiate`
@@ -249,7 +251,10 @@ def kind_class(kind) -> str:
 
 
 def _pattern_ok(pattern, cls) -> bool:
-    return pattern == "any" or pattern == cls or (pattern == "array" and cls in ("1d", "2d"))
+    """Does a kind of class `cls` fit `pattern`: a class, "any", "array" (any array) or
+    "nd" (an array of another or unknown rank: a stack of matrices)?"""
+    return pattern == "any" or pattern == cls or (pattern == "array" and cls in ("1d", "2d")) \
+        or (pattern == "nd" and cls == "array")
 
 
 def _read_template(rule: Rule) -> Template:

@@ -641,6 +641,11 @@ def np_inner(x, y, out, x_dot, y_dot):
     return np.inner(x_dot, y), np.inner(x, y_dot)
 
 
+@rule(np.trace, when=("2d",))
+def np_trace_2d(x, out, x_dot):
+    return np.trace(x_dot)
+
+
 @rule(np.trace)
 def np_trace(x, out, x_dot):
     return np.trace(x_dot)
@@ -656,9 +661,28 @@ def np_swapaxes(x, *, axis1=0, axis2=1, out, x_dot):
     return np.swapaxes(x_dot, axis1, axis2)
 
 
-@rule(np.linalg.solve)
-def np_solve(a, b, out, a_dot, b_dot):
+@rule(np.linalg.solve, when=("2d", "1d"))
+def np_solve_2d_1d(a, b, out, a_dot, b_dot):
     return -np.linalg.solve(a, a_dot @ out), np.linalg.solve(a, b_dot)
+
+
+@rule(np.linalg.solve, when=("2d", "2d"))
+def np_solve_2d_2d(a, b, out, a_dot, b_dot):
+    return -np.linalg.solve(a, a_dot @ out), np.linalg.solve(a, b_dot)
+
+
+@rule(np.linalg.solve, when=("array", "nd"))
+def np_solve(a, b, out, a_dot, b_dot):
+    # (vectors of b solved as one-column matrices, as in the reverse rule)
+    vector = np.ndim(out) < np.ndim(a)
+    a_dot_x = a_dot @ out[..., None] if vector else a_dot @ out
+    x_dot = np.linalg.solve(a, a_dot_x)
+    return -(x_dot[..., 0] if vector else x_dot), np.linalg.solve(a, b_dot)
+
+
+@rule(np.linalg.inv, when=("2d",))
+def np_inv_2d(a, out, a_dot):
+    return -out @ a_dot @ out
 
 
 @rule(np.linalg.inv)
@@ -666,13 +690,18 @@ def np_inv(a, out, a_dot):
     return -out @ a_dot @ out
 
 
-@rule(np.linalg.det)
-def np_det(a, out, a_dot):
+@rule(np.linalg.det, when=("2d",))
+def np_det_2d(a, out, a_dot):
     return out * np.trace(np.linalg.solve(a, a_dot))
 
 
-@rule(np.linalg.slogdet)
-def np_slogdet(a, out, a_dot):
+@rule(np.linalg.det)
+def np_det(a, out, a_dot):
+    return out * np.trace(np.linalg.solve(a, a_dot), axis1=-2, axis2=-1)
+
+
+@rule(np.linalg.slogdet, when=("2d",))
+def np_slogdet_2d(a, out, a_dot):
     logabsdet_dot = np.trace(np.linalg.solve(a, a_dot))
     sign_and_logabsdet_dot = (0.0, logabsdet_dot)
     return sign_and_logabsdet_dot

@@ -647,9 +647,16 @@ def np_inner(x, y, out, out_bar):
     return out_bar * y, out_bar * x
 
 
+@rule(np.trace, when=("2d",))
+def np_trace_2d(x, out, out_bar):
+    return out_bar * np.eye(x.shape[0], x.shape[1], dtype=x.dtype)
+
+
 @rule(np.trace)
 def np_trace(x, out, out_bar):
-    return out_bar * np.eye(x.shape[0], x.shape[1], dtype=x.dtype)
+    # more than two axes: the diagonal of the first two, for each index of the others
+    eye = np.eye(x.shape[0], x.shape[1], dtype=x.dtype)
+    return np.reshape(eye, x.shape[:2] + (1,) * (x.ndim - 2)) * out_bar
 
 
 @rule(np.transpose)
@@ -662,24 +669,57 @@ def np_swapaxes(x, *, axis1=0, axis2=1, out, out_bar):
     return np.swapaxes(out_bar, axis1, axis2)
 
 
-@rule(np.linalg.solve)
+@rule(np.linalg.solve, when=("2d", "1d"))
+def np_solve_2d_1d(a, b, out, out_bar):
+    b_bar = np.linalg.solve(a.T, out_bar)
+    return -np.outer(b_bar, out), b_bar
+
+
+@rule(np.linalg.solve, when=("2d", "2d"))
+def np_solve_2d_2d(a, b, out, out_bar):
+    b_bar = np.linalg.solve(a.T, out_bar)
+    return -b_bar @ out.T, b_bar
+
+
+@rule(np.linalg.solve, when=("array", "nd"))
 def np_solve(a, b, out, out_bar):
-    b_bar = np.linalg.solve(np.swapaxes(a, -1, -2), out_bar)
-    return -(b_bar @ out.T if np.ndim(b) == 2 else np.outer(b_bar, out)), b_bar
+    # stacks of matrices (a stack `a` and a matrix or a vector b: no rule yet, as
+    # the compiler takes the result's rank from b's); b holds vectors when the result
+    # has fewer axes than a (where NumPy 1 and 2 differ), solved here as one-column
+    # matrices; batch axes broadcasting added are summed away
+    vector = np.ndim(out) < np.ndim(a)
+    b_bar = np.linalg.solve(np.swapaxes(a, -1, -2), out_bar[..., None] if vector else out_bar)
+    x = out[..., None, :] if vector else np.swapaxes(out, -1, -2)
+    return unbroadcast(-b_bar @ x, a), unbroadcast(b_bar[..., 0] if vector else b_bar, b)
+
+
+@rule(np.linalg.inv, when=("2d",))
+def np_inv_2d(a, out, out_bar):
+    return -out.T @ out_bar @ out.T
 
 
 @rule(np.linalg.inv)
 def np_inv(a, out, out_bar):
-    return -out.T @ out_bar @ out.T
+    out_t = np.swapaxes(out, -1, -2)
+    return -out_t @ out_bar @ out_t
+
+
+@rule(np.linalg.det, when=("2d",))
+def np_det_2d(a, out, out_bar):
+    return out_bar * out * np.linalg.inv(a).T
 
 
 @rule(np.linalg.det)
 def np_det(a, out, out_bar):
-    return out_bar * out * np.linalg.inv(a).T
+    # a stack of matrices: each matrix's factor times its own inverse transposed
+    return np.expand_dims(out_bar * out, (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
 
 
-@rule(np.linalg.slogdet)
-def np_slogdet(a, out, out_bar):
+@rule(np.linalg.slogdet, when=("2d",))
+def np_slogdet_2d(a, out, out_bar):
+    # (of a stack of matrices: no rule yet, as the compiler takes its result for two
+    # numbers; the rule would be np.expand_dims(out_bar[1], (-2, -1)) times the
+    # inverses with their last two axes swapped)
     return out_bar[1] * np.linalg.inv(a).T
 
 
