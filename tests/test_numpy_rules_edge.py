@@ -191,6 +191,72 @@ def test_reductions_of_lists(mode):
     check(sum_of_list_of_arrays, [vector(3), vector(3, seed=2)], wrt=(0, 1), mode=mode)
 
 
+# ------------------------------------------------------------------------- norms
+
+
+def norm_1(x):
+    return np.linalg.norm(x, ord=1)  # marker: ord 1
+
+
+def norm_inf(x):
+    return np.linalg.norm(x, ord=np.inf)  # marker: ord inf
+
+
+def spectral(a):
+    return np.linalg.norm(a, 2)  # marker: spectral
+
+
+def nuclear(a):
+    return np.linalg.norm(a, "nuc") + 1.0  # marker: nuclear
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f,x,marker", [
+    (norm_1, vector(4), "ord 1"), (norm_inf, vector(4), "ord inf"),
+    (spectral, vector(3, 3), "spectral"), (nuclear, vector(3, 3), "nuclear")])
+def test_a_literal_norm_order_without_a_rule_is_refused_at_transform_time(f, x, marker, mode):
+    with pytest.raises(s2sad.NoRuleError) as info:
+        s2sad.source(f, mode=mode, example=(x,))
+    assert info.value.lineno == line_of(f, marker)
+    assert "np.linalg.norm" in str(info.value)
+    with pytest.raises(s2sad.NoRuleError):
+        s2sad.grad(f, mode=mode)(x)
+
+
+def norms_s2sad_differentiates(x, a):
+    return (np.linalg.norm(x, ord=2) + np.linalg.norm(x, 2.0) + np.linalg.norm(a, "fro")
+            + np.sum(np.linalg.norm(a, 2, axis=1)) + np.linalg.norm(a, ord=None))
+
+
+def constant_norm(x, c):
+    return x * np.linalg.norm(c, ord=1) + x * np.linalg.norm(c, np.inf)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_norms_with_a_rule_still_work(mode):
+    check(norms_s2sad_differentiates, [vector(4), vector(3, 4, seed=4)], wrt=(0, 1), mode=mode)
+    assert s2sad.grad(constant_norm, mode=mode)(2.0, vector(4)) == pytest.approx(
+        np.linalg.norm(vector(4), 1) + np.linalg.norm(vector(4), np.inf))
+
+
+def norm_of_order(x, order):
+    return np.linalg.norm(x, ord=order)
+
+
+def spectral_by_axes(a):
+    return np.linalg.norm(a, 2, (0, 1))
+
+
+def test_a_norm_order_known_only_at_run_time_is_checked_at_run_time():
+    with pytest.raises(ValueError, match="ord=1"):
+        s2sad.grad(norm_of_order)(vector(4), 1)
+    x = vector(4)
+    assert s2sad.grad(norm_of_order)(x, 2) == pytest.approx(x / np.linalg.norm(x))
+    # the spectral norm through a tuple of axes was a wrong gradient, not an error
+    with pytest.raises(ValueError, match="ord=2"):
+        s2sad.grad(spectral_by_axes, mode="forward")(vector(3, 3))
+
+
 # ------------------------------------------------------------ second derivatives
 
 

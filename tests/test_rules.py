@@ -113,8 +113,9 @@ def array_examples(key, rule, r):
         x = signed(r, (3, 4))
         return [([x], {}), ([x], {"axis": 0}), ([x], {"axis": 1, "keepdims": True, "ddof": 1})]
     if key is np.linalg.norm:
-        return [([signed(r, (4,))], {}), ([signed(r, (3, 4))], {}),
-                ([signed(r, (3, 4))], {"axis": 1}), ([signed(r, (3, 4))], {"ord": "fro"})]
+        return [([signed(r, (4,))], {}), ([signed(r, (4,))], {"ord": 2}), ([signed(r, (3, 4))], {}),
+                ([signed(r, (3, 4))], {"axis": 1}), ([signed(r, (3, 4))], {"ord": "fro"}),
+                ([signed(r, (3, 4))], {"ord": 2, "axis": 0}), ([signed(r, (2, 3, 4))], {})]
     if key is np.outer:
         return [([arr(r, (3,), -1, 1), arr(r, (4,), -1, 1)], {})]
     if key is np.inner:
@@ -478,3 +479,44 @@ def test_rule_variants_are_chosen_by_kinds():
     assert rules.lookup("matmul", 2, kinds=[m, v]).func is reverse_table.matmul_2d_1d
     assert rules.lookup("mul", 2, kinds=[1.0, m]).func is reverse_table.np_mul
     assert rules.lookup("mul", 2, kinds=["scalar", "scalar"]).func is reverse_table.mul
+    assert rules.lookup(np.matmul, 2, kinds=[v, v]).func is reverse_table.np_matmul_1d_1d
+    assert rules.lookup(abs, 1, kinds=[m]).func is reverse_table.abs_of_array
+    stack = ArrayKind(3)
+    assert rules.lookup(np.linalg.det, 1, kinds=[m]).func is reverse_table.np_det_2d
+    assert rules.lookup(np.linalg.det, 1, kinds=[stack]).func is reverse_table.np_det
+    assert rules.lookup(np.linalg.solve, 2, kinds=[stack, stack]).func is reverse_table.np_solve
+    assert rules.lookup(np.linalg.solve, 2, kinds=[m, stack]).func is reverse_table.np_solve
+    # the compiler takes these results' kinds for b's and for two numbers: no rule yet
+    assert rules.lookup(np.linalg.solve, 2, kinds=[stack, v]) is None
+    assert rules.lookup(np.linalg.solve, 2, kinds=[stack, m]) is None
+    assert rules.lookup(np.linalg.slogdet, 1, kinds=[stack]) is None
+
+
+def test_rules_refuse_literal_options_they_do_not_differentiate():
+    """A norm's literal `ord` the rules have no derivative for does not fit them (so
+    an active call is a NoRuleError at transform time); other `ord`s run, and the
+    runtime checks them."""
+    from s2sad.ops import ArrayKind
+
+    def fits(text, kind):
+        call = ast.parse(text, mode="eval").body
+        return any(r.matches([kind]) and r.bind(call.args, call.keywords) is not None
+                   for r in rules.candidates(np.linalg.norm))
+
+    v, m, unknown = ArrayKind(1), ArrayKind(2), ArrayKind(None)
+    for text in ["norm(x)", "norm(x, ord=2)", "norm(x, 2.0)", "norm(x, ord=None)",
+                 "norm(x, ord=order)", "norm(x, ord=-order)"]:
+        assert fits(text, v), text
+    for text in ["norm(x, 'fro')", "norm(x, 2, 1)", "norm(x, ord=2, axis=-1)",
+                 "norm(x, ord=order)", "norm(x, 2, axes)"]:
+        assert fits(text, m), text
+    for text in ["norm(x, 1)", "norm(x, ord=-1)", "norm(x, ord=np.inf)", "norm(x, -2)",
+                 "norm(x, ord=0)", "norm(x, ord='nuc')"]:
+        assert not fits(text, v) and not fits(text, m), text
+    for text in ["norm(x, 2)", "norm(x, ord=2, axis=None)", "norm(x, 2, (0, 1))"]:
+        assert not fits(text, m) and not fits(text, unknown), text
+    call = ast.parse("norm(x, ord=np.inf)", mode="eval").body
+    reason = rules.candidates(np.linalg.norm)[0].refusal(call.args, call.keywords)
+    assert "ord=inf" in reason and "'fro'" in reason
+    assert rules.literal(ast.parse("-1", mode="eval").body) == -1
+    assert rules.literal(ast.parse("order", mode="eval").body) is rules.NOT_LITERAL

@@ -7,6 +7,9 @@ inputs in call order, then ``out`` (the primitive's result), then either ``out_b
 inputs' tangents). Keyword-only parameters with defaults before ``out`` are options
 (``axis=None, keepdims=False``): static arguments of the call, given by keyword or
 by position after the inputs (only the first `Rule.positional` of them, when set).
+A rule may refuse some literal options (`Rule.static`, given their values: ``ord=1``
+of ``np.linalg.norm``); a call it refuses does not fit it, so an active one is a
+`NoRuleError` when the function is transformed, not an error when it runs.
 Its body is a few ``name = expression`` lines and a ``return`` of one term per input,
 ``None`` where the input is not differentiable:
 
@@ -114,6 +117,8 @@ class Rule:
     positional: int | None = None  # how many options a call may give by position (None: all)
     derived: bool = False  # a reverse rule transposed from the user's forward rule
     note: str = ""  # a forward rule's: why no reverse rule could be derived from it
+    # options -> None, or why the rule refuses them (see `Rule.refusal`)
+    static: object = field(default=None, repr=False)
 
     def matches(self, kinds) -> bool:
         if self.when is None:
@@ -127,7 +132,13 @@ class Rule:
 
     def bind(self, args, keywords):
         """Inputs (atoms in rule order) and options (name -> atom) of a call, or None
-        when the call does not fit this rule."""
+        when the call does not fit this rule (or the rule refuses its options)."""
+        bound = self._bind(args, keywords)
+        if bound is None or self.static is not None and self._refuses(bound[1]):
+            return None
+        return bound
+
+    def _bind(self, args, keywords):
         n = len(self.inputs)
         if len(args) < n:
             named = {k.arg: k.value for k in keywords}
@@ -146,6 +157,20 @@ class Rule:
                 return None
             options[k.arg] = k.value
         return inputs, options
+
+    def _refuses(self, options):
+        values = dict(self.options)
+        values.update({name: literal(atom) for name, atom in options.items()})
+        return self.static(**values)
+
+    def refusal(self, args, keywords) -> str | None:
+        """Why this rule refuses the literal options of a call (``ord=1`` of a norm
+        whose derivative it does not give), or None. `Rule.static` decides, from the
+        options' values where they are literals (`NOT_LITERAL` where they are not:
+        the runtime checks those); `bind` does not fit a refused call, so an active
+        one is a `NoRuleError` at transform time."""
+        bound = None if self.static is None else self._bind(args, keywords)
+        return None if bound is None else self._refuses(bound[1])
 
     @property
     def arity(self) -> int:
@@ -241,6 +266,47 @@ def _subst(expr, mapping):
     return new
 
 
+NOT_LITERAL = type("NotLiteral", (), {"__repr__": lambda self: "NOT_LITERAL"})()
+
+
+def literal(atom):
+    """The value of an option's atom when it is written as a literal (``1``, ``-1``,
+    ``"fro"``, ``np.inf``), else `NOT_LITERAL`."""
+    if isinstance(atom, ast.Constant):
+        return atom.value
+    if isinstance(atom, ast.UnaryOp) and isinstance(atom.op, ast.USub):
+        value = literal(atom.operand)
+        return -value if type(value) in (int, float) else NOT_LITERAL
+    if isinstance(atom, ast.Tuple):
+        values = tuple(literal(e) for e in atom.elts)
+        return NOT_LITERAL if NOT_LITERAL in values else values
+    if _dotted(atom) in ("np.inf", "numpy.inf", "math.inf"):
+        return math.inf
+    return NOT_LITERAL
+
+
+def norm_orders(matrix: bool):
+    """The `Rule.static` check of ``np.linalg.norm``'s rules: their derivative is the
+    2-norm's (``ord=None``, ``2``) and the Frobenius norm's, so any other literal `ord`
+    is refused, and ``ord=2`` too where it may be the spectral norm (`matrix`: the
+    rule for arrays not known to be vectors, reduced over all their axes or over two).
+    (A refused call falls through to the next variant, so the rule for vectors is the
+    one that accepts and the fallback the one that refuses: an array of unknown rank
+    needs ``ord=None`` for its 2-norm.) What is not a literal the runtime checks
+    (`runtime.check_norm`)."""
+
+    def refusal(ord=None, axis=None, keepdims=False):
+        if ord is NOT_LITERAL or ord is None or ord == "fro":
+            return None
+        both = matrix and axis is None or isinstance(axis, tuple) and len(axis) == 2
+        if type(ord) in (int, float) and ord == 2 and not both:
+            return None
+        return (f"with ord={ord!r}{' of a matrix' if ord == 2 else ''} (s2sad differentiates "
+                "the 2-norm of vectors, ord=None or 2, and the Frobenius norm, 'fro')")
+
+    return refusal
+
+
 def kind_class(kind) -> str:
     """How rule patterns see a kind: "1d", "2d", "array" (other or unknown rank),
     "list", or "scalar" (anything else)."""
@@ -334,9 +400,11 @@ def _split_params(func, mode):
     return inputs, options
 
 
-def add_rule(table: dict, mode: str, key, func, when=None) -> Rule:
+def add_rule(table: dict, mode: str, key, func, when=None, static=None) -> Rule:
     inputs, options = _split_params(func, mode)
-    return _insert(table, Rule(key, mode, func, inputs, options, when))
+    rule = Rule(key, mode, func, inputs, options, when)
+    rule.static = static
+    return _insert(table, rule)
 
 
 def _insert(table: dict, rule: Rule) -> Rule:
@@ -371,11 +439,12 @@ def candidates(key, mode="reverse") -> list:
 
 
 def arities(key, mode="reverse") -> list:
+    """The numbers of inputs `key`'s rules take, each once."""
     if _OPTIONAL:
         _load_optional()
     table = REVERSE if mode == "reverse" else FORWARD
     try:
-        return sorted(r.arity for r in table.get(key, ()))
+        return sorted({r.arity for r in table.get(key, ())})
     except TypeError:
         return []
 

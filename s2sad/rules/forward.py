@@ -12,16 +12,16 @@ import math
 import numpy as np
 
 from ..runtime import extreme_bar, norm_bar, prod_others
-from . import FORWARD, add_rule
+from . import FORWARD, add_rule, norm_orders
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126  # 2 / sqrt(pi), the scale of erf's derivative
 LN2 = math.log(2.0)  # Python floats, so a float32 array stays float32
 LN10 = math.log(10.0)
 
 
-def rule(key, when=None):
+def rule(key, when=None, static=None):
     def register(func):
-        add_rule(FORWARD, "forward", key, func, when)
+        add_rule(FORWARD, "forward", key, func, when, static)
         return func
 
     return register
@@ -578,7 +578,12 @@ def np_std(x, *, axis=None, keepdims=False, ddof=0, out, x_dot):
     return np.sum(centred * x_dot, axis=axis, keepdims=keepdims) / (n * out)
 
 
-@rule(np.linalg.norm)
+@rule(np.linalg.norm, when=("1d",), static=norm_orders(matrix=False))
+def np_norm_1d(x, *, ord=None, axis=None, keepdims=False, out, x_dot):
+    return np.sum(norm_bar(1.0, x, out, ord, axis, keepdims) * x_dot, axis=axis, keepdims=keepdims)
+
+
+@rule(np.linalg.norm, static=norm_orders(matrix=True))
 def np_norm(x, *, ord=None, axis=None, keepdims=False, out, x_dot):
     return np.sum(norm_bar(1.0, x, out, ord, axis, keepdims) * x_dot, axis=axis, keepdims=keepdims)
 

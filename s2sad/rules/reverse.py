@@ -15,16 +15,16 @@ import numpy as np
 
 from ..runtime import extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar, pieces, prod_others
 from ..runtime import unbroadcast, unreduce, unstack, vstack_pieces
-from . import REVERSE, add_rule
+from . import REVERSE, add_rule, norm_orders
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126  # 2 / sqrt(pi), the scale of erf's derivative
 LN2 = math.log(2.0)  # Python floats, so a float32 array stays float32
 LN10 = math.log(10.0)
 
 
-def rule(key, when=None):
+def rule(key, when=None, static=None):
     def register(func):
-        add_rule(REVERSE, "reverse", key, func, when)
+        add_rule(REVERSE, "reverse", key, func, when, static)
         return func
 
     return register
@@ -584,7 +584,12 @@ def np_std(x, *, axis=None, keepdims=False, ddof=0, out, out_bar):
     return unreduce(out_bar / out, x, axis, keepdims) * (x - np.mean(x, axis, keepdims=True)) / n
 
 
-@rule(np.linalg.norm)
+@rule(np.linalg.norm, when=("1d",), static=norm_orders(matrix=False))
+def np_norm_1d(x, *, ord=None, axis=None, keepdims=False, out, out_bar):
+    return norm_bar(out_bar, x, out, ord, axis, keepdims)
+
+
+@rule(np.linalg.norm, static=norm_orders(matrix=True))
 def np_norm(x, *, ord=None, axis=None, keepdims=False, out, out_bar):
     return norm_bar(out_bar, x, out, ord, axis, keepdims)
 
