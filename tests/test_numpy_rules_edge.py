@@ -153,6 +153,15 @@ def test_builtin_abs_of_an_array(mode):
     check(builtin_abs, [np.array([-1.5, 0.3, 2.0, -0.1])], mode=mode)
 
 
+def builtin_pow(x, y):
+    return np.sum(pow(x, y))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_builtin_pow_of_arrays(mode):
+    check(builtin_pow, [vector(4) + 2.0, vector(4, seed=3)], wrt=(0, 1), mode=mode)
+
+
 # ------------------------------------------------------------- clip, reductions
 
 
@@ -255,6 +264,34 @@ def test_a_norm_order_known_only_at_run_time_is_checked_at_run_time():
     # the spectral norm through a tuple of axes was a wrong gradient, not an error
     with pytest.raises(ValueError, match="ord=2"):
         s2sad.grad(spectral_by_axes, mode="forward")(vector(3, 3))
+
+
+# ------------------------------------------------------------ x ** y, x < 0
+
+
+def power(x, y):
+    return x ** y
+
+
+def powers(x, y):
+    return pow(x, y) + math.pow(x, y)
+
+
+@pytest.mark.parametrize("f", [power, powers])
+def test_power_at_a_negative_base(f):
+    """d/dy of x ** y at x < 0 is NaN (JAX's convention, and the array rule's): never
+    an exception, never a finite number; d/dx is exact."""
+    scale = 1.0 if f is power else 2.0
+    for mode in MODES:
+        assert s2sad.grad(f, wrt=0, mode=mode)(-2.0, 3.0) == pytest.approx(12.0 * scale)
+        dx, dy = s2sad.grad(f, wrt=(0, 1))(-2.0, 3.0)
+        assert dx == pytest.approx(12.0 * scale) and math.isnan(dy)
+    # forward mode with y active but held still: no math domain error
+    out, tangent = s2sad.jvp(f, (-2.0, 3.0), (1.0, 0.0))
+    assert out == pytest.approx(-8.0 * scale) and (math.isnan(tangent) or tangent == 12.0 * scale)
+    assert math.isnan(s2sad.jvp(f, (-2.0, 3.0), (0.0, 1.0))[1])
+    # at x == 0 the y-derivative is 0 (log's zero replaced by one, as JAX)
+    assert s2sad.grad(f, wrt=(0, 1))(0.0, 3.0) == (0.0, 0.0)
 
 
 # ------------------------------------------------------------ second derivatives

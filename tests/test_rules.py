@@ -95,7 +95,7 @@ def array_examples(key, rule, r):
                 x, y = arr(r, a, -1, 1), arr(r, b, -1, 1)
             out.append(([x, y], {}))
         return out
-    if key in (np.power, np.arctan2, np.maximum, np.minimum, np.logaddexp):
+    if key in (np.power, pow, np.arctan2, np.maximum, np.minimum, np.logaddexp):
         return [([arr(r, a, 0.5, 1.5), arr(r, b, 0.5, 1.5)], {}) for a, b in PAIRS]
     if key is np.clip:  # (None: no bound)
         return [([arr(r, (3, 4), 0, 1), 0.3, arr(r, (4,), 0.6, 0.8)], {}),
@@ -461,6 +461,20 @@ def test_conventions_at_kinks():
     assert reverse_table.pow_(0.0, 2.0, 0.0, 1.0) == (0.0, 0.0)
     x = np.array([1.0, 3.0, 3.0])  # a tie at the maximum shares the adjoint
     assert list(reverse_table.np_max(x, out=3.0, out_bar=1.0)) == [0.0, 0.5, 0.5]
+    # x ** y at x < 0: NaN in y (log of a negative base, as JAX and the array rule),
+    # never a math domain error, and the x term is exact
+    for rev, fwd in ((reverse_table.pow_, forward_table.pow_),
+                     (reverse_table.builtin_pow, forward_table.builtin_pow),
+                     (reverse_table.math_pow, forward_table.math_pow)):
+        x_bar, y_bar = rev(-2.0, 3.0, -8.0, 1.0)
+        assert x_bar == 12.0 and math.isnan(y_bar)
+        x_term, y_term = fwd(-2.0, 3.0, -8.0, 1.0, 0.0)
+        assert x_term == 12.0 and math.isnan(y_term)
+        assert fwd(0.0, 3.0, 0.0, 1.0, 1.0) == (0.0, 0.0)
+    # clip: a tie with a bound goes to x; None is no bound
+    x = np.array([0.2, 0.5, 0.9])
+    assert list(reverse_table.np_clip(x, 0.5, None, np.clip(x, 0.5, None), np.ones(3))[0]) \
+        == [0.0, 1.0, 1.0]
 
 
 def test_fold():

@@ -62,7 +62,8 @@ def mod(x, y, out, x_dot, y_dot):
 
 @rule("pow")
 def pow_(x, y, out, x_dot, y_dot):
-    return y * x ** (y - 1) * x_dot, out * math.log(x) * y_dot if x else 0.0
+    return (y * x ** (y - 1) * x_dot,
+            out * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 else math.nan * y_dot)
 
 
 @rule("neg")
@@ -100,7 +101,13 @@ def max_(x, y, out, x_dot, y_dot):
 
 @rule(pow)
 def builtin_pow(x, y, out, x_dot, y_dot):
-    return y * x ** (y - 1) * x_dot, out * math.log(x) * y_dot if x else 0.0
+    return (y * x ** (y - 1) * x_dot,
+            out * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 else math.nan * y_dot)
+
+
+@rule(pow, when="array")
+def builtin_pow_of_array(x, y, out, x_dot, y_dot):
+    return y * x ** (y - 1) * x_dot, out * np.log(np.where(x == 0, 1.0, x)) * y_dot
 
 
 @rule(float)
@@ -138,7 +145,8 @@ def sqrt(x, out, x_dot):
 
 @rule(math.pow)
 def math_pow(x, y, out, x_dot, y_dot):
-    return y * x ** (y - 1) * x_dot, out * math.log(x) * y_dot if x else 0.0
+    return (y * x ** (y - 1) * x_dot,
+            out * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 else math.nan * y_dot)
 
 
 @rule(math.exp)

@@ -6,7 +6,9 @@ Each rule takes the primitive's inputs, its result ``out`` and the result's adjo
 paired by the dot-product test.
 
 Conventions at kinks: ``abs`` has derivative 0 at 0; ``min``/``max`` give a tie to the
-argument Python returns (the first); ``x ** y`` with respect to ``y`` is 0 at ``x == 0``.
+argument Python returns (the first); ``x ** y`` with respect to ``y`` is 0 at ``x == 0``
+and NaN at ``x < 0`` (where ``x ** y`` is real only for whole ``y``: JAX's convention,
+``log`` of ``x`` with zeros replaced by one); ``np.clip`` gives its bounds' ties to ``x``.
 """
 
 import math
@@ -65,7 +67,8 @@ def mod(x, y, out, out_bar):
 
 @rule("pow")
 def pow_(x, y, out, out_bar):
-    return out_bar * y * x ** (y - 1), out_bar * out * math.log(x) if x else 0.0
+    return (out_bar * y * x ** (y - 1),
+            out_bar * out * math.log(x) if x > 0 else 0.0 if x == 0 else math.nan)
 
 
 @rule("neg")
@@ -103,7 +106,14 @@ def max_(x, y, out, out_bar):
 
 @rule(pow)
 def builtin_pow(x, y, out, out_bar):
-    return out_bar * y * x ** (y - 1), out_bar * out * math.log(x) if x else 0.0
+    return (out_bar * y * x ** (y - 1),
+            out_bar * out * math.log(x) if x > 0 else 0.0 if x == 0 else math.nan)
+
+
+@rule(pow, when="array")
+def builtin_pow_of_array(x, y, out, out_bar):
+    return (unbroadcast(out_bar * y * x ** (y - 1), x),
+            unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
 
 
 @rule(float)
@@ -141,7 +151,8 @@ def sqrt(x, out, out_bar):
 
 @rule(math.pow)
 def math_pow(x, y, out, out_bar):
-    return out_bar * y * x ** (y - 1), out_bar * out * math.log(x) if x else 0.0
+    return (out_bar * y * x ** (y - 1),
+            out_bar * out * math.log(x) if x > 0 else 0.0 if x == 0 else math.nan)
 
 
 @rule(math.exp)
