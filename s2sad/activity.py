@@ -56,7 +56,10 @@ class Activity:
     # result of another operation): it has that array's shape and its dtype
     origins: dict = field(default_factory=dict)
     written: set = field(default_factory=set)  # roots of lists and arrays written into
-    views: dict = field(default_factory=dict)  # array name -> root of the array it may view
+    # array name -> the names of the arrays it may be a view of (a slice, a reshape, a
+    # call's result)
+    views: dict = field(default_factory=dict)
+    fresh: set = field(default_factory=set)  # roots made by an operation that makes a new object
     # an error for reverse mode: a name holds different lists or indexed arrays on
     # different paths (forward mode follows values by name and needs no such object)
     conflict: Exception | None = None
@@ -77,6 +80,17 @@ class Activity:
         if shape is None:
             return []
         return [x] + [n for n, s in self.shapes.items() if s == shape and n != x]
+
+    def viewed_roots(self, n: str) -> list:
+        """The objects `n` may be a view of, through views of views."""
+        out, todo = [], [*self.views.get(n, ()), *self.views.get(self.root(n), ())]
+        while todo:
+            base = todo.pop()
+            root = self.root(base)
+            if root not in out:
+                out.append(root)
+                todo += [*self.views.get(base, ()), *self.views.get(root, ())]
+        return out
 
     def root(self, n: str) -> str:
         """The name that stands for the list or array object `n` refers to."""
@@ -108,12 +122,18 @@ class Activity:
         return isinstance(atom, ast.Name) and atom.id in self.active
 
 
-def analyze(fn: ir.Function, wrt, param_kinds=None, callee_kind=None) -> Activity:
+def analyze(fn: ir.Function, wrt, param_kinds=None, callee_kind=None,
+            callee=False) -> Activity:
+    """`callee`: `fn` is called by another function s2sad differentiates, which sees
+    any change `fn` makes to the lists and arrays it is passed."""
     a = _Analysis(fn, tuple(wrt), param_kinds or {}, callee_kind)
+    a.callee = callee
     return a.run()
 
 
 class _Analysis:
+    callee = False
+
     def __init__(self, fn, wrt, param_kinds, callee_kind):
         self.fn = fn
         self.locals = ir.local_names(fn)
@@ -179,7 +199,7 @@ class _Analysis:
                 r.created[p.name] = 0  # made by the caller
             if p.name in r.wrt and ops.differentiable(r.kinds[p.name]):
                 r.varied.add(p.name)
-        self.fresh = set()  # roots made by an operation that returns a new object
+        self.fresh = r.fresh  # roots made by an operation that returns a new object
         self.phis = {p.name for s in ir.walk(self.fn.body) if isinstance(s, ir.Loop)
                      for p in s.phis}
         defined = {}
@@ -201,7 +221,7 @@ class _Analysis:
             group |= {n for n in r.kinds if (self.is_list(n) or r.root(n) in r.written)
                       and r.root(n) in group}
         r.active = {n for n in r.varied & r.useful if ops.differentiable(r.kinds.get(n))}
-        if r.written:
+        if r.written or any(isinstance(s, ir.Assign) and s.inplace for s in ir.walk(self.fn.body)):
             self.check_writes()
         self.check(self.fn.body)
         self.check_conflicts()
@@ -233,6 +253,7 @@ class _Analysis:
             if isinstance(s, ir.Assign):
                 op = ops.classify(s.value, self.fn, self.is_local, self.atom_kind)
                 r.ops[id(s)] = op
+                self.check_mutation(s, op)
                 kinds = self.out_kinds(s, op)
                 for t, k in zip(s.targets, kinds):
                     r.kinds[t] = _merge(r.kinds.get(t), k)
@@ -252,7 +273,9 @@ class _Analysis:
                                 self.fresh.add(r.root(t))
                             elif ops.makes_view(op, r.kinds[t], self.atom_kind) \
                                     and isinstance(op.inputs[0], ast.Name):
-                                r.views[t] = op.inputs[0].id
+                                r.views[t] = (op.inputs[0].id,)
+                            elif op.kind == "call":
+                                self.call_views(t, s, op)
                         elif r.created[r.root(t)] != id(s):
                             # `t` names an object made here on one path and another
                             # object (made elsewhere, or aliased) on another path
@@ -291,8 +314,22 @@ class _Analysis:
                     r.varied.add(self.key(c))
             elif isinstance(s, ir.Expr):
                 op = r.ops[id(s)] = ops.classify(s.value, self.fn, self.is_local, self.atom_kind)
+                self.check_mutation(s, op)
+                if op.kind == "call" and self.callee_kind is not None and any(
+                        self.is_object_atom(x) for x in op.inputs):
+                    # a call for its effect: the callee's own checks refuse changes to
+                    # the lists and arrays it is given
+                    self.callee_kind(op.key, s, [self.atom_kind(x) for x in op.inputs])
                 if op.kind == "append":
                     xs, v = op.inputs
+                    if self.callee and r.created.get(r.root(xs.id)) == 0:
+                        raise self.error(
+                            NotDifferentiableError, s, op,
+                            f"this appends to the argument `{xs.id.split('%')[0]}`, which "
+                            "changes the caller's list; s2sad cannot follow a change to a "
+                            "list across a call",
+                            "Return the new list (`return xs + [v]`), or append in the "
+                            "caller.")
                     if isinstance(r.kinds.get(xs.id), ops.ListKind):
                         self.widen_list(xs.id, self.atom_kind(v))
                         if self.is_varied(v):
@@ -303,6 +340,35 @@ class _Analysis:
                     r.written.add(r.root(target.id))
                     if self.is_varied(v):
                         r.varied.add(self.key(target.id))
+
+    def call_views(self, t, s, op):
+        """A call's result may be one of the lists or arrays it was given, or a view
+        of one (``def half(a): return a[:2]``): it counts as a view of those."""
+        shared = getattr(self.callee_kind, "shared", None)
+        positions = shared(op.key, s, [self.atom_kind(x) for x in op.inputs]) \
+            if shared is not None else range(len(op.inputs))
+        bases = tuple(op.inputs[i].id for i in positions
+                      if i < len(op.inputs) and self.is_object_atom(op.inputs[i]))
+        if bases:
+            self.result.views[t] = bases
+
+    def is_object_atom(self, atom) -> bool:
+        return isinstance(atom, ast.Name) and isinstance(
+            self.atom_kind(atom), (ops.ListKind, ops.ArrayKind))
+
+    def check_mutation(self, s, op):
+        """Refuse a call that changes a list or an array in place (``out=``,
+        ``y.fill(0.0)``, ``np.copyto(y, x)``, ``xs.sort()``): the derivative would
+        take the object's values from before the change."""
+        changed = ops.changed_in_place(s.value, op, self.fn, self.is_local, self.atom_kind)
+        if changed is None:
+            return
+        what, atom, instead = changed
+        name = ir.dotted(atom) or "an array"
+        raise self.error(NotDifferentiableError, s, op,
+                         f"{what} changes `{name.split('%')[0]}` in place; s2sad cannot "
+                         "follow a change to a list or an array made by a call",
+                         instead)
 
     def widen_list(self, xs: str, elem):
         """The list `xs` (and every name of its object) also holds values of kind `elem`."""
@@ -703,21 +769,32 @@ class _Writes:
         r = self.r
         writes = {}  # root -> [(position, loops)]
         for k, (s, loops) in enumerate(self.order):
+            if isinstance(s, ir.Assign) and s.inplace and isinstance(s.value, ast.BinOp) \
+                    and isinstance(s.value.left, ast.Name) and self.a.is_object(s.value.left.id):
+                for root in self.inplace(s):
+                    writes.setdefault(root, []).append((k, loops))
+                continue
             if not isinstance(s, ir.SetItem):
                 continue
             c = s.container
             root = r.root(c)
             writes.setdefault(root, []).append((k, loops))
             user = self.name(c)
+            if isinstance(s.value, ast.Name) and s.value.id in r.kinds \
+                    and r.root(s.value.id) == root:
+                self.fail(s, f"this writes `{user}` into itself; s2sad's derivative would "
+                             "read the values the write has already changed",
+                          f"Write a copy: `{user}[...] = {self.name(s.value.id)}.copy()`.")
             if root not in self.a.fresh:
                 if r.created.get(root) == 0:
                     self.fail(s, f"s2sad cannot differentiate a write into the argument "
                                  f"`{user}`: the caller's list or array would change",
                               f"Write into a copy made first: `{user} = {user}.copy()`.")
                 if c in r.views or root in r.views:
-                    base = self.name(r.views.get(c, r.views.get(root, "")))
+                    base = self.name((r.views.get(c) or r.views[root])[0])
                     self.fail(s, f"`{user}` may share memory with `{base}` (a slice, a reshape "
-                                 f"or .T of it), and s2sad cannot follow a write through it",
+                                 f"or .T of it, or what a function given it returns), and "
+                                 f"s2sad cannot follow a write through it",
                               f"Write into `{base}` itself, or make `{user}` a copy: "
                               f"`{user} = ....copy()`.")
                 self.fail(s, f"s2sad cannot tell whether the value of `{user}` is shared with "
@@ -736,13 +813,55 @@ class _Writes:
                              "array index yet (a repeated index keeps only its last value)",
                           "Write through a boolean mask, slices or single indices, or "
                           "build the array with np.where.")
-        for view, base in r.views.items():
-            root, seen = r.root(base), set()
-            while root in r.views and root not in seen:  # a view of a view
-                seen.add(root)
-                root = r.root(r.views[root])
-            if root in writes:
-                self.check_view(view, writes[root])
+        for view in r.views:
+            for root in r.viewed_roots(view):
+                if root in writes:
+                    self.check_view(view, writes[root])
+
+    def inplace(self, s) -> list:
+        """``x op= y`` on a list or an array (`s.inplace`): the SSA form's new name is
+        right only if the object is the function's own, and no other variable refers
+        to it. Gives the objects the statement changes (through a loop's carried
+        value, the object it started from too)."""
+        r = self.r
+        src = s.value.left.id
+        user = self.name(src)
+        what = "list" if self.a.is_list(src) else "array"
+        op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**",
+              ast.MatMult: "@", ast.FloorDiv: "//", ast.Mod: "%"}.get(type(s.value.op), "+")
+        roots, todo = [], [r.root(src)]
+        inits = {p.name: p.init for loop in ir.walk(self.a.fn.body)
+                 if isinstance(loop, ir.Loop) for p in loop.phis}
+        while todo:
+            root = todo.pop()
+            if root in roots:
+                continue
+            roots.append(root)
+            init = inits.get(root)
+            if isinstance(init, ast.Name) and init.id in r.kinds:
+                todo.append(r.root(init.id))
+        for root in roots:
+            if root not in self.a.fresh:
+                if r.created.get(root) == 0:
+                    self.fail(s, f"`{user} {op}= ...` changes the argument `{self.name(root)}` "
+                                 f"in place: the caller's {what} would change",
+                              f"Write `{user} = {user} {op} ...` (a new {what}), or change a "
+                              f"copy made first: `{user} = {user}.copy()`.")
+                self.fail(s, f"`{user} {op}= ...` changes `{user}` in place, and s2sad cannot "
+                             f"tell whether it shares memory with another value (a slice, "
+                             f"reshape or .T of an array, an element of a list, a call's "
+                             f"result)",
+                          f"Write `{user} = {user} {op} ...` (a new {what}), or make "
+                          f"`{user}` a copy where it is taken.")
+            others = sorted({self.name(n) for n in r.kinds if r.root(n) == root} - {user})
+            others = [n for n in others if n != "this value"]
+            if others:
+                self.fail(s, f"`{user} {op}= ...` changes the {what} `{user}` in place, and "
+                             f"`{others[0]}` refers to the same {what}: s2sad's derivative "
+                             f"would see `{others[0]}` unchanged",
+                          f"Write `{user} = {user} {op} ...` if `{others[0]}` keeps its "
+                          f"value, or make one of them a copy (`{user} = {others[0]}.copy()`).")
+        return roots
 
     def boolean(self, index) -> bool:
         parts = index.elts if isinstance(index, ast.Tuple) else [index]

@@ -200,6 +200,7 @@ class _Lowerer:
         current = self.read(s.target)
         right = self.atom(s.value)
         self.assign_var(s.target.id, ast.BinOp(left=current, op=s.op, right=right))
+        self.out[-1].inplace = True
 
     def item_target(self, target: ast.Subscript):
         """The container (a local's current name) and the lowered index of a write

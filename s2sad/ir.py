@@ -34,12 +34,16 @@ from typing import Iterator
 
 @dataclass(eq=False)
 class Assign:
-    """``targets[0] = value``, or ``t1, t2, ... = value`` when `unpack` is true."""
+    """``targets[0] = value``, or ``t1, t2, ... = value`` when `unpack` is true.
+    `inplace`: the user wrote ``x op= y`` (`value` is ``x op y``), which changes a list
+    or an array in place; the SSA form gives the result a new name, which is right
+    only when nothing else refers to the object (activity checks that)."""
 
     targets: tuple
     value: ast.expr
     line: int = 0
     unpack: bool = False
+    inplace: bool = False
 
 
 @dataclass(eq=False)

@@ -228,6 +228,75 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:
     return Op("unknown", inputs, key=obj, diff=(True,) * len(inputs), text=f"`{text}`{hint}")
 
 
+# methods that change their list or array in place, with what to write instead
+_LIST_MUTATORS = {
+    "extend": "`xs = xs + ys`", "insert": "`xs = xs[:i] + [v] + xs[i:]`",
+    "remove": "a new list without the element", "pop": "`v = xs[i]` and a new list",
+    "clear": "`xs = []`", "sort": "`xs = sorted(xs)`", "reverse": "`xs = xs[::-1]`",
+}
+_ARRAY_MUTATORS = {
+    "fill": "`y = np.full_like(y, v)`", "sort": "`y = np.sort(y)`",
+    "put": "a write `y[idx] = v`", "itemset": "a write `y[i] = v`",
+    "resize": "`y = np.resize(y, shape)`", "partition": "`y = np.partition(y, k)`",
+    "setfield": "a new array", "byteswap": "a new array",
+}
+
+
+def _mutating_functions() -> dict:
+    import random
+
+    import numpy as np
+
+    return {np.copyto: "`y = x.copy()` (or a write `y[...] = x`)",
+            np.put: "a write `y[idx] = v`", np.place: "`y = np.where(mask, v, y)`",
+            np.putmask: "`y = np.where(mask, v, y)`",
+            np.fill_diagonal: "a write through `np.diag_indices`",
+            np.put_along_axis: "a write `y[idx] = v`",
+            np.random.shuffle: "`y = np.random.permutation(y)`",
+            random.shuffle: "`xs = random.sample(xs, len(xs))`"}
+
+
+def changed_in_place(value, op: Op, fn: ir.Function, is_local, kind):
+    """``(what, atom, instead)`` when the call `value` changes one of its list or array
+    arguments in place (an ``out=`` argument, a ufunc's positional output, a mutating
+    method such as ``.fill()`` or ``.sort()``, ``np.copyto``...): `atom` is the object
+    changed, `instead` what to write in its place. None otherwise."""
+    import numpy as np
+
+    if not isinstance(value, ast.Call) or op.kind in ("append", "pop", "add_at", "add_into"):
+        return None
+    for k in value.keywords:
+        if k.arg == "out" and not (isinstance(k.value, ast.Constant) and k.value.value is None):
+            return "the `out=` argument", k.value, \
+                "Assign the result instead: `y = np.clip(x, lo, hi)` for " \
+                "`np.clip(x, lo, hi, out=y)`."
+    func = value.func
+    if isinstance(func, ast.Attribute) and _local_attr(func, is_local):
+        receiver = kind(func.value)
+        table = _LIST_MUTATORS if isinstance(receiver, ListKind) else \
+            _ARRAY_MUTATORS if isinstance(receiver, ArrayKind) else {}
+        if func.attr in table or func.attr.startswith("__i") or func.attr in (
+                "__setitem__", "__delitem__"):
+            instead = table.get(func.attr, "an assignment")
+            return f"`.{func.attr}()`", func.value, f"Write {instead} instead."
+        return None
+    obj = fn.refs.get(ir.dotted(func), None)
+    if isinstance(obj, np.ufunc) and len(value.args) > obj.nin:
+        return f"the output argument of `{ir.dotted(func)}`", value.args[obj.nin], \
+            f"Assign the result instead: `y = {ir.dotted(func)}(...)`."
+    instead = _hashable_get(_mutating_functions(), obj)
+    if instead is not None and value.args:
+        return f"`{ir.dotted(func)}`", value.args[0], f"Write {instead} instead."
+    return None
+
+
+def _hashable_get(table, key):
+    try:
+        return table.get(key)
+    except TypeError:
+        return None
+
+
 def _effect(obj):
     """For a call that adds into its first argument in place, ``(op kind, number of
     arguments)``; else None."""

@@ -64,21 +64,58 @@ class _Kinds:
         return got
 
     def __call__(self, func, stmt, arg_kinds):
+        return self.analysed(func, stmt, arg_kinds)[0]
+
+    def shared(self, func, stmt, arg_kinds) -> list:
+        """The positions, among the call's inputs (arguments, then keyword values), of
+        the lists and arrays the result may be (or be a view of)."""
+        return self.analysed(func, stmt, arg_kinds)[1]
+
+    def analysed(self, func, stmt, arg_kinds):
         key = (func, tuple(map(_freeze, arg_kinds)))
         if key in self.cache:
             return self.cache[key]
         if key in self.busy:
-            return ops.UNKNOWN  # recursion: the result's kind is not known yet
+            # recursion: the result's kind is not known yet, and it may be any input
+            return ops.UNKNOWN, list(range(len(arg_kinds)))
         self.busy.add(key)
         try:
             fr = self.front(func)
             kinds = _param_kinds_for_call(func, stmt, arg_kinds)
-            act = activity_mod.analyze(fr.dup, (), kinds, self)
-            result = _return_kind(fr.dup, act)
+            act = activity_mod.analyze(fr.dup, (), kinds, self, callee=True)
+            result = _return_kind(fr.dup, act), _shared_inputs(func, stmt, fr.dup, act)
         finally:
             self.busy.discard(key)
         self.cache[key] = result
         return result
+
+
+def _shared_inputs(func, stmt, fn: ir.Function, act) -> list:
+    """Which of a call's inputs the callee's return value may share memory with: the
+    parameter it returns, or any list or array parameter when it returns an object it
+    did not make itself (a slice, an element, a call's result)."""
+    value = fn.body[-1].value
+    if not isinstance(value, ast.Name) or not isinstance(
+            act.kinds.get(value.id), (ops.ListKind, ops.ArrayKind)):
+        return []
+    params = [p.name for p in fn.params]
+    root = act.root(value.id)
+    if root in act.fresh and value.id not in act.views:
+        return []
+    shared = {root} if root in params and value.id not in act.views else {
+        p for p in params if isinstance(act.kinds.get(p), (ops.ListKind, ops.ArrayKind))}
+    call = stmt.value
+    names = _call_parameter_names(func, call)
+    return [i for i, n in enumerate(names) if n in shared]
+
+
+def _call_parameter_names(func, call) -> list:
+    """The parameter each input of `call` (arguments, then keyword values) binds."""
+    import inspect
+
+    positional = list(inspect.signature(func).parameters)
+    return [positional[i] if i < len(positional) else None for i in range(len(call.args))] \
+        + [k.arg for k in call.keywords]
 
 
 def _freeze(k):
@@ -332,8 +369,8 @@ class _Builder:
             return got
         return derivative_of
 
-    def analyze(self, fr: Front, wrt, kinds):
-        return activity_mod.analyze(fr.dup, wrt, kinds, self.kinds)
+    def analyze(self, fr: Front, wrt, kinds, callee=False):
+        return activity_mod.analyze(fr.dup, wrt, kinds, self.kinds, callee)
 
     def build(self) -> Unit:
         fr = self.front(self.root)
@@ -358,7 +395,7 @@ class _Builder:
         while self.queue:
             callee, active, kinds, (fwd, bwd) = self.queue.pop(0)
             cfr = self.front(callee)
-            cact = self.analyze(cfr, active, kinds)
+            cact = self.analyze(cfr, active, kinds, callee=True)
             crev = reverse.transform(cfr.dup, cact, self.derivative_of())
             self.note_user(cfr)
             self.helpers.update(crev.helpers)
@@ -580,7 +617,7 @@ class _ForwardBuilder:
         while self.queue:
             callee, active, kinds, name = self.queue.pop(0)
             cfr = self.kinds.front(callee)
-            cact = activity_mod.analyze(cfr.dup, active, kinds, self.kinds)
+            cact = activity_mod.analyze(cfr.dup, active, kinds, self.kinds, callee=True)
             self.functions.append(self.assemble(cfr, cact, name, root=False))
             scalar = scalar and _scalar_tangents(cact)
         module = ir.Module([uf.fn for uf in self.functions])

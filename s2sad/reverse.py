@@ -93,12 +93,8 @@ def mutable_names(act: Activity) -> dict:
     if not act.written:
         return {}
 
-    def written_root(n, depth=0):
-        root = act.root(n)
-        if root in act.written:
-            return root
-        base = act.views.get(n, act.views.get(root))
-        return written_root(base, depth + 1) if base is not None and depth < 50 else None
+    def written_root(n):
+        return next((r for r in [act.root(n)] + act.viewed_roots(n) if r in act.written), None)
 
     out = {}
     for n in act.kinds:
@@ -913,16 +909,15 @@ class _Transform:
             names = [atom.id for p, atom in bound if p in request.active]
             call = ast.Call(func=ir.name(request.bwd),
                             args=[ir.name(ir.derived(target, "saved")), out_bar], keywords=[])
-            if not any(self.is_accumulator(n) for n in names):
-                targets = tuple(adj(n) for n in names)
-                return [ir.Assign(targets, call, line, unpack=len(targets) > 1)]
-            # an adjoint that accumulates over a loop's iterations receives this
-            # iteration's part
-            parts = tuple(ir.derived(adj(n), "part") if self.is_accumulator(n) else adj(n)
-                          for n in names)
+            # an adjoint that accumulates over a loop's iterations, or belongs to a list
+            # or array object (one written into, or read by index), receives this
+            # call's part
+            added = [self.is_accumulator(n) or self.is_container(n) for n in names]
+            parts = tuple(ir.derived(adj(n), "part") if a else adj(n)
+                          for n, a in zip(names, added))
             out = [ir.Assign(parts, call, line, unpack=len(parts) > 1)]
-            return out + [self.set_adj(n, ir.name(t), line) for n, t in zip(names, parts)
-                          if self.is_accumulator(n)]
+            return out + [self.set_adj(n, ir.name(t), line)
+                          for n, t, a in zip(names, parts, added) if a]
         return []
 
 

@@ -1,0 +1,253 @@
+"""Changes made to lists and arrays in place: followed where s2sad can follow them,
+refused at the user's line where it cannot, never a derivative of the wrong values."""
+
+import numpy as np
+import pytest
+
+import s2sad
+from test_numpy import numeric
+
+X = np.array([0.3, 0.6, 0.7, 0.9])
+
+
+# ------------------------------------------------------------ refused, with the line
+
+
+def aug_through_alias(x):
+    y = x.copy()
+    z = y
+    z += 1.0  # marker
+    return np.sum(y * x)
+
+
+def aug_on_argument(x):
+    y = x
+    y += 1.0  # marker
+    return np.sum(y * x)
+
+
+def aug_on_slice(x):
+    y = np.zeros(4)
+    r = y[:2]
+    r += x[:2]  # marker
+    return np.sum(y * y)
+
+
+def aug_on_call_result(x):
+    y = x.copy()
+    h = identity(y)
+    h += 1.0  # marker
+    return np.sum(y * x)
+
+
+def identity(a):
+    return a
+
+
+def aug_in_loop_with_alias(x):
+    acc = np.zeros(4)
+    keep = acc
+    for i in range(3):
+        acc += x * i  # marker
+    return np.sum(keep * x)
+
+
+def aug_on_list_alias(x):
+    xs = [x[0]]
+    ys = xs
+    ys += [x[1]]  # marker
+    return xs[-1]
+
+
+def clip_out(x):
+    y = x.copy()
+    np.clip(y, 0.4, 0.6, out=y)  # marker
+    return np.sum(y * y)
+
+
+def ufunc_positional_out(x):
+    y = x.copy()
+    np.maximum(y, 0.6, y)  # marker
+    return np.sum(y * y)
+
+
+def fill(x):
+    y = x.copy()
+    y.fill(0.0)  # marker
+    return np.sum(y * x)
+
+
+def copyto(x):
+    y = np.zeros(4)
+    np.copyto(y, x * x)  # marker
+    return np.sum(y)
+
+
+def sort_in_place(x):
+    y = x * 1.0
+    y.sort()  # marker
+    return y[0]
+
+
+def list_insert(x):
+    xs = [x[0]]
+    xs.insert(0, x[1] * x[1])  # marker
+    return xs[0]
+
+
+def list_extend(x):
+    xs = [x[0]]
+    xs.extend([x[1]])  # marker
+    return xs[1]
+
+
+def set_row(A, i, v):
+    A[i] = v  # marker
+
+
+def helper_writes_argument(x):
+    A = np.zeros((2, 4))
+    set_row(A, 0, x)
+    return np.sum(A * A)
+
+
+def add_square(xs, v):
+    xs.append(v * v)  # marker
+
+
+def helper_appends_to_argument(x):
+    xs = [x[0]]
+    add_square(xs, x[1])
+    return xs[-1]
+
+
+def half(a):
+    return a[:2]
+
+
+def view_from_helper(x):
+    y = x.copy()
+    v = half(y)
+    y[0] = 9.0  # marker
+    return np.sum(v * x[:2])
+
+
+def write_into_itself(x):
+    y = x.copy()
+    y[::-1] = y  # marker
+    return np.sum(y * np.arange(4.0))
+
+
+REFUSED = [
+    (aug_through_alias, "`y` refers to the same array"),
+    (aug_on_argument, "changes the argument `x` in place"),
+    (aug_on_slice, "cannot tell whether it shares memory"),
+    (aug_on_call_result, "cannot tell whether it shares memory"),
+    (aug_in_loop_with_alias, "`keep` refers to the same array"),
+    (aug_on_list_alias, "`xs` refers to the same list"),
+    (clip_out, "the `out=` argument changes `y` in place"),
+    (ufunc_positional_out, "the output argument of `np.maximum` changes `y`"),
+    (fill, "`.fill()` changes `y` in place"),
+    (copyto, "`np.copyto` changes `y` in place"),
+    (sort_in_place, "`.sort()` changes `y` in place"),
+    (list_insert, "`.insert()` changes `xs` in place"),
+    (list_extend, "`.extend()` changes `xs` in place"),
+    (helper_writes_argument, "write into the argument `A`"),
+    (helper_appends_to_argument, "appends to the argument `xs`"),
+    (view_from_helper, "changes what `v` shows"),
+    (write_into_itself, "writes `y` into itself"),
+]
+
+
+def marker_line(f):
+    import inspect
+
+    lines, first = inspect.getsourcelines(f)
+    for k, line in enumerate(lines):
+        if "# marker" in line:
+            return first + k
+    callee = {"helper_writes_argument": set_row, "helper_appends_to_argument": add_square}
+    return marker_line(callee[f.__name__])
+
+
+@pytest.mark.parametrize("f,message", REFUSED, ids=[f.__name__ for f, _ in REFUSED])
+def test_refused_at_the_line_that_changes_the_object(f, message):
+    with pytest.raises(s2sad.NotDifferentiableError) as info:
+        s2sad.grad(f)(X.copy())
+    assert message in info.value.message
+    assert info.value.lineno == marker_line(f)
+    with pytest.raises(s2sad.NotDifferentiableError):
+        s2sad.jvp(f, (X.copy(),), (np.ones(4),))
+
+
+# --------------------------------------------------------------- followed exactly
+
+
+def aug_on_own_array(x):
+    y = np.zeros(4)
+    y += x
+    y *= x
+    return np.sum(y)
+
+
+def aug_in_loop(x):
+    acc = np.zeros(4)
+    for i in range(3):
+        acc += x * i
+    return np.sum(acc * acc)
+
+
+def aug_after_branch(x, c):
+    y = x * 2.0
+    if c > 0.0:
+        y += x
+    return np.sum(y * y)
+
+
+def helper_of_a_written_array(x):
+    y = x.copy()
+    v = doubled(y)
+    y[0] = 9.0
+    return np.sum(v * x) + np.sum(y)
+
+
+def doubled(a):
+    return a * 2.0
+
+
+def helper_of_an_indexed_array(x):
+    y = x * 1.0
+    return y[0] + squares(y)
+
+
+def squares(a):
+    return np.sum(a * a)
+
+
+def total(xs):
+    s = 0.0
+    for v in xs:
+        s += v * v
+    return s
+
+
+def helper_of_a_list(x):
+    xs = [x[0], 2.0 * x[1]]
+    return total(xs) + xs[0]
+
+
+FOLLOWED = [(aug_on_own_array, (X,)), (aug_in_loop, (X,)),
+            (aug_after_branch, (X, 1.0)), (aug_after_branch, (X, -1.0)),
+            (helper_of_a_written_array, (X,)), (helper_of_an_indexed_array, (X,)),
+            (helper_of_a_list, (X,))]
+
+
+@pytest.mark.parametrize("f,args", FOLLOWED, ids=[f.__name__ for f, _ in FOLLOWED])
+def test_changes_s2sad_follows_give_the_derivative(f, args):
+    """(A helper given an array that is also written or read by index, or a list,
+    used to lose its part of the gradient.)"""
+    got = s2sad.grad(f)(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    assert np.allclose(got, numeric(f, args, 0), rtol=1e-6, atol=1e-8)
+    direction = np.linspace(-1.0, 1.0, 4)
+    _, tangent = s2sad.jvp(f, args, (direction,) + (0.0,) * (len(args) - 1))
+    assert np.isclose(tangent, np.dot(got, direction), rtol=1e-9, atol=1e-12)
