@@ -155,9 +155,63 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
                 reads[n] = reads.get(n, 0) + k
         forward = _nest(forward, reads, lambda s: pure(s.value) and (
             ir.adjoint(s.targets[0]) not in again or s.targets[0] in again))
+        forward = _tangents_after_primals(forward)
     reverse.pop()
+    if not reverse:
+        forward = _coalesce_carried(forward, ir.reads_in(forward + [result]))
     forward, reverse = _without_self_copies(forward), _without_self_copies(reverse)
     return forward, _tidy_comments(reverse), list(result.value.elts)
+
+
+def _coalesce_carried(body, reads) -> list:
+    """In code with no reverse sweep (forward mode), a loop-carried value computed in
+    its own name and copied into the carried one at the iteration's end (``x_2 =
+    x_1 + dt * v_1`` ... ``x_1 = x_2``) is computed in the carried name instead
+    (``x_1 = x_1 + dt * v_1``), when nothing after that line in the iteration reads
+    the old value: a copy per value and iteration less. Loops with one exit only."""
+    for s in ir.walk(body):
+        if not isinstance(s, ir.Loop) or not s.body or not isinstance(s.body[-1], ir.Exit) \
+                or any(isinstance(x, ir.Exit) for x in ir.walk(s.body[:-1])):
+            continue
+        exit_ = s.body[-1]
+        inside = ir.reads_in(s.body)
+        phis = {p.name for p in s.phis}
+        assigned = {}
+        for k, x in enumerate(s.body[:-1]):
+            for t in ir.defined_names(x):
+                assigned[t] = k if t not in assigned and isinstance(x, ir.Assign) \
+                    and not x.unpack else None
+        renames = {}
+        for copy in exit_.copies:
+            p, d = copy.targets[0], copy.value
+            if not isinstance(d, ast.Name) or d.id in phis or p in assigned:
+                continue
+            at = assigned.get(d.id)
+            if at is None or reads.get(d.id, 0) != inside.get(d.id, 0) or any(
+                    ir.names_in(c.value).count(d.id) for c in exit_.copies if c is not copy):
+                continue
+            later = s.body[at + 1:-1]
+            if p in ir.reads_in(later) or any(p in ir.names_in(c.value)
+                                              for c in exit_.copies):
+                continue
+            renames[d.id] = p
+        if renames:
+            s.body[:-1] = [_renamed(x, renames) for x in s.body[:-1]]
+            exit_.copies = [c for c in exit_.copies if not (
+                isinstance(c.value, ast.Name) and renames.get(c.value.id) == c.targets[0])]
+    return body
+
+
+def _renamed(stmt, mapping):
+    """`stmt` with the names in `mapping` renamed, where it reads and where it assigns."""
+    for x in ir.walk([stmt]):
+        for get, set_ in ir.slots(x):
+            node = get()
+            if node is not None:
+                set_(ir.substitute(node, mapping))
+        if isinstance(x, ir.Assign):
+            x.targets = tuple(mapping.get(t, t) for t in x.targets)
+    return stmt
 
 
 def _without_self_copies(body):
@@ -1175,8 +1229,10 @@ def _fill_paths(block, assigned, saved, tag):
 
 
 def _is_temp(n: str) -> bool:
+    """A temporary (``%3``), or a temporary's tangent (``%3%dot``)."""
     parts = n.split("%")
-    return len(parts) == 2 and parts[0] == "" and parts[1].isdigit()
+    return parts[0] == "" and parts[1].isdigit() and (
+        len(parts) == 2 or len(parts) == 3 and parts[2] == "dot")
 
 
 def _reads_in_order(node) -> list:
@@ -1196,17 +1252,27 @@ def _reads_in_order(node) -> list:
 
 def _nest(body, reads, pure, tail=None) -> list:
     """See the module docstring. `tail` is a (get, set) slot read right after the
-    block (a while loop's test after its condition statements)."""
-    out = []
-    pending = []  # (temp, value) waiting for the line that reads them, oldest first
+    block (a while loop's test after its condition statements).
 
-    def flush(upto=None):
+    Forward-mode code interleaves two computations, the primal lines and the tangent
+    lines (``t3 = c * v``, ``t3_dot = c * v_dot``, ``a = t2 - t3``): each has its own
+    queue of temporaries waiting for their reader, and a line of one does not stop
+    the other's temporaries from nesting (both are pure, and neither assigns what the
+    other reads), so ``a = t2 - c * v`` and ``a_dot = t2_dot - c * v_dot``."""
+    out = []
+    queues = {False: [], True: []}  # tangent? -> [(temp, value)], oldest first
+
+    def flush(pending, upto=None):
         keep = pending if upto is None else pending[:upto]
         for name, value in keep:
             out.append(ir.Assign((name,), value))
         del pending[: len(keep)]
 
-    def absorb(get, set_):
+    def flush_all():
+        for pending in _oldest_first(queues):
+            flush(pending)
+
+    def absorb(pending, get, set_):
         node = get()
         if node is None or not pending:
             return
@@ -1217,44 +1283,92 @@ def _nest(body, reads, pure, tail=None) -> list:
             k -= 1
         if k and all(any(n == p for n in order) for p, _ in pending[-k:]):
             nested = dict(pending[-k:])
-            flush(len(pending) - k)
+            flush(pending, len(pending) - k)
             pending.clear()
             set_(ir.substitute(node, nested))
 
     for s in body:
         if isinstance(s, ir.Exit):
-            flush()
+            flush_all()
             out.append(s)
             continue
         own = ir.slots(s)
+        tangent = isinstance(s, ir.Assign) and not s.unpack and _is_tangent(s.targets[0])
+        if isinstance(s, ir.Assign) and not s.unpack:
+            other = queues[not tangent]
+            # the other computation's temporaries wait on, unless this line reads one
+            # or assigns a name one of them reads
+            read = set(ir.names_in(s.value))
+            if any(n in read or any(t in ir.names_in(v) for t in s.targets)
+                   for n, v in other):
+                flush(other)
+            absorb(queues[tangent], *own[0])
+            if _is_temp(s.targets[0]) and reads.get(s.targets[0]) == 1 and pure(s) \
+                    and not _reads_mutable(s.value) and _read_later(s, body, tail):
+                queues[tangent].append((s.targets[0], s.value))
+                continue
+            flush(queues[tangent])
+            out.append(s)
+            continue
+        if isinstance(s, (ir.If, ir.Expr, ir.Return, ir.SetItem)):
+            for pending in _oldest_first(queues):
+                absorb(pending, *own[0])
         if isinstance(s, ir.If):
-            absorb(*own[0])
-        elif isinstance(s, (ir.Assign, ir.Expr, ir.Return, ir.SetItem)):
-            absorb(*own[0])
-        if isinstance(s, ir.If):
-            flush()
+            flush_all()
             s.body = _nest(s.body, reads, pure)
             s.orelse = _nest(s.orelse, reads, pure)
             out.append(s)
             continue
         if isinstance(s, ir.Loop):
-            flush()
+            flush_all()
             test = ir.loop_test_slot(s)
             s.cond = _nest(s.cond, reads, pure, test[0] if test else None)
             s.body = _nest(s.body, reads, pure)
             out.append(s)
             continue
-        if isinstance(s, ir.Assign) and not s.unpack and _is_temp(s.targets[0]) \
-                and reads.get(s.targets[0]) == 1 and pure(s) and not _reads_mutable(s.value) \
-                and _read_later(s, body, tail):
-            pending.append((s.targets[0], s.value))
-            continue
-        flush()
+        flush_all()
         out.append(s)
     if tail is not None:
-        absorb(*tail)
-    flush()
+        for pending in _oldest_first(queues):
+            absorb(pending, *tail)
+    flush_all()
     return out
+
+
+def _tangents_after_primals(body) -> list:
+    """Each tangent line right after the line computing its value (``d1 = ...`` then
+    ``d1_dot = ...``), where nesting left it further down: moved up past plain
+    assignments that assign nothing it reads."""
+    out = []
+    for s in body:
+        for b in ir.blocks(s):
+            b[:] = _tangents_after_primals(b)
+        if isinstance(s, ir.Assign) and not s.unpack and _is_tangent(s.targets[0]):
+            primal = s.targets[0][: -len("%dot")]
+            read = set(ir.names_in(s.value))
+            k = len(out)
+            while k and isinstance(out[k - 1], ir.Assign) \
+                    and primal not in out[k - 1].targets \
+                    and not read & set(out[k - 1].targets):
+                k -= 1
+            if k and isinstance(out[k - 1], ir.Assign) and primal in out[k - 1].targets:
+                while k < len(out) and isinstance(out[k], ir.Assign) \
+                        and _is_tangent(out[k].targets[0]):
+                    k += 1  # after the tangents already there
+                out.insert(k, s)
+                continue
+        out.append(s)
+    return out
+
+
+def _is_tangent(n: str) -> bool:
+    return n.endswith("%dot")
+
+
+def _oldest_first(queues) -> list:
+    """The primal queue, then the tangent one: the order they were computed in, for a
+    primal temporary always comes before its tangent."""
+    return [queues[False], queues[True]]
 
 
 def _read_later(s, body, tail) -> bool:

@@ -5,12 +5,6 @@ from golden.inputs.arithmetic import *  # noqa: F401,F403
 
 def constants_jvp(x, x_dot):
     t1 = math.pi * x
-    t1_dot = math.pi * x_dot
-    t2 = t1 * x
-    t2_dot = t1_dot * x + t1 * x_dot
-    t3 = 0.001 * x
-    t3_dot = 0.001 * x_dot
-    t4 = t2 + t3
-    t4_dot = t2_dot + t3_dot
-    t5 = t4 - math.e
-    return t5, t4_dot
+    t2_dot = math.pi * x_dot * x + t1 * x_dot + 0.001 * x_dot
+    t3 = t1 * x + 0.001 * x - math.e
+    return t3, t2_dot

@@ -4,10 +4,6 @@ from golden.inputs.arithmetic import *  # noqa: F401,F403
 
 
 def integer_power_jvp(x, n, x_dot):
-    t1 = x**n
-    t1_dot = n * x ** (n - 1) * x_dot
-    t2 = n * x
-    t2_dot = n * x_dot
-    t3 = t1 + t2
-    t3_dot = t1_dot + t2_dot
-    return t3, t3_dot
+    t1 = x**n + n * x
+    t1_dot = n * x ** (n - 1) * x_dot + n * x_dot
+    return t1, t1_dot

@@ -15,15 +15,10 @@ def operators_jvp(x, y, x_dot, y_dot):
     d = x / y
     d_dot = x_dot / y - d * y_dot / y
     e = x**y
-    e_dot = y * x ** (y - 1) * x_dot + (e * math.log(x) * y_dot if x else 0.0)
+    e_dot = y * x ** (y - 1) * x_dot + (
+        e * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 else math.nan * y_dot
+    )
     f = x * 4.0 // y
-    t1 = a * b
-    t1_dot = a_dot * b + a * b_dot
-    t2 = t1 + c
-    t2_dot = t1_dot + c_dot
-    t3 = t2 - d
-    t3_dot = t2_dot - d_dot
-    t4 = t3 + e
-    t4_dot = t3_dot + e_dot
-    t5 = t4 - f
-    return t5, t4_dot
+    t1_dot = a_dot * b + a * b_dot + c_dot - d_dot + e_dot
+    t2 = a * b + c - d + e - f
+    return t2, t1_dot

@@ -14,10 +14,8 @@ def branchy_ctz_jvp(x, y, n, x_dot, y_dot):
             s_2 = s_1 * y
             s_2_dot = s_1_dot * y + s_1 * y_dot
         else:
-            t1 = math.sin(s_1)
-            t1_dot = math.cos(s_1) * s_1_dot
-            s_2 = t1 + y
-            s_2_dot = t1_dot + y_dot
+            s_2 = math.sin(s_1) + y
+            s_2_dot = math.cos(s_1) * s_1_dot + y_dot
         s_1 = s_2
         s_1_dot = s_2_dot
     return s_1, s_1_dot

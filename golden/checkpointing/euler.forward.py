@@ -14,22 +14,10 @@ def euler_jvp(k, c, n, k_dot, c_dot):
     x_1_dot = 0.0
     v_1_dot = 0.0
     for i in range(n):
-        t2 = t1 * x_1
-        t2_dot = t1_dot * x_1 + t1 * x_1_dot
-        t3 = c * v_1
-        t3_dot = c_dot * v_1 + c * v_1_dot
-        a = t2 - t3
-        a_dot = t2_dot - t3_dot
-        t4 = dt * v_1
-        t4_dot = dt * v_1_dot
-        x_2 = x_1 + t4
-        x_2_dot = x_1_dot + t4_dot
-        t5 = dt * a
-        t5_dot = dt * a_dot
-        v_2 = v_1 + t5
-        v_2_dot = v_1_dot + t5_dot
-        x_1 = x_2
-        x_1_dot = x_2_dot
-        v_1 = v_2
-        v_1_dot = v_2_dot
+        a = t1 * x_1 - c * v_1
+        a_dot = t1_dot * x_1 + t1 * x_1_dot - (c_dot * v_1 + c * v_1_dot)
+        x_1 = x_1 + dt * v_1
+        x_1_dot = x_1_dot + dt * v_1_dot
+        v_1 = v_1 + dt * a
+        v_1_dot = v_1_dot + dt * a_dot
     return x_1, x_1_dot

@@ -9,11 +9,7 @@ def newton_while_jvp(a, tol, a_dot):
     x_1_dot = a_dot
     while abs(x_1 * x_1 - a) > tol * a:
         t1 = a / x_1
-        t1_dot = a_dot / x_1 - t1 * x_1_dot / x_1
-        t2 = x_1 + t1
-        t2_dot = x_1_dot + t1_dot
-        x_2 = 0.5 * t2
-        x_2_dot = 0.5 * t2_dot
+        x_2 = 0.5 * (x_1 + t1)
+        x_1_dot = 0.5 * (x_1_dot + (a_dot / x_1 - t1 * x_1_dot / x_1))
         x_1 = x_2
-        x_1_dot = x_2_dot
     return x_1, x_1_dot

@@ -10,21 +10,13 @@ def build_and_sum_jvp(x, n, x_dot):
     ys_dot = [0.0] * len(ys)
     for i in range(n):
         t1 = x * i
-        t1_dot = x_dot * i
-        t2 = math.sin(t1)
-        t2_dot = math.cos(t1) * t1_dot
-        t3 = t2 + x
-        t3_dot = t2_dot + x_dot
-        ys.append(t3)
-        ys_dot.append(t3_dot)
-    t4 = sum(ys)
-    t4_dot = sum(ys_dot)
-    t5 = ys[0]
-    t5_dot = ys_dot[0]
-    t6 = ys[-1]
-    t6_dot = ys_dot[-1]
-    t7 = t5 * t6
-    t7_dot = t5_dot * t6 + t5 * t6_dot
-    t8 = t4 + t7
-    t8_dot = t4_dot + t7_dot
-    return t8, t8_dot
+        t2_dot = math.cos(t1) * (x_dot * i) + x_dot
+        ys.append(math.sin(t1) + x)
+        ys_dot.append(t2_dot)
+    t3 = sum(ys)
+    t3_dot = sum(ys_dot)
+    t4 = ys[0]
+    t5 = ys[-1]
+    t6 = t3 + t4 * t5
+    t6_dot = t3_dot + (ys_dot[0] * t5 + t4 * ys_dot[-1])
+    return t6, t6_dot

@@ -18,13 +18,9 @@ def calls_in_loop_jvp(x, n, x_dot):
 
 def step_jvp(s_dot, x_dot, s, x):
     if s > 0.5:
-        t1 = s * x
-        t1_dot = s_dot * x + s * x_dot
-        result = t1 - math.cos(s)
-        result_dot = t1_dot + math.sin(s) * s_dot
+        result = s * x - math.cos(s)
+        result_dot = s_dot * x + s * x_dot + math.sin(s) * s_dot
     else:
-        t2 = x * x
-        t2_dot = 2.0 * (x_dot * x)
-        result = s + t2
-        result_dot = s_dot + t2_dot
+        result = s + x * x
+        result_dot = s_dot + 2.0 * (x_dot * x)
     return result, result_dot

@@ -15,19 +15,11 @@ def rosenbrock_jvp(xs, xs_dot):
         t4_dot = xs_dot[t3]
         t5 = xs[i]
         t5_dot = xs_dot[i]
-        t6 = t5**2
-        t6_dot = 2.0 * t5 * t5_dot
-        t7 = t4 - t6
-        t7_dot = t4_dot - t6_dot
-        t8 = t7**2
-        t8_dot = 2.0 * t7 * t7_dot
-        t9 = 100.0 * t8
-        t9_dot = 100.0 * t8_dot
-        t10 = 1.0 - t5
-        t11 = t9 + t10**2
-        t11_dot = t9_dot - 2.0 * t10 * t5_dot
-        total_2 = total_1 + t11
-        total_2_dot = total_1_dot + t11_dot
-        total_1 = total_2
-        total_1_dot = total_2_dot
+        t6 = t4 - t5**2
+        t7 = 100.0 * t6**2
+        t8 = 1.0 - t5
+        total_1 = total_1 + (t7 + t8**2)
+        total_1_dot = total_1_dot + (
+            100.0 * (2.0 * t6 * (t4_dot - 2.0 * t5 * t5_dot)) - 2.0 * t8 * t5_dot
+        )
     return total_1, total_1_dot

@@ -14,28 +14,12 @@ def euler_jvp(k, c, k_dot, c_dot):
     x_1_dot = 0.0
     v_1_dot = 0.0
     for i in range(100):
-        t2 = t1 * x_1
-        t2_dot = t1_dot * x_1 + t1 * x_1_dot
-        t3 = c * v_1
-        t3_dot = c_dot * v_1 + c * v_1_dot
-        a = t2 - t3
-        a_dot = t2_dot - t3_dot
-        t4 = dt * v_1
-        t4_dot = dt * v_1_dot
-        x_2 = x_1 + t4
-        x_2_dot = x_1_dot + t4_dot
-        t5 = dt * a
-        t5_dot = dt * a_dot
-        v_2 = v_1 + t5
-        v_2_dot = v_1_dot + t5_dot
-        x_1 = x_2
-        x_1_dot = x_2_dot
-        v_1 = v_2
-        v_1_dot = v_2_dot
-    t6 = x_1 * x_1
-    t6_dot = 2.0 * (x_1_dot * x_1)
-    t7 = v_1 * v_1
-    t7_dot = 2.0 * (v_1_dot * v_1)
-    t8 = t6 + t7
-    t8_dot = t6_dot + t7_dot
-    return t8, t8_dot
+        a = t1 * x_1 - c * v_1
+        a_dot = t1_dot * x_1 + t1 * x_1_dot - (c_dot * v_1 + c * v_1_dot)
+        x_1 = x_1 + dt * v_1
+        x_1_dot = x_1_dot + dt * v_1_dot
+        v_1 = v_1 + dt * a
+        v_1_dot = v_1_dot + dt * a_dot
+    t2 = x_1 * x_1 + v_1 * v_1
+    t2_dot = 2.0 * (x_1_dot * x_1) + 2.0 * (v_1_dot * v_1)
+    return t2, t2_dot

@@ -11,14 +11,8 @@ def nested_jvp(x, n, x_dot):
         s_2 = s_1
         s_2_dot = s_1_dot
         for j in range(i):
-            t1 = s_2 * 0.9
-            t1_dot = s_2_dot * 0.9
-            t2 = x * j
-            t2_dot = x_dot * j
-            s_3 = t1 + t2
-            s_3_dot = t1_dot + t2_dot
-            s_2 = s_3
-            s_2_dot = s_3_dot
+            s_2 = s_2 * 0.9 + x * j
+            s_2_dot = s_2_dot * 0.9 + x_dot * j
         s_1 = s_2
         s_1_dot = s_2_dot
     return s_1, s_1_dot

@@ -8,10 +8,8 @@ def with_break_jvp(x, n, x_dot):
     s_1 = s
     s_1_dot = 0.0
     for i in range(n):
-        t1 = x * i
-        t1_dot = x_dot * i
-        s_2 = s_1 + t1
-        s_2_dot = s_1_dot + t1_dot
+        s_2 = s_1 + x * i
+        s_2_dot = s_1_dot + x_dot * i
         if s_2 > 10.0:
             s_1 = s_2
             s_1_dot = s_2_dot

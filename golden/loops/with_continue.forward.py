@@ -12,11 +12,8 @@ def with_continue_jvp(x, n, x_dot):
     for i in range(n):
         if not i % 3 == 0:
             t1 = x * i
-            t1_dot = x_dot * i
-            t2 = math.sin(t1)
-            t2_dot = math.cos(t1) * t1_dot
-            s_2 = s_1 + t2
-            s_2_dot = s_1_dot + t2_dot
+            s_2 = s_1 + math.sin(t1)
+            s_2_dot = s_1_dot + math.cos(t1) * (x_dot * i)
             s_1 = s_2
             s_1_dot = s_2_dot
     return s_1, s_1_dot

@@ -21,28 +21,17 @@ def heat_jvp(u0, c, u0_dot, c_dot):
             t4 = i + 1
             t5 = u_1[t4]
             t5_dot = u_1_dot[t4]
-            t6 = u_1[i]
-            t6_dot = u_1_dot[i]
-            t7 = 2.0 * t6
-            t7_dot = 2.0 * t6_dot
-            t8 = t5 - t7
-            t8_dot = t5_dot - t7_dot
-            t9 = i - 1
-            t10 = u_1[t9]
-            t10_dot = u_1_dot[t9]
-            t11 = t8 + t10
-            t11_dot = t8_dot + t10_dot
-            t12 = c * t11
-            t12_dot = c_dot * t11 + c * t11_dot
-            t13 = t3 + t12
-            t13_dot = t3_dot + t12_dot
-            un[i] = t13
-            un_dot[i] = t13_dot
+            t6 = t5 - 2.0 * u_1[i]
+            t7 = i - 1
+            t8 = t6 + u_1[t7]
+            t9_dot = t3_dot + (
+                c_dot * t8 + c * (t5_dot - 2.0 * u_1_dot[i] + u_1_dot[t7])
+            )
+            un[i] = t3 + c * t8
+            un_dot[i] = t9_dot
         u_2 = un
         u_1 = u_2
         u_1_dot = un_dot
-    t14 = u_1 * u_1
-    t14_dot = 2.0 * (u_1_dot * u_1)
-    t15 = np.sum(t14)
-    t15_dot = np.sum(t14_dot)
-    return t15, t15_dot
+    t10 = np.sum(u_1 * u_1)
+    t10_dot = np.sum(2.0 * (u_1_dot * u_1))
+    return t10, t10_dot

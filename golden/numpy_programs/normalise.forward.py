@@ -10,20 +10,12 @@ def normalise_jvp(x, gain, bias, x_dot, gain_dot, bias_dot):
     mu_dot = np.mean(x_dot, axis=1, keepdims=True)
     t1 = x - mu
     t1_dot = x_dot - mu_dot
-    t2 = t1**2
-    t2_dot = 2 * t1 * t1_dot
-    var = t2.mean(axis=1, keepdims=True)
-    var_dot = np.mean(t2_dot, axis=1, keepdims=True)
-    t3 = np.sqrt(var + 1e-05)
-    t3_dot = var_dot / (2.0 * t3)
-    y = t1 / t3
-    y_dot = t1_dot / t3 - y * t3_dot / t3
-    t4 = y * gain
-    t4_dot = y_dot * gain + y * gain_dot
-    t5 = t4 + bias
-    t5_dot = t4_dot + bias_dot
-    t6 = t5**2
-    t6_dot = 2 * t5 * t5_dot
-    t7 = np.sum(t6)
-    t7_dot = np.sum(t6_dot)
-    return t7, t7_dot
+    var = (t1**2).mean(axis=1, keepdims=True)
+    var_dot = np.mean(2 * t1 * t1_dot, axis=1, keepdims=True)
+    t2 = np.sqrt(var + 1e-05)
+    y = t1 / t2
+    y_dot = t1_dot / t2 - y * (var_dot / (2.0 * t2)) / t2
+    t3 = y * gain + bias
+    t4 = np.sum(t3**2)
+    t4_dot = np.sum(2 * t3 * (y_dot * gain + y * gain_dot + bias_dot))
+    return t4, t4_dot

@@ -13,13 +13,10 @@ def running_max_pool_jvp(x, x_dot):
     t3 = t2 - 1
     for i in range(t3):
         t4 = x[i]
-        t4_dot = x_dot[i]
         t5 = i + 1
         t6 = x[t5]
-        t6_dot = x_dot[t5]
-        t7 = max(t4, t6)
-        t7_dot = (0.0 if t6 > t4 else t4_dot) + (t6_dot if t6 > t4 else 0.0)
-        out[i] = t7
+        t7_dot = (0.0 if t6 > t4 else x_dot[i]) + (x_dot[t5] if t6 > t4 else 0.0)
+        out[i] = max(t4, t6)
         out_dot[i] = t7_dot
     t8 = out**2
     t8_dot = 2 * out * out_dot

@@ -10,21 +10,17 @@ def from_polar_jvp(x, y, x_dot, y_dot):
     r, theta = t1
     r_dot, theta_dot = t1_dot
     t2 = math.cos(theta)
-    t3 = r * t2
-    t3_dot = r_dot * t2 - r * (math.sin(theta) * theta_dot)
-    t4 = r * theta
-    t4_dot = r_dot * theta + r * theta_dot
-    t5 = t3 + t4
-    t5_dot = t3_dot + t4_dot
-    return t5, t5_dot
+    t3 = r * t2 + r * theta
+    t3_dot = (
+        r_dot * t2 - r * (math.sin(theta) * theta_dot) + (r_dot * theta + r * theta_dot)
+    )
+    return t3, t3_dot
 
 
 def polar_jvp(x_dot, y_dot, x, y):
     t1 = math.hypot(x, y)
-    t1_dot = x * x_dot / t1 + y * y_dot / t1
     t2 = math.atan2(y, x)
     f1 = x * x + y * y
-    t2_dot = x * y_dot / f1 - y * x_dot / f1
     t3 = (t1, t2)
-    t3_dot = (t1_dot, t2_dot)
+    t3_dot = (x * x_dot / t1 + y * y_dot / t1, x * y_dot / f1 - y * x_dot / f1)
     return t3, t3_dot
