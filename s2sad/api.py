@@ -120,8 +120,9 @@ def normalize_wrt(f, wrt):
 
 def _check_function(f, what):
     if getattr(f, "__s2sad__", None) is not None:
-        raise S2SADError(f"{what} of a function s2sad already transformed is not supported yet",
-                         hint="Differentiate the original function.")
+        from . import forward_api
+
+        forward_api.refuse_derived(f, what)  # (names the user's function, at its def)
     if isinstance(f, types.MethodType):
         raise S2SADError(f"{what} needs a plain function; got the bound method {f!r}",
                          hint="Differentiate a module-level function that takes the object's "

@@ -230,8 +230,9 @@ class UnitFunction:
 
 def _scalar_tangents(act) -> bool:
     """Is every tangent of the function a number (or a list or tuple of numbers)? Then
-    the tangent code, which only scales and adds tangents, runs unchanged on vectors
-    of tangents: `jacobian`'s vector mode."""
+    the tangent code runs unchanged on vectors of tangents (`jacobian`'s vector mode)
+    where every line reading a tangent works entry by entry, which
+    `batching.check_vectors` decides."""
     def scalar(kind):
         if isinstance(kind, tuple):
             return all(scalar(k) for k in kind)
