@@ -190,9 +190,9 @@ class _Analysis:
             kind = r.kinds[p.name] = self.param_kinds.get(p.name, default)
             if isinstance(kind, ops.ArrayKind):
                 r.origins[p.name] = p.name
+                r.kinds[p.name] = ops.ArrayKind(kind.ndim, kind.dtype)
                 if kind.dims is not None:
                     r.shapes[p.name] = kind.dims
-                    r.kinds[p.name] = ops.ArrayKind(kind.ndim, kind.dtype)
                 elif kind.ndim is not None:
                     r.shapes[p.name] = _fresh(p.name, kind.ndim)
             if isinstance(r.kinds[p.name], (ops.ListKind, ops.ArrayKind)):

@@ -335,18 +335,21 @@ class ArrayKind:
     """A NumPy array of rank `ndim` (None: unknown) and dtype kind `dtype` ("f" float,
     "i" integer, "b" bool, "c" complex, "?" unknown). Float arrays carry derivatives.
 
-    `dims` is set only on the kinds of a call's arguments (see `shape_pattern`): one
-    label per axis, 1 for an axis of length 1, and for the others a label shared by
-    exactly the axes of the call's arrays that have the same length."""
+    `dims` and `exact` are set only on the kinds of a call's arguments: `dims` (see
+    `shape_pattern`) has one label per axis, 1 for an axis of length 1, and for the
+    others a label shared by exactly the axes of the call's arrays that have the same
+    length; `exact` is the dtype's name ("float32"), which the gradient keeps."""
 
     ndim: object = None
     dtype: str = "f"
     dims: tuple | None = None
+    exact: str | None = None
 
     def __repr__(self):
         rank = "?" if self.ndim is None else self.ndim
         dims = "" if self.dims is None else f", dims {self.dims}"
-        return f"array[{rank}d, {self.dtype}{dims}]"
+        exact = "" if self.exact is None else f", {self.exact}"
+        return f"array[{rank}d, {self.dtype}{dims}{exact}]"
 
 
 ARRAY = ArrayKind()
@@ -412,13 +415,14 @@ def shape_pattern(shapes: list) -> list:
 
 
 def with_shapes(kinds: dict, values: dict) -> dict:
-    """`kinds` with the `dims` of every array argument among `values` filled in."""
+    """`kinds` with the `dims` and `exact` dtype of every array argument among
+    `values` filled in."""
     arrays = [n for n, k in kinds.items() if isinstance(k, ArrayKind) and n in values]
     if not arrays:
         return kinds
     out = dict(kinds)
     for n, dims in zip(arrays, shape_pattern([values[n].shape for n in arrays])):
-        out[n] = ArrayKind(kinds[n].ndim, kinds[n].dtype, dims)
+        out[n] = ArrayKind(kinds[n].ndim, kinds[n].dtype, dims, values[n].dtype.name)
     return out
 
 

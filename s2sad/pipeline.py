@@ -444,7 +444,7 @@ class _Builder:
             _purity(fr.dup, act), _float_names(act), inputs=[p.name for p in fr.anf.params],
             mutable=rev.mutable)
         self.copy_view_reads(forward, backward, act, rev)
-        grads = outputs[: len(grads)]
+        grads = self.typed(outputs[: len(grads)], self.wrt, act)
         if len(grads) == 1 and not self.as_tuple:
             result = grads[0]
         else:
@@ -454,6 +454,32 @@ class _Builder:
         body = forward + backward + [ir.Return(result, rev.output_line)]
         fn = ir.Function(name, _params(fr.anf), body, fr.anf.refs, fr.anf.source)
         return UnitFunction(fn, fr.func)
+
+    def typed(self, grads, names, act) -> list:
+        """The root's gradients with exactly their arguments' types: an array's dtype
+        (float32 stays float32 where a float64 constant met it), a 0-d array a 0-d
+        array, a float a float (not the float32 NumPy scalar a sum of float32 arrays
+        gives). Float64 arrays, the common case, are left as they are: nothing widens
+        them, and their NumPy scalars are floats."""
+        out = []
+        # (a NumPy scalar of float64 is a float; one of float32 is not)
+        narrow = any(isinstance(k, ops.ArrayKind) and k.exact not in (None, "float64")
+                     for k in self.param_kinds.values())
+        for p, g in zip(names, grads):
+            kind = self.param_kinds.get(p)
+            if isinstance(kind, ops.ArrayKind) and kind.exact is not None and (
+                    kind.exact != "float64" or kind.ndim == 0):
+                import numpy
+
+                self.helpers["np"] = numpy
+                dtype = ast.Attribute(value=ir.name("np"), attr=kind.exact, ctx=ast.Load())
+                g = ast.Call(func=ast.Attribute(value=ir.name("np"), attr="asarray",
+                                                ctx=ast.Load()),
+                             args=[g, dtype], keywords=[])
+            elif kind == ops.SCALAR and narrow and not _is_float_literal(g):
+                g = ast.Call(func=ir.name("float"), args=[g], keywords=[])
+            out.append(g)
+        return out
 
     def copy_view_reads(self, forward, backward, act, rev):
         """With `copy_views` (see `reverse_unit`): ``t = B[...]`` of an array `B` the
@@ -814,7 +840,8 @@ def _check_scalar_output(fr: Front, kind, act=None):
                 if isinstance(k, (tuple, ops.ListKind, ops.ArrayKind)):
                     kind, line = k, s.line
                     break
-    if kind in (ops.SCALAR, ops.INT, ops.UNKNOWN):
+    if kind in (ops.SCALAR, ops.INT, ops.UNKNOWN) or isinstance(kind, ops.ArrayKind) \
+            and kind.ndim == 0:  # (a 0-d array is one number)
         return
     ret = fr.anf.body[-1]
     if line is not None:
@@ -833,6 +860,10 @@ def _check_scalar_output(fr: Front, kind, act=None):
         hint="Use s2sad.vjp(f, *args) for a non-scalar output, or return a scalar "
              "(for example a sum).",
     )
+
+
+def _is_float_literal(node) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is float
 
 
 def _used(helpers: dict, functions) -> dict:
