@@ -537,14 +537,29 @@ def rule_result_kind(op: Op, inputs: list):
         return SCALAR if rank == 0 else ArrayKind(rank)
     if key is np.outer:
         return ArrayKind(2)
-    if key in (np.inner, np.trace, np.linalg.det):
-        return SCALAR if top in (1, 2) else ArrayKind(None)
-    if key is np.linalg.slogdet:
-        return (SCALAR, SCALAR)
+    if key is np.inner:
+        a, b = ranks[:2]
+        if a is None or b is None:
+            return ArrayKind(None)
+        rank = max(a, b) if a == 0 or b == 0 else a + b - 2
+        return SCALAR if rank == 0 else ArrayKind(rank)
+    if key in (np.trace, np.linalg.det, np.linalg.slogdet):
+        # one number per matrix of a stack: det and slogdet take the last two axes,
+        # trace the first two; the rest are the stack's
+        r = ranks[0]
+        one = ArrayKind(None) if r is None else SCALAR if r <= 2 else ArrayKind(r - 2)
+        return (one, one) if key is np.linalg.slogdet else one
     if key is np.linalg.inv:
         return inputs[0]
     if key is np.linalg.solve:
-        return inputs[1] if isinstance(inputs[1], ArrayKind) else ArrayKind(None)
+        # b is one vector only when it is 1-D (NumPy 2), else a matrix or a stack of
+        # them; the stacks of a and b broadcast
+        a, b = ranks[:2]
+        if a is None or b is None:
+            return ArrayKind(None)
+        if b == 1:
+            return SCALAR if a <= 1 else ArrayKind(a - 1)
+        return ArrayKind(max(a, b))
     if key is np.transpose:
         return inputs[0]
     if key is np.ravel:
@@ -559,7 +574,10 @@ def rule_result_kind(op: Op, inputs: list):
             return ArrayKind(len(inputs[1]))
         return ArrayKind(1) if inputs[1] == INT else ArrayKind(None)
     if key is np.expand_dims:
-        return ArrayKind(None if ranks[0] is None else ranks[0] + 1)
+        axis, given = _const(op.inputs[1]), inputs[1]
+        added = len(axis) if isinstance(axis, tuple) else len(given) \
+            if isinstance(given, tuple) else 1 if isinstance(axis, int) or given == INT else None
+        return ArrayKind(None if ranks[0] is None or added is None else ranks[0] + added)
     if key is np.squeeze:
         axis = _const(opt.get("axis"), None)
         if isinstance(axis, int) and ranks[0] is not None:

@@ -131,12 +131,15 @@ def array_examples(key, rule, r):
     if key is np.linalg.solve:  # (and stacks of matrices, broadcasting against each other)
         return [([well_conditioned(r, 3), arr(r, (3,), -1, 1)], {}),
                 ([well_conditioned(r, 3), arr(r, (3, 2), -1, 1)], {}),
+                ([stacked(r, 2, 3), arr(r, (3,), -1, 1)], {}),
+                ([stacked(r, 2, 3), arr(r, (3, 2), -1, 1)], {}),
                 ([stacked(r, 2, 3), arr(r, (2, 3, 2), -1, 1)], {}),
                 ([stacked(r, 2, 3), arr(r, (1, 3, 2), -1, 1)], {}),
                 ([well_conditioned(r, 3), arr(r, (2, 3, 2), -1, 1)], {}),
                 ([stacked(r, 2, 3)[:1], arr(r, (2, 3, 2), -1, 1)], {})]
     if key in (np.linalg.inv, np.linalg.det, np.linalg.slogdet):
-        return [([well_conditioned(r, 3)], {}), ([stacked(r, 2, 3)], {})]
+        return [([well_conditioned(r, 3)], {}), ([stacked(r, 2, 3)], {}),
+                ([np.stack([stacked(r, 3, 3), stacked(r, 3, 3)[::-1]])], {})]
     if key is np.reshape:
         return [([arr(r, (3, 4), -1, 1), (2, 6)], {})]
     if key is np.ravel:
@@ -500,10 +503,11 @@ def test_rule_variants_are_chosen_by_kinds():
     assert rules.lookup(np.linalg.det, 1, kinds=[stack]).func is reverse_table.np_det
     assert rules.lookup(np.linalg.solve, 2, kinds=[stack, stack]).func is reverse_table.np_solve
     assert rules.lookup(np.linalg.solve, 2, kinds=[m, stack]).func is reverse_table.np_solve
-    # the compiler takes these results' kinds for b's and for two numbers: no rule yet
-    assert rules.lookup(np.linalg.solve, 2, kinds=[stack, v]) is None
-    assert rules.lookup(np.linalg.solve, 2, kinds=[stack, m]) is None
-    assert rules.lookup(np.linalg.slogdet, 1, kinds=[stack]) is None
+    assert rules.lookup(np.linalg.solve, 2, kinds=[stack, v]).func is reverse_table.np_solve
+    assert rules.lookup(np.linalg.solve, 2, kinds=[stack, m]).func is reverse_table.np_solve
+    assert rules.lookup(np.linalg.solve, 2, kinds=[m, v]).func is reverse_table.np_solve_2d_1d
+    assert rules.lookup(np.linalg.slogdet, 1, kinds=[m]).func is reverse_table.np_slogdet_2d
+    assert rules.lookup(np.linalg.slogdet, 1, kinds=[stack]).func is reverse_table.np_slogdet
 
 
 def test_rules_refuse_literal_options_they_do_not_differentiate():

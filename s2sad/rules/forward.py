@@ -684,7 +684,7 @@ def np_solve_2d_2d(a, b, out, a_dot, b_dot):
     return -np.linalg.solve(a, a_dot @ out), np.linalg.solve(a, b_dot)
 
 
-@rule(np.linalg.solve, when=("array", "nd"))
+@rule(np.linalg.solve)
 def np_solve(a, b, out, a_dot, b_dot):
     # (vectors of b solved as one-column matrices, as in the reverse rule)
     vector = np.ndim(out) < np.ndim(a)
@@ -717,6 +717,14 @@ def np_det(a, out, a_dot):
 def np_slogdet_2d(a, out, a_dot):
     logabsdet_dot = np.trace(np.linalg.solve(a, a_dot))
     sign_and_logabsdet_dot = (0.0, logabsdet_dot)
+    return sign_and_logabsdet_dot
+
+
+@rule(np.linalg.slogdet)
+def np_slogdet(a, out, a_dot):
+    # a stack of matrices: the signs' tangents are zeros of their shape
+    logabsdet_dot = np.trace(np.linalg.solve(a, a_dot), axis1=-2, axis2=-1)
+    sign_and_logabsdet_dot = (np.zeros_like(logabsdet_dot), logabsdet_dot)
     return sign_and_logabsdet_dot
 
 

@@ -697,12 +697,11 @@ def np_solve_2d_2d(a, b, out, out_bar):
     return -b_bar @ out.T, b_bar
 
 
-@rule(np.linalg.solve, when=("array", "nd"))
+@rule(np.linalg.solve)
 def np_solve(a, b, out, out_bar):
-    # stacks of matrices (a stack `a` and a matrix or a vector b: no rule yet, as
-    # the compiler takes the result's rank from b's); b holds vectors when the result
-    # has fewer axes than a (where NumPy 1 and 2 differ), solved here as one-column
-    # matrices; batch axes broadcasting added are summed away
+    # stacks of matrices: b holds vectors when the result has fewer axes than a
+    # (where NumPy 1 and 2 differ), solved here as one-column matrices; batch axes
+    # broadcasting added are summed away
     vector = np.ndim(out) < np.ndim(a)
     b_bar = np.linalg.solve(np.swapaxes(a, -1, -2), out_bar[..., None] if vector else out_bar)
     x = out[..., None, :] if vector else np.swapaxes(out, -1, -2)
@@ -733,10 +732,14 @@ def np_det(a, out, out_bar):
 
 @rule(np.linalg.slogdet, when=("2d",))
 def np_slogdet_2d(a, out, out_bar):
-    # (of a stack of matrices: no rule yet, as the compiler takes its result for two
-    # numbers; the rule would be np.expand_dims(out_bar[1], (-2, -1)) times the
-    # inverses with their last two axes swapped)
     return out_bar[1] * np.linalg.inv(a).T
+
+
+@rule(np.linalg.slogdet)
+def np_slogdet(a, out, out_bar):
+    # a stack of matrices: each log-determinant's adjoint times its own inverse
+    # transposed (the sign is constant)
+    return np.expand_dims(out_bar[1], (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
 
 
 # ---------------------------------------------------------------- numpy: shapes
