@@ -214,6 +214,10 @@ class _Analysis:
             # a write makes the array one object whose every name is varied alike:
             # run again with that known from the start
             r.varied = {p.name for p in self.fn.params if p.name in r.varied}
+            # (kinds again from the parameters' too: merged with the first pass's, an
+            # empty list's `[]` would lose the element kind its appends gave it)
+            r.kinds = {p.name: r.kinds[p.name] for p in self.fn.params}
+            self.widened = set()
             self.forward(self.fn.body)
         r.containers = {r.root(n) for n in r.kinds if self.is_list(n)} | self.indexed | r.written
         self.backward(self.fn.body)
@@ -685,6 +689,16 @@ class _Analysis:
         self.fresh_phis()
         _Writes(self).check()
 
+    def own_code(self) -> bool:
+        """Is this s2sad's own derivative code (a gradient that forward mode
+        differentiates for a Hessian)? Its writes restore values popped from its
+        tapes and update adjoint arrays in place, and forward mode, whose tangents
+        share and view each other exactly as the values they go with do, follows
+        them, as it follows its accumulators (``x_bar += g`` on arrays no other name
+        refers to): the checks on writes and in-place operators are left out."""
+        info = self.fn.source
+        return bool(info and info.filename.startswith("<s2sad"))
+
     def fresh_phis(self):
         """A loop-carried array is a new object when its first value and every value
         the loop gives it are."""
@@ -767,6 +781,8 @@ class _Writes:
 
     def check(self):
         r = self.r
+        if self.a.own_code():
+            return  # (see `_Analysis.own_code`)
         writes = {}  # root -> [(position, loops)]
         for k, (s, loops) in enumerate(self.order):
             if isinstance(s, ir.Assign) and s.inplace and isinstance(s.value, ast.BinOp) \

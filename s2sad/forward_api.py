@@ -340,10 +340,10 @@ def _along(f, gradient, arguments: dict, dots: dict):
             f"over its gradient code stops at `{(e.source_line or '').strip()}` "
             f"({e.message})",
             filename=filename, lineno=line,
-            hint="Second derivatives of a loop that writes into an array it carries from "
-                 "one iteration to the next are not supported yet; build that array without "
-                 "writes (np.where, np.concatenate), or use finite differences of "
-                 "s2sad.grad.") from None
+            hint="The line is in the gradient s2sad wrote for your function, which forward "
+                 "mode should follow and cannot here: a gap in s2sad, worth reporting. "
+                 "Meanwhile, finite differences of s2sad.grad give the second "
+                 "derivatives.") from None
     if not isinstance(tangent, (tuple, list)):
         tangent = (_zero(tangent, f),) * len(value)  # (all of it zero)
     return value, tuple(_tangent_like(d, g, f) for d, g in zip(tangent, value))

@@ -50,12 +50,10 @@ def differentiable_everywhere_near(f, args, where, v):
     return all(np.allclose(x, y, rtol=1e-3, atol=1e-5) for x, y in zip(a, b))
 
 
-# the reverse code of these writes into arrays through views forward mode cannot
-# follow yet: a clear error, never a number
-# the parameter whose second derivatives are refused: a loop-carried array written
-# into and saved on the tape, which forward mode over the gradient code cannot follow
-# yet (heat_steps's gradient for c alone restores u from the tape; for u0 it does not)
-WRITES = {zoo_numpy.boundary_writes: {0, 1}, zoo_numpy.heat_steps: {1}}
+# parameters whose second derivatives s2sad refuses (none now: loop-carried arrays
+# written into and restored from the tape, boundary_writes and heat_steps for c, used
+# to be)
+WRITES = {}
 
 
 @pytest.mark.parametrize("f,args,wrt", CASES, ids=IDS)
@@ -265,3 +263,32 @@ def test_the_hessian_with_an_empty_argument():
 
     (xx, xy), (yx, yy) = s2sad.hessian(f, wrt=(0, 1))(np.ones(0), 2.0)
     assert xx.shape == (0, 0) and xy.shape == (0,) and yx.shape == (0,) and yy == 2.0
+
+
+def carried_element(x0):
+    x = x0
+    for i in range(3):
+        x = x * x[0]
+    return np.sum(x)
+
+
+def recursive_element(x, depth):
+    if depth == 0:
+        return np.sum(x * x)
+    return recursive_element(x * 0.5, depth - 1) * x[0]
+
+
+@pytest.mark.parametrize("f,args", [(carried_element, (np.array([0.5, 0.3]),)),
+                                    (recursive_element, (np.array([0.7, -0.4, 0.2]), 2))])
+def test_hessian_of_code_reading_an_element_of_a_carried_array(f, args):
+    """The gradient pops the carried array from its tape and reads an element: its
+    tape of arrays used to lose its element kind, and the Hessian was refused."""
+    x = args[0]
+    H = s2sad.hessian(f)(*args)
+    g = s2sad.grad(f)
+    h = 1e-5
+    for j in range(x.size):
+        e = np.zeros_like(x)
+        e[j] = h
+        column = (g(x + e, *args[1:]) - g(x - e, *args[1:])) / (2 * h)
+        assert np.allclose(H[:, j], column, rtol=1e-5, atol=1e-6)
