@@ -8,7 +8,10 @@ function computes, in the same order, with the same exceptions, and in which
 * every statement is one of:
     ``name = atom``                       a copy
     ``name = atom OP atom`` / ``OP atom``  one operator (arithmetic or comparison)
-    ``name = ref(atom, ..., kw=atom)``     one call of a static reference
+    ``name = ref(atom, ..., kw=atom)``     one call of a static reference (an
+                                          argument written as a tuple of integer
+                                          literals, ``axis=(0, 1)``, stays one
+                                          constant atom holding the tuple)
     ``name = (atom, ...)``                 a tuple display
     ``name = atom[atom]``                  one subscript
     ``n1, n2, ... = atom``                 tuple unpacking
@@ -675,9 +678,15 @@ class _Lowerer:
             if k.arg is None:
                 raise self.error(node, "s2sad cannot differentiate `**` unpacking in a call",
                                  "Pass keyword arguments one by one.")
-        args = [self.atom(a) for a in node.args]
-        keywords = [ast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
+        args = [self.argument(a) for a in node.args]
+        keywords = [ast.keyword(arg=k.arg, value=self.argument(k.value)) for k in node.keywords]
         return args, keywords
+
+    def argument(self, node) -> ast.expr:
+        """A call's argument as an atom; a tuple of integer literals (``axis=(0, 1)``,
+        a shape) stays a literal, so the rules and the kinds see its value."""
+        value = _int_tuple(node)
+        return ir.const(value) if value is not None else self.atom(node)
 
     def e_Tuple(self, node):
         return ast.Tuple(elts=[self.atom(e) for e in node.elts], ctx=ast.Load())
@@ -700,6 +709,26 @@ class _Lowerer:
 
     def e_Attribute(self, node):
         return ast.Attribute(value=self.atom(node.value), attr=node.attr, ctx=ast.Load())
+
+
+def _int_tuple(node):
+    """The value of a tuple display of integer literals (``(0, -1)``, nested ones
+    too), else None."""
+    if not isinstance(node, ast.Tuple):
+        return None
+    out = []
+    for e in node.elts:
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+            value = e.operand.value if isinstance(e.operand, ast.Constant) else None
+            value = -value if type(value) is int else None
+        elif isinstance(e, ast.Constant):
+            value = e.value if type(e.value) is int else None
+        else:
+            value = _int_tuple(e)
+        if value is None:
+            return None
+        out.append(value)
+    return tuple(out)
 
 
 def _close_open_paths(body, exit_):

@@ -487,6 +487,15 @@ def test_fold():
     assert ast.dump(rules.fold(e)) == ast.dump(ast.parse("out_bar", mode="eval").body)
     e = ast.parse("-(-x) + 1.0 / 3.0", mode="eval").body
     assert ast.dump(rules.fold(e)) == ast.dump(ast.parse("x + 1.0 / 3.0", mode="eval").body)
+    # an option's literal tested against None picks its branch now (a literal
+    # tuple of axes is one constant in the compiler's code)
+    e = ast.parse("np.transpose(g, None if axes is None else np.argsort(axes))", mode="eval").body
+    axes = {"axes": ast.Constant(value=(2, 0, 1))}
+    assert ast.unparse(rules.fold(rules._subst(e, axes))) == "np.transpose(g, np.argsort((2, 0, 1)))"
+    e = ast.parse("None if None is None else np.argsort(None)", mode="eval").body
+    assert ast.unparse(rules.fold(e)) == "None"
+    e = ast.parse("a if x is None else b", mode="eval").body
+    assert ast.unparse(rules.fold(e)) == "a if x is None else b"
 
 
 def test_rule_variants_are_chosen_by_kinds():

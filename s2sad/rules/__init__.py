@@ -531,6 +531,10 @@ class _Fold(ast.NodeTransformer):
             return self.visit_UnaryOp(node)
         if t is ast.Call:
             return self.visit_Call(node)
+        if t is ast.Compare:
+            return self.visit_Compare(node)
+        if t is ast.IfExp:
+            return self.visit_IfExp(node)
         return self.generic_visit(node)
 
     def generic_visit(self, node):
@@ -598,6 +602,23 @@ class _Fold(ast.NodeTransformer):
                           if not (k.arg in _DEFAULT_OPTIONS and isinstance(k.value, ast.Constant)
                                   and k.value.value is _DEFAULT_OPTIONS[k.arg]
                                   or (k.arg == "ddof" and _num(k.value) == 0))]
+        return n
+
+    def visit_Compare(self, n):
+        # an option's literal tested against None (``axes is None``): known now, and
+        # Python warns of `is` with a literal
+        self.generic_visit(n)
+        if len(n.ops) == 1 and isinstance(n.ops[0], (ast.Is, ast.IsNot)) \
+                and isinstance(n.left, ast.Constant) and isinstance(n.comparators[0], ast.Constant) \
+                and None in (n.left.value, n.comparators[0].value):
+            same = n.left.value is n.comparators[0].value
+            return ast.Constant(value=same if isinstance(n.ops[0], ast.Is) else not same)
+        return n
+
+    def visit_IfExp(self, n):
+        self.generic_visit(n)
+        if isinstance(n.test, ast.Constant):
+            return n.body if n.test.value else n.orelse
         return n
 
     def visit_UnaryOp(self, n):
