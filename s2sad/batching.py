@@ -104,6 +104,12 @@ class _Batcher:
                                   right=_np("shape", [ir.copy_tree(s.value.args[0])]))
                 s.value = ast.Call(func=s.value.func, args=s.value.args,
                                    keywords=[ast.keyword(arg="shape", value=shape)])
+            elif not s.unpack and _is_tangent(s.targets[0]) and _zero_literal(s.value) \
+                    and self.rank_of_name(s.targets[0]) == 0:
+                # a number's zero tangent: one zero per direction, as every other
+                # value of the name has (a loop-carried tangent that a constant
+                # replaces, read later as ``s_dot[:, None]``)
+                s.value = _np("zeros", [self.directions()])
             elif _has_tangent(s.value) or any(_is_tangent(t) for t in s.targets):
                 value, rank, _ = self.expr(s.value)
                 if not s.unpack:
@@ -371,6 +377,11 @@ class _Batcher:
 def _call_of(node, text) -> bool:
     return isinstance(node, ast.Call) and ir.dotted(node.func) == text \
         and len(node.args) == 1 and not node.keywords and not _has_tangent(node.args[0])
+
+
+def _zero_literal(node) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float) \
+        and node.value == 0
 
 
 def _expand(node, by: int) -> ast.Subscript:

@@ -363,3 +363,20 @@ def _blocks(J):
     if isinstance(J, tuple):
         return [b for part in J for b in _blocks(part)]
     return [np.asarray(J, dtype=float)]
+
+
+def constant_in_loop(x, s):
+    s2 = s * s
+    for i in range(len(x)):
+        s2 = np.sin(2.0)
+    return np.linalg.norm(s2 - x)
+
+
+def test_vector_mode_where_a_constant_replaces_a_carried_number():
+    """The loop gives s2 a constant, whose tangent is zero: in vector mode that zero
+    has one entry per direction like s2's first tangent (it was a bare 0.0, which
+    the batched code indexed). Found by the fuzzer."""
+    x = np.array([0.3, -0.2, 0.5])
+    jx, js = s2sad.jacobian(constant_in_loop, wrt=(0, 1), mode="forward")(x, 0.7)
+    rx, rs = s2sad.jacobian(constant_in_loop, wrt=(0, 1), mode="reverse")(x, 0.7)
+    assert np.allclose(jx, rx) and np.allclose(js, rs) and js == 0.0
