@@ -115,6 +115,12 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
                     and isinstance(func.value, ast.Name) \
                     and (isinstance(kind(func.value), ListKind) or kind(func.value) == UNKNOWN):
                 return Op("pop", [func.value], diff=(True,), text="list.pop")
+            if func.attr in ("argmax", "argmin") and isinstance(kind(func.value), ArrayKind):
+                import numpy as np
+
+                inputs = [func.value] + list(value.args) + [k.value for k in value.keywords]
+                return Op("nondiff", inputs, key=getattr(np, func.attr),
+                          diff=(False,) * len(inputs), text=f"the method .{func.attr}()")
             method = _methods().get(func.attr)
             if func.attr == "copy" and not value.args and not value.keywords \
                     and isinstance(func.value, ast.Name) and kind(func.value) == SCALAR:
@@ -698,11 +704,36 @@ def constant_kind(call: ast.Call, obj, kind):
         return ArrayKind(2, "f" if dtype is None else "?")
     if obj in (np.ndim, np.size):
         return INT
+    if obj in (np.argmax, np.argmin):
+        return _arg_extreme_kind(call, kind)
     if obj is np.shape and args:
         x = kind(args[0])
         if isinstance(x, ArrayKind) and x.ndim is not None:
             return (INT,) * x.ndim
     return None
+
+
+def _arg_extreme_kind(call: ast.Call, kind):
+    """The kind of ``np.argmax(x, axis, keepdims=...)`` or of the method
+    ``x.argmax(axis)`` (also argmin): an int without an axis, else an integer array
+    with the axis dropped (kept with ``keepdims=True``)."""
+    func, args = call.func, list(call.args)
+    if isinstance(func, ast.Attribute) and isinstance(kind(func.value), ArrayKind):
+        x = func.value  # the method: the array is the receiver
+    else:
+        x, args = (args[0] if args else None), args[1:]
+    keywords = {k.arg: k.value for k in call.keywords}
+    axis = _const(keywords.get("axis", args[0] if args else None))
+    keepdims = _const(keywords.get("keepdims"), False)
+    x_kind = kind(x) if x is not None else UNKNOWN
+    rank = x_kind.ndim if isinstance(x_kind, ArrayKind) else None
+    if keepdims is True:
+        return ArrayKind(rank, "i")
+    if axis is None and keepdims is False:
+        return INT
+    if rank is None or keepdims == "?":
+        return ArrayKind(None, "i")
+    return INT if rank <= 1 else ArrayKind(rank - 1, "i")
 
 
 def reductions() -> set:

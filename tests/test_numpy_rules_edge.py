@@ -336,6 +336,45 @@ def test_a_literal_tuple_of_axes_reduces_to_a_number(mode):
         or "(0, 1)" in s2sad.source(sum_over_two_axes, mode=mode, example=(vector(3, 4),))
 
 
+# ------------------------------------------------------------- argmax, argmin
+
+
+def pick_largest(x):
+    return x[np.argmax(x)] * np.sum(x)
+
+
+def pick_by_methods(x, m):
+    return x[x.argmax()] * x[x.argmin()] + np.sum(m[np.argmin(m, axis=0), 0]) \
+        + np.ravel(m)[np.argmax(m)] * 1.0 + np.sum(x[np.argmax(m, 1)])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_argmax_without_an_axis_is_an_int(mode):
+    """np.argmax/np.argmin (and the methods) with no axis return an int: x[i] is one
+    number, not an array (a false NonScalarOutputError)."""
+    x = np.array([0.3, -0.7, 0.9, 0.1])
+    check(pick_largest, [x], mode=mode)
+    check(pick_by_methods, [x, vector(4, 3)], wrt=(0, 1), mode=mode)
+
+
+def test_kinds_of_argmax():
+    from s2sad import ops
+
+    def kind(text, **kinds):
+        call = ast.parse(text, mode="eval").body
+        obj = np.argmin if "argmin" in text else np.argmax
+        return ops.constant_kind(call, obj, lambda a: kinds.get(getattr(a, "id", None),
+                                                                 ops.kind_of(getattr(a, "value", None))))
+
+    A = ops.ArrayKind
+    m = A(2)
+    assert kind("np.argmax(x)", x=m) == ops.INT and kind("x.argmin()", x=m) == ops.INT
+    assert kind("np.argmax(x, axis=0)", x=m) == A(1, "i") == kind("x.argmax(1)", x=m)
+    assert kind("np.argmax(v, 0)", v=A(1)) == ops.INT
+    assert kind("np.argmax(x, 0, keepdims=True)", x=m) == A(2, "i")
+    assert kind("np.argmin(xs)", xs=ops.ListKind(ops.SCALAR)) == ops.INT
+
+
 # ------------------------------------------------------------ x ** y, x < 0
 
 

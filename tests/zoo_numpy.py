@@ -339,6 +339,31 @@ def layer_norm(x, g, b):
     return np.sum(y * y * np.arange(4.0))
 
 
+# ------------------------------------------ tuple axes, argmax, stacks of matrices
+
+
+def tuple_axes(x):
+    return (np.sum(x, axis=(0, 1)) @ np.linalg.norm(x, None, (0, 1))
+            + x.mean(axis=(1, 2)) @ x[:, 0, 0] + np.sum(x, axis=(0, 1, 2)) + np.sum(x ** 2, axis=(-2, -1), keepdims=True).mean()
+            + np.linalg.norm(x[0], None, (0, 1)))
+
+
+def argmax_pick(x):
+    return x[np.argmax(x)] * np.sum(x) + x[x.argmin()] + np.sum(x[np.argmax(x, axis=0)])
+
+
+def stacked_linalg(a, b):
+    sign, logdet = np.linalg.slogdet(a)
+    return (np.mean(logdet ** 2) + np.sum(sign * logdet) + np.mean(np.linalg.solve(a, b[0]) ** 2)
+            + np.mean(np.linalg.solve(a, b) * b) + np.sum(np.linalg.det(a) ** 2)
+            + np.mean(np.trace(b) ** 2))
+
+
+_stack_rng = np.random.default_rng(11)
+STACK = _stack_rng.uniform(-0.3, 0.3, (3, 3, 3)) + 2.0 * np.eye(3)
+STACK[1] *= -1.0
+
+
 x4 = a(4)
 y4 = a(4)
 m34 = a(3, 4)
@@ -396,6 +421,9 @@ ZOO = [
     (logistic_nll, (a(5), a(20, 5), np.sign(a(20))), (0, 1)),
     (mlp_layer, (a(4, 3), a(3), a(5, 4)), (0, 1, 2)),
     (layer_norm, (a(3, 4), a(4), a(4)), (0, 1, 2)),
+    (tuple_axes, (_stack_rng.uniform(-1, 1, (2, 3, 4)),), 0),
+    (argmax_pick, (np.array([0.3, -0.7, 0.9, 0.1]),), 0),
+    (stacked_linalg, (STACK, _stack_rng.uniform(-1, 1, (3, 3, 2))), (0, 1)),
 ]
 
 
