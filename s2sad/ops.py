@@ -195,10 +195,108 @@ def _rule_call(obj, args, keywords, kind, text) -> Op:
             inputs, options = bound
             return Op("rule", inputs, key=obj, rule=rule, diff=rule.differentiable,
                       text=text, options=options)
-    arities = rules.arities(obj) or rules.arities(obj, "forward")
     return Op("unknown", args, key=obj, diff=(True,) * len(args),
-              text=f"{text} with {len(args) + len(keywords)} arguments "
-                   f"(its rules take {', '.join(map(str, arities))} inputs)")
+              text=_no_rule_text(obj, args, keywords, kinds, text))
+
+
+def _no_rule_text(obj, args, keywords, kinds, text) -> str:
+    """What a `NoRuleError` says of a call no rule of `obj` takes: why a rule for
+    these kinds refuses the call (a literal option it does not differentiate), or
+    how the call's arguments differ from what the rules for these kinds take, or
+    which kinds of arguments the rules take."""
+    candidates = rules.candidates(obj) or rules.candidates(obj, "forward")
+    fitting = [r for r in candidates if r.matches(kinds)]
+    for rule in fitting:
+        reason = rule.refusal(args, keywords)
+        if reason:
+            return f"{text} {reason}"
+    if fitting:
+        given = [f"{len(args)} positional argument{'s' if len(args) != 1 else ''}"]
+        if keywords:
+            names = ", ".join(f"`{k.arg}`" for k in keywords)
+            given.append(f"the keyword{'s' if len(keywords) > 1 else ''} {names}")
+        takes = []
+        for r in fitting:
+            form = ", ".join(r.inputs)
+            if r.options:
+                form += f" and the option{'s' if len(r.options) > 1 else ''} " \
+                        f"{', '.join(r.options)}"
+            if form not in takes:
+                takes.append(form)
+        return f"{text} with {' and '.join(given)} (its rules take {'; or '.join(takes)})"
+    covered = "; or ".join(_covered(r.when for r in candidates)) or "no arguments s2sad can give"
+    hint = "; np.asarray(xs) makes a list an array" if any(
+        isinstance(k, ListKind) for k in kinds) else ""
+    return f"{text} of {_describe_kinds(kinds)} (its rules take {covered}{hint})"
+
+
+_PATTERN_WORDS = {
+    "1d": ("a 1-D array", "1-D arrays"), "2d": ("a 2-D array", "2-D arrays"),
+    "nd": ("an array of 3 or more axes", "arrays of 3 or more axes"),
+    "array": ("an array", "arrays"), "any": ("any value", "any values"),
+    "list": ("a list", "lists"), "scalar": ("a number", "numbers"),
+}
+_COUNTS = {2: "two", 3: "three", 4: "four"}
+
+
+def _kind_words(kind) -> tuple:
+    """(singular, plural) words for a kind in a message."""
+    if isinstance(kind, ArrayKind):
+        if kind.ndim is None:
+            return "an array", "arrays"
+        return f"a {kind.ndim}-D array", f"{kind.ndim}-D arrays"
+    if isinstance(kind, ListKind):
+        return "a list", "lists"
+    if isinstance(kind, tuple):
+        return "a tuple", "tuples"
+    return {SCALAR: ("a number", "numbers"), INT: ("an int", "ints"),
+            OTHER: ("a value that is not a number", "values that are not numbers")}.get(
+        kind, ("a value of unknown kind", "values of unknown kind"))
+
+
+def _plural(words: list) -> str:
+    """``two numbers`` for two equal singulars, else the singulars joined."""
+    if not words:
+        return "no arguments"
+    if len(words) > 1 and len(set(words)) == 1 and len(words) in _COUNTS:
+        return f"{_COUNTS[len(words)]} {words[0][1]}"
+    singulars = [w[0] for w in words]
+    return ", ".join(singulars[:-1]) + " and " + singulars[-1] if len(singulars) > 1 \
+        else singulars[0]
+
+
+def _describe_kinds(kinds) -> str:
+    return _plural([_kind_words(k) for k in kinds])
+
+
+def _covered(patterns) -> list:
+    """The argument kinds rules with these `Rule.when` patterns take, in words:
+    patterns of one length that are every combination of their positions' classes
+    are said per position (``two 1-D or 2-D arrays``)."""
+    out, by_length = [], {}
+    for when in patterns:
+        if when == "array":
+            out.append("an array among their arguments")
+        elif isinstance(when, tuple):
+            by_length.setdefault(len(when), []).append(when)
+    for n, group in by_length.items():
+        columns = [list(dict.fromkeys(w[i] for w in group)) for i in range(n)]
+        combinations = 1
+        for column in columns:
+            combinations *= len(column)
+        if combinations == len(set(group)):
+            out.append(_plural([_classes_words(c) for c in columns]))
+        else:
+            out.extend(_plural([_classes_words([c]) for c in w]) for w in group)
+    return out
+
+
+def _classes_words(classes) -> tuple:
+    if set(classes) <= {"1d", "2d"}:
+        ranks = " or ".join(c[0] + "-D" for c in sorted(classes))
+        return f"a {ranks} array", f"{ranks} arrays"
+    words = [_PATTERN_WORDS.get(c, (c, c)) for c in classes]
+    return " or ".join(w[0] for w in words), " or ".join(w[1] for w in words)
 
 
 def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:

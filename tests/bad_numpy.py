@@ -73,3 +73,23 @@ def write_into_call_result(x):
 
 def helper(v):
     return v
+
+
+def dot_of_numbers(x):
+    return np.dot(x, 2.0)  # marker: dot of numbers
+
+
+def dot_of_a_list(x):
+    return np.sum(np.dot(x, [1.0, 2.0, 3.0, 4.0]))  # marker: dot of a list
+
+
+def norm_of_order_one(x):
+    return np.linalg.norm(x, ord=1)  # marker: norm ord
+
+
+def norm_with_a_wrong_keyword(x):
+    return np.linalg.norm(x, order=1)  # marker: norm keyword
+
+
+def inner_of_matrices(x):
+    return np.sum(np.inner(x, x))  # marker: inner

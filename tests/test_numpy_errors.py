@@ -56,6 +56,35 @@ def test_refused_at_the_users_line(f, marker, cls, message, hint):
     assert err.lineno == line_of(f, marker)
 
 
+NO_RULE = [
+    (bad.dot_of_numbers, 0.5, "dot of numbers",
+     "`np.dot` of two numbers (its rules take two 1-D or 2-D arrays)"),
+    (bad.dot_of_a_list, np.ones(4), "dot of a list",
+     "`np.dot` of a 1-D array and a list (its rules take two 1-D or 2-D arrays; "
+     "np.asarray(xs) makes a list an array)"),
+    (bad.norm_of_order_one, np.ones(4), "norm ord",
+     "`np.linalg.norm` with ord=1 (s2sad differentiates the 2-norm of vectors"),
+    (bad.norm_with_a_wrong_keyword, np.ones(4), "norm keyword",
+     "`np.linalg.norm` with 1 positional argument and the keyword `order` (its rules take "
+     "x and the options ord, axis, keepdims)"),
+    (bad.inner_of_matrices, np.ones((2, 2)), "inner",
+     "`np.inner` of two 2-D arrays (its rules take two 1-D arrays)"),
+]
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("f,x,marker,message", NO_RULE, ids=[c[0].__name__ for c in NO_RULE])
+def test_a_call_no_rule_takes_says_why(f, x, marker, message, mode):
+    """Not "with 2 arguments (its rules take 2 inputs)": the reason a rule refuses
+    the call, or the kinds of arguments the rules take."""
+    with pytest.raises(s2sad.NoRuleError) as info:
+        s2sad.grad(f, mode=mode)(x)
+    err = info.value
+    assert f"no derivative rule for {message}" in err.message, err.message
+    assert "inputs)" not in err.message
+    assert err.filename == bad.__file__ and err.lineno == line_of(f, marker)
+
+
 def test_arguments_are_untouched_by_a_gradient_with_writes():
     import zoo_numpy
 
