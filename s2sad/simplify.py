@@ -132,6 +132,8 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
         if spreads:
             reverse = _spread_by_broadcasting(reverse, float_name)  # (what nesting wrote in)
         reverse = _float_arithmetic(reverse, float_name)
+        if spreads or _any_unbroadcast(reverse):
+            reverse = _factor_out_of_sums(reverse, float_name)
         # counted once: folding and doubling move reads, or drop them, never add any
         reads, defs = ir.reads_in(forward + reverse), _definitions(reverse)
         forward = _absorb_negations(forward, reads, _definitions(forward), tangent)
@@ -1577,6 +1579,59 @@ def _spread_by_broadcasting(body, float_name) -> list:
             node = get()
             if any(type(c) is ast.Call and _spreads(c) for c in ir.nodes(node)):
                 set_(_Spread().visit(_Size().visit(ir.copy_tree(node))))
+    return body
+
+
+def _any_unbroadcast(body) -> bool:
+    return any(type(c) is ast.Call and ir.dotted(c.func) == "unbroadcast"
+               for s in ir.walk(body) for get, _ in ir.slots(s) for c in ir.nodes(get()))
+
+
+def _factor_out_of_sums(body, float_name) -> list:
+    """A factor that is the same for every element an `unbroadcast` adds up moves out
+    of the sum: ``unbroadcast(g * xhat / t2, t2)`` (t2 of the summed-to shape, one
+    value per row) reads ``unbroadcast(g * xhat, t2) / t2``, one division per row
+    instead of one per element. Numbers are such factors, and so are arrays of the
+    shape the sum gives. This is the one rewrite of simplify that is exact in real
+    arithmetic only: the sum of quotients and the quotient of the sum round
+    differently (by about the sum's own rounding error)."""
+    array = getattr(float_name, "array", None)
+    if array is None:
+        return body
+
+    def number(n) -> bool:
+        return isinstance(n, ast.Constant) and type(n.value) in (int, float) or \
+            isinstance(n, ast.Name) and float_name(n.id)
+
+    def constant_along(d, x) -> bool:
+        return number(d) or isinstance(d, ast.Name) and array(d.id) and array(x) \
+            and float_name.same_shape(d.id, x)
+
+    class _Factor(ast.NodeTransformer):
+        def visit_Call(self, n):
+            self.generic_visit(n)
+            if ir.dotted(n.func) != "unbroadcast" or len(n.args) != 2 or n.keywords \
+                    or not isinstance(n.args[1], ast.Name):
+                return n
+            e, x = n.args[0], n.args[1].id
+            outer = []
+            while isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Mult, ast.Div)) \
+                    and constant_along(e.right, x) and not number(e.left):
+                outer.append((e.op, e.right))
+                e = e.left
+            if not outer:
+                return n
+            out = ast.Call(func=n.func, args=[e, n.args[1]], keywords=[])
+            for op, d in reversed(outer):
+                out = ast.BinOp(left=out, op=op, right=d)
+            return out
+
+    for s in ir.walk(body):
+        for get, set_ in ir.slots(s):
+            node = get()
+            if any(type(c) is ast.Call and ir.dotted(c.func) == "unbroadcast"
+                   for c in ir.nodes(node)):
+                set_(_Factor().visit(ir.copy_tree(node)))
     return body
 
 

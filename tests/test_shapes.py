@@ -133,3 +133,16 @@ def test_an_unknown_axis_broadcast_with_a_known_one_is_not_taken_for_either():
     assert activity.broadcast([("a",), (2,)], strict=True) is None
     assert activity.broadcast([(1, 3), (2, 1)]) == (2, 3)
     assert activity.broadcast([(3,), (2, 3), ()], strict=True) == (2, 3)
+
+
+def test_a_factor_constant_along_a_sum_moves_out_of_it():
+    """``unbroadcast(g * xhat / t2, t2)``: t2 has one value per row, the sum runs
+    along the rows, so the division happens once per row, after the sum."""
+    args = (np.ones((8, 5)), np.ones(5), np.ones(5), np.ones((8, 5)))
+    text = s2sad.source(layer_norm, wrt=(0, 1, 2), example=args)
+    assert "unbroadcast(xhat_bar * xhat, t2) / t2" in text
+    rng = np.random.default_rng(1)
+    values = (rng.normal(size=(8, 5)), rng.normal(size=5), rng.normal(size=5),
+              rng.normal(size=(8, 5)))
+    got = s2sad.grad(layer_norm, wrt=0)(*values)
+    assert np.allclose(got, numeric(layer_norm, values, 0), rtol=1e-6, atol=1e-8)

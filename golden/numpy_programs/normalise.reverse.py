@@ -22,7 +22,7 @@ def normalise_grad(x, gain, bias):
     gain_bar = unbroadcast(t4_bar * y, gain)
     # line 22: y = (x - mu) / np.sqrt(var + 1e-5)
     t6_bar = y_bar / t3
-    t2_bar = -(unbroadcast(y_bar * y / t3, t3) / (2.0 * t3))
+    t2_bar = -(unbroadcast(y_bar * y, t3) / t3 / (2.0 * t3))
     # line 21: var = ((x - mu) ** 2).mean(axis=1, keepdims=True)
     t1_bar = t2_bar * (np.size(var) / np.size(x)) * 2 * t1
     # adjoint of x: the sum over its uses
