@@ -146,3 +146,66 @@ def test_a_factor_constant_along_a_sum_moves_out_of_it():
               rng.normal(size=(8, 5)))
     got = s2sad.grad(layer_norm, wrt=0)(*values)
     assert np.allclose(got, numeric(layer_norm, values, 0), rtol=1e-6, atol=1e-8)
+
+
+def _op_add(x, y):
+    return np.sum(np.sin(x + y))
+
+
+def _op_sub(x, y):
+    return np.sum(np.sin(x - y))
+
+
+def _op_mul(x, y):
+    return np.sum(np.sin(x * y))
+
+
+def _op_div(x, y):
+    return np.sum(np.sin(x / y))
+
+
+def _op_pow(x, y):
+    return np.sum(np.sin(x ** y))
+
+
+def _op_power(x, y):
+    return np.sum(np.sin(np.power(x, y)))
+
+
+def _op_arctan2(x, y):
+    return np.sum(np.sin(np.arctan2(x, y)))
+
+
+def _op_maximum(x, y):
+    return np.sum(np.sin(np.maximum(x, 1.3 * y)))
+
+
+def _op_minimum(x, y):
+    return np.sum(np.sin(np.minimum(x, 1.3 * y)))
+
+
+def _op_where(x, y):
+    return np.sum(np.sin(np.where(x > 1.3 * y, x * y, y)))
+
+
+def _op_logaddexp(x, y):
+    return np.sum(np.sin(np.logaddexp(x, y)))
+
+
+BINARY = [_op_add, _op_sub, _op_mul, _op_div, _op_pow, _op_power, _op_arctan2, _op_maximum,
+          _op_minimum, _op_where, _op_logaddexp]
+
+
+@pytest.mark.parametrize("f", BINARY, ids=[f.__name__[4:] for f in BINARY])
+def test_every_binary_operation_through_every_broadcasting_pair(f):
+    """The compiled gradient of each elementwise operation, for every pair of the
+    shapes (), (4,), (3, 4), (1, 4), (3, 1): one specialisation per pattern, the
+    adjoint of a broadcast operand summed back to its shape, float arguments get
+    floats."""
+    grad = s2sad.grad(f, wrt=(0, 1))
+    for sx, sy in itertools.product(SHAPES, SHAPES):
+        x, y = _value(sx, 11), _value(sy, 12)
+        gx, gy = grad(x, y)
+        for g, i, shape in ((gx, 0, sx), (gy, 1, sy)):
+            assert np.shape(g) == shape and (shape != () or isinstance(g, float))
+            assert np.allclose(g, numeric(f, (x, y), i), rtol=1e-5, atol=1e-7), (sx, sy, i)
