@@ -84,7 +84,9 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
         return Op("nondiff", [value.left, value.right], diff=(False, False))
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
         for xs, n in ((value.left, value.right), (value.right, value.left)):
-            if isinstance(kind(xs), ListKind) or isinstance(xs, ast.List):
+            # (a list times an array is NumPy's elementwise product, not a repetition)
+            if (isinstance(kind(xs), ListKind) or isinstance(xs, ast.List)) \
+                    and not isinstance(kind(n), ArrayKind):
                 return Op("repeat", [xs, n], diff=(True, False), text="list repetition")
     if isinstance(value, ast.BinOp):
         key = rules.OPERATORS.get(type(value.op))
@@ -275,8 +277,9 @@ def _covered(patterns) -> list:
     are said per position (``two 1-D or 2-D arrays``)."""
     out, by_length = [], {}
     for when in patterns:
-        if when == "array":
-            out.append("an array among their arguments")
+        if when in ("array", "list"):
+            out.append(f"{'an array' if when == 'array' else 'a list or tuple'} among "
+                       "their arguments")
         elif isinstance(when, tuple):
             by_length.setdefault(len(when), []).append(when)
     for n, group in by_length.items():

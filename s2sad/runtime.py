@@ -118,8 +118,10 @@ def matmul_y_bar(g, x, y):
 
 def pieces(g, parts, axis=0):
     """Cut `g` (the adjoint of a concatenation) into the adjoints of its parts."""
-    sizes = [np.shape(p)[axis] for p in parts]
-    return np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+    sizes = [np.shape(p)[axis] if np.ndim(p) else 1 for p in parts]
+    out = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+    # a number's piece (np.hstack([x, y]) of numbers) is a number
+    return [piece.reshape(())[()] if not np.ndim(p) else piece for piece, p in zip(out, parts)]
 
 
 def unstack(g, n, axis=0):

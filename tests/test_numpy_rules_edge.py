@@ -238,6 +238,59 @@ def test_reductions_of_lists(mode):
     check(sum_of_list_of_arrays, [vector(3), vector(3, seed=2)], wrt=(0, 1), mode=mode)
 
 
+def ufuncs_of_a_list(x, y):
+    xs = [x, y]
+    return np.sum(np.square(xs) + np.power(xs, 1.5) + np.log(xs) + np.arcsin(xs)
+                  + np.arccos(xs) + np.arctan(xs) + np.log1p(xs) + np.log2(xs)
+                  + np.log10(xs) + np.sqrt(xs) * np.exp(xs) + np.tanh(xs))
+
+
+def binary_ufuncs_of_lists(x, y):
+    xs = [x, y]
+    c = np.array([0.5, 0.55])
+    return np.sum(np.maximum(xs, 0.5) + np.minimum(0.55, xs) + np.maximum(xs, c) * 2.0
+                  + np.arctan2(xs, y) + np.arctan2(x, xs) + np.power(2.0, xs)
+                  + np.power(xs, [y, x]) + np.minimum(xs, xs[::-1]))
+
+
+def ufuncs_of_a_tuple(x, y):
+    return np.sum(np.square((x, y)) * np.log((y, x)) + np.maximum((x, y), 0.5))
+
+
+def list_times_array(x, y):
+    xs = [x, y]
+    c = np.array([0.3, 0.7])
+    return np.sum(c * xs * xs) + np.sum(xs * (c * xs))
+
+
+def hstack_of_numbers(x, y):
+    return np.sum(np.hstack([x, y * x]) * np.array([0.3, 0.7])) + np.hstack((y, x))[0]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f", [ufuncs_of_a_list, binary_ufuncs_of_lists, ufuncs_of_a_tuple,
+                               list_times_array, hstack_of_numbers])
+def test_numpy_functions_of_python_lists(f, mode):
+    """Rules whose arithmetic needs arrays convert a list (or tuple) operand with
+    np.asarray (a TypeError from the derivative before); a list times an array is
+    NumPy's elementwise product, not a list repetition (forward mode dropped the
+    array's tangent: half the gradient); np.hstack of numbers gives numbers."""
+    check(f, [0.4, 0.6], wrt=(0, 1), mode=mode)
+
+
+def test_second_derivatives_of_functions_of_lists():
+    for f in (ufuncs_of_a_list, binary_ufuncs_of_lists):
+        h = s2sad.hessian(f, wrt=(0, 1))(0.4, 0.6)
+        g = s2sad.grad(f, wrt=(0, 1))
+        step = 1e-5
+        for i in range(2):
+            up, down = [0.4, 0.6], [0.4, 0.6]
+            up[i] += step
+            down[i] -= step
+            numeric = (np.array(g(*up)) - np.array(g(*down))) / (2 * step)
+            np.testing.assert_allclose([h[0][i], h[1][i]], numeric, rtol=1e-5, atol=1e-6)
+
+
 # ------------------------------------------------------------------------- norms
 
 

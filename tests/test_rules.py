@@ -96,7 +96,13 @@ def array_examples(key, rule, r):
             out.append(([x, y], {}))
         return out
     if key in (np.power, pow, np.arctan2, np.maximum, np.minimum, np.logaddexp):
-        return [([arr(r, a, 0.5, 1.5), arr(r, b, 0.5, 1.5)], {}) for a, b in PAIRS]
+        out = [([arr(r, a, 0.5, 1.5), arr(r, b, 0.5, 1.5)], {}) for a, b in PAIRS]
+        if key is not pow:  # Python lists (and tuples) of numbers, with numbers and arrays
+            out += [([as_list(arr(r, a, 0.5, 1.5)), as_list(arr(r, b, 0.5, 1.5))], {})
+                    for a, b in [((4,), ()), ((), (4,)), ((4,), (4,))]]
+            out += [([as_list(arr(r, (4,), 0.5, 1.5)), arr(r, (3, 4), 0.5, 1.5)], {}),
+                    ([tuple(arr(r, (4,), 0.5, 1.5)), 0.9], {})]
+        return out
     if key is np.clip:  # (None: no bound)
         return [([arr(r, (3, 4), 0, 1), 0.3, arr(r, (4,), 0.6, 0.8)], {}),
                 ([arr(r, (4,), 0, 1), arr(r, (4,), 0.2, 0.4), 0.7], {}),
@@ -163,8 +169,15 @@ def array_examples(key, rule, r):
         return [([[r.uniform(-1, 1) for _ in range(4)]], {}), ([arr(r, (3, 4), -1, 1)], {})]
     lo, hi = UNARY_DOMAINS.get(key) or (0.3, 0.9)
     if key in (np.abs, abs):
-        return [([signed(r, s)], {}) for s in [(4,), (3, 4)]]
-    return [([arr(r, s, lo, hi)], {}) for s in [(4,), (3, 4)]]
+        return [([signed(r, s)], {}) for s in [(4,), (3, 4)]] + \
+            ([([list(signed(r, (4,)))], {})] if key is np.abs else [])
+    # (and a Python list and a tuple of numbers)
+    return [([arr(r, s, lo, hi)], {}) for s in [(4,), (3, 4)]] + \
+        [([list(arr(r, (4,), lo, hi))], {}), ([tuple(arr(r, (3,), lo, hi))], {})]
+
+
+def as_list(x):
+    return list(x) if isinstance(x, np.ndarray) else x
 
 
 def examples(key, rule):
@@ -172,9 +185,12 @@ def examples(key, rule):
     if rule.when is not None or (not isinstance(key, str) and getattr(key, "__module__", "") and
                                  "numpy" in str(getattr(key, "__module__", ""))) \
             or isinstance(key, np.ufunc):
-        # a variant's examples are the ones whose kinds it matches
+        # a variant's examples are the ones whose kinds it matches; the fallback's
+        # all of them, but lists where a variant for lists takes them
         return [(xs, options) for xs, options in array_examples(key, rule, r)
-                if rule.when is None or rule.matches([ops.kind_of(x) for x in xs])]
+                if (rule.matches([ops.kind_of(x) for x in xs]) if rule.when is not None
+                    else not has_list(xs) or rules.lookup(key, rule.arity, rule.mode, [
+                        ops.kind_of(x) for x in xs]).when is None)]
     out = []
     for _ in range(5):
         if key is round:
@@ -186,6 +202,10 @@ def examples(key, rule):
         else:
             out.append(([r.uniform(0.2, 0.9) for _ in range(rule.arity)], {}))
     return out
+
+
+def has_list(xs) -> bool:
+    return any(isinstance(x, (list, tuple)) for x in xs)
 
 
 # ------------------------------------------------------------------ helpers

@@ -31,10 +31,13 @@ here.
 
 A primitive may have several rules for different kinds of inputs (`Rule.when`):
 ``"array"`` when some input is a NumPy array (``x * y`` on arrays needs `unbroadcast`),
+``"list"`` when some input is a Python list or tuple (``np.square(xs)``: arithmetic
+on it needs ``np.asarray`` first, which numbers and arrays should not pay for),
 or one pattern per input (``("2d", "1d")`` for a matrix times a vector; ``"nd"`` for
 an array of another or unknown rank, such as a stack of matrices). The most
-specific rule that matches wins; a rule without `when` is the fallback. Kinds with
-no matching rule have no derivative: a `NoRuleError` when the call is active.
+specific rule that matches wins (a pattern, then "list", then "array"); a rule
+without `when` is the fallback. Kinds with no matching rule have no derivative: a
+`NoRuleError` when the call is active.
 
 Because rules are real functions, tests call them directly (central differences, the
 dot-product test). The compiler reads their source once, and `Rule.instantiate`
@@ -127,6 +130,8 @@ class Rule:
             return False
         if self.when == "array":
             return any(kind_class(k) in ("1d", "2d", "array") for k in kinds)
+        if self.when == "list":
+            return any(kind_class(k) == "list" or isinstance(k, tuple) for k in kinds)
         return len(kinds) >= len(self.when) and all(
             _pattern_ok(p, kind_class(k)) for p, k in zip(self.when, kinds))
 
@@ -417,7 +422,8 @@ def _insert(table: dict, rule: Rule) -> Rule:
 
 def lookup(key, nargs: int | None = None, mode: str = "reverse", kinds=None) -> Rule | None:
     """The rule for `key` with `nargs` inputs (any number when None) that matches the
-    input `kinds` best: a pattern per input, then "array", then the fallback."""
+    input `kinds` best: a pattern per input, then "list", then "array", then the
+    fallback."""
     for rule in candidates(key, mode):
         if (nargs is None or rule.arity == nargs) and rule.matches(kinds):
             return rule
@@ -433,7 +439,7 @@ def candidates(key, mode="reverse") -> list:
         rules = table.get(key) or []
     except TypeError:  # unhashable callable
         return []
-    order = {None: 2, "array": 1}
+    order = {None: 3, "array": 2, "list": 1}
     return sorted(rules, key=lambda r: order.get(r.when, 0) if isinstance(r.when, (str, type(None)))
                   else 0)
 

@@ -422,9 +422,21 @@ def np_arcsin(x, out, x_dot):
     return x_dot / np.sqrt(1.0 - x * x)
 
 
+@rule(np.arcsin, when="list")
+def np_arcsin_of_list(x, out, x_dot):
+    xa = np.asarray(x)
+    return np.asarray(x_dot) / np.sqrt(1.0 - xa * xa)
+
+
 @rule(np.arccos)
 def np_arccos(x, out, x_dot):
     return -x_dot / np.sqrt(1.0 - x * x)
+
+
+@rule(np.arccos, when="list")
+def np_arccos_of_list(x, out, x_dot):
+    xa = np.asarray(x)
+    return -np.asarray(x_dot) / np.sqrt(1.0 - xa * xa)
 
 
 @rule(np.arctan)
@@ -432,10 +444,24 @@ def np_arctan(x, out, x_dot):
     return x_dot / (1.0 + x * x)
 
 
+@rule(np.arctan, when="list")
+def np_arctan_of_list(x, out, x_dot):
+    xa = np.asarray(x)
+    return np.asarray(x_dot) / (1.0 + xa * xa)
+
+
 @rule(np.arctan2)
 def np_arctan2(y, x, out, y_dot, x_dot):
     r2 = x * x + y * y
     return x * y_dot / r2, -y * x_dot / r2
+
+
+@rule(np.arctan2, when="list")
+def np_arctan2_of_list(y, x, out, y_dot, x_dot):
+    ya = np.asarray(y)
+    xa = np.asarray(x)
+    r2 = xa * xa + ya * ya
+    return xa * np.asarray(y_dot) / r2, -ya * np.asarray(x_dot) / r2
 
 
 @rule(np.sinh)
@@ -468,9 +494,19 @@ def np_log(x, out, x_dot):
     return x_dot / x
 
 
+@rule(np.log, when="list")
+def np_log_of_list(x, out, x_dot):
+    return np.asarray(x_dot) / np.asarray(x)
+
+
 @rule(np.log1p)
 def np_log1p(x, out, x_dot):
     return x_dot / (1.0 + x)
+
+
+@rule(np.log1p, when="list")
+def np_log1p_of_list(x, out, x_dot):
+    return np.asarray(x_dot) / (1.0 + np.asarray(x))
 
 
 @rule(np.log2)
@@ -478,9 +514,19 @@ def np_log2(x, out, x_dot):
     return x_dot / (x * LN2)
 
 
+@rule(np.log2, when="list")
+def np_log2_of_list(x, out, x_dot):
+    return np.asarray(x_dot) / (np.asarray(x) * LN2)
+
+
 @rule(np.log10)
 def np_log10(x, out, x_dot):
     return x_dot / (x * LN10)
+
+
+@rule(np.log10, when="list")
+def np_log10_of_list(x, out, x_dot):
+    return np.asarray(x_dot) / (np.asarray(x) * LN10)
 
 
 @rule(np.sqrt)
@@ -491,6 +537,11 @@ def np_sqrt(x, out, x_dot):
 @rule(np.square)
 def np_square(x, out, x_dot):
     return 2.0 * x * x_dot
+
+
+@rule(np.square, when="list")
+def np_square_of_list(x, out, x_dot):
+    return 2.0 * np.asarray(x) * x_dot
 
 
 @rule(np.abs)
@@ -508,14 +559,35 @@ def np_power(x, y, out, x_dot, y_dot):
     return y * x ** (y - 1) * x_dot, out * np.log(np.where(x == 0, 1.0, x)) * y_dot
 
 
+@rule(np.power, when="list")
+def np_power_of_list(x, y, out, x_dot, y_dot):
+    xa = np.asarray(x)
+    ya = np.asarray(y)
+    return ya * xa ** (ya - 1) * x_dot, out * np.log(np.where(xa == 0, 1.0, xa)) * y_dot
+
+
 @rule(np.maximum)
 def np_maximum(x, y, out, x_dot, y_dot):
     return (x >= y) * x_dot, (x < y) * y_dot
 
 
+@rule(np.maximum, when="list")
+def np_maximum_of_list(x, y, out, x_dot, y_dot):
+    xa = np.asarray(x)
+    ya = np.asarray(y)
+    return (xa >= ya) * x_dot, (xa < ya) * y_dot
+
+
 @rule(np.minimum)
 def np_minimum(x, y, out, x_dot, y_dot):
     return (x <= y) * x_dot, (x > y) * y_dot
+
+
+@rule(np.minimum, when="list")
+def np_minimum_of_list(x, y, out, x_dot, y_dot):
+    xa = np.asarray(x)
+    ya = np.asarray(y)
+    return (xa <= ya) * x_dot, (xa > ya) * y_dot
 
 
 @rule(np.logaddexp)

@@ -429,9 +429,21 @@ def np_arcsin(x, out, out_bar):
     return out_bar / np.sqrt(1.0 - x * x)
 
 
+@rule(np.arcsin, when="list")
+def np_arcsin_of_list(x, out, out_bar):
+    xa = np.asarray(x)
+    return out_bar / np.sqrt(1.0 - xa * xa)
+
+
 @rule(np.arccos)
 def np_arccos(x, out, out_bar):
     return -out_bar / np.sqrt(1.0 - x * x)
+
+
+@rule(np.arccos, when="list")
+def np_arccos_of_list(x, out, out_bar):
+    xa = np.asarray(x)
+    return -out_bar / np.sqrt(1.0 - xa * xa)
 
 
 @rule(np.arctan)
@@ -439,10 +451,24 @@ def np_arctan(x, out, out_bar):
     return out_bar / (1.0 + x * x)
 
 
+@rule(np.arctan, when="list")
+def np_arctan_of_list(x, out, out_bar):
+    xa = np.asarray(x)
+    return out_bar / (1.0 + xa * xa)
+
+
 @rule(np.arctan2)
 def np_arctan2(y, x, out, out_bar):
     r2 = x * x + y * y
     return unbroadcast(out_bar * x / r2, y), unbroadcast(-out_bar * y / r2, x)
+
+
+@rule(np.arctan2, when="list")
+def np_arctan2_of_list(y, x, out, out_bar):
+    ya = np.asarray(y)
+    xa = np.asarray(x)
+    r2 = xa * xa + ya * ya
+    return unbroadcast(out_bar * xa / r2, y), unbroadcast(-out_bar * ya / r2, x)
 
 
 @rule(np.sinh)
@@ -475,9 +501,19 @@ def np_log(x, out, out_bar):
     return out_bar / x
 
 
+@rule(np.log, when="list")
+def np_log_of_list(x, out, out_bar):
+    return out_bar / np.asarray(x)
+
+
 @rule(np.log1p)
 def np_log1p(x, out, out_bar):
     return out_bar / (1.0 + x)
+
+
+@rule(np.log1p, when="list")
+def np_log1p_of_list(x, out, out_bar):
+    return out_bar / (1.0 + np.asarray(x))
 
 
 @rule(np.log2)
@@ -485,9 +521,19 @@ def np_log2(x, out, out_bar):
     return out_bar / (x * LN2)
 
 
+@rule(np.log2, when="list")
+def np_log2_of_list(x, out, out_bar):
+    return out_bar / (np.asarray(x) * LN2)
+
+
 @rule(np.log10)
 def np_log10(x, out, out_bar):
     return out_bar / (x * LN10)
+
+
+@rule(np.log10, when="list")
+def np_log10_of_list(x, out, out_bar):
+    return out_bar / (np.asarray(x) * LN10)
 
 
 @rule(np.sqrt)
@@ -498,6 +544,11 @@ def np_sqrt(x, out, out_bar):
 @rule(np.square)
 def np_square(x, out, out_bar):
     return out_bar * 2.0 * x
+
+
+@rule(np.square, when="list")
+def np_square_of_list(x, out, out_bar):
+    return out_bar * 2.0 * np.asarray(x)
 
 
 @rule(np.abs)
@@ -516,14 +567,36 @@ def np_power(x, y, out, out_bar):
             unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
 
 
+@rule(np.power, when="list")
+def np_power_of_list(x, y, out, out_bar):
+    xa = np.asarray(x)
+    ya = np.asarray(y)
+    return (unbroadcast(out_bar * ya * xa ** (ya - 1), x),
+            unbroadcast(out_bar * out * np.log(np.where(xa == 0, 1.0, xa)), y))
+
+
 @rule(np.maximum)
 def np_maximum(x, y, out, out_bar):
     return unbroadcast(out_bar * (x >= y), x), unbroadcast(out_bar * (x < y), y)
 
 
+@rule(np.maximum, when="list")
+def np_maximum_of_list(x, y, out, out_bar):
+    xa = np.asarray(x)
+    ya = np.asarray(y)
+    return unbroadcast(out_bar * (xa >= ya), x), unbroadcast(out_bar * (xa < ya), y)
+
+
 @rule(np.minimum)
 def np_minimum(x, y, out, out_bar):
     return unbroadcast(out_bar * (x <= y), x), unbroadcast(out_bar * (x > y), y)
+
+
+@rule(np.minimum, when="list")
+def np_minimum_of_list(x, y, out, out_bar):
+    xa = np.asarray(x)
+    ya = np.asarray(y)
+    return unbroadcast(out_bar * (xa <= ya), x), unbroadcast(out_bar * (xa > ya), y)
 
 
 @rule(np.logaddexp)
