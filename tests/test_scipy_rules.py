@@ -150,7 +150,7 @@ def test_the_emitted_code_reads_like_the_rules():
     text = s2sad.source(cross_entropy, wrt=(0, 1), example=(np.ones(3), np.ones(3)))
     assert "q_bar = t1_bar * p / q\n" in text  # arguments of one shape: nothing to sum
     text = s2sad.source(cross_entropy, wrt=(0, 1), example=(np.ones((2, 3)), np.ones(3)))
-    assert "unbroadcast(t1_bar * p / q, q)" in text  # q is broadcast over p's rows
+    assert "unbroadcast(t1_bar * p, q) / q" in text  # q is broadcast over p's rows
     hessian = s2sad.source(special_functions, mode="forward")
     assert "special.polygamma(1," in hessian
 
