@@ -790,6 +790,13 @@ def _float_names(act):
     float_name.array = array  # float arrays, and NumPy calls on them
     float_name.same_shape = act.same_shape
     float_name.broadcastable = act.broadcastable
+
+    def rank(n: str):
+        kind = act.kinds.get(n)
+        return kind.ndim if isinstance(kind, ops.ArrayKind) else (
+            0 if kind in (ops.SCALAR, ops.INT) else None)
+
+    float_name.rank = rank
     float_name.unary_ufunc = unary_ufunc
     return float_name
 

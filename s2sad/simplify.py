@@ -142,6 +142,9 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
         if spreads:
             reverse = _spread_by_broadcasting(reverse, float_name)  # (and absorbing)
         reverse = _double_sums(reverse, reads, defs, float_name)
+        if spreads and getattr(float_name, "rank", None) is not None:
+            reverse = _unit_products(reverse, keep, float_name)
+            reverse = _drop_dead(forward, reverse, keep)
         if spreads:
             # a value spreading made the reverse sweep stop reading (``t5 = y * C``
             # kept for ``unreduce(g, t5) * C``) goes now
@@ -771,6 +774,65 @@ def _fold_constant_adjoints(body, keep, float_name):
             node = get()
             if any(n in constants for n in ir.names_in(node)):
                 set_(_Fold().visit(ir.copy_tree(node)))
+    return body
+
+
+def _unit_products(body, keep, float_name) -> list:
+    """``y_bar = t3_bar * C`` with ``t3_bar = 1.0`` and `C` a float array is `C`
+    itself (a copy of it, in NumPy, for nothing), where the adjoint cannot show
+    that it is the same object: nothing changes it in place, it is not a result, and
+    every line reading it makes a new array of it (arithmetic, or an `unbroadcast`
+    that sums it to an operand of another rank)."""
+    defs = _definitions(body)
+    ones = {s.targets[0] for s in ir.walk(body) if isinstance(s, ir.Assign)
+            and not s.unpack and isinstance(s.value, ast.Constant)
+            and type(s.value.value) is float and s.value.value == 1.0
+            and defs.get(s.targets[0]) == 1}
+    if not ones:
+        return body
+
+    def one(n):
+        return isinstance(n, ast.Name) and n.id in ones or \
+            isinstance(n, ast.Constant) and type(n.value) is float and n.value == 1.0
+
+    changed = _changed_in_place(body)
+    candidates = {}
+    for s in ir.walk(body):
+        if isinstance(s, ir.Assign) and not s.unpack and isinstance(s.value, ast.BinOp) \
+                and isinstance(s.value.op, ast.Mult) and s.targets[0].endswith("%bar") \
+                and defs.get(s.targets[0]) == 1 and s.targets[0] not in keep \
+                and s.targets[0] not in changed:
+            for const, other in ((s.value.left, s.value.right), (s.value.right, s.value.left)):
+                if one(const) and isinstance(other, ast.Name) and float_name.array(other.id):
+                    candidates[s.targets[0]] = (s, other)
+    if not candidates:
+        return body
+
+    def consumed(t) -> bool:
+        base = t[: -len("%bar")]
+        for s in ir.walk(body):
+            for get, _ in ir.slots(s):
+                node = get()
+                if node is None or t not in ir.names_in(node):
+                    continue
+                for parent in ir.nodes(node):
+                    for child in ast.iter_child_nodes(parent):
+                        if isinstance(child, ast.Name) and child.id == t and not (
+                                isinstance(parent, (ast.BinOp, ast.UnaryOp))
+                                or isinstance(parent, ast.Call) and ir.dotted(parent.func)
+                                == "unbroadcast" and len(parent.args) == 2
+                                and parent.args[0] is child
+                                and isinstance(parent.args[1], ast.Name)
+                                and float_name.rank(parent.args[1].id) not in (
+                                    None, float_name.rank(base))):
+                            return False
+                if isinstance(node, ast.Name) and node.id == t:
+                    return False  # (a copy, a return)
+        return True
+
+    for t, (s, other) in candidates.items():
+        if consumed(t):
+            s.value = ir.name(other.id)
     return body
 
 

@@ -209,3 +209,18 @@ def test_every_binary_operation_through_every_broadcasting_pair(f):
         for g, i, shape in ((gx, 0, sx), (gy, 1, sy)):
             assert np.shape(g) == shape and (shape != () or isinstance(g, float))
             assert np.allclose(g, numeric(f, (x, y), i), rtol=1e-5, atol=1e-7), (sx, sy, i)
+
+
+def weighted_sum(x, C):
+    return np.sum(x * C)
+
+
+def test_an_adjoint_equal_to_an_argument_is_that_argument_only_where_unseen():
+    """``y_bar = 1.0 * C`` is ``y_bar = C`` inside the gradient (nothing changes it
+    and every reader makes a new array), never a gradient handed back: the caller
+    could change it and would change C."""
+    args = (np.ones((8, 5)), np.ones(5), np.ones(5), np.ones((8, 5)))
+    assert "y_bar = C\n" in s2sad.source(layer_norm, wrt=(0, 1, 2), example=args)
+    x, C = np.ones((3, 4)), np.full((3, 4), 2.0)
+    g = s2sad.grad(weighted_sum)(x, C)
+    assert np.array_equal(g, C) and not np.shares_memory(g, C)
