@@ -13,6 +13,7 @@ import time
 import tracemalloc
 
 from .threads import DEFAULT_THREADS, PINNED  # noqa: I001  (before NumPy loads)
+from .allocator import STEADY  # noqa: I001  (before anything allocates arrays)
 from . import harness, report, tools  # after pin_threads: NumPy loads here
 from .harness import Skipped, compare, describe, quiet
 from .timing import interleaved, median, ratio, spread
@@ -215,6 +216,14 @@ def method(settings, quick):
                         f"thread{'s' if PINNED > 1 else ''} (--threads), so every figure, "
                         "the primal's included, is a figure for that many threads and "
                         "thread pools do not contend for the cores between tools.")),
+        ("Memory: " + ("glibc keeps freed memory in the process (mallopt at start-up, "
+                       "--malloc steady), so no tool pays page faults to refill memory "
+                       "the allocator gave back after its last call; see "
+                       "benchmarks/allocator.py." if STEADY else
+                       "the allocator's own behaviour (--malloc default, or not glibc): "
+                       "a tool whose arrays are all freed when it returns may pay page "
+                       "faults on its next call, depending on what the process freed "
+                       "before.")),
         ("Before any time counts, s2sad's gradient is checked against the hand-written "
          "one and every peer's against s2sad's: each component within 1e-9·(1+|g|) "
          "(1e-4 for central differences). A tool that disagrees is shown as wrong, "
@@ -265,6 +274,10 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
                         help="threads for OpenBLAS, PyTorch and XLA (default 1; 0: their "
                         "own defaults); takes effect when run as python -m benchmarks")
+    parser.add_argument("--malloc", choices=["steady", "default"], default="steady",
+                        help="steady (default): glibc keeps freed memory, so no tool pays "
+                        "page faults for memory given back after its last call; default: "
+                        "glibc's own thresholds (see benchmarks/allocator.py)")
     parser.add_argument("--out", default=os.path.join(HERE, "results"),
                         help="directory for the report (default benchmarks/results)")
     args = parser.parse_args(argv)

@@ -17,6 +17,7 @@ import random
 import sys
 
 from .threads import PINNED  # noqa: I001  (one BLAS thread, before NumPy loads)
+from .allocator import STEADY  # noqa: I001  (before anything allocates arrays)
 import numpy as np
 
 import s2sad
@@ -141,6 +142,8 @@ def array_map(x, W):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.forward", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="few rounds: a smoke run")
+    parser.add_argument("--malloc", choices=["steady", "default"], default="steady",
+                        help="glibc keeps freed memory (steady) or uses its own thresholds")
     args = parser.parse_args(argv)
     lines = ["# Forward mode", "", "| case | primal | jvp | jvp / primal |", "|---|---:|---:|---:|"]
     for name, p, j, r in jvp_rows(args.quick):
@@ -165,6 +168,8 @@ def main(argv=None):
               f"{over:.1f} |", "", f"(vector mode / primal: {per_primal:.1f})"]
     lines += ["", f"OpenBLAS limited to {PINNED} thread{'s' if PINNED != 1 else ''}."
               if PINNED else "OpenBLAS threads: the library's own default."]
+    lines += ["glibc keeps freed memory in the process (--malloc steady, see "
+              "benchmarks/allocator.py)." if STEADY else "The allocator's own thresholds."]
     text = "\n".join(lines) + "\n"
     print(text)
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
