@@ -584,6 +584,8 @@ def _matrix(d, part, n, f):
     zero block."""
     if isinstance(part, list):
         if isinstance(d, (list, tuple)) and len(d) == len(part):
+            if all(type(e) is np.ndarray and e.shape == (n,) for e in d):
+                return np.array(d, dtype=float)  # (every entry's directions: the rows)
             rows = [_matrix(e, p, n, f)[0] for e, p in zip(d, part)]
             return np.stack(rows) if rows else np.zeros((0, n))
     d = np.asarray(0.0 if d is None else d, dtype=float)
