@@ -18,15 +18,19 @@ def dup(value, n=2):
 def unbroadcast(g, x):
     """`g` summed over the axes broadcasting added, so it has the shape of `x` (the
     adjoint of an operand of an elementwise operation)."""
-    shape = np.shape(x)
-    if np.shape(g) == shape:
+    array = type(x) is np.ndarray
+    shape = x.shape if array else np.shape(x)
+    g_shape = g.shape if type(g) is np.ndarray else np.shape(g)
+    if g_shape == shape:
         # a number's adjoint is a number, not a 0-d array (np.where gives those)
         return g[()] if isinstance(g, np.ndarray) and not isinstance(x, np.ndarray) else g
     g = np.asarray(g)
-    lead = g.ndim - len(shape)
+    lead = len(g_shape) - len(shape)
     axes = tuple(range(lead)) + tuple(lead + a for a, n in enumerate(shape)
-                                      if n == 1 and g.shape[lead + a] != 1)
-    g = np.reshape(_sum_over(g, axes), shape)
+                                      if n == 1 and g_shape[lead + a] != 1)
+    g = _sum_over(g, axes)
+    if g.shape != shape:
+        g = g.reshape(shape)
     if not isinstance(x, np.ndarray):
         return g[()]  # a scalar operand gets a scalar adjoint
     return g
@@ -43,6 +47,8 @@ def _sum_over(g, axes):
     to 25 times slower. Its rounding is that of a dot product, not pairwise."""
     n, k = g.ndim, len(axes)
     if 0 < k < n and g.dtype == np.float64 and g.flags.c_contiguous:
+        if n == 2:  # (the common case, without the reshapes)
+            return _ones(g.shape[0]) @ g if axes == (0,) else g @ _ones(g.shape[1])
         if axes == tuple(range(k)):
             rows = math.prod(g.shape[:k])
             return (_ones(rows) @ g.reshape(rows, -1)).reshape(g.shape[k:])

@@ -161,11 +161,34 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
         forward = _nest(forward, reads, lambda s: pure(s.value) and (
             ir.adjoint(s.targets[0]) not in again or s.targets[0] in again))
         forward = _tangents_after_primals(forward)
+    if getattr(float_name, "array", None) is not None:
+        reverse = _sizes_as_attributes(reverse, float_name)
     reverse.pop()
     if not reverse:
         forward = _coalesce_carried(forward, ir.reads_in(forward + [result]))
     forward, reverse = _without_self_copies(forward), _without_self_copies(reverse)
     return forward, _tidy_comments(reverse), list(result.value.elts)
+
+
+def _sizes_as_attributes(body, float_name) -> list:
+    """``np.size(x)`` of an array (a mean's scale) in the reverse sweep is
+    ``x.size``: an attribute, not a call (0.02 us against 0.2; a layer-norm gradient
+    made four). (Tangent code keeps the call, which `batching` reads.)"""
+    class _Attribute(ast.NodeTransformer):
+        def visit_Call(self, n):
+            self.generic_visit(n)
+            if ir.dotted(n.func) == "np.size" and len(n.args) == 1 and not n.keywords \
+                    and isinstance(n.args[0], ast.Name) and float_name.rank(n.args[0].id):
+                return ast.Attribute(value=n.args[0], attr="size", ctx=ast.Load())
+            return n
+
+    for s in ir.walk(body):
+        for get, set_ in ir.slots(s):
+            node = get()
+            if node is not None and any(type(c) is ast.Call and ir.dotted(c.func) == "np.size"
+                                        for c in ir.nodes(node)):
+                set_(_Attribute().visit(ir.copy_tree(node)))
+    return body
 
 
 def _coalesce_carried(body, reads) -> list:

@@ -24,12 +24,11 @@ def normalise_grad(x, gain, bias):
     t6_bar = y_bar / t3
     t2_bar = -(unbroadcast(y_bar * y, t3) / t3 / (2.0 * t3))
     # line 21: var = ((x - mu) ** 2).mean(axis=1, keepdims=True)
-    t1_bar = t2_bar * (np.size(var) / np.size(x)) * 2 * t1
+    t1_bar = t2_bar * (var.size / x.size) * 2 * t1
     # adjoint of x: the sum over its uses
     x_bar = (
         t1_bar
-        - (unbroadcast(t1_bar, mu) + unbroadcast(t6_bar, mu))
-        * (np.size(mu) / np.size(x))
+        - (unbroadcast(t1_bar, mu) + unbroadcast(t6_bar, mu)) * (mu.size / x.size)
         + t6_bar
     )
     return x_bar, gain_bar, bias_bar
