@@ -349,6 +349,11 @@ _ARRAY_MUTATORS = {
 }
 
 
+_IN_PLACE_DUNDERS = {"__setitem__", "__delitem__"} | {
+    f"__i{op}__" for op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
+                            "matmul", "and", "or", "xor", "lshift", "rshift")}
+
+
 def _mutating_functions() -> dict:
     import random
 
@@ -382,8 +387,7 @@ def changed_in_place(value, op: Op, fn: ir.Function, is_local, kind):
         receiver = kind(func.value)
         table = _LIST_MUTATORS if isinstance(receiver, ListKind) else \
             _ARRAY_MUTATORS if isinstance(receiver, ArrayKind) else {}
-        if func.attr in table or func.attr.startswith("__i") or func.attr in (
-                "__setitem__", "__delitem__"):
+        if func.attr in table or func.attr in _IN_PLACE_DUNDERS:
             instead = table.get(func.attr, "an assignment")
             return f"`.{func.attr}()`", func.value, f"Write {instead} instead."
         return None
