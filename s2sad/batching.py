@@ -119,14 +119,11 @@ class _Batcher:
                         raise NotBatchable(s)
                 s.value = value
         elif isinstance(s, ir.If):
-            if _has_tangent(s.test):
-                raise NotBatchable(s)
+            _steady_control(s)
             self.block(s.body)
             self.block(s.orelse)
         elif isinstance(s, ir.Loop):
-            if s.iter is not None and _has_tangent(s.iter) or \
-                    s.test is not None and _has_tangent(s.test):
-                raise NotBatchable(s)
+            _steady_control(s)
             for phi in s.phis:
                 if phi.init is not None and _has_tangent(phi.init):
                     phi.init, _, _ = self.expr(phi.init)
@@ -379,6 +376,17 @@ def _call_of(node, text) -> bool:
         and len(node.args) == 1 and not node.keywords and not _has_tangent(node.args[0])
 
 
+def _steady_control(s):
+    """A branch or a loop whose test (or range) reads a tangent could take another path
+    for each direction: one pass cannot carry them all."""
+    if isinstance(s, ir.If):
+        reads = [s.test]
+    else:
+        reads = [e for e in (s.iter, s.test) if e is not None]
+    if any(_has_tangent(e) for e in reads):
+        raise NotBatchable(s)
+
+
 def _zero_literal(node) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) in (int, float) \
         and node.value == 0
@@ -446,14 +454,11 @@ class _Vectors:
         elif isinstance(s, ir.Expr):
             self.expr(s.value)
         elif isinstance(s, ir.If):
-            if _has_tangent(s.test):
-                raise NotBatchable(s)
+            _steady_control(s)
             self.block(s.body)
             self.block(s.orelse)
         elif isinstance(s, ir.Loop):
-            if s.iter is not None and _has_tangent(s.iter) or \
-                    s.test is not None and _has_tangent(s.test):
-                raise NotBatchable(s)
+            _steady_control(s)
             for phi in s.phis:
                 if phi.init is not None:
                     self.expr(phi.init)
