@@ -126,16 +126,13 @@ def analyze(fn: ir.Function, wrt, param_kinds=None, callee_kind=None,
             callee=False) -> Activity:
     """`callee`: `fn` is called by another function s2sad differentiates, which sees
     any change `fn` makes to the lists and arrays it is passed."""
-    a = _Analysis(fn, tuple(wrt), param_kinds or {}, callee_kind)
-    a.callee = callee
-    return a.run()
+    return _Analysis(fn, tuple(wrt), param_kinds or {}, callee_kind, callee).run()
 
 
 class _Analysis:
-    callee = False
-
-    def __init__(self, fn, wrt, param_kinds, callee_kind):
+    def __init__(self, fn, wrt, param_kinds, callee_kind, callee=False):
         self.fn = fn
+        self.callee = callee
         self.locals = ir.local_names(fn)
         self.result = Activity(wrt)
         self.param_kinds = param_kinds

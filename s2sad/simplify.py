@@ -132,8 +132,7 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
         if spreads:
             reverse = _spread_by_broadcasting(reverse, float_name)  # (what nesting wrote in)
         reverse = _float_arithmetic(reverse, float_name)
-        if spreads or _any_unbroadcast(reverse):
-            reverse = _factor_out_of_sums(reverse, float_name)
+        reverse = _factor_out_of_sums(reverse, float_name)
         # counted once: folding and doubling move reads, or drop them, never add any
         reads, defs = ir.reads_in(forward + reverse), _definitions(reverse)
         forward = _absorb_negations(forward, reads, _definitions(forward), tangent)
@@ -1665,11 +1664,6 @@ def _spread_by_broadcasting(body, float_name) -> list:
             if any(type(c) is ast.Call and _spreads(c) for c in ir.nodes(node)):
                 set_(_Spread().visit(_Size().visit(ir.copy_tree(node))))
     return body
-
-
-def _any_unbroadcast(body) -> bool:
-    return any(type(c) is ast.Call and ir.dotted(c.func) == "unbroadcast"
-               for s in ir.walk(body) for get, _ in ir.slots(s) for c in ir.nodes(get()))
 
 
 def _factor_out_of_sums(body, float_name) -> list:
