@@ -82,3 +82,15 @@ def test_the_demo_runs():
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert "Hessian of z" in done.stdout and "gradients:" in done.stdout
+
+
+def test_readme_python_examples():
+    """Every ```python block runs as pasted, and the values its comments show are what
+    the calls return (tests/readme_examples.py says how the comments are read)."""
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "readme_examples.py"),
+                           os.path.join(ROOT, "README.md")],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    ran, checked = map(int, re.match(r"(\d+) blocks ran, (\d+) statements checked",
+                                     done.stdout).groups())
+    assert ran >= 10 and checked >= 12, done.stdout
