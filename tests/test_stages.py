@@ -7,6 +7,8 @@ import pytest
 
 import s2sad
 import zoo
+import zoo_loops
+import zoo_numpy
 from s2sad import activity, ir, pipeline
 from stagerun import run_stage
 
@@ -21,43 +23,87 @@ def test_stage_runs_and_agrees(stage, f, args, wrt):
     assert got == f(*args)
 
 
-def _reads_per_path(body, is_local):
-    """Max number of reads of each name along any path."""
-    counts = {}
+def _most(*counts):
+    out = {}
+    for c in counts:
+        for n, k in (c or {}).items():
+            out[n] = max(out.get(n, 0), k)
+    return out
 
-    def add(into, name, k=1):
-        into[name] = into.get(name, 0) + k
 
-    def block(stmts):
-        c = {}
+def _plus(a, b):
+    out = dict(a)
+    for n, k in b.items():
+        out[n] = out.get(n, 0) + k
+    return out
+
+
+class _ReadCounter:
+    """The dup form's invariant, checked without dup's own code: along every path,
+    every local name is read at most once, and one iteration of a loop (its
+    condition, test and body, up to its `Exit`) is a path of its own, in which the
+    loop-carried values, the target and the outer names it reads are each read at
+    most once. Item writes (``x[i] = v``) read the container, the index and the
+    value; an `Exit`'s copies read what they pass on."""
+
+    def __init__(self, is_local):
+        self.is_local = is_local
+        self.too_many = []  # (where, counts) of each path with a name read twice
+
+    def reads(self, nodes):
+        out = {}
+        for node in nodes:
+            for n in ir.local_reads(node, self.is_local):
+                out[n] = out.get(n, 0) + 1
+        return out
+
+    def block(self, stmts):
+        """(most reads per name on paths that leave the block at its end, or None when
+        none does; most reads per name on paths that end inside it)"""
+        fall, ended = {}, {}
         for s in stmts:
             if isinstance(s, ir.If):
-                for n in ir.local_reads(s.test, is_local):
-                    add(c, n)
-                a, b = block(s.body), block(s.orelse)
-                for n in set(a) | set(b):
-                    add(c, n, max(a.get(n, 0), b.get(n, 0)))
+                fall = _plus(fall, self.reads([s.test]))
+                arms = [self.block(s.body), self.block(s.orelse)]
+                ended = _most(ended, *(_plus(fall, e) for _, e in arms))
+                going = [f for f, _ in arms if f is not None]
+                if not going:
+                    return None, ended
+                fall = _plus(fall, _most(*going))
+            elif isinstance(s, ir.Loop):
+                fall = _plus(fall, self.reads(ir.exprs(s)))
+                test = [ir.Expr(s.test)] if s.test is not None else []
+                through, out = self.block(s.cond + test + s.body)
+                one = _most(through, out)
+                self.check(one, f"an iteration of the loop at line {s.line}")
+                inside = ir.all_defined(s.cond + s.body) | set(ir.defined_names(s))
+                fall = _plus(fall, {n: 1 for n in one if n not in inside})
+            elif isinstance(s, (ir.Exit, ir.Return)):
+                own = [c.value for c in s.copies] if isinstance(s, ir.Exit) else [s.value]
+                return None, _most(ended, _plus(fall, self.reads(own)))
             else:
-                values = []
-                if isinstance(s, (ir.Assign, ir.Expr, ir.Return)):
-                    values = [s.value]
-                elif isinstance(s, ir.Dup):
-                    values = [ir.name(s.source)]
-                for v in values:
-                    for n in ir.local_reads(v, is_local):
-                        add(c, n)
-        return c
+                fall = _plus(fall, self.reads(ir.exprs(s)))
+        return fall, ended
 
-    counts = block(body)
-    return counts
+    def check(self, counts, where):
+        if any(k > 1 for k in counts.values()):
+            self.too_many.append((where, {n: k for n, k in counts.items() if k > 1}))
+
+    def function(self, fn):
+        fall, ended = self.block(fn.body)
+        self.check(_most(fall, ended), "the function body")
+        return self.too_many
 
 
-@pytest.mark.parametrize("f,args,wrt", CASES, ids=IDS)
+DUP_CASES = CASES + [(f, args, wrt) for f, args, wrt in zoo_loops.ZOO + zoo_numpy.ZOO]
+
+
+@pytest.mark.parametrize("f,args,wrt", DUP_CASES,
+                         ids=[f"{f.__name__}{i}" for i, (f, _, _) in enumerate(DUP_CASES)])
 def test_dup_form_reads_each_name_once(f, args, wrt):
     fr = pipeline.front(f)
     locals_ = ir.local_names(fr.dup)
-    counts = _reads_per_path(fr.dup.body, lambda n: n in locals_)
-    assert all(k == 1 for k in counts.values()), counts
+    assert _ReadCounter(lambda n: n in locals_).function(fr.dup) == []
 
 
 @pytest.mark.parametrize("f,args,wrt", CASES, ids=IDS)
@@ -124,3 +170,49 @@ def test_activity_text_names_active_variables():
     text = s2sad.source(zoo.seed_z, stage="activity", wrt="x")
     assert "# active: x, x_a, x_b, t1, t2, z" in text
     assert "y" not in text.split("# active:")[1].splitlines()[0]
+
+
+def test_read_counter_fails_on_a_second_read_in_a_loop_or_an_item_write():
+    """The checker itself: the ANF form (before dup) of a function that reads a name
+    twice inside a loop body, and of one whose item write reads a name twice, fails
+    it, and says where."""
+    for f, where in ((_twice_in_loop, "loop"), (_twice_in_item_write, "function"),
+                     (_twice_in_exit, "loop"), (_twice_after_branch, "function")):
+        fr = pipeline.front(f)
+        locals_ = ir.local_names(fr.anf)
+        problems = _ReadCounter(lambda n: n in locals_).function(fr.anf)
+        assert any(where in w for w, _ in problems), (f.__name__, problems)
+        dupped = pipeline.front(f).dup
+        locals_ = ir.local_names(dupped)
+        assert _ReadCounter(lambda n: n in locals_).function(dupped) == [], f.__name__
+
+
+def _twice_in_loop(x, n):
+    acc = 0.0
+    for i in range(n):
+        acc = acc + x * x
+    return acc
+
+
+def _twice_in_item_write(x, n):
+    y = [x] * n
+    y[n - 1] = n
+    return y[0]
+
+
+def _twice_in_exit(x, n):
+    acc = x
+    for i in range(n):
+        if acc > 3.0:
+            acc = acc * acc
+            break
+        acc = acc + 1.0
+    return acc
+
+
+def _twice_after_branch(x):
+    if x > 0.0:
+        y = x * 2.0
+    else:
+        y = x
+    return y * y
