@@ -761,7 +761,11 @@ class _Transform:
         self.carried.pop()
         self.accumulators.pop()
         assigned = ir.definitely_assigned(reverse)
-        overwritten = {c.targets[0] for x in ir.walk(s.body) if isinstance(x, ir.Exit)
+        # Only an exit that ends every path (the body's last statement) overwrites a
+        # carried value on every path; an exit inside a branch (`continue`, or the
+        # branch that goes on) is the reverse of that branch's business, which passes
+        # the adjoint on where the branch leaves the value as it is (`reverse_if`).
+        overwritten = {c.targets[0] for x in s.body if isinstance(x, ir.Exit)
                        for c in x.copies}
         for p in active_phis:  # a carried value the body overwrites unread gets adjoint 0
             if p in overwritten and adj(p) not in assigned:

@@ -199,6 +199,88 @@ def test_value_and_grad_and_vjp():
     close(pullback(2.0)[:2], want[:2])
 
 
+# ------------------------------------------- every exit of a step (continue)
+
+
+def central(f, args, wrt, h=1e-6):
+    """Central differences of f along each argument in `wrt` (numbers or arrays),
+    flattened and concatenated."""
+    out = []
+    for j in wrt:
+        a = np.asarray(args[j], dtype=float)
+        for idx in np.ndindex(a.shape):
+            up, down = list(args), list(args)
+            up[j], down[j] = a.copy(), a.copy()
+            up[j][idx] += h
+            down[j][idx] -= h
+            if not a.shape:
+                up[j], down[j] = float(up[j]), float(down[j])
+            out.append((f(*up) - f(*down)) / (2 * h))
+    return np.array(out)
+
+
+def flat(parts):
+    return np.concatenate([np.ravel(np.asarray(p, dtype=float)) for p in parts])
+
+
+def check_three_ways(f, args, wrt, want, **options):
+    """grad, value_and_grad and vjp of f (with `options`) all give `want`."""
+    close(flat(s2sad.grad(f, wrt=wrt, **options)(*args)), want)
+    value, g = s2sad.value_and_grad(f, wrt=wrt, **options)(*args)
+    assert value == f(*args)
+    close(flat(g), want)
+    out, pullback = s2sad.vjp(f, *args, **options)
+    assert out == f(*args)
+    grads = pullback(1.0)
+    close(flat([grads[j] for j in wrt]), want)
+
+
+SKIPS = [  # (name, args without the trip count)
+    ("skip_euler", (2.0, 0.3)),
+    ("skip_ctz", (0.4, 0.7)),
+    ("skip_while", (0.4, 0.7)),
+    ("skip_while_test", (0.4, 0.7)),
+]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5, 8, 13])
+@pytest.mark.parametrize("name, args", SKIPS)
+def test_continue_in_marked_loops(name, args, n):
+    """`continue` leaves a step by an exit of its own: the step's reverse passes the
+    adjoints on along it (they were zeroed, so every gradient came out 0)."""
+    wrt = (0, 1)
+    snapshot_counts = (1, 2, 3, 10) if name == "skip_euler" else (None,)
+    for s in snapshot_counts:
+        full = args + (n,) if s is None else args + (n, s)
+        want = flat(s2sad.grad(getattr(PLAIN, name), wrt=wrt)(*full))
+        if n:
+            assert np.abs(want).max() > 1e-3  # (a zero gradient cannot pass)
+        np.testing.assert_allclose(want, central(getattr(PLAIN, name), full, wrt),
+                                   rtol=1e-6, atol=1e-8)
+        check_three_ways(getattr(zoo, name), full, wrt, want)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5, 8, 13])
+@pytest.mark.parametrize("schedule, snapshots", [("ctz", None), ("binomial", 1),
+                                                 ("binomial", 2), ("binomial", 3),
+                                                 ("binomial", None)])
+def test_continue_with_the_checkpoint_option(schedule, snapshots, n):
+    args, wrt = (0.4, 0.7, n), (0, 1)
+    text = s2sad.source(zoo.skip_steps, wrt=wrt, checkpoint=schedule, snapshots=snapshots)
+    assert text.count(".forward(") == 1 and text.count(".forward_while(") == 1
+    want = flat(s2sad.grad(zoo.skip_steps, wrt=wrt)(*args))
+    np.testing.assert_allclose(want, central(zoo.skip_steps, args, wrt), rtol=1e-6,
+                               atol=1e-8)
+    check_three_ways(zoo.skip_steps, args, wrt, want, checkpoint=schedule,
+                     snapshots=snapshots)
+    # the marked functions under the option keep their own marks
+    for name, first in SKIPS[1:]:
+        full = first + (n,)
+        check_three_ways(getattr(zoo, name), full, wrt,
+                         flat(s2sad.grad(getattr(PLAIN, name), wrt=wrt)(*full)),
+                         checkpoint=schedule, snapshots=snapshots)
+
+
 @pytest.mark.parametrize("func, line, words", [
     (zoo.bad_break, "break", "without break or return"),
     (zoo.bad_append, "xs.append(xs[-1] * 1.5)", "changes `xs` in place"),

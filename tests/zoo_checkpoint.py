@@ -87,6 +87,88 @@ def branches_and_calls(x, y, n):
     return s * t
 
 
+# ------------------------------------------- continue: every exit of a step
+
+def skip_euler(k, c, n, s):
+    """`continue` on some steps, after one carried value changed and before the
+    other does; the step's reverse must pass the adjoint on along that exit."""
+    x = 1.0
+    v = 0.0
+    for i in s2sad.checkpointed(range(n), snapshots=s, schedule="binomial"):
+        a = -k * x - c * v
+        x = x + 0.01 * v
+        if i % 3 == 1:
+            continue
+        v = v + 0.01 * a
+    return x * x + v
+
+
+def skip_ctz(x, y, n):
+    """`continue` in nested branches, in an inner loop, and as the last word of a
+    branch: every path of the step leaves by an exit of its own."""
+    for i in s2sad.checkpointed(range(n)):
+        t = x * y
+        for j in range(3):
+            if j == 1:
+                continue
+            t = t * 0.9 + x * 0.05
+        if x > 0.5:
+            if i % 2 == 0:
+                continue
+            x = x - 0.05 * y + 0.01 * t
+        else:
+            x = x + 0.1 * math.cos(y)
+            if i == 2:
+                continue
+        y = y * 0.97 + 0.02 * x
+    return x + y * y
+
+
+def skip_while(x, y, n):
+    """A checkpointed while loop with `continue`."""
+    i = 0
+    while s2sad.checkpointed(i < n):
+        i = i + 1
+        x = x * 0.9 + math.sin(y) * 0.3
+        if i % 3 == 1:
+            continue
+        y = y + 0.1 * x * x
+    return x * y
+
+
+def skip_while_test(x, y, n):
+    """The while loop's test reads the active carried values; `continue` skips the
+    update of one of them."""
+    while s2sad.checkpointed(x * y < 3.0 + n):
+        x = x * 1.05 + 0.01
+        if y > 2.0:
+            continue
+        y = y * 1.1
+    return x + y
+
+
+def skip_steps(x, y, n):
+    """No marker: `grad(f, checkpoint=...)` checkpoints the loop (with `continue`)."""
+    for i in range(n):
+        if x > 0.5:
+            if i % 2 == 0:
+                continue
+            x = x - 0.05 * y
+        else:
+            x = x + 0.1 * math.cos(y)
+            if i == 2:
+                continue
+        y = y * 0.97 + 0.02 * x
+    k = 0
+    while k < n:
+        k = k + 1
+        y = y * 0.9 + math.sin(x) * 0.3
+        if k % 3 == 1:
+            continue
+        x = x + 0.1 * y * y
+    return x * y
+
+
 # ------------------------------------------------ refused, at the user's line
 
 
