@@ -49,6 +49,7 @@ stages:
   dup       every variable read more than once split with dup(x) into x_a, x_b, ...
   activity  the dup stage, with the variables that carry derivatives listed
   reverse   the gradient function s2sad compiles (the default)
+  forward   the function with each line followed by its tangent (with --mode forward)
 
 examples:
   s2sad show examples/seeds.py:black_scholes --wrt S,sigma
@@ -131,10 +132,19 @@ def load(target: str):
         finally:
             sys.path.pop(0)
     else:
+        # as `python -m` does, the working directory is where modules are looked for
+        # first, so `s2sad show mymod:func` works from mymod's own folder
+        here = os.getcwd()
+        added = here not in sys.path and "" not in sys.path
+        if added:
+            sys.path.insert(0, here)
         try:
             module = importlib.import_module(where)
         except ImportError as exc:
             raise S2SADError(f"cannot import {where}: {exc}") from None
+        finally:
+            if added:
+                sys.path.remove(here)
     obj = module
     for part in name.split("."):
         if not hasattr(obj, part):
@@ -212,6 +222,19 @@ def _run_user_code(action, what, status):
         return None, status
 
 
+def _fits_signature(func, example):
+    """--example gives one value per parameter without a default, by position."""
+    signature = inspect.signature(func)
+    try:
+        signature.bind(*example)
+    except TypeError as exc:
+        raise UsageError(f"--example gives {len(example)} value"
+                         f"{'' if len(example) == 1 else 's'}, which does not fit "
+                         f"{func.__qualname__}{signature}: {exc}",
+                         hint="Give a value for every parameter without a default, "
+                              "in order.") from None
+
+
 def _show(args) -> int:
     try:
         example = None
@@ -222,16 +245,21 @@ def _show(args) -> int:
                     raise ValueError
                 example = tuple(_literal(a) for a in call.args)
             except (ValueError, TypeError, SyntaxError):
-                raise S2SADError(f"--example {args.example!r} is not a list of Python literals",
+                raise UsageError(f"--example {args.example!r} is not a list of Python literals",
                                  hint="Write numbers, lists, tuples and arrays: "
                                       "--example \"0.5, [1.0, 2.0], array([[1.0, 2.0]])\"")
         func, failed = _run_user_code(lambda: load(args.target), f"loading {args.target} failed", 1)
         if failed:
             return failed
+        if example is not None:
+            _fits_signature(func, example)
         # anything but an S2SADError from here on is s2sad's own bug: let it show
         text = api.source(func, mode=args.mode, wrt=_wrt(args.wrt), stage=args.stage,
                           example=example, checkpoint=args.checkpoint,
                           snapshots=args.snapshots)
+    except UsageError as exc:
+        _error(exc, args.verbose)
+        return 2
     except S2SADError as exc:
         _error(exc, args.verbose)
         return 1
@@ -311,6 +339,8 @@ def main(argv=None) -> int:
         prog="s2sad", formatter_class=formatter,
         description="s2sad: source-to-source automatic differentiation for Python.",
         epilog="Run `s2sad COMMAND --help` for each command's options and examples.")
+    from . import __version__
+    parser.add_argument("--version", action="version", version=f"s2sad {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     show = sub.add_parser("show", help="print the code s2sad writes for a function",
                           description=DESCRIPTION, epilog=EPILOG, formatter_class=formatter)
@@ -363,7 +393,16 @@ def main(argv=None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    return {"show": _show, "check": _check, "graph": _graph}[args.command](args)
+    try:
+        status = {"show": _show, "check": _check, "graph": _graph}[args.command](args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader went away (`s2sad check ... | head`): what is left has nowhere to
+        # go, so it goes nowhere, as for other filters, and the exit status says so
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    return status
 
 
 if __name__ == "__main__":  # pragma: no cover

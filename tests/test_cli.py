@@ -236,3 +236,59 @@ def test_check_and_graph_help(capsys):
         assert word in text, word
     top = help_text(capsys)
     assert "show" in top and "check" in top and "graph" in top
+
+
+# ---------------------------------------------------------------- as a newcomer meets it
+
+def test_console_script_finds_a_module_in_the_working_directory(tmp_path):
+    """`s2sad show mymod:func` from mymod's folder works as `python -m s2sad` does."""
+    (tmp_path / "mymod_for_cli.py").write_text("import math\n\n\ndef f(x):\n"
+                                               "    return math.sin(x) * x\n")
+    exe = os.path.join(os.path.dirname(sys.executable), "s2sad")
+    done = subprocess.run([exe, "show", "mymod_for_cli:f"], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "def f_grad(x):" in done.stdout
+
+
+def test_version():
+    import s2sad as package
+    done = s2sad("--version")
+    assert done.returncode == 0 and done.stdout.strip() == f"s2sad {package.__version__}"
+
+
+def test_output_into_a_closed_pipe_is_no_traceback():
+    """`s2sad check ... | head -1`: the reader leaves early; no BrokenPipeError shows."""
+    proc = subprocess.Popen([sys.executable, "-m", "s2sad", "show", "examples/seeds.py:z",
+                             "--wrt", "x,y"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()  # nobody reads: the first write meets a closed pipe
+    err = proc.stderr.read().decode()
+    proc.wait()
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+    assert proc.returncode == 1
+
+
+def test_example_must_fit_the_signature(capsys, monkeypatch):
+    status, out, err = run_main(capsys, monkeypatch, "show", "examples/seeds.py:z",
+                                "--example", "0.5")
+    assert status == 2 and out == ""
+    assert "--example gives 1 value, which does not fit z(x, y)" in err
+    status, out, err = run_main(capsys, monkeypatch, "show", "examples/seeds.py:z",
+                                "--example", "0.5, 1.0, 2.0")
+    assert status == 2 and "--example gives 3 values" in err
+
+
+def test_show_help_lists_the_forward_stage(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["show", "--help"])
+    out = capsys.readouterr().out
+    for stage in ("source", "anf", "dup", "activity", "reverse", "forward"):
+        assert f"\n  {stage} " in out, stage
+
+
+def test_integer_argument_hint_names_the_value(capsys, monkeypatch):
+    status, out, err = run_main(capsys, monkeypatch, "check", "examples/seeds.py:z",
+                                "--at", "x=3,y=4.2")
+    assert status == 2
+    assert "(3.0 instead of 3)" in err and "5.0" not in err

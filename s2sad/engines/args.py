@@ -86,8 +86,8 @@ def _check_real(f, pos, value, names):
         raise IntegerArgumentError(
             f"grad of {_name(f)} with respect to `{label}`: its value {bad!r} is an integer, "
             "and gradients are taken with respect to real numbers",
-            hint="Pass a float (for example 5.0 instead of 5), or take the gradient with "
-                 "respect to another parameter.")
+            hint=f"Pass a float ({float(bad)!r} instead of {bad!r}), or take the gradient "
+                 "with respect to another parameter.")
 
 
 def check_values(f, args, positions):
