@@ -1130,7 +1130,7 @@ def saved_names(forward, reverse) -> list:
     """What the reverse sweep reads from the forward sweep outside every loop, in the
     order the forward sweep defines it."""
     loops = {s.tag: s for s in ir.walk(forward) if isinstance(s, ir.Loop)}
-    needed = _needed(reverse, loops, {})
+    needed = _needed(reverse, loops, {}, planned=True)
     outside = set()  # what the forward sweep defines outside loop bodies
 
     def visit(block):
@@ -1154,9 +1154,13 @@ def _definition_order(body) -> list:
     return order
 
 
-def _needed(body, loops, saved) -> list:
+def _needed(body, loops, saved, planned=False) -> list:
     """Names `body` reads that it does not get from a nested loop's tape; fills
-    `saved[tag]` for every reverse loop inside."""
+    `saved[tag]` for every reverse loop inside, and puts in each the lines that
+    recompute what its tape does not hold (`_recompute_plan`). With `planned`, that
+    was done already (the tapes are filled): only what the loops pop is taken as
+    theirs, and nothing is changed. (Planning twice would put a second plan, made
+    from the first one's reads, in front of the first, reading what that defines.)"""
     out = []
 
     def add(names):
@@ -1166,7 +1170,12 @@ def _needed(body, loops, saved) -> list:
 
     for s in body:
         add(n for node in ir.exprs(s) for n in ir.names_in(node))
-        if isinstance(s, ir.ForEach) and s.tag in loops:
+        if isinstance(s, ir.ForEach) and s.tag in loops and planned:
+            inner = _needed(s.body, loops, saved, planned)
+            own = {n for x in ir.walk(s.body) if isinstance(x, ir.Pop) and x.tag == s.tag
+                   for n in x.targets}
+            add(n for n in inner if n not in own and n != s.target)
+        elif isinstance(s, ir.ForEach) and s.tag in loops:
             inner = _needed(s.body, loops, saved)
             loop = loops[s.tag]
             order = [p.name for p in loop.phis] + _definition_order(loop.cond + loop.body)
@@ -1182,7 +1191,7 @@ def _needed(body, loops, saved) -> list:
                 and n not in {t for x in plan or () for t in x.targets})
         else:
             for block in ir.blocks(s):
-                add(_needed(block, loops, saved))
+                add(_needed(block, loops, saved, planned))
     return out
 
 

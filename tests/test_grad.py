@@ -255,3 +255,47 @@ def test_traceback_shows_the_generated_line():
         raise AssertionError("expected ZeroDivisionError")
     assert "seed_program_grad" in text
     assert "1 / y" in text  # the generated line, read back through linecache
+
+
+# A loop whose reverse recomputes values from what its tape holds: the split
+# functions (vjp's pullback, a called function's backward sweep) once planned the
+# recomputation twice, the second plan (from the first one's reads) in front of the
+# first and reading what only the first defines: an UnboundLocalError.
+
+
+def _recomputed_while(x, n):
+    y = 0.5
+    i = 0
+    while i < n:
+        t0 = x
+        t2 = t0 / (2.0 + y * y) * i
+        y = math.sin(math.sin(y))
+        y = x / (2.0 + x * x) * t2 / (2.0 + t2 * t2)
+        i += 1
+    return y
+
+
+def _recomputed_for(x, n):
+    y = x
+    z = 0.5
+    for i in range(n):
+        t0 = z * x * z
+        z = math.sin(z) - x
+        y = y + t0 / (2.0 + t0 * t0) * x
+    return y + z
+
+
+def _calls_recomputed(x, n):
+    return 2.0 * _recomputed_while(x, n) + _recomputed_for(x, n)
+
+
+@pytest.mark.parametrize("f", [_recomputed_while, _recomputed_for, _calls_recomputed])
+def test_pullback_of_a_loop_that_recomputes_values(f):
+    expected = numeric_grad(f, (0.7, 3), 0)
+    assert close(s2sad.grad(f)(0.7, 3), expected, rtol=1e-6)
+    out, pullback = s2sad.vjp(f, 0.7, 3)
+    assert out == f(0.7, 3)
+    first = pullback(1.0)[0]
+    assert close(first, expected, rtol=1e-6)
+    assert close(pullback(2.0)[0], 2.0 * first, rtol=1e-12)  # (the forward sweep again)
+    assert close(s2sad.jacobian(f, mode="reverse")(0.7, 3), first, rtol=1e-12)
