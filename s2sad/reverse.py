@@ -204,6 +204,14 @@ class _Transform:
             if isinstance(s, ir.Loop):
                 if s.checkpoint and len(s.checkpoint) > 2 and not self.can_checkpoint(s):
                     s.checkpoint = None  # grad(f, checkpoint=...): this one stays taped
+                if s.checkpoint and not s.phis:
+                    # nothing passes from one iteration to the next: no state to
+                    # snapshot, and nothing the loop computes reaches the output
+                    refusal = self.checkpoint_refusal(s)
+                    if refusal is not None:
+                        raise refusal
+                    out.extend(self.forward_loop(s))
+                    continue
                 out.extend(self.forward_checkpointed(s) if s.checkpoint
                            else self.forward_loop(s))
                 continue
@@ -456,7 +464,8 @@ class _Transform:
         if isinstance(s, ir.If):
             return self.reverse_if(s)
         if isinstance(s, ir.Loop):
-            return self.reverse_checkpointed(s) if s.checkpoint else self.reverse_loop(s)
+            return self.reverse_checkpointed(s) if s.tag in self.checkpoints \
+                else self.reverse_loop(s)
         if isinstance(s, ir.Exit):
             out = []
             for c in reversed(s.copies):

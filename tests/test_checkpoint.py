@@ -281,6 +281,14 @@ def test_continue_with_the_checkpoint_option(schedule, snapshots, n):
                          checkpoint=schedule, snapshots=snapshots)
 
 
+def test_a_marked_loop_that_carries_nothing():
+    """Nothing to snapshot: the loop stays a plain loop (it was code that did not
+    compile, `= ckpt.forward(...)` with no names)."""
+    for n in (0, 1, 4):
+        check_three_ways(zoo.carries_nothing, (1.5, n), (0,), flat([3.0]))
+    assert "ckpt" not in s2sad.source(zoo.carries_nothing)
+
+
 @pytest.mark.parametrize("func, line, words", [
     (zoo.bad_break, "break", "without break or return"),
     (zoo.bad_append, "xs.append(xs[-1] * 1.5)", "changes `xs` in place"),

@@ -169,6 +169,15 @@ def skip_steps(x, y, n):
     return x * y
 
 
+def carries_nothing(x, n):
+    """A marked loop that carries nothing from one iteration to the next."""
+    for i in s2sad.checkpointed(range(n), snapshots=2, schedule="binomial"):
+        t = x * i
+    while s2sad.checkpointed(x > n + 10.0):
+        t = x * 2.0
+    return x * x
+
+
 # ------------------------------------------------ refused, at the user's line
 
 
