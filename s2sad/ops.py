@@ -579,6 +579,39 @@ def _rank(kind):
     return kind.ndim if isinstance(kind, ArrayKind) else (0 if kind in (SCALAR, INT) else None)
 
 
+def _array_rank(kind):
+    """The rank of ``np.asarray(value)`` for a value of `kind` (None: unknown): a
+    number is 0-d, a list or tuple adds one axis to its elements' common rank."""
+    if isinstance(kind, ListKind):
+        inner = _array_rank(kind.elem)
+        return None if inner is None else inner + 1
+    if isinstance(kind, tuple):
+        ranks = {_array_rank(k) for k in kind}
+        if not kind:
+            return 1
+        return None if len(ranks) != 1 or None in ranks else ranks.pop() + 1
+    return _rank(kind)
+
+
+def _all_floats(kind) -> bool:
+    if isinstance(kind, ListKind):
+        return _all_floats(kind.elem)
+    if isinstance(kind, tuple):
+        return bool(kind) and all(_all_floats(k) for k in kind)
+    return kind == SCALAR
+
+
+def attribute_kind(attr: str, kind):
+    """The kind of ``x.shape``, ``x.ndim`` or ``x.size`` for an `x` of `kind` (a
+    number's, for NumPy scalars, too)."""
+    if attr in ("ndim", "size"):
+        return INT if isinstance(kind, ArrayKind) or kind in (SCALAR, INT) else UNKNOWN
+    if attr == "shape":
+        rank = _rank(kind)
+        return (INT,) * rank if rank is not None else UNKNOWN
+    return UNKNOWN
+
+
 def _const(atom, default="?"):
     if atom is None:
         return None if default == "?" else default
@@ -618,6 +651,8 @@ def rule_result_kind(op: Op, inputs: list):
     import numpy as np
 
     key = op.key
+    if key is float:  # a Python float, whatever it converts (or it raises)
+        return SCALAR
     arrays = [k for k in inputs if isinstance(k, ArrayKind)]
     if not arrays and key not in (np.array, np.asarray, np.copy, np.concatenate, np.stack,
                                   np.hstack, np.vstack):
@@ -701,10 +736,19 @@ def rule_result_kind(op: Op, inputs: list):
         r = _rank(elem) if not isinstance(parts, ArrayKind) else parts.ndim
         if isinstance(parts, ArrayKind):
             return parts
-        if key is np.stack or key in (np.array, np.asarray, np.copy):
+        if key in (np.array, np.asarray, np.copy):
+            # (a number gives a 0-d array, nested lists one axis per level)
+            return ArrayKind(_array_rank(parts))
+        if key is np.stack:
             return ArrayKind(None if r is None else r + 1)
         if key is np.vstack:
             return ArrayKind(2)
+        if key is np.concatenate:  # axis=None flattens the parts first
+            axis = _const(opt.get("axis"), 0)
+            if axis is None:
+                return ArrayKind(1)
+            if axis == "?" and r != 1:
+                return ArrayKind(None)
         return ArrayKind(r)
     return ArrayKind(top)  # elementwise, with broadcasting
 
@@ -799,6 +843,10 @@ def constant_kind(call: ast.Call, obj, kind):
         x = kind(args[0])
         if isinstance(x, ArrayKind):
             return ArrayKind(x.ndim, x.dtype if dtype is None else "?")
+        rank = _array_rank(x)  # (of a number, a 0-d array; of a list, its rank)
+        if rank is not None:
+            return ArrayKind(rank, "f" if dtype is None and x == SCALAR or isinstance(
+                x, (ListKind, tuple)) and dtype is None and _all_floats(x) else "?")
         return UNKNOWN
     if obj in (np.arange, np.linspace):
         floats = obj is np.linspace or any(

@@ -124,6 +124,11 @@ def matmul_y_bar(g, x, y):
 
 def pieces(g, parts, axis=0):
     """Cut `g` (the adjoint of a concatenation) into the adjoints of its parts."""
+    if axis is None:  # the parts were flattened first: the pieces take their shapes back
+        sizes = [np.size(p) for p in parts]
+        out = np.split(g, np.cumsum(sizes)[:-1])
+        return [np.reshape(piece, np.shape(p)) if np.ndim(p) else piece.reshape(())[()]
+                for piece, p in zip(out, parts)]
     sizes = [np.shape(p)[axis] if np.ndim(p) else 1 for p in parts]
     out = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
     # a number's piece (np.hstack([x, y]) of numbers) is a number

@@ -486,3 +486,105 @@ def test_hessians_through_the_stack_rules(f, wrt):
         up[wrt], down[wrt] = x + step.reshape(x.shape), x - step.reshape(x.shape)
         numeric[:, k] = ((g(*up) - g(*down)) / 2e-5).ravel()
     np.testing.assert_allclose(np.reshape(h, numeric.shape), numeric, rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------- axes counted from the end, and concatenate(axis=None)
+
+WEIGHTS = np.linspace(-1.0, 2.0, 24)
+
+
+def transpose_negative(a):
+    return np.sum(np.transpose(a, (-1, 0, 1)) * WEIGHTS.reshape(4, 2, 3))
+
+
+def transpose_method_negative(a):
+    b = a.transpose((-2, -1, 0))
+    return np.sum(b * WEIGHTS.reshape(3, 4, 2))
+
+
+def transpose_runtime_axes(a, axes):
+    return np.sum(np.transpose(a, axes) * WEIGHTS.reshape(4, 2, 3))
+
+
+def swapaxes_negative(a):
+    return np.sum(np.swapaxes(a, -1, 0) * WEIGHTS.reshape(4, 3, 2))
+
+
+def reductions_negative(a):
+    return (np.sum(np.sum(a, axis=-1) ** 2) + np.sum(np.mean(a, axis=(-2, -1)) ** 2)
+            + np.sum(np.max(a, axis=-2) * WEIGHTS[:8].reshape(2, 4))
+            + np.sum(np.prod(a, axis=-1, keepdims=True) ** 2)
+            + np.sum(np.var(a, axis=-1)) + np.sum(np.std(a, axis=(0, -1)))
+            + np.sum(np.linalg.norm(a, axis=-1)))
+
+
+def expand_squeeze_negative(a):
+    b = np.expand_dims(a, -1) * WEIGHTS.reshape(2, 3, 4, 1)
+    c = np.expand_dims(a, (0, -1)) * WEIGHTS.reshape(1, 2, 3, 4, 1)
+    return np.sum(np.squeeze(b, axis=-1) ** 2) + np.sum(np.squeeze(c, axis=-5) ** 3)
+
+
+def stack_concat_negative(a, b):
+    s = np.stack([a, b], axis=-1) * WEIGHTS[:12].reshape(3, 2, 2)
+    t = np.concatenate([a, b], axis=-1) * WEIGHTS[:12].reshape(3, 4)
+    u = np.concatenate([a, b], axis=-2) * WEIGHTS[:12].reshape(6, 2)
+    return np.sum(s ** 2) + np.sum(t ** 2) + np.sum(u ** 3)
+
+
+def concat_flattened(a, b):
+    y = np.concatenate([a, b], axis=None)
+    return np.sum(y * WEIGHTS[:10]) + y @ WEIGHTS[10:20]
+
+
+def concat_flattened_then_matrix(a, b):
+    y = np.concatenate((a, b), axis=None)
+    return np.sum(np.reshape(y, (2, 5)) ** 2 * WEIGHTS[:10].reshape(2, 5))
+
+
+def stack_family(a, b):
+    h = np.hstack([a, b]) * WEIGHTS[:12].reshape(3, 4)
+    v = np.vstack([a, b]) * WEIGHTS[:12].reshape(6, 2)
+    return np.sum(h ** 2) + np.sum(v ** 3)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_transposes_with_axes_counted_from_the_end(mode):
+    """The reverse rule inverted the permutation with np.argsort(axes), which for
+    (-1, 0, 1) is the identity: an adjoint of the wrong shape (or, for a square
+    array, silently the wrong permutation)."""
+    a = vector(2, 3, 4)
+    check(transpose_negative, [a], mode=mode)
+    check(transpose_method_negative, [a], mode=mode)
+    for axes in [(-1, 0, 1), [2, -3, 1], (2, 0, -2)]:
+        check(transpose_runtime_axes, [a, axes], mode=mode)
+    check(swapaxes_negative, [vector(2, 3, 4)], mode=mode)
+
+
+def square_transpose(a):
+    return np.sum(np.transpose(a, (-1, 0, 1)) * WEIGHTS[:8].reshape(2, 2, 2))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_transpose_counted_from_the_end_of_a_cube(mode):
+    """Where every axis has the same length, the wrong permutation has the right
+    shape: a silently wrong gradient."""
+    check(square_transpose, [vector(2, 2, 2)], mode=mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_axis_taking_rules_with_axes_counted_from_the_end(mode):
+    a = vector(2, 3, 4) + 2.0
+    check(reductions_negative, [a], mode=mode)
+    check(expand_squeeze_negative, [vector(2, 3, 4)], mode=mode)
+    check(stack_concat_negative, [vector(3, 2), vector(3, 2, seed=3)], wrt=(0, 1), mode=mode)
+    check(stack_family, [vector(3, 2), vector(3, 2, seed=3)], wrt=(0, 1), mode=mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_concatenate_with_axis_none_flattens(mode):
+    """np.concatenate(..., axis=None) flattens its parts: the reverse helper indexed
+    a shape with None, forward mode dropped `axis=None` as if it were the default
+    (it is 0), and the result was taken to have the parts' rank."""
+    check(concat_flattened, [vector(2, 3), vector(4, seed=3)], wrt=(0, 1), mode=mode)
+    check(concat_flattened_then_matrix, [vector(2, 3), vector(2, 2, seed=3)], wrt=(0, 1),
+          mode=mode)

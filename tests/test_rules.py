@@ -114,14 +114,19 @@ def array_examples(key, rule, r):
     if key in (np.sum, np.mean, np.prod, np.max, np.amax, np.min, np.amin):
         x = signed(r, (3, 4))
         return [([x], {}), ([x], {"axis": 0}), ([x], {"axis": 1, "keepdims": True}),
-                ([x], {"axis": (0, 1)}), ([signed(r, (4,))], {})]
+                ([x], {"axis": (0, 1)}), ([signed(r, (4,))], {}),
+                # axes counted from the end
+                ([x], {"axis": -1}), ([x], {"axis": -2, "keepdims": True}),
+                ([signed(r, (2, 3, 4))], {"axis": (0, -1)})]
     if key in (np.var, np.std):
         x = signed(r, (3, 4))
-        return [([x], {}), ([x], {"axis": 0}), ([x], {"axis": 1, "keepdims": True, "ddof": 1})]
+        return [([x], {}), ([x], {"axis": 0}), ([x], {"axis": 1, "keepdims": True, "ddof": 1}),
+                ([x], {"axis": -1}), ([signed(r, (2, 3, 4))], {"axis": (-1, 0), "keepdims": True})]
     if key is np.linalg.norm:
         return [([signed(r, (4,))], {}), ([signed(r, (4,))], {"ord": 2}), ([signed(r, (3, 4))], {}),
                 ([signed(r, (3, 4))], {"axis": 1}), ([signed(r, (3, 4))], {"ord": "fro"}),
-                ([signed(r, (3, 4))], {"ord": 2, "axis": 0}), ([signed(r, (2, 3, 4))], {})]
+                ([signed(r, (3, 4))], {"ord": 2, "axis": 0}), ([signed(r, (2, 3, 4))], {}),
+                ([signed(r, (3, 4))], {"axis": -1}), ([signed(r, (2, 3, 4))], {"axis": (-2, -1)})]
     if key is np.outer:
         return [([arr(r, (3,), -1, 1), arr(r, (4,), -1, 1)], {})]
     if key is np.inner:
@@ -130,10 +135,16 @@ def array_examples(key, rule, r):
         return [([arr(r, (3, 3), -1, 1)], {}), ([arr(r, (3, 4), -1, 1)], {}),
                 ([arr(r, (3, 4, 2), -1, 1)], {})]
     if key is np.transpose:
-        return [([arr(r, (3, 4), -1, 1)], {}), ([arr(r, (2, 3, 4), -1, 1)], {"axes": (1, 2, 0)})]
+        return [([arr(r, (3, 4), -1, 1)], {}), ([arr(r, (2, 3, 4), -1, 1)], {"axes": (1, 2, 0)}),
+                # axes counted from the end (the reverse rule inverts the permutation)
+                ([arr(r, (2, 3, 4), -1, 1)], {"axes": (-1, 0, 1)}),
+                ([arr(r, (2, 3, 4), -1, 1)], {"axes": (-2, -1, 0)}),
+                ([arr(r, (2, 3, 4, 5), -1, 1)], {"axes": [3, -4, -2, 1]}),
+                ([arr(r, (3, 4), -1, 1)], {"axes": (-1, -2)})]
     if key is np.swapaxes:
         return [([arr(r, (3, 4), -1, 1)], {"axis1": 0, "axis2": 1}),
-                ([arr(r, (2, 3, 4), -1, 1)], {"axis1": -1, "axis2": -2})]
+                ([arr(r, (2, 3, 4), -1, 1)], {"axis1": -1, "axis2": -2}),
+                ([arr(r, (2, 3, 4), -1, 1)], {"axis1": -3, "axis2": 2})]
     if key is np.linalg.solve:  # (and stacks of matrices, broadcasting against each other)
         return [([well_conditioned(r, 3), arr(r, (3,), -1, 1)], {}),
                 ([well_conditioned(r, 3), arr(r, (3, 2), -1, 1)], {}),
@@ -151,15 +162,23 @@ def array_examples(key, rule, r):
     if key is np.ravel:
         return [([arr(r, (3, 4), -1, 1)], {})]
     if key is np.squeeze:
-        return [([arr(r, (1, 4), -1, 1)], {}), ([arr(r, (3, 1), -1, 1)], {"axis": 1})]
+        return [([arr(r, (1, 4), -1, 1)], {}), ([arr(r, (3, 1), -1, 1)], {"axis": 1}),
+                ([arr(r, (3, 1), -1, 1)], {"axis": -1}), ([arr(r, (1, 3, 1), -1, 1)], {"axis": -3})]
     if key is np.expand_dims:
-        return [([arr(r, (3, 4), -1, 1), 1], {})]
+        return [([arr(r, (3, 4), -1, 1), 1], {}), ([arr(r, (3, 4), -1, 1), -1], {}),
+                ([arr(r, (3, 4), -1, 1), (0, -1)], {})]
     if key is np.concatenate:
         return [([[arr(r, (2, 3), -1, 1), arr(r, (1, 3), -1, 1)]], {}),
-                ([[arr(r, (2, 3), -1, 1), arr(r, (2, 2), -1, 1)]], {"axis": 1})]
+                ([[arr(r, (2, 3), -1, 1), arr(r, (2, 2), -1, 1)]], {"axis": 1}),
+                ([[arr(r, (2, 3), -1, 1), arr(r, (2, 2), -1, 1)]], {"axis": -1}),
+                ([[arr(r, (2, 3), -1, 1), arr(r, (1, 3), -1, 1)]], {"axis": -2}),
+                # axis=None: the parts are flattened first
+                ([[arr(r, (2, 3), -1, 1), arr(r, (4,), -1, 1)]], {"axis": None})]
     if key is np.stack:
         return [([[arr(r, (3,), -1, 1), arr(r, (3,), -1, 1)]], {}),
-                ([[arr(r, (2, 3), -1, 1), arr(r, (2, 3), -1, 1)]], {"axis": 2})]
+                ([[arr(r, (2, 3), -1, 1), arr(r, (2, 3), -1, 1)]], {"axis": 2}),
+                ([[arr(r, (2, 3), -1, 1), arr(r, (2, 3), -1, 1)]], {"axis": -1}),
+                ([[arr(r, (2, 3), -1, 1), arr(r, (2, 3), -1, 1)]], {"axis": -2})]
     if key is np.hstack:
         return [([[arr(r, (2, 3), -1, 1), arr(r, (2, 1), -1, 1)]], {}),
                 ([[arr(r, (3,), -1, 1), arr(r, (2,), -1, 1)]], {})]
@@ -341,24 +360,31 @@ def helper_examples(key):
     if key is runtime.unbroadcast:
         return [([arr(r, (3, 4), -1, 1), arr(r, (4,))], {}), ([arr(r, (3, 4), -1, 1), 0.5], {})]
     if key is runtime.unreduce:
-        return [([arr(r, (3,), -1, 1), x], {"axis": 1}), ([0.7, x], {})]
+        return [([arr(r, (3,), -1, 1), x], {"axis": 1}), ([0.7, x], {}),
+                ([arr(r, (3,), -1, 1), x], {"axis": -1})]
     if key is runtime.extreme_bar:
-        return [([arr(r, (4,), -1, 1), x, np.max(x, axis=0)], {"axis": 0})]
+        return [([arr(r, (4,), -1, 1), x, np.max(x, axis=0)], {"axis": 0}),
+                ([arr(r, (3,), -1, 1), x, np.max(x, axis=-1)], {"axis": -1})]
     if key in (runtime.matmul_x_bar, runtime.matmul_y_bar):
         return [([arr(r, (3, 2), -1, 1), x, arr(r, (4, 2), -1, 1)], {}),
                 ([arr(r, (3,), -1, 1), x, arr(r, (4,), -1, 1)], {})]
     if key is runtime.pieces:
-        return [([arr(r, (3, 3), -1, 1), [arr(r, (2, 3)), arr(r, (1, 3))]], {"axis": 0})]
+        return [([arr(r, (3, 3), -1, 1), [arr(r, (2, 3)), arr(r, (1, 3))]], {"axis": 0}),
+                ([arr(r, (2, 5), -1, 1), [arr(r, (2, 3)), arr(r, (2, 2))]], {"axis": -1}),
+                ([arr(r, (10,), -1, 1), [arr(r, (2, 3)), arr(r, (4,))]], {"axis": None})]
     if key is runtime.unstack:
-        return [([arr(r, (2, 3), -1, 1), 2], {"axis": 0}), ([arr(r, (2, 3), -1, 1), 3], {"axis": 1})]
+        return [([arr(r, (2, 3), -1, 1), 2], {"axis": 0}), ([arr(r, (2, 3), -1, 1), 3], {"axis": 1}),
+                ([arr(r, (2, 3), -1, 1), 3], {"axis": -1})]
     if key is runtime.vstack_pieces:
         return [([arr(r, (3, 3), -1, 1), [arr(r, (3,)), arr(r, (2, 3))]], {})]
     if key is runtime.prod_others:
         return [([signed(r, (3, 4))], {}), ([signed(r, (3, 4))], {"axis": 1}),
-                ([signed(r, (2, 3, 4))], {"axis": (0, 2)})]
+                ([signed(r, (2, 3, 4))], {"axis": (0, 2)}), ([signed(r, (3, 4))], {"axis": -1}),
+                ([signed(r, (2, 3, 4))], {"axis": (-1, 0)})]
     if key is runtime.norm_bar:
         return [([arr(r, (3,), -1, 1), x, arr(r, (3,), 1, 2)], {"axis": 1}),
-                ([0.7, x, 1.3], {"ord": "fro"})]
+                ([0.7, x, 1.3], {"ord": "fro"}),
+                ([arr(r, (3,), -1, 1), x, arr(r, (3,), 1, 2)], {"axis": -1})]
     raise AssertionError(f"no examples for {rules.key_name(key)}")
 
 
@@ -511,7 +537,19 @@ def test_fold():
     # tuple of axes is one constant in the compiler's code)
     e = ast.parse("np.transpose(g, None if axes is None else np.argsort(axes))", mode="eval").body
     axes = {"axes": ast.Constant(value=(2, 0, 1))}
-    assert ast.unparse(rules.fold(rules._subst(e, axes))) == "np.transpose(g, np.argsort((2, 0, 1)))"
+    assert ast.unparse(rules.fold(rules._subst(e, axes))) == "np.transpose(g, (1, 2, 0))"
+    # the transpose rule's inverse permutation of a literal `axes`, counted from either
+    # end, is worked out now
+    e = reverse_table.np_transpose
+    rule = next(r for r in rules.candidates(np.transpose) if r.func is e)
+    for axes, inverse in [((2, 0, 1), (1, 2, 0)), ((-1, 0, 1), (1, 2, 0)), ((-2, -1, 0), (2, 0, 1)),
+                          ((-1, -2), (1, 0))]:
+        _, terms = rule.instantiate([ast.Name(id="x")], ast.Name(id="out"), [ast.Name(id="g")],
+                                    [0], None, {"axes": ast.Constant(value=axes)})
+        assert ast.unparse(terms[0]) == f"np.transpose(g, {inverse})"
+    # axis=None is np.sum's default, not np.concatenate's (0) nor np.argsort's (-1)
+    e = ast.parse("np.sum(x, axis=None) + np.concatenate(xs, axis=None)", mode="eval").body
+    assert ast.unparse(rules.fold(e)) == "np.sum(x) + np.concatenate(xs, axis=None)"
     e = ast.parse("None if None is None else np.argsort(None)", mode="eval").body
     assert ast.unparse(rules.fold(e)) == "None"
     e = ast.parse("a if x is None else b", mode="eval").body

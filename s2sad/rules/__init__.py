@@ -485,6 +485,35 @@ def _is_one(node):
 
 
 _DEFAULT_OPTIONS = {"axis": None, "keepdims": False}
+# the NumPy functions whose `axis` defaults to None (reductions over everything):
+# ``axis=None`` says nothing to them, but np.concatenate's default is 0 and
+# np.argsort's -1, so theirs stays
+_AXIS_NONE_BY_DEFAULT = {"np.sum", "np.mean", "np.prod", "np.max", "np.min", "np.amax",
+                         "np.amin", "np.var", "np.std", "np.linalg.norm", "np.squeeze",
+                         "np.any", "np.all", "np.nansum", "np.nanmean", "np.ptp"}
+
+
+def _int_tuple(node):
+    """The value of a literal tuple of ints (an option such as ``axes=(2, 0, 1)``), or
+    None."""
+    if isinstance(node, ast.Constant) and type(node.value) is tuple \
+            and all(type(v) is int for v in node.value):
+        return node.value
+    return None
+
+
+def _fold_permutation_call(func, args):
+    """``len``, ``np.mod`` and ``np.argsort`` of literal tuples of ints, worked out now
+    (the inverse permutation of a transpose's literal `axes`), or None."""
+    if func == "len" and len(args) == 1 and _int_tuple(args[0]) is not None:
+        return ast.Constant(value=len(_int_tuple(args[0])))
+    if func == "np.mod" and len(args) == 2 and _int_tuple(args[0]) is not None \
+            and type(_num(args[1])) is int and _num(args[1]) > 0:
+        return ast.Constant(value=tuple(v % _num(args[1]) for v in _int_tuple(args[0])))
+    if func == "np.argsort" and len(args) == 1 and _int_tuple(args[0]) is not None:
+        values = _int_tuple(args[0])
+        return ast.Constant(value=tuple(sorted(range(len(values)), key=values.__getitem__)))
+    return None
 
 
 def _dotted(node):
@@ -603,10 +632,15 @@ class _Fold(ast.NodeTransformer):
         # a NumPy reduction's options at their defaults say nothing: np.sum(x)
         self.generic_visit(n)
         func = _dotted(n.func)
+        if func is not None and not n.keywords:
+            folded = _fold_permutation_call(func, n.args)
+            if folded is not None:
+                return folded
         if func is not None and func.startswith("np."):
             n.keywords = [k for k in n.keywords
                           if not (k.arg in _DEFAULT_OPTIONS and isinstance(k.value, ast.Constant)
                                   and k.value.value is _DEFAULT_OPTIONS[k.arg]
+                                  and (k.arg != "axis" or func in _AXIS_NONE_BY_DEFAULT)
                                   or (k.arg == "ddof" and _num(k.value) == 0))]
         return n
 

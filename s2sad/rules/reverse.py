@@ -750,7 +750,9 @@ def np_trace(x, out, out_bar):
 
 @rule(np.transpose)
 def np_transpose(x, *, axes=None, out, out_bar):
-    return np.transpose(out_bar, None if axes is None else np.argsort(axes))
+    # the inverse permutation, of axes counted from the end too (-1 is the last); a
+    # literal `axes` folds to a literal tuple
+    return np.transpose(out_bar, None if axes is None else np.argsort(np.mod(axes, len(axes))))
 
 
 @rule(np.swapaxes)
