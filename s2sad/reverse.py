@@ -165,7 +165,6 @@ class _Transform:
         body = list(self.fn.body)
         ret = body.pop() if body and isinstance(body[-1], ir.Return) else None
         output = ret.value if ret else ir.const(None)
-        forward = self.forward_block(body)
         seed = None
         reverse = []
         self.seeded = None
@@ -176,6 +175,10 @@ class _Transform:
                 # sweep updates in place: it starts as a copy of the caller's seed
                 self.seeded = self.act.root(output.id)
                 seed = self.seed_name = ir.derived(seed, "seed")
+        # (before the forward sweep: a checkpointed loop's step reverses its body there,
+        # and zeroes the adjoints of the arrays and lists the body makes)
+        forward = self.forward_block(body)
+        if self.act.is_active(output):
             self.emitted.append([ir.Assign((seed,), ir.const(1.0))])  # defined by the caller
             reverse = self.reverse_block(body, top=True)
             self.emitted.pop()
@@ -705,7 +708,7 @@ class _Transform:
                 return self.checkpoint_error(
                     s, f"`{p.name.split('%')[0]}` has no value before the checkpointed loop",
                     "Give it a value before the loop.")
-            if self.is_container(p.name):
+            if self.is_list(p.name):
                 return self.checkpoint_error(
                     s, f"the checkpointed loop changes the list or array "
                     f"`{p.name.split('%')[0]}` in place", "Build a new one each iteration.")

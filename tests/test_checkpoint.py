@@ -281,6 +281,50 @@ def test_continue_with_the_checkpoint_option(schedule, snapshots, n):
                          checkpoint=schedule, snapshots=snapshots)
 
 
+ARRAYS = np.random.default_rng(7).normal(size=(6, 3))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 6])
+def test_arrays_rebound_and_read_by_index(n):
+    """A carried array read by index (its adjoint an array updated in place, passed
+    in and out of each reversed step) and arrays the step makes and reads by index
+    (this crashed in the reverse transform with AttributeError)."""
+    A, x, W = ARRAYS[:n], ARRAYS[-1] * 0.5, ARRAYS[:3] * 0.4
+    for s in (1, 2, 10):
+        args, wrt = (A, x, s), (0, 1)
+        want = flat(s2sad.grad(PLAIN.rows_marked, wrt=wrt)(*args))
+        np.testing.assert_allclose(want, central(PLAIN.rows_marked, args, wrt), rtol=1e-6,
+                                   atol=1e-8)
+        check_three_ways(zoo.rows_marked, args, wrt, want)
+    args = (W, x, n)
+    want = flat(s2sad.grad(PLAIN.rebind_while, wrt=(0, 1))(*args))
+    np.testing.assert_allclose(want, central(PLAIN.rebind_while, args, (0, 1)), rtol=1e-6,
+                               atol=1e-8)
+    check_three_ways(zoo.rebind_while, args, (0, 1), want)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 6])
+@pytest.mark.parametrize("schedule, snapshots", [("ctz", None), ("binomial", 1),
+                                                 ("binomial", 2), ("binomial", None)])
+def test_rows_and_rebound_arrays_with_the_option(schedule, snapshots, n):
+    A, x, W = ARRAYS[:n], ARRAYS[-1] * 0.5, ARRAYS[:3] * 0.4
+    args, wrt = (A, x, W), (0, 1, 2)
+    text = s2sad.source(zoo.rows_option, wrt=wrt, example=args, checkpoint=schedule,
+                        snapshots=snapshots)
+    assert text.count(".forward(") == 1 and text.count(".forward_while(") == 1
+    want = flat(s2sad.grad(zoo.rows_option, wrt=wrt)(*args))
+    np.testing.assert_allclose(want, central(zoo.rows_option, args, wrt), rtol=1e-6,
+                               atol=1e-8)
+    check_three_ways(zoo.rows_option, args, wrt, want, checkpoint=schedule,
+                     snapshots=snapshots)
+    for name, more in (("rows_marked", (2,)), ("rebind_while", ())):
+        first = (A, x) if name == "rows_marked" else (W, x)
+        full = first + (n,) + more if name == "rebind_while" else first + more
+        check_three_ways(getattr(zoo, name), full, (0, 1),
+                         flat(s2sad.grad(getattr(PLAIN, name), wrt=(0, 1))(*full)),
+                         checkpoint=schedule, snapshots=snapshots)
+
+
 def test_a_marked_loop_that_carries_nothing():
     """Nothing to snapshot: the loop stays a plain loop (it was code that did not
     compile, `= ckpt.forward(...)` with no names)."""

@@ -178,6 +178,46 @@ def carries_nothing(x, n):
     return x * x
 
 
+# ---------------------------------------- arrays rebound, read by index, rows
+
+
+def rows_marked(A, x, s):
+    """The carried array is read by index and rebound twice per step; the body makes
+    arrays it reads by index (their adjoints are zeroed per reversed step)."""
+    for i in s2sad.checkpointed(range(len(A)), snapshots=s, schedule="binomial"):
+        row = A[i]
+        y = x * 2.0
+        x = np.tanh(row * y) * 0.5 + y[0] * row[1] * 0.1
+        x = np.concatenate([x[1:], x[:1] * row[0]])
+    return np.sum(x * x)
+
+
+def rebind_while(W, x, n):
+    """A checkpointed while loop whose test reads the carried array by index."""
+    k = 0
+    while s2sad.checkpointed(x[0] < 10.0 and k < n):
+        k = k + 1
+        x = np.tanh(W @ x) + x * 1.1
+        if x[1] > 1.0:
+            continue
+        x = x * 2.0
+    return np.sum(x) + x[2]
+
+
+def rows_option(A, x, W):
+    """No marker: rows of an array, a rebound array, `x = np.tanh(W @ x)`."""
+    s = 0.0
+    for row in A:
+        x = x * 2.0
+        x = np.tanh(row * x) + x[0] * row[1]
+        s = s + np.sum(row * x) ** 2
+    k = 0
+    while k < len(A):
+        k = k + 1
+        x = np.tanh(W @ x)
+    return s + np.sum(x * x)
+
+
 # ------------------------------------------------ refused, at the user's line
 
 
