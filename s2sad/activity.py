@@ -197,6 +197,13 @@ class _Analysis:
             if p.name in r.wrt and ops.differentiable(r.kinds[p.name]):
                 r.varied.add(p.name)
         self.fresh = r.fresh  # roots made by an operation that returns a new object
+        # `isinstance` tests whose answer the kinds of the parameters decide (the
+        # compiled code is specialised on their types): name -> True/False; the branch
+        # such a test rules out gives no kind to the names it joins and varies nothing
+        self.static = {}
+        self.typed = {p.name for p in self.fn.params}  # parameters and their copies
+        self.keep = set()
+        self.dead = {}  # id(If) -> its branch that never runs
         self.phis = {p.name for s in ir.walk(self.fn.body) if isinstance(s, ir.Loop)
                      for p in s.phis}
         defined = {}
@@ -206,6 +213,7 @@ class _Analysis:
         # a name given its value in two places (a branch join, a loop's exit copies)
         # may have either shape: it gets a shape of its own
         self.joined = {t for t, k in defined.items() if k > 1} | self.phis
+        self.defined = defined
         self.forward(self.fn.body)
         if r.written:
             # a write makes the array one object whose every name is varied alike:
@@ -256,8 +264,10 @@ class _Analysis:
                 r.ops[id(s)] = op
                 self.check_mutation(s, op)
                 kinds = self.out_kinds(s, op)
+                self.note_static(s, op)
                 for t, k in zip(s.targets, kinds):
-                    r.kinds[t] = _merge(r.kinds.get(t), k)
+                    if not (t in self.keep and t in r.kinds):
+                        r.kinds[t] = _merge(r.kinds.get(t), k)
                     if isinstance(r.kinds[t], ops.ArrayKind):
                         r.origins[t] = self.origin(t, op)
                         shape = self.shape_of(t, s, op)
@@ -274,7 +284,10 @@ class _Analysis:
                                 self.fresh.add(r.root(t))
                             elif ops.makes_view(op, r.kinds[t], self.atom_kind) \
                                     and isinstance(op.inputs[0], ast.Name):
-                                r.views[t] = (op.inputs[0].id,)
+                                # (a user's rule: of any list or array it is given)
+                                r.views[t] = (op.inputs[0].id,) + tuple(
+                                    x.id for x in op.inputs[1:] if op.kind == "rule"
+                                    and self.is_object_atom(x))
                             elif op.kind == "call":
                                 self.call_views(t, s, op)
                         elif r.created[r.root(t)] != id(s):
@@ -295,6 +308,10 @@ class _Analysis:
             elif isinstance(s, ir.Dup):
                 for t in s.targets:
                     r.kinds[t] = r.kinds.get(s.source, ops.UNKNOWN)
+                    if s.source in self.typed:
+                        self.typed.add(t)
+                    if s.source in self.static:
+                        self.static[t] = self.static[s.source]
                     for table in (r.shapes, r.origins):
                         if s.source in table:
                             table[t] = table[s.source]
@@ -303,8 +320,12 @@ class _Analysis:
                     if self.key(s.source) in r.varied:
                         r.varied.add(self.key(t))
             elif isinstance(s, ir.If):
-                self.forward(s.body)
-                self.forward(s.orelse)
+                known = self.static.get(s.test.id) if isinstance(s.test, ast.Name) else None
+                if known is None:
+                    self.forward(s.body)
+                    self.forward(s.orelse)
+                else:
+                    self.forward_decided(s, known)
             elif isinstance(s, ir.SetItem):
                 c = s.container
                 r.written.add(r.root(c))
@@ -341,6 +362,54 @@ class _Analysis:
                     r.written.add(r.root(target.id))
                     if self.is_varied(v):
                         r.varied.add(self.key(target.id))
+
+    def note_static(self, s, op):
+        """Record the answer of ``isinstance(p, cls)`` where the kind of the parameter
+        `p` decides it (and of ``not`` of such a test, and of copies)."""
+        if len(s.targets) != 1 or s.unpack:
+            return
+        t = s.targets[0]
+        value = s.value
+        if op.kind == "copy" and op.inputs[0].id in self.static:
+            self.static[t] = self.static[op.inputs[0].id]
+        elif op.kind == "copy" and op.inputs[0].id in self.typed:
+            self.typed.add(t)
+        elif isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not) and \
+                isinstance(value.operand, ast.Name) and value.operand.id in self.static:
+            self.static[t] = not self.static[value.operand.id]
+        elif op.kind == "nondiff" and op.key is isinstance and isinstance(value, ast.Call) \
+                and len(value.args) == 2 and not value.keywords \
+                and isinstance(value.args[0], ast.Name) and value.args[0].id in self.typed:
+            classes = value.args[1].elts if isinstance(value.args[1], ast.Tuple) \
+                else [value.args[1]]
+            resolved = []
+            for c in classes:
+                text = ir.dotted(c)
+                if text is None or self.is_local(text) or text not in self.fn.refs:
+                    return
+                resolved.append(self.fn.refs[text])
+            known = ops.isinstance_known(self.atom_kind(value.args[0]), tuple(resolved))
+            if known is not None:
+                self.static[t] = known
+
+    def forward_decided(self, s: ir.If, known: bool):
+        """An `if` whose test the parameters' kinds decide: the branch that runs, then
+        the other one, which gives no kind to the names it shares with the rest of the
+        function (a join: ``return x * x`` for a float, ``np.sum(x * x)`` for an
+        array) and makes nothing varied, so nothing in it is active."""
+        r = self.result
+        live, dead = (s.body, s.orelse) if known else (s.orelse, s.body)
+        self.dead[id(s)] = dead
+        self.forward(live)
+        own = {}
+        for st in ir.walk(dead):
+            for t in ir.defined_names(st):
+                own[t] = own.get(t, 0) + 1
+        outer, varied = self.keep, set(r.varied)
+        self.keep = outer | {t for t, k in own.items() if self.defined.get(t, 0) > k}
+        self.forward(dead)
+        self.keep = outer
+        r.varied.intersection_update(varied)
 
     def call_views(self, t, s, op):
         """A call's result may be one of the lists or arrays it was given, or a view
@@ -546,6 +615,10 @@ class _Analysis:
             if isinstance(container, tuple) and isinstance(index, ast.Constant) \
                     and isinstance(index.value, int) and -len(container) <= index.value < len(container):
                 return [container[index.value]]
+            if isinstance(container, tuple) and container and not isinstance(index, ast.Constant) \
+                    and self.atom_kind(index) == ops.INT:
+                # an index known at run time (a loop over the tuple): any of its items
+                return [_items_kind(container)]
             return [ops.UNKNOWN]
         if op.kind == "call":
             if self.callee_kind is not None:
@@ -560,6 +633,8 @@ class _Analysis:
                 return [ops.logical_kind(inputs)]
             if op.key in _INT_RESULT:
                 return [ops.INT]
+            if isinstance(s.value, ast.Attribute):  # x.shape, x.ndim, x.size
+                return [ops.attribute_kind(s.value.attr, inputs[0])]
             if isinstance(s.value, ast.Call):
                 made = ops.constant_kind(s.value, op.key, self.atom_kind)
                 if made is not None:
@@ -630,7 +705,8 @@ class _Analysis:
             blocks = ir.blocks(s)
             if blocks:
                 for b in blocks:
-                    self.check(b)
+                    if b is not self.dead.get(id(s)):  # (a branch that never runs)
+                        self.check(b)
                 continue
             if isinstance(s, ir.Assign) and r.ops[id(s)].kind == "nondiff" and \
                     _moves_with_arguments(r.ops[id(s)].key) and \
@@ -646,11 +722,23 @@ class _Analysis:
                                                        (tuple, ops.ListKind, ops.ArrayKind)):
                 raise self.error(NotDifferentiableError, s, op)
             if op.kind == "getitem" and isinstance(r.kinds.get(op.inputs[0].id), tuple) \
-                    and not isinstance(op.inputs[1], ast.Constant):
+                    and not isinstance(op.inputs[1], ast.Constant) and (
+                        self.atom_kind(op.inputs[1]) != ops.INT
+                        or not _one_kind(r.kinds[op.inputs[0].id])):
+                if self.atom_kind(op.inputs[1]) != ops.INT:
+                    raise self.error(NotDifferentiableError, s, op,
+                                     "s2sad can index a tuple with an int, not a slice or "
+                                     "another value, where the result carries a derivative",
+                                     "Unpack the tuple into names, or make it a list.")
+                words = sorted({_kind_word(k) for k in r.kinds[op.inputs[0].id]})
                 raise self.error(NotDifferentiableError, s, op,
-                                 "s2sad cannot differentiate indexing a tuple with a value "
-                                 "computed at run time yet",
-                                 "Make it a list: xs = [a, b, c].")
+                                 f"the items of this tuple are of different kinds "
+                                 f"({', '.join(words)}), and which one this reads is known "
+                                 "only at run time: s2sad compiles the code that uses it "
+                                 "once, for one kind",
+                                 "Keep items of one kind in the tuple you loop over or "
+                                 "index (numbers, or NumPy arrays), or unpack it into "
+                                 "names and write the code once per item.")
             for t in s.targets:
                 if r.is_container(t) and r.root(t) in self.conflicts \
                         and r.conflict is None:
@@ -911,6 +999,37 @@ class _Writes:
                                    "follow a write through a view",
                               f"Make `{self.name(view)}` a copy where it is taken: "
                               f"`{self.name(view)} = ....copy()`.")
+
+
+def _items_kind(kinds: tuple):
+    """The kind of an item of a tuple whose items have `kinds`, read at an index known
+    only at run time."""
+    out = None
+    for k in kinds:
+        out = _merge(out, k)
+    return out
+
+
+def _one_kind(kinds: tuple) -> bool:
+    """Can one compiled piece of code use any item of a tuple with these item kinds?
+    Numbers (ints count as floats) and arrays of any ranks can: the rules for arrays of
+    unknown rank take numbers too. Lists, tuples and other values must all be alike."""
+    merged = _items_kind(kinds)
+    if merged in (ops.SCALAR, ops.INT) or isinstance(merged, ops.ArrayKind):
+        return True
+    return merged not in (ops.UNKNOWN, ops.OTHER) and all(k == merged for k in kinds)
+
+
+def _kind_word(kind) -> str:
+    if kind in (ops.SCALAR, ops.INT):
+        return "numbers"
+    if isinstance(kind, ops.ArrayKind):
+        return "arrays"
+    if isinstance(kind, ops.ListKind):
+        return "lists"
+    if isinstance(kind, tuple):
+        return "tuples"
+    return "other values"
 
 
 def _fresh(name: str, rank: int) -> tuple:

@@ -134,7 +134,7 @@ class _Transform:
         if not self.written(target) or not isinstance(self.kind(target), ops.ArrayKind):
             return value
         if isinstance(value, (ast.Name, ast.Subscript)) or (
-                isinstance(value, ast.Call) and ir.dotted(value.func) == "np.broadcast_to"):
+                isinstance(value, ast.Call) and ir.dotted(value.func) in _VIEWS):
             return self.np_call("array", [value])
         return value
 
@@ -331,6 +331,12 @@ class _Transform:
         call = ast.Call(func=ir.name(jvp), args=dots + list(s.value.args),
                         keywords=list(s.value.keywords))
         return [ir.Assign((target, dot(target)), call, s.line, unpack=True)]
+
+
+# tangent expressions that may be views of another tangent (`own_array` copies them:
+# ``x.flatten()``'s tangent is ravel's)
+_VIEWS = {"np.broadcast_to", "np.ravel", "np.reshape", "np.transpose", "np.squeeze",
+          "np.expand_dims", "np.swapaxes", "np.moveaxis", "np.asarray"}
 
 
 def _elementwise(key) -> bool:

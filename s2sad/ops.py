@@ -51,6 +51,9 @@ class Op:
     keywords: dict = field(default_factory=dict)  # for kind == "call"
     text: str = ""  # how the user wrote the operation, for messages
     options: dict = field(default_factory=dict)  # a rule's static arguments (axis=...)
+    # the result is a new array although `key`'s function may return a view of its
+    # input (``x.flatten()`` is ravel's rule on a copy)
+    copies: bool = False
 
     @property
     def name(self) -> str:
@@ -129,12 +132,19 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
                 return Op("copy", [func.value], diff=(True,))  # a number's copy: itself
             if func.attr == "copy" and not isinstance(kind(func.value), ArrayKind):
                 method = None  # a list's copy is not an array
+            if func.attr == "astype" and isinstance(func.value, ast.Name) \
+                    and isinstance(kind(func.value), ArrayKind):
+                op = _astype(value, fn, kind)
+                if op is not None:
+                    return op
             if method is not None and isinstance(func.value, ast.Name):
                 args = [func.value] + list(value.args)
                 if func.attr == "reshape" and len(value.args) > 1:
                     args = [func.value, ast.Tuple(elts=list(value.args), ctx=ast.Load())]
-                return _rule_call(method, args, list(value.keywords), kind,
-                                  f"the method .{func.attr}()")
+                op = _rule_call(method, args, list(value.keywords), kind,
+                                f"the method .{func.attr}()")
+                op.copies = func.attr == "flatten"  # (always a copy, unlike ravel)
+                return op
             inputs = [func.value] + list(value.args) + [k.value for k in value.keywords]
             return Op("unknown", inputs, diff=(True,) * len(inputs),
                       text=f"the method .{func.attr}()")
@@ -151,6 +161,63 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
 
 
 _BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
+
+
+@dataclass(frozen=True)
+class AsType:
+    """The key of ``x.astype(dtype)`` to a dtype without a derivative through it:
+    `dtype` the result's dtype kind ("i", "b", "c", or "f" from an integer array),
+    `copies` False when ``copy=`` may let the result be `x` itself."""
+
+    dtype: str
+    copies: bool = True
+
+
+def dtype_kind(atom, refs, kind=None):
+    """The dtype kind ("f", "i", "b", "c") a static ``dtype=`` argument names
+    (``float``, ``np.int32``, ``"float32"``, ``x.dtype`` of an array of known dtype),
+    or None when it cannot be known before the call."""
+    import numpy as np
+
+    if isinstance(atom, ast.Attribute) and atom.attr == "dtype" and kind is not None:
+        k = kind(atom.value)
+        if isinstance(k, ArrayKind) and k.dtype != "?":
+            return k.dtype
+    if isinstance(atom, ast.Constant) and isinstance(atom.value, str):
+        obj = atom.value
+    else:
+        text = ir.dotted(atom)
+        if text is None or text not in refs:
+            return None
+        obj = refs[text]
+    try:
+        code = np.dtype(obj).kind
+    except TypeError:
+        return None
+    return {"f": "f", "i": "i", "u": "i", "b": "b", "c": "c"}.get(code)
+
+
+def _astype(value: ast.Call, fn: ir.Function, kind):
+    """``x.astype(dtype)`` (a copy unless ``copy=`` says otherwise): to a float dtype,
+    a float array's copy (the derivative passes through unchanged); to another dtype,
+    or from an integer array, a constant array of that dtype. None when the dtype
+    cannot be known before the call."""
+    import numpy as np
+
+    keywords = {k.arg: k.value for k in value.keywords}
+    if len(value.args) > 1 or set(keywords) - {"dtype", "copy"} or \
+            ("dtype" in keywords) == bool(value.args):
+        return None
+    x = value.func.value
+    target = dtype_kind(value.args[0] if value.args else keywords["dtype"], fn.refs, kind)
+    if target is None:
+        return None
+    copy = keywords.get("copy")
+    copies = copy is None or isinstance(copy, ast.Constant) and copy.value is True
+    text = "the method .astype()"
+    if target == "f" and kind(x).dtype in ("f", "?"):
+        return _rule_call(np.copy if copies else np.asarray, [x], [], kind, text)
+    return Op("nondiff", [x], key=AsType(target, copies), diff=(False,), text=text)
 
 
 def logical_kind(inputs: list):
@@ -593,6 +660,41 @@ def _array_rank(kind):
     return _rank(kind)
 
 
+def isinstance_known(kind, classes: tuple):
+    """``isinstance(p, classes)`` for a parameter `p` of `kind`, where the kind decides
+    it for every value the compiled code is called with (it is specialised on the
+    arguments' types): True, False, or None when it does not."""
+    np = _numpy()
+    if isinstance(kind, ArrayKind) and kind.ndim is not None:
+        types = (np.ndarray,)
+    elif isinstance(kind, ListKind):
+        types = (list,)
+    elif isinstance(kind, tuple):
+        types = (tuple,)
+    elif kind == SCALAR:
+        types = (float,) + ((np.floating,) if np is not None else ())
+    elif kind == INT:
+        types = (int,) + ((np.integer, np.bool_) if np is not None else ())
+    else:
+        return None
+    # classes no value of another of these types can be an instance of
+    fixed = {float, int, bool, complex, str, bytes, list, tuple, dict, set, type(None)}
+    if np is not None:
+        fixed |= {np.ndarray, np.generic, np.number, np.floating, np.integer, np.bool_,
+                  np.complexfloating, np.float64, np.float32, np.int64, np.int32}
+    answers = set()
+    for cls in classes:
+        if not isinstance(cls, type):
+            return None
+        if all(issubclass(t, cls) for t in types):
+            return True
+        if cls in fixed and not any(issubclass(t, cls) or issubclass(cls, t) for t in types):
+            answers.add(False)
+        else:
+            answers.add(None)
+    return False if answers == {False} else None
+
+
 def _all_floats(kind) -> bool:
     if isinstance(kind, ListKind):
         return _all_floats(kind.elem)
@@ -788,7 +890,31 @@ def makes_view(op: Op, result_kind, kind) -> bool:
         return True
     if op.kind == "getitem":
         return isinstance(kind(op.inputs[0]), ArrayKind) and not fancy_index(op.inputs[1], kind)
-    return op.kind == "rule" and _hashable_in(op.key, _view_keys())
+    if op.kind == "nondiff":
+        return isinstance(op.key, AsType) and not op.key.copies
+    if op.kind == "rule" and not _builtin_rule(op.rule):
+        return True  # (a user's rule may hand back its argument)
+    return op.kind == "rule" and not op.copies and _hashable_in(op.key, _view_keys()) \
+        and not _copies_a_non_array(op, kind)
+
+
+def _builtin_rule(rule) -> bool:
+    """Is `rule` one of s2sad's own (whose functions make new arrays, but for the
+    views of `_view_keys`), not a user's?"""
+    module = getattr(getattr(rule, "func", None), "__module__", None) or ""
+    return not getattr(rule, "derived", False) and module.startswith("s2sad.rules")
+
+
+def _copies_a_non_array(op: Op, kind) -> bool:
+    """A view-making NumPy function given a list, a tuple or a number makes a new
+    array (``np.asarray([a, b])``, ``np.reshape([a, b], ...)``)."""
+    import numpy as np
+
+    x = op.inputs[0] if op.inputs else None
+    if x is None or op.key is np.broadcast_to:
+        return False
+    return isinstance(x, (ast.List, ast.Tuple, ast.Constant)) or \
+        isinstance(kind(x), (ListKind, tuple)) or kind(x) in (SCALAR, INT)
 
 
 def makes_new_object(op: Op, call, kind) -> bool:
@@ -799,10 +925,13 @@ def makes_new_object(op: Op, call, kind) -> bool:
     if op.kind in ("listpack", "repeat"):
         return True
     if op.kind == "rule":
-        return not _hashable_in(op.key, _view_keys())
+        return _builtin_rule(op.rule) and (op.copies or not _hashable_in(op.key, _view_keys())
+                                           or _copies_a_non_array(op, kind))
     if op.kind == "getitem":
         return isinstance(kind(op.inputs[0]), ArrayKind) and fancy_index(op.inputs[1], kind)
     if op.kind == "nondiff":
+        if isinstance(op.key, AsType):
+            return op.key.copies
         return isinstance(call, (ast.Compare, ast.BinOp, ast.UnaryOp)) or _hashable_in(
             op.key, {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
                      np.empty_like, np.full_like, np.arange, np.linspace, np.eye, np.identity})
@@ -825,6 +954,9 @@ def constant_kind(call: ast.Call, obj, kind):
     args = list(call.args)
     keywords = {k.arg: k.value for k in call.keywords}
     dtype = keywords.get("dtype")
+    if isinstance(obj, AsType) and isinstance(call.func, ast.Attribute):
+        x = kind(call.func.value)
+        return ArrayKind(x.ndim if isinstance(x, ArrayKind) else None, obj.dtype)
     if obj in (np.zeros, np.ones, np.empty, np.full) and args:
         shape = args[0]
         value = _const(shape)

@@ -251,3 +251,136 @@ def test_changes_s2sad_follows_give_the_derivative(f, args):
     direction = np.linspace(-1.0, 1.0, 4)
     _, tangent = s2sad.jvp(f, args, (direction,) + (0.0,) * (len(args) - 1))
     assert np.isclose(tangent, np.dot(got, direction), rtol=1e-9, atol=1e-12)
+
+
+# ---------------------------------------------------------- copies and views
+# (`x.flatten()` and `x.astype(float)` always copy, so writing into them is a write
+# into an array of the function's own; `ravel`, `reshape`, `.T`, slices, `np.asarray`
+# of an array and `astype(copy=False)` may be the array itself)
+
+
+def write_into_flatten(x):
+    A = np.outer(x, x)
+    B = A.flatten()
+    B[0] = x[1] * 3.0
+    return np.sum(B * B) + np.sum(A)
+
+
+def write_into_astype(x):
+    y = x.astype(float)
+    y[0] = 0.0
+    return np.sum(y * x)
+
+
+def write_into_astype_of_ints(x):
+    y = np.arange(4).astype(np.float64)
+    y[1] = x[2] * x[3]
+    return np.sum(y * x)
+
+
+def astype_int_is_constant(x):
+    k = (x * 10.0 + 0.5).astype(int)
+    return np.sum(k * x)
+
+
+def write_into_asarray_of_a_list(x):
+    y = np.asarray([x[0], x[1] * 2.0])
+    y[0] = x[3]
+    return np.sum(y * x[:2])
+
+
+COPIES = [write_into_flatten, write_into_astype, write_into_astype_of_ints,
+          astype_int_is_constant, write_into_asarray_of_a_list]
+
+
+@pytest.mark.parametrize("f", COPIES, ids=[f.__name__ for f in COPIES])
+def test_writes_into_copies_are_followed(f):
+    """(`flatten` and `astype` were refused as possible views; flatten's tangent was
+    ravel's, a view of the tangent it came from, which the write then changed.)"""
+    args = (X.copy(),)
+    expected = numeric(f, args, 0)
+    for mode in ("reverse", "forward"):
+        assert np.allclose(s2sad.grad(f, mode=mode)(X.copy()), expected, rtol=1e-6, atol=1e-8)
+    direction = np.linspace(-1.0, 1.0, 4)
+    _, tangent = s2sad.jvp(f, args, (direction.copy(),))
+    assert np.isclose(tangent, np.dot(expected, direction), rtol=1e-6, atol=1e-8)
+    if f is write_into_asarray_of_a_list:
+        return  # (second derivatives stop at the list's adjoint, `list(y_bar)`)
+    h = s2sad.hessian(f)(X.copy())
+    step = 1e-5
+    numeric_h = np.array([(s2sad.grad(f)(X + step * e) - s2sad.grad(f)(X - step * e)) / (2 * step)
+                          for e in np.eye(4)])
+    assert np.allclose(h, numeric_h, atol=1e-4)
+
+
+def write_into_ravel(x):
+    A = np.outer(x, x)
+    B = A.ravel()
+    B[0] = x[1]  # marker
+    return np.sum(A)
+
+
+def write_into_reshape(x):
+    A = np.outer(x, x)
+    B = A.reshape(16)
+    B[0] = x[1]  # marker
+    return np.sum(A)
+
+
+def write_into_transpose(x):
+    A = np.outer(x, x * 2.0)
+    B = A.T
+    B[0, 1] = x[1]  # marker
+    return np.sum(A * A)
+
+
+def write_into_asarray_of_an_array(x):
+    y = x * 2.0
+    z = np.asarray(y)
+    z[0] = 0.0  # marker
+    return np.sum(y * x)
+
+
+def write_into_astype_without_copy(x):
+    y = x * 2.0
+    z = y.astype(float, copy=False)
+    z[0] = 0.0  # marker
+    return np.sum(y * x)
+
+
+def view_read_after_write_into_its_array(x):
+    y = x * 2.0
+    z = y.astype(np.float64, copy=False)
+    y[0] = 0.0  # marker
+    return np.sum(z * x)
+
+
+def same(a):
+    return a
+
+
+def same_forward(a, out, a_dot):
+    return a_dot
+
+
+def write_into_what_a_rule_returns(x):
+    y = x * 2.0
+    z = same(y)
+    z[0] = 0.0  # marker
+    return np.sum(y * x)
+
+
+VIEWS = [(write_into_ravel, "may share memory with `A`"),
+         (write_into_reshape, "may share memory with `A`"),
+         (write_into_transpose, "may share memory with `A`"),
+         (write_into_asarray_of_an_array, "may share memory with `y`"),
+         (write_into_astype_without_copy, "may share memory with `y`"),
+         (view_read_after_write_into_its_array, "changes what `z` shows"),
+         (write_into_what_a_rule_returns, "may share memory with `y`")]
+
+
+@pytest.mark.parametrize("f,message", VIEWS, ids=[f.__name__ for f, _ in VIEWS])
+def test_writes_through_possible_views_are_refused(f, message):
+    """(A function with a rule of the user's may hand back the array it is given.)"""
+    s2sad.register_rule(same, forward=same_forward)
+    test_refused_at_the_line_that_changes_the_object(f, message)
