@@ -588,3 +588,67 @@ def test_concatenate_with_axis_none_flattens(mode):
     check(concat_flattened, [vector(2, 3), vector(4, seed=3)], wrt=(0, 1), mode=mode)
     check(concat_flattened_then_matrix, [vector(2, 3), vector(2, 2, seed=3)], wrt=(0, 1),
           mode=mode)
+
+
+# ------------------------------------------- x ** k at x == 0 with k == 0 at run time
+
+
+def power_of_number(x, k):
+    return x ** k + pow(x, k) + math.pow(x, k)
+
+
+def power_of_array(x, k):
+    return np.sum(x ** k) + np.sum(np.power(x, k)) + np.sum(pow(x, k))
+
+
+def power_of_arrays(x, k):
+    return np.sum(x ** k * WEIGHTS[:4]) + np.sum(np.power(x, k))
+
+
+def power_of_a_list(xs, k):
+    return np.sum(np.power(xs, k))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("k", [0, 1, 2, 3, 0.0, 1.0, 2.5])
+def test_a_power_at_zero_is_exact_where_it_is_smooth(k, mode):
+    """x ** 0 is 1 everywhere: its derivative at x == 0 is 0, where k * x ** (k - 1)
+    computed 0 * 0.0 ** -1 (ZeroDivisionError for numbers, NaN for arrays). x ** 1
+    has derivative 1 there, x ** 2 and x ** 3 derivative 0."""
+    with np.errstate(all="raise"):
+        got = s2sad.grad(power_of_number, mode=mode)(0.0, k)
+        assert got == 3.0 * (k == 1)
+        x = np.array([0.0, 0.0, 0.5, 1.5])
+        want = 3.0 * (k * x ** (k - 1) if k else 0.0 * x)
+        want[:2] = 3.0 * (k == 1)
+        np.testing.assert_allclose(s2sad.grad(power_of_array, mode=mode)(x, k), want)
+        if k != 2.5:
+            np.testing.assert_allclose(s2sad.grad(power_of_a_list, mode=mode)([0.0, 0.5], k),
+                                       [k == 1, k * 0.5 ** (k - 1) if k else 0.0])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_array_of_exponents_with_zeros_at_zero(mode):
+    x = np.array([0.0, 0.0, 0.0, 0.5])
+    k = np.array([0, 1, 2, 0])
+    with np.errstate(all="raise"):
+        got = s2sad.grad(power_of_arrays, mode=mode)(x, k)
+    np.testing.assert_allclose(got, [0.0, WEIGHTS[1] + 1.0, 0.0, 0.0])
+
+
+def test_second_derivatives_of_a_power_at_zero():
+    for k, want in [(0, 0.0), (1, 0.0), (2, 6.0), (3, 0.0)]:
+        assert s2sad.hessian(power_of_number)(0.0, k) == want
+        np.testing.assert_allclose(s2sad.hessian(power_of_array)(np.zeros(2), k),
+                                   want * np.eye(2))
+
+
+def test_a_literal_exponent_emits_what_it_did():
+    """Only an exponent known at run time pays for the test of k == 0."""
+    text = s2sad.source(literal_square, example=(np.zeros(3),))
+    assert "if" not in text.split("def ", 1)[1] and "2.0 * x" in text.replace("2 * x", "2.0 * x")
+    assert "k - 1 if k else 0" in s2sad.source(power_of_array, example=(np.zeros(3), 2))
+
+
+def literal_square(x):
+    return np.sum(x ** 2) + np.sum(x ** 0)

@@ -94,9 +94,15 @@ def array_examples(key, rule, r):
             else:
                 x, y = arr(r, a, -1, 1), arr(r, b, -1, 1)
             out.append(([x, y], {}))
+        if key == "pow":
+            out += ZERO_POWERS
         return out
     if key in (np.power, pow, np.arctan2, np.maximum, np.minimum, np.logaddexp):
         out = [([arr(r, a, 0.5, 1.5), arr(r, b, 0.5, 1.5)], {}) for a, b in PAIRS]
+        if key in (np.power, pow):
+            out += ZERO_POWERS
+        if key is np.power:
+            out += [([[0.0, 0.6, 0.0], 0], {}), ([[0.0, 0.6, 0.0], [0, 1, 2]], {})]
         if key is not pow:  # Python lists (and tuples) of numbers, with numbers and arrays
             out += [([as_list(arr(r, a, 0.5, 1.5)), as_list(arr(r, b, 0.5, 1.5))], {})
                     for a, b in [((4,), ()), ((), (4,)), ((4,), (4,))]]
@@ -195,6 +201,16 @@ def array_examples(key, rule, r):
         [([list(arr(r, (4,), lo, hi))], {}), ([tuple(arr(r, (3,), lo, hi))], {})]
 
 
+# x ** k at x == 0 for whole k: x ** 0 is constant (its derivative is 0, never
+# 0 * 0.0 ** -1), x ** 1 has derivative 1 and x ** 2 derivative 0. (The exponents are
+# ints, so the derivative in k, which does not exist at 0 ** 0, is not checked.)
+ZERO = np.array([0.0, 0.0, 0.7, 1.3])
+ZERO_POWERS = [([ZERO, k], {}) for k in (0, 1, 2, 3)] + \
+    [([ZERO, np.array([0, 1, 2, 0])], {}), ([ZERO.reshape(2, 2), np.array([[0, 2], [1, 0]])], {}),
+     ([0.0, np.array([0, 1, 2])], {}), ([np.zeros((2, 3)), np.array([0, 1, 2])], {})]
+SCALAR_ZERO_POWERS = [[0.0, 0], [0.0, 1], [0.0, 2], [0.0, 3], [-1.5, 0], [0.0, 2.0], [0.0, 1.0]]
+
+
 def as_list(x):
     return list(x) if isinstance(x, np.ndarray) else x
 
@@ -211,6 +227,8 @@ def examples(key, rule):
                     else not has_list(xs) or rules.lookup(key, rule.arity, rule.mode, [
                         ops.kind_of(x) for x in xs]).when is None)]
     out = []
+    if key in ("pow", pow, math.pow):
+        out += [(list(xs), {}) for xs in SCALAR_ZERO_POWERS]
     for _ in range(5):
         if key is round:
             out.append(([r.uniform(0.2, 0.9), 2][: rule.arity], {}))

@@ -133,7 +133,8 @@ class Rule:
         if self.when == "list":
             return any(kind_class(k) == "list" or isinstance(k, tuple) for k in kinds)
         return len(kinds) >= len(self.when) and all(
-            _pattern_ok(p, kind_class(k)) for p, k in zip(self.when, kinds))
+            _pattern_ok(p, kind_class(k)) if p != "scalar" else k in ("scalar", "int")
+            for p, k in zip(self.when, kinds))
 
     def bind(self, args, keywords):
         """Inputs (atoms in rule order) and options (name -> atom) of a call, or None
@@ -323,7 +324,9 @@ def kind_class(kind) -> str:
 
 def _pattern_ok(pattern, cls) -> bool:
     """Does a kind of class `cls` fit `pattern`: a class, "any", "array" (any array) or
-    "nd" (an array of another or unknown rank: a stack of matrices)?"""
+    "nd" (an array of another or unknown rank: a stack of matrices)? (The pattern
+    "scalar" takes a number only, a float or an int: `Rule.matches` decides it on the
+    kind, since a value of unknown kind or a tuple is of class "scalar" too.)"""
     return pattern == "any" or pattern == cls or (pattern == "array" and cls in ("1d", "2d")) \
         or (pattern == "nd" and cls == "array")
 
@@ -880,7 +883,7 @@ def _load_tables():
     NONDIFFERENTIABLE.update({len, range, print, isinstance, type, callable})
     from .. import runtime
 
-    NONDIFFERENTIABLE.update({runtime.check_norm, stop_gradient})
+    NONDIFFERENTIABLE.update({runtime.check_norm, runtime.scalar_seed, stop_gradient})
     import numpy as np
 
     MOVES_WITH_ARGUMENTS.update({np.full, np.full_like, np.linspace, np.arange, np.sort})

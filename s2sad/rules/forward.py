@@ -62,7 +62,8 @@ def mod(x, y, out, x_dot, y_dot):
 
 @rule("pow")
 def pow_(x, y, out, x_dot, y_dot):
-    return (y * x ** (y - 1) * x_dot,
+    # (y == 0: x ** 0 is constant, where 0 * 0.0 ** -1 would raise; a literal y folds)
+    return (y * x ** (y - 1 if y else 0) * x_dot,
             out * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 else math.nan * y_dot)
 
 
@@ -101,13 +102,19 @@ def max_(x, y, out, x_dot, y_dot):
 
 @rule(pow)
 def builtin_pow(x, y, out, x_dot, y_dot):
-    return (y * x ** (y - 1) * x_dot,
+    return (y * x ** (y - 1 if y else 0) * x_dot,
             out * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 else math.nan * y_dot)
+
+
+@rule(pow, when=("array", "scalar"))
+def builtin_pow_of_array_by_number(x, y, out, x_dot, y_dot):
+    return y * x ** (y - 1 if y else 0) * x_dot, out * np.log(np.where(x == 0, 1.0, x)) * y_dot
 
 
 @rule(pow, when="array")
 def builtin_pow_of_array(x, y, out, x_dot, y_dot):
-    return y * x ** (y - 1) * x_dot, out * np.log(np.where(x == 0, 1.0, x)) * y_dot
+    return (y * x ** np.where(y == 0, 0, y - 1) * x_dot,
+            out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
 
 
 @rule(float)
@@ -145,7 +152,7 @@ def sqrt(x, out, x_dot):
 
 @rule(math.pow)
 def math_pow(x, y, out, x_dot, y_dot):
-    return (y * x ** (y - 1) * x_dot,
+    return (y * x ** (y - 1 if y else 0) * x_dot,
             out * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 else math.nan * y_dot)
 
 
@@ -359,9 +366,17 @@ def np_mod(x, y, out, x_dot, y_dot):
     return x_dot, -(x // y) * y_dot
 
 
+@rule("pow", when=("array", "scalar"))
+def np_pow_by_number(x, y, out, x_dot, y_dot):
+    # (y == 0: x ** 0 is constant, where 0 * 0.0 ** -1 would be NaN at x == 0)
+    return y * x ** (y - 1 if y else 0) * x_dot, out * np.log(np.where(x == 0, 1.0, x)) * y_dot
+
+
 @rule("pow", when="array")
 def np_pow(x, y, out, x_dot, y_dot):
-    return y * x ** (y - 1) * x_dot, out * np.log(np.where(x == 0, 1.0, x)) * y_dot
+    # (an array of exponents: the same, element by element)
+    return (y * x ** np.where(y == 0, 0, y - 1) * x_dot,
+            out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
 
 
 @rule("neg", when="array")
@@ -554,16 +569,23 @@ def np_sign(x, out, x_dot):
     return None
 
 
+@rule(np.power, when=("array", "scalar"))
+def np_power_by_number(x, y, out, x_dot, y_dot):
+    return y * x ** (y - 1 if y else 0) * x_dot, out * np.log(np.where(x == 0, 1.0, x)) * y_dot
+
+
 @rule(np.power)
 def np_power(x, y, out, x_dot, y_dot):
-    return y * x ** (y - 1) * x_dot, out * np.log(np.where(x == 0, 1.0, x)) * y_dot
+    return (y * x ** np.where(y == 0, 0, y - 1) * x_dot,
+            out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
 
 
 @rule(np.power, when="list")
 def np_power_of_list(x, y, out, x_dot, y_dot):
     xa = np.asarray(x)
     ya = np.asarray(y)
-    return ya * xa ** (ya - 1) * x_dot, out * np.log(np.where(xa == 0, 1.0, xa)) * y_dot
+    return (ya * xa ** np.where(ya == 0, 0, ya - 1) * x_dot,
+            out * np.log(np.where(xa == 0, 1.0, xa)) * y_dot)
 
 
 @rule(np.maximum)

@@ -67,7 +67,8 @@ def mod(x, y, out, out_bar):
 
 @rule("pow")
 def pow_(x, y, out, out_bar):
-    return (out_bar * y * x ** (y - 1),
+    # (y == 0: x ** 0 is constant, where 0 * 0.0 ** -1 would raise; a literal y folds)
+    return (out_bar * y * x ** (y - 1 if y else 0),
             out_bar * out * math.log(x) if x > 0 else 0.0 if x == 0 else math.nan)
 
 
@@ -106,13 +107,19 @@ def max_(x, y, out, out_bar):
 
 @rule(pow)
 def builtin_pow(x, y, out, out_bar):
-    return (out_bar * y * x ** (y - 1),
+    return (out_bar * y * x ** (y - 1 if y else 0),
             out_bar * out * math.log(x) if x > 0 else 0.0 if x == 0 else math.nan)
+
+
+@rule(pow, when=("array", "scalar"))
+def builtin_pow_of_array_by_number(x, y, out, out_bar):
+    return (unbroadcast(out_bar * y * x ** (y - 1 if y else 0), x),
+            unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
 
 
 @rule(pow, when="array")
 def builtin_pow_of_array(x, y, out, out_bar):
-    return (unbroadcast(out_bar * y * x ** (y - 1), x),
+    return (unbroadcast(out_bar * y * x ** np.where(y == 0, 0, y - 1), x),
             unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
 
 
@@ -151,7 +158,7 @@ def sqrt(x, out, out_bar):
 
 @rule(math.pow)
 def math_pow(x, y, out, out_bar):
-    return (out_bar * y * x ** (y - 1),
+    return (out_bar * y * x ** (y - 1 if y else 0),
             out_bar * out * math.log(x) if x > 0 else 0.0 if x == 0 else math.nan)
 
 
@@ -365,9 +372,17 @@ def np_mod(x, y, out, out_bar):
     return unbroadcast(out_bar, x), unbroadcast(-out_bar * (x // y), y)
 
 
+@rule("pow", when=("array", "scalar"))
+def np_pow_by_number(x, y, out, out_bar):
+    # (y == 0: x ** 0 is constant, where 0 * 0.0 ** -1 would be NaN at x == 0)
+    return (unbroadcast(out_bar * y * x ** (y - 1 if y else 0), x),
+            unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
+
+
 @rule("pow", when="array")
 def np_pow(x, y, out, out_bar):
-    return (unbroadcast(out_bar * y * x ** (y - 1), x),
+    # (an array of exponents: the same, element by element)
+    return (unbroadcast(out_bar * y * x ** np.where(y == 0, 0, y - 1), x),
             unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
 
 
@@ -561,9 +576,15 @@ def np_sign(x, out, out_bar):
     return None
 
 
+@rule(np.power, when=("array", "scalar"))
+def np_power_by_number(x, y, out, out_bar):
+    return (unbroadcast(out_bar * y * x ** (y - 1 if y else 0), x),
+            unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
+
+
 @rule(np.power)
 def np_power(x, y, out, out_bar):
-    return (unbroadcast(out_bar * y * x ** (y - 1), x),
+    return (unbroadcast(out_bar * y * x ** np.where(y == 0, 0, y - 1), x),
             unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
 
 
@@ -571,7 +592,7 @@ def np_power(x, y, out, out_bar):
 def np_power_of_list(x, y, out, out_bar):
     xa = np.asarray(x)
     ya = np.asarray(y)
-    return (unbroadcast(out_bar * ya * xa ** (ya - 1), x),
+    return (unbroadcast(out_bar * ya * xa ** np.where(ya == 0, 0, ya - 1), x),
             unbroadcast(out_bar * out * np.log(np.where(xa == 0, 1.0, xa)), y))
 
 
