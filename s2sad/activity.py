@@ -993,6 +993,14 @@ class _Writes:
                     carried and s in loops_w)
                 if between or again:
                     s_w = self.order[kw][0]
+                    if view.startswith("%"):  # a part read within a line
+                        self.fail(s_w, "this write changes a slice or row of the array that "
+                                       "was read before it (it shares the array's memory: "
+                                       "`A[0], A[1] = A[1], A[0]` does not swap rows in "
+                                       "NumPy), and that part is used afterwards; s2sad "
+                                       "cannot follow a write through a view",
+                                  "Copy the parts where you read them: "
+                                  "`A[0], A[1] = A[1].copy(), A[0].copy()`.")
                     self.fail(s_w, f"this write changes what `{self.name(view)}` shows (it "
                                    f"may share memory with the array written), and "
                                    f"`{self.name(view)}` is read again afterwards; s2sad cannot "

@@ -468,14 +468,23 @@ class _Lowerer:
         self.bind_target(target, self.atom(value_node))
 
     def bind_target(self, target, atom):
-        """Bind `target` (a name or nested tuple of names) to an evaluated atom."""
+        """Bind `target` (a name, an element ``x[i]``, or a nested tuple of those) to
+        an evaluated atom. Python unpacks the whole value first, then assigns the
+        targets from left to right (an element's index is computed when its turn
+        comes, after the names before it are bound)."""
         if isinstance(target, ast.Name):
             self.assign_var(target.id, atom)
             return
+        if isinstance(target, ast.Subscript):
+            container, index = self.item_target(target)
+            self.emit(ir.SetItem(ast.Subscript(value=container, slice=index, ctx=ast.Store()),
+                                 atom, self.line))
+            return
+        ordered = any(isinstance(e, ast.Subscript) for e in ast.walk(target))
         names = []
         nested = []
         for e in target.elts:
-            if isinstance(e, ast.Name):
+            if isinstance(e, ast.Name) and not ordered:
                 names.append(None)
             else:
                 t = self.temp()
@@ -489,8 +498,8 @@ class _Lowerer:
             else:
                 final.append(n)
         self.emit(ir.Assign(tuple(final), atom, self.line, unpack=True))
-        for e, n in zip(target.elts, final):
-            if isinstance(e, ast.Name):
+        for e, n, temp in zip(target.elts, final, names):
+            if isinstance(e, ast.Name) and temp is None:
                 self.env[e.id] = n
         for e, t in nested:
             self.bind_target(e, ir.name(t))

@@ -23,16 +23,20 @@ supported instead, and the fix. A function whose source cannot be read raises
 
 from __future__ import annotations
 
+import __future__
 import ast
 import builtins
+import hashlib
 import inspect
 import linecache
+import os
 import textwrap
 import types
 from dataclasses import dataclass, field
 
 from . import ir
-from .errors import SourceNotFoundError, UnresolvedNameError, UnsupportedSyntaxError
+from .errors import (SourceNotFoundError, StaleSourceError, UnresolvedNameError,
+                     UnsupportedSyntaxError)
 
 # Every AST node type, with the reason it is refused (None: supported).
 _TAPE_HINT = ("Rewrite that part, or differentiate this function with "
@@ -166,6 +170,7 @@ def parse(func) -> Parsed:
             hint="Define the function in a file, or register a derivative rule for it.",
         ) from None
     filename = code.co_filename
+    check_source(func, lines, max(first, 1))
     cells = {}
     if code.co_freevars:
         cells = dict(zip(code.co_freevars, func.__closure__ or ()))
@@ -176,10 +181,135 @@ def parse(func) -> Parsed:
 def user_source(func) -> str:
     """The function's own source text, dedented, as `s2sad show --stage source` prints it."""
     try:
-        return textwrap.dedent("".join(inspect.getsourcelines(func)[0]))
+        lines, first = inspect.getsourcelines(func)
     except (OSError, TypeError) as exc:
         raise SourceNotFoundError(f"s2sad cannot read the source of {func.__qualname__}: "
                                   f"{exc}") from None
+    check_source(func, lines, max(first, 1))
+    return textwrap.dedent("".join(lines))
+
+
+# ------------------------------------------------------------ stale source
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _const_text(value) -> str:
+    if isinstance(value, types.CodeType):
+        return code_digest(value)
+    if isinstance(value, (tuple, frozenset)):
+        parts = [_const_text(v) for v in value]
+        if isinstance(value, frozenset):  # its order depends on string hashing
+            parts.sort()
+        return f"{type(value).__name__}({','.join(parts)})"
+    return repr(value)
+
+
+def code_digest(code) -> str:
+    """The bytecode of a function (its instructions, names, constants and nested
+    functions; not its line numbers), as text that is the same in every process: two
+    code objects with the same digest compute the same. The disk cache keys its
+    entries by it; `check_source` compares the code a function's text compiles to
+    with the code that runs."""
+    return _sha("\n".join([code.co_code.hex(), repr(code.co_names), repr(code.co_varnames),
+                           repr(code.co_freevars)] + [_const_text(c) for c in code.co_consts]))
+
+
+_FUTURE_FLAGS = 0
+for _feature in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
+
+_ENCLOSING = "__s2sad_enclosing__"
+
+
+def _code_of_text(code, lines):
+    """The code objects the function text `lines` compiles to on its own, compiled
+    as Python compiled `code` (its `__future__` flags, its free variables as cells of
+    an enclosing function): how a statement compiled by itself (a notebook, a
+    REPL, ``exec`` of one statement) compiles."""
+    text = textwrap.dedent("".join(lines))
+    if code.co_freevars:
+        text = (f"def {_ENCLOSING}():\n    {' = '.join(code.co_freevars)} = None\n"
+                + textwrap.indent(text, "    "))
+    try:
+        module = compile(text, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS,
+                         dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return []
+    scope = module
+    if code.co_freevars:
+        scope = next((c for c in module.co_consts if isinstance(c, types.CodeType)
+                      and c.co_name == _ENCLOSING), None)
+    return [c for c in (scope.co_consts if scope else ()) if isinstance(c, types.CodeType)
+            and c.co_name == code.co_name]
+
+
+_compiled_files: dict = {}  # file name -> (its lines, their code objects by (name, line))
+
+
+def _code_in_file(code, func_globals):
+    """The code objects Python compiles the text of `code`'s file to (as
+    `inspect.getsourcelines` reads it: `linecache`), whose name and first line are
+    `code`'s; None when the text does not compile (how a module imported from the
+    file compiles)."""
+    filename = code.co_filename
+    lines = linecache.getlines(filename, func_globals)
+    got = _compiled_files.get(filename)
+    if got is None or got[0] is not lines:
+        try:
+            module = compile("".join(lines), filename, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            module = None
+        found: dict = {}
+        todo = [module] if module is not None else []
+        while todo:
+            c = todo.pop()
+            found.setdefault((c.co_name, c.co_firstlineno), []).append(c)
+            todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+        got = _compiled_files[filename] = (lines, found if module is not None else None)
+    if got[1] is None:
+        return None
+    return got[1].get((code.co_name, code.co_firstlineno), [])
+
+
+def check_source(func, lines, first):
+    """Refuse the source text `lines` of `func` (read from its file, as
+    `inspect.getsourcelines` does, at line `first`) when it does not compile to the
+    code `func` runs: the file was edited after the function was defined, and a
+    derivative built from the new text would be the derivative of another function.
+    Code s2sad wrote itself is not checked."""
+    target = func
+    try:
+        target = inspect.unwrap(func)
+    except ValueError:  # a cycle of __wrapped__
+        pass
+    if not isinstance(target, types.FunctionType):
+        return
+    code = target.__code__
+    if code.co_filename.startswith("<s2sad"):
+        return
+    # the text compiled on its own, then in its file: Python compiles a function in
+    # the context of the module or statement it was given (a name bound by ``import``
+    # in the same compilation loads its attributes without the method call path)
+    digest = code_digest(code)
+    if any(code_digest(c) == digest for c in _code_of_text(code, lines)):
+        return
+    compiled = _code_in_file(code, target.__globals__)
+    if compiled is None and not os.path.isfile(code.co_filename):
+        return  # (text that is not Python as it stands: a notebook cell with magics)
+    if any(code_digest(c) == digest for c in compiled or ()):
+        return
+    text = lines[0] if lines else None
+    raise StaleSourceError(
+        f"{func.__qualname__} has changed in its file since it was defined: the text "
+        "there no longer compiles to the code that runs, and a derivative built from it "
+        "would be the derivative of another function",
+        filename=code.co_filename, lineno=first, source_line=text,
+        hint="The file was edited after the module was imported. Reload the module "
+             "(importlib.reload(module)) or restart Python, then take the derivative "
+             "again.")
 
 
 def parse_source(text: str, namespace: dict, filename: str = "<s2sad-input>",
@@ -283,10 +413,10 @@ def _check_nodes(tree: ast.FunctionDef, loc: _Located, nodes: list):
                             "Give the variable a value: `x: float = 0.0`.")
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            single = isinstance(node, ast.AugAssign) or (
-                isinstance(node, ast.Assign) and len(node.targets) == 1)
             for t in targets:
-                _check_target(t, loc, isinstance(node, ast.Assign), single)
+                # (elements of an unpacking and of a chained assignment are written
+                # in order, after the value is computed: `y[j], y[k] = y[k], y[j]`)
+                _check_target(t, loc, isinstance(node, ast.Assign), True)
 
 
 def _check_target(t, loc, allow_tuple, allow_item=False):
@@ -294,7 +424,7 @@ def _check_target(t, loc, allow_tuple, allow_item=False):
         return
     if allow_tuple and isinstance(t, ast.Tuple):
         for e in t.elts:
-            _check_target(e, loc, True)
+            _check_target(e, loc, True, allow_item)
         return
     if isinstance(t, ast.Subscript):
         if not allow_item:

@@ -384,3 +384,94 @@ def test_writes_through_possible_views_are_refused(f, message):
     """(A function with a rule of the user's may hand back the array it is given.)"""
     s2sad.register_rule(same, forward=same_forward)
     test_refused_at_the_line_that_changes_the_object(f, message)
+
+
+# ------------------------------------------------- elements in an unpacking
+# (Python computes the whole value first, then assigns the targets from left to
+# right, each element's index when its turn comes)
+
+
+def swap_in_a_list(x):
+    y = [x[0], x[1], x[2], x[3]]
+    for j in range(3):
+        if y[j] > y[j + 1]:
+            y[j], y[j + 1] = y[j + 1], y[j]
+    return y[0] * 1.0 + y[1] * 2.0 + y[2] * 3.0 + y[3] * 4.0
+
+
+def bubble_sort_an_array(x):
+    y = x * 1.0
+    n = len(y)
+    for i in range(n):
+        for j in range(n - 1 - i):
+            if y[j] < y[j + 1]:
+                y[j], y[j + 1] = y[j + 1], y[j]
+    return np.sum(y * np.arange(1.0, 5.0) ** 2)
+
+
+def unpack_a_tuple_into_elements(x):
+    y = [x[0], x[1], x[2], x[3]]
+    t = (y[3], y[0] * 2.0)
+    y[0], y[3] = t
+    return y[0] * 3.0 + y[3] * y[1]
+
+
+def element_then_its_index(x):
+    y = x * 1.0
+    i = 0
+    y[i], i = x[3] * 2.0, 2
+    return np.sum(y * y) + i
+
+
+def index_then_its_element(x):
+    y = x * 1.0
+    i = 0
+    i, y[i] = 2, x[3] * 2.0
+    return np.sum(y * y) + i
+
+
+def chained_writes(x):
+    y = x * 1.0
+    z = np.zeros(4)
+    y[1] = z[2] = x[0] * x[3]
+    return np.sum(y * y) + np.sum(z * x)
+
+
+def swap_rows_copied(x):
+    A = np.outer(x, x)
+    A[0], A[1] = A[1].copy(), A[0].copy()
+    return np.sum(A * np.arange(16.0).reshape(4, 4))
+
+
+UNPACKED = [swap_in_a_list, bubble_sort_an_array, unpack_a_tuple_into_elements,
+            element_then_its_index, index_then_its_element, chained_writes, swap_rows_copied]
+
+
+@pytest.mark.parametrize("f", UNPACKED, ids=[f.__name__ for f in UNPACKED])
+@pytest.mark.parametrize("point", [X, X[::-1].copy()], ids=["sorted", "reversed"])
+def test_elements_written_by_an_unpacking(f, point):
+    """(Writing an element in an unpacking or a chained assignment was refused.)"""
+    expected = numeric(f, (point.copy(),), 0)
+    for mode in ("reverse", "forward"):
+        assert np.allclose(s2sad.grad(f, mode=mode)(point.copy()), expected, rtol=1e-6, atol=1e-8)
+    direction = np.linspace(-1.0, 1.0, 4)
+    _, tangent = s2sad.jvp(f, (point.copy(),), (direction,))
+    assert np.isclose(tangent, np.dot(expected, direction), rtol=1e-6, atol=1e-8)
+    h = s2sad.hessian(f)(point.copy())
+    step = 1e-5
+    numeric_h = np.array([(s2sad.grad(f)(point + step * e) - s2sad.grad(f)(point - step * e))
+                          / (2 * step) for e in np.eye(4)])
+    assert np.allclose(h, numeric_h, atol=1e-4)
+
+
+def swap_rows_through_views(x):
+    A = np.outer(x, x)
+    A[0], A[1] = A[1], A[0]  # marker
+    return np.sum(A * np.arange(16.0).reshape(4, 4))
+
+
+def test_swapping_rows_through_views_is_refused():
+    """`A[1]` is a view: NumPy copies row 1 into row 0, then row 0 (now row 1's
+    values) into row 1."""
+    test_refused_at_the_line_that_changes_the_object(swap_rows_through_views,
+                                                     "`A[0], A[1] = A[1], A[0]` does not swap")
