@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from . import activity as activity_mod
 from . import forward as forward_mod
-from . import anf, batching, dup, emit, ir, ops, parse, reverse, simplify
+from . import anf, batching, dup, emit, ir, ops, parse, reverse, runtime, simplify
 from .errors import NonScalarOutputError, S2SADError
 
 
@@ -432,8 +432,15 @@ class _Builder:
         keep = {g.id for g in grads if isinstance(g, ast.Name)}
         seed_block = []
         if rev.seed is not None:
+            seed = ir.const(1.0)
+            if _rank_unknown(_return_kind(fr.dup, act)):
+                # (an output that may be a number or an array: it is checked when the
+                # gradient runs, see `_check_scalar_output`)
+                seed = ast.Call(func=ir.name("scalar_seed"), args=[ir.copy_tree(rev.output)],
+                                keywords=[])
+                self.helpers["scalar_seed"] = runtime.scalar_seed
             seed_block = [_return_comment(fr, rev),
-                          ir.Assign((rev.seed,), ir.const(1.0), rev.output_line)]
+                          ir.Assign((rev.seed,), seed, rev.output_line)]
         with_value = self.entry == "value_and_grad"
         tail = _read_output(fr, rev.output, rev.output_line)
         if with_value:  # the reverse sweep may restore loop values under the same names
@@ -844,11 +851,18 @@ def _check_scalar_output(fr: Front, kind, act=None):
                     k = ops.ListKind(ops.UNKNOWN) if isinstance(s.value, ast.List) else ()
                 else:
                     k = act.kinds.get(s.value.id) if isinstance(s.value, ast.Name) else None
-                if isinstance(k, (tuple, ops.ListKind, ops.ArrayKind)):
+                if isinstance(k, (tuple, ops.ListKind)) or isinstance(k, ops.ArrayKind) \
+                        and k.ndim not in (0, None):  # (those may be one number)
                     kind, line = k, s.line
                     break
     if kind in (ops.SCALAR, ops.INT, ops.UNKNOWN) or isinstance(kind, ops.ArrayKind) \
             and kind.ndim == 0:  # (a 0-d array is one number)
+        return
+    if _rank_unknown(kind):
+        # an array whose rank the kinds do not say (a float or an array after a loop
+        # that may run no iteration, a rank that depends on the values): the gradient
+        # checks the output when it runs (`runtime.scalar_seed`) rather than refuse a
+        # function that returns a number
         return
     ret = fr.anf.body[-1]
     if line is not None:
@@ -867,6 +881,11 @@ def _check_scalar_output(fr: Front, kind, act=None):
         hint="Use s2sad.vjp(f, *args) for a non-scalar output, or return a scalar "
              "(for example a sum).",
     )
+
+
+def _rank_unknown(kind) -> bool:
+    """Is `kind` an array's that may or may not be one number?"""
+    return isinstance(kind, ops.ArrayKind) and kind.ndim is None
 
 
 def _is_float_literal(node) -> bool:

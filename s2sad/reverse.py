@@ -423,6 +423,9 @@ class _Transform:
                                         args=[ir.name(self.acc(n)), value], keywords=[]), line)
             return ir.AugAssign(self.acc(n), value, line)
         if self.is_accumulator(n):
+            kind = self.act.kinds.get(n)
+            if isinstance(kind, tuple):  # (`+=` would concatenate the tuples)
+                return ir.Assign((adj(n),), _add_tuples(ir.name(adj(n)), value, kind), line)
             return ir.AugAssign(adj(n), value, line)
         return ir.Assign((adj(n),), value, line)
 
@@ -828,7 +831,11 @@ class _Transform:
         line = s.line
         names = [t for t in s.targets if t in self.act.active] + [
             x.id for x in op.inputs if self.act.is_active(x)]
-        if any(_nested_list(self.act.kinds.get(n)) for n in names):
+        if any(_nested_list(self.act.kinds.get(n)) for n in names) and not (
+                op.kind in ("listpack", "copy", "rule") and not s.unpack
+                and all(_lists_only(self.act.kinds.get(n)) for n in names)):
+            # (lists of lists built by displays and handed to NumPy, as in
+            # ``np.array([[a, b], [c, d]])``, are fine: their adjoints are lists of rows)
             info = self.fn.source
             raise NotDifferentiableError(
                 "s2sad cannot differentiate a list inside a tuple, or a list of tuples or "
@@ -898,6 +905,14 @@ class _Transform:
                                              keywords=[]), line)]
                 item = ast.Subscript(value=acc, slice=index, ctx=ast.Load())
                 return [ir.AugAssign(item, out_bar, line)]
+            if not isinstance(index, ast.Constant):
+                # an index known at run time only (a loop over the tuple): the adjoint
+                # goes to the item it read, ``(g if i == 0 or i == -2 else 0.0, ...)``
+                n = len(kind)
+                parts = [ast.IfExp(test=_equals_one_of(index, (j, j - n)), body=out_bar,
+                                   orelse=zero(k)) for j, k in enumerate(kind)]
+                return [self.set_adj(container.id, ast.Tuple(elts=parts, ctx=ast.Load()),
+                                     line)]
             i = index.value % len(kind)
             parts = [out_bar if j == i else zero(k) for j, k in enumerate(kind)]
             return [self.set_adj(container.id, ast.Tuple(elts=parts, ctx=ast.Load()), line)]
@@ -1090,6 +1105,36 @@ def _nested_list(kind) -> bool:
     if isinstance(kind, ops.ListKind):
         return isinstance(kind.elem, (tuple, ops.ListKind)) or _nested_list(kind.elem)
     return False
+
+
+def _add_tuples(acc, value, kind) -> ast.Tuple:
+    """The item-by-item sum of the tuple adjoints `acc` and `value`."""
+    def item(t, i):
+        if isinstance(t, ast.Tuple):
+            return t.elts[i]
+        return ast.Subscript(value=ir.copy_tree(t), slice=ir.const(i), ctx=ast.Load())
+    elts = []
+    for i, k in enumerate(kind):
+        if not ops.differentiable(k):
+            elts.append(zero(k))
+        elif isinstance(k, tuple):
+            elts.append(_add_tuples(item(acc, i), item(value, i), k))
+        else:
+            elts.append(ast.BinOp(left=item(acc, i), op=ast.Add(), right=item(value, i)))
+    return ast.Tuple(elts=elts, ctx=ast.Load())
+
+
+def _equals_one_of(atom, values) -> ast.expr:
+    tests = [ast.Compare(left=ir.copy_tree(atom), ops=[ast.Eq()], comparators=[ir.const(v)])
+             for v in values]
+    return tests[0] if len(tests) == 1 else ast.BoolOp(op=ast.Or(), values=tests)
+
+
+def _lists_only(kind) -> bool:
+    """Lists of lists (of numbers or arrays), no tuple at any level."""
+    if isinstance(kind, ops.ListKind):
+        return _lists_only(kind.elem)
+    return not isinstance(kind, tuple)
 
 
 def missing_rule(fn, s, op, mode) -> NoRuleError:

@@ -147,6 +147,79 @@ def vstack_pieces(g, parts):
             zip(np.split(g, np.cumsum(rows)[:-1], axis=0), parts)]
 
 
+def scalar_seed(out):
+    """The seed 1.0 of the gradient of an output that s2sad could not prove to be one
+    number when it compiled the gradient (an array whose rank is known only at run
+    time, such as a value that is a float or an array depending on a loop's count).
+    Raises unless `out` is one number."""
+    if np.ndim(out) != 0 or not np.isrealobj(out):
+        try:
+            from s2sad.errors import NonScalarOutputError as error
+        except ImportError:  # (a derivative pasted somewhere without s2sad)
+            error = ValueError
+        what = f"an array of shape {np.shape(out)}" if np.ndim(out) else "a complex number"
+        raise error(f"grad needs a function that returns one real number; this call "
+                    f"returned {what}")
+    return 1.0
+
+
+def cofactors(a, det):
+    """The cofactor matrix of `a`, its adjugate transposed (of each matrix of a stack),
+    given its determinant `det`: the derivative of ``np.linalg.det``, which exists
+    everywhere. ``det * inv(a).T`` where `a` is invertible; from the singular value
+    decomposition where it is not (adj(a) is not zero when a has rank n - 1)."""
+    if np.all(det != 0):
+        try:
+            inverse = np.linalg.inv(a)
+        except np.linalg.LinAlgError:
+            pass
+        else:
+            if inverse.ndim == 2:
+                return det * inverse.T
+            return np.expand_dims(det, (-2, -1)) * np.swapaxes(inverse, -1, -2)
+    u, sign, q, vt = _adjugate_parts(a)
+    p = np.diagonal(q, axis1=-2, axis2=-1)  # the products of all singular values but one
+    return np.expand_dims(sign, (-2, -1)) * ((u * p[..., None, :]) @ vt)
+
+
+def _adjugate_parts(a):
+    """``(u, sign, q, vt)`` of a = u diag(s) vt (stacks too), sign = det(u) det(vt), and
+    q[..., i, k] the product of the singular values other than s_i and s_k (for i == k,
+    of those other than s_i), made without dividing (zeros are exact):
+    adj(a) = sign * vt.T diag(q[i, i]) u.T."""
+    u, s, vt = np.linalg.svd(np.asarray(a, dtype=np.result_type(a, 1.0)))
+    n = s.shape[-1]
+    rows = np.array(np.broadcast_to(s[..., None, :], s.shape + (n,)))
+    rows[..., np.arange(n), np.arange(n)] = 1.0
+    return u, np.linalg.det(u) * np.linalg.det(vt), prod_others(rows, -1), vt
+
+
+def cofactors_dot(a, a_dot):
+    """The derivative of `cofactors` at `a` along `a_dot` (any `a`, singular included).
+    With a = u diag(s) vt and e = u.T a_dot vt.T, adj(u diag(s + .) vt) changes by
+    sign * vt.T d u.T where d[i, i] = sum over k != i of q[i, k] e[k, k] and
+    d[i, k] = -q[i, k] e[i, k]; the cofactors change by its transpose."""
+    u, sign, q, vt = _adjugate_parts(a)
+    n = q.shape[-1]
+    e = np.swapaxes(u, -1, -2) @ a_dot @ np.swapaxes(vt, -1, -2)
+    off = q * (1.0 - np.eye(n))
+    d = -off * e
+    d[..., np.arange(n), np.arange(n)] = (off @ np.diagonal(e, axis1=-2, axis2=-1)[..., None])[..., 0]
+    return np.expand_dims(sign, (-2, -1)) * (u @ np.swapaxes(d, -1, -2) @ vt)
+
+
+def inverse_t(a):
+    """inv(a) with its last two axes swapped: the derivative of ``log |det a|``. At a
+    singular matrix log |det a| is -inf and has no derivative: a LinAlgError that
+    says so."""
+    try:
+        return np.swapaxes(np.linalg.inv(a), -1, -2)
+    except np.linalg.LinAlgError:
+        raise np.linalg.LinAlgError(
+            "np.linalg.slogdet of a singular matrix: its log-determinant is -inf there and "
+            "has no derivative") from None
+
+
 def add_into(acc, parts):
     """Add each of `parts` into the matching element of the list `acc`."""
     for i, part in enumerate(parts):

@@ -65,3 +65,27 @@ def close(a, b, rtol=1e-5, atol=1e-7):
     if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
         return len(a) == len(b) and all(close(x, y, rtol, atol) for x, y in zip(a, b))
     return abs(a - b) <= atol + rtol * abs(b)
+
+
+def both_modes(f, args, wrt=None, rtol=1e-5, atol=1e-6):
+    """grad (reverse mode) and jvp (forward mode, along a fixed direction) of `f` at
+    `args` against central differences, for the float and array arguments at the
+    positions `wrt` (default: all of them)."""
+    import numpy as np
+
+    import s2sad
+
+    wrt = tuple(range(len(args))) if wrt is None else wrt
+    want = [central_diff(f, args, i) for i in wrt]
+    got = s2sad.grad(f, wrt=wrt)(*args)
+    assert close(tuple(got), tuple(want), rtol, atol), (got, want)
+    rng = np.random.default_rng(0)
+    tangents = [rng.standard_normal(np.shape(a)) if isinstance(a, np.ndarray) else
+                float(rng.standard_normal()) if i in wrt else 0.0 for i, a in enumerate(args)]
+    for i, a in enumerate(args):
+        if isinstance(a, np.ndarray) and i not in wrt:
+            tangents[i] = np.zeros_like(a)
+    value, tangent = s2sad.jvp(f, tuple(args), tuple(tangents))
+    expect = sum(float(np.sum(w * tangents[i])) for w, i in zip(want, wrt))
+    assert close(float(tangent), expect, rtol, atol), (tangent, expect)
+    return got

@@ -2,11 +2,12 @@
 
 import math
 
+import numpy as np
 import pytest
 
 import s2sad
 import zoo_loops
-from helpers import close, numeric_grad, positions
+from helpers import both_modes, close, numeric_grad, positions
 from stagerun import run_stage
 
 IDS = [f"{f.__name__}{args}" for f, args, _ in zoo_loops.ZOO]
@@ -103,3 +104,129 @@ def test_while_loop_invariants_move_out_and_stay_off_the_tape():
         up = damped(*args, 30)
         args[i] -= 2 * h
         assert math.isclose(want, (up - damped(*args, 30)) / (2 * h), rel_tol=1e-6)
+
+
+# ------------------------------------------------- loops over tuples (both modes)
+
+
+def loop_over_a_tuple_display(x, y):
+    s = 0.0
+    for v in (x, y, x * y):
+        s = s + v * v
+    return s
+
+
+def loop_over_a_tuple_of_arrays(a, b):
+    s = 0.0
+    for v in (a, b, a * b):
+        s = s + np.sum(np.sin(v) * v)
+    return s
+
+
+def loop_over_a_tuple_of_a_number_and_an_array(x, a):
+    s = 0.0
+    for v in (x, a):
+        s = s + np.sum(v * v) * x
+    return s
+
+
+def loop_over_a_tuple_built_before(x, y):
+    t = (x, y)
+    t = (t[1], t[0], 2.0)
+    s = 0.0
+    for v in t:
+        s = s * v + v
+    return s
+
+
+def enumerate_a_tuple(x, y):
+    s = 0.0
+    for i, v in enumerate((x, y, x + y), 1):
+        s = s + i * v * v
+    return s
+
+
+def zip_tuples(x, y):
+    s = 0.0
+    for v, w in zip((x, y), (y, x * x, 5.0)):
+        s = s + v * w
+    return s
+
+
+def _sum_times(t, x):
+    s = 0.0
+    for v in t:
+        s = s + v * x
+    return s
+
+
+def loop_over_a_tuple_argument(x, y):
+    return _sum_times((x, y, 2.0), x) + _sum_times((y,), y)
+
+
+def nested_loops_over_tuples(x, y):
+    s = 0.0
+    for v in (x, y):
+        for w in (v, x):
+            s = s + v * w
+    return s
+
+
+def tuple_read_by_a_negative_index(x, y):
+    t = (x, y, x + y)
+    s = 0.0
+    i = -1
+    while i >= -3:
+        s = s + t[i] * i
+        i = i - 1
+    return s
+
+
+def tuple_read_in_a_loop_by_constant_index(x, y):
+    t = (x, y)
+    s = 0.0
+    for i in range(3):
+        s = s + t[0] * t[1] * i
+    return s
+
+
+TUPLE_LOOPS = [
+    (loop_over_a_tuple_display, (1.5, -2.0)),
+    (loop_over_a_tuple_of_arrays, (np.array([0.5, 1.0, -0.3]), np.array([0.2, -0.7, 1.1]))),
+    (loop_over_a_tuple_of_a_number_and_an_array, (1.3, np.array([0.5, -1.0]))),
+    (loop_over_a_tuple_built_before, (1.5, -0.5)),
+    (enumerate_a_tuple, (1.5, -2.0)),
+    (zip_tuples, (1.5, -2.0)),
+    (loop_over_a_tuple_argument, (1.5, -2.0)),
+    (nested_loops_over_tuples, (1.5, -2.0)),
+    (tuple_read_by_a_negative_index, (1.5, -2.0)),
+    (tuple_read_in_a_loop_by_constant_index, (1.5, -2.0)),
+]
+
+
+@pytest.mark.parametrize("f,args", TUPLE_LOOPS, ids=[f.__name__ for f, _ in TUPLE_LOOPS])
+def test_loops_over_tuples_in_both_modes(f, args):
+    both_modes(f, args)
+
+
+def test_a_loop_over_a_constant_tuple_argument():
+    def scaled(x, c):
+        s = 0.0
+        for v in c:
+            s = s + v * x * x
+        return s
+
+    assert s2sad.grad(scaled)(2.0, (1.0, 2.0, 3.0)) == 24.0
+    assert s2sad.jvp(scaled, (2.0, (1.0, 2.0)), (1.0, None))[1] == 12.0
+
+
+def test_a_tuple_of_a_number_and_a_list_read_at_run_time_is_refused():
+    def mixed(x, y):
+        s = 0.0
+        for v in (x, [y, x]):
+            s = s + np.sum(v)
+        return s
+
+    with pytest.raises(s2sad.NotDifferentiableError, match="different kinds") as info:
+        s2sad.grad(mixed)(1.0, 2.0)
+    assert info.value.lineno == mixed.__code__.co_firstlineno + 2

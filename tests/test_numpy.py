@@ -1,12 +1,14 @@
 """NumPy programs end to end: gradients against central differences, with the shape
 and dtype of each argument."""
 
+import math
+
 import numpy as np
 import pytest
 
 import s2sad
 import zoo_numpy
-from helpers import positions
+from helpers import both_modes, positions
 
 
 def numeric(f, args, i, h=1e-6):
@@ -105,3 +107,152 @@ def where_of_a_float(x, s):
 def test_a_float_gets_a_float_gradient_through_np_where():
     g = s2sad.grad(where_of_a_float, wrt=(0, 1))(np.zeros(2), 0.0)
     assert isinstance(g[1], float) and g[1] == 1.0
+
+
+# ------------------------------- outputs that are one number, whatever built them
+
+
+def ones_of_a_shape_read_at_run_time(A):
+    return np.ones(A.shape[0]) @ A @ np.ones(A.shape[1])
+
+
+def zeros_of_a_length(x):
+    return np.sum(np.zeros(len(x)) + x * x)
+
+
+def ones_like_contracted(x, w):
+    v = np.ones_like(x) * w
+    return v @ x
+
+
+def sum_of_ones_of_a_shape(A):
+    return np.sum(np.ones(A.shape) * A * A) + np.sum(np.zeros(A.shape[1]) + A[0])
+
+
+def float_of_a_sum(x):
+    return float(np.sum(x * x))
+
+
+def float_of_a_0d_array(a):
+    return float(np.asarray(a * a)) * a
+
+
+def float_of_a_0d_array_param(a, x):
+    return float(a * 2.0) + np.sum(x) * float(np.sum(x * x))
+
+
+def isinstance_dispatch(x):
+    if isinstance(x, float):
+        return x * x
+    else:
+        return np.sum(x * x)
+
+
+def isinstance_dispatch_on_arrays(x):
+    if isinstance(x, np.ndarray):
+        return np.sum(np.sin(x))
+    return math.sin(x)
+
+
+def isinstance_dispatch_negated(x, y):
+    if not isinstance(x, (float, int)):
+        s = np.sum(x * y)
+    else:
+        s = x * y
+    return s
+
+
+def det_of_a_matrix_of_floats(a, b, c, d):
+    return np.linalg.det(np.array([[a, b], [c, d]]))
+
+
+def trace_of_nested_displays(a, b):
+    return np.trace(np.asarray([[a, b], [b * a, a]]) @ np.array([[a, 1.0], [2.0, b]]))
+
+
+def quadratic_form_after_a_loop(A, x):
+    v = np.ones(A.shape[0])
+    for i in range(3):
+        v = A @ v + x
+    return v @ A @ v
+
+
+def quadratic_form_of_a_float_made_an_array(A, x):
+    v = 1.0
+    for i in range(3):
+        v = A @ x * v
+    return v @ A @ v
+
+
+M = np.array([[0.6, 0.1, -0.3], [0.2, 0.5, 0.4]])
+S = np.array([[0.6, 0.1], [0.2, 0.5]])
+SCALAR_OUTPUTS = [
+    (ones_of_a_shape_read_at_run_time, (M,)),
+    (zeros_of_a_length, (np.array([0.5, -1.0, 2.0]),)),
+    (ones_like_contracted, (np.array([0.5, -1.0, 2.0]), 1.5)),
+    (sum_of_ones_of_a_shape, (M,)),
+    (float_of_a_sum, (np.array([0.5, -1.0, 2.0]),)),
+    (float_of_a_0d_array, (1.5,)),
+    (float_of_a_0d_array_param, (np.array(1.5), np.array([0.5, -1.0]))),
+    (isinstance_dispatch, (np.array([0.5, -1.0, 2.0]),)),
+    (isinstance_dispatch, (1.5,)),
+    (isinstance_dispatch_on_arrays, (np.array([0.5, -1.0, 2.0]),)),
+    (isinstance_dispatch_on_arrays, (0.7,)),
+    (isinstance_dispatch_negated, (np.array([0.5, -1.0]), np.array([2.0, 3.0]))),
+    (isinstance_dispatch_negated, (1.5, 2.0)),
+    (det_of_a_matrix_of_floats, (1.0, 2.0, 3.0, 5.0)),
+    (trace_of_nested_displays, (2.0, 3.0)),
+    (quadratic_form_after_a_loop, (S, np.array([1.0, -0.5]))),
+    (quadratic_form_of_a_float_made_an_array, (S, np.array([1.0, -0.5]))),
+]
+
+
+@pytest.mark.parametrize("f,args", SCALAR_OUTPUTS, ids=ids([(f, a, None) for f, a in SCALAR_OUTPUTS]))
+def test_functions_that_return_a_number_are_not_refused(f, args):
+    both_modes(f, args)
+
+
+def test_the_dead_branch_of_an_isinstance_dispatch_carries_nothing():
+    text = s2sad.source(isinstance_dispatch, example=(np.array([0.5, -1.0]),))
+    # the output is known to be one number, and the branch for floats, which runs for
+    # no array, has no derivative code (x_bar comes from the other branch only)
+    assert "scalar_seed" not in text
+    assert text.count("x_bar") == text.count("x_bar = ") + 1  # set once, returned
+
+
+def test_an_output_of_a_rank_known_only_at_run_time_is_checked_when_it_runs():
+    def maybe_array(A, x, n):
+        v = 1.0
+        for i in range(n):
+            v = A @ x * v
+        return v * 2.0
+
+    g = s2sad.grad(maybe_array, wrt=(0, 1))
+    with pytest.raises(s2sad.NonScalarOutputError, match=r"shape \(2,\)"):
+        g(S, np.array([1.0, -0.5]), 2)
+    got = g(S, np.array([1.0, -0.5]), 0)  # no iteration: the float 2.0
+    assert np.array_equal(got[0], np.zeros((2, 2))) and np.array_equal(got[1], np.zeros(2))
+
+
+def array_of_a_shape_read_at_run_time(A):
+    return np.ones(A.shape[0]) @ A
+
+
+def float_or_array_branch(x):
+    if isinstance(x, float):
+        return np.sum(x * x)
+    return x * x
+
+
+def matrix_of_floats(a, b):
+    return np.array([[a, b], [b, a]]) * 2.0
+
+
+@pytest.mark.parametrize("f,args", [
+    (array_of_a_shape_read_at_run_time, (M,)),
+    (float_or_array_branch, (np.array([0.5, -1.0]),)),
+    (matrix_of_floats, (1.0, 2.0)),
+])
+def test_functions_that_return_an_array_are_still_refused_before_running(f, args):
+    with pytest.raises(s2sad.NonScalarOutputError, match="returns an array"):
+        s2sad.grad(f, wrt=0)(*args)
