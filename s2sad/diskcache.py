@@ -326,21 +326,7 @@ def rules_token() -> str:
     return _rules_token[0]
 
 
-def _const_text(value) -> str:
-    if isinstance(value, types.CodeType):
-        return _code_digest(value)
-    if isinstance(value, (tuple, frozenset)):
-        parts = [_const_text(v) for v in value]
-        if isinstance(value, frozenset):  # its order depends on string hashing
-            parts.sort()
-        return f"{type(value).__name__}({','.join(parts)})"
-    return repr(value)
-
-
-def _code_digest(code) -> str:
-    """The bytecode of a function, as text that is the same in every process."""
-    return _sha("\n".join([code.co_code.hex(), repr(code.co_names), repr(code.co_varnames),
-                           repr(code.co_freevars)] + [_const_text(c) for c in code.co_consts]))
+_code_digest = parse.code_digest  # (the bytecode of a function, see `parse.check_source`)
 
 
 def _identity(func) -> list:

@@ -87,6 +87,11 @@ class SourceNotFoundError(S2SADError):
     """The function's source text cannot be read (built-in, REPL, exec, lambda)."""
 
 
+class StaleSourceError(SourceNotFoundError):
+    """The function's file changed after the function was defined (edited without a
+    reload): its text no longer compiles to the code that runs."""
+
+
 class UnresolvedNameError(S2SADError):
     """A free name in the function has no value in its globals, closure or builtins."""
 

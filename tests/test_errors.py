@@ -249,3 +249,115 @@ def test_numpy_constructors_that_move_with_their_arguments_are_not_constants():
 
 def lambda_free_arange(x):
     return np.sum(x * np.arange(3.0) * x)
+
+
+_EDITED = '''
+import math
+
+
+def helper(x):
+    return x * x
+
+
+def f(x):
+    return helper(x) + math.sin(x)
+
+
+def g(x):
+    return x * x * 3.0
+
+
+def outer(a):
+    def inner(x):
+        return a * x * x
+    return inner
+
+
+class K:
+    def m(self, x):
+        return x * x
+'''
+
+
+def _import_then_edit(tmp_path, monkeypatch, name, old, new):
+    """A module written to a file and imported, then its file rewritten without a
+    reload (the function objects keep the code of the old text)."""
+    import importlib
+    import os
+
+    path = tmp_path / f"{name}.py"
+    path.write_text(_EDITED)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module(name)
+    monkeypatch.setitem(__import__("sys").modules, name, module)
+    assert s2sad.grad(module.g)(2.0) == 12.0  # (built before the edit: stays right)
+    assert _EDITED.count(old) >= 1
+    path.write_text(_EDITED.replace(old, new))
+    stat = os.stat(path)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    return module
+
+
+def test_a_function_whose_file_changed_since_import_is_refused(tmp_path, monkeypatch):
+    m = _import_then_edit(tmp_path, monkeypatch, "s2sad_edited_a", "x * x\n", "x * x * x\n")
+    calls = {
+        "grad": lambda: s2sad.grad(m.f)(2.0),
+        "value_and_grad": lambda: s2sad.value_and_grad(m.f)(2.0),
+        "grad at a 0-d array": lambda: s2sad.grad(m.helper)(np.array(2.0)),
+        "forward": lambda: s2sad.grad(m.f, mode="forward")(2.0),
+        "jvp": lambda: s2sad.jvp(m.f, (2.0,), (1.0,)),
+        "vjp": lambda: s2sad.vjp(m.f, 2.0),
+        "jacobian": lambda: s2sad.jacobian(m.f)(2.0),
+        "hessian": lambda: s2sad.hessian(m.f)(2.0),
+        "source": lambda: s2sad.source(m.f),
+        "source of the text": lambda: s2sad.source(m.helper, stage="source"),
+        "a closure": lambda: s2sad.grad(m.outer(3.0))(2.0),
+        "a method": lambda: s2sad.grad(m.K.m, wrt=1)(None, 2.0),
+    }
+    for what, call in calls.items():
+        with pytest.raises(s2sad.StaleSourceError) as info:
+            call()
+        text = str(info.value)
+        assert "changed in its file since it was defined" in text, what
+        assert "importlib.reload" in text, what
+        assert info.value.filename.endswith("s2sad_edited_a.py"), what
+    # the callee changed: the error names it, at its def
+    with pytest.raises(s2sad.StaleSourceError, match="helper") as info:
+        s2sad.grad(m.f)(2.0)
+    assert info.value.lineno == 5
+    # the tape engine runs the function itself, and a reload fixes the rest
+    assert s2sad.grad(m.f, mode="tape")(2.0) == pytest.approx(4.0 + math.cos(2.0))
+    import importlib
+
+    m = importlib.reload(m)
+    assert s2sad.grad(m.f)(2.0) == pytest.approx(12.0 + math.cos(2.0))
+
+
+def test_a_function_moved_in_its_file_is_refused(tmp_path, monkeypatch):
+    """Lines added above the function: the text at its line is another function's."""
+    m = _import_then_edit(tmp_path, monkeypatch, "s2sad_edited_b", "\nimport math\n",
+                          "\nimport math\n\n\ndef before(x):\n    return x\n")
+    with pytest.raises(s2sad.StaleSourceError):
+        s2sad.grad(m.f)(2.0)
+
+
+def test_an_edit_that_keeps_the_code_is_not_refused(tmp_path, monkeypatch):
+    """Comments and spacing inside a function do not change what it computes."""
+    m = _import_then_edit(tmp_path, monkeypatch, "s2sad_edited_c", "return x * x * 3.0",
+                          "return x*x * 3.0  # (three squares)")
+    assert s2sad.grad(m.g)(np.array(2.0)) == 12.0
+    assert s2sad.grad(m.f)(2.0) == pytest.approx(4.0 + math.cos(2.0))
+
+
+def test_a_function_compiled_statement_by_statement_is_not_stale(tmp_path):
+    """A notebook compiles each statement of a cell on its own: ``math.sin`` then
+    compiles as it would not in the whole file, and the function is still its text."""
+    import ast
+
+    text = "import math\n\n\ndef f(x):\n    return math.sin(x) * x\n"
+    path = tmp_path / "cell.py"
+    path.write_text(text)
+    ns = {}
+    for stmt in ast.parse(text).body:
+        exec(compile(ast.Module(body=[stmt], type_ignores=[]), str(path), "exec"), ns)
+    assert s2sad.grad(ns["f"])(2.0) == pytest.approx(math.cos(2.0) * 2.0 + math.sin(2.0))
