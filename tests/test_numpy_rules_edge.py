@@ -652,3 +652,85 @@ def test_a_literal_exponent_emits_what_it_did():
 
 def literal_square(x):
     return np.sum(x ** 2) + np.sum(x ** 0)
+
+
+# ------------------------------------------------------ det at a singular matrix
+
+SINGULAR = np.array([[1.0, 2.0, 0.5], [2.0, 4.0, 1.0], [0.3, -0.7, 1.1]])  # rank 2
+RANK_ONE = np.outer([1.0, 2.0, -1.0], [0.5, 1.0, 3.0])
+
+
+def det_of(a):
+    return np.linalg.det(a)
+
+
+def det_squared_plus(a):
+    return np.linalg.det(a) ** 2 + 3.0 * np.linalg.det(a)
+
+
+def adjugate(a):
+    """adj(a) by its definition (the transposed matrix of signed minors)."""
+    n = a.shape[-1]
+    c = np.zeros_like(a)
+    for i in range(n):
+        for j in range(n):
+            minor = np.delete(np.delete(a, i, 0), j, 1)
+            c[i, j] = (-1) ** (i + j) * np.linalg.det(minor)
+    return c.T
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("a", [SINGULAR, RANK_ONE, np.zeros((3, 3)), np.zeros((1, 1)),
+                               np.array([[1.0, 2.0], [2.0, 4.0]])])
+def test_det_at_a_singular_matrix(a, mode):
+    """det is a polynomial: its gradient adj(a).T exists everywhere. It was
+    det * inv(a).T, a LinAlgError at a singular matrix (forward mode: solve)."""
+    want = adjugate(a).T if a.shape[0] > 1 else np.ones((1, 1))
+    np.testing.assert_allclose(s2sad.grad(det_of, mode=mode)(a), want, atol=1e-12)
+    check(det_squared_plus, [a], mode=mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_det_of_a_stack_with_singular_matrices(mode):
+    a = np.stack([SINGULAR, stack(3, 3), RANK_ONE, np.zeros((3, 3))])
+    want = np.stack([adjugate(m).T for m in a])
+    np.testing.assert_allclose(s2sad.grad(sum_det, mode=mode)(a), want, atol=1e-12)
+
+
+def test_second_derivatives_of_det_at_a_singular_matrix():
+    for a in [SINGULAR, RANK_ONE, stack(3, 3)]:
+        h = s2sad.hessian(det_of)(a)
+        numeric = np.zeros((9, 9))
+        for k in range(9):
+            step = np.zeros(9)
+            step[k] = 1e-5
+            numeric[:, k] = ((adjugate(a + step.reshape(3, 3)).T
+                              - adjugate(a - step.reshape(3, 3)).T) / 2e-5).ravel()
+        np.testing.assert_allclose(np.reshape(h, (9, 9)), numeric, rtol=1e-6, atol=1e-8)
+    h = s2sad.hessian(sum_det)(np.stack([SINGULAR, RANK_ONE]))
+    assert np.all(np.isfinite(h))
+
+
+def inv_sum(a):
+    return np.sum(np.linalg.inv(a))
+
+
+def solve_sum(a, b):
+    return np.sum(np.linalg.solve(a, b))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_slogdet_inv_and_solve_at_a_singular_matrix_raise(mode):
+    """None of them is differentiable at a singular matrix. inv and solve raise there
+    themselves, and so do their derivatives (the same error, from the user's call);
+    slogdet gives log |det| = -inf, and its derivative says it has none there (still
+    a LinAlgError, never NaN)."""
+    a = SINGULAR
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        s2sad.grad(inv_sum, mode=mode)(a)
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        s2sad.grad(solve_sum, mode=mode)(a, np.ones(3))
+    with pytest.raises(np.linalg.LinAlgError, match="log-determinant is -inf"):
+        s2sad.grad(logdet_of_matrix, mode=mode)(a)
+    with pytest.raises(np.linalg.LinAlgError, match="log-determinant is -inf"):
+        s2sad.grad(sum_logdet, mode=mode)(np.stack([stack(3, 3), a]))

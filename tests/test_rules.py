@@ -28,7 +28,17 @@ OPERATOR_FUNCS = {
 
 
 def primitive(key):
+    if key is runtime.cofactors:  # (its second argument is det(a), given to save work)
+        return lambda a, det: runtime.cofactors(a, np.linalg.det(a))
     return OPERATOR_FUNCS.get(key, key)
+
+
+def singular(r, n, rank):
+    """An n x n matrix of `rank` (exactly singular where rank < n: repeated rows)."""
+    a = arr(r, (n, n), -1, 1)
+    for i in range(rank, n):
+        a[i] = a[i - rank] * (i + 1.5)
+    return a
 
 
 # ------------------------------------------------------------------ examples
@@ -161,8 +171,13 @@ def array_examples(key, rule, r):
                 ([well_conditioned(r, 3), arr(r, (2, 3, 2), -1, 1)], {}),
                 ([stacked(r, 2, 3)[:1], arr(r, (2, 3, 2), -1, 1)], {})]
     if key in (np.linalg.inv, np.linalg.det, np.linalg.slogdet):
-        return [([well_conditioned(r, 3)], {}), ([stacked(r, 2, 3)], {}),
-                ([np.stack([stacked(r, 3, 3), stacked(r, 3, 3)[::-1]])], {})]
+        out = [([well_conditioned(r, 3)], {}), ([stacked(r, 2, 3)], {}),
+               ([np.stack([stacked(r, 3, 3), stacked(r, 3, 3)[::-1]])], {})]
+        if key is np.linalg.det:  # (a polynomial: differentiable at singular matrices too)
+            out += [([singular(r, 3, 2)], {}), ([singular(r, 3, 1)], {}), ([singular(r, 2, 1)], {}),
+                    ([np.zeros((2, 2))], {}), ([np.zeros((1, 1))], {}),
+                    ([np.stack([singular(r, 3, 2), well_conditioned(r, 3), singular(r, 3, 1)])], {})]
+        return out
     if key is np.reshape:
         return [([arr(r, (3, 4), -1, 1), (2, 6)], {})]
     if key is np.ravel:
@@ -403,6 +418,12 @@ def helper_examples(key):
         return [([arr(r, (3,), -1, 1), x, arr(r, (3,), 1, 2)], {"axis": 1}),
                 ([0.7, x, 1.3], {"ord": "fro"}),
                 ([arr(r, (3,), -1, 1), x, arr(r, (3,), 1, 2)], {"axis": -1})]
+    if key is runtime.cofactors:  # (invertible, singular of rank n - 1 and n - 2, stacks)
+        out = [well_conditioned(r, 3), singular(r, 3, 2), singular(r, 4, 2), singular(r, 2, 1),
+               np.stack([singular(r, 3, 2), well_conditioned(r, 3)])]
+        return [([a, np.linalg.det(a)], {}) for a in out]
+    if key is runtime.inverse_t:
+        return [([well_conditioned(r, 3)], {}), ([stacked(r, 2, 3)], {})]
     raise AssertionError(f"no examples for {rules.key_name(key)}")
 
 
@@ -419,14 +440,15 @@ def test_helper_forward_rule_matches_central_differences(key, rule):
 def test_every_helper_reverse_code_calls_has_a_forward_rule():
     called = {runtime.unbroadcast, runtime.unreduce, runtime.extreme_bar, runtime.matmul_x_bar,
               runtime.matmul_y_bar, runtime.pieces, runtime.unstack, runtime.vstack_pieces,
-              runtime.norm_bar, runtime.prod_others}
+              runtime.norm_bar, runtime.prod_others, runtime.cofactors, runtime.inverse_t}
     public = {f for name, f in vars(runtime).items() if callable(f) and not name.startswith("_")
               and getattr(f, "__module__", None) == runtime.__name__}
     # dup is the dup stage's (never in emitted code), add_into and check_norm are
     # statements forward mode knows
-    # (prod_others_dot is prod_others' own forward rule's helper)
+    # (prod_others_dot and cofactors_dot are prod_others' and cofactors' own forward
+    # rules' helpers)
     assert public - called == {runtime.dup, runtime.add_into, runtime.check_norm,
-                               runtime.prod_others_dot}
+                               runtime.prod_others_dot, runtime.cofactors_dot}
     assert {key for key, _ in HELPERS} == called
 
 

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..runtime import extreme_bar, norm_bar, prod_others
+from ..runtime import cofactors, extreme_bar, inverse_t, norm_bar, prod_others
 from . import FORWARD, add_rule, norm_orders
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126  # 2 / sqrt(pi), the scale of erf's derivative
@@ -799,17 +799,18 @@ def np_inv(a, out, a_dot):
 
 @rule(np.linalg.det, when=("2d",))
 def np_det_2d(a, out, a_dot):
-    return out * np.trace(np.linalg.solve(a, a_dot))
+    # trace(adj(a) a_dot), which holds at singular matrices too
+    return np.sum(cofactors(a, out) * a_dot, axis=(-2, -1))
 
 
 @rule(np.linalg.det)
 def np_det(a, out, a_dot):
-    return out * np.trace(np.linalg.solve(a, a_dot), axis1=-2, axis2=-1)
+    return np.sum(cofactors(a, out) * a_dot, axis=(-2, -1))
 
 
 @rule(np.linalg.slogdet, when=("2d",))
 def np_slogdet_2d(a, out, a_dot):
-    logabsdet_dot = np.trace(np.linalg.solve(a, a_dot))
+    logabsdet_dot = np.sum(inverse_t(a) * a_dot, axis=(-2, -1))
     sign_and_logabsdet_dot = (0.0, logabsdet_dot)
     return sign_and_logabsdet_dot
 
@@ -817,7 +818,7 @@ def np_slogdet_2d(a, out, a_dot):
 @rule(np.linalg.slogdet)
 def np_slogdet(a, out, a_dot):
     # a stack of matrices: the signs' tangents are zeros of their shape
-    logabsdet_dot = np.trace(np.linalg.solve(a, a_dot), axis1=-2, axis2=-1)
+    logabsdet_dot = np.sum(inverse_t(a) * a_dot, axis=(-2, -1))
     sign_and_logabsdet_dot = (np.zeros_like(logabsdet_dot), logabsdet_dot)
     return sign_and_logabsdet_dot
 

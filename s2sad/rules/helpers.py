@@ -12,8 +12,10 @@ derivative would need them. `tests/test_rules.py` checks each against central
 differences.
 """
 
+import numpy as np
+
 from .. import runtime
-from ..runtime import (extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar, pieces,
+from ..runtime import (cofactors_dot, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar, pieces,
                        prod_others_dot, unbroadcast, unreduce, unstack, vstack_pieces)
 from . import FORWARD, add_rule
 
@@ -78,3 +80,15 @@ def norm_bar_(g, x, norm, *, ord=None, axis=None, keepdims=False, out, g_dot, x_
 @rule(runtime.prod_others)
 def prod_others_(x, *, axis=None, out, x_dot):
     return prod_others_dot(x, x_dot, axis)
+
+
+@rule(runtime.cofactors)
+def cofactors_(a, det, out, a_dot, det_dot):
+    # (det is det(a), passed so that it is not worked out again: its tangent is a's,
+    # counted in the first term)
+    return cofactors_dot(a, a_dot), None
+
+
+@rule(runtime.inverse_t)
+def inverse_t_(a, out, a_dot):
+    return -out @ np.swapaxes(a_dot, -1, -2) @ out

@@ -15,7 +15,8 @@ import math
 
 import numpy as np
 
-from ..runtime import extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar, pieces, prod_others
+from ..runtime import cofactors, extreme_bar, inverse_t, matmul_x_bar, matmul_y_bar, norm_bar
+from ..runtime import pieces, prod_others
 from ..runtime import unbroadcast, unreduce, unstack, vstack_pieces
 from . import REVERSE, add_rule, norm_orders
 
@@ -817,25 +818,28 @@ def np_inv(a, out, out_bar):
 
 @rule(np.linalg.det, when=("2d",))
 def np_det_2d(a, out, out_bar):
-    return out_bar * out * np.linalg.inv(a).T
+    # the cofactor matrix (det * inv(a).T where a is invertible, and at singular
+    # matrices too)
+    return out_bar * cofactors(a, out)
 
 
 @rule(np.linalg.det)
 def np_det(a, out, out_bar):
-    # a stack of matrices: each matrix's factor times its own inverse transposed
-    return np.expand_dims(out_bar * out, (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+    # a stack of matrices: each matrix's factor times its own cofactor matrix
+    return np.expand_dims(out_bar, (-2, -1)) * cofactors(a, out)
 
 
 @rule(np.linalg.slogdet, when=("2d",))
 def np_slogdet_2d(a, out, out_bar):
-    return out_bar[1] * np.linalg.inv(a).T
+    # (inv(a).T: no derivative at a singular matrix, where log |det a| is -inf)
+    return out_bar[1] * inverse_t(a)
 
 
 @rule(np.linalg.slogdet)
 def np_slogdet(a, out, out_bar):
     # a stack of matrices: each log-determinant's adjoint times its own inverse
     # transposed (the sign is constant)
-    return np.expand_dims(out_bar[1], (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+    return np.expand_dims(out_bar[1], (-2, -1)) * inverse_t(a)
 
 
 # ---------------------------------------------------------------- numpy: shapes
