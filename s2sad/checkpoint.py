@@ -17,10 +17,18 @@ recomputes the states in between during the reverse sweep:
   floor(log2 n) + 1 snapshots, and each reversed step recomputes about log2 n / 2
   steps on average. It serves ``while`` loops.
 * `Binomial` (offline, n known when the loop starts): Griewank and Walther's revolve.
-  With s snapshots (the loop's initial state among them) it reverses n steps with the
-  fewest forward steps possible, t*n - C(s+t, s+1), t the smallest integer with
-  C(s+t, s) >= n; every step is recomputed at most t times. As in revolve, the state
-  the current step works on is not counted among the s snapshots.
+  With s snapshots (the loop's initial state among them) revolve reverses n steps with
+  the fewest forward steps possible, t*n - C(s+t, s+1) (`binomial_cost`), t the
+  smallest integer with C(s+t, s) >= n (`repetitions`). Revolve leaves the last step
+  to the reversal of that step (which runs it anyway); here the forward sweep runs it
+  too, since the code after the loop needs the loop's output before the reverse sweep
+  starts. So `step` runs t*n - C(s+t, s+1) + 1 steps for n >= 1 (`binomial_steps`),
+  the fewest any schedule can with the output computed first: dropping its runs of the
+  last step (no reversal starts from the state after it) leaves one of revolve's
+  schedules, with one step fewer at least. `step` runs each step at most t times
+  (n >= 2), the forward sweep's run included, and `step_bar` runs each once more. As
+  in revolve, the state the current step works on is not counted among the s
+  snapshots.
 
 Both drivers have the same shape: ``forward(step, indices, state, args)`` runs the
 loop, keeps its snapshots and returns the final state; ``reverse(step_bar, bar)``
@@ -178,11 +186,19 @@ def repetitions(steps, snapshots):
 @lru_cache(maxsize=4096)
 def binomial_cost(steps, snapshots):
     """Revolve's minimal number of forward steps to reverse `steps` steps with
-    `snapshots` snapshots (one of them holding the initial state)."""
+    `snapshots` snapshots (one of them holding the initial state), Griewank's
+    t*l - C(s+t, s+1): the reversal of a step runs that step itself, so reversing one
+    step costs none."""
     if steps <= 1:
         return 0
     t = repetitions(steps, snapshots)
     return t * steps - _binom(snapshots + t, snapshots + 1)
+
+
+def binomial_steps(steps, snapshots):
+    """The steps `Binomial`'s step function runs for a loop of `steps` steps: revolve's
+    minimum and the last step, which the forward sweep runs for the loop's output."""
+    return binomial_cost(steps, snapshots) + (steps > 0)
 
 
 @lru_cache(maxsize=4096)

@@ -11,7 +11,7 @@ import pytest
 
 import s2sad
 from s2sad import checkpoint
-from s2sad.checkpoint import CTZ, Binomial, binomial_cost, repetitions
+from s2sad.checkpoint import CTZ, Binomial, binomial_cost, binomial_steps, repetitions
 
 import zoo_checkpoint as zoo
 
@@ -67,8 +67,47 @@ def test_binomial_is_revolve_optimal(s):
 
 def test_binomial_closed_form():
     assert repetitions(100, 5) == 4
-    assert binomial_cost(100, 5) == 316
+    assert binomial_cost(100, 5) == 316  # revolve's count, as Griewank and Walther's
+    assert binomial_steps(100, 5) == 317  # and the last step, for the loop's output
     assert drive(Binomial(5), 100) == (317, 5)
+
+
+def count_steps(schedule, n):
+    """The steps a schedule's `step` actually runs over a loop of n steps (not its own
+    `steps` counter), in all and per index, and the states `step_bar` gets checked."""
+    runs = [0] * n
+
+    def step(indices, state, args):
+        for i in indices:
+            runs[i] += 1
+        return state + len(indices)
+
+    def step_bar(i, state, args, bar):
+        assert state == i
+        return bar + [i]
+
+    assert schedule.forward(step, range(n), 0, ()) == n
+    assert schedule.reverse(step_bar, []) == list(range(n - 1, -1, -1))
+    assert schedule.steps == sum(runs)
+    return sum(runs), runs
+
+
+def test_binomial_runs_the_formula_of_its_readme():
+    """Griewank's t*N - C(s+t, s+1), t the smallest with C(s+t, s) >= N, and the one
+    step the forward sweep runs for the output: what the step function runs."""
+    for s in range(1, 13):
+        for n in list(range(130)) + [200, 255, 256, 1000, 1001, 3003, 3004]:
+            t = next(t for t in range(n + 1) if math.comb(s + t, s) >= n)
+            formula = t * n - math.comb(s + t, s + 1) + 1 if n else 0
+            ran, runs = count_steps(Binomial(s), n)
+            assert ran == formula == binomial_steps(n, s), (n, s)
+            assert repetitions(n, s) == t
+            if n >= 2:
+                assert max(runs) <= t, (n, s)
+    for n in list(range(130)) + [1000, 1024, 1025]:  # (CTZ's counter counts what runs)
+        ran, _ = count_steps(CTZ(), n)
+        log = math.floor(math.log2(n)) if n else 0
+        assert ran - n <= n * (log + 1) / 2, n
     t = repetitions(10**5, 10)
     assert math.comb(10 + t, 10) >= 10**5 > math.comb(9 + t, 10)
 
