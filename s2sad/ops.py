@@ -139,7 +139,7 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
                     return op
             if method is not None and isinstance(func.value, ast.Name):
                 args = [func.value] + list(value.args)
-                if func.attr == "reshape" and len(value.args) > 1:
+                if func.attr in ("reshape", "transpose") and len(value.args) > 1:
                     args = [func.value, ast.Tuple(elts=list(value.args), ctx=ast.Load())]
                 op = _rule_call(method, args, list(value.keywords), kind,
                                 f"the method .{func.attr}()")
@@ -808,7 +808,7 @@ def rule_result_kind(op: Op, inputs: list):
         if b == 1:
             return SCALAR if a <= 1 else ArrayKind(a - 1)
         return ArrayKind(max(a, b))
-    if key is np.transpose:
+    if key in (np.transpose, np.moveaxis):
         return inputs[0]
     if key is np.ravel:
         return ArrayKind(1)

@@ -506,6 +506,16 @@ def transpose_runtime_axes(a, axes):
     return np.sum(np.transpose(a, axes) * WEIGHTS.reshape(4, 2, 3))
 
 
+def transpose_method_varargs(a):
+    return np.sum(a.transpose(-1, 0, -2) * WEIGHTS.reshape(4, 2, 3))
+
+
+def moveaxis_negative(a):
+    b = np.moveaxis(a, -1, 0) * WEIGHTS.reshape(4, 2, 3)
+    c = np.moveaxis(a, (0, -1), (-1, -3)) * WEIGHTS.reshape(4, 3, 2)
+    return np.sum(b ** 2) + np.sum(c ** 3)
+
+
 def swapaxes_negative(a):
     return np.sum(np.swapaxes(a, -1, 0) * WEIGHTS.reshape(4, 3, 2))
 
@@ -558,6 +568,8 @@ def test_transposes_with_axes_counted_from_the_end(mode):
     for axes in [(-1, 0, 1), [2, -3, 1], (2, 0, -2)]:
         check(transpose_runtime_axes, [a, axes], mode=mode)
     check(swapaxes_negative, [vector(2, 3, 4)], mode=mode)
+    check(transpose_method_varargs, [a], mode=mode)
+    check(moveaxis_negative, [a], mode=mode)
 
 
 def square_transpose(a):

@@ -161,6 +161,9 @@ def array_examples(key, rule, r):
         return [([arr(r, (3, 4), -1, 1)], {"axis1": 0, "axis2": 1}),
                 ([arr(r, (2, 3, 4), -1, 1)], {"axis1": -1, "axis2": -2}),
                 ([arr(r, (2, 3, 4), -1, 1)], {"axis1": -3, "axis2": 2})]
+    if key is np.moveaxis:
+        x = arr(r, (2, 3, 4), -1, 1)
+        return [([x, 0, 2], {}), ([x, -1, 0], {}), ([x, (0, -1), (-1, 1)], {}), ([x, [2, 0], [0, -2]], {})]
     if key is np.linalg.solve:  # (and stacks of matrices, broadcasting against each other)
         return [([well_conditioned(r, 3), arr(r, (3,), -1, 1)], {}),
                 ([well_conditioned(r, 3), arr(r, (3, 2), -1, 1)], {}),
@@ -446,9 +449,10 @@ def test_every_helper_reverse_code_calls_has_a_forward_rule():
     # dup is the dup stage's (never in emitted code), add_into and check_norm are
     # statements forward mode knows
     # (prod_others_dot and cofactors_dot are prod_others' and cofactors' own forward
-    # rules' helpers)
+    # rules' helpers; scalar_seed, like check_norm, is non-differentiable)
     assert public - called == {runtime.dup, runtime.add_into, runtime.check_norm,
-                               runtime.prod_others_dot, runtime.cofactors_dot}
+                               runtime.prod_others_dot, runtime.cofactors_dot,
+                               runtime.scalar_seed}
     assert {key for key, _ in HELPERS} == called
 
 

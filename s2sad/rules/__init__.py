@@ -499,9 +499,9 @@ _AXIS_NONE_BY_DEFAULT = {"np.sum", "np.mean", "np.prod", "np.max", "np.min", "np
 def _int_tuple(node):
     """The value of a literal tuple of ints (an option such as ``axes=(2, 0, 1)``), or
     None."""
-    if isinstance(node, ast.Constant) and type(node.value) is tuple \
-            and all(type(v) is int for v in node.value):
-        return node.value
+    value = literal(node) if isinstance(node, (ast.Constant, ast.Tuple)) else None
+    if type(value) is tuple and all(type(v) is int for v in value):
+        return value
     return None
 
 
@@ -651,11 +651,15 @@ class _Fold(ast.NodeTransformer):
         # an option's literal tested against None (``axes is None``): known now, and
         # Python warns of `is` with a literal
         self.generic_visit(n)
-        if len(n.ops) == 1 and isinstance(n.ops[0], (ast.Is, ast.IsNot)) \
-                and isinstance(n.left, ast.Constant) and isinstance(n.comparators[0], ast.Constant) \
-                and None in (n.left.value, n.comparators[0].value):
-            same = n.left.value is n.comparators[0].value
-            return ast.Constant(value=same if isinstance(n.ops[0], ast.Is) else not same)
+        if len(n.ops) == 1 and isinstance(n.ops[0], (ast.Is, ast.IsNot)):
+            left, right = n.left, n.comparators[0]
+            if isinstance(right, ast.Constant) and right.value is None \
+                    and isinstance(left, (ast.Tuple, ast.List)):  # a display is never None
+                left = ast.Constant(value=())
+            if isinstance(left, ast.Constant) and isinstance(right, ast.Constant) \
+                    and None in (left.value, right.value):
+                same = left.value is right.value
+                return ast.Constant(value=same if isinstance(n.ops[0], ast.Is) else not same)
         return n
 
     def visit_IfExp(self, n):

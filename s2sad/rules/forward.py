@@ -768,6 +768,11 @@ def np_swapaxes(x, *, axis1=0, axis2=1, out, x_dot):
     return np.swapaxes(x_dot, axis1, axis2)
 
 
+@rule(np.moveaxis)
+def np_moveaxis(x, source, destination, out, x_dot, source_dot, destination_dot):
+    return np.moveaxis(x_dot, source, destination), None, None
+
+
 @rule(np.linalg.solve, when=("2d", "1d"))
 def np_solve_2d_1d(a, b, out, a_dot, b_dot):
     return -np.linalg.solve(a, a_dot @ out), np.linalg.solve(a, b_dot)

@@ -782,6 +782,12 @@ def np_swapaxes(x, *, axis1=0, axis2=1, out, out_bar):
     return np.swapaxes(out_bar, axis1, axis2)
 
 
+@rule(np.moveaxis)
+def np_moveaxis(x, source, destination, out, out_bar):
+    # (the axes back where they came from; NumPy counts negative ones from the end)
+    return np.moveaxis(out_bar, destination, source), None, None
+
+
 @rule(np.linalg.solve, when=("2d", "1d"))
 def np_solve_2d_1d(a, b, out, out_bar):
     b_bar = np.linalg.solve(a.T, out_bar)
