@@ -334,8 +334,8 @@ class _State:
                 changed = [g[1:] for g in guards] != [g[1:] for g in self.guards]
                 if changed:
                     self.guards = guards
-                if self.primary is None or changed:
-                    self.primary = (key, fn)
+                if changed or self.primary is None and _fast(key):
+                    self.primary = (key, fn) if _fast(key) else None
                     self.build()
         return fn(*args, **kwargs)
 
@@ -352,11 +352,22 @@ def _pattern(values: dict) -> tuple:
 
 def _signature(value):
     """What the derivative's code depends on in an argument: its type, and for a
-    NumPy array its rank and dtype."""
+    NumPy array its rank and dtype; for a list or a tuple its kind (what its elements
+    are: `ops.kind_of`), as ``(type, kind)``."""
     tp = type(value)
     if tp.__module__ == "numpy" and tp.__name__ == "ndarray":
         return (tp, value.ndim, value.dtype)
+    if tp is list or tp is tuple:
+        return (tp, ops.kind_of(value))
     return tp
+
+
+def _fast(key) -> bool:
+    """Can the dispatcher's fast path recognise the arguments of `key` by their types
+    (and arrays' ranks and dtypes)? Not a list or a tuple: what the derivative
+    depends on is in its elements (a list of vectors and one of matrices take
+    different rules), which only `miss` looks at."""
+    return not any(isinstance(s, tuple) and len(s) == 2 for s in key[:-1])
 
 
 def _guards(unit) -> list:

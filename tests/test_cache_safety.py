@@ -161,3 +161,30 @@ def test_the_disk_cache_across_redefinitions(tmp_path, monkeypatch):
     assert s2sad.grad(second)(3.0) == 6.0
     changed = module("def f(x):\n    return x * x * x\n")["f"]
     assert s2sad.grad(changed)(3.0) == 27.0
+
+
+def test_one_dispatcher_for_lists_of_vectors_then_of_matrices(cache):
+    """A list's type says nothing of its elements: the derivative for a list of
+    vectors (``u @ v`` a dot product) is not the one for a list of matrices."""
+    import numpy as np
+
+    ns = module("import numpy as np\n\n\ndef f(xs):\n    return np.sum(xs[0] @ xs[1])\n",
+                "lists")
+    g = s2sad.grad(ns["f"])
+    a, b = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    for _ in range(2):  # (the second call after the first specialisation is made)
+        got = g([a, b])
+        assert [v.tolist() for v in got] == [[3.0, 4.0], [1.0, 2.0]]
+    A, B = np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[1.0, 0.5], [0.0, 2.0]])
+    ones = np.ones((2, 2))
+    for _ in range(2):
+        got = g([A, B])
+        assert np.array_equal(got[0], ones @ B.T) and np.array_equal(got[1], A.T @ ones)
+    with pytest.raises(s2sad.NoRuleError):  # (numbers: no rule for `@` of two floats)
+        g([1.0, 2.0])
+    assert g([a, b])[0].tolist() == [3.0, 4.0]
+    # a tuple argument held fixed, of numbers then of arrays
+    ns = module("def h(x, t):\n    return x * t[0] * t[1]\n", "tuples")
+    gh = s2sad.grad(ns["h"])
+    assert gh(2.0, (3.0, 4.0)) == 12.0
+    assert gh(2.0, (np.float64(3.0), 4.0)) == 12.0
