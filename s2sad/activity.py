@@ -63,6 +63,9 @@ class Activity:
     # an error for reverse mode: a name holds different lists or indexed arrays on
     # different paths (forward mode follows values by name and needs no such object)
     conflict: Exception | None = None
+    # id(If) -> its branch that never runs: an `isinstance` test of a parameter that
+    # its kind decides (nothing in that branch is active)
+    dead: dict = field(default_factory=dict)
 
     def same_shape(self, a: str, b: str) -> bool:
         """Are `a` and `b` arrays that certainly have the same shape?"""
@@ -201,9 +204,10 @@ class _Analysis:
         # compiled code is specialised on their types): name -> True/False; the branch
         # such a test rules out gives no kind to the names it joins and varies nothing
         self.static = {}
+        self.classes = {}  # name -> the tuple of classes it holds
         self.typed = {p.name for p in self.fn.params}  # parameters and their copies
         self.keep = set()
-        self.dead = {}  # id(If) -> its branch that never runs
+        self.dead = r.dead  # id(If) -> its branch that never runs
         self.phis = {p.name for s in ir.walk(self.fn.body) if isinstance(s, ir.Loop)
                      for p in s.phis}
         defined = {}
@@ -230,7 +234,9 @@ class _Analysis:
             group |= {n for n in r.kinds if (self.is_list(n) or r.root(n) in r.written)
                       and r.root(n) in group}
         r.active = {n for n in r.varied & r.useful if ops.differentiable(r.kinds.get(n))}
-        if r.written or any(isinstance(s, ir.Assign) and s.inplace for s in ir.walk(self.fn.body)):
+        if r.written or any(isinstance(s, ir.Assign) and (s.inplace or s.item)
+                            or isinstance(s, ir.Expr) and r.ops.get(id(s)) is not None
+                            and r.ops[id(s)].kind == "append" for s in ir.walk(self.fn.body)):
             self.check_writes()
         self.check(self.fn.body)
         self.check_conflicts()
@@ -370,6 +376,11 @@ class _Analysis:
             return
         t = s.targets[0]
         value = s.value
+        if isinstance(value, ast.Tuple):  # a tuple of classes, for isinstance
+            classes = [self.static_ref(e) for e in value.elts]
+            if value.elts and all(isinstance(c, type) for c in classes):
+                self.classes[t] = tuple(classes)
+            return
         if op.kind == "copy" and op.inputs[0].id in self.static:
             self.static[t] = self.static[op.inputs[0].id]
         elif op.kind == "copy" and op.inputs[0].id in self.typed:
@@ -380,17 +391,25 @@ class _Analysis:
         elif op.kind == "nondiff" and op.key is isinstance and isinstance(value, ast.Call) \
                 and len(value.args) == 2 and not value.keywords \
                 and isinstance(value.args[0], ast.Name) and value.args[0].id in self.typed:
-            classes = value.args[1].elts if isinstance(value.args[1], ast.Tuple) \
-                else [value.args[1]]
-            resolved = []
-            for c in classes:
-                text = ir.dotted(c)
-                if text is None or self.is_local(text) or text not in self.fn.refs:
-                    return
-                resolved.append(self.fn.refs[text])
-            known = ops.isinstance_known(self.atom_kind(value.args[0]), tuple(resolved))
+            given = value.args[1]
+            if isinstance(given, ast.Name) and given.id in self.classes:
+                resolved = self.classes[given.id]
+            else:
+                resolved = tuple(self.static_ref(c) for c in (
+                    given.elts if isinstance(given, ast.Tuple) else [given]))
+            if not all(isinstance(c, type) for c in resolved):
+                return
+            known = ops.isinstance_known(self.atom_kind(value.args[0]), resolved)
             if known is not None:
                 self.static[t] = known
+
+    def static_ref(self, node):
+        """The object a global or builtin name (or dotted name) stands for; None for
+        anything else."""
+        text = ir.dotted(node)
+        if text is None or self.is_local(text.split(".")[0]):
+            return None
+        return self.fn.refs.get(text)
 
     def forward_decided(self, s: ir.If, known: bool):
         """An `if` whose test the parameters' kinds decide: the branch that runs, then
@@ -918,6 +937,7 @@ class _Writes:
             for root in r.viewed_roots(view):
                 if root in writes:
                     self.check_view(view, writes[root])
+        _Holders(self).check()
 
     def inplace(self, s) -> list:
         """``x op= y`` on a list or an array (`s.inplace`): the SSA form's new name is
@@ -1038,6 +1058,250 @@ def _kind_word(kind) -> str:
     if isinstance(kind, tuple):
         return "tuples"
     return "other values"
+
+
+class _Holders:
+    """Lists and tuples hold the very lists and arrays put in them (``[y, z]``,
+    ``(y, z)``, ``xs.append(y)``, ``xs[i] = y``, and what is taken out again:
+    ``a = xs[0]``, ``a, b = t``, a call's result). A change made in place to such an
+    object (``y[i] = v``, ``y *= 3``, ``inner.append(v)``, and ``xs[i] += v`` on an
+    element that is an array) changes what the container, and every value taken out
+    of it, shows; s2sad's derivative does not follow that (each name has its own
+    adjoint, and ``y *= 3`` gives `y` a new value), so such a change is refused at its
+    line when a value that may show the changed object is read after it."""
+
+    def __init__(self, writes):
+        self.w, self.a, self.r = writes, writes.a, writes.r
+        self.holds = {}  # key -> roots of the lists and arrays the value may be or hold
+        self.stores = {}  # root -> {position of a statement putting it in a container}
+        self.flow()
+
+    def key(self, n: str) -> str:
+        return self.r.root(n) if self.a.is_object(n) else n
+
+    def contents(self, atom) -> set:
+        if not isinstance(atom, ast.Name) or atom.id not in self.r.kinds:
+            return set()
+        return set(self.holds.get(self.key(atom.id), ()))
+
+    def reach(self, atom) -> set:
+        """The objects `atom` is or may be, or holds."""
+        if not isinstance(atom, ast.Name) or atom.id not in self.r.kinds:
+            return set()
+        own = {self.r.root(atom.id)} if self.a.is_object(atom.id) else set()
+        return own | self.contents(atom)
+
+    def links(self, s) -> list:
+        """``(name, roots, stored)``: after `s`, `name` may be or hold `roots` (put
+        into a container by `s` itself when `stored`)."""
+        r = self.r
+        if isinstance(s, ir.Assign):
+            op = r.ops.get(id(s))
+            if op is None:
+                return []
+            if s.unpack:
+                src = self.contents(s.value) if isinstance(s.value, ast.Name) else \
+                    set().union(*[self.reach(x) for x in op.inputs])
+                return [(t, src, False) for t in s.targets]
+            t = s.targets[0]
+            kind = r.kinds.get(t)
+            if op.kind in ("listpack", "pack"):
+                return [(t, set().union(*[self.reach(e) for e in op.inputs]), True)]
+            if op.kind == "repeat":
+                x = op.inputs[0]
+                src = set().union(*[self.reach(e) for e in x.elts]) \
+                    if isinstance(x, ast.List) else self.contents(x)
+                return [(t, src, True)]
+            if op.kind in ("getitem", "pop") and not isinstance(
+                    self.a.atom_kind(op.inputs[0]), ops.ArrayKind):
+                return [(t, self.contents(op.inputs[0]), False)]
+            if op.kind == "copy" or ops.stops_gradient(op):
+                return [(t, self.reach(op.inputs[0]), False)]
+            if kind in (ops.SCALAR, ops.INT):
+                return []
+            if op.kind in ("call", "unknown"):  # (it may return what it is given)
+                return [(t, set().union(*[self.reach(x) for x in op.inputs]), False)]
+            if op.kind in ("rule", "sum") and not isinstance(kind, ops.ArrayKind):
+                return [(t, set().union(*[self.contents(x) for x in op.inputs]), False)]
+            return []
+        if isinstance(s, ir.Dup):
+            return [(t, self.reach(ir.name(s.source)), False) for t in s.targets]
+        if isinstance(s, ir.Expr):
+            op = r.ops.get(id(s))
+            if op is not None and op.kind == "append":
+                return [(op.inputs[0].id, self.reach(op.inputs[1]), True)]
+            return []
+        if isinstance(s, ir.SetItem) and not isinstance(r.kinds.get(s.container), ops.ArrayKind):
+            return [(s.container, self.reach(s.value), True)]
+        if isinstance(s, ir.Loop):
+            return [(p.name, self.contents(p.init), False) for p in s.phis
+                    if isinstance(p.init, ast.Name)]
+        return []
+
+    def flow(self):
+        changed = True
+        while changed:
+            changed = False
+            for k, (s, _) in enumerate(self.w.order):
+                for n, roots, stored in self.links(s):
+                    key = self.key(n)
+                    held = self.holds.setdefault(key, set())
+                    new = roots - held - {key}
+                    if new:
+                        held |= new
+                        changed = True
+                    if stored:
+                        for root in roots:
+                            self.stores.setdefault(root, set()).add(k)
+
+    def carried(self, root) -> set:
+        """A loop-carried array is, in turn, its first value and the values each
+        iteration hands the next: writing it changes those objects too."""
+        sources = {}
+        for s, _ in self.w.order:
+            if isinstance(s, ir.Loop):
+                for p in s.phis:
+                    sources.setdefault(p.name, []).append(p.init)
+            if isinstance(s, ir.Exit):
+                for c in s.copies:
+                    sources.setdefault(c.targets[0], []).append(c.value)
+        out, todo = set(), [root]
+        while todo:
+            n = todo.pop()
+            for v in sources.get(n, ()):
+                if isinstance(v, ast.Name) and v.id in self.r.kinds:
+                    v_root = self.r.root(v.id)
+                    if v_root not in out and v_root != root:
+                        out.add(v_root)
+                        todo.append(v_root)
+        return out
+
+    def reads(self, s) -> set:
+        if isinstance(s, ir.Loop):
+            return {p.init.id for p in s.phis if isinstance(p.init, ast.Name)}
+        if isinstance(s, ir.If):
+            return set(ir.names_in(s.test))
+        return {n for node in ir.exprs(s) for n in ir.names_in(node)}
+
+    def after(self, k1, loops1, k2, loops2, created=None) -> bool:
+        """May position `k2` run after position `k1` (later in the text, or in a later
+        iteration of a loop around both)? With `created`, the position where the
+        object is made: a loop that makes it anew each iteration does not count."""
+        if k1 < k2:
+            return True
+        inside = self.w.order[created][1] if created is not None else ()
+        return any(loop in loops2 and loop not in inside for loop in loops1)
+
+    def changes(self):
+        """``(position, statement, roots changed in place, roots reached through a
+        loop's carried value, names whose own object it is)`` per change."""
+        r = self.r
+        for k, (s, loops) in enumerate(self.w.order):
+            name = None
+            if isinstance(s, ir.SetItem):
+                name = s.container
+            elif isinstance(s, ir.Assign) and s.inplace and isinstance(s.value, ast.BinOp) \
+                    and isinstance(s.value.left, ast.Name) and self.a.is_object(s.value.left.id):
+                name = s.value.left.id
+            elif isinstance(s, (ir.Assign, ir.Expr)) and id(s) in r.ops and \
+                    r.ops[id(s)].kind in ("append", "pop", "add_at") and \
+                    isinstance(r.ops[id(s)].inputs[0], ast.Name):
+                name = r.ops[id(s)].inputs[0].id
+            if name is not None and name in r.kinds:
+                root = r.root(name)
+                yield k, s, {root}, self.carried(root), name
+
+    def check(self):
+        r = self.r
+        position = {id(s): k for k, (s, _) in enumerate(self.w.order)}
+        reads = [self.reads(s) for s, _ in self.w.order]
+        for kw, s_w, roots, via, name in self.changes():
+            loops_w = self.w.order[kw][1]
+            group = {n for n in r.kinds if r.root(n) == r.root(name)}
+            for root in roots | via:
+                created = position.get(r.created.get(root)) if root in roots else None
+                stored = [ks for ks in self.stores.get(root, ())
+                          if self.after(ks, self.w.order[ks][1], kw, loops_w, created)]
+                if not stored:
+                    continue
+                for k, (s, loops) in enumerate(self.w.order):
+                    shown = [n for n in reads[k] - group if n in r.kinds
+                             and root in self.holds.get(self.key(n), ())]
+                    if shown and self.after(kw, loops_w, k, loops):
+                        self.refuse(s_w, name, root, shown[0])
+        self.check_items(position, reads)
+
+    def refuse(self, s_w, name, root, shown):
+        user = self.w.name(name)
+        holder = self.w.name(shown)
+        what = "list" if self.a.is_list(name) else "array"
+        through = "" if holder == "this value" else f" (`{holder}` may show it)"
+        self.w.fail(s_w, f"this changes the {what} `{user}` in place after it was put into a "
+                         f"list or a tuple, which still holds it{through}; s2sad's derivative "
+                         f"would see the {what} there unchanged",
+                    f"Put a copy into the container (`[{user}.copy(), ...]`, "
+                    f"`.append({user}.copy())`), or give `{user}` a new value instead of "
+                    f"changing it (`{user} = {user} * 3` for `{user} *= 3`).")
+
+    def check_items(self, position, reads):
+        """``xs[i] += v`` where ``xs[i]`` is an array (or a list): Python changes that
+        object, which the SSA form, ``xs[i] = xs[i] + v``, follows only when nothing
+        else shows it: it is the function's own, held once, by `xs` alone."""
+        r = self.r
+        for kw, (s, loops_w) in enumerate(self.w.order):
+            if not (isinstance(s, ir.Assign) and s.item and isinstance(s.value, ast.BinOp)
+                    and isinstance(s.value.left, ast.Name)):
+                continue
+            element = s.value.left.id
+            if not isinstance(r.kinds.get(element), (ops.ArrayKind, ops.ListKind)) and \
+                    r.kinds.get(element) != ops.UNKNOWN:
+                continue
+            define = next((st for st, _ in self.w.order if element in ir.defined_names(st)), None)
+            op = r.ops.get(id(define)) if define is not None else None
+            if op is None or op.kind != "getitem" or not isinstance(op.inputs[0], ast.Name) \
+                    or isinstance(r.kinds.get(op.inputs[0].id), ops.ArrayKind):
+                continue
+            xs = op.inputs[0].id
+            user, elem = self.w.name(xs), self.w.name(element)
+            group = {n for n in r.kinds if r.root(n) == r.root(xs)} | {element}
+            for root in self.contents(ir.name(xs)):
+                if not self.a.is_object(root) or root not in self.a.fresh:
+                    self.w.fail(s, f"this changes the element of `{user}` in place, and "
+                                   f"s2sad cannot tell whether it is shared with another "
+                                   f"value (an argument, a view, what a call returned)",
+                                f"Write `{user}[i] = {user}[i] + ...` (a new element), or put "
+                                f"copies into `{user}`.")
+                stores = self.stores.get(root, set())
+                created = position.get(r.created.get(root))
+                inside = self.w.order[created][1] if created is not None else ()
+                twice = len(stores) > 1 or any(
+                    loop not in inside for ks in stores for loop in self.w.order[ks][1]) or any(
+                    self.twice_in(self.w.order[ks][0], root) for ks in stores)
+                shown = [n for k, (st, loops) in enumerate(self.w.order)
+                         if self.after(kw, loops_w, k, loops)
+                         for n in reads[k] - group if n in r.kinds and (
+                             r.root(n) == root or root in self.holds.get(self.key(n), ()))]
+                if twice or shown:
+                    other = f"`{self.w.name(shown[0])}` refers to the same object" \
+                        if shown and self.w.name(shown[0]) != "this value" \
+                        else "another name or element refers to the same object"
+                    self.w.fail(s, f"`{user}[...] += ...` changes the element of `{user}` in "
+                                   f"place (it is a list or an array), and {other}: s2sad's "
+                                   f"derivative would see it unchanged",
+                                f"Write `{user}[i] = {user}[i] + ...` if the other keeps its "
+                                f"value, or put copies into `{user}`.")
+
+    def twice_in(self, s, root) -> bool:
+        """Does the statement put `root` into its container more than once
+        (``[y, y]``, ``[y] * n``)?"""
+        op = self.r.ops.get(id(s))
+        if op is None:
+            return False
+        if op.kind == "repeat":
+            return True
+        if op.kind in ("listpack", "pack"):
+            return sum(root in self.reach(e) for e in op.inputs) > 1
+        return False
 
 
 def _fresh(name: str, rank: int) -> tuple:

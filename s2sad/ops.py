@@ -695,6 +695,28 @@ def isinstance_known(kind, classes: tuple):
     return False if answers == {False} else None
 
 
+def _leaves_dtype(kind) -> str:
+    """The dtype kind of ``np.asarray`` of a value of `kind`: "i" for ints only, "f"
+    for floats (and ints), else "?"."""
+    found = set()
+
+    def visit(k):
+        if isinstance(k, ListKind):
+            visit(k.elem)
+        elif isinstance(k, tuple):
+            for e in k:
+                visit(e)
+        elif isinstance(k, ArrayKind):
+            found.add(k.dtype)
+        else:
+            found.add({INT: "i", SCALAR: "f"}.get(k, "?"))
+
+    visit(kind)
+    if found == {"i"}:
+        return "i"
+    return "f" if found and found <= {"i", "f"} else "?"
+
+
 def _all_floats(kind) -> bool:
     if isinstance(kind, ListKind):
         return _all_floats(kind.elem)
@@ -737,15 +759,27 @@ def index_kind(container: ArrayKind, index, kind) -> object:
             ndim += 1
             continue
         k = kind(part)
+        if isinstance(part, ast.List) and part.elts and all(
+                isinstance(e, ast.Constant) and type(e.value) is int for e in part.elts):
+            k = ListKind(INT)
         if k == INT:
             ndim -= 1
         elif isinstance(k, ArrayKind) and k.dtype == "b" and k.ndim is not None:
             ndim = ndim - k.ndim + 1
+        elif (k == ListKind(INT) or isinstance(k, ArrayKind) and k.dtype == "i"
+              and k.ndim is not None) and sum(_advanced(p, kind) for p in parts) == 1:
+            # one integer array (or list) index: its axes replace the axis it indexes
+            ndim = ndim - 1 + (1 if isinstance(k, ListKind) else k.ndim)
         else:
             return ArrayKind(None, container.dtype)
     if ndim == 0:
         return SCALAR if container.dtype == "f" else INT if container.dtype in "ib" else OTHER
     return ArrayKind(ndim, container.dtype)
+
+
+def _advanced(part, kind) -> bool:
+    """Is this part of an index an array or a list (NumPy's advanced indexing)?"""
+    return isinstance(part, ast.List) or isinstance(kind(part), (ArrayKind, ListKind))
 
 
 def rule_result_kind(op: Op, inputs: list):
@@ -839,8 +873,10 @@ def rule_result_kind(op: Op, inputs: list):
         if isinstance(parts, ArrayKind):
             return parts
         if key in (np.array, np.asarray, np.copy):
-            # (a number gives a 0-d array, nested lists one axis per level)
-            return ArrayKind(_array_rank(parts))
+            # (a number gives a 0-d array, nested lists one axis per level; ints an
+            # integer array)
+            return ArrayKind(_array_rank(parts),
+                             "?" if "dtype" in opt else _leaves_dtype(parts))
         if key is np.stack:
             return ArrayKind(None if r is None else r + 1)
         if key is np.vstack:

@@ -570,9 +570,10 @@ class _Transform:
         zeros = [ir.Assign((adj(n),), zero(self.act.kinds.get(n), n), s.line)
                  for n in self.unread_joins(s)]
         self.emitted.append(zeros)
+        dead = self.act.dead.get(id(s))  # (a branch that never runs has no reverse)
         try:
-            body = self.reverse_block(s.body)
-            orelse = self.reverse_block(s.orelse)
+            body = [] if dead is s.body else self.reverse_block(s.body)
+            orelse = [] if dead is s.orelse else self.reverse_block(s.orelse)
         finally:
             self.emitted.pop()
         for block in (body, orelse):
@@ -703,9 +704,10 @@ class _Transform:
         they can): the loop-carried values and what the body reads from outside are
         passed in and out, so the body must not write into them, nor leave early."""
         if _breaks(s.body):
-            brk = next((x for x in ir.walk(s.body) if isinstance(x, ir.Exit) and x.brk), s)
-            return self.checkpoint_error(brk, "s2sad checkpoints loops without break or "
-                                         "return", "Move the early exit after the loop.")
+            return self.checkpoint_error(
+                _first_break(s.body), "s2sad checkpoints loops without break or return",
+                "Write it as a checkpointed while loop whose test holds the exit's "
+                "condition, or remove the marker (the loop then keeps its tape).")
         for p in s.phis:
             if p.init is None:
                 return self.checkpoint_error(
@@ -992,6 +994,18 @@ def _breaks(body) -> bool:
         if isinstance(s, ir.If) and (_breaks(s.body) or _breaks(s.orelse)):
             return True
     return False
+
+
+def _first_break(body):
+    """The first `Exit` of this loop's body (not of a nested loop's) that breaks."""
+    for s in body:
+        if isinstance(s, ir.Exit) and s.brk:
+            return s
+        if isinstance(s, ir.If):
+            found = _first_break(s.body) or _first_break(s.orelse)
+            if found is not None:
+                return found
+    return None
 
 
 def _tuple(elts) -> ast.Tuple:

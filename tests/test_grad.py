@@ -299,3 +299,54 @@ def test_pullback_of_a_loop_that_recomputes_values(f):
     assert close(first, expected, rtol=1e-6)
     assert close(pullback(2.0)[0], 2.0 * first, rtol=1e-12)  # (the forward sweep again)
     assert close(s2sad.jacobian(f, mode="reverse")(0.7, 3), first, rtol=1e-12)
+
+
+# ------------------------- isinstance dispatch: the branch a type rules out is dead
+
+
+def _sum_or_scale(xs, y):
+    if isinstance(xs, list):
+        t = 0.0
+        for v in xs:
+            t = t + v * y
+        return t
+    return xs * y  # (list repetition for a list: never runs for one)
+
+
+def _sine_or_sines(x, n):
+    s = 0.0
+    for i in range(n):
+        if isinstance(x, (list, tuple)):
+            for v in x:
+                s = s + math.sin(v) * i
+            if i > 2:
+                break
+        else:
+            s = s + math.sin(x) * i
+    return s
+
+
+def test_isinstance_dispatch_on_lists_and_floats():
+    g = s2sad.grad(_sum_or_scale, wrt=(0, 1))
+    assert g([1.0, 2.0], 3.0) == ([3.0, 3.0], 3.0)
+    assert g(1.5, 3.0) == (3.0, 1.5)
+    assert s2sad.jvp(_sum_or_scale, ([1.0, 2.0], 3.0), ([1.0, 0.0], 1.0))[1] == 6.0
+    assert s2sad.jvp(_sum_or_scale, (1.5, 3.0), (1.0, 0.0))[1] == 3.0
+
+
+def test_isinstance_decided_by_a_parameter_inside_a_loop():
+    got = s2sad.grad(_sine_or_sines, wrt=0)(0.7, 4)
+    assert close(got, math.cos(0.7) * 6.0, rtol=1e-12)
+    got = s2sad.grad(_sine_or_sines, wrt=0)([0.7, 0.2], 5)
+    assert close(got, [math.cos(0.7) * 6.0, math.cos(0.2) * 6.0], rtol=1e-12)
+    assert close(s2sad.jvp(_sine_or_sines, (0.7, 4), (1.0, 0))[1], math.cos(0.7) * 6.0,
+                 rtol=1e-12)
+
+
+def test_isinstance_the_kinds_do_not_decide_keeps_both_branches():
+    def f(x):
+        if isinstance(x, int):  # a float is never an int, an np.float32 neither
+            return x * 3.0
+        return x * x
+
+    assert s2sad.grad(f)(1.5) == 3.0

@@ -184,6 +184,18 @@ def quadratic_form_of_a_float_made_an_array(A, x):
     return v @ A @ v
 
 
+def quadratic_form_through_an_index_list(A, x):
+    v = x
+    for i in range(3):
+        v = (A @ v)[[1, 0]] + x
+    return v @ A @ v
+
+
+def index_array_of_ints(A, x):
+    idx = np.array([1, 0])
+    return np.sum(A[idx] * x) * (A[:, idx] @ x)[0]
+
+
 M = np.array([[0.6, 0.1, -0.3], [0.2, 0.5, 0.4]])
 S = np.array([[0.6, 0.1], [0.2, 0.5]])
 SCALAR_OUTPUTS = [
@@ -204,12 +216,22 @@ SCALAR_OUTPUTS = [
     (trace_of_nested_displays, (2.0, 3.0)),
     (quadratic_form_after_a_loop, (S, np.array([1.0, -0.5]))),
     (quadratic_form_of_a_float_made_an_array, (S, np.array([1.0, -0.5]))),
+    (quadratic_form_through_an_index_list, (S, np.array([1.0, -0.5]))),
+    (index_array_of_ints, (S, np.array([1.0, -0.5]))),
 ]
 
 
 @pytest.mark.parametrize("f,args", SCALAR_OUTPUTS, ids=ids([(f, a, None) for f, a in SCALAR_OUTPUTS]))
 def test_functions_that_return_a_number_are_not_refused(f, args):
     both_modes(f, args)
+
+
+@pytest.mark.parametrize("f,args", SCALAR_OUTPUTS, ids=ids([(f, a, None) for f, a in SCALAR_OUTPUTS]))
+def test_the_kinds_prove_those_outputs_are_numbers(f, args):
+    """Only a value that is a float or an array depending on a loop's count needs
+    its output checked when the gradient runs."""
+    text = s2sad.source(f, wrt=tuple(range(len(args))), example=args)
+    assert ("scalar_seed" in text) == (f is quadratic_form_of_a_float_made_an_array)
 
 
 def test_the_dead_branch_of_an_isinstance_dispatch_carries_nothing():
