@@ -746,3 +746,21 @@ def test_slogdet_inv_and_solve_at_a_singular_matrix_raise(mode):
         s2sad.grad(logdet_of_matrix, mode=mode)(a)
     with pytest.raises(np.linalg.LinAlgError, match="log-determinant is -inf"):
         s2sad.grad(sum_logdet, mode=mode)(np.stack([stack(3, 3), a]))
+
+
+def std_of_single_rows(x):
+    return np.sum(np.std(x, axis=1) * WEIGHTS[:3]) + np.sum(np.std(x[0]))
+
+
+def std_of_a_number(x):
+    return np.std(x) + 2.0 * x
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_std_of_one_element_is_constant(mode):
+    """std over one element is 0 for every value: derivative 0, where
+    out_bar / out * (x - mean) was 0 / 0 = NaN."""
+    with np.errstate(all="raise"):
+        got = s2sad.grad(std_of_single_rows, mode=mode)(vector(3, 1))
+        np.testing.assert_array_equal(got, np.zeros((3, 1)))
+        assert s2sad.grad(std_of_a_number, mode=mode)(0.3) == 2.0

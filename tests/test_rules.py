@@ -137,7 +137,11 @@ def array_examples(key, rule, r):
     if key in (np.var, np.std):
         x = signed(r, (3, 4))
         return [([x], {}), ([x], {"axis": 0}), ([x], {"axis": 1, "keepdims": True, "ddof": 1}),
-                ([x], {"axis": -1}), ([signed(r, (2, 3, 4))], {"axis": (-1, 0), "keepdims": True})]
+                ([x], {"axis": -1}), ([signed(r, (2, 3, 4))], {"axis": (-1, 0), "keepdims": True}),
+                # one element per result (std is 0 everywhere: derivative 0, not 0 / 0),
+                # and rows of equal elements (a kink of std: 0, as the norm's)
+                ([signed(r, (3, 1))], {"axis": 1}), ([signed(r, (1, 4))], {"axis": 0}),
+                ([np.full((2, 3), 0.5)], {"axis": 1})]
     if key is np.linalg.norm:
         return [([signed(r, (4,))], {}), ([signed(r, (4,))], {"ord": 2}), ([signed(r, (3, 4))], {}),
                 ([signed(r, (3, 4))], {"axis": 1}), ([signed(r, (3, 4))], {"ord": "fro"}),

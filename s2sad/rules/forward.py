@@ -677,7 +677,7 @@ def np_var(x, *, axis=None, keepdims=False, ddof=0, out, x_dot):
 def np_std(x, *, axis=None, keepdims=False, ddof=0, out, x_dot):
     n = np.size(x) / np.size(out) - ddof
     centred = x - np.mean(x, axis, keepdims=True)
-    return np.sum(centred * x_dot, axis=axis, keepdims=keepdims) / (n * out)
+    return np.sum(centred * x_dot, axis=axis, keepdims=keepdims) / (n * np.where(out == 0, 1.0, out))
 
 
 @rule(np.linalg.norm, when=("1d",), static=norm_orders(matrix=False))

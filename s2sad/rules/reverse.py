@@ -686,8 +686,11 @@ def np_var(x, *, axis=None, keepdims=False, ddof=0, out, out_bar):
 
 @rule(np.std)
 def np_std(x, *, axis=None, keepdims=False, ddof=0, out, out_bar):
+    # (a zero deviation has every element at the mean: the derivative there is taken
+    # as zero, as the norm's, and it is exactly zero where one element is reduced)
     n = np.size(x) / np.size(out) - ddof
-    return unreduce(out_bar / out, x, axis, keepdims) * (x - np.mean(x, axis, keepdims=True)) / n
+    return unreduce(out_bar / np.where(out == 0, 1.0, out), x, axis, keepdims) \
+        * (x - np.mean(x, axis, keepdims=True)) / n
 
 
 @rule(np.linalg.norm, when=("1d",), static=norm_orders(matrix=False))
