@@ -374,6 +374,9 @@ def test_a_marked_loop_that_carries_nothing():
 
 @pytest.mark.parametrize("func, line, words", [
     (zoo.bad_break, "break", "without break or return"),
+    (zoo.bad_break_after_inner, "break  # leaves the checkpointed loop",
+     "without break or return"),
+    (zoo.bad_return_while, "return x * 2.0", "without break or return"),
     (zoo.bad_append, "xs.append(xs[-1] * 1.5)", "changes `xs` in place"),
     (zoo.bad_write, "u[0] = u[1] * 2.0", "changes `u` in place"),
     (zoo.bad_nested, "for i in s2sad.checkpointed(range(n)):", "not inside another loop"),
@@ -385,6 +388,20 @@ def test_refusals_point_at_the_line(func, line, words):
     assert words in err.message
     assert err.source_line.strip() == line
     assert err.filename.endswith("zoo_checkpoint.py")
+    if "break" in words:
+        assert "checkpointed while loop whose test" in err.hint
+
+
+@pytest.mark.parametrize("schedule", ["ctz", "binomial"])
+def test_the_option_keeps_early_exits_on_the_tape(schedule):
+    for name in ("bad_break", "bad_break_after_inner", "bad_return_while"):
+        f = getattr(PLAIN, name)
+        for x, n in ((1.0, 3), (1.0, 9), (3.0, 12)):
+            want = flat([s2sad.grad(f)(x, n)])
+            assert want[0] > 1.0
+            np.testing.assert_allclose(want, central(f, (x, n), (0,)), rtol=1e-6)
+            check_three_ways(f, (x, n), (0,), want, checkpoint=schedule)
+        assert "ckpt" not in s2sad.source(f, checkpoint=schedule)
 
 
 def test_only_ranges_are_checkpointed():

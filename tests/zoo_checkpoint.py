@@ -229,6 +229,27 @@ def bad_break(x, n):
     return x
 
 
+def bad_break_after_inner(x, n):
+    """The inner loop's break is fine (its step reverses it); the loop's own is not."""
+    for i in s2sad.checkpointed(range(n), snapshots=2, schedule="binomial"):
+        for j in range(3):
+            if x > 5.0:
+                break
+            x = x * 1.1
+        if x > 10.0:
+            break  # leaves the checkpointed loop
+        x = x * 1.5
+    return x
+
+
+def bad_return_while(x, n):
+    while s2sad.checkpointed(x < n):
+        if x > 10.0:
+            return x * 2.0
+        x = x * 1.5
+    return x
+
+
 def bad_append(x, n):
     xs = [x]
     for i in s2sad.checkpointed(range(n)):
