@@ -665,7 +665,8 @@ def isinstance_known(kind, classes: tuple):
     it for every value the compiled code is called with (it is specialised on the
     arguments' types): True, False, or None when it does not."""
     np = _numpy()
-    if isinstance(kind, ArrayKind) and kind.ndim is not None:
+    if isinstance(kind, ArrayKind) and kind.ndim not in (None, 0):
+        # (a value of rank 0 may be a NumPy scalar: a ufunc of 0-d arrays gives one)
         types = (np.ndarray,)
     elif isinstance(kind, ListKind):
         types = (list,)

@@ -278,3 +278,18 @@ def matrix_of_floats(a, b):
 def test_functions_that_return_an_array_are_still_refused_before_running(f, args):
     with pytest.raises(s2sad.NonScalarOutputError, match="returns an array"):
         s2sad.grad(f, wrt=0)(*args)
+
+
+def _doubled_if_array(v):
+    if isinstance(v, np.ndarray):
+        return np.sum(v) * 2.0
+    return v * 3.0
+
+
+def _through_a_0d_product(a):
+    return _doubled_if_array(a * 2.0)  # a NumPy scalar, not an array, at run time
+
+
+def test_isinstance_of_a_value_of_rank_0_is_left_to_run_time():
+    assert float(s2sad.grad(_through_a_0d_product)(np.array(1.5))) == 6.0
+    assert float(s2sad.jvp(_through_a_0d_product, (np.array(1.5),), (np.array(1.0),))[1]) == 6.0
