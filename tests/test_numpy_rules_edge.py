@@ -764,3 +764,15 @@ def test_std_of_one_element_is_constant(mode):
         got = s2sad.grad(std_of_single_rows, mode=mode)(vector(3, 1))
         np.testing.assert_array_equal(got, np.zeros((3, 1)))
         assert s2sad.grad(std_of_a_number, mode=mode)(0.3) == 2.0
+
+
+@pytest.mark.parametrize("f,args", [
+    (power_of_number, (0.0, 0)), (power_of_array, (np.array([0.0, 0.5]), 0)),
+    (power_of_arrays, (np.array([0.0, 0.0, 0.0, 0.5]), np.array([0, 1, 2, 0]))),
+    (det_squared_plus, (SINGULAR,)), (sum_det, (np.stack([SINGULAR, RANK_ONE]),)),
+    (transpose_negative, (vector(2, 3, 4),)), (moveaxis_negative, (vector(2, 3, 4),)),
+    (concat_flattened, (vector(2, 3), vector(4, seed=3))), (std_of_single_rows, (vector(3, 1),))])
+def test_every_method_agrees_at_the_edges(f, args):
+    """The compiler in both modes, the tape and the dual numbers (which have their own
+    rule for a constant exponent) against central differences."""
+    s2sad.check(f, *args)

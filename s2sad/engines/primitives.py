@@ -68,16 +68,24 @@ def user_place() -> str:
 POW_KEYS = ("pow", pow, math.pow, np.power)
 
 
+def _less_one(y):
+    """The exponent of the derivative of ``x ** y``: y - 1, and 0 where y == 0 (x ** 0
+    is constant, where 0 * 0.0 ** -1 would be NaN or raise at x == 0)."""
+    if np.ndim(y):
+        return np.where(y == 0, 0, y - 1)
+    return y - 1 if y else 0
+
+
 def _pow_const_reverse(x, y, out, out_bar):
-    return out_bar * y * x ** (y - 1), None
+    return out_bar * y * x ** _less_one(y), None
 
 
 def _pow_const_forward(x, y, out, x_dot, y_dot):
-    return y * x ** (y - 1) * x_dot, None
+    return y * x ** _less_one(y) * x_dot, None
 
 
 def _pow_const_reverse_array(x, y, out, out_bar):
-    return unbroadcast(out_bar * y * x ** (y - 1), x), None
+    return unbroadcast(out_bar * y * x ** _less_one(y), x), None
 
 
 def _scatter(x, index, g):
