@@ -399,7 +399,12 @@ class _Analysis:
                     given.elts if isinstance(given, ast.Tuple) else [given]))
             if not all(isinstance(c, type) for c in resolved):
                 return
-            known = ops.isinstance_known(self.atom_kind(value.args[0]), resolved)
+            kind = self.atom_kind(value.args[0])
+            if self.callee and kind in (ops.SCALAR, ops.INT):
+                # a callee's parameter has the kind of what its callers pass, and an int
+                # joined with a float on another path is a float there
+                return
+            known = ops.isinstance_known(kind, resolved)
             if known is not None:
                 self.static[t] = known
 
@@ -1074,6 +1079,10 @@ class _Holders:
         self.w, self.a, self.r = writes, writes.a, writes.r
         self.holds = {}  # key -> roots of the lists and arrays the value may be or hold
         self.stores = {}  # root -> {position of a statement putting it in a container}
+        self.defined = {}  # name -> (position, loops) of its first definition
+        for k, (s, loops) in enumerate(writes.order):
+            for t in ir.defined_names(s):
+                self.defined.setdefault(t, (k, loops))
         self.flow()
 
     def key(self, n: str) -> str:
@@ -1224,10 +1233,15 @@ class _Holders:
                           if self.after(ks, self.w.order[ks][1], kw, loops_w, created)]
                 if not stored:
                     continue
+                # a write changes the object in the derivative's own sweep too: what
+                # was taken out of the container before it (to be read again by the
+                # reverse sweep) counts as well; `y op= v` makes a new array there
+                since = [(kw, loops_w)] if isinstance(s_w, ir.Assign) and s_w.inplace \
+                    else [(ks, self.w.order[ks][1]) for ks in stored]
                 for k, (s, loops) in enumerate(self.w.order):
                     shown = [n for n in reads[k] - group if n in r.kinds
                              and root in self.holds.get(self.key(n), ())]
-                    if shown and self.after(kw, loops_w, k, loops):
+                    if shown and any(self.after(k0, loops0, k, loops) for k0, loops0 in since):
                         self.refuse(s_w, name, root, shown[0])
         self.check_items(position, reads)
 
@@ -1277,10 +1291,11 @@ class _Holders:
                 twice = len(stores) > 1 or any(
                     loop not in inside for ks in stores for loop in self.w.order[ks][1]) or any(
                     self.twice_in(self.w.order[ks][0], root) for ks in stores)
+                # (what is taken out of `xs` after the change shows the new element)
                 shown = [n for k, (st, loops) in enumerate(self.w.order)
-                         if self.after(kw, loops_w, k, loops)
                          for n in reads[k] - group if n in r.kinds and (
-                             r.root(n) == root or root in self.holds.get(self.key(n), ()))]
+                             r.root(n) == root or root in self.holds.get(self.key(n), ()))
+                         and self.stale(n, kw, loops_w, k, loops)]
                 if twice or shown:
                     other = f"`{self.w.name(shown[0])}` refers to the same object" \
                         if shown and self.w.name(shown[0]) != "this value" \
@@ -1290,6 +1305,13 @@ class _Holders:
                                    f"derivative would see it unchanged",
                                 f"Write `{user}[i] = {user}[i] + ...` if the other keeps its "
                                 f"value, or put copies into `{user}`.")
+
+    def stale(self, n, kw, loops_w, k, loops) -> bool:
+        """Is `n`, read at position `k`, a value taken before the change at `kw`
+        (defined before it, or outside a loop around both)?"""
+        define = self.defined.get(n)
+        kd, loops_d = (define if define is not None else (-1, ()))
+        return kd < kw < k or any(loop in loops_w and loop not in loops_d for loop in loops)
 
     def twice_in(self, s, root) -> bool:
         """Does the statement put `root` into its container more than once

@@ -350,3 +350,19 @@ def test_isinstance_the_kinds_do_not_decide_keeps_both_branches():
         return x * x
 
     assert s2sad.grad(f)(1.5) == 3.0
+
+
+def _times_if_int(v, x):
+    if isinstance(v, int):
+        return x * v
+    return x * x * v
+
+
+def _int_or_float(x, flag):
+    v = 3 if flag > 0 else 2.0
+    return _times_if_int(v, x)
+
+
+def test_isinstance_of_a_callee_parameter_that_may_be_an_int_or_a_float():
+    g = s2sad.grad(_int_or_float, wrt=0)
+    assert g(1.5, 1) == 3.0 and g(1.5, -1) == 6.0
