@@ -190,7 +190,34 @@ def tuple_read_in_a_loop_by_constant_index(x, y):
     return s
 
 
+def loop_over_a_tuple_of_pairs(x, y):
+    s = 0.0
+    for a, b in ((x, y), (y, x * x), (2.0, x)):
+        s = s + a * b * s + a
+    return s
+
+
+def tuple_read_at_computed_indices(x, y):
+    t = (x, y)
+    s = 0.0
+    for k in range(4):
+        s = s + t[k % 2] * t[(k + 1) % 2] * s + t[k % 2]
+    return s
+
+
+def loop_over_the_tuples_of_a_tuple(x, y):
+    tt = ((x, y), (y, x))
+    s = 0.0
+    for t in tt:
+        for v in t:
+            s = s * v + v
+    return s
+
+
 TUPLE_LOOPS = [
+    (loop_over_a_tuple_of_pairs, (0.5, 1.5)),
+    (tuple_read_at_computed_indices, (0.5, 1.5)),
+    (loop_over_the_tuples_of_a_tuple, (0.5, 1.5)),
     (loop_over_a_tuple_display, (1.5, -2.0)),
     (loop_over_a_tuple_of_arrays, (np.array([0.5, 1.0, -0.3]), np.array([0.2, -0.7, 1.1]))),
     (loop_over_a_tuple_of_a_number_and_an_array, (1.3, np.array([0.5, -1.0]))),
