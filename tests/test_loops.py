@@ -257,3 +257,11 @@ def test_a_tuple_of_a_number_and_a_list_read_at_run_time_is_refused():
     with pytest.raises(s2sad.NotDifferentiableError, match="different kinds") as info:
         s2sad.grad(mixed)(1.0, 2.0)
     assert info.value.lineno == mixed.__code__.co_firstlineno + 2
+
+
+def test_second_derivatives_of_loops_over_tuples():
+    x, y = 1.5, -2.0
+    got = s2sad.hessian(loop_over_a_tuple_display, wrt=(0, 1))(x, y)
+    assert close(got, ((2 + 2 * y * y, 4 * x * y), (4 * x * y, 2 + 2 * x * x)), rtol=1e-12)
+    got = s2sad.hessian(tuple_read_in_a_loop_by_constant_index, wrt=(0, 1))(x, y)
+    assert close(got, ((0.0, 3.0), (3.0, 0.0)), rtol=1e-12, atol=1e-12)
