@@ -655,11 +655,33 @@ def test_second_derivatives_of_a_power_at_zero():
                                    want * np.eye(2))
 
 
+def power_of_both(x, y):
+    return x ** y + np.sum(np.power(x * np.array([1.0, 2.0]), y))
+
+
+def powers_of_both(x, y):
+    return np.sum(x ** y) + np.sum(np.power(x, 2.0 * y))
+
+
+def test_mixed_second_derivatives_of_a_power_at_a_zero_exponent():
+    """d/dy of y * x ** (y - 1) at y == 0 is 1 / x: the rule's guard for x == y == 0
+    must not hold the exponent still in y elsewhere (H was not symmetric: 1 and 1/2)."""
+    h = s2sad.hessian(power_of_both, wrt=(0, 1))(2.0, 0.0)
+    np.testing.assert_allclose(np.array(h, dtype=float), [[0.0, 1.5], [1.5, h[1][1]]])
+    x, y = np.array([2.0, 4.0, 0.5]), np.array([0.0, 1.0, 0.0])
+    (hxx, hxy), (hyx, hyy) = s2sad.hessian(powers_of_both, wrt=(0, 1))(x, y)
+    np.testing.assert_allclose(hxy, hyx.T)
+    # d2/dxdy of x ** y + x ** (2 y): x ** (y - 1) (1 + y log x) + 2 x ** (2y - 1) (1 + 2y log x)
+    want = x ** (y - 1) * (1 + y * np.log(x)) + 2 * x ** (2 * y - 1) * (1 + 2 * y * np.log(x))
+    np.testing.assert_allclose(np.diag(hxy), want)
+
+
 def test_a_literal_exponent_emits_what_it_did():
     """Only an exponent known at run time pays for the test of k == 0."""
     text = s2sad.source(literal_square, example=(np.zeros(3),))
     assert "if" not in text.split("def ", 1)[1] and "2.0 * x" in text.replace("2 * x", "2.0 * x")
-    assert "k - 1 if k else 0" in s2sad.source(power_of_array, example=(np.zeros(3), 2))
+    assert "(x if k else np.where(x == 0, 1, x)) ** (k - 1)" in s2sad.source(
+        power_of_array, example=(np.zeros(3), 2))
 
 
 def literal_square(x):

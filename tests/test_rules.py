@@ -595,6 +595,11 @@ def test_fold():
         _, terms = rule.instantiate([ast.Name(id="x")], ast.Name(id="out"), [ast.Name(id="g")],
                                     [0], None, {"axes": ast.Constant(value=axes)})
         assert ast.unparse(terms[0]) == f"np.transpose(g, {inverse})"
+    # a literal exponent in the power rules' test of y == x == 0: ``2 or x`` is 2
+    for text, folded in [("(x if 2 or x else 1.0) ** (2 - 1)", "x"),
+                         ("(x if 0 or x else 1.0) ** (0 - 1)", "(x if x else 1.0) ** -1"),
+                         ("a or b", "a or b"), ("0 and x", "0"), ("1 and x and y", "x and y")]:
+        assert ast.unparse(rules.fold(ast.parse(text, mode="eval").body)) == folded, text
     # axis=None is np.sum's default, not np.concatenate's (0) nor np.argsort's (-1)
     e = ast.parse("np.sum(x, axis=None) + np.concatenate(xs, axis=None)", mode="eval").body
     assert ast.unparse(rules.fold(e)) == "np.sum(x) + np.concatenate(xs, axis=None)"

@@ -573,6 +573,8 @@ class _Fold(ast.NodeTransformer):
             return self.visit_Compare(node)
         if t is ast.IfExp:
             return self.visit_IfExp(node)
+        if t is ast.BoolOp:
+            return self.visit_BoolOp(node)
         return self.generic_visit(node)
 
     def generic_visit(self, node):
@@ -660,6 +662,19 @@ class _Fold(ast.NodeTransformer):
                     and None in (left.value, right.value):
                 same = left.value is right.value
                 return ast.Constant(value=same if isinstance(n.ops[0], ast.Is) else not same)
+        return n
+
+    def visit_BoolOp(self, n):
+        # ``2 or x`` is 2, ``0 or x`` is x (a literal option or exponent in a test)
+        self.generic_visit(n)
+        values = list(n.values)
+        while len(values) > 1 and isinstance(values[0], ast.Constant):
+            if bool(values[0].value) == isinstance(n.op, ast.Or):
+                return values[0]
+            values.pop(0)
+        if len(values) == 1:
+            return values[0]
+        n.values = values
         return n
 
     def visit_IfExp(self, n):

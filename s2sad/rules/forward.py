@@ -62,8 +62,9 @@ def mod(x, y, out, x_dot, y_dot):
 
 @rule("pow")
 def pow_(x, y, out, x_dot, y_dot):
-    # (y == 0: x ** 0 is constant, where 0 * 0.0 ** -1 would raise; a literal y folds)
-    return (y * x ** (y - 1 if y else 0) * x_dot,
+    # (x ** 0 is constant: 0 * 0.0 ** -1 would raise, so the base is 1.0 where
+    # y == x == 0; a literal y folds to x ** (y - 1))
+    return (y * (x if y or x else 1.0) ** (y - 1) * x_dot,
             out * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 else math.nan * y_dot)
 
 
@@ -102,18 +103,19 @@ def max_(x, y, out, x_dot, y_dot):
 
 @rule(pow)
 def builtin_pow(x, y, out, x_dot, y_dot):
-    return (y * x ** (y - 1 if y else 0) * x_dot,
+    return (y * (x if y or x else 1.0) ** (y - 1) * x_dot,
             out * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 else math.nan * y_dot)
 
 
 @rule(pow, when=("array", "scalar"))
 def builtin_pow_of_array_by_number(x, y, out, x_dot, y_dot):
-    return y * x ** (y - 1 if y else 0) * x_dot, out * np.log(np.where(x == 0, 1.0, x)) * y_dot
+    return (y * (x if y else np.where(x == 0, 1, x)) ** (y - 1) * x_dot,
+            out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
 
 
 @rule(pow, when="array")
 def builtin_pow_of_array(x, y, out, x_dot, y_dot):
-    return (y * x ** np.where(y == 0, 0, y - 1) * x_dot,
+    return (y * np.where((x == 0) & (y == 0), 1, x) ** (y - 1) * x_dot,
             out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
 
 
@@ -152,7 +154,7 @@ def sqrt(x, out, x_dot):
 
 @rule(math.pow)
 def math_pow(x, y, out, x_dot, y_dot):
-    return (y * x ** (y - 1 if y else 0) * x_dot,
+    return (y * (x if y or x else 1.0) ** (y - 1) * x_dot,
             out * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 else math.nan * y_dot)
 
 
@@ -368,14 +370,16 @@ def np_mod(x, y, out, x_dot, y_dot):
 
 @rule("pow", when=("array", "scalar"))
 def np_pow_by_number(x, y, out, x_dot, y_dot):
-    # (y == 0: x ** 0 is constant, where 0 * 0.0 ** -1 would be NaN at x == 0)
-    return y * x ** (y - 1 if y else 0) * x_dot, out * np.log(np.where(x == 0, 1.0, x)) * y_dot
+    # (x ** 0 is constant: 0 * 0.0 ** -1 would be NaN, so the base is 1 where
+    # y == x == 0, which keeps the derivative in y of this term, x ** -1 elsewhere)
+    return (y * (x if y else np.where(x == 0, 1, x)) ** (y - 1) * x_dot,
+            out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
 
 
 @rule("pow", when="array")
 def np_pow(x, y, out, x_dot, y_dot):
     # (an array of exponents: the same, element by element)
-    return (y * x ** np.where(y == 0, 0, y - 1) * x_dot,
+    return (y * np.where((x == 0) & (y == 0), 1, x) ** (y - 1) * x_dot,
             out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
 
 
@@ -571,12 +575,13 @@ def np_sign(x, out, x_dot):
 
 @rule(np.power, when=("array", "scalar"))
 def np_power_by_number(x, y, out, x_dot, y_dot):
-    return y * x ** (y - 1 if y else 0) * x_dot, out * np.log(np.where(x == 0, 1.0, x)) * y_dot
+    return (y * (x if y else np.where(x == 0, 1, x)) ** (y - 1) * x_dot,
+            out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
 
 
 @rule(np.power)
 def np_power(x, y, out, x_dot, y_dot):
-    return (y * x ** np.where(y == 0, 0, y - 1) * x_dot,
+    return (y * np.where((x == 0) & (y == 0), 1, x) ** (y - 1) * x_dot,
             out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
 
 
@@ -584,7 +589,7 @@ def np_power(x, y, out, x_dot, y_dot):
 def np_power_of_list(x, y, out, x_dot, y_dot):
     xa = np.asarray(x)
     ya = np.asarray(y)
-    return (ya * xa ** np.where(ya == 0, 0, ya - 1) * x_dot,
+    return (ya * np.where((xa == 0) & (ya == 0), 1, xa) ** (ya - 1) * x_dot,
             out * np.log(np.where(xa == 0, 1.0, xa)) * y_dot)
 
 

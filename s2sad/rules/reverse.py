@@ -68,8 +68,9 @@ def mod(x, y, out, out_bar):
 
 @rule("pow")
 def pow_(x, y, out, out_bar):
-    # (y == 0: x ** 0 is constant, where 0 * 0.0 ** -1 would raise; a literal y folds)
-    return (out_bar * y * x ** (y - 1 if y else 0),
+    # (x ** 0 is constant: 0 * 0.0 ** -1 would raise, so the base is 1.0 where
+    # y == x == 0; a literal y folds to x ** (y - 1))
+    return (out_bar * y * (x if y or x else 1.0) ** (y - 1),
             out_bar * out * math.log(x) if x > 0 else 0.0 if x == 0 else math.nan)
 
 
@@ -108,19 +109,19 @@ def max_(x, y, out, out_bar):
 
 @rule(pow)
 def builtin_pow(x, y, out, out_bar):
-    return (out_bar * y * x ** (y - 1 if y else 0),
+    return (out_bar * y * (x if y or x else 1.0) ** (y - 1),
             out_bar * out * math.log(x) if x > 0 else 0.0 if x == 0 else math.nan)
 
 
 @rule(pow, when=("array", "scalar"))
 def builtin_pow_of_array_by_number(x, y, out, out_bar):
-    return (unbroadcast(out_bar * y * x ** (y - 1 if y else 0), x),
+    return (unbroadcast(out_bar * y * (x if y else np.where(x == 0, 1, x)) ** (y - 1), x),
             unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
 
 
 @rule(pow, when="array")
 def builtin_pow_of_array(x, y, out, out_bar):
-    return (unbroadcast(out_bar * y * x ** np.where(y == 0, 0, y - 1), x),
+    return (unbroadcast(out_bar * y * np.where((x == 0) & (y == 0), 1, x) ** (y - 1), x),
             unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
 
 
@@ -159,7 +160,7 @@ def sqrt(x, out, out_bar):
 
 @rule(math.pow)
 def math_pow(x, y, out, out_bar):
-    return (out_bar * y * x ** (y - 1 if y else 0),
+    return (out_bar * y * (x if y or x else 1.0) ** (y - 1),
             out_bar * out * math.log(x) if x > 0 else 0.0 if x == 0 else math.nan)
 
 
@@ -375,15 +376,16 @@ def np_mod(x, y, out, out_bar):
 
 @rule("pow", when=("array", "scalar"))
 def np_pow_by_number(x, y, out, out_bar):
-    # (y == 0: x ** 0 is constant, where 0 * 0.0 ** -1 would be NaN at x == 0)
-    return (unbroadcast(out_bar * y * x ** (y - 1 if y else 0), x),
+    # (x ** 0 is constant: 0 * 0.0 ** -1 would be NaN, so the base is 1 where
+    # y == x == 0, which keeps the derivative in y of this term, x ** -1 elsewhere)
+    return (unbroadcast(out_bar * y * (x if y else np.where(x == 0, 1, x)) ** (y - 1), x),
             unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
 
 
 @rule("pow", when="array")
 def np_pow(x, y, out, out_bar):
     # (an array of exponents: the same, element by element)
-    return (unbroadcast(out_bar * y * x ** np.where(y == 0, 0, y - 1), x),
+    return (unbroadcast(out_bar * y * np.where((x == 0) & (y == 0), 1, x) ** (y - 1), x),
             unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
 
 
@@ -579,13 +581,13 @@ def np_sign(x, out, out_bar):
 
 @rule(np.power, when=("array", "scalar"))
 def np_power_by_number(x, y, out, out_bar):
-    return (unbroadcast(out_bar * y * x ** (y - 1 if y else 0), x),
+    return (unbroadcast(out_bar * y * (x if y else np.where(x == 0, 1, x)) ** (y - 1), x),
             unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
 
 
 @rule(np.power)
 def np_power(x, y, out, out_bar):
-    return (unbroadcast(out_bar * y * x ** np.where(y == 0, 0, y - 1), x),
+    return (unbroadcast(out_bar * y * np.where((x == 0) & (y == 0), 1, x) ** (y - 1), x),
             unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
 
 
@@ -593,7 +595,7 @@ def np_power(x, y, out, out_bar):
 def np_power_of_list(x, y, out, out_bar):
     xa = np.asarray(x)
     ya = np.asarray(y)
-    return (unbroadcast(out_bar * ya * xa ** np.where(ya == 0, 0, ya - 1), x),
+    return (unbroadcast(out_bar * ya * np.where((xa == 0) & (ya == 0), 1, xa) ** (ya - 1), x),
             unbroadcast(out_bar * out * np.log(np.where(xa == 0, 1.0, xa)), y))
 
 
