@@ -453,6 +453,7 @@ def _taped(f, wrt, entry):
         raise S2SADError(f"{entry}(mode=\"tape\") cannot read the parameters of {f!r}",
                          hint="Wrap it in a Python function.") from None
     params = list(signature.parameters.values())
+    names = None  # (the parameters `wrt` names, when they are plain parameters)
     if isinstance(f, types.FunctionType) and not f.__code__.co_flags & (
             inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
         names, as_tuple = normalize_wrt(f, wrt)  # refuses a bad wrt now, as mode="reverse"
@@ -475,6 +476,10 @@ def _taped(f, wrt, entry):
             raise TypeError(f"{getattr(f, '__qualname__', f)}(): {exc}") from None
         bound.apply_defaults()
         value, gradient = tape_grad(f, bound.args, wrt, bound.kwargs)
+        if names is not None:  # (each gradient with its argument's type, as grad's)
+            grads = typed_gradients(bound.arguments, names,
+                                    gradient if isinstance(wrt, tuple) else (gradient,))
+            gradient = tuple(grads) if isinstance(wrt, tuple) else grads[0]
         return (value, gradient) if with_value else gradient
 
     taped.__s2sad__ = "tape"
@@ -601,9 +606,38 @@ def _compiled_gradient(f, wrt, args, kwargs=None):
 
 def vjp(f, *primals, checkpoint=None, snapshots=None):
     """``(out, pullback)``: `f` evaluated at `primals`, and a function that maps an
-    adjoint of `out` (same structure as `out`) to one adjoint per positional argument
-    (``None`` for an argument that is an integer or not a number). `checkpoint` and
-    `snapshots` as for `grad`."""
+    adjoint of `out` (same structure as `out`) to one adjoint per positional argument,
+    with its argument's type (``None`` for an argument that is held fixed: an integer,
+    a bool, an array of integers, None). An argument that is none of those nor a
+    float, a float array, or a list or tuple of them (a string, a dict, a complex
+    number, another library's array) is refused. `checkpoint` and `snapshots` as for
+    `grad`."""
+    return _vjp(f, primals, checkpoint, snapshots)
+
+
+def fixed_argument(value) -> bool:
+    """Is `value` an argument that has no derivative and needs none: an integer, a
+    bool, None, or a list, tuple or array of integers or bools? (Its adjoint is None,
+    and grad refuses it as `wrt`.)"""
+    if value is None:
+        return True
+    kind = ops.kind_of(value)
+    return not ops.differentiable(kind) and _numeric_kind(kind)
+
+
+def _numeric_kind(kind) -> bool:
+    if isinstance(kind, tuple):
+        return all(_numeric_kind(k) for k in kind)
+    if isinstance(kind, ops.ListKind):
+        return _numeric_kind(kind.elem)
+    if isinstance(kind, ops.ArrayKind):
+        return kind.dtype != "c" and kind.dtype != "?"
+    return kind in (ops.SCALAR, ops.INT, ops.UNKNOWN)
+
+
+def _vjp(f, primals, checkpoint=None, snapshots=None, held=()):
+    """`vjp`; the parameters named in `held` are held fixed whatever they are (with
+    None as their adjoints), as `jacobian(mode="reverse")` holds its options."""
     ckpt = _checkpoint_option(checkpoint, snapshots, "vjp")
     _check_function(f, "vjp")
     names, n_pos = _signature_params(f)
@@ -611,8 +645,22 @@ def vjp(f, *primals, checkpoint=None, snapshots=None):
         raise WrtError(f"vjp got {len(primals)} arguments; {f.__qualname__} takes at most {n_pos}")
     values = dict(zip(names, primals))
     kinds = ops.with_shapes({n: ops.kind_of(v) for n, v in values.items()}, values)
+    for name, value in values.items():
+        if name in held or fixed_argument(value) or ops.differentiable(kinds[name]) and \
+                _numeric_kind(kinds[name]):
+            continue
+        what = type(value).__name__
+        if type(value).__module__ == "numpy" and what == "ndarray":
+            what = f"array of {value.dtype}"
+        raise WrtError(
+            f"vjp of {f.__qualname__}: `{name}` is {'an' if what[0] in 'aeiou' else 'a'} "
+            f"{what}; vjp gives an adjoint for every positional argument that is a float, "
+            "a float array, or a list or tuple of those, and None for one held fixed (an "
+            "integer, a bool, an array of integers, None)",
+            hint=f"Leave `{name}` out of the arguments: take the vjp of a function that "
+                 f"gets it from outside (a closure or a default value).", **_at_def(f))
     wrt = tuple(n for n in names[: len(primals)]
-                if ops.differentiable(kinds[n]))
+                if n not in held and ops.differentiable(kinds[n]))
     with _lock:
         unit, compiled = _unit(f, wrt, "vjp", kinds, True, ckpt)
         made = compile_mod.bind(unit, compiled)
@@ -645,6 +693,41 @@ def vjp(f, *primals, checkpoint=None, snapshots=None):
         return tuple(result)
 
     return out, pullback
+
+
+def typed_like(g, x, narrow=False):
+    """`g`, a derivative computed for the argument `x` (its gradient, a tangent of its
+    shape, a Jacobian or Hessian block), with `x`'s type, by the rule the compiled
+    gradient follows (`pipeline.gradient_cast`): a float32 array's is float32, a 0-d
+    array's a 0-d array, a float's a float when some argument is a narrower array
+    (`narrow`, `pipeline.narrow_arrays`). A list's, element by element; None stays
+    None."""
+    if g is None:
+        return None
+    if isinstance(x, list) and isinstance(g, list) and len(g) == len(x):
+        return [typed_like(e, v, narrow) for e, v in zip(g, x)]
+    if isinstance(x, tuple) and isinstance(g, tuple) and len(g) == len(x):
+        return tuple(typed_like(e, v, narrow) for e, v in zip(g, x))
+    kind = ops.kind_of(x)
+    if isinstance(kind, ops.ArrayKind):
+        kind = ops.with_shapes({"x": kind}, {"x": x})["x"]
+    cast = pipeline.gradient_cast(kind, narrow)
+    if cast == "float":
+        return float(g)
+    if cast is not None:
+        import numpy as np
+
+        return np.asarray(g, getattr(np, cast))
+    return g
+
+
+def typed_gradients(arguments: dict, names, grads) -> list:
+    """The gradients `grads` of the arguments `names` (of `arguments`, every argument
+    of the call) with their arguments' types (`typed_like`)."""
+    values = {n: v for n, v in arguments.items()}
+    kinds = ops.with_shapes({n: ops.kind_of(v) for n, v in values.items()}, values)
+    narrow = pipeline.narrow_arrays(kinds)
+    return [typed_like(g, arguments[n], narrow) for n, g in zip(names, grads)]
 
 
 def _fits(out, out_bar) -> bool:

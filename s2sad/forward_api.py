@@ -175,12 +175,39 @@ def jvp(f, primals, tangents):
                            f"{'an' if what[0] in 'aeiou' else 'a'} {what}, and "
                            "tangents are taken for floats, float arrays and lists of floats",
                            hint="Pass None as its tangent.")
-        if np.shape(t) != np.shape(x):
+        if not _fits_tangent(t, x):
             raise S2SADError(f"jvp of {f.__qualname__}: the tangent of `{name}` has shape "
-                             f"{np.shape(t)}, its primal {np.shape(x)}",
-                             hint="Give every tangent its primal's shape.")
+                             f"{_shape_text(t)}, its primal {_shape_text(x)}",
+                             hint="Give every tangent its primal's shape (for a list of "
+                                  "arrays, a list of arrays of their shapes).")
         dots[name] = t
-    return _jvp_at(f, arguments, dots)
+    y, y_dot = _jvp_at(f, arguments, dots)
+    if isinstance(y, np.ndarray):  # (a float32 output's tangent is float32, a 0-d one 0-d)
+        from .api import typed_like
+
+        y_dot = typed_like(_tangent_like(y_dot, y, f), y)
+    return y, y_dot
+
+
+def _fits_tangent(t, x) -> bool:
+    """Has the tangent `t` the structure and shapes of its primal `x`?"""
+    if _nested(x):
+        return isinstance(t, (list, tuple)) and len(t) == len(x) and \
+            all(_fits_tangent(a, b) for a, b in zip(t, x))
+    try:
+        return np.shape(t) == np.shape(x)
+    except ValueError:  # (a list of arrays of different shapes)
+        return False
+
+
+def _shape_text(x) -> str:
+    if isinstance(x, (list, tuple)) and any(isinstance(e, (np.ndarray, list, tuple))
+                                            for e in x):
+        return "[" + ", ".join(_shape_text(e) for e in x) + "]"
+    try:
+        return str(np.shape(x))
+    except ValueError:
+        return "?"
 
 
 def derivative(f):
@@ -216,6 +243,8 @@ def value_and_grad_by_forward_mode(f, wrt_names: tuple, as_tuple: bool, args, kw
     arguments are passed as given; `wrt` may name a keyword-only parameter."""
     from .api import _kinds
 
+    from .api import typed_gradients
+
     arguments = _arguments(f, args, kwargs, "grad")
     _kinds(f, arguments, wrt_names, "grad")  # (a clear error for an integer `wrt`)
     grads = []
@@ -223,20 +252,13 @@ def value_and_grad_by_forward_mode(f, wrt_names: tuple, as_tuple: bool, args, kw
     for name in wrt_names:
         x = arguments[name]
         parts = []
-        for k, t in _units_of(x):
+        for _, t in _units_of(x):
             value, part = _checked(f, _jvp_at(f, arguments, {name: t}))
-            parts.append((k, part))
-        if isinstance(x, np.ndarray):
-            g = np.zeros_like(x)
-            for k, part in parts:
-                g[k] = part
-            grads.append(g)
-        elif isinstance(x, list):
-            grads.append([part for _, part in parts])
-        else:
-            grads.append(parts[0][1])
+            parts.append(part)
+        grads.append(_shaped_like(x, parts))
     if value is None:  # every argument was empty
         value = _call(f, arguments)
+    grads = typed_gradients(arguments, wrt_names, grads)
     return value, (tuple(grads) if as_tuple else grads[0])
 
 
@@ -250,17 +272,60 @@ def _checked(f, pair):
 
 
 def _zero_like(x):
-    """Zeros with the structure of `x` (a float, a list of floats or an array)."""
+    """Zeros with the structure of `x` (a float, an array, a list of those)."""
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else float)
+    if _nested(x):
+        return [_zero_like(e) for e in x]
     if isinstance(x, list):
         return [0.0] * len(x)
     return 0.0
 
 
+def _nested(x) -> bool:
+    """Is `x` a list that holds arrays (or lists): its gradient is a list of its
+    elements' gradients, its Jacobian and Hessian blocks one per element (a list of
+    numbers counts as one vector)."""
+    return isinstance(x, list) and any(isinstance(e, (np.ndarray, list, tuple)) for e in x)
+
+
+def _leaves(x) -> list:
+    """The parts of the argument `x` that get a Jacobian or Hessian block each: `x`
+    itself, or for a list of arrays its elements (in order, nested lists flattened)."""
+    return [leaf for e in x for leaf in _leaves(e)] if _nested(x) else [x]
+
+
+def _shape(x) -> tuple:
+    """The shape of a block's axes for `x` (a list of n numbers counts as ``(n,)``)."""
+    return (len(x),) if isinstance(x, list) else np.shape(x)
+
+
+def _shaped_like(x, numbers):
+    """The numbers of a derivative of `x` (one per number of `x`, in `_units_of`
+    order) with `x`'s structure: a float, an array of its shape, a list of floats, or
+    a list of those per element for a list of arrays."""
+    if _nested(x):
+        out, at = [], 0
+        for e in x:
+            n = _size(e)
+            out.append(_shaped_like(e, numbers[at:at + n]))
+            at += n
+        return out
+    if isinstance(x, np.ndarray):
+        return np.array([float(v) for v in numbers], dtype=float).reshape(x.shape)
+    if isinstance(x, list):
+        return [float(v) for v in numbers]
+    return numbers[0]
+
+
 def _tangent_like(d, x, f):
     """The tangent `d` of a value `x`, with `x`'s structure: forward mode leaves the
     tangent of a value nothing varying reaches as the number 0.0 (or None)."""
+    if _nested(x):  # (a list of arrays: element by element)
+        if isinstance(d, (list, tuple)) and len(d) == len(x):
+            return [_tangent_like(e, v, f) for e, v in zip(d, x)]
+        _zero(d, f)
+        return _zero_like(x)
     if d is None or np.ndim(d) == 0 and np.ndim(x) != 0 and not isinstance(d, (list, tuple)):
         _zero(d, f)
         return _zero_like(x)
@@ -350,9 +415,16 @@ def _along(f, gradient, arguments: dict, dots: dict):
 
 
 def _units_of(x):
-    """Unit tangents for every number of `x` (a float, a list of floats or an array),
-    with the index each stands for."""
-    if isinstance(x, np.ndarray):
+    """Unit tangents for every number of `x` (a float, an array, a list of floats,
+    or a list of arrays: the element's unit tangent among zeros of the others), with
+    the index each stands for."""
+    if _nested(x):
+        for k, e in enumerate(x):
+            for i, t in _units_of(e):
+                dot = [_zero_like(o) for o in x]
+                dot[k] = t
+                yield (k, i), dot
+    elif isinstance(x, np.ndarray):
         for k in np.ndindex(x.shape):
             t = np.zeros_like(x)
             t[k] = 1.0
@@ -366,8 +438,38 @@ def _units_of(x):
         yield (), 1.0
 
 
-def _as_array(x):
-    return np.asarray(x, dtype=float) if isinstance(x, list) else x
+def _split(matrix, x_rows, x_columns, shape_out):
+    """The (numbers of `x_rows` x numbers of `x_columns`) matrix `matrix` as blocks of
+    shape ``shape_out + rows' shape + columns' shape``, one per part of each (a list
+    of arrays has a part per element: a list of blocks, as JAX nests them, the
+    rows' list outside), each with the type of its row argument (`_block_like`);
+    `x_rows` None: no row argument (a Jacobian: `shape_out` is the output's)."""
+    rows = [None] if x_rows is None else _leaves(x_rows)
+    columns = _leaves(x_columns)
+    out, r0 = [], 0
+    for a in rows:
+        na = matrix.shape[0] if a is None else _size(a)
+        row, c0 = [], 0
+        for b in columns:
+            nb = _size(b)
+            block = matrix[r0:r0 + na, c0:c0 + nb].reshape(
+                shape_out + (() if a is None else _shape(a)) + _shape(b))
+            row.append(_block_like(block, b if a is None else a))
+            c0 += nb
+        out.append(row if _nested(x_columns) else row[0])
+        r0 += na
+    return out if x_rows is not None and _nested(x_rows) else out[0]
+
+
+def _block_like(block, x):
+    """A Jacobian or Hessian block with the type its argument `x` gives it (see
+    `api.typed_like`): for an array argument its dtype (a 0-d block of a 0-d array
+    is a 0-d array), for a number a float where the block is one number."""
+    if isinstance(x, np.ndarray):
+        from .api import typed_like
+
+        return typed_like(block, x)
+    return float(block) if block.ndim == 0 else block
 
 
 def hessian(f, wrt=0):
@@ -391,17 +493,17 @@ def hessian(f, wrt=0):
             columns = [[] for _ in names]
             for _, t in _units_of(arguments[name]):
                 _, g_dot = _along(f, gradient, arguments, {name: t})
-                for i in range(len(names)):
-                    columns[i].append(np.asarray(g_dot[i], dtype=float))
-            shape_j = np.shape(_as_array(arguments[name]))
+                for i, name_i in enumerate(names):
+                    columns[i].append(_flat(g_dot[i], arguments[name_i], f))
+            x_j = arguments[name]
             for i, name_i in enumerate(names):
-                shape_i = np.shape(_as_array(arguments[name_i]))
+                x_i = arguments[name_i]
                 if columns[i]:
-                    stacked = np.stack(columns[i], axis=-1)
-                    block = stacked.reshape(shape_i + shape_j)
+                    matrix = np.stack(columns[i], axis=-1)
                 else:  # (an empty argument)
-                    block = np.zeros(shape_i + shape_j)
-                blocks[i][j] = float(block) if block.ndim == 0 else block
+                    matrix = np.zeros((_size(x_i), 0))
+                # (a list of arrays: a block per element, its rows' list outside)
+                blocks[i][j] = _split(matrix, x_i, x_j, ())
         if as_tuple:
             return tuple(tuple(row) for row in blocks)
         return blocks[0][0]
@@ -428,12 +530,15 @@ def hvp(f, wrt=0):
         *rest, v = args
         arguments = _arguments(f, rest, kwargs, "hvp")
         x = arguments[names[0]]
-        if np.shape(v) != np.shape(x):
-            raise S2SADError(f"hvp of {f.__qualname__}: v has shape {np.shape(v)}, "
-                             f"`{names[0]}` {np.shape(x)}",
+        if not _fits_tangent(v, x):
+            raise S2SADError(f"hvp of {f.__qualname__}: v has shape {_shape_text(v)}, "
+                             f"`{names[0]}` {_shape_text(x)}",
                              hint=f"Pass v last, with the shape of `{names[0]}`.")
         gradient = _gradient_of(f, names, arguments, "hvp")
-        return _along(f, gradient, arguments, {names[0]: v})[1][0]
+        from .api import typed_gradients
+
+        return typed_gradients(arguments, names,
+                               [_along(f, gradient, arguments, {names[0]: v})[1][0]])[0]
 
     product.__name__ = f"hvp_of_{getattr(f, '__name__', 'f')}"
     return _made(product, f, "hvp")
@@ -448,29 +553,24 @@ def grad_of_gradient(inner, f, inner_names, wrt):
     names, as_tuple = normalize_wrt(f, wrt)
 
     def second(*args, **kwargs):
+        from .api import typed_gradients
+
         arguments = _arguments(f, args, kwargs, "grad")
         gradient = _gradient_of(f, inner_names, arguments, "grad")
         out = []
         for name in names:
             x = arguments[name]
             parts = []
-            for k, t in _units_of(x):
+            for _, t in _units_of(x):
                 g, g_dot = _along(f, gradient, arguments, {name: t})
                 if np.ndim(g[0]) != 0:
                     raise S2SADError(
                         f"grad of grad({f.__qualname__}) needs the gradient to be one "
                         f"number; the gradient for `{inner_names[0]}` has shape "
                         f"{np.shape(g[0])}", hint="Use s2sad.hessian for array arguments.")
-                parts.append((k, g_dot[0]))
-            if isinstance(x, np.ndarray):
-                g = np.zeros_like(x)
-                for k, v in parts:
-                    g[k] = v
-                out.append(g)
-            elif isinstance(x, list):
-                out.append([v for _, v in parts])
-            else:
-                out.append(parts[0][1])
+                parts.append(g_dot[0])
+            out.append(_shaped_like(x, parts))
+        out = typed_gradients(arguments, names, out)
         return tuple(out) if as_tuple else out[0]
 
     second.__name__ = f"grad_of_grad_of_{getattr(f, '__name__', 'f')}"
@@ -481,6 +581,8 @@ def grad_of_gradient(inner, f, inner_names, wrt):
 
 
 def _size(x) -> int:
+    if _nested(x):
+        return sum(_size(e) for e in x)
     return len(x) if isinstance(x, list) else int(np.size(x))
 
 
@@ -550,13 +652,8 @@ def jacobian(f, wrt=0, mode="auto"):
         parts, many = _output_parts(y, f)
         out = []
         for e, part in enumerate(parts):
-            row = []
-            for k, n in enumerate(names):
-                x = arguments[n]
-                block = blocks[e][k].reshape(np.shape(part) + (_size(x),)
-                                             if isinstance(x, list)
-                                             else np.shape(part) + np.shape(x))
-                row.append(float(block) if block.ndim == 0 else block)
+            row = [_split(blocks[e][k], None, arguments[n], _shape(part))
+                   for k, n in enumerate(names)]
             out.append(tuple(row) if as_tuple else row[0])
         return tuple(out) if many else out[0]
 
@@ -600,7 +697,13 @@ def _matrix(d, part, n, f):
 
 def _flat(d, part, f):
     """The tangent `d` of the output part `part` from a pass along one direction, as
-    a vector of `part`'s numbers (a tangent left as the number 0.0 is zeros)."""
+    a vector of `part`'s numbers (a tangent left as the number 0.0 is zeros; a list
+    of arrays gives its elements' numbers one after the other)."""
+    if _nested(part):
+        if isinstance(d, (list, tuple)) and len(d) == len(part):
+            return np.concatenate([_flat(e, p, f) for e, p in zip(d, part)])
+        _zero(d, f)
+        return np.zeros(_size(part))
     if isinstance(part, list) and isinstance(d, (list, tuple)):
         d = [0.0 if e is None else e for e in d]
     return np.ravel(np.asarray(_tangent_like(d, _as_float(part), f), dtype=float))
@@ -723,10 +826,10 @@ def _jacobian_forward(f, arguments, names):
         blocks.append(row)
     return y, blocks
 def _jacobian_reverse(f, arguments, names):
-    from .api import vjp
+    from .api import _vjp
 
     positional = list(arguments.values())  # (no keyword-only parameters: see jacobian)
-    y, pullback = vjp(f, *positional)
+    y, pullback = _vjp(f, positional, held=[n for n in arguments if n not in names])
     parts, many = _output_parts(y, f)
     where = [list(arguments).index(n) for n in names]
     blocks = []

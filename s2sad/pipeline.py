@@ -136,6 +136,10 @@ def _param_kinds_for_call(func, stmt, arg_kinds):
                 out[positional[n]] = k
         else:
             out[n] = k
+    for name, p in sig.parameters.items():  # a parameter not given has its default
+        if name not in out and p.default is not inspect.Parameter.empty \
+                and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            out[name] = ops.kind_of(p.default)
     return out
 
 
@@ -451,7 +455,9 @@ class _Builder:
             _purity(fr.dup, act), _float_names(act), inputs=[p.name for p in fr.anf.params],
             mutable=rev.mutable)
         self.copy_view_reads(forward, backward, act, rev)
-        grads = self.typed(outputs[: len(grads)], self.wrt, act)
+        grads = outputs[: len(grads)]
+        if not self.copy_views:  # (second derivatives type their own results)
+            grads = self.typed(grads, self.wrt, act)
         if len(grads) == 1 and not self.as_tuple:
             result = grads[0]
         else:
@@ -469,22 +475,19 @@ class _Builder:
         gives). Float64 arrays, the common case, are left as they are: nothing widens
         them, and their NumPy scalars are floats."""
         out = []
-        # (a NumPy scalar of float64 is a float; one of float32 is not)
-        narrow = any(isinstance(k, ops.ArrayKind) and k.exact not in (None, "float64")
-                     for k in self.param_kinds.values())
+        narrow = narrow_arrays(self.param_kinds)
         for p, g in zip(names, grads):
-            kind = self.param_kinds.get(p)
-            if isinstance(kind, ops.ArrayKind) and kind.exact is not None and (
-                    kind.exact != "float64" or kind.ndim == 0):
+            cast = gradient_cast(self.param_kinds.get(p), narrow)
+            if cast == "float" and not _is_float_literal(g):
+                g = ast.Call(func=ir.name("float"), args=[g], keywords=[])
+            elif cast not in (None, "float"):
                 import numpy
 
                 self.helpers["np"] = numpy
-                dtype = ast.Attribute(value=ir.name("np"), attr=kind.exact, ctx=ast.Load())
+                dtype = ast.Attribute(value=ir.name("np"), attr=cast, ctx=ast.Load())
                 g = ast.Call(func=ast.Attribute(value=ir.name("np"), attr="asarray",
                                                 ctx=ast.Load()),
                              args=[g, dtype], keywords=[])
-            elif kind == ops.SCALAR and narrow and not _is_float_literal(g):
-                g = ast.Call(func=ir.name("float"), args=[g], keywords=[])
             out.append(g)
         return out
 
@@ -572,6 +575,8 @@ class _Builder:
             _purity(fr.dup, act), inputs=[p.name for p in fr.anf.params] + [seed_param],
             mutable=rev.mutable)
         self.copy_view_reads(forward, backward, act, rev)
+        if root:  # (vjp's adjoints have their arguments' types, as grad's gradients)
+            grads = self.typed(grads, active, act)
         if root and isinstance(output, ast.Name) and output.id in rev.mutable and any(
                 isinstance(s, ir.SetItem) and s.restore for s in ir.walk(backward)):
             # the pullback puts back what writes overwrote: return a copy, so the
@@ -606,6 +611,31 @@ class _Builder:
         bwd = ir.Function(bwd_name, [ir.Param("%saved"), ir.Param(seed_param)], bwd_body,
                           fr.anf.refs, fr.anf.source)
         return [UnitFunction(fwd, fr.func), UnitFunction(bwd, fr.func, keep_defaults=False)]
+
+
+def narrow_arrays(kinds: dict) -> bool:
+    """Is some argument an array narrower than float64? (A NumPy scalar of float64 is
+    a float; one of float32 is not, and a float argument's gradient could become one.)"""
+    return any(isinstance(k, ops.ArrayKind) and k.exact not in (None, "float64")
+               for k in kinds.values())
+
+
+def gradient_cast(kind, narrow: bool):
+    """What makes the gradient of an argument of `kind` (from `ops.with_shapes`) have
+    exactly its argument's type, for every entry point (`_Builder.typed` writes it
+    into the compiled gradient; `api.typed_like` applies it to what the other entry
+    points compute): a dtype name (``np.asarray(g, np.float32)``) for an array whose
+    gradient may come out wider or as a NumPy scalar (an array narrower than float64,
+    a 0-d array), ``"float"`` for a number while some argument is a narrower array
+    (`narrow`), None where the gradient has its argument's type already (float64
+    arrays, the common case: nothing widens them, and their NumPy scalars are
+    floats)."""
+    if isinstance(kind, ops.ArrayKind) and kind.exact is not None and (
+            kind.exact != "float64" or kind.ndim == 0):
+        return kind.exact
+    if kind == ops.SCALAR and narrow:
+        return "float"
+    return None
 
 
 def forward_unit(func, wrt, param_kinds=None, batched=False) -> Unit:
@@ -884,8 +914,9 @@ def _check_scalar_output(fr: Front, kind, act=None):
 
 
 def _rank_unknown(kind) -> bool:
-    """Is `kind` an array's that may or may not be one number?"""
-    return isinstance(kind, ops.ArrayKind) and kind.ndim is None
+    """Is `kind` an output's that may or may not be one number (an array of unknown
+    rank, or a kind not known at all)?"""
+    return kind == ops.UNKNOWN or isinstance(kind, ops.ArrayKind) and kind.ndim is None
 
 
 def _is_float_literal(node) -> bool:

@@ -178,3 +178,119 @@ def test_second_derivatives_still_work():
     d2 = s2sad.grad(s2sad.grad(wave))
     assert math.isclose(d2(1.0), 2 * math.cos(1.0) - math.sin(1.0), rel_tol=1e-12)
     assert math.isclose(s2sad.hessian(wave)(1.0), d2(1.0), rel_tol=1e-15)
+
+
+# ------------------------------------------------- a list of arrays as an argument
+
+
+def mlp(params, x):
+    W, b = params
+    return np.sum(np.tanh(W @ x + b) ** 2) + np.sum(b * b) * np.sum(W)
+
+
+def scaled_list(ps, x):
+    a, c = ps
+    return a * x + c * c * x
+
+
+def vector_out(params, x):
+    W, b = params
+    return np.tanh(W @ x + b)
+
+
+def _params(dtype=float):
+    W = np.array([[0.3, -0.2, 0.5], [0.1, 0.4, -0.6]], dtype=dtype)
+    b = np.array([0.2, -0.1], dtype=dtype)
+    return [W, b], np.array([0.7, -0.3, 0.2], dtype=dtype)
+
+
+def _central_list(f, params, rest, k, h=1e-6):
+    """d f / d params[k] by central differences, an array of params[k]'s shape."""
+    out = np.zeros(np.shape(params[k]))
+    for i in np.ndindex(out.shape):
+        up = [np.array(p, dtype=float) for p in params]
+        down = [np.array(p, dtype=float) for p in params]
+        up[k][i] += h
+        down[k][i] -= h
+        out[i] = (np.asarray(f(up, *rest)) - np.asarray(f(down, *rest))).sum() / (2 * h)
+    return out
+
+
+def _same_structure(got, like):
+    assert type(got) is list and len(got) == len(like)
+    for g, p in zip(got, like):
+        assert type(g) is type(p) and np.shape(g) == np.shape(p) and g.dtype == p.dtype
+
+
+def test_a_list_of_arrays_in_forward_mode_is_a_list_of_gradients():
+    params, x = _params()
+    expected = s2sad.grad(mlp)(params, x)
+    for k in range(2):
+        assert np.allclose(expected[k], _central_list(mlp, params, (x,), k), atol=1e-8)
+    got = s2sad.grad(mlp, mode="forward")(params, x)
+    _same_structure(got, params)
+    assert all(np.allclose(g, e, rtol=1e-12, atol=1e-14) for g, e in zip(got, expected))
+    value, got = s2sad.value_and_grad(mlp, mode="forward")(params, x)
+    assert value == mlp(params, x)
+    assert all(np.allclose(g, e, rtol=1e-12, atol=1e-14) for g, e in zip(got, expected))
+    # both parameters
+    got = s2sad.grad(mlp, wrt=(0, 1), mode="forward")(params, x)
+    assert np.allclose(got[1], s2sad.grad(mlp, wrt=1)(params, x), rtol=1e-12)
+    # a list of floats stays a list of floats
+    assert s2sad.grad(scaled_list, mode="forward")([1.0, 2.0], 3.0) == [3.0, 12.0]
+
+
+def test_jvp_takes_a_list_of_tangents_for_a_list_of_arrays():
+    params, x = _params()
+    dots = [np.full((2, 3), 0.5), np.array([1.0, -1.0])]
+    value, tangent = s2sad.jvp(mlp, (params, x), (dots, None))
+    assert value == mlp(params, x)
+    g = s2sad.grad(mlp)(params, x)
+    assert tangent == pytest.approx(np.sum(g[0] * dots[0]) + np.sum(g[1] * dots[1]),
+                                    rel=1e-12)
+    with pytest.raises(S2SADError, match=r"\[\(2, 3\), \(3,\)\]"):
+        s2sad.jvp(mlp, (params, x), ([dots[0], np.ones(3)], None))
+    with pytest.raises(S2SADError, match="shape"):
+        s2sad.jvp(mlp, (params, x), (dots[0], None))
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse", "auto"])
+def test_the_jacobian_of_a_list_of_arrays_has_a_block_per_element(mode):
+    params, x = _params()
+    blocks = s2sad.jacobian(vector_out, mode=mode)(params, x)
+    assert type(blocks) is list and [b.shape for b in blocks] == [(2, 2, 3), (2, 2)]
+    for k in range(2):
+        for o in range(2):
+            column = _central_list(lambda p, x: vector_out(p, x)[o], params, (x,), k)
+            assert np.allclose(blocks[k][o], column, atol=1e-8)
+    # a scalar output: the blocks are the gradient
+    blocks = s2sad.jacobian(mlp, mode=mode)(params, x)
+    assert all(np.allclose(b, g, rtol=1e-10) for b, g in zip(blocks, s2sad.grad(mlp)(params, x)))
+    # with another argument: a tuple of (the list of blocks, the array block)
+    blocks, dx = s2sad.jacobian(vector_out, wrt=(0, 1), mode=mode)(params, x)
+    assert [b.shape for b in blocks] == [(2, 2, 3), (2, 2)] and dx.shape == (2, 3)
+
+
+def test_the_hessian_of_a_list_of_arrays_is_nested_per_element():
+    params, x = _params()
+    H = s2sad.hessian(mlp)(params, x)
+    assert type(H) is list and len(H) == 2 and all(type(row) is list for row in H)
+    assert [[b.shape for b in row] for row in H] == [[(2, 3, 2, 3), (2, 3, 2)],
+                                                      [(2, 2, 3), (2, 2)]]
+    # each block: the derivative of the gradient's element i along element j
+    h = 1e-6
+    for j in range(2):
+        for idx in np.ndindex(params[j].shape):
+            up = [p.copy() for p in params]
+            down = [p.copy() for p in params]
+            up[j][idx] += h
+            down[j][idx] -= h
+            gu, gd = s2sad.grad(mlp)(up, x), s2sad.grad(mlp)(down, x)
+            for i in range(2):
+                column = (gu[i] - gd[i]) / (2 * h)
+                assert np.allclose(H[i][j][(Ellipsis,) + idx], column, atol=1e-7)
+    assert np.allclose(H[0][1], np.moveaxis(H[1][0], 0, -1))  # (symmetric)
+    # wrt two parameters: the list's blocks nest inside the tuple's
+    H = s2sad.hessian(mlp, wrt=(0, 1))(params, x)
+    assert [b.shape for b in H[0][1]] == [(2, 3, 3), (2, 3)] and H[1][1].shape == (3, 3)
+    assert [b.shape for b in H[1][0]] == [(3, 2, 3), (3, 2)]

@@ -366,3 +366,82 @@ def _int_or_float(x, flag):
 def test_isinstance_of_a_callee_parameter_that_may_be_an_int_or_a_float():
     g = s2sad.grad(_int_or_float, wrt=0)
     assert g(1.5, 1) == 3.0 and g(1.5, -1) == 6.0
+
+
+# Every entry point gives each argument's derivative its argument's type and dtype.
+
+import numpy as np  # noqa: E402
+
+
+def _promoted(x, y):
+    """float32 `x` meets float64 constants: the arithmetic is float64."""
+    return np.sum(x * np.array([1.0, 2.0, 3.0])[: x.size].reshape(x.shape) * y) + y * y
+
+
+def _typed(got, like):
+    if isinstance(like, np.ndarray):
+        return type(got) is np.ndarray and got.dtype == like.dtype and got.shape == like.shape
+    return isinstance(got, float)  # (a float; float64's NumPy scalar is one)
+
+
+@pytest.mark.parametrize("x", [np.array([1.0, 2.0, 3.0], dtype=np.float32),
+                               np.array(1.5), np.array(1.5, dtype=np.float32),
+                               np.array([[1.0, 2.0, 3.0]])],
+                         ids=["float32", "0-d", "0-d float32", "float64"])
+def test_every_entry_point_gives_the_arguments_type(x):
+    y = 0.5
+    expected = s2sad.grad(_promoted, wrt=(0, 1))(x, y)
+    assert _typed(expected[0], x) and _typed(expected[1], y)
+    results = {
+        "value_and_grad": s2sad.value_and_grad(_promoted, wrt=(0, 1))(x, y)[1],
+        "forward": s2sad.grad(_promoted, wrt=(0, 1), mode="forward")(x, y),
+        "tape": s2sad.grad(_promoted, wrt=(0, 1), mode="tape")(x, y),
+        "vjp": s2sad.vjp(_promoted, x, y)[1](1.0),
+        "vjp of a float32 seed": s2sad.vjp(_promoted, x, y)[1](np.float32(1.0)),
+        "jacobian": s2sad.jacobian(_promoted, wrt=(0, 1), mode="forward")(x, y),
+        "jacobian by the pullback": s2sad.jacobian(_promoted, wrt=(0, 1), mode="reverse")(x, y),
+    }
+    for what, got in results.items():
+        assert _typed(got[0], x) and _typed(got[1], y), (what, got)
+        assert close(np.asarray(got[0], dtype=float), np.asarray(expected[0], dtype=float),
+                     rtol=1e-6), what
+    H = s2sad.hessian(_promoted, wrt=(0, 1))(x, y)
+    assert H[0][0].dtype == x.dtype and H[0][0].shape == x.shape * 2
+    assert type(H[1][1]) is float and H[0][1].dtype == x.dtype
+    # the tangent of a float32 output is float32, of a 0-d one 0-d
+    out, tangent = s2sad.jvp(_times_two, (x,), (np.ones_like(x),))
+    assert type(tangent) is type(out) and tangent.dtype == out.dtype == x.dtype
+
+
+def _times_two(x):
+    return x * 2.0
+
+
+def test_a_float32_number_gets_what_grad_gives_it():
+    x = np.float32(1.5)
+    expected = s2sad.grad(_times_two)(x)
+    for got in (s2sad.grad(_times_two, mode="forward")(x), s2sad.vjp(_times_two, x)[1](1.0)[0]):
+        assert type(got) is type(expected) and got == expected
+
+
+def _with_options(x, opts, n, flag=None):
+    return x * x * n
+
+
+@pytest.mark.parametrize("value", [{"a": 1}, "relu", 1 + 2j, np.array([1j]), memoryview(b"ab")],
+                         ids=["dict", "str", "complex", "complex array", "memoryview"])
+def test_vjp_refuses_an_argument_it_cannot_give_an_adjoint(value):
+    with pytest.raises(s2sad.WrtError) as info:
+        s2sad.vjp(_with_options, 2.0, value, 3)
+    text = str(info.value)
+    assert "`opts`" in text and "float" in text and "None" in text
+    assert info.value.filename == __file__
+
+
+def test_vjp_gives_none_for_arguments_held_fixed():
+    for fixed in (3, True, None, np.array([1, 2]), [1, 2], (1, 2)):
+        out, pullback = s2sad.vjp(_with_options, 2.0, fixed, 3, fixed)
+        assert out == 12.0 and pullback(1.0) == (12.0, None, None, None)
+    assert s2sad.vjp(_with_options, 2.0, 1.5, 3)[1](1.0) == (12.0, 0.0, None)
+    # jacobian(mode="reverse") holds what is not in wrt, whatever it is
+    assert s2sad.jacobian(_with_options, mode="reverse")(2.0, "relu", 3) == 12.0
