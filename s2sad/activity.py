@@ -922,6 +922,20 @@ class _Writes:
                                  f"s2sad cannot follow a write through it",
                               f"Write into `{base}` itself, or make `{user}` a copy: "
                               f"`{user} = ....copy()`.")
+                made = next((st for st, _ in self.order if id(st) == r.created.get(root)), None)
+                op = r.ops.get(id(made)) if made is not None else None
+                if op is not None and (made.unpack or op.kind in ("getitem", "pop") and not
+                                       isinstance(self.a.atom_kind(op.inputs[0]), ops.ArrayKind)):
+                    named = bool(op.inputs) and isinstance(op.inputs[0], ast.Name)
+                    source = self.name(op.inputs[0].id) if named else "a list or tuple"
+                    in_list = named and self.a.is_list(op.inputs[0].id)
+                    self.fail(s, f"`{user}` is an element of `{source}` (the same object, which "
+                                 f"`{source}` still holds), and s2sad cannot follow a write "
+                                 "through it",
+                              f"Change a copy and put it back: `{user} = {source}[i].copy()`, "
+                              f"`{user}[...] = v`, `{source}[i] = {user}`." if in_list else
+                              f"Write into a copy (`{user} = {user}.copy()` first), and make "
+                              f"a new tuple with it where the tuple should show the change.")
                 self.fail(s, f"s2sad cannot tell whether the value of `{user}` is shared with "
                              "another value, so it cannot follow a write into it",
                           f"Write into a copy made first: `{user} = {user}.copy()`.")

@@ -195,7 +195,7 @@ class _Lowerer:
             right = self.atom(s.value)
             new = self.temp()
             self.emit(ir.Assign((new,), ast.BinOp(left=ir.name(current), op=s.op, right=right),
-                                self.line))
+                                self.line, item=True))
             self.emit(ir.SetItem(ast.Subscript(value=ir.copy_tree(container),
                                                slice=ir.copy_tree(index), ctx=ast.Store()),
                                  ir.name(new), self.line))

@@ -128,10 +128,33 @@ class _Transform:
     def written(self, n: str) -> bool:
         return self.act.root(n) in self.act.written
 
+    def feeds_written(self) -> set:
+        """Roots of arrays that become a written loop-carried array (its first value,
+        or the value an iteration hands the next): the same object, written through
+        the carried name."""
+        if getattr(self, "_feeds", None) is None:
+            act, links = self.act, []
+            for s in ir.walk(self.fn.body):
+                if isinstance(s, ir.Loop):
+                    links += [(p.name, p.init) for p in s.phis]
+                elif isinstance(s, ir.Exit):
+                    links += [(c.targets[0], c.value) for c in s.copies]
+            feeds, changed = set(), True
+            while changed:
+                changed = False
+                for phi, value in links:
+                    if isinstance(value, ast.Name) and act.root(value.id) not in feeds and (
+                            self.written(phi) or act.root(phi) in feeds):
+                        feeds.add(act.root(value.id))
+                        changed = True
+            self._feeds = feeds
+        return self._feeds
+
     def own_array(self, target: str, value: ast.expr) -> ast.expr:
         """The tangent of an array the function writes into must be an array of its
         own: copy one that may be another tangent (or a view of one)."""
-        if not self.written(target) or not isinstance(self.kind(target), ops.ArrayKind):
+        if not (self.written(target) or self.act.root(target) in self.feeds_written()) \
+                or not isinstance(self.kind(target), ops.ArrayKind):
             return value
         if isinstance(value, (ast.Name, ast.Subscript)) or (
                 isinstance(value, ast.Call) and ir.dotted(value.func) in _VIEWS):

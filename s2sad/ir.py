@@ -44,6 +44,9 @@ class Assign:
     line: int = 0
     unpack: bool = False
     inplace: bool = False
+    # the user wrote ``c[i] op= y`` (`value` is ``c[i] op y``, written back by the next
+    # SetItem): where ``c[i]`` is a list or an array, Python changes that object
+    item: bool = False
 
 
 @dataclass(eq=False)

@@ -436,7 +436,9 @@ def _check_target(t, loc, allow_tuple, allow_item=False):
             raise loc.error(UnsupportedSyntaxError, t,
                             "s2sad can write into a list or array named by a variable "
                             "(`x[i] = v`, `A[i, j] = v`), not into this expression",
-                            "Index once with a tuple, `A[i, j] = v`, or name the part first.")
+                            "Index once with a tuple, `A[i, j] = v`. For an array in a "
+                            "list, change a copy and put it back: `row = xs[i].copy()`, "
+                            "`row[j] = v`, `xs[i] = row`.")
         return
     what = {ast.Attribute: "assignment to an attribute (obj.a = ...)"}.get(
         type(t), "this assignment target")

@@ -475,3 +475,259 @@ def test_swapping_rows_through_views_is_refused():
     values) into row 1."""
     test_refused_at_the_line_that_changes_the_object(swap_rows_through_views,
                                                      "`A[0], A[1] = A[1], A[0]` does not swap")
+
+
+# ------------------------------------------------- objects held by containers
+# (a list or a tuple holds the very array put in it: a change made in place to the
+# array afterwards shows through the container and what is taken out of it)
+
+
+def multiply_after_listing(x):
+    y = x * 1.0
+    z = x * 2.0
+    lst = [y, z]
+    y *= 3.0  # marker
+    return np.sum(lst[0] * lst[1])
+
+
+def write_after_append(x):
+    y = x * 1.0
+    lst = []
+    lst.append(y)
+    y[0] = x[1] * 5.0  # marker
+    return np.sum(lst[0] * x)
+
+
+def add_after_packing(x):
+    y = x * 1.0
+    z = x * 2.0
+    t = (y, z)
+    y += z  # marker
+    return np.sum(t[0] * t[1])
+
+
+def write_after_unpacking(x):
+    y = x * 1.0
+    t = (y, x * 2.0)
+    a, b = t
+    y[1] = x[0] * 3.0  # marker
+    return np.sum(a * b)
+
+
+def write_after_a_call_took_it(x):
+    y = x * 1.0
+    lst = [y, x]
+    a = first(lst)
+    y[0] = x[3] * 5.0  # marker
+    return np.sum(a * x)
+
+
+def first(xs):
+    return xs[0]
+
+
+def write_after_the_list_was_read(x):
+    y = x * 1.0
+    lst = [y, x]
+    s = np.sum(lst[0] * x)
+    y[0] = x[1] * x[2]  # marker
+    return s + np.sum(y * y)
+
+
+def write_next_iteration(x):
+    y = x * 1.0
+    lst = []
+    for i in range(2):
+        lst.append(y)
+        y[i] = x[i + 2] * 2.0  # marker
+    return np.sum(lst[0] * x)
+
+
+def accumulate_into_listed(x):
+    acc = np.zeros(4)
+    hist = []
+    for i in range(3):
+        acc += x * (i + 1.0)  # marker
+        hist.append(acc)
+    return np.sum(hist[0] * x)
+
+
+def write_carried_after_listing(x):
+    u = x * 1.0
+    traj = []
+    for k in range(2):
+        u[0] = x[k + 1] * u[1]  # marker
+        un = u * 2.0
+        traj.append(un)
+        u = un
+    return np.sum(traj[0] * traj[1])
+
+
+def write_first_value_of_carried(x):
+    y = x * 1.0
+    lst = [y]
+    for i in range(2):
+        y[i] = x[i + 2] * 3.0  # marker
+        y = y * 2.0
+    return np.sum(lst[0] * x)
+
+
+def append_to_listed_list(x):
+    inner = [x[0]]
+    outer = [inner]
+    inner.append(x[1] * 2.0)  # marker
+    return outer[0][1] * x[2]
+
+
+def add_into_aliased_element(x):
+    y = x * 1.0
+    lst = [y, x * 2.0]
+    lst[0] += x  # marker
+    return np.sum(y * x)
+
+
+def add_into_repeated_element(x):
+    lst = [x * 1.0] * 2
+    lst[0] += x  # marker
+    return np.sum(lst[1] * x)
+
+
+def add_into_element_listed_twice(x):
+    y = x * 1.0
+    lst = [y, y]
+    lst[0] += x  # marker
+    return np.sum(lst[1] * x)
+
+
+def add_into_element_taken_before(x):
+    lst = [x * 1.0, x * 2.0]
+    a = lst[0]
+    lst[0] += x  # marker
+    return np.sum(a * x) + np.sum(lst[0])
+
+
+def add_into_argument_element(x):
+    lst = [x]
+    lst[0] += 1.0  # marker
+    return np.sum(lst[0] * x)
+
+
+def write_into_element(x):
+    lst = [x * 1.0, x * 2.0]
+    a = lst[0]
+    a[1] = x[2]  # marker
+    return np.sum(lst[0] * x)
+
+
+def write_into_element_of_tuple(x):
+    t = (x * 1.0, x * 2.0)
+    a, b = t
+    a[1] = x[2]  # marker
+    return np.sum(t[0] * x)
+
+
+HELD = [(multiply_after_listing, "`y` in place after it was put into a list"),
+        (write_after_append, "`y` in place after it was put into a list"),
+        (add_after_packing, "(`t` may show it)"),
+        (write_after_unpacking, "`y` in place after it was put into a list"),
+        (write_after_a_call_took_it, "`y` in place after it was put into a list"),
+        (write_after_the_list_was_read, "(`lst` may show it)"),
+        (write_next_iteration, "(`lst` may show it)"),
+        (accumulate_into_listed, "(`hist` may show it)"),
+        (write_carried_after_listing, "(`traj` may show it)"),
+        (write_first_value_of_carried, "(`lst` may show it)"),
+        (append_to_listed_list, "the list `inner` in place"),
+        (add_into_aliased_element, "`y` refers to the same object"),
+        (add_into_repeated_element, "refers to the same object"),
+        (add_into_element_listed_twice, "refers to the same object"),
+        (add_into_element_taken_before, "`a` refers to the same object"),
+        (add_into_argument_element, "cannot tell whether it is shared"),
+        (write_into_element, "`a` is an element of `lst`"),
+        (write_into_element_of_tuple, "`a` is an element of `t`")]
+
+
+@pytest.mark.parametrize("f,message", HELD, ids=[f.__name__ for f, _ in HELD])
+def test_changes_to_objects_containers_hold_are_refused(f, message):
+    """(These gave wrong derivatives in both modes: the container kept the values
+    from before the change, or `lst[0] += x` replaced the element rather than
+    changing the array `y` also names.)"""
+    test_refused_at_the_line_that_changes_the_object(f, message)
+
+
+def rows_made_each_iteration(x):
+    rows = []
+    for i in range(3):
+        r = np.zeros(2)
+        r[0] = x[i] * x[i + 1]
+        r[1] = x[i]
+        rows.append(r)
+    return np.sum(rows[0] * rows[2]) + np.sum(rows[1])
+
+
+def history_of_copies(x):
+    acc = np.zeros(4)
+    hist = []
+    for i in range(3):
+        acc += x * i
+        hist.append(acc.copy())
+    return np.sum(hist[0] * hist[1] * hist[2]) + np.sum(acc * acc)
+
+
+def trajectory(x):
+    u = x * 1.0
+    traj = [u]
+    for k in range(2):
+        un = u * 2.0
+        un[0] = x[k + 1] * un[1]
+        traj.append(un)
+        u = un
+    return np.sum(traj[0] * traj[1]) + np.sum(traj[2])
+
+
+def add_into_own_element(x):
+    lst = [x * 1.0, x * 2.0]
+    lst[0] += x
+    return np.sum(lst[0] * x)
+
+
+def add_into_element_in_loop(x):
+    lst = [x * 1.0, x * 2.0]
+    s = 0.0
+    for i in range(3):
+        a = lst[1]
+        s = s + np.sum(a * x)
+        lst[1] += x * x
+    return s + np.sum(lst[0] * lst[1])
+
+
+def write_before_listing(x):
+    y = x * 1.0
+    y[0] = x[1] * x[2]
+    lst = [y, x]
+    return np.sum(lst[0] * lst[1])
+
+
+def change_a_copy_and_put_it_back(x):
+    y = x * 1.0
+    lst = [y, x * 2.0]
+    row = lst[0].copy()
+    row[1] = x[2] * 4.0
+    lst[0] = row
+    return np.sum(lst[0] * lst[1]) + np.sum(y)
+
+
+def rebind_after_listing(x):
+    y = x * 1.0
+    lst = [y, x]
+    y = y * 3.0
+    return np.sum(lst[0] * y)
+
+
+HELD_OK = [rows_made_each_iteration, history_of_copies, trajectory, add_into_own_element,
+           add_into_element_in_loop, write_before_listing, change_a_copy_and_put_it_back,
+           rebind_after_listing]
+
+
+@pytest.mark.parametrize("f", HELD_OK, ids=[f.__name__ for f in HELD_OK])
+def test_containers_of_objects_changed_safely(f):
+    test_writes_into_copies_are_followed(f)
