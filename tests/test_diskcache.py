@@ -488,3 +488,17 @@ def test_the_tests_leave_the_cache_as_they_found_it():
     # every test that turns the cache on or off puts the setting back (this module's
     # tests run in file order: this one is last)
     assert diskcache._setting is None
+
+
+def test_a_file_edited_after_import_is_refused_not_served(cache, runs):
+    """The entry for the old text would be right for the running code, but the file
+    no longer says so: a miss, and the transform refuses the stale text."""
+    s2sad.grad(fresh(cache.parent).f)(0.5, 1.2)
+    module = fresh(cache.parent)
+    with open(module.__file__, "w") as fh:
+        fh.write(BASE.replace("return a * math.sin(b)", "return a * math.sin(b) * b"))
+    with pytest.raises(s2sad.StaleSourceError, match="helper"):
+        s2sad.grad(module.f)(0.5, 1.2)
+    assert len(entries(cache)) == 1
+    # the bytecode comparison is the disk cache's key digest
+    assert diskcache._code_digest is parse.code_digest
