@@ -731,3 +731,23 @@ HELD_OK = [rows_made_each_iteration, history_of_copies, trajectory, add_into_own
 @pytest.mark.parametrize("f", HELD_OK, ids=[f.__name__ for f in HELD_OK])
 def test_containers_of_objects_changed_safely(f):
     test_writes_into_copies_are_followed(f)
+
+
+def carried_written_from_a_product(x):
+    u = x * 1.0
+    for k in range(2):
+        u[0] = x[k + 1] * u[1]
+        u = u * 2.0
+    return np.sum(u * x)
+
+
+def test_a_written_carried_array_has_a_tangent_of_its_own():
+    """`x * 1.0`'s tangent is `x_dot` itself; the loop writes into the array it
+    starts with, and so wrote into the caller's tangent."""
+    direction = np.linspace(-1.0, 1.0, 4)
+    given = direction.copy()
+    _, tangent = s2sad.jvp(carried_written_from_a_product, (X.copy(),), (given,))
+    assert np.array_equal(given, direction)
+    expected = numeric(carried_written_from_a_product, (X.copy(),), 0)
+    assert np.isclose(tangent, np.dot(expected, direction), rtol=1e-6, atol=1e-8)
+    test_writes_into_copies_are_followed(carried_written_from_a_product)
