@@ -5,10 +5,18 @@
   statements: assignments, augmented assignments, ``if``/``else``, early ``return``,
   ``for`` over ``range``, ``while`` loops whose trip count depends on the data but is
   bounded, ``break``/``continue``, helper calls (also in loops), a list built with
-  ``append`` and read by index.
-* `array_program(draw)`: ``f(x, w, s)`` with ``x`` of shape (3,), ``w`` (2, 3) and ``s``
-  a float: elementwise NumPy, broadcasting, reductions, indexing and slicing, ``@``,
-  writes into a copy, branches on reductions and loops over elements.
+  ``append`` and read by index, ``x ** k`` with an integer ``k`` known at run time
+  only (0 included), and loops marked with ``s2sad.checkpointed`` (``for`` with each
+  schedule, ``while``) with ``continue``, ``break``, ``return`` and ``append`` in them.
+* `array_program(draw, params=False)`: ``f(x, w, s)`` with ``x`` of shape (3,), ``w``
+  (2, 3) and ``s`` a number: elementwise NumPy, broadcasting, reductions, indexing and
+  slicing, ``@``, writes into a copy, branches on reductions and loops over elements;
+  negative ``axis``/``axes`` (and tuples of them) of reductions, ``transpose``,
+  ``swapaxes``, ``moveaxis``, ``stack``, ``concatenate``, ``expand_dims`` on 2-D and
+  3-D arrays; arrays held in lists and tuples (displays, ``append``, packing and
+  unpacking, a loop keeping every state) then changed in place through the container
+  or the name (`CONTAINER_CASES`). With `params`, ``f(params, x, s)`` takes ``w`` and a
+  ``b`` of shape (2,) from the list ``params``, and may loop over it.
 * `malformed_program(draw)`: an otherwise valid ``f(x, y)`` with one construct s2sad
   may not support (or Python may reject at run time) mixed in.
 
@@ -72,23 +80,41 @@ def _path(f, args):
     return seen
 
 
+def leaves(value):
+    """The numbers of `value` (floats and arrays, inside lists and tuples), in order."""
+    if isinstance(value, (list, tuple)):
+        return [leaf for part in value for leaf in leaves(part)]
+    return [value]
+
+
+def flat(value):
+    """All the numbers of `value` as one float64 vector."""
+    parts = [np.ravel(np.asarray(leaf, dtype=float)) for leaf in leaves(value)]
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
 def _flat(args):
-    """All the numbers of `args` as one float vector, and its inverse."""
-    parts, shapes = [], []
-    for a in args:
-        arr = np.asarray(a, dtype=float)
-        parts.append(arr.ravel())
-        shapes.append(arr.shape if isinstance(a, np.ndarray) else None)
-    vec = np.concatenate(parts) if parts else np.zeros(0)
+    """All the numbers of `args` as one float vector, and its inverse: arguments of the
+    same structure (lists stay lists, an array of any dtype or rank an array of that
+    shape, a float a float) holding float64 numbers, the reference the differences
+    are taken at."""
+    vec = flat(list(args))
 
     def rebuild(v):
-        out, k = [], 0
-        for shape in shapes:
-            n = int(np.prod(shape)) if shape is not None else 1
-            chunk = v[k:k + n]
-            out.append(chunk.reshape(shape).copy() if shape is not None else float(chunk[0]))
-            k += n
-        return out
+        k = 0
+
+        def build(t):
+            nonlocal k
+            if isinstance(t, (list, tuple)):
+                return type(t)(build(e) for e in t)
+            if isinstance(t, np.ndarray):
+                out = v[k:k + t.size].reshape(t.shape).copy()
+                k += t.size
+                return out
+            k += 1
+            return float(v[k - 1])
+
+        return [build(a) for a in args]
 
     return vec, rebuild
 
@@ -98,8 +124,10 @@ def smooth(f, args, h=1e-5):
 
     ok is False when a step of the differences changes the control-flow path through
     f's file (a branch, a loop's trip count, a break), or the one-sided slopes
-    disagree (a kink: abs, min, max), or something is not finite."""
+    disagree (a kink: abs, min, max), or something is not finite. The differences
+    are taken in float64 at the same numbers (a float32 array becomes a float64 one)."""
     vec, rebuild = _flat(args)
+    args = rebuild(vec)
     path = _path(f, args)
     f0 = f(*args)
     out = []
@@ -146,12 +174,15 @@ def smooth(f, args, h=1e-5):
 
 UNARY = ["math.sin({0})", "math.cos({0})", "math.tanh({0})", "math.atan({0})",
          "math.sqrt(1.0 + {0} * {0})", "math.log(1.0 + {0} * {0})", "math.exp(math.tanh({0}))",
-         "-{0}", "abs({0})", "{0} ** 2", "g1({0}, 0.5)", "g3({0})", "rec({0}, 2)"]
+         "-{0}", "abs({0})", "{0} ** 2", "g1({0}, 0.5)", "g3({0})", "rec({0}, 2)",
+         "{0} ** 0", "{0} ** 1", "{0} ** 3"]
 BINARY = ["{0} + {1}", "{0} - {1}", "{0} * {1}", "{0} / (1.0 + {1} * {1})", "min({0}, {1})",
           "max({0}, {1})", "g1({0}, {1})", "g2({0}, {1})", "g3({0}, b={1})",
           "math.atan2({0}, 1.5 + math.tanh({1}))", "0.5 * {0} if {1} > 0.2 else {1}"]
 
 HELPERS = '''import math
+
+import s2sad
 
 
 def g1(a, b):
@@ -205,6 +236,24 @@ class _Scope:
     def __init__(self):
         self.fresh = itertools.count()
         self.loops = 0
+        # integers that exist at this point of the program (run-time exponents)
+        self.ints = ["(len(ys) - 2)"]
+        # per enclosing loop, innermost last: is it a checkpointed one?
+        self.loop_stack = []
+        # S2SADError classes the program may be refused with (see `allowed_refusals`)
+        self.refusals = set()
+
+    def in_checkpointed(self):
+        return any(self.loop_stack)
+
+    def loop_body(self, draw, checkpointed, ints, *args):
+        self.loop_stack.append(checkpointed)
+        self.ints += ints
+        try:
+            return draw(_block(self, *args))
+        finally:
+            self.loop_stack.pop()
+            del self.ints[len(self.ints) - len(ints):]
 
 
 @st.composite
@@ -218,7 +267,8 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
     readable = names + loop_vars
     for _ in range(draw(st.integers(1, 3 if depth > 0 else 2))):
         kind = draw(st.sampled_from(
-            ["assign", "assign", "aug", "if", "return", "for", "while", "append", "read"]
+            ["assign", "assign", "aug", "if", "return", "for", "while", "append", "read",
+             "power", "checkpointed"]
             + (["break", "continue"] if in_loop else [])))
         target_pool = [n for n in names if n not in ("x", "y") or indent == 4]
         if kind == "assign":
@@ -245,7 +295,10 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
                 lines.append(f"{pad}else:")
                 body, _ = draw(_block(scope, names, indent + 4, depth - 1, in_loop, loop_vars))
                 lines += body
-        elif kind == "return":
+        elif kind == "return" and len(scope.loop_stack) < 2:
+            # (a `return` two loops deep is refused, as the README says)
+            if scope.in_checkpointed():
+                scope.refusals.add("CheckpointError")
             lines.append(f"{pad}if {draw(expression(readable, 1))} > 0.7:")
             lines.append(f"{pad}    return {draw(expression(readable + ['ys[-1]']))}")
         elif kind == "for" and depth > 0 and scope.loops < 3:
@@ -256,7 +309,8 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
             lines.append(f"{pad}for {var} in {over}:")
             inner = loop_vars + [f"(0.25 * {var})"] + (
                 [f"ys[{var}]"] if over == "range(len(ys))" else [])
-            body, _ = draw(_block(scope, names, indent + 4, depth - 1, True, inner))
+            body, _ = scope.loop_body(draw, False, [var], names, indent + 4, depth - 1, True,
+                                      inner)
             lines += body
         elif kind == "while" and depth > 0 and scope.loops < 3:
             scope.loops += 1
@@ -265,15 +319,49 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
             lines.append(f"{pad}{n} = 0")
             lines.append(f"{pad}while {n} < {draw(st.integers(1, 4))} and {cond} < 2.5:")
             lines.append(f"{pad}    {n} += 1")
-            body, _ = draw(_block(scope, names, indent + 4, depth - 1, True, loop_vars))
+            body, _ = scope.loop_body(draw, False, [n], names, indent + 4, depth - 1, True,
+                                      loop_vars)
             lines += body
+        elif kind == "checkpointed" and indent == 4 and scope.loops < 3:
+            # a marked loop (only outside other loops: inside one, s2sad refuses it);
+            # its body may `continue`; `break`, `return` and appending to `ys` in it
+            # are refused (CheckpointError), which is all right for such a program
+            scope.loops += 1
+            if draw(st.booleans()):
+                var = f"i{len(loop_vars)}"
+                options = draw(st.sampled_from(
+                    ["", ", snapshots=1", ", snapshots=2, schedule='binomial'",
+                     ", schedule='binomial'", ", schedule='ctz'"]))
+                lines.append(f"{pad}for {var} in s2sad.checkpointed(range("
+                             f"{draw(st.integers(0, 5))}){options}):")
+                ints, inner = [var], loop_vars + [f"(0.25 * {var})"]
+            else:
+                var = f"n{next(scope.fresh)}"
+                cond = draw(expression(readable, 1))
+                lines.append(f"{pad}{var} = 0")
+                lines.append(f"{pad}while s2sad.checkpointed({var} < "
+                             f"{draw(st.integers(1, 4))} and {cond} < 2.5):")
+                lines.append(f"{pad}    {var} += 1")
+                ints, inner = [var], loop_vars
+            body, _ = scope.loop_body(draw, True, ints, names, indent + 4, depth, True, inner)
+            lines += body
+        elif kind == "power" and target_pool:
+            # x ** k with k an integer known at run time only (0 included, at x = 0 too)
+            t = draw(st.sampled_from(target_pool))
+            base = draw(st.sampled_from(["x", "y", t, draw(expression(readable, 1))]))
+            k = draw(st.sampled_from(scope.ints))
+            lines.append(f"{pad}{t} = {t} + 0.5 * {base} ** {k}")
         elif kind == "append":
+            if scope.in_checkpointed():
+                scope.refusals.add("CheckpointError")
             lines.append(f"{pad}ys.append({draw(expression(readable, 1))})")
         elif kind == "read" and target_pool:
             t = draw(st.sampled_from(target_pool))
             idx = draw(st.sampled_from(["-1", "0", "len(ys) // 2", "len(ys) - 2"]))
             lines.append(f"{pad}{t} = {t} + 0.5 * ys[{idx}]")
         elif kind in ("break", "continue"):
+            if kind == "break" and scope.loop_stack and scope.loop_stack[-1]:
+                scope.refusals.add("CheckpointError")
             lines.append(f"{pad}if {draw(expression(readable, 1))} > 0.6:")
             lines.append(f"{pad}    {kind}")
     if not lines:
@@ -288,7 +376,24 @@ def scalar_program(draw):
     body, names = draw(_block(scope, ["x", "y", "acc"], 4, 2, False, []))
     result = draw(expression(names + ["sum(ys)", "ys[-1]"], 2))
     lines = ["def f(x, y):", "    acc = x", "    ys = [y, x]"] + body + [f"    return {result}"]
-    return HELPERS + "\n".join(lines) + "\n"
+    return HELPERS + "\n".join(lines + _refusal_note(scope.refusals)) + "\n"
+
+
+REFUSAL_NOTE = "# fuzz: may be refused with "
+
+
+def _refusal_note(refusals):
+    return [REFUSAL_NOTE + ", ".join(sorted(refusals))] if refusals else []
+
+
+def allowed_refusals(text):
+    """The names of the S2SADError classes a generated program may be refused with
+    (S2SADError itself: any), from the note its generator wrote at its end; for every
+    other program a refusal is a failure."""
+    for line in text.splitlines():
+        if line.startswith(REFUSAL_NOTE):
+            return tuple(line[len(REFUSAL_NOTE):].split(", "))
+    return ()
 
 
 # ------------------------------------------------------------------ array programs
@@ -298,6 +403,41 @@ A_UNARY = ["np.sin({0})", "np.tanh({0})", "np.exp(np.tanh({0}))", "np.sqrt(1.0 +
            "np.abs({0})", "np.arctan({0})"]
 A_BINARY = ["{0} + {1}", "{0} - {1}", "{0} * {1}", "{0} / (2.0 + np.tanh({1}))",
             "np.maximum({0}, {1})", "np.where({1} > 0.0, {0}, 0.5 * {1})"]
+
+
+def _has_rule(name):
+    from s2sad import rules
+    return rules.has_rule(getattr(np, name, None))
+
+
+# shape-changing operations given negative axes (and tuples of them), on 2-D and 3-D
+# arrays: each must reverse to the axes it names, which count from the end
+NEGATIVE_AXES = {
+    "s": ["np.sum({m}, axis=(-2, -1))", "np.mean({m}, axis=(-1, 0))",
+          "np.sum(np.stack([{m}, {m} * {s}], axis=-1), axis=(0, -1, -2))",
+          "np.max({m}, axis=(-1, -2))"],
+    "v": ["np.sum({m}, axis=-2)", "{m}.mean(axis=-2)", "np.min({m}, axis=-2)",
+          "np.transpose({m}, (-1, 0)) @ {u}", "np.swapaxes({m}, -1, 0) @ {u}",
+          "np.sum(np.stack([{m}, {m} * 2.0], axis=-1), axis=(-1, 0))",
+          "np.sum(np.transpose(np.stack([{m}, {v} * {m}]), (-1, 0, -2)), axis=(1, -1))",
+          "np.prod({m}, axis=-2)", "np.var({m}, axis=-2)",
+          "np.concatenate([{u}, {v}], axis=-1)[1:4]",
+          "np.squeeze(np.expand_dims({v}, axis=-1), axis=-1)"],
+    "m": ["np.stack([{u}, {u} * 2.0, {u}], axis=-1)", "np.stack([{v}, {v}], axis=-2)",
+          "np.expand_dims({u}, -1) * {m}", "np.expand_dims({v}, axis=-2) * {m}",
+          "np.concatenate([{m}, {m}], axis=-1)[:, 2:5]",
+          "np.transpose(np.transpose({m}, (-1, -2)) * {v}[:, None], (-1, 0))",
+          "{m} - np.mean({m}, axis=-1, keepdims=True)",
+          "{m} / (1.0 + np.sum({m} * {m}, axis=-2, keepdims=True))"],
+    "u": ["np.sum({m}, axis=-1)", "np.mean({m}, axis=-1)", "{m}.max(axis=-1)",
+          "np.linalg.norm(1.0 + {m} * {m}, axis=-1)", "np.std({m}, axis=-1)",
+          "{v} @ np.transpose({m}, (-1, 0))", "{v} @ np.swapaxes({m}, 0, -1)",
+          "np.sum({m}, axis=-1, keepdims=True)[:, 0]", "np.min({m}, axis=(-1,))",
+          "np.sum({m}, axis=-1) + np.sum({m}.T, axis=-2)"],
+}
+if _has_rule("moveaxis"):
+    NEGATIVE_AXES["v"].append("np.moveaxis({m}, -1, 0) @ {u}")
+    NEGATIVE_AXES["u"].append("np.sum(np.moveaxis(np.stack([{m}, {m}]), 0, -1), axis=(-1, -2))")
 
 
 @st.composite
@@ -332,18 +472,90 @@ def array_expr(draw, shape, env, depth=2):
         "u": ["{m} @ {v}", "np.sum({m}, axis=1)", "{m}[:, 0]", "{v}[1:]", "{m}[:, 1:].sum(axis=1)",
               "np.array([{s}, {s}])"],
     }
+    if draw(st.integers(0, 2)) == 0:
+        options = NEGATIVE_AXES
     template = draw(st.sampled_from(options[shape]))
     fills = {k: draw(array_expr(k, env, d)) for k in "svmu" if "{" + k + "}" in template}
     return "(" + template.format(**fills) + ")"
 
 
+# Arrays held in lists and tuples, then changed in place through one name or another:
+# the container and the name are the same array, so the change shows through both.
+# {a}, {c}: fresh arrays of shape (3,) (copies) the lines make; {lst}, {p}, {q}, {j}:
+# fresh names; {E}, {E2}, {E3}: expressions of shape (3,); {S}: of a number; {OP}: an
+# in-place operator; {IDX}: an index or slice. The last line defines {out}.
+CONTAINER_CASES = [
+    # in place through the list's element
+    ["{lst} = [{a}, {c}]", "{lst}[0] {OP} {S}", "{out} = {lst}[0] * {a} + {lst}[1]"],
+    ["{lst} = [{c}, {a}]", "{lst}[-1] {OP} {E3}", "{out} = {lst}[1] + {a} * {S}"],
+    # writing into the element through the list
+    ["{lst} = [{a}, {c}]", "{lst}[0][{IDX}] = {S}", "{out} = {a} + {lst}[0] * {lst}[1]"],
+    ["{lst} = [{a}, {c}]", "{lst}[1][{IDX}] {OP} {S}", "{out} = {c} * {lst}[1] + {a}"],
+    # an element taken out of the list, changed in place
+    ["{lst} = [{a}, {c}]", "{p} = {lst}[0]", "{p} {OP} {S}", "{out} = {lst}[0] + {p} * {a}"],
+    # the name changed after the list took it
+    ["{lst} = [{a}, {c}]", "{a} {OP} {S}", "{out} = {lst}[0] * {c} + {a}"],
+    ["{lst} = [{a}, {c}]", "{a}[{IDX}] = {S}", "{out} = {lst}[0] + {a}"],
+    # tuples: packing, unpacking, then in place
+    ["{lst} = ({a}, {c})", "{p}, {q} = {lst}", "{p} {OP} {q}", "{out} = {lst}[0] + {a} * {q}"],
+    ["{lst} = {a}, {c}", "{p}, {q} = {lst}", "{q}[{IDX}] = {S}", "{out} = {lst}[1] * {c} + {p}"],
+    ["{p}, {q} = {a}, {c}", "{q} {OP} {S}", "{out} = {c} + {q} * {p}"],
+    # built by append, changed through a run-time index
+    ["{lst} = []", "{lst}.append({a})", "{lst}.append({c})",
+     "for {j} in range(len({lst})):", "    {lst}[{j}] {OP} {E3}", "{out} = {lst}[0] + {a} * {c}"],
+    ["{lst} = [{a}]", "{lst}.append({a})", "{lst}[1] {OP} {S}", "{out} = {lst}[0] * {lst}[1]"],
+    # a loop keeps every state, then changes the state in place (or makes a new one)
+    ["{lst} = []", "for {j} in range(3):", "    {lst}.append({a})", "    {a} {OP} {S}",
+     "{out} = {lst}[0] + {lst}[-1] * {a}"],
+    ["{lst} = []", "for {j} in range(3):", "    {lst}.append({a})", "    {a} = {a} * {S}",
+     "{out} = {lst}[0] + {lst}[-1] * {a}"],
+    # numbers in a list: += rebinds the element, nothing is shared
+    ["{lst} = [{S}, {a}]", "{lst}[0] += {S}", "{lst}[1] += {E3}", "{out} = {lst}[1] * {lst}[0]"],
+]
+
+
 @st.composite
-def array_program(draw):
+def container_lines(draw, env, fresh):
+    """Lines from one of `CONTAINER_CASES`, and the name of shape (3,) they define."""
+    case = draw(st.sampled_from(CONTAINER_CASES))
+    n = next(fresh)
+    names = {k: f"{k}{n}" for k in ("a", "c", "lst", "p", "q", "j", "out")}
+    a_copy = draw(st.sampled_from(["({0}).copy()", "({0}) * 1.0", "np.array({0})",
+                                   "({0}) + 0.0"]))
+    lines = [f"{names['a']} = {a_copy.format(draw(array_expr('v', env, 1)))}",
+             f"{names['c']} = ({draw(array_expr('v', env, 1))}) * 0.5"]
+    fills = dict(names, OP=draw(st.sampled_from(["+=", "*=", "-="])),
+                 IDX=draw(st.sampled_from(["0", "-1", "1:", "::2", "-2:"])))
+    for line in case:
+        for key in ("E3", "S"):
+            while "{" + key + "}" in line:
+                expr = draw(array_expr("v" if key == "E3" else "s", env, 1))
+                line = line.replace("{" + key + "}", expr, 1)
+        lines.append(line.format(**fills))
+    return lines, names["out"]
+
+
+@st.composite
+def array_program(draw, params=False):
+    """``f(x, w, s)``, or with `params` ``f(params, x, s)`` that takes ``w`` and a ``b`` of
+    shape (2,) from the list ``params = [w, b]``."""
     env = {"s": ["s"], "v": ["x"], "m": ["w"], "u": ["(w @ x)"]}
     lines = ["import math", "", "import numpy as np", "", "", "def f(x, w, s):"]
+    refusals = set()
+    if params:
+        lines[-1] = "def f(params, x, s):"
+        lines += ["    " + line for line in draw(st.sampled_from([
+            ["w, b = params"], ["w = params[0]", "b = params[1]"],
+            ["w, b = params[0], params[-1]"], ["(w, b) = params"]]))]
+        env["u"] = env["u"] + ["b", "params[1]", "(w @ x + b)"]
+        env["m"] = env["m"] + ["params[0]"]
+        if draw(st.booleans()):
+            term = draw(st.sampled_from(["0.1 * np.sum(p * p)", "np.mean(np.tanh(p))"]))
+            lines += ["    s = s * 1.0", "    for p in params:", f"        s = s + {term}"]
     fresh = itertools.count()
     for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["assign", "assign", "if", "loop", "write", "while"]))
+        kind = draw(st.sampled_from(["assign", "assign", "if", "loop", "write", "while",
+                                     "container"]))
         shape = draw(st.sampled_from("svmu"))
         name = f"{shape}{next(fresh)}"
         if kind == "assign":
@@ -359,7 +571,8 @@ def array_program(draw):
             name = f"s{next(fresh)}"
             lines.append(f"    {name} = {draw(array_expr('s', env, 1))}")
             lines.append("    for i in range(len(x)):")
-            inner = dict(env, s=env["s"] + [name, "x[i]", "w[1, i]"])
+            inner = dict(env, s=env["s"] + [name, "x[i]", "w[1, i]", "x[i] ** i",
+                                            f"{name} ** i"])
             lines.append(f"        {name} = {draw(array_expr('s', inner, 1))}")
             if draw(st.booleans()):
                 lines.append(f"        if x[i] > {draw(st.sampled_from(['0.5', '-0.2']))}:")
@@ -373,6 +586,11 @@ def array_program(draw):
             inner = dict(env, s=env["s"] + [name, "x[k]"])
             lines.append(f"        {name} = {draw(array_expr('s', inner, 1))}")
             lines.append("        k += 1")
+        elif kind == "container":
+            shape = "v"
+            body, name = draw(container_lines(env, fresh))
+            lines += ["    " + line for line in body]
+            refusals.add("S2SADError")
         else:  # write into an array the function made
             shape = "v"
             lines.append(f"    {name} = {draw(array_expr('v', env, 1))}.copy()")
@@ -382,7 +600,7 @@ def array_program(draw):
             lines.append(f"    {name}[{idx}] {op} {val}")
         env[shape] = env[shape] + [name]
     lines.append(f"    return {draw(array_expr('s', env, 2))}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _refusal_note(refusals)) + "\n"
 
 
 # ------------------------------------------------------------------ malformed programs

@@ -1,9 +1,15 @@
 """Fuzzing the whole pipeline with random programs (hypothesis).
 
-Well-formed programs (`fuzz_programs.scalar_program`, `array_program`): the reverse
-gradient against central differences, forward mode (`s2sad.jvp`) against the
-reverse gradient, and the tape engine (`grad(f, mode="tape")`) against it too, at
-points where central differences are a fair reference (`fuzz_programs.smooth`).
+Well-formed programs (`fuzz_programs.scalar_program`, `array_program`, and
+`array_program(params=True)`, whose ``w`` and ``b`` come in a list ``params``), at
+points where central differences are a fair reference (`fuzz_programs.smooth`; a
+third of the numbers exactly 0.0; arrays in float64 or float32, the number a float or
+a 0-d array): every entry point, `_check_everything` says which, against central
+differences and against the reverse gradient, each result of its argument's kind
+(type, shape, dtype). A refusal (`S2SADError`) fails the test, except where the
+program's generator wrote that it may be refused (`fuzz_programs.allowed_refusals`:
+arrays changed in place while a list or tuple holds them, and what a checkpointed
+loop cannot do), and from the tape engine.
 
 Malformed or unsupported programs (`fuzz_programs.malformed_program`): `grad`,
 `value_and_grad`, `jvp`, `vjp`, `source` and ``s2sad show`` either raise an
@@ -17,34 +23,46 @@ to run that many per test instead, for a long run:
 """
 
 import contextlib
+import copy
 import io
 import math
 import os
 import traceback
+import zlib
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import HealthCheck, Phase, assume, event, given, settings
 from hypothesis import strategies as st
 
+import fuzz_programs
 import s2sad
-from fuzz_programs import array_program, load, malformed_program, scalar_program, smooth, write
+from fuzz_programs import (allowed_refusals, array_program, flat, leaves, load,
+                           malformed_program, scalar_program, smooth, write)
 from s2sad import cli
+from s2sad.checkpoint import SCHEDULES as SCHEDULE_NAMES
 
 LONG = int(os.environ.get("S2SAD_FUZZ_EXAMPLES", "0") or 0)
 # examples per test in CI: the scalar and array programs compile a reverse and a
 # forward derivative each, the malformed ones run every entry point
-EXAMPLES = {"scalar": 150, "array": 80, "malformed": 150}
+EXAMPLES = {"scalar": 120, "array": 80, "params": 40, "malformed": 150}
 
 
 def fuzz_settings(kind):
+    # CI runs the same examples every time and reports a failing program as it was
+    # generated (shrinking one takes minutes); a long run shrinks it
+    phases = None if LONG else [Phase.explicit, Phase.reuse, Phase.generate]
     return settings(max_examples=LONG or EXAMPLES[kind], deadline=None, derandomize=not LONG,
+                    phases=phases,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                            HealthCheck.data_too_large])
 
 
-NUMBER = st.floats(-1.5, 1.5)
+# a number, exactly 0.0 a third of the time (x ** k at 0, k a run-time integer)
+NUMBER = st.one_of(st.floats(-1.5, 1.5), st.floats(-1.5, 1.5), st.just(0.0))
 USER_ERRORS = (ValueError, ZeroDivisionError, OverflowError, RecursionError)
+# gradient schedules of `grad(checkpoint=..., snapshots=...)` tried on programs with loops
+SCHEDULES = [(name, None) for name in SCHEDULE_NAMES] + [("binomial", 1), ("binomial", 2)]
 
 
 def _close(a, b, rtol):
@@ -52,24 +70,81 @@ def _close(a, b, rtol):
     return a.shape == b.shape and bool(np.all(np.abs(a - b) <= rtol * (1 + np.abs(b))))
 
 
-def _flat(parts):
-    return np.concatenate([np.ravel(np.asarray(p, dtype=float)) for p in parts])
+def _single(value):
+    return any(isinstance(leaf, np.ndarray) and leaf.dtype == np.float32
+               for leaf in leaves(value))
 
 
-def _refused(call):
-    """(result, None), or (None, the S2SADError `call` raised: a clear refusal)."""
-    try:
-        return call(), None
-    except s2sad.S2SADError as exc:
-        return None, exc
+def _kind_error(got, arg):
+    """Why `got` is not a gradient of the kind of `arg` (a float for a float, an array
+    of the argument's shape and dtype for an array, 0-d included, a list of those for a
+    list), or None."""
+    if isinstance(arg, (list, tuple)):
+        if type(got) is not type(arg) or len(got) != len(arg):
+            return f"{type(got).__name__} for a {type(arg).__name__} of {len(arg)}"
+        return next(filter(None, map(_kind_error, got, arg)), None)
+    if isinstance(arg, np.ndarray):
+        if not isinstance(got, np.ndarray):
+            return f"{type(got).__name__} for an array of shape {arg.shape}"
+        if got.shape != arg.shape or got.dtype != arg.dtype:
+            return f"array {got.shape} {got.dtype} for an array {arg.shape} {arg.dtype}"
+        return None
+    if not isinstance(got, float) or isinstance(got, np.ndarray):
+        return f"{type(got).__name__} for a float"
+    return None
 
 
-def _check_everything(text, f, point, tangents_for, jacobian=False):
-    """The reverse gradient, forward mode and the tape against central differences
-    and each other at `point` (skipped where differences are unfair), and with
-    `jacobian` the forward-mode Jacobian (one pass carrying every direction where
-    the code allows it) against the reverse gradient. Each may refuse with an
-    S2SADError; none may be wrong or crash."""
+def _same_kind_as_value(got, value):
+    """Has `got` (a tangent or a value) the type, shape and dtype of the output `value`?"""
+    if isinstance(value, np.ndarray) != isinstance(got, np.ndarray):
+        return False
+    return np.shape(got) == np.shape(value) and np.asarray(got).dtype == np.asarray(value).dtype
+
+
+class _Checker:
+    """Runs entry points on one program at one point: a refusal is a failure unless
+    the program's generator allowed it (`allowed_refusals`); any other exception, or a
+    wrong kind of result, is a failure."""
+
+    def __init__(self, text, point):
+        self.where = f"\n{text}\nat {point!r}\n"
+        self.allowed = allowed_refusals(text)
+
+    def __call__(self, what, call, may_refuse=False):
+        try:
+            with np.errstate(all="ignore"):
+                return call()
+        except s2sad.S2SADError as exc:
+            names = {c.__name__ for c in type(exc).__mro__}
+            assert may_refuse or names & set(self.allowed), \
+                self.where + f"{what} refused a program it must take: {exc}"
+            event(f"{what} refused: {type(exc).__name__}")
+            return None
+        except Exception as exc:  # noqa: BLE001
+            detail = "".join(traceback.format_exception(exc))[-3000:]
+            raise AssertionError(self.where + f"{what} raised {type(exc).__name__}: {exc}\n"
+                                 + detail) from None
+
+    def gradient(self, what, got, point, reference, rtol):
+        """`got`, one gradient per argument of `point`, of the arguments' kinds and
+        close to `reference` (flat)."""
+        assert isinstance(got, tuple) and len(got) == len(point), \
+            self.where + f"{what} gave {got!r}"
+        for g, p in zip(got, point):
+            why = _kind_error(g, p)
+            assert why is None, self.where + f"{what}: {why}: {got!r}"
+        assert _close(flat(got), reference, rtol), \
+            self.where + f"{what} {got} != {reference}"
+
+
+def _check_everything(text, f, point, tangents_for, hessian=False):
+    """Every entry point at `point` (where central differences are a fair reference,
+    `fuzz_programs.smooth`): grad, value_and_grad, vjp (its pullback called twice),
+    grad in forward and tape mode, jvp along `tangents_for(point)`, jacobian in both
+    modes, with loops grad under every checkpoint schedule, and with `hessian` the
+    Hessian against central differences of the gradient; each against central
+    differences and the reverse gradient, with results of the arguments' kinds. The
+    arguments must come back unchanged."""
     try:
         with np.errstate(all="ignore"):
             value = f(*point)
@@ -79,53 +154,130 @@ def _check_everything(text, f, point, tangents_for, jacobian=False):
     with np.errstate(all="ignore"):
         ok, expected = smooth(f, point)
     assume(ok)
+    before = copy.deepcopy(point)
+    check = _Checker(text, point)
+    where = check.where
+    single = _single(point)
+    rtol, exact = (2e-3, 1e-4) if single else (1e-4, 1e-8)
     wrt = tuple(range(len(point)))
-    where = f"\n{text}\nat {point!r}\n"
-    try:
-        got, refusal = _refused(lambda: s2sad.grad(f, wrt=wrt)(*point))
-        jvps = [(d, _refused(lambda: s2sad.jvp(f, point, d))) for d in tangents_for(point)]
-    except USER_ERRORS:
-        # a derivative that does not exist here (sqrt at 0 inside hypot, ...)
-        assume(False)
-    if refusal is not None:
-        event(f"reverse refused: {refusal.message[:60]}")
-    else:
-        assert _close(_flat(got), expected, 1e-4), where + f"reverse {got} != central {expected}"
-        for g, p in zip(got, point):
-            assert isinstance(g, type(p)) and np.shape(g) == np.shape(p), where + f"gradient {got!r}"
-        v2, g2 = s2sad.value_and_grad(f, wrt=wrt)(*point)
-        assert v2 == value and _close(_flat(g2), _flat(got), 0), where + "value_and_grad"
 
-    for direction, (pair, jvp_refusal) in jvps:
-        if jvp_refusal is not None:
-            event(f"jvp refused: {jvp_refusal.message[:60]}")
+    got = check("grad", lambda: s2sad.grad(f, wrt=wrt)(*point))
+    if got is None:
+        assume(False)
+    check.gradient("grad", got, point, expected, rtol)
+    reverse = flat(got)
+
+    pair = check("value_and_grad", lambda: s2sad.value_and_grad(f, wrt=wrt)(*point))
+    if pair is not None:
+        assert pair[0] == value and _same_kind_as_value(pair[0], value), \
+            where + f"value_and_grad value {pair[0]!r} != {value!r}"
+        check.gradient("value_and_grad", pair[1], point, reverse, 0)
+
+    # an adjoint of the output's kind (a 0-d array for a 0-d array)
+    seed = np.full((), 1.5, np.asarray(value).dtype) if isinstance(value, np.ndarray) else 1.5
+    pulled = check("vjp", lambda: s2sad.vjp(f, *point))
+    if pulled is not None:
+        out, pullback = pulled
+        assert out == value and _same_kind_as_value(out, value), \
+            where + f"vjp value {out!r} != {value!r}"
+        first = check("vjp's pullback", lambda: pullback(seed))
+        second = check("vjp's pullback, again", lambda: pullback(seed))
+        if first is not None and second is not None:
+            check.gradient("vjp's pullback", first, point, seed * reverse, exact)
+            assert np.array_equal(flat(first), flat(second)), \
+                where + f"the pullback called twice: {first} then {second}"
+
+    # (the tape engine runs the function on traced values: what they cannot do, it
+    # refuses, and the compiler's reverse mode is the answer)
+    for what, mode in (("grad(mode='forward')", "forward"), ("grad(mode='tape')", "tape")):
+        other = check(what, lambda: s2sad.grad(f, wrt=wrt, mode=mode)(*point),
+                      may_refuse=mode == "tape")
+        if other is not None:
+            check.gradient(what, other, point, reverse, exact)
+
+    for direction in tangents_for(point):
+        pair = check("jvp", lambda: s2sad.jvp(f, point, direction))
+        if pair is None:
             continue
         v3, t = pair
-        assert _close(v3, value, 1e-12), where + f"jvp value {v3} != {value}"
-        flat_d = _flat(direction)
+        assert _close(v3, value, 1e-12) and _same_kind_as_value(v3, value), \
+            where + f"jvp value {v3!r} != {value!r}"
+        assert _same_kind_as_value(t, value), \
+            where + f"jvp tangent {t!r} is not of the output's kind {value!r}"
+        flat_d = flat(direction)
         along = float(np.dot(expected, flat_d))
-        assert abs(t - along) <= 1e-4 * (1 + np.abs(expected * flat_d).sum()), \
+        assert abs(t - along) <= rtol * (1 + np.abs(expected * flat_d).sum()), \
             where + f"jvp {t} along {direction} != central differences {along}"
-        if refusal is None:
-            exact = float(np.dot(_flat(got), flat_d))
-            assert _close(t, exact, 1e-8), where + f"jvp {t} along {direction} != reverse {exact}"
+        exact_along = float(np.dot(reverse, flat_d))
+        assert abs(t - exact_along) <= exact * (1 + np.abs(reverse * flat_d).sum()), \
+            where + f"jvp {t} along {direction} != reverse {exact_along}"
 
-    if jacobian and refusal is None:
-        blocks, jac_refusal = _refused(
-            lambda: s2sad.jacobian(f, wrt=wrt, mode="forward")(*point))
-        if jac_refusal is not None:
-            event(f"jacobian refused: {jac_refusal.message[:60]}")
-        else:
-            assert _close(_flat(blocks), _flat(got), 1e-8), \
-                where + f"forward jacobian {blocks} != reverse {got}"
+    for mode in ("forward", "reverse"):
+        what = f"jacobian(mode={mode!r})"
+        blocks = check(what, lambda: s2sad.jacobian(f, wrt=wrt, mode=mode)(*point))
+        if blocks is None:
+            continue
+        assert isinstance(blocks, tuple) and len(blocks) == len(point), \
+            where + f"{what} gave {blocks!r}"
+        for b, p in zip(blocks, point):
+            if not isinstance(p, list):
+                assert np.shape(b) == np.shape(p) and \
+                    isinstance(b, np.ndarray) == isinstance(p, np.ndarray) or \
+                    isinstance(b, float) and np.ndim(p) == 0, \
+                    where + f"{what}: a block {b!r} for an argument {p!r}"
+        assert _close(flat(blocks), reverse, exact), where + f"{what} {blocks} != reverse {got}"
 
-    taped, engine_refusal = _refused(lambda: s2sad.grad(f, wrt=wrt, mode="tape")(*point))
-    if engine_refusal is not None:
-        event(f"tape refused: {engine_refusal.message[:60]}")
-    else:
-        assert _close(_flat(taped), expected, 1e-4), where + f"tape {taped} != central {expected}"
-        if refusal is None:
-            assert _close(_flat(taped), _flat(got), 1e-8), where + f"tape {taped} != reverse {got}"
+    if "for " in text or "while " in text:
+        for schedule, snapshots in SCHEDULES:
+            what = f"grad(checkpoint={schedule!r}, snapshots={snapshots})"
+            ckpt = check(what, lambda: s2sad.grad(f, wrt=wrt, checkpoint=schedule,
+                                                  snapshots=snapshots)(*point))
+            if ckpt is not None:
+                check.gradient(what, ckpt, point, reverse, exact)
+        pulled = check("vjp(checkpoint='binomial', snapshots=2)",
+                       lambda: s2sad.vjp(f, *point, checkpoint="binomial", snapshots=2))
+        if pulled is not None:
+            what = "vjp(checkpoint='binomial', snapshots=2)'s pullback"
+            first = check(what, lambda: pulled[1](seed))
+            second = check(what + ", again", lambda: pulled[1](seed))
+            if first is not None and second is not None:
+                check.gradient(what, first, point, seed * reverse, exact)
+                assert np.array_equal(flat(first), flat(second)), \
+                    where + f"{what} called twice: {first} then {second}"
+
+    if hessian and not single:
+        _check_hessian(check, f, point, wrt)
+
+    for a, b in zip(point, before):
+        assert np.array_equal(flat(a), flat(b)) and type(a) is type(b), \
+            where + f"an argument changed: {b!r} became {a!r}"
+
+
+def _check_hessian(check, f, point, wrt, h=1e-6):
+    """The Hessian against central differences of the compiled gradient (blocks
+    ``H[i][j]`` in the order of `wrt`, each of shape arg_i + arg_j)."""
+    hess = check("hessian", lambda: s2sad.hessian(f, wrt=wrt)(*point))
+    if hess is None:
+        return
+    vec, rebuild = fuzz_programs._flat(point)
+    g = s2sad.grad(f, wrt=wrt)
+    columns = []
+    with np.errstate(all="ignore"):
+        for i in range(len(vec)):
+            step = np.zeros(len(vec))
+            step[i] = h
+            columns.append((flat(g(*rebuild(vec + step))) - flat(g(*rebuild(vec - step))))
+                           / (2 * h))
+    full = np.array(columns).T  # full[a, b]: d gradient[a] / d number b
+    sizes = [len(flat(p)) for p in point]
+    starts = np.cumsum([0] + sizes)
+    expected = np.concatenate([
+        full[starts[i]:starts[i + 1], starts[j]:starts[j + 1]].ravel()
+        for i in range(len(point)) for j in range(len(point))])
+    assert isinstance(hess, tuple) and len(hess) == len(point), \
+        check.where + f"hessian gave {hess!r}"
+    assert _close(flat(hess), expected, 1e-4 * (1 + np.abs(full).max())), \
+        check.where + f"hessian {hess} != central differences of the gradient {expected}"
 
 
 def _unit_tangents(point):
@@ -133,28 +285,57 @@ def _unit_tangents(point):
         yield tuple(1.0 if j == i else 0.0 for j in range(len(point)))
 
 
+def _cheap(text, every):
+    """One program in `every` (by its text, so a derandomized run picks the same ones)."""
+    return zlib.crc32(text.encode()) % every == 0
+
+
 @fuzz_settings("scalar")
 @given(scalar_program(), st.tuples(NUMBER, NUMBER))
 def test_scalar_programs(text, point):
-    _check_everything(text, load(text), point, _unit_tangents)
+    _check_everything(text, load(text), point, _unit_tangents, hessian=_cheap(text, 3))
 
 
-ARRAY_POINT = st.tuples(
-    st.lists(NUMBER, min_size=3, max_size=3).map(np.array),
-    st.lists(NUMBER, min_size=6, max_size=6).map(lambda v: np.array(v).reshape(2, 3)),
-    NUMBER)
+def _array_point(params):
+    """(x, w, s), or with `params` ([w, b], x, s): x of shape (3,), w (2, 3), b (2,), in
+    float64 or float32, s a float or a 0-d array (float64 or float32)."""
+    def build(numbers, dtype, s_kind):
+        x = np.array(numbers[:3], dtype=dtype[0])
+        w = np.array(numbers[3:9], dtype=dtype[1]).reshape(2, 3)
+        s = numbers[9] if s_kind == "float" else np.array(numbers[9], dtype=s_kind)
+        if params:
+            return ([w, np.array(numbers[10:12], dtype=dtype[1])], x, s)
+        return (x, w, s)
+
+    return st.builds(build, st.lists(NUMBER, min_size=12, max_size=12),
+                     st.sampled_from([("float64", "float64")] * 3 + [
+                         ("float32", "float32"), ("float32", "float64")]),
+                     st.sampled_from(["float"] * 3 + ["float64", "float32"]))
 
 
 def _random_direction(point):
     rng = np.random.default_rng(len(point))
-    yield tuple(rng.standard_normal(np.shape(p)) if np.ndim(p) else float(rng.standard_normal())
-                for p in point)
+
+    def like(p):
+        if isinstance(p, list):
+            return [like(e) for e in p]
+        if isinstance(p, np.ndarray):
+            return rng.standard_normal(p.shape).astype(p.dtype)
+        return float(rng.standard_normal())
+
+    yield tuple(like(p) for p in point)
 
 
 @fuzz_settings("array")
-@given(array_program(), ARRAY_POINT)
+@given(array_program(), _array_point(False))
 def test_array_programs(text, point):
-    _check_everything(text, load(text), point, _random_direction, jacobian=True)
+    _check_everything(text, load(text), point, _random_direction, hessian=_cheap(text, 4))
+
+
+@fuzz_settings("params")
+@given(array_program(params=True), _array_point(True))
+def test_programs_of_lists_of_arrays(text, point):
+    _check_everything(text, load(text), point, _random_direction, hessian=_cheap(text, 4))
 
 
 # ------------------------------------------------------------------ malformed programs

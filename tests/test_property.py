@@ -2,6 +2,7 @@
 and every stage's text against the original function."""
 
 import math
+import os
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -10,7 +11,9 @@ import s2sad
 from programs import load, program_text, smooth_at
 from stagerun import run_stage
 
-SETTINGS = settings(max_examples=120, deadline=None,
+# the same examples on every run (CI); S2SAD_FUZZ_EXAMPLES=n runs n random ones instead
+LONG = int(os.environ.get("S2SAD_FUZZ_EXAMPLES", "0") or 0)
+SETTINGS = settings(max_examples=LONG or 120, deadline=None, derandomize=not LONG,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 POINTS = st.tuples(st.floats(-1.5, 1.5), st.floats(-1.5, 1.5))
 
