@@ -337,7 +337,32 @@ class _State:
                 if changed or self.primary is None and _fast(key):
                     self.primary = (key, fn) if _fast(key) else None
                     self.build()
-        return fn(*args, **kwargs)
+        result = fn(*args, **kwargs)
+        lists = [n for n in self.wrt if _retyped_list(values[n])]
+        if lists:  # (elements the compiled gradient does not type: see _retyped_list)
+            grads = result[1] if self.entry == "value_and_grad" else result
+            grads = list(grads) if self.as_tuple or len(self.wrt) > 1 else [grads]
+            typed = typed_gradients(values, lists, [grads[self.wrt.index(n)] for n in lists])
+            for n, g in zip(lists, typed):
+                grads[self.wrt.index(n)] = g
+            grads = tuple(grads) if self.as_tuple or len(self.wrt) > 1 else grads[0]
+            result = (result[0], grads) if self.entry == "value_and_grad" else grads
+        return result
+
+
+def _retyped_list(x) -> bool:
+    """Is `x` a list whose elements' gradients need their types put back (a 0-d
+    array's gradient may come out a NumPy scalar, a float32 array's float64)? The
+    compiled gradient types each argument by its kind, and a list's kind does not
+    tell its elements' dtypes; the dispatcher (which sees the values) does it."""
+    if type(x) is not list:
+        return False
+    for e in x:
+        if type(e) is list and _retyped_list(e) or getattr(e, "ndim", None) == 0 or \
+                getattr(e, "dtype", None) is not None and getattr(e, "ndim", 0) and \
+                e.dtype.name != "float64":
+            return True
+    return False
 
 
 def _pattern(values: dict) -> tuple:
@@ -671,6 +696,7 @@ def _vjp(f, primals, checkpoint=None, snapshots=None, held=()):
         compile_mod.explain(exc)
         raise
     positions = [names.index(n) for n in wrt]
+    retyped = [i for i in positions if _retyped_list(primals[i])]
     state = [saved]
 
     def pullback(out_bar):
@@ -690,6 +716,10 @@ def _vjp(f, primals, checkpoint=None, snapshots=None, held=()):
         result = [None] * len(primals)
         for i, g in zip(positions, grads):
             result[i] = g
+        if retyped:  # (list elements: see _retyped_list)
+            for i, g in zip(retyped, typed_gradients(values, [names[i] for i in retyped],
+                                                     [result[i] for i in retyped])):
+                result[i] = g
         return tuple(result)
 
     return out, pullback

@@ -445,3 +445,35 @@ def test_vjp_gives_none_for_arguments_held_fixed():
     assert s2sad.vjp(_with_options, 2.0, 1.5, 3)[1](1.0) == (12.0, 0.0, None)
     # jacobian(mode="reverse") holds what is not in wrt, whatever it is
     assert s2sad.jacobian(_with_options, mode="reverse")(2.0, "relu", 3) == 12.0
+
+
+def _list_promoted(params, x):
+    W, b = params
+    return np.sum(np.tanh(W @ x + b))
+
+
+def _list_of_numbers(ps):
+    a, c = ps
+    return np.sum(a * c * c)
+
+
+@pytest.mark.parametrize("params,rest,f", [
+    ([np.ones((2, 3), np.float32), np.ones(2, np.float32)], (np.ones(3),), _list_promoted),
+    ([np.array(1.0), np.array(2.0)], (), _list_of_numbers),
+    ([np.array(1.0, np.float32), np.array(2.0, np.float32)], (), _list_of_numbers),
+], ids=["float32 arrays", "0-d arrays", "0-d float32 arrays"])
+def test_a_list_arguments_elements_get_their_types(params, rest, f):
+    expected = [np.array(4.0), np.array(4.0)] if f is _list_of_numbers else None  # (c², 2ac)
+    results = {
+        "grad": s2sad.grad(f)(params, *rest),
+        "grad again": s2sad.grad(f)(params, *rest),
+        "value_and_grad": s2sad.value_and_grad(f, wrt=(0,))(params, *rest)[1][0],
+        "forward": s2sad.grad(f, mode="forward")(params, *rest),
+        "vjp": s2sad.vjp(f, params, *rest)[1](1.0)[0],
+    }
+    for what, got in results.items():
+        assert type(got) is list and len(got) == len(params), what
+        for g, p in zip(got, params):
+            assert type(g) is np.ndarray and g.dtype == p.dtype and g.shape == p.shape, what
+        if expected is not None:
+            assert close([np.asarray(g, dtype=float) for g in got], expected), what
