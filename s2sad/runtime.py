@@ -150,17 +150,19 @@ def vstack_pieces(g, parts):
 def scalar_seed(out):
     """The seed 1.0 of the gradient of an output that s2sad could not prove to be one
     number when it compiled the gradient (an array whose rank is known only at run
-    time, such as a value that is a float or an array depending on a loop's count).
-    Raises unless `out` is one number."""
-    if np.ndim(out) != 0 or not np.isrealobj(out):
-        try:
-            from s2sad.errors import NonScalarOutputError as error
-        except ImportError:  # (a derivative pasted somewhere without s2sad)
-            error = ValueError
-        what = f"an array of shape {np.shape(out)}" if np.ndim(out) else "a complex number"
-        raise error(f"grad needs a function that returns one real number; this call "
-                    f"returned {what}")
-    return 1.0
+    time, such as a value that is a float or an array depending on a loop's count, or
+    what a recursive function returns). Raises unless `out` is one real number."""
+    if isinstance(out, (int, float, np.integer, np.floating)) or (
+            isinstance(out, np.ndarray) and out.ndim == 0 and out.dtype.kind in "fiub"):
+        return 1.0
+    try:
+        from s2sad.errors import NonScalarOutputError as error
+    except ImportError:  # (a derivative pasted somewhere without s2sad)
+        error = ValueError
+    what = f"an array of shape {out.shape}" if isinstance(out, np.ndarray) and out.ndim \
+        else f"a {type(out).__name__}"
+    raise error(f"grad needs a function that returns one real number; this call "
+                f"returned {what}")
 
 
 def cofactors(a, det):

@@ -293,3 +293,25 @@ def _through_a_0d_product(a):
 def test_isinstance_of_a_value_of_rank_0_is_left_to_run_time():
     assert float(s2sad.grad(_through_a_0d_product)(np.array(1.5))) == 6.0
     assert float(s2sad.jvp(_through_a_0d_product, (np.array(1.5),), (np.array(1.0),))[1]) == 6.0
+
+
+def _doubled_n_times(u, n):
+    if n == 0:
+        return u
+    return _doubled_n_times(u * 2.0, n - 1)
+
+
+def test_an_output_whose_kind_is_not_known_is_checked_when_it_runs():
+    """A recursive function's result has no kind while it is analysed: an array it
+    returns is refused when the gradient runs, never differentiated as its sum."""
+    def f(x):
+        return _doubled_n_times(x, 2)
+
+    with pytest.raises(s2sad.NonScalarOutputError, match=r"shape \(3,\)"):
+        s2sad.grad(f)(np.ones(3))
+    assert s2sad.grad(f)(1.5) == 4.0
+    assert float(s2sad.grad(lambda_free_sum_of_doubled)(np.ones(3))[0]) == 4.0
+
+
+def lambda_free_sum_of_doubled(x):
+    return np.sum(_doubled_n_times(x, 2))

@@ -7,7 +7,6 @@ def calls_grad(x, y):
     a, a_saved = scaled_fwd(x)
     b, b_saved = scaled_fwd(y, scale=x)
     c, c_saved = scaled_fwd(a, 3.0, shift=b)
-    t1 = a + b + c
     # line 29: return a + b + c
     t1_bar = 1.0
     # line 28: c = scaled(a, 3.0, shift=b)
