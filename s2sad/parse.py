@@ -35,8 +35,8 @@ import types
 from dataclasses import dataclass, field
 
 from . import ir
-from .errors import (SourceNotFoundError, StaleSourceError, UnresolvedNameError,
-                     UnsupportedSyntaxError)
+from .errors import (S2SADError, SourceNotFoundError, StaleSourceError,
+                     UnresolvedNameError, UnsupportedSyntaxError)
 
 # Every AST node type, with the reason it is refused (None: supported).
 _TAPE_HINT = ("Rewrite that part, or differentiate this function with "
@@ -170,12 +170,22 @@ def parse(func) -> Parsed:
             hint="Define the function in a file, or register a derivative rule for it.",
         ) from None
     filename = code.co_filename
-    check_source(func, lines, max(first, 1))
     cells = {}
     if code.co_freevars:
         cells = dict(zip(code.co_freevars, func.__closure__ or ()))
-    return _parse_lines(lines, max(first, 1), filename, func.__qualname__, func.__globals__,
-                        cells, getattr(func, "__builtins__", None), func, name)
+    try:
+        parsed = _parse_lines(lines, max(first, 1), filename, func.__qualname__,
+                              func.__globals__, cells, getattr(func, "__builtins__", None),
+                              func, name)
+    except UnsupportedSyntaxError:
+        # (first: a construct s2sad refuses in any case, such as the `assert` that
+        # pytest's rewriting compiles differently from its text)
+        raise
+    except S2SADError:
+        check_source(func, lines, max(first, 1))  # (a stale text explains it better)
+        raise
+    check_source(func, lines, max(first, 1))
+    return parsed
 
 
 def user_source(func) -> str:
@@ -307,9 +317,10 @@ def check_source(func, lines, first):
         "there no longer compiles to the code that runs, and a derivative built from it "
         "would be the derivative of another function",
         filename=code.co_filename, lineno=first, source_line=text,
-        hint="The file was edited after the module was imported. Reload the module "
+        hint="The file was edited after the module was imported: reload the module "
              "(importlib.reload(module)) or restart Python, then take the derivative "
-             "again.")
+             "again. (An import hook that rewrites the module's code has the same "
+             "effect: s2sad differentiates the text.)")
 
 
 def parse_source(text: str, namespace: dict, filename: str = "<s2sad-input>",

@@ -361,3 +361,15 @@ def test_a_function_compiled_statement_by_statement_is_not_stale(tmp_path):
     for stmt in ast.parse(text).body:
         exec(compile(ast.Module(body=[stmt], type_ignores=[]), str(path), "exec"), ns)
     assert s2sad.grad(ns["f"])(2.0) == pytest.approx(math.cos(2.0) * 2.0 + math.sin(2.0))
+
+
+def _asserting(x):
+    assert x > 0.0
+    return x * x
+
+
+def test_a_function_pytest_rewrote_is_refused_for_its_assert_not_as_stale():
+    """pytest compiles this file's `assert`s its own way: the construct s2sad refuses
+    anyway is what the error names, not a changed file."""
+    with pytest.raises(s2sad.UnsupportedSyntaxError):
+        s2sad.grad(_asserting)(2.0)
