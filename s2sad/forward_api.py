@@ -170,11 +170,15 @@ def jvp(f, primals, tangents):
         if not ops.differentiable(kind) or isinstance(kind, tuple):
             if isinstance(t, (int, float)) and t == 0:
                 continue  # a zero tangent for an integer: held fixed
+            from .api import _at_def
+
             what = type(x).__name__
+            if isinstance(x, np.ndarray):
+                what = f"array of {x.dtype}"
             raise WrtError(f"jvp of {f.__qualname__}: `{name}` is "
                            f"{'an' if what[0] in 'aeiou' else 'a'} {what}, and "
-                           "tangents are taken for floats, float arrays and lists of floats",
-                           hint="Pass None as its tangent.")
+                           "tangents are taken for floats, float arrays and lists of those",
+                           hint="Pass None as its tangent.", **_at_def(f))
         if not _fits_tangent(t, x):
             raise S2SADError(f"jvp of {f.__qualname__}: the tangent of `{name}` has shape "
                              f"{_shape_text(t)}, its primal {_shape_text(x)}",
@@ -625,14 +629,10 @@ def jacobian(f, wrt=0, mode="auto"):
     names, as_tuple = normalize_wrt(f, wrt)
 
     def jac(*args, **kwargs):
+        from .api import _kinds
+
         arguments = _arguments(f, args, kwargs, "jacobian")
-        for n in names:
-            value = arguments[n]
-            kind = ops.kind_of(value)
-            if not ops.differentiable(kind) or isinstance(kind, tuple):
-                raise WrtError(f"jacobian of {f.__qualname__}: `{n}` is a "
-                               f"{type(value).__name__}; the Jacobian is taken with "
-                               "respect to floats, float arrays and lists of floats")
+        _kinds(f, {n: arguments[n] for n in names}, names, "jacobian")  # (as grad refuses)
         keyword_only = _keyword_only(f, arguments)
         chosen = mode
         if chosen == "reverse" and keyword_only:

@@ -373,3 +373,27 @@ def test_a_function_pytest_rewrote_is_refused_for_its_assert_not_as_stale():
     anyway is what the error names, not a changed file."""
     with pytest.raises(s2sad.UnsupportedSyntaxError):
         s2sad.grad(_asserting)(2.0)
+
+
+def _times_an_option(x, t):
+    return x * 2.0
+
+
+@pytest.mark.parametrize("value", [{"a": 1}, "relu", 1 + 2j, np.array([1j]), memoryview(b"ab")],
+                         ids=["dict", "str", "complex", "complex array", "memoryview"])
+def test_every_entry_point_refuses_what_has_no_derivative_alike(value):
+    calls = {
+        "grad": lambda: s2sad.grad(_times_an_option, wrt=1)(1.0, value),
+        "forward": lambda: s2sad.grad(_times_an_option, wrt=1, mode="forward")(1.0, value),
+        "jvp": lambda: s2sad.jvp(_times_an_option, (1.0, value), (1.0, value)),
+        "jacobian": lambda: s2sad.jacobian(_times_an_option, wrt=1)(1.0, value),
+        "hessian": lambda: s2sad.hessian(_times_an_option, wrt=1)(1.0, value),
+        "vjp": lambda: s2sad.vjp(_times_an_option, 1.0, value),
+    }
+    for what, call in calls.items():
+        with pytest.raises(s2sad.WrtError) as info:
+            call()
+        assert "`t`" in info.value.message and info.value.filename == __file__, what
+    # held fixed, it is no one's business
+    assert s2sad.jvp(_times_an_option, (1.0, value), (1.0, None)) == (2.0, 2.0)
+    assert s2sad.jacobian(_times_an_option)(1.0, value) == 2.0
