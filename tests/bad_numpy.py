@@ -55,12 +55,6 @@ def write_nested_subscript(x):
     return np.sum(y)
 
 
-def write_in_unpacking(x):
-    y = np.zeros(2)
-    y[0], y[1] = x[1], x[0]  # marker: unpacking
-    return np.sum(y)
-
-
 def no_rule(x):
     return np.sum(np.cbrt(x))  # marker: no rule
 

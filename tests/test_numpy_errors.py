@@ -34,8 +34,6 @@ CASES = [
      "not a local variable", "copy"),
     (bad.write_nested_subscript, "nested", s2sad.UnsupportedSyntaxError,
      "not into this expression", "A[i, j] = v"),
-    (bad.write_in_unpacking, "unpacking", s2sad.UnsupportedSyntaxError,
-     "unpacking", "line of its own"),
     (bad.no_rule, "no rule", s2sad.NoRuleError, "`np.cbrt` (a NumPy function", "register_rule"),
     (bad.write_into_call_result, "call result", s2sad.NotDifferentiableError,
      "may share memory with `x`", "y = ....copy()"),
