@@ -337,7 +337,9 @@ class _Analysis:
                 r.written.add(r.root(c))
                 kind = r.kinds.get(c)
                 if isinstance(kind, ops.ListKind):
+                    # (a list keeps what is written: a float into a list of ints)
                     self.widen_list(c, self.atom_kind(s.value))
+                    kind = r.kinds.get(c)
                 if self.is_varied(s.value) and ops.differentiable(kind):
                     r.varied.add(self.key(c))
             elif isinstance(s, ir.Expr):
@@ -660,14 +662,14 @@ class _Analysis:
             if isinstance(s.value, ast.Attribute):  # x.shape, x.ndim, x.size
                 return [ops.attribute_kind(s.value.attr, inputs[0])]
             if isinstance(s.value, ast.Call):
-                made = ops.constant_kind(s.value, op.key, self.atom_kind)
+                made = ops.constant_kind(s.value, op.key, self.atom_kind, self.fn.refs)
                 if made is not None:
                     return [made]
             return [ops.UNKNOWN]
         if op.kind == "rule":
             if _hashable_in(op.key, _INT_RESULT):
                 return [ops.INT]
-            numpy_kind = ops.rule_result_kind(op, inputs)
+            numpy_kind = ops.result_dtype(ops.rule_result_kind(op, inputs), op, inputs)
             if numpy_kind is not None:
                 return [numpy_kind]
             if any(not isinstance(k, str) or k in (ops.UNKNOWN, ops.OTHER) for k in inputs):
@@ -706,7 +708,10 @@ class _Analysis:
                         if d and isinstance(x, ast.Name):
                             self.mark_useful(x.id)
             elif isinstance(s, ir.SetItem):
-                if self.key(s.container) in r.useful and isinstance(s.value, ast.Name):
+                # (a value written into an integer array is truncated: no derivative
+                # passes through the write)
+                if self.key(s.container) in r.useful and isinstance(s.value, ast.Name) \
+                        and ops.differentiable(r.kinds.get(s.container)):
                     self.mark_useful(s.value.id)
             elif isinstance(s, ir.Expr):
                 op = r.ops.get(id(s))
@@ -941,6 +946,12 @@ class _Writes:
                           f"Write into a copy made first: `{user} = {user}.copy()`.")
             kind = r.kinds.get(c)
             index = s.target.slice
+            if isinstance(kind, ops.ArrayKind) and kind.dtype == "?" and self.a.is_varied(s.value):
+                self.fail(s, f"s2sad cannot tell the dtype of `{user}` before the call: if it "
+                             "holds integers, NumPy truncates what this writes (no derivative "
+                             "passes through), if floats, it keeps it",
+                          f"Give `{user}` its dtype where it is made with a name s2sad can "
+                          f"read (`dtype=float`, `dtype=np.float32`, `dtype=int`).")
             if isinstance(kind, ops.ListKind) and not (
                     isinstance(index, (ast.Name, ast.Constant))
                     and self.a.atom_kind(index) == ops.INT):

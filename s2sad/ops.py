@@ -183,6 +183,8 @@ def dtype_kind(atom, refs, kind=None):
         k = kind(atom.value)
         if isinstance(k, ArrayKind) and k.dtype != "?":
             return k.dtype
+    if kind is not None and isinstance(atom, ast.Name) and isinstance(kind(atom), DTypeKind):
+        return kind(atom).code
     if isinstance(atom, ast.Constant) and isinstance(atom.value, str):
         obj = atom.value
     else:
@@ -734,7 +736,19 @@ def attribute_kind(attr: str, kind):
     if attr == "shape":
         rank = _rank(kind)
         return (INT,) * rank if rank is not None else UNKNOWN
+    if attr == "dtype" and isinstance(kind, ArrayKind) and kind.dtype != "?":
+        return DTypeKind(kind.dtype)  # (so `np.zeros(n, dtype=x.dtype)` has a known dtype)
     return UNKNOWN
+
+
+@dataclass(frozen=True)
+class DTypeKind:
+    """The kind of ``x.dtype`` for an array whose dtype kind `code` is known."""
+
+    code: str
+
+    def __repr__(self):
+        return f"dtype[{self.code}]"
 
 
 def _const(atom, default="?"):
@@ -935,6 +949,75 @@ def makes_view(op: Op, result_kind, kind) -> bool:
         and not _copies_a_non_array(op, kind)
 
 
+def result_dtype(result, op: Op, inputs: list):
+    """`result` (`rule_result_kind`'s answer) with the dtype kind NumPy gives it: an
+    operation on integer arrays and ints that keeps integers (``+ - * // % **``,
+    ``abs``, ``maximum``, sums, products, shapes, stacks, ``@``) is an integer array
+    (a number: an int), one that makes floats (``/``, ``sqrt``, ``mean``) a float
+    array; a float or a complex input makes it float or complex; an input whose
+    dtype is not known makes it "?"."""
+    import numpy as np
+
+    if not isinstance(result, ArrayKind) and result != SCALAR:
+        return result
+    kinds = list(inputs)
+    if op.key is np.where and len(kinds) == 3:
+        kinds = kinds[1:]  # (the condition does not count)
+    codes = set()
+    for k in kinds:
+        if isinstance(k, (ListKind, tuple)) and op.key in _KEEPS_DTYPE:
+            codes |= _element_codes(k)
+        elif isinstance(k, ArrayKind):
+            codes.add(k.dtype)
+        elif k == SCALAR:
+            codes.add("f")
+        elif k == INT:
+            codes.add("i")
+        else:
+            codes.add("?")
+    if "c" in codes:
+        code = "c"
+    elif "f" in codes:
+        code = "f"
+    elif "?" in codes or not codes:
+        code = "?"
+    elif _hashable_in(op.key, _KEEPS_INTEGERS) or _hashable_in(op.key, _KEEPS_DTYPE):
+        code = "b" if codes == {"b"} and op.key in ("add", "mul", np.maximum, np.minimum) \
+            or codes == {"b"} and _hashable_in(op.key, _KEEPS_DTYPE) else "i"
+    else:
+        code = "f"
+    if isinstance(result, ArrayKind):
+        return result if code == "f" else ArrayKind(result.ndim, code)
+    return INT if code in ("i", "b") else result if code in ("f", "?") else OTHER
+
+
+def _element_codes(kind) -> set:
+    if isinstance(kind, ListKind):
+        return _element_codes(kind.elem)
+    if isinstance(kind, tuple):
+        return set().union(*[_element_codes(k) for k in kind]) if kind else {"f"}
+    if isinstance(kind, ArrayKind):
+        return {kind.dtype}
+    return {"f"} if kind == SCALAR else {"i"} if kind == INT else {"?"}
+
+
+def _dtype_sets():
+    import numpy as np
+
+    keeps_integers = {"add", "sub", "mul", "floordiv", "mod", "pow", "neg", "pos", "matmul",
+                      abs, np.abs, np.absolute, np.maximum, np.minimum, np.clip, np.where,
+                      np.sum, np.prod, np.max, np.min, np.amax, np.amin, np.square, np.sign,
+                      np.dot, np.matmul, np.outer, np.inner, np.trace, np.cumsum, np.negative,
+                      np.power, np.add, np.subtract, np.multiply, np.floor_divide, np.mod}
+    keeps_dtype = {np.transpose, np.reshape, np.ravel, np.squeeze, np.expand_dims,
+                   np.swapaxes, np.copy, np.array, np.asarray, np.concatenate, np.stack,
+                   np.hstack, np.vstack, np.broadcast_to}
+    return keeps_integers, keeps_dtype
+
+
+_KEEPS_INTEGERS, _KEEPS_DTYPE = _dtype_sets()
+
+
 def _builtin_rule(rule) -> bool:
     """Is `rule` one of s2sad's own (whose functions make new arrays, but for the
     views of `_view_keys`), not a user's?"""
@@ -982,15 +1065,18 @@ def _hashable_in(key, collection) -> bool:
         return False
 
 
-def constant_kind(call: ast.Call, obj, kind):
+def constant_kind(call: ast.Call, obj, kind, refs=None):
     """The kind of the result of a NumPy function with no derivative (an array
     constructor such as `np.zeros(n)` or `np.arange(5.0)`, or `np.shape(x)`); None when
-    it is not one of those. `kind(atom)` gives an argument's kind."""
+    it is not one of those. `kind(atom)` gives an argument's kind, `refs` the
+    function's static names (a ``dtype=`` argument's meaning). An array's dtype kind
+    is "?" where it cannot be known before the call."""
     import numpy as np
 
     args = list(call.args)
     keywords = {k.arg: k.value for k in call.keywords}
     dtype = keywords.get("dtype")
+    given = (dtype_kind(dtype, refs or {}, kind) or "?") if dtype is not None else None
     if isinstance(obj, AsType) and isinstance(call.func, ast.Attribute):
         x = kind(call.func.value)
         return ArrayKind(x.ndim if isinstance(x, ArrayKind) else None, obj.dtype)
@@ -1007,11 +1093,11 @@ def constant_kind(call: ast.Call, obj, kind):
         else:
             rank = None
         fill = kind(args[1]) if obj is np.full and len(args) > 1 else SCALAR
-        return ArrayKind(rank, "f" if dtype is None and fill == SCALAR else "?")
+        return ArrayKind(rank, given or ("f" if fill == SCALAR else "i" if fill == INT else "?"))
     if obj in (np.zeros_like, np.ones_like, np.empty_like, np.full_like) and args:
         x = kind(args[0])
         if isinstance(x, ArrayKind):
-            return ArrayKind(x.ndim, x.dtype if dtype is None else "?")
+            return ArrayKind(x.ndim, given or x.dtype)
         rank = _array_rank(x)  # (of a number, a 0-d array; of a list, its rank)
         if rank is not None:
             return ArrayKind(rank, "f" if dtype is None and x == SCALAR or isinstance(
@@ -1021,9 +1107,11 @@ def constant_kind(call: ast.Call, obj, kind):
         floats = obj is np.linspace or any(
             isinstance(a, ast.Constant) and isinstance(a.value, float) or kind(a) == SCALAR
             for a in args)
-        return ArrayKind(1, "f" if floats and dtype is None else "?")
+        ints = all(isinstance(a, ast.Constant) and type(a.value) is int or kind(a) == INT
+                   for a in args)
+        return ArrayKind(1, given or ("f" if floats else "i" if ints else "?"))
     if obj in (np.eye, np.identity):
-        return ArrayKind(2, "f" if dtype is None else "?")
+        return ArrayKind(2, given or "f")
     if obj in (np.ndim, np.size):
         return INT
     if obj in (np.argmax, np.argmin):

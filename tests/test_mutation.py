@@ -751,3 +751,86 @@ def test_a_written_carried_array_has_a_tangent_of_its_own():
     expected = numeric(carried_written_from_a_product, (X.copy(),), 0)
     assert np.isclose(tangent, np.dot(expected, direction), rtol=1e-6, atol=1e-8)
     test_writes_into_copies_are_followed(carried_written_from_a_product)
+
+
+# ------------------------------------------------------- integer arrays
+# (NumPy truncates a float written into an integer array: the result is piecewise
+# constant in the value, so no derivative passes through the write)
+
+
+def float_into_int_zeros(x):
+    a = np.zeros(3, dtype=int)
+    a[0] = x[0] * 7.0
+    return np.sum(a * x[:3]) + x[1]
+
+
+def float_into_arange(x):
+    a = np.arange(4)
+    a[1] = x[1] * 2.0 + 5.0
+    a[2] += x[2] * 9.0
+    return np.sum(a * x)
+
+
+def float_into_ints_made_from_ints(x):
+    n = np.array([1, 2, 3, 4])
+    a = np.zeros_like(n)
+    a[0] = x[0] * 7.0
+    b = a * 2 + n
+    b[1] = x[1] * 3.0
+    c = np.full(4, 2)
+    c[2] = x[2] * 5.0
+    return np.sum(a * x) + np.sum(b * x) + np.sum(c * x)
+
+
+def float_into_named_int_dtypes(x):
+    a = np.ones(3, dtype="int32")
+    a[0] = x[0] * 7.0
+    b = np.zeros(3, dtype=np.int64)
+    b[1] = x[1] * 7.0
+    c = np.zeros(3, dtype=a.dtype)
+    c[2] = x[2] * 7.0
+    return np.sum((a + b + c) * x[:3])
+
+
+def int_array_made_float(x):
+    a = np.arange(4)
+    b = a / 2
+    b[0] = x[0] * 3.0
+    c = a * 1.5
+    c[1] = x[1]
+    d = np.zeros(4, dtype=x.dtype)
+    d[2] = x[2] * x[3]
+    return np.sum(b * x) + np.sum(c * x) + np.sum(d * x)
+
+
+def float_into_int_list(x):
+    xs = [1, 2, 3]
+    xs[0] = x[0] * 3.0
+    return xs[0] * x[1]
+
+
+INTEGERS = [float_into_int_zeros, float_into_arange, float_into_ints_made_from_ints,
+            float_into_named_int_dtypes, int_array_made_float, float_into_int_list]
+
+
+@pytest.mark.parametrize("f", INTEGERS, ids=[f.__name__ for f in INTEGERS])
+def test_floats_written_into_integer_arrays(f):
+    """(Forward mode kept the tangent NumPy's truncation removes, and reverse mode
+    crashed adding a float adjoint into an integer one; a list keeps the float.)"""
+    test_writes_into_copies_are_followed(f)
+
+
+def dtype_from_a_parameter(x, dt):
+    a = np.zeros(3, dtype=dt)
+    a[0] = x[0] * 7.0  # marker
+    return np.sum(a * x[:3])
+
+
+def test_writes_into_arrays_of_unknown_dtype_are_refused():
+    with pytest.raises(s2sad.NotDifferentiableError) as info:
+        s2sad.grad(dtype_from_a_parameter)(X.copy(), int)
+    assert "cannot tell the dtype of `a`" in info.value.message
+    assert "dtype=float" in info.value.hint
+    assert info.value.lineno == marker_line(dtype_from_a_parameter)
+    with pytest.raises(s2sad.NotDifferentiableError):
+        s2sad.jvp(dtype_from_a_parameter, (X.copy(), float), (np.ones(4), 0.0))
