@@ -1018,6 +1018,16 @@ def _dtype_sets():
 _KEEPS_INTEGERS, _KEEPS_DTYPE = _dtype_sets()
 
 
+def _same_shape_set():
+    import numpy as np
+
+    return {np.sort, np.argsort, np.floor, np.ceil, np.round, np.rint, np.trunc, np.isnan,
+            np.isinf, np.isfinite}
+
+
+_SAME_SHAPE = _same_shape_set()
+
+
 def _builtin_rule(rule) -> bool:
     """Is `rule` one of s2sad's own (whose functions make new arrays, but for the
     views of `_view_keys`), not a user's?"""
@@ -1052,9 +1062,15 @@ def makes_new_object(op: Op, call, kind) -> bool:
     if op.kind == "nondiff":
         if isinstance(op.key, AsType):
             return op.key.copies
+        # (constructors, and functions without a derivative that always return a new
+        # array: sorting, rounding, tests)
         return isinstance(call, (ast.Compare, ast.BinOp, ast.UnaryOp)) or _hashable_in(
             op.key, {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
-                     np.empty_like, np.full_like, np.arange, np.linspace, np.eye, np.identity})
+                     np.empty_like, np.full_like, np.arange, np.linspace, np.eye, np.identity,
+                     np.sort, np.argsort, np.floor, np.ceil, np.round, np.rint, np.trunc,
+                     np.isnan, np.isinf, np.isfinite, np.equal, np.not_equal, np.less,
+                     np.less_equal, np.greater, np.greater_equal, np.logical_and,
+                     np.logical_or, np.logical_not, np.argwhere})
     return False
 
 
@@ -1112,6 +1128,15 @@ def constant_kind(call: ast.Call, obj, kind, refs=None):
         return ArrayKind(1, given or ("f" if floats else "i" if ints else "?"))
     if obj in (np.eye, np.identity):
         return ArrayKind(2, given or "f")
+    if _hashable_in(obj, _SAME_SHAPE) and len(args) == 1 and not keywords:
+        # (sorting, rounding and tests of an array: a new array of its shape)
+        x = kind(args[0])
+        if isinstance(x, ArrayKind):
+            code = {np.sort: x.dtype, np.round: x.dtype, np.argsort: "i"}.get(
+                obj, "f" if x.dtype in "fib" else x.dtype)
+            if obj in (np.isnan, np.isinf, np.isfinite):
+                code = "b"
+            return ArrayKind(x.ndim, code)
     if obj in (np.ndim, np.size):
         return INT
     if obj in (np.argmax, np.argmin):

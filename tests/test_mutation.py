@@ -289,8 +289,21 @@ def write_into_asarray_of_a_list(x):
     return np.sum(y * x[:2])
 
 
+def write_into_sorted(x):
+    y = np.sort(np.array([0.3, 0.1, 0.2, 0.4]))
+    y[0] = x[1] * 2.0
+    return np.sum(y * x)
+
+
+def write_into_floor(x):
+    y = np.floor(x * 3.0)
+    y[0] = x[1] * 2.0
+    return np.sum(y * x)
+
+
 COPIES = [write_into_flatten, write_into_astype, write_into_astype_of_ints,
-          astype_int_is_constant, write_into_asarray_of_a_list]
+          astype_int_is_constant, write_into_asarray_of_a_list, write_into_sorted,
+          write_into_floor]
 
 
 @pytest.mark.parametrize("f", COPIES, ids=[f.__name__ for f in COPIES])
