@@ -63,6 +63,6 @@ def root(x, y):
 def stepped_until(x, n):
     for i in s2sad.checkpointed(range(n)):
         if x > 2.0:
-            break
+            return x
         x = x * 1.5
     return x

@@ -550,9 +550,10 @@ def grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None, snapshots=N
 
     ``checkpoint="ctz"`` or ``"binomial"`` (with ``snapshots=s``, default 10)
     checkpoints the outermost loops of `f` as if each were marked with
-    `s2sad.checkpointed` (a ``while`` loop always with CTZ), except loops marked
-    already and loops the schedule cannot reverse (a ``break`` or ``return`` inside,
-    an in-place change of what the loop carries or reads), which keep their tape.
+    `s2sad.checkpointed` (a ``while`` loop, or one with a ``break``, always with
+    CTZ), except loops marked already and loops the schedule cannot reverse (a
+    ``return`` inside, an in-place change of what the loop carries or reads), which
+    keep their tape.
     ``s2sad.source(f, checkpoint=...)`` shows which is which.
     """
     _check_mode(mode, "grad")

@@ -43,7 +43,8 @@ they run each stretch of steps between two snapshots in one call of `step`, whos
 loop runs the steps without going through Python calls per step (CTZ computes the
 positions its hierarchy keeps, `_kept_between`, rather than keeping and dropping a
 state at every step; a ``while`` loop's forward sweep, which tests before every
-step, calls ``step((k,), state, args)`` for each), and revolve's reversal of a segment of at most
+step, calls ``step((k,), state, args)`` for each, and so does a ``for`` loop with a
+``break``, with its index), and revolve's reversal of a segment of at most
 `REPLAYED` steps, which depends only on its length and the snapshots it may use, is
 worked out once into a flat program (`_program`, cached) and replayed. Programs of
 short segments keep that cache to a few tens of KiB; a program for all n steps would
@@ -123,25 +124,29 @@ class CTZ:
         self.steps += n
         return state
 
-    def forward_while(self, step, test, state, args):
+    def forward_while(self, step, test, state, args, indices=None):
         """A ``while`` loop: `test(state, args)` decides whether step k runs. The
-        state before each step is kept, dropping the snapshots it outranks."""
+        state before each step is kept, dropping the snapshots it outranks. With
+        `indices`, a ``for`` loop over them that may stop early (a ``break``): step k
+        runs index ``indices[k]``, while there is one and `test` says so."""
         self.step, self.args = step, args
         stack = self.stack
         pop, push = stack.pop, stack.append
         peak = self.peak
+        stop = len(indices) if indices is not None else -1
         k = 0
-        while test(state, args):
+        while k != stop and test(state, args):
             rank = k & -k if k else 1 << 62
             while stack and stack[-1][0] < rank:
                 pop()
             push((rank, k, state))
             if len(stack) > peak:
                 peak = len(stack)
-            state = step((k,), state, args)
+            state = step((k,) if indices is None else (indices[k],), state, args)
             k += 1
         self.steps += k
-        self.n, self.indices, self.peak = k, range(k), peak
+        self.n, self.peak = k, peak
+        self.indices = range(k) if indices is None else indices[:k]
         return state
 
     def reverse(self, step_bar, bar):

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 from . import checkpoint, ir, ops, rules
 from .activity import Activity
+from .anf import RETURNED
 from .errors import CheckpointError, NoRuleError, NotDifferentiableError
 
 
@@ -102,6 +103,9 @@ def mutable_names(act: Activity) -> dict:
         if root is not None:
             out[n] = root
     return out
+
+
+BROKE = "%broke"  # a checkpointed loop's carried flag: did the step break?
 
 
 def adj(n: str) -> str:
@@ -669,19 +673,27 @@ class _Transform:
         schedule, snapshots = s.checkpoint[:2]
         step = self.checkpoint_step(s)
         ckpt = "%ckpt" + self.tape_names[s.tag][len("%tape"):]
-        if s.iter is None:  # a while loop: the online schedule, its test as a function
+        if step.test_name is not None:
+            # a while loop, or one that may break: the online schedule, with the test
+            # (and whether the step broke) as a function
             schedule, snapshots = "ctz", None
         cls = {"ctz": checkpoint.CTZ, "binomial": checkpoint.Binomial}[schedule]
         self.helpers[cls.__name__] = cls
         make = ast.Call(func=ir.name(cls.__name__),
                         args=[] if snapshots is None else [snapshots], keywords=[])
         self.checkpoints[s.tag] = (ckpt, step)
-        how = [ir.name(step.test_name)] if s.iter is None else [s.iter]
-        call = ast.Call(func=ast.Attribute(value=ir.name(ckpt), attr="forward" if s.iter
-                                           else "forward_while", ctx=ast.Load()),
-                        args=[ir.name(step.name)] + how + [
-                            _tuple(p.init for p in s.phis),
-                            _tuple(ir.name(a) for a in step.args)], keywords=[])
+        inits = [p.init for p in s.phis] + ([ir.const(False)] if BROKE in step.state else [])
+        args = [ir.name(step.name)]
+        if step.test_name is None:
+            args += [s.iter, _tuple(inits), _tuple(ir.name(a) for a in step.args)]
+        else:
+            args += [ir.name(step.test_name), _tuple(inits),
+                     _tuple(ir.name(a) for a in step.args)]
+            if s.iter is not None:
+                args.append(s.iter)
+        call = ast.Call(func=ast.Attribute(value=ir.name(ckpt), attr="forward"
+                                           if step.test_name is None else "forward_while",
+                                           ctx=ast.Load()), args=args, keywords=[])
         return [ir.Assign((ckpt,), make, s.line),
                 ir.Assign(tuple(step.state), call, s.line, unpack=True)]
 
@@ -704,10 +716,17 @@ class _Transform:
         they can): the loop-carried values and what the body reads from outside are
         passed in and out, so the body must not write into them, nor leave early."""
         if _breaks(s.body):
-            return self.checkpoint_error(
-                _first_break(s.body), "s2sad checkpoints loops without break or return",
-                "Write it as a checkpointed while loop whose test holds the exit's "
-                "condition, or remove the marker (the loop then keeps its tape).")
+            returns = _first_break(s.body, returns=True)
+            if returns is not None:
+                return self.checkpoint_error(
+                    returns, "s2sad checkpoints loops without return",
+                    "Set a flag and `break`, then return after the loop (or remove the "
+                    "marker: the loop then keeps its tape).")
+            if s.checkpoint[0] == "binomial" and len(s.checkpoint) == 2:
+                return self.checkpoint_error(
+                    _first_break(s.body), "binomial checkpointing needs the number of "
+                    "iterations when the loop starts, which a `break` leaves open",
+                    "Use schedule=\"ctz\" (the default), which needs no trip count.")
         for p in s.phis:
             if p.init is None:
                 return self.checkpoint_error(
@@ -743,7 +762,9 @@ class _Transform:
         refusal = self.checkpoint_refusal(s)
         if refusal is not None:
             raise refusal
-        state = [p.name for p in s.phis]
+        breaks = _breaks(s.body)
+        # a loop with a `break` carries whether it broke: the scheduler's test reads it
+        state = [p.name for p in s.phis] + ([BROKE] if breaks else [])
         args = self.checkpoint_args(s)
         base = self.fn.name.split("%")[0]
         suffix = self.tape_names[s.tag][len("%tape"):]
@@ -752,6 +773,7 @@ class _Transform:
         cond = _feeding(s.cond, s.body)
         if s.body and isinstance(s.body[-1], ir.Exit):  # one path: return the new values
             given = {c.targets[0]: c.value for c in s.body[-1].copies}
+            given[BROKE] = ir.const(s.body[-1].brk)
             body = ir.copy_tree(cond + s.body[:-1])
             outputs = [ir.copy_tree(given.get(p, ir.name(p))) for p in state]
         else:
@@ -789,9 +811,20 @@ class _Transform:
                 reverse.append(ir.Assign((adj(p),), zero(self.act.kinds.get(p), p), s.line))
         step = Step(name, ir.derived(name, "bar"), target, state, args, body, outputs,
                     forward, reverse, bar, s.line)
-        if s.iter is None:
+        if s.iter is None or breaks:
             step.test_name = f"{base}%test{suffix}"
             step.cond, step.test = ir.copy_tree(s.cond), ir.copy_tree(s.test)
+            # with a break: ``not broke and test``, the test not evaluated after a break
+            go = ast.UnaryOp(op=ast.Not(), operand=ir.name(BROKE))
+            if breaks and s.iter is not None:
+                step.cond, step.test = [], go
+            elif breaks and not step.cond:
+                step.test = ast.BoolOp(op=ast.And(), values=[go, step.test])
+            elif breaks:
+                t = self.fresh()
+                step.cond = [ir.If(ir.name(BROKE), [ir.Assign((t,), ir.const(False), s.line)],
+                                   step.cond + [ir.Assign((t,), step.test, s.line)], s.line)]
+                step.test = ir.name(t)
         self.steps.append(step)
         return step
 
@@ -996,13 +1029,15 @@ def _breaks(body) -> bool:
     return False
 
 
-def _first_break(body):
-    """The first `Exit` of this loop's body (not of a nested loop's) that breaks."""
+def _first_break(body, returns=False):
+    """The first `Exit` of this loop's body (not of a nested loop's) that breaks; with
+    `returns`, the first that is a ``return`` (it sets the flag `anf` makes for it)."""
     for s in body:
-        if isinstance(s, ir.Exit) and s.brk:
+        if isinstance(s, ir.Exit) and s.brk and (not returns or any(
+                (c.targets[0] + "%").startswith(RETURNED + "%") for c in s.copies)):
             return s
         if isinstance(s, ir.If):
-            found = _first_break(s.body) or _first_break(s.orelse)
+            found = _first_break(s.body, returns) or _first_break(s.orelse, returns)
             if found is not None:
                 return found
     return None
@@ -1014,11 +1049,13 @@ def _tuple(elts) -> ast.Tuple:
 
 def _exits_as_copies(body, nexts) -> list:
     """A checkpointed loop's body as a step function's: every `Exit` becomes
-    ``x%next = ...`` for each carried value (``x%next = x`` where the path leaves it)."""
+    ``x%next = ...`` for each carried value (``x%next = x`` where the path leaves it),
+    and for a loop with a ``break`` `BROKE`, whether this exit breaks."""
     out = []
     for s in body:
         if isinstance(s, ir.Exit):
             given = {c.targets[0]: c.value for c in s.copies}
+            given[BROKE] = ir.const(s.brk)
             out += [ir.Assign((n,), ir.copy_tree(given.get(p, ir.name(p))), s.line)
                     for p, n in nexts.items()]
         elif isinstance(s, ir.If):

@@ -121,6 +121,32 @@ def test_ctz_snapshots_and_recomputations():
     assert drive(CTZ(), 16) == (16 + 17, 5)  # 0, 8, 12, 14, 15 kept
 
 
+def test_ctz_runs_a_for_loop_that_stops():
+    """``forward_while(step, test, state, args, indices)``: step k runs index
+    ``indices[k]`` until the indices end or the test fails; the reverse gets the
+    indices that ran, from the last, each with the state before it."""
+    for indices in (range(0), range(5), range(3, 40, 2), range(10, 0, -3)):
+        for stop in (0, 1, 2, 5, 8, 100):
+            def step(idx, state, args):
+                assert len(idx) > 0
+                return state + tuple(idx)
+
+            seen = []
+
+            def step_bar(i, state, args, bar):
+                assert state == tuple(indices[:len(state)]) and indices[len(state)] == i
+                seen.append(i)
+                return bar + 1
+
+            ckpt = CTZ()
+            out = ckpt.forward_while(step, lambda st, a: len(st) < stop, (), (), indices)
+            ran = min(stop, len(indices))
+            assert out == tuple(indices[:ran]) and ckpt.n == ran
+            assert ckpt.reverse(step_bar, 0) == ran
+            assert seen == list(indices[:ran])[::-1]
+            check_ctz_bounds(ckpt)
+
+
 @pytest.mark.parametrize("replayed", [0, 10**9])
 def test_binomial_programs_replay_the_recursion(replayed, monkeypatch):
     """Replaying the cached programs of short segments (the default) reverses in the
@@ -373,10 +399,10 @@ def test_a_marked_loop_that_carries_nothing():
 
 
 @pytest.mark.parametrize("func, line, words", [
-    (zoo.bad_break, "break", "without break or return"),
     (zoo.bad_break_after_inner, "break  # leaves the checkpointed loop",
-     "without break or return"),
-    (zoo.bad_return_while, "return x * 2.0", "without break or return"),
+     "binomial checkpointing needs the number of iterations"),
+    (zoo.bad_return, "return x * 2.0", "without return"),
+    (zoo.bad_return_while, "return x * 2.0", "without return"),
     (zoo.bad_append, "xs.append(xs[-1] * 1.5)", "changes `xs` in place"),
     (zoo.bad_write, "u[0] = u[1] * 2.0", "changes `u` in place"),
     (zoo.bad_nested, "for i in s2sad.checkpointed(range(n)):", "not inside another loop"),
@@ -388,20 +414,57 @@ def test_refusals_point_at_the_line(func, line, words):
     assert words in err.message
     assert err.source_line.strip() == line
     assert err.filename.endswith("zoo_checkpoint.py")
-    if "break" in words:
-        assert "checkpointed while loop whose test" in err.hint
+    if "return" in words:
+        assert "Set a flag and `break`" in err.hint
+    if "binomial" in words:
+        assert 'schedule="ctz"' in err.hint
 
 
 @pytest.mark.parametrize("schedule", ["ctz", "binomial"])
-def test_the_option_keeps_early_exits_on_the_tape(schedule):
-    for name in ("bad_break", "bad_break_after_inner", "bad_return_while"):
+def test_the_option_and_early_exits(schedule, ctz_runs):
+    """A loop with a break is checkpointed with CTZ (its trip count is left open), one
+    that may return keeps its tape."""
+    for name in ("bad_break_after_inner", "bad_return", "bad_return_while"):
         f = getattr(PLAIN, name)
         for x, n in ((1.0, 3), (1.0, 9), (3.0, 12)):
             want = flat([s2sad.grad(f)(x, n)])
             assert want[0] > 1.0
             np.testing.assert_allclose(want, central(f, (x, n), (0,)), rtol=1e-6)
             check_three_ways(f, (x, n), (0,), want, checkpoint=schedule)
-        assert "ckpt" not in s2sad.source(f, checkpoint=schedule)
+        text = s2sad.source(f, checkpoint=schedule)
+        if "return" in name:
+            assert "ckpt" not in text
+        else:
+            assert "= CTZ()" in text and ".forward_while(" in text
+    assert ctz_runs  # (the break loop ran under CTZ)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5, 8, 13, 30])
+def test_break_in_marked_loops(n, ctz_runs):
+    """CTZ runs a loop with a `break` one step at a time until the step that breaks
+    (a flag in the state) or the end of the range; every step's exit, the break's
+    too, carries the adjoints."""
+    W = ARRAYS[:3] * 0.8
+    cases = [("stop_early", (0.4, 0.7, n)), ("stop_early_while", (0.4, 0.7, n)),
+             ("stop_at_once", (0.4, 0.7, n)), ("stop_early_arrays", (W, ARRAYS[-1], n))]
+    for name, args in cases:
+        want = flat(s2sad.grad(getattr(PLAIN, name), wrt=(0, 1))(*args))
+        np.testing.assert_allclose(want, central(getattr(PLAIN, name), args, (0, 1)),
+                                   rtol=1e-6, atol=1e-8)
+        check_three_ways(getattr(zoo, name), args, (0, 1), want)
+    for ckpt in ctz_runs:
+        assert ckpt.n <= n
+        check_ctz_bounds(ckpt)
+    x, y, trips = 0.4, 0.7, 0  # stop_early's loop, counting the steps it runs
+    for i in range(n):
+        trips += 1
+        y = y + x * 0.1
+        if y > 3.0:
+            break
+        if i % 3 != 1:
+            x = x * 1.2 + y * 0.01
+    assert trips < n or n < 17
+    assert ctz_runs[0].n == trips
 
 
 def test_only_ranges_are_checkpointed():
@@ -500,9 +563,6 @@ def test_while_refusals():
     assert "number of iterations" in info.value.message
     assert info.value.source_line.strip() == \
         'while s2sad.checkpointed(x < n, schedule="binomial"):'
-    with pytest.raises(s2sad.CheckpointError, match="without break or return") as info:
-        s2sad.grad(zoo.bad_break_while)(1.0, 3)
-    assert info.value.source_line.strip() == "break"
 
 
 def test_while_marker_is_the_condition():
@@ -532,12 +592,13 @@ def test_grad_checkpoint_option(n, schedule, snapshots):
 
 def test_which_loops_the_option_checkpoints():
     text = s2sad.source(zoo.simulate, wrt=(0, 1), checkpoint="binomial", snapshots=4)
-    # the first loop (its inner loop in its step), the while loop (CTZ) and the loop
-    # inside the branch; not the loop with a break, nor the integer counter
-    assert text.count(" = Binomial(4)") == 2 and text.count(" = CTZ()") == 1
-    assert text.count(".forward(") == 2 and text.count(".reverse(") == 3
-    assert text.count(".forward_while(") == 1 and "def simulate_test_3(state, args):" in text
-    assert "for j_1 in range(3):" in text and "for j_2 in range(n):\n        count" in text
+    # the first loop (its inner loop in its step), the while loop (CTZ), the loop with
+    # a break (CTZ) and the loop inside the branch; not the integer counter
+    assert text.count(" = Binomial(4)") == 2 and text.count(" = CTZ()") == 2
+    assert text.count(".forward(") == 2 and text.count(".reverse(") == 4
+    assert text.count(".forward_while(") == 2 and "def simulate_test_3(state, args):" in text
+    assert "def simulate_test_4(state, args):" in text
+    assert "for j_1 in indices:" in text and "for j_2 in range(n):\n        count" in text
     assert "for j in range(2):" not in text.split("def simulate_step_1(")[0]
     marked = s2sad.source(zoo.simulate_marked, wrt=(0, 1), checkpoint="ctz")
     assert "Binomial(2)" in marked and "CTZ()" in marked

@@ -218,19 +218,65 @@ def rows_option(A, x, W):
     return s + np.sum(x * x)
 
 
+# ---------------------------------------- break: CTZ, the trip count left open
+
+
+def stop_early(x, y, n):
+    """A `break` and a `continue`: the scheduler runs the steps one at a time until
+    the step that breaks (a flag carried in the state) or the end of the range."""
+    for i in s2sad.checkpointed(range(n)):
+        y = y + x * 0.1
+        if y > 3.0:
+            break
+        if i % 3 == 1:
+            continue
+        x = x * 1.2 + y * 0.01
+    return x * y
+
+
+def stop_early_while(x, y, n):
+    """A while loop with a break (which changes a carried value first), after an
+    inner loop with a break of its own; the test is not evaluated after the break."""
+    k = 0
+    while s2sad.checkpointed(k < n and x < 100.0):
+        k = k + 1
+        for j in range(3):
+            if j > k:
+                break
+            x = x * 0.99 + 0.01 * y
+        y = y * 1.3 + math.sin(x)
+        if y > 5.0:
+            x = x * 2.0
+            break
+    return x + y
+
+
+def stop_at_once(x, y, n):
+    """A break every path takes: one step at most."""
+    for i in s2sad.checkpointed(range(n)):
+        x = x * y + 1.0
+        break
+    while s2sad.checkpointed(y < x + n):
+        y = y * 2.0 + x
+        break
+    return x * y
+
+
+def stop_early_arrays(W, v, n):
+    h = v
+    for i in s2sad.checkpointed(range(n)):
+        h = np.tanh(W @ h) + h[0] * 0.5
+        if h[1] > 0.9:
+            break
+    return np.sum(h * h)
+
+
 # ------------------------------------------------ refused, at the user's line
 
 
-def bad_break(x, n):
-    for i in s2sad.checkpointed(range(n)):
-        if x > 10.0:
-            break
-        x = x * 1.5
-    return x
-
-
 def bad_break_after_inner(x, n):
-    """The inner loop's break is fine (its step reverses it); the loop's own is not."""
+    """The inner loop's break is fine (its step reverses it); the loop's own leaves
+    the number of steps open, which binomial checkpointing needs."""
     for i in s2sad.checkpointed(range(n), snapshots=2, schedule="binomial"):
         for j in range(3):
             if x > 5.0:
@@ -244,6 +290,14 @@ def bad_break_after_inner(x, n):
 
 def bad_return_while(x, n):
     while s2sad.checkpointed(x < n):
+        if x > 10.0:
+            return x * 2.0
+        x = x * 1.5
+    return x
+
+
+def bad_return(x, n):
+    for i in s2sad.checkpointed(range(n)):
         if x > 10.0:
             return x * 2.0
         x = x * 1.5
@@ -323,21 +377,13 @@ def bad_binomial_while(x, n):
     return x
 
 
-def bad_break_while(x, n):
-    while s2sad.checkpointed(x < n):
-        if x > 10.0:
-            break
-        x = x * 1.5
-    return x
-
-
 # --------------------------------------------- grad(f, checkpoint=...): no markers
 
 
 def simulate(k, c, n):
     """Outermost loops: a for loop and a while loop (checkpointed), a loop with a
-    break (kept on the tape), a loop carrying nothing active (kept) and an inner loop
-    (inside a checkpointed one: part of its step)."""
+    break (checkpointed with CTZ), a loop carrying nothing active (kept on the tape)
+    and an inner loop (inside a checkpointed one: part of its step)."""
     x = 1.0
     v = 0.0
     for i in range(n):
