@@ -1139,6 +1139,9 @@ class _Holders:
                 return [(t, src, False) for t in s.targets]
             t = s.targets[0]
             kind = r.kinds.get(t)
+            if t in r.views:  # (a view of what may be a held object shows it too)
+                return [(t, set().union(*[self.contents(ir.name(b)) for b in r.views[t]]),
+                         False)]
             if op.kind in ("listpack", "pack"):
                 return [(t, set().union(*[self.reach(e) for e in op.inputs]), True)]
             if op.kind == "repeat":

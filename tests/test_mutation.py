@@ -639,7 +639,28 @@ def write_into_element_of_tuple(x):
     return np.sum(t[0] * x)
 
 
-HELD = [(multiply_after_listing, "`y` in place after it was put into a list"),
+def multiply_under_a_view_of_an_element(x):
+    y = x * 1.0
+    lst = [y]
+    a = lst[0]
+    v = a[:2]
+    y *= 3.0  # marker
+    return np.sum(v * x[:2])
+
+
+def add_into_element_listed_in_a_loop(x):
+    y = x * 1.0
+    lst = []
+    for i in range(3):
+        lst.append(y)
+    for i in range(3):
+        lst[i] += x * x  # marker
+    return np.sum(lst[0] * lst[1] * lst[2])
+
+
+HELD = [(multiply_under_a_view_of_an_element, "(`v` may show it)"),
+        (add_into_element_listed_in_a_loop, "refers to the same object"),
+        (multiply_after_listing, "`y` in place after it was put into a list"),
         (write_after_append, "`y` in place after it was put into a list"),
         (add_after_packing, "(`t` may show it)"),
         (write_after_unpacking, "`y` in place after it was put into a list"),
@@ -729,6 +750,15 @@ def change_a_copy_and_put_it_back(x):
     return np.sum(lst[0] * lst[1]) + np.sum(y)
 
 
+def add_into_elements_appended_in_a_loop(x):
+    lst = []
+    for i in range(3):
+        lst.append(x * (i + 1.0))
+    for i in range(3):
+        lst[i] += x * x
+    return np.sum(lst[0] * lst[1] * lst[2])
+
+
 def rebind_after_listing(x):
     y = x * 1.0
     lst = [y, x]
@@ -738,7 +768,7 @@ def rebind_after_listing(x):
 
 HELD_OK = [rows_made_each_iteration, history_of_copies, trajectory, add_into_own_element,
            add_into_element_in_loop, write_before_listing, change_a_copy_and_put_it_back,
-           rebind_after_listing]
+           rebind_after_listing, add_into_elements_appended_in_a_loop]
 
 
 @pytest.mark.parametrize("f", HELD_OK, ids=[f.__name__ for f in HELD_OK])
