@@ -877,3 +877,26 @@ def test_writes_into_arrays_of_unknown_dtype_are_refused():
     assert info.value.lineno == marker_line(dtype_from_a_parameter)
     with pytest.raises(s2sad.NotDifferentiableError):
         s2sad.jvp(dtype_from_a_parameter, (X.copy(), float), (np.ones(4), 0.0))
+
+
+def write_into_element_of_list_directly(x):
+    lst = [x * 1.0, x * 2.0]
+    lst[0][1] = x[2] * 4.0  # marker
+    return np.sum(lst[0] * lst[1])
+
+
+def write_into_slice_of_tuple_element(x):
+    t = (x * 1.0, x * 2.0)
+    t[0][:] = x * x  # marker
+    return np.sum(t[0] * x)
+
+
+@pytest.mark.parametrize("f", [write_into_element_of_list_directly,
+                               write_into_slice_of_tuple_element])
+def test_writes_through_an_element_expression_say_what_to_write(f):
+    for run in (lambda: s2sad.grad(f)(X.copy()),
+                lambda: s2sad.jvp(f, (X.copy(),), (np.ones(4),))):
+        with pytest.raises(s2sad.UnsupportedSyntaxError) as info:
+            run()
+        assert info.value.lineno == marker_line(f)
+        assert "put it back" in info.value.hint
