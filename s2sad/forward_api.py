@@ -300,8 +300,16 @@ def _leaves(x) -> list:
 
 
 def _shape(x) -> tuple:
-    """The shape of a block's axes for `x` (a list of n numbers counts as ``(n,)``)."""
-    return (len(x),) if isinstance(x, list) else np.shape(x)
+    """The shape of a block's axes for `x` (a list of n numbers counts as ``(n,)``, an
+    output that is a list of arrays of one shape as their stack)."""
+    if isinstance(x, list) and not _nested(x):
+        return (len(x),)
+    try:
+        return np.shape(x)
+    except ValueError:
+        raise S2SADError("jacobian: an output that is a list of arrays of different "
+                         "shapes has no Jacobian of one shape",
+                         hint="Return a tuple of the arrays instead.") from None
 
 
 def _shaped_like(x, numbers):
@@ -851,6 +859,8 @@ def _jacobian_reverse(f, arguments, names):
 def _as_float(x):
     if isinstance(x, np.ndarray):
         return x.astype(float) if x.dtype.kind != "f" else x
+    if _nested(x):
+        return [_as_float(e) for e in x]
     if isinstance(x, list):
         return [float(v) for v in x]
     return float(x)

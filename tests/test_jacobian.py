@@ -379,3 +379,21 @@ def test_vector_mode_where_a_constant_replaces_a_carried_number():
     jx, js = s2sad.jacobian(constant_in_loop, wrt=(0, 1), mode="forward")(x, 0.7)
     rx, rs = s2sad.jacobian(constant_in_loop, wrt=(0, 1), mode="reverse")(x, 0.7)
     assert np.allclose(jx, rx) and np.allclose(js, rs) and js == 0.0
+
+
+def list_of_arrays_out(x):
+    return [x * 2.0, np.sin(x)]
+
+
+def ragged_list_out(x):
+    return [x * 2.0, np.sum(x)]
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_an_output_that_is_a_list_of_arrays_stacks(mode):
+    x = np.array([0.1, 0.2, 0.3])
+    J = s2sad.jacobian(list_of_arrays_out, mode=mode)(x)
+    assert J.shape == (2, 3, 3)
+    assert np.allclose(J[0], 2.0 * np.eye(3)) and np.allclose(J[1], np.diag(np.cos(x)))
+    with pytest.raises(s2sad.S2SADError, match="different shapes"):
+        s2sad.jacobian(ragged_list_out, mode=mode)(x)
