@@ -780,9 +780,10 @@ class _Transform:
             nexts = {p: ir.derived(p, "next") for p in state}
             body = ir.copy_tree(cond) + _exits_as_copies(s.body, nexts)
             outputs = [ir.name(nexts[p]) for p in state]
-        # one reversed iteration: recompute it, then reverse it
+        # one reversed iteration: recompute it, then reverse it (the whole test, whose
+        # reverse reads its branches' conditions; not only what the body reads of it)
         tapes_before = len(self.tapes)
-        forward = _without_exits(self.forward_block(cond) + self.forward_block(s.body))
+        forward = _without_exits(self.forward_block(s.cond) + self.forward_block(s.body))
         tapes = self.tapes[tapes_before:]
         del self.tapes[tapes_before:]
         forward = [ir.Assign((t,), ast.List(elts=[], ctx=ast.Load()), s.line)

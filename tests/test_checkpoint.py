@@ -443,10 +443,11 @@ def test_the_option_and_early_exits(schedule, ctz_runs):
 def test_break_in_marked_loops(n, ctz_runs):
     """CTZ runs a loop with a `break` one step at a time until the step that breaks
     (a flag in the state) or the end of the range; every step's exit, the break's
-    too, carries the adjoints."""
+    too, carries the adjoints. (And while tests with `and`/`or`, `lazy_test`.)"""
     W = ARRAYS[:3] * 0.8
     cases = [("stop_early", (0.4, 0.7, n)), ("stop_early_while", (0.4, 0.7, n)),
-             ("stop_at_once", (0.4, 0.7, n)), ("stop_early_arrays", (W, ARRAYS[-1], n))]
+             ("stop_at_once", (0.4, 0.7, n)), ("stop_early_arrays", (W, ARRAYS[-1], n)),
+             ("lazy_test", (0.4, 0.7, n))]
     for name, args in cases:
         want = flat(s2sad.grad(getattr(PLAIN, name), wrt=(0, 1))(*args))
         np.testing.assert_allclose(want, central(getattr(PLAIN, name), args, (0, 1)),

@@ -251,6 +251,21 @@ def stop_early_while(x, y, n):
     return x + y
 
 
+def lazy_test(x, y, n):
+    """A while loop's test with `and` (a branch in the test): the step's reverse
+    reverses the whole test, so it recomputes the whole test, not only what the body
+    reads of it (it read a value it had not computed)."""
+    i = 0
+    while s2sad.checkpointed(i < n and x < 50.0):
+        i = i + 1
+        x = y * 0.29 + math.tanh(y)
+    k = 0
+    while s2sad.checkpointed(k < n and y < 50.0 or x > 1e6):
+        k = k + 1
+        y = y * 1.1 + x * 0.2
+    return x * 0.5 + y * x
+
+
 def stop_at_once(x, y, n):
     """A break every path takes: one step at most."""
     for i in s2sad.checkpointed(range(n)):
