@@ -65,8 +65,9 @@ class Reverse:
 class Step:
     """The two functions a checkpointed loop's scheduler drives: `name` runs `body`
     once per index of a stretch, ``name(indices, state, args) -> state`` (the
-    pipeline wraps the body in that loop; a while loop also has `test_name`, its
-    test); `bar_name` reverses one iteration,
+    pipeline wraps the body in that loop; a while loop, and a loop with a ``break``
+    (whose state ends with `BROKE`), also has `test_name`, its test); `bar_name`
+    reverses one iteration,
     ``bar_name(i, state, args, bar) -> bar``, recomputing the iteration (`forward`)
     and then reversing it (`reverse`). `bar` holds the adjoints of the active
     loop-carried values, then of the active values the loop only reads (summed over
@@ -83,7 +84,7 @@ class Step:
     reverse: list
     bar: list  # names of `bar`, the same on entry and on return
     line: int
-    test_name: str | None = None  # a while loop's ``test_name(state, args) -> bool``
+    test_name: str | None = None  # ``test_name(state, args) -> bool`` (see above)
     cond: list = field(default_factory=list)  # the statements computing its `test`
     test: ast.expr | None = None
 
