@@ -357,9 +357,10 @@ class _Transform:
 
 
 # tangent expressions that may be views of another tangent (`own_array` copies them:
-# ``x.flatten()``'s tangent is ravel's)
+# ``x.flatten()``'s tangent is ravel's; `np.asarray` of an array is refused as a view
+# before, of a list it makes a new array)
 _VIEWS = {"np.broadcast_to", "np.ravel", "np.reshape", "np.transpose", "np.squeeze",
-          "np.expand_dims", "np.swapaxes", "np.moveaxis", "np.asarray"}
+          "np.expand_dims", "np.swapaxes", "np.moveaxis"}
 
 
 def _elementwise(key) -> bool:
