@@ -117,8 +117,8 @@ class Activity:
         if isinstance(atom, ast.Constant):
             return ops.kind_of(atom.value)
         text = ir.dotted(atom)
-        if text is not None and text in refs:
-            return ops.kind_of(refs[text])
+        if text is not None and text in refs:  # (a global list may change: no items)
+            return ops.kind_of(refs[text], items=False)
         return ops.UNKNOWN
 
     def is_active(self, atom) -> bool:
@@ -303,6 +303,7 @@ class _Analysis:
                             self.conflict_at.setdefault(r.root(t), s)
                 if op.kind == "pop":
                     r.written.add(r.root(op.inputs[0].id))
+                    self.widen_list(op.inputs[0].id, None)  # (its length changes)
                 if op.kind == "getitem" and isinstance(op.inputs[0], ast.Name) \
                         and isinstance(r.kinds.get(op.inputs[0].id), ops.ArrayKind):
                     self.indexed.add(r.root(op.inputs[0].id))
@@ -467,17 +468,24 @@ class _Analysis:
                          instead)
 
     def widen_list(self, xs: str, elem):
-        """The list `xs` (and every name of its object) also holds values of kind `elem`."""
+        """The list `xs` (and every name of its object) also holds values of kind `elem`
+        (None: nothing new, its length changes). A list changed in place forgets its
+        `items`: its kind then says what its elements may be, not which is which."""
         r = self.result
         kind = r.kinds[xs]
-        # an element kind of UNKNOWN means "no element seen yet" only before the first
-        # append: after that it is what mixing kinds gave, and it must stay (else the
-        # kind would depend on which append came last)
-        old = kind.elem
-        if old == ops.UNKNOWN and r.root(xs) not in self.widened:
-            old = None
-        self.widened.add(r.root(xs))
-        r.kinds[xs] = ops.ListKind(_merge(old, elem))
+        if not isinstance(kind, ops.ListKind):
+            return
+        if elem is None:
+            r.kinds[xs] = ops.ListKind(kind.elem)
+        else:
+            # an element kind of UNKNOWN means "no element seen yet" only before the
+            # first append: after that it is what mixing kinds gave, and it must stay
+            # (else the kind would depend on which append came last)
+            old = kind.elem
+            if old == ops.UNKNOWN and r.root(xs) not in self.widened:
+                old = None
+            self.widened.add(r.root(xs))
+            r.kinds[xs] = ops.ListKind(_merge(old, elem))
         for n in list(r.kinds):
             if self.is_list(n) and r.root(n) == r.root(xs):
                 r.kinds[n] = r.kinds[xs]
@@ -602,6 +610,9 @@ class _Analysis:
                 self.out_kinds(ir.Assign(("_",), s.value), op)[0]
             if isinstance(value, tuple) and len(value) == n:
                 return list(value)
+            if isinstance(value, ops.ListKind):  # (a list of another length raises)
+                return list(value.items) if value.items is not None \
+                    and len(value.items) == n else [value.elem] * n
             return [ops.UNKNOWN] * n
         inputs = [self.atom_kind(x) for x in op.inputs]
         if op.kind in ("copy", "const"):
@@ -614,7 +625,7 @@ class _Analysis:
         if op.kind == "repeat":
             kind = inputs[0]
             if isinstance(kind, ops.ListKind):
-                return [kind]
+                return [ops.ListKind(kind.elem)]
             if isinstance(op.inputs[0], ast.List):
                 elem = None
                 for e in op.inputs[0].elts:
@@ -635,6 +646,10 @@ class _Analysis:
         if op.kind == "getitem":
             container, index = inputs[0], op.inputs[1]
             if isinstance(container, ops.ListKind):
+                items = container.items
+                if items is not None and isinstance(index, ast.Constant) and \
+                        type(index.value) is int and -len(items) <= index.value < len(items):
+                    return [items[index.value]]
                 return [container.elem]
             if isinstance(container, ops.ArrayKind):
                 return [ops.index_kind(container, index, self.atom_kind)]
@@ -1278,12 +1293,17 @@ class _Holders:
         holder = self.w.name(shown)
         what = "list" if self.a.is_list(name) else "array"
         through = "" if holder == "this value" else f" (`{holder}` may show it)"
+        copy = "[:]" if what == "list" else ".copy()"
         self.w.fail(s_w, f"this changes the {what} `{user}` in place after it was put into a "
                          f"list or a tuple, which still holds it{through}; s2sad's derivative "
                          f"would see the {what} there unchanged",
-                    f"Put a copy into the container (`[{user}.copy(), ...]`, "
-                    f"`.append({user}.copy())`), or give `{user}` a new value instead of "
-                    f"changing it (`{user} = {user} * 3` for `{user} *= 3`).")
+                    f"Put a copy into the container (`[{user}{copy}, ...]`, "
+                    f"`.append({user}{copy})`), or give `{user}` a new value instead of "
+                    f"changing it: " + (
+                        f"`{user} = {user} * 3` for `{user} *= 3`." if isinstance(s_w, ir.Assign)
+                        and s_w.inplace else
+                        f"`{user} = {user} + [v]` for `{user}.append(v)`." if what == "list"
+                        else f"`{user} = {user}.copy()` before `{user}[...] = v`."))
 
     def check_items(self, position, reads):
         """``xs[i] += v`` where ``xs[i]`` is an array (or a list): Python changes that
@@ -1419,21 +1439,7 @@ def _moves_with_arguments(key) -> bool:
 def _merge(old, new):
     if old is None or old == new:
         return new
-    if {old, new} <= {ops.INT, ops.SCALAR}:
-        return ops.SCALAR
-    if isinstance(old, ops.ListKind) and isinstance(new, ops.ListKind):
-        return ops.ListKind(_merge(old.elem, new.elem))
-    if isinstance(old, tuple) and isinstance(new, tuple) and len(old) == len(new):
-        return tuple(_merge(a, b) for a, b in zip(old, new))
-    if isinstance(old, ops.ArrayKind) or isinstance(new, ops.ArrayKind):
-        arrays = [k for k in (old, new) if isinstance(k, ops.ArrayKind)]
-        others = [k for k in (old, new) if not isinstance(k, ops.ArrayKind)]
-        if all(k in (ops.SCALAR, ops.INT) for k in others):
-            ndims = {a.ndim for a in arrays}
-            dtypes = {a.dtype for a in arrays}
-            return ops.ArrayKind(ndims.pop() if len(ndims) == 1 and not others else None,
-                                 dtypes.pop() if len(dtypes) == 1 else "?")
-    return ops.UNKNOWN
+    return ops.merged(old, new)
 
 
 def annotate(fn: ir.Function, activity: Activity) -> ir.Function:
