@@ -538,27 +538,44 @@ ARRAY = ArrayKind()
 @dataclass(frozen=True)
 class ListKind:
     """A Python list whose elements have kind `elem`. A list is mutable: every name
-    that refers to the same list object shares one adjoint (a list of adjoints)."""
+    that refers to the same list object shares one adjoint (a list of adjoints).
+
+    `items` is set only on the kinds of a call's arguments that hold arrays (and
+    have at most `ITEMS` elements): each element's kind, in order, so that
+    ``params[0]`` and ``w, b = params`` of ``params = [W, b]`` are a matrix and a
+    vector, not the arrays of unknown rank `elem` says they may be. It says the
+    list's length too, so a change of the list in place (`append`, `pop`, a write)
+    forgets it (`activity`)."""
 
     elem: object
+    items: tuple | None = None
 
     def __repr__(self):
+        if self.items is not None:
+            return f"list[{', '.join(map(repr, self.items))}]"
         return f"list[{self.elem}]"
 
 
-def kind_of(value):
+ITEMS = 16  # the longest list of arrays whose elements' kinds an argument's kind lists
+
+
+def kind_of(value, items=True):
+    """The kind of `value` (a list's `items` only with `items`, for the list itself,
+    not for the lists it holds: those may change through another name)."""
     if isinstance(value, bool) or isinstance(value, int):
         return INT
     if isinstance(value, float):
         return SCALAR
     if isinstance(value, tuple):
-        return tuple(kind_of(v) for v in value)
+        return tuple(kind_of(v, False) for v in value)
     if isinstance(value, list):
         elem = None
-        for v in value:
-            k = kind_of(v)
-            elem = k if elem is None or elem == k else (
-                SCALAR if {elem, k} <= {SCALAR, INT} else UNKNOWN)
+        kinds = [kind_of(v, False) for v in value]
+        for k in kinds:
+            elem = k if elem is None else merged(elem, k)
+        if items and len(kinds) <= ITEMS and any(isinstance(k, ArrayKind) for k in kinds):
+            # (an int among arrays is a number, as in `elem`)
+            return ListKind(elem, tuple(SCALAR if k == INT else k for k in kinds))
         return ListKind(UNKNOWN if elem is None else elem)
     np = _numpy()
     if np is not None:
@@ -574,6 +591,31 @@ def kind_of(value):
 
 
 _DTYPES = {"f": "f", "i": "i", "u": "i", "b": "b", "c": "c"}
+
+
+def merged(a, b):
+    """The kind of a value that is either of kind `a` or of kind `b` (an element of
+    a list holding both): an int and a float are a float; arrays of different ranks
+    an array of unknown rank (of unknown dtype where theirs differ), and arrays with
+    numbers too; lists of such elements a list of their merged kind; anything else
+    unknown."""
+    if a == b:
+        return a
+    if {a, b} <= {SCALAR, INT}:
+        return SCALAR
+    if isinstance(a, ListKind) and isinstance(b, ListKind):
+        return ListKind(merged(a.elem, b.elem))
+    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
+        return tuple(merged(x, y) for x, y in zip(a, b))
+    if isinstance(a, ArrayKind) or isinstance(b, ArrayKind):
+        arrays = [k for k in (a, b) if isinstance(k, ArrayKind)]
+        others = [k for k in (a, b) if not isinstance(k, ArrayKind)]
+        if all(k in (SCALAR, INT) for k in others):
+            ndims = {k.ndim for k in arrays}
+            dtypes = {k.dtype for k in arrays}
+            return ArrayKind(ndims.pop() if len(ndims) == 1 and not others else None,
+                             dtypes.pop() if len(dtypes) == 1 else "?")
+    return UNKNOWN
 
 
 def shape_pattern(shapes: list) -> list:

@@ -139,7 +139,7 @@ def _param_kinds_for_call(func, stmt, arg_kinds):
     for name, p in sig.parameters.items():  # a parameter not given has its default
         if name not in out and p.default is not inspect.Parameter.empty \
                 and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            out[name] = ops.kind_of(p.default)
+            out[name] = ops.kind_of(p.default, items=False)
     return out
 
 

@@ -194,7 +194,7 @@ class _Transform:
             if p in self.act.active:
                 grads[p] = ir.name(self.acc(p) if self.is_container(p) else adj(p))
             elif self.is_list(p):
-                grads[p] = _zeros_like_list(p)
+                grads[p] = self.zero_list(p)
             else:
                 grads[p] = zero(self.act.kinds.get(p), p)
         return Reverse(forward, reverse, seed, output, ret.line if ret else 0, grads,
@@ -329,8 +329,8 @@ class _Transform:
                 roots.append(root)
         out = []
         for r in roots:
-            zeros = _zeros_like_list(r) if self.is_list(r) else self.np_call("zeros_like",
-                                                                              [ir.name(r)])
+            zeros = self.zero_list(r) if self.is_list(r) else self.np_call("zeros_like",
+                                                                           [ir.name(r)])
             out.append(ir.Assign((adj(r),), zeros, 0))
             if r == self.seeded:
                 seed = ir.name(self.seed_name)
@@ -344,6 +344,24 @@ class _Transform:
                     out[-1] = ir.Assign((adj(r),), ast.BinOp(left=zeros, op=ast.Add(),
                                                              right=seed), 0)
         return out
+
+    def zero_list(self, n: str) -> ast.expr:
+        """The zero adjoint of the list `n`: ``[0.0] * len(n)``, or where its kind
+        lists its elements (`ops.ListKind.items`: an argument holding arrays), one
+        zero per element, an array's of its shape and dtype
+        (``[np.zeros_like(n[0]), np.zeros_like(n[1])]``), so that the gradient of an
+        element nothing reads is that, not the number 0.0."""
+        items = self.act.kinds[n].items
+        if items is None:
+            return _zeros_like_list(n)
+        zeros = []
+        for i, k in enumerate(items):
+            if isinstance(k, ops.ArrayKind):
+                element = ast.Subscript(value=ir.name(n), slice=ir.const(i), ctx=ast.Load())
+                zeros.append(self.np_call("zeros_like", [element]))
+            else:
+                zeros.append(zero(k))
+        return ast.List(elts=zeros, ctx=ast.Load())
 
     def np_call(self, func, args) -> ast.Call:
         import numpy
@@ -885,8 +903,11 @@ class _Transform:
             value = s.value
             if not self.act.is_active(value):
                 return []
-            parts = [ir.name(adj(t)) if t in self.act.active else zero(self.act.kinds.get(t), t)
-                     for t in s.targets]
+            # (a list's parts are added into its adjoint list, whose elements are
+            # zeros of their kinds already: 0.0 adds nothing)
+            like = [None] * len(s.targets) if self.is_list(value.id) else s.targets
+            parts = [ir.name(adj(t)) if t in self.act.active else zero(self.act.kinds.get(t), x)
+                     for t, x in zip(s.targets, like)]
             return [self.set_adj(value.id, ast.Tuple(elts=parts, ctx=ast.Load()), line)]
         (target,) = s.targets
         out_bar = ir.name(adj(target))

@@ -477,3 +477,113 @@ def test_a_list_arguments_elements_get_their_types(params, rest, f):
             assert type(g) is np.ndarray and g.dtype == p.dtype and g.shape == p.shape, what
         if expected is not None:
             assert close([np.asarray(g, dtype=float) for g in got], expected), what
+
+
+# lists of arrays of different ranks as arguments: each element read by a constant
+# index, an unpacking or a loop has its own kind (`ops.ListKind.items`)
+
+def _elements_by_index(params, x):
+    return params[0][1][-1] * x + params[1] @ params[1]
+
+
+def _elements_by_index_sep(w, b, x):
+    return w[1][-1] * x + b @ b
+
+
+def _elements_unpacked(params, x):
+    w, b = params
+    v = (b @ w).copy()
+    v[-1] = x
+    return np.concatenate([w @ v, b[1:2]])[0] + np.sum(v)
+
+
+def _elements_unpacked_sep(w, b, x):
+    v = (b @ w).copy()
+    v[-1] = x
+    return np.concatenate([w @ v, b[1:2]])[0] + np.sum(v)
+
+
+def _elements_in_a_loop(params, x):
+    s = 0.0
+    for p in params:
+        s = s + np.sum(p * p) * x
+    for i in range(len(params)):
+        s = s + np.sum(np.sin(params[i]))
+    return s + np.sum(params[-1] * params[-2][0][:2])
+
+
+def _elements_in_a_loop_sep(w, b, x):
+    s = 0.0
+    for p in (w, b):
+        s = s + np.sum(p * p) * x
+    return s + np.sum(np.sin(w)) + np.sum(np.sin(b)) + np.sum(b * w[0][:2])
+
+
+def _elements_unused(params, x):
+    w, b = params
+    return np.mean(params[0]) * x
+
+
+def _elements_unused_sep(w, b, x):
+    return np.mean(w) * x
+
+
+def _elements_of_a_callee(params, x):
+    return _elements_by_index(params, x) * 2.0
+
+
+def _elements_of_a_callee_sep(w, b, x):
+    return _elements_by_index_sep(w, b, x) * 2.0
+
+
+@pytest.mark.parametrize("f,separate", [
+    (_elements_by_index, _elements_by_index_sep),
+    (_elements_unpacked, _elements_unpacked_sep),
+    (_elements_in_a_loop, _elements_in_a_loop_sep),
+    (_elements_unused, _elements_unused_sep),
+    (_elements_of_a_callee, _elements_of_a_callee_sep),
+], ids=["index", "unpacked", "loops", "unused", "callee"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_list_of_arrays_of_different_ranks(f, separate, dtype):
+    params = [np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], dtype), np.array([0.3, 0.7], dtype)]
+    x = 0.5
+    expected = list(s2sad.grad(separate, wrt=(0, 1))(*params, x))
+    results = {
+        "grad": s2sad.grad(f)(params, x),
+        "value_and_grad": s2sad.value_and_grad(f)(params, x)[1],
+        "forward": s2sad.grad(f, mode="forward")(params, x),
+        "vjp": s2sad.vjp(f, params, x)[1](1.0)[0],
+    }
+    for what, got in results.items():
+        assert type(got) is list and len(got) == 2, what
+        for g, p, e in zip(got, params, expected):
+            assert type(g) is np.ndarray and g.shape == p.shape and g.dtype == p.dtype, what
+            assert close(g.astype(float), e.astype(float)), what
+
+
+def test_a_list_of_arrays_keys_the_derivative_by_each_elements_kind():
+    def f(params, x):
+        return np.sum(params[0]) * x + np.sum(params[1] * params[1])
+
+    w, b = np.ones((2, 3)), np.array([0.3, 0.7])
+    g = s2sad.grad(f)
+    assert close(g([w, b], 2.0), [np.full((2, 3), 2.0), 2 * b])
+    got = g([b, w], 2.0)  # the same ranks the other way round: not the code above
+    assert got[0].shape == (2,) and got[1].shape == (2, 3)
+    assert close(got, [np.full(2, 2.0), 2 * w])
+    got = g([b, b], 2.0)
+    assert close(got, [np.full(2, 2.0), 2 * b])
+
+
+def _appends_a_matrix(params, x):
+    params.append(np.outer(x, x))
+    return np.sum(params[-1] @ params[1]) + np.sum(params[0][-1] * x)
+
+
+def test_a_list_of_arrays_changed_in_place_forgets_its_elements_kinds():
+    # after the append, `params[-1]` is the matrix, not the vector the list held
+    w, b, x = np.ones((2, 3)), np.array([0.3, 0.7, 0.1]), np.array([1.0, 2.0, 3.0])
+    got = s2sad.grad(_appends_a_matrix)([w, b], x)
+    assert close(got, [np.array([[0.0] * 3, [1.0, 2.0, 3.0]]), np.outer(x, x).sum(axis=0)])
+    out, pullback = s2sad.vjp(_appends_a_matrix, [w, b], x)
+    assert close(pullback(1.0)[0], got)
