@@ -587,3 +587,15 @@ def test_a_list_of_arrays_changed_in_place_forgets_its_elements_kinds():
     assert close(got, [np.array([[0.0] * 3, [1.0, 2.0, 3.0]]), np.outer(x, x).sum(axis=0)])
     out, pullback = s2sad.vjp(_appends_a_matrix, [w, b], x)
     assert close(pullback(1.0)[0], got)
+
+
+def _sum_of_sines(x):
+    return np.sum(np.sin(x))
+
+
+def test_the_tape_gives_a_float32_argument_a_float32_gradient():
+    x = np.arange(3.0, dtype=np.float32)
+    expected = s2sad.grad(_sum_of_sines)(x)
+    for got in (s2sad.grad(_sum_of_sines, mode="tape")(x),
+                s2sad.value_and_grad(_sum_of_sines, mode="tape")(x)[1]):
+        assert type(got) is np.ndarray and got.dtype == np.float32 and close(got, expected)
