@@ -540,7 +540,8 @@ def array_program(draw, params=False):
     """``f(x, w, s)``, or with `params` ``f(params, x, s)`` that takes ``w`` and a ``b`` of
     shape (2,) from the list ``params = [w, b]``."""
     env = {"s": ["s"], "v": ["x"], "m": ["w"], "u": ["(w @ x)"]}
-    lines = ["import math", "", "import numpy as np", "", "", "def f(x, w, s):"]
+    lines = ["import math", "", "import numpy as np", "", "import s2sad", "", "",
+             "def f(x, w, s):"]
     refusals = set()
     if params:
         lines[-1] = "def f(params, x, s):"
@@ -555,7 +556,7 @@ def array_program(draw, params=False):
     fresh = itertools.count()
     for _ in range(draw(st.integers(1, 4))):
         kind = draw(st.sampled_from(["assign", "assign", "if", "loop", "write", "while",
-                                     "container"]))
+                                     "container", "checkpointed"]))
         shape = draw(st.sampled_from("svmu"))
         name = f"{shape}{next(fresh)}"
         if kind == "assign":
@@ -573,10 +574,33 @@ def array_program(draw, params=False):
             lines.append("    for i in range(len(x)):")
             inner = dict(env, s=env["s"] + [name, "x[i]", "w[1, i]", "x[i] ** i",
                                             f"{name} ** i"])
+            skip = draw(st.sampled_from(["", "break", "continue"]))
+            if skip == "continue":
+                lines.append(f"        if x[i] > {draw(st.sampled_from(['0.5', '-0.2']))}:")
+                lines.append("            continue")
             lines.append(f"        {name} = {draw(array_expr('s', inner, 1))}")
-            if draw(st.booleans()):
+            if skip == "break":
                 lines.append(f"        if x[i] > {draw(st.sampled_from(['0.5', '-0.2']))}:")
                 lines.append("            break")
+        elif kind == "checkpointed":
+            # a marked loop carrying an array and a number, `continue` maybe
+            shape = "v"
+            name, acc = f"v{next(fresh)}", f"s{next(fresh)}"
+            options = draw(st.sampled_from(["", ", snapshots=1", ", schedule='binomial'",
+                                            ", snapshots=2, schedule='binomial'"]))
+            lines.append(f"    {name} = {draw(array_expr('v', env, 1))}")
+            lines.append(f"    {acc} = {draw(array_expr('s', env, 1))}")
+            lines.append(f"    for i in s2sad.checkpointed(range({draw(st.integers(0, 4))})"
+                         f"{options}):")
+            inner = dict(env, s=env["s"] + [acc, "x[i % 3]", f"{name}[i % 3]"],
+                         v=env["v"] + [name])
+            if draw(st.booleans()):
+                lines.append(f"        if {draw(array_expr('s', inner, 1))} > "
+                             f"{draw(st.sampled_from(['0.5', '-0.2']))}:")
+                lines.append("            continue")
+            lines.append(f"        {acc} = {draw(array_expr('s', inner, 1))}")
+            lines.append(f"        {name} = {draw(array_expr('v', inner, 1))}")
+            env["s"] = env["s"] + [acc]
         elif kind == "while":
             shape = "s"
             name = f"s{next(fresh)}"
