@@ -354,9 +354,14 @@ def _retyped_list(x) -> bool:
     """Is `x` a list whose elements' gradients need their types put back (a 0-d
     array's gradient may come out a NumPy scalar, a float32 array's float64)? The
     compiled gradient types each argument by its kind, and a list's kind does not
-    tell its elements' dtypes; the dispatcher (which sees the values) does it."""
+    tell its elements' dtypes; the dispatcher (which sees the values) does it. The
+    kind tells the elements' shapes only for a list of at most `ops.ITEMS` elements
+    (`ops.ListKind.items`): in a longer one, an array nothing reads gets 0.0, which
+    `typed_like` makes zeros of its shape."""
     if type(x) is not list:
         return False
+    if len(x) > ops.ITEMS and any(getattr(e, "ndim", 0) for e in x):
+        return True
     for e in x:
         if type(e) is list and _retyped_list(e) or getattr(e, "ndim", None) == 0 or \
                 getattr(e, "dtype", None) is not None and getattr(e, "ndim", 0) and \
@@ -742,6 +747,11 @@ def typed_like(g, x, narrow=False):
     kind = ops.kind_of(x)
     if isinstance(kind, ops.ArrayKind):
         kind = ops.with_shapes({"x": kind}, {"x": x})["x"]
+        if kind.ndim and type(g) in (float, int) and g == 0:
+            # (an element of a long list that nothing read: see _retyped_list)
+            import numpy as np
+
+            g = np.zeros_like(x, float)
     cast = pipeline.gradient_cast(kind, narrow)
     if cast == "float":
         return float(g)

@@ -556,7 +556,7 @@ class ListKind:
         return f"list[{self.elem}]"
 
 
-ITEMS = 16  # the longest list of arrays whose elements' kinds an argument's kind lists
+ITEMS = 32  # the longest list of arrays whose elements' kinds an argument's kind lists
 
 
 def kind_of(value, items=True):

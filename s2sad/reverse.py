@@ -484,7 +484,7 @@ class _Transform:
     def reverse_stmt(self, s) -> list:
         if isinstance(s, ir.Assign):
             if not any(t in self.act.active for t in s.targets):
-                return []
+                return self.reverse_unread_pop(s)
             return self.reverse_assign(s)
         if isinstance(s, ir.Dup):
             return self.reverse_dup(s)
@@ -513,7 +513,22 @@ class _Transform:
                 if self.act.is_active(v):
                     return [self.set_adj(v.id, pop, s.line)]
                 return [ir.Expr(pop, s.line)]  # keep the adjoint list aligned
+            return self.reverse_unread_pop(s)
         return []
+
+    def reverse_unread_pop(self, s) -> list:
+        """The reverse of ``xs.pop()`` whose value gives the output nothing: the
+        element's adjoint (zero) goes back on the end of the adjoint list, which the
+        reverse sweep found one element shorter, so the adjoints after it stay with
+        their elements."""
+        op = self.act.op(s)
+        if op.kind != "pop" or not isinstance(op.inputs[0], ast.Name) \
+                or op.inputs[0].id not in self.act.active:
+            return []
+        grow = ast.Call(func=ast.Attribute(value=ir.name(self.acc(op.inputs[0].id)),
+                                           attr="append", ctx=ast.Load()),
+                        args=[ir.const(0.0)], keywords=[])
+        return [ir.Expr(grow, s.line)]
 
     def reverse_setitem(self, s: ir.SetItem) -> list:
         """The reverse of ``x[i] = v``: `v`'s adjoint is what the slot's adjoint holds,

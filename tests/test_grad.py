@@ -599,3 +599,42 @@ def test_the_tape_gives_a_float32_argument_a_float32_gradient():
     for got in (s2sad.grad(_sum_of_sines, mode="tape")(x),
                 s2sad.value_and_grad(_sum_of_sines, mode="tape")(x)[1]):
         assert type(got) is np.ndarray and got.dtype == np.float32 and close(got, expected)
+
+
+def _pops_what_it_appended(xs, y):
+    xs.append(y)
+    r = xs[-1] * xs[0]
+    xs.pop()
+    return r
+
+
+def _pops_into_a_name(xs, y):
+    xs.append(y)
+    r = xs[-1] * xs[0]
+    z = xs.pop()
+    return r
+
+
+@pytest.mark.parametrize("f", [_pops_what_it_appended, _pops_into_a_name])
+def test_a_pop_whose_value_is_unused_keeps_the_adjoint_list_aligned(f):
+    # (the reverse of the pop puts a zero back: the gradient has one entry per element)
+    assert s2sad.grad(f, wrt=(0, 1))([1.0, 2.0], 3.0) == ([3.0, 0.0], 1.0)
+    assert s2sad.vjp(f, [1.0, 2.0], 3.0)[1](1.0) == ([3.0, 0.0], 1.0)
+
+
+def _reads_two_of_many(params, x):
+    return np.sum(params[0] @ x) + np.sum(params[5])
+
+
+@pytest.mark.parametrize("n", [7, s2sad.ops.ITEMS + 8])
+def test_unread_elements_of_a_list_of_arrays_get_zeros_of_their_shape(n):
+    w, b, x = np.ones((2, 3)), np.array([0.3, 0.7], np.float32), np.arange(3.0)
+    params = [w] + [b] * (n - 1)
+    for got in (s2sad.grad(_reads_two_of_many)(params, x),
+                s2sad.grad(_reads_two_of_many, mode="forward")(params, x),
+                s2sad.vjp(_reads_two_of_many, params, x)[1](1.0)[0]):
+        assert len(got) == n
+        for g, p in zip(got, params):
+            assert type(g) is np.ndarray and g.shape == p.shape and g.dtype == p.dtype
+        assert close(got[0], np.tile(x, (2, 1))) and close(got[5], np.ones(2))
+        assert close(got[1], np.zeros(2)) and close(got[-1], np.zeros(2))
