@@ -157,6 +157,7 @@ class _Transform:
             t for s in fn.body if isinstance(s, ir.Assign) for t in s.targets}
         self.steps: list = []
         self.checkpoints = {}  # loop tag -> (scheduler name, Step)
+        self.element_zeros = {}  # adjoint list -> its ``[np.zeros_like(xs[0]), ...]``
         if any(isinstance(k, ops.ArrayKind) for k in activity.kinds.values()):
             import numpy
 
@@ -185,7 +186,7 @@ class _Transform:
         forward = self.forward_block(body)
         if self.act.is_active(output):
             self.emitted.append([ir.Assign((seed,), ir.const(1.0))])  # defined by the caller
-            reverse = self.reverse_block(body, top=True)
+            reverse = self.assembled_lists(self.reverse_block(body, top=True))
             self.emitted.pop()
         forward = [ir.Assign((t,), ast.List(elts=[], ctx=ast.Load()), 0) for t in self.tapes] \
             + forward
@@ -332,6 +333,8 @@ class _Transform:
             zeros = self.zero_list(r) if self.is_list(r) else self.np_call("zeros_like",
                                                                            [ir.name(r)])
             out.append(ir.Assign((adj(r),), zeros, 0))
+            if isinstance(zeros, ast.List):
+                self.element_zeros[adj(r)] = out[-1]
             if r == self.seeded:
                 seed = ir.name(self.seed_name)
                 if self.is_list(r):  # (new elements: the caller's stay as they are)
@@ -344,6 +347,29 @@ class _Transform:
                     out[-1] = ir.Assign((adj(r),), ast.BinOp(left=zeros, op=ast.Add(),
                                                              right=seed), 0)
         return out
+
+    def assembled_lists(self, block) -> list:
+        """`block` where an adjoint list that starts as one zero per element
+        (`zero_list`) gets nothing but one ``add_into(xs%bar, (a, b))`` (the reverse
+        of ``a, b = xs``): the list is made there, ``xs%bar = [a, b]``, as one would
+        write it, with the zero of an element the unpacking gave nothing."""
+        for acc, init in self.element_zeros.items():
+            touching = [s for s in ir.walk(block)
+                        if acc in ir.stmt_reads(s) or acc in ir.defined_names(s)]
+            if len(touching) != 2 or touching[0] is not init:
+                continue
+            add = touching[1]
+            if not (any(s is add for s in block) and isinstance(add, ir.Expr)
+                    and isinstance(add.value, ast.Call)
+                    and ir.dotted(add.value.func) == "add_into"
+                    and isinstance(add.value.args[1], ast.Tuple)
+                    and len(add.value.args[1].elts) == len(init.value.elts)):
+                continue
+            parts = [zero if isinstance(part, ast.Constant) else part
+                     for part, zero in zip(add.value.args[1].elts, init.value.elts)]
+            made = ir.Assign((acc,), ast.List(elts=parts, ctx=ast.Load()), add.line)
+            block = [made if s is add else s for s in block if s is not init]
+        return block
 
     def zero_list(self, n: str) -> ast.expr:
         """The zero adjoint of the list `n`: ``[0.0] * len(n)``, or where its kind

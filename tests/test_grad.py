@@ -638,3 +638,12 @@ def test_unread_elements_of_a_list_of_arrays_get_zeros_of_their_shape(n):
             assert type(g) is np.ndarray and g.shape == p.shape and g.dtype == p.dtype
         assert close(got[0], np.tile(x, (2, 1))) and close(got[5], np.ones(2))
         assert close(got[1], np.zeros(2)) and close(got[-1], np.zeros(2))
+
+
+def test_the_gradient_of_an_unpacked_list_of_arrays_is_the_list_of_its_adjoints():
+    # as one would write it: no zeros added to, no add_into
+    text = s2sad.source(_list_promoted, example=([np.ones((2, 3)), np.ones(2)], np.ones(3)))
+    assert "params_bar = [W_bar, b_bar]" in text
+    assert "zeros_like" not in text and "add_into" not in text
+    text = s2sad.source(_elements_unused, example=([np.ones((2, 3)), np.ones(2)], 0.5))
+    assert "np.zeros_like(params[1])]" in text and "add_into" not in text
