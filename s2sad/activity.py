@@ -533,10 +533,30 @@ class _Analysis:
             return None
         if target in self.joined:
             return _fresh(target, rank)
+        item = self.listed_item(target, s, op)
+        if item is not None and item.dims is not None and len(item.dims) == rank:
+            return item.dims  # (an array element of a list argument: its labels)
         shape = self.inferred_shape(s, op)
         if shape is None or len(shape) != rank:
             return _fresh(target, rank)
         return shape
+
+    def listed_item(self, target, s, op):
+        """The kind `ListKind.items` gives `target` where `s` takes it out of such a
+        list by a constant index or an unpacking (None elsewhere)."""
+        if not op.inputs or not isinstance(op.inputs[0], ast.Name):
+            return None
+        kind = self.result.kinds.get(op.inputs[0].id)
+        if not isinstance(kind, ops.ListKind) or kind.items is None:
+            return None
+        if s.unpack and op.kind == "copy" and len(s.targets) == len(kind.items) \
+                and s.targets.count(target) == 1:
+            return kind.items[s.targets.index(target)]
+        if op.kind == "getitem" and not s.unpack and isinstance(op.inputs[1], ast.Constant) \
+                and type(op.inputs[1].value) is int \
+                and -len(kind.items) <= op.inputs[1].value < len(kind.items):
+            return kind.items[op.inputs[1].value]
+        return None
 
     def atom_shape(self, atom):
         if isinstance(atom, ast.Name) and atom.id in self.result.shapes:

@@ -371,13 +371,20 @@ def _retyped_list(x) -> bool:
 
 
 def _pattern(values: dict) -> tuple:
-    """Per argument, the `dims` labels of an array's shape (None for anything else)."""
-    np = sys.modules.get("numpy")
-    arrays = [n for n, v in values.items() if np is not None and isinstance(v, np.ndarray)]
-    if not arrays:
+    """Per argument, the `dims` labels of an array's shape (None for anything else;
+    for a list whose kind lists its elements, ``("items", labels per element)``:
+    `ops.with_shapes` gives them to the kind)."""
+    shaped = ops.shaped_arguments(values)
+    if not shaped:
         return ()
-    labels = dict(zip(arrays, ops.shape_pattern([values[n].shape for n in arrays])))
-    return tuple(labels.get(n) for n in values)
+    labels: dict = {}
+    for (n, i, _), dims in zip(shaped, ops.shape_pattern([shape for _, _, shape in shaped])):
+        if i is None:
+            labels[n] = dims
+        else:
+            labels.setdefault(n, ["items"]).append((i, dims))
+    return tuple(tuple(labels[n]) if isinstance(labels.get(n), list) else labels.get(n)
+                 for n in values)
 
 
 def _signature(value):

@@ -636,15 +636,43 @@ def shape_pattern(shapes: list) -> list:
     return out
 
 
+def shaped_arguments(values: dict) -> list:
+    """The arrays among the arguments `values` that the shape pattern labels, in
+    order, as ``(name, index, shape)``: an array argument (index None), and each array
+    element of a list whose kind lists its elements (`ListKind.items`)."""
+    np = _numpy()
+    out = []
+    if np is None:
+        return out
+    for n, v in values.items():
+        if isinstance(v, np.ndarray):
+            out.append((n, None, v.shape))
+        elif isinstance(v, list) and len(v) <= ITEMS and \
+                any(isinstance(e, np.ndarray) for e in v):
+            out.extend((n, i, e.shape) for i, e in enumerate(v) if isinstance(e, np.ndarray))
+    return out
+
+
 def with_shapes(kinds: dict, values: dict) -> dict:
     """`kinds` with the `dims` and `exact` dtype of every array argument among
-    `values` filled in."""
-    arrays = [n for n, k in kinds.items() if isinstance(k, ArrayKind) and n in values]
-    if not arrays:
+    `values` filled in, and the `dims` of the array elements a list argument's kind
+    lists (`shaped_arguments`: the dispatcher keys on the same labels)."""
+    shaped = [(n, i, shape) for n, i, shape in shaped_arguments(values)
+              if n in kinds and (isinstance(kinds[n], ArrayKind) if i is None else
+                                 isinstance(kinds[n], ListKind) and kinds[n].items is not None
+                                 and len(kinds[n].items) == len(values[n]))]
+    if not shaped:
         return kinds
     out = dict(kinds)
-    for n, dims in zip(arrays, shape_pattern([values[n].shape for n in arrays])):
-        out[n] = ArrayKind(kinds[n].ndim, kinds[n].dtype, dims, values[n].dtype.name)
+    items = {}
+    for (n, i, _), dims in zip(shaped, shape_pattern([shape for _, _, shape in shaped])):
+        if i is None:
+            out[n] = ArrayKind(kinds[n].ndim, kinds[n].dtype, dims, values[n].dtype.name)
+        else:
+            k = items.setdefault(n, list(kinds[n].items))[i]
+            items[n][i] = ArrayKind(k.ndim, k.dtype, dims)
+    for n, listed in items.items():
+        out[n] = ListKind(kinds[n].elem, tuple(listed))
     return out
 
 

@@ -643,7 +643,26 @@ def test_unread_elements_of_a_list_of_arrays_get_zeros_of_their_shape(n):
 def test_the_gradient_of_an_unpacked_list_of_arrays_is_the_list_of_its_adjoints():
     # as one would write it: no zeros added to, no add_into
     text = s2sad.source(_list_promoted, example=([np.ones((2, 3)), np.ones(2)], np.ones(3)))
-    assert "params_bar = [W_bar, b_bar]" in text
+    assert "params_bar = [W_bar, t1_bar]" in text  # (b's adjoint is W @ x + b's)
     assert "zeros_like" not in text and "add_into" not in text
     text = s2sad.source(_elements_unused, example=([np.ones((2, 3)), np.ones(2)], 0.5))
     assert "np.zeros_like(params[1])]" in text and "add_into" not in text
+
+
+def _products_of_elements(params, x):
+    a, c = params
+    return np.sum(a * c) + np.sum(params[0] * x)
+
+
+def test_a_list_of_arrays_keys_the_derivative_by_its_elements_shape_pattern():
+    # the code for c of a's shape sums nothing back; c of shape (1, 3) needs the sum
+    g = s2sad.grad(_products_of_elements)
+    a, x = np.arange(6.0).reshape(2, 3), np.array([1.0, 2.0, 3.0])
+    for c in (np.ones((2, 3)), np.ones((1, 3)), np.ones((2, 1)), np.ones((2, 3))):
+        got = g([a, c], x)
+        assert got[0].shape == a.shape and got[1].shape == c.shape
+        assert close(got[0], np.broadcast_to(c + x, a.shape))
+        axes = tuple(i for i in range(2) if c.shape[i] == 1)
+        assert close(got[1], a.sum(axis=axes, keepdims=True) if axes else a)
+    text = s2sad.source(_list_promoted, example=([np.ones((2, 3)), np.ones(2)], np.ones(3)))
+    assert "unbroadcast" not in text  # (b has the shape of W @ x)
