@@ -239,7 +239,11 @@ class _State:
             checks = []
             for i, n in enumerate(self.names):
                 checks.append(f"type({n}) is _T{i}")
-                if isinstance(self.primary[0][i], tuple):  # an array: rank and dtype too
+                signature = self.primary[0][i]
+                if isinstance(signature, tuple) and len(signature) == 2:
+                    # a list of floats: every element a float (a list of ints: ints)
+                    checks.append(f"set(map(type, {n})) == _E{i}")
+                elif isinstance(signature, tuple):  # an array: rank and dtype too
                     checks.append(f"{n}.ndim == _N{i} and {n}.dtype is _D{i}")
             for i, (kind, _, gname, _) in enumerate(self.guards):
                 if kind == "global":
@@ -275,7 +279,10 @@ class _State:
     def build(self):
         if self.primary is not None:
             for i, t in enumerate(self.primary[0][:len(self.names)]):
-                if isinstance(t, tuple):
+                if isinstance(t, tuple) and len(t) == 2:
+                    self.ns[f"_E{i}"] = {_uniform_list(t)}
+                    t = t[0]
+                elif isinstance(t, tuple):
                     t, self.ns[f"_N{i}"], self.ns[f"_D{i}"] = t
                 self.ns[f"_T{i}"] = t
             self.ns["_F"] = self.primary[1]
@@ -401,10 +408,21 @@ def _signature(value):
 
 def _fast(key) -> bool:
     """Can the dispatcher's fast path recognise the arguments of `key` by their types
-    (and arrays' ranks and dtypes)? Not a list or a tuple: what the derivative
-    depends on is in its elements (a list of vectors and one of matrices take
-    different rules), which only `miss` looks at."""
-    return not any(isinstance(s, tuple) and len(s) == 2 for s in key[:-1])
+    (and arrays' ranks and dtypes)? A list of floats (or of ints) it can: the set of
+    its elements' types, computed in C, is ``{float}``. Not another list or a tuple:
+    what the derivative depends on is in its elements (a list of vectors and one of
+    matrices take different rules), which only `miss` looks at."""
+    return all(_uniform_list(s) is not None for s in key[:-1]
+               if isinstance(s, tuple) and len(s) == 2)
+
+
+def _uniform_list(signature):
+    """The one element type of a list whose `_signature` says it holds only floats
+    (or only ints), which the fast path checks; None for any other list or tuple."""
+    tp, kind = signature
+    if tp is list and isinstance(kind, ops.ListKind) and kind.items is None:
+        return {ops.SCALAR: float, ops.INT: int}.get(kind.elem)
+    return None
 
 
 def _guards(unit) -> list:

@@ -188,3 +188,26 @@ def test_one_dispatcher_for_lists_of_vectors_then_of_matrices(cache):
     gh = s2sad.grad(ns["h"])
     assert gh(2.0, (3.0, 4.0)) == 12.0
     assert gh(2.0, (np.float64(3.0), 4.0)) == 12.0
+
+
+def test_a_list_of_floats_takes_the_fast_path_and_nothing_else_does(cache):
+    """The dispatcher's fast path recognises a list of floats by the set of its
+    elements' types (a C loop), so a gradient of a list costs what it did before
+    lists' kinds were keyed; any other list goes to the slow path and gets its own
+    derivative."""
+    import numpy as np
+
+    ns = module("import numpy as np\n\n\ndef f(xs):\n    return np.sum(xs[0] * xs[1] + xs[2])\n",
+                "fastlists")
+    g = s2sad.grad(ns["f"])
+    assert g([2.0, 3.0, 4.0]) == [3.0, 2.0, 1.0]
+    state = g.__s2sad__
+    assert "set(map(type, xs)) == _E0" in state.source()
+    calls = []
+    miss = state.miss
+    state.ns["_miss"] = lambda *a, **k: calls.append(1) or miss(*a, **k)
+    state.build()
+    assert g([1.0, 5.0, 4.0]) == [5.0, 1.0, 1.0] and calls == []
+    got = g([np.array([1.0, 2.0]), np.array([3.0, 4.0]), np.array([0.0, 0.0])])
+    assert calls == [1] and [v.tolist() for v in got] == [[3.0, 4.0], [1.0, 2.0], [1.0, 1.0]]
+    assert g([np.float64(2.0), 3.0, 4.0]) == [3.0, 2.0, 1.0] and len(calls) == 2
