@@ -185,6 +185,7 @@ class _Analysis:
         self.conflict_at = {}  # root -> a statement that gives its name another object
         self.widened = set()  # roots of lists something was appended to
         self.indexed = set()  # roots of arrays some statement reads by index
+        self.any_rank = set()  # elements of lists of arrays of several ranks (see error)
         for p in self.fn.params:
             default = ops.SCALAR if p.name in r.wrt else ops.UNKNOWN
             kind = r.kinds[p.name] = self.param_kinds.get(p.name, default)
@@ -307,6 +308,11 @@ class _Analysis:
                 if op.kind == "getitem" and isinstance(op.inputs[0], ast.Name) \
                         and isinstance(r.kinds.get(op.inputs[0].id), ops.ArrayKind):
                     self.indexed.add(r.root(op.inputs[0].id))
+                if op.kind == "getitem" and isinstance(op.inputs[0], ast.Name) \
+                        and isinstance(r.kinds.get(op.inputs[0].id), ops.ListKind) \
+                        and isinstance(r.kinds[s.targets[0]], ops.ArrayKind) \
+                        and r.kinds[s.targets[0]].ndim is None:
+                    self.any_rank.add(s.targets[0])
                 varied = any(d and self.is_varied(x) for d, x in zip(op.diff, op.inputs))
                 if varied:
                     for t in s.targets:
@@ -315,6 +321,8 @@ class _Analysis:
             elif isinstance(s, ir.Dup):
                 for t in s.targets:
                     r.kinds[t] = r.kinds.get(s.source, ops.UNKNOWN)
+                    if s.source in self.any_rank:
+                        self.any_rank.add(t)
                     if s.source in self.typed:
                         self.typed.add(t)
                     if s.source in self.static:
@@ -887,6 +895,15 @@ class _Analysis:
                 hint = ("s2sad differentiates the methods of NumPy arrays only; call a "
                         "function instead, written with def (s2sad differentiates it) or "
                         "given a rule with s2sad.register_rule.")
+            unknown = [x.id for x in op.inputs if isinstance(x, ast.Name)
+                       and x.id in getattr(self, "any_rank", ())]
+            if unknown:
+                name = unknown[0].split("%")[0]
+                message += f" (`{name}` is an array of unknown rank)"
+                hint = (f"`{name}` is an element of a list whose arrays have different "
+                        "ranks, taken at an index known only when the code runs, so its "
+                        "rank is not known. Read the elements by constant indices "
+                        "(`params[0]`) or unpack the list (`W, b = params`).")
         else:
             message = "s2sad cannot differentiate indexing into a value that is not a " \
                       "tuple or a list yet"

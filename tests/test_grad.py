@@ -666,3 +666,21 @@ def test_a_list_of_arrays_keys_the_derivative_by_its_elements_shape_pattern():
         assert close(got[1], a.sum(axis=axes, keepdims=True) if axes else a)
     text = s2sad.source(_list_promoted, example=([np.ones((2, 3)), np.ones(2)], np.ones(3)))
     assert "unbroadcast" not in text  # (b has the shape of W @ x)
+
+
+def _dot_in_a_loop_over_ranks(params, x):
+    s = 0.0
+    for p in params:
+        s = s + np.sum(np.dot(x, p))
+    return s
+
+
+def test_a_rule_that_needs_the_rank_of_an_element_read_at_a_run_time_index_is_refused():
+    # (`p` is W in one iteration and b in the next: no rule of np.dot takes any rank)
+    with pytest.raises(s2sad.NoRuleError) as info:
+        s2sad.grad(_dot_in_a_loop_over_ranks)([np.ones((3, 3)), np.ones(3)], np.ones(3))
+    assert "`p` is an array of unknown rank" in str(info.value)
+    assert "W, b = params" in info.value.hint and info.value.filename == __file__
+    # the same loop over arrays of one rank is differentiated
+    got = s2sad.grad(_dot_in_a_loop_over_ranks)([np.ones(3), np.ones(3)], np.arange(3.0))
+    assert close(got, [np.arange(3.0), np.arange(3.0)])
