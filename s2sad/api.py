@@ -684,8 +684,9 @@ def fixed_argument(value) -> bool:
 def _numeric_kind(kind) -> bool:
     if isinstance(kind, tuple):
         return all(_numeric_kind(k) for k in kind)
-    if isinstance(kind, ops.ListKind):
-        return _numeric_kind(kind.elem)
+    if isinstance(kind, ops.ListKind):  # (its elements one by one where it lists them)
+        return _numeric_kind(kind.elem) if kind.items is None else \
+            all(_numeric_kind(k) for k in kind.items)
     if isinstance(kind, ops.ArrayKind):
         return kind.dtype != "c" and kind.dtype != "?"
     return kind in (ops.SCALAR, ops.INT, ops.UNKNOWN)

@@ -684,3 +684,17 @@ def test_a_rule_that_needs_the_rank_of_an_element_read_at_a_run_time_index_is_re
     # the same loop over arrays of one rank is differentiated
     got = s2sad.grad(_dot_in_a_loop_over_ranks)([np.ones(3), np.ones(3)], np.arange(3.0))
     assert close(got, [np.arange(3.0), np.arange(3.0)])
+
+
+def _gathers_rows(params, x):
+    W, idx = params
+    return np.sum(W[idx] * x)
+
+
+def test_a_list_of_a_float_array_and_an_index_array():
+    W, idx, x = np.ones((3, 2)), np.array([0, 2]), np.array([1.0, 2.0])
+    expected = np.array([[1.0, 2.0], [0.0, 0.0], [1.0, 2.0]])
+    for got in (s2sad.grad(_gathers_rows)([W, idx], x),
+                s2sad.grad(_gathers_rows, mode="forward")([W, idx], x),
+                s2sad.vjp(_gathers_rows, [W, idx], x)[1](1.0)[0]):
+        assert close(got[0], expected) and got[1].shape == idx.shape and not got[1].any()
