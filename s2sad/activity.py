@@ -674,6 +674,8 @@ class _Analysis:
         if op.kind == "getitem":
             container, index = inputs[0], op.inputs[1]
             if isinstance(container, ops.ListKind):
+                if isinstance(index, ast.Slice):  # (a new list of some of its elements)
+                    return [ops.ListKind(container.elem)]
                 items = container.items
                 if items is not None and isinstance(index, ast.Constant) and \
                         type(index.value) is int and -len(items) <= index.value < len(items):

@@ -542,6 +542,27 @@ class _Transform:
             return self.reverse_unread_pop(s)
         return []
 
+    def reverse_list_slice(self, xs: str, index, part: str, line) -> ir.ForEach:
+        """The reverse of ``part = xs[a:b]`` (a new list of some of `xs`'s elements):
+        each element's adjoint goes to the element of `xs` it is, ``for k in
+        range(len(part_bar)): xs_bar[range(len(xs_bar))[a:b][k]] += part_bar[k]``
+        (``xs_bar[a:b] += part_bar`` would concatenate the lists)."""
+        acc, got = ir.name(self.acc(xs)), ir.name(self.acc(part))
+        k = "%k"
+
+        def length(n):
+            return ast.Call(func=ir.name("len"), args=[n], keywords=[])
+
+        positions = ast.Subscript(value=ast.Call(func=ir.name("range"), args=[length(acc)],
+                                                 keywords=[]),
+                                  slice=ir.copy_tree(index), ctx=ast.Load())
+        slot = ast.Subscript(value=ir.copy_tree(acc), slice=ast.Subscript(
+            value=positions, slice=ir.name(k), ctx=ast.Load()), ctx=ast.Load())
+        every = ast.Call(func=ir.name("range"), args=[length(ir.copy_tree(got))], keywords=[])
+        add = ir.AugAssign(slot, ast.Subscript(value=ir.copy_tree(got), slice=ir.name(k),
+                                               ctx=ast.Load()), line)
+        return ir.ForEach(k, every, [add], line)
+
     def reverse_unread_pop(self, s) -> list:
         """The reverse of ``xs.pop()`` whose value gives the output nothing: the
         element's adjoint (zero) goes back on the end of the adjoint list, which the
@@ -988,6 +1009,9 @@ class _Transform:
             if not self.act.is_active(container):
                 return []
             kind = self.act.kinds[container.id]
+            if isinstance(kind, ops.ListKind) and isinstance(index, ast.Slice) \
+                    and self.is_list(target):
+                return [self.reverse_list_slice(container.id, index, target, line)]
             if isinstance(kind, ops.ListKind):
                 item = ast.Subscript(value=ir.name(self.acc(container.id)), slice=index,
                                      ctx=ast.Load())

@@ -698,3 +698,38 @@ def test_a_list_of_a_float_array_and_an_index_array():
                 s2sad.grad(_gathers_rows, mode="forward")([W, idx], x),
                 s2sad.vjp(_gathers_rows, [W, idx], x)[1](1.0)[0]):
         assert close(got[0], expected) and got[1].shape == idx.shape and not got[1].any()
+
+
+def _slice_of_a_list_of_arrays(params, x):
+    rest = params[1:]
+    return np.sum(rest[0] @ rest[1]) * x + np.sum(params[0] ** 2)
+
+
+def _slice_of_a_list_of_arrays_sep(a, m, v, x):
+    return np.sum(m @ v) * x + np.sum(a ** 2)
+
+
+def _horner_reversed(xs, y):
+    s = 0.0
+    for v in xs[::-1]:
+        s = s * y + v
+    return s
+
+
+def _second_of_the_rest(xs, y):
+    rest = xs[1:]
+    return rest[0] * y
+
+
+def test_a_slice_of_a_list_argument_is_a_list_whose_adjoints_go_back_element_by_element():
+    params = [np.ones((2, 2)), np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([3.0, 5.0])]
+    expected = s2sad.grad(_slice_of_a_list_of_arrays_sep, wrt=(0, 1, 2))(*params, 2.0)
+    for got in (s2sad.grad(_slice_of_a_list_of_arrays)(params, 2.0),
+                s2sad.grad(_slice_of_a_list_of_arrays, mode="forward")(params, 2.0),
+                s2sad.vjp(_slice_of_a_list_of_arrays, params, 2.0)[1](1.0)[0]):
+        assert len(got) == 3 and all(g.shape == p.shape for g, p in zip(got, params))
+        assert close(got, list(expected))
+    # (3y² + 2y + 1 at y = 0.5)
+    assert close(s2sad.grad(_horner_reversed, wrt=(0, 1))([1.0, 2.0, 3.0], 0.5),
+                 ([1.0, 0.5, 0.25], 5.0))
+    assert s2sad.grad(_second_of_the_rest)([1.0, 2.0, 4.0], 3.0) == [0.0, 3.0, 0.0]
