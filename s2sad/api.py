@@ -779,13 +779,25 @@ def typed_like(g, x, narrow=False):
 
             g = np.zeros_like(x, float)
     cast = pipeline.gradient_cast(kind, narrow)
-    if cast == "float":
+    if cast == "float" or kind == ops.SCALAR and not isinstance(g, float) \
+            and _one_number(g):
+        # (forward mode carries a number's tangent through NumPy calls that return 0-d
+        # arrays, ``np.where(c, s_dot, 0.0)``, or NumPy scalars of a narrower dtype;
+        # the compiled gradient's own code avoids both: `gradient_cast` is None there)
         return float(g)
     if cast is not None:
         import numpy as np
 
         return np.asarray(g, getattr(np, cast))
     return g
+
+
+def _one_number(g) -> bool:
+    """Is `g` one real number of any type (a 0-d array, a NumPy scalar, an int)?"""
+    import numpy as np
+
+    return isinstance(g, (int, np.ndarray, np.number)) and np.ndim(g) == 0 \
+        and not np.iscomplexobj(g)
 
 
 def typed_gradients(arguments: dict, names, grads) -> list:

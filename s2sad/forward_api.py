@@ -186,11 +186,25 @@ def jvp(f, primals, tangents):
                                   "arrays, a list of arrays of their shapes).")
         dots[name] = t
     y, y_dot = _jvp_at(f, arguments, dots)
-    if isinstance(y, np.ndarray):  # (a float32 output's tangent is float32, a 0-d one 0-d)
+    return y, _output_tangent(y_dot, y, f)
+
+
+def _output_tangent(d, y, f):
+    """The tangent `d` of the output `y` with `y`'s type, as JAX gives a tangent its
+    primal's dtype and shape: an array's is an array of its shape and dtype (float32
+    stays float32 where a float64 zero or constant met it, a 0-d array's is 0-d), a
+    NumPy scalar's a NumPy scalar of its type, a float's a float (not the 0-d array
+    ``np.where`` gives); a tuple's or list's, element by element."""
+    if isinstance(y, np.ndarray):
         from .api import typed_like
 
-        y_dot = typed_like(_tangent_like(y_dot, y, f), y)
-    return y, y_dot
+        return typed_like(_tangent_like(d, y, f), y)
+    if isinstance(y, (tuple, list)) and isinstance(d, (tuple, list)) and len(d) == len(y):
+        return type(d)(_output_tangent(e, v, f) for e, v in zip(d, y))
+    if isinstance(y, (float, np.floating)) and not isinstance(y, bool) and (
+            d is None or np.ndim(d) == 0 and not np.iscomplexobj(d)) and type(d) is not type(y):
+        return type(y)(0.0 if d is None else d)
+    return d
 
 
 def _fits_tangent(t, x) -> bool:

@@ -294,3 +294,70 @@ def test_the_hessian_of_a_list_of_arrays_is_nested_per_element():
     H = s2sad.hessian(mlp, wrt=(0, 1))(params, x)
     assert [b.shape for b in H[0][1]] == [(2, 3, 3), (2, 3)] and H[1][1].shape == (3, 3)
     assert [b.shape for b in H[1][0]] == [(3, 2, 3), (3, 2)]
+
+
+def where_of_a_number(x, w, s):
+    return np.where(w[1, 2] > 0.0, s + 2.0, 0.5 * w[1, 2])
+
+
+def test_a_float_arguments_derivative_is_a_float_in_every_entry_point():
+    # np.where makes the tangent of the number `s` a 0-d array: forward mode's
+    # gradient, hvp and grad(grad(f)) give the float's derivative as a float all the same
+    args = (np.zeros(3), np.ones((2, 3)), 0.0)
+    for mode in ("reverse", "forward", "tape"):
+        g = s2sad.grad(where_of_a_number, wrt=(0, 1, 2), mode=mode)(*args)
+        assert isinstance(g[2], float) and g[2] == 1.0, mode
+        assert type(g[0]) is np.ndarray and g[1].shape == (2, 3)
+    v, g = s2sad.value_and_grad(where_of_a_number, wrt=2)(*args)
+    assert isinstance(g, float) and g == 1.0
+
+    def square_where(s, w):
+        return np.where(w > 0.0, s * s, w)
+
+    assert isinstance(s2sad.hvp(square_where)(0.5, 1.0, 1.0), float)
+    assert isinstance(s2sad.grad(s2sad.grad(square_where))(0.5, 1.0), float)
+    assert isinstance(s2sad.grad(square_where, mode="forward")(0.5, np.array(1.0)), float)
+    assert s2sad.grad(square_where, mode="forward")(0.5, np.array(1.0)) == 1.0
+
+
+def tanh_or_constant(s):
+    if s > 0.3:
+        s1 = np.tanh(s)
+    else:
+        s1 = -1.25
+    return -(s - s1)
+
+
+def test_jvp_gives_the_output_tangent_the_outputs_type():
+    # a float32 0-d argument through a join with a float constant: the output is a
+    # float32 NumPy scalar, and so is its tangent (the constant's zero tangent is float64)
+    for x in (0.1, 0.5):
+        s = np.array(x, np.float32)
+        y, t = s2sad.jvp(tanh_or_constant, (s,), (np.array(1.0, np.float32),))
+        assert type(y) is np.float32 and type(t) is np.float32
+        g = s2sad.grad(tanh_or_constant)(s)
+        assert type(g) is np.ndarray and g.dtype == np.float32 and g.ndim == 0
+        assert np.isclose(t, g)
+    # a float output whose tangent went through np.where: a float
+    y, t = s2sad.jvp(lambda_free_where, (0.5, 1.0), (1.0, 0.0))
+    assert type(y) is np.ndarray and type(t) is np.ndarray and t.ndim == 0
+    y, t = s2sad.jvp(float_of_where, (0.5,), (1.0,))
+    assert type(y) is float and type(t) is float and t == 2.0
+    # a tuple output: element by element
+    y, t = s2sad.jvp(pair_of_float32, (np.array(0.5, np.float32),),
+                     (np.array(1.0, np.float32),))
+    assert [type(e) for e in t] == [type(e) for e in y] == [np.float32, np.ndarray]
+    assert t[1].dtype == np.float32
+
+
+def lambda_free_where(s, w):
+    return np.where(w > 0.0, s * s, w)
+
+
+def float_of_where(s):
+    return 2.0 * s if s > 0.0 else 0.0
+
+
+def pair_of_float32(s):
+    return s * 2.0, np.asarray(s) * np.ones(2, np.float32)
+
