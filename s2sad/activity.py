@@ -175,6 +175,12 @@ class _Analysis:
         keep, other = (ra, rb) if ra in r.created or rb not in r.created and "%" not in ra \
             else (rb, ra)
         r.roots[other] = keep
+        if not (self.is_list(a) or self.is_list(b) or keep in r.written
+                or other in r.written):
+            # (an array nothing writes into is varied and useful by name, see `key`:
+            # ``s1 = s`` in one branch of a join whose other branch gives `s1` a
+            # varied value does not make the argument `s` vary)
+            return
         for group in (r.varied, r.useful):
             if other in group:
                 group.add(keep)

@@ -361,3 +361,35 @@ def float_of_where(s):
 def pair_of_float32(s):
     return s * 2.0, np.asarray(s) * np.ones(2, np.float32)
 
+
+def max_or_argument(w, s):
+    if np.max(w) > 0.3:
+        s1 = np.sin(np.mean(w))
+    else:
+        s1 = s
+    return s1 * 2.0
+
+
+def sin_or_argument(w, s):
+    if np.max(w) > 0.3:
+        s1 = np.sin(w[0])
+    else:
+        s1 = s
+    return np.sum(s1 * s1)
+
+
+def test_a_branch_that_copies_an_array_argument_does_not_make_it_vary():
+    # `s1 = s` in one branch, a value varying with `w` in the other: `s` itself does
+    # not vary with `w` (forward mode read a tangent of `s` it never had: NameError)
+    cases = [(max_or_argument, np.array(0.47)), (sin_or_argument, np.array([0.4, 0.2, 0.1]))]
+    for f, s in cases:
+        for w in (np.zeros((2, 3)), np.full((2, 3), 0.5)):
+            r = s2sad.grad(f, wrt=(0, 1))(w, s)
+            g = s2sad.grad(f, wrt=(0, 1), mode="forward")(w, s)
+            assert all(np.allclose(a, b) for a, b in zip(r, g))
+            assert type(g[1]) is np.ndarray and g[1].shape == s.shape
+            _, t = s2sad.jvp(f, (w, s), (np.ones_like(w), None))
+            assert np.isclose(t, np.sum(r[0]))
+            J = s2sad.jacobian(f, wrt=(0, 1), mode="forward")(w, s)
+            assert all(np.allclose(a, b) for a, b in zip(J, r))
+            assert "s_dot" not in s2sad.source(f, mode="forward", wrt=0, example=(w, s))
