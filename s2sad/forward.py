@@ -201,6 +201,11 @@ class _Transform:
                                                        ctx=ast.Load()),
                                     args=[self.tangent_of(v)], keywords=[])
                     return [s, ir.Expr(call, s.line)]
+            if op.kind == "pop" and isinstance(op.inputs[0], ast.Name) \
+                    and op.inputs[0].id in self.act.active:
+                # ``xs.pop()`` for its effect: the tangent list loses its last element
+                # too, or ``xs[-1]`` would read another element's tangent
+                return [s, ir.Expr(self.pop(op.inputs[0]), s.line)]
             return [s]
         if isinstance(s, ir.If):
             return [ir.If(s.test, self.block(s.body), self.block(s.orelse), s.line)]

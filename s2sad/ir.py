@@ -88,10 +88,13 @@ class Dup:
 
 @dataclass(eq=False)
 class Expr:
-    """An expression evaluated for its effect (a call such as ``print(x)``)."""
+    """An expression evaluated for its effect (a call such as ``print(x)``).
+    `restore` marks the reverse sweep's ``xs.pop()`` and ``xs.append(xs%old)`` that
+    undo a forward ``xs.append(v)`` and ``xs.pop()`` (see `SetItem.restore`)."""
 
     value: ast.expr
     line: int = 0
+    restore: bool = False
 
 
 @dataclass(eq=False)

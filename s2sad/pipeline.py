@@ -578,9 +578,9 @@ class _Builder:
         if root:  # (vjp's adjoints have their arguments' types, as grad's gradients)
             grads = self.typed(grads, active, act)
         if root and isinstance(output, ast.Name) and output.id in rev.mutable and any(
-                isinstance(s, ir.SetItem) and s.restore for s in ir.walk(backward)):
-            # the pullback puts back what writes overwrote: return a copy, so the
-            # caller's output does not change when it runs
+                isinstance(s, (ir.SetItem, ir.Expr)) and s.restore for s in ir.walk(backward)):
+            # the pullback puts back what writes overwrote (and undoes appends and
+            # pops): return a copy, so the caller's output does not change when it runs
             output = ast.Call(func=ast.Attribute(value=output, attr="copy", ctx=ast.Load()),
                               args=[], keywords=[])
         params = [p.name for p in fr.anf.params]

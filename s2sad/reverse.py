@@ -91,12 +91,17 @@ class Step:
 
 def mutable_names(act: Activity) -> dict:
     """Every name of a list or array the function writes into, and of a view of one,
-    mapped to the name of the object written (see `simplify`)."""
-    if not act.written:
+    mapped to the name of the object written (see `simplify`). A list that grows or
+    shrinks (`append`, `pop`) counts as written: ``xs[-1]`` names another element
+    once it has, so a read of it is not recomputed (or shared, or moved) past that."""
+    changed = set(act.written) | {
+        act.root(op.inputs[0].id) for op in act.ops.values()
+        if op.kind in ("append", "pop") and op.inputs and isinstance(op.inputs[0], ast.Name)}
+    if not changed:
         return {}
 
     def written_root(n):
-        return next((r for r in [act.root(n)] + act.viewed_roots(n) if r in act.written), None)
+        return next((r for r in [act.root(n)] + act.viewed_roots(n) if r in changed), None)
 
     out = {}
     for n in act.kinds:
@@ -232,8 +237,20 @@ class _Transform:
                 continue
             if isinstance(s, ir.SetItem):
                 out.append(self.save_overwritten(s))
+            if isinstance(s, ir.Expr) and self.popped_list(s) is not None:
+                # ``xs%old = xs.pop()``: the reverse sweep puts the element back
+                out.append(ir.Assign((ir.derived(self.popped_list(s), "old"),), s.value,
+                                     s.line))
+                continue
             out.append(s)
         return out
+
+    def popped_list(self, s):
+        """The name of the list ``xs`` of ``xs.pop()``, `s`'s value, or None."""
+        op = self.act.ops.get(id(s))
+        if op is None or op.kind != "pop" or not isinstance(op.inputs[0], ast.Name):
+            return None
+        return op.inputs[0].id
 
     def save_overwritten(self, s: ir.SetItem) -> ir.Assign:
         """``x%old = x[i]`` (a copy for a slice) before the write ``x[i] = v``: the
@@ -532,13 +549,18 @@ class _Transform:
                 raise self.unsupported(s, op)
             if op.kind == "append":
                 xs, v = op.inputs
+                # the list as it was before the append, for what the reverse sweep
+                # reads of it afterwards (`simplify` drops this when nothing does)
+                restore = ir.Expr(ast.Call(func=ast.Attribute(value=ir.name(xs.id), attr="pop",
+                                                              ctx=ast.Load()),
+                                           args=[], keywords=[]), s.line, restore=True)
                 if xs.id not in self.act.active:
-                    return []
+                    return [restore]
                 pop = ast.Call(func=ast.Attribute(value=ir.name(self.acc(xs.id)), attr="pop",
                                                   ctx=ast.Load()), args=[], keywords=[])
                 if self.act.is_active(v):
-                    return [self.set_adj(v.id, pop, s.line)]
-                return [ir.Expr(pop, s.line)]  # keep the adjoint list aligned
+                    return [self.set_adj(v.id, pop, s.line), restore]
+                return [ir.Expr(pop, s.line), restore]  # keep the adjoint list aligned
             return self.reverse_unread_pop(s)
         return []
 
@@ -569,13 +591,21 @@ class _Transform:
         reverse sweep found one element shorter, so the adjoints after it stay with
         their elements."""
         op = self.act.op(s)
-        if op.kind != "pop" or not isinstance(op.inputs[0], ast.Name) \
-                or op.inputs[0].id not in self.act.active:
+        if op.kind != "pop" or not isinstance(op.inputs[0], ast.Name):
             return []
-        grow = ast.Call(func=ast.Attribute(value=ir.name(self.acc(op.inputs[0].id)),
+        xs = op.inputs[0].id
+        # the element goes back on the list too, for what the reverse sweep reads of
+        # it afterwards (`simplify` drops this, and the forward save, when nothing does)
+        old = ir.name(s.targets[0] if isinstance(s, ir.Assign) else ir.derived(xs, "old"))
+        restore = ir.Expr(ast.Call(func=ast.Attribute(value=ir.name(xs), attr="append",
+                                                      ctx=ast.Load()),
+                                   args=[old], keywords=[]), s.line, restore=True)
+        if xs not in self.act.active:
+            return [restore]
+        grow = ast.Call(func=ast.Attribute(value=ir.name(self.acc(xs)),
                                            attr="append", ctx=ast.Load()),
                         args=[ir.const(0.0)], keywords=[])
-        return [ir.Expr(grow, s.line)]
+        return [ir.Expr(grow, s.line), restore]
 
     def reverse_setitem(self, s: ir.SetItem) -> list:
         """The reverse of ``x[i] = v``: `v`'s adjoint is what the slot's adjoint holds,

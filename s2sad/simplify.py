@@ -1020,8 +1020,16 @@ def _merge_element_updates(body):
 def _drop_needless_restores(forward, reverse):
     """A restore ``x[i] = x%old`` in the reverse sweep matters only when something the
     reverse sweep runs after it reads `x` (or a view of it); drop the others, with
-    the forward sweep's ``x%old = x[i]``."""
+    the forward sweep's ``x%old = x[i]``. So with a list's restores (`ir.Expr`'s):
+    ``xs.pop()`` undoing an append, and ``xs.append(xs%old)`` undoing a pop, whose
+    forward ``xs%old = xs.pop()`` is ``xs.pop()`` again without it."""
     kept = set()
+
+    def restore(s) -> bool:
+        return isinstance(s, (ir.SetItem, ir.Expr)) and s.restore
+
+    def container(s) -> str:
+        return s.container if isinstance(s, ir.SetItem) else s.value.func.value.id
 
     def reads(s) -> set:
         """The objects `s` reads the values of (``np.zeros_like(x)`` reads only a shape)."""
@@ -1035,8 +1043,8 @@ def _drop_needless_restores(forward, reverse):
 
     def block(body, live) -> set:
         for s in reversed(body):
-            if isinstance(s, ir.SetItem) and s.restore:
-                if _MUTABLE.get(s.container) in live:
+            if restore(s):
+                if _MUTABLE.get(container(s)) in live:
                     kept.add(id(s))
                 continue
             if isinstance(s, ir.Pop):  # from here back, the name holds another object
@@ -1054,19 +1062,39 @@ def _drop_needless_restores(forward, reverse):
         return live
 
     block(reverse, set())
-    dropped = [s for s in ir.walk(reverse)
-               if isinstance(s, ir.SetItem) and s.restore and id(s) not in kept]
+    dropped = [s for s in ir.walk(reverse) if restore(s) and id(s) not in kept]
     if not dropped:
         return forward, reverse
-    olds = {s.value.id for s in dropped}
-    kept_olds = {s.value.id for s in ir.walk(reverse)
-                 if isinstance(s, ir.SetItem) and s.restore and id(s) in kept}
-    olds -= kept_olds
+
+    def old(s):
+        """The saved value `s` puts back (a SetItem's ``x%old``, a pop's ``xs%old``)."""
+        if isinstance(s, ir.SetItem):
+            return s.value.id
+        args = s.value.args
+        return args[0].id if args and isinstance(args[0], ast.Name) \
+            and args[0].id.endswith("%old") else None
+
+    olds = {old(s) for s in dropped} - {None}
+    olds -= {old(s) for s in ir.walk(reverse) if restore(s) and id(s) in kept}
     gone = {id(s) for s in dropped}
     reverse = _without(reverse, lambda s: id(s) in gone or (
         isinstance(s, ir.Assign) and any(t in olds for t in s.targets)))
-    forward = _without(forward, lambda s: isinstance(s, ir.Assign)
-                       and any(t in olds for t in s.targets))
+
+    def unsaved(body):
+        """`body` without the saves in `olds`; ``xs%old = xs.pop()`` pops unsaved."""
+        out = []
+        for s in body:
+            if isinstance(s, ir.Assign) and any(t in olds for t in s.targets):
+                if isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute) \
+                        and s.value.func.attr == "pop":
+                    out.append(ir.Expr(s.value, s.line))
+                continue
+            for b in ir.blocks(s):
+                b[:] = unsaved(b)
+            out.append(s)
+        return out
+
+    forward = unsaved(forward)
     return forward, reverse
 
 

@@ -292,3 +292,73 @@ def test_hessian_of_code_reading_an_element_of_a_carried_array(f, args):
         e[j] = h
         column = (g(x + e, *args[1:]) - g(x - e, *args[1:])) / (2 * h)
         assert np.allclose(H[:, j], column, rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------- lists that grow or shrink after a read
+
+
+def read_last_then_append(x, y):
+    ys = [y, x]
+    acc = ys[-1]
+    ys.append(y)
+    return acc * acc
+
+
+def read_last_then_append_mixed(x, y):
+    ys = [y, x]
+    acc = 0.5 * y + 0.5 * ys[-1]
+    ys.append(y)
+    return acc * acc
+
+
+def pop_then_read_last(x, y):
+    ys = [y, x, y]
+    ys.pop()
+    acc = ys[-1]
+    return acc * acc * x
+
+
+def pop_and_append_in_loop(x, y):
+    ys = [x, y, x * y]
+    for i in range(2):
+        ys.pop()
+        ys.append(ys[-1] * x)
+    return ys[-1] * ys[0]
+
+
+def read_last_in_loop_that_appends(x, y):
+    ys = [y, x]
+    s = 0.0
+    for i in range(3):
+        s = s + ys[-1] * ys[-2]
+        ys.append(ys[-1] * x)
+    return s
+
+
+def whole_list_read_then_pop_and_append(x, y):
+    ys = [x, y]
+    t = np.sum(np.square(ys))
+    ys.pop()
+    ys.append(x * 3.0)
+    return t * ys[-1]
+
+
+@pytest.mark.parametrize("f", [read_last_then_append, read_last_then_append_mixed,
+                               pop_then_read_last, pop_and_append_in_loop,
+                               read_last_in_loop_that_appends,
+                               whole_list_read_then_pop_and_append])
+def test_hessian_of_a_list_read_before_it_grows_or_shrinks(f):
+    """The gradient pops its adjoint list where the function appended (and puts back
+    what it popped); forward mode over it popped only the value list, not its tangent
+    list, so ``ys_bar[-1]`` of the tangents read the element after: Hessians of
+    zero, or of the wrong entries, for a value read by a negative index before an
+    append."""
+    g = s2sad.grad(f, wrt=(0, 1))
+    for x, y in [(-0.1, 0.0), (0.4, -0.7)]:
+        H = np.array(s2sad.hessian(f, wrt=(0, 1))(x, y))
+        h = 1e-5
+        want = [(f(x + h, y) - f(x - h, y)) / (2 * h), (f(x, y + h) - f(x, y - h)) / (2 * h)]
+        assert np.allclose(g(x, y), want, rtol=1e-5, atol=1e-6), (f.__name__, g(x, y), want)
+        for j, (dx, dy) in enumerate([(h, 0.0), (0.0, h)]):
+            column = (np.array(g(x + dx, y + dy)) - np.array(g(x - dx, y - dy))) / (2 * h)
+            assert np.allclose(H[:, j], column, rtol=1e-5, atol=1e-6), (f.__name__, H, column)

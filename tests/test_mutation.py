@@ -900,3 +900,104 @@ def test_writes_through_an_element_expression_say_what_to_write(f):
             run()
         assert info.value.lineno == marker_line(f)
         assert "put it back" in info.value.hint
+
+
+# ------------------------------------- lists that grow or shrink after a read
+
+
+def last_read_in_loop_then_appended(x, y):
+    ys = [y, x]
+    s = 0.0
+    for i in range(3):
+        s = s + ys[-1] * ys[-2]
+        ys.append(ys[-1] * x)
+    return s
+
+
+def last_named_then_two_appends(x, y):
+    ys = [x]
+    for i in range(3):
+        a = ys[-1]
+        ys.append(y)
+        ys.append(a * y)
+    return ys[-1] * ys[-3]
+
+
+def grows_in_a_while_loop(x, y):
+    ys = [x, y]
+    acc = 0.0
+    while len(ys) < 6:
+        acc = acc + ys[-1] * ys[-2]
+        ys.append(ys[-1] * 0.5 + ys[-2] * x)
+    return acc
+
+
+def popped_then_read_last(x, y):
+    ys = [y, x, y]
+    ys.pop()
+    acc = ys[-1]
+    return acc * acc * x
+
+
+def popped_and_appended_in_loop(x, y):
+    ys = [x, y, x * y]
+    for i in range(2):
+        ys.pop()
+        ys.append(ys[-1] * x)
+    return ys[-1] * ys[0]
+
+
+def whole_list_read_then_changed(x, y):
+    ys = [x, y]
+    t = np.sum(np.square(ys))
+    ys.pop()
+    ys.append(x * 3.0)
+    return t * ys[-1]
+
+
+def whole_list_read_in_loop_then_changed(x, y):
+    ys = [x, y]
+    acc = 0.0
+    for i in range(3):
+        acc = acc + np.sum(np.square(ys)) * 0.5
+        ys.pop()
+        ys.append(acc * x)
+    return acc
+
+
+def norm_of_list_then_changed(x, y):
+    ys = [x, y]
+    t = np.linalg.norm(ys)
+    ys.pop()
+    ys.append(x * 3.0)
+    return t * ys[-1]
+
+
+def stacked_then_appended(x, y):
+    ys = [x, y]
+    t = np.stack(ys)
+    ys.append(x * y)
+    return np.sum(t * t) * ys[-1]
+
+
+@pytest.mark.parametrize("f", [last_read_in_loop_then_appended, last_named_then_two_appends,
+                               grows_in_a_while_loop, popped_then_read_last,
+                               popped_and_appended_in_loop, whole_list_read_then_changed,
+                               whole_list_read_in_loop_then_changed,
+                               norm_of_list_then_changed, stacked_then_appended])
+def test_a_list_read_before_it_grows_or_shrinks(f):
+    """The reverse sweep used to recompute ``ys[-1]`` of a loop from the list as the
+    forward sweep left it (longer), and a rule reading the whole list (np.square,
+    np.stack) read it with the elements appended and popped after the read: wrong
+    gradients, or NumPy errors. Forward mode did not pop the tangent list for an
+    ``ys.pop()`` whose value is unused."""
+    args = (-0.3, 0.7)
+    want = [numeric(f, args, i) for i in range(2)]
+    got = s2sad.grad(f, wrt=(0, 1))(*args)
+    assert np.allclose(got, want, rtol=1e-5, atol=1e-6), (got, want)
+    out, pullback = s2sad.vjp(f, *args)
+    for _ in range(2):  # (the second call runs the forward sweep again)
+        assert np.allclose(pullback(1.0), want, rtol=1e-5, atol=1e-6)
+    for k in range(2):
+        _, tangent = s2sad.jvp(f, args, tuple(float(i == k) for i in range(2)))
+        assert np.isclose(tangent, want[k], rtol=1e-5, atol=1e-6), (k, tangent, want[k])
