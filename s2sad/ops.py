@@ -306,6 +306,7 @@ _PATTERN_WORDS = {
     "nd": ("an array of 3 or more axes", "arrays of 3 or more axes"),
     "array": ("an array", "arrays"), "any": ("any value", "any values"),
     "list": ("a list", "lists"), "scalar": ("a number", "numbers"),
+    "int": ("an integer", "integers"),
 }
 _COUNTS = {2: "two", 3: "three", 4: "four"}
 

@@ -10,9 +10,12 @@ import ast
 import math
 import operator
 import random
+import warnings
 
 import numpy as np
 import pytest
+
+import s2sad
 
 from s2sad import ops, rules
 from s2sad import runtime
@@ -239,7 +242,8 @@ def as_list(x):
 
 def examples(key, rule):
     r = random.Random(hash((rules.key_name(key), rule.arity, str(rule.when))) % 1000)
-    if rule.when is not None or (not isinstance(key, str) and getattr(key, "__module__", "") and
+    numbers = isinstance(rule.when, tuple) and set(rule.when) <= {"scalar", "int"}
+    if rule.when is not None and not numbers or (not isinstance(key, str) and getattr(key, "__module__", "") and
                                  "numpy" in str(getattr(key, "__module__", ""))) \
             or isinstance(key, np.ufunc):
         # a variant's examples are the ones whose kinds it matches; the fallback's
@@ -260,6 +264,11 @@ def examples(key, rule):
             out.append((SCALAR_DOMAINS[key](r), {}))
         else:
             out.append(([r.uniform(0.2, 0.9) for _ in range(rule.arity)], {}))
+    if key in ("pow", pow, math.pow):  # (whole exponents away from 0 too)
+        out += [([r.uniform(0.2, 0.9), k], {}) for k in (-2, 1, 3)]
+    if numbers:  # (a variant for numbers of some kinds: the examples of those kinds)
+        out = [(xs, options) for xs, options in out
+               if rule.matches([ops.kind_of(x) for x in xs])]
     return out
 
 
@@ -658,3 +667,87 @@ def test_rules_refuse_literal_options_they_do_not_differentiate():
     assert "ord=inf" in reason and "'fro'" in reason
     assert rules.literal(ast.parse("-1", mode="eval").body) == -1
     assert rules.literal(ast.parse("order", mode="eval").body) is rules.NOT_LITERAL
+
+
+def literal_zero_power_after_a_product(x, y):
+    y *= x
+    return y - y ** 0
+
+
+def literal_zero_power_of_an_element(x, y):
+    ys = [y, x]
+    return ys[0] ** 0 + x
+
+
+def power_by_int(x, k):
+    return x ** k + pow(x, k) + math.pow(x, k)
+
+
+def power_by_float(x, y):
+    return x ** y + pow(x, y) + math.pow(x, y)
+
+
+def test_a_power_whose_exponent_makes_the_term_vanish_never_computes_a_huge_base():
+    """x ** k at a tiny nonzero x: where the exponent makes the derivative term 0,
+    ``0 * x ** -1`` (first order) and ``0 * x ** -2`` (second) overflowed (Python
+    floats raise OverflowError, NumPy gives 0 * inf = NaN)."""
+    H = s2sad.hessian(literal_zero_power_after_a_product, wrt=(0, 1))(1e-170, 1.0)
+    assert H == ((0.0, 1.0), (1.0, 0.0))
+    assert s2sad.grad(literal_zero_power_of_an_element, wrt=(0, 1))(1.0, 5e-324) == (1.0, 0.0)
+    for x in (1e-170, 5e-324, 0.0, 0.5):
+        for k in (0, 1, 2):
+            want = 3.0 * k * x ** (k - 1) if k else 0.0
+            assert s2sad.grad(power_by_int)(x, k) == want, (x, k)
+            assert s2sad.grad(power_by_int, mode="forward")(x, k) == want, (x, k)
+            assert s2sad.hessian(power_by_int)(x, k) == (6.0 if k == 2 else 0.0), (x, k)
+    # a float exponent at 0: the term is 0, its derivative in y is 1 / x (the mixed
+    # second derivative of x ** y), in x 0
+    for x in (1e-170, 2.0):
+        g = s2sad.grad(power_by_float, wrt=(0, 1))(x, 0.0)
+        assert g[0] == 0.0 and np.isclose(g[1], 3.0 * math.log(x))
+        (hxx, hxy), (hyx, hyy) = s2sad.hessian(power_by_float, wrt=(0, 1))(x, 0.0)
+        assert hxx == 0.0 and np.isclose(hxy, 3.0 / x) and np.isclose(hyx, 3.0 / x)
+        assert np.isclose(hyy, 3.0 * math.log(x) ** 2)
+    assert s2sad.grad(power_by_float)(5e-324, 0.0) == 0.0
+    (hxx, hxy), _ = s2sad.hessian(power_by_float, wrt=(0, 1))(1e-170, 1.0)
+    assert hxx == 0.0 and np.isclose(hxy, 3.0 * (1.0 + math.log(1e-170)))
+    assert rules.lookup("pow", 2, kinds=["scalar", "int"]).when == ("scalar", "int")
+    assert rules.lookup("pow", 2, kinds=["scalar", "scalar"]).when is None
+
+
+def array_power_by_int(x, k):
+    return np.sum(x ** k) + np.sum(np.power(x, k))
+
+
+def array_power_by_float(x, y):
+    return np.sum(x ** y) + np.sum(np.power(x, y))
+
+
+def test_an_array_power_whose_exponent_makes_the_term_vanish_is_not_nan():
+    """The same for arrays: no NaN from 0 * inf, and no overflow warning."""
+    x = np.array([1e-170, 5e-324, 0.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for k in (0, 1, 2):
+            want = 2.0 * k * x ** (k - 1) if k else np.zeros(4)
+            np.testing.assert_array_equal(s2sad.grad(array_power_by_int)(x, k), want)
+            np.testing.assert_array_equal(s2sad.hessian(array_power_by_int)(x, k),
+                                          np.diag(np.full(4, 4.0 if k == 2 else 0.0)))
+        x = np.array([1e-170, 2.0, 0.0])
+        for y in (0.0, np.zeros(3), np.array([0.0, 1.0, 0.0])):
+            g = s2sad.grad(array_power_by_float, wrt=(0, 1))(x, y)
+            yv = np.broadcast_to(y, 3)
+            np.testing.assert_array_equal(g[0], [0.0 if b == 0 else 2.0 * b * float(a) ** (b - 1)
+                                                 for a, b in zip(x, yv)])
+            (hxx, hxy), _ = s2sad.hessian(array_power_by_float, wrt=(0, 1))(x, y)
+            assert np.all(hxx == 0.0)
+            # d2/dxdy of 2 x ** y: 2 x ** (y - 1) (1 + y log x); 2 at x == y == 0
+            want = [2.0 / (a or 1.0) if b == 0 else
+                    2.0 * float(a) ** (b - 1) * (1.0 + b * math.log(a or 1.0))
+                    for a, b in zip(x, yv)]
+            np.testing.assert_allclose(hxy, np.diag(want) if np.ndim(y) else want, rtol=1e-12)
+    # (the engines look rules up with values for kinds: the integer pattern takes none)
+    x, y = np.array([0.5, 2.0]), np.array([1.5, 0.0])
+    for a, b in zip(s2sad.grad(array_power_by_float, wrt=(0, 1), mode="tape")(x, y),
+                    s2sad.grad(array_power_by_float, wrt=(0, 1))(x, y)):
+        np.testing.assert_allclose(a, b)

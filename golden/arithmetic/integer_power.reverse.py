@@ -8,7 +8,7 @@ def integer_power_grad(x, n):
     # line 43: return x**n + n * x
     t2_bar = 1.0
     x_b_bar = t2_bar * n
-    x_a_bar = t2_bar * n * (x if n or x else 1.0) ** (n - 1)
+    x_a_bar = t2_bar * n * (x if n else 1.0) ** (n - 1)
     # adjoint of x: the sum over its uses
     x_bar = x_a_bar + x_b_bar
     return x_bar

@@ -15,7 +15,7 @@ def operators_grad(x, y):
     a_bar = b
     b_bar = a
     # line 11: e = x**y
-    x_e_bar = y * (x if y or x else 1.0) ** (y - 1)
+    x_e_bar = y * x ** (y - 1) if y else y / (x if x else 1.0)
     y_e_bar = e * math.log(x) if x > 0 else 0.0 if x == 0 else math.nan
     # line 10: d = x / y
     x_d_bar = -1.0 / y

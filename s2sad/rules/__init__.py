@@ -34,7 +34,8 @@ A primitive may have several rules for different kinds of inputs (`Rule.when`):
 ``"list"`` when some input is a Python list or tuple (``np.square(xs)``: arithmetic
 on it needs ``np.asarray`` first, which numbers and arrays should not pay for),
 or one pattern per input (``("2d", "1d")`` for a matrix times a vector; ``"nd"`` for
-an array of another or unknown rank, such as a stack of matrices). The most
+an array of another or unknown rank, such as a stack of matrices; ``"int"`` for an
+integer, ``x ** k``, whose ``k`` is never differentiated). The most
 specific rule that matches wins (a pattern, then "list", then "array"); a rule
 without `when` is the fallback. Kinds with no matching rule have no derivative: a
 `NoRuleError` when the call is active.
@@ -132,8 +133,10 @@ class Rule:
             return any(kind_class(k) in ("1d", "2d", "array") for k in kinds)
         if self.when == "list":
             return any(kind_class(k) == "list" or isinstance(k, tuple) for k in kinds)
+        # (the engines pass values for kinds: a number or an array is no kind name)
         return len(kinds) >= len(self.when) and all(
-            _pattern_ok(p, kind_class(k)) if p != "scalar" else k in ("scalar", "int")
+            _pattern_ok(p, kind_class(k)) if p not in ("scalar", "int")
+            else isinstance(k, str) and (k == "int" or p == "scalar" and k == "scalar")
             for p, k in zip(self.when, kinds))
 
     def bind(self, args, keywords):
@@ -325,8 +328,9 @@ def kind_class(kind) -> str:
 def _pattern_ok(pattern, cls) -> bool:
     """Does a kind of class `cls` fit `pattern`: a class, "any", "array" (any array) or
     "nd" (an array of another or unknown rank: a stack of matrices)? (The pattern
-    "scalar" takes a number only, a float or an int: `Rule.matches` decides it on the
-    kind, since a value of unknown kind or a tuple is of class "scalar" too.)"""
+    "scalar" takes a number only, a float or an int, and "int" an int only:
+    `Rule.matches` decides them on the kind, since a value of unknown kind or a tuple
+    is of class "scalar" too.)"""
     return pattern == "any" or pattern == cls or (pattern == "array" and cls in ("1d", "2d")) \
         or (pattern == "nd" and cls == "array")
 

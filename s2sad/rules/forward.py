@@ -60,11 +60,21 @@ def mod(x, y, out, x_dot, y_dot):
     return x_dot, -(x // y) * y_dot
 
 
+@rule("pow", when=("scalar", "int"))
+def pow_by_int(x, k, out, x_dot, k_dot):
+    # (an integer exponent is never differentiated: where k == 0 the term is 0, and
+    # the base 1.0 keeps it so without x ** -1, which overflows for a tiny x; at
+    # second order k - 1 is an integer too. A literal k folds: x ** 2 gives 2 * x)
+    return k * (x if k else 1.0) ** (k - 1) * x_dot, None
+
+
 @rule("pow")
 def pow_(x, y, out, x_dot, y_dot):
-    # (x ** 0 is constant: 0 * 0.0 ** -1 would raise, so the base is 1.0 where
-    # y == x == 0; a literal y folds to x ** (y - 1))
-    return (y * (x if y or x else 1.0) ** (y - 1) * x_dot,
+    # (where y == 0 the term is y / x, never 0 * x ** -1: that raises at x == 0 and
+    # overflows for a tiny x, at first order or, as y * (y - 1) * x ** (y - 2), at
+    # second; y / x is 0 and keeps the term's derivative in y, x ** -1 (the base is
+    # 1.0 where x == 0 too). A literal y folds to one branch: x ** 2 gives 2 * x)
+    return (y * x ** (y - 1) * x_dot if y else y / (x if x else 1.0) * x_dot,
             out * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 else math.nan * y_dot)
 
 
@@ -101,21 +111,32 @@ def max_(x, y, out, x_dot, y_dot):
     return 0.0 if y > x else x_dot, y_dot if y > x else 0.0
 
 
+@rule(pow, when=("scalar", "int"))
+def builtin_pow_by_int(x, k, out, x_dot, k_dot):
+    return k * (x if k else 1.0) ** (k - 1) * x_dot, None
+
+
 @rule(pow)
 def builtin_pow(x, y, out, x_dot, y_dot):
-    return (y * (x if y or x else 1.0) ** (y - 1) * x_dot,
+    return (y * x ** (y - 1) * x_dot if y else y / (x if x else 1.0) * x_dot,
             out * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 else math.nan * y_dot)
+
+
+@rule(pow, when=("array", "int"))
+def builtin_pow_of_array_by_int(x, k, out, x_dot, k_dot):
+    return k * (x if k else np.ones_like(x)) ** (k - 1) * x_dot, None
 
 
 @rule(pow, when=("array", "scalar"))
 def builtin_pow_of_array_by_number(x, y, out, x_dot, y_dot):
-    return (y * (x if y else np.where(x == 0, 1, x)) ** (y - 1) * x_dot,
+    return (y * x ** (y - 1) * x_dot if y else y / np.where(x == 0, 1, x) * x_dot,
             out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
 
 
 @rule(pow, when="array")
 def builtin_pow_of_array(x, y, out, x_dot, y_dot):
-    return (y * np.where((x == 0) & (y == 0), 1, x) ** (y - 1) * x_dot,
+    return (np.where(y == 0, y / np.where((x == 0) | (y != 0), 1, x), y * np.where(y == 0, 1, x) ** (y - 1))
+            * x_dot,
             out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
 
 
@@ -152,9 +173,14 @@ def sqrt(x, out, x_dot):
     return x_dot / (2.0 * out)
 
 
+@rule(math.pow, when=("scalar", "int"))
+def math_pow_by_int(x, k, out, x_dot, k_dot):
+    return k * (x if k else 1.0) ** (k - 1) * x_dot, None
+
+
 @rule(math.pow)
 def math_pow(x, y, out, x_dot, y_dot):
-    return (y * (x if y or x else 1.0) ** (y - 1) * x_dot,
+    return (y * x ** (y - 1) * x_dot if y else y / (x if x else 1.0) * x_dot,
             out * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 else math.nan * y_dot)
 
 
@@ -368,18 +394,26 @@ def np_mod(x, y, out, x_dot, y_dot):
     return x_dot, -(x // y) * y_dot
 
 
+@rule("pow", when=("array", "int"))
+def np_pow_by_int(x, k, out, x_dot, k_dot):
+    # (an integer exponent: ones where k == 0, see the rule for numbers)
+    return k * (x if k else np.ones_like(x)) ** (k - 1) * x_dot, None
+
+
 @rule("pow", when=("array", "scalar"))
 def np_pow_by_number(x, y, out, x_dot, y_dot):
-    # (x ** 0 is constant: 0 * 0.0 ** -1 would be NaN, so the base is 1 where
-    # y == x == 0, which keeps the derivative in y of this term, x ** -1 elsewhere)
-    return (y * (x if y else np.where(x == 0, 1, x)) ** (y - 1) * x_dot,
+    # (as for numbers: y / x where y == 0, with 1 for the zeros of x; 0 * x ** -1
+    # would be NaN at x == 0 and for a tiny x)
+    return (y * x ** (y - 1) * x_dot if y else y / np.where(x == 0, 1, x) * x_dot,
             out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
 
 
 @rule("pow", when="array")
 def np_pow(x, y, out, x_dot, y_dot):
-    # (an array of exponents: the same, element by element)
-    return (y * np.where((x == 0) & (y == 0), 1, x) ** (y - 1) * x_dot,
+    # (an array of exponents: the same, element by element; the base of the other
+    # branch is 1 where y == 0, so its x ** -1 never overflows there)
+    return (np.where(y == 0, y / np.where((x == 0) | (y != 0), 1, x), y * np.where(y == 0, 1, x) ** (y - 1))
+            * x_dot,
             out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
 
 
@@ -573,15 +607,21 @@ def np_sign(x, out, x_dot):
     return None
 
 
+@rule(np.power, when=("array", "int"))
+def np_power_by_int(x, k, out, x_dot, k_dot):
+    return k * (x if k else np.ones_like(x)) ** (k - 1) * x_dot, None
+
+
 @rule(np.power, when=("array", "scalar"))
 def np_power_by_number(x, y, out, x_dot, y_dot):
-    return (y * (x if y else np.where(x == 0, 1, x)) ** (y - 1) * x_dot,
+    return (y * x ** (y - 1) * x_dot if y else y / np.where(x == 0, 1, x) * x_dot,
             out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
 
 
 @rule(np.power)
 def np_power(x, y, out, x_dot, y_dot):
-    return (y * np.where((x == 0) & (y == 0), 1, x) ** (y - 1) * x_dot,
+    return (np.where(y == 0, y / np.where((x == 0) | (y != 0), 1, x), y * np.where(y == 0, 1, x) ** (y - 1))
+            * x_dot,
             out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
 
 
@@ -589,7 +629,8 @@ def np_power(x, y, out, x_dot, y_dot):
 def np_power_of_list(x, y, out, x_dot, y_dot):
     xa = np.asarray(x)
     ya = np.asarray(y)
-    return (ya * np.where((xa == 0) & (ya == 0), 1, xa) ** (ya - 1) * x_dot,
+    return (np.where(ya == 0, ya / np.where((xa == 0) | (ya != 0), 1, xa),
+                     ya * np.where(ya == 0, 1, xa) ** (ya - 1)) * x_dot,
             out * np.log(np.where(xa == 0, 1.0, xa)) * y_dot)
 
 

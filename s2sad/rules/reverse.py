@@ -66,11 +66,21 @@ def mod(x, y, out, out_bar):
     return out_bar, -out_bar * (x // y)
 
 
+@rule("pow", when=("scalar", "int"))
+def pow_by_int(x, k, out, out_bar):
+    # (an integer exponent is never differentiated: where k == 0 the term is 0, and
+    # the base 1.0 keeps it so without x ** -1, which overflows for a tiny x; at
+    # second order k - 1 is an integer too. A literal k folds: x ** 2 gives 2 * x)
+    return out_bar * k * (x if k else 1.0) ** (k - 1), None
+
+
 @rule("pow")
 def pow_(x, y, out, out_bar):
-    # (x ** 0 is constant: 0 * 0.0 ** -1 would raise, so the base is 1.0 where
-    # y == x == 0; a literal y folds to x ** (y - 1))
-    return (out_bar * y * (x if y or x else 1.0) ** (y - 1),
+    # (where y == 0 the term is y / x, never 0 * x ** -1: that raises at x == 0 and
+    # overflows for a tiny x, at first order or, as y * (y - 1) * x ** (y - 2), at
+    # second; y / x is 0 and keeps the term's derivative in y, x ** -1 (the base is
+    # 1.0 where x == 0 too). A literal y folds to one branch: x ** 2 gives 2 * x)
+    return (out_bar * y * x ** (y - 1) if y else out_bar * y / (x if x else 1.0),
             out_bar * out * math.log(x) if x > 0 else 0.0 if x == 0 else math.nan)
 
 
@@ -107,21 +117,33 @@ def max_(x, y, out, out_bar):
     return 0.0 if y > x else out_bar, out_bar if y > x else 0.0
 
 
+@rule(pow, when=("scalar", "int"))
+def builtin_pow_by_int(x, k, out, out_bar):
+    return out_bar * k * (x if k else 1.0) ** (k - 1), None
+
+
 @rule(pow)
 def builtin_pow(x, y, out, out_bar):
-    return (out_bar * y * (x if y or x else 1.0) ** (y - 1),
+    return (out_bar * y * x ** (y - 1) if y else out_bar * y / (x if x else 1.0),
             out_bar * out * math.log(x) if x > 0 else 0.0 if x == 0 else math.nan)
+
+
+@rule(pow, when=("array", "int"))
+def builtin_pow_of_array_by_int(x, k, out, out_bar):
+    return unbroadcast(out_bar * k * (x if k else np.ones_like(x)) ** (k - 1), x), None
 
 
 @rule(pow, when=("array", "scalar"))
 def builtin_pow_of_array_by_number(x, y, out, out_bar):
-    return (unbroadcast(out_bar * y * (x if y else np.where(x == 0, 1, x)) ** (y - 1), x),
+    return (unbroadcast(out_bar * y * x ** (y - 1) if y else
+                        out_bar * y / np.where(x == 0, 1, x), x),
             unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
 
 
 @rule(pow, when="array")
 def builtin_pow_of_array(x, y, out, out_bar):
-    return (unbroadcast(out_bar * y * np.where((x == 0) & (y == 0), 1, x) ** (y - 1), x),
+    return (unbroadcast(out_bar * np.where(y == 0, y / np.where((x == 0) | (y != 0), 1, x),
+                                          y * np.where(y == 0, 1, x) ** (y - 1)), x),
             unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
 
 
@@ -158,9 +180,14 @@ def sqrt(x, out, out_bar):
     return out_bar / (2.0 * out)
 
 
+@rule(math.pow, when=("scalar", "int"))
+def math_pow_by_int(x, k, out, out_bar):
+    return out_bar * k * (x if k else 1.0) ** (k - 1), None
+
+
 @rule(math.pow)
 def math_pow(x, y, out, out_bar):
-    return (out_bar * y * (x if y or x else 1.0) ** (y - 1),
+    return (out_bar * y * x ** (y - 1) if y else out_bar * y / (x if x else 1.0),
             out_bar * out * math.log(x) if x > 0 else 0.0 if x == 0 else math.nan)
 
 
@@ -374,18 +401,27 @@ def np_mod(x, y, out, out_bar):
     return unbroadcast(out_bar, x), unbroadcast(-out_bar * (x // y), y)
 
 
+@rule("pow", when=("array", "int"))
+def np_pow_by_int(x, k, out, out_bar):
+    # (an integer exponent: ones where k == 0, see the rule for numbers)
+    return unbroadcast(out_bar * k * (x if k else np.ones_like(x)) ** (k - 1), x), None
+
+
 @rule("pow", when=("array", "scalar"))
 def np_pow_by_number(x, y, out, out_bar):
-    # (x ** 0 is constant: 0 * 0.0 ** -1 would be NaN, so the base is 1 where
-    # y == x == 0, which keeps the derivative in y of this term, x ** -1 elsewhere)
-    return (unbroadcast(out_bar * y * (x if y else np.where(x == 0, 1, x)) ** (y - 1), x),
+    # (as for numbers: y / x where y == 0, with 1 for the zeros of x; 0 * x ** -1
+    # would be NaN at x == 0 and for a tiny x)
+    return (unbroadcast(out_bar * y * x ** (y - 1) if y else
+                        out_bar * y / np.where(x == 0, 1, x), x),
             unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
 
 
 @rule("pow", when="array")
 def np_pow(x, y, out, out_bar):
-    # (an array of exponents: the same, element by element)
-    return (unbroadcast(out_bar * y * np.where((x == 0) & (y == 0), 1, x) ** (y - 1), x),
+    # (an array of exponents: the same, element by element; the base of the other
+    # branch is 1 where y == 0, so its x ** -1 never overflows there)
+    return (unbroadcast(out_bar * np.where(y == 0, y / np.where((x == 0) | (y != 0), 1, x),
+                                          y * np.where(y == 0, 1, x) ** (y - 1)), x),
             unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
 
 
@@ -579,15 +615,22 @@ def np_sign(x, out, out_bar):
     return None
 
 
+@rule(np.power, when=("array", "int"))
+def np_power_by_int(x, k, out, out_bar):
+    return unbroadcast(out_bar * k * (x if k else np.ones_like(x)) ** (k - 1), x), None
+
+
 @rule(np.power, when=("array", "scalar"))
 def np_power_by_number(x, y, out, out_bar):
-    return (unbroadcast(out_bar * y * (x if y else np.where(x == 0, 1, x)) ** (y - 1), x),
+    return (unbroadcast(out_bar * y * x ** (y - 1) if y else
+                        out_bar * y / np.where(x == 0, 1, x), x),
             unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
 
 
 @rule(np.power)
 def np_power(x, y, out, out_bar):
-    return (unbroadcast(out_bar * y * np.where((x == 0) & (y == 0), 1, x) ** (y - 1), x),
+    return (unbroadcast(out_bar * np.where(y == 0, y / np.where((x == 0) | (y != 0), 1, x),
+                                          y * np.where(y == 0, 1, x) ** (y - 1)), x),
             unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
 
 
@@ -595,7 +638,8 @@ def np_power(x, y, out, out_bar):
 def np_power_of_list(x, y, out, out_bar):
     xa = np.asarray(x)
     ya = np.asarray(y)
-    return (unbroadcast(out_bar * ya * np.where((xa == 0) & (ya == 0), 1, xa) ** (ya - 1), x),
+    return (unbroadcast(out_bar * np.where(ya == 0, ya / np.where((xa == 0) | (ya != 0), 1, xa),
+                                          ya * np.where(ya == 0, 1, xa) ** (ya - 1)), x),
             unbroadcast(out_bar * out * np.log(np.where(xa == 0, 1.0, xa)), y))
 
 
