@@ -536,3 +536,104 @@ def test_unknown_modes_list_the_modes(entry):
     # forward mode is a mode of the compiler, with the same results
     assert entry(seed_z, wrt=(0, 1), mode="forward")(0.5, 4.2) == \
         entry(seed_z, wrt=(0, 1))(0.5, 4.2)
+
+
+# ------------------------------------------------- arrays changed in place
+
+
+def changed_through_a_list(x, w, s):
+    a = (s / (2.0 + np.tanh(x))) * 1.0
+    c = x * 0.5
+    lst = []
+    lst.append(a)
+    lst.append(c)
+    for j in range(len(lst)):
+        lst[j] -= np.min(w, axis=-2)
+    out = lst[0] + a * c
+    return np.max(out)
+
+
+def changed_through_another_name(x, w, s):
+    a = x * s
+    b = a
+    b *= w[0]
+    b += x
+    b /= 2.0 + w[1]
+    b **= 2
+    return np.sum(a * x)
+
+
+def argument_changed_in_place(x, w, s):
+    x -= w[0] * s
+    return np.sum(x * x)
+
+
+def reshaped_temporary_changed(x, w, s):
+    h = (x * s).reshape(-1)
+    h += w[1]
+    return np.sum(h * h)
+
+
+def number_changed(x, w, s):
+    t = s * 2.0
+    u = t
+    u *= s  # (a number: `u` gets a new value, `t` keeps its own)
+    return t + u + np.sum(x)
+
+
+@pytest.mark.parametrize("f", [changed_through_a_list, changed_through_another_name,
+                               argument_changed_in_place, reshaped_temporary_changed,
+                               number_changed])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_arrays_changed_in_place_are_followed(engine, f):
+    """``lst[j] -= v`` on an array changes the array every name of it sees: the engines
+    used to give the list a new traced value and leave `a` and `c` as they were (the
+    value and the derivative of another function)."""
+    x = np.array([-0.65, -1.2, 0.1])
+    w = np.array([[-1.43, 0.84, -0.86], [0.2, 0.1, 0.3]])
+    args = (x, w, 0.3)
+    value, grads = engine(f, tuple(a.copy() if isinstance(a, np.ndarray) else a
+                                   for a in args), (0, 1, 2))
+    assert np.isclose(value, f(*(a.copy() if isinstance(a, np.ndarray) else a for a in args)))
+    want = numeric_grad(lambda x, w, s: f(x.copy(), w.copy(), s), args, (0, 1, 2))
+    assert close(grads, want, rtol=1e-5, atol=1e-6), (grads, want)
+
+
+def view_then_base_changed(x):
+    a = x * 2.0
+    v = a[0:2]
+    a += 1.0
+    return np.sum(v * v)
+
+
+def view_changed(x):
+    a = x * 2.0
+    v = a[0:2]
+    v *= x[0:2]
+    return np.sum(a * a)
+
+
+def transpose_then_changed(x):
+    m = np.outer(x, x)
+    r = m.T
+    m -= 1.0
+    return np.sum(r * r)
+
+
+def stopped_then_changed(x):
+    a = x * 1.0
+    b = s2sad.stop_gradient(a)
+    a -= x
+    return np.sum(a * x) + np.sum(b)
+
+
+@pytest.mark.parametrize("f", [view_then_base_changed, view_changed, transpose_then_changed,
+                               stopped_then_changed])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_arrays_changed_in_place_under_a_view_are_refused(engine, f):
+    """Where another array may share the memory (a view, the same array given to
+    `stop_gradient`), the engines cannot update it: an error, never other numbers."""
+    with pytest.raises(EngineError, match="changes a traced array in place"):
+        engine(f, (np.array([0.3, -0.5, 0.8]),), 0)
+    with pytest.raises(EngineError, match="changes a traced array in place"):
+        s2sad.grad(f, mode="tape")(np.array([0.3, -0.5, 0.8]))

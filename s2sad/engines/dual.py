@@ -32,7 +32,7 @@ import numpy as np
 from . import args as args_mod
 from .shim import run
 from .primitives import call_rule, undefined
-from .traced import Traced, deep_primal, primal
+from .traced import Traced, deep_primal, held, primal
 
 
 class Dual(Traced):
@@ -50,7 +50,7 @@ class Dual(Traced):
     def apply(cls, key, fn, args, options=None, elementwise=False):
         out, primals, rule, used = cls.evaluate(key, fn, args, options or {})
         if rule is None:
-            return out
+            return held(out)
         options = options or {}
         n = args[used[0]].dot.shape[0]
         shape = np.shape(out)
@@ -70,7 +70,12 @@ class Dual(Traced):
                                     for k in range(n)])
         except (ArithmeticError, ValueError) as exc:
             raise undefined(key, primals, exc) from None
-        return Dual(out, _spread(tangent, n, shape))
+        return held(Dual(out, _spread(tangent, n, shape)))
+
+    def _take(self, value, result):
+        """(see `Traced._become`: ``x -= v`` on an array)"""
+        self.value = value
+        self.dot = result.dot if isinstance(result, Dual) else np.zeros_like(self.dot)
 
 
 def _direction(rule, args, primals, options, out, used, k):

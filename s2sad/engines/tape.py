@@ -32,7 +32,7 @@ import numpy as np
 from . import args as args_mod
 from .shim import run
 from .primitives import (EngineError, call_rule, describe, undefined)
-from .traced import Traced
+from .traced import Traced, held
 
 
 class _Failed:
@@ -112,7 +112,7 @@ class Var(Traced):
     def apply(cls, key, fn, args, options=None, elementwise=False):
         out, primals, rule, used = cls.evaluate(key, fn, args, options or {})
         if rule is None:
-            return out
+            return held(out)
         options = options or {}
         tape = args[used[0]].tape
         if any(args[i].tape is not tape for i in used):
@@ -125,7 +125,7 @@ class Var(Traced):
                 partials = tuple(terms[i] for i in used)
             except (ArithmeticError, ValueError) as exc:
                 partials = _Failed(undefined(key, primals, exc))
-            return tape.push(out, parents, partials, label=label)
+            return held(tape.push(out, parents, partials, label=label))
 
         def pullback(g):
             try:
@@ -134,7 +134,21 @@ class Var(Traced):
                 raise undefined(key, primals, exc) from None
             return [terms[i] for i in used]
 
-        return tape.push(out, parents, None, pullback, label=label)
+        return held(tape.push(out, parents, None, pullback, label=label))
+
+    def _take(self, value, result):
+        """(see `Traced._become`: ``x -= v`` on an array)"""
+        self.value = value
+        self.index = result.index if isinstance(result, Var) and result.tape is self.tape \
+            else self.tape.push(value, label="constant").index
+
+
+def _snapshot(traced):
+    """Copies of the traced arguments as they start (a Var, a list of Vars): what
+    the function does to them in place (``x -= v``) does not move their nodes."""
+    if isinstance(traced, list):
+        return [_snapshot(v) for v in traced]
+    return Var(traced.value, traced.tape, traced.index) if isinstance(traced, Var) else traced
 
 
 def dup(value):
@@ -167,8 +181,9 @@ def trace(f, args, wrt=0, kwargs=None) -> Recording:
     traced = list(args)
     for pos in positions:
         traced[pos] = args_mod.lift(args[pos], tape.leaf)
+    inputs = [_snapshot(traced[p]) for p in positions]
     out = run(f, traced, args, kwargs, "tape")
-    return Recording(tape, [traced[p] for p in positions], positions, out)
+    return Recording(tape, inputs, positions, out)
 
 
 def gradient_of(inputs, adj):

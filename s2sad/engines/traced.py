@@ -19,6 +19,15 @@ plain inputs. Everything else follows the primal value:
   broadcasting) and ``__array_function__`` (functions with a rule, such as ``np.sum``
   and ``np.dot``); a traced value has no ``__array__``, so NumPy cannot drop the
   derivative either.
+* ``x -= v`` (and every augmented operator) on a traced array changes it in place, as
+  NumPy does: the traced object itself takes the new value and derivative
+  (`_become`), so every name and list holding it sees them. Where another array may
+  share its memory (a slice, a reshape or transpose, the same array given to
+  `stop_gradient`: `note_shared` marks them as operations make them) the change
+  would reach values the engine cannot update, so it raises `EngineError` (a view
+  nothing reads any more, such as the array a temporary was reshaped from, counts
+  for nothing: the groups hold traced values weakly). On a
+  number, ``x -= v`` gives ``x`` a new value, as Python does.
 
 The derivatives themselves come from the compiler's rule tables (`primitives`). This
 module imports nothing from the compiler pipeline.
@@ -28,6 +37,7 @@ from __future__ import annotations
 
 import math
 import operator
+import weakref
 
 import numpy as np
 
@@ -68,6 +78,122 @@ def deep_primal(x):
     return x
 
 
+# ------------------------------------------------------- arrays sharing memory
+
+class _Group:
+    """Primal arrays that may share memory, and who holds them: traced values, held
+    weakly (a temporary the function no longer reaches does not count), or plain
+    code (`loose`: the result of `stop_gradient`, of a function without a
+    derivative), which the engine cannot follow."""
+
+    __slots__ = ("arrays", "holders", "loose")
+
+    def __init__(self):
+        self.arrays = {}  # id(ndarray) -> weak reference to it
+        self.holders = []  # weak references to traced values
+        self.loose = False
+
+
+_GROUPS: dict = {}  # id(ndarray) -> its _Group
+
+
+def _arrays(x):
+    if isinstance(x, Traced):
+        x = x.value
+    if isinstance(x, np.ndarray):
+        yield x
+    elif isinstance(x, (list, tuple)):
+        for e in x:
+            yield from _arrays(e)
+
+
+def _group_of(a):
+    g = _GROUPS.get(id(a))
+    if g is not None:
+        ref = g.arrays.get(id(a))
+        if ref is not None and ref() is a:
+            return g
+    return None
+
+
+def _forget(ref, key):
+    g = _GROUPS.get(key)
+    if g is not None and g.arrays.get(key) is ref:
+        del g.arrays[key]
+        del _GROUPS[key]
+
+
+def _join(a, b):
+    """The group of `a` and `b`, made or merged."""
+    ga, gb = _group_of(a), _group_of(b)
+    if ga is None:
+        ga, gb = (gb, None) if gb is not None else (_Group(), None)
+    if gb is not None and gb is not ga:
+        for key, ref in gb.arrays.items():
+            ga.arrays[key] = ref
+            _GROUPS[key] = ga
+        ga.holders += gb.holders
+        ga.loose = ga.loose or gb.loose
+    for x in (a, b):
+        if _group_of(x) is not ga:
+            key = id(x)
+            ga.arrays[key] = weakref.ref(x, lambda ref, key=key: _forget(ref, key))
+            _GROUPS[key] = ga
+    return ga
+
+
+def note_shared(result, inputs):
+    """Join the arrays of `result` (what an operation computed) with those of its
+    `inputs` (traced or plain) whose memory they may share (a slice, a reshape, the
+    same array), the traced inputs as their holders."""
+    outs = list(_arrays(result))
+    if not outs:
+        return
+    for x in inputs if isinstance(inputs, (list, tuple)) else [inputs]:
+        for t in (x if isinstance(x, (list, tuple)) else [x]):
+            for p in _arrays(t):
+                for o in outs:
+                    if np.may_share_memory(o, p):
+                        g = _join(o, p)
+                        if isinstance(t, Traced):
+                            g.holders.append(weakref.ref(t))
+
+
+def held(result):
+    """`result` of an operation, registered as a holder of its arrays' group: a traced
+    value weakly, a plain array as `loose`."""
+    if isinstance(result, Traced):
+        g = _group_of(result.value) if isinstance(result.value, np.ndarray) else None
+        if g is not None:
+            g.holders.append(weakref.ref(result))
+    elif isinstance(result, (np.ndarray, list, tuple)):
+        for a in _arrays(result):
+            g = _group_of(a)
+            if g is not None:
+                g.loose = True
+        if isinstance(result, (list, tuple)):
+            for e in result:
+                if isinstance(e, Traced):
+                    held(e)
+    return result
+
+
+def shared(t) -> bool:
+    """May an array other than the traced `t`'s own primal, that the function can
+    still read, share its memory?"""
+    g = _group_of(t.value)
+    if g is None:
+        return False
+    if g.loose:
+        return True
+    for ref in g.holders:
+        h = ref()
+        if h is not None and h is not t and isinstance(h.value, np.ndarray) \
+                and _group_of(h.value) is g:
+            return True
+    return False
+
+
 # ------------------------------------------------------------------ the value
 
 
@@ -97,6 +223,17 @@ def _unary(key, fn):
     return method
 
 
+def _augmented(symbol, name):
+    def method(self, other):
+        result = getattr(self, name)(other)
+        if result is NotImplemented or not isinstance(self.value, np.ndarray):
+            return result  # a number: the name gets the new value, as for a float
+        self._become(result, symbol)
+        return self
+
+    return method
+
+
 def _compare(op):
     def method(self, other):
         return op(self.value, primal(other))
@@ -122,7 +259,9 @@ def _array_method(func):
 
 def array_function(cls, func, args, kwargs):
     if is_nondifferentiable(func):
-        return func(*deep_primal(args), **{k: deep_primal(v) for k, v in kwargs.items()})
+        out = func(*deep_primal(args), **{k: deep_primal(v) for k, v in kwargs.items()})
+        note_shared(out, [args, list(kwargs.values())])
+        return held(out)
     inputs, options = bind_options(func, args, kwargs, cls.mode)
     return cls.apply(func, func, inputs, options)
 
@@ -130,7 +269,7 @@ def array_function(cls, func, args, kwargs):
 class Traced:
     """A primal value followed by an engine (see the module docstring)."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "__weakref__")
     engine = "traced"  # the engine's name, for messages
     mode = "reverse"  # which rule table the engine reads
 
@@ -143,9 +282,12 @@ class Traced:
         active = [isinstance(a, cls) for a in args]
         primals = [a.value if isinstance(a, Traced) else a for a in args]
         if not any(active) or is_nondifferentiable(key):
-            return fn(*primals, **options), primals, None, []
+            out = fn(*primals, **options)
+            note_shared(out, list(args))
+            return out, primals, None, []
         rule = find_rule(key, primals, active, cls.mode)
         out = fn(*primals, **options)
+        note_shared(out, list(args))  # (a slice, a reshape: a view of an input)
         differentiable = rule.differentiable
         used = [i for i, on in enumerate(active) if on and differentiable[i]]
         return out, primals, (rule if used else None), used
@@ -153,6 +295,30 @@ class Traced:
     @classmethod
     def apply(cls, key, fn, args, options=None, elementwise=False):
         raise NotImplementedError
+
+    def _take(self, value, result):
+        """Make this traced object `result` (a value of this engine, or a plain value:
+        a constant) with the primal `value` (see `_become`)."""
+        raise NotImplementedError
+
+    def _become(self, result, symbol):
+        """``self op= other`` on a traced array: this object, which every name and
+        list holding the array refers to, takes `result`'s value and derivative.
+        The primal array is replaced, not written into: what the engine recorded
+        before keeps the values it saw."""
+        value = result.value if isinstance(result, Traced) else result
+        old = self.value
+        if np.shape(value) != old.shape:
+            raise ValueError(f"non-broadcastable output operand with shape {old.shape} "
+                             f"doesn't match the broadcast shape {np.shape(value)}")
+        if shared(self):
+            raise EngineError(
+                f"`{symbol}` changes a traced array in place, and another array may share "
+                f"its memory (a slice, a reshape or a transpose of it, or the same array "
+                f"given to stop_gradient): the {self.engine} engine cannot follow that"
+                f"{user_place()}; write `x = x {symbol[:-1]} v` (a new array) instead")
+        value = np.asarray(value).astype(old.dtype, casting="same_kind")
+        self._take(value, result)
 
     # arithmetic: differentiable through the rule tables
     __add__, __radd__ = _binary("add", operator.add)
@@ -183,6 +349,16 @@ class Traced:
             return NotImplemented
         return self.apply("matmul", operator.matmul, (other, self))
 
+    # in place: on an array, the traced object itself changes (see `_become`)
+    __iadd__ = _augmented("+=", "__add__")
+    __isub__ = _augmented("-=", "__sub__")
+    __imul__ = _augmented("*=", "__mul__")
+    __itruediv__ = _augmented("/=", "__truediv__")
+    __ifloordiv__ = _augmented("//=", "__floordiv__")
+    __imod__ = _augmented("%=", "__mod__")
+    __ipow__ = _augmented("**=", "__pow__")
+    __imatmul__ = _augmented("@=", "__matmul__")
+
     def __divmod__(self, other):
         return self // other, self % other
 
@@ -190,7 +366,10 @@ class Traced:
         return other // self, other % self
 
     def __stop_gradient__(self):
-        """What `s2sad.stop_gradient` gives for a traced value: its plain value."""
+        """What `s2sad.stop_gradient` gives for a traced value: its plain value (the
+        same array: marked shared, see `_become`)."""
+        if isinstance(self.value, np.ndarray):
+            _join(self.value, self.value).loose = True
         return self.value
 
     # comparisons and conversions follow the primal value
