@@ -241,7 +241,8 @@ def derivative(f):
                            hint="For arrays use s2sad.jvp or s2sad.grad.")
         arguments = _arguments(f, (float(x),) + rest, kwargs, "derivative")
         first = next(iter(arguments))
-        return _jvp_at(f, arguments, {first: 1.0})[1]
+        y, y_dot = _jvp_at(f, arguments, {first: 1.0})
+        return _output_tangent(y_dot, y, f)
 
     df.__name__ = f"derivative_of_{getattr(f, '__name__', 'f')}"
     df.__doc__ = f"The derivative of {getattr(f, '__qualname__', f)} (forward mode)."

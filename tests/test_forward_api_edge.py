@@ -393,3 +393,15 @@ def test_a_branch_that_copies_an_array_argument_does_not_make_it_vary():
             J = s2sad.jacobian(f, wrt=(0, 1), mode="forward")(w, s)
             assert all(np.allclose(a, b) for a, b in zip(J, r))
             assert "s_dot" not in s2sad.source(f, mode="forward", wrt=0, example=(w, s))
+
+
+def float_of_an_array(x):
+    return float(np.where(x > 0.0, x * x, 0.0))
+
+
+def test_derivative_gives_the_output_tangent_the_outputs_type():
+    # float() of a 0-d array is a float; its tangent, the 0-d array's, must be one too
+    assert type(s2sad.derivative(float_of_an_array)(0.5)) is float
+    assert s2sad.derivative(float_of_an_array)(0.5) == 1.0
+    y, t = s2sad.jvp(float_of_an_array, (0.5,), (1.0,))
+    assert type(y) is float and type(t) is float and t == 1.0
