@@ -751,3 +751,14 @@ def test_an_array_power_whose_exponent_makes_the_term_vanish_is_not_nan():
     for a, b in zip(s2sad.grad(array_power_by_float, wrt=(0, 1), mode="tape")(x, y),
                     s2sad.grad(array_power_by_float, wrt=(0, 1))(x, y)):
         np.testing.assert_allclose(a, b)
+
+
+def array_to_the_literal_zero(x):
+    return np.sum(x ** 0) + np.sum(x)
+
+
+def test_a_literal_zero_exponent_of_an_array_computes_no_power():
+    text = s2sad.source(array_to_the_literal_zero, example=(np.zeros(3),))
+    assert "**" not in text.split("def ", 1)[1].split("\n", 2)[2], text
+    np.testing.assert_array_equal(s2sad.grad(array_to_the_literal_zero)(np.array([5e-324, 0.0])),
+                                  [1.0, 1.0])

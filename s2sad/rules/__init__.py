@@ -627,6 +627,9 @@ class _Fold(ast.NodeTransformer):
                 return n.right
         if isinstance(n.op, (ast.Pow, ast.Div)) and _is_one(n.right):
             return n.left
+        if isinstance(n.op, ast.Pow) and isinstance(n.left, ast.Call) \
+                and _dotted(n.left.func) == "np.ones_like":
+            return n.left  # (ones to any power: a literal exponent 0's base)
         if isinstance(n.op, (ast.Add, ast.Sub)) and _num(n.right) == 0 \
                 and type(_num(n.right)) is int:
             return n.left
