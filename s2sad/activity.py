@@ -168,13 +168,19 @@ class _Analysis:
             # a loop-carried array holds a different array in each iteration: it is
             # an object of its own, and its adjoint moves along the loop's copies
             return
+        join = None
         if ra in r.created and rb in r.created:
-            self.conflicts.add(ra)
-            self.conflicts.add(rb)
+            join = self.fresh_join(a)
+            if join is None:
+                self.conflicts.add(ra)
+                self.conflicts.add(rb)
         # the name that made the list stays its name (xs, not the copy xs_a)
         keep, other = (ra, rb) if ra in r.created or rb not in r.created and "%" not in ra \
             else (rb, ra)
         r.roots[other] = keep
+        if join is not None:  # (one object, made at the join: see `fresh_join`)
+            r.created[keep] = id(join)
+            r.created.pop(other, None)
         if not (self.is_list(a) or self.is_list(b) or keep in r.written
                 or other in r.written):
             # (an array nothing writes into is varied and useful by name, see `key`:
@@ -189,6 +195,7 @@ class _Analysis:
         r = self.result
         self.conflicts = set()
         self.conflict_at = {}  # root -> a statement that gives its name another object
+        self.join_makes = {}  # id(statement) -> the If it makes a joined object for
         self.widened = set()  # roots of lists something was appended to
         self.indexed = set()  # roots of arrays some statement reads by index
         self.any_rank = set()  # elements of lists of arrays of several ranks (see error)
@@ -304,10 +311,17 @@ class _Analysis:
                             elif op.kind == "call":
                                 self.call_views(t, s, op)
                         elif r.created[r.root(t)] != id(s):
-                            # `t` names an object made here on one path and another
-                            # object (made elsewhere, or aliased) on another path
-                            self.conflicts.add(r.root(t))
-                            self.conflict_at.setdefault(r.root(t), s)
+                            join = self.join_makes.get(id(s)) or self.fresh_join(t)
+                            if join is not None:
+                                # a new object on every path into `join` (and no
+                                # other): one object made at the join, whose
+                                # adjoint starts there
+                                r.created[r.root(t)] = id(join)
+                            else:
+                                # `t` names an object made here on one path and another
+                                # object (made elsewhere, or aliased) on another path
+                                self.conflicts.add(r.root(t))
+                                self.conflict_at.setdefault(r.root(t), s)
                 if op.kind == "pop":
                     r.written.add(r.root(op.inputs[0].id))
                     self.widen_list(op.inputs[0].id, None)  # (its length changes)
@@ -828,6 +842,115 @@ class _Analysis:
                     r.conflict = self.error(
                         NotDifferentiableError, at, r.ops[id(at)],
                         *_CONFLICT)
+
+    def definitions(self, t) -> list:
+        """``(statement, chain)`` for every statement assigning `t`, in program order;
+        `chain` is the ``(statement, branch)`` of each `If` (branch 0 or 1), `Loop`
+        and `Exit` (branch None) around it, outermost first."""
+        if not hasattr(self, "_definitions"):
+            found = {}
+
+            def visit(body, chain):
+                for st in body:
+                    if isinstance(st, ir.If):
+                        visit(st.body, chain + ((st, 0),))
+                        visit(st.orelse, chain + ((st, 1),))
+                    elif isinstance(st, ir.Loop):
+                        visit(st.cond + st.body, chain + ((st, None),))
+                    elif isinstance(st, ir.Exit):
+                        visit(st.copies, chain + ((st, None),))
+                    else:
+                        for n in ir.defined_names(st):
+                            found.setdefault(n, []).append((st, chain))
+
+            visit(self.fn.body, ())
+            self._definitions = found
+        return self._definitions.get(t, [])
+
+    def fresh_join(self, t):
+        """The `If` at whose end every path assigns `t` a new object (an operation's
+        result, `ops.makes_new_object`), when those are all of `t`'s assignments: no
+        other object ever goes by that name, so it is one object made at the join.
+        None otherwise (a copy or a view on some path, an assignment elsewhere)."""
+        sites = self.definitions(t)
+        if len(sites) < 2 or t in self.phis:
+            return None
+        makes = []
+        for st, chain in sites:
+            if not isinstance(st, ir.Assign) or st.unpack or len(st.targets) != 1:
+                return None
+            op = self.op_of(st)
+            if op.kind == "copy":
+                made = self.branch_own(st, chain)
+                if made is None:
+                    return None
+                makes.append(made)
+            elif not ops.makes_new_object(op, st.value, self.atom_kind):
+                return None
+            else:
+                makes.append(st)
+        chains = [c for _, c in sites]
+        k = 0
+        while all(len(c) > k for c in chains) and all(
+                c[k][0] is chains[0][k][0] and c[k][1] == chains[0][k][1] for c in chains):
+            k += 1
+        if not all(len(c) > k for c in chains):
+            return None
+        join = chains[0][k][0]
+        if not isinstance(join, ir.If) or any(c[k][0] is not join for c in chains) \
+                or any(not isinstance(st, ir.If) for c in chains for st, _ in c[k:]):
+            return None  # (a loop between the join and an assignment)
+        if t not in ir.definitely_assigned(join.body) \
+                or t not in ir.definitely_assigned(join.orelse):
+            return None
+        for st in makes:  # (a second pass over the function meets them again)
+            self.join_makes[id(st)] = join
+        return join
+
+    def op_of(self, st):
+        return self.result.ops.get(id(st)) or ops.classify(st.value, self.fn, self.is_local,
+                                                           self.atom_kind)
+
+    def branch_own(self, copy, chain):
+        """Is ``t = src`` (`copy`, the last statement of a branch) handing back a new
+        object the branch made (``src = w * 2.0``, then `dup` copies of it), which
+        the branch only reads (an element, an operation of it), never changes or
+        stores? The statement making it, or None."""
+        if not chain or chain[-1][1] is None:
+            return None
+        owner, branch = chain[-1]
+        block = owner.body if branch == 0 else owner.orelse
+        if not block or block[-1] is not copy:
+            return None
+        names, source = set(), copy.value.id
+        while True:
+            names.add(source)
+            made = next((st for st in block if source in ir.defined_names(st)), None)
+            if isinstance(made, ir.Dup):
+                source = made.source
+                continue
+            break
+        if not (isinstance(made, ir.Assign) and not made.unpack and made.targets == (source,)
+                and ops.makes_new_object(self.op_of(made), made.value, self.atom_kind)):
+            return None
+        for st in block:  # (every dup copy of it too)
+            if isinstance(st, ir.Dup) and st.source in names:
+                names |= set(st.targets)
+        for st in block:
+            if st is copy or st is made or isinstance(st, ir.Dup) and st.source in names:
+                continue
+            if isinstance(st, (ir.If, ir.Loop)):
+                if names & {n for x in ir.walk([st]) for n in ir.stmt_reads(x)}:
+                    return None
+                continue
+            read = names & set(ir.stmt_reads(st))
+            if not read:
+                continue
+            if not isinstance(st, ir.Assign) or st.inplace or st.item:
+                return None
+            if self.op_of(st).kind not in ("getitem", "rule"):
+                return None  # (a write through a view of it is refused as such)
+        return made
 
     def check_conflicts(self):
         """Also a conflict that no active assignment shows: an argument read by

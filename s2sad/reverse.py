@@ -346,9 +346,15 @@ class _Transform:
                     and root not in roots:
                 roots.append(root)
         out = []
+        joins = {id(s): s for s in body if isinstance(s, ir.If)}
         for r in roots:
-            zeros = self.zero_list(r) if self.is_list(r) else self.np_call("zeros_like",
-                                                                           [ir.name(r)])
+            name = r
+            join = joins.get(self.act.created[r])
+            if join is not None:  # (made at a join: a name every path gives it)
+                both = ir.definitely_assigned(join.body) & ir.definitely_assigned(join.orelse)
+                name = min((n for n in both if self.act.root(n) == r), default=r)
+            zeros = self.zero_list(name) if self.is_list(r) else self.np_call("zeros_like",
+                                                                              [ir.name(name)])
             out.append(ir.Assign((adj(r),), zeros, 0))
             if isinstance(zeros, ast.List):
                 self.element_zeros[adj(r)] = out[-1]
@@ -1002,7 +1008,9 @@ class _Transform:
                      for t, x in zip(s.targets, like)]
             return [self.set_adj(value.id, ast.Tuple(elts=parts, ctx=ast.Load()), line)]
         (target,) = s.targets
-        out_bar = ir.name(adj(target))
+        # (a container's adjoint is its object's: made at a join, it is named for
+        # the object made on another path)
+        out_bar = ir.name(self.acc(target) if self.is_container(target) else adj(target))
         if self.is_container(target) and op.kind == "copy":
             source = op.inputs[0].id
             if self.act.root(source) == self.act.root(target):

@@ -315,3 +315,124 @@ def test_an_output_whose_kind_is_not_known_is_checked_when_it_runs():
 
 def lambda_free_sum_of_doubled(x):
     return np.sum(_doubled_n_times(x, 2))
+
+
+# ------------------------------- a name given a new array on every path of a join
+
+
+def centred_or_scaled(x, w):
+    if x[0] > 0.3:
+        m = (w - np.mean(w, axis=1, keepdims=True)) ** 2
+    else:
+        m = w[1] * w
+    return m[0][-1]
+
+
+def three_ways(x, w):
+    if x[0] > 0.3:
+        m = w * 2.0
+    elif x[1] > 0.0:
+        m = w * w
+    else:
+        m = np.sin(w)
+    return m[0, 1] * m[1, 2] + m[0][0]
+
+
+def read_in_its_branch(x, w):
+    if x[0] > 0.3:
+        m = w * 2.0
+        t = m[0, 1] * np.sum(m)
+    else:
+        m = w * w
+        t = m[1, 1]
+    return m[0, 0] * m[1, 1] + t
+
+
+def written_after_the_join(x, w):
+    if x[0] > 0.3:
+        m = w * 2.0
+    else:
+        m = w * w
+    m[0, 1] = x[1] * 3.0
+    return m[0, 1] * m[1, 1] + np.sum(m)
+
+
+def list_made_on_both_paths(x, w):
+    if x[0] > 0.3:
+        xs = [x[1], w[0, 0]]
+        a = xs[0] * xs[1]
+    else:
+        xs = [w[1, 1] * 2.0, x[2], x[1]]
+        a = xs[-1]
+    xs.append(x[0] * w[1, 2])
+    return xs[-2] * xs[0] + xs[-1] * a
+
+
+@pytest.mark.parametrize("f", [centred_or_scaled, three_ways, read_in_its_branch,
+                               written_after_the_join, list_made_on_both_paths])
+def test_a_new_array_on_every_path_of_a_join_is_one_object(f):
+    """`m` is a new array on every path into the join, indexed afterwards: one object
+    made at the join, whose adjoint starts there. Reverse mode used to refuse it as a
+    name referring to different arrays on different paths."""
+    w = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, -1.0]])
+    for x in (np.array([0.5, -0.2, 0.4]), np.array([0.1, 0.2, -0.4]),
+              np.array([0.0, -0.02, -0.16])):
+        both_modes(f, (x, w))
+        _, pullback = s2sad.vjp(f, x, w)
+        want = [numeric(f, (x, w), i) for i in range(2)]
+        assert all(np.allclose(g, v, rtol=1e-5, atol=1e-6) for g, v in zip(pullback(1.0), want))
+        H = s2sad.hessian(f, wrt=1)(x, w)
+        g = s2sad.grad(f, wrt=1)
+        h = 1e-5
+        for k in np.ndindex(w.shape):
+            e = np.zeros_like(w)
+            e[k] = h
+            assert np.allclose(H[(...,) + k], (g(x, w + e) - g(x, w - e)) / (2 * h),
+                               rtol=1e-5, atol=1e-6)
+
+
+def joined_with_an_existing_array(x, w):
+    v = w * 2.0
+    if x[0] > 0.3:
+        m = v
+    else:
+        m = w * w
+    return m[0, 1] * v[0, 1]
+
+
+def joined_with_a_view(x, w):
+    if x[0] > 0.3:
+        m = w[1:]
+    else:
+        m = w * w
+    return m[0, 1]
+
+
+def joined_after_a_write(x, w):
+    if x[0] > 0.3:
+        m = w * 2.0
+        m[0, 0] = x[2]
+    else:
+        m = w * w
+    return m[0, 0] * m[1, 1]
+
+
+def joined_after_going_into_a_list(x, w):
+    if x[0] > 0.3:
+        m = w * 2.0
+        lst = [m]
+    else:
+        m = w * w
+        lst = [w * 3.0]
+    return m[0, 0] * lst[0][1, 1]
+
+
+@pytest.mark.parametrize("f", [joined_with_an_existing_array, joined_with_a_view,
+                               joined_after_a_write, joined_after_going_into_a_list])
+def test_a_join_of_objects_that_exist_elsewhere_is_still_refused(f):
+    """Where a path gives the name an object another name (a view, a list) also
+    reaches, or one changed before the join, one adjoint object cannot follow it:
+    refused at the line, with what to write instead."""
+    w = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, -1.0]])
+    with pytest.raises(s2sad.NotDifferentiableError, match="different paths"):
+        s2sad.grad(f, wrt=(0, 1))(np.array([0.5, -0.2, 0.4]), w)
