@@ -386,10 +386,16 @@ def _refusal_note(refusals):
     return [REFUSAL_NOTE + ", ".join(sorted(refusals))] if refusals else []
 
 
+# in a note: reverse mode may refuse a name that holds different arrays on different
+# paths (an argument on one, a new array on the other) and is read by index, as the
+# README says; forward mode must take it
+JOIN = "JOIN"
+
+
 def allowed_refusals(text):
     """The names of the S2SADError classes a generated program may be refused with
-    (S2SADError itself: any), from the note its generator wrote at its end; for every
-    other program a refusal is a failure."""
+    (S2SADError itself: any; `JOIN`: see there), from the note its generator wrote at
+    its end; for every other program a refusal is a failure."""
     for line in text.splitlines():
         if line.startswith(REFUSAL_NOTE):
             return tuple(line[len(REFUSAL_NOTE):].split(", "))
@@ -562,6 +568,8 @@ def array_program(draw, params=False):
         if kind == "assign":
             lines.append(f"    {name} = {draw(array_expr(shape, env))}")
         elif kind == "if":
+            if shape != "s":
+                refusals.add(JOIN)
             cond = draw(array_expr("s", env, 1))
             lines.append(f"    if {cond} > 0.3:")
             lines.append(f"        {name} = {draw(array_expr(shape, env))}")
@@ -600,6 +608,7 @@ def array_program(draw, params=False):
                 lines.append("            continue")
             lines.append(f"        {acc} = {draw(array_expr('s', inner, 1))}")
             lines.append(f"        {name} = {draw(array_expr('v', inner, 1))}")
+            refusals.add(JOIN)  # (the loop joins the array before it with the new one)
             env["s"] = env["s"] + [acc]
         elif kind == "while":
             shape = "s"
