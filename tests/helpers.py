@@ -3,36 +3,42 @@
 import inspect
 
 
-def central_diff(f, args, index, h=1e-6):
-    """d f / d args[index] by central differences; a list argument gives a list, an
-    array an array."""
+def central_diff(f, args, index, h=1e-6, seed=None):
+    """d f / d args[index] by central differences: the one numeric reference of the
+    suite. A float gives a float, an array an array of its shape (a 0-d array a 0-d
+    array), a list or a tuple one of its kind, element by element (a list of arrays
+    a list of arrays).
+    With `seed`, the derivative of ``sum(seed * f(...))`` (a vector-Jacobian product,
+    for a function whose output is an array); without it `f` returns one number."""
     import numpy as np
 
-    if isinstance(args[index], np.ndarray):
-        x = args[index]
-        g = np.zeros_like(x)
+    def value(*a):
+        out = f(*a)
+        return out if seed is None else np.sum(np.asarray(out) * seed)
+
+    def at(x, nudge):
+        """(arguments with args[index] replaced by x nudged by `nudge`)"""
+        return [*args[:index], nudge(x), *args[index + 1:]]
+
+    x = args[index]
+    if isinstance(x, (list, tuple)):
+        out = []
+        for k, item in enumerate(x):
+            def with_item(v, k=k):
+                return type(x)([*x[:k], v, *x[k + 1:]])
+            out.append(central_diff(lambda v: value(*at(x, lambda _: with_item(v))),
+                                    (item,), 0, h))
+        return type(x)(out)
+    if isinstance(x, np.ndarray):
+        x = x.astype(np.float64) if x.dtype.kind != "f" else x
+        g = np.zeros(x.shape)
         for k in np.ndindex(x.shape):
             up, down = x.copy(), x.copy()
             up[k] += h
             down[k] -= h
-            g[k] = (f(*args[:index], up, *args[index + 1:])
-                    - f(*args[:index], down, *args[index + 1:])) / (2 * h)
+            g[k] = (value(*at(x, lambda _: up)) - value(*at(x, lambda _: down))) / (2 * h)
         return g
-    if isinstance(args[index], list):
-        out = []
-        for k in range(len(args[index])):
-            up, down = list(args), list(args)
-            up[index] = list(args[index])
-            down[index] = list(args[index])
-            up[index][k] += h
-            down[index][k] -= h
-            out.append((f(*up) - f(*down)) / (2 * h))
-        return out
-    up = list(args)
-    down = list(args)
-    up[index] = up[index] + h
-    down[index] = down[index] - h
-    return (f(*up) - f(*down)) / (2 * h)
+    return (value(*at(x, lambda v: v + h)) - value(*at(x, lambda v: v - h))) / (2 * h)
 
 
 def same(a, b) -> bool:

@@ -14,6 +14,7 @@ from s2sad import checkpoint
 from s2sad.checkpoint import CTZ, Binomial, binomial_cost, binomial_steps, repetitions
 
 import zoo_checkpoint as zoo
+from helpers import central_diff
 
 SIZES = [0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 100]
 
@@ -270,18 +271,7 @@ def test_value_and_grad_and_vjp():
 def central(f, args, wrt, h=1e-6):
     """Central differences of f along each argument in `wrt` (numbers or arrays),
     flattened and concatenated."""
-    out = []
-    for j in wrt:
-        a = np.asarray(args[j], dtype=float)
-        for idx in np.ndindex(a.shape):
-            up, down = list(args), list(args)
-            up[j], down[j] = a.copy(), a.copy()
-            up[j][idx] += h
-            down[j][idx] -= h
-            if not a.shape:
-                up[j], down[j] = float(up[j]), float(down[j])
-            out.append((f(*up) - f(*down)) / (2 * h))
-    return np.array(out)
+    return flat([central_diff(f, args, j, h) for j in wrt])
 
 
 def flat(parts):

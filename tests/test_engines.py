@@ -13,7 +13,7 @@ from s2sad.engines.tape import Tape
 from s2sad.errors import (IntegerArgumentError, NonScalarOutputError, S2SADError,
                           WrtError)
 from tests import zoo, zoo_loops, zoo_mutable
-from tests.helpers import close, numeric_grad
+from tests.helpers import central_diff, close, numeric_grad
 
 ENGINES = [pytest.param(tape_grad, id="tape"), pytest.param(dual_grad, id="dual")]
 
@@ -320,19 +320,6 @@ def test_tape_needs_only_the_rules_it_reaches():
 # ---------------------------------------------------------------- NumPy
 
 
-def numeric_array_grad(f, args, index, h=1e-6):
-    x = np.array(args[index], dtype=float)
-    out = np.zeros_like(x)
-    for k in np.ndindex(x.shape):
-        up, down = x.copy(), x.copy()
-        up[k] += h
-        down[k] -= h
-        hi = f(*[up if i == index else a for i, a in enumerate(args)])
-        lo = f(*[down if i == index else a for i, a in enumerate(args)])
-        out[k] = (hi - lo) / (2 * h)
-    return out
-
-
 def np_broadcast(a, b):
     return np.sum(a * b + a - b / 3.0)
 
@@ -368,7 +355,7 @@ def test_numpy_against_central_differences(engine, f, args):
     value, grads = engine(f, args, wrt)
     assert value == pytest.approx(f(*args), rel=1e-12)
     for i, g in enumerate(grads):
-        expected = numeric_array_grad(f, args, i) if isinstance(args[i], np.ndarray) else \
+        expected = central_diff(f, args, i) if isinstance(args[i], np.ndarray) else \
             (f(*[a + 1e-6 if j == i else a for j, a in enumerate(args)])
              - f(*[a - 1e-6 if j == i else a for j, a in enumerate(args)])) / 2e-6
         assert np.shape(g) == np.shape(args[i])

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from helpers import central_diff
 from s2sad import S2SADError
 
 
@@ -29,7 +30,7 @@ def weighted(x, *, w):
 
 
 def central(g, x, h=1e-6):
-    return (g(x + h) - g(x - h)) / (2 * h)
+    return central_diff(g, (x,), 0, h)
 
 
 # ------------------------------------------------- keyword-only arguments

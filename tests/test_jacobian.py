@@ -9,6 +9,7 @@ import pytest
 import s2sad
 import zoo
 import zoo_loops
+from helpers import central_diff
 from s2sad import forward_api
 
 
@@ -38,28 +39,20 @@ def stepped(x, n):
     return a, b
 
 
-def numeric(f, args, i, h=1e-6):
+def numeric(f, args, i):
     """Central-difference Jacobian of f's output parts with respect to argument i,
-    shaped output + input as jacobian returns it."""
-    x = args[i]
-    flat = np.ravel(np.asarray(x, dtype=float))
-
-    def at(v):
-        a = list(args)
-        a[i] = v.reshape(np.shape(x)) if isinstance(x, np.ndarray) else (
-            list(v) if isinstance(x, list) else float(v[0]))
-        y = f(*a)
+    shaped output + input as jacobian returns it: one row of central differences
+    (`helpers.central_diff`) per number of each output part."""
+    def parts(y):
         return [np.asarray(p, dtype=float) for p in (y if isinstance(y, tuple) else (y,))]
 
-    cols = []
-    for k in range(flat.size):
-        e = np.zeros_like(flat)
-        e[k] = h
-        cols.append([(u - d) / (2 * h) for u, d in zip(at(flat + e), at(flat - e))])
-    shape_in = np.shape(np.asarray(x, dtype=float))
-    parts = [np.stack([c[p] for c in cols], axis=-1).reshape(np.shape(cols[0][p]) + shape_in)
-             for p in range(len(cols[0]))]
-    return parts
+    shape_in = np.shape(np.asarray(args[i], dtype=float))
+    out = []
+    for p, part in enumerate(parts(f(*args))):
+        rows = [np.asarray(central_diff(lambda *a, p=p, e=e: parts(f(*a))[p][e], args, i),
+                           dtype=float) for e in np.ndindex(part.shape)]
+        out.append(np.reshape(rows, part.shape + shape_in))
+    return out
 
 
 CASES = [

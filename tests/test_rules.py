@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from helpers import central_diff
 
 from s2sad import ops, rules
 from s2sad import runtime
@@ -335,17 +336,8 @@ def differentiable_input(x) -> bool:
 
 def numeric_vjp(key, xs, options, i, v, h=1e-6):
     """∂⟨v, f(xs)⟩/∂xs[i], by central differences, shaped like xs[i]."""
-    base = flat(xs[i])
-    grad = np.zeros_like(base)
-    for k in range(base.size):
-        up, down = base.copy(), base.copy()
-        up[k] += h
-        down[k] -= h
-        xu, xd = list(xs), list(xs)
-        xu[i], xd[i] = unflat(up, xs[i]), unflat(down, xs[i])
-        grad[k] = (flat(call(key, xu, options)) @ flat(v)
-                   - flat(call(key, xd, options)) @ flat(v)) / (2 * h)
-    return grad
+    return flat(central_diff(lambda *a: flat(call(key, list(a), options)) @ flat(v),
+                             xs, i, h))
 
 
 def all_rules(table):
