@@ -196,6 +196,7 @@ class _Analysis:
         self.conflicts = set()
         self.conflict_at = {}  # root -> a statement that gives its name another object
         self.join_makes = {}  # id(statement) -> the If it makes a joined object for
+        self.value_joins = {}  # joined array name -> its If, or None (see `value_join`)
         self.widened = set()  # roots of lists something was appended to
         self.indexed = set()  # roots of arrays some statement reads by index
         self.any_rank = set()  # elements of lists of arrays of several ranks (see error)
@@ -241,6 +242,12 @@ class _Analysis:
             # empty list's `[]` would lose the element kind its appends gave it)
             r.kinds = {p.name: r.kinds[p.name] for p in self.fn.params}
             self.widened = set()
+            for t in self.written_joins():
+                # (its object matters: it keeps the objects it is given, see `alias`)
+                self.value_joins[t] = None
+                r.created.pop(t, None)
+                r.views.pop(t, None)
+                r.written.discard(t)
             self.forward(self.fn.body)
         r.containers = {r.root(n) for n in r.kinds if self.is_list(n)} | self.indexed | r.written
         self.backward(self.fn.body)
@@ -296,7 +303,10 @@ class _Analysis:
                         else:
                             r.shapes[t] = shape
                     if self.is_object(t):
-                        if op.kind == "copy" and not s.unpack:
+                        join = self.value_join(t) if not s.unpack else None
+                        if join is not None:
+                            self.join_value(t, op, s.value, join)
+                        elif op.kind == "copy" and not s.unpack:
                             self.alias(t, op.inputs[0].id)
                         elif r.root(t) not in r.created:
                             r.created[r.root(t)] = id(s)
@@ -907,6 +917,130 @@ class _Analysis:
             self.join_makes[id(st)] = join
         return join
 
+    def value_join(self, t):
+        """The `If` at whose end `t`, an array, gets its value on every path, where some
+        path hands over an array that exists already (``v = x``, an argument or another
+        variable, or a view of one, ``v = x[::-1]``), so `t` is not one new object
+        (`fresh_join`). While nothing writes into `t` or into what it may be (the
+        write checks refuse that: `t` counts as a view of each), its value is all that
+        matters: `t` is an object of its own made at the join, and the reverse of
+        ``v = x`` hands `v`'s adjoint over to `x` like any copy. None otherwise (the
+        name keeps the objects it is given, see `alias`)."""
+        if t in self.value_joins:
+            return self.value_joins[t]
+        r = self.result
+        if t not in self.joined or t in self.phis or self.own_code() \
+                or not isinstance(r.kinds.get(t), ops.ArrayKind):
+            # (s2sad's own gradient code, which forward mode differentiates for second
+            # derivatives, writes into its adjoints: its names keep their objects)
+            return None
+        join = None
+        if self.fresh_join(t) is None:
+            join = self.join_of(t)
+        if join is not None:
+            sites = self.definitions(t)
+            existing = False
+            for st, chain in sites:
+                op = self.op_of(st)
+                if op.kind == "copy":
+                    src = op.inputs[0].id
+                    if self.is_list(src):
+                        join = None
+                        break
+                    existing = existing or self.branch_own(st, chain) is None
+                elif not ops.makes_new_object(op, st.value, self.atom_kind):
+                    existing = True
+            if not existing:
+                join = None
+        self.value_joins[t] = join
+        return join
+
+    def written_joins(self) -> list:
+        """The names `value_join` made objects of their own whose object identity a
+        write can show: something writes into the name or into a view of it, or into
+        an array it may be after the join (or in a loop around it). Those keep the
+        objects they are given, as forward mode needs (reverse mode refuses them)."""
+        r = self.result
+        joins = {t: j for t, j in self.value_joins.items() if j is not None}
+        if not joins:
+            return []
+        order = []  # (statement, enclosing loops), in program order
+        ends = {}  # id(If) -> the position after its last statement
+
+        def visit(body, loops):
+            for st in body:
+                order.append((st, loops))
+                if isinstance(st, ir.Loop):
+                    visit(st.cond + st.body, loops + (st,))
+                elif isinstance(st, ir.If):
+                    visit(st.body, loops)
+                    visit(st.orelse, loops)
+                    ends[id(st)] = len(order)
+                elif isinstance(st, ir.Exit):
+                    visit(st.copies, loops)
+
+        visit(self.fn.body, ())
+        writes = []  # (position, loops, root written)
+        for k, (st, loops) in enumerate(order):
+            if isinstance(st, ir.SetItem):
+                writes.append((k, loops, r.root(st.container)))
+            elif isinstance(st, (ir.Expr, ir.Assign)) and id(st) in r.ops:
+                op = r.ops[id(st)]
+                if op.kind in ("add_at", "add_into", "pop") and op.inputs \
+                        and isinstance(op.inputs[0], ast.Name):
+                    writes.append((k, loops, r.root(op.inputs[0].id)))
+        out = []
+        for t, join in joins.items():
+            at = next((loops for st, loops in order if st is join), None)
+            own = {t} | {n for n in r.views if t in r.viewed_roots(n)}
+            own = {r.root(n) for n in own}
+            bases = set(r.viewed_roots(t)) - {t}
+            for k, loops, root in writes:
+                if root in own or root in bases and (
+                        at is None or k >= ends[id(join)] or any(loop in at for loop in loops)):
+                    out.append(t)
+                    break
+        return out
+
+    def join_value(self, t, op, value, join):
+        """`t` (see `value_join`) gets its value here: its object is made at `join`,
+        and may be (a view of) the objects this statement reads."""
+        r = self.result
+        r.roots.pop(t, None)
+        r.created[t] = id(join)
+        if op.kind != "copy" and ops.makes_new_object(op, value, self.atom_kind):
+            return
+        bases = tuple(x.id for x in op.inputs
+                      if isinstance(x, ast.Name) and self.is_object_atom(x))
+        if bases:
+            r.views[t] = tuple(dict.fromkeys(r.views.get(t, ()) + bases))
+
+    def join_of(self, t):
+        """The `If` whose branches both assign `t`, where every assignment of `t` is
+        one array or list given to it alone, inside that `If` and not in a loop below
+        it; None otherwise."""
+        sites = self.definitions(t)
+        if len(sites) < 2 or t in self.phis:
+            return None
+        for st, _ in sites:
+            if not isinstance(st, ir.Assign) or st.unpack or len(st.targets) != 1:
+                return None
+        chains = [c for _, c in sites]
+        k = 0
+        while all(len(c) > k for c in chains) and all(
+                c[k][0] is chains[0][k][0] and c[k][1] == chains[0][k][1] for c in chains):
+            k += 1
+        if not all(len(c) > k for c in chains):
+            return None
+        join = chains[0][k][0]
+        if not isinstance(join, ir.If) or any(c[k][0] is not join for c in chains) \
+                or any(not isinstance(st, ir.If) for c in chains for st, _ in c[k:]):
+            return None  # (a loop between the join and an assignment)
+        if t not in ir.definitely_assigned(join.body) \
+                or t not in ir.definitely_assigned(join.orelse):
+            return None
+        return join
+
     def op_of(self, st):
         return self.result.ops.get(id(st)) or ops.classify(st.value, self.fn, self.is_local,
                                                            self.atom_kind)
@@ -1103,6 +1237,7 @@ class _Writes:
                     self.fail(s, f"s2sad cannot differentiate a write into the argument "
                                  f"`{user}`: the caller's list or array would change",
                               f"Write into a copy made first: `{user} = {user}.copy()`.")
+                self.joined_write(s, root, f"`{user}[...] = ...` writes into `{user}`")
                 if c in r.views or root in r.views:
                     base = self.name((r.views.get(c) or r.views[root])[0])
                     self.fail(s, f"`{user}` may share memory with `{base}` (a slice, a reshape "
@@ -1152,6 +1287,20 @@ class _Writes:
                     self.check_view(view, writes[root])
         _Holders(self).check()
 
+    def joined_write(self, s, root, what):
+        """Refuse a write into `root`, a name given an array that exists already on
+        some path into a join (`_Analysis.value_join`): it may be that array."""
+        if self.a.value_joins.get(root) is None:
+            return
+        user = self.name(root)
+        bases = [self.name(b) for b in self.r.views.get(root, ())]
+        base = next((b for b in bases if b != "this value"), "another array")
+        self.fail(s, f"{what}, which is `{base}` itself (or a view of it) on some path "
+                     f"into it; s2sad cannot follow a write into an array that another "
+                     f"name may hold",
+                  f"Make `{user}` a copy on that path (`{user} = {base}.copy()`), or write "
+                  f"into a copy made here: `{user} = {user}.copy()`.")
+
     def inplace(self, s) -> list:
         """``x op= y`` on a list or an array (`s.inplace`): the SSA form's new name is
         right only if the object is the function's own, and no other variable refers
@@ -1176,6 +1325,7 @@ class _Writes:
                 todo.append(r.root(init.id))
         for root in roots:
             if root not in self.a.fresh:
+                self.joined_write(s, root, f"`{user} {op}= ...` changes `{user}` in place")
                 if r.created.get(root) == 0:
                     self.fail(s, f"`{user} {op}= ...` changes the argument `{self.name(root)}` "
                                  f"in place: the caller's {what} would change",
