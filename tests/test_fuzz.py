@@ -305,7 +305,17 @@ def _check_hessian(check, f, point, wrt, h=1e-6):
         for a in spans[i] for b in spans[j]])
     assert isinstance(hess, tuple) and len(hess) == len(point), \
         check.where + f"hessian gave {hess!r}"
-    assert _close(flat(hess), expected, 1e-4 * (1 + np.abs(full).max())), \
+    rtol = 1e-4 * (1 + np.abs(full).max())
+    if not _close(flat(hess), expected, rtol) and 0.0 in vec:
+        # the README's conventions at kinks (abs has derivative 0 at 0) make abs(y) ** 2
+        # have second derivative 0 at y == 0 exactly, where y * y has 2: right beside
+        # such a point the Hessian must be right
+        nudged = vec + 1e-9 * np.cos(np.arange(1, len(vec) + 1) * 0.9)
+        beside = check("hessian", lambda: s2sad.hessian(f, wrt=wrt)(*rebuild(nudged)))
+        if beside is not None and _close(flat(beside), expected, rtol):
+            event("hessian: a kink's convention at 0")
+            return
+    assert _close(flat(hess), expected, rtol), \
         check.where + f"hessian {hess} != central differences of the gradient {expected}"
 
 
