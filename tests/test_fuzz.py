@@ -44,9 +44,9 @@ from s2sad import cli
 from s2sad.checkpoint import SCHEDULES as SCHEDULE_NAMES
 
 LONG = int(os.environ.get("S2SAD_FUZZ_EXAMPLES", "0") or 0)
-# examples per test in CI: the scalar and array programs compile a reverse and a
-# forward derivative each, the malformed ones run every entry point
-EXAMPLES = {"scalar": 120, "array": 80, "params": 40, "malformed": 150}
+# examples per test in CI (about 45 s for the file on a 2-core machine): every
+# well-formed program compiles a dozen derivatives, the malformed ones run every entry point
+EXAMPLES = {"scalar": 150, "array": 100, "params": 50, "malformed": 150}
 
 
 def fuzz_settings(kind):
