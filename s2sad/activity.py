@@ -235,20 +235,23 @@ class _Analysis:
         self.defined = defined
         self.forward(self.fn.body)
         if r.written:
-            # a write makes the array one object whose every name is varied alike:
-            # run again with that known from the start
-            r.varied = {p.name for p in self.fn.params if p.name in r.varied}
-            # (kinds again from the parameters' too: merged with the first pass's, an
-            # empty list's `[]` would lose the element kind its appends gave it)
-            r.kinds = {p.name: r.kinds[p.name] for p in self.fn.params}
-            self.widened = set()
-            for t in self.written_joins():
-                # (its object matters: it keeps the objects it is given, see `alias`)
+            reverted = self.written_joins()
+            for t in reverted:
+                # (its object matters: it keeps the objects it is given, see `alias`;
+                # one pass more gives every write the objects as they end up)
                 self.value_joins[t] = None
                 r.created.pop(t, None)
                 r.views.pop(t, None)
                 r.written.discard(t)
-            self.forward(self.fn.body)
+            for _ in range(2 if reverted else 1):
+                # a write makes the array one object whose every name is varied alike:
+                # run again with that known from the start
+                r.varied = {p.name for p in self.fn.params if p.name in r.varied}
+                # (kinds again from the parameters' too: merged with the first pass's, an
+                # empty list's `[]` would lose the element kind its appends gave it)
+                r.kinds = {p.name: r.kinds[p.name] for p in self.fn.params}
+                self.widened = set()
+                self.forward(self.fn.body)
         r.containers = {r.root(n) for n in r.kinds if self.is_list(n)} | self.indexed | r.written
         self.backward(self.fn.body)
         for group in (r.varied, r.useful):
@@ -992,12 +995,16 @@ class _Analysis:
         out = []
         for t, join in joins.items():
             at = next((loops for st, loops in order if st is join), None)
+            first = next((k for k, (st, _) in enumerate(order)
+                          if t in ir.defined_names(st)), ends[id(join)])
             own = {t} | {n for n in r.views if t in r.viewed_roots(n)}
             own = {r.root(n) for n in own}
             bases = set(r.viewed_roots(t)) - {t}
             for k, loops, root in writes:
+                # (a write into what `t` may be after `t` is first given a value, or
+                # in a loop around the join, may show in `t`)
                 if root in own or root in bases and (
-                        at is None or k >= ends[id(join)] or any(loop in at for loop in loops)):
+                        at is None or k > first or any(loop in at for loop in loops)):
                     out.append(t)
                     break
         return out

@@ -636,10 +636,32 @@ def source_written_in_the_loop(x, w):
     return v[0] * v[1]
 
 
+def source_written_in_its_branch(x, w):
+    u = w * 2.0
+    if np.var(x) > 0.3:
+        v = u
+        u[0] = x[1]
+    else:
+        v = w * x
+    return v[0] * v[1] + u[2]
+
+
+def source_written_in_the_other_branch(x, w):
+    u = w * 2.0
+    if np.var(x) > 0.3:
+        v = w * x
+    else:
+        u[0] = x[1]
+        v = u
+    return v[0] * v[1] + u[2]
+
+
 @pytest.mark.parametrize("f", [written_after_the_join, argument_written_after_the_join,
                                source_written_after_the_join, added_into_after_the_join,
                                source_added_into_after_the_join, view_of_the_join_written,
-                               written_in_the_loop, source_written_in_the_loop])
+                               written_in_the_loop, source_written_in_the_loop,
+                               source_written_in_its_branch,
+                               source_written_in_the_other_branch])
 def test_a_write_through_a_join_of_an_existing_array_is_refused(f):
     """Where something writes into the joined name, a view of it, or the array it may
     be while it is alive, its object matters: reverse mode refuses it (never a wrong
@@ -648,3 +670,18 @@ def test_a_write_through_a_join_of_an_existing_array_is_refused(f):
     for x in (np.array([0.63, 0.33, 0.0]), np.array([1.63, 0.33, 0.4])):
         with pytest.raises(s2sad.NotDifferentiableError):
             s2sad.grad(f, wrt=(0, 1))(x, w)
+
+
+@pytest.mark.parametrize("f", [written_after_the_join, source_written_after_the_join,
+                               source_written_in_its_branch,
+                               source_written_in_the_other_branch])
+def test_forward_mode_still_follows_a_write_through_a_join(f):
+    """Forward mode, which follows values by name, keeps taking the joins reverse
+    mode refuses for a write: the name keeps the objects it is given (the tangent of
+    `u` written in the other branch was lost once)."""
+    w = np.array([0.95, 0.2, -0.4])
+    for x in (np.array([0.63, 0.33, 0.0]), np.array([1.63, 0.33, 0.4])):
+        t = (np.array([1.0, -0.5, 0.25]), np.array([0.5, 2.0, -1.0]))
+        _, d = s2sad.jvp(f, (x, w), t)
+        want = sum(np.sum(central_diff(f, (x, w), i) * t[i]) for i in range(2))
+        assert np.allclose(d, want, rtol=1e-5, atol=1e-6)
