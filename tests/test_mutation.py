@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import s2sad
-from test_numpy import numeric
+from helpers import central_diff as numeric
 
 X = np.array([0.3, 0.6, 0.7, 0.9])
 
