@@ -9,7 +9,7 @@ import pytest
 
 import s2sad
 from s2sad import activity, ops, pipeline
-from test_numpy import numeric
+from helpers import central_diff as numeric
 
 SHAPES = [(), (4,), (3, 4), (1, 4), (3, 1)]
 
