@@ -9,7 +9,7 @@ import pytest
 
 import s2sad
 from s2sad import activity, ops, pipeline
-from helpers import central_diff as numeric
+from helpers import central_diff
 
 SHAPES = [(), (4,), (3, 4), (1, 4), (3, 1)]
 
@@ -33,8 +33,8 @@ def test_one_gradient_object_through_every_broadcasting_pair():
         x, y = _value(sx, 1), _value(sy, 2)
         gx, gy = grad(x, y)
         assert np.shape(gx) == sx and np.shape(gy) == sy
-        assert np.allclose(gx, numeric(broadcasting, (x, y), 0), rtol=1e-5, atol=1e-7)
-        assert np.allclose(gy, numeric(broadcasting, (x, y), 1), rtol=1e-5, atol=1e-7)
+        assert np.allclose(gx, central_diff(broadcasting, (x, y), 0), rtol=1e-5, atol=1e-7)
+        assert np.allclose(gy, central_diff(broadcasting, (x, y), 1), rtol=1e-5, atol=1e-7)
 
 
 def test_the_pattern_labels_lengths_by_equality_and_one():
@@ -51,13 +51,13 @@ def test_the_dispatcher_checks_the_pattern_it_was_compiled_for():
     # more equal lengths than the pattern asks for: the same code is right
     x, y = _value((4, 4), 3), _value((4,), 4)
     gx, gy = grad(x, y)
-    assert np.allclose(gy, numeric(broadcasting, (x, y), 1), rtol=1e-5, atol=1e-7)
+    assert np.allclose(gy, central_diff(broadcasting, (x, y), 1), rtol=1e-5, atol=1e-7)
     assert len(grad.__s2sad__.specs) == 1
     # a length 1 where the pattern has a length of its own: another specialisation
     x, y = _value((3, 1), 5), _value((4,), 6)
     gx, gy = grad(x, y)
     assert gx.shape == (3, 1)
-    assert np.allclose(gx, numeric(broadcasting, (x, y), 0), rtol=1e-5, atol=1e-7)
+    assert np.allclose(gx, central_diff(broadcasting, (x, y), 0), rtol=1e-5, atol=1e-7)
     assert len(grad.__s2sad__.specs) == 2
 
 
@@ -83,7 +83,7 @@ def test_values_computed_only_for_their_shape_are_not_computed():
     values = (rng.normal(size=(8, 5)), rng.normal(size=5), rng.normal(size=5),
               rng.normal(size=5))
     for i, g in enumerate(grad(*values)):
-        assert np.allclose(g, numeric(layer_norm, values, i), rtol=1e-5, atol=1e-6)
+        assert np.allclose(g, central_diff(layer_norm, values, i), rtol=1e-5, atol=1e-6)
 
 
 def either(x, g, c):
@@ -100,8 +100,8 @@ def test_a_name_joined_from_two_shapes_keeps_its_sums(c):
     take either shape for granted."""
     x, g = _value((3, 4), 7), _value((4,), 8)
     gx, gg = s2sad.grad(either, wrt=(0, 1))(x, g, c)
-    assert np.allclose(gx, numeric(either, (x, g, c), 0), rtol=1e-5, atol=1e-7)
-    assert np.allclose(gg, numeric(either, (x, g, c), 1), rtol=1e-5, atol=1e-7)
+    assert np.allclose(gx, central_diff(either, (x, g, c), 0), rtol=1e-5, atol=1e-7)
+    assert np.allclose(gg, central_diff(either, (x, g, c), 1), rtol=1e-5, atol=1e-7)
 
 
 def shapes_of(f, example, wrt):
@@ -145,7 +145,7 @@ def test_a_factor_constant_along_a_sum_moves_out_of_it():
     values = (rng.normal(size=(8, 5)), rng.normal(size=5), rng.normal(size=5),
               rng.normal(size=(8, 5)))
     got = s2sad.grad(layer_norm, wrt=0)(*values)
-    assert np.allclose(got, numeric(layer_norm, values, 0), rtol=1e-6, atol=1e-8)
+    assert np.allclose(got, central_diff(layer_norm, values, 0), rtol=1e-6, atol=1e-8)
 
 
 def _op_add(x, y):
@@ -208,7 +208,7 @@ def test_every_binary_operation_through_every_broadcasting_pair(f):
         gx, gy = grad(x, y)
         for g, i, shape in ((gx, 0, sx), (gy, 1, sy)):
             assert np.shape(g) == shape and (shape != () or isinstance(g, float))
-            assert np.allclose(g, numeric(f, (x, y), i), rtol=1e-5, atol=1e-7), (sx, sy, i)
+            assert np.allclose(g, central_diff(f, (x, y), i), rtol=1e-5, atol=1e-7), (sx, sy, i)
 
 
 def weighted_sum(x, C):
