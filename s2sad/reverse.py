@@ -256,18 +256,27 @@ class _Transform:
         """``x%old = x[i]`` (a copy for a slice) before the write ``x[i] = v``: the
         reverse sweep puts it back, so what it reads of `x` is what the forward sweep
         read at the same point. `simplify` drops the pair when nothing after the
-        write's reverse reads `x`."""
+        write's reverse reads `x`. A list's element is saved as the object it is: the
+        write rebinds the slot and leaves that object as it was (a copy would break
+        on a number, and would not be the object other names hold)."""
         c = s.container
         index = ir.copy_tree(s.target.slice)
         value = ast.Subscript(value=ir.name(c), slice=index, ctx=ast.Load())
-        if isinstance(self.slot_kind(c, index), ops.ArrayKind) \
-                and not ops.fancy_index(index, self.atom_kind):
+        if self.array_slot(c, index):
             value = ast.Call(func=ast.Attribute(value=value, attr="copy", ctx=ast.Load()),
                              args=[], keywords=[])
         return ir.Assign((ir.derived(c, "old"),), value, s.line)
 
     def atom_kind(self, atom):
         return self.act.atom_kind(atom, self.fn.refs)
+
+    def array_slot(self, container: str, index) -> bool:
+        """Whether ``container[index]`` is a view of `container`'s memory (an array
+        container, a basic index that leaves an array), which a write into the same
+        slot changes: saving it, or its adjoint, takes a copy."""
+        return isinstance(self.act.kinds.get(container), ops.ArrayKind) \
+            and isinstance(self.slot_kind(container, index), ops.ArrayKind) \
+            and not ops.fancy_index(index, self.atom_kind)
 
     def slot_kind(self, container: str, index):
         """The kind of ``container[index]``."""
@@ -646,7 +655,7 @@ class _Transform:
 
         self.helpers["unbroadcast"] = runtime.unbroadcast
         if kind.ndim is None or target.ndim is None or kind.ndim >= target.ndim:
-            if not ops.fancy_index(index, self.atom_kind):
+            if self.array_slot(container, index):  # (a list's slot is rebound, not zeroed)
                 slot = ast.Call(func=ast.Attribute(value=slot, attr="copy", ctx=ast.Load()),
                                 args=[], keywords=[])
         return ast.Call(func=ir.name("unbroadcast"), args=[slot, ir.name(value.id)], keywords=[])

@@ -24,8 +24,12 @@ def unbroadcast(g, x):
     if g_shape == shape:
         # a number's adjoint is a number, not a 0-d array (np.where gives those)
         return g[()] if isinstance(g, np.ndarray) and not isinstance(x, np.ndarray) else g
-    g = np.asarray(g)
     lead = len(g_shape) - len(shape)
+    if lead < 0:
+        # fewer axes than `x`: the same adjoint for every element along the missing
+        # ones (the 0.0 a list's adjoint starts an array element with), spread out
+        return np.array(np.broadcast_to(g, shape))
+    g = np.asarray(g)
     axes = tuple(range(lead)) + tuple(lead + a for a, n in enumerate(shape)
                                       if n == 1 and g_shape[lead + a] != 1)
     g = _sum_over(g, axes)

@@ -1001,3 +1001,121 @@ def test_a_list_read_before_it_grows_or_shrinks(f):
     for k in range(2):
         _, tangent = s2sad.jvp(f, args, tuple(float(i == k) for i in range(2)))
         assert np.isclose(tangent, want[k], rtol=1e-5, atol=1e-6), (k, tangent, want[k])
+
+
+# ---------------------- lists holding numbers and arrays, elements changed in place
+
+
+def number_and_array_changed_output_reads_neither(x, s):
+    a1 = x[::-1] * 1.0
+    lst1 = [0.5, a1]
+    lst1[0] += s ** 2
+    lst1[1] += np.tanh(x)
+    out1 = lst1[1] * lst1[0]
+    return -1.25
+
+
+def number_and_array_changed_output_reads_both(x, s):
+    a1 = x[::-1] * 1.0
+    lst1 = [0.5, a1]
+    lst1[0] += s ** 2
+    lst1[1] += np.tanh(x)
+    return np.sum(lst1[1] * lst1[0])
+
+
+def number_and_array_changed_output_reads_the_number(x, s):
+    a1 = x[::-1] * 1.0
+    lst1 = [0.5, a1]
+    lst1[0] += s ** 2
+    lst1[1] += np.tanh(x)
+    return lst1[0] * s
+
+
+def number_and_array_changed_output_reads_the_array(x, s):
+    a1 = x[::-1] * 1.0
+    lst1 = [0.5, a1]
+    lst1[0] += s ** 2
+    lst1[1] += np.tanh(x)
+    return np.sum(lst1[1]) * s
+
+
+def number_and_array_read_then_replaced(x, s):
+    lst1 = [s, x * 1.0]
+    b = lst1[0] * lst1[1]
+    lst1[0] = s ** 2
+    lst1[1] = np.tanh(x) * lst1[0]
+    return np.sum(b * lst1[1]) + lst1[0]
+
+
+def number_and_array_changed_in_a_loop(x, s):
+    lst1 = [0.5, x * 1.0]
+    acc = 0.0
+    for i in range(3):
+        lst1[0] += s * lst1[0]
+        lst1[1] += np.tanh(x) * lst1[0]
+        acc = acc + np.sum(lst1[1] * lst1[0])
+    return acc
+
+
+def number_and_array_changed_in_a_loop_unread(x, s):
+    lst1 = [0.5, x * 1.0]
+    for i in range(3):
+        lst1[0] += s * lst1[0]
+        lst1[1] += np.tanh(x) * lst1[0]
+    return s * 2.0
+
+
+def numbers_and_array_written_at_a_run_time_index(x, s):
+    lst1 = [0.5, x * 1.0, 2.0]
+    for i in range(3):
+        lst1[i] = lst1[i] * s
+    return np.sum(lst1[1]) + lst1[0] * lst1[2]
+
+
+def int_and_array_changed(x, s):
+    lst1 = [1, x * 1.0]
+    lst1[0] += s
+    lst1[1] += x
+    return lst1[0] * s
+
+
+def arrays_one_replaced_unread(x, s):
+    lst1 = [x * 2.0, x * s]
+    lst1[0] = x * 3.0
+    return np.sum(lst1[1])
+
+
+MIXED = [number_and_array_changed_output_reads_neither, number_and_array_changed_output_reads_both,
+         number_and_array_changed_output_reads_the_number,
+         number_and_array_changed_output_reads_the_array, number_and_array_read_then_replaced,
+         number_and_array_changed_in_a_loop, number_and_array_changed_in_a_loop_unread,
+         numbers_and_array_written_at_a_run_time_index, int_and_array_changed,
+         arrays_one_replaced_unread]
+
+
+@pytest.mark.parametrize("f", MIXED, ids=[f.__name__ for f in MIXED])
+def test_elements_of_lists_of_numbers_and_arrays_changed_in_place(f):
+    """The reverse sweep saved a list's element before a write with ``.copy()`` and
+    took the slot's adjoint with ``.copy()``, as if every element were an array: a
+    float element (or a float zero adjoint) raised AttributeError, and the zero
+    adjoint (0.0) of an array element no one read after its write crashed
+    `unbroadcast`. A list's slot is rebound, so the element is saved as it is."""
+    args = (np.array([0.117, 0.2, 0.3]), 0.346)
+    want = [numeric(f, args, i) for i in range(2)]
+    for mode in ("reverse", "forward"):
+        got = s2sad.grad(f, wrt=(0, 1), mode=mode)(*args)
+        for g, w in zip(got, want):
+            assert np.allclose(g, w, rtol=1e-6, atol=1e-8), (mode, got, want)
+    _, pullback = s2sad.vjp(f, *args)
+    for _ in range(2):
+        got = pullback(1.0)
+        assert all(np.allclose(g, w, rtol=1e-6, atol=1e-8) for g, w in zip(got, want))
+    direction = (np.array([0.5, -1.0, 0.25]), 0.75)
+    _, tangent = s2sad.jvp(f, args, direction)
+    assert np.isclose(tangent, np.dot(want[0], direction[0]) + want[1] * direction[1],
+                      rtol=1e-6, atol=1e-8)
+    h = s2sad.hessian(f, wrt=1)(*args)
+    step = 1e-5
+    dg = (s2sad.grad(f, wrt=1)(args[0], args[1] + step)
+          - s2sad.grad(f, wrt=1)(args[0], args[1] - step)) / (2 * step)
+    assert np.isclose(h, dg, atol=1e-5)
