@@ -765,8 +765,16 @@ class _Transform:
         body = self.reverse_block(s.body) + self.reverse_block(s.cond)
         self.carried.pop()
         self.accumulators.pop()
+        post = [self.set_adj(p.init.id, ir.name(adj(p.name)), s.line) for p in active_phis
+                if self.act.is_active(p.init) and not self.is_container(p.init.id)]
+        # (a carried array read by index hands its adjoint to its initial value even
+        # where no reversed iteration does anything: ``v = v`` passes it on as it is)
+        post += [self.set_adj(p.init.id, ir.name(self.acc(p.name)), s.line) for p in s.phis
+                 if p.name in self.act.active and self.is_container(p.name)
+                 and self.act.root(p.name) == p.name and self.act.is_active(p.init)
+                 and self.act.root(p.init.id) != p.name]
         if not [x for x in body if not isinstance(x, ir.Comment)] and not active_phis:
-            return pre
+            return pre + post
         assigned = ir.definitely_assigned(body)
         overwritten = {c.targets[0] for x in s.body if isinstance(x, ir.Exit) for c in x.copies}
         for p in active_phis:  # a carried value the body overwrites unread gets adjoint 0
@@ -776,12 +784,6 @@ class _Transform:
         body.insert(0, ir.Pop(self.tape_names[s.tag], (), s.tag, s.line))
         loop = ir.ForEach(s.target if s.iter is not None else "%_", self.reverse_iter(s), body,
                           s.line, s.tag)
-        post = [self.set_adj(p.init.id, ir.name(adj(p.name)), s.line) for p in active_phis
-                if self.act.is_active(p.init) and not self.is_container(p.init.id)]
-        post += [self.set_adj(p.init.id, ir.name(self.acc(p.name)), s.line) for p in s.phis
-                 if p.name in self.act.active and self.is_container(p.name)
-                 and self.act.root(p.name) == p.name and self.act.is_active(p.init)
-                 and self.act.root(p.init.id) != p.name]
         return pre + [loop] + post
 
     # ------------------------------------------------------- checkpointed loops
@@ -917,10 +919,16 @@ class _Transform:
         active_phis = [p for p in state if p in self.act.active]
         reads = [n for n in args if n in self.act.active]
         acc = [n for n in reads if not self.is_container(n)]
-        bar = [adj(p) for p in active_phis] + [
+        # A carried array read by index (a container) has one adjoint object, which
+        # the body's reverse updates in place and hands over where the array takes a
+        # new value (`hand_over`), as in a taped loop (`reverse_loop`): an exit that
+        # passes it on (``v = v``, `continue`) leaves that adjoint as it is. Only the
+        # other carried values take a new adjoint on the paths that touch them.
+        values = [p for p in active_phis if not self.is_container(p)]
+        bar = [self.acc(p) if self.is_container(p) else adj(p) for p in active_phis] + [
             self.acc(n) if self.is_container(n) else adj(n) for n in reads]
         self.accumulators.append(set(acc))
-        self.carried.append(active_phis)
+        self.carried.append(values)
         self.emitted.append([ir.Assign((b,), ir.const(None)) for b in bar])
         reverse = self.reverse_block(s.body) + self.reverse_block(s.cond)
         self.emitted.pop()
@@ -933,7 +941,7 @@ class _Transform:
         # the adjoint on where the branch leaves the value as it is (`reverse_if`).
         overwritten = {c.targets[0] for x in s.body if isinstance(x, ir.Exit)
                        for c in x.copies}
-        for p in active_phis:  # a carried value the body overwrites unread gets adjoint 0
+        for p in values:  # a carried value the body overwrites unread gets adjoint 0
             if p in overwritten and adj(p) not in assigned:
                 reverse.append(ir.Assign((adj(p),), zero(self.act.kinds.get(p), p), s.line))
         step = Step(name, ir.derived(name, "bar"), target, state, args, body, outputs,
@@ -974,8 +982,9 @@ class _Transform:
                             args=[ir.name(step.bar_name), _tuple(start)], keywords=[])
             out.append(ir.Assign(tuple(step.bar), call, s.line, unpack=True))
         active_phis = [p for p in s.phis if p.name in self.act.active]
-        out += [self.set_adj(p.init.id, ir.name(adj(p.name)), s.line) for p in active_phis
-                if self.act.is_active(p.init)]
+        out += [self.set_adj(p.init.id, ir.name(self.acc(p.name) if self.is_container(p.name)
+                                                else adj(p.name)), s.line)
+                for p in active_phis if self.act.is_active(p.init)]
         return out
 
     def reverse_iter(self, s: ir.Loop) -> ast.expr:

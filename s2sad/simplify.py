@@ -1024,6 +1024,19 @@ def _drop_needless_restores(forward, reverse):
     ``xs.pop()`` undoing an append, and ``xs.append(xs%old)`` undoing a pop, whose
     forward ``xs%old = xs.pop()`` is ``xs.pop()`` again without it."""
     kept = set()
+    # A checkpointed loop's scheduler holds what its forward sweep was given (the
+    # initial state, the values the loop reads) and the states it kept, and its
+    # ``ckpt.reverse(...)`` recomputes steps from them: that call reads those objects,
+    # and the loop's results (a state passed on unchanged is the same object).
+    held = {}
+    for s in ir.walk(forward):
+        call = s.value if isinstance(s, ir.Assign) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                and call.func.attr in ("forward", "forward_while") \
+                and isinstance(call.func.value, ast.Name) \
+                and call.func.value.id.startswith("%ckpt"):
+            held[call.func.value.id] = set(s.targets) | {
+                n.id for a in call.args for n in ast.walk(a) if isinstance(n, ast.Name)}
 
     def restore(s) -> bool:
         return isinstance(s, (ir.SetItem, ir.Expr)) and s.restore
@@ -1039,6 +1052,10 @@ def _drop_needless_restores(forward, reverse):
                           and ir.dotted(n.func) == "np.zeros_like" for a in n.args}
             out |= {_MUTABLE[n.id] for n in ast.walk(node) if isinstance(n, ast.Name)
                     and n.id in _MUTABLE and id(n) not in shape_only}
+            out |= {_MUTABLE[n] for c in ast.walk(node) if isinstance(c, ast.Call)
+                    and isinstance(c.func, ast.Attribute) and c.func.attr == "reverse"
+                    and isinstance(c.func.value, ast.Name)
+                    for n in held.get(c.func.value.id, ()) if n in _MUTABLE}
         return out
 
     def block(body, live) -> set:

@@ -694,3 +694,78 @@ def test_second_derivatives_do_not_take_checkpoint():
                                                "not supported") as info:
         s2sad.grad(s2sad.grad(zoo.euler_ctz), checkpoint="ctz")
     assert "Drop checkpoint=" in info.value.hint
+
+
+# ------------------------------------------- carried arrays passed on, objects changed after
+
+X3 = np.array([-0.89, -0.5, 0.3])
+PASSED_ON = [  # (name, args, wrt, snapshot counts for a binomial marker or None)
+    ("carried_unchanged", (X3,), (0,), (1, 2, 10)),
+    ("carried_unchanged_ctz", (X3,), (0,), None),
+    ("skip_rebind", (X3,), (0,), (1, 2, 10)),
+    ("skip_rebind_while", (X3,), (0,), None),
+    ("stop_rebind", (-X3,), (0,), None),
+    ("grown_after", (0.01, 0.3), (0, 1), None),
+    ("grown_after_for", (0.3, 0.2), (0, 1), (1, 2, 10)),
+    ("written_after", (X3,), (0,), (1, 2, 10)),
+]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5, 8])
+@pytest.mark.parametrize("name, first, wrt, counts", PASSED_ON)
+def test_carried_arrays_passed_on_and_objects_changed_after(name, first, wrt, counts, n):
+    """A carried array read by index keeps one adjoint array, which a step that passes
+    the array on (``v = v``, `continue`, `break`) passes on too (the step's reverse
+    zeroed it: the gradient lost every read after the loop); and a list or array the
+    loop reads, or carries out, that changes in place after the loop is put back
+    before the reverse sweep recomputes steps from it (they read the longer list)."""
+    for s in counts or (None,):
+        args = first + (n,) + ((s,) if s else ())
+        want = flat(s2sad.grad(getattr(PLAIN, name), wrt=wrt)(*args))
+        np.testing.assert_allclose(want, central(getattr(PLAIN, name), args, wrt),
+                                   rtol=1e-6, atol=1e-8)
+        check_three_ways(getattr(zoo, name), args, wrt, want)
+
+
+@pytest.mark.parametrize("schedule, snapshots", [("ctz", None), ("binomial", 1),
+                                                 ("binomial", 2), ("binomial", None)])
+@pytest.mark.parametrize("name, first, wrt, counts", PASSED_ON)
+def test_carried_arrays_passed_on_with_the_option(name, first, wrt, counts, schedule,
+                                                  snapshots):
+    for n in (0, 1, 3, 6):
+        args = first + (n,) + ((2,) if counts else ())
+        f = getattr(PLAIN, name)
+        text = s2sad.source(f, wrt=wrt, example=args, checkpoint=schedule,
+                            snapshots=snapshots)
+        assert ".forward(" in text or ".forward_while(" in text
+        want = flat(s2sad.grad(f, wrt=wrt)(*args))
+        check_three_ways(f, args, wrt, want, checkpoint=schedule, snapshots=snapshots)
+        # (the marked function keeps its own marks under the option)
+        check_three_ways(getattr(zoo, name), args, wrt, want, checkpoint=schedule,
+                         snapshots=snapshots)
+
+
+def test_hessian_of_an_array_passed_on():
+    x = np.array([0.5, 0.0, 0.24, -1.3])
+    for n in (0, 1, 3):
+        # (the taped loop whose reversed iterations do nothing lost the hand-over of the
+        # array's adjoint to its initial value: NameError, and zeros through hessian)
+        want = s2sad.grad(PLAIN.variance_passed_on)(x, n)
+        np.testing.assert_allclose(want, central_diff(PLAIN.variance_passed_on, (x, n), 0),
+                                   rtol=1e-6, atol=1e-8)
+        check_three_ways(zoo.variance_passed_on, (x, n), (0,), want)
+        H = s2sad.hessian(zoo.variance_passed_on)(x, n)
+        close(H, s2sad.hessian(PLAIN.variance_passed_on)(x, n))
+        assert np.abs(H).max() > 0.1
+        np.testing.assert_allclose(H, gradient_differences1(zoo.variance_passed_on, x, n),
+                                   rtol=1e-5, atol=1e-7)
+
+
+def gradient_differences1(f, x, *rest, h=1e-5):
+    g = s2sad.grad(f)
+    cols = []
+    for j in range(x.size):
+        e = np.zeros_like(x)
+        e[j] = h
+        cols.append((g(x + e, *rest) - g(x - e, *rest)) / (2 * h))
+    return np.array(cols).T

@@ -450,3 +450,103 @@ def euler_plain_loop(k, c, n):
 def calls_checkpointed(k, c, n):
     """A function whose callee has a checkpointed loop."""
     return euler_ctz(k, c, n) * k + newton(c * c + 1.0, 4)
+
+
+# ------------------------------------------- carried arrays passed on, objects changed after
+
+
+def carried_unchanged(x, n, s):
+    """A carried array read by index that the step passes on as it is (``v = v``):
+    its adjoint, one array, goes on from step to step (the step's reverse zeroed it)."""
+    v = x
+    w = x[0] * 1.0
+    for i in s2sad.checkpointed(range(n), snapshots=s, schedule="binomial"):
+        v = v
+        w = w * 0.9 + v[2]
+    return np.sum(x) + v[1] + w
+
+
+def carried_unchanged_ctz(x, n):
+    v = x * 1.0
+    y = 0.5
+    for i in s2sad.checkpointed(range(n)):
+        y = y + v[0] * 0.3
+        if i % 2 == 1:
+            continue
+        v = v * 1.1
+    return v[1] * y
+
+
+def skip_rebind(x, n, s):
+    """`continue` passes a carried array read by index on unchanged."""
+    v1 = x * 1.0
+    for i in s2sad.checkpointed(range(n), snapshots=s, schedule="binomial"):
+        if np.sum(v1) > -0.2:
+            continue
+        v1 = x ** 2
+    return np.sin(v1[0])
+
+
+def skip_rebind_while(x, n):
+    v1 = x * 1.0
+    k = 0
+    while s2sad.checkpointed(k < n):
+        k += 1
+        if np.sum(v1) > 1.0:
+            continue
+        v1 = v1 * 1.5 + x[2]
+    return np.sin(v1[0]) + v1[1]
+
+
+def stop_rebind(x, n):
+    """`break` with a carried array read by index."""
+    v = x * 1.0
+    for i in s2sad.checkpointed(range(n)):
+        if v[0] > 3.0:
+            break
+        v = v * 1.5 + x[1]
+    return v[0] + v[2]
+
+
+def grown_after(x, y, n):
+    """A list the loop reads grows after it: the step's reverse recomputes steps from
+    the list as the loop saw it (it read the longer list: a step too many)."""
+    acc = x
+    ys = [y, x]
+    k = 0
+    while s2sad.checkpointed(k < n and acc < 2.5):
+        k += 1
+        for i in range(len(ys)):
+            acc = acc + acc
+    ys.append(acc)
+    return ys[-1] + ys[0]
+
+
+def grown_after_for(x, y, n, s):
+    ys = [y, x]
+    acc = x
+    for i in s2sad.checkpointed(range(n), snapshots=s, schedule="binomial"):
+        acc = acc * 0.5 + ys[-1] * len(ys)
+    ys.append(acc)
+    ys.append(acc * 2.0)
+    return ys[-1] + ys[1]
+
+
+def written_after(x, n, s):
+    """Arrays the loop reads or carries, written into after it."""
+    w = x * 1.0
+    v = x * 0.5
+    for i in s2sad.checkpointed(range(n), snapshots=s, schedule="binomial"):
+        v = v * np.sin(w[1]) + w[0]
+    w[1] = 7.0
+    w[0] = w[0] * v[2]
+    return np.sum(w * v)
+
+
+def variance_passed_on(x, n):
+    v2 = x * 1.0
+    for i in s2sad.checkpointed(range(n)):
+        v2 = v2
+    for i in s2sad.checkpointed(range(n), snapshots=2, schedule="binomial"):
+        v2 = v2
+    return np.var(v2) + v2[1] * v2[2]
