@@ -765,8 +765,10 @@ class _Transform:
         body = self.reverse_block(s.body) + self.reverse_block(s.cond)
         self.carried.pop()
         self.accumulators.pop()
+        # (an initial value read by index, ``v = x`` with ``x[2]`` read, takes the carried
+        # array's adjoint into its own adjoint array: ``x_bar += v_bar``)
         post = [self.set_adj(p.init.id, ir.name(adj(p.name)), s.line) for p in active_phis
-                if self.act.is_active(p.init) and not self.is_container(p.init.id)]
+                if self.act.is_active(p.init)]
         # (a carried array read by index hands its adjoint to its initial value even
         # where no reversed iteration does anything: ``v = v`` passes it on as it is)
         post += [self.set_adj(p.init.id, ir.name(self.acc(p.name)), s.line) for p in s.phis

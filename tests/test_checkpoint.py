@@ -708,6 +708,7 @@ PASSED_ON = [  # (name, args, wrt, snapshot counts for a binomial marker or None
     ("grown_after", (0.01, 0.3), (0, 1), None),
     ("grown_after_for", (0.3, 0.2), (0, 1), (1, 2, 10)),
     ("written_after", (X3,), (0,), (1, 2, 10)),
+    ("aliased_init", (X3,), (0,), (1, 2, 10)),
 ]
 
 

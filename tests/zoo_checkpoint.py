@@ -550,3 +550,14 @@ def variance_passed_on(x, n):
     for i in s2sad.checkpointed(range(n), snapshots=2, schedule="binomial"):
         v2 = v2
     return np.var(v2) + v2[1] * v2[2]
+
+
+def aliased_init(x, n, s):
+    """The carried array starts as the argument, which the loop reads by index: the
+    carried array's adjoint goes into the argument's adjoint array (the taped loop
+    dropped it)."""
+    v = x
+    for i in s2sad.checkpointed(range(n), snapshots=s, schedule="binomial"):
+        v = v * 1.2 + x[2] * 0.1
+    v = v * 1.0
+    return v[0] * 0.5 + np.sum(v * v)
