@@ -1239,21 +1239,33 @@ class _Writes:
                 self.fail(s, f"this writes `{user}` into itself; s2sad's derivative would "
                              "read the values the write has already changed",
                           f"Write a copy: `{user}[...] = {self.name(s.value.id)}.copy()`.")
-            if root not in self.a.fresh:
-                if r.created.get(root) == 0:
+            # (what `c` may be here, not what other names sharing its object may be: a
+            # later ``v = c`` on one path of a join does not make `c` `v`'s other value)
+            for obj, made in self.origins(c) or [(c, None)]:
+                op = r.ops.get(id(made)) if made is not None else None
+                if op is not None and ops.makes_new_object(op, made.value, self.a.atom_kind):
+                    continue
+                who = f"`{user}`" if self.name(obj) == user else \
+                    f"`{user}` (which may be `{self.name(obj)}`)"
+                if r.created.get(obj) == 0:
                     self.fail(s, f"s2sad cannot differentiate a write into the argument "
-                                 f"`{user}`: the caller's list or array would change",
+                                 f"`{self.name(obj)}`"
+                                 f"{'' if self.name(obj) == user else f' (`{user}` may be it)'}: "
+                                 f"the caller's list or array would change",
                               f"Write into a copy made first: `{user} = {user}.copy()`.")
-                self.joined_write(s, root, f"`{user}[...] = ...` writes into `{user}`")
-                if c in r.views or root in r.views:
-                    base = self.name((r.views.get(c) or r.views[root])[0])
-                    self.fail(s, f"`{user}` may share memory with `{base}` (a slice, a reshape "
+                self.joined_write(s, obj, f"`{user}[...] = ...` writes into `{user}`")
+                bases = r.views.get(obj) or (r.views.get(c) if obj == root else None)
+                if not bases and op is not None and op.inputs \
+                        and isinstance(op.inputs[0], ast.Name) \
+                        and ops.makes_view(op, r.kinds.get(obj), self.a.atom_kind):
+                    bases = (op.inputs[0].id,)
+                if bases:
+                    base = self.name(bases[0])
+                    self.fail(s, f"{who} may share memory with `{base}` (a slice, a reshape "
                                  f"or .T of it, or what a function given it returns), and "
                                  f"s2sad cannot follow a write through it",
                               f"Write into `{base}` itself, or make `{user}` a copy: "
                               f"`{user} = ....copy()`.")
-                made = next((st for st, _ in self.order if id(st) == r.created.get(root)), None)
-                op = r.ops.get(id(made)) if made is not None else None
                 if op is not None and (made.unpack or op.kind in ("getitem", "pop") and not
                                        isinstance(self.a.atom_kind(op.inputs[0]), ops.ArrayKind)):
                     named = bool(op.inputs) and isinstance(op.inputs[0], ast.Name)
@@ -1293,6 +1305,42 @@ class _Writes:
                 if root in writes:
                     self.check_view(view, writes[root])
         _Holders(self).check()
+
+    def origins(self, n: str) -> list:
+        """``(name, statement)`` for each definition that makes an object `n` may be
+        where it is written (the statement None for an argument): copies, dups, the
+        first and next values of a loop-carried name and every assignment of a joined
+        name are followed back to what they hand over, the way values flow, so that a
+        later ``v = n`` (on one path of a join whose other path gives `v` a view of
+        another array) does not make `n` what `v` may be. A name `value_join` made an
+        object of its own stops the walk: its own checks apply to it."""
+        r, a = self.r, self.a
+        inits = {p.name: p.init for loop in ir.walk(a.fn.body) if isinstance(loop, ir.Loop)
+                 for p in loop.phis}
+        params = {p.name for p in a.fn.params}
+        out, seen, todo = [], set(), [n]
+        while todo:
+            m = todo.pop()
+            if m in seen or m not in r.kinds:
+                continue
+            seen.add(m)
+            if m in params:
+                out.append((m, None))
+            init = inits.get(m)
+            if isinstance(init, ast.Name):
+                todo.append(init.id)
+            joined = a.value_joins.get(m) is not None
+            for st, _ in a.definitions(m):
+                op = r.ops.get(id(st))
+                if isinstance(st, ir.Dup) and not joined:
+                    todo.append(st.source)
+                elif isinstance(st, ir.Assign) and not st.unpack and not joined \
+                        and op is not None and op.kind == "copy" \
+                        and isinstance(op.inputs[0], ast.Name):
+                    todo.append(op.inputs[0].id)
+                elif isinstance(st, ir.Assign):
+                    out.append((m, st))
+        return out
 
     def joined_write(self, s, root, what):
         """Refuse a write into `root`, a name given an array that exists already on
