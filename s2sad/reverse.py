@@ -163,6 +163,7 @@ class _Transform:
         self.steps: list = []
         self.checkpoints = {}  # loop tag -> (scheduler name, Step)
         self.element_zeros = {}  # adjoint list -> its ``[np.zeros_like(xs[0]), ...]``
+        self.unborn = set()  # carried names with no value before their loop
         if any(isinstance(k, ops.ArrayKind) for k in activity.kinds.values()):
             import numpy
 
@@ -716,12 +717,26 @@ class _Transform:
         # neither passes the adjoint on unchanged.
         for p in [p for level in self.carried for p in level]:
             touched = [_touches(block, p) for block in (s.body, s.orelse)]
-            for fwd_touched, block in zip(touched, (body, orelse)):
+            for fwd_touched, fwd, block in zip(touched, (s.body, s.orelse), (body, orelse)):
                 if fwd_touched and adj(p) not in ir.definitely_assigned(block):
-                    block.append(ir.Assign((adj(p),), zero(self.act.kinds.get(p), p), s.line))
+                    exit = next((x for x in fwd if isinstance(x, ir.Exit)), None)
+                    block.append(ir.Assign((adj(p),), self.overwritten_zero(p, exit), s.line))
         if not body and not orelse:
             return []
         return zeros + [ir.If(s.test, body, orelse, s.line)]
+
+    def overwritten_zero(self, p: str, exit) -> ast.expr:
+        """The zero adjoint of the value carried name `p` held before `exit` (an `Exit`,
+        or None) overwrote it unread: ``np.zeros_like(p)`` for an array. A name with
+        no value before its loop (first assigned in it) has none before the first
+        iteration, so its zero takes the shape of the value `exit` gives it instead:
+        reading `p` there would put a name on the tape before it exists."""
+        kind = self.act.kinds.get(p)
+        if p not in self.unborn:
+            return zero(kind, p)
+        source = next((c.value for c in exit.copies if c.targets[0] == p), None) \
+            if exit is not None else None
+        return zero(kind, source.id if isinstance(source, ast.Name) else p)
 
     def unread_joins(self, s: ir.If) -> list:
         """Active names both branches of `s` assign whose adjoint nothing reversed so
@@ -753,6 +768,7 @@ class _Transform:
         to the previous one."""
         active_phis = [p for p in s.phis
                        if p.name in self.act.active and not self.is_container(p.name)]
+        self.unborn |= {p.name for p in s.phis if p.init is None}
         region = s.cond + s.body
         outer = self.outer_active_reads(region, ir.defined_names(s))
         new_acc = [n for n in outer if not self.is_accumulator(n) and not self.is_container(n)]
@@ -779,9 +795,10 @@ class _Transform:
             return pre + post
         assigned = ir.definitely_assigned(body)
         overwritten = {c.targets[0] for x in s.body if isinstance(x, ir.Exit) for c in x.copies}
+        exit = next((x for x in s.body if isinstance(x, ir.Exit)), None)
         for p in active_phis:  # a carried value the body overwrites unread gets adjoint 0
             if p.name in overwritten and adj(p.name) not in assigned:
-                body.append(ir.Assign((adj(p.name),), zero(self.act.kinds.get(p.name), p.name),
+                body.append(ir.Assign((adj(p.name),), self.overwritten_zero(p.name, exit),
                                       s.line))
         body.insert(0, ir.Pop(self.tape_names[s.tag], (), s.tag, s.line))
         loop = ir.ForEach(s.target if s.iter is not None else "%_", self.reverse_iter(s), body,

@@ -265,3 +265,108 @@ def test_second_derivatives_of_loops_over_tuples():
     assert close(got, ((2 + 2 * y * y, 4 * x * y), (4 * x * y, 2 + 2 * x * x)), rtol=1e-12)
     got = s2sad.hessian(tuple_read_in_a_loop_by_constant_index, wrt=(0, 1))(x, y)
     assert close(got, ((0.0, 3.0), (3.0, 0.0)), rtol=1e-12, atol=1e-12)
+
+
+# A name first assigned inside a loop and read after it is carried out of the loop with
+# no value before the first iteration: the reverse sweep's zero adjoint for the value an
+# iteration overwrites must not read (and so tape) that value, which does not exist yet.
+
+def unborn_read_after_the_loop(x, s):
+    v1 = x
+    for i in range(2):
+        v2 = v1 * s
+        v1 = x * 2.0
+    return np.sum(v1 * x) * s + np.sum(v2)
+
+
+def unborn_loop_invariant(x, s):
+    for i in range(3):
+        v2 = x * s
+    return np.sum(v2) * s
+
+
+def unborn_assigned_in_both_branches(x, s):
+    v = x
+    for i in range(4):
+        if i == 2:
+            w = v * s
+        else:
+            w = v * 2.0
+        v = w * s
+    return np.sum(w * v)
+
+
+def unborn_with_break(x, s):
+    v = x
+    for i in range(4):
+        w = v * s
+        if i == 2:
+            break
+        v = np.sin(w)
+    return np.sum(w) + np.sum(v)
+
+
+def unborn_with_continue(x, s):
+    v = x
+    for i in range(4):
+        w = v * s
+        if i == 1:
+            continue
+        v = np.sin(w)
+    return np.sum(w) + np.sum(v)
+
+
+def unborn_in_a_while_loop(x, s):
+    v = x
+    i = 0
+    while i < 3:
+        w = v * s
+        v = np.sin(w) * x
+        i += 1
+    return np.sum(w * v)
+
+
+def unborn_chain_and_tuple(x, s):
+    v = x
+    for i in range(3):
+        a, b = v * s, v + s
+        z = a * x
+        v = np.sin(z) * b
+    return np.sum(a) + np.sum(z) * s + np.sum(b * v)
+
+
+UNBORN = [unborn_read_after_the_loop, unborn_loop_invariant, unborn_assigned_in_both_branches,
+          unborn_with_break, unborn_with_continue, unborn_in_a_while_loop,
+          unborn_chain_and_tuple]
+
+
+@pytest.mark.parametrize("f", UNBORN, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("checkpoint", [None, "binomial"])
+def test_a_name_first_assigned_in_a_loop_and_read_after_it(f, checkpoint):
+    from helpers import central_diff
+
+    x, s = np.array([0.3, 0.6, 0.8]), 0.5
+    got = s2sad.grad(f, wrt=(0, 1), checkpoint=checkpoint)(x, s)
+    assert close(got[0], central_diff(f, (x, s), 0), rtol=1e-6, atol=1e-8)
+    assert close(got[1], central_diff(f, (x, s), 1), rtol=1e-6, atol=1e-8)
+    value, back = s2sad.vjp(f, x, s, checkpoint=checkpoint)
+    assert close(value, f(x, s), rtol=1e-12)
+    x_bar, s_bar = back(2.0)
+    assert close(x_bar, 2.0 * central_diff(f, (x, s), 0), rtol=1e-6, atol=1e-8)
+    assert close(s_bar, 2.0 * central_diff(f, (x, s), 1), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("f", UNBORN, ids=lambda f: f.__name__)
+def test_second_derivative_of_a_name_first_assigned_in_a_loop(f):
+    from helpers import central_diff
+
+    x, s = np.array([0.3, 0.6, 0.8]), 0.5
+    got = s2sad.hessian(f, wrt=1)(x, s)
+    first = s2sad.grad(f, wrt=1)
+    assert close(got, central_diff(lambda x, s: first(x, s), (x, s), 1), rtol=1e-5, atol=1e-7)
+
+
+def test_no_tape_for_a_name_first_assigned_in_a_loop_invariant_body():
+    x = np.array([0.3, 0.6])
+    text = s2sad.source(unborn_loop_invariant, wrt=(0, 1), example=(x, 0.5))
+    assert "tape" not in text
