@@ -1304,6 +1304,8 @@ class _Writes:
             for root in r.viewed_roots(view):
                 if root in writes:
                     self.check_view(view, writes[root])
+        if writes:
+            self.check_carried(writes)
         _Holders(self).check()
 
     def origins(self, n: str) -> list:
@@ -1401,6 +1403,125 @@ class _Writes:
                           f"Write `{user} = {user} {op} ...` if `{others[0]}` keeps its "
                           f"value, or make one of them a copy (`{user} = {others[0]}.copy()`).")
         return roots
+
+    def carried_bases(self, loop, phi, bases, seen=()) -> bool:
+        """Add to `bases` the roots of the arrays that exist before `loop` which the
+        carried array `phi` may be at its head or after the loop: its first value
+        (the loop may run no iteration, or leave it as it is) and any array an exit
+        hands over that the loop does not make anew (``u = w``). True where some exit
+        may leave `phi` an array of an earlier iteration (passed on unchanged, or such
+        an array), so that a later iteration or the code after the loop may see it."""
+        r = self.r
+        if phi in seen:
+            return False
+        seen = seen + (phi,)
+        inits = {p.name: p.init for st in ir.walk([loop]) if isinstance(st, ir.Loop)
+                 for p in st.phis}
+        init = inits.get(phi)
+        if isinstance(init, ast.Name) and init.id in r.kinds:
+            self.carried_root(r.root(init.id), bases, seen)
+        made_in = {id(st) for st in ir.walk(loop.cond + loop.body)}
+        keeps = False
+        for st in ir.walk(loop.cond + loop.body):
+            if not isinstance(st, ir.Exit):
+                continue
+            for copy in st.copies:
+                if phi not in ir.defined_names(copy) or not isinstance(copy, ir.Assign) \
+                        or not isinstance(copy.value, ast.Name) \
+                        or copy.value.id not in r.kinds:
+                    continue
+                src = r.root(copy.value.id)
+                if src == r.root(phi):
+                    keeps = True
+                elif not (src in self.a.fresh and r.created.get(src) in made_in):
+                    keeps = True
+                    self.carried_root(src, bases, seen)
+        return keeps
+
+    def carried_root(self, root, bases, seen):
+        """(`carried_bases`: `root`, or what it may be where it is itself carried)"""
+        r = self.r
+        loop = next((st for st, _ in self.order if isinstance(st, ir.Loop)
+                     and any(p.name == root for p in st.phis)), None)
+        if loop is not None and isinstance(r.kinds.get(root), ops.ArrayKind):
+            self.carried_bases(loop, root, bases, seen)
+            return
+        bases.add(root)
+        for b in r.viewed_roots(root):
+            bases.add(b)
+
+    def check_carried(self, writes):
+        """A carried array (an `ir.Phi`) is an object of its own for reverse mode (its
+        adjoint moves along the loop's copies), but it is the very array it starts
+        from while the loop has not given it a new one: all through the first
+        iteration, and after a loop that ran no iteration (or broke out at once), and
+        every array an exit hands over unmade. A write into such an array while the
+        carried name may still hold it, with the other name read afterwards, is what
+        reverse mode cannot follow (forward mode's tangents share as the values do):
+        refused there (`Activity.conflict`), at the write."""
+        r, a = self.r, self.a
+        if r.conflict is not None:
+            return
+        copies = {id(c) for st in ir.walk(a.fn.body) if isinstance(st, ir.Exit)
+                  for c in st.copies}
+        reads = {}  # name -> positions of the statements that read it
+
+        for k, (s, _) in enumerate(self.order):
+            if id(s) in copies:
+                continue  # (handing a value on is no read of what it holds)
+            if isinstance(s, ir.Loop):
+                names = {p.init.id for p in s.phis if isinstance(p.init, ast.Name)}
+            elif isinstance(s, ir.If):
+                names = set()
+            else:
+                names = {n for node in ir.exprs(s) for n in ir.names_in(node)}
+            for n in names:
+                reads.setdefault(n, []).append(k)
+
+        def read_at(root):
+            group = {n for n in r.kinds if r.root(n) == root or root in r.viewed_roots(n)}
+            return sorted({k for n in group for k in reads.get(n, ())})
+
+        for kl, (loop, _) in enumerate(self.order):
+            if not isinstance(loop, ir.Loop):
+                continue
+            inside = {k for k, (_, loops) in enumerate(self.order) if loop in loops}
+            for p in loop.phis:
+                phi = p.name
+                if not isinstance(r.kinds.get(phi), ops.ArrayKind):
+                    continue
+                bases = set()
+                keeps = self.carried_bases(loop, phi, bases)
+                own = r.root(phi)
+                bases.discard(own)
+                for base in sorted(bases):
+                    # a write into the array `phi` may be, `phi` read afterwards
+                    for kw, _ in writes.get(base, ()):
+                        if kw < kl:
+                            continue  # (before `phi` takes it)
+                        for k in read_at(own):
+                            if kw in inside and (k > kw and (k in inside or keeps)
+                                                 or k in inside and keeps) \
+                                    or kw not in inside and k > kw:
+                                return self.refuse_carried(kw, phi, base, self.name(phi))
+                    # a write into `phi` where it may be that array, read afterwards
+                    for kw, _ in writes.get(own, ()):
+                        for k in read_at(base):
+                            if k > kw or kw in inside and k in inside:
+                                return self.refuse_carried(kw, phi, base, self.name(base))
+
+    def refuse_carried(self, kw, phi, base, shown):
+        user, other = self.name(phi), self.name(base)
+        s = self.order[kw][0]
+        self.r.conflict = self.a.error(
+            NotDifferentiableError, s, None,
+            f"this write changes the array that both `{user}` and `{other}` may hold "
+            f"(`{user}`, carried by a loop, is `{other}`'s array until the loop gives it "
+            f"a new one, and still after a loop that runs no iteration), and `{shown}` is "
+            f"read afterwards; reverse mode cannot follow a write into an array that "
+            f"another name may hold",
+            f"Make `{user}` a copy where it takes `{other}`: `{user} = {other}.copy()` "
+            f"(forward mode, s2sad.jvp, handles it as it is).")
 
     def boolean(self, index) -> bool:
         parts = index.elts if isinstance(index, ast.Tuple) else [index]

@@ -1241,3 +1241,187 @@ def test_writes_after_a_join_with_a_view_stay_refused_at_their_line(f, message):
         assert message in info.value.message
         assert info.value.lineno == marker_line(f)
     assert np.array_equal(args[1], W_ROW_ONE)
+
+
+# ------------- a loop-carried array is the array it starts from until the loop rebinds it
+
+
+def carried_then_start_written(x, n):
+    w = x * 1.0
+    u = w
+    for i in range(n):
+        u = u * 0.5 + w[1]
+    w[1] = 2.0 * w[0]  # marker
+    return np.sum(u) * w[1]
+
+
+def carried_by_while_then_start_written(x, n):
+    w = x * 1.0
+    u = w
+    k = 0
+    while k < n:
+        u = u * 0.5 + w[1]
+        k += 1
+    w[1] = 2.0 * w[0]  # marker
+    return np.sum(u) * w[1]
+
+
+def carried_broken_then_start_written(x, n):
+    w = x * 1.0
+    u = w
+    for i in range(3):
+        if i >= n:
+            break
+        u = u * 0.5 + w[1]
+    w[1] = 2.0 * w[0]  # marker
+    return np.sum(u) * w[1]
+
+
+def carried_checkpointed_then_start_written(x, n):
+    w = x * 1.0
+    u = w
+    for i in s2sad.checkpointed(range(n), 2):
+        u = u * 0.5 + w[1]
+    w[1] = 2.0 * w[0]  # marker
+    return np.sum(u) * w[1]
+
+
+def carried_written_start_read(x, n):
+    w = x * 1.0
+    u = w
+    for i in range(n):
+        u = u * 0.5
+    u[1] = 3.0 * u[0]  # marker
+    return np.sum(w * x) + np.sum(u)
+
+
+def start_written_in_the_loop(x, n):
+    w = x * 1.0
+    u = w
+    for i in range(n):
+        w[0] = w[1] * 2.0  # marker
+        u = u * u
+    return np.sum(u) + np.sum(w)
+
+
+def carried_written_in_the_loop(x, n):
+    w = x * 1.0
+    u = w
+    for i in range(n):
+        u[1] = u[0] * 2.0  # marker
+        u = u * 0.5
+    return np.sum(w * x) + np.sum(u)
+
+
+def loop_hands_over_an_array_then_written(x, n):
+    w = x * 1.0
+    u = x * 2.0
+    for i in range(n):
+        u = w
+    w[1] = 2.0 * w[0]  # marker
+    return np.sum(u * x) * w[1]
+
+
+CARRIED_REFUSED = [carried_then_start_written, carried_by_while_then_start_written,
+                   carried_broken_then_start_written, carried_checkpointed_then_start_written,
+                   carried_written_start_read, start_written_in_the_loop,
+                   carried_written_in_the_loop, loop_hands_over_an_array_then_written]
+
+
+@pytest.mark.parametrize("f", CARRIED_REFUSED, ids=[f.__name__ for f in CARRIED_REFUSED])
+def test_a_write_into_what_a_carried_array_may_be_is_refused_in_reverse_mode(f):
+    """After ``u = w`` and a loop that rebinds `u`, `u` is still `w`'s array where the
+    loop ran no iteration (or broke out before rebinding it), all through the first
+    iteration, and wherever an exit hands over an existing array: a write into that
+    array shows in both names. Reverse mode took `u` for a new array and gave a wrong
+    gradient at n = 0 ([4.2, 0.6, 0.6] for [5.4, 0, 0.6]); now it refuses the write
+    at its line, and forward mode, whose tangents share as the values do, follows it."""
+    x = np.array([0.3, 0.6, 0.9])
+    d = np.array([0.5, -1.0, 0.25])
+    for n in (0, 1, 2):
+        want = numeric(f, (x, n), 0)
+        got = s2sad.grad(f, mode="forward")(x.copy(), n)
+        assert np.allclose(got, want, rtol=1e-6, atol=1e-8), (n, got, want)
+        _, tangent = s2sad.jvp(f, (x.copy(), n), (d, 0))
+        assert np.isclose(tangent, np.dot(want, d), rtol=1e-6, atol=1e-8), n
+        for run in (lambda: s2sad.grad(f)(x.copy(), n),
+                    lambda: s2sad.vjp(f, x.copy(), n)[1](1.0)):
+            with pytest.raises(s2sad.NotDifferentiableError) as info:
+                run()
+            assert info.value.lineno == marker_line(f)
+            assert "`u = w.copy()`" in info.value.hint
+            assert "carried by a loop" in info.value.message
+
+
+def carried_start_read_not_written(x, n):
+    w = x * 1.0
+    u = w
+    for i in range(n):
+        u = u * 0.5 + w[1]
+    return np.sum(u) * w[1]
+
+
+def start_written_before_the_loop(x, n):
+    w = x * 1.0
+    w[1] = 2.0 * w[0]
+    u = w
+    for i in range(n):
+        u = u * 0.5 + w[1]
+    return np.sum(u) * w[1]
+
+
+def start_written_after_the_last_read(x, n):
+    w = x * 1.0
+    u = w
+    for i in range(n):
+        u = u * 0.5 + w[1]
+    s = np.sum(u * u)
+    w[1] = 2.0 * w[0]
+    return s * w[1]
+
+
+def start_written_after_rebinding_in_the_loop(x, n):
+    w = x * 1.0
+    u = w
+    for i in range(n):
+        u = u * 0.5 + w[1]
+        w[1] = 2.0 * w[0]
+    return np.sum(u) * w[1]
+
+
+def carried_copy_then_start_written(x, n):
+    w = x * 1.0
+    u = w.copy()
+    for i in range(n):
+        u = u * 0.5 + w[1]
+    w[1] = 2.0 * w[0]
+    return np.sum(u) * w[1]
+
+
+def carried_own_array_written(x, n):
+    u = np.zeros(3)
+    for i in range(n):
+        u[0] = x[i] * x[0]
+        u = u * 2.0 + x
+    return np.sum(u * u)
+
+
+CARRIED_FOLLOWED = [carried_start_read_not_written, start_written_before_the_loop,
+                    start_written_after_the_last_read,
+                    start_written_after_rebinding_in_the_loop, carried_copy_then_start_written,
+                    carried_own_array_written]
+
+
+@pytest.mark.parametrize("f", CARRIED_FOLLOWED, ids=[f.__name__ for f in CARRIED_FOLLOWED])
+def test_carried_arrays_no_write_reaches_through_are_followed(f):
+    x = np.array([0.3, 0.6, 0.9])
+    d = np.array([0.5, -1.0, 0.25])
+    for n in (0, 1, 2):
+        want = numeric(f, (x, n), 0)
+        for mode in ("reverse", "forward"):
+            got = s2sad.grad(f, mode=mode)(x.copy(), n)
+            assert np.allclose(got, want, rtol=1e-6, atol=1e-8), (mode, n, got, want)
+        got = s2sad.vjp(f, x.copy(), n)[1](1.0)[0]
+        assert np.allclose(got, want, rtol=1e-6, atol=1e-8), n
+        _, tangent = s2sad.jvp(f, (x.copy(), n), (d, 0))
+        assert np.isclose(tangent, np.dot(want, d), rtol=1e-6, atol=1e-8), n
