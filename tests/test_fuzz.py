@@ -52,7 +52,7 @@ EXAMPLES = {"scalar": 150, "array": 100, "params": 50, "malformed": 150}
 def fuzz_settings(kind):
     # CI runs the same examples every time and reports a failing program as it was
     # generated (shrinking one takes minutes); a long run shrinks it
-    phases = None if LONG else [Phase.explicit, Phase.reuse, Phase.generate]
+    phases = tuple(Phase) if LONG else (Phase.explicit, Phase.reuse, Phase.generate)
     return settings(max_examples=LONG or EXAMPLES[kind], deadline=None, derandomize=not LONG,
                     phases=phases,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
