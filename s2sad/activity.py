@@ -60,6 +60,9 @@ class Activity:
     # call's result)
     views: dict = field(default_factory=dict)
     fresh: set = field(default_factory=set)  # roots made by an operation that makes a new object
+    # loop-carried array -> the roots of the existing arrays it may still be (its first
+    # value, an array an exit hands it: see `_Writes.check_carried`)
+    carried: dict = field(default_factory=dict)
     # an error for reverse mode: a name holds different lists or indexed arrays on
     # different paths (forward mode follows values by name and needs no such object)
     conflict: Exception | None = None
@@ -646,7 +649,7 @@ class _Analysis:
         for _ in range(50):
             before = (len(r.varied), dict(r.kinds))
             for phi in s.phis:
-                if phi.init is not None:
+                if phi.init is not None and not phi.unborn:  # (not the lowering's None)
                     r.kinds[phi.name] = _merge(r.kinds.get(phi.name), self.atom_kind(phi.init))
                     if self.is_object(phi.name) and isinstance(phi.init, ast.Name):
                         self.alias(phi.name, phi.init.id)
@@ -1460,8 +1463,6 @@ class _Writes:
         reverse mode cannot follow (forward mode's tangents share as the values do):
         refused there (`Activity.conflict`), at the write."""
         r, a = self.r, self.a
-        if r.conflict is not None:
-            return
         copies = {id(c) for st in ir.walk(a.fn.body) if isinstance(st, ir.Exit)
                   for c in st.copies}
         reads = {}  # name -> positions of the statements that read it
@@ -1494,23 +1495,27 @@ class _Writes:
                 keeps = self.carried_bases(loop, phi, bases)
                 own = r.root(phi)
                 bases.discard(own)
+                if bases:
+                    r.carried[own] = tuple(sorted(bases))
                 for base in sorted(bases):
                     # a write into the array `phi` may be, `phi` read afterwards
-                    for kw, _ in writes.get(base, ()):
+                    for kw, _ in writes.get(base, ()) if r.conflict is None else ():
                         if kw < kl:
                             continue  # (before `phi` takes it)
                         for k in read_at(own):
                             if kw in inside and (k > kw and (k in inside or keeps)
                                                  or k in inside and keeps) \
                                     or kw not in inside and k > kw:
-                                return self.refuse_carried(kw, phi, base, self.name(phi))
+                                self.refuse_carried(kw, phi, base, self.name(phi))
                     # a write into `phi` where it may be that array, read afterwards
-                    for kw, _ in writes.get(own, ()):
+                    for kw, _ in writes.get(own, ()) if r.conflict is None else ():
                         for k in read_at(base):
                             if k > kw or kw in inside and k in inside:
-                                return self.refuse_carried(kw, phi, base, self.name(base))
+                                self.refuse_carried(kw, phi, base, self.name(base))
 
     def refuse_carried(self, kw, phi, base, shown):
+        if self.r.conflict is not None:
+            return
         user, other = self.name(phi), self.name(base)
         s = self.order[kw][0]
         self.r.conflict = self.a.error(

@@ -83,6 +83,10 @@ class _Lowerer:
         self.loads: dict = {}
         self.live: dict = {}  # id of a loop -> the names live at its head
         self.live_after: dict = {}  # id of an `if` -> the names live after it
+        # loop-carried versions with no value before their loop (first assigned in it),
+        # and those of them a copy the lowering adds reads (see `copied`)
+        self.unborn: dict = {}
+        self.unborn_copied: set = set()
 
     # ------------------------------------------------------------ naming
 
@@ -132,6 +136,13 @@ class _Lowerer:
         self.loads = _loads(ast.Module(body=body, type_ignores=[]))
         self.live, self.live_after = _liveness(body)
         self.block(body, top=True)
+        for version in self.unborn_copied:
+            # A copy the lowering adds (an inner loop's initial value, a join of a
+            # branch that does not assign the name, an exit) may read the name on a
+            # path where Python has not bound it yet: it starts as None before its
+            # loop, which nothing reads as a number (Python would have raised).
+            self.unborn[version].init = ir.const(None)
+            self.unborn[version].unborn = True
         _coalesce_copies(self.out)
         refs = dict(self.parsed.refs)
         for name in ("len", "range", "min"):  # builtins the lowering of loops calls
@@ -233,8 +244,14 @@ class _Lowerer:
         self.emit(self.exit_stmt(brk))
         self.terminated = True
 
+    def copied(self, version: str) -> ast.Name:
+        """`version` read by a copy the lowering adds (not by the user's code)."""
+        if version in self.unborn:
+            self.unborn_copied.add(version)
+        return ir.name(version)
+
     def exit_stmt(self, brk) -> ir.Exit:
-        copies = [ir.Assign((phi.name,), ir.name(self.env[v]), self.line)
+        copies = [ir.Assign((phi.name,), self.copied(self.env[v]), self.line)
                   for v, phi in self.loops[-1]
                   if v in self.env and self.env[v] != phi.name]
         return ir.Exit(copies, brk, self.line)
@@ -403,8 +420,10 @@ class _Lowerer:
         tag = self.loop_count
         phis = []
         for v in self.phi_vars(s, target_var):
-            init = ir.name(self.env[v]) if v in self.env else None
+            init = self.copied(self.env[v]) if v in self.env else None
             phis.append((v, ir.Phi(self.new_version(v), init)))
+            if init is None:
+                self.unborn[phis[-1][1].name] = phis[-1][1]
         for v, phi in phis:
             self.env[v] = phi.name
         if target_var is not None:
@@ -552,10 +571,10 @@ class _Lowerer:
                 if ve != before.get(var):
                     _rename_block(else_body, {ve: joined})
                 else:
-                    _close_open_paths(else_body, ir.Assign((joined,), ir.name(ve), line))
+                    _close_open_paths(else_body, ir.Assign((joined,), self.copied(ve), line))
             else:
                 joined = ve
-                _close_open_paths(then_body, ir.Assign((joined,), ir.name(vt), line))
+                _close_open_paths(then_body, ir.Assign((joined,), self.copied(vt), line))
             self.env[var] = joined
         self.emit(ir.If(test, then_body, else_body, line))
 

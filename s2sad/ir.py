@@ -115,10 +115,14 @@ class If:
 class Phi:
     """A loop-carried variable: `name` holds its value at the start of each iteration.
     It is assigned `init` before the loop (when `init` is None the variable has no
-    value before the loop, as in Python) and at every iteration exit (`Exit`)."""
+    value before the loop, as in Python) and at every iteration exit (`Exit`).
+    `unborn`: the variable has no value before the loop in the user's program, and
+    `init` is the None the lowering gives it for copies that read it on a path where
+    Python has not bound it yet (`anf`); nothing reads that None as a value."""
 
     name: str
     init: ast.expr | None = None
+    unborn: bool = False
 
 
 @dataclass(eq=False)

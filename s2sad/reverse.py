@@ -101,7 +101,11 @@ def mutable_names(act: Activity) -> dict:
         return {}
 
     def written_root(n):
-        return next((r for r in [act.root(n)] + act.viewed_roots(n) if r in changed), None)
+        # (a loop-carried array may still be the array it started from)
+        carried = [b for r in [act.root(n)] + act.viewed_roots(n)
+                   for b in act.carried.get(r, ())]
+        return next((r for r in [act.root(n)] + act.viewed_roots(n) + carried
+                     if r in changed), None)
 
     out = {}
     for n in act.kinds:
@@ -729,14 +733,15 @@ class _Transform:
         """The zero adjoint of the value carried name `p` held before `exit` (an `Exit`,
         or None) overwrote it unread: ``np.zeros_like(p)`` for an array. A name with
         no value before its loop (first assigned in it) has none before the first
-        iteration, so its zero takes the shape of the value `exit` gives it instead:
-        reading `p` there would put a name on the tape before it exists."""
+        iteration, so its zero takes the shape of the adjoint `exit` has just handed
+        on (``np.zeros_like(p_bar)``, the value it gives `p`): reading `p` there would
+        put a name on the tape before it exists, and the value it gives `p` may not be
+        at hand in the reverse sweep without computing it again."""
         kind = self.act.kinds.get(p)
         if p not in self.unborn:
             return zero(kind, p)
-        source = next((c.value for c in exit.copies if c.targets[0] == p), None) \
-            if exit is not None else None
-        return zero(kind, source.id if isinstance(source, ast.Name) else p)
+        gives = exit is not None and any(c.targets[0] == p for c in exit.copies)
+        return zero(kind, adj(p) if gives else p)
 
     def unread_joins(self, s: ir.If) -> list:
         """Active names both branches of `s` assign whose adjoint nothing reversed so
@@ -768,7 +773,7 @@ class _Transform:
         to the previous one."""
         active_phis = [p for p in s.phis
                        if p.name in self.act.active and not self.is_container(p.name)]
-        self.unborn |= {p.name for p in s.phis if p.init is None}
+        self.unborn |= {p.name for p in s.phis if p.init is None or p.unborn}
         region = s.cond + s.body
         outer = self.outer_active_reads(region, ir.defined_names(s))
         new_acc = [n for n in outer if not self.is_accumulator(n) and not self.is_container(n)]
@@ -875,7 +880,7 @@ class _Transform:
                     "iterations when the loop starts, which a `break` leaves open",
                     "Use schedule=\"ctz\" (the default), which needs no trip count.")
         for p in s.phis:
-            if p.init is None:
+            if p.init is None or p.unborn:
                 return self.checkpoint_error(
                     s, f"`{p.name.split('%')[0]}` has no value before the checkpointed loop",
                     "Give it a value before the loop.")

@@ -370,3 +370,91 @@ def test_no_tape_for_a_name_first_assigned_in_a_loop_invariant_body():
     x = np.array([0.3, 0.6])
     text = s2sad.source(unborn_loop_invariant, wrt=(0, 1), example=(x, 0.5))
     assert "tape" not in text
+
+
+# The lowering's own copies may read such a name on a path where Python has not bound
+# it yet: an inner loop's initial value (the first outer iteration), the branch of an
+# `if` that does not assign it. It starts as None there, in both modes.
+
+def unborn_in_nested_loops_read_after_both(x, s):
+    v = x
+    for j in range(2):
+        for i in range(2):
+            w = v * s
+            v = np.cos(w)
+    return np.sum(w) + np.sum(v)
+
+
+def unborn_in_an_inner_loop_read_in_the_outer(x, s):
+    u = 0.0
+    for j in range(3):
+        v = x * (j + 1.0)
+        for i in range(2):
+            w = v * s
+            v = np.cos(w)
+        u = u + np.sum(w * v)
+    return u
+
+
+def unborn_in_nested_loops_carried_out(x, s):
+    v = x
+    for j in range(2):
+        for i in range(2):
+            w = v * s
+            v = np.cos(w)
+        u = w * v
+    return np.sum(u) + np.sum(w)
+
+
+def unborn_assigned_in_one_branch(x, s):
+    v = x
+    for i in range(3):
+        if i > 0:
+            w = v * s
+        v = v * 2.0
+    return np.sum(w)
+
+
+def unborn_scalar_in_one_branch_of_a_while(x, s):
+    i = 0
+    while i < 4:
+        if i % 2 == 1:
+            w = x * s
+        x = x * 1.5
+        i += 1
+    return w * s
+
+
+COPIED = [unborn_in_nested_loops_read_after_both, unborn_in_an_inner_loop_read_in_the_outer,
+          unborn_in_nested_loops_carried_out, unborn_assigned_in_one_branch,
+          unborn_scalar_in_one_branch_of_a_while]
+
+
+@pytest.mark.parametrize("f", COPIED, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_name_a_copy_may_read_before_python_binds_it(f, mode):
+    from helpers import central_diff
+
+    x = 0.7 if f is unborn_scalar_in_one_branch_of_a_while else np.array([0.3, 0.6, 0.8])
+    s = 0.5
+    got = s2sad.grad(f, wrt=(0, 1), mode=mode)(x, s)
+    assert close(got[0], central_diff(f, (x, s), 0), rtol=1e-6, atol=1e-8)
+    assert close(got[1], central_diff(f, (x, s), 1), rtol=1e-6, atol=1e-8)
+    if mode == "reverse":
+        first = s2sad.grad(f, wrt=1)
+        assert close(s2sad.hessian(f, wrt=1)(x, s),
+                     central_diff(lambda x, s: first(x, s), (x, s), 1), rtol=1e-5, atol=1e-7)
+
+
+def test_a_checkpointed_loop_with_a_name_first_assigned_in_it_is_refused():
+    def marked(x, n):
+        y = x
+        for i in s2sad.checkpointed(range(n)):
+            if i > 0:
+                w = y * 2.0
+            y = y * 1.5
+        return w
+
+    with pytest.raises(s2sad.CheckpointError, match="`w` has no value before") as info:
+        s2sad.grad(marked)(1.0, 3)
+    assert info.value.lineno == marked.__code__.co_firstlineno + 2
