@@ -128,6 +128,20 @@ class Activity:
         return isinstance(atom, ast.Name) and atom.id in self.active
 
 
+def carried_sources(statements) -> dict:
+    """For each loop-carried name, the values it takes among `statements`: its
+    first value (the `Phi`'s init) and what each `Exit` hands it."""
+    sources = {}
+    for s in statements:
+        if isinstance(s, ir.Loop):
+            for p in s.phis:
+                sources.setdefault(p.name, []).append(p.init)
+        if isinstance(s, ir.Exit):
+            for c in s.copies:
+                sources.setdefault(c.targets[0], []).append(c.value)
+    return sources
+
+
 def analyze(fn: ir.Function, wrt, param_kinds=None, callee_kind=None,
             callee=False) -> Activity:
     """`callee`: `fn` is called by another function s2sad differentiates, which sees
@@ -905,19 +919,8 @@ class _Analysis:
                 return None
             else:
                 makes.append(st)
-        chains = [c for _, c in sites]
-        k = 0
-        while all(len(c) > k for c in chains) and all(
-                c[k][0] is chains[0][k][0] and c[k][1] == chains[0][k][1] for c in chains):
-            k += 1
-        if not all(len(c) > k for c in chains):
-            return None
-        join = chains[0][k][0]
-        if not isinstance(join, ir.If) or any(c[k][0] is not join for c in chains) \
-                or any(not isinstance(st, ir.If) for c in chains for st, _ in c[k:]):
-            return None  # (a loop between the join and an assignment)
-        if t not in ir.definitely_assigned(join.body) \
-                or t not in ir.definitely_assigned(join.orelse):
+        join = self.common_if(t, sites)
+        if join is None:
             return None
         for st in makes:  # (a second pass over the function meets them again)
             self.join_makes[id(st)] = join
@@ -1035,6 +1038,14 @@ class _Analysis:
         for st, _ in sites:
             if not isinstance(st, ir.Assign) or st.unpack or len(st.targets) != 1:
                 return None
+        return self.common_if(t, sites)
+
+    @staticmethod
+    def common_if(t, sites):
+        """The `If` at whose end both branches assign `t`, given `t`'s assignments
+        with their chains of enclosing statements (`definitions`): the innermost
+        statement all chains share, when it is an `If`, no loop stands between it and
+        an assignment, and every path through it assigns `t`; None otherwise."""
         chains = [c for _, c in sites]
         k = 0
         while all(len(c) > k for c in chains) and all(
@@ -1135,14 +1146,7 @@ class _Analysis:
         """A loop-carried array is a new object when its first value and every value
         the loop gives it are."""
         r = self.result
-        sources = {}
-        for s in ir.walk(self.fn.body):
-            if isinstance(s, ir.Loop):
-                for p in s.phis:
-                    sources.setdefault(p.name, []).append(p.init)
-            if isinstance(s, ir.Exit):
-                for c in s.copies:
-                    sources.setdefault(c.targets[0], []).append(c.value)
+        sources = carried_sources(ir.walk(self.fn.body))
         changed = True
         while changed:
             changed = False
@@ -1708,14 +1712,7 @@ class _Holders:
     def carried(self, root) -> set:
         """A loop-carried array is, in turn, its first value and the values each
         iteration hands the next: writing it changes those objects too."""
-        sources = {}
-        for s, _ in self.w.order:
-            if isinstance(s, ir.Loop):
-                for p in s.phis:
-                    sources.setdefault(p.name, []).append(p.init)
-            if isinstance(s, ir.Exit):
-                for c in s.copies:
-                    sources.setdefault(c.targets[0], []).append(c.value)
+        sources = carried_sources(s for s, _ in self.w.order)
         out, todo = set(), [root]
         while todo:
             n = todo.pop()
