@@ -119,6 +119,24 @@ class _Transform:
             return ir.const(0.0)
         return zero(kind, like)
 
+    def zero_of(self, kind, value: ast.expr) -> ast.expr:
+        """A zero tangent for `value` (an expression) of `kind`, with its structure:
+        a tuple's items each get one, a list ``[0.0] * len(value)``, an array
+        ``np.zeros_like(value)``."""
+        if isinstance(kind, tuple):
+            return ast.Tuple(elts=[self.zero_of(k, ast.Subscript(
+                value=ir.copy_tree(value), slice=ir.const(i), ctx=ast.Load()))
+                for i, k in enumerate(kind)], ctx=ast.Load())
+        if isinstance(kind, ops.ListKind):
+            return ast.BinOp(left=ast.List(elts=[ir.const(0.0)], ctx=ast.Load()),
+                             op=ast.Mult(), right=ast.Call(func=ir.name("len"), args=[
+                                 ir.copy_tree(value)], keywords=[]))
+        if isinstance(kind, ops.ArrayKind):
+            return self.np_call("zeros_like", [ir.copy_tree(value)])
+        if kind == ops.INT:
+            return ir.const(0.0)
+        return zero(kind)
+
     def np_call(self, func, args) -> ast.Call:
         import numpy
 
@@ -241,7 +259,15 @@ class _Transform:
             if self.active(s.value):
                 targets = tuple(dot(t) for t in s.targets)
                 return [s, ir.Assign(targets, ir.name(dot(s.value.id)), line, unpack=True)]
-            return [s] + [ir.Assign((dot(t),), self.tangent_of(ir.name(t)), line) for t in active]
+            # no input varies here (another path may make the targets vary): each
+            # active target's tangent is a zero of the value it takes on this path,
+            # with that value's structure (a saved tuple the callee's derivative
+            # unpacks); its own tangent name would be unbound, or a stale one
+            kinds = self.kind(s.value.id) if isinstance(s.value, ast.Name) else None
+            if not (isinstance(kinds, tuple) and len(kinds) == len(s.targets)):
+                kinds = tuple(self.kind(t) for t in s.targets)
+            return [s] + [ir.Assign((dot(t),), self.zero_of(k, ir.name(t)), line)
+                          for t, k in zip(s.targets, kinds) if t in active]
         (target,) = s.targets
         if op.kind == "call" and any(self.active(x) for x in op.inputs):
             return self.call(s, op, target)

@@ -362,3 +362,60 @@ def test_hessian_of_a_list_read_before_it_grows_or_shrinks(f):
         for j, (dx, dy) in enumerate([(h, 0.0), (0.0, h)]):
             column = (np.array(g(x + dx, y + dy)) - np.array(g(x - dx, y - dy))) / (2 * h)
             assert np.allclose(H[:, j], column, rtol=1e-5, atol=1e-6), (f.__name__, H, column)
+
+
+def _halving_with_break(a, b):
+    s = a
+    for k in range(3):
+        s = 0.5 * s + math.sin(b * k)
+        if s > 1.0:
+            break
+    return s * b
+
+
+def branch_call_without_varied_input(x, y):
+    if x > 0.0:
+        return _halving_with_break(1.2, _halving_with_break(x, x))
+    return _halving_with_break(math.atan2(y + x, 1.5 + math.tanh(x)), 1.5)
+
+
+def loop_call_without_varied_input(x, y):
+    s = 0.0
+    for k in range(3):
+        if k == 1:
+            t = _halving_with_break(x, x)
+        else:
+            t = _halving_with_break(x * y, y)
+        s = s + t * x
+    return s
+
+
+def _sines_of_an_array(a, b):
+    v = np.array([0.5, 1.0, 2.0]) * a
+    w = np.sin(v) * b
+    if np.sum(w) > 0.0:
+        return np.sum(w * w)
+    return np.sum(w)
+
+
+def branch_call_saving_an_array(x, y):
+    if x > 0.0:
+        return _sines_of_an_array(1.1, _sines_of_an_array(x, x))
+    return _sines_of_an_array(x * y, 1.5)
+
+
+@pytest.mark.parametrize("f", [branch_call_without_varied_input, loop_call_without_varied_input,
+                               branch_call_saving_an_array])
+def test_hessian_of_a_call_whose_inputs_vary_on_one_path_only(f):
+    """The gradient unpacks a call's (value, saved values) on each path; where no
+    input of the call varies along the direction, forward mode gave the saved values
+    no tangent (``saved_dot = saved_dot``: unbound, or an earlier iteration's), and
+    the callee's derivative unpacks it: its zero must be a tuple of zeros shaped like
+    the values saved on that path (UnboundLocalError before)."""
+    g = s2sad.grad(f, wrt=(0, 1))
+    for x, y in [(-0.3, 0.2), (0.4, -0.7), (0.9, 0.0)]:
+        H = np.array(s2sad.hessian(f, wrt=(0, 1))(x, y))
+        h = 1e-5
+        for j, (dx, dy) in enumerate([(h, 0.0), (0.0, h)]):
+            column = (np.array(g(x + dx, y + dy)) - np.array(g(x - dx, y - dy))) / (2 * h)
+            assert np.allclose(H[:, j], column, rtol=1e-5, atol=1e-6), (f.__name__, x, y, H, column)
