@@ -34,7 +34,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from . import ir, ops, rules
+from . import ir, ops, rules, runtime
 from .activity import Activity
 from .reverse import _bind, _call_np, _zeros_like_list, missing_rule, zero
 
@@ -107,10 +107,18 @@ class _Transform:
             kind = self.kind(atom.id)
             if isinstance(kind, ops.ListKind):
                 return _zeros_like_list(atom.id)
+            if kind == ops.UNKNOWN:
+                # (a value of one structure or another, known at run time: None on
+                # one path and a callee's saved values on another)
+                return self.zero_of(kind, ir.name(atom.id))
             return self.zero(kind, atom.id)
         return ir.const(0.0)
 
     def zero(self, kind, like):
+        if isinstance(kind, tuple):
+            # (with the tuple's structure all the way down: a callee's derivative
+            # may unpack it, index a list in it)
+            return self.zero_of(kind, ir.name(like))
         if isinstance(kind, ops.ArrayKind):
             return self.np_call("zeros_like", [ir.name(like)])
         if kind == ops.INT:
@@ -135,6 +143,11 @@ class _Transform:
             return self.np_call("zeros_like", [ir.copy_tree(value)])
         if kind == ops.INT:
             return ir.const(0.0)
+        if kind == ops.UNKNOWN:
+            # (a structure known only at run time: what a recursive callee saved)
+            self.helpers["zero_tangent"] = runtime.zero_tangent
+            return ast.Call(func=ir.name("zero_tangent"), args=[ir.copy_tree(value)],
+                            keywords=[])
         return zero(kind)
 
     def np_call(self, func, args) -> ast.Call:
@@ -275,6 +288,7 @@ class _Transform:
         if value is None:  # a constant the function then makes vary (a written array)
             kind = self.kind(target)
             zero_value = _zeros_like_list(target) if isinstance(kind, ops.ListKind) else \
+                self.zero_of(kind, ir.name(target)) if kind == ops.UNKNOWN else \
                 self.zero(kind, target)
             return [s, ir.Assign((dot(target),), zero_value, line)]
         assigns, value = value

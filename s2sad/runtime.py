@@ -151,6 +151,20 @@ def vstack_pieces(g, parts):
             zip(np.split(g, np.cumsum(rows)[:-1], axis=0), parts)]
 
 
+def zero_tangent(value):
+    """A zero tangent with the structure of `value`, a value whose structure was not
+    known when the derivative was compiled (what a recursive function saved for its
+    reverse sweep, on a path where nothing it depends on varies): a tuple or list of
+    zero tangents, an array of zeros, or 0.0."""
+    if isinstance(value, tuple):
+        return tuple(zero_tangent(v) for v in value)
+    if isinstance(value, list):
+        return [zero_tangent(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return np.zeros_like(value)
+    return 0.0
+
+
 def scalar_seed(out):
     """The seed 1.0 of the gradient of an output that s2sad could not prove to be one
     number when it compiled the gradient (an array whose rank is known only at run

@@ -404,14 +404,40 @@ def branch_call_saving_an_array(x, y):
     return _sines_of_an_array(x * y, 1.5)
 
 
+def _sine_recursion(a, b, n):
+    if n <= 0:
+        return a * b
+    return _sine_recursion(math.sin(a) * b, b, n - 1)
+
+
+def branch_recursive_call_without_varied_input(x, y):
+    if x > 0.0:
+        return _sine_recursion(1.2, _sine_recursion(x, x, 2), 2)
+    return _sine_recursion(math.atan2(y + x, 1.5), 1.5, 2)
+
+
+def loop_recursive_call_without_varied_input(x, y):
+    s = 0.0
+    for k in range(3):
+        if k == 1:
+            s = s + _sine_recursion(x, x, 2)
+        else:
+            s = s + _sine_recursion(x * y, y, 1) * x
+    return s
+
+
 @pytest.mark.parametrize("f", [branch_call_without_varied_input, loop_call_without_varied_input,
-                               branch_call_saving_an_array])
+                               branch_call_saving_an_array,
+                               branch_recursive_call_without_varied_input,
+                               loop_recursive_call_without_varied_input])
 def test_hessian_of_a_call_whose_inputs_vary_on_one_path_only(f):
     """The gradient unpacks a call's (value, saved values) on each path; where no
     input of the call varies along the direction, forward mode gave the saved values
     no tangent (``saved_dot = saved_dot``: unbound, or an earlier iteration's), and
     the callee's derivative unpacks it: its zero must be a tuple of zeros shaped like
-    the values saved on that path (UnboundLocalError before)."""
+    the values saved on that path (UnboundLocalError before), and where that shape
+    is known only at run time (a recursive callee's), built at run time (a float
+    zero, unpacked by the callee's derivative: TypeError)."""
     g = s2sad.grad(f, wrt=(0, 1))
     for x, y in [(-0.3, 0.2), (0.4, -0.7), (0.9, 0.0)]:
         H = np.array(s2sad.hessian(f, wrt=(0, 1))(x, y))
