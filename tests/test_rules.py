@@ -454,10 +454,11 @@ def test_every_helper_reverse_code_calls_has_a_forward_rule():
     # dup is the dup stage's (never in emitted code), add_into and check_norm are
     # statements forward mode knows
     # (prod_others_dot and cofactors_dot are prod_others' and cofactors' own forward
-    # rules' helpers; scalar_seed, like check_norm, is non-differentiable)
+    # rules' helpers; scalar_seed, like check_norm, is non-differentiable; zero_tangent
+    # is forward code's, which nothing differentiates again)
     assert public - called == {runtime.dup, runtime.add_into, runtime.check_norm,
                                runtime.prod_others_dot, runtime.cofactors_dot,
-                               runtime.scalar_seed}
+                               runtime.scalar_seed, runtime.zero_tangent}
     assert {key for key, _ in HELPERS} == called
 
 
