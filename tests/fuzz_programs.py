@@ -60,7 +60,12 @@ def load(text, name="f"):
 
 def _path(f, args):
     """The lines of `f`'s file run by ``f(*args)``, in order (the control-flow path,
-    helpers included)."""
+    helpers included), and the condition of every ``np.where`` it calls: a branch
+    taken element by element, whose derivative is the chosen side's (at a point
+    where a condition flips, the function may be smooth while no side's derivative
+    is its own: ``np.where(s ** 2 > 0, s, 0.5 * s ** 2)`` at s = 0)."""
+    import numpy
+
     seen = []
     filename = f.__code__.co_filename
 
@@ -71,12 +76,21 @@ def _path(f, args):
             seen.append(frame.f_lineno)
         return tracer
 
+    where = numpy.where
+
+    def recorded(condition, *rest):
+        mask = numpy.asarray(condition)
+        seen.append((mask.shape, mask.tobytes()))
+        return where(condition, *rest)
+
     old = sys.gettrace()
+    numpy.where = recorded
     sys.settrace(tracer)
     try:
         f(*args)
     finally:
         sys.settrace(old)
+        numpy.where = where
     return seen
 
 
