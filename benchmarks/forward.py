@@ -21,7 +21,8 @@ from .allocator import STEADY  # noqa: I001  (before anything allocates arrays)
 import numpy as np
 
 import s2sad
-from s2sad import forward_api, ops
+from s2sad.api import forward as forward_api
+from s2sad.analysis import ops
 
 from . import harness
 from .timing import interleaved, median, ratio

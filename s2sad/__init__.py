@@ -10,12 +10,12 @@
 """
 
 from .api import grad, source, value_and_grad, vjp
-from .diskcache import DiskCacheWarning
-from .diskcache import clear as clear_disk_cache
-from .diskcache import directory as disk_cache_dir
-from .diskcache import disable as disable_disk_cache
-from .diskcache import enable as enable_disk_cache
-from .forward_api import derivative, hessian, hvp, jacobian, jvp
+from .backend.diskcache import DiskCacheWarning
+from .backend.diskcache import clear as clear_disk_cache
+from .backend.diskcache import directory as disk_cache_dir
+from .backend.diskcache import disable as disable_disk_cache
+from .backend.diskcache import enable as enable_disk_cache
+from .api import derivative, hessian, hvp, jacobian, jvp
 from .errors import (
     GradientCheckError,
     IntegerArgumentError,
@@ -32,9 +32,9 @@ from .errors import (
     WrtError,
 )
 from .engines import EngineError
-from .graphs import graph
-from .gradcheck import CheckReport, check
-from .rules import nondifferentiable, register_rule, stop_gradient
+from .api.graphs import graph
+from .api.gradcheck import CheckReport, check
+from .primitives import nondifferentiable, register_rule, stop_gradient
 from .checkpoint import checkpointed
 
 __version__ = "0.1.0"

@@ -28,7 +28,7 @@ import types
 
 import numpy as np
 
-from . import api, gradcheck, graphs
+from .api import reverse as api, gradcheck, graphs
 from .errors import S2SADError
 
 TARGET_HELP = """\

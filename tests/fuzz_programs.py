@@ -426,7 +426,7 @@ A_BINARY = ["{0} + {1}", "{0} - {1}", "{0} * {1}", "{0} / (2.0 + np.tanh({1}))",
 
 
 def _has_rule(name):
-    from s2sad import rules
+    from s2sad import primitives as rules
     return rules.has_rule(getattr(np, name, None))
 
 

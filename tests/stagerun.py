@@ -2,13 +2,15 @@
 
 import linecache
 
-from s2sad import emit, pipeline, runtime
+from s2sad import runtime
+from s2sad.backend import emit
+from s2sad import driver as pipeline
 
 _count = [0]
 
 
 def run_stage(func, stage, args, wrt=0):
-    from s2sad.api import normalize_wrt
+    from s2sad.api.reverse import normalize_wrt
 
     names, _ = normalize_wrt(func, wrt)
     module = pipeline.stage_module(func, stage, names)

@@ -7,7 +7,7 @@ import pytest
 
 import s2sad
 from fuzz_programs import write
-from s2sad import diskcache
+from s2sad.backend import diskcache
 
 
 def module(text, name="m"):

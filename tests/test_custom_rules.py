@@ -13,7 +13,8 @@ import pytest
 import s2sad
 import custom_fns as c
 from helpers import central_diff
-from s2sad import diskcache, rules
+from s2sad.backend import diskcache
+from s2sad import primitives as rules
 from s2sad.engines import dual_grad
 
 

@@ -19,7 +19,10 @@ import numpy as np
 import pytest
 
 import s2sad
-from s2sad import api, diskcache, parse, pipeline
+from s2sad.api import reverse as api
+from s2sad.backend import diskcache
+from s2sad.frontend import parse
+from s2sad import driver as pipeline
 
 _numbers = itertools.count()
 

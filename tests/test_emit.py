@@ -7,7 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from s2sad import emit, ir, parse
+from s2sad import ir
+from s2sad.backend import emit
+from s2sad.frontend import parse
 
 NAMES = st.sampled_from(["x", "y", "out_bar", "t1", "a.b", "math.pi"])
 NUMBERS = st.one_of(st.integers(-5, 5), st.floats(-10, 10, allow_nan=False).map(lambda v: round(v, 3)),

@@ -1,4 +1,4 @@
-"""`s2sad.graph` (module `s2sad.graphs`): the dup stage as Graphviz dot text, with
+"""`s2sad.graph` (module `s2sad.api.graphs`): the dup stage as Graphviz dot text, with
 values and adjoints."""
 
 import os
@@ -9,7 +9,7 @@ import stat
 import pytest
 
 from s2sad.engines import tape_grad
-from s2sad.graphs import INSTALL_HINT, graph, render
+from s2sad.api.graphs import INSTALL_HINT, graph, render
 from tests import zoo, zoo_loops
 from tests.helpers import close
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import s2sad
-from s2sad import forward_api
+from s2sad.api import forward as forward_api
 import zoo
 import zoo_loops
 import zoo_numpy

@@ -126,7 +126,7 @@ def test_solve_of_a_stack_and_a_vector_or_a_matrix(a_shape, b_shape, mode):
 
 
 def test_kinds_of_stacked_linalg_results():
-    from s2sad import ops
+    from s2sad.analysis import ops
 
     def kind(key, *ranks):
         op = ops.Op("rule", [ast.Name(id=f"v{i}") for i in range(len(ranks))], key=key)
@@ -411,7 +411,7 @@ def test_argmax_without_an_axis_is_an_int(mode):
 
 
 def test_kinds_of_argmax():
-    from s2sad import ops
+    from s2sad.analysis import ops
 
     def kind(text, **kinds):
         call = ast.parse(text, mode="eval").body

@@ -18,11 +18,12 @@ import pytest
 import s2sad
 from helpers import central_diff
 
-from s2sad import ops, rules
+from s2sad.analysis import ops
+from s2sad import primitives as rules
 from s2sad import runtime
-from s2sad.rules import forward as forward_table
-from s2sad.rules import helpers as helpers_table
-from s2sad.rules import reverse as reverse_table
+from s2sad.primitives import forward as forward_table
+from s2sad.primitives import helpers as helpers_table
+from s2sad.primitives import reverse as reverse_table
 
 OPERATOR_FUNCS = {
     "add": operator.add, "sub": operator.sub, "mul": operator.mul,
@@ -612,7 +613,7 @@ def test_fold():
 
 
 def test_rule_variants_are_chosen_by_kinds():
-    from s2sad.ops import ArrayKind
+    from s2sad.analysis.ops import ArrayKind
 
     m, v = ArrayKind(2), ArrayKind(1)
     assert rules.lookup("matmul", 2, kinds=[m, v]).func is reverse_table.matmul_2d_1d
@@ -636,7 +637,7 @@ def test_rules_refuse_literal_options_they_do_not_differentiate():
     """A norm's literal `ord` the rules have no derivative for does not fit them (so
     an active call is a NoRuleError at transform time); other `ord`s run, and the
     runtime checks them."""
-    from s2sad.ops import ArrayKind
+    from s2sad.analysis.ops import ArrayKind
 
     def fits(text, kind):
         call = ast.parse(text, mode="eval").body

@@ -1,4 +1,4 @@
-"""The SciPy special-function rules (`s2sad.rules.scipy_special`), row by row as
+"""The SciPy special-function rules (`s2sad.primitives.scipy_special`), row by row as
 `test_rules.py` checks the built-in tables, and in use: compiled reverse and
 forward code, second derivatives, the engines. Skipped without SciPy; the last test
 checks that s2sad works without it."""
@@ -14,12 +14,12 @@ import pytest
 special = pytest.importorskip("scipy.special")
 
 import s2sad  # noqa: E402
-from s2sad import rules  # noqa: E402
+from s2sad import primitives as rules  # noqa: E402
 from test_rules import (dot_product_holds, forward_matches_differences,  # noqa: E402
                         reverse_matches_differences, template_equals_rule)
 
 rules.candidates(special.erf)  # the rules load once scipy.special is imported
-from s2sad.rules import scipy_special  # noqa: E402
+from s2sad.primitives import scipy_special  # noqa: E402
 
 
 def table(mode):
@@ -192,7 +192,7 @@ def test_s2sad_works_without_scipy(tmp_path):
         "from s2sad import rules\n\n\n"
         "def f(x):\n"
         "    return math.erf(x) * x\n\n\n"
-        "print(s2sad.grad(f)(0.5), sorted(rules._OPTIONAL), 's2sad.rules.scipy_special' in sys.modules)\n")
+        "print(s2sad.grad(f)(0.5), sorted(rules._OPTIONAL), 's2sad.primitives.scipy_special' in sys.modules)\n")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     done = subprocess.run([sys.executable, str(tmp_path / "no_scipy.py")], capture_output=True,
                           text=True, env=dict(os.environ, PYTHONPATH=root))

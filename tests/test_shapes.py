@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import s2sad
-from s2sad import activity, ops, pipeline
+from s2sad.analysis import activity, ops
+from s2sad import driver as pipeline
 from helpers import central_diff
 
 SHAPES = [(), (4,), (3, 4), (1, 4), (3, 1)]

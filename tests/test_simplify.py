@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import s2sad
-from s2sad import simplify
+from s2sad.optimize import simplify
 
 FLOATS = st.floats(allow_nan=False, allow_infinity=False, width=64,
                    min_value=-1e150, max_value=1e150)

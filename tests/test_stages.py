@@ -9,7 +9,9 @@ import s2sad
 import zoo
 import zoo_loops
 import zoo_numpy
-from s2sad import activity, ir, pipeline
+from s2sad import ir
+from s2sad.analysis import activity
+from s2sad import driver as pipeline
 from stagerun import run_stage
 
 CASES = [(f, args, wrt) for f, args, wrt in zoo.ZOO]

@@ -11,7 +11,7 @@ Contract
 * They run the user's function itself on traced values (`traced`), with `math`,
   ``from math import ...`` names and ``float`` replaced in a copy of its globals and
   in the Python functions it calls (`shim`). Derivatives of primitives come from the
-  compiler's rule tables (`s2sad.rules`); nothing here imports the compiler pipeline
+  compiler's rule tables (`s2sad.primitives`); nothing here imports the compiler pipeline
   (parse, anf, dup, activity, reverse, simplify, emit, compile, pipeline, api).
 * `dual_jacobian(f, args, wrt=0, kwargs=None)` returns ``(value, J)`` for an `f` with
   any number of outputs (numbers, arrays, lists and tuples of them), one row of `J`

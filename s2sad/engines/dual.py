@@ -4,7 +4,7 @@ Contract
 --------
 * `Dual` pairs a primal `value` with `dot`, its tangents along ``n`` directions at
   once: an ndarray of shape ``(n,) + shape(value)`` (direction first). Each
-  operation computes its tangent with the rule table's forward rule (`s2sad.rules`,
+  operation computes its tangent with the rule table's forward rule (`s2sad.primitives`,
   ``rule(*inputs, out, *input_dots)``): scalar operations and elementwise NumPy
   operations (inputs broadcast to the result's shape) in one call for all
   directions; other array operations (reductions, products, indexing) once per

@@ -2,7 +2,7 @@
 
 Contract
 --------
-* `find_rule(key, primals, active, mode)` returns the rule (an `s2sad.rules.Rule`) for
+* `find_rule(key, primals, active, mode)` returns the rule (an `s2sad.primitives.Rule`) for
   a primitive `key` ("add", ``math.sin``, ``np.sum``...) on these primal inputs, from
   the compiler's own tables (`mode` "reverse" or "forward"), or raises `EngineError`.
   Two rules are the engines' own: ``x ** c`` with a constant exponent (the table's
@@ -28,7 +28,7 @@ import sys
 
 import numpy as np
 
-from .. import rules
+from .. import primitives as rules
 from ..errors import S2SADError
 from ..runtime import unbroadcast
 

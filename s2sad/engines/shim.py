@@ -37,7 +37,7 @@ import sysconfig
 import traceback
 import types
 
-from .. import rules
+from .. import primitives as rules
 from ..errors import S2SADError
 from .primitives import EngineError, bind_options
 from .traced import Traced, contains_traced, deep_primal, primal

@@ -27,8 +27,9 @@ import ast
 import math
 from dataclasses import dataclass, field
 
-from . import ir, ops
-from .errors import NoRuleError, NotDifferentiableError
+from .. import ir
+from . import ops
+from ..errors import NoRuleError, NotDifferentiableError
 
 _INT_RESULT = {int, round, len, bool, math.floor, math.ceil, math.trunc}
 # the message and hint of Activity.conflict
@@ -1924,7 +1925,7 @@ def _hashable_in(key, collection) -> bool:
 
 
 def _moves_with_arguments(key) -> bool:
-    from . import rules
+    from .. import primitives as rules
 
     try:
         return key in rules.MOVES_WITH_ARGUMENTS

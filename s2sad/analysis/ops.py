@@ -38,7 +38,7 @@ import ast
 import types
 from dataclasses import dataclass, field
 
-from . import ir, rules
+from .. import ir, primitives as rules
 
 
 @dataclass
@@ -239,7 +239,7 @@ def _local_attr(node, is_local) -> bool:
 
 
 def _op_text(node) -> str:
-    from .emit import BINOP_SYMBOL
+    from ..backend.emit import BINOP_SYMBOL
 
     if isinstance(node, ast.BinOp):
         return f"the `{BINOP_SYMBOL[type(node.op)]}` operator"
@@ -483,7 +483,7 @@ def _effect(obj):
     arguments)``; else None."""
     import numpy as np
 
-    from . import runtime
+    from .. import runtime
 
     if obj is runtime.add_into:
         return "add_into", 2
@@ -1103,7 +1103,7 @@ def _builtin_rule(rule) -> bool:
     """Is `rule` one of s2sad's own (whose functions make new arrays, but for the
     views of `_view_keys`), not a user's?"""
     module = getattr(getattr(rule, "func", None), "__module__", None) or ""
-    return not getattr(rule, "derived", False) and module.startswith("s2sad.rules")
+    return not getattr(rule, "derived", False) and module.startswith("s2sad.primitives")
 
 
 def _copies_a_non_array(op: Op, kind) -> bool:

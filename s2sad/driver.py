@@ -26,9 +26,14 @@ import ast
 import types
 from dataclasses import dataclass, field
 
-from . import activity as activity_mod
-from . import forward as forward_mod
-from . import anf, batching, dup, emit, ir, ops, parse, reverse, runtime, simplify
+from .analysis import activity as activity_mod
+from .transform import forward as forward_mod
+from .frontend import anf, dup, parse
+from .transform import batching, reverse
+from .backend import emit
+from . import ir, runtime
+from .analysis import ops
+from .optimize import simplify
 from .errors import NonScalarOutputError, S2SADError
 
 

@@ -65,7 +65,7 @@ from __future__ import annotations
 import ast
 import copy
 
-from . import ir, rules
+from .. import ir, primitives as rules
 
 
 def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,

@@ -32,11 +32,14 @@ import threading
 import types
 import weakref
 
-from . import compile as compile_mod
-from . import diskcache, emit, ops, parse, pipeline, rules
-from .engines import tape_grad
-from .checkpoint import SCHEDULES
-from .errors import IntegerArgumentError, S2SADError, SourceNotFoundError, WrtError
+from ..backend import compile as compile_mod
+from ..backend import diskcache, emit
+from ..analysis import ops
+from ..frontend import parse
+from .. import driver as pipeline, primitives as rules
+from ..engines import tape_grad
+from ..checkpoint import SCHEDULES
+from ..errors import IntegerArgumentError, S2SADError, SourceNotFoundError, WrtError
 
 _lock = threading.RLock()
 _units: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -120,7 +123,7 @@ def normalize_wrt(f, wrt):
 
 def _check_function(f, what):
     if getattr(f, "__s2sad__", None) is not None:
-        from . import forward_api
+        from . import forward as forward_api
 
         forward_api.refuse_derived(f, what)  # (names the user's function, at its def)
     if isinstance(f, types.MethodType):
@@ -544,7 +547,7 @@ def _taped(f, wrt, entry):
 def _by_forward_mode(f, wrt, entry):
     """`grad(f, wrt, mode="forward")`: the gradient from one forward pass per input
     number (the compiler's forward mode, see `forward_api`)."""
-    from . import forward_api
+    from . import forward as forward_api
 
     _check_function(f, entry)
     names, as_tuple = normalize_wrt(f, wrt)
@@ -603,7 +606,7 @@ def grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None, snapshots=N
             and mode == "reverse":
         # grad(grad(f)): forward mode over the compiled gradient (which does not
         # checkpoint, even for grad(f, checkpoint=...): see _gradient_function)
-        from . import forward_api
+        from . import forward as forward_api
 
         return forward_api.grad_of_gradient(inner, inner.f, inner.wrt, wrt)
     if mode == "tape":

@@ -54,10 +54,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import api
-from .engines import args as engine_args
-from .engines import dual_grad, dual_jacobian, tape_grad
-from .errors import GradientCheckError, NonScalarOutputError, S2SADError
+from . import reverse as api
+from ..engines import args as engine_args
+from ..engines import dual_grad, dual_jacobian, tape_grad
+from ..errors import GradientCheckError, NonScalarOutputError, S2SADError
 
 # base steps of central differences, the first tried first (times max(1, |x|))
 STEPS = {1: (2.0 ** -10, 2.0 ** -14, 2.0 ** -18), 2: (2.0 ** -8, 2.0 ** -11, 2.0 ** -14)}
@@ -441,7 +441,7 @@ def _order2(f, point, wrt, kwargs, rtol, atol):
             return hess, hess.ravel(), est.ravel()
         results.append(_run(f"{name} + differences", compute))
     def forward_over_reverse():
-        from .forward_api import hessian
+        from .forward import hessian
 
         full = point.args_at(point.x)
         blocks = hessian(f, wrt=tuple(point.positions))(*full, **kwargs)

@@ -1,6 +1,6 @@
 """Rules for the SciPy special functions users reach for most.
 
-Loaded by `s2sad.rules` the first time a rule is looked up after ``scipy.special`` has
+Loaded by `s2sad.primitives` the first time a rule is looked up after ``scipy.special`` has
 been imported (s2sad never imports SciPy itself, and works without it). Each function
 has its reverse rule and its forward rule side by side, with the same inputs and
 options; `tests/test_scipy_rules.py` checks each against central differences and

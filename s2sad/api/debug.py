@@ -16,8 +16,8 @@ import linecache
 import math
 import sys
 
-from . import compile as compile_mod
-from .errors import NonFiniteError
+from ..backend import compile as compile_mod
+from ..errors import NonFiniteError
 
 
 def _derivative_name(name: str) -> bool:

@@ -34,8 +34,8 @@ import textwrap
 import types
 from dataclasses import dataclass, field
 
-from . import ir
-from .errors import (S2SADError, SourceNotFoundError, StaleSourceError,
+from .. import ir
+from ..errors import (S2SADError, SourceNotFoundError, StaleSourceError,
                      UnresolvedNameError, UnsupportedSyntaxError)
 
 # Every AST node type, with the reason it is refused (None: supported).

@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 import string
 
-from . import ir
+from .. import ir
 
 
 def insert_dups(fn: ir.Function) -> ir.Function:

@@ -36,7 +36,8 @@ import builtins
 
 import numpy as np
 
-from . import ir, ops
+from .. import ir
+from ..analysis import ops
 
 
 class NotBatchable(Exception):

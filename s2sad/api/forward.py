@@ -25,9 +25,11 @@ import weakref
 
 import numpy as np
 
-from . import compile as compile_mod
-from . import batching, ops, pipeline, rules
-from .errors import S2SADError, WrtError
+from ..backend import compile as compile_mod
+from ..transform import batching
+from ..analysis import ops
+from .. import driver as pipeline, primitives as rules
+from ..errors import S2SADError, WrtError
 
 _cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -40,7 +42,7 @@ def _compiled_unit(f, wrt: tuple, kinds: dict, batched=False):
     """``(unit, function)``: the forward derivative of `f`, compiled once per key;
     with `batched`, its tangents carry a leading axis of directions (``(None,
     None)`` when a line cannot, see `batching`)."""
-    from .api import _check_function, _lock, _still_valid
+    from .reverse import _check_function, _lock, _still_valid
 
     _check_function(f, "jvp")
     key = (wrt, tuple(kinds.items()), batched)
@@ -81,7 +83,7 @@ def refuse_derived(g, what):
     marker = getattr(g, "__s2sad__", None)
     if marker is None:
         return
-    from .api import _at_def
+    from .reverse import _at_def
 
     user = getattr(marker, "f", None) or getattr(g, "__wrapped__", None)
     made = getattr(marker, "entry", marker)
@@ -99,7 +101,7 @@ def refuse_derived(g, what):
 def _arguments(f, args, kwargs, what, hint=None) -> dict:
     """Every parameter of `f` with its value in this call, in signature order (a
     keyword argument binds as Python binds it, a missing one takes its default)."""
-    from .api import _at_def, _check_function, _signature_params
+    from .reverse import _at_def, _check_function, _signature_params
 
     refuse_derived(f, what)
     _check_function(f, what)
@@ -170,7 +172,7 @@ def jvp(f, primals, tangents):
         if not ops.differentiable(kind) or isinstance(kind, tuple):
             if isinstance(t, (int, float)) and t == 0:
                 continue  # a zero tangent for an integer: held fixed
-            from .api import _at_def
+            from .reverse import _at_def
 
             what = type(x).__name__
             if isinstance(x, np.ndarray):
@@ -196,7 +198,7 @@ def _output_tangent(d, y, f):
     NumPy scalar's a NumPy scalar of its type, a float's a float (not the 0-d array
     ``np.where`` gives); a tuple's or list's, element by element."""
     if isinstance(y, np.ndarray):
-        from .api import typed_like
+        from .reverse import typed_like
 
         return typed_like(_tangent_like(d, y, f), y)
     if isinstance(y, (tuple, list)) and isinstance(d, (tuple, list)) and len(d) == len(y):
@@ -260,9 +262,9 @@ def value_and_grad_by_forward_mode(f, wrt_names: tuple, as_tuple: bool, args, kw
     """``(f(...), gradient)`` for `grad(f, wrt, mode="forward")` at one point: one
     forward pass per input number, each with a unit tangent. Keyword and keyword-only
     arguments are passed as given; `wrt` may name a keyword-only parameter."""
-    from .api import _kinds
+    from .reverse import _kinds
 
-    from .api import typed_gradients
+    from .reverse import typed_gradients
 
     arguments = _arguments(f, args, kwargs, "grad")
     _kinds(f, arguments, wrt_names, "grad")  # (a clear error for an integer `wrt`)
@@ -384,7 +386,7 @@ def _gradient_function(f, names: tuple, values: list, kwargs: dict):
     function it calls), whose calls the forward transform cannot see into, it is
     built again with every loop on its tape (`pipeline.TAPED_LOOPS`): the same
     function of the arguments, in memory proportional to the trip count."""
-    from .api import _signature_params
+    from .reverse import _signature_params
 
     params, _ = _signature_params(f)
     bound = dict(zip(params, values))
@@ -393,8 +395,8 @@ def _gradient_function(f, names: tuple, values: list, kwargs: dict):
 
 
 def _gradient_of(f, names: tuple, arguments: dict, what="hessian"):
-    from .api import _kinds, _lock, _still_valid, _unit
-    from .checkpoint import CTZ, Binomial
+    from .reverse import _kinds, _lock, _still_valid, _unit
+    from ..checkpoint import CTZ, Binomial
 
     kinds = _kinds(f, arguments, names, what)
     key = (names, tuple(kinds.items()))
@@ -493,7 +495,7 @@ def _block_like(block, x):
     `api.typed_like`): for an array argument its dtype (a 0-d block of a 0-d array
     is a 0-d array), for a number a float where the block is one number."""
     if isinstance(x, np.ndarray):
-        from .api import typed_like
+        from .reverse import typed_like
 
         return typed_like(block, x)
     return float(block) if block.ndim == 0 else block
@@ -507,7 +509,7 @@ def hessian(f, wrt=0):
     ``H[i][j]`` = derivative of the gradient for ``wrt[i]`` along ``wrt[j]``. Lists of
     floats count as 1-D arrays. The returned function takes `f`'s arguments,
     keyword and keyword-only ones too."""
-    from .api import normalize_wrt
+    from .reverse import normalize_wrt
 
     refuse_derived(f, "hessian")
     names, as_tuple = normalize_wrt(f, wrt)
@@ -544,7 +546,7 @@ def hvp(f, wrt=0):
     `wrt`) times `v`, in one forward pass over the compiled gradient, without building
     the Hessian. Keyword arguments of `f` follow as keywords:
     ``hvp(f)(x, v, scale=2.0)``."""
-    from .api import normalize_wrt
+    from .reverse import normalize_wrt
 
     refuse_derived(f, "hvp")
     names, as_tuple = normalize_wrt(f, wrt)
@@ -562,7 +564,7 @@ def hvp(f, wrt=0):
                              f"`{names[0]}` {_shape_text(x)}",
                              hint=f"Pass v last, with the shape of `{names[0]}`.")
         gradient = _gradient_of(f, names, arguments, "hvp")
-        from .api import typed_gradients
+        from .reverse import typed_gradients
 
         return typed_gradients(arguments, names,
                                [_along(f, gradient, arguments, {names[0]: v})[1][0]])[0]
@@ -575,12 +577,12 @@ def grad_of_gradient(inner, f, inner_names, wrt):
     """``grad(grad(f))`` for a scalar gradient: the derivative of ``grad(f)`` (with
     respect to one parameter) along `wrt`, by forward mode over the compiled
     gradient."""
-    from .api import normalize_wrt
+    from .reverse import normalize_wrt
 
     names, as_tuple = normalize_wrt(f, wrt)
 
     def second(*args, **kwargs):
-        from .api import typed_gradients
+        from .reverse import typed_gradients
 
         arguments = _arguments(f, args, kwargs, "grad")
         gradient = _gradient_of(f, inner_names, arguments, "grad")
@@ -643,7 +645,7 @@ def jacobian(f, wrt=0, mode="auto"):
     no more numbers than the output, reverse mode otherwise. A function with
     keyword-only parameters takes forward mode (the pullback takes positional
     arguments only)."""
-    from .api import normalize_wrt
+    from .reverse import normalize_wrt
 
     if mode not in ("auto", "forward", "reverse"):
         raise S2SADError(f"jacobian: mode={mode!r} is not one of \"auto\", \"forward\", "
@@ -652,7 +654,7 @@ def jacobian(f, wrt=0, mode="auto"):
     names, as_tuple = normalize_wrt(f, wrt)
 
     def jac(*args, **kwargs):
-        from .api import _kinds
+        from .reverse import _kinds
 
         arguments = _arguments(f, args, kwargs, "jacobian")
         _kinds(f, {n: arguments[n] for n in names}, names, "jacobian")  # (as grad refuses)
@@ -849,7 +851,7 @@ def _jacobian_forward(f, arguments, names):
         blocks.append(row)
     return y, blocks
 def _jacobian_reverse(f, arguments, names):
-    from .api import _vjp
+    from .reverse import _vjp
 
     positional = list(arguments.values())  # (no keyword-only parameters: see jacobian)
     y, pullback = _vjp(f, positional, held=[n for n in arguments if n not in names])

@@ -27,7 +27,7 @@ import math
 import tokenize
 from dataclasses import dataclass, field
 
-from . import ir
+from .. import ir
 
 # Operator precedence, loosest first.
 _IFEXP, _OR, _AND, _NOT, _CMP, _BOR, _BXOR, _BAND, _SHIFT, _ARITH, _TERM, _FACTOR, _POW, _ATOM = range(2, 16)

@@ -33,10 +33,11 @@ import ast
 import inspect
 from dataclasses import dataclass, field
 
-from . import checkpoint, ir, ops, rules
-from .activity import Activity
-from .anf import RETURNED
-from .errors import CheckpointError, NoRuleError, NotDifferentiableError
+from .. import checkpoint, ir, primitives as rules
+from ..analysis import ops
+from ..analysis.activity import Activity
+from ..frontend.anf import RETURNED
+from ..errors import CheckpointError, NoRuleError, NotDifferentiableError
 
 
 @dataclass
@@ -375,7 +376,7 @@ class _Transform:
             if r == self.seeded:
                 seed = ir.name(self.seed_name)
                 if self.is_list(r):  # (new elements: the caller's stay as they are)
-                    from . import runtime
+                    from .. import runtime
 
                     self.helpers["add_into"] = runtime.add_into
                     out.append(ir.Expr(ast.Call(func=ir.name("add_into"), args=[
@@ -502,7 +503,7 @@ class _Transform:
         reads `n` but does not define it (its adjoint sums over the iterations)."""
         if self.is_container(n):
             if self.is_list(n):
-                from . import runtime
+                from .. import runtime
 
                 self.helpers["add_into"] = runtime.add_into
                 return ir.Expr(ast.Call(func=ir.name("add_into"),
@@ -656,7 +657,7 @@ class _Transform:
         kind = self.act.kinds.get(value.id)
         if not isinstance(kind, ops.ArrayKind):
             return self.np_call("sum", [slot])  # one number written into many elements
-        from . import runtime
+        from .. import runtime
 
         self.helpers["unbroadcast"] = runtime.unbroadcast
         if kind.ndim is None or target.ndim is None or kind.ndim >= target.ndim:

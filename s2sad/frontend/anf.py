@@ -52,9 +52,9 @@ import ast
 import builtins
 import copy
 
-from . import ir
-from .checkpoint import SCHEDULES, checkpointed
-from .errors import CheckpointError, UnsupportedSyntaxError
+from .. import ir
+from ..checkpoint import SCHEDULES, checkpointed
+from ..errors import CheckpointError, UnsupportedSyntaxError
 from .parse import Parsed, _Located
 
 RESULT = "%result"

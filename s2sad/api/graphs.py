@@ -33,14 +33,15 @@ import sys
 
 import numpy as np
 
-from . import emit, ir, pipeline
-from .engines import args as engine_args
-from .engines.irrun import run_ir
-from .engines.primitives import EngineError
-from .engines.shim import Shim
-from .engines.tape import Tape, Var
-from .engines.tape import dup as tape_dup
-from .errors import S2SADError
+from ..backend import emit
+from .. import ir, driver as pipeline
+from ..engines import args as engine_args
+from ..engines.irrun import run_ir
+from ..engines.primitives import EngineError
+from ..engines.shim import Shim
+from ..engines.tape import Tape, Var
+from ..engines.tape import dup as tape_dup
+from ..errors import S2SADError
 
 INSTALL_HINT = (
     "Graphviz's `dot` program is not installed, so the graph was not rendered. Install "

@@ -34,8 +34,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from . import ir, ops, rules, runtime
-from .activity import Activity
+from .. import ir, primitives as rules, runtime
+from ..analysis import ops
+from ..analysis.activity import Activity
 from .reverse import _bind, _call_np, _zeros_like_list, missing_rule, zero
 
 

@@ -84,9 +84,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import compile as compile_mod
-from . import ops, parse, rules
-from .errors import S2SADError
-from .parse import _MISSING as _UNRESOLVED  # what parse.lookup gives for no value
+from ..analysis import ops
+from ..frontend import parse
+from .. import primitives as rules
+from ..errors import S2SADError
+from ..frontend.parse import _MISSING as _UNRESOLVED  # what parse.lookup gives for no value
 
 FORMAT = 1
 MAGIC = "s2sad-disk-cache"

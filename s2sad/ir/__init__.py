@@ -1,0 +1,8 @@
+"""ir: the representation every stage reads and writes.
+
+Owns the statement classes and their walkers (`nodes`). Imports nothing from the
+rest of s2sad; every other package may import it. ``from s2sad import ir`` gives the
+names of `nodes` directly (``ir.Assign``, ``ir.walk``).
+"""
+
+from .nodes import *  # noqa: F401,F403  (the package is its nodes' namespace)
