@@ -41,6 +41,13 @@ from dataclasses import dataclass, field
 from .. import ir, primitives as rules
 
 
+# every kind of operation `classify` returns (the module docstring says what each
+# one is), in that order; a transform that dispatches on `Op.kind` keys its table by
+# these names
+KINDS = ("copy", "const", "rule", "call", "pack", "getitem", "listpack", "append", "pop",
+         "repeat", "add_at", "add_into", "sum", "nondiff", "unknown")
+
+
 @dataclass
 class Op:
     kind: str
