@@ -88,7 +88,7 @@ from ..analysis import ops
 from ..frontend import parse
 from .. import primitives as rules
 from ..errors import S2SADError
-from ..frontend.parse import _MISSING as _UNRESOLVED  # what parse.lookup gives for no value
+from ..frontend.parse import MISSING as _UNRESOLVED  # what parse.lookup gives for no value
 
 FORMAT = 1
 MAGIC = "s2sad-disk-cache"

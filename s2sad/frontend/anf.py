@@ -55,7 +55,7 @@ import copy
 from .. import ir
 from ..checkpoint import SCHEDULES, checkpointed
 from ..errors import CheckpointError, UnsupportedSyntaxError
-from .parse import Parsed, _Located
+from .parse import Parsed, Located
 
 RESULT = "%result"
 RETVAL = "%retval"
@@ -70,7 +70,7 @@ class _Lowerer:
     def __init__(self, parsed: Parsed):
         self.parsed = parsed
         self.tree = parsed.tree
-        self.loc = _Located(parsed.info, 0)
+        self.loc = Located(parsed.info, 0)
         self.locals = set(parsed.locals) | {RETVAL, RETURNED}
         self.env: dict[str, str] = {}
         self.versions: dict[str, int] = {}

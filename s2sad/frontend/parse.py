@@ -126,8 +126,10 @@ class Parsed:
     cells: dict = field(default_factory=dict)  # free variable name -> cell
 
 
-class _Located:
-    """Builds errors that point at a node of the user's function."""
+class Located:
+    """Builds errors that point at a node of the user's function: its file, the line
+    in that file, the column in the source as written (`col_shift`: the indentation
+    that dedenting the source removed) and the text of the line."""
 
     def __init__(self, info: ir.SourceInfo, col_shift: int):
         self.info = info
@@ -347,7 +349,7 @@ def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, f
     col_shift = _indent(text) - _indent(dedented)
     info = ir.SourceInfo(filename=filename, qualname=qualname, first_line=first,
                          lines=list(lines), func=func)
-    loc = _Located(info, col_shift)
+    loc = Located(info, col_shift)
     try:
         # blank lines first, so every node has its line number in the user's file
         # (ast.increment_lineno afterwards walks the whole tree in Python)
@@ -385,7 +387,7 @@ def _indent(text: str) -> int:
     return 0
 
 
-def _check_signature(tree: ast.FunctionDef, loc: _Located):
+def _check_signature(tree: ast.FunctionDef, loc: Located):
     a = tree.args
     for star in (a.vararg, a.kwarg):
         if star is not None:
@@ -397,7 +399,7 @@ def _check_signature(tree: ast.FunctionDef, loc: _Located):
             )
 
 
-def _check_nodes(tree: ast.FunctionDef, loc: _Located, nodes: list):
+def _check_nodes(tree: ast.FunctionDef, loc: Located, nodes: list):
     """`nodes`: every node of `tree`, in `ast.walk`'s order."""
     for node in nodes:
         kind = type(node)
@@ -477,7 +479,7 @@ def _local_names(tree: ast.FunctionDef, nodes: list) -> set:
     return out
 
 
-_MISSING = object()
+MISSING = object()  # what `lookup` gives for a name with no value (None is a value)
 
 
 def lookup(name, globals_, cells, builtins_=None):
@@ -486,13 +488,13 @@ def lookup(name, globals_, cells, builtins_=None):
         try:
             return cells[name].cell_contents
         except ValueError:
-            return _MISSING
+            return MISSING
     if name in globals_:
         return globals_[name]
     b = builtins_ if builtins_ is not None else globals_.get("__builtins__", builtins)
     if isinstance(b, types.ModuleType):
         b = b.__dict__
-    return b.get(name, _MISSING)
+    return b.get(name, MISSING)
 
 
 # builtins that evaluate text or reach names by a string at run time
@@ -506,7 +508,7 @@ def _resolve(tree, local_set, globals_, cells, builtins_, loc, nodes: list) -> d
             if node.id in refs:
                 continue
             value = lookup(node.id, globals_, cells, builtins_)
-            if value is _MISSING:
+            if value is MISSING:
                 raise loc.error(
                     UnresolvedNameError, node,
                     f"the name `{node.id}` has no value here (not a local, global, closure "
@@ -538,10 +540,10 @@ def _resolve_chain(text, refs):
         prefix = ".".join(parts[:i])
         if prefix in refs:
             continue
-        owner = refs.get(".".join(parts[: i - 1]), _MISSING)
-        if owner is _MISSING:
+        owner = refs.get(".".join(parts[: i - 1]), MISSING)
+        if owner is MISSING:
             return
-        value = getattr(owner, parts[i - 1], _MISSING)
-        if value is _MISSING:
+        value = getattr(owner, parts[i - 1], MISSING)
+        if value is MISSING:
             return
         refs[prefix] = value
