@@ -445,3 +445,42 @@ def test_hessian_of_a_call_whose_inputs_vary_on_one_path_only(f):
         for j, (dx, dy) in enumerate([(h, 0.0), (0.0, h)]):
             column = (np.array(g(x + dx, y + dy)) - np.array(g(x - dx, y - dy))) / (2 * h)
             assert np.allclose(H[:, j], column, rtol=1e-5, atol=1e-6), (f.__name__, x, y, H, column)
+
+
+def integer_exponent_saved_on_a_tape(x, y):
+    acc = x
+    ys = [y, x]
+    for _ in range(2):
+        if x > -1.0:
+            acc = acc + 0.5 * x ** (len(ys) - 2)  # the exponent: 0, then 1
+        ys.append(math.log(1.0 + acc * acc))
+    return acc + 0.5 * ys[len(ys) - 2]
+
+
+def float_exponent(x, y):
+    return x ** y
+
+
+def array_float_exponent(x, y):
+    return np.sum(x ** y)
+
+
+def test_a_power_of_a_negative_base_along_a_direction_that_keeps_the_exponent():
+    """Where the base is negative the power has no derivative in its exponent, but
+    along a direction that does not move the exponent the term is 0, not NaN * 0.
+    The gradient saves an integer exponent on a tape (beside None on the other path),
+    so the Hessian's forward pass sees a number there and took the exponent's term:
+    NaN at every negative base."""
+    g = s2sad.grad(integer_exponent_saved_on_a_tape, wrt=(0, 1))
+    x, y, h = -0.7885625938502046, 0.0, 1e-6
+    H = np.array(s2sad.hessian(integer_exponent_saved_on_a_tape, wrt=(0, 1))(x, y))
+    column = (np.array(g(x + h, y)) - np.array(g(x - h, y))) / (2 * h)
+    assert np.allclose(H[:, 0], column, rtol=1e-5, atol=1e-6), (H, column)
+    # x ** y at x = -2, y = 2.0: smooth in x; in y it has no derivative (NaN)
+    H = np.array(s2sad.hessian(float_exponent, wrt=(0, 1))(-2.0, 2.0))
+    assert H[0, 0] == 2.0 and np.isnan(H[0, 1]) and np.isnan(H[1, 1]), H
+    assert s2sad.jvp(float_exponent, (-2.0, 2.0), (1.0, 0.0))[1] == -4.0
+    assert np.isnan(s2sad.jvp(float_exponent, (-2.0, 2.0), (0.0, 1.0))[1])
+    xs, ys = np.array([-2.0, 3.0]), np.array([2.0, 0.5])
+    tangent = s2sad.jvp(array_float_exponent, (xs, ys), (np.ones(2), np.zeros(2)))[1]
+    assert np.isclose(tangent, -4.0 + 0.5 * 3.0 ** -0.5), tangent

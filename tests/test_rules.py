@@ -568,8 +568,11 @@ def test_conventions_at_kinks():
                      (reverse_table.math_pow, forward_table.math_pow)):
         x_bar, y_bar = rev(-2.0, 3.0, -8.0, 1.0)
         assert x_bar == 12.0 and math.isnan(y_bar)
-        x_term, y_term = fwd(-2.0, 3.0, -8.0, 1.0, 0.0)
+        x_term, y_term = fwd(-2.0, 3.0, -8.0, 1.0, 1.0)
         assert x_term == 12.0 and math.isnan(y_term)
+        # along a direction that keeps y the term is 0 (not NaN * 0: a Hessian's
+        # column for x would be NaN)
+        assert fwd(-2.0, 3.0, -8.0, 1.0, 0.0) == (12.0, 0.0)
         assert fwd(0.0, 3.0, 0.0, 1.0, 1.0) == (0.0, 0.0)
     # clip: a tie with a bound goes to x; None is no bound
     x = np.array([0.2, 0.5, 0.9])

@@ -16,7 +16,7 @@ def operators_jvp(x, y, x_dot, y_dot):
     d_dot = x_dot / y - d * y_dot / y
     e = x**y
     e_dot = (y * x ** (y - 1) * x_dot if y else y / (x if x else 1.0) * x_dot) + (
-        e * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 else math.nan * y_dot
+        e * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 or not y_dot else math.nan
     )
     f = x * 4.0 // y
     t1_dot = a_dot * b + a * b_dot + c_dot - d_dot + e_dot

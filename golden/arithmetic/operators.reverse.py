@@ -16,7 +16,7 @@ def operators_grad(x, y):
     b_bar = a
     # line 11: e = x**y
     x_e_bar = y * x ** (y - 1) if y else y / (x if x else 1.0)
-    y_e_bar = e * math.log(x) if x > 0 else 0.0 if x == 0 else math.nan
+    y_e_bar = e * math.log(x) if x > 0 else 0.0 if x == 0 else e * math.nan
     # line 10: d = x / y
     x_d_bar = -1.0 / y
     y_d_bar = d / y

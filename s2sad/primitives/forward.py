@@ -75,7 +75,7 @@ def pow_(x, y, out, x_dot, y_dot):
     # second; y / x is 0 and keeps the term's derivative in y, x ** -1 (the base is
     # 1.0 where x == 0 too). A literal y folds to one branch: x ** 2 gives 2 * x)
     return (y * x ** (y - 1) * x_dot if y else y / (x if x else 1.0) * x_dot,
-            out * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 else math.nan * y_dot)
+            out * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 or not y_dot else math.nan)
 
 
 @rule("neg")
@@ -119,7 +119,7 @@ def builtin_pow_by_int(x, k, out, x_dot, k_dot):
 @rule(pow)
 def builtin_pow(x, y, out, x_dot, y_dot):
     return (y * x ** (y - 1) * x_dot if y else y / (x if x else 1.0) * x_dot,
-            out * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 else math.nan * y_dot)
+            out * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 or not y_dot else math.nan)
 
 
 @rule(pow, when=("array", "int"))
@@ -130,14 +130,14 @@ def builtin_pow_of_array_by_int(x, k, out, x_dot, k_dot):
 @rule(pow, when=("array", "scalar"))
 def builtin_pow_of_array_by_number(x, y, out, x_dot, y_dot):
     return (y * x ** (y - 1) * x_dot if y else y / np.where(x == 0, 1, x) * x_dot,
-            out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
+            out * np.log(np.where((x == 0) | (y_dot == 0), 1.0, x)) * y_dot)
 
 
 @rule(pow, when="array")
 def builtin_pow_of_array(x, y, out, x_dot, y_dot):
     return (np.where(y == 0, y / np.where((x == 0) | (y != 0), 1, x), y * np.where(y == 0, 1, x) ** (y - 1))
             * x_dot,
-            out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
+            out * np.log(np.where((x == 0) | (y_dot == 0), 1.0, x)) * y_dot)
 
 
 @rule(float)
@@ -181,7 +181,7 @@ def math_pow_by_int(x, k, out, x_dot, k_dot):
 @rule(math.pow)
 def math_pow(x, y, out, x_dot, y_dot):
     return (y * x ** (y - 1) * x_dot if y else y / (x if x else 1.0) * x_dot,
-            out * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 else math.nan * y_dot)
+            out * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 or not y_dot else math.nan)
 
 
 @rule(math.exp)
@@ -405,7 +405,7 @@ def np_pow_by_number(x, y, out, x_dot, y_dot):
     # (as for numbers: y / x where y == 0, with 1 for the zeros of x; 0 * x ** -1
     # would be NaN at x == 0 and for a tiny x)
     return (y * x ** (y - 1) * x_dot if y else y / np.where(x == 0, 1, x) * x_dot,
-            out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
+            out * np.log(np.where((x == 0) | (y_dot == 0), 1.0, x)) * y_dot)
 
 
 @rule("pow", when="array")
@@ -414,7 +414,7 @@ def np_pow(x, y, out, x_dot, y_dot):
     # branch is 1 where y == 0, so its x ** -1 never overflows there)
     return (np.where(y == 0, y / np.where((x == 0) | (y != 0), 1, x), y * np.where(y == 0, 1, x) ** (y - 1))
             * x_dot,
-            out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
+            out * np.log(np.where((x == 0) | (y_dot == 0), 1.0, x)) * y_dot)
 
 
 @rule("neg", when="array")
@@ -615,14 +615,14 @@ def np_power_by_int(x, k, out, x_dot, k_dot):
 @rule(np.power, when=("array", "scalar"))
 def np_power_by_number(x, y, out, x_dot, y_dot):
     return (y * x ** (y - 1) * x_dot if y else y / np.where(x == 0, 1, x) * x_dot,
-            out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
+            out * np.log(np.where((x == 0) | (y_dot == 0), 1.0, x)) * y_dot)
 
 
 @rule(np.power)
 def np_power(x, y, out, x_dot, y_dot):
     return (np.where(y == 0, y / np.where((x == 0) | (y != 0), 1, x), y * np.where(y == 0, 1, x) ** (y - 1))
             * x_dot,
-            out * np.log(np.where(x == 0, 1.0, x)) * y_dot)
+            out * np.log(np.where((x == 0) | (y_dot == 0), 1.0, x)) * y_dot)
 
 
 @rule(np.power, when="list")

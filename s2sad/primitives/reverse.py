@@ -81,7 +81,7 @@ def pow_(x, y, out, out_bar):
     # second; y / x is 0 and keeps the term's derivative in y, x ** -1 (the base is
     # 1.0 where x == 0 too). A literal y folds to one branch: x ** 2 gives 2 * x)
     return (out_bar * y * x ** (y - 1) if y else out_bar * y / (x if x else 1.0),
-            out_bar * out * math.log(x) if x > 0 else 0.0 if x == 0 else math.nan)
+            out_bar * out * math.log(x) if x > 0 else 0.0 if x == 0 else out_bar * out * math.nan)
 
 
 @rule("neg")
@@ -125,7 +125,7 @@ def builtin_pow_by_int(x, k, out, out_bar):
 @rule(pow)
 def builtin_pow(x, y, out, out_bar):
     return (out_bar * y * x ** (y - 1) if y else out_bar * y / (x if x else 1.0),
-            out_bar * out * math.log(x) if x > 0 else 0.0 if x == 0 else math.nan)
+            out_bar * out * math.log(x) if x > 0 else 0.0 if x == 0 else out_bar * out * math.nan)
 
 
 @rule(pow, when=("array", "int"))
@@ -188,7 +188,7 @@ def math_pow_by_int(x, k, out, out_bar):
 @rule(math.pow)
 def math_pow(x, y, out, out_bar):
     return (out_bar * y * x ** (y - 1) if y else out_bar * y / (x if x else 1.0),
-            out_bar * out * math.log(x) if x > 0 else 0.0 if x == 0 else math.nan)
+            out_bar * out * math.log(x) if x > 0 else 0.0 if x == 0 else out_bar * out * math.nan)
 
 
 @rule(math.exp)
