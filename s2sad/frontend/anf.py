@@ -50,26 +50,26 @@ from __future__ import annotations
 
 import ast
 import builtins
-import copy
 
 from .. import ir
 from ..checkpoint import SCHEDULES, checkpointed
 from ..errors import CheckpointError, UnsupportedSyntaxError
-from .parse import Parsed, Located
+from .desugar import RETURNED, RETVAL, desugar
+from .parse import Located, Parsed
 
 RESULT = "%result"
-RETVAL = "%retval"
-RETURNED = "%returned"
 
 
 def to_anf(parsed: Parsed) -> ir.Function:
-    return _Lowerer(parsed).function()
+    """`parsed`, desugared (`desugar.desugar`), lowered to ANF/SSA. See the module
+    docstring."""
+    return _Lowerer(parsed, desugar(parsed)).function()
 
 
 class _Lowerer:
-    def __init__(self, parsed: Parsed):
+    def __init__(self, parsed: Parsed, tree: ast.FunctionDef):
         self.parsed = parsed
-        self.tree = parsed.tree
+        self.tree = tree  # (desugared)
         self.loc = Located(parsed.info, 0)
         self.locals = set(parsed.locals) | {RETVAL, RETURNED}
         self.env: dict[str, str] = {}
@@ -80,7 +80,6 @@ class _Lowerer:
         self.loops: list = []  # phis of the loops being lowered, innermost last
         self.loop_count = 0
         self.terminated = False  # the current path has left the iteration (Exit)
-        self.loads: dict = {}
         self.live: dict = {}  # id of a loop -> the names live at its head
         self.live_after: dict = {}  # id of an `if` -> the names live after it
         # loop-carried versions with no value before their loop (first assigned in it),
@@ -119,21 +118,7 @@ class _Lowerer:
         for p in params:
             self.env[p.name] = p.name
             self.versions[p.name] = 0
-        body = list(self.tree.body)
-        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                and isinstance(body[0].value.value, str):
-            body = body[1:]
-        nested = _return_in_nested_loop(body, 0)
-        if nested is not None:
-            # the lowering carries `retval` through the outer loop, which has no value
-            # for it before the first iteration
-            raise self.error(nested, "s2sad cannot differentiate a `return` inside a loop "
-                                     "nested in another loop yet",
-                             "Set a flag and `break` out of the inner loop, then `return` "
-                             "from the outer loop (or after it).")
-        body = _single_exit(_rewrite_loop_returns(body, 0, _returning_loops(body) > 1),
-                            self.tree)
-        self.loads = _loads(ast.Module(body=body, type_ignores=[]))
+        body = self.tree.body
         self.live, self.live_after = _liveness(body)
         self.block(body, top=True)
         for version in self.unborn_copied:
@@ -804,14 +789,6 @@ def _range_of(n) -> ast.Call:
     return _call("range", [n])
 
 
-def _loads(tree) -> dict:
-    out = {}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-            out.setdefault(n.id, []).append(n)
-    return out
-
-
 def _liveness(body) -> tuple:
     """``(heads, after)``: for each loop of `body` the names live at its head, and for
     each ``if`` the names live after it. A name is live where it is read, on some path
@@ -884,195 +861,8 @@ def _assigned_in_order(stmts) -> list:
     return out
 
 
-def _read_before_assigned(v, stmts) -> bool:
-    """Is the first mention of `v` in the body (in evaluation order) a read?"""
-    def first(node):
-        if isinstance(node, ast.Assign):
-            got = first(node.value)
-            if got is not None:
-                return got
-            for t in node.targets:
-                got = first(t)
-                if got is not None:
-                    return got
-            return None
-        if isinstance(node, ast.AugAssign):
-            if isinstance(node.target, ast.Name) and node.target.id == v:
-                return "read"
-            return first(node.value)
-        if isinstance(node, ast.Name) and node.id == v:
-            return "read" if isinstance(node.ctx, ast.Load) else "write"
-        for child in ast.iter_child_nodes(node):
-            got = first(child)
-            if got is not None:
-                return got
-        return None
-
-    for s in stmts:
-        got = first(s)
-        if got is not None:
-            return got == "read"
-    return False
-
-
 def _plain_default(node):
     return None if node is None else ir.copy_tree(node)
-
-
-# ------------------------------------------------------------ early returns
-
-
-_LOOPS = (ast.For, ast.While)
-
-
-def _ends(stmts, kinds) -> bool:
-    """Does every path through `stmts` end with one of the statement `kinds`?"""
-    for s in stmts:
-        if isinstance(s, kinds):
-            return True
-        if isinstance(s, ast.If) and _ends(s.body, kinds) and _ends(s.orelse, kinds):
-            return True
-    return False
-
-
-def _has(stmts, kinds) -> bool:
-    """Is there one of `kinds` in `stmts`, not counting nested loops' bodies?"""
-    for s in stmts:
-        if isinstance(s, kinds):
-            return True
-        if isinstance(s, ast.If) and (_has(s.body, kinds) or _has(s.orelse, kinds)):
-            return True
-    return False
-
-
-def _single_exit(body, tree):
-    """Make every path end with a return, then fold early exits (see `_fold`)."""
-    body = list(body)
-    if not _ends(body, (ast.Return,)):
-        ret = ast.Return(value=None)
-        last = body[-1] if body else tree
-        ret.lineno = getattr(last, "end_lineno", None) or last.lineno
-        ret.col_offset = 0
-        body.append(ret)
-    return _fold(body, (ast.Return,))
-
-
-def _fold(stmts, kinds):
-    """Move the statements after an ``if`` that exits (``return`` at function level,
-    ``break``/``continue`` in a loop body) into the branches that do not exit, so an
-    exit is always the last statement of its path."""
-    out = []
-    for i, s in enumerate(stmts):
-        if isinstance(s, kinds):
-            out.append(s)
-            return out  # anything after an exit is dead
-        if isinstance(s, _LOOPS):
-            new = copy.copy(s)
-            new.body = _fold(list(s.body), (ast.Break, ast.Continue))
-            out.append(new)
-            continue
-        if isinstance(s, ast.If):
-            new = copy.copy(s)
-            if _has(s.body, kinds) or _has(s.orelse, kinds):
-                rest = stmts[i + 1:]
-                new.body = _fold(list(s.body) + ([] if _ends(s.body, kinds) else ir.copy_tree(rest)), kinds)
-                new.orelse = _fold(list(s.orelse) + ([] if _ends(s.orelse, kinds) else ir.copy_tree(rest)), kinds)
-                out.append(new)
-                return out
-            new.body = _fold(list(s.body), kinds)
-            new.orelse = _fold(list(s.orelse), kinds)
-            out.append(new)
-            continue
-        out.append(s)
-    return out
-
-
-def _contains_return(stmts) -> bool:
-    return any(isinstance(n, ast.Return) for s in stmts for n in ast.walk(s))
-
-
-def _located(node, like):
-    node.lineno = like.lineno
-    node.col_offset = like.col_offset
-    node.end_lineno = getattr(like, "end_lineno", like.lineno)
-    node.end_col_offset = getattr(like, "end_col_offset", like.col_offset)
-    for child in ast.walk(node):
-        if not hasattr(child, "lineno") and isinstance(child, (ast.expr, ast.stmt)):
-            child.lineno, child.col_offset = node.lineno, node.col_offset
-            child.end_lineno, child.end_col_offset = node.end_lineno, node.end_col_offset
-    return node
-
-
-def _flag(value, like):
-    return _located(ast.Assign(targets=[ast.Name(id=RETURNED, ctx=ast.Store())],
-                               value=ast.Constant(value)), like)
-
-
-def _return_in_nested_loop(stmts, depth):
-    """The first ``return`` two or more loops deep, or None."""
-    for s in stmts:
-        if isinstance(s, ast.Return) and depth >= 2:
-            return s
-        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        for field in ("body", "orelse", "handlers", "finalbody"):
-            block = getattr(s, field, None)
-            if isinstance(block, list):
-                inner = depth + 1 if isinstance(s, _LOOPS) and field == "body" else depth
-                found = _return_in_nested_loop(block, inner)
-                if found is not None:
-                    return found
-    return None
-
-
-def _returning_loops(stmts) -> int:
-    """How many loops not nested in another loop contain a ``return``."""
-    count = 0
-    for s in stmts:
-        if isinstance(s, _LOOPS):
-            count += _contains_return(s.body)
-        elif isinstance(s, ast.If):
-            count += _returning_loops(s.body) + _returning_loops(s.orelse)
-    return count
-
-
-def _rewrite_loop_returns(stmts, depth, init=False):
-    """``return v`` inside loops becomes ``retval = v; returned = True; break``, and
-    after each loop that may return: ``if returned: break`` (in an outer loop) or
-    ``if returned: return retval`` (at function level)."""
-    out = []
-    for s in stmts:
-        if isinstance(s, ast.Return) and depth > 0:
-            value = s.value if s.value is not None else ast.Constant(None)
-            out.append(_located(ast.Assign(targets=[ast.Name(id=RETVAL, ctx=ast.Store())],
-                                           value=value), s))
-            out.append(_flag(True, s))
-            out.append(_located(ast.Break(), s))
-            continue
-        if isinstance(s, _LOOPS) and _contains_return(s.body):
-            if depth == 0:
-                out.append(_flag(False, s))
-                if init:
-                    # retval is read only when returned is True; with several loops
-                    # that return, binding it first keeps a later loop from copying
-                    # an unbound name
-                    out.append(_located(ast.Assign(targets=[ast.Name(id=RETVAL, ctx=ast.Store())],
-                                                   value=ast.Constant(None)), s))
-            new = copy.copy(s)
-            new.body = _rewrite_loop_returns(list(s.body), depth + 1, init)
-            out.append(new)
-            exit_ = ast.Break() if depth > 0 else ast.Return(value=ast.Name(id=RETVAL, ctx=ast.Load()))
-            out.append(_located(ast.If(test=ast.Name(id=RETURNED, ctx=ast.Load()),
-                                       body=[_located(exit_, s)], orelse=[]), s))
-            continue
-        if isinstance(s, ast.If):
-            new = copy.copy(s)
-            new.body = _rewrite_loop_returns(list(s.body), depth, init)
-            new.orelse = _rewrite_loop_returns(list(s.orelse), depth, init)
-            out.append(new)
-            continue
-        out.append(s)
-    return out
 
 
 def _rename_block(stmts, mapping):

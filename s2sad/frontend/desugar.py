@@ -1,0 +1,214 @@
+"""desugar: parsed function -> the same function in a smaller subset of Python.
+
+Contract
+--------
+`desugar(parsed)` returns a new ``ast.FunctionDef`` (the tree in `parsed` is left as it
+is) with the parameters, name and line numbers of the user's function, computing
+exactly what it computes, in which
+
+* the docstring is gone;
+* every path through the body ends with a ``return`` (``return None`` is added, at
+  the line of the last statement, where a path falls off the end), and nothing
+  follows it: the statements after an ``if`` one of whose branches returns move into
+  the branches that do not (the returned value then joins like any variable);
+* in a loop body, likewise, ``break`` and ``continue`` are the last statements of
+  their paths, the rest of the body moved into the branch that goes on;
+* no loop body contains a ``return``: ``return v`` inside a loop becomes
+  ``%retval = v; %returned = True; break``, with ``%returned = False`` before the
+  loop and ``if %returned: return %retval`` after it (``%retval = None`` before it
+  too where several loops return, so that a later loop never copies an unbound
+  name). The names it adds (`RETVAL`, `RETURNED`) start with ``%``, which no name
+  of the user's can.
+
+Statements it adds carry the line of the statement they stand for. It refuses a
+``return`` inside a loop nested in another loop (`UnsupportedSyntaxError`).
+Everything else (the loop forms, calls, expressions) is left for `anf`, which lowers
+this subset to SSA.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+
+from .. import ir
+from ..errors import UnsupportedSyntaxError
+from .parse import Located, Parsed
+
+RETVAL = "%retval"
+RETURNED = "%returned"
+
+
+def desugar(parsed: Parsed) -> ast.FunctionDef:
+    """The function of `parsed` in the subset above. See the module docstring."""
+    tree = parsed.tree
+    body = list(tree.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    nested = _return_in_nested_loop(body, 0)
+    if nested is not None:
+        # anf carries `retval` through the outer loop, which has no value for it
+        # before the first iteration
+        raise Located(parsed.info, 0).error(
+            UnsupportedSyntaxError, nested,
+            "s2sad cannot differentiate a `return` inside a loop nested in another loop yet",
+            "Set a flag and `break` out of the inner loop, then `return` from the outer "
+            "loop (or after it).")
+    out = copy.copy(tree)
+    out.body = _single_exit(_rewrite_loop_returns(body, 0, _returning_loops(body) > 1), tree)
+    return out
+
+
+_LOOPS = (ast.For, ast.While)
+
+
+def _ends(stmts, kinds) -> bool:
+    """Does every path through `stmts` end with one of the statement `kinds`?"""
+    for s in stmts:
+        if isinstance(s, kinds):
+            return True
+        if isinstance(s, ast.If) and _ends(s.body, kinds) and _ends(s.orelse, kinds):
+            return True
+    return False
+
+
+def _has(stmts, kinds) -> bool:
+    """Is there one of `kinds` in `stmts`, not counting nested loops' bodies?"""
+    for s in stmts:
+        if isinstance(s, kinds):
+            return True
+        if isinstance(s, ast.If) and (_has(s.body, kinds) or _has(s.orelse, kinds)):
+            return True
+    return False
+
+
+def _single_exit(body, tree):
+    """Make every path end with a return, then fold early exits (see `_fold`)."""
+    body = list(body)
+    if not _ends(body, (ast.Return,)):
+        ret = ast.Return(value=None)
+        last = body[-1] if body else tree
+        ret.lineno = getattr(last, "end_lineno", None) or last.lineno
+        ret.col_offset = 0
+        body.append(ret)
+    return _fold(body, (ast.Return,))
+
+
+def _fold(stmts, kinds):
+    """Move the statements after an ``if`` that exits (``return`` at function level,
+    ``break``/``continue`` in a loop body) into the branches that do not exit, so an
+    exit is always the last statement of its path."""
+    out = []
+    for i, s in enumerate(stmts):
+        if isinstance(s, kinds):
+            out.append(s)
+            return out  # anything after an exit is dead
+        if isinstance(s, _LOOPS):
+            new = copy.copy(s)
+            new.body = _fold(list(s.body), (ast.Break, ast.Continue))
+            out.append(new)
+            continue
+        if isinstance(s, ast.If):
+            new = copy.copy(s)
+            if _has(s.body, kinds) or _has(s.orelse, kinds):
+                rest = stmts[i + 1:]
+                new.body = _fold(list(s.body) + ([] if _ends(s.body, kinds) else ir.copy_tree(rest)), kinds)
+                new.orelse = _fold(list(s.orelse) + ([] if _ends(s.orelse, kinds) else ir.copy_tree(rest)), kinds)
+                out.append(new)
+                return out
+            new.body = _fold(list(s.body), kinds)
+            new.orelse = _fold(list(s.orelse), kinds)
+            out.append(new)
+            continue
+        out.append(s)
+    return out
+
+
+def _contains_return(stmts) -> bool:
+    return any(isinstance(n, ast.Return) for s in stmts for n in ast.walk(s))
+
+
+def _located(node, like):
+    node.lineno = like.lineno
+    node.col_offset = like.col_offset
+    node.end_lineno = getattr(like, "end_lineno", like.lineno)
+    node.end_col_offset = getattr(like, "end_col_offset", like.col_offset)
+    for child in ast.walk(node):
+        if not hasattr(child, "lineno") and isinstance(child, (ast.expr, ast.stmt)):
+            child.lineno, child.col_offset = node.lineno, node.col_offset
+            child.end_lineno, child.end_col_offset = node.end_lineno, node.end_col_offset
+    return node
+
+
+def _flag(value, like):
+    return _located(ast.Assign(targets=[ast.Name(id=RETURNED, ctx=ast.Store())],
+                               value=ast.Constant(value)), like)
+
+
+def _return_in_nested_loop(stmts, depth):
+    """The first ``return`` two or more loops deep, or None."""
+    for s in stmts:
+        if isinstance(s, ast.Return) and depth >= 2:
+            return s
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        for field in ("body", "orelse", "handlers", "finalbody"):
+            block = getattr(s, field, None)
+            if isinstance(block, list):
+                inner = depth + 1 if isinstance(s, _LOOPS) and field == "body" else depth
+                found = _return_in_nested_loop(block, inner)
+                if found is not None:
+                    return found
+    return None
+
+
+def _returning_loops(stmts) -> int:
+    """How many loops not nested in another loop contain a ``return``."""
+    count = 0
+    for s in stmts:
+        if isinstance(s, _LOOPS):
+            count += _contains_return(s.body)
+        elif isinstance(s, ast.If):
+            count += _returning_loops(s.body) + _returning_loops(s.orelse)
+    return count
+
+
+def _rewrite_loop_returns(stmts, depth, init=False):
+    """``return v`` inside loops becomes ``retval = v; returned = True; break``, and
+    after each loop that may return: ``if returned: break`` (in an outer loop) or
+    ``if returned: return retval`` (at function level)."""
+    out = []
+    for s in stmts:
+        if isinstance(s, ast.Return) and depth > 0:
+            value = s.value if s.value is not None else ast.Constant(None)
+            out.append(_located(ast.Assign(targets=[ast.Name(id=RETVAL, ctx=ast.Store())],
+                                           value=value), s))
+            out.append(_flag(True, s))
+            out.append(_located(ast.Break(), s))
+            continue
+        if isinstance(s, _LOOPS) and _contains_return(s.body):
+            if depth == 0:
+                out.append(_flag(False, s))
+                if init:
+                    # retval is read only when returned is True; with several loops
+                    # that return, binding it first keeps a later loop from copying
+                    # an unbound name
+                    out.append(_located(ast.Assign(targets=[ast.Name(id=RETVAL, ctx=ast.Store())],
+                                                   value=ast.Constant(None)), s))
+            new = copy.copy(s)
+            new.body = _rewrite_loop_returns(list(s.body), depth + 1, init)
+            out.append(new)
+            exit_ = ast.Break() if depth > 0 else ast.Return(value=ast.Name(id=RETVAL, ctx=ast.Load()))
+            out.append(_located(ast.If(test=ast.Name(id=RETURNED, ctx=ast.Load()),
+                                       body=[_located(exit_, s)], orelse=[]), s))
+            continue
+        if isinstance(s, ast.If):
+            new = copy.copy(s)
+            new.body = _rewrite_loop_returns(list(s.body), depth, init)
+            new.orelse = _rewrite_loop_returns(list(s.orelse), depth, init)
+            out.append(new)
+            continue
+        out.append(s)
+    return out
+
