@@ -2,8 +2,10 @@
 
 Contract
 --------
-`to_anf(parsed)` returns an `ir.Function` that computes exactly what the user's
-function computes, in the same order, with the same exceptions, and in which
+`to_anf(parsed)` desugars the function (`desugar`: no docstring, every ``return``,
+``break`` and ``continue`` last on its path, no ``return`` inside a loop) and lowers
+it to an `ir.Function` that computes exactly what the user's function computes, in
+the same order, with the same exceptions, and in which
 
 * every statement is one of:
     ``name = atom``                       a copy
@@ -21,29 +23,33 @@ function computes, in the same order, with the same exceptions, and in which
 * every name is assigned at most once on any path (SSA): a reassigned variable ``x``
   becomes ``x``, ``x%1``, ``x%2``... (printed ``x_1``, ``x_2``); augmented assignment
   becomes plain assignment;
-* where branches join, a variable assigned in a branch and defined on both paths is
-  assigned under one name, as the last definition in each branch (the branches'
-  versions are renamed to it, or copied into it);
+* where branches join, a variable assigned in a branch, defined on both paths and
+  live after the join (`liveness`) is assigned under one name, as the last
+  definition in each branch (the branches' versions are renamed to it, or copied
+  into it); a value returned in a branch joins like any variable (as ``result``);
 * lazy operators keep their laziness: ``a if c else b``, ``and``, ``or`` and chained
   comparisons become `ir.If` statements, so an operand that would raise is still
   evaluated only when Python would evaluate it;
-* an early ``return`` inside ``if`` is moved to the end: the statements after the
-  ``if`` move into the branches that do not return, and the returned value joins
-  like any variable (as ``result``);
-* loops become `ir.Loop`: ``for`` over ``range(...)`` keeps its target; a loop over
-  a list or tuple, ``enumerate`` or ``zip`` iterates an index over ``range(n)`` (``n``
-  taken once, before the loop) and reads the elements by index; ``while`` keeps its
-  condition as the statements `cond` and the atom `test`. A variable the body
-  assigns that is live across iterations or after the loop is a `ir.Phi` with one
-  name (its value at the start of an iteration); ``break`` and ``continue`` are
-  folded like early returns (the rest of the body moves into the branch that goes
-  on), and every path through a body ends with one `ir.Exit` that assigns the phis
-  (and breaks, for ``break``). A ``return`` inside a loop sets ``retval`` and
-  ``returned`` and breaks out of every loop; the function returns after them.
+* loops become `ir.Loop`: ``for`` over ``range(...)`` (or ``reversed(range(...))``)
+  keeps its target; a loop over a list or tuple, ``enumerate`` or ``zip`` iterates
+  an index over ``range(n)`` (``n`` taken once, before the loop) and reads the
+  elements by index; ``while`` keeps its condition as the statements `cond` and the
+  atom `test`; ``s2sad.checkpointed(...)`` around the iterable or the test becomes
+  the loop's `checkpoint`. A variable the body assigns that is live at the loop's
+  head is a `ir.Phi` with one name (its value at the start of an iteration), and
+  every path through a body ends with one `ir.Exit` that assigns the phis (and
+  breaks, for ``break``). The flags `desugar` sets for a ``return`` inside a loop
+  are phis like any variable.
 
-Docstrings, ``pass`` and annotations are dropped. It refuses reads of a variable that
-has no assignment on any path before the read (`UnsupportedSyntaxError`), and calls of
+``pass`` and annotations are dropped. It refuses reads of a variable that has no
+assignment on any path before the read (`UnsupportedSyntaxError`), and calls of
 something that is not a name or a dotted name.
+
+The lowering of loop iterables stays here rather than in `desugar`: it allocates the
+temporaries that hold the sequences and the index, whose numbering is part of the
+printed stages. `_Lowerer` is one class (about 600 lines) because its methods share
+one state: the current SSA name of each variable, the statements being written and
+the loops being lowered.
 """
 
 from __future__ import annotations
@@ -54,7 +60,9 @@ import builtins
 from .. import ir
 from ..checkpoint import SCHEDULES, checkpointed
 from ..errors import CheckpointError, UnsupportedSyntaxError
+from .blocks import close_open_paths, coalesce_copies, rename_block
 from .desugar import RETURNED, RETVAL, desugar
+from .liveness import assigned_in_order, liveness
 from .parse import Located, Parsed
 
 RESULT = "%result"
@@ -119,7 +127,7 @@ class _Lowerer:
             self.env[p.name] = p.name
             self.versions[p.name] = 0
         body = self.tree.body
-        self.live, self.live_after = _liveness(body)
+        self.live, self.live_after = liveness(body)
         self.block(body, top=True)
         for version in self.unborn_copied:
             # A copy the lowering adds (an inner loop's initial value, a join of a
@@ -128,7 +136,7 @@ class _Lowerer:
             # loop, which nothing reads as a number (Python would have raised).
             self.unborn[version].init = ir.const(None)
             self.unborn[version].unborn = True
-        _coalesce_copies(self.out)
+        coalesce_copies(self.out)
         refs = dict(self.parsed.refs)
         for name in ("len", "range", "min"):  # builtins the lowering of loops calls
             refs.setdefault(name, getattr(builtins, name))
@@ -433,7 +441,7 @@ class _Lowerer:
             prefix(target)
         self.block(s.body)
         if not self.terminated:
-            _close_open_paths(body, self.exit_stmt(False))
+            close_open_paths(body, self.exit_stmt(False))
         self.loops.pop()
         self.out, self.terminated = outer_out, outer_terminated
         self.emit(ir.Loop(target, iter_, body, [p for _, p in phis], line, tag, cond, test,
@@ -444,11 +452,11 @@ class _Lowerer:
     def phi_vars(self, s, target_var) -> list:
         """Variables the loop assigns (its body, or its target) that are live at the
         loop's head: read after the loop, or read in an iteration before that
-        iteration assigns them (`_liveness`). A loop variable read after the loop
+        iteration assigns them (`liveness`). A loop variable read after the loop
         is carried too: it keeps its earlier value when the loop runs no iteration."""
         live = self.live[id(s)]
-        targets = _assigned_in_order([s.target]) if isinstance(s, ast.For) else []
-        return [v for v in dict.fromkeys(targets + _assigned_in_order(s.body)) if v in live]
+        targets = assigned_in_order([s.target]) if isinstance(s, ast.For) else []
+        return [v for v in dict.fromkeys(targets + assigned_in_order(s.body)) if v in live]
 
     # ------------------------------------------------------- assignments
 
@@ -554,12 +562,12 @@ class _Lowerer:
             if vt != before.get(var):
                 joined = vt
                 if ve != before.get(var):
-                    _rename_block(else_body, {ve: joined})
+                    rename_block(else_body, {ve: joined})
                 else:
-                    _close_open_paths(else_body, ir.Assign((joined,), self.copied(ve), line))
+                    close_open_paths(else_body, ir.Assign((joined,), self.copied(ve), line))
             else:
                 joined = ve
-                _close_open_paths(then_body, ir.Assign((joined,), self.copied(vt), line))
+                close_open_paths(then_body, ir.Assign((joined,), self.copied(vt), line))
             self.env[var] = joined
         self.emit(ir.If(test, then_body, else_body, line))
 
@@ -744,43 +752,6 @@ def _int_tuple(node):
     return tuple(out)
 
 
-def _close_open_paths(body, exit_):
-    """Put `exit_` (the end-of-iteration `ir.Exit`, or a join's copy) at the end of
-    every path that has not left the iteration: after an ``if`` one of whose branches
-    breaks or continues, the path that goes on is the other branch."""
-    last = body[-1] if body else None
-    if isinstance(last, ir.If) and (_exits_on_a_path(last.body) or
-                                    _exits_on_a_path(last.orelse)):
-        # a break or continue ends some path in there (perhaps in a nested `if`):
-        # close each path that does not end with one, not the `if` as a whole
-        for block in (last.body, last.orelse):
-            if not (ir.terminates(block) or _ends_with_exit(block)):
-                _close_open_paths(block, ir.copy_tree(exit_))
-        return
-    body.append(exit_)
-
-
-def _exits_on_a_path(body) -> bool:
-    """Does some path through `body` end with an exit (`_fold` leaves exits last)?"""
-    last = body[-1] if body else None
-    if isinstance(last, ir.Exit):
-        return True
-    if isinstance(last, ir.If):
-        return _exits_on_a_path(last.body) or _exits_on_a_path(last.orelse)
-    return False
-
-
-def _ends_with_exit(body) -> bool:
-    if not body:
-        return False
-    last = body[-1]
-    if isinstance(last, ir.Exit):
-        return True
-    if isinstance(last, ir.If):
-        return _ends_with_exit(last.body) and _ends_with_exit(last.orelse)
-    return False
-
-
 def _call(func_name, args) -> ast.Call:
     return ast.Call(func=ir.name(func_name), args=list(args), keywords=[])
 
@@ -789,123 +760,5 @@ def _range_of(n) -> ast.Call:
     return _call("range", [n])
 
 
-def _liveness(body) -> tuple:
-    """``(heads, after)``: for each loop of `body` the names live at its head, and for
-    each ``if`` the names live after it. A name is live where it is read, on some path
-    from there, before being assigned (backward dataflow over the structured AST, the
-    loops iterated to a fixed point). What is live after a loop is live at its head."""
-    heads, after = {}, {}
-
-    def reads(node) -> set:
-        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} \
-            if node is not None else set()
-
-    def stored(target) -> set:
-        return {n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-
-    def block(stmts, live, brk, cont):
-        for st in reversed(stmts):
-            live = stmt(st, live, brk, cont)
-        return live
-
-    def stmt(st, live, brk, cont):
-        if isinstance(st, (ast.Assign, ast.AnnAssign)):
-            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
-            killed = set().union(*(stored(t) for t in targets))
-            return (live - killed) | reads(st.value) | set().union(*(reads(t) for t in targets))
-        if isinstance(st, ast.AugAssign):
-            return live | reads(st.value) | reads(st.target) | stored(st.target)
-        if isinstance(st, ast.If):
-            after[id(st)] = set(live)  # (the last pass of a loop's fixed point stays)
-            return reads(st.test) | block(st.body, live, brk, cont) | block(st.orelse, live, brk, cont)
-        if isinstance(st, (ast.For, ast.While)):
-            head = set(live)
-            while True:
-                if isinstance(st, ast.For):
-                    inner = block(st.body, head, live, head) - stored(st.target)
-                    new = live | inner
-                else:
-                    new = live | reads(st.test) | block(st.body, head, live, head)
-                if new <= head:
-                    break
-                head |= new
-            heads[id(st)] = head
-            return head | reads(st.iter) if isinstance(st, ast.For) else head
-        if isinstance(st, ast.Break):
-            return set(brk)
-        if isinstance(st, ast.Continue):
-            return set(cont)
-        if isinstance(st, ast.Return):
-            return reads(st.value)
-        return live | reads(st)
-
-    block(body, set(), set(), set())
-    return heads, after
-
-
-def _assigned_in_order(stmts) -> list:
-    out = []
-
-    def visit(node):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            if node.id not in out:
-                out.append(node.id)
-        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            if node.target.id not in out:
-                out.append(node.target.id)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    for s in stmts:
-        visit(s)
-    return out
-
-
 def _plain_default(node):
     return None if node is None else ir.copy_tree(node)
-
-
-def _rename_block(stmts, mapping):
-    """Rename definitions and uses in a block (used when joining branches)."""
-    ir.rename_defs(stmts, mapping)
-    ir.rename_reads(stmts, mapping)
-
-
-def _coalesce_copies(body):
-    """Drop copies ``v = %t`` of a temporary read nowhere else, by naming the
-    temporary's definitions `v` directly (``%t = a * b; v = %t`` -> ``v = a * b``).
-    The copies an `ir.Exit` makes into loop-carried variables stay: a phi must keep
-    its start-of-iteration value until the iteration ends."""
-    phis = {p.name for s in ir.walk(body) if isinstance(s, ir.Loop) for p in s.phis}
-    while True:
-        reads = ir.reads_in(body)
-        found = None
-        for s in _walk_no_exit(body):
-            if isinstance(s, ir.Assign) and not s.unpack and isinstance(s.value, ast.Name):
-                src, dst = s.value.id, s.targets[0]
-                if src.startswith("%") and src != dst and reads.get(src) == 1 \
-                        and src not in phis:
-                    found = s
-                    break
-        if found is None:
-            return
-        _remove(body, found)
-        _rename_block(body, {found.value.id: found.targets[0]})
-
-
-def _walk_no_exit(body):
-    for s in body:
-        yield s
-        if not isinstance(s, ir.Exit):
-            for block in ir.blocks(s):
-                yield from _walk_no_exit(block)
-
-
-def _remove(body, target):
-    for i, s in enumerate(body):
-        if s is target:
-            del body[i]
-            return True
-        if any(_remove(block, target) for block in ir.blocks(s)):
-            return True
-    return False

@@ -1,0 +1,92 @@
+"""liveness: which names of a desugared function are live where.
+
+Contract
+--------
+Both functions read a body in the subset `desugar` gives (statements of the user's
+function, every ``return`` last on its path and none inside a loop) and change
+nothing.
+
+* `liveness(body)` returns ``(heads, after)``: for each loop of `body` (by ``id``) the
+  names live at its head, and for each ``if`` the names live after it. `anf` makes a
+  name assigned in a loop a phi only if it is live at the loop's head, and joins a
+  name two branches assign only if it is live after the ``if``.
+* `assigned_in_order(stmts)` lists the names `stmts` assign (targets, loop targets,
+  augmented assignments), each once, in the order they first appear: the order of a
+  loop's phis.
+"""
+
+from __future__ import annotations
+
+import ast
+
+
+def liveness(body) -> tuple:
+    """``(heads, after)``: for each loop of `body` the names live at its head, and for
+    each ``if`` the names live after it. A name is live where it is read, on some path
+    from there, before being assigned (backward dataflow over the structured AST, the
+    loops iterated to a fixed point). What is live after a loop is live at its head."""
+    heads, after = {}, {}
+
+    def reads(node) -> set:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} \
+            if node is not None else set()
+
+    def stored(target) -> set:
+        return {n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+    def block(stmts, live, brk, cont):
+        for st in reversed(stmts):
+            live = stmt(st, live, brk, cont)
+        return live
+
+    def stmt(st, live, brk, cont):
+        if isinstance(st, (ast.Assign, ast.AnnAssign)):
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            killed = set().union(*(stored(t) for t in targets))
+            return (live - killed) | reads(st.value) | set().union(*(reads(t) for t in targets))
+        if isinstance(st, ast.AugAssign):
+            return live | reads(st.value) | reads(st.target) | stored(st.target)
+        if isinstance(st, ast.If):
+            after[id(st)] = set(live)  # (the last pass of a loop's fixed point stays)
+            return reads(st.test) | block(st.body, live, brk, cont) | block(st.orelse, live, brk, cont)
+        if isinstance(st, (ast.For, ast.While)):
+            head = set(live)
+            while True:
+                if isinstance(st, ast.For):
+                    inner = block(st.body, head, live, head) - stored(st.target)
+                    new = live | inner
+                else:
+                    new = live | reads(st.test) | block(st.body, head, live, head)
+                if new <= head:
+                    break
+                head |= new
+            heads[id(st)] = head
+            return head | reads(st.iter) if isinstance(st, ast.For) else head
+        if isinstance(st, ast.Break):
+            return set(brk)
+        if isinstance(st, ast.Continue):
+            return set(cont)
+        if isinstance(st, ast.Return):
+            return reads(st.value)
+        return live | reads(st)
+
+    block(body, set(), set(), set())
+    return heads, after
+
+
+def assigned_in_order(stmts) -> list:
+    out = []
+
+    def visit(node):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            if node.id not in out:
+                out.append(node.id)
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            if node.target.id not in out:
+                out.append(node.target.id)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    for s in stmts:
+        visit(s)
+    return out
