@@ -22,7 +22,7 @@ import numpy as np
 
 import s2sad
 from s2sad.api import forward as forward_api
-from s2sad.analysis import ops
+from s2sad.ir.kinds import kind_of
 
 from . import harness
 from .timing import interleaved, median, ratio
@@ -48,7 +48,7 @@ def dot(a, b):
 def compiled_jvp(f, args, positions, rng):
     """(function, arguments) calling the compiled forward derivative directly."""
     names = list(__import__("inspect").signature(f).parameters)
-    kinds = {n: ops.kind_of(v) for n, v in zip(names, args)}
+    kinds = {n: kind_of(v) for n, v in zip(names, args)}
     wrt = tuple(names[i] for i in positions)
     fn = forward_api._compiled(f, wrt, kinds)
     dots = [direction(args[i], rng) for i in positions]
@@ -92,7 +92,7 @@ def chain(xs):
 def jacobian_row(quick, n=50):
     xs = [0.01 * k - 0.2 for k in range(n)]
     vector = s2sad.jacobian(chain, mode="forward")
-    kinds = {"xs": ops.kind_of(xs)}
+    kinds = {"xs": kind_of(xs)}
     fn = forward_api._compiled(chain, ("xs",), kinds)
     units = [[1.0 if j == k else 0.0 for j in range(n)] for k in range(n)]
 
@@ -119,7 +119,7 @@ def array_jacobian_row(quick, n=50):
     x = rng.uniform(-1.0, 1.0, n)
     W = rng.normal(0.0, 1.0 / np.sqrt(n), (n, n))
     vector = s2sad.jacobian(array_map, mode="forward")
-    kinds = {"x": ops.kind_of(x), "W": ops.kind_of(W)}
+    kinds = {"x": kind_of(x), "W": kind_of(W)}
     fn = forward_api._compiled(array_map, ("x",), kinds)
     units = list(np.eye(n))
 

@@ -32,7 +32,8 @@ from .frontend import anf, dup, parse
 from .transform import batching, reverse
 from .backend import emit
 from . import ir, runtime
-from .analysis import ops
+from .ir.kinds import INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind, kind_of, with_shapes
+from .analysis.classify import classify
 from .optimize import simplify
 from .errors import NonScalarOutputError, S2SADError
 
@@ -82,7 +83,7 @@ class _Kinds:
             return self.cache[key]
         if key in self.busy:
             # recursion: the result's kind is not known yet, and it may be any input
-            return ops.UNKNOWN, list(range(len(arg_kinds)))
+            return UNKNOWN, list(range(len(arg_kinds)))
         self.busy.add(key)
         try:
             fr = self.front(func)
@@ -101,14 +102,14 @@ def _shared_inputs(func, stmt, fn: ir.Function, act) -> list:
     did not make itself (a slice, an element, a call's result)."""
     value = fn.body[-1].value
     if not isinstance(value, ast.Name) or not isinstance(
-            act.kinds.get(value.id), (ops.ListKind, ops.ArrayKind)):
+            act.kinds.get(value.id), (ListKind, ArrayKind)):
         return []
     params = [p.name for p in fn.params]
     root = act.root(value.id)
     if root in act.fresh and value.id not in act.views:
         return []
     shared = {root} if root in params and value.id not in act.views else {
-        p for p in params if isinstance(act.kinds.get(p), (ops.ListKind, ops.ArrayKind))}
+        p for p in params if isinstance(act.kinds.get(p), (ListKind, ArrayKind))}
     call = stmt.value
     names = _call_parameter_names(func, call)
     return [i for i, n in enumerate(names) if n in shared]
@@ -144,7 +145,7 @@ def _param_kinds_for_call(func, stmt, arg_kinds):
     for name, p in sig.parameters.items():  # a parameter not given has its default
         if name not in out and p.default is not inspect.Parameter.empty \
                 and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            out[name] = ops.kind_of(p.default, items=False)
+            out[name] = kind_of(p.default, items=False)
     return out
 
 
@@ -154,8 +155,8 @@ def _return_kind(fn: ir.Function, act) -> object:
     if isinstance(value, ast.Name) and value.id in act.kinds:
         return act.kinds[value.id]
     if isinstance(value, ast.Constant):
-        return ops.kind_of(value.value)
-    return ops.UNKNOWN
+        return kind_of(value.value)
+    return UNKNOWN
 
 
 # ------------------------------------------------------------------- stages
@@ -191,7 +192,7 @@ def assumed_kinds(func) -> dict:
             for sub in ast.walk(node):
                 if (isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.MatMult)) or \
                         (isinstance(sub, ast.Call) and is_numpy(sub.func)):
-                    return {p: ops.ArrayKind(None, "f") for p in params}
+                    return {p: ArrayKind(None, "f") for p in params}
                 if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
                     containers.add(root(sub.value.id))
                 elif isinstance(sub, ast.Call):
@@ -201,15 +202,15 @@ def assumed_kinds(func) -> dict:
                     if f.endswith(".append") and isinstance(sub.func, ast.Attribute) \
                             and isinstance(sub.func.value, ast.Name):
                         containers.add(root(sub.func.value.id))
-    return {p: ops.ListKind(ops.SCALAR) if p in containers else ops.SCALAR for p in params}
+    return {p: ListKind(SCALAR) if p in containers else SCALAR for p in params}
 
 
 def kinds_of_example(func, args) -> dict:
     """Argument kinds from example argument values (positional, in order)."""
     names = func.__code__.co_varnames[: func.__code__.co_argcount + func.__code__.co_kwonlyargcount]
     kinds = assumed_kinds(func)
-    kinds.update({n: ops.kind_of(v) for n, v in zip(names, args)})
-    return ops.with_shapes(kinds, dict(zip(names, args)))
+    kinds.update({n: kind_of(v) for n, v in zip(names, args)})
+    return with_shapes(kinds, dict(zip(names, args)))
 
 
 def stage_module(func, stage: str, wrt=None, param_kinds=None) -> ir.Module:
@@ -245,9 +246,9 @@ def _scalar_tangents(act) -> bool:
     def scalar(kind):
         if isinstance(kind, tuple):
             return all(scalar(k) for k in kind)
-        if isinstance(kind, ops.ListKind):
+        if isinstance(kind, ListKind):
             return scalar(kind.elem)
-        return kind in (ops.SCALAR, ops.INT)
+        return kind in (SCALAR, INT)
 
     return all(scalar(act.kinds.get(n)) for n in act.active)
 
@@ -511,7 +512,7 @@ class _Builder:
 
         def array(n):
             base = n[: -len("%bar")] if n.endswith("%bar") else n
-            return isinstance(act.kinds.get(base), ops.ArrayKind)
+            return isinstance(act.kinds.get(base), ArrayKind)
 
         for s in ir.walk(forward + backward):
             if isinstance(s, ir.Assign) and not s.unpack and \
@@ -621,12 +622,12 @@ class _Builder:
 def narrow_arrays(kinds: dict) -> bool:
     """Is some argument an array narrower than float64? (A NumPy scalar of float64 is
     a float; one of float32 is not, and a float argument's gradient could become one.)"""
-    return any(isinstance(k, ops.ArrayKind) and k.exact not in (None, "float64")
+    return any(isinstance(k, ArrayKind) and k.exact not in (None, "float64")
                for k in kinds.values())
 
 
 def gradient_cast(kind, narrow: bool):
-    """What makes the gradient of an argument of `kind` (from `ops.with_shapes`) have
+    """What makes the gradient of an argument of `kind` (from `with_shapes`) have
     exactly its argument's type, for every entry point (`_Builder.typed` writes it
     into the compiled gradient; `api.typed_like` applies it to what the other entry
     points compute): a dtype name (``np.asarray(g, np.float32)``) for an array whose
@@ -635,10 +636,10 @@ def gradient_cast(kind, narrow: bool):
     (`narrow`), None where the gradient has its argument's type already (float64
     arrays, the common case: nothing widens them, and their NumPy scalars are
     floats)."""
-    if isinstance(kind, ops.ArrayKind) and kind.exact is not None and (
+    if isinstance(kind, ArrayKind) and kind.exact is not None and (
             kind.exact != "float64" or kind.ndim == 0):
         return kind.exact
-    if kind == ops.SCALAR and narrow:
+    if kind == SCALAR and narrow:
         return "float"
     return None
 
@@ -814,11 +815,11 @@ def _float_names(act):
     def float_name(n: str) -> bool:
         base = n[: -len("%bar")] if n.endswith("%bar") else n
         base = base[: -len("%dot")] if base.endswith("%dot") else base
-        return act.kinds.get(base) == ops.SCALAR and (n != base or n in act.kinds)
+        return act.kinds.get(base) == SCALAR and (n != base or n in act.kinds)
 
     def array(n: str) -> bool:
         kind = act.kinds.get(n)
-        return isinstance(kind, ops.ArrayKind) and kind.dtype == "f"
+        return isinstance(kind, ArrayKind) and kind.dtype == "f"
 
     def unary_ufunc(text: str) -> bool:
         import numpy as np
@@ -828,15 +829,15 @@ def _float_names(act):
         obj = getattr(np, text[3:], None)
         return isinstance(obj, np.ufunc) and obj.nin == 1 and obj.nout == 1
 
-    float_name.is_int = lambda n: act.kinds.get(n) == ops.INT
+    float_name.is_int = lambda n: act.kinds.get(n) == INT
     float_name.array = array  # float arrays, and NumPy calls on them
     float_name.same_shape = act.same_shape
     float_name.broadcastable = act.broadcastable
 
     def rank(n: str):
         kind = act.kinds.get(n)
-        return kind.ndim if isinstance(kind, ops.ArrayKind) else (
-            0 if kind in (ops.SCALAR, ops.INT) else None)
+        return kind.ndim if isinstance(kind, ArrayKind) else (
+            0 if kind in (SCALAR, INT) else None)
 
     float_name.rank = rank
     float_name.unary_ufunc = unary_ufunc
@@ -856,7 +857,7 @@ def _purity(fn: ir.Function, act):
         return act.atom_kind(atom, fn.refs)
 
     def pure(value) -> bool:
-        op = ops.classify(value, fn, is_local, kind)
+        op = classify(value, fn, is_local, kind)
         if op.kind in ("rule", "pack", "getitem", "copy", "const"):
             return True
         return op.kind == "nondiff" and isinstance(value, (ast.Compare, ast.UnaryOp, ast.BinOp))
@@ -876,21 +877,21 @@ def _return_comment(fr: Front, rev) -> ir.Comment:
 
 def _check_scalar_output(fr: Front, kind, act=None):
     line = None
-    if kind == ops.UNKNOWN and act is not None:
+    if kind == UNKNOWN and act is not None:
         # returns of different kinds join into an unknown one: a `return` of a tuple,
         # list or array on some path is still not one number
         for s in ir.walk(fr.dup.body):
             if isinstance(s, ir.Assign) and not s.unpack and \
                     s.targets[0].split("%")[1:2] == [anf.RESULT.strip("%")]:
                 if isinstance(s.value, (ast.Tuple, ast.List)):
-                    k = ops.ListKind(ops.UNKNOWN) if isinstance(s.value, ast.List) else ()
+                    k = ListKind(UNKNOWN) if isinstance(s.value, ast.List) else ()
                 else:
                     k = act.kinds.get(s.value.id) if isinstance(s.value, ast.Name) else None
-                if isinstance(k, (tuple, ops.ListKind)) or isinstance(k, ops.ArrayKind) \
+                if isinstance(k, (tuple, ListKind)) or isinstance(k, ArrayKind) \
                         and k.ndim not in (0, None):  # (those may be one number)
                     kind, line = k, s.line
                     break
-    if kind in (ops.SCALAR, ops.INT, ops.UNKNOWN) or isinstance(kind, ops.ArrayKind) \
+    if kind in (SCALAR, INT, UNKNOWN) or isinstance(kind, ArrayKind) \
             and kind.ndim == 0:  # (a 0-d array is one number)
         return
     if _rank_unknown(kind):
@@ -903,10 +904,10 @@ def _check_scalar_output(fr: Front, kind, act=None):
     if line is not None:
         ret = ir.Return(ret.value, line)
     info = fr.anf.source
-    what = {ops.OTHER: "a value that is not a number"}.get(
+    what = {OTHER: "a value that is not a number"}.get(
         kind, "a tuple" if isinstance(kind, tuple) else
-        "a list" if isinstance(kind, ops.ListKind) else
-        "an array" if isinstance(kind, ops.ArrayKind) else str(kind))
+        "a list" if isinstance(kind, ListKind) else
+        "an array" if isinstance(kind, ArrayKind) else str(kind))
     text = info.line_text(ret.line) if info else None
     raise NonScalarOutputError(
         f"grad needs a function that returns one real number; {fr.func.__qualname__} "
@@ -921,7 +922,7 @@ def _check_scalar_output(fr: Front, kind, act=None):
 def _rank_unknown(kind) -> bool:
     """Is `kind` an output's that may or may not be one number (an array of unknown
     rank, or a kind not known at all)?"""
-    return kind == ops.UNKNOWN or isinstance(kind, ops.ArrayKind) and kind.ndim is None
+    return kind == UNKNOWN or isinstance(kind, ArrayKind) and kind.ndim is None
 
 
 def _is_float_literal(node) -> bool:

@@ -469,7 +469,7 @@ def test_a_list_arguments_elements_get_their_types(params, rest, f):
 
 
 # lists of arrays of different ranks as arguments: each element read by a constant
-# index, an unpacking or a loop has its own kind (`ops.ListKind.items`)
+# index, an unpacking or a loop has its own kind (`kinds.ListKind.items`)
 
 def _elements_by_index(params, x):
     return params[0][1][-1] * x + params[1] @ params[1]
@@ -615,7 +615,7 @@ def _reads_two_of_many(params, x):
     return np.sum(params[0] @ x) + np.sum(params[5])
 
 
-@pytest.mark.parametrize("n", [7, s2sad.analysis.ops.ITEMS + 8])
+@pytest.mark.parametrize("n", [7, s2sad.ir.kinds.ITEMS + 8])
 def test_unread_elements_of_a_list_of_arrays_get_zeros_of_their_shape(n):
     w, b, x = np.ones((2, 3)), np.array([0.3, 0.7], np.float32), np.arange(3.0)
     params = [w] + [b] * (n - 1)

@@ -262,13 +262,13 @@ def test_the_issue_numbers():
 def test_vector_mode_refuses_a_reduction_of_a_number_tangent():
     """The check behind vector mode: pure arithmetic passes, np.sum of a number's
     tangent does not (and the function of floats takes the batched pass instead)."""
-    kinds = {"x": s2sad.analysis.ops.kind_of(0.3), "y": s2sad.analysis.ops.kind_of(0.8)}
+    kinds = {"x": s2sad.ir.kinds.kind_of(0.3), "y": s2sad.ir.kinds.kind_of(0.8)}
     unit, _ = forward_api._compiled_unit(dot_of_numbers, ("x", "y"), kinds)
     assert unit.scalar_tangents and not forward_api._carries_vectors(unit)
-    kinds = {"r": s2sad.analysis.ops.kind_of(1.5), "theta": s2sad.analysis.ops.kind_of(0.4)}
+    kinds = {"r": s2sad.ir.kinds.kind_of(1.5), "theta": s2sad.ir.kinds.kind_of(0.4)}
     unit, _ = forward_api._compiled_unit(polar, ("r", "theta"), kinds)
     assert forward_api._carries_vectors(unit)
-    kinds = {"xs": s2sad.analysis.ops.kind_of([1.0, 2.0])}
+    kinds = {"xs": s2sad.ir.kinds.kind_of([1.0, 2.0])}
     unit, _ = forward_api._compiled_unit(neighbours, ("xs",), kinds)
     assert forward_api._carries_vectors(unit)
 

@@ -126,19 +126,21 @@ def test_solve_of_a_stack_and_a_vector_or_a_matrix(a_shape, b_shape, mode):
 
 
 def test_kinds_of_stacked_linalg_results():
-    from s2sad.analysis import ops
+    from s2sad.analysis.classify import Op
+    from s2sad.ir.kinds import SCALAR, ArrayKind
+    from s2sad.primitives.facts import rule_result_kind
 
     def kind(key, *ranks):
-        op = ops.Op("rule", [ast.Name(id=f"v{i}") for i in range(len(ranks))], key=key)
-        return ops.rule_result_kind(op, [ops.ArrayKind(r) for r in ranks])
+        op = Op("rule", [ast.Name(id=f"v{i}") for i in range(len(ranks))], key=key)
+        return rule_result_kind(op, [ArrayKind(r) for r in ranks])
 
-    A = ops.ArrayKind
-    assert kind(np.linalg.slogdet, 2) == (ops.SCALAR, ops.SCALAR)
+    A = ArrayKind
+    assert kind(np.linalg.slogdet, 2) == (SCALAR, SCALAR)
     assert kind(np.linalg.slogdet, 3) == (A(1), A(1))
     assert kind(np.linalg.slogdet, 4) == (A(2), A(2))
     assert kind(np.linalg.slogdet, None) == (A(None), A(None))
-    assert kind(np.linalg.det, 2) == ops.SCALAR and kind(np.linalg.det, 4) == A(2)
-    assert kind(np.trace, 2) == ops.SCALAR and kind(np.trace, 3) == A(1)
+    assert kind(np.linalg.det, 2) == SCALAR and kind(np.linalg.det, 4) == A(2)
+    assert kind(np.trace, 2) == SCALAR and kind(np.trace, 3) == A(1)
     assert kind(np.linalg.solve, 2, 1) == A(1) and kind(np.linalg.solve, 3, 1) == A(2)
     assert kind(np.linalg.solve, 3, 2) == A(3) and kind(np.linalg.solve, 2, 4) == A(4)
     assert kind(np.linalg.solve, None, 2) == A(None)
@@ -411,21 +413,22 @@ def test_argmax_without_an_axis_is_an_int(mode):
 
 
 def test_kinds_of_argmax():
-    from s2sad.analysis import ops
+    from s2sad.ir.kinds import INT, SCALAR, ArrayKind, ListKind, kind_of
+    from s2sad.primitives.facts import constant_kind
 
     def kind(text, **kinds):
         call = ast.parse(text, mode="eval").body
         obj = np.argmin if "argmin" in text else np.argmax
-        return ops.constant_kind(call, obj, lambda a: kinds.get(getattr(a, "id", None),
-                                                                 ops.kind_of(getattr(a, "value", None))))
+        return constant_kind(call, obj, lambda a: kinds.get(getattr(a, "id", None),
+                                                            kind_of(getattr(a, "value", None))))
 
-    A = ops.ArrayKind
+    A = ArrayKind
     m = A(2)
-    assert kind("np.argmax(x)", x=m) == ops.INT and kind("x.argmin()", x=m) == ops.INT
+    assert kind("np.argmax(x)", x=m) == INT and kind("x.argmin()", x=m) == INT
     assert kind("np.argmax(x, axis=0)", x=m) == A(1, "i") == kind("x.argmax(1)", x=m)
-    assert kind("np.argmax(v, 0)", v=A(1)) == ops.INT
+    assert kind("np.argmax(v, 0)", v=A(1)) == INT
     assert kind("np.argmax(x, 0, keepdims=True)", x=m) == A(2, "i")
-    assert kind("np.argmin(xs)", xs=ops.ListKind(ops.SCALAR)) == ops.INT
+    assert kind("np.argmin(xs)", xs=ListKind(SCALAR)) == INT
 
 
 # ------------------------------------------------------------ x ** y, x < 0

@@ -18,7 +18,7 @@ import pytest
 import s2sad
 from helpers import central_diff
 
-from s2sad.analysis import ops
+from s2sad.ir.kinds import kind_of
 from s2sad import primitives as rules
 from s2sad import runtime
 from s2sad.primitives import forward as forward_table
@@ -251,9 +251,9 @@ def examples(key, rule):
         # a variant's examples are the ones whose kinds it matches; the fallback's
         # all of them, but lists where a variant for lists takes them
         return [(xs, options) for xs, options in array_examples(key, rule, r)
-                if (rule.matches([ops.kind_of(x) for x in xs]) if rule.when is not None
+                if (rule.matches([kind_of(x) for x in xs]) if rule.when is not None
                     else not has_list(xs) or rules.lookup(key, rule.arity, rule.mode, [
-                        ops.kind_of(x) for x in xs]).when is None)]
+                        kind_of(x) for x in xs]).when is None)]
     out = []
     if key in ("pow", pow, math.pow):
         out += [(list(xs), {}) for xs in SCALAR_ZERO_POWERS]
@@ -270,7 +270,7 @@ def examples(key, rule):
         out += [([r.uniform(0.2, 0.9), k], {}) for k in (-2, 1, 3)]
     if numbers:  # (a variant for numbers of some kinds: the examples of those kinds)
         out = [(xs, options) for xs, options in out
-               if rule.matches([ops.kind_of(x) for x in xs])]
+               if rule.matches([kind_of(x) for x in xs])]
     return out
 
 
@@ -616,7 +616,7 @@ def test_fold():
 
 
 def test_rule_variants_are_chosen_by_kinds():
-    from s2sad.analysis.ops import ArrayKind
+    from s2sad.ir.kinds import ArrayKind
 
     m, v = ArrayKind(2), ArrayKind(1)
     assert rules.lookup("matmul", 2, kinds=[m, v]).func is reverse_table.matmul_2d_1d
@@ -640,7 +640,7 @@ def test_rules_refuse_literal_options_they_do_not_differentiate():
     """A norm's literal `ord` the rules have no derivative for does not fit them (so
     an active call is a NoRuleError at transform time); other `ord`s run, and the
     runtime checks them."""
-    from s2sad.analysis.ops import ArrayKind
+    from s2sad.ir.kinds import ArrayKind
 
     def fits(text, kind):
         call = ast.parse(text, mode="eval").body

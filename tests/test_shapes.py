@@ -1,5 +1,5 @@
 """Shape specialisation: the compiled gradient depends on which axes of the array
-arguments have length 1 and which have equal lengths (`ops.shape_pattern`), and the
+arguments have length 1 and which have equal lengths (`shape_pattern`), and the
 dispatcher checks exactly that before it reuses a specialisation."""
 
 import itertools
@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import s2sad
-from s2sad.analysis import activity, ops
-from s2sad import driver as pipeline
+from s2sad.analysis import activity
+from s2sad.ir.kinds import ArrayKind, shape_pattern
+from s2sad import stages
 from helpers import central_diff
 
 SHAPES = [(), (4,), (3, 4), (1, 4), (3, 1)]
@@ -39,9 +40,9 @@ def test_one_gradient_object_through_every_broadcasting_pair():
 
 
 def test_the_pattern_labels_lengths_by_equality_and_one():
-    assert ops.shape_pattern([(64, 256), (256,), (1, 256)]) == [(2, 3), (3,), (1, 3)]
-    assert ops.shape_pattern([(5, 7), (7,), (1, 7)]) == [(2, 3), (3,), (1, 3)]
-    assert ops.shape_pattern([(3, 3), (3,)]) == [(2, 2), (2,)]
+    assert shape_pattern([(64, 256), (256,), (1, 256)]) == [(2, 3), (3,), (1, 3)]
+    assert shape_pattern([(5, 7), (7,), (1, 7)]) == [(2, 3), (3,), (1, 3)]
+    assert shape_pattern([(3, 3), (3,)]) == [(2, 2), (2,)]
 
 
 def test_the_dispatcher_checks_the_pattern_it_was_compiled_for():
@@ -106,9 +107,9 @@ def test_a_name_joined_from_two_shapes_keeps_its_sums(c):
 
 
 def shapes_of(f, example, wrt):
-    kinds = pipeline.kinds_of_example(f, example) if isinstance(example, tuple) else example
-    fr = pipeline.front(f)
-    return activity.analyze(fr.dup, wrt, kinds, pipeline._Kinds()).shapes
+    kinds = stages.kinds_of_example(f, example) if isinstance(example, tuple) else example
+    fr = stages.front(f)
+    return activity.analyze(fr.dup, wrt, kinds, stages.Kinds()).shapes
 
 
 def products(A, v, w):
@@ -123,7 +124,7 @@ def test_shapes_follow_numpys_rules():
     assert shapes["Av"] == (2,)
     assert shapes["s"] == (1, 3)
     # without a pattern the axes are symbols of their own: nothing is known equal
-    kinds = {"A": ops.ArrayKind(2), "v": ops.ArrayKind(1), "w": ops.ArrayKind(1)}
+    kinds = {"A": ArrayKind(2), "v": ArrayKind(1), "w": ArrayKind(1)}
     shapes = shapes_of(products, kinds, ("A",))
     assert shapes["A"] == ("A.0", "A.1") and shapes["Av"] == ("A.0",)
     assert shapes["s"] == (1, "A.1") or shapes["s"][0] == 1  # (A * w: A's axis or w's)

@@ -5,7 +5,7 @@ Contract
 `analyze(fn, wrt, param_kinds, callee_kind)` takes a function in dup form and returns
 an `Activity`:
 
-* `kinds`: the kind of every local (see `ops.kind_of`), propagated forward from the
+* `kinds`: the kind of every local (see `kind_of`), propagated forward from the
   parameters' kinds (by default "scalar" for `wrt` parameters, unknown for the others);
 * `varied`: the locals that depend on a `wrt` parameter through operations that have
   a derivative;
@@ -24,20 +24,22 @@ that is not a tuple).
 from __future__ import annotations
 
 import ast
-import math
 from dataclasses import dataclass, field
 
 from .. import ir
-from . import ops
+from ..ir.kinds import (INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind, attribute_kind,
+                        differentiable, isinstance_known, kind_of, logical_kind, merged)
+from ..primitives.facts import (INT_PRESERVING, INT_RESULT, hashable_in, constant_kind, fancy_index, index_kind, literal, makes_new_object,
+                                makes_view, reductions, result_dtype, rule_result_kind,
+                                stops_gradient)
+from .classify import Op, changed_in_place, classify
 from ..errors import NoRuleError, NotDifferentiableError
 
-_INT_RESULT = {int, round, len, bool, math.floor, math.ceil, math.trunc}
 # the message and hint of Activity.conflict
 _CONFLICT = ("s2sad cannot differentiate a variable that refers to different lists (or "
              "indexed arrays) on different paths in reverse mode",
              "Give each its own name, or copy into one on every path (forward mode, "
              "s2sad.jvp, handles it).")
-_INT_PRESERVING = {"add", "sub", "mul", "floordiv", "mod", "neg", "pos", abs, min, max}
 
 
 @dataclass
@@ -47,7 +49,7 @@ class Activity:
     varied: set = field(default_factory=set)
     useful: set = field(default_factory=set)
     active: set = field(default_factory=set)
-    ops: dict = field(default_factory=dict)  # id(Assign) -> ops.Op
+    ops: dict = field(default_factory=dict)  # id(Assign) -> Op
     roots: dict = field(default_factory=dict)  # list/array name -> the name of its object
     created: dict = field(default_factory=dict)  # root -> id of the statement making it
     containers: set = field(default_factory=set)  # roots whose adjoint is updated in place
@@ -110,7 +112,7 @@ class Activity:
         one object updated in place (``xs_bar[i] += ...``)?"""
         return self.root(n) in self.containers
 
-    def op(self, stmt) -> ops.Op:
+    def op(self, stmt) -> Op:
         return self.ops[id(stmt)]
 
     def atom_kind(self, atom, refs):
@@ -119,11 +121,11 @@ class Activity:
         if isinstance(atom, ast.Name) and atom.id in self.kinds:
             return self.kinds[atom.id]
         if isinstance(atom, ast.Constant):
-            return ops.kind_of(atom.value)
+            return kind_of(atom.value)
         text = ir.dotted(atom)
         if text is not None and text in refs:  # (a global list may change: no items)
-            return ops.kind_of(refs[text], items=False)
-        return ops.UNKNOWN
+            return kind_of(refs[text], items=False)
+        return UNKNOWN
 
     def is_active(self, atom) -> bool:
         return isinstance(atom, ast.Name) and atom.id in self.active
@@ -167,10 +169,10 @@ class _Analysis:
     # objects too (copies are the same array), used for arrays read by index.
 
     def is_list(self, n) -> bool:
-        return isinstance(self.result.kinds.get(n), ops.ListKind)
+        return isinstance(self.result.kinds.get(n), ListKind)
 
     def is_object(self, n) -> bool:
-        return isinstance(self.result.kinds.get(n), (ops.ListKind, ops.ArrayKind))
+        return isinstance(self.result.kinds.get(n), (ListKind, ArrayKind))
 
     def key(self, n):
         r = self.result
@@ -219,18 +221,18 @@ class _Analysis:
         self.indexed = set()  # roots of arrays some statement reads by index
         self.any_rank = set()  # elements of lists of arrays of several ranks (see error)
         for p in self.fn.params:
-            default = ops.SCALAR if p.name in r.wrt else ops.UNKNOWN
+            default = SCALAR if p.name in r.wrt else UNKNOWN
             kind = r.kinds[p.name] = self.param_kinds.get(p.name, default)
-            if isinstance(kind, ops.ArrayKind):
+            if isinstance(kind, ArrayKind):
                 r.origins[p.name] = p.name
-                r.kinds[p.name] = ops.ArrayKind(kind.ndim, kind.dtype)
+                r.kinds[p.name] = ArrayKind(kind.ndim, kind.dtype)
                 if kind.dims is not None:
                     r.shapes[p.name] = kind.dims
                 elif kind.ndim is not None:
                     r.shapes[p.name] = _fresh(p.name, kind.ndim)
-            if isinstance(r.kinds[p.name], (ops.ListKind, ops.ArrayKind)):
+            if isinstance(r.kinds[p.name], (ListKind, ArrayKind)):
                 r.created[p.name] = 0  # made by the caller
-            if p.name in r.wrt and ops.differentiable(r.kinds[p.name]):
+            if p.name in r.wrt and differentiable(r.kinds[p.name]):
                 r.varied.add(p.name)
         self.fresh = r.fresh  # roots made by an operation that returns a new object
         # `isinstance` tests whose answer the kinds of the parameters decide (the
@@ -275,7 +277,7 @@ class _Analysis:
         for group in (r.varied, r.useful):
             group |= {n for n in r.kinds if (self.is_list(n) or r.root(n) in r.written)
                       and r.root(n) in group}
-        r.active = {n for n in r.varied & r.useful if ops.differentiable(r.kinds.get(n))}
+        r.active = {n for n in r.varied & r.useful if differentiable(r.kinds.get(n))}
         if r.written or any(isinstance(s, ir.Assign) and (s.inplace or s.item)
                             or isinstance(s, ir.Expr) and r.ops.get(id(s)) is not None
                             and r.ops[id(s)].kind == "append" for s in ir.walk(self.fn.body)):
@@ -288,7 +290,7 @@ class _Analysis:
 
     def atom_kind(self, atom):
         if isinstance(atom, ast.Name) and atom.id in self.locals:
-            return self.result.kinds.get(atom.id, ops.UNKNOWN)
+            return self.result.kinds.get(atom.id, UNKNOWN)
         return self.result.atom_kind(atom, self.fn.refs)
 
     def is_varied(self, atom) -> bool:
@@ -308,7 +310,7 @@ class _Analysis:
                 self.forward(s.copies)
                 continue
             if isinstance(s, ir.Assign):
-                op = ops.classify(s.value, self.fn, self.is_local, self.atom_kind)
+                op = classify(s.value, self.fn, self.is_local, self.atom_kind)
                 r.ops[id(s)] = op
                 self.check_mutation(s, op)
                 kinds = self.out_kinds(s, op)
@@ -316,7 +318,7 @@ class _Analysis:
                 for t, k in zip(s.targets, kinds):
                     if not (t in self.keep and t in r.kinds):
                         r.kinds[t] = _merge(r.kinds.get(t), k)
-                    if isinstance(r.kinds[t], ops.ArrayKind):
+                    if isinstance(r.kinds[t], ArrayKind):
                         r.origins[t] = self.origin(t, op)
                         shape = self.shape_of(t, s, op)
                         if shape is None:
@@ -331,9 +333,9 @@ class _Analysis:
                             self.alias(t, op.inputs[0].id)
                         elif r.root(t) not in r.created:
                             r.created[r.root(t)] = id(s)
-                            if ops.makes_new_object(op, s.value, self.atom_kind):
+                            if makes_new_object(op, s.value, self.atom_kind):
                                 self.fresh.add(r.root(t))
-                            elif ops.makes_view(op, r.kinds[t], self.atom_kind) \
+                            elif makes_view(op, r.kinds[t], self.atom_kind) \
                                     and isinstance(op.inputs[0], ast.Name):
                                 # (a user's rule: of any list or array it is given)
                                 r.views[t] = (op.inputs[0].id,) + tuple(
@@ -357,21 +359,21 @@ class _Analysis:
                     r.written.add(r.root(op.inputs[0].id))
                     self.widen_list(op.inputs[0].id, None)  # (its length changes)
                 if op.kind == "getitem" and isinstance(op.inputs[0], ast.Name) \
-                        and isinstance(r.kinds.get(op.inputs[0].id), ops.ArrayKind):
+                        and isinstance(r.kinds.get(op.inputs[0].id), ArrayKind):
                     self.indexed.add(r.root(op.inputs[0].id))
                 if op.kind == "getitem" and isinstance(op.inputs[0], ast.Name) \
-                        and isinstance(r.kinds.get(op.inputs[0].id), ops.ListKind) \
-                        and isinstance(r.kinds[s.targets[0]], ops.ArrayKind) \
+                        and isinstance(r.kinds.get(op.inputs[0].id), ListKind) \
+                        and isinstance(r.kinds[s.targets[0]], ArrayKind) \
                         and r.kinds[s.targets[0]].ndim is None:
                     self.any_rank.add(s.targets[0])
                 varied = any(d and self.is_varied(x) for d, x in zip(op.diff, op.inputs))
                 if varied:
                     for t in s.targets:
-                        if ops.differentiable(r.kinds[t]):
+                        if differentiable(r.kinds[t]):
                             r.varied.add(self.key(t))
             elif isinstance(s, ir.Dup):
                 for t in s.targets:
-                    r.kinds[t] = r.kinds.get(s.source, ops.UNKNOWN)
+                    r.kinds[t] = r.kinds.get(s.source, UNKNOWN)
                     if s.source in self.any_rank:
                         self.any_rank.add(t)
                     if s.source in self.typed:
@@ -396,14 +398,14 @@ class _Analysis:
                 c = s.container
                 r.written.add(r.root(c))
                 kind = r.kinds.get(c)
-                if isinstance(kind, ops.ListKind):
+                if isinstance(kind, ListKind):
                     # (a list keeps what is written: a float into a list of ints)
                     self.widen_list(c, self.atom_kind(s.value))
                     kind = r.kinds.get(c)
-                if self.is_varied(s.value) and ops.differentiable(kind):
+                if self.is_varied(s.value) and differentiable(kind):
                     r.varied.add(self.key(c))
             elif isinstance(s, ir.Expr):
-                op = r.ops[id(s)] = ops.classify(s.value, self.fn, self.is_local, self.atom_kind)
+                op = r.ops[id(s)] = classify(s.value, self.fn, self.is_local, self.atom_kind)
                 self.check_mutation(s, op)
                 if op.kind == "call" and self.callee_kind is not None and any(
                         self.is_object_atom(x) for x in op.inputs):
@@ -420,7 +422,7 @@ class _Analysis:
                             "list across a call",
                             "Return the new list (`return xs + [v]`), or append in the "
                             "caller.")
-                    if isinstance(r.kinds.get(xs.id), ops.ListKind):
+                    if isinstance(r.kinds.get(xs.id), ListKind):
                         self.widen_list(xs.id, self.atom_kind(v))
                         if self.is_varied(v):
                             r.varied.add(r.root(xs.id))
@@ -462,11 +464,11 @@ class _Analysis:
             if not all(isinstance(c, type) for c in resolved):
                 return
             kind = self.atom_kind(value.args[0])
-            if self.callee and kind in (ops.SCALAR, ops.INT):
+            if self.callee and kind in (SCALAR, INT):
                 # a callee's parameter has the kind of what its callers pass, and an int
                 # joined with a float on another path is a float there
                 return
-            known = ops.isinstance_known(kind, resolved)
+            known = isinstance_known(kind, resolved)
             if known is not None:
                 self.static[t] = known
 
@@ -510,13 +512,13 @@ class _Analysis:
 
     def is_object_atom(self, atom) -> bool:
         return isinstance(atom, ast.Name) and isinstance(
-            self.atom_kind(atom), (ops.ListKind, ops.ArrayKind))
+            self.atom_kind(atom), (ListKind, ArrayKind))
 
     def check_mutation(self, s, op):
         """Refuse a call that changes a list or an array in place (``out=``,
         ``y.fill(0.0)``, ``np.copyto(y, x)``, ``xs.sort()``): the derivative would
         take the object's values from before the change."""
-        changed = ops.changed_in_place(s.value, op, self.fn, self.is_local, self.atom_kind)
+        changed = changed_in_place(s.value, op, self.fn, self.is_local, self.atom_kind)
         if changed is None:
             return
         what, atom, instead = changed
@@ -532,19 +534,19 @@ class _Analysis:
         `items`: its kind then says what its elements may be, not which is which."""
         r = self.result
         kind = r.kinds[xs]
-        if not isinstance(kind, ops.ListKind):
+        if not isinstance(kind, ListKind):
             return
         if elem is None:
-            r.kinds[xs] = ops.ListKind(kind.elem)
+            r.kinds[xs] = ListKind(kind.elem)
         else:
             # an element kind of UNKNOWN means "no element seen yet" only before the
             # first append: after that it is what mixing kinds gave, and it must stay
             # (else the kind would depend on which append came last)
             old = kind.elem
-            if old == ops.UNKNOWN and r.root(xs) not in self.widened:
+            if old == UNKNOWN and r.root(xs) not in self.widened:
                 old = None
             self.widened.add(r.root(xs))
-            r.kinds[xs] = ops.ListKind(_merge(old, elem))
+            r.kinds[xs] = ListKind(_merge(old, elem))
         for n in list(r.kinds):
             if self.is_list(n) and r.root(n) == r.root(xs):
                 r.kinds[n] = r.kinds[xs]
@@ -554,15 +556,15 @@ class _Analysis:
         inputs all have one origin (or are a keepdims reduction of it) keeps it;
         anything else is an origin of its own."""
         r = self.result
-        if op.kind == "copy" or ops.stops_gradient(op) and isinstance(op.inputs[0], ast.Name):
+        if op.kind == "copy" or stops_gradient(op) and isinstance(op.inputs[0], ast.Name):
             return r.origins.get(op.inputs[0].id, target)
         if op.kind == "rule" and (isinstance(op.key, str) or _is_ufunc(op.key)):
             tokens = set()
             for x in op.inputs:
                 kind = self.atom_kind(x)
-                if isinstance(kind, ops.ArrayKind):
+                if isinstance(kind, ArrayKind):
                     tokens.add(r.origins.get(x.id) if isinstance(x, ast.Name) else None)
-                elif kind not in (ops.SCALAR, ops.INT):
+                elif kind not in (SCALAR, INT):
                     tokens.add(None)
             # a reduction of `x` with keepdims broadcasts back to `x`'s shape
             full = {t for t in tokens if not (isinstance(t, tuple) and t[0] == "keepdims")}
@@ -571,7 +573,7 @@ class _Analysis:
                 return next(iter(full))
             if len(tokens) == 1 and None not in tokens and op.key != "matmul":
                 return tokens.pop()
-        if op.kind == "rule" and op.key in ops.reductions() and \
+        if op.kind == "rule" and op.key in reductions() and \
                 isinstance(op.options.get("keepdims"), ast.Constant) and \
                 op.options["keepdims"].value is True and isinstance(op.inputs[0], ast.Name) \
                 and op.inputs[0].id in r.origins:
@@ -606,7 +608,7 @@ class _Analysis:
         if not op.inputs or not isinstance(op.inputs[0], ast.Name):
             return None
         kind = self.result.kinds.get(op.inputs[0].id)
-        if not isinstance(kind, ops.ListKind) or kind.items is None:
+        if not isinstance(kind, ListKind) or kind.items is None:
             return None
         if s.unpack and op.kind == "copy" and len(s.targets) == len(kind.items) \
                 and s.targets.count(target) == 1:
@@ -620,16 +622,16 @@ class _Analysis:
     def atom_shape(self, atom):
         if isinstance(atom, ast.Name) and atom.id in self.result.shapes:
             return self.result.shapes[atom.id]
-        return () if self.atom_kind(atom) in (ops.SCALAR, ops.INT) else None
+        return () if self.atom_kind(atom) in (SCALAR, INT) else None
 
     def inferred_shape(self, s, op):
         import numpy as np
 
         shapes = [self.atom_shape(x) for x in op.inputs]
-        if op.kind == "copy" or ops.stops_gradient(op):
+        if op.kind == "copy" or stops_gradient(op):
             return shapes[0]
         key = op.key
-        if op.kind == "nondiff" and isinstance(s.value, ast.Call) and _hashable_in(
+        if op.kind == "nondiff" and isinstance(s.value, ast.Call) and hashable_in(
                 key, {np.zeros_like, np.ones_like, np.empty_like, np.full_like}) and shapes \
                 and "shape" not in op.options and not s.value.keywords:
             return shapes[0]
@@ -642,11 +644,11 @@ class _Analysis:
             if len(a) > 2 or len(b) > 2:
                 return None
             return a[:-1] + (b[-1:] if len(b) == 2 else ())
-        if _hashable_in(key, ops.reductions()):
+        if hashable_in(key, reductions()):
             if key is np.linalg.norm and op.options.get("ord") is not None:
                 return None  # (the 2-norm of a matrix is a number)
-            return _reduced(shapes[0], ops._const(op.options.get("axis"), None),
-                            ops._const(op.options.get("keepdims"), False))
+            return _reduced(shapes[0], literal(op.options.get("axis"), None),
+                            literal(op.options.get("keepdims"), False))
         if key is np.transpose and op.options.get("axes") is None:
             return shapes[0][::-1]
         if key is np.outer and all(len(x) == 1 for x in shapes):
@@ -660,7 +662,7 @@ class _Analysis:
         (a value varied in one iteration is varied in the next through the phis)."""
         r = self.result
         if s.target is not None:
-            r.kinds[s.target] = ops.INT
+            r.kinds[s.target] = INT
         for _ in range(50):
             before = (len(r.varied), dict(r.kinds))
             for phi in s.phis:
@@ -668,31 +670,31 @@ class _Analysis:
                     r.kinds[phi.name] = _merge(r.kinds.get(phi.name), self.atom_kind(phi.init))
                     if self.is_object(phi.name) and isinstance(phi.init, ast.Name):
                         self.alias(phi.name, phi.init.id)
-                    if isinstance(r.kinds[phi.name], ops.ArrayKind):
+                    if isinstance(r.kinds[phi.name], ArrayKind):
                         r.created.setdefault(phi.name, id(s))
-                    if isinstance(r.kinds[phi.name], ops.ArrayKind):
+                    if isinstance(r.kinds[phi.name], ArrayKind):
                         # it may change from one iteration to the next
                         r.origins[phi.name] = phi.name
                         if r.kinds[phi.name].ndim is not None:
                             r.shapes[phi.name] = _fresh(phi.name, r.kinds[phi.name].ndim)
-                    if self.is_varied(phi.init) and ops.differentiable(r.kinds[phi.name]):
+                    if self.is_varied(phi.init) and differentiable(r.kinds[phi.name]):
                         r.varied.add(self.key(phi.name))
             self.forward(s.cond)
             self.forward(s.body)
             if (len(r.varied), r.kinds) == before:
                 return
 
-    def out_kinds(self, s: ir.Assign, op: ops.Op) -> list:
+    def out_kinds(self, s: ir.Assign, op: Op) -> list:
         n = len(s.targets)
         if s.unpack:
             value = self.atom_kind(s.value) if op.kind in ("copy", "const") else \
                 self.out_kinds(ir.Assign(("_",), s.value), op)[0]
             if isinstance(value, tuple) and len(value) == n:
                 return list(value)
-            if isinstance(value, ops.ListKind):  # (a list of another length raises)
+            if isinstance(value, ListKind):  # (a list of another length raises)
                 return list(value.items) if value.items is not None \
                     and len(value.items) == n else [value.elem] * n
-            return [ops.UNKNOWN] * n
+            return [UNKNOWN] * n
         inputs = [self.atom_kind(x) for x in op.inputs]
         if op.kind in ("copy", "const"):
             return [self.atom_kind(s.value)]
@@ -700,80 +702,80 @@ class _Analysis:
             return [tuple(inputs)]
         if op.kind == "pop":
             kind = inputs[0]
-            return [kind.elem if isinstance(kind, ops.ListKind) else ops.UNKNOWN]
+            return [kind.elem if isinstance(kind, ListKind) else UNKNOWN]
         if op.kind == "repeat":
             kind = inputs[0]
-            if isinstance(kind, ops.ListKind):
-                return [ops.ListKind(kind.elem)]
+            if isinstance(kind, ListKind):
+                return [ListKind(kind.elem)]
             if isinstance(op.inputs[0], ast.List):
                 elem = None
                 for e in op.inputs[0].elts:
                     elem = _merge(elem, self.atom_kind(e))
-                return [ops.ListKind(ops.UNKNOWN if elem is None else elem)]
-            return [ops.UNKNOWN]
+                return [ListKind(UNKNOWN if elem is None else elem)]
+            return [UNKNOWN]
         if op.kind == "listpack":
             elem = None
             for k in inputs:
                 elem = _merge(elem, k)
-            return [ops.ListKind(ops.UNKNOWN if elem is None else elem)]
+            return [ListKind(UNKNOWN if elem is None else elem)]
         if op.kind == "sum":
             kind = inputs[0]
-            if isinstance(kind, ops.ListKind):
-                return [ops.SCALAR if kind.elem in (ops.SCALAR, ops.INT, ops.UNKNOWN)
+            if isinstance(kind, ListKind):
+                return [SCALAR if kind.elem in (SCALAR, INT, UNKNOWN)
                         else kind.elem]
-            return [ops.UNKNOWN]
+            return [UNKNOWN]
         if op.kind == "getitem":
             container, index = inputs[0], op.inputs[1]
-            if isinstance(container, ops.ListKind):
+            if isinstance(container, ListKind):
                 if isinstance(index, ast.Slice):  # (a new list of some of its elements)
-                    return [ops.ListKind(container.elem)]
+                    return [ListKind(container.elem)]
                 items = container.items
                 if items is not None and isinstance(index, ast.Constant) and \
                         type(index.value) is int and -len(items) <= index.value < len(items):
                     return [items[index.value]]
                 return [container.elem]
-            if isinstance(container, ops.ArrayKind):
-                return [ops.index_kind(container, index, self.atom_kind)]
+            if isinstance(container, ArrayKind):
+                return [index_kind(container, index, self.atom_kind)]
             if isinstance(container, tuple) and isinstance(index, ast.Constant) \
                     and isinstance(index.value, int) and -len(container) <= index.value < len(container):
                 return [container[index.value]]
             if isinstance(container, tuple) and container and not isinstance(index, ast.Constant) \
-                    and self.atom_kind(index) == ops.INT:
+                    and self.atom_kind(index) == INT:
                 # an index known at run time (a loop over the tuple): any of its items
                 return [_items_kind(container)]
-            return [ops.UNKNOWN]
+            return [UNKNOWN]
         if op.kind == "call":
             if self.callee_kind is not None:
                 return [self.callee_kind(op.key, s, inputs)]
-            return [ops.UNKNOWN]
+            return [UNKNOWN]
         if op.kind == "nondiff":
-            if ops.stops_gradient(op):  # its input itself
+            if stops_gradient(op):  # its input itself
                 kind = inputs[0]
-                return [kind if isinstance(kind, ops.ArrayKind) or kind in (ops.SCALAR, ops.INT)
-                        else ops.UNKNOWN]
+                return [kind if isinstance(kind, ArrayKind) or kind in (SCALAR, INT)
+                        else UNKNOWN]
             if isinstance(s.value, (ast.Compare, ast.UnaryOp, ast.BinOp)):
-                return [ops.logical_kind(inputs)]
-            if op.key in _INT_RESULT:
-                return [ops.INT]
+                return [logical_kind(inputs)]
+            if op.key in INT_RESULT:
+                return [INT]
             if isinstance(s.value, ast.Attribute):  # x.shape, x.ndim, x.size
-                return [ops.attribute_kind(s.value.attr, inputs[0])]
+                return [attribute_kind(s.value.attr, inputs[0])]
             if isinstance(s.value, ast.Call):
-                made = ops.constant_kind(s.value, op.key, self.atom_kind, self.fn.refs)
+                made = constant_kind(s.value, op.key, self.atom_kind, self.fn.refs)
                 if made is not None:
                     return [made]
-            return [ops.UNKNOWN]
+            return [UNKNOWN]
         if op.kind == "rule":
-            if _hashable_in(op.key, _INT_RESULT):
-                return [ops.INT]
-            numpy_kind = ops.result_dtype(ops.rule_result_kind(op, inputs), op, inputs)
+            if hashable_in(op.key, INT_RESULT):
+                return [INT]
+            numpy_kind = result_dtype(rule_result_kind(op, inputs), op, inputs)
             if numpy_kind is not None:
                 return [numpy_kind]
-            if any(not isinstance(k, str) or k in (ops.UNKNOWN, ops.OTHER) for k in inputs):
-                return [ops.UNKNOWN]
-            if all(k == ops.INT for k in inputs) and _hashable_in(op.key, _INT_PRESERVING):
-                return [ops.INT]
-            return [ops.SCALAR]
-        return [ops.UNKNOWN]
+            if any(not isinstance(k, str) or k in (UNKNOWN, OTHER) for k in inputs):
+                return [UNKNOWN]
+            if all(k == INT for k in inputs) and hashable_in(op.key, INT_PRESERVING):
+                return [INT]
+            return [SCALAR]
+        return [UNKNOWN]
 
     # ---------------------------------------------------------- backward
 
@@ -807,7 +809,7 @@ class _Analysis:
                 # (a value written into an integer array is truncated: no derivative
                 # passes through the write)
                 if self.key(s.container) in r.useful and isinstance(s.value, ast.Name) \
-                        and ops.differentiable(r.kinds.get(s.container)):
+                        and differentiable(r.kinds.get(s.container)):
                     self.mark_useful(s.value.id)
             elif isinstance(s, ir.Expr):
                 op = r.ops.get(id(s))
@@ -844,13 +846,13 @@ class _Analysis:
             if op.kind == "unknown":
                 raise self.error(NoRuleError, s, op)
             if op.kind == "getitem" and not isinstance(r.kinds.get(op.inputs[0].id),
-                                                       (tuple, ops.ListKind, ops.ArrayKind)):
+                                                       (tuple, ListKind, ArrayKind)):
                 raise self.error(NotDifferentiableError, s, op)
             if op.kind == "getitem" and isinstance(r.kinds.get(op.inputs[0].id), tuple) \
                     and not isinstance(op.inputs[1], ast.Constant) and (
-                        self.atom_kind(op.inputs[1]) != ops.INT
+                        self.atom_kind(op.inputs[1]) != INT
                         or not _one_kind(r.kinds[op.inputs[0].id])):
-                if self.atom_kind(op.inputs[1]) != ops.INT:
+                if self.atom_kind(op.inputs[1]) != INT:
                     raise self.error(NotDifferentiableError, s, op,
                                      "s2sad can index a tuple with an int, not a slice or "
                                      "another value, where the result carries a derivative",
@@ -900,7 +902,7 @@ class _Analysis:
 
     def fresh_join(self, t):
         """The `If` at whose end every path assigns `t` a new object (an operation's
-        result, `ops.makes_new_object`), when those are all of `t`'s assignments: no
+        result, `makes_new_object`), when those are all of `t`'s assignments: no
         other object ever goes by that name, so it is one object made at the join.
         None otherwise (a copy or a view on some path, an assignment elsewhere)."""
         sites = self.definitions(t)
@@ -916,7 +918,7 @@ class _Analysis:
                 if made is None:
                     return None
                 makes.append(made)
-            elif not ops.makes_new_object(op, st.value, self.atom_kind):
+            elif not makes_new_object(op, st.value, self.atom_kind):
                 return None
             else:
                 makes.append(st)
@@ -940,7 +942,7 @@ class _Analysis:
             return self.value_joins[t]
         r = self.result
         if t not in self.joined or t in self.phis or self.own_code() \
-                or not isinstance(r.kinds.get(t), ops.ArrayKind):
+                or not isinstance(r.kinds.get(t), ArrayKind):
             # (s2sad's own gradient code, which forward mode differentiates for second
             # derivatives, writes into its adjoints: its names keep their objects)
             return None
@@ -958,7 +960,7 @@ class _Analysis:
                         join = None
                         break
                     existing = existing or self.branch_own(st, chain) is None
-                elif not ops.makes_new_object(op, st.value, self.atom_kind):
+                elif not makes_new_object(op, st.value, self.atom_kind):
                     existing = True
             if not existing:
                 join = None
@@ -1022,7 +1024,7 @@ class _Analysis:
         r = self.result
         r.roots.pop(t, None)
         r.created[t] = id(join)
-        if op.kind != "copy" and ops.makes_new_object(op, value, self.atom_kind):
+        if op.kind != "copy" and makes_new_object(op, value, self.atom_kind):
             return
         bases = tuple(x.id for x in op.inputs
                       if isinstance(x, ast.Name) and self.is_object_atom(x))
@@ -1064,7 +1066,7 @@ class _Analysis:
         return join
 
     def op_of(self, st):
-        return self.result.ops.get(id(st)) or ops.classify(st.value, self.fn, self.is_local,
+        return self.result.ops.get(id(st)) or classify(st.value, self.fn, self.is_local,
                                                            self.atom_kind)
 
     def branch_own(self, copy, chain):
@@ -1087,7 +1089,7 @@ class _Analysis:
                 continue
             break
         if not (isinstance(made, ir.Assign) and not made.unpack and made.targets == (source,)
-                and ops.makes_new_object(self.op_of(made), made.value, self.atom_kind)):
+                and makes_new_object(self.op_of(made), made.value, self.atom_kind)):
             return None
         for st in block:  # (every dup copy of it too)
             if isinstance(st, ir.Dup) and st.source in names:
@@ -1152,7 +1154,7 @@ class _Analysis:
         while changed:
             changed = False
             for phi, values in sources.items():
-                if phi in self.fresh or not isinstance(r.kinds.get(phi), ops.ArrayKind):
+                if phi in self.fresh or not isinstance(r.kinds.get(phi), ArrayKind):
                     continue
                 if all(isinstance(v, ast.Name) and r.root(v.id) in self.fresh for v in values):
                     self.fresh.add(phi)
@@ -1251,7 +1253,7 @@ class _Writes:
             # later ``v = c`` on one path of a join does not make `c` `v`'s other value)
             for obj, made in self.origins(c) or [(c, None)]:
                 op = r.ops.get(id(made)) if made is not None else None
-                if op is not None and ops.makes_new_object(op, made.value, self.a.atom_kind):
+                if op is not None and makes_new_object(op, made.value, self.a.atom_kind):
                     continue
                 who = f"`{user}`" if self.name(obj) == user else \
                     f"`{user}` (which may be `{self.name(obj)}`)"
@@ -1265,7 +1267,7 @@ class _Writes:
                 bases = r.views.get(obj) or (r.views.get(c) if obj == root else None)
                 if not bases and op is not None and op.inputs \
                         and isinstance(op.inputs[0], ast.Name) \
-                        and ops.makes_view(op, r.kinds.get(obj), self.a.atom_kind):
+                        and makes_view(op, r.kinds.get(obj), self.a.atom_kind):
                     bases = (op.inputs[0].id,)
                 if bases:
                     base = self.name(bases[0])
@@ -1275,7 +1277,7 @@ class _Writes:
                               f"Write into `{base}` itself, or make `{user}` a copy: "
                               f"`{user} = ....copy()`.")
                 if op is not None and (made.unpack or op.kind in ("getitem", "pop") and not
-                                       isinstance(self.a.atom_kind(op.inputs[0]), ops.ArrayKind)):
+                                       isinstance(self.a.atom_kind(op.inputs[0]), ArrayKind)):
                     named = bool(op.inputs) and isinstance(op.inputs[0], ast.Name)
                     source = self.name(op.inputs[0].id) if named else "a list or tuple"
                     in_list = named and self.a.is_list(op.inputs[0].id)
@@ -1291,19 +1293,19 @@ class _Writes:
                           f"Write into a copy made first: `{user} = {user}.copy()`.")
             kind = r.kinds.get(c)
             index = s.target.slice
-            if isinstance(kind, ops.ArrayKind) and kind.dtype == "?" and self.a.is_varied(s.value):
+            if isinstance(kind, ArrayKind) and kind.dtype == "?" and self.a.is_varied(s.value):
                 self.fail(s, f"s2sad cannot tell the dtype of `{user}` before the call: if it "
                              "holds integers, NumPy truncates what this writes (no derivative "
                              "passes through), if floats, it keeps it",
                           f"Give `{user}` its dtype where it is made with a name s2sad can "
                           f"read (`dtype=float`, `dtype=np.float32`, `dtype=int`).")
-            if isinstance(kind, ops.ListKind) and not (
+            if isinstance(kind, ListKind) and not (
                     isinstance(index, (ast.Name, ast.Constant))
-                    and self.a.atom_kind(index) == ops.INT):
+                    and self.a.atom_kind(index) == INT):
                 self.fail(s, "s2sad can write one element of a list (`xs[i] = v`), not a slice",
                           "Write the elements one by one in a loop.")
-            if isinstance(kind, ops.ArrayKind) and r.is_active(s.value) and \
-                    ops.fancy_index(index, self.a.atom_kind) and not self.boolean(index):
+            if isinstance(kind, ArrayKind) and r.is_active(s.value) and \
+                    fancy_index(index, self.a.atom_kind) and not self.boolean(index):
                 self.fail(s, "s2sad cannot differentiate writing values through an integer "
                              "array index yet (a repeated index keeps only its last value)",
                           "Write through a boolean mask, slices or single indices, or "
@@ -1451,7 +1453,7 @@ class _Writes:
         r = self.r
         loop = next((st for st, _ in self.order if isinstance(st, ir.Loop)
                      and any(p.name == root for p in st.phis)), None)
-        if loop is not None and isinstance(r.kinds.get(root), ops.ArrayKind):
+        if loop is not None and isinstance(r.kinds.get(root), ArrayKind):
             self.carried_bases(loop, root, bases, seen)
             return
         bases.add(root)
@@ -1494,7 +1496,7 @@ class _Writes:
             inside = {k for k, (_, loops) in enumerate(self.order) if loop in loops}
             for p in loop.phis:
                 phi = p.name
-                if not isinstance(r.kinds.get(phi), ops.ArrayKind):
+                if not isinstance(r.kinds.get(phi), ArrayKind):
                     continue
                 bases = set()
                 keeps = self.carried_bases(loop, phi, bases)
@@ -1536,7 +1538,7 @@ class _Writes:
     def boolean(self, index) -> bool:
         parts = index.elts if isinstance(index, ast.Tuple) else [index]
         kinds = [self.a.atom_kind(p) for p in parts if isinstance(p, (ast.Name, ast.List))]
-        return all(isinstance(k, ops.ArrayKind) and k.dtype == "b" for k in kinds)
+        return all(isinstance(k, ArrayKind) and k.dtype == "b" for k in kinds)
 
     def check_view(self, view, writes):
         r = self.r
@@ -1592,17 +1594,17 @@ def _one_kind(kinds: tuple) -> bool:
     Numbers (ints count as floats) and arrays of any ranks can: the rules for arrays of
     unknown rank take numbers too. Lists, tuples and other values must all be alike."""
     merged = _items_kind(kinds)
-    if merged in (ops.SCALAR, ops.INT) or isinstance(merged, ops.ArrayKind):
+    if merged in (SCALAR, INT) or isinstance(merged, ArrayKind):
         return True
-    return merged not in (ops.UNKNOWN, ops.OTHER) and all(k == merged for k in kinds)
+    return merged not in (UNKNOWN, OTHER) and all(k == merged for k in kinds)
 
 
 def _kind_word(kind) -> str:
-    if kind in (ops.SCALAR, ops.INT):
+    if kind in (SCALAR, INT):
         return "numbers"
-    if isinstance(kind, ops.ArrayKind):
+    if isinstance(kind, ArrayKind):
         return "arrays"
-    if isinstance(kind, ops.ListKind):
+    if isinstance(kind, ListKind):
         return "lists"
     if isinstance(kind, tuple):
         return "tuples"
@@ -1669,15 +1671,15 @@ class _Holders:
                     if isinstance(x, ast.List) else self.contents(x)
                 return [(t, src, True)]
             if op.kind in ("getitem", "pop") and not isinstance(
-                    self.a.atom_kind(op.inputs[0]), ops.ArrayKind):
+                    self.a.atom_kind(op.inputs[0]), ArrayKind):
                 return [(t, self.contents(op.inputs[0]), False)]
-            if op.kind == "copy" or ops.stops_gradient(op):
+            if op.kind == "copy" or stops_gradient(op):
                 return [(t, self.reach(op.inputs[0]), False)]
-            if kind in (ops.SCALAR, ops.INT):
+            if kind in (SCALAR, INT):
                 return []
             if op.kind in ("call", "unknown"):  # (it may return what it is given)
                 return [(t, set().union(*[self.reach(x) for x in op.inputs]), False)]
-            if op.kind in ("rule", "sum") and not isinstance(kind, ops.ArrayKind):
+            if op.kind in ("rule", "sum") and not isinstance(kind, ArrayKind):
                 return [(t, set().union(*[self.contents(x) for x in op.inputs]), False)]
             return []
         if isinstance(s, ir.Dup):
@@ -1687,7 +1689,7 @@ class _Holders:
             if op is not None and op.kind == "append":
                 return [(op.inputs[0].id, self.reach(op.inputs[1]), True)]
             return []
-        if isinstance(s, ir.SetItem) and not isinstance(r.kinds.get(s.container), ops.ArrayKind):
+        if isinstance(s, ir.SetItem) and not isinstance(r.kinds.get(s.container), ArrayKind):
             return [(s.container, self.reach(s.value), True)]
         if isinstance(s, ir.Loop):
             return [(p.name, self.contents(p.init), False) for p in s.phis
@@ -1812,13 +1814,13 @@ class _Holders:
                     and isinstance(s.value.left, ast.Name)):
                 continue
             element = s.value.left.id
-            if not isinstance(r.kinds.get(element), (ops.ArrayKind, ops.ListKind)) and \
-                    r.kinds.get(element) != ops.UNKNOWN:
+            if not isinstance(r.kinds.get(element), (ArrayKind, ListKind)) and \
+                    r.kinds.get(element) != UNKNOWN:
                 continue
             define = next((st for st, _ in self.w.order if element in ir.defined_names(st)), None)
             op = r.ops.get(id(define)) if define is not None else None
             if op is None or op.kind != "getitem" or not isinstance(op.inputs[0], ast.Name) \
-                    or isinstance(r.kinds.get(op.inputs[0].id), ops.ArrayKind):
+                    or isinstance(r.kinds.get(op.inputs[0].id), ArrayKind):
                 continue
             xs = op.inputs[0].id
             user, elem = self.w.name(xs), self.w.name(element)
@@ -1917,13 +1919,6 @@ def _col(text):
     return len(text) - len(text.lstrip())
 
 
-def _hashable_in(key, collection) -> bool:
-    try:
-        return key in collection
-    except TypeError:
-        return False
-
-
 def _moves_with_arguments(key) -> bool:
     from .. import primitives as rules
 
@@ -1936,7 +1931,7 @@ def _moves_with_arguments(key) -> bool:
 def _merge(old, new):
     if old is None or old == new:
         return new
-    return ops.merged(old, new)
+    return merged(old, new)
 
 
 def annotate(fn: ir.Function, activity: Activity) -> ir.Function:

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..backend import compile as compile_mod
 from ..transform import batching
-from ..analysis import ops
+from ..ir.kinds import differentiable, kind_of
 from .. import driver as pipeline, primitives as rules
 from ..errors import S2SADError, WrtError
 
@@ -134,7 +134,7 @@ def _jvp_at(f, arguments: dict, dots: dict):
     """``(output, output tangent)`` of `f` at `arguments` along `dots` (parameter
     name -> tangent, for the parameters that vary)."""
     wrt = tuple(n for n in arguments if n in dots)
-    kinds = {n: ops.kind_of(v) for n, v in arguments.items()}
+    kinds = {n: kind_of(v) for n, v in arguments.items()}
     fn = _compiled(f, wrt, kinds)
     return _call_derivative(fn, f, arguments, [dots[n] for n in wrt])
 
@@ -168,8 +168,8 @@ def jvp(f, primals, tangents):
     for name, x, t in zip(arguments, primals, tangents):
         if t is None:
             continue
-        kind = ops.kind_of(x)
-        if not ops.differentiable(kind) or isinstance(kind, tuple):
+        kind = kind_of(x)
+        if not differentiable(kind) or isinstance(kind, tuple):
             if isinstance(t, (int, float)) and t == 0:
                 continue  # a zero tangent for an integer: held fixed
             from .reverse import _at_def
@@ -809,7 +809,7 @@ def _jacobian_batched(f, arguments, names, wrt, kinds, sizes):
 def _jacobian_forward(f, arguments, names):
     """``(output, blocks)``: ``blocks[e][k]`` is the (output part e numbers) x (input
     names[k] numbers) matrix."""
-    kinds = {p: ops.kind_of(v) for p, v in arguments.items()}
+    kinds = {p: kind_of(v) for p, v in arguments.items()}
     wrt = tuple(names)
     unit, fn = _compiled_unit(f, wrt, kinds)
     sizes = [_size(arguments[n]) for n in names]

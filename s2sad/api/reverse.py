@@ -34,7 +34,8 @@ import weakref
 
 from ..backend import compile as compile_mod
 from ..backend import diskcache, emit
-from ..analysis import ops
+from ..ir.kinds import (INT, ITEMS, SCALAR, UNKNOWN, ArrayKind, ListKind, differentiable, kind_of,
+                        shape_pattern, shaped_arguments, with_shapes)
 from ..frontend import parse
 from .. import driver as pipeline, primitives as rules
 from ..engines import tape_grad
@@ -174,14 +175,14 @@ def _unit(f, wrt, entry, kinds, as_tuple, checkpoint=None, copy_views=False):
 def _kinds(f, values: dict, wrt, what):
     kinds = {}
     for name, value in values.items():
-        kind = ops.kind_of(value)
+        kind = kind_of(value)
         if name in wrt:
-            if isinstance(kind, ops.ArrayKind) and kind.dtype in ("i", "b"):
+            if isinstance(kind, ArrayKind) and kind.dtype in ("i", "b"):
                 raise IntegerArgumentError(
                     f"{what} of {f.__qualname__} with respect to `{name}`: it is an array of "
                     f"{value.dtype}, and gradients are taken with respect to real numbers",
                     hint=f"Pass a float array: {name}.astype(float).", **_at_def(f))
-            if kind == ops.INT:
+            if kind == INT:
                 raise IntegerArgumentError(
                     f"{what} of {f.__qualname__} with respect to `{name}`: its value "
                     f"{value!r} is an integer, and gradients are taken with respect to "
@@ -189,14 +190,14 @@ def _kinds(f, values: dict, wrt, what):
                     hint=f"Pass a float (for example {float(value)!r} instead of {value!r}), "
                          "or take the gradient with respect to another parameter.",
                     **_at_def(f))
-            if not ops.differentiable(kind) or isinstance(kind, tuple):
+            if not differentiable(kind) or isinstance(kind, tuple):
                 raise WrtError(
                     f"{what} of {f.__qualname__} with respect to `{name}`: its value is a "
                     f"{type(value).__name__}, and s2sad differentiates with respect to "
                     "floats",
                     hint="Pass each number as its own argument.", **_at_def(f))
         kinds[name] = kind
-    return ops.with_shapes(kinds, values)
+    return with_shapes(kinds, values)
 
 
 # -------------------------------------------------------------- dispatcher
@@ -269,7 +270,7 @@ class _State:
 
     def shape_checks(self) -> list:
         """What the primary specialisation assumes of the arrays' shapes: which axes
-        have length 1 and which have equal lengths (`ops.shape_pattern`). It relies
+        have length 1 and which have equal lengths (`shape_pattern`). It relies
         on nothing else, so a call with more equal lengths may use it too."""
         axes: dict = {}
         for name, dims in zip(self.names, self.primary[0][-1] or ()):
@@ -365,12 +366,12 @@ def _retyped_list(x) -> bool:
     array's gradient may come out a NumPy scalar, a float32 array's float64)? The
     compiled gradient types each argument by its kind, and a list's kind does not
     tell its elements' dtypes; the dispatcher (which sees the values) does it. The
-    kind tells the elements' shapes only for a list of at most `ops.ITEMS` elements
-    (`ops.ListKind.items`): in a longer one, an array nothing reads gets 0.0, which
+    kind tells the elements' shapes only for a list of at most `ITEMS` elements
+    (`ListKind.items`): in a longer one, an array nothing reads gets 0.0, which
     `typed_like` makes zeros of its shape."""
     if type(x) is not list:
         return False
-    if len(x) > ops.ITEMS and any(getattr(e, "ndim", 0) for e in x):
+    if len(x) > ITEMS and any(getattr(e, "ndim", 0) for e in x):
         return True
     for e in x:
         if type(e) is list and _retyped_list(e) or getattr(e, "ndim", None) == 0 or \
@@ -383,12 +384,12 @@ def _retyped_list(x) -> bool:
 def _pattern(values: dict) -> tuple:
     """Per argument, the `dims` labels of an array's shape (None for anything else;
     for a list whose kind lists its elements, ``("items", labels per element)``:
-    `ops.with_shapes` gives them to the kind)."""
-    shaped = ops.shaped_arguments(values)
+    `with_shapes` gives them to the kind)."""
+    shaped = shaped_arguments(values)
     if not shaped:
         return ()
     labels: dict = {}
-    for (n, i, _), dims in zip(shaped, ops.shape_pattern([shape for _, _, shape in shaped])):
+    for (n, i, _), dims in zip(shaped, shape_pattern([shape for _, _, shape in shaped])):
         if i is None:
             labels[n] = dims
         else:
@@ -400,12 +401,12 @@ def _pattern(values: dict) -> tuple:
 def _signature(value):
     """What the derivative's code depends on in an argument: its type, and for a
     NumPy array its rank and dtype; for a list or a tuple its kind (what its elements
-    are: `ops.kind_of`), as ``(type, kind)``."""
+    are: `kind_of`), as ``(type, kind)``."""
     tp = type(value)
     if tp.__module__ == "numpy" and tp.__name__ == "ndarray":
         return (tp, value.ndim, value.dtype)
     if tp is list or tp is tuple:
-        return (tp, ops.kind_of(value))
+        return (tp, kind_of(value))
     return tp
 
 
@@ -423,8 +424,8 @@ def _uniform_list(signature):
     """The one element type of a list whose `_signature` says it holds only floats
     (or only ints), which the fast path checks; None for any other list or tuple."""
     tp, kind = signature
-    if tp is list and isinstance(kind, ops.ListKind) and kind.items is None:
-        return {ops.SCALAR: float, ops.INT: int}.get(kind.elem)
+    if tp is list and isinstance(kind, ListKind) and kind.items is None:
+        return {SCALAR: float, INT: int}.get(kind.elem)
     return None
 
 
@@ -680,19 +681,19 @@ def fixed_argument(value) -> bool:
     and grad refuses it as `wrt`.)"""
     if value is None:
         return True
-    kind = ops.kind_of(value)
-    return not ops.differentiable(kind) and _numeric_kind(kind)
+    kind = kind_of(value)
+    return not differentiable(kind) and _numeric_kind(kind)
 
 
 def _numeric_kind(kind) -> bool:
     if isinstance(kind, tuple):
         return all(_numeric_kind(k) for k in kind)
-    if isinstance(kind, ops.ListKind):  # (its elements one by one where it lists them)
+    if isinstance(kind, ListKind):  # (its elements one by one where it lists them)
         return _numeric_kind(kind.elem) if kind.items is None else \
             all(_numeric_kind(k) for k in kind.items)
-    if isinstance(kind, ops.ArrayKind):
+    if isinstance(kind, ArrayKind):
         return kind.dtype != "c" and kind.dtype != "?"
-    return kind in (ops.SCALAR, ops.INT, ops.UNKNOWN)
+    return kind in (SCALAR, INT, UNKNOWN)
 
 
 def _vjp(f, primals, checkpoint=None, snapshots=None, held=()):
@@ -704,9 +705,9 @@ def _vjp(f, primals, checkpoint=None, snapshots=None, held=()):
     if len(primals) > n_pos:
         raise WrtError(f"vjp got {len(primals)} arguments; {f.__qualname__} takes at most {n_pos}")
     values = dict(zip(names, primals))
-    kinds = ops.with_shapes({n: ops.kind_of(v) for n, v in values.items()}, values)
+    kinds = with_shapes({n: kind_of(v) for n, v in values.items()}, values)
     for name, value in values.items():
-        if name in held or fixed_argument(value) or ops.differentiable(kinds[name]) and \
+        if name in held or fixed_argument(value) or differentiable(kinds[name]) and \
                 _numeric_kind(kinds[name]):
             continue
         what = type(value).__name__
@@ -720,7 +721,7 @@ def _vjp(f, primals, checkpoint=None, snapshots=None, held=()):
             hint=f"Leave `{name}` out of the arguments: take the vjp of a function that "
                  f"gets it from outside (a closure or a default value).", **_at_def(f))
     wrt = tuple(n for n in names[: len(primals)]
-                if n not in held and ops.differentiable(kinds[n]))
+                if n not in held and differentiable(kinds[n]))
     with _lock:
         unit, compiled = _unit(f, wrt, "vjp", kinds, True, ckpt)
         made = compile_mod.bind(unit, compiled)
@@ -773,16 +774,16 @@ def typed_like(g, x, narrow=False):
         return [typed_like(e, v, narrow) for e, v in zip(g, x)]
     if isinstance(x, tuple) and isinstance(g, tuple) and len(g) == len(x):
         return tuple(typed_like(e, v, narrow) for e, v in zip(g, x))
-    kind = ops.kind_of(x)
-    if isinstance(kind, ops.ArrayKind):
-        kind = ops.with_shapes({"x": kind}, {"x": x})["x"]
+    kind = kind_of(x)
+    if isinstance(kind, ArrayKind):
+        kind = with_shapes({"x": kind}, {"x": x})["x"]
         if kind.ndim and type(g) in (float, int) and g == 0:
             # (an element of a long list that nothing read: see _retyped_list)
             import numpy as np
 
             g = np.zeros_like(x, float)
     cast = pipeline.gradient_cast(kind, narrow)
-    if cast == "float" or kind == ops.SCALAR and not isinstance(g, float) \
+    if cast == "float" or kind == SCALAR and not isinstance(g, float) \
             and _one_number(g):
         # (forward mode carries a number's tangent through NumPy calls that return 0-d
         # arrays, ``np.where(c, s_dot, 0.0)``, or NumPy scalars of a narrower dtype;
@@ -807,7 +808,7 @@ def typed_gradients(arguments: dict, names, grads) -> list:
     """The gradients `grads` of the arguments `names` (of `arguments`, every argument
     of the call) with their arguments' types (`typed_like`)."""
     values = {n: v for n, v in arguments.items()}
-    kinds = ops.with_shapes({n: ops.kind_of(v) for n, v in values.items()}, values)
+    kinds = with_shapes({n: kind_of(v) for n, v in values.items()}, values)
     narrow = pipeline.narrow_arrays(kinds)
     return [typed_like(g, arguments[n], narrow) for n, g in zip(names, grads)]
 

@@ -84,7 +84,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import compile as compile_mod
-from ..analysis import ops
+from ..ir.kinds import OTHER, kind_of
 from ..frontend import parse
 from .. import primitives as rules
 from ..errors import S2SADError
@@ -499,8 +499,8 @@ def _meaning(value, index_of) -> str:
         return f"rule:{_name_of(value)}:{'nondiff' if nondiff else ''}:{digests}"
     if callable(value):
         return "callable:" + _name_of(value)
-    kind = ops.kind_of(value)
-    if kind == ops.OTHER:
+    kind = kind_of(value)
+    if kind == OTHER:
         return f"other:{type(value).__module__}.{type(value).__qualname__}"
     return f"kind:{kind!r}"
 

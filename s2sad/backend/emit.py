@@ -28,25 +28,27 @@ import tokenize
 from dataclasses import dataclass, field
 
 from .. import ir
+from ..ir.operators import BINOP_SYMBOL
 
 # Operator precedence, loosest first.
 _IFEXP, _OR, _AND, _NOT, _CMP, _BOR, _BXOR, _BAND, _SHIFT, _ARITH, _TERM, _FACTOR, _POW, _ATOM = range(2, 16)
 
-_BINOP = {
-    ast.Add: ("+", _ARITH),
-    ast.Sub: ("-", _ARITH),
-    ast.Mult: ("*", _TERM),
-    ast.Div: ("/", _TERM),
-    ast.FloorDiv: ("//", _TERM),
-    ast.Mod: ("%", _TERM),
-    ast.MatMult: ("@", _TERM),
-    ast.Pow: ("**", _POW),
-    ast.LShift: ("<<", _SHIFT),
-    ast.RShift: (">>", _SHIFT),
-    ast.BitOr: ("|", _BOR),
-    ast.BitXor: ("^", _BXOR),
-    ast.BitAnd: ("&", _BAND),
+_BINOP_PRECEDENCE = {
+    ast.Add: _ARITH,
+    ast.Sub: _ARITH,
+    ast.Mult: _TERM,
+    ast.Div: _TERM,
+    ast.FloorDiv: _TERM,
+    ast.Mod: _TERM,
+    ast.MatMult: _TERM,
+    ast.Pow: _POW,
+    ast.LShift: _SHIFT,
+    ast.RShift: _SHIFT,
+    ast.BitOr: _BOR,
+    ast.BitXor: _BXOR,
+    ast.BitAnd: _BAND,
 }
+_BINOP = {op: (BINOP_SYMBOL[op], prec) for op, prec in _BINOP_PRECEDENCE.items()}
 _UNARY = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not "}
 _CMPOP = {
     ast.Eq: "==",
@@ -61,7 +63,6 @@ _CMPOP = {
     ast.NotIn: "not in",
 }
 
-BINOP_SYMBOL = {op: sym for op, (sym, _) in _BINOP.items()}
 CMPOP_SYMBOL = dict(_CMPOP)
 
 

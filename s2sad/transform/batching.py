@@ -37,7 +37,7 @@ import builtins
 import numpy as np
 
 from .. import ir
-from ..analysis import ops
+from ..ir.kinds import INT, SCALAR, ArrayKind
 
 
 class NotBatchable(Exception):
@@ -60,9 +60,9 @@ def _has_tangent(node) -> bool:
 
 
 def _rank(kind):
-    if kind in (ops.SCALAR, ops.INT):
+    if kind in (SCALAR, INT):
         return 0
-    if isinstance(kind, ops.ArrayKind) and isinstance(kind.ndim, int):
+    if isinstance(kind, ArrayKind) and isinstance(kind.ndim, int):
         return kind.ndim
     return None
 
@@ -158,7 +158,7 @@ class _Batcher:
         slot = self.indexed_rank(rank, parts) if rank is not None else None
         if slot is None and len(parts) == 1 and isinstance(parts[0], ast.Name):
             mask = self.kinds.get(parts[0].id)  # a mask of the array's own rank
-            if isinstance(mask, ops.ArrayKind) and mask.dtype == "b" and mask.ndim == rank:
+            if isinstance(mask, ArrayKind) and mask.dtype == "b" and mask.ndim == rank:
                 slot = 1
         value, vrank, batched = self.expr(s.value)
         if batched:
@@ -257,7 +257,7 @@ class _Batcher:
             if isinstance(p, ast.Constant) and p.value is None or ir.dotted(p) == "np.newaxis":
                 rank += 1
             elif isinstance(p, ast.Constant) and type(p.value) is int or \
-                    isinstance(p, ast.Name) and self.kinds.get(p.id) == ops.INT:
+                    isinstance(p, ast.Name) and self.kinds.get(p.id) == INT:
                 rank -= 1
             else:
                 return None

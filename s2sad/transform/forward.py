@@ -35,7 +35,7 @@ import ast
 from dataclasses import dataclass, field
 
 from .. import ir, primitives as rules, runtime
-from ..analysis import ops
+from ..ir.kinds import INT, UNKNOWN, ArrayKind, ListKind
 from ..analysis.activity import Activity
 from .reverse import _bind, _call_np, _zeros_like_list, missing_rule, zero
 
@@ -74,7 +74,7 @@ class _Transform:
         self.requests: list[Request] = []
         self.helpers: dict = {}
         self.temps = 0
-        if any(isinstance(k, ops.ArrayKind) for k in activity.kinds.values()):
+        if any(isinstance(k, ArrayKind) for k in activity.kinds.values()):
             import numpy
 
             self.helpers["np"] = numpy
@@ -106,9 +106,9 @@ class _Transform:
             return ir.name(dot(atom.id))
         if isinstance(atom, ast.Name) and atom.id in self.act.kinds:
             kind = self.kind(atom.id)
-            if isinstance(kind, ops.ListKind):
+            if isinstance(kind, ListKind):
                 return _zeros_like_list(atom.id)
-            if kind == ops.UNKNOWN:
+            if kind == UNKNOWN:
                 # (a value of one structure or another, known at run time: None on
                 # one path and a callee's saved values on another)
                 return self.zero_of(kind, ir.name(atom.id))
@@ -120,9 +120,9 @@ class _Transform:
             # (with the tuple's structure all the way down: a callee's derivative
             # may unpack it, index a list in it)
             return self.zero_of(kind, ir.name(like))
-        if isinstance(kind, ops.ArrayKind):
+        if isinstance(kind, ArrayKind):
             return self.np_call("zeros_like", [ir.name(like)])
-        if kind == ops.INT:
+        if kind == INT:
             # an integer inside a tuple may be read, as a value of unknown kind, by
             # code that multiplies its tangent (a recursive callee): a real zero
             return ir.const(0.0)
@@ -136,15 +136,15 @@ class _Transform:
             return ast.Tuple(elts=[self.zero_of(k, ast.Subscript(
                 value=ir.copy_tree(value), slice=ir.const(i), ctx=ast.Load()))
                 for i, k in enumerate(kind)], ctx=ast.Load())
-        if isinstance(kind, ops.ListKind):
+        if isinstance(kind, ListKind):
             return ast.BinOp(left=ast.List(elts=[ir.const(0.0)], ctx=ast.Load()),
                              op=ast.Mult(), right=ast.Call(func=ir.name("len"), args=[
                                  ir.copy_tree(value)], keywords=[]))
-        if isinstance(kind, ops.ArrayKind):
+        if isinstance(kind, ArrayKind):
             return self.np_call("zeros_like", [ir.copy_tree(value)])
-        if kind == ops.INT:
+        if kind == INT:
             return ir.const(0.0)
-        if kind == ops.UNKNOWN:
+        if kind == UNKNOWN:
             # (a structure known only at run time: what a recursive callee saved)
             self.helpers["zero_tangent"] = runtime.zero_tangent
             return ast.Call(func=ir.name("zero_tangent"), args=[ir.copy_tree(value)],
@@ -186,7 +186,7 @@ class _Transform:
         """The tangent of an array the function writes into must be an array of its
         own: copy one that may be another tangent (or a view of one)."""
         if not (self.written(target) or self.act.root(target) in self.feeds_written()) \
-                or not isinstance(self.kind(target), ops.ArrayKind):
+                or not isinstance(self.kind(target), ArrayKind):
             return value
         if isinstance(value, (ast.Name, ast.Subscript)) or (
                 isinstance(value, ast.Call) and ir.dotted(value.func) in _VIEWS):
@@ -288,8 +288,8 @@ class _Transform:
         value = self.tangent_expr(s, op, target)
         if value is None:  # a constant the function then makes vary (a written array)
             kind = self.kind(target)
-            zero_value = _zeros_like_list(target) if isinstance(kind, ops.ListKind) else \
-                self.zero_of(kind, ir.name(target)) if kind == ops.UNKNOWN else \
+            zero_value = _zeros_like_list(target) if isinstance(kind, ListKind) else \
+                self.zero_of(kind, ir.name(target)) if kind == UNKNOWN else \
                 self.zero(kind, target)
             return [s, ir.Assign((dot(target),), zero_value, line)]
         assigns, value = value
@@ -377,7 +377,7 @@ class _Transform:
         the result or a value of its shape, or when it reads every array input (or its
         tangent): ``x%dot * y`` of ``x * y`` broadcasts to the result's shape,
         ``x%dot`` of ``x + y`` (with `y` held fixed) has only `x`'s."""
-        if not isinstance(self.kind(target), ops.ArrayKind):
+        if not isinstance(self.kind(target), ArrayKind):
             return True
         names = set(ir.names_in(term))
         primal = {n[: -len("%dot")] if n.endswith("%dot") else n for n in names}
@@ -385,7 +385,7 @@ class _Transform:
                                    for n in primal):
             return True
         arrays = [x.id for x in inputs if isinstance(x, ast.Name)
-                  and isinstance(self.kind(x.id), ops.ArrayKind)]
+                  and isinstance(self.kind(x.id), ArrayKind)]
         return all(x in names or dot(x) in names for x in arrays)
 
     def call(self, s, op, target) -> list:

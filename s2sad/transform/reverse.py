@@ -34,7 +34,8 @@ import inspect
 from dataclasses import dataclass, field
 
 from .. import checkpoint, ir, primitives as rules
-from ..analysis import ops
+from ..ir.kinds import INT, UNKNOWN, ArrayKind, ListKind, differentiable
+from ..primitives.facts import fancy_index, index_kind
 from ..analysis.activity import Activity
 from ..frontend.anf import RETURNED
 from ..errors import CheckpointError, NoRuleError, NotDifferentiableError
@@ -126,11 +127,11 @@ def adj(n: str) -> str:
 def zero(kind, like=None) -> ast.expr:
     """A zero adjoint for a value of `kind` (None for kinds that never carry one);
     an array's zero is ``np.zeros_like(like)``."""
-    if isinstance(kind, ops.ArrayKind) and like is not None:
+    if isinstance(kind, ArrayKind) and like is not None:
         return _call_np("zeros_like", [ir.name(like)])
     if isinstance(kind, tuple):
         return ast.Tuple(elts=[zero(k) for k in kind], ctx=ast.Load())
-    if not ops.differentiable(kind):
+    if not differentiable(kind):
         return ir.const(None)
     return ir.const(0.0)
 
@@ -169,7 +170,7 @@ class _Transform:
         self.checkpoints = {}  # loop tag -> (scheduler name, Step)
         self.element_zeros = {}  # adjoint list -> its ``[np.zeros_like(xs[0]), ...]``
         self.unborn = set()  # carried names with no value before their loop
-        if any(isinstance(k, ops.ArrayKind) for k in activity.kinds.values()):
+        if any(isinstance(k, ArrayKind) for k in activity.kinds.values()):
             import numpy
 
             self.helpers["np"] = numpy  # zeros of array adjoints
@@ -280,18 +281,18 @@ class _Transform:
         """Whether ``container[index]`` is a view of `container`'s memory (an array
         container, a basic index that leaves an array), which a write into the same
         slot changes: saving it, or its adjoint, takes a copy."""
-        return isinstance(self.act.kinds.get(container), ops.ArrayKind) \
-            and isinstance(self.slot_kind(container, index), ops.ArrayKind) \
-            and not ops.fancy_index(index, self.atom_kind)
+        return isinstance(self.act.kinds.get(container), ArrayKind) \
+            and isinstance(self.slot_kind(container, index), ArrayKind) \
+            and not fancy_index(index, self.atom_kind)
 
     def slot_kind(self, container: str, index):
         """The kind of ``container[index]``."""
         kind = self.act.kinds.get(container)
-        if isinstance(kind, ops.ListKind):
+        if isinstance(kind, ListKind):
             return kind.elem
-        if isinstance(kind, ops.ArrayKind):
-            return ops.index_kind(kind, index, self.atom_kind)
-        return ops.UNKNOWN
+        if isinstance(kind, ArrayKind):
+            return index_kind(kind, index, self.atom_kind)
+        return UNKNOWN
 
     def forward_loop(self, s: ir.Loop) -> list:
         """The loop as the forward sweep runs it: every iteration exit first pushes
@@ -341,7 +342,7 @@ class _Transform:
     # ------------------------------------------------------------ reverse
 
     def is_list(self, n: str) -> bool:
-        return isinstance(self.act.kinds.get(n), ops.ListKind)
+        return isinstance(self.act.kinds.get(n), ListKind)
 
     def is_container(self, n: str) -> bool:
         return self.act.is_container(n)
@@ -411,7 +412,7 @@ class _Transform:
 
     def zero_list(self, n: str) -> ast.expr:
         """The zero adjoint of the list `n`: ``[0.0] * len(n)``, or where its kind
-        lists its elements (`ops.ListKind.items`: an argument holding arrays), one
+        lists its elements (`ListKind.items`: an argument holding arrays), one
         zero per element, an array's of its shape and dtype
         (``[np.zeros_like(n[0]), np.zeros_like(n[1])]``), so that the gradient of an
         element nothing reads is that, not the number 0.0."""
@@ -420,7 +421,7 @@ class _Transform:
             return _zeros_like_list(n)
         zeros = []
         for i, k in enumerate(items):
-            if isinstance(k, ops.ArrayKind):
+            if isinstance(k, ArrayKind):
                 element = ast.Subscript(value=ir.name(n), slice=ir.const(i), ctx=ast.Load())
                 zeros.append(self.np_call("zeros_like", [element]))
             else:
@@ -474,7 +475,7 @@ class _Transform:
                 if donor == x and x in self.top_level:
                     break
                 if donor in self.top_level and isinstance(self.act.kinds.get(donor),
-                                                          ops.ArrayKind) \
+                                                          ArrayKind) \
                         and (text != "unreduce" or self.act.kinds[donor].dtype == "f"):
                     node.args[at] = ir.name(donor)
                     break
@@ -490,7 +491,7 @@ class _Transform:
             if dotted is not None and dotted in self.fn.refs and self.fn.refs[dotted] is None:
                 continue  # np.newaxis
             kind = self.act.kinds.get(part.id) if isinstance(part, ast.Name) else None
-            if kind == ops.INT or (isinstance(kind, ops.ArrayKind) and kind.dtype == "b"):
+            if kind == INT or (isinstance(kind, ArrayKind) and kind.dtype == "b"):
                 continue
             return True
         return False
@@ -652,10 +653,10 @@ class _Transform:
         """The adjoint of the value written into ``container[index]``, read from the
         slot of the container's adjoint (a copy, since the slot is zeroed next)."""
         target = self.slot_kind(container, index)
-        if not isinstance(target, ops.ArrayKind):
+        if not isinstance(target, ArrayKind):
             return slot  # one element: a number, not a view
         kind = self.act.kinds.get(value.id)
-        if not isinstance(kind, ops.ArrayKind):
+        if not isinstance(kind, ArrayKind):
             return self.np_call("sum", [slot])  # one number written into many elements
         from .. import runtime
 
@@ -1090,14 +1091,14 @@ class _Transform:
             if not self.act.is_active(container):
                 return []
             kind = self.act.kinds[container.id]
-            if isinstance(kind, ops.ListKind) and isinstance(index, ast.Slice) \
+            if isinstance(kind, ListKind) and isinstance(index, ast.Slice) \
                     and self.is_list(target):
                 return [self.reverse_list_slice(container.id, index, target, line)]
-            if isinstance(kind, ops.ListKind):
+            if isinstance(kind, ListKind):
                 item = ast.Subscript(value=ir.name(self.acc(container.id)), slice=index,
                                      ctx=ast.Load())
                 return [ir.AugAssign(item, out_bar, line)]
-            if isinstance(kind, ops.ArrayKind):
+            if isinstance(kind, ArrayKind):
                 acc = ir.name(self.acc(container.id))
                 if self.fancy(index):  # repeated indices must add up: np.add.at
                     add_at = ast.Attribute(value=ast.Attribute(value=ir.name("np"), attr="add",
@@ -1272,7 +1273,7 @@ def _insert_pushes(body, tape, tag) -> list:
 
 
 def _sum(terms, kind):
-    if not ops.differentiable(kind):
+    if not differentiable(kind):
         return zero(kind)
     if isinstance(kind, tuple):
         return ast.Tuple(elts=[_sum([ast.Subscript(value=t, slice=ir.const(i), ctx=ast.Load())
@@ -1321,9 +1322,9 @@ def _nested_list(kind) -> bool:
     """A list inside a tuple, or a list of tuples or lists: adjoints of these are not
     kept yet (a list of arrays or of numbers is fine)."""
     if isinstance(kind, tuple):
-        return any(isinstance(k, ops.ListKind) or _nested_list(k) for k in kind)
-    if isinstance(kind, ops.ListKind):
-        return isinstance(kind.elem, (tuple, ops.ListKind)) or _nested_list(kind.elem)
+        return any(isinstance(k, ListKind) or _nested_list(k) for k in kind)
+    if isinstance(kind, ListKind):
+        return isinstance(kind.elem, (tuple, ListKind)) or _nested_list(kind.elem)
     return False
 
 
@@ -1335,7 +1336,7 @@ def _add_tuples(acc, value, kind) -> ast.Tuple:
         return ast.Subscript(value=ir.copy_tree(t), slice=ir.const(i), ctx=ast.Load())
     elts = []
     for i, k in enumerate(kind):
-        if not ops.differentiable(k):
+        if not differentiable(k):
             elts.append(zero(k))
         elif isinstance(k, tuple):
             elts.append(_add_tuples(item(acc, i), item(value, i), k))
@@ -1352,7 +1353,7 @@ def _equals_one_of(atom, values) -> ast.expr:
 
 def _lists_only(kind) -> bool:
     """Lists of lists (of numbers or arrays), no tuple at any level."""
-    if isinstance(kind, ops.ListKind):
+    if isinstance(kind, ListKind):
         return _lists_only(kind.elem)
     return not isinstance(kind, tuple)
 

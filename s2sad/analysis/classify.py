@@ -1,0 +1,434 @@
+"""classify: what one ANF assignment computes, as the analyses and transforms see it.
+
+`classify(value, fn)` names the operation an ANF right-hand side performs and lists
+its inputs in the order its rule expects:
+
+    copy     ``v = x`` (a local name)
+    const    a literal or a static reference
+    rule     an operator or a call with a derivative rule (`rule` holds the reverse one)
+    call     a call of a Python function the compiler differentiates itself
+    pack     ``v = (a, b, ...)``
+    getitem  ``v = t[i]`` (a tuple and a constant index, or a list and any index)
+    listpack ``v = [a, b, ...]``
+    append   ``xs.append(v)`` (an `ir.Expr`)
+    pop      ``v = xs.pop()`` (a list's last element, removed)
+    repeat   ``v = xs * n`` (a list repeated)
+    add_at   ``np.add.at(a, index, v)`` (an `ir.Expr`: `v` added into `a` in place)
+    add_into ``add_into(acc, parts)`` (an `ir.Expr`: s2sad's runtime helper adding
+             each of `parts` into the list `acc`)
+    sum      ``v = sum(xs)``
+    nondiff  a call or operator whose result is constant (comparisons, ``not``,
+             functions registered as non-differentiable)
+    unknown  a call with no rule and no Python source (an error if it is active);
+             its inputs are all its arguments, and for a method call the object too
+
+`classify` takes the kinds of the inputs (`ir.kinds`) into account: ``x * y`` on
+arrays has another rule than on floats, and a matrix product picks its rule by the
+ranks of its operands.
+
+Array methods and attributes (``x.sum(axis=0)``, ``x.dot(y)``, ``x.T``) are the NumPy
+function of the same meaning, with the array as its first argument (`facts.METHODS`).
+
+What each primitive does to kinds, shapes and objects is `primitives.facts`.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+import types
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import ir, primitives as rules, runtime
+from ..ir.kinds import INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind
+from ..ir.operators import BINOP_SYMBOL
+from ..primitives.facts import METHODS, AsType, dtype_kind
+
+# every kind of operation `classify` returns (the module docstring says what each
+# one is), in that order; a transform that dispatches on `Op.kind` keys its table by
+# these names
+KINDS = ("copy", "const", "rule", "call", "pack", "getitem", "listpack", "append", "pop",
+         "repeat", "add_at", "add_into", "sum", "nondiff", "unknown")
+
+
+@dataclass
+class Op:
+    kind: str
+    inputs: list = field(default_factory=list)  # atoms, in rule order
+    key: object = None  # rule key, or the called function
+    rule: object = None  # the reverse Rule, for kind == "rule"
+    diff: tuple = ()  # per input: may a derivative flow through it?
+    keywords: dict = field(default_factory=dict)  # for kind == "call"
+    text: str = ""  # how the user wrote the operation, for messages
+    options: dict = field(default_factory=dict)  # a rule's static arguments (axis=...)
+    # the result is a new array although `key`'s function may return a view of its
+    # input (``x.flatten()`` is ravel's rule on a copy)
+    copies: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.text or rules.key_name(self.key)
+
+
+NONDIFF_ATTRIBUTES = {"shape", "ndim", "size", "dtype"}
+
+
+def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
+    """See the module docstring. `kind(atom)` gives the kind of an input atom."""
+    kind = kind or (lambda atom: None)
+    if isinstance(value, ast.Name):
+        if is_local(value.id):
+            return Op("copy", [value], diff=(True,))
+        return Op("const")
+    if isinstance(value, (ast.Constant, ast.Attribute)) and not _local_attr(value, is_local):
+        return Op("const")
+    if isinstance(value, ast.BinOp) and isinstance(value.op, _BITWISE):
+        return Op("nondiff", [value.left, value.right], diff=(False, False))
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+        for xs, n in ((value.left, value.right), (value.right, value.left)):
+            # (a list times an array is NumPy's elementwise product, not a repetition)
+            if (isinstance(kind(xs), ListKind) or isinstance(xs, ast.List)) \
+                    and not isinstance(kind(n), ArrayKind):
+                return Op("repeat", [xs, n], diff=(True, False), text="list repetition")
+    if isinstance(value, ast.BinOp):
+        key = rules.OPERATORS.get(type(value.op))
+        inputs = [value.left, value.right]
+        return _with_rule(key, inputs, _op_text(value), [kind(x) for x in inputs])
+    if isinstance(value, ast.UnaryOp):
+        if isinstance(value.op, (ast.Not, ast.Invert)):
+            return Op("nondiff", [value.operand], diff=(False,))
+        key = rules.OPERATORS.get(type(value.op))
+        return _with_rule(key, [value.operand], _op_text(value), [kind(value.operand)])
+    if isinstance(value, ast.Compare):
+        inputs = [value.left, *value.comparators]
+        return Op("nondiff", inputs, diff=(False,) * len(inputs))
+    if isinstance(value, ast.Tuple):
+        return Op("pack", list(value.elts), diff=(True,) * len(value.elts))
+    if isinstance(value, ast.List):
+        return Op("listpack", list(value.elts), diff=(True,) * len(value.elts))
+    if isinstance(value, ast.Subscript):
+        return Op("getitem", [value.value, value.slice], diff=(True, False))
+    if isinstance(value, ast.Call):
+        func = value.func
+        if isinstance(func, ast.Attribute) and _local_attr(func, is_local):
+            if func.attr == "append" and len(value.args) == 1 and not value.keywords \
+                    and isinstance(func.value, ast.Name):
+                return Op("append", [func.value, value.args[0]], diff=(False, True),
+                          text="list.append")
+            if func.attr == "pop" and not value.args and not value.keywords \
+                    and isinstance(func.value, ast.Name) \
+                    and (isinstance(kind(func.value), ListKind) or kind(func.value) == UNKNOWN):
+                return Op("pop", [func.value], diff=(True,), text="list.pop")
+            if func.attr in ("argmax", "argmin") and isinstance(kind(func.value), ArrayKind):
+                inputs = [func.value] + list(value.args) + [k.value for k in value.keywords]
+                return Op("nondiff", inputs, key=getattr(np, func.attr),
+                          diff=(False,) * len(inputs), text=f"the method .{func.attr}()")
+            method = METHODS.get(func.attr)
+            if func.attr == "copy" and not value.args and not value.keywords \
+                    and isinstance(func.value, ast.Name) and kind(func.value) == SCALAR:
+                return Op("copy", [func.value], diff=(True,))  # a number's copy: itself
+            if func.attr == "copy" and not isinstance(kind(func.value), ArrayKind):
+                method = None  # a list's copy is not an array
+            if func.attr == "astype" and isinstance(func.value, ast.Name) \
+                    and isinstance(kind(func.value), ArrayKind):
+                op = _astype(value, fn, kind)
+                if op is not None:
+                    return op
+            if method is not None and isinstance(func.value, ast.Name):
+                args = [func.value] + list(value.args)
+                if func.attr in ("reshape", "transpose") and len(value.args) > 1:
+                    args = [func.value, ast.Tuple(elts=list(value.args), ctx=ast.Load())]
+                op = _rule_call(method, args, list(value.keywords), kind,
+                                f"the method .{func.attr}()")
+                op.copies = func.attr == "flatten"  # (always a copy, unlike ravel)
+                return op
+            inputs = [func.value] + list(value.args) + [k.value for k in value.keywords]
+            return Op("unknown", inputs, diff=(True,) * len(inputs),
+                      text=f"the method .{func.attr}()")
+        return _classify_call(value, fn, kind)
+    if isinstance(value, ast.Attribute):
+        if value.attr == "T":
+            return _rule_call(np.transpose, [value.value], [], kind, "the attribute .T")
+        if value.attr in NONDIFF_ATTRIBUTES:
+            return Op("nondiff", [value.value], diff=(False,), text=f".{value.attr}")
+        return Op("unknown", [value.value], diff=(True,), text=f"the attribute .{value.attr}")
+    return Op("unknown", text=type(value).__name__)
+
+
+_BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
+
+
+def _astype(value: ast.Call, fn: ir.Function, kind):
+    """``x.astype(dtype)`` (a copy unless ``copy=`` says otherwise): to a float dtype,
+    a float array's copy (the derivative passes through unchanged); to another dtype,
+    or from an integer array, a constant array of that dtype. None when the dtype
+    cannot be known before the call."""
+    keywords = {k.arg: k.value for k in value.keywords}
+    if len(value.args) > 1 or set(keywords) - {"dtype", "copy"} or \
+            ("dtype" in keywords) == bool(value.args):
+        return None
+    x = value.func.value
+    target = dtype_kind(value.args[0] if value.args else keywords["dtype"], fn.refs, kind)
+    if target is None:
+        return None
+    copy = keywords.get("copy")
+    copies = copy is None or isinstance(copy, ast.Constant) and copy.value is True
+    text = "the method .astype()"
+    if target == "f" and kind(x).dtype in ("f", "?"):
+        return _rule_call(np.copy if copies else np.asarray, [x], [], kind, text)
+    return Op("nondiff", [x], key=AsType(target, copies), diff=(False,), text=text)
+
+
+def _local_attr(node, is_local) -> bool:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and is_local(node.id)
+
+
+def _op_text(node) -> str:
+    if isinstance(node, ast.BinOp):
+        return f"the `{BINOP_SYMBOL[type(node.op)]}` operator"
+    return "unary minus" if isinstance(node.op, ast.USub) else "unary plus"
+
+
+def _with_rule(key, inputs, text, kinds) -> Op:
+    rule = rules.lookup(key, len(inputs), kinds=kinds) if key else None
+    if rule is None:
+        return Op("unknown", inputs, key=key, diff=(True,) * len(inputs), text=text)
+    return Op("rule", inputs, key=key, rule=rule, diff=rule.differentiable, text=text)
+
+
+def _rule_call(obj, args, keywords, kind, text) -> Op:
+    """A call of a callable that has rules: pick the rule and bind the arguments."""
+    kinds = [kind(a) for a in args]
+    # a callable with only a forward rule (a user's, or a runtime helper's) is
+    # still a rule call: reverse mode says so when it needs the missing rule
+    for rule in rules.candidates(obj) or rules.candidates(obj, "forward"):
+        if not rule.matches(kinds):
+            continue
+        bound = rule.bind(args, keywords)
+        if bound is not None:
+            inputs, options = bound
+            return Op("rule", inputs, key=obj, rule=rule, diff=rule.differentiable,
+                      text=text, options=options)
+    return Op("unknown", args, key=obj, diff=(True,) * len(args),
+              text=_no_rule_text(obj, args, keywords, kinds, text))
+
+
+def _no_rule_text(obj, args, keywords, kinds, text) -> str:
+    """What a `NoRuleError` says of a call no rule of `obj` takes: why a rule for
+    these kinds refuses the call (a literal option it does not differentiate), or
+    how the call's arguments differ from what the rules for these kinds take, or
+    which kinds of arguments the rules take."""
+    candidates = rules.candidates(obj) or rules.candidates(obj, "forward")
+    fitting = [r for r in candidates if r.matches(kinds)]
+    for rule in fitting:
+        reason = rule.refusal(args, keywords)
+        if reason:
+            return f"{text} {reason}"
+    if fitting:
+        given = [f"{len(args)} positional argument{'s' if len(args) != 1 else ''}"]
+        if keywords:
+            names = ", ".join(f"`{k.arg}`" for k in keywords)
+            given.append(f"the keyword{'s' if len(keywords) > 1 else ''} {names}")
+        takes = []
+        for r in fitting:
+            form = ", ".join(r.inputs)
+            if r.options:
+                form += f" and the option{'s' if len(r.options) > 1 else ''} " \
+                        f"{', '.join(r.options)}"
+            if form not in takes:
+                takes.append(form)
+        return f"{text} with {' and '.join(given)} (its rules take {'; or '.join(takes)})"
+    covered = "; or ".join(_covered(r.when for r in candidates)) or "no arguments s2sad can give"
+    hint = "; np.asarray(xs) makes a list an array" if any(
+        isinstance(k, ListKind) for k in kinds) else ""
+    return f"{text} of {_describe_kinds(kinds)} (its rules take {covered}{hint})"
+
+
+_PATTERN_WORDS = {
+    "1d": ("a 1-D array", "1-D arrays"), "2d": ("a 2-D array", "2-D arrays"),
+    "nd": ("an array of 3 or more axes", "arrays of 3 or more axes"),
+    "array": ("an array", "arrays"), "any": ("any value", "any values"),
+    "list": ("a list", "lists"), "scalar": ("a number", "numbers"),
+    "int": ("an integer", "integers"),
+}
+
+_COUNTS = {2: "two", 3: "three", 4: "four"}
+
+
+def _kind_words(kind) -> tuple:
+    """(singular, plural) words for a kind in a message."""
+    if isinstance(kind, ArrayKind):
+        if kind.ndim is None:
+            return "an array", "arrays"
+        return f"a {kind.ndim}-D array", f"{kind.ndim}-D arrays"
+    if isinstance(kind, ListKind):
+        return "a list", "lists"
+    if isinstance(kind, tuple):
+        return "a tuple", "tuples"
+    return {SCALAR: ("a number", "numbers"), INT: ("an int", "ints"),
+            OTHER: ("a value that is not a number", "values that are not numbers")}.get(
+        kind, ("a value of unknown kind", "values of unknown kind"))
+
+
+def _plural(words: list) -> str:
+    """``two numbers`` for two equal singulars, else the singulars joined."""
+    if not words:
+        return "no arguments"
+    if len(words) > 1 and len(set(words)) == 1 and len(words) in _COUNTS:
+        return f"{_COUNTS[len(words)]} {words[0][1]}"
+    singulars = [w[0] for w in words]
+    return ", ".join(singulars[:-1]) + " and " + singulars[-1] if len(singulars) > 1 \
+        else singulars[0]
+
+
+def _describe_kinds(kinds) -> str:
+    return _plural([_kind_words(k) for k in kinds])
+
+
+def _covered(patterns) -> list:
+    """The argument kinds rules with these `Rule.when` patterns take, in words:
+    patterns of one length that are every combination of their positions' classes
+    are said per position (``two 1-D or 2-D arrays``)."""
+    out, by_length = [], {}
+    for when in patterns:
+        if when in ("array", "list"):
+            out.append(f"{'an array' if when == 'array' else 'a list or tuple'} among "
+                       "their arguments")
+        elif isinstance(when, tuple):
+            by_length.setdefault(len(when), []).append(when)
+    for n, group in by_length.items():
+        columns = [list(dict.fromkeys(w[i] for w in group)) for i in range(n)]
+        combinations = 1
+        for column in columns:
+            combinations *= len(column)
+        if combinations == len(set(group)):
+            out.append(_plural([_classes_words(c) for c in columns]))
+        else:
+            out.extend(_plural([_classes_words([c]) for c in w]) for w in group)
+    return out
+
+
+def _classes_words(classes) -> tuple:
+    if set(classes) <= {"1d", "2d"}:
+        ranks = " or ".join(c[0] + "-D" for c in sorted(classes))
+        return f"a {ranks} array", f"{ranks} arrays"
+    words = [_PATTERN_WORDS.get(c, (c, c)) for c in classes]
+    return " or ".join(w[0] for w in words), " or ".join(w[1] for w in words)
+
+
+def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:
+    text = ir.dotted(value.func)
+    obj = fn.refs.get(text, _MISSING)
+    args = list(value.args)
+    effect = _effect(obj)
+    if effect is not None and len(args) == effect[1] and not value.keywords \
+            and isinstance(args[0], ast.Name):
+        return Op(effect[0], args, key=obj, diff=(False,) * (len(args) - 1) + (True,),
+                  text=f"`{text}`")
+    if obj is _MISSING:
+        return Op("unknown", args, diff=(True,) * len(args), text=f"`{text}`")
+    try:
+        nondiff = obj in rules.NONDIFFERENTIABLE
+    except TypeError:
+        nondiff = False
+    if nondiff:
+        inputs = args + [k.value for k in value.keywords]
+        return Op("nondiff", inputs, key=obj, diff=(False,) * len(inputs), text=f"`{text}`")
+    if obj is sum and len(args) == 1 and not value.keywords:
+        return Op("sum", args, key=obj, diff=(True,), text="`sum`")
+    if rules.arities(obj) or rules.arities(obj, "forward"):
+        return _rule_call(obj, args, list(value.keywords), kind, f"`{text}`")
+    if isinstance(obj, types.FunctionType):
+        keywords = {k.arg: k.value for k in value.keywords}
+        inputs = args + list(keywords.values())
+        return Op("call", inputs, key=obj, diff=(True,) * len(inputs), keywords=keywords,
+                  text=f"`{text}`")
+    inputs = args + [k.value for k in value.keywords]
+    module = getattr(obj, "__module__", "") or ""
+    hint = " (a NumPy function s2sad has no rule for yet)" if module.startswith("numpy") else ""
+    return Op("unknown", inputs, key=obj, diff=(True,) * len(inputs), text=f"`{text}`{hint}")
+
+
+# methods that change their list or array in place, with what to write instead
+_LIST_MUTATORS = {
+    "extend": "`xs = xs + ys`", "insert": "`xs = xs[:i] + [v] + xs[i:]`",
+    "remove": "a new list without the element", "pop": "`v = xs[i]` and a new list",
+    "clear": "`xs = []`", "sort": "`xs = sorted(xs)`", "reverse": "`xs = xs[::-1]`",
+}
+
+_ARRAY_MUTATORS = {
+    "fill": "`y = np.full_like(y, v)`", "sort": "`y = np.sort(y)`",
+    "put": "a write `y[idx] = v`", "itemset": "a write `y[i] = v`",
+    "resize": "`y = np.resize(y, shape)`", "partition": "`y = np.partition(y, k)`",
+    "setfield": "a new array", "byteswap": "a new array",
+}
+
+
+_IN_PLACE_DUNDERS = {"__setitem__", "__delitem__"} | {
+    f"__i{op}__" for op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
+                            "matmul", "and", "or", "xor", "lshift", "rshift")}
+
+
+def _mutating_functions() -> dict:
+    return {np.copyto: "`y = x.copy()` (or a write `y[...] = x`)",
+            np.put: "a write `y[idx] = v`", np.place: "`y = np.where(mask, v, y)`",
+            np.putmask: "`y = np.where(mask, v, y)`",
+            np.fill_diagonal: "a write through `np.diag_indices`",
+            np.put_along_axis: "a write `y[idx] = v`",
+            np.random.shuffle: "`y = np.random.permutation(y)`",
+            random.shuffle: "`xs = random.sample(xs, len(xs))`"}
+
+
+def changed_in_place(value, op: Op, fn: ir.Function, is_local, kind):
+    """``(what, atom, instead)`` when the call `value` changes one of its list or array
+    arguments in place (an ``out=`` argument, a ufunc's positional output, a mutating
+    method such as ``.fill()`` or ``.sort()``, ``np.copyto``...): `atom` is the object
+    changed, `instead` what to write in its place. None otherwise."""
+    if not isinstance(value, ast.Call) or op.kind in ("append", "pop", "add_at", "add_into"):
+        return None
+    for k in value.keywords:
+        if k.arg == "out" and not (isinstance(k.value, ast.Constant) and k.value.value is None):
+            return "the `out=` argument", k.value, \
+                "Assign the result instead: `y = np.clip(x, lo, hi)` for " \
+                "`np.clip(x, lo, hi, out=y)`."
+    func = value.func
+    if isinstance(func, ast.Attribute) and _local_attr(func, is_local):
+        receiver = kind(func.value)
+        table = _LIST_MUTATORS if isinstance(receiver, ListKind) else \
+            _ARRAY_MUTATORS if isinstance(receiver, ArrayKind) else {}
+        if func.attr in table or func.attr in _IN_PLACE_DUNDERS:
+            instead = table.get(func.attr, "an assignment")
+            return f"`.{func.attr}()`", func.value, f"Write {instead} instead."
+        return None
+    obj = fn.refs.get(ir.dotted(func), None)
+    if isinstance(obj, np.ufunc) and len(value.args) > obj.nin:
+        return f"the output argument of `{ir.dotted(func)}`", value.args[obj.nin], \
+            f"Assign the result instead: `y = {ir.dotted(func)}(...)`."
+    instead = _hashable_get(_mutating_functions(), obj)
+    if instead is not None and value.args:
+        return f"`{ir.dotted(func)}`", value.args[0], f"Write {instead} instead."
+    return None
+
+
+def _hashable_get(table, key):
+    try:
+        return table.get(key)
+    except TypeError:
+        return None
+
+
+def _effect(obj):
+    """For a call that adds into its first argument in place, ``(op kind, number of
+    arguments)``; else None."""
+    if obj is runtime.add_into:
+        return "add_into", 2
+    if getattr(obj, "__self__", None) is np.add and getattr(obj, "__name__", None) == "at":
+        return "add_at", 3  # (each `np.add.at` is a new bound method object)
+    return None
+
+
+_MISSING = object()

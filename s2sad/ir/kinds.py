@@ -1,0 +1,337 @@
+"""The kinds of values the analyses and transforms work with.
+
+`kind_of(value)` sorts runtime values into kinds: "scalar" (`SCALAR`, a real float),
+"int" (`INT`: ints and bools), `ArrayKind` (a NumPy array: its rank and dtype kind),
+`ListKind` (a list and the kind of its elements), `DTypeKind` (``x.dtype`` of an
+array of known dtype), "other" (`OTHER`), "?" (`UNKNOWN`), or a tuple of kinds (a
+tuple's items). `merged` joins two kinds (a value that is either), `differentiable`
+says whether a value of a kind can carry a derivative, and `shape_pattern` and
+`with_shapes` label the axes of a call's array arguments (which are 1 and which
+are equal), the labels the compiled code is specialised on.
+
+This module knows NumPy only through the values it is given (it never imports it)
+and imports nothing else from s2sad.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+SCALAR, INT, OTHER, UNKNOWN = "scalar", "int", "other", "?"
+
+
+@dataclass(frozen=True)
+class ArrayKind:
+    """A NumPy array of rank `ndim` (None: unknown) and dtype kind `dtype` ("f" float,
+    "i" integer, "b" bool, "c" complex, "?" unknown). Float arrays carry derivatives.
+
+    `dims` and `exact` are set only on the kinds of a call's arguments: `dims` (see
+    `shape_pattern`) has one label per axis, 1 for an axis of length 1, and for the
+    others a label shared by exactly the axes of the call's arrays that have the same
+    length; `exact` is the dtype's name ("float32"), which the gradient keeps."""
+
+    ndim: object = None
+    dtype: str = "f"
+    dims: tuple | None = None
+    exact: str | None = None
+
+    def __repr__(self):
+        rank = "?" if self.ndim is None else self.ndim
+        dims = "" if self.dims is None else f", dims {self.dims}"
+        exact = "" if self.exact is None else f", {self.exact}"
+        return f"array[{rank}d, {self.dtype}{dims}{exact}]"
+
+
+ARRAY = ArrayKind()
+
+
+@dataclass(frozen=True)
+class ListKind:
+    """A Python list whose elements have kind `elem`. A list is mutable: every name
+    that refers to the same list object shares one adjoint (a list of adjoints).
+
+    `items` is set only on the kinds of a call's arguments that hold arrays (and
+    have at most `ITEMS` elements): each element's kind, in order, so that
+    ``params[0]`` and ``w, b = params`` of ``params = [W, b]`` are a matrix and a
+    vector, not the arrays of unknown rank `elem` says they may be. It says the
+    list's length too, so a change of the list in place (`append`, `pop`, a write)
+    forgets it (`activity`)."""
+
+    elem: object
+    items: tuple | None = None
+
+    def __repr__(self):
+        if self.items is not None:
+            return f"list[{', '.join(map(repr, self.items))}]"
+        return f"list[{self.elem}]"
+
+
+ITEMS = 32  # the longest list of arrays whose elements' kinds an argument's kind lists
+
+
+def kind_of(value, items=True):
+    """The kind of `value` (a list's `items` only with `items`, for the list itself,
+    not for the lists it holds: those may change through another name)."""
+    if isinstance(value, bool) or isinstance(value, int):
+        return INT
+    if isinstance(value, float):
+        return SCALAR
+    if isinstance(value, tuple):
+        return tuple(kind_of(v, False) for v in value)
+    if isinstance(value, list):
+        elem = None
+        kinds = [kind_of(v, False) for v in value]
+        for k in kinds:
+            elem = k if elem is None else merged(elem, k)
+        if items and len(kinds) <= ITEMS and any(isinstance(k, ArrayKind) for k in kinds):
+            # (an int among arrays is a number, as in `elem`)
+            return ListKind(elem, tuple(SCALAR if k == INT else k for k in kinds))
+        return ListKind(UNKNOWN if elem is None else elem)
+    np = _numpy()
+    if np is not None:
+        if isinstance(value, np.ndarray):
+            return ArrayKind(value.ndim, _DTYPES.get(value.dtype.kind, "?"))
+        if isinstance(value, np.integer) or isinstance(value, np.bool_):
+            return INT
+        if isinstance(value, np.floating):
+            return SCALAR
+    if isinstance(value, complex):
+        return OTHER
+    return OTHER
+
+
+_DTYPES = {"f": "f", "i": "i", "u": "i", "b": "b", "c": "c"}
+
+
+def merged(a, b):
+    """The kind of a value that is either of kind `a` or of kind `b` (an element of
+    a list holding both): an int and a float are a float; arrays of different ranks
+    an array of unknown rank (of unknown dtype where theirs differ), and arrays with
+    numbers too; lists of such elements a list of their merged kind; anything else
+    unknown."""
+    if a == b:
+        return a
+    if {a, b} <= {SCALAR, INT}:
+        return SCALAR
+    if isinstance(a, ListKind) and isinstance(b, ListKind):
+        return ListKind(merged(a.elem, b.elem))
+    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
+        return tuple(merged(x, y) for x, y in zip(a, b))
+    if isinstance(a, ArrayKind) or isinstance(b, ArrayKind):
+        arrays = [k for k in (a, b) if isinstance(k, ArrayKind)]
+        others = [k for k in (a, b) if not isinstance(k, ArrayKind)]
+        if all(k in (SCALAR, INT) for k in others):
+            ndims = {k.ndim for k in arrays}
+            dtypes = {k.dtype for k in arrays}
+            return ArrayKind(ndims.pop() if len(ndims) == 1 and not others else None,
+                             dtypes.pop() if len(dtypes) == 1 else "?")
+    return UNKNOWN
+
+
+def shape_pattern(shapes: list) -> list:
+    """The `dims` labels of arrays with these shapes: an axis of length 1 is 1; any
+    other axis gets 2 plus the position (counting every axis of every array in order)
+    of the first axis of its length. So the labels say which axes are 1 and which are
+    equal, and nothing about the lengths themselves: (64, 256) and (256,) give
+    ``[(2, 3), (3,)]``, as (5, 7) and (7,) do."""
+    first: dict = {}
+    out = []
+    at = 0
+    for shape in shapes:
+        dims = []
+        for n in shape:
+            dims.append(1 if n == 1 else first.setdefault(n, 2 + at))
+            at += 1
+        out.append(tuple(dims))
+    return out
+
+
+def shaped_arguments(values: dict) -> list:
+    """The arrays among the arguments `values` that the shape pattern labels, in
+    order, as ``(name, index, shape)``: an array argument (index None), and each array
+    element of a list whose kind lists its elements (`ListKind.items`)."""
+    np = _numpy()
+    out = []
+    if np is None:
+        return out
+    for n, v in values.items():
+        if isinstance(v, np.ndarray):
+            out.append((n, None, v.shape))
+        elif isinstance(v, list) and len(v) <= ITEMS and \
+                any(isinstance(e, np.ndarray) for e in v):
+            out.extend((n, i, e.shape) for i, e in enumerate(v) if isinstance(e, np.ndarray))
+    return out
+
+
+def with_shapes(kinds: dict, values: dict) -> dict:
+    """`kinds` with the `dims` and `exact` dtype of every array argument among
+    `values` filled in, and the `dims` of the array elements a list argument's kind
+    lists (`shaped_arguments`: the dispatcher keys on the same labels)."""
+    shaped = [(n, i, shape) for n, i, shape in shaped_arguments(values)
+              if n in kinds and (isinstance(kinds[n], ArrayKind) if i is None else
+                                 isinstance(kinds[n], ListKind) and kinds[n].items is not None
+                                 and len(kinds[n].items) == len(values[n]))]
+    if not shaped:
+        return kinds
+    out = dict(kinds)
+    items = {}
+    for (n, i, _), dims in zip(shaped, shape_pattern([shape for _, _, shape in shaped])):
+        if i is None:
+            out[n] = ArrayKind(kinds[n].ndim, kinds[n].dtype, dims, values[n].dtype.name)
+        else:
+            k = items.setdefault(n, list(kinds[n].items))[i]
+            items[n][i] = ArrayKind(k.ndim, k.dtype, dims)
+    for n, listed in items.items():
+        out[n] = ListKind(kinds[n].elem, tuple(listed))
+    return out
+
+
+def kind_of_type(tp):
+    """The kind of any value of type `tp` (None when it depends on the value)."""
+    if tp is bool or tp is int:
+        return INT
+    if tp is float:
+        return SCALAR
+    np = _numpy()
+    if np is not None:
+        if issubclass(tp, np.floating):
+            return SCALAR
+        if issubclass(tp, (np.integer, np.bool_)):
+            return INT
+    if issubclass(tp, float):
+        return SCALAR
+    if issubclass(tp, int):
+        return INT
+    return None
+
+
+def differentiable(kind) -> bool:
+    if isinstance(kind, tuple):
+        return any(differentiable(k) for k in kind)
+    if isinstance(kind, ListKind):
+        return differentiable(kind.elem)
+    if isinstance(kind, ArrayKind):
+        return kind.dtype in ("f", "?")
+    return kind in (SCALAR, UNKNOWN)
+
+
+def _numpy():
+    return sys.modules.get("numpy")
+
+
+def rank_of(kind):
+    return kind.ndim if isinstance(kind, ArrayKind) else (0 if kind in (SCALAR, INT) else None)
+
+
+def array_rank(kind):
+    """The rank of ``np.asarray(value)`` for a value of `kind` (None: unknown): a
+    number is 0-d, a list or tuple adds one axis to its elements' common rank."""
+    if isinstance(kind, ListKind):
+        inner = array_rank(kind.elem)
+        return None if inner is None else inner + 1
+    if isinstance(kind, tuple):
+        ranks = {array_rank(k) for k in kind}
+        if not kind:
+            return 1
+        return None if len(ranks) != 1 or None in ranks else ranks.pop() + 1
+    return rank_of(kind)
+
+
+def isinstance_known(kind, classes: tuple):
+    """``isinstance(p, classes)`` for a parameter `p` of `kind`, where the kind decides
+    it for every value the compiled code is called with (it is specialised on the
+    arguments' types): True, False, or None when it does not."""
+    np = _numpy()
+    if isinstance(kind, ArrayKind) and kind.ndim not in (None, 0):
+        # (a value of rank 0 may be a NumPy scalar: a ufunc of 0-d arrays gives one)
+        types = (np.ndarray,)
+    elif isinstance(kind, ListKind):
+        types = (list,)
+    elif isinstance(kind, tuple):
+        types = (tuple,)
+    elif kind == SCALAR:
+        types = (float,) + ((np.floating,) if np is not None else ())
+    elif kind == INT:
+        types = (int,) + ((np.integer, np.bool_) if np is not None else ())
+    else:
+        return None
+    # classes no value of another of these types can be an instance of
+    fixed = {float, int, bool, complex, str, bytes, list, tuple, dict, set, type(None)}
+    if np is not None:
+        fixed |= {np.ndarray, np.generic, np.number, np.floating, np.integer, np.bool_,
+                  np.complexfloating, np.float64, np.float32, np.int64, np.int32}
+    answers = set()
+    for cls in classes:
+        if not isinstance(cls, type):
+            return None
+        if all(issubclass(t, cls) for t in types):
+            return True
+        if cls in fixed and not any(issubclass(t, cls) or issubclass(cls, t) for t in types):
+            answers.add(False)
+        else:
+            answers.add(None)
+    return False if answers == {False} else None
+
+
+def leaves_dtype(kind) -> str:
+    """The dtype kind of ``np.asarray`` of a value of `kind`: "i" for ints only, "f"
+    for floats (and ints), else "?"."""
+    found = set()
+
+    def visit(k):
+        if isinstance(k, ListKind):
+            visit(k.elem)
+        elif isinstance(k, tuple):
+            for e in k:
+                visit(e)
+        elif isinstance(k, ArrayKind):
+            found.add(k.dtype)
+        else:
+            found.add({INT: "i", SCALAR: "f"}.get(k, "?"))
+
+    visit(kind)
+    if found == {"i"}:
+        return "i"
+    return "f" if found and found <= {"i", "f"} else "?"
+
+
+def all_floats(kind) -> bool:
+    if isinstance(kind, ListKind):
+        return all_floats(kind.elem)
+    if isinstance(kind, tuple):
+        return bool(kind) and all(all_floats(k) for k in kind)
+    return kind == SCALAR
+
+
+def attribute_kind(attr: str, kind):
+    """The kind of ``x.shape``, ``x.ndim`` or ``x.size`` for an `x` of `kind` (a
+    number's, for NumPy scalars, too)."""
+    if attr in ("ndim", "size"):
+        return INT if isinstance(kind, ArrayKind) or kind in (SCALAR, INT) else UNKNOWN
+    if attr == "shape":
+        rank = rank_of(kind)
+        return (INT,) * rank if rank is not None else UNKNOWN
+    if attr == "dtype" and isinstance(kind, ArrayKind) and kind.dtype != "?":
+        return DTypeKind(kind.dtype)  # (so `np.zeros(n, dtype=x.dtype)` has a known dtype)
+    return UNKNOWN
+
+
+@dataclass(frozen=True)
+class DTypeKind:
+    """The kind of ``x.dtype`` for an array whose dtype kind `code` is known."""
+
+    code: str
+
+    def __repr__(self):
+        return f"dtype[{self.code}]"
+
+
+def logical_kind(inputs: list):
+    """The kind of a comparison, bitwise operation or `not`/`~` of `inputs`: a
+    boolean array when an input is an array, else an int."""
+    arrays = [k for k in inputs if isinstance(k, ArrayKind)]
+    if not arrays:
+        return INT
+    ranks = [rank_of(k) for k in inputs]
+    return ArrayKind(max(ranks) if None not in ranks else None, "b")
