@@ -24,6 +24,7 @@ from s2sad import runtime
 from s2sad.primitives import forward as forward_table
 from s2sad.primitives import helpers as helpers_table
 from s2sad.primitives import reverse as reverse_table
+from s2sad.primitives import templates
 
 OPERATOR_FUNCS = {
     "add": operator.add, "sub": operator.sub, "mul": operator.mul,
@@ -591,7 +592,7 @@ def test_fold():
     # tuple of axes is one constant in the compiler's code)
     e = ast.parse("np.transpose(g, None if axes is None else np.argsort(axes))", mode="eval").body
     axes = {"axes": ast.Constant(value=(2, 0, 1))}
-    assert ast.unparse(rules.fold(rules._subst(e, axes))) == "np.transpose(g, (1, 2, 0))"
+    assert ast.unparse(rules.fold(templates.subst(e, axes))) == "np.transpose(g, (1, 2, 0))"
     # the transpose rule's inverse permutation of a literal `axes`, counted from either
     # end, is worked out now
     e = reverse_table.np_transpose

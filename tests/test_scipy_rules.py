@@ -189,10 +189,10 @@ def test_s2sad_works_without_scipy(tmp_path):
         "sys.modules['scipy'] = None  # import scipy fails from here on\n"
         "import math\n"
         "import s2sad\n"
-        "from s2sad import rules\n\n\n"
+        "from s2sad.primitives import registry\n\n\n"
         "def f(x):\n"
         "    return math.erf(x) * x\n\n\n"
-        "print(s2sad.grad(f)(0.5), sorted(rules._OPTIONAL), 's2sad.primitives.scipy_special' in sys.modules)\n")
+        "print(s2sad.grad(f)(0.5), sorted(registry.OPTIONAL), 's2sad.primitives.scipy_special' in sys.modules)\n")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     done = subprocess.run([sys.executable, str(tmp_path / "no_scipy.py")], capture_output=True,
                           text=True, env=dict(os.environ, PYTHONPATH=root))

@@ -12,16 +12,19 @@ import math
 import numpy as np
 
 from ..runtime import cofactors, extreme_bar, inverse_t, norm_bar, prod_others
-from . import FORWARD, add_rule, norm_orders
+from .registry import FORWARD, add_rule, norm_orders
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126  # 2 / sqrt(pi), the scale of erf's derivative
 LN2 = math.log(2.0)  # Python floats, so a float32 array stays float32
 LN10 = math.log(10.0)
 
 
-def rule(key, when=None, static=None):
+def rule(key, when=None, static=None, lists=()):
+    """Register the decorated function as the forward rule for `key` (`add_rule`;
+    `lists` names the parameters its variant for lists converts with np.asarray)."""
+
     def register(func):
-        add_rule(FORWARD, "forward", key, func, when, static)
+        add_rule(FORWARD, "forward", key, func, when, static, lists)
         return func
 
     return register
@@ -470,51 +473,25 @@ def np_tan(x, out, x_dot):
     return (1.0 + out * out) * x_dot
 
 
-@rule(np.arcsin)
+@rule(np.arcsin, lists=("x", "x_dot"))
 def np_arcsin(x, out, x_dot):
     return x_dot / np.sqrt(1.0 - x * x)
 
 
-@rule(np.arcsin, when="list")
-def np_arcsin_of_list(x, out, x_dot):
-    xa = np.asarray(x)
-    return np.asarray(x_dot) / np.sqrt(1.0 - xa * xa)
-
-
-@rule(np.arccos)
+@rule(np.arccos, lists=("x", "x_dot"))
 def np_arccos(x, out, x_dot):
     return -x_dot / np.sqrt(1.0 - x * x)
 
 
-@rule(np.arccos, when="list")
-def np_arccos_of_list(x, out, x_dot):
-    xa = np.asarray(x)
-    return -np.asarray(x_dot) / np.sqrt(1.0 - xa * xa)
-
-
-@rule(np.arctan)
+@rule(np.arctan, lists=("x", "x_dot"))
 def np_arctan(x, out, x_dot):
     return x_dot / (1.0 + x * x)
 
 
-@rule(np.arctan, when="list")
-def np_arctan_of_list(x, out, x_dot):
-    xa = np.asarray(x)
-    return np.asarray(x_dot) / (1.0 + xa * xa)
-
-
-@rule(np.arctan2)
+@rule(np.arctan2, lists=("y", "x", "y_dot", "x_dot"))
 def np_arctan2(y, x, out, y_dot, x_dot):
     r2 = x * x + y * y
     return x * y_dot / r2, -y * x_dot / r2
-
-
-@rule(np.arctan2, when="list")
-def np_arctan2_of_list(y, x, out, y_dot, x_dot):
-    ya = np.asarray(y)
-    xa = np.asarray(x)
-    r2 = xa * xa + ya * ya
-    return xa * np.asarray(y_dot) / r2, -ya * np.asarray(x_dot) / r2
 
 
 @rule(np.sinh)
@@ -542,44 +519,24 @@ def np_expm1(x, out, x_dot):
     return (out + 1.0) * x_dot
 
 
-@rule(np.log)
+@rule(np.log, lists=("x", "x_dot"))
 def np_log(x, out, x_dot):
     return x_dot / x
 
 
-@rule(np.log, when="list")
-def np_log_of_list(x, out, x_dot):
-    return np.asarray(x_dot) / np.asarray(x)
-
-
-@rule(np.log1p)
+@rule(np.log1p, lists=("x", "x_dot"))
 def np_log1p(x, out, x_dot):
     return x_dot / (1.0 + x)
 
 
-@rule(np.log1p, when="list")
-def np_log1p_of_list(x, out, x_dot):
-    return np.asarray(x_dot) / (1.0 + np.asarray(x))
-
-
-@rule(np.log2)
+@rule(np.log2, lists=("x", "x_dot"))
 def np_log2(x, out, x_dot):
     return x_dot / (x * LN2)
 
 
-@rule(np.log2, when="list")
-def np_log2_of_list(x, out, x_dot):
-    return np.asarray(x_dot) / (np.asarray(x) * LN2)
-
-
-@rule(np.log10)
+@rule(np.log10, lists=("x", "x_dot"))
 def np_log10(x, out, x_dot):
     return x_dot / (x * LN10)
-
-
-@rule(np.log10, when="list")
-def np_log10_of_list(x, out, x_dot):
-    return np.asarray(x_dot) / (np.asarray(x) * LN10)
 
 
 @rule(np.sqrt)
@@ -587,14 +544,9 @@ def np_sqrt(x, out, x_dot):
     return x_dot / (2.0 * out)
 
 
-@rule(np.square)
+@rule(np.square, lists=("x",))
 def np_square(x, out, x_dot):
     return 2.0 * x * x_dot
-
-
-@rule(np.square, when="list")
-def np_square_of_list(x, out, x_dot):
-    return 2.0 * np.asarray(x) * x_dot
 
 
 @rule(np.abs)
@@ -627,6 +579,9 @@ def np_power(x, y, out, x_dot, y_dot):
 
 @rule(np.power, when="list")
 def np_power_of_list(x, y, out, x_dot, y_dot):
+    # (written out, not derived with `lists`: unlike np_power's, the log's argument
+    # here is 1 only where x == 0, not also where y_dot == 0, and a derived variant
+    # would change the code emitted for lists)
     xa = np.asarray(x)
     ya = np.asarray(y)
     return (np.where(ya == 0, ya / np.where((xa == 0) | (ya != 0), 1, xa),
@@ -634,28 +589,14 @@ def np_power_of_list(x, y, out, x_dot, y_dot):
             out * np.log(np.where(xa == 0, 1.0, xa)) * y_dot)
 
 
-@rule(np.maximum)
+@rule(np.maximum, lists=("x", "y"))
 def np_maximum(x, y, out, x_dot, y_dot):
     return (x >= y) * x_dot, (x < y) * y_dot
 
 
-@rule(np.maximum, when="list")
-def np_maximum_of_list(x, y, out, x_dot, y_dot):
-    xa = np.asarray(x)
-    ya = np.asarray(y)
-    return (xa >= ya) * x_dot, (xa < ya) * y_dot
-
-
-@rule(np.minimum)
+@rule(np.minimum, lists=("x", "y"))
 def np_minimum(x, y, out, x_dot, y_dot):
     return (x <= y) * x_dot, (x > y) * y_dot
-
-
-@rule(np.minimum, when="list")
-def np_minimum_of_list(x, y, out, x_dot, y_dot):
-    xa = np.asarray(x)
-    ya = np.asarray(y)
-    return (xa <= ya) * x_dot, (xa > ya) * y_dot
 
 
 @rule(np.logaddexp)

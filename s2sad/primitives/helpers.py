@@ -17,7 +17,7 @@ import numpy as np
 from .. import runtime
 from ..runtime import (cofactors_dot, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar, pieces,
                        prod_others_dot, unbroadcast, unreduce, unstack, vstack_pieces)
-from . import FORWARD, add_rule
+from .registry import FORWARD, add_rule
 
 
 def rule(key):

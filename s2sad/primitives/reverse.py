@@ -18,16 +18,19 @@ import numpy as np
 from ..runtime import cofactors, extreme_bar, inverse_t, matmul_x_bar, matmul_y_bar, norm_bar
 from ..runtime import pieces, prod_others
 from ..runtime import unbroadcast, unreduce, unstack, vstack_pieces
-from . import REVERSE, add_rule, norm_orders
+from .registry import REVERSE, add_rule, norm_orders
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126  # 2 / sqrt(pi), the scale of erf's derivative
 LN2 = math.log(2.0)  # Python floats, so a float32 array stays float32
 LN10 = math.log(10.0)
 
 
-def rule(key, when=None, static=None):
+def rule(key, when=None, static=None, lists=()):
+    """Register the decorated function as the reverse rule for `key` (`add_rule`;
+    `lists` names the parameters its variant for lists converts with np.asarray)."""
+
     def register(func):
-        add_rule(REVERSE, "reverse", key, func, when, static)
+        add_rule(REVERSE, "reverse", key, func, when, static, lists)
         return func
 
     return register
@@ -478,51 +481,25 @@ def np_tan(x, out, out_bar):
     return out_bar * (1.0 + out * out)
 
 
-@rule(np.arcsin)
+@rule(np.arcsin, lists=("x",))
 def np_arcsin(x, out, out_bar):
     return out_bar / np.sqrt(1.0 - x * x)
 
 
-@rule(np.arcsin, when="list")
-def np_arcsin_of_list(x, out, out_bar):
-    xa = np.asarray(x)
-    return out_bar / np.sqrt(1.0 - xa * xa)
-
-
-@rule(np.arccos)
+@rule(np.arccos, lists=("x",))
 def np_arccos(x, out, out_bar):
     return -out_bar / np.sqrt(1.0 - x * x)
 
 
-@rule(np.arccos, when="list")
-def np_arccos_of_list(x, out, out_bar):
-    xa = np.asarray(x)
-    return -out_bar / np.sqrt(1.0 - xa * xa)
-
-
-@rule(np.arctan)
+@rule(np.arctan, lists=("x",))
 def np_arctan(x, out, out_bar):
     return out_bar / (1.0 + x * x)
 
 
-@rule(np.arctan, when="list")
-def np_arctan_of_list(x, out, out_bar):
-    xa = np.asarray(x)
-    return out_bar / (1.0 + xa * xa)
-
-
-@rule(np.arctan2)
+@rule(np.arctan2, lists=("y", "x"))
 def np_arctan2(y, x, out, out_bar):
     r2 = x * x + y * y
     return unbroadcast(out_bar * x / r2, y), unbroadcast(-out_bar * y / r2, x)
-
-
-@rule(np.arctan2, when="list")
-def np_arctan2_of_list(y, x, out, out_bar):
-    ya = np.asarray(y)
-    xa = np.asarray(x)
-    r2 = xa * xa + ya * ya
-    return unbroadcast(out_bar * xa / r2, y), unbroadcast(-out_bar * ya / r2, x)
 
 
 @rule(np.sinh)
@@ -550,44 +527,24 @@ def np_expm1(x, out, out_bar):
     return out_bar * (out + 1.0)
 
 
-@rule(np.log)
+@rule(np.log, lists=("x",))
 def np_log(x, out, out_bar):
     return out_bar / x
 
 
-@rule(np.log, when="list")
-def np_log_of_list(x, out, out_bar):
-    return out_bar / np.asarray(x)
-
-
-@rule(np.log1p)
+@rule(np.log1p, lists=("x",))
 def np_log1p(x, out, out_bar):
     return out_bar / (1.0 + x)
 
 
-@rule(np.log1p, when="list")
-def np_log1p_of_list(x, out, out_bar):
-    return out_bar / (1.0 + np.asarray(x))
-
-
-@rule(np.log2)
+@rule(np.log2, lists=("x",))
 def np_log2(x, out, out_bar):
     return out_bar / (x * LN2)
 
 
-@rule(np.log2, when="list")
-def np_log2_of_list(x, out, out_bar):
-    return out_bar / (np.asarray(x) * LN2)
-
-
-@rule(np.log10)
+@rule(np.log10, lists=("x",))
 def np_log10(x, out, out_bar):
     return out_bar / (x * LN10)
-
-
-@rule(np.log10, when="list")
-def np_log10_of_list(x, out, out_bar):
-    return out_bar / (np.asarray(x) * LN10)
 
 
 @rule(np.sqrt)
@@ -595,14 +552,9 @@ def np_sqrt(x, out, out_bar):
     return out_bar / (2.0 * out)
 
 
-@rule(np.square)
+@rule(np.square, lists=("x",))
 def np_square(x, out, out_bar):
     return out_bar * 2.0 * x
-
-
-@rule(np.square, when="list")
-def np_square_of_list(x, out, out_bar):
-    return out_bar * 2.0 * np.asarray(x)
 
 
 @rule(np.abs)
@@ -627,44 +579,21 @@ def np_power_by_number(x, y, out, out_bar):
             unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
 
 
-@rule(np.power)
+@rule(np.power, lists=("x", "y"))
 def np_power(x, y, out, out_bar):
     return (unbroadcast(out_bar * np.where(y == 0, y / np.where((x == 0) | (y != 0), 1, x),
                                           y * np.where(y == 0, 1, x) ** (y - 1)), x),
             unbroadcast(out_bar * out * np.log(np.where(x == 0, 1.0, x)), y))
 
 
-@rule(np.power, when="list")
-def np_power_of_list(x, y, out, out_bar):
-    xa = np.asarray(x)
-    ya = np.asarray(y)
-    return (unbroadcast(out_bar * np.where(ya == 0, ya / np.where((xa == 0) | (ya != 0), 1, xa),
-                                          ya * np.where(ya == 0, 1, xa) ** (ya - 1)), x),
-            unbroadcast(out_bar * out * np.log(np.where(xa == 0, 1.0, xa)), y))
-
-
-@rule(np.maximum)
+@rule(np.maximum, lists=("x", "y"))
 def np_maximum(x, y, out, out_bar):
     return unbroadcast(out_bar * (x >= y), x), unbroadcast(out_bar * (x < y), y)
 
 
-@rule(np.maximum, when="list")
-def np_maximum_of_list(x, y, out, out_bar):
-    xa = np.asarray(x)
-    ya = np.asarray(y)
-    return unbroadcast(out_bar * (xa >= ya), x), unbroadcast(out_bar * (xa < ya), y)
-
-
-@rule(np.minimum)
+@rule(np.minimum, lists=("x", "y"))
 def np_minimum(x, y, out, out_bar):
     return unbroadcast(out_bar * (x <= y), x), unbroadcast(out_bar * (x > y), y)
-
-
-@rule(np.minimum, when="list")
-def np_minimum_of_list(x, y, out, out_bar):
-    xa = np.asarray(x)
-    ya = np.asarray(y)
-    return unbroadcast(out_bar * (xa <= ya), x), unbroadcast(out_bar * (xa > ya), y)
 
 
 @rule(np.logaddexp)

@@ -18,7 +18,7 @@ import numpy as np
 from scipy import special
 
 from ..runtime import unbroadcast, unreduce
-from . import FORWARD, REDUCTIONS, REVERSE, add_rule
+from .registry import FORWARD, REDUCTIONS, REVERSE, add_rule
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126  # 2 / sqrt(pi), the scale of erf's derivative
 

@@ -1,0 +1,429 @@
+"""The rule registry: the tables of derivative rules and how a call finds its rule.
+
+`REVERSE` and `FORWARD` map a primitive (a callable, or an operator's name from
+`OPERATORS`) to its `Rule` objects. The built-in tables fill them as they are imported
+(`forward`, `reverse`, `linalg_forward`, `linalg_reverse`, `helpers`); users add rules
+with `register_rule`. A rule's ``def`` is in the form `templates` describes.
+Keyword-only parameters with defaults before ``out`` are options (``axis=None,
+keepdims=False``): static arguments of the call, given by keyword or by position after
+the inputs (only the first `Rule.positional` of them, when set). A rule may refuse
+some literal options (`Rule.static`, given their values: ``ord=1`` of
+``np.linalg.norm``); a call it refuses does not fit it, so an active one is a
+`NoRuleError` when the function is transformed, not an error when it runs.
+
+A primitive may have several rules for different kinds of inputs (`Rule.when`):
+``"array"`` when some input is a NumPy array (``x * y`` on arrays needs `unbroadcast`),
+``"list"`` when some input is a Python list or tuple (``np.square(xs)``: arithmetic
+on it needs ``np.asarray`` first, which numbers and arrays should not pay for; a
+table derives such a variant from the rule itself, `add_rule`'s `lists`), or one
+pattern per input (``("2d", "1d")`` for a matrix times a vector; ``"nd"`` for an
+array of another or unknown rank, such as a stack of matrices; ``"int"`` for an
+integer, ``x ** k``, whose ``k`` is never differentiated). The most specific rule
+that matches wins (a pattern, then "list", then "array"); a rule without `when` is
+the fallback. Kinds with no matching rule have no derivative: a `NoRuleError` when
+the call is active.
+
+A user who registers only a forward rule still gets reverse mode when every term is
+linear and elementwise in its input's tangent: `derive_reverse` transposes the
+template (`templates.transpose`). Anything else keeps the reason on the forward rule
+(`Rule.note`) for reverse mode's error. `stop_gradient` and callables declared with
+`nondifferentiable` are constants to the compiler and the engines
+(`NONDIFFERENTIABLE`).
+
+Rules for SciPy's special functions (`scipy_special`) are loaded the first time a
+rule is looked up after ``scipy.special`` has been imported (`OPTIONAL`); SciPy is
+never imported here.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import sys
+import types
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import runtime
+from ..errors import S2SADError
+from .templates import (NOT_LITERAL, Template, as_arrays, instantiate, literal, read_template,
+                        rule_function, split_params, transpose)
+
+REVERSE: dict = {}
+FORWARD: dict = {}
+NONDIFFERENTIABLE: set = set()  # callables whose result is constant to the compiler
+# constant only while the arguments are: np.full(n, x), np.sort(v) move with x and v,
+# so an active argument is an error (no rule yet), never a silently constant result
+MOVES_WITH_ARGUMENTS: set = set()
+REDUCTIONS: set = set()  # callables outside NumPy that reduce like np.sum (axis=, keepdims=)
+ON_CHANGE: list = []  # called after a user registers a rule (caches drop what they hold)
+# rule modules for optional libraries: loaded once the library is imported (`_load_optional`)
+OPTIONAL = {"scipy.special": "scipy_special"}
+
+OPERATORS = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
+    ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul",
+    ast.USub: "neg", ast.UAdd: "pos",
+}
+
+
+def key_name(key) -> str:
+    """How error messages and comments name a rule key."""
+    if isinstance(key, str):
+        return key
+    module = getattr(key, "__module__", None) or ""
+    qual = getattr(key, "__qualname__", None) or getattr(key, "__name__", repr(key))
+    if module in ("builtins", ""):
+        return qual
+    return f"{module}.{qual}"
+
+
+@dataclass(eq=False)
+class Rule:
+    key: object
+    mode: str  # "reverse" or "forward"
+    func: types.FunctionType
+    inputs: tuple
+    options: dict = field(default_factory=dict)  # name -> default value
+    when: object = None  # None, "array", or a pattern per input
+    _template: Template | None = field(default=None, repr=False)
+    positional: int | None = None  # how many options a call may give by position (None: all)
+    derived: bool = False  # a reverse rule transposed from the user's forward rule
+    note: str = ""  # a forward rule's: why no reverse rule could be derived from it
+    # options -> None, or why the rule refuses them (see `Rule.refusal`)
+    static: object = field(default=None, repr=False)
+
+    def matches(self, kinds) -> bool:
+        if self.when is None:
+            return True
+        if kinds is None:
+            return False
+        if self.when == "array":
+            return any(kind_class(k) in ("1d", "2d", "array") for k in kinds)
+        if self.when == "list":
+            return any(kind_class(k) == "list" or isinstance(k, tuple) for k in kinds)
+        # (the engines pass values for kinds: a number or an array is no kind name)
+        return len(kinds) >= len(self.when) and all(
+            _pattern_ok(p, kind_class(k)) if p not in ("scalar", "int")
+            else isinstance(k, str) and (k == "int" or p == "scalar" and k == "scalar")
+            for p, k in zip(self.when, kinds))
+
+    def bind(self, args, keywords):
+        """Inputs (atoms in rule order) and options (name -> atom) of a call, or None
+        when the call does not fit this rule (or the rule refuses its options)."""
+        bound = self._bind(args, keywords)
+        if bound is None or self.static is not None and self._refuses(bound[1]):
+            return None
+        return bound
+
+    def _bind(self, args, keywords):
+        n = len(self.inputs)
+        if len(args) < n:
+            named = {k.arg: k.value for k in keywords}
+            missing = self.inputs[len(args):]
+            if not all(m in named for m in missing):
+                return None
+            args = list(args) + [named.pop(m) for m in missing]
+            keywords = [k for k in keywords if k.arg in named]
+        inputs, extra = list(args[:n]), list(args[n:])
+        names = list(self.options)[:self.positional]
+        if len(extra) > len(names):
+            return None
+        options = dict(zip(names, extra))
+        for k in keywords:
+            if k.arg not in self.options or k.arg in options:
+                return None
+            options[k.arg] = k.value
+        return inputs, options
+
+    def _refuses(self, options):
+        values = dict(self.options)
+        values.update({name: literal(atom) for name, atom in options.items()})
+        return self.static(**values)
+
+    def refusal(self, args, keywords) -> str | None:
+        """Why this rule refuses the literal options of a call (``ord=1`` of a norm
+        whose derivative it does not give), or None. `Rule.static` decides, from the
+        options' values where they are literals (`NOT_LITERAL` where they are not:
+        the runtime checks those); `bind` does not fit a refused call, so an active
+        one is a `NoRuleError` at transform time."""
+        bound = None if self.static is None else self._bind(args, keywords)
+        return None if bound is None else self._refuses(bound[1])
+
+    @property
+    def arity(self) -> int:
+        return len(self.inputs)
+
+    @property
+    def template(self) -> Template:
+        if self._template is None:
+            self._template = read_template(self.func, self.mode, self.arity, key_name(self.key))
+        return self._template
+
+    @property
+    def differentiable(self) -> tuple:
+        """Per input: does the rule give it a derivative (a term that is not None)?"""
+        return tuple(t is not None for t in self.template.terms)
+
+    def instantiate(self, inputs, out, seeds, wanted, fresh, options=None):
+        """Inline the rule.
+
+        `inputs` are the statement's atoms, `out` the result's atom, `seeds` the
+        expressions for ``out_bar`` (one) or the input tangents (one per input, None
+        for inactive inputs), `wanted` the input positions whose terms are needed,
+        `fresh()` a source of new temporary names. Returns ``(assigns, terms)``: the
+        template's own lines that the wanted terms need, and the wanted terms (a dict
+        position -> expression).
+        """
+        mapping = {name: ast.Constant(default) for name, default in self.options.items()}
+        mapping.update(options or {})
+        mapping.update(zip(self.inputs, inputs))
+        mapping["out"] = out
+        if self.mode == "reverse":
+            mapping["out_bar"] = seeds[0]
+        else:
+            for name, seed in zip(self.inputs, seeds):
+                mapping[name + "_dot"] = seed if seed is not None else ast.Constant(0.0)
+        return instantiate(self.template, mapping, wanted, fresh)
+
+
+def norm_orders(matrix: bool):
+    """The `Rule.static` check of ``np.linalg.norm``'s rules: their derivative is the
+    2-norm's (``ord=None``, ``2``) and the Frobenius norm's, so any other literal `ord`
+    is refused, and ``ord=2`` too where it may be the spectral norm (`matrix`: the
+    rule for arrays not known to be vectors, reduced over all their axes or over two).
+    (A refused call falls through to the next variant, so the rule for vectors is the
+    one that accepts and the fallback the one that refuses: an array of unknown rank
+    needs ``ord=None`` for its 2-norm.) What is not a literal the runtime checks
+    (`runtime.check_norm`)."""
+
+    def refusal(ord=None, axis=None, keepdims=False):
+        if ord is NOT_LITERAL or ord is None or ord == "fro":
+            return None
+        both = matrix and axis is None or isinstance(axis, tuple) and len(axis) == 2
+        if type(ord) in (int, float) and ord == 2 and not both:
+            return None
+        return (f"with ord={ord!r}{' of a matrix' if ord == 2 else ''} (s2sad differentiates "
+                "the 2-norm of vectors, ord=None or 2, and the Frobenius norm, 'fro')")
+
+    return refusal
+
+
+def kind_class(kind) -> str:
+    """How rule patterns see a kind: "1d", "2d", "array" (other or unknown rank),
+    "list", or "scalar" (anything else)."""
+    ndim = getattr(kind, "ndim", "no")
+    if ndim == "no":
+        return "list" if type(kind).__name__ == "ListKind" else "scalar"
+    return {1: "1d", 2: "2d"}.get(ndim, "array")
+
+
+def _pattern_ok(pattern, cls) -> bool:
+    """Does a kind of class `cls` fit `pattern`: a class, "any", "array" (any array) or
+    "nd" (an array of another or unknown rank: a stack of matrices)? (The pattern
+    "scalar" takes a number only, a float or an int, and "int" an int only:
+    `Rule.matches` decides them on the kind, since a value of unknown kind or a tuple
+    is of class "scalar" too.)"""
+    return pattern == "any" or pattern == cls or (pattern == "array" and cls in ("1d", "2d")) \
+        or (pattern == "nd" and cls == "array")
+
+
+def add_rule(table: dict, mode: str, key, func, when=None, static=None, lists=()) -> Rule:
+    """Add the built-in rule `func` for `key` to `table` and return it; with `lists`
+    (names of its parameters), its variant for Python lists and tuples too
+    (`for_lists`)."""
+    inputs, options = split_params(func, mode)
+    rule = Rule(key, mode, func, inputs, options, when)
+    rule.static = static
+    _insert(table, rule)
+    if lists:
+        _insert(table, for_lists(rule, lists))
+    return rule
+
+
+def for_lists(rule: Rule, names) -> Rule:
+    """`rule`'s variant for Python lists and tuples (``when="list"``): the same body,
+    with the parameters `names` (inputs or tangents) converted by ``np.asarray``
+    first (`templates.as_arrays`), as a function ``<rule>_of_list`` beside it."""
+    seeds = ["out_bar"] if rule.mode == "reverse" else [n + "_dot" for n in rule.inputs]
+    template = as_arrays(rule.template, list(rule.inputs) + ["out"] + seeds, names)
+    qualname = getattr(rule.func, "__qualname__", "rule")
+    func = rule_function(rule.func, rule.mode, rule.inputs, rule.options, template,
+                         f"{rule.func.__name__}_of_list", f"{rule.mode} rule {qualname} for lists")
+    return Rule(rule.key, rule.mode, func, rule.inputs, dict(rule.options), "list", template,
+                rule.positional, static=rule.static)
+
+
+def _insert(table: dict, rule: Rule) -> Rule:
+    """Add `rule`, replacing the rule for the same key, arity and kinds."""
+    existing = table.setdefault(rule.key, [])
+    existing[:] = [r for r in existing if (r.arity, r.when) != (rule.arity, rule.when)]
+    existing.append(rule)
+    return rule
+
+
+def lookup(key, nargs: int | None = None, mode: str = "reverse", kinds=None) -> Rule | None:
+    """The rule for `key` with `nargs` inputs (any number when None) that matches the
+    input `kinds` best: a pattern per input, then "list", then "array", then the
+    fallback."""
+    for rule in candidates(key, mode):
+        if (nargs is None or rule.arity == nargs) and rule.matches(kinds):
+            return rule
+    return None
+
+
+def candidates(key, mode="reverse") -> list:
+    """Every rule for `key`, most specific first."""
+    if OPTIONAL:
+        _load_optional()
+    table = REVERSE if mode == "reverse" else FORWARD
+    try:
+        rules = table.get(key) or []
+    except TypeError:  # unhashable callable
+        return []
+    order = {None: 3, "array": 2, "list": 1}
+    return sorted(rules, key=lambda r: order.get(r.when, 0) if isinstance(r.when, (str, type(None)))
+                  else 0)
+
+
+def arities(key, mode="reverse") -> list:
+    """The numbers of inputs `key`'s rules take, each once."""
+    if OPTIONAL:
+        _load_optional()
+    table = REVERSE if mode == "reverse" else FORWARD
+    try:
+        return sorted({r.arity for r in table.get(key, ())})
+    except TypeError:
+        return []
+
+
+def has_rule(key) -> bool:
+    if OPTIONAL:
+        _load_optional()
+    try:
+        return key in REVERSE or key in FORWARD or key in NONDIFFERENTIABLE
+    except TypeError:
+        return False
+
+
+# --------------------------------------------------------------- public API
+
+
+def register_rule(func, *, reverse=None, forward=None, nondifferentiable=False):
+    """Register derivative rules for a callable the compiler should not look into.
+
+    `reverse` and `forward` are plain functions in the template form `templates`
+    describes; give one or both. With only `forward`, the reverse rule is
+    derived when the forward one is linear and elementwise in each tangent (see
+    `derive_reverse`); otherwise reverse mode says which rule to add. With
+    ``nondifferentiable=True`` the callable's result is treated as a constant (no rule
+    needed). The latest registration for a callable wins. Returns `func`, so this
+    works as a decorator's body too.
+    """
+    if nondifferentiable:
+        NONDIFFERENTIABLE.add(func)
+        _changed()
+        return func
+    if reverse is None and forward is None:
+        raise S2SADError("register_rule needs reverse=..., forward=... or nondifferentiable=True")
+    checked = []
+    if reverse is not None:
+        checked.append((REVERSE, Rule(func, "reverse", reverse, *split_params(reverse, "reverse"))))
+    if forward is not None:
+        checked.append((FORWARD, Rule(func, "forward", forward, *split_params(forward, "forward"))))
+    for _, rule in checked:
+        rule.template  # read now: a malformed rule fails before anything is registered
+    derived = []
+    if reverse is None:
+        fwd = checked[0][1]
+        mine = [r for r in REVERSE.get(func, ()) if r.arity == fwd.arity and not r.derived]
+        if not mine:  # (a reverse rule the user registered stays)
+            derived = derive_reverse(fwd)
+            if isinstance(derived, str):
+                fwd.note, derived = derived, []
+    try:
+        NONDIFFERENTIABLE.discard(func)
+    except TypeError:  # an unhashable callable cannot be registered below either
+        pass
+    for table, rule in checked:
+        _drop_derived(func, rule.arity)
+        _insert(table, rule)
+    for rule in derived:
+        _insert(REVERSE, rule)
+    _changed()
+    return func
+
+
+def nondifferentiable(func):
+    """Declare `func` non-differentiable: its result is a constant to the compiler and
+    the engines (``@s2sad.nondifferentiable`` on a def works too). Returns `func`."""
+    return register_rule(func, nondifferentiable=True)
+
+
+def stop_gradient(x):
+    """`x` itself; the compiler and the engines treat the result as a constant, so no
+    derivative flows through it (as ``jax.lax.stop_gradient``)."""
+    stop = getattr(type(x), "__stop_gradient__", None)
+    if stop is not None:  # a value one of s2sad's engines traces: its plain value
+        return stop(x)
+    if isinstance(x, (list, tuple)) and any(
+            getattr(type(v), "__stop_gradient__", None) for v in x):
+        return type(x)(stop_gradient(v) for v in x)
+    return x
+
+
+def _drop_derived(func, arity):
+    rules = REVERSE.get(func)
+    if rules:
+        rules[:] = [r for r in rules if not (r.derived and r.arity == arity)]
+
+
+# ------------------------------------------------------- derived transposes
+
+
+def derive_reverse(rule: Rule):
+    """Reverse rules transposed from the forward rule `rule` (one for numbers, one
+    for arrays: `templates.transpose`), or the reason there are none (a message)."""
+    got = transpose(rule.template, rule.inputs, rule.options)
+    if isinstance(got, str):
+        return got
+    qualname = getattr(rule.func, "__qualname__", "rule")
+    out = []
+    for when, template in got:
+        func = rule_function(rule.func, "reverse", rule.inputs, rule.options, template,
+                             f"{rule.func.__name__}_transposed" + ("_array" if when else ""),
+                             f"reverse rule transposed from {qualname}"
+                             f"{' for arrays' if when else ''}")
+        out.append(Rule(rule.key, "reverse", func, rule.inputs, dict(rule.options), when,
+                        template, rule.positional, derived=True))
+    return out
+
+
+def _changed():
+    for callback in ON_CHANGE:
+        callback()
+
+
+def _load_optional():
+    """Load the rules of optional libraries the process has imported by now."""
+    for module, ours in list(OPTIONAL.items()):
+        if module in sys.modules:
+            del OPTIONAL[module]
+            try:
+                importlib.import_module(f"{__package__}.{ours}")
+            except (ImportError, AttributeError):  # a version without what the rules read:
+                pass  # its functions have no rules, and say so when differentiated
+
+
+NONDIFFERENTIABLE.update({len, range, print, isinstance, type, callable})
+NONDIFFERENTIABLE.update({runtime.check_norm, runtime.scalar_seed, stop_gradient})
+MOVES_WITH_ARGUMENTS.update({np.full, np.full_like, np.linspace, np.arange, np.sort})
+NONDIFFERENTIABLE.update(MOVES_WITH_ARGUMENTS)
+NONDIFFERENTIABLE.update({
+    np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
+    np.eye, np.identity, np.shape, np.ndim,
+    np.size, np.argmax, np.argmin, np.argsort, np.isnan, np.isinf, np.isfinite,
+    np.floor, np.ceil, np.round, np.rint, np.trunc, np.equal, np.not_equal, np.less,
+    np.less_equal, np.greater, np.greater_equal, np.logical_and, np.logical_or,
+    np.logical_not, np.any, np.all, np.count_nonzero, np.nonzero, np.argwhere})
