@@ -2,6 +2,7 @@
 user's function returns; the dup form reads every name at most once."""
 
 import ast
+import math
 
 import pytest
 
@@ -11,6 +12,7 @@ import zoo_loops
 import zoo_numpy
 from s2sad import ir
 from s2sad.analysis import activity
+from s2sad.frontend import desugar, parse, program
 from s2sad import driver as pipeline
 from stagerun import run_stage
 
@@ -218,3 +220,118 @@ def _twice_after_branch(x):
     else:
         y = x
     return y * y
+
+
+# ------------------------------------------------------------ desugar and program
+
+
+def _returns_early(x, n):
+    """A docstring, which desugar drops."""
+    if x < 0.0:
+        return -x
+    for i in range(n):
+        if x > 10.0:
+            return x
+        x = x * 2.0
+    y = x + 1.0
+    return y
+
+
+def _returns_in_two_loops(x, n):
+    for i in range(n):
+        if x > 1.0:
+            return x
+    for i in range(n):
+        x = x + 1.0
+    return x
+
+
+def _returns_in_nested_loop(x, n):
+    for i in range(n):
+        for j in range(n):
+            return x
+    return x
+
+
+def _ends_on_every_path(stmts, kinds):
+    last = stmts[-1]
+    if isinstance(last, ast.If):
+        return _ends_on_every_path(last.body, kinds) and _ends_on_every_path(last.orelse, kinds)
+    return isinstance(last, kinds)
+
+
+def test_desugar_leaves_returns_last_and_none_in_loops():
+    for f in (_returns_early, _returns_in_two_loops):
+        parsed = parse.parse(f)
+        before = ast.dump(parsed.tree, include_attributes=True)
+        tree = desugar.desugar(parsed)
+        assert ast.dump(parsed.tree, include_attributes=True) == before  # (left as it was)
+        assert tree.name == f.__name__ and tree.args is parsed.tree.args
+        assert not (isinstance(tree.body[0], ast.Expr) and isinstance(tree.body[0].value, ast.Constant))
+        assert _ends_on_every_path(tree.body, ast.Return)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.For, ast.While)):
+                assert not any(isinstance(n, ast.Return) for n in ast.walk(node))
+            if isinstance(node, (ast.stmt, ast.expr)):
+                assert node.lineno >= f.__code__.co_firstlineno
+        module = ast.Module(body=[tree], type_ignores=[])
+        ns = dict(f.__globals__)
+        exec(compile(ast.fix_missing_locations(
+            _plain_names(module)), "<desugared>", "exec"), ns)
+        for args in ((-2.0, 3), (0.5, 3), (0.5, 0), (3.0, 4)):
+            assert ns[f.__name__](*args) == f(*args), (f.__name__, args)
+
+
+def _plain_names(tree):
+    """`%retval` and `%returned` spelled as Python names, to run a desugared tree."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            node.id = node.id.replace("%", "_s2sad_")
+    return tree
+
+
+def test_desugar_refuses_a_return_in_a_nested_loop():
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="nested in another loop") as info:
+        desugar.desugar(parse.parse(_returns_in_nested_loop))
+    assert info.value.lineno == _returns_in_nested_loop.__code__.co_firstlineno + 3
+
+
+def _callee(x):
+    return x * x
+
+
+def _caller(x):
+    y = _callee(x) + math.sin(x)
+    return _callee(y) + _recursive(y, 2)
+
+
+def _recursive(x, n):
+    if n <= 0:
+        return x
+    return _recursive(x * 0.5, n - 1)
+
+
+def test_program_lowers_each_function_once():
+    prog = program.Program(_caller)
+    root = prog.root
+    assert root is prog.function(_caller) and root.func is _caller
+    assert root.info.qualname == "_caller" and root.info.filename == __file__
+    assert root.dup.name == root.anf.name == "_caller"
+    assert prog.callees(_caller) == [_callee, _recursive]  # (math.sin: not a def)
+    assert prog.callees(_recursive) == [_recursive]
+    assert _callee not in prog and len(prog) == 2  # (lowered only when asked for)
+    first = prog.function(_callee)
+    assert prog.function(_callee) is first and len(prog) == 3
+    assert [fr.func for fr in prog] == [_caller, _recursive, _callee]
+    assert [p.name for p in first.dup.params] == ["x"]
+
+
+def test_program_keeps_no_function_that_fails_to_lower():
+    prog = program.Program()
+    for _ in range(2):
+        with pytest.raises(s2sad.UnsupportedSyntaxError):
+            prog.function(_returns_in_nested_loop)
+    assert _returns_in_nested_loop not in prog and len(prog) == 0
+    with pytest.raises(ValueError):
+        prog.root
+
