@@ -334,4 +334,3 @@ def test_program_keeps_no_function_that_fails_to_lower():
     assert _returns_in_nested_loop not in prog and len(prog) == 0
     with pytest.raises(ValueError):
         prog.root
-
