@@ -1,0 +1,658 @@
+"""Programs that change arrays (and lists) in place, for tests/test_mutation.py; it
+holds no tests.
+
+The programs write through aliases, views and helpers, into copies and integer arrays,
+into elements named in an unpacking, after a join of a copy and a view, and into arrays
+a loop carries. In a program s2sad refuses, the line that changes the object ends with
+``# marker``: the tests find the line an error must name by that comment (in a helper
+the program calls, for `helper_writes_argument` and `helper_appends_to_argument`)."""
+
+import numpy as np
+
+import s2sad
+
+
+# ------------------------------------------------------------ refused, with the line
+
+
+def aug_through_alias(x):
+    y = x.copy()
+    z = y
+    z += 1.0  # marker
+    return np.sum(y * x)
+
+
+def aug_on_argument(x):
+    y = x
+    y += 1.0  # marker
+    return np.sum(y * x)
+
+
+def aug_on_slice(x):
+    y = np.zeros(4)
+    r = y[:2]
+    r += x[:2]  # marker
+    return np.sum(y * y)
+
+
+def aug_on_call_result(x):
+    y = x.copy()
+    h = identity(y)
+    h += 1.0  # marker
+    return np.sum(y * x)
+
+
+def identity(a):
+    return a
+
+
+def aug_in_loop_with_alias(x):
+    acc = np.zeros(4)
+    keep = acc
+    for i in range(3):
+        acc += x * i  # marker
+    return np.sum(keep * x)
+
+
+def aug_on_list_alias(x):
+    xs = [x[0]]
+    ys = xs
+    ys += [x[1]]  # marker
+    return xs[-1]
+
+
+def clip_out(x):
+    y = x.copy()
+    np.clip(y, 0.4, 0.6, out=y)  # marker
+    return np.sum(y * y)
+
+
+def ufunc_positional_out(x):
+    y = x.copy()
+    np.maximum(y, 0.6, y)  # marker
+    return np.sum(y * y)
+
+
+def fill(x):
+    y = x.copy()
+    y.fill(0.0)  # marker
+    return np.sum(y * x)
+
+
+def copyto(x):
+    y = np.zeros(4)
+    np.copyto(y, x * x)  # marker
+    return np.sum(y)
+
+
+def sort_in_place(x):
+    y = x * 1.0
+    y.sort()  # marker
+    return y[0]
+
+
+def list_insert(x):
+    xs = [x[0]]
+    xs.insert(0, x[1] * x[1])  # marker
+    return xs[0]
+
+
+def list_extend(x):
+    xs = [x[0]]
+    xs.extend([x[1]])  # marker
+    return xs[1]
+
+
+def set_row(A, i, v):
+    A[i] = v  # marker
+
+
+def helper_writes_argument(x):
+    A = np.zeros((2, 4))
+    set_row(A, 0, x)
+    return np.sum(A * A)
+
+
+def add_square(xs, v):
+    xs.append(v * v)  # marker
+
+
+def helper_appends_to_argument(x):
+    xs = [x[0]]
+    add_square(xs, x[1])
+    return xs[-1]
+
+
+def half(a):
+    return a[:2]
+
+
+def view_from_helper(x):
+    y = x.copy()
+    v = half(y)
+    y[0] = 9.0  # marker
+    return np.sum(v * x[:2])
+
+
+def write_into_itself(x):
+    y = x.copy()
+    y[::-1] = y  # marker
+    return np.sum(y * np.arange(4.0))
+
+
+# --------------------------------------------------------------- followed exactly
+
+
+def aug_on_own_array(x):
+    y = np.zeros(4)
+    y += x
+    y *= x
+    return np.sum(y)
+
+
+def aug_in_loop(x):
+    acc = np.zeros(4)
+    for i in range(3):
+        acc += x * i
+    return np.sum(acc * acc)
+
+
+def aug_after_branch(x, c):
+    y = x * 2.0
+    if c > 0.0:
+        y += x
+    return np.sum(y * y)
+
+
+def helper_of_a_written_array(x):
+    y = x.copy()
+    v = doubled(y)
+    y[0] = 9.0
+    return np.sum(v * x) + np.sum(y)
+
+
+def doubled(a):
+    return a * 2.0
+
+
+def helper_of_an_indexed_array(x):
+    y = x * 1.0
+    return y[0] + squares(y)
+
+
+def squares(a):
+    return np.sum(a * a)
+
+
+def total(xs):
+    s = 0.0
+    for v in xs:
+        s += v * v
+    return s
+
+
+def helper_of_a_list(x):
+    xs = [x[0], 2.0 * x[1]]
+    return total(xs) + xs[0]
+
+
+# ---------------------------------------------------------- copies and views
+# (`x.flatten()` and `x.astype(float)` always copy, so writing into them is a write
+# into an array of the function's own; `ravel`, `reshape`, `.T`, slices, `np.asarray`
+# of an array and `astype(copy=False)` may be the array itself)
+
+
+def write_into_flatten(x):
+    A = np.outer(x, x)
+    B = A.flatten()
+    B[0] = x[1] * 3.0
+    return np.sum(B * B) + np.sum(A)
+
+
+def write_into_astype(x):
+    y = x.astype(float)
+    y[0] = 0.0
+    return np.sum(y * x)
+
+
+def write_into_astype_of_ints(x):
+    y = np.arange(4).astype(np.float64)
+    y[1] = x[2] * x[3]
+    return np.sum(y * x)
+
+
+def astype_int_is_constant(x):
+    k = (x * 10.0 + 0.5).astype(int)
+    return np.sum(k * x)
+
+
+def write_into_asarray_of_a_list(x):
+    y = np.asarray([x[0], x[1] * 2.0])
+    y[0] = x[3]
+    return np.sum(y * x[:2])
+
+
+def write_into_sorted(x):
+    y = np.sort(np.array([0.3, 0.1, 0.2, 0.4]))
+    y[0] = x[1] * 2.0
+    return np.sum(y * x)
+
+
+def write_into_floor(x):
+    y = np.floor(x * 3.0)
+    y[0] = x[1] * 2.0
+    return np.sum(y * x)
+
+
+def write_into_ravel(x):
+    A = np.outer(x, x)
+    B = A.ravel()
+    B[0] = x[1]  # marker
+    return np.sum(A)
+
+
+def write_into_reshape(x):
+    A = np.outer(x, x)
+    B = A.reshape(16)
+    B[0] = x[1]  # marker
+    return np.sum(A)
+
+
+def write_into_transpose(x):
+    A = np.outer(x, x * 2.0)
+    B = A.T
+    B[0, 1] = x[1]  # marker
+    return np.sum(A * A)
+
+
+def write_into_asarray_of_an_array(x):
+    y = x * 2.0
+    z = np.asarray(y)
+    z[0] = 0.0  # marker
+    return np.sum(y * x)
+
+
+def write_into_astype_without_copy(x):
+    y = x * 2.0
+    z = y.astype(float, copy=False)
+    z[0] = 0.0  # marker
+    return np.sum(y * x)
+
+
+def view_read_after_write_into_its_array(x):
+    y = x * 2.0
+    z = y.astype(np.float64, copy=False)
+    y[0] = 0.0  # marker
+    return np.sum(z * x)
+
+
+def same(a):
+    return a
+
+
+def same_forward(a, out, a_dot):
+    return a_dot
+
+
+def write_into_what_a_rule_returns(x):
+    y = x * 2.0
+    z = same(y)
+    z[0] = 0.0  # marker
+    return np.sum(y * x)
+
+
+# ------------------------------------------------- elements in an unpacking
+# (Python computes the whole value first, then assigns the targets from left to
+# right, each element's index when its turn comes)
+
+
+def swap_in_a_list(x):
+    y = [x[0], x[1], x[2], x[3]]
+    for j in range(3):
+        if y[j] > y[j + 1]:
+            y[j], y[j + 1] = y[j + 1], y[j]
+    return y[0] * 1.0 + y[1] * 2.0 + y[2] * 3.0 + y[3] * 4.0
+
+
+def bubble_sort_an_array(x):
+    y = x * 1.0
+    n = len(y)
+    for i in range(n):
+        for j in range(n - 1 - i):
+            if y[j] < y[j + 1]:
+                y[j], y[j + 1] = y[j + 1], y[j]
+    return np.sum(y * np.arange(1.0, 5.0) ** 2)
+
+
+def unpack_a_tuple_into_elements(x):
+    y = [x[0], x[1], x[2], x[3]]
+    t = (y[3], y[0] * 2.0)
+    y[0], y[3] = t
+    return y[0] * 3.0 + y[3] * y[1]
+
+
+def element_then_its_index(x):
+    y = x * 1.0
+    i = 0
+    y[i], i = x[3] * 2.0, 2
+    return np.sum(y * y) + i
+
+
+def index_then_its_element(x):
+    y = x * 1.0
+    i = 0
+    i, y[i] = 2, x[3] * 2.0
+    return np.sum(y * y) + i
+
+
+def chained_writes(x):
+    y = x * 1.0
+    z = np.zeros(4)
+    y[1] = z[2] = x[0] * x[3]
+    return np.sum(y * y) + np.sum(z * x)
+
+
+def swap_rows_copied(x):
+    A = np.outer(x, x)
+    A[0], A[1] = A[1].copy(), A[0].copy()
+    return np.sum(A * np.arange(16.0).reshape(4, 4))
+
+
+def swap_rows_through_views(x):
+    A = np.outer(x, x)
+    A[0], A[1] = A[1], A[0]  # marker
+    return np.sum(A * np.arange(16.0).reshape(4, 4))
+
+
+# ------------------------------------------------------- integer arrays
+# (NumPy truncates a float written into an integer array: the result is piecewise
+# constant in the value, so no derivative passes through the write)
+
+
+def float_into_int_zeros(x):
+    a = np.zeros(3, dtype=int)
+    a[0] = x[0] * 7.0
+    return np.sum(a * x[:3]) + x[1]
+
+
+def float_into_arange(x):
+    a = np.arange(4)
+    a[1] = x[1] * 2.0 + 5.0
+    a[2] += x[2] * 9.0
+    return np.sum(a * x)
+
+
+def float_into_ints_made_from_ints(x):
+    n = np.array([1, 2, 3, 4])
+    a = np.zeros_like(n)
+    a[0] = x[0] * 7.0
+    b = a * 2 + n
+    b[1] = x[1] * 3.0
+    c = np.full(4, 2)
+    c[2] = x[2] * 5.0
+    return np.sum(a * x) + np.sum(b * x) + np.sum(c * x)
+
+
+def float_into_named_int_dtypes(x):
+    a = np.ones(3, dtype="int32")
+    a[0] = x[0] * 7.0
+    b = np.zeros(3, dtype=np.int64)
+    b[1] = x[1] * 7.0
+    c = np.zeros(3, dtype=a.dtype)
+    c[2] = x[2] * 7.0
+    return np.sum((a + b + c) * x[:3])
+
+
+def int_array_made_float(x):
+    a = np.arange(4)
+    b = a / 2
+    b[0] = x[0] * 3.0
+    c = a * 1.5
+    c[1] = x[1]
+    d = np.zeros(4, dtype=x.dtype)
+    d[2] = x[2] * x[3]
+    return np.sum(b * x) + np.sum(c * x) + np.sum(d * x)
+
+
+def float_into_int_list(x):
+    xs = [1, 2, 3]
+    xs[0] = x[0] * 3.0
+    return xs[0] * x[1]
+
+
+def dtype_from_a_parameter(x, dt):
+    a = np.zeros(3, dtype=dt)
+    a[0] = x[0] * 7.0  # marker
+    return np.sum(a * x[:3])
+
+
+def write_into_element_of_list_directly(x):
+    lst = [x * 1.0, x * 2.0]
+    lst[0][1] = x[2] * 4.0  # marker
+    return np.sum(lst[0] * lst[1])
+
+
+def write_into_slice_of_tuple_element(x):
+    t = (x * 1.0, x * 2.0)
+    t[0][:] = x * x  # marker
+    return np.sum(t[0] * x)
+
+
+# ------------------- writes judged by what the name may be where they happen
+
+
+def copy_written_before_a_join_with_a_view(x, w, s):
+    u0 = (w.max(axis=0)).copy()
+    u0[-1] += 0.4
+    if w[1, 2] > 0.3:
+        v1 = w[1]
+    else:
+        v1 = u0
+    v2 = v1.copy()
+    v2[0] += np.dot(u0, u0)
+    return np.sum(v2) * s
+
+
+def copy_written_before_a_join_in_a_loop(x, w, s):
+    u0 = (w.max(axis=0)).copy()
+    acc = 0.0
+    for i in range(2):
+        u0[-1] += 0.4 * s
+        if w[1, 2] > 0.3:
+            v1 = w[1]
+        else:
+            v1 = u0
+        acc = acc + np.sum(v1 * x)
+    return acc * s
+
+
+def copy_written_after_a_join_with_a_view(x, w, s):
+    u0 = (w.max(axis=0)).copy()
+    if w[1, 2] > 0.3:
+        v1 = w[1]
+    else:
+        v1 = u0
+    u0[-1] += 0.4 * s
+    return np.sum(v1 * x) * s + np.sum(u0)
+
+
+def write_after_a_join_with_a_view(x, w, s):
+    u0 = (w.max(axis=0)).copy()
+    u0[-1] += 0.4
+    if w[1, 2] > 0.3:
+        v1 = w[1]
+    else:
+        v1 = u0
+    v1[0] += s  # marker
+    return np.sum(v1) * s + np.sum(u0)
+
+
+def write_after_a_join_with_a_view_second(x, w, s):
+    u0 = (w.max(axis=0)).copy()
+    if w[1, 2] <= 0.3:
+        v1 = u0
+    else:
+        v1 = w[1]
+    v1[0] = v1[0] + s  # marker
+    return np.sum(v1) * s + np.sum(u0)
+
+
+def write_after_a_join_with_an_argument(x, w, s):
+    if s > 0:
+        v = x
+    else:
+        v = np.zeros(3)
+    v[0] = s * 2.0  # marker
+    return np.sum(v) * s
+
+
+# ------------- a loop-carried array is the array it starts from until the loop rebinds it
+
+
+def carried_then_start_written(x, n):
+    w = x * 1.0
+    u = w
+    for i in range(n):
+        u = u * 0.5 + w[1]
+    w[1] = 2.0 * w[0]  # marker
+    return np.sum(u) * w[1]
+
+
+def carried_by_while_then_start_written(x, n):
+    w = x * 1.0
+    u = w
+    k = 0
+    while k < n:
+        u = u * 0.5 + w[1]
+        k += 1
+    w[1] = 2.0 * w[0]  # marker
+    return np.sum(u) * w[1]
+
+
+def carried_broken_then_start_written(x, n):
+    w = x * 1.0
+    u = w
+    for i in range(3):
+        if i >= n:
+            break
+        u = u * 0.5 + w[1]
+    w[1] = 2.0 * w[0]  # marker
+    return np.sum(u) * w[1]
+
+
+def carried_checkpointed_then_start_written(x, n):
+    w = x * 1.0
+    u = w
+    for i in s2sad.checkpointed(range(n), 2):
+        u = u * 0.5 + w[1]
+    w[1] = 2.0 * w[0]  # marker
+    return np.sum(u) * w[1]
+
+
+def carried_written_start_read(x, n):
+    w = x * 1.0
+    u = w
+    for i in range(n):
+        u = u * 0.5
+    u[1] = 3.0 * u[0]  # marker
+    return np.sum(w * x) + np.sum(u)
+
+
+def start_written_in_the_loop(x, n):
+    w = x * 1.0
+    u = w
+    for i in range(n):
+        w[0] = w[1] * 2.0  # marker
+        u = u * u
+    return np.sum(u) + np.sum(w)
+
+
+def carried_written_in_the_loop(x, n):
+    w = x * 1.0
+    u = w
+    for i in range(n):
+        u[1] = u[0] * 2.0  # marker
+        u = u * 0.5
+    return np.sum(w * x) + np.sum(u)
+
+
+def loop_hands_over_an_array_then_written(x, n):
+    w = x * 1.0
+    u = x * 2.0
+    for i in range(n):
+        u = w
+    w[1] = 2.0 * w[0]  # marker
+    return np.sum(u * x) * w[1]
+
+
+def carried_start_read_not_written(x, n):
+    w = x * 1.0
+    u = w
+    for i in range(n):
+        u = u * 0.5 + w[1]
+    return np.sum(u) * w[1]
+
+
+def start_written_before_the_loop(x, n):
+    w = x * 1.0
+    w[1] = 2.0 * w[0]
+    u = w
+    for i in range(n):
+        u = u * 0.5 + w[1]
+    return np.sum(u) * w[1]
+
+
+def start_written_after_the_last_read(x, n):
+    w = x * 1.0
+    u = w
+    for i in range(n):
+        u = u * 0.5 + w[1]
+    s = np.sum(u * u)
+    w[1] = 2.0 * w[0]
+    return s * w[1]
+
+
+def start_written_after_rebinding_in_the_loop(x, n):
+    w = x * 1.0
+    u = w
+    for i in range(n):
+        u = u * 0.5 + w[1]
+        w[1] = 2.0 * w[0]
+    return np.sum(u) * w[1]
+
+
+def carried_copy_then_start_written(x, n):
+    w = x * 1.0
+    u = w.copy()
+    for i in range(n):
+        u = u * 0.5 + w[1]
+    w[1] = 2.0 * w[0]
+    return np.sum(u) * w[1]
+
+
+def carried_own_array_written(x, n):
+    u = np.zeros(3)
+    for i in range(n):
+        u[0] = x[i] * x[0]
+        u = u * 2.0 + x
+    return np.sum(u * u)
+
+
+def carried_read_then_start_written_in_an_outer_loop(x, n):
+    w = x * 1.0
+    s = 0.0
+    for j in range(2):
+        u = w
+        for i in range(n):
+            u = u * 0.5
+        s = s + np.sum(u * x)
+        w[1] = 2.0 * w[0] + s
+    return s
+
+
+def carried_written_from_a_product(x):
+    u = x * 1.0
+    for k in range(2):
+        u[0] = x[k + 1] * u[1]
+        u = u * 2.0
+    return np.sum(u * x)
