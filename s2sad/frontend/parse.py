@@ -19,6 +19,11 @@ supported instead, and the fix. A function whose source cannot be read raises
 `SourceNotFoundError`; a free name with no value raises `UnresolvedNameError`.
 
 `parse_source(text, namespace, filename)` does the same for a function given as text.
+
+For the later stages and the disk cache it also gives `Located` (builds an error that
+points at a node of the user's function), `lookup` (the value a free name has now, or
+`MISSING`), `code_digest` (a function's bytecode as text, the same in every process)
+and `user_source` (the function's own text).
 """
 
 from __future__ import annotations
