@@ -1,10 +1,7 @@
-"""pipeline: runs the stages in order and assembles derivative modules.
+"""driver: runs the stages in order and assembles derivative modules.
 
 Contract
 --------
-* `front(func)` runs parse -> anf -> dup on a Python function.
-* `stage_module(func, stage, wrt, param_kinds)` gives the IR module a stage prints:
-  ``source`` (the user's own text), ``anf``, ``dup``, ``activity``, ``reverse``.
 * `reverse_unit(func, wrt, entry, param_kinds)` builds the derivative of `func` and
   of every user function it calls with active arguments (transitively, recursion
   included) as one `Unit`: an `ir.Module`, its emitted text, and what compiling it
@@ -13,11 +10,17 @@ Contract
   ``"value_and_grad"`` (the same, also returning the value) or ``"vjp"`` (a forward
   function returning the output and what the backward function needs, and that
   backward function).
+* `forward_unit(func, wrt, param_kinds)` builds the forward-mode derivative the same
+  way: ``f%jvp`` and a ``g%jvp`` per callee.
 
 Callees are always split into ``g_fwd`` (returns the output and the values its
 backward sweep reads) and ``g_bwd`` (takes those values and the output's adjoint,
 returns the adjoints of the callee's active parameters). A transform that fails
 raises and leaves nothing behind: the builder keeps no state between calls.
+
+What runs before the transforms (the front stages, argument and return kinds, the
+loop marks for checkpointing) is in `stages`. May import optimize, transform,
+analysis, frontend, ir, backend (`emit`), runtime, errors.
 """
 
 from __future__ import annotations
@@ -26,206 +29,20 @@ import ast
 import types
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from . import ir, runtime, stages
 from .analysis import activity as activity_mod
-from .transform import forward as forward_mod
-from .frontend import anf, dup, parse
-from .transform import batching, reverse
-from .backend import emit
-from . import ir, runtime
-from .ir.kinds import INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind, kind_of, with_shapes
+from .ir.kinds import INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind
 from .analysis.classify import classify
-from .optimize import simplify
+from .backend import emit
 from .errors import NonScalarOutputError, S2SADError
-
-
-@dataclass(eq=False)
-class Front:
-    func: object
-    parsed: parse.Parsed
-    anf: ir.Function
-    dup: ir.Function
-
-
-def front(func) -> Front:
-    parsed = parse.parse(func)
-    a = anf.to_anf(parsed)
-    return Front(func, parsed, a, dup.insert_dups(a))
-
-
-# ------------------------------------------------------------------- kinds
-
-
-class _Kinds:
-    """Return kinds of user functions, for activity's interprocedural view."""
-
-    def __init__(self):
-        self.cache = {}
-        self.fronts = {}
-        self.busy = set()
-
-    def front(self, func) -> Front:
-        got = self.fronts.get(func)
-        if got is None:
-            got = self.fronts[func] = front(func)
-        return got
-
-    def __call__(self, func, stmt, arg_kinds):
-        return self.analysed(func, stmt, arg_kinds)[0]
-
-    def shared(self, func, stmt, arg_kinds) -> list:
-        """The positions, among the call's inputs (arguments, then keyword values), of
-        the lists and arrays the result may be (or be a view of)."""
-        return self.analysed(func, stmt, arg_kinds)[1]
-
-    def analysed(self, func, stmt, arg_kinds):
-        key = (func, tuple(map(_freeze, arg_kinds)))
-        if key in self.cache:
-            return self.cache[key]
-        if key in self.busy:
-            # recursion: the result's kind is not known yet, and it may be any input
-            return UNKNOWN, list(range(len(arg_kinds)))
-        self.busy.add(key)
-        try:
-            fr = self.front(func)
-            kinds = _param_kinds_for_call(func, stmt, arg_kinds)
-            act = activity_mod.analyze(fr.dup, (), kinds, self, callee=True)
-            result = _return_kind(fr.dup, act), _shared_inputs(func, stmt, fr.dup, act)
-        finally:
-            self.busy.discard(key)
-        self.cache[key] = result
-        return result
-
-
-def _shared_inputs(func, stmt, fn: ir.Function, act) -> list:
-    """Which of a call's inputs the callee's return value may share memory with: the
-    parameter it returns, or any list or array parameter when it returns an object it
-    did not make itself (a slice, an element, a call's result)."""
-    value = fn.body[-1].value
-    if not isinstance(value, ast.Name) or not isinstance(
-            act.kinds.get(value.id), (ListKind, ArrayKind)):
-        return []
-    params = [p.name for p in fn.params]
-    root = act.root(value.id)
-    if root in act.fresh and value.id not in act.views:
-        return []
-    shared = {root} if root in params and value.id not in act.views else {
-        p for p in params if isinstance(act.kinds.get(p), (ListKind, ArrayKind))}
-    call = stmt.value
-    names = _call_parameter_names(func, call)
-    return [i for i, n in enumerate(names) if n in shared]
-
-
-def _call_parameter_names(func, call) -> list:
-    """The parameter each input of `call` (arguments, then keyword values) binds."""
-    import inspect
-
-    positional = list(inspect.signature(func).parameters)
-    return [positional[i] if i < len(positional) else None for i in range(len(call.args))] \
-        + [k.arg for k in call.keywords]
-
-
-def _freeze(k):
-    return k
-
-
-def _param_kinds_for_call(func, stmt, arg_kinds):
-    import inspect
-
-    call = stmt.value
-    names = list(range(len(call.args))) + [k.arg for k in call.keywords]
-    sig = inspect.signature(func)
-    positional = [p for p in sig.parameters]
-    out = {}
-    for n, k in zip(names, arg_kinds):
-        if isinstance(n, int):
-            if n < len(positional):
-                out[positional[n]] = k
-        else:
-            out[n] = k
-    for name, p in sig.parameters.items():  # a parameter not given has its default
-        if name not in out and p.default is not inspect.Parameter.empty \
-                and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            out[name] = kind_of(p.default, items=False)
-    return out
-
-
-def _return_kind(fn: ir.Function, act) -> object:
-    ret = fn.body[-1]
-    value = ret.value
-    if isinstance(value, ast.Name) and value.id in act.kinds:
-        return act.kinds[value.id]
-    if isinstance(value, ast.Constant):
-        return kind_of(value.value)
-    return UNKNOWN
-
-
-# ------------------------------------------------------------------- stages
-
-STAGES = ("source", "anf", "dup", "activity", "reverse", "forward")
-
-
-def assumed_kinds(func) -> dict:
-    """The argument kinds `s2sad show` assumes when it is given no example arguments:
-    in a function that uses NumPy (calls into it, or `@`), every parameter is a float
-    array of unknown rank (so the rules chosen are the ones for any shape); otherwise
-    a parameter the function indexes, measures with len(), sums or appends to is a
-    list of floats, and every other parameter is a float."""
-    fr = front(func)
-    params = [p.name for p in fr.dup.params]
-    containers = set()
-    namespace = getattr(func, "__globals__", {})
-
-    def root(n):
-        return n.split("%")[0]
-
-    def is_numpy(node):
-        while isinstance(node, ast.Attribute):
-            node = node.value
-        if not isinstance(node, ast.Name):
-            return False
-        value = namespace.get(node.id)
-        return (getattr(value, "__name__", None) or "").split(".")[0] == "numpy" or \
-            (getattr(value, "__module__", None) or "").split(".")[0] == "numpy"
-
-    for s in ir.walk(fr.dup.body):
-        for node in ir.exprs(s):
-            for sub in ast.walk(node):
-                if (isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.MatMult)) or \
-                        (isinstance(sub, ast.Call) and is_numpy(sub.func)):
-                    return {p: ArrayKind(None, "f") for p in params}
-                if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
-                    containers.add(root(sub.value.id))
-                elif isinstance(sub, ast.Call):
-                    f = ir.dotted(sub.func) or ""
-                    if f in ("len", "sum") and sub.args and isinstance(sub.args[0], ast.Name):
-                        containers.add(root(sub.args[0].id))
-                    if f.endswith(".append") and isinstance(sub.func, ast.Attribute) \
-                            and isinstance(sub.func.value, ast.Name):
-                        containers.add(root(sub.func.value.id))
-    return {p: ListKind(SCALAR) if p in containers else SCALAR for p in params}
-
-
-def kinds_of_example(func, args) -> dict:
-    """Argument kinds from example argument values (positional, in order)."""
-    names = func.__code__.co_varnames[: func.__code__.co_argcount + func.__code__.co_kwonlyargcount]
-    kinds = assumed_kinds(func)
-    kinds.update({n: kind_of(v) for n, v in zip(names, args)})
-    return with_shapes(kinds, dict(zip(names, args)))
-
-
-def stage_module(func, stage: str, wrt=None, param_kinds=None) -> ir.Module:
-    fr = front(func)
-    if param_kinds is None:
-        param_kinds = assumed_kinds(func)
-    if stage == "anf":
-        return ir.Module([fr.anf])
-    if stage == "dup":
-        return ir.Module([fr.dup], imports=["from s2sad.runtime import dup"])
-    if stage == "activity":
-        act = activity_mod.analyze(fr.dup, wrt, param_kinds, _Kinds())
-        return ir.Module([activity_mod.annotate(fr.dup, act)],
-                         imports=["from s2sad.runtime import dup"])
-    raise ValueError(f"unknown stage {stage!r}; choose from {', '.join(STAGES)}")
+from .frontend import anf
+from .optimize import simplify, tapes
+from .optimize.context import NameKinds
+from .stages import Front, return_kind
+from .transform import batching, reverse
+from .transform import forward as forward_mod
 
 
 # -------------------------------------------------------------------- units
@@ -274,125 +91,149 @@ class Unit:
 
 def reverse_unit(func, wrt, entry="grad", param_kinds=None, as_tuple=False,
                  checkpoint=None, copy_views=False) -> Unit:
-    """`checkpoint`: None, or ``(schedule, snapshots)`` to checkpoint the outermost
-    loops of `func` (see `checkpoint_outer_loops`), or `TAPED_LOOPS` to reverse every
-    loop with its tape, those the user marked with `s2sad.checkpointed` too, in `func`
-    and in the functions it calls (see `without_checkpoints`). With `copy_views`, the
+    """The reverse-mode derivative of `func` with respect to the parameters `wrt`, for
+    `entry` (see the module's docstring).
+
+    `checkpoint`: None, or ``(schedule, snapshots)`` to checkpoint the outermost
+    loops of `func` (see `stages.checkpoint_outer_loops`), or `stages.TAPED_LOOPS`
+    to reverse every loop with its tape, those the user marked with
+    `s2sad.checkpointed` too, in `func` and in the functions it calls (see
+    `stages.without_checkpoints`). With `copy_views`, the
     forward sweep copies what it reads out of an array the function writes into
     (``t1 = B[:, 1].copy()``), the gradient code forward mode differentiates for
     second derivatives: the reverse sweep reads such a value only where the array
     holds what it held when the value was read (a write is undone before the reverse
     of the lines before it), so the copy is the same numbers, and forward mode, which
     cannot see that, need not follow a write through a view."""
-    builder = _Builder(func, tuple(wrt), entry, param_kinds or {}, as_tuple, checkpoint)
-    builder.copy_views = copy_views
-    return builder.build()
+    return _ReverseBuilder(func, tuple(wrt), entry, param_kinds or {}, as_tuple,
+                           checkpoint, copy_views).build()
 
 
-# `checkpoint=` of `reverse_unit` for the gradient that second derivatives run in
-# forward mode: the schedulers' calls are opaque to the forward transform, the taped
-# loops are plain Python it differentiates. The same gradient, without checkpointing.
-TAPED_LOOPS = ("taped",)
+def forward_unit(func, wrt, param_kinds=None, batched=False) -> Unit:
+    """The forward-mode derivative of `func` with respect to the parameters `wrt`:
+    one function ``f%jvp(params..., wrt tangents...)`` returning ``(output, output
+    tangent)``, plus ``g%jvp(active tangents..., params...)`` for every user function
+    it calls with a varying argument. With `batched`, every tangent carries a leading
+    axis of directions (see `batching`; `batching.NotBatchable` when a line cannot)."""
+    return _ForwardBuilder(func, tuple(wrt), param_kinds or {}, batched).build()
 
 
-def without_checkpoints(fn: ir.Function) -> ir.Function:
-    """`fn` with no loop marked for checkpointing (`fn` itself if none is)."""
-    if not any(isinstance(s, ir.Loop) and s.checkpoint for s in ir.walk(fn.body)):
-        return fn
-    fn = fn.clone()
-    for s in ir.walk(fn.body):
-        if isinstance(s, ir.Loop):
-            s.checkpoint = None
-    return fn
-
-
-def _tuple_of(names) -> ast.Tuple:
-    return ast.Tuple(elts=[ir.name(n) for n in names], ctx=ast.Load())
-
-
-def _carry(state: list, new, line) -> list:
-    """The last line of a step function's loop: the loop-carried names take their
-    values for the next iteration, ``x_1, v_1 = x_2, v_1 + dt * a`` (all at once, as
-    one new value may read another's old one); a value the iteration leaves as it is
-    is not assigned."""
-    if not isinstance(new, ast.Tuple):  # (an expression holding the whole tuple)
-        return [ir.Assign(tuple(state), new, line, unpack=True)]
-    pairs = [(n, v) for n, v in zip(state, new.elts)
-             if not (isinstance(v, ast.Name) and v.id == n)]
-    if len(pairs) == 1:
-        return [ir.Assign((pairs[0][0],), pairs[0][1], line)]
-    return [ir.Assign(tuple(n for n, _ in pairs),
-                      ast.Tuple(elts=[v for _, v in pairs], ctx=ast.Load()), line,
-                      unpack=True)] if pairs else []
-
-
-def checkpoint_outer_loops(fn: ir.Function, checkpoint) -> ir.Function:
-    """`fn` with its outermost loops (in its body or its branches, not inside another
-    loop) marked for checkpointing with ``(schedule, snapshots)``, except loops the
-    user marked: ``grad(f, checkpoint=...)``. The mark says it was not the user's
-    (``Loop.checkpoint[2]``): `reverse` leaves such a loop on the tape when its step
-    functions cannot reverse it, or when it carries nothing active."""
-    schedule, snapshots = checkpoint
-    atom = None if snapshots is None else ir.const(snapshots)
-
-    def mark(body):
-        for s in body:
-            if isinstance(s, ir.If):
-                mark(s.body)
-                mark(s.orelse)
-            elif isinstance(s, ir.Loop) and s.checkpoint is None:
-                s.checkpoint = (schedule, atom, "auto")
-
-    fn = fn.clone()
-    mark(fn.body)
-    return fn
+# ------------------------------------------------------------------ builder
 
 
 class _Builder:
-    def __init__(self, root, wrt, entry, param_kinds, as_tuple, checkpoint=None):
+    """Builds one `Unit`: the derivative of the root function, then of every user
+    function a derivative calls with a varying argument (the transforms ask for them
+    through `derivative_of`, which names each and queues it), then the module: the
+    helpers its code still reads, their imports, its text.
+
+    What differs between the modes is in the subclasses: `callee_names` (what a
+    callee's derivative functions are called), `root_functions` and
+    `callee_functions` (transform one function and assemble its derivative
+    functions), `finish_functions` (a last pass over all of them)."""
+
+    def __init__(self, root, wrt, param_kinds, checkpoint=None):
         self.root = root
-        self.checkpoint = checkpoint
-        self.as_tuple = as_tuple
         self.wrt = wrt
-        self.entry = entry
         self.param_kinds = param_kinds
-        self.kinds = _Kinds()
-        self.copy_views = False
-        self.names: dict = {}  # (callee, active, kinds) -> (fwd, bwd)
+        self.checkpoint = checkpoint
+        self.kinds = stages.Kinds()
+        self.names: dict = {}  # (callee, active, kinds) -> the mode's callee names
         self.queue: list = []
-        self.functions: list = []
+        self.functions: list = []  # UnitFunction, in module order
         self.helpers: dict = {}
         self.resolved: list = []
         self.seen_users = []
+        self.scalar_tangents = False  # (forward mode: see `_scalar_tangents`)
 
-    def derivative_of(self):
-        def derivative_of(callee, active, kinds=None):
-            kinds = dict(kinds or {})
-            key = (callee, active, tuple(sorted(kinds.items(), key=lambda kv: kv[0])))
-            got = self.names.get(key)
-            if got is None:
-                base = callee.__name__
-                n = sum(1 for (c, _, _) in self.names if c is callee)
-                suffix = "" if n == 0 else f"%{n + 1}"
-                got = (f"{base}%fwd{suffix}", f"{base}%bwd{suffix}")
-                self.names[key] = got
-                self.queue.append((callee, active, kinds, got))
-            return got
-        return derivative_of
+    def derivative_of(self, callee, active, kinds=None):
+        """The names of the derivative functions of `callee` for the `active`
+        parameters and argument `kinds`, queued to be built if they are new."""
+        kinds = dict(kinds or {})
+        key = (callee, active, tuple(sorted(kinds.items(), key=lambda kv: kv[0])))
+        got = self.names.get(key)
+        if got is None:
+            got = self.callee_names(callee)
+            self.names[key] = got
+            self.queue.append((callee, active, kinds, got))
+        return got
+
+    def build(self) -> Unit:
+        fr = self.front(self.root)
+        if self.checkpoint is not None and self.checkpoint != stages.TAPED_LOOPS:
+            fr = Front(fr.func, fr.parsed, fr.anf,
+                       stages.checkpoint_outer_loops(fr.dup, self.checkpoint))
+        act = self.analyze(fr, self.wrt, self.param_kinds)
+        out_kind = return_kind(fr.dup, act)
+        entry = self.root_functions(fr, act, out_kind)
+        while self.queue:
+            callee, active, kinds, names = self.queue.pop(0)
+            cfr = self.front(callee)
+            cact = self.analyze(cfr, active, kinds, callee=True)
+            self.callee_functions(cfr, cact, names)
+        self.finish_functions()
+        module = ir.Module([uf.fn for uf in self.functions])
+        self.helpers = _used(self.helpers, self.functions)
+        module.imports = _import_lines(self.helpers)
+        _check_helper_clashes(self.functions, self.helpers)
+        unit = Unit(module, self.functions, entry, dict(self.helpers), self.resolved, out_kind,
+                    scalar_tangents=self.scalar_tangents)
+        _print(unit)
+        return unit
+
+    def front(self, func) -> Front:
+        fr = self.kinds.front(func)
+        if self.checkpoint == stages.TAPED_LOOPS:
+            fr = Front(fr.func, fr.parsed, fr.anf, stages.without_checkpoints(fr.dup))
+        return fr
 
     def analyze(self, fr: Front, wrt, kinds, callee=False):
         return activity_mod.analyze(fr.dup, wrt, kinds, self.kinds, callee)
 
-    def build(self) -> Unit:
-        fr = self.front(self.root)
-        if self.checkpoint is not None and self.checkpoint != TAPED_LOOPS:
-            fr = Front(fr.func, fr.parsed, fr.anf, checkpoint_outer_loops(fr.dup,
-                                                                         self.checkpoint))
-        act = self.analyze(fr, self.wrt, self.param_kinds)
-        out_kind = _return_kind(fr.dup, act)
+    def note_user(self, fr: Front):
+        """Record the names `fr`'s function resolved (once per user function)."""
+        if any(u is fr.func for u in self.seen_users):
+            return
+        self.seen_users.append(fr.func)
+        for text, obj in fr.parsed.refs.items():
+            if "." not in text:
+                self.resolved.append((fr.func, text, obj))
+
+    def callee_names(self, callee):
+        raise NotImplementedError
+
+    def root_functions(self, fr: Front, act, out_kind) -> tuple:
+        """Add the root's derivative functions; return the entry functions' names."""
+        raise NotImplementedError
+
+    def callee_functions(self, fr: Front, act, names):
+        raise NotImplementedError
+
+    def finish_functions(self):
+        pass
+
+
+class _ReverseBuilder(_Builder):
+    """Reverse mode: the root as one fused function (``grad``, ``value_and_grad``)
+    or a forward and a backward function (``vjp``); every callee as ``g%fwd`` and
+    ``g%bwd``; the step functions of checkpointed loops beside them."""
+
+    def __init__(self, root, wrt, entry, param_kinds, as_tuple, checkpoint=None,
+                 copy_views=False):
+        super().__init__(root, wrt, param_kinds, checkpoint)
+        self.entry = entry
+        self.as_tuple = as_tuple
+        self.copy_views = copy_views
+
+    def callee_names(self, callee):
+        n = sum(1 for (c, _, _) in self.names if c is callee)
+        suffix = "" if n == 0 else f"%{n + 1}"
+        return (f"{callee.__name__}%fwd{suffix}", f"{callee.__name__}%bwd{suffix}")
+
+    def root_functions(self, fr: Front, act, out_kind) -> tuple:
         if self.entry in ("grad", "value_and_grad"):
             _check_scalar_output(fr, out_kind, act)
-        rev = reverse.transform(fr.dup, act, self.derivative_of())
+        rev = reverse.transform(fr.dup, act, self.derivative_of)
         self.note_user(fr)
         name = self.root.__name__
         if self.entry == "vjp":
@@ -402,40 +243,18 @@ class _Builder:
             entry = (f"{name}%{self.entry}",)
             self.functions.append(self.fused(fr, act, rev, entry[0]))
         self.helpers.update(rev.helpers)
-        self.functions += self.steps(fr, act, rev)
-        while self.queue:
-            callee, active, kinds, (fwd, bwd) = self.queue.pop(0)
-            cfr = self.front(callee)
-            cact = self.analyze(cfr, active, kinds, callee=True)
-            crev = reverse.transform(cfr.dup, cact, self.derivative_of())
-            self.note_user(cfr)
-            self.helpers.update(crev.helpers)
-            self.functions += self.split(cfr, cact, crev, fwd, bwd)
-            self.functions += self.steps(cfr, cact, crev)
+        self.functions += _step_functions(fr, act, rev)
+        return entry
+
+    def callee_functions(self, fr: Front, act, names):
+        rev = reverse.transform(fr.dup, act, self.derivative_of)
+        self.note_user(fr)
+        self.helpers.update(rev.helpers)
+        self.functions += self.split(fr, act, rev, *names)
+        self.functions += _step_functions(fr, act, rev)
+
+    def finish_functions(self):
         self.functions = _share_forward_sweeps(self.functions)
-        module = ir.Module([uf.fn for uf in self.functions])
-        self.helpers = _used(self.helpers, self.functions)
-        module.imports = _import_lines(self.helpers)
-        _check_helper_clashes(self.functions, self.helpers)
-        unit = Unit(module, self.functions, entry, dict(self.helpers), self.resolved, out_kind)
-        _print(unit)
-        return unit
-
-    def front(self, func) -> Front:
-        fr = self.kinds.front(func)
-        if self.checkpoint == TAPED_LOOPS:
-            fr = Front(fr.func, fr.parsed, fr.anf, without_checkpoints(fr.dup))
-        return fr
-
-    def note_user(self, fr: Front):
-        if any(u is fr.func for u in self.seen_users):
-            return
-        self.seen_users.append(fr.func)
-        for text, obj in fr.parsed.refs.items():
-            if "." not in text:
-                self.resolved.append((fr.func, text, obj))
-
-    # -------------------------------------------------------- assembly
 
     def fused(self, fr: Front, act, rev: reverse.Reverse, name: str) -> UnitFunction:
         grads = [rev.grads[p] for p in self.wrt]
@@ -443,7 +262,7 @@ class _Builder:
         seed_block = []
         if rev.seed is not None:
             seed = ir.const(1.0)
-            if _rank_unknown(_return_kind(fr.dup, act)):
+            if _rank_unknown(return_kind(fr.dup, act)):
                 # (an output that may be a number or an array: it is checked when the
                 # gradient runs, see `_check_scalar_output`)
                 seed = ast.Call(func=ir.name("scalar_seed"), args=[ir.copy_tree(rev.output)],
@@ -460,7 +279,8 @@ class _Builder:
             grads + [ir.name("%value")] * with_value,
             _purity(fr.dup, act), _float_names(act), inputs=[p.name for p in fr.anf.params],
             mutable=rev.mutable)
-        self.copy_view_reads(forward, backward, act, rev)
+        if self.copy_views:
+            _copy_view_reads(forward, backward, act, rev)
         grads = outputs[: len(grads)]
         if not self.copy_views:  # (second derivatives type their own results)
             grads = self.typed(grads, self.wrt, act)
@@ -481,90 +301,18 @@ class _Builder:
         gives). Float64 arrays, the common case, are left as they are: nothing widens
         them, and their NumPy scalars are floats."""
         out = []
-        narrow = narrow_arrays(self.param_kinds)
+        narrow = stages.narrow_arrays(self.param_kinds)
         for p, g in zip(names, grads):
-            cast = gradient_cast(self.param_kinds.get(p), narrow)
+            cast = stages.gradient_cast(self.param_kinds.get(p), narrow)
             if cast == "float" and not _is_float_literal(g):
                 g = ast.Call(func=ir.name("float"), args=[g], keywords=[])
             elif cast not in (None, "float"):
-                import numpy
-
-                self.helpers["np"] = numpy
+                self.helpers["np"] = np
                 dtype = ast.Attribute(value=ir.name("np"), attr=cast, ctx=ast.Load())
                 g = ast.Call(func=ast.Attribute(value=ir.name("np"), attr="asarray",
                                                 ctx=ast.Load()),
                              args=[g, dtype], keywords=[])
             out.append(g)
-        return out
-
-    def copy_view_reads(self, forward, backward, act, rev):
-        """With `copy_views` (see `reverse_unit`): ``t = B[...]`` of an array `B` the
-        code writes into (an array of the function's, or an adjoint array the
-        reverse sweep updates in place) reads ``B[...].copy()``."""
-        if not self.copy_views:
-            return
-        written = set(rev.mutable)
-        for s in ir.walk(forward + backward):
-            target = getattr(s, "target", None)
-            if isinstance(s, (ir.SetItem, ir.AugAssign)) and isinstance(target, ast.Subscript) \
-                    and isinstance(target.value, ast.Name):
-                written.add(target.value.id)
-
-        def array(n):
-            base = n[: -len("%bar")] if n.endswith("%bar") else n
-            return isinstance(act.kinds.get(base), ArrayKind)
-
-        for s in ir.walk(forward + backward):
-            if isinstance(s, ir.Assign) and not s.unpack and \
-                    isinstance(s.value, ast.Subscript) and isinstance(s.value.value, ast.Name) \
-                    and s.value.value.id in written and array(s.value.value.id):
-                s.value = ast.Call(func=ast.Attribute(value=s.value, attr="copy",
-                                                      ctx=ast.Load()), args=[], keywords=[])
-
-    def steps(self, fr: Front, act, rev: reverse.Reverse) -> list:
-        """The step function of each checkpointed loop, ``step(indices, state, args)``,
-        a while loop's test, ``test(state, args)``, and the step's reverse,
-        ``step_bar(i, state, args, bar)`` (see `reverse.Step`)."""
-        out = []
-        for st in rev.steps:
-            unpack = [ir.Assign(tuple(st.state), ir.name("%state"), st.line, unpack=True)]
-            if st.args:
-                unpack.append(ir.Assign(tuple(st.args), ir.name("%args"), st.line, unpack=True))
-            params = [ir.Param(st.target), ir.Param("%state"), ir.Param("%args")]
-            inputs = [p.name for p in params]
-            body, _, outputs = simplify.simplify(
-                st.body, [], set(), [ast.Tuple(elts=st.outputs, ctx=ast.Load())],
-                _purity(fr.dup, act), _float_names(act),
-                inputs=[st.target] + st.state + st.args, mutable=rev.mutable)
-            loop = ir.ForEach(st.target, ir.name("%indices"),
-                              body + _carry(st.state, outputs[0], st.line), st.line)
-            fn = ir.Function(st.name, [ir.Param("%indices")] + params[1:],
-                             unpack + [loop, ir.Return(_tuple_of(st.state), st.line)],
-                             fr.anf.refs, fr.anf.source)
-            out.append(UnitFunction(fn, fr.func, keep_defaults=False))
-            if st.test_name is not None:  # a while loop's test, ``test(state, args)``
-                unpack = [ir.Assign(tuple(st.state), ir.name("%state"), st.line, unpack=True)]
-                if st.args:
-                    unpack.append(ir.Assign(tuple(st.args), ir.name("%args"), st.line,
-                                            unpack=True))
-                body, _, outputs = simplify.simplify(
-                    unpack + ir.copy_tree(st.cond), [], set(), [ir.copy_tree(st.test)],
-                    _purity(fr.dup, act), _float_names(act), inputs=inputs[1:],
-                    mutable=rev.mutable)
-                fn = ir.Function(st.test_name, params[1:],
-                                 body + [ir.Return(outputs[0], st.line)],
-                                 fr.anf.refs, fr.anf.source)
-                out.append(UnitFunction(fn, fr.func, keep_defaults=False))
-            bar_unpack = [ir.Assign(tuple(st.bar), ir.name("%bar"), st.line, unpack=True)]
-            forward, backward, outputs = simplify.simplify(
-                unpack + st.forward, bar_unpack + st.reverse, set(st.bar),
-                [ast.Tuple(elts=[ir.name(n) for n in st.bar], ctx=ast.Load())],
-                _purity(fr.dup, act), _float_names(act), inputs=inputs + ["%bar"],
-                mutable=rev.mutable, replayed=True)
-            fn = ir.Function(st.bar_name, params + [ir.Param("%bar")],
-                             forward + backward + [ir.Return(outputs[0], st.line)],
-                             fr.anf.refs, fr.anf.source)
-            out.append(UnitFunction(fn, fr.func, keep_defaults=False))
         return out
 
     def split(self, fr: Front, act, rev: reverse.Reverse, fwd_name, bwd_name,
@@ -580,7 +328,8 @@ class _Builder:
             rev.forward, rev.reverse, keep | {seed_param}, [rev.output] + grads,
             _purity(fr.dup, act), inputs=[p.name for p in fr.anf.params] + [seed_param],
             mutable=rev.mutable)
-        self.copy_view_reads(forward, backward, act, rev)
+        if self.copy_views:
+            _copy_view_reads(forward, backward, act, rev)
         if root:  # (vjp's adjoints have their arguments' types, as grad's gradients)
             grads = self.typed(grads, active, act)
         if root and isinstance(output, ast.Name) and output.id in rev.mutable and any(
@@ -592,8 +341,8 @@ class _Builder:
         params = [p.name for p in fr.anf.params]
         # what the backward sweep reads, its result too (the zero gradient of an
         # array argument the output does not depend on reads the argument)
-        read = simplify.saved_names([ir.Assign((p,), ir.const(None)) for p in params] + forward,
-                                    backward + [ir.Return(ast.Tuple(elts=list(grads),
+        read = tapes.saved_names([ir.Assign((p,), ir.const(None)) for p in params] + forward,
+                                 backward + [ir.Return(ast.Tuple(elts=list(grads),
                                                                     ctx=ast.Load()), 0)])
         saved = [n for n in read if n in params] + [n for n in read if n not in params]
         saved.sort(key=(params + [n for s in ir.walk(forward)
@@ -619,90 +368,31 @@ class _Builder:
         return [UnitFunction(fwd, fr.func), UnitFunction(bwd, fr.func, keep_defaults=False)]
 
 
-def narrow_arrays(kinds: dict) -> bool:
-    """Is some argument an array narrower than float64? (A NumPy scalar of float64 is
-    a float; one of float32 is not, and a float argument's gradient could become one.)"""
-    return any(isinstance(k, ArrayKind) and k.exact not in (None, "float64")
-               for k in kinds.values())
+class _ForwardBuilder(_Builder):
+    """Forward mode: one function ``f%jvp`` for the root and ``g%jvp`` for every
+    callee (see `forward_unit`)."""
 
-
-def gradient_cast(kind, narrow: bool):
-    """What makes the gradient of an argument of `kind` (from `with_shapes`) have
-    exactly its argument's type, for every entry point (`_Builder.typed` writes it
-    into the compiled gradient; `api.typed_like` applies it to what the other entry
-    points compute): a dtype name (``np.asarray(g, np.float32)``) for an array whose
-    gradient may come out wider or as a NumPy scalar (an array narrower than float64,
-    a 0-d array), ``"float"`` for a number while some argument is a narrower array
-    (`narrow`), None where the gradient has its argument's type already (float64
-    arrays, the common case: nothing widens them, and their NumPy scalars are
-    floats)."""
-    if isinstance(kind, ArrayKind) and kind.exact is not None and (
-            kind.exact != "float64" or kind.ndim == 0):
-        return kind.exact
-    if kind == SCALAR and narrow:
-        return "float"
-    return None
-
-
-def forward_unit(func, wrt, param_kinds=None, batched=False) -> Unit:
-    """The forward-mode derivative of `func` with respect to the parameters `wrt`:
-    one function ``f%jvp(params..., wrt tangents...)`` returning ``(output, output
-    tangent)``, plus ``g%jvp(active tangents..., params...)`` for every user function
-    it calls with a varying argument. With `batched`, every tangent carries a leading
-    axis of directions (see `batching`; `batching.NotBatchable` when a line cannot)."""
-    return _ForwardBuilder(func, tuple(wrt), param_kinds or {}, batched).build()
-
-
-class _ForwardBuilder:
     def __init__(self, root, wrt, param_kinds, batched=False):
-        self.root = root
-        self.wrt = wrt
-        self.param_kinds = param_kinds
+        super().__init__(root, wrt, param_kinds)
         self.batched = batched
-        self.kinds = _Kinds()
-        self.names: dict = {}  # (callee, active, kinds) -> jvp name
-        self.queue: list = []
-        self.functions: list = []
-        self.helpers: dict = {}
-        self.resolved: list = []
-        self.seen_users = []
 
-    def derivative_of(self, callee, active, kinds=None):
-        kinds = dict(kinds or {})
-        key = (callee, active, tuple(sorted(kinds.items(), key=lambda kv: kv[0])))
-        got = self.names.get(key)
-        if got is None:
-            n = sum(1 for (c, _, _) in self.names if c is callee) + (callee is self.root)
-            got = f"{callee.__name__}%jvp" + ("" if n == 0 else f"%{n + 1}")
-            self.names[key] = got
-            self.queue.append((callee, active, kinds, got))
-        return got
+    def callee_names(self, callee):
+        n = sum(1 for (c, _, _) in self.names if c is callee) + (callee is self.root)
+        return f"{callee.__name__}%jvp" + ("" if n == 0 else f"%{n + 1}")
 
-    def build(self) -> Unit:
-        fr = self.kinds.front(self.root)
-        act = activity_mod.analyze(fr.dup, self.wrt, self.param_kinds, self.kinds)
+    def root_functions(self, fr: Front, act, out_kind) -> tuple:
         entry = (f"{self.root.__name__}%jvp",)
         self.functions.append(self.assemble(fr, act, entry[0], root=True))
-        scalar = _scalar_tangents(act)
-        while self.queue:
-            callee, active, kinds, name = self.queue.pop(0)
-            cfr = self.kinds.front(callee)
-            cact = activity_mod.analyze(cfr.dup, active, kinds, self.kinds, callee=True)
-            self.functions.append(self.assemble(cfr, cact, name, root=False))
-            scalar = scalar and _scalar_tangents(cact)
-        module = ir.Module([uf.fn for uf in self.functions])
-        self.helpers = _used(self.helpers, self.functions)
-        module.imports = _import_lines(self.helpers)
-        _check_helper_clashes(self.functions, self.helpers)
-        unit = Unit(module, self.functions, entry, dict(self.helpers), self.resolved,
-                    _return_kind(fr.dup, act))
-        unit.scalar_tangents = scalar
-        _print(unit)
-        return unit
+        self.scalar_tangents = _scalar_tangents(act)
+        return entry
+
+    def callee_functions(self, fr: Front, act, name):
+        self.functions.append(self.assemble(fr, act, name, root=False))
+        self.scalar_tangents = self.scalar_tangents and _scalar_tangents(act)
 
     def assemble(self, fr: Front, act, name: str, root: bool) -> UnitFunction:
         fwd = forward_mod.transform(fr.dup, act, self.derivative_of)
-        _note_user(self, fr)
+        self.note_user(fr)
         self.helpers.update(fwd.helpers)
         params = [p.name for p in fr.anf.params]
         dots = [fwd.tangents[p] for p in act.wrt] if root else \
@@ -724,22 +414,104 @@ class _ForwardBuilder:
             all_params = tangent_params + own
         fn = ir.Function(name, all_params, body, fr.anf.refs, fr.anf.source)
         if self.batched:
-            import numpy
-
             batching.batch(fn, act.kinds)
-            self.helpers["np"] = numpy
+            self.helpers["np"] = np
         # the root is always called with every argument; a callee's defaults are the
         # user function's, which stay last
         return UnitFunction(fn, fr.func, keep_defaults=not root)
 
 
-def _note_user(builder, fr: Front):
-    if any(u is fr.func for u in builder.seen_users):
-        return
-    builder.seen_users.append(fr.func)
-    for text, obj in fr.parsed.refs.items():
-        if "." not in text:
-            builder.resolved.append((fr.func, text, obj))
+# ---------------------------------------------------------------- assembly
+
+
+def _step_functions(fr: Front, act, rev: reverse.Reverse) -> list:
+    """The step function of each checkpointed loop, ``step(indices, state, args)``,
+    a while loop's test, ``test(state, args)``, and the step's reverse,
+    ``step_bar(i, state, args, bar)`` (see `reverse.Step`)."""
+    out = []
+    for st in rev.steps:
+        unpack = [ir.Assign(tuple(st.state), ir.name("%state"), st.line, unpack=True)]
+        if st.args:
+            unpack.append(ir.Assign(tuple(st.args), ir.name("%args"), st.line, unpack=True))
+        params = [ir.Param(st.target), ir.Param("%state"), ir.Param("%args")]
+        inputs = [p.name for p in params]
+        body, _, outputs = simplify.simplify(
+            st.body, [], set(), [ast.Tuple(elts=st.outputs, ctx=ast.Load())],
+            _purity(fr.dup, act), _float_names(act),
+            inputs=[st.target] + st.state + st.args, mutable=rev.mutable)
+        loop = ir.ForEach(st.target, ir.name("%indices"),
+                          body + _carry(st.state, outputs[0], st.line), st.line)
+        fn = ir.Function(st.name, [ir.Param("%indices")] + params[1:],
+                         unpack + [loop, ir.Return(_tuple_of(st.state), st.line)],
+                         fr.anf.refs, fr.anf.source)
+        out.append(UnitFunction(fn, fr.func, keep_defaults=False))
+        if st.test_name is not None:  # a while loop's test, ``test(state, args)``
+            unpack = [ir.Assign(tuple(st.state), ir.name("%state"), st.line, unpack=True)]
+            if st.args:
+                unpack.append(ir.Assign(tuple(st.args), ir.name("%args"), st.line,
+                                        unpack=True))
+            body, _, outputs = simplify.simplify(
+                unpack + ir.copy_tree(st.cond), [], set(), [ir.copy_tree(st.test)],
+                _purity(fr.dup, act), _float_names(act), inputs=inputs[1:],
+                mutable=rev.mutable)
+            fn = ir.Function(st.test_name, params[1:],
+                             body + [ir.Return(outputs[0], st.line)],
+                             fr.anf.refs, fr.anf.source)
+            out.append(UnitFunction(fn, fr.func, keep_defaults=False))
+        bar_unpack = [ir.Assign(tuple(st.bar), ir.name("%bar"), st.line, unpack=True)]
+        forward, backward, outputs = simplify.simplify(
+            unpack + st.forward, bar_unpack + st.reverse, set(st.bar),
+            [ast.Tuple(elts=[ir.name(n) for n in st.bar], ctx=ast.Load())],
+            _purity(fr.dup, act), _float_names(act), inputs=inputs + ["%bar"],
+            mutable=rev.mutable, replayed=True)
+        fn = ir.Function(st.bar_name, params + [ir.Param("%bar")],
+                         forward + backward + [ir.Return(outputs[0], st.line)],
+                         fr.anf.refs, fr.anf.source)
+        out.append(UnitFunction(fn, fr.func, keep_defaults=False))
+    return out
+
+
+def _tuple_of(names) -> ast.Tuple:
+    return ast.Tuple(elts=[ir.name(n) for n in names], ctx=ast.Load())
+
+
+def _carry(state: list, new, line) -> list:
+    """The last line of a step function's loop: the loop-carried names take their
+    values for the next iteration, ``x_1, v_1 = x_2, v_1 + dt * a`` (all at once, as
+    one new value may read another's old one); a value the iteration leaves as it is
+    is not assigned."""
+    if not isinstance(new, ast.Tuple):  # (an expression holding the whole tuple)
+        return [ir.Assign(tuple(state), new, line, unpack=True)]
+    pairs = [(n, v) for n, v in zip(state, new.elts)
+             if not (isinstance(v, ast.Name) and v.id == n)]
+    if len(pairs) == 1:
+        return [ir.Assign((pairs[0][0],), pairs[0][1], line)]
+    return [ir.Assign(tuple(n for n, _ in pairs),
+                      ast.Tuple(elts=[v for _, v in pairs], ctx=ast.Load()), line,
+                      unpack=True)] if pairs else []
+
+
+def _copy_view_reads(forward, backward, act, rev):
+    """For `copy_views` (see `reverse_unit`): ``t = B[...]`` of an array `B` the
+    code writes into (an array of the function's, or an adjoint array the reverse
+    sweep updates in place) reads ``B[...].copy()``."""
+    written = set(rev.mutable)
+    for s in ir.walk(forward + backward):
+        target = getattr(s, "target", None)
+        if isinstance(s, (ir.SetItem, ir.AugAssign)) and isinstance(target, ast.Subscript) \
+                and isinstance(target.value, ast.Name):
+            written.add(target.value.id)
+
+    def array(n):
+        base = n[: -len("%bar")] if n.endswith("%bar") else n
+        return isinstance(act.kinds.get(base), ArrayKind)
+
+    for s in ir.walk(forward + backward):
+        if isinstance(s, ir.Assign) and not s.unpack and \
+                isinstance(s.value, ast.Subscript) and isinstance(s.value.value, ast.Name) \
+                and s.value.value.id in written and array(s.value.value.id):
+            s.value = ast.Call(func=ast.Attribute(value=s.value, attr="copy",
+                                                  ctx=ast.Load()), args=[], keywords=[])
 
 
 def _fill_branches(body, saved: set):
@@ -794,7 +566,6 @@ def _share_forward_sweeps(functions) -> list:
     return kept
 
 
-
 def _read_output(fr: Front, out, line) -> list:
     """When the output may be unassigned, read it, so that the gradient raises the
     UnboundLocalError the user's function would raise."""
@@ -808,10 +579,11 @@ def _read_output(fr: Front, out, line) -> list:
 
 
 def _float_names(act):
-    """Names that certainly hold Python floats (scalars, and their adjoints and
-    tangents: a tangent the caller passes is a number of the primal's shape, for
-    which the operations this is used for cannot raise either); its `is_int` says
-    which certainly hold Python ints."""
+    """What `act` knows of the names' values, as the optimizer takes it (`NameKinds`):
+    which certainly hold Python floats (scalars, and their adjoints and tangents: a
+    tangent the caller passes is a number of the primal's shape, for which the
+    operations this is used for cannot raise either), which Python ints, which float
+    arrays (and NumPy calls on them), and of what rank and shape."""
     def float_name(n: str) -> bool:
         base = n[: -len("%bar")] if n.endswith("%bar") else n
         base = base[: -len("%dot")] if base.endswith("%dot") else base
@@ -822,26 +594,19 @@ def _float_names(act):
         return isinstance(kind, ArrayKind) and kind.dtype == "f"
 
     def unary_ufunc(text: str) -> bool:
-        import numpy as np
-
         if not text.startswith("np."):
             return False
         obj = getattr(np, text[3:], None)
         return isinstance(obj, np.ufunc) and obj.nin == 1 and obj.nout == 1
-
-    float_name.is_int = lambda n: act.kinds.get(n) == INT
-    float_name.array = array  # float arrays, and NumPy calls on them
-    float_name.same_shape = act.same_shape
-    float_name.broadcastable = act.broadcastable
 
     def rank(n: str):
         kind = act.kinds.get(n)
         return kind.ndim if isinstance(kind, ArrayKind) else (
             0 if kind in (SCALAR, INT) else None)
 
-    float_name.rank = rank
-    float_name.unary_ufunc = unary_ufunc
-    return float_name
+    return NameKinds(is_float=float_name, is_int=lambda n: act.kinds.get(n) == INT,
+                     array=array, rank=rank, same_shape=act.same_shape,
+                     broadcastable=act.broadcastable, unary_ufunc=unary_ufunc)
 
 
 def _purity(fn: ir.Function, act):

@@ -4,16 +4,16 @@ import linecache
 
 from s2sad import runtime
 from s2sad.backend import emit
-from s2sad import driver as pipeline
+from s2sad import stages
 
 _count = [0]
 
 
 def run_stage(func, stage, args, wrt=0):
-    from s2sad.api.reverse import normalize_wrt
+    from s2sad.api.arguments import normalize_wrt
 
     names, _ = normalize_wrt(func, wrt)
-    module = pipeline.stage_module(func, stage, names)
+    module = stages.stage_module(func, stage, names)
     text = emit.emit_module(module).text
     _count[0] += 1
     filename = f"<stage {stage} {_count[0]}>"

@@ -610,8 +610,8 @@ def test_the_cache_keys_on_the_option(ctz_runs, tmp_path, monkeypatch):
     monkeypatch.setattr(diskcache, "_setting", None)
     s2sad.enable_disk_cache(tmp_path / "cache")
     for rounds in range(2):  # the second round from the disk
-        from s2sad.api import reverse as api
-        api._forget_everything()
+        from s2sad.api import dispatch
+        dispatch.forget_everything()
         assert [schedulers(c) for c in ("ctz", None, "ctz")] == [1, 0, 1]
     assert len(list((tmp_path / "cache").glob("*.json"))) == 2
 

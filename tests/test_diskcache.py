@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import s2sad
-from s2sad.api import reverse as api
+from s2sad.api import dispatch
 from s2sad.backend import diskcache
 from s2sad.frontend import parse
 from s2sad import driver as pipeline
@@ -104,7 +104,7 @@ def entries(folder):
 def unit_of(f):
     """The unit the in-memory cache holds for `f` (one specialisation). Equal code
     objects share the per-code dict, so pick the unit built for this `f`."""
-    unit, = [unit for unit, _ in api._units[f.__code__].values() if unit.root is f]
+    unit, = [unit for unit, _ in dispatch._units[f.__code__].values() if unit.root is f]
     return unit
 
 

@@ -10,7 +10,8 @@ import s2sad
 import zoo
 import zoo_loops
 from helpers import central_diff
-from s2sad.api import forward as forward_api
+from s2sad.api import dispatch
+from s2sad.api import jacobians as jacobian_api
 
 
 def polar(r, theta):
@@ -85,7 +86,7 @@ def test_a_function_of_numbers_takes_one_forward_pass(monkeypatch):
     """Vector mode: the tangents are vectors of directions, so the compiled forward
     derivative runs once, not once per input number."""
     calls = []
-    real = forward_api._compiled_unit
+    real = dispatch.compiled_forward
 
     def counting(*a, **k):
         unit, fn = real(*a, **k)
@@ -95,7 +96,7 @@ def test_a_function_of_numbers_takes_one_forward_pass(monkeypatch):
             return fn(*args)
         return unit, run
 
-    monkeypatch.setattr(forward_api, "_compiled_unit", counting)
+    monkeypatch.setattr(dispatch, "compiled_forward", counting)
     J = s2sad.jacobian(stepped, mode="forward")(0.9, 7)
     assert len(calls) == 1
     J2 = s2sad.jacobian(neighbours, mode="forward")([1.0, 2.0, -0.5, 4.0])
@@ -106,8 +107,8 @@ def test_a_function_of_numbers_takes_one_forward_pass(monkeypatch):
 def test_auto_picks_the_cheaper_direction(monkeypatch):
     used = []
     for name in ("_jacobian_forward", "_jacobian_reverse"):
-        real = getattr(forward_api, name)
-        monkeypatch.setattr(forward_api, name,
+        real = getattr(jacobian_api, name)
+        monkeypatch.setattr(jacobian_api, name,
                             lambda *a, _r=real, _n=name: used.append(_n) or _r(*a))
     s2sad.jacobian(zoo_loops.rosenbrock)([0.5, 1.2, -0.3, 0.8])  # 4 inputs, 1 output
     s2sad.jacobian(polar, wrt=0)(1.5, 0.4)  # 1 input, 2 outputs
@@ -168,7 +169,7 @@ def test_vector_mode_on_arrays_agrees_with_one_pass_per_direction(f, args, wrt, 
     """Where the forward derivative can carry every direction at once, one pass gives
     the Jacobian that one pass per input number gives."""
     batched = s2sad.jacobian(f, wrt=wrt, mode="forward")(*args)
-    monkeypatch.setattr(forward_api, "_jacobian_batched", lambda *a: None)
+    monkeypatch.setattr(jacobian_api, "_jacobian_batched", lambda *a: None)
     single = s2sad.jacobian(f, wrt=wrt, mode="forward")(*args)
     for b, s in zip(batched if isinstance(wrt, tuple) else [batched],
                     single if isinstance(wrt, tuple) else [single]):
@@ -181,13 +182,13 @@ def test_vector_mode_runs_array_code_in_one_pass(monkeypatch):
 
     def passes(f, args, wrt):
         seen = []
-        real = forward_api._compiled_unit
+        real = dispatch.compiled_forward
 
         def counted(*a, **k):
             unit, fn = real(*a, **k)
             return unit, fn and (lambda *args: seen.append(1) or fn(*args))
 
-        monkeypatch.setattr(forward_api, "_compiled_unit", counted)
+        monkeypatch.setattr(dispatch, "compiled_forward", counted)
         s2sad.jacobian(f, wrt=wrt, mode="forward")(*args)
         monkeypatch.undo()
         return len(seen)
@@ -263,14 +264,14 @@ def test_vector_mode_refuses_a_reduction_of_a_number_tangent():
     """The check behind vector mode: pure arithmetic passes, np.sum of a number's
     tangent does not (and the function of floats takes the batched pass instead)."""
     kinds = {"x": s2sad.ir.kinds.kind_of(0.3), "y": s2sad.ir.kinds.kind_of(0.8)}
-    unit, _ = forward_api._compiled_unit(dot_of_numbers, ("x", "y"), kinds)
-    assert unit.scalar_tangents and not forward_api._carries_vectors(unit)
+    unit, _ = dispatch.compiled_forward(dot_of_numbers, ("x", "y"), kinds)
+    assert unit.scalar_tangents and not jacobian_api._carries_vectors(unit)
     kinds = {"r": s2sad.ir.kinds.kind_of(1.5), "theta": s2sad.ir.kinds.kind_of(0.4)}
-    unit, _ = forward_api._compiled_unit(polar, ("r", "theta"), kinds)
-    assert forward_api._carries_vectors(unit)
+    unit, _ = dispatch.compiled_forward(polar, ("r", "theta"), kinds)
+    assert jacobian_api._carries_vectors(unit)
     kinds = {"xs": s2sad.ir.kinds.kind_of([1.0, 2.0])}
-    unit, _ = forward_api._compiled_unit(neighbours, ("xs",), kinds)
-    assert forward_api._carries_vectors(unit)
+    unit, _ = dispatch.compiled_forward(neighbours, ("xs",), kinds)
+    assert jacobian_api._carries_vectors(unit)
 
 
 # ------------------------------------------- outputs with constant entries
@@ -344,8 +345,8 @@ def assert_jacobian_is_the_differences(f, args, wrt, mode):
 def test_outputs_with_constant_entries_one_pass_per_number(f, args, wrt, monkeypatch):
     """The same Jacobians from one forward pass per input number."""
     want = s2sad.jacobian(f, wrt=wrt, mode="reverse")(*args)
-    monkeypatch.setattr(forward_api, "_carries_vectors", lambda unit: False)
-    monkeypatch.setattr(forward_api, "_jacobian_batched", lambda *a: None)
+    monkeypatch.setattr(jacobian_api, "_carries_vectors", lambda unit: False)
+    monkeypatch.setattr(jacobian_api, "_jacobian_batched", lambda *a: None)
     got = s2sad.jacobian(f, wrt=wrt, mode="forward")(*args)
     for g, w in zip(_blocks(got), _blocks(want), strict=True):
         assert g.shape == w.shape and np.allclose(g, w, rtol=1e-12, atol=1e-14)

@@ -8,7 +8,8 @@ derivatives (`forward`), the numerical check (`gradcheck`), the graph view
 """
 
 from .reverse import grad, source, value_and_grad, vjp
-from .forward import derivative, hessian, hvp, jacobian, jvp
+from .forward import derivative, hessian, hvp, jvp
+from .jacobians import jacobian
 
 __all__ = ["grad", "source", "value_and_grad", "vjp", "derivative", "hessian", "hvp",
            "jacobian", "jvp"]

@@ -54,7 +54,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import reverse as api
+from . import dispatch
+from .forward import hessian
+from .reverse import grad
 from ..engines import args as engine_args
 from ..engines import dual_grad, dual_jacobian, tape_grad
 from ..errors import GradientCheckError, NonScalarOutputError, S2SADError
@@ -356,7 +358,7 @@ def _gradient_methods(f, point, wrt, kwargs):
 
     def reverse(x):
         if not compiled:
-            compiled.append(api.grad(f, wrt=wrt))
+            compiled.append(grad(f, wrt=wrt))
         return compiled[0](*point.args_at(x), **kwargs)
 
     def tape(x):
@@ -366,7 +368,7 @@ def _gradient_methods(f, point, wrt, kwargs):
         return dual_grad(f, point.args_at(x), wrt, kwargs)[1]
 
     def forward(x):
-        return api.grad(f, wrt=wrt, mode="forward")(*point.args_at(x), **kwargs)
+        return grad(f, wrt=wrt, mode="forward")(*point.args_at(x), **kwargs)
 
     return [("reverse", reverse), ("forward", forward), ("tape", tape), ("dual", dual)]
 
@@ -425,7 +427,7 @@ def _order2(f, point, wrt, kwargs, rtol, atol):
 
     def dual_over_reverse():
         full = point.args_at(point.x)
-        compiled = api._compiled_gradient(f, wrt, full, kwargs)
+        compiled = dispatch.compiled_grad(f, wrt, full, kwargs)
         _, jac = dual_jacobian(compiled, full, wrt, kwargs)
         if jac.shape != (point.x.size, point.x.size):
             raise S2SADError(f"the Jacobian of the gradient has shape {jac.shape}")
@@ -441,8 +443,6 @@ def _order2(f, point, wrt, kwargs, rtol, atol):
             return hess, hess.ravel(), est.ravel()
         results.append(_run(f"{name} + differences", compute))
     def forward_over_reverse():
-        from .forward import hessian
-
         full = point.args_at(point.x)
         blocks = hessian(f, wrt=tuple(point.positions))(*full, **kwargs)
         sizes = [np.size(np.asarray(full[p], dtype=float)) for p in point.positions]

@@ -1,0 +1,314 @@
+"""The arguments of the entry points: which parameters `wrt` names, how a call's
+arguments bind to `f`'s parameters, their kinds (what a derivative is specialised
+on, refusing an argument that carries no derivative as `wrt`), and the types the
+derivatives of arguments are given back with (`typed_like`). Also the checks of
+the options every entry point shares (`mode=`, ``checkpoint=``), and the refusal of
+a function s2sad made (``grad(f)``, ...) where a user's function is needed.
+
+Imports `stages` (the gradient types) and the layers below; nothing else in
+`api`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import linecache
+import types
+
+import numpy as np
+
+from .. import stages
+from ..checkpoint import SCHEDULES
+from ..errors import IntegerArgumentError, S2SADError, WrtError
+from ..ir.kinds import (INT, ITEMS, SCALAR, UNKNOWN, ArrayKind, ListKind, differentiable,
+                        kind_of, with_shapes)
+
+# -------------------------------------------------------------- parameters
+
+
+def at_def(f) -> dict:
+    """Error location keywords pointing at the `def` line of `f`."""
+    code = f.__code__
+    line = code.co_firstlineno
+    text = linecache.getline(code.co_filename, line)
+    while text.lstrip().startswith("@"):
+        line += 1
+        text = linecache.getline(code.co_filename, line)
+    return dict(filename=code.co_filename, lineno=line, source_line=text or None,
+                col=(len(text) - len(text.lstrip())) if text else None)
+
+
+def signature_params(f):
+    """``(parameter names, number of positional ones)`` of `f`; a function that takes
+    ``*args`` or ``**kwargs`` is refused."""
+    code = f.__code__
+    n_pos = code.co_argcount
+    n_kw = code.co_kwonlyargcount
+    names = code.co_varnames[: n_pos + n_kw]
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        raise WrtError(
+            f"s2sad cannot differentiate {f.__qualname__}: it takes *args or **kwargs",
+            hint="List the parameters one by one.", **at_def(f),
+        )
+    return list(names), n_pos
+
+
+def normalize_wrt(f, wrt):
+    """(`wrt` as a tuple of parameter names, whether the caller asked for a tuple)."""
+    names, n_pos = signature_params(f)
+    as_tuple = isinstance(wrt, (tuple, list))
+    items = list(wrt) if as_tuple else [wrt]
+    if not items:
+        raise WrtError(f"wrt=() asks for no gradient of {f.__qualname__}",
+                       hint=f"Name a parameter: one of {', '.join(names)}.", **at_def(f))
+    out = []
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, (int, str)):
+            raise WrtError(f"wrt must be a parameter position, a parameter name or a tuple "
+                           f"of them; got {item!r}",
+                           hint=f"The parameters of {f.__qualname__} are {', '.join(names)}.",
+                           **at_def(f))
+        if isinstance(item, int):
+            if not -n_pos <= item < n_pos:
+                raise WrtError(
+                    f"wrt={item} is out of range: {f.__qualname__} has {n_pos} positional "
+                    f"parameter{'s' if n_pos != 1 else ''} ({', '.join(names[:n_pos])})",
+                    hint="Positions count from 0.", **at_def(f))
+            name = names[item % n_pos]
+        else:
+            if item not in names:
+                raise WrtError(f"wrt={item!r} is not a parameter of {f.__qualname__}",
+                               hint=f"Its parameters are {', '.join(names) or 'none'}.",
+                               **at_def(f))
+            name = item
+        if name in out:
+            raise WrtError(f"wrt names the parameter {name!r} twice", **at_def(f))
+        out.append(name)
+    return tuple(out), as_tuple
+
+
+_MADE = {"forward": 'grad(f, mode="forward")', "tape": 'grad(f, mode="tape")'}
+
+
+def refuse_derived(g, what):
+    """Raise a clear error if `g` is a function s2sad made (``grad(f)``,
+    ``derivative(f)``, ``hessian(f)``, ...) rather than one the user wrote: it names
+    the user's function at its `def` and says which second derivatives there are."""
+    marker = getattr(g, "__s2sad__", None)
+    if marker is None:
+        return
+    user = getattr(marker, "f", None) or getattr(g, "__wrapped__", None)
+    made = getattr(marker, "entry", marker)
+    made = _MADE.get(made, made if "(" in str(made) else f"{made}(f)")
+    name = getattr(user, "__qualname__", None) or getattr(g, "__qualname__", "f")
+    where = at_def(user) if isinstance(user, types.FunctionType) else {}
+    raise S2SADError(
+        f"{what} of {made} for {name}: s2sad differentiates the functions you write, "
+        "not the derivative functions it made from them",
+        hint="For second derivatives of f use s2sad.hessian(f), s2sad.hvp(f), or "
+             "s2sad.grad(s2sad.grad(f)) when the gradient is one number; third "
+             "derivatives are not supported.", **where)
+
+
+def mark_made(g, f, what):
+    """Mark `g` as a function s2sad made from the user's `f` (see `refuse_derived`)."""
+    g.__s2sad__ = what
+    g.__wrapped__ = f
+    return g
+
+
+def check_function(f, what):
+    """Refuse anything `what` cannot differentiate from its source: a function s2sad
+    made, a bound method, a callable that is not a Python function."""
+    refuse_derived(f, what)  # (names the user's function, at its def)
+    if isinstance(f, types.MethodType):
+        raise S2SADError(f"{what} needs a plain function; got the bound method {f!r}",
+                         hint="Differentiate a module-level function that takes the object's "
+                              "values as arguments.")
+    if not isinstance(f, types.FunctionType):
+        raise S2SADError(f"{what} needs a Python function written with `def`; got {f!r}",
+                         hint="For a built-in or C function, register a derivative rule "
+                              "with s2sad.register_rule instead.")
+
+
+def bind(f, args, kwargs, what, hint=None) -> dict:
+    """Every parameter of `f` with its value in this call, in signature order (a
+    keyword argument binds as Python binds it, a missing one takes its default)."""
+    refuse_derived(f, what)
+    check_function(f, what)
+    signature_params(f)  # (refuses *args and **kwargs)
+    sig = inspect.signature(f)
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise S2SADError(f"{what} of {f.__qualname__}: the arguments do not fit its "
+                         f"parameters: {exc}", hint=hint, **at_def(f)) from None
+    bound.apply_defaults()
+    return {p: bound.arguments[p] for p in sig.parameters}
+
+
+def call_with(f, arguments: dict):
+    """`f` called with `arguments` (from `bind`), keyword-only ones by keyword."""
+    n_pos = f.__code__.co_argcount
+    values = list(arguments.values())
+    return f(*values[:n_pos], **dict(zip(list(arguments)[n_pos:], values[n_pos:])))
+
+
+# ------------------------------------------------------------------ kinds
+
+
+def argument_kinds(f, values: dict, wrt, what):
+    """The kinds of the arguments `values` (with their shapes' labels,
+    `with_shapes`), the derivative is specialised on; an argument in `wrt` that
+    carries no derivative (an integer, an integer array, a string) is refused."""
+    kinds = {}
+    for name, value in values.items():
+        kind = kind_of(value)
+        if name in wrt:
+            if isinstance(kind, ArrayKind) and kind.dtype in ("i", "b"):
+                raise IntegerArgumentError(
+                    f"{what} of {f.__qualname__} with respect to `{name}`: it is an array of "
+                    f"{value.dtype}, and gradients are taken with respect to real numbers",
+                    hint=f"Pass a float array: {name}.astype(float).", **at_def(f))
+            if kind == INT:
+                raise IntegerArgumentError(
+                    f"{what} of {f.__qualname__} with respect to `{name}`: its value "
+                    f"{value!r} is an integer, and gradients are taken with respect to "
+                    "real numbers",
+                    hint=f"Pass a float (for example {float(value)!r} instead of {value!r}), "
+                         "or take the gradient with respect to another parameter.",
+                    **at_def(f))
+            if not differentiable(kind) or isinstance(kind, tuple):
+                raise WrtError(
+                    f"{what} of {f.__qualname__} with respect to `{name}`: its value is a "
+                    f"{type(value).__name__}, and s2sad differentiates with respect to "
+                    "floats",
+                    hint="Pass each number as its own argument.", **at_def(f))
+        kinds[name] = kind
+    return with_shapes(kinds, values)
+
+
+def fixed_argument(value) -> bool:
+    """Is `value` an argument that has no derivative and needs none: an integer, a
+    bool, None, or a list, tuple or array of integers or bools? (Its adjoint is None,
+    and grad refuses it as `wrt`.)"""
+    if value is None:
+        return True
+    kind = kind_of(value)
+    return not differentiable(kind) and numeric_kind(kind)
+
+
+def numeric_kind(kind) -> bool:
+    """Is `kind` a number's, or a list's, tuple's or array's of numbers (not a
+    complex array, a string, an object)?"""
+    if isinstance(kind, tuple):
+        return all(numeric_kind(k) for k in kind)
+    if isinstance(kind, ListKind):  # (its elements one by one where it lists them)
+        return numeric_kind(kind.elem) if kind.items is None else \
+            all(numeric_kind(k) for k in kind.items)
+    if isinstance(kind, ArrayKind):
+        return kind.dtype != "c" and kind.dtype != "?"
+    return kind in (SCALAR, INT, UNKNOWN)
+
+
+def retyped_list(x) -> bool:
+    """Is `x` a list whose elements' gradients need their types put back (a 0-d
+    array's gradient may come out a NumPy scalar, a float32 array's float64)? The
+    compiled gradient types each argument by its kind, and a list's kind does not
+    tell its elements' dtypes; the dispatcher (which sees the values) does it. The
+    kind tells the elements' shapes only for a list of at most `ITEMS` elements
+    (`ListKind.items`): in a longer one, an array nothing reads gets 0.0, which
+    `typed_like` makes zeros of its shape."""
+    if type(x) is not list:
+        return False
+    if len(x) > ITEMS and any(getattr(e, "ndim", 0) for e in x):
+        return True
+    for e in x:
+        if type(e) is list and retyped_list(e) or getattr(e, "ndim", None) == 0 or \
+                getattr(e, "dtype", None) is not None and getattr(e, "ndim", 0) and \
+                e.dtype.name != "float64":
+            return True
+    return False
+
+
+def typed_like(g, x, narrow=False):
+    """`g`, a derivative computed for the argument `x` (its gradient, a tangent of its
+    shape, a Jacobian or Hessian block), with `x`'s type, by the rule the compiled
+    gradient follows (`stages.gradient_cast`): a float32 array's is float32, a 0-d
+    array's a 0-d array, a float's a float when some argument is a narrower array
+    (`narrow`, `stages.narrow_arrays`). A list's, element by element; None stays
+    None."""
+    if g is None:
+        return None
+    if isinstance(x, list) and isinstance(g, list) and len(g) == len(x):
+        return [typed_like(e, v, narrow) for e, v in zip(g, x)]
+    if isinstance(x, tuple) and isinstance(g, tuple) and len(g) == len(x):
+        return tuple(typed_like(e, v, narrow) for e, v in zip(g, x))
+    kind = kind_of(x)
+    if isinstance(kind, ArrayKind):
+        kind = with_shapes({"x": kind}, {"x": x})["x"]
+        if kind.ndim and type(g) in (float, int) and g == 0:
+            # (an element of a long list that nothing read: see retyped_list)
+            g = np.zeros_like(x, float)
+    cast = stages.gradient_cast(kind, narrow)
+    if cast == "float" or kind == SCALAR and not isinstance(g, float) \
+            and _one_number(g):
+        # (forward mode carries a number's tangent through NumPy calls that return 0-d
+        # arrays, ``np.where(c, s_dot, 0.0)``, or NumPy scalars of a narrower dtype;
+        # the compiled gradient's own code avoids both: `gradient_cast` is None there)
+        return float(g)
+    if cast is not None:
+        return np.asarray(g, getattr(np, cast))
+    return g
+
+
+def _one_number(g) -> bool:
+    """Is `g` one real number of any type (a 0-d array, a NumPy scalar, an int)?"""
+    return isinstance(g, (int, np.ndarray, np.number)) and np.ndim(g) == 0 \
+        and not np.iscomplexobj(g)
+
+
+def typed_gradients(arguments: dict, names, grads) -> list:
+    """The gradients `grads` of the arguments `names` (of `arguments`, every argument
+    of the call) with their arguments' types (`typed_like`)."""
+    values = {n: v for n, v in arguments.items()}
+    kinds = with_shapes({n: kind_of(v) for n, v in values.items()}, values)
+    narrow = stages.narrow_arrays(kinds)
+    return [typed_like(g, arguments[n], narrow) for n, g in zip(names, grads)]
+
+
+# ---------------------------------------------------------------- options
+
+
+MODES = ("reverse", "forward", "tape")
+
+
+def check_mode(mode, what):
+    """Refuse a `mode` that is not one of `MODES`."""
+    if mode in MODES:
+        return
+    raise S2SADError(f"{what} has no mode {mode!r}; the modes are \"reverse\" (the "
+                     "compiler, the default), \"forward\" (the compiler's forward mode: "
+                     "one pass per input number) and \"tape\" (the tape engine: runs the "
+                     "function on traced values, no source needed)")
+
+
+def checkpoint_option(checkpoint, snapshots, what, mode="reverse"):
+    """``checkpoint=`` and ``snapshots=`` of `grad` and friends as the driver takes
+    them: None, or ``(schedule, snapshots)``."""
+    if checkpoint is None:
+        if snapshots is not None:
+            raise S2SADError(f"{what}(snapshots={snapshots!r}) needs a schedule",
+                             hint='Add checkpoint="binomial" (or "ctz").')
+        return None
+    if checkpoint not in SCHEDULES:
+        raise S2SADError(f"{what} has no checkpoint schedule {checkpoint!r}; the schedules "
+                         f"are {', '.join(map(repr, SCHEDULES))}, or None (a tape)")
+    if snapshots is not None and (isinstance(snapshots, bool) or not isinstance(
+            snapshots, int) or snapshots < 1):
+        raise S2SADError(f"{what}(snapshots={snapshots!r}): the number of snapshots is an "
+                         "integer of at least 1")
+    if mode != "reverse":
+        raise S2SADError(f"{what}(checkpoint=...) checkpoints the loops of the compiled "
+                         f"reverse mode, not mode={mode!r}")
+    return (checkpoint, snapshots)

@@ -1,0 +1,405 @@
+"""The compiled derivatives the entry points run, and the caches that keep them.
+
+`compiled_reverse` and `compiled_forward` find or build (with the driver) and
+compile the unit for a function, its `wrt`, argument kinds and options;
+`gradient_to_differentiate` is the reverse-mode gradient second derivatives run
+forward mode over. `State` is one ``grad(f)``: its dispatcher, generated Python
+with `f`'s exact parameter list, so no ``*args`` packing happens on the way. Its
+first call with a given set of argument types builds the derivative and remembers
+it; every later call is a check of the argument types, a check that the functions
+`f` calls are still the ones the derivative was built from (`State.guards`), and a
+plain call of the generated function.
+
+Cache: derivatives are kept per code object (so a redefined function is transformed
+afresh), per mode, `wrt`, output form and argument kinds. An entry is used only while
+every name its transform resolved (the functions it calls) still means the same
+object (`still_valid`). A transform that fails caches nothing. When the disk cache
+is on (`s2sad.enable_disk_cache`, see `diskcache`), a miss here looks for the
+emitted source on disk before running the pipeline, and stores what the pipeline
+builds. Registering a rule forgets everything (`forget_everything`).
+
+The pipeline runs under `lock` (an `RLock`), whoever runs it. Imports `arguments`
+from `api`; nothing in `api` but the entry points imports this module.
+"""
+
+from __future__ import annotations
+
+import threading
+import types
+import weakref
+
+from .. import driver, stages
+from .. import primitives as rules
+from ..backend import compile as compile_mod
+from ..backend import diskcache
+from ..checkpoint import CTZ, Binomial
+from ..errors import SourceNotFoundError
+from ..frontend import parse
+from ..ir.kinds import INT, SCALAR, ListKind, kind_of, shape_pattern, shaped_arguments
+from ..transform import batching
+from .arguments import (argument_kinds, check_function, normalize_wrt, retyped_list,
+                        signature_params, typed_gradients)
+
+lock = threading.RLock()
+_units: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # reverse mode
+_states: "weakref.WeakSet" = weakref.WeakSet()  # every `State`
+_forward_units: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_gradients: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # for forward mode
+
+
+def forget_everything():
+    """A rule was registered: every derivative built before may be out of date."""
+    with lock:
+        _units.clear()
+        for state in list(_states):
+            state.reset()
+        _forward_units.clear()
+
+
+rules.ON_CHANGE.append(forget_everything)
+
+
+def still_valid(unit) -> bool:
+    """Does every name `unit`'s transform resolved still mean the same object?"""
+    for func, name, obj in unit.resolved:
+        cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+        if parse.lookup(name, func.__globals__, cells) is not obj:
+            return False
+    return True
+
+
+def compiled_reverse(f, wrt, entry, kinds, as_tuple, checkpoint=None, copy_views=False):
+    """``(unit, compiled)``: the reverse-mode unit for these options, built (and
+    cached) when needed (`copy_views`: the gradient second derivatives
+    differentiate, see `driver.reverse_unit`; never on disk). The caller holds
+    `lock`."""
+    key = (entry, wrt, as_tuple, tuple(kinds.items()), checkpoint, copy_views)
+    per_code = _units.get(f.__code__)
+    if per_code is not None:
+        got = per_code.get(key)
+        if got is not None and got[0].root is f and still_valid(got[0]):
+            return got
+    hit, ticket = (None, None) if copy_views else diskcache.lookup(
+        f, entry, wrt, kinds=kinds, as_tuple=as_tuple, checkpoint=checkpoint)
+    if hit is not None:
+        unit, compiled = hit
+    else:
+        unit = driver.reverse_unit(f, wrt, entry, kinds, as_tuple, checkpoint, copy_views)
+        compiled = compile_mod.compile_unit(unit)
+        if ticket is not None:
+            diskcache.save(ticket, unit)
+    unit.root = f
+    _units.setdefault(f.__code__, {})[key] = (unit, compiled)
+    return unit, compiled
+
+
+def compiled_forward(f, wrt: tuple, kinds: dict, batched=False):
+    """``(unit, function)``: the forward derivative of `f`, compiled once per key;
+    with `batched`, its tangents carry a leading axis of directions (``(None,
+    None)`` when a line cannot, see `batching`)."""
+    check_function(f, "jvp")
+    key = (wrt, tuple(kinds.items()), batched)
+    with lock:
+        per_code = _forward_units.setdefault(f.__code__, {})
+        got = per_code.get(key)
+        if got is not None and (got[0] is None or got[0].root is f and still_valid(got[0])):
+            return got
+        try:
+            unit = driver.forward_unit(f, wrt, kinds, batched)
+        except batching.NotBatchable:
+            per_code[key] = (None, None)
+            return None, None
+        unit.root = f
+        fn = compile_mod.bind(unit, compile_mod.compile_unit(unit))[unit.entry[0]]
+        per_code[key] = (unit, fn)
+        return unit, fn
+
+
+def gradient_to_differentiate(f, names: tuple, arguments: dict, what="hessian"):
+    """The compiled reverse-mode gradient of `f` with respect to `names` (a tuple of
+    gradients), specialised on `arguments` (every parameter with its value), as one
+    stable function object, so the forward-mode derivative of it is compiled once
+    too.
+
+    Second derivatives do not checkpoint: where the gradient would run loops through
+    a checkpointing scheduler (loops marked with `s2sad.checkpointed`, in `f` or in a
+    function it calls), whose calls the forward transform cannot see into, it is
+    built again with every loop on its tape (`stages.TAPED_LOOPS`): the same
+    function of the arguments, in memory proportional to the trip count."""
+    kinds = argument_kinds(f, arguments, names, what)
+    key = (names, tuple(kinds.items()))
+    with lock:
+        per_f = _gradients.setdefault(f, {})
+        got = per_f.get(key)
+        if got is not None and still_valid(got[0]):
+            return got[1]
+        unit, compiled = compiled_reverse(f, names, "grad", kinds, True, copy_views=True)
+        if any(unit.helpers.get(c.__name__) is c for c in (CTZ, Binomial)):
+            unit, compiled = compiled_reverse(f, names, "grad", kinds, True,
+                                              stages.TAPED_LOOPS, copy_views=True)
+        fn = compile_mod.bind(unit, compiled)[unit.entry[0]]
+        per_f[key] = (unit, fn)
+        return fn
+
+
+def compiled_grad(f, wrt, args, kwargs=None):
+    """The compiled function `grad(f, wrt)` calls for these arguments (every
+    parameter given, defaults included), for `s2sad.check`, which runs it on the dual
+    engine to get a Hessian."""
+    check_function(f, "grad")
+    wrt_names, as_tuple = normalize_wrt(f, wrt)
+    names, _ = signature_params(f)
+    values = dict(zip(names, args))
+    values.update(kwargs or {})
+    kinds = argument_kinds(f, values, wrt_names, "grad")
+    with lock:
+        unit, compiled = compiled_reverse(f, wrt_names, "grad", kinds, as_tuple)
+        return compile_mod.bind(unit, compiled)[unit.entry[0]]
+
+
+# -------------------------------------------------------------- dispatcher
+
+
+def transformed(f, wrt, entry, checkpoint=None):
+    """The dispatcher of ``grad(f, wrt)`` (`entry` ``"grad"``) or of
+    ``value_and_grad``."""
+    check_function(f, entry)
+    wrt, as_tuple = normalize_wrt(f, wrt)
+    return State(f, wrt, entry, as_tuple, checkpoint).build()
+
+
+class State:
+    """One `grad(f)` (or `value_and_grad(f)`): its dispatcher and specialisations.
+
+    The dispatcher is generated Python with `f`'s parameter list. Its fast path checks
+    the argument types of the first specialisation with ``type(x) is T`` (and that
+    the functions `f` calls are still the same objects) and calls the compiled
+    derivative; anything else goes to `miss`, which looks up or builds the
+    specialisation for the argument types it got.
+
+    (About 180 lines: the dispatcher's text, its namespace and its slow path belong
+    together.)"""
+
+    def __init__(self, f, wrt, entry, as_tuple, checkpoint=None):
+        self.f = f
+        self.wrt = wrt
+        self.entry = entry
+        self.as_tuple = as_tuple
+        self.checkpoint = checkpoint
+        self.names, self.n_pos = signature_params(f)
+        self.specs: dict = {}  # tuple of argument types -> compiled derivative
+        self.primary = None  # (types, function) the fast path checks for
+        self.guards: list = []  # (kind, container, name, obj)
+        self.ns = {"__builtins__": __builtins__, "_miss": self.miss,
+                   "_explain": compile_mod.explain}
+        self.dispatcher = None
+        _states.add(self)
+
+    def call_text(self) -> str:
+        pos = self.names[: self.n_pos]
+        kw = self.names[self.n_pos:]
+        return ", ".join(pos + [f"{k}={k}" for k in kw])
+
+    def source(self) -> str:
+        pos = self.names[: self.n_pos]
+        kw = self.names[self.n_pos:]
+        params = ", ".join(pos + (["*"] + kw if kw else []))
+        call = self.call_text()
+        name = self.f.__name__ if self.f.__name__.isidentifier() else "f"
+        lines = [f"def {name}({params}):"]
+        if self.primary is not None:
+            checks = []
+            for i, n in enumerate(self.names):
+                checks.append(f"type({n}) is _T{i}")
+                signature = self.primary[0][i]
+                if isinstance(signature, tuple) and len(signature) == 2:
+                    # a list of floats: every element a float (a list of ints: ints)
+                    checks.append(f"set(map(type, {n})) == _E{i}")
+                elif isinstance(signature, tuple):  # an array: rank and dtype too
+                    checks.append(f"{n}.ndim == _N{i} and {n}.dtype is _D{i}")
+            for i, (kind, _, gname, _) in enumerate(self.guards):
+                if kind == "global":
+                    checks.append(f"_G{i}.get({gname!r}) is _O{i}")
+                else:
+                    checks.append(f"_G{i}.cell_contents is _O{i}")
+            checks += self.shape_checks()
+            if checks:
+                lines.append(f"    if {' and '.join(checks)}:")
+                lines.append(f"        return _F({call})")
+            else:
+                lines.append(f"    return _F({call})")
+        lines.append(f"    return _miss({call})")
+        # an error in the derivative gets a note naming the user's line (a `try`
+        # costs nothing until something raises)
+        body = ["    " + line for line in lines[1:]]
+        lines = lines[:1] + ["    try:"] + body + [
+            "    except Exception as e:", "        _explain(e)", "        raise"]
+        return "\n".join(lines) + "\n"
+
+    def shape_checks(self) -> list:
+        """What the primary specialisation assumes of the arrays' shapes: which axes
+        have length 1 and which have equal lengths (`shape_pattern`). It relies
+        on nothing else, so a call with more equal lengths may use it too."""
+        axes: dict = {}
+        for name, dims in zip(self.names, self.primary[0][-1] or ()):
+            for i, label in enumerate(dims or ()):
+                axes.setdefault(label, []).append(f"{name}.shape[{i}]")
+        checks = [f"{a} == 1" for a in axes.pop(1, [])]
+        checks += [" == ".join(same) for same in axes.values() if len(same) > 1]
+        return checks
+
+    def build(self):
+        if self.primary is not None:
+            for i, t in enumerate(self.primary[0][:len(self.names)]):
+                if isinstance(t, tuple) and len(t) == 2:
+                    self.ns[f"_E{i}"] = {_uniform_list(t)}
+                    t = t[0]
+                elif isinstance(t, tuple):
+                    t, self.ns[f"_N{i}"], self.ns[f"_D{i}"] = t
+                self.ns[f"_T{i}"] = t
+            self.ns["_F"] = self.primary[1]
+        for i, (_, container, _, obj) in enumerate(self.guards):
+            self.ns[f"_G{i}"] = container
+            self.ns[f"_O{i}"] = obj
+        code = compile(self.source(), f"<s2sad dispatcher {self.f.__qualname__}>", "exec")
+        inner = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+        if self.dispatcher is None:
+            d = types.FunctionType(inner, self.ns, self.f.__name__, self.f.__defaults__)
+            d.__kwdefaults__ = self.f.__kwdefaults__
+            d.__qualname__ = self.f.__qualname__
+            d.__module__ = self.f.__module__
+            d.__doc__ = self.f.__doc__
+            d.__wrapped__ = self.f
+            d.__s2sad__ = self
+            self.dispatcher = d
+        else:
+            self.dispatcher.__code__ = inner
+        return self.dispatcher
+
+    def reset(self):
+        """Forget every specialisation (a called function changed, or a rule)."""
+        self.specs.clear()
+        self.primary = None
+        self.guards = []
+        self.build()
+
+    def guards_hold(self) -> bool:
+        for kind, container, name, obj in self.guards:
+            current = container.get(name) if kind == "global" else container.cell_contents
+            if current is not obj:
+                return False
+        return True
+
+    def miss(self, *args, **kwargs):
+        with lock:
+            if not self.guards_hold():
+                self.reset()
+            values = dict(zip(self.names, args))
+            values.update(kwargs)
+            key = tuple(_signature(values[n]) for n in self.names) + (_pattern(values),)
+            fn = self.specs.get(key)
+            if fn is None:
+                kinds = argument_kinds(self.f, values, self.wrt, self.entry)
+                try:
+                    unit, compiled = compiled_reverse(self.f, self.wrt, self.entry, kinds,
+                                                      self.as_tuple, self.checkpoint)
+                except SourceNotFoundError as exc:
+                    exc.hint = " ".join(filter(None, [exc.hint, tape_fallback(self.f,
+                                                                              self.entry)]))
+                    raise
+                fn = compile_mod.bind(unit, compiled)[unit.entry[0]]
+                guards = _guards(unit)
+                self.specs[key] = fn
+                changed = [g[1:] for g in guards] != [g[1:] for g in self.guards]
+                if changed:
+                    self.guards = guards
+                if changed or self.primary is None and _fast(key):
+                    self.primary = (key, fn) if _fast(key) else None
+                    self.build()
+        result = fn(*args, **kwargs)
+        lists = [n for n in self.wrt if retyped_list(values[n])]
+        if lists:  # (elements the compiled gradient does not type: see retyped_list)
+            grads = result[1] if self.entry == "value_and_grad" else result
+            grads = list(grads) if self.as_tuple or len(self.wrt) > 1 else [grads]
+            typed = typed_gradients(values, lists, [grads[self.wrt.index(n)] for n in lists])
+            for n, g in zip(lists, typed):
+                grads[self.wrt.index(n)] = g
+            grads = tuple(grads) if self.as_tuple or len(self.wrt) > 1 else grads[0]
+            result = (result[0], grads) if self.entry == "value_and_grad" else grads
+        return result
+
+
+def _pattern(values: dict) -> tuple:
+    """Per argument, the `dims` labels of an array's shape (None for anything else;
+    for a list whose kind lists its elements, ``("items", labels per element)``:
+    `with_shapes` gives them to the kind)."""
+    shaped = shaped_arguments(values)
+    if not shaped:
+        return ()
+    labels: dict = {}
+    for (n, i, _), dims in zip(shaped, shape_pattern([shape for _, _, shape in shaped])):
+        if i is None:
+            labels[n] = dims
+        else:
+            labels.setdefault(n, ["items"]).append((i, dims))
+    return tuple(tuple(labels[n]) if isinstance(labels.get(n), list) else labels.get(n)
+                 for n in values)
+
+
+def _signature(value):
+    """What the derivative's code depends on in an argument: its type, and for a
+    NumPy array its rank and dtype; for a list or a tuple its kind (what its elements
+    are: `kind_of`), as ``(type, kind)``."""
+    tp = type(value)
+    if tp.__module__ == "numpy" and tp.__name__ == "ndarray":
+        return (tp, value.ndim, value.dtype)
+    if tp is list or tp is tuple:
+        return (tp, kind_of(value))
+    return tp
+
+
+def _fast(key) -> bool:
+    """Can the dispatcher's fast path recognise the arguments of `key` by their types
+    (and arrays' ranks and dtypes)? A list of floats (or of ints) it can: the set of
+    its elements' types, computed in C, is ``{float}``. Not another list or a tuple:
+    what the derivative depends on is in its elements (a list of vectors and one of
+    matrices take different rules), which only `miss` looks at."""
+    return all(_uniform_list(s) is not None for s in key[:-1]
+               if isinstance(s, tuple) and len(s) == 2)
+
+
+def _uniform_list(signature):
+    """The one element type of a list whose `_signature` says it holds only floats
+    (or only ints), which the fast path checks; None for any other list or tuple."""
+    tp, kind = signature
+    if tp is list and isinstance(kind, ListKind) and kind.items is None:
+        return {SCALAR: float, INT: int}.get(kind.elem)
+    return None
+
+
+def _guards(unit) -> list:
+    """What the dispatcher re-checks on every call: the names that resolved to a
+    function s2sad differentiates or to a callable with a rule."""
+    out = []
+    for func, name, obj in unit.resolved:
+        if not (isinstance(obj, types.FunctionType) or rules.has_rule(obj)):
+            continue
+        cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+        if name in cells:
+            g = ("cell", cells[name], name, obj)
+        elif name in func.__globals__:
+            g = ("global", func.__globals__, name, obj)
+        else:
+            continue  # a builtin
+        if not any(x[1] is g[1] and x[2] == name for x in out):
+            out.append(g)
+    return out
+
+
+def tape_fallback(f, entry="grad") -> str:
+    """The hint a `SourceNotFoundError` from `grad` gets: the tape engine needs no
+    source."""
+    name = getattr(f, "__name__", "f")
+    name = name if name.isidentifier() else "f"
+    return (f'Or differentiate it without reading the source: s2sad.{entry}({name}, '
+            f'mode="tape") runs it on the tape engine.')

@@ -1,0 +1,268 @@
+"""`jacobian`: the Jacobian of a function of floats, float arrays and lists of
+them, built with forward mode (vector mode, batched tangents, or one pass per input
+number) or row by row from the pullback, whichever needs fewer passes (see
+`jacobian`'s docstring).
+
+Imports `arguments`, `dispatch`, `shapes`, `forward` (`call_derivative`) and
+`reverse` (`vjp_of`) from `api`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import weakref
+
+import numpy as np
+
+from ..errors import S2SADError
+from ..ir.kinds import kind_of
+from ..transform import batching
+from . import dispatch, shapes
+from .arguments import argument_kinds, bind, call_with, mark_made, normalize_wrt, refuse_derived
+from .forward import call_derivative
+from .reverse import vjp_of
+
+
+def jacobian(f, wrt=0, mode="auto"):
+    """The Jacobian of `f` with respect to `wrt`: for an output of shape ``o`` and an
+    input of shape ``s`` (a list of n floats counts as shape ``(n,)``, a float as
+    ``()``), an array of shape ``o + s``; a tuple `wrt` gives a tuple of these, and a
+    tuple output a tuple over its parts.
+
+    ``mode="forward"`` pushes tangents forward: for a function of numbers (floats and
+    lists of floats) whose tangent lines work entry by entry (`batching.check_vectors`)
+    one pass carries every direction at once as a vector of tangents; for a function
+    of floats and float arrays one pass carries them as a leading axis of every
+    tangent, when `batching` proves its tangent code correct that way; otherwise one
+    pass per input number.
+    ``mode="reverse"`` builds the Jacobian row by row from the pullback (one backward
+    sweep per output number). ``mode="auto"`` takes forward mode when the inputs have
+    no more numbers than the output, reverse mode otherwise. A function with
+    keyword-only parameters takes forward mode (the pullback takes positional
+    arguments only)."""
+    if mode not in ("auto", "forward", "reverse"):
+        raise S2SADError(f"jacobian: mode={mode!r} is not one of \"auto\", \"forward\", "
+                         "\"reverse\"")
+    refuse_derived(f, "jacobian")
+    names, as_tuple = normalize_wrt(f, wrt)
+
+    def jac(*args, **kwargs):
+        arguments = bind(f, args, kwargs, "jacobian")
+        argument_kinds(f, {n: arguments[n] for n in names}, names, "jacobian")  # (as grad refuses)
+        keyword_only = _keyword_only(f, arguments)
+        chosen = mode
+        if chosen == "reverse" and keyword_only:
+            raise S2SADError(f"jacobian(mode=\"reverse\") of {f.__qualname__}: the pullback "
+                             "passes arguments by position, and "
+                             f"`{keyword_only[0]}` is keyword-only",
+                             hint="Use mode=\"forward\" (or \"auto\"), or make it positional.")
+        if mode == "auto":
+            y = call_with(f, arguments)
+            m = sum(shapes.size(p) for p in _output_parts(y, f)[0])
+            inputs = sum(shapes.size(arguments[n]) for n in names)
+            chosen = "forward" if inputs <= m or keyword_only else "reverse"
+        if chosen == "forward":
+            y, blocks = _jacobian_forward(f, arguments, names)
+        else:
+            y, blocks = _jacobian_reverse(f, arguments, names)
+        parts, many = _output_parts(y, f)
+        out = []
+        for e, part in enumerate(parts):
+            row = [shapes.split(blocks[e][k], None, arguments[n], shapes.shape(part))
+                   for k, n in enumerate(names)]
+            out.append(tuple(row) if as_tuple else row[0])
+        return tuple(out) if many else out[0]
+
+    jac.__name__ = f"jacobian_of_{getattr(f, '__name__', 'f')}"
+    return mark_made(jac, f, "jacobian")
+
+
+def _output_parts(y, f):
+    """``(parts, whether the output is a tuple)``: the parts of the output `y` that
+    get a row of blocks each."""
+    if isinstance(y, tuple):
+        return list(y), True
+    if isinstance(y, (float, int, np.ndarray, np.floating, list)) and not isinstance(y, bool):
+        return [y], False
+    raise S2SADError(f"jacobian of {f.__qualname__}: its output is a {type(y).__name__}; "
+                     "jacobian takes floats, arrays, lists of floats and tuples of those")
+
+
+def _keyword_only(f, arguments: dict) -> list:
+    """The keyword-only parameters of `f`, among the bound `arguments`."""
+    return list(arguments)[f.__code__.co_argcount:]
+
+
+def _jacobian_forward(f, arguments, names):
+    """``(output, blocks)``: ``blocks[e][k]`` is the (output part e numbers) x (input
+    names[k] numbers) matrix."""
+    kinds = {p: kind_of(v) for p, v in arguments.items()}
+    wrt = tuple(names)
+    unit, fn = dispatch.compiled_forward(f, wrt, kinds)
+    sizes = [shapes.size(arguments[n]) for n in names]
+    n = sum(sizes)
+    if n and _carries_vectors(unit) and \
+            all(not isinstance(arguments[k], np.ndarray) for k in names):
+        # vector mode: each tangent is a vector with one entry per direction
+        y, parts, dparts = _forward_pass(f, fn, arguments,
+                                         _directions(f, arguments, names, n, batched=False))
+        columns = [_matrix(d, part, n, f) for part, d in zip(parts, dparts)]
+    elif n and (batched := _jacobian_batched(f, arguments, names, wrt, kinds, sizes)):
+        y, columns = batched
+    else:
+        # one pass of the compiled derivative per input number (a unit tangent on
+        # that number, zero tangents on the other `wrt` inputs)
+        columns = None
+        y = None
+        zeros = [shapes.zero_like(arguments[k]) for k in names]
+        for k, name in enumerate(names):
+            for _, t in shapes.units_of(arguments[name]):
+                dots = list(zeros)
+                dots[k] = t
+                y, parts, dparts = _forward_pass(f, fn, arguments, dots)
+                if columns is None:
+                    columns = [[] for _ in parts]
+                for e, (part, d) in enumerate(zip(parts, dparts)):
+                    columns[e].append(shapes.flat(d, part, f))
+        if y is None:  # no input numbers at all
+            y = call_with(f, arguments)
+            columns = [np.zeros((shapes.size(p), 0)) for p in _output_parts(y, f)[0]]
+        else:
+            columns = [np.stack(c, axis=-1) for c in columns]
+    blocks = []
+    for full in columns:
+        row, at = [], 0
+        for size in sizes:
+            row.append(full[:, at:at + size])
+            at += size
+        blocks.append(row)
+    return y, blocks
+
+
+def _jacobian_batched(f, arguments, names, wrt, kinds, sizes):
+    """``(output, columns)`` from one pass of the batched forward derivative (every
+    tangent with a leading axis of directions, see `batching`), or None when the
+    function has a line that cannot carry directions."""
+    if any(isinstance(arguments[n], list) for n in names):
+        return None
+    unit, fn = dispatch.compiled_forward(f, wrt, kinds, batched=True)
+    if fn is None:
+        return None
+    n = sum(sizes)
+    y, parts, dparts = _forward_pass(f, fn, arguments,
+                                     _directions(f, arguments, names, n, batched=True))
+    return y, [_matrix(d, part, n, f) for part, d in zip(parts, dparts)]
+
+
+def _jacobian_reverse(f, arguments, names):
+    """``(output, blocks)`` as `_jacobian_forward` gives them, from the pullback:
+    one backward sweep per output number, the other arguments held fixed."""
+    positional = list(arguments.values())  # (no keyword-only parameters: see jacobian)
+    y, pullback = vjp_of(f, positional, held=[n for n in arguments if n not in names])
+    parts, many = _output_parts(y, f)
+    where = [list(arguments).index(n) for n in names]
+    blocks = []
+    for e, part in enumerate(parts):
+        rows = [[] for _ in where]
+        for _, seed in shapes.units_of(shapes.as_float(part)):
+            if many:
+                bar = tuple(seed if j == e else shapes.zero_of(p) for j, p in enumerate(parts))
+            else:
+                bar = seed
+            adjoints = pullback(bar)
+            for k, i in enumerate(where):
+                rows[k].append(shapes.flat(adjoints[i], positional[i], f))
+        blocks.append([np.stack(r) if r else np.zeros((0, shapes.size(positional[i])))
+                       for r, i in zip(rows, where)])
+    return y, blocks
+
+
+def _forward_pass(f, fn, arguments, dots):
+    """``(output, output parts, their tangents)`` of one call of the compiled forward
+    derivative `fn`."""
+    y, y_dot = call_derivative(fn, f, arguments, dots)
+    parts, many = _output_parts(y, f)
+    if not many:
+        return y, parts, [y_dot]
+    if not isinstance(y_dot, (tuple, list)):  # (a constant output: all of it zero)
+        y_dot = [shapes.zero(y_dot, f)] * len(parts)
+    return y, parts, list(y_dot)
+
+
+def _directions(f, arguments, names, n, batched):
+    """The tangents of the `names` for one pass carrying all `n` input numbers as
+    directions: a vector per number (a list of them for a list), or with `batched`
+    an array with a leading axis of directions."""
+    eye = np.eye(n)
+    dots, at = [], 0
+    for name in names:
+        x = arguments[name]
+        size = shapes.size(x)
+        if isinstance(x, list):
+            dots.append([eye[at + k] for k in range(size)])
+        elif batched and isinstance(x, np.ndarray):
+            dots.append(eye[:, at:at + size].reshape((n,) + np.shape(x)))
+        else:
+            dots.append(eye[at].copy())
+        at += size
+    return dots
+
+
+def _matrix(d, part, n, f):
+    """The tangent `d` of the output part `part` from a pass carrying `n` directions
+    (each number's tangent a vector of n entries, or an array's tangent with a
+    leading axis of n) as a (numbers of `part`) x n matrix. A tangent left as the
+    number 0.0, for a value or an element of a list nothing varying reaches, is a
+    zero block."""
+    if isinstance(part, list):
+        if isinstance(d, (list, tuple)) and len(d) == len(part):
+            if all(type(e) is np.ndarray and e.shape == (n,) for e in d):
+                return np.array(d, dtype=float)  # (every entry's directions: the rows)
+            rows = [_matrix(e, p, n, f)[0] for e, p in zip(d, part)]
+            return np.stack(rows) if rows else np.zeros((0, n))
+    d = np.asarray(0.0 if d is None else d, dtype=float)
+    size, shape = shapes.size(part), np.shape(part)
+    if d.shape == (n,) + shape:
+        return d.reshape(n, size).T.copy()
+    if d.shape in ((), shape) and not d.any():
+        return np.zeros((size, n))
+    raise S2SADError(f"jacobian of {f.__qualname__}: internal: a tangent of shape "
+                     f"{d.shape} for an output of shape {shape} and {n} directions")
+
+
+def _resolver(unit, fn):
+    """What a dotted name in the emitted code of `fn` (an IR function of `unit`)
+    stands for: the user's names as the transform resolved them, then the runtime
+    helpers and modules the rules use, then builtins."""
+    refs = fn.refs
+
+    def resolve(text):
+        if text in refs:
+            return refs[text]
+        head, *rest = text.split(".")
+        obj = refs.get(head, unit.helpers.get(head, getattr(builtins, head, None)))
+        for part in rest:
+            obj = getattr(obj, part, None)
+        return obj
+
+    return resolve
+
+
+_vector_units: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _carries_vectors(unit) -> bool:
+    """Can every tangent of the forward unit be a vector of directions (its tangents
+    are numbers, and every line that reads one works entry by entry)?"""
+    if not unit.scalar_tangents:
+        return False
+    got = _vector_units.get(unit)
+    if got is None:
+        try:
+            for uf in unit.functions:
+                batching.check_vectors(uf.fn, _resolver(unit, uf.fn))
+            got = True
+        except batching.NotBatchable:
+            got = False
+        _vector_units[unit] = got
+    return got

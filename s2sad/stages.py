@@ -1,0 +1,283 @@
+"""stages: what the driver does to a function before it transforms it, and the
+stages `s2sad show` prints.
+
+* `front(func)` runs parse -> anf -> dup on a Python function (a `Front`).
+* `Kinds` gives activity analysis the return kinds of the user functions a function
+  calls (each called function's front is built once per `Kinds`).
+* `assumed_kinds` and `kinds_of_example` are the argument kinds `s2sad.source` and
+  `s2sad show` build a derivative for; `gradient_cast` and `narrow_arrays` say what
+  makes a gradient have its argument's type, given the argument kinds.
+* `checkpoint_outer_loops` and `without_checkpoints` mark (or unmark) the loops of a
+  function's dup stage for checkpointing, for ``checkpoint=`` and `TAPED_LOOPS`.
+* `stage_module(func, stage, wrt, param_kinds)` gives the IR module a stage prints:
+  ``anf``, ``dup``, ``activity`` (`STAGES` names them all; ``source``, ``reverse``
+  and ``forward`` are printed by `api.reverse.source`).
+
+May import analysis, frontend, ir; nothing here imports `driver`.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from dataclasses import dataclass
+
+from .analysis import activity as activity_mod
+from .ir.kinds import SCALAR, UNKNOWN, ArrayKind, ListKind, kind_of, with_shapes
+from .frontend import anf, dup, parse
+from . import ir
+
+
+@dataclass(eq=False)
+class Front:
+    """A function's front: its parse, ANF and dup stages."""
+
+    func: object
+    parsed: parse.Parsed
+    anf: ir.Function
+    dup: ir.Function
+
+
+def front(func) -> Front:
+    """Run parse -> anf -> dup on the Python function `func`."""
+    parsed = parse.parse(func)
+    a = anf.to_anf(parsed)
+    return Front(func, parsed, a, dup.insert_dups(a))
+
+
+# ------------------------------------------------------------------- kinds
+
+
+class Kinds:
+    """Return kinds of user functions, for activity's interprocedural view."""
+
+    def __init__(self):
+        self.cache = {}
+        self.fronts = {}
+        self.busy = set()
+
+    def front(self, func) -> Front:
+        got = self.fronts.get(func)
+        if got is None:
+            got = self.fronts[func] = front(func)
+        return got
+
+    def __call__(self, func, stmt, arg_kinds):
+        return self.analysed(func, stmt, arg_kinds)[0]
+
+    def shared(self, func, stmt, arg_kinds) -> list:
+        """The positions, among the call's inputs (arguments, then keyword values), of
+        the lists and arrays the result may be (or be a view of)."""
+        return self.analysed(func, stmt, arg_kinds)[1]
+
+    def analysed(self, func, stmt, arg_kinds):
+        key = (func, tuple(arg_kinds))
+        if key in self.cache:
+            return self.cache[key]
+        if key in self.busy:
+            # recursion: the result's kind is not known yet, and it may be any input
+            return UNKNOWN, list(range(len(arg_kinds)))
+        self.busy.add(key)
+        try:
+            fr = self.front(func)
+            kinds = _param_kinds_for_call(func, stmt, arg_kinds)
+            act = activity_mod.analyze(fr.dup, (), kinds, self, callee=True)
+            result = return_kind(fr.dup, act), _shared_inputs(func, stmt, fr.dup, act)
+        finally:
+            self.busy.discard(key)
+        self.cache[key] = result
+        return result
+
+
+def _shared_inputs(func, stmt, fn: ir.Function, act) -> list:
+    """Which of a call's inputs the callee's return value may share memory with: the
+    parameter it returns, or any list or array parameter when it returns an object it
+    did not make itself (a slice, an element, a call's result)."""
+    value = fn.body[-1].value
+    if not isinstance(value, ast.Name) or not isinstance(
+            act.kinds.get(value.id), (ListKind, ArrayKind)):
+        return []
+    params = [p.name for p in fn.params]
+    root = act.root(value.id)
+    if root in act.fresh and value.id not in act.views:
+        return []
+    shared = {root} if root in params and value.id not in act.views else {
+        p for p in params if isinstance(act.kinds.get(p), (ListKind, ArrayKind))}
+    call = stmt.value
+    names = _call_parameter_names(func, call)
+    return [i for i, n in enumerate(names) if n in shared]
+
+
+def _call_parameter_names(func, call) -> list:
+    """The parameter each input of `call` (arguments, then keyword values) binds."""
+    positional = list(inspect.signature(func).parameters)
+    return [positional[i] if i < len(positional) else None for i in range(len(call.args))] \
+        + [k.arg for k in call.keywords]
+
+
+def _param_kinds_for_call(func, stmt, arg_kinds):
+    call = stmt.value
+    names = list(range(len(call.args))) + [k.arg for k in call.keywords]
+    sig = inspect.signature(func)
+    positional = [p for p in sig.parameters]
+    out = {}
+    for n, k in zip(names, arg_kinds):
+        if isinstance(n, int):
+            if n < len(positional):
+                out[positional[n]] = k
+        else:
+            out[n] = k
+    for name, p in sig.parameters.items():  # a parameter not given has its default
+        if name not in out and p.default is not inspect.Parameter.empty \
+                and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            out[name] = kind_of(p.default, items=False)
+    return out
+
+
+def return_kind(fn: ir.Function, act) -> object:
+    ret = fn.body[-1]
+    value = ret.value
+    if isinstance(value, ast.Name) and value.id in act.kinds:
+        return act.kinds[value.id]
+    if isinstance(value, ast.Constant):
+        return kind_of(value.value)
+    return UNKNOWN
+
+
+# ------------------------------------------------------------------- stages
+
+STAGES = ("source", "anf", "dup", "activity", "reverse", "forward")
+
+
+def assumed_kinds(func) -> dict:
+    """The argument kinds `s2sad show` assumes when it is given no example arguments:
+    in a function that uses NumPy (calls into it, or `@`), every parameter is a float
+    array of unknown rank (so the rules chosen are the ones for any shape); otherwise
+    a parameter the function indexes, measures with len(), sums or appends to is a
+    list of floats, and every other parameter is a float."""
+    fr = front(func)
+    params = [p.name for p in fr.dup.params]
+    containers = set()
+    namespace = getattr(func, "__globals__", {})
+
+    def root(n):
+        return n.split("%")[0]
+
+    def is_numpy(node):
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return False
+        value = namespace.get(node.id)
+        return (getattr(value, "__name__", None) or "").split(".")[0] == "numpy" or \
+            (getattr(value, "__module__", None) or "").split(".")[0] == "numpy"
+
+    for s in ir.walk(fr.dup.body):
+        for node in ir.exprs(s):
+            for sub in ast.walk(node):
+                if (isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.MatMult)) or \
+                        (isinstance(sub, ast.Call) and is_numpy(sub.func)):
+                    return {p: ArrayKind(None, "f") for p in params}
+                if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
+                    containers.add(root(sub.value.id))
+                elif isinstance(sub, ast.Call):
+                    f = ir.dotted(sub.func) or ""
+                    if f in ("len", "sum") and sub.args and isinstance(sub.args[0], ast.Name):
+                        containers.add(root(sub.args[0].id))
+                    if f.endswith(".append") and isinstance(sub.func, ast.Attribute) \
+                            and isinstance(sub.func.value, ast.Name):
+                        containers.add(root(sub.func.value.id))
+    return {p: ListKind(SCALAR) if p in containers else SCALAR for p in params}
+
+
+def kinds_of_example(func, args) -> dict:
+    """Argument kinds from example argument values (positional, in order)."""
+    names = func.__code__.co_varnames[: func.__code__.co_argcount + func.__code__.co_kwonlyargcount]
+    kinds = assumed_kinds(func)
+    kinds.update({n: kind_of(v) for n, v in zip(names, args)})
+    return with_shapes(kinds, dict(zip(names, args)))
+
+
+def stage_module(func, stage: str, wrt=None, param_kinds=None) -> ir.Module:
+    fr = front(func)
+    if param_kinds is None:
+        param_kinds = assumed_kinds(func)
+    if stage == "anf":
+        return ir.Module([fr.anf])
+    if stage == "dup":
+        return ir.Module([fr.dup], imports=["from s2sad.runtime import dup"])
+    if stage == "activity":
+        act = activity_mod.analyze(fr.dup, wrt, param_kinds, Kinds())
+        return ir.Module([activity_mod.annotate(fr.dup, act)],
+                         imports=["from s2sad.runtime import dup"])
+    raise ValueError(f"unknown stage {stage!r}; choose from {', '.join(STAGES)}")
+
+
+# ------------------------------------------------------------------ loops
+
+
+# `checkpoint=` of `driver.reverse_unit` for the gradient that second derivatives run in
+# forward mode: the schedulers' calls are opaque to the forward transform, the taped
+# loops are plain Python it differentiates. The same gradient, without checkpointing.
+TAPED_LOOPS = ("taped",)
+
+
+def without_checkpoints(fn: ir.Function) -> ir.Function:
+    """`fn` with no loop marked for checkpointing (`fn` itself if none is)."""
+    if not any(isinstance(s, ir.Loop) and s.checkpoint for s in ir.walk(fn.body)):
+        return fn
+    fn = fn.clone()
+    for s in ir.walk(fn.body):
+        if isinstance(s, ir.Loop):
+            s.checkpoint = None
+    return fn
+
+
+def checkpoint_outer_loops(fn: ir.Function, checkpoint) -> ir.Function:
+    """`fn` with its outermost loops (in its body or its branches, not inside another
+    loop) marked for checkpointing with ``(schedule, snapshots)``, except loops the
+    user marked: ``grad(f, checkpoint=...)``. The mark says it was not the user's
+    (``Loop.checkpoint[2]``): `reverse` leaves such a loop on the tape when its step
+    functions cannot reverse it, or when it carries nothing active."""
+    schedule, snapshots = checkpoint
+    atom = None if snapshots is None else ir.const(snapshots)
+
+    def mark(body):
+        for s in body:
+            if isinstance(s, ir.If):
+                mark(s.body)
+                mark(s.orelse)
+            elif isinstance(s, ir.Loop) and s.checkpoint is None:
+                s.checkpoint = (schedule, atom, "auto")
+
+    fn = fn.clone()
+    mark(fn.body)
+    return fn
+
+
+# ----------------------------------------------------------- gradient types
+
+
+def narrow_arrays(kinds: dict) -> bool:
+    """Is some argument an array narrower than float64? (A NumPy scalar of float64 is
+    a float; one of float32 is not, and a float argument's gradient could become one.)"""
+    return any(isinstance(k, ArrayKind) and k.exact not in (None, "float64")
+               for k in kinds.values())
+
+
+def gradient_cast(kind, narrow: bool):
+    """What makes the gradient of an argument of `kind` (from `with_shapes`) have
+    exactly its argument's type, for every entry point (`_Builder.typed` writes it
+    into the compiled gradient; `api.typed_like` applies it to what the other entry
+    points compute): a dtype name (``np.asarray(g, np.float32)``) for an array whose
+    gradient may come out wider or as a NumPy scalar (an array narrower than float64,
+    a 0-d array), ``"float"`` for a number while some argument is a narrower array
+    (`narrow`), None where the gradient has its argument's type already (float64
+    arrays, the common case: nothing widens them, and their NumPy scalars are
+    floats)."""
+    if isinstance(kind, ArrayKind) and kind.exact is not None and (
+            kind.exact != "float64" or kind.ndim == 0):
+        return kind.exact
+    if kind == SCALAR and narrow:
+        return "float"
+    return None
