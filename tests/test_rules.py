@@ -23,6 +23,8 @@ from s2sad import primitives as rules
 from s2sad import runtime
 from s2sad.primitives import forward as forward_table
 from s2sad.primitives import helpers as helpers_table
+from s2sad.primitives import linalg_forward as linalg_forward_table
+from s2sad.primitives import linalg_reverse as linalg_reverse_table
 from s2sad.primitives import reverse as reverse_table
 from s2sad.primitives import templates
 
@@ -345,13 +347,15 @@ def numeric_vjp(key, xs, options, i, v, h=1e-6):
 def all_rules(table):
     """The built-in rows (other test modules register rules of their own)."""
     return [(key, r) for key, rs in table.items() for r in rs
-            if r.func.__module__ in (reverse_table.__name__, forward_table.__name__)]
+            if r.func.__module__ in TABLES]
 
 
 def ids(pairs):
     return [f"{rules.key_name(k)}/{r.arity}/{r.when}" for k, r in pairs]
 
 
+TABLES = (reverse_table.__name__, forward_table.__name__, linalg_reverse_table.__name__,
+          linalg_forward_table.__name__)
 REV = all_rules(rules.REVERSE)
 FWD = all_rules(rules.FORWARD)
 
@@ -371,6 +375,31 @@ def test_tables_have_the_same_banners():
         return [line for line in open(module.__file__) if line.startswith("# ---")]
 
     assert banners(reverse_table) == banners(forward_table)
+    assert banners(linalg_reverse_table) == banners(linalg_forward_table)
+
+
+def test_variants_for_lists_are_derived_from_the_rules():
+    """A rule with `lists` has a variant for lists: its body with those parameters
+    through np.asarray, on a line of their own where the body reads them twice, and
+    never in unbroadcast's shape argument."""
+    def text(rule):
+        t = rule.template
+        return [f"{n} = {ast.unparse(e)}" for n, e in t.assigns] + \
+            [ast.unparse(e) for e in t.terms]
+
+    from s2sad.ir.kinds import SCALAR, ListKind
+
+    lists = [ListKind(SCALAR)]
+    log = rules.lookup(np.log, 1, "forward", lists)
+    assert log.when == "list" and log.func.__name__ == "np_log_of_list"
+    assert text(log) == ["np.asarray(x_dot) / np.asarray(x)"]
+    assert text(rules.lookup(np.arcsin, 1, "reverse", lists)) == [
+        "xa = np.asarray(x)", "out_bar / np.sqrt(1.0 - xa * xa)"]
+    assert text(rules.lookup(np.maximum, 2, "reverse", lists + lists)) == [
+        "xa = np.asarray(x)", "ya = np.asarray(y)", "unbroadcast(out_bar * (xa >= ya), x)",
+        "unbroadcast(out_bar * (xa < ya), y)"]
+    assert rules.lookup(np.square, 1, "forward", lists).func([0.5, 2.0], None, [1.0, 1.0]) \
+        .tolist() == [1.0, 4.0]
 
 
 @pytest.mark.parametrize("key,rule", REV, ids=ids(REV))
@@ -595,7 +624,7 @@ def test_fold():
     assert ast.unparse(rules.fold(templates.subst(e, axes))) == "np.transpose(g, (1, 2, 0))"
     # the transpose rule's inverse permutation of a literal `axes`, counted from either
     # end, is worked out now
-    e = reverse_table.np_transpose
+    e = linalg_reverse_table.np_transpose
     rule = next(r for r in rules.candidates(np.transpose) if r.func is e)
     for axes, inverse in [((2, 0, 1), (1, 2, 0)), ((-1, 0, 1), (1, 2, 0)), ((-2, -1, 0), (2, 0, 1)),
                           ((-1, -2), (1, 0))]:
@@ -623,18 +652,18 @@ def test_rule_variants_are_chosen_by_kinds():
     assert rules.lookup("matmul", 2, kinds=[m, v]).func is reverse_table.matmul_2d_1d
     assert rules.lookup("mul", 2, kinds=[1.0, m]).func is reverse_table.np_mul
     assert rules.lookup("mul", 2, kinds=["scalar", "scalar"]).func is reverse_table.mul
-    assert rules.lookup(np.matmul, 2, kinds=[v, v]).func is reverse_table.np_matmul_1d_1d
+    assert rules.lookup(np.matmul, 2, kinds=[v, v]).func is linalg_reverse_table.np_matmul_1d_1d
     assert rules.lookup(abs, 1, kinds=[m]).func is reverse_table.abs_of_array
     stack = ArrayKind(3)
-    assert rules.lookup(np.linalg.det, 1, kinds=[m]).func is reverse_table.np_det_2d
-    assert rules.lookup(np.linalg.det, 1, kinds=[stack]).func is reverse_table.np_det
-    assert rules.lookup(np.linalg.solve, 2, kinds=[stack, stack]).func is reverse_table.np_solve
-    assert rules.lookup(np.linalg.solve, 2, kinds=[m, stack]).func is reverse_table.np_solve
-    assert rules.lookup(np.linalg.solve, 2, kinds=[stack, v]).func is reverse_table.np_solve
-    assert rules.lookup(np.linalg.solve, 2, kinds=[stack, m]).func is reverse_table.np_solve
-    assert rules.lookup(np.linalg.solve, 2, kinds=[m, v]).func is reverse_table.np_solve_2d_1d
-    assert rules.lookup(np.linalg.slogdet, 1, kinds=[m]).func is reverse_table.np_slogdet_2d
-    assert rules.lookup(np.linalg.slogdet, 1, kinds=[stack]).func is reverse_table.np_slogdet
+    assert rules.lookup(np.linalg.det, 1, kinds=[m]).func is linalg_reverse_table.np_det_2d
+    assert rules.lookup(np.linalg.det, 1, kinds=[stack]).func is linalg_reverse_table.np_det
+    assert rules.lookup(np.linalg.solve, 2, kinds=[stack, stack]).func is linalg_reverse_table.np_solve
+    assert rules.lookup(np.linalg.solve, 2, kinds=[m, stack]).func is linalg_reverse_table.np_solve
+    assert rules.lookup(np.linalg.solve, 2, kinds=[stack, v]).func is linalg_reverse_table.np_solve
+    assert rules.lookup(np.linalg.solve, 2, kinds=[stack, m]).func is linalg_reverse_table.np_solve
+    assert rules.lookup(np.linalg.solve, 2, kinds=[m, v]).func is linalg_reverse_table.np_solve_2d_1d
+    assert rules.lookup(np.linalg.slogdet, 1, kinds=[m]).func is linalg_reverse_table.np_slogdet_2d
+    assert rules.lookup(np.linalg.slogdet, 1, kinds=[stack]).func is linalg_reverse_table.np_slogdet
 
 
 def test_rules_refuse_literal_options_they_do_not_differentiate():

@@ -19,7 +19,7 @@ from .registry import (FORWARD, MOVES_WITH_ARGUMENTS, NONDIFFERENTIABLE, ON_CHAN
                        nondifferentiable, register_rule, stop_gradient)
 from .templates import NOT_LITERAL, fold, helper_objects, literal
 # (the tables' decorators fill the registry as they are imported)
-from . import forward, helpers, reverse  # noqa: F401
+from . import forward, helpers, linalg_forward, linalg_reverse, reverse  # noqa: F401
 
 __all__ = ["FORWARD", "MOVES_WITH_ARGUMENTS", "NONDIFFERENTIABLE", "NOT_LITERAL", "ON_CHANGE",
            "OPERATORS", "REDUCTIONS", "REVERSE", "Rule", "arities", "candidates", "fold",
