@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import s2sad
-from s2sad.optimize import simplify
+from s2sad.optimize import negations
 
 FLOATS = st.floats(allow_nan=False, allow_infinity=False, width=64,
                    min_value=-1e150, max_value=1e150)
@@ -51,10 +51,10 @@ def _same(x, y):
 @settings(max_examples=400, deadline=None)
 @given(signed_sums(), FLOATS, FLOATS, FLOATS, FLOATS)
 def test_lifting_negations_changes_no_bit(node, a, b, c, d):
-    negated, lifted = simplify._lift(node)
+    negated, lifted = negations._lift(node)
     if negated:
         lifted = ast.UnaryOp(op=ast.USub(), operand=lifted)
-    assert simplify._negations(lifted) <= simplify._negations(node)
+    assert negations._negations(lifted) <= negations._negations(node)
     env = dict(a=a, b=b, c=c, d=d)
     assert _same(_value(node, env), _value(lifted, env)), ast.unparse(lifted)
     arrays = {k: np.array([v, -v, 0.0, 1.5]) for k, v in env.items()}
@@ -101,7 +101,7 @@ def test_a_divisor_keeps_the_sign_of_its_zero():
     """(-a) - b is +0.0 where a + b is an exact zero, -(a + b) is -0.0: in a divisor
     that is the sign of an infinity, so two negated terms there keep their negations."""
     node = ast.parse("g / (-a - b)", mode="eval").body
-    negated, lifted = simplify._lift(node)
+    negated, lifted = negations._lift(node)
     lifted = ast.UnaryOp(op=ast.USub(), operand=lifted) if negated else lifted
     env = dict(g=1.0, a=-1.0, b=1.0)
     with np.errstate(all="ignore"):

@@ -1,0 +1,55 @@
+"""context: what the optimizer's passes know about the code they rewrite, beyond its
+statements.
+
+`NameKinds` says what the analysis knows of names' values (which hold Python floats,
+ints, float arrays, of what rank and shape); `Context` gathers it with the names the
+caller fixes (the results to keep, the parameters, the objects written in place) and
+the predicates it gives. Both are frozen: `simplify` builds one `Context` per call
+and every pass that needs any of it is handed it; no pass keeps state between calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Callable, Mapping
+
+from .. import ir
+
+
+@dataclass(frozen=True)
+class NameKinds:
+    """What the activity analysis knows of the names of one function (and of their
+    adjoints and tangents, ``x%bar`` and ``x%dot``)."""
+
+    is_float: Callable[[str], bool]  # certainly holds a Python float
+    is_int: Callable[[str], bool]  # certainly holds a Python int
+    array: Callable[[str], bool]  # certainly holds a float array
+    rank: Callable[[str], int | None]  # its number of dimensions (0: a number), or None
+    same_shape: Callable[[str, str], bool]  # two arrays of certainly the same shape
+    broadcastable: Callable[[str, str], bool]  # two arrays that certainly broadcast
+    unary_ufunc: Callable[[str], bool]  # a dotted name that is a NumPy unary ufunc
+
+
+@dataclass(frozen=True)
+class Context:
+    """What one `simplify` call's passes read besides the statements.
+
+    `keep`: names that must stay assigned (the results). `inputs`: names that hold a
+    value before the forward sweep starts (the parameters). `mutable`: every name of
+    a list or array the code writes into (and of a view of one) -> the name of that
+    object. `pure(value)`: may a forward right-hand side be shared or nested into the
+    line that reads it (None: nothing is). `kinds`: see `NameKinds` (None: nothing is
+    known, and the passes that need types do nothing). `replayed`: the forward lines
+    replay an iteration that already ran once."""
+
+    keep: frozenset = frozenset()
+    inputs: frozenset = frozenset()
+    mutable: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    pure: Callable | None = None
+    kinds: NameKinds | None = None
+    replayed: bool = False
+
+    def reads_mutable(self, node) -> bool:
+        """Does `node` read a list or array the code writes into?"""
+        return bool(self.mutable) and any(n in self.mutable for n in ir.names_in(node))

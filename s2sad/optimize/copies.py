@@ -1,0 +1,268 @@
+"""copies: passes that remove names which only copy another.
+
+`elide_dups` reads every `dup` copy's source in its place; `propagate_copies` drops
+plain copies ``v = w`` (reading `w` for `v`, or naming `w`'s definitions `v` when `v`
+must stay); `coalesce_carried` computes a forward-mode loop's carried value in the
+carried name instead of copying it there; `without_self_copies` drops ``a = a``.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .. import ir
+from .common import without
+from .context import Context
+
+
+def _propagatable(n: str) -> bool:
+    """Adjoints and compiler temporaries may vanish; user names and SSA versions stay."""
+    if n.endswith("%bar") or n.endswith("%dot"):
+        return True
+    base = n.split("%")
+    return n.startswith("%") and len(base) == 2 and (base[1].isdigit() or base[1][:1] == "r")
+
+
+def elide_dups(body):
+    """`body` without its `ir.Dup` lines: every read of a copy reads its source."""
+    mapping = {}
+    for s in ir.walk(body):
+        if isinstance(s, ir.Dup):
+            src = mapping.get(s.source, s.source)
+            for t in s.targets:
+                mapping[t] = src
+    body = without(body, lambda s: isinstance(s, ir.Dup))
+    if mapping:
+        ir.rename_reads(body, mapping)
+    return body
+
+
+class _CopyTable:
+    """One walk of a body for `propagate_copies`: it drops copy-backs (``w = v``
+    followed, with neither reassigned in between, by ``v = w``, which leaves `v`
+    unchanged: a loop-carried adjoint passing through a sum) and takes, of what
+    stays, the counts `definitions`, `ir.reads_in` and `max_defs` give and the
+    plain copies ``v = w`` in program order. Which statements read or define each
+    name (`index`) is made only if some copy goes."""
+
+    def __init__(self, body, inputs):
+        self.defs, self.reads = {}, {}
+        self.copies = []
+        self.named = []  # (statement, names it reads, names it defines)
+        self.body, most = self.block(body)
+        for n in inputs:
+            most[n] = most.get(n, 0) + 1
+        self.most = most
+
+    def index(self):
+        """``({name: {id: statement reading it}}, {name: {id: statement defining it}})``"""
+        readers, definers = {}, {}
+        for s, read, defined in self.named:
+            for n in read:
+                readers.setdefault(n, {})[id(s)] = s
+            for n in defined:
+                definers.setdefault(n, {})[id(s)] = s
+        return readers, definers
+
+    def block(self, body):
+        """(what stays of `body`, its `max_defs` counts without the inputs)"""
+        recent = {}  # name -> name it was last copied from, in this straight-line run
+        copied = {}  # name -> the names in `recent` copied from it
+
+        def forget(n):
+            """Forget every copy to or from `n`."""
+            source = recent.pop(n, None)
+            if source is not None:
+                copied[source].discard(n)
+            for k in copied.pop(n, ()):
+                del recent[k]
+
+        reads, defs, named = self.reads, self.defs, self.named
+        out, count = [], {}
+        for s in body:
+            t = type(s)
+            if t is ir.Assign and not s.unpack and type(s.value) is ast.Name:
+                v, w = s.targets[0], s.value.id
+                if recent.get(w) == v:
+                    continue
+                reads[w] = reads.get(w, 0) + 1
+                defs[v] = defs.get(v, 0) + 1
+                named.append((s, [w], (v,)))
+                self.copies.append(s)
+                count[v] = count.get(v, 0) + 1
+                if recent:
+                    forget(v)
+                recent[v] = w
+                copied.setdefault(w, set()).add(v)
+                out.append(s)
+                continue
+            read = ir.stmt_reads(s)
+            for n in read:
+                reads[n] = reads.get(n, 0) + 1
+            if t is ir.Comment and "\0" in s.text:
+                read = s.text.split("\0")[1::2]  # (renamed as reads are, not counted)
+            defined = ir.defined_names(s)
+            weight = 2 if t is ir.AugAssign else 1
+            for n in defined:
+                defs[n] = defs.get(n, 0) + weight
+            if read or defined:
+                named.append((s, read, defined))
+            if t is ir.If:
+                s.body[:], a = self.block(s.body)
+                s.orelse[:], b = self.block(s.orelse)
+                inner = {n: max(a.get(n, 0), b.get(n, 0)) for n in set(a) | set(b)}
+            elif t is ir.Loop or t is ir.ForEach:
+                inner = {}
+                if t is ir.Loop:
+                    s.cond[:], inner = self.block(s.cond)
+                s.body[:], own = self.block(s.body)
+                for n, k in own.items():
+                    inner[n] = inner.get(n, 0) + k
+                for n in defined:
+                    inner[n] = inner.get(n, 0) + 1
+            elif t is ir.Exit:
+                s.copies[:], inner = self.block(s.copies)
+            else:
+                for n in defined:
+                    count[n] = count.get(n, 0) + weight
+                if t is ir.Pop:
+                    recent.clear()
+                    copied.clear()
+                elif recent:
+                    for n in defined:
+                        forget(n)
+                out.append(s)
+                continue
+            for n, k in inner.items():
+                count[n] = count.get(n, 0) + k
+            recent.clear()  # (a branch, a loop or an exit ends the straight-line run)
+            copied.clear()
+            out.append(s)
+        return out, count
+
+
+def propagate_copies(body, ctx: Context):
+    """Remove ``v = w`` copies: read `w` where `v` was read, or, when `v` must stay
+    (a gradient the function returns, in `ctx.keep`), give `w`'s definitions the
+    name `v`.
+
+    Rounds: each round takes, in program order, every copy the counts allow whose
+    names no earlier copy of the round involves, then renames. The counts (definitions,
+    reads, most definitions on one path) and which statements read or define each
+    name are taken once, in one walk (`_CopyTable`), and updated as copies go: a
+    round costs what it changes, not another walk of the whole body."""
+    keep, inputs = ctx.keep, ctx.inputs
+    table = _CopyTable(body, inputs)
+    body, copies = table.body, table.copies
+    if not copies:
+        return body
+    defs, reads, most = table.defs, table.reads, table.most
+    readers = definers = None
+    dropped = set()
+    while True:
+        mapping, renames, touched = {}, {}, set()
+        for s in copies:
+            if id(s) in dropped:
+                continue
+            v, w = s.targets[0], s.value.id
+            if v == w or defs.get(v) != 1 or most.get(w, 0) > 1 or most.get(v, 0) > 1 \
+                    or v in touched or w in touched:
+                continue
+            if v in keep:
+                if _propagatable(w) and w not in keep and reads.get(w) == 1:
+                    renames[w] = v  # w's definitions take the name v
+                    touched |= {v, w}
+                    dropped.add(id(s))
+            elif _propagatable(v) and (w.endswith("%bar") or not v.endswith("%bar")):
+                # (an adjoint that equals a primal value, `x_bar = a`, keeps its
+                # line: it says which use contributed what)
+                mapping[v] = w  # reads of v read w
+                touched |= {v, w}
+                dropped.add(id(s))
+        if not mapping and not renames:
+            break
+        # the counts after the round: each copy `v = w` goes (one definition of v,
+        # one read of w), and no name is in two of the round's renamings
+        if readers is None:
+            readers, definers = table.index()
+        changed_reads, changed_defs = {}, {}
+        for v, w in mapping.items():
+            defs[v] = 0
+            reads[w] += reads.pop(v, 0) - 1
+            most[v] = 0  # (v was defined once, and is not an input)
+            changed_reads.update(readers.get(v, {}))
+            readers.setdefault(w, {}).update(readers.pop(v, {}))
+            definers.pop(v, None)
+        for w, v in renames.items():
+            defs[v] = defs.pop(w, 0)
+            reads[w] = 0  # its one read was the copy
+            most[v] = most.get(w, 0) - (w in inputs)
+            most[w] = int(w in inputs)
+            changed_reads.update(readers.get(w, {}))
+            changed_defs.update(definers.get(w, {}))
+            readers.setdefault(v, {}).update(readers.pop(w, {}))
+            definers[v] = definers.pop(w, {})
+        both = {**mapping, **renames}
+        for s in changed_reads.values():
+            ir.rename_stmt_reads(s, both)
+        for s in changed_defs.values():
+            ir.rename_stmt_defs(s, renames)
+    return without(body, lambda x: id(x) in dropped) if dropped else body
+
+
+def coalesce_carried(body, reads) -> list:
+    """In code with no reverse sweep (forward mode), a loop-carried value computed in
+    its own name and copied into the carried one at the iteration's end (``x_2 =
+    x_1 + dt * v_1`` ... ``x_1 = x_2``) is computed in the carried name instead
+    (``x_1 = x_1 + dt * v_1``), when nothing after that line in the iteration reads
+    the old value: a copy per value and iteration less. Loops with one exit only."""
+    for s in ir.walk(body):
+        if not isinstance(s, ir.Loop) or not s.body or not isinstance(s.body[-1], ir.Exit) \
+                or any(isinstance(x, ir.Exit) for x in ir.walk(s.body[:-1])):
+            continue
+        exit_ = s.body[-1]
+        inside = ir.reads_in(s.body)
+        phis = {p.name for p in s.phis}
+        assigned = {}
+        for k, x in enumerate(s.body[:-1]):
+            for t in ir.defined_names(x):
+                assigned[t] = k if t not in assigned and isinstance(x, ir.Assign) \
+                    and not x.unpack else None
+        renames = {}
+        for copy in exit_.copies:
+            p, d = copy.targets[0], copy.value
+            if not isinstance(d, ast.Name) or d.id in phis or p in assigned:
+                continue
+            at = assigned.get(d.id)
+            if at is None or reads.get(d.id, 0) != inside.get(d.id, 0) or any(
+                    ir.names_in(c.value).count(d.id) for c in exit_.copies if c is not copy):
+                continue
+            later = s.body[at + 1:-1]
+            if p in ir.reads_in(later) or any(p in ir.names_in(c.value)
+                                              for c in exit_.copies):
+                continue
+            renames[d.id] = p
+        if renames:
+            s.body[:-1] = [_renamed(x, renames) for x in s.body[:-1]]
+            exit_.copies = [c for c in exit_.copies if not (
+                isinstance(c.value, ast.Name) and renames.get(c.value.id) == c.targets[0])]
+    return body
+
+
+def _renamed(stmt, mapping):
+    """`stmt` with the names in `mapping` renamed, where it reads and where it assigns."""
+    for x in ir.walk([stmt]):
+        for get, set_ in ir.slots(x):
+            node = get()
+            if node is not None:
+                set_(ir.substitute(node, mapping))
+        if isinstance(x, ir.Assign):
+            x.targets = tuple(mapping.get(t, t) for t in x.targets)
+    return stmt
+
+
+def without_self_copies(body):
+    """``a = a`` (left where a branch hands a split value back under its name and
+    the copies became the same name again) does nothing."""
+    return without(body, lambda s: isinstance(s, ir.Assign) and not s.unpack
+                    and isinstance(s.value, ast.Name) and s.value.id == s.targets[0])

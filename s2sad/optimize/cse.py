@@ -1,0 +1,177 @@
+"""cse: passes that compute a value once where the code computes it more often.
+
+`cse_forward` shares a pure forward expression the user's code computes twice,
+`common_subexpressions` lets the reverse sweep reuse what the forward sweep's top
+level or an enclosing reverse block computed, `hoist_invariants` moves a loop's
+invariant lines that cannot raise before the loop, and `merge_element_updates`
+makes two updates of one adjoint element one. None of them shares a name whose
+value changes (assigned twice on a path, or written in place).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .. import ir
+from .common import changed_in_place, max_defs, reads_of
+from .context import Context
+from .dead import cannot_raise
+
+
+def common_subexpressions(forward, reverse, ctx: Context):
+    """Reuse a value the forward sweep's top level or an enclosing reverse block
+    already computed, instead of computing it again."""
+    most = max_defs(forward + reverse, ctx.inputs)
+    for n in changed_in_place(forward + reverse):
+        most[n] = 2  # never shared
+    table = {}
+    for s in forward:
+        key = _cse_key(s, most, ctx)
+        if key is not None:
+            table.setdefault(key, s.targets[0])
+    _cse_block(reverse, table, most, ctx)
+
+
+def _cse_key(s, most, ctx):
+    if not (isinstance(s, ir.Assign) and not s.unpack) or most.get(s.targets[0], 0) > 1 \
+            or s.targets[0] in ctx.mutable:
+        return None
+    value = s.value
+    if isinstance(value, (ast.Name, ast.Constant)) or ctx.reads_mutable(value):
+        return None
+    for n in ir.nodes(value):
+        if isinstance(n, ast.Name) and most.get(n.id, 0) > 1:
+            return None  # a name that changes (in a loop, or accumulated)
+        if isinstance(n, ast.Subscript) or (isinstance(n, ast.Call)
+                                             and isinstance(n.func, ast.Attribute)
+                                             and ir.dotted(n.func) and "%" in ir.dotted(n.func)):
+            return None  # an element of a list that may change, or a method call
+        if isinstance(n, ast.Call) and "%" in (ir.dotted(n.func) or "%"):
+            return None  # a derivative function: not a pure expression
+    return ir.expr_key(value)
+
+
+def _cse_block(body, table, most, ctx):
+    table = dict(table)
+    for s in body:
+        for block in ir.blocks(s):
+            _cse_block(block, table, most, ctx)
+        key = _cse_key(s, most, ctx)
+        if key is None:
+            continue
+        if key in table:
+            s.value = ir.name(table[key])
+        else:
+            table[key] = s.targets[0]
+
+
+def _appended(body) -> set:
+    """Names of lists the forward sweep appends to."""
+    out = set()
+    for s in ir.walk(body):
+        for node in ir.exprs(s):
+            for n in ir.nodes(node):
+                if type(n) is ast.Call and type(n.func) is ast.Attribute \
+                        and n.func.attr == "append" and type(n.func.value) is ast.Name:
+                    out.add(n.func.value.id)
+    return out
+
+
+def cse_forward(body, ctx: Context):
+    """Compute once a pure forward expression (`ctx.pure`) over names that do not
+    change that the code computes twice: the second line reads the first's name."""
+    most = max_defs(body, ctx.inputs)
+    for n in changed_in_place(body) | set(ctx.mutable):
+        most[n] = 2  # never shared
+    _cse_forward(body, most, ctx, _appended(body))
+
+
+def _cse_forward(body, most, ctx, appended, table=None):
+    pure = ctx.pure
+    table = dict(table or {})
+    for s in body:
+        for block in ir.blocks(s):
+            if not isinstance(s, ir.Exit):
+                _cse_forward(block, most, ctx, appended, table)
+        if not (isinstance(s, ir.Assign) and not s.unpack) or most.get(s.targets[0], 0) > 1 \
+                or isinstance(s.value, (ast.Name, ast.Constant)) or not pure(s.value):
+            continue
+        value = s.value
+        nodes = ir.nodes(value)
+        if any(type(n) is ast.Name and most.get(n.id, 0) > 1 for n in nodes) \
+                or ctx.reads_mutable(value):
+            continue
+        if any(type(n) is ast.Subscript and (type(n.value) is not ast.Name
+                                             or n.value.id in appended)
+               for n in nodes):
+            continue  # a list that grows: xs[-1] may name another element later
+        key = ir.expr_key(value)
+        if key in table:
+            s.value = ir.name(table[key])
+        else:
+            table[key] = s.targets[0]
+
+
+def hoist_invariants(body, ctx: Context):
+    """Move loop-invariant lines that cannot raise out of loops (innermost first)."""
+    out = []
+    for s in body:
+        if isinstance(s, ir.If):
+            s.body = hoist_invariants(s.body, ctx)
+            s.orelse = hoist_invariants(s.orelse, ctx)
+        elif isinstance(s, ir.Loop):
+            s.body = hoist_invariants(s.body, ctx)
+            inside = ir.all_defined(s.cond + s.body) | {p.name for p in s.phis}
+            if s.target:
+                inside.add(s.target)
+            moved = []
+            counts = max_defs(s.cond + s.body, ctx.inputs)
+            changed = {t.target for t in ir.walk(s.cond + s.body)
+                       if isinstance(t, ir.AugAssign) and isinstance(t.target, str)}
+            for x in s.body:
+                if isinstance(x, ir.AugAssign) and isinstance(x.target, str) \
+                        and isinstance(x.value, ast.Constant):
+                    continue  # a while loop's count
+                if not (isinstance(x, ir.Assign) and not x.unpack):
+                    break
+                if counts.get(x.targets[0], 0) == 1 and x.targets[0] not in changed and \
+                        cannot_raise(x.value, ctx.kinds) and not ctx.reads_mutable(x.value) and \
+                        not set(ir.names_in(x.value)) & (inside - {m.targets[0] for m in moved}):
+                    moved.append(x)
+            if moved:
+                s.body = [x for x in s.body if all(x is not m for m in moved)]
+                out.extend(moved)
+        out.append(s)
+    return out
+
+
+def merge_element_updates(body):
+    """``xs_bar[i] += a`` then ``xs_bar[i] += b``, with nothing between that reads
+    the list or changes what the first update reads, is ``xs_bar[i] += a + b``."""
+    out = list(body)
+    for s in out:
+        for block in ir.blocks(s):
+            block[:] = merge_element_updates(block)
+    i = 0
+    while i < len(out):
+        a = out[i]
+        if isinstance(a, ir.AugAssign) and isinstance(a.target, ast.Subscript) \
+                and isinstance(a.target.value, ast.Name):
+            key = ir.expr_key(a.target)
+            container = a.target.value.id
+            needs = set(ir.names_in(a.target)) | set(ir.names_in(a.value))
+            for j in range(i + 1, len(out)):
+                b = out[j]
+                if isinstance(b, ir.AugAssign) and not isinstance(b.target, str) \
+                        and ir.expr_key(b.target) == key:
+                    b.value = ast.BinOp(left=a.value, op=ast.Add(), right=b.value)
+                    del out[i]
+                    i -= 1
+                    break
+                if isinstance(b, ir.Comment):
+                    continue
+                if ir.blocks(b) or container in reads_of(b) \
+                        or set(ir.defined_names(b)) & needs:
+                    break
+        i += 1
+    return out
