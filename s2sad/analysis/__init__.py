@@ -1,6 +1,10 @@
 """analysis: what each ANF statement computes and which values carry derivatives.
 
-Owns the classification of right-hand sides (`classify`) and activity, kind and
-shape inference (`activity`). May import `ir`, `primitives`, `frontend`, `errors`
-and `runtime`; never a transform, the optimizer, the backend or the api.
+Owns the classification of right-hand sides (`classify`: `Op` and its `KINDS`) and
+the activity analysis (`activity`: kinds, variedness, usefulness, objects and
+shapes), made of parts a module each: `results` (the kinds of results), `shapes`,
+`objects` (which list or array a name refers to), `static` (``isinstance`` tests the
+kinds decide), `checks` (the errors), `writes` and `holders` (writes into lists and
+arrays). May import `ir`, `primitives`, `frontend`, `errors` and `runtime`; never a
+transform, the optimizer, the backend or the api.
 """

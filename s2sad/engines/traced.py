@@ -41,6 +41,7 @@ import weakref
 
 import numpy as np
 
+from ..primitives.facts import METHODS
 from .primitives import (EngineError, bind_options, find_rule, getitem, is_nondifferentiable,
                          user_place)
 
@@ -457,14 +458,14 @@ class Traced:
     size = property(lambda self: self._array("size").size)
     T = property(lambda self: array_function(type(self), np.transpose, (self,), {}))
 
-    sum = _array_method(np.sum)
-    mean = _array_method(np.mean)
-    prod = _array_method(np.prod)
-    max = _array_method(np.max)
-    min = _array_method(np.min)
-    dot = _array_method(np.dot)
-    transpose = _array_method(np.transpose)
-    ravel = _array_method(np.ravel)
+    sum = _array_method(METHODS["sum"])
+    mean = _array_method(METHODS["mean"])
+    prod = _array_method(METHODS["prod"])
+    max = _array_method(METHODS["max"])
+    min = _array_method(METHODS["min"])
+    dot = _array_method(METHODS["dot"])
+    transpose = _array_method(METHODS["transpose"])
+    ravel = _array_method(METHODS["ravel"])
 
     def reshape(self, *shape):
         return self.apply(np.reshape, np.reshape,

@@ -38,6 +38,7 @@ import numpy as np
 
 from .. import ir
 from ..ir.kinds import INT, SCALAR, ArrayKind
+from ..primitives.facts import NUMPY_REDUCTION_NAMES
 
 
 class NotBatchable(Exception):
@@ -72,8 +73,8 @@ _ELEMENTWISE = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 # of the other elements), or of their second (the runtime's spread adjoints)
 _LIKE_FIRST = ("np.zeros_like", "np.ones_like", "prod_others")
 _LIKE_SECOND = ("extreme_bar", "norm_bar", "unreduce")
-_REDUCTIONS = ("np.sum", "np.mean", "np.prod", "np.max", "np.min", "np.amax", "np.amin",
-               "np.var", "np.std")
+# the NumPy reductions but the norm
+_REDUCTIONS = tuple(n for n in NUMPY_REDUCTION_NAMES if n != "np.linalg.norm")
 
 
 class _Batcher:

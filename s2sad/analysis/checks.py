@@ -1,0 +1,212 @@
+"""checks: the errors activity raises once the kinds and active sets are known.
+
+An active value computed by a call with no rule (`NoRuleError`), indexing it cannot
+differentiate, a change made in place by a call, a name holding different lists on
+different paths (`Activity.conflict`, for reverse mode), and the checks on writes
+into lists and arrays (`writes`).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .. import ir, primitives as rules
+from ..errors import NoRuleError, NotDifferentiableError
+from ..ir.kinds import INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind
+from .classify import changed_in_place
+from .objects import carried_sources
+from .results import items_kind
+from .writes import Writes
+
+# the message and hint of Activity.conflict
+_CONFLICT = ("s2sad cannot differentiate a variable that refers to different lists (or "
+             "indexed arrays) on different paths in reverse mode",
+             "Give each its own name, or copy into one on every path (forward mode, "
+             "s2sad.jvp, handles it).")
+
+
+class Checks:
+    """The errors: a part of activity's analysis (it reads the analysis's `result`,
+    `fn`, `dead`, `fresh`, `conflicts`, `conflict_at` and `any_rank`)."""
+
+    def check(self, body):
+        r = self.result
+        for s in body:
+            blocks = ir.blocks(s)
+            if blocks:
+                for b in blocks:
+                    if b is not self.dead.get(id(s)):  # (a branch that never runs)
+                        self.check(b)
+                continue
+            if isinstance(s, ir.Assign) and r.ops[id(s)].kind == "nondiff" and \
+                    _moves_with_arguments(r.ops[id(s)].key) and \
+                    any(self.is_varied(x) for x in r.ops[id(s)].inputs) and \
+                    any(self.key(t) in r.useful for t in s.targets):
+                raise self.error(NoRuleError, s, r.ops[id(s)])
+            if not isinstance(s, ir.Assign) or not any(t in r.active for t in s.targets):
+                continue
+            op = r.ops[id(s)]
+            if op.kind == "unknown":
+                raise self.error(NoRuleError, s, op)
+            if op.kind == "getitem" and not isinstance(r.kinds.get(op.inputs[0].id),
+                                                       (tuple, ListKind, ArrayKind)):
+                raise self.error(NotDifferentiableError, s, op)
+            if op.kind == "getitem" and isinstance(r.kinds.get(op.inputs[0].id), tuple) \
+                    and not isinstance(op.inputs[1], ast.Constant) and (
+                        self.atom_kind(op.inputs[1]) != INT
+                        or not _one_kind(r.kinds[op.inputs[0].id])):
+                if self.atom_kind(op.inputs[1]) != INT:
+                    raise self.error(NotDifferentiableError, s, op,
+                                     "s2sad can index a tuple with an int, not a slice or "
+                                     "another value, where the result carries a derivative",
+                                     "Unpack the tuple into names, or make it a list.")
+                words = sorted({_kind_word(k) for k in r.kinds[op.inputs[0].id]})
+                raise self.error(NotDifferentiableError, s, op,
+                                 f"the items of this tuple are of different kinds "
+                                 f"({', '.join(words)}), and which one this reads is known "
+                                 "only at run time: s2sad compiles the code that uses it "
+                                 "once, for one kind",
+                                 "Keep items of one kind in the tuple you loop over or "
+                                 "index (numbers, or NumPy arrays), or unpack it into "
+                                 "names and write the code once per item.")
+            for t in s.targets:
+                if r.is_container(t) and r.root(t) in self.conflicts \
+                        and r.conflict is None:
+                    # one adjoint object per list (or indexed array) cannot follow a
+                    # name that holds different ones: reverse mode raises this
+                    at = self.conflict_at.get(r.root(t), s)
+                    r.conflict = self.error(
+                        NotDifferentiableError, at, r.ops[id(at)],
+                        *_CONFLICT)
+
+    def check_conflicts(self):
+        """Also a conflict that no active assignment shows: an argument read by
+        index whose object a dead name shares with another (`v = x` on one path)."""
+        r = self.result
+        if r.conflict is not None:
+            return
+        bad = {r.root(n) for n in r.active if r.is_container(n)} & self.conflicts
+        if not bad:
+            return
+        sites = [s for s in ir.walk(self.fn.body) if isinstance(s, ir.Assign)
+                 and any(r.root(t) in bad for t in s.targets)]
+        at = next((self.conflict_at[b] for b in sorted(bad) if b in self.conflict_at), None) \
+            or next((s for s in sites if r.ops[id(s)].kind == "copy"), None) \
+            or (sites[0] if sites else None)
+        if at is None:
+            return
+        r.conflict = self.error(
+            NotDifferentiableError, at, r.ops[id(at)],
+            *_CONFLICT)
+
+    def check_mutation(self, s, op):
+        """Refuse a call that changes a list or an array in place (``out=``,
+        ``y.fill(0.0)``, ``np.copyto(y, x)``, ``xs.sort()``): the derivative would
+        take the object's values from before the change."""
+        changed = changed_in_place(s.value, op, self.fn, self.is_local, self.atom_kind)
+        if changed is None:
+            return
+        what, atom, instead = changed
+        name = ir.dotted(atom) or "an array"
+        raise self.error(NotDifferentiableError, s, op,
+                         f"{what} changes `{name.split('%')[0]}` in place; s2sad cannot "
+                         "follow a change to a list or an array made by a call",
+                         instead)
+
+    def check_writes(self):
+        """Writes go into objects s2sad can follow: see `writes.Writes`."""
+        self.fresh_phis()
+        Writes(self).check()
+
+    def own_code(self) -> bool:
+        """Is this s2sad's own derivative code (a gradient that forward mode
+        differentiates for a Hessian)? Its writes restore values popped from its
+        tapes and update adjoint arrays in place, and forward mode, whose tangents
+        share and view each other exactly as the values they go with do, follows
+        them, as it follows its accumulators (``x_bar += g`` on arrays no other name
+        refers to): the checks on writes and in-place operators are left out."""
+        info = self.fn.source
+        return bool(info and info.filename.startswith("<s2sad"))
+
+    def fresh_phis(self):
+        """A loop-carried array is a new object when its first value and every value
+        the loop gives it are."""
+        r = self.result
+        sources = carried_sources(ir.walk(self.fn.body))
+        changed = True
+        while changed:
+            changed = False
+            for phi, values in sources.items():
+                if phi in self.fresh or not isinstance(r.kinds.get(phi), ArrayKind):
+                    continue
+                if all(isinstance(v, ast.Name) and r.root(v.id) in self.fresh for v in values):
+                    self.fresh.add(phi)
+                    changed = True
+
+    def error(self, cls, s, op, message=None, hint=None):
+        info = self.fn.source
+        filename = info.filename if info else None
+        text = info.line_text(s.line) if info and s.line else None
+        if message is not None:
+            pass
+        elif cls is NoRuleError:
+            what = op.text or "this operation"
+            message = f"s2sad has no derivative rule for {what}, and the result depends on " \
+                      f"{', '.join(self.result.wrt)}"
+            hint = ("Register one with s2sad.register_rule(func, reverse=..., forward=...) "
+                    "(see 'Custom derivative rules' in the README), or declare it "
+                    "non-differentiable with s2sad.nondifferentiable(func).")
+            if what.startswith("the method ."):
+                hint = ("s2sad differentiates the methods of NumPy arrays only; call a "
+                        "function instead, written with def (s2sad differentiates it) or "
+                        "given a rule with s2sad.register_rule.")
+            unknown = [x.id for x in op.inputs if isinstance(x, ast.Name)
+                       and x.id in getattr(self, "any_rank", ())]
+            if unknown:
+                name = unknown[0].split("%")[0]
+                message += f" (`{name}` is an array of unknown rank)"
+                hint = (f"`{name}` is an element of a list whose arrays have different "
+                        "ranks, taken at an index known only when the code runs, so its "
+                        "rank is not known. Read the elements by constant indices "
+                        "(`params[0]`) or unpack the list (`W, b = params`).")
+        else:
+            message = "s2sad cannot differentiate indexing into a value that is not a " \
+                      "tuple or a list yet"
+            hint = "Index into tuples and lists only, or unpack the tuple into names."
+        return cls(message, filename=filename, lineno=s.line or None,
+                   col=_col(text), source_line=text, hint=hint)
+
+
+def _one_kind(kinds: tuple) -> bool:
+    """Can one compiled piece of code use any item of a tuple with these item kinds?
+    Numbers (ints count as floats) and arrays of any ranks can: the rules for arrays of
+    unknown rank take numbers too. Lists, tuples and other values must all be alike."""
+    merged = items_kind(kinds)
+    if merged in (SCALAR, INT) or isinstance(merged, ArrayKind):
+        return True
+    return merged not in (UNKNOWN, OTHER) and all(k == merged for k in kinds)
+
+
+def _kind_word(kind) -> str:
+    if kind in (SCALAR, INT):
+        return "numbers"
+    if isinstance(kind, ArrayKind):
+        return "arrays"
+    if isinstance(kind, ListKind):
+        return "lists"
+    if isinstance(kind, tuple):
+        return "tuples"
+    return "other values"
+
+
+def _col(text):
+    if not text:
+        return None
+    return len(text) - len(text.lstrip())
+
+
+def _moves_with_arguments(key) -> bool:
+    try:
+        return key in rules.MOVES_WITH_ARGUMENTS
+    except TypeError:
+        return False

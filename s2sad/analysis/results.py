@@ -1,0 +1,156 @@
+"""results: the kind of each operation's result, from the kinds of its inputs.
+
+`ResultKinds.out_kinds(s, op)` gives the kinds of an assignment's targets. It
+dispatches on the kind of the operation (`classify.KINDS`) through `RESULT_KINDS`,
+one method per kind; what a NumPy function gives (rank and dtype) is
+`primitives.facts`'s to say.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .. import ir
+from ..ir.kinds import (INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind, attribute_kind,
+                        logical_kind, merged)
+from ..primitives.facts import (INT_PRESERVING, INT_RESULT, constant_kind, hashable_in,
+                                index_kind, result_dtype, rule_result_kind, stops_gradient)
+from .classify import Op
+
+
+def merge(old, new):
+    if old is None or old == new:
+        return new
+    return merged(old, new)
+
+
+def items_kind(kinds: tuple):
+    """The kind of an item of a tuple whose items have `kinds`, read at an index known
+    only at run time."""
+    out = None
+    for k in kinds:
+        out = merge(out, k)
+    return out
+
+
+class ResultKinds:
+    """The kinds of results: a part of activity's analysis (it reads the analysis's
+    `atom_kind`, `callee_kind` and `fn`)."""
+
+    def out_kinds(self, s: ir.Assign, op: Op) -> list:
+        n = len(s.targets)
+        if s.unpack:
+            value = self.atom_kind(s.value) if op.kind in ("copy", "const") else \
+                self.out_kinds(ir.Assign(("_",), s.value), op)[0]
+            if isinstance(value, tuple) and len(value) == n:
+                return list(value)
+            if isinstance(value, ListKind):  # (a list of another length raises)
+                return list(value.items) if value.items is not None \
+                    and len(value.items) == n else [value.elem] * n
+            return [UNKNOWN] * n
+        inputs = [self.atom_kind(x) for x in op.inputs]
+        return RESULT_KINDS[op.kind](self, s, op, inputs)
+
+    def copy_result(self, s, op, inputs) -> list:
+        return [self.atom_kind(s.value)]
+
+    def pack_result(self, s, op, inputs) -> list:
+        return [tuple(inputs)]
+
+    def pop_result(self, s, op, inputs) -> list:
+        kind = inputs[0]
+        return [kind.elem if isinstance(kind, ListKind) else UNKNOWN]
+
+    def repeat_result(self, s, op, inputs) -> list:
+        kind = inputs[0]
+        if isinstance(kind, ListKind):
+            return [ListKind(kind.elem)]
+        if isinstance(op.inputs[0], ast.List):
+            elem = None
+            for e in op.inputs[0].elts:
+                elem = merge(elem, self.atom_kind(e))
+            return [ListKind(UNKNOWN if elem is None else elem)]
+        return [UNKNOWN]
+
+    def listpack_result(self, s, op, inputs) -> list:
+        elem = None
+        for k in inputs:
+            elem = merge(elem, k)
+        return [ListKind(UNKNOWN if elem is None else elem)]
+
+    def sum_result(self, s, op, inputs) -> list:
+        kind = inputs[0]
+        if isinstance(kind, ListKind):
+            return [SCALAR if kind.elem in (SCALAR, INT, UNKNOWN) else kind.elem]
+        return [UNKNOWN]
+
+    def getitem_result(self, s, op, inputs) -> list:
+        container, index = inputs[0], op.inputs[1]
+        if isinstance(container, ListKind):
+            if isinstance(index, ast.Slice):  # (a new list of some of its elements)
+                return [ListKind(container.elem)]
+            items = container.items
+            if items is not None and isinstance(index, ast.Constant) and \
+                    type(index.value) is int and -len(items) <= index.value < len(items):
+                return [items[index.value]]
+            return [container.elem]
+        if isinstance(container, ArrayKind):
+            return [index_kind(container, index, self.atom_kind)]
+        if isinstance(container, tuple) and isinstance(index, ast.Constant) \
+                and isinstance(index.value, int) and -len(container) <= index.value < len(container):
+            return [container[index.value]]
+        if isinstance(container, tuple) and container and not isinstance(index, ast.Constant) \
+                and self.atom_kind(index) == INT:
+            # an index known at run time (a loop over the tuple): any of its items
+            return [items_kind(container)]
+        return [UNKNOWN]
+
+    def call_result(self, s, op, inputs) -> list:
+        if self.callee_kind is not None:
+            return [self.callee_kind(op.key, s, inputs)]
+        return [UNKNOWN]
+
+    def nondiff_result(self, s, op, inputs) -> list:
+        if stops_gradient(op):  # its input itself
+            kind = inputs[0]
+            return [kind if isinstance(kind, ArrayKind) or kind in (SCALAR, INT) else UNKNOWN]
+        if isinstance(s.value, (ast.Compare, ast.UnaryOp, ast.BinOp)):
+            return [logical_kind(inputs)]
+        if op.key in INT_RESULT:
+            return [INT]
+        if isinstance(s.value, ast.Attribute):  # x.shape, x.ndim, x.size
+            return [attribute_kind(s.value.attr, inputs[0])]
+        if isinstance(s.value, ast.Call):
+            made = constant_kind(s.value, op.key, self.atom_kind, self.fn.refs)
+            if made is not None:
+                return [made]
+        return [UNKNOWN]
+
+    def rule_result(self, s, op, inputs) -> list:
+        if hashable_in(op.key, INT_RESULT):
+            return [INT]
+        numpy_kind = result_dtype(rule_result_kind(op, inputs), op, inputs)
+        if numpy_kind is not None:
+            return [numpy_kind]
+        if any(not isinstance(k, str) or k in (UNKNOWN, OTHER) for k in inputs):
+            return [UNKNOWN]
+        if all(k == INT for k in inputs) and hashable_in(op.key, INT_PRESERVING):
+            return [INT]
+        return [SCALAR]
+
+    def unknown_result(self, s, op, inputs) -> list:
+        return [UNKNOWN]
+
+
+# the method giving the kind of the result of each kind of operation (`classify.KINDS`;
+# an append, `np.add.at` and `add_into` are statements without a result)
+RESULT_KINDS = {
+    "copy": ResultKinds.copy_result, "const": ResultKinds.copy_result,
+    "rule": ResultKinds.rule_result, "call": ResultKinds.call_result,
+    "pack": ResultKinds.pack_result, "getitem": ResultKinds.getitem_result,
+    "listpack": ResultKinds.listpack_result, "append": ResultKinds.unknown_result,
+    "pop": ResultKinds.pop_result, "repeat": ResultKinds.repeat_result,
+    "add_at": ResultKinds.unknown_result, "add_into": ResultKinds.unknown_result,
+    "sum": ResultKinds.sum_result, "nondiff": ResultKinds.nondiff_result,
+    "unknown": ResultKinds.unknown_result,
+}

@@ -1,0 +1,408 @@
+"""writes: the checks on writes into lists and arrays.
+
+``x[i] = v``, ``y op= v`` on an array and the calls that add into their first
+argument change an object in place. s2sad follows such a change only into an object
+the function made itself and nothing else shares, read through no view afterwards
+(`Writes`), and refuses a write into an array a loop-carried name may also hold
+where reverse mode cannot follow it (`CarriedWrites`). What lists and tuples hold is
+`holders`'.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .. import ir
+from ..errors import NotDifferentiableError
+from ..ir.kinds import INT, ArrayKind, ListKind
+from ..primitives.facts import fancy_index, makes_new_object, makes_view
+from .holders import Holders
+
+
+class CarriedWrites:
+    """Writes into the arrays a loop-carried name may hold: a part of `Writes` (it
+    reads its `a`, `r`, `order` and `name`)."""
+
+    def carried_bases(self, loop, phi, bases, seen=()) -> bool:
+        """Add to `bases` the roots of the arrays that exist before `loop` which the
+        carried array `phi` may be at its head or after the loop: its first value
+        (the loop may run no iteration, or leave it as it is) and any array an exit
+        hands over that the loop does not make anew (``u = w``). True where some exit
+        may leave `phi` an array of an earlier iteration (passed on unchanged, or such
+        an array), so that a later iteration or the code after the loop may see it."""
+        r = self.r
+        if phi in seen:
+            return False
+        seen = seen + (phi,)
+        inits = {p.name: p.init for st in ir.walk([loop]) if isinstance(st, ir.Loop)
+                 for p in st.phis}
+        init = inits.get(phi)
+        if isinstance(init, ast.Name) and init.id in r.kinds:
+            self.carried_root(r.root(init.id), bases, seen)
+        made_in = {id(st) for st in ir.walk(loop.cond + loop.body)}
+        keeps = False
+        for st in ir.walk(loop.cond + loop.body):
+            if not isinstance(st, ir.Exit):
+                continue
+            for copy in st.copies:
+                if phi not in ir.defined_names(copy) or not isinstance(copy, ir.Assign) \
+                        or not isinstance(copy.value, ast.Name) \
+                        or copy.value.id not in r.kinds:
+                    continue
+                src = r.root(copy.value.id)
+                if src == r.root(phi):
+                    keeps = True
+                elif not (src in self.a.fresh and r.created.get(src) in made_in):
+                    keeps = True
+                    self.carried_root(src, bases, seen)
+        return keeps
+
+    def carried_root(self, root, bases, seen):
+        """(`carried_bases`: `root`, or what it may be where it is itself carried)"""
+        r = self.r
+        loop = next((st for st, _ in self.order if isinstance(st, ir.Loop)
+                     and any(p.name == root for p in st.phis)), None)
+        if loop is not None and isinstance(r.kinds.get(root), ArrayKind):
+            self.carried_bases(loop, root, bases, seen)
+            return
+        bases.add(root)
+        for b in r.viewed_roots(root):
+            bases.add(b)
+
+    def check_carried(self, writes):
+        """A carried array (an `ir.Phi`) is an object of its own for reverse mode (its
+        adjoint moves along the loop's copies), but it is the very array it starts
+        from while the loop has not given it a new one: all through the first
+        iteration, and after a loop that ran no iteration (or broke out at once), and
+        every array an exit hands over unmade. A write into such an array while the
+        carried name may still hold it, with the other name read afterwards, is what
+        reverse mode cannot follow (forward mode's tangents share as the values do):
+        refused there (`Activity.conflict`), at the write."""
+        r, a = self.r, self.a
+        copies = {id(c) for st in ir.walk(a.fn.body) if isinstance(st, ir.Exit)
+                  for c in st.copies}
+        reads = {}  # name -> positions of the statements that read it
+
+        for k, (s, _) in enumerate(self.order):
+            if id(s) in copies:
+                continue  # (handing a value on is no read of what it holds)
+            if isinstance(s, ir.Loop):
+                names = {p.init.id for p in s.phis if isinstance(p.init, ast.Name)}
+            elif isinstance(s, ir.If):
+                names = set()
+            else:
+                names = {n for node in ir.exprs(s) for n in ir.names_in(node)}
+            for n in names:
+                reads.setdefault(n, []).append(k)
+
+        def read_at(root):
+            group = {n for n in r.kinds if r.root(n) == root or root in r.viewed_roots(n)}
+            return sorted({k for n in group for k in reads.get(n, ())})
+
+        for kl, (loop, _) in enumerate(self.order):
+            if not isinstance(loop, ir.Loop):
+                continue
+            inside = {k for k, (_, loops) in enumerate(self.order) if loop in loops}
+            for p in loop.phis:
+                phi = p.name
+                if not isinstance(r.kinds.get(phi), ArrayKind):
+                    continue
+                bases = set()
+                keeps = self.carried_bases(loop, phi, bases)
+                own = r.root(phi)
+                bases.discard(own)
+                if bases:
+                    r.carried[own] = tuple(sorted(bases))
+                for base in sorted(bases):
+                    # a write into the array `phi` may be, `phi` read afterwards
+                    for kw, _ in writes.get(base, ()) if r.conflict is None else ():
+                        if kw < kl:
+                            continue  # (before `phi` takes it)
+                        for k in read_at(own):
+                            if kw in inside and (k > kw and (k in inside or keeps)
+                                                 or k in inside and keeps) \
+                                    or kw not in inside and k > kw:
+                                self.refuse_carried(kw, phi, base, self.name(phi))
+                    # a write into `phi` where it may be that array, read afterwards
+                    for kw, _ in writes.get(own, ()) if r.conflict is None else ():
+                        for k in read_at(base):
+                            if k > kw or kw in inside and k in inside:
+                                self.refuse_carried(kw, phi, base, self.name(base))
+
+    def refuse_carried(self, kw, phi, base, shown):
+        if self.r.conflict is not None:
+            return
+        user, other = self.name(phi), self.name(base)
+        s = self.order[kw][0]
+        self.r.conflict = self.a.error(
+            NotDifferentiableError, s, None,
+            f"this write changes the array that both `{user}` and `{other}` may hold "
+            f"(`{user}`, carried by a loop, is `{other}`'s array until the loop gives it "
+            f"a new one, and still after a loop that runs no iteration), and `{shown}` is "
+            f"read afterwards; reverse mode cannot follow a write into an array that "
+            f"another name may hold",
+            f"Make `{user}` a copy where it takes `{other}`: `{user} = {other}.copy()` "
+            f"(forward mode, s2sad.jvp, handles it as it is).")
+
+
+class Writes(CarriedWrites):
+    """Checks on writes into lists and arrays (``x[i] = v``): each goes into an object
+    the function made itself and nothing else shares (not an argument, not a slice,
+    reshape or ``.T`` of another array), and no view of a written array is read
+    after a write that could change what it shows (the derivative would take the
+    view's values from before the write, while Python sees them after)."""
+
+    def __init__(self, analysis):
+        self.a = analysis
+        self.r = analysis.result
+        self.order = []  # (statement, enclosing loops), in program order
+        self.visit(analysis.fn.body, ())
+
+    def visit(self, body, loops):
+        for s in body:
+            self.order.append((s, loops))
+            if isinstance(s, ir.Loop):
+                self.visit(s.cond, loops + (s,))
+                self.visit(s.body, loops + (s,))
+            elif isinstance(s, ir.If):
+                self.visit(s.body, loops)
+                self.visit(s.orelse, loops)
+            elif isinstance(s, ir.Exit):
+                self.visit(s.copies, loops)
+
+    def fail(self, s, message, hint):
+        raise self.a.error(NotDifferentiableError, s, None, message, hint)
+
+    def name(self, n: str) -> str:
+        return n.split("%")[0] or "this value"
+
+    def check(self):
+        r = self.r
+        if self.a.own_code():
+            return  # (see `checks.Checks.own_code`)
+        writes = {}  # root -> [(position, loops)]
+        for k, (s, loops) in enumerate(self.order):
+            if isinstance(s, ir.Assign) and s.inplace and isinstance(s.value, ast.BinOp) \
+                    and isinstance(s.value.left, ast.Name) and self.a.is_object(s.value.left.id):
+                for root in self.inplace(s):
+                    writes.setdefault(root, []).append((k, loops))
+                continue
+            if not isinstance(s, ir.SetItem):
+                continue
+            c = s.container
+            root = r.root(c)
+            writes.setdefault(root, []).append((k, loops))
+            user = self.name(c)
+            if isinstance(s.value, ast.Name) and s.value.id in r.kinds \
+                    and r.root(s.value.id) == root:
+                self.fail(s, f"this writes `{user}` into itself; s2sad's derivative would "
+                             "read the values the write has already changed",
+                          f"Write a copy: `{user}[...] = {self.name(s.value.id)}.copy()`.")
+            # (what `c` may be here, not what other names sharing its object may be: a
+            # later ``v = c`` on one path of a join does not make `c` `v`'s other value)
+            for obj, made in self.origins(c) or [(c, None)]:
+                op = r.ops.get(id(made)) if made is not None else None
+                if op is not None and makes_new_object(op, made.value, self.a.atom_kind):
+                    continue
+                who = f"`{user}`" if self.name(obj) == user else \
+                    f"`{user}` (which may be `{self.name(obj)}`)"
+                if r.created.get(obj) == 0:
+                    self.fail(s, f"s2sad cannot differentiate a write into the argument "
+                                 f"`{self.name(obj)}`"
+                                 f"{'' if self.name(obj) == user else f' (`{user}` may be it)'}: "
+                                 f"the caller's list or array would change",
+                              f"Write into a copy made first: `{user} = {user}.copy()`.")
+                self.joined_write(s, obj, f"`{user}[...] = ...` writes into `{user}`")
+                bases = r.views.get(obj) or (r.views.get(c) if obj == root else None)
+                if not bases and op is not None and op.inputs \
+                        and isinstance(op.inputs[0], ast.Name) \
+                        and makes_view(op, r.kinds.get(obj), self.a.atom_kind):
+                    bases = (op.inputs[0].id,)
+                if bases:
+                    base = self.name(bases[0])
+                    self.fail(s, f"{who} may share memory with `{base}` (a slice, a reshape "
+                                 f"or .T of it, or what a function given it returns), and "
+                                 f"s2sad cannot follow a write through it",
+                              f"Write into `{base}` itself, or make `{user}` a copy: "
+                              f"`{user} = ....copy()`.")
+                if op is not None and (made.unpack or op.kind in ("getitem", "pop") and not
+                                       isinstance(self.a.atom_kind(op.inputs[0]), ArrayKind)):
+                    named = bool(op.inputs) and isinstance(op.inputs[0], ast.Name)
+                    source = self.name(op.inputs[0].id) if named else "a list or tuple"
+                    in_list = named and self.a.is_list(op.inputs[0].id)
+                    self.fail(s, f"`{user}` is an element of `{source}` (the same object, which "
+                                 f"`{source}` still holds), and s2sad cannot follow a write "
+                                 "through it",
+                              f"Change a copy and put it back: `{user} = {source}[i].copy()`, "
+                              f"`{user}[...] = v`, `{source}[i] = {user}`." if in_list else
+                              f"Write into a copy (`{user} = {user}.copy()` first), and make "
+                              f"a new tuple with it where the tuple should show the change.")
+                self.fail(s, f"s2sad cannot tell whether the value of `{user}` is shared with "
+                             "another value, so it cannot follow a write into it",
+                          f"Write into a copy made first: `{user} = {user}.copy()`.")
+            kind = r.kinds.get(c)
+            index = s.target.slice
+            if isinstance(kind, ArrayKind) and kind.dtype == "?" and self.a.is_varied(s.value):
+                self.fail(s, f"s2sad cannot tell the dtype of `{user}` before the call: if it "
+                             "holds integers, NumPy truncates what this writes (no derivative "
+                             "passes through), if floats, it keeps it",
+                          f"Give `{user}` its dtype where it is made with a name s2sad can "
+                          f"read (`dtype=float`, `dtype=np.float32`, `dtype=int`).")
+            if isinstance(kind, ListKind) and not (
+                    isinstance(index, (ast.Name, ast.Constant))
+                    and self.a.atom_kind(index) == INT):
+                self.fail(s, "s2sad can write one element of a list (`xs[i] = v`), not a slice",
+                          "Write the elements one by one in a loop.")
+            if isinstance(kind, ArrayKind) and r.is_active(s.value) and \
+                    fancy_index(index, self.a.atom_kind) and not self.boolean(index):
+                self.fail(s, "s2sad cannot differentiate writing values through an integer "
+                             "array index yet (a repeated index keeps only its last value)",
+                          "Write through a boolean mask, slices or single indices, or "
+                          "build the array with np.where.")
+        for view in r.views:
+            for root in r.viewed_roots(view):
+                if root in writes:
+                    self.check_view(view, writes[root])
+        if writes:
+            self.check_carried(writes)
+        Holders(self).check()
+
+    def origins(self, n: str) -> list:
+        """``(name, statement)`` for each definition that makes an object `n` may be
+        where it is written (the statement None for an argument): copies, dups, the
+        first and next values of a loop-carried name and every assignment of a joined
+        name are followed back to what they hand over, the way values flow, so that a
+        later ``v = n`` (on one path of a join whose other path gives `v` a view of
+        another array) does not make `n` what `v` may be. A name `value_join` made an
+        object of its own stops the walk: its own checks apply to it."""
+        r, a = self.r, self.a
+        inits = {p.name: p.init for loop in ir.walk(a.fn.body) if isinstance(loop, ir.Loop)
+                 for p in loop.phis}
+        params = {p.name for p in a.fn.params}
+        out, seen, todo = [], set(), [n]
+        while todo:
+            m = todo.pop()
+            if m in seen or m not in r.kinds:
+                continue
+            seen.add(m)
+            if m in params:
+                out.append((m, None))
+            init = inits.get(m)
+            if isinstance(init, ast.Name):
+                todo.append(init.id)
+            joined = a.value_joins.get(m) is not None
+            for st, _ in a.definitions(m):
+                op = r.ops.get(id(st))
+                if isinstance(st, ir.Dup) and not joined:
+                    todo.append(st.source)
+                elif isinstance(st, ir.Assign) and not st.unpack and not joined \
+                        and op is not None and op.kind == "copy" \
+                        and isinstance(op.inputs[0], ast.Name):
+                    todo.append(op.inputs[0].id)
+                elif isinstance(st, ir.Assign):
+                    out.append((m, st))
+        return out
+
+    def joined_write(self, s, root, what):
+        """Refuse a write into `root`, a name given an array that exists already on
+        some path into a join (`objects.Objects.value_join`): it may be that array."""
+        if self.a.value_joins.get(root) is None:
+            return
+        user = self.name(root)
+        bases = [self.name(b) for b in self.r.views.get(root, ())]
+        base = next((b for b in bases if b != "this value"), "another array")
+        self.fail(s, f"{what}, which is `{base}` itself (or a view of it) on some path "
+                     f"into it; s2sad cannot follow a write into an array that another "
+                     f"name may hold",
+                  f"Make `{user}` a copy on that path (`{user} = {base}.copy()`), or write "
+                  f"into a copy made here: `{user} = {user}.copy()`.")
+
+    def inplace(self, s) -> list:
+        """``x op= y`` on a list or an array (`s.inplace`): the SSA form's new name is
+        right only if the object is the function's own, and no other variable refers
+        to it. Gives the objects the statement changes (through a loop's carried
+        value, the object it started from too)."""
+        r = self.r
+        src = s.value.left.id
+        user = self.name(src)
+        what = "list" if self.a.is_list(src) else "array"
+        op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**",
+              ast.MatMult: "@", ast.FloorDiv: "//", ast.Mod: "%"}.get(type(s.value.op), "+")
+        roots, todo = [], [r.root(src)]
+        inits = {p.name: p.init for loop in ir.walk(self.a.fn.body)
+                 if isinstance(loop, ir.Loop) for p in loop.phis}
+        while todo:
+            root = todo.pop()
+            if root in roots:
+                continue
+            roots.append(root)
+            init = inits.get(root)
+            if isinstance(init, ast.Name) and init.id in r.kinds:
+                todo.append(r.root(init.id))
+        for root in roots:
+            if root not in self.a.fresh:
+                self.joined_write(s, root, f"`{user} {op}= ...` changes `{user}` in place")
+                if r.created.get(root) == 0:
+                    self.fail(s, f"`{user} {op}= ...` changes the argument `{self.name(root)}` "
+                                 f"in place: the caller's {what} would change",
+                              f"Write `{user} = {user} {op} ...` (a new {what}), or change a "
+                              f"copy made first: `{user} = {user}.copy()`.")
+                self.fail(s, f"`{user} {op}= ...` changes `{user}` in place, and s2sad cannot "
+                             f"tell whether it shares memory with another value (a slice, "
+                             f"reshape or .T of an array, an element of a list, a call's "
+                             f"result)",
+                          f"Write `{user} = {user} {op} ...` (a new {what}), or make "
+                          f"`{user}` a copy where it is taken.")
+            others = sorted({self.name(n) for n in r.kinds if r.root(n) == root} - {user})
+            others = [n for n in others if n != "this value"]
+            if others:
+                self.fail(s, f"`{user} {op}= ...` changes the {what} `{user}` in place, and "
+                             f"`{others[0]}` refers to the same {what}: s2sad's derivative "
+                             f"would see `{others[0]}` unchanged",
+                          f"Write `{user} = {user} {op} ...` if `{others[0]}` keeps its "
+                          f"value, or make one of them a copy (`{user} = {others[0]}.copy()`).")
+        return roots
+
+    def boolean(self, index) -> bool:
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        kinds = [self.a.atom_kind(p) for p in parts if isinstance(p, (ast.Name, ast.List))]
+        return all(isinstance(k, ArrayKind) and k.dtype == "b" for k in kinds)
+
+    def check_view(self, view, writes):
+        r = self.r
+        group = {n for n in r.kinds if r.root(n) == r.root(view)}
+        define = next(((k, loops) for k, (s, loops) in enumerate(self.order)
+                       if view in ir.defined_names(s)), None)
+        if define is None:
+            return
+        kd, loops_d = define
+        for k, (s, loops) in enumerate(self.order):
+            if isinstance(s, (ir.Loop, ir.If)):
+                reads = {p.init.id for p in getattr(s, "phis", ())
+                         if isinstance(p.init, ast.Name)} & group
+                carried = isinstance(s, ir.Loop) and any(p.name in group for p in s.phis)
+            else:
+                reads = {n for node in ir.exprs(s) for n in ir.names_in(node)} & group
+                carried = False
+            if not reads and not carried:
+                continue
+            for kw, loops_w in writes:
+                between = kd < kw < k
+                again = any(loop not in loops_d and loop in loops_w for loop in loops) or (
+                    carried and s in loops_w)
+                if between or again:
+                    s_w = self.order[kw][0]
+                    if view.startswith("%"):  # a part read within a line
+                        self.fail(s_w, "this write changes a slice or row of the array that "
+                                       "was read before it (it shares the array's memory: "
+                                       "`A[0], A[1] = A[1], A[0]` does not swap rows in "
+                                       "NumPy), and that part is used afterwards; s2sad "
+                                       "cannot follow a write through a view",
+                                  "Copy the parts where you read them: "
+                                  "`A[0], A[1] = A[1].copy(), A[0].copy()`.")
+                    self.fail(s_w, f"this write changes what `{self.name(view)}` shows (it "
+                                   f"may share memory with the array written), and "
+                                   f"`{self.name(view)}` is read again afterwards; s2sad cannot "
+                                   "follow a write through a view",
+                              f"Make `{self.name(view)}` a copy where it is taken: "
+                              f"`{self.name(view)} = ....copy()`.")
