@@ -45,11 +45,13 @@ the same order, with the same exceptions, and in which
 assignment on any path before the read (`UnsupportedSyntaxError`), and calls of
 something that is not a name or a dotted name.
 
-The lowering of loop iterables stays here rather than in `desugar`: it allocates the
-temporaries that hold the sequences and the index, whose numbering is part of the
-printed stages. `_Lowerer` is one class (about 600 lines) because its methods share
-one state: the current SSA name of each variable, the statements being written and
-the loops being lowered.
+Loops over a list, ``enumerate``, ``zip`` or ``reversed(range(...))`` are lowered
+here rather than rewritten in `desugar`: the loop reads the sequence it was given,
+the SSA version current before the loop (the body may rebind the name), which a
+rewrite of the source could say only with a copy the printed stages do not have.
+`_Lowerer` is one class (about 650 lines) because its methods share one state: the
+current SSA name of each variable, the statements being written and the loops being
+lowered.
 """
 
 from __future__ import annotations
@@ -75,6 +77,8 @@ def to_anf(parsed: Parsed) -> ir.Function:
 
 
 class _Lowerer:
+    """Lowers one desugared function (one class: see the module docstring)."""
+
     def __init__(self, parsed: Parsed, tree: ast.FunctionDef):
         self.parsed = parsed
         self.tree = tree  # (desugared)
