@@ -15,6 +15,17 @@ import zoo_loops
 import zoo_numpy
 from helpers import positions
 from test_forward import direction
+from zoo_containers import (last_read_in_loop_then_appended, popped_and_appended_in_loop,
+                            popped_then_read_last, read_last_then_append,
+                            read_last_then_append_mixed, whole_list_read_then_changed)
+from zoo_second_order import (array_float_exponent, bilinear, branch_call_saving_an_array,
+                              branch_call_without_varied_input,
+                              branch_recursive_call_without_varied_input, carried_element,
+                              dot_times, float_exponent, indexed_list,
+                              integer_exponent_saved_on_a_tape, linear_in_one,
+                              loop_call_without_varied_input,
+                              loop_recursive_call_without_varied_input, matrix_times,
+                              recursive_element, rosenbrock, summed_product, summed_twice)
 
 CASES = [(f, args, wrt) for f, args, wrt in zoo.ZOO + zoo_loops.ZOO + zoo_numpy.ZOO]
 IDS = [f"{f.__module__}.{f.__name__}-{k}" for k, (f, _, _) in enumerate(CASES)]
@@ -87,10 +98,6 @@ def _zero(x):
 
 def _number(x):
     return float(np.asarray(x))
-
-
-def rosenbrock(x, y):
-    return (1.0 - x) ** 2 + 100.0 * (y - x * x) ** 2
 
 
 def test_hessian_of_rosenbrock_is_exact():
@@ -177,38 +184,6 @@ def test_second_derivative_code_calls_the_runtime_helpers_forward_rules():
 # Forward mode leaves the tangent of a gradient nothing varying reaches (a function
 # linear in an argument) as the number 0.0: the Hessian block is zeros of its shape.
 
-Y = np.arange(6.0).reshape(2, 3) / 5
-A = np.linspace(-1.0, 1.0, 12).reshape(4, 3)
-
-
-def summed_twice(x):
-    return np.sum(x) * 2.0
-
-
-def matrix_times(x):
-    return np.sum(Y @ x)
-
-
-def dot_times(x):
-    return np.sum(np.dot(Y, x))
-
-
-def summed_product(c):
-    return np.sum(A @ c)
-
-
-def linear_in_one(x, y):
-    return np.sum(x * x) + np.sum(y) * 3.0
-
-
-def bilinear(x, y):
-    return np.sum(x * y)
-
-
-def indexed_list(xs):
-    return xs[0] * 2.0 + xs[1]
-
-
 LINEAR = [(summed_twice, np.array([1.0, 2.0, 3.0])), (matrix_times, np.ones(3)),
           (dot_times, np.array([0.5, -1.0, 2.0])), (summed_product, np.ones(3)),
           (summed_twice, [1.0, 2.0]), (indexed_list, [1.0, 2.0])]
@@ -265,19 +240,6 @@ def test_the_hessian_with_an_empty_argument():
     assert xx.shape == (0, 0) and xy.shape == (0,) and yx.shape == (0,) and yy == 2.0
 
 
-def carried_element(x0):
-    x = x0
-    for i in range(3):
-        x = x * x[0]
-    return np.sum(x)
-
-
-def recursive_element(x, depth):
-    if depth == 0:
-        return np.sum(x * x)
-    return recursive_element(x * 0.5, depth - 1) * x[0]
-
-
 @pytest.mark.parametrize("f,args", [(carried_element, (np.array([0.5, 0.3]),)),
                                     (recursive_element, (np.array([0.7, -0.4, 0.2]), 2))])
 def test_hessian_of_code_reading_an_element_of_a_carried_array(f, args):
@@ -297,56 +259,10 @@ def test_hessian_of_code_reading_an_element_of_a_carried_array(f, args):
 # ---------------------------------------- lists that grow or shrink after a read
 
 
-def read_last_then_append(x, y):
-    ys = [y, x]
-    acc = ys[-1]
-    ys.append(y)
-    return acc * acc
-
-
-def read_last_then_append_mixed(x, y):
-    ys = [y, x]
-    acc = 0.5 * y + 0.5 * ys[-1]
-    ys.append(y)
-    return acc * acc
-
-
-def pop_then_read_last(x, y):
-    ys = [y, x, y]
-    ys.pop()
-    acc = ys[-1]
-    return acc * acc * x
-
-
-def pop_and_append_in_loop(x, y):
-    ys = [x, y, x * y]
-    for i in range(2):
-        ys.pop()
-        ys.append(ys[-1] * x)
-    return ys[-1] * ys[0]
-
-
-def read_last_in_loop_that_appends(x, y):
-    ys = [y, x]
-    s = 0.0
-    for i in range(3):
-        s = s + ys[-1] * ys[-2]
-        ys.append(ys[-1] * x)
-    return s
-
-
-def whole_list_read_then_pop_and_append(x, y):
-    ys = [x, y]
-    t = np.sum(np.square(ys))
-    ys.pop()
-    ys.append(x * 3.0)
-    return t * ys[-1]
-
-
 @pytest.mark.parametrize("f", [read_last_then_append, read_last_then_append_mixed,
-                               pop_then_read_last, pop_and_append_in_loop,
-                               read_last_in_loop_that_appends,
-                               whole_list_read_then_pop_and_append])
+                               popped_then_read_last, popped_and_appended_in_loop,
+                               last_read_in_loop_then_appended,
+                               whole_list_read_then_changed])
 def test_hessian_of_a_list_read_before_it_grows_or_shrinks(f):
     """The gradient pops its adjoint list where the function appended (and puts back
     what it popped); forward mode over it popped only the value list, not its tangent
@@ -362,68 +278,6 @@ def test_hessian_of_a_list_read_before_it_grows_or_shrinks(f):
         for j, (dx, dy) in enumerate([(h, 0.0), (0.0, h)]):
             column = (np.array(g(x + dx, y + dy)) - np.array(g(x - dx, y - dy))) / (2 * h)
             assert np.allclose(H[:, j], column, rtol=1e-5, atol=1e-6), (f.__name__, H, column)
-
-
-def _halving_with_break(a, b):
-    s = a
-    for k in range(3):
-        s = 0.5 * s + math.sin(b * k)
-        if s > 1.0:
-            break
-    return s * b
-
-
-def branch_call_without_varied_input(x, y):
-    if x > 0.0:
-        return _halving_with_break(1.2, _halving_with_break(x, x))
-    return _halving_with_break(math.atan2(y + x, 1.5 + math.tanh(x)), 1.5)
-
-
-def loop_call_without_varied_input(x, y):
-    s = 0.0
-    for k in range(3):
-        if k == 1:
-            t = _halving_with_break(x, x)
-        else:
-            t = _halving_with_break(x * y, y)
-        s = s + t * x
-    return s
-
-
-def _sines_of_an_array(a, b):
-    v = np.array([0.5, 1.0, 2.0]) * a
-    w = np.sin(v) * b
-    if np.sum(w) > 0.0:
-        return np.sum(w * w)
-    return np.sum(w)
-
-
-def branch_call_saving_an_array(x, y):
-    if x > 0.0:
-        return _sines_of_an_array(1.1, _sines_of_an_array(x, x))
-    return _sines_of_an_array(x * y, 1.5)
-
-
-def _sine_recursion(a, b, n):
-    if n <= 0:
-        return a * b
-    return _sine_recursion(math.sin(a) * b, b, n - 1)
-
-
-def branch_recursive_call_without_varied_input(x, y):
-    if x > 0.0:
-        return _sine_recursion(1.2, _sine_recursion(x, x, 2), 2)
-    return _sine_recursion(math.atan2(y + x, 1.5), 1.5, 2)
-
-
-def loop_recursive_call_without_varied_input(x, y):
-    s = 0.0
-    for k in range(3):
-        if k == 1:
-            s = s + _sine_recursion(x, x, 2)
-        else:
-            s = s + _sine_recursion(x * y, y, 1) * x
-    return s
 
 
 @pytest.mark.parametrize("f", [branch_call_without_varied_input, loop_call_without_varied_input,
@@ -445,24 +299,6 @@ def test_hessian_of_a_call_whose_inputs_vary_on_one_path_only(f):
         for j, (dx, dy) in enumerate([(h, 0.0), (0.0, h)]):
             column = (np.array(g(x + dx, y + dy)) - np.array(g(x - dx, y - dy))) / (2 * h)
             assert np.allclose(H[:, j], column, rtol=1e-5, atol=1e-6), (f.__name__, x, y, H, column)
-
-
-def integer_exponent_saved_on_a_tape(x, y):
-    acc = x
-    ys = [y, x]
-    for _ in range(2):
-        if x > -1.0:
-            acc = acc + 0.5 * x ** (len(ys) - 2)  # the exponent: 0, then 1
-        ys.append(math.log(1.0 + acc * acc))
-    return acc + 0.5 * ys[len(ys) - 2]
-
-
-def float_exponent(x, y):
-    return x ** y
-
-
-def array_float_exponent(x, y):
-    return np.sum(x ** y)
 
 
 def test_a_power_of_a_negative_base_along_a_direction_that_keeps_the_exponent():

@@ -334,6 +334,20 @@ def stacked_then_appended(x, y):
     return np.sum(t * t) * ys[-1]
 
 
+def read_last_then_append(x, y):
+    ys = [y, x]
+    acc = ys[-1]
+    ys.append(y)
+    return acc * acc
+
+
+def read_last_then_append_mixed(x, y):
+    ys = [y, x]
+    acc = 0.5 * y + 0.5 * ys[-1]
+    ys.append(y)
+    return acc * acc
+
+
 # ---------------------- lists holding numbers and arrays, elements changed in place
 
 
