@@ -86,7 +86,7 @@ class Rule:
     func: types.FunctionType
     inputs: tuple
     options: dict = field(default_factory=dict)  # name -> default value
-    when: object = None  # None, "array", or a pattern per input
+    when: object = None  # None, "array", "list", or a pattern per input
     _template: Template | None = field(default=None, repr=False)
     positional: int | None = None  # how many options a call may give by position (None: all)
     derived: bool = False  # a reverse rule transposed from the user's forward rule
@@ -416,6 +416,7 @@ def _load_optional():
                 pass  # its functions have no rules, and say so when differentiated
 
 
+# the built-in constants (the tables' modules add the rules)
 NONDIFFERENTIABLE.update({len, range, print, isinstance, type, callable})
 NONDIFFERENTIABLE.update({runtime.check_norm, runtime.scalar_seed, stop_gradient})
 MOVES_WITH_ARGUMENTS.update({np.full, np.full_like, np.linspace, np.arange, np.sort})
