@@ -97,7 +97,8 @@ class ResultKinds:
         if isinstance(container, ArrayKind):
             return [index_kind(container, index, self.atom_kind)]
         if isinstance(container, tuple) and isinstance(index, ast.Constant) \
-                and isinstance(index.value, int) and -len(container) <= index.value < len(container):
+                and isinstance(index.value, int) \
+                and -len(container) <= index.value < len(container):
             return [container[index.value]]
         if isinstance(container, tuple) and container and not isinstance(index, ast.Constant) \
                 and self.atom_kind(index) == INT:

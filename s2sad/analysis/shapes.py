@@ -16,7 +16,7 @@ import ast
 import numpy as np
 
 from ..ir.kinds import INT, SCALAR, ArrayKind, ListKind
-from ..primitives.facts import hashable_in, literal, reductions, stops_gradient
+from ..primitives.facts import hashable_in, constant_value, reductions, stops_gradient
 
 
 def fresh_shape(name: str, rank: int) -> tuple:
@@ -98,7 +98,7 @@ class ShapeInference:
         an axis of length 1. Parameters have the `dims` of their kinds (the labels of
         the call's shape pattern) or symbols of their own; an operation's result gets
         its shape from its inputs' where NumPy's rules say what it is (broadcasting,
-        reductions with a literal axis, matrix products, transposes), and otherwise
+        reductions with a constant_value axis, matrix products, transposes), and otherwise
         new symbols, which say nothing about the lengths."""
         r = self.result
         rank = r.kinds[target].ndim
@@ -157,8 +157,8 @@ class ShapeInference:
         if hashable_in(key, reductions()):
             if key is np.linalg.norm and op.options.get("ord") is not None:
                 return None  # (the 2-norm of a matrix is a number)
-            return reduced(shapes[0], literal(op.options.get("axis"), None),
-                            literal(op.options.get("keepdims"), False))
+            return reduced(shapes[0], constant_value(op.options.get("axis"), None),
+                            constant_value(op.options.get("keepdims"), False))
         if key is np.transpose and op.options.get("axes") is None:
             return shapes[0][::-1]
         if key is np.outer and all(len(x) == 1 for x in shapes):

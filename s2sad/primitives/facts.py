@@ -32,9 +32,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import ir, primitives as rules
+from .. import ir
 from ..ir.kinds import (INT, OTHER, SCALAR, UNKNOWN, ArrayKind, DTypeKind, ListKind, all_floats,
                         array_rank, leaves_dtype, rank_of)
+from .registry import REDUCTIONS, stop_gradient
 
 METHODS = {
     "sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min,
@@ -122,7 +123,9 @@ def hashable_in(key, collection) -> bool:
         return False
 
 
-def literal(atom, default="?"):
+def constant_value(atom, default="?"):
+    """The value of a literal atom or of a tuple of literals; "?" for any other atom;
+    for no atom (None), `default` (None when none is given)."""
     if atom is None:
         return None if default == "?" else default
     if isinstance(atom, ast.Constant):
@@ -182,7 +185,7 @@ def fancy_index(index, kind) -> bool:
 
 def stops_gradient(op) -> bool:
     """Is `op` ``s2sad.stop_gradient(x)`` (its input itself, as a constant)?"""
-    return op.kind == "nondiff" and op.key is rules.stop_gradient and len(op.inputs) == 1
+    return op.kind == "nondiff" and op.key is stop_gradient and len(op.inputs) == 1
 
 
 def makes_view(op, result_kind, kind) -> bool:
@@ -242,8 +245,8 @@ def makes_new_object(op, call, kind) -> bool:
 
 def reductions() -> set:
     """The NumPy reductions (sum, mean, max, var, norm, ...), and the other rules'
-    (`rules.REDUCTIONS`), which take axis= and keepdims=."""
-    return NUMPY_REDUCTIONS | rules.REDUCTIONS if rules.REDUCTIONS else NUMPY_REDUCTIONS
+    (`primitives.REDUCTIONS`), which take axis= and keepdims=."""
+    return NUMPY_REDUCTIONS | REDUCTIONS if REDUCTIONS else NUMPY_REDUCTIONS
 
 
 def rule_result_kind(op, inputs: list):
@@ -260,9 +263,10 @@ def rule_result_kind(op, inputs: list):
     known = [r for r in ranks if r is not None]
     top = max(known) if len(known) == len(ranks) and known else None
     opt = op.options
-    if key in NUMPY_REDUCTIONS or hashable_in(key, rules.REDUCTIONS):
+    if key in NUMPY_REDUCTIONS or hashable_in(key, REDUCTIONS):
         x = inputs[0]
-        axis, keepdims = literal(opt.get("axis"), None), literal(opt.get("keepdims"), False)
+        axis = constant_value(opt.get("axis"), None)
+        keepdims = constant_value(opt.get("keepdims"), False)
         if keepdims is True:
             return x if isinstance(x, ArrayKind) else SCALAR
         if axis is None:
@@ -309,7 +313,7 @@ def rule_result_kind(op, inputs: list):
     if key is np.ravel:
         return ArrayKind(1)
     if key is np.reshape:
-        shape = literal(op.inputs[1])
+        shape = constant_value(op.inputs[1])
         if isinstance(shape, int):
             return ArrayKind(1)
         if isinstance(shape, tuple):
@@ -318,12 +322,12 @@ def rule_result_kind(op, inputs: list):
             return ArrayKind(len(inputs[1]))
         return ArrayKind(1) if inputs[1] == INT else ArrayKind(None)
     if key is np.expand_dims:
-        axis, given = literal(op.inputs[1]), inputs[1]
+        axis, given = constant_value(op.inputs[1]), inputs[1]
         added = len(axis) if isinstance(axis, tuple) else len(given) \
             if isinstance(given, tuple) else 1 if isinstance(axis, int) or given == INT else None
         return ArrayKind(None if ranks[0] is None or added is None else ranks[0] + added)
     if key is np.squeeze:
-        axis = literal(opt.get("axis"), None)
+        axis = constant_value(opt.get("axis"), None)
         if isinstance(axis, int) and ranks[0] is not None:
             return ArrayKind(ranks[0] - 1) if ranks[0] > 1 else SCALAR
         return ArrayKind(None)
@@ -344,7 +348,7 @@ def rule_result_kind(op, inputs: list):
         if key is np.vstack:
             return ArrayKind(2)
         if key is np.concatenate:  # axis=None flattens the parts first
-            axis = literal(opt.get("axis"), 0)
+            axis = constant_value(opt.get("axis"), 0)
             if axis is None:
                 return ArrayKind(1)
             if axis == "?" and r != 1:
@@ -418,7 +422,7 @@ def constant_kind(call: ast.Call, obj, kind, refs=None):
         return ArrayKind(x.ndim if isinstance(x, ArrayKind) else None, obj.dtype)
     if obj in (np.zeros, np.ones, np.empty, np.full) and args:
         shape = args[0]
-        value = literal(shape)
+        value = constant_value(shape)
         k = kind(shape)
         if isinstance(value, int) or k == INT:
             rank = 1
@@ -478,8 +482,8 @@ def _arg_extreme_kind(call: ast.Call, kind):
     else:
         x, args = (args[0] if args else None), args[1:]
     keywords = {k.arg: k.value for k in call.keywords}
-    axis = literal(keywords.get("axis", args[0] if args else None))
-    keepdims = literal(keywords.get("keepdims"), False)
+    axis = constant_value(keywords.get("axis", args[0] if args else None))
+    keepdims = constant_value(keywords.get("keepdims"), False)
     x_kind = kind(x) if x is not None else UNKNOWN
     rank = x_kind.ndim if isinstance(x_kind, ArrayKind) else None
     if keepdims is True:
