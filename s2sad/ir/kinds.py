@@ -1,4 +1,4 @@
-"""The kinds of values the analyses and transforms work with.
+"""kinds: the kinds of values the analyses and transforms work with.
 
 `kind_of(value)` sorts runtime values into kinds: "scalar" (`SCALAR`, a real float),
 "int" (`INT`: ints and bools), `ArrayKind` (a NumPy array: its rank and dtype kind),
@@ -7,7 +7,10 @@ array of known dtype), "other" (`OTHER`), "?" (`UNKNOWN`), or a tuple of kinds (
 tuple's items). `merged` joins two kinds (a value that is either), `differentiable`
 says whether a value of a kind can carry a derivative, and `shape_pattern` and
 `with_shapes` label the axes of a call's array arguments (which are 1 and which
-are equal), the labels the compiled code is specialised on.
+are equal), the labels the compiled code is specialised on. `rank_of` and
+`array_rank` give ranks, `attribute_kind` and `logical_kind` the kinds of
+``x.shape`` and of comparisons, and `isinstance_known` what a kind decides of an
+``isinstance`` test.
 
 This module knows NumPy only through the values it is given (it never imports it)
 and imports nothing else from s2sad.

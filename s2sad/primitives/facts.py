@@ -1,4 +1,4 @@
-"""What s2sad knows about the primitives it differentiates, apart from their rules.
+"""facts: what s2sad knows about the primitives it differentiates, apart from their rules.
 
 The analyses and transforms ask this module what a NumPy function (or an operator,
 or an array method) does to the kinds, shapes and objects it is given:
@@ -10,9 +10,9 @@ or an array method) does to the kinds, shapes and objects it is given:
 * `makes_view` and `makes_new_object`: whether a result may share memory with an
   input (`VIEW_KEYS`: reshapes, transposes, ``np.asarray``...) or is certainly a new
   object (`NEW_ARRAYS`: constructors, sorting, rounding, tests);
-* `reductions`: the functions that take ``axis=`` and ``keepdims=`` like ``np.sum``
-  (`NUMPY_REDUCTIONS`, by the name the emitted code calls them with, and the rules'
-  own, `primitives.REDUCTIONS`);
+* `reductions`: the functions that take ``axis=`` and ``keepdims=`` like ``np.sum``:
+  NumPy's (`NUMPY_REDUCTIONS`; `NUMPY_REDUCTION_NAMES` by the names the emitted
+  code calls them with) and the other rules' (`primitives.REDUCTIONS`);
 * `METHODS`: the array methods (``x.sum(axis=0)``) that are a NumPy function with
   the array as its first argument;
 * `INT_RESULT`, `INT_PRESERVING`, `KEEPS_INTEGERS`, `KEEPS_DTYPE`, `SAME_SHAPE`,
