@@ -27,7 +27,6 @@ decide (`static`), and the errors (`checks`, with the checks on writes in `write
 and `holders`).
 """
 
-
 from __future__ import annotations
 
 import ast
