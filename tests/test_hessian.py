@@ -18,12 +18,12 @@ from test_forward import direction
 from zoo_containers import (last_read_in_loop_then_appended, popped_and_appended_in_loop,
                             popped_then_read_last, read_last_then_append,
                             read_last_then_append_mixed, whole_list_read_then_changed)
+from zoo_numpy_edges import power
 from zoo_second_order import (array_float_exponent, bilinear, branch_call_saving_an_array,
                               branch_call_without_varied_input,
                               branch_recursive_call_without_varied_input, carried_element,
-                              dot_times, float_exponent, indexed_list,
-                              integer_exponent_saved_on_a_tape, linear_in_one,
-                              loop_call_without_varied_input,
+                              dot_times, indexed_list, integer_exponent_saved_on_a_tape,
+                              linear_in_one, loop_call_without_varied_input,
                               loop_recursive_call_without_varied_input, matrix_times,
                               recursive_element, rosenbrock, summed_product, summed_twice)
 
@@ -313,10 +313,10 @@ def test_a_power_of_a_negative_base_along_a_direction_that_keeps_the_exponent():
     column = (np.array(g(x + h, y)) - np.array(g(x - h, y))) / (2 * h)
     assert np.allclose(H[:, 0], column, rtol=1e-5, atol=1e-6), (H, column)
     # x ** y at x = -2, y = 2.0: smooth in x; in y it has no derivative (NaN)
-    H = np.array(s2sad.hessian(float_exponent, wrt=(0, 1))(-2.0, 2.0))
+    H = np.array(s2sad.hessian(power, wrt=(0, 1))(-2.0, 2.0))
     assert H[0, 0] == 2.0 and np.isnan(H[0, 1]) and np.isnan(H[1, 1]), H
-    assert s2sad.jvp(float_exponent, (-2.0, 2.0), (1.0, 0.0))[1] == -4.0
-    assert np.isnan(s2sad.jvp(float_exponent, (-2.0, 2.0), (0.0, 1.0))[1])
+    assert s2sad.jvp(power, (-2.0, 2.0), (1.0, 0.0))[1] == -4.0
+    assert np.isnan(s2sad.jvp(power, (-2.0, 2.0), (0.0, 1.0))[1])
     xs, ys = np.array([-2.0, 3.0]), np.array([2.0, 0.5])
     tangent = s2sad.jvp(array_float_exponent, (xs, ys), (np.ones(2), np.zeros(2)))[1]
     assert np.isclose(tangent, -4.0 + 0.5 * 3.0 ** -0.5), tangent

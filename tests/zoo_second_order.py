@@ -146,9 +146,5 @@ def integer_exponent_saved_on_a_tape(x, y):
     return acc + 0.5 * ys[len(ys) - 2]
 
 
-def float_exponent(x, y):
-    return x ** y
-
-
 def array_float_exponent(x, y):
     return np.sum(x ** y)
