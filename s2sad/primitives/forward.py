@@ -570,23 +570,11 @@ def np_power_by_number(x, y, out, x_dot, y_dot):
             out * np.log(np.where((x == 0) | (y_dot == 0), 1.0, x)) * y_dot)
 
 
-@rule(np.power)
+@rule(np.power, lists=("x", "y"))
 def np_power(x, y, out, x_dot, y_dot):
     return (np.where(y == 0, y / np.where((x == 0) | (y != 0), 1, x), y * np.where(y == 0, 1, x) ** (y - 1))
             * x_dot,
             out * np.log(np.where((x == 0) | (y_dot == 0), 1.0, x)) * y_dot)
-
-
-@rule(np.power, when="list")
-def np_power_of_list(x, y, out, x_dot, y_dot):
-    # (written out, not derived with `lists`: unlike np_power's, the log's argument
-    # here is 1 only where x == 0, not also where y_dot == 0, and a derived variant
-    # would change the code emitted for lists)
-    xa = np.asarray(x)
-    ya = np.asarray(y)
-    return (np.where(ya == 0, ya / np.where((xa == 0) | (ya != 0), 1, xa),
-                     ya * np.where(ya == 0, 1, xa) ** (ya - 1)) * x_dot,
-            out * np.log(np.where(xa == 0, 1.0, xa)) * y_dot)
 
 
 @rule(np.maximum, lists=("x", "y"))
