@@ -4,7 +4,7 @@ import linecache
 
 from s2sad import runtime
 from s2sad.backend import emit
-from s2sad import stages
+from s2sad.driver import stages
 
 _count = [0]
 

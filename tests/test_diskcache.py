@@ -22,7 +22,7 @@ import s2sad
 from s2sad.api import dispatch
 from s2sad.backend import diskcache
 from s2sad.frontend import parse
-from s2sad import driver as pipeline
+from s2sad.driver import builder as pipeline
 
 _numbers = itertools.count()
 

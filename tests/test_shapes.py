@@ -10,7 +10,7 @@ import pytest
 import s2sad
 from s2sad.analysis import activity, shapes
 from s2sad.ir.kinds import ArrayKind, shape_pattern
-from s2sad import stages
+from s2sad.driver import stages
 from helpers import central_diff
 
 SHAPES = [(), (4,), (3, 4), (1, 4), (3, 1)]

@@ -13,7 +13,7 @@ import zoo_numpy
 from s2sad import ir
 from s2sad.analysis import activity
 from s2sad.frontend import desugar, parse, program
-from s2sad import stages
+from s2sad.driver import stages
 from stagerun import run_stage
 
 CASES = [(f, args, wrt) for f, args, wrt in zoo.ZOO]

@@ -17,7 +17,7 @@ import types
 
 import numpy as np
 
-from .. import stages
+from ..driver import stages
 from ..checkpoint import SCHEDULES
 from ..errors import IntegerArgumentError, S2SADError, WrtError
 from ..ir.kinds import (INT, ITEMS, SCALAR, UNKNOWN, ArrayKind, ListKind, differentiable,

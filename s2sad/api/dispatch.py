@@ -28,7 +28,7 @@ import threading
 import types
 import weakref
 
-from .. import driver, stages
+from ..driver import builder, stages
 from .. import primitives as rules
 from ..backend import compile as compile_mod
 from ..backend import diskcache
@@ -71,7 +71,7 @@ def still_valid(unit) -> bool:
 def compiled_reverse(f, wrt, entry, kinds, as_tuple, checkpoint=None, copy_views=False):
     """``(unit, compiled)``: the reverse-mode unit for these options, built (and
     cached) when needed (`copy_views`: the gradient second derivatives
-    differentiate, see `driver.reverse_unit`; never on disk). The caller holds
+    differentiate, see `builder.reverse_unit`; never on disk). The caller holds
     `lock`."""
     key = (entry, wrt, as_tuple, tuple(kinds.items()), checkpoint, copy_views)
     per_code = _units.get(f.__code__)
@@ -84,7 +84,7 @@ def compiled_reverse(f, wrt, entry, kinds, as_tuple, checkpoint=None, copy_views
     if hit is not None:
         unit, compiled = hit
     else:
-        unit = driver.reverse_unit(f, wrt, entry, kinds, as_tuple, checkpoint, copy_views)
+        unit = builder.reverse_unit(f, wrt, entry, kinds, as_tuple, checkpoint, copy_views)
         compiled = compile_mod.compile_unit(unit)
         if ticket is not None:
             diskcache.save(ticket, unit)
@@ -105,7 +105,7 @@ def compiled_forward(f, wrt: tuple, kinds: dict, batched=False):
         if got is not None and (got[0] is None or got[0].root is f and still_valid(got[0])):
             return got
         try:
-            unit = driver.forward_unit(f, wrt, kinds, batched)
+            unit = builder.forward_unit(f, wrt, kinds, batched)
         except batching.NotBatchable:
             per_code[key] = (None, None)
             return None, None

@@ -3,7 +3,7 @@ the second derivatives (`hessian`, `hvp`, ``grad(grad(f))``), forward mode over
 the compiled reverse-mode gradient.
 
 `jvp(f, primals, tangents)` runs the forward-mode derivative the compiler emits for
-`f` (see `driver.forward_unit`): one pass that computes `f`'s output and its
+`f` (see `builder.forward_unit`): one pass that computes `f`'s output and its
 directional derivative along `tangents`. The compiled derivative is specialised, and
 cached, on the argument kinds and on which arguments carry a tangent, like `grad`'s
 (`dispatch.compiled_forward`).

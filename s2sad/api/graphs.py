@@ -34,7 +34,8 @@ import sys
 import numpy as np
 
 from ..backend import emit
-from .. import ir, stages
+from .. import ir
+from ..driver import stages
 from ..engines import args as engine_args
 from ..engines.irrun import run_ir
 from ..engines.primitives import EngineError

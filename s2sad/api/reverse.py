@@ -24,7 +24,7 @@ import inspect
 import os
 import types
 
-from .. import driver, stages
+from ..driver import builder, stages
 from ..backend import compile as compile_mod
 from ..backend import emit
 from ..engines import tape_grad
@@ -308,9 +308,9 @@ def source(f, mode="reverse", wrt=0, stage="reverse", example=None, checkpoint=N
         else:
             kinds = stages.assumed_kinds(f)
         if stage == "reverse":
-            text = driver.reverse_unit(f, wrt_names, "grad", kinds, as_tuple, ckpt).text
+            text = builder.reverse_unit(f, wrt_names, "grad", kinds, as_tuple, ckpt).text
         elif stage == "forward":
-            text = driver.forward_unit(f, wrt_names, kinds).text
+            text = builder.forward_unit(f, wrt_names, kinds).text
         elif stage not in stages.STAGES:
             raise S2SADError(f"unknown stage {stage!r}; choose one of "
                              f"{', '.join(stages.STAGES)}")

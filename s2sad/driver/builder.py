@@ -1,4 +1,4 @@
-"""driver: runs the stages in order and assembles derivative modules.
+"""builder: assembles derivative modules from the stages.
 
 Contract
 --------
@@ -19,8 +19,7 @@ returns the adjoints of the callee's active parameters). A transform that fails
 raises and leaves nothing behind: the builder keeps no state between calls.
 
 What runs before the transforms (the front stages, argument and return kinds, the
-loop marks for checkpointing) is in `stages`. May import optimize, transform,
-analysis, frontend, ir, backend (`emit`), runtime, errors.
+loop marks for checkpointing) is in `stages`.
 """
 
 from __future__ import annotations
@@ -31,18 +30,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import ir, runtime, stages
-from .analysis import activity as activity_mod
-from .ir.kinds import INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind
-from .analysis.classify import classify
-from .backend import emit
-from .errors import NonScalarOutputError, S2SADError
-from .frontend import anf
-from .optimize import simplify, tapes
-from .optimize.context import NameKinds
+from .. import ir, runtime
+from ..analysis import activity as activity_mod
+from ..ir.kinds import INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind
+from ..analysis.classify import classify
+from ..backend import emit
+from ..errors import NonScalarOutputError, S2SADError
+from ..frontend import anf
+from ..optimize import simplify, tapes
+from ..optimize.context import NameKinds
+from . import stages
 from .stages import Front, return_kind
-from .transform import batching, reverse
-from .transform import forward as forward_mod
+from ..transform import batching, reverse
+from ..transform import forward as forward_mod
 
 
 # -------------------------------------------------------------------- units

@@ -13,7 +13,7 @@ stages `s2sad show` prints.
   ``anf``, ``dup``, ``activity`` (`STAGES` names them all; ``source``, ``reverse``
   and ``forward`` are printed by `api.reverse.source`).
 
-May import analysis, frontend, ir; nothing here imports `driver`.
+May import analysis, frontend, ir; imports nothing from `builder`.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ import ast
 import inspect
 from dataclasses import dataclass
 
-from .analysis import activity as activity_mod
-from .ir.kinds import SCALAR, UNKNOWN, ArrayKind, ListKind, kind_of, with_shapes
-from .frontend import anf, dup, parse
-from . import ir
+from ..analysis import activity as activity_mod
+from ..ir.kinds import SCALAR, UNKNOWN, ArrayKind, ListKind, kind_of, with_shapes
+from ..frontend import anf, dup, parse
+from .. import ir
 
 
 @dataclass(eq=False)
@@ -216,8 +216,8 @@ def stage_module(func, stage: str, wrt=None, param_kinds=None) -> ir.Module:
 # ------------------------------------------------------------------ loops
 
 
-# `checkpoint=` of `driver.reverse_unit` for the gradient that second derivatives run in
-# forward mode: the schedulers' calls are opaque to the forward transform, the taped
+# `checkpoint=` of `builder.reverse_unit` for the gradient that second derivatives run
+# in forward mode: the schedulers' calls are opaque to the forward transform, the taped
 # loops are plain Python it differentiates. The same gradient, without checkpointing.
 TAPED_LOOPS = ("taped",)
 
