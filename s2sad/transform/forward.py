@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from .. import ir, primitives as rules, runtime
 from ..ir.kinds import INT, UNKNOWN, ArrayKind, ListKind
 from ..analysis.activity import Activity
-from .reverse import _bind, _call_np, _zeros_like_list, missing_rule, zero
+from .common import bind, call_np, missing_rule, zero, zeros_like_list
 
 
 @dataclass
@@ -107,7 +107,7 @@ class _Transform:
         if isinstance(atom, ast.Name) and atom.id in self.act.kinds:
             kind = self.kind(atom.id)
             if isinstance(kind, ListKind):
-                return _zeros_like_list(atom.id)
+                return zeros_like_list(atom.id)
             if kind == UNKNOWN:
                 # (a value of one structure or another, known at run time: None on
                 # one path and a callee's saved values on another)
@@ -155,7 +155,7 @@ class _Transform:
         import numpy
 
         self.helpers["np"] = numpy
-        return _call_np(func, args)
+        return call_np(func, args)
 
     def written(self, n: str) -> bool:
         return self.act.root(n) in self.act.written
@@ -202,8 +202,8 @@ class _Transform:
         return out
 
     def statement(self, s) -> list:
-        if isinstance(s, ir.Assign):
-            return self.assign(s)
+        if isinstance(s, (ir.Assign, ir.Expr)):
+            return self.operation(s)
         if isinstance(s, ir.Dup):
             copies = [t for t in s.targets if t in self.act.active]
             if s.source not in self.act.active or not copies:
@@ -216,29 +216,6 @@ class _Transform:
             target = ast.Subscript(value=ir.name(dot(c)), slice=ir.copy_tree(s.target.slice),
                                    ctx=ast.Store())
             return [s, ir.SetItem(target, self.tangent_of(s.value), s.line)]
-        if isinstance(s, ir.Expr):
-            op = self.act.op(s)
-            if op.kind in ("add_at", "add_into"):
-                target, v = op.inputs[0], op.inputs[-1]
-                if target.id in self.act.active and self.active(v):
-                    args = [ir.name(dot(target.id))] + [ir.copy_tree(a) for a in op.inputs[1:-1]]
-                    call = ast.Call(func=ir.copy_tree(s.value.func),
-                                    args=args + [ir.name(dot(v.id))], keywords=[])
-                    return [s, ir.Expr(call, s.line)]
-                return [s]
-            if op.kind == "append":
-                xs, v = op.inputs
-                if xs.id in self.act.active:
-                    call = ast.Call(func=ast.Attribute(value=ir.name(dot(xs.id)), attr="append",
-                                                       ctx=ast.Load()),
-                                    args=[self.tangent_of(v)], keywords=[])
-                    return [s, ir.Expr(call, s.line)]
-            if op.kind == "pop" and isinstance(op.inputs[0], ast.Name) \
-                    and op.inputs[0].id in self.act.active:
-                # ``xs.pop()`` for its effect: the tangent list loses its last element
-                # too, or ``xs[-1]`` would read another element's tangent
-                return [s, ir.Expr(self.pop(op.inputs[0]), s.line)]
-            return [s]
         if isinstance(s, ir.If):
             return [ir.If(s.test, self.block(s.body), self.block(s.orelse), s.line)]
         if isinstance(s, ir.Loop):
@@ -260,109 +237,193 @@ class _Transform:
         return ir.Loop(s.target, s.iter, self.block(s.body), phis, s.line, s.tag,
                        self.block(s.cond), s.test)
 
-    def assign(self, s: ir.Assign) -> list:
-        active = [t for t in s.targets if t in self.act.active]
+    # ------------------------------------------------- operations, by kind
+
+    def operation(self, s) -> list:
+        """An assignment or an expression statement and the lines of its tangents:
+        `BY_KIND`'s method for the kind of its operation, given `target`, the active
+        name the statement defines (None for an expression statement, and for an
+        assignment whose value does not vary). An active unpacking ``a, b = t`` is
+        the same for every kind (`unpack`)."""
         op = self.act.op(s)
-        if op.kind == "pop" and op.inputs[0].id in self.act.active and not active:
-            # the tangent list loses its last element too, used or not
-            return [s, ir.Expr(self.pop(op.inputs[0]), s.line)]
-        if not active:
-            return [s]
+        active = [t for t in s.targets if t in self.act.active] \
+            if isinstance(s, ir.Assign) else []
+        if active and s.unpack:
+            return self.unpack(s, active)
+        return BY_KIND[op.kind](self, s, op, active[0] if active else None)
+
+    def unpack(self, s: ir.Assign, active) -> list:
         line = s.line
-        if s.unpack:
-            if self.active(s.value):
-                targets = tuple(dot(t) for t in s.targets)
-                return [s, ir.Assign(targets, ir.name(dot(s.value.id)), line, unpack=True)]
-            # no input varies here (another path may make the targets vary): each
-            # active target's tangent is a zero of the value it takes on this path,
-            # with that value's structure (a saved tuple the callee's derivative
-            # unpacks); its own tangent name would be unbound, or a stale one
-            kinds = self.kind(s.value.id) if isinstance(s.value, ast.Name) else None
-            if not (isinstance(kinds, tuple) and len(kinds) == len(s.targets)):
-                kinds = tuple(self.kind(t) for t in s.targets)
-            return [s] + [ir.Assign((dot(t),), self.zero_of(k, ir.name(t)), line)
-                          for t, k in zip(s.targets, kinds) if t in active]
-        (target,) = s.targets
-        if op.kind == "call" and any(self.active(x) for x in op.inputs):
-            return self.call(s, op, target)
-        value = self.tangent_expr(s, op, target)
-        if value is None:  # a constant the function then makes vary (a written array)
+        if self.active(s.value):
+            targets = tuple(dot(t) for t in s.targets)
+            return [s, ir.Assign(targets, ir.name(dot(s.value.id)), line, unpack=True)]
+        # no input varies here (another path may make the targets vary): each
+        # active target's tangent is a zero of the value it takes on this path,
+        # with that value's structure (a saved tuple the callee's derivative
+        # unpacks); its own tangent name would be unbound, or a stale one
+        kinds = self.kind(s.value.id) if isinstance(s.value, ast.Name) else None
+        if not (isinstance(kinds, tuple) and len(kinds) == len(s.targets)):
+            kinds = tuple(self.kind(t) for t in s.targets)
+        return [s] + [ir.Assign((dot(t),), self.zero_of(k, ir.name(t)), line)
+                      for t, k in zip(s.targets, kinds) if t in active]
+
+    def tangent(self, s, target, value, own=True) -> list:
+        """`s` and the lines that give `target` its tangent: `value` is ``(lines,
+        expression)``, or None when no input carries a tangent (a constant the
+        function then makes vary, as a written array: a zero of its kind). With
+        `own`, the tangent of an array the function writes into is made an array of
+        its own (`own_array`)."""
+        line = s.line
+        if value is None:
             kind = self.kind(target)
-            zero_value = _zeros_like_list(target) if isinstance(kind, ListKind) else \
+            zero_value = zeros_like_list(target) if isinstance(kind, ListKind) else \
                 self.zero_of(kind, ir.name(target)) if kind == UNKNOWN else \
                 self.zero(kind, target)
             return [s, ir.Assign((dot(target),), zero_value, line)]
         assigns, value = value
         out = [s] + [ir.Assign((n,), e, line) for n, e in assigns]
-        if op.kind != "copy":  # (a copy is the same array, with the same tangent)
+        if own:
             value = self.own_array(target, value)
         out.append(ir.Assign((dot(target),), value, line))
         return out
 
-    def tangent_expr(self, s, op, target):
-        """``(lines, expression)`` for the tangent of `target`, or None when no input
-        carries a tangent."""
+    def no_tangent(self, s, op, target) -> list:
+        """A constant, or a result no derivative flows through (activity refuses an
+        active operation of unknown kind before): a zero tangent where the name
+        varies on another path."""
+        return [s] if target is None else self.tangent(s, target, None)
+
+    def copy_tangent(self, s, op, target) -> list:
+        if target is None:
+            return [s]
+        (x,) = op.inputs
+        # (a copy is the same array, with the same tangent)
+        return self.tangent(s, target, ([], ir.name(dot(x.id))) if self.active(x) else None,
+                            own=False)
+
+    def pack_tangent(self, s, op, target) -> list:
+        if target is None:
+            return [s]
+        if not any(self.active(x) for x in op.inputs):
+            return self.tangent(s, target, None)
+        return self.tangent(s, target, ([], ast.Tuple(
+            elts=[self.tangent_of(x) for x in op.inputs], ctx=ast.Load())))
+
+    def listpack_tangent(self, s, op, target) -> list:
+        if target is None:
+            return [s]
+        if not any(self.active(x) for x in op.inputs):
+            return self.tangent(s, target, None)
+        return self.tangent(s, target, ([], ast.List(
+            elts=[self.tangent_of(x) for x in op.inputs], ctx=ast.Load())))
+
+    def getitem_tangent(self, s, op, target) -> list:
+        if target is None:
+            return [s]
+        container, index = op.inputs
+        if not self.active(container):
+            return self.tangent(s, target, None)
+        return self.tangent(s, target, ([], ast.Subscript(
+            value=ir.name(dot(container.id)), slice=ir.copy_tree(index), ctx=ast.Load())))
+
+    def repeat_tangent(self, s, op, target) -> list:
+        if target is None:
+            return [s]
+        xs, n = op.inputs
+        if not self.active(xs):
+            return self.tangent(s, target, None)
+        return self.tangent(s, target, ([], ast.BinOp(left=ir.name(dot(xs.id)), op=ast.Mult(),
+                                                      right=ir.copy_tree(n))))
+
+    def sum_tangent(self, s, op, target) -> list:
+        if target is None:
+            return [s]
+        (xs,) = op.inputs
+        if not self.active(xs):
+            return self.tangent(s, target, None)
+        return self.tangent(s, target, ([], ast.Call(func=ir.name("sum"),
+                                                     args=[ir.name(dot(xs.id))], keywords=[])))
+
+    def pop_tangent(self, s, op, target) -> list:
+        (xs,) = op.inputs
+        if target is not None:
+            return self.tangent(s, target, ([], self.pop(xs)) if self.active(xs) else None)
+        if isinstance(xs, ast.Name) and xs.id in self.act.active:
+            # ``xs.pop()`` for its effect, or its value unused: the tangent list loses
+            # its last element too, or ``xs[-1]`` would read another element's tangent
+            return [s, ir.Expr(self.pop(xs), s.line)]
+        return [s]
+
+    def append_tangent(self, s, op, target) -> list:
+        if target is not None:
+            return self.tangent(s, target, None)
+        xs, v = op.inputs
+        if isinstance(s, ir.Expr) and xs.id in self.act.active:
+            call = ast.Call(func=ast.Attribute(value=ir.name(dot(xs.id)), attr="append",
+                                               ctx=ast.Load()),
+                            args=[self.tangent_of(v)], keywords=[])
+            return [s, ir.Expr(call, s.line)]
+        return [s]
+
+    def add_at_tangent(self, s, op, target) -> list:
+        """``np.add.at(a, i, v)`` and ``add_into(acc, parts)``: the same call on the
+        tangents."""
+        if target is not None:
+            return self.tangent(s, target, None)
+        if not isinstance(s, ir.Expr):
+            return [s]
+        acc, v = op.inputs[0], op.inputs[-1]
+        if acc.id in self.act.active and self.active(v):
+            args = [ir.name(dot(acc.id))] + [ir.copy_tree(a) for a in op.inputs[1:-1]]
+            call = ast.Call(func=ir.copy_tree(s.value.func),
+                            args=args + [ir.name(dot(v.id))], keywords=[])
+            return [s, ir.Expr(call, s.line)]
+        return [s]
+
+    def call_tangent(self, s, op, target) -> list:
+        if target is None:
+            return [s]
+        if not any(self.active(x) for x in op.inputs):
+            return self.tangent(s, target, None)
+        return self.call(s, op, target)
+
+    def rule_tangent(self, s, op, target) -> list:
+        if target is None:
+            return [s]
+        return self.tangent(s, target, self.rule_terms(s, op, target))
+
+    def rule_terms(self, s, op, target):
+        """``(lines, expression)`` for the tangent of `target` computed by a rule, or
+        None when no input carries a tangent."""
         inputs = op.inputs
-        if op.kind == "copy":
-            (x,) = inputs
-            return ([], ir.name(dot(x.id))) if self.active(x) else None
-        if op.kind == "pack":
-            if not any(self.active(x) for x in inputs):
-                return None
-            return [], ast.Tuple(elts=[self.tangent_of(x) for x in inputs], ctx=ast.Load())
-        if op.kind == "listpack":
-            if not any(self.active(x) for x in inputs):
-                return None
-            return [], ast.List(elts=[self.tangent_of(x) for x in inputs], ctx=ast.Load())
-        if op.kind == "pop":
-            (xs,) = inputs
-            return ([], self.pop(xs)) if self.active(xs) else None
-        if op.kind == "repeat":
-            xs, n = inputs
-            if not self.active(xs):
-                return None
-            return [], ast.BinOp(left=ir.name(dot(xs.id)), op=ast.Mult(), right=ir.copy_tree(n))
-        if op.kind == "sum":
-            (xs,) = inputs
-            if not self.active(xs):
-                return None
-            return [], ast.Call(func=ir.name("sum"), args=[ir.name(dot(xs.id))], keywords=[])
-        if op.kind == "getitem":
-            container, index = inputs
-            if not self.active(container):
-                return None
-            return [], ast.Subscript(value=ir.name(dot(container.id)), slice=ir.copy_tree(index),
-                                     ctx=ast.Load())
-        if op.kind == "rule":
-            wanted = [i for i, x in enumerate(inputs) if self.active(x)]
-            if not wanted:
-                return None
-            rule = rules.lookup(op.key, len(inputs), "forward",
-                                [self.input_kind(x) for x in inputs])
-            rule = next((r for r in rules.candidates(op.key, "forward")
-                         if (r.arity, r.when) == (op.rule.arity, op.rule.when)), rule)
-            if rule is None:
-                raise missing_rule(self.fn, s, op, "forward")
-            seeds = [ir.name(dot(x.id)) if i in wanted else None for i, x in enumerate(inputs)]
-            assigns, terms = rule.instantiate(inputs, ir.name(target), seeds, wanted,
-                                              self.fresh, op.options)
-            used = set()
-            for e in [e for _, e in assigns] + list(terms.values()):
-                used |= set(ir.names_in(e))
-            self.helpers.update({n: v for n, v in rules.helper_objects(rule.template).items()
-                                 if n in used})
-            parts = [terms[i] for i in wanted if i in terms]
-            if not parts:
-                return None
-            total = parts[0]
-            for p in parts[1:]:
-                total = ast.BinOp(left=total, op=ast.Add(), right=p)
-            total = rules.fold(total)
-            if _elementwise(op.key) and not self.full_shape(total, inputs, target):
-                total = self.np_call("broadcast_to", [total, self.np_call("shape", [
-                    ir.name(target)])])
-            return assigns, total
-        return None
+        wanted = [i for i, x in enumerate(inputs) if self.active(x)]
+        if not wanted:
+            return None
+        rule = rules.lookup(op.key, len(inputs), "forward",
+                            [self.input_kind(x) for x in inputs])
+        rule = next((r for r in rules.candidates(op.key, "forward")
+                     if (r.arity, r.when) == (op.rule.arity, op.rule.when)), rule)
+        if rule is None:
+            raise missing_rule(self.fn, s, op, "forward")
+        seeds = [ir.name(dot(x.id)) if i in wanted else None for i, x in enumerate(inputs)]
+        assigns, terms = rule.instantiate(inputs, ir.name(target), seeds, wanted,
+                                          self.fresh, op.options)
+        used = set()
+        for e in [e for _, e in assigns] + list(terms.values()):
+            used |= set(ir.names_in(e))
+        self.helpers.update({n: v for n, v in rules.helper_objects(rule.template).items()
+                             if n in used})
+        parts = [terms[i] for i in wanted if i in terms]
+        if not parts:
+            return None
+        total = parts[0]
+        for p in parts[1:]:
+            total = ast.BinOp(left=total, op=ast.Add(), right=p)
+        total = rules.fold(total)
+        if _elementwise(op.key) and not self.full_shape(total, inputs, target):
+            total = self.np_call("broadcast_to", [total, self.np_call("shape", [
+                ir.name(target)])])
+        return assigns, total
 
     def pop(self, xs) -> ast.Call:
         return ast.Call(func=ast.Attribute(value=ir.name(dot(xs.id)), attr="pop", ctx=ast.Load()),
@@ -390,7 +451,7 @@ class _Transform:
 
     def call(self, s, op, target) -> list:
         callee = op.key
-        bound = _bind(callee, s.value, self.fn, s.line)
+        bound = bind(callee, s.value, self.fn, s.line)
         active = tuple(p for p, atom in bound if self.active(atom))
         kinds = {p: self.input_kind(atom) for p, atom in bound}
         jvp = self.derivative_of(callee, active, kinds)
@@ -400,6 +461,28 @@ class _Transform:
         call = ast.Call(func=ir.name(jvp), args=dots + list(s.value.args),
                         keywords=list(s.value.keywords))
         return [ir.Assign((target, dot(target)), call, s.line, unpack=True)]
+
+
+# What forward mode does for each kind of operation `classify` names (every kind in
+# `classify.KINDS` has an entry): ``method(transform, statement, op, target)`` returns
+# the statement and the lines of its tangents (see `_Transform.operation`).
+BY_KIND = {
+    "copy": _Transform.copy_tangent,
+    "const": _Transform.no_tangent,
+    "rule": _Transform.rule_tangent,
+    "call": _Transform.call_tangent,
+    "pack": _Transform.pack_tangent,
+    "getitem": _Transform.getitem_tangent,
+    "listpack": _Transform.listpack_tangent,
+    "append": _Transform.append_tangent,
+    "pop": _Transform.pop_tangent,
+    "repeat": _Transform.repeat_tangent,
+    "add_at": _Transform.add_at_tangent,
+    "add_into": _Transform.add_at_tangent,
+    "sum": _Transform.sum_tangent,
+    "nondiff": _Transform.no_tangent,
+    "unknown": _Transform.no_tangent,
+}
 
 
 # tangent expressions that may be views of another tangent (`own_array` copies them:

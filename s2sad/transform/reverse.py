@@ -30,15 +30,15 @@ schedules) a callee's derivative; this module never transforms another function.
 from __future__ import annotations
 
 import ast
-import inspect
 from dataclasses import dataclass, field
 
-from .. import checkpoint, ir, primitives as rules
-from ..ir.kinds import INT, UNKNOWN, ArrayKind, ListKind, differentiable
-from ..primitives.facts import fancy_index, index_kind
+from .. import ir, primitives as rules, runtime
+from ..ir.kinds import INT, ArrayKind, ListKind, differentiable
 from ..analysis.activity import Activity
-from ..frontend.anf import RETURNED
-from ..errors import CheckpointError, NoRuleError, NotDifferentiableError
+from ..errors import NotDifferentiableError
+from .checkpointing import CheckpointedLoops, has_break
+from .common import adj, bind, call_np, missing_rule, zero
+from .containers import ContainerAdjoints
 
 
 @dataclass
@@ -61,34 +61,6 @@ class Reverse:
     helpers: dict = field(default_factory=dict)  # names the inlined rules read
     mutable: dict = field(default_factory=dict)  # see `mutable_names`
     steps: list = field(default_factory=list)  # `Step`s of checkpointed loops
-
-
-@dataclass
-class Step:
-    """The two functions a checkpointed loop's scheduler drives: `name` runs `body`
-    once per index of a stretch, ``name(indices, state, args) -> state`` (the
-    pipeline wraps the body in that loop; a while loop, and a loop with a ``break``
-    (whose state ends with `BROKE`), also has `test_name`, its test); `bar_name`
-    reverses one iteration,
-    ``bar_name(i, state, args, bar) -> bar``, recomputing the iteration (`forward`)
-    and then reversing it (`reverse`). `bar` holds the adjoints of the active
-    loop-carried values, then of the active values the loop only reads (summed over
-    the iterations)."""
-
-    name: str
-    bar_name: str
-    target: str
-    state: list
-    args: list
-    body: list  # one iteration, computing `outputs` (expressions: the new state)
-    outputs: list
-    forward: list
-    reverse: list
-    bar: list  # names of `bar`, the same on entry and on return
-    line: int
-    test_name: str | None = None  # ``test_name(state, args) -> bool`` (see above)
-    cond: list = field(default_factory=list)  # the statements computing its `test`
-    test: ast.expr | None = None
 
 
 def mutable_names(act: Activity) -> dict:
@@ -117,32 +89,13 @@ def mutable_names(act: Activity) -> dict:
     return out
 
 
-BROKE = "%broke"  # a checkpointed loop's carried flag: did the step break?
-
-
-def adj(n: str) -> str:
-    return ir.adjoint(n)
-
-
-def zero(kind, like=None) -> ast.expr:
-    """A zero adjoint for a value of `kind` (None for kinds that never carry one);
-    an array's zero is ``np.zeros_like(like)``."""
-    if isinstance(kind, ArrayKind) and like is not None:
-        return _call_np("zeros_like", [ir.name(like)])
-    if isinstance(kind, tuple):
-        return ast.Tuple(elts=[zero(k) for k in kind], ctx=ast.Load())
-    if not differentiable(kind):
-        return ir.const(None)
-    return ir.const(0.0)
-
-
 def transform(fn: ir.Function, activity: Activity, derivative_of) -> Reverse:
     if activity.conflict is not None:
         raise activity.conflict
     return _Transform(fn, activity, derivative_of).run()
 
 
-class _Transform:
+class _Transform(ContainerAdjoints, CheckpointedLoops):
     def __init__(self, fn, activity, derivative_of):
         self.fn = fn
         self.act = activity
@@ -252,47 +205,8 @@ class _Transform:
             out.append(s)
         return out
 
-    def popped_list(self, s):
-        """The name of the list ``xs`` of ``xs.pop()``, `s`'s value, or None."""
-        op = self.act.ops.get(id(s))
-        if op is None or op.kind != "pop" or not isinstance(op.inputs[0], ast.Name):
-            return None
-        return op.inputs[0].id
-
-    def save_overwritten(self, s: ir.SetItem) -> ir.Assign:
-        """``x%old = x[i]`` (a copy for a slice) before the write ``x[i] = v``: the
-        reverse sweep puts it back, so what it reads of `x` is what the forward sweep
-        read at the same point. `simplify` drops the pair when nothing after the
-        write's reverse reads `x`. A list's element is saved as the object it is: the
-        write rebinds the slot and leaves that object as it was (a copy would break
-        on a number, and would not be the object other names hold)."""
-        c = s.container
-        index = ir.copy_tree(s.target.slice)
-        value = ast.Subscript(value=ir.name(c), slice=index, ctx=ast.Load())
-        if self.array_slot(c, index):
-            value = ast.Call(func=ast.Attribute(value=value, attr="copy", ctx=ast.Load()),
-                             args=[], keywords=[])
-        return ir.Assign((ir.derived(c, "old"),), value, s.line)
-
     def atom_kind(self, atom):
         return self.act.atom_kind(atom, self.fn.refs)
-
-    def array_slot(self, container: str, index) -> bool:
-        """Whether ``container[index]`` is a view of `container`'s memory (an array
-        container, a basic index that leaves an array), which a write into the same
-        slot changes: saving it, or its adjoint, takes a copy."""
-        return isinstance(self.act.kinds.get(container), ArrayKind) \
-            and isinstance(self.slot_kind(container, index), ArrayKind) \
-            and not fancy_index(index, self.atom_kind)
-
-    def slot_kind(self, container: str, index):
-        """The kind of ``container[index]``."""
-        kind = self.act.kinds.get(container)
-        if isinstance(kind, ListKind):
-            return kind.elem
-        if isinstance(kind, ArrayKind):
-            return index_kind(kind, index, self.atom_kind)
-        return UNKNOWN
 
     def forward_loop(self, s: ir.Loop) -> list:
         """The loop as the forward sweep runs it: every iteration exit first pushes
@@ -325,7 +239,7 @@ class _Transform:
     def forward_call(self, s: ir.Assign) -> ir.Assign:
         op = self.act.op(s)
         callee = op.key
-        bound = _bind(callee, s.value, self.fn, s.line)
+        bound = bind(callee, s.value, self.fn, s.line)
         active = tuple(p for p, atom in bound if self.act.is_active(atom))
         kinds = {p: self.atom_kind(atom) for p, atom in bound}
         fwd, bwd = self.derivative_of(callee, active, kinds)
@@ -341,98 +255,11 @@ class _Transform:
 
     # ------------------------------------------------------------ reverse
 
-    def is_list(self, n: str) -> bool:
-        return isinstance(self.act.kinds.get(n), ListKind)
-
-    def is_container(self, n: str) -> bool:
-        return self.act.is_container(n)
-
-    def acc(self, n: str) -> str:
-        """The adjoint of the list object `n` refers to: one list of adjoints, shared by
-        every name of that list, updated in place."""
-        return adj(self.act.root(n))
-
-    def list_inits(self, body, top) -> list:
-        """Adjoint lists of the lists this block creates (or receives, at the top),
-        zeroed before any reverse statement of the block touches them."""
-        roots = []
-        ids = {id(s) for s in body} | ({0} if top else set())
-        for root, made in self.act.created.items():
-            if made in ids and root in self.act.active and self.is_container(root) \
-                    and root not in roots:
-                roots.append(root)
-        out = []
-        joins = {id(s): s for s in body if isinstance(s, ir.If)}
-        for r in roots:
-            name = r
-            join = joins.get(self.act.created[r])
-            if join is not None:  # (made at a join: a name every path gives it)
-                both = ir.definitely_assigned(join.body) & ir.definitely_assigned(join.orelse)
-                name = min((n for n in both if self.act.root(n) == r), default=r)
-            zeros = self.zero_list(name) if self.is_list(r) else self.np_call("zeros_like",
-                                                                              [ir.name(name)])
-            out.append(ir.Assign((adj(r),), zeros, 0))
-            if isinstance(zeros, ast.List):
-                self.element_zeros[adj(r)] = out[-1]
-            if r == self.seeded:
-                seed = ir.name(self.seed_name)
-                if self.is_list(r):  # (new elements: the caller's stay as they are)
-                    from .. import runtime
-
-                    self.helpers["add_into"] = runtime.add_into
-                    out.append(ir.Expr(ast.Call(func=ir.name("add_into"), args=[
-                        ir.name(adj(r)), seed], keywords=[]), 0))
-                else:
-                    out[-1] = ir.Assign((adj(r),), ast.BinOp(left=zeros, op=ast.Add(),
-                                                             right=seed), 0)
-        return out
-
-    def assembled_lists(self, block) -> list:
-        """`block` where an adjoint list that starts as one zero per element
-        (`zero_list`) gets nothing but one ``add_into(xs%bar, (a, b))`` (the reverse
-        of ``a, b = xs``): the list is made there, ``xs%bar = [a, b]``, as one would
-        write it, with the zero of an element the unpacking gave nothing."""
-        for acc, init in self.element_zeros.items():
-            touching = [s for s in ir.walk(block)
-                        if acc in ir.stmt_reads(s) or acc in ir.defined_names(s)]
-            if len(touching) != 2 or touching[0] is not init:
-                continue
-            add = touching[1]
-            if not (any(s is add for s in block) and isinstance(add, ir.Expr)
-                    and isinstance(add.value, ast.Call)
-                    and ir.dotted(add.value.func) == "add_into"
-                    and isinstance(add.value.args[1], ast.Tuple)
-                    and len(add.value.args[1].elts) == len(init.value.elts)):
-                continue
-            parts = [zero if isinstance(part, ast.Constant) else part
-                     for part, zero in zip(add.value.args[1].elts, init.value.elts)]
-            made = ir.Assign((acc,), ast.List(elts=parts, ctx=ast.Load()), add.line)
-            block = [made if s is add else s for s in block if s is not init]
-        return block
-
-    def zero_list(self, n: str) -> ast.expr:
-        """The zero adjoint of the list `n`: ``[0.0] * len(n)``, or where its kind
-        lists its elements (`ListKind.items`: an argument holding arrays), one
-        zero per element, an array's of its shape and dtype
-        (``[np.zeros_like(n[0]), np.zeros_like(n[1])]``), so that the gradient of an
-        element nothing reads is that, not the number 0.0."""
-        items = self.act.kinds[n].items
-        if items is None:
-            return _zeros_like_list(n)
-        zeros = []
-        for i, k in enumerate(items):
-            if isinstance(k, ArrayKind):
-                element = ast.Subscript(value=ir.name(n), slice=ir.const(i), ctx=ast.Load())
-                zeros.append(self.np_call("zeros_like", [element]))
-            else:
-                zeros.append(zero(k))
-        return ast.List(elts=zeros, ctx=ast.Load())
-
     def np_call(self, func, args) -> ast.Call:
         import numpy
 
         self.helpers["np"] = numpy
-        return _call_np(func, args)
+        return call_np(func, args)
 
     def drop_needless_unbroadcast(self, term, target):
         """``unbroadcast(g, x)`` is `g` when `x` has the shape of the result `target`
@@ -504,8 +331,6 @@ class _Transform:
         reads `n` but does not define it (its adjoint sums over the iterations)."""
         if self.is_container(n):
             if self.is_list(n):
-                from .. import runtime
-
                 self.helpers["add_into"] = runtime.add_into
                 return ir.Expr(ast.Call(func=ir.name("add_into"),
                                         args=[ir.name(self.acc(n)), value], keywords=[]), line)
@@ -547,10 +372,8 @@ class _Transform:
         return f"line {line}: {text}" if line else "(no line)"
 
     def reverse_stmt(self, s) -> list:
-        if isinstance(s, ir.Assign):
-            if not any(t in self.act.active for t in s.targets):
-                return self.reverse_unread_pop(s)
-            return self.reverse_assign(s)
+        if isinstance(s, (ir.Assign, ir.Expr)):
+            return self.reverse_operation(s)
         if isinstance(s, ir.Dup):
             return self.reverse_dup(s)
         if isinstance(s, ir.SetItem):
@@ -565,119 +388,7 @@ class _Transform:
             for c in reversed(s.copies):
                 out.extend(self.reverse_stmt(c))
             return out
-        if isinstance(s, ir.Expr):
-            op = self.act.op(s)
-            if op.kind in ("add_at", "add_into") and op.inputs[0].id in self.act.active:
-                raise self.unsupported(s, op)
-            if op.kind == "append":
-                xs, v = op.inputs
-                # the list as it was before the append, for what the reverse sweep
-                # reads of it afterwards (`simplify` drops this when nothing does)
-                restore = ir.Expr(ast.Call(func=ast.Attribute(value=ir.name(xs.id), attr="pop",
-                                                              ctx=ast.Load()),
-                                           args=[], keywords=[]), s.line, restore=True)
-                if xs.id not in self.act.active:
-                    return [restore]
-                pop = ast.Call(func=ast.Attribute(value=ir.name(self.acc(xs.id)), attr="pop",
-                                                  ctx=ast.Load()), args=[], keywords=[])
-                if self.act.is_active(v):
-                    return [self.set_adj(v.id, pop, s.line), restore]
-                return [ir.Expr(pop, s.line), restore]  # keep the adjoint list aligned
-            return self.reverse_unread_pop(s)
         return []
-
-    def reverse_list_slice(self, xs: str, index, part: str, line) -> ir.ForEach:
-        """The reverse of ``part = xs[a:b]`` (a new list of some of `xs`'s elements):
-        each element's adjoint goes to the element of `xs` it is, ``for k in
-        range(len(part_bar)): xs_bar[range(len(xs_bar))[a:b][k]] += part_bar[k]``
-        (``xs_bar[a:b] += part_bar`` would concatenate the lists)."""
-        acc, got = ir.name(self.acc(xs)), ir.name(self.acc(part))
-        k = "%k"
-
-        def length(n):
-            return ast.Call(func=ir.name("len"), args=[n], keywords=[])
-
-        positions = ast.Subscript(value=ast.Call(func=ir.name("range"), args=[length(acc)],
-                                                 keywords=[]),
-                                  slice=ir.copy_tree(index), ctx=ast.Load())
-        slot = ast.Subscript(value=ir.copy_tree(acc), slice=ast.Subscript(
-            value=positions, slice=ir.name(k), ctx=ast.Load()), ctx=ast.Load())
-        every = ast.Call(func=ir.name("range"), args=[length(ir.copy_tree(got))], keywords=[])
-        add = ir.AugAssign(slot, ast.Subscript(value=ir.copy_tree(got), slice=ir.name(k),
-                                               ctx=ast.Load()), line)
-        return ir.ForEach(k, every, [add], line)
-
-    def reverse_unread_pop(self, s) -> list:
-        """The reverse of ``xs.pop()`` whose value gives the output nothing: the
-        element's adjoint (zero) goes back on the end of the adjoint list, which the
-        reverse sweep found one element shorter, so the adjoints after it stay with
-        their elements."""
-        op = self.act.op(s)
-        if op.kind != "pop" or not isinstance(op.inputs[0], ast.Name):
-            return []
-        xs = op.inputs[0].id
-        # the element goes back on the list too, for what the reverse sweep reads of
-        # it afterwards (`simplify` drops this, and the forward save, when nothing does)
-        old = ir.name(s.targets[0] if isinstance(s, ir.Assign) else ir.derived(xs, "old"))
-        restore = ir.Expr(ast.Call(func=ast.Attribute(value=ir.name(xs), attr="append",
-                                                      ctx=ast.Load()),
-                                   args=[old], keywords=[]), s.line, restore=True)
-        if xs not in self.act.active:
-            return [restore]
-        grow = ast.Call(func=ast.Attribute(value=ir.name(self.acc(xs)),
-                                           attr="append", ctx=ast.Load()),
-                        args=[ir.const(0.0)], keywords=[])
-        return [ir.Expr(grow, s.line), restore]
-
-    def reverse_setitem(self, s: ir.SetItem) -> list:
-        """The reverse of ``x[i] = v``: `v`'s adjoint is what the slot's adjoint holds,
-        the slot's adjoint becomes zero (the values before the write did not reach the
-        output through it), and the overwritten values go back into `x`."""
-        c = s.container
-        index = s.target.slice
-        out = []
-        if c in self.act.active:
-            acc = ir.name(self.acc(c))
-            slot = ast.Subscript(value=acc, slice=ir.copy_tree(index), ctx=ast.Load())
-            if self.act.is_active(s.value):
-                out.append(self.set_adj(s.value.id, self.slot_adjoint(slot, c, index, s.value),
-                                        s.line))
-            out.append(ir.SetItem(ast.Subscript(value=ir.copy_tree(acc), slice=ir.copy_tree(index),
-                                                ctx=ast.Store()), ir.const(0.0), s.line))
-        out.append(ir.SetItem(ast.Subscript(value=ir.name(c), slice=ir.copy_tree(index),
-                                            ctx=ast.Store()),
-                              ir.name(ir.derived(c, "old")), s.line, restore=True))
-        return out
-
-    def slot_adjoint(self, slot, container, index, value) -> ast.expr:
-        """The adjoint of the value written into ``container[index]``, read from the
-        slot of the container's adjoint (a copy, since the slot is zeroed next)."""
-        target = self.slot_kind(container, index)
-        if not isinstance(target, ArrayKind):
-            return slot  # one element: a number, not a view
-        kind = self.act.kinds.get(value.id)
-        if not isinstance(kind, ArrayKind):
-            return self.np_call("sum", [slot])  # one number written into many elements
-        from .. import runtime
-
-        self.helpers["unbroadcast"] = runtime.unbroadcast
-        if kind.ndim is None or target.ndim is None or kind.ndim >= target.ndim:
-            if self.array_slot(container, index):  # (a list's slot is rebound, not zeroed)
-                slot = ast.Call(func=ast.Attribute(value=slot, attr="copy", ctx=ast.Load()),
-                                args=[], keywords=[])
-        return ast.Call(func=ir.name("unbroadcast"), args=[slot, ir.name(value.id)], keywords=[])
-
-    def hand_over(self, target: str, source, line) -> list:
-        """The reverse of a loop-carried array taking its next value, ``u = v``: what
-        `u`'s adjoint holds belongs to `v`; `u`'s adjoint starts again from zero for
-        the array `u` held before."""
-        acc = ir.name(self.acc(target))
-        out = []
-        if self.act.is_active(ir.name(source)):
-            out.append(self.set_adj(source, acc, line))
-        out.append(ir.Assign((self.acc(target),), self.np_call("zeros_like", [ir.copy_tree(acc)]),
-                             line))
-        return out
 
     def unsupported(self, s, op):
         info = self.fn.source
@@ -812,207 +523,6 @@ class _Transform:
                           s.line, s.tag)
         return pre + [loop] + post
 
-    # ------------------------------------------------------- checkpointed loops
-
-    def checkpoint_error(self, s, message, hint=None):
-        info = self.fn.source
-        return CheckpointError(
-            message, filename=info.filename if info else None, lineno=s.line or None,
-            source_line=info.line_text(s.line) if info and s.line else None, hint=hint)
-
-    def forward_checkpointed(self, s: ir.Loop) -> list:
-        """``state = ckpt.forward(step, range, state, args)``: the scheduler runs the
-        loop, one call of the step function per iteration, keeping a few snapshots of
-        the loop-carried values instead of a tape (`Step`)."""
-        schedule, snapshots = s.checkpoint[:2]
-        step = self.checkpoint_step(s)
-        ckpt = "%ckpt" + self.tape_names[s.tag][len("%tape"):]
-        if step.test_name is not None:
-            # a while loop, or one that may break: the online schedule, with the test
-            # (and whether the step broke) as a function
-            schedule, snapshots = "ctz", None
-        cls = {"ctz": checkpoint.CTZ, "binomial": checkpoint.Binomial}[schedule]
-        self.helpers[cls.__name__] = cls
-        make = ast.Call(func=ir.name(cls.__name__),
-                        args=[] if snapshots is None else [snapshots], keywords=[])
-        self.checkpoints[s.tag] = (ckpt, step)
-        inits = [p.init for p in s.phis] + ([ir.const(False)] if BROKE in step.state else [])
-        args = [ir.name(step.name)]
-        if step.test_name is None:
-            args += [s.iter, _tuple(inits), _tuple(ir.name(a) for a in step.args)]
-        else:
-            args += [ir.name(step.test_name), _tuple(inits),
-                     _tuple(ir.name(a) for a in step.args)]
-            if s.iter is not None:
-                args.append(s.iter)
-        call = ast.Call(func=ast.Attribute(value=ir.name(ckpt), attr="forward"
-                                           if step.test_name is None else "forward_while",
-                                           ctx=ast.Load()), args=args, keywords=[])
-        return [ir.Assign((ckpt,), make, s.line),
-                ir.Assign(tuple(step.state), call, s.line, unpack=True)]
-
-    def checkpoint_args(self, s: ir.Loop) -> list:
-        """The names a loop reads from before it (its step functions' `args`)."""
-        region = s.cond + s.body
-        inner = ir.all_defined(region) | set(ir.defined_names(s))
-        nodes = [s.test] if s.test is not None else []
-        for sub in ir.walk(region):
-            nodes += list(ir.exprs(sub)) + [get() for get, _ in ir.loop_test_slot(sub)]
-        args = []
-        for node in nodes:
-            for n in ir.local_reads(node, lambda x: x in self.locals):
-                if n not in inner and n not in args:
-                    args.append(n)
-        return args
-
-    def checkpoint_refusal(self, s: ir.Loop):
-        """The `CheckpointError` for what a loop's step functions cannot do (None if
-        they can): the loop-carried values and what the body reads from outside are
-        passed in and out, so the body must not write into them, nor leave early."""
-        if _breaks(s.body):
-            returns = _first_break(s.body, returns=True)
-            if returns is not None:
-                return self.checkpoint_error(
-                    returns, "s2sad checkpoints loops without return",
-                    "Set a flag and `break`, then return after the loop (or remove the "
-                    "marker: the loop then keeps its tape).")
-            if s.checkpoint[0] == "binomial" and len(s.checkpoint) == 2:
-                return self.checkpoint_error(
-                    _first_break(s.body), "binomial checkpointing needs the number of "
-                    "iterations when the loop starts, which a `break` leaves open",
-                    "Use schedule=\"ctz\" (the default), which needs no trip count.")
-        for p in s.phis:
-            if p.init is None or p.unborn:
-                return self.checkpoint_error(
-                    s, f"`{p.name.split('%')[0]}` has no value before the checkpointed loop",
-                    "Give it a value before the loop.")
-            if self.is_list(p.name):
-                return self.checkpoint_error(
-                    s, f"the checkpointed loop changes the list or array "
-                    f"`{p.name.split('%')[0]}` in place", "Build a new one each iteration.")
-        passed = {self.act.root(n) for n in [p.name for p in s.phis] + self.checkpoint_args(s)}
-        for sub in ir.walk(s.cond + s.body):
-            written = sub.container if isinstance(sub, ir.SetItem) else None
-            if isinstance(sub, ir.Expr) and self.act.op(sub).kind == "append":
-                written = self.act.op(sub).inputs[0].id
-            if written is not None and self.act.root(written) in passed:
-                return self.checkpoint_error(
-                    sub, f"the checkpointed loop changes `{written.split('%')[0]}` in place, "
-                    "which its snapshots cannot hold", "Build a new list or array each "
-                    "iteration (`u = u.copy()` before writing into it).")
-        return None
-
-    def can_checkpoint(self, s: ir.Loop) -> bool:
-        """Whether `grad(f, checkpoint=...)` checkpoints a loop it marked: one that
-        carries an active value and that the step functions can reverse."""
-        return any(p.name in self.act.active for p in s.phis) and \
-            self.checkpoint_refusal(s) is None
-
-    def checkpoint_step(self, s: ir.Loop) -> Step:
-        """The step functions of a checkpointed loop (`checkpoint_refusal` says what
-        they cannot do). A while loop's test becomes a function of its own, and its
-        step starts with the statements of the test the body reads (the copies `dup`
-        made there), not with the test."""
-        refusal = self.checkpoint_refusal(s)
-        if refusal is not None:
-            raise refusal
-        breaks = _breaks(s.body)
-        # a loop with a `break` carries whether it broke: the scheduler's test reads it
-        state = [p.name for p in s.phis] + ([BROKE] if breaks else [])
-        args = self.checkpoint_args(s)
-        base = self.fn.name.split("%")[0]
-        suffix = self.tape_names[s.tag][len("%tape"):]
-        name = f"{base}%step{suffix}"
-        target = s.target or "%_"
-        cond = _feeding(s.cond, s.body)
-        if s.body and isinstance(s.body[-1], ir.Exit):  # one path: return the new values
-            given = {c.targets[0]: c.value for c in s.body[-1].copies}
-            given[BROKE] = ir.const(s.body[-1].brk)
-            body = ir.copy_tree(cond + s.body[:-1])
-            outputs = [ir.copy_tree(given.get(p, ir.name(p))) for p in state]
-        else:
-            nexts = {p: ir.derived(p, "next") for p in state}
-            body = ir.copy_tree(cond) + _exits_as_copies(s.body, nexts)
-            outputs = [ir.name(nexts[p]) for p in state]
-        # one reversed iteration: recompute it, then reverse it (the whole test, whose
-        # reverse reads its branches' conditions; not only what the body reads of it)
-        tapes_before = len(self.tapes)
-        forward = _without_exits(self.forward_block(s.cond) + self.forward_block(s.body))
-        tapes = self.tapes[tapes_before:]
-        del self.tapes[tapes_before:]
-        forward = [ir.Assign((t,), ast.List(elts=[], ctx=ast.Load()), s.line)
-                   for t in tapes] + forward
-        active_phis = [p for p in state if p in self.act.active]
-        reads = [n for n in args if n in self.act.active]
-        acc = [n for n in reads if not self.is_container(n)]
-        # A carried array read by index (a container) has one adjoint object, which
-        # the body's reverse updates in place and hands over where the array takes a
-        # new value (`hand_over`), as in a taped loop (`reverse_loop`): an exit that
-        # passes it on (``v = v``, `continue`) leaves that adjoint as it is. Only the
-        # other carried values take a new adjoint on the paths that touch them.
-        values = [p for p in active_phis if not self.is_container(p)]
-        bar = [self.acc(p) if self.is_container(p) else adj(p) for p in active_phis] + [
-            self.acc(n) if self.is_container(n) else adj(n) for n in reads]
-        self.accumulators.append(set(acc))
-        self.carried.append(values)
-        self.emitted.append([ir.Assign((b,), ir.const(None)) for b in bar])
-        reverse = self.reverse_block(s.body) + self.reverse_block(s.cond)
-        self.emitted.pop()
-        self.carried.pop()
-        self.accumulators.pop()
-        assigned = ir.definitely_assigned(reverse)
-        # Only an exit that ends every path (the body's last statement) overwrites a
-        # carried value on every path; an exit inside a branch (`continue`, or the
-        # branch that goes on) is the reverse of that branch's business, which passes
-        # the adjoint on where the branch leaves the value as it is (`reverse_if`).
-        overwritten = {c.targets[0] for x in s.body if isinstance(x, ir.Exit)
-                       for c in x.copies}
-        for p in values:  # a carried value the body overwrites unread gets adjoint 0
-            if p in overwritten and adj(p) not in assigned:
-                reverse.append(ir.Assign((adj(p),), zero(self.act.kinds.get(p), p), s.line))
-        step = Step(name, ir.derived(name, "bar"), target, state, args, body, outputs,
-                    forward, reverse, bar, s.line)
-        if s.iter is None or breaks:
-            step.test_name = f"{base}%test{suffix}"
-            step.cond, step.test = ir.copy_tree(s.cond), ir.copy_tree(s.test)
-            # with a break: ``not broke and test``, the test not evaluated after a break
-            go = ast.UnaryOp(op=ast.Not(), operand=ir.name(BROKE))
-            if breaks and s.iter is not None:
-                step.cond, step.test = [], go
-            elif breaks and not step.cond:
-                step.test = ast.BoolOp(op=ast.And(), values=[go, step.test])
-            elif breaks:
-                t = self.fresh()
-                step.cond = [ir.If(ir.name(BROKE), [ir.Assign((t,), ir.const(False), s.line)],
-                                   step.cond + [ir.Assign((t,), step.test, s.line)], s.line)]
-                step.test = ir.name(t)
-        self.steps.append(step)
-        return step
-
-    def reverse_checkpointed(self, s: ir.Loop) -> list:
-        """``bar = ckpt.reverse(step_bar, bar)``: the scheduler reverses the
-        iterations from the last to the first, recomputing from its snapshots."""
-        ckpt, step = self.checkpoints[s.tag]
-        defined = self.defined_so_far()
-        start = []
-        for b in step.bar:
-            source = b.rsplit("%", 1)[0]
-            if b.endswith("%bar") and b not in defined:
-                start.append(zero(self.act.kinds.get(source), source))
-            else:
-                start.append(ir.name(b))
-        out = []
-        if step.bar:
-            call = ast.Call(func=ast.Attribute(value=ir.name(ckpt), attr="reverse",
-                                               ctx=ast.Load()),
-                            args=[ir.name(step.bar_name), _tuple(start)], keywords=[])
-            out.append(ir.Assign(tuple(step.bar), call, s.line, unpack=True))
-        active_phis = [p for p in s.phis if p.name in self.act.active]
-        out += [self.set_adj(p.init.id, ir.name(self.acc(p.name) if self.is_container(p.name)
-                                                else adj(p.name)), s.line)
-                for p in active_phis if self.act.is_active(p.init)]
-        return out
-
     def reverse_iter(self, s: ir.Loop) -> ast.expr:
         if s.iter is None:
             return ast.Call(func=ir.name("range"), args=[ir.name(self.count_names[s.tag])],
@@ -1023,9 +533,27 @@ class _Transform:
                 lower=None, upper=ir.name(self.count_names[s.tag]), step=None), ctx=ast.Load())
         return ast.Call(func=ir.name("reversed"), args=[iter_], keywords=[])
 
-    def reverse_assign(self, s: ir.Assign) -> list:
+    # ------------------------------------------------- operations, by kind
+
+    def reverse_operation(self, s) -> list:
+        """The reverse of an assignment or an expression statement: `BY_KIND`'s
+        method for the kind of its operation, given `out_bar`, the adjoint of the
+        active value the statement defines (None for an expression statement, and
+        for an assignment whose value the output does not depend on). An active
+        unpacking ``a, b = t`` is the same for every kind (`reverse_unpack`)."""
         op = self.act.op(s)
-        line = s.line
+        if not (isinstance(s, ir.Assign) and any(t in self.act.active for t in s.targets)):
+            return BY_KIND[op.kind](self, s, op, None)
+        self.refuse_nested_lists(s, op)
+        if s.unpack:
+            return self.reverse_unpack(s)
+        (target,) = s.targets
+        # (a container's adjoint is its object's: made at a join, it is named for
+        # the object made on another path)
+        out_bar = ir.name(self.acc(target) if self.is_container(target) else adj(target))
+        return BY_KIND[op.kind](self, s, op, out_bar)
+
+    def refuse_nested_lists(self, s: ir.Assign, op):
         names = [t for t in s.targets if t in self.act.active] + [
             x.id for x in op.inputs if self.act.is_active(x)]
         if any(_nested_list(self.act.kinds.get(n)) for n in names) and not (
@@ -1033,6 +561,7 @@ class _Transform:
                 and all(_lists_only(self.act.kinds.get(n)) for n in names)):
             # (lists of lists built by displays and handed to NumPy, as in
             # ``np.array([[a, b], [c, d]])``, are fine: their adjoints are lists of rows)
+            line = s.line
             info = self.fn.source
             raise NotDifferentiableError(
                 "s2sad cannot differentiate a list inside a tuple, or a list of tuples or "
@@ -1041,121 +570,205 @@ class _Transform:
                 source_line=info.line_text(line) if info and line else None,
                 hint="Keep one flat list per value (xs.append(a); ys.append(b)), or use a "
                      "NumPy array.")
-        if s.unpack:
-            value = s.value
-            if not self.act.is_active(value):
-                return []
-            # (a list's parts are added into its adjoint list, whose elements are
-            # zeros of their kinds already: 0.0 adds nothing)
-            like = [None] * len(s.targets) if self.is_list(value.id) else s.targets
-            parts = [ir.name(adj(t)) if t in self.act.active else zero(self.act.kinds.get(t), x)
-                     for t, x in zip(s.targets, like)]
-            return [self.set_adj(value.id, ast.Tuple(elts=parts, ctx=ast.Load()), line)]
+
+    def reverse_unpack(self, s: ir.Assign) -> list:
+        value = s.value
+        if not self.act.is_active(value):
+            return []
+        # (a list's parts are added into its adjoint list, whose elements are
+        # zeros of their kinds already: 0.0 adds nothing)
+        like = [None] * len(s.targets) if self.is_list(value.id) else s.targets
+        parts = [ir.name(adj(t)) if t in self.act.active else zero(self.act.kinds.get(t), x)
+                 for t, x in zip(s.targets, like)]
+        return [self.set_adj(value.id, ast.Tuple(elts=parts, ctx=ast.Load()), s.line)]
+
+    def no_adjoint(self, s, op, out_bar) -> list:
+        """A constant, or a result no derivative flows through (activity refuses an
+        active operation of unknown kind before): nothing to reverse."""
+        return []
+
+    def refuse_active(self, s, op, out_bar) -> list:
+        """An operation reverse mode cannot differentiate yet: refused where its
+        result is active."""
+        if out_bar is not None:
+            raise self.unsupported(s, op)
+        return []
+
+    def reverse_copy(self, s, op, out_bar) -> list:
+        if out_bar is None:
+            return []
         (target,) = s.targets
-        # (a container's adjoint is its object's: made at a join, it is named for
-        # the object made on another path)
-        out_bar = ir.name(self.acc(target) if self.is_container(target) else adj(target))
-        if self.is_container(target) and op.kind == "copy":
+        if self.is_container(target):
             source = op.inputs[0].id
             if self.act.root(source) == self.act.root(target):
                 return []  # the same object: its adjoint is shared
-            return self.hand_over(target, source, line)
-        if self.is_list(target) and op.kind in ("copy", "listpack"):
-            if op.kind == "copy":
-                return []  # the same list object: its adjoint list is shared
-            acc = ir.name(self.acc(target))
-            return [self.set_adj(x.id, ast.Subscript(value=acc, slice=ir.const(i),
-                                                     ctx=ast.Load()), line)
-                    for i, x in enumerate(op.inputs) if self.act.is_active(x)]
-        if op.kind == "copy":
-            (x,) = op.inputs
-            return [self.set_adj(x.id, out_bar, line)] if self.act.is_active(x) else []
-        if op.kind in ("pop", "repeat"):
+            return self.hand_over(target, source, s.line)
+        if self.is_list(target):
+            return []  # the same list object: its adjoint list is shared
+        (x,) = op.inputs
+        return [self.set_adj(x.id, out_bar, s.line)] if self.act.is_active(x) else []
+
+    def reverse_listpack(self, s, op, out_bar) -> list:
+        if out_bar is None or not self.is_list(s.targets[0]):
+            return []
+        acc = ir.name(self.acc(s.targets[0]))
+        return [self.set_adj(x.id, ast.Subscript(value=acc, slice=ir.const(i),
+                                                 ctx=ast.Load()), s.line)
+                for i, x in enumerate(op.inputs) if self.act.is_active(x)]
+
+    def reverse_pack(self, s, op, out_bar) -> list:
+        if out_bar is None:
+            return []
+        return [self.set_adj(x.id, ast.Subscript(value=out_bar, slice=ir.const(i),
+                                                 ctx=ast.Load()), s.line)
+                for i, x in enumerate(op.inputs) if self.act.is_active(x)]
+
+    def reverse_pop(self, s, op, out_bar) -> list:
+        """``v = xs.pop()`` whose value is active is refused; a ``pop`` whose value
+        gives the output nothing is reversed (`reverse_unread_pop`)."""
+        if out_bar is not None:
             raise self.unsupported(s, op)
-        if op.kind == "sum":
-            (xs,) = op.inputs
-            if not self.act.is_active(xs):
-                return []
-            acc = ir.name(self.acc(xs.id))
-            k = "%k"
-            item = ast.Subscript(value=acc, slice=ir.name(k), ctx=ast.Load())
-            every = ast.Call(func=ir.name("range"), args=[ast.Call(
-                func=ir.name("len"), args=[acc], keywords=[])], keywords=[])
-            return [ir.ForEach(k, every, [ir.AugAssign(item, out_bar, line)], line)]
-        if op.kind == "pack":
-            return [self.set_adj(x.id, ast.Subscript(value=out_bar, slice=ir.const(i),
-                                                     ctx=ast.Load()), line)
-                    for i, x in enumerate(op.inputs) if self.act.is_active(x)]
-        if op.kind == "getitem":
-            container, index = op.inputs
-            if not self.act.is_active(container):
-                return []
-            kind = self.act.kinds[container.id]
-            if isinstance(kind, ListKind) and isinstance(index, ast.Slice) \
-                    and self.is_list(target):
-                return [self.reverse_list_slice(container.id, index, target, line)]
-            if isinstance(kind, ListKind):
-                item = ast.Subscript(value=ir.name(self.acc(container.id)), slice=index,
-                                     ctx=ast.Load())
-                return [ir.AugAssign(item, out_bar, line)]
-            if isinstance(kind, ArrayKind):
-                acc = ir.name(self.acc(container.id))
-                if self.fancy(index):  # repeated indices must add up: np.add.at
-                    add_at = ast.Attribute(value=ast.Attribute(value=ir.name("np"), attr="add",
-                                                               ctx=ast.Load()),
-                                           attr="at", ctx=ast.Load())
-                    self.np_call("add", [])
-                    return [ir.Expr(ast.Call(func=add_at, args=[acc, _slices_as_calls(index),
-                                                                out_bar],
-                                             keywords=[]), line)]
-                item = ast.Subscript(value=acc, slice=index, ctx=ast.Load())
-                return [ir.AugAssign(item, out_bar, line)]
-            if not isinstance(index, ast.Constant):
-                # an index known at run time only (a loop over the tuple): the adjoint
-                # goes to the item it read, ``(g if i == 0 or i == -2 else 0.0, ...)``
-                n = len(kind)
-                parts = [ast.IfExp(test=_equals_one_of(index, (j, j - n)), body=out_bar,
-                                   orelse=zero(k)) for j, k in enumerate(kind)]
-                return [self.set_adj(container.id, ast.Tuple(elts=parts, ctx=ast.Load()),
-                                     line)]
-            i = index.value % len(kind)
-            parts = [out_bar if j == i else zero(k) for j, k in enumerate(kind)]
-            return [self.set_adj(container.id, ast.Tuple(elts=parts, ctx=ast.Load()), line)]
-        if op.kind == "rule":
-            if op.rule.mode != "reverse":
-                raise self.missing_rule(s, op, "reverse")
-            wanted = [i for i, x in enumerate(op.inputs) if self.act.is_active(x)]
-            assigns, terms = op.rule.instantiate(op.inputs, ir.name(target), [out_bar],
-                                                 wanted, self.fresh, op.options)
-            terms = {i: self.drop_needless_unbroadcast(e, target) for i, e in terms.items()}
-            used = set()  # (an unbroadcast dropped needs no import)
-            for e in [e for _, e in assigns] + list(terms.values()):
-                used |= set(ir.names_in(e))
-            self.helpers.update({n: v for n, v in rules.helper_objects(op.rule.template).items()
-                                 if n in used})
-            out = [ir.Assign((n,), self.shape_donor(e), line) for n, e in assigns]
-            for i in wanted:
-                if i in terms:
-                    out.append(self.set_adj(op.inputs[i].id, self.shape_donor(terms[i]), line))
-            return out
-        if op.kind == "call":
-            if id(s) not in self.calls:
-                return []  # no active argument: the call's result is a constant
-            request, bound = self.calls[id(s)]
-            names = [atom.id for p, atom in bound if p in request.active]
-            call = ast.Call(func=ir.name(request.bwd),
-                            args=[ir.name(ir.derived(target, "saved")), out_bar], keywords=[])
-            # an adjoint that accumulates over a loop's iterations, or belongs to a list
-            # or array object (one written into, or read by index), receives this
-            # call's part
-            added = [self.is_accumulator(n) or self.is_container(n) for n in names]
-            parts = tuple(ir.derived(adj(n), "part") if a else adj(n)
-                          for n, a in zip(names, added))
-            out = [ir.Assign(parts, call, line, unpack=len(parts) > 1)]
-            return out + [self.set_adj(n, ir.name(t), line)
-                          for n, t, a in zip(names, parts, added) if a]
+        return self.reverse_unread_pop(s)
+
+    def reverse_append(self, s, op, out_bar) -> list:
+        if not isinstance(s, ir.Expr):
+            return []
+        xs, v = op.inputs
+        # the list as it was before the append, for what the reverse sweep
+        # reads of it afterwards (`simplify` drops this when nothing does)
+        restore = ir.Expr(ast.Call(func=ast.Attribute(value=ir.name(xs.id), attr="pop",
+                                                      ctx=ast.Load()),
+                                   args=[], keywords=[]), s.line, restore=True)
+        if xs.id not in self.act.active:
+            return [restore]
+        pop = ast.Call(func=ast.Attribute(value=ir.name(self.acc(xs.id)), attr="pop",
+                                          ctx=ast.Load()), args=[], keywords=[])
+        if self.act.is_active(v):
+            return [self.set_adj(v.id, pop, s.line), restore]
+        return [ir.Expr(pop, s.line), restore]  # keep the adjoint list aligned
+
+    def reverse_add_at(self, s, op, out_bar) -> list:
+        """``np.add.at(a, i, v)`` and ``add_into(acc, parts)`` into an active array or
+        list are refused."""
+        if isinstance(s, ir.Expr) and op.inputs[0].id in self.act.active:
+            raise self.unsupported(s, op)
         return []
 
+    def reverse_sum(self, s, op, out_bar) -> list:
+        if out_bar is None:
+            return []
+        (xs,) = op.inputs
+        if not self.act.is_active(xs):
+            return []
+        acc = ir.name(self.acc(xs.id))
+        k = "%k"
+        item = ast.Subscript(value=acc, slice=ir.name(k), ctx=ast.Load())
+        every = ast.Call(func=ir.name("range"), args=[ast.Call(
+            func=ir.name("len"), args=[acc], keywords=[])], keywords=[])
+        return [ir.ForEach(k, every, [ir.AugAssign(item, out_bar, s.line)], s.line)]
+
+    def reverse_getitem(self, s, op, out_bar) -> list:
+        if out_bar is None:
+            return []
+        (target,) = s.targets
+        line = s.line
+        container, index = op.inputs
+        if not self.act.is_active(container):
+            return []
+        kind = self.act.kinds[container.id]
+        if isinstance(kind, ListKind) and isinstance(index, ast.Slice) \
+                and self.is_list(target):
+            return [self.reverse_list_slice(container.id, index, target, line)]
+        if isinstance(kind, ListKind):
+            item = ast.Subscript(value=ir.name(self.acc(container.id)), slice=index,
+                                 ctx=ast.Load())
+            return [ir.AugAssign(item, out_bar, line)]
+        if isinstance(kind, ArrayKind):
+            acc = ir.name(self.acc(container.id))
+            if self.fancy(index):  # repeated indices must add up: np.add.at
+                add_at = ast.Attribute(value=ast.Attribute(value=ir.name("np"), attr="add",
+                                                           ctx=ast.Load()),
+                                       attr="at", ctx=ast.Load())
+                self.np_call("add", [])
+                return [ir.Expr(ast.Call(func=add_at, args=[acc, _slices_as_calls(index),
+                                                            out_bar],
+                                         keywords=[]), line)]
+            item = ast.Subscript(value=acc, slice=index, ctx=ast.Load())
+            return [ir.AugAssign(item, out_bar, line)]
+        if not isinstance(index, ast.Constant):
+            # an index known at run time only (a loop over the tuple): the adjoint
+            # goes to the item it read, ``(g if i == 0 or i == -2 else 0.0, ...)``
+            n = len(kind)
+            parts = [ast.IfExp(test=_equals_one_of(index, (j, j - n)), body=out_bar,
+                               orelse=zero(k)) for j, k in enumerate(kind)]
+            return [self.set_adj(container.id, ast.Tuple(elts=parts, ctx=ast.Load()),
+                                 line)]
+        i = index.value % len(kind)
+        parts = [out_bar if j == i else zero(k) for j, k in enumerate(kind)]
+        return [self.set_adj(container.id, ast.Tuple(elts=parts, ctx=ast.Load()), line)]
+
+    def reverse_rule(self, s, op, out_bar) -> list:
+        if out_bar is None:
+            return []
+        (target,) = s.targets
+        line = s.line
+        if op.rule.mode != "reverse":
+            raise self.missing_rule(s, op, "reverse")
+        wanted = [i for i, x in enumerate(op.inputs) if self.act.is_active(x)]
+        assigns, terms = op.rule.instantiate(op.inputs, ir.name(target), [out_bar],
+                                             wanted, self.fresh, op.options)
+        terms = {i: self.drop_needless_unbroadcast(e, target) for i, e in terms.items()}
+        used = set()  # (an unbroadcast dropped needs no import)
+        for e in [e for _, e in assigns] + list(terms.values()):
+            used |= set(ir.names_in(e))
+        self.helpers.update({n: v for n, v in rules.helper_objects(op.rule.template).items()
+                             if n in used})
+        out = [ir.Assign((n,), self.shape_donor(e), line) for n, e in assigns]
+        for i in wanted:
+            if i in terms:
+                out.append(self.set_adj(op.inputs[i].id, self.shape_donor(terms[i]), line))
+        return out
+
+    def reverse_call(self, s, op, out_bar) -> list:
+        if out_bar is None or id(s) not in self.calls:
+            return []  # (no active argument: the call's result is a constant)
+        (target,) = s.targets
+        line = s.line
+        request, bound = self.calls[id(s)]
+        names = [atom.id for p, atom in bound if p in request.active]
+        call = ast.Call(func=ir.name(request.bwd),
+                        args=[ir.name(ir.derived(target, "saved")), out_bar], keywords=[])
+        # an adjoint that accumulates over a loop's iterations, or belongs to a list
+        # or array object (one written into, or read by index), receives this
+        # call's part
+        added = [self.is_accumulator(n) or self.is_container(n) for n in names]
+        parts = tuple(ir.derived(adj(n), "part") if a else adj(n)
+                      for n, a in zip(names, added))
+        out = [ir.Assign(parts, call, line, unpack=len(parts) > 1)]
+        return out + [self.set_adj(n, ir.name(t), line)
+                      for n, t, a in zip(names, parts, added) if a]
+
+
+# What the reverse sweep does for each kind of operation `classify` names (every
+# kind in `classify.KINDS` has an entry): ``method(transform, statement, op,
+# out_bar)`` returns the reverse of the statement (see `_Transform.reverse_operation`).
+BY_KIND = {
+    "copy": _Transform.reverse_copy,
+    "const": _Transform.no_adjoint,
+    "rule": _Transform.reverse_rule,
+    "call": _Transform.reverse_call,
+    "pack": _Transform.reverse_pack,
+    "getitem": _Transform.reverse_getitem,
+    "listpack": _Transform.reverse_listpack,
+    "append": _Transform.reverse_append,
+    "pop": _Transform.reverse_pop,
+    "repeat": _Transform.refuse_active,
+    "add_at": _Transform.reverse_add_at,
+    "add_into": _Transform.reverse_add_at,
+    "sum": _Transform.reverse_sum,
+    "nondiff": _Transform.no_adjoint,
+    "unknown": _Transform.no_adjoint,
+}
 
 def _touches(block, p) -> bool:
     """Does `block` read `p`, or assign it at an iteration exit, outside the `if`s
@@ -1174,89 +787,9 @@ def _touches(block, p) -> bool:
     return False
 
 
-def _call_np(func, args) -> ast.Call:
-    return ast.Call(func=ast.Attribute(value=ir.name("np"), attr=func, ctx=ast.Load()),
-                    args=args, keywords=[])
-
-
-def _zeros_like_list(n: str) -> ast.expr:
-    """``[0.0] * len(n)``."""
-    return ast.BinOp(left=ast.List(elts=[ir.const(0.0)], ctx=ast.Load()), op=ast.Mult(),
-                     right=ast.Call(func=ir.name("len"), args=[ir.name(n)], keywords=[]))
-
-
 def _counted(s: ir.Loop) -> bool:
     """Must the forward sweep count the iterations (a ``while``, or a ``break``)?"""
-    return s.iter is None or _breaks(s.body)
-
-
-def _breaks(body) -> bool:
-    for s in body:
-        if isinstance(s, ir.Exit) and s.brk:
-            return True
-        if isinstance(s, ir.If) and (_breaks(s.body) or _breaks(s.orelse)):
-            return True
-    return False
-
-
-def _first_break(body, returns=False):
-    """The first `Exit` of this loop's body (not of a nested loop's) that breaks; with
-    `returns`, the first that is a ``return`` (it sets the flag `anf` makes for it)."""
-    for s in body:
-        if isinstance(s, ir.Exit) and s.brk and (not returns or any(
-                (c.targets[0] + "%").startswith(RETURNED + "%") for c in s.copies)):
-            return s
-        if isinstance(s, ir.If):
-            found = _first_break(s.body, returns) or _first_break(s.orelse, returns)
-            if found is not None:
-                return found
-    return None
-
-
-def _tuple(elts) -> ast.Tuple:
-    return ast.Tuple(elts=list(elts), ctx=ast.Load())
-
-
-def _exits_as_copies(body, nexts) -> list:
-    """A checkpointed loop's body as a step function's: every `Exit` becomes
-    ``x%next = ...`` for each carried value (``x%next = x`` where the path leaves it),
-    and for a loop with a ``break`` `BROKE`, whether this exit breaks."""
-    out = []
-    for s in body:
-        if isinstance(s, ir.Exit):
-            given = {c.targets[0]: c.value for c in s.copies}
-            given[BROKE] = ir.const(s.brk)
-            out += [ir.Assign((n,), ir.copy_tree(given.get(p, ir.name(p))), s.line)
-                    for p, n in nexts.items()]
-        elif isinstance(s, ir.If):
-            out.append(ir.If(s.test, _exits_as_copies(s.body, nexts),
-                             _exits_as_copies(s.orelse, nexts), s.line))
-        else:
-            out.append(ir.copy_tree(s))
-    return out
-
-
-def _feeding(cond, body) -> list:
-    """The statements of a while loop's `cond` that compute what `body` reads."""
-    needed = set(ir.reads_in(body))
-    out = []
-    for s in reversed(cond):
-        if not needed & ir.all_defined([s]):
-            continue
-        out.insert(0, s)
-        needed |= set(ir.reads_in([s]))
-    return out
-
-
-def _without_exits(body) -> list:
-    out = []
-    for s in body:
-        if isinstance(s, ir.Exit):
-            continue
-        if isinstance(s, ir.If):
-            s = ir.If(s.test, _without_exits(s.body), _without_exits(s.orelse), s.line)
-        out.append(s)
-    return out
+    return s.iter is None or has_break(s.body)
 
 
 def _insert_pushes(body, tape, tag) -> list:
@@ -1283,21 +816,6 @@ def _sum(terms, kind):
     for t in terms[1:]:
         total = ast.BinOp(left=total, op=ast.Add(), right=t)
     return total
-
-
-def _bind(callee, call: ast.Call, fn: ir.Function, line: int):
-    """Pair each argument atom of a call with the callee parameter it binds to."""
-    sig = inspect.signature(callee)
-    try:
-        bound = sig.bind(*call.args, **{k.arg: k.value for k in call.keywords})
-    except TypeError as exc:
-        info = fn.source
-        raise NotDifferentiableError(
-            f"the call of {callee.__qualname__} does not match its signature: {exc}",
-            filename=info.filename if info else None, lineno=line,
-            source_line=info.line_text(line) if info else None,
-        ) from None
-    return list(bound.arguments.items())
 
 
 def _slices_as_calls(index):
@@ -1357,17 +875,3 @@ def _lists_only(kind) -> bool:
         return _lists_only(kind.elem)
     return not isinstance(kind, tuple)
 
-
-def missing_rule(fn, s, op, mode) -> NoRuleError:
-    """The error for a callable registered with rules for the other mode only."""
-    info = fn.source
-    other = "forward" if mode == "reverse" else "reverse"
-    note = getattr(op.rule, "note", "") if mode == "reverse" else ""
-    text = info.line_text(s.line) if info and s.line else None
-    return NoRuleError(
-        f"{op.text} has a {other} rule but no {mode} rule, and {mode} mode needs one"
-        + (f"; s2sad cannot derive it from the forward rule: {note}" if note else ""),
-        filename=info.filename if info else None, lineno=s.line or None,
-        col=len(text) - len(text.lstrip()) if text else None, source_line=text,
-        hint=f"Register one: s2sad.register_rule(func, {mode}=...), or use "
-             f"{'s2sad.jvp' if mode == 'reverse' else 's2sad.grad / s2sad.vjp'}.")

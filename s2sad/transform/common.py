@@ -1,0 +1,77 @@
+"""common: what reverse and forward mode both build.
+
+Owns the name of an adjoint (`adj`), the zero of a kind (`zero`), the NumPy call and the list of zeros the two
+transforms write (`call_np`, `zeros_like_list`), the binding of a call's arguments
+to a callee's parameters (`bind`), and the error for a callable registered with the
+rules of the other mode only (`missing_rule`). May import `analysis`, `ir` and
+`errors`; `reverse`, `forward` and the modules beside them import it, never the
+other way round.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+
+from .. import ir
+from ..ir.kinds import ArrayKind, differentiable
+from ..errors import NoRuleError, NotDifferentiableError
+
+
+def adj(n: str) -> str:
+    """The name of `n`'s adjoint (reverse mode)."""
+    return ir.adjoint(n)
+
+
+def zero(kind, like=None) -> ast.expr:
+    """A zero adjoint for a value of `kind` (None for kinds that never carry one);
+    an array's zero is ``np.zeros_like(like)``."""
+    if isinstance(kind, ArrayKind) and like is not None:
+        return call_np("zeros_like", [ir.name(like)])
+    if isinstance(kind, tuple):
+        return ast.Tuple(elts=[zero(k) for k in kind], ctx=ast.Load())
+    if not differentiable(kind):
+        return ir.const(None)
+    return ir.const(0.0)
+
+
+def call_np(func, args) -> ast.Call:
+    """``np.func(*args)``."""
+    return ast.Call(func=ast.Attribute(value=ir.name("np"), attr=func, ctx=ast.Load()),
+                    args=args, keywords=[])
+
+
+def zeros_like_list(n: str) -> ast.expr:
+    """``[0.0] * len(n)``."""
+    return ast.BinOp(left=ast.List(elts=[ir.const(0.0)], ctx=ast.Load()), op=ast.Mult(),
+                     right=ast.Call(func=ir.name("len"), args=[ir.name(n)], keywords=[]))
+
+
+def bind(callee, call: ast.Call, fn: ir.Function, line: int):
+    """Pair each argument atom of a call with the callee parameter it binds to."""
+    sig = inspect.signature(callee)
+    try:
+        bound = sig.bind(*call.args, **{k.arg: k.value for k in call.keywords})
+    except TypeError as exc:
+        info = fn.source
+        raise NotDifferentiableError(
+            f"the call of {callee.__qualname__} does not match its signature: {exc}",
+            filename=info.filename if info else None, lineno=line,
+            source_line=info.line_text(line) if info else None,
+        ) from None
+    return list(bound.arguments.items())
+
+
+def missing_rule(fn, s, op, mode) -> NoRuleError:
+    """The error for a callable registered with rules for the other mode only."""
+    info = fn.source
+    other = "forward" if mode == "reverse" else "reverse"
+    note = getattr(op.rule, "note", "") if mode == "reverse" else ""
+    text = info.line_text(s.line) if info and s.line else None
+    return NoRuleError(
+        f"{op.text} has a {other} rule but no {mode} rule, and {mode} mode needs one"
+        + (f"; s2sad cannot derive it from the forward rule: {note}" if note else ""),
+        filename=info.filename if info else None, lineno=s.line or None,
+        col=len(text) - len(text.lstrip()) if text else None, source_line=text,
+        hint=f"Register one: s2sad.register_rule(func, {mode}=...), or use "
+             f"{'s2sad.jvp' if mode == 'reverse' else 's2sad.grad / s2sad.vjp'}.")

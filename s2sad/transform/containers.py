@@ -1,0 +1,243 @@
+"""containers: reverse mode's adjoints of lists and arrays changed in place.
+
+A list, or an array the function writes into or reads by index, has one adjoint
+object shared by every name of it (`acc`), updated in place by the reverse sweep.
+Owns `ContainerAdjoints`, the methods of `reverse._Transform` that make those
+adjoint objects (`list_inits`, `zero_list`, `assembled_lists`), save what a write
+overwrites for the reverse sweep to put back (`save_overwritten`), and reverse the
+operations that change or read a container in place: a write ``x[i] = v``
+(`reverse_setitem`), a loop-carried array taking its next value (`hand_over`), a
+slice of a list (`reverse_list_slice`), a ``pop`` (`reverse_unread_pop`). The class
+is a mixin: its methods read the state of `reverse._Transform` (the activity, the
+helpers the emitted code reads) and call its `set_adj` and `np_call`.
+May import `common`, `analysis`, `ir` and `runtime`; `reverse` imports it.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .. import ir, runtime
+from ..ir.kinds import UNKNOWN, ArrayKind, ListKind
+from ..primitives.facts import fancy_index, index_kind
+from .common import adj, zero, zeros_like_list
+
+
+class ContainerAdjoints:
+    """Adjoints of lists and arrays, as methods of `reverse._Transform` (see the
+    module docstring)."""
+
+    def is_list(self, n: str) -> bool:
+        return isinstance(self.act.kinds.get(n), ListKind)
+
+    def is_container(self, n: str) -> bool:
+        return self.act.is_container(n)
+
+    def acc(self, n: str) -> str:
+        """The adjoint of the list object `n` refers to: one list of adjoints, shared by
+        every name of that list, updated in place."""
+        return adj(self.act.root(n))
+
+    def list_inits(self, body, top) -> list:
+        """Adjoint lists of the lists this block creates (or receives, at the top),
+        zeroed before any reverse statement of the block touches them."""
+        roots = []
+        ids = {id(s) for s in body} | ({0} if top else set())
+        for root, made in self.act.created.items():
+            if made in ids and root in self.act.active and self.is_container(root) \
+                    and root not in roots:
+                roots.append(root)
+        out = []
+        joins = {id(s): s for s in body if isinstance(s, ir.If)}
+        for r in roots:
+            name = r
+            join = joins.get(self.act.created[r])
+            if join is not None:  # (made at a join: a name every path gives it)
+                both = ir.definitely_assigned(join.body) & ir.definitely_assigned(join.orelse)
+                name = min((n for n in both if self.act.root(n) == r), default=r)
+            zeros = self.zero_list(name) if self.is_list(r) else self.np_call("zeros_like",
+                                                                              [ir.name(name)])
+            out.append(ir.Assign((adj(r),), zeros, 0))
+            if isinstance(zeros, ast.List):
+                self.element_zeros[adj(r)] = out[-1]
+            if r == self.seeded:
+                seed = ir.name(self.seed_name)
+                if self.is_list(r):  # (new elements: the caller's stay as they are)
+                    self.helpers["add_into"] = runtime.add_into
+                    out.append(ir.Expr(ast.Call(func=ir.name("add_into"), args=[
+                        ir.name(adj(r)), seed], keywords=[]), 0))
+                else:
+                    out[-1] = ir.Assign((adj(r),), ast.BinOp(left=zeros, op=ast.Add(),
+                                                             right=seed), 0)
+        return out
+
+    def assembled_lists(self, block) -> list:
+        """`block` where an adjoint list that starts as one zero per element
+        (`zero_list`) gets nothing but one ``add_into(xs%bar, (a, b))`` (the reverse
+        of ``a, b = xs``): the list is made there, ``xs%bar = [a, b]``, as one would
+        write it, with the zero of an element the unpacking gave nothing."""
+        for acc, init in self.element_zeros.items():
+            touching = [s for s in ir.walk(block)
+                        if acc in ir.stmt_reads(s) or acc in ir.defined_names(s)]
+            if len(touching) != 2 or touching[0] is not init:
+                continue
+            add = touching[1]
+            if not (any(s is add for s in block) and isinstance(add, ir.Expr)
+                    and isinstance(add.value, ast.Call)
+                    and ir.dotted(add.value.func) == "add_into"
+                    and isinstance(add.value.args[1], ast.Tuple)
+                    and len(add.value.args[1].elts) == len(init.value.elts)):
+                continue
+            parts = [zero if isinstance(part, ast.Constant) else part
+                     for part, zero in zip(add.value.args[1].elts, init.value.elts)]
+            made = ir.Assign((acc,), ast.List(elts=parts, ctx=ast.Load()), add.line)
+            block = [made if s is add else s for s in block if s is not init]
+        return block
+
+    def zero_list(self, n: str) -> ast.expr:
+        """The zero adjoint of the list `n`: ``[0.0] * len(n)``, or where its kind
+        lists its elements (`ListKind.items`: an argument holding arrays), one
+        zero per element, an array's of its shape and dtype
+        (``[np.zeros_like(n[0]), np.zeros_like(n[1])]``), so that the gradient of an
+        element nothing reads is that, not the number 0.0."""
+        items = self.act.kinds[n].items
+        if items is None:
+            return zeros_like_list(n)
+        zeros = []
+        for i, k in enumerate(items):
+            if isinstance(k, ArrayKind):
+                element = ast.Subscript(value=ir.name(n), slice=ir.const(i), ctx=ast.Load())
+                zeros.append(self.np_call("zeros_like", [element]))
+            else:
+                zeros.append(zero(k))
+        return ast.List(elts=zeros, ctx=ast.Load())
+
+    def popped_list(self, s):
+        """The name of the list ``xs`` of ``xs.pop()``, `s`'s value, or None."""
+        op = self.act.ops.get(id(s))
+        if op is None or op.kind != "pop" or not isinstance(op.inputs[0], ast.Name):
+            return None
+        return op.inputs[0].id
+
+    def save_overwritten(self, s: ir.SetItem) -> ir.Assign:
+        """``x%old = x[i]`` (a copy for a slice) before the write ``x[i] = v``: the
+        reverse sweep puts it back, so what it reads of `x` is what the forward sweep
+        read at the same point. `simplify` drops the pair when nothing after the
+        write's reverse reads `x`. A list's element is saved as the object it is: the
+        write rebinds the slot and leaves that object as it was (a copy would break
+        on a number, and would not be the object other names hold)."""
+        c = s.container
+        index = ir.copy_tree(s.target.slice)
+        value = ast.Subscript(value=ir.name(c), slice=index, ctx=ast.Load())
+        if self.array_slot(c, index):
+            value = ast.Call(func=ast.Attribute(value=value, attr="copy", ctx=ast.Load()),
+                             args=[], keywords=[])
+        return ir.Assign((ir.derived(c, "old"),), value, s.line)
+
+    def array_slot(self, container: str, index) -> bool:
+        """Whether ``container[index]`` is a view of `container`'s memory (an array
+        container, a basic index that leaves an array), which a write into the same
+        slot changes: saving it, or its adjoint, takes a copy."""
+        return isinstance(self.act.kinds.get(container), ArrayKind) \
+            and isinstance(self.slot_kind(container, index), ArrayKind) \
+            and not fancy_index(index, self.atom_kind)
+
+    def slot_kind(self, container: str, index):
+        """The kind of ``container[index]``."""
+        kind = self.act.kinds.get(container)
+        if isinstance(kind, ListKind):
+            return kind.elem
+        if isinstance(kind, ArrayKind):
+            return index_kind(kind, index, self.atom_kind)
+        return UNKNOWN
+
+    def reverse_list_slice(self, xs: str, index, part: str, line) -> ir.ForEach:
+        """The reverse of ``part = xs[a:b]`` (a new list of some of `xs`'s elements):
+        each element's adjoint goes to the element of `xs` it is, ``for k in
+        range(len(part_bar)): xs_bar[range(len(xs_bar))[a:b][k]] += part_bar[k]``
+        (``xs_bar[a:b] += part_bar`` would concatenate the lists)."""
+        acc, got = ir.name(self.acc(xs)), ir.name(self.acc(part))
+        k = "%k"
+
+        def length(n):
+            return ast.Call(func=ir.name("len"), args=[n], keywords=[])
+
+        positions = ast.Subscript(value=ast.Call(func=ir.name("range"), args=[length(acc)],
+                                                 keywords=[]),
+                                  slice=ir.copy_tree(index), ctx=ast.Load())
+        slot = ast.Subscript(value=ir.copy_tree(acc), slice=ast.Subscript(
+            value=positions, slice=ir.name(k), ctx=ast.Load()), ctx=ast.Load())
+        every = ast.Call(func=ir.name("range"), args=[length(ir.copy_tree(got))], keywords=[])
+        add = ir.AugAssign(slot, ast.Subscript(value=ir.copy_tree(got), slice=ir.name(k),
+                                               ctx=ast.Load()), line)
+        return ir.ForEach(k, every, [add], line)
+
+    def reverse_unread_pop(self, s) -> list:
+        """The reverse of ``xs.pop()`` whose value gives the output nothing: the
+        element's adjoint (zero) goes back on the end of the adjoint list, which the
+        reverse sweep found one element shorter, so the adjoints after it stay with
+        their elements."""
+        op = self.act.op(s)
+        if op.kind != "pop" or not isinstance(op.inputs[0], ast.Name):
+            return []
+        xs = op.inputs[0].id
+        # the element goes back on the list too, for what the reverse sweep reads of
+        # it afterwards (`simplify` drops this, and the forward save, when nothing does)
+        old = ir.name(s.targets[0] if isinstance(s, ir.Assign) else ir.derived(xs, "old"))
+        restore = ir.Expr(ast.Call(func=ast.Attribute(value=ir.name(xs), attr="append",
+                                                      ctx=ast.Load()),
+                                   args=[old], keywords=[]), s.line, restore=True)
+        if xs not in self.act.active:
+            return [restore]
+        grow = ast.Call(func=ast.Attribute(value=ir.name(self.acc(xs)),
+                                           attr="append", ctx=ast.Load()),
+                        args=[ir.const(0.0)], keywords=[])
+        return [ir.Expr(grow, s.line), restore]
+
+    def reverse_setitem(self, s: ir.SetItem) -> list:
+        """The reverse of ``x[i] = v``: `v`'s adjoint is what the slot's adjoint holds,
+        the slot's adjoint becomes zero (the values before the write did not reach the
+        output through it), and the overwritten values go back into `x`."""
+        c = s.container
+        index = s.target.slice
+        out = []
+        if c in self.act.active:
+            acc = ir.name(self.acc(c))
+            slot = ast.Subscript(value=acc, slice=ir.copy_tree(index), ctx=ast.Load())
+            if self.act.is_active(s.value):
+                out.append(self.set_adj(s.value.id, self.slot_adjoint(slot, c, index, s.value),
+                                        s.line))
+            out.append(ir.SetItem(ast.Subscript(value=ir.copy_tree(acc), slice=ir.copy_tree(index),
+                                                ctx=ast.Store()), ir.const(0.0), s.line))
+        out.append(ir.SetItem(ast.Subscript(value=ir.name(c), slice=ir.copy_tree(index),
+                                            ctx=ast.Store()),
+                              ir.name(ir.derived(c, "old")), s.line, restore=True))
+        return out
+
+    def slot_adjoint(self, slot, container, index, value) -> ast.expr:
+        """The adjoint of the value written into ``container[index]``, read from the
+        slot of the container's adjoint (a copy, since the slot is zeroed next)."""
+        target = self.slot_kind(container, index)
+        if not isinstance(target, ArrayKind):
+            return slot  # one element: a number, not a view
+        kind = self.act.kinds.get(value.id)
+        if not isinstance(kind, ArrayKind):
+            return self.np_call("sum", [slot])  # one number written into many elements
+        self.helpers["unbroadcast"] = runtime.unbroadcast
+        if kind.ndim is None or target.ndim is None or kind.ndim >= target.ndim:
+            if self.array_slot(container, index):  # (a list's slot is rebound, not zeroed)
+                slot = ast.Call(func=ast.Attribute(value=slot, attr="copy", ctx=ast.Load()),
+                                args=[], keywords=[])
+        return ast.Call(func=ir.name("unbroadcast"), args=[slot, ir.name(value.id)], keywords=[])
+
+    def hand_over(self, target: str, source, line) -> list:
+        """The reverse of a loop-carried array taking its next value, ``u = v``: what
+        `u`'s adjoint holds belongs to `v`; `u`'s adjoint starts again from zero for
+        the array `u` held before."""
+        acc = ir.name(self.acc(target))
+        out = []
+        if self.act.is_active(ir.name(source)):
+            out.append(self.set_adj(source, acc, line))
+        out.append(ir.Assign((self.acc(target),), self.np_call("zeros_like", [ir.copy_tree(acc)]),
+                             line))
+        return out
