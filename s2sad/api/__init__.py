@@ -1,10 +1,21 @@
 """api: what users call.
 
-Owns argument checking, the caches and their lock, the reverse-mode entry points
-(`reverse`: grad, value_and_grad, vjp, source), forward mode and second
-derivatives (`forward`), the numerical check (`gradcheck`), the graph view
-(`graphs`) and the run-time debugger (`debug`). May import everything below it:
-`driver`, `backend`, `engines` and the packages they use.
+Its modules, each importing only those listed before it:
+
+* `arguments`: which parameters `wrt` names, binding a call's arguments, their
+  kinds, the types derivatives are given back with, the shared options.
+* `dispatch`: the compiled derivatives and their caches, the lock the pipeline
+  runs under, and `grad`'s generated dispatcher (`dispatch.State`).
+* `shapes`: the structure of arguments, tangents and derivative blocks.
+* `debug`: the run-time NaN debugger.
+* `forward`: `jvp`, `derivative`, the gradient by forward mode, `hessian`, `hvp`,
+  ``grad(grad(f))``.
+* `reverse`: `grad`, `value_and_grad`, `vjp`, `source`.
+* `jacobians`: `jacobian`, by forward or reverse mode.
+* `gradcheck` (`s2sad.check`) and `graphs` (`s2sad.graph`).
+
+May import everything below it: `driver`, `backend`, `engines` and the packages
+they use.
 """
 
 from .reverse import grad, source, value_and_grad, vjp

@@ -17,8 +17,8 @@ import types
 
 import numpy as np
 
-from ..driver import stages
 from ..checkpoint import SCHEDULES
+from ..driver import stages
 from ..errors import IntegerArgumentError, S2SADError, WrtError
 from ..ir.kinds import (INT, ITEMS, SCALAR, UNKNOWN, ArrayKind, ListKind, differentiable,
                         kind_of, with_shapes)

@@ -19,7 +19,7 @@ emitted source on disk before running the pipeline, and stores what the pipeline
 builds. Registering a rule forgets everything (`forget_everything`).
 
 The pipeline runs under `lock` (an `RLock`), whoever runs it. Imports `arguments`
-from `api`; nothing in `api` but the entry points imports this module.
+from `api`.
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ import threading
 import types
 import weakref
 
-from ..driver import builder, stages
 from .. import primitives as rules
 from ..backend import compile as compile_mod
 from ..backend import diskcache
 from ..checkpoint import CTZ, Binomial
+from ..driver import builder, stages
 from ..errors import SourceNotFoundError
 from ..frontend import parse
 from ..ir.kinds import INT, SCALAR, ListKind, kind_of, shape_pattern, shaped_arguments
@@ -175,10 +175,7 @@ class State:
     the argument types of the first specialisation with ``type(x) is T`` (and that
     the functions `f` calls are still the same objects) and calls the compiled
     derivative; anything else goes to `miss`, which looks up or builds the
-    specialisation for the argument types it got.
-
-    (About 180 lines: the dispatcher's text, its namespace and its slow path belong
-    together.)"""
+    specialisation for the argument types it got."""
 
     def __init__(self, f, wrt, entry, as_tuple, checkpoint=None):
         self.f = f

@@ -54,12 +54,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import dispatch
-from .forward import hessian
-from .reverse import grad
 from ..engines import args as engine_args
 from ..engines import dual_grad, dual_jacobian, tape_grad
 from ..errors import GradientCheckError, NonScalarOutputError, S2SADError
+from . import dispatch
+from .forward import hessian
+from .reverse import grad
 
 # base steps of central differences, the first tried first (times max(1, |x|))
 STEPS = {1: (2.0 ** -10, 2.0 ** -14, 2.0 ** -18), 2: (2.0 ** -8, 2.0 ** -11, 2.0 ** -14)}

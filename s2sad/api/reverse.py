@@ -24,9 +24,9 @@ import inspect
 import os
 import types
 
-from ..driver import builder, stages
 from ..backend import compile as compile_mod
 from ..backend import emit
+from ..driver import builder, stages
 from ..engines import tape_grad
 from ..errors import S2SADError, WrtError
 from ..frontend import parse

@@ -267,8 +267,8 @@ def narrow_arrays(kinds: dict) -> bool:
 
 def gradient_cast(kind, narrow: bool):
     """What makes the gradient of an argument of `kind` (from `with_shapes`) have
-    exactly its argument's type, for every entry point (`_Builder.typed` writes it
-    into the compiled gradient; `api.typed_like` applies it to what the other entry
+    exactly its argument's type, for every entry point (`builder.reverse_unit` writes it
+    into the compiled gradient; `api.arguments.typed_like` applies it to what the other entry
     points compute): a dtype name (``np.asarray(g, np.float32)``) for an array whose
     gradient may come out wider or as a NumPy scalar (an array narrower than float64,
     a 0-d array), ``"float"`` for a number while some argument is a narrower array
