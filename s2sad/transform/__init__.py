@@ -1,6 +1,10 @@
 """transform: the derivative program from an analysed primal.
 
-Owns reverse mode (`reverse`, checkpointed loops included), forward mode
-(`forward`) and batched tangents (`batching`). May import `analysis`,
-`primitives`, `frontend`, `ir`, `checkpoint`, `runtime` and `errors`.
+Owns reverse mode (`reverse`, with the reverse of one operation by its kind in
+`adjoints`, adjoints of lists and arrays changed in place in `containers`, taped
+loops in `loops` and checkpointed loops in `checkpointing`), forward mode
+(`forward`), what the two modes share (`common`) and batched tangents (`batching`).
+Reverse and forward mode each pick what to do for an operation from one table
+keyed by `classify.KINDS` (`adjoints.BY_KIND`, `forward.BY_KIND`). May import
+`analysis`, `primitives`, `frontend`, `ir`, `checkpoint`, `runtime` and `errors`.
 """

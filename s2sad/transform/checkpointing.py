@@ -8,8 +8,8 @@ reverse sweep ``ckpt.reverse(step_bar, bar)``, and that refuse what the step
 functions cannot do (`CheckpointError`). The class is a mixin: its methods read the
 state of `reverse._Transform` (the tapes, the active names, the adjoint blocks being
 built) and call its sweeps (`forward_block`, `reverse_block`) on a loop's body.
-May import `common`, `analysis`, `frontend.anf`, `ir`, `checkpoint` and `errors`;
-`reverse` imports it.
+May import `common`, `frontend`, `ir`, `checkpoint` and `errors`; `reverse` and
+`loops` import it.
 """
 
 from __future__ import annotations

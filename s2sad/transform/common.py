@@ -1,11 +1,11 @@
 """common: what reverse and forward mode both build.
 
-Owns the name of an adjoint (`adj`), the zero of a kind (`zero`), the NumPy call and the list of zeros the two
+Owns the zero of a kind (`zero`), the NumPy call and the list of zeros the two
 transforms write (`call_np`, `zeros_like_list`), the binding of a call's arguments
-to a callee's parameters (`bind`), and the error for a callable registered with the
-rules of the other mode only (`missing_rule`). May import `analysis`, `ir` and
-`errors`; `reverse`, `forward` and the modules beside them import it, never the
-other way round.
+to a callee's parameters (`bind`), the error for a callable registered with the
+rules of the other mode only (`missing_rule`), and the name of an adjoint (`adj`),
+which reverse mode's modules share. May import `ir` and `errors`; `reverse`,
+`forward` and the modules beside them import it, never the other way round.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ operations that change or read a container in place: a write ``x[i] = v``
 slice of a list (`reverse_list_slice`), a ``pop`` (`reverse_unread_pop`). The class
 is a mixin: its methods read the state of `reverse._Transform` (the activity, the
 helpers the emitted code reads) and call its `set_adj` and `np_call`.
-May import `common`, `analysis`, `ir` and `runtime`; `reverse` imports it.
+May import `common`, `primitives`, `ir` and `runtime`; `reverse` imports it.
 """
 
 from __future__ import annotations

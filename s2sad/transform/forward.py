@@ -27,6 +27,11 @@ function writes into starts as an array of its own, so a write never reaches a
 tangent the caller passed in. No tape: forward mode runs once, alongside the primal.
 `derivative_of(callee, active_params, kinds)` is the orchestrator's callback that
 names (and schedules) a callee's forward derivative.
+
+This module owns the contract (`Forward`, `Request`), the pass (`_Transform`) and
+`BY_KIND`, the table from each kind of operation (`classify.KINDS`) to the method
+that writes the tangent lines of an assignment or expression statement of that
+kind. May import `common`, `analysis`, `primitives`, `ir` and `runtime`.
 """
 
 from __future__ import annotations
@@ -67,6 +72,11 @@ def transform(fn: ir.Function, activity: Activity, derivative_of) -> Forward:
 
 
 class _Transform:
+    """One forward transform. Near 400 lines, one class because it is one pass
+    whose methods share its state (the activity, the helpers and requests of the
+    emitted code); a third of it is the methods of `BY_KIND`, one per kind of
+    operation."""
+
     def __init__(self, fn, activity, derivative_of):
         self.fn = fn
         self.act = activity

@@ -25,6 +25,17 @@ once: a read becomes the definition of its adjoint. Straight-line code needs no 
 the forward sweep's names are SSA, so the reverse sweep reads them directly.
 `derivative_of(callee, active_params)` is the orchestrator's callback that names (and
 schedules) a callee's derivative; this module never transforms another function.
+
+Layout
+------
+This module owns the contract (`Reverse`, `Request`, `mutable_names`), the state of
+one transform (`_Transform`) and its two sweeps over the statements
+(`forward_block`, `reverse_block`, with ``if``, `dup` and the forward sweep's calls
+of user functions). The modules beside it add methods to `_Transform` as mixins,
+all reading that one state: `adjoints` (the reverse of one operation, by its kind:
+`adjoints.BY_KIND`), `containers` (adjoints of lists and arrays changed in place),
+`loops` (taped loops) and `checkpointing` (checkpointed loops). May import those
+modules, `common`, `analysis`, `ir`, `runtime` and `errors`.
 """
 
 from __future__ import annotations
@@ -32,13 +43,15 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from .. import ir, primitives as rules, runtime
-from ..ir.kinds import INT, ArrayKind, ListKind, differentiable
+from .. import ir, runtime
+from ..ir.kinds import ArrayKind, differentiable
 from ..analysis.activity import Activity
 from ..errors import NotDifferentiableError
-from .checkpointing import CheckpointedLoops, has_break
-from .common import adj, bind, call_np, missing_rule, zero
+from .adjoints import OperationAdjoints
+from .checkpointing import CheckpointedLoops
+from .common import adj, bind, call_np, zero
 from .containers import ContainerAdjoints
+from .loops import TapedLoops
 
 
 @dataclass
@@ -95,7 +108,14 @@ def transform(fn: ir.Function, activity: Activity, derivative_of) -> Reverse:
     return _Transform(fn, activity, derivative_of).run()
 
 
-class _Transform(ContainerAdjoints, CheckpointedLoops):
+class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedLoops):
+    """One reverse transform: its state, and the methods of the modules beside this
+    one (see the module docstring), which read it. Together they are over a thousand
+    lines, one class because every method reads and extends the same state (the
+    adjoint blocks being built, the enclosing loops' accumulators, the tapes, the
+    helpers and requests of the emitted code); each mixin is a part of it that can
+    be read on its own."""
+
     def __init__(self, fn, activity, derivative_of):
         self.fn = fn
         self.act = activity
@@ -208,29 +228,6 @@ class _Transform(ContainerAdjoints, CheckpointedLoops):
     def atom_kind(self, atom):
         return self.act.atom_kind(atom, self.fn.refs)
 
-    def forward_loop(self, s: ir.Loop) -> list:
-        """The loop as the forward sweep runs it: every iteration exit first pushes
-        what the reverse of this iteration needs (which values is decided once the
-        reverse sweep is final, see `simplify`), and a loop whose number of
-        iterations cannot be recomputed counts them."""
-        tape = self.tape_names[s.tag]
-        if tape not in self.tapes:
-            self.tapes.append(tape)
-        inner = next((x for x in ir.walk(s.body) if isinstance(x, ir.Loop) and x.checkpoint),
-                     None)
-        if inner is not None:
-            raise self.checkpoint_error(inner, "s2sad checkpoints loops that are not inside "
-                                        "another loop", "Checkpoint the outer loop instead.")
-        body = _insert_pushes(self.forward_block(s.body), tape, s.tag)
-        out = []
-        if _counted(s):
-            count = self.count_names[s.tag]
-            out.append(ir.Assign((count,), ir.const(0), s.line))
-            body.insert(0, ir.AugAssign(count, ir.const(1), s.line))
-        out.append(ir.Loop(s.target, s.iter, body, s.phis, s.line, s.tag,
-                           self.forward_block(s.cond), s.test))
-        return out
-
     def needs_derivative(self, s: ir.Assign) -> bool:
         op = self.act.op(s)
         return op.kind == "call" and any(t in self.act.active for t in s.targets) \
@@ -260,68 +257,6 @@ class _Transform(ContainerAdjoints, CheckpointedLoops):
 
         self.helpers["np"] = numpy
         return call_np(func, args)
-
-    def drop_needless_unbroadcast(self, term, target):
-        """``unbroadcast(g, x)`` is `g` when `x` has the shape of the result `target`
-        (the adjoint of an elementwise operation already has the result's shape)."""
-        if isinstance(term, ast.Call) and ir.dotted(term.func) == "unbroadcast" \
-                and len(term.args) == 2 and isinstance(term.args[1], ast.Name) \
-                and self.act.same_shape(term.args[1].id, target):
-            return term.args[0]
-        return term
-
-    def shape_donor(self, expr):
-        """``unreduce(g, t4, ...)``, ``unbroadcast(g, t4)`` and ``np.size(t4)`` read
-        only `t4`'s shape (and `unreduce` its dtype): read them from a parameter or a
-        value the function computes at its top level (which the reverse sweep can
-        see) that certainly has them, so a forward line computed only for its shape
-        (``t4 = t3 ** 2``) can go. For `unbroadcast` and `np.size` any array of
-        `t4`'s shape will do, the earliest first; for `unreduce`, only the array `t4`
-        was computed elementwise from (`Activity.origins`), which has its dtype."""
-        if self.accumulators or not isinstance(expr, ast.AST):
-            return expr  # (inside a reversed loop a value's shape may change)
-        for node in ir.nodes(expr):
-            if not isinstance(node, ast.Call):
-                continue
-            text = ir.dotted(node.func)
-            at = 1 if text in ("unreduce", "unbroadcast") else 0 if text == "np.size" else None
-            if at is None or len(node.args) <= at or not isinstance(node.args[at], ast.Name):
-                continue
-            x = node.args[at].id
-            if text == "unreduce":
-                origin = self.act.origins.get(x)
-                donors = [origin] if isinstance(origin, str) and origin != x \
-                    and self.act.same_shape(origin, x) else []
-            else:
-                # a parameter first, then `x` itself where the reverse sweep sees it,
-                # then the earliest value of its shape
-                same = self.act.same_shape_names(x)
-                donors = [n for n in same if n in self.params] + [
-                    n for n in same if n not in self.params]
-            for donor in donors:
-                if donor == x and x in self.top_level:
-                    break
-                if donor in self.top_level and isinstance(self.act.kinds.get(donor),
-                                                          ArrayKind) \
-                        and (text != "unreduce" or self.act.kinds[donor].dtype == "f"):
-                    node.args[at] = ir.name(donor)
-                    break
-        return expr
-
-    def fancy(self, index) -> bool:
-        """Could this index name one element twice (an integer array or list)?"""
-        parts = index.elts if isinstance(index, ast.Tuple) else [index]
-        for part in parts:
-            if isinstance(part, ast.Slice) or isinstance(part, ast.Constant):
-                continue
-            dotted = ir.dotted(part)
-            if dotted is not None and dotted in self.fn.refs and self.fn.refs[dotted] is None:
-                continue  # np.newaxis
-            kind = self.act.kinds.get(part.id) if isinstance(part, ast.Name) else None
-            if kind == INT or (isinstance(kind, ArrayKind) and kind.dtype == "b"):
-                continue
-            return True
-        return False
 
     def is_accumulator(self, n: str) -> bool:
         return any(n in level for level in self.accumulators)
@@ -390,17 +325,6 @@ class _Transform(ContainerAdjoints, CheckpointedLoops):
             return out
         return []
 
-    def unsupported(self, s, op):
-        info = self.fn.source
-        text = info.line_text(s.line) if info and s.line else None
-        return NotDifferentiableError(
-            f"s2sad cannot differentiate {op.name} in reverse mode yet",
-            filename=info.filename if info else None, lineno=s.line or None,
-            source_line=text, hint="Build the list with append and read it by index.")
-
-    def missing_rule(self, s, op, mode):
-        return missing_rule(self.fn, s, op, mode)
-
     def reverse_dup(self, s: ir.Dup) -> list:
         if s.source not in self.act.active or self.is_container(s.source):
             return []
@@ -442,20 +366,6 @@ class _Transform(ContainerAdjoints, CheckpointedLoops):
             return []
         return zeros + [ir.If(s.test, body, orelse, s.line)]
 
-    def overwritten_zero(self, p: str, exit) -> ast.expr:
-        """The zero adjoint of the value carried name `p` held before `exit` (an `Exit`,
-        or None) overwrote it unread: ``np.zeros_like(p)`` for an array. A name with
-        no value before its loop (first assigned in it) has none before the first
-        iteration, so its zero takes the shape of the adjoint `exit` has just handed
-        on (``np.zeros_like(p_bar)``, the value it gives `p`): reading `p` there would
-        put a name on the tape before it exists, and the value it gives `p` may not be
-        at hand in the reverse sweep without computing it again."""
-        kind = self.act.kinds.get(p)
-        if p not in self.unborn:
-            return zero(kind, p)
-        gives = exit is not None and any(c.targets[0] == p for c in exit.copies)
-        return zero(kind, adj(p) if gives else p)
-
     def unread_joins(self, s: ir.If) -> list:
         """Active names both branches of `s` assign whose adjoint nothing reversed so
         far (the code after `s`) has set, in a deterministic order."""
@@ -479,296 +389,6 @@ class _Transform(ContainerAdjoints, CheckpointedLoops):
                         seen.append(n)
         return seen
 
-    def reverse_loop(self, s: ir.Loop) -> list:
-        """The loop run backwards: restore this iteration's values from the tape,
-        reverse the body. Adjoints of outer names the body reads accumulate with
-        ``+=`` (zeroed before); loop-carried adjoints pass from one reversed iteration
-        to the previous one."""
-        active_phis = [p for p in s.phis
-                       if p.name in self.act.active and not self.is_container(p.name)]
-        self.unborn |= {p.name for p in s.phis if p.init is None or p.unborn}
-        region = s.cond + s.body
-        outer = self.outer_active_reads(region, ir.defined_names(s))
-        new_acc = [n for n in outer if not self.is_accumulator(n) and not self.is_container(n)]
-        defined = self.defined_so_far()
-        pre = [ir.Assign((adj(n),), zero(self.act.kinds.get(n), n), s.line) for n in new_acc]
-        pre += [ir.Assign((adj(p.name),), zero(self.act.kinds.get(p.name), p.name), s.line)
-                for p in active_phis if adj(p.name) not in defined]
-        self.accumulators.append(set(new_acc))
-        self.carried.append([p.name for p in active_phis])
-        body = self.reverse_block(s.body) + self.reverse_block(s.cond)
-        self.carried.pop()
-        self.accumulators.pop()
-        # (an initial value read by index, ``v = x`` with ``x[2]`` read, takes the carried
-        # array's adjoint into its own adjoint array: ``x_bar += v_bar``)
-        post = [self.set_adj(p.init.id, ir.name(adj(p.name)), s.line) for p in active_phis
-                if self.act.is_active(p.init)]
-        # (a carried array read by index hands its adjoint to its initial value even
-        # where no reversed iteration does anything: ``v = v`` passes it on as it is)
-        post += [self.set_adj(p.init.id, ir.name(self.acc(p.name)), s.line) for p in s.phis
-                 if p.name in self.act.active and self.is_container(p.name)
-                 and self.act.root(p.name) == p.name and self.act.is_active(p.init)
-                 and self.act.root(p.init.id) != p.name]
-        if not [x for x in body if not isinstance(x, ir.Comment)] and not active_phis:
-            return pre + post
-        assigned = ir.definitely_assigned(body)
-        overwritten = {c.targets[0] for x in s.body if isinstance(x, ir.Exit) for c in x.copies}
-        exit = next((x for x in s.body if isinstance(x, ir.Exit)), None)
-        for p in active_phis:  # a carried value the body overwrites unread gets adjoint 0
-            if p.name in overwritten and adj(p.name) not in assigned:
-                body.append(ir.Assign((adj(p.name),), self.overwritten_zero(p.name, exit),
-                                      s.line))
-        body.insert(0, ir.Pop(self.tape_names[s.tag], (), s.tag, s.line))
-        loop = ir.ForEach(s.target if s.iter is not None else "%_", self.reverse_iter(s), body,
-                          s.line, s.tag)
-        return pre + [loop] + post
-
-    def reverse_iter(self, s: ir.Loop) -> ast.expr:
-        if s.iter is None:
-            return ast.Call(func=ir.name("range"), args=[ir.name(self.count_names[s.tag])],
-                            keywords=[])
-        iter_ = s.iter
-        if _counted(s):
-            iter_ = ast.Subscript(value=iter_, slice=ast.Slice(
-                lower=None, upper=ir.name(self.count_names[s.tag]), step=None), ctx=ast.Load())
-        return ast.Call(func=ir.name("reversed"), args=[iter_], keywords=[])
-
-    # ------------------------------------------------- operations, by kind
-
-    def reverse_operation(self, s) -> list:
-        """The reverse of an assignment or an expression statement: `BY_KIND`'s
-        method for the kind of its operation, given `out_bar`, the adjoint of the
-        active value the statement defines (None for an expression statement, and
-        for an assignment whose value the output does not depend on). An active
-        unpacking ``a, b = t`` is the same for every kind (`reverse_unpack`)."""
-        op = self.act.op(s)
-        if not (isinstance(s, ir.Assign) and any(t in self.act.active for t in s.targets)):
-            return BY_KIND[op.kind](self, s, op, None)
-        self.refuse_nested_lists(s, op)
-        if s.unpack:
-            return self.reverse_unpack(s)
-        (target,) = s.targets
-        # (a container's adjoint is its object's: made at a join, it is named for
-        # the object made on another path)
-        out_bar = ir.name(self.acc(target) if self.is_container(target) else adj(target))
-        return BY_KIND[op.kind](self, s, op, out_bar)
-
-    def refuse_nested_lists(self, s: ir.Assign, op):
-        names = [t for t in s.targets if t in self.act.active] + [
-            x.id for x in op.inputs if self.act.is_active(x)]
-        if any(_nested_list(self.act.kinds.get(n)) for n in names) and not (
-                op.kind in ("listpack", "copy", "rule") and not s.unpack
-                and all(_lists_only(self.act.kinds.get(n)) for n in names)):
-            # (lists of lists built by displays and handed to NumPy, as in
-            # ``np.array([[a, b], [c, d]])``, are fine: their adjoints are lists of rows)
-            line = s.line
-            info = self.fn.source
-            raise NotDifferentiableError(
-                "s2sad cannot differentiate a list inside a tuple, or a list of tuples or "
-                "lists, in reverse mode yet",
-                filename=info.filename if info else None, lineno=line or None,
-                source_line=info.line_text(line) if info and line else None,
-                hint="Keep one flat list per value (xs.append(a); ys.append(b)), or use a "
-                     "NumPy array.")
-
-    def reverse_unpack(self, s: ir.Assign) -> list:
-        value = s.value
-        if not self.act.is_active(value):
-            return []
-        # (a list's parts are added into its adjoint list, whose elements are
-        # zeros of their kinds already: 0.0 adds nothing)
-        like = [None] * len(s.targets) if self.is_list(value.id) else s.targets
-        parts = [ir.name(adj(t)) if t in self.act.active else zero(self.act.kinds.get(t), x)
-                 for t, x in zip(s.targets, like)]
-        return [self.set_adj(value.id, ast.Tuple(elts=parts, ctx=ast.Load()), s.line)]
-
-    def no_adjoint(self, s, op, out_bar) -> list:
-        """A constant, or a result no derivative flows through (activity refuses an
-        active operation of unknown kind before): nothing to reverse."""
-        return []
-
-    def refuse_active(self, s, op, out_bar) -> list:
-        """An operation reverse mode cannot differentiate yet: refused where its
-        result is active."""
-        if out_bar is not None:
-            raise self.unsupported(s, op)
-        return []
-
-    def reverse_copy(self, s, op, out_bar) -> list:
-        if out_bar is None:
-            return []
-        (target,) = s.targets
-        if self.is_container(target):
-            source = op.inputs[0].id
-            if self.act.root(source) == self.act.root(target):
-                return []  # the same object: its adjoint is shared
-            return self.hand_over(target, source, s.line)
-        if self.is_list(target):
-            return []  # the same list object: its adjoint list is shared
-        (x,) = op.inputs
-        return [self.set_adj(x.id, out_bar, s.line)] if self.act.is_active(x) else []
-
-    def reverse_listpack(self, s, op, out_bar) -> list:
-        if out_bar is None or not self.is_list(s.targets[0]):
-            return []
-        acc = ir.name(self.acc(s.targets[0]))
-        return [self.set_adj(x.id, ast.Subscript(value=acc, slice=ir.const(i),
-                                                 ctx=ast.Load()), s.line)
-                for i, x in enumerate(op.inputs) if self.act.is_active(x)]
-
-    def reverse_pack(self, s, op, out_bar) -> list:
-        if out_bar is None:
-            return []
-        return [self.set_adj(x.id, ast.Subscript(value=out_bar, slice=ir.const(i),
-                                                 ctx=ast.Load()), s.line)
-                for i, x in enumerate(op.inputs) if self.act.is_active(x)]
-
-    def reverse_pop(self, s, op, out_bar) -> list:
-        """``v = xs.pop()`` whose value is active is refused; a ``pop`` whose value
-        gives the output nothing is reversed (`reverse_unread_pop`)."""
-        if out_bar is not None:
-            raise self.unsupported(s, op)
-        return self.reverse_unread_pop(s)
-
-    def reverse_append(self, s, op, out_bar) -> list:
-        if not isinstance(s, ir.Expr):
-            return []
-        xs, v = op.inputs
-        # the list as it was before the append, for what the reverse sweep
-        # reads of it afterwards (`simplify` drops this when nothing does)
-        restore = ir.Expr(ast.Call(func=ast.Attribute(value=ir.name(xs.id), attr="pop",
-                                                      ctx=ast.Load()),
-                                   args=[], keywords=[]), s.line, restore=True)
-        if xs.id not in self.act.active:
-            return [restore]
-        pop = ast.Call(func=ast.Attribute(value=ir.name(self.acc(xs.id)), attr="pop",
-                                          ctx=ast.Load()), args=[], keywords=[])
-        if self.act.is_active(v):
-            return [self.set_adj(v.id, pop, s.line), restore]
-        return [ir.Expr(pop, s.line), restore]  # keep the adjoint list aligned
-
-    def reverse_add_at(self, s, op, out_bar) -> list:
-        """``np.add.at(a, i, v)`` and ``add_into(acc, parts)`` into an active array or
-        list are refused."""
-        if isinstance(s, ir.Expr) and op.inputs[0].id in self.act.active:
-            raise self.unsupported(s, op)
-        return []
-
-    def reverse_sum(self, s, op, out_bar) -> list:
-        if out_bar is None:
-            return []
-        (xs,) = op.inputs
-        if not self.act.is_active(xs):
-            return []
-        acc = ir.name(self.acc(xs.id))
-        k = "%k"
-        item = ast.Subscript(value=acc, slice=ir.name(k), ctx=ast.Load())
-        every = ast.Call(func=ir.name("range"), args=[ast.Call(
-            func=ir.name("len"), args=[acc], keywords=[])], keywords=[])
-        return [ir.ForEach(k, every, [ir.AugAssign(item, out_bar, s.line)], s.line)]
-
-    def reverse_getitem(self, s, op, out_bar) -> list:
-        if out_bar is None:
-            return []
-        (target,) = s.targets
-        line = s.line
-        container, index = op.inputs
-        if not self.act.is_active(container):
-            return []
-        kind = self.act.kinds[container.id]
-        if isinstance(kind, ListKind) and isinstance(index, ast.Slice) \
-                and self.is_list(target):
-            return [self.reverse_list_slice(container.id, index, target, line)]
-        if isinstance(kind, ListKind):
-            item = ast.Subscript(value=ir.name(self.acc(container.id)), slice=index,
-                                 ctx=ast.Load())
-            return [ir.AugAssign(item, out_bar, line)]
-        if isinstance(kind, ArrayKind):
-            acc = ir.name(self.acc(container.id))
-            if self.fancy(index):  # repeated indices must add up: np.add.at
-                add_at = ast.Attribute(value=ast.Attribute(value=ir.name("np"), attr="add",
-                                                           ctx=ast.Load()),
-                                       attr="at", ctx=ast.Load())
-                self.np_call("add", [])
-                return [ir.Expr(ast.Call(func=add_at, args=[acc, _slices_as_calls(index),
-                                                            out_bar],
-                                         keywords=[]), line)]
-            item = ast.Subscript(value=acc, slice=index, ctx=ast.Load())
-            return [ir.AugAssign(item, out_bar, line)]
-        if not isinstance(index, ast.Constant):
-            # an index known at run time only (a loop over the tuple): the adjoint
-            # goes to the item it read, ``(g if i == 0 or i == -2 else 0.0, ...)``
-            n = len(kind)
-            parts = [ast.IfExp(test=_equals_one_of(index, (j, j - n)), body=out_bar,
-                               orelse=zero(k)) for j, k in enumerate(kind)]
-            return [self.set_adj(container.id, ast.Tuple(elts=parts, ctx=ast.Load()),
-                                 line)]
-        i = index.value % len(kind)
-        parts = [out_bar if j == i else zero(k) for j, k in enumerate(kind)]
-        return [self.set_adj(container.id, ast.Tuple(elts=parts, ctx=ast.Load()), line)]
-
-    def reverse_rule(self, s, op, out_bar) -> list:
-        if out_bar is None:
-            return []
-        (target,) = s.targets
-        line = s.line
-        if op.rule.mode != "reverse":
-            raise self.missing_rule(s, op, "reverse")
-        wanted = [i for i, x in enumerate(op.inputs) if self.act.is_active(x)]
-        assigns, terms = op.rule.instantiate(op.inputs, ir.name(target), [out_bar],
-                                             wanted, self.fresh, op.options)
-        terms = {i: self.drop_needless_unbroadcast(e, target) for i, e in terms.items()}
-        used = set()  # (an unbroadcast dropped needs no import)
-        for e in [e for _, e in assigns] + list(terms.values()):
-            used |= set(ir.names_in(e))
-        self.helpers.update({n: v for n, v in rules.helper_objects(op.rule.template).items()
-                             if n in used})
-        out = [ir.Assign((n,), self.shape_donor(e), line) for n, e in assigns]
-        for i in wanted:
-            if i in terms:
-                out.append(self.set_adj(op.inputs[i].id, self.shape_donor(terms[i]), line))
-        return out
-
-    def reverse_call(self, s, op, out_bar) -> list:
-        if out_bar is None or id(s) not in self.calls:
-            return []  # (no active argument: the call's result is a constant)
-        (target,) = s.targets
-        line = s.line
-        request, bound = self.calls[id(s)]
-        names = [atom.id for p, atom in bound if p in request.active]
-        call = ast.Call(func=ir.name(request.bwd),
-                        args=[ir.name(ir.derived(target, "saved")), out_bar], keywords=[])
-        # an adjoint that accumulates over a loop's iterations, or belongs to a list
-        # or array object (one written into, or read by index), receives this
-        # call's part
-        added = [self.is_accumulator(n) or self.is_container(n) for n in names]
-        parts = tuple(ir.derived(adj(n), "part") if a else adj(n)
-                      for n, a in zip(names, added))
-        out = [ir.Assign(parts, call, line, unpack=len(parts) > 1)]
-        return out + [self.set_adj(n, ir.name(t), line)
-                      for n, t, a in zip(names, parts, added) if a]
-
-
-# What the reverse sweep does for each kind of operation `classify` names (every
-# kind in `classify.KINDS` has an entry): ``method(transform, statement, op,
-# out_bar)`` returns the reverse of the statement (see `_Transform.reverse_operation`).
-BY_KIND = {
-    "copy": _Transform.reverse_copy,
-    "const": _Transform.no_adjoint,
-    "rule": _Transform.reverse_rule,
-    "call": _Transform.reverse_call,
-    "pack": _Transform.reverse_pack,
-    "getitem": _Transform.reverse_getitem,
-    "listpack": _Transform.reverse_listpack,
-    "append": _Transform.reverse_append,
-    "pop": _Transform.reverse_pop,
-    "repeat": _Transform.refuse_active,
-    "add_at": _Transform.reverse_add_at,
-    "add_into": _Transform.reverse_add_at,
-    "sum": _Transform.reverse_sum,
-    "nondiff": _Transform.no_adjoint,
-    "unknown": _Transform.no_adjoint,
-}
 
 def _touches(block, p) -> bool:
     """Does `block` read `p`, or assign it at an iteration exit, outside the `if`s
@@ -787,24 +407,6 @@ def _touches(block, p) -> bool:
     return False
 
 
-def _counted(s: ir.Loop) -> bool:
-    """Must the forward sweep count the iterations (a ``while``, or a ``break``)?"""
-    return s.iter is None or has_break(s.body)
-
-
-def _insert_pushes(body, tape, tag) -> list:
-    """A `Push` before every `Exit` of this loop's body (not of nested loops)."""
-    out = []
-    for s in body:
-        if isinstance(s, ir.Exit):
-            out.append(ir.Push(tape, (), tag, s.line))
-        elif isinstance(s, ir.If):
-            s = ir.If(s.test, _insert_pushes(s.body, tape, tag),
-                      _insert_pushes(s.orelse, tape, tag), s.line)
-        out.append(s)
-    return out
-
-
 def _sum(terms, kind):
     if not differentiable(kind):
         return zero(kind)
@@ -816,34 +418,6 @@ def _sum(terms, kind):
     for t in terms[1:]:
         total = ast.BinOp(left=total, op=ast.Add(), right=t)
     return total
-
-
-def _slices_as_calls(index):
-    """An index as an ordinary expression (``1:n`` becomes ``slice(1, n)``), for
-    passing it to a function such as ``np.add.at``."""
-    def one(part):
-        if not isinstance(part, ast.Slice):
-            return part
-        args = [p if p is not None else ir.const(None) for p in (part.lower, part.upper, part.step)]
-        if all(isinstance(a, ast.Constant) and a.value is None for a in args):
-            args = args[:1]  # slice(None)
-        while len(args) > 2 and isinstance(args[-1], ast.Constant) and args[-1].value is None:
-            args.pop()  # slice(1, None), never slice(1), which would mean slice(None, 1)
-        return ast.Call(func=ir.name("slice"), args=args, keywords=[])
-
-    if isinstance(index, ast.Tuple):
-        return ast.Tuple(elts=[one(p) for p in index.elts], ctx=ast.Load())
-    return one(index)
-
-
-def _nested_list(kind) -> bool:
-    """A list inside a tuple, or a list of tuples or lists: adjoints of these are not
-    kept yet (a list of arrays or of numbers is fine)."""
-    if isinstance(kind, tuple):
-        return any(isinstance(k, ListKind) or _nested_list(k) for k in kind)
-    if isinstance(kind, ListKind):
-        return isinstance(kind.elem, (tuple, ListKind)) or _nested_list(kind.elem)
-    return False
 
 
 def _add_tuples(acc, value, kind) -> ast.Tuple:
@@ -861,17 +435,4 @@ def _add_tuples(acc, value, kind) -> ast.Tuple:
         else:
             elts.append(ast.BinOp(left=item(acc, i), op=ast.Add(), right=item(value, i)))
     return ast.Tuple(elts=elts, ctx=ast.Load())
-
-
-def _equals_one_of(atom, values) -> ast.expr:
-    tests = [ast.Compare(left=ir.copy_tree(atom), ops=[ast.Eq()], comparators=[ir.const(v)])
-             for v in values]
-    return tests[0] if len(tests) == 1 else ast.BoolOp(op=ast.Or(), values=tests)
-
-
-def _lists_only(kind) -> bool:
-    """Lists of lists (of numbers or arrays), no tuple at any level."""
-    if isinstance(kind, ListKind):
-        return _lists_only(kind.elem)
-    return not isinstance(kind, tuple)
 
