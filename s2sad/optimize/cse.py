@@ -135,7 +135,8 @@ def hoist_invariants(body, ctx: Context):
                 if not (isinstance(x, ir.Assign) and not x.unpack):
                     break
                 if counts.get(x.targets[0], 0) == 1 and x.targets[0] not in changed and \
-                        cannot_raise(x.value, ctx.kinds) and not ctx.reads_mutable(x.value) and \
+                        cannot_raise(x.value, ctx.kinds) and \
+                        not ctx.reads_mutable(x.value) and \
                         not set(ir.names_in(x.value)) & (inside - {m.targets[0] for m in moved}):
                     moved.append(x)
             if moved:
@@ -146,8 +147,9 @@ def hoist_invariants(body, ctx: Context):
 
 
 def merge_element_updates(body):
-    """``xs_bar[i] += a`` then ``xs_bar[i] += b``, with nothing between that reads
-    the list or changes what the first update reads, is ``xs_bar[i] += a + b``."""
+    """``xs_bar[i] += a`` then ``xs_bar[i] += b`` is ``xs_bar[i] += a + b`` when the
+    lines between are neither a branch nor a loop, do not read the list, and assign
+    nothing the first update reads."""
     out = list(body)
     for s in out:
         for block in ir.blocks(s):

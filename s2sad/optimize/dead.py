@@ -4,8 +4,9 @@
 loops left empty), `dead_stores` those overwritten before anything reads them,
 `drop_dead_forward` forward assignments nothing reads that cannot raise
 (`cannot_raise`, which `cse.hoist_invariants` asks too), and
-`drop_needless_restores` the reverse sweep's restores of list and array elements
-that nothing after them reads, with the forward lines that saved the old values.
+`drop_needless_restores` the reverse sweep's restores of lists and arrays (an
+element put back, an append or a pop undone) that nothing run after them reads,
+with the forward lines that saved the old values.
 """
 
 from __future__ import annotations

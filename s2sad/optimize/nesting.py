@@ -1,10 +1,10 @@
 """nesting: passes that write a value into the one line that reads it.
 
-`nest_forward` writes a forward temporary back into its reader, so the forward sweep reads
-like the user's code and evaluates the same operations in the same order;
-`tangents_after_primals` then puts each tangent line right after its primal's;
-`nest_array_adjoints` writes an array adjoint into the one adjoint line that reads
-it, so NumPy makes one temporary less.
+`nest_forward` writes a forward temporary back into its reader, so the forward
+sweep reads like the user's code and evaluates the same operations in the same
+order; `tangents_after_primals` then puts each tangent line right after its
+primal's. `nest_array_adjoints` writes an array adjoint into the one adjoint line
+that reads it, so NumPy makes one temporary less.
 """
 
 from __future__ import annotations

@@ -56,8 +56,9 @@ The forward sweep keeps the user's computation in order, so it raises and prints
 exactly what the user's function would. Comments stay with the statements they
 describe; a comment left with no statement after it is dropped.
 
-`tapes.saved_names(forward, reverse)` gives what the reverse sweep reads from the forward
-sweep outside all loops (the values a split derivative's forward function returns).
+`tapes.saved_names(forward, reverse)` gives what the reverse sweep reads from the
+forward sweep outside all loops (the values a split derivative's forward function
+returns).
 
 Passes
 ------
@@ -88,9 +89,10 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
     sweeps (what the derivative returns), renamed along with everything else.
     `pure(value)` says which forward right-hand sides may be computed once for two
     lines or nested into the line that reads them; without it none is. `kinds` (a
-    `NameKinds`) says which names certainly hold Python floats, ints or float arrays, of
-    what rank and shape; without it the passes that need types do nothing. `inputs`
-    are names that hold a value before the forward sweep starts (the parameters).
+    `NameKinds`) says which names certainly hold Python floats, ints or float
+    arrays, of what rank and shape; without it the passes that need types do
+    nothing. `inputs` are names that hold a value before the forward sweep starts
+    (the parameters).
     `mutable` maps every name of a list or array the code writes into (and of a view
     of one) to the name of that object: what such a name holds changes, so no line
     reading it is computed once for two places, moved or recomputed. With
@@ -134,7 +136,8 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
     reverse.pop()
     if not reverse:
         forward = copies.coalesce_carried(forward, ir.reads_in(forward + [result]))
-    forward, reverse = copies.without_self_copies(forward), copies.without_self_copies(reverse)
+    forward = copies.without_self_copies(forward)
+    reverse = copies.without_self_copies(reverse)
     return forward, comments.tidy_comments(reverse), list(result.value.elts)
 
 
@@ -153,10 +156,9 @@ def _fold_constants(forward, reverse, result, ctx):
 
 
 def _cheapest_arithmetic(forward, reverse, spreads, ctx):
-    """Both sweeps' float arithmetic in its cheapest exact form: forward-mode
-    tangent lines and reverse-sweep adjoint lines (a value the reverse recomputes
-    stays as the user wrote it). `spreads`: the reverse sweep spreads an adjoint
-    over an array."""
+    """Both sweeps' arithmetic in its cheapest exact form (the forward sweep's
+    tangent lines only: the user's computation stays as written). `spreads`: the
+    reverse sweep spreads an adjoint over an array."""
     def tangent(n):
         return n.endswith("%dot")
 
