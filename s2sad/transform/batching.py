@@ -27,7 +27,27 @@ on functions of numbers, where each number's tangent is a vector of directions a
 the code runs unchanged: it passes a function only if every operation that reads a
 tangent works entry by entry (arithmetic, elementwise ufuncs, lists and tuples of
 tangents, ...), and raises `NotBatchable` at a reduction such as ``np.sum(t_dot)``,
-which on a vector would sum the directions together."""
+which on a vector would sum the directions together.
+
+What it relies on
+-----------------
+`batch` reads the code as `forward`, the rule templates and `simplify` write it, by
+its text, not by what it computes: a tangent is a name ending in ``%dot``; a
+callee's forward derivative is a call whose name ends in ``%jvp`` (or holds
+``%jvp%``); NumPy is ``np`` and its functions are known by their dotted spelling
+(``np.sum``, ``np.zeros_like``, ``np.broadcast_to``, ``np.shape``, ``np.where``,
+``np.newaxis``, ...; the reductions by `primitives.facts.NUMPY_REDUCTION_NAMES`),
+the runtime's adjoint helpers by their names (`_LIKE_FIRST`, `_LIKE_SECOND`); the
+zero tangent of an array the function writes into is the line
+``x%dot = np.zeros_like(x)`` and a number's a literal 0; a broadcast term is
+``np.broadcast_to(term, np.shape(result))``. Its ranks are its own: those of the
+kinds of the primal names (`kinds`), and of what it reads of each expression
+(`_Batcher.rank`) for the temporaries a rule's lines add; it does not read the
+shapes activity infers (`Activity.shapes`). A change to any of those spellings
+makes a line `NotBatchable` (one pass per direction: slower, still right) or, where
+a spelling comes to mean something else, a wrong rewrite; `tests/test_jacobian.py`
+covers the vector mode. `check_vectors` resolves the names it reads (`resolve`)
+instead of matching their spelling."""
 
 from __future__ import annotations
 
