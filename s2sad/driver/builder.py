@@ -427,7 +427,7 @@ class _ForwardBuilder(_Builder):
 def _step_functions(fr: Front, act, rev: reverse.Reverse) -> list:
     """The step function of each checkpointed loop, ``step(indices, state, args)``,
     a while loop's test, ``test(state, args)``, and the step's reverse,
-    ``step_bar(i, state, args, bar)`` (see `reverse.Step`)."""
+    ``step_bar(i, state, args, bar)`` (see `transform.checkpointing.Step`)."""
     out = []
     for st in rev.steps:
         unpack = [ir.Assign(tuple(st.state), ir.name("%state"), st.line, unpack=True)]
