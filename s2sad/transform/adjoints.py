@@ -44,6 +44,8 @@ class OperationAdjoints:
         return BY_KIND[op.kind](self, s, op, out_bar)
 
     def refuse_nested_lists(self, s: ir.Assign, op):
+        """Refuse an active assignment that reads or makes a list inside a tuple, or
+        a list of tuples or lists (`NotDifferentiableError`)."""
         names = [t for t in s.targets if t in self.act.active] + [
             x.id for x in op.inputs if self.act.is_active(x)]
         if any(_nested_list(self.act.kinds.get(n)) for n in names) and not (
@@ -313,7 +315,7 @@ class OperationAdjoints:
 
 # What the reverse sweep does for each kind of operation `classify` names (every
 # kind in `classify.KINDS` has an entry): ``method(transform, statement, op,
-# out_bar)`` returns the reverse of the statement (see `OperationAdjoints.reverse_operation`).
+# out_bar)`` returns the reverse of the statement (see `reverse_operation`).
 BY_KIND = {
     "copy": OperationAdjoints.reverse_copy,
     "const": OperationAdjoints.no_adjoint,
@@ -331,6 +333,7 @@ BY_KIND = {
     "nondiff": OperationAdjoints.no_adjoint,
     "unknown": OperationAdjoints.no_adjoint,
 }
+
 
 def _slices_as_calls(index):
     """An index as an ordinary expression (``1:n`` becomes ``slice(1, n)``), for
