@@ -49,9 +49,6 @@ Loops over a list, ``enumerate``, ``zip`` or ``reversed(range(...))`` are lowere
 here rather than rewritten in `desugar`: the loop reads the sequence it was given,
 the SSA version current before the loop (the body may rebind the name), which a
 rewrite of the source could say only with a copy the printed stages do not have.
-`_Lowerer` is one class (about 650 lines) because its methods share one state: the
-current SSA name of each variable, the statements being written and the loops being
-lowered.
 """
 
 from __future__ import annotations
@@ -77,7 +74,11 @@ def to_anf(parsed: Parsed) -> ir.Function:
 
 
 class _Lowerer:
-    """Lowers one desugared function (one class: see the module docstring)."""
+    """Lowers one desugared function.
+
+    Size: about 650 lines, one class because its methods share one state: the
+    current SSA name of each variable, the statements being written and the loops
+    being lowered."""
 
     def __init__(self, parsed: Parsed, tree: ast.FunctionDef):
         self.parsed = parsed

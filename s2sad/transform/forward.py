@@ -72,10 +72,11 @@ def transform(fn: ir.Function, activity: Activity, derivative_of) -> Forward:
 
 
 class _Transform:
-    """One forward transform. Near 400 lines, one class because it is one pass
-    whose methods share its state (the activity, the helpers and requests of the
-    emitted code); a third of it is the methods of `BY_KIND`, one per kind of
-    operation."""
+    """One forward transform.
+
+    Size: near 400 lines, one class because it is one pass whose methods share its
+    state (the activity, the helpers and requests of the emitted code); a third of
+    it is the methods of `BY_KIND`, one per kind of operation."""
 
     def __init__(self, fn, activity, derivative_of):
         self.fn = fn
