@@ -105,14 +105,14 @@ DUP_CASES = CASES + [(f, args, wrt) for f, args, wrt in zoo_loops.ZOO + zoo_nump
 @pytest.mark.parametrize("f,args,wrt", DUP_CASES,
                          ids=[f"{f.__name__}{i}" for i, (f, _, _) in enumerate(DUP_CASES)])
 def test_dup_form_reads_each_name_once(f, args, wrt):
-    fr = stages.front(f)
+    fr = program.front(f)
     locals_ = ir.local_names(fr.dup)
     assert _ReadCounter(lambda n: n in locals_).function(fr.dup) == []
 
 
 @pytest.mark.parametrize("f,args,wrt", CASES, ids=IDS)
 def test_anf_form_has_one_operation_per_line(f, args, wrt):
-    fr = stages.front(f)
+    fr = program.front(f)
     locals_ = ir.local_names(fr.anf)
 
     def is_atom(node):
@@ -142,7 +142,7 @@ def test_anf_form_has_one_operation_per_line(f, args, wrt):
 @pytest.mark.parametrize("f,args,wrt", CASES, ids=IDS)
 def test_anf_is_ssa(f, args, wrt):
     """Each name is assigned at most once on any path."""
-    fr = stages.front(f)
+    fr = program.front(f)
 
     def block(stmts, seen):
         for s in stmts:
@@ -182,11 +182,11 @@ def test_read_counter_fails_on_a_second_read_in_a_loop_or_an_item_write():
     it, and says where."""
     for f, where in ((_twice_in_loop, "loop"), (_twice_in_item_write, "function"),
                      (_twice_in_exit, "loop"), (_twice_after_branch, "function")):
-        fr = stages.front(f)
+        fr = program.front(f)
         locals_ = ir.local_names(fr.anf)
         problems = _ReadCounter(lambda n: n in locals_).function(fr.anf)
         assert any(where in w for w, _ in problems), (f.__name__, problems)
-        dupped = stages.front(f).dup
+        dupped = program.front(f).dup
         locals_ = ir.local_names(dupped)
         assert _ReadCounter(lambda n: n in locals_).function(dupped) == [], f.__name__
 

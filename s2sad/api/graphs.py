@@ -35,7 +35,7 @@ import numpy as np
 
 from ..backend import emit
 from .. import ir
-from ..driver import stages
+from ..frontend import program
 from ..engines import args as engine_args
 from ..engines.irrun import run_ir
 from ..engines.primitives import EngineError
@@ -388,7 +388,7 @@ def _has_control_flow(fn) -> tuple:
 
 def graph(f, wrt=0, at=None) -> str:
     """The dot text of `f`'s dup-stage computation graph (see the module docstring)."""
-    fn = stages.front(f).dup
+    fn = program.front(f).dup
     namer = emit.make_namer([fn])
     emit.emit_function(fn, namer)  # number temporaries as `s2sad show --stage dup` does
     nparams = len(fn.params) if at is None else len(tuple(at))

@@ -40,7 +40,8 @@ from ..frontend import anf
 from ..optimize import simplify, tapes
 from ..optimize.context import NameKinds
 from . import stages
-from .stages import Front, return_kind
+from ..frontend.program import Front, Program
+from .stages import return_kind
 from ..transform import batching, reverse
 from ..transform import forward as forward_mod
 
@@ -137,7 +138,8 @@ class _Builder:
         self.wrt = wrt
         self.param_kinds = param_kinds
         self.checkpoint = checkpoint
-        self.kinds = stages.Kinds()
+        self.program = Program(root)
+        self.kinds = stages.Kinds(self.program)
         self.names: dict = {}  # (callee, active, kinds) -> the mode's callee names
         self.queue: list = []
         self.functions: list = []  # UnitFunction, in module order
@@ -182,7 +184,7 @@ class _Builder:
         return unit
 
     def front(self, func) -> Front:
-        fr = self.kinds.front(func)
+        fr = self.program.function(func)
         if self.checkpoint == stages.TAPED_LOOPS:
             fr = Front(fr.func, fr.parsed, fr.anf, stages.without_checkpoints(fr.dup))
         return fr

@@ -1,9 +1,9 @@
 """stages: what the driver does to a function before it transforms it, and the
 stages `s2sad show` prints.
 
-* `front(func)` runs parse -> anf -> dup on a Python function (a `Front`).
 * `Kinds` gives activity analysis the return kinds of the user functions a function
-  calls (each called function's front is built once per `Kinds`).
+  calls, reading their IR from the `frontend.program.Program` it is given (each
+  called function is lowered once per program).
 * `assumed_kinds` and `kinds_of_example` are the argument kinds `s2sad.source` and
   `s2sad show` build a derivative for; `gradient_cast` and `narrow_arrays` say what
   makes a gradient have its argument's type, given the argument kinds.
@@ -20,29 +20,11 @@ from __future__ import annotations
 
 import ast
 import inspect
-from dataclasses import dataclass
 
 from ..analysis import activity as activity_mod
 from ..ir.kinds import SCALAR, UNKNOWN, ArrayKind, ListKind, kind_of, with_shapes
-from ..frontend import anf, dup, parse
+from ..frontend.program import Front, Program, front
 from .. import ir
-
-
-@dataclass(eq=False)
-class Front:
-    """A function's front: its parse, ANF and dup stages."""
-
-    func: object
-    parsed: parse.Parsed
-    anf: ir.Function
-    dup: ir.Function
-
-
-def front(func) -> Front:
-    """Run parse -> anf -> dup on the Python function `func`."""
-    parsed = parse.parse(func)
-    a = anf.to_anf(parsed)
-    return Front(func, parsed, a, dup.insert_dups(a))
 
 
 # ------------------------------------------------------------------- kinds
@@ -51,16 +33,13 @@ def front(func) -> Front:
 class Kinds:
     """Return kinds of user functions, for activity's interprocedural view."""
 
-    def __init__(self):
+    def __init__(self, program: Program | None = None):
         self.cache = {}
-        self.fronts = {}
+        self.program = program if program is not None else Program()
         self.busy = set()
 
     def front(self, func) -> Front:
-        got = self.fronts.get(func)
-        if got is None:
-            got = self.fronts[func] = front(func)
-        return got
+        return self.program.function(func)
 
     def __call__(self, func, stmt, arg_kinds):
         return self.analysed(func, stmt, arg_kinds)[0]
