@@ -32,9 +32,7 @@ def calls_in_loop_grad(x, n):
 def step_fwd(s, x):
     t1 = s > 0.5
     if t1:
-        t2 = s * x
-        t3 = math.cos(s)
-        result = t2 - t3
+        result = s * x - math.cos(s)
     else:
         result = s + x * x
     return result, (s, x, t1)
@@ -45,8 +43,7 @@ def step_bwd(saved, result_bar):
     # line 28: if s > 0.5:
     if t1:
         # line 29: return s * x - math.cos(s)
-        t3_bar = -result_bar
-        s_d_bar = -t3_bar * math.sin(s)
+        s_d_bar = result_bar * math.sin(s)
         s_c_bar = result_bar * x
         x_bar = result_bar * s
         # adjoint of s: the sum over its uses

@@ -36,10 +36,9 @@ def polar_bwd(saved, t3_bar):
     t2_bar = t3_bar[1]
     r1 = x * x + y * y
     y_b_bar = t2_bar * x / r1
-    x_b_bar = -t2_bar * y / r1
     x_a_bar = t1_bar * x / t1
     y_a_bar = t1_bar * y / t1
     # adjoint of y: the sum over its uses
     y_bar = y_a_bar + y_b_bar
-    x_bar = x_a_bar + x_b_bar
+    x_bar = x_a_bar - t2_bar * y / r1
     return x_bar, y_bar

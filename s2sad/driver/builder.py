@@ -328,7 +328,8 @@ class _ReverseBuilder(_Builder):
         seed_param = rev.seed or ir.adjoint("%out")
         forward, backward, (output, *grads) = simplify.simplify(
             rev.forward, rev.reverse, keep | {seed_param}, [rev.output] + grads,
-            _purity(fr.dup, act), inputs=[p.name for p in fr.anf.params] + [seed_param],
+            _purity(fr.dup, act), _float_names(act),
+            inputs=[p.name for p in fr.anf.params] + [seed_param],
             mutable=rev.mutable)
         if self.copy_views:
             _copy_view_reads(forward, backward, act, rev)
