@@ -343,3 +343,21 @@ def test_the_custom_rules_example_runs():
                           env=dict(os.environ, PYTHONPATH=root))
     assert done.returncode == 0, done.stderr
     assert "radius'(2.0) = 0.1302654" in done.stdout
+
+
+def test_second_derivatives_built_before_a_registration_are_built_again(tmp_path):
+    """Registering a rule forgets every derivative built before: the gradients that
+    hessian, hvp and grad(grad(f)) differentiate too (they kept the old gradient, a
+    stale Hessian with no word)."""
+    path = tmp_path / "cubed_mod.py"
+    path.write_text("def g(x):\n    return x ** 3\n\n\ndef f(x):\n    return g(x) + x ** 2\n")
+    spec = importlib.util.spec_from_file_location("cubed_mod", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    second = (s2sad.hessian(mod.f), s2sad.grad(s2sad.grad(mod.f)))
+    assert [d(2.0) for d in second] == [14.0, 14.0]
+    assert s2sad.hvp(mod.f)(2.0, 1.0) == 14.0
+    s2sad.register_rule(mod.g, nondifferentiable=True)
+    assert [d(2.0) for d in second] == [2.0, 2.0]
+    assert s2sad.hvp(mod.f)(2.0, 1.0) == 2.0
+    assert s2sad.hessian(mod.f)(2.0) == 2.0

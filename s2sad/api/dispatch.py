@@ -54,6 +54,7 @@ def forget_everything():
         for state in list(_states):
             state.reset()
         _forward_units.clear()
+        _gradients.clear()
 
 
 rules.ON_CHANGE.append(forget_everything)
