@@ -21,7 +21,7 @@ from .allocator import STEADY  # noqa: I001  (before anything allocates arrays)
 import numpy as np
 
 import s2sad
-from s2sad.api import forward as forward_api
+from s2sad.api import dispatch
 from s2sad.ir.kinds import kind_of
 
 from . import harness
@@ -50,7 +50,7 @@ def compiled_jvp(f, args, positions, rng):
     names = list(__import__("inspect").signature(f).parameters)
     kinds = {n: kind_of(v) for n, v in zip(names, args)}
     wrt = tuple(names[i] for i in positions)
-    fn = forward_api._compiled(f, wrt, kinds)
+    fn = dispatch.compiled_forward(f, wrt, kinds)[1]
     dots = [direction(args[i], rng) for i in positions]
     return fn, tuple(args) + tuple(dots), dots
 
@@ -93,7 +93,7 @@ def jacobian_row(quick, n=50):
     xs = [0.01 * k - 0.2 for k in range(n)]
     vector = s2sad.jacobian(chain, mode="forward")
     kinds = {"xs": kind_of(xs)}
-    fn = forward_api._compiled(chain, ("xs",), kinds)
+    fn = dispatch.compiled_forward(chain, ("xs",), kinds)[1]
     units = [[1.0 if j == k else 0.0 for j in range(n)] for k in range(n)]
 
     def one_jvp_per_input(xs):
@@ -120,7 +120,7 @@ def array_jacobian_row(quick, n=50):
     W = rng.normal(0.0, 1.0 / np.sqrt(n), (n, n))
     vector = s2sad.jacobian(array_map, mode="forward")
     kinds = {"x": kind_of(x), "W": kind_of(W)}
-    fn = forward_api._compiled(array_map, ("x",), kinds)
+    fn = dispatch.compiled_forward(array_map, ("x",), kinds)[1]
     units = list(np.eye(n))
 
     def one_jvp_per_input(x, W):
