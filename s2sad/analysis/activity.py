@@ -36,11 +36,12 @@ from .. import ir
 from ..errors import NotDifferentiableError
 from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind, differentiable, kind_of
 from ..primitives.facts import makes_new_object, makes_view
+from ..primitives.shape_rules import broadcast
 from .checks import Checks
 from .classify import Op, classify
 from .objects import Objects
 from .results import ResultKinds, merge
-from .shapes import ShapeInference, broadcast, fresh_shape
+from .shapes import ShapeInference, fresh_shape
 from .static import StaticTests
 
 

@@ -13,8 +13,8 @@ import ast
 from .. import ir
 from ..ir.kinds import (INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind, attribute_kind,
                         logical_kind, merged)
-from ..primitives.facts import (INT_PRESERVING, INT_RESULT, constant_kind, hashable_in,
-                                index_kind, result_dtype, rule_result_kind, stops_gradient)
+from ..primitives.facts import (constant_kind, facts_of, index_kind, result_dtype,
+                                rule_result_kind, stops_gradient)
 from .classify import Op
 
 
@@ -117,7 +117,7 @@ class ResultKinds:
             return [kind if isinstance(kind, ArrayKind) or kind in (SCALAR, INT) else UNKNOWN]
         if isinstance(s.value, (ast.Compare, ast.UnaryOp, ast.BinOp)):
             return [logical_kind(inputs)]
-        if op.key in INT_RESULT:
+        if facts_of(op.key).int_result:
             return [INT]
         if isinstance(s.value, ast.Attribute):  # x.shape, x.ndim, x.size
             return [attribute_kind(s.value.attr, inputs[0])]
@@ -128,14 +128,14 @@ class ResultKinds:
         return [UNKNOWN]
 
     def rule_result(self, s, op, inputs) -> list:
-        if hashable_in(op.key, INT_RESULT):
+        if facts_of(op.key).int_result:
             return [INT]
         numpy_kind = result_dtype(rule_result_kind(op, inputs), op, inputs)
         if numpy_kind is not None:
             return [numpy_kind]
         if any(not isinstance(k, str) or k in (UNKNOWN, OTHER) for k in inputs):
             return [UNKNOWN]
-        if all(k == INT for k in inputs) and hashable_in(op.key, INT_PRESERVING):
+        if all(k == INT for k in inputs) and facts_of(op.key).int_preserving:
             return [INT]
         return [SCALAR]
 

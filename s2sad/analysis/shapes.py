@@ -2,8 +2,8 @@
 
 A shape is a tuple of symbols, one per axis (`shape_of`): two axes with the same
 symbol have the same length, the symbol 1 is an axis of length 1, and a symbol of
-its own (`fresh_shape`) says nothing about the length. `broadcast` and `reduced`
-are NumPy's rules on such shapes. `ShapeInference` gives each array of an analysed
+its own (`fresh_shape`) says nothing about the length. What an operation does to
+its inputs' shapes is its row's in `primitives.facts` (`call_shape`). `ShapeInference` gives each array of an analysed
 function its shape and its origin (the array its values came from elementwise),
 which the transforms and the optimizer read from `Activity.shapes` and
 `Activity.origins`.
@@ -13,46 +13,14 @@ from __future__ import annotations
 
 import ast
 
-import numpy as np
-
 from ..ir.kinds import INT, SCALAR, ArrayKind, ListKind
-from ..primitives.facts import hashable_in, constant_value, reductions, stops_gradient
+from ..primitives.facts import call_shape, facts_of, reductions, stops_gradient
+from ..primitives.shape_rules import knows_symbols
 
 
 def fresh_shape(name: str, rank: int) -> tuple:
     """A shape of `rank` axes of which nothing is known."""
     return tuple(f"{name}.{i}" for i in range(rank))
-
-
-def broadcast(shapes: list, strict=False):
-    """The shape NumPy broadcasts `shapes` to: axes aligned from the right, an axis of
-    length 1 (or a missing one) taking the other's length. Axes with different
-    symbols, neither 1, have lengths that may or may not be equal: the result's axis
-    is a new symbol, or with `strict` the answer is None (they may not broadcast)."""
-    rank = max(len(x) for x in shapes)
-    out = []
-    for i in range(rank):
-        axis = {x[len(x) - rank + i] for x in shapes if len(x) - rank + i >= 0} - {1}
-        if len(axis) > 1:
-            if strict:
-                return None
-            axis = {f"?{'|'.join(sorted(map(str, axis)))}"}
-        out.append(axis.pop() if axis else 1)
-    return tuple(out)
-
-
-def reduced(shape, axis, keepdims):
-    """The shape of a reduction of an array of `shape` over `axis` (None: all)."""
-    if axis == "?" or keepdims not in (True, False):
-        return None
-    axes = range(len(shape)) if axis is None else axis if isinstance(axis, tuple) else (axis,)
-    try:
-        axes = {a % len(shape) for a in axes}
-    except (TypeError, ZeroDivisionError):
-        return None
-    if keepdims:
-        return tuple(1 if i in axes else n for i, n in enumerate(shape))
-    return tuple(n for i, n in enumerate(shape) if i not in axes)
 
 
 def is_ufunc(obj) -> bool:
@@ -137,32 +105,17 @@ class ShapeInference:
         return () if self.atom_kind(atom) in (SCALAR, INT) else None
 
     def inferred_shape(self, s, op):
+        """The shape of `op`'s result from its inputs' (None where the rank is unknown
+        or only the rank is known): a copy's is its source's, a ``np.zeros_like(x)``'s
+        (without a ``shape=`` or other keywords) `x`'s, a rule's its row's
+        (`facts.call_shape`)."""
         shapes = [self.atom_shape(x) for x in op.inputs]
         if op.kind == "copy" or stops_gradient(op):
             return shapes[0]
-        key = op.key
-        if op.kind == "nondiff" and isinstance(s.value, ast.Call) and hashable_in(
-                key, {np.zeros_like, np.ones_like, np.empty_like, np.full_like}) and shapes \
-                and "shape" not in op.options and not s.value.keywords:
-            return shapes[0]
-        if op.kind != "rule" or None in shapes:
+        shaped = op.kind == "nondiff" and isinstance(s.value, ast.Call) and shapes \
+            and facts_of(op.key).shape is not None and "shape" not in op.options \
+            and not s.value.keywords  # (a function without a derivative, with a shape)
+        if not shaped and (op.kind != "rule" or None in shapes):
             return None
-        if key in ("matmul", np.matmul, np.dot):
-            a, b = shapes[:2]
-            if not a or not b:  # (np.dot with a number multiplies)
-                return broadcast([a, b]) if key is np.dot else None
-            if len(a) > 2 or len(b) > 2:
-                return None
-            return a[:-1] + (b[-1:] if len(b) == 2 else ())
-        if hashable_in(key, reductions()):
-            if key is np.linalg.norm and op.options.get("ord") is not None:
-                return None  # (the 2-norm of a matrix is a number)
-            return reduced(shapes[0], constant_value(op.options.get("axis"), None),
-                            constant_value(op.options.get("keepdims"), False))
-        if key is np.transpose and op.options.get("axes") is None:
-            return shapes[0][::-1]
-        if key is np.outer and all(len(x) == 1 for x in shapes):
-            return shapes[0] + shapes[1]
-        if isinstance(key, str) or is_ufunc(key) or key in (np.where, np.clip):
-            return broadcast(shapes)
-        return None
+        shape = call_shape(op.key, shapes, op.inputs, op.options)
+        return shape if knows_symbols(shape) else None

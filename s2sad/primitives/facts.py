@@ -1,23 +1,56 @@
 """facts: what s2sad knows about the primitives it differentiates, apart from their rules.
 
-The analyses and transforms ask this module what a NumPy function (or an operator,
-or an array method) does to the kinds, shapes and objects it is given:
+`TABLE` holds one row (`Facts`) per primitive: a NumPy function, an operator by its
+name ("add", "matmul"), a builtin or a `math` function. A primitive without a row
+gets a default (`facts_of`): NumPy's ufuncs and the operators are elementwise, the
+other rules' reductions (`primitives.REDUCTIONS`) reduce. The analyses and the
+transforms ask the row, or the views computed from the table:
 
 * `rule_result_kind` and `result_dtype`: the kind of a rule-bearing operation's
-  result (its rank, then its dtype kind); `constant_kind` that of a function with no
-  derivative (``np.zeros(n)``, ``np.arange(5)``, ``np.shape(x)``); `index_kind` that
-  of ``a[index]``;
+  result (its rank, from the row's `shape`, then its dtype kind); `call_shape` the
+  result's shape as symbols (what `analysis.shapes` gives each array);
+  `constant_kind` the kind of a function with no derivative (``np.zeros(n)``,
+  ``np.arange(5)``, ``np.shape(x)``); `index_kind` that of ``a[index]``;
 * `makes_view` and `makes_new_object`: whether a result may share memory with an
-  input (`VIEW_KEYS`: reshapes, transposes, ``np.asarray``...) or is certainly a new
-  object (`NEW_ARRAYS`: constructors, sorting, rounding, tests);
+  input (rows with `view`: reshapes, transposes, ``np.asarray``...) or is certainly
+  a new object (rows with `new`: constructors, sorting, rounding, tests);
 * `reductions`: the functions that take ``axis=`` and ``keepdims=`` like ``np.sum``:
   NumPy's (`NUMPY_REDUCTIONS`; `NUMPY_REDUCTION_NAMES` by the names the emitted
   code calls them with) and the other rules' (`primitives.REDUCTIONS`);
 * `METHODS`: the array methods (``x.sum(axis=0)``) that are a NumPy function with
-  the array as its first argument;
-* `INT_RESULT`, `INT_PRESERVING`, `KEEPS_INTEGERS`, `KEEPS_DTYPE`, `SAME_SHAPE`,
-  `SCALAR_OK`: which functions give integers, keep their input's dtype or shape, or
-  take plain numbers.
+  the array as its first argument (the rows' `methods`);
+* `keys_where(flag)`: the primitives whose rows set a flag (`int_result`,
+  `keeps_dtype`, `same_shape`, `scalar_ok`, ...).
+
+A row's `shape` is a function of `shape_rules` (shapes as tuples of symbols, one
+per axis).
+
+To add an elementwise ufunc (``np.cbrt``):
+
+1. its reverse rule, a row of `primitives.reverse` (``@reverse(np.cbrt)``,
+   returning the adjoint of each input), and its forward rule, a row of
+   `primitives.forward` (``@forward(np.cbrt)``, returning the tangent);
+2. nothing here unless it needs more than the elementwise default (a ufunc
+   broadcasts its inputs, keeps no integers, makes a new array): a row when its
+   rule is checked away from the default domain (0.3, 0.9) (``domain=(lo, hi)``)
+   or when it keeps integers integers (``keeps_integers=True``).
+
+tests/test_rules.py checks every rule row against central differences on the row's
+domain; nothing else needs to know of the new function.
+
+To add a function with an ``axis`` and a method form (``np.cumsum(x, axis)``,
+``x.cumsum(axis)``):
+
+1. its reverse and forward rules (``@reverse(np.cumsum)``, ``@forward(np.cumsum)``)
+   taking ``axis`` as an option (``axis=None``), as `np.sum`'s do;
+2. its row in `TABLE`: ``shape=``, a function of the call (`Args`: the inputs'
+   shapes, their literal values, the options' literal values) giving the result's
+   shape (or ``fresh(rank)`` where only the rank is known, or None), and
+   ``methods=("cumsum",)``, which makes ``x.cumsum(...)`` the function's rule with
+   the array as its first argument (`METHODS`, read by `analysis.classify` and the
+   traced engine), and the other facts it has (``keeps_integers=True``);
+3. examples for it in tests/test_rules.py (`array_examples`: the axis values to
+   check), and a test of the method form.
 
 The functions taking an `op` read an `analysis.classify.Op` (its `kind`, `key`,
 `inputs`, `options`, `rule` and `copies`). May import `ir` and the rest of
@@ -28,58 +61,244 @@ from __future__ import annotations
 
 import ast
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Callable
 
 import numpy as np
 
 from .. import ir
 from ..ir.kinds import (INT, OTHER, SCALAR, UNKNOWN, ArrayKind, DTypeKind, ListKind, all_floats,
-                        array_rank, leaves_dtype, rank_of)
+                        array_rank, leaves_dtype)
 from .registry import REDUCTIONS, stop_gradient
+from .shape_rules import (Args, Parts, as_array, concatenate, dot, elementwise, elementwise_rank,
+                          expand_dims, first, flat, hstack, inner, matmul, norm, outer,
+                          per_matrix, reduction, reshape, same_rank, slogdet, solve, squeeze,
+                          stack, transpose, vstack)
 
-METHODS = {
-    "sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min,
-    "var": np.var, "std": np.std, "dot": np.dot, "reshape": np.reshape,
-    "ravel": np.ravel, "flatten": np.ravel, "transpose": np.transpose,
-    "squeeze": np.squeeze, "clip": np.clip, "copy": np.copy,
+
+# ------------------------------------------------------------------ the table
+
+SIGNED = "signed"  # a domain: either sign, magnitudes from 0.3 to 2.0 (away from a kink at 0)
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What s2sad knows about one primitive besides its rules.
+
+    `shape`: the result's shape from the call's (`Args`); None: it broadcasts its
+    inputs (for a ufunc or an operator; for another function only the rank is
+    known). `number`: a result without axes is a number, not a 0-d array.
+    `same_kind`: given an array first, the result has that array's kind. `lists`:
+    takes a list or a tuple of arrays or numbers where an array may be, and
+    `leaves_dtype`: the result's dtype is their elements' (unknown with ``dtype=``).
+    `reduction`: takes ``axis=`` and ``keepdims=`` like ``np.sum``. `scalar_ok`:
+    its rule takes plain numbers too. `view`: the result may share memory with
+    the first argument; `new`: a function without a derivative whose result is
+    always a new array, and `same_shape` one of its argument's shape.
+    `keeps_integers`, `keeps_bools`: integer (boolean) inputs give an integer
+    (boolean) result; `keeps_dtype`: the result has its input's dtype;
+    `int_result`: the result is an int; `int_preserving`: ints give an int.
+    `methods`: the names of the array methods that are this function with the
+    array first. `domain`: where tests/test_rules.py checks its rules, ``(lo,
+    hi)`` for every input, one such pair per input, or `SIGNED` (None: the
+    test's default)."""
+
+    shape: Callable | None = None
+    number: bool = False
+    same_kind: bool = False
+    lists: bool = False
+    leaves_dtype: bool = False
+    reduction: bool = False
+    scalar_ok: bool = False
+    view: bool = False
+    new: bool = False
+    same_shape: bool = False
+    keeps_integers: bool = False
+    keeps_bools: bool = False
+    keeps_dtype: bool = False
+    int_result: bool = False
+    int_preserving: bool = False
+    methods: tuple = ()
+    domain: object = None
+
+
+_INTS = dict(keeps_integers=True, int_preserving=True)
+_REDUCE = dict(shape=reduction, reduction=True, number=True)
+_SHAPED = dict(view=True, keeps_dtype=True)  # (reshapes and transposes)
+_STACKS = dict(same_kind=True, lists=True, keeps_dtype=True)
+_ROUNDS = dict(same_shape=True, new=True)  # (no derivative: sorting, rounding, tests)
+_TWO = (0.5, 1.5)
+
+TABLE = {
+    # operators, by name (the rest are elementwise by default)
+    "add": Facts(**_INTS, keeps_bools=True, domain=(-2.0, 2.0)),
+    "sub": Facts(**_INTS, domain=(-2.0, 2.0)),
+    "mul": Facts(**_INTS, keeps_bools=True, domain=(-2.0, 2.0)),
+    "truediv": Facts(domain=_TWO),
+    "floordiv": Facts(**_INTS),
+    "mod": Facts(**_INTS, domain=((2.1, 2.4), (0.9, 1.0))),
+    "pow": Facts(keeps_integers=True, domain=_TWO),
+    "neg": Facts(**_INTS, domain=(-2.0, 2.0)),
+    "pos": Facts(**_INTS),
+    "matmul": Facts(shape=matmul, number=True, keeps_integers=True),
+    # builtins and math
+    abs: Facts(**_INTS, domain=SIGNED),
+    min: Facts(int_preserving=True),
+    max: Facts(int_preserving=True),
+    pow: Facts(domain=_TWO),
+    int: Facts(int_result=True),
+    round: Facts(int_result=True),
+    len: Facts(int_result=True),
+    bool: Facts(int_result=True),
+    math.floor: Facts(int_result=True),
+    math.ceil: Facts(int_result=True),
+    math.trunc: Facts(int_result=True),
+    math.acosh: Facts(domain=(1.5, 3.0)),
+    math.fmod: Facts(domain=((2.1, 2.4), (0.9, 1.0))),
+    math.fabs: Facts(domain=SIGNED),
+    math.copysign: Facts(domain=SIGNED),
+    # NumPy's elementwise functions
+    np.abs: Facts(keeps_integers=True, domain=SIGNED),
+    np.maximum: Facts(keeps_integers=True, keeps_bools=True, domain=_TWO),
+    np.minimum: Facts(keeps_integers=True, keeps_bools=True, domain=_TWO),
+    np.power: Facts(keeps_integers=True, domain=_TWO),
+    np.arctan2: Facts(domain=_TWO),
+    np.logaddexp: Facts(domain=_TWO),
+    np.arccos: Facts(domain=(-0.8, 0.8)),
+    np.arcsin: Facts(domain=(-0.8, 0.8)),
+    np.square: Facts(keeps_integers=True),
+    np.sign: Facts(keeps_integers=True),
+    np.negative: Facts(keeps_integers=True),
+    np.add: Facts(keeps_integers=True),
+    np.subtract: Facts(keeps_integers=True),
+    np.multiply: Facts(keeps_integers=True),
+    np.floor_divide: Facts(keeps_integers=True),
+    np.mod: Facts(keeps_integers=True),
+    np.clip: Facts(shape=elementwise, keeps_integers=True, scalar_ok=True, methods=("clip",)),
+    np.where: Facts(shape=elementwise, keeps_integers=True, scalar_ok=True),
+    # reductions
+    np.sum: Facts(**_REDUCE, keeps_integers=True, scalar_ok=True, methods=("sum",)),
+    np.mean: Facts(**_REDUCE, scalar_ok=True, methods=("mean",)),
+    np.prod: Facts(**_REDUCE, keeps_integers=True, scalar_ok=True, methods=("prod",)),
+    np.max: Facts(**_REDUCE, keeps_integers=True, scalar_ok=True, methods=("max",)),
+    np.min: Facts(**_REDUCE, keeps_integers=True, scalar_ok=True, methods=("min",)),
+    np.amax: Facts(**_REDUCE, keeps_integers=True),
+    np.amin: Facts(**_REDUCE, keeps_integers=True),
+    np.var: Facts(**_REDUCE, methods=("var",)),
+    np.std: Facts(**_REDUCE, methods=("std",)),
+    np.linalg.norm: Facts(**dict(_REDUCE, shape=norm), scalar_ok=True),
+    np.cumsum: Facts(keeps_integers=True),
+    # products and linear algebra (only the ranks where a shape would have more
+    # symbols than the shapes the emitted code was made with)
+    np.dot: Facts(shape=dot, number=True, keeps_integers=True, methods=("dot",)),
+    np.matmul: Facts(shape=matmul, number=True, keeps_integers=True),
+    np.outer: Facts(shape=outer, keeps_integers=True),
+    np.inner: Facts(shape=inner, number=True, keeps_integers=True),
+    np.trace: Facts(shape=per_matrix, number=True, keeps_integers=True),
+    np.linalg.det: Facts(shape=per_matrix, number=True),
+    np.linalg.slogdet: Facts(shape=slogdet, number=True),
+    np.linalg.inv: Facts(shape=same_rank, same_kind=True),  # (only the rank, as inner's)
+    np.linalg.solve: Facts(shape=solve, number=True),
+    # reshapes and transposes (the ranks only, but for transpose without axes=)
+    np.transpose: Facts(**_SHAPED, shape=transpose, same_kind=True, methods=("transpose",)),
+    np.moveaxis: Facts(shape=same_rank, same_kind=True, view=True),
+    np.swapaxes: Facts(**_SHAPED),
+    np.reshape: Facts(**_SHAPED, shape=reshape, methods=("reshape",)),
+    np.ravel: Facts(**_SHAPED, shape=flat, methods=("ravel", "flatten")),
+    np.squeeze: Facts(**_SHAPED, shape=squeeze, number=True, methods=("squeeze",)),
+    np.expand_dims: Facts(**_SHAPED, shape=expand_dims),
+    np.broadcast_to: Facts(**_SHAPED),
+    np.diagonal: Facts(view=True),
+    np.atleast_1d: Facts(view=True),
+    np.atleast_2d: Facts(view=True),
+    # arrays made of lists, tuples and arrays
+    np.asarray: Facts(**_STACKS, shape=as_array, leaves_dtype=True, view=True),
+    np.array: Facts(**_STACKS, shape=as_array, leaves_dtype=True),
+    np.copy: Facts(**_STACKS, shape=as_array, leaves_dtype=True, methods=("copy",)),
+    np.concatenate: Facts(**_STACKS, shape=concatenate),
+    np.stack: Facts(**_STACKS, shape=stack),
+    np.hstack: Facts(**_STACKS, shape=hstack),
+    np.vstack: Facts(**_STACKS, shape=vstack),
+    # functions without a derivative
+    np.zeros_like: Facts(shape=first, new=True),
+    np.ones_like: Facts(shape=first, new=True),
+    np.empty_like: Facts(shape=first, new=True),
+    np.full_like: Facts(shape=first, new=True),
+    **{f: Facts(new=True) for f in (
+        np.zeros, np.ones, np.empty, np.full, np.arange, np.linspace, np.eye, np.identity,
+        np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
+        np.logical_and, np.logical_or, np.logical_not, np.argwhere)},
+    **{f: Facts(**_ROUNDS) for f in (
+        np.sort, np.argsort, np.floor, np.ceil, np.round, np.rint, np.trunc, np.isnan,
+        np.isinf, np.isfinite)},
 }
 
+DEFAULT = Facts()
+REDUCTION = Facts(**_REDUCE)  # (the other rules' reductions: scipy's logsumexp)
+
+
+def facts_of(key) -> Facts:
+    """The row of `key`, or the default for a primitive without one."""
+    try:
+        row = TABLE.get(key)
+    except TypeError:  # (an unhashable key)
+        return DEFAULT
+    if row is not None:
+        return row
+    return REDUCTION if REDUCTIONS and key in REDUCTIONS else DEFAULT
+
+
+def keys_where(flag: str) -> set:
+    """The primitives whose rows set `flag` (a field of `Facts`)."""
+    assert flag in {f.name for f in fields(Facts)}, flag
+    return {key for key, row in TABLE.items() if getattr(row, flag)}
+
+
+def numpy_name(key) -> str:
+    """The name the emitted code calls a NumPy function by (``np.linalg.norm``)."""
+    module = key.__module__.replace("numpy", "np", 1)
+    return f"{module}.{key.__name__}"
+
+
+METHODS = {name: key for key, row in TABLE.items() for name in row.methods}
+NUMPY_REDUCTIONS = keys_where("reduction")
 # the NumPy reductions, by the name the emitted code calls them with
-NUMPY_REDUCTION_NAMES = {
-    "np.sum": np.sum, "np.mean": np.mean, "np.prod": np.prod, "np.max": np.max,
-    "np.min": np.min, "np.amax": np.amax, "np.amin": np.amin, "np.var": np.var,
-    "np.std": np.std, "np.linalg.norm": np.linalg.norm,
-}
-NUMPY_REDUCTIONS = set(NUMPY_REDUCTION_NAMES.values())
-# NumPy functions (besides ufuncs) whose rules take plain numbers too
-SCALAR_OK = {np.clip, np.where, np.linalg.norm, np.sum, np.mean, np.prod, np.max, np.min}
-# functions whose result may share memory with their first argument
-VIEW_KEYS = {np.reshape, np.ravel, np.transpose, np.squeeze, np.expand_dims, np.asarray,
-             np.swapaxes, np.moveaxis, np.diagonal, np.atleast_1d, np.atleast_2d,
-             np.broadcast_to}
-# operations that keep integers integers, and functions that keep their input's dtype
-KEEPS_INTEGERS = {"add", "sub", "mul", "floordiv", "mod", "pow", "neg", "pos", "matmul",
-                  abs, np.abs, np.absolute, np.maximum, np.minimum, np.clip, np.where,
-                  np.sum, np.prod, np.max, np.min, np.amax, np.amin, np.square, np.sign,
-                  np.dot, np.matmul, np.outer, np.inner, np.trace, np.cumsum, np.negative,
-                  np.power, np.add, np.subtract, np.multiply, np.floor_divide, np.mod}
-KEEPS_DTYPE = {np.transpose, np.reshape, np.ravel, np.squeeze, np.expand_dims,
-               np.swapaxes, np.copy, np.array, np.asarray, np.concatenate, np.stack,
-               np.hstack, np.vstack, np.broadcast_to}
-# functions without a derivative whose result is a new array of their argument's shape
-SAME_SHAPE = {np.sort, np.argsort, np.floor, np.ceil, np.round, np.rint, np.trunc, np.isnan,
-              np.isinf, np.isfinite}
-# functions without a derivative that always return a new array: constructors,
-# sorting, rounding, tests
-NEW_ARRAYS = {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
-              np.empty_like, np.full_like, np.arange, np.linspace, np.eye, np.identity,
-              np.sort, np.argsort, np.floor, np.ceil, np.round, np.rint, np.trunc,
-              np.isnan, np.isinf, np.isfinite, np.equal, np.not_equal, np.less,
-              np.less_equal, np.greater, np.greater_equal, np.logical_and,
-              np.logical_or, np.logical_not, np.argwhere}
-# callables whose result is an int, and operations that keep ints ints
-INT_RESULT = {int, round, len, bool, math.floor, math.ceil, math.trunc}
-INT_PRESERVING = {"add", "sub", "mul", "floordiv", "mod", "neg", "pos", abs, min, max}
+NUMPY_REDUCTION_NAMES = {numpy_name(key): key for key in NUMPY_REDUCTIONS}
+
+
+def shape_rule(key) -> Callable:
+    """The function giving the shape of `key`'s result (`Facts.shape`)."""
+    rule = facts_of(key).shape
+    if rule is not None:
+        return rule
+    return elementwise if isinstance(key, (str, np.ufunc)) else elementwise_rank
+
+
+def call_shape(key, shapes, atoms, options: dict):
+    """The shape of the result of a call of `key` with inputs of `shapes` (their
+    atoms `atoms`) and `options` (atoms by name); a list of shapes for a function
+    of several results."""
+    values = tuple(constant_value(x) for x in atoms)
+    given = {name: constant_value(atom) for name, atom in options.items()}
+    return shape_rule(key)(Args(tuple(shapes), values, given))
+
+
+def kind_shape(kind, tag="x"):
+    """The shape, its symbols made up, of a value of `kind` (its rank, and a list's
+    or a tuple's parts)."""
+    if isinstance(kind, ArrayKind):
+        return None if kind.ndim is None else tuple(f"{tag}.{i}" for i in range(kind.ndim))
+    if isinstance(kind, ListKind):
+        return Parts(elem=kind_shape(kind.elem, tag + "e"))
+    if isinstance(kind, tuple):
+        return Parts(items=tuple(kind_shape(k, f"{tag}{i}") for i, k in enumerate(kind)))
+    return () if kind in (SCALAR, INT) else None
+
+
+def _kind_of_shape(shape, row):
+    if not isinstance(shape, tuple):
+        return ArrayKind(None)
+    return SCALAR if not shape and row.number else ArrayKind(len(shape))
 
 
 @dataclass(frozen=True)
@@ -202,13 +421,13 @@ def makes_view(op, result_kind, kind) -> bool:
         return isinstance(op.key, AsType) and not op.key.copies
     if op.kind == "rule" and not _builtin_rule(op.rule):
         return True  # (a user's rule may hand back its argument)
-    return op.kind == "rule" and not op.copies and hashable_in(op.key, VIEW_KEYS) \
+    return op.kind == "rule" and not op.copies and facts_of(op.key).view \
         and not _copies_a_non_array(op, kind)
 
 
 def _builtin_rule(rule) -> bool:
     """Is `rule` one of s2sad's own (whose functions make new arrays, but for the
-    views of `VIEW_KEYS`), not a user's?"""
+    views of the rows with `view`), not a user's?"""
     module = getattr(getattr(rule, "func", None), "__module__", None) or ""
     return not getattr(rule, "derived", False) and module.startswith("s2sad.primitives")
 
@@ -229,7 +448,7 @@ def makes_new_object(op, call, kind) -> bool:
     if op.kind in ("listpack", "repeat"):
         return True
     if op.kind == "rule":
-        return _builtin_rule(op.rule) and (op.copies or not hashable_in(op.key, VIEW_KEYS)
+        return _builtin_rule(op.rule) and (op.copies or not facts_of(op.key).view
                                            or _copies_a_non_array(op, kind))
     if op.kind == "getitem":
         return isinstance(kind(op.inputs[0]), ArrayKind) and fancy_index(op.inputs[1], kind)
@@ -238,8 +457,7 @@ def makes_new_object(op, call, kind) -> bool:
             return op.key.copies
         # (constructors, and functions without a derivative that always return a new
         # array: sorting, rounding, tests)
-        return isinstance(call, (ast.Compare, ast.BinOp, ast.UnaryOp)) or hashable_in(
-            op.key, NEW_ARRAYS)
+        return isinstance(call, (ast.Compare, ast.BinOp, ast.UnaryOp)) or facts_of(op.key).new
     return False
 
 
@@ -250,111 +468,28 @@ def reductions() -> set:
 
 
 def rule_result_kind(op, inputs: list):
-    """The kind of the result of a rule-bearing NumPy operation (None: not NumPy)."""
+    """The kind of the result of a rule-bearing NumPy operation (None: not NumPy):
+    its rank from the row's `shape`, given shapes made up from the inputs' kinds."""
     key = op.key
     if key is float:  # a Python float, whatever it converts (or it raises)
         return SCALAR
-    arrays = [k for k in inputs if isinstance(k, ArrayKind)]
-    if not arrays and key not in (np.array, np.asarray, np.copy, np.concatenate, np.stack,
-                                  np.hstack, np.vstack):
-        return None if not isinstance(key, np.ufunc) and key not in SCALAR_OK \
+    row = facts_of(key)
+    if not any(isinstance(k, ArrayKind) for k in inputs) and not row.lists:
+        return None if not isinstance(key, np.ufunc) and not row.scalar_ok \
             else (SCALAR if all(k in (SCALAR, INT) for k in inputs) else UNKNOWN)
-    ranks = [rank_of(k) for k in inputs]
-    known = [r for r in ranks if r is not None]
-    top = max(known) if len(known) == len(ranks) and known else None
-    opt = op.options
-    if key in NUMPY_REDUCTIONS or hashable_in(key, REDUCTIONS):
-        x = inputs[0]
-        axis = constant_value(opt.get("axis"), None)
-        keepdims = constant_value(opt.get("keepdims"), False)
-        if keepdims is True:
-            return x if isinstance(x, ArrayKind) else SCALAR
-        if axis is None:
-            return SCALAR
-        if axis == "?" or keepdims == "?" or not isinstance(x, ArrayKind) or x.ndim is None:
-            return ArrayKind(None)
-        drop = len(axis) if isinstance(axis, tuple) else 1
-        return SCALAR if x.ndim - drop == 0 else ArrayKind(x.ndim - drop)
-    if key in ("matmul", np.matmul, np.dot):
-        a, b = ranks[:2]
-        if a is None or b is None:
-            return ArrayKind(None)
-        if a == 0 or b == 0:
-            return ArrayKind(max(a, b))
-        rank = {(1, 1): 0, (2, 1): 1, (1, 2): 1, (2, 2): 2}.get((a, b), max(a, b))
-        return SCALAR if rank == 0 else ArrayKind(rank)
-    if key is np.outer:
-        return ArrayKind(2)
-    if key is np.inner:
-        a, b = ranks[:2]
-        if a is None or b is None:
-            return ArrayKind(None)
-        rank = max(a, b) if a == 0 or b == 0 else a + b - 2
-        return SCALAR if rank == 0 else ArrayKind(rank)
-    if key in (np.trace, np.linalg.det, np.linalg.slogdet):
-        # one number per matrix of a stack: det and slogdet take the last two axes,
-        # trace the first two; the rest are the stack's
-        r = ranks[0]
-        one = ArrayKind(None) if r is None else SCALAR if r <= 2 else ArrayKind(r - 2)
-        return (one, one) if key is np.linalg.slogdet else one
-    if key is np.linalg.inv:
-        return inputs[0]
-    if key is np.linalg.solve:
-        # b is one vector only when it is 1-D (NumPy 2), else a matrix or a stack of
-        # them; the stacks of a and b broadcast
-        a, b = ranks[:2]
-        if a is None or b is None:
-            return ArrayKind(None)
-        if b == 1:
-            return SCALAR if a <= 1 else ArrayKind(a - 1)
-        return ArrayKind(max(a, b))
-    if key in (np.transpose, np.moveaxis):
-        return inputs[0]
-    if key is np.ravel:
-        return ArrayKind(1)
-    if key is np.reshape:
-        shape = constant_value(op.inputs[1])
-        if isinstance(shape, int):
-            return ArrayKind(1)
-        if isinstance(shape, tuple):
-            return ArrayKind(len(shape))
-        if isinstance(inputs[1], tuple):
-            return ArrayKind(len(inputs[1]))
-        return ArrayKind(1) if inputs[1] == INT else ArrayKind(None)
-    if key is np.expand_dims:
-        axis, given = constant_value(op.inputs[1]), inputs[1]
-        added = len(axis) if isinstance(axis, tuple) else len(given) \
-            if isinstance(given, tuple) else 1 if isinstance(axis, int) or given == INT else None
-        return ArrayKind(None if ranks[0] is None or added is None else ranks[0] + added)
-    if key is np.squeeze:
-        axis = constant_value(opt.get("axis"), None)
-        if isinstance(axis, int) and ranks[0] is not None:
-            return ArrayKind(ranks[0] - 1) if ranks[0] > 1 else SCALAR
-        return ArrayKind(None)
-    if key in (np.concatenate, np.hstack, np.vstack, np.stack, np.array, np.asarray, np.copy):
-        parts = inputs[0]
-        elem = parts.elem if isinstance(parts, ListKind) else (
-            parts[0] if isinstance(parts, tuple) and parts else UNKNOWN)
-        r = rank_of(elem) if not isinstance(parts, ArrayKind) else parts.ndim
-        if isinstance(parts, ArrayKind):
-            return parts
-        if key in (np.array, np.asarray, np.copy):
-            # (a number gives a 0-d array, nested lists one axis per level; ints an
-            # integer array)
-            return ArrayKind(array_rank(parts),
-                             "?" if "dtype" in opt else leaves_dtype(parts))
-        if key is np.stack:
-            return ArrayKind(None if r is None else r + 1)
-        if key is np.vstack:
-            return ArrayKind(2)
-        if key is np.concatenate:  # axis=None flattens the parts first
-            axis = constant_value(opt.get("axis"), 0)
-            if axis is None:
-                return ArrayKind(1)
-            if axis == "?" and r != 1:
-                return ArrayKind(None)
-        return ArrayKind(r)
-    return ArrayKind(top)  # elementwise, with broadcasting
+    x = inputs[0] if inputs else None
+    if isinstance(x, ArrayKind) and (row.same_kind or row.reduction and constant_value(
+            op.options.get("keepdims"), False) is True):
+        return x  # (a transpose, a keepdims reduction: its input's rank, dtype and dims)
+    shapes = [kind_shape(k, str(i)) for i, k in enumerate(inputs)]
+    shape = call_shape(key, shapes, op.inputs, op.options)
+    if isinstance(shape, list):  # (several results)
+        return tuple(_kind_of_shape(s, row) for s in shape)
+    if row.leaves_dtype:
+        # (ints give an integer array; a dtype= one of a dtype not known here)
+        return ArrayKind(len(shape) if isinstance(shape, tuple) else None,
+                         "?" if "dtype" in op.options else leaves_dtype(x))
+    return _kind_of_shape(shape, row)
 
 
 def result_dtype(result, op, inputs: list):
@@ -366,12 +501,12 @@ def result_dtype(result, op, inputs: list):
     dtype is not known makes it "?"."""
     if not isinstance(result, ArrayKind) and result != SCALAR:
         return result
-    kinds = list(inputs)
+    kinds, row = list(inputs), facts_of(op.key)
     if op.key is np.where and len(kinds) == 3:
         kinds = kinds[1:]  # (the condition does not count)
     codes = set()
     for k in kinds:
-        if isinstance(k, (ListKind, tuple)) and op.key in KEEPS_DTYPE:
+        if isinstance(k, (ListKind, tuple)) and row.keeps_dtype:
             codes |= _element_codes(k)
         elif isinstance(k, ArrayKind):
             codes.add(k.dtype)
@@ -387,9 +522,8 @@ def result_dtype(result, op, inputs: list):
         code = "f"
     elif "?" in codes or not codes:
         code = "?"
-    elif hashable_in(op.key, KEEPS_INTEGERS) or hashable_in(op.key, KEEPS_DTYPE):
-        code = "b" if codes == {"b"} and op.key in ("add", "mul", np.maximum, np.minimum) \
-            or codes == {"b"} and hashable_in(op.key, KEEPS_DTYPE) else "i"
+    elif row.keeps_integers or row.keeps_dtype:
+        code = "b" if codes == {"b"} and (row.keeps_bools or row.keeps_dtype) else "i"
     else:
         code = "f"
     if isinstance(result, ArrayKind):
@@ -452,7 +586,7 @@ def constant_kind(call: ast.Call, obj, kind, refs=None):
         return ArrayKind(1, given or ("f" if floats else "i" if ints else "?"))
     if obj in (np.eye, np.identity):
         return ArrayKind(2, given or "f")
-    if hashable_in(obj, SAME_SHAPE) and len(args) == 1 and not keywords:
+    if facts_of(obj).same_shape and len(args) == 1 and not keywords:
         # (sorting, rounding and tests of an array: a new array of its shape)
         x = kind(args[0])
         if isinstance(x, ArrayKind):

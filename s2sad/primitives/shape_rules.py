@@ -1,0 +1,294 @@
+"""shape_rules: what NumPy's functions do to the shapes of their inputs, as symbols.
+
+A shape is a tuple of symbols, one per axis: two axes with the same symbol have
+the same length, the symbol 1 is an axis of length 1, a `Fresh` symbol says nothing
+about its length (`fresh(rank)`: a shape of which only the rank is known). A
+number's shape is ``()``, a list's or a tuple's `Parts`, and None is the shape of
+a value whose rank is unknown. `broadcast` and `reduced` are NumPy's rules on
+shapes; the other functions are the `shape` of the rows of `facts.TABLE`: each
+takes the call (`Args`) and gives the shape of its result (a list of shapes for a
+function of several results).
+
+May import nothing of s2sad.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class Fresh:
+    """An axis of which nothing is known but that it is there: each one its own
+    length, equal to no other axis."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "?"
+
+
+def fresh(rank):
+    """A shape of `rank` fresh axes (None: an unknown rank)."""
+    return None if rank is None else tuple(Fresh() for _ in range(max(rank, 0)))
+
+
+def rank_only(shape):
+    """`shape` with its symbols forgotten (only its rank is known)."""
+    return shape if not isinstance(shape, tuple) else fresh(len(shape))
+
+
+def knows_symbols(shape) -> bool:
+    """Is `shape` a shape with no fresh axis?"""
+    return isinstance(shape, tuple) and not any(isinstance(a, Fresh) for a in shape)
+
+
+def broadcast(shapes: list, strict=False):
+    """The shape NumPy broadcasts `shapes` to: axes aligned from the right, an axis of
+    length 1 (or a missing one) taking the other's length. Axes with different
+    symbols, neither 1, have lengths that may or may not be equal: the result's axis
+    is a new symbol, or with `strict` the answer is None (they may not broadcast)."""
+    rank = max(len(x) for x in shapes)
+    out = []
+    for i in range(rank):
+        axis = {x[len(x) - rank + i] for x in shapes if len(x) - rank + i >= 0} - {1}
+        if len(axis) > 1:
+            if strict:
+                return None
+            axis = {f"?{'|'.join(sorted(map(str, axis)))}"}
+        out.append(axis.pop() if axis else 1)
+    return tuple(out)
+
+
+def reduced(shape, axis, keepdims):
+    """The shape of a reduction of an array of `shape` over `axis` (None: all)."""
+    if axis == "?" or keepdims not in (True, False):
+        return None
+    axes = range(len(shape)) if axis is None else axis if isinstance(axis, tuple) else (axis,)
+    try:
+        axes = {a % len(shape) for a in axes}
+    except (TypeError, ZeroDivisionError):
+        return None
+    if keepdims:
+        return tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The shape of a list or a tuple given where an array may be: `items`, the
+    shape of each item where they are known (a tuple), else None and `elem`, the
+    shape of any element."""
+
+    items: tuple | None = None
+    elem: object = None
+
+
+@dataclass(frozen=True)
+class Args:
+    """What a row's `shape` reads of a call: `shapes`, one per input (a tuple of
+    symbols for an array, ``()`` for a number, `Parts` for a list or a tuple, None
+    where the rank is unknown); `values`, each input's literal value ("?" where it
+    is not a literal: ``np.reshape``'s shape); `options`, each option given, by
+    name, its literal value ("?" where it is not a literal)."""
+
+    shapes: tuple
+    values: tuple = ()
+    options: dict | None = None
+
+    def option(self, name, default=None):
+        return (self.options or {}).get(name, default)
+
+
+def _arrays(a: Args) -> bool:
+    return bool(a.shapes) and all(isinstance(s, tuple) for s in a.shapes)
+
+
+def elementwise(a: Args):
+    """NumPy's broadcasting of all the inputs."""
+    return broadcast(list(a.shapes)) if _arrays(a) else None
+
+
+def elementwise_rank(a: Args):
+    """The rank broadcasting gives, its symbols forgotten (a rule that is not a
+    ufunc, which may not broadcast)."""
+    return rank_only(elementwise(a))
+
+
+def first(a: Args):
+    """The shape of the first input."""
+    return a.shapes[0] if a.shapes else None
+
+
+def reduction(a: Args):
+    """``np.sum(x, axis=..., keepdims=...)`` and its kin."""
+    x, axis, keepdims = first(a), a.option("axis"), a.option("keepdims", False)
+    if keepdims is True:
+        if not isinstance(x, tuple):
+            return ()  # (only a number's reduction reaches here without its kind)
+        return reduced(x, axis, True) or fresh(len(x))
+    if axis is None:
+        return ()
+    if axis == "?" or keepdims == "?" or not isinstance(x, tuple) or not x:
+        return None
+    rank = len(x) - (len(axis) if isinstance(axis, tuple) else 1)
+    out = reduced(x, axis, False)
+    return out if out is not None and len(out) == rank else fresh(rank)
+
+
+def norm(a: Args):
+    # (with ord= its symbols are forgotten: the 2-norm of a matrix is a number)
+    return rank_only(reduction(a)) if "ord" in (a.options or {}) else reduction(a)
+
+
+def matmul(a: Args):
+    """``x @ y``: 1-D and 2-D operands. A stack of matrices gets the larger rank of
+    the two, a number (which ``@`` refuses) the other's rank."""
+    x, y = a.shapes[:2]
+    if not isinstance(x, tuple) or not isinstance(y, tuple):
+        return None
+    if not x or not y or len(x) > 2 or len(y) > 2:
+        return fresh(max(len(x), len(y)))
+    return x[:-1] + (y[-1:] if len(y) == 2 else ())
+
+
+def dot(a: Args):
+    """``np.dot``: ``@``, but a number multiplies (and broadcasts)."""
+    x, y = a.shapes[:2]
+    if isinstance(x, tuple) and isinstance(y, tuple) and (not x or not y):
+        return broadcast([x, y])
+    return matmul(a)
+
+
+def inner(a: Args):
+    # (only the rank: a[:-1] + b[:-1] would give shapes more symbols)
+    x, y = a.shapes[:2]
+    if not isinstance(x, tuple) or not isinstance(y, tuple):
+        return None
+    return fresh(max(len(x), len(y)) if not x or not y else len(x) + len(y) - 2)
+
+
+def outer(a: Args):
+    x, y = a.shapes[:2]
+    if isinstance(x, tuple) and isinstance(y, tuple) and len(x) == len(y) == 1:
+        return x + y
+    return fresh(2)
+
+
+def per_matrix(a: Args):
+    """One number per matrix of a stack: ``np.linalg.det`` takes the last two axes,
+    ``np.trace`` the first two; the rest are the stack's."""
+    x = first(a)
+    return None if not isinstance(x, tuple) else fresh(len(x) - 2)
+
+
+def slogdet(a: Args):
+    return [per_matrix(a)] * 2  # (the sign and the logarithm)
+
+
+def solve(a: Args):
+    """``np.linalg.solve(a, b)``: b is one vector only when it is 1-D (NumPy 2), else
+    a matrix or a stack of them; the stacks of a and b broadcast."""
+    x, y = a.shapes[:2]
+    if not isinstance(x, tuple) or not isinstance(y, tuple):
+        return None
+    return fresh(len(x) - 1 if len(y) == 1 else max(len(x), len(y)))
+
+
+def transpose(a: Args):
+    x = first(a)
+    if not isinstance(x, tuple):
+        return None
+    return x[::-1] if "axes" not in (a.options or {}) else fresh(len(x))
+
+
+def same_rank(a: Args):
+    return rank_only(first(a))
+
+
+def flat(a: Args):
+    return fresh(1)
+
+
+def reshape(a: Args):
+    shape = a.values[1] if len(a.values) > 1 else "?"
+    given = a.shapes[1] if len(a.shapes) > 1 else None
+    if isinstance(shape, int):
+        return fresh(1)
+    if isinstance(shape, tuple):
+        return fresh(len(shape))
+    if isinstance(given, Parts) and given.items is not None:
+        return fresh(len(given.items))
+    return fresh(1) if given == () else None
+
+
+def expand_dims(a: Args):
+    x = first(a)
+    axis = a.values[1] if len(a.values) > 1 else "?"
+    given = a.shapes[1] if len(a.shapes) > 1 else None
+    added = len(axis) if isinstance(axis, tuple) else len(given.items) \
+        if isinstance(given, Parts) and given.items is not None \
+        else 1 if isinstance(axis, int) or given == () else None
+    return None if not isinstance(x, tuple) or added is None else fresh(len(x) + added)
+
+
+def squeeze(a: Args):
+    x = first(a)
+    if isinstance(a.option("axis"), int) and isinstance(x, tuple):
+        return fresh(len(x) - 1)
+    return None
+
+
+def _part(a: Args):
+    """The shape of the first part of a list or a tuple of arrays."""
+    parts = first(a)
+    if not isinstance(parts, Parts):
+        return None
+    if parts.items is not None:
+        return parts.items[0] if parts.items else None
+    return parts.elem
+
+
+def _part_rank(a: Args):
+    part = _part(a)
+    return len(part) if isinstance(part, tuple) else None
+
+
+def concatenate(a: Args):
+    axis, rank = a.option("axis", 0), _part_rank(a)
+    if axis is None:  # (the parts flattened first)
+        return fresh(1)
+    return None if axis == "?" and rank != 1 else fresh(rank)
+
+
+def stack(a: Args):
+    rank = _part_rank(a)
+    return fresh(None if rank is None else rank + 1)
+
+
+def hstack(a: Args):
+    return fresh(_part_rank(a))
+
+
+def vstack(a: Args):
+    return fresh(2)
+
+
+def _array_rank(shape):
+    """The rank of ``np.asarray(value)`` for a value of `shape`."""
+    if isinstance(shape, tuple):
+        return len(shape)
+    if not isinstance(shape, Parts):
+        return None
+    if shape.items is None:
+        inner = _array_rank(shape.elem)
+        return None if inner is None else inner + 1
+    ranks = {_array_rank(s) for s in shape.items}
+    if not shape.items:
+        return 1
+    return None if len(ranks) != 1 or None in ranks else ranks.pop() + 1
+
+
+def as_array(a: Args):
+    """``np.array(value)``: a number gives a 0-d array, nested lists one axis per
+    level."""
+    return fresh(_array_rank(first(a)))

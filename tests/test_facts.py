@@ -1,0 +1,88 @@
+"""primitives.facts: one row per primitive, and the sets and the shapes read from it.
+
+The sets the analyses used to keep by hand are computed from the table; they must
+hold what the hand-kept sets held (the literals below are those sets)."""
+
+import math
+
+import numpy as np
+
+from s2sad.primitives import facts
+
+OLD_METHODS = {
+    "sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min,
+    "var": np.var, "std": np.std, "dot": np.dot, "reshape": np.reshape,
+    "ravel": np.ravel, "flatten": np.ravel, "transpose": np.transpose,
+    "squeeze": np.squeeze, "clip": np.clip, "copy": np.copy,
+}
+OLD_NUMPY_REDUCTION_NAMES = {
+    "np.sum": np.sum, "np.mean": np.mean, "np.prod": np.prod, "np.max": np.max,
+    "np.min": np.min, "np.amax": np.amax, "np.amin": np.amin, "np.var": np.var,
+    "np.std": np.std, "np.linalg.norm": np.linalg.norm,
+}
+OLD_SCALAR_OK = {np.clip, np.where, np.linalg.norm, np.sum, np.mean, np.prod, np.max, np.min}
+OLD_VIEW_KEYS = {np.reshape, np.ravel, np.transpose, np.squeeze, np.expand_dims, np.asarray,
+                 np.swapaxes, np.moveaxis, np.diagonal, np.atleast_1d, np.atleast_2d,
+                 np.broadcast_to}
+OLD_KEEPS_INTEGERS = {"add", "sub", "mul", "floordiv", "mod", "pow", "neg", "pos", "matmul",
+                      abs, np.abs, np.absolute, np.maximum, np.minimum, np.clip, np.where,
+                      np.sum, np.prod, np.max, np.min, np.amax, np.amin, np.square, np.sign,
+                      np.dot, np.matmul, np.outer, np.inner, np.trace, np.cumsum, np.negative,
+                      np.power, np.add, np.subtract, np.multiply, np.floor_divide, np.mod}
+OLD_KEEPS_DTYPE = {np.transpose, np.reshape, np.ravel, np.squeeze, np.expand_dims,
+                   np.swapaxes, np.copy, np.array, np.asarray, np.concatenate, np.stack,
+                   np.hstack, np.vstack, np.broadcast_to}
+OLD_SAME_SHAPE = {np.sort, np.argsort, np.floor, np.ceil, np.round, np.rint, np.trunc,
+                  np.isnan, np.isinf, np.isfinite}
+OLD_NEW_ARRAYS = {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
+                  np.empty_like, np.full_like, np.arange, np.linspace, np.eye, np.identity,
+                  np.sort, np.argsort, np.floor, np.ceil, np.round, np.rint, np.trunc,
+                  np.isnan, np.isinf, np.isfinite, np.equal, np.not_equal, np.less,
+                  np.less_equal, np.greater, np.greater_equal, np.logical_and,
+                  np.logical_or, np.logical_not, np.argwhere}
+OLD_INT_RESULT = {int, round, len, bool, math.floor, math.ceil, math.trunc}
+OLD_INT_PRESERVING = {"add", "sub", "mul", "floordiv", "mod", "neg", "pos", abs, min, max}
+
+
+def test_the_sets_read_from_the_table_are_the_hand_kept_ones():
+    assert facts.METHODS == OLD_METHODS
+    assert facts.NUMPY_REDUCTION_NAMES == OLD_NUMPY_REDUCTION_NAMES
+    assert facts.NUMPY_REDUCTIONS == set(OLD_NUMPY_REDUCTION_NAMES.values())
+    assert facts.keys_where("scalar_ok") == OLD_SCALAR_OK
+    assert facts.keys_where("view") == OLD_VIEW_KEYS
+    assert facts.keys_where("keeps_integers") == OLD_KEEPS_INTEGERS
+    assert facts.keys_where("keeps_dtype") == OLD_KEEPS_DTYPE
+    assert facts.keys_where("same_shape") == OLD_SAME_SHAPE
+    assert facts.keys_where("new") == OLD_NEW_ARRAYS
+    assert facts.keys_where("int_result") == OLD_INT_RESULT
+    assert facts.keys_where("int_preserving") == OLD_INT_PRESERVING
+
+
+def test_a_rank_and_a_shape_come_from_the_same_row():
+    import ast
+
+    from s2sad.analysis.classify import Op
+    from s2sad.ir.kinds import SCALAR, ArrayKind
+    from s2sad.primitives.shape_rules import Fresh
+
+    def kind(key, *kinds, **options):
+        op = Op("rule", [ast.Name(id=f"v{i}") for i in range(len(kinds))], key=key,
+                options={k: ast.Constant(v) for k, v in options.items()})
+        return facts.rule_result_kind(op, list(kinds))
+
+    def shape(key, *shapes, **options):
+        return facts.call_shape(key, shapes, [ast.Name(id="v")] * len(shapes),
+                                {k: ast.Constant(v) for k, v in options.items()})
+
+    assert shape("matmul", ("n", "k"), ("k", "m")) == ("n", "m")
+    assert kind("matmul", ArrayKind(2), ArrayKind(1)) == ArrayKind(1)
+    assert shape(np.sum, ("n", "m"), axis=0) == ("m",) and shape(np.sum, ("n", "m")) == ()
+    assert kind(np.sum, ArrayKind(2)) == SCALAR and kind(np.sum, ArrayKind(3), axis=1) == ArrayKind(2)
+    assert shape(np.sum, ("n", "m"), axis=1, keepdims=True) == ("n", 1)
+    assert shape(np.transpose, ("n", "m")) == ("m", "n")
+    assert shape(np.add, ("n", 1), ("m",)) == ("n", "m")
+    # only the rank: the symbols are fresh
+    solved = shape(np.linalg.solve, ("a", "n", "n"), ("n",))
+    assert len(solved) == 2 and all(isinstance(a, Fresh) for a in solved)
+    assert kind(np.linalg.solve, ArrayKind(3), ArrayKind(1)) == ArrayKind(2)
+    assert shape(np.linalg.inv, ("n", "n"))[0] != shape(np.linalg.inv, ("n", "n"))[1]
