@@ -2,7 +2,7 @@
 reverse paired by the dot-product test, and the inlined template against the rule.
 
 Each row gets examples from `examples(key, rule)`: scalar points on the primitive's
-valid domain, and for NumPy rules arrays over the broadcasting pairs (scalar, (4,),
+valid domain (the `domain` of its row in `primitives.facts`), and for NumPy rules arrays over the broadcasting pairs (scalar, (4,),
 (3, 4), (1, 4), (3, 1)) where they apply, with the options (axis, keepdims) the
 rule takes."""
 
@@ -21,6 +21,7 @@ from helpers import central_diff
 from s2sad.ir.kinds import kind_of
 from s2sad import primitives as rules
 from s2sad import runtime
+from s2sad.primitives import facts
 from s2sad.primitives import forward as forward_table
 from s2sad.primitives import helpers as helpers_table
 from s2sad.primitives import linalg_forward as linalg_forward_table
@@ -51,19 +52,20 @@ def singular(r, n, rank):
 
 # ------------------------------------------------------------------ examples
 
-SCALAR_DOMAINS = {
-    math.acosh: lambda r: [r.uniform(1.5, 3.0)],
-    "mod": lambda r: [r.uniform(2.1, 2.4), r.uniform(0.9, 1.0)],
-    math.fmod: lambda r: [r.uniform(2.1, 2.4), r.uniform(0.9, 1.0)],
-    abs: lambda r: [r.choice([-1, 1]) * r.uniform(0.3, 2.0)],
-    math.fabs: lambda r: [r.choice([-1, 1]) * r.uniform(0.3, 2.0)],
-    math.copysign: lambda r: [r.choice([-1, 1]) * r.uniform(0.3, 2.0),
-                              r.choice([-1, 1]) * r.uniform(0.3, 2.0)],
-    "sub": lambda r: [r.uniform(-2, 2), r.uniform(-2, 2)],
-    "add": lambda r: [r.uniform(-2, 2), r.uniform(-2, 2)],
-    "mul": lambda r: [r.uniform(-2, 2), r.uniform(-2, 2)],
-    "neg": lambda r: [r.uniform(-2, 2)],
-}
+def domains(key, arity, default):
+    """Where `key`'s rule is checked, one (lo, hi) or `facts.SIGNED` per input: its
+    row's domain (`facts.Facts.domain`), else `default`."""
+    domain = facts.facts_of(key).domain or default
+    if domain == facts.SIGNED or isinstance(domain[0], (int, float)):
+        return [domain] * arity
+    return list(domain[:arity])
+
+
+def draw(r, domain):
+    """A number of `domain`: (lo, hi), or either sign away from 0 (`facts.SIGNED`)."""
+    if domain == facts.SIGNED:
+        return r.choice([-1, 1]) * r.uniform(0.3, 2.0)
+    return r.uniform(*domain)
 
 PAIRS = [((4,), (4,)), ((3, 4), (4,)), ((3, 1), (1, 4)), ((), (3, 4)), ((3, 4), ()),
          ((1, 4), (3, 4))]
@@ -88,9 +90,6 @@ def stacked(r, k, n):
     return np.stack([well_conditioned(r, n) * (-1.0 if i == 1 else 1.0) for i in range(k)])
 
 
-UNARY_DOMAINS = {np.arccos: (-0.8, 0.8), np.arcsin: (-0.8, 0.8), np.abs: None}
-
-
 def array_examples(key, rule, r):
     """(inputs, options) examples for a NumPy rule."""
     when = rule.when
@@ -102,30 +101,24 @@ def array_examples(key, rule, r):
         return [([arr(r, a, -1, 1), arr(r, b, -1, 1)], {}) for a, b in shapes]
     if isinstance(key, str):  # an operator on arrays
         if rule.arity == 1:
-            return [([arr(r, s, -1, 1)], {}) for s in [(4,), (3, 4)]]
-        out = []
-        for a, b in PAIRS:
-            if key == "mod":
-                x, y = arr(r, a, 2.1, 2.4), arr(r, b, 0.9, 1.0)
-            elif key in ("pow", "truediv"):
-                x, y = arr(r, a, 0.5, 1.5), arr(r, b, 0.5, 1.5)
-            else:
-                x, y = arr(r, a, -1, 1), arr(r, b, -1, 1)
-            out.append(([x, y], {}))
+            return [([arr(r, s, *domains(key, 1, (-1, 1))[0])], {}) for s in [(4,), (3, 4)]]
+        dx, dy = domains(key, 2, (-1, 1))
+        out = [([arr(r, a, *dx), arr(r, b, *dy)], {}) for a, b in PAIRS]
         if key == "pow":
             out += ZERO_POWERS
         return out
     if key in (np.power, pow, np.arctan2, np.maximum, np.minimum, np.logaddexp):
-        out = [([arr(r, a, 0.5, 1.5), arr(r, b, 0.5, 1.5)], {}) for a, b in PAIRS]
+        lo, hi = domains(key, 1, (0.5, 1.5))[0]
+        out = [([arr(r, a, lo, hi), arr(r, b, lo, hi)], {}) for a, b in PAIRS]
         if key in (np.power, pow):
             out += ZERO_POWERS
         if key is np.power:
             out += [([[0.0, 0.6, 0.0], 0], {}), ([[0.0, 0.6, 0.0], [0, 1, 2]], {})]
         if key is not pow:  # Python lists (and tuples) of numbers, with numbers and arrays
-            out += [([as_list(arr(r, a, 0.5, 1.5)), as_list(arr(r, b, 0.5, 1.5))], {})
+            out += [([as_list(arr(r, a, lo, hi)), as_list(arr(r, b, lo, hi))], {})
                     for a, b in [((4,), ()), ((), (4,)), ((4,), (4,))]]
-            out += [([as_list(arr(r, (4,), 0.5, 1.5)), arr(r, (3, 4), 0.5, 1.5)], {}),
-                    ([tuple(arr(r, (4,), 0.5, 1.5)), 0.9], {})]
+            out += [([as_list(arr(r, (4,), lo, hi)), arr(r, (3, 4), lo, hi)], {}),
+                    ([tuple(arr(r, (4,), lo, hi)), 0.9], {})]
         return out
     if key is np.clip:  # (None: no bound)
         return [([arr(r, (3, 4), 0, 1), 0.3, arr(r, (4,), 0.6, 0.8)], {}),
@@ -222,13 +215,13 @@ def array_examples(key, rule, r):
         return [([[arr(r, (3,), -1, 1), arr(r, (2, 3), -1, 1)]], {})]
     if key in (np.array, np.asarray, np.copy):
         return [([[r.uniform(-1, 1) for _ in range(4)]], {}), ([arr(r, (3, 4), -1, 1)], {})]
-    lo, hi = UNARY_DOMAINS.get(key) or (0.3, 0.9)
-    if key in (np.abs, abs):
+    domain = domains(key, 1, (0.3, 0.9))[0]
+    if domain == facts.SIGNED:
         return [([signed(r, s)], {}) for s in [(4,), (3, 4)]] + \
             ([([list(signed(r, (4,)))], {})] if key is np.abs else [])
     # (and a Python list and a tuple of numbers)
-    return [([arr(r, s, lo, hi)], {}) for s in [(4,), (3, 4)]] + \
-        [([list(arr(r, (4,), lo, hi))], {}), ([tuple(arr(r, (3,), lo, hi))], {})]
+    return [([arr(r, s, *domain)], {}) for s in [(4,), (3, 4)]] + \
+        [([list(arr(r, (4,), *domain))], {}), ([tuple(arr(r, (3,), *domain))], {})]
 
 
 # x ** k at x == 0 for whole k: x ** 0 is constant (its derivative is 0, never
@@ -263,12 +256,8 @@ def examples(key, rule):
     for _ in range(5):
         if key is round:
             out.append(([r.uniform(0.2, 0.9), 2][: rule.arity], {}))
-        elif key is math.log:
-            out.append(([r.uniform(0.5, 3.0), r.uniform(1.5, 4.0)][: rule.arity], {}))
-        elif key in SCALAR_DOMAINS:
-            out.append((SCALAR_DOMAINS[key](r), {}))
         else:
-            out.append(([r.uniform(0.2, 0.9) for _ in range(rule.arity)], {}))
+            out.append(([draw(r, d) for d in domains(key, rule.arity, (0.2, 0.9))], {}))
     if key in ("pow", pow, math.pow):  # (whole exponents away from 0 too)
         out += [([r.uniform(0.2, 0.9), k], {}) for k in (-2, 1, 3)]
     if numbers:  # (a variant for numbers of some kinds: the examples of those kinds)

@@ -154,6 +154,7 @@ TABLE = {
     math.ceil: Facts(int_result=True),
     math.trunc: Facts(int_result=True),
     math.acosh: Facts(domain=(1.5, 3.0)),
+    math.log: Facts(domain=((0.5, 3.0), (1.5, 4.0))),  # (x, and the base)
     math.fmod: Facts(domain=((2.1, 2.4), (0.9, 1.0))),
     math.fabs: Facts(domain=SIGNED),
     math.copysign: Facts(domain=SIGNED),
