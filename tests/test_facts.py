@@ -45,7 +45,7 @@ OLD_INT_PRESERVING = {"add", "sub", "mul", "floordiv", "mod", "neg", "pos", abs,
 
 
 def test_the_sets_read_from_the_table_are_the_hand_kept_ones():
-    assert facts.METHODS == OLD_METHODS
+    assert facts.METHODS == dict(OLD_METHODS, cumsum=np.cumsum)  # (and cumsum, added since)
     assert facts.NUMPY_REDUCTION_NAMES == OLD_NUMPY_REDUCTION_NAMES
     assert facts.NUMPY_REDUCTIONS == set(OLD_NUMPY_REDUCTION_NAMES.values())
     assert facts.keys_where("scalar_ok") == OLD_SCALAR_OK
@@ -77,7 +77,8 @@ def test_a_rank_and_a_shape_come_from_the_same_row():
     assert shape("matmul", ("n", "k"), ("k", "m")) == ("n", "m")
     assert kind("matmul", ArrayKind(2), ArrayKind(1)) == ArrayKind(1)
     assert shape(np.sum, ("n", "m"), axis=0) == ("m",) and shape(np.sum, ("n", "m")) == ()
-    assert kind(np.sum, ArrayKind(2)) == SCALAR and kind(np.sum, ArrayKind(3), axis=1) == ArrayKind(2)
+    assert kind(np.sum, ArrayKind(2)) == SCALAR
+    assert kind(np.sum, ArrayKind(3), axis=1) == ArrayKind(2)
     assert shape(np.sum, ("n", "m"), axis=1, keepdims=True) == ("n", 1)
     assert shape(np.transpose, ("n", "m")) == ("m", "n")
     assert shape(np.add, ("n", 1), ("m",)) == ("n", "m")
@@ -86,3 +87,54 @@ def test_a_rank_and_a_shape_come_from_the_same_row():
     assert len(solved) == 2 and all(isinstance(a, Fresh) for a in solved)
     assert kind(np.linalg.solve, ArrayKind(3), ArrayKind(1)) == ArrayKind(2)
     assert shape(np.linalg.inv, ("n", "n"))[0] != shape(np.linalg.inv, ("n", "n"))[1]
+
+
+# ------------------------------------------------------------------ functions added by a row
+
+def cumulative_method(x):
+    return np.sum(np.sin(x.cumsum(axis=0)) * x)
+
+
+def cumulative_flat(x):
+    c = np.cumsum(x)  # (axis=None: of x flattened)
+    return np.sum(c * c)
+
+
+def cumulative_positional(x):
+    return np.sum(np.cumsum(x, -1) ** 2)
+
+
+def hyperbolic(x):
+    return np.sum(np.arctanh(0.5 * x) * x)
+
+
+def test_cumsum_and_its_method_differentiate_both_ways():
+    import s2sad
+    from helpers import central_diff
+
+    x = np.linspace(-0.8, 0.9, 12).reshape(3, 4)
+    u = np.cos(np.arange(12.0)).reshape(3, 4)
+    for f in (cumulative_method, cumulative_flat, cumulative_positional, hyperbolic):
+        expected = central_diff(f, (x,), 0)
+        assert np.allclose(s2sad.grad(f)(x), expected, rtol=1e-5, atol=1e-7), f.__name__
+        out, out_dot = s2sad.jvp(f, (x,), (u,))
+        assert np.isclose(out, f(x)) and np.isclose(out_dot, np.sum(expected * u)), f.__name__
+
+
+def test_cumsum_shapes():
+    import ast
+
+    from s2sad.analysis.classify import Op
+    from s2sad.ir.kinds import ArrayKind
+
+    def kind(*options):
+        op = Op("rule", [ast.Name(id="x")], key=np.cumsum,
+                options={k: ast.Constant(v) for k, v in options})
+        return facts.rule_result_kind(op, [ArrayKind(2, "i")])
+
+    assert facts.METHODS["cumsum"] is np.cumsum
+    assert kind() == ArrayKind(1) and kind(("axis", 0)) == ArrayKind(2)
+    assert facts.result_dtype(kind(("axis", 1)), Op("rule", key=np.cumsum),
+                              [ArrayKind(2, "i")]) == ArrayKind(2, "i")
+    assert facts.call_shape(np.cumsum, [("n", "m")], [ast.Name(id="x")],
+                            {"axis": ast.Constant(-1)}) == ("n", "m")

@@ -2,9 +2,9 @@
 reverse paired by the dot-product test, and the inlined template against the rule.
 
 Each row gets examples from `examples(key, rule)`: scalar points on the primitive's
-valid domain (the `domain` of its row in `primitives.facts`), and for NumPy rules arrays over the broadcasting pairs (scalar, (4,),
-(3, 4), (1, 4), (3, 1)) where they apply, with the options (axis, keepdims) the
-rule takes."""
+valid domain (the `domain` of its row in `primitives.facts`), and for NumPy rules
+arrays over the broadcasting pairs (scalar, (4,), (3, 4), (1, 4), (3, 1)) where they
+apply, with the options (axis, keepdims) the rule takes."""
 
 import ast
 import math
@@ -148,6 +148,9 @@ def array_examples(key, rule, r):
                 ([signed(r, (3, 4))], {"axis": 1}), ([signed(r, (3, 4))], {"ord": "fro"}),
                 ([signed(r, (3, 4))], {"ord": 2, "axis": 0}), ([signed(r, (2, 3, 4))], {}),
                 ([signed(r, (3, 4))], {"axis": -1}), ([signed(r, (2, 3, 4))], {"axis": (-2, -1)})]
+    if key is np.cumsum:  # (axis=None: of x flattened)
+        x = arr(r, (3, 4), -1, 1)
+        return [([x], {}), ([x], {"axis": 0}), ([x], {"axis": -1}), ([arr(r, (4,), -1, 1)], {})]
     if key is np.outer:
         return [([arr(r, (3,), -1, 1), arr(r, (4,), -1, 1)], {})]
     if key is np.inner:

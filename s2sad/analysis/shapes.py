@@ -3,10 +3,11 @@
 A shape is a tuple of symbols, one per axis (`shape_of`): two axes with the same
 symbol have the same length, the symbol 1 is an axis of length 1, and a symbol of
 its own (`fresh_shape`) says nothing about the length. What an operation does to
-its inputs' shapes is its row's in `primitives.facts` (`call_shape`). `ShapeInference` gives each array of an analysed
-function its shape and its origin (the array its values came from elementwise),
-which the transforms and the optimizer read from `Activity.shapes` and
-`Activity.origins`.
+its inputs' shapes is its row's in `primitives.facts` (`call_shape`, with NumPy's
+rules in `primitives.shape_rules`). `ShapeInference` gives each array of an
+analysed function its shape and its origin (the array its values came from
+elementwise), which the transforms and the optimizer read from `Activity.shapes`
+and `Activity.origins`.
 """
 
 from __future__ import annotations

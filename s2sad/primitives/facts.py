@@ -25,32 +25,37 @@ transforms ask the row, or the views computed from the table:
 A row's `shape` is a function of `shape_rules` (shapes as tuples of symbols, one
 per axis).
 
-To add an elementwise ufunc (``np.cbrt``):
+To add an elementwise ufunc (``np.arctanh``):
 
-1. its reverse rule, a row of `primitives.reverse` (``@reverse(np.cbrt)``,
-   returning the adjoint of each input), and its forward rule, a row of
-   `primitives.forward` (``@forward(np.cbrt)``, returning the tangent);
-2. nothing here unless it needs more than the elementwise default (a ufunc
-   broadcasts its inputs, keeps no integers, makes a new array): a row when its
-   rule is checked away from the default domain (0.3, 0.9) (``domain=(lo, hi)``)
-   or when it keeps integers integers (``keeps_integers=True``).
+1. its reverse rule, a row of `primitives.reverse` (``@rule(np.arctanh,
+   lists=("x",))``, giving the adjoint of each input from ``out_bar``), and its
+   forward rule, a row of `primitives.forward` (``@rule(np.arctanh, lists=("x",
+   "x_dot"))``, giving the tangent from ``x_dot``);
+2. its row here only where it needs more than the default of a ufunc (it
+   broadcasts its inputs, keeps no integers, makes a new array): ``domain=(lo,
+   hi)`` where its rules are checked away from (0.3, 0.9) (``np.arctanh``: (-0.8,
+   0.8)), ``keeps_integers=True`` for one that keeps integers integers.
 
-tests/test_rules.py checks every rule row against central differences on the row's
-domain; nothing else needs to know of the new function.
+tests/test_rules.py checks every rule row against central differences and the
+other mode on the row's domain; the analyses, the optimizer and the vector mode
+of forward derivatives (`transform.batching`) know a ufunc as elementwise.
 
 To add a function with an ``axis`` and a method form (``np.cumsum(x, axis)``,
 ``x.cumsum(axis)``):
 
-1. its reverse and forward rules (``@reverse(np.cumsum)``, ``@forward(np.cumsum)``)
-   taking ``axis`` as an option (``axis=None``), as `np.sum`'s do;
-2. its row in `TABLE`: ``shape=``, a function of the call (`Args`: the inputs'
-   shapes, their literal values, the options' literal values) giving the result's
-   shape (or ``fresh(rank)`` where only the rank is known, or None), and
-   ``methods=("cumsum",)``, which makes ``x.cumsum(...)`` the function's rule with
-   the array as its first argument (`METHODS`, read by `analysis.classify` and the
-   traced engine), and the other facts it has (``keeps_integers=True``);
-3. examples for it in tests/test_rules.py (`array_examples`: the axis values to
-   check), and a test of the method form.
+1. its reverse and forward rules (``@rule(np.cumsum)`` in both tables) taking
+   ``axis`` as an option (``*, axis=None``), as ``np.sum``'s do;
+2. its row in `TABLE`: ``shape=``, a function of `shape_rules` from the call
+   (`shape_rules.Args`: the inputs' shapes, their literal values, the options'
+   literal values) to the result's shape (``fresh(rank)`` where only the rank is
+   known, None where not even that), ``methods=("cumsum",)``, which makes
+   ``x.cumsum(...)`` the function's rule with the array first (`METHODS`, read by
+   `analysis.classify`), and the other facts that hold (``keeps_integers=True``);
+3. its examples in tests/test_rules.py (`array_examples`: the options to check,
+   here axis=None, 0 and -1), and a test of the method form (tests/test_facts.py).
+
+The traced engine (`engines.traced`) lists the array methods it traces by hand
+(a few of `METHODS`): ``.cumsum()`` is not one of them.
 
 The functions taking an `op` read an `analysis.classify.Op` (its `kind`, `key`,
 `inputs`, `options`, `rule` and `copies`). May import `ir` and the rest of
@@ -70,10 +75,10 @@ from .. import ir
 from ..ir.kinds import (INT, OTHER, SCALAR, UNKNOWN, ArrayKind, DTypeKind, ListKind, all_floats,
                         array_rank, leaves_dtype)
 from .registry import REDUCTIONS, stop_gradient
-from .shape_rules import (Args, Parts, as_array, concatenate, dot, elementwise, elementwise_rank,
-                          expand_dims, first, flat, hstack, inner, matmul, norm, outer,
-                          per_matrix, reduction, reshape, same_rank, slogdet, solve, squeeze,
-                          stack, transpose, vstack)
+from .shape_rules import (Args, Parts, as_array, concatenate, cumulative, dot, elementwise,
+                          elementwise_rank, expand_dims, first, flat, hstack, inner, matmul, norm,
+                          outer, per_matrix, reduction, reshape, same_rank, slogdet, solve,
+                          squeeze, stack, transpose, vstack)
 
 
 # ------------------------------------------------------------------ the table
@@ -167,6 +172,7 @@ TABLE = {
     np.logaddexp: Facts(domain=_TWO),
     np.arccos: Facts(domain=(-0.8, 0.8)),
     np.arcsin: Facts(domain=(-0.8, 0.8)),
+    np.arctanh: Facts(domain=(-0.8, 0.8)),
     np.square: Facts(keeps_integers=True),
     np.sign: Facts(keeps_integers=True),
     np.negative: Facts(keeps_integers=True),
@@ -188,7 +194,7 @@ TABLE = {
     np.var: Facts(**_REDUCE, methods=("var",)),
     np.std: Facts(**_REDUCE, methods=("std",)),
     np.linalg.norm: Facts(**dict(_REDUCE, shape=norm), scalar_ok=True),
-    np.cumsum: Facts(keeps_integers=True),
+    np.cumsum: Facts(shape=cumulative, keeps_integers=True, methods=("cumsum",)),
     # products and linear algebra (only the ranks where a shape would have more
     # symbols than the shapes the emitted code was made with)
     np.dot: Facts(shape=dot, number=True, keeps_integers=True, methods=("dot",)),
@@ -265,6 +271,9 @@ METHODS = {name: key for key, row in TABLE.items() for name in row.methods}
 NUMPY_REDUCTIONS = keys_where("reduction")
 # the NumPy reductions, by the name the emitted code calls them with
 NUMPY_REDUCTION_NAMES = {numpy_name(key): key for key in NUMPY_REDUCTIONS}
+# the functions without a derivative whose result has their first argument's shape
+# (``np.zeros_like``), by the names the emitted code calls them with
+LIKE_FIRST_NAMES = {numpy_name(key) for key, row in TABLE.items() if row.shape is first}
 
 
 def shape_rule(key) -> Callable:

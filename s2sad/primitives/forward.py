@@ -488,6 +488,11 @@ def np_arctan(x, out, x_dot):
     return x_dot / (1.0 + x * x)
 
 
+@rule(np.arctanh, lists=("x", "x_dot"))
+def np_arctanh(x, out, x_dot):
+    return x_dot / (1.0 - x * x)
+
+
 @rule(np.arctan2, lists=("y", "x", "y_dot", "x_dot"))
 def np_arctan2(y, x, out, y_dot, x_dot):
     r2 = x * x + y * y
@@ -609,6 +614,11 @@ def np_where(condition, x, y, out, condition_dot, x_dot, y_dot):
 @rule(np.sum)
 def np_sum(x, *, axis=None, keepdims=False, out, x_dot):
     return np.sum(x_dot, axis=axis, keepdims=keepdims)
+
+
+@rule(np.cumsum)
+def np_cumsum(x, *, axis=None, out, x_dot):
+    return np.cumsum(x_dot, axis=axis)
 
 
 @rule(np.mean)

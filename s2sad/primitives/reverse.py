@@ -497,6 +497,11 @@ def np_arctan(x, out, out_bar):
     return out_bar / (1.0 + x * x)
 
 
+@rule(np.arctanh, lists=("x",))
+def np_arctanh(x, out, out_bar):
+    return out_bar / (1.0 - x * x)
+
+
 @rule(np.arctan2, lists=("y", "x"))
 def np_arctan2(y, x, out, out_bar):
     r2 = x * x + y * y
@@ -621,6 +626,12 @@ def np_where(condition, x, y, out, out_bar):
 @rule(np.sum)
 def np_sum(x, *, axis=None, keepdims=False, out, out_bar):
     return unreduce(out_bar, x, axis, keepdims)
+
+
+@rule(np.cumsum)
+def np_cumsum(x, *, axis=None, out, out_bar):
+    # (each element reaches the sums after it; axis=None: of x flattened)
+    return np.reshape(np.flip(np.cumsum(np.flip(out_bar, axis), axis), axis), np.shape(x))
 
 
 @rule(np.mean)

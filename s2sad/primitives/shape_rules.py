@@ -205,6 +205,14 @@ def same_rank(a: Args):
     return rank_only(first(a))
 
 
+def cumulative(a: Args):
+    """``np.cumsum(x, axis)``: x's shape along an axis, one axis without one."""
+    x, axis = first(a), a.option("axis")
+    if axis is None:
+        return fresh(1)
+    return x if isinstance(axis, int) and isinstance(x, tuple) else None
+
+
 def flat(a: Args):
     return fresh(1)
 

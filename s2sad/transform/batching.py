@@ -36,9 +36,9 @@ its text, not by what it computes: a tangent is a name ending in ``%dot``; a
 callee's forward derivative is a call whose name ends in ``%jvp`` (or holds
 ``%jvp%``); NumPy is ``np`` and its functions are known by their dotted spelling
 (``np.sum``, ``np.zeros_like``, ``np.broadcast_to``, ``np.shape``, ``np.where``,
-``np.newaxis``, ...; the reductions by `primitives.facts.NUMPY_REDUCTION_NAMES`),
-the runtime's adjoint helpers by their names (`_LIKE_FIRST`, `_LIKE_SECOND`); the
-zero tangent of an array the function writes into is the line
+``np.newaxis``, ...; the reductions and ``np.zeros_like``'s kin by the names
+`primitives.facts` gives them), the runtime's adjoint helpers by their names
+(`_LIKE_FIRST`, `_LIKE_SECOND`); the zero tangent of an array the function writes into is the line
 ``x%dot = np.zeros_like(x)`` and a number's a literal 0; a broadcast term is
 ``np.broadcast_to(term, np.shape(result))``. Its ranks are its own: those of the
 kinds of the primal names (`kinds`), and of what it reads of each expression
@@ -58,7 +58,7 @@ import numpy as np
 
 from .. import ir
 from ..ir.kinds import INT, SCALAR, ArrayKind
-from ..primitives.facts import NUMPY_REDUCTION_NAMES
+from ..primitives.facts import LIKE_FIRST_NAMES, NUMPY_REDUCTION_NAMES
 
 
 class NotBatchable(Exception):
@@ -89,9 +89,10 @@ def _rank(kind):
 
 
 _ELEMENTWISE = (ast.Add, ast.Sub, ast.Mult, ast.Div)
-# calls whose result has the shape of their first argument (prod_others: the product
-# of the other elements), or of their second (the runtime's spread adjoints)
-_LIKE_FIRST = ("np.zeros_like", "np.ones_like", "prod_others")
+# calls whose result has the shape of their first argument (``np.zeros_like`` and its
+# kin, `primitives.facts.LIKE_FIRST_NAMES`; prod_others: the product of the other
+# elements), or of their second (the runtime's spread adjoints)
+_LIKE_FIRST = (*sorted(LIKE_FIRST_NAMES), "prod_others")
 _LIKE_SECOND = ("extreme_bar", "norm_bar", "unreduce")
 # the NumPy reductions but the norm
 _REDUCTIONS = tuple(n for n in NUMPY_REDUCTION_NAMES if n != "np.linalg.norm")
