@@ -195,8 +195,10 @@ TABLE = {
     np.std: Facts(**_REDUCE, methods=("std",)),
     np.linalg.norm: Facts(**dict(_REDUCE, shape=norm), scalar_ok=True),
     np.cumsum: Facts(shape=cumulative, keeps_integers=True, methods=("cumsum",)),
-    # products and linear algebra (only the ranks where a shape would have more
-    # symbols than the shapes the emitted code was made with)
+    # products and linear algebra. A row giving only a rank (fresh symbols) keeps
+    # what analysis.shapes knew: knowing the symbols can change the emitted code
+    # (np.linalg.inv's shape as its argument's makes its adjoint's unbroadcast name
+    # the argument, not the inverse)
     np.dot: Facts(shape=dot, number=True, keeps_integers=True, methods=("dot",)),
     np.matmul: Facts(shape=matmul, number=True, keeps_integers=True),
     np.outer: Facts(shape=outer, keeps_integers=True),
@@ -204,9 +206,9 @@ TABLE = {
     np.trace: Facts(shape=per_matrix, number=True, keeps_integers=True),
     np.linalg.det: Facts(shape=per_matrix, number=True),
     np.linalg.slogdet: Facts(shape=slogdet, number=True),
-    np.linalg.inv: Facts(shape=same_rank, same_kind=True),  # (only the rank, as inner's)
+    np.linalg.inv: Facts(shape=same_rank, same_kind=True),  # (only the rank: see above)
     np.linalg.solve: Facts(shape=solve, number=True),
-    # reshapes and transposes (the ranks only, but for transpose without axes=)
+    # reshapes and transposes (only the ranks, as above, but for transpose without axes=)
     np.transpose: Facts(**_SHAPED, shape=transpose, same_kind=True, methods=("transpose",)),
     np.moveaxis: Facts(shape=same_rank, same_kind=True, view=True),
     np.swapaxes: Facts(**_SHAPED),

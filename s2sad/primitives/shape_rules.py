@@ -160,7 +160,8 @@ def dot(a: Args):
 
 
 def inner(a: Args):
-    # (only the rank: a[:-1] + b[:-1] would give shapes more symbols)
+    # (only the rank, as analysis.shapes has always given: a[:-1] + b[:-1] would be
+    # the shape)
     x, y = a.shapes[:2]
     if not isinstance(x, tuple) or not isinstance(y, tuple):
         return None
