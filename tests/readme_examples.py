@@ -1,8 +1,9 @@
-"""Runs the README's ```python blocks as a user would paste them, in one process.
+"""Runs the ```python blocks of one Markdown page (README.md, or a page of docs/) as a
+user would paste them, in one process.
 
 Blocks run in order and share one namespace, as a reader's session would. A block is
 written to a file first, so `grad` reads its functions' source as it reads a user's.
-A block right after the line ``<!-- fragment -->`` in the README is an outline with
+A block right after the line ``<!-- fragment -->`` on the page is an outline with
 `...` in it, and is only compiled. Checks come from the blocks' own comments:
 
 - ``expr  # 13.0`` (or the literal on the comment line right below the statement): the
@@ -10,8 +11,9 @@ A block right after the line ``<!-- fragment -->`` in the README is an outline w
 - ``expr  # a == b`` where the comment is a comparison: it holds after the statement;
 - ``expr  # SomeError: ...`` or ``# raises SomeError``: the statement raises it.
 
-Other comments are prose. Run as ``python tests/readme_examples.py README.md``: it
-prints one line per checked statement and exits non-zero on the first mismatch.
+Other comments are prose. Run as ``python tests/readme_examples.py README.md`` (or a
+page: ``docs/guide/numpy.md``): it prints how many blocks ran and statements were
+checked, and exits non-zero on the first mismatch, naming the page and line.
 """
 
 import ast
@@ -23,7 +25,7 @@ import tempfile
 
 import numpy as np
 
-# names the README's prose refers to without defining them in a block
+# names the pages' prose refers to without defining them in a block
 PRELUDE = '''
 import math
 
@@ -121,7 +123,7 @@ def same(got, want):
                        rtol=1e-12, atol=1e-14)
 
 
-def run_block(start, source, namespace, folder, index):
+def run_block(start, source, namespace, folder, index, page="README.md"):
     lines = source.split("\n")
     tree = ast.parse(source)
     path = os.path.join(folder, f"readme_block_{index}.py")
@@ -142,22 +144,22 @@ def run_block(start, source, namespace, folder, index):
         code_of[id(stmt)] = compile(mod, path, "exec")
     done = 0
     for stmt, want in checks:
-        where = f"README.md:{start + stmt.lineno - 1}"
+        where = f"{page}:{start + stmt.lineno - 1}"
         if want and want[0] == "raises":
             try:
                 exec(code_of[id(stmt)], namespace)
             except Exception as exc:
                 if type(exc).__name__ != want[1]:
                     raise AssertionError(f"{where}: raised {type(exc).__name__}, "
-                                         f"the README says {want[1]}") from exc
+                                         f"the page says {want[1]}") from exc
             else:
-                raise AssertionError(f"{where}: raised nothing, the README says {want[1]}")
+                raise AssertionError(f"{where}: raised nothing, the page says {want[1]}")
             done += 1
             continue
         if want and want[0] == "value" and isinstance(stmt, ast.Expr):
             got = eval(compile(ast.Expression(stmt.value), path, "eval"), namespace)
             if not same(got, want[1]):
-                raise AssertionError(f"{where}: got {got!r}, the README says {want[1]!r}")
+                raise AssertionError(f"{where}: got {got!r}, the page says {want[1]!r}")
             done += 1
             continue
         exec(code_of[id(stmt)], namespace)
@@ -178,9 +180,9 @@ def main(readme):
     ran = checked = 0
     for index, (start, source, fragment) in enumerate(blocks(readme)):
         if fragment:
-            compile(source, f"README.md:{start}", "exec")
+            compile(source, f"{readme}:{start}", "exec")
             continue
-        checked += run_block(start, source, namespace, folder, index)
+        checked += run_block(start, source, namespace, folder, index, readme)
         ran += 1
     print(f"{ran} blocks ran, {checked} statements checked")
 

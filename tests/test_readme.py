@@ -1,17 +1,36 @@
-"""The README's command examples print what the README says they print."""
+"""The examples of README.md and of every page of docs/ do what the pages say: each
+`$ s2sad ...` block prints what follows it, each `>>> ...` block raises the error
+shown, and each ```python block runs with the values its comments show."""
 
+import glob
 import os
 import re
 import shlex
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# README.md and every page of the documentation site, as paths from the root
+PAGES = ["README.md"] + sorted(
+    os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "**", "*.md"),
+                                                recursive=True))
 
-def blocks():
-    text = open(os.path.join(ROOT, "README.md")).read()
-    for block in re.findall(r"```\n(\$ s2sad .*?)```", text, flags=re.S):
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+try:
+    import readme_examples
+finally:
+    sys.path.pop(0)
+
+
+def page_text(page):
+    return open(os.path.join(ROOT, page)).read()
+
+
+def blocks(page):
+    for block in re.findall(r"```\n(\$ s2sad .*?)```", page_text(page), flags=re.S):
         command, _, expected = block.partition("\n")
         yield shlex.split(command[2:])[1:], expected
 
@@ -25,13 +44,20 @@ def without_rounding(text):
     return ROUNDING.sub("<tiny>", text)
 
 
-def test_readme_cli_examples():
-    found = list(blocks())
-    assert len(found) >= 3
-    for args, expected in found:
+def test_pages_are_found():
+    assert "docs/guide/numpy.md" in PAGES and "docs/errors.md" in PAGES, PAGES
+    assert sum(len(list(blocks(page))) for page in PAGES) >= 20
+    assert sum(len(list(error_blocks(page))) for page in PAGES) >= 12
+    assert sum(len(readme_examples.blocks(os.path.join(ROOT, page))) for page in PAGES) >= 20
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if list(blocks(p))])
+def test_readme_cli_examples(page):
+    for args, expected in blocks(page):
         done = subprocess.run([sys.executable, "-m", "s2sad", *args], capture_output=True,
                               text=True, cwd=ROOT)
-        assert without_rounding(done.stdout + done.stderr) == without_rounding(expected), args
+        assert without_rounding(done.stdout + done.stderr) == without_rounding(expected), \
+            (page, args)
 
 
 def test_rounding_mask_keeps_what_matters():
@@ -40,9 +66,8 @@ def test_rounding_mask_keeps_what_matters():
     assert without_rounding("allowed 6.4e-07, got 3.1e-09") == "allowed 6.4e-07, got 3.1e-09"
 
 
-def error_blocks():
-    text = open(os.path.join(ROOT, "README.md")).read()
-    for block in re.findall(r"```\n(>>> .*?)```", text, flags=re.S):
+def error_blocks(page):
+    for block in re.findall(r"```\n(>>> .*?)```", page_text(page), flags=re.S):
         command, _, expected = block.partition("\n")
         yield command[4:], expected
 
@@ -61,9 +86,9 @@ def test_readme_error_examples():
         import errors
     finally:
         sys.path.pop(0)
-    found = list(error_blocks())
-    assert len(found) >= 10
-    for command, expected in found:
+    found = [(page, block) for page in PAGES for block in error_blocks(page)]
+    assert len(found) >= 12
+    for page, (command, expected) in found:
         ns = {"s2sad": s2sad, "np": np, "math": math, "errors": errors}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -73,7 +98,7 @@ def test_readme_error_examples():
                 got = f"{type(exc).__name__}: {exc}".replace(ROOT + os.sep, "")
             else:
                 got = "(no error)"
-        assert got == expected.rstrip("\n"), command
+        assert got == expected.rstrip("\n"), (page, command)
 
 
 def test_the_demo_runs():
@@ -84,13 +109,17 @@ def test_the_demo_runs():
     assert "Hessian of z" in done.stdout and "gradients:" in done.stdout
 
 
-def test_readme_python_examples():
-    """Every ```python block runs as pasted, and the values its comments show are what
-    the calls return (tests/readme_examples.py says how the comments are read)."""
+@pytest.mark.parametrize(
+    "page", [p for p in PAGES if readme_examples.blocks(os.path.join(ROOT, p))])
+def test_readme_python_examples(page):
+    """Every ```python block of the page runs as pasted, in a process of its own, and
+    the values its comments show are what the calls return (tests/readme_examples.py
+    says how the comments are read)."""
     done = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "readme_examples.py"),
-                           os.path.join(ROOT, "README.md")],
+                           page],
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
     ran, checked = map(int, re.match(r"(\d+) blocks ran, (\d+) statements checked",
                                      done.stdout).groups())
-    assert ran >= 10 and checked >= 12, done.stdout
+    runnable = [b for b in readme_examples.blocks(os.path.join(ROOT, page)) if not b[2]]
+    assert ran == len(runnable), done.stdout
