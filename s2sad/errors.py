@@ -6,10 +6,18 @@ prints it the way a compiler does: ``file:line:col: message``, the source line, 
 caret under the column, then a hint that says what to do instead. Unsupported syntax
 is also a `SyntaxError`, so Python's own traceback printer draws the caret.
 
+An `S2SADError` is meant for the user, so its traceback is the user's: the entry
+points take s2sad's own frames out of it as it leaves them (`user_traceback`), and
+the last frame printed is the user's call. ``S2SAD_TRACEBACK=full`` in the
+environment keeps every frame, for a bug report. Other exceptions keep theirs.
+
 This module imports nothing from the rest of s2sad.
 """
 
 from __future__ import annotations
+
+import os
+import types
 
 
 class S2SADError(Exception):
@@ -104,6 +112,12 @@ class NonScalarOutputError(S2SADError):
     """`grad` was asked for the gradient of an output that is not a scalar."""
 
 
+class OptionError(S2SADError, TypeError):
+    """An entry point was given a keyword it does not take, such as JAX's
+    ``argnums`` (s2sad's `wrt`) or ``has_aux`` (not supported yet). Also a
+    `TypeError`, as Python's own error for an unexpected keyword is."""
+
+
 class WrtError(S2SADError):
     """`wrt` names no parameter, names one twice, or has the wrong type."""
 
@@ -132,3 +146,52 @@ class GradientCheckError(S2SADError):
     def __init__(self, message: str, report=None, **kw):
         super().__init__(message, **kw)
         self.report = report
+
+
+# ------------------------------------------------------------- tracebacks
+
+TRACEBACK_VARIABLE = "S2SAD_TRACEBACK"
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_DISPATCHER = "<s2sad dispatcher "
+
+
+def internal_file(filename: str) -> bool:
+    """Is `filename` s2sad's own code: a module of the package, or the dispatcher
+    ``grad`` generates? (Not a derivative it emits, ``<s2sad-N f_grad>``, which
+    the user needs to see.)"""
+    if filename.startswith("<"):
+        return filename.startswith(_DISPATCHER)
+    return filename.startswith(_PACKAGE) or os.path.abspath(filename).startswith(_PACKAGE)
+
+
+def user_traceback(exc: BaseException) -> BaseException:
+    """`exc` with s2sad's own frames (`internal_file`) taken out of its traceback,
+    when it is an `S2SADError`: the frames left are the user's, the emitted
+    derivative's and other libraries', so the last frame printed is the user's call
+    and the message follows it. An `S2SADError` it was chained from is trimmed too.
+    With ``S2SAD_TRACEBACK=full`` in the environment nothing changes. Any other
+    exception is left as it is. Returns `exc`.
+
+    The entry points call it where an error leaves them and re-raise with a bare
+    ``raise``, which adds no frame and, from Python 3.11, keeps the traceback set
+    here (3.10 re-raises the traceback it caught: the full one)."""
+    if os.environ.get(TRACEBACK_VARIABLE, "").strip().lower() == "full":
+        return exc
+    seen: set = set()
+    err = exc
+    while isinstance(err, S2SADError) and id(err) not in seen:
+        seen.add(id(err))
+        kept, n = [], 0
+        tb = err.__traceback__
+        while tb is not None:
+            n += 1
+            if not internal_file(tb.tb_frame.f_code.co_filename):
+                kept.append(tb)
+            tb = tb.tb_next
+        if len(kept) != n:
+            rebuilt = None
+            for tb in reversed(kept):
+                rebuilt = types.TracebackType(rebuilt, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
+            err.with_traceback(rebuilt)
+        err = err.__cause__ or (None if err.__suppress_context__ else err.__context__)
+    return exc

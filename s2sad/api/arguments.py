@@ -2,8 +2,12 @@
 arguments bind to `f`'s parameters, their kinds (what a derivative is specialised
 on, refusing an argument that carries no derivative as `wrt`), and the types the
 derivatives of arguments are given back with (`typed_like`). Also the checks of
-the options every entry point shares (`mode=`, ``checkpoint=``), and the refusal of
-a function s2sad made (``grad(f)``, ...) where a user's function is needed.
+the options every entry point shares (`mode=`, ``checkpoint=``), the refusal of a
+function s2sad made (``grad(f)``, ...) where a user's function is needed, and
+`public`, which every entry point and every function one returns wears: an
+`S2SADError` leaves it with the user's frames only (`errors.user_traceback`), and
+a keyword it does not take (JAX's ``argnums``, ``has_aux``) is an `OptionError`
+that says what to write instead.
 
 Imports `stages` (the gradient types) and the layers below; nothing else in
 `api`.
@@ -11,6 +15,7 @@ Imports `stages` (the gradient types) and the layers below; nothing else in
 
 from __future__ import annotations
 
+import functools
 import inspect
 import linecache
 import types
@@ -19,7 +24,8 @@ import numpy as np
 
 from ..checkpoint import SCHEDULES
 from ..driver import stages
-from ..errors import IntegerArgumentError, S2SADError, WrtError
+from ..errors import (IntegerArgumentError, OptionError, S2SADError, WrtError,
+                      user_traceback)
 from ..ir.kinds import (INT, ITEMS, SCALAR, UNKNOWN, ArrayKind, ListKind, differentiable,
                         kind_of, with_shapes)
 
@@ -111,7 +117,9 @@ def refuse_derived(g, what):
 
 
 def mark_made(g, f, what):
-    """Mark `g` as a function s2sad made from the user's `f` (see `refuse_derived`)."""
+    """`g`, a function s2sad made from the user's `f`, as users get it: `public`, and
+    marked as made (see `refuse_derived`)."""
+    g = public(g)
     g.__s2sad__ = what
     g.__wrapped__ = f
     return g
@@ -164,6 +172,9 @@ def argument_kinds(f, values: dict, wrt, what):
     kinds = {}
     for name, value in values.items():
         kind = kind_of(value)
+        if name in wrt and complex_value(value):
+            raise complex_refusal(f"{what} of {f.__qualname__} with respect to `{name}`",
+                                  value, f)
         if name in wrt:
             if isinstance(kind, ArrayKind) and kind.dtype in ("i", "b"):
                 raise IntegerArgumentError(
@@ -186,6 +197,32 @@ def argument_kinds(f, values: dict, wrt, what):
                     hint="Pass each number as its own argument.", **at_def(f))
         kinds[name] = kind
     return with_shapes(kinds, values)
+
+
+def complex_value(value) -> bool:
+    """Does `value` hold a complex number: a complex, a NumPy complex scalar or array,
+    a list or tuple with one?"""
+    if isinstance(value, (complex, np.complexfloating)):
+        return True
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind == "c"
+    if isinstance(value, (list, tuple)):
+        return any(complex_value(v) for v in value)
+    return False
+
+
+def complex_refusal(what: str, value, f) -> WrtError:
+    """The error for a complex `value` where a derivative is asked for (`what`
+    says where: "grad of f with respect to `z`")."""
+    if isinstance(value, np.ndarray):
+        described = f"an array of {value.dtype}"
+    elif isinstance(value, (list, tuple)):
+        described = f"a {type(value).__name__} holding complex numbers"
+    else:
+        described = f"the complex number {value!r}"
+    where = at_def(f) if isinstance(f, types.FunctionType) else {}
+    return WrtError(f"{what}: its value is {described}, and complex numbers are not "
+                    "supported yet", hint=COMPLEX_HINT, **where)
 
 
 def fixed_argument(value) -> bool:
@@ -278,6 +315,80 @@ def typed_gradients(arguments: dict, names, grads) -> list:
 
 
 # ---------------------------------------------------------------- options
+
+
+def public(fn):
+    """`fn`, an entry point (``grad``, ``jacobian``, ...) or a function one returns,
+    as users call it: an `S2SADError` that leaves it has s2sad's own frames taken
+    out of its traceback (`user_traceback`), so the user's call is the last frame
+    shown; other exceptions pass untouched. An entry point (a function without
+    ``**kwargs``) refuses a keyword it does not take with an `OptionError`
+    (`refuse_options`). Not for the dispatcher ``grad`` generates, which does the
+    same in its own error path and adds no call."""
+    signature = inspect.signature(fn)
+    params = signature.parameters
+    checks = not any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+    @functools.wraps(fn)
+    def entry(*args, **kwargs):
+        try:
+            if checks and kwargs and not params.keys() >= kwargs.keys():
+                refuse_options(fn.__name__, signature, kwargs)
+            return fn(*args, **kwargs)
+        except S2SADError as exc:
+            user_traceback(exc)
+            raise  # (a bare raise adds no frame: the traceback stays as trimmed)
+
+    return entry
+
+
+def refuse_options(name, signature, kwargs):
+    """Raise an `OptionError` for the first keyword in `kwargs` that the entry point
+    `name` (with `signature`) does not take, saying what s2sad calls JAX's keywords
+    or that it does not support them yet."""
+    key = next(k for k in kwargs if k not in signature.parameters)
+    value = kwargs[key]
+    where = f"{name}({key}={value!r})"
+    takes_wrt = "wrt" in signature.parameters
+    if key == "argnums" and takes_wrt:
+        valid = isinstance(value, int) and not isinstance(value, bool) or \
+            isinstance(value, (tuple, list)) and value and \
+            all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        example = f"wrt={tuple(value) if isinstance(value, list) else value!r}" \
+            if valid else 'wrt=0, wrt="x" or wrt=(0, "y")'
+        raise OptionError(
+            f"{where}: argnums is JAX's name for it; s2sad calls it `wrt`",
+            hint=f"Write {example}: wrt takes a parameter's position, its name, or a "
+                 "tuple of them (then the derivative is a tuple).")
+    if key == "argnums":
+        raise OptionError(
+            f"{where}: {name} takes no argnums; it differentiates with respect to "
+            "every positional argument that is a float, a float array or a list of them",
+            hint="To hold an argument fixed, pass it as an integer, or take it from "
+                 "outside (a closure or a default value).")
+    if key == "has_aux":
+        raise OptionError(
+            f"{where}: has_aux is not supported yet; s2sad differentiates a function "
+            "whose output is the value differentiated, without auxiliary data beside it",
+            hint="Differentiate a function that returns the value only, and compute the "
+                 "auxiliary data with a separate call.")
+    if key == "holomorphic":
+        raise OptionError(
+            f"{where}: complex numbers are not supported yet, so there is no "
+            "holomorphic mode", hint=COMPLEX_HINT)
+    if key == "allow_int":
+        raise OptionError(
+            f"{where}: s2sad takes derivatives with respect to floats only; an "
+            "integer argument it does not differentiate with respect to is held fixed",
+            hint="Leave integer parameters out of wrt, or pass them as floats.")
+    params = [p for p in signature.parameters.values()
+              if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    raise OptionError(f"{name}() got an unexpected keyword argument {key!r}",
+                      hint=f"Its parameters: {name}({', '.join(p.name for p in params)}).")
+
+
+COMPLEX_HINT = ("Pass the real and imaginary parts as two float arguments (z.real and "
+                "z.imag for an array) and write the function over them.")
 
 
 MODES = ("reverse", "forward", "tape")

@@ -33,7 +33,7 @@ from ..backend import compile as compile_mod
 from ..backend import diskcache
 from ..checkpoint import CTZ, Binomial
 from ..driver import builder, stages
-from ..errors import SourceNotFoundError
+from ..errors import SourceNotFoundError, user_traceback
 from ..frontend import parse
 from ..ir.kinds import INT, SCALAR, ListKind, kind_of, shape_pattern, shaped_arguments
 from ..transform import batching
@@ -189,7 +189,7 @@ class State:
         self.primary = None  # (types, function) the fast path checks for
         self.guards: list = []  # (kind, container, name, obj)
         self.ns = {"__builtins__": __builtins__, "_miss": self.miss,
-                   "_explain": compile_mod.explain}
+                   "_explain": compile_mod.explain, "_user_traceback": user_traceback}
         self.dispatcher = None
         _states.add(self)
 
@@ -227,11 +227,13 @@ class State:
             else:
                 lines.append(f"    return _F({call})")
         lines.append(f"    return _miss({call})")
-        # an error in the derivative gets a note naming the user's line (a `try`
-        # costs nothing until something raises)
+        # an error in the derivative gets a note naming the user's line, an
+        # S2SADError loses s2sad's frames (a `try` costs nothing until something
+        # raises; the bare `raise` adds no frame)
         body = ["    " + line for line in lines[1:]]
         lines = lines[:1] + ["    try:"] + body + [
-            "    except Exception as e:", "        _explain(e)", "        raise"]
+            "    except Exception as e:", "        _explain(e)", "        _user_traceback(e)",
+            "        raise"]
         return "\n".join(lines) + "\n"
 
     def shape_checks(self) -> list:

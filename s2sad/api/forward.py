@@ -29,10 +29,12 @@ from ..backend import compile as compile_mod
 from ..errors import S2SADError, WrtError
 from ..ir.kinds import differentiable, kind_of
 from . import dispatch, shapes
-from .arguments import (argument_kinds, at_def, bind, call_with, mark_made, normalize_wrt,
-                        refuse_derived, typed_gradients, typed_like)
+from .arguments import (argument_kinds, at_def, bind, call_with, complex_refusal,
+                        complex_value, mark_made, normalize_wrt, public, refuse_derived,
+                        typed_gradients, typed_like)
 
 
+@public
 def jvp(f, primals, tangents):
     """``(f(*primals), tangent of the output)``: the directional derivative of `f` at
     `primals` along `tangents` (one per primal, with its shape; ``None`` for an
@@ -56,6 +58,8 @@ def jvp(f, primals, tangents):
     for name, x, t in zip(arguments, primals, tangents):
         if t is None:
             continue
+        if complex_value(x):
+            raise complex_refusal(f"jvp of {f.__qualname__} along `{name}`", x, f)
         kind = kind_of(x)
         if not differentiable(kind) or isinstance(kind, tuple):
             if isinstance(t, (int, float)) and t == 0:
@@ -116,6 +120,7 @@ def _output_tangent(d, y, f):
     return d
 
 
+@public
 def derivative(f):
     """``f'``: for a function of one float, the function that returns the derivative
     of `f` at a point (computed in forward mode) with respect to its first
@@ -123,6 +128,8 @@ def derivative(f):
     refuse_derived(f, "derivative")
 
     def df(x, *rest, **kwargs):
+        if complex_value(x):
+            raise complex_refusal(f"derivative of {f.__qualname__}", x, f)
         if isinstance(x, bool) or not isinstance(x, (float, int)):
             raise WrtError(f"derivative of {f.__qualname__} takes a number for its first "
                            f"argument; got {type(x).__name__}",
@@ -171,6 +178,7 @@ def _checked(f, pair):
 # ------------------------------------------------------- second derivatives
 
 
+@public
 def hessian(f, wrt=0):
     """The Hessian of `f`'s scalar output with respect to `wrt`, by forward mode over
     the compiled reverse-mode gradient (one forward pass of the gradient code per
@@ -209,6 +217,7 @@ def hessian(f, wrt=0):
     return mark_made(h, f, "hessian")
 
 
+@public
 def hvp(f, wrt=0):
     """``hvp(f)(*args, v)``: the Hessian of `f` (with respect to the one parameter
     `wrt`) times `v`, in one forward pass over the compiled gradient, without building

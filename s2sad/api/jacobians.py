@@ -18,11 +18,13 @@ from ..errors import S2SADError
 from ..ir.kinds import kind_of
 from ..transform import batching
 from . import dispatch, shapes
-from .arguments import argument_kinds, bind, call_with, mark_made, normalize_wrt, refuse_derived
+from .arguments import (argument_kinds, bind, call_with, mark_made, normalize_wrt, public,
+                        refuse_derived)
 from .forward import call_derivative
 from .reverse import vjp_of
 
 
+@public
 def jacobian(f, wrt=0, mode="auto"):
     """The Jacobian of `f` with respect to `wrt`: for an output of shape ``o`` and an
     input of shape ``s`` (a list of n floats counts as shape ``(n,)``, a float as

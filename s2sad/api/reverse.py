@@ -33,11 +33,13 @@ from ..frontend import parse
 from ..ir.kinds import differentiable, kind_of, with_shapes
 from . import debug, dispatch
 from .arguments import (argument_kinds, at_def, check_function, check_mode, checkpoint_option,
-                        fixed_argument, normalize_wrt, numeric_kind, retyped_list,
-                        signature_params, typed_gradients)
+                        complex_refusal, complex_value, fixed_argument, normalize_wrt,
+                        numeric_kind, public, retyped_list, signature_params,
+                        typed_gradients)
 from .forward import grad_of_gradient, value_and_grad_by_forward_mode
 
 
+@public
 def grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None, snapshots=None):
     """The gradient of `f`'s scalar output with respect to the parameter(s) `wrt`.
 
@@ -88,6 +90,7 @@ def grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None, snapshots=N
     return dispatch.transformed(f, wrt, "grad", ckpt)
 
 
+@public
 def value_and_grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None,
                    snapshots=None):
     """Like `grad`, but the returned function gives ``(f(...), gradient)``."""
@@ -114,6 +117,7 @@ def _debugging(debug) -> bool:
 def _debugged(g):
     """`g`, run under the NaN debugger (`debug.run`)."""
     @functools.wraps(g)
+    @public
     def checked(*args, **kwargs):
         return debug.run(g, args, kwargs)
 
@@ -150,6 +154,7 @@ def _taped(f, wrt, entry):
     with_value = entry == "value_and_grad"
 
     @functools.wraps(f)
+    @public
     def taped(*args, **kwargs):
         try:
             bound = signature.bind(*args, **kwargs)
@@ -174,6 +179,7 @@ def _by_forward_mode(f, wrt, entry):
     names, as_tuple = normalize_wrt(f, wrt)
 
     @functools.wraps(f)
+    @public
     def by_forward_mode(*args, **kwargs):
         value, gradient = value_and_grad_by_forward_mode(f, names, as_tuple, args, kwargs)
         return (value, gradient) if entry == "value_and_grad" else gradient
@@ -185,6 +191,7 @@ def _by_forward_mode(f, wrt, entry):
 # --------------------------------------------------------------------- vjp
 
 
+@public
 def vjp(f, *primals, checkpoint=None, snapshots=None):
     """``(out, pullback)``: `f` evaluated at `primals`, and a function that maps an
     adjoint of `out` (same structure as `out`) to one adjoint per positional argument,
@@ -208,8 +215,10 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=()):
     kinds = with_shapes({n: kind_of(v) for n, v in values.items()}, values)
     for name, value in values.items():
         if name in held or fixed_argument(value) or differentiable(kinds[name]) and \
-                numeric_kind(kinds[name]):
+                numeric_kind(kinds[name]) and not complex_value(value):
             continue
+        if complex_value(value):
+            raise complex_refusal(f"vjp of {f.__qualname__} at `{name}`", value, f)
         what = type(value).__name__
         if type(value).__module__ == "numpy" and what == "ndarray":
             what = f"array of {value.dtype}"
@@ -235,6 +244,7 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=()):
     retyped = [i for i in positions if retyped_list(primals[i])]
     state = [saved]
 
+    @public
     def pullback(out_bar):
         if not _fits(out, out_bar):
             raise S2SADError(f"the pullback of {f.__qualname__} takes an adjoint with the "
@@ -275,6 +285,7 @@ def _fits(out, out_bar) -> bool:
 # ------------------------------------------------------------------ source
 
 
+@public
 def source(f, mode="reverse", wrt=0, stage="reverse", example=None, checkpoint=None,
            snapshots=None) -> str:
     """The text s2sad emits for `f` at `stage` (``source``, ``anf``, ``dup``,
