@@ -25,42 +25,14 @@ import tempfile
 
 import numpy as np
 
-# names the pages' prose refers to without defining them in a block
+# what every page takes a reader to have imported; everything else a block uses is
+# defined in a block of the same page, as a reader pasting the page's blocks would
 PRELUDE = '''
 import math
 
 import numpy as np
 
 import s2sad
-
-
-def rosenbrock(x, y):
-    return (1.0 - x) ** 2 + 100.0 * (y - x * x) ** 2
-
-
-def loss(w):
-    return np.sum(np.tanh(w) ** 2) + np.sum(w ** 4)
-
-
-def softsign(x):
-    return x / (1.0 + abs(x))
-
-
-def uses_softsign(x):
-    return softsign(x * x) + x
-
-
-def quantize(x):
-    return np.round(x * 8.0) / 8.0
-
-
-rng = np.random.default_rng(0)
-X = rng.normal(size=(20, 3))
-y = np.sign(rng.normal(size=20))
-w = np.array([0.3, -0.2, 0.5])
-v = np.array([1.0, 0.5, -1.0])
-x = 0.7
-n = 8
 '''
 
 FRAGMENT = "<!-- fragment -->"
