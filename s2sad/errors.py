@@ -126,6 +126,40 @@ class IntegerArgumentError(WrtError):
     """A gradient was asked for an argument whose value is an integer (or bool)."""
 
 
+class ComplexArgumentError(WrtError):
+    """A derivative was asked with respect to a complex number (a complex, a complex
+    array, a list holding one): complex numbers are not supported yet."""
+
+    HINT = ("Pass the real and imaginary parts as two float arguments (z.real and "
+            "z.imag for an array) and write the function over them.")
+
+    @classmethod
+    def of(cls, what: str, value, **where) -> "ComplexArgumentError":
+        """The error for the complex `value`; `what` says where ("grad of f with
+        respect to `z`"), `where` is the place keywords."""
+        if getattr(value, "ndim", 0):
+            described = f"an array of {value.dtype}"
+        elif isinstance(value, (list, tuple)):
+            described = f"a {type(value).__name__} holding complex numbers"
+        else:
+            described = f"the complex number {value!r}"
+        return cls(f"{what}: its value is {described}, and complex numbers are not "
+                   "supported yet", hint=cls.HINT, **where)
+
+    @staticmethod
+    def holds(value) -> bool:
+        """Does `value` hold a complex number: a complex, a NumPy complex scalar or
+        array, a list or tuple with one?"""
+        if isinstance(value, complex):
+            return True
+        dtype = getattr(value, "dtype", None)
+        if dtype is not None:
+            return getattr(dtype, "kind", None) == "c"
+        if isinstance(value, (list, tuple)):
+            return any(ComplexArgumentError.holds(v) for v in value)
+        return False
+
+
 class NotDifferentiableError(S2SADError):
     """A value reaches the output through an operation that has no derivative."""
 

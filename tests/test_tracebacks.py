@@ -143,6 +143,7 @@ def own_frames(exc):
     lambda: s2sad.vjp(scalar, 2.0)[1]((1.0, 2.0)),
     lambda: s2sad.source(scalar, stage="nothing"),
     lambda: s2sad.grad(s2sad.grad(scalar), checkpoint="ctz"),
+    lambda: s2sad.check(scalar, 1),
 ])
 def test_no_s2sad_frame_in_the_traceback(call):
     with pytest.raises(s2sad.S2SADError) as info:
@@ -184,7 +185,7 @@ def test_other_exceptions_keep_their_frames():
 
 
 @pytest.mark.parametrize("entry", [s2sad.grad, s2sad.value_and_grad, s2sad.hessian,
-                                   s2sad.hvp, s2sad.jacobian])
+                                   s2sad.hvp, s2sad.jacobian, s2sad.source, s2sad.check])
 def test_argnums_is_called_wrt(entry):
     with pytest.raises(s2sad.OptionError) as info:
         entry(scalar, argnums=(0, 1))
@@ -276,11 +277,18 @@ def test_the_entry_points_keep_their_names_and_signatures():
      "the complex number 1j"),
     (lambda: s2sad.vjp(scalar, 1j), "vjp of scalar at `x`", "the complex number 1j"),
     (lambda: s2sad.vjp(f, [1.0, 1j]), "vjp of f at `x`", "a list holding complex numbers"),
+    (lambda: s2sad.grad(scalar, mode="tape")(1j), "the gradient of scalar with respect "
+     "to `x`", "the complex number 1j"),
+    (lambda: s2sad.grad(f, mode="tape")(np.array([1j])), "the gradient of f with respect "
+     "to `x`", "an array of complex128"),
+    (lambda: s2sad.check(scalar, 1 + 1j), "the gradient of scalar with respect to `x`",
+     "the complex number (1+1j)"),
 ])
 def test_complex_numbers_are_not_supported_yet(call, where, what):
-    with pytest.raises(s2sad.WrtError) as info:
+    with pytest.raises(s2sad.ComplexArgumentError) as info:
         call()
     err = info.value
+    assert isinstance(err, s2sad.WrtError)
     assert f"{where}: its value is {what}" in err.message
     assert err.message.endswith("and complex numbers are not supported yet")
     assert "real and imaginary parts as two float arguments" in err.hint

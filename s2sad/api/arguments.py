@@ -24,8 +24,8 @@ import numpy as np
 
 from ..checkpoint import SCHEDULES
 from ..driver import stages
-from ..errors import (IntegerArgumentError, OptionError, S2SADError, WrtError,
-                      user_traceback)
+from ..errors import (ComplexArgumentError, IntegerArgumentError, OptionError, S2SADError,
+                      WrtError, user_traceback)
 from ..ir.kinds import (INT, ITEMS, SCALAR, UNKNOWN, ArrayKind, ListKind, differentiable,
                         kind_of, with_shapes)
 
@@ -200,29 +200,15 @@ def argument_kinds(f, values: dict, wrt, what):
 
 
 def complex_value(value) -> bool:
-    """Does `value` hold a complex number: a complex, a NumPy complex scalar or array,
-    a list or tuple with one?"""
-    if isinstance(value, (complex, np.complexfloating)):
-        return True
-    if isinstance(value, np.ndarray):
-        return value.dtype.kind == "c"
-    if isinstance(value, (list, tuple)):
-        return any(complex_value(v) for v in value)
-    return False
+    """Does `value` hold a complex number (`ComplexArgumentError.holds`)?"""
+    return ComplexArgumentError.holds(value)
 
 
-def complex_refusal(what: str, value, f) -> WrtError:
-    """The error for a complex `value` where a derivative is asked for (`what`
-    says where: "grad of f with respect to `z`")."""
-    if isinstance(value, np.ndarray):
-        described = f"an array of {value.dtype}"
-    elif isinstance(value, (list, tuple)):
-        described = f"a {type(value).__name__} holding complex numbers"
-    else:
-        described = f"the complex number {value!r}"
+def complex_refusal(what: str, value, f) -> ComplexArgumentError:
+    """The error for a complex `value` where a derivative is asked for (`what` says
+    where: "grad of f with respect to `z`"), at `f`'s `def`."""
     where = at_def(f) if isinstance(f, types.FunctionType) else {}
-    return WrtError(f"{what}: its value is {described}, and complex numbers are not "
-                    "supported yet", hint=COMPLEX_HINT, **where)
+    return ComplexArgumentError.of(what, value, **where)
 
 
 def fixed_argument(value) -> bool:
@@ -375,7 +361,7 @@ def refuse_options(name, signature, kwargs):
     if key == "holomorphic":
         raise OptionError(
             f"{where}: complex numbers are not supported yet, so there is no "
-            "holomorphic mode", hint=COMPLEX_HINT)
+            "holomorphic mode", hint=ComplexArgumentError.HINT)
     if key == "allow_int":
         raise OptionError(
             f"{where}: s2sad takes derivatives with respect to floats only; an "
@@ -385,10 +371,6 @@ def refuse_options(name, signature, kwargs):
               if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     raise OptionError(f"{name}() got an unexpected keyword argument {key!r}",
                       hint=f"Its parameters: {name}({', '.join(p.name for p in params)}).")
-
-
-COMPLEX_HINT = ("Pass the real and imaginary parts as two float arguments (z.real and "
-                "z.imag for an array) and write the function over them.")
 
 
 MODES = ("reverse", "forward", "tape")

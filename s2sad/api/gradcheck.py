@@ -58,6 +58,7 @@ from ..engines import args as engine_args
 from ..engines import dual_grad, dual_jacobian, tape_grad
 from ..errors import GradientCheckError, NonScalarOutputError, S2SADError
 from . import dispatch
+from .arguments import public
 from .forward import hessian
 from .reverse import grad
 
@@ -582,6 +583,7 @@ def _shown_args(args, kwargs, names) -> str:
     return ", ".join(parts)
 
 
+@public
 def check(f, *args, wrt=0, order=1, rtol=1e-6, atol=1e-8, raise_on_failure=True,
           kwargs=None) -> CheckReport:
     """Compare the derivatives of `f` at `args` computed by the compiler, the tape and

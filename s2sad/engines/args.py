@@ -21,7 +21,7 @@ import numbers
 
 import numpy as np
 
-from ..errors import IntegerArgumentError, NonScalarOutputError, WrtError
+from ..errors import ComplexArgumentError, IntegerArgumentError, NonScalarOutputError, WrtError
 from .traced import primal
 
 
@@ -64,6 +64,9 @@ def wrt_positions(f, wrt, nargs: int):
 
 def _check_real(f, pos, value, names):
     label = names[pos] if pos < len(names) else f"argument {pos}"
+    if ComplexArgumentError.holds(value):
+        raise ComplexArgumentError.of(f"the gradient of {_name(f)} with respect to "
+                                      f"`{label}`", value)
     bad = None
     if isinstance(value, (bool, np.bool_)) or (isinstance(value, numbers.Integral)):
         bad = value
