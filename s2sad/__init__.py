@@ -35,6 +35,7 @@ from .errors import (
 )
 from .engines import EngineError
 from .api.graphs import graph
+from .api.explain import Explanation, explain
 from .api.gradcheck import CheckReport, check
 from .primitives import nondifferentiable, register_rule, stop_gradient
 from .checkpoint import checkpointed
@@ -54,6 +55,8 @@ __all__ = [
     "check",
     "CheckReport",
     "graph",
+    "explain",
+    "Explanation",
     "register_rule",
     "nondifferentiable",
     "stop_gradient",

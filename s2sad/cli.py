@@ -28,7 +28,7 @@ import types
 
 import numpy as np
 
-from .api import reverse as api, gradcheck, graphs
+from .api import reverse as api, explain, gradcheck, graphs
 from .errors import S2SADError
 
 TARGET_HELP = """\
@@ -254,6 +254,8 @@ def _show(args) -> int:
         if example is not None:
             _fits_signature(func, example)
         # anything but an S2SADError from here on is s2sad's own bug: let it show
+        if args.html is not None:
+            return _show_html(args, func, example)
         text = api.source(func, mode=args.mode, wrt=_wrt(args.wrt), stage=args.stage,
                           example=example, checkpoint=args.checkpoint,
                           snapshots=args.snapshots)
@@ -264,6 +266,22 @@ def _show(args) -> int:
         _error(exc, args.verbose)
         return 1
     sys.stdout.write(text)
+    return 0
+
+
+def _show_html(args, func, example) -> int:
+    """`show --html FILE`: the page of `s2sad.explain` (every stage a tab), written to FILE."""
+    if args.stage != "reverse":
+        raise UsageError("--html writes a page with every stage as a tab; leave out --stage")
+    page = explain.explain(func, wrt=_wrt(args.wrt), mode=args.mode, example=example,
+                           checkpoint=args.checkpoint, snapshots=args.snapshots).html()
+    try:
+        with open(args.html, "w", encoding="utf-8") as fh:
+            fh.write(page)
+    except OSError as exc:
+        print(f"s2sad: error: cannot write {args.html}: {exc.strerror}", file=sys.stderr)
+        return 1
+    print(f"wrote {args.html}")
     return 0
 
 
@@ -365,6 +383,9 @@ def main(argv=None) -> int:
                            "as grad(f, checkpoint=...) does (while loops: ctz)")
     show.add_argument("--snapshots", type=int, metavar="S",
                       help="snapshots of the binomial schedule (default: 10)")
+    show.add_argument("--html", metavar="FILE",
+                      help="write a page to FILE instead: the function and its derivative "
+                           "side by side, lines linked, every stage a tab (s2sad.explain)")
 
     check = sub.add_parser("check", help="compare a function's derivatives computed in "
                                          "several ways at one point",

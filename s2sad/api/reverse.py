@@ -298,6 +298,15 @@ def source(f, mode="reverse", wrt=0, stage="reverse", example=None, checkpoint=N
     the function indexes, measures with len(), sums or appends to, which are taken
     to be lists of floats. `checkpoint` and `snapshots` as for `grad`: the code
     shows which loops a scheduler (`ckpt.forward`) runs and which keep a tape."""
+    text = emitted(f, mode, wrt, stage, example, checkpoint, snapshots)[0].text
+    return text if stage == "source" else format_code(text)
+
+
+def emitted(f, mode="reverse", wrt=0, stage="reverse", example=None, checkpoint=None,
+            snapshots=None):
+    """What `source` shows, before black: ``(printed, users)``, the `emit.Printed`
+    (the text and the user line of each of its lines) and the user function each of
+    its functions comes from (IR name -> function; empty for ``stage="source"``)."""
     if mode not in ("reverse", "forward"):
         raise S2SADError(f"mode={mode!r} is not a mode of the compiler; use \"reverse\" or "
                          "\"forward\"")
@@ -309,7 +318,7 @@ def source(f, mode="reverse", wrt=0, stage="reverse", example=None, checkpoint=N
                          f"stage={stage!r}")
     check_function(f, "source")
     if stage == "source":
-        return parse.user_source(f)
+        return emit.Printed(parse.user_source(f)), {}
     wrt_names, as_tuple = normalize_wrt(f, wrt)
     with dispatch.lock:  # (the pipeline runs under the lock, as on a cache miss)
         if example is not None:
@@ -318,16 +327,15 @@ def source(f, mode="reverse", wrt=0, stage="reverse", example=None, checkpoint=N
             argument_kinds(f, {n: v for n, v in zip(names, example)}, wrt_names, "source")
         else:
             kinds = stages.assumed_kinds(f)
-        if stage == "reverse":
-            text = builder.reverse_unit(f, wrt_names, "grad", kinds, as_tuple, ckpt).text
-        elif stage == "forward":
-            text = builder.forward_unit(f, wrt_names, kinds).text
-        elif stage not in stages.STAGES:
+        if stage in ("reverse", "forward"):
+            unit = builder.reverse_unit(f, wrt_names, "grad", kinds, as_tuple, ckpt) \
+                if stage == "reverse" else builder.forward_unit(f, wrt_names, kinds)
+            return unit.printed, {uf.fn.name: uf.user for uf in unit.functions}
+        if stage not in stages.STAGES:
             raise S2SADError(f"unknown stage {stage!r}; choose one of "
                              f"{', '.join(stages.STAGES)}")
-        else:
-            text = emit.emit_module(stages.stage_module(f, stage, wrt_names, kinds)).text
-    return format_code(text)
+        module = stages.stage_module(f, stage, wrt_names, kinds)
+        return emit.emit_module(module), {fn.name: f for fn in module.functions}
 
 
 def format_code(text: str) -> str:
