@@ -12,6 +12,14 @@ tape engine's `dup` to give every copy its own node and adjoint.
 It returns an `IRRun`: the returned value, for every statement that ran (keyed by
 ``id(stmt)``) how many times it ran and the value of each name it assigned the last
 time, and the value of every local name when the function returned (`final`).
+`at` keeps every run apart: it maps ``(id(stmt), path)`` to the names the statement
+assigned in that run, where `path` numbers the iterations of the loops around the
+statement, outermost first, from 1 (``()`` outside loops); a statement runs at most
+once per path. A loop's entry at its own path holds the initial values of its
+loop-carried names; at each iteration's path, its target and the carried values the
+iteration starts with. A ``while`` loop's `cond` runs at ``path + (k,)`` before
+iteration k and once more, at ``k = iterations + 1``, when its test ends the loop.
+`iterations` maps ``(id(loop), path)`` to how many iterations the loop began there.
 
 Loops are `ir.Loop` (``for`` over `iter`, or ``while`` with `cond` and `test`);
 every path through a body ends with an `ir.Exit`, whose copies assign the
@@ -35,6 +43,8 @@ class IRRun:
     values: dict = field(default_factory=dict)  # id(stmt) -> {name: last value}
     params: dict = field(default_factory=dict)
     final: dict = field(default_factory=dict)  # IR name -> value when the function returned
+    at: dict = field(default_factory=dict)  # (id(stmt), path) -> {name: value}
+    iterations: dict = field(default_factory=dict)  # (id(loop), path) -> iterations begun
 
 
 class _Break(Exception):
@@ -61,11 +71,13 @@ class _Runner:
         self.env = {}  # Python identifier -> value
         self.codes = {}  # id(expr) -> (code, expr): holding expr keeps its id unique
         self.result = IRRun()
+        self.path = ()  # the iteration numbers of the loops around the running statement
 
     # values
     def set(self, name, value, stmt):
         self.env[self.safe[name]] = value
         self.result.values.setdefault(id(stmt), {})[name] = value
+        self.result.at.setdefault((id(stmt), self.path), {})[name] = value
 
     def get(self, name):
         try:
@@ -92,6 +104,7 @@ class _Runner:
         if isinstance(s, ir.Comment):
             return
         self.result.runs[id(s)] = self.result.runs.get(id(s), 0) + 1
+        self.result.at.setdefault((id(s), self.path), {})
         if isinstance(s, ir.Assign):
             value = self.eval(s.value)
             if s.unpack:
@@ -130,20 +143,37 @@ class _Runner:
         for phi in s.phis:
             if phi.init is not None:
                 self.set(phi.name, self.eval(phi.init), s)
+        outer, count = self.path, 0
         try:
             if s.iter is not None:
                 for value in self.eval(s.iter):
+                    count = self.begin(s, outer, count)
                     if s.target:
                         self.set(s.target, value, s)
                     self.iteration(s.body)
             else:
                 while True:
+                    self.path = outer + (count + 1,)
                     self.block(s.cond)
                     if not self.eval(s.test):
                         break
+                    count = self.begin(s, outer, count)
                     self.iteration(s.body)
         except _Break:
             pass
+        finally:
+            self.path = outer
+            self.result.iterations[(id(s), outer)] = count
+
+    def begin(self, s: ir.Loop, outer: tuple, count: int) -> int:
+        """Start iteration ``count + 1`` of `s`, recording the carried values it reads."""
+        count += 1
+        self.path = outer + (count,)
+        got = self.result.at.setdefault((id(s), self.path), {})
+        for phi in s.phis:
+            if self.safe[phi.name] in self.env:
+                got[phi.name] = self.env[self.safe[phi.name]]
+        return count
 
     def iteration(self, body):
         try:
