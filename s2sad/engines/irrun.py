@@ -9,17 +9,17 @@ value, traced or not), evaluating each statement's `ast.expr` with Python in
 run on traced values). A `Dup` statement gives each copy ``copy(value)``; pass the
 tape engine's `dup` to give every copy its own node and adjoint.
 
-It returns an `IRRun`: the returned value, for every statement that ran (keyed by
-``id(stmt)``) how many times it ran and the value of each name it assigned the last
-time, and the value of every local name when the function returned (`final`).
-`at` keeps every run apart: it maps ``(id(stmt), path)`` to the names the statement
-assigned in that run, where `path` numbers the iterations of the loops around the
-statement, outermost first, from 1 (``()`` outside loops); a statement runs at most
-once per path. A loop's entry at its own path holds the initial values of its
-loop-carried names; at each iteration's path, its target and the carried values the
-iteration starts with. A ``while`` loop's `cond` runs at ``path + (k,)`` before
-iteration k and once more, at ``k = iterations + 1``, when its test ends the loop.
-`iterations` maps ``(id(loop), path)`` to how many iterations the loop began there.
+It returns an `IRRun`: the returned value, the parameters' values, and every run of
+every statement, kept apart: `at` maps ``(id(stmt), path)`` to the values of the
+names the statement assigned in that run ({} for a statement that assigns none),
+where `path` numbers the iterations of the loops around the statement, outermost
+first, from 1 (``()`` outside loops); a statement runs at most once per path, and
+one that has no entry did not run there. A loop's entry at its own path holds the
+initial values of its loop-carried names; its entry at each iteration's path, its
+target and the carried values the iteration starts with. A ``while`` loop's `cond`
+runs at ``path + (k,)`` before iteration k and once more, at ``k = iterations + 1``,
+when its test ends the loop. `iterations` maps ``(id(loop), path)`` to how many
+iterations the loop began there.
 
 Loops are `ir.Loop` (``for`` over `iter`, or ``while`` with `cond` and `test`);
 every path through a body ends with an `ir.Exit`, whose copies assign the
@@ -39,10 +39,7 @@ from .primitives import EngineError
 @dataclass
 class IRRun:
     output: object = None
-    runs: dict = field(default_factory=dict)  # id(stmt) -> number of executions
-    values: dict = field(default_factory=dict)  # id(stmt) -> {name: last value}
     params: dict = field(default_factory=dict)
-    final: dict = field(default_factory=dict)  # IR name -> value when the function returned
     at: dict = field(default_factory=dict)  # (id(stmt), path) -> {name: value}
     iterations: dict = field(default_factory=dict)  # (id(loop), path) -> iterations begun
 
@@ -76,7 +73,6 @@ class _Runner:
     # values
     def set(self, name, value, stmt):
         self.env[self.safe[name]] = value
-        self.result.values.setdefault(id(stmt), {})[name] = value
         self.result.at.setdefault((id(stmt), self.path), {})[name] = value
 
     def get(self, name):
@@ -103,7 +99,6 @@ class _Runner:
     def stmt(self, s):
         if isinstance(s, ir.Comment):
             return
-        self.result.runs[id(s)] = self.result.runs.get(id(s), 0) + 1
         self.result.at.setdefault((id(s), self.path), {})
         if isinstance(s, ir.Assign):
             value = self.eval(s.value)
@@ -194,5 +189,4 @@ def run_ir(fn: ir.Function, namespace: dict, args: dict, copy=lambda v: v) -> IR
         runner.block(fn.body)
     except _Return as r:
         runner.result.output = r.value
-    runner.result.final = {n: runner.env[s] for n, s in runner.safe.items() if s in runner.env}
     return runner.result
