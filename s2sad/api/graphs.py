@@ -11,14 +11,16 @@ Contract
   both branches assign meets in a join node (φ) where it is read afterwards. A loop
   is a cluster; its loop-carried values are dashed nodes, fed back by dashed edges
   from the end of each iteration. Parameters in `wrt` are drawn bold. A ``dup`` of
-  an integer or a bool (a loop index, a count: never differentiated, as activity
-  analysis finds with the argument kinds of `at`) is not drawn: its readers take
-  the value from the node that defines it, by an edge labelled with the copy's name.
+  an integer or a bool (a loop index, a count: never differentiated) is not drawn:
+  its readers take the value from the node that defines it, by an edge labelled
+  with the copy's name. Activity analysis finds the ints, given the kinds of the
+  arguments `at` (without `at`, the kinds ``s2sad show`` assumes: floats).
 * With `at` (a tuple of argument values) every node that ran is labelled with its
   value and its adjoint (the derivative of the output with respect to it), computed
   by running the dup stage on the tape engine (`s2sad.engines`), not with the
-  compiler's reverse output. A list's adjoint is the list of its elements'; the
-  copies of a list are one object on the tape, so their adjoint is the source's.
+  compiler's reverse output. A list's adjoint is the list of its elements'
+  adjoints (the gradient, for a list argument); the copies of a list are one
+  object on the tape, so a copy's label points to the list's node for it.
 * Every node inside a loop shows the loop's last iteration, and says so ("last of N
   iterations"); inside nested loops, the inner loop's last iteration within the
   outer loop's last. A loop-carried node shows the value that iteration starts
