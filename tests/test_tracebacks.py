@@ -185,7 +185,8 @@ def test_other_exceptions_keep_their_frames():
 
 
 @pytest.mark.parametrize("entry", [s2sad.grad, s2sad.value_and_grad, s2sad.hessian,
-                                   s2sad.hvp, s2sad.jacobian, s2sad.source, s2sad.check])
+                                   s2sad.hvp, s2sad.jacobian, s2sad.source, s2sad.check,
+                                   s2sad.graph])
 def test_argnums_is_called_wrt(entry):
     with pytest.raises(s2sad.OptionError) as info:
         entry(scalar, argnums=(0, 1))

@@ -58,6 +58,7 @@ from ..engines.tape import Tape, Var
 from ..engines.tape import dup as tape_dup
 from ..errors import S2SADError
 from . import dispatch
+from .arguments import public
 
 INSTALL_HINT = (
     "Graphviz's `dot` program is not installed, so the graph was not rendered. Install "
@@ -553,6 +554,7 @@ def _has_control_flow(fn) -> tuple:
     return (any(isinstance(s, ir.If) for s in stmts), any(isinstance(s, ir.Loop) for s in stmts))
 
 
+@public
 def graph(f, wrt=0, at=None) -> str:
     """The dot text of `f`'s dup-stage computation graph (see the module docstring)."""
     fn = program.front(f).dup
