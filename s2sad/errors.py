@@ -16,6 +16,7 @@ This module imports nothing from the rest of s2sad.
 
 from __future__ import annotations
 
+import functools
 import os
 import types
 
@@ -229,3 +230,19 @@ def user_traceback(exc: BaseException) -> BaseException:
             err.with_traceback(rebuilt)
         err = err.__cause__ or (None if err.__suppress_context__ else err.__context__)
     return exc
+
+
+def user_facing(fn):
+    """`fn`, a function users call, with `user_traceback` applied to an
+    `S2SADError` that leaves it (for the entry points below `api`, such as
+    `register_rule`; `api.arguments.public`, which the others wear, also refuses
+    JAX's keywords)."""
+    @functools.wraps(fn)
+    def entry(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except S2SADError as exc:
+            user_traceback(exc)
+            raise  # (a bare raise adds no frame: the traceback stays as trimmed)
+
+    return entry

@@ -144,6 +144,8 @@ def own_frames(exc):
     lambda: s2sad.source(scalar, stage="nothing"),
     lambda: s2sad.grad(s2sad.grad(scalar), checkpoint="ctz"),
     lambda: s2sad.check(scalar, 1),
+    lambda: s2sad.graph(scalar, wrt=2),
+    lambda: s2sad.register_rule(np.sinc, reverse=lambda x: x),
 ])
 def test_no_s2sad_frame_in_the_traceback(call):
     with pytest.raises(s2sad.S2SADError) as info:

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import runtime
-from ..errors import S2SADError
+from ..errors import S2SADError, user_facing
 from .templates import (NOT_LITERAL, Template, as_arrays, instantiate, literal, read_template,
                         rule_function, split_params, transpose)
 
@@ -310,6 +310,7 @@ def has_rule(key) -> bool:
 # --------------------------------------------------------------- public API
 
 
+@user_facing
 def register_rule(func, *, reverse=None, forward=None, nondifferentiable=False):
     """Register derivative rules for a callable the compiler should not look into.
 
