@@ -158,6 +158,19 @@ def test_a_long_list_adjoint_is_cut_like_its_value():
         "xs (wrt)\n= [1.0, 2.0, 3.0, 4.0, ...]\nadj [0.0, 1.0, 2.0, 3.0, ...]"
 
 
+def pairs(x):
+    pts = []
+    for i in range(2):
+        pts.append((x * i, x))
+    return pts[1][0] * pts[1][1] + pts[0][1]
+
+
+def test_a_list_of_tuples_shows_their_adjoints():
+    labels, _ = parse(graph(pairs, at=(1.5,)))
+    assert labels[node(labels, "pts = []")] == \
+        "pts = []\n= [(0.0, 1.5), (1.5, 1.5)]\nadj [(0.0, 1.0), (1.5, 1.5)]"
+
+
 def test_every_node_of_a_loop_shows_its_last_iteration():
     labels, edges = parse(graph(zoo_loops.loop_sum, wrt=(0, 1), at=(0.7, 1.3, 3)))
     carried = labels[node(labels, "acc_1 (loop-carried)")]

@@ -91,11 +91,18 @@ class _Values:
         if isinstance(value, Var):
             got = self.adj[value.index]
             return _show(0.0 if got is None else got)
-        if isinstance(value, (tuple, list)) and any(isinstance(v, Var) for v in value):
+        if isinstance(value, (tuple, list)) and _traced(value):
             inner = ", ".join(self.adjoint(v) or "-" for v in value[:4])
             inner += ", ..." if len(value) > 4 else ""
             return f"({inner})" if isinstance(value, tuple) else f"[{inner}]"
         return None
+
+
+def _traced(value) -> bool:
+    """Whether `value` is traced or a tuple or list holding a traced value."""
+    if isinstance(value, (tuple, list)):
+        return any(_traced(v) for v in value)
+    return isinstance(value, Var)
 
 
 def _show(value) -> str:
