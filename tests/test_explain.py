@@ -78,7 +78,8 @@ def test_source_and_derivative_with_every_comment_linked_to_its_line():
     page = s2sad.explain(looped, wrt="x").html()
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     user, rev = lines_of(page, "user"), lines_of(page, "reverse")
-    texts = [t for _, t in user]  # the function first, then the functions it calls
+    texts = [t for _, t in user]  # the function first, then the functions it calls, once
+    assert texts.count("def helper(a, b):") == 1
     assert texts[0] == "def looped(x, y):" and texts[-2:] == ["def helper(a, b):",
                                                               "    return a * math.sin(b)"]
     loc_of_user = {t.strip(): loc for loc, t in user}
@@ -173,20 +174,26 @@ def test_bad_input_is_refused_clearly():
 
 
 def test_a_stage_the_compiler_refuses_says_why_in_its_tab():
-    def grows(x):
-        xs = [x]
-        xs.append(x * x)
-        xs[0] = xs[1] * 2.0
-        return xs[0] + xs[1]
+    def points(x):
+        pts = []
+        for i in range(3):
+            pts.append((x * i, x))
+        total = 0.0
+        for a, b in pts:
+            total += a * b
+        return total
 
-    explained = s2sad.explain(grows, checkpoint="ctz")
-    stages = {n: st.refused for n, st in explained.stages.items()}
-    assert explained.texts["reverse"] == s2sad.source(grows, checkpoint="ctz")
-    for name, why in stages.items():
-        if why is not None:
-            assert f"s2sad cannot show this stage for" in explained.html()
-            with pytest.raises(s2sad.S2SADError):
-                s2sad.source(grows, stage=name)
+    with pytest.raises(s2sad.NotDifferentiableError) as refused:  # reverse mode refuses
+        s2sad.source(points)
+    explained = s2sad.explain(points, mode="forward")  # forward mode does not
+    assert explained.texts["forward"] == s2sad.source(points, mode="forward")
+    assert explained.stages["reverse"].refused == refused.value.one_line()
+    assert "reverse" not in explained.texts
+    page = explained.html()
+    assert (f'<p class="s2x-refused">s2sad cannot show this stage for {html.escape(points.__qualname__)}: '
+            f'{html.escape(refused.value.one_line())}</p>') in page
+    with pytest.raises(s2sad.NotDifferentiableError):  # the mode's own stage raises
+        s2sad.explain(points)
 
 
 def test_highlighter():

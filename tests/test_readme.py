@@ -123,3 +123,35 @@ def test_readme_python_examples(page):
                                      done.stdout).groups())
     runnable = [b for b in readme_examples.blocks(os.path.join(ROOT, page)) if not b[2]]
     assert ran == len(runnable), done.stdout
+
+
+# the front page's two set-up commands; .ci/run runs the second one
+DEMO_COMMAND = ("python3 -m venv .venv && .venv/bin/pip install . && "
+                ".venv/bin/python examples/demo.py")
+TEST_COMMAND = ("python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && "
+                ".venv/bin/python -m pytest")
+
+
+def test_front_page():
+    """README.md is a front page: short, with the two set-up commands (the tests'
+    one is what CI runs), and every link it has points at a file (and a heading) that
+    exists."""
+    text = page_text("README.md")
+    assert len(text.split("\n")) < 250
+    assert f"```sh\n{DEMO_COMMAND}\n```" in text
+    assert f"```sh\n{TEST_COMMAND}\n```" in text
+    # CI runs it quietly
+    assert TEST_COMMAND.replace("pip install", "pip install -q") in \
+        open(os.path.join(ROOT, ".ci", "run")).read()
+    links = re.findall(r"\]\(([^)\s]+)\)", text)
+    assert len(links) >= 10
+    for link in links:
+        if re.match(r"[a-z]+://", link):
+            continue
+        path, _, anchor = link.partition("#")
+        assert os.path.exists(os.path.join(ROOT, path)), link
+        if anchor:
+            headings = re.findall(r"^#+ (.*)$", page_text(path), flags=re.M)
+            slugs = {re.sub(r"[^\w\- ]", "", h).strip().lower().replace(" ", "-")
+                     for h in headings}
+            assert anchor in slugs, link

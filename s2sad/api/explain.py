@@ -32,7 +32,7 @@ import textwrap
 import tokenize
 
 from ..errors import S2SADError
-from .arguments import check_function, public
+from .arguments import public
 from .reverse import emitted, format_code
 
 TABS = ("anf", "dup", "activity", "reverse", "forward")
@@ -51,23 +51,22 @@ def explain(f, wrt=0, mode="reverse", example=None, checkpoint=None, snapshots=N
     if mode not in ("reverse", "forward"):
         raise S2SADError(f"mode={mode!r} is not a mode of the compiler; use \"reverse\" or "
                          "\"forward\"")
-    check_function(f, "explain")
-    users, stages = [], {}
-    for stage in TABS:
+    users, stages = [f], {}
+    for stage in (mode,) + tuple(t for t in TABS if t != mode):  # (the mode's first)
         try:
-            printed, owners = emitted(f, mode, wrt, stage, example,
+            printed, owners = emitted(f, "forward" if stage == "forward" else "reverse",
+                                      wrt, stage, example,
                                       checkpoint if stage == mode else None,
-                                      snapshots if stage == mode else None)
+                                      snapshots if stage == mode else None, "explain")
         except S2SADError as exc:
             if stage == mode:
                 raise
             stages[stage] = _Stage(stage, "", [], exc.one_line())
             continue
-        for fn in [f] + list(owners.values()):
-            if fn not in users:
-                users.append(fn)
+        users += [fn for fn in dict.fromkeys(owners.values()) if fn not in users]
         stages[stage] = _linked_stage(stage, printed, owners)
-    return Explanation(f.__qualname__, mode, [_user_source(fn) for fn in users], stages)
+    return Explanation(f.__qualname__, mode, [_user_source(fn) for fn in users],
+                       {name: stages[name] for name in TABS})
 
 
 class _Stage:

@@ -303,20 +303,21 @@ def source(f, mode="reverse", wrt=0, stage="reverse", example=None, checkpoint=N
 
 
 def emitted(f, mode="reverse", wrt=0, stage="reverse", example=None, checkpoint=None,
-            snapshots=None):
+            snapshots=None, entry="source"):
     """What `source` shows, before black: ``(printed, users)``, the `emit.Printed`
     (the text and the user line of each of its lines) and the user function each of
-    its functions comes from (IR name -> function; empty for ``stage="source"``)."""
+    its functions comes from (IR name -> function; empty for ``stage="source"``).
+    Errors name the caller as `entry`."""
     if mode not in ("reverse", "forward"):
         raise S2SADError(f"mode={mode!r} is not a mode of the compiler; use \"reverse\" or "
                          "\"forward\"")
     if mode == "forward" and stage == "reverse":
         stage = "forward"
-    ckpt = checkpoint_option(checkpoint, snapshots, "source", mode)
+    ckpt = checkpoint_option(checkpoint, snapshots, entry, mode)
     if ckpt is not None and stage != "reverse":
-        raise S2SADError(f"source(checkpoint=...) changes the reverse stage only, not "
+        raise S2SADError(f"{entry}(checkpoint=...) changes the reverse stage only, not "
                          f"stage={stage!r}")
-    check_function(f, "source")
+    check_function(f, entry)
     if stage == "source":
         return emit.Printed(parse.user_source(f)), {}
     wrt_names, as_tuple = normalize_wrt(f, wrt)
@@ -324,7 +325,7 @@ def emitted(f, mode="reverse", wrt=0, stage="reverse", example=None, checkpoint=
         if example is not None:
             kinds = stages.kinds_of_example(f, example)
             names, _ = signature_params(f)
-            argument_kinds(f, {n: v for n, v in zip(names, example)}, wrt_names, "source")
+            argument_kinds(f, {n: v for n, v in zip(names, example)}, wrt_names, entry)
         else:
             kinds = stages.assumed_kinds(f)
         if stage in ("reverse", "forward"):
