@@ -1,14 +1,16 @@
 """The `s2sad` command line: print what the compiler emits for a function, check its
-derivatives, draw its computation graph.
+derivatives, draw its computation graph, show or empty the disk cache.
 
     s2sad show examples/seeds.py:f
     s2sad show examples/seeds.py:z --wrt x,y
     s2sad show mypackage.model:loss --stage anf
     s2sad check examples/seeds.py:z --at x=0.5,y=4.2 --wrt x,y
     s2sad graph examples/seeds.py:z --wrt x,y --at x=0.5,y=4.2 -o z.svg
+    s2sad cache info
 
 The CLI calls only the public API, so everything it prints is available from Python
-as `s2sad.source(...)`, `s2sad.check(...)` and `s2sad.graph(...)`.
+as `s2sad.source(...)`, `s2sad.check(...)`, `s2sad.graph(...)`,
+`s2sad.disk_cache_info()` and `s2sad.clear_disk_cache()`.
 
 Exit status: 0 on success; `show` and `graph` exit with 1 when s2sad reports an
 error; `check` exits with 1 when the derivatives disagree (or fewer than two methods
@@ -29,6 +31,7 @@ import types
 import numpy as np
 
 from .api import reverse as api, explain, gradcheck, graphs
+from . import clear_disk_cache, disk_cache_info
 from .errors import S2SADError
 
 TARGET_HELP = """\
@@ -102,6 +105,18 @@ examples:
   s2sad graph examples/seeds.py:z --wrt x,y
   s2sad graph examples/seeds.py:z --wrt x,y --at x=0.5,y=4.2 -o z.svg
   s2sad graph examples/loops.py:sqrt_newton --at a=2.0 -o newton.dot
+"""
+
+
+CACHE_DESCRIPTION = """\
+Show or empty the disk cache of derivatives (s2sad.enable_disk_cache(), or
+S2SAD_DISK_CACHE=1): the directory given with --dir, else S2SAD_CACHE_DIR, else the
+platform's cache directory (~/.cache/s2sad on Linux).
+
+  info   the directory, whether the cache is on, its entries, their total size, and
+         the cap (S2SAD_CACHE_MAX_MB, default 256 MB: past it the entries used
+         longest ago are deleted)
+  clear  delete the entries
 """
 
 
@@ -342,6 +357,23 @@ def _graph(args) -> int:
     return 0
 
 
+def _cache(args) -> int:
+    if args.action is None:
+        args.cache_parser.print_help()
+        return 2
+    try:
+        info = disk_cache_info(args.dir)
+        if args.action == "clear":
+            removed = clear_disk_cache(info.directory)
+            print(f"removed {removed} file{'' if removed == 1 else 's'} from {info.directory}")
+        else:
+            sys.stdout.write(str(info))
+    except S2SADError as exc:
+        _error(exc, False)
+        return 2
+    return 0
+
+
 def _add_common(p):
     p.add_argument("target", metavar="TARGET", help="path/to/file.py:func or module:func")
     p.add_argument("--wrt", metavar="PARAMS",
@@ -410,12 +442,23 @@ def main(argv=None) -> int:
     graph.add_argument("-o", "--output", metavar="FILE",
                        help="draw to FILE (.svg, .png, .pdf: needs Graphviz; .dot: the text)")
 
+    cache = sub.add_parser("cache", help="show or empty the disk cache",
+                           description=CACHE_DESCRIPTION, formatter_class=formatter)
+    cache.set_defaults(cache_parser=cache)
+    actions = cache.add_subparsers(dest="action", metavar="ACTION")
+    for name, what in (("info", "print the directory, entries, size and cap"),
+                       ("clear", "delete the entries")):
+        action = actions.add_parser(name, help=what, description=f"s2sad cache {name}: {what}.")
+        action.add_argument("--dir", metavar="DIR",
+                            help="the cache directory (default: the one s2sad uses)")
+
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
     try:
-        status = {"show": _show, "check": _check, "graph": _graph}[args.command](args)
+        status = {"show": _show, "check": _check, "graph": _graph,
+                  "cache": _cache}[args.command](args)
         sys.stdout.flush()
     except BrokenPipeError:
         # the reader went away (`s2sad check ... | head`): what is left has nowhere to

@@ -292,3 +292,49 @@ def test_integer_argument_hint_names_the_value(capsys, monkeypatch):
                                 "--at", "x=3,y=4.2")
     assert status == 2
     assert "(3.0 instead of 3)" in err and "5.0" not in err
+
+
+def test_cache_info_and_clear(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("S2SAD_DISK_CACHE", raising=False)
+    monkeypatch.delenv("S2SAD_CACHE_MAX_MB", raising=False)
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("S2SAD_CACHE_DIR", str(folder))
+    for n, size in ((1, 1500), (2, 2500)):
+        folder.mkdir(exist_ok=True)
+        (folder / f"{n:064x}.json").write_bytes(b"x" * size)
+    (folder / "notes.txt").write_text("not an entry")
+    assert cli.main(["cache", "info"]) == 0
+    assert capsys.readouterr().out == (
+        f"directory  {folder}\n"
+        "enabled    no (S2SAD_DISK_CACHE=1 or s2sad.enable_disk_cache() turns it on)\n"
+        "entries    2\n"
+        "size       4 kB\n"
+        "cap        256 MB (S2SAD_CACHE_MAX_MB, or s2sad.enable_disk_cache(max_mb=...))\n")
+    monkeypatch.setenv("S2SAD_DISK_CACHE", "1")
+    monkeypatch.setenv("S2SAD_CACHE_MAX_MB", "0.5")
+    assert cli.main(["cache", "info"]) == 0
+    out = capsys.readouterr().out
+    assert "enabled    yes\n" in out and "cap        500 kB (" in out
+    assert cli.main(["cache", "clear"]) == 0
+    assert capsys.readouterr().out == f"removed 2 files from {folder}\n"
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]
+    other = tmp_path / "other"
+    assert cli.main(["cache", "info", "--dir", str(other)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"directory  {other}\nenabled    no (") and "entries    0\n" in out
+    assert cli.main(["cache", "clear", "--dir", str(other)]) == 0
+    assert capsys.readouterr().out == f"removed 0 files from {other}\n"
+
+
+def test_cache_help_and_usage():
+    done = s2sad("cache", "--help")
+    assert done.returncode == 0
+    assert "usage: s2sad cache" in done.stdout
+    for word in ("info", "clear", "S2SAD_CACHE_DIR", "S2SAD_CACHE_MAX_MB"):
+        assert word in done.stdout
+    assert "cache     show or empty the disk cache" in s2sad("--help").stdout
+    bare = s2sad("cache")
+    assert bare.returncode == 2 and "usage: s2sad cache" in bare.stdout
+    wrong = s2sad("cache", "purge")
+    assert wrong.returncode == 2 and "invalid choice: 'purge'" in wrong.stderr
+    assert "--dir DIR" in s2sad("cache", "clear", "--help").stdout

@@ -4,6 +4,7 @@ Each test loads its functions from a new file as a new module, so the in-memory 
 (kept per code object) misses and the disk cache is what is exercised; the same text
 in another file gives the same key, as the same function in another process would."""
 
+import hashlib
 import importlib.util
 import inspect
 import itertools
@@ -20,7 +21,7 @@ import pytest
 
 import s2sad
 from s2sad.api import dispatch
-from s2sad.backend import diskcache
+from s2sad.backend import cachefiles, diskcache
 from s2sad.frontend import parse
 from s2sad.driver import builder as pipeline
 
@@ -505,3 +506,173 @@ def test_a_file_edited_after_import_is_refused_not_served(cache, runs):
     assert len(entries(cache)) == 1
     # the bytecode comparison is the disk cache's key digest
     assert diskcache._code_digest is parse.code_digest
+
+
+# ------------------------------------------------------ size and eviction
+
+
+def _entry(folder, n, size, used):
+    """A fake entry `n` of `size` bytes last used at `used` (seconds)."""
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{n:064x}.json"
+    path.write_bytes(b"x" * size)
+    os.utime(path, ns=(int(used * 1e9), int(used * 1e9)))
+    return path
+
+
+def _names(folder):
+    return sorted(int(p.stem, 16) for p in entries(folder))
+
+
+def test_eviction_removes_the_least_recently_used_down_to_the_low_water_mark(tmp_path):
+    folder = tmp_path / "cache"
+    for n, used in [(1, 500), (2, 100), (3, 300), (4, 200), (5, 400)]:
+        _entry(folder, n, 100, used)
+    (folder / "notes.txt").write_text("x" * 10_000)  # not an entry: not counted or removed
+    assert [int(e.path.stem, 16) for e in cachefiles.entries(folder)] == [2, 4, 3, 5, 1]
+    assert cachefiles.evict(folder, cap=500) == (500, [])  # at the cap: nothing to do
+    total, removed = cachefiles.evict(folder, cap=450, keep=folder / f"{2:064x}.json")
+    # over 450: down to at most 0.9 * 450 = 405, oldest first, never `keep`
+    assert [int(e.path.stem, 16) for e in removed] == [4]
+    assert total == 400 and _names(folder) == [1, 2, 3, 5]
+    total, removed = cachefiles.evict(folder, cap=250)
+    assert [int(e.path.stem, 16) for e in removed] == [2, 3]
+    assert total == 200 and _names(folder) == [1, 5]
+    assert (folder / "notes.txt").exists()
+
+
+def test_eviction_tolerates_entries_that_vanish(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    for n in range(4):
+        _entry(folder, n, 100, 100 + n)
+    listed = cachefiles.entries(folder)
+    (folder / f"{0:064x}.json").unlink()  # another process evicted it after our listing
+    monkeypatch.setattr(cachefiles, "entries", lambda _: listed)
+    total, removed = cachefiles.evict(folder, cap=250)
+    assert total == 200 and [int(e.path.stem, 16) for e in removed] == [1]
+    assert _names(folder) == [2, 3]
+    monkeypatch.undo()
+    real_stat = os.stat
+
+    def stat_after_unlink(path, *args, **kwargs):  # removed between listdir and stat
+        if str(path).endswith(f"{2:064x}.json"):
+            os.unlink(path)
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(cachefiles.os, "stat", stat_after_unlink)
+    assert [int(e.path.stem, 16) for e in cachefiles.entries(folder)] == [3]
+
+
+def test_the_running_total_lists_the_directory_once_then_adds(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    sizes = cachefiles.Sizes()
+    listings = []
+    real = cachefiles.entries
+    monkeypatch.setattr(cachefiles, "entries", lambda f: listings.append(f) or real(f))
+    _entry(folder, 1, 300, 100)
+    assert sizes.stored(folder, folder / f"{1:064x}.json", 300, cap=1000) == []
+    assert len(listings) == 1 and sizes.totals[folder] == 300
+    _entry(folder, 2, 300, 200)
+    _entry(folder, 3, 300, 300)
+    assert sizes.stored(folder, folder / f"{2:064x}.json", 300, cap=1000) == []
+    assert sizes.stored(folder, folder / f"{3:064x}.json", 300, cap=1000) == []
+    assert len(listings) == 1 and sizes.totals[folder] == 900  # no listing: added
+    path = _entry(folder, 4, 300, 400)
+    removed = sizes.stored(folder, path, 300, cap=1000)  # 1200 > 1000: list and evict
+    assert [int(e.path.stem, 16) for e in removed] == [1]  # down to 0.9 * 1000
+    assert len(listings) == 2 and sizes.totals[folder] == 900 and _names(folder) == [2, 3, 4]
+    sizes.forget(folder)
+    sizes.stored(folder, path, 300, cap=1000)
+    assert len(listings) == 3
+
+
+def test_the_cap_comes_from_the_argument_the_environment_or_the_default(cache, monkeypatch):
+    monkeypatch.delenv("S2SAD_CACHE_MAX_MB", raising=False)
+    assert diskcache.max_bytes() == 256 * 10**6
+    monkeypatch.setenv("S2SAD_CACHE_MAX_MB", "1.5")
+    assert diskcache.max_bytes() == 1_500_000
+    s2sad.enable_disk_cache(cache, max_mb=2)
+    assert diskcache.max_bytes() == 2_000_000
+    info = s2sad.disk_cache_info()
+    assert (info.directory, info.enabled, info.max_size) == (cache, True, 2_000_000)
+    s2sad.enable_disk_cache(cache)  # no max_mb: the environment again
+    assert diskcache.max_bytes() == 1_500_000
+    for bad in (0, -1, "big", True, float("nan")):
+        with pytest.raises(s2sad.S2SADError, match="max_mb is a size in megabytes"):
+            s2sad.enable_disk_cache(cache, max_mb=bad)
+    monkeypatch.setenv("S2SAD_CACHE_MAX_MB", "lots")
+    with pytest.warns(s2sad.DiskCacheWarning, match="S2SAD_CACHE_MAX_MB='lots'"):
+        assert diskcache.max_bytes() == 256 * 10**6
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once is enough
+        assert diskcache.max_bytes() == 256 * 10**6
+
+
+def test_a_store_over_the_cap_evicts_the_entry_used_longest_ago(cache, runs, monkeypatch):
+    monkeypatch.setattr(diskcache, "_sizes", cachefiles.Sizes())
+    w = np.ones(3)
+    s2sad.grad(fresh(cache.parent).f)(0.5, 1.2)  # entry A
+    a, = entries(cache)
+    s2sad.grad(fresh(cache.parent).f, wrt=1)(0.5, 1.2)  # entry B
+    b, = set(entries(cache)) - {a}
+    for age, path in ((200, a), (100, b)):  # B used longest ago ...
+        os.utime(path, ns=(int((1e9 - age) * 1e9),) * 2)
+    s2sad.grad(fresh(cache.parent).f, wrt=1)(0.5, 1.2)  # ... and then B is hit again
+    assert runs[0] == 2
+    assert b.stat().st_mtime > a.stat().st_mtime  # a hit marks the entry used
+    info = s2sad.disk_cache_info()
+    assert (info.entries, info.size) == (2, a.stat().st_size + b.stat().st_size)
+    # a cap that the next entry takes the directory over: A goes
+    s2sad.enable_disk_cache(cache, max_mb=(info.size + 1000) / 1e6)
+    s2sad.grad(fresh(cache.parent).h)(w)
+    assert runs[0] == 3
+    assert not a.exists() and b.exists() and len(entries(cache)) == 2
+    assert s2sad.disk_cache_info().size <= (info.size + 1000) * cachefiles.LOW_WATER
+    s2sad.grad(fresh(cache.parent).f, wrt=1)(0.5, 1.2)  # B still hits
+    assert runs[0] == 3
+
+
+def _store_many(folder, k, failures):
+    """Store `k` entries under their own keys with a cap of about three entries."""
+    try:
+        module = fresh(folder.parent)
+        kinds = {"x": "scalar", "y": "scalar"}
+        unit = pipeline.reverse_unit(module.f, ("x",), "grad", kinds, False)
+        for i in range(k):
+            ticket = diskcache.ticket_for(folder, module.f, "grad", ("x",), False,
+                                          {"x": "scalar", "y": f"scalar{i}"})
+            assert diskcache.save(ticket, unit)
+    except BaseException as exc:  # a thread's exception would be lost
+        failures.append(exc)
+        raise
+
+
+def test_concurrent_writers_over_the_cap_evict_without_errors(cache, monkeypatch):
+    s2sad.grad(fresh(cache.parent).f)(0.5, 1.2)
+    size, = [p.stat().st_size for p in entries(cache)]
+    s2sad.enable_disk_cache(cache, max_mb=3.5 * size / 1e6)
+    failures = []
+    processes = []
+    if "fork" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("fork")
+        processes = [ctx.Process(target=_store_many, args=(cache, 15, [])) for _ in range(3)]
+    for p in processes:  # forked before any thread starts
+        p.start()
+    threads = [threading.Thread(target=_store_many, args=(cache, 15, failures))
+               for _ in range(3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no DiskCacheWarning either
+        for t in threads:
+            t.start()
+        for worker in threads + processes:
+            worker.join()
+    assert failures == []
+    assert [p.exitcode for p in processes] == [0] * len(processes)
+    assert [p for p in cache.iterdir() if p.suffix == ".tmp"] == []
+    # every process's last store evicted down to its view of the cap; what is left
+    # is a few entries, each complete
+    left = entries(cache)
+    assert 1 <= len(left) <= 3 * (1 + len(processes))
+    for path in left:
+        head, _, body = path.read_bytes().partition(b"\n")
+        assert head.split(b" ")[2] == hashlib.sha256(body).hexdigest().encode()

@@ -18,13 +18,21 @@ is on (`s2sad.enable_disk_cache`, see `diskcache`), a miss here looks for the
 emitted source on disk before running the pipeline, and stores what the pipeline
 builds. Registering a rule forgets everything (`forget_everything`).
 
+Logged (``logging.getLogger("s2sad.api.dispatch")``, INFO): each derivative built,
+with its function, mode, `wrt`, argument kinds and the time of each stage (see
+`builder._Builder.timed`; ``compile``: `compile.compile_unit`), and each one built
+again because a name its transform resolved now means another object. A hit in
+the in-memory cache runs no logging code and reads no clock.
+
 The pipeline runs under `lock` (an `RLock`), whoever runs it. Imports `arguments`
 from `api`.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 import types
 import weakref
 
@@ -41,6 +49,8 @@ from .arguments import (argument_kinds, check_function, normalize_wrt, retyped_l
                         signature_params, typed_gradients)
 
 lock = threading.RLock()
+log = logging.getLogger(__name__)
+STAGES = ("parse", "activity", "transform", "simplify", "emit", "compile")
 _units: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # reverse mode
 _states: "weakref.WeakSet" = weakref.WeakSet()  # every `State`
 _forward_units: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -78,15 +88,21 @@ def compiled_reverse(f, wrt, entry, kinds, as_tuple, checkpoint=None, copy_views
     per_code = _units.get(f.__code__)
     if per_code is not None:
         got = per_code.get(key)
-        if got is not None and got[0].root is f and still_valid(got[0]):
-            return got
+        if got is not None and got[0].root is f:
+            if still_valid(got[0]):
+                return got
+            _log_stale(f, got[0])
     hit, ticket = (None, None) if copy_views else diskcache.lookup(
         f, entry, wrt, kinds=kinds, as_tuple=as_tuple, checkpoint=checkpoint)
     if hit is not None:
         unit, compiled = hit
     else:
+        start = time.perf_counter()
         unit = builder.reverse_unit(f, wrt, entry, kinds, as_tuple, checkpoint, copy_views)
+        compiling = time.perf_counter()
         compiled = compile_mod.compile_unit(unit)
+        unit.times["compile"] = time.perf_counter() - compiling
+        _log_built(f, entry, wrt, kinds, unit.times, time.perf_counter() - start)
         if ticket is not None:
             diskcache.save(ticket, unit)
     unit.root = f
@@ -105,15 +121,51 @@ def compiled_forward(f, wrt: tuple, kinds: dict, batched=False):
         got = per_code.get(key)
         if got is not None and (got[0] is None or got[0].root is f and still_valid(got[0])):
             return got
+        if got is not None and got[0].root is f:
+            _log_stale(f, got[0])
+        start = time.perf_counter()
         try:
             unit = builder.forward_unit(f, wrt, kinds, batched)
         except batching.NotBatchable:
             per_code[key] = (None, None)
             return None, None
         unit.root = f
+        compiling = time.perf_counter()
         fn = compile_mod.bind(unit, compile_mod.compile_unit(unit))[unit.entry[0]]
+        unit.times["compile"] = time.perf_counter() - compiling
+        _log_built(f, "jvp (batched)" if batched else "jvp", wrt, kinds, unit.times,
+                   time.perf_counter() - start)
         per_code[key] = (unit, fn)
         return unit, fn
+
+
+def _log_built(f, entry, wrt, kinds, times, total):
+    """Log a derivative built: its function, entry point, mode, `wrt`, argument
+    kinds, and the seconds each stage took (also on the record, as ``s2sad``)."""
+    if not log.isEnabledFor(logging.INFO):
+        return
+    mode = "forward" if entry.startswith("jvp") else "reverse"
+    stages = {s: times[s] for s in STAGES if s in times}
+    log.info("built %s of %s (%s mode, wrt %s; %s) in %.1f ms: %s", entry, f.__qualname__,
+             mode, ", ".join(wrt) or "nothing",
+             ", ".join(f"{n}: {k}" for n, k in kinds.items()) or "no arguments",
+             total * 1e3, ", ".join(f"{s} {t * 1e3:.1f} ms" for s, t in stages.items()),
+             extra={"s2sad": {"function": f.__qualname__, "entry": entry, "mode": mode,
+                              "wrt": tuple(wrt), "kinds": dict(kinds), "times": stages,
+                              "total": total}})
+
+
+def _log_stale(f, unit):
+    """Log that `unit` is built again: a name it resolved now means another object."""
+    if not log.isEnabledFor(logging.INFO):
+        return
+    for func, name, obj in unit.resolved:
+        cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+        if parse.lookup(name, func.__globals__, cells) is not obj:
+            log.info("building the derivative of %s again: `%s` in %s now means another "
+                     "object", f.__qualname__, name, func.__qualname__,
+                     extra={"s2sad": {"function": f.__qualname__, "name": name}})
+            return
 
 
 def gradient_to_differentiate(f, names: tuple, arguments: dict, what="hessian"):

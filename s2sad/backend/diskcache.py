@@ -5,9 +5,15 @@ Contract
 The cache is off unless `enable` was called or the environment variable
 ``S2SAD_DISK_CACHE`` is ``1`` (``true``, ``yes``, ``on``); `disable` turns it off
 whatever the environment says. ``S2SAD_CACHE_DIR`` moves the default directory, which
-is otherwise `user_cache_dir` (``$XDG_CACHE_HOME/s2sad`` or ``~/.cache/s2sad`` on
-Linux, ``~/Library/Caches/s2sad`` on macOS, ``%LOCALAPPDATA%\\s2sad\\Cache`` on
-Windows).
+is otherwise `cachefiles.user_cache_dir` (``$XDG_CACHE_HOME/s2sad`` or
+``~/.cache/s2sad`` on Linux, ``~/Library/Caches/s2sad`` on macOS,
+``%LOCALAPPDATA%\\s2sad\\Cache`` on Windows). The entries are kept under a cap,
+`max_bytes` (``enable(max_mb=...)``, else ``S2SAD_CACHE_MAX_MB``, else
+`DEFAULT_MAX_MB`; a megabyte is 10**6 bytes), by evicting those used longest ago
+(`cachefiles`; a hit marks its entry used).
+
+Logged (``logging.getLogger("s2sad.backend.diskcache")``, INFO): each hit, each miss
+and why, each entry stored or not stored and why, each eviction.
 
 `api` calls `lookup(f, entry, wrt, as_tuple, kinds)` only when its in-memory cache
 misses. A hit returns ``(unit, compiled)`` rebuilt from the stored text: no parse,
@@ -72,17 +78,18 @@ import inspect
 import json
 import keyword
 import linecache
+import logging
 import os
 import re
 import sys
 import tempfile
-import threading
+import time
 import types
-import warnings
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import cachefiles
 from . import compile as compile_mod
 from ..ir.kinds import OTHER, kind_of
 from ..frontend import parse
@@ -94,15 +101,12 @@ FORMAT = 1
 MAGIC = "s2sad-disk-cache"
 ENV_ENABLE = "S2SAD_DISK_CACHE"
 ENV_DIR = "S2SAD_CACHE_DIR"
+ENV_MAX_MB = "S2SAD_CACHE_MAX_MB"
+DEFAULT_MAX_MB = 256
 MAX_FUNCTIONS = 64
 
-_ENTRY = re.compile(r"[0-9a-f]{64}\.json\Z")
-_TEMP = re.compile(r"\.[0-9a-f]{64}\..*\.tmp\Z")
 _ON = ("1", "true", "yes", "on")
-
-
-class DiskCacheWarning(UserWarning):
-    """The disk cache could not be used (it is skipped; nothing else changes)."""
+log = logging.getLogger(__name__)
 
 
 class _Uncacheable(Exception):
@@ -112,28 +116,14 @@ class _Uncacheable(Exception):
 # ------------------------------------------------------------------ settings
 
 _setting: object = None  # None: the environment decides; False: off; a Path: on, there
-_warned: set = set()
-_safe_dirs: set = set()
-_state_lock = threading.Lock()
-
-
-def user_cache_dir() -> Path:
-    """The platform's per-user cache directory for s2sad (not created here)."""
-    home = os.path.expanduser("~")
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
-        return Path(base) / "s2sad" / "Cache"
-    if sys.platform == "darwin":
-        return Path(home) / "Library" / "Caches" / "s2sad"
-    xdg = os.environ.get("XDG_CACHE_HOME", "")
-    base = xdg if os.path.isabs(xdg) else os.path.join(home, ".cache")
-    return Path(base) / "s2sad"
+_max_mb: float | None = None  # None: the environment decides
+_sizes = cachefiles.Sizes()
 
 
 def default_dir() -> Path:
-    """``S2SAD_CACHE_DIR`` when it is set, else `user_cache_dir`."""
+    """``S2SAD_CACHE_DIR`` when it is set, else `cachefiles.user_cache_dir`."""
     custom = os.environ.get(ENV_DIR, "")
-    return Path(os.path.expanduser(custom)) if custom else user_cache_dir()
+    return Path(os.path.expanduser(custom)) if custom else cachefiles.user_cache_dir()
 
 
 def _as_path(path, what) -> Path:
@@ -142,14 +132,43 @@ def _as_path(path, what) -> Path:
     return Path(os.path.expanduser(os.fspath(path)))
 
 
-def enable(path=None) -> Path:
+def enable(path=None, max_mb=None) -> Path:
     """Turn the disk cache on, in `path` (default: `default_dir`); return the directory.
 
-    The directory is created (private to the user) when the first entry is written."""
-    global _setting
+    The directory is created (private to the user) when the first entry is written.
+    `max_mb` caps the entries' total size in megabytes (default:
+    ``S2SAD_CACHE_MAX_MB``, else `DEFAULT_MAX_MB`): when a new entry takes them over
+    it, the entries used longest ago are deleted (see `cachefiles`)."""
+    global _setting, _max_mb
     folder = default_dir() if path is None else _as_path(path, "enable_disk_cache")
+    if max_mb is not None and not _positive(max_mb):
+        raise S2SADError(f"enable_disk_cache's max_mb is a size in megabytes, a positive "
+                         f"number; got {max_mb!r}")
     _setting = folder.absolute()
+    _max_mb = max_mb
     return _setting
+
+
+def _positive(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
+def max_bytes() -> int:
+    """The cap on the entries' total size, in bytes: `enable`'s `max_mb`, else
+    ``S2SAD_CACHE_MAX_MB`` (a bad value is warned about once and ignored), else
+    `DEFAULT_MAX_MB`."""
+    mb = _max_mb
+    if mb is None:
+        text = os.environ.get(ENV_MAX_MB, "").strip()
+        try:
+            mb = float(text) if text else DEFAULT_MAX_MB
+        except ValueError:
+            mb = None
+        if not _positive(mb):
+            cachefiles.warn_once(ENV_MAX_MB, f"{ENV_MAX_MB}={text!r} is not a size in "
+                                 f"megabytes (a positive number); using {DEFAULT_MAX_MB}")
+            mb = DEFAULT_MAX_MB
+    return int(min(mb * 1e6, sys.maxsize))
 
 
 def disable() -> None:
@@ -175,50 +194,20 @@ def clear(path=None) -> int:
     files in the directory are left alone; the in-memory cache is not touched."""
     folder = (directory() or default_dir()) if path is None else _as_path(
         path, "clear_disk_cache")
-    removed = 0
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return 0
-    for name in names:
-        if _ENTRY.match(name) or _TEMP.match(name):
-            try:
-                os.unlink(folder / name)
-                removed += 1
-            except OSError:
-                pass
-    return removed
+    _sizes.forget(folder.absolute())
+    return cachefiles.clear(folder)
 
 
-def _warn_once(folder, what: str, exc=None):
-    with _state_lock:
-        if (folder, what) in _warned:
-            return
-        _warned.add((folder, what))
-    detail = f": {exc}" if exc is not None else ""
-    warnings.warn(f"s2sad disk cache: {what} {folder}{detail}; derivatives are built "
-                  "without it", DiskCacheWarning, stacklevel=5)
-
-
-def _usable(folder: Path) -> bool:
-    """Whether entries in `folder` may be read and written: on POSIX the directory
-    must belong to this user and not be writable by others (entries hold code).
-    A directory that does not exist yet is usable (it is created private)."""
-    if folder in _safe_dirs:
-        return True
-    try:
-        st = os.stat(folder)
-    except FileNotFoundError:
-        return True
-    except OSError as exc:
-        _warn_once(folder, "cannot use the directory", exc)
-        return False
-    if os.name == "posix" and (st.st_uid != os.getuid() or st.st_mode & 0o022):
-        _warn_once(folder, "will not use a directory that other users can write to or "
-                           "that belongs to another user:")
-        return False
-    _safe_dirs.add(folder)
-    return True
+def info(path=None) -> cachefiles.CacheInfo:
+    """The directory (`path`, by default the one in use or `default_dir`), whether
+    the cache is on, how many entries it holds and their total size, and the cap."""
+    folder = (directory() or default_dir()) if path is None else _as_path(
+        path, "disk_cache_info")
+    found = cachefiles.entries(folder)
+    used = directory()
+    return cachefiles.CacheInfo(
+        folder.absolute(), used is not None and used.absolute() == folder.absolute(),
+        len(found), sum(e.size for e in found), max_bytes())
 
 
 # ------------------------------------------------------------------- the key
@@ -601,6 +590,7 @@ class Ticket:
     path: Path
     key: str
     root: object
+    entry: str = ""  # grad, value_and_grad or vjp
 
 
 def _find(spec):
@@ -634,19 +624,29 @@ def lookup(f, entry, wrt, as_tuple, kinds, checkpoint=None):
     """``(hit, ticket)``: ``hit`` is ``(unit, compiled)`` from disk or None; ``ticket``
     (for `save`) is None on a hit and when the cache is off or cannot be used."""
     folder = directory()
-    if folder is None or not _usable(folder):
+    if folder is None or not cachefiles.usable(folder):
         return None, None
+    start = time.perf_counter()
     ticket = ticket_for(folder, f, entry, wrt, as_tuple, kinds, checkpoint)
     if ticket is None:
         return None, None
+    why = "the function or a name it reads changed"
     try:
         payload = _read(ticket.path, ticket.key)
         if payload is not None:
             hit = _rebuild(payload, f)
             if hit is not None:
+                cachefiles.touch(ticket.path)
+                log.info("disk cache hit: %s of %s, from %s in %.1f ms", entry,
+                         f.__qualname__, ticket.path, (time.perf_counter() - start) * 1e3)
                 return hit, None
-    except Exception:  # anything wrong with an entry makes it a miss
-        pass
+        elif not ticket.path.exists():
+            why = "no entry"
+        else:
+            why = "the entry is damaged, or for another key"
+    except Exception as exc:  # anything wrong with an entry makes it a miss
+        why = f"the entry cannot be read ({type(exc).__name__}: {exc})"
+    log.info("disk cache miss: %s of %s (%s)", entry, f.__qualname__, why)
     return None, ticket
 
 
@@ -659,7 +659,7 @@ def ticket_for(folder: Path, f, entry, wrt, as_tuple, kinds,
         key = _key(f, entry, wrt, as_tuple, kinds, checkpoint)
     except Exception:
         return None
-    return Ticket(folder, folder / f"{_sha(key)}.json", key, f)
+    return Ticket(folder, folder / f"{_sha(key)}.json", key, f, entry)
 
 
 def _read(path: Path, key: str):
@@ -750,14 +750,16 @@ def save(ticket: Ticket, unit) -> bool:
     try:
         payload = _describe(ticket, unit)
         body = json.dumps(payload, separators=(",", ":"), ensure_ascii=True).encode()
-    except Exception:  # _Uncacheable, or anything unexpected: just do not store
+    except Exception as exc:  # _Uncacheable, or anything unexpected: just do not store
+        log.info("disk cache: %s of %s not stored: %s", ticket.entry,
+                 ticket.root.__qualname__, exc)
         return False
     data = f"{MAGIC} {FORMAT} {hashlib.sha256(body).hexdigest()}\n".encode() + body
     folder = ticket.folder
     tmp = None
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not _usable(folder):
+        if not cachefiles.usable(folder):
             return False
         fd, tmp = tempfile.mkstemp(prefix=f".{ticket.path.stem}.", suffix=".tmp",
                                    dir=folder)
@@ -770,6 +772,15 @@ def save(ticket: Ticket, unit) -> bool:
                 raise
             os.unlink(tmp)  # Windows: a reader has the entry open; another writer won
             return False
+        log.info("disk cache: stored %s of %s in %s (%d bytes)",
+                 ticket.entry, ticket.root.__qualname__, ticket.path,
+                 len(data))
+        cap = max_bytes()
+        removed = _sizes.stored(folder.absolute(), ticket.path, len(data), cap)
+        if removed:
+            log.info("disk cache: removed the %d least recently used entries of %s (%d "
+                     "bytes) to keep it under %d bytes", len(removed), folder,
+                     sum(e.size for e in removed), cap)
         return True
     except OSError as exc:
         if tmp is not None:
@@ -777,5 +788,5 @@ def save(ticket: Ticket, unit) -> bool:
                 os.unlink(tmp)
             except OSError:
                 pass
-        _warn_once(folder, "cannot write to", exc)
+        cachefiles.cannot_use(folder, "cannot write to", exc)
         return False

@@ -25,7 +25,9 @@ loop marks for checkpointing) is in `stages`.
 from __future__ import annotations
 
 import ast
+import time
 import types
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -84,6 +86,7 @@ class Unit:
     printed: emit.Printed | None = None
     namer: emit.Namer | None = None
     texts: dict = field(default_factory=dict)  # IR name -> that function's emitted text
+    times: dict = field(default_factory=dict)  # stage -> seconds it took (`_Builder.timed`)
 
     @property
     def text(self) -> str:
@@ -147,6 +150,18 @@ class _Builder:
         self.resolved: list = []
         self.seen_users = []
         self.scalar_tangents = False  # (forward mode: see `_scalar_tangents`)
+        self.times: dict = {}
+
+    @contextmanager
+    def timed(self, stage: str):
+        """Add the seconds the block takes to ``times[stage]``: ``parse`` (parse,
+        desugar, ANF and dup of a function), ``activity``, ``transform``,
+        ``simplify`` (with the assembly of the derivative functions), ``emit``."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.times[stage] = self.times.get(stage, 0.0) + time.perf_counter() - start
 
     def derivative_of(self, callee, active, kinds=None):
         """The names of the derivative functions of `callee` for the `active`
@@ -173,24 +188,29 @@ class _Builder:
             cfr = self.front(callee)
             cact = self.analyze(cfr, active, kinds, callee=True)
             self.callee_functions(cfr, cact, names)
-        self.finish_functions()
+        with self.timed("simplify"):
+            self.finish_functions()
         module = ir.Module([uf.fn for uf in self.functions])
         self.helpers = _used(self.helpers, self.functions)
         module.imports = _import_lines(self.helpers)
         _check_helper_clashes(self.functions, self.helpers)
         unit = Unit(module, self.functions, entry, dict(self.helpers), self.resolved, out_kind,
                     scalar_tangents=self.scalar_tangents)
-        _print(unit)
+        with self.timed("emit"):
+            _print(unit)
+        unit.times = self.times
         return unit
 
     def front(self, func) -> Front:
-        fr = self.program.function(func)
+        with self.timed("parse"):
+            fr = self.program.function(func)
         if self.checkpoint == stages.TAPED_LOOPS:
             fr = Front(fr.func, fr.parsed, fr.anf, stages.without_checkpoints(fr.dup))
         return fr
 
     def analyze(self, fr: Front, wrt, kinds, callee=False):
-        return activity_mod.analyze(fr.dup, wrt, kinds, self.kinds, callee)
+        with self.timed("activity"):
+            return activity_mod.analyze(fr.dup, wrt, kinds, self.kinds, callee)
 
     def note_user(self, fr: Front):
         """Record the names `fr`'s function resolved (once per user function)."""
@@ -235,7 +255,8 @@ class _ReverseBuilder(_Builder):
     def root_functions(self, fr: Front, act, out_kind) -> tuple:
         if self.entry in ("grad", "value_and_grad"):
             _check_scalar_output(fr, out_kind, act)
-        rev = reverse.transform(fr.dup, act, self.derivative_of)
+        with self.timed("transform"):
+            rev = reverse.transform(fr.dup, act, self.derivative_of)
         self.note_user(fr)
         name = self.root.__name__
         if self.entry == "vjp":
@@ -245,15 +266,18 @@ class _ReverseBuilder(_Builder):
             entry = (f"{name}%{self.entry}",)
             self.functions.append(self.fused(fr, act, rev, entry[0]))
         self.helpers.update(rev.helpers)
-        self.functions += _step_functions(fr, act, rev)
+        with self.timed("simplify"):
+            self.functions += _step_functions(fr, act, rev)
         return entry
 
     def callee_functions(self, fr: Front, act, names):
-        rev = reverse.transform(fr.dup, act, self.derivative_of)
+        with self.timed("transform"):
+            rev = reverse.transform(fr.dup, act, self.derivative_of)
         self.note_user(fr)
         self.helpers.update(rev.helpers)
         self.functions += self.split(fr, act, rev, *names)
-        self.functions += _step_functions(fr, act, rev)
+        with self.timed("simplify"):
+            self.functions += _step_functions(fr, act, rev)
 
     def finish_functions(self):
         self.functions = _share_forward_sweeps(self.functions)
@@ -276,11 +300,12 @@ class _ReverseBuilder(_Builder):
         tail = _read_output(fr, rev.output, rev.output_line)
         if with_value:  # the reverse sweep may restore loop values under the same names
             tail.append(ir.Assign(("%value",), rev.output, rev.output_line))
-        forward, backward, outputs = simplify.simplify(
-            rev.forward + tail, seed_block + rev.reverse, keep,
-            grads + [ir.name("%value")] * with_value,
-            _purity(fr.dup, act), _float_names(act), inputs=[p.name for p in fr.anf.params],
-            mutable=rev.mutable)
+        with self.timed("simplify"):
+            forward, backward, outputs = simplify.simplify(
+                rev.forward + tail, seed_block + rev.reverse, keep,
+                grads + [ir.name("%value")] * with_value,
+                _purity(fr.dup, act), _float_names(act), inputs=[p.name for p in fr.anf.params],
+                mutable=rev.mutable)
         if self.copy_views:
             _copy_view_reads(forward, backward, act, rev)
         grads = outputs[: len(grads)]
@@ -326,11 +351,12 @@ class _ReverseBuilder(_Builder):
         grads = [rev.grads[p] for p in active]
         keep = {g.id for g in grads if isinstance(g, ast.Name)}
         seed_param = rev.seed or ir.adjoint("%out")
-        forward, backward, (output, *grads) = simplify.simplify(
-            rev.forward, rev.reverse, keep | {seed_param}, [rev.output] + grads,
-            _purity(fr.dup, act), _float_names(act),
-            inputs=[p.name for p in fr.anf.params] + [seed_param],
-            mutable=rev.mutable)
+        with self.timed("simplify"):
+            forward, backward, (output, *grads) = simplify.simplify(
+                rev.forward, rev.reverse, keep | {seed_param}, [rev.output] + grads,
+                _purity(fr.dup, act), _float_names(act),
+                inputs=[p.name for p in fr.anf.params] + [seed_param],
+                mutable=rev.mutable)
         if self.copy_views:
             _copy_view_reads(forward, backward, act, rev)
         if root:  # (vjp's adjoints have their arguments' types, as grad's gradients)
@@ -394,15 +420,17 @@ class _ForwardBuilder(_Builder):
         self.scalar_tangents = self.scalar_tangents and _scalar_tangents(act)
 
     def assemble(self, fr: Front, act, name: str, root: bool) -> UnitFunction:
-        fwd = forward_mod.transform(fr.dup, act, self.derivative_of)
+        with self.timed("transform"):
+            fwd = forward_mod.transform(fr.dup, act, self.derivative_of)
         self.note_user(fr)
         self.helpers.update(fwd.helpers)
         params = [p.name for p in fr.anf.params]
         dots = [fwd.tangents[p] for p in act.wrt] if root else \
             [fwd.tangents[p] for p in params if p in act.wrt]
-        body, _, (output, output_dot) = simplify.simplify(
-            fwd.body, [], set(), [fwd.output, fwd.output_dot], _purity(fr.dup, act),
-            _float_names(act), inputs=params + dots, mutable=reverse.mutable_names(act))
+        with self.timed("simplify"):
+            body, _, (output, output_dot) = simplify.simplify(
+                fwd.body, [], set(), [fwd.output, fwd.output_dot], _purity(fr.dup, act),
+                _float_names(act), inputs=params + dots, mutable=reverse.mutable_names(act))
         result = ast.Tuple(elts=[output, output_dot], ctx=ast.Load())
         body = body + [ir.Return(result, fwd.output_line)]
         # after a parameter with a default, the tangents get defaults too (None: the
