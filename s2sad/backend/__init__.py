@@ -2,6 +2,6 @@
 
 Owns printing (`emit`), compiling with line maps back to the user's source
 (`compile`) and the persistent cache (`diskcache`; its directory, size cap and
-eviction in `cachefiles`). Used only by `driver` and
-`api`; may import `ir`, `analysis`, `primitives`, `frontend` and `errors`.
+eviction in `cachefiles`). Used only by `driver` and `api`; may import `ir`,
+`analysis`, `primitives`, `frontend` and `errors`.
 """
