@@ -4,7 +4,8 @@ derivative side by side with their lines linked.
 The page's structure, its links and its determinism are checked on the HTML text.
 `test_in_a_browser` loads the page in headless Chromium (through selenium and
 chromedriver; skipped, saying what is missing, where they are not installed) and
-checks what a user does: hover and click a line on either side, switch tabs. It
+checks what a user does: hover and click a line on either side, switch tabs;
+`test_in_a_notebook` puts two pages in one document as Jupyter does. The first
 saves a screenshot to a temporary folder, and to docs/explain.png (the picture in
 the docs) where that file is missing or ``S2SAD_UPDATE_SCREENSHOTS=1``.
 """
@@ -334,5 +335,48 @@ def test_in_a_browser(tmp_path, monkeypatch):
         assert marked(shown("reverse"), "s2x-hot") == []  # (hidden tabs are left alone)
         logs = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         assert logs == []
+    finally:
+        driver.quit()
+
+
+def test_in_a_notebook(tmp_path):
+    """Two outputs in one document, inserted as Jupyter inserts HTML (innerHTML, then
+    each script run again): each page works on its own."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    notebook = tmp_path / "notebook.html"
+    notebook.write_text("<!DOCTYPE html><html><body><pre>In [1]: ...</pre>"
+                        "<div class='output'></div><div class='output'></div></body></html>")
+    fragments = [s2sad.explain(looped)._repr_html_(), s2sad.explain(helper)._repr_html_()]
+    driver = browser()
+    try:
+        driver.get(notebook.as_uri())
+        driver.execute_script("""
+            const outputs = document.querySelectorAll('.output');
+            arguments[0].forEach((fragment, i) => {
+              outputs[i].innerHTML = fragment;
+              outputs[i].querySelectorAll('script').forEach(old => {
+                const script = document.createElement('script');
+                script.textContent = old.textContent;
+                old.replaceWith(script);
+              });
+            });""", fragments)
+        first, second = driver.find_elements(By.CSS_SELECTOR, ".output")
+        line = next(e for e in second.find_elements(By.CSS_SELECTOR, ".s2x-user .s2x-line")
+                    if e.text.endswith("return a * math.sin(b)"))
+        ActionChains(driver).move_to_element(line).perform()
+        hot = [e.text for e in second.find_elements(By.CSS_SELECTOR, ".s2x-out .s2x-hot")]
+        comment = f"# line {helper.__code__.co_firstlineno + 1}: return a * math.sin(b)"
+        assert any(t.endswith(comment) for t in hot), hot
+        assert first.find_elements(By.CSS_SELECTOR, ".s2x-hot") == []
+        first.find_element(By.CSS_SELECTOR, '.s2x-tab[data-tab="dup"]').click()
+        assert first.find_element(By.CSS_SELECTOR, '.s2x-stage[data-stage="dup"]').is_displayed()
+        assert second.find_element(By.CSS_SELECTOR, '.s2x-stage[data-stage="reverse"]') \
+            .is_displayed()
+        # the page's styles stay inside it
+        assert driver.find_element(By.CSS_SELECTOR, "body > pre").value_of_css_property(
+            "font-size") != "12.5px"
+        assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
     finally:
         driver.quit()

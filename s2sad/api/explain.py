@@ -36,6 +36,14 @@ from .arguments import public
 from .reverse import emitted, format_code
 
 TABS = ("anf", "dup", "activity", "reverse", "forward")
+CAPTIONS = {  # one line above each tab's code: what the stage is
+    "anf": "one operation per line, every reassignment a new name (x, x_1, ...)",
+    "dup": "every variable read more than once split with dup(x) into x_a, x_b, ...",
+    "activity": "the dup stage, with the variables that carry derivatives listed",
+    "reverse": "the gradient: the forward sweep, then each line's adjoint in reverse "
+               "order, under a comment naming its line",
+    "forward": "forward mode: each line followed by its tangent (x_dot)",
+}
 
 
 @public
@@ -191,7 +199,9 @@ class Explanation:
         out.append("</div>\n<div class=\"s2x-pane s2x-out\">\n")
         for name, st in self.stages.items():
             hidden = "" if name == self.mode else " hidden"
-            out.append(f"<div class=\"s2x-stage\" data-stage=\"{name}\"{hidden}>\n")
+            out.append(f"<div class=\"s2x-stage\" data-stage=\"{name}\"{hidden}>\n"
+                       f"<div class=\"s2x-file\">{name} <span class=\"s2x-note\">"
+                       f"{html.escape(CAPTIONS[name])}</span></div>\n")
             if st.refused is not None:
                 out.append(f"<p class=\"s2x-refused\">s2sad cannot show this stage for "
                            f"{html.escape(self.qualname)}: {html.escape(st.refused)}</p>\n")
