@@ -309,7 +309,7 @@ def test_in_a_browser(tmp_path, monkeypatch):
         called.click()
         ActionChains(driver).move_to_element(called).perform()
         shot = tmp_path / "explain.png"
-        assert driver.save_screenshot(str(shot))
+        assert driver.find_element(By.CSS_SELECTOR, ".s2x").screenshot(str(shot))
         assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         docs = os.path.join(ROOT, "docs", "explain.png")
         if not os.path.exists(docs) or os.environ.get("S2SAD_UPDATE_SCREENSHOTS") == "1":
