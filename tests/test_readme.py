@@ -101,6 +101,23 @@ def test_readme_error_examples():
         assert got == expected.rstrip("\n"), (page, command)
 
 
+def test_every_error_has_an_entry():
+    """The error catalogue (docs/errors.md) has a row and an entry with an example for
+    every public error class."""
+    import s2sad
+
+    text = page_text(os.path.join("docs", "errors.md"))
+    names = [n for n in s2sad.__all__
+             if isinstance(getattr(s2sad, n), type) and issubclass(getattr(s2sad, n), Exception)
+             and not issubclass(getattr(s2sad, n), Warning) and n != "S2SADError"]
+    assert "GradientCheckError" in names and "EngineError" in names
+    for name in names:
+        entry = re.search(rf"^## {name}\n(.*?)(?=^## |\Z)", text, flags=re.M | re.S)
+        assert entry and f"| [`{name}`](#{name.lower()})" in text, \
+            f"docs/errors.md needs a table row and a '## {name}' entry for s2sad.{name}"
+        assert "```" in entry.group(1), f"the '## {name}' entry of docs/errors.md needs an example"
+
+
 def test_the_demo_runs():
     """The README's first command ends by running the demo."""
     done = subprocess.run([sys.executable, os.path.join("examples", "demo.py")],
