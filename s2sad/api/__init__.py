@@ -13,6 +13,8 @@ Its modules, each importing only those listed before it:
 * `reverse`: `grad`, `value_and_grad`, `vjp`, `source`.
 * `jacobians`: `jacobian`, by forward or reverse mode.
 * `gradcheck` (`s2sad.check`) and `graphs` (`s2sad.graph`).
+* `explain` (`s2sad.explain`): the function and its derivative side by side, as
+  an HTML page.
 
 May import everything below it: `driver`, `backend`, `engines` and the packages
 they use.
