@@ -151,11 +151,10 @@ class Explanation:
         self.texts = {name: st.text for name, st in stages.items() if st.refused is None}
 
     def __repr__(self) -> str:
-        tabs = ", ".join(self.stages)
+        tabs, name = ", ".join(self.stages), self.qualname.rsplit(".", 1)[-1]
         return (f"<s2sad.explain of {self.qualname} ({self.mode} mode; tabs {tabs}): shown "
-                f"as a page in Jupyter; elsewhere call .save(\"{self.qualname}.html\") and "
-                f"open that file in a browser (or run `s2sad show --html "
-                f"{self.qualname}.html FILE.py:{self.qualname}`)>")
+                f"as a page in Jupyter; elsewhere call .save(\"{name}.html\") and open that "
+                f"file in a browser (or run `s2sad show --html {name}.html FILE.py:{name}`)>")
 
     __str__ = __repr__
 
