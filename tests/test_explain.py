@@ -233,6 +233,10 @@ def test_show_html_refuses_a_stage_and_reports_errors(tmp_path):
     done = run_cli("show", "--html", str(out), "examples/seeds.py:broken")
     assert done.returncode == 1 and done.stderr.startswith("s2sad: error: examples/seeds.py:")
     assert not out.exists()
+    done = run_cli("show", "--html", str(tmp_path / "no" / "f.html"), "examples/seeds.py:z")
+    assert done.returncode == 1
+    assert done.stderr == f"s2sad: error: cannot write {tmp_path / 'no' / 'f.html'}: " \
+                          "No such file or directory\n"
 
 
 # ------------------------------------------------------------- the browser
