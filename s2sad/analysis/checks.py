@@ -154,7 +154,7 @@ class Checks:
             message = f"s2sad has no derivative rule for {what}, and the result depends on " \
                       f"{', '.join(self.result.wrt)}"
             hint = ("Register one with s2sad.register_rule(func, reverse=..., forward=...) "
-                    "(see 'Custom derivative rules' in the README), or declare it "
+                    "(see docs/guide/custom-rules.md), or declare it "
                     "non-differentiable with s2sad.nondifferentiable(func).")
             if what.startswith("the method ."):
                 hint = ("s2sad differentiates the methods of NumPy arrays only; call a "
