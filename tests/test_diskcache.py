@@ -676,3 +676,19 @@ def test_concurrent_writers_over_the_cap_evict_without_errors(cache, monkeypatch
     for path in left:
         head, _, body = path.read_bytes().partition(b"\n")
         assert head.split(b" ")[2] == hashlib.sha256(body).hexdigest().encode()
+
+
+def test_the_entry_just_written_stays_even_over_the_cap(tmp_path, monkeypatch, runs):
+    monkeypatch.setattr(diskcache, "_setting", None)  # put back when the test ends
+    monkeypatch.setattr(diskcache, "_max_mb", None)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("S2SAD_DISK_CACHE", "1")
+    monkeypatch.setenv("S2SAD_CACHE_DIR", "relative")  # keep is compared by name
+    monkeypatch.setenv("S2SAD_CACHE_MAX_MB", "0.000001")  # one byte
+    s2sad.grad(fresh(tmp_path).f)(0.5, 1.2)
+    first, = entries(tmp_path / "relative")
+    s2sad.grad(fresh(tmp_path).h)(np.ones(3))
+    second, = entries(tmp_path / "relative")
+    assert second != first and runs[0] == 2
+    s2sad.grad(fresh(tmp_path).h)(np.ones(3))
+    assert runs[0] == 2  # a hit

@@ -168,7 +168,7 @@ def evict(folder: Path, cap: int, keep: Path | None = None) -> tuple:
     for e in found:
         if total <= cap * LOW_WATER:
             break
-        if e.path == keep:
+        if keep is not None and e.path.name == keep.name:
             continue
         try:
             os.unlink(e.path)
