@@ -2,6 +2,8 @@
 # Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
 from golden.inputs.arithmetic import *  # noqa: F401,F403
 
+import math
+
 
 def constants_jvp(x, x_dot):
     t1 = math.pi * x

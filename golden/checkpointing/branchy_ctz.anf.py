@@ -2,6 +2,8 @@
 # Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
 from golden.inputs.checkpointing import *  # noqa: F401,F403
 
+import math
+
 
 def branchy_ctz(x, y, n):
     s = x

@@ -2,6 +2,8 @@
 # Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
 from golden.inputs.conditionals import *  # noqa: F401,F403
 
+import math
+
 
 def safe_sqrt_jvp(x, y, x_dot, y_dot):
     if x > 0:

@@ -2,6 +2,8 @@
 # Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
 from golden.inputs.conditionals import *  # noqa: F401,F403
 
+import math
+
 
 def safe_sqrt_grad(x, y):
     t1 = x > 0

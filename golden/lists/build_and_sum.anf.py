@@ -2,6 +2,8 @@
 # Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
 from golden.inputs.lists import *  # noqa: F401,F403
 
+import math
+
 
 def build_and_sum(x, n):
     ys = []

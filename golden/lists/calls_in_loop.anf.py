@@ -2,6 +2,8 @@
 # Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
 from golden.inputs.lists import *  # noqa: F401,F403
 
+from golden.inputs.lists import step
+
 
 def calls_in_loop(x, n):
     s = x

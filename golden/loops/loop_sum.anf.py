@@ -2,6 +2,8 @@
 # Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
 from golden.inputs.loops import *  # noqa: F401,F403
 
+import math
+
 
 def loop_sum(x, y, n):
     acc = 0.0

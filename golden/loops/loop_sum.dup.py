@@ -2,6 +2,7 @@
 # Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
 from golden.inputs.loops import *  # noqa: F401,F403
 
+import math
 from s2sad.runtime import dup
 
 

@@ -2,6 +2,8 @@
 # Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
 from golden.inputs.loops import *  # noqa: F401,F403
 
+import math
+
 
 def with_continue(x, n):
     s = 0.0

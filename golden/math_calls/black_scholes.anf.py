@@ -2,6 +2,8 @@
 # Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
 from golden.inputs.math_calls import *  # noqa: F401,F403
 
+import math
+
 
 def black_scholes(S, K, T, r, sigma):
     sqrtT = math.sqrt(T)

@@ -2,6 +2,9 @@
 # Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
 from golden.inputs.math_calls import *  # noqa: F401,F403
 
+import math
+from math import exp, log, sqrt
+
 
 def exp_log(x, y):
     t1 = -x

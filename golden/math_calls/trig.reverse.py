@@ -9,7 +9,6 @@ def trig_grad(x):
     t1 = math.sin(x)
     t2 = math.cos(x)
     t3 = math.tan(x)
-    t4 = math.atan2(x, 2.0)
     # line 8: return math.sin(x) * math.cos(x) + math.tan(x) + math.atan2(x, 2.0)
     r1 = 4.0 + x * x
     x_d_bar = 2.0 / r1

@@ -2,6 +2,7 @@
 # Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
 from golden.inputs.numpy_programs import *  # noqa: F401,F403
 
+import numpy as np
 from s2sad.runtime import dup
 
 

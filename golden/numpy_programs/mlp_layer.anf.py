@@ -2,6 +2,8 @@
 # Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
 from golden.inputs.numpy_programs import *  # noqa: F401,F403
 
+import numpy as np
+
 
 def mlp_layer(W, b, X, target):
     t1 = X @ W

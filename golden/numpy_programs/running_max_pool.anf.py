@@ -2,6 +2,8 @@
 # Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
 from golden.inputs.numpy_programs import *  # noqa: F401,F403
 
+import numpy as np
+
 
 def running_max_pool(x):
     t1 = len(x)

@@ -2,6 +2,8 @@
 # Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
 from golden.inputs.seeds import *  # noqa: F401,F403
 
+import math
+
 
 def z(x, y):
     t1 = x * y

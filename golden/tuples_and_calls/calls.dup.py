@@ -2,6 +2,7 @@
 # Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
 from golden.inputs.tuples_and_calls import *  # noqa: F401,F403
 
+from golden.inputs.tuples_and_calls import scaled
 from s2sad.runtime import dup
 
 

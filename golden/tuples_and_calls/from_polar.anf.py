@@ -2,6 +2,9 @@
 # Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
 from golden.inputs.tuples_and_calls import *  # noqa: F401,F403
 
+import math
+from golden.inputs.tuples_and_calls import polar
+
 
 def from_polar(x, y):
     t1 = polar(x, y)

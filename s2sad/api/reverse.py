@@ -336,6 +336,7 @@ def emitted(f, mode="reverse", wrt=0, stage="reverse", example=None, checkpoint=
             raise S2SADError(f"unknown stage {stage!r}; choose one of "
                              f"{', '.join(stages.STAGES)}")
         module = stages.stage_module(f, stage, wrt_names, kinds)
+        module.imports = emit.module_imports(module, {}, {fn.name: f for fn in module.functions})
         return emit.emit_module(module), {fn.name: f for fn in module.functions}
 
 

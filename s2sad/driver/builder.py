@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import ast
 import time
-import types
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -41,6 +40,7 @@ from ..errors import NonScalarOutputError, S2SADError
 from ..frontend import anf
 from ..optimize import simplify, tapes
 from ..optimize.context import NameKinds
+from ..primitives import facts
 from . import stages
 from ..frontend.program import Front, Program
 from .stages import return_kind
@@ -192,7 +192,8 @@ class _Builder:
             self.finish_functions()
         module = ir.Module([uf.fn for uf in self.functions])
         self.helpers = _used(self.helpers, self.functions)
-        module.imports = _import_lines(self.helpers)
+        module.imports = emit.module_imports(module, self.helpers,
+                                             {uf.fn.name: uf.user for uf in self.functions})
         _check_helper_clashes(self.functions, self.helpers)
         unit = Unit(module, self.functions, entry, dict(self.helpers), self.resolved, out_kind,
                     scalar_tangents=self.scalar_tangents)
@@ -304,7 +305,8 @@ class _ReverseBuilder(_Builder):
             forward, backward, outputs = simplify.simplify(
                 rev.forward + tail, seed_block + rev.reverse, keep,
                 grads + [ir.name("%value")] * with_value,
-                _purity(fr.dup, act), _float_names(act), inputs=[p.name for p in fr.anf.params],
+                _purity(fr.dup, act), _float_names(act, fr.dup.refs),
+                inputs=[p.name for p in fr.anf.params],
                 mutable=rev.mutable)
         if self.copy_views:
             _copy_view_reads(forward, backward, act, rev)
@@ -354,7 +356,7 @@ class _ReverseBuilder(_Builder):
         with self.timed("simplify"):
             forward, backward, (output, *grads) = simplify.simplify(
                 rev.forward, rev.reverse, keep | {seed_param}, [rev.output] + grads,
-                _purity(fr.dup, act), _float_names(act),
+                _purity(fr.dup, act), _float_names(act, fr.dup.refs),
                 inputs=[p.name for p in fr.anf.params] + [seed_param],
                 mutable=rev.mutable)
         if self.copy_views:
@@ -430,7 +432,8 @@ class _ForwardBuilder(_Builder):
         with self.timed("simplify"):
             body, _, (output, output_dot) = simplify.simplify(
                 fwd.body, [], set(), [fwd.output, fwd.output_dot], _purity(fr.dup, act),
-                _float_names(act), inputs=params + dots, mutable=reverse.mutable_names(act))
+                _float_names(act, fr.dup.refs), inputs=params + dots,
+                mutable=reverse.mutable_names(act))
         result = ast.Tuple(elts=[output, output_dot], ctx=ast.Load())
         body = body + [ir.Return(result, fwd.output_line)]
         # after a parameter with a default, the tangents get defaults too (None: the
@@ -468,7 +471,7 @@ def _step_functions(fr: Front, act, rev: reverse.Reverse) -> list:
         inputs = [p.name for p in params]
         body, _, outputs = simplify.simplify(
             st.body, [], set(), [ast.Tuple(elts=st.outputs, ctx=ast.Load())],
-            _purity(fr.dup, act), _float_names(act),
+            _purity(fr.dup, act), _float_names(act, fr.dup.refs),
             inputs=[st.target] + st.state + st.args, mutable=rev.mutable)
         loop = ir.ForEach(st.target, ir.name("%indices"),
                           body + _carry(st.state, outputs[0], st.line), st.line)
@@ -483,7 +486,7 @@ def _step_functions(fr: Front, act, rev: reverse.Reverse) -> list:
                                         unpack=True))
             body, _, outputs = simplify.simplify(
                 unpack + ir.copy_tree(st.cond), [], set(), [ir.copy_tree(st.test)],
-                _purity(fr.dup, act), _float_names(act), inputs=inputs[1:],
+                _purity(fr.dup, act), _float_names(act, fr.dup.refs), inputs=inputs[1:],
                 mutable=rev.mutable)
             fn = ir.Function(st.test_name, params[1:],
                              body + [ir.Return(outputs[0], st.line)],
@@ -493,7 +496,7 @@ def _step_functions(fr: Front, act, rev: reverse.Reverse) -> list:
         forward, backward, outputs = simplify.simplify(
             unpack + st.forward, bar_unpack + st.reverse, set(st.bar),
             [ast.Tuple(elts=[ir.name(n) for n in st.bar], ctx=ast.Load())],
-            _purity(fr.dup, act), _float_names(act), inputs=inputs + ["%bar"],
+            _purity(fr.dup, act), _float_names(act, fr.dup.refs), inputs=inputs + ["%bar"],
             mutable=rev.mutable, replayed=True)
         fn = ir.Function(st.bar_name, params + [ir.Param("%bar")],
                          forward + backward + [ir.Return(outputs[0], st.line)],
@@ -609,12 +612,13 @@ def _read_output(fr: Front, out, line) -> list:
             ir.Expr(ir.name(out.id), line)]
 
 
-def _float_names(act):
+def _float_names(act, refs):
     """What `act` knows of the names' values, as the optimizer takes it (`NameKinds`):
     which certainly hold Python floats (scalars, and their adjoints and tangents: a
     tangent the caller passes is a number of the primal's shape, for which the
     operations this is used for cannot raise either), which Python ints, which float
-    arrays (and NumPy calls on them), and of what rank and shape."""
+    arrays (and NumPy calls on them), and of what rank and shape; which functions
+    (by the text `refs` resolves) are total on floats (`facts.Facts.total`)."""
     def float_name(n: str) -> bool:
         base = n[: -len("%bar")] if n.endswith("%bar") else n
         base = base[: -len("%dot")] if base.endswith("%dot") else base
@@ -637,7 +641,8 @@ def _float_names(act):
 
     return NameKinds(is_float=float_name, is_int=lambda n: act.kinds.get(n) == INT,
                      array=array, rank=rank, same_shape=act.same_shape,
-                     broadcastable=act.broadcastable, unary_ufunc=unary_ufunc)
+                     broadcastable=act.broadcastable, unary_ufunc=unary_ufunc,
+                     total=lambda text: text in refs and facts.facts_of(refs[text]).total)
 
 
 def _purity(fn: ir.Function, act):
@@ -732,23 +737,6 @@ def _used(helpers: dict, functions) -> dict:
     for uf in functions:
         read.update(ir.reads_in(uf.fn.body))
     return {name: obj for name, obj in helpers.items() if name in read}
-
-
-def _import_lines(helpers: dict) -> list:
-    """Module imports first, then one ``from module import a, b`` per module, sorted,
-    as a person writes them."""
-    modules, names = [], {}
-    for name, obj in sorted(helpers.items()):
-        if isinstance(obj, types.ModuleType):
-            mod = obj.__name__
-            modules.append(f"import {mod}" if mod == name else f"import {mod} as {name}")
-        else:
-            mod = getattr(obj, "__module__", None)
-            real = getattr(obj, "__name__", name)
-            if mod:
-                names.setdefault(mod, []).append(real if real == name else f"{real} as {name}")
-    return modules + [f"from {mod} import {', '.join(parts)}"
-                      for mod, parts in sorted(names.items())]
 
 
 def _check_helper_clashes(functions, helpers):

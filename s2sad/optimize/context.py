@@ -29,6 +29,7 @@ class NameKinds:
     same_shape: Callable[[str, str], bool]  # two arrays of certainly the same shape
     broadcastable: Callable[[str, str], bool]  # two arrays that certainly broadcast
     unary_ufunc: Callable[[str], bool]  # a dotted name that is a NumPy unary ufunc
+    total: Callable[[str], bool]  # a dotted name of a function no float makes raise
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 `drop_dead` drops reverse-sweep assignments nothing reads (and the branches and
 loops left empty), `dead_stores` those overwritten before anything reads them,
 `drop_dead_forward` forward assignments nothing reads that cannot raise
-(`cannot_raise`, which `cse.hoist_invariants` asks too), and
+(`cannot_raise`, which `cse.hoist_invariants` asks too: float arithmetic, and the
+calls on floats of functions the facts call total), and
 `drop_needless_restores` the reverse sweep's restores of lists and arrays (an
 element put back, an append or a pop undone) that nothing run after them reads,
 with the forward lines that saved the old values.
@@ -120,13 +121,29 @@ def _numeric(node, kinds: NameKinds) -> bool:
     return False
 
 
+def _float(node, kinds: NameKinds) -> bool:
+    """Is `node` certainly a Python float (a float literal, or a name holding one)?"""
+    if isinstance(node, ast.Constant):
+        return type(node.value) is float
+    return isinstance(node, ast.Name) and kinds.is_float(node.id)
+
+
 def cannot_raise(node, kinds: NameKinds) -> bool:
-    """Arithmetic on Python floats that never raises (it overflows to inf), an empty
-    list (a tape nothing is pushed on), and NumPy work on float arrays that cannot
-    raise either (see `_array_cannot_raise`)."""
+    """Arithmetic on Python floats that never raises (it overflows to inf), a call of
+    a function that no float makes raise (``math.atan(x)``, ``math.tanh(x)``: a
+    total function, `primitives.facts.Facts.total`) on floats, an empty list (a tape
+    nothing is pushed on), and NumPy work on float arrays that cannot raise either
+    (see `_array_cannot_raise`). A line that may raise stays even when nothing reads
+    it (``math.log(x)``, ``math.sin(x)``, which raises on an infinity,
+    ``math.exp(x)``, which overflows), so the derivative raises where the function
+    does."""
     if isinstance(node, ast.List) and not node.elts:
         return True
     if _array_cannot_raise(node, kinds):
+        return True
+    if isinstance(node, ast.Call) and not node.keywords and node.args \
+            and kinds.total(ir.dotted(node.func) or "") \
+            and all(_float(a, kinds) for a in node.args):
         return True
     if isinstance(node, ast.BinOp) and isinstance(node.op, _NON_RAISING):
         return all(cannot_raise(x, kinds) for x in (node.left, node.right))

@@ -104,9 +104,12 @@ class Facts:
     (boolean) result; `keeps_dtype`: the result has its input's dtype;
     `int_result`: the result is an int; `int_preserving`: ints give an int.
     `methods`: the names of the array methods that are this function with the
-    array first. `domain`: where tests/test_rules.py checks its rules, ``(lo,
-    hi)`` for every input, one such pair per input, or `SIGNED` (None: the
-    test's default)."""
+    array first. `total`: given Python floats (infinities and NaN included) it
+    returns a number and never raises (``math.atan``; not ``math.sin``, which
+    raises on an infinity, nor ``math.exp``, which overflows), so a call of it on
+    floats whose result nothing reads can go (`optimize.dead.cannot_raise`).
+    `domain`: where tests/test_rules.py checks its rules, ``(lo, hi)`` for every
+    input, one such pair per input, or `SIGNED` (None: the test's default)."""
 
     shape: Callable | None = None
     number: bool = False
@@ -124,6 +127,7 @@ class Facts:
     int_result: bool = False
     int_preserving: bool = False
     methods: tuple = ()
+    total: bool = False
     domain: object = None
 
 
@@ -147,7 +151,7 @@ TABLE = {
     "pos": Facts(**_INTS),
     "matmul": Facts(shape=matmul, number=True, keeps_integers=True),
     # builtins and math
-    abs: Facts(**_INTS, domain=SIGNED),
+    abs: Facts(**_INTS, total=True, domain=SIGNED),
     min: Facts(int_preserving=True),
     max: Facts(int_preserving=True),
     pow: Facts(domain=_TWO),
@@ -161,8 +165,11 @@ TABLE = {
     math.acosh: Facts(domain=(1.5, 3.0)),
     math.log: Facts(domain=((0.5, 3.0), (1.5, 4.0))),  # (x, and the base)
     math.fmod: Facts(domain=((2.1, 2.4), (0.9, 1.0))),
-    math.fabs: Facts(domain=SIGNED),
-    math.copysign: Facts(domain=SIGNED),
+    math.fabs: Facts(total=True, domain=SIGNED),
+    math.copysign: Facts(total=True, domain=SIGNED),
+    **{f: Facts(total=True) for f in (
+        math.atan, math.atan2, math.asinh, math.tanh, math.erf, math.erfc, math.hypot,
+        math.degrees, math.radians, math.isnan, math.isinf)},
     # NumPy's elementwise functions
     np.abs: Facts(keeps_integers=True, domain=SIGNED),
     np.maximum: Facts(keeps_integers=True, keeps_bools=True, domain=_TWO),
