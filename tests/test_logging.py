@@ -169,6 +169,7 @@ def test_the_disk_cache_logs_miss_store_hit_and_eviction(tmp_path, records, monk
 
 def test_an_entry_that_cannot_be_stored_says_why(tmp_path, records, monkeypatch):
     monkeypatch.setattr(diskcache, "_setting", None)  # put back when the test ends
+    monkeypatch.setattr(diskcache, "_max_mb", None)
     s2sad.enable_disk_cache(tmp_path / "cache")
 
     scale = type("Scale", (), {"__call__": lambda self, v: 2.0 * v})()  # no import path
