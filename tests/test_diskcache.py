@@ -700,6 +700,20 @@ def test_the_entry_just_written_stays_even_over_the_cap(tmp_path, monkeypatch, r
     assert runs[0] == 2  # a hit
 
 
+def test_built_in_rules_are_named_not_read_and_the_version_is_in_the_key(monkeypatch):
+    from s2sad import primitives
+
+    rule, *_ = primitives.candidates(math.sin, "reverse")
+    assert diskcache._builtin_rule(rule)
+    assert diskcache._rule_digest(rule).startswith("s2sad.primitives.")
+    assert diskcache._environment()[1] == s2sad.__version__
+    read = []
+    monkeypatch.setattr(diskcache, "_rules_token", [])
+    monkeypatch.setattr(type(rule), "template", property(lambda r: read.append(r)))
+    diskcache.rules_token()  # (a user's rule would be read; no built-in one is)
+    assert read == []
+
+
 def test_the_tests_leave_the_cache_as_they_found_it():
     # every test that turns the cache on or off puts the setting back (this module's
     # tests run in file order: this one is last)

@@ -106,6 +106,7 @@ DEFAULT_MAX_MB = 256
 MAX_FUNCTIONS = 64
 
 _ON = ("1", "true", "yes", "on")
+_PACKAGE = __name__.split(".")[0]  # s2sad
 log = logging.getLogger(__name__)
 
 
@@ -233,7 +234,7 @@ _environment_cache: list = []
 
 def _environment() -> list:
     if not _environment_cache:
-        s2sad = sys.modules.get(__package__)
+        s2sad = sys.modules.get(_PACKAGE)
         numpy = sys.modules.get("numpy")
         _environment_cache.append([
             FORMAT, getattr(s2sad, "__version__", "?"), _STAMP, sys.implementation.name,
@@ -259,7 +260,7 @@ def _sha(text: str) -> str:
 
 
 def _builtin_rule(rule) -> bool:
-    return (getattr(rule.func, "__module__", None) or "").startswith(__package__ + ".")
+    return (getattr(rule.func, "__module__", None) or "").startswith(_PACKAGE + ".")
 
 
 def _name_of(obj) -> str:
