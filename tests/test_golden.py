@@ -176,6 +176,22 @@ def test_shown_names_what_no_import_brings_back(user_module, tmp_path):
     assert f"\n\n# from {path} (not importable by name): SCALE, W, helper\n\n\n" in text
 
 
+def test_shown_names_a_global_another_function_reads_as_another_object(user_module,
+                                                                        tmp_path):
+    (tmp_path / "shown_user_caller.py").write_text(
+        "from shown_user_mod import make\n\nSCALE = 5.0\ng = make(2.0)\n\n\n"
+        "def h(x):\n    return SCALE * g(x)\n")
+    caller = importlib.import_module("shown_user_caller")
+    text = s2sad.source(caller.h)
+    assert text.startswith("from shown_user_caller import SCALE\n"
+                           "\n"
+                           "# SCALE in the code of make.<locals>.g: "
+                           "from shown_user_mod import SCALE\n"
+                           "# from the closure of make.<locals>.g: k\n"
+                           "\n\n"
+                           "def h_grad(x):\n"), text
+
+
 def _forward_lines(text):
     return text.split("    # line")[0]
 

@@ -612,11 +612,12 @@ def module_imports(module: ir.Module, helpers: dict, users: dict) -> list:
     (``from math import exp``) or, where it does not say, from the public module
     that holds it (SciPy's ufuncs: ``from scipy.special import gammaln``), another
     value (a constant, an array) from the user function's module (``from mymod
-    import SCALE``). What no import can bring
-    back, a comment names, with where it comes from, after an empty line: the
-    globals of a module without an import name (``__main__``, a file run by path)
-    and the variables of a closure. Builtins need nothing. The lines are the same
-    for the same module and namespaces, byte for byte."""
+    import SCALE``). What no import can bring back, a comment names, with where it
+    comes from, after an empty line: the globals of a module without an import name
+    (``__main__``, a file run by path), the variables of a closure, and a name that
+    means another object in the code of another user function than in the first
+    one that reads it. Builtins need nothing. The lines are the same for the same
+    module and namespaces, byte for byte."""
     entries = {}  # name -> (module, name in that module, or None for the module)
     for line in module.imports:
         for node in ast.parse(line).body:
@@ -627,15 +628,22 @@ def module_imports(module: ir.Module, helpers: dict, users: dict) -> list:
         if name not in entries and _helper_entry(name, obj) is not None:
             entries[name] = _helper_entry(name, obj)
     notes = {}  # where -> names
+    first = {}  # name -> where the first function reading it has it from
     for fn in module.functions:
         user = users.get(fn.name)
         for name in sorted(_global_reads(fn, module)):
-            if name in entries:
+            if name in entries and name not in first:  # (a helper, or imported already)
                 continue
             got = _global_entry(user, name)
-            if isinstance(got, tuple):
+            if got is None or first.setdefault(name, got) == got and name in entries:
+                continue
+            if first[name] != got:
+                where = got if not isinstance(got, tuple) else f"import {got[0]}" \
+                    if got[1] is None else f"from {got[0]} import {got[1]}"
+                notes.setdefault(f"{name} in the code of {user.__qualname__}: {where}", set())
+            elif isinstance(got, tuple):
                 entries[name] = got
-            elif got is not None:
+            else:
                 notes.setdefault(got, set()).add(name)
     lines, froms = [], {}
     for name, (mod, real) in sorted(entries.items()):
@@ -646,7 +654,8 @@ def module_imports(module: ir.Module, helpers: dict, users: dict) -> list:
     lines += [f"from {mod} import {', '.join(parts)}" for mod, parts in sorted(froms.items())]
     if notes and lines:
         lines.append("")  # (black puts an empty line between imports and a comment)
-    lines += [f"# {where}: {', '.join(sorted(names))}" for where, names in sorted(notes.items())]
+    lines += [f"# {where}: {', '.join(sorted(names))}" if names else f"# {where}"
+              for where, names in sorted(notes.items())]
     return lines
 
 
