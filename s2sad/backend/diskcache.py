@@ -138,8 +138,8 @@ def enable(path=None, max_mb=None) -> Path:
 
     The directory is created (private to the user) when the first entry is written.
     `max_mb` caps the entries' total size in megabytes (default:
-    ``S2SAD_CACHE_MAX_MB``, else `DEFAULT_MAX_MB`): when a new entry takes them over
-    it, the entries used longest ago are deleted (see `cachefiles`)."""
+    ``S2SAD_CACHE_MAX_MB``, else 256): when a new entry takes them over it, the
+    entries used longest ago are deleted (see `cachefiles`)."""
     global _setting, _max_mb
     folder = default_dir() if path is None else _as_path(path, "enable_disk_cache")
     if max_mb is not None and not _positive(max_mb):
@@ -200,8 +200,10 @@ def clear(path=None) -> int:
 
 
 def info(path=None) -> cachefiles.CacheInfo:
-    """The directory (`path`, by default the one in use or `default_dir`), whether
-    the cache is on, how many entries it holds and their total size, and the cap."""
+    """What is in the disk cache directory `path` (default: the one in use, else
+    ``S2SAD_CACHE_DIR``, else the platform's cache directory): a `CacheInfo` with the
+    directory, whether the cache is on there, how many entries it holds, their total
+    size and the cap in bytes; printed, the table ``s2sad cache info`` shows."""
     folder = (directory() or default_dir()) if path is None else _as_path(
         path, "disk_cache_info")
     found = cachefiles.entries(folder)
