@@ -44,7 +44,8 @@ def grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None, snapshots=N
     """The gradient of `f`'s scalar output with respect to the parameter(s) `wrt`.
 
     `wrt` is a parameter position, a parameter name, or a tuple of them (then the
-    gradient is a tuple). Use as ``grad(f)``, ``@grad`` or ``@grad(wrt=("x", "y"))``.
+    gradient is a tuple); it is what JAX calls ``argnums``. Use as ``grad(f)``,
+    ``@grad`` or ``@grad(wrt=("x", "y"))``.
     The returned function takes the same arguments as `f`.
 
     ``mode="reverse"`` (the default) compiles the derivative from `f`'s source;
