@@ -59,6 +59,7 @@ examples:
   s2sad show examples/loops.py:rosenbrock --example "[0.5, 1.2, 0.8]"
   s2sad show examples/seeds.py:z --wrt x,y
   s2sad show examples/seeds.py:z --wrt y --stage dup
+  s2sad show --html loss.html examples/seeds.py:loss --wrt w,b
 """
 
 AT_HELP = """\
