@@ -361,3 +361,33 @@ def test_second_derivatives_built_before_a_registration_are_built_again(tmp_path
     assert [d(2.0) for d in second] == [2.0, 2.0]
     assert s2sad.hvp(mod.f)(2.0, 1.0) == 2.0
     assert s2sad.hessian(mod.f)(2.0) == 2.0
+
+
+def test_rules_written_as_lambdas(tmp_path):
+    """A rule may be a lambda (its body is the one term it returns); two lambdas with
+    the same parameters on one line cannot be told apart: a clear error, not an
+    internal one (AttributeError before)."""
+    path = tmp_path / "lambda_rules.py"
+    path.write_text(
+        "import s2sad\n\n\n"
+        "def twice(x):\n    return x * 2.0\n\n\n"
+        "def thrice(x):\n    return x * 3.0\n\n\n"
+        "def f(x):\n    return twice(x) * x\n\n\n"
+        "def g(x):\n    return thrice(x) + x\n\n\n"
+        "s2sad.register_rule(twice, forward=lambda x, out, x_dot: 2.0 * x_dot)\n"
+        "s2sad.register_rule(thrice, reverse=lambda x, out, out_bar: 3.0 * out_bar,\n"
+        "                    forward=lambda x, out, x_dot: 3.0 * x_dot)\n")
+    spec = importlib.util.spec_from_file_location("lambda_rules", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert s2sad.grad(mod.f)(1.5) == 6.0  # d(2x * x) = 4x
+    assert s2sad.jvp(mod.f, (1.5,), (1.0,)) == (4.5, 6.0)
+    assert s2sad.grad(mod.g)(2.0) == 4.0
+    path2 = tmp_path / "lambda_twins.py"
+    path2.write_text(
+        "import s2sad\n\n\ndef g(x):\n    return x\n\n\ndef h(x):\n    return x\n\n\n"
+        "s2sad.register_rule(g, forward=lambda x, out, x_dot: x_dot); "
+        "s2sad.register_rule(h, forward=lambda x, out, x_dot: x_dot)\n")
+    spec = importlib.util.spec_from_file_location("lambda_twins", path2)
+    with pytest.raises(s2sad.S2SADError, match="lambda s2sad cannot tell apart"):
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))

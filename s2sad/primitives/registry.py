@@ -250,7 +250,7 @@ def for_lists(rule: Rule, names) -> Rule:
     template = as_arrays(rule.template, list(rule.inputs) + ["out"] + seeds, names)
     qualname = getattr(rule.func, "__qualname__", "rule")
     func = rule_function(rule.func, rule.mode, rule.inputs, rule.options, template,
-                         f"{rule.func.__name__}_of_list", f"{rule.mode} rule {qualname} for lists")
+                         f"{_identifier(rule.func)}_of_list", f"{rule.mode} rule {qualname} for lists")
     return Rule(rule.key, rule.mode, func, rule.inputs, dict(rule.options), "list", template,
                 rule.positional, static=rule.static)
 
@@ -311,6 +311,12 @@ def has_rule(key) -> bool:
 
 
 @user_facing
+def _identifier(func) -> str:
+    """A name for a function made from the rule `func` (a lambda's is ``<lambda>``)."""
+    name = getattr(func, "__name__", "")
+    return name if name.isidentifier() else "rule"
+
+
 def register_rule(func, *, reverse=None, forward=None, nondifferentiable=False):
     """Register derivative rules for a callable the compiler should not look into.
 
@@ -393,7 +399,7 @@ def derive_reverse(rule: Rule):
     out = []
     for when, template in got:
         func = rule_function(rule.func, "reverse", rule.inputs, rule.options, template,
-                             f"{rule.func.__name__}_transposed" + ("_array" if when else ""),
+                             f"{_identifier(rule.func)}_transposed" + ("_array" if when else ""),
                              f"reverse rule transposed from {qualname}"
                              f"{' for arrays' if when else ''}")
         out.append(Rule(rule.key, "reverse", func, rule.inputs, dict(rule.options), when,

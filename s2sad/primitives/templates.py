@@ -37,6 +37,7 @@ the errors; it knows nothing of the registry.
 from __future__ import annotations
 
 import ast
+import re
 import builtins
 import inspect
 import linecache
@@ -66,6 +67,35 @@ class Template:
         return got
 
 
+def _lambda_return(func, source: str, mode: str, who: str) -> ast.Return:
+    """A rule written as a lambda, as the one `return` of a rule's body: the lambda
+    is found in the lines `inspect` gives for it by its parameters' names, and must
+    be the only one there with those names."""
+    names = list(func.__code__.co_varnames[:func.__code__.co_argcount
+                                           + func.__code__.co_kwonlyargcount])
+    found = []
+    # (the lines may be a fragment of a longer statement: each ``lambda`` in them is
+    # read up to the longest text after it that parses as a lambda)
+    for start in (m.start() for m in re.finditer(r"\blambda\b", source)):
+        rest = source[start:]
+        for end in range(len(rest), 0, -1):
+            try:
+                node = ast.parse(rest[:end], mode="eval").body
+            except SyntaxError:
+                continue
+            if not isinstance(node, ast.Lambda):
+                continue  # (``lambda ...: y, z`` is a tuple: shorter)
+            if [a.arg for a in node.args.args + node.args.kwonlyargs] == names:
+                found.append(node)
+            break
+    if len(found) != 1:
+        raise S2SADError(f"cannot read the {mode} rule for {who}: it is a lambda s2sad "
+                         "cannot tell apart in its source",
+                         hint="Write the rule as a def (name = expression lines and one "
+                              "return), or put the lambda on a line of its own.")
+    return ast.Return(value=found[0].body)
+
+
 def read_template(func, mode: str, arity: int, who: str) -> Template:
     """The template of the rule `func` for `mode` with `arity` inputs; `who` names its
     key in error messages."""
@@ -73,9 +103,12 @@ def read_template(func, mode: str, arity: int, who: str) -> Template:
         source = textwrap.dedent(inspect.getsource(func))
     except (OSError, TypeError):
         raise S2SADError(f"cannot read the source of the {mode} rule for {who}") from None
-    tree = ast.parse(source).body[0]
-    body = [s for s in tree.body
-            if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if getattr(func, "__name__", None) == "<lambda>":
+        body = [_lambda_return(func, source, mode, who)]
+    else:
+        tree = ast.parse(source).body[0]
+        body = [s for s in tree.body
+                if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     assigns = []
     for s in body[:-1]:
         if not (isinstance(s, ast.Assign) and len(s.targets) == 1
