@@ -264,6 +264,7 @@ def browser():
 
 
 def test_in_a_browser(tmp_path, monkeypatch):
+    pytest.importorskip("selenium", reason="selenium is not installed (pip install -e '.[browser]')")
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
 
@@ -346,6 +347,7 @@ def test_in_a_browser(tmp_path, monkeypatch):
 def test_in_a_notebook(tmp_path):
     """Two outputs in one document, inserted as Jupyter inserts HTML (innerHTML, then
     each script run again): each page works on its own."""
+    pytest.importorskip("selenium", reason="selenium is not installed (pip install -e '.[browser]')")
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
 
