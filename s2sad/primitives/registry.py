@@ -310,13 +310,13 @@ def has_rule(key) -> bool:
 # --------------------------------------------------------------- public API
 
 
-@user_facing
 def _identifier(func) -> str:
     """A name for a function made from the rule `func` (a lambda's is ``<lambda>``)."""
     name = getattr(func, "__name__", "")
     return name if name.isidentifier() else "rule"
 
 
+@user_facing
 def register_rule(func, *, reverse=None, forward=None, nondifferentiable=False):
     """Register derivative rules for a callable the compiler should not look into.
 
