@@ -426,22 +426,30 @@ def _write_many(folder, n, failures):
         sys.exit(1)  # a process's exit code says so
 
 
-def test_concurrent_writers_leave_one_valid_entry(cache, runs):
+def _concurrently(target, cache, times, threads):
+    """Run `target(cache, times, failures)` in three forked processes (where fork
+    exists) and `threads` threads at once; the failures the threads record, and the
+    number of processes. A process's exit code says whether it failed."""
     failures = []
     processes = []
     if "fork" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("fork")
-        processes = [ctx.Process(target=_write_many, args=(cache, 20, [])) for _ in range(3)]
+        processes = [ctx.Process(target=target, args=(cache, times, [])) for _ in range(3)]
     for p in processes:  # forked before any thread starts
         p.start()
-    threads = [threading.Thread(target=_write_many, args=(cache, 20, failures))
-               for _ in range(4)]
-    for t in threads:
+    workers = [threading.Thread(target=target, args=(cache, times, failures))
+               for _ in range(threads)]
+    for t in workers:
         t.start()
-    for worker in threads + processes:
+    for worker in workers + processes:
         worker.join()
-    assert failures == []
     assert [p.exitcode for p in processes] == [0] * len(processes)
+    return failures, len(processes)
+
+
+def test_concurrent_writers_leave_one_valid_entry(cache, runs):
+    failures, _ = _concurrently(_write_many, cache, 20, threads=4)
+    assert failures == []
     assert len(entries(cache)) == 1
     assert [p for p in cache.iterdir() if p.suffix == ".tmp"] == []
     before = runs[0]
@@ -657,28 +665,15 @@ def test_concurrent_writers_over_the_cap_evict_without_errors(cache, monkeypatch
     s2sad.grad(fresh(cache.parent).f)(0.5, 1.2)
     size, = [p.stat().st_size for p in entries(cache)]
     s2sad.enable_disk_cache(cache, max_mb=3.5 * size / 1e6)
-    failures = []
-    processes = []
-    if "fork" in multiprocessing.get_all_start_methods():
-        ctx = multiprocessing.get_context("fork")
-        processes = [ctx.Process(target=_store_many, args=(cache, 15, [])) for _ in range(3)]
-    for p in processes:  # forked before any thread starts
-        p.start()
-    threads = [threading.Thread(target=_store_many, args=(cache, 15, failures))
-               for _ in range(3)]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no DiskCacheWarning either
-        for t in threads:
-            t.start()
-        for worker in threads + processes:
-            worker.join()
+        failures, processes = _concurrently(_store_many, cache, 15, threads=3)
     assert failures == []
-    assert [p.exitcode for p in processes] == [0] * len(processes)
     assert [p for p in cache.iterdir() if p.suffix == ".tmp"] == []
     # every process's last store evicted down to its view of the cap; what is left
     # is a few entries, each complete
     left = entries(cache)
-    assert 1 <= len(left) <= 3 * (1 + len(processes))
+    assert 1 <= len(left) <= 3 * (1 + processes)
     for path in left:
         head, _, body = path.read_bytes().partition(b"\n")
         assert head.split(b" ")[2] == hashlib.sha256(body).hexdigest().encode()
