@@ -302,27 +302,18 @@ def _callee(x):
 
 def _caller(x):
     y = _callee(x) + math.sin(x)
-    return _callee(y) + _recursive(y, 2)
-
-
-def _recursive(x, n):
-    if n <= 0:
-        return x
-    return _recursive(x * 0.5, n - 1)
+    return _callee(y)
 
 
 def test_program_lowers_each_function_once():
-    prog = program.Program(_caller)
-    root = prog.root
+    prog = program.Program()
+    root = prog.function(_caller)
     assert root is prog.function(_caller) and root.func is _caller
     assert root.info.qualname == "_caller" and root.info.filename == __file__
     assert root.dup.name == root.anf.name == "_caller"
-    assert prog.callees(_caller) == [_callee, _recursive]  # (math.sin: not a def)
-    assert prog.callees(_recursive) == [_recursive]
-    assert _callee not in prog and len(prog) == 2  # (lowered only when asked for)
+    assert list(prog.fronts) == [_caller]  # (a callee is lowered only when asked for)
     first = prog.function(_callee)
-    assert prog.function(_callee) is first and len(prog) == 3
-    assert [fr.func for fr in prog] == [_caller, _recursive, _callee]
+    assert prog.function(_callee) is first and list(prog.fronts) == [_caller, _callee]
     assert [p.name for p in first.dup.params] == ["x"]
 
 
@@ -331,6 +322,4 @@ def test_program_keeps_no_function_that_fails_to_lower():
     for _ in range(2):
         with pytest.raises(s2sad.UnsupportedSyntaxError):
             prog.function(_returns_in_nested_loop)
-    assert _returns_in_nested_loop not in prog and len(prog) == 0
-    with pytest.raises(ValueError):
-        prog.root
+    assert prog.fronts == {}

@@ -141,7 +141,7 @@ class _Builder:
         self.wrt = wrt
         self.param_kinds = param_kinds
         self.checkpoint = checkpoint
-        self.program = Program(root)
+        self.program = Program()
         self.kinds = stages.Kinds(self.program)
         self.names: dict = {}  # (callee, active, kinds) -> the mode's callee names
         self.queue: list = []
