@@ -17,7 +17,7 @@ import ast
 import copy
 
 from .. import ir, primitives as rules
-from .common import changed_in_place, definitions, reader_in_block, reads_of_target
+from .common import BlockIndex, changed_in_place, definitions, reads_of_target
 from .context import Context, NameKinds
 
 
@@ -408,14 +408,13 @@ def double_sums(body, reads, defs, ctx: Context) -> list:
                 return new
         return None
 
-    i = 0
-    while i < len(out):
-        s = out[i]
+    index = None
+    for i, s in enumerate(out):
         n = s.targets[0] if isinstance(s, ir.Assign) and not s.unpack else None
         if n is None or reads.get(n) != 2 or defs.get(n) != 1 or not array(n):
-            i += 1
             continue
-        j = reader_in_block(out, i)
+        index = index or BlockIndex(out)
+        j = index.reader(i)
         x = out[j] if j is not None else None
         new = doubled(s.value) if isinstance(x, (ir.Assign, ir.AugAssign)) \
             and n not in reads_of_target(x) else None
@@ -425,10 +424,9 @@ def double_sums(body, reads, defs, ctx: Context) -> list:
                      if isinstance(node, ast.BinOp) and ast.dump(node) == twice]
             if len(found) == 1:  # (n's two reads are that sum, in place)
                 x.value = _replaced(x.value, found[0], new)
-                del out[i]
-                continue
-        i += 1
-    return out
+                index.drop(i)
+                index.rewritten(j)
+    return [x for x in out if x is not None]
 
 
 def _replaced(tree, old, new):

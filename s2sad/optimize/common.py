@@ -1,12 +1,13 @@
 """common: questions about statement lists that several of the optimizer's passes
 ask (how often a name is assigned, what a line reads or changes, which later line
-reads a value), and `without`, the one way a pass drops statements from nested
-blocks. Nothing here rewrites an expression.
+reads a value: `BlockIndex`), and `without`, the one way a pass drops statements
+from nested blocks. Nothing here rewrites an expression.
 """
 
 from __future__ import annotations
 
 import ast
+import bisect
 
 from .. import ir
 
@@ -94,25 +95,85 @@ def changed_in_place(body) -> set:
     return out
 
 
-def reader_in_block(out, i, comments=True):
-    """The index of the first line after `out[i]` that reads its target, when nothing
-    between changes what `out[i]` reads and no branch or loop comes first (and, with
-    ``comments=False``, no comment: the start of another line's block); else None."""
-    n = out[i].targets[0]
-    needs = set(ir.names_in(out[i].value))
-    for j in range(i + 1, len(out)):
-        x = out[j]
-        if isinstance(x, ir.Comment):
-            if comments:
-                continue
+class BlockIndex:
+    """Which later line of one block reads a line's value (`reader`), for a pass
+    that asks it of many lines and rewrites the block as it goes: which lines read
+    and change each name, and where the branches, loops and comments are, indexed
+    once, so a question costs what lies between a line and its reader, not a scan
+    of every line on the way (asked of every line of a long straight-line block,
+    the scan made a pass quadratic).
+
+    The pass keeps the block's positions: a line it drops becomes None in `out`
+    (`drop`; the caller removes the Nones when it is done), and a line it rewrites
+    is told (`rewritten`) after the change. A rewrite may change what a line reads,
+    not what it assigns or whether it has blocks (the passes only rewrite values)."""
+
+    def __init__(self, out):
+        self.out = out
+        self.reads = []  # position -> the names the line reads (`reads_of`)
+        self.readers = {}  # name -> positions of lines that read it, in order
+        self.changers = {}  # name -> positions of lines that change it (`_changed_by`)
+        self.blocks = []  # positions of lines with blocks
+        self.comments = []  # positions of comments
+        for k, x in enumerate(out):
+            read = reads_of(x)
+            self.reads.append(read)
+            for n in read:
+                self.readers.setdefault(n, []).append(k)
+            for n in _changed_by(x):
+                self.changers.setdefault(n, []).append(k)
+            if isinstance(x, ir.Comment):
+                self.comments.append(k)
+            elif ir.blocks(x):
+                self.blocks.append(k)
+
+    def drop(self, k):
+        """Line `k` is gone (None in `out`)."""
+        self.out[k] = None
+
+    def rewritten(self, k):
+        """Line `k` (a new statement, or the same one changed) reads what it reads now."""
+        read = reads_of(self.out[k])
+        for n in read - self.reads[k]:
+            positions = self.readers.setdefault(n, [])
+            bisect.insort(positions, k)
+        self.reads[k] = read
+
+    def reader(self, i, comments=True):
+        """The position of the first line after `out[i]` that reads its target, when
+        nothing between changes what `out[i]` reads and no branch or loop comes first
+        (the reader itself none either) and, with ``comments=False``, no comment (the
+        start of another line's block); else None. Dropped lines are not there."""
+        out = self.out
+        n = out[i].targets[0]
+        positions = self.readers.get(n, ())
+        j = None
+        for a in range(bisect.bisect_right(positions, i), len(positions)):
+            k = positions[a]
+            if out[k] is not None and n in self.reads[k]:
+                j = k
+                break
+        end = len(out) if j is None else j
+        if _any_between(self.blocks, i, end) or not comments and \
+                _any_between(self.comments, i, end):
             return None
-        if ir.blocks(x):
+        if j is None or ir.blocks(out[j]):
             return None
-        if n in reads_of(x):
-            return j
-        if _changed_by(x) & needs:
-            return None
-    return None
+        for m in set(ir.names_in(out[i].value)):
+            positions = self.changers.get(m, ())
+            for a in range(bisect.bisect_right(positions, i), len(positions)):
+                k = positions[a]
+                if k >= j:
+                    break
+                if out[k] is not None:
+                    return None
+        return j
+
+
+def _any_between(positions, i, j) -> bool:
+    """Is one of the sorted `positions` strictly between `i` and `j`?"""
+    k = bisect.bisect_right(positions, i)
+    return k < len(positions) and positions[k] < j
 
 
 def _changed_by(x) -> set:

@@ -13,7 +13,7 @@ import ast
 import copy
 
 from .. import ir
-from .common import reader_in_block, reads_of, reads_of_target
+from .common import BlockIndex, reads_of_target
 
 
 # runtime helpers linear in their first argument, which they sum or spread over
@@ -150,10 +150,11 @@ def absorb_negations(body, reads, defs, mine=None) -> list:
                 out[i] = better
 
     # what the lines of this block read (a name read elsewhere has no reader here)
+    index = BlockIndex(out)
     here = set()
-    for x in out:
+    for x, read in zip(out, index.reads):
         if not ir.blocks(x):
-            here.update(reads_of(x))
+            here.update(read)
 
     def reader(i):
         """The index of the line reading out[i]'s target, when it can take its value."""
@@ -164,7 +165,7 @@ def absorb_negations(body, reads, defs, mine=None) -> list:
         if n not in here or reads.get(n) != 1 or defs.get(n) != 1 \
                 or not _has_negation(s.value) or not _lift(s.value)[0]:
             return None
-        j = reader_in_block(out, i)
+        j = index.reader(i)
         if j is None:
             return None
         x = out[j]
@@ -193,13 +194,16 @@ def absorb_negations(body, reads, defs, mine=None) -> list:
                 return {i: None, **more}
         return None
 
-    i = 0
-    while i < len(out):
+    for i in range(len(out)):
+        if out[i] is None:
+            continue
         change = absorb(i)
         if change is None:
-            i += 1
             continue
         for k, new in change.items():
-            out[k] = new
-        out = [x for x in out if x is not None]
-    return out
+            if new is None:
+                index.drop(k)
+            else:
+                out[k] = new
+                index.rewritten(k)
+    return [x for x in out if x is not None]

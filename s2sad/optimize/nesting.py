@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 
 from .. import ir
-from .common import reader_in_block
+from .common import BlockIndex
 from .context import Context
 
 
@@ -219,15 +219,12 @@ def nest_array_adjoints(body, reads, ctx: Context) -> list:
         return base is not None and array(base) and reads.get(n) == 1 \
             and not isinstance(s.value, (ast.Name, ast.Constant))
 
-    i = 0
-    while i < len(out):
-        s = out[i]
+    index = BlockIndex(out)
+    for i, s in enumerate(out):
         if not movable(s):
-            i += 1
             continue
         n = s.targets[0]
-        j = reader_in_block(out, i, comments=False)  # (not into another line's block)
-        done = False
+        j = index.reader(i, comments=False)  # (not into another line's block)
         if j is not None:
             x = out[j]
             slots = ir.slots(x)
@@ -235,8 +232,6 @@ def nest_array_adjoints(body, reads, ctx: Context) -> list:
             if len(hits) == 1 and isinstance(x, (ir.Assign, ir.AugAssign, ir.SetItem)):
                 get, set_ = slots[hits[0]]
                 set_(ir.substitute(get(), {n: s.value}))
-                del out[i]
-                done = True
-        if not done:
-            i += 1
-    return out
+                index.drop(i)
+                index.rewritten(j)
+    return [x for x in out if x is not None]

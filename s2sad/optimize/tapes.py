@@ -86,15 +86,15 @@ def saved_names(forward, reverse) -> list:
 
     visit(forward)
     order = _definition_order(forward)
-    return sorted((n for n in needed if n in outside), key=order.index)
+    return sorted((n for n in needed if n in outside), key=order.__getitem__)
 
 
-def _definition_order(body) -> list:
-    order = []
+def _definition_order(body) -> dict:
+    """Each name `body` defines -> its place among them, in order of first definition."""
+    order = {}
     for s in ir.walk(body):
         for n in ir.defined_names(s):
-            if n not in order:
-                order.append(n)
+            order.setdefault(n, len(order))
     return order
 
 
@@ -105,12 +105,11 @@ def _needed(body, loops, saved, ctx, planned=False) -> list:
     was done already (the tapes are filled): only what the loops pop is taken as
     theirs, and nothing is changed. (Planning twice would put a second plan, made
     from the first one's reads, in front of the first, reading what that defines.)"""
-    out = []
+    out = {}  # (a dict for its order: a list's `in` made long bodies quadratic)
 
     def add(names):
         for n in names:
-            if n not in out:
-                out.append(n)
+            out.setdefault(n)
 
     for s in body:
         add(n for node in ir.exprs(s) for n in ir.names_in(node))
@@ -122,8 +121,11 @@ def _needed(body, loops, saved, ctx, planned=False) -> list:
         elif isinstance(s, ir.ForEach) and s.tag in loops:
             inner = _needed(s.body, loops, saved, ctx)
             loop = loops[s.tag]
-            order = [p.name for p in loop.phis] + _definition_order(loop.cond + loop.body)
-            own = sorted((n for n in inner if n in order and n != s.target), key=order.index)
+            order = {p.name: k - len(loop.phis) for k, p in enumerate(loop.phis)}
+            order.update((n, k) for n, k in _definition_order(loop.cond + loop.body).items()
+                         if n not in order)
+            own = sorted((n for n in inner if n in order and n != s.target),
+                         key=order.__getitem__)
             plan, kept = _recompute_plan(loop, own, s.target, ctx)
             if plan:
                 at = 1 if s.body and isinstance(s.body[0], ir.Pop) else 0
@@ -136,7 +138,7 @@ def _needed(body, loops, saved, ctx, planned=False) -> list:
         else:
             for block in ir.blocks(s):
                 add(_needed(block, loops, saved, ctx, planned))
-    return out
+    return list(out)
 
 
 _CHEAP = (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript, ast.Name, ast.Constant,
@@ -223,8 +225,8 @@ def _recompute_plan(loop, names, target, ctx):
         if not (set(kept) <= phis | set(prefix)) or len(kept) >= len(names):
             return [], list(names)
         plan = [s for s in plan if s.targets[0] not in kept]
-    order = list(prefix)
-    plan.sort(key=lambda s: order.index(s.targets[0]))
+    order = {n: k for k, n in enumerate(prefix)}
+    plan.sort(key=lambda s: order[s.targets[0]])
     return plan, [n for n in names if n in kept]
 
 
