@@ -45,6 +45,7 @@ from ..errors import SourceNotFoundError, user_traceback
 from ..frontend import parse
 from ..ir.kinds import INT, SCALAR, ListKind, kind_of, shape_pattern, shaped_arguments
 from ..transform import batching
+from . import structured
 from .arguments import (argument_kinds, check_function, normalize_wrt, retyped_list,
                         signature_params, typed_gradients)
 
@@ -237,29 +238,33 @@ class State:
         self.as_tuple = as_tuple
         self.checkpoint = checkpoint
         self.names, self.n_pos = signature_params(f)
+        # (the names the dispatcher's text gives the parameters: a flat function's
+        # leaves, ``params%W``, are not identifiers and are only positional)
+        self.idents = [n if n.isidentifier() else f"_a{i}" for i, n in enumerate(self.names)]
         self.specs: dict = {}  # tuple of argument types -> compiled derivative
         self.primary = None  # (types, function) the fast path checks for
         self.guards: list = []  # (kind, container, name, obj)
         self.ns = {"__builtins__": __builtins__, "_miss": self.miss,
                    "_explain": compile_mod.explain, "_user_traceback": user_traceback}
         self.dispatcher = None
+        self.flat_states: dict = {}  # (flat function, its wrt) -> its dispatcher
         _states.add(self)
 
     def call_text(self) -> str:
-        pos = self.names[: self.n_pos]
-        kw = self.names[self.n_pos:]
+        pos = self.idents[: self.n_pos]
+        kw = self.idents[self.n_pos:]
         return ", ".join(pos + [f"{k}={k}" for k in kw])
 
     def source(self) -> str:
-        pos = self.names[: self.n_pos]
-        kw = self.names[self.n_pos:]
+        pos = self.idents[: self.n_pos]
+        kw = self.idents[self.n_pos:]
         params = ", ".join(pos + (["*"] + kw if kw else []))
         call = self.call_text()
         name = self.f.__name__ if self.f.__name__.isidentifier() else "f"
         lines = [f"def {name}({params}):"]
         if self.primary is not None:
             checks = []
-            for i, n in enumerate(self.names):
+            for i, n in enumerate(self.idents):
                 checks.append(f"type({n}) is _T{i}")
                 signature = self.primary[0][i]
                 if isinstance(signature, tuple) and len(signature) == 2:
@@ -293,7 +298,7 @@ class State:
         have length 1 and which have equal lengths (`shape_pattern`). It relies
         on nothing else, so a call with more equal lengths may use it too."""
         axes: dict = {}
-        for name, dims in zip(self.names, self.primary[0][-1] or ()):
+        for name, dims in zip(self.idents, self.primary[0][-1] or ()):
             for i, label in enumerate(dims or ()):
                 axes.setdefault(label, []).append(f"{name}.shape[{i}]")
         checks = [f"{a} == 1" for a in axes.pop(1, [])]
@@ -343,11 +348,13 @@ class State:
         return True
 
     def miss(self, *args, **kwargs):
+        values = dict(zip(self.names, args))
+        values.update(kwargs)
+        if any(structured.structured(values.get(n)) for n in self.wrt):
+            return self.structured_call(values)
         with lock:
             if not self.guards_hold():
                 self.reset()
-            values = dict(zip(self.names, args))
-            values.update(kwargs)
             key = tuple(_signature(values[n]) for n in self.names) + (_pattern(values),)
             fn = self.specs.get(key)
             if fn is None:
@@ -379,6 +386,36 @@ class State:
             grads = tuple(grads) if self.as_tuple or len(self.wrt) > 1 else grads[0]
             result = (result[0], grads) if self.entry == "value_and_grad" else grads
         return result
+
+
+    def structured_call(self, values: dict):
+        """A call with containers among the arguments `wrt` names: the gradient of
+        the function specialised on their structures (`structured.Flat`), built
+        back in them."""
+        values = {n: values[n] for n in self.names if n in values}
+        for n, default in _defaults(self.f).items():
+            values.setdefault(n, default)
+        flat = structured.Flat(self.f, values, self.wrt, self.entry)
+        wrt = flat.wrt()
+        with lock:
+            inner = self.flat_states.get((flat.flat, wrt))
+            if inner is None:
+                inner = self.flat_states[(flat.flat, wrt)] = State(
+                    flat.flat, wrt, self.entry, True, self.checkpoint).build()
+        result = inner(*flat.args())
+        value, grads = result if self.entry == "value_and_grad" else (None, result)
+        grads = flat.regroup(grads, wrt)
+        grads = tuple(grads) if self.as_tuple or len(self.wrt) > 1 else grads[0]
+        return (flat.output(value), grads) if self.entry == "value_and_grad" else grads
+
+
+def _defaults(f) -> dict:
+    """The default values of `f`'s parameters, by name."""
+    names, n_pos = signature_params(f)
+    out = dict(zip(names[:n_pos][len(names[:n_pos]) - len(f.__defaults__ or ()):],
+                   f.__defaults__ or ()))
+    out.update(f.__kwdefaults__ or {})
+    return out
 
 
 def _pattern(values: dict) -> tuple:

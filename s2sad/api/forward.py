@@ -29,6 +29,7 @@ from ..backend import compile as compile_mod
 from ..errors import S2SADError, WrtError
 from ..ir.kinds import differentiable, kind_of
 from . import dispatch, shapes
+from . import structured
 from .arguments import (argument_kinds, at_def, bind, call_with, complex_refusal,
                         complex_value, mark_made, normalize_wrt, public, refuse_derived,
                         typed_gradients, typed_like)
@@ -54,6 +55,8 @@ def jvp(f, primals, tangents):
         raise S2SADError(f"jvp needs one tangent per primal: {len(primals)} primals, "
                          f"{len(tangents) if isinstance(tangents, (tuple, list)) else 'no'} "
                          "tangents", hint="Pass None for an argument held fixed.")
+    if any(structured.structured(x) for x in primals):
+        return _structured_jvp(f, arguments, primals, tangents)
     dots = {}
     for name, x, t in zip(arguments, primals, tangents):
         if t is None:
@@ -79,6 +82,26 @@ def jvp(f, primals, tangents):
         dots[name] = t
     y, y_dot = _jvp_at(f, arguments, dots)
     return y, _output_tangent(y_dot, y, f)
+
+
+def _structured_jvp(f, arguments, primals, tangents):
+    """`jvp` where containers are among the primals (`structured.Flat`): each
+    tangent has its primal's structure; the output and its tangent have the
+    output's."""
+    given = tuple(arguments)[:len(primals)]
+    flat = structured.Flat(f, {n: arguments[n] for n in given}, given, "jvp")
+    dots = []
+    for n, t in zip(given, tangents):
+        if n not in flat.specs:
+            dots.append(t)
+        elif t is None:
+            dots.extend([None] * len(flat.leaves[n]))
+        else:
+            parts = structured.flatten_like(t, flat.specs[n], f"the tangent of `{n}`", f)
+            dots.extend(d if structured._carries(flat.values[m]) else None
+                        for m, d in zip(flat.leaves[n], parts))
+    y, y_dot = jvp(flat.flat, tuple(flat.args()), tuple(dots))
+    return flat.output(y), flat.output(y_dot)
 
 
 def _jvp_at(f, arguments: dict, dots: dict):
@@ -192,6 +215,12 @@ def hessian(f, wrt=0):
 
     def h(*args, **kwargs):
         arguments = bind(f, args, kwargs, "hessian")
+        if any(structured.structured(arguments[n]) for n in names):
+            flat = structured.Flat(f, arguments, names, "hessian")
+            leaves = flat.wrt()
+            blocks = hessian(flat.flat, wrt=leaves)(*flat.args())
+            rows = structured.nested_blocks(flat, blocks, leaves)
+            return tuple(tuple(r) for r in rows) if as_tuple else rows[0][0]
         gradient = dispatch.gradient_to_differentiate(f, names, arguments)
         blocks = [[None] * len(names) for _ in names]
         for j, name in enumerate(names):

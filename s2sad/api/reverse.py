@@ -32,6 +32,7 @@ from ..errors import S2SADError, WrtError
 from ..frontend import parse
 from ..ir.kinds import differentiable, kind_of, with_shapes
 from . import debug, dispatch
+from . import structured
 from .arguments import (argument_kinds, at_def, check_function, check_mode, checkpoint_option,
                         complex_refusal, complex_value, fixed_argument, normalize_wrt,
                         numeric_kind, public, retyped_list, signature_params,
@@ -213,6 +214,8 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=()):
     if len(primals) > n_pos:
         raise WrtError(f"vjp got {len(primals)} arguments; {f.__qualname__} takes at most {n_pos}")
     values = dict(zip(names, primals))
+    if any(structured.structured(v) for v in values.values()):
+        return _structured_vjp(f, values, checkpoint, snapshots, held)
     kinds = with_shapes({n: kind_of(v) for n, v in values.items()}, values)
     for name, value in values.items():
         if name in held or fixed_argument(value) or differentiable(kinds[name]) and \
@@ -270,6 +273,25 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=()):
         return tuple(result)
 
     return out, pullback
+
+
+def _structured_vjp(f, values, checkpoint, snapshots, held):
+    """`vjp_of` where containers are among the primals (`structured.Flat`): the
+    output, the seed and the adjoints in their structures."""
+    flat = structured.Flat(f, values, tuple(values), "vjp")
+    leaves = tuple(flat.values)
+    fixed = tuple(m for n in flat.specs for m in flat.leaves[n]
+                  if m not in flat.differentiable_leaves(n))  # (ints, strings: None)
+    out, pullback_flat = vjp_of(flat.flat, flat.args(), checkpoint, snapshots,
+                                tuple(held) + fixed)
+
+    @public
+    def pullback(out_bar):
+        seed = flat.output_leaves(out_bar, f"the adjoint passed to the pullback of "
+                                           f"{f.__qualname__}")
+        return tuple(flat.regroup(pullback_flat(seed), leaves))
+
+    return flat.output(out), pullback
 
 
 def _fits(out, out_bar) -> bool:

@@ -40,8 +40,14 @@ import types
 from dataclasses import dataclass, field
 
 from .. import ir
+from . import structures
 from ..errors import (S2SADError, SourceNotFoundError, StaleSourceError,
                      UnresolvedNameError, UnsupportedSyntaxError)
+
+# The attribute of a function object that `api` made to specialise a user's function
+# on the structure of its container arguments: {parameter: `ir.trees.Spec`}.
+STRUCTURES = "__s2sad_structures__"
+ORIGINAL = "__s2sad_original__"  # (and the user's function, whose text it has)
 
 # Every AST node type, with the reason it is refused (None: supported).
 _TAPE_HINT = ("Rewrite that part, or differentiate this function with "
@@ -129,6 +135,10 @@ class Parsed:
     locals: set
     globals: dict
     cells: dict = field(default_factory=dict)  # free variable name -> cell
+    # the structure of what the function returns, where `structures` rewrote it
+    # to return the leaves of a container (None: it returns what it computes)
+    out_spec: object = None
+    leaf_names: dict = field(default_factory=dict)  # container parameter -> its leaves'
 
 
 class Located:
@@ -297,9 +307,9 @@ def check_source(func, lines, first):
     code `func` runs: the file was edited after the function was defined, and a
     derivative built from the new text would be the derivative of another function.
     Code s2sad wrote itself is not checked."""
-    target = func
+    target = getattr(func, ORIGINAL, func)
     try:
-        target = inspect.unwrap(func)
+        target = inspect.unwrap(target)
     except ValueError:  # a cycle of __wrapped__
         pass
     if not isinstance(target, types.FunctionType):
@@ -377,12 +387,20 @@ def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, f
                         "Differentiate a plain `def` function.")
     tree.decorator_list = []
     _check_signature(tree, loc)
+    specs = getattr(func, STRUCTURES, None)
+    out_spec, leaves = None, {}
+    if specs:  # (the function as specialised on its container arguments)
+        def value_of(n):
+            got = lookup(n, globals_, cells, builtins_)
+            return None if got is MISSING else got
+        rewritten = structures.rewrite(tree, specs, loc, value_of)
+        tree, out_spec, leaves = rewritten.tree, rewritten.out_spec, rewritten.leaf_names
     nodes = list(ast.walk(tree))  # one walk for the checks and the names below
     _check_nodes(tree, loc, nodes)
     local_set = _local_names(tree, nodes)
     refs = _resolve(tree, local_set, globals_, cells, builtins_, loc, nodes)
     return Parsed(tree=tree, info=info, refs=refs, locals=local_set, globals=globals_,
-                  cells=cells)
+                  cells=cells, out_spec=out_spec, leaf_names=leaves)
 
 
 def _indent(text: str) -> int:

@@ -1,0 +1,217 @@
+"""structured: derivatives with respect to containers of parameters.
+
+An argument that is a dict, a namedtuple, a dataclass, a tuple, a list holding
+containers, or an instance of a class registered with `register_container` (nested
+to any depth) is *structured*. `flat_function(f, specs)` is `f` specialised on the
+structures of its structured arguments: a real Python function, compiled from the
+text `frontend.structures` rewrites, that takes one parameter per leaf (``params%W``)
+and does every container operation where it was built, so the entry points
+differentiate it as any function of floats and arrays, and only this module knows
+containers: `Flat` flattens a call's arguments to the leaves and builds the results
+(gradients, tangents, Jacobian and Hessian blocks, a function's container output)
+back in their structures, leaf for leaf, None where a leaf carries no derivative.
+
+A plain list of floats or arrays is not structured: the compiled code takes it as
+it is (``for x in xs``, ``xs.append``).
+
+Imports `arguments` from `api`, and `frontend` and `ir`.
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+import weakref
+
+from ..errors import S2SADError, WrtError
+from ..frontend import parse
+from ..ir import trees
+from ..ir.kinds import differentiable, kind_of
+from .arguments import at_def
+
+_flat: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # f -> {specs: (flat, out)}
+
+
+def structured(value) -> bool:
+    """Is `value` an argument `Flat` takes apart (see the module docstring)?"""
+    if type(value) is list:
+        return any(trees.is_container(v) for v in value)
+    return trees.is_container(value)
+
+
+def flat_function(f, specs: dict):
+    """``(flat, out_spec, leaf_names)``: `f` specialised on `specs` ({parameter:
+    `trees.Spec`}), the structure of its output where it returns a container (None
+    where not), and each structured parameter's leaves' parameters."""
+    key = tuple(specs.items())
+    per_f = _flat.setdefault(f, {})
+    got = per_f.get(key)
+    if got is not None:
+        return got
+    carrier = types.FunctionType(f.__code__, f.__globals__, f.__name__, None, f.__closure__)
+    carrier.__qualname__ = f.__qualname__
+    setattr(carrier, parse.STRUCTURES, specs)
+    parsed = parse.parse(carrier)
+    free = f.__code__.co_freevars
+    tree = parsed.tree
+    tree.args.defaults = []
+    tree.args.kw_defaults = [None] * len(tree.args.kwonlyargs)
+    outer = ast.FunctionDef(
+        name="%outer", args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                                          kw_defaults=[], kwarg=None, defaults=[]),
+        body=[ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())],
+                         value=ast.Constant(value=None)) for n in free] +
+        [tree, ast.Return(value=ast.Name(id=tree.name, ctx=ast.Load()))],
+        decorator_list=[], returns=None, type_comment=None)
+    module = ast.Module(body=[outer], type_ignores=[])
+    ast.fix_missing_locations(module)
+    code = compile(module, f.__code__.co_filename, "exec")
+    outer_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    inner = next(c for c in outer_code.co_consts if isinstance(c, types.CodeType))
+    inner = inner.replace(co_firstlineno=f.__code__.co_firstlineno)
+    cells = dict(zip(free, f.__closure__ or ()))
+    closure = tuple(cells[n] for n in inner.co_freevars) or None
+    defaults = f.__defaults__ or ()
+    names = f.__code__.co_varnames[:f.__code__.co_argcount]
+    if any(n in specs for n in names[len(names) - len(defaults):]):
+        defaults = ()  # (the caller passes every argument)
+    if any(n in specs for n in f.__code__.co_varnames[
+            f.__code__.co_argcount:f.__code__.co_argcount + f.__code__.co_kwonlyargcount]):
+        raise WrtError(f"s2sad takes containers of parameters as positional parameters; "
+                       f"{f.__qualname__} takes one as a keyword-only parameter",
+                       hint="Make it a positional parameter.", **at_def(f))
+    flat = types.FunctionType(inner, f.__globals__, f.__name__, defaults or None, closure)
+    flat.__kwdefaults__ = f.__kwdefaults__
+    flat.__qualname__ = f.__qualname__
+    flat.__module__ = f.__module__
+    setattr(flat, parse.ORIGINAL, f)  # (its source is f's: `parse.check_source` checks f)
+    setattr(flat, parse.STRUCTURES, specs)
+    per_f[key] = got = (flat, parsed.out_spec, parsed.leaf_names)
+    return got
+
+
+class Flat:
+    """One call of `f` whose arguments `values` (every parameter, in order) include
+    structured ones among `names` (the parameters whose derivatives are asked for):
+    the flat function, its arguments, and the way back."""
+
+    def __init__(self, f, values: dict, names, what: str):
+        self.f = f
+        self.specs = {n: trees.spec_of(values[n]) for n in names if structured(values[n])}
+        self.flat, self.out_spec, self.leaves = flat_function(f, self.specs)
+        self.values = {}
+        for n, v in values.items():
+            if n in self.specs:
+                self.values.update(zip(self.leaves[n], trees.leaves(v, self.specs[n])))
+            else:
+                self.values[n] = v
+        self.what = what
+        self.names = tuple(names)
+
+    def args(self) -> list:
+        return list(self.values.values())
+
+    def differentiable_leaves(self, n) -> list:
+        """The leaves of the structured parameter `n` a derivative is taken for: the
+        floats and float arrays (and lists of them)."""
+        return [m for m in self.leaves[n] if _carries(self.values[m])]
+
+    def wrt(self) -> tuple:
+        """The flat function's parameters for `names`; a structured one without a
+        float leaf is refused, naming it."""
+        out = []
+        for n in self.names:
+            if n not in self.specs:
+                out.append(n)
+                continue
+            leaves = self.differentiable_leaves(n)
+            if not leaves:
+                raise WrtError(
+                    f"{self.what} of {self.f.__qualname__} with respect to `{n}`: this "
+                    f"{type_name(self.specs[n])} holds no float or float array",
+                    hint="Pass the parameters as floats or float arrays; ints, strings and "
+                         "None are carried along without a derivative.", **at_def(self.f))
+            out.extend(leaves)
+        return tuple(out)
+
+    def regroup(self, grads, wrt: tuple) -> list:
+        """The derivatives `grads` of the flat parameters `wrt`, as one per name of
+        `names`: a structured one's in its structure (None at leaves without one)."""
+        by_leaf = dict(zip(wrt, grads))
+        out = []
+        for n in self.names:
+            if n not in self.specs:
+                out.append(by_leaf[n])
+                continue
+            out.append(trees.build(self.specs[n],
+                                   iter([by_leaf.get(m) for m in self.leaves[n]])))
+        return out
+
+    def output(self, y):
+        """The function's value `y` as the user's function returns it."""
+        if self.out_spec is None:
+            return y
+        return trees.build(self.out_spec, iter(y))
+
+    def output_leaves(self, seed, label="the seed"):
+        """A value of the output's structure (a seed, a tangent) as the flat
+        function's output: the tuple of its leaves."""
+        if self.out_spec is None:
+            return seed
+        spec = trees.spec_of(seed)
+        if spec != self.out_spec:
+            raise S2SADError(
+                f"{label} has the structure {describe(spec)}, and the output of "
+                f"{self.f.__qualname__} has the structure {describe(self.out_spec)}",
+                hint="Give it the output's structure, leaf for leaf.", **at_def(self.f))
+        return tuple(trees.leaves(seed, spec))
+
+
+def _carries(value) -> bool:
+    return not isinstance(value, bool) and differentiable(kind_of(value)) and \
+        not isinstance(value, (str, type(None)))
+
+
+def type_name(spec) -> str:
+    return spec.type.__name__ if spec is not None else "value"
+
+
+def describe(spec) -> str:
+    """A structure as the user would write its shape: ``dict(W, b)``, ``[(*, *), (*, *)]``."""
+    if spec is None:
+        return "a leaf"
+    return repr(spec).replace("builtins.", "")
+
+
+def flatten_like(value, spec, label: str, f):
+    """The leaves of `value` (tangents, say) where it must have the structure
+    `spec`; a mismatch names both structures."""
+    got = trees.spec_of(value)
+    if got != spec:
+        raise S2SADError(f"{label} has the structure {describe(got)}, and it must match "
+                         f"{describe(spec)}", hint="Give it the same structure, leaf for "
+                                                  "leaf.", **at_def(f))
+    return trees.leaves(value, spec)
+
+
+def nested_blocks(flat: Flat, blocks, wrt: tuple) -> list:
+    """Second-derivative blocks ``blocks[a][b]`` over the flat parameters `wrt`, as
+    one block per pair of `flat.names`, nested as the structures are (the rows'
+    structure outside, the columns' inside), None where a leaf has no derivative."""
+    at = {n: i for i, n in enumerate(wrt)}
+
+    def leaves_of(n):
+        return flat.leaves[n] if n in flat.specs else [n]
+
+    def build(n, items):
+        return trees.build(flat.specs[n], iter(items)) if n in flat.specs else items[0]
+
+    rows = []
+    for n in flat.names:
+        row = []
+        for m in flat.names:
+            row.append(build(n, [build(m, [blocks[at[a]][at[b]] if a in at and b in at
+                                           else None for b in leaves_of(m)])
+                                 for a in leaves_of(n)]))
+        rows.append(row)
+    return rows

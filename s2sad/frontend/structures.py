@@ -1,0 +1,850 @@
+"""structures: a function specialised on the structure of its container arguments.
+
+Contract
+--------
+`rewrite(tree, specs, loc)` takes a parsed ``ast.FunctionDef`` and, for some of its
+parameters, the structure of the container the call passes (`ir.trees.Spec`: a dict,
+a list or tuple of containers, a namedtuple, a dataclass, a registered class), and
+returns a `Rewritten`: the function with each such parameter replaced by one
+parameter per leaf (`leaf_names`: ``params%W``, ``params%layers%0%b``, printed
+``params_W``...), every operation on the containers done when the derivative is
+built, and what the function returns when that is a container (`out_spec`, the
+return then being the tuple of its leaves). What is left is the plain Python over
+floats and arrays the later stages differentiate, so a dict of parameters costs
+what one argument per array costs.
+
+Done statically, since the structure is known: ``p["W"]`` and ``p.W`` (the leaf's
+variable), ``p[0]``, ``p[-1]``, ``p[1:]``, ``len(p)``, ``"W" in p``, unpacking
+(``W, b = layer``), ``for`` over a container, ``enumerate``, ``zip``, ``reversed``,
+``.items()``, ``.values()``, ``.keys()`` and ``range(len(p))`` (the loop unrolled,
+its variable a constant in each copy), building dicts, lists and tuples that hold
+containers or are dicts (``{"h": h}``, ``dict(a=...)``, a namedtuple's or a
+dataclass's constructor), ``d[k] = v`` into a container the function made, and
+returning one. Anything else a container meets (a container passed to a function,
+indexed by a value known only at run time, changed in a loop that is not unrolled)
+is refused with an `S2SADError` at the user's line that says what is supported.
+
+Imports `ir` and `errors` only.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass
+
+from ..errors import NotDifferentiableError
+from ..ir import trees
+from ..ir.trees import Spec
+
+_CONTAINERS_HINT = ("Read a container's items by constant keys (p[\"W\"], p.W, p[0]) or "
+                    "loop over it (for W, b in params:); pass the arrays themselves to "
+                    "other functions.")
+
+
+class Node:
+    """A container whose structure is known where the function is transformed: its
+    type, how its items are reached (`form`, as `Spec.form`), their `keys`, and its
+    `children`: a `Node`, or the name of the variable holding a leaf. `owned`: made
+    by the function (its items may be assigned)."""
+
+    def __init__(self, tp, form, keys, children, owned):
+        self.type = tp
+        self.form = form
+        self.keys = list(keys)
+        self.children = list(children)
+        self.owned = owned
+
+    def index(self, key):
+        if self.form == "sequence" and isinstance(key, int) and not isinstance(key, bool):
+            n = len(self.children)
+            return key + n if -n <= key < 0 else (key if 0 <= key < n else None)
+        try:
+            return self.keys.index(key) if key in self.keys else None
+        except TypeError:
+            return None
+
+    def spec(self) -> Spec:
+        return Spec(self.type, tuple(self.keys),
+                    tuple(c.spec() if isinstance(c, Node) else None for c in self.children),
+                    self.form)
+
+    def leaves(self) -> list:
+        out = []
+        for c in self.children:
+            out.extend(c.leaves() if isinstance(c, Node) else [c])
+        return out
+
+    def iteration(self) -> list:
+        """What ``for x in node`` gives: a dict's keys, a sequence's items."""
+        if self.form == "dict":
+            return [Const(k) for k in self.keys]
+        if self.form == "sequence":
+            return list(self.children)
+        return None
+
+
+@dataclass(frozen=True)
+class Const:
+    """A value known where the function is transformed (a loop's index, a key)."""
+
+    value: object
+
+
+@dataclass
+class Rewritten:
+    tree: ast.FunctionDef
+    leaf_names: dict  # parameter -> the names of its leaves' parameters, in order
+    out_spec: Spec | None
+
+
+def leaf_names(param: str, spec: Spec, taken: set) -> list:
+    """The parameters that replace `param`, one per leaf of `spec`, in order:
+    ``params_W``, ``params_layers_0_b``, clear of the names in `taken` (which it
+    extends)."""
+    out = []
+
+    def walk(s, prefix):
+        for i, child in enumerate(s.children):
+            key = s.keys[i] if s.keys else i
+            part = key if isinstance(key, str) and key.isidentifier() else str(i)
+            name = f"{prefix}_{part}"
+            if child is None:
+                while name in taken:
+                    name += "_"
+                taken.add(name)
+                out.append(name)
+            else:
+                walk(child, name)
+
+    walk(spec, param)
+    return out
+
+
+def _node_of(spec: Spec, names) -> Node:
+    children = [next(names) if c is None else _node_of(c, names) for c in spec.children]
+    return Node(spec.type, spec.form, spec.keys, children, owned=False)
+
+
+def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup) -> Rewritten:
+    """See the module docstring. `loc` builds errors at the user's lines
+    (`parse.Located`); ``lookup(name)`` is the value of a free name (None if none)."""
+    tree = copy.deepcopy(tree)
+    env = {}
+    names_of = {}
+    taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
+        a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}
+    for p, spec in specs.items():
+        names_of[p] = leaf_names(p, spec, taken)
+        env[p] = _node_of(spec, iter(names_of[p]))
+    args = tree.args
+    for group in ("posonlyargs", "args", "kwonlyargs"):
+        new = []
+        for i, a in enumerate(getattr(args, group)):
+            if a.arg in specs:
+                new.extend(ast.arg(arg=n, annotation=None, lineno=a.lineno,
+                                   col_offset=a.col_offset) for n in names_of[a.arg])
+                if group == "kwonlyargs":
+                    args.kw_defaults[i:i + 1] = [None] * len(names_of[a.arg])
+            else:
+                new.append(a)
+        setattr(args, group, new)
+    r = _Rewriter(loc, env, lookup)
+    tree.body = r.block(tree.body)
+    return Rewritten(tree, names_of, r.out_spec)
+
+
+class _Rewriter:
+    """Rewrites one function's statements in order, knowing at each line which
+    names hold which containers (`env`) and which hold constants (`consts`).
+
+    Size: one walk over the function with one state (the containers each name holds,
+    what the returns give, the loops around the line) that every statement's and
+    expression's method reads and changes; split, the parts would pass it around."""
+
+    def __init__(self, loc, env, lookup):
+        self.loc = loc
+        self.lookup = lookup
+        self.current = None
+        self.env = env  # local name -> Node
+        self.consts: dict = {}  # local name -> Const (an unrolled loop's variable)
+        self.out_spec = None
+        self.returned = False
+        self.fresh = 0
+        self.used_slots: set = set()
+        self.loop_depth = 0  # loops that are not unrolled, around the current line
+
+    # ------------------------------------------------------------ errors
+
+    def refuse(self, node, message, hint=_CONTAINERS_HINT):
+        return self.loc.error(NotDifferentiableError, node, message, hint)
+
+    # ------------------------------------------------------------ names
+
+    def slot(self, hint: str, key) -> str:
+        part = key if isinstance(key, str) and key.isidentifier() else str(key)
+        base = f"{hint}%{part}" if hint else f"%leaf{part}"
+        name = base
+        k = 2
+        while name in self.used_slots:
+            name = f"{base}%v{k}"
+            k += 1
+        self.used_slots.add(name)
+        return name
+
+    def anonymous(self) -> str:
+        self.fresh += 1
+        return self.slot("", self.fresh)
+
+    # ------------------------------------------------------------ values
+
+    def static(self, e):
+        """The value of `e` where it is known now (a constant, a loop's index, the
+        length of a container, a key test), else None (as `Const`)."""
+        if isinstance(e, ast.Constant):
+            return Const(e.value)
+        if isinstance(e, ast.Name) and e.id in self.consts:
+            return self.consts[e.id]
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+            inner = self.static(e.operand)
+            if inner is not None and isinstance(inner.value, (int, float)):
+                return Const(-inner.value)
+        if isinstance(e, ast.Call) and _called(e, "len") and len(e.args) == 1:
+            v = self.value(e.args[0], [], probe=True)
+            if isinstance(v, Node):
+                return Const(len(v.children))
+        if isinstance(e, ast.Compare) and len(e.ops) == 1 and \
+                isinstance(e.ops[0], (ast.In, ast.NotIn)):
+            v = self.value(e.comparators[0], [], probe=True)
+            key = self.static(e.left)
+            if isinstance(v, Node) and v.form == "dict" and key is not None:
+                found = key.value in v.keys
+                return Const(found if isinstance(e.ops[0], ast.In) else not found)
+        if isinstance(e, ast.Compare) and len(e.ops) == 1 and type(e.ops[0]) in _COMPARE:
+            a, b = self.static(e.left), self.static(e.comparators[0])
+            if a is not None and b is not None:
+                try:
+                    return Const(bool(_COMPARE[type(e.ops[0])](a.value, b.value)))
+                except TypeError:
+                    return None
+        if isinstance(e, ast.BinOp):
+            a, b = self.static(e.left), self.static(e.right)
+            if a is not None and b is not None and all(
+                    isinstance(x.value, int) and not isinstance(x.value, bool) for x in (a, b)):
+                ops = {ast.Add: lambda x, y: x + y, ast.Sub: lambda x, y: x - y,
+                       ast.Mult: lambda x, y: x * y}
+                fn = ops.get(type(e.op))
+                if fn is not None:
+                    return Const(fn(a.value, b.value))
+        return None
+
+    def value(self, e, pre: list, hint="", probe=False):
+        """What `e` is when it is a container or a leaf of one: a `Node`, a slot name
+        (str), a `Const`; None for anything else. Statements computing the leaves of
+        a container it builds go to `pre` (not with `probe`, which only asks)."""
+        if isinstance(e, ast.Name):
+            if e.id in self.env:
+                return self.env[e.id]
+            return self.consts.get(e.id)
+        if isinstance(e, ast.Subscript):
+            base = self.value(e.value, pre, probe=probe)
+            if not isinstance(base, Node):
+                return None
+            if isinstance(e.slice, ast.Slice):
+                return self.sliced(base, e, pre, probe)
+            key = self.static(e.slice)
+            if key is None:
+                if probe:
+                    return None
+                raise self.refuse(e, "s2sad reads the items of a container of parameters "
+                                     "by keys it knows when it builds the derivative; this "
+                                     "index is known only when the function runs")
+            i = base.index(key.value)
+            if i is None:
+                if probe:
+                    return None
+                raise self.refuse(e, f"this container has no item {key.value!r} (its keys: "
+                                     f"{', '.join(map(repr, base.keys or range(len(base.children))))})",
+                                  hint="Check the key.")
+            return base.children[i]
+        if isinstance(e, ast.Attribute):
+            base = self.value(e.value, pre, probe=probe)
+            if not isinstance(base, Node) or base.form == "dict" or not base.keys:
+                if isinstance(base, Node) and not probe and e.attr not in _DICT_METHODS:
+                    raise self.refuse(e, f"a {base.type.__name__} has no attribute "
+                                         f"`{e.attr}` s2sad can read")
+                return None
+            i = base.index(e.attr)
+            if i is None:
+                if probe:
+                    return None
+                raise self.refuse(e, f"{base.type.__name__} has no field `{e.attr}` (its "
+                                     f"fields: {', '.join(base.keys)})", hint="Check the name.")
+            return base.children[i]
+        if probe:
+            return None
+        if isinstance(e, ast.Dict):
+            keys = []
+            for k in e.keys:
+                key = None if k is None else self.static(k)
+                if key is None:
+                    raise self.refuse(k or e, "s2sad builds dicts whose keys it knows when it "
+                                              "builds the derivative (constants, or a loop's "
+                                              "keys)", hint="Use constant keys.")
+                keys.append(key.value)
+            return self.made(dict, "dict", keys, e.values, pre, hint)
+        if isinstance(e, (ast.Tuple, ast.List)) and isinstance(e.ctx, ast.Load):
+            parts = [self.value(x, [], probe=True) for x in e.elts]
+            if not any(isinstance(p, Node) for p in parts):
+                return None
+            tp = tuple if isinstance(e, ast.Tuple) else list
+            return self.made(tp, "sequence", [], e.elts, pre, hint)
+        if isinstance(e, ast.Call):
+            return self.constructed(e, pre, hint)
+        return None
+
+    def made(self, tp, form, keys, values, pre, hint) -> Node:
+        children = []
+        for i, v in enumerate(values):
+            sub = f"{hint}%{keys[i] if keys else i}" if hint else ""
+            if isinstance(v, (ast.Tuple, ast.List)) and isinstance(v.ctx, ast.Load):
+                # (a display inside a container is part of its structure)
+                children.append(self.made(tuple if isinstance(v, ast.Tuple) else list,
+                                          "sequence", [], v.elts, pre, sub))
+                continue
+            got = self.value(v, pre, hint=sub)
+            if isinstance(got, Node) or isinstance(got, str):
+                children.append(got)
+                continue
+            name = self.slot(hint, keys[i] if keys else i) if hint else self.anonymous()
+            pre.append(_assign(name, self.expr(v), v))
+            children.append(name)
+        return Node(tp, form, keys, children, owned=True)
+
+    def constructed(self, e: ast.Call, pre, hint):
+        """``dict(...)``, ``list(p)``, ``tuple(p)``, a namedtuple's or dataclass's
+        constructor: a `Node`; None for another call."""
+        target = self.loc_refs(e.func)
+        if target is dict:
+            if e.args:
+                if len(e.args) != 1 or e.keywords:
+                    return None
+                base = self.value(e.args[0], pre)
+                if isinstance(base, Node) and base.form == "dict":
+                    return Node(dict, "dict", base.keys, base.children, owned=True)
+                return None
+            return self.made(dict, "dict", [k.arg for k in e.keywords],
+                             [k.value for k in e.keywords], pre, hint)
+        if target in (list, tuple) and len(e.args) == 1 and not e.keywords:
+            base = self.value(e.args[0], pre)
+            if isinstance(base, Node):
+                items = base.iteration()
+                if items is None:
+                    raise self.refuse(e, f"a {base.type.__name__} is not iterable")
+                return Node(target, "sequence", [], [self.item(x, pre) for x in items],
+                            owned=True)
+            return None
+        if isinstance(target, type) and (trees.is_namedtuple(target) or
+                                         _is_dataclass_type(target)):
+            fields = list(target._fields) if trees.is_namedtuple(target) else \
+                [f for f in target.__dataclass_fields__]
+            values = dict(zip(fields, e.args))
+            for k in e.keywords:
+                values[k.arg] = k.value
+            if len(values) != len(fields) or any(k.arg is None for k in e.keywords):
+                raise self.refuse(e, f"s2sad builds a {target.__name__} from one value per "
+                                     "field", hint=f"Give every field: {', '.join(fields)}.")
+            form = "sequence" if trees.is_namedtuple(target) else "fields"
+            return self.made(target, form, fields, [values[f] for f in fields], pre, hint)
+        return None
+
+    def item(self, x, pre):
+        """A `Node`, a slot, or a slot holding a constant's value."""
+        if isinstance(x, Const):
+            name = self.anonymous()
+            pre.append(_assign(name, ast.Constant(value=x.value), None))
+            return name
+        return x
+
+    def sliced(self, base: Node, e, pre, probe):
+        s = e.slice
+        parts = [self.static(p) if p is not None else Const(None)
+                 for p in (s.lower, s.upper, s.step)]
+        if base.form != "sequence" or any(p is None for p in parts):
+            if probe:
+                return None
+            raise self.refuse(e, "s2sad slices a container of parameters with bounds it "
+                                 "knows when it builds the derivative")
+        picked = base.children[slice(*(p.value for p in parts))]
+        tp = base.type if base.type in (list, tuple) else tuple
+        return Node(tp, "sequence", [], picked, owned=True)
+
+    def loc_refs(self, func):
+        """The object a call's function names, where it is a builtin or a global
+        (through the function's globals); None for anything else."""
+        if isinstance(func, ast.Name) and func.id not in self.env:
+            return self.lookup(func.id)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+                func.value.id not in self.env:
+            owner = self.lookup(func.value.id)
+            return getattr(owner, func.attr, None) if owner is not None else None
+        return None
+
+    # ------------------------------------------------------------ expressions
+
+    def expr(self, e):
+        """`e` with every container operation done: leaves read as their variables;
+        a container met where it cannot be is refused."""
+        got = self.value(e, [], probe=True) if isinstance(
+            e, (ast.Name, ast.Subscript, ast.Attribute)) else None
+        if got is None and isinstance(e, (ast.Subscript, ast.Attribute)) and isinstance(
+                self.value(e.value, [], probe=True), Node) and not (
+                isinstance(e, ast.Attribute) and e.attr in _DICT_METHODS):
+            got = self.value(e, [])  # (raises the error that says why)
+        if isinstance(got, str):
+            return ast.copy_location(ast.Name(id=got, ctx=ast.Load()), e)
+        if isinstance(got, Const):
+            return ast.copy_location(ast.Constant(value=got.value), e)
+        if isinstance(got, Node):
+            raise self.refuse(e, f"s2sad cannot pass a {got.type.__name__} of parameters "
+                                 "here: it follows containers through reading their items, "
+                                 "loops over them, building them and returning them")
+        known = self.static(e) if isinstance(e, (ast.Call, ast.Compare)) else None
+        if known is not None:
+            return ast.copy_location(ast.Constant(value=known.value), e)
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and \
+                isinstance(self.value(e.func.value, [], probe=True), Node):
+            raise self.refuse(e, f"s2sad cannot call `.{e.func.attr}()` of a container of "
+                                 "parameters here")
+        return self.inside(e)
+
+    def inside(self, node):
+        """`node` with the expressions and statements in it rewritten."""
+        for field, old in ast.iter_fields(node):
+            if isinstance(old, list):
+                if old and isinstance(old[0], ast.stmt):
+                    setattr(node, field, self.block(old))
+                else:
+                    setattr(node, field, [self.expr(x) if isinstance(x, ast.expr) else
+                                          self.inside(x) if isinstance(x, ast.AST) else x
+                                          for x in old])
+            elif isinstance(old, ast.expr):
+                setattr(node, field, self.expr(old))
+            elif isinstance(old, ast.AST) and not isinstance(
+                    old, (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)):
+                setattr(node, field, self.inside(old))
+        return node
+
+    # ------------------------------------------------------------ statements
+
+    def block(self, body) -> list:
+        out = []
+        for s in body:
+            out.extend(self.stmt(s))
+        return out
+
+    def stmt(self, s) -> list:
+        method = getattr(self, "stmt_" + type(s).__name__, None)
+        if method is not None:
+            return method(s)
+        if isinstance(s, (ast.If, ast.While, ast.For)):
+            raise AssertionError(type(s))
+        return [self.generic(s)]
+
+    def generic(self, s):
+        return self.inside(s)
+
+    def stmt_Expr(self, s) -> list:
+        call = s.value
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+                call.func.attr == "append":
+            base = self.value(call.func.value, [], probe=True)
+            if isinstance(base, Node):
+                if not base.owned or base.type is not list:
+                    raise self.refuse(s, "s2sad does not change a container passed in as an "
+                                         "argument", hint="Build a new one: "
+                                                          "layers = list(params) + [...].")
+                self.no_change_in_loop(s)
+                pre = []
+                got = self.value(call.args[0], pre)
+                if not isinstance(got, (Node, str)):
+                    name = self.anonymous()
+                    pre.append(_assign(name, self.expr(call.args[0]), s))
+                    got = name
+                base.children.append(got)
+                return pre
+        return [self.generic(s)]
+
+    def no_change_in_loop(self, s):
+        if self.loop_depth:
+            raise self.refuse(s, "s2sad does not follow a container whose structure "
+                                 "changes inside a loop over values known only at run time",
+                              hint="Loop over the container itself (the loop is unrolled), "
+                                   "or keep one list per value.")
+
+    def stmt_Assign(self, s) -> list:
+        pre = []
+        hint = s.targets[0].id if len(s.targets) == 1 and isinstance(
+            s.targets[0], ast.Name) else ""
+        got = self.value(s.value, pre, hint=hint)
+        out = list(pre)
+        if isinstance(got, (Node, Const)) or isinstance(got, str):
+            for t in s.targets:
+                out.extend(self.bind(t, got, s))
+            return out
+        s.value = self.expr(s.value)
+        for t in s.targets:
+            out.extend(self.store_plain(t, s))
+        if len(out) == len(pre):
+            return out + [s]
+        return out
+
+    def store_plain(self, t, s) -> list:
+        """A plain value assigned to the target `t` of `s`: [] when `s` itself does
+        it, else the statements that do."""
+        if isinstance(t, ast.Name):
+            self.forget(t.id)
+            return []
+        if isinstance(t, (ast.Tuple, ast.List)):
+            for e in t.elts:
+                if isinstance(e, ast.Name):
+                    self.forget(e.id)
+                elif isinstance(e, ast.Subscript) and isinstance(
+                        self.value(e.value, [], probe=True), Node):
+                    raise self.refuse(e, "s2sad writes into a container of parameters one "
+                                         "item a line", hint="Write d[k] = v on its own line.")
+            return []
+        if isinstance(t, ast.Subscript):
+            base = self.value(t.value, [], probe=True)
+            if isinstance(base, Node):
+                slot = self.write_slot(base, t, s)
+                return [ast.copy_location(ast.Assign(
+                    targets=[ast.Name(id=slot, ctx=ast.Store())], value=s.value), s)]
+            t.value = self.expr(t.value)
+            t.slice = self.expr(t.slice)
+        return []
+
+    def write_slot(self, base: Node, t, s) -> str:
+        if not base.owned:
+            raise self.refuse(s, "s2sad does not change a container passed in as an "
+                                 "argument", hint="Build a new one: d = dict(params); "
+                                                  "d[\"W\"] = ...")
+        key = self.static(t.slice)
+        if key is None:
+            raise self.refuse(t, "s2sad writes into a dict by keys it knows when it builds "
+                                 "the derivative", hint="Use a constant key.")
+        i = base.index(key.value)
+        if i is not None and isinstance(base.children[i], str):
+            return base.children[i]
+        self.no_change_in_loop(s)
+        if base.form != "dict":
+            raise self.refuse(t, f"s2sad cannot add item {key.value!r} to this "
+                                 f"{base.type.__name__}")
+        name = self.anonymous()
+        if i is None:
+            base.keys.append(key.value)
+            base.children.append(name)
+        else:
+            base.children[i] = name
+        return name
+
+    def forget(self, name):
+        if name in self.env:
+            self.no_change_in_loop_name(name)
+            del self.env[name]
+        self.consts.pop(name, None)
+
+    def no_change_in_loop_name(self, name):
+        if self.loop_depth:
+            raise self.loc.error(
+                NotDifferentiableError, self.current,
+                f"`{name}` holds a container of parameters and is assigned inside a loop "
+                "over values known only at run time", _CONTAINERS_HINT)
+
+    def bind(self, t, got, s) -> list:
+        """Bind the target `t` to `got` (a `Node`, a slot, a `Const`)."""
+        if isinstance(got, tuple) and isinstance(t, ast.Name):
+            pre = []
+            got = Node(tuple, "sequence", [], [self.item(x, pre) for x in got], owned=True)
+            return pre + self.bind(t, got, s)
+        if isinstance(t, ast.Name):
+            if isinstance(got, Node):
+                if self.loop_depth and self.env.get(t.id) is not got:
+                    self.current = s
+                    self.no_change_in_loop_name(t.id)
+                self.env[t.id] = got
+                self.consts.pop(t.id, None)
+                return []
+            self.forget_quietly(t.id, s)
+            value = ast.Name(id=got, ctx=ast.Load()) if isinstance(got, str) else \
+                ast.Constant(value=got.value)
+            if isinstance(got, Const):
+                self.consts[t.id] = got
+            return [_assign(t.id, value, s)]
+        if isinstance(t, (ast.Tuple, ast.List)):
+            if isinstance(got, Node):
+                items = got.iteration()
+                if items is None or len(items) != len(t.elts):
+                    raise self.refuse(s, f"cannot unpack this {got.type.__name__} of "
+                                         f"{len(got.children)} items into {len(t.elts)} names")
+                out = []
+                for target, item in zip(t.elts, items):
+                    out.extend(self.bind(target, item, s))
+                return out
+            if isinstance(got, tuple):
+                out = []
+                for target, item in zip(t.elts, got):
+                    out.extend(self.bind(target, item, s))
+                return out
+            for e in t.elts:
+                if isinstance(e, ast.Name):
+                    self.forget_quietly(e.id, s)
+            value = ast.Name(id=got, ctx=ast.Load()) if isinstance(got, str) else \
+                ast.Constant(value=got.value)
+            return [ast.copy_location(ast.Assign(targets=[t], value=value), s)]
+        if isinstance(t, ast.Subscript):
+            base = self.value(t.value, [], probe=True)
+            if isinstance(base, Node):
+                if isinstance(got, Node):
+                    if not base.owned:
+                        raise self.refuse(s, "s2sad does not change a container passed in "
+                                             "as an argument")
+                    self.no_change_in_loop(s)
+                    key = self.static(t.slice)
+                    if key is None or base.form != "dict" and base.index(key.value) is None:
+                        raise self.refuse(t, "s2sad writes containers into a dict by keys it "
+                                             "knows when it builds the derivative")
+                    i = base.index(key.value)
+                    if i is None:
+                        base.keys.append(key.value)
+                        base.children.append(got)
+                    else:
+                        base.children[i] = got
+                    return []
+                slot = self.write_slot(base, t, s)
+                return [_assign(slot, ast.Name(id=got, ctx=ast.Load()) if isinstance(got, str)
+                                else ast.Constant(value=got.value), s)]
+        raise self.refuse(s, "s2sad cannot assign a container of parameters to this target")
+
+    def forget_quietly(self, name, s):
+        if name in self.env:
+            self.current = s
+            self.no_change_in_loop_name(name)
+            del self.env[name]
+        self.consts.pop(name, None)
+
+    def stmt_AugAssign(self, s) -> list:
+        if isinstance(s.target, ast.Subscript):
+            base = self.value(s.target.value, [], probe=True)
+            if isinstance(base, Node):
+                slot = self.write_slot(base, s.target, s)
+                s.target = ast.Name(id=slot, ctx=ast.Store())
+                s.value = self.expr(s.value)
+                return [s]
+        if isinstance(s.target, ast.Name) and s.target.id in self.env:
+            raise self.refuse(s, "s2sad cannot apply `+=` to a container of parameters",
+                              hint="Build a new one: xs = xs + [v] is not supported either; "
+                                   "append to a list the function made.")
+        self.consts.pop(getattr(s.target, "id", None), None)
+        return [self.generic(s)]
+
+    def stmt_Return(self, s) -> list:
+        if s.value is None:
+            return [s]
+        pre = []
+        got = self.value(s.value, pre)
+        if isinstance(got, Node):
+            spec = got.spec()
+            if self.returned and self.out_spec != spec:
+                raise self.refuse(s, "every `return` of this function must give a container "
+                                     "of the same structure")
+            self.returned = True
+            self.out_spec = spec
+            s.value = ast.copy_location(ast.Tuple(
+                elts=[ast.Name(id=n, ctx=ast.Load()) for n in got.leaves()],
+                ctx=ast.Load()), s.value)
+            return pre + [s]
+        if self.returned and self.out_spec is not None:
+            raise self.refuse(s, "every `return` of this function must give a container "
+                                 "of the same structure")
+        self.returned = True
+        s.value = self.expr(s.value)
+        return pre + [s]
+
+    def stmt_If(self, s) -> list:
+        known = self.static(s.test)
+        if known is not None and not isinstance(s.test, ast.Constant):
+            return self.block(s.body if known.value else s.orelse)
+        s.test = self.expr(s.test)
+        before = _copy_env(self.env)
+        consts = dict(self.consts)
+        s.body = self.block(s.body) or [ast.Pass()]
+        after_body, consts_body = self.env, self.consts
+        self.env, self.consts = before, consts
+        s.orelse = self.block(s.orelse)
+        self.env = self.join(s, after_body, self.env)
+        self.consts = {k: v for k, v in consts_body.items() if self.consts.get(k) == v}
+        return [s]
+
+    def join(self, s, a: dict, b: dict) -> dict:
+        """The containers after an `if` whose branches left `a` and `b`."""
+        out = {}
+        for name in a.keys() & b.keys():
+            x, y = a[name], b[name]
+            if x.spec() != y.spec():
+                raise self.refuse(s, f"`{name}` holds containers of different structures "
+                                     "after this `if`", hint="Give it the same keys on "
+                                                             "every path.")
+            if x.leaves() == y.leaves():
+                out[name] = x
+                continue
+            joined = Node(x.type, x.form, x.keys, [], owned=x.owned and y.owned)
+            names = iter([self.slot(name, f"j{self.fresh + i}")
+                          for i in range(len(x.leaves()))])
+            self.fresh += len(x.leaves())
+            joined.children = _node_of(x.spec(), names).children
+            for branch, node in ((s.body, x), (s.orelse, y)):
+                for new, old in zip(joined.leaves(), node.leaves()):
+                    branch.append(_assign(new, ast.Name(id=old, ctx=ast.Load()), s))
+            out[name] = joined
+        return out
+
+    def stmt_For(self, s) -> list:
+        items = self.static_items(s.iter, s)
+        if items is None:
+            return self.loop(s)
+        if _breaks(s.body):
+            raise self.refuse(s, "s2sad unrolls a loop over a container and cannot `break` "
+                                 "or `continue` inside it yet", hint="Use an `if` around the "
+                                                                     "rest of the body.")
+        out = []
+        for item in items:
+            out.extend(self.bind(s.target, item, s))
+            out.extend(self.block(copy.deepcopy(s.body)))
+        out.extend(self.block(s.orelse))
+        return out
+
+    def stmt_While(self, s) -> list:
+        return self.loop(s)
+
+    def loop(self, s) -> list:
+        if isinstance(s, ast.For):
+            s.iter = self.expr(s.iter)
+            for n in ast.walk(s.target):
+                if isinstance(n, ast.Name):
+                    self.forget_quietly(n.id, s)
+        else:
+            s.test = self.expr(s.test)
+        self.loop_depth += 1
+        s.body = self.block(s.body) or [ast.Pass()]
+        self.loop_depth -= 1
+        s.orelse = self.block(s.orelse)
+        return [s]
+
+    def static_items(self, e, s):
+        """What a `for` over `e` binds, one entry per iteration, where `e` is a
+        container or built of one (``enumerate``, ``zip``, ``reversed``,
+        ``.items()``...) or ``range(len(p))`` of known bounds whose body indexes a
+        container by the loop's variable; else None (an ordinary loop)."""
+        got = self.value(e, [], probe=True)
+        if isinstance(got, Node):
+            items = got.iteration()
+            if items is None:
+                raise self.refuse(e, f"a {got.type.__name__} is not iterable")
+            return items
+        if not isinstance(e, ast.Call) or e.keywords and not _called(e, "enumerate"):
+            return None
+        if isinstance(e.func, ast.Attribute) and e.func.attr in _DICT_METHODS and not e.args:
+            base = self.value(e.func.value, [], probe=True)
+            if isinstance(base, Node) and base.form == "dict":
+                keys = [Const(k) for k in base.keys]
+                return {"keys": keys, "values": list(base.children),
+                        "items": list(zip(keys, base.children))}[e.func.attr]
+            return None
+        if _called(e, "enumerate") and e.args:
+            inner = self.static_items(e.args[0], s)
+            start = self.static(e.keywords[0].value if e.keywords else e.args[1]) \
+                if len(e.args) + len(e.keywords) == 2 else Const(0)
+            if inner is None or start is None:
+                return None
+            return [(Const(start.value + i), x) for i, x in enumerate(inner)]
+        if _called(e, "zip") and e.args:
+            parts = [self.static_items(a, s) for a in e.args]
+            if any(p is None for p in parts):
+                if any(p is not None for p in parts):
+                    raise self.refuse(e, "s2sad zips a container of parameters with other "
+                                         "containers or ranges it knows the length of",
+                                      hint="Index the other sequence by the position: for "
+                                           "i, p in enumerate(params): x = xs[i].")
+                return None
+            return list(zip(*parts))
+        if _called(e, "reversed") and len(e.args) == 1:
+            inner = self.static_items(e.args[0], s)
+            return None if inner is None else inner[::-1]
+        if _called(e, "range"):
+            bounds = [self.static(a) for a in e.args]
+            if any(b is None for b in bounds) or not _indexes_container(self, s):
+                return None
+            return [Const(i) for i in range(*(b.value for b in bounds))]
+        return None
+
+
+_DICT_METHODS = ("items", "values", "keys")
+_COMPARE = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+            ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
+            ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}
+
+
+def _called(e, name) -> bool:
+    return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == name
+
+
+def _is_dataclass_type(tp) -> bool:
+    return isinstance(tp, type) and hasattr(tp, "__dataclass_fields__")
+
+
+def _assign(name, value, at):
+    node = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value)
+    if at is not None:
+        ast.copy_location(node, at)
+        ast.fix_missing_locations(node)
+        for n in ast.walk(node):
+            if hasattr(n, "lineno"):
+                n.lineno = n.end_lineno = at.lineno
+    return node
+
+
+def _copy_env(env: dict) -> dict:
+    memo: dict = {}
+
+    def copy_node(n):
+        if id(n) in memo:
+            return memo[id(n)]
+        new = Node(n.type, n.form, n.keys, [], n.owned)
+        memo[id(n)] = new
+        new.children = [copy_node(c) if isinstance(c, Node) else c for c in n.children]
+        return new
+
+    return {k: copy_node(v) for k, v in env.items()}
+
+
+def _breaks(body) -> bool:
+    for s in body:
+        for n in ast.walk(s) if not isinstance(s, (ast.For, ast.While)) else [s]:
+            if isinstance(n, (ast.Break, ast.Continue)):
+                return True
+        if isinstance(s, (ast.For, ast.While)):
+            continue
+    return False
+
+
+def _indexes_container(r: _Rewriter, s: ast.For) -> bool:
+    """Does the body of the range loop `s` index a container by its variable?"""
+    if not isinstance(s.target, ast.Name):
+        return False
+    var = s.target.id
+    for n in ast.walk(ast.Module(body=s.body, type_ignores=[])):
+        if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name) and \
+                n.slice.id == var and isinstance(r.value(n.value, [], probe=True), Node):
+            return True
+    return False

@@ -1,0 +1,177 @@
+"""trees: containers of values, and the static structure a derivative is specialised on.
+
+A *tree* is a value built of containers (dicts, lists, tuples, namedtuples,
+dataclasses, and classes registered with `register_container`) whose *leaves* are
+everything else (floats, arrays, ints, strings, None, other objects). `spec_of(tree)`
+gives its `Spec`: the containers' types, keys and nesting, without the leaves; a
+derivative with respect to a container argument is specialised on its spec (the
+spec is part of the cache key). `leaves(tree)` lists the leaves in a fixed order
+(a dict's in its keys' order, a dataclass's in its fields' order), `build(spec,
+leaves)` makes a tree of that structure back, and `paths(spec)` names each leaf's
+place (``("layers", 2, "b")``), which `path_text` writes as the user would
+(``params["layers"][2].b``).
+
+Imports nothing from s2sad.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Spec:
+    """The structure of a container: its `type`, the `keys` its items are reached by
+    (a dict's keys, a namedtuple's or dataclass's field names, or a registered class's
+    keys; () for a list or a tuple, whose items are reached by position), and one
+    child per item: a `Spec`, or None for a leaf. `form` says how the items are
+    reached: "dict" (``d[k]``), "sequence" (``t[i]``, also a namedtuple's),
+    "fields" (``p.name``: a dataclass), "registered"."""
+
+    type: type
+    keys: tuple
+    children: tuple
+    form: str
+
+    def __repr__(self):
+        name = f"{self.type.__module__}.{self.type.__qualname__}"
+        items = [repr(c) if c is not None else "*" for c in self.children]
+        if self.keys:
+            items = [f"{k!r}: {c}" for k, c in zip(self.keys, items)]
+        return f"{name}({', '.join(items)})"
+
+    def __len__(self):
+        return len(self.children)
+
+    def index(self, key):
+        """The position of the item reached by `key` (a key, a field name, or an
+        int position for a sequence), or None."""
+        if self.form in ("sequence",) and isinstance(key, int) and not isinstance(key, bool):
+            n = len(self.children)
+            return key + n if -n <= key < 0 else (key if 0 <= key < n else None)
+        try:
+            return self.keys.index(key) if key in self.keys else None
+        except TypeError:
+            return None
+
+    def n_leaves(self) -> int:
+        return sum(1 if c is None else c.n_leaves() for c in self.children)
+
+
+_REGISTERED: dict = {}  # class -> (flatten, unflatten)
+
+
+def register_container(cls, flatten: Callable, unflatten: Callable):
+    """Make instances of `cls` containers: ``flatten(obj)`` returns ``(keys,
+    children)`` (a tuple of hashable keys, one per child, and the children), and
+    ``unflatten(keys, children)`` builds an instance back. Its children are reached
+    in differentiated code as attributes named by the keys (``obj.key``)."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register_container needs a class; got {cls!r}")
+    _REGISTERED[cls] = (flatten, unflatten)
+
+
+def is_namedtuple(tp) -> bool:
+    return isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, "_fields")
+
+
+def is_container(value) -> bool:
+    tp = type(value)
+    return tp in (dict, list, tuple) or tp in _REGISTERED or is_namedtuple(tp) or \
+        dataclasses.is_dataclass(value) and not isinstance(value, type)
+
+
+def _items(value):
+    """``(type, keys, children, form)`` of a container, or None for a leaf."""
+    tp = type(value)
+    if tp is dict:
+        return tp, tuple(value), tuple(value.values()), "dict"
+    if tp is list or tp is tuple:
+        return tp, (), tuple(value), "sequence"
+    if tp in _REGISTERED:
+        keys, children = _REGISTERED[tp][0](value)
+        return tp, tuple(keys), tuple(children), "registered"
+    if is_namedtuple(tp):
+        return tp, tuple(tp._fields), tuple(value), "sequence"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = tuple(f.name for f in dataclasses.fields(value))
+        return tp, names, tuple(getattr(value, n) for n in names), "fields"
+    return None
+
+
+def spec_of(value) -> Spec | None:
+    """The `Spec` of `value`, or None when it is a leaf."""
+    got = _items(value)
+    if got is None:
+        return None
+    tp, keys, children, form = got
+    return Spec(tp, keys, tuple(spec_of(c) for c in children), form)
+
+
+def leaves(value, spec: Spec | None = None) -> list:
+    """The leaves of `value`, in order (of the structure `spec` if given: a leaf of
+    `spec` is a leaf even where the value there is a container)."""
+    out: list = []
+    _collect(value, spec if spec is not None else spec_of(value), out)
+    return out
+
+
+def _collect(value, spec, out):
+    if spec is None:
+        out.append(value)
+        return
+    got = _items(value)
+    for child, sub in zip(got[2], spec.children):
+        _collect(child, sub, out)
+
+
+def build(spec: Spec | None, values) -> object:
+    """A tree of structure `spec` whose leaves are the next items of the iterator
+    `values` (a leaf of `spec` takes one item)."""
+    if spec is None:
+        return next(values)
+    children = [build(c, values) for c in spec.children]
+    tp = spec.type
+    if spec.form == "dict":
+        return dict(zip(spec.keys, children)) if tp is dict else tp(zip(spec.keys, children))
+    if tp is list:
+        return children
+    if tp is tuple:
+        return tuple(children)
+    if tp in _REGISTERED:
+        return _REGISTERED[tp][1](spec.keys, children)
+    if is_namedtuple(tp):
+        return tp(*children)
+    if spec.form == "fields":
+        obj = object.__new__(tp)  # (a dataclass's __init__ may take other arguments)
+        for name, v in zip(spec.keys, children):
+            object.__setattr__(obj, name, v)
+        return obj
+    return tp(children)
+
+
+def paths(spec: Spec | None, prefix=()) -> list:
+    """The place of each leaf of `spec`, in order: a tuple of keys and positions."""
+    if spec is None:
+        return [prefix]
+    out = []
+    for i, child in enumerate(spec.children):
+        key = spec.keys[i] if spec.keys else i
+        form = "fields" if spec.keys and spec.form != "dict" else spec.form
+        out.extend(paths(child, prefix + ((form, key),)))
+    return out
+
+
+def path_text(name: str, path) -> str:
+    """The expression reaching a leaf at `path` (from `paths`) of the value `name`:
+    ``params["layers"][2].b``."""
+    text = name
+    for form, key in path:
+        text += f".{key}" if form in ("fields", "registered") else f"[{key!r}]"
+    return text
+
+
+def same_structure(a, b) -> bool:
+    return spec_of(a) == spec_of(b)

@@ -1,0 +1,272 @@
+"""Derivatives with respect to containers of parameters: dicts, lists of pairs,
+tuples, namedtuples, dataclasses, nested, with ints and strings among the leaves,
+in every entry point, against central differences leaf by leaf."""
+
+import collections
+import dataclasses
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad.errors import S2SADError
+from s2sad.ir import trees
+
+rng = np.random.default_rng(7)
+X = rng.normal(size=(6, 3))
+Y = rng.normal(size=6)
+
+Pair = collections.namedtuple("Pair", "W b")
+
+
+@dataclasses.dataclass
+class Linear:
+    W: np.ndarray
+    b: float
+    name: str = "linear"
+
+
+def numeric_grad(f, args, index, h=1e-6):
+    """d f / d args[index], leaf by leaf, in the structure of args[index] (None at
+    leaves that are not floats)."""
+    spec = trees.spec_of(args[index])
+    leaves = trees.leaves(args[index], spec)
+    out = []
+    for k, leaf in enumerate(leaves):
+        if isinstance(leaf, bool) or not isinstance(leaf, (float, np.ndarray)) or \
+                isinstance(leaf, np.ndarray) and leaf.dtype.kind != "f":
+            out.append(None)
+            continue
+        flat = np.array(leaf, float).ravel()
+        g = np.zeros_like(flat)
+        for j in range(flat.size):
+            vals = []
+            for step in (h, -h):
+                moved = flat.copy()
+                moved[j] += step
+                new = moved.reshape(np.shape(leaf)) if isinstance(leaf, np.ndarray) \
+                    else float(moved[0])
+                parts = list(leaves)
+                parts[k] = new
+                a = list(args)
+                a[index] = trees.build(spec, iter(parts))
+                vals.append(f(*a))
+            g[j] = (vals[0] - vals[1]) / (2 * h)
+        out.append(g.reshape(np.shape(leaf)) if isinstance(leaf, np.ndarray) else float(g[0]))
+    return trees.build(spec, iter(out))
+
+
+def assert_tree_close(got, want, rtol=1e-5, atol=1e-7):
+    assert trees.spec_of(got) == trees.spec_of(want), (got, want)
+    for g, w in zip(trees.leaves(got), trees.leaves(want)):
+        if w is None:
+            assert g is None
+        else:
+            assert type(g) is type(w) or isinstance(w, float) and isinstance(g, float), (g, w)
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+
+
+# ------------------------------------------------------------------ models
+
+
+def mlp(params, X, y):
+    h = X
+    for i, (W, b) in enumerate(params):
+        h = h @ W + b
+        if i < len(params) - 1:
+            h = np.tanh(h)
+    return np.sum((h[:, 0] - y) ** 2)
+
+
+def dict_model(p, X, y):
+    z = X @ p["W"] + p["b"]
+    return np.sum((np.tanh(z) * p["scale"] - y) ** 2) + 0.1 * np.sum(p["W"] ** 2)
+
+
+def items_model(p, X, y):
+    total = 0.0
+    for name, value in p.items():
+        if name == "W":
+            total = total + np.sum(np.sin(X @ value))
+        else:
+            total = total + value * np.sum(y)
+    return total * len(p)
+
+
+def record_model(p, X, y):
+    return np.sum((X @ p.W + p.b - y) ** 2)
+
+
+def nested_model(params, X, y):
+    h = np.tanh(X @ params["layers"][0].W + params["layers"][0].b)
+    out = h @ params["layers"][1].W + params["layers"][1].b
+    scale = params["opts"]["scale"]
+    return np.sum((out * scale - y) ** 2) / params["opts"]["n"]
+
+
+def rnn(p, xs, h0):
+    h = h0
+    for x in xs:
+        h = np.tanh(p["Wx"] @ x + p["Wh"] @ h + p["b"])
+    return np.sum(h ** 2)
+
+
+def builds_dict(p, X, y):
+    cache = {"z": X @ p["W"]}
+    cache["a"] = np.tanh(cache["z"] + p["b"])
+    out = dict(cache)
+    out["loss"] = np.sum((out["a"] - y) ** 2)
+    return out["loss"]
+
+
+def branchy(p, x):
+    if x > 0:
+        q = {"a": p["a"] * x, "b": p["b"]}
+    else:
+        q = {"a": p["a"], "b": p["b"] * x}
+    return q["a"] * q["b"]
+
+
+def layers(rng, sizes):
+    return [(rng.normal(size=(m, n)), rng.normal(size=n)) for m, n in zip(sizes, sizes[1:])]
+
+
+CASES = [
+    ("list of pairs", mlp, lambda: layers(rng, [3, 4, 1])),
+    ("list of namedtuples", mlp, lambda: [Pair(*l) for l in layers(rng, [3, 5, 2, 1])]),
+    ("dict", dict_model, lambda: {"W": rng.normal(size=3), "b": 0.3, "scale": 1.5}),
+    ("dict with int", dict_model, lambda: {"W": rng.normal(size=3), "b": 0.3, "scale": 2}),
+    ("dict items", items_model, lambda: {"W": rng.normal(size=3), "c": 0.7}),
+    ("namedtuple", record_model, lambda: Pair(rng.normal(size=3), 0.2)),
+    ("dataclass", record_model, lambda: Linear(rng.normal(size=3), 0.2)),
+    ("nested", nested_model, lambda: {
+        "layers": [Linear(rng.normal(size=(3, 4)), 0.1), Pair(rng.normal(size=4), 0.2)],
+        "opts": {"scale": 0.5, "n": 6, "label": "run"}}),
+    ("builds dicts", builds_dict, lambda: {"W": rng.normal(size=3), "b": 0.4}),
+]
+
+
+@pytest.mark.parametrize("name,f,make", CASES, ids=[c[0] for c in CASES])
+def test_grad_matches_central_differences(name, f, make):
+    params = make()
+    got = s2sad.grad(f)(params, X, Y)
+    assert_tree_close(got, numeric_grad(f, (params, X, Y), 0))
+    value, again = s2sad.value_and_grad(f)(params, X, Y)
+    assert value == pytest.approx(f(params, X, Y))
+    assert_tree_close(again, got)
+
+
+@pytest.mark.parametrize("name,f,make", CASES, ids=[c[0] for c in CASES])
+def test_vjp_and_jvp_are_paired(name, f, make):
+    params = make()
+    out, pullback = s2sad.vjp(f, params, X, Y)
+    assert out == pytest.approx(f(params, X, Y))
+    p_bar, X_bar, _ = pullback(1.0)
+    assert_tree_close(p_bar, s2sad.grad(f)(params, X, Y))
+    tangent = trees.build(trees.spec_of(params), iter(
+        [rng.normal(size=np.shape(v)) if isinstance(v, np.ndarray) else
+         (0.3 if isinstance(v, float) else None) for v in trees.leaves(params)]))
+    y, y_dot = s2sad.jvp(f, (params, X, Y), (tangent, None, None))
+    assert y == pytest.approx(out)
+    dot = sum(float(np.sum(g * t)) for g, t in zip(trees.leaves(p_bar), trees.leaves(tangent))
+              if g is not None)
+    assert y_dot == pytest.approx(dot, rel=1e-9)
+
+
+def test_rnn_with_dict_of_parameters():
+    p = {"Wx": rng.normal(size=(4, 3)) * 0.5, "Wh": rng.normal(size=(4, 4)) * 0.5,
+         "b": rng.normal(size=4)}
+    xs = [rng.normal(size=3) for _ in range(5)]
+    h0 = np.zeros(4)
+    assert_tree_close(s2sad.grad(rnn)(p, xs, h0), numeric_grad(rnn, (p, xs, h0), 0))
+
+
+def test_branches_join_containers():
+    p = {"a": 1.3, "b": -0.4}
+    for x in (2.0, -3.0):
+        assert_tree_close(s2sad.grad(branchy)(p, x), numeric_grad(branchy, (p, x), 0))
+
+
+def test_hessian_is_nested_like_the_parameters():
+    p = {"W": rng.normal(size=3), "b": 0.3, "scale": 1.5}
+    H = s2sad.hessian(dict_model)(p, X, Y)
+    assert set(H) == {"W", "b", "scale"} and set(H["W"]) == {"W", "b", "scale"}
+    assert H["W"]["W"].shape == (3, 3) and np.shape(H["W"]["b"]) == (3,)
+    g = s2sad.grad(dict_model)
+    eps = 1e-6
+    for key in ("b", "scale"):
+        up, down = dict(p), dict(p)
+        up[key] += eps
+        down[key] -= eps
+        column = {k: (g(up, X, Y)[k] - g(down, X, Y)[k]) / (2 * eps) for k in p}
+        for k in p:
+            np.testing.assert_allclose(H[k][key], column[k], rtol=1e-5, atol=1e-6)
+
+
+def test_leaves_without_derivative_get_none_and_keep_types():
+    p = {"W": rng.normal(size=3).astype(np.float32), "n": 3, "tag": "x", "b": 0.5}
+
+    def f(p, X):
+        return float(np.sum(X @ p["W"])) * p["n"] + p["b"] if p["tag"] == "x" else 0.0
+
+    g = s2sad.grad(f)(p, X)
+    assert g["n"] is None and g["tag"] is None
+    assert g["W"].dtype == np.float32 and isinstance(g["b"], float)
+
+
+def test_returned_container_in_vjp_and_jvp():
+    def f(p, x):
+        return {"y": p["a"] * x, "pair": (np.sin(p["a"]), p["b"] * 2.0)}
+
+    p = {"a": 0.7, "b": 1.5}
+    out, pullback = s2sad.vjp(f, p, 2.0)
+    assert set(out) == {"y", "pair"} and isinstance(out["pair"], tuple)
+    p_bar, x_bar = pullback({"y": 1.0, "pair": (0.0, 1.0)})
+    assert p_bar["a"] == pytest.approx(2.0) and p_bar["b"] == pytest.approx(2.0)
+    assert x_bar == pytest.approx(0.7)
+    with pytest.raises(S2SADError, match="structure"):
+        pullback((1.0, 0.0))
+    y, y_dot = s2sad.jvp(f, (p, 2.0), ({"a": 1.0, "b": 0.0}, 0.0))
+    assert y_dot["y"] == pytest.approx(2.0)
+    assert y_dot["pair"][0] == pytest.approx(np.cos(0.7))
+
+
+def test_errors_point_at_the_line():
+    def dynamic_key(p, k):
+        return p[k] * 2.0
+
+    with pytest.raises(S2SADError, match="known only when the function runs") as info:
+        s2sad.grad(dynamic_key)({"a": 1.0}, "a")
+    assert info.value.lineno is not None
+
+    def passes_on(p):
+        return np.sum(helper(p))
+
+    with pytest.raises(S2SADError, match="cannot pass a dict"):
+        s2sad.grad(passes_on)({"a": 1.0})
+
+    def no_key(p):
+        return p["c"]
+
+    with pytest.raises(S2SADError, match="no item 'c'"):
+        s2sad.grad(no_key)({"a": 1.0})
+
+    def mutates(p):
+        p["a"] = 2.0
+        return p["a"]
+
+    with pytest.raises(S2SADError, match="passed in as an argument"):
+        s2sad.grad(mutates)({"a": 1.0})
+
+    with pytest.raises(S2SADError, match="no float"):
+        s2sad.grad(dict_model)({"W": np.arange(3), "b": 1, "scale": 2}, X, Y)
+
+
+def helper(p):
+    return p["a"]
+
+
+def test_jvp_tangent_structure_must_match():
+    p = {"W": rng.normal(size=3), "b": 0.3, "scale": 1.5}
+    with pytest.raises(S2SADError, match="structure"):
+        s2sad.jvp(dict_model, (p, X, Y), ({"W": np.ones(3)}, None, None))
