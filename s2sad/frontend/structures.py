@@ -24,7 +24,7 @@ returning one. Anything else a container meets (a container passed to a function
 indexed by a value known only at run time, changed in a loop that is not unrolled)
 is refused with an `S2SADError` at the user's line that says what is supported.
 
-Imports `ir` and `errors` only.
+Its values (`Node`, `Const`) are in `structure_values`. Imports `ir` and `errors`.
 """
 
 from __future__ import annotations
@@ -35,95 +35,11 @@ from dataclasses import dataclass
 
 from ..errors import NotDifferentiableError
 from ..ir import trees
-from ..ir.trees import Spec
+from .structure_values import Const, Node, Rewritten, copy_env, leaf_names, node_of
 
 _CONTAINERS_HINT = ("Read a container's items by constant keys (p[\"W\"], p.W, p[0]) or "
                     "loop over it (for W, b in params:); pass the arrays themselves to "
                     "other functions.")
-
-
-class Node:
-    """A container whose structure is known where the function is transformed: its
-    type, how its items are reached (`form`, as `Spec.form`), their `keys`, and its
-    `children`: a `Node`, or the name of the variable holding a leaf. `owned`: made
-    by the function (its items may be assigned)."""
-
-    def __init__(self, tp, form, keys, children, owned):
-        self.type = tp
-        self.form = form
-        self.keys = list(keys)
-        self.children = list(children)
-        self.owned = owned
-
-    def index(self, key):
-        if self.form == "sequence" and isinstance(key, int) and not isinstance(key, bool):
-            n = len(self.children)
-            return key + n if -n <= key < 0 else (key if 0 <= key < n else None)
-        try:
-            return self.keys.index(key) if key in self.keys else None
-        except TypeError:
-            return None
-
-    def spec(self) -> Spec:
-        return Spec(self.type, tuple(self.keys),
-                    tuple(c.spec() if isinstance(c, Node) else None for c in self.children),
-                    self.form)
-
-    def leaves(self) -> list:
-        out = []
-        for c in self.children:
-            out.extend(c.leaves() if isinstance(c, Node) else [c])
-        return out
-
-    def iteration(self) -> list:
-        """What ``for x in node`` gives: a dict's keys, a sequence's items."""
-        if self.form == "dict":
-            return [Const(k) for k in self.keys]
-        if self.form == "sequence":
-            return list(self.children)
-        return None
-
-
-@dataclass(frozen=True)
-class Const:
-    """A value known where the function is transformed (a loop's index, a key)."""
-
-    value: object
-
-
-@dataclass
-class Rewritten:
-    tree: ast.FunctionDef
-    leaf_names: dict  # parameter -> the names of its leaves' parameters, in order
-    out_spec: Spec | None
-
-
-def leaf_names(param: str, spec: Spec, taken: set) -> list:
-    """The parameters that replace `param`, one per leaf of `spec`, in order:
-    ``params_W``, ``params_layers_0_b``, clear of the names in `taken` (which it
-    extends)."""
-    out = []
-
-    def walk(s, prefix):
-        for i, child in enumerate(s.children):
-            key = s.keys[i] if s.keys else i
-            part = key if isinstance(key, str) and key.isidentifier() else str(i)
-            name = f"{prefix}_{part}"
-            if child is None:
-                while name in taken:
-                    name += "_"
-                taken.add(name)
-                out.append(name)
-            else:
-                walk(child, name)
-
-    walk(spec, param)
-    return out
-
-
-def _node_of(spec: Spec, names) -> Node:
-    children = [next(names) if c is None else _node_of(c, names) for c in spec.children]
-    return Node(spec.type, spec.form, spec.keys, children, owned=False)
 
 
 def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup) -> Rewritten:
@@ -136,7 +52,7 @@ def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup) -> Rewritten:
         a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}
     for p, spec in specs.items():
         names_of[p] = leaf_names(p, spec, taken)
-        env[p] = _node_of(spec, iter(names_of[p]))
+        env[p] = node_of(spec, iter(names_of[p]))
     args = tree.args
     for group in ("posonlyargs", "args", "kwonlyargs"):
         new = []
@@ -676,7 +592,7 @@ class _Rewriter:
         if known is not None and not isinstance(s.test, ast.Constant):
             return self.block(s.body if known.value else s.orelse)
         s.test = self.expr(s.test)
-        before = _copy_env(self.env)
+        before = copy_env(self.env)
         consts = dict(self.consts)
         s.body = self.block(s.body) or [ast.Pass()]
         after_body, consts_body = self.env, self.consts
@@ -702,7 +618,7 @@ class _Rewriter:
             names = iter([self.slot(name, f"j{self.fresh + i}")
                           for i in range(len(x.leaves()))])
             self.fresh += len(x.leaves())
-            joined.children = _node_of(x.spec(), names).children
+            joined.children = node_of(x.spec(), names).children
             for branch, node in ((s.body, x), (s.orelse, y)):
                 for new, old in zip(joined.leaves(), node.leaves()):
                     branch.append(_assign(new, ast.Name(id=old, ctx=ast.Load()), s))
@@ -812,20 +728,6 @@ def _assign(name, value, at):
             if hasattr(n, "lineno"):
                 n.lineno = n.end_lineno = at.lineno
     return node
-
-
-def _copy_env(env: dict) -> dict:
-    memo: dict = {}
-
-    def copy_node(n):
-        if id(n) in memo:
-            return memo[id(n)]
-        new = Node(n.type, n.form, n.keys, [], n.owned)
-        memo[id(n)] = new
-        new.children = [copy_node(c) if isinstance(c, Node) else c for c in n.children]
-        return new
-
-    return {k: copy_node(v) for k, v in env.items()}
 
 
 def _breaks(body) -> bool:

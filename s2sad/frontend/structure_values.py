@@ -1,0 +1,115 @@
+"""structure_values: what `structures` knows of a container where it rewrites a function.
+
+A `Node` is a container whose structure is known (its type, keys, and children:
+other nodes, or the variables holding its leaves); a `Const` a value known when
+the derivative is built (an unrolled loop's index, a key). `leaf_names` names the
+parameters that replace a container parameter, `node_of` makes its node, and
+`copy_env` copies the containers names hold (for the branches of an `if`).
+
+Imports `ir` only.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from ..ir.trees import Spec
+
+
+class Node:
+    """A container whose structure is known where the function is transformed: its
+    type, how its items are reached (`form`, as `Spec.form`), their `keys`, and its
+    `children`: a `Node`, or the name of the variable holding a leaf. `owned`: made
+    by the function (its items may be assigned)."""
+
+    def __init__(self, tp, form, keys, children, owned):
+        self.type = tp
+        self.form = form
+        self.keys = list(keys)
+        self.children = list(children)
+        self.owned = owned
+
+    def index(self, key):
+        if self.form == "sequence" and isinstance(key, int) and not isinstance(key, bool):
+            n = len(self.children)
+            return key + n if -n <= key < 0 else (key if 0 <= key < n else None)
+        try:
+            return self.keys.index(key) if key in self.keys else None
+        except TypeError:
+            return None
+
+    def spec(self) -> Spec:
+        return Spec(self.type, tuple(self.keys),
+                    tuple(c.spec() if isinstance(c, Node) else None for c in self.children),
+                    self.form)
+
+    def leaves(self) -> list:
+        out = []
+        for c in self.children:
+            out.extend(c.leaves() if isinstance(c, Node) else [c])
+        return out
+
+    def iteration(self) -> list:
+        """What ``for x in node`` gives: a dict's keys, a sequence's items."""
+        if self.form == "dict":
+            return [Const(k) for k in self.keys]
+        if self.form == "sequence":
+            return list(self.children)
+        return None
+
+
+@dataclass(frozen=True)
+class Const:
+    """A value known where the function is transformed (a loop's index, a key)."""
+
+    value: object
+
+
+@dataclass
+class Rewritten:
+    tree: ast.FunctionDef
+    leaf_names: dict  # parameter -> the names of its leaves' parameters, in order
+    out_spec: Spec | None
+
+
+def leaf_names(param: str, spec: Spec, taken: set) -> list:
+    """The parameters that replace `param`, one per leaf of `spec`, in order:
+    ``params_W``, ``params_layers_0_b``, clear of the names in `taken` (which it
+    extends)."""
+    out = []
+
+    def walk(s, prefix):
+        for i, child in enumerate(s.children):
+            key = s.keys[i] if s.keys else i
+            part = key if isinstance(key, str) and key.isidentifier() else str(i)
+            name = f"{prefix}_{part}"
+            if child is None:
+                while name in taken:
+                    name += "_"
+                taken.add(name)
+                out.append(name)
+            else:
+                walk(child, name)
+
+    walk(spec, param)
+    return out
+
+
+def node_of(spec: Spec, names) -> Node:
+    children = [next(names) if c is None else node_of(c, names) for c in spec.children]
+    return Node(spec.type, spec.form, spec.keys, children, owned=False)
+
+
+def copy_env(env: dict) -> dict:
+    memo: dict = {}
+
+    def copy_node(n):
+        if id(n) in memo:
+            return memo[id(n)]
+        new = Node(n.type, n.form, n.keys, [], n.owned)
+        memo[id(n)] = new
+        new.children = [copy_node(c) if isinstance(c, Node) else c for c in n.children]
+        return new
+
+    return {k: copy_node(v) for k, v in env.items()}
