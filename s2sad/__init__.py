@@ -50,6 +50,8 @@ from .api.explain import Explanation, explain
 from .api.gradcheck import CheckReport, check
 from .primitives import nondifferentiable, register_rule, stop_gradient
 from .checkpoint import checkpointed
+from .api.structured import (register_container, tree_flatten, tree_leaves, tree_map,
+                             tree_unflatten)
 
 __version__ = "0.1.0"
 
@@ -121,4 +123,9 @@ __all__ = [
     "EngineError",
     "checkpointed",
     "CheckpointError",
+    "tree_map",
+    "tree_flatten",
+    "tree_unflatten",
+    "tree_leaves",
+    "register_container",
 ]

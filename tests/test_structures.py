@@ -270,3 +270,62 @@ def test_jvp_tangent_structure_must_match():
     p = {"W": rng.normal(size=3), "b": 0.3, "scale": 1.5}
     with pytest.raises(S2SADError, match="structure"):
         s2sad.jvp(dict_model, (p, X, Y), ({"W": np.ones(3)}, None, None))
+
+
+def test_has_aux_returns_the_auxiliary_data():
+    def loss(params, X, y):
+        pred = X @ params["W"] + params["b"]
+        err = np.mean((pred - y) ** 2)
+        return err, {"pred_mean": np.mean(pred), "n": len(y), "note": "ok"}
+
+    p = {"W": rng.normal(size=3), "b": 0.2}
+    grads, aux = s2sad.grad(loss, has_aux=True)(p, X, Y)
+    assert aux["n"] == 6 and aux["note"] == "ok"
+    assert aux["pred_mean"] == pytest.approx(np.mean(X @ p["W"] + 0.2))
+    assert_tree_close(grads, numeric_grad(lambda *a: loss(*a)[0], (p, X, Y), 0))
+    (value, aux2), again = s2sad.value_and_grad(loss, has_aux=True)(p, X, Y)
+    assert value == pytest.approx(loss(p, X, Y)[0]) and aux2["n"] == 6
+    assert_tree_close(again, grads)
+
+    def plain(x, y):
+        return x * y, [x, y]
+
+    g, aux = s2sad.grad(plain, wrt=(0, 1), has_aux=True)(2.0, 3.0)
+    assert g == (3.0, 2.0) and aux == [2.0, 3.0]
+
+    def not_a_pair(x):
+        return x * 2.0
+
+    with pytest.raises(S2SADError, match="pair"):
+        s2sad.grad(not_a_pair, has_aux=True)(1.0)
+
+
+def test_tree_api_runs_an_optimizer_step():
+    params = {"layers": [(np.ones((3, 2)), np.zeros(2))], "scale": 1.0, "steps": 3}
+    grads = s2sad.tree_map(lambda p: p * 0.5 if not isinstance(p, int) else None, params)
+    new = s2sad.tree_map(lambda p, g: p if g is None else p - 0.1 * g, params, grads)
+    assert isinstance(new["layers"][0], tuple) and new["steps"] == 3
+    np.testing.assert_allclose(new["layers"][0][0], 0.95 * np.ones((3, 2)))
+    leaves, spec = s2sad.tree_flatten(params)
+    assert len(leaves) == 4 and s2sad.tree_unflatten(spec, leaves)["scale"] == 1.0
+    with pytest.raises(ValueError, match="structure"):
+        s2sad.tree_map(lambda a, b: a, params, {"scale": 1.0})
+
+
+class Box:
+    def __init__(self, w, c):
+        self.w, self.c = w, c
+
+
+def test_registered_container():
+    s2sad.register_container(Box, lambda b: (("w", "c"), (b.w, b.c)),
+                             lambda keys, children: Box(*children))
+
+    def f(box, x):
+        return np.sum(box.w * x) * box.c
+
+    box = Box(rng.normal(size=3), 0.5)
+    g = s2sad.grad(f)(box, np.ones(3))
+    assert isinstance(g, Box)
+    np.testing.assert_allclose(g.w, 0.5 * np.ones(3))
+    assert g.c == pytest.approx(np.sum(box.w))

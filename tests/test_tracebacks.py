@@ -221,17 +221,16 @@ def test_argnums_of_vjp_and_jvp():
         s2sad.jvp(scalar, (1.0,), (1.0,), argnums=0)
 
 
-@pytest.mark.parametrize("entry", [s2sad.grad, s2sad.value_and_grad, s2sad.jacobian])
-def test_has_aux_is_not_supported_yet(entry):
-    with pytest.raises(s2sad.OptionError, match="has_aux is not supported yet") as info:
-        entry(scalar, has_aux=True)
-    assert "returns the value only" in info.value.hint
+def test_has_aux_is_taken_by_grad_only():
+    with pytest.raises(s2sad.OptionError, match="jacobian takes no has_aux") as info:
+        s2sad.jacobian(scalar, has_aux=True)
+    assert "grad(f, has_aux=True)" in info.value.hint
 
 
 def test_has_aux_of_vjp_and_jvp():
-    with pytest.raises(s2sad.OptionError, match=r"vjp\(has_aux=True\): has_aux is not"):
+    with pytest.raises(s2sad.OptionError, match=r"vjp\(has_aux=True\): vjp takes no has_aux"):
         s2sad.vjp(scalar, 1.0, has_aux=True)
-    with pytest.raises(s2sad.OptionError, match=r"jvp\(has_aux=False\): has_aux is not"):
+    with pytest.raises(s2sad.OptionError, match=r"jvp\(has_aux=False\): jvp takes no has_aux"):
         s2sad.jvp(scalar, (1.0,), (1.0,), has_aux=False)
 
 
@@ -248,7 +247,7 @@ def test_another_unknown_keyword_lists_the_parameters():
     assert isinstance(info.value, TypeError)
     assert "grad() got an unexpected keyword argument 'wrtt'" in str(info.value)
     assert info.value.hint == \
-        "Its parameters: grad(f, wrt, mode, debug, checkpoint, snapshots)."
+        "Its parameters: grad(f, wrt, mode, debug, checkpoint, snapshots, has_aux)."
 
 
 def test_the_keywords_the_derivative_passes_to_f_are_f_s():

@@ -354,10 +354,10 @@ def refuse_options(name, signature, kwargs):
                  "outside (a closure or a default value).")
     if key == "has_aux":
         raise OptionError(
-            f"{where}: has_aux is not supported yet; s2sad differentiates a function "
-            "whose output is the value differentiated, without auxiliary data beside it",
-            hint="Differentiate a function that returns the value only, and compute the "
-                 "auxiliary data with a separate call.")
+            f"{where}: {name} takes no has_aux; grad and value_and_grad do "
+            "(the function returns (value, aux))",
+            hint="Use s2sad.grad(f, has_aux=True) or s2sad.value_and_grad(f, has_aux=True), "
+                 "or differentiate a function that returns the value only.")
     if key == "holomorphic":
         raise OptionError(
             f"{where}: complex numbers are not supported yet, so there is no "

@@ -24,24 +24,28 @@ import inspect
 import os
 import types
 
+import numpy as np
+
 from ..backend import compile as compile_mod
 from ..backend import emit
 from ..driver import builder, stages
 from ..engines import tape_grad
 from ..errors import S2SADError, WrtError
 from ..frontend import parse
+from ..ir import trees
 from ..ir.kinds import differentiable, kind_of, with_shapes
 from . import debug, dispatch
 from . import structured
-from .arguments import (argument_kinds, at_def, check_function, check_mode, checkpoint_option,
+from .arguments import (argument_kinds, at_def, bind, check_function, check_mode, checkpoint_option,
                         complex_refusal, complex_value, fixed_argument, normalize_wrt,
-                        numeric_kind, public, retyped_list, signature_params,
+                        mark_made, numeric_kind, public, retyped_list, signature_params,
                         typed_gradients)
 from .forward import grad_of_gradient, value_and_grad_by_forward_mode
 
 
 @public
-def grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None, snapshots=None):
+def grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None, snapshots=None,
+         has_aux=False):
     """The gradient of `f`'s scalar output with respect to the parameter(s) `wrt`.
 
     `wrt` is a parameter position, a parameter name, or a tuple of them (then the
@@ -65,11 +69,17 @@ def grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None, snapshots=N
     ``return`` inside, an in-place change of what the loop carries or reads), which
     keep their tape.
     ``s2sad.source(f, checkpoint=...)`` shows which is which.
+
+    ``has_aux=True``: `f` returns ``(value, aux)``; the gradient is of `value`, and
+    the returned function gives ``(gradient, aux)``, `aux` as `f` returned it (any
+    Python object: a dict of metrics, say), as in JAX.
     """
     check_mode(mode, "grad")
     ckpt = checkpoint_option(checkpoint, snapshots, "grad", mode)
     if f is None:
-        return lambda g: grad(g, wrt, mode, debug, checkpoint, snapshots)
+        return lambda g: grad(g, wrt, mode, debug, checkpoint, snapshots, has_aux)
+    if has_aux:
+        return _with_aux(f, wrt, "grad", mode, ckpt)
     if _debugging(debug) and mode == "reverse":
         return _debugged(grad(f, wrt, mode, False, checkpoint, snapshots))
     inner = getattr(f, "__s2sad__", None)
@@ -94,12 +104,15 @@ def grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None, snapshots=N
 
 @public
 def value_and_grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None,
-                   snapshots=None):
-    """Like `grad`, but the returned function gives ``(f(...), gradient)``."""
+                   snapshots=None, has_aux=False):
+    """Like `grad`, but the returned function gives ``(f(...), gradient)``; with
+    ``has_aux=True``, ``((value, aux), gradient)``."""
     check_mode(mode, "value_and_grad")
     ckpt = checkpoint_option(checkpoint, snapshots, "value_and_grad", mode)
     if f is None:
-        return lambda g: value_and_grad(g, wrt, mode, debug, checkpoint, snapshots)
+        return lambda g: value_and_grad(g, wrt, mode, debug, checkpoint, snapshots, has_aux)
+    if has_aux:
+        return _with_aux(f, wrt, "value_and_grad", mode, ckpt)
     if _debugging(debug) and mode == "reverse":
         return _debugged(value_and_grad(f, wrt, mode, False, checkpoint, snapshots))
     if mode == "tape":
@@ -107,6 +120,63 @@ def value_and_grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None,
     if mode == "forward":
         return _by_forward_mode(f, wrt, "value_and_grad")
     return dispatch.transformed(f, wrt, "value_and_grad", ckpt)
+
+
+def _with_aux(f, wrt, entry, mode, ckpt):
+    """`grad` or `value_and_grad` with ``has_aux=True``: the function returns
+    ``(value, aux)``; the pullback of its output is run with the seed 1.0 for
+    `value` and zeros for `aux`'s numbers (`vjp`), which gives the gradient of
+    `value` alone."""
+    if mode != "reverse":
+        raise S2SADError(f"{entry}(has_aux=True) runs the compiled reverse mode, not "
+                         f"mode={mode!r}")
+    check_function(f, entry)
+    wrt_names, as_tuple = normalize_wrt(f, wrt)
+    names, n_pos = signature_params(f)
+
+    def with_aux(*args, **kwargs):
+        arguments = bind(f, args, kwargs, entry)
+        for n in names[n_pos:]:
+            if arguments[n] is not (f.__kwdefaults__ or {}).get(n):
+                raise S2SADError(f"{entry}(has_aux=True) of {f.__qualname__} passes "
+                                 "keyword-only arguments at their defaults only",
+                                 hint=f"Make `{n}` a positional parameter.", **at_def(f))
+        primals = [arguments[n] for n in names[:n_pos]]
+        held = tuple(n for n in names[:n_pos] if n not in wrt_names)
+        out, pullback = vjp_of(f, primals, *(ckpt or (None, None)), held=held,
+                               structures=True)
+        if not isinstance(out, tuple) or len(out) != 2:
+            raise S2SADError(f"{entry}(has_aux=True) of {f.__qualname__}: the function must "
+                             f"return a pair (value, aux); it returned {_short(out)}",
+                             **at_def(f))
+        value, aux = out
+        if not isinstance(value, float) and np.ndim(value) != 0:
+            raise S2SADError(f"{entry}(has_aux=True) of {f.__qualname__}: the value "
+                             f"differentiated (the first of the pair) must be one number; "
+                             f"it is {_short(value)}", **at_def(f))
+        adjoints = pullback((1.0, _zeros_like(aux)))
+        grads = tuple(adjoints[names.index(n)] for n in wrt_names)
+        grads = grads if as_tuple else grads[0]
+        return (out, grads) if entry == "value_and_grad" else (grads, aux)
+
+    with_aux.__name__ = f"{entry}_of_{f.__name__}"
+    return mark_made(with_aux, f, entry)
+
+
+def _zeros_like(aux):
+    """A seed for `aux`: zeros of its numbers' types and shapes, in its structure."""
+    if trees.is_container(aux):
+        return trees.build(trees.spec_of(aux), iter([_zeros_like(a) for a in trees.leaves(aux)]))
+    if isinstance(aux, (float, np.floating)):
+        return 0.0
+    if isinstance(aux, np.ndarray):
+        return np.zeros(aux.shape)
+    return None
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) < 60 else text[:57] + "..."
 
 
 def _debugging(debug) -> bool:
@@ -205,16 +275,18 @@ def vjp(f, *primals, checkpoint=None, snapshots=None):
     return vjp_of(f, primals, checkpoint, snapshots)
 
 
-def vjp_of(f, primals, checkpoint=None, snapshots=None, held=()):
+def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=False):
     """`vjp`; the parameters named in `held` are held fixed whatever they are (with
-    None as their adjoints), as `jacobian(mode="reverse")` holds its options."""
+    None as their adjoints), as `jacobian(mode="reverse")` holds its options. With
+    `structures`, containers the function builds and returns are followed even where
+    no argument is one (`structured.Flat`)."""
     ckpt = checkpoint_option(checkpoint, snapshots, "vjp")
     check_function(f, "vjp")
     names, n_pos = signature_params(f)
     if len(primals) > n_pos:
         raise WrtError(f"vjp got {len(primals)} arguments; {f.__qualname__} takes at most {n_pos}")
     values = dict(zip(names, primals))
-    if any(structured.structured(v) for v in values.values()):
+    if structures or any(structured.structured(v) for v in values.values()):
         return _structured_vjp(f, values, checkpoint, snapshots, held)
     kinds = with_shapes({n: kind_of(v) for n, v in values.items()}, values)
     for name, value in values.items():

@@ -215,3 +215,51 @@ def nested_blocks(flat: Flat, blocks, wrt: tuple) -> list:
                                  for a in leaves_of(n)]))
         rows.append(row)
     return rows
+
+
+# ------------------------------------------------------------- the tree API
+
+
+def tree_flatten(tree) -> tuple:
+    """``(leaves, spec)``: the leaves of `tree` in order (a dict's in its keys' order,
+    a dataclass's in its fields' order) and its structure, which `tree_unflatten`
+    takes back. Containers are dicts, lists, tuples, namedtuples, dataclasses and
+    classes registered with `register_container`; everything else (None included) is
+    a leaf."""
+    spec = trees.spec_of(tree)
+    return trees.leaves(tree, spec), spec
+
+
+def tree_unflatten(spec, leaves):
+    """The tree of structure `spec` (from `tree_flatten`) with these `leaves`."""
+    leaves = list(leaves)
+    expected = 1 if spec is None else spec.n_leaves()
+    if len(leaves) != expected:
+        raise ValueError(f"the structure {describe(spec)} has {expected} leaves; got "
+                         f"{len(leaves)}")
+    return trees.build(spec, iter(leaves))
+
+
+def tree_leaves(tree) -> list:
+    """The leaves of `tree`, in order."""
+    return trees.leaves(tree)
+
+
+def tree_map(f, tree, *rest):
+    """`tree` with each leaf ``x`` replaced by ``f(x, *others)``, the leaves at the
+    same place of the trees `rest`, which have `tree`'s structure: an optimizer step
+    is ``tree_map(lambda p, g: p - lr * g, params, grads)``. (A gradient has None
+    where a leaf carries no derivative: ``lambda p, g: p if g is None else p - lr *
+    g`` keeps those.)"""
+    leaves, spec = tree_flatten(tree)
+    others = []
+    for other in rest:
+        got = trees.spec_of(other)
+        if got != spec:
+            raise ValueError(f"tree_map needs trees of one structure: {describe(spec)} "
+                             f"and {describe(got)}")
+        others.append(trees.leaves(other, spec))
+    return trees.build(spec, iter([f(x, *parts) for x, *parts in zip(leaves, *others)]))
+
+
+register_container = trees.register_container

@@ -389,7 +389,7 @@ def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, f
     _check_signature(tree, loc)
     specs = getattr(func, STRUCTURES, None)
     out_spec, leaves = None, {}
-    if specs:  # (the function as specialised on its container arguments)
+    if specs is not None:  # (the function as specialised on its container arguments)
         def value_of(n):
             got = lookup(n, globals_, cells, builtins_)
             return None if got is MISSING else got

@@ -211,7 +211,8 @@ class _Rewriter:
             return self.made(dict, "dict", keys, e.values, pre, hint)
         if isinstance(e, (ast.Tuple, ast.List)) and isinstance(e.ctx, ast.Load):
             parts = [self.value(x, [], probe=True) for x in e.elts]
-            if not any(isinstance(p, Node) for p in parts):
+            if not any(isinstance(p, Node) or isinstance(x, (ast.Dict, ast.List, ast.Tuple))
+                       for p, x in zip(parts, e.elts)):
                 return None
             tp = tuple if isinstance(e, ast.Tuple) else list
             return self.made(tp, "sequence", [], e.elts, pre, hint)

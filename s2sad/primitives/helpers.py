@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import runtime
 from ..runtime import (cofactors_dot, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar, pieces,
-                       prod_others_dot, unbroadcast, unreduce, unstack, vstack_pieces)
+                       prod_others_dot, trigamma, unbroadcast, unreduce, unstack, vstack_pieces)
 from .registry import FORWARD, add_rule
 
 
@@ -92,3 +92,9 @@ def cofactors_(a, det, out, a_dot, det_dot):
 @rule(runtime.inverse_t)
 def inverse_t_(a, out, a_dot):
     return -out @ np.swapaxes(a_dot, -1, -2) @ out
+
+
+@rule(runtime.digamma)
+def digamma_(x, out, x_dot):
+    # (the derivative of math.lgamma's and math.gamma's rules)
+    return trigamma(x) * x_dot

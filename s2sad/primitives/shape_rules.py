@@ -119,6 +119,11 @@ def first(a: Args):
     return a.shapes[0] if a.shapes else None
 
 
+def no_axes(a: Args):
+    """A number's shape (``x.item()``)."""
+    return ()
+
+
 def reduction(a: Args):
     """``np.sum(x, axis=..., keepdims=...)`` and its kin."""
     x, axis, keepdims = first(a), a.option("axis"), a.option("keepdims", False)

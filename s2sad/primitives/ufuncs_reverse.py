@@ -1,0 +1,230 @@
+"""Reverse-mode rules of NumPy's ufuncs named like the operators (``np.multiply``,
+``np.add``, ``np.subtract``, ``np.divide``, ``np.negative``, ``np.positive``,
+``np.mod``, ``np.floor_divide``), of more of NumPy's elementwise functions
+(``np.hypot``, ``np.fmax``, ``np.sinc``, ``np.reciprocal``, ``np.exp2``,
+``np.logaddexp2``, ``np.copysign``, ``np.nan_to_num``, angle conversions...), of
+``.item()``, and of ``math.cbrt``, ``math.exp2``, ``math.gamma`` and ``math.lgamma``.
+
+The form of `reverse` (and its `rule` decorator), paired with `ufuncs_forward` as
+`reverse` is with `forward` (the dot-product test): same keys, order and banners.
+A ufunc named like an operator has the operator's rules: one for numbers (the
+fallback), one for arrays (``unbroadcast`` back to each operand's shape) and the
+variant for Python lists derived from it. Conventions at kinks: ``np.fmax`` and
+``np.fmin`` give a tie to ``x``, as ``np.maximum`` does (and NaN's place to the
+number chosen); ``np.copysign`` is differentiated in its first argument only, with
+``math.copysign``'s sign at 0; ``np.nan_to_num`` passes the derivative where ``x``
+is finite; ``np.sinc``'s derivative is 0 at 0 (a Taylor polynomial near 0, so its
+second derivative there is right too).
+"""
+
+import math
+
+import numpy as np
+
+from ..runtime import digamma, unbroadcast
+from .reverse import rule
+
+LN2 = math.log(2.0)  # Python floats, so a float32 array stays float32
+TO_RADIANS = math.pi / 180.0
+TO_DEGREES = 180.0 / math.pi
+PI = math.pi
+SINC_SMALL = 1e-3  # below: sinc's derivative by its Taylor polynomial (error < 1e-15)
+PI2_3 = math.pi ** 2 / 3.0
+PI4_30 = math.pi ** 4 / 30.0
+
+
+# ------------------------------------------- numpy: the operators' ufuncs
+
+
+@rule(np.add, when=("scalar", "scalar"))
+def np_add_numbers(x, y, out, out_bar):
+    return out_bar, out_bar
+
+
+@rule(np.add, lists=("x", "y"))
+def np_add(x, y, out, out_bar):
+    return unbroadcast(out_bar, x), unbroadcast(out_bar, y)
+
+
+@rule(np.subtract, when=("scalar", "scalar"))
+def np_subtract_numbers(x, y, out, out_bar):
+    return out_bar, -out_bar
+
+
+@rule(np.subtract, lists=("x", "y"))
+def np_subtract(x, y, out, out_bar):
+    return unbroadcast(out_bar, x), unbroadcast(-out_bar, y)
+
+
+@rule(np.multiply, when=("scalar", "scalar"))
+def np_multiply_numbers(x, y, out, out_bar):
+    return out_bar * y, out_bar * x
+
+
+@rule(np.multiply, lists=("x", "y"))
+def np_multiply(x, y, out, out_bar):
+    return unbroadcast(out_bar * y, x), unbroadcast(out_bar * x, y)
+
+
+@rule(np.divide, when=("scalar", "scalar"))
+def np_divide_numbers(x, y, out, out_bar):
+    # (np.true_divide is np.divide)
+    return out_bar / y, -out_bar * out / y
+
+
+@rule(np.divide, lists=("x", "y"))
+def np_divide(x, y, out, out_bar):
+    return unbroadcast(out_bar / y, x), unbroadcast(-out_bar * out / y, y)
+
+
+@rule(np.floor_divide)
+def np_floor_divide(x, y, out, out_bar):
+    return None, None
+
+
+@rule(np.mod, when=("scalar", "scalar"))
+def np_mod_numbers(x, y, out, out_bar):
+    # (np.remainder is np.mod)
+    return out_bar, -out_bar * (x // y)
+
+
+@rule(np.mod, lists=("x", "y"))
+def np_mod(x, y, out, out_bar):
+    return unbroadcast(out_bar, x), unbroadcast(-out_bar * (x // y), y)
+
+
+@rule(np.negative, lists=("x",))
+def np_negative(x, out, out_bar):
+    return -out_bar
+
+
+@rule(np.positive, lists=("x",))
+def np_positive(x, out, out_bar):
+    return out_bar
+
+
+# ----------------------------------------- numpy: more elementwise functions
+
+
+@rule(np.reciprocal, lists=("x",))
+def np_reciprocal(x, out, out_bar):
+    return -out_bar * out * out
+
+
+@rule(np.exp2, lists=("x",))
+def np_exp2(x, out, out_bar):
+    return out_bar * out * LN2
+
+
+@rule(np.logaddexp2, lists=("x", "y"))
+def np_logaddexp2(x, y, out, out_bar):
+    return unbroadcast(out_bar * np.exp2(x - out), x), unbroadcast(out_bar * np.exp2(y - out), y)
+
+
+@rule(np.hypot, lists=("x", "y"))
+def np_hypot(x, y, out, out_bar):
+    return unbroadcast(out_bar * x / out, x), unbroadcast(out_bar * y / out, y)
+
+
+@rule(np.fmax, lists=("x", "y"))
+def np_fmax(x, y, out, out_bar):
+    # (the result is x where x wins or ties, and where y is NaN)
+    return unbroadcast(out_bar * (out == x), x), unbroadcast(out_bar * (out != x), y)
+
+
+@rule(np.fmin, lists=("x", "y"))
+def np_fmin(x, y, out, out_bar):
+    return unbroadcast(out_bar * (out == x), x), unbroadcast(out_bar * (out != x), y)
+
+
+@rule(np.fmod, lists=("x", "y"))
+def np_fmod(x, y, out, out_bar):
+    return unbroadcast(out_bar, x), unbroadcast(-out_bar * np.trunc(x / y), y)
+
+
+@rule(np.copysign, lists=("x", "y"))
+def np_copysign(x, y, out, out_bar):
+    return unbroadcast(out_bar * np.where((x < 0) == (out < 0), 1.0, -1.0), x), None
+
+
+@rule(np.fabs, lists=("x",))
+def np_fabs(x, out, out_bar):
+    return out_bar * np.sign(x)
+
+
+@rule(np.sinc, lists=("x",))
+def np_sinc(x, out, out_bar):
+    # (cos(pi x) - sinc(x)) / x, and near 0 its Taylor polynomial: no 0 / 0
+    small = np.abs(x) < SINC_SMALL
+    return out_bar * np.where(small, x * (PI4_30 * x * x - PI2_3),
+                              (np.cos(PI * x) - out) / np.where(small, 1.0, x))
+
+
+@rule(np.arcsinh, lists=("x",))
+def np_arcsinh(x, out, out_bar):
+    return out_bar / np.sqrt(x * x + 1.0)
+
+
+@rule(np.arccosh, lists=("x",))
+def np_arccosh(x, out, out_bar):
+    return out_bar / np.sqrt(x * x - 1.0)
+
+
+@rule(np.deg2rad, lists=("x",))
+def np_deg2rad(x, out, out_bar):
+    return out_bar * TO_RADIANS
+
+
+@rule(np.radians, lists=("x",))
+def np_radians(x, out, out_bar):
+    return out_bar * TO_RADIANS
+
+
+@rule(np.rad2deg, lists=("x",))
+def np_rad2deg(x, out, out_bar):
+    return out_bar * TO_DEGREES
+
+
+@rule(np.degrees, lists=("x",))
+def np_degrees(x, out, out_bar):
+    return out_bar * TO_DEGREES
+
+
+@rule(np.nan_to_num, lists=("x",))
+def np_nan_to_num(x, *, nan=0.0, posinf=None, neginf=None, out, out_bar):
+    return out_bar * np.isfinite(x)
+
+
+# ------------------------------------------------------- numpy: array methods
+
+
+@rule(np.ndarray.item)
+def item(x, out, out_bar):
+    # (``x.item()`` of an array of one element: the adjoint has its shape)
+    return np.reshape(out_bar, np.shape(x))
+
+
+# ------------------------------------------------------------ math: more
+
+
+if hasattr(math, "cbrt"):  # (Python 3.11 on)
+    @rule(math.cbrt)
+    def cbrt(x, out, out_bar):
+        return out_bar / (3.0 * out * out)
+
+
+if hasattr(math, "exp2"):
+    @rule(math.exp2)
+    def exp2(x, out, out_bar):
+        return out_bar * out * LN2
+
+
+@rule(math.gamma)
+def gamma(x, out, out_bar):
+    return out_bar * out * digamma(x)
+
+
+@rule(math.lgamma)
+def lgamma(x, out, out_bar):
+    # (log |gamma(x)|: its derivative is digamma for negative x too)
+    return out_bar * digamma(x)
