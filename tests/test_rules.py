@@ -28,6 +28,8 @@ from s2sad.primitives import linalg_forward as linalg_forward_table
 from s2sad.primitives import linalg_reverse as linalg_reverse_table
 from s2sad.primitives import reverse as reverse_table
 from s2sad.primitives import templates
+from s2sad.primitives import ufuncs_forward as ufuncs_forward_table
+from s2sad.primitives import ufuncs_reverse as ufuncs_reverse_table
 
 OPERATOR_FUNCS = {
     "add": operator.add, "sub": operator.sub, "mul": operator.mul,
@@ -120,6 +122,20 @@ def array_examples(key, rule, r):
             out += [([as_list(arr(r, (4,), lo, hi)), arr(r, (3, 4), lo, hi)], {}),
                     ([tuple(arr(r, (4,), lo, hi)), 0.9], {})]
         return out
+    if key in UFUNC_PAIRS:
+        return ufunc_pair_examples(key, r)
+    if key is np.sinc:  # (at 0, and either side of where the Taylor polynomial takes over)
+        return [([signed(r, (3, 4))], {}), ([np.array([0.0, 1e-4, -9e-4, 1.1e-3, -0.5, 2.5])], {}),
+                ([0.0], {}), ([-0.7], {}), ([[0.0, 0.3, -1.2]], {})]
+    if key is np.nan_to_num:  # (no derivative where x is NaN or infinite)
+        # (infinities replaced by small numbers: the largest float would swamp the
+        # central differences of the sum of the others)
+        x = np.array([0.5, np.nan, -1.5, np.inf, -np.inf])
+        return [([x[:3]], {}), ([x], {"nan": 2.0, "posinf": 9.0, "neginf": -9.0}), ([0.7], {}),
+                ([arr(r, (3, 4), -1, 1)], {}), ([[0.2, np.nan]], {})]
+    if key is np.ndarray.item:  # (of an array of one element)
+        return [([arr(r, (1,), -1, 1)], {}), ([arr(r, (1, 1), -1, 1)], {}),
+                ([np.array(0.4)], {})]
     if key is np.clip:  # (None: no bound)
         return [([arr(r, (3, 4), 0, 1), 0.3, arr(r, (4,), 0.6, 0.8)], {}),
                 ([arr(r, (4,), 0, 1), arr(r, (4,), 0.2, 0.4), 0.7], {}),
@@ -227,6 +243,28 @@ def array_examples(key, rule, r):
         [([list(arr(r, (4,), *domain))], {}), ([tuple(arr(r, (3,), *domain))], {})]
 
 
+# ufuncs of two inputs (ufuncs_reverse): the operators' names and the others
+UFUNC_PAIRS = (np.add, np.subtract, np.multiply, np.divide, np.floor_divide, np.mod, np.hypot,
+               np.fmax, np.fmin, np.fmod, np.logaddexp2, np.copysign)
+
+
+def ufunc_pair_examples(key, r):
+    """Numbers, arrays over the broadcasting pairs, lists and a tuple (with numbers
+    and arrays), each input on its row's domain; fmax and fmin with NaNs too."""
+    dx, dy = domains(key, 2, (0.5, 1.5))
+
+    def draw_array(shape, domain):
+        return signed(r, shape) if domain == facts.SIGNED else arr(r, shape, *domain)
+
+    out = [([draw_array(a, dx), draw_array(b, dy)], {}) for a, b in PAIRS + [((), ())]]
+    out += [([as_list(draw_array(a, dx)), as_list(draw_array(b, dy))], {})
+            for a, b in [((4,), ()), ((), (4,)), ((4,), (4,))]]
+    out += [([tuple(draw_array((4,), dx)), draw_array((3, 4), dy)], {})]
+    if key in (np.fmax, np.fmin):  # (NaN gives way to the number)
+        out += [([np.array([0.5, 0.7, np.nan, 1.2]), np.array([0.6, np.nan, 0.9, 0.3])], {})]
+    return out
+
+
 # x ** k at x == 0 for whole k: x ** 0 is constant (its derivative is 0, never
 # 0 * 0.0 ** -1), x ** 1 has derivative 1 and x ** 2 derivative 0. (The exponents are
 # ints, so the derivative in k, which does not exist at 0 ** 0, is not checked.)
@@ -246,7 +284,7 @@ def examples(key, rule):
     numbers = isinstance(rule.when, tuple) and set(rule.when) <= {"scalar", "int"}
     if rule.when is not None and not numbers or (not isinstance(key, str) and getattr(key, "__module__", "") and
                                  "numpy" in str(getattr(key, "__module__", ""))) \
-            or isinstance(key, np.ufunc):
+            or isinstance(key, np.ufunc) or getattr(key, "__objclass__", None) is np.ndarray:
         # a variant's examples are the ones whose kinds it matches; the fallback's
         # all of them, but lists where a variant for lists takes them
         return [(xs, options) for xs, options in array_examples(key, rule, r)
@@ -347,7 +385,8 @@ def ids(pairs):
 
 
 TABLES = (reverse_table.__name__, forward_table.__name__, linalg_reverse_table.__name__,
-          linalg_forward_table.__name__)
+          linalg_forward_table.__name__, ufuncs_reverse_table.__name__,
+          ufuncs_forward_table.__name__)
 REV = all_rules(rules.REVERSE)
 FWD = all_rules(rules.FORWARD)
 
@@ -368,6 +407,7 @@ def test_tables_have_the_same_banners():
 
     assert banners(reverse_table) == banners(forward_table)
     assert banners(linalg_reverse_table) == banners(linalg_forward_table)
+    assert banners(ufuncs_reverse_table) == banners(ufuncs_forward_table)
 
 
 def test_variants_for_lists_are_derived_from_the_rules():
@@ -455,6 +495,8 @@ def helper_examples(key):
         return [([a, np.linalg.det(a)], {}) for a in out]
     if key is runtime.inverse_t:
         return [([well_conditioned(r, 3)], {}), ([stacked(r, 2, 3)], {})]
+    if key is runtime.digamma:  # (both sides of 1/2 and of 10, and negative numbers)
+        return [([x], {}) for x in (0.2, 0.5, 1.3, 4.0, 9.9, 10.2, 37.0, -0.4, -2.7)]
     raise AssertionError(f"no examples for {rules.key_name(key)}")
 
 
@@ -471,17 +513,19 @@ def test_helper_forward_rule_matches_central_differences(key, rule):
 def test_every_helper_reverse_code_calls_has_a_forward_rule():
     called = {runtime.unbroadcast, runtime.unreduce, runtime.extreme_bar, runtime.matmul_x_bar,
               runtime.matmul_y_bar, runtime.pieces, runtime.unstack, runtime.vstack_pieces,
-              runtime.norm_bar, runtime.prod_others, runtime.cofactors, runtime.inverse_t}
+              runtime.norm_bar, runtime.prod_others, runtime.cofactors, runtime.inverse_t,
+              runtime.digamma}
     public = {f for name, f in vars(runtime).items() if callable(f) and not name.startswith("_")
               and getattr(f, "__module__", None) == runtime.__name__}
     # dup is the dup stage's (never in emitted code), add_into and check_norm are
     # statements forward mode knows
     # (prod_others_dot and cofactors_dot are prod_others' and cofactors' own forward
     # rules' helpers; scalar_seed, like check_norm, is non-differentiable; zero_tangent
-    # is forward code's, which nothing differentiates again)
+    # is forward code's, which nothing differentiates again; trigamma is digamma's
+    # forward rule's)
     assert public - called == {runtime.dup, runtime.add_into, runtime.check_norm,
                                runtime.prod_others_dot, runtime.cofactors_dot,
-                               runtime.scalar_seed, runtime.zero_tangent}
+                               runtime.scalar_seed, runtime.zero_tangent, runtime.trigamma}
     assert {key for key, _ in HELPERS} == called
 
 

@@ -76,9 +76,9 @@ from ..ir.kinds import (INT, OTHER, SCALAR, UNKNOWN, ArrayKind, DTypeKind, ListK
                         array_rank, leaves_dtype)
 from .registry import REDUCTIONS, stop_gradient
 from .shape_rules import (Args, Parts, as_array, concatenate, cumulative, dot, elementwise,
-                          elementwise_rank, expand_dims, first, flat, hstack, inner, matmul, norm,
-                          outer, per_matrix, reduction, reshape, same_rank, slogdet, solve,
-                          squeeze, stack, transpose, vstack)
+                          elementwise_rank, expand_dims, first, flat, hstack, inner, matmul,
+                          no_axes, norm, outer, per_matrix, reduction, reshape, same_rank,
+                          slogdet, solve, squeeze, stack, transpose, vstack)
 
 
 # ------------------------------------------------------------------ the table
@@ -167,6 +167,8 @@ TABLE = {
     math.fmod: Facts(domain=((2.1, 2.4), (0.9, 1.0))),
     math.fabs: Facts(total=True, domain=SIGNED),
     math.copysign: Facts(total=True, domain=SIGNED),
+    math.gamma: Facts(domain=(0.3, 4.0)),
+    math.lgamma: Facts(domain=(0.3, 4.0)),
     **{f: Facts(total=True) for f in (
         math.atan, math.atan2, math.asinh, math.tanh, math.erf, math.erfc, math.hypot,
         math.degrees, math.radians, math.isnan, math.isinf)},
@@ -182,12 +184,25 @@ TABLE = {
     np.arctanh: Facts(domain=(-0.8, 0.8)),
     np.square: Facts(keeps_integers=True),
     np.sign: Facts(keeps_integers=True),
-    np.negative: Facts(keeps_integers=True),
-    np.add: Facts(keeps_integers=True),
-    np.subtract: Facts(keeps_integers=True),
-    np.multiply: Facts(keeps_integers=True),
+    np.negative: Facts(keeps_integers=True, domain=(-2.0, 2.0)),
+    np.add: Facts(keeps_integers=True, keeps_bools=True, domain=(-2.0, 2.0)),
+    np.subtract: Facts(keeps_integers=True, domain=(-2.0, 2.0)),
+    np.multiply: Facts(keeps_integers=True, keeps_bools=True, domain=(-2.0, 2.0)),
+    np.divide: Facts(domain=_TWO),  # (np.true_divide)
     np.floor_divide: Facts(keeps_integers=True),
-    np.mod: Facts(keeps_integers=True),
+    np.mod: Facts(keeps_integers=True, domain=((2.1, 2.4), (0.9, 1.0))),  # (np.remainder)
+    np.positive: Facts(keeps_integers=True),
+    np.reciprocal: Facts(keeps_integers=True),
+    np.fmax: Facts(keeps_integers=True, keeps_bools=True, domain=_TWO),
+    np.fmin: Facts(keeps_integers=True, keeps_bools=True, domain=_TWO),
+    np.fmod: Facts(keeps_integers=True, domain=((2.1, 2.4), (0.9, 1.0))),
+    np.hypot: Facts(domain=_TWO),
+    np.logaddexp2: Facts(domain=_TWO),
+    np.copysign: Facts(domain=SIGNED),
+    np.fabs: Facts(domain=SIGNED),
+    np.sinc: Facts(domain=SIGNED),
+    np.arccosh: Facts(domain=(1.5, 3.0)),
+    np.nan_to_num: Facts(shape=elementwise, keeps_integers=True, scalar_ok=True),
     np.clip: Facts(shape=elementwise, keeps_integers=True, scalar_ok=True, methods=("clip",)),
     np.where: Facts(shape=elementwise, keeps_integers=True, scalar_ok=True),
     # reductions
@@ -218,7 +233,8 @@ TABLE = {
     # reshapes and transposes (only the ranks, as above, but for transpose without axes=)
     np.transpose: Facts(**_SHAPED, shape=transpose, same_kind=True, methods=("transpose",)),
     np.moveaxis: Facts(shape=same_rank, same_kind=True, view=True),
-    np.swapaxes: Facts(**_SHAPED),
+    np.swapaxes: Facts(**_SHAPED, methods=("swapaxes",)),
+    np.ndarray.item: Facts(shape=no_axes, number=True, keeps_dtype=True, methods=("item",)),
     np.reshape: Facts(**_SHAPED, shape=reshape, methods=("reshape",)),
     np.ravel: Facts(**_SHAPED, shape=flat, methods=("ravel", "flatten")),
     np.squeeze: Facts(**_SHAPED, shape=squeeze, number=True, methods=("squeeze",)),
