@@ -141,3 +141,59 @@ def test_cumsum_shapes():
                               [ArrayKind(2, "i")]) == ArrayKind(2, "i")
     assert facts.call_shape(np.cumsum, [("n", "m")], [ast.Name(id="x")],
                             {"axis": ast.Constant(-1)}) == ("n", "m")
+
+
+# ------------------------------------------------ method forms and conversions
+
+W = np.linspace(0.2, 1.3, 12).reshape(3, 4)  # an array read from outside
+
+
+def dot_of_a_global(x):
+    return np.sum(np.tanh(W.dot(x)))
+
+
+def swapped(x):
+    m = np.outer(x, np.arange(1.0, 4.0)).reshape(2, 2, 3)
+    return np.sum(np.sin(m.swapaxes(0, 2)) * m.swapaxes(-1, 0).swapaxes(1, -2))
+
+
+def item_of_one(x):
+    total = np.sum(x * x, keepdims=True)
+    return total.item() * x[1:2].item() + np.sum(x[:1]).item()
+
+
+def converted(x):
+    y = x.astype(float) * x.astype(np.float64) + x.astype(x.dtype)
+    ints = x.astype(int)  # (no derivative through an integer array)
+    return np.sum(np.cos(y) * x) + np.sum(ints)
+
+
+def converted_by_numpy(x):
+    z = np.asarray(x, dtype=float) * np.array(x, dtype=np.float64)
+    return np.sum(np.cos(z) * np.asarray(x, np.float64)) + np.sum(
+        np.asarray([x[0], x[1]], dtype=float))
+
+
+def test_method_forms_and_float_conversions_differentiate_both_ways():
+    import s2sad
+    from helpers import central_diff
+
+    x = np.array([0.3, -0.7, 1.1, 0.4])
+    u = np.array([0.5, 1.0, -0.25, 0.75])
+    for f in (dot_of_a_global, converted_by_numpy, swapped, item_of_one, converted):
+        expected = central_diff(f, (x,), 0)
+        for mode in ("reverse", "forward"):
+            assert np.allclose(s2sad.grad(f, mode=mode)(x), expected, rtol=1e-5, atol=1e-7), \
+                (f.__name__, mode)
+        out, out_dot = s2sad.jvp(f, (x,), (u,))
+        assert np.isclose(out, f(x)) and np.isclose(out_dot, expected @ u), f.__name__
+        if f in (dot_of_a_global, converted_by_numpy):
+            continue  # (the engines cannot see into NumPy's own conversions of traced values)
+        for g in (s2sad.grad(f, mode="tape")(x), s2sad.engines.dual_grad(f, (x,))[1]):
+            assert np.allclose(g, expected, rtol=1e-5, atol=1e-7), f.__name__
+
+
+def test_item_and_swapaxes_are_methods_of_their_rows():
+    assert facts.METHODS["item"] is np.ndarray.item
+    assert facts.METHODS["swapaxes"] is np.swapaxes
+    assert facts.call_shape(np.ndarray.item, [(1, 1)], [None], {}) == ()

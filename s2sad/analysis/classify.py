@@ -137,13 +137,7 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
                 if op is not None:
                     return op
             if method is not None and isinstance(func.value, ast.Name):
-                args = [func.value] + list(value.args)
-                if func.attr in ("reshape", "transpose") and len(value.args) > 1:
-                    args = [func.value, ast.Tuple(elts=list(value.args), ctx=ast.Load())]
-                op = _rule_call(method, args, list(value.keywords), kind,
-                                f"the method .{func.attr}()")
-                op.copies = func.attr == "flatten"  # (always a copy, unlike ravel)
-                return op
+                return _method_call(method, value, kind)
             inputs = [func.value] + list(value.args) + [k.value for k in value.keywords]
             return Op("unknown", inputs, diff=(True,) * len(inputs),
                       text=f"the method .{func.attr}()")
@@ -179,6 +173,33 @@ def _astype(value: ast.Call, fn: ir.Function, kind):
     if target == "f" and kind(x).dtype in ("f", "?"):
         return _rule_call(np.copy if copies else np.asarray, [x], [], kind, text)
     return Op("nondiff", [x], key=AsType(target, copies), diff=(False,), text=text)
+
+
+def _method_call(method, value: ast.Call, kind) -> Op:
+    """``x.name(...)`` of an array `x`: the NumPy function `method` (`facts.METHODS`)
+    with the array first."""
+    func = value.func
+    args = [func.value] + list(value.args)
+    if func.attr in ("reshape", "transpose") and len(value.args) > 1:
+        args = [func.value, ast.Tuple(elts=list(value.args), ctx=ast.Load())]
+    op = _rule_call(method, args, list(value.keywords), kind, f"the method .{func.attr}()")
+    op.copies = func.attr == "flatten"  # (always a copy, unlike ravel)
+    return op
+
+
+def _as_float_array(value: ast.Call, obj, fn: ir.Function, kind):
+    """``np.asarray(x, dtype=float)`` and ``np.array(x, dtype=float)`` (a float dtype
+    given by keyword or second), of floats: the call without the dtype, whose rule
+    passes the derivative through. None for any other call."""
+    keywords = [k for k in value.keywords if k.arg != "dtype"]
+    dtype = [k.value for k in value.keywords if k.arg == "dtype"] + list(value.args[1:2])
+    if not 1 <= len(value.args) <= 2 or len(dtype) != 1 \
+            or dtype_kind(dtype[0], fn.refs, kind) != "f":
+        return None
+    x = kind(value.args[0])
+    if isinstance(x, ArrayKind) and x.dtype not in ("f", "?") or x == INT:
+        return None  # (integers made floats: a constant)
+    return _rule_call(obj, value.args[:1], keywords, kind, f"`{ir.dotted(value.func)}`")
 
 
 def _local_attr(node, is_local) -> bool:
@@ -340,6 +361,15 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:
         return Op("nondiff", inputs, key=obj, diff=(False,) * len(inputs), text=f"`{text}`")
     if obj is sum and len(args) == 1 and not value.keywords:
         return Op("sum", args, key=obj, diff=(True,), text="`sum`")
+    method = METHODS.get(getattr(obj, "__name__", None))
+    if method is not None and isinstance(getattr(obj, "__self__", None), np.ndarray) \
+            and isinstance(value.func, ast.Attribute):
+        # a method of an array the function reads from outside (``W.dot(x)``)
+        return _method_call(method, value, kind)
+    if obj is np.asarray or obj is np.array:
+        op = _as_float_array(value, obj, fn, kind)
+        if op is not None:
+            return op
     if rules.arities(obj) or rules.arities(obj, "forward"):
         return _rule_call(obj, args, list(value.keywords), kind, f"`{text}`")
     if isinstance(obj, types.FunctionType):

@@ -37,6 +37,8 @@ import sysconfig
 import traceback
 import types
 
+import numpy as np
+
 from .. import primitives as rules
 from ..errors import S2SADError
 from .primitives import EngineError, bind_options
@@ -109,7 +111,11 @@ class _FloatMeta(type):
 
 
 class TracedFloat(metaclass=_FloatMeta):
-    """Stands for ``float`` in shimmed code (see `_FloatMeta`)."""
+    """Stands for ``float`` in shimmed code (see `_FloatMeta`). A traced array's
+    ``.astype(float)`` reads `numpy_dtype` (NumPy itself sees a class, an object
+    dtype)."""
+
+    numpy_dtype = np.dtype(float)
 
 
 def _registered(v) -> bool:

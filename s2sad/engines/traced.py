@@ -447,6 +447,12 @@ class Traced:
     def __array_function__(self, func, types, args, kwargs):
         return array_function(type(self), func, args, kwargs)
 
+    def _dtype(self):
+        if not hasattr(self.value, "dtype"):
+            raise EngineAttributeError(f"'{type(self.value).__name__}' object has no "
+                                       "attribute 'dtype'")
+        return self.value.dtype
+
     def _array(self, what):
         if not isinstance(self.value, np.ndarray):
             raise EngineAttributeError(f"'{type(self.value).__name__}' object has no "
@@ -456,6 +462,7 @@ class Traced:
     shape = property(lambda self: self._array("shape").shape)
     ndim = property(lambda self: self._array("ndim").ndim)
     size = property(lambda self: self._array("size").size)
+    dtype = property(lambda self: self._dtype())
     T = property(lambda self: array_function(type(self), np.transpose, (self,), {}))
 
     sum = _array_method(METHODS["sum"])
@@ -466,6 +473,33 @@ class Traced:
     dot = _array_method(METHODS["dot"])
     transpose = _array_method(METHODS["transpose"])
     ravel = _array_method(METHODS["ravel"])
+    swapaxes = _array_method(METHODS["swapaxes"])
+
+    def item(self, *args):
+        if args:
+            raise EngineError(f".item() with an index, of a traced array, is not supported by "
+                              f"the {self.engine} engine{user_place()}; index the array instead")
+        if not hasattr(self.value, "item"):
+            raise EngineAttributeError(f"'{type(self.value).__name__}' object has no "
+                                       "attribute 'item'")
+        if not isinstance(self.value, np.ndarray):  # (a NumPy number: float's rule)
+            return self.apply(float, lambda v: v.item(), (self,))
+        return self.apply(METHODS["item"], lambda v: v.item(), (self,))
+
+    def astype(self, dtype, copy=True):
+        """To a float dtype, from a float value: its copy, the derivative passing
+        through (as the compiler's ``x.astype(float)``); else a constant."""
+        value = self.value
+        if not hasattr(value, "astype"):
+            raise EngineAttributeError(f"'{type(value).__name__}' object has no attribute "
+                                       "'astype'")
+        # (``float`` in shimmed code is the shim's, which names its dtype)
+        dtype = np.dtype(getattr(dtype, "numpy_dtype", dtype))
+        if dtype.kind == "f" and value.dtype.kind == "f":
+            return self.apply(np.copy, lambda v: v.astype(dtype, copy=copy), (self,))
+        out = value.astype(dtype, copy=copy)
+        note_shared(out, [self])
+        return held(out)
 
     def reshape(self, *shape):
         return self.apply(np.reshape, np.reshape,
