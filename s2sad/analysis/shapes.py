@@ -16,7 +16,7 @@ import ast
 
 from ..ir.kinds import INT, SCALAR, ArrayKind, ListKind
 from ..primitives.facts import call_shape, facts_of, reductions, stops_gradient
-from ..primitives.shape_rules import knows_symbols
+from ..primitives.shape_rules import broadcast, knows_symbols
 
 
 def fresh_shape(name: str, rank: int) -> tuple:
@@ -113,6 +113,11 @@ class ShapeInference:
         shapes = [self.atom_shape(x) for x in op.inputs]
         if op.kind == "copy" or stops_gradient(op):
             return shapes[0]
+        if isinstance(s.value, ast.Compare) or isinstance(s.value, ast.UnaryOp) \
+                and isinstance(s.value.op, ast.Invert):
+            # (a comparison, or ``~`` of one, broadcasts its operands: the mask of
+            # np.where(x > 0, ...) has x's shape)
+            return None if None in shapes else broadcast(shapes)
         shaped = op.kind == "nondiff" and isinstance(s.value, ast.Call) and shapes \
             and facts_of(op.key).shape is not None and "shape" not in op.options \
             and not s.value.keywords  # (a function without a derivative, with a shape)

@@ -265,6 +265,15 @@ TABLE = {
         np.isinf, np.isfinite)},
 }
 
+# The elementwise primitives whose value and derivative are finite wherever their
+# inputs are: the mask of an ``np.where`` branch's adjoint need not go through them
+# (`transform.masks`). A primitive left out is only taken to be possibly singular.
+BOUNDED = frozenset({"add", "sub", "mul", "neg", "pos", abs, min, max, np.abs, np.fabs,
+                     np.negative, np.positive, np.add, np.subtract, np.multiply, np.sin,
+                     np.cos, np.arctan, np.tanh, np.square, np.maximum, np.minimum,
+                     math.sin, math.cos, math.atan, math.tanh, math.fabs, math.erf,
+                     math.erfc})
+
 DEFAULT = Facts()
 REDUCTION = Facts(**_REDUCE)  # (the other rules' reductions: scipy's logsumexp)
 

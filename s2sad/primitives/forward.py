@@ -603,6 +603,13 @@ def np_clip(x, lo, hi, out, x_dot, lo_dot, hi_dot):
     return (out == x) * x_dot, (out > x) * lo_dot, (out < x) * hi_dot
 
 
+@rule(np.where, when=("int", "scalar", "scalar"))
+def np_where_numbers(condition, x, y, out, condition_dot, x_dot, y_dot):
+    # (of numbers: only the branch taken has its tangent computed, as for ``x if
+    # condition else y``, so 1.0 / x at a masked x == 0.0 never raises)
+    return None, x_dot if condition else 0.0, 0.0 if condition else y_dot
+
+
 @rule(np.where)
 def np_where(condition, x, y, out, condition_dot, x_dot, y_dot):
     return None, np.where(condition, x_dot, 0.0), np.where(condition, 0.0, y_dot)

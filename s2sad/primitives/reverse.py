@@ -614,6 +614,12 @@ def np_clip(x, lo, hi, out, out_bar):
             unbroadcast(out_bar * (out > x), lo), unbroadcast(out_bar * (out < x), hi))
 
 
+@rule(np.where, when=("int", "scalar", "scalar"))
+def np_where_numbers(condition, x, y, out, out_bar):
+    # (of numbers: a number, not the 0-d array np.where gives)
+    return None, out_bar if condition else 0.0, 0.0 if condition else out_bar
+
+
 @rule(np.where)
 def np_where(condition, x, y, out, out_bar):
     return (None, unbroadcast(np.where(condition, out_bar, 0.0), x),

@@ -2,7 +2,8 @@
 
 Owns reverse mode (`reverse`, with the reverse of one operation by its kind in
 `adjoints`, adjoints of lists and arrays changed in place in `containers`, taped
-loops in `loops` and checkpointed loops in `checkpointing`), forward mode
+loops in `loops`, checkpointed loops in `checkpointing`, the adjoints of
+``np.where``'s branches without NaN in `masks`), forward mode
 (`forward`), what the two modes share (`common`) and batched tangents (`batching`).
 Reverse and forward mode each pick what to do for an operation from one table
 keyed by `classify.KINDS` (`adjoints.BY_KIND`, `forward.BY_KIND`). May import

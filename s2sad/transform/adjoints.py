@@ -207,15 +207,25 @@ class OperationAdjoints:
         if op.rule.mode != "reverse":
             raise self.missing_rule(s, op, "reverse")
         wanted = [i for i, x in enumerate(op.inputs) if self.act.is_active(x)]
-        assigns, terms = op.rule.instantiate(op.inputs, ir.name(target), [out_bar],
+        # (an adjoint masked by np.where goes through the rule as its unmasked value,
+        # the mask put around each term: `masks`)
+        mask = self.mask_through(op, target, wanted)
+        seed = ir.name(self.fresh()) if mask else out_bar
+        assigns, terms = op.rule.instantiate(op.inputs, ir.name(target), [seed],
                                              wanted, self.fresh, op.options)
         terms = {i: self.drop_needless_unbroadcast(e, target) for i, e in terms.items()}
+        self.branch_masks(op, target, out_bar, terms)
+        bound = self.unmasked_seed(seed, mask, assigns, terms, line) if mask else []
         used = set()  # (an unbroadcast dropped needs no import)
         for e in [e for _, e in assigns] + list(terms.values()):
             used |= set(ir.names_in(e))
         self.helpers.update({n: v for n, v in rules.helper_objects(op.rule.template).items()
                              if n in used})
-        out = [ir.Assign((n,), self.shape_donor(e), line) for n, e in assigns]
+        out = bound + [ir.Assign((n,), self.shape_donor(e), line) for n, e in assigns]
+        if mask:
+            return out + self.masked_terms(
+                op.inputs, target,
+                {i: self.shape_donor(terms[i]) for i in wanted if i in terms}, mask, line)
         for i in wanted:
             if i in terms:
                 out.append(self.set_adj(op.inputs[i].id, self.shape_donor(terms[i]), line))

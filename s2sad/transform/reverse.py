@@ -34,7 +34,8 @@ one transform (`_Transform`) and its two sweeps over the statements
 of user functions). The modules beside it add methods to `_Transform` as mixins,
 all reading that one state: `adjoints` (the reverse of one operation, by its kind:
 `adjoints.BY_KIND`), `containers` (adjoints of lists and arrays changed in place),
-`loops` (taped loops) and `checkpointing` (checkpointed loops). May import those
+`loops` (taped loops), `checkpointing` (checkpointed loops) and `masks` (the
+adjoints of ``np.where``'s branches, without NaN). May import those
 modules, `common`, `analysis`, `ir`, `runtime` and `errors`.
 """
 
@@ -52,6 +53,7 @@ from .checkpointing import CheckpointedLoops
 from .common import adj, bind, call_np, zero
 from .containers import ContainerAdjoints
 from .loops import TapedLoops
+from .masks import MaskedAdjoints
 
 
 @dataclass
@@ -108,7 +110,8 @@ def transform(fn: ir.Function, activity: Activity, derivative_of) -> Reverse:
     return _Transform(fn, activity, derivative_of).run()
 
 
-class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedLoops):
+class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedLoops,
+                 MaskedAdjoints):
     """One reverse transform: its state, and the methods of the modules beside this
     one (see the module docstring), which read it. Together they are over a thousand
     lines, one class because every method reads and extends the same state (the
@@ -143,6 +146,9 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         self.checkpoints = {}  # loop tag -> (scheduler name, Step)
         self.element_zeros = {}  # adjoint list -> its ``[np.zeros_like(xs[0]), ...]``
         self.unborn = set()  # carried names with no value before their loop
+        self.masks = {}  # name -> the `masks.Mask` of its adjoint, in the block being reversed
+        self.finite_memo = {}  # name -> certainly finite (`masks`)
+        self.definitions = None
         if any(isinstance(k, ArrayKind) for k in activity.kinds.values()):
             import numpy
 
@@ -286,6 +292,7 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
     def reverse_block(self, body, top=False) -> list:
         out = self.list_inits(body, top)
         self.emitted.append(out)
+        outer_masks = dict(self.masks)  # (a mask holds in the block that made it)
         current = None
         for s in reversed(body):
             stmts = self.reverse_stmt(s)
@@ -297,6 +304,7 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
                 current = line if not isinstance(s, (ir.If, ir.Loop)) else None
             out.extend(stmts)
         self.emitted.pop()
+        self.masks = outer_masks
         return out
 
     def comment(self, s, line) -> str:
@@ -332,6 +340,9 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         if not copies:
             return []
         kind = self.act.kinds.get(s.source)
+        masked = self.masked_sum(s.source, copies, s.line)
+        if masked:
+            return masked
         return [self.set_adj(s.source, _sum([ir.name(adj(c)) for c in copies], kind), s.line)]
 
     def reverse_if(self, s: ir.If) -> list:
