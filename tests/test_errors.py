@@ -22,10 +22,10 @@ def line_of(f, text):
 
 
 @pytest.mark.parametrize("f,marker,what", [
-    (bad.uses_for_else, "for i in", "`for ... else`"),
+    (bad.uses_yield, "yield x", "`yield`"),
     (bad.uses_try, "try:", "`try`"),
     (bad.uses_lambda, "lambda t", "lambda"),
-    (bad.uses_generator, "sum(", "generator expression"),
+    (bad.uses_exec, 'exec("', "`exec`"),
     (bad.uses_global, "global C", "`global`"),
     (bad.uses_with, "with open", "`with`"),
     (bad.uses_class, "class A", "class definition"),
