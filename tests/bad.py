@@ -3,10 +3,12 @@
 import math
 
 
-def uses_yield(x):
+def uses_for_else(x):
     for i in range(3):
         x = x * 2.0
-        yield x
+    else:
+        x = x + 1.0
+    return x
 
 
 def uses_try(x):
@@ -22,9 +24,8 @@ def uses_lambda(x):
     return f(x)
 
 
-def uses_exec(x):
-    exec("y = 2")
-    return x
+def uses_generator(x):
+    return sum(x * i for i in (1.0, 2.0))
 
 
 def uses_global(x):
@@ -35,8 +36,8 @@ def uses_global(x):
 
 def uses_with(x):
     with open("f") as fh:
-        fh.read()
-    return x
+        y = x * float(fh.read())
+    return y
 
 
 def uses_star_args(*xs):

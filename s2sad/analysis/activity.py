@@ -207,6 +207,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         self.classes = {}  # name -> the tuple of classes it holds
         self.typed = {p.name for p in self.fn.params}  # parameters and their copies
         self.keep = set()
+        self.dict_items = {}  # dict display -> the kinds of its values by constant key
         self.dead = r.dead  # id(If) -> its branch that never runs
         self.phis = {p.name for s in ir.walk(self.fn.body) if isinstance(s, ir.Loop)
                      for p in s.phis}
@@ -343,7 +344,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                         self.typed.add(t)
                     if s.source in self.static:
                         self.static[t] = self.static[s.source]
-                    for table in (r.shapes, r.origins):
+                    for table in (r.shapes, r.origins, self.dict_items):
                         if s.source in table:
                             table[t] = table[s.source]
                     if self.is_object(t):

@@ -48,6 +48,15 @@ class Checks:
             op = r.ops[id(s)]
             if op.kind == "unknown":
                 raise self.error(NoRuleError, s, op)
+            if op.kind == "inactive":
+                carried = [x.id.split("%")[0] for x in op.inputs if self.is_varied(x)]
+                raise self.error(
+                    NotDifferentiableError, s, op,
+                    f"s2sad runs {op.text} as written, with no derivative through it, "
+                    f"but `{carried[0] if carried else '?'}` carries a derivative into it "
+                    f"and what is read from it reaches the result",
+                    "Keep values that carry derivatives in variables, tuples or lists "
+                    "(a dict or a string only for settings and messages).")
             if op.kind == "getitem" and not isinstance(r.kinds.get(op.inputs[0].id),
                                                        (tuple, ListKind, ArrayKind)):
                 raise self.error(NotDifferentiableError, s, op)

@@ -19,6 +19,9 @@ its inputs in the order its rule expects:
     sum      ``v = sum(xs)``
     nondiff  a call or operator whose result is constant (comparisons, ``not``,
              functions registered as non-differentiable)
+    inactive an f-string, a dict or a set display: run as written, with no
+             derivative through it (activity refuses it where its result is active,
+             naming the value that carries a derivative into it)
     unknown  a call with no rule and no Python source (an error if it is active);
              its inputs are all its arguments, and for a method call the object too
 
@@ -35,7 +38,6 @@ What each primitive does to kinds, shapes and objects is `primitives.facts`.
 from __future__ import annotations
 
 import ast
-import math
 import random
 import types
 from dataclasses import dataclass, field
@@ -51,7 +53,7 @@ from ..primitives.facts import METHODS, AsType, dtype_kind
 # one is), in that order; a transform that dispatches on `Op.kind` keys its table by
 # these names
 KINDS = ("copy", "const", "rule", "call", "pack", "getitem", "listpack", "append", "pop",
-         "repeat", "add_at", "add_into", "sum", "nondiff", "unknown")
+         "repeat", "add_at", "add_into", "sum", "nondiff", "inactive", "unknown")
 
 
 @dataclass
@@ -149,7 +151,28 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
         if value.attr in NONDIFF_ATTRIBUTES:
             return Op("nondiff", [value.value], diff=(False,), text=f".{value.attr}")
         return Op("unknown", [value.value], diff=(True,), text=f"the attribute .{value.attr}")
+    if isinstance(value, (ast.JoinedStr, ast.Dict, ast.Set)):
+        inputs = inactive_inputs(value)
+        return Op("inactive", inputs, diff=(True,) * len(inputs), text=_INACTIVE[type(value)])
     return Op("unknown", text=type(value).__name__)
+
+
+_INACTIVE = {ast.JoinedStr: "an f-string", ast.Dict: "a dict", ast.Set: "a set"}
+
+
+def inactive_inputs(value) -> list:
+    """The atoms an f-string, a dict or a set display reads, in Python's order."""
+    if isinstance(value, ast.Dict):
+        return [x for k, v in zip(value.keys, value.values) for x in (k, v)]
+    if isinstance(value, ast.Set):
+        return list(value.elts)
+    out = []
+    for part in value.values:
+        if isinstance(part, ast.FormattedValue):
+            out.append(part.value)
+            if part.format_spec is not None:
+                out += inactive_inputs(part.format_spec)
+    return out
 
 
 _BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
@@ -360,13 +383,8 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:
     if nondiff:
         inputs = args + [k.value for k in value.keywords]
         return Op("nondiff", inputs, key=obj, diff=(False,) * len(inputs), text=f"`{text}`")
-    if obj is list and len(args) == 1 and not value.keywords \
-            and isinstance(kind(args[0]), ListKind):
-        # a list's copy: its slice ``xs[:]``
-        return Op("getitem", [args[0], ast.Slice()], diff=(True, False), text="`list`")
-    if (obj is sum or obj is math.fsum) and len(args) == 1 and not value.keywords:
-        # (math.fsum: the same derivative, the sum exactly rounded)
-        return Op("sum", args, key=obj, diff=(True,), text=f"`{text}`")
+    if obj is sum and len(args) == 1 and not value.keywords:
+        return Op("sum", args, key=obj, diff=(True,), text="`sum`")
     method = METHODS.get(getattr(obj, "__name__", None))
     if method is not None and isinstance(getattr(obj, "__self__", None), np.ndarray) \
             and isinstance(value.func, ast.Attribute):

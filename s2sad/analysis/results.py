@@ -86,6 +86,11 @@ class ResultKinds:
 
     def getitem_result(self, s, op, inputs) -> list:
         container, index = inputs[0], op.inputs[1]
+        items = self.dict_items.get(op.inputs[0].id) \
+            if isinstance(op.inputs[0], ast.Name) else None
+        if items is not None and isinstance(index, ast.Constant) \
+                and isinstance(index.value, (str, int, float, bool)) and index.value in items:
+            return [items[index.value]]
         if isinstance(container, ListKind):
             if isinstance(index, ast.Slice):  # (a new list of some of its elements)
                 return [ListKind(container.elem)]
@@ -142,6 +147,23 @@ class ResultKinds:
     def unknown_result(self, s, op, inputs) -> list:
         return [UNKNOWN]
 
+    def inactive_result(self, s, op, inputs) -> list:
+        """A string that no derivative reaches is a string; otherwise (and a dict or a
+        set) of unknown kind, so a derivative that would have to pass through it is
+        refused (`checks`), not lost."""
+        if isinstance(s.value, ast.JoinedStr) and not any(self.is_varied(x)
+                                                          for x in op.inputs):
+            return [OTHER]
+        base = s.targets[0].split("%")[0]
+        if isinstance(s.value, ast.Dict) and all(
+                isinstance(k, ast.Constant) for k in s.value.keys) and not any(
+                isinstance(w, ir.SetItem) and w.container.split("%")[0] == base
+                for w in ir.walk(self.fn.body)):
+            # a dict of settings never written into: ``cfg["lr"]`` has its value's kind
+            self.dict_items[s.targets[0]] = {
+                k.value: self.atom_kind(v) for k, v in zip(s.value.keys, s.value.values)}
+        return [UNKNOWN]
+
 
 # the method giving the kind of the result of each kind of operation (`classify.KINDS`;
 # an append, `np.add.at` and `add_into` are statements without a result)
@@ -153,5 +175,5 @@ RESULT_KINDS = {
     "pop": ResultKinds.pop_result, "repeat": ResultKinds.repeat_result,
     "add_at": ResultKinds.unknown_result, "add_into": ResultKinds.unknown_result,
     "sum": ResultKinds.sum_result, "nondiff": ResultKinds.nondiff_result,
-    "unknown": ResultKinds.unknown_result,
+    "inactive": ResultKinds.inactive_result, "unknown": ResultKinds.unknown_result,
 }

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..ir.operators import BINOP_SYMBOL
+from .kept import kept_lines
 
 # Operator precedence, loosest first.
 _IFEXP, _OR, _AND, _NOT, _CMP, _BOR, _BXOR, _BAND, _SHIFT, _ARITH, _TERM, _FACTOR, _POW, _ATOM = range(2, 16)
@@ -156,6 +157,14 @@ def _constant(value) -> str:
             text = '"' + text[1:-1].replace("\\'", "'") + '"'
         return text
     return repr(value)
+
+
+def _quoted(text: str) -> str:
+    """`text` between double quotes, as black writes a string."""
+    out = _constant(text)
+    if not out.startswith('"'):
+        raise TypeError("emit: a string with double quotes")
+    return out
 
 
 def _hug_powers(line: str) -> str:
@@ -389,6 +398,39 @@ class ExprPrinter:
     def p_Starred(self, node):
         return "*" + self(node.value, _ATOM), _ATOM
 
+    def p_Dict(self, node):
+        return "{" + ", ".join(f"{self(k, _IFEXP)}: {self(v, _IFEXP)}"
+                               for k, v in zip(node.keys, node.values)) + "}", _ATOM
+
+    def p_Set(self, node):
+        return "{" + self.elements(node.elts) + "}", _ATOM
+
+    def p_JoinedStr(self, node):
+        """``f"..."``; ``ast.unparse``'s text where a part holds a quote or a backslash
+        (which an f-string's braces could not hold before Python 3.12)."""
+        try:
+            return "f" + _quoted(self.fstring_body(node)), _ATOM
+        except TypeError:
+            named = ir.copy_tree(node)
+            for n in ast.walk(named):
+                if isinstance(n, ast.Name):
+                    n.id = self.namer(n.id)
+            return ast.unparse(named), _ATOM
+
+    def fstring_body(self, node) -> str:
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                parts.append(v.value.replace("{", "{{").replace("}", "}}"))
+                continue
+            inner = self(v.value, _IFEXP)
+            if inner.startswith("{") or any(c in inner for c in "\\'\"\n"):
+                raise TypeError("emit: an f-string part with quotes")
+            conversion = "" if v.conversion == -1 else "!" + chr(v.conversion)
+            spec = "" if v.format_spec is None else ":" + self.fstring_body(v.format_spec)
+            parts.append("{" + inner + conversion + spec + "}")
+        return "".join(parts)
+
 
 # ----------------------------------------------------------------- statements
 
@@ -469,6 +511,9 @@ class _Writer:
             self.put(depth, f"{self.targets(s)} = dup({self.namer(s.source)}{count})", s.line)
         elif isinstance(s, ir.Expr):
             self.put(depth, self.expr(s.value), s.line)
+        elif isinstance(s, ir.Kept):
+            for inner, text in kept_lines(s, self.expr):
+                self.put(depth + inner, text, s.line)
         elif isinstance(s, ir.Return):
             value = s.value
             if isinstance(value, ast.Tuple) and len(value.elts) > 1:
@@ -550,6 +595,8 @@ def user_names(fn: ir.Function) -> set:
             for n in ir.names_in(node):
                 if "%" not in n:
                     out.add(n)
+        if isinstance(stmt, ir.Kept):
+            out |= {n for n in stmt.own_names() if "%" not in n}
     if "%" not in fn.name:
         out.add(fn.name)
     return out

@@ -219,7 +219,7 @@ class _Builder:
             return
         self.seen_users.append(fr.func)
         for text, obj in fr.parsed.refs.items():
-            if "." not in text:
+            if "." not in text and text not in fr.parsed.imported:
                 self.resolved.append((fr.func, text, obj))
 
     def callee_names(self, callee):
@@ -661,6 +661,10 @@ def _purity(fn: ir.Function, act):
         op = classify(value, fn, is_local, kind)
         if op.kind in ("rule", "pack", "getitem", "copy", "const"):
             return True
+        if op.kind == "inactive" and isinstance(value, ast.JoinedStr):
+            # (an f-string of numbers and arrays: `format` of them changes nothing)
+            return all(isinstance(x, ast.Constant) or kind(x) in (SCALAR, INT)
+                       or isinstance(kind(x), ArrayKind) for x in op.inputs)
         return op.kind == "nondiff" and isinstance(value, (ast.Compare, ast.UnaryOp, ast.BinOp))
 
     return pure

@@ -119,6 +119,17 @@ class _Runner:
             self.set(s.target, self.get(s.target) + self.eval(s.value), s)
         elif isinstance(s, ir.Expr):
             self.eval(s.value)
+        elif isinstance(s, ir.Kept):
+            # (its own names are renamed as the IR's; each of its reads is an argument)
+            scope = dict(self.env)
+            scope.update({f"_kept{i}": self.eval(a) for i, a in enumerate(s.args)})
+            tree = ir.copy_tree(s.stmt)
+            for n in ast.walk(tree):
+                if isinstance(n, ast.Name):
+                    n.id = n.id.replace(ir.KEPT_ARG, "_kept") if n.id.startswith(
+                        ir.KEPT_ARG) else self.safe.get(n.id, n.id)
+            module = ast.fix_missing_locations(ast.Module(body=[tree], type_ignores=[]))
+            exec(compile(module, f"<{self.fn.name} dup stage>", "exec"), self.globals, scope)
         elif isinstance(s, ir.If):
             self.block(s.body if self.eval(s.test) else s.orelse)
         elif isinstance(s, ir.Loop):

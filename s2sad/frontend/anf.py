@@ -60,7 +60,8 @@ from .. import ir
 from ..checkpoint import SCHEDULES, checkpointed
 from ..errors import CheckpointError, UnsupportedSyntaxError
 from .blocks import close_open_paths, coalesce_copies, rename_block
-from .desugar import compiler_locals, desugar
+from .desugar import RETURNED, RETVAL, desugar
+from .kept import KeptLowering
 from .liveness import assigned_in_order, liveness
 from .parse import Located, Parsed
 
@@ -73,8 +74,8 @@ def to_anf(parsed: Parsed) -> ir.Function:
     return _Lowerer(parsed, desugar(parsed)).function()
 
 
-class _Lowerer:
-    """Lowers one desugared function.
+class _Lowerer(KeptLowering):
+    """Lowers one desugared function (`kept`: the code it keeps as written).
 
     Size: about 650 lines, one class because its methods share one state: the
     current SSA name of each variable, the statements being written and the loops
@@ -84,7 +85,7 @@ class _Lowerer:
         self.parsed = parsed
         self.tree = tree  # (desugared)
         self.loc = Located(parsed.info, 0)
-        self.locals = set(parsed.locals) | compiler_locals(tree)
+        self.locals = set(parsed.locals) | {RETVAL, RETURNED}
         self.env: dict[str, str] = {}
         self.versions: dict[str, int] = {}
         self.temps = 0
@@ -163,7 +164,9 @@ class _Lowerer:
             else:
                 self.statement(s)
         if top and (not self.out or not isinstance(self.out[-1], ir.Return)):
-            self.emit(ir.Return(ir.name(self.env[RESULT]), self.line))
+            # (no value where every path raises)
+            self.emit(ir.Return(ir.name(self.env[RESULT]) if RESULT in self.env
+                                else ir.const(None), self.line))
 
     def emit(self, stmt):
         self.out.append(stmt)

@@ -7,7 +7,8 @@ function, every ``return`` last on its path and none inside a loop) and change
 nothing.
 
 * `liveness(body)` returns ``(heads, after)``: for each loop of `body` (by ``id``) the
-  names live at its head, and for each ``if`` the names live after it. `anf` makes a
+  names live at its head, and for each ``if``, ``with`` and ``try`` the names live
+  after it. `anf` makes a
   name assigned in a loop a phi only if it is live at the loop's head, and joins a
   name two branches assign only if it is live after the ``if``.
 * `assigned_in_order(stmts)` lists the names `stmts` assign (targets, loop targets,
@@ -68,6 +69,11 @@ def liveness(body) -> tuple:
             return set(cont)
         if isinstance(st, ast.Return):
             return reads(st.value)
+        if isinstance(st, (ast.With, ast.Try)):
+            after[id(st)] = set(live)  # (`anf` keeps it as written if it assigns none)
+            if isinstance(st, ast.With):  # (or lowers its body where it does)
+                return block(st.body, live, brk, cont) | reads(ast.Tuple(
+                    elts=[i.context_expr for i in st.items], ctx=ast.Load()))
         return live | reads(st)
 
     block(body, set(), set(), set())

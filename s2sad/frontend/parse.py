@@ -32,9 +32,11 @@ import __future__
 import ast
 import builtins
 import hashlib
+import importlib
 import inspect
 import linecache
 import os
+import sys
 import textwrap
 import types
 from dataclasses import dataclass, field
@@ -43,7 +45,6 @@ from .. import ir
 from . import structures
 from ..errors import (S2SADError, SourceNotFoundError, StaleSourceError,
                      UnresolvedNameError, UnsupportedSyntaxError)
-from .expand import comprehension_bound
 
 # The attribute of a function object that `api` made to specialise a user's function
 # on the structure of its container arguments: {parameter: `ir.trees.Spec`}.
@@ -59,12 +60,15 @@ SUPPORTED = {
     # statements
     ast.FunctionDef, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.If,
     ast.Expr, ast.Pass, ast.For, ast.While, ast.Break, ast.Continue,
+    # run as written, with no derivative through them (`anf` keeps them as `ir.Kept`
+    # statements or inactive operations; activity refuses an active value they would
+    # have to carry)
+    ast.Assert, ast.Raise, ast.Import, ast.ImportFrom, ast.alias, ast.With, ast.withitem,
+    ast.Try, ast.ExceptHandler, ast.JoinedStr, ast.FormattedValue, ast.Dict, ast.Set,
+    ast.NamedExpr,
     # expressions
     ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Call, ast.Name,
     ast.Constant, ast.Attribute, ast.Tuple, ast.List, ast.Subscript, ast.Slice, ast.keyword,
-    # (lowered to loops and slices by `expand`, which leaves what it cannot lower for
-    # `anf` to refuse at its line)
-    ast.ListComp, ast.GeneratorExp, ast.comprehension, ast.Starred,
     # expression contexts, operators and other leaves
     ast.Load, ast.Store, ast.arguments, ast.arg,
     ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
@@ -78,30 +82,20 @@ REFUSED = {
     ast.ClassDef: ("a class definition", "Define classes outside the function."),
     ast.Delete: ("`del`", "Remove the `del`; s2sad manages the lifetime of values."),
     ast.AsyncFor: ("`async for`", "Use plain Python code."),
-    ast.With: ("a `with` block", "Move the `with` block out of the differentiated function."),
     ast.AsyncWith: ("`async with`", "Use plain Python code."),
-    ast.Raise: ("`raise`", "Check inputs before calling the gradient."),
-    ast.Try: ("`try`", "Move exception handling out of the differentiated function."),
-    ast.Assert: ("`assert`", "Check inputs before calling the gradient."),
-    ast.Import: ("an `import` inside the function", "Import at module level instead."),
-    ast.ImportFrom: ("an `import` inside the function", "Import at module level instead."),
     ast.Global: ("`global`", "Pass the value in as an argument and return the new value."),
     ast.Nonlocal: ("`nonlocal`", "Pass the value in as an argument and return the new value."),
-    ast.NamedExpr: ("an assignment expression (`:=`)", "Assign on a line of its own."),
     ast.Lambda: ("a `lambda`", "Define a named function with `def` at module level and call it."),
-    ast.Dict: ("a dict", "Use separate variables or a tuple."),
-    ast.Set: ("a set", "Use separate variables or a tuple."),
+    ast.ListComp: ("a list comprehension", "Build the list with a loop and append()."),
     ast.SetComp: ("a set comprehension", "Use separate variables."),
     ast.DictComp: ("a dict comprehension", "Use separate variables."),
+    ast.GeneratorExp: ("a generator expression", "Use a loop that adds up the terms."),
     ast.Await: ("`await`", "Use plain Python code."),
     ast.Yield: ("`yield` (a generator)", "Return a value instead."),
     ast.YieldFrom: ("`yield from` (a generator)", "Return a value instead."),
-    ast.FormattedValue: ("an f-string", "Format strings outside the differentiated function."),
-    ast.JoinedStr: ("an f-string", "Format strings outside the differentiated function."),
+    ast.Starred: ("`*` unpacking", "Pass arguments one by one."),
     ast.Del: ("`del`", "Remove the `del`."),
-    ast.ExceptHandler: ("`except`", "Move exception handling out of the function."),
-    ast.withitem: ("a `with` block", "Move the `with` block out of the function."),
-    ast.alias: ("an `import`", "Import at module level instead."),
+    ast.comprehension: ("a comprehension", "Use a loop."),
     ast.Module: ("a module", "Pass a function."),
     ast.Interactive: ("interactive input", "Pass a function."),
     ast.Expression: ("an expression", "Pass a function."),
@@ -135,6 +129,9 @@ class Parsed:
     locals: set
     globals: dict
     cells: dict = field(default_factory=dict)  # free variable name -> cell
+    # names an ``import`` inside the function binds: static references (in `refs`),
+    # which the kept ``import`` binds again when the derivative runs
+    imported: set = field(default_factory=set)
     # the structure of what the function returns, where `structures` rewrote it
     # to return the leaves of a container (None: it returns what it computes)
     out_spec: object = None
@@ -328,6 +325,8 @@ def check_source(func, lines, first):
         return  # (text that is not Python as it stands: a notebook cell with magics)
     if any(code_digest(c) == digest for c in compiled or ()):
         return
+    if any(n.startswith("@py") for n in code.co_varnames + code.co_names):
+        return  # pytest compiled the file's `assert`s its own way (they run as written)
     text = lines[0] if lines else None
     raise StaleSourceError(
         f"{func.__qualname__} has changed in its file since it was defined: the text "
@@ -398,8 +397,11 @@ def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, f
     nodes = list(ast.walk(tree))  # one walk for the checks and the names below
     _check_nodes(tree, loc, nodes)
     local_set = _local_names(tree, nodes)
-    refs = _resolve(tree, local_set, globals_, cells, builtins_, loc, nodes)
+    imported = _imported(nodes, local_set, globals_)
+    names = dict(globals_, **imported) if imported else globals_
+    refs = _resolve(tree, local_set, names, cells, builtins_, loc, nodes)
     return Parsed(tree=tree, info=info, refs=refs, locals=local_set, globals=globals_,
+                  imported=set(imported),
                   cells=cells, out_spec=out_spec, leaf_names=leaves)
 
 
@@ -460,8 +462,6 @@ def _check_target(t, loc, allow_tuple, allow_item=False):
         return
     if allow_tuple and isinstance(t, ast.Tuple):
         for e in t.elts:
-            if isinstance(e, ast.Starred):  # `a, *rest = xs` (`expand` slices xs)
-                e = e.value
             _check_target(e, loc, True, allow_item)
         return
     if isinstance(t, ast.Subscript):
@@ -498,11 +498,40 @@ def _located_node(node, tree):
 def _local_names(tree: ast.FunctionDef, nodes: list) -> set:
     a = tree.args
     out = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
-    own = comprehension_bound(nodes)  # (a comprehension's variables are its own)
     for node in nodes:
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) \
-                and id(node) not in own:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             out.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)  # (`except E as e`: the kept `try`'s own)
+    return out
+
+
+def _imported(nodes: list, local_set: set, globals_: dict) -> dict:
+    """The modules and objects the ``import`` statements of the function bind, imported
+    now (a name the function also assigns is a local; an import that fails now is
+    left to fail, or be caught, when the derivative runs it)."""
+    out = {}
+    for node in nodes:
+        if not isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        for a in node.names:
+            bound = a.asname or a.name.split(".")[0]
+            if bound in local_set or a.name == "*":
+                continue
+            try:
+                if isinstance(node, ast.Import):
+                    module = importlib.import_module(a.name)
+                    out[bound] = module if a.asname else sys.modules[bound]
+                    continue
+                base = importlib.import_module(
+                    "." * node.level + (node.module or ""),
+                    globals_.get("__package__") if node.level else None)
+                value = getattr(base, a.name, MISSING)
+                if value is MISSING:
+                    value = importlib.import_module(f"{base.__name__}.{a.name}")
+                out[bound] = value
+            except (ImportError, TypeError, ValueError):
+                continue
     return out
 
 
@@ -530,10 +559,9 @@ _DYNAMIC = ("eval", "exec", "compile", "locals", "vars", "globals", "__import__"
 
 def _resolve(tree, local_set, globals_, cells, builtins_, loc, nodes: list) -> dict:
     refs = {}
-    own = comprehension_bound(nodes)
     for node in nodes:
         if isinstance(node, ast.Name) and node.id not in local_set and isinstance(node.ctx, ast.Load):
-            if node.id in refs or id(node) in own:
+            if node.id in refs:
                 continue
             value = lookup(node.id, globals_, cells, builtins_)
             if value is MISSING:

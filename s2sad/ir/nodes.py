@@ -195,6 +195,30 @@ class ForEach:
 
 
 @dataclass(eq=False)
+class Kept:
+    """A statement of the user's run as written: an ``assert``, ``raise`` or
+    ``import``, or a ``try`` or ``with`` that assigns nothing read after it. It carries
+    no derivative and defines no name the rest of the function reads. `args` are the
+    atoms it reads, one per read of a local, which `stmt` names by the placeholders
+    `KEPT_ARG` + index; the names it assigns itself are its own (``k%3``)."""
+
+    stmt: ast.stmt
+    args: list
+    line: int = 0
+
+    def own_names(self) -> set:
+        """The plain names `stmt` mentions (imported, assigned or read), not the
+        placeholders."""
+        out = {n.id for n in ast.walk(self.stmt)
+               if isinstance(n, ast.Name) and not n.id.startswith(KEPT_ARG)}
+        return out | {a.asname or a.name.split(".")[0] for a in ast.walk(self.stmt)
+                      if isinstance(a, ast.alias)}
+
+
+KEPT_ARG = "\0arg"
+
+
+@dataclass(eq=False)
 class Return:
     value: ast.expr
     line: int = 0
@@ -571,6 +595,10 @@ def slots(stmt) -> list:
                 field_of(phi, "init")
     elif isinstance(stmt, ForEach):
         field_of(stmt, "iter")
+    elif isinstance(stmt, Kept):
+        for i in range(len(stmt.args)):
+            out.append((lambda i=i: stmt.args[i],
+                        lambda v, i=i: stmt.args.__setitem__(i, v)))
     return out
 
 
@@ -675,6 +703,8 @@ def _read_exprs(stmt) -> list:
         return out
     if t is ForEach:
         return [stmt.iter]
+    if t is Kept:
+        return list(stmt.args)
     return []
 
 

@@ -19,7 +19,6 @@ from .. import ir, primitives as rules
 from ..errors import NotDifferentiableError
 from ..ir.kinds import INT, ArrayKind, ListKind
 from .common import adj, missing_rule, zero
-from .containers import ContainerAdjoints
 
 
 class OperationAdjoints:
@@ -337,11 +336,12 @@ BY_KIND = {
     "listpack": OperationAdjoints.reverse_listpack,
     "append": OperationAdjoints.reverse_append,
     "pop": OperationAdjoints.reverse_pop,
-    "repeat": ContainerAdjoints.reverse_repeat,
+    "repeat": OperationAdjoints.refuse_active,
     "add_at": OperationAdjoints.reverse_add_at,
     "add_into": OperationAdjoints.reverse_add_at,
     "sum": OperationAdjoints.reverse_sum,
     "nondiff": OperationAdjoints.no_adjoint,
+    "inactive": OperationAdjoints.no_adjoint,  # (activity refuses an active one)
     "unknown": OperationAdjoints.no_adjoint,
 }
 

@@ -492,6 +492,7 @@ BY_KIND = {
     "add_into": _Transform.add_at_tangent,
     "sum": _Transform.sum_tangent,
     "nondiff": _Transform.no_tangent,
+    "inactive": _Transform.no_tangent,  # (activity refuses an active one)
     "unknown": _Transform.no_tangent,
 }
 

@@ -1,0 +1,15 @@
+# s2sad golden file: golden/inputs/inactive.py:settings, stage anf, wrt 0.
+# Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
+from golden.inputs.inactive import *  # noqa: F401,F403
+
+
+def settings(x):
+    import math as m
+
+    cfg = {"scale": 0.5, "power": 3}
+    t1 = m.sin(x)
+    t2 = cfg["scale"]
+    y = t1 * t2
+    t3 = cfg["power"]
+    t4 = y**t3
+    return t4

@@ -1,0 +1,126 @@
+"""Code that carries no derivative runs as written in every derivative: asserts and
+raises (a failing assert raises the user's AssertionError), f-strings, prints (once
+per call, in order), logging, settings in dicts and sets, imports, `with` and `try`
+blocks, `:=`. Gradients against central differences in both modes and Hessians; what
+reads an active value in a way s2sad cannot differentiate is refused at its line,
+naming the value."""
+
+import logging
+
+import numpy as np
+import pytest
+
+import s2sad
+import zoo_inactive as zoo
+from helpers import central_diff
+
+CASES = [
+    (zoo.guarded, (1.5, 0.7)),
+    (zoo.printing, (0.8, 1.3)),
+    (zoo.settings, (0.9, 1.1)),
+    (zoo.imports_inside, (0.6,)),
+    (zoo.with_blocks, (1.7, 0.4)),
+    (zoo.with_try, (1.2,)),
+    (zoo.walrus, (0.8, 1.3)),
+    (zoo.raises_late, (1.3,)),
+    (zoo.calls_helper, (0.4,)),
+]
+
+
+def _quiet(f, args):
+    """f(*args) by central differences, without its prints in the way."""
+    return f(*args)
+
+
+@pytest.mark.parametrize("f,args", CASES, ids=[f.__name__ for f, _ in CASES])
+def test_gradients_both_modes_and_hessian(f, args, capsys):
+    wrt = tuple(range(len(args)))
+    expected = [central_diff(f, args, i) for i in wrt]
+    got = s2sad.grad(f, wrt=wrt)(*args)
+    got = got if isinstance(got, tuple) else (got,)
+    assert np.allclose(got, expected, rtol=1e-6, atol=1e-7)
+    for i in wrt:
+        tangent = tuple(1.0 if j == i else 0.0 for j in wrt)
+        value, deriv = s2sad.jvp(f, args, tangent)
+        assert np.isclose(value, f(*args))
+        assert np.isclose(deriv, expected[i], rtol=1e-6, atol=1e-7)
+    hess = np.atleast_2d(s2sad.hessian(f, wrt=wrt)(*args))
+    for i in wrt:
+        g_i = lambda *a: s2sad.grad(f, wrt=wrt)(*a)[i] if len(wrt) > 1 \
+            else s2sad.grad(f)(*a)  # noqa: E731
+        row = [central_diff(g_i, args, j, h=1e-5) for j in wrt]
+        assert np.allclose(hess[i], row, rtol=1e-4, atol=1e-5)
+
+
+def test_prints_once_per_call_in_order(capsys):
+    capsys.readouterr()
+    for entry in (s2sad.grad(zoo.printing), s2sad.value_and_grad(zoo.printing)):
+        entry(0.8, 1.3)
+        direct = capsys.readouterr().out
+        zoo.printing(0.8, 1.3)
+        assert direct == capsys.readouterr().out
+        assert direct.startswith("start x=0.80\nstep 0")
+    s2sad.jvp(zoo.printing, (0.8, 1.3), (1.0, 0.0))
+    assert capsys.readouterr().out.count("start") == 1
+    s2sad.hessian(zoo.printing)(0.8, 1.3)
+    assert capsys.readouterr().out.count("start") == 1
+    s2sad.vjp(zoo.calls_helper, 0.4)[1](1.0)
+    assert capsys.readouterr().out == "helper 0.5\nhelper 0.9\n"
+
+
+def test_logging_runs(caplog):
+    with caplog.at_level(logging.INFO, logger="s2sad.tests.inactive"):
+        s2sad.grad(zoo.printing)(0.8, 1.3)
+    assert [r.getMessage() for r in caplog.records] == [
+        f"done with {zoo.printing(0.8, 1.3) / 0.8}"]
+
+
+@pytest.mark.parametrize("entry", ["grad", "jvp", "hessian"])
+def test_failing_assert_and_raise(entry):
+    def call(f, *args):
+        if entry == "jvp":
+            return s2sad.jvp(f, args, (1.0,) * len(args))
+        return getattr(s2sad, entry)(f)(*args)
+
+    with pytest.raises(AssertionError, match="x must be positive, got -1.5"):
+        call(zoo.guarded, -1.5, 0.7)
+    with pytest.raises(ValueError, match="is too large"):
+        call(zoo.guarded, 2000.0, 1000.0)
+    with pytest.raises(ValueError, match="x = -2.0 is not positive"):
+        call(zoo.raises_late, -2.0)
+
+
+def test_kept_as_written_in_the_source():
+    text = s2sad.source(zoo.guarded, wrt=(0, 1))
+    assert 'assert x > 0, f"x must be positive, got {x}"' in text
+    assert 'raise ValueError(f"z = {z:.3g} is too large")' in text
+    text = s2sad.source(zoo.with_try, mode="forward")
+    assert "try:\n        import no_such_module_s2sad" in text
+    assert "except ImportError:" in text
+    text = s2sad.source(zoo.settings, example=(0.9, 1.1))
+    assert "scalar_seed" not in text  # (the dict's values have their kinds)
+
+
+REFUSED = [
+    (zoo.dict_of_active, (1.5,), "runs a dict as written", "`x` carries a derivative"),
+    (zoo.string_of_active, (1.5,), "runs an f-string as written", "`x` carries"),
+    (zoo.try_assigns, (1.5, "3"), "`try` statement", "`n` is assigned in it and read after it"),
+    (zoo.try_returns, (1.5,), "`try` statement", "`return` that leaves the function"),
+    (zoo.with_other_manager, (1.5,), "`with` block", "`y` is assigned in it"),
+    (zoo.try_appends, (1.5,), "`try` statement", "changes `xs` in place"),
+]
+
+
+@pytest.mark.parametrize("f,args,what,why", REFUSED, ids=[r[0].__name__ for r in REFUSED])
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_refused_at_the_line_naming_the_value(f, args, what, why, mode):
+    with pytest.raises(s2sad.S2SADError) as info:
+        if mode == "reverse":
+            s2sad.grad(f)(*args)
+        else:
+            s2sad.jvp(f, args, (1.0,) + (0.0,) * (len(args) - 1))
+    err = info.value
+    assert what in str(err) and why in str(err)
+    assert err.filename.endswith("zoo_inactive.py")
+    source = open(err.filename).read().splitlines()
+    assert source[err.lineno - 1].strip().startswith(("d =", "s =", "try:", "with"))
