@@ -22,17 +22,20 @@ def cbrt_forward(x, out, x_dot):
 s2sad.register_rule(np.cbrt, forward=cbrt_forward)
 
 
-# np.diff has no rule either, and its forward rule is linear but not elementwise:
+# Prefix sums have no rule either, and their forward rule is linear but not elementwise:
 # forward mode works, reverse mode asks for a reverse rule (s2sad does not guess one).
-def diff_forward(x, out, x_dot):
-    return np.diff(x_dot)
+prefix_sums = np.add.accumulate
 
 
-s2sad.register_rule(np.diff, forward=diff_forward)
+def prefix_sums_forward(x, out, x_dot):
+    return prefix_sums(x_dot)
 
 
-def roughness(x):
-    return np.sum(np.diff(x) ** 2)
+s2sad.register_rule(prefix_sums, forward=prefix_sums_forward)
+
+
+def spread(x):
+    return np.sum(prefix_sums(x) ** 2)
 
 
 # round() has derivative zero, so quantize's literal derivative is zero everywhere.
@@ -82,11 +85,11 @@ def main():
     print("d/d(amount, spent) price =", s2sad.grad(price, wrt=(0, 1))(80.0, 650.0))
     x = np.array([1.0, 2.0, 3.0])
     print("grad log_sum_exp =", s2sad.grad(log_sum_exp)(x))
-    print("jvp roughness =", s2sad.jvp(roughness, (x,), (np.ones(3),)))
+    print("jvp spread =", s2sad.jvp(spread, (x,), (np.ones(3),)))
     try:
-        s2sad.grad(roughness)(x)
+        s2sad.grad(spread)(x)
     except s2sad.NoRuleError as e:
-        print("grad roughness:", str(e).splitlines()[0])
+        print("grad spread:", str(e).splitlines()[0])
     # every rule checked: compiled reverse and forward code, the engines, differences
     for f, args, wrt in ((radius, (2.0,), 0), (quantized_loss, (0.3, 2.0, 1.0), 0),
                          (price, (80.0, 650.0), (0, 1)), (log_sum_exp, (x,), 0)):

@@ -47,6 +47,11 @@ def sigmoid(t):
     return e / (1.0 + e)
 
 
+CALLS = 0
+
+
 def broken(x):
-    """Not differentiable yet: s2sad says so and points here."""
-    return sum(x**k for k in range(3))
+    """Not differentiable: s2sad says so and points here."""
+    global CALLS
+    CALLS += 1
+    return 1.0 + x + x**2

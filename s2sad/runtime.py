@@ -308,6 +308,192 @@ def prod_others_dot(x, x_dot, axis=None):
     return restore(out)
 
 
+# ------------------------------------------- adjoints of NumPy's shaping functions
+
+
+def take_bar(g, x, indices, axis=None):
+    """Adjoint of ``np.take(x, indices, axis)``: `g` added into zeros of `x`'s shape
+    at the indices it was read from (an index read twice gets both)."""
+    x_bar = np.zeros(np.shape(x), dtype=np.result_type(x, g))
+    if axis is None:
+        np.add.at(x_bar.reshape(-1), indices, g)
+        return x_bar
+    axis = axis % x_bar.ndim
+    index = (slice(None),) * axis + (indices,)
+    np.add.at(x_bar, index, g)
+    return x_bar
+
+
+def along_axis_bar(g, x, indices, axis=-1):
+    """Adjoint of ``np.take_along_axis(x, indices, axis)`` (of ``np.sort`` with the
+    indices ``np.argsort`` gives): `g` added into zeros of `x`'s shape, each element
+    where it was read from."""
+    x_bar = np.zeros(np.shape(x), dtype=np.result_type(x, g))
+    if axis is None:
+        np.add.at(x_bar.reshape(-1), indices, g)
+        return x_bar
+    axis = axis % x_bar.ndim
+    index = np.ix_(*[range(n) for n in np.shape(indices)])
+    index = index[:axis] + (indices,) + index[axis + 1:]
+    np.add.at(x_bar, index, g)
+    return x_bar
+
+
+def unpad(g, pad_width):
+    """Adjoint of ``np.pad(x, pad_width)``: the part of `g` that is `x`."""
+    widths = np.asarray(pad_width, dtype=int)
+    widths = np.broadcast_to(widths[None] if widths.shape == (2,) else widths, (np.ndim(g), 2))
+    return g[tuple(slice(before, n - after) for (before, after), n in zip(widths, np.shape(g)))]
+
+
+def untile(g, x):
+    """Adjoint of ``np.tile(x, reps)``: the tiles of `g` summed, in `x`'s shape."""
+    g = np.asarray(g)
+    shape = (1,) * (g.ndim - np.ndim(x)) + np.shape(x)
+    split = []
+    for n, m in zip(g.shape, shape):
+        split += [n // m if m else 0, m]
+    summed = np.sum(np.reshape(g, split), axis=tuple(range(0, 2 * g.ndim, 2)))
+    return np.reshape(summed, np.shape(x))
+
+
+def unrepeat(g, x, repeats, axis=None):
+    """Adjoint of ``np.repeat(x, repeats, axis)``: each element's copies in `g` summed."""
+    g = np.asarray(g)
+    n = np.size(x) if axis is None else np.shape(x)[axis]
+    axis = 0 if axis is None else axis % g.ndim
+    counts = np.broadcast_to(repeats, (n,))
+    if counts.ndim == 1 and np.all(counts == counts[0]) and n:
+        shape = g.shape[:axis] + (n, int(counts[0])) + g.shape[axis + 1:]
+        return np.reshape(np.sum(np.reshape(g, shape), axis=axis + 1), np.shape(x))
+    # (counts of zero: elements repeated no time, whose adjoint is 0)
+    given = counts > 0
+    sums = np.add.reduceat(g, (np.cumsum(counts) - counts)[given], axis=axis)
+    x_bar = np.zeros(g.shape[:axis] + (n,) + g.shape[axis + 1:], dtype=g.dtype)
+    x_bar[(slice(None),) * axis + (given,)] = sums
+    return np.reshape(x_bar, np.shape(x))
+
+
+def diag_bar(g, x, k=0):
+    """Adjoint of ``np.diag(x, k)`` of a matrix `x` (its `k`-th diagonal): `g` on that
+    diagonal of zeros of `x`'s shape."""
+    x_bar = np.zeros(np.shape(x), dtype=np.result_type(x, g))
+    rows = np.arange(np.size(g)) + max(-k, 0)
+    x_bar[rows, rows + k] = g
+    return x_bar
+
+
+def median_bar(g, x, axis=None, keepdims=False):
+    """Adjoint of ``np.median(x, axis)``: `g` to the middle element along the reduced
+    axes, or half of it to each of the two middle ones."""
+    flat, restore = _along_last(x, axis)
+    n = flat.shape[-1]
+    order = np.argsort(flat, axis=-1)
+    middle = np.zeros_like(flat, dtype=np.result_type(flat, 1.0))
+    half = np.zeros(order.shape[:-1] + (1,), dtype=middle.dtype) + 0.5
+    np.put_along_axis(middle, order[..., (n - 1) // 2:(n - 1) // 2 + 1], half, axis=-1)
+    lower = np.take_along_axis(middle, order[..., n // 2:n // 2 + 1], axis=-1)
+    np.put_along_axis(middle, order[..., n // 2:n // 2 + 1], lower + half, axis=-1)
+    return unreduce(g, x, axis, keepdims) * restore(middle)
+
+
+def _tensordot_axes(a, b, axes):
+    """The summed axes of `a` and of `b` in ``np.tensordot(a, b, axes)``, paired in
+    order, and the free axes of each."""
+    na, nb = np.ndim(a), np.ndim(b)
+    if np.ndim(axes) == 0:
+        ia, ib = list(range(na - axes, na)), list(range(axes))
+    else:
+        ia, ib = ([v] if np.ndim(v) == 0 else list(v) for v in axes)
+        ia, ib = [v % na for v in ia], [v % nb for v in ib]
+    return ia, ib, [v for v in range(na) if v not in ia], [v for v in range(nb) if v not in ib]
+
+
+def tensordot_a_bar(g, a, b, axes=2):
+    """Adjoint of `a` in ``np.tensordot(a, b, axes)``: `g` contracted with `b` over
+    b's free axes, its axes put back in a's order."""
+    ia, ib, free_a, free_b = _tensordot_axes(a, b, axes)
+    got = np.tensordot(g, b, (list(range(len(free_a), np.ndim(g))), free_b))
+    # (its axes: a's free ones, then those b summed over, in b's order)
+    order = free_a + [ia[ib.index(v)] for v in sorted(ib)]
+    return got if order == sorted(order) else np.transpose(got, np.argsort(order))
+
+
+def tensordot_b_bar(g, a, b, axes=2):
+    """Adjoint of `b` in ``np.tensordot(a, b, axes)``."""
+    ia, ib, free_a, free_b = _tensordot_axes(a, b, axes)
+    got = np.tensordot(a, g, (free_a, list(range(len(free_a)))))
+    order = [ib[ia.index(v)] for v in sorted(ia)] + free_b
+    return got if order == sorted(order) else np.transpose(got, np.argsort(order))
+
+
+def diff_bar(g, x, n=1, axis=-1):
+    """Adjoint of ``np.diff(x, n, axis)``: the differences of `g` with `n` zeros on
+    each side, negated for an odd `n` (the transpose of a difference is minus a
+    difference)."""
+    axis = axis % np.ndim(x)
+    zeros = np.zeros(np.shape(g)[:axis] + (n,) + np.shape(g)[axis + 1:], dtype=np.result_type(g))
+    return np.diff(np.concatenate((zeros, -g if n % 2 else g, zeros), axis), n, axis)
+
+
+_EINSUM_PLANS: dict = {}
+
+
+def einsum_bar(subscripts, i, g, x, *others):
+    """Adjoint of operand `i`, `x`, of ``np.einsum(subscripts, *operands)`` (`others`
+    the other operands, in order): one einsum of `g` and the others (with ones for
+    the labels only `x` has), put on the diagonal where `x` repeats a label, summed
+    where it broadcast."""
+    operands = others[:i] + (x,) + others[i:]
+    key = (subscripts, i) + tuple(np.ndim(x) for x in operands)
+    plan = _EINSUM_PLANS.get(key)
+    if plan is None:
+        plan = _EINSUM_PLANS[key] = _einsum_plan(subscripts, i, [np.ndim(x) for x in operands])
+    spec, ones, distinct, full = plan
+    args = [g, *others]
+    if ones:
+        args.append(np.ones(np.shape(x), dtype=np.result_type(x, g)))
+    got = np.einsum(spec, *args)
+    shape = np.shape(x)
+    if full is not None:  # (a label repeated: got goes on the diagonal)
+        x_bar = np.zeros(shape, dtype=got.dtype)
+        np.einsum(full, x_bar)[...] = got
+        return x_bar
+    if got.shape != shape:  # (broadcast axes of length 1)
+        got = np.sum(got, axis=tuple(a for a, n in enumerate(shape) if n == 1 and got.shape[a] != 1),
+                     keepdims=True)
+    return got
+
+
+def _einsum_plan(subscripts, i, ndims):
+    """How `einsum_bar` works out operand `i`'s adjoint, made once per subscripts and
+    ranks: ``(subscripts, ones, distinct, full)``."""
+    text = subscripts.replace(" ", "")
+    inputs, arrow, output = text.partition("->")
+    parts = inputs.split(",")
+    letters = set(text) - set(",->.")
+    free = iter(c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in letters)
+    broadcast = max((n - len(p.replace("...", "")) for p, n in zip(parts, ndims) if "..." in p),
+                    default=0)
+    dots = "".join(next(free) for _ in range(broadcast))
+    parts = [p.replace("...", dots[len(dots) - (n - len(p.replace("...", ""))):])
+             for p, n in zip(parts, ndims)]
+    if not arrow:
+        counts = "".join(parts)
+        output = dots + "".join(sorted(c for c in set(counts) if counts.count(c) == 1
+                                       and c not in dots))
+    else:
+        output = output.replace("...", dots)
+    mine = parts[i]
+    others = [p for j, p in enumerate(parts) if j != i]
+    distinct = "".join(dict.fromkeys(mine))
+    seen = set(output) | set("".join(others))
+    ones = any(c not in seen for c in distinct)
+    spec = ",".join([output] + others + ([mine] if ones else [])) + "->" + distinct
+    full = f"{mine}->{distinct}" if len(distinct) < len(mine) else None
+    return spec, ones, distinct, full
+
+
 def digamma(x):
     """ψ(x), the derivative of ``math.lgamma`` (and of ``math.gamma`` over its value),
     for a number: the reflection ψ(x) = ψ(1 - x) - π / tan(πx) below 1/2, the

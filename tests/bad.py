@@ -3,12 +3,10 @@
 import math
 
 
-def uses_for_else(x):
+def uses_yield(x):
     for i in range(3):
         x = x * 2.0
-    else:
-        x = x + 1.0
-    return x
+        yield x
 
 
 def uses_try(x):
@@ -24,8 +22,9 @@ def uses_lambda(x):
     return f(x)
 
 
-def uses_generator(x):
-    return sum(x * i for i in (1.0, 2.0))
+def uses_exec(x):
+    exec("y = 2")
+    return x
 
 
 def uses_global(x):

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import s2sad
+import shaping_examples
 from helpers import central_diff
 
 from s2sad.ir.kinds import kind_of
@@ -27,6 +28,8 @@ from s2sad.primitives import helpers as helpers_table
 from s2sad.primitives import linalg_forward as linalg_forward_table
 from s2sad.primitives import linalg_reverse as linalg_reverse_table
 from s2sad.primitives import reverse as reverse_table
+from s2sad.primitives import shaping_forward as shaping_forward_table
+from s2sad.primitives import shaping_reverse as shaping_reverse_table
 from s2sad.primitives import templates
 from s2sad.primitives import ufuncs_forward as ufuncs_forward_table
 from s2sad.primitives import ufuncs_reverse as ufuncs_reverse_table
@@ -41,6 +44,9 @@ OPERATOR_FUNCS = {
 def primitive(key):
     if key is runtime.cofactors:  # (its second argument is det(a), given to save work)
         return lambda a, det: runtime.cofactors(a, np.linalg.det(a))
+    if key is np.average:  # (weights are given by name: the second argument is the axis)
+        return lambda a, *weights, **options: np.average(
+            a, **options, **({"weights": weights[0]} if weights else {}))
     return OPERATOR_FUNCS.get(key, key)
 
 
@@ -95,6 +101,8 @@ def stacked(r, k, n):
 def array_examples(key, rule, r):
     """(inputs, options) examples for a NumPy rule."""
     when = rule.when
+    if key in shaping_examples.KEYS:
+        return shaping_examples.examples(key, rule, r)
     if key == "matmul" or key in (np.dot, np.matmul):
         shapes = {("2d", "2d"): [((3, 4), (4, 2))], ("2d", "1d"): [((3, 4), (4,))],
                   ("1d", "2d"): [((4,), (4, 2))], ("1d", "1d"): [((4,), (4,))],
@@ -385,7 +393,8 @@ def ids(pairs):
 
 
 TABLES = (reverse_table.__name__, forward_table.__name__, linalg_reverse_table.__name__,
-          linalg_forward_table.__name__, ufuncs_reverse_table.__name__,
+          linalg_forward_table.__name__, shaping_reverse_table.__name__,
+          shaping_forward_table.__name__, ufuncs_reverse_table.__name__,
           ufuncs_forward_table.__name__)
 REV = all_rules(rules.REVERSE)
 FWD = all_rules(rules.FORWARD)
@@ -407,6 +416,7 @@ def test_tables_have_the_same_banners():
 
     assert banners(reverse_table) == banners(forward_table)
     assert banners(linalg_reverse_table) == banners(linalg_forward_table)
+    assert banners(shaping_reverse_table) == banners(shaping_forward_table)
     assert banners(ufuncs_reverse_table) == banners(ufuncs_forward_table)
 
 
@@ -460,6 +470,9 @@ def test_forward_rule_matches_central_differences(key, rule):
 
 def helper_examples(key):
     r = random.Random(5)
+    shaping = shaping_examples.helper_examples(key, r)
+    if shaping is not None:
+        return shaping
     x = signed(r, (3, 4))
     if key is runtime.unbroadcast:
         return [([arr(r, (3, 4), -1, 1), arr(r, (4,))], {}), ([arr(r, (3, 4), -1, 1), 0.5], {})]
@@ -507,14 +520,16 @@ HELPERS = [(key, r) for key, rs in rules.FORWARD.items() for r in rs
 @pytest.mark.parametrize("key,rule", HELPERS, ids=ids(HELPERS))
 def test_helper_forward_rule_matches_central_differences(key, rule):
     """The runtime helpers reverse code calls have forward rules, for Hessians."""
-    forward_matches_differences(key, rule, helper_examples(key))
+    forward_matches_differences(key, rule, [(xs, options) for xs, options in helper_examples(key)
+                                            if len(xs) == rule.arity])
 
 
 def test_every_helper_reverse_code_calls_has_a_forward_rule():
     called = {runtime.unbroadcast, runtime.unreduce, runtime.extreme_bar, runtime.matmul_x_bar,
               runtime.matmul_y_bar, runtime.pieces, runtime.unstack, runtime.vstack_pieces,
               runtime.norm_bar, runtime.prod_others, runtime.cofactors, runtime.inverse_t,
-              runtime.digamma}
+              runtime.digamma, *(getattr(runtime, name)
+                                 for name in shaping_examples.HELPER_KEYS_NAMES)}
     public = {f for name, f in vars(runtime).items() if callable(f) and not name.startswith("_")
               and getattr(f, "__module__", None) == runtime.__name__}
     # dup is the dup stage's (never in emitted code), add_into and check_norm are

@@ -38,6 +38,7 @@ What each primitive does to kinds, shapes and objects is `primitives.facts`.
 from __future__ import annotations
 
 import ast
+import math
 import random
 import types
 from dataclasses import dataclass, field
@@ -383,8 +384,13 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:
     if nondiff:
         inputs = args + [k.value for k in value.keywords]
         return Op("nondiff", inputs, key=obj, diff=(False,) * len(inputs), text=f"`{text}`")
-    if obj is sum and len(args) == 1 and not value.keywords:
-        return Op("sum", args, key=obj, diff=(True,), text="`sum`")
+    if obj is list and len(args) == 1 and not value.keywords \
+            and isinstance(kind(args[0]), ListKind):
+        # a list's copy: its slice ``xs[:]``
+        return Op("getitem", [args[0], ast.Slice()], diff=(True, False), text="`list`")
+    if (obj is sum or obj is math.fsum) and len(args) == 1 and not value.keywords:
+        # (math.fsum: the same derivative, the sum exactly rounded)
+        return Op("sum", args, key=obj, diff=(True,), text=f"`{text}`")
     method = METHODS.get(getattr(obj, "__name__", None))
     if method is not None and isinstance(getattr(obj, "__self__", None), np.ndarray) \
             and isinstance(value.func, ast.Attribute):

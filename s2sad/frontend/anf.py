@@ -60,7 +60,7 @@ from .. import ir
 from ..checkpoint import SCHEDULES, checkpointed
 from ..errors import CheckpointError, UnsupportedSyntaxError
 from .blocks import close_open_paths, coalesce_copies, rename_block
-from .desugar import RETURNED, RETVAL, desugar
+from .desugar import compiler_locals, desugar
 from .kept import KeptLowering
 from .liveness import assigned_in_order, liveness
 from .parse import Located, Parsed
@@ -85,7 +85,7 @@ class _Lowerer(KeptLowering):
         self.parsed = parsed
         self.tree = tree  # (desugared)
         self.loc = Located(parsed.info, 0)
-        self.locals = set(parsed.locals) | {RETVAL, RETURNED}
+        self.locals = set(parsed.locals) | compiler_locals(tree)
         self.env: dict[str, str] = {}
         self.versions: dict[str, int] = {}
         self.temps = 0

@@ -20,7 +20,10 @@ exactly what it computes, in which
   name). The names it adds (`RETVAL`, `RETURNED`) start with ``%``, which no name
   of the user's can.
 
-Statements it adds carry the line of the statement they stand for. It refuses a
+Before those rewrites, `expand` lowers comprehensions, ``for/while ... else``, ``*``
+unpacking and the builtins over sequences it knows (``min(xs)``, ``sum(xs, start)``,
+``math.prod``...) to statements of this subset; `compiler_locals` names the variables
+they add. Statements it adds carry the line of the statement they stand for. It refuses a
 ``return`` inside a loop nested in another loop (`UnsupportedSyntaxError`).
 Everything else (the loop forms, calls, expressions) is left for `anf`, which lowers
 this subset to SSA.
@@ -33,10 +36,18 @@ import copy
 
 from .. import ir
 from ..errors import UnsupportedSyntaxError
+from .expand import expand
 from .parse import Located, Parsed
 
 RETVAL = "%retval"
 RETURNED = "%returned"
+
+
+def compiler_locals(tree: ast.FunctionDef) -> set:
+    """The names the desugared `tree` assigns that are not the user's (`expand`'s and
+    this module's, all starting with ``%``)."""
+    return {n.id for n in ast.walk(tree)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id[0] == "%"}
 
 
 def desugar(parsed: Parsed) -> ast.FunctionDef:
@@ -55,6 +66,7 @@ def desugar(parsed: Parsed) -> ast.FunctionDef:
             "s2sad cannot differentiate a `return` inside a loop nested in another loop yet",
             "Set a flag and `break` out of the inner loop, then `return` from the outer "
             "loop (or after it).")
+    body = expand(body, parsed)
     out = copy.copy(tree)
     out.body = _single_exit(_rewrite_loop_returns(body, 0, _returning_loops(body) > 1), tree)
     return out

@@ -45,6 +45,7 @@ from .. import ir
 from . import structures
 from ..errors import (S2SADError, SourceNotFoundError, StaleSourceError,
                      UnresolvedNameError, UnsupportedSyntaxError)
+from .expand import comprehension_bound
 
 # The attribute of a function object that `api` made to specialise a user's function
 # on the structure of its container arguments: {parameter: `ir.trees.Spec`}.
@@ -69,6 +70,9 @@ SUPPORTED = {
     # expressions
     ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Call, ast.Name,
     ast.Constant, ast.Attribute, ast.Tuple, ast.List, ast.Subscript, ast.Slice, ast.keyword,
+    # (lowered to loops and slices by `expand`, which leaves what it cannot lower for
+    # `anf` to refuse at its line)
+    ast.ListComp, ast.GeneratorExp, ast.comprehension, ast.Starred,
     # expression contexts, operators and other leaves
     ast.Load, ast.Store, ast.arguments, ast.arg,
     ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
@@ -86,16 +90,12 @@ REFUSED = {
     ast.Global: ("`global`", "Pass the value in as an argument and return the new value."),
     ast.Nonlocal: ("`nonlocal`", "Pass the value in as an argument and return the new value."),
     ast.Lambda: ("a `lambda`", "Define a named function with `def` at module level and call it."),
-    ast.ListComp: ("a list comprehension", "Build the list with a loop and append()."),
     ast.SetComp: ("a set comprehension", "Use separate variables."),
     ast.DictComp: ("a dict comprehension", "Use separate variables."),
-    ast.GeneratorExp: ("a generator expression", "Use a loop that adds up the terms."),
     ast.Await: ("`await`", "Use plain Python code."),
     ast.Yield: ("`yield` (a generator)", "Return a value instead."),
     ast.YieldFrom: ("`yield from` (a generator)", "Return a value instead."),
-    ast.Starred: ("`*` unpacking", "Pass arguments one by one."),
     ast.Del: ("`del`", "Remove the `del`."),
-    ast.comprehension: ("a comprehension", "Use a loop."),
     ast.Module: ("a module", "Pass a function."),
     ast.Interactive: ("interactive input", "Pass a function."),
     ast.Expression: ("an expression", "Pass a function."),
@@ -462,6 +462,8 @@ def _check_target(t, loc, allow_tuple, allow_item=False):
         return
     if allow_tuple and isinstance(t, ast.Tuple):
         for e in t.elts:
+            if isinstance(e, ast.Starred):  # `a, *rest = xs` (`expand` slices xs)
+                e = e.value
             _check_target(e, loc, True, allow_item)
         return
     if isinstance(t, ast.Subscript):
@@ -498,8 +500,10 @@ def _located_node(node, tree):
 def _local_names(tree: ast.FunctionDef, nodes: list) -> set:
     a = tree.args
     out = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+    own = comprehension_bound(nodes)  # (a comprehension's variables are its own)
     for node in nodes:
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) \
+                and id(node) not in own:
             out.add(node.id)
         elif isinstance(node, ast.ExceptHandler) and node.name:
             out.add(node.name)  # (`except E as e`: the kept `try`'s own)
@@ -559,9 +563,10 @@ _DYNAMIC = ("eval", "exec", "compile", "locals", "vars", "globals", "__import__"
 
 def _resolve(tree, local_set, globals_, cells, builtins_, loc, nodes: list) -> dict:
     refs = {}
+    own = comprehension_bound(nodes)
     for node in nodes:
         if isinstance(node, ast.Name) and node.id not in local_set and isinstance(node.ctx, ast.Load):
-            if node.id in refs:
+            if node.id in refs or id(node) in own:
                 continue
             value = lookup(node.id, globals_, cells, builtins_)
             if value is MISSING:

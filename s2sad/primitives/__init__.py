@@ -6,11 +6,13 @@ lookup by a call's input kinds, `register_rule`, `nondifferentiable`,
 `stop_gradient`), the template machinery that reads a rule's ``def`` and inlines it
 (`templates`), and the built-in rules: `forward` and `reverse` (arithmetic, `math`,
 NumPy's elementwise functions, reductions and shapes), `linalg_forward` and
-`linalg_reverse` (NumPy's linear algebra), `ufuncs_forward` and `ufuncs_reverse`
-(the ufuncs named like the operators, such as ``np.multiply``, more elementwise
-functions, ``.item()``, ``math.gamma`` and its kin), `helpers` (forward rules of
-the runtime helpers that reverse code calls) and `scipy_special` (loaded once
-``scipy.special`` is imported). Rule bodies may call the runtime; this package
+`linalg_reverse` (NumPy's linear algebra), `shaping_forward` and `shaping_reverse`
+(NumPy's functions that reorder, pick, pad, repeat and contract arrays: ``np.sort``,
+``np.take``, ``np.pad``, ``np.einsum``, ``np.median``...), `ufuncs_forward` and
+`ufuncs_reverse` (the ufuncs named like the operators, such as ``np.multiply``, more
+elementwise functions, ``.item()``, ``math.gamma`` and its kin), `helpers` (forward
+rules of the runtime helpers that reverse code calls) and `scipy_special` (loaded
+once ``scipy.special`` is imported). Rule bodies may call the runtime; this package
 knows nothing of the transforms.
 
 May import `ir`, `runtime` and `errors`.
@@ -23,6 +25,7 @@ from .templates import NOT_LITERAL, fold, helper_objects, literal
 # (the tables' decorators fill the registry as they are imported)
 from . import forward, helpers, linalg_forward, linalg_reverse, reverse  # noqa: F401
 from . import ufuncs_forward, ufuncs_reverse  # noqa: F401
+from . import shaping_forward, shaping_reverse  # noqa: F401
 
 __all__ = ["FORWARD", "MOVES_WITH_ARGUMENTS", "NONDIFFERENTIABLE", "NOT_LITERAL", "ON_CHANGE",
            "OPERATORS", "REDUCTIONS", "REVERSE", "Rule", "arities", "candidates", "fold",

@@ -75,6 +75,7 @@ from .. import ir
 from ..ir.kinds import (INT, OTHER, SCALAR, UNKNOWN, ArrayKind, DTypeKind, ListKind, all_floats,
                         array_rank, leaves_dtype)
 from .registry import REDUCTIONS, stop_gradient
+from . import shape_rules as shapes
 from .shape_rules import (Args, Parts, as_array, concatenate, cumulative, dot, elementwise,
                           elementwise_rank, expand_dims, first, flat, hstack, inner, matmul,
                           no_axes, norm, outer, per_matrix, reduction, reshape, same_rank,
@@ -200,7 +201,7 @@ TABLE = {
     np.logaddexp2: Facts(domain=_TWO),
     np.copysign: Facts(domain=SIGNED),
     np.fabs: Facts(domain=SIGNED),
-    np.sinc: Facts(domain=SIGNED),
+    np.sinc: Facts(shape=elementwise, scalar_ok=True, domain=SIGNED),  # (not a ufunc)
     np.arccosh: Facts(domain=(1.5, 3.0)),
     np.nan_to_num: Facts(shape=elementwise, keeps_integers=True, scalar_ok=True),
     np.clip: Facts(shape=elementwise, keeps_integers=True, scalar_ok=True, methods=("clip",)),
@@ -241,8 +242,31 @@ TABLE = {
     np.expand_dims: Facts(**_SHAPED, shape=expand_dims),
     np.broadcast_to: Facts(**_SHAPED),
     np.diagonal: Facts(view=True),
-    np.atleast_1d: Facts(view=True),
-    np.atleast_2d: Facts(view=True),
+    np.atleast_1d: Facts(**_SHAPED, shape=shapes.at_least(1)),
+    np.atleast_2d: Facts(**_SHAPED, shape=shapes.at_least(2)),
+    np.atleast_3d: Facts(**_SHAPED, shape=shapes.at_least(3)),
+    np.flip: Facts(**_SHAPED, shape=first, same_kind=True),
+    np.fliplr: Facts(**_SHAPED, shape=first, same_kind=True),
+    np.flipud: Facts(**_SHAPED, shape=first, same_kind=True),
+    # reordering, picking, padding, repeating (the rules of shaping_reverse, _forward)
+    np.cumprod: Facts(shape=cumulative, keeps_integers=True, methods=("cumprod",)),
+    np.diff: Facts(shape=shapes.difference, keeps_integers=True),
+    np.sort: Facts(shape=shapes.sort, keeps_dtype=True),
+    np.take: Facts(shape=shapes.take, keeps_dtype=True, methods=("take",)),
+    np.roll: Facts(shape=first, keeps_dtype=True, same_kind=True),
+    np.pad: Facts(shape=same_rank, keeps_dtype=True),
+    np.tile: Facts(shape=shapes.tile, keeps_dtype=True),
+    np.repeat: Facts(shape=shapes.repeat, keeps_dtype=True, methods=("repeat",)),
+    np.kron: Facts(shape=shapes.kron, keeps_integers=True),
+    np.tensordot: Facts(shape=shapes.tensordot, number=True, keeps_integers=True),
+    np.einsum: Facts(shape=shapes.einsum, number=True, keeps_integers=True),
+    np.diag: Facts(shape=shapes.diag, view=True, keeps_dtype=True),
+    np.triu: Facts(shape=first, keeps_dtype=True, same_kind=True),
+    np.tril: Facts(shape=first, keeps_dtype=True, same_kind=True),
+    np.median: Facts(**_REDUCE),
+    np.average: Facts(**_REDUCE),
+    np.nansum: Facts(**_REDUCE, keeps_integers=True),
+    np.nanmean: Facts(**_REDUCE),
     # arrays made of lists, tuples and arrays
     np.asarray: Facts(**_STACKS, shape=as_array, leaves_dtype=True, view=True),
     np.array: Facts(**_STACKS, shape=as_array, leaves_dtype=True),
@@ -261,7 +285,7 @@ TABLE = {
         np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
         np.logical_and, np.logical_or, np.logical_not, np.argwhere)},
     **{f: Facts(**_ROUNDS) for f in (
-        np.sort, np.argsort, np.floor, np.ceil, np.round, np.rint, np.trunc, np.isnan,
+        np.argsort, np.floor, np.ceil, np.round, np.rint, np.trunc, np.isnan,
         np.isinf, np.isfinite)},
 }
 

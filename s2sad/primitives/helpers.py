@@ -15,6 +15,8 @@ differences.
 import numpy as np
 
 from .. import runtime
+from ..runtime import (along_axis_bar, diag_bar, diff_bar, einsum_bar, median_bar, take_bar,
+                       tensordot_a_bar, tensordot_b_bar, unpad, unrepeat, untile)
 from ..runtime import (cofactors_dot, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar, pieces,
                        prod_others_dot, trigamma, unbroadcast, unreduce, unstack, vstack_pieces)
 from .registry import FORWARD, add_rule
@@ -98,3 +100,75 @@ def inverse_t_(a, out, a_dot):
 def digamma_(x, out, x_dot):
     # (the derivative of math.lgamma's and math.gamma's rules)
     return trigamma(x) * x_dot
+
+
+# the adjoints of NumPy's shaping functions (`shaping_reverse`): linear in g, and
+# tensordot's and einsum's in each other operand too (einsum_bar's `x` gives only
+# a shape: operand i's adjoint does not read its own values)
+
+
+@rule(runtime.take_bar)
+def take_bar_(g, x, indices, *, axis=None, out, g_dot, x_dot, indices_dot):
+    return take_bar(g_dot, x, indices, axis), None, None
+
+
+@rule(runtime.along_axis_bar)
+def along_axis_bar_(g, x, indices, *, axis=-1, out, g_dot, x_dot, indices_dot):
+    return along_axis_bar(g_dot, x, indices, axis), None, None
+
+
+@rule(runtime.unpad)
+def unpad_(g, pad_width, out, g_dot, pad_width_dot):
+    return unpad(g_dot, pad_width), None
+
+
+@rule(runtime.untile)
+def untile_(g, x, out, g_dot, x_dot):
+    return untile(g_dot, x), None
+
+
+@rule(runtime.unrepeat)
+def unrepeat_(g, x, repeats, *, axis=None, out, g_dot, x_dot, repeats_dot):
+    return unrepeat(g_dot, x, repeats, axis), None, None
+
+
+@rule(runtime.diag_bar)
+def diag_bar_(g, x, *, k=0, out, g_dot, x_dot):
+    return diag_bar(g_dot, x, k), None
+
+
+@rule(runtime.diff_bar)
+def diff_bar_(g, x, *, n=1, axis=-1, out, g_dot, x_dot):
+    return diff_bar(g_dot, x, n, axis), None
+
+
+@rule(runtime.median_bar)
+def median_bar_(g, x, *, axis=None, keepdims=False, out, g_dot, x_dot):
+    # (which elements are the middle ones does not change under a small step)
+    return median_bar(g_dot, x, axis, keepdims), None
+
+
+@rule(runtime.tensordot_a_bar)
+def tensordot_a_bar_(g, a, b, *, axes=2, out, g_dot, a_dot, b_dot):
+    return tensordot_a_bar(g_dot, a, b, axes), None, tensordot_a_bar(g, a, b_dot, axes)
+
+
+@rule(runtime.tensordot_b_bar)
+def tensordot_b_bar_(g, a, b, *, axes=2, out, g_dot, a_dot, b_dot):
+    return tensordot_b_bar(g_dot, a, b, axes), tensordot_b_bar(g, a_dot, b, axes), None
+
+
+@rule(runtime.einsum_bar)
+def einsum_bar_1(subscripts, i, g, x, out, subscripts_dot, i_dot, g_dot, x_dot):
+    return None, None, einsum_bar(subscripts, i, g_dot, x), None
+
+
+@rule(runtime.einsum_bar)
+def einsum_bar_2(subscripts, i, g, x, y, out, subscripts_dot, i_dot, g_dot, x_dot, y_dot):
+    return None, None, einsum_bar(subscripts, i, g_dot, x, y), None, einsum_bar(subscripts, i, g, x, y_dot)
+
+
+@rule(runtime.einsum_bar)
+def einsum_bar_3(subscripts, i, g, x, y, z, out, subscripts_dot, i_dot, g_dot, x_dot, y_dot, z_dot):
+    return (None, None, einsum_bar(subscripts, i, g_dot, x, y, z), None,
+            einsum_bar(subscripts, i, g, x, y_dot, z), einsum_bar(subscripts, i, g, x, y, z_dot))

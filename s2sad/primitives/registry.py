@@ -53,7 +53,7 @@ from .templates import (NOT_LITERAL, Template, as_arrays, instantiate, literal, 
 REVERSE: dict = {}
 FORWARD: dict = {}
 NONDIFFERENTIABLE: set = set()  # callables whose result is constant to the compiler
-# constant only while the arguments are: np.full(n, x), np.sort(v) move with x and v,
+# constant only while the arguments are: np.full(n, x), np.linspace(0, x) move with x,
 # so an active argument is an error (no rule yet), never a silently constant result
 MOVES_WITH_ARGUMENTS: set = set()
 REDUCTIONS: set = set()  # callables outside NumPy that reduce like np.sum (axis=, keepdims=)
@@ -426,7 +426,7 @@ def _load_optional():
 # the built-in constants (the tables' modules add the rules)
 NONDIFFERENTIABLE.update({len, range, print, isinstance, type, callable})
 NONDIFFERENTIABLE.update({runtime.check_norm, runtime.scalar_seed, stop_gradient})
-MOVES_WITH_ARGUMENTS.update({np.full, np.full_like, np.linspace, np.arange, np.sort})
+MOVES_WITH_ARGUMENTS.update({np.full, np.full_like, np.linspace, np.arange})
 NONDIFFERENTIABLE.update(MOVES_WITH_ARGUMENTS)
 NONDIFFERENTIABLE.update({
     np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,

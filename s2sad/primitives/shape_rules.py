@@ -306,3 +306,124 @@ def as_array(a: Args):
     """``np.array(value)``: a number gives a 0-d array, nested lists one axis per
     level."""
     return fresh(_array_rank(first(a)))
+
+
+# ------------------------------------------ reordering, padding, contracting (shaping_*)
+
+
+def sort(a: Args):
+    """``np.sort(x, axis=-1)``: x's shape; axis=None: flattened."""
+    x = first(a)
+    return fresh(1) if a.option("axis", -1) is None else x if isinstance(x, tuple) else None
+
+
+def difference(a: Args):
+    """``np.diff(x, n, axis=-1)``: x's shape, shorter (a new length) along the axis."""
+    x, axis = first(a), a.option("axis", -1)
+    if not isinstance(x, tuple) or not x or not isinstance(axis, int):
+        return rank_only(x)
+    i = axis % len(x)
+    return x[:i] + (Fresh(),) + x[i + 1:]
+
+
+def _index_shape(shape):
+    """The shape of ``np.asarray(indices)`` for indices of `shape`."""
+    return shape if isinstance(shape, tuple) else fresh(_array_rank(shape))
+
+
+def take(a: Args):
+    """``np.take(x, indices, axis)``: the indices' axes in place of the axis (of x
+    flattened for axis=None)."""
+    x, axis = first(a), a.option("axis")
+    index = _index_shape(a.shapes[1]) if len(a.shapes) > 1 else None
+    if axis is None or index is None:
+        return index
+    if not isinstance(x, tuple) or not x or not isinstance(axis, int):
+        return None
+    i = axis % len(x)
+    return x[:i] + index + x[i + 1:]
+
+
+def tile(a: Args):
+    """``np.tile(x, reps)``: as many axes as x or reps has, whichever is more."""
+    x = first(a)
+    reps = a.values[1] if len(a.values) > 1 else "?"
+    given = a.shapes[1] if len(a.shapes) > 1 else None
+    n = 1 if isinstance(reps, int) or given == () else len(reps) if isinstance(reps, tuple) \
+        else len(given.items) if isinstance(given, Parts) and given.items is not None else None
+    return None if not isinstance(x, tuple) or n is None else fresh(max(len(x), n))
+
+
+def repeat(a: Args):
+    """``np.repeat(x, repeats, axis)``: x's rank (one axis for axis=None)."""
+    return fresh(1) if a.option("axis") is None else rank_only(first(a))
+
+
+def kron(a: Args):
+    x, y = a.shapes[:2]
+    if not isinstance(x, tuple) or not isinstance(y, tuple):
+        return None
+    return fresh(max(len(x), len(y)))
+
+
+def tensordot(a: Args):
+    """``np.tensordot(x, y, axes)``: the axes of x and of y not summed over."""
+    x, y = a.shapes[:2]
+    axes = a.option("axes", 2)
+    if isinstance(axes, int):
+        n = axes
+    elif isinstance(axes, tuple) and len(axes) == 2:
+        n = len(axes[0]) if isinstance(axes[0], tuple) else 1
+    else:
+        return None
+    if not isinstance(x, tuple) or not isinstance(y, tuple):
+        return None
+    return fresh(len(x) + len(y) - 2 * n)
+
+
+def einsum(a: Args):
+    """``np.einsum(subscripts, *operands)``: one axis per label of the output (the
+    labels that appear once, without ``->``), and the broadcast axes of ``...``."""
+    text = a.values[0] if a.values else "?"
+    ranks = [len(s) if isinstance(s, tuple) else None for s in a.shapes[1:]]
+    if not isinstance(text, str):
+        return None
+    text = text.replace(" ", "")
+    inputs, arrow, output = text.partition("->")
+    parts = inputs.split(",")
+    if "..." in text:
+        if None in ranks or len(ranks) != len(parts):
+            return None
+        dots = max([n - len(p.replace("...", "")) for p, n in zip(parts, ranks) if "..." in p],
+                   default=0)
+    else:
+        dots = 0
+    labels = [c for c in inputs.replace("...", "") if c.isalpha()]
+    if arrow:
+        count = len(output.replace("...", "")) + (dots if "..." in output else 0)
+    else:
+        count = dots + sum(1 for c in set(labels) if labels.count(c) == 1)
+    return fresh(count)
+
+
+def diag(a: Args):
+    """``np.diag(v, k)``: a matrix of a vector, the diagonal of a matrix."""
+    x = first(a)
+    return fresh(2 if x == () or isinstance(x, tuple) and len(x) == 1 else 1) \
+        if isinstance(x, tuple) else None
+
+
+def at_least(rank: int):
+    """``np.atleast_1d``, ``_2d``, ``_3d``: axes of length 1 added (in front, but the
+    third axis of ``np.atleast_3d``, added last)."""
+
+    def shape(a: Args):
+        x = first(a)
+        if not isinstance(x, tuple) or len(x) >= rank:
+            return x
+        if rank == 3 and x:
+            return ((1,) if len(x) == 1 else ()) + x + (1,)
+        return (1,) * (rank - len(x)) + x
+
+    shape.__name__ = f"atleast_{rank}d"
+    return shape

@@ -19,6 +19,7 @@ from .. import ir, primitives as rules
 from ..errors import NotDifferentiableError
 from ..ir.kinds import INT, ArrayKind, ListKind
 from .common import adj, missing_rule, zero
+from .containers import ContainerAdjoints
 
 
 class OperationAdjoints:
@@ -336,7 +337,7 @@ BY_KIND = {
     "listpack": OperationAdjoints.reverse_listpack,
     "append": OperationAdjoints.reverse_append,
     "pop": OperationAdjoints.reverse_pop,
-    "repeat": OperationAdjoints.refuse_active,
+    "repeat": ContainerAdjoints.reverse_repeat,
     "add_at": OperationAdjoints.reverse_add_at,
     "add_into": OperationAdjoints.reverse_add_at,
     "sum": OperationAdjoints.reverse_sum,

@@ -7,7 +7,7 @@ adjoint objects (`list_inits`, `zero_list`, `assembled_lists`), save what a writ
 overwrites for the reverse sweep to put back (`save_overwritten`), and reverse the
 operations that change or read a container in place: a write ``x[i] = v``
 (`reverse_setitem`), a loop-carried array taking its next value (`hand_over`), a
-slice of a list (`reverse_list_slice`), a ``pop`` (`reverse_unread_pop`). The class
+slice of a list (`reverse_list_slice`), a list repeated (`reverse_repeat`), a ``pop`` (`reverse_unread_pop`). The class
 is a mixin: its methods read the state of `reverse._Transform` (the activity, the
 helpers the emitted code reads) and call its `set_adj` and `np_call`.
 May import `common`, `primitives`, `ir` and `runtime`; `reverse` imports it.
@@ -171,6 +171,27 @@ class ContainerAdjoints:
         add = ir.AugAssign(slot, ast.Subscript(value=ir.copy_tree(got), slice=ir.name(k),
                                                ctx=ast.Load()), line)
         return ir.ForEach(k, every, [add], line)
+
+    def reverse_repeat(self, s, op, out_bar) -> list:
+        """The reverse of ``ys = xs * n`` (a new list, `xs`'s elements `n` times over):
+        ``for k in range(len(ys_bar)): xs_bar[k % len(xs_bar)] += ys_bar[k]``; nothing
+        where `xs` is inactive (``[0.0] * n``)."""
+        xs = op.inputs[0]
+        if out_bar is None or not isinstance(xs, ast.Name) or not self.act.is_active(xs) \
+                or not self.is_list(s.targets[0]):
+            return []
+        acc, got = ir.name(self.acc(xs.id)), ir.name(self.acc(s.targets[0]))
+        k = "%k"
+
+        def length(n):
+            return ast.Call(func=ir.name("len"), args=[n], keywords=[])
+
+        slot = ast.Subscript(value=acc, slice=ast.BinOp(
+            left=ir.name(k), op=ast.Mod(), right=length(ir.copy_tree(acc))), ctx=ast.Load())
+        every = ast.Call(func=ir.name("range"), args=[length(got)], keywords=[])
+        add = ir.AugAssign(slot, ast.Subscript(value=ir.copy_tree(got), slice=ir.name(k),
+                                               ctx=ast.Load()), s.line)
+        return [ir.ForEach(k, every, [add], s.line)]
 
     def reverse_unread_pop(self, s) -> list:
         """The reverse of ``xs.pop()`` whose value gives the output nothing: the

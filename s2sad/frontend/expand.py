@@ -1,0 +1,683 @@
+"""expand: comprehensions and builtins over sequences -> the loops s2sad differentiates.
+
+Contract
+--------
+`expand(body, parsed)` returns the statements `body` with every expression below
+written as plain statements (the subset `anf` lowers), computing what the user's code
+computes, in the same order:
+
+* a list comprehension or generator expression, with ``if`` clauses and nested
+  ``for``s, becomes a list built by ``append`` in those loops; a generator consumed by
+  ``sum`` (or ``sum(..., start)``) becomes a loop that adds up its terms, by
+  ``min``/``max`` a loop that keeps the least (greatest) value through the two-argument
+  builtin (a tie keeps the first, as Python's ``min`` does), and by ``list`` the list
+  itself; the comprehension's variables get names of their own (they do not leak, and a
+  name of the same name outside keeps its value);
+* ``sum(xs, start)``, ``math.prod(xs)`` and ``min(xs)``/``max(xs)`` of one sequence
+  become the same loops over ``xs``; ``min(a, b, c)`` the two-argument calls nested
+  (``min(min(a, b), c)``, which returns what Python's does, ties included);
+  ``reversed(xs)`` of a sequence that is not a ``range`` the slice ``xs[::-1]``;
+* ``xs.extend(ys)`` a loop appending ``ys``'s items; ``a, *rest = xs`` slices of
+  ``xs`` (unpacked, so too few items raise as in Python); ``f(*args)`` of a tuple or
+  list display, or of a name assigned one display and nothing else, its items;
+* ``for ... else`` and ``while ... else``: the ``else`` part after the loop, under a
+  flag that each ``break`` clears.
+
+Where an expanded expression is evaluated after other parts of its statement, those
+parts are computed first into names of their own; inside a conditional expression,
+``and``/``or`` or a chained comparison the lazy part becomes an ``if``. Names it adds
+start with ``%`` (printed as words: ``total``, ``items``). It leaves alone what it does
+not know (a ``*`` of a value of unknown length, a comprehension inside a ``lambda``),
+for the later stages to refuse at the user's line.
+
+`comprehension_bound(nodes)` gives the names a comprehension binds, which `parse`
+counts neither as the function's locals nor as free names.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import math
+
+from .. import ir
+
+_COMPS = (ast.ListComp, ast.GeneratorExp)
+_ALL_COMPS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
+
+
+def comprehension_bound(nodes) -> set:
+    """The ids of the `ast.Name` nodes among `nodes` (a function's nodes, as
+    `ast.walk` gives them) that are a comprehension's own variables: its targets and
+    their reads in its elements, conditions and inner iterables."""
+    out = set()
+    for node in nodes:
+        if not isinstance(node, _ALL_COMPS):
+            continue
+        bound = {n.id for g in node.generators for n in ast.walk(g.target)
+                 if isinstance(n, ast.Name)}
+        scoped = [g.target for g in node.generators] + \
+            [c for g in node.generators for c in g.ifs] + \
+            [g.iter for g in node.generators[1:]]
+        scoped += [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        for part in scoped:
+            for n in ast.walk(part):
+                if isinstance(n, ast.Name) and n.id in bound:
+                    out.add(id(n))
+    return out
+
+
+def expand(body, parsed) -> list:
+    """`body` with the expressions above lowered. See the module docstring."""
+    return _Expander(parsed).block(body)
+
+
+def _located(node, like):
+    for child in ast.walk(node):
+        if isinstance(child, (ast.expr, ast.stmt)) and not hasattr(child, "lineno"):
+            child.lineno, child.col_offset = like.lineno, like.col_offset
+            child.end_lineno = getattr(like, "end_lineno", like.lineno)
+            child.end_col_offset = getattr(like, "end_col_offset", like.col_offset)
+    return node
+
+
+def _name(n, store=False):
+    return ast.Name(id=n, ctx=ast.Store() if store else ast.Load())
+
+
+def _assign(target, value, like):
+    return _located(ast.Assign(targets=[_name(target, True)], value=value), like)
+
+
+def _call(func, args):
+    return ast.Call(func=func, args=list(args), keywords=[])
+
+
+def _ends_loop(stmts) -> bool:
+    """Does `stmts` hold a ``break`` of this loop (not of a nested one)?"""
+    for s in stmts:
+        if isinstance(s, ast.Break):
+            return True
+        if isinstance(s, (ast.For, ast.While, ast.FunctionDef, ast.Lambda)):
+            continue
+        for field in ("body", "orelse", "handlers", "finalbody"):
+            block = getattr(s, field, None)
+            if isinstance(block, list) and _ends_loop(block):
+                return True
+    return False
+
+
+class _Expander:
+    def __init__(self, parsed):
+        self.refs = parsed.refs
+        self.locals = parsed.locals
+        self.used = {n.id for n in ast.walk(parsed.tree) if isinstance(n, ast.Name)}
+        self.counts: dict = {}
+        self.displays = self._single_displays(parsed.tree)
+
+    # ------------------------------------------------------------ helpers
+
+    def fresh(self, word: str) -> str:
+        n = self.counts.get(word, 0) + 1
+        self.counts[word] = n
+        return f"%{word}" if n == 1 else f"%{word}_{n}"
+
+    def builtin(self, func, obj) -> bool:
+        """Is `func` (a call's function) a name for `obj` (a builtin or `math`'s)?"""
+        text = ir.dotted(func)
+        if text is None or text.split(".")[0] in self.locals:
+            return False
+        return self.refs.get(text, None) is obj
+
+    def _single_displays(self, tree) -> dict:
+        """Local names assigned exactly once, by a tuple or list display with no
+        ``*``: their length is known (``args = (x, y)`` read by ``f(*args)``)."""
+        stores: dict = {}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                stores[n.id] = stores.get(n.id, 0) + 1
+        out = {}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 \
+                    and isinstance(n.targets[0], ast.Name) \
+                    and isinstance(n.value, (ast.Tuple, ast.List)) \
+                    and not any(isinstance(e, ast.Starred) for e in n.value.elts) \
+                    and stores.get(n.targets[0].id) == 1 \
+                    and n.targets[0].id not in {a.arg for a in ast.walk(tree.args)
+                                                if isinstance(a, ast.arg)}:
+                out[n.targets[0].id] = len(n.value.elts)
+        return out
+
+    # ---------------------------------------------------------- what to do
+
+    def needs(self, node) -> bool:
+        """Does expression `node` hold something this module lowers?"""
+        for n in _walk_eager(node):
+            if isinstance(n, _COMPS):
+                return True
+            if isinstance(n, ast.Call) and self.call_kind(n) is not None:
+                return True
+        return False
+
+    def call_kind(self, node: ast.Call):
+        """What this module does with the call `node`, or None."""
+        args, kws = node.args, node.keywords
+        starred = any(isinstance(a, ast.Starred) for a in args)
+        if starred:
+            return "star" if self.star_lengths(args) is not None and not \
+                any(k.arg is None for k in kws) else None
+        if any(isinstance(a, _COMPS) for a in args):
+            return "comp"
+        func = node.func
+        if kws:
+            if self.builtin(func, math.prod) and len(args) == 1 \
+                    and [k.arg for k in kws] == ["start"]:
+                return "prod"
+            return None
+        for obj in (min, max):
+            if self.builtin(func, obj) and len(args) >= 3:
+                return "nary"
+            if self.builtin(func, obj) and len(args) == 1:
+                return "extreme"
+        if self.builtin(func, sum) and len(args) == 2:
+            return "sum"
+        if self.builtin(func, math.prod) and len(args) == 1:
+            return "prod"
+        if self.builtin(func, reversed) and len(args) == 1 and not (
+                isinstance(args[0], ast.Call) and self.builtin(args[0].func, range)):
+            return "reversed"
+        return None
+
+    def star_lengths(self, elts):
+        """For items some of them ``*x``: each ``*x``'s length if all are known."""
+        out = []
+        for e in elts:
+            if not isinstance(e, ast.Starred):
+                continue
+            v = e.value
+            if isinstance(v, (ast.Tuple, ast.List)) and \
+                    not any(isinstance(i, ast.Starred) for i in v.elts):
+                out.append(len(v.elts))
+            elif isinstance(v, ast.Name) and v.id in self.displays:
+                out.append(self.displays[v.id])
+            else:
+                return None
+        return out
+
+    # ------------------------------------------------------------ statements
+
+    def block(self, stmts) -> list:
+        out = []
+        for s in stmts:
+            out.extend(self.statement(s))
+        return out
+
+    def statement(self, s) -> list:
+        if isinstance(s, (ast.For, ast.While)) and s.orelse:
+            return self.loop_else(s)
+        pre: list = []
+        lift = _Lift(self, pre, s)
+        if isinstance(s, ast.Assign):
+            if len(s.targets) == 1 and isinstance(s.targets[0], ast.Tuple) and \
+                    any(isinstance(e, ast.Starred) for e in s.targets[0].elts):
+                return self.star_assign(s, lift, pre)
+            if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+                    and lift.into(s.value, s.targets[0].id):
+                return pre  # (built in the name itself: ``ys = []``, appends)
+            new = copy.copy(s)
+            new.value = lift(s.value)
+        elif isinstance(s, (ast.AugAssign, ast.AnnAssign)):
+            new = copy.copy(s)
+            new.value = lift(s.value) if s.value is not None else None
+        elif isinstance(s, ast.Return):
+            new = copy.copy(s)
+            new.value = lift(s.value) if s.value is not None else None
+        elif isinstance(s, ast.Expr):
+            extended = self.extend(s)
+            if extended is not None:
+                return extended
+            new = copy.copy(s)
+            new.value = lift(s.value)
+        elif isinstance(s, ast.If):
+            new = copy.copy(s)
+            new.test = lift(s.test)
+            new.body = self.block(s.body)
+            new.orelse = self.block(s.orelse)
+        elif isinstance(s, ast.For):
+            new = copy.copy(s)
+            new.iter = lift(s.iter)
+            new.body = self.block(s.body)
+        elif isinstance(s, ast.While):
+            new = copy.copy(s)
+            new.body = self.block(s.body)
+            if self.needs(s.test):
+                # the test runs before every iteration: ``while True:`` computing it,
+                # then ``if not test: break``
+                test = lift(s.test)
+                stop = _located(ast.If(test=ast.UnaryOp(op=ast.Not(), operand=test),
+                                       body=[_located(ast.Break(), s)], orelse=[]), s)
+                new.test = _located(ast.Constant(True), s)
+                new.body = pre + [stop] + new.body
+                return [new]
+        else:
+            return [s]
+        return pre + [new]
+
+    def loop_else(self, s) -> list:
+        """``for/while ... else``: the ``else`` part after the loop, under a flag that
+        each ``break`` of this loop clears."""
+        new = copy.copy(s)
+        new.orelse = []
+        if not _ends_loop(s.body):
+            return self.block([new] + list(s.orelse))
+        flag = self.fresh("finished")
+        new.body = self._clear_at_breaks(s.body, flag)
+        first = _assign(flag, ast.Constant(True), s)
+        after = _located(ast.If(test=_name(flag), body=list(s.orelse), orelse=[]), s.orelse[0])
+        return self.block([first, new, after])
+
+    def _clear_at_breaks(self, stmts, flag):
+        out = []
+        for s in stmts:
+            if isinstance(s, ast.Break):
+                out.append(_assign(flag, ast.Constant(False), s))
+                out.append(s)
+                continue
+            if not isinstance(s, (ast.For, ast.While, ast.FunctionDef)):
+                new = copy.copy(s)
+                for field in ("body", "orelse", "handlers", "finalbody"):
+                    block = getattr(s, field, None)
+                    if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                        setattr(new, field, self._clear_at_breaks(block, flag))
+                s = new
+            out.append(s)
+        return out
+
+    def extend(self, s):
+        """``xs.extend(ys)``: a loop appending the items of ``ys``."""
+        v = s.value
+        if not (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
+                and v.func.attr == "extend" and isinstance(v.func.value, ast.Name)
+                and v.func.value.id in self.locals and len(v.args) == 1
+                and not v.keywords and not isinstance(v.args[0], ast.Starred)):
+            return None
+        item = self.fresh("item")
+        append = _located(ast.Expr(value=_call(
+            ast.Attribute(value=_name(v.func.value.id), attr="append", ctx=ast.Load()),
+            [_name(item)])), s)
+        loop = _located(ast.For(target=_name(item, True), iter=v.args[0], body=[append],
+                                orelse=[]), s)
+        return self.block([loop])
+
+    def star_assign(self, s, lift, pre) -> list:
+        """``a, *rest, b = xs``: ``a, = xs[:1]``, ``%rest = xs[1:]``, ``rest = %rest[:-1]``,
+        ``b, = %rest[-1:]``."""
+        target = s.targets[0]
+        elts = target.elts
+        k = next(i for i, e in enumerate(elts) if isinstance(e, ast.Starred))
+        before, star, after = elts[:k], elts[k], elts[k + 1:]
+        value = lift(s.value)
+        if not isinstance(value, ast.Name):
+            seq = self.fresh("items")
+            pre.append(_assign(seq, value, s))
+            value = _name(seq)
+        out = list(pre)
+
+        def piece(lower, upper):
+            return ast.Subscript(value=_name(value.id), slice=ast.Slice(
+                lower=None if lower is None else ast.Constant(lower),
+                upper=None if upper is None else ast.Constant(upper)), ctx=ast.Load())
+
+        if before:
+            out.append(_located(ast.Assign(targets=[ast.Tuple(elts=before, ctx=ast.Store())],
+                                           value=piece(None, len(before))), s))
+        rest = piece(len(before) or None, None)
+        if after:
+            tail = self.fresh("rest")
+            out.append(_assign(tail, rest, s))
+            out.append(_located(ast.Assign(targets=[star.value], value=ast.Subscript(
+                value=_name(tail), slice=ast.Slice(upper=ast.Constant(-len(after))),
+                ctx=ast.Load())), s))
+            out.append(_located(ast.Assign(targets=[ast.Tuple(elts=after, ctx=ast.Store())],
+                                           value=ast.Subscript(value=_name(tail), slice=ast.Slice(
+                                               lower=ast.Constant(-len(after))),
+                                               ctx=ast.Load())), s))
+        else:
+            out.append(_located(ast.Assign(targets=[star.value], value=rest), s))
+        return out
+
+
+def _first_comp(call):
+    return next((a for a in call.args if isinstance(a, _COMPS)), None)
+
+
+def _walk_eager(node):
+    """The nodes of `node` as `ast.walk` gives them, not entering a ``lambda``."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        yield n
+        if isinstance(n, ast.Lambda):
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+
+
+def _simple(node) -> bool:
+    """Nothing to compute: reading it first or later is the same."""
+    return isinstance(node, (ast.Name, ast.Constant)) or \
+        (isinstance(node, ast.Attribute) and _simple(node.value))
+
+
+class _Calls:
+    """The calls `_Lift` lowers (`_Expander.call_kind` names which), as its methods."""
+
+
+    def call_comp(self, node):
+        """A call given a comprehension: `sum`, `min`, `max` and `list` of it fold it
+        into a loop; any other call gets the list."""
+        func, args = node.func, node.args
+        comp = next(a for a in args if isinstance(a, _COMPS))
+        if not node.keywords and args[0] is comp:
+            if self.ex.builtin(func, sum) and len(args) <= 2:
+                start = self(args[1]) if len(args) == 2 else ast.Constant(0)
+                return self.accumulate(comp, "total", start, _add)
+            if len(args) == 1 and (self.ex.builtin(func, min) or self.ex.builtin(func, max)):
+                return self.extreme(comp, _name(func.id) if isinstance(func, ast.Name)
+                                    else copy.deepcopy(func))
+            if len(args) == 1 and self.ex.builtin(func, list):
+                return self.comprehension(comp)
+        if self.ex.builtin(func, math.prod) and args[0] is comp and len(args) == 1:
+            start = ast.Constant(1)
+            for k in node.keywords:
+                start = self(k.value)
+            return self.accumulate(comp, "product", start, _mul)
+        return self.children(node)
+
+    def call_sum(self, node):
+        seq = self(node.args[0])
+        if not _simple(seq) and self.ex.needs(node.args[1]):
+            seq = self.temp("items", seq)  # (Python evaluates it before the start)
+        start = self(node.args[1])
+        return self.accumulate(seq, "total", start, _add)
+
+    def call_prod(self, node):
+        seq = self(node.args[0])
+        start = self(node.keywords[0].value) if node.keywords else ast.Constant(1)
+        return self.accumulate(seq, "product", start, _mul)
+
+    def call_extreme(self, node):
+        func = node.func
+        return self.extreme(node.args[0], _name(func.id) if isinstance(func, ast.Name)
+                            else copy.deepcopy(func))
+
+    def call_nary(self, node):
+        node = self.children(node)
+        out = node.args[0]
+        for a in node.args[1:]:
+            out = _call(copy.deepcopy(node.func), [out, a])
+        return out
+
+    def call_reversed(self, node):
+        seq = self(node.args[0])
+        return ast.Subscript(value=seq, slice=ast.Slice(step=ast.Constant(-1)), ctx=ast.Load())
+
+    def call_star(self, node):
+        node = self.children(node)
+        args = []
+        for a in node.args:
+            if not isinstance(a, ast.Starred):
+                args.append(a)
+                continue
+            v = a.value
+            if isinstance(v, (ast.Tuple, ast.List)):
+                args.extend(v.elts)
+                continue
+            n = self.ex.displays[v.id]
+            args.extend(ast.Subscript(value=_name(v.id), slice=ast.Constant(i), ctx=ast.Load())
+                        for i in range(n))
+        node.args = args
+        return node
+
+
+class _Lift(_Calls):
+    """Lowers the expressions of one statement `s`, appending to `pre` the statements
+    that must run before it; calling it on an expression gives what replaces it."""
+
+    def __init__(self, ex: _Expander, pre: list, s):
+        self.ex = ex
+        self.pre = pre
+        self.s = s
+        self.target = None  # the name the next list or accumulator is made in
+
+    def into(self, node, name) -> bool:
+        """Lower `node` (the whole value of ``name = node``) building its list or its
+        accumulator in `name` itself, where `node` is a comprehension or a fold of one
+        sequence that does not read `name`; False (and nothing done) otherwise."""
+        if not isinstance(node, (*_COMPS, ast.Call)) or \
+                any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)):
+            return False
+        if isinstance(node, ast.GeneratorExp):
+            return False  # (a generator is not a list)
+        if isinstance(node, ast.Call):
+            kind = self.ex.call_kind(node)
+            if kind not in ("comp", "sum", "prod", "extreme") or \
+                    any(self.ex.needs(a) for a in node.args[kind == "comp":]) or \
+                    any(self.ex.needs(k.value) for k in node.keywords) or \
+                    (kind == "comp" and (node.args[0] is not _first_comp(node) or
+                                         not self._folds(node))):
+                return False
+        self.target = name
+        got = self(node)
+        if self.target is not None or not (isinstance(got, ast.Name) and got.id == name):
+            raise AssertionError("expand: the value was not built in its name")
+        return True
+
+    def _folds(self, node) -> bool:
+        """Does `call_comp` fold the call `node` into a loop (rather than pass it a list)?"""
+        func, n = node.func, len(node.args)
+        return n == 1 and any(self.ex.builtin(func, f) for f in (min, max, list, math.prod)) \
+            or n <= 2 and self.ex.builtin(func, sum) and not node.keywords
+
+    def result(self, word) -> str:
+        """A name for the list or the accumulator being made."""
+        if self.target is not None:
+            name, self.target = self.target, None
+            return name
+        return self.ex.fresh(word)
+
+    def __call__(self, node):
+        if node is None or not self.ex.needs(node):
+            return node
+        if isinstance(node, _COMPS):
+            return self.comprehension(node)
+        if isinstance(node, ast.IfExp):
+            return self.if_exp(node)
+        if isinstance(node, ast.BoolOp):
+            return self.bool_op(node)
+        if isinstance(node, ast.Compare) and len(node.ops) > 1:
+            return self.chain(node)
+        if isinstance(node, ast.Call):
+            kind = self.ex.call_kind(node)
+            if kind is not None:
+                return getattr(self, "call_" + kind)(node)
+        return self.children(node)
+
+    def temp(self, word, value):
+        n = self.ex.fresh(word)
+        self.pre.append(_assign(n, value, self.s))
+        return _name(n)
+
+    def children(self, node):
+        """`node` with its parts lowered in Python's order: the parts before the
+        last that needs lowering computed first, into names of their own."""
+        node = copy.copy(node)
+        slots = []  # (holder, field, index or None)
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, ast.expr):
+                slots.append((node, field, None))
+            elif isinstance(value, list):
+                value = list(value)
+                setattr(node, field, value)
+                for i, item in enumerate(value):
+                    if isinstance(item, ast.expr):
+                        slots.append((value, None, i))
+                    elif isinstance(item, ast.keyword):
+                        item = value[i] = copy.copy(item)
+                        slots.append((item, "value", None))
+        get = lambda h, f, i: getattr(h, f) if i is None else h[i]  # noqa: E731
+
+        def put(h, f, i, v):
+            if i is None:
+                setattr(h, f, v)
+            else:
+                h[i] = v
+
+        last = max((k for k, slot in enumerate(slots) if self.ex.needs(get(*slot))),
+                   default=-1)
+        for k, slot in enumerate(slots[:last + 1]):
+            value = self(get(*slot))
+            if k < last and not _simple(value) and not isinstance(value, ast.Starred):
+                value = self.temp("value", value)
+            put(*slot, value)
+        return node
+
+    # --------------------------------------------------------- lazy parts
+
+    def branch(self, value, target):
+        """Statements computing `value` into `target`."""
+        inner = []
+        got = _Lift(self.ex, inner, self.s)(value)
+        return inner + [_assign(target, got, self.s)]
+
+    def if_exp(self, node):
+        test = self(node.test)
+        target = self.ex.fresh("value")
+        self.pre.append(_located(ast.If(test=test, body=self.branch(node.body, target),
+                                        orelse=self.branch(node.orelse, target)), self.s))
+        return _name(target)
+
+    def bool_op(self, node):
+        target = self.ex.fresh("value")
+        first = self(node.values[0])
+        self.pre.append(_assign(target, first, self.s))
+        rest = node.values[1:]
+        if not rest:
+            return _name(target)
+        inner_node = ast.BoolOp(op=node.op, values=rest) if len(rest) > 1 else rest[0]
+        body = self.branch(inner_node, target)
+        test = _name(target)
+        if isinstance(node.op, ast.Or):
+            test = ast.UnaryOp(op=ast.Not(), operand=test)
+        self.pre.append(_located(ast.If(test=test, body=body, orelse=[]), self.s))
+        return _name(target)
+
+    def chain(self, node):
+        """``a < b < c`` as ``a < %b and %b < c``, `b` computed once."""
+        left = self(node.left)
+        operands = [left]
+        for i, c in enumerate(node.comparators):
+            if i < len(node.comparators) - 1:
+                c = self(c) if i == 0 else c
+                if not _simple(c):
+                    c = self.temp("value", c) if i == 0 else c
+            operands.append(c)
+        # comparators after the first are lazy: lower them in the `and`
+        pairs = [ast.Compare(left=operands[i], ops=[op], comparators=[operands[i + 1]])
+                 for i, op in enumerate(node.ops)]
+        return self.bool_op(ast.BoolOp(op=ast.And(), values=pairs))
+
+    # ------------------------------------------------------ comprehensions
+
+    def rename(self, comp):
+        """A copy of `comp` whose variables have names of their own."""
+        comp = copy.deepcopy(comp)
+        mapping = {}
+        for g in comp.generators:
+            for n in ast.walk(g.target):
+                if isinstance(n, ast.Name) and n.id not in mapping:
+                    mapping[n.id] = self.ex.fresh(n.id.lstrip("%") or "item")
+        scoped = [g.target for g in comp.generators] + \
+            [c for g in comp.generators for c in g.ifs] + \
+            [g.iter for g in comp.generators[1:]] + [comp.elt]
+        for part in scoped:
+            for n in _walk_eager(part):
+                if isinstance(n, ast.Name) and n.id in mapping:
+                    n.id = mapping[n.id]
+        return comp
+
+    def loops(self, comp, inner):
+        """The ``for``/``if`` nest of `comp` (renamed) around the statements `inner`."""
+        body = inner
+        for g in reversed(comp.generators):
+            for cond in reversed(g.ifs):
+                body = [_located(ast.If(test=cond, body=body, orelse=[]), self.s)]
+            body = [_located(ast.For(target=g.target, iter=g.iter, body=body, orelse=[]),
+                             self.s)]
+        return body
+
+    def emit(self, stmts):
+        self.pre.extend(self.ex.block(stmts))
+
+    def comprehension(self, node):
+        """A list built by ``append`` in the comprehension's loops."""
+        comp = self.rename(node)
+        items = self.result("items")
+        append = ast.Expr(value=_call(ast.Attribute(value=_name(items), attr="append",
+                                                    ctx=ast.Load()), [comp.elt]))
+        self.emit([_assign(items, ast.List(elts=[], ctx=ast.Load()), self.s)]
+                  + self.loops(comp, [_located(append, self.s)]))
+        return _name(items)
+
+    def accumulate(self, node, word, start, combine):
+        """A loop over `node`'s terms (a comprehension, or any sequence) folding each
+        into `%word` with `combine(acc, term)`."""
+        acc = self.result(word)
+        if isinstance(node, _COMPS):
+            comp = self.rename(node)
+            term, loops = comp.elt, lambda inner: self.loops(comp, inner)
+        else:
+            item = self.ex.fresh("item")
+            term = _name(item)
+            seq = self(node)
+            loops = lambda inner: [_located(ast.For(  # noqa: E731
+                target=_name(item, True), iter=seq, body=inner, orelse=[]), self.s)]
+        step = _assign(acc, combine(_name(acc), term), self.s)
+        self.emit([_assign(acc, start, self.s)] + loops([step]))
+        return _name(acc)
+
+    def extreme(self, node, func):
+        """``min``/``max`` of the terms of `node`: the first term, then the builtin of
+        two arguments (a tie keeps the first), and Python's ValueError when there is
+        none (``min(())`` raises it)."""
+        acc = self.result("lowest" if self.ex.builtin(func, min) else "highest")
+        first = self.ex.fresh("first")
+        if isinstance(node, _COMPS):
+            comp = self.rename(node)
+            term, loops = comp.elt, lambda inner: self.loops(comp, inner)
+        else:
+            item = self.ex.fresh("item")
+            term = _name(item)
+            seq = self(node)
+            loops = lambda inner: [_located(ast.For(  # noqa: E731
+                target=_name(item, True), iter=seq, body=inner, orelse=[]), self.s)]
+        value = self.ex.fresh("term")
+        step = [_assign(value, term, self.s), _located(ast.If(
+            test=_name(first),
+            body=[_assign(acc, _name(value), self.s), _assign(first, ast.Constant(False), self.s)],
+            orelse=[_assign(acc, _call(copy.copy(func), [_name(acc), _name(value)]), self.s)]),
+            self.s)]
+        empty = _located(ast.If(test=_name(first), body=[_located(ast.Expr(value=_call(
+            copy.copy(func), [ast.Tuple(elts=[], ctx=ast.Load())])), self.s)], orelse=[]),
+            self.s)
+        self.emit([_assign(first, ast.Constant(True), self.s),
+                   _assign(acc, ast.Constant(None), self.s)] + loops(step))
+        self.pre.append(empty)  # (as it is: `min(())` is no sequence to lower)
+        return _name(acc)
+
+def _add(acc, term):
+    return ast.BinOp(left=acc, op=ast.Add(), right=term)
+
+
+def _mul(acc, term):
+    return ast.BinOp(left=acc, op=ast.Mult(), right=term)
+

@@ -1,0 +1,212 @@
+"""Forward-mode rules of NumPy's functions that reorder, pick, pad, repeat and
+contract arrays (the functions of `shaping_reverse`).
+
+The form of `forward` (and of its `rule`), paired with `shaping_reverse` as `forward`
+is with `reverse`: same keys, order and banners, and the same conventions. Most
+tangents are the function itself applied to the tangent (the function is linear in
+that input); ``np.sort`` and ``np.median`` move the tangent with the values, and
+``np.cumprod`` is right at zeros too.
+"""
+
+import numpy as np
+
+from ..runtime import median_bar, unreduce
+from .registry import FORWARD, add_rule
+from .shaping_reverse import pad_modes
+
+
+def rule(key, when=None, static=None, positional=None):
+    """`forward.rule`, and how many options a call may give by position
+    (`Rule.positional`), as in `shaping_reverse`."""
+
+    def register(func):
+        add_rule(FORWARD, "forward", key, func, when, static).positional = positional
+        return func
+
+    return register
+
+
+# ------------------------------------------------ numpy: cumulative and differences
+
+
+@rule(np.cumprod, positional=1)
+def np_cumprod(x, *, axis=None, out, x_dot):
+    # before the first zero along the axis, out times the running sum of x_dot / x;
+    # from it on, only the zero's own tangent counts, times the products after it
+    xs = np.ravel(x) if axis is None else x
+    ts = np.ravel(x_dot) if axis is None else x_dot
+    zeros = np.cumsum(xs == 0, axis)
+    first = (zeros == 1) & (xs == 0)
+    return np.where(zeros == 0, out * np.cumsum(ts / np.where(zeros == 0, xs, 1.0), axis),
+                    np.cumprod(np.where(first, 1.0, xs), axis) * np.cumsum(np.where(first, ts, 0.0), axis))
+
+
+@rule(np.diff, positional=2)
+def np_diff(x, *, n=1, axis=-1, out, x_dot):
+    return np.diff(x_dot, n, axis)
+
+
+# ------------------------------------------------------ numpy: sorting and picking
+
+
+@rule(np.sort, positional=1)
+def np_sort(x, *, axis=-1, kind=None, out, x_dot):
+    return np.take_along_axis(x_dot, np.argsort(x, axis), axis)
+
+
+@rule(np.take, positional=1)
+def np_take(a, indices, *, axis=None, out, a_dot, indices_dot):
+    return np.take(a_dot, indices, axis), None
+
+
+@rule(np.roll, when=("array", "int"), positional=1)
+def np_roll_by_int(a, shift, *, axis=None, out, a_dot, shift_dot):
+    return np.roll(a_dot, shift, axis), None
+
+
+@rule(np.roll, positional=1)
+def np_roll(a, shift, *, axis=None, out, a_dot, shift_dot):
+    return np.roll(a_dot, shift, axis), None
+
+
+@rule(np.flip)
+def np_flip(m, *, axis=None, out, m_dot):
+    return np.flip(m_dot, axis)
+
+
+@rule(np.fliplr)
+def np_fliplr(m, out, m_dot):
+    return np.fliplr(m_dot)
+
+
+@rule(np.flipud)
+def np_flipud(m, out, m_dot):
+    return np.flipud(m_dot)
+
+
+# ------------------------------------------------- numpy: padding and repetition
+
+
+@rule(np.pad, static=pad_modes, positional=1)
+def np_pad(array, pad_width, *, mode="constant", constant_values=0, out, array_dot,
+           pad_width_dot):
+    # (the padding is a constant: its tangent is zero)
+    return np.pad(array_dot, pad_width), None
+
+
+@rule(np.tile)
+def np_tile(a, reps, out, a_dot, reps_dot):
+    return np.tile(a_dot, reps), None
+
+
+@rule(np.repeat)
+def np_repeat(a, repeats, *, axis=None, out, a_dot, repeats_dot):
+    return np.repeat(a_dot, repeats, axis), None
+
+
+@rule(np.atleast_1d)
+def np_atleast_1d(x, out, x_dot):
+    return np.reshape(x_dot, np.shape(out))
+
+
+@rule(np.atleast_2d)
+def np_atleast_2d(x, out, x_dot):
+    return np.reshape(x_dot, np.shape(out))
+
+
+@rule(np.atleast_3d)
+def np_atleast_3d(x, out, x_dot):
+    return np.reshape(x_dot, np.shape(out))
+
+
+# ------------------------------------------------------ numpy: products and sums
+
+
+@rule(np.kron, when=("1d", "1d"))
+def np_kron_1d_1d(x, y, out, x_dot, y_dot):
+    return np.kron(x_dot, y), np.kron(x, y_dot)
+
+
+@rule(np.kron, when=("2d", "2d"))
+def np_kron_2d_2d(x, y, out, x_dot, y_dot):
+    return np.kron(x_dot, y), np.kron(x, y_dot)
+
+
+@rule(np.tensordot)
+def np_tensordot(a, b, *, axes=2, out, a_dot, b_dot):
+    return np.tensordot(a_dot, b, axes), np.tensordot(a, b_dot, axes)
+
+
+@rule(np.einsum, positional=0)
+def np_einsum_1(subscripts, x, *, optimize=False, out, subscripts_dot, x_dot):
+    return None, np.einsum(subscripts, x_dot)
+
+
+@rule(np.einsum, positional=0)
+def np_einsum_2(subscripts, x, y, *, optimize=False, out, subscripts_dot, x_dot, y_dot):
+    return None, np.einsum(subscripts, x_dot, y), np.einsum(subscripts, x, y_dot)
+
+
+@rule(np.einsum, positional=0)
+def np_einsum_3(subscripts, x, y, z, *, optimize=False, out, subscripts_dot, x_dot, y_dot,
+                z_dot):
+    return (None, np.einsum(subscripts, x_dot, y, z), np.einsum(subscripts, x, y_dot, z),
+            np.einsum(subscripts, x, y, z_dot))
+
+
+# --------------------------------------------------- numpy: diagonals and triangles
+
+
+@rule(np.diag, when=("1d",))
+def np_diag_1d(v, *, k=0, out, v_dot):
+    return np.diag(v_dot, k)
+
+
+@rule(np.diag, when=("2d",))
+def np_diag_2d(v, *, k=0, out, v_dot):
+    return np.diag(v_dot, k)
+
+
+@rule(np.triu)
+def np_triu(m, *, k=0, out, m_dot):
+    return np.triu(m_dot, k)
+
+
+@rule(np.tril)
+def np_tril(m, *, k=0, out, m_dot):
+    return np.tril(m_dot, k)
+
+
+# --------------------------------------------------- numpy: statistics and nan-sums
+
+
+@rule(np.median, positional=1)
+def np_median(x, *, axis=None, keepdims=False, out, x_dot):
+    return np.sum(median_bar(1.0, x, axis, keepdims) * x_dot, axis=axis, keepdims=keepdims)
+
+
+@rule(np.average, positional=1)
+def np_average(a, *, axis=None, keepdims=False, out, a_dot):
+    return np.mean(a_dot, axis=axis, keepdims=keepdims)
+
+
+@rule(np.average, positional=0)
+def np_average_weighted(a, weights, *, axis=None, keepdims=False, out, a_dot, weights_dot):
+    w = np.reshape(weights, np.shape(weights) + (1,) * (
+        (np.ndim(a) - np.ndim(weights)) and (np.ndim(a) - 1 - axis % np.ndim(a))))
+    total = np.sum(w, axis=axis if np.ndim(weights) == np.ndim(a) else None, keepdims=keepdims)
+    return (np.sum(w * a_dot, axis=axis, keepdims=keepdims) / total,
+            np.sum((a - unreduce(out, a, axis, keepdims)) * np.reshape(weights_dot, np.shape(w)),
+                   axis=axis, keepdims=keepdims) / total)
+
+
+@rule(np.nansum, positional=1)
+def np_nansum(x, *, axis=None, keepdims=False, out, x_dot):
+    return np.sum(np.where(np.isnan(x), 0.0, x_dot), axis=axis, keepdims=keepdims)
+
+
+@rule(np.nanmean, positional=1)
+def np_nanmean(x, *, axis=None, keepdims=False, out, x_dot):
+    counted = np.where(np.isnan(x), 0.0, 1.0)
+    return np.sum(counted * x_dot, axis=axis, keepdims=keepdims) \
+        / np.sum(counted, axis=axis, keepdims=keepdims)

@@ -1,0 +1,248 @@
+"""Reverse-mode rules of NumPy's functions that reorder, pick, pad, repeat and
+contract arrays: cumulative products and differences, sorting and picking (``np.sort``,
+``np.take``, ``np.roll``, the flips), padding and repetition (``np.pad``,
+``np.tile``, ``np.repeat``), products (``np.kron``, ``np.tensordot``, ``np.einsum``),
+diagonals and triangles, the order statistics and weighted or NaN-skipping means,
+and ``np.atleast_1d/2d/3d``.
+
+The form of `reverse` (and of its `rule`), paired with `shaping_forward` as `reverse`
+is with `forward` (the dot-product test): same keys, order and banners. Where an
+adjoint is a scatter, a crop or a sum of repeated parts, the runtime helper that does
+it (`take_bar`, `unpad`, `untile`, ...) has a forward rule (`primitives.helpers`),
+so Hessians go through it.
+
+Conventions: ``np.sort`` and ``np.median`` give each element the adjoint of the
+place it was sorted to (ties in the order ``np.argsort`` gives them); the median of
+an even count gives half to each middle element. ``np.cumprod`` is right at zeros
+too (no division by an element that is zero). ``np.pad`` differentiates
+``mode="constant"`` with a literal ``constant_values`` only (`pad_modes`).
+"""
+
+import numpy as np
+
+from ..runtime import (along_axis_bar, diag_bar, diff_bar, einsum_bar, median_bar,
+                       take_bar, tensordot_a_bar, tensordot_b_bar, unbroadcast, unpad,
+                       unreduce, unrepeat, untile)
+from .registry import REVERSE, add_rule
+from .templates import NOT_LITERAL
+
+PAD_MODES = ("edge", "linear_ramp", "maximum", "mean", "median", "minimum", "reflect",
+             "symmetric", "wrap", "empty")
+
+
+def rule(key, when=None, static=None, positional=None):
+    """`reverse.rule`, and how many options a call may give by position
+    (`Rule.positional`: ``np.average(x, 0, w)`` gives weights third, not keepdims)."""
+
+    def register(func):
+        add_rule(REVERSE, "reverse", key, func, when, static).positional = positional
+        return func
+
+    return register
+
+
+def pad_modes(mode="constant", constant_values=0):
+    """The `Rule.static` check of ``np.pad``'s rules: why a call is refused."""
+    if mode is NOT_LITERAL or mode != "constant":
+        given = "a mode that is not a literal" if mode is NOT_LITERAL else f"mode={mode!r}"
+        return (f"with {given} (s2sad differentiates np.pad's mode='constant' only, not "
+                f"{', '.join(repr(m) for m in PAD_MODES)})")
+    if constant_values is NOT_LITERAL or not isinstance(constant_values, (int, float)):
+        return ("with constant_values= other than a literal number (s2sad does not "
+                "differentiate the padding value: write np.pad(x - c, width) + c)")
+    return None
+
+
+# ------------------------------------------------ numpy: cumulative and differences
+
+
+@rule(np.cumprod, positional=1)
+def np_cumprod(x, *, axis=None, out, out_bar):
+    # each element's adjoint is the sum of the later products' adjoints times the
+    # products without it: before the first zero (along the axis) that is a division
+    # by the element; at the first zero, the products with it taken as one; after
+    # it, zero
+    xs = np.ravel(x) if axis is None else x
+    zeros = np.cumsum(xs == 0, axis)
+    first = (zeros == 1) & (xs == 0)
+    later = np.flip(np.cumsum(np.flip(out_bar * out, axis), axis), axis)
+    at_zero = np.flip(np.cumsum(np.flip(out_bar * np.cumprod(np.where(first, 1.0, xs), axis),
+                                        axis), axis), axis)
+    g = np.where(zeros == 0, later / np.where(zeros == 0, xs, 1.0), np.where(first, at_zero, 0.0))
+    return np.reshape(g, np.shape(x)) if axis is None else g
+
+
+@rule(np.diff, positional=2)
+def np_diff(x, *, n=1, axis=-1, out, out_bar):
+    return diff_bar(out_bar, x, n, axis)
+
+
+# ------------------------------------------------------ numpy: sorting and picking
+
+
+@rule(np.sort, positional=1)
+def np_sort(x, *, axis=-1, kind=None, out, out_bar):
+    # (each element gets the adjoint of the place it was sorted to)
+    return along_axis_bar(out_bar, x, np.argsort(x, axis), axis)
+
+
+@rule(np.take, positional=1)
+def np_take(a, indices, *, axis=None, out, out_bar):
+    return take_bar(out_bar, a, indices, axis), None
+
+
+@rule(np.roll, when=("array", "int"), positional=1)
+def np_roll_by_int(a, shift, *, axis=None, out, out_bar):
+    return np.roll(out_bar, -shift, axis), None
+
+
+@rule(np.roll, positional=1)
+def np_roll(a, shift, *, axis=None, out, out_bar):
+    # (shifts for several axes: each one back)
+    return np.roll(out_bar, np.negative(shift), axis), None
+
+
+@rule(np.flip)
+def np_flip(m, *, axis=None, out, out_bar):
+    return np.flip(out_bar, axis)
+
+
+@rule(np.fliplr)
+def np_fliplr(m, out, out_bar):
+    return np.fliplr(out_bar)
+
+
+@rule(np.flipud)
+def np_flipud(m, out, out_bar):
+    return np.flipud(out_bar)
+
+
+# ------------------------------------------------- numpy: padding and repetition
+
+
+@rule(np.pad, static=pad_modes, positional=1)
+def np_pad(array, pad_width, *, mode="constant", constant_values=0, out, out_bar):
+    return unpad(out_bar, pad_width), None
+
+
+@rule(np.tile)
+def np_tile(a, reps, out, out_bar):
+    return untile(out_bar, a), None
+
+
+@rule(np.repeat)
+def np_repeat(a, repeats, *, axis=None, out, out_bar):
+    return unrepeat(out_bar, a, repeats, axis), None
+
+
+@rule(np.atleast_1d)
+def np_atleast_1d(x, out, out_bar):
+    return np.reshape(out_bar, np.shape(x))
+
+
+@rule(np.atleast_2d)
+def np_atleast_2d(x, out, out_bar):
+    return np.reshape(out_bar, np.shape(x))
+
+
+@rule(np.atleast_3d)
+def np_atleast_3d(x, out, out_bar):
+    return np.reshape(out_bar, np.shape(x))
+
+
+# ------------------------------------------------------ numpy: products and sums
+
+
+@rule(np.kron, when=("1d", "1d"))
+def np_kron_1d_1d(x, y, out, out_bar):
+    g = np.reshape(out_bar, (np.size(x), np.size(y)))
+    return g @ y, x @ g
+
+
+@rule(np.kron, when=("2d", "2d"))
+def np_kron_2d_2d(x, y, out, out_bar):
+    # (out[i p + k, j q + l] = x[i, j] y[k, l]: out_bar as (i, k, j, l))
+    g = np.reshape(out_bar, (x.shape[0], y.shape[0], x.shape[1], y.shape[1]))
+    return np.einsum("ikjl,kl->ij", g, y), np.einsum("ikjl,ij->kl", g, x)
+
+
+@rule(np.tensordot)
+def np_tensordot(a, b, *, axes=2, out, out_bar):
+    return tensordot_a_bar(out_bar, a, b, axes), tensordot_b_bar(out_bar, a, b, axes)
+
+
+@rule(np.einsum, positional=0)
+def np_einsum_1(subscripts, x, *, optimize=False, out, out_bar):
+    return None, einsum_bar(subscripts, 0, out_bar, x)
+
+
+@rule(np.einsum, positional=0)
+def np_einsum_2(subscripts, x, y, *, optimize=False, out, out_bar):
+    return None, einsum_bar(subscripts, 0, out_bar, x, y), einsum_bar(subscripts, 1, out_bar, y, x)
+
+
+@rule(np.einsum, positional=0)
+def np_einsum_3(subscripts, x, y, z, *, optimize=False, out, out_bar):
+    return (None, einsum_bar(subscripts, 0, out_bar, x, y, z),
+            einsum_bar(subscripts, 1, out_bar, y, x, z), einsum_bar(subscripts, 2, out_bar, z, x, y))
+
+
+# --------------------------------------------------- numpy: diagonals and triangles
+
+
+@rule(np.diag, when=("1d",))
+def np_diag_1d(v, *, k=0, out, out_bar):
+    return np.diag(out_bar, k)
+
+
+@rule(np.diag, when=("2d",))
+def np_diag_2d(v, *, k=0, out, out_bar):
+    return diag_bar(out_bar, v, k)
+
+
+@rule(np.triu)
+def np_triu(m, *, k=0, out, out_bar):
+    return np.triu(out_bar, k)
+
+
+@rule(np.tril)
+def np_tril(m, *, k=0, out, out_bar):
+    return np.tril(out_bar, k)
+
+
+# --------------------------------------------------- numpy: statistics and nan-sums
+
+
+@rule(np.median, positional=1)
+def np_median(x, *, axis=None, keepdims=False, out, out_bar):
+    return median_bar(out_bar, x, axis, keepdims)
+
+
+@rule(np.average, positional=1)
+def np_average(a, *, axis=None, keepdims=False, out, out_bar):
+    return unreduce(out_bar * (np.size(out) / np.size(a)), a, axis, keepdims)
+
+
+@rule(np.average, positional=0)
+def np_average_weighted(a, weights, *, axis=None, keepdims=False, out, out_bar):
+    # (out = sum(a w) / sum(w): a's adjoint is w / sum(w), w's (a - out) / sum(w);
+    # weights of one axis (1-D, along `axis`) get axes of length 1 after it, and are
+    # summed whole. A rule after the one without weights: np.average(x, 0) gives the
+    # axis)
+    w = np.reshape(weights, np.shape(weights) + (1,) * (
+        (np.ndim(a) - np.ndim(weights)) and (np.ndim(a) - 1 - axis % np.ndim(a))))
+    total = np.sum(w, axis if np.ndim(weights) == np.ndim(a) else None, keepdims=True)
+    g = unreduce(out_bar, a, axis, keepdims) / total
+    return g * w, np.reshape(unbroadcast(g * (a - unreduce(out, a, axis, keepdims)), w),
+                             np.shape(weights))
+
+
+@rule(np.nansum, positional=1)
+def np_nansum(x, *, axis=None, keepdims=False, out, out_bar):
+    return np.where(np.isnan(x), 0.0, unreduce(out_bar, x, axis, keepdims))
+
+
+@rule(np.nanmean, positional=1)
+def np_nanmean(x, *, axis=None, keepdims=False, out, out_bar):
+    counted = np.where(np.isnan(x), 0.0, 1.0)
+    return counted * unreduce(out_bar / np.sum(counted, axis, keepdims=keepdims), x, axis, keepdims)

@@ -1,0 +1,166 @@
+"""Examples for the rules of `primitives.shaping_reverse` and `shaping_forward`
+(tests/test_rules.py's `array_examples` asks here for their keys): each function
+with the options it takes, axes counted from the end and tuples of axes among them,
+on points away from ties (a sort or a median with two equal elements is a kink)."""
+
+import numpy as np
+
+
+def arr(r, shape, lo=-1.0, hi=1.0):
+    if shape == ():
+        return r.uniform(lo, hi)
+    return np.asarray([r.uniform(lo, hi) for _ in range(int(np.prod(shape)))]).reshape(shape)
+
+
+def distinct(r, shape):
+    """Values far enough apart that a small step does not reorder them."""
+    n = int(np.prod(shape))
+    values = np.linspace(-1.0, 1.0, n) + np.asarray([r.uniform(0.0, 0.5 / n) for _ in range(n)])
+    r.shuffle(values)
+    return values.reshape(shape)
+
+
+def with_zeros(r, shape, at):
+    x = arr(r, shape, 0.5, 1.5) * np.where(arr(r, shape) > 0, 1, -1)
+    x.flat[list(at)] = 0.0
+    return x
+
+
+def examples(key, rule, r):
+    """(inputs, options) examples for the rule `rule` of `key`."""
+    x = arr(r, (3, 4))
+    if key is np.cumprod:  # (and zeros: one, two, one per row, none at the start)
+        return [([arr(r, (3, 4), 0.5, 1.5)], {}), ([x], {"axis": 0}), ([x], {"axis": -1}),
+                ([arr(r, (5,))], {}), ([with_zeros(r, (5,), [2])], {}),
+                ([with_zeros(r, (6,), [1, 4])], {}), ([with_zeros(r, (3, 4), [1, 6, 8])], {"axis": 1}),
+                ([with_zeros(r, (3, 4), [0, 5])], {"axis": 0}), ([with_zeros(r, (2, 3), [3])], {})]
+    if key is np.diff:
+        return [([arr(r, (5,))], {}), ([x], {}), ([x], {"axis": 0}), ([x], {"n": 2}),
+                ([x], {"n": 2, "axis": -2}), ([arr(r, (2, 5, 3))], {"n": 3, "axis": 1})]
+    if key is np.sort:
+        return [([distinct(r, (5,))], {}), ([distinct(r, (3, 4))], {}),
+                ([distinct(r, (3, 4))], {"axis": 0}), ([distinct(r, (3, 4))], {"axis": None}),
+                ([distinct(r, (2, 3, 4))], {"axis": -2})]
+    if key is np.take:
+        return [([x, np.array([0, 2, 2])], {}), ([x, [1, 0]], {"axis": 0}),
+                ([x, np.array([[3, 0], [3, 1]])], {"axis": -1}), ([x, 5], {}), ([x, 2], {"axis": 1}),
+                ([arr(r, (2, 3, 4)), np.array([1, -1])], {"axis": 1})]
+    if key is np.roll:
+        out = [([arr(r, (5,)), 2], {}), ([x, 1], {"axis": 0}), ([x, -3], {"axis": -1}),
+               ([x, 5], {})]
+        if rule.when is None:  # (shifts for several axes)
+            out += [([x, (1, -1)], {"axis": (0, 1)}), ([arr(r, (2, 3, 4)), [2, 1]], {"axis": (-1, 0)})]
+        return out
+    if key is np.flip:
+        return [([x], {}), ([x], {"axis": 0}), ([x], {"axis": -1}),
+                ([arr(r, (2, 3, 4))], {"axis": (0, 2)})]
+    if key in (np.fliplr, np.flipud):
+        return [([x], {}), ([arr(r, (2, 3, 4))], {})]
+    if key is np.pad:
+        return [([arr(r, (4,)), 2], {}), ([x, (1, 2)], {}), ([x, ((1, 0), (0, 2))], {}),
+                ([x, 1], {"mode": "constant", "constant_values": 0.5}), ([x, ((2, 1),)], {})]
+    if key is np.tile:
+        return [([arr(r, (3,)), 2], {}), ([x, (2, 1)], {}), ([x, (2, 1, 3)], {}),
+                ([arr(r, (3,)), (2, 2)], {})]
+    if key is np.repeat:
+        return [([arr(r, (3,)), 2], {}), ([x, 2], {}), ([x, 3], {"axis": 0}),
+                ([x, np.array([1, 0, 2, 1])], {"axis": -1}), ([x, [2, 0, 0]], {"axis": 0})]
+    if key in (np.atleast_1d, np.atleast_2d, np.atleast_3d):
+        return [([arr(r, (3,))], {}), ([x], {}), ([arr(r, (2, 3, 4))], {})]
+    if key is np.kron:
+        return {("1d", "1d"): [([arr(r, (3,)), arr(r, (4,))], {})],
+                ("2d", "2d"): [([arr(r, (2, 3)), arr(r, (3, 2))], {}), ([x, arr(r, (1, 2))], {})]
+                }[rule.when]
+    if key is np.tensordot:
+        a, b = arr(r, (2, 3, 4)), arr(r, (3, 4, 2))
+        return [([a, b], {}), ([a, arr(r, (4, 5))], {"axes": 1}),
+                ([a, b], {"axes": ((1, 2), (0, 1))}), ([a, b], {"axes": ((2, 1), (1, 0))}),
+                ([a, b], {"axes": (-2, 0)}), ([x, arr(r, (4, 3))], {"axes": ((0, 1), (1, 0))}),
+                ([arr(r, (3,)), arr(r, (2,))], {"axes": 0})]
+    if key is np.einsum:
+        shapes = {2: [("ij->ji", (3, 4)), ("ii->i", (3, 3)), ("ii", (3, 3)), ("ij->", (3, 4)),
+                      ("ij->i", (3, 4)), ("...ij->...j", (2, 3, 4)), ("ij", (3, 4)), ("iij->ji", (3, 3, 2))],
+                  3: [("ij,jk->ik", (3, 4), (4, 2)), ("ij,jk", (3, 4), (4, 2)), ("i,i", (4,), (4,)),
+                      ("i,j->ij", (3,), (4,)), ("bij,bjk->bik", (2, 3, 4), (2, 4, 2)),
+                      ("...ij,jk->...ik", (2, 3, 4), (4, 2)), ("ij,k->ijk", (2, 3), (4,)),
+                      ("ij, ij -> i", (3, 4), (3, 4))],
+                  4: [("ij,jk,kl->il", (2, 3), (3, 4), (4, 2)), ("i,i,i", (4,), (4,), (4,)),
+                      ("ij,i,j->", (3, 4), (3,), (4,))]}[rule.arity]
+        return [([s] + [arr(r, sh) for sh in shs], {}) for s, *shs in shapes]
+    if key is np.diag:
+        if rule.when == ("1d",):
+            return [([arr(r, (4,))], {}), ([arr(r, (3,))], {"k": 1}), ([arr(r, (3,))], {"k": -2})]
+        return [([arr(r, (4, 4))], {}), ([x], {}), ([x], {"k": 1}), ([x], {"k": -1}),
+                ([arr(r, (4, 3))], {"k": 2})]
+    if key in (np.triu, np.tril):
+        return [([arr(r, (4, 4))], {}), ([x], {"k": 1}), ([x], {"k": -1}),
+                ([arr(r, (2, 3, 3))], {})]
+    if key is np.median:
+        return [([distinct(r, (5,))], {}), ([distinct(r, (4,))], {}), ([distinct(r, (3, 4))], {}),
+                ([distinct(r, (3, 4))], {"axis": 0}), ([distinct(r, (3, 4))], {"axis": -1}),
+                ([distinct(r, (3, 5))], {"axis": 1, "keepdims": True}),
+                ([distinct(r, (2, 3, 4))], {"axis": (0, -1)})]
+    if key is np.average:
+        w = arr(r, (3, 4), 0.5, 1.5)
+        if rule.arity == 1:
+            return [([x], {}), ([x], {"axis": 0}), ([x], {"axis": -1, "keepdims": True}),
+                    ([arr(r, (2, 3, 4))], {"axis": (0, 2)})]
+        return [([arr(r, (4,)), arr(r, (4,), 0.5, 1.5)], {}),
+                ([arr(r, (4,)), arr(r, (4,), 0.5, 1.5)], {"axis": 0}),
+                ([x, w], {}), ([x, w], {"axis": 0}), ([x, w], {"axis": -1, "keepdims": True}),
+                # weights of one axis
+                ([x, arr(r, (3,), 0.5, 1.5)], {"axis": 0}), ([x, arr(r, (4,), 0.5, 1.5)], {"axis": -1}),
+                ([x, arr(r, (4,), 0.5, 1.5)], {"axis": 1, "keepdims": True}),
+                ([arr(r, (2, 3, 4)), arr(r, (3,), 0.5, 1.5)], {"axis": 1}),
+                ([arr(r, (2, 3, 4)), arr(r, (2, 3, 4), 0.5, 1.5)], {"axis": (0, 2)})]
+    if key in (np.nansum, np.nanmean):
+        holes = arr(r, (3, 4))
+        holes[0, 1] = holes[2, 3] = np.nan
+        return [([x], {}), ([holes], {}), ([holes], {"axis": 0}), ([holes], {"axis": -1}),
+                ([holes], {"axis": 1, "keepdims": True}), ([arr(r, (2, 3, 4))], {"axis": (0, 2)})]
+    raise AssertionError(f"no examples for {key}")
+
+
+KEYS = {np.cumprod, np.diff, np.sort, np.take, np.roll, np.flip, np.fliplr, np.flipud, np.pad,
+        np.tile, np.repeat, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.kron, np.tensordot,
+        np.einsum, np.diag, np.triu, np.tril, np.median, np.average, np.nansum, np.nanmean}
+
+
+def helper_examples(key, r):
+    """(inputs, options) examples for the runtime helpers of the shaping rules' adjoints."""
+    from s2sad import runtime
+
+    x = arr(r, (3, 4))
+    if key is runtime.take_bar:
+        return [([arr(r, (3,)), x, np.array([0, 2, 2])], {}),
+                ([arr(r, (3, 2)), x, np.array([1, 1])], {"axis": -1})]
+    if key is runtime.along_axis_bar:
+        order = np.argsort(distinct(r, (3, 4)), axis=0)
+        return [([arr(r, (3, 4)), x, order], {"axis": 0}),
+                ([arr(r, (12,)), x, np.argsort(distinct(r, (12,)))], {"axis": None})]
+    if key is runtime.unpad:
+        return [([arr(r, (5, 7)), ((1, 1), (2, 1))], {}), ([arr(r, (6,)), 1], {})]
+    if key is runtime.untile:
+        return [([arr(r, (6, 4)), x], {}), ([arr(r, (2, 3, 8)), x], {})]
+    if key is runtime.unrepeat:
+        return [([arr(r, (24,)), x, 2], {}), ([arr(r, (3, 5)), x, np.array([2, 0, 1, 2])],
+                                                {"axis": 1})]
+    if key is runtime.diag_bar:
+        return [([arr(r, (3,)), x], {}), ([arr(r, (2,)), x], {"k": -1})]
+    if key is runtime.diff_bar:
+        return [([arr(r, (3, 3)), x], {}), ([arr(r, (1, 4)), x], {"n": 2, "axis": 0})]
+    if key is runtime.median_bar:
+        return [([arr(r, (3,)), distinct(r, (3, 4))], {"axis": 1}), ([0.7, distinct(r, (3, 4))], {})]
+    if key in (runtime.tensordot_a_bar, runtime.tensordot_b_bar):
+        return [([arr(r, (2, 5)), arr(r, (2, 3, 4)), arr(r, (3, 4, 5))], {}),
+                ([arr(r, (2, 4, 4)), arr(r, (2, 3, 4)), arr(r, (3, 4))], {"axes": ((1,), (0,))})]
+    if key is runtime.einsum_bar:
+        return [(["ij->i", 0, arr(r, (3,)), x], {}),
+                (["ij,jk->ik", 0, arr(r, (3, 2)), x, arr(r, (4, 2))], {}),
+                (["ij,jk->ik", 1, arr(r, (3, 2)), arr(r, (4, 2)), x], {}),
+                (["ij,jk,k->i", 1, arr(r, (2,)), arr(r, (3, 4)), arr(r, (2, 3)), arr(r, (4,))], {})]
+    return None
+
+
+HELPER_KEYS_NAMES = ("take_bar", "along_axis_bar", "unpad", "untile", "unrepeat", "diag_bar",
+                     "diff_bar", "median_bar", "tensordot_a_bar", "tensordot_b_bar", "einsum_bar")

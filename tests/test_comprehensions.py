@@ -1,0 +1,170 @@
+"""Comprehensions, generator expressions and list operations (`frontend.expand`), end
+to end: gradients (reverse mode), forward mode and Hessians against central
+differences, Python's scoping, and the constructs still refused, at their line."""
+
+import math
+
+import numpy as np
+import pytest
+
+import s2sad
+import zoo_comprehensions as zoo
+from helpers import central_diff, close, numeric_grad, positions
+
+IDS = [f"{f.__name__}-{i}" for i, (f, _, _) in enumerate(zoo.ZOO)]
+
+
+def _direction(x, rng):
+    if isinstance(x, list):
+        return [_direction(v, rng) for v in x]
+    if isinstance(x, np.ndarray):
+        return rng.standard_normal(x.shape)
+    return float(rng.standard_normal()) if isinstance(x, float) else 0
+
+
+def _dot(a, b):
+    if isinstance(a, (list, tuple)):
+        return sum(_dot(x, y) for x, y in zip(a, b))
+    return float(np.sum(np.asarray(a) * np.asarray(b)))
+
+
+@pytest.mark.parametrize("f,args,wrt", zoo.ZOO, ids=IDS)
+def test_gradient_against_central_differences(f, args, wrt):
+    got = s2sad.grad(f, wrt=wrt)(*args)
+    assert close(got, numeric_grad(f, args, wrt), rtol=1e-5, atol=1e-6)
+    value, _ = s2sad.value_and_grad(f, wrt=wrt)(*args)
+    assert value == f(*args)
+
+
+@pytest.mark.parametrize("f,args,wrt", zoo.ZOO, ids=IDS)
+def test_forward_mode_against_central_differences(f, args, wrt):
+    rng = np.random.default_rng(1)
+    where = positions(f, wrt)
+    tangents = tuple(_direction(a, rng) if i in where else
+                     (np.zeros_like(a) if isinstance(a, np.ndarray) else None)
+                     for i, a in enumerate(args))
+    value, tangent = s2sad.jvp(f, tuple(args), tangents)
+    assert value == f(*args)
+    want = sum(_dot(central_diff(f, args, i), tangents[i]) for i in where)
+    assert close(float(tangent), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("f,args", zoo.SECOND, ids=[f.__name__ for f, _ in zoo.SECOND])
+def test_hessian_against_differences_of_the_gradient(f, args):
+    wrt = 0
+    H = np.asarray(s2sad.hessian(f, wrt=wrt)(*args), dtype=float)
+    scalar = isinstance(args[0], float)
+    x = np.atleast_1d(np.asarray(args[0], dtype=float))
+    H = H.reshape(len(x), len(x))
+    h = 1e-5
+    grad = s2sad.grad(f, wrt=wrt)
+
+    def at(v):
+        return float(v[0]) if scalar else list(v)
+
+    for k in range(len(x)):
+        up, down = x.copy(), x.copy()
+        up[k] += h
+        down[k] -= h
+        col = (np.asarray(grad(at(up), *args[1:])) - np.asarray(grad(at(down), *args[1:]))) \
+            / (2 * h)
+        assert np.allclose(H[:, k], col, rtol=1e-4, atol=1e-5), (k, H[:, k], col)
+
+
+def test_sum_of_a_generator_is_a_loop_adding_its_terms():
+    text = s2sad.source(zoo.filtered, wrt=0, example=(zoo.XS, 1.5))
+    text = "\n".join(line for line in text.splitlines() if not line.strip().startswith("#"))
+    assert "items" not in text and "total = 0" in text
+    assert "for " in text and "sum(" not in text
+
+
+def test_a_named_comprehension_is_built_in_its_name():
+    text = s2sad.source(zoo.named_list, wrt=0, stage="anf", example=(zoo.XS, 0.7))
+    assert "ys = []" in text and "ys.append(" in text
+
+
+def test_the_loop_variable_does_not_leak_and_globals_stay_visible():
+    x = 2.0
+    assert s2sad.grad(zoo.loop_variable_does_not_leak, wrt=1)(zoo.XS, x) == \
+        pytest.approx(central_diff(zoo.loop_variable_does_not_leak, (zoo.XS, x), 1))
+    # a comprehension variable named like a global: the global is read elsewhere
+    assert s2sad.grad(uses_global_name)(1.5) == pytest.approx(
+        central_diff(uses_global_name, (1.5,), 0))
+
+
+t = 3.0
+
+
+def uses_global_name(a):
+    ys = [a * t for t in range(3)]
+    return sum(ys) * t
+
+
+def test_min_of_an_empty_generator_raises_as_python_does():
+    def smallest(xs):
+        return min(x * 2.0 for x in xs)
+
+    with pytest.raises(ValueError):
+        smallest([])
+    with pytest.raises(ValueError):
+        s2sad.grad(smallest)([])
+
+
+def test_ties_go_to_the_first():
+    assert s2sad.grad(zoo.min_max_of_list)([2.0, 1.0, 1.0, 3.0, 3.0]) == \
+        [0.0, 3.0, 0.0, 1.0, 0.0]
+    assert s2sad.grad(zoo.nary_min_max, wrt=(0, 1, 2))(1.0, 0.5, -1.0) == (1.0, 0.0, 1.0)
+
+
+def test_too_few_items_for_a_starred_unpacking_raise_as_in_python():
+    with pytest.raises(ValueError):
+        s2sad.grad(zoo.star_unpacking)([1.0])
+
+
+def test_order_of_evaluation_is_kept():
+    calls = []
+
+    def note(v):
+        calls.append(v)
+        return v
+
+    def f(x):
+        return note(x) + sum(note(2.0 * x) for _ in range(2)) + note(3.0 * x)
+
+    calls.clear()
+    f(1.0)
+    want = list(calls)
+    calls.clear()
+    s2sad.grad(f)(1.0)
+    assert calls[:4] == want
+
+
+def refused_set_comprehension(xs):
+    s = {x for x in xs}
+    return len(s) * xs[0]
+
+
+def refused_star_of_unknown_length(xs):
+    return _scaled(*xs)
+
+
+@pytest.mark.parametrize("f,what", [(refused_set_comprehension, "set comprehension"),
+                                    (refused_star_of_unknown_length, "Starred")])
+def test_what_is_still_refused_points_at_the_line(f, what):
+    with pytest.raises(s2sad.S2SADError) as e:
+        s2sad.grad(f)([1.0, 2.0, 3.0])
+    assert e.value.filename == __file__
+    assert e.value.lineno == f.__code__.co_firstlineno + 1
+    assert what in str(e.value)
+
+
+def _scaled(a, b, c):
+    return a * b + c
+
+
+def test_generator_with_yield_is_still_refused():
+    def gen(x):
+        yield x
+
+    with pytest.raises(s2sad.S2SADError, match="yield"):
+        s2sad.grad(gen)(1.0)

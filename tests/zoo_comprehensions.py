@@ -1,0 +1,232 @@
+"""Comprehensions, generator expressions and list operations as users write them.
+Each entry of ZOO is (function, arguments, wrt); `tests/test_comprehensions.py`
+checks gradients, forward mode and (for SECOND) Hessians against central
+differences."""
+
+import math
+
+import numpy as np
+
+
+def sum_of_squares(xs):
+    return sum(x * x for x in xs)
+
+
+def sum_of_list_comp(xs):
+    return sum([math.sin(x) for x in xs])
+
+
+def filtered(xs, c):
+    return sum(c * x * x for x in xs if x > 0.0)
+
+
+def nested_fors(xs, ys):
+    return sum(x * y for x in xs for y in ys if x < y)
+
+
+def nested_comprehensions(xs):
+    return sum(sum(x * y for y in xs) * x for x in xs)
+
+
+def named_list(xs, w):
+    ys = [w * x for x in xs]
+    return ys[0] * ys[-1] + ys[1]
+
+
+def to_array(xs):
+    return np.sum(np.array([x ** 2 for x in xs]) * np.arange(len(xs)))
+
+
+def stacked_rows(w):
+    rows = [w * i + 1.0 for i in range(3)]
+    return np.sum(np.stack(rows) ** 2)
+
+
+def loop_variable_does_not_leak(xs, x):
+    s = sum(x * v for v in xs)
+    t = [x * 2.0 for x in xs]
+    return s * x + t[0]
+
+
+def over_enumerate_and_zip(xs, ys):
+    a = sum(i * x for i, x in enumerate(xs))
+    b = sum(x * y for x, y in zip(xs, ys))
+    return a * b
+
+
+def smallest_and_largest(xs):
+    return min(x * x for x in xs) + 2.0 * max(math.sin(x) for x in xs)
+
+
+def exact_sum(xs):
+    return math.fsum(x * x for x in xs)
+
+
+def as_list_and_indexed(xs):
+    ys = list(x + 1.0 for x in xs)
+    return ys[1] * ys[2]
+
+
+def comprehension_in_a_loop(xs, n):
+    acc = 0.0
+    for k in range(n):
+        acc = acc + sum(x ** (k + 1) for x in xs)
+    return acc
+
+
+def conditional_comprehension(xs, c):
+    return sum(x for x in xs) if c > 0 else max(x * c for x in xs)
+
+
+def over_arrays(ws):
+    return sum(np.sum(w * w) for w in ws)
+
+
+def min_max_of_list(xs):
+    return min(xs) * max(xs)
+
+
+def nary_min_max(a, b, c):
+    return min(a, b * 2.0, c) + max(a, b, c * c)
+
+
+def sum_with_start(xs, v):
+    return sum(xs, v * v)
+
+
+def product(xs):
+    return math.prod(xs) + math.prod(x + 1.0 for x in xs)
+
+
+def fsum_of_list(xs):
+    return math.fsum(xs) * xs[0]
+
+
+def reversed_loop(xs):
+    t = 0.0
+    for x in reversed(xs):
+        t = t * 0.5 + x
+    return t
+
+
+def reversed_list(xs):
+    ys = list(reversed(xs))
+    return ys[0] * 3.0 + ys[-1]
+
+
+def for_else(xs, limit):
+    t = 0.0
+    for x in xs:
+        if x > limit:
+            break
+        t = t + x * x
+    else:
+        t = t * 2.0
+    return t
+
+
+def while_else(x, n):
+    k = 0
+    while k < n:
+        x = x * 1.5 + 0.1
+        k += 1
+    else:
+        x = x * x
+    return x
+
+
+def star_unpacking(xs):
+    first, *rest = xs
+    a, *middle, b = xs
+    return first * sum(rest) + a * b + sum(middle)
+
+
+def _scaled(a, b, c):
+    return a * b + c
+
+
+def star_call(xs, s):
+    args = (xs[0], s * xs[1])
+    return _scaled(*args, 1.0) + _scaled(*[s, s, s])
+
+
+def extend_list(xs, v):
+    ys = [v]
+    ys.extend(xs)
+    ys.extend(x * v for x in xs)
+    return sum(ys) * v
+
+
+def repeated_list(x, n):
+    ys = [0.0] * n
+    ys[1] = x
+    zs = [x, 2.0 * x] * 2
+    return sum(ys) * x + zs[3] * zs[0]
+
+
+def slices(xs):
+    head = xs[:2]
+    back = xs[::-1]
+    return head[0] * back[0] + sum(xs[1:])
+
+
+def divmod_of_ints(x, n):
+    q, r = divmod(n, 3)
+    return x * q + r
+
+
+def hypot_of_two(a, b):
+    return math.hypot(a, b * 2.0)
+
+
+XS = [0.5, -1.25, 2.0, 1.5]
+
+ZOO = [
+    (sum_of_squares, (XS,), 0),
+    (sum_of_list_comp, (XS,), 0),
+    (filtered, (XS, 1.5), (0, 1)),
+    (nested_fors, (XS, [1.0, 0.25]), (0, 1)),
+    (nested_comprehensions, (XS,), 0),
+    (named_list, (XS, 0.7), (0, 1)),
+    (to_array, (XS,), 0),
+    (stacked_rows, (np.array([0.5, -1.0]),), 0),
+    (loop_variable_does_not_leak, (XS, 1.3), (0, 1)),
+    (over_enumerate_and_zip, (XS, [1.0, 2.0, 3.0]), (0, 1)),
+    (smallest_and_largest, (XS,), 0),
+    (exact_sum, (XS,), 0),
+    (as_list_and_indexed, (XS,), 0),
+    (comprehension_in_a_loop, (XS, 3), 0),
+    (conditional_comprehension, (XS, 1.0), (0, 1)),
+    (conditional_comprehension, (XS, -1.0), (0, 1)),
+    (over_arrays, ([np.array([1.0, 2.0]), np.array([[0.5, -1.0]])],), 0),
+    (min_max_of_list, (XS,), 0),
+    (nary_min_max, (0.5, 0.1, -0.7), (0, 1, 2)),
+    (sum_with_start, (XS, 0.3), (0, 1)),
+    (product, (XS,), 0),
+    (fsum_of_list, (XS,), 0),
+    (reversed_loop, (XS,), 0),
+    (reversed_list, (XS,), 0),
+    (for_else, (XS, 1.8), (0, 1)),
+    (for_else, (XS, 5.0), (0, 1)),
+    (while_else, (0.7, 3), 0),
+    (star_unpacking, (XS,), 0),
+    (star_call, (XS, 0.6), (0, 1)),
+    (extend_list, (XS, 0.9), (0, 1)),
+    (repeated_list, (1.3, 3), 0),
+    (slices, (XS,), 0),
+    (divmod_of_ints, (1.5, 7), 0),
+    (hypot_of_two, (0.3, 0.4), (0, 1)),
+]
+
+# (function, arguments) whose Hessians are checked
+SECOND = [
+    (sum_of_squares, (XS,)),
+    (nested_fors, (XS, [1.0, 0.25])),
+    (named_list, (XS, 0.7)),
+    (smallest_and_largest, (XS,)),
+    (product, (XS,)),
+    (star_unpacking, (XS,)),
+    (sum_with_start, (XS, 0.3)),
+    (repeated_list, (1.3, 3)),
+    (for_else, (XS, 1.8)),
+]
