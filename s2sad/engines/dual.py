@@ -32,7 +32,7 @@ import numpy as np
 from . import args as args_mod
 from .shim import run
 from .primitives import call_rule, undefined
-from .traced import Traced, deep_primal, held, primal
+from .traced import Traced, deep_primal, held, primal, traced_parts
 
 
 class Dual(Traced):
@@ -52,11 +52,15 @@ class Dual(Traced):
         if rule is None:
             return held(out)
         options = options or {}
-        n = args[used[0]].dot.shape[0]
+        n = traced_parts(args, used, cls)[0][2].dot.shape[0]
         shape = np.shape(out)
         arrays = isinstance(out, np.ndarray) or any(isinstance(p, np.ndarray) for p in primals)
+        lists = any(not isinstance(args[i], Dual) for i in used)  # (np.stack([a, b]))
         try:
-            if not arrays:
+            if lists:
+                tangent = np.stack([_direction(rule, args, primals, options, out, used, k)
+                                    for k in range(n)])
+            elif not arrays:
                 # Python floats raise on a division by zero; so do their tangents
                 dots = [args[i].dot if i in used else 0.0 for i in range(len(args))]
                 with np.errstate(divide="raise", invalid="raise"):
@@ -80,9 +84,17 @@ class Dual(Traced):
 
 def _direction(rule, args, primals, options, out, used, k):
     """The tangent of `out` along direction `k` alone."""
-    dots = [args[i].dot[k] if i in used else np.zeros(np.shape(primals[i]))
+    dots = [_item_dots(args[i], k) if i in used else np.zeros(np.shape(primals[i]))
             for i in range(len(args))]
     return np.asarray(_total(call_rule(rule, primals, options, out, dots), used), dtype=float)
+
+
+def _item_dots(arg, k):
+    """The tangent along direction `k` of an input: a traced value's, or for a list
+    input one per item (zeros for a plain item)."""
+    if isinstance(arg, Dual):
+        return arg.dot[k]
+    return type(arg)(e.dot[k] if isinstance(e, Dual) else np.zeros(np.shape(e)) for e in arg)
 
 
 def _spread(dot, n, shape):

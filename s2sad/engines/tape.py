@@ -32,7 +32,7 @@ import numpy as np
 from . import args as args_mod
 from .shim import run
 from .primitives import (EngineError, call_rule, describe, undefined)
-from .traced import Traced, held
+from .traced import Traced, held, part_term, traced_parts
 
 
 class _Failed:
@@ -114,15 +114,20 @@ class Var(Traced):
         if rule is None:
             return held(out)
         options = options or {}
-        tape = args[used[0]].tape
-        if any(args[i].tape is not tape for i in used):
+        # (the traced inputs, and the traced items of list inputs: np.stack([a, b]))
+        parts = traced_parts(args, used, cls)
+        tape = parts[0][2].tape
+        if any(v.tape is not tape for _, _, v in parts):
             raise EngineError(f"{describe(key)} mixes values traced on two different tapes")
-        parents = [args[i].index for i in used]
+        parents = [v.index for _, _, v in parts]
+        # (the pullback keeps where each term goes, not the traced values: a temporary
+        # nothing reads any more must not stay alive, see `traced.shared`)
+        parts = [(i, k) for i, k, _ in parts]
         label = describe(key)
         if not isinstance(out, np.ndarray) and not any(isinstance(p, np.ndarray) for p in primals):
             try:
                 terms = call_rule(rule, primals, options, out, 1.0)
-                partials = tuple(terms[i] for i in used)
+                partials = tuple(part_term(terms, i, k) for i, k in parts)
             except (ArithmeticError, ValueError) as exc:
                 partials = _Failed(undefined(key, primals, exc))
             return held(tape.push(out, parents, partials, label=label))
@@ -132,7 +137,7 @@ class Var(Traced):
                 terms = call_rule(rule, primals, options, out, g)
             except (ArithmeticError, ValueError) as exc:
                 raise undefined(key, primals, exc) from None
-            return [terms[i] for i in used]
+            return [part_term(terms, i, k) for i, k in parts]
 
         return held(tape.push(out, parents, None, pullback, label=label))
 

@@ -16,9 +16,11 @@ plain inputs. Everything else follows the primal value:
   but traced values do not (that error is also an `AttributeError`, so ``hasattr``
   keeps working);
 * NumPy sees traced values through ``__array_ufunc__`` (elementwise ufuncs with
-  broadcasting) and ``__array_function__`` (functions with a rule, such as ``np.sum``
-  and ``np.dot``); a traced value has no ``__array__``, so NumPy cannot drop the
-  derivative either.
+  broadcasting, and ``np.matmul``: ``W @ x`` with `W` a plain array) and
+  ``__array_function__`` (functions with a rule, such as ``np.sum`` and ``np.dot``,
+  and those taking a list of arrays, ``np.concatenate([a, b])``: a list input holding
+  traced values is one input of the rule, its term one per item, `traced_parts`);
+  a traced value has no ``__array__``, so NumPy cannot drop the derivative either.
 * ``x -= v`` (and every augmented operator) on a traced array changes it in place, as
   NumPy does: the traced object itself takes the new value and derivative
   (`_become`), so every name and list holding it sees them. Where another array may
@@ -53,7 +55,7 @@ class EngineAttributeError(EngineError, AttributeError):
 UFUNC_KEYS = {
     np.add: "add", np.subtract: "sub", np.multiply: "mul", np.true_divide: "truediv",
     np.floor_divide: "floordiv", np.remainder: "mod", np.negative: "neg",
-    np.positive: "pos",
+    np.positive: "pos", np.matmul: "matmul",
 }
 
 
@@ -267,6 +269,36 @@ def array_function(cls, func, args, kwargs):
     return cls.apply(func, func, inputs, options)
 
 
+def _list_of(x, cls) -> bool:
+    """Is `x` a list or tuple holding values traced by `cls` (``np.concatenate([a,
+    b])``)? One of lists of them is refused."""
+    if not isinstance(x, (list, tuple)):
+        return False
+    if any(isinstance(e, (list, tuple)) and contains_traced(e) for e in x):
+        raise EngineError(f"a list of lists of traced values is not supported by the "
+                          f"{cls.engine} engine" + user_place())
+    return any(isinstance(e, cls) for e in x)
+
+
+def traced_parts(args, used, cls) -> list:
+    """``(position, item, value)`` for each value traced by `cls` among the inputs at
+    `used`: an input itself (`item` None), or an item of a list input."""
+    out = []
+    for i in used:
+        a = args[i]
+        if isinstance(a, cls):
+            out.append((i, None, a))
+        else:
+            out.extend((i, k, e) for k, e in enumerate(a) if isinstance(e, cls))
+    return out
+
+
+def part_term(terms, i, k):
+    """The term of input `i` (of its item `k` when it is a list input)."""
+    t = terms[i]
+    return t if k is None or t is None else t[k]
+
+
 class Traced:
     """A primal value followed by an engine (see the module docstring)."""
 
@@ -280,8 +312,9 @@ class Traced:
         the primitive's value and `used` the positions of inputs traced by this engine
         whose derivative the rule gives; `rule` is None when no input needs one (then
         `out` is the whole answer)."""
-        active = [isinstance(a, cls) for a in args]
-        primals = [a.value if isinstance(a, Traced) else a for a in args]
+        active = [isinstance(a, cls) or _list_of(a, cls) for a in args]
+        primals = [a.value if isinstance(a, Traced) else
+                   deep_primal(a) if isinstance(a, (list, tuple)) else a for a in args]
         if not any(active) or is_nondifferentiable(key):
             out = fn(*primals, **options)
             note_shared(out, list(args))
@@ -442,7 +475,10 @@ class Traced:
                               f"{self.engine} engine" + user_place())
         if is_nondifferentiable(ufunc):
             return ufunc(*(primal(x) for x in inputs))
-        return self.apply(UFUNC_KEYS.get(ufunc, ufunc), ufunc, inputs, elementwise=True)
+        # (``W @ x`` with W a plain array: np.matmul, a ufunc with a signature, which
+        # is not elementwise)
+        return self.apply(UFUNC_KEYS.get(ufunc, ufunc), ufunc, inputs,
+                          elementwise=ufunc.signature is None)
 
     def __array_function__(self, func, types, args, kwargs):
         return array_function(type(self), func, args, kwargs)
@@ -474,6 +510,7 @@ class Traced:
     transpose = _array_method(METHODS["transpose"])
     ravel = _array_method(METHODS["ravel"])
     swapaxes = _array_method(METHODS["swapaxes"])
+    copy = _array_method(METHODS["copy"])
 
     def item(self, *args):
         if args:
