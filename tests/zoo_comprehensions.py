@@ -164,6 +164,12 @@ def repeated_list(x, n):
     return sum(ys) * x + zs[3] * zs[0]
 
 
+def concatenated(xs, v):
+    ys = xs + [v * v]
+    zs = [v] + ys
+    return zs[0] * zs[-1] + sum(ys) * ys[1]
+
+
 def slices(xs):
     head = xs[:2]
     back = xs[::-1]
@@ -214,6 +220,7 @@ ZOO = [
     (extend_list, (XS, 0.9), (0, 1)),
     (repeated_list, (1.3, 3), 0),
     (slices, (XS,), 0),
+    (concatenated, (XS, 0.8), (0, 1)),
     (divmod_of_ints, (1.5, 7), 0),
     (hypot_of_two, (0.3, 0.4), (0, 1)),
 ]
@@ -229,4 +236,5 @@ SECOND = [
     (sum_with_start, (XS, 0.3)),
     (repeated_list, (1.3, 3)),
     (for_else, (XS, 1.8)),
+    (concatenated, (XS, 0.8)),
 ]

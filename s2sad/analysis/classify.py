@@ -13,6 +13,7 @@ its inputs in the order its rule expects:
     append   ``xs.append(v)`` (an `ir.Expr`)
     pop      ``v = xs.pop()`` (a list's last element, removed)
     repeat   ``v = xs * n`` (a list repeated)
+    concat   ``v = xs + ys`` (two lists joined into a new one)
     add_at   ``np.add.at(a, index, v)`` (an `ir.Expr`: `v` added into `a` in place)
     add_into ``add_into(acc, parts)`` (an `ir.Expr`: s2sad's runtime helper adding
              each of `parts` into the list `acc`)
@@ -54,7 +55,7 @@ from ..primitives.facts import METHODS, AsType, dtype_kind
 # one is), in that order; a transform that dispatches on `Op.kind` keys its table by
 # these names
 KINDS = ("copy", "const", "rule", "call", "pack", "getitem", "listpack", "append", "pop",
-         "repeat", "add_at", "add_into", "sum", "nondiff", "inactive", "unknown")
+         "repeat", "concat", "add_at", "add_into", "sum", "nondiff", "inactive", "unknown")
 
 
 @dataclass
@@ -96,6 +97,10 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
             if (isinstance(kind(xs), ListKind) or isinstance(xs, ast.List)) \
                     and not isinstance(kind(n), ArrayKind):
                 return Op("repeat", [xs, n], diff=(True, False), text="list repetition")
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) \
+            and isinstance(kind(value.left), ListKind) and isinstance(kind(value.right), ListKind):
+        return Op("concat", [value.left, value.right], diff=(True, True),
+                  text="list concatenation")
     if isinstance(value, ast.BinOp):
         key = rules.OPERATORS.get(type(value.op))
         inputs = [value.left, value.right]

@@ -70,6 +70,8 @@ class Holders:
                          False)]
             if op.kind in ("listpack", "pack"):
                 return [(t, set().union(*[self.reach(e) for e in op.inputs]), True)]
+            if op.kind == "concat":  # (a new list holding both lists' elements)
+                return [(t, set().union(*[self.contents(x) for x in op.inputs]), True)]
             if op.kind == "repeat":
                 x = op.inputs[0]
                 src = set().union(*[self.reach(e) for e in x.elts]) \

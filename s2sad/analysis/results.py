@@ -72,6 +72,9 @@ class ResultKinds:
             return [ListKind(UNKNOWN if elem is None else elem)]
         return [UNKNOWN]
 
+    def concat_result(self, s, op, inputs) -> list:
+        return [ListKind(merge(inputs[0].elem, inputs[1].elem))]
+
     def listpack_result(self, s, op, inputs) -> list:
         elem = None
         for k in inputs:
@@ -173,6 +176,7 @@ RESULT_KINDS = {
     "pack": ResultKinds.pack_result, "getitem": ResultKinds.getitem_result,
     "listpack": ResultKinds.listpack_result, "append": ResultKinds.unknown_result,
     "pop": ResultKinds.pop_result, "repeat": ResultKinds.repeat_result,
+    "concat": ResultKinds.concat_result,
     "add_at": ResultKinds.unknown_result, "add_into": ResultKinds.unknown_result,
     "sum": ResultKinds.sum_result, "nondiff": ResultKinds.nondiff_result,
     "inactive": ResultKinds.inactive_result, "unknown": ResultKinds.unknown_result,

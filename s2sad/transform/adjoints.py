@@ -338,6 +338,7 @@ BY_KIND = {
     "append": OperationAdjoints.reverse_append,
     "pop": OperationAdjoints.reverse_pop,
     "repeat": ContainerAdjoints.reverse_repeat,
+    "concat": ContainerAdjoints.reverse_concat,
     "add_at": OperationAdjoints.reverse_add_at,
     "add_into": OperationAdjoints.reverse_add_at,
     "sum": OperationAdjoints.reverse_sum,

@@ -7,7 +7,8 @@ adjoint objects (`list_inits`, `zero_list`, `assembled_lists`), save what a writ
 overwrites for the reverse sweep to put back (`save_overwritten`), and reverse the
 operations that change or read a container in place: a write ``x[i] = v``
 (`reverse_setitem`), a loop-carried array taking its next value (`hand_over`), a
-slice of a list (`reverse_list_slice`), a list repeated (`reverse_repeat`), a ``pop`` (`reverse_unread_pop`). The class
+slice of a list (`reverse_list_slice`), a list repeated (`reverse_repeat`) or joined
+(`reverse_concat`), a ``pop`` (`reverse_unread_pop`). The class
 is a mixin: its methods read the state of `reverse._Transform` (the activity, the
 helpers the emitted code reads) and call its `set_adj` and `np_call`.
 May import `common`, `primitives`, `ir` and `runtime`; `reverse` imports it.
@@ -192,6 +193,38 @@ class ContainerAdjoints:
         add = ir.AugAssign(slot, ast.Subscript(value=ir.copy_tree(got), slice=ir.name(k),
                                                ctx=ast.Load()), s.line)
         return [ir.ForEach(k, every, [add], s.line)]
+
+    def reverse_concat(self, s, op, out_bar) -> list:
+        """The reverse of ``v = xs + ys`` (a new list of `xs`'s elements, then `ys`'s):
+        ``xs_bar[k] += v_bar[k]`` for each of `xs`'s, ``ys_bar[k] += v_bar[n + k]``
+        for each of `ys`'s, `n` being ``len(xs_bar)`` (or, where `xs` is inactive,
+        ``len(v_bar) - len(ys_bar)``)."""
+        if out_bar is None or not self.is_list(s.targets[0]):
+            return []
+        got = self.acc(s.targets[0])
+        xs, ys = op.inputs
+        out = []
+        k = "%k"
+
+        def length(n):
+            return ast.Call(func=ir.name("len"), args=[ir.name(n)], keywords=[])
+
+        for x, at in ((xs, None), (ys, "tail")):
+            if not isinstance(x, ast.Name) or not self.act.is_active(x):
+                continue
+            acc = self.acc(x.id)
+            where = ir.name(k)
+            if at is not None:
+                start = length(self.acc(xs.id)) if isinstance(xs, ast.Name) and \
+                    self.act.is_active(xs) else ast.BinOp(left=length(got), op=ast.Sub(),
+                                                          right=length(acc))
+                where = ast.BinOp(left=start, op=ast.Add(), right=where)
+            slot = ast.Subscript(value=ir.name(acc), slice=ir.name(k), ctx=ast.Load())
+            add = ir.AugAssign(slot, ast.Subscript(value=ir.name(got), slice=where,
+                                                   ctx=ast.Load()), s.line)
+            every = ast.Call(func=ir.name("range"), args=[length(acc)], keywords=[])
+            out.append(ir.ForEach(k, every, [add], s.line))
+        return out
 
     def reverse_unread_pop(self, s) -> list:
         """The reverse of ``xs.pop()`` whose value gives the output nothing: the

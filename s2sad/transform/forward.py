@@ -337,6 +337,17 @@ class _Transform:
         return self.tangent(s, target, ([], ast.Subscript(
             value=ir.name(dot(container.id)), slice=ir.copy_tree(index), ctx=ast.Load())))
 
+    def concat_tangent(self, s, op, target) -> list:
+        """``v = xs + ys`` of lists: ``v_dot = xs_dot + ys_dot`` (an inactive one's
+        tangent a list of zeros as long as it)."""
+        if target is None:
+            return [s]
+        if not any(self.active(x) for x in op.inputs):
+            return self.tangent(s, target, None)
+        left, right = (ir.name(dot(x.id)) if self.active(x) else zeros_like_list(x.id)
+                       for x in op.inputs)
+        return self.tangent(s, target, ([], ast.BinOp(left=left, op=ast.Add(), right=right)))
+
     def repeat_tangent(self, s, op, target) -> list:
         if target is None:
             return [s]
@@ -488,6 +499,7 @@ BY_KIND = {
     "append": _Transform.append_tangent,
     "pop": _Transform.pop_tangent,
     "repeat": _Transform.repeat_tangent,
+    "concat": _Transform.concat_tangent,
     "add_at": _Transform.add_at_tangent,
     "add_into": _Transform.add_at_tangent,
     "sum": _Transform.sum_tangent,
