@@ -383,6 +383,72 @@ def diag_bar(g, x, k=0):
     return x_bar
 
 
+def _cumprod_rows(x, axis):
+    """`x` with `axis` (None: x flattened) moved last, and the function putting an
+    array of that layout back in x's shape."""
+    x = np.asarray(x)
+    if axis is None:
+        return np.ravel(x), lambda y: np.reshape(y, x.shape)
+    return np.moveaxis(x, axis, -1), lambda y: np.moveaxis(y, -1, axis)
+
+
+def _cumprod_tangent(x, t):
+    """The tangent of ``np.cumprod(x, axis=-1)`` along `t`, right at zeros: before
+    the first zero of a row, out times the running sum of t / x; from it on, the
+    zero's own tangent times the products after it."""
+    zeros = np.cumsum(x == 0, axis=-1)
+    first = (zeros == 1) & (x == 0)
+    before = zeros == 0
+    return np.where(before, np.cumprod(x, -1) * np.cumsum(t / np.where(before, x, 1.0), -1),
+                    np.cumprod(np.where(first, 1.0, x), -1) * np.cumsum(np.where(first, t, 0.0), -1))
+
+
+def _others(x):
+    """``(a, mask)``: a[..., i, j] is x[..., j] but 1 at j == i, so that the
+    cumulative products of row i leave x[i] out; `mask` is j >= i."""
+    n = x.shape[-1]
+    eye = np.eye(n, dtype=bool)
+    return np.where(eye, 1.0, x[..., None, :]), np.triu(np.ones((n, n), dtype=bool))
+
+
+def _reversed_cumsum(v):
+    return np.flip(np.cumsum(np.flip(v, -1), -1), -1)
+
+
+def cumprod_bar(g, x, out, axis=None):
+    """Adjoint of ``out = np.cumprod(x, axis)``: each element gets the later
+    products' adjoints times the products without it, ``cumsum`` from the end of
+    ``g * out`` divided by the element; in a row that holds a zero, the products
+    without each element, one row of them per element (n² for such a row)."""
+    xs, back = _cumprod_rows(x, axis)
+    gs, _ = _cumprod_rows(np.broadcast_to(g, np.shape(out)), axis)
+    zero = xs == 0
+    x_bar = _reversed_cumsum(gs * _cumprod_rows(out, axis)[0]) / np.where(zero, 1.0, xs)
+    rows = np.any(zero, axis=-1)
+    if np.any(rows):
+        a, mask = _others(xs[rows])
+        x_bar[rows] = np.sum(np.cumprod(a, -1) * mask * gs[rows][..., None, :], axis=-1)
+    return back(x_bar)
+
+
+def cumprod_bar_dot(g, x, x_dot, axis=None):
+    """The tangent of ``cumprod_bar(g, x, np.cumprod(x, axis), axis)`` along `x_dot`
+    (`g` held still), right at zeros too."""
+    xs, back = _cumprod_rows(x, axis)
+    gs, _ = _cumprod_rows(np.broadcast_to(g, np.shape(xs) if axis is None else np.shape(x)), axis)
+    ts, _ = _cumprod_rows(np.broadcast_to(x_dot, np.shape(x)), axis)
+    zero = xs == 0
+    safe = np.where(zero, 1.0, xs)
+    out, out_dot = np.cumprod(xs, -1), _cumprod_tangent(xs, ts)
+    tangent = (_reversed_cumsum(gs * out_dot) - _reversed_cumsum(gs * out) * ts / safe) / safe
+    rows = np.any(zero, axis=-1)
+    if np.any(rows):
+        a, mask = _others(xs[rows])
+        a_dot = np.where(np.eye(xs.shape[-1], dtype=bool), 0.0, ts[rows][..., None, :])
+        tangent[rows] = np.sum(_cumprod_tangent(a, a_dot) * mask * gs[rows][..., None, :], axis=-1)
+    return back(tangent)
+
+
 def median_bar(g, x, axis=None, keepdims=False):
     """Adjoint of ``np.median(x, axis)``: `g` to the middle element along the reduced
     axes, or half of it to each of the two middle ones."""

@@ -131,6 +131,11 @@ def helper_examples(key, r):
     from s2sad import runtime
 
     x = arr(r, (3, 4))
+    if key is runtime.cumprod_bar:  # (c is np.cumprod(x, axis), given to save work)
+        zeros = with_zeros(r, (3, 4), [1, 6, 8])
+        return [([arr(r, (3, 4)), zeros, np.cumprod(zeros, axis=1)], {"axis": 1}),
+                ([arr(r, (12,)), x, np.cumprod(x)], {}),
+                ([arr(r, (6,)), with_zeros(r, (6,), [2]), np.cumprod(with_zeros(r, (6,), [2]))], {})]
     if key is runtime.take_bar:
         return [([arr(r, (3,)), x, np.array([0, 2, 2])], {}),
                 ([arr(r, (3, 2)), x, np.array([1, 1])], {"axis": -1})]
@@ -162,5 +167,5 @@ def helper_examples(key, r):
     return None
 
 
-HELPER_KEYS_NAMES = ("take_bar", "along_axis_bar", "unpad", "untile", "unrepeat", "diag_bar",
+HELPER_KEYS_NAMES = ("cumprod_bar", "take_bar", "along_axis_bar", "unpad", "untile", "unrepeat", "diag_bar",
                      "diff_bar", "median_bar", "tensordot_a_bar", "tensordot_b_bar", "einsum_bar")

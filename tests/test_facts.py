@@ -207,3 +207,60 @@ def test_item_and_swapaxes_are_methods_of_their_rows():
     assert facts.METHODS["item"] is np.ndarray.item
     assert facts.METHODS["swapaxes"] is np.swapaxes
     assert facts.call_shape(np.ndarray.item, [(1, 1)], [None], {}) == ()
+
+
+# ------------------------------------- the methods of the shaping functions' rows
+
+def cumulative_product_method(x):
+    return np.sum(x.cumprod(axis=-1) * x) + np.sum(x.cumprod() ** 2)
+
+
+def taken_and_repeated(x):
+    return np.sum(x.take([2, 0, 2], axis=1) ** 2) + np.sum(x.repeat(2, axis=0) * x.repeat(2, 0))
+
+
+def test_cumprod_take_and_repeat_methods_are_their_functions():
+    import s2sad
+    from helpers import central_diff
+
+    assert facts.METHODS["cumprod"] is np.cumprod and facts.METHODS["take"] is np.take \
+        and facts.METHODS["repeat"] is np.repeat
+    x = np.linspace(-0.8, 0.9, 12).reshape(3, 4)
+    u = np.cos(np.arange(12.0)).reshape(3, 4)
+    for f in (cumulative_product_method, taken_and_repeated):
+        expected = central_diff(f, (x,), 0)
+        for mode in ("reverse", "tape"):
+            assert np.allclose(s2sad.grad(f, mode=mode)(x), expected, rtol=1e-5, atol=1e-7), f
+        assert np.isclose(s2sad.jvp(f, (x,), (u,))[1], np.sum(expected * u)), f.__name__
+
+
+def test_shapes_of_the_shaping_functions():
+    import ast
+
+    from s2sad.analysis.classify import Op
+    from s2sad.ir.kinds import SCALAR, ArrayKind
+
+    def shape(key, *shapes, values=(), **options):
+        atoms = [ast.Constant(v) for v in values] + [ast.Name(id="v")] * (len(shapes) - len(values))
+        return facts.call_shape(key, shapes, atoms, {k: ast.Constant(v) for k, v in options.items()})
+
+    def kind(key, *kinds, values=(), **options):
+        atoms = [ast.Constant(v) for v in values] + [ast.Name(id=f"v{i}") for i in range(
+            len(kinds) - len(values))]
+        op = Op("rule", atoms, key=key, options={k: ast.Constant(v) for k, v in options.items()})
+        return facts.rule_result_kind(op, list(kinds))
+
+    assert shape(np.sort, ("n", "m")) == ("n", "m") and len(shape(np.sort, ("n", "m"), axis=None)) == 1
+    assert shape(np.take, ("n", "m"), ("k",), axis=-1) == ("n", "k")
+    assert shape(np.flip, ("n", "m")) == ("n", "m") and shape(np.triu, ("n", "n")) == ("n", "n")
+    assert shape(np.diff, ("n", "m"))[0] == "n" and shape(np.diff, ("n", "m"), axis=0)[1] == "m"
+    assert shape(np.atleast_2d, ("n",)) == (1, "n") and shape(np.atleast_3d, ("n", "m")) == ("n", "m", 1)
+    assert shape(np.median, ("n", "m"), axis=0) == ("m",)
+    assert kind(np.einsum, SCALAR, ArrayKind(2), ArrayKind(2), values=("ij,jk->ik",)) == ArrayKind(2)
+    assert kind(np.einsum, SCALAR, ArrayKind(1), ArrayKind(1), values=("i,i",)) == SCALAR
+    assert kind(np.einsum, SCALAR, ArrayKind(3), values=("...ii->...i",)) == ArrayKind(2)
+    assert kind(np.tensordot, ArrayKind(3), ArrayKind(3), axes=((1, 2), (0, 1))) == ArrayKind(2)
+    assert kind(np.tensordot, ArrayKind(3), ArrayKind(2)) == ArrayKind(1)
+    assert kind(np.diag, ArrayKind(1)) == ArrayKind(2) and kind(np.diag, ArrayKind(2)) == ArrayKind(1)
+    assert kind(np.repeat, ArrayKind(2), ArrayKind(None)) == ArrayKind(1)
+    assert kind(np.kron, ArrayKind(2), ArrayKind(2)) == ArrayKind(2)

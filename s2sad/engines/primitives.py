@@ -12,7 +12,7 @@ Contract
   one term per input; `seeds` is ``out_bar`` (reverse) or the input tangents
   (forward).
 * `bind_options(func, args, kwargs, mode)` splits a NumPy call into the rule's inputs
-  and options (``axis=...``).
+  and options (``axis=...``), with the function to call on them.
 * `EngineError` (an `S2SADError`) is what the engines raise when they cannot follow a
   function; `user_place()` says where in the user's code that happened.
 
@@ -182,9 +182,24 @@ def _short(v) -> str:
     return repr(v)
 
 
+def _named_after(func, names):
+    """`func`, or `func` given its last inputs, `names`, by name."""
+    if not names:
+        return func
+    names = list(names)
+
+    def call(*inputs, **options):
+        k = len(inputs) - len(names)
+        return func(*inputs[:k], **dict(zip(names, inputs[k:])), **options)
+
+    return call
+
+
 def bind_options(func, args, kwargs, mode):
     """Split a NumPy call's arguments into (inputs, options) the way its rule reads
-    them, or raise `EngineError`."""
+    them, or raise `EngineError`; and the function to call with them (`func`, or one
+    that gives `func` by name the inputs the call gave by name: the weights of
+    ``np.average(x, weights=w)``, whose second positional parameter is the axis)."""
     name = rules.key_name(func)
     candidates = rules.candidates(func, mode)
     if not candidates:
@@ -205,6 +220,6 @@ def bind_options(func, args, kwargs, mode):
         if any(k not in rule.options or k in options for k in named):
             continue
         options.update(named)
-        return inputs, options
+        return inputs, options, _named_after(func, rule.inputs[len(args):])
     raise EngineError(f"{name} is called with arguments its derivative rule does not "
                       f"describe ({', '.join(kwargs) or len(args)})" + user_place())

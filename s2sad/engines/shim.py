@@ -193,8 +193,8 @@ class Shim:
                 return fn(*(deep_primal(a) for a in args),
                           **{k: deep_primal(v) for k, v in kwargs.items()})
             if rules.candidates(fn, cls.mode):
-                inputs, options = bind_options(fn, args, kwargs, cls.mode)
-                return cls.apply(fn, fn, inputs, options)
+                inputs, options, call = bind_options(fn, args, kwargs, cls.mode)
+                return cls.apply(fn, call, inputs, options)
             if is_user_function(fn):
                 return self.function(fn)(*args, **kwargs)
             other = "forward" if cls.mode == "reverse" else "reverse"

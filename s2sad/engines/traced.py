@@ -265,8 +265,8 @@ def array_function(cls, func, args, kwargs):
         out = func(*deep_primal(args), **{k: deep_primal(v) for k, v in kwargs.items()})
         note_shared(out, [args, list(kwargs.values())])
         return held(out)
-    inputs, options = bind_options(func, args, kwargs, cls.mode)
-    return cls.apply(func, func, inputs, options)
+    inputs, options, call = bind_options(func, args, kwargs, cls.mode)
+    return cls.apply(func, call, inputs, options)
 
 
 def _list_of(x, cls) -> bool:
@@ -511,6 +511,10 @@ class Traced:
     ravel = _array_method(METHODS["ravel"])
     swapaxes = _array_method(METHODS["swapaxes"])
     copy = _array_method(METHODS["copy"])
+    cumsum = _array_method(METHODS["cumsum"])
+    cumprod = _array_method(METHODS["cumprod"])
+    take = _array_method(METHODS["take"])
+    repeat = _array_method(METHODS["repeat"])
 
     def item(self, *args):
         if args:

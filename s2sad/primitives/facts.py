@@ -55,7 +55,8 @@ To add a function with an ``axis`` and a method form (``np.cumsum(x, axis)``,
    here axis=None, 0 and -1), and a test of the method form (tests/test_facts.py).
 
 The traced engine (`engines.traced`) lists the array methods it traces by hand
-(a few of `METHODS`): ``.cumsum()`` is not one of them.
+(most of `METHODS`): add the new method there too (``cumsum = _array_method(
+METHODS["cumsum"])``).
 
 The functions taking an `op` read an `analysis.classify.Op` (its `kind`, `key`,
 `inputs`, `options`, `rule` and `copies`). May import `ir` and the rest of

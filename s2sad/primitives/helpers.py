@@ -15,8 +15,9 @@ differences.
 import numpy as np
 
 from .. import runtime
-from ..runtime import (along_axis_bar, diag_bar, diff_bar, einsum_bar, median_bar, take_bar,
-                       tensordot_a_bar, tensordot_b_bar, unpad, unrepeat, untile)
+from ..runtime import (along_axis_bar, cumprod_bar, cumprod_bar_dot, diag_bar, diff_bar,
+                       einsum_bar, median_bar, take_bar, tensordot_a_bar, tensordot_b_bar, unpad,
+                       unrepeat, untile)
 from ..runtime import (cofactors_dot, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar, pieces,
                        prod_others_dot, trigamma, unbroadcast, unreduce, unstack, vstack_pieces)
 from .registry import FORWARD, add_rule
@@ -105,6 +106,13 @@ def digamma_(x, out, x_dot):
 # the adjoints of NumPy's shaping functions (`shaping_reverse`): linear in g, and
 # tensordot's and einsum's in each other operand too (einsum_bar's `x` gives only
 # a shape: operand i's adjoint does not read its own values)
+
+
+@rule(runtime.cumprod_bar)
+def cumprod_bar_(g, x, c, *, axis=None, out, g_dot, x_dot, c_dot):
+    # (c is np.cumprod(x, axis), passed so that it is not worked out again: its
+    # tangent is x's, counted in the second term)
+    return cumprod_bar(g_dot, x, c, axis), cumprod_bar_dot(g, x, x_dot, axis), None
 
 
 @rule(runtime.take_bar)

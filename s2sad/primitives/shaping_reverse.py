@@ -20,7 +20,7 @@ too (no division by an element that is zero). ``np.pad`` differentiates
 
 import numpy as np
 
-from ..runtime import (along_axis_bar, diag_bar, diff_bar, einsum_bar, median_bar,
+from ..runtime import (along_axis_bar, cumprod_bar, diag_bar, diff_bar, einsum_bar, median_bar,
                        take_bar, tensordot_a_bar, tensordot_b_bar, unbroadcast, unpad,
                        unreduce, unrepeat, untile)
 from .registry import REVERSE, add_rule
@@ -58,18 +58,8 @@ def pad_modes(mode="constant", constant_values=0):
 
 @rule(np.cumprod, positional=1)
 def np_cumprod(x, *, axis=None, out, out_bar):
-    # each element's adjoint is the sum of the later products' adjoints times the
-    # products without it: before the first zero (along the axis) that is a division
-    # by the element; at the first zero, the products with it taken as one; after
-    # it, zero
-    xs = np.ravel(x) if axis is None else x
-    zeros = np.cumsum(xs == 0, axis)
-    first = (zeros == 1) & (xs == 0)
-    later = np.flip(np.cumsum(np.flip(out_bar * out, axis), axis), axis)
-    at_zero = np.flip(np.cumsum(np.flip(out_bar * np.cumprod(np.where(first, 1.0, xs), axis),
-                                        axis), axis), axis)
-    g = np.where(zeros == 0, later / np.where(zeros == 0, xs, 1.0), np.where(first, at_zero, 0.0))
-    return np.reshape(g, np.shape(x)) if axis is None else g
+    # (no division by an element that is zero: see cumprod_bar)
+    return cumprod_bar(out_bar, x, out, axis)
 
 
 @rule(np.diff, positional=2)

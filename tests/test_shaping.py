@@ -1,0 +1,131 @@
+"""NumPy's shaping functions (the rules of primitives.shaping_reverse and
+shaping_forward) in functions as a user writes them: gradients, tangents and
+Hessians against central differences, the tape and dual engines, and what is
+refused (np.pad's other modes, y.sort() in place)."""
+
+import numpy as np
+import pytest
+
+import s2sad
+from helpers import central_diff
+from s2sad.engines import dual_grad
+
+
+def cumulative(x):
+    return np.sum(np.cumprod(x, axis=1) * np.cos(x)) + np.sum(np.sin(np.cumprod(x)))
+
+
+def differences(x):
+    return np.sum(np.diff(x, axis=0) ** 2) + np.sum(np.diff(x, 2) ** 3)
+
+
+def sorted_and_picked(x):
+    return (np.sum(np.sort(x, axis=0)[0] * np.arange(4.0)) + np.sort(x, axis=None)[-1]
+            + np.sum(np.take(x, [0, 2, 2], axis=1) ** 2) + np.sum(x.take([1, 1])))
+
+
+def rolled_and_flipped(x):
+    return (np.sum(np.roll(x, 1, axis=0) * x) + np.sum(np.roll(x, (1, 2), axis=(0, 1)) * x ** 2)
+            + np.sum(np.flip(x, -1) * x) + np.sum(np.fliplr(x) * np.flipud(x) ** 2))
+
+
+def padded_and_tiled(x):
+    return (np.sum(np.pad(x, 1) ** 2) + np.sum(np.pad(x, ((1, 0), (0, 2)), constant_values=2.0) ** 3)
+            + np.sum(np.tile(x, (2, 1)) ** 3) + np.sum(np.repeat(x, 2, axis=0) ** 3)
+            + np.sum(x.repeat(3) ** 2))
+
+
+def products(x):
+    return (np.sum(np.kron(x, x) ** 2) + np.sum(np.tensordot(x, x, axes=((0,), (0,))) ** 2)
+            + np.sum(np.tensordot(x, x.T, 1) ** 2) + np.einsum("ij,jk,k->", x.T, x, x[0]))
+
+
+def contracted(x):
+    return (np.sum(np.einsum("ij,kj->ik", x, x) ** 2) + np.einsum("ii", x[:3, :3])
+            + np.sum(np.einsum("ij", x) ** 3) + np.sum(np.einsum("...j,j->...", x, x[1]) ** 2))
+
+
+def diagonals(x):
+    return (np.sum(np.diag(x, 1) ** 2) + np.sum(np.diag(np.diag(x)) @ x)
+            + np.sum(np.triu(x, 1) ** 2) + np.sum(np.tril(x, -1) ** 3))
+
+
+def statistics(x):
+    return (np.median(x) + np.sum(np.median(x, axis=0) ** 2)
+            + np.sum(np.median(x, axis=-1, keepdims=True) * x) + np.average(x)
+            + np.sum(np.average(x, axis=0, weights=x[:, 0] ** 2 + 1.0) ** 2)
+            + np.average(x, weights=x ** 2 + 0.5) + np.nansum(x ** 2)
+            + np.sum(np.nanmean(x, axis=0) ** 2))
+
+
+def promoted(x):
+    return (np.sum(np.atleast_2d(x[0]) * x) + np.sum(np.atleast_3d(x) ** 2)
+            + np.sum(np.atleast_1d(x[0, 0]) ** 2))
+
+
+FUNCTIONS = [cumulative, differences, sorted_and_picked, rolled_and_flipped, padded_and_tiled,
+             products, contracted, diagonals, statistics, promoted]
+X = np.array([[0.3, -0.7, 1.1, 0.45], [0.9, -0.2, 0.6, -1.3], [0.15, 0.8, -0.55, 1.7]])
+
+
+@pytest.mark.parametrize("f", FUNCTIONS, ids=[f.__name__ for f in FUNCTIONS])
+def test_gradient_and_tangent_match_central_differences(f):
+    expected = central_diff(f, (X,), 0)
+    assert np.allclose(s2sad.grad(f)(X), expected, rtol=1e-5, atol=1e-6)
+    u = np.cos(np.arange(X.size)).reshape(X.shape)
+    value, tangent = s2sad.jvp(f, (X,), (u,))
+    assert value == pytest.approx(f(X)) and tangent == pytest.approx(np.sum(expected * u), rel=1e-5)
+    assert np.allclose(s2sad.grad(f, mode="tape")(X), expected, rtol=1e-5, atol=1e-6)
+    assert np.allclose(dual_grad(f, (X,))[1], expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("f", [cumulative, sorted_and_picked, padded_and_tiled, contracted,
+                               diagonals, statistics], ids=lambda f: f.__name__)
+def test_hessian_matches_differences_of_the_gradient(f):
+    """Forward mode over the gradient: the runtime helpers the adjoints call (take_bar,
+    unpad, einsum_bar, median_bar...) have forward rules."""
+    grad = s2sad.grad(f)
+    numeric = np.stack([central_diff(lambda y: grad(y)[i, j], (X,), 0)
+                        for i in range(3) for j in range(4)]).reshape(3, 4, 3, 4)
+    assert np.allclose(s2sad.hessian(f)(X), numeric, rtol=1e-4, atol=1e-5)
+
+
+def cumprod_through_zeros(x):
+    return np.sum(np.cumprod(x) * np.arange(1.0, 7.0))
+
+
+def test_cumprod_is_right_at_zeros():
+    """No division by an element that is zero: the elements before the first zero,
+    the first zero itself (the products with it taken as one) and the rest."""
+    for x in (np.array([0.5, 0.0, 1.5, -2.0, 0.7, 1.1]), np.array([0.5, 0.0, 1.5, 0.0, 0.7, 1.1]),
+              np.array([0.0, 0.9, 1.5, -2.0, 0.7, 1.1])):
+        expected = central_diff(cumprod_through_zeros, (x,), 0)
+        assert np.all(np.isfinite(s2sad.grad(cumprod_through_zeros)(x)))
+        assert np.allclose(s2sad.grad(cumprod_through_zeros)(x), expected, atol=1e-6)
+        assert np.allclose(s2sad.hessian(cumprod_through_zeros)(x),
+                           np.stack([central_diff(lambda y: s2sad.grad(cumprod_through_zeros)(y)[i],
+                                                  (x,), 0) for i in range(6)]), atol=1e-5)
+
+
+def padded_by_edge(x):
+    return np.sum(np.pad(x, 1, mode="edge") ** 2)
+
+
+def padded_with(x, c):
+    return np.sum(np.pad(x, 1, constant_values=c) ** 2)
+
+
+def sorted_in_place(x):
+    y = x * 2.0
+    y.sort()
+    return np.sum(y * x)
+
+
+def test_what_is_refused_says_why():
+    x = np.array([0.3, -0.2, 0.9])
+    with pytest.raises(s2sad.NoRuleError, match="mode='edge'.*'constant' only.*'reflect'"):
+        s2sad.grad(padded_by_edge)(x)
+    with pytest.raises(s2sad.NoRuleError, match=r"constant_values.*np.pad\(x - c, width\) \+ c"):
+        s2sad.grad(padded_with)(x, 0.5)
+    with pytest.raises(s2sad.NotDifferentiableError, match=r"y = np.sort\(y\)"):
+        s2sad.grad(sorted_in_place)(x)
