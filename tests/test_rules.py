@@ -843,3 +843,109 @@ def test_a_literal_zero_exponent_of_an_array_computes_no_power():
     assert "**" not in text.split("def ", 1)[1].split("\n", 2)[2], text
     np.testing.assert_array_equal(s2sad.grad(array_to_the_literal_zero)(np.array([5e-324, 0.0])),
                                   [1.0, 1.0])
+
+
+# ------------------------------------------- ufuncs named like the operators
+
+
+def with_operators(x, y):
+    a = x * y + x / y - (y - x)
+    b = -a * x + (+y) ** 2.0 + x % 0.7 + x // 0.7
+    return np.sum(b * b) + np.sum(x ** 3)
+
+
+def with_ufuncs(x, y):
+    a = np.subtract(np.add(np.multiply(x, y), np.true_divide(x, y)), np.subtract(y, x))
+    b = np.add(np.add(np.multiply(np.negative(a), x), np.power(np.positive(y), 2.0)),
+               np.add(np.remainder(x, 0.7), np.floor_divide(x, 0.7)))
+    return np.sum(np.multiply(b, b)) + np.sum(np.power(x, 3))
+
+
+def lists_with_operators(a, b):
+    return np.sum(np.array([a, b]) * np.array([b, 2.0]) - np.array([a, a]) / np.array([b, b]))
+
+
+def lists_with_ufuncs(a, b):
+    return np.sum(np.subtract(np.multiply([a, b], [b, 2.0]), np.divide([a, a], (b, b))))
+
+
+def test_the_ufuncs_named_like_the_operators_differentiate_as_the_operators():
+    """np.multiply(x, y) and the rest give what x * y gives: broadcasting, numbers,
+    lists and tuples, both modes and second derivatives."""
+    r = random.Random(7)
+    cases = [(arr(r, (3, 4), 0.5, 1.5), arr(r, (4,), 0.5, 1.5)),
+             (arr(r, (4,), 0.5, 1.5), arr(r, (3, 1), 0.5, 1.5)),
+             (0.9, arr(r, (4,), 0.5, 1.5)), (1.3, 0.8)]
+    for x, y in cases:
+        want = s2sad.grad(with_operators, wrt=(0, 1))(x, y)
+        for mode in ("reverse", "forward", "tape"):
+            got = s2sad.grad(with_ufuncs, wrt=(0, 1), mode=mode)(x, y)
+            for g, w in zip(got, want):
+                assert np.shape(g) == np.shape(w) and np.allclose(g, w, rtol=1e-12), mode
+        assert np.allclose(want[0], central_diff(with_ufuncs, (x, y), 0), rtol=1e-5)
+    x, y = arr(r, (4,), 0.5, 1.5), arr(r, (4,), 0.5, 1.5)
+    assert np.allclose(s2sad.hessian(with_ufuncs)(x, y), s2sad.hessian(with_operators)(x, y),
+                       rtol=1e-10)
+    want = s2sad.grad(lists_with_operators, wrt=(0, 1))(0.7, 1.2)
+    for mode in ("reverse", "forward", "tape"):
+        assert np.allclose(s2sad.grad(lists_with_ufuncs, wrt=(0, 1), mode=mode)(0.7, 1.2), want)
+
+
+# ------------------------------------- more elementwise functions, second order
+
+
+def elementwise_zoo(x):
+    return np.sum(np.hypot(x, 0.5) + np.sinc(x) + np.reciprocal(x + 2.0) + np.exp2(x)
+                  + np.logaddexp2(x, 0.3) + np.deg2rad(x) * np.rad2deg(x)
+                  + np.radians(x) * np.degrees(x) + np.copysign(x, -1.0) ** 3
+                  + np.arcsinh(x) + np.arccosh(x + 2.0) + np.fmax(x, 0.1) ** 2
+                  + np.fmin(x, 0.1) ** 2 + np.fabs(x - 2.0) ** 2 + np.nan_to_num(x) ** 3
+                  + np.fmod(x, 0.9))
+
+
+def elementwise_vector(x):
+    return np.sinc(x) * np.hypot(x, 0.5) + np.exp2(x) * np.reciprocal(x + 2.0)
+
+
+def special_numbers(t):
+    return math.gamma(t) * math.lgamma(t + 1.5) + math.lgamma(-t)
+
+
+def roots_and_powers(t):
+    return math.cbrt(t) * math.exp2(t) + math.cbrt(-t)
+
+
+def test_new_elementwise_rules_give_second_derivatives():
+    """Each new rule's forward-over-reverse Hessian matches central differences of
+    its gradient (sinc at 0 and beside it included), and the vector mode of
+    forward derivatives carries them."""
+    x = np.array([0.0, 5e-4, -0.6, 1.3, 0.45])
+    grad = s2sad.grad(elementwise_zoo)
+    want = np.array([central_diff(lambda v: grad(v)[i], (x,), 0) for i in range(x.size)])
+    assert np.allclose(s2sad.hessian(elementwise_zoo)(x), want, rtol=1e-5, atol=1e-6)
+    assert np.allclose(s2sad.grad(elementwise_zoo, mode="forward")(x), grad(x), rtol=1e-12)
+    assert np.isclose(s2sad.hessian(lambda_free_sinc)(0.0), -math.pi ** 2 / 3, rtol=1e-12)
+    jac = s2sad.jacobian(elementwise_vector)(x)
+    numeric = np.array([central_diff(lambda v: elementwise_vector(v)[i], (x,), 0)
+                        for i in range(x.size)])
+    assert np.allclose(jac, numeric, rtol=1e-5, atol=1e-7)
+    for t in (0.7, 2.5):  # (lgamma of a negative number: log |gamma|)
+        h = s2sad.hessian(special_numbers)(t)
+        numeric = central_diff(s2sad.grad(special_numbers), (t,), 0)
+        assert np.isclose(h, numeric, rtol=1e-6), t
+        assert np.isclose(s2sad.grad(special_numbers, mode="tape")(t),
+                          s2sad.grad(special_numbers)(t), rtol=1e-12)
+
+
+def lambda_free_sinc(t):
+    return np.sinc(t)
+
+
+@pytest.mark.skipif(not hasattr(math, "cbrt"), reason="math.cbrt and math.exp2: Python 3.11")
+def test_cbrt_and_exp2_of_math():
+    for t in (0.4, 1.7):
+        g = s2sad.grad(roots_and_powers)(t)
+        assert np.isclose(g, central_diff(roots_and_powers, (t,), 0), rtol=1e-6)
+        assert np.isclose(s2sad.hessian(roots_and_powers)(t),
+                          central_diff(s2sad.grad(roots_and_powers), (t,), 0), rtol=1e-6)
+        assert np.isclose(s2sad.grad(roots_and_powers, mode="tape")(t), g, rtol=1e-12)

@@ -7,9 +7,10 @@
 
 The form of `reverse` (and its `rule` decorator), paired with `ufuncs_forward` as
 `reverse` is with `forward` (the dot-product test): same keys, order and banners.
-A ufunc named like an operator has the operator's rules: one for numbers (the
-fallback), one for arrays (``unbroadcast`` back to each operand's shape) and the
-variant for Python lists derived from it. Conventions at kinks: ``np.fmax`` and
+A ufunc named like an operator has the operator's terms: a variant for two
+numbers (``("scalar", "scalar")``), the rule for arrays and anything else
+(``unbroadcast`` back to each operand's shape, which the optimizer drops where the
+shapes prove it idle) and the variant for Python lists and tuples derived from it. Conventions at kinks: ``np.fmax`` and
 ``np.fmin`` give a tie to ``x``, as ``np.maximum`` does (and NaN's place to the
 number chosen); ``np.copysign`` is differentiated in its first argument only, with
 ``math.copysign``'s sign at 0; ``np.nan_to_num`` passes the derivative where ``x``
