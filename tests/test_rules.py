@@ -126,6 +126,9 @@ def array_examples(key, rule, r):
             out += ZERO_POWERS
         if key is np.power:
             out += [([[0.0, 0.6, 0.0], 0], {}), ([[0.0, 0.6, 0.0], [0, 1, 2]], {})]
+            # numbers (its variants for numbers are the rules of x ** y)
+            out += [(list(xs), {}) for xs in SCALAR_ZERO_POWERS if xs[0] >= 0] + \
+                [([r.uniform(lo, hi), r.uniform(lo, hi)], {}), ([r.uniform(lo, hi), 3], {})]
         if key is not pow:  # Python lists (and tuples) of numbers, with numbers and arrays
             out += [([as_list(arr(r, a, lo, hi)), as_list(arr(r, b, lo, hi))], {})
                     for a, b in [((4,), ()), ((), (4,)), ((4,), (4,))]]

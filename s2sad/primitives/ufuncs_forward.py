@@ -1,6 +1,7 @@
 """Forward-mode rules of NumPy's ufuncs named like the operators (``np.multiply``,
 ``np.add``, ``np.subtract``, ``np.divide``, ``np.negative``, ``np.positive``,
-``np.mod``, ``np.floor_divide``), of more of NumPy's elementwise functions
+``np.mod``, ``np.floor_divide``; ``np.power`` of numbers: its rules for arrays are
+`forward`'s), of more of NumPy's elementwise functions
 (``np.hypot``, ``np.fmax``, ``np.sinc``, ``np.reciprocal``, ``np.exp2``,
 ``np.logaddexp2``, ``np.copysign``, ``np.nan_to_num``, angle conversions...), of
 ``.item()``, and of ``math.cbrt``, ``math.exp2``, ``math.gamma`` and ``math.lgamma``.
@@ -83,6 +84,17 @@ def np_mod_numbers(x, y, out, x_dot, y_dot):
 @rule(np.mod, lists=("x", "y", "x_dot", "y_dot"))
 def np_mod(x, y, out, x_dot, y_dot):
     return x_dot, -(x // y) * y_dot
+
+
+@rule(np.power, when=("scalar", "int"))
+def np_power_of_number_by_int(x, k, out, x_dot, k_dot):
+    return k * (x if k else 1.0) ** (k - 1) * x_dot, None
+
+
+@rule(np.power, when=("scalar", "scalar"))
+def np_power_of_numbers(x, y, out, x_dot, y_dot):
+    return (y * x ** (y - 1) * x_dot if y else y / (x if x else 1.0) * x_dot,
+            out * math.log(x) * y_dot if x > 0 else 0.0 if x == 0 or not y_dot else math.nan)
 
 
 @rule(np.negative, lists=("x_dot",))

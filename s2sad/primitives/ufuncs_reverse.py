@@ -1,6 +1,7 @@
 """Reverse-mode rules of NumPy's ufuncs named like the operators (``np.multiply``,
 ``np.add``, ``np.subtract``, ``np.divide``, ``np.negative``, ``np.positive``,
-``np.mod``, ``np.floor_divide``), of more of NumPy's elementwise functions
+``np.mod``, ``np.floor_divide``; ``np.power`` of numbers: its rules for arrays are
+`reverse`'s), of more of NumPy's elementwise functions
 (``np.hypot``, ``np.fmax``, ``np.sinc``, ``np.reciprocal``, ``np.exp2``,
 ``np.logaddexp2``, ``np.copysign``, ``np.nan_to_num``, angle conversions...), of
 ``.item()``, and of ``math.cbrt``, ``math.exp2``, ``math.gamma`` and ``math.lgamma``.
@@ -92,6 +93,18 @@ def np_mod_numbers(x, y, out, out_bar):
 @rule(np.mod, lists=("x", "y"))
 def np_mod(x, y, out, out_bar):
     return unbroadcast(out_bar, x), unbroadcast(-out_bar * (x // y), y)
+
+
+@rule(np.power, when=("scalar", "int"))
+def np_power_of_number_by_int(x, k, out, out_bar):
+    # (numbers: the rules of ``x ** k`` and ``x ** y``, the arrays' are in `reverse`)
+    return out_bar * k * (x if k else 1.0) ** (k - 1), None
+
+
+@rule(np.power, when=("scalar", "scalar"))
+def np_power_of_numbers(x, y, out, out_bar):
+    return (out_bar * y * x ** (y - 1) if y else out_bar * y / (x if x else 1.0),
+            out_bar * out * math.log(x) if x > 0 else 0.0 if x == 0 else out_bar * out * math.nan)
 
 
 @rule(np.negative, lists=("x",))
