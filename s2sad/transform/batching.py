@@ -17,8 +17,10 @@ the missing axes after its direction axis (``t1 * t3_dot[:, None]``), ``W @ x_do
 of a vector tangent reads ``x_dot @ W.T``, a reduction over every axis or over a
 counted axis (``np.sum(t_dot, axis=0)``) runs over the same axes counted from the
 end, an element read or write ``x_dot[i]`` is ``x_dot[:, i]``, the zero tangent of
-an array the function writes into has the direction axis, and ``np.broadcast_to``
-keeps the axis in front. Anything else that touches a tangent (a method, an unknown
+an array the function writes into has the direction axis, ``np.broadcast_to``
+keeps the axis in front, and ``np.flip``, ``roll``, ``cumsum``, ``diff`` and
+``repeat`` of a tangent along an axis count it from the end (``triu`` and ``tril``
+keep to the last two axes as they are). Anything else that touches a tangent (a method, an unknown
 call, a write whose element rank is not known) raises `NotBatchable`, and the caller
 takes one pass per direction: a line `batch` cannot prove is never run on directions.
 
@@ -94,6 +96,12 @@ _ELEMENTWISE = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 # elements), or of their second (the runtime's spread adjoints)
 _LIKE_FIRST = (*sorted(LIKE_FIRST_NAMES), "prod_others")
 _LIKE_SECOND = ("extreme_bar", "norm_bar", "unreduce")
+# calls linear in their first argument that act along counted axes, by where a call
+# may give the axis by position and its default (None: the triangles of the last two
+# axes): with the axes counted from the end, a tangent's direction axis in front is
+# one more axis they leave alone
+_ALONG_AXIS = {"np.flip": (1, None), "np.roll": (2, None), "np.cumsum": (1, None),
+               "np.diff": (2, -1), "np.repeat": (2, None), "np.triu": None, "np.tril": None}
 # the NumPy reductions but the norm
 _REDUCTIONS = tuple(n for n in NUMPY_REDUCTION_NAMES if n != "np.linalg.norm")
 
@@ -337,6 +345,9 @@ class _Batcher:
             return ast.Call(func=node.func, args=[value], keywords=[]), rank, batched
         if text == "np.broadcast_to" and len(node.args) == 2 and not node.keywords:
             return self.broadcast_to(node)
+        if text in _ALONG_AXIS and node.args and not any(_has_tangent(a) for a in node.args[1:]) \
+                and not any(_has_tangent(k.value) for k in node.keywords):
+            return self.along_axis(node, text)
         if text == "np.where" and len(node.args) == 3 and not node.keywords \
                 and not _has_tangent(node.args[0]):
             parts = [self.expr(a) for a in node.args]
@@ -375,6 +386,40 @@ class _Batcher:
             keywords.append(ast.keyword(arg="keepdims", value=ir.const(True)))
         new = ast.Call(func=node.func, args=[value], keywords=keywords)
         return new, rank if keepdims.value else rank - len(from_end), True
+
+    def along_axis(self, node, text):
+        """``np.flip(t_dot, 0)`` and its kin (`_ALONG_AXIS`): the same call with the
+        axes counted from the end, ``np.flip(t_dot, -2)`` of a matrix tangent; the
+        triangles of ``np.triu`` and ``np.tril`` are the last two axes already."""
+        value, rank, batched = self.expr(node.args[0])
+        place = _ALONG_AXIS[text]
+        if not batched or rank is None or rank < (2 if place is None else 1):
+            raise NotBatchable(node)
+        args, keywords = [value] + list(node.args[1:]), list(node.keywords)
+        if place is None:
+            return ast.Call(func=node.func, args=args, keywords=keywords), rank, True
+        at, default = place
+        named = {k.arg: k for k in keywords}
+        if set(named) - {"axis", "n"}:
+            raise NotBatchable(node)
+        given = args[at] if len(args) > at else named["axis"].value if "axis" in named \
+            else ir.const(default)
+        try:
+            axis = ast.literal_eval(given)
+        except ValueError:
+            raise NotBatchable(node) from None
+        axes = axis if isinstance(axis, tuple) else (axis,)
+        if not all(type(a) is int and -rank <= a < rank for a in axes):
+            raise NotBatchable(node)  # (None: the directions would be flattened in)
+        from_end = [a - rank if a >= 0 else a for a in axes]
+        counted = _ints(from_end) if isinstance(axis, tuple) else ir.const(from_end[0])
+        if len(args) > at:
+            args[at] = counted
+        elif "axis" in named:
+            named["axis"].value = counted
+        else:
+            keywords.append(ast.keyword(arg="axis", value=counted))
+        return ast.Call(func=node.func, args=args, keywords=keywords), rank, True
 
     def broadcast_to(self, node):
         value, rank, batched = self.expr(node.args[0])
