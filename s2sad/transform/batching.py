@@ -347,7 +347,7 @@ class _Batcher:
             return self.broadcast_to(node)
         if text in _ALONG_AXIS and node.args and not any(_has_tangent(a) for a in node.args[1:]) \
                 and not any(_has_tangent(k.value) for k in node.keywords):
-            return self.along_axis(node, text)
+            return _along_axis(self, node, text)
         if text == "np.where" and len(node.args) == 3 and not node.keywords \
                 and not _has_tangent(node.args[0]):
             parts = [self.expr(a) for a in node.args]
@@ -387,40 +387,6 @@ class _Batcher:
         new = ast.Call(func=node.func, args=[value], keywords=keywords)
         return new, rank if keepdims.value else rank - len(from_end), True
 
-    def along_axis(self, node, text):
-        """``np.flip(t_dot, 0)`` and its kin (`_ALONG_AXIS`): the same call with the
-        axes counted from the end, ``np.flip(t_dot, -2)`` of a matrix tangent; the
-        triangles of ``np.triu`` and ``np.tril`` are the last two axes already."""
-        value, rank, batched = self.expr(node.args[0])
-        place = _ALONG_AXIS[text]
-        if not batched or rank is None or rank < (2 if place is None else 1):
-            raise NotBatchable(node)
-        args, keywords = [value] + list(node.args[1:]), list(node.keywords)
-        if place is None:
-            return ast.Call(func=node.func, args=args, keywords=keywords), rank, True
-        at, default = place
-        named = {k.arg: k for k in keywords}
-        if set(named) - {"axis", "n"}:
-            raise NotBatchable(node)
-        given = args[at] if len(args) > at else named["axis"].value if "axis" in named \
-            else ir.const(default)
-        try:
-            axis = ast.literal_eval(given)
-        except ValueError:
-            raise NotBatchable(node) from None
-        axes = axis if isinstance(axis, tuple) else (axis,)
-        if not all(type(a) is int and -rank <= a < rank for a in axes):
-            raise NotBatchable(node)  # (None: the directions would be flattened in)
-        from_end = [a - rank if a >= 0 else a for a in axes]
-        counted = _ints(from_end) if isinstance(axis, tuple) else ir.const(from_end[0])
-        if len(args) > at:
-            args[at] = counted
-        elif "axis" in named:
-            named["axis"].value = counted
-        else:
-            keywords.append(ast.keyword(arg="axis", value=counted))
-        return ast.Call(func=node.func, args=args, keywords=keywords), rank, True
-
     def broadcast_to(self, node):
         value, rank, batched = self.expr(node.args[0])
         shape = node.args[1]
@@ -437,6 +403,43 @@ class _Batcher:
             value = _np("expand_dims", [value, _ints(range(1, 1 + target - rank))])
         full = ast.BinOp(left=front, op=ast.Add(), right=shape)
         return ast.Call(func=node.func, args=[value, full], keywords=[]), target, True
+
+
+def _along_axis(batcher, node, text):
+    """`_Batcher.call` of ``np.flip(t_dot, 0)`` and its kin (`_ALONG_AXIS`): the same
+    call with the axes counted from the end, ``np.flip(t_dot, -2)`` of a matrix
+    tangent; the triangles of ``np.triu`` and ``np.tril`` are the last two axes
+    already."""
+    value, rank, batched = batcher.expr(node.args[0])
+    place = _ALONG_AXIS[text]
+    if not batched or rank is None or rank < (2 if place is None else 1):
+        raise NotBatchable(node)
+    args, keywords = [value] + list(node.args[1:]), list(node.keywords)
+    if place is None:
+        return ast.Call(func=node.func, args=args, keywords=keywords), rank, True
+    at, default = place
+    named = {k.arg: k for k in keywords}
+    if set(named) - {"axis", "n"}:
+        raise NotBatchable(node)
+    given = args[at] if len(args) > at else named["axis"].value if "axis" in named \
+        else ir.const(default)
+    try:
+        axis = ast.literal_eval(given)
+    except ValueError:
+        raise NotBatchable(node) from None
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    if not all(type(a) is int and -rank <= a < rank for a in axes):
+        raise NotBatchable(node)  # (None: the directions would be flattened in)
+    from_end = [a - rank if a >= 0 else a for a in axes]
+    counted = _ints(from_end) if isinstance(axis, tuple) else ir.const(from_end[0])
+    if len(args) > at:
+        args[at] = counted
+    elif "axis" in named:
+        keywords = [ast.keyword(arg="axis", value=counted) if k.arg == "axis" else k
+                    for k in keywords]
+    else:
+        keywords.append(ast.keyword(arg="axis", value=counted))
+    return ast.Call(func=node.func, args=args, keywords=keywords), rank, True
 
 
 def _call_of(node, text) -> bool:
