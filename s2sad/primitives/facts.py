@@ -205,6 +205,9 @@ TABLE = {
     np.sinc: Facts(shape=elementwise, scalar_ok=True, domain=SIGNED),  # (not a ufunc)
     np.arccosh: Facts(domain=(1.5, 3.0)),
     np.nan_to_num: Facts(shape=elementwise, keeps_integers=True, scalar_ok=True),
+    np.real: Facts(shape=elementwise, keeps_dtype=True, scalar_ok=True, view=True),
+    np.imag: Facts(shape=elementwise, keeps_dtype=True, scalar_ok=True),
+    np.conj: Facts(keeps_integers=True),  # (np.conjugate)
     np.clip: Facts(shape=elementwise, keeps_integers=True, scalar_ok=True, methods=("clip",)),
     np.where: Facts(shape=elementwise, keeps_integers=True, scalar_ok=True),
     # reductions

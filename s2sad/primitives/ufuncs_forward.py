@@ -192,6 +192,21 @@ def np_degrees(x, out, x_dot):
     return TO_DEGREES * x_dot
 
 
+@rule(np.real, lists=("x_dot",))
+def np_real(x, out, x_dot):
+    return x_dot
+
+
+@rule(np.imag)
+def np_imag(x, out, x_dot):
+    return None
+
+
+@rule(np.conj, lists=("x_dot",))
+def np_conj(x, out, x_dot):
+    return x_dot
+
+
 @rule(np.nan_to_num, lists=("x_dot",))
 def np_nan_to_num(x, *, nan=0.0, posinf=None, neginf=None, out, x_dot):
     return np.isfinite(x) * x_dot

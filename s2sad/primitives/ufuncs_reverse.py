@@ -204,6 +204,24 @@ def np_degrees(x, out, out_bar):
     return out_bar * TO_DEGREES
 
 
+@rule(np.real, lists=("x",))
+def np_real(x, out, out_bar):
+    # (of real values, which are all s2sad differentiates: x itself)
+    return out_bar
+
+
+@rule(np.imag)
+def np_imag(x, out, out_bar):
+    # (of real values: zeros)
+    return None
+
+
+@rule(np.conj, lists=("x",))
+def np_conj(x, out, out_bar):
+    # (np.conjugate; of real values: x)
+    return out_bar
+
+
 @rule(np.nan_to_num, lists=("x",))
 def np_nan_to_num(x, *, nan=0.0, posinf=None, neginf=None, out, out_bar):
     return out_bar * np.isfinite(x)
