@@ -42,6 +42,8 @@ OPERATOR_FUNCS = {
 
 
 def primitive(key):
+    if key is np.ndarray.item:  # (a NumPy number's method too)
+        return lambda x: np.asarray(x).item()
     if key is runtime.cofactors:  # (its second argument is det(a), given to save work)
         return lambda a, det: runtime.cofactors(a, np.linalg.det(a))
     if key is runtime.cumprod_bar:  # (its third argument is cumprod(x), given to save work)
@@ -148,7 +150,7 @@ def array_examples(key, rule, r):
                 ([arr(r, (3, 4), -1, 1)], {}), ([[0.2, np.nan]], {})]
     if key is np.ndarray.item:  # (of an array of one element)
         return [([arr(r, (1,), -1, 1)], {}), ([arr(r, (1, 1), -1, 1)], {}),
-                ([np.array(0.4)], {})]
+                ([np.array(0.4)], {}), ([np.float64(-0.3)], {})]
     if key is np.clip:  # (None: no bound)
         return [([arr(r, (3, 4), 0, 1), 0.3, arr(r, (4,), 0.6, 0.8)], {}),
                 ([arr(r, (4,), 0, 1), arr(r, (4,), 0.2, 0.4), 0.7], {}),

@@ -215,6 +215,11 @@ def np_nan_to_num(x, *, nan=0.0, posinf=None, neginf=None, out, x_dot):
 # ------------------------------------------------------- numpy: array methods
 
 
+@rule(np.ndarray.item, when=("scalar",))
+def item_of_number(x, out, x_dot):
+    return x_dot
+
+
 @rule(np.ndarray.item)
 def item(x, out, x_dot):
     return np.reshape(x_dot, np.shape(out))

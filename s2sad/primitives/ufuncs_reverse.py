@@ -230,6 +230,12 @@ def np_nan_to_num(x, *, nan=0.0, posinf=None, neginf=None, out, out_bar):
 # ------------------------------------------------------- numpy: array methods
 
 
+@rule(np.ndarray.item, when=("scalar",))
+def item_of_number(x, out, out_bar):
+    # (of a NumPy number: a Python float, the derivative passing as through float())
+    return out_bar
+
+
 @rule(np.ndarray.item)
 def item(x, out, out_bar):
     # (``x.item()`` of an array of one element: the adjoint has its shape)
