@@ -329,3 +329,56 @@ def test_registered_container():
     assert isinstance(g, Box)
     np.testing.assert_allclose(g.w, 0.5 * np.ones(3))
     assert g.c == pytest.approx(np.sum(box.w))
+
+
+def simulate(p, n):
+    state = {"x": 1.0, "v": 0.0}
+    for t in range(n):
+        state = {"x": state["x"] + 0.1 * state["v"],
+                 "v": state["v"] - 0.1 * p["k"] * state["x"]}
+        if state["x"] > 5.0:
+            break
+    return state["x"] ** 2 + p["c"] * state["v"]
+
+
+def lstm(p, xs):
+    st = {"h": np.zeros(3), "c": np.zeros(3)}
+    for x in xs:
+        z = p["W"] @ x + p["U"] @ st["h"]
+        c = st["c"] * np.tanh(z) + z
+        st = {"h": np.tanh(c), "c": c}
+    return np.sum(st["h"] ** 2)
+
+
+def grows(p, n):
+    s = {"a": p["a"]}
+    i = 0
+    while i < n:
+        s["a"] = s["a"] * p["r"]
+        i += 1
+    return s["a"]
+
+
+def test_containers_carried_by_loops():
+    p = {"k": 1.3, "c": 0.4}
+    assert_tree_close(s2sad.grad(simulate)(p, 20), numeric_grad(simulate, (p, 20), 0))
+    q = {"W": rng.normal(size=(3, 2)) * 0.5, "U": rng.normal(size=(3, 3)) * 0.5}
+    xs = [rng.normal(size=2) for _ in range(4)]
+    g = s2sad.grad(lstm)(q, xs)
+    assert_tree_close(g, numeric_grad(lstm, (q, xs), 0))
+    tangent = {"W": rng.normal(size=(3, 2)), "U": rng.normal(size=(3, 3))}
+    _, y_dot = s2sad.jvp(lstm, (q, xs), (tangent, None))
+    assert y_dot == pytest.approx(np.sum(g["W"] * tangent["W"]) + np.sum(g["U"] * tangent["U"]))
+    r = {"a": 2.0, "r": 1.1}
+    assert_tree_close(s2sad.grad(grows)(r, 3), numeric_grad(grows, (r, 3), 0))
+    assert_tree_close(s2sad.grad(simulate, checkpoint="binomial", snapshots=3)(p, 20),
+                      s2sad.grad(simulate)(p, 20))
+
+    def changes_keys(p, n):
+        s = {"a": p["a"]}
+        for i in range(n):
+            s = {"b": s["a"] * 2.0}
+        return s["b"]
+
+    with pytest.raises(S2SADError, match="same keys in every iteration"):
+        s2sad.grad(changes_keys)({"a": 1.0}, 2)

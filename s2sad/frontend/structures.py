@@ -89,6 +89,9 @@ class _Rewriter:
         self.fresh = 0
         self.used_slots: set = set()
         self.loop_depth = 0  # loops that are not unrolled, around the current line
+        # per such loop, innermost last: the names holding a container it carries
+        # from one iteration to the next, and the container whose variables do
+        self.carried: list = []
 
     # ------------------------------------------------------------ errors
 
@@ -472,7 +475,7 @@ class _Rewriter:
         self.consts.pop(name, None)
 
     def no_change_in_loop_name(self, name):
-        if self.loop_depth:
+        if any(name in c for c in self.carried):
             raise self.loc.error(
                 NotDifferentiableError, self.current,
                 f"`{name}` holds a container of parameters and is assigned inside a loop "
@@ -486,9 +489,6 @@ class _Rewriter:
             return pre + self.bind(t, got, s)
         if isinstance(t, ast.Name):
             if isinstance(got, Node):
-                if self.loop_depth and self.env.get(t.id) is not got:
-                    self.current = s
-                    self.no_change_in_loop_name(t.id)
                 self.env[t.id] = got
                 self.consts.pop(t.id, None)
                 return []
@@ -650,13 +650,65 @@ class _Rewriter:
             for n in ast.walk(s.target):
                 if isinstance(n, ast.Name):
                     self.forget_quietly(n.id, s)
-        else:
+        pre, carried = self.carry_into(s)
+        if isinstance(s, ast.While):
             s.test = self.expr(s.test)
         self.loop_depth += 1
-        s.body = self.block(s.body) or [ast.Pass()]
+        self.carried.append(carried)
+        body = self.block(s.body)
+        if not body or not isinstance(body[-1], (ast.Break, ast.Continue, ast.Return)):
+            body.extend(self.carry_on(s))
+        s.body = body or [ast.Pass()]
+        self.carried.pop()
         self.loop_depth -= 1
+        for name, node in carried.items():
+            self.env[name] = node
         s.orelse = self.block(s.orelse)
-        return [s]
+        return pre + [s]
+
+    def carry_into(self, s) -> tuple:
+        """Before the loop `s`: each name holding a container that the loop's body
+        assigns gets a container of fresh variables (``state%h%c1``) that every
+        iteration starts from and ends in: the statements that fill it, and
+        {name: container}."""
+        assigned = {n.id for n in ast.walk(ast.Module(body=s.body, type_ignores=[]))
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        pre, carried = [], {}
+        for name in sorted(assigned & self.env.keys()):
+            node = self.env[name]
+            self.fresh += 1
+            tag = self.fresh
+            fresh = node_of(node.spec(), iter([self.slot(name, f"c{tag}_{i}")
+                                               for i in range(len(node.leaves()))]))
+            fresh.owned = True
+            pre.extend(_assign(new, ast.Name(id=old, ctx=ast.Load()), s)
+                       for new, old in zip(fresh.leaves(), node.leaves()))
+            self.env[name] = carried[name] = fresh
+        return pre, carried
+
+    def carry_on(self, s) -> list:
+        """Where an iteration of the innermost loop ends (its body's end, a
+        `continue`, a `break`): the containers it carries put back in its variables."""
+        if not self.carried:
+            return []
+        out = []
+        for name, node in self.carried[-1].items():
+            now = self.env.get(name)
+            if now is node:
+                continue
+            if not isinstance(now, Node) or now.spec() != node.spec():
+                raise self.refuse(s, f"`{name}` holds a container of one structure before "
+                                     "this loop and of another, or none, after an iteration",
+                                  hint="Give it the same keys in every iteration.")
+            out.extend(_assign(new, ast.Name(id=old, ctx=ast.Load()), s)
+                       for new, old in zip(node.leaves(), now.leaves()) if new != old)
+        return out
+
+    def stmt_Break(self, s) -> list:
+        return self.carry_on(s) + [s]
+
+    def stmt_Continue(self, s) -> list:
+        return self.carry_on(s) + [s]
 
     def static_items(self, e, s):
         """What a `for` over `e` binds, one entry per iteration, where `e` is a
