@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import s2sad
+import linalg_examples
 import shaping_examples
 from helpers import central_diff
 
@@ -107,6 +108,8 @@ def array_examples(key, rule, r):
     when = rule.when
     if key in shaping_examples.KEYS:
         return shaping_examples.examples(key, rule, r)
+    if key in linalg_examples.KEYS:
+        return linalg_examples.examples(key, rule, r)
     if key == "matmul" or key in (np.dot, np.matmul):
         shapes = {("2d", "2d"): [((3, 4), (4, 2))], ("2d", "1d"): [((3, 4), (4,))],
                   ("1d", "2d"): [((4,), (4, 2))], ("1d", "1d"): [((4,), (4,))],

@@ -53,10 +53,17 @@ class Dual(Traced):
             return held(out)
         options = options or {}
         n = traced_parts(args, used, cls)[0][2].dot.shape[0]
-        shape = np.shape(out)
+        shape = () if isinstance(out, tuple) else np.shape(out)
         arrays = isinstance(out, np.ndarray) or any(isinstance(p, np.ndarray) for p in primals)
         lists = any(not isinstance(args[i], Dual) for i in used)  # (np.stack([a, b]))
         try:
+            if isinstance(out, tuple):  # (np.linalg.eigh: a tangent per part)
+                per_direction = [_direction(rule, args, primals, options, out, used, k, parts=True)
+                                 for k in range(n)]
+                return held(_parts_of(out, [
+                    Dual(part, _spread(np.stack([np.asarray(d[j], dtype=float) for d in per_direction]),
+                                       n, np.shape(part)))
+                    for j, part in enumerate(out)]))
             if lists:
                 tangent = np.stack([_direction(rule, args, primals, options, out, used, k)
                                     for k in range(n)])
@@ -82,11 +89,21 @@ class Dual(Traced):
         self.dot = result.dot if isinstance(result, Dual) else np.zeros_like(self.dot)
 
 
-def _direction(rule, args, primals, options, out, used, k):
-    """The tangent of `out` along direction `k` alone."""
+def _direction(rule, args, primals, options, out, used, k, parts=False):
+    """The tangent of `out` along direction `k` alone (with `parts`, of each part of
+    a tuple `out`, as a tuple)."""
     dots = [_item_dots(args[i], k) if i in used else np.zeros(np.shape(primals[i]))
             for i in range(len(args))]
-    return np.asarray(_total(call_rule(rule, primals, options, out, dots), used), dtype=float)
+    total = _total(call_rule(rule, primals, options, out, dots), used)
+    if parts:
+        return tuple(np.broadcast_to(t, np.shape(o)) for t, o in zip(total, out)) \
+            if isinstance(total, tuple) else tuple(np.zeros(np.shape(o)) for o in out)
+    return np.asarray(total, dtype=float)
+
+
+def _parts_of(out, parts):
+    """`parts` in a tuple of `out`'s type (a named tuple: EighResult)."""
+    return type(out)(*parts) if hasattr(out, "_fields") else tuple(parts)
 
 
 def _item_dots(arg, k):

@@ -139,15 +139,24 @@ def is_nondifferentiable(key) -> bool:
         return False
 
 
-def find_rule(key, primals, active, mode):
-    """The rule for `key` on these primal inputs (`active`: which are traced)."""
+def find_rule(key, primals, active, mode, options=None):
+    """The rule for `key` on these primal inputs (`active`: which are traced) and
+    `options` (a rule whose `static` check refuses them is passed over, as the
+    compiler's `bind` does: ``np.linalg.svd``'s compute_uv)."""
     if key in POW_KEYS and len(primals) == 2 and not active[1]:
         # a constant exponent: the table's rule would also take the log of the base
         arrays = any(isinstance(p, np.ndarray) for p in primals)
         return _OWN["pow-const-array" if arrays else "pow-const", mode]
     if key is getitem:
         return _OWN[getitem, mode]
-    rule = rules.lookup(key, len(primals), mode, kinds=primals)
+    fitting = [r for r in rules.candidates(key, mode)
+               if r.arity == len(primals) and r.matches(primals)]
+    reasons = [r.static(**{**dict(r.options), **(options or {})}) if r.static else None
+               for r in fitting]
+    rule = next((r for r, why in zip(fitting, reasons) if why is None), None)
+    if rule is None and fitting:
+        raise EngineError(f"{describe(key)} {reasons[0]} has no {mode} derivative rule, so it "
+                          "cannot be applied to a traced value" + user_place())
     if rule is None:
         arities = rules.arities(key, mode)
         detail = f" with {len(primals)} arguments" if arities else ""

@@ -124,6 +124,10 @@ class Var(Traced):
         # nothing reads any more must not stay alive, see `traced.shared`)
         parts = [(i, k) for i, k, _ in parts]
         label = describe(key)
+        if isinstance(out, tuple):  # (np.linalg.eigh: a node per part of the result)
+            return held(_parts_of(out, [tape.push(
+                part, parents, None, _part_pullback(rule, key, primals, options, out, parts, j),
+                label=f"{label}[{j}]") for j, part in enumerate(out)]))
         if not isinstance(out, np.ndarray) and not any(isinstance(p, np.ndarray) for p in primals):
             try:
                 terms = call_rule(rule, primals, options, out, 1.0)
@@ -146,6 +150,25 @@ class Var(Traced):
         self.value = value
         self.index = result.index if isinstance(result, Var) and result.tape is self.tape \
             else self.tape.push(value, label="constant").index
+
+
+def _part_pullback(rule, key, primals, options, out, parts, j):
+    """The pullback of part `j` of a result that is a tuple: the rule with that
+    part's adjoint and 0.0 for the others'."""
+    def pullback(g):
+        seeds = tuple(g if i == j else 0.0 for i in range(len(out)))
+        try:
+            terms = call_rule(rule, primals, options, out, seeds)
+        except (ArithmeticError, ValueError) as exc:
+            raise undefined(key, primals, exc) from None
+        return [part_term(terms, i, k) for i, k in parts]
+
+    return pullback
+
+
+def _parts_of(out, parts):
+    """`parts` in a tuple of `out`'s type (a named tuple: EighResult)."""
+    return type(out)(*parts) if hasattr(out, "_fields") else tuple(parts)
 
 
 def _snapshot(traced):

@@ -319,7 +319,7 @@ class Traced:
             out = fn(*primals, **options)
             note_shared(out, list(args))
             return out, primals, None, []
-        rule = find_rule(key, primals, active, cls.mode)
+        rule = find_rule(key, primals, active, cls.mode, options)
         out = fn(*primals, **options)
         note_shared(out, list(args))  # (a slice, a reshape: a view of an input)
         differentiable = rule.differentiable

@@ -81,6 +81,7 @@ from .shape_rules import (Args, Parts, as_array, concatenate, cumulative, dot, e
                           elementwise_rank, expand_dims, first, flat, hstack, inner, matmul,
                           no_axes, norm, outer, per_matrix, reduction, reshape, same_rank,
                           slogdet, solve, squeeze, stack, transpose, vstack)
+from .shape_rules import eigh, eigvalsh, pinv, qr, svd, svdvals
 
 
 # ------------------------------------------------------------------ the table
@@ -235,6 +236,14 @@ TABLE = {
     np.linalg.slogdet: Facts(shape=slogdet, number=True),
     np.linalg.inv: Facts(shape=same_rank, same_kind=True),  # (only the rank: see above)
     np.linalg.solve: Facts(shape=solve, number=True),
+    # (the decompositions: a tuple of arrays, or the array of values alone)
+    np.linalg.cholesky: Facts(shape=first),
+    np.linalg.eigh: Facts(shape=eigh),
+    np.linalg.eigvalsh: Facts(shape=eigvalsh),
+    np.linalg.svd: Facts(shape=svd),
+    np.linalg.svdvals: Facts(shape=svdvals),
+    np.linalg.qr: Facts(shape=qr),
+    np.linalg.pinv: Facts(shape=pinv),
     # reshapes and transposes (only the ranks, as above, but for transpose without axes=)
     np.transpose: Facts(**_SHAPED, shape=transpose, same_kind=True, methods=("transpose",)),
     np.moveaxis: Facts(shape=same_rank, same_kind=True, view=True),
@@ -286,6 +295,7 @@ TABLE = {
     np.full_like: Facts(shape=first, new=True),
     **{f: Facts(new=True) for f in (
         np.zeros, np.ones, np.empty, np.full, np.arange, np.linspace, np.eye, np.identity,
+        np.tri,
         np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
         np.logical_and, np.logical_or, np.logical_not, np.argwhere)},
     **{f: Facts(**_ROUNDS) for f in (
@@ -656,7 +666,7 @@ def constant_kind(call: ast.Call, obj, kind, refs=None):
         ints = all(isinstance(a, ast.Constant) and type(a.value) is int or kind(a) == INT
                    for a in args)
         return ArrayKind(1, given or ("f" if floats else "i" if ints else "?"))
-    if obj in (np.eye, np.identity):
+    if obj in (np.eye, np.identity, np.tri):
         return ArrayKind(2, given or "f")
     if facts_of(obj).same_shape and len(args) == 1 and not keywords:
         # (sorting, rounding and tests of an array: a new array of its shape)

@@ -1,6 +1,8 @@
 """Forward-mode rules of NumPy's linear algebra: products (``np.dot``, ``np.matmul``,
-``np.outer``, ``np.inner``), ``np.trace``, transposes and moved axes, and
-``np.linalg.solve``, ``inv``, ``det`` and ``slogdet``.
+``np.outer``, ``np.inner``), ``np.trace``, transposes and moved axes,
+``np.linalg.solve``, ``inv``, ``det`` and ``slogdet``, and the decompositions
+``np.linalg.cholesky``, ``eigh``, ``eigvalsh``, ``svd``, ``svdvals``, ``qr`` and
+``pinv`` (their option checks are `linalg_reverse`'s).
 
 The form of `forward` (and its `rule` decorator), paired with `linalg_reverse` as
 `forward` is with `reverse`: same keys, order and banner. A variant per input kind
@@ -12,6 +14,8 @@ import numpy as np
 
 from ..runtime import cofactors, inverse_t
 from .forward import rule
+from .linalg_reverse import (cholesky_refusal, eigh_refusal, pinv_refusal, qr_refusal,
+                             svd_refusal)
 
 
 # -------------------------------------------------------- numpy: linear algebra
@@ -150,3 +154,101 @@ def np_slogdet(a, out, a_dot):
     logabsdet_dot = np.sum(inverse_t(a) * a_dot, axis=(-2, -1))
     sign_and_logabsdet_dot = (np.zeros_like(logabsdet_dot), logabsdet_dot)
     return sign_and_logabsdet_dot
+
+
+# ------------------------------------------------ numpy: matrix decompositions
+# (see linalg_reverse: products of the last two axes, one triangle of `a` read by
+# cholesky and eigh, a gap of 0 between eigenvalues or singular values taken as no
+# coupling)
+
+
+@rule(np.linalg.cholesky, static=cholesky_refusal)
+def np_cholesky(a, *, upper=False, out, a_dot):
+    n = a.shape[-1]
+    lower = np.tri(n)
+    # (the symmetric matrix the lower triangle of a_dot stands for)
+    a_dot = a_dot * lower + np.swapaxes(a_dot * (lower - np.eye(n)), -1, -2)
+    l_inv = np.linalg.inv(out)
+    return out @ ((l_inv @ a_dot @ np.swapaxes(l_inv, -1, -2)) * (lower - 0.5 * np.eye(n)))
+
+
+@rule(np.linalg.eigh, static=eigh_refusal)
+def np_eigh(a, *, UPLO="L", out, a_dot):
+    n = a.shape[-1]
+    read = np.tri(n) if UPLO in ("L", "l") else np.tri(n).T
+    a_dot = a_dot * read + np.swapaxes(a_dot * (read - np.eye(n)), -1, -2)
+    w = out[0]
+    v = out[1]
+    a_dot_v = a_dot @ v
+    gap = np.expand_dims(w, -2) - np.expand_dims(w, -1)  # (w[j] - w[i])
+    inverse_gap = np.where(gap == 0, 0.0, 1.0 / np.where(gap == 0, 1.0, gap))
+    w_and_v_dot = (np.sum(v * a_dot_v, axis=-2),
+                   v @ (inverse_gap * (np.swapaxes(v, -1, -2) @ a_dot_v)))
+    return w_and_v_dot
+
+
+@rule(np.linalg.eigvalsh, static=eigh_refusal)
+def np_eigvalsh(a, *, UPLO="L", out, a_dot):
+    n = a.shape[-1]
+    read = np.tri(n) if UPLO in ("L", "l") else np.tri(n).T
+    a_dot = a_dot * read + np.swapaxes(a_dot * (read - np.eye(n)), -1, -2)
+    v = np.linalg.eigh(a, UPLO)[1]
+    return np.sum(v * (a_dot @ v), axis=-2)
+
+
+@rule(np.linalg.svd, when="array", static=svd_refusal(values_only=True))
+def np_svd_values(a, *, full_matrices=True, compute_uv=True, hermitian=False, out, a_dot):
+    usv = np.linalg.svd(a, full_matrices=False)
+    return np.sum(usv[0] * (a_dot @ np.swapaxes(usv[2], -1, -2)), axis=-2)
+
+
+@rule(np.linalg.svd, static=svd_refusal(values_only=False))
+def np_svd(a, *, full_matrices=True, compute_uv=True, hermitian=False, out, a_dot):
+    u = out[0]
+    s = out[1]
+    vh = out[2]
+    v = np.swapaxes(vh, -1, -2)
+    a_dot_v = a_dot @ v
+    p = np.swapaxes(u, -1, -2) @ a_dot_v  # (its diagonal is s's tangent)
+    s2 = s * s
+    gap = np.expand_dims(s2, -2) - np.expand_dims(s2, -1)  # (s[j]**2 - s[i]**2)
+    inverse_gap = np.where(gap == 0, 0.0, 1.0 / np.where(gap == 0, 1.0, gap))
+    ps = p * np.expand_dims(s, -2)
+    sp = np.expand_dims(s, -1) * p
+    u_dot = u @ (inverse_gap * (ps + np.swapaxes(ps, -1, -2))) \
+        + (a_dot_v - u @ p) / np.expand_dims(s, -2)
+    at_dot_u = np.swapaxes(a_dot, -1, -2) @ u
+    v_dot = v @ (inverse_gap * (sp + np.swapaxes(sp, -1, -2))) \
+        + (at_dot_u - v @ np.swapaxes(p, -1, -2)) / np.expand_dims(s, -2)
+    usv_dot = (u_dot, np.sum(u * a_dot_v, axis=-2), np.swapaxes(v_dot, -1, -2))
+    return usv_dot
+
+
+@rule(np.linalg.svdvals)
+def np_svdvals(x, out, x_dot):
+    usv = np.linalg.svd(x, full_matrices=False)
+    return np.sum(usv[0] * (x_dot @ np.swapaxes(usv[2], -1, -2)), axis=-2)
+
+
+@rule(np.linalg.qr, static=qr_refusal)
+def np_qr(a, *, mode="reduced", out, a_dot):
+    q = out[0]
+    r = out[1]
+    n = r.shape[-1]
+    # (c = a_dot r^-1; q.T c is an antisymmetric part, q.T q_dot, and an upper
+    # triangular one, r_dot r^-1)
+    c = np.swapaxes(np.linalg.solve(np.swapaxes(r, -1, -2), np.swapaxes(a_dot, -1, -2)), -1, -2)
+    b = np.swapaxes(q, -1, -2) @ c
+    below = b * (np.tri(n) - np.eye(n))
+    upper = b - below + np.swapaxes(below, -1, -2)
+    qr_dot = (c - q @ upper, upper @ r)
+    return qr_dot
+
+
+@rule(np.linalg.pinv, static=pinv_refusal)
+def np_pinv(a, *, rcond=None, hermitian=False, rtol=None, out, a_dot):
+    pt = np.swapaxes(out, -1, -2)
+    at_dot = np.swapaxes(a_dot, -1, -2)
+    left = out @ pt @ at_dot
+    right = at_dot @ pt @ out
+    return -out @ a_dot @ out + left - (left @ a) @ out + right - out @ (a @ right)

@@ -1,6 +1,8 @@
 """Reverse-mode rules of NumPy's linear algebra: products (``np.dot``, ``np.matmul``,
-``np.outer``, ``np.inner``), ``np.trace``, transposes and moved axes, and
-``np.linalg.solve``, ``inv``, ``det`` and ``slogdet``.
+``np.outer``, ``np.inner``), ``np.trace``, transposes and moved axes,
+``np.linalg.solve``, ``inv``, ``det`` and ``slogdet``, and the decompositions
+``np.linalg.cholesky``, ``eigh``, ``eigvalsh``, ``svd``, ``svdvals``, ``qr`` and
+``pinv``.
 
 The form of `reverse` (and its `rule` decorator), paired with `linalg_forward` as
 `reverse` is with `forward` (the dot-product test): same keys, order and banner. A
@@ -161,3 +163,154 @@ def np_slogdet(a, out, out_bar):
     # a stack of matrices: each log-determinant's adjoint times its own inverse
     # transposed (the sign is constant)
     return np.expand_dims(out_bar[1], (-2, -1)) * inverse_t(a)
+
+
+# ------------------------------------------------ numpy: matrix decompositions
+# (Every product is of the last two axes, so stacks of matrices are decomposed matrix
+# by matrix as NumPy does. cholesky and eigh read one triangle of `a`: the adjoint of
+# the symmetric matrix it stands for, g, is the triangle's ``g + g.T`` (its diagonal
+# once) and zero in the other triangle, as central differences of NumPy's function
+# see it. A term of repeated eigenvalues or singular values (their gap 0) is taken
+# as 0: see docs/guide/numpy.md.)
+
+
+def cholesky_refusal(upper=False):
+    """The `Rule.static` check of ``np.linalg.cholesky``'s rules."""
+    if upper is False:
+        return None
+    return "with upper= other than False (take the transpose of the lower factor: L.T)"
+
+
+def eigh_refusal(UPLO="L"):
+    """The `Rule.static` check of ``np.linalg.eigh``'s and ``eigvalsh``'s rules."""
+    if UPLO in ("L", "U", "l", "u"):
+        return None
+    return "with UPLO not a literal 'L' or 'U'"
+
+
+def svd_refusal(values_only: bool):
+    """The `Rule.static` check of ``np.linalg.svd``'s two rules: the singular values
+    alone (`values_only`, compute_uv=False), or the thin decomposition. A call the
+    first refuses goes to the second; the first's reason is the one an error shows."""
+
+    def refusal(full_matrices=True, compute_uv=True, hermitian=False):
+        if hermitian is not False:
+            return "with hermitian= other than False"
+        if compute_uv is not True and compute_uv is not False:
+            return "with compute_uv not a literal True or False"
+        if compute_uv is False:
+            return None if values_only else "with compute_uv=False"
+        if full_matrices is not False:
+            return ("with full_matrices=True, NumPy's default (the extra columns of u or vh "
+                    "are not unique: pass full_matrices=False, which is the same for a "
+                    "square matrix, or compute_uv=False for the singular values alone)")
+        return "with compute_uv=True" if values_only else None
+
+    return refusal
+
+
+def qr_refusal(mode="reduced"):
+    """The `Rule.static` check of ``np.linalg.qr``'s rule."""
+    return None if mode == "reduced" else f"with mode={mode!r} (s2sad differentiates mode='reduced')"
+
+
+def pinv_refusal(rcond=None, hermitian=False, rtol=None):
+    return None if hermitian is False else "with hermitian= other than False"
+
+
+@rule(np.linalg.cholesky, static=cholesky_refusal)
+def np_cholesky(a, *, upper=False, out, out_bar):
+    n = a.shape[-1]
+    lower = np.tri(n)
+    l_inv = np.linalg.inv(out)
+    # (l.T @ out_bar, its lower triangle with the diagonal halved, between l^-T and l^-1)
+    g = np.swapaxes(l_inv, -1, -2) @ ((np.swapaxes(out, -1, -2) @ out_bar)
+                                      * (lower - 0.5 * np.eye(n))) @ l_inv
+    return (g + np.swapaxes(g, -1, -2)) * lower - g * np.eye(n)
+
+
+@rule(np.linalg.eigh, static=eigh_refusal)
+def np_eigh(a, *, UPLO="L", out, out_bar):
+    w = out[0]
+    v = out[1]
+    w_bar = unbroadcast(out_bar[0], w)  # (zeros where the output's part is not read)
+    v_bar = unbroadcast(out_bar[1], v)
+    vt = np.swapaxes(v, -1, -2)
+    gap = np.expand_dims(w, -2) - np.expand_dims(w, -1)  # (w[j] - w[i])
+    inverse_gap = np.where(gap == 0, 0.0, 1.0 / np.where(gap == 0, 1.0, gap))
+    g = (v * np.expand_dims(w_bar, -2)) @ vt + v @ (inverse_gap * (vt @ v_bar)) @ vt
+    n = a.shape[-1]
+    read = np.tri(n) if UPLO in ("L", "l") else np.tri(n).T
+    return (g + np.swapaxes(g, -1, -2)) * read - g * np.eye(n)
+
+
+@rule(np.linalg.eigvalsh, static=eigh_refusal)
+def np_eigvalsh(a, *, UPLO="L", out, out_bar):
+    v = np.linalg.eigh(a, UPLO)[1]
+    g = (v * np.expand_dims(out_bar, -2)) @ np.swapaxes(v, -1, -2)
+    n = a.shape[-1]
+    read = np.tri(n) if UPLO in ("L", "l") else np.tri(n).T
+    return (g + np.swapaxes(g, -1, -2)) * read - g * np.eye(n)
+
+
+@rule(np.linalg.svd, when="array", static=svd_refusal(values_only=True))
+def np_svd_values(a, *, full_matrices=True, compute_uv=True, hermitian=False, out, out_bar):
+    # (u diag(s_bar) vh of the thin decomposition)
+    usv = np.linalg.svd(a, full_matrices=False)
+    return (usv[0] * np.expand_dims(out_bar, -2)) @ usv[2]
+
+
+@rule(np.linalg.svd, static=svd_refusal(values_only=False))
+def np_svd(a, *, full_matrices=True, compute_uv=True, hermitian=False, out, out_bar):
+    # (the thin decomposition a = u diag(s) vh; nonzero singular values where a is not
+    # square, whose u or vh leave out a complement)
+    u = out[0]
+    s = out[1]
+    vh = out[2]
+    u_bar = unbroadcast(out_bar[0], u)
+    s_bar = unbroadcast(out_bar[1], s)
+    vh_bar = unbroadcast(out_bar[2], vh)
+    ut = np.swapaxes(u, -1, -2)
+    v = np.swapaxes(vh, -1, -2)
+    s2 = s * s
+    gap = np.expand_dims(s2, -2) - np.expand_dims(s2, -1)  # (s[j]**2 - s[i]**2)
+    inverse_gap = np.where(gap == 0, 0.0, 1.0 / np.where(gap == 0, 1.0, gap))
+    j = inverse_gap * (ut @ u_bar)
+    k = inverse_gap * (vh @ np.swapaxes(vh_bar, -1, -2))
+    core = (j + np.swapaxes(j, -1, -2)) * np.expand_dims(s, -2) \
+        + np.expand_dims(s, -1) * (k + np.swapaxes(k, -1, -2))
+    inner = u @ (core + np.expand_dims(s_bar, -1) * np.eye(s.shape[-1])) @ vh
+    # (the parts of u_bar and vh_bar outside the spans of u and v)
+    u_out = (u_bar - u @ (ut @ u_bar)) / np.expand_dims(s, -2)
+    vh_out = (vh_bar - (vh_bar @ v) @ vh) / np.expand_dims(s, -1)
+    return inner + u_out @ vh + u @ vh_out
+
+
+@rule(np.linalg.svdvals)
+def np_svdvals(x, out, out_bar):
+    usv = np.linalg.svd(x, full_matrices=False)
+    return (usv[0] * np.expand_dims(out_bar, -2)) @ usv[2]
+
+
+@rule(np.linalg.qr, static=qr_refusal)
+def np_qr(a, *, mode="reduced", out, out_bar):
+    # (a tall or square matrix: r is square and invertible)
+    q = out[0]
+    r = out[1]
+    q_bar = unbroadcast(out_bar[0], q)
+    r_bar = unbroadcast(out_bar[1], r)
+    n = r.shape[-1]
+    m = r_bar @ np.swapaxes(r, -1, -2) - np.swapaxes(q, -1, -2) @ q_bar
+    # (m's upper triangle, and its transpose's strictly lower one)
+    m = m * np.tri(n).T + np.swapaxes(m, -1, -2) * (np.tri(n) - np.eye(n))
+    return np.swapaxes(np.linalg.solve(r, np.swapaxes(q_bar + q @ m, -1, -2)), -1, -2)
+
+
+@rule(np.linalg.pinv, static=pinv_refusal)
+def np_pinv(a, *, rcond=None, hermitian=False, rtol=None, out, out_bar):
+    # (where the rank is constant: a matrix of full rank)
+    pt = np.swapaxes(out, -1, -2)
+    gt = np.swapaxes(out_bar, -1, -2)
+    left = gt @ out @ pt
+    right = pt @ out @ gt
+    return -pt @ out_bar @ pt + left - a @ (out @ left) + right - (right @ out) @ a

@@ -430,7 +430,7 @@ MOVES_WITH_ARGUMENTS.update({np.full, np.full_like, np.linspace, np.arange})
 NONDIFFERENTIABLE.update(MOVES_WITH_ARGUMENTS)
 NONDIFFERENTIABLE.update({
     np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
-    np.eye, np.identity, np.shape, np.ndim,
+    np.eye, np.identity, np.tri, np.shape, np.ndim,
     np.size, np.argmax, np.argmin, np.argsort, np.isnan, np.isinf, np.isfinite,
     np.floor, np.ceil, np.round, np.rint, np.trunc, np.equal, np.not_equal, np.less,
     np.less_equal, np.greater, np.greater_equal, np.logical_and, np.logical_or,

@@ -427,3 +427,61 @@ def at_least(rank: int):
 
     shape.__name__ = f"atleast_{rank}d"
     return shape
+
+
+# ---------------------------------------------------- np.linalg's decompositions
+
+
+def _matrices(a: Args):
+    """The first input's shape where it is a matrix or a stack of them, else None."""
+    x = first(a)
+    return x if isinstance(x, tuple) and len(x) >= 2 else None
+
+
+def _thin(x):
+    """The length min(m, n) of a (m, n) matrix: m's symbol where the matrix is square."""
+    return x[-2] if x[-2] == x[-1] else Fresh()
+
+
+def eigh(a: Args):
+    """``np.linalg.eigh``: the eigenvalues (the last axis dropped) and the vectors."""
+    x = _matrices(a)
+    return None if x is None else [x[:-1], x]
+
+
+def eigvalsh(a: Args):
+    x = _matrices(a)
+    return None if x is None else x[:-1]
+
+
+def svd(a: Args):
+    """``np.linalg.svd``: (u, s, vh) of the thin decomposition (full_matrices=False),
+    or s alone (compute_uv=False)."""
+    x = _matrices(a)
+    if x is None or a.option("compute_uv", True) == "?":
+        return None
+    k = _thin(x)
+    s = x[:-2] + (k,)
+    if a.option("compute_uv", True) is False:
+        return s
+    return [x[:-1] + (k,), s, x[:-2] + (k, x[-1])]
+
+
+def svdvals(a: Args):
+    x = _matrices(a)
+    return None if x is None else x[:-2] + (_thin(x),)
+
+
+def qr(a: Args):
+    """``np.linalg.qr`` (mode='reduced'): q of shape (m, k) and r of shape (k, n)."""
+    x = _matrices(a)
+    if x is None:
+        return None
+    k = _thin(x)
+    return [x[:-1] + (k,), x[:-2] + (k, x[-1])]
+
+
+def pinv(a: Args):
+    """``np.linalg.pinv``: the last two axes swapped."""
+    x = _matrices(a)
+    return None if x is None else x[:-2] + (x[-1], x[-2])

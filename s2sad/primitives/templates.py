@@ -460,6 +460,16 @@ class _Fold(ast.NodeTransformer):
                     and None in (left.value, right.value):
                 same = left.value is right.value
                 return ast.Constant(value=same if isinstance(n.ops[0], ast.Is) else not same)
+        # an option's literal string compared with literals (``UPLO in ("L", "l")``)
+        if len(n.ops) == 1 and isinstance(n.ops[0], (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) \
+                and isinstance(n.left, ast.Constant) and isinstance(n.left.value, str):
+            right = n.comparators[0]
+            values = [right] if isinstance(n.ops[0], (ast.Eq, ast.NotEq)) else \
+                right.elts if isinstance(right, ast.Tuple) else None
+            if values is not None and all(isinstance(v, ast.Constant) for v in values):
+                hit = n.left.value in [v.value for v in values]
+                return ast.Constant(value=hit if isinstance(n.ops[0], (ast.Eq, ast.In))
+                                    else not hit)
         return n
 
     def visit_BoolOp(self, n):
