@@ -5,8 +5,11 @@
   statements: assignments, augmented assignments, ``if``/``else``, early ``return``,
   ``for`` over ``range``, ``while`` loops whose trip count depends on the data but is
   bounded, ``break``/``continue``, helper calls (also in loops), a list built with
-  ``append`` and read by index, ``x ** k`` with an integer ``k`` known at run time
-  only (0 included), and loops marked with ``s2sad.checkpointed`` (``for`` with each
+  ``append`` and read by index, comprehensions and generator expressions folded by
+  ``sum``/``min``/``max``/``math.fsum``/``math.prod`` or indexed (`comprehension`),
+  list operations (`LIST_OPS`: ``min(ys)``, slices, concatenation, ``.extend``,
+  ``*`` unpacking, ``for ... else``...), ``x ** k`` with an integer ``k`` known at run
+  time only (0 included), and loops marked with ``s2sad.checkpointed`` (``for`` with each
   schedule, ``while``) with ``continue``, ``break``, ``return`` and ``append`` in them.
 * `array_program(draw, params=False)`: ``f(x, w, s)`` with ``x`` of shape (3,), ``w``
   (2, 3) and ``s`` a number: elementwise NumPy, broadcasting, reductions, indexing and
@@ -15,8 +18,10 @@
   ``swapaxes``, ``moveaxis``, ``stack``, ``concatenate``, ``expand_dims`` on 2-D and
   3-D arrays; arrays held in lists and tuples (displays, ``append``, packing and
   unpacking, a loop keeping every state) then changed in place through the container
-  or the name (`CONTAINER_CASES`). With `params`, ``f(params, x, s)`` takes ``w`` and a
-  ``b`` of shape (2,) from the list ``params``, and may loop over it.
+  or the name (`CONTAINER_CASES`); numbers and arrays built by comprehensions
+  (``np.array([...])``, ``np.stack``, ``sum``). With `params`, ``f(params, x, s)``
+  takes ``w`` and a ``b`` of shape (2,) from the list ``params``, and may loop over it
+  or fold a comprehension over it.
 * `malformed_program(draw)`: an otherwise valid ``f(x, y)`` with one construct s2sad
   may not support (or Python may reject at run time) mixed in.
 
@@ -282,7 +287,7 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
     for _ in range(draw(st.integers(1, 3 if depth > 0 else 2))):
         kind = draw(st.sampled_from(
             ["assign", "assign", "aug", "if", "return", "for", "while", "append", "read",
-             "power", "checkpointed"]
+             "power", "checkpointed", "comprehension", "list_op"]
             + (["break", "continue"] if in_loop else [])))
         target_pool = [n for n in names if n not in ("x", "y") or indent == 4]
         if kind == "assign":
@@ -373,6 +378,35 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
             t = draw(st.sampled_from(target_pool))
             idx = draw(st.sampled_from(["-1", "0", "len(ys) // 2", "len(ys) - 2"]))
             lines.append(f"{pad}{t} = {t} + 0.5 * ys[{idx}]")
+        elif kind == "comprehension" and target_pool:
+            t = draw(st.sampled_from(target_pool))
+            lines.append(f"{pad}{t} = {t} + 0.5 * {draw(comprehension(readable))}")
+        elif kind == "list_op" and target_pool:
+            t = draw(st.sampled_from(target_pool))
+            op = draw(st.sampled_from(LIST_OPS))
+            if op == "for-else":
+                if scope.loops >= 3:
+                    continue
+                scope.loops += 1
+                lines += [f"{pad}for v in ys:",
+                          f"{pad}    if v > {draw(st.sampled_from(['0.3', '1.2', '5.0']))}:",
+                          f"{pad}        break",
+                          f"{pad}    {t} = {t} + 0.25 * v * {draw(expression(readable, 1))}",
+                          f"{pad}else:",
+                          f"{pad}    {t} = {t} * 0.5"]
+                continue
+            if op == "extend":
+                if scope.in_checkpointed():
+                    scope.refusals.add("CheckpointError")
+                lines.append(f"{pad}ys.extend([{draw(expression(readable, 1))}, "
+                             f"{draw(expression(readable, 1))}])")
+                continue
+            if op == "star":
+                lines += [f"{pad}first, *rest = ys",
+                          f"{pad}{t} = {t} + 0.5 * first * sum(rest)"]
+                continue
+            fills = [draw(expression(readable, 1)) for _ in range(3)]
+            lines.append(f"{pad}{t} = {t} + 0.5 * {op.format(*fills)}")
         elif kind in ("break", "continue"):
             if kind == "break" and scope.loop_stack and scope.loop_stack[-1]:
                 scope.refusals.add("CheckpointError")
@@ -381,6 +415,37 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
     if not lines:
         lines.append(f"{pad}acc = acc + {draw(expression(readable, 1))}")
     return lines, names
+
+
+# list operations (`frontend.expand` lowers most of them to loops), with up to three
+# expressions to fill in; "for-else", "extend" and "star" are statements of their own
+LIST_OPS = ["min(ys)", "max(ys)", "min({0}, {1}, {2})", "max({0}, {1}, {2})",
+            "math.prod(ys[:3])", "math.fsum(ys)", "sum(ys, {0})", "(ys + [{0}])[-1]",
+            "([{0}] * 2 + ys)[1]", "list(reversed(ys))[0]", "ys[::-1][0]", "sum(ys[1:])",
+            "math.hypot({0}, {1})", "for-else", "extend", "star"]
+
+
+@st.composite
+def comprehension(draw, names):
+    """A comprehension or generator expression over ``ys`` (or a display), folded by
+    ``sum``, ``min``, ``max``, ``math.fsum``, ``math.prod`` or read by index; its
+    variable is sometimes named like a variable outside (``x``), which it must not
+    change."""
+    var = draw(st.sampled_from(["v", "v", "x"]))
+    inner = [n for n in names if n != var] + [var]
+    elt = draw(expression(inner, 1))
+    src = draw(st.sampled_from(["ys", "ys[1:]", "ys[::-1]", "[x, y]", "ys + [x]"]))
+    cond = draw(st.sampled_from(["", "", f" if {var} > 0.1", f" if {var} < 0.5"]))
+    form = draw(st.sampled_from([
+        "sum({e} for {v} in {s}{c})", "sum([{e} for {v} in {s}{c}], 0.5)",
+        "min({e} for {v} in {s})", "max([{e} for {v} in {s}])",
+        "math.fsum({e} for {v} in {s}{c})", "[{e} for {v} in {s}][-1]",
+        "list({e} for {v} in {s})[0]", "math.prod(0.5 + 0.25 * math.tanh({e}) for {v} in {s})",
+        "sum({v} * w for {v} in {s} for w in ys[:2]{c})",
+        "sum(i * {e} for i, {v} in enumerate({s}){c})",
+        "sum(a * {v} for a, {v} in zip(ys, {s}))",
+        "sum(sum(w * {v} for w in ys) for {v} in {s})"]))
+    return form.format(e=elt, v=var, s=src, c=cond)
 
 
 @st.composite
@@ -573,10 +638,18 @@ def array_program(draw, params=False):
         if draw(st.booleans()):
             term = draw(st.sampled_from(["0.1 * np.sum(p * p)", "np.mean(np.tanh(p))"]))
             lines += ["    s = s * 1.0", "    for p in params:", f"        s = s + {term}"]
+        if draw(st.booleans()):
+            # comprehensions over the list of arrays
+            lines += ["    " + draw(st.sampled_from([
+                "s = s + sum(0.1 * np.sum(p * p) for p in params)",
+                "s = s + 0.1 * sum([np.mean(np.tanh(p)) for p in params])",
+                "s = s + 0.1 * max(np.sum(p) for p in params[::-1])",
+                "s = s + 0.1 * np.sum([p * 0.5 for p in params][0])",
+                "s = s + 0.1 * math.fsum(float(np.sum(p ** 2)) for p in params)"]))]
     fresh = itertools.count()
     for _ in range(draw(st.integers(1, 4))):
         kind = draw(st.sampled_from(["assign", "assign", "if", "loop", "write", "while",
-                                     "container", "checkpointed"]))
+                                     "container", "checkpointed", "comprehension"]))
         shape = draw(st.sampled_from("svmu"))
         name = f"{shape}{next(fresh)}"
         if kind == "assign":
@@ -633,6 +706,25 @@ def array_program(draw, params=False):
             inner = dict(env, s=env["s"] + [name, "x[k]"])
             lines.append(f"        {name} = {draw(array_expr('s', inner, 1))}")
             lines.append("        k += 1")
+        elif kind == "comprehension":
+            # arrays and numbers built by comprehensions, consumed by NumPy and sum
+            shape = draw(st.sampled_from("sv"))
+            name = f"{shape}{next(fresh)}"
+            inner = dict(env, s=env["s"] + ["x[k]", "(0.5 * k)"])
+            if shape == "s":
+                form = draw(st.sampled_from([
+                    "sum({S} for k in range(3))", "max({S} for k in range(len(x)))",
+                    "sum([np.sum({V} * k) for k in range(2)])",
+                    "np.sum(np.array([{S} for k in range(3) if k != 1]))"]))
+            else:
+                form = draw(st.sampled_from([
+                    "np.array([{S} for k in range(3)])",
+                    "np.sum(np.stack([{V} * (k + 1) for k in range(2)]), axis=0)",
+                    "sum({V} * k for k in range(3))"]))
+            while "{S}" in form or "{V}" in form:
+                form = form.replace("{S}", draw(array_expr("s", inner, 1)), 1) \
+                    .replace("{V}", draw(array_expr("v", inner, 1)), 1)
+            lines.append(f"    {name} = {form}")
         elif kind == "container":
             shape = "v"
             body, name = draw(container_lines(env, fresh))
