@@ -392,7 +392,7 @@ def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, f
         def value_of(n):
             got = lookup(n, globals_, cells, builtins_)
             return None if got is MISSING else got
-        rewritten = structures.rewrite(tree, specs, loc, value_of)
+        rewritten = structures.rewrite(tree, specs, loc, value_of, parse)
         tree, out_spec, leaves = rewritten.tree, rewritten.out_spec, rewritten.leaf_names
     nodes = list(ast.walk(tree))  # one walk for the checks and the names below
     _check_nodes(tree, loc, nodes)

@@ -31,10 +31,12 @@ from __future__ import annotations
 
 import ast
 import copy
+import types
 from dataclasses import dataclass
 
 from ..errors import NotDifferentiableError
 from ..ir import trees
+from . import structure_calls
 from .structure_values import Const, Node, Rewritten, copy_env, leaf_names, node_of
 
 _CONTAINERS_HINT = ("Read a container's items by constant keys (p[\"W\"], p.W, p[0]) or "
@@ -42,9 +44,11 @@ _CONTAINERS_HINT = ("Read a container's items by constant keys (p[\"W\"], p.W, p
                     "other functions.")
 
 
-def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup) -> Rewritten:
+def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None) -> Rewritten:
     """See the module docstring. `loc` builds errors at the user's lines
-    (`parse.Located`); ``lookup(name)`` is the value of a free name (None if none)."""
+    (`parse.Located`); ``lookup(name)`` is the value of a free name (None if none);
+    ``parse(function)`` parses a function of the user's a container is passed to
+    (`structure_calls.inline`)."""
     tree = copy.deepcopy(tree)
     env = {}
     names_of = {}
@@ -66,8 +70,28 @@ def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup) -> Rewritten:
                 new.append(a)
         setattr(args, group, new)
     r = _Rewriter(loc, env, lookup)
+    r.parse = parse
+    r.caller_locals = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(
+        n.ctx, ast.Store)} | {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)} | {
+        n for names in names_of.values() for n in names} | set(specs)
     tree.body = r.block(tree.body)
+    _fill_lines(tree.body, tree.lineno)
     return Rewritten(tree, names_of, r.out_spec)
+
+
+def _fill_lines(body, line):
+    """Give each statement made without a line the line of the one before it."""
+    for s in body:
+        if getattr(s, "lineno", None) is None:
+            for n in ast.walk(s):
+                if isinstance(n, (ast.stmt, ast.expr)) and getattr(n, "lineno", None) is None:
+                    n.lineno = n.end_lineno = line
+                    n.col_offset, n.end_col_offset = 0, 0
+        line = s.lineno
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(s, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                _fill_lines(inner, line)
 
 
 class _Rewriter:
@@ -92,6 +116,11 @@ class _Rewriter:
         # per such loop, innermost last: the names holding a container it carries
         # from one iteration to the next, and the container whose variables do
         self.carried: list = []
+        self.pending: list = []  # the lines of calls put in place, before the line
+        self.inlining: list = []  # the functions being put in place, outermost first
+        self.lazy = 0  # inside a conditional expression or `and`/`or`
+        self.parse = None
+        self.caller_locals: set = set()
 
     # ------------------------------------------------------------ errors
 
@@ -124,6 +153,9 @@ class _Rewriter:
             return Const(e.value)
         if isinstance(e, ast.Name) and e.id in self.consts:
             return self.consts[e.id]
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+            inner = self.static(e.operand)
+            return None if inner is None else Const(not inner.value)
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
             inner = self.static(e.operand)
             if inner is not None and isinstance(inner.value, (int, float)):
@@ -220,8 +252,32 @@ class _Rewriter:
             tp = tuple if isinstance(e, ast.Tuple) else list
             return self.made(tp, "sequence", [], e.elts, pre, hint)
         if isinstance(e, ast.Call):
-            return self.constructed(e, pre, hint)
+            made = self.constructed(e, pre, hint)
+            if made is None and self.passes_container(e):
+                return self.inlined(e)
+            return made
         return None
+
+    def passes_container(self, e: ast.Call):
+        """The user function `e` calls with a container among its arguments, or
+        None."""
+        callee = self.loc_refs(e.func)
+        if not isinstance(callee, types.FunctionType) or hasattr(callee, "__s2sad__"):
+            return None
+        args = list(e.args) + [k.value for k in e.keywords]
+        if any(isinstance(self.value(a, [], probe=True), Node) for a in args):
+            return callee
+        return None
+
+    def inlined(self, e: ast.Call):
+        """The value of the call `e` of a user function with a container among its
+        arguments, its body put in place (`structure_calls.inline`)."""
+        if self.lazy or self.parse is None:
+            raise self.refuse(e, "s2sad cannot pass a container of parameters to a function "
+                                 "inside a conditional expression or `and`/`or`",
+                              hint="Call it on a line of its own.")
+        name = structure_calls.inline(self, self.passes_container(e), e, e, self.parse)
+        return self.env.get(name, name)
 
     def made(self, tp, form, keys, values, pre, hint) -> Node:
         children = []
@@ -329,6 +385,17 @@ class _Rewriter:
             raise self.refuse(e, f"s2sad cannot pass a {got.type.__name__} of parameters "
                                  "here: it follows containers through reading their items, "
                                  "loops over them, building them and returning them")
+        if isinstance(e, ast.Call) and self.passes_container(e):
+            got = self.inlined(e)
+            if isinstance(got, Node):
+                raise self.refuse(e, "s2sad cannot use the container this call returns here")
+            return ast.copy_location(ast.Name(id=got, ctx=ast.Load()), e)
+        if isinstance(e, (ast.IfExp, ast.BoolOp)):
+            self.lazy += 1
+            try:
+                return self.inside(e)
+            finally:
+                self.lazy -= 1
         known = self.static(e) if isinstance(e, (ast.Call, ast.Compare)) else None
         if known is not None:
             return ast.copy_location(ast.Constant(value=known.value), e)
@@ -364,12 +431,13 @@ class _Rewriter:
         return out
 
     def stmt(self, s) -> list:
-        method = getattr(self, "stmt_" + type(s).__name__, None)
-        if method is not None:
-            return method(s)
-        if isinstance(s, (ast.If, ast.While, ast.For)):
-            raise AssertionError(type(s))
-        return [self.generic(s)]
+        saved, self.pending = self.pending, []
+        try:
+            method = getattr(self, "stmt_" + type(s).__name__, None)
+            out = method(s) if method is not None else [self.generic(s)]
+            return self.pending + out
+        finally:
+            self.pending = saved
 
     def generic(self, s):
         return self.inside(s)
@@ -407,6 +475,8 @@ class _Rewriter:
         hint = s.targets[0].id if len(s.targets) == 1 and isinstance(
             s.targets[0], ast.Name) else ""
         got = self.value(s.value, pre, hint=hint)
+        if got is None and getattr(s, "static_argument", False):
+            got = self.static(s.value)  # (an argument known here, of a call put in place)
         out = list(pre)
         if isinstance(got, (Node, Const)) or isinstance(got, str):
             for t in s.targets:
@@ -652,7 +722,12 @@ class _Rewriter:
                     self.forget_quietly(n.id, s)
         pre, carried = self.carry_into(s)
         if isinstance(s, ast.While):
+            before = len(self.pending)
             s.test = self.expr(s.test)
+            if len(self.pending) != before:
+                raise self.refuse(s, "s2sad cannot pass a container of parameters to a "
+                                     "function in a `while` condition",
+                                  hint="Compute the condition at the end of the body.")
         self.loop_depth += 1
         self.carried.append(carried)
         body = self.block(s.body)
@@ -667,6 +742,14 @@ class _Rewriter:
         return pre + [s]
 
     def carry_into(self, s) -> tuple:
+        pre, carried = self.carry_containers(s)
+        assigned = {n.id for n in ast.walk(ast.Module(body=s.body, type_ignores=[]))
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        for name in assigned:  # (a constant before the loop may change in it)
+            self.consts.pop(name, None)
+        return pre, carried
+
+    def carry_containers(self, s) -> tuple:
         """Before the loop `s`: each name holding a container that the loop's body
         assigns gets a container of fresh variables (``state%h%c1``) that every
         iteration starts from and ends in: the statements that fill it, and
@@ -774,7 +857,7 @@ def _is_dataclass_type(tp) -> bool:
 
 def _assign(name, value, at):
     node = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value)
-    if at is not None:
+    if at is not None and getattr(at, "lineno", None) is not None:
         ast.copy_location(node, at)
         ast.fix_missing_locations(node)
         for n in ast.walk(node):
