@@ -155,3 +155,15 @@ def test_jacobian_carries_every_direction_through_axis_wise_calls(monkeypatch):
     assert len(seen) == 1
     monkeypatch.undo()
     assert np.allclose(batched, s2sad.jacobian(along_axes)(x), rtol=1e-12)
+
+
+def written_diagonal_matrix(v):
+    m = np.diag(v)  # (of a vector: a new matrix, which the function may write into)
+    m[0, 1] = v[2] * 2.0
+    return np.sum(m @ v)
+
+
+def test_the_matrix_np_diag_makes_of_a_vector_is_a_new_array():
+    v = np.array([0.3, -0.5, 0.9])
+    assert np.allclose(s2sad.grad(written_diagonal_matrix)(v),
+                       central_diff(written_diagonal_matrix, (v,), 0), atol=1e-7)

@@ -516,10 +516,13 @@ def _builtin_rule(rule) -> bool:
 
 def _copies_a_non_array(op, kind) -> bool:
     """A view-making NumPy function given a list, a tuple or a number makes a new
-    array (``np.asarray([a, b])``, ``np.reshape([a, b], ...)``)."""
+    array (``np.asarray([a, b])``, ``np.reshape([a, b], ...)``); so does ``np.diag``
+    of a vector (the matrix; of a matrix, its diagonal is a view)."""
     x = op.inputs[0] if op.inputs else None
     if x is None or op.key is np.broadcast_to:
         return False
+    if op.key is np.diag and isinstance(kind(x), ArrayKind) and kind(x).ndim == 1:
+        return True
     return isinstance(x, (ast.List, ast.Tuple, ast.Constant)) or \
         isinstance(kind(x), (ListKind, tuple)) or kind(x) in (SCALAR, INT)
 
