@@ -4,7 +4,8 @@ A `Node` is a container whose structure is known (its type, keys, and children:
 other nodes, or the variables holding its leaves); a `Const` a value known when
 the derivative is built (an unrolled loop's index, a key). `leaf_names` names the
 parameters that replace a container parameter, `node_of` makes its node, and
-`copy_env` copies the containers names hold (for the branches of an `if`).
+`copy_env` copies the containers names hold (for the branches of an `if`),
+`assign` and `called` make and read the statements the rewrite writes.
 
 Imports `ir` only.
 """
@@ -113,3 +114,21 @@ def copy_env(env: dict) -> dict:
         return new
 
     return {k: copy_node(v) for k, v in env.items()}
+
+
+DICT_METHODS = ("items", "values", "keys")
+
+
+def called(e, name) -> bool:
+    return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == name
+
+
+def assign(name, value, at):
+    node = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value)
+    if at is not None and getattr(at, "lineno", None) is not None:
+        ast.copy_location(node, at)
+        ast.fix_missing_locations(node)
+        for n in ast.walk(node):
+            if hasattr(n, "lineno"):
+                n.lineno = n.end_lineno = at.lineno
+    return node

@@ -32,12 +32,13 @@ from __future__ import annotations
 import ast
 import copy
 import types
-from dataclasses import dataclass
 
 from ..errors import NotDifferentiableError
 from ..ir import trees
 from . import structure_calls
-from .structure_values import Const, Node, Rewritten, copy_env, leaf_names, node_of
+from .structure_loops import LoopRewrites
+from .structure_values import (DICT_METHODS, Const, Node, Rewritten, assign, called,
+                               copy_env, leaf_names, node_of)
 
 _CONTAINERS_HINT = ("Read a container's items by constant keys (p[\"W\"], p.W, p[0]) or "
                     "loop over it (for W, b in params:); pass the arrays themselves to "
@@ -94,7 +95,7 @@ def _fill_lines(body, line):
                 _fill_lines(inner, line)
 
 
-class _Rewriter:
+class _Rewriter(LoopRewrites):
     """Rewrites one function's statements in order, knowing at each line which
     names hold which containers (`env`) and which hold constants (`consts`).
 
@@ -160,7 +161,7 @@ class _Rewriter:
             inner = self.static(e.operand)
             if inner is not None and isinstance(inner.value, (int, float)):
                 return Const(-inner.value)
-        if isinstance(e, ast.Call) and _called(e, "len") and len(e.args) == 1:
+        if isinstance(e, ast.Call) and called(e, "len") and len(e.args) == 1:
             v = self.value(e.args[0], [], probe=True)
             if isinstance(v, Node):
                 return Const(len(v.children))
@@ -221,7 +222,7 @@ class _Rewriter:
         if isinstance(e, ast.Attribute):
             base = self.value(e.value, pre, probe=probe)
             if not isinstance(base, Node) or base.form == "dict" or not base.keys:
-                if isinstance(base, Node) and not probe and e.attr not in _DICT_METHODS:
+                if isinstance(base, Node) and not probe and e.attr not in DICT_METHODS:
                     raise self.refuse(e, f"a {base.type.__name__} has no attribute "
                                          f"`{e.attr}` s2sad can read")
                 return None
@@ -293,7 +294,7 @@ class _Rewriter:
                 children.append(got)
                 continue
             name = self.slot(hint, keys[i] if keys else i) if hint else self.anonymous()
-            pre.append(_assign(name, self.expr(v), v))
+            pre.append(assign(name, self.expr(v), v))
             children.append(name)
         return Node(tp, form, keys, children, owned=True)
 
@@ -338,7 +339,7 @@ class _Rewriter:
         """A `Node`, a slot, or a slot holding a constant's value."""
         if isinstance(x, Const):
             name = self.anonymous()
-            pre.append(_assign(name, ast.Constant(value=x.value), None))
+            pre.append(assign(name, ast.Constant(value=x.value), None))
             return name
         return x
 
@@ -375,7 +376,7 @@ class _Rewriter:
             e, (ast.Name, ast.Subscript, ast.Attribute)) else None
         if got is None and isinstance(e, (ast.Subscript, ast.Attribute)) and isinstance(
                 self.value(e.value, [], probe=True), Node) and not (
-                isinstance(e, ast.Attribute) and e.attr in _DICT_METHODS):
+                isinstance(e, ast.Attribute) and e.attr in DICT_METHODS):
             got = self.value(e, [])  # (raises the error that says why)
         if isinstance(got, str):
             return ast.copy_location(ast.Name(id=got, ctx=ast.Load()), e)
@@ -457,7 +458,7 @@ class _Rewriter:
                 got = self.value(call.args[0], pre)
                 if not isinstance(got, (Node, str)):
                     name = self.anonymous()
-                    pre.append(_assign(name, self.expr(call.args[0]), s))
+                    pre.append(assign(name, self.expr(call.args[0]), s))
                     got = name
                 base.children.append(got)
                 return pre
@@ -567,7 +568,7 @@ class _Rewriter:
                 ast.Constant(value=got.value)
             if isinstance(got, Const):
                 self.consts[t.id] = got
-            return [_assign(t.id, value, s)]
+            return [assign(t.id, value, s)]
         if isinstance(t, (ast.Tuple, ast.List)):
             if isinstance(got, Node):
                 items = got.iteration()
@@ -609,7 +610,7 @@ class _Rewriter:
                         base.children[i] = got
                     return []
                 slot = self.write_slot(base, t, s)
-                return [_assign(slot, ast.Name(id=got, ctx=ast.Load()) if isinstance(got, str)
+                return [assign(slot, ast.Name(id=got, ctx=ast.Load()) if isinstance(got, str)
                                 else ast.Constant(value=got.value), s)]
         raise self.refuse(s, "s2sad cannot assign a container of parameters to this target")
 
@@ -692,197 +693,15 @@ class _Rewriter:
             joined.children = node_of(x.spec(), names).children
             for branch, node in ((s.body, x), (s.orelse, y)):
                 for new, old in zip(joined.leaves(), node.leaves()):
-                    branch.append(_assign(new, ast.Name(id=old, ctx=ast.Load()), s))
+                    branch.append(assign(new, ast.Name(id=old, ctx=ast.Load()), s))
             out[name] = joined
         return out
 
-    def stmt_For(self, s) -> list:
-        items = self.static_items(s.iter, s)
-        if items is None:
-            return self.loop(s)
-        if _breaks(s.body):
-            raise self.refuse(s, "s2sad unrolls a loop over a container and cannot `break` "
-                                 "or `continue` inside it yet", hint="Use an `if` around the "
-                                                                     "rest of the body.")
-        out = []
-        for item in items:
-            out.extend(self.bind(s.target, item, s))
-            out.extend(self.block(copy.deepcopy(s.body)))
-        out.extend(self.block(s.orelse))
-        return out
 
-    def stmt_While(self, s) -> list:
-        return self.loop(s)
-
-    def loop(self, s) -> list:
-        if isinstance(s, ast.For):
-            s.iter = self.expr(s.iter)
-            for n in ast.walk(s.target):
-                if isinstance(n, ast.Name):
-                    self.forget_quietly(n.id, s)
-        pre, carried = self.carry_into(s)
-        if isinstance(s, ast.While):
-            before = len(self.pending)
-            s.test = self.expr(s.test)
-            if len(self.pending) != before:
-                raise self.refuse(s, "s2sad cannot pass a container of parameters to a "
-                                     "function in a `while` condition",
-                                  hint="Compute the condition at the end of the body.")
-        self.loop_depth += 1
-        self.carried.append(carried)
-        body = self.block(s.body)
-        if not body or not isinstance(body[-1], (ast.Break, ast.Continue, ast.Return)):
-            body.extend(self.carry_on(s))
-        s.body = body or [ast.Pass()]
-        self.carried.pop()
-        self.loop_depth -= 1
-        for name, node in carried.items():
-            self.env[name] = node
-        s.orelse = self.block(s.orelse)
-        return pre + [s]
-
-    def carry_into(self, s) -> tuple:
-        pre, carried = self.carry_containers(s)
-        assigned = {n.id for n in ast.walk(ast.Module(body=s.body, type_ignores=[]))
-                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        for name in assigned:  # (a constant before the loop may change in it)
-            self.consts.pop(name, None)
-        return pre, carried
-
-    def carry_containers(self, s) -> tuple:
-        """Before the loop `s`: each name holding a container that the loop's body
-        assigns gets a container of fresh variables (``state%h%c1``) that every
-        iteration starts from and ends in: the statements that fill it, and
-        {name: container}."""
-        assigned = {n.id for n in ast.walk(ast.Module(body=s.body, type_ignores=[]))
-                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        pre, carried = [], {}
-        for name in sorted(assigned & self.env.keys()):
-            node = self.env[name]
-            self.fresh += 1
-            tag = self.fresh
-            fresh = node_of(node.spec(), iter([self.slot(name, f"c{tag}_{i}")
-                                               for i in range(len(node.leaves()))]))
-            fresh.owned = True
-            pre.extend(_assign(new, ast.Name(id=old, ctx=ast.Load()), s)
-                       for new, old in zip(fresh.leaves(), node.leaves()))
-            self.env[name] = carried[name] = fresh
-        return pre, carried
-
-    def carry_on(self, s) -> list:
-        """Where an iteration of the innermost loop ends (its body's end, a
-        `continue`, a `break`): the containers it carries put back in its variables."""
-        if not self.carried:
-            return []
-        out = []
-        for name, node in self.carried[-1].items():
-            now = self.env.get(name)
-            if now is node:
-                continue
-            if not isinstance(now, Node) or now.spec() != node.spec():
-                raise self.refuse(s, f"`{name}` holds a container of one structure before "
-                                     "this loop and of another, or none, after an iteration",
-                                  hint="Give it the same keys in every iteration.")
-            out.extend(_assign(new, ast.Name(id=old, ctx=ast.Load()), s)
-                       for new, old in zip(node.leaves(), now.leaves()) if new != old)
-        return out
-
-    def stmt_Break(self, s) -> list:
-        return self.carry_on(s) + [s]
-
-    def stmt_Continue(self, s) -> list:
-        return self.carry_on(s) + [s]
-
-    def static_items(self, e, s):
-        """What a `for` over `e` binds, one entry per iteration, where `e` is a
-        container or built of one (``enumerate``, ``zip``, ``reversed``,
-        ``.items()``...) or ``range(len(p))`` of known bounds whose body indexes a
-        container by the loop's variable; else None (an ordinary loop)."""
-        got = self.value(e, [], probe=True)
-        if isinstance(got, Node):
-            items = got.iteration()
-            if items is None:
-                raise self.refuse(e, f"a {got.type.__name__} is not iterable")
-            return items
-        if not isinstance(e, ast.Call) or e.keywords and not _called(e, "enumerate"):
-            return None
-        if isinstance(e.func, ast.Attribute) and e.func.attr in _DICT_METHODS and not e.args:
-            base = self.value(e.func.value, [], probe=True)
-            if isinstance(base, Node) and base.form == "dict":
-                keys = [Const(k) for k in base.keys]
-                return {"keys": keys, "values": list(base.children),
-                        "items": list(zip(keys, base.children))}[e.func.attr]
-            return None
-        if _called(e, "enumerate") and e.args:
-            inner = self.static_items(e.args[0], s)
-            start = self.static(e.keywords[0].value if e.keywords else e.args[1]) \
-                if len(e.args) + len(e.keywords) == 2 else Const(0)
-            if inner is None or start is None:
-                return None
-            return [(Const(start.value + i), x) for i, x in enumerate(inner)]
-        if _called(e, "zip") and e.args:
-            parts = [self.static_items(a, s) for a in e.args]
-            if any(p is None for p in parts):
-                if any(p is not None for p in parts):
-                    raise self.refuse(e, "s2sad zips a container of parameters with other "
-                                         "containers or ranges it knows the length of",
-                                      hint="Index the other sequence by the position: for "
-                                           "i, p in enumerate(params): x = xs[i].")
-                return None
-            return list(zip(*parts))
-        if _called(e, "reversed") and len(e.args) == 1:
-            inner = self.static_items(e.args[0], s)
-            return None if inner is None else inner[::-1]
-        if _called(e, "range"):
-            bounds = [self.static(a) for a in e.args]
-            if any(b is None for b in bounds) or not _indexes_container(self, s):
-                return None
-            return [Const(i) for i in range(*(b.value for b in bounds))]
-        return None
-
-
-_DICT_METHODS = ("items", "values", "keys")
 _COMPARE = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
             ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
             ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}
 
 
-def _called(e, name) -> bool:
-    return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == name
-
-
 def _is_dataclass_type(tp) -> bool:
     return isinstance(tp, type) and hasattr(tp, "__dataclass_fields__")
-
-
-def _assign(name, value, at):
-    node = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value)
-    if at is not None and getattr(at, "lineno", None) is not None:
-        ast.copy_location(node, at)
-        ast.fix_missing_locations(node)
-        for n in ast.walk(node):
-            if hasattr(n, "lineno"):
-                n.lineno = n.end_lineno = at.lineno
-    return node
-
-
-def _breaks(body) -> bool:
-    for s in body:
-        for n in ast.walk(s) if not isinstance(s, (ast.For, ast.While)) else [s]:
-            if isinstance(n, (ast.Break, ast.Continue)):
-                return True
-        if isinstance(s, (ast.For, ast.While)):
-            continue
-    return False
-
-
-def _indexes_container(r: _Rewriter, s: ast.For) -> bool:
-    """Does the body of the range loop `s` index a container by its variable?"""
-    if not isinstance(s.target, ast.Name):
-        return False
-    var = s.target.id
-    for n in ast.walk(ast.Module(body=s.body, type_ignores=[])):
-        if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name) and \
-                n.slice.id == var and isinstance(r.value(n.value, [], probe=True), Node):
-            return True
-    return False
