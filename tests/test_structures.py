@@ -449,3 +449,20 @@ def test_refused_calls():
 
     with pytest.raises(S2SADError, match="means something else"):
         s2sad.grad(shadows)({"W": np.ones((2, 2)), "b": np.zeros(2)}, np.ones(2))
+
+
+def test_jacobian_nests_output_outside_inputs():
+    def f(p, x):
+        return {"a": p["W"] @ x, "s": np.sum(p["W"]) * p["c"]}
+
+    p = {"W": rng.normal(size=(2, 3)), "c": 0.5, "tag": "w"}
+    x = rng.normal(size=3)
+    for mode in ("forward", "reverse", "auto"):
+        J = s2sad.jacobian(f, mode=mode)(p, x)
+        assert J["a"]["W"].shape == (2, 2, 3) and J["a"]["tag"] is None
+        np.testing.assert_allclose(J["a"]["W"][1, 1], x)
+        np.testing.assert_allclose(J["a"]["c"], np.zeros(2), atol=1e-12)
+        assert J["s"]["c"] == pytest.approx(np.sum(p["W"]))
+        np.testing.assert_allclose(J["s"]["W"], 0.5 * np.ones((2, 3)))
+    Jx = s2sad.jacobian(f, wrt=(0, 1))(p, x)
+    np.testing.assert_allclose(Jx["a"][1], p["W"])

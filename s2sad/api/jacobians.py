@@ -18,6 +18,8 @@ from ..errors import S2SADError
 from ..ir.kinds import kind_of
 from ..transform import batching
 from . import dispatch, shapes
+from ..ir import trees
+from . import structured
 from .arguments import (argument_kinds, bind, call_with, mark_made, normalize_wrt, public,
                         refuse_derived)
 from .forward import call_derivative
@@ -50,6 +52,8 @@ def jacobian(f, wrt=0, mode="auto"):
 
     def jac(*args, **kwargs):
         arguments = bind(f, args, kwargs, "jacobian")
+        if any(structured.structured(arguments[n]) for n in names):
+            return _structured(f, arguments, names, as_tuple, mode)
         argument_kinds(f, {n: arguments[n] for n in names}, names, "jacobian")  # (as grad refuses)
         keyword_only = _keyword_only(f, arguments)
         chosen = mode
@@ -77,6 +81,30 @@ def jacobian(f, wrt=0, mode="auto"):
 
     jac.__name__ = f"jacobian_of_{getattr(f, '__name__', 'f')}"
     return mark_made(jac, f, "jacobian")
+
+
+def _structured(f, arguments, names, as_tuple, mode):
+    """`jacobian` where containers are among the inputs (`structured.Flat`): the
+    output's structure outside, each input's inside (as JAX nests them), None for a
+    leaf without a derivative."""
+    flat = structured.Flat(f, arguments, names, "jacobian")
+    leaves = flat.wrt()
+    at = {n: i for i, n in enumerate(leaves)}
+    J = jacobian(flat.flat, wrt=leaves, mode=mode)(*flat.args())
+    y = call_with(flat.flat, flat.values)
+    rows = list(J) if flat.out_spec is not None or isinstance(y, tuple) else [J]
+
+    def block(row, n):
+        if n not in flat.specs:
+            return row[at[n]]
+        return trees.build(flat.specs[n], iter([row[at[m]] if m in at else None
+                                                for m in flat.leaves[n]]))
+
+    parts = [tuple(block(r, n) for n in names) if as_tuple else block(r, names[0])
+             for r in rows]
+    if flat.out_spec is not None:
+        return trees.build(flat.out_spec, iter(parts))
+    return tuple(parts) if isinstance(y, tuple) else parts[0]
 
 
 def _output_parts(y, f):
