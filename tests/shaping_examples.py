@@ -85,7 +85,9 @@ def examples(key, rule, r):
                       ("...ij,jk->...ik", (2, 3, 4), (4, 2)), ("ij,k->ijk", (2, 3), (4,)),
                       ("ij, ij -> i", (3, 4), (3, 4))],
                   4: [("ij,jk,kl->il", (2, 3), (3, 4), (4, 2)), ("i,i,i", (4,), (4,), (4,)),
-                      ("ij,i,j->", (3, 4), (3,), (4,))]}[rule.arity]
+                      ("ij,i,j->", (3, 4), (3,), (4,))],
+                  5: [("ij,jk,kl,l->i", (2, 3), (3, 4), (4, 2), (2,)),
+                      ("i,i,i,i", (3,), (3,), (3,), (3,))]}[rule.arity]
         return [([s] + [arr(r, sh) for sh in shs], {}) for s, *shs in shapes]
     if key is np.diag:
         if rule.when == ("1d",):
@@ -163,7 +165,9 @@ def helper_examples(key, r):
         return [(["ij->i", 0, arr(r, (3,)), x], {}),
                 (["ij,jk->ik", 0, arr(r, (3, 2)), x, arr(r, (4, 2))], {}),
                 (["ij,jk->ik", 1, arr(r, (3, 2)), arr(r, (4, 2)), x], {}),
-                (["ij,jk,k->i", 1, arr(r, (2,)), arr(r, (3, 4)), arr(r, (2, 3)), arr(r, (4,))], {})]
+                (["ij,jk,k->i", 1, arr(r, (2,)), arr(r, (3, 4)), arr(r, (2, 3)), arr(r, (4,))], {}),
+                (["i,ij,jk,k->", 2, 1.3, arr(r, (3, 4)), arr(r, (2,)), arr(r, (2, 3)), arr(r, (4,))],
+                 {})]
     return None
 
 

@@ -180,3 +180,11 @@ def einsum_bar_2(subscripts, i, g, x, y, out, subscripts_dot, i_dot, g_dot, x_do
 def einsum_bar_3(subscripts, i, g, x, y, z, out, subscripts_dot, i_dot, g_dot, x_dot, y_dot, z_dot):
     return (None, None, einsum_bar(subscripts, i, g_dot, x, y, z), None,
             einsum_bar(subscripts, i, g, x, y_dot, z), einsum_bar(subscripts, i, g, x, y, z_dot))
+
+
+@rule(runtime.einsum_bar)
+def einsum_bar_4(subscripts, i, g, x, y, z, w, out, subscripts_dot, i_dot, g_dot, x_dot, y_dot,
+                 z_dot, w_dot):
+    return (None, None, einsum_bar(subscripts, i, g_dot, x, y, z, w), None,
+            einsum_bar(subscripts, i, g, x, y_dot, z, w), einsum_bar(subscripts, i, g, x, y, z_dot, w),
+            einsum_bar(subscripts, i, g, x, y, z, w_dot))

@@ -154,6 +154,13 @@ def np_einsum_3(subscripts, x, y, z, *, optimize=False, out, subscripts_dot, x_d
             np.einsum(subscripts, x, y, z_dot))
 
 
+@rule(np.einsum, positional=0)
+def np_einsum_4(subscripts, w, x, y, z, *, optimize=False, out, subscripts_dot, w_dot, x_dot,
+                y_dot, z_dot):
+    return (None, np.einsum(subscripts, w_dot, x, y, z), np.einsum(subscripts, w, x_dot, y, z),
+            np.einsum(subscripts, w, x, y_dot, z), np.einsum(subscripts, w, x, y, z_dot))
+
+
 # --------------------------------------------------- numpy: diagonals and triangles
 
 

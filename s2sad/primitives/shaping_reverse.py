@@ -177,6 +177,14 @@ def np_einsum_3(subscripts, x, y, z, *, optimize=False, out, out_bar):
             einsum_bar(subscripts, 1, out_bar, y, x, z), einsum_bar(subscripts, 2, out_bar, z, x, y))
 
 
+@rule(np.einsum, positional=0)
+def np_einsum_4(subscripts, w, x, y, z, *, optimize=False, out, out_bar):
+    return (None, einsum_bar(subscripts, 0, out_bar, w, x, y, z),
+            einsum_bar(subscripts, 1, out_bar, x, w, y, z),
+            einsum_bar(subscripts, 2, out_bar, y, w, x, z),
+            einsum_bar(subscripts, 3, out_bar, z, w, x, y))
+
+
 # --------------------------------------------------- numpy: diagonals and triangles
 
 
