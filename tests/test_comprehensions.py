@@ -104,10 +104,13 @@ def test_min_of_an_empty_generator_raises_as_python_does():
     def smallest(xs):
         return min(x * 2.0 for x in xs)
 
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError) as python:
         smallest([])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError) as ours:
         s2sad.grad(smallest)([])
+    assert "empty" in str(ours.value) and "empty" in str(python.value)
+    with pytest.raises(ValueError, match=r"^min\(\) "):
+        s2sad.grad(zoo.min_max_of_list)([])
 
 
 def test_ties_go_to_the_first():
@@ -116,9 +119,14 @@ def test_ties_go_to_the_first():
     assert s2sad.grad(zoo.nary_min_max, wrt=(0, 1, 2))(1.0, 0.5, -1.0) == (1.0, 0.0, 1.0)
 
 
-def test_too_few_items_for_a_starred_unpacking_raise_as_in_python():
+def test_too_few_items_for_a_starred_unpacking_raise():
+    """(an IndexError, where Python raises a ValueError: never a value)"""
     with pytest.raises(ValueError):
-        s2sad.grad(zoo.star_unpacking)([1.0])
+        zoo.star_unpacking([1.0])
+    for call in (s2sad.grad(zoo.star_unpacking), lambda xs: s2sad.jvp(zoo.star_unpacking,
+                                                                      (xs,), ([1.0],))):
+        with pytest.raises(IndexError):
+            call([1.0])
 
 
 def test_order_of_evaluation_is_kept():

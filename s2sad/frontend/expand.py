@@ -120,7 +120,7 @@ class _Expander:
     def fresh(self, word: str) -> str:
         n = self.counts.get(word, 0) + 1
         self.counts[word] = n
-        return f"%{word}" if n == 1 else f"%{word}_{n}"
+        return f"%{word}" if n == 1 else f"%{word}{n}"
 
     def builtin(self, func, obj) -> bool:
         """Is `func` (a call's function) a name for `obj` (a builtin or `math`'s)?"""
@@ -310,40 +310,42 @@ class _Expander:
         return self.block([loop])
 
     def star_assign(self, s, lift, pre) -> list:
-        """``a, *rest, b = xs``: ``a, = xs[:1]``, ``%rest = xs[1:]``, ``rest = %rest[:-1]``,
-        ``b, = %rest[-1:]``."""
+        """``a, *rest, b = xs``: ``a = xs[0]``, ``%rest = xs[1:]``, ``rest = %rest[:-1]``,
+        ``b = %rest[-1]`` (too few items raise an IndexError where Python raises a
+        ValueError); ``first, *rest = xs`` is ``first = xs[0]``, ``rest = xs[1:]``."""
         target = s.targets[0]
         elts = target.elts
         k = next(i for i, e in enumerate(elts) if isinstance(e, ast.Starred))
         before, star, after = elts[:k], elts[k], elts[k + 1:]
         value = lift(s.value)
-        if not isinstance(value, ast.Name):
+        bound = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        if not isinstance(value, ast.Name) or value.id in bound:
             seq = self.fresh("items")
             pre.append(_assign(seq, value, s))
             value = _name(seq)
         out = list(pre)
 
-        def piece(lower, upper):
-            return ast.Subscript(value=_name(value.id), slice=ast.Slice(
-                lower=None if lower is None else ast.Constant(lower),
-                upper=None if upper is None else ast.Constant(upper)), ctx=ast.Load())
+        def item(seq, i):
+            return ast.Subscript(value=_name(seq), slice=ast.Constant(i), ctx=ast.Load())
 
+        def bind(t, v):
+            out.append(_located(ast.Assign(targets=[t], value=v), s))
+
+        for i, t in enumerate(before):
+            bind(t, item(value.id, i))
+        rest = ast.Subscript(value=_name(value.id), slice=ast.Slice(
+            lower=ast.Constant(len(before))), ctx=ast.Load()) if before else _name(value.id)
+        if not after:
+            bind(star.value, rest)
+            return out
+        tail = value.id
         if before:
-            out.append(_located(ast.Assign(targets=[ast.Tuple(elts=before, ctx=ast.Store())],
-                                           value=piece(None, len(before))), s))
-        rest = piece(len(before) or None, None)
-        if after:
             tail = self.fresh("rest")
             out.append(_assign(tail, rest, s))
-            out.append(_located(ast.Assign(targets=[star.value], value=ast.Subscript(
-                value=_name(tail), slice=ast.Slice(upper=ast.Constant(-len(after))),
-                ctx=ast.Load())), s))
-            out.append(_located(ast.Assign(targets=[ast.Tuple(elts=after, ctx=ast.Store())],
-                                           value=ast.Subscript(value=_name(tail), slice=ast.Slice(
-                                               lower=ast.Constant(-len(after))),
-                                               ctx=ast.Load())), s))
-        else:
-            out.append(_located(ast.Assign(targets=[star.value], value=rest), s))
+        bind(star.value, ast.Subscript(value=_name(tail), slice=ast.Slice(
+            upper=ast.Constant(-len(after))), ctx=ast.Load()))
+        for i, t in enumerate(after):
+            bind(t, item(tail, i - len(after)))
         return out
 
 
@@ -647,10 +649,10 @@ class _Lift(_Calls):
 
     def extreme(self, node, func):
         """``min``/``max`` of the terms of `node`: the first term, then the builtin of
-        two arguments (a tie keeps the first), and Python's ValueError when there is
-        none (``min(())`` raises it)."""
+        two arguments (a tie keeps the first), and the builtin's ValueError where
+        there is no term."""
         acc = self.result("lowest" if self.ex.builtin(func, min) else "highest")
-        first = self.ex.fresh("first")
+        empty = self.ex.fresh("empty")
         if isinstance(node, _COMPS):
             comp = self.rename(node)
             term, loops = comp.elt, lambda inner: self.loops(comp, inner)
@@ -662,17 +664,19 @@ class _Lift(_Calls):
                 target=_name(item, True), iter=seq, body=inner, orelse=[]), self.s)]
         value = self.ex.fresh("term")
         step = [_assign(value, term, self.s), _located(ast.If(
-            test=_name(first),
-            body=[_assign(acc, _name(value), self.s), _assign(first, ast.Constant(False), self.s)],
+            test=_name(empty),
+            body=[_assign(acc, _name(value), self.s), _assign(empty, ast.Constant(False), self.s)],
             orelse=[_assign(acc, _call(copy.copy(func), [_name(acc), _name(value)]), self.s)]),
             self.s)]
-        empty = _located(ast.If(test=_name(first), body=[_located(ast.Expr(value=_call(
-            copy.copy(func), [ast.Tuple(elts=[], ctx=ast.Load())])), self.s)], orelse=[]),
-            self.s)
-        self.emit([_assign(first, ast.Constant(True), self.s),
-                   _assign(acc, ast.Constant(None), self.s)] + loops(step))
-        self.pre.append(empty)  # (as it is: `min(())` is no sequence to lower)
+        # (the text of Python 3.10 to 3.11, on every version: the emitted code is the same)
+        message = f"{ir.dotted(func).split('.')[-1]}() arg is an empty sequence"
+        error = _call(_name("ValueError"), [ast.Constant(message)])
+        self.emit([_assign(empty, ast.Constant(True), self.s),
+                   _assign(acc, ast.Constant(None), self.s)] + loops(step)
+                  + [_located(ast.If(test=_name(empty), body=[
+                      _located(ast.Raise(exc=error, cause=None), self.s)], orelse=[]), self.s)])
         return _name(acc)
+
 
 def _add(acc, term):
     return ast.BinOp(left=acc, op=ast.Add(), right=term)
