@@ -24,6 +24,8 @@ CASES = [
     (zoo.walrus, (0.8, 1.3)),
     (zoo.raises_late, (1.3,)),
     (zoo.calls_helper, (0.4,)),
+    (zoo.in_a_loop, (0.3,)),
+    (zoo.walrus_in_while, (0.7,)),
 ]
 
 
@@ -88,6 +90,15 @@ def test_failing_assert_and_raise(entry):
         call(zoo.guarded, 2000.0, 1000.0)
     with pytest.raises(ValueError, match="x = -2.0 is not positive"):
         call(zoo.raises_late, -2.0)
+
+
+def test_a_comprehension_in_an_assert_is_its_own():
+    xs = [1.0, 2.0, 0.5]
+    expected = central_diff(zoo.checks_a_list, (xs,), 0)
+    for mode in ("reverse", "forward"):
+        assert np.allclose(s2sad.grad(zoo.checks_a_list, mode=mode)(xs), expected)
+    with pytest.raises(AssertionError, match=r"not positive: \[1.0, -2.0\]"):
+        s2sad.grad(zoo.checks_a_list)([1.0, -2.0])
 
 
 def test_kept_as_written_in_the_source():

@@ -135,3 +135,32 @@ def try_appends(x):
     except ValueError:
         pass
     return xs[0] + xs[-1]
+
+
+def in_a_loop(x):
+    s = 0.0
+    for i in range(4):
+        if i > 10:
+            raise RuntimeError(f"i = {i}")
+        try:
+            print("i", i)
+        except OSError:
+            pass
+        with np.errstate(all="ignore"):
+            s = s + math.sin(x * i)
+    return s
+
+
+def walrus_in_while(x):
+    k = 0
+    while (k := k + 1) < 3:
+        x = x * math.cos(x)
+    return x
+
+
+def checks_a_list(xs):
+    assert all(v > 0 for v in xs), f"not positive: {[round(v, 2) for v in xs]}"
+    s = 0.0
+    for v in xs:
+        s = s + v * v
+    return s

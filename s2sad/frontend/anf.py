@@ -463,7 +463,8 @@ class _Lowerer(KeptLowering):
         iteration assigns them (`liveness`). A loop variable read after the loop
         is carried too: it keeps its earlier value when the loop runs no iteration."""
         live = self.live[id(s)]
-        targets = assigned_in_order([s.target]) if isinstance(s, ast.For) else []
+        # (a while loop's test assigns what its `:=` does, at every iteration)
+        targets = assigned_in_order([s.target] if isinstance(s, ast.For) else [s.test])
         return [v for v in dict.fromkeys(targets + assigned_in_order(s.body)) if v in live]
 
     # ------------------------------------------------------- assignments

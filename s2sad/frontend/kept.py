@@ -33,6 +33,7 @@ import contextlib
 import warnings
 
 from .. import ir
+from .expand import comprehension_bound
 
 # managers that change how errors and warnings are reported, never a value
 NEUTRAL = (warnings.catch_warnings, contextlib.nullcontext)
@@ -136,7 +137,10 @@ class KeptLowering:
         stmt = ir.copy_tree(s)
         own = {n: self.new_version(n) for n in _stored(s) if n in self.locals}
         args = []
+        scoped = comprehension_bound(list(ast.walk(stmt)))  # (a comprehension's own)
         for node in ast.walk(stmt):
+            if id(node) in scoped:
+                continue
             if isinstance(node, ast.ExceptHandler) and node.name in own:
                 node.name = own[node.name]
             if not isinstance(node, ast.Name):
@@ -182,11 +186,15 @@ class KeptLowering:
 
 
 def _stored(s) -> list:
-    """The names `s` assigns anywhere in it, in order (targets, ``as`` names)."""
+    """The names `s` assigns anywhere in it, in order (targets, ``as`` names; not a
+    comprehension's own variables)."""
     out = []
-    for node in ast.walk(s):
+    nodes = list(ast.walk(s))
+    scoped = comprehension_bound(nodes)
+    for node in nodes:
         name = None
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) \
+                and id(node) not in scoped:
             name = node.id
         elif isinstance(node, ast.ExceptHandler):
             name = node.name
