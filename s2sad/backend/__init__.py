@@ -1,6 +1,6 @@
 """backend: from IR to running code, and the disk cache of what was emitted.
 
-Owns printing (`emit`), compiling with line maps back to the user's source
+Owns printing (`emit`; `kept` prints the user's statements kept as written), compiling with line maps back to the user's source
 (`compile`) and the persistent cache (`diskcache`; its directory, size cap and
 eviction in `cachefiles`). Used only by `driver` and `api`; may import `ir`,
 `analysis`, `primitives`, `frontend` and `errors`.

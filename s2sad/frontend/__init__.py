@@ -2,7 +2,8 @@
 
 Owns reading the user's source (`parse`), rewriting it into a smaller subset of
 Python (`desugar`, with `expand` for comprehensions and the builtins over
-sequences), lowering that to ANF/SSA (`anf`, with `liveness` and `blocks`)
+sequences), lowering that to ANF/SSA (`anf`, with `liveness` and `blocks`;
+`kept` lowers the code that carries no derivative to run as written)
 and making every reuse of a value explicit (`dup`); `program` runs those stages on a
 function and on the functions it calls, once each. May import `ir`, `errors`,
 `runtime` and `checkpoint` (for the loop-marker it recognises); nothing above.

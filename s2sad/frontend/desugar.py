@@ -8,9 +8,10 @@ exactly what it computes, in which
 
 * the docstring is gone;
 * every path through the body ends with a ``return`` (``return None`` is added, at
-  the line of the last statement, where a path falls off the end), and nothing
-  follows it: the statements after an ``if`` one of whose branches returns move into
-  the branches that do not (the returned value then joins like any variable);
+  the line of the last statement, where a path falls off the end) or a ``raise``,
+  and nothing follows it: the statements after an ``if`` one of whose branches
+  returns move into the branches that do not (the returned value then joins like
+  any variable);
 * in a loop body, likewise, ``break`` and ``continue`` are the last statements of
   their paths, the rest of the body moved into the branch that goes on;
 * no loop body contains a ``return``: ``return v`` inside a loop becomes
