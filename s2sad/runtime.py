@@ -314,7 +314,7 @@ def prod_others_dot(x, x_dot, axis=None):
 def take_bar(g, x, indices, axis=None):
     """Adjoint of ``np.take(x, indices, axis)``: `g` added into zeros of `x`'s shape
     at the indices it was read from (an index read twice gets both)."""
-    x_bar = np.zeros(np.shape(x), dtype=np.result_type(x, g))
+    x_bar = np.zeros(np.shape(x), dtype=np.result_type(np.asarray(x), g))
     if axis is None:
         np.add.at(x_bar.reshape(-1), indices, g)
         return x_bar
@@ -328,7 +328,7 @@ def along_axis_bar(g, x, indices, axis=-1):
     """Adjoint of ``np.take_along_axis(x, indices, axis)`` (of ``np.sort`` with the
     indices ``np.argsort`` gives): `g` added into zeros of `x`'s shape, each element
     where it was read from."""
-    x_bar = np.zeros(np.shape(x), dtype=np.result_type(x, g))
+    x_bar = np.zeros(np.shape(x), dtype=np.result_type(np.asarray(x), g))
     if axis is None:
         np.add.at(x_bar.reshape(-1), indices, g)
         return x_bar
@@ -377,7 +377,7 @@ def unrepeat(g, x, repeats, axis=None):
 def diag_bar(g, x, k=0):
     """Adjoint of ``np.diag(x, k)`` of a matrix `x` (its `k`-th diagonal): `g` on that
     diagonal of zeros of `x`'s shape."""
-    x_bar = np.zeros(np.shape(x), dtype=np.result_type(x, g))
+    x_bar = np.zeros(np.shape(x), dtype=np.result_type(np.asarray(x), g))
     rows = np.arange(np.size(g)) + max(-k, 0)
     x_bar[rows, rows + k] = g
     return x_bar
@@ -518,7 +518,7 @@ def einsum_bar(subscripts, i, g, x, *others):
     spec, ones, distinct, full = plan
     args = [g, *others]
     if ones:
-        args.append(np.ones(np.shape(x), dtype=np.result_type(x, g)))
+        args.append(np.ones(np.shape(x), dtype=np.result_type(np.asarray(x), g)))
     got = np.einsum(spec, *args)
     shape = np.shape(x)
     if full is not None:  # (a label repeated: got goes on the diagonal)

@@ -33,14 +33,17 @@ def examples(key, rule, r):
         return [([arr(r, (3, 4), 0.5, 1.5)], {}), ([x], {"axis": 0}), ([x], {"axis": -1}),
                 ([arr(r, (5,))], {}), ([with_zeros(r, (5,), [2])], {}),
                 ([with_zeros(r, (6,), [1, 4])], {}), ([with_zeros(r, (3, 4), [1, 6, 8])], {"axis": 1}),
-                ([with_zeros(r, (3, 4), [0, 5])], {"axis": 0}), ([with_zeros(r, (2, 3), [3])], {})]
+                ([with_zeros(r, (3, 4), [0, 5])], {"axis": 0}), ([with_zeros(r, (2, 3), [3])], {}),
+                # lists and tuples of numbers
+                ([[0.5, -1.2, 0.9]], {}), ([(0.7, 0.0, 1.3)], {"axis": 0})]
     if key is np.diff:
         return [([arr(r, (5,))], {}), ([x], {}), ([x], {"axis": 0}), ([x], {"n": 2}),
                 ([x], {"n": 2, "axis": -2}), ([arr(r, (2, 5, 3))], {"n": 3, "axis": 1})]
     if key is np.sort:
         return [([distinct(r, (5,))], {}), ([distinct(r, (3, 4))], {}),
                 ([distinct(r, (3, 4))], {"axis": 0}), ([distinct(r, (3, 4))], {"axis": None}),
-                ([distinct(r, (2, 3, 4))], {"axis": -2})]
+                ([distinct(r, (2, 3, 4))], {"axis": -2}),
+                ([[0.5, -1.2, 0.9, 0.1]], {}), ([(0.7, -0.3, 1.3)], {"axis": 0})]
     if key is np.take:
         return [([x, np.array([0, 2, 2])], {}), ([x, [1, 0]], {"axis": 0}),
                 ([x, np.array([[3, 0], [3, 1]])], {"axis": -1}), ([x, 5], {}), ([x, 2], {"axis": 1}),

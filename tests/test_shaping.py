@@ -167,3 +167,21 @@ def test_the_matrix_np_diag_makes_of_a_vector_is_a_new_array():
     v = np.array([0.3, -0.5, 0.9])
     assert np.allclose(s2sad.grad(written_diagonal_matrix)(v),
                        central_diff(written_diagonal_matrix, (v,), 0), atol=1e-7)
+
+
+def of_lists(x, y):
+    s = np.sort([x, y, 0.5])
+    m = np.median((x, y, 0.1))
+    d = np.diff([x, y, x * y])
+    c = np.cumprod([x, y])
+    t = np.triu([[x, y], [y, x]])
+    return s[0] * 2.0 + s[2] + m * d[1] + c[1] * t[0, 1] + np.flip([x, 2.0 * y])[0]
+
+
+def test_lists_and_tuples_of_numbers_are_arrays_of_their_dtype():
+    """np.cumprod([x, y])[1] is a float that carries the derivative (an element of
+    an array of unknown dtype was taken for a constant: a zero gradient)."""
+    expected = [central_diff(of_lists, (0.7, 0.2), i) for i in (0, 1)]
+    for mode in ("reverse", "forward", "tape"):
+        got = s2sad.grad(of_lists, wrt=(0, 1), mode=mode)(0.7, 0.2)
+        assert np.allclose(got, expected, atol=1e-7), mode

@@ -255,31 +255,32 @@ TABLE = {
     np.expand_dims: Facts(**_SHAPED, shape=expand_dims),
     np.broadcast_to: Facts(**_SHAPED),
     np.diagonal: Facts(view=True),
-    np.atleast_1d: Facts(**_SHAPED, shape=shapes.at_least(1)),
-    np.atleast_2d: Facts(**_SHAPED, shape=shapes.at_least(2)),
-    np.atleast_3d: Facts(**_SHAPED, shape=shapes.at_least(3)),
-    np.flip: Facts(**_SHAPED, shape=first, same_kind=True),
-    np.fliplr: Facts(**_SHAPED, shape=first, same_kind=True),
-    np.flipud: Facts(**_SHAPED, shape=first, same_kind=True),
-    # reordering, picking, padding, repeating (the rules of shaping_reverse, _forward)
-    np.cumprod: Facts(shape=cumulative, keeps_integers=True, methods=("cumprod",)),
-    np.diff: Facts(shape=shapes.difference, keeps_integers=True),
-    np.sort: Facts(shape=shapes.sort, keeps_dtype=True),
-    np.take: Facts(shape=shapes.take, keeps_dtype=True, methods=("take",)),
-    np.roll: Facts(shape=first, keeps_dtype=True, same_kind=True),
-    np.pad: Facts(shape=same_rank, keeps_dtype=True),
-    np.tile: Facts(shape=shapes.tile, keeps_dtype=True),
-    np.repeat: Facts(shape=shapes.repeat, keeps_dtype=True, methods=("repeat",)),
+    np.atleast_1d: Facts(**_SHAPED, shape=shapes.at_least(1), lists=True),
+    np.atleast_2d: Facts(**_SHAPED, shape=shapes.at_least(2), lists=True),
+    np.atleast_3d: Facts(**_SHAPED, shape=shapes.at_least(3), lists=True),
+    np.flip: Facts(**_SHAPED, shape=shapes.same_as_array, same_kind=True, lists=True),
+    np.fliplr: Facts(**_SHAPED, shape=shapes.same_as_array, same_kind=True, lists=True),
+    np.flipud: Facts(**_SHAPED, shape=shapes.same_as_array, same_kind=True, lists=True),
+    # reordering, picking, padding, repeating (the rules of shaping_reverse, _forward;
+    # of a list or a tuple too, as an array)
+    np.cumprod: Facts(shape=cumulative, keeps_integers=True, methods=("cumprod",), lists=True),
+    np.diff: Facts(shape=shapes.difference, keeps_integers=True, lists=True),
+    np.sort: Facts(shape=shapes.sort, keeps_dtype=True, lists=True),
+    np.take: Facts(shape=shapes.take, keeps_dtype=True, methods=("take",), lists=True),
+    np.roll: Facts(shape=shapes.same_as_array, keeps_dtype=True, same_kind=True, lists=True),
+    np.pad: Facts(shape=same_rank, keeps_dtype=True, lists=True),
+    np.tile: Facts(shape=shapes.tile, keeps_dtype=True, lists=True),
+    np.repeat: Facts(shape=shapes.repeat, keeps_dtype=True, methods=("repeat",), lists=True),
     np.kron: Facts(shape=shapes.kron, keeps_integers=True),
     np.tensordot: Facts(shape=shapes.tensordot, number=True, keeps_integers=True),
     np.einsum: Facts(shape=shapes.einsum, number=True, keeps_integers=True),
     np.diag: Facts(shape=shapes.diag, view=True, keeps_dtype=True),
-    np.triu: Facts(shape=first, keeps_dtype=True, same_kind=True),
-    np.tril: Facts(shape=first, keeps_dtype=True, same_kind=True),
-    np.median: Facts(**_REDUCE),
-    np.average: Facts(**_REDUCE),
-    np.nansum: Facts(**_REDUCE, keeps_integers=True),
-    np.nanmean: Facts(**_REDUCE),
+    np.triu: Facts(shape=shapes.same_as_array, keeps_dtype=True, same_kind=True, lists=True),
+    np.tril: Facts(shape=shapes.same_as_array, keeps_dtype=True, same_kind=True, lists=True),
+    np.median: Facts(**_REDUCE, lists=True),
+    np.average: Facts(**_REDUCE, lists=True),
+    np.nansum: Facts(**_REDUCE, keeps_integers=True, lists=True),
+    np.nanmean: Facts(**_REDUCE, lists=True),
     # arrays made of lists, tuples and arrays
     np.asarray: Facts(**_STACKS, shape=as_array, leaves_dtype=True, view=True),
     np.array: Facts(**_STACKS, shape=as_array, leaves_dtype=True),
@@ -591,7 +592,8 @@ def result_dtype(result, op, inputs: list):
         kinds = kinds[1:]  # (the condition does not count)
     codes = set()
     for k in kinds:
-        if isinstance(k, (ListKind, tuple)) and row.keeps_dtype:
+        if isinstance(k, (ListKind, tuple)) and (row.keeps_dtype or row.lists):
+            # (a list or a tuple of numbers: an array of their dtype)
             codes |= _element_codes(k)
         elif isinstance(k, ArrayKind):
             codes.add(k.dtype)

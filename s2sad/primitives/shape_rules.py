@@ -319,11 +319,24 @@ def sort(a: Args):
 
 def difference(a: Args):
     """``np.diff(x, n, axis=-1)``: x's shape, shorter (a new length) along the axis."""
-    x, axis = first(a), a.option("axis", -1)
+    x, axis = _array_first(a), a.option("axis", -1)
     if not isinstance(x, tuple) or not x or not isinstance(axis, int):
         return rank_only(x)
     i = axis % len(x)
     return x[:i] + (Fresh(),) + x[i + 1:]
+# (their first input may be a list or a tuple of numbers or arrays: an array of the
+# rank `as_array` gives)
+
+
+def _array_first(a: Args):
+    """The shape of ``np.asarray(x)`` for the first input x."""
+    x = first(a)
+    return fresh(_array_rank(x)) if isinstance(x, Parts) else x
+
+
+def same_as_array(a: Args):
+    """The shape of ``np.asarray(x)`` (a flip, a roll, a triangle of x)."""
+    return _array_first(a)
 
 
 def _index_shape(shape):
@@ -334,7 +347,7 @@ def _index_shape(shape):
 def take(a: Args):
     """``np.take(x, indices, axis)``: the indices' axes in place of the axis (of x
     flattened for axis=None)."""
-    x, axis = first(a), a.option("axis")
+    x, axis = _array_first(a), a.option("axis")
     index = _index_shape(a.shapes[1]) if len(a.shapes) > 1 else None
     if axis is None or index is None:
         return index
@@ -346,7 +359,7 @@ def take(a: Args):
 
 def tile(a: Args):
     """``np.tile(x, reps)``: as many axes as x or reps has, whichever is more."""
-    x = first(a)
+    x = _array_first(a)
     reps = a.values[1] if len(a.values) > 1 else "?"
     given = a.shapes[1] if len(a.shapes) > 1 else None
     n = 1 if isinstance(reps, int) or given == () else len(reps) if isinstance(reps, tuple) \
@@ -356,7 +369,7 @@ def tile(a: Args):
 
 def repeat(a: Args):
     """``np.repeat(x, repeats, axis)``: x's rank (one axis for axis=None)."""
-    return fresh(1) if a.option("axis") is None else rank_only(first(a))
+    return fresh(1) if a.option("axis") is None else rank_only(_array_first(a))
 
 
 def kron(a: Args):
@@ -418,7 +431,7 @@ def at_least(rank: int):
     third axis of ``np.atleast_3d``, added last)."""
 
     def shape(a: Args):
-        x = first(a)
+        x = _array_first(a)
         if not isinstance(x, tuple) or len(x) >= rank:
             return x
         if rank == 3 and x:
@@ -434,7 +447,7 @@ def at_least(rank: int):
 
 def _matrices(a: Args):
     """The first input's shape where it is a matrix or a stack of them, else None."""
-    x = first(a)
+    x = _array_first(a)
     return x if isinstance(x, tuple) and len(x) >= 2 else None
 
 

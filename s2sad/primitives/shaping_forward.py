@@ -15,12 +15,15 @@ from .registry import FORWARD, add_rule
 from .shaping_reverse import pad_modes
 
 
-def rule(key, when=None, static=None, positional=None):
+def rule(key, when=None, static=None, positional=None, lists=()):
     """`forward.rule`, and how many options a call may give by position
     (`Rule.positional`), as in `shaping_reverse`."""
 
     def register(func):
-        add_rule(FORWARD, "forward", key, func, when, static).positional = positional
+        add_rule(FORWARD, "forward", key, func, when, static, lists)
+        for made in FORWARD[key]:  # (the rule, and its variant for lists)
+            if made.func is func or made.func.__name__ == f"{func.__name__}_of_list":
+                made.positional = positional
         return func
 
     return register
@@ -29,7 +32,7 @@ def rule(key, when=None, static=None, positional=None):
 # ------------------------------------------------ numpy: cumulative and differences
 
 
-@rule(np.cumprod, positional=1)
+@rule(np.cumprod, positional=1, lists=("x", "x_dot"))
 def np_cumprod(x, *, axis=None, out, x_dot):
     # before the first zero along the axis, out times the running sum of x_dot / x;
     # from it on, only the zero's own tangent counts, times the products after it
@@ -49,7 +52,7 @@ def np_diff(x, *, n=1, axis=-1, out, x_dot):
 # ------------------------------------------------------ numpy: sorting and picking
 
 
-@rule(np.sort, positional=1)
+@rule(np.sort, positional=1, lists=("x", "x_dot"))
 def np_sort(x, *, axis=-1, kind=None, out, x_dot):
     return np.take_along_axis(x_dot, np.argsort(x, axis), axis)
 

@@ -30,12 +30,15 @@ PAD_MODES = ("edge", "linear_ramp", "maximum", "mean", "median", "minimum", "ref
              "symmetric", "wrap", "empty")
 
 
-def rule(key, when=None, static=None, positional=None):
+def rule(key, when=None, static=None, positional=None, lists=()):
     """`reverse.rule`, and how many options a call may give by position
     (`Rule.positional`: ``np.average(x, 0, w)`` gives weights third, not keepdims)."""
 
     def register(func):
-        add_rule(REVERSE, "reverse", key, func, when, static).positional = positional
+        add_rule(REVERSE, "reverse", key, func, when, static, lists)
+        for made in REVERSE[key]:  # (the rule, and its variant for lists)
+            if made.func is func or made.func.__name__ == f"{func.__name__}_of_list":
+                made.positional = positional
         return func
 
     return register
@@ -56,7 +59,7 @@ def pad_modes(mode="constant", constant_values=0):
 # ------------------------------------------------ numpy: cumulative and differences
 
 
-@rule(np.cumprod, positional=1)
+@rule(np.cumprod, positional=1, lists=("x",))
 def np_cumprod(x, *, axis=None, out, out_bar):
     # (no division by an element that is zero: see cumprod_bar)
     return cumprod_bar(out_bar, x, out, axis)
@@ -70,7 +73,7 @@ def np_diff(x, *, n=1, axis=-1, out, out_bar):
 # ------------------------------------------------------ numpy: sorting and picking
 
 
-@rule(np.sort, positional=1)
+@rule(np.sort, positional=1, lists=("x",))
 def np_sort(x, *, axis=-1, kind=None, out, out_bar):
     # (each element gets the adjoint of the place it was sorted to)
     return along_axis_bar(out_bar, x, np.argsort(x, axis), axis)
