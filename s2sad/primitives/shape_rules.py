@@ -309,21 +309,6 @@ def as_array(a: Args):
 
 
 # ------------------------------------------ reordering, padding, contracting (shaping_*)
-
-
-def sort(a: Args):
-    """``np.sort(x, axis=-1)``: x's shape; axis=None: flattened."""
-    x = first(a)
-    return fresh(1) if a.option("axis", -1) is None else x if isinstance(x, tuple) else None
-
-
-def difference(a: Args):
-    """``np.diff(x, n, axis=-1)``: x's shape, shorter (a new length) along the axis."""
-    x, axis = _array_first(a), a.option("axis", -1)
-    if not isinstance(x, tuple) or not x or not isinstance(axis, int):
-        return rank_only(x)
-    i = axis % len(x)
-    return x[:i] + (Fresh(),) + x[i + 1:]
 # (their first input may be a list or a tuple of numbers or arrays: an array of the
 # rank `as_array` gives)
 
@@ -337,6 +322,21 @@ def _array_first(a: Args):
 def same_as_array(a: Args):
     """The shape of ``np.asarray(x)`` (a flip, a roll, a triangle of x)."""
     return _array_first(a)
+
+
+def sort(a: Args):
+    """``np.sort(x, axis=-1)``: x's shape; axis=None: flattened."""
+    x = _array_first(a)
+    return fresh(1) if a.option("axis", -1) is None else x if isinstance(x, tuple) else None
+
+
+def difference(a: Args):
+    """``np.diff(x, n, axis=-1)``: x's shape, shorter (a new length) along the axis."""
+    x, axis = _array_first(a), a.option("axis", -1)
+    if not isinstance(x, tuple) or not x or not isinstance(axis, int):
+        return rank_only(x)
+    i = axis % len(x)
+    return x[:i] + (Fresh(),) + x[i + 1:]
 
 
 def _index_shape(shape):
@@ -359,7 +359,7 @@ def take(a: Args):
 
 def tile(a: Args):
     """``np.tile(x, reps)``: as many axes as x or reps has, whichever is more."""
-    x = _array_first(a)
+    x = first(a)
     reps = a.values[1] if len(a.values) > 1 else "?"
     given = a.shapes[1] if len(a.shapes) > 1 else None
     n = 1 if isinstance(reps, int) or given == () else len(reps) if isinstance(reps, tuple) \
@@ -421,7 +421,7 @@ def einsum(a: Args):
 
 def diag(a: Args):
     """``np.diag(v, k)``: a matrix of a vector, the diagonal of a matrix."""
-    x = first(a)
+    x = _array_first(a)
     return fresh(2 if x == () or isinstance(x, tuple) and len(x) == 1 else 1) \
         if isinstance(x, tuple) else None
 
@@ -447,7 +447,7 @@ def at_least(rank: int):
 
 def _matrices(a: Args):
     """The first input's shape where it is a matrix or a stack of them, else None."""
-    x = _array_first(a)
+    x = first(a)
     return x if isinstance(x, tuple) and len(x) >= 2 else None
 
 
