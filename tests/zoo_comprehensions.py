@@ -176,6 +176,12 @@ def slices(xs):
     return head[0] * back[0] + sum(xs[1:])
 
 
+def settings_by_comprehension(x, n):
+    scale = {k: 0.5 * k for k in range(n)}
+    parity = {k % 2 for k in range(n)}
+    return x * x * scale[n - 1] + x * len(parity)
+
+
 def divmod_of_ints(x, n):
     q, r = divmod(n, 3)
     return x * q + r
@@ -222,6 +228,7 @@ ZOO = [
     (slices, (XS,), 0),
     (concatenated, (XS, 0.8), (0, 1)),
     (divmod_of_ints, (1.5, 7), 0),
+    (settings_by_comprehension, (1.5, 4), 0),
     (hypot_of_two, (0.3, 0.4), (0, 1)),
 ]
 
@@ -237,4 +244,5 @@ SECOND = [
     (repeated_list, (1.3, 3)),
     (for_else, (XS, 1.8)),
     (concatenated, (XS, 0.8)),
+    (settings_by_comprehension, (1.5, 4)),
 ]

@@ -740,6 +740,13 @@ class _Lowerer(KeptLowering):
     def e_Attribute(self, node):
         return ast.Attribute(value=self.atom(node.value), attr=node.attr, ctx=ast.Load())
 
+    def e_Starred(self, node):
+        # (`expand` lowers a `*` of a display, or of a name given one display only)
+        raise self.error(node, "s2sad cannot differentiate `*` unpacking of a value whose "
+                               "length is not written in the function",
+                         "Pass the items one by one (`f(xs[0], xs[1])`), or name a display "
+                         "first: `args = (a, b)`, then `f(*args)`.")
+
 
 def _int_tuple(node):
     """The value of a tuple display of integer literals (``(0, -1)``, nested ones

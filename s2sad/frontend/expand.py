@@ -153,11 +153,20 @@ class _Expander:
     def needs(self, node) -> bool:
         """Does expression `node` hold something this module lowers?"""
         for n in _walk_eager(node):
-            if isinstance(n, _COMPS):
+            if isinstance(n, _COMPS) or self.collection(n) is not None:
                 return True
             if isinstance(n, ast.Call) and self.call_kind(n) is not None:
                 return True
         return False
+
+    def collection(self, node):
+        """For a set or dict comprehension, the builtin (`set`, `dict`) that makes it
+        from a list of its items (of ``(key, value)`` pairs); else None."""
+        kind = {ast.SetComp: set, ast.DictComp: dict}.get(type(node))
+        if kind is None or kind.__name__ in self.locals:
+            return None
+        self.refs.setdefault(kind.__name__, kind)
+        return kind
 
     def call_kind(self, node: ast.Call):
         """What this module does with the call `node`, or None."""
@@ -492,6 +501,13 @@ class _Lift(_Calls):
             return node
         if isinstance(node, _COMPS):
             return self.comprehension(node)
+        kind = self.ex.collection(node)
+        if kind is not None:
+            # ``{k: v for ...}``: ``dict([(k, v) for ...])``, the list lowered
+            elt = ast.Tuple(elts=[node.key, node.value], ctx=ast.Load()) \
+                if isinstance(node, ast.DictComp) else node.elt
+            items = self.comprehension(ast.ListComp(elt=elt, generators=node.generators))
+            return _call(_name(kind.__name__), [items])
         if isinstance(node, ast.IfExp):
             return self.if_exp(node)
         if isinstance(node, ast.BoolOp):
@@ -591,7 +607,8 @@ class _Lift(_Calls):
     # ------------------------------------------------------ comprehensions
 
     def rename(self, comp):
-        """A copy of `comp` whose variables have names of their own."""
+        """A copy of `comp` (a list comprehension or a generator) whose variables
+        have names of their own."""
         comp = copy.deepcopy(comp)
         mapping = {}
         for g in comp.generators:

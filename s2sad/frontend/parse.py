@@ -72,7 +72,7 @@ SUPPORTED = {
     ast.Constant, ast.Attribute, ast.Tuple, ast.List, ast.Subscript, ast.Slice, ast.keyword,
     # (lowered to loops and slices by `expand`, which leaves what it cannot lower for
     # `anf` to refuse at its line)
-    ast.ListComp, ast.GeneratorExp, ast.comprehension, ast.Starred,
+    ast.ListComp, ast.GeneratorExp, ast.comprehension, ast.Starred, ast.SetComp, ast.DictComp,
     # expression contexts, operators and other leaves
     ast.Load, ast.Store, ast.arguments, ast.arg,
     ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
@@ -90,8 +90,6 @@ REFUSED = {
     ast.Global: ("`global`", "Pass the value in as an argument and return the new value."),
     ast.Nonlocal: ("`nonlocal`", "Pass the value in as an argument and return the new value."),
     ast.Lambda: ("a `lambda`", "Define a named function with `def` at module level and call it."),
-    ast.SetComp: ("a set comprehension", "Use separate variables."),
-    ast.DictComp: ("a dict comprehension", "Use separate variables."),
     ast.Await: ("`await`", "Use plain Python code."),
     ast.Yield: ("`yield` (a generator)", "Return a value instead."),
     ast.YieldFrom: ("`yield from` (a generator)", "Return a value instead."),
