@@ -123,3 +123,18 @@ def test_in_a_loop():
     second = sum(np.where(x > i, -0.25 * (np.abs(x - i) + (x <= i)) ** -1.5, 0.0)
                  for i in range(3))
     np.testing.assert_allclose(H, np.diag(second))
+
+
+def log_gap_or_product(x, y):
+    return float(np.where(x > y, np.log(x - y), y * x))
+
+
+def test_numbers_take_one_branch_in_forward_mode():
+    """np.where of numbers: the tangent of the branch taken only, one conditional
+    expression (the sum of the two branches' terms folded), no ZeroDivisionError for
+    the float 0.0 of the branch not taken."""
+    text = s2sad.source(log_gap_or_product, example=(1.0, 0.5), mode="forward", wrt=(0, 1))
+    assert "t3_dot = (x_dot - y_dot) / t2 if t1 else y_dot * x + y * x_dot" in text, text
+    _, t = s2sad.jvp(log_gap_or_product, (0.5, 0.5), (1.0, 2.0))
+    assert t == pytest.approx(2.0 * 0.5 + 0.5 * 1.0)
+    assert s2sad.grad(log_gap_or_product, wrt=(0, 1))(0.5, 0.5) == (0.5, 0.5)

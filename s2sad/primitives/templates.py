@@ -206,6 +206,13 @@ def instantiate(template: Template, mapping: dict, wanted, fresh):
     return out_assigns, out_terms
 
 
+def _one_branch_each(a, b) -> bool:
+    """Are `a` and `b` ``x if c else 0.0`` and ``0.0 if c else y``, `c` one name?"""
+    return isinstance(a, ast.IfExp) and isinstance(b, ast.IfExp) \
+        and isinstance(a.test, ast.Name) and isinstance(b.test, ast.Name) \
+        and a.test.id == b.test.id and _num(a.orelse) == 0 and _num(b.body) == 0
+
+
 def _copy_tree(node):
     """A deep copy of an expression tree (faster than copy.deepcopy)."""
     if isinstance(node, list):
@@ -424,6 +431,9 @@ class _Fold(ast.NodeTransformer):
         if isinstance(n.op, (ast.Add, ast.Sub)) and _num(n.right) == 0 \
                 and type(_num(n.right)) is int:
             return n.left
+        if isinstance(n.op, ast.Add) and _one_branch_each(n.left, n.right):
+            # (a if c else 0.0) + (0.0 if c else b): a if c else b (np.where of numbers)
+            return ast.IfExp(test=n.left.test, body=n.left.body, orelse=n.right.orelse)
         if isinstance(n.op, (ast.Add, ast.Sub)):
             positive = _without_negation(n.right)
             if positive is not None:  # a + -b * c -> a - b * c (negation is exact)
