@@ -386,8 +386,8 @@ def _times_an_option(x, t):
     return x * 2.0
 
 
-@pytest.mark.parametrize("value", [{"a": 1}, "relu", 1 + 2j, np.array([1j]), memoryview(b"ab")],
-                         ids=["dict", "str", "complex", "complex array", "memoryview"])
+@pytest.mark.parametrize("value", ["relu", 1 + 2j, np.array([1j]), memoryview(b"ab")],
+                         ids=["str", "complex", "complex array", "memoryview"])
 def test_every_entry_point_refuses_what_has_no_derivative_alike(value):
     calls = {
         "grad": lambda: s2sad.grad(_times_an_option, wrt=1)(1.0, value),

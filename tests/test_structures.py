@@ -466,3 +466,20 @@ def test_jacobian_nests_output_outside_inputs():
         np.testing.assert_allclose(J["s"]["W"], 0.5 * np.ones((2, 3)))
     Jx = s2sad.jacobian(f, wrt=(0, 1))(p, x)
     np.testing.assert_allclose(Jx["a"][1], p["W"])
+
+
+def _times_an_option(x, t):
+    return x * 2.0
+
+
+def test_a_container_without_floats():
+    """A dict of ints is a container whose leaves are held fixed: asked for as `wrt`
+    it is refused by name; vjp and jvp carry it with None."""
+    for call in (lambda: s2sad.grad(_times_an_option, wrt=1)(1.0, {"a": 1}),
+                 lambda: s2sad.jacobian(_times_an_option, wrt=1)(1.0, {"a": 1}),
+                 lambda: s2sad.hessian(_times_an_option, wrt=1)(1.0, {"a": 1})):
+        with pytest.raises(s2sad.WrtError, match="`t`.*no float"):
+            call()
+    out, pullback = s2sad.vjp(_times_an_option, 1.0, {"a": 1})
+    assert out == 2.0 and pullback(1.0) == (2.0, {"a": None})
+    assert s2sad.jvp(_times_an_option, (1.0, {"a": 1}), (1.0, {"a": 0})) == (2.0, 2.0)

@@ -248,6 +248,8 @@ class State:
                    "_explain": compile_mod.explain, "_user_traceback": user_traceback}
         self.dispatcher = None
         self.flat_states: dict = {}  # (flat function, its wrt) -> its dispatcher
+        # the call with containers the dispatcher checks for first (`structured`)
+        self.structured_fast = None
         _states.add(self)
 
     def call_text(self) -> str:
@@ -283,7 +285,11 @@ class State:
                 lines.append(f"        return _F({call})")
             else:
                 lines.append(f"    return _F({call})")
-        lines.append(f"    return _miss({call})")
+        if self.structured_fast is not None:
+            self.ns["_S"] = self.structured_fast
+            lines.append(f"    return _S({call})")
+        else:
+            lines.append(f"    return _miss({call})")
         # an error in the derivative gets a note naming the user's line, an
         # S2SADError loses s2sad's frames (a `try` costs nothing until something
         # raises; the bare `raise` adds no frame)
@@ -337,6 +343,7 @@ class State:
         """Forget every specialisation (a called function changed, or a rule)."""
         self.specs.clear()
         self.primary = None
+        self.structured_fast = None
         self.guards = []
         self.build()
 
@@ -388,6 +395,14 @@ class State:
         return result
 
 
+    def structured_slow(self, *args, **kwargs):
+        """The fast path's fallback: any call its checks do not recognise."""
+        values = dict(zip(self.names, args))
+        values.update(kwargs)
+        if any(structured.structured(values.get(n)) for n in self.wrt):
+            return self.structured_call(values)
+        return self.miss(*args, **kwargs)
+
     def structured_call(self, values: dict):
         """A call with containers among the arguments `wrt` names: the gradient of
         the function specialised on their structures (`structured.Flat`), built
@@ -402,6 +417,16 @@ class State:
             if inner is None:
                 inner = self.flat_states[(flat.flat, wrt)] = State(
                     flat.flat, wrt, self.entry, True, self.checkpoint).build()
+        single = not (self.as_tuple or len(self.wrt) > 1)
+        if self.structured_fast is None:
+            pos = self.idents[: self.n_pos]
+            kw = self.idents[self.n_pos:]
+            fast = structured.fast_caller(flat, wrt, inner, self.structured_slow, self.entry,
+                                          single, ", ".join(pos + (["*"] + kw if kw else [])),
+                                          self.call_text())
+            if fast is not None:
+                self.structured_fast = fast
+                self.build()
         result = inner(*flat.args())
         value, grads = result if self.entry == "value_and_grad" else (None, result)
         grads = flat.regroup(grads, wrt)

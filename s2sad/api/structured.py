@@ -263,3 +263,96 @@ def tree_map(f, tree, *rest):
 
 
 register_container = trees.register_container
+
+
+# ------------------------------------------------------- the dispatcher's fast path
+
+
+def fast_caller(flat: Flat, wrt: tuple, inner, fallback, entry: str, single: bool,
+                params_text: str, call_text: str):
+    """Generated Python, with `f`'s parameter list (`params_text`), that checks the
+    containers of a call have the structure and leaf types of `flat`'s call, calls
+    `inner` (the gradient of the flat function for `wrt`) on their leaves and builds
+    the gradients in their structures; any other call goes to `fallback`. None where
+    a container cannot be checked this way (a registered class, keys that are not
+    literals). `single`: one gradient, not a tuple of them."""
+    ns = {"_inner": inner, "_slow": fallback, "_made": _made_fields}
+    checks, access = [], {}
+
+    def visit(expr, spec, names):
+        tp = spec.type
+        if spec.form == "dict":
+            if tp is not dict or not all(_literal(k) for k in spec.keys):
+                return False
+            ns[f"_K{len(ns)}"] = set(spec.keys)
+            checks.append(f"type({expr}) is dict and {expr}.keys() == _K{len(ns) - 1}")
+            parts = [f"{expr}[{k!r}]" for k in spec.keys]
+        elif tp is list or tp is tuple:
+            checks.append(f"type({expr}) is {tp.__name__} and len({expr}) == {len(spec)}")
+            parts = [f"{expr}[{i}]" for i in range(len(spec))]
+        elif spec.form in ("sequence", "fields"):
+            ns[f"_T{len(ns)}"] = tp
+            checks.append(f"type({expr}) is _T{len(ns) - 1}")
+            parts = [f"{expr}[{i}]" if spec.form == "sequence" else f"{expr}.{k}"
+                     for i, k in enumerate(spec.keys)]
+        else:
+            return False
+        for part, child in zip(parts, spec.children):
+            if child is None:
+                access[next(names)] = part
+            elif not visit(part, child, names):
+                return False
+        return True
+
+    for n, spec in flat.specs.items():
+        if not visit(n, spec, iter(flat.leaves[n])):
+            return None
+    for i, (m, expr) in enumerate(access.items()):
+        ns[f"_L{i}"] = type(flat.values[m])
+        checks.append(f"type({expr}) is _L{i}")
+    args = ", ".join(access.get(m, m) for m in flat.values)
+    position = {m: i for i, m in enumerate(wrt)}
+
+    def built(spec, names):
+        parts = [f"_r[{position[m]}]" if (m := next(names)) in position else "None"
+                 if c is None else built(c, names) for c in spec.children]
+        tp = spec.type
+        if tp is dict:
+            return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(spec.keys, parts)) + "}"
+        if tp is list:
+            return "[" + ", ".join(parts) + "]"
+        if tp is tuple:
+            return "(" + "".join(p + ", " for p in parts) + ")"
+        ns[f"_T{len(ns)}"] = tp
+        if spec.form == "sequence":
+            return f"_T{len(ns) - 1}({', '.join(parts)})"
+        return f"_made(_T{len(ns) - 1}, {spec.keys!r}, ({''.join(p + ', ' for p in parts)}))"
+
+    grads = [built(flat.specs[n], iter(flat.leaves[n])) if n in flat.specs else
+             f"_r[{position[n]}]" for n in flat.names]
+    result = grads[0] if single else "(" + "".join(g + ", " for g in grads) + ")"
+    call = f"_v, _r = _inner({args})" if entry == "value_and_grad" else f"_r = _inner({args})"
+    value = "(_v, _g)" if entry == "value_and_grad" else "_g"
+    text = (f"def _fast({params_text}):\n"
+            f"    if {' and '.join(checks) or 'True'}:\n"
+            f"        {call}\n"
+            f"        _g = {result}\n"
+            f"        return {value}\n"
+            f"    return _slow({call_text})\n")
+    exec(compile(text, f"<s2sad containers {flat.f.__qualname__}>", "exec"), ns)
+    fast = ns["_fast"]
+    fast.__defaults__ = flat.f.__defaults__
+    fast.__kwdefaults__ = flat.f.__kwdefaults__
+    return fast
+
+
+def _literal(key) -> bool:
+    return type(key) in (str, int, bool, float) or key is None
+
+
+def _made_fields(tp, names, values):
+    """An instance of the dataclass `tp` with these field values (as `trees.build`)."""
+    obj = object.__new__(tp)
+    for name, v in zip(names, values):
+        object.__setattr__(obj, name, v)
+    return obj
