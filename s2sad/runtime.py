@@ -493,6 +493,32 @@ def tensordot_b_bar(g, a, b, axes=2):
     return got if order == sorted(order) else np.transpose(got, np.argsort(order))
 
 
+def _kron_parts(g, a, b):
+    """`g` (the adjoint of ``np.kron(a, b)``) with one axis per axis of a and of b,
+    interleaved, and the shapes of a and b with as many axes as the result."""
+    n = np.ndim(g)
+    sa = (1,) * (n - np.ndim(a)) + np.shape(a)
+    sb = (1,) * (n - np.ndim(b)) + np.shape(b)
+    return np.reshape(g, [m for pair in zip(sa, sb) for m in pair]), sa, sb
+
+
+def kron_a_bar(g, a, b):
+    """Adjoint of `a` in ``np.kron(a, b)``, for operands of any rank: `g` summed
+    against `b` over b's axes."""
+    parts, sa, sb = _kron_parts(g, a, b)
+    n = len(sa)
+    got = np.tensordot(parts, np.reshape(b, sb), (list(range(1, 2 * n, 2)), list(range(n))))
+    return np.reshape(got, np.shape(a))
+
+
+def kron_b_bar(g, a, b):
+    """Adjoint of `b` in ``np.kron(a, b)``, for operands of any rank."""
+    parts, sa, sb = _kron_parts(g, a, b)
+    n = len(sa)
+    got = np.tensordot(parts, np.reshape(a, sa), (list(range(0, 2 * n, 2)), list(range(n))))
+    return np.reshape(got, np.shape(b))
+
+
 def diff_bar(g, x, n=1, axis=-1):
     """Adjoint of ``np.diff(x, n, axis)``: the differences of `g` with `n` zeros on
     each side, negated for an odd `n` (the transpose of a difference is minus a

@@ -70,10 +70,11 @@ def examples(key, rule, r):
                 ([x, np.array([1, 0, 2, 1])], {"axis": -1}), ([x, [2, 0, 0]], {"axis": 0})]
     if key in (np.atleast_1d, np.atleast_2d, np.atleast_3d):
         return [([arr(r, (3,))], {}), ([x], {}), ([arr(r, (2, 3, 4))], {})]
-    if key is np.kron:
+    if key is np.kron:  # (other ranks: the fallback)
         return {("1d", "1d"): [([arr(r, (3,)), arr(r, (4,))], {})],
-                ("2d", "2d"): [([arr(r, (2, 3)), arr(r, (3, 2))], {}), ([x, arr(r, (1, 2))], {})]
-                }[rule.when]
+                ("2d", "2d"): [([arr(r, (2, 3)), arr(r, (3, 2))], {}), ([x, arr(r, (1, 2))], {})],
+                None: [([arr(r, (3,)), arr(r, (2, 2))], {}), ([arr(r, (2, 1, 3)), arr(r, (2, 2))], {}),
+                       ([x, arr(r, (3,))], {})]}[rule.when]
     if key is np.tensordot:
         a, b = arr(r, (2, 3, 4)), arr(r, (3, 4, 2))
         return [([a, b], {}), ([a, arr(r, (4, 5))], {"axes": 1}),
@@ -161,6 +162,9 @@ def helper_examples(key, r):
         return [([arr(r, (3, 3)), x], {}), ([arr(r, (1, 4)), x], {"n": 2, "axis": 0})]
     if key is runtime.median_bar:
         return [([arr(r, (3,)), distinct(r, (3, 4))], {"axis": 1}), ([0.7, distinct(r, (3, 4))], {})]
+    if key in (runtime.kron_a_bar, runtime.kron_b_bar):
+        return [([arr(r, (6, 6)), arr(r, (2, 3)), arr(r, (3, 2))], {}),
+                ([arr(r, (2, 6)), arr(r, (3,)), arr(r, (2, 2))], {})]
     if key in (runtime.tensordot_a_bar, runtime.tensordot_b_bar):
         return [([arr(r, (2, 5)), arr(r, (2, 3, 4)), arr(r, (3, 4, 5))], {}),
                 ([arr(r, (2, 4, 4)), arr(r, (2, 3, 4)), arr(r, (3, 4))], {"axes": ((1,), (0,))})]
@@ -174,5 +178,6 @@ def helper_examples(key, r):
     return None
 
 
-HELPER_KEYS_NAMES = ("cumprod_bar", "take_bar", "along_axis_bar", "unpad", "untile", "unrepeat", "diag_bar",
-                     "diff_bar", "median_bar", "tensordot_a_bar", "tensordot_b_bar", "einsum_bar")
+HELPER_KEYS_NAMES = ("cumprod_bar", "take_bar", "along_axis_bar", "unpad", "untile", "unrepeat",
+                     "diag_bar", "diff_bar", "median_bar", "kron_a_bar", "kron_b_bar",
+                     "tensordot_a_bar", "tensordot_b_bar", "einsum_bar")

@@ -16,8 +16,8 @@ import numpy as np
 
 from .. import runtime
 from ..runtime import (along_axis_bar, cumprod_bar, cumprod_bar_dot, diag_bar, diff_bar,
-                       einsum_bar, median_bar, take_bar, tensordot_a_bar, tensordot_b_bar, unpad,
-                       unrepeat, untile)
+                       einsum_bar, kron_a_bar, kron_b_bar, median_bar, take_bar, tensordot_a_bar,
+                       tensordot_b_bar, unpad, unrepeat, untile)
 from ..runtime import (cofactors_dot, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar, pieces,
                        prod_others_dot, trigamma, unbroadcast, unreduce, unstack, vstack_pieces)
 from .registry import FORWARD, add_rule
@@ -154,6 +154,16 @@ def diff_bar_(g, x, *, n=1, axis=-1, out, g_dot, x_dot):
 def median_bar_(g, x, *, axis=None, keepdims=False, out, g_dot, x_dot):
     # (which elements are the middle ones does not change under a small step)
     return median_bar(g_dot, x, axis, keepdims), None
+
+
+@rule(runtime.kron_a_bar)
+def kron_a_bar_(g, a, b, out, g_dot, a_dot, b_dot):
+    return kron_a_bar(g_dot, a, b), None, kron_a_bar(g, a, b_dot)
+
+
+@rule(runtime.kron_b_bar)
+def kron_b_bar_(g, a, b, out, g_dot, a_dot, b_dot):
+    return kron_b_bar(g_dot, a, b), kron_b_bar(g, a_dot, b), None
 
 
 @rule(runtime.tensordot_a_bar)

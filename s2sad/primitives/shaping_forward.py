@@ -135,6 +135,11 @@ def np_kron_2d_2d(x, y, out, x_dot, y_dot):
     return np.kron(x_dot, y), np.kron(x, y_dot)
 
 
+@rule(np.kron)
+def np_kron(x, y, out, x_dot, y_dot):
+    return np.kron(x_dot, y), np.kron(x, y_dot)
+
+
 @rule(np.tensordot)
 def np_tensordot(a, b, *, axes=2, out, a_dot, b_dot):
     return np.tensordot(a_dot, b, axes), np.tensordot(a, b_dot, axes)

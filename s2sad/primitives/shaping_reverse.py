@@ -20,7 +20,7 @@ too (no division by an element that is zero). ``np.pad`` differentiates
 
 import numpy as np
 
-from ..runtime import (along_axis_bar, cumprod_bar, diag_bar, diff_bar, einsum_bar, median_bar,
+from ..runtime import (along_axis_bar, cumprod_bar, diag_bar, kron_a_bar, kron_b_bar, diff_bar, einsum_bar, median_bar,
                        take_bar, tensordot_a_bar, tensordot_b_bar, unbroadcast, unpad,
                        unreduce, unrepeat, untile)
 from .registry import REVERSE, add_rule
@@ -157,6 +157,13 @@ def np_kron_2d_2d(x, y, out, out_bar):
     # (out[i p + k, j q + l] = x[i, j] y[k, l]: out_bar as (i, k, j, l))
     g = np.reshape(out_bar, (x.shape[0], y.shape[0], x.shape[1], y.shape[1]))
     return np.einsum("ikjl,kl->ij", g, y), np.einsum("ikjl,ij->kl", g, x)
+
+
+@rule(np.kron)
+def np_kron(x, y, out, out_bar):
+    # (of other ranks: out_bar with an axis per axis of x and of y, summed against the
+    # other operand)
+    return kron_a_bar(out_bar, x, y), kron_b_bar(out_bar, x, y)
 
 
 @rule(np.tensordot)
