@@ -483,3 +483,21 @@ def test_a_container_without_floats():
     out, pullback = s2sad.vjp(_times_an_option, 1.0, {"a": 1})
     assert out == 2.0 and pullback(1.0) == (2.0, {"a": None})
     assert s2sad.jvp(_times_an_option, (1.0, {"a": 1}), (1.0, {"a": 0})) == (2.0, 2.0)
+
+
+def test_fast_path_and_its_fallbacks():
+    g = s2sad.grad(dict_model)
+    p = {"W": rng.normal(size=3), "b": 0.3, "scale": 1.5}
+    first = g(p, X, Y)
+    assert g.__s2sad__.structured_fast is not None
+    q = {"W": rng.normal(size=3), "b": -0.2, "scale": 0.5}
+    assert_tree_close(g(q, X, Y), numeric_grad(dict_model, (q, X, Y), 0))
+    assert_tree_close(g(p, X, Y), first)
+    # another structure, another leaf type, a leaf of another rank: the slow path
+    r = dict(q, extra="unused")
+    assert g(r, X, Y)["extra"] is None
+    s = dict(q, scale=2)
+    assert g(s, X, Y)["scale"] is None
+    t = dict(q, W=rng.normal(size=(3, 1)))  # (X @ W is (6, 1): broadcast against y)
+    assert_tree_close(g(t, X, Y), numeric_grad(dict_model, (t, X, Y), 0))
+    assert_tree_close(g(q, X, Y), numeric_grad(dict_model, (q, X, Y), 0))
