@@ -33,7 +33,9 @@ recomputes the states in between during the reverse sweep:
 Both drivers have the same shape: ``forward(step, indices, state, args)`` runs the
 loop, keeps its snapshots and returns the final state; ``reverse(step_bar, bar)``
 walks the steps backwards, calling ``bar = step_bar(i, state_before_step, args, bar)``,
-and returns the last `bar`. `bar` is opaque here: the compiler passes the adjoints of
+and returns the last `bar` (``reverse(step_bar, bar, quiet)`` recomputes with
+`quiet`, the step without what it prints or checks, so that runs once per step).
+`bar` is opaque here: the compiler passes the adjoints of
 the loop-carried values followed by the accumulated adjoints of the values the loop
 only reads. `steps` counts the steps `step` runs and `peak` the most snapshots held
 at once, for tests and benchmarks.
@@ -149,7 +151,9 @@ class CTZ:
         self.indices = range(k) if indices is None else indices[:k]
         return state
 
-    def reverse(self, step_bar, bar):
+    def reverse(self, step_bar, bar, quiet=None):
+        if quiet is not None:
+            self.step = quiet
         step, indices, args, stack = self.step, self.indices, self.args, self.stack
         for k in range(self.n - 1, -1, -1):
             _, j, state = stack[-1]
@@ -284,7 +288,9 @@ class Binomial:
         self.held = self.peak = len(self.kept)
         return state
 
-    def reverse(self, step_bar, bar):
+    def reverse(self, step_bar, bar, quiet=None):
+        if quiet is not None:
+            self.step = quiet
         if not self.n:
             return bar
         return self._reverse(step_bar, 0, self.n, self.kept.pop(0), self.snapshots - 1, bar)

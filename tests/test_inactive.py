@@ -70,6 +70,20 @@ def test_prints_once_per_call_in_order(capsys):
     assert capsys.readouterr().out == "helper 0.5\nhelper 0.9\n"
 
 
+def test_checkpointed_loops_print_once_per_step(capsys, caplog):
+    """A checkpointed loop's scheduler recomputes iterations from its snapshots with
+    the step's quiet twin: what the body prints, logs or checks runs once per step."""
+    capsys.readouterr()
+    got = s2sad.grad(zoo.checkpointed_prints)(0.5)
+    assert capsys.readouterr().out == "".join(f"step {i}\n" for i in range(6))
+    assert np.isclose(got, central_diff(zoo.checkpointed_prints, (0.5,), 0))
+    assert "_quiet" in s2sad.source(zoo.checkpointed_prints)
+    with caplog.at_level(logging.INFO, logger="s2sad.tests.inactive"):
+        got = s2sad.grad(zoo.checkpointed_while_logs)(0.3)
+    assert [r.getMessage() for r in caplog.records] == [f"step {k}" for k in range(5)]
+    assert np.isclose(got, central_diff(zoo.checkpointed_while_logs, (0.3,), 0))
+
+
 def test_logging_runs(caplog):
     with caplog.at_level(logging.INFO, logger="s2sad.tests.inactive"):
         s2sad.grad(zoo.printing)(0.8, 1.3)

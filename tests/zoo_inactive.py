@@ -8,6 +8,8 @@ import warnings
 
 import numpy as np
 
+import s2sad
+
 log = logging.getLogger("s2sad.tests.inactive")
 
 
@@ -164,3 +166,22 @@ def checks_a_list(xs):
     for v in xs:
         s = s + v * v
     return s
+
+
+def checkpointed_prints(x, n=6):
+    for i in s2sad.checkpointed(range(n), snapshots=2, schedule="binomial"):
+        assert x > -100.0, "diverged"
+        print("step", i)
+        x = math.sin(x) * 1.1
+    return x
+
+
+def checkpointed_while_logs(x):
+    k = 0
+    while s2sad.checkpointed(k < 5):
+        log.info("step %d", k)
+        if k > 100:
+            print("never")
+        x = x * math.cos(x) + 0.5
+        k += 1
+    return x

@@ -469,16 +469,20 @@ def _step_functions(fr: Front, act, rev: reverse.Reverse) -> list:
             unpack.append(ir.Assign(tuple(st.args), ir.name("%args"), st.line, unpack=True))
         params = [ir.Param(st.target), ir.Param("%state"), ir.Param("%args")]
         inputs = [p.name for p in params]
-        body, _, outputs = simplify.simplify(
-            st.body, [], set(), [ast.Tuple(elts=st.outputs, ctx=ast.Load())],
-            _purity(fr.dup, act), _float_names(act, fr.dup.refs),
-            inputs=[st.target] + st.state + st.args, mutable=rev.mutable)
-        loop = ir.ForEach(st.target, ir.name("%indices"),
-                          body + _carry(st.state, outputs[0], st.line), st.line)
-        fn = ir.Function(st.name, [ir.Param("%indices")] + params[1:],
-                         unpack + [loop, ir.Return(_tuple_of(st.state), st.line)],
-                         fr.anf.refs, fr.anf.source)
-        out.append(UnitFunction(fn, fr.func, keep_defaults=False))
+        for name, step_body in [(st.name, st.body)] + (
+                [(st.quiet_name, st.quiet_body)] if st.quiet_name else []):
+            body, _, outputs = simplify.simplify(
+                step_body, [], set(), [ast.Tuple(elts=ir.copy_tree(st.outputs),
+                                                 ctx=ast.Load())],
+                _purity(fr.dup, act), _float_names(act, fr.dup.refs),
+                inputs=[st.target] + st.state + st.args, mutable=rev.mutable)
+            loop = ir.ForEach(st.target, ir.name("%indices"),
+                              body + _carry(st.state, outputs[0], st.line), st.line)
+            fn = ir.Function(name, [ir.Param("%indices")] + params[1:],
+                             ir.copy_tree(unpack) + [loop, ir.Return(_tuple_of(st.state),
+                                                                     st.line)],
+                             fr.anf.refs, fr.anf.source)
+            out.append(UnitFunction(fn, fr.func, keep_defaults=False))
         if st.test_name is not None:  # a while loop's test, ``test(state, args)``
             unpack = [ir.Assign(tuple(st.state), ir.name("%state"), st.line, unpack=True)]
             if st.args:

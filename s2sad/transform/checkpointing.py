@@ -15,6 +15,9 @@ May import `common`, `frontend`, `ir`, `checkpoint` and `errors`; `reverse` and
 from __future__ import annotations
 
 import ast
+import copy
+import logging
+import warnings
 from dataclasses import dataclass, field
 
 from .. import checkpoint, ir
@@ -49,6 +52,11 @@ class Step:
     bar: list  # names of `bar`, the same on entry and on return
     line: int
     test_name: str | None = None  # ``test_name(state, args) -> bool`` (see above)
+    # the step without the lines kept only for their effects (`ir.Kept`, a print, a
+    # logging call), which the scheduler recomputes with, so they run once per step;
+    # None where the body has none (`quiet_body`: its `body`, computing `outputs`)
+    quiet_name: str | None = None
+    quiet_body: list = field(default_factory=list)
     cond: list = field(default_factory=list)  # the statements computing its `test`
     test: ast.expr | None = None
 
@@ -145,6 +153,19 @@ class CheckpointedLoops:
                     "iteration (`u = u.copy()` before writing into it).")
         return None
 
+    def effect_only(self, s) -> bool:
+        """Is `s` kept only for what it does, not for a value (an `ir.Kept`, a call
+        of ``print``, of a `logging` function or of ``warnings.warn``)? Recomputing
+        an iteration leaves it out."""
+        if isinstance(s, ir.Kept):
+            return True
+        if not isinstance(s, ir.Expr) or id(s) not in self.act.ops:
+            return False
+        key = self.act.op(s).key
+        owner = getattr(key, "__self__", None)
+        return key is print or key is warnings.warn or isinstance(owner, logging.Logger) \
+            or getattr(key, "__module__", None) == "logging"
+
     def can_checkpoint(self, s: ir.Loop) -> bool:
         """Whether `grad(f, checkpoint=...)` checkpoints a loop it marked: one that
         carries an active value and that the step functions can reverse."""
@@ -168,19 +189,12 @@ class CheckpointedLoops:
         name = f"{base}%step{suffix}"
         target = s.target or "%_"
         cond = _feeding(s.cond, s.body)
-        if s.body and isinstance(s.body[-1], ir.Exit):  # one path: return the new values
-            given = {c.targets[0]: c.value for c in s.body[-1].copies}
-            given[BROKE] = ir.const(s.body[-1].brk)
-            body = ir.copy_tree(cond + s.body[:-1])
-            outputs = [ir.copy_tree(given.get(p, ir.name(p))) for p in state]
-        else:
-            nexts = {p: ir.derived(p, "next") for p in state}
-            body = ir.copy_tree(cond) + _exits_as_copies(s.body, nexts)
-            outputs = [ir.name(nexts[p]) for p in state]
+        body, outputs = _step_body(cond, s.body, state)
         # one reversed iteration: recompute it, then reverse it (the whole test, whose
         # reverse reads its branches' conditions; not only what the body reads of it)
         tapes_before = len(self.tapes)
-        forward = _without_exits(self.forward_block(s.cond) + self.forward_block(s.body))
+        forward = _without_exits(self.forward_block(s.cond) + self.forward_block(s.body),
+                                 self.effect_only)
         tapes = self.tapes[tapes_before:]
         del self.tapes[tapes_before:]
         forward = [ir.Assign((t,), ast.List(elts=[], ctx=ast.Load()), s.line)
@@ -215,6 +229,10 @@ class CheckpointedLoops:
                 reverse.append(ir.Assign((adj(p),), zero(self.act.kinds.get(p), p), s.line))
         step = Step(name, ir.derived(name, "bar"), target, state, args, body, outputs,
                     forward, reverse, bar, s.line)
+        if any(self.effect_only(x) for x in ir.walk(cond + s.body)):
+            step.quiet_name = f"{base}%quiet{suffix}"
+            step.quiet_body = _step_body(_kept_out(cond, self.effect_only),
+                                         _kept_out(s.body, self.effect_only), state)[0]
         if s.iter is None or breaks:
             step.test_name = f"{base}%test{suffix}"
             step.cond, step.test = ir.copy_tree(s.cond), ir.copy_tree(s.test)
@@ -248,7 +266,9 @@ class CheckpointedLoops:
         if step.bar:
             call = ast.Call(func=ast.Attribute(value=ir.name(ckpt), attr="reverse",
                                                ctx=ast.Load()),
-                            args=[ir.name(step.bar_name), _tuple(start)], keywords=[])
+                            args=[ir.name(step.bar_name), _tuple(start)] + (
+                                [ir.name(step.quiet_name)] if step.quiet_name else []),
+                            keywords=[])
             out.append(ir.Assign(tuple(step.bar), call, s.line, unpack=True))
         active_phis = [p for p in s.phis if p.name in self.act.active]
         out += [self.set_adj(p.init.id, ir.name(self.acc(p.name) if self.is_container(p.name)
@@ -315,12 +335,42 @@ def _feeding(cond, body) -> list:
     return out
 
 
-def _without_exits(body) -> list:
+def _without_exits(body, drop=lambda s: False) -> list:
+    """`body` without its `Exit`s and the statements `drop` names."""
     out = []
     for s in body:
-        if isinstance(s, ir.Exit):
+        if isinstance(s, ir.Exit) or drop(s):
             continue
         if isinstance(s, ir.If):
-            s = ir.If(s.test, _without_exits(s.body), _without_exits(s.orelse), s.line)
+            s = ir.If(s.test, _without_exits(s.body, drop), _without_exits(s.orelse, drop),
+                      s.line)
+        out.append(s)
+    return out
+
+
+def _step_body(cond, body, state) -> tuple:
+    """One iteration of a step function and the expressions of the new state."""
+    if body and isinstance(body[-1], ir.Exit):  # one path: return the new values
+        given = {c.targets[0]: c.value for c in body[-1].copies}
+        given[BROKE] = ir.const(body[-1].brk)
+        return ir.copy_tree(cond + body[:-1]), \
+            [ir.copy_tree(given.get(p, ir.name(p))) for p in state]
+    nexts = {p: ir.derived(p, "next") for p in state}
+    return ir.copy_tree(cond) + _exits_as_copies(body, nexts), [ir.name(nexts[p]) for p in state]
+
+
+def _kept_out(body, drop) -> list:
+    """`body` without the statements `drop` names, in branches and loops too (new
+    statements where something inside them goes; the others are `body`'s own)."""
+    out = []
+    for s in body:
+        if drop(s):
+            continue
+        blocks = ir.blocks(s)
+        if blocks and any(drop(x) for b in blocks for x in ir.walk(b)):
+            s = copy.copy(s)
+            for attr in ("body", "orelse", "cond", "copies"):
+                if isinstance(getattr(s, attr, None), list):
+                    setattr(s, attr, _kept_out(getattr(s, attr), drop))
         out.append(s)
     return out
