@@ -188,7 +188,7 @@ def divmod_of_ints(x, n):
 
 
 def hypot_of_two(a, b):
-    return math.hypot(a, b * 2.0)
+    return math.hypot(a, b * 2.0) + math.hypot(a, b, a * b)
 
 
 XS = [0.5, -1.25, 2.0, 1.5]

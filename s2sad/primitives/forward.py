@@ -227,6 +227,11 @@ def hypot(x, y, out, x_dot, y_dot):
     return x * x_dot / out, y * y_dot / out
 
 
+@rule(math.hypot)
+def hypot3(x, y, z, out, x_dot, y_dot, z_dot):
+    return x * x_dot / out, y * y_dot / out, z * z_dot / out
+
+
 # ------------------------------------------------------ math: trigonometry
 
 

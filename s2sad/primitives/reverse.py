@@ -235,6 +235,11 @@ def hypot(x, y, out, out_bar):
     return out_bar * x / out, out_bar * y / out
 
 
+@rule(math.hypot)
+def hypot3(x, y, z, out, out_bar):
+    return out_bar * x / out, out_bar * y / out, out_bar * z / out
+
+
 # ------------------------------------------------------ math: trigonometry
 
 
