@@ -95,3 +95,53 @@ def both_modes(f, args, wrt=None, rtol=1e-5, atol=1e-6):
     expect = sum(float(np.sum(w * tangents[i])) for w, i in zip(want, wrt))
     assert close(float(tangent), expect, rtol, atol), (tangent, expect)
     return got
+
+
+def tree_numeric_grad(f, args, index, h=1e-6):
+    """d f / d args[index], leaf by leaf, in the structure of args[index] (None at
+    leaves that are not floats)."""
+    import numpy as np
+
+    from s2sad.ir import trees
+
+    spec = trees.spec_of(args[index])
+    leaves = trees.leaves(args[index], spec)
+    out = []
+    for k, leaf in enumerate(leaves):
+        if isinstance(leaf, bool) or not isinstance(leaf, (float, np.ndarray)) or \
+                isinstance(leaf, np.ndarray) and leaf.dtype.kind != "f":
+            out.append(None)
+            continue
+        flat = np.array(leaf, float).ravel()
+        g = np.zeros_like(flat)
+        for j in range(flat.size):
+            vals = []
+            for step in (h, -h):
+                moved = flat.copy()
+                moved[j] += step
+                new = moved.reshape(np.shape(leaf)) if isinstance(leaf, np.ndarray) \
+                    else float(moved[0])
+                parts = list(leaves)
+                parts[k] = new
+                a = list(args)
+                a[index] = trees.build(spec, iter(parts))
+                vals.append(f(*a))
+            g[j] = (vals[0] - vals[1]) / (2 * h)
+        out.append(g.reshape(np.shape(leaf)) if isinstance(leaf, np.ndarray) else float(g[0]))
+    return trees.build(spec, iter(out))
+
+
+def assert_tree_close(got, want, rtol=1e-5, atol=1e-7):
+    """`got` has `want`'s structure, None where it has None, its leaves' types and
+    values."""
+    import numpy as np
+
+    from s2sad.ir import trees
+
+    assert trees.spec_of(got) == trees.spec_of(want), (got, want)
+    for g, w in zip(trees.leaves(got), trees.leaves(want)):
+        if w is None:
+            assert g is None
+        else:
+            assert type(g) is type(w) or isinstance(w, float) and isinstance(g, float), (g, w)
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)

@@ -1,0 +1,165 @@
+"""Random programs over containers of parameters, for `test_fuzz_structures.py`.
+
+`structured_program(draw)` gives ``(text, params)``: a module defining ``f(params, x)``
+and the value of ``params``, a random nesting (up to three deep) of dicts, lists,
+tuples, namedtuples and a dataclass whose leaves are floats, float arrays of shape
+(2,), ints and strings. The body reads every numeric leaf at least once, each read
+spelled one of the ways users write them: constant keys, attributes and positions
+chained, a name bound to a part (``q = params["b"]``), unpacking, a ``for`` over a
+container (its items, ``enumerate``, ``.items()``, ``.values()``,
+``range(len(...))``), a dict built and read back, a helper function handed a part,
+a loop over data that carries a dict, and an ``if`` on a leaf.
+"""
+
+import collections
+import dataclasses
+
+import numpy as np
+from hypothesis import strategies as st
+
+P2 = collections.namedtuple("P2", "u v")
+
+
+@dataclasses.dataclass
+class D2:
+    u: object
+    v: object
+
+
+PRELUDE = '''import collections
+import dataclasses
+import numpy as np
+from fuzz_structures import D2, P2
+
+'''
+
+
+@st.composite
+def value(draw, depth=0):
+    """A tree: a leaf, or a container of 1 to 3 trees."""
+    if depth >= 3 or draw(st.integers(0, 3)) == 0 and depth > 0:
+        kind = draw(st.sampled_from(["float", "float", "array", "array", "int", "str"]))
+        if kind == "float":
+            return draw(st.floats(-1.5, 1.5)).__round__(3) + 0.1
+        if kind == "array":
+            return np.array([draw(st.floats(-1.5, 1.5)), draw(st.floats(-1.5, 1.5))]) + 0.05
+        return 2 if kind == "int" else "tag"
+    form = draw(st.sampled_from(["dict", "list", "tuple", "namedtuple", "dataclass"]))
+    if form in ("namedtuple", "dataclass"):
+        u, v = draw(value(depth + 1)), draw(value(depth + 1))
+        return P2(u, v) if form == "namedtuple" else D2(u, v)
+    n = draw(st.integers(1, 3))
+    items = [draw(value(depth + 1)) for _ in range(n)]
+    if form == "dict":
+        return dict(zip("abc", items))
+    return items if form == "list" else tuple(items)
+
+
+def numeric(v) -> bool:
+    return isinstance(v, (float, np.ndarray)) or isinstance(v, int) and not isinstance(v, bool)
+
+
+def parts(v):
+    """``(accessor, child)`` of a container's items, the accessor a suffix."""
+    if isinstance(v, dict):
+        return [(f"[{k!r}]", c) for k, c in v.items()]
+    if isinstance(v, P2):
+        return [(".u", v.u), ("[1]", v.v)]
+    if isinstance(v, D2):
+        return [(".u", v.u), (".v", v.v)]
+    if isinstance(v, (list, tuple)):
+        return [(f"[{i}]" if i % 2 == 0 else f"[{i - len(v)}]", c) for i, c in enumerate(v)]
+    return None
+
+
+TERMS = ["np.sum(np.sin({}))", "np.sum({0} * {0}) * 0.5", "np.sum(np.tanh({}) * 1.5)",
+         "np.sum(np.exp({}) * 0.25)"]
+
+
+@st.composite
+def structured_program(draw):
+    params = draw(value())
+    lines, helpers = [], []
+    counter = iter(range(10_000))
+
+    def term(expr):
+        return draw(st.sampled_from(TERMS)).format(expr)
+
+    def read(expr, v, depth):
+        """Lines reading every numeric leaf of `v` (reached by the expression `expr`)
+        into `total`."""
+        got = parts(v)
+        if got is None:
+            if numeric(v):
+                lines.append(f"    total = total + {term(expr)}")
+            return
+        style = draw(st.sampled_from(["chain", "alias", "loop", "helper", "dict", "unpack"]))
+        all_numeric = all(numeric(c) for _, c in got)
+        if style == "alias":
+            name = f"q{next(counter)}"
+            lines.append(f"    {name} = {expr}")
+            expr = name
+        if style == "loop" and all_numeric and not isinstance(v, D2):
+            name = f"e{next(counter)}"
+            if isinstance(v, dict):
+                how = draw(st.sampled_from(["values", "items", "keys"]))
+                if how == "values":
+                    lines.extend([f"    for {name} in {expr}.values():",
+                              f"        total = total + {term(name)}"])
+                elif how == "items":
+                    lines.extend([f"    for k_{name}, {name} in {expr}.items():",
+                              f"        total = total + {term(name)}"])
+                else:
+                    lines.extend([f"    for k_{name} in {expr}:",
+                              f"        total = total + {term(f'{expr}[k_{name}]')}"])
+            else:
+                how = draw(st.sampled_from(["items", "enumerate", "range"]))
+                if how == "items":
+                    lines.extend([f"    for {name} in {expr}:",
+                              f"        total = total + {term(name)}"])
+                elif how == "enumerate":
+                    lines.extend([f"    for i_{name}, {name} in enumerate({expr}):",
+                              f"        total = total + {term(name)} * (i_{name} + 1)"])
+                else:
+                    lines.extend([f"    for i_{name} in range(len({expr})):",
+                              f"        total = total + {term(f'{expr}[i_{name}]')}"])
+            return
+        if style == "helper" and any(numeric(c) for _, c in got):
+            name = f"h{next(counter)}"
+            acc, _ = next((a, c) for a, c in got if numeric(c))
+            helpers.append(f"def {name}(n, scale=1.0):\n    return {term(f'n{acc}')} * scale\n")
+            lines.append(f"    total = total + {name}({expr}, 2.0)")
+            for a, c in got:
+                if a != acc:
+                    read(f"{expr}{a}", c, depth + 1)
+            return
+        if style == "dict" and any(numeric(c) for _, c in got):
+            name = f"d{next(counter)}"
+            acc, _ = next((a, c) for a, c in got if numeric(c))
+            lines.extend([f"    {name} = {{'s': {term(f'{expr}{acc}')}, 'n': 1}}",
+                      f"    {name}['t'] = {name}['s'] * 2.0",
+                      f"    total = total + {name}['t'] - {name}['s'] * {name}['n']"])
+            for a, c in got:
+                if a != acc:
+                    read(f"{expr}{a}", c, depth + 1)
+            return
+        if style == "unpack" and isinstance(v, (list, tuple)) and not isinstance(v, D2):
+            names = [f"u{next(counter)}" for _ in v]
+            lines.append(f"    {', '.join(names)}{',' if len(names) == 1 else ''} = {expr}")
+            for n, c in zip(names, v):
+                read(n, c, depth + 1)
+            return
+        for a, c in got:
+            read(f"{expr}{a}", c, depth + 1)
+
+    read("params", params, 0)
+    if draw(st.booleans()):  # (a loop over data carrying a dict)
+        lines.extend(["    state = {'h': total * 0.5, 'k': 0}",
+                  "    for xi in x:",
+                  "        state = {'h': np.tanh(state['h'] + xi), 'k': state['k'] + 1}",
+                  "    total = total + state['h']"])
+    if draw(st.booleans()):
+        lines.extend(["    if total > 100.0:", "        total = total * 0.5"])
+    text = PRELUDE + "\n".join(helpers) + "\n\ndef f(params, x):\n    total = 0.0\n" + \
+        "\n".join(lines) + "\n    return total\n"
+    return text, params

@@ -1,0 +1,47 @@
+"""Fuzzing containers of parameters: random nestings of dicts, lists, tuples,
+namedtuples and dataclasses (ints and strings among the leaves) read every way users
+write it (`fuzz_structures.structured_program`); grad against central differences
+leaf by leaf, vjp against grad, jvp paired with grad by the dot product.
+
+S2SAD_FUZZ_EXAMPLES sets the number of examples, as for test_fuzz.py."""
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import s2sad
+from fuzz_programs import load
+from fuzz_structures import structured_program
+from helpers import assert_tree_close
+from helpers import tree_numeric_grad as numeric_grad
+from s2sad.ir import trees
+
+EXAMPLES = int(os.environ.get("S2SAD_FUZZ_EXAMPLES", "0") or 0) or 60
+X = [0.3, -0.7, 0.2]
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(structured_program())
+def test_structured_programs(program):
+    text, params = program
+    f = load(text)
+    if not any(isinstance(v, (float, np.ndarray)) for v in trees.leaves(params)):
+        with pytest.raises(s2sad.WrtError):
+            s2sad.grad(f)(params, X)
+        return
+    g = s2sad.grad(f)(params, X)
+    assert_tree_close(g, numeric_grad(f, (params, X), 0), rtol=1e-4, atol=1e-6)
+    out, pullback = s2sad.vjp(f, params, X)
+    assert out == pytest.approx(f(params, X))
+    assert_tree_close(pullback(1.0)[0], g, rtol=1e-9, atol=1e-12)
+    rng = np.random.default_rng(0)
+    tangent = trees.build(trees.spec_of(params), iter(
+        [rng.normal(size=np.shape(v)) if isinstance(v, np.ndarray) else
+         (0.5 if isinstance(v, float) else None) for v in trees.leaves(params)]))
+    _, y_dot = s2sad.jvp(f, (params, X), (tangent, None))
+    dot = sum(float(np.sum(a * b)) for a, b in zip(trees.leaves(g), trees.leaves(tangent))
+              if a is not None)
+    assert y_dot == pytest.approx(dot, rel=1e-8, abs=1e-10)
