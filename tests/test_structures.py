@@ -463,3 +463,13 @@ def test_fast_path_and_its_fallbacks():
     t = dict(q, W=rng.normal(size=(3, 1)))  # (X @ W is (6, 1): broadcast against y)
     assert_tree_close(g(t, X, Y), numeric_grad(dict_model, (t, X, Y), 0))
     assert_tree_close(g(q, X, Y), numeric_grad(dict_model, (q, X, Y), 0))
+
+
+def test_a_complex_leaf_is_named_by_its_path():
+    p = {"layers": [Pair(np.ones(2), 0.5), Pair(np.ones(2), 1j)]}
+    with pytest.raises(s2sad.ComplexArgumentError, match=r"params\['layers'\]\[1\]\.b"):
+        s2sad.grad(lambda_free)(p)  # noqa
+
+
+def lambda_free(params):
+    return np.sum(params["layers"][0].W)

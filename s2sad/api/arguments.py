@@ -194,7 +194,9 @@ def argument_kinds(f, values: dict, wrt, what):
                     f"{what} of {f.__qualname__} with respect to `{name}`: its value is a "
                     f"{type(value).__name__}, and s2sad differentiates with respect to "
                     "floats",
-                    hint="Pass each number as its own argument.", **at_def(f))
+                    hint="Pass a float, a float array, or a container of them (a dict, list, "
+                         "tuple, namedtuple or dataclass; another class after "
+                         "s2sad.register_container).", **at_def(f))
         kinds[name] = kind
     return with_shapes(kinds, values)
 

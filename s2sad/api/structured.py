@@ -27,7 +27,7 @@ from ..errors import S2SADError, WrtError
 from ..frontend import parse
 from ..ir import trees
 from ..ir.kinds import differentiable, kind_of
-from .arguments import at_def
+from .arguments import at_def, complex_refusal, complex_value
 
 _flat: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # f -> {specs: (flat, out)}
 
@@ -124,6 +124,11 @@ class Flat:
             if n not in self.specs:
                 out.append(n)
                 continue
+            for m, path in zip(self.leaves[n], trees.paths(self.specs[n])):
+                if complex_value(self.values[m]):
+                    raise complex_refusal(f"{self.what} of {self.f.__qualname__} with respect "
+                                          f"to {trees.path_text(n, path)}", self.values[m],
+                                          self.f)
             leaves = self.differentiable_leaves(n)
             if not leaves:
                 raise WrtError(
