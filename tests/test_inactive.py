@@ -26,12 +26,8 @@ CASES = [
     (zoo.calls_helper, (0.4,)),
     (zoo.in_a_loop, (0.3,)),
     (zoo.walrus_in_while, (0.7,)),
+    (zoo.calls_one_that_imports, (0.7,)),
 ]
-
-
-def _quiet(f, args):
-    """f(*args) by central differences, without its prints in the way."""
-    return f(*args)
 
 
 @pytest.mark.parametrize("f,args", CASES, ids=[f.__name__ for f, _ in CASES])
@@ -41,6 +37,9 @@ def test_gradients_both_modes_and_hessian(f, args, capsys):
     got = s2sad.grad(f, wrt=wrt)(*args)
     got = got if isinstance(got, tuple) else (got,)
     assert np.allclose(got, expected, rtol=1e-6, atol=1e-7)
+    value, pullback = s2sad.vjp(f, *args)
+    assert np.isclose(value, f(*args))
+    assert np.allclose(pullback(1.0), expected, rtol=1e-6, atol=1e-7)
     for i in wrt:
         tangent = tuple(1.0 if j == i else 0.0 for j in wrt)
         value, deriv = s2sad.jvp(f, args, tangent)

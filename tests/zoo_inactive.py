@@ -185,3 +185,17 @@ def checkpointed_while_logs(x):
         x = x * math.cos(x) + 0.5
         k += 1
     return x
+
+
+def imports_its_own(x):
+    import math as m
+    import numpy as npx
+
+    y = 1.0
+    for i in range(3):
+        y = y * m.cos(x * i) + npx.sin(x)
+    return y * m.pi
+
+
+def calls_one_that_imports(x):
+    return imports_its_own(x) * 2.0 + imports_its_own(x * 0.5)
