@@ -473,3 +473,18 @@ def test_a_complex_leaf_is_named_by_its_path():
 
 def lambda_free(params):
     return np.sum(params["layers"][0].W)
+
+
+@pytest.mark.parametrize("name,f,make", CASES[:4] + CASES[5:7],
+                         ids=[c[0] for c in CASES[:4] + CASES[5:7]])
+def test_source_shows_the_containers_and_runs(name, f, make):
+    params = make()
+    text = s2sad.source(f, example=(params, X, Y))
+    assert f"def {f.__name__}_grad(" in text and "_bar = " in text
+    if isinstance(params, dict):
+        assert "_bar = {" in text
+    ns = {}
+    exec("import collections, dataclasses\nfrom test_structures import Pair, Linear\n" +
+         text, ns)
+    assert_tree_close(ns[f"{f.__name__}_grad"](params, X, Y), s2sad.grad(f)(params, X, Y),
+                      rtol=1e-12, atol=1e-14)

@@ -46,7 +46,7 @@ import numpy as np
 
 from ..analysis import activity
 from ..backend import emit
-from ..driver import stages
+from ..driver import builder, stages
 from .. import ir
 from ..ir.kinds import INT
 from ..frontend import program
@@ -564,6 +564,11 @@ def _has_control_flow(fn) -> tuple:
 @public
 def graph(f, wrt=0, at=None) -> str:
     """The dot text of `f`'s dup-stage computation graph (see the module docstring)."""
+    with builder.collector_paused():  # (as a build: many nodes alive, little garbage)
+        return _graph(f, wrt, at)
+
+
+def _graph(f, wrt, at) -> str:
     fn = program.front(f).dup
     namer = emit.make_namer([fn])
     emit.emit_function(fn, namer)  # number temporaries as `s2sad show --stage dup` does
@@ -597,8 +602,8 @@ def _int_names(f, fn: ir.Function, wrt_names, at) -> set:
     analysis fails (it has no rule for a call the function makes, say)."""
     try:
         with dispatch.lock:
-            kinds = stages.assumed_kinds(f) if at is None else \
-                stages.kinds_of_example(f, tuple(at))
+            kinds = stages.assumed_kinds(f, fn) if at is None else \
+                stages.kinds_of_example(f, tuple(at), fn)
             found = activity.analyze(fn, wrt_names, kinds, stages.Kinds())
     except S2SADError:
         return set()

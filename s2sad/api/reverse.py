@@ -393,6 +393,20 @@ def source(f, mode="reverse", wrt=0, stage="reverse", example=None, checkpoint=N
     the function indexes, measures with len(), sums or appends to, which are taken
     to be lists of floats. `checkpoint` and `snapshots` as for `grad`: the code
     shows which loops a scheduler (`ckpt.forward`) runs and which keep a tape."""
+    if example is not None and stage == "reverse" and mode == "reverse":
+        check_function(f, "source")
+        wrt_names, _ = normalize_wrt(f, wrt)
+        names, _ = signature_params(f)
+        values = dict(zip(names, example))
+        if any(structured.structured(values.get(n)) for n in wrt_names):
+            # (the gradient of the function specialised on the containers, shown
+            # taking them: what the dispatcher runs around it)
+            flat = structured.Flat(f, values, wrt_names, "source")
+            leaves = flat.wrt()
+            text = emitted(flat.flat, mode, leaves, stage, tuple(flat.args()), checkpoint,
+                           snapshots)[0].text
+            return format_code(structured.structured_text(text, flat, leaves,
+                                                          f"{f.__name__}_grad"))
     text = emitted(f, mode, wrt, stage, example, checkpoint, snapshots)[0].text
     return text if stage == "source" else format_code(text)
 

@@ -361,3 +361,96 @@ def _made_fields(tp, names, values):
     for name, v in zip(names, values):
         object.__setattr__(obj, name, v)
     return obj
+
+
+# ----------------------------------------------------------- the derivative's text
+
+
+def leaf_expressions(expr: str, spec) -> list:
+    """The expressions reaching each leaf of `spec` from `expr`, in order."""
+    if spec is None:
+        return [expr]
+    out = []
+    for i, child in enumerate(spec.children):
+        key = spec.keys[i] if spec.keys else i
+        part = f"[{key!r}]" if spec.form == "dict" else \
+            f".{key}" if spec.form in ("fields", "registered") else f"[{i}]"
+        out.extend(leaf_expressions(expr + part, child))
+    return out
+
+
+def literal(spec, parts) -> str:
+    """Python text building a container of structure `spec` from the texts `parts`
+    (an iterator, one per leaf)."""
+    if spec is None:
+        return next(parts)
+    items = [literal(c, parts) for c in spec.children]
+    tp = spec.type
+    if tp is dict:
+        return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(spec.keys, items)) + "}"
+    if tp is list:
+        return "[" + ", ".join(items) + "]"
+    if tp is tuple:
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if spec.form == "sequence":
+        return f"{tp.__name__}({', '.join(items)})"
+    return f"{tp.__name__}(" + ", ".join(f"{k}={p}" for k, p in zip(spec.keys, items)) + ")"
+
+
+def _target(spec, names):
+    """An unpacking target for a tree of sequences (``(a, b), (c, d)``), or None where
+    a dict, a dataclass or a registered class is in it."""
+    if spec is None:
+        return next(names)
+    if spec.form != "sequence":
+        return None
+    items = [_target(c, names) for c in spec.children]
+    if any(i is None for i in items):
+        return None
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+def structured_text(text: str, flat: Flat, wrt: tuple, name: str) -> str:
+    """The emitted gradient `text` of the flat function, its entry `name` shown as
+    it runs for the user's call: taking the user's parameters, reading the leaves
+    out of the containers in its first lines, and giving each container's gradient
+    built in its structure (what the dispatcher does around the flat gradient)."""
+    lines = text.split("\n")
+    start = next((i for i, line in enumerate(lines) if line.startswith(f"def {name}(")), None)
+    if start is None:
+        return text
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("def ")),
+               len(lines))
+    ret = max((i for i in range(start, end) if lines[i].startswith("    return ")),
+              default=None)
+    if ret is None:
+        return text
+    import ast
+
+    names, n_pos = flat.f.__code__.co_varnames, flat.f.__code__.co_argcount
+    params = list(names[:n_pos])
+    kw = list(names[n_pos:n_pos + flat.f.__code__.co_kwonlyargcount])
+    head = f"def {name}({', '.join(params + (['*'] + kw if kw else []))}):"
+    unpack = []
+    for n, spec in flat.specs.items():
+        target = _target(spec, iter(flat.leaves[n]))
+        unpack.append(f"    {target[1:-1] if target.startswith('(') else target} = {n}"
+                      if target is not None else
+                      f"    {', '.join(flat.leaves[n])} = "
+                      f"{', '.join(leaf_expressions(n, spec))}")
+    value = ast.parse(lines[ret].strip()[len("return "):], mode="eval").body
+    parts = [ast.unparse(e) for e in value.elts] if isinstance(value, ast.Tuple) and \
+        len(wrt) > 1 else [ast.unparse(value)]
+    by_leaf = dict(zip(wrt, parts))
+    tail, out = [], []
+    for n in flat.names:
+        if n in flat.specs:
+            built = literal(flat.specs[n], iter([by_leaf.get(m, "None")
+                                                 for m in flat.leaves[n]]))
+            tail.append(f"    {n}_bar = {built}")
+            out.append(f"{n}_bar")
+        else:
+            out.append(by_leaf[n])
+    tail.append(f"    return {', '.join(out)}")
+    return "\n".join(lines[:start] + [head] + unpack + lines[start + 1:ret] + tail +
+                     lines[ret + 1:])

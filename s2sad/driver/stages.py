@@ -128,14 +128,15 @@ def return_kind(fn: ir.Function, act) -> object:
 STAGES = ("source", "anf", "dup", "activity", "reverse", "forward")
 
 
-def assumed_kinds(func) -> dict:
+def assumed_kinds(func, lowered=None) -> dict:
     """The argument kinds `s2sad show` assumes when it is given no example arguments:
     in a function that uses NumPy (calls into it, or `@`), every parameter is a float
     array of unknown rank (so the rules chosen are the ones for any shape); otherwise
     a parameter the function indexes, measures with len(), sums or appends to is a
-    list of floats, and every other parameter is a float."""
-    fr = front(func)
-    params = [p.name for p in fr.dup.params]
+    list of floats, and every other parameter is a float. `lowered`: `func`'s dup
+    stage where the caller has it already."""
+    fn = lowered if lowered is not None else front(func).dup
+    params = [p.name for p in fn.params]
     containers = set()
     namespace = getattr(func, "__globals__", {})
 
@@ -151,7 +152,7 @@ def assumed_kinds(func) -> dict:
         return (getattr(value, "__name__", None) or "").split(".")[0] == "numpy" or \
             (getattr(value, "__module__", None) or "").split(".")[0] == "numpy"
 
-    for s in ir.walk(fr.dup.body):
+    for s in ir.walk(fn.body):
         for node in ir.exprs(s):
             for sub in ast.walk(node):
                 if (isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.MatMult)) or \
@@ -169,10 +170,10 @@ def assumed_kinds(func) -> dict:
     return {p: ListKind(SCALAR) if p in containers else SCALAR for p in params}
 
 
-def kinds_of_example(func, args) -> dict:
+def kinds_of_example(func, args, lowered=None) -> dict:
     """Argument kinds from example argument values (positional, in order)."""
     names = func.__code__.co_varnames[: func.__code__.co_argcount + func.__code__.co_kwonlyargcount]
-    kinds = assumed_kinds(func)
+    kinds = assumed_kinds(func, lowered)
     kinds.update({n: kind_of(v) for n, v in zip(names, args)})
     return with_shapes(kinds, dict(zip(names, args)))
 

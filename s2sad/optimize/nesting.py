@@ -97,7 +97,15 @@ def _nest(body, reads, nestable, ctx: Context, tail=None) -> list:
             pending.clear()
             set_(ir.substitute(node, nested))
 
-    for s in body:
+    last = _last_reads(body)
+
+    def read_later(i, target) -> bool:
+        """Is the target of line `i` read by a later line of this block (not nested),
+        or by the slot read right after the block?"""
+        return last.get(target, -1) > i or \
+            tail is not None and target in ir.names_in(tail[0]())
+
+    for i, s in enumerate(body):
         if isinstance(s, ir.Exit):
             flush_all()
             out.append(s)
@@ -114,7 +122,7 @@ def _nest(body, reads, nestable, ctx: Context, tail=None) -> list:
                 flush(other)
             absorb(queues[tangent], *own[0])
             if _is_temp(s.targets[0]) and reads.get(s.targets[0]) == 1 and nestable(s) \
-                    and not ctx.reads_mutable(s.value) and _read_later(s, body, tail):
+                    and not ctx.reads_mutable(s.value) and read_later(i, s.targets[0]):
                 queues[tangent].append((s.targets[0], s.value))
                 continue
             flush(queues[tangent])
@@ -181,22 +189,17 @@ def _oldest_first(queues) -> list:
     return [queues[False], queues[True]]
 
 
-def _read_later(s, body, tail) -> bool:
-    """Is `s`'s target read by a later statement of this same block (not nested), or
-    by the slot read right after the block?"""
-    target = s.targets[0]
-    seen = False
-    for other in body:
-        if other is s:
-            seen = True
-            continue
-        if not seen or isinstance(other, ir.Exit):
-            continue
-        own = ir.slots(other)[:1] if isinstance(other, (ir.If, ir.Assign, ir.Expr,
-                                                         ir.Return, ir.SetItem)) else []
-        if any(target in ir.names_in(get()) for get, _ in own):
-            return True
-    return tail is not None and target in ir.names_in(tail[0]())
+def _last_reads(body) -> dict:
+    """Each name -> the position of the last statement of `body` whose own first
+    expression reads it (not in nested blocks): `s` at position `i` is read by a later
+    statement of the same block when its target's position is above `i`. Taken once
+    per block, before nesting changes any line (a scan per line was quadratic)."""
+    last = {}
+    for k, other in enumerate(body):
+        if isinstance(other, (ir.If, ir.Assign, ir.Expr, ir.Return, ir.SetItem)):
+            for n in ir.names_in(ir.slots(other)[0][0]()):
+                last[n] = k
+    return last
 
 
 def nest_array_adjoints(body, reads, ctx: Context) -> list:

@@ -54,9 +54,24 @@ def broadcast(shapes: list, strict=False):
         if len(axis) > 1:
             if strict:
                 return None
-            axis = {f"?{'|'.join(sorted(map(str, axis)))}"}
+            axis = {_joined(axis)}
         out.append(axis.pop() if axis else 1)
     return tuple(out)
+
+
+def _joined(symbols) -> str:
+    """The symbol of the length `symbols` broadcast to, ``?a|b``: one name per set of
+    the symbols it joins, a joined one counting as its parts (broadcasting's length
+    does not depend on the order the axes meet in), so chained broadcasts of a few
+    symbols keep a short name (nested, the names doubled at every step)."""
+    parts = set()
+    for s in symbols:
+        text = str(s)
+        if isinstance(s, str) and text.startswith("?") and len(text) > 1:
+            parts.update(text[1:].split("|"))
+        else:
+            parts.add(text)
+    return f"?{'|'.join(sorted(parts))}"
 
 
 def reduced(shape, axis, keepdims):
