@@ -170,6 +170,17 @@ def concatenated(xs, v):
     return zs[0] * zs[-1] + sum(ys) * ys[1]
 
 
+def popped_stack(xs):
+    stack = [x * x for x in xs]
+    total = 0.0
+    while len(stack) > 1:
+        a = stack.pop()
+        b = stack.pop()
+        stack.append(a * b + 0.5 * a)
+        total = total + a
+    return total + stack[0]
+
+
 def slices(xs):
     head = xs[:2]
     back = xs[::-1]
@@ -226,6 +237,7 @@ ZOO = [
     (extend_list, (XS, 0.9), (0, 1)),
     (repeated_list, (1.3, 3), 0),
     (slices, (XS,), 0),
+    (popped_stack, (XS,), 0),
     (concatenated, (XS, 0.8), (0, 1)),
     (divmod_of_ints, (1.5, 7), 0),
     (settings_by_comprehension, (1.5, 4), 0),
@@ -245,4 +257,5 @@ SECOND = [
     (for_else, (XS, 1.8)),
     (concatenated, (XS, 0.8)),
     (settings_by_comprehension, (1.5, 4)),
+    (popped_stack, (XS,)),
 ]

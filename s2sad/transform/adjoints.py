@@ -17,7 +17,7 @@ import ast
 
 from .. import ir, primitives as rules
 from ..errors import NotDifferentiableError
-from ..ir.kinds import INT, ArrayKind, ListKind
+from ..ir.kinds import INT, SCALAR, ArrayKind, ListKind
 from .common import adj, missing_rule, zero
 from .containers import ContainerAdjoints
 
@@ -117,11 +117,13 @@ class OperationAdjoints:
                 for i, x in enumerate(op.inputs) if self.act.is_active(x)]
 
     def reverse_pop(self, s, op, out_bar) -> list:
-        """``v = xs.pop()`` whose value is active is refused; a ``pop`` whose value
-        gives the output nothing is reversed (`reverse_unread_pop`)."""
-        if out_bar is not None:
+        """``v = xs.pop()``: `v`'s adjoint goes back on the end of the list's
+        (`reverse_unread_pop`; zero where `v` gives the output nothing). A popped array
+        whose adjoint is not zero is refused (its adjoint would go into the list's
+        adjoint by reference)."""
+        if out_bar is not None and self.act.kinds.get(s.targets[0]) not in (SCALAR, INT):
             raise self.unsupported(s, op)
-        return self.reverse_unread_pop(s)
+        return self.reverse_unread_pop(s, out_bar)
 
     def reverse_append(self, s, op, out_bar) -> list:
         if not isinstance(s, ir.Expr):

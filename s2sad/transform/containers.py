@@ -226,11 +226,11 @@ class ContainerAdjoints:
             out.append(ir.ForEach(k, every, [add], s.line))
         return out
 
-    def reverse_unread_pop(self, s) -> list:
-        """The reverse of ``xs.pop()`` whose value gives the output nothing: the
-        element's adjoint (zero) goes back on the end of the adjoint list, which the
-        reverse sweep found one element shorter, so the adjoints after it stay with
-        their elements."""
+    def reverse_unread_pop(self, s, out_bar=None) -> list:
+        """The reverse of ``xs.pop()``: the element's adjoint (`out_bar`, or zero where
+        its value gives the output nothing) goes back on the end of the adjoint list,
+        which the reverse sweep found one element shorter, so the adjoints after it
+        stay with their elements."""
         op = self.act.op(s)
         if op.kind != "pop" or not isinstance(op.inputs[0], ast.Name):
             return []
@@ -245,7 +245,7 @@ class ContainerAdjoints:
             return [restore]
         grow = ast.Call(func=ast.Attribute(value=ir.name(self.acc(xs)),
                                            attr="append", ctx=ast.Load()),
-                        args=[ir.const(0.0)], keywords=[])
+                        args=[ir.const(0.0) if out_bar is None else out_bar], keywords=[])
         return [ir.Expr(grow, s.line), restore]
 
     def reverse_setitem(self, s: ir.SetItem) -> list:
