@@ -212,6 +212,7 @@ class _Builder:
         with self.timed("simplify"):
             self.finish_functions()
         module = ir.Module([uf.fn for uf in self.functions])
+        self.imported_helpers()
         self.helpers = _used(self.helpers, self.functions)
         module.imports = emit.module_imports(module, self.helpers,
                                              {uf.fn.name: uf.user for uf in self.functions})
@@ -222,6 +223,20 @@ class _Builder:
             _print(unit)
         unit.times = self.times
         return unit
+
+    def imported_helpers(self):
+        """A name an ``import`` inside a user function binds is read by derivative
+        functions that do not run that import (``g_bwd``, a step function): they get
+        it as a helper, in a closure cell (the function with the kept ``import``
+        binds its own)."""
+        for uf in self.functions:
+            fr = self.program.fronts.get(uf.user)
+            if fr is None or not fr.parsed.imported:
+                continue
+            bound = {n for s in ir.walk(uf.fn.body) if isinstance(s, ir.Kept)
+                     for n in s.own_names()}
+            for name in fr.parsed.imported & set(ir.reads_in(uf.fn.body)) - bound:
+                self.helpers.setdefault(name, fr.parsed.refs[name])
 
     def front(self, func) -> Front:
         with self.timed("parse"):
