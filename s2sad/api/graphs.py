@@ -46,7 +46,7 @@ import numpy as np
 
 from ..analysis import activity
 from ..backend import emit
-from ..driver import builder, stages
+from ..driver import stages
 from .. import ir
 from ..ir.kinds import INT
 from ..frontend import program
@@ -564,7 +564,7 @@ def _has_control_flow(fn) -> tuple:
 @public
 def graph(f, wrt=0, at=None) -> str:
     """The dot text of `f`'s dup-stage computation graph (see the module docstring)."""
-    with builder.collector_paused():  # (as a build: many nodes alive, little garbage)
+    with stages.collector_paused():  # (as a build: many nodes alive, little garbage)
         return _graph(f, wrt, at)
 
 

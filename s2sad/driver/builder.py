@@ -17,7 +17,7 @@ Callees are always split into ``g_fwd`` (returns the output and the values its
 backward sweep reads) and ``g_bwd`` (takes those values and the output's adjoint,
 returns the adjoints of the callee's active parameters). A transform that fails
 raises and leaves nothing behind: the builder keeps no state between calls. Both
-build with Python's cyclic garbage collector paused (`collector_paused`).
+build with Python's cyclic garbage collector paused (`stages.collector_paused`).
 
 What runs before the transforms (the front stages, argument and return kinds, the
 loop marks for checkpointing) is in `stages`.
@@ -26,7 +26,6 @@ loop marks for checkpointing) is in `stages`.
 from __future__ import annotations
 
 import ast
-import gc
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -111,7 +110,7 @@ def reverse_unit(func, wrt, entry="grad", param_kinds=None, as_tuple=False,
     holds what it held when the value was read (a write is undone before the reverse
     of the lines before it), so the copy is the same numbers, and forward mode, which
     cannot see that, need not follow a write through a view."""
-    with collector_paused():
+    with stages.collector_paused():
         return _ReverseBuilder(func, tuple(wrt), entry, param_kinds or {}, as_tuple,
                                checkpoint, copy_views).build()
 
@@ -122,25 +121,8 @@ def forward_unit(func, wrt, param_kinds=None, batched=False) -> Unit:
     tangent)``, plus ``g%jvp(active tangents..., params...)`` for every user function
     it calls with a varying argument. With `batched`, every tangent carries a leading
     axis of directions (see `batching`; `batching.NotBatchable` when a line cannot)."""
-    with collector_paused():
+    with stages.collector_paused():
         return _ForwardBuilder(func, tuple(wrt), param_kinds or {}, batched).build()
-
-
-@contextmanager
-def collector_paused():
-    """Python's cyclic garbage collector off while a derivative is built (and back on
-    after, if it was on). A build allocates hundreds of thousands of tree nodes that
-    stay alive until it ends, so every collection the allocations trigger walks more
-    of them: a third of the first call of an 800-line function's gradient, half of
-    its Hessian's, growing faster than the code. What a build leaves behind is freed
-    by reference counting; a collection after it finds what is left."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 # ------------------------------------------------------------------ builder
