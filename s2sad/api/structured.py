@@ -319,8 +319,13 @@ def fast_caller(flat: Flat, wrt: tuple, inner, fallback, entry: str, single: boo
     position = {m: i for i, m in enumerate(wrt)}
 
     def built(spec, names):
-        parts = [f"_r[{position[m]}]" if (m := next(names)) in position else "None"
-                 if c is None else built(c, names) for c in spec.children]
+        parts = []
+        for c in spec.children:
+            if c is not None:
+                parts.append(built(c, names))
+                continue
+            m = next(names)
+            parts.append(f"_r[{position[m]}]" if m in position else "None")
         tp = spec.type
         if tp is dict:
             return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(spec.keys, parts)) + "}"
