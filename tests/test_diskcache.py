@@ -714,3 +714,32 @@ def test_the_tests_leave_the_cache_as_they_found_it():
     # tests run in file order: this one is last)
     assert diskcache._setting is None
     assert diskcache._max_mb is None
+
+
+CONTAINERS = """
+import numpy as np
+
+def loss(p, x):
+    return np.sum(np.tanh(p["W"] @ x + p["b"]) ** 2)
+
+def first(p):
+    return p[0] * 2.0
+"""
+
+
+def test_containers_of_parameters_on_disk(tmp_path, cache, runs):
+    """A gradient with respect to a dict is stored and found again by a fresh
+    definition (another process's), and the structure is part of the key: a dict
+    {0: x} and a list [x], read alike, get each their own structure back."""
+    p = {"W": np.arange(6.0).reshape(2, 3) / 10, "b": np.ones(2) * 0.1}
+    x = np.array([0.3, -0.2, 0.5])
+    want = s2sad.grad(fresh(tmp_path, CONTAINERS).loss)(p, x)
+    built = runs[0]
+    got = s2sad.grad(fresh(tmp_path, CONTAINERS).loss)(p, x)
+    assert runs[0] == built  # (found on disk)
+    assert set(got) == {"W", "b"}
+    np.testing.assert_allclose(got["W"], want["W"])
+    m = fresh(tmp_path, CONTAINERS)
+    assert s2sad.grad(m.first)({0: 1.5}) == {0: 2.0}
+    assert s2sad.grad(m.first)([1.5]) == [2.0]
+    assert s2sad.grad(fresh(tmp_path, CONTAINERS).first)((1.5,)) == (2.0,)
