@@ -488,3 +488,15 @@ def test_source_shows_the_containers_and_runs(name, f, make):
          text, ns)
     assert_tree_close(ns[f"{f.__name__}_grad"](params, X, Y), s2sad.grad(f)(params, X, Y),
                       rtol=1e-12, atol=1e-14)
+
+
+def test_hvp_with_respect_to_a_container():
+    p = {"W": rng.normal(size=3), "b": 0.3, "scale": 1.5, "n": 2}
+    v = {"W": rng.normal(size=3), "b": 0.7, "scale": -0.4, "n": None}
+    got = s2sad.hvp(dict_model)(p, X, Y, v)
+    H = s2sad.hessian(dict_model)(p, X, Y)
+    keys = ["W", "b", "scale"]
+    for k in keys:
+        want = sum(np.tensordot(H[k][j], v[j], axes=np.ndim(v[j])) for j in keys)
+        np.testing.assert_allclose(got[k], want, rtol=1e-8, atol=1e-10)
+    assert got["n"] is None

@@ -263,6 +263,8 @@ def hvp(f, wrt=0):
         *rest, v = args
         arguments = bind(f, rest, kwargs, "hvp")
         x = arguments[names[0]]
+        if structured.structured(x):
+            return _structured_hvp(f, arguments, names, v)
         if not shapes.fits_tangent(v, x):
             raise S2SADError(f"hvp of {f.__qualname__}: v has shape {shapes.shape_text(v)}, "
                              f"`{names[0]}` {shapes.shape_text(x)}",
@@ -273,6 +275,19 @@ def hvp(f, wrt=0):
 
     product.__name__ = f"hvp_of_{getattr(f, '__name__', 'f')}"
     return mark_made(product, f, "hvp")
+
+
+def _structured_hvp(f, arguments, names, v):
+    """`hvp` with respect to a container: `v` has its structure, and so has the
+    product (None at leaves without a derivative)."""
+    flat = structured.Flat(f, arguments, names, "hvp")
+    leaves = flat.wrt()
+    parts = structured.flatten_like(v, flat.specs[names[0]], "v", f)
+    dots = {m: d for m, d in zip(flat.leaves[names[0]], parts) if m in leaves}
+    gradient = dispatch.gradient_to_differentiate(flat.flat, leaves, flat.values, "hvp")
+    out = _along(flat.flat, gradient, flat.values, dots)[1]
+    typed = typed_gradients(flat.values, leaves, list(out))
+    return flat.regroup(typed, leaves)[0]
 
 
 def grad_of_gradient(inner, f, inner_names, wrt):
