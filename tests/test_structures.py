@@ -500,3 +500,14 @@ def test_hvp_with_respect_to_a_container():
         want = sum(np.tensordot(H[k][j], v[j], axes=np.ndim(v[j])) for j in keys)
         np.testing.assert_allclose(got[k], want, rtol=1e-8, atol=1e-10)
     assert got["n"] is None
+
+
+@pytest.mark.parametrize("mode", ["forward", "tape"])
+def test_other_modes_take_containers(mode):
+    p = {"W": rng.normal(size=3), "b": 0.3, "scale": 1.5, "n": 2}
+    want = s2sad.grad(dict_model)(p, X, Y)
+    assert_tree_close(s2sad.grad(dict_model, mode=mode)(p, X, Y), want, rtol=1e-9, atol=1e-12)
+    value, got = s2sad.value_and_grad(dict_model, wrt=(0, 1), mode=mode)(p, X, Y)
+    assert value == pytest.approx(dict_model(p, X, Y))
+    assert_tree_close(got[0], want, rtol=1e-9, atol=1e-12)
+    assert got[1].shape == X.shape

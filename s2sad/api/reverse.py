@@ -233,6 +233,10 @@ def _taped(f, wrt, entry):
         except TypeError as exc:
             raise TypeError(f"{getattr(f, '__qualname__', f)}(): {exc}") from None
         bound.apply_defaults()
+        if names is not None and any(structured.structured(bound.arguments[n])
+                                     for n in names):
+            return _flat_entry(f, dict(bound.arguments), names, isinstance(wrt, tuple),
+                               entry, lambda g, leaves: _taped(g, leaves, entry))
         value, gradient = tape_grad(f, bound.args, wrt, bound.kwargs)
         if names is not None:  # (each gradient with its argument's type, as grad's)
             grads = typed_gradients(bound.arguments, names,
@@ -244,6 +248,19 @@ def _taped(f, wrt, entry):
     return taped
 
 
+def _flat_entry(f, arguments, names, as_tuple, entry, make):
+    """`grad` or `value_and_grad` (by ``make(function, wrt)``, another mode's) of `f`
+    at `arguments`, where containers are among `names`: the same entry of the
+    function specialised on them, its gradients built back in their structures."""
+    flat = structured.Flat(f, arguments, names, entry)
+    leaves = flat.wrt()
+    result = make(flat.flat, leaves)(*flat.args())
+    value, grads = result if entry == "value_and_grad" else (None, result)
+    grads = flat.regroup(grads, leaves)
+    grads = tuple(grads) if as_tuple else grads[0]
+    return (value, grads) if entry == "value_and_grad" else grads
+
+
 def _by_forward_mode(f, wrt, entry):
     """`grad(f, wrt, mode="forward")`: the gradient from one forward pass per input
     number (the compiler's forward mode, see `forward`)."""
@@ -253,6 +270,10 @@ def _by_forward_mode(f, wrt, entry):
     @functools.wraps(f)
     @public
     def by_forward_mode(*args, **kwargs):
+        arguments = bind(f, args, kwargs, entry)
+        if any(structured.structured(arguments[n]) for n in names):
+            return _flat_entry(f, arguments, names, as_tuple, entry,
+                               lambda g, leaves: _by_forward_mode(g, leaves, entry))
         value, gradient = value_and_grad_by_forward_mode(f, names, as_tuple, args, kwargs)
         return (value, gradient) if entry == "value_and_grad" else gradient
 
