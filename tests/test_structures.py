@@ -511,3 +511,13 @@ def test_other_modes_take_containers(mode):
     assert value == pytest.approx(dict_model(p, X, Y))
     assert_tree_close(got[0], want, rtol=1e-9, atol=1e-12)
     assert got[1].shape == X.shape
+
+
+def test_check_explain_and_graph_take_containers():
+    p = {"W": rng.normal(size=3), "b": 0.3, "scale": 1.5}
+    assert s2sad.check(dict_model, p, X, Y).ok
+    assert s2sad.check(dict_model, p, X, Y, order=2).ok
+    page = s2sad.explain(dict_model, example=(p, X, Y))
+    assert "dict_model" in repr(page)
+    dot = s2sad.graph(dict_model, at=(p, X, Y))
+    assert "p_W" in dot and "digraph" in dot

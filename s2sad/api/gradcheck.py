@@ -50,6 +50,7 @@ import inspect
 import numbers
 import sys
 import textwrap
+import types
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -57,8 +58,8 @@ import numpy as np
 from ..engines import args as engine_args
 from ..engines import dual_grad, dual_jacobian, tape_grad
 from ..errors import GradientCheckError, NonScalarOutputError, S2SADError
-from . import dispatch
-from .arguments import public
+from . import dispatch, structured
+from .arguments import normalize_wrt, public, signature_params
 from .forward import hessian
 from .reverse import grad
 
@@ -603,6 +604,15 @@ def check(f, *args, wrt=0, order=1, rtol=1e-6, atol=1e-8, raise_on_failure=True,
         raise S2SADError(f"s2sad.check takes order=1 (the gradient) or order=2 (second "
                          f"derivatives); got order={order!r}")
     kwargs = dict(kwargs or {})
+    if isinstance(f, types.FunctionType) and any(structured.structured(a) for a in args):
+        # (containers among the arguments: the function specialised on them, whose
+        # parameters are their leaves, params_W...)
+        wrt_names, _ = normalize_wrt(f, wrt)
+        values = dict(zip(signature_params(f)[0], args))
+        if any(structured.structured(values[n]) for n in wrt_names):
+            flat = structured.Flat(f, values, wrt_names, "check")
+            return check(flat.flat, *flat.args(), wrt=flat.wrt(), order=order, rtol=rtol,
+                         atol=atol, raise_on_failure=raise_on_failure, kwargs=kwargs)
     try:
         names = list(inspect.signature(f).parameters)
     except (TypeError, ValueError):

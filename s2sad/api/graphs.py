@@ -41,6 +41,7 @@ import os
 import shutil
 import subprocess
 import sys
+import types
 
 import numpy as np
 
@@ -57,8 +58,8 @@ from ..engines.shim import Shim
 from ..engines.tape import Tape, Var
 from ..engines.tape import dup as tape_dup
 from ..errors import S2SADError
-from . import dispatch
-from .arguments import public
+from . import dispatch, structured
+from .arguments import normalize_wrt, public, signature_params
 
 INSTALL_HINT = (
     "Graphviz's `dot` program is not installed, so the graph was not rendered. Install "
@@ -569,6 +570,15 @@ def graph(f, wrt=0, at=None) -> str:
 
 
 def _graph(f, wrt, at) -> str:
+    if at is not None and isinstance(f, types.FunctionType) and \
+            any(structured.structured(a) for a in tuple(at)):
+        # (containers among the values: the graph of the function specialised on
+        # them, whose parameters are their leaves)
+        wrt_names, _ = normalize_wrt(f, wrt)
+        values = dict(zip(signature_params(f)[0], tuple(at)))
+        if any(structured.structured(values[n]) for n in wrt_names):
+            flat = structured.Flat(f, values, wrt_names, "graph")
+            f, wrt, at = flat.flat, flat.wrt(), tuple(flat.args())
     fn = program.front(f).dup
     namer = emit.make_namer([fn])
     emit.emit_function(fn, namer)  # number temporaries as `s2sad show --stage dup` does

@@ -414,20 +414,14 @@ def source(f, mode="reverse", wrt=0, stage="reverse", example=None, checkpoint=N
     the function indexes, measures with len(), sums or appends to, which are taken
     to be lists of floats. `checkpoint` and `snapshots` as for `grad`: the code
     shows which loops a scheduler (`ckpt.forward`) runs and which keep a tape."""
-    if example is not None and stage == "reverse" and mode == "reverse":
-        check_function(f, "source")
-        wrt_names, _ = normalize_wrt(f, wrt)
-        names, _ = signature_params(f)
-        values = dict(zip(names, example))
-        if any(structured.structured(values.get(n)) for n in wrt_names):
-            # (the gradient of the function specialised on the containers, shown
-            # taking them: what the dispatcher runs around it)
-            flat = structured.Flat(f, values, wrt_names, "source")
-            leaves = flat.wrt()
-            text = emitted(flat.flat, mode, leaves, stage, tuple(flat.args()), checkpoint,
-                           snapshots)[0].text
-            return format_code(structured.structured_text(text, flat, leaves,
-                                                          f"{f.__name__}_grad"))
+    flat = _flat_example(f, wrt, example, stage, "source")
+    if flat is not None and stage == "reverse" and mode == "reverse":
+        # (the gradient of the function specialised on the containers, shown taking
+        # them: what the dispatcher runs around it)
+        leaves = flat.wrt()
+        text = emitted(f, mode, wrt, stage, example, checkpoint, snapshots)[0].text
+        return format_code(structured.structured_text(text, flat, leaves,
+                                                      f"{f.__name__}_grad"))
     text = emitted(f, mode, wrt, stage, example, checkpoint, snapshots)[0].text
     return text if stage == "source" else format_code(text)
 
@@ -450,6 +444,9 @@ def emitted(f, mode="reverse", wrt=0, stage="reverse", example=None, checkpoint=
     check_function(f, entry)
     if stage == "source":
         return emit.Printed(parse.user_source(f)), {}
+    flat = _flat_example(f, wrt, example, stage, entry)
+    if flat is not None:  # (containers among the example's `wrt`: the flat function's)
+        f, wrt, example = flat.flat, flat.wrt(), tuple(flat.args())
     wrt_names, as_tuple = normalize_wrt(f, wrt)
     with dispatch.lock:  # (the pipeline runs under the lock, as on a cache miss)
         if example is not None:
@@ -468,6 +465,20 @@ def emitted(f, mode="reverse", wrt=0, stage="reverse", example=None, checkpoint=
         module = stages.stage_module(f, stage, wrt_names, kinds)
         module.imports = emit.module_imports(module, {}, {fn.name: f for fn in module.functions})
         return emit.emit_module(module), {fn.name: f for fn in module.functions}
+
+
+def _flat_example(f, wrt, example, stage, entry):
+    """`structured.Flat` of `f` at `example` where it holds containers among `wrt`,
+    else None."""
+    if example is None or stage == "source" or not isinstance(example, (tuple, list)):
+        return None
+    check_function(f, entry)
+    wrt_names, _ = normalize_wrt(f, wrt)
+    names, _ = signature_params(f)
+    values = dict(zip(names, example))
+    if not any(structured.structured(values.get(n)) for n in wrt_names):
+        return None
+    return structured.Flat(f, values, wrt_names, entry)
 
 
 def format_code(text: str) -> str:
