@@ -181,6 +181,12 @@ def popped_stack(xs):
     return total + stack[0]
 
 
+def sorted_values(xs):
+    ys = sorted(xs)
+    top = sorted((x * x for x in xs), reverse=True)
+    return ys[len(ys) // 2] * 2.0 + ys[0] * ys[-1] + sum(top[1:-1])
+
+
 def slices(xs):
     head = xs[:2]
     back = xs[::-1]
@@ -237,6 +243,7 @@ ZOO = [
     (extend_list, (XS, 0.9), (0, 1)),
     (repeated_list, (1.3, 3), 0),
     (slices, (XS,), 0),
+    (sorted_values, (XS,), 0),
     (popped_stack, (XS,), 0),
     (concatenated, (XS, 0.8), (0, 1)),
     (divmod_of_ints, (1.5, 7), 0),
@@ -258,4 +265,5 @@ SECOND = [
     (concatenated, (XS, 0.8)),
     (settings_by_comprehension, (1.5, 4)),
     (popped_stack, (XS,)),
+    (sorted_values, (XS,)),
 ]

@@ -175,9 +175,12 @@ class _Expander:
         if starred:
             return "star" if self.star_lengths(args) is not None and not \
                 any(k.arg is None for k in kws) else None
+        func = node.func
+        if self.builtin(func, sorted) and len(args) == 1 and all(
+                k.arg == "reverse" for k in kws):
+            return "sorted"
         if any(isinstance(a, _COMPS) for a in args):
             return "comp"
-        func = node.func
         if kws:
             if self.builtin(func, math.prod) and len(args) == 1 \
                     and [k.arg for k in kws] == ["start"]:
@@ -428,6 +431,27 @@ class _Calls:
             out = _call(copy.deepcopy(node.func), [out, a])
         return out
 
+    def call_sorted(self, node):
+        """``sorted(xs)``: the order of the indices by their items, then the items in
+        that order: ``%items = list(xs)``, ``%order = sorted(range(len(%items)),
+        key=%items.__getitem__)``, ``[%items[i] for i in %order]`` (the same stable
+        sort, so the same list; its derivative moves each adjoint back to its item)."""
+        seq = self(node.args[0])
+        if not isinstance(node.args[0], _COMPS):
+            seq = _call(_name("list"), [seq])
+            self.ex.refs.setdefault("list", list)
+        items = self.temp("items", seq)
+        keywords = [ast.keyword(arg="key", value=ast.Attribute(
+            value=_name(items.id), attr="__getitem__", ctx=ast.Load()))] + [
+            ast.keyword(arg=k.arg, value=self(k.value)) for k in node.keywords]
+        order = self.temp("order", ast.Call(func=copy.deepcopy(node.func), args=[_call(
+            _name("range"), [_call(_name("len"), [_name(items.id)])])], keywords=keywords))
+        index = self.ex.fresh("i")
+        return self.comprehension(ast.ListComp(
+            elt=ast.Subscript(value=_name(items.id), slice=_name(index), ctx=ast.Load()),
+            generators=[ast.comprehension(target=_name(index, True), iter=order, ifs=[],
+                                          is_async=0)]))
+
     def call_reversed(self, node):
         seq = self(node.args[0])
         return ast.Subscript(value=seq, slice=ast.Slice(step=ast.Constant(-1)), ctx=ast.Load())
@@ -471,7 +495,7 @@ class _Lift(_Calls):
             return False  # (a generator is not a list)
         if isinstance(node, ast.Call):
             kind = self.ex.call_kind(node)
-            if kind not in ("comp", "sum", "prod", "extreme") or \
+            if kind not in ("comp", "sum", "prod", "extreme", "sorted") or \
                     any(self.ex.needs(a) for a in node.args[kind == "comp":]) or \
                     any(self.ex.needs(k.value) for k in node.keywords) or \
                     (kind == "comp" and (node.args[0] is not _first_comp(node) or

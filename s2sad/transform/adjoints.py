@@ -117,10 +117,8 @@ class OperationAdjoints:
                 for i, x in enumerate(op.inputs) if self.act.is_active(x)]
 
     def reverse_pop(self, s, op, out_bar) -> list:
-        """``v = xs.pop()``: `v`'s adjoint goes back on the end of the list's
-        (`reverse_unread_pop`; zero where `v` gives the output nothing). A popped array
-        whose adjoint is not zero is refused (its adjoint would go into the list's
-        adjoint by reference)."""
+        """``v = xs.pop()``: `v`'s adjoint back on the list's (`reverse_unread_pop`);
+        a popped array with an adjoint is refused (it would go in by reference)."""
         if out_bar is not None and self.act.kinds.get(s.targets[0]) not in (SCALAR, INT):
             raise self.unsupported(s, op)
         return self.reverse_unread_pop(s, out_bar)

@@ -168,6 +168,9 @@ class ContainerAdjoints:
                                   slice=ir.copy_tree(index), ctx=ast.Load())
         slot = ast.Subscript(value=ir.copy_tree(acc), slice=ast.Subscript(
             value=positions, slice=ir.name(k), ctx=ast.Load()), ctx=ast.Load())
+        if isinstance(index, ast.Slice) and index.lower is index.upper is index.step is None:
+            # a copy (``xs[:]``, ``list(xs)``): each element is the one at its place
+            slot = ast.Subscript(value=ir.copy_tree(acc), slice=ir.name(k), ctx=ast.Load())
         every = ast.Call(func=ir.name("range"), args=[length(ir.copy_tree(got))], keywords=[])
         add = ir.AugAssign(slot, ast.Subscript(value=ir.copy_tree(got), slice=ir.name(k),
                                                ctx=ast.Load()), line)
