@@ -44,7 +44,10 @@ def value(draw, depth=0):
         if kind == "array":
             return np.array([draw(st.floats(-1.5, 1.5)), draw(st.floats(-1.5, 1.5))]) + 0.05
         return 2 if kind == "int" else "tag"
-    form = draw(st.sampled_from(["dict", "list", "tuple", "namedtuple", "dataclass"]))
+    # (at the top a list of numbers only is a vector, as ever: not a container)
+    forms = ["dict", "list", "tuple", "namedtuple", "dataclass"] if depth else \
+        ["dict", "tuple", "namedtuple", "dataclass"]
+    form = draw(st.sampled_from(forms))
     if form in ("namedtuple", "dataclass"):
         u, v = draw(value(depth + 1)), draw(value(depth + 1))
         return P2(u, v) if form == "namedtuple" else D2(u, v)

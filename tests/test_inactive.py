@@ -126,7 +126,6 @@ def test_kept_as_written_in_the_source():
 
 
 REFUSED = [
-    (zoo.dict_of_active, (1.5,), "runs a dict as written", "`x` carries a derivative"),
     (zoo.string_of_active, (1.5,), "runs an f-string as written", "`x` carries"),
     (zoo.try_assigns, (1.5, "3"), "`try` statement", "`n` is assigned in it and read after it"),
     (zoo.try_returns, (1.5,), "`try` statement", "`return` that leaves the function"),

@@ -521,3 +521,26 @@ def test_check_explain_and_graph_take_containers():
     assert "dict_model" in repr(page)
     dot = s2sad.graph(dict_model, at=(p, X, Y))
     assert "p_W" in dot and "digraph" in dot
+
+
+def test_dicts_of_computed_values_in_any_function():
+    """A function without container arguments that builds dicts of computed values
+    (an RNN's state) has them followed too; a dict of constants (settings) is kept
+    as written."""
+    import zoo_inactive
+
+    assert s2sad.grad(zoo_inactive.dict_of_active)(1.5) == 2.0
+    xs = [rng.normal(size=3) for _ in range(4)]
+
+    def rnn_state(W, xs):
+        state = {"h": np.zeros(3), "steps": 0}
+        for x in xs:
+            state = {"h": np.tanh(W @ state["h"] + x), "steps": state["steps"] + 1}
+        return np.sum(state["h"] ** 2) / state["steps"]
+
+    W = rng.normal(size=(3, 3)) * 0.5
+    np.testing.assert_allclose(s2sad.grad(rnn_state)(W, xs),
+                               numeric_grad(rnn_state, (W, xs), 0), rtol=1e-5, atol=1e-8)
+    text = s2sad.source(zoo_inactive.settings if hasattr(zoo_inactive, "settings")
+                        else zoo_inactive.dict_of_active)
+    assert "def " in text

@@ -384,7 +384,9 @@ def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, f
                         "Differentiate a plain `def` function.")
     tree.decorator_list = []
     _check_signature(tree, loc)
-    specs = getattr(func, STRUCTURES, None)
+    specs = getattr(func, STRUCTURES, None) if func is not None else None
+    if specs is None and func is not None and structures.builds_containers(tree):
+        specs = {}  # (dicts of computed values it builds are followed all the same)
     out_spec, leaves = None, {}
     if specs is not None:  # (the function as specialised on its container arguments)
         def value_of(n):

@@ -80,6 +80,17 @@ def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None) -> Rewr
     return Rewritten(tree, names_of, r.out_spec)
 
 
+def builds_containers(tree) -> bool:
+    """Does the function build a dict that holds a computed value (``{"h": h}``)?
+    Such dicts are followed (`rewrite` with no container parameters) wherever they
+    are; a function whose dicts hold constants only (settings) keeps them as written."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict) and not all(isinstance(v, ast.Constant)
+                                                  for v in node.values):
+            return True
+    return False
+
+
 def _fill_lines(body, line):
     """Give each statement made without a line the line of the one before it."""
     for s in body:
@@ -383,9 +394,7 @@ class _Rewriter(LoopRewrites):
         if isinstance(got, Const):
             return ast.copy_location(ast.Constant(value=got.value), e)
         if isinstance(got, Node):
-            raise self.refuse(e, f"s2sad cannot pass a {got.type.__name__} of parameters "
-                                 "here: it follows containers through reading their items, "
-                                 "loops over them, building them and returning them")
+            return ast.copy_location(self.materialised(got, e), e)
         if isinstance(e, ast.Call) and self.passes_container(e):
             got = self.inlined(e)
             if isinstance(got, Node):
@@ -405,6 +414,20 @@ class _Rewriter(LoopRewrites):
             raise self.refuse(e, f"s2sad cannot call `.{e.func.attr}()` of a container of "
                                  "parameters here")
         return self.inside(e)
+
+    def materialised(self, node: Node, at):
+        """A display that builds `node` from its leaves' variables where the function
+        hands it to code that is not followed (``print(cfg)``, ``np.array(xs)``): a
+        dict, list or tuple; another class is refused."""
+        if node.type not in (dict, list, tuple):
+            raise self.refuse(at, f"s2sad cannot pass a {node.type.__name__} of parameters "
+                                  "here: it follows containers through reading their items, "
+                                  "loops over them, building them and returning them")
+        parts = [self.materialised(c, at) if isinstance(c, Node) else
+                 ast.Name(id=c, ctx=ast.Load()) for c in node.children]
+        if node.type is dict:
+            return ast.Dict(keys=[ast.Constant(value=k) for k in node.keys], values=parts)
+        return (ast.List if node.type is list else ast.Tuple)(elts=parts, ctx=ast.Load())
 
     def inside(self, node):
         """`node` with the expressions and statements in it rewritten."""
