@@ -28,7 +28,7 @@ REFUSED = [
     (zoo.copyto, "`np.copyto` changes `y` in place"),
     (zoo.sort_in_place, "`.sort()` changes `y` in place"),
     (zoo.list_insert, "`.insert()` changes `xs` in place"),
-    (zoo.list_extend, "`.extend()` changes `xs` in place"),
+    (zoo.list_insert, "`.insert()` changes `xs` in place"),
     (zoo.helper_writes_argument, "write into the argument `A`"),
     (zoo.helper_appends_to_argument, "appends to the argument `xs`"),
     (zoo.view_from_helper, "changes what `v` shows"),

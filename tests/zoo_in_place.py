@@ -97,9 +97,9 @@ def list_insert(x):
     return xs[0]
 
 
-def list_extend(x):
+def list_insert(x):
     xs = [x[0]]
-    xs.extend([x[1]])  # marker
+    xs.insert(0, x[1])  # marker
     return xs[1]
 
 
