@@ -137,9 +137,17 @@ def along_axes(x):
             + np.tril(x, -1)[1])
 
 
-def test_jacobian_carries_every_direction_through_axis_wise_calls(monkeypatch):
+def contractions(x, y):
+    return (np.einsum("ii->i", x[:, :3]) * np.einsum("ij,jk", x, y)[:, 0]
+            + np.einsum("ij,ij->i", x, x) + np.einsum("ij,ij", x, x) * y[0, :3])
+
+
+@pytest.mark.parametrize("f,wrt", [(along_axes, 0), (contractions, (0, 1))],
+                         ids=["along_axes", "einsum"])
+def test_jacobian_carries_every_direction_through_axis_wise_calls(f, wrt, monkeypatch):
     """jacobian's vector mode: np.flip, roll, cumsum, diff, repeat of a tangent along an
-    axis count the axis from the end, so one pass carries every direction."""
+    axis count the axis from the end, and np.einsum gives the directions a label, so
+    one pass carries every direction."""
     from s2sad.api import dispatch
 
     seen = []
@@ -151,10 +159,13 @@ def test_jacobian_carries_every_direction_through_axis_wise_calls(monkeypatch):
 
     monkeypatch.setattr(dispatch, "compiled_forward", counted)
     x = np.linspace(-1.0, 1.0, 12).reshape(3, 4) ** 3 + 0.1
-    batched = s2sad.jacobian(along_axes, mode="forward")(x)
+    args = (x, np.linspace(0.0, 1.0, 16).reshape(4, 4)) if f is contractions else (x,)
+    batched = s2sad.jacobian(f, wrt=wrt, mode="forward")(*args)
     assert len(seen) == 1
     monkeypatch.undo()
-    assert np.allclose(batched, s2sad.jacobian(along_axes)(x), rtol=1e-12)
+    for b, r in zip(*((batched, s2sad.jacobian(f, wrt=wrt)(*args)) if isinstance(wrt, tuple)
+                      else ([batched], [s2sad.jacobian(f, wrt=wrt)(*args)]))):
+        assert np.allclose(b, r, rtol=1e-12)
 
 
 def written_diagonal_matrix(v):

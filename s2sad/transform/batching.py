@@ -18,9 +18,10 @@ of a vector tangent reads ``x_dot @ W.T``, a reduction over every axis or over a
 counted axis (``np.sum(t_dot, axis=0)``) runs over the same axes counted from the
 end, an element read or write ``x_dot[i]`` is ``x_dot[:, i]``, the zero tangent of
 an array the function writes into has the direction axis, ``np.broadcast_to``
-keeps the axis in front, and ``np.flip``, ``roll``, ``cumsum``, ``diff`` and
+keeps the axis in front, ``np.flip``, ``roll``, ``cumsum``, ``diff`` and
 ``repeat`` of a tangent along an axis count it from the end (``triu`` and ``tril``
-keep to the last two axes as they are). Anything else that touches a tangent (a method, an unknown
+keep to the last two axes as they are), and ``np.einsum`` of one tangent gives the
+direction axis a label of its own. Anything else that touches a tangent (a method, an unknown
 call, a write whose element rank is not known) raises `NotBatchable`, and the caller
 takes one pass per direction: a line `batch` cannot prove is never run on directions.
 
@@ -345,8 +346,7 @@ class _Batcher:
             return ast.Call(func=node.func, args=[value], keywords=[]), rank, batched
         if text == "np.broadcast_to" and len(node.args) == 2 and not node.keywords:
             return self.broadcast_to(node)
-        if text in _ALONG_AXIS and node.args and not any(_has_tangent(a) for a in node.args[1:]) \
-                and not any(_has_tangent(k.value) for k in node.keywords):
+        if (text in _ALONG_AXIS or text == "np.einsum") and node.args:
             return _along_axis(self, node, text)
         if text == "np.where" and len(node.args) == 3 and not node.keywords \
                 and not _has_tangent(node.args[0]):
@@ -409,7 +409,13 @@ def _along_axis(batcher, node, text):
     """`_Batcher.call` of ``np.flip(t_dot, 0)`` and its kin (`_ALONG_AXIS`): the same
     call with the axes counted from the end, ``np.flip(t_dot, -2)`` of a matrix
     tangent; the triangles of ``np.triu`` and ``np.tril`` are the last two axes
-    already."""
+    already. (``np.einsum``: `_einsum`.)"""
+    if any(_has_tangent(k.value) for k in node.keywords):
+        raise NotBatchable(node)
+    if text == "np.einsum":
+        return _einsum(batcher, node)
+    if any(_has_tangent(a) for a in node.args[1:]):
+        raise NotBatchable(node)
     value, rank, batched = batcher.expr(node.args[0])
     place = _ALONG_AXIS[text]
     if not batched or rank is None or rank < (2 if place is None else 1):
@@ -440,6 +446,32 @@ def _along_axis(batcher, node, text):
     else:
         keywords.append(ast.keyword(arg="axis", value=counted))
     return ast.Call(func=node.func, args=args, keywords=keywords), rank, True
+
+
+def _einsum(batcher, node):
+    """``np.einsum("ij,jk->ik", x_dot, y)`` of one tangent, with literal subscripts
+    and no ``...``: a new label for the direction axis, in front of the tangent's
+    labels and the output's (``"zij,jk->zik"``)."""
+    spec = node.args[0]
+    operands = node.args[1:]
+    tangents = [i for i, a in enumerate(operands) if _has_tangent(a)]
+    if not (isinstance(spec, ast.Constant) and isinstance(spec.value, str)) \
+            or "." in spec.value or len(tangents) != 1:
+        raise NotBatchable(node)
+    inputs, arrow, output = spec.value.replace(" ", "").partition("->")
+    parts = inputs.split(",")
+    i = tangents[0]
+    value, rank, batched = batcher.expr(operands[i])
+    if not batched or rank != len(parts[i]) or len(parts) != len(operands):
+        raise NotBatchable(node)
+    if not arrow:  # (implicit: the labels that appear once, in order)
+        output = "".join(sorted(c for c in set(inputs) if inputs.count(c) == 1 and c != ","))
+    label = next(c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA"
+                 if c not in spec.value)
+    parts[i] = label + parts[i]
+    args = [ir.const(",".join(parts) + "->" + label + output)] + list(operands)
+    args[1 + i] = value
+    return ast.Call(func=node.func, args=args, keywords=list(node.keywords)), len(output), True
 
 
 def _call_of(node, text) -> bool:
