@@ -1,0 +1,71 @@
+"""The transform's time grows with the code's size, not faster: a pass that scans the
+rest of a block for every line (quadratic) shows in the first call of long
+straight-line functions (`benchmarks.first_call`), first in how often the compiler
+asks the IR's helpers about statements and expressions (a count no other process on
+the machine can change), then in time."""
+
+import gc
+import time
+
+import s2sad
+from benchmarks.first_call import SCALAR_ARGS, straight_line
+from s2sad import ir
+from s2sad.primitives import shape_rules
+
+# the IR's questions every stage asks of statements and expressions
+HELPERS = ("names_in", "nodes", "walk", "exprs", "copy_tree", "expr_key",
+           "defined_names", "stmt_reads", "blocks", "slots")
+
+
+def _first_call(n) -> float:
+    """The best of three first calls of a new `n`-operation function's gradient, in
+    seconds of this process's CPU time (what other processes on a shared machine take
+    does not count)."""
+    best = float("inf")
+    for _ in range(3):
+        f = straight_line(n)
+        gc.collect()
+        start = time.process_time()
+        s2sad.grad(f, wrt=(0, 1, 2, 3))(*SCALAR_ARGS)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def test_questions_grow_linearly(monkeypatch):
+    asked = [0]
+    for name in HELPERS:
+        def counted(*args, _helper=getattr(ir, name), **kwargs):
+            asked[0] += 1
+            return _helper(*args, **kwargs)
+        monkeypatch.setattr(ir, name, counted)
+
+    def questions(n) -> int:
+        asked[0] = 0
+        s2sad.grad(straight_line(n), wrt=(0, 1, 2, 3))(*SCALAR_ARGS)
+        return asked[0]
+
+    questions(10)
+    small, large = questions(400), questions(1600)
+    # 4 times the code (4.1 times the gradient's lines): 4.4 times the questions now
+    # (a few passes repeat while constants still fold), 6.8 with the quadratic
+    # passes this test was written against
+    assert large / small < 5.0, (small, large)
+
+
+def test_first_call_grows_linearly():
+    _first_call(10)  # (s2sad's own first-use costs)
+    small, large = _first_call(400), _first_call(1600)
+    # 4 times the code: 4 to 5.5 times the time when linear (larger trees are slower
+    # to allocate and walk), 16 when quadratic
+    assert large / small < 7.0, (small, large)
+
+
+def test_broadcast_symbols_stay_short():
+    """Chained broadcasts of unknown lengths name their result by the set of symbols
+    met, not by nesting the names (which doubled their length at every line: an
+    8 GB, 50-second NumPy Hessian of 200 lines)."""
+    shape = ("a",)
+    for symbol in "bcdbcadcb" * 20:
+        shape = shape_rules.broadcast([shape, (symbol,)])
+    assert shape == ("?a|b|c|d",)
+    assert shape_rules.broadcast([("?a|b",), ("?b|c",)]) == ("?a|b|c",)
