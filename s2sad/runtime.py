@@ -324,18 +324,15 @@ def take_bar(g, x, indices, axis=None):
     return x_bar
 
 
-def along_axis_bar(g, x, indices, axis=-1):
-    """Adjoint of ``np.take_along_axis(x, indices, axis)`` (of ``np.sort`` with the
-    indices ``np.argsort`` gives): `g` added into zeros of `x`'s shape, each element
-    where it was read from."""
-    x_bar = np.zeros(np.shape(x), dtype=np.result_type(np.asarray(x), g))
+def unsort(g, x, order, axis=-1):
+    """Adjoint of ``np.sort(x, axis)``: `g` put back where each element came from
+    (`order` is ``np.argsort(x, axis)``, a permutation along the axis: no element is
+    read twice, so a put, not a sum)."""
+    x_bar = np.empty(np.shape(x), dtype=np.result_type(np.asarray(x), g))
     if axis is None:
-        np.add.at(x_bar.reshape(-1), indices, g)
-        return x_bar
-    axis = axis % x_bar.ndim
-    index = np.ix_(*[range(n) for n in np.shape(indices)])
-    index = index[:axis] + (indices,) + index[axis + 1:]
-    np.add.at(x_bar, index, g)
+        x_bar.reshape(-1)[order] = g
+    else:
+        np.put_along_axis(x_bar, order, g, axis)
     return x_bar
 
 

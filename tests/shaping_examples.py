@@ -145,7 +145,7 @@ def helper_examples(key, r):
     if key is runtime.take_bar:
         return [([arr(r, (3,)), x, np.array([0, 2, 2])], {}),
                 ([arr(r, (3, 2)), x, np.array([1, 1])], {"axis": -1})]
-    if key is runtime.along_axis_bar:
+    if key is runtime.unsort:
         order = np.argsort(distinct(r, (3, 4)), axis=0)
         return [([arr(r, (3, 4)), x, order], {"axis": 0}),
                 ([arr(r, (12,)), x, np.argsort(distinct(r, (12,)))], {"axis": None})]
@@ -178,6 +178,6 @@ def helper_examples(key, r):
     return None
 
 
-HELPER_KEYS_NAMES = ("cumprod_bar", "take_bar", "along_axis_bar", "unpad", "untile", "unrepeat",
+HELPER_KEYS_NAMES = ("cumprod_bar", "take_bar", "unsort", "unpad", "untile", "unrepeat",
                      "diag_bar", "diff_bar", "median_bar", "kron_a_bar", "kron_b_bar",
                      "tensordot_a_bar", "tensordot_b_bar", "einsum_bar")

@@ -15,9 +15,9 @@ differences.
 import numpy as np
 
 from .. import runtime
-from ..runtime import (along_axis_bar, cumprod_bar, cumprod_bar_dot, diag_bar, diff_bar,
-                       einsum_bar, kron_a_bar, kron_b_bar, median_bar, take_bar, tensordot_a_bar,
-                       tensordot_b_bar, unpad, unrepeat, untile)
+from ..runtime import (cumprod_bar, cumprod_bar_dot, diag_bar, diff_bar, einsum_bar, kron_a_bar,
+                       kron_b_bar, median_bar, take_bar, tensordot_a_bar, tensordot_b_bar, unpad,
+                       unrepeat, unsort, untile)
 from ..runtime import (cofactors_dot, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar, pieces,
                        prod_others_dot, trigamma, unbroadcast, unreduce, unstack, vstack_pieces)
 from .registry import FORWARD, add_rule
@@ -120,9 +120,9 @@ def take_bar_(g, x, indices, *, axis=None, out, g_dot, x_dot, indices_dot):
     return take_bar(g_dot, x, indices, axis), None, None
 
 
-@rule(runtime.along_axis_bar)
-def along_axis_bar_(g, x, indices, *, axis=-1, out, g_dot, x_dot, indices_dot):
-    return along_axis_bar(g_dot, x, indices, axis), None, None
+@rule(runtime.unsort)
+def unsort_(g, x, order, *, axis=-1, out, g_dot, x_dot, order_dot):
+    return unsort(g_dot, x, order, axis), None, None
 
 
 @rule(runtime.unpad)

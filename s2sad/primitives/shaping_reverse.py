@@ -20,9 +20,9 @@ too (no division by an element that is zero). ``np.pad`` differentiates
 
 import numpy as np
 
-from ..runtime import (along_axis_bar, cumprod_bar, diag_bar, kron_a_bar, kron_b_bar, diff_bar, einsum_bar, median_bar,
-                       take_bar, tensordot_a_bar, tensordot_b_bar, unbroadcast, unpad,
-                       unreduce, unrepeat, untile)
+from ..runtime import (cumprod_bar, diag_bar, diff_bar, einsum_bar, kron_a_bar, kron_b_bar,
+                       median_bar, take_bar, tensordot_a_bar, tensordot_b_bar, unbroadcast,
+                       unpad, unreduce, unrepeat, unsort, untile)
 from .registry import REVERSE, add_rule
 from .templates import NOT_LITERAL
 
@@ -76,7 +76,7 @@ def np_diff(x, *, n=1, axis=-1, out, out_bar):
 @rule(np.sort, positional=1, lists=("x",))
 def np_sort(x, *, axis=-1, kind=None, out, out_bar):
     # (each element gets the adjoint of the place it was sorted to)
-    return along_axis_bar(out_bar, x, np.argsort(x, axis), axis)
+    return unsort(out_bar, x, np.argsort(x, axis), axis)
 
 
 @rule(np.take, positional=1)
