@@ -204,7 +204,7 @@ def test_errors_point_at_the_line():
     def passes_on(p):
         return np.sum(helper(p)) + np.sum(np.asarray(p))
 
-    with pytest.raises(S2SADError, match="cannot pass a dict"):
+    with pytest.raises(S2SADError, match="a dict as written, with no derivative"):
         s2sad.grad(passes_on)({"a": 1.0})
 
     def no_key(p):
@@ -544,3 +544,27 @@ def test_dicts_of_computed_values_in_any_function():
     text = s2sad.source(zoo_inactive.settings if hasattr(zoo_inactive, "settings")
                         else zoo_inactive.dict_of_active)
     assert "def " in text
+
+
+def _initial_state(x):
+    return {"h": x * 2.0, "n": 1}
+
+
+def test_functions_returning_dicts():
+    """A call of a function that returns a dict it builds is put in place, in a
+    caller with or without containers of its own."""
+    def f(x):
+        s = _initial_state(x)
+        return s["h"] * s["n"] + x
+
+    def g(x):
+        return _initial_state(x)["h"] ** 2
+
+    assert s2sad.grad(f)(1.5) == pytest.approx(3.0)
+    assert s2sad.grad(g)(3.0) == pytest.approx(24.0)
+    assert s2sad.hessian(g)(3.0) == pytest.approx(8.0)
+    np.testing.assert_allclose(s2sad.grad(lambda_sum)(np.ones(2)), [2.0, 2.0])
+
+
+def lambda_sum(x):
+    return np.sum(_initial_state(x)["h"])

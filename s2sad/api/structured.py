@@ -318,27 +318,17 @@ def fast_caller(flat: Flat, wrt: tuple, inner, fallback, entry: str, single: boo
     args = ", ".join(access.get(m, m) for m in flat.values)
     position = {m: i for i, m in enumerate(wrt)}
 
-    def built(spec, names):
-        parts = []
-        for c in spec.children:
-            if c is not None:
-                parts.append(built(c, names))
-                continue
-            m = next(names)
-            parts.append(f"_r[{position[m]}]" if m in position else "None")
-        tp = spec.type
-        if tp is dict:
-            return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(spec.keys, parts)) + "}"
-        if tp is list:
-            return "[" + ", ".join(parts) + "]"
-        if tp is tuple:
-            return "(" + "".join(p + ", " for p in parts) + ")"
-        ns[f"_T{len(ns)}"] = tp
+    def record(spec, items):
+        ns[f"_T{len(ns)}"] = spec.type
         if spec.form == "sequence":
-            return f"_T{len(ns) - 1}({', '.join(parts)})"
-        return f"_made(_T{len(ns) - 1}, {spec.keys!r}, ({''.join(p + ', ' for p in parts)}))"
+            return f"_T{len(ns) - 1}({', '.join(items)})"
+        return f"_made(_T{len(ns) - 1}, {spec.keys!r}, ({''.join(p + ', ' for p in items)}))"
 
-    grads = [built(flat.specs[n], iter(flat.leaves[n])) if n in flat.specs else
+    def built(spec, names):
+        return literal(spec, iter([f"_r[{position[m]}]" if m in position else "None"
+                                   for m in names]), record)
+
+    grads = [built(flat.specs[n], flat.leaves[n]) if n in flat.specs else
              f"_r[{position[n]}]" for n in flat.names]
     result = grads[0] if single else "(" + "".join(g + ", " for g in grads) + ")"
     call = f"_v, _r = _inner({args})" if entry == "value_and_grad" else f"_r = _inner({args})"
@@ -384,12 +374,13 @@ def leaf_expressions(expr: str, spec) -> list:
     return out
 
 
-def literal(spec, parts) -> str:
+def literal(spec, parts, record=None) -> str:
     """Python text building a container of structure `spec` from the texts `parts`
-    (an iterator, one per leaf)."""
+    (an iterator, one per leaf); ``record(spec, items)`` writes a namedtuple's or
+    dataclass's (by default its constructor, by name)."""
     if spec is None:
         return next(parts)
-    items = [literal(c, parts) for c in spec.children]
+    items = [literal(c, parts, record) for c in spec.children]
     tp = spec.type
     if tp is dict:
         return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(spec.keys, items)) + "}"
@@ -397,6 +388,8 @@ def literal(spec, parts) -> str:
         return "[" + ", ".join(items) + "]"
     if tp is tuple:
         return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if record is not None:
+        return record(spec, items)
     if spec.form == "sequence":
         return f"{tp.__name__}({', '.join(items)})"
     return f"{tp.__name__}(" + ", ".join(f"{k}={p}" for k, p in zip(spec.keys, items)) + ")"

@@ -155,8 +155,11 @@ class Located:
                    source_line=text, hint=hint)
 
 
-def parse(func) -> Parsed:
-    """Parse a Python function object. See the module docstring."""
+def parse(func, containers=True) -> Parsed:
+    """Parse a Python function object. See the module docstring. Without
+    `containers`, the tree is the function as written (`structures` does not
+    rewrite it: for a function put in place of a call, whose caller's rewrite
+    follows its containers)."""
     if isinstance(func, (classmethod, staticmethod)):
         func = func.__func__
     if not isinstance(func, types.FunctionType):
@@ -188,7 +191,7 @@ def parse(func) -> Parsed:
     try:
         parsed = _parse_lines(lines, max(first, 1), filename, func.__qualname__,
                               func.__globals__, cells, getattr(func, "__builtins__", None),
-                              func, name)
+                              func, name, containers)
     except UnsupportedSyntaxError:
         # (first: a construct s2sad refuses in any case, such as the `assert` that
         # pytest's rewriting compiles differently from its text)
@@ -355,7 +358,8 @@ def parse_source(text: str, namespace: dict, filename: str = "<s2sad-input>",
                         None, None, node.name)
 
 
-def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, func, name):
+def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, func, name,
+                 containers=True):
     text = "".join(lines)
     dedented = textwrap.dedent(text)
     col_shift = _indent(text) - _indent(dedented)
@@ -385,14 +389,19 @@ def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, f
     tree.decorator_list = []
     _check_signature(tree, loc)
     specs = getattr(func, STRUCTURES, None) if func is not None else None
-    if specs is None and func is not None and structures.builds_containers(tree):
+    if not containers:
+        specs = None
+    elif specs is None and func is not None and structures.builds_containers(
+            tree, _called_functions(tree, globals_, cells, builtins_)):
         specs = {}  # (dicts of computed values it builds are followed all the same)
     out_spec, leaves = None, {}
     if specs is not None:  # (the function as specialised on its container arguments)
         def value_of(n):
             got = lookup(n, globals_, cells, builtins_)
             return None if got is MISSING else got
-        rewritten = structures.rewrite(tree, specs, loc, value_of, parse)
+        rewritten = structures.rewrite(tree, specs, loc, value_of,
+                                       lambda fn: parse(fn, containers=False),
+                                       leaves_out=hasattr(func, STRUCTURES))
         tree, out_spec, leaves = rewritten.tree, rewritten.out_spec, rewritten.leaf_names
     nodes = list(ast.walk(tree))  # one walk for the checks and the names below
     _check_nodes(tree, loc, nodes)
@@ -403,6 +412,19 @@ def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, f
     return Parsed(tree=tree, info=info, refs=refs, locals=local_set, globals=globals_,
                   imported=set(imported),
                   cells=cells, out_spec=out_spec, leaf_names=leaves)
+
+
+def _called_functions(tree, globals_, cells, builtins_) -> list:
+    """The functions of the user's that `tree` calls by a free name, with whether each
+    builds a dict of computed values (`structures.returns_containers`)."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            value = lookup(node.func.id, globals_, cells, builtins_)
+            if isinstance(value, types.FunctionType) and not hasattr(value, "__s2sad__"):
+                out.append(value)
+    return [structures.returns_containers(f, lambda fn: parse(fn, containers=False))
+            for f in out]
 
 
 def _indent(text: str) -> int:

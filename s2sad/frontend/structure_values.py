@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from ..ir import trees
 from ..ir.trees import Spec
 
 
@@ -32,13 +33,7 @@ class Node:
         self.owned = owned
 
     def index(self, key):
-        if self.form == "sequence" and isinstance(key, int) and not isinstance(key, bool):
-            n = len(self.children)
-            return key + n if -n <= key < 0 else (key if 0 <= key < n else None)
-        try:
-            return self.keys.index(key) if key in self.keys else None
-        except TypeError:
-            return None
+        return trees.item_index(self.form, self.keys, len(self.children), key)
 
     def spec(self) -> Spec:
         return Spec(self.type, tuple(self.keys),

@@ -45,11 +45,13 @@ _CONTAINERS_HINT = ("Read a container's items by constant keys (p[\"W\"], p.W, p
                     "other functions.")
 
 
-def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None) -> Rewritten:
+def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None,
+            leaves_out=True) -> Rewritten:
     """See the module docstring. `loc` builds errors at the user's lines
     (`parse.Located`); ``lookup(name)`` is the value of a free name (None if none);
     ``parse(function)`` parses a function of the user's a container is passed to
-    (`structure_calls.inline`)."""
+    (`structure_calls.inline`). Without `leaves_out` (a function the entry points do
+    not call themselves), a container it returns is returned built (a display)."""
     tree = copy.deepcopy(tree)
     env = {}
     names_of = {}
@@ -72,6 +74,7 @@ def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None) -> Rewr
         setattr(args, group, new)
     r = _Rewriter(loc, env, lookup)
     r.parse = parse
+    r.leaves_out = leaves_out
     r.caller_locals = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(
         n.ctx, ast.Store)} | {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)} | {
         n for names in names_of.values() for n in names} | set(specs)
@@ -80,10 +83,29 @@ def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None) -> Rewr
     return Rewritten(tree, names_of, r.out_spec)
 
 
-def builds_containers(tree) -> bool:
-    """Does the function build a dict that holds a computed value (``{"h": h}``)?
-    Such dicts are followed (`rewrite` with no container parameters) wherever they
-    are; a function whose dicts hold constants only (settings) keeps them as written."""
+_RETURNS: dict = {}  # code object -> does the function return a dict it builds?
+
+
+def returns_containers(func, parse) -> bool:
+    """Does the user function `func` build a dict of computed values (see
+    `builds_containers`)? A call of it is put in place in a rewritten caller, so the
+    dict it returns is followed; one that cannot be parsed is not."""
+    code = func.__code__
+    if code not in _RETURNS:
+        try:
+            _RETURNS[code] = builds_containers(parse(func).tree)
+        except Exception:  # (an error of its own shows where it is compiled)
+            _RETURNS[code] = False
+    return _RETURNS[code]
+
+
+def builds_containers(tree, callees=()) -> bool:
+    """Does the function build a dict that holds a computed value (``{"h": h}``), or
+    call a function that does (`callees`: a bool per function it calls)? Such dicts
+    are followed (`rewrite` with no container parameters) wherever they are; a
+    function whose dicts hold constants only (settings) keeps them as written."""
+    if any(callees):
+        return True
     for node in ast.walk(tree):
         if isinstance(node, ast.Dict) and not all(isinstance(v, ast.Constant)
                                                   for v in node.values):
@@ -132,6 +154,7 @@ class _Rewriter(LoopRewrites):
         self.inlining: list = []  # the functions being put in place, outermost first
         self.lazy = 0  # inside a conditional expression or `and`/`or`
         self.parse = None
+        self.leaves_out = True
         self.caller_locals: set = set()
 
     # ------------------------------------------------------------ errors
@@ -279,6 +302,8 @@ class _Rewriter(LoopRewrites):
         args = list(e.args) + [k.value for k in e.keywords]
         if any(isinstance(self.value(a, [], probe=True), Node) for a in args):
             return callee
+        if self.parse is not None and returns_containers(callee, self.parse):
+            return callee  # (what it returns is followed: its body is put in place)
         return None
 
     def inlined(self, e: ast.Call):
@@ -385,6 +410,9 @@ class _Rewriter(LoopRewrites):
         a container met where it cannot be is refused."""
         got = self.value(e, [], probe=True) if isinstance(
             e, (ast.Name, ast.Subscript, ast.Attribute)) else None
+        if got is None and isinstance(e, (ast.Subscript, ast.Attribute)) and isinstance(
+                e.value, ast.Call) and self.passes_container(e.value):
+            got = self.value(e, [])  # (an item of what a call put in place returns)
         if got is None and isinstance(e, (ast.Subscript, ast.Attribute)) and isinstance(
                 self.value(e.value, [], probe=True), Node) and not (
                 isinstance(e, ast.Attribute) and e.attr in DICT_METHODS):
@@ -664,6 +692,9 @@ class _Rewriter(LoopRewrites):
             return [s]
         pre = []
         got = self.value(s.value, pre)
+        if isinstance(got, Node) and not self.leaves_out:
+            s.value = ast.copy_location(self.materialised(got, s), s.value)
+            return pre + [s]
         if isinstance(got, Node):
             spec = got.spec()
             if self.returned and self.out_spec != spec:

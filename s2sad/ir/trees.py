@@ -46,18 +46,23 @@ class Spec:
         return len(self.children)
 
     def index(self, key):
-        """The position of the item reached by `key` (a key, a field name, or an
-        int position for a sequence), or None."""
-        if self.form in ("sequence",) and isinstance(key, int) and not isinstance(key, bool):
-            n = len(self.children)
-            return key + n if -n <= key < 0 else (key if 0 <= key < n else None)
-        try:
-            return self.keys.index(key) if key in self.keys else None
-        except TypeError:
-            return None
+        """The position of the item reached by `key` (`item_index`), or None."""
+        return item_index(self.form, self.keys, len(self.children), key)
 
     def n_leaves(self) -> int:
         return sum(1 if c is None else c.n_leaves() for c in self.children)
+
+
+def item_index(form: str, keys, n: int, key):
+    """The position of the item of a container (of `form`, `keys`, `n` items) that
+    `key` reaches: a key or a field name, or for a sequence an int position (from
+    the end where negative); None for none."""
+    if form == "sequence" and isinstance(key, int) and not isinstance(key, bool):
+        return key + n if -n <= key < 0 else (key if 0 <= key < n else None)
+    try:
+        return list(keys).index(key) if key in keys else None
+    except TypeError:
+        return None
 
 
 _REGISTERED: dict = {}  # class -> (flatten, unflatten)
