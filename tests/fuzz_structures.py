@@ -130,8 +130,14 @@ def structured_program(draw):
         if style == "helper" and any(numeric(c) for _, c in got):
             name = f"h{next(counter)}"
             acc, _ = next((a, c) for a, c in got if numeric(c))
-            helpers.append(f"def {name}(n, scale=1.0):\n    return {term(f'n{acc}')} * scale\n")
-            lines.append(f"    total = total + {name}({expr}, 2.0)")
+            if draw(st.booleans()):
+                helpers.append(f"def {name}(n, scale=1.0):\n    return {term(f'n{acc}')} * "
+                               "scale\n")
+                lines.append(f"    total = total + {name}({expr}, 2.0)")
+            else:  # (a helper returning a dict it builds)
+                helpers.append(f"def {name}(n):\n    out = {{'s': {term(f'n{acc}')}}}\n"
+                               f"    out['t'] = out['s'] * 0.5\n    return out\n")
+                lines.append(f"    total = total + {name}({expr})['t']")
             for a, c in got:
                 if a != acc:
                     read(f"{expr}{a}", c, depth + 1)
