@@ -187,6 +187,35 @@ def sorted_values(xs):
     return ys[len(ys) // 2] * 2.0 + ys[0] * ys[-1] + sum(top[1:-1])
 
 
+def in_a_while_test(x):
+    n = 0
+    while sum(x * k for k in range(n + 1)) < 5.0 and n < 10:
+        n += 1
+        x = x * 1.1
+    return x * n
+
+
+def in_an_elif_and_lazy_parts(xs, c):
+    if c > 1.0:
+        r = c
+    elif max(x * c for x in xs) > 0.5:
+        r = sum(xs) * c
+    else:
+        r = -c
+    v = (c > 0 and sum(x * c for x in xs)) or 0.5 * c
+    w = c if 0.0 < sum(x * c for x in xs) < 10.0 else -c
+    return r + v * c + w
+
+
+def _scaled_list(xs, s):
+    return [s * x for x in xs]
+
+
+def from_a_callee(xs, s):
+    ys = _scaled_list(xs, s)
+    return sum(ys) * ys[0]
+
+
 def slices(xs):
     head = xs[:2]
     back = xs[::-1]
@@ -243,6 +272,10 @@ ZOO = [
     (extend_list, (XS, 0.9), (0, 1)),
     (repeated_list, (1.3, 3), 0),
     (slices, (XS,), 0),
+    (in_a_while_test, (0.7,), 0),
+    (in_an_elif_and_lazy_parts, (XS, 0.5), (0, 1)),
+    (in_an_elif_and_lazy_parts, (XS, -0.5), (0, 1)),
+    (from_a_callee, (XS, 1.5), (0, 1)),
     (sorted_values, (XS,), 0),
     (popped_stack, (XS,), 0),
     (concatenated, (XS, 0.8), (0, 1)),
