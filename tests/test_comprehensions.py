@@ -156,6 +156,12 @@ def refused_star_of_unknown_length(xs):
     return _scaled(*xs)
 
 
+def refused_star_of_a_list_that_grows(xs):
+    args = [xs[0], xs[1]]
+    args.append(xs[2])
+    return _scaled(*args)
+
+
 @pytest.mark.parametrize("f,what", [(refused_active_dict_comprehension, "depends on xs"),
                                     (refused_star_of_unknown_length, "`*` unpacking")])
 def test_what_is_still_refused_points_at_the_line(f, what):
@@ -176,3 +182,9 @@ def test_generator_with_yield_is_still_refused():
 
     with pytest.raises(s2sad.S2SADError, match="yield"):
         s2sad.grad(gen)(1.0)
+
+
+def test_a_star_of_a_list_display_that_grows_is_refused_not_cut_short():
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="`[*]` unpacking") as e:
+        s2sad.grad(refused_star_of_a_list_that_grows)([1.0, 2.0, 3.0])
+    assert e.value.lineno == refused_star_of_a_list_that_grows.__code__.co_firstlineno + 3

@@ -130,19 +130,29 @@ class _Expander:
         return self.refs.get(text, None) is obj
 
     def _single_displays(self, tree) -> dict:
-        """Local names assigned exactly once, by a tuple or list display with no
-        ``*``: their length is known (``args = (x, y)`` read by ``f(*args)``)."""
+        """Local names assigned exactly once, by a tuple display with no ``*``, or by
+        such a list display and read only by ``*`` and indexing (nothing could change
+        its length): their length is known (``args = (x, y)`` read by ``f(*args)``)."""
         stores: dict = {}
+        plain_reads = set()  # ids of the loads of a name as `*name` or `name[...]`
         for n in ast.walk(tree):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                 stores[n.id] = stores.get(n.id, 0) + 1
+            if isinstance(n, (ast.Starred, ast.Subscript)) and isinstance(n.value, ast.Name) \
+                    and isinstance(n.ctx, ast.Load):
+                plain_reads.add(id(n.value))
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) \
+                    and id(n) not in plain_reads:
+                stores[n.id] = stores.get(n.id, 0) + 0.5  # (a list read otherwise)
         out = {}
         for n in ast.walk(tree):
             if isinstance(n, ast.Assign) and len(n.targets) == 1 \
                     and isinstance(n.targets[0], ast.Name) \
                     and isinstance(n.value, (ast.Tuple, ast.List)) \
                     and not any(isinstance(e, ast.Starred) for e in n.value.elts) \
-                    and stores.get(n.targets[0].id) == 1 \
+                    and (stores.get(n.targets[0].id) == 1 or isinstance(n.value, ast.Tuple)
+                         and int(stores.get(n.targets[0].id)) == 1) \
                     and n.targets[0].id not in {a.arg for a in ast.walk(tree.args)
                                                 if isinstance(a, ast.arg)}:
                 out[n.targets[0].id] = len(n.value.elts)
