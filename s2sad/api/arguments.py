@@ -407,3 +407,60 @@ def checkpoint_option(checkpoint, snapshots, what, mode="reverse"):
         raise S2SADError(f"{what}(checkpoint=...) checkpoints the loops of the compiled "
                          f"reverse mode, not mode={mode!r}")
     return (checkpoint, snapshots)
+
+
+# ------------------------------------------------------- functions as values
+
+
+def unbound(f):
+    """``(function, leading arguments, keyword arguments)``: a bound method
+    (``model.loss``), a `functools.partial` or a callable object (its ``__call__``)
+    as the plain function it calls and the arguments bound to it; ``(f, (), {})``
+    for anything else."""
+    args, kwargs = (), {}
+    for _ in range(16):
+        if isinstance(f, types.MethodType) and isinstance(f.__func__, types.FunctionType):
+            f, args = f.__func__, (f.__self__,) + args
+        elif isinstance(f, functools.partial):
+            args, kwargs = tuple(f.args) + args, {**f.keywords, **kwargs}
+            f = f.func
+        elif not isinstance(f, (types.FunctionType, type)) and callable(f) and isinstance(
+                getattr(type(f), "__call__", None), types.FunctionType) and \
+                getattr(f, "__s2sad__", None) is None:
+            f, args = type(f).__call__, (f,) + args
+        else:
+            return f, args, kwargs
+    return f, args, kwargs
+
+
+def rebased_wrt(f, args, kwargs, wrt):
+    """`wrt` of the callable whose function `f` has `args` and `kwargs` bound (see
+    `unbound`), as names of `f`'s parameters: a position counts from the first
+    parameter left free."""
+    names, n_pos = signature_params(f)
+    free = [n for n in names[len(args):n_pos] if n not in kwargs]
+    items = list(wrt) if isinstance(wrt, (tuple, list)) else [wrt]
+    out = []
+    for item in items:
+        if isinstance(item, int) and not isinstance(item, bool):
+            if not -len(free) <= item < len(free):
+                raise WrtError(f"wrt={item} is out of range: {f.__qualname__} bound to "
+                               f"{len(args)} argument{'s' if len(args) != 1 else ''} has "
+                               f"{len(free)} positional parameters left ({', '.join(free)})",
+                               **at_def(f))
+            item = free[item]
+        out.append(item)
+    return tuple(out) if isinstance(wrt, (tuple, list)) else out[0]
+
+
+def with_bound(g, args, kwargs):
+    """`g` (made for the plain function) called with the bound `args` and `kwargs`
+    first, as the user's callable takes its arguments."""
+    if not args and not kwargs:
+        return g
+
+    @functools.wraps(g)
+    def call(*more, **kw):
+        return g(*args, *more, **{**kwargs, **kw})
+
+    return call

@@ -30,7 +30,7 @@ from ..errors import S2SADError, WrtError
 from ..ir.kinds import differentiable, kind_of
 from . import dispatch, shapes
 from . import structured
-from .arguments import (argument_kinds, at_def, bind, call_with, complex_refusal,
+from .arguments import (rebased_wrt, unbound, with_bound, argument_kinds, at_def, bind, call_with, complex_refusal,
                         complex_value, mark_made, normalize_wrt, public, refuse_derived,
                         typed_gradients, typed_like)
 
@@ -45,6 +45,11 @@ def jvp(f, primals, tangents):
     the output's shape, a tuple for a tuple. The primals are passed positionally;
     keyword-only parameters take their defaults."""
     refuse_derived(f, "jvp")
+    plain, bound, keywords = unbound(f)
+    if plain is not f and not keywords and isinstance(primals, (tuple, list)) and \
+            isinstance(tangents, (tuple, list)):  # (a bound method, a callable object)
+        return jvp(plain, tuple(bound) + tuple(primals),
+                   (None,) * len(bound) + tuple(tangents))
     if not isinstance(primals, (tuple, list)):
         raise S2SADError(f"jvp takes the primals as a tuple: jvp(f, (x, y), (x_dot, "
                          f"y_dot)); got {type(primals).__name__}")
@@ -211,6 +216,10 @@ def hessian(f, wrt=0):
     floats count as 1-D arrays. The returned function takes `f`'s arguments,
     keyword and keyword-only ones too."""
     refuse_derived(f, "hessian")
+    plain, bound, keywords = unbound(f)
+    if plain is not f:  # (a bound method, a partial, a callable object)
+        return with_bound(hessian(plain, rebased_wrt(plain, bound, keywords, wrt)), bound,
+                          keywords)
     names, as_tuple = normalize_wrt(f, wrt)
 
     def h(*args, **kwargs):
@@ -253,6 +262,10 @@ def hvp(f, wrt=0):
     the Hessian. Keyword arguments of `f` follow as keywords:
     ``hvp(f)(x, v, scale=2.0)``."""
     refuse_derived(f, "hvp")
+    plain, bound, keywords = unbound(f)
+    if plain is not f:  # (a bound method, a partial, a callable object)
+        return with_bound(hvp(plain, rebased_wrt(plain, bound, keywords, wrt)), bound,
+                          keywords)
     names, as_tuple = normalize_wrt(f, wrt)
     if as_tuple:
         raise S2SADError("hvp takes one parameter in wrt", hint="Use hessian for several.")

@@ -36,7 +36,7 @@ from ..ir import trees
 from ..ir.kinds import differentiable, kind_of, with_shapes
 from . import debug, dispatch
 from . import structured
-from .arguments import (argument_kinds, at_def, bind, check_function, check_mode, checkpoint_option,
+from .arguments import (argument_kinds, at_def, bind, rebased_wrt, unbound, with_bound, check_function, check_mode, checkpoint_option,
                         complex_refusal, complex_value, fixed_argument, normalize_wrt,
                         mark_made, numeric_kind, public, retyped_list, signature_params,
                         typed_gradients)
@@ -78,6 +78,10 @@ def grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None, snapshots=N
     ckpt = checkpoint_option(checkpoint, snapshots, "grad", mode)
     if f is None:
         return lambda g: grad(g, wrt, mode, debug, checkpoint, snapshots, has_aux)
+    plain, bound, keywords = unbound(f)
+    if plain is not f and mode != "tape":  # (a bound method, a partial, a callable object)
+        return with_bound(grad(plain, rebased_wrt(plain, bound, keywords, wrt), mode, debug,
+                               checkpoint, snapshots, has_aux), bound, keywords)
     if has_aux:
         return _with_aux(f, wrt, "grad", mode, ckpt)
     if _debugging(debug) and mode == "reverse":
@@ -111,6 +115,11 @@ def value_and_grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None,
     ckpt = checkpoint_option(checkpoint, snapshots, "value_and_grad", mode)
     if f is None:
         return lambda g: value_and_grad(g, wrt, mode, debug, checkpoint, snapshots, has_aux)
+    plain, bound, keywords = unbound(f)
+    if plain is not f and mode != "tape":
+        return with_bound(value_and_grad(plain, rebased_wrt(plain, bound, keywords, wrt), mode,
+                                         debug, checkpoint, snapshots, has_aux),
+                          bound, keywords)
     if has_aux:
         return _with_aux(f, wrt, "value_and_grad", mode, ckpt)
     if _debugging(debug) and mode == "reverse":
@@ -293,6 +302,11 @@ def vjp(f, *primals, checkpoint=None, snapshots=None):
     float, a float array, or a list or tuple of them (a string, a dict, a complex
     number, another library's array) is refused. `checkpoint` and `snapshots` as for
     `grad`."""
+    plain, bound, keywords = unbound(f)
+    if plain is not f and not keywords:  # (a bound method, a callable object)
+        out, pullback = vjp_of(plain, bound + primals, checkpoint, snapshots,
+                               held=tuple(signature_params(plain)[0][:len(bound)]))
+        return out, public(lambda out_bar: pullback(out_bar)[len(bound):])
     return vjp_of(f, primals, checkpoint, snapshots)
 
 

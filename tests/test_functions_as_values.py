@@ -1,0 +1,80 @@
+"""Callables other than plain functions as what is differentiated: bound methods
+(``grad(model.loss)``), `functools.partial`, callable objects; the object or the bound
+arguments held fixed unless `wrt` names them (a dataclass `self` is a container)."""
+
+import dataclasses
+import functools
+
+import numpy as np
+import pytest
+
+import s2sad
+from helpers import tree_numeric_grad
+
+rng = np.random.default_rng(3)
+x = rng.normal(size=3)
+y = rng.normal(size=2)
+
+
+class Model:
+    def __init__(self, W):
+        self.W = W
+
+    def loss(self, x, y):
+        return np.sum((self.W @ x - y) ** 2)
+
+    def __call__(self, x):
+        return np.sum(np.tanh(self.W @ x))
+
+
+@dataclasses.dataclass
+class Linear:
+    W: np.ndarray
+    b: float
+
+    def loss(self, x):
+        return np.sum(np.sin(self.W @ x)) * self.b
+
+
+def scaled(x, a, scale=1.0):
+    return np.sum(np.sin(x) * a) * scale
+
+
+m = Model(rng.normal(size=(2, 3)))
+
+
+def test_bound_method():
+    want = 2 * m.W.T @ (m.W @ x - y)
+    np.testing.assert_allclose(s2sad.grad(m.loss)(x, y), want)
+    np.testing.assert_allclose(s2sad.grad(m.loss, wrt="y")(x, y), -2 * (m.W @ x - y))
+    value, g = s2sad.value_and_grad(m.loss, wrt=(0, 1))(x, y)
+    assert value == pytest.approx(m.loss(x, y)) and len(g) == 2
+    _, pullback = s2sad.vjp(m.loss, x, y)
+    np.testing.assert_allclose(pullback(1.0)[0], want)
+    _, dot = s2sad.jvp(m.loss, (x, y), (np.ones(3), None))
+    assert dot == pytest.approx(np.sum(want))
+    H = s2sad.hessian(m.loss)(x, y)
+    np.testing.assert_allclose(H, 2 * m.W.T @ m.W, atol=1e-12)
+    np.testing.assert_allclose(s2sad.hvp(m.loss)(x, y, np.ones(3)), H @ np.ones(3))
+
+
+def test_callable_object_and_partial():
+    np.testing.assert_allclose(s2sad.grad(m)(x),
+                               tree_numeric_grad(lambda v: m(v), (x,), 0), rtol=1e-6)
+    np.testing.assert_allclose(s2sad.jacobian(m)(x), s2sad.grad(m)(x))
+    p = functools.partial(scaled, scale=2.0)
+    np.testing.assert_allclose(s2sad.grad(p)(x, 1.5), 2.0 * 1.5 * np.cos(x))
+    q = functools.partial(scaled, x)
+    assert s2sad.grad(q)(1.5) == pytest.approx(np.sum(np.sin(x)))
+    with pytest.raises(s2sad.WrtError, match="out of range"):
+        s2sad.grad(q, wrt=2)(1.5)
+
+
+def test_dataclass_self_in_wrt():
+    lin = Linear(rng.normal(size=(2, 3)), 0.5)
+    g = s2sad.grad(lin.loss, wrt="self")(x)
+    assert isinstance(g, Linear)
+    want = tree_numeric_grad(lambda obj: obj.loss(x), (lin,), 0)
+    np.testing.assert_allclose(g.W, want.W, rtol=1e-6)
+    assert g.b == pytest.approx(want.b)
+    np.testing.assert_allclose(s2sad.grad(lin.loss)(x), lin.b * lin.W.T @ np.cos(lin.W @ x))
