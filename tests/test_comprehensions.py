@@ -188,3 +188,24 @@ def test_a_star_of_a_list_display_that_grows_is_refused_not_cut_short():
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="`[*]` unpacking") as e:
         s2sad.grad(refused_star_of_a_list_that_grows)([1.0, 2.0, 3.0])
     assert e.value.lineno == refused_star_of_a_list_that_grows.__code__.co_firstlineno + 3
+
+
+def starred_loop_target(xs):
+    t = 0.0
+    for a, *b in [xs[:3], xs[1:]]:
+        t = t + a * sum(b)
+    return t
+
+
+def test_a_starred_loop_target():
+    """``for a, *b in rows`` unpacks each row by a statement of its own: forward mode
+    takes it; reverse mode refuses the list of lists at the loop (it did fail inside
+    the compiler)."""
+    xs = [0.5, -1.25, 2.0, 1.5]
+    direction = [1.0, 0.5, -0.25, 2.0]
+    _, tangent = s2sad.jvp(starred_loop_target, (xs,), (direction,))
+    want = sum(g * d for g, d in zip(central_diff(starred_loop_target, (xs,), 0), direction))
+    assert close(tangent, want)
+    with pytest.raises(s2sad.NotDifferentiableError) as e:
+        s2sad.grad(starred_loop_target)(xs)
+    assert e.value.lineno == starred_loop_target.__code__.co_firstlineno + 2

@@ -216,6 +216,11 @@ def from_a_callee(xs, s):
     return sum(ys) * ys[0]
 
 
+def starred_display(xs, v):
+    ys = [*xs, v * v, *xs[:1]]
+    return ys[-1] * ys[-2] + sum(ys)
+
+
 def slices(xs):
     head = xs[:2]
     back = xs[::-1]
@@ -272,6 +277,7 @@ ZOO = [
     (extend_list, (XS, 0.9), (0, 1)),
     (repeated_list, (1.3, 3), 0),
     (slices, (XS,), 0),
+    (starred_display, (XS, 1.5), (0, 1)),
     (in_a_while_test, (0.7,), 0),
     (in_an_elif_and_lazy_parts, (XS, 0.5), (0, 1)),
     (in_an_elif_and_lazy_parts, (XS, -0.5), (0, 1)),

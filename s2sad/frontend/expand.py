@@ -165,6 +165,9 @@ class _Expander:
         for n in _walk_eager(node):
             if isinstance(n, _COMPS) or self.collection(n) is not None:
                 return True
+            if isinstance(n, ast.List) and isinstance(n.ctx, ast.Load) and any(
+                    isinstance(e, ast.Starred) for e in n.elts):
+                return True
             if isinstance(n, ast.Call) and self.call_kind(n) is not None:
                 return True
         return False
@@ -268,7 +271,14 @@ class _Expander:
         elif isinstance(s, ast.For):
             new = copy.copy(s)
             new.iter = lift(s.iter)
-            new.body = self.block(s.body)
+            body = s.body
+            if isinstance(s.target, ast.Tuple) and any(
+                    isinstance(n, ast.Starred) for n in ast.walk(s.target)):
+                # ``for a, *b in rows:``: each row unpacked by a statement of its own
+                row = self.fresh("row")
+                new.target = _name(row, True)
+                body = [_located(ast.Assign(targets=[s.target], value=_name(row)), s)] + body
+            new.body = self.block(body)
         elif isinstance(s, ast.While):
             new = copy.copy(s)
             new.body = self.block(s.body)
@@ -535,6 +545,8 @@ class _Lift(_Calls):
             return node
         if isinstance(node, _COMPS):
             return self.comprehension(node)
+        if isinstance(node, ast.List) and any(isinstance(e, ast.Starred) for e in node.elts):
+            return self.joined(node)
         kind = self.ex.collection(node)
         if kind is not None:
             # ``{k: v for ...}``: ``dict([(k, v) for ...])``, the list lowered
@@ -553,6 +565,26 @@ class _Lift(_Calls):
             if kind is not None:
                 return getattr(self, "call_" + kind)(node)
         return self.children(node)
+
+    def joined(self, node):
+        """``[*a, b, *c]``: ``list(a) + [b] + list(c)`` (the parts in order)."""
+        node = self.children(node)
+        parts, run = [], []
+        for e in node.elts:
+            if isinstance(e, ast.Starred):
+                if run:
+                    parts.append(ast.List(elts=run, ctx=ast.Load()))
+                    run = []
+                parts.append(_call(_name("list"), [e.value]))
+                self.ex.refs.setdefault("list", list)
+            else:
+                run.append(e)
+        if run:
+            parts.append(ast.List(elts=run, ctx=ast.Load()))
+        out = parts[0]
+        for p in parts[1:]:
+            out = ast.BinOp(left=out, op=ast.Add(), right=p)
+        return out
 
     def temp(self, word, value):
         n = self.ex.fresh(word)
