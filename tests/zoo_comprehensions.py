@@ -141,6 +141,13 @@ def star_unpacking(xs):
     return first * sum(rest) + a * b + sum(middle)
 
 
+def nested_and_chained_stars(xs):
+    (a, *b), c = xs[:3], xs[3]
+    d, *e = f, *g = xs
+    h, (i, *j) = xs[0], xs[1:]
+    return a * c + sum(b) + d * f + sum(e) * sum(g) + h * i + sum(j)
+
+
 def _scaled(a, b, c):
     return a * b + c
 
@@ -273,6 +280,7 @@ ZOO = [
     (for_else, (XS, 5.0), (0, 1)),
     (while_else, (0.7, 3), 0),
     (star_unpacking, (XS,), 0),
+    (nested_and_chained_stars, (XS,), 0),
     (star_call, (XS, 0.6), (0, 1)),
     (extend_list, (XS, 0.9), (0, 1)),
     (repeated_list, (1.3, 3), 0),

@@ -243,9 +243,8 @@ class _Expander:
         pre: list = []
         lift = _Lift(self, pre, s)
         if isinstance(s, ast.Assign):
-            if len(s.targets) == 1 and isinstance(s.targets[0], ast.Tuple) and \
-                    any(isinstance(e, ast.Starred) for e in s.targets[0].elts):
-                return self.star_assign(s, lift, pre)
+            if any(isinstance(n, ast.Starred) for t in s.targets for n in ast.walk(t)):
+                return self.starred_targets(s, lift, pre)
             if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
                     and lift.into(s.value, s.targets[0].id):
                 return pre  # (built in the name itself: ``ys = []``, appends)
@@ -340,6 +339,32 @@ class _Expander:
         loop = _located(ast.For(target=_name(item, True), iter=v.args[0], body=[append],
                                 orelse=[]), s)
         return self.block([loop])
+
+    def starred_targets(self, s, lift, pre) -> list:
+        """An assignment with a ``*`` target: several targets assigned one by one from
+        the value, a nested unpacking holding a ``*`` (``(a, *b), c = ...``) done by
+        a statement of its own after the outer one, and the outer `star_assign`."""
+        if len(s.targets) > 1:
+            value = _name(self.fresh("items"))
+            pre.append(_assign(value.id, lift(s.value), s))
+            return pre + self.block([_located(ast.Assign(targets=[t], value=_name(value.id)), s)
+                                     for t in s.targets])
+        target = copy.copy(s.targets[0])
+        later = []
+        target.elts = list(target.elts)
+        for i, e in enumerate(target.elts):
+            if isinstance(e, ast.Tuple) and any(isinstance(n, ast.Starred) for n in ast.walk(e)):
+                part = self.fresh("part")
+                target.elts[i] = _name(part, True)
+                later.append(_located(ast.Assign(targets=[e], value=_name(part)), s))
+        new = copy.copy(s)
+        new.targets = [target]
+        if any(isinstance(e, ast.Starred) for e in target.elts):
+            out = self.star_assign(new, lift, pre)
+        else:
+            new.value = lift(s.value)
+            out = pre + [new]
+        return out + self.block(later)
 
     def star_assign(self, s, lift, pre) -> list:
         """``a, *rest, b = xs``: ``a = xs[0]``, ``%rest = xs[1:]``, ``rest = %rest[:-1]``,
