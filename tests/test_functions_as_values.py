@@ -78,3 +78,29 @@ def test_dataclass_self_in_wrt():
     np.testing.assert_allclose(g.W, want.W, rtol=1e-6)
     assert g.b == pytest.approx(want.b)
     np.testing.assert_allclose(s2sad.grad(lin.loss)(x), lin.b * lin.W.T @ np.cos(lin.W @ x))
+
+
+def relu(z):
+    return np.maximum(z, 0.0)
+
+
+def layer(x, W, act):
+    return np.sum(act(W @ x))
+
+
+def test_functions_passed_as_arguments():
+    W = rng.normal(size=(2, 3))
+    g = s2sad.grad(layer, wrt=1)
+    tanh = g(x, W, np.tanh)
+    np.testing.assert_allclose(tanh, (1 - np.tanh(W @ x) ** 2)[:, None] * x[None, :])
+    np.testing.assert_allclose(g(x, W, relu), (W @ x > 0)[:, None] * x[None, :])
+    np.testing.assert_allclose(g(x, W, np.tanh), tanh)  # (the fast path checks which)
+    np.testing.assert_allclose(g(x, W, np.sin), np.cos(W @ x)[:, None] * x[None, :])
+    H = s2sad.hessian(layer)(x, W, np.sin)
+    np.testing.assert_allclose(H, -(W.T * np.sin(W @ x)) @ W, atol=1e-12)
+    _, dot = s2sad.jvp(layer, (x, W, np.tanh), (np.ones(3), None, None))
+    assert dot == pytest.approx(np.sum(s2sad.grad(layer)(x, W, np.tanh)))
+    adjoints = s2sad.vjp(layer, x, W, relu)[1](1.0)
+    assert adjoints[2] is None and adjoints[1].shape == W.shape
+    np.testing.assert_allclose(s2sad.jacobian(layer)(x, W, np.cos),
+                               -np.sin(W @ x) @ W)

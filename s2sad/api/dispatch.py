@@ -357,7 +357,7 @@ class State:
     def miss(self, *args, **kwargs):
         values = dict(zip(self.names, args))
         values.update(kwargs)
-        if any(structured.structured(values.get(n)) for n in self.wrt):
+        if structured.flat_needed(values, self.wrt):
             return self.structured_call(values)
         with lock:
             if not self.guards_hold():
@@ -399,7 +399,7 @@ class State:
         """The fast path's fallback: any call its checks do not recognise."""
         values = dict(zip(self.names, args))
         values.update(kwargs)
-        if any(structured.structured(values.get(n)) for n in self.wrt):
+        if structured.flat_needed(values, self.wrt):
             return self.structured_call(values)
         return self.miss(*args, **kwargs)
 

@@ -60,7 +60,10 @@ def jvp(f, primals, tangents):
         raise S2SADError(f"jvp needs one tangent per primal: {len(primals)} primals, "
                          f"{len(tangents) if isinstance(tangents, (tuple, list)) else 'no'} "
                          "tangents", hint="Pass None for an argument held fixed.")
-    if any(structured.structured(x) for x in primals):
+    given = tuple(arguments)[:len(primals)]
+    if structured.flat_needed({n: arguments[n] for n in given},
+                              [n for n, t in zip(given, tangents) if t is not None]) or \
+            any(structured.structured(x) for x in primals):
         return _structured_jvp(f, arguments, primals, tangents)
     dots = {}
     for name, x, t in zip(arguments, primals, tangents):
@@ -94,9 +97,12 @@ def _structured_jvp(f, arguments, primals, tangents):
     tangent has its primal's structure; the output and its tangent have the
     output's."""
     given = tuple(arguments)[:len(primals)]
-    flat = structured.Flat(f, {n: arguments[n] for n in given}, given, "jvp")
+    names = tuple(n for n in given if not structured.static_callable(arguments[n]))
+    flat = structured.Flat(f, {n: arguments[n] for n in given}, names, "jvp")
     dots = []
     for n, t in zip(given, tangents):
+        if n in flat.statics:
+            continue
         if n not in flat.specs:
             dots.append(t)
         elif t is None:
@@ -224,7 +230,7 @@ def hessian(f, wrt=0):
 
     def h(*args, **kwargs):
         arguments = bind(f, args, kwargs, "hessian")
-        if any(structured.structured(arguments[n]) for n in names):
+        if structured.flat_needed(arguments, names):
             flat = structured.Flat(f, arguments, names, "hessian")
             leaves = flat.wrt()
             blocks = hessian(flat.flat, wrt=leaves)(*flat.args())
@@ -276,7 +282,7 @@ def hvp(f, wrt=0):
         *rest, v = args
         arguments = bind(f, rest, kwargs, "hvp")
         x = arguments[names[0]]
-        if structured.structured(x):
+        if structured.flat_needed(arguments, names):
             return _structured_hvp(f, arguments, names, v)
         if not shapes.fits_tangent(v, x):
             raise S2SADError(f"hvp of {f.__qualname__}: v has shape {shapes.shape_text(v)}, "

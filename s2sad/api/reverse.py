@@ -280,7 +280,7 @@ def _by_forward_mode(f, wrt, entry):
     @public
     def by_forward_mode(*args, **kwargs):
         arguments = bind(f, args, kwargs, entry)
-        if any(structured.structured(arguments[n]) for n in names):
+        if structured.flat_needed(arguments, names):
             return _flat_entry(f, arguments, names, as_tuple, entry,
                                lambda g, leaves: _by_forward_mode(g, leaves, entry))
         value, gradient = value_and_grad_by_forward_mode(f, names, as_tuple, args, kwargs)
@@ -321,7 +321,8 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=Fals
     if len(primals) > n_pos:
         raise WrtError(f"vjp got {len(primals)} arguments; {f.__qualname__} takes at most {n_pos}")
     values = dict(zip(names, primals))
-    if structures or any(structured.structured(v) for v in values.values()):
+    if structures or any(structured.structured(v) for v in values.values()) or any(
+            structured.static_callable(v) for v in values.values()):
         return _structured_vjp(f, values, checkpoint, snapshots, held)
     kinds = with_shapes({n: kind_of(v) for n, v in values.items()}, values)
     for name, value in values.items():
@@ -385,7 +386,8 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=Fals
 def _structured_vjp(f, values, checkpoint, snapshots, held):
     """`vjp_of` where containers are among the primals (`structured.Flat`): the
     output, the seed and the adjoints in their structures."""
-    flat = structured.Flat(f, values, tuple(values), "vjp")
+    names = tuple(n for n in values if not structured.static_callable(values[n]))
+    flat = structured.Flat(f, values, names, "vjp")
     leaves = tuple(flat.values)
     fixed = tuple(m for n in flat.specs for m in flat.leaves[n]
                   if m not in flat.differentiable_leaves(n))  # (ints, strings: None)
@@ -396,7 +398,8 @@ def _structured_vjp(f, values, checkpoint, snapshots, held):
     def pullback(out_bar):
         seed = flat.output_leaves(out_bar, f"the adjoint passed to the pullback of "
                                            f"{f.__qualname__}")
-        return tuple(flat.regroup(pullback_flat(seed), leaves))
+        adjoints = iter(flat.regroup(pullback_flat(seed), leaves))
+        return tuple(None if n in flat.statics else next(adjoints) for n in values)
 
     return flat.output(out), pullback
 
@@ -490,7 +493,7 @@ def _flat_example(f, wrt, example, stage, entry):
     wrt_names, _ = normalize_wrt(f, wrt)
     names, _ = signature_params(f)
     values = dict(zip(names, example))
-    if not any(structured.structured(values.get(n)) for n in wrt_names):
+    if not structured.flat_needed(values, wrt_names):
         return None
     return structured.Flat(f, values, wrt_names, entry)
 

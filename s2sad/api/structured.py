@@ -23,6 +23,8 @@ import ast
 import types
 import weakref
 
+import numpy as np
+
 from ..errors import S2SADError, WrtError
 from ..frontend import parse
 from ..ir import trees
@@ -30,6 +32,20 @@ from ..ir.kinds import differentiable, kind_of
 from .arguments import at_def, complex_refusal, complex_value
 
 _flat: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # f -> {specs: (flat, out)}
+
+
+def static_callable(value) -> bool:
+    """Is `value` a function passed as an argument, which the derivative is
+    specialised on (`trees.Static`): a Python function, a builtin, a NumPy ufunc?"""
+    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)) \
+        and getattr(value, "__s2sad__", None) is None
+
+
+def flat_needed(values: dict, names) -> bool:
+    """Does a call with these `values` (every parameter) take the flat function: a
+    container among `names`, or a function passed as another argument?"""
+    return any(structured(values.get(n)) for n in names) or any(
+        static_callable(v) for n, v in values.items() if n not in names)
 
 
 def structured(value) -> bool:
@@ -52,7 +68,8 @@ def flat_function(f, specs: dict):
     carrier.__qualname__ = f.__qualname__
     setattr(carrier, parse.STRUCTURES, specs)
     parsed = parse.parse(carrier)
-    free = f.__code__.co_freevars
+    statics = {n: s.value for n, s in specs.items() if isinstance(s, trees.Static)}
+    free = f.__code__.co_freevars + tuple(statics)
     tree = parsed.tree
     tree.args.defaults = []
     tree.args.kw_defaults = [None] * len(tree.args.kwonlyargs)
@@ -69,7 +86,8 @@ def flat_function(f, specs: dict):
     outer_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in outer_code.co_consts if isinstance(c, types.CodeType))
     inner = inner.replace(co_firstlineno=f.__code__.co_firstlineno)
-    cells = dict(zip(free, f.__closure__ or ()))
+    cells = dict(zip(f.__code__.co_freevars, f.__closure__ or ()))
+    cells.update({n: types.CellType(v) for n, v in statics.items()})
     closure = tuple(cells[n] for n in inner.co_freevars) or None
     defaults = f.__defaults__ or ()
     names = f.__code__.co_varnames[:f.__code__.co_argcount]
@@ -98,9 +116,14 @@ class Flat:
     def __init__(self, f, values: dict, names, what: str):
         self.f = f
         self.specs = {n: trees.spec_of(values[n]) for n in names if structured(values[n])}
-        self.flat, self.out_spec, self.leaves = flat_function(f, self.specs)
+        self.statics = {n: v for n, v in values.items()
+                        if n not in names and static_callable(v)}
+        self.flat, self.out_spec, self.leaves = flat_function(
+            f, {**self.specs, **{n: trees.Static(v) for n, v in self.statics.items()}})
         self.values = {}
         for n, v in values.items():
+            if n in self.statics:
+                continue
             if n in self.specs:
                 self.values.update(zip(self.leaves[n], trees.leaves(v, self.specs[n])))
             else:
@@ -312,6 +335,9 @@ def fast_caller(flat: Flat, wrt: tuple, inner, fallback, entry: str, single: boo
     for n, spec in flat.specs.items():
         if not visit(n, spec, iter(flat.leaves[n])):
             return None
+    for n, value in flat.statics.items():  # (the same function: by identity)
+        ns[f"_C{len(ns)}"] = value
+        checks.append(f"{n} is _C{len(ns) - 1}")
     for i, (m, expr) in enumerate(access.items()):
         ns[f"_L{i}"] = type(flat.values[m])
         checks.append(f"type({expr}) is _L{i}")

@@ -42,6 +42,7 @@ import types
 from dataclasses import dataclass, field
 
 from .. import ir
+from ..ir import trees as ir_trees
 from . import structures
 from ..errors import (S2SADError, SourceNotFoundError, StaleSourceError,
                      UnresolvedNameError, UnsupportedSyntaxError)
@@ -395,6 +396,9 @@ def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, f
             tree, _called_functions(tree, globals_, cells, builtins_)):
         specs = {}  # (dicts of computed values it builds are followed all the same)
     out_spec, leaves = None, {}
+    if specs:  # (functions passed as arguments are read where the name is: a cell)
+        cells = dict(cells, **{n: types.CellType(v.value) for n, v in specs.items()
+                               if isinstance(v, ir_trees.Static)})
     if specs is not None:  # (the function as specialised on its container arguments)
         def value_of(n):
             got = lookup(n, globals_, cells, builtins_)

@@ -57,21 +57,27 @@ def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None,
     names_of = {}
     taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
         a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}
+    statics = {p for p, spec in specs.items() if isinstance(spec, trees.Static)}
     for p, spec in specs.items():
+        if p in statics:  # (a function passed as an argument: read from a cell)
+            names_of[p] = []
+            continue
         names_of[p] = leaf_names(p, spec, taken)
         env[p] = node_of(spec, iter(names_of[p]))
     args = tree.args
+    kw_defaults = dict(zip([a.arg for a in args.kwonlyargs], args.kw_defaults))
     for group in ("posonlyargs", "args", "kwonlyargs"):
         new = []
-        for i, a in enumerate(getattr(args, group)):
+        for a in getattr(args, group):
+            if a.arg in statics:
+                continue
             if a.arg in specs:
                 new.extend(ast.arg(arg=n, annotation=None, lineno=a.lineno,
                                    col_offset=a.col_offset) for n in names_of[a.arg])
-                if group == "kwonlyargs":
-                    args.kw_defaults[i:i + 1] = [None] * len(names_of[a.arg])
             else:
                 new.append(a)
         setattr(args, group, new)
+    args.kw_defaults = [kw_defaults.get(a.arg) for a in args.kwonlyargs]
     r = _Rewriter(loc, env, lookup)
     r.parse = parse
     r.leaves_out = leaves_out

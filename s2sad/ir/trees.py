@@ -65,6 +65,26 @@ def item_index(form: str, keys, n: int, key):
         return None
 
 
+class Static:
+    """A function passed as an argument (``act=np.tanh``): the derivative is
+    specialised on it, as on a structure (the same object, by identity)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return isinstance(other, Static) and other.value is self.value
+
+    def __hash__(self):
+        return hash(id(self.value))
+
+    def __repr__(self):
+        name = getattr(self.value, "__qualname__", None) or repr(self.value)
+        return f"static({getattr(self.value, '__module__', '') or ''}.{name})"
+
+
 _REGISTERED: dict = {}  # class -> (flatten, unflatten)
 
 
