@@ -4,6 +4,7 @@ runs as written in every derivative (tests/test_inactive.py)."""
 
 import logging
 import math
+import os
 import warnings
 
 import numpy as np
@@ -199,3 +200,9 @@ def imports_its_own(x):
 
 def calls_one_that_imports(x):
     return imports_its_own(x) * 2.0 + imports_its_own(x * 0.5)
+
+
+def hands_an_array_to_an_unknown_function(x):
+    y = np.array([x, 2.0 * x])
+    np.save(os.devnull, y)
+    return float(np.sum(y ** 2))

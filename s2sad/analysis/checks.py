@@ -13,7 +13,7 @@ import ast
 from .. import ir, primitives as rules
 from ..errors import NoRuleError, NotDifferentiableError
 from ..ir.kinds import INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind
-from .classify import changed_in_place
+from .classify import changed_in_place, reports_only
 from .objects import carried_sources
 from .results import items_kind
 from .writes import Writes
@@ -43,6 +43,8 @@ class Checks:
                     any(self.is_varied(x) for x in r.ops[id(s)].inputs) and \
                     any(self.key(t) in r.useful for t in s.targets):
                 raise self.error(NoRuleError, s, r.ops[id(s)])
+            if isinstance(s, ir.Expr) and id(s) in r.ops:
+                self.check_unknown_effect(s, r.ops[id(s)])
             if not isinstance(s, ir.Assign) or not any(t in r.active for t in s.targets):
                 continue
             op = r.ops[id(s)]
@@ -87,6 +89,28 @@ class Checks:
                     r.conflict = self.error(
                         NotDifferentiableError, at, r.ops[id(at)],
                         *_CONFLICT)
+
+    def check_unknown_effect(self, s, op):
+        """A call for its effect of a function s2sad knows nothing of may change a
+        list or an array it is given in place, which the derivative would not see:
+        refused where that list or array carries a derivative, unless the function
+        only reports (``print``, `logging`)."""
+        if op.kind != "unknown" or reports_only(op.key) or self.own_code():
+            return
+        r = self.result
+        for x in op.inputs:
+            if not (isinstance(x, ast.Name)
+                    and isinstance(r.kinds.get(x.id), (ListKind, ArrayKind))):
+                continue
+            root = r.root(x.id)  # (its object: the other names of it may be read later)
+            if any(n in r.active for n in r.kinds if r.root(n) == root):
+                name = x.id.split("%")[0]
+                raise self.error(
+                    NotDifferentiableError, s, op,
+                    f"s2sad cannot tell whether {op.text} changes `{name}` in place, "
+                    f"and `{name}` carries a derivative",
+                    f"Pass it a copy (`{name}.copy()`, `list({name})`), or call it "
+                    "outside the differentiated function.")
 
     def check_conflicts(self):
         """Also a conflict that no active assignment shows: an argument read by

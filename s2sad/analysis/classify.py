@@ -39,9 +39,11 @@ What each primitive does to kinds, shapes and objects is `primitives.facts`.
 from __future__ import annotations
 
 import ast
+import logging
 import math
 import random
 import types
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -477,6 +479,14 @@ def changed_in_place(value, op: Op, fn: ir.Function, is_local, kind):
     if instead is not None and value.args:
         return f"`{ir.dotted(func)}`", value.args[0], f"Write {instead} instead."
     return None
+
+
+def reports_only(obj) -> bool:
+    """Does calling `obj` only report what it is given (``print``, a `logging`
+    function or logger method, ``warnings.warn``), never change it?"""
+    return obj is print or obj is warnings.warn \
+        or isinstance(getattr(obj, "__self__", None), logging.Logger) \
+        or getattr(obj, "__module__", None) == "logging"
 
 
 def _hashable_get(table, key):

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import ast
 import copy
-import logging
-import warnings
 from dataclasses import dataclass, field
 
 from .. import checkpoint, ir
+from ..analysis.classify import reports_only
 from ..errors import CheckpointError
 from ..frontend.desugar import RETURNED
 from .common import adj, zero
@@ -159,12 +158,8 @@ class CheckpointedLoops:
         an iteration leaves it out."""
         if isinstance(s, ir.Kept):
             return True
-        if not isinstance(s, ir.Expr) or id(s) not in self.act.ops:
-            return False
-        key = self.act.op(s).key
-        owner = getattr(key, "__self__", None)
-        return key is print or key is warnings.warn or isinstance(owner, logging.Logger) \
-            or getattr(key, "__module__", None) == "logging"
+        return isinstance(s, ir.Expr) and id(s) in self.act.ops \
+            and reports_only(self.act.op(s).key)
 
     def can_checkpoint(self, s: ir.Loop) -> bool:
         """Whether `grad(f, checkpoint=...)` checkpoints a loop it marked: one that
