@@ -148,6 +148,12 @@ def nested_and_chained_stars(xs):
     return a * c + sum(b) + d * f + sum(e) * sum(g) + h * i + sum(j)
 
 
+def inside_errstate(xs):
+    with np.errstate(divide="ignore"):
+        t = sum(x * x for x in xs)
+    return t
+
+
 def _scaled(a, b, c):
     return a * b + c
 
@@ -280,6 +286,7 @@ ZOO = [
     (for_else, (XS, 5.0), (0, 1)),
     (while_else, (0.7, 3), 0),
     (star_unpacking, (XS,), 0),
+    (inside_errstate, (XS,), 0),
     (nested_and_chained_stars, (XS,), 0),
     (star_call, (XS, 0.6), (0, 1)),
     (extend_list, (XS, 0.9), (0, 1)),

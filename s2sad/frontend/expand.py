@@ -278,6 +278,11 @@ class _Expander:
                 new.target = _name(row, True)
                 body = [_located(ast.Assign(targets=[s.target], value=_name(row)), s)] + body
             new.body = self.block(body)
+        elif isinstance(s, ast.With):
+            # (its body: `with np.errstate(...)` is differentiated as if it were not
+            # there; a `try`, run as written where it carries no derivative, stays so)
+            new = copy.copy(s)
+            new.body = self.block(s.body)
         elif isinstance(s, ast.While):
             new = copy.copy(s)
             new.body = self.block(s.body)
