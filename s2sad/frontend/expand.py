@@ -12,16 +12,23 @@ computes, in the same order:
   ``min``/``max`` a loop that keeps the least (greatest) value through the two-argument
   builtin (a tie keeps the first, as Python's ``min`` does), and by ``list`` the list
   itself; the comprehension's variables get names of their own (they do not leak, and a
-  name of the same name outside keeps its value);
+  name of the same name outside keeps its value); a set or dict comprehension is
+  ``set``/``dict`` of such a list (of ``(key, value)`` pairs);
 * ``sum(xs, start)``, ``math.prod(xs)`` and ``min(xs)``/``max(xs)`` of one sequence
   become the same loops over ``xs``; ``min(a, b, c)`` the two-argument calls nested
   (``min(min(a, b), c)``, which returns what Python's does, ties included);
   ``reversed(xs)`` of a sequence that is not a ``range`` the slice ``xs[::-1]``;
-* ``xs.extend(ys)`` a loop appending ``ys``'s items; ``a, *rest = xs`` slices of
-  ``xs`` (unpacked, so too few items raise as in Python); ``f(*args)`` of a tuple or
-  list display, or of a name assigned one display and nothing else, its items;
+  ``sorted(xs)`` the items in the order ``sorted(range(len(xs)), key=...)`` gives;
+* ``xs.extend(ys)`` a loop appending ``ys``'s items; ``a, *rest, b = xs`` items and
+  slices of ``xs`` (too few items raise an IndexError), nested and chained ones and
+  ``for a, *b in rows`` statement by statement; ``[*xs, v]`` the lists joined;
+  ``f(*args)`` of a tuple display, or of a name assigned one tuple display (or one list
+  display read only by ``*`` and indexing), its items;
 * ``for ... else`` and ``while ... else``: the ``else`` part after the loop, under a
   flag that each ``break`` clears.
+
+Statements in the bodies of ``if``, loops and ``with`` are expanded; a ``try``, which
+`kept` runs as written, is left as it is.
 
 Where an expanded expression is evaluated after other parts of its statement, those
 parts are computed first into names of their own; inside a conditional expression,
