@@ -9,7 +9,8 @@ operation, each line one of ``x + y``, ``x * y``, ``x - y``, ``sin(x)``, ``exp(x
 before it, chosen by a fixed seed so that every value stays finite. The NumPy
 variant returns ``np.sum`` of its last values. Each figure is the best of
 ``--repeats`` first calls, each of a new function object of the same source (no
-cache knows it), so a machine busy for a moment does not move it."""
+cache knows it), in CPU seconds of the benchmark's process (`time.process_time`): on
+a shared machine, what other processes take does not count."""
 
 import argparse
 import gc
@@ -76,15 +77,15 @@ def straight_line(n, numpy=False, seed=0):
 
 def first_call_seconds(n, numpy=False, repeats=3) -> float:
     """The best of `repeats` first calls of the gradient of a new `n`-operation
-    function."""
+    function, in CPU seconds."""
     args = array_args() if numpy else SCALAR_ARGS
     best = math.inf
     for _ in range(repeats):
         f = straight_line(n, numpy)
         gc.collect()
-        start = time.perf_counter()
+        start = time.process_time()
         s2sad.grad(f, wrt=(0, 1, 2, 3))(*args)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best
 
 
@@ -97,7 +98,7 @@ def main(argv=None):
     sizes = [n for n in SIZES if n <= 400] if args.quick else SIZES
     first_call_seconds(10, repeats=1)  # (s2sad's own imports and caches, once)
     first_call_seconds(10, numpy=True, repeats=1)
-    print("| operations | scalar, ms | ms / op | NumPy, ms | ms / op |")
+    print("| operations | scalar (ms) | scalar (ms / op) | NumPy (ms) | NumPy (ms / op) |")
     print("|---:|---:|---:|---:|---:|")
     for n in sizes:
         scalar = first_call_seconds(n, repeats=args.repeats) * 1e3
