@@ -48,8 +48,14 @@ import copy
 import math
 
 from .. import ir
+from .expand_calls import COMPS as _COMPS
+from .expand_calls import CallLowering, TargetLowering
+from .expand_calls import assign as _assign
+from .expand_calls import call as _call
+from .expand_calls import located as _located
+from .expand_calls import name as _name
+from .expand_calls import simple as _simple
 
-_COMPS = (ast.ListComp, ast.GeneratorExp)
 _ALL_COMPS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
 
 
@@ -79,27 +85,6 @@ def expand(body, parsed) -> list:
     return _Expander(parsed).block(body)
 
 
-def _located(node, like):
-    for child in ast.walk(node):
-        if isinstance(child, (ast.expr, ast.stmt)) and not hasattr(child, "lineno"):
-            child.lineno, child.col_offset = like.lineno, like.col_offset
-            child.end_lineno = getattr(like, "end_lineno", like.lineno)
-            child.end_col_offset = getattr(like, "end_col_offset", like.col_offset)
-    return node
-
-
-def _name(n, store=False):
-    return ast.Name(id=n, ctx=ast.Store() if store else ast.Load())
-
-
-def _assign(target, value, like):
-    return _located(ast.Assign(targets=[_name(target, True)], value=value), like)
-
-
-def _call(func, args):
-    return ast.Call(func=func, args=list(args), keywords=[])
-
-
 def _ends_loop(stmts) -> bool:
     """Does `stmts` hold a ``break`` of this loop (not of a nested one)?"""
     for s in stmts:
@@ -114,7 +99,10 @@ def _ends_loop(stmts) -> bool:
     return False
 
 
-class _Expander:
+class _Expander(TargetLowering):
+    """The expansion of one function (its names, its resolved builtins, the fresh
+    names it made)."""
+
     def __init__(self, parsed):
         self.refs = parsed.refs
         self.locals = parsed.locals
@@ -352,72 +340,6 @@ class _Expander:
                                 orelse=[]), s)
         return self.block([loop])
 
-    def starred_targets(self, s, lift, pre) -> list:
-        """An assignment with a ``*`` target: several targets assigned one by one from
-        the value, a nested unpacking holding a ``*`` (``(a, *b), c = ...``) done by
-        a statement of its own after the outer one, and the outer `star_assign`."""
-        if len(s.targets) > 1:
-            value = _name(self.fresh("items"))
-            pre.append(_assign(value.id, lift(s.value), s))
-            return pre + self.block([_located(ast.Assign(targets=[t], value=_name(value.id)), s)
-                                     for t in s.targets])
-        target = copy.copy(s.targets[0])
-        later = []
-        target.elts = list(target.elts)
-        for i, e in enumerate(target.elts):
-            if isinstance(e, ast.Tuple) and any(isinstance(n, ast.Starred) for n in ast.walk(e)):
-                part = self.fresh("part")
-                target.elts[i] = _name(part, True)
-                later.append(_located(ast.Assign(targets=[e], value=_name(part)), s))
-        new = copy.copy(s)
-        new.targets = [target]
-        if any(isinstance(e, ast.Starred) for e in target.elts):
-            out = self.star_assign(new, lift, pre)
-        else:
-            new.value = lift(s.value)
-            out = pre + [new]
-        return out + self.block(later)
-
-    def star_assign(self, s, lift, pre) -> list:
-        """``a, *rest, b = xs``: ``a = xs[0]``, ``%rest = xs[1:]``, ``rest = %rest[:-1]``,
-        ``b = %rest[-1]`` (too few items raise an IndexError where Python raises a
-        ValueError); ``first, *rest = xs`` is ``first = xs[0]``, ``rest = xs[1:]``."""
-        target = s.targets[0]
-        elts = target.elts
-        k = next(i for i, e in enumerate(elts) if isinstance(e, ast.Starred))
-        before, star, after = elts[:k], elts[k], elts[k + 1:]
-        value = lift(s.value)
-        bound = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-        if not isinstance(value, ast.Name) or value.id in bound:
-            seq = self.fresh("items")
-            pre.append(_assign(seq, value, s))
-            value = _name(seq)
-        out = list(pre)
-
-        def item(seq, i):
-            return ast.Subscript(value=_name(seq), slice=ast.Constant(i), ctx=ast.Load())
-
-        def bind(t, v):
-            out.append(_located(ast.Assign(targets=[t], value=v), s))
-
-        for i, t in enumerate(before):
-            bind(t, item(value.id, i))
-        rest = ast.Subscript(value=_name(value.id), slice=ast.Slice(
-            lower=ast.Constant(len(before))), ctx=ast.Load()) if before else _name(value.id)
-        if not after:
-            bind(star.value, rest)
-            return out
-        tail = value.id
-        if before:
-            tail = self.fresh("rest")
-            out.append(_assign(tail, rest, s))
-        bind(star.value, ast.Subscript(value=_name(tail), slice=ast.Slice(
-            upper=ast.Constant(-len(after))), ctx=ast.Load()))
-        for i, t in enumerate(after):
-            bind(t, item(tail, i - len(after)))
-        return out
-
-
 def _first_comp(call):
     return next((a for a in call.args if isinstance(a, _COMPS)), None)
 
@@ -433,105 +355,7 @@ def _walk_eager(node):
         todo.extend(ast.iter_child_nodes(n))
 
 
-def _simple(node) -> bool:
-    """Nothing to compute: reading it first or later is the same."""
-    return isinstance(node, (ast.Name, ast.Constant)) or \
-        (isinstance(node, ast.Attribute) and _simple(node.value))
-
-
-class _Calls:
-    """The calls `_Lift` lowers (`_Expander.call_kind` names which), as its methods."""
-
-
-    def call_comp(self, node):
-        """A call given a comprehension: `sum`, `min`, `max` and `list` of it fold it
-        into a loop; any other call gets the list."""
-        func, args = node.func, node.args
-        comp = next(a for a in args if isinstance(a, _COMPS))
-        if not node.keywords and args[0] is comp:
-            if self.ex.builtin(func, sum) and len(args) <= 2:
-                start = self(args[1]) if len(args) == 2 else ast.Constant(0)
-                return self.accumulate(comp, "total", start, _add)
-            if len(args) == 1 and (self.ex.builtin(func, min) or self.ex.builtin(func, max)):
-                return self.extreme(comp, _name(func.id) if isinstance(func, ast.Name)
-                                    else copy.deepcopy(func))
-            if len(args) == 1 and self.ex.builtin(func, list):
-                return self.comprehension(comp)
-        if self.ex.builtin(func, math.prod) and args[0] is comp and len(args) == 1:
-            start = ast.Constant(1)
-            for k in node.keywords:
-                start = self(k.value)
-            return self.accumulate(comp, "product", start, _mul)
-        return self.children(node)
-
-    def call_sum(self, node):
-        seq = self(node.args[0])
-        if not _simple(seq) and self.ex.needs(node.args[1]):
-            seq = self.temp("items", seq)  # (Python evaluates it before the start)
-        start = self(node.args[1])
-        return self.accumulate(seq, "total", start, _add)
-
-    def call_prod(self, node):
-        seq = self(node.args[0])
-        start = self(node.keywords[0].value) if node.keywords else ast.Constant(1)
-        return self.accumulate(seq, "product", start, _mul)
-
-    def call_extreme(self, node):
-        func = node.func
-        return self.extreme(node.args[0], _name(func.id) if isinstance(func, ast.Name)
-                            else copy.deepcopy(func))
-
-    def call_nary(self, node):
-        node = self.children(node)
-        out = node.args[0]
-        for a in node.args[1:]:
-            out = _call(copy.deepcopy(node.func), [out, a])
-        return out
-
-    def call_sorted(self, node):
-        """``sorted(xs)``: the order of the indices by their items, then the items in
-        that order: ``%items = list(xs)``, ``%order = sorted(range(len(%items)),
-        key=%items.__getitem__)``, ``[%items[i] for i in %order]`` (the same stable
-        sort, so the same list; its derivative moves each adjoint back to its item)."""
-        seq = self(node.args[0])
-        if not isinstance(node.args[0], _COMPS):
-            seq = _call(_name("list"), [seq])
-            self.ex.refs.setdefault("list", list)
-        items = self.temp("items", seq)
-        keywords = [ast.keyword(arg="key", value=ast.Attribute(
-            value=_name(items.id), attr="__getitem__", ctx=ast.Load()))] + [
-            ast.keyword(arg=k.arg, value=self(k.value)) for k in node.keywords]
-        order = self.temp("order", ast.Call(func=copy.deepcopy(node.func), args=[_call(
-            _name("range"), [_call(_name("len"), [_name(items.id)])])], keywords=keywords))
-        index = self.ex.fresh("i")
-        return self.comprehension(ast.ListComp(
-            elt=ast.Subscript(value=_name(items.id), slice=_name(index), ctx=ast.Load()),
-            generators=[ast.comprehension(target=_name(index, True), iter=order, ifs=[],
-                                          is_async=0)]))
-
-    def call_reversed(self, node):
-        seq = self(node.args[0])
-        return ast.Subscript(value=seq, slice=ast.Slice(step=ast.Constant(-1)), ctx=ast.Load())
-
-    def call_star(self, node):
-        node = self.children(node)
-        args = []
-        for a in node.args:
-            if not isinstance(a, ast.Starred):
-                args.append(a)
-                continue
-            v = a.value
-            if isinstance(v, (ast.Tuple, ast.List)):
-                args.extend(v.elts)
-                continue
-            n = self.ex.displays[v.id]
-            args.extend(ast.Subscript(value=_name(v.id), slice=ast.Constant(i), ctx=ast.Load())
-                        for i in range(n))
-        node.args = args
-        return node
-
-
-class _Lift(_Calls):
+class _Lift(CallLowering):
     """Lowers the expressions of one statement `s`, appending to `pre` the statements
     that must run before it; calling it on an expression gives what replaces it."""
 
@@ -796,12 +620,3 @@ class _Lift(_Calls):
                   + [_located(ast.If(test=_name(empty), body=[
                       _located(ast.Raise(exc=error, cause=None), self.s)], orelse=[]), self.s)])
         return _name(acc)
-
-
-def _add(acc, term):
-    return ast.BinOp(left=acc, op=ast.Add(), right=term)
-
-
-def _mul(acc, term):
-    return ast.BinOp(left=acc, op=ast.Mult(), right=term)
-

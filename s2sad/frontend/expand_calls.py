@@ -1,0 +1,217 @@
+"""expand_calls: the assignments and calls `expand` lowers, and the small AST
+builders both modules use.
+
+`TargetLowering` is a mixin of `expand`'s expander: ``a, *rest, b = xs`` and the
+nested and chained assignments holding a ``*``. `CallLowering` is a mixin of its
+lowering of one statement: ``sum``, ``min``, ``max``, ``list`` and ``math.prod`` of a
+comprehension (`call_comp`), ``sum(xs, start)``, ``math.prod(xs)``, ``min(xs)``,
+n-ary ``min``/``max``, ``sorted``, ``reversed`` and ``f(*display)``; each method
+returns what replaces the call, having added the statements before it. Imports only
+the standard library.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import math
+
+COMPS = (ast.ListComp, ast.GeneratorExp)
+
+
+def name(n, store=False):
+    return ast.Name(id=n, ctx=ast.Store() if store else ast.Load())
+
+
+def call(func, args):
+    return ast.Call(func=func, args=list(args), keywords=[])
+
+
+def located(node, like):
+    for child in ast.walk(node):
+        if isinstance(child, (ast.expr, ast.stmt)) and not hasattr(child, "lineno"):
+            child.lineno, child.col_offset = like.lineno, like.col_offset
+            child.end_lineno = getattr(like, "end_lineno", like.lineno)
+            child.end_col_offset = getattr(like, "end_col_offset", like.col_offset)
+    return node
+
+
+def assign(target, value, like):
+    return located(ast.Assign(targets=[name(target, True)], value=value), like)
+
+
+def add(acc, term):
+    return ast.BinOp(left=acc, op=ast.Add(), right=term)
+
+
+def mul(acc, term):
+    return ast.BinOp(left=acc, op=ast.Mult(), right=term)
+
+
+def simple(node) -> bool:
+    """Nothing to compute: reading it first or later is the same."""
+    return isinstance(node, (ast.Name, ast.Constant)) or \
+        (isinstance(node, ast.Attribute) and simple(node.value))
+
+
+class TargetLowering:
+    """Assignments to ``*`` targets, as methods of `expand`'s expander (`self.fresh`
+    makes a name, `self.block` expands statements)."""
+
+    def starred_targets(self, s, lift, pre) -> list:
+        """An assignment with a ``*`` target: several targets assigned one by one from
+        the value, a nested unpacking holding a ``*`` (``(a, *b), c = ...``) done by
+        a statement of its own after the outer one, and the outer `star_assign`."""
+        if len(s.targets) > 1:
+            value = name(self.fresh("items"))
+            pre.append(assign(value.id, lift(s.value), s))
+            return pre + self.block([located(ast.Assign(targets=[t], value=name(value.id)), s)
+                                     for t in s.targets])
+        target = copy.copy(s.targets[0])
+        later = []
+        target.elts = list(target.elts)
+        for i, e in enumerate(target.elts):
+            if isinstance(e, ast.Tuple) and any(isinstance(n, ast.Starred) for n in ast.walk(e)):
+                part = self.fresh("part")
+                target.elts[i] = name(part, True)
+                later.append(located(ast.Assign(targets=[e], value=name(part)), s))
+        new = copy.copy(s)
+        new.targets = [target]
+        if any(isinstance(e, ast.Starred) for e in target.elts):
+            out = self.starassign(new, lift, pre)
+        else:
+            new.value = lift(s.value)
+            out = pre + [new]
+        return out + self.block(later)
+
+    def starassign(self, s, lift, pre) -> list:
+        """``a, *rest, b = xs``: ``a = xs[0]``, ``%rest = xs[1:]``, ``rest = %rest[:-1]``,
+        ``b = %rest[-1]`` (too few items raise an IndexError where Python raises a
+        ValueError); ``first, *rest = xs`` is ``first = xs[0]``, ``rest = xs[1:]``."""
+        target = s.targets[0]
+        elts = target.elts
+        k = next(i for i, e in enumerate(elts) if isinstance(e, ast.Starred))
+        before, star, after = elts[:k], elts[k], elts[k + 1:]
+        value = lift(s.value)
+        bound = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        if not isinstance(value, ast.Name) or value.id in bound:
+            seq = self.fresh("items")
+            pre.append(assign(seq, value, s))
+            value = name(seq)
+        out = list(pre)
+
+        def item(seq, i):
+            return ast.Subscript(value=name(seq), slice=ast.Constant(i), ctx=ast.Load())
+
+        def bind(t, v):
+            out.append(located(ast.Assign(targets=[t], value=v), s))
+
+        for i, t in enumerate(before):
+            bind(t, item(value.id, i))
+        rest = ast.Subscript(value=name(value.id), slice=ast.Slice(
+            lower=ast.Constant(len(before))), ctx=ast.Load()) if before else name(value.id)
+        if not after:
+            bind(star.value, rest)
+            return out
+        tail = value.id
+        if before:
+            tail = self.fresh("rest")
+            out.append(assign(tail, rest, s))
+        bind(star.value, ast.Subscript(value=name(tail), slice=ast.Slice(
+            upper=ast.Constant(-len(after))), ctx=ast.Load()))
+        for i, t in enumerate(after):
+            bind(t, item(tail, i - len(after)))
+        return out
+
+
+class CallLowering:
+    """The calls `expand` lowers (its `call_kind` names which), as methods of the
+    lowering of one statement (`self.ex`: the function's expander)."""
+
+
+    def call_comp(self, node):
+        """A call given a comprehension: `sum`, `min`, `max` and `list` of it fold it
+        into a loop; any other call gets the list."""
+        func, args = node.func, node.args
+        comp = next(a for a in args if isinstance(a, COMPS))
+        if not node.keywords and args[0] is comp:
+            if self.ex.builtin(func, sum) and len(args) <= 2:
+                start = self(args[1]) if len(args) == 2 else ast.Constant(0)
+                return self.accumulate(comp, "total", start, add)
+            if len(args) == 1 and (self.ex.builtin(func, min) or self.ex.builtin(func, max)):
+                return self.extreme(comp, name(func.id) if isinstance(func, ast.Name)
+                                    else copy.deepcopy(func))
+            if len(args) == 1 and self.ex.builtin(func, list):
+                return self.comprehension(comp)
+        if self.ex.builtin(func, math.prod) and args[0] is comp and len(args) == 1:
+            start = ast.Constant(1)
+            for k in node.keywords:
+                start = self(k.value)
+            return self.accumulate(comp, "product", start, mul)
+        return self.children(node)
+
+    def call_sum(self, node):
+        seq = self(node.args[0])
+        if not simple(seq) and self.ex.needs(node.args[1]):
+            seq = self.temp("items", seq)  # (Python evaluates it before the start)
+        start = self(node.args[1])
+        return self.accumulate(seq, "total", start, add)
+
+    def call_prod(self, node):
+        seq = self(node.args[0])
+        start = self(node.keywords[0].value) if node.keywords else ast.Constant(1)
+        return self.accumulate(seq, "product", start, mul)
+
+    def call_extreme(self, node):
+        func = node.func
+        return self.extreme(node.args[0], name(func.id) if isinstance(func, ast.Name)
+                            else copy.deepcopy(func))
+
+    def call_nary(self, node):
+        node = self.children(node)
+        out = node.args[0]
+        for a in node.args[1:]:
+            out = call(copy.deepcopy(node.func), [out, a])
+        return out
+
+    def call_sorted(self, node):
+        """``sorted(xs)``: the order of the indices by their items, then the items in
+        that order: ``%items = list(xs)``, ``%order = sorted(range(len(%items)),
+        key=%items.__getitem__)``, ``[%items[i] for i in %order]`` (the same stable
+        sort, so the same list; its derivative moves each adjoint back to its item)."""
+        seq = self(node.args[0])
+        if not isinstance(node.args[0], COMPS):
+            seq = call(name("list"), [seq])
+            self.ex.refs.setdefault("list", list)
+        items = self.temp("items", seq)
+        keywords = [ast.keyword(arg="key", value=ast.Attribute(
+            value=name(items.id), attr="__getitem__", ctx=ast.Load()))] + [
+            ast.keyword(arg=k.arg, value=self(k.value)) for k in node.keywords]
+        order = self.temp("order", ast.Call(func=copy.deepcopy(node.func), args=[call(
+            name("range"), [call(name("len"), [name(items.id)])])], keywords=keywords))
+        index = self.ex.fresh("i")
+        return self.comprehension(ast.ListComp(
+            elt=ast.Subscript(value=name(items.id), slice=name(index), ctx=ast.Load()),
+            generators=[ast.comprehension(target=name(index, True), iter=order, ifs=[],
+                                          is_async=0)]))
+
+    def call_reversed(self, node):
+        seq = self(node.args[0])
+        return ast.Subscript(value=seq, slice=ast.Slice(step=ast.Constant(-1)), ctx=ast.Load())
+
+    def call_star(self, node):
+        node = self.children(node)
+        args = []
+        for a in node.args:
+            if not isinstance(a, ast.Starred):
+                args.append(a)
+                continue
+            v = a.value
+            if isinstance(v, (ast.Tuple, ast.List)):
+                args.extend(v.elts)
+                continue
+            n = self.ex.displays[v.id]
+            args.extend(ast.Subscript(value=name(v.id), slice=ast.Constant(i), ctx=ast.Load())
+                        for i in range(n))
+        node.args = args
+        return node
