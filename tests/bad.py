@@ -20,8 +20,7 @@ def uses_try(x):
 
 
 def uses_lambda(x):
-    f = lambda t: t * t  # noqa: E731
-    return f(x)
+    return sorted([x, 2.0 * x], key=lambda t: -t)[0]
 
 
 def uses_exec(x):
@@ -37,8 +36,7 @@ def uses_global(x):
 
 def uses_with(x):
     with open("f") as fh:
-        y = x * float(fh.read())
-    return y
+        return x * float(fh.read())
 
 
 def uses_star_args(*xs):
@@ -56,7 +54,7 @@ def uses_nested_def(x):
     def inner(t):
         return t
 
-    return inner(x)
+    return sum(map(inner, [x]))
 
 
 def no_rule(x):

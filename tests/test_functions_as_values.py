@@ -104,3 +104,69 @@ def test_functions_passed_as_arguments():
     assert adjoints[2] is None and adjoints[1].shape == W.shape
     np.testing.assert_allclose(s2sad.jacobian(layer)(x, W, np.cos),
                                -np.sin(W @ x) @ W)
+
+
+def closure_model(x, w):
+    def act(z):
+        return np.tanh(z) * w
+
+    h = act(x * 2.0)
+    return np.sum(act(h))
+
+
+def lambda_sum(x):
+    sq = lambda v: v * v  # noqa: E731
+    return sum(sq(x[i]) for i in range(len(x)))
+
+
+def late_binding(x, n):
+    scale = 2.0
+
+    def step(v, k=1.0):
+        y = v * scale
+        if y > 1.0:
+            return y - k
+        return y + k
+
+    for i in range(n):
+        x = step(x)
+    scale = 3.0
+    return step(x, 0.5)
+
+
+def default_at_def(x):
+    a = 2.0
+
+    def f(v, b=a * x):
+        return v * b
+
+    a = 5.0
+    return f(x)
+
+
+def calls_itself(x):
+    def fact(v, n):
+        return v if n == 0 else fact(v, n - 1) * v
+
+    return fact(x, 2)
+
+
+def test_functions_defined_inside():
+    x = np.array([0.3, -0.5])
+    np.testing.assert_allclose(s2sad.grad(closure_model)(x, 1.5),
+                               tree_numeric_grad(closure_model, (x, 1.5), 0), rtol=1e-6)
+    assert s2sad.grad(closure_model, wrt=1)(x, 1.5) == pytest.approx(
+        tree_numeric_grad(closure_model, (x, 1.5), 1), rel=1e-6)
+    np.testing.assert_allclose(s2sad.grad(lambda_sum)(np.array([1.0, 2.0])), [2.0, 4.0])
+    for x0 in (0.2, 0.9):
+        assert s2sad.grad(late_binding)(x0, 3) == pytest.approx(
+            tree_numeric_grad(late_binding, (x0, 3), 0), rel=1e-6)
+    # (a default is computed when the def runs: b = 2 x, so f(x) = 2 x^2)
+    assert default_at_def(1.5) == pytest.approx(4.5)
+    assert s2sad.grad(default_at_def)(1.5) == pytest.approx(6.0)
+    H = s2sad.hessian(closure_model)(x, 1.5)
+    assert H.shape == (2, 2)
+    _, dot = s2sad.jvp(closure_model, (x, 1.5), (np.ones(2), 0.0))
+    assert dot == pytest.approx(np.sum(s2sad.grad(closure_model)(x, 1.5)))
+    with pytest.raises(s2sad.S2SADError, match="calls itself"):
+        s2sad.grad(calls_itself)(1.5)

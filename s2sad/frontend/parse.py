@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..ir import trees as ir_trees
-from . import structures
+from . import structure_calls, structures
 from ..errors import (S2SADError, SourceNotFoundError, StaleSourceError,
                      UnresolvedNameError, UnsupportedSyntaxError)
 from .expand import comprehension_bound
@@ -392,7 +392,7 @@ def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, f
     specs = getattr(func, STRUCTURES, None) if func is not None else None
     if not containers:
         specs = None
-    elif specs is None and func is not None and structures.builds_containers(
+    elif specs is None and func is not None and structure_calls.builds_containers(
             tree, _called_functions(tree, globals_, cells, builtins_)):
         specs = {}  # (dicts of computed values it builds are followed all the same)
     out_spec, leaves = None, {}
@@ -420,14 +420,14 @@ def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, f
 
 def _called_functions(tree, globals_, cells, builtins_) -> list:
     """The functions of the user's that `tree` calls by a free name, with whether each
-    builds a dict of computed values (`structures.returns_containers`)."""
+    builds a dict of computed values (`structure_calls.returns_containers`)."""
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             value = lookup(node.func.id, globals_, cells, builtins_)
             if isinstance(value, types.FunctionType) and not hasattr(value, "__s2sad__"):
                 out.append(value)
-    return [structures.returns_containers(f, lambda fn: parse(fn, containers=False))
+    return [structure_calls.returns_containers(f, lambda fn: parse(fn, containers=False))
             for f in out]
 
 

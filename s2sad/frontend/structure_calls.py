@@ -14,15 +14,17 @@ Refused, at the call: a callee that is recursive, has ``*args``/``**kwargs``, a
 default that is not a constant, a ``return`` inside a loop, or reads a global name
 that means something else where it is called.
 
-Imports `errors` only.
+Imports `errors` and `structure_values`.
 """
 
 from __future__ import annotations
 
 import ast
 import copy
+import types
 
 from ..errors import NotDifferentiableError
+from .structure_values import Node, assign
 
 _HINT = ("Pass the arrays themselves (layer(p[\"W\"], p[\"b\"], x)), or keep the function "
          "simple enough to be put in place of the call.")
@@ -38,14 +40,6 @@ def inline(rw, callee, call: ast.Call, at: ast.AST, parse) -> str:
                               "calls itself")
     parsed = parse(callee)
     tree = copy.deepcopy(parsed.tree)
-    a = tree.args
-    if a.vararg or a.kwarg:
-        raise _refuse(rw, at, f"s2sad cannot pass a container of parameters to `{name}`: "
-                              "it takes *args or **kwargs")
-    line = getattr(at, "lineno", None)
-    rw.fresh += 1
-    suffix = f"{name}{rw.fresh}"
-    local = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs} | parsed.locals
     for free, obj in parsed.refs.items():
         if "." in free:
             continue
@@ -53,6 +47,85 @@ def inline(rw, callee, call: ast.Call, at: ast.AST, parse) -> str:
             raise _refuse(rw, at, f"s2sad cannot pass a container of parameters to `{name}` "
                                   f"here: `{name}` reads `{free}`, which means something else "
                                   "where it is called")
+    return _put_in_place(rw, callee, tree, parsed.locals, call, at, name, keep_lines=False)
+
+
+def inline_local(rw, tree: ast.FunctionDef, call: ast.Call, at: ast.AST) -> str:
+    """`inline` for a function defined inside the function (a nested ``def`` or a
+    lambda bound to a name): the names it does not assign are the enclosing
+    function's, read where it is called, as Python reads a closure's; its lines keep
+    their own numbers."""
+    if tree in rw.inlining:
+        raise _refuse(rw, at, f"s2sad cannot differentiate `{tree.name}`: it calls itself")
+    tree = copy.deepcopy(tree)
+    assigned = {n.id for n in ast.walk(ast.Module(body=tree.body, type_ignores=[]))
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    key = rw.local_functions[tree.name]
+    return _put_in_place(rw, key, tree, assigned, call, at, tree.name, keep_lines=True)
+
+
+def substituted(tree: ast.FunctionDef, call: ast.Call):
+    """The expression a call of the one-expression function `tree` (``return e``,
+    a lambda) stands for, its parameters replaced by the call's arguments, where that
+    evaluates each argument once as the call would (each is a name or a constant, or
+    its parameter is read once); None where it cannot."""
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Return) or \
+            tree.body[0].value is None:
+        return None
+    a = tree.args
+    params = a.posonlyargs + a.args
+    if a.vararg or a.kwarg or a.kwonlyargs or call.keywords or \
+            len(call.args) != len(params) or any(isinstance(x, ast.Starred) for x in call.args):
+        return None
+    body = copy.deepcopy(tree.body[0].value)
+    if any(isinstance(n, (ast.Lambda, ast.NamedExpr, ast.ListComp, ast.GeneratorExp,
+                          ast.SetComp, ast.DictComp)) for n in ast.walk(body)):
+        return None
+    reads = {}
+    for n in ast.walk(body):
+        if isinstance(n, ast.Name):
+            reads[n.id] = reads.get(n.id, 0) + 1
+    args = dict(zip([p.arg for p in params], call.args))
+    for p, arg in args.items():
+        if reads.get(p, 0) > 1 and not _plain(arg):
+            return None
+
+    class Replace(ast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id in args:
+                return ast.copy_location(copy.deepcopy(args[node.id]), node)
+            return node
+
+    return Replace().visit(body)
+
+
+def _plain(e) -> bool:
+    """Is `e` read again at no cost and with no effect: a name, a constant, an item
+    or attribute of one by such an index, a negation of one?"""
+    if isinstance(e, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(e, ast.Subscript):
+        return _plain(e.value) and _plain(e.slice)
+    if isinstance(e, ast.Attribute):
+        return _plain(e.value)
+    if isinstance(e, ast.UnaryOp):
+        return _plain(e.operand)
+    return False
+
+
+def _put_in_place(rw, key, tree, assigned, call, at, name, keep_lines) -> str:
+    """The body of `tree` in place of `call`: its parameters and the names in
+    `assigned` renamed apart, bound to the arguments, its returns assigning the
+    result; the lines go to `rw.pending`. `key` marks it as being put in place (a
+    call of itself inside is refused)."""
+    a = tree.args
+    if a.vararg or a.kwarg:
+        raise _refuse(rw, at, f"s2sad cannot put `{name}` in place of the call: it takes "
+                              "*args or **kwargs")
+    line = getattr(at, "lineno", None)
+    rw.fresh += 1
+    suffix = f"{name}{rw.fresh}"
+    local = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs} | set(assigned)
     renamed = {n: f"{n}%{suffix}" for n in local}
     result = f"%{suffix}"
     for node in ast.walk(tree):
@@ -61,11 +134,12 @@ def inline(rw, callee, call: ast.Call, at: ast.AST, parse) -> str:
     body = single_exit(tree.body, result, rw, at, name)
     bound = _bind(rw, a, call, renamed, at, name)
     for node in ast.walk(ast.Module(body=bound + body, type_ignores=[])):
-        if isinstance(node, (ast.stmt, ast.expr)):
+        if isinstance(node, (ast.stmt, ast.expr)) and (
+                not keep_lines or getattr(node, "lineno", None) is None):
             node.lineno = node.end_lineno = line
             node.col_offset = getattr(at, "col_offset", 0)
             node.end_col_offset = getattr(at, "end_col_offset", None)
-    rw.inlining.append(callee)
+    rw.inlining.append(key)
     try:
         rw.pending.extend(rw.block(bound + body))
     finally:
@@ -93,7 +167,9 @@ def _bind(rw, a, call, renamed, at, name) -> list:
         value = values.get(p.arg, defaults.get(p.arg))
         if value is None:
             raise _refuse(rw, at, f"`{name}` is called without its parameter `{p.arg}`")
-        if p.arg not in values and not isinstance(value, ast.Constant):
+        if p.arg not in values and not isinstance(value, ast.Constant) and not (
+                isinstance(value, ast.Name) and value.id.startswith("%")):
+            # (a local function's defaults were computed where its `def` ran)
             raise _refuse(rw, at, f"s2sad puts `{name}` in place of the call, and its default "
                                   f"for `{p.arg}` is not a constant")
         bind = ast.Assign(targets=[ast.Name(id=renamed[p.arg], ctx=ast.Store())], value=value)
@@ -146,3 +222,125 @@ def _ends(body) -> bool:
 
 def _refuse(rw, at, message):
     return rw.loc.error(NotDifferentiableError, at, message, _HINT)
+
+
+_RETURNS: dict = {}  # code object -> does the function return a dict it builds?
+
+
+def returns_containers(func, parse) -> bool:
+    """Does the user function `func` build a dict of computed values (see
+    `builds_containers`)? A call of it is put in place in a rewritten caller, so the
+    dict it returns is followed; one that cannot be parsed is not."""
+    code = func.__code__
+    if code not in _RETURNS:
+        try:
+            _RETURNS[code] = builds_containers(parse(func).tree)
+        except Exception:  # (an error of its own shows where it is compiled)
+            _RETURNS[code] = False
+    return _RETURNS[code]
+
+
+def builds_containers(tree, callees=()) -> bool:
+    """Does the function build a dict that holds a computed value (``{"h": h}``), or
+    call a function that does (`callees`: a bool per function it calls)? Such dicts
+    are followed (`rewrite` with no container parameters) wherever they are; a
+    function whose dicts hold constants only (settings) keeps them as written."""
+    if any(callees):
+        return True
+    for node in ast.walk(tree):
+        if node is not tree and isinstance(node, ast.FunctionDef) or isinstance(
+                node, ast.Assign) and isinstance(node.value, ast.Lambda):
+            return True  # (a function defined inside: put in place where called)
+        if isinstance(node, ast.Dict) and not all(isinstance(v, ast.Constant)
+                                                  for v in node.values):
+            return True
+    return False
+
+
+class CallRewrites:
+    """The calls `structures._Rewriter` puts in place, and the functions defined
+    inside the function it records: a mixin reading the rewriter's state (`env`,
+    `local_functions`, `inlining`, `lazy`, `pending`)."""
+
+    def passes_container(self, e: ast.Call):
+        """The user function `e` calls with a container among its arguments (or
+        returning one, or defined inside the function: its `ast.FunctionDef`), or
+        None."""
+        if isinstance(e.func, ast.Name) and e.func.id in self.local_functions:
+            return self.local_functions[e.func.id]
+        callee = self.loc_refs(e.func)
+        if not isinstance(callee, types.FunctionType) or hasattr(callee, "__s2sad__"):
+            return None
+        args = list(e.args) + [k.value for k in e.keywords]
+        if any(isinstance(self.value(a, [], probe=True), Node) for a in args):
+            return callee
+        if self.parse is not None and returns_containers(callee, self.parse):
+            return callee  # (what it returns is followed: its body is put in place)
+        return None
+
+    def inlined(self, e: ast.Call):
+        """The value of the call `e` of a user function with a container among its
+        arguments, its body put in place (`inline`)."""
+        callee = self.passes_container(e)
+        if isinstance(callee, ast.FunctionDef):
+            if callee in self.inlining:
+                raise _refuse(self, e, f"s2sad cannot differentiate `{callee.name}`, defined "
+                                       "inside the function: it calls itself")
+            if callee not in self.inlining:
+                expr = substituted(callee, e)
+                if expr is not None:  # (one expression: in place of the call)
+                    self.inlining.append(callee)
+                    try:
+                        return self.expr(expr)
+                    finally:
+                        self.inlining.pop()
+            if self.lazy:
+                raise self.refuse(e, f"s2sad cannot call `{callee.name}` here (in a "
+                                     "comprehension, a lambda, a conditional expression or "
+                                     "`and`/`or`): it puts a function defined inside the "
+                                     "function in place of its call, and this one is more "
+                                     "than one `return` expression of its arguments",
+                                  hint="Call it on a line of its own (a loop instead of the "
+                                       "comprehension).")
+            name = inline_local(self, callee, e, e)
+            return self.env.get(name, name)
+        if self.lazy or self.parse is None:
+            raise self.refuse(e, "s2sad cannot pass a container of parameters to a function "
+                                 "inside a conditional expression or `and`/`or`",
+                              hint="Call it on a line of its own.")
+        name = inline(self, callee, e, e, self.parse)
+        return self.env.get(name, name)
+
+    def stmt_FunctionDef(self, s) -> list:
+        """A function defined inside the function: kept (not run), put in place where
+        it is called; defaults that are not constants are computed here, as Python
+        computes them when the `def` runs."""
+        if s.decorator_list:
+            raise self.refuse(s, f"s2sad cannot differentiate the decorated function "
+                                 f"`{s.name}` defined inside the function",
+                              hint="Define it without the decorator, or at module level.")
+        pre = []
+        a = s.args
+        for group in (a.defaults, a.kw_defaults):
+            for i, d in enumerate(group):
+                if d is not None and not isinstance(d, ast.Constant):
+                    name = self.anonymous()
+                    pre.append(assign(name, self.expr(d), s))
+                    group[i] = ast.Name(id=name, ctx=ast.Load())
+        self.forget_quietly(s.name, s)
+        self.local_functions[s.name] = s
+        return pre
+
+    def local_lambda(self, s) -> bool:
+        """``f = lambda x: ...``: recorded as the function it defines (True)."""
+        if not (isinstance(s.value, ast.Lambda) and len(s.targets) == 1 and
+                isinstance(s.targets[0], ast.Name)):
+            return False
+        lam = s.value
+        fdef = ast.FunctionDef(name=s.targets[0].id, args=lam.args,
+                               body=[ast.copy_location(ast.Return(value=lam.body), lam)],
+                               decorator_list=[], returns=None, type_comment=None)
+        ast.copy_location(fdef, s)
+        self.forget_quietly(fdef.name, s)
+        self.local_functions[fdef.name] = fdef
+        return True

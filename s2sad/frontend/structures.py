@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import ast
 import copy
-import types
 
-from ..errors import NotDifferentiableError
+from ..errors import NotDifferentiableError, UnsupportedSyntaxError
 from ..ir import trees
 from . import structure_calls
+from .structure_calls import CallRewrites
 from .structure_loops import LoopRewrites
 from .structure_values import (DICT_METHODS, Const, Node, Rewritten, assign, called,
                                copy_env, leaf_names, node_of)
@@ -89,36 +89,6 @@ def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None,
     return Rewritten(tree, names_of, r.out_spec)
 
 
-_RETURNS: dict = {}  # code object -> does the function return a dict it builds?
-
-
-def returns_containers(func, parse) -> bool:
-    """Does the user function `func` build a dict of computed values (see
-    `builds_containers`)? A call of it is put in place in a rewritten caller, so the
-    dict it returns is followed; one that cannot be parsed is not."""
-    code = func.__code__
-    if code not in _RETURNS:
-        try:
-            _RETURNS[code] = builds_containers(parse(func).tree)
-        except Exception:  # (an error of its own shows where it is compiled)
-            _RETURNS[code] = False
-    return _RETURNS[code]
-
-
-def builds_containers(tree, callees=()) -> bool:
-    """Does the function build a dict that holds a computed value (``{"h": h}``), or
-    call a function that does (`callees`: a bool per function it calls)? Such dicts
-    are followed (`rewrite` with no container parameters) wherever they are; a
-    function whose dicts hold constants only (settings) keeps them as written."""
-    if any(callees):
-        return True
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Dict) and not all(isinstance(v, ast.Constant)
-                                                  for v in node.values):
-            return True
-    return False
-
-
 def _fill_lines(body, line):
     """Give each statement made without a line the line of the one before it."""
     for s in body:
@@ -134,7 +104,7 @@ def _fill_lines(body, line):
                 _fill_lines(inner, line)
 
 
-class _Rewriter(LoopRewrites):
+class _Rewriter(LoopRewrites, CallRewrites):
     """Rewrites one function's statements in order, knowing at each line which
     names hold which containers (`env`) and which hold constants (`consts`).
 
@@ -161,6 +131,9 @@ class _Rewriter(LoopRewrites):
         self.lazy = 0  # inside a conditional expression or `and`/`or`
         self.parse = None
         self.leaves_out = True
+        # the functions defined inside the function (nested ``def``, a lambda bound to
+        # a name): put in place where they are called
+        self.local_functions: dict = {}
         self.caller_locals: set = set()
 
     # ------------------------------------------------------------ errors
@@ -294,33 +267,12 @@ class _Rewriter(LoopRewrites):
             return self.made(tp, "sequence", [], e.elts, pre, hint)
         if isinstance(e, ast.Call):
             made = self.constructed(e, pre, hint)
-            if made is None and self.passes_container(e):
+            callee = self.passes_container(e) if made is None else None
+            if callee is not None and not (isinstance(callee, ast.FunctionDef) and
+                                           structure_calls.substituted(callee, e) is not None):
                 return self.inlined(e)
             return made
         return None
-
-    def passes_container(self, e: ast.Call):
-        """The user function `e` calls with a container among its arguments, or
-        None."""
-        callee = self.loc_refs(e.func)
-        if not isinstance(callee, types.FunctionType) or hasattr(callee, "__s2sad__"):
-            return None
-        args = list(e.args) + [k.value for k in e.keywords]
-        if any(isinstance(self.value(a, [], probe=True), Node) for a in args):
-            return callee
-        if self.parse is not None and returns_containers(callee, self.parse):
-            return callee  # (what it returns is followed: its body is put in place)
-        return None
-
-    def inlined(self, e: ast.Call):
-        """The value of the call `e` of a user function with a container among its
-        arguments, its body put in place (`structure_calls.inline`)."""
-        if self.lazy or self.parse is None:
-            raise self.refuse(e, "s2sad cannot pass a container of parameters to a function "
-                                 "inside a conditional expression or `and`/`or`",
-                              hint="Call it on a line of its own.")
-        name = structure_calls.inline(self, self.passes_container(e), e, e, self.parse)
-        return self.env.get(name, name)
 
     def made(self, tp, form, keys, values, pre, hint) -> Node:
         children = []
@@ -433,7 +385,23 @@ class _Rewriter(LoopRewrites):
             got = self.inlined(e)
             if isinstance(got, Node):
                 raise self.refuse(e, "s2sad cannot use the container this call returns here")
+            if isinstance(got, ast.expr):
+                return got
             return ast.copy_location(ast.Name(id=got, ctx=ast.Load()), e)
+        if isinstance(e, ast.Name) and e.id in self.local_functions and \
+                isinstance(e.ctx, ast.Load):
+            raise self.loc.error(UnsupportedSyntaxError, e,
+                                 f"s2sad differentiates calls of `{e.id}`, a function "
+                                 "defined inside the function, not its use as a value",
+                                 f"Call it: [{e.id}(v) for v in xs] rather than "
+                                 f"map({e.id}, xs).")
+        if isinstance(e, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+                          ast.Lambda)):
+            self.lazy += 1
+            try:
+                return self.inside(e)
+            finally:
+                self.lazy -= 1
         if isinstance(e, (ast.IfExp, ast.BoolOp)):
             self.lazy += 1
             try:
@@ -529,6 +497,8 @@ class _Rewriter(LoopRewrites):
                                    "or keep one list per value.")
 
     def stmt_Assign(self, s) -> list:
+        if self.local_lambda(s):
+            return []
         pre = []
         hint = s.targets[0].id if len(s.targets) == 1 and isinstance(
             s.targets[0], ast.Name) else ""
@@ -597,6 +567,7 @@ class _Rewriter(LoopRewrites):
         return name
 
     def forget(self, name):
+        self.local_functions.pop(name, None)
         if name in self.env:
             self.no_change_in_loop_name(name)
             del self.env[name]
@@ -672,6 +643,7 @@ class _Rewriter(LoopRewrites):
         raise self.refuse(s, "s2sad cannot assign a container of parameters to this target")
 
     def forget_quietly(self, name, s):
+        self.local_functions.pop(name, None)
         if name in self.env:
             self.current = s
             self.no_change_in_loop_name(name)
