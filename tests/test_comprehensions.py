@@ -162,7 +162,8 @@ def refused_star_of_a_list_that_grows(xs):
     return _scaled(*args)
 
 
-@pytest.mark.parametrize("f,what", [(refused_active_dict_comprehension, "depends on xs"),
+@pytest.mark.parametrize("f,what", [(refused_active_dict_comprehension,
+                                     "a value computed on this line carries a derivative"),
                                     (refused_star_of_unknown_length, "`*` unpacking")])
 def test_what_is_still_refused_points_at_the_line(f, what):
     with pytest.raises(s2sad.S2SADError) as e:

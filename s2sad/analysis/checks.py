@@ -52,10 +52,12 @@ class Checks:
                 raise self.error(NoRuleError, s, op)
             if op.kind == "inactive":
                 carried = [x.id.split("%")[0] for x in op.inputs if self.is_varied(x)]
+                what = next((f"`{n}`" for n in carried if n),  # (a temporary has no name)
+                            "a value computed on this line")
                 raise self.error(
                     NotDifferentiableError, s, op,
                     f"s2sad runs {op.text} as written, with no derivative through it, "
-                    f"but `{carried[0] if carried else '?'}` carries a derivative into it "
+                    f"but {what} carries a derivative into it "
                     f"and what is read from it reaches the result",
                     "Keep values that carry derivatives in variables, tuples or lists "
                     "(a dict or a string only for settings and messages).")

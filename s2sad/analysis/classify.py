@@ -395,6 +395,10 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:
             and isinstance(kind(args[0]), ListKind):
         # a list's copy: its slice ``xs[:]``
         return Op("getitem", [args[0], ast.Slice()], diff=(True, False), text="`list`")
+    if (obj is dict or obj is set) and len(args) == 1 and not value.keywords:
+        # (a set or dict comprehension, as `expand` lowers it: like a display)
+        return Op("inactive", args, diff=(True,), text=_INACTIVE[ast.Dict if obj is dict
+                                                                 else ast.Set])
     if (obj is sum or obj is math.fsum) and len(args) == 1 and not value.keywords:
         # (math.fsum: the same derivative, the sum exactly rounded)
         return Op("sum", args, key=obj, diff=(True,), text=f"`{text}`")
