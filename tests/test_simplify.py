@@ -3,13 +3,15 @@ gives the same values."""
 
 import ast
 import math
+import random
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import s2sad
-from s2sad.optimize import negations
+from s2sad import ir
+from s2sad.optimize import common, negations
 
 FLOATS = st.floats(allow_nan=False, allow_infinity=False, width=64,
                    min_value=-1e150, max_value=1e150)
@@ -108,3 +110,63 @@ def test_a_divisor_keeps_the_sign_of_its_zero():
         want = _value(node, {k: np.float64(v) for k, v in env.items()})
         got = _value(lifted, {k: np.float64(v) for k, v in env.items()})
     assert want == got == np.inf
+
+
+def _scan_reader(out, i, comments=True):
+    """`BlockIndex.reader` as one scan from `out[i]` (the definition it indexes)."""
+    n = out[i].targets[0]
+    needs = set(ir.names_in(out[i].value))
+    for x in out[i + 1:]:
+        if x is None:
+            continue
+        if isinstance(x, ir.Comment):
+            if comments:
+                continue
+            return None
+        if ir.blocks(x):
+            return None
+        j = out.index(x)
+        if n in common.reads_of(x):
+            return j
+        if common._changed_by(x) & needs:
+            return None
+    return None
+
+
+def test_block_index_finds_the_reader_a_scan_finds():
+    """On random blocks of assignments, updates of elements, comments and branches,
+    rewritten and thinned out as the passes do, the index answers what a scan
+    through the lines answers."""
+    rnd = random.Random(7)
+    names = [f"v{k}" for k in range(8)]
+
+    def expr():
+        ids = rnd.sample(names, rnd.randint(1, 3))
+        return ast.parse(" + ".join(ids), mode="eval").body
+
+    def line():
+        r = rnd.random()
+        if r < 0.1:
+            return ir.Comment("c")
+        if r < 0.15:
+            return ir.If(ir.name(rnd.choice(names)), [ir.Assign(("z",), expr())], [])
+        if r < 0.25:
+            target = ast.parse(f"{rnd.choice(names)}[{rnd.choice(names)}]", mode="eval").body
+            return ir.AugAssign(target, expr())
+        return ir.Assign((rnd.choice(names),), expr())
+
+    for _ in range(200):
+        out = [line() for _ in range(rnd.randint(1, 30))]
+        index = common.BlockIndex(out)
+        for _ in range(20):
+            i = rnd.randrange(len(out))
+            if not isinstance(out[i], ir.Assign):
+                continue
+            for comments in (True, False):
+                assert index.reader(i, comments) == _scan_reader(out, i, comments)
+            j = rnd.randrange(len(out))
+            if j != i and isinstance(out[j], ir.Assign) and rnd.random() < 0.5:
+                index.drop(j)
+            elif isinstance(out[i], ir.Assign):
+                out[i].value = expr()  # (a rewrite changes what a line reads)
+                index.rewritten(i)
