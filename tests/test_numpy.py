@@ -685,3 +685,17 @@ def test_forward_mode_still_follows_a_write_through_a_join(f):
         _, d = s2sad.jvp(f, (x, w), t)
         want = sum(np.sum(central_diff(f, (x, w), i) * t[i]) for i in range(2))
         assert np.allclose(d, want, rtol=1e-5, atol=1e-6)
+
+
+def _either_array(x, c):
+    a = x if c > 0 else np.arange(3)
+    return a[0] * 2.0
+
+
+def test_an_element_of_an_array_of_unknown_dtype_carries_its_derivative():
+    """`a` is a float array or an int array: its dtype is unknown, and an element of
+    it may carry a derivative (it was taken for a constant: x_bar undefined)."""
+    x = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(s2sad.grad(_either_array)(x, 1.0), [2.0, 0.0, 0.0])
+    assert s2sad.jvp(_either_array, (x, 1.0), (np.ones(3), 0.0))[1] == 2.0
+    np.testing.assert_allclose(s2sad.grad(_either_array)(x, -1.0), [0.0, 0.0, 0.0])

@@ -464,7 +464,10 @@ def index_kind(container: ArrayKind, index, kind) -> object:
         else:
             return ArrayKind(None, container.dtype)
     if ndim == 0:
-        return SCALAR if container.dtype == "f" else INT if container.dtype in "ib" else OTHER
+        # (an element of an array of unknown dtype may be a float: unknown, never a
+        # constant, whose derivative would be silently lost)
+        return SCALAR if container.dtype == "f" else INT if container.dtype in "ib" else \
+            UNKNOWN if container.dtype == "?" else OTHER
     return ArrayKind(ndim, container.dtype)
 
 
