@@ -5,6 +5,7 @@ asks the IR's helpers about statements and expressions (a count no other process
 the machine can change), then in time."""
 
 import gc
+import linecache
 import time
 
 import s2sad
@@ -69,3 +70,19 @@ def test_broadcast_symbols_stay_short():
         shape = shape_rules.broadcast([shape, (symbol,)])
     assert shape == ("?a|b|c|d",)
     assert shape_rules.broadcast([("?a|b",), ("?b|c",)]) == ("?a|b|c",)
+
+
+def test_a_value_read_hundreds_of_times():
+    """The adjoint of a parameter read 400 times is a sum 400 deep, which the passes
+    walk recursively: a RecursionError in Python's 1,000 frames before builds raised
+    the limit (`driver.stages.building`)."""
+    lines = ["def f(a):\n", "    v = a\n"] + ["    v = v * a - a\n"] * 200 + ["    return v\n"]
+    source, filename = "".join(lines), "<read 400 times>"
+    linecache.cache[filename] = (len(source), None, lines, filename)  # (s2sad reads it)
+    namespace = {}
+    exec(compile(source, filename, "exec"), namespace)
+    a = 0.5
+    v, dv = a, 1.0
+    for _ in range(200):
+        v, dv = v * a - a, dv * a + v - 1.0
+    assert abs(s2sad.grad(namespace["f"])(a) - dv) <= 1e-12 * abs(dv)

@@ -565,7 +565,7 @@ def _has_control_flow(fn) -> tuple:
 @public
 def graph(f, wrt=0, at=None) -> str:
     """The dot text of `f`'s dup-stage computation graph (see the module docstring)."""
-    with stages.collector_paused():  # (as a build: many nodes alive, little garbage)
+    with stages.building():  # (as a build: many nodes alive, deep trees)
         return _graph(f, wrt, at)
 
 

@@ -17,7 +17,7 @@ Callees are always split into ``g_fwd`` (returns the output and the values its
 backward sweep reads) and ``g_bwd`` (takes those values and the output's adjoint,
 returns the adjoints of the callee's active parameters). A transform that fails
 raises and leaves nothing behind: the builder keeps no state between calls. Both
-build with Python's cyclic garbage collector paused (`stages.collector_paused`).
+build under `stages.building` (the cyclic garbage collector paused, deep trees).
 
 What runs before the transforms (the front stages, argument and return kinds, the
 loop marks for checkpointing) is in `stages`.
@@ -110,7 +110,7 @@ def reverse_unit(func, wrt, entry="grad", param_kinds=None, as_tuple=False,
     holds what it held when the value was read (a write is undone before the reverse
     of the lines before it), so the copy is the same numbers, and forward mode, which
     cannot see that, need not follow a write through a view."""
-    with stages.collector_paused():
+    with stages.building():
         return _ReverseBuilder(func, tuple(wrt), entry, param_kinds or {}, as_tuple,
                                checkpoint, copy_views).build()
 
@@ -121,7 +121,7 @@ def forward_unit(func, wrt, param_kinds=None, batched=False) -> Unit:
     tangent)``, plus ``g%jvp(active tangents..., params...)`` for every user function
     it calls with a varying argument. With `batched`, every tangent carries a leading
     axis of directions (see `batching`; `batching.NotBatchable` when a line cannot)."""
-    with stages.collector_paused():
+    with stages.building():
         return _ForwardBuilder(func, tuple(wrt), param_kinds or {}, batched).build()
 
 

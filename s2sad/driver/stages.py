@@ -12,8 +12,8 @@ stages `s2sad show` prints.
 * `stage_module(func, stage, wrt, param_kinds)` gives the IR module a stage prints:
   ``anf``, ``dup``, ``activity`` (`STAGES` names them all; ``source``, ``reverse``
   and ``forward`` are printed by `api.reverse.source`).
-* `collector_paused` turns Python's cyclic garbage collector off while a
-  derivative (or a graph) is built.
+* `building` sets the interpreter up while a derivative (or a graph) is built: the
+  cyclic garbage collector paused, room for deep expression trees.
 
 May import analysis, frontend, ir; imports nothing from `builder`.
 """
@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import gc
 import inspect
+import sys
 from contextlib import contextmanager
 
 from ..analysis import activity as activity_mod
@@ -31,19 +32,32 @@ from ..frontend.program import Front, Program, front
 from .. import ir
 
 
+# the recursion limit while a derivative is built (Python's default is 1,000 frames)
+DEEP = 20_000
+
+
 @contextmanager
-def collector_paused():
-    """Python's cyclic garbage collector off while a derivative is built (and back on
-    after, if it was on). A build allocates hundreds of thousands of tree nodes that
-    stay alive until it ends, so every collection the allocations trigger walks more
-    of them: a third of the first call of an 800-line function's gradient, half of
-    its Hessian's, growing faster than the code. What a build leaves behind is freed
-    by reference counting; a collection after it finds what is left."""
+def building():
+    """The interpreter as a build needs it, put back after.
+
+    Python's cyclic garbage collector is off (back on after, if it was on). A build
+    allocates hundreds of thousands of tree nodes that stay alive until it ends, so
+    every collection the allocations trigger walks more of them: a fifth of the first
+    call of a 1,600-operation gradient, half of an 800-line function's Hessian,
+    growing faster than the code. What a build leaves behind is freed by reference
+    counting; a collection after it finds what is left.
+
+    The recursion limit is at least `DEEP`: the passes walk expression trees
+    recursively, two or three frames a level, and the adjoint of a value read n times
+    is a sum n deep (a parameter read 300 times ran out of Python's 1,000 frames)."""
     was_on = gc.isenabled()
+    limit = sys.getrecursionlimit()
     gc.disable()
+    sys.setrecursionlimit(max(limit, DEEP))
     try:
         yield
     finally:
+        sys.setrecursionlimit(limit)
         if was_on:
             gc.enable()
 
