@@ -170,3 +170,19 @@ def test_functions_defined_inside():
     assert dot == pytest.approx(np.sum(s2sad.grad(closure_model)(x, 1.5)))
     with pytest.raises(s2sad.S2SADError, match="calls itself"):
         s2sad.grad(calls_itself)(1.5)
+
+
+def test_lambdas():
+    assert s2sad.grad(lambda v: v * v + 3.0 * v)(2.0) == 7.0
+    f = lambda a, b: np.sin(a) * b  # noqa: E731
+    g = s2sad.grad(f, wrt=(0, 1))(0.5, 2.0)
+    assert g == (pytest.approx(2.0 * np.cos(0.5)), pytest.approx(np.sin(0.5)))
+    cube, square = (lambda v: v ** 3), (lambda v: v ** 2)
+    assert (s2sad.grad(cube)(2.0), s2sad.grad(square)(2.0)) == (12.0, 4.0)
+    np.testing.assert_allclose(s2sad.hessian(lambda v: np.sum(v ** 3))(np.array([1.0, 2.0])),
+                               np.diag([6.0, 12.0]))
+    assert "def lambda__grad(v):" in s2sad.source(lambda v: v * v)
+    same, again = (lambda v: v * 2.0), (lambda v: v * 2.0)
+    assert s2sad.grad(same)(1.0) == s2sad.grad(again)(1.0) == 2.0
+    with pytest.raises(s2sad.SourceNotFoundError, match="lambda"):
+        s2sad.grad(eval("lambda v: v"))(1.0)

@@ -38,7 +38,7 @@ from ..ir.kinds import INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind
 from ..analysis.classify import classify
 from ..backend import emit
 from ..errors import NonScalarOutputError, S2SADError
-from ..frontend import anf
+from ..frontend import anf, parse
 from ..optimize import simplify, tapes
 from ..optimize.context import NameKinds
 from ..primitives import facts
@@ -269,7 +269,7 @@ class _ReverseBuilder(_Builder):
     def callee_names(self, callee):
         n = sum(1 for (c, _, _) in self.names if c is callee)
         suffix = "" if n == 0 else f"%{n + 1}"
-        return (f"{callee.__name__}%fwd{suffix}", f"{callee.__name__}%bwd{suffix}")
+        return (f"{_named(callee)}%fwd{suffix}", f"{_named(callee)}%bwd{suffix}")
 
     def root_functions(self, fr: Front, act, out_kind) -> tuple:
         if self.entry in ("grad", "value_and_grad"):
@@ -277,7 +277,7 @@ class _ReverseBuilder(_Builder):
         with self.timed("transform"):
             rev = reverse.transform(fr.dup, act, self.derivative_of)
         self.note_user(fr)
-        name = self.root.__name__
+        name = _named(self.root)
         if self.entry == "vjp":
             entry = (f"{name}%vjp%fwd", f"{name}%vjp%bwd")
             self.functions += self.split(fr, act, rev, *entry, root=True)
@@ -427,10 +427,10 @@ class _ForwardBuilder(_Builder):
 
     def callee_names(self, callee):
         n = sum(1 for (c, _, _) in self.names if c is callee) + (callee is self.root)
-        return f"{callee.__name__}%jvp" + ("" if n == 0 else f"%{n + 1}")
+        return f"{_named(callee)}%jvp" + ("" if n == 0 else f"%{n + 1}")
 
     def root_functions(self, fr: Front, act, out_kind) -> tuple:
-        entry = (f"{self.root.__name__}%jvp",)
+        entry = (f"{_named(self.root)}%jvp",)
         self.functions.append(self.assemble(fr, act, entry[0], root=True))
         self.scalar_tangents = _scalar_tangents(act)
         return entry
@@ -525,6 +525,13 @@ def _step_functions(fr: Front, act, rev: reverse.Reverse) -> list:
                          fr.anf.refs, fr.anf.source)
         out.append(UnitFunction(fn, fr.func, keep_defaults=False))
     return out
+
+
+def _named(func) -> str:
+    """The name the functions derived from `func` are emitted under: its own, or for a
+    lambda `parse.LAMBDA` (``lambda__grad``)."""
+    name = func.__name__
+    return name if name.isidentifier() else parse.LAMBDA
 
 
 def _tuple_of(names) -> ast.Tuple:

@@ -171,11 +171,7 @@ def parse(func, containers=True) -> Parsed:
     name = func.__name__
     code = func.__code__
     if name == "<lambda>":
-        raise SourceNotFoundError(
-            f"s2sad cannot transform a lambda ({code.co_filename}:{code.co_firstlineno})",
-            filename=code.co_filename, lineno=code.co_firstlineno,
-            hint="Define it with `def` so its source can be read.",
-        )
+        return _parse_lambda(func, containers)
     try:
         lines, first = inspect.getsourcelines(func)
     except (OSError, TypeError) as exc:
@@ -387,6 +383,81 @@ def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, f
     if isinstance(tree, ast.AsyncFunctionDef):
         raise loc.error(UnsupportedSyntaxError, tree, "s2sad cannot differentiate an `async def`",
                         "Differentiate a plain `def` function.")
+    return _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers)
+
+
+def _parse_lambda(func, containers) -> Parsed:
+    """`parse` of a lambda: the one ``lambda`` in the lines `inspect` gives for it whose
+    code is the function's, as a ``def`` named `LAMBDA` returning its body."""
+    code = func.__code__
+    where = f"{code.co_filename}:{code.co_firstlineno}"
+    try:
+        lines, first = inspect.getsourcelines(func)
+    except (OSError, TypeError):
+        raise SourceNotFoundError(
+            f"s2sad cannot read the source of the lambda at {where}",
+            filename=code.co_filename, lineno=code.co_firstlineno,
+            hint="Define it with `def` in a file so its source can be read.") from None
+    first = max(first, 1)
+    text = "".join(lines)
+    dedented = textwrap.dedent(text)
+    try:
+        module = ast.parse("\n" * (first - 1) + dedented)
+    except SyntaxError:
+        module = None
+    found = []
+    for node in ast.walk(module) if module is not None else ():
+        if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno:
+            try:
+                made = compile(ast.Expression(body=node), code.co_filename, "eval",
+                               flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+            except (SyntaxError, ValueError):
+                continue
+            inner = next((c for c in made.co_consts if isinstance(c, types.CodeType)), None)
+            if inner is not None and _same_names(inner, code):
+                found.append(node)
+    if len({ast.dump(n) for n in found}) > 1:
+        found = []  # (two lambdas on the line read the same names: which is it?)
+        ambiguous = True
+    else:
+        ambiguous = False
+    found = found[:1]
+    if len(found) != 1:
+        raise SourceNotFoundError(
+            f"s2sad cannot tell which lambda at {where} is this one" if ambiguous else
+            f"s2sad cannot read the lambda at {where} from its source",
+            filename=code.co_filename, lineno=code.co_firstlineno,
+            hint="Define it with `def`, or put the lambda on a line of its own.")
+    node = found[0]
+    tree = ast.FunctionDef(name=LAMBDA, args=node.args, body=[
+        ast.copy_location(ast.Return(value=node.body), node.body)], decorator_list=[],
+        returns=None, type_comment=None)
+    ast.copy_location(tree, node)
+    info = ir.SourceInfo(filename=code.co_filename, qualname=func.__qualname__,
+                         first_line=first, lines=list(lines), func=func)
+    loc = Located(info, _indent(text) - _indent(dedented))
+    cells = dict(zip(code.co_freevars, func.__closure__ or ()))
+    parsed = _parsed_tree(tree, info, loc, func.__globals__, cells,
+                          getattr(func, "__builtins__", None), func, containers)
+    check_source(func, lines, first)
+    return parsed
+
+
+LAMBDA = "lambda_"  # (the name a lambda's derivative is emitted under: lambda__grad)
+
+
+def _same_names(a, b) -> bool:
+    """Do the code objects `a` and `b` read the same names and constants (how a
+    lambda's text is matched with its code: the bytecode itself depends on what was
+    compiled with it)?"""
+    def consts(c):
+        return tuple(k for k in c.co_consts if not isinstance(k, types.CodeType))
+    return (a.co_argcount, a.co_kwonlyargcount, a.co_varnames, a.co_names, consts(a)) == \
+        (b.co_argcount, b.co_kwonlyargcount, b.co_varnames, b.co_names, consts(b))
+
+
+def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) -> Parsed:
+    """The checks, rewrites and name resolution of `parse` on the function's tree."""
     tree.decorator_list = []
     _check_signature(tree, loc)
     specs = getattr(func, STRUCTURES, None) if func is not None else None
