@@ -114,6 +114,37 @@ def test_a_comprehension_in_an_assert_is_its_own():
         s2sad.grad(zoo.checks_a_list)([1.0, -2.0])
 
 
+@pytest.mark.parametrize("text,scale", [("3", 2.0), ("x", None), ("4", "1.5")])
+def test_a_try_assigns_what_is_read_after_it(text, scale, capsys):
+    """What a `try` block assigns (a setting parsed from text, with a default where
+    parsing fails) is read after it; the `except` that passes keeps the value from
+    before the block."""
+    f = lambda x: zoo.try_settings(x, text, scale)  # noqa: E731
+    expected = central_diff(f, (1.3,), 0)
+    for mode in ("reverse", "forward"):
+        assert np.isclose(s2sad.grad(zoo.try_settings, mode=mode)(1.3, text, scale), expected)
+    value, deriv = s2sad.jvp(zoo.try_settings, (1.3, text, scale), (1.0, None, None))
+    assert np.isclose(value, f(1.3)) and np.isclose(deriv, expected)
+    capsys.readouterr()
+    s2sad.grad(zoo.try_settings)(1.3, text, scale)
+    assert capsys.readouterr().out == ("not a number: x\n" if text == "x" else "")
+
+
+@pytest.mark.parametrize("f", [zoo.try_in_a_loop, zoo.try_keeps_the_last])
+def test_a_try_in_a_loop(f):
+    """A name a `try` assigns in a loop: on the tape where the reverse sweep reads it,
+    and carried from the iteration before where the `except` passes."""
+    texts = ["2", "oops", "0.5", "x"]
+    g = lambda x: f(x, texts)  # noqa: E731
+    expected = central_diff(g, (0.7,), 0)
+    for mode in ("reverse", "forward"):
+        assert np.isclose(s2sad.grad(f, mode=mode)(0.7, texts), expected)
+    assert np.isclose(s2sad.grad(f, checkpoint="ctz")(0.7, texts), expected)
+    h = 1e-4
+    second = (s2sad.grad(f)(0.7 + h, texts) - s2sad.grad(f)(0.7 - h, texts)) / (2 * h)
+    assert np.isclose(s2sad.hessian(f)(0.7, texts), second, rtol=1e-5)
+
+
 def test_kept_as_written_in_the_source():
     text = s2sad.source(zoo.guarded, wrt=(0, 1))
     assert 'assert x > 0, f"x must be positive, got {x}"' in text
@@ -127,9 +158,10 @@ def test_kept_as_written_in_the_source():
 
 REFUSED = [
     (zoo.string_of_active, (1.5,), "runs an f-string as written", "`x` carries"),
-    (zoo.try_assigns, (1.5, "3"), "`try` statement", "`n` is assigned in it and read after it"),
+    (zoo.try_assigns_active, (1.5,), "runs this `try` block as written",
+     "`y`, which it assigns, may depend on `x`, which carries a derivative"),
     (zoo.try_returns, (1.5,), "`try` statement", "`return` that leaves the function"),
-    (zoo.with_other_manager, (1.5,), "`with` block", "`y` is assigned in it"),
+    (zoo.with_other_manager, (1.5,), "`with` block", "`y`, which it assigns, may depend"),
     (zoo.try_appends, (1.5,), "`try` statement", "changes `xs` in place"),
     (zoo.hands_an_array_to_an_unknown_function, (1.5,), "cannot tell whether `np.save`",
      "changes `y` in place, and `y` carries a derivative"),

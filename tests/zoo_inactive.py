@@ -98,6 +98,42 @@ def calls_helper(x):
     return s
 
 
+def try_settings(x, text, scale=None):
+    n = 2
+    try:
+        n = int(text)
+    except ValueError:
+        print("not a number:", text)
+    try:
+        scale = float(scale)
+    except TypeError:
+        scale = 0.5
+    return x ** n * scale
+
+
+def try_in_a_loop(x, texts):
+    s = 0.0
+    for t in texts:
+        try:
+            k = float(t)
+        except ValueError:
+            k = 1.0
+        s = s + math.sin(x * k)
+    return s
+
+
+def try_keeps_the_last(x, texts):
+    s = 0.0
+    k = 1.0
+    for t in texts:
+        try:
+            k = float(t)
+        except ValueError:
+            pass
+        s = s + math.sin(x * k)
+    return s
+
+
 # refused: an active value read through code that runs as written
 
 def dict_of_active(x):
@@ -116,6 +152,14 @@ def try_assigns(x, s):
     except ValueError:
         n = 2
     return x * n
+
+
+def try_assigns_active(x):
+    try:
+        y = x * 2.0
+    except ValueError:
+        y = 0.0
+    return y
 
 
 def try_returns(x):

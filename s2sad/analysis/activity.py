@@ -358,6 +358,14 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                     self.forward(s.orelse)
                 else:
                     self.forward_decided(s, known)
+            elif isinstance(s, ir.Kept) and s.defines:
+                # what a `try` or `with` run as written assigns: of unknown kind, and
+                # varied if it reads a varied value (`checks` refuses it if active)
+                varied = any(self.is_varied(a) for a in s.args)
+                for t in s.defines:
+                    r.kinds[t] = merge(r.kinds.get(t), UNKNOWN)
+                    if varied:
+                        r.varied.add(t)
             elif isinstance(s, ir.SetItem):
                 c = s.container
                 r.written.add(r.root(c))

@@ -45,6 +45,16 @@ class Checks:
                 raise self.error(NoRuleError, s, r.ops[id(s)])
             if isinstance(s, ir.Expr) and id(s) in r.ops:
                 self.check_unknown_effect(s, r.ops[id(s)])
+            if isinstance(s, ir.Kept) and any(t in r.active for t in s.defines):
+                name = next(t for t in s.defines if t in r.active).split("%")[0]
+                read = next((a.id.split("%")[0] for a in s.args if self.is_varied(a)), "?")
+                raise self.error(
+                    NotDifferentiableError, s, None,
+                    f"s2sad runs this `{type(s.stmt).__name__.lower()}` block as written, "
+                    f"with no derivative through it, but `{name}`, which it assigns, may "
+                    f"depend on `{read}`, which carries a derivative, and the result "
+                    f"depends on `{name}`",
+                    f"Compute `{name}` outside the block, or keep `{read}` out of it.")
             if not isinstance(s, ir.Assign) or not any(t in r.active for t in s.targets):
                 continue
             op = r.ops[id(s)]

@@ -130,6 +130,9 @@ class _Runner:
                         ir.KEPT_ARG) else self.safe.get(n.id, n.id)
             module = ast.fix_missing_locations(ast.Module(body=[tree], type_ignores=[]))
             exec(compile(module, f"<{self.fn.name} dup stage>", "exec"), self.globals, scope)
+            for t in s.defines:
+                if self.safe[t] in scope:
+                    self.set(t, scope[self.safe[t]], s)
         elif isinstance(s, ir.If):
             self.block(s.body if self.eval(s.test) else s.orelse)
         elif isinstance(s, ir.Loop):

@@ -12,15 +12,15 @@ written). It lowers
   own. A condition or a message gets no derivative; a value that carries one is read
   as a plain value. An imported name is a static reference (`parse` imported it);
   the kept ``import`` binds it again where the derivative runs.
-* ``try`` and ``with`` to one `ir.Kept` when nothing they assign is read after them
-  (`liveness`), they do not leave the function or the loop around them, and they
-  change no list or array of the function in place: what they do cannot reach the
-  result. A ``with`` whose managers only change how NumPy and Python report floating
-  point errors and warnings (`NEUTRAL`: ``np.errstate``, ``warnings.catch_warnings``,
-  ``contextlib.nullcontext``) and whose code does assign what is read later is
-  lowered as its body, differentiated as if the ``with`` line were not there. Any
-  other ``try`` or ``with`` is refused at its line, saying which name or which change
-  reaches the rest of the function.
+* ``try`` and ``with`` to one `ir.Kept` when they do not leave the function or the
+  loop around them and change no list or array of the function in place; what they
+  assign that is read after them (`liveness`) is the statement's `defines`, which
+  activity refuses where it would carry a derivative. A ``with`` whose managers only
+  change how NumPy and Python report floating point errors and warnings (`NEUTRAL`:
+  ``np.errstate``, ``warnings.catch_warnings``, ``contextlib.nullcontext``) and whose
+  code assigns what is read later is lowered as its body, differentiated as if the
+  ``with`` line were not there. Any other ``try`` or ``with`` is refused at its line,
+  saying what leaves or what changes.
 * f-strings, dict and set displays to one operation over atoms each (`classify`'s
   kind ``inactive``: activity refuses one whose result carries a derivative, naming
   the value), and ``name := value`` to an assignment whose value is the name.
@@ -34,6 +34,7 @@ import warnings
 
 from .. import ir
 from .expand import comprehension_bound
+from .liveness import assigned_by
 
 # managers that change how errors and warnings are reported, never a value
 NEUTRAL = (warnings.catch_warnings, contextlib.nullcontext)
@@ -77,12 +78,12 @@ class KeptLowering:
         self.keep(s)
 
     def s_With(self, s):
+        if self.neutral(s) and _exit_in(s.body) is None and self.assigns_live(s):
+            self.block(s.body)  # (its code may carry derivatives)
+            return
         reason = self.not_keepable(s)
         if reason is None:
             self.keep(s)
-            return
-        if self.neutral(s) and _exit_in(s.body) is None:
-            self.block(s.body)
             return
         raise self.error(s, f"s2sad runs this `with` block as written, with no derivative "
                             f"through it, but {reason}",
@@ -105,17 +106,22 @@ class KeptLowering:
         return not any(isinstance(n, ast.Call) and (ir.dotted(n.func) or "").startswith(
             "warnings.") for st in s.body for n in ast.walk(st))
 
+    def live_names(self, s) -> list:
+        """The names `s` assigns that are read after it."""
+        live = self.live_after.get(id(s))
+        return [n for n in _stored(s) if n in self.locals and (live is None or n in live)]
+
+    def assigns_live(self, s) -> bool:
+        return bool(self.live_names(s))
+
     def not_keepable(self, s) -> str | None:
-        """Why `s` cannot run as written in the derivative (what it does reaches the
-        rest of the function), or None."""
+        """Why `s` cannot run as written in the derivative (it leaves the function or
+        the loop around it, or changes a list or an array in place), or None. What it
+        assigns that is read after it is activity's to judge (`ir.Kept.defines`)."""
         exit_ = _exit_in([s])
         if exit_ is not None:
             where = "the function" if exit_ == "return" else "the loop around it"
             return f"it has a `{exit_}` that leaves {where}"
-        live = self.live_after.get(id(s))
-        for name in _stored(s):
-            if name in self.locals and (live is None or name in live):
-                return f"`{name}` is assigned in it and read after it"
         for node in ast.walk(s):
             target = None
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
@@ -133,9 +139,24 @@ class KeptLowering:
 
     def keep(self, s):
         """Emit `s` as an `ir.Kept`: reads of the function's locals become its
-        arguments, the names it assigns itself get names of their own."""
+        arguments, the names it assigns itself get names of their own, and those read
+        after it are its `defines`. A `try` or `with` block starts by taking the
+        value such a name has before it (``n%1 = n``), which it keeps where it does
+        not assign it (an ``except`` that passes)."""
         stmt = ir.copy_tree(s)
+        live = self.live_names(s) if isinstance(s, (ast.Try, ast.With)) else []
+        inner_loads = {n.id for n in ast.walk(s) if isinstance(n, ast.Name)
+                       and isinstance(n.ctx, ast.Load)}
+        sure = assigned_by(s) if isinstance(s, ast.Try) else set()
+        carried = [n for n in _stored(s) if n in self.env and n in self.locals
+                   and (n in live and n not in sure or n in inner_loads)]
         own = {n: self.new_version(n) for n in _stored(s) if n in self.locals}
+        before = f"{ir.KEPT_ARG}before"  # (the value a name has before the block)
+        if carried:
+            stmt.body[:0] = [ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())],
+                                        value=ast.Name(id=before, ctx=ast.Load()),
+                                        lineno=s.lineno, col_offset=s.col_offset)
+                             for n in carried]
         args = []
         scoped = comprehension_bound(list(ast.walk(stmt)))  # (a comprehension's own)
         for node in ast.walk(stmt):
@@ -145,12 +166,18 @@ class KeptLowering:
                 node.name = own[node.name]
             if not isinstance(node, ast.Name):
                 continue
-            if node.id in own:
+            if node.id == before:
+                # (a loop-carried name may have no value before the loop: None)
+                args.append(self.copied(self.env[carried.pop(0)]))
+                node.id = f"{ir.KEPT_ARG}{len(args) - 1}"
+            elif node.id in own:
                 node.id = own[node.id]
             elif node.id in self.locals and isinstance(node.ctx, ast.Load):
                 args.append(self.read(node))
                 node.id = f"{ir.KEPT_ARG}{len(args) - 1}"
-        self.emit(ir.Kept(stmt, args, s.lineno))
+        self.emit(ir.Kept(stmt, args, s.lineno, tuple(own[n] for n in live)))
+        for n in live:
+            self.env[n] = own[n]
 
     # ----------------------------------------------------------- expressions
 

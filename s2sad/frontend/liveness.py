@@ -11,6 +11,8 @@ nothing.
   after it. `anf` makes a
   name assigned in a loop a phi only if it is live at the loop's head, and joins a
   name two branches assign only if it is live after the ``if``.
+* `assigned_by(try_statement)` gives the names a ``try`` assigns on every path that
+  goes on after it.
 * `assigned_in_order(stmts)` lists the names `stmts` assign (targets, loop targets,
   augmented assignments), each once, in the order they first appear: the order of a
   loop's phis.
@@ -70,14 +72,37 @@ def liveness(body) -> tuple:
         if isinstance(st, ast.Return):
             return reads(st.value)
         if isinstance(st, (ast.With, ast.Try)):
-            after[id(st)] = set(live)  # (`anf` keeps it as written if it assigns none)
-            if isinstance(st, ast.With):  # (or lowers its body where it does)
+            after[id(st)] = set(live)  # (`anf` keeps it as written, or lowers a `with`)
+            if isinstance(st, ast.With):
                 return block(st.body, live, brk, cont) | reads(ast.Tuple(
                     elts=[i.context_expr for i in st.items], ctx=ast.Load()))
+            return (live - assigned_by(st)) | reads(st)
         return live | reads(st)
 
     block(body, set(), set(), set())
     return heads, after
+
+
+def assigned_by(st) -> set:
+    """The names a ``try`` statement assigns on every path that goes on after it:
+    in its body and in every ``except``, or in its ``finally`` (an assignment nested in
+    an ``if`` counts where both branches make it)."""
+
+    def top(stmts) -> set:
+        out = set()
+        for s in stmts:
+            if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+                out |= {n.id for t in targets for n in ast.walk(t)
+                        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            elif isinstance(s, ast.If):
+                out |= top(s.body) & top(s.orelse)
+        return out
+
+    every = top(st.body)
+    for handler in st.handlers:
+        every &= top(handler.body)
+    return every | top(st.finalbody)
 
 
 def assigned_in_order(stmts) -> list:

@@ -197,14 +197,16 @@ class ForEach:
 @dataclass(eq=False)
 class Kept:
     """A statement of the user's run as written: an ``assert``, ``raise`` or
-    ``import``, or a ``try`` or ``with`` that assigns nothing read after it. It carries
-    no derivative and defines no name the rest of the function reads. `args` are the
-    atoms it reads, one per read of a local, which `stmt` names by the placeholders
-    `KEPT_ARG` + index; the names it assigns itself are its own (``k%3``)."""
+    ``import``, or a ``try`` or ``with`` block. It carries no derivative (activity
+    refuses one whose `defines` would have to). `args` are the atoms it reads, one per
+    read of a local, which `stmt` names by the placeholders `KEPT_ARG` + index; the
+    names it assigns itself are its own (``k%3``), and `defines` those of them the
+    rest of the function reads."""
 
     stmt: ast.stmt
     args: list
     line: int = 0
+    defines: tuple = ()
 
     def own_names(self) -> set:
         """The plain names `stmt` mentions (imported, assigned or read), not the
@@ -648,6 +650,10 @@ def rename_stmt_defs(stmt, mapping: dict) -> None:
             stmt.target = mapping.get(stmt.target, stmt.target)
         for phi in getattr(stmt, "phis", ()):
             phi.name = mapping.get(phi.name, phi.name)
+    elif isinstance(stmt, Kept) and any(t in mapping for t in stmt.defines):
+        own = {t: mapping[t] for t in stmt.defines if t in mapping}
+        stmt.defines = tuple(own.get(t, t) for t in stmt.defines)
+        rename_in_place(stmt.stmt, own)
 
 
 def reads_in(body: list) -> dict:
@@ -721,6 +727,8 @@ def defined_names(stmt) -> tuple:
         return (stmt.target,)
     if isinstance(stmt, Pop):
         return tuple(stmt.targets)
+    if isinstance(stmt, Kept):
+        return stmt.defines
     return ()
 
 

@@ -157,7 +157,7 @@ class CheckpointedLoops:
         of ``print``, of a `logging` function or of ``warnings.warn``)? Recomputing
         an iteration leaves it out."""
         if isinstance(s, ir.Kept):
-            return True
+            return not s.defines
         return isinstance(s, ir.Expr) and id(s) in self.act.ops \
             and reports_only(self.act.op(s).key)
 
