@@ -82,6 +82,12 @@ def over_arrays(ws):
     return sum(np.sum(w * w) for w in ws)
 
 
+def with_defaults(xs):
+    big = max(xs, default=0.5)
+    small = min((x * x for x in xs if x > 5.0), default=xs[0] * 2.0)
+    return big + small + math.prod((x for x in xs), start=0.5)
+
+
 def min_max_of_list(xs):
     return min(xs) * max(xs)
 
@@ -276,6 +282,7 @@ ZOO = [
     (conditional_comprehension, (XS, -1.0), (0, 1)),
     (over_arrays, ([np.array([1.0, 2.0]), np.array([[0.5, -1.0]])],), 0),
     (min_max_of_list, (XS,), 0),
+    (with_defaults, (XS,), 0),
     (nary_min_max, (0.5, 0.1, -0.7), (0, 1, 2)),
     (sum_with_start, (XS, 0.3), (0, 1)),
     (product, (XS,), 0),

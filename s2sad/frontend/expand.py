@@ -193,6 +193,9 @@ class _Expander(TargetLowering):
             if self.builtin(func, math.prod) and len(args) == 1 \
                     and [k.arg for k in kws] == ["start"]:
                 return "prod"
+            if (self.builtin(func, min) or self.builtin(func, max)) and len(args) == 1 \
+                    and [k.arg for k in kws] == ["default"]:
+                return "extreme"
             return None
         for obj in (min, max):
             if self.builtin(func, obj) and len(args) >= 3:
@@ -391,8 +394,12 @@ class _Lift(CallLowering):
     def _folds(self, node) -> bool:
         """Does `call_comp` fold the call `node` into a loop (rather than pass it a list)?"""
         func, n = node.func, len(node.args)
-        return n == 1 and any(self.ex.builtin(func, f) for f in (min, max, list, math.prod)) \
-            or n <= 2 and self.ex.builtin(func, sum) and not node.keywords
+        if self.ex.builtin(func, math.prod):
+            return n == 1 and all(k.arg == "start" for k in node.keywords)
+        if n == 1 and (self.ex.builtin(func, min) or self.ex.builtin(func, max)):
+            return all(k.arg == "default" for k in node.keywords)
+        return not node.keywords and (
+            n == 1 and self.ex.builtin(func, list) or n <= 2 and self.ex.builtin(func, sum))
 
     def result(self, word) -> str:
         """A name for the list or the accumulator being made."""
@@ -591,10 +598,12 @@ class _Lift(CallLowering):
         self.emit([_assign(acc, start, self.s)] + loops([step]))
         return _name(acc)
 
-    def extreme(self, node, func):
+    def extreme(self, node, func, default=None):
         """``min``/``max`` of the terms of `node`: the first term, then the builtin of
-        two arguments (a tie keeps the first), and the builtin's ValueError where
-        there is no term."""
+        two arguments (a tie keeps the first), and where there is no term `default`
+        (``min(xs, default=d)``), or the builtin's ValueError."""
+        if default is not None and not _simple(default):
+            default = self.temp("default", default)  # (evaluated before the terms)
         acc = self.result("lowest" if self.ex.builtin(func, min) else "highest")
         empty = self.ex.fresh("empty")
         if isinstance(node, _COMPS):
@@ -615,8 +624,9 @@ class _Lift(CallLowering):
         # (the text of Python 3.10 to 3.11, on every version: the emitted code is the same)
         message = f"{ir.dotted(func).split('.')[-1]}() arg is an empty sequence"
         error = _call(_name("ValueError"), [ast.Constant(message)])
+        none = _located(ast.Raise(exc=error, cause=None), self.s) if default is None else \
+            _assign(acc, default, self.s)
         self.emit([_assign(empty, ast.Constant(True), self.s),
                    _assign(acc, ast.Constant(None), self.s)] + loops(step)
-                  + [_located(ast.If(test=_name(empty), body=[
-                      _located(ast.Raise(exc=error, cause=None), self.s)], orelse=[]), self.s)])
+                  + [_located(ast.If(test=_name(empty), body=[none], orelse=[]), self.s)])
         return _name(acc)

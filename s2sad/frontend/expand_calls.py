@@ -134,13 +134,15 @@ class CallLowering:
         into a loop; any other call gets the list."""
         func, args = node.func, node.args
         comp = next(a for a in args if isinstance(a, COMPS))
+        if len(args) == 1 and args[0] is comp and all(k.arg == "default" for k in node.keywords) \
+                and (self.ex.builtin(func, min) or self.ex.builtin(func, max)):
+            default = self(node.keywords[0].value) if node.keywords else None
+            return self.extreme(comp, name(func.id) if isinstance(func, ast.Name)
+                                else copy.deepcopy(func), default)
         if not node.keywords and args[0] is comp:
             if self.ex.builtin(func, sum) and len(args) <= 2:
                 start = self(args[1]) if len(args) == 2 else ast.Constant(0)
                 return self.accumulate(comp, "total", start, add)
-            if len(args) == 1 and (self.ex.builtin(func, min) or self.ex.builtin(func, max)):
-                return self.extreme(comp, name(func.id) if isinstance(func, ast.Name)
-                                    else copy.deepcopy(func))
             if len(args) == 1 and self.ex.builtin(func, list):
                 return self.comprehension(comp)
         if self.ex.builtin(func, math.prod) and args[0] is comp and len(args) == 1:
@@ -164,8 +166,12 @@ class CallLowering:
 
     def call_extreme(self, node):
         func = node.func
-        return self.extreme(node.args[0], name(func.id) if isinstance(func, ast.Name)
-                            else copy.deepcopy(func))
+        seq = node.args[0]
+        if node.keywords and not simple(seq):
+            seq = self.temp("items", self(seq))  # (Python evaluates it before the default)
+        default = self(node.keywords[0].value) if node.keywords else None
+        return self.extreme(seq, name(func.id) if isinstance(func, ast.Name)
+                            else copy.deepcopy(func), default)
 
     def call_nary(self, node):
         node = self.children(node)
