@@ -154,6 +154,8 @@ def test_kept_as_written_in_the_source():
     assert "except ImportError:" in text
     text = s2sad.source(zoo.settings, example=(0.9, 1.1))
     assert "scalar_seed" not in text  # (the dict's values have their kinds)
+    text = s2sad.source(zoo.try_settings, example=(1.3, "3", 2.0))
+    assert "scalar_seed" not in text  # (int(...) and float(...) in a `try`: their kinds)
 
 
 REFUSED = [

@@ -362,8 +362,8 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 # what a `try` or `with` run as written assigns: of unknown kind, and
                 # varied if it reads a varied value (`checks` refuses it if active)
                 varied = any(self.is_varied(a) for a in s.args)
-                for t in s.defines:
-                    r.kinds[t] = merge(r.kinds.get(t), UNKNOWN)
+                for t, k in zip(s.defines, self.kept_kinds(s)):
+                    r.kinds[t] = merge(r.kinds.get(t), k)
                     if varied:
                         r.varied.add(t)
             elif isinstance(s, ir.SetItem):

@@ -12,7 +12,7 @@ import ast
 
 from .. import ir
 from ..ir.kinds import (INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind, attribute_kind,
-                        logical_kind, merged)
+                        kind_of, logical_kind, merged)
 from ..primitives.facts import (constant_kind, facts_of, index_kind, result_dtype,
                                 rule_result_kind, stops_gradient)
 from .classify import Op
@@ -22,6 +22,14 @@ def merge(old, new):
     if old is None or old == new:
         return new
     return merged(old, new)
+
+
+def constant_kind_of(node):
+    """The kind of a literal (``-1.5`` included)."""
+    try:
+        return kind_of(ast.literal_eval(node))
+    except ValueError:
+        return UNKNOWN
 
 
 def items_kind(kinds: tuple):
@@ -149,6 +157,39 @@ class ResultKinds:
 
     def unknown_result(self, s, op, inputs) -> list:
         return [UNKNOWN]
+
+    def kept_kinds(self, s: ir.Kept) -> list:
+        """The kinds of what a `try` or `with` block run as written assigns: where
+        every assignment of a name in it is a literal, ``float(...)`` or ``int(...)``
+        (or the name's value from before the block), that kind; else unknown."""
+        out = []
+        for t in s.defines:
+            kind = None
+            stores = sum(isinstance(n, ast.Name) and n.id == t and isinstance(n.ctx, ast.Store)
+                         for n in ast.walk(s.stmt))
+            plain = sum(isinstance(x, ast.Name) and x.id == t for n in ast.walk(s.stmt)
+                        if isinstance(n, ast.Assign) for x in n.targets)
+            if stores != plain:  # (`n += 1`, a loop's target, `as n`: not followed)
+                out.append(UNKNOWN)
+                continue
+            for node in ast.walk(s.stmt):
+                if not (isinstance(node, ast.Assign) and any(
+                        isinstance(x, ast.Name) and x.id == t for x in node.targets)):
+                    continue
+                value = node.value
+                if isinstance(value, ast.Name) and value.id.startswith(ir.KEPT_ARG):
+                    k = self.atom_kind(s.args[int(value.id[len(ir.KEPT_ARG):])])
+                elif isinstance(value, ast.Constant) or isinstance(value, ast.UnaryOp) \
+                        and isinstance(value.operand, ast.Constant):
+                    k = constant_kind_of(value)
+                elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+                        and self.fn.refs.get(value.func.id) in (float, int):
+                    k = SCALAR if self.fn.refs[value.func.id] is float else INT
+                else:
+                    k = UNKNOWN
+                kind = merge(kind, k)
+            out.append(UNKNOWN if kind is None else kind)
+        return out
 
     def inactive_result(self, s, op, inputs) -> list:
         """A string that no derivative reaches is a string; otherwise (and a dict or a
