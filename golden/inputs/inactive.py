@@ -22,7 +22,17 @@ def settings(x):
     return y ** cfg["power"]
 
 
+def parsed_setting(x, text):
+    n = 2
+    try:
+        n = int(text)
+    except ValueError:
+        print(f"not a number: {text!r}")
+    return x ** n
+
+
 CASES = [
     ("checked", (1.5, 0.7), ("x", "y")),
     ("settings", (0.8,), 0),
+    ("parsed_setting", (1.3, "3"), 0),
 ]

@@ -1,0 +1,17 @@
+# s2sad golden file: golden/inputs/inactive.py:parsed_setting, stage dup, wrt 0.
+# Regenerate with `pytest tests/test_golden.py --update-golden` and review the diff.
+from golden.inputs.inactive import *  # noqa: F401,F403
+
+from s2sad.runtime import dup
+
+
+def parsed_setting(x, text):
+    text_a, text_b = dup(text)
+    n = 2
+    try:
+        n_1 = n
+        n_1 = int(text_a)
+    except ValueError:
+        print(f"not a number: {text_b!r}")
+    t1 = x**n_1
+    return t1
