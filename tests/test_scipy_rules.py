@@ -35,7 +35,26 @@ def ids(pairs):
 REV, FWD = table("reverse"), table("forward")
 
 DOMAINS = {special.logit: (0.2, 0.8), special.gammaln: (0.5, 4.0),
-           special.digamma: (0.5, 4.0)}
+           special.digamma: (0.5, 4.0), special.gamma: (0.5, 4.0), special.rgamma: (0.5, 4.0),
+           special.erfinv: (-0.9, 0.9), special.erfcinv: (0.1, 1.9), special.entr: (0.1, 2.0),
+           special.y0: (0.5, 6.0), special.y1: (0.5, 6.0), special.j0: (-6.0, 6.0),
+           special.j1: (-6.0, 6.0), special.i0: (-3.0, 3.0), special.i1: (-3.0, 3.0),
+           special.i0e: (0.2, 3.0), special.i1e: (0.2, 3.0)}
+# points at the edges of the domains (where the function or its derivative is steep,
+# tiny or huge, and the far tails where a careless formula overflows)
+EDGES = {special.logit: [0.01, 0.99], special.expit: [-30.0, 30.0],
+         special.gammaln: [0.02, 40.0, -0.5], special.digamma: [0.02, 40.0, -0.5],
+         special.gamma: [0.05, 9.0, -0.5, -2.5], special.rgamma: [0.05, 9.0, -0.5, -2.5],
+         special.erfinv: [-0.999, 0.999, 0.0], special.erfcinv: [0.002, 1.998, 1.0],
+         special.entr: [0.001, 30.0], special.erf: [-5.0, 5.0], special.erfc: [-5.0, 5.0],
+         special.j0: [0.0, 40.0], special.j1: [0.0, 40.0], special.y0: [0.05, 40.0],
+         special.y1: [0.05, 40.0], special.i0: [0.0, 20.0], special.i1: [0.0, 20.0],
+         special.i0e: [-0.3, -40.0, 200.0], special.i1e: [-0.3, -40.0, 200.0]}
+ORDERS = {special.jv: (0.0, 1.0, 2.5, -1.0), special.iv: (0.0, 1.0, 2.5, -1.0),
+          special.ive: (0.0, 1.0, 2.5), special.yn: (0, 1, 3),
+          special.gammainc: (0.5, 1.0, 3.5), special.gammaincc: (0.5, 1.0, 3.5)}
+PAIRED = {special.xlogy: ((-1.0, 1.0), (0.5, 2.0)), special.xlog1py: ((-1.0, 1.0), (-0.5, 2.0)),
+          special.beta: ((0.5, 3.0), (0.5, 3.0)), special.betaln: ((0.5, 3.0), (0.5, 3.0))}
 
 
 def arr(r, shape, lo, hi):
@@ -45,26 +64,46 @@ def arr(r, shape, lo, hi):
 
 
 def examples(key, rule):
-    """(inputs, options) on the function's domain, for numbers or arrays as the rule
-    variant takes."""
+    """(inputs, options) on the function's domain, its edges included, for numbers or
+    arrays as the rule variant takes."""
     r = random.Random(7)
     if key is special.logsumexp:
         a = arr(r, (3, 4), -1.0, 1.0)
         return [([a], {}), ([a], {"axis": 0}), ([a], {"axis": 1, "keepdims": True}),
-                ([arr(r, (4,), -1.0, 1.0)], {}), ([r.uniform(-1, 1)], {})]
+                ([arr(r, (4,), -1.0, 1.0)], {}), ([r.uniform(-1, 1)], {}),
+                ([np.array([700.0, 699.0, -50.0])], {})]
+    if key in (special.softmax, special.log_softmax):
+        a = arr(r, (3, 4), -1.0, 1.0)
+        return [([a], {}), ([a], {"axis": 0}), ([a], {"axis": -1}), ([a], {"axis": (0, 1)}),
+                ([arr(r, (4,), -2.0, 2.0)], {}), ([np.array([700.0, 699.0, -50.0])], {})]
     if key is special.polygamma:
-        return [([n, arr(r, shape, 0.5, 3.0)], {}) for n in (1, 2) for shape in ((), (4,))]
-    if key is special.xlogy:
+        return [([n, arr(r, shape, 0.5, 3.0)], {}) for n in (0, 1, 2) for shape in ((), (4,))]
+    if key in ORDERS:  # (an order or shape parameter, then x)
+        lo, hi = (0.05, 8.0) if key in (special.gammainc, special.gammaincc) else (0.3, 6.0)
+        if rule.when == "array":
+            vs = ORDERS[key]
+            return [([v, arr(r, (4,), lo, hi)], {}) for v in vs] + \
+                [([np.array(vs[:2]), arr(r, (3, 1), lo, hi)], {}),
+                 ([np.array([vs[-1], vs[0]]), np.array([lo, hi])], {})]
+        return [([v, x], {}) for v in ORDERS[key] for x in (lo, 1.3, hi)] + \
+            ([([v, -2.2], {}) for v in (0.0, 1.0, 2.0)]
+             if key in (special.jv, special.iv, special.ive) else [])
+    if key in PAIRED:
+        (alo, ahi), (blo, bhi) = PAIRED[key]
         if rule.when == "array":
             pairs = [((4,), (4,)), ((3, 4), (4,)), ((), (3, 4)), ((3, 1), (1, 4))]
-            out = [([arr(r, a, -1.0, 1.0), arr(r, b, 0.5, 2.0)], {}) for a, b in pairs]
-            zero = arr(r, (4,), -1.0, 1.0)
-            zero[1] = 0.0  # x == 0: the derivative with respect to y is 0
-            return out + [([zero, arr(r, (4,), 0.5, 2.0)], {})]
-        return [([r.uniform(-1.0, 1.0), r.uniform(0.5, 2.0)], {}) for _ in range(4)] + \
-            [([0.0, 1.5], {})]
+            out = [([arr(r, a, alo, ahi), arr(r, b, blo, bhi)], {}) for a, b in pairs]
+            if key in (special.xlogy, special.xlog1py):
+                zero = arr(r, (4,), -1.0, 1.0)
+                zero[1] = 0.0  # x == 0: the derivative with respect to y is 0
+                out.append(([zero, arr(r, (4,), blo, bhi)], {}))
+            return out
+        edges = [([0.0, 1.5], {})] if key in (special.xlogy, special.xlog1py) else \
+            [([0.02, 2.0], {}), ([30.0, 0.5], {})]
+        return [([r.uniform(alo, ahi), r.uniform(blo, bhi)], {}) for _ in range(4)] + edges
     lo, hi = DOMAINS.get(key, (-1.5, 1.5))
-    return [([arr(r, shape, lo, hi)], {}) for shape in ((), (), (4,), (3, 4))]
+    return [([arr(r, shape, lo, hi)], {}) for shape in ((), (), (4,), (3, 4))] + \
+        [([x], {}) for x in EDGES.get(key, ())]
 
 
 def call(key, xs, options):
@@ -73,7 +112,12 @@ def call(key, xs, options):
 
 def test_every_function_has_both_rules_in_the_same_form():
     expected = {special.erf, special.erfc, special.expit, special.logit, special.gammaln,
-                special.digamma, special.logsumexp, special.xlogy}
+                special.digamma, special.logsumexp, special.xlogy, special.xlog1py, special.entr,
+                special.softmax, special.log_softmax, special.gamma, special.rgamma,
+                special.gammainc, special.gammaincc, special.beta, special.betaln,
+                special.erfinv, special.erfcinv, special.j0, special.j1, special.y0,
+                special.y1, special.i0, special.i1, special.i0e, special.i1e, special.jv,
+                special.yn, special.iv, special.ive, special.polygamma}
     assert expected <= {key for key, _ in REV}
     rev = [(k, r.arity, r.when, r.differentiable, tuple(r.options), r.positional) for k, r in REV]
     fwd = [(k, r.arity, r.when, r.differentiable, tuple(r.options), r.positional) for k, r in FWD]

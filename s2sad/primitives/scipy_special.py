@@ -1,4 +1,9 @@
-"""Rules for the SciPy special functions users reach for most.
+"""Rules for SciPy's special functions: the error functions and their inverses, the
+logistic pair, the gamma family (``gamma``, ``gammaln``, ``digamma``/``psi``,
+``polygamma``, ``rgamma``, ``gammainc``, ``gammaincc``, ``beta``, ``betaln``), the
+Bessel functions (``j0 j1 y0 y1 i0 i1 i0e i1e`` and ``jv``/``jn``, ``yn``, ``iv``,
+``ive`` in x), ``logsumexp``, ``softmax``, ``log_softmax``, ``xlogy``, ``xlog1py``
+and ``entr``.
 
 Loaded by `s2sad.primitives` the first time a rule is looked up after ``scipy.special`` has
 been imported (s2sad never imports SciPy itself, and works without it). Each function
@@ -11,16 +16,23 @@ Conventions: ``xlogy(x, y)`` is ``x * log(y)``, 0 at ``x == 0``, with derivative
 ``log(y)`` and ``x / y`` (JAX's, so at ``x == 0`` and ``y > 0`` the derivative with
 respect to `y` is 0). ``logsumexp`` takes ``axis`` (by keyword or as the second
 argument) and ``keepdims``; a call with ``b=`` or ``return_sign=`` has no rule.
-``polygamma(n, x)`` has no derivative with respect to its integer order `n`.
+``polygamma(n, x)`` has no derivative with respect to its integer order `n`, nor
+have the Bessel functions in their order or ``gammainc(a, x)`` and ``gammaincc`` in
+`a`. ``softmax`` and ``log_softmax`` take ``axis`` (by keyword or second), None
+meaning all axes, as SciPy's. Each rule's body calls only functions that have rules
+themselves (``j1``'s calls ``jv``), so second derivatives go through.
 """
 
 import numpy as np
 from scipy import special
 
 from ..runtime import unbroadcast, unreduce
+from .facts import TABLE, Facts
 from .registry import FORWARD, REDUCTIONS, REVERSE, add_rule
+from .shape_rules import first
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126  # 2 / sqrt(pi), the scale of erf's derivative
+_SQRT_PI_OVER_TWO = 0.8862269254527579  # sqrt(pi) / 2, the scale of erfinv's
 
 
 def reverse(key, when=None, positional=None):
@@ -154,3 +166,374 @@ def xlogy_reverse_array(x, y, out, out_bar):
 @forward(special.xlogy, when="array")
 def xlogy_forward_array(x, y, out, x_dot, y_dot):
     return np.log(y) * x_dot, x / y * y_dot
+
+
+@reverse(special.xlog1py)
+def xlog1py_reverse(x, y, out, out_bar):
+    return out_bar * np.log1p(y), out_bar * x / (1.0 + y)
+
+
+@forward(special.xlog1py)
+def xlog1py_forward(x, y, out, x_dot, y_dot):
+    return np.log1p(y) * x_dot, x / (1.0 + y) * y_dot
+
+
+@reverse(special.xlog1py, when="array")
+def xlog1py_reverse_array(x, y, out, out_bar):
+    return unbroadcast(out_bar * np.log1p(y), x), unbroadcast(out_bar * x / (1.0 + y), y)
+
+
+@forward(special.xlog1py, when="array")
+def xlog1py_forward_array(x, y, out, x_dot, y_dot):
+    return np.log1p(y) * x_dot, x / (1.0 + y) * y_dot
+
+
+@reverse(special.entr)
+def entr_reverse(x, out, out_bar):
+    return -out_bar * (np.log(x) + 1.0)
+
+
+@forward(special.entr)
+def entr_forward(x, out, x_dot):
+    return -(np.log(x) + 1.0) * x_dot
+
+
+# ------------------------------------------------------ softmax, log-softmax
+
+
+@reverse(special.softmax, positional=1)
+def softmax_reverse(x, *, axis=None, out, out_bar):
+    return out * (out_bar - np.sum(out_bar * out, axis=axis, keepdims=True))
+
+
+@forward(special.softmax, positional=1)
+def softmax_forward(x, *, axis=None, out, x_dot):
+    return out * (x_dot - np.sum(out * x_dot, axis=axis, keepdims=True))
+
+
+TABLE[special.softmax] = Facts(shape=first)
+
+
+@reverse(special.log_softmax, positional=1)
+def log_softmax_reverse(x, *, axis=None, out, out_bar):
+    return out_bar - np.exp(out) * np.sum(out_bar, axis=axis, keepdims=True)
+
+
+@forward(special.log_softmax, positional=1)
+def log_softmax_forward(x, *, axis=None, out, x_dot):
+    return x_dot - np.sum(np.exp(out) * x_dot, axis=axis, keepdims=True)
+
+
+TABLE[special.log_softmax] = Facts(shape=first)
+
+
+# ------------------------------------------------- more of the gamma family
+# (gamma(x) = exp(gammaln(x)) where positive; rgamma = 1 / gamma; the regularized
+# incomplete gamma functions P(a, x) and Q(a, x) = 1 - P(a, x) are differentiated in x
+# only, where P's density is x**(a - 1) exp(-x) / gamma(a); beta and betaln through
+# digamma.)
+
+
+@reverse(special.gamma)
+def gamma_reverse(x, out, out_bar):
+    return out_bar * out * special.digamma(x)
+
+
+@forward(special.gamma)
+def gamma_forward(x, out, x_dot):
+    return out * special.digamma(x) * x_dot
+
+
+@reverse(special.rgamma)
+def rgamma_reverse(x, out, out_bar):
+    return -out_bar * out * special.digamma(x)
+
+
+@forward(special.rgamma)
+def rgamma_forward(x, out, x_dot):
+    return -out * special.digamma(x) * x_dot
+
+
+@reverse(special.gammainc)
+def gammainc_reverse(a, x, out, out_bar):
+    return None, out_bar * np.exp((a - 1.0) * np.log(x) - x - special.gammaln(a))
+
+
+@forward(special.gammainc)
+def gammainc_forward(a, x, out, a_dot, x_dot):
+    return None, np.exp((a - 1.0) * np.log(x) - x - special.gammaln(a)) * x_dot
+
+
+@reverse(special.gammainc, when="array")
+def gammainc_reverse_array(a, x, out, out_bar):
+    return None, unbroadcast(out_bar * np.exp((a - 1.0) * np.log(x) - x - special.gammaln(a)), x)
+
+
+@forward(special.gammainc, when="array")
+def gammainc_forward_array(a, x, out, a_dot, x_dot):
+    return None, np.exp((a - 1.0) * np.log(x) - x - special.gammaln(a)) * x_dot
+
+
+@reverse(special.gammaincc)
+def gammaincc_reverse(a, x, out, out_bar):
+    return None, -out_bar * np.exp((a - 1.0) * np.log(x) - x - special.gammaln(a))
+
+
+@forward(special.gammaincc)
+def gammaincc_forward(a, x, out, a_dot, x_dot):
+    return None, -np.exp((a - 1.0) * np.log(x) - x - special.gammaln(a)) * x_dot
+
+
+@reverse(special.gammaincc, when="array")
+def gammaincc_reverse_array(a, x, out, out_bar):
+    return None, unbroadcast(-out_bar * np.exp((a - 1.0) * np.log(x) - x - special.gammaln(a)),
+                             x)
+
+
+@forward(special.gammaincc, when="array")
+def gammaincc_forward_array(a, x, out, a_dot, x_dot):
+    return None, -np.exp((a - 1.0) * np.log(x) - x - special.gammaln(a)) * x_dot
+
+
+@reverse(special.beta)
+def beta_reverse(a, b, out, out_bar):
+    both = special.digamma(a + b)
+    return out_bar * out * (special.digamma(a) - both), out_bar * out * (special.digamma(b) - both)
+
+
+@forward(special.beta)
+def beta_forward(a, b, out, a_dot, b_dot):
+    both = special.digamma(a + b)
+    return out * (special.digamma(a) - both) * a_dot, out * (special.digamma(b) - both) * b_dot
+
+
+@reverse(special.beta, when="array")
+def beta_reverse_array(a, b, out, out_bar):
+    both = special.digamma(a + b)
+    return unbroadcast(out_bar * out * (special.digamma(a) - both), a), \
+        unbroadcast(out_bar * out * (special.digamma(b) - both), b)
+
+
+@forward(special.beta, when="array")
+def beta_forward_array(a, b, out, a_dot, b_dot):
+    both = special.digamma(a + b)
+    return out * (special.digamma(a) - both) * a_dot, out * (special.digamma(b) - both) * b_dot
+
+
+@reverse(special.betaln)
+def betaln_reverse(a, b, out, out_bar):
+    both = special.digamma(a + b)
+    return out_bar * (special.digamma(a) - both), out_bar * (special.digamma(b) - both)
+
+
+@forward(special.betaln)
+def betaln_forward(a, b, out, a_dot, b_dot):
+    both = special.digamma(a + b)
+    return (special.digamma(a) - both) * a_dot, (special.digamma(b) - both) * b_dot
+
+
+@reverse(special.betaln, when="array")
+def betaln_reverse_array(a, b, out, out_bar):
+    both = special.digamma(a + b)
+    return unbroadcast(out_bar * (special.digamma(a) - both), a), \
+        unbroadcast(out_bar * (special.digamma(b) - both), b)
+
+
+@forward(special.betaln, when="array")
+def betaln_forward_array(a, b, out, a_dot, b_dot):
+    both = special.digamma(a + b)
+    return (special.digamma(a) - both) * a_dot, (special.digamma(b) - both) * b_dot
+
+
+# ------------------------------------------------- inverse error functions
+# (erf(erfinv(y)) = y, so erfinv's derivative is sqrt(pi) / 2 * exp(erfinv(y)**2))
+
+
+@reverse(special.erfinv)
+def erfinv_reverse(x, out, out_bar):
+    return out_bar * _SQRT_PI_OVER_TWO * np.exp(out * out)
+
+
+@forward(special.erfinv)
+def erfinv_forward(x, out, x_dot):
+    return _SQRT_PI_OVER_TWO * np.exp(out * out) * x_dot
+
+
+@reverse(special.erfcinv)
+def erfcinv_reverse(x, out, out_bar):
+    return -out_bar * _SQRT_PI_OVER_TWO * np.exp(out * out)
+
+
+@forward(special.erfcinv)
+def erfcinv_forward(x, out, x_dot):
+    return -_SQRT_PI_OVER_TWO * np.exp(out * out) * x_dot
+
+
+# ------------------------------------------------------------------ Bessel
+# (J and Y: d/dx C_v = (C_{v-1} - C_{v+1}) / 2, so j0' = -j1 and y0' = -y1; I: d/dx
+# I_v = (I_{v-1} + I_{v+1}) / 2, i0' = i1; the scaled ive(v, x) = iv(v, x) exp(-|x|)
+# adds -sign(x) ive(v, x). Orders are not differentiated.)
+
+
+@reverse(special.j0)
+def j0_reverse(x, out, out_bar):
+    return -out_bar * special.j1(x)
+
+
+@forward(special.j0)
+def j0_forward(x, out, x_dot):
+    return -special.j1(x) * x_dot
+
+
+@reverse(special.j1)
+def j1_reverse(x, out, out_bar):
+    return out_bar * 0.5 * (special.j0(x) - special.jv(2.0, x))
+
+
+@forward(special.j1)
+def j1_forward(x, out, x_dot):
+    return 0.5 * (special.j0(x) - special.jv(2.0, x)) * x_dot
+
+
+@reverse(special.y0)
+def y0_reverse(x, out, out_bar):
+    return -out_bar * special.y1(x)
+
+
+@forward(special.y0)
+def y0_forward(x, out, x_dot):
+    return -special.y1(x) * x_dot
+
+
+@reverse(special.y1)
+def y1_reverse(x, out, out_bar):
+    return out_bar * 0.5 * (special.y0(x) - special.yn(2, x))
+
+
+@forward(special.y1)
+def y1_forward(x, out, x_dot):
+    return 0.5 * (special.y0(x) - special.yn(2, x)) * x_dot
+
+
+@reverse(special.i0)
+def i0_reverse(x, out, out_bar):
+    return out_bar * special.i1(x)
+
+
+@forward(special.i0)
+def i0_forward(x, out, x_dot):
+    return special.i1(x) * x_dot
+
+
+@reverse(special.i1)
+def i1_reverse(x, out, out_bar):
+    return out_bar * 0.5 * (special.i0(x) + special.iv(2.0, x))
+
+
+@forward(special.i1)
+def i1_forward(x, out, x_dot):
+    return 0.5 * (special.i0(x) + special.iv(2.0, x)) * x_dot
+
+
+@reverse(special.i0e)
+def i0e_reverse(x, out, out_bar):
+    return out_bar * (special.i1e(x) - np.sign(x) * out)
+
+
+@forward(special.i0e)
+def i0e_forward(x, out, x_dot):
+    return (special.i1e(x) - np.sign(x) * out) * x_dot
+
+
+@reverse(special.i1e)
+def i1e_reverse(x, out, out_bar):
+    return out_bar * (0.5 * (special.i0e(x) + special.ive(2.0, x)) - np.sign(x) * out)
+
+
+@forward(special.i1e)
+def i1e_forward(x, out, x_dot):
+    return (0.5 * (special.i0e(x) + special.ive(2.0, x)) - np.sign(x) * out) * x_dot
+
+
+@reverse(special.jv)
+def jv_reverse(v, x, out, out_bar):
+    return None, out_bar * 0.5 * (special.jv(v - 1.0, x) - special.jv(v + 1.0, x))
+
+
+@forward(special.jv)
+def jv_forward(v, x, out, v_dot, x_dot):
+    return None, 0.5 * (special.jv(v - 1.0, x) - special.jv(v + 1.0, x)) * x_dot
+
+
+@reverse(special.jv, when="array")
+def jv_reverse_array(v, x, out, out_bar):
+    return None, unbroadcast(out_bar * 0.5 * (special.jv(v - 1.0, x) - special.jv(v + 1.0, x)), x)
+
+
+@forward(special.jv, when="array")
+def jv_forward_array(v, x, out, v_dot, x_dot):
+    return None, 0.5 * (special.jv(v - 1.0, x) - special.jv(v + 1.0, x)) * x_dot
+
+
+@reverse(special.yn)
+def yn_reverse(n, x, out, out_bar):
+    return None, out_bar * 0.5 * (special.yn(n - 1, x) - special.yn(n + 1, x))
+
+
+@forward(special.yn)
+def yn_forward(n, x, out, n_dot, x_dot):
+    return None, 0.5 * (special.yn(n - 1, x) - special.yn(n + 1, x)) * x_dot
+
+
+@reverse(special.yn, when="array")
+def yn_reverse_array(n, x, out, out_bar):
+    return None, unbroadcast(out_bar * 0.5 * (special.yn(n - 1, x) - special.yn(n + 1, x)), x)
+
+
+@forward(special.yn, when="array")
+def yn_forward_array(n, x, out, n_dot, x_dot):
+    return None, 0.5 * (special.yn(n - 1, x) - special.yn(n + 1, x)) * x_dot
+
+
+@reverse(special.iv)
+def iv_reverse(v, x, out, out_bar):
+    return None, out_bar * 0.5 * (special.iv(v - 1.0, x) + special.iv(v + 1.0, x))
+
+
+@forward(special.iv)
+def iv_forward(v, x, out, v_dot, x_dot):
+    return None, 0.5 * (special.iv(v - 1.0, x) + special.iv(v + 1.0, x)) * x_dot
+
+
+@reverse(special.iv, when="array")
+def iv_reverse_array(v, x, out, out_bar):
+    return None, unbroadcast(out_bar * 0.5 * (special.iv(v - 1.0, x) + special.iv(v + 1.0, x)), x)
+
+
+@forward(special.iv, when="array")
+def iv_forward_array(v, x, out, v_dot, x_dot):
+    return None, 0.5 * (special.iv(v - 1.0, x) + special.iv(v + 1.0, x)) * x_dot
+
+
+@reverse(special.ive)
+def ive_reverse(v, x, out, out_bar):
+    return None, out_bar * (0.5 * (special.ive(v - 1.0, x) + special.ive(v + 1.0, x))
+                            - np.sign(x) * out)
+
+
+@forward(special.ive)
+def ive_forward(v, x, out, v_dot, x_dot):
+    return None, (0.5 * (special.ive(v - 1.0, x) + special.ive(v + 1.0, x))
+                  - np.sign(x) * out) * x_dot
+
+
+@reverse(special.ive, when="array")
+def ive_reverse_array(v, x, out, out_bar):
+    return None, unbroadcast(out_bar * (0.5 * (special.ive(v - 1.0, x) + special.ive(v + 1.0, x))
+                                        - np.sign(x) * out), x)
+
+
+@forward(special.ive, when="array")
+def ive_forward_array(v, x, out, v_dot, x_dot):
+    return None, (0.5 * (special.ive(v - 1.0, x) + special.ive(v + 1.0, x))
+                  - np.sign(x) * out) * x_dot
