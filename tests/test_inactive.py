@@ -112,6 +112,8 @@ def test_a_comprehension_in_an_assert_is_its_own():
         assert np.allclose(s2sad.grad(zoo.checks_a_list, mode=mode)(xs), expected)
     with pytest.raises(AssertionError, match=r"not positive: \[1.0, -2.0\]"):
         s2sad.grad(zoo.checks_a_list)([1.0, -2.0])
+    assert "assert all(v > 0 for v in xs), " in s2sad.source(zoo.checks_a_list,
+                                                             example=(xs,))
 
 
 @pytest.mark.parametrize("text,scale", [("3", 2.0), ("x", None), ("4", "1.5")])

@@ -42,6 +42,10 @@ class _Lines:
         try:
             return self.printer(node)
         except TypeError:  # (a form the printer has none for)
+            if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
+                    and isinstance(node.args[0], ast.GeneratorExp):
+                # ``sum(t for t in xs)``, as written (not ``sum((t for t in xs))``)
+                return f"{self.e(node.func)}({self.e(node.args[0])[1:-1]})"
             named = ir.copy_tree(node)
             for n in ast.walk(named):
                 if isinstance(n, ast.Name):
