@@ -97,3 +97,17 @@ def test_a_list_of_lists_of_traced_values_is_refused(engine):
 
     with pytest.raises(EngineError, match="list of lists"):
         engine(f, (X,), 0)
+
+
+def reductions_of_numbers(x, y):
+    return np.sum(0.75 * (x + y)) + np.mean(x * y) + np.max(x) * np.prod(y) + np.std(x) \
+        + np.linalg.norm(y)
+
+
+def test_a_reduction_of_a_number_keeps_its_directions_apart():
+    # a number's tangent holds one entry per direction: np.sum of it must not add the
+    # directions together (the dual engine gave 1.5 for d/dx np.sum(0.75 * (x + y)))
+    want = s2sad.grad(reductions_of_numbers, wrt=(0, 1))(0.3, 0.5)
+    for engine in (tape_grad, dual_grad):
+        _, got = engine(reductions_of_numbers, [0.3, 0.5], wrt=(0, 1))
+        assert np.allclose(got, want, rtol=1e-12), (engine, got, want)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import primitives as rules
 from . import args as args_mod
 from .shim import run
 from .primitives import call_rule, undefined
@@ -67,7 +68,7 @@ class Dual(Traced):
             if lists:
                 tangent = np.stack([_direction(rule, args, primals, options, out, used, k)
                                     for k in range(n)])
-            elif not arrays:
+            elif not arrays and not _numpy_function(key):
                 # Python floats raise on a division by zero; so do their tangents
                 dots = [args[i].dot if i in used else 0.0 for i in range(len(args))]
                 with np.errstate(divide="raise", invalid="raise"):
@@ -87,6 +88,21 @@ class Dual(Traced):
         """(see `Traced._become`: ``x -= v`` on an array)"""
         self.value = value
         self.dot = result.dot if isinstance(result, Dual) else np.zeros_like(self.dot)
+
+
+def _numpy_function(key) -> bool:
+    """Is `key` a NumPy function that is no ufunc (``np.sum``, ``np.mean``), or
+    another library's reduction (``logsumexp``)? Its rule may reduce the tangent it
+    is given, so even on numbers it sees one direction at a time: given a number's
+    tangents along every direction, ``np.sum(x_dot)`` would add the directions
+    together."""
+    module = getattr(key, "__module__", None) or ""
+    if (module == "numpy" or module.startswith("numpy.")) and not isinstance(key, np.ufunc):
+        return True
+    try:
+        return key in rules.REDUCTIONS
+    except TypeError:  # (an unhashable callable)
+        return False
 
 
 def _direction(rule, args, primals, options, out, used, k, parts=False):
