@@ -241,4 +241,66 @@ def test_s2sad_works_without_scipy(tmp_path):
     done = subprocess.run([sys.executable, str(tmp_path / "no_scipy.py")], capture_output=True,
                           text=True, env=dict(os.environ, PYTHONPATH=root))
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split()[1:] == ["['scipy.special']", "False"]
+    assert done.stdout.split()[1:] == ["['scipy.linalg',", "'scipy.signal',", "'scipy.special',",
+                                       "'scipy.stats']", "False"]
+
+
+# ------------------------------------------------- the rest of autograd's set, in use
+
+
+def gamma_family(x):
+    return special.gamma(x) * special.rgamma(x + 1.0) + special.beta(x, 2.0) \
+        + special.betaln(1.5, x) + special.gammainc(2.0, x) - special.gammaincc(0.5, x) \
+        + special.psi(x) + special.polygamma(1, x)
+
+
+def bessel(x):
+    return special.j0(x) + special.j1(x) * special.y0(x) + special.y1(x) + special.i0(x) \
+        * special.i1(x) + special.i0e(x) + special.i1e(x) + special.jn(2, x) \
+        + special.yn(1, x) + special.iv(1.5, x) + special.ive(0.5, x)
+
+
+def inverses(x):
+    return special.erfinv(x / 2.0) + special.erfcinv(1.0 - x / 3.0) + special.entr(x) \
+        + special.xlog1py(x, x) + special.logit(special.expit(x) * 0.9)
+
+
+def classifier(w, x):
+    logits = x @ w
+    return np.sum(special.log_softmax(logits, axis=1)[:, 0]) \
+        + np.sum(special.softmax(logits, 1) ** 2) + special.logsumexp(logits, axis=0)[1]
+
+
+def test_the_new_special_functions_agree_with_the_engines_to_second_order():
+    for f in (gamma_family, bessel, inverses):
+        assert s2sad.check(f, 0.8).ok
+        assert s2sad.check(f, 0.8, order=2).ok
+    w, x = np.array([[0.3, -0.2, 0.5], [0.1, 0.4, -0.6]]), np.array([[1.0, 0.5], [-0.3, 0.8]])
+    assert s2sad.check(classifier, w, x, wrt=(0, 1)).ok
+    assert s2sad.check(classifier, w, x, order=2).ok
+
+
+def test_hessian_through_the_gamma_family_and_softmax():
+    h = s2sad.hessian(gamma_family)(0.8)
+    step = 1e-4
+    numeric = (gamma_family(0.8 + step) - 2 * gamma_family(0.8) + gamma_family(0.8 - step)) \
+        / step ** 2
+    assert h == pytest.approx(numeric, rel=1e-4)
+    w, x = np.array([[0.3, -0.2, 0.5], [0.1, 0.4, -0.6]]), np.array([[1.0, 0.5], [-0.3, 0.8]])
+    h = s2sad.hessian(classifier)(w, x)
+    assert h.shape == (2, 3, 2, 3) and np.allclose(h.reshape(6, 6), h.reshape(6, 6).T)
+
+
+def test_an_order_that_carries_a_derivative_is_refused():
+    with pytest.raises(s2sad.NoRuleError, match="its argument `v`"):
+        s2sad.grad(bessel_in_its_order)(1.5)
+    with pytest.raises(s2sad.NoRuleError, match="its argument `a`"):
+        s2sad.grad(gammainc_in_a)(1.5)
+
+
+def bessel_in_its_order(v):
+    return special.jv(v, 2.0)
+
+
+def gammainc_in_a(a):
+    return special.gammainc(a, 2.0) + a

@@ -1,6 +1,8 @@
 """checks: the errors activity raises once the kinds and active sets are known.
 
-An active value computed by a call with no rule (`NoRuleError`), indexing it cannot
+An active value computed by a call with no rule (`NoRuleError`), or by a rule whose
+input without a derivative carries one (`primitives.Rule.no_derivative`: a Bessel
+function's order), indexing it cannot
 differentiate, a change made in place by a call, a name holding different lists on
 different paths (`Activity.conflict`, for reverse mode), and the checks on writes
 into lists and arrays (`writes`).
@@ -55,6 +57,9 @@ class Checks:
                     f"depend on `{read}`, which carries a derivative, and the result "
                     f"depends on `{name}`",
                     f"Compute `{name}` outside the block, or keep `{read}` out of it.")
+            if isinstance(s, ir.Assign) and r.ops[id(s)].kind == "rule" \
+                    and r.ops[id(s)].rule.no_derivative:
+                self.check_no_derivative(s, r.ops[id(s)])
             if not isinstance(s, ir.Assign) or not any(t in r.active for t in s.targets):
                 continue
             op = r.ops[id(s)]
@@ -187,6 +192,20 @@ class Checks:
                 if all(isinstance(v, ast.Name) and r.root(v.id) in self.fresh for v in values):
                     self.fresh.add(phi)
                     changed = True
+
+    def check_no_derivative(self, s, op):
+        """A rule's input without a derivative (`Rule.no_derivative`) that carries one
+        into a result that is used: refused, rather than taken as a constant."""
+        if not any(self.key(t) in self.result.useful for t in s.targets):
+            return
+        for name, x in zip(op.rule.inputs, op.inputs):
+            if name in op.rule.no_derivative and isinstance(x, ast.Name) and self.is_varied(x):
+                raise self.error(
+                    NoRuleError, s, op,
+                    f"s2sad has no derivative of {op.text} with respect to its argument "
+                    f"`{name}`, and `{x.id.split('%')[0] or name}` carries one into it",
+                    f"Differentiate with respect to the other arguments only (hold `{name}` "
+                    "fixed: s2sad.stop_gradient), or register a rule that gives one.")
 
     def error(self, cls, s, op, message=None, hint=None):
         info = self.fn.source

@@ -219,9 +219,9 @@ def bind_options(func, args, kwargs, mode):
         inputs, extra, named = list(args[:n]), list(args[n:]), dict(kwargs)
         if len(inputs) < n:
             missing = rule.inputs[len(inputs):]
-            if not all(m in named for m in missing):
+            if not all(m in named or m in rule.defaults for m in missing):
                 continue
-            inputs += [named.pop(m) for m in missing]
+            inputs += [named.pop(m) if m in named else rule.defaults[m] for m in missing]
         positional = list(rule.options)[:rule.positional]
         if len(extra) > len(positional):
             continue

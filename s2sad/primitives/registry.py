@@ -9,7 +9,12 @@ keepdims=False``): static arguments of the call, given by keyword or by position
 the inputs (only the first `Rule.positional` of them, when set). A rule may refuse
 some literal options (`Rule.static`, given their values: ``ord=1`` of
 ``np.linalg.norm``); a call it refuses does not fit it, so an active one is a
-`NoRuleError` when the function is transformed, not an error when it runs.
+`NoRuleError` when the function is transformed, not an error when it runs. A built-in
+rule's input may have a default (``def rule(x, loc=0.0, scale=1.0, *, out,
+out_bar)``, `Rule.defaults`): a call that leaves it out, or names a later one only
+(``norm.logpdf(x, scale=s)``), gives it that constant. An input in `Rule.no_derivative` has no derivative although it
+may be a float (a Bessel function's order): a call whose result is used while it carries
+a derivative is refused (`analysis.checks`), never differentiated as if it were constant.
 
 A primitive may have several rules for different kinds of inputs (`Rule.when`):
 ``"array"`` when some input is a NumPy array (``x * y`` on arrays needs `unbroadcast`),
@@ -30,15 +35,16 @@ template (`templates.transpose`). Anything else keeps the reason on the forward 
 `nondifferentiable` are constants to the compiler and the engines
 (`NONDIFFERENTIABLE`).
 
-Rules for SciPy's special functions (`scipy_special`) are loaded the first time a
-rule is looked up after ``scipy.special`` has been imported (`OPTIONAL`); SciPy is
-never imported here.
+Rules for SciPy (`scipy_special`, `scipy_stats`, `scipy_linalg`, `scipy_signal`) are
+loaded the first time a rule is looked up after the SciPy module they cover has been
+imported (`OPTIONAL`); SciPy is never imported here.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import sys
 import types
 from dataclasses import dataclass, field
@@ -59,7 +65,8 @@ MOVES_WITH_ARGUMENTS: set = set()
 REDUCTIONS: set = set()  # callables outside NumPy that reduce like np.sum (axis=, keepdims=)
 ON_CHANGE: list = []  # called after a user registers a rule (caches drop what they hold)
 # rule modules for optional libraries: loaded once the library is imported (`_load_optional`)
-OPTIONAL = {"scipy.special": "scipy_special"}
+OPTIONAL = {"scipy.special": "scipy_special", "scipy.stats": "scipy_stats",
+            "scipy.linalg": "scipy_linalg", "scipy.signal": "scipy_signal"}
 
 OPERATORS = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
@@ -93,6 +100,13 @@ class Rule:
     note: str = ""  # a forward rule's: why no reverse rule could be derived from it
     # options -> None, or why the rule refuses them (see `Rule.refusal`)
     static: object = field(default=None, repr=False)
+    # input -> the value a call that leaves it out gives it (``loc=0.0`` of
+    # ``scipy.stats.norm.logpdf(x, loc=0.0, scale=1.0)``, a built-in rule's default)
+    defaults: dict = field(default_factory=dict)
+    # inputs that may be floats but have no derivative (the order of a Bessel function,
+    # ``df`` of ``scipy.stats.t.cdf``): their terms are None, and activity refuses a
+    # call whose result is used where one of them carries a derivative
+    no_derivative: tuple = ()
 
     def matches(self, kinds) -> bool:
         if self.when is None:
@@ -122,9 +136,10 @@ class Rule:
         if len(args) < n:
             named = {k.arg: k.value for k in keywords}
             missing = self.inputs[len(args):]
-            if not all(m in named for m in missing):
+            if not all(m in named or m in self.defaults for m in missing):
                 return None
-            args = list(args) + [named.pop(m) for m in missing]
+            args = list(args) + [named.pop(m) if m in named else ast.Constant(self.defaults[m])
+                                 for m in missing]
             keywords = [k for k in keywords if k.arg in named]
         inputs, extra = list(args[:n]), list(args[n:])
         names = list(self.options)[:self.positional]
@@ -236,6 +251,8 @@ def add_rule(table: dict, mode: str, key, func, when=None, static=None, lists=()
     inputs, options = split_params(func, mode)
     rule = Rule(key, mode, func, inputs, options, when)
     rule.static = static
+    rule.defaults = {p.name: p.default for p in inspect.signature(func).parameters.values()
+                     if p.name in inputs and p.default is not p.empty}
     _insert(table, rule)
     if lists:
         _insert(table, for_lists(rule, lists))
@@ -252,7 +269,8 @@ def for_lists(rule: Rule, names) -> Rule:
     func = rule_function(rule.func, rule.mode, rule.inputs, rule.options, template,
                          f"{_identifier(rule.func)}_of_list", f"{rule.mode} rule {qualname} for lists")
     return Rule(rule.key, rule.mode, func, rule.inputs, dict(rule.options), "list", template,
-                rule.positional, static=rule.static)
+                rule.positional, static=rule.static, defaults=rule.defaults,
+                no_derivative=rule.no_derivative)
 
 
 def _insert(table: dict, rule: Rule) -> Rule:

@@ -35,17 +35,19 @@ _TWO_OVER_SQRT_PI = 1.1283791670955126  # 2 / sqrt(pi), the scale of erf's deriv
 _SQRT_PI_OVER_TWO = 0.8862269254527579  # sqrt(pi) / 2, the scale of erfinv's
 
 
-def reverse(key, when=None, positional=None):
+def reverse(key, when=None, positional=None, no_derivative=()):
     def register(func):
-        add_rule(REVERSE, "reverse", key, func, when).positional = positional
+        rule = add_rule(REVERSE, "reverse", key, func, when)
+        rule.positional, rule.no_derivative = positional, no_derivative
         return func
 
     return register
 
 
-def forward(key, when=None, positional=None):
+def forward(key, when=None, positional=None, no_derivative=()):
     def register(func):
-        add_rule(FORWARD, "forward", key, func, when).positional = positional
+        rule = add_rule(FORWARD, "forward", key, func, when)
+        rule.positional, rule.no_derivative = positional, no_derivative
         return func
 
     return register
@@ -121,12 +123,12 @@ def digamma_forward(x, out, x_dot):
 
 
 # (digamma's rules call polygamma, so a second derivative of gammaln needs these)
-@reverse(special.polygamma)
+@reverse(special.polygamma, no_derivative=("n",))
 def polygamma_reverse(n, x, out, out_bar):
     return None, out_bar * special.polygamma(n + 1, x)
 
 
-@forward(special.polygamma)
+@forward(special.polygamma, no_derivative=("n",))
 def polygamma_forward(n, x, out, n_dot, x_dot):
     return None, special.polygamma(n + 1, x) * x_dot
 
@@ -254,43 +256,43 @@ def rgamma_forward(x, out, x_dot):
     return -out * special.digamma(x) * x_dot
 
 
-@reverse(special.gammainc)
+@reverse(special.gammainc, no_derivative=("a",))
 def gammainc_reverse(a, x, out, out_bar):
     return None, out_bar * np.exp((a - 1.0) * np.log(x) - x - special.gammaln(a))
 
 
-@forward(special.gammainc)
+@forward(special.gammainc, no_derivative=("a",))
 def gammainc_forward(a, x, out, a_dot, x_dot):
     return None, np.exp((a - 1.0) * np.log(x) - x - special.gammaln(a)) * x_dot
 
 
-@reverse(special.gammainc, when="array")
+@reverse(special.gammainc, when="array", no_derivative=("a",))
 def gammainc_reverse_array(a, x, out, out_bar):
     return None, unbroadcast(out_bar * np.exp((a - 1.0) * np.log(x) - x - special.gammaln(a)), x)
 
 
-@forward(special.gammainc, when="array")
+@forward(special.gammainc, when="array", no_derivative=("a",))
 def gammainc_forward_array(a, x, out, a_dot, x_dot):
     return None, np.exp((a - 1.0) * np.log(x) - x - special.gammaln(a)) * x_dot
 
 
-@reverse(special.gammaincc)
+@reverse(special.gammaincc, no_derivative=("a",))
 def gammaincc_reverse(a, x, out, out_bar):
     return None, -out_bar * np.exp((a - 1.0) * np.log(x) - x - special.gammaln(a))
 
 
-@forward(special.gammaincc)
+@forward(special.gammaincc, no_derivative=("a",))
 def gammaincc_forward(a, x, out, a_dot, x_dot):
     return None, -np.exp((a - 1.0) * np.log(x) - x - special.gammaln(a)) * x_dot
 
 
-@reverse(special.gammaincc, when="array")
+@reverse(special.gammaincc, when="array", no_derivative=("a",))
 def gammaincc_reverse_array(a, x, out, out_bar):
     return None, unbroadcast(-out_bar * np.exp((a - 1.0) * np.log(x) - x - special.gammaln(a)),
                              x)
 
 
-@forward(special.gammaincc, when="array")
+@forward(special.gammaincc, when="array", no_derivative=("a",))
 def gammaincc_forward_array(a, x, out, a_dot, x_dot):
     return None, -np.exp((a - 1.0) * np.log(x) - x - special.gammaln(a)) * x_dot
 
@@ -455,85 +457,85 @@ def i1e_forward(x, out, x_dot):
     return (0.5 * (special.i0e(x) + special.ive(2.0, x)) - np.sign(x) * out) * x_dot
 
 
-@reverse(special.jv)
+@reverse(special.jv, no_derivative=("v",))
 def jv_reverse(v, x, out, out_bar):
     return None, out_bar * 0.5 * (special.jv(v - 1.0, x) - special.jv(v + 1.0, x))
 
 
-@forward(special.jv)
+@forward(special.jv, no_derivative=("v",))
 def jv_forward(v, x, out, v_dot, x_dot):
     return None, 0.5 * (special.jv(v - 1.0, x) - special.jv(v + 1.0, x)) * x_dot
 
 
-@reverse(special.jv, when="array")
+@reverse(special.jv, when="array", no_derivative=("v",))
 def jv_reverse_array(v, x, out, out_bar):
     return None, unbroadcast(out_bar * 0.5 * (special.jv(v - 1.0, x) - special.jv(v + 1.0, x)), x)
 
 
-@forward(special.jv, when="array")
+@forward(special.jv, when="array", no_derivative=("v",))
 def jv_forward_array(v, x, out, v_dot, x_dot):
     return None, 0.5 * (special.jv(v - 1.0, x) - special.jv(v + 1.0, x)) * x_dot
 
 
-@reverse(special.yn)
+@reverse(special.yn, no_derivative=("n",))
 def yn_reverse(n, x, out, out_bar):
     return None, out_bar * 0.5 * (special.yn(n - 1, x) - special.yn(n + 1, x))
 
 
-@forward(special.yn)
+@forward(special.yn, no_derivative=("n",))
 def yn_forward(n, x, out, n_dot, x_dot):
     return None, 0.5 * (special.yn(n - 1, x) - special.yn(n + 1, x)) * x_dot
 
 
-@reverse(special.yn, when="array")
+@reverse(special.yn, when="array", no_derivative=("n",))
 def yn_reverse_array(n, x, out, out_bar):
     return None, unbroadcast(out_bar * 0.5 * (special.yn(n - 1, x) - special.yn(n + 1, x)), x)
 
 
-@forward(special.yn, when="array")
+@forward(special.yn, when="array", no_derivative=("n",))
 def yn_forward_array(n, x, out, n_dot, x_dot):
     return None, 0.5 * (special.yn(n - 1, x) - special.yn(n + 1, x)) * x_dot
 
 
-@reverse(special.iv)
+@reverse(special.iv, no_derivative=("v",))
 def iv_reverse(v, x, out, out_bar):
     return None, out_bar * 0.5 * (special.iv(v - 1.0, x) + special.iv(v + 1.0, x))
 
 
-@forward(special.iv)
+@forward(special.iv, no_derivative=("v",))
 def iv_forward(v, x, out, v_dot, x_dot):
     return None, 0.5 * (special.iv(v - 1.0, x) + special.iv(v + 1.0, x)) * x_dot
 
 
-@reverse(special.iv, when="array")
+@reverse(special.iv, when="array", no_derivative=("v",))
 def iv_reverse_array(v, x, out, out_bar):
     return None, unbroadcast(out_bar * 0.5 * (special.iv(v - 1.0, x) + special.iv(v + 1.0, x)), x)
 
 
-@forward(special.iv, when="array")
+@forward(special.iv, when="array", no_derivative=("v",))
 def iv_forward_array(v, x, out, v_dot, x_dot):
     return None, 0.5 * (special.iv(v - 1.0, x) + special.iv(v + 1.0, x)) * x_dot
 
 
-@reverse(special.ive)
+@reverse(special.ive, no_derivative=("v",))
 def ive_reverse(v, x, out, out_bar):
     return None, out_bar * (0.5 * (special.ive(v - 1.0, x) + special.ive(v + 1.0, x))
                             - np.sign(x) * out)
 
 
-@forward(special.ive)
+@forward(special.ive, no_derivative=("v",))
 def ive_forward(v, x, out, v_dot, x_dot):
     return None, (0.5 * (special.ive(v - 1.0, x) + special.ive(v + 1.0, x))
                   - np.sign(x) * out) * x_dot
 
 
-@reverse(special.ive, when="array")
+@reverse(special.ive, when="array", no_derivative=("v",))
 def ive_reverse_array(v, x, out, out_bar):
     return None, unbroadcast(out_bar * (0.5 * (special.ive(v - 1.0, x) + special.ive(v + 1.0, x))
                                         - np.sign(x) * out), x)
 
 
-@forward(special.ive, when="array")
+@forward(special.ive, when="array", no_derivative=("v",))
 def ive_forward_array(v, x, out, v_dot, x_dot):
     return None, (0.5 * (special.ive(v - 1.0, x) + special.ive(v + 1.0, x))
                   - np.sign(x) * out) * x_dot
