@@ -304,3 +304,9 @@ def bessel_in_its_order(v):
 
 def gammainc_in_a(a):
     return special.gammainc(a, 2.0) + a
+
+
+def test_the_engines_refuse_an_order_that_carries_a_derivative_too():
+    with pytest.raises(s2sad.S2SADError, match="its argument `v`"):
+        s2sad.grad(bessel_in_its_order, mode="tape")(1.5)
+    assert s2sad.grad(bessel, mode="tape")(0.8) == pytest.approx(s2sad.grad(bessel)(0.8))

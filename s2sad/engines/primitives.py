@@ -162,6 +162,10 @@ def find_rule(key, primals, active, mode, options=None):
         detail = f" with {len(primals)} arguments" if arities else ""
         raise EngineError(f"{describe(key)}{detail} has no {mode} derivative rule, so it "
                           "cannot be applied to a traced value" + user_place())
+    held = [n for n, a in zip(rule.inputs, active) if a and n in rule.no_derivative]
+    if held:  # (an order of a Bessel function: no derivative, and never taken as 0)
+        raise EngineError(f"{describe(key)} has no derivative with respect to its argument "
+                          f"`{held[0]}`, so it cannot be a traced value" + user_place())
     return rule
 
 
