@@ -67,6 +67,20 @@ def test_prints_once_per_call_in_order(capsys):
     assert capsys.readouterr().out.count("start") == 1
     s2sad.vjp(zoo.calls_helper, 0.4)[1](1.0)
     assert capsys.readouterr().out == "helper 0.5\nhelper 0.9\n"
+    # several directions: the passes after the first leave out what only reports
+    s2sad.grad(zoo.printing, wrt=(0, 1), mode="forward")(0.8, 1.3)
+    assert capsys.readouterr().out.count("start") == 1
+    s2sad.hessian(zoo.printing, wrt=(0, 1))(0.8, 1.3)
+    assert capsys.readouterr().out.count("start") == 1
+    w = np.array([0.3, -0.7, 1.1])
+    hess = s2sad.hessian(zoo.prints_an_array)(w)
+    assert capsys.readouterr().out.count("w =") == 1
+    g = s2sad.grad(zoo.prints_an_array, mode="forward")(w)
+    assert capsys.readouterr().out.count("w =") == 1
+    assert np.allclose(g, central_diff(zoo.prints_an_array, (w,), 0))
+    grad = s2sad.grad(zoo.prints_an_array)
+    rows = [central_diff(lambda v: grad(v)[i], (w,), 0, h=1e-5) for i in range(3)]
+    assert np.allclose(hess, rows, rtol=1e-5, atol=1e-6)
 
 
 def test_checkpointed_loops_print_once_per_step(capsys, caplog):

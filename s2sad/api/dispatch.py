@@ -40,7 +40,7 @@ from .. import primitives as rules
 from ..backend import compile as compile_mod
 from ..backend import diskcache
 from ..checkpoint import CTZ, Binomial
-from ..driver import builder, stages
+from ..driver import builder, effects, stages
 from ..errors import SourceNotFoundError, user_traceback
 from ..frontend import parse
 from ..ir.kinds import INT, SCALAR, ListKind, kind_of, shape_pattern, shaped_arguments
@@ -111,12 +111,18 @@ def compiled_reverse(f, wrt, entry, kinds, as_tuple, checkpoint=None, copy_views
     return unit, compiled
 
 
-def compiled_forward(f, wrt: tuple, kinds: dict, batched=False):
+def compiled_forward(f, wrt: tuple, kinds: dict, batched=False, quiet=False):
     """``(unit, function)``: the forward derivative of `f`, compiled once per key;
     with `batched`, its tangents carry a leading axis of directions (``(None,
-    None)`` when a line cannot, see `batching`)."""
+    None)`` when a line cannot, see `batching`); with `quiet`, without what `f` only
+    prints, logs or checks (`builder.forward_unit`), for a pass after the first at the
+    same point (the derivative itself where it has none of that)."""
+    if quiet:
+        unit, fn = compiled_forward(f, wrt, kinds, batched)
+        if unit is None or not effects.reports(unit.functions):
+            return unit, fn
     check_function(f, "jvp")
-    key = (wrt, tuple(kinds.items()), batched)
+    key = (wrt, tuple(kinds.items()), batched) + (("quiet",) if quiet else ())
     with lock:
         per_code = _forward_units.setdefault(f.__code__, {})
         got = per_code.get(key)
@@ -126,7 +132,7 @@ def compiled_forward(f, wrt: tuple, kinds: dict, batched=False):
             _log_stale(f, got[0])
         start = time.perf_counter()
         try:
-            unit = builder.forward_unit(f, wrt, kinds, batched)
+            unit = builder.forward_unit(f, wrt, kinds, batched, quiet)
         except batching.NotBatchable:
             per_code[key] = (None, None)
             return None, None

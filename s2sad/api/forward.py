@@ -115,12 +115,13 @@ def _structured_jvp(f, arguments, primals, tangents):
     return flat.output(y), flat.output(y_dot)
 
 
-def _jvp_at(f, arguments: dict, dots: dict):
+def _jvp_at(f, arguments: dict, dots: dict, quiet=False):
     """``(output, output tangent)`` of `f` at `arguments` along `dots` (parameter
-    name -> tangent, for the parameters that vary)."""
+    name -> tangent, for the parameters that vary). `quiet`: a pass after the first
+    at this point, which leaves out what `f` prints, logs or checks."""
     wrt = tuple(n for n in arguments if n in dots)
     kinds = {n: kind_of(v) for n, v in arguments.items()}
-    _, fn = dispatch.compiled_forward(f, wrt, kinds)
+    _, fn = dispatch.compiled_forward(f, wrt, kinds, quiet=quiet)
     return call_derivative(fn, f, arguments, [dots[n] for n in wrt])
 
 
@@ -190,7 +191,7 @@ def value_and_grad_by_forward_mode(f, wrt_names: tuple, as_tuple: bool, args, kw
         x = arguments[name]
         parts = []
         for _, t in shapes.units_of(x):
-            value, part = _checked(f, _jvp_at(f, arguments, {name: t}))
+            value, part = _checked(f, _jvp_at(f, arguments, {name: t}, value is not None))
             parts.append(part)
         grads.append(shapes.shaped_like(x, parts))
     if value is None:  # every argument was empty
@@ -238,10 +239,12 @@ def hessian(f, wrt=0):
             return tuple(tuple(r) for r in rows) if as_tuple else rows[0][0]
         gradient = dispatch.gradient_to_differentiate(f, names, arguments)
         blocks = [[None] * len(names) for _ in names]
+        passes = 0
         for j, name in enumerate(names):
             columns = [[] for _ in names]
             for _, t in shapes.units_of(arguments[name]):
-                _, g_dot = _along(f, gradient, arguments, {name: t})
+                _, g_dot = _along(f, gradient, arguments, {name: t}, passes > 0)
+                passes += 1
                 for i, name_i in enumerate(names):
                     columns[i].append(shapes.flat(g_dot[i], arguments[name_i], f))
             x_j = arguments[name]
@@ -319,11 +322,13 @@ def grad_of_gradient(inner, f, inner_names, wrt):
         arguments = bind(f, args, kwargs, "grad")
         gradient = dispatch.gradient_to_differentiate(f, inner_names, arguments, "grad")
         out = []
+        passes = 0
         for name in names:
             x = arguments[name]
             parts = []
             for _, t in shapes.units_of(x):
-                g, g_dot = _along(f, gradient, arguments, {name: t})
+                g, g_dot = _along(f, gradient, arguments, {name: t}, passes > 0)
+                passes += 1
                 if np.ndim(g[0]) != 0:
                     raise S2SADError(
                         f"grad of grad({f.__qualname__}) needs the gradient to be one "
@@ -338,14 +343,14 @@ def grad_of_gradient(inner, f, inner_names, wrt):
     return mark_made(second, f, "grad(grad(f))")
 
 
-def _along(f, gradient, arguments: dict, dots: dict):
+def _along(f, gradient, arguments: dict, dots: dict, quiet=False):
     """``(gradients, their tangents)``: the compiled gradient of `f` (a tuple of
     gradients) and its derivative along `dots` (forward mode over reverse code), a
     tangent with its gradient's structure for every gradient, zeros where nothing
     varying reaches it. The gradient is s2sad's own code, so an error in transforming
     it is reported against `f`, with what to do."""
     try:
-        value, tangent = _jvp_at(gradient, arguments, dots)
+        value, tangent = _jvp_at(gradient, arguments, dots, quiet)
     except S2SADError as e:
         if not (e.filename or "").startswith("<s2sad"):
             raise

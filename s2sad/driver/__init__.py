@@ -5,7 +5,8 @@ stages (parse -> anf -> dup), the argument kinds a derivative is built for, the
 return kinds of the functions it calls, the loop marks for checkpointing, and the
 stages `s2sad show` prints. `builder` turns a function into a `builder.Unit`: its
 reverse-mode (`builder.reverse_unit`) or forward-mode (`builder.forward_unit`)
-derivative and those of the functions it calls, as one module of emitted code.
+derivative and those of the functions it calls, as one module of emitted code;
+`effects` makes a forward derivative's quiet twin (without what only reports).
 
 May import optimize, transform, analysis, primitives, frontend, ir, runtime, errors,
 and from backend `emit` (the text of a unit); only `api` imports the driver.

@@ -42,7 +42,7 @@ from ..frontend import anf, parse
 from ..optimize import simplify, tapes
 from ..optimize.context import NameKinds
 from ..primitives import facts
-from . import stages
+from . import effects, stages
 from ..frontend.program import Front, Program
 from .stages import return_kind
 from ..transform import batching, reverse
@@ -115,14 +115,15 @@ def reverse_unit(func, wrt, entry="grad", param_kinds=None, as_tuple=False,
                                checkpoint, copy_views).build()
 
 
-def forward_unit(func, wrt, param_kinds=None, batched=False) -> Unit:
+def forward_unit(func, wrt, param_kinds=None, batched=False, quiet=False) -> Unit:
     """The forward-mode derivative of `func` with respect to the parameters `wrt`:
     one function ``f%jvp(params..., wrt tangents...)`` returning ``(output, output
     tangent)``, plus ``g%jvp(active tangents..., params...)`` for every user function
     it calls with a varying argument. With `batched`, every tangent carries a leading
-    axis of directions (see `batching`; `batching.NotBatchable` when a line cannot)."""
+    axis of directions (see `batching`; `batching.NotBatchable` when a line cannot);
+    with `quiet`, without what only reports (`effects`)."""
     with stages.building():
-        return _ForwardBuilder(func, tuple(wrt), param_kinds or {}, batched).build()
+        return _ForwardBuilder(func, tuple(wrt), param_kinds or {}, batched, quiet).build()
 
 
 # ------------------------------------------------------------------ builder
@@ -421,9 +422,14 @@ class _ForwardBuilder(_Builder):
     """Forward mode: one function ``f%jvp`` for the root and ``g%jvp`` for every
     callee (see `forward_unit`)."""
 
-    def __init__(self, root, wrt, param_kinds, batched=False):
+    def __init__(self, root, wrt, param_kinds, batched=False, quiet=False):
         super().__init__(root, wrt, param_kinds)
         self.batched = batched
+        self.quiet = quiet
+
+    def finish_functions(self):
+        if self.quiet:
+            effects.quiet_functions(self.functions)
 
     def callee_names(self, callee):
         n = sum(1 for (c, _, _) in self.names if c is callee) + (callee is self.root)
