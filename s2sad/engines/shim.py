@@ -16,7 +16,9 @@ Contract
   rule, the dual numbers the forward rule, as the compiler would. A Python function
   whose rule is registered for the other mode only is followed through its code; an
   opaque callable without a rule for the engine's mode raises `EngineError`. A
-  callable registered as nondifferentiable gets the primal values.
+  callable registered as nondifferentiable gets the primal values. A SciPy module
+  (``scipy.linalg``) or an object whose methods have rules (``scipy.stats.norm``)
+  is read through a proxy that gives those functions so (``linalg.cho_solve``).
 * `TRACED_MATH` is that `math`: a function with a derivative rule applies it, a
   function without one refuses traced inputs with `EngineError`, and plain inputs
   always get the real function.
@@ -157,6 +159,21 @@ def _global_names(code, out=None) -> set:
     return out
 
 
+class _Attributes:
+    """A module or object holding functions with rules (``scipy.linalg``,
+    ``scipy.stats.norm``) as shimmed code sees it: each attribute read is what
+    `Shim.value` makes of it, so ``linalg.cho_solve(...)`` applies its rule."""
+
+    def __init__(self, shim, target):
+        self._shim, self._target = shim, target
+
+    def __getattr__(self, name):
+        return self._shim.value(getattr(self._target, name))
+
+    def __repr__(self):
+        return repr(self._target)
+
+
 class Shim:
     """Shimmed copies of functions; one `Shim` per engine run (see module docstring)."""
 
@@ -164,6 +181,7 @@ class Shim:
         self._functions = {}  # id(original) -> (original, copy)
         self._ruled = {}  # id(callable with a registered rule) -> (it, its rule-applying form)
         self._namespaces = {}  # id(original globals) -> (original, copy)
+        self._owners = None  # ids of the objects whose bound methods are rule keys
 
     def value(self, v):
         """What a global or closure value becomes in shimmed code."""
@@ -176,7 +194,19 @@ class Shim:
             return self.ruled(v)
         if is_user_function(v):
             return self.function(v)
+        if self._holds_rules(v):
+            return _Attributes(self, v)
         return v
+
+    def _holds_rules(self, v) -> bool:
+        """Whether `v` is a SciPy module or an object whose methods have rules
+        (``scipy.stats.norm``): shimmed code reads its attributes through `_Attributes`."""
+        if isinstance(v, types.ModuleType):
+            return v.__name__ == "scipy" or v.__name__.startswith("scipy.")
+        if self._owners is None:
+            self._owners = {id(k.__self__) for table in (rules.REVERSE, rules.FORWARD)
+                            for k in table if isinstance(k, types.MethodType)}
+        return id(v) in self._owners
 
     def ruled(self, fn):
         """`fn` (which has a registered rule) in a form that applies the rule to

@@ -470,9 +470,12 @@ class _Fold(ast.NodeTransformer):
                     and None in (left.value, right.value):
                 same = left.value is right.value
                 return ast.Constant(value=same if isinstance(n.ops[0], ast.Is) else not same)
-        # an option's literal string compared with literals (``UPLO in ("L", "l")``)
+        # an option's literal string compared with literals (``UPLO in ("L", "l")``), or
+        # its literal int tested for membership (``trans in (1, 2, "T", "C")``)
         if len(n.ops) == 1 and isinstance(n.ops[0], (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) \
-                and isinstance(n.left, ast.Constant) and isinstance(n.left.value, str):
+                and isinstance(n.left, ast.Constant) and (
+                    isinstance(n.left.value, str) or isinstance(n.left.value, int)
+                    and isinstance(n.ops[0], (ast.In, ast.NotIn))):
             right = n.comparators[0]
             values = [right] if isinstance(n.ops[0], (ast.Eq, ast.NotEq)) else \
                 right.elts if isinstance(right, ast.Tuple) else None
