@@ -89,6 +89,37 @@ def test_values_computed_only_for_their_shape_are_not_computed():
         assert np.allclose(g, central_diff(layer_norm, values, i), rtol=1e-5, atol=1e-6)
 
 
+def mixed(A, V, C):
+    return np.sum(np.einsum("ij,jd->id", A, V) * C)
+
+
+def elementwise_einsum(a, v, c):
+    return np.sum(np.einsum("ij,ij->ij", a, v) * c)
+
+
+def test_an_einsum_result_has_the_lengths_of_its_labels():
+    # the output's axes are the inputs' axes of the same labels: its product with C
+    # needs no sum over broadcast axes, and the adjoint of the einsum is C itself
+    rng = np.random.default_rng(1)
+    A, V, C = rng.normal(size=(4, 6)), rng.normal(size=(6, 3)), rng.normal(size=(4, 3))
+    text = s2sad.source(mixed, wrt=(0, 1), example=(A, V, C))
+    assert "unreduce" not in text and "unbroadcast" not in text, text
+    for i, g in enumerate(s2sad.grad(mixed, wrt=(0, 1))(A, V, C)):
+        assert np.allclose(g, central_diff(mixed, (A, V, C), i), rtol=1e-5, atol=1e-7)
+    # a label's axes of length 1 broadcast: the result has the other operand's length
+    a1, v, c = rng.normal(size=(4, 1)), rng.normal(size=(4, 3)), rng.normal(size=(1, 3))
+    text = s2sad.source(elementwise_einsum, wrt=(0, 1), example=(a1, v, c))
+    # (the result is (4, 3), as its product with c: no sum over broadcast axes for it)
+    assert "t1_bar = unreduce(" in text and "unbroadcast" not in text, text
+    for i, g in enumerate(s2sad.grad(elementwise_einsum, wrt=(0, 1, 2))(a1, v, c)):
+        assert np.allclose(g, central_diff(elementwise_einsum, (a1, v, c), i),
+                           rtol=1e-5, atol=1e-7)
+    assert shape_rules.einsum(shape_rules.Args((None, ("n", 1), (1, "d")), ("ij,jk->ik",),
+                                               {})) == ("n", "d")
+    assert shape_rules.einsum(shape_rules.Args((None, ("n", "m"), ("m", "d")), ("ij,jk",),
+                                               {})) == ("n", "d")
+
+
 def either(x, g, c):
     if c > 0.0:
         y = x * 2.0

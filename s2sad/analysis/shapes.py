@@ -103,6 +103,8 @@ class ShapeInference:
     def atom_shape(self, atom):
         if isinstance(atom, ast.Name) and atom.id in self.result.shapes:
             return self.result.shapes[atom.id]
+        if isinstance(atom, ast.Constant) and isinstance(atom.value, str):
+            return ()  # (np.einsum's subscripts: no axes)
         return () if self.atom_kind(atom) in (SCALAR, INT) else None
 
     def inferred_shape(self, s, op):

@@ -427,11 +427,21 @@ def einsum(a: Args):
     else:
         dots = 0
     labels = [c for c in inputs.replace("...", "") if c.isalpha()]
-    if arrow:
-        count = len(output.replace("...", "")) + (dots if "..." in output else 0)
-    else:
-        count = dots + sum(1 for c in set(labels) if labels.count(c) == 1)
-    return fresh(count)
+    if not arrow:
+        output = "".join(sorted(c for c in set(labels) if labels.count(c) == 1))
+    count = len(output.replace("...", "")) + (dots if "..." in output or not arrow else 0)
+    shapes = a.shapes[1:]
+    if "..." in text or len(shapes) != len(parts) or not all(
+            isinstance(s, tuple) and len(s) == len(p) for s, p in zip(shapes, parts)):
+        return fresh(count)
+    # each output axis has the length of an input axis of its label (one not of
+    # length 1, where a label's axes broadcast)
+    symbol = {}
+    for p, s in zip(parts, shapes):
+        for c, x in zip(p, s):
+            if symbol.get(c, 1) == 1:
+                symbol[c] = x
+    return tuple(symbol[c] for c in output)
 
 
 def diag(a: Args):
