@@ -238,8 +238,9 @@ def np_eigh(a, *, UPLO="L", out, out_bar):
     vt = np.swapaxes(v, -1, -2)
     gap = np.expand_dims(w, -2) - np.expand_dims(w, -1)  # (w[j] - w[i])
     inverse_gap = np.where(gap == 0, 0.0, 1.0 / np.where(gap == 0, 1.0, gap))
-    g = (v * np.expand_dims(w_bar, -2)) @ vt + v @ (inverse_gap * (vt @ v_bar)) @ vt
     n = a.shape[-1]
+    # (v (diag(w_bar) + inverse_gap * (vt v_bar)) vt: three products of matrices)
+    g = v @ (inverse_gap * (vt @ v_bar) + np.expand_dims(w_bar, -1) * np.eye(n)) @ vt
     read = np.tri(n) if UPLO in ("L", "l") else np.tri(n).T
     return (g + np.swapaxes(g, -1, -2)) * read - g * np.eye(n)
 
