@@ -568,3 +568,19 @@ def test_functions_returning_dicts():
 
 def lambda_sum(x):
     return np.sum(_initial_state(x)["h"])
+
+
+def per_layer_inputs(params, xs):
+    total = 0.0
+    for p, x in zip(params, xs):
+        total = total + np.sum(np.tanh(p["W"] @ x + p["b"]))
+    return total
+
+
+def test_zip_of_a_container_with_a_list_known_at_run_time():
+    """zip stops at the shortest: an iteration runs where the list is long enough."""
+    params = [{"W": rng.normal(size=(2, 3)), "b": rng.normal(size=2)} for _ in range(3)]
+    for n in (3, 2, 5):
+        xs = [rng.normal(size=3) for _ in range(n)]
+        assert_tree_close(s2sad.grad(per_layer_inputs)(params, xs),
+                          numeric_grad(per_layer_inputs, (params, xs), 0))

@@ -33,8 +33,33 @@ class LoopRewrites:
                                                                      "rest of the body.")
         out = []
         for item in items:
-            out.extend(self.bind(s.target, item, s))
-            out.extend(self.block(copy.deepcopy(s.body)))
+            late = [(t, x) for t, x in zip(s.target.elts, item) if isinstance(x, Runtime)] \
+                if isinstance(item, tuple) and isinstance(s.target, ast.Tuple) else []
+            if not late:
+                out.extend(self.bind(s.target, item, s))
+                out.extend(self.block(copy.deepcopy(s.body)))
+                continue
+            # (zipped with a sequence known at run time: this iteration runs where it is
+            # long enough, as zip stops at the shortest)
+            for t, x in zip(s.target.elts, item):
+                if not isinstance(x, Runtime):
+                    out.extend(self.bind(t, x, s))
+            tests = [ast.Compare(left=ast.Call(func=ast.Name(id="len", ctx=ast.Load()),
+                                               args=[ast.Name(id=x.name, ctx=ast.Load())],
+                                               keywords=[]),
+                                 ops=[ast.Gt()], comparators=[ast.Constant(value=x.index)])
+                     for _, x in late]
+            reads = [ast.Assign(targets=[t], value=ast.Subscript(
+                value=ast.Name(id=x.name, ctx=ast.Load()), slice=ast.Constant(value=x.index),
+                ctx=ast.Load())) for t, x in late]
+            guarded = ast.If(test=tests[0] if len(tests) == 1 else ast.BoolOp(
+                op=ast.And(), values=tests), body=reads + copy.deepcopy(s.body), orelse=[])
+            ast.copy_location(guarded, s)
+            for node in ast.walk(guarded):
+                if getattr(node, "lineno", None) is None and isinstance(node, (ast.stmt,
+                                                                               ast.expr)):
+                    ast.copy_location(node, s)
+            out.extend(self.stmt(guarded))
         out.extend(self.block(s.orelse))
         return out
 
@@ -150,12 +175,19 @@ class LoopRewrites:
         if called(e, "zip") and e.args:
             parts = [self.static_items(a, s) for a in e.args]
             if any(p is None for p in parts):
-                if any(p is not None for p in parts):
-                    raise self.refuse(e, "s2sad zips a container of parameters with other "
-                                         "containers or ranges it knows the length of",
-                                      hint="Index the other sequence by the position: for "
-                                           "i, p in enumerate(params): x = xs[i].")
-                return None
+                if all(p is None for p in parts):
+                    return None
+                if not isinstance(s.target, ast.Tuple) or len(s.target.elts) != len(parts):
+                    raise self.refuse(e, "s2sad unrolls a zip of a container with a sequence "
+                                         "known only at run time when the loop unpacks it "
+                                         "(for p, x in zip(params, xs))",
+                                      hint="Unpack the items in the `for` line.")
+                n = max(len(p) for p in parts if p is not None)
+                for k, (p, a) in enumerate(zip(parts, e.args)):
+                    if p is None:  # (read by position, where its length allows: `Runtime`)
+                        name = self.anonymous()
+                        self.pending.append(assign(name, self.expr(a), s))
+                        parts[k] = [Runtime(name, i) for i in range(n)]
             return list(zip(*parts))
         if called(e, "reversed") and len(e.args) == 1:
             inner = self.static_items(e.args[0], s)
@@ -166,6 +198,14 @@ class LoopRewrites:
                 return None
             return [Const(i) for i in range(*(b.value for b in bounds))]
         return None
+
+
+class Runtime:
+    """Item `index` of the sequence the variable `name` holds, zipped with a container:
+    read in the iteration where the sequence is long enough."""
+
+    def __init__(self, name, index):
+        self.name, self.index = name, index
 
 
 def _breaks(body) -> bool:
