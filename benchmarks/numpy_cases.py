@@ -184,6 +184,139 @@ def _layer_norm_args(n=64, d=256):
     return x, gain, bias, C
 
 
+# ------------------------------------------------------------ attention layer
+
+
+def attention(Wq, Wk, Wv, X, C):
+    """One head of self-attention over the rows of X: scores by np.einsum, a softmax
+    over each row (its maximum subtracted first, so exp never overflows), the values
+    mixed by another einsum, and a fixed read-out sum(out * C)."""
+    Q = X @ Wq
+    K = X @ Wk
+    V = X @ Wv
+    S = np.einsum("id,jd->ij", Q, K) * (1.0 / np.sqrt(X.shape[1]))
+    S = S - np.max(S, axis=1, keepdims=True)
+    E = np.exp(S)
+    A = E / np.sum(E, axis=1, keepdims=True)
+    out = np.einsum("ij,jd->id", A, V)
+    return np.sum(out * C)
+
+
+def attention_by_hand(Wq, Wk, Wv, X, C):
+    scale = 1.0 / np.sqrt(X.shape[1])
+    Q = X @ Wq
+    K = X @ Wk
+    V = X @ Wv
+    S = np.einsum("id,jd->ij", Q, K) * scale
+    E = np.exp(S - S.max(axis=1, keepdims=True))
+    A = E / E.sum(axis=1, keepdims=True)
+    gA = np.einsum("id,jd->ij", C, V)  # d loss / d A
+    # d loss / d S, scaled: the softmax's Jacobian (the shift cancels: no gradient)
+    gS = A * (gA - (gA * A).sum(axis=1, keepdims=True)) * scale
+    gQ = np.einsum("ij,jd->id", gS, K)
+    gK = np.einsum("ij,id->jd", gS, Q)
+    gV = np.einsum("ij,id->jd", A, C)
+    return X.T @ gQ, X.T @ gK, X.T @ gV
+
+
+def attention_torch(Wq, Wk, Wv, X, C):
+    import torch
+
+    X, C = torch.from_numpy(X), torch.from_numpy(C)
+    Q = X @ Wq
+    K = X @ Wk
+    V = X @ Wv
+    S = torch.einsum("id,jd->ij", Q, K) * (1.0 / np.sqrt(X.shape[1]))
+    S = S - torch.amax(S, dim=1, keepdim=True)
+    E = torch.exp(S)
+    A = E / torch.sum(E, dim=1, keepdim=True)
+    out = torch.einsum("ij,jd->id", A, V)
+    return torch.sum(out * C)
+
+
+def _attention_args(n=128, d=64):
+    rng = _rng()
+    X = rng.normal(0.0, 1.0, (n, d))
+    Wq, Wk, Wv = (rng.normal(0.0, 1.0 / np.sqrt(d), (d, d)) for _ in range(3))
+    C = rng.normal(0.0, 1.0, (n, d))
+    return Wq, Wk, Wv, X, C
+
+
+# ------------------------------------------------------- cumulative-sum loss
+
+
+def cumsum_loss(W, X, Y):
+    """Paths as the cumulative sums of tanh steps along each row (np.cumsum), mean
+    squared error against target paths Y."""
+    steps = np.tanh(X @ W)
+    paths = np.cumsum(steps, axis=1)
+    d = paths - Y
+    return np.mean(d * d)
+
+
+def cumsum_loss_by_hand(W, X, Y):
+    steps = np.tanh(X @ W)
+    G = (np.cumsum(steps, axis=1) - Y) * (2.0 / Y.size)  # d loss / d paths
+    gsteps = np.cumsum(G[:, ::-1], axis=1)[:, ::-1]  # a cumsum's adjoint: from the end
+    return X.T @ (gsteps * (1.0 - steps * steps))
+
+
+def cumsum_loss_torch(W, X, Y):
+    import torch
+
+    X, Y = torch.from_numpy(X), torch.from_numpy(Y)
+    steps = torch.tanh(X @ W)
+    paths = torch.cumsum(steps, dim=1)
+    d = paths - Y
+    return torch.mean(d * d)
+
+
+def _cumsum_args(n=1000, d=32, t=50):
+    rng = _rng()
+    X = rng.normal(0.0, 1.0, (n, d))
+    W = rng.normal(0.0, 0.5 / np.sqrt(d), (d, t))
+    Y = np.cumsum(rng.normal(0.0, 0.3, (n, t)), axis=1)
+    return W, X, Y
+
+
+# ------------------------------------------------ eigendecomposition-based loss
+
+
+def eigh_loss(B, C):
+    """A matrix function of the symmetric matrix B + B.T: its eigenvectors with tanh
+    of its eigenvalues (np.linalg.eigh), read out by sum(F * C)."""
+    w, V = np.linalg.eigh(B + B.T)
+    F = (V * np.tanh(w)) @ V.T
+    return np.sum(F * C)
+
+
+def eigh_loss_by_hand(B, C):
+    w, V = np.linalg.eigh(B + B.T)
+    g = np.tanh(w)
+    gap = w[:, None] - w
+    np.fill_diagonal(gap, 1.0)
+    L = (g[:, None] - g) / gap  # divided differences of tanh (Daleckii-Krein)
+    np.fill_diagonal(L, 1.0 - g * g)
+    G = V @ (L * (V.T @ C @ V)) @ V.T  # d loss / d (B + B.T), as a symmetric matrix
+    return G + G.T
+
+
+def eigh_loss_torch(B, C):
+    import torch
+
+    C = torch.from_numpy(C)
+    w, V = torch.linalg.eigh(B + B.T)
+    F = (V * torch.tanh(w)) @ V.T
+    return torch.sum(F * C)
+
+
+def _eigh_args(n=64):
+    rng = _rng()
+    B = rng.normal(0.0, 1.0 / np.sqrt(n), (n, n))  # (eigenvalues of B + B.T apart)
+    C = rng.normal(0.0, 1.0, (n, n))
+    return B, C
+
+
 TITLE = "NumPy arrays"
 
 CASES = [
@@ -195,6 +328,11 @@ CASES = [
      shared_args(_softmax_args), 0),
     ("layer norm, 64x256", layer_norm, layer_norm_by_hand, shared_args(_layer_norm_args),
      (0, 1, 2)),
+    ("attention, einsum + softmax, 128x64", attention, attention_by_hand,
+     shared_args(_attention_args), (0, 1, 2)),
+    ("cumsum paths, 1000x32 -> 50 steps", cumsum_loss, cumsum_loss_by_hand,
+     shared_args(_cumsum_args), 0),
+    ("eigh matrix function, 64x64", eigh_loss, eigh_loss_by_hand, shared_args(_eigh_args), 0),
 ]
 
 # {case name: {tool key: port}}: PyTorch's spelling of each case (torch.* for np.*,
@@ -205,4 +343,7 @@ PORTS = {
     "logistic NLL, X 10000x100": {"torch": logistic_nll_torch},
     "softmax x-entropy, 1000x256x10": {"torch": softmax_xent_torch},
     "layer norm, 64x256": {"torch": layer_norm_torch},
+    "attention, einsum + softmax, 128x64": {"torch": attention_torch},
+    "cumsum paths, 1000x32 -> 50 steps": {"torch": cumsum_loss_torch},
+    "eigh matrix function, 64x64": {"torch": eigh_loss_torch},
 }
