@@ -261,6 +261,48 @@ def hypot_of_two(a, b):
     return math.hypot(a, b * 2.0) + math.hypot(a, b, a * b)
 
 
+def _square(v):
+    return v * v
+
+
+def mapped(xs, w):
+    a = sum(map(math.sin, xs))
+    b = sum(map(lambda v: w * v * v, xs))
+    c = list(map(_square, xs))
+    d = max(map(np.tanh, xs))
+    return a + b * c[1] + d
+
+
+def mapped_pairs(xs, ys):
+    return sum(map(lambda a, b: a * b, xs, ys)) + sum(map(math.atan2, xs, ys))
+
+
+def mapped_local(xs, w):
+    def scale(v):
+        return w * math.exp(v)
+
+    sq = lambda v: v * v  # noqa: E731
+    return sum(map(scale, xs)) + math.fsum(map(sq, xs)) * w
+
+
+def keyed_extremes(xs, c):
+    nearest = min(xs, key=lambda t: (t - c) ** 2)
+    widest = max(xs, key=abs)
+    first = min(xs[0], xs[1] * c, key=abs)
+    return nearest * c + widest * widest + max(xs, key=_square, default=c) + first
+
+
+def keyed_sorted(xs, w):
+    ys = sorted(xs, key=lambda t: -t * w)
+    zs = sorted((x * w for x in xs), key=abs, reverse=True)
+    return ys[0] * 1.0 + ys[1] * 2.0 + ys[-1] * ys[2] + zs[0] * zs[-1]
+
+
+def tuple_of_generator(xs):
+    t = tuple(x * x for x in xs)
+    return t[0] * t[-1] + sum(t[1:])
+
+
 XS = [0.5, -1.25, 2.0, 1.5]
 
 ZOO = [
@@ -310,6 +352,13 @@ ZOO = [
     (divmod_of_ints, (1.5, 7), 0),
     (settings_by_comprehension, (1.5, 4), 0),
     (hypot_of_two, (0.3, 0.4), (0, 1)),
+    (mapped, (XS, 0.7), (0, 1)),
+    (mapped_pairs, (XS, [1.0, 2.0, -0.5]), (0, 1)),
+    (mapped_local, (XS, 0.7), (0, 1)),
+    (keyed_extremes, (XS, 0.8), (0, 1)),
+    (keyed_sorted, (XS, 0.6), (0, 1)),
+    (keyed_sorted, (XS, -0.6), (0, 1)),
+    (tuple_of_generator, (XS,), 0),
 ]
 
 # (function, arguments) whose Hessians are checked
@@ -327,4 +376,10 @@ SECOND = [
     (settings_by_comprehension, (1.5, 4)),
     (popped_stack, (XS,)),
     (sorted_values, (XS,)),
+    (mapped, (XS, 0.7)),
+    (mapped_pairs, (XS, [1.0, 2.0, -0.5])),
+    (mapped_local, (XS, 0.7)),
+    (keyed_extremes, (XS, 0.8)),
+    (keyed_sorted, (XS, 0.6)),
+    (tuple_of_generator, (XS,)),
 ]

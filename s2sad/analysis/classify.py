@@ -391,10 +391,12 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:
     if nondiff:
         inputs = args + [k.value for k in value.keywords]
         return Op("nondiff", inputs, key=obj, diff=(False,) * len(inputs), text=f"`{text}`")
-    if obj is list and len(args) == 1 and not value.keywords \
+    if (obj is list or obj is tuple) and len(args) == 1 and not value.keywords \
             and isinstance(kind(args[0]), ListKind):
-        # a list's copy: its slice ``xs[:]``
-        return Op("getitem", [args[0], ast.Slice()], diff=(True, False), text="`list`")
+        # a list's copy: its slice ``xs[:]`` (a tuple of it, indexed, iterated and
+        # summed as the list is: ``tuple(x * x for x in xs)``)
+        return Op("getitem", [args[0], ast.Slice()], diff=(True, False),
+                  text=f"`{obj.__name__}`")
     if (obj is dict or obj is set) and len(args) == 1 and not value.keywords:
         # (a set or dict comprehension, as `expand` lowers it: like a display)
         return Op("inactive", args, diff=(True,), text=_INACTIVE[ast.Dict if obj is dict

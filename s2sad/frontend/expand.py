@@ -55,6 +55,7 @@ from .expand_calls import call as _call
 from .expand_calls import located as _located
 from .expand_calls import name as _name
 from .expand_calls import simple as _simple
+from .higher_order import key_template
 
 _ALL_COMPS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
 
@@ -184,6 +185,15 @@ class _Expander(TargetLowering):
             return "star" if self.star_lengths(args) is not None and not \
                 any(k.arg is None for k in kws) else None
         func = node.func
+        if any(k.arg == "key" and key_template(k.value) is not None for k in kws):
+            # (``min(xs, key=f)``: `higher_order` made the key a generator of f's values)
+            if (self.builtin(func, min) or self.builtin(func, max)) and args and \
+                    all(k.arg in ("key", "default") for k in kws) and \
+                    (len(args) == 1 or not any(k.arg == "default" for k in kws)) or \
+                    self.builtin(func, sorted) and len(args) == 1 and \
+                    all(k.arg in ("key", "reverse") for k in kws):
+                return "keyed"
+            return None
         if self.builtin(func, sorted) and len(args) == 1 and all(
                 k.arg == "reverse" for k in kws):
             return "sorted"

@@ -180,19 +180,24 @@ class CallLowering:
             out = call(copy.deepcopy(node.func), [out, a])
         return out
 
-    def call_sorted(self, node):
+    def call_sorted(self, node, keyed=None):
         """``sorted(xs)``: the order of the indices by their items, then the items in
         that order: ``%items = list(xs)``, ``%order = sorted(range(len(%items)),
         key=%items.__getitem__)``, ``[%items[i] for i in %order]`` (the same stable
-        sort, so the same list; its derivative moves each adjoint back to its item)."""
-        seq = self(node.args[0])
-        if not isinstance(node.args[0], COMPS):
-            seq = call(name("list"), [seq])
-            self.ex.refs.setdefault("list", list)
-        items = self.temp("items", seq)
+        sort, so the same list; its derivative moves each adjoint back to its item).
+        `keyed`: the items and their keys, already computed (`call_keyed`)."""
+        if keyed is None:
+            seq = self(node.args[0])
+            if not isinstance(node.args[0], COMPS):
+                seq = call(name("list"), [seq])
+                self.ex.refs.setdefault("list", list)
+            items = keys = self.temp("items", seq)
+        else:
+            items, keys = keyed
         keywords = [ast.keyword(arg="key", value=ast.Attribute(
-            value=name(items.id), attr="__getitem__", ctx=ast.Load()))] + [
-            ast.keyword(arg=k.arg, value=self(k.value)) for k in node.keywords]
+            value=name(keys.id), attr="__getitem__", ctx=ast.Load()))] + [
+            ast.keyword(arg=k.arg, value=self(k.value)) for k in node.keywords
+            if k.arg != "key"]
         order = self.temp("order", ast.Call(func=copy.deepcopy(node.func), args=[call(
             name("range"), [call(name("len"), [name(items.id)])])], keywords=keywords))
         index = self.ex.fresh("i")
@@ -200,6 +205,49 @@ class CallLowering:
             elt=ast.Subscript(value=name(items.id), slice=name(index), ctx=ast.Load()),
             generators=[ast.comprehension(target=name(index, True), iter=order, ifs=[],
                                           is_async=0)]))
+
+    def call_keyed(self, node):
+        """``min(xs, key=f)``, ``max(...)``, ``sorted(...)``: the items in a list, the
+        list of their keys (the generator `higher_order` made of `f`, over the items),
+        then the index the builtin picks by the keys (``min(range(len(%keys)),
+        key=%keys.__getitem__)``: the first of the least, as Python's ``min`` returns)
+        and its item, or the items in the order `sorted` gives; the keys carry no
+        derivative, only the items picked do. ``default=`` gives the default where
+        there is no item; ``min(a, b, key=f)`` is ``min([a, b], key=f)``."""
+        func, args = node.func, node.args
+        template = next(k.value for k in node.keywords if k.arg == "key")
+        first = args[0] if len(args) == 1 else ast.List(elts=list(args), ctx=ast.Load())
+        seq = self(first)
+        if not isinstance(first, (*COMPS, ast.List)):
+            seq = call(name("list"), [seq])
+            self.ex.refs.setdefault("list", list)
+        default = next((k.value for k in node.keywords if k.arg == "default"), None)
+        items = self.temp("items", seq)
+        if default is not None:
+            default = self(default)  # (evaluated before the keys)
+            if not simple(default):
+                default = self.temp("default", default)
+        gen = copy.deepcopy(template)
+        gen.generators[0].iter = name(items.id)
+        keys = self.comprehension(ast.ListComp(elt=gen.elt, generators=gen.generators))
+        if self.ex.builtin(func, sorted):
+            return self.call_sorted(node, (items, keys))
+        keywords = [ast.keyword(arg="key", value=ast.Attribute(
+            value=name(keys.id), attr="__getitem__", ctx=ast.Load()))]
+        if default is not None:
+            keywords.append(ast.keyword(arg="default", value=ast.Constant(None)))
+        at = self.temp("at", ast.Call(func=copy.deepcopy(func), args=[call(
+            name("range"), [call(name("len"), [name(keys.id)])])], keywords=keywords))
+        picked = ast.Subscript(value=name(items.id), slice=name(at.id), ctx=ast.Load())
+        if default is None:
+            return picked
+        out = self.ex.fresh("value")
+        self.pre.append(located(ast.If(
+            test=ast.Compare(left=name(at.id), ops=[ast.Is()], comparators=[
+                ast.Constant(None)]),
+            body=[assign(out, default, self.s)], orelse=[assign(out, picked, self.s)]),
+            self.s))
+        return name(out)
 
     def call_reversed(self, node):
         seq = self(node.args[0])

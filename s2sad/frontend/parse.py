@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..ir import trees as ir_trees
-from . import structure_calls, structures
+from . import higher_order, structure_calls, structures
 from ..errors import (S2SADError, SourceNotFoundError, StaleSourceError,
                      UnresolvedNameError, UnsupportedSyntaxError)
 from .expand import comprehension_bound
@@ -461,6 +461,8 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
     tree.decorator_list = []
     _check_signature(tree, loc)
     specs = getattr(func, STRUCTURES, None) if func is not None else None
+    higher_order.lower(tree, lambda n: _value_or_none(n, globals_, cells, builtins_),
+                       [n for n, v in (specs or {}).items() if isinstance(v, ir_trees.Static)])
     if not containers:
         specs = None
     elif specs is None and func is not None and structure_calls.builds_containers(
@@ -487,6 +489,11 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
     return Parsed(tree=tree, info=info, refs=refs, locals=local_set, globals=globals_,
                   imported=set(imported),
                   cells=cells, out_spec=out_spec, leaf_names=leaves)
+
+
+def _value_or_none(name, globals_, cells, builtins_):
+    got = lookup(name, globals_, cells, builtins_)
+    return None if got is MISSING else got
 
 
 def _called_functions(tree, globals_, cells, builtins_) -> list:

@@ -296,7 +296,8 @@ class CallRewrites:
                         self.inlining.pop()
             if self.lazy:
                 raise self.refuse(e, f"s2sad cannot call `{callee.name}` here (in a "
-                                     "comprehension, a lambda, a conditional expression or "
+                                     "comprehension, `map`, a `key=`, a lambda, a "
+                                     "conditional expression or "
                                      "`and`/`or`): it puts a function defined inside the "
                                      "function in place of its call, and this one is more "
                                      "than one `return` expression of its arguments",

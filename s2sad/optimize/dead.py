@@ -67,6 +67,17 @@ def drop_dead(forward, reverse, ctx: Context):
     return without(reverse, lambda s: isinstance(s, (ir.If, ir.ForEach)) and not _has_code(s))
 
 
+def without_idle_loops(reverse):
+    """`reverse` without the loops (and branches) left doing nothing once the tapes
+    are filled: a reversed loop whose iterations only pop an empty tuple (what it
+    read was dropped after `drop_dead`, or recomputed nowhere)."""
+    def idle(s):
+        return isinstance(s, (ir.If, ir.ForEach)) and all(
+            isinstance(x, ir.Comment) or isinstance(x, ir.Pop) and not x.targets
+            for x in ir.walk(sum(ir.blocks(s), [])))
+    return without(reverse, idle)
+
+
 def dead_stores(body, ctx: Context):
     """Drop reverse assignments that are overwritten before anything reads them (a
     branch's zero adjoint that the code after the branch replaces); the names in

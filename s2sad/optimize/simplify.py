@@ -124,6 +124,7 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
         reverse = arithmetic.spread_by_broadcasting(reverse, ctx)
     tapes.fill_tapes(forward, reverse, ctx)
     tapes.count_by_tape(forward, reverse)
+    reverse = dead.without_idle_loops(reverse)
     if kinds is not None:
         forward = dead.drop_dead_forward(forward, reverse, ctx)
         reverse = nesting.nest_array_adjoints(reverse, ir.reads_in(forward + reverse), ctx)

@@ -1,0 +1,140 @@
+"""higher_order: the builtins that take a function, as the comprehensions they compute.
+
+Contract
+--------
+`lower(tree, meaning)` rewrites, in place, the calls of the function `tree` (an
+``ast.FunctionDef`` as `parse` reads it) that hand a function to a builtin, before
+`structures` puts local functions in place and before the checks of `parse`, so
+what is left is a comprehension the later stages lower to loops
+(`expand`). ``meaning(name)`` is the object a free name means (None for none);
+a call is rewritten only where its builtin's name means the builtin (not a local
+name, nor a global of the same name).
+
+* ``map(f, xs)`` is the generator ``(f(item) for item in xs)``, ``map(f, xs, ys)``
+  ``(f(item, item2) for item, item2 in zip(xs, ys))`` (as lazy as ``map``, and it
+  stops at the shortest); a ``lambda`` is its body, its parameters the
+  comprehension's variables. `f` is a name or an attribute chain (``math.sin``,
+  ``np.exp``) that is not a local variable, a local ``def`` (or a name given a
+  ``lambda``), a function passed as an argument, or a ``lambda`` of as many
+  positional parameters as there are sequences; any other `f` (a local variable
+  holding a function: ``key=xs.__getitem__``) is left as written.
+* ``min(xs, key=f)``, ``max(xs, key=f)`` and ``sorted(xs, key=f)`` (with
+  ``reverse=`` and ``default=`` too) get, in place of the function, the generator
+  of its values: ``key=(f(item) for item in [])``, marked with `KEY`; `expand`
+  iterates it over the items once they are computed (`key_template`). The keys
+  only order the items: no derivative goes through them.
+
+The names it adds are ``item``, ``item2``... not otherwise used in the function.
+Imports only the standard library.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+KEY = "s2sad_key_of"  # the attribute marking a key's generator (`key_template`)
+
+_FOLDS = ("min", "max", "sorted")
+
+
+def lower(tree: ast.FunctionDef, meaning, passed=()) -> None:
+    """See the module docstring. `passed`: the parameters that hold a function the
+    derivative is specialised on (a function passed as an argument)."""
+    if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+               and n.func.id in ("map",) + _FOLDS for n in ast.walk(tree)):
+        return
+    nodes = list(ast.walk(tree))
+    params = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}
+    names = {n.id for n in nodes if isinstance(n, ast.Name)} | params
+    local = {n.id for n in nodes if isinstance(n, ast.Name)
+             and isinstance(n.ctx, ast.Store)} | params
+    # the local names that are functions: a ``def`` inside, ``f = lambda ...``
+    functions = {n.name for n in nodes if isinstance(n, ast.FunctionDef) and n is not tree} | {
+        n.targets[0].id for n in nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
+        and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Lambda)}
+    callable_ = (local - functions - set(passed))
+    _Lowering(names, local, meaning, callable_).visit(tree)
+
+
+def key_template(node):
+    """The generator `lower` put in place of a ``key=`` function (its first loop over
+    ``[]``), or None."""
+    return node if isinstance(node, ast.GeneratorExp) and getattr(node, KEY, False) else None
+
+
+class _Lowering(ast.NodeTransformer):
+    def __init__(self, names: set, local: set, meaning, values: set):
+        self.names = names
+        self.local = local
+        self.meaning = meaning
+        self.values = values  # local names that are values, not functions it knows
+
+    def builtin(self, func, name) -> bool:
+        return isinstance(func, ast.Name) and func.id == name and name not in self.local \
+            and self.meaning(name) is getattr(builtins, name)
+
+    def fresh(self) -> str:
+        k = 1
+        while True:
+            name = "item" if k == 1 else f"item{k}"
+            if name not in self.names:
+                self.names.add(name)
+                return name
+            k += 1
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if self.builtin(node.func, "map") and len(node.args) >= 2 and not node.keywords \
+                and not any(isinstance(a, ast.Starred) for a in node.args):
+            got = self.mapped(node.args[0], node.args[1:], node)
+            return node if got is None else got
+        if any(self.builtin(node.func, b) for b in _FOLDS):
+            for k in node.keywords:
+                if k.arg == "key" and not (isinstance(k.value, ast.Constant)
+                                           and k.value.value is None):
+                    got = self.mapped(k.value, [ast.List(elts=[], ctx=ast.Load())], k.value)
+                    if got is not None:
+                        setattr(got, KEY, True)
+                        k.value = got
+        return node
+
+    def mapped(self, f, seqs, at):
+        """The generator of `f`'s values over the items of `seqs` (None where `f` is
+        not a function this module knows how to call there)."""
+        if isinstance(f, ast.Lambda):
+            a = f.args
+            params = a.posonlyargs + a.args
+            if a.vararg or a.kwarg or a.kwonlyargs or len(params) != len(seqs):
+                return None
+            targets = [ast.Name(id=p.arg, ctx=ast.Store()) for p in params]
+            elt = f.body
+        elif _root(f) is not None and _root(f) not in self.values:
+            names = [self.fresh() for _ in seqs]
+            targets = [ast.Name(id=n, ctx=ast.Store()) for n in names]
+            elt = ast.Call(func=f, args=[ast.Name(id=n, ctx=ast.Load()) for n in names],
+                           keywords=[])
+        else:
+            return None
+        if len(seqs) == 1:
+            target, seq = targets[0], seqs[0]
+        else:
+            if not self.builtin(ast.Name(id="zip", ctx=ast.Load()), "zip"):
+                return None
+            target = ast.Tuple(elts=targets, ctx=ast.Store())
+            seq = ast.Call(func=ast.Name(id="zip", ctx=ast.Load()), args=list(seqs),
+                           keywords=[])
+        gen = ast.GeneratorExp(elt=elt, generators=[ast.comprehension(
+            target=target, iter=seq, ifs=[], is_async=0)])
+        for n in ast.walk(gen):
+            if isinstance(n, (ast.expr, ast.stmt)) and not hasattr(n, "lineno"):
+                ast.copy_location(n, at)
+        return gen
+
+
+def _root(node):
+    """The name an attribute chain (``np.exp``) starts from, or a name's own; None
+    for another expression."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
