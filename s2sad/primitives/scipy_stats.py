@@ -60,21 +60,21 @@ def forward(key, when=None, no_derivative=()):
 
 
 @reverse(stats.norm.logpdf)
-def norm_logpdf_reverse(x, loc=0.0, scale=1.0, *, out, out_bar):
+def norm_logpdf_reverse(x, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     dz = z / scale
     return -out_bar * dz, out_bar * dz, out_bar * (z * z - 1.0) / scale
 
 
 @forward(stats.norm.logpdf)
-def norm_logpdf_forward(x, loc=0.0, scale=1.0, *, out, x_dot, loc_dot, scale_dot):
+def norm_logpdf_forward(x, loc=0, scale=1, *, out, x_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     dz = z / scale
     return -dz * x_dot, dz * loc_dot, (z * z - 1.0) / scale * scale_dot
 
 
 @reverse(stats.norm.logpdf, when="array")
-def norm_logpdf_reverse_array(x, loc=0.0, scale=1.0, *, out, out_bar):
+def norm_logpdf_reverse_array(x, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     dz = z / scale
     return unbroadcast(-out_bar * dz, x), \
@@ -83,28 +83,28 @@ def norm_logpdf_reverse_array(x, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.norm.logpdf, when="array")
-def norm_logpdf_forward_array(x, loc=0.0, scale=1.0, *, out, x_dot, loc_dot, scale_dot):
+def norm_logpdf_forward_array(x, loc=0, scale=1, *, out, x_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     dz = z / scale
     return -dz * x_dot, dz * loc_dot, (z * z - 1.0) / scale * scale_dot
 
 
 @reverse(stats.norm.pdf)
-def norm_pdf_reverse(x, loc=0.0, scale=1.0, *, out, out_bar):
+def norm_pdf_reverse(x, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     dz = out * z / scale
     return -out_bar * dz, out_bar * dz, out_bar * out * (z * z - 1.0) / scale
 
 
 @forward(stats.norm.pdf)
-def norm_pdf_forward(x, loc=0.0, scale=1.0, *, out, x_dot, loc_dot, scale_dot):
+def norm_pdf_forward(x, loc=0, scale=1, *, out, x_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     dz = out * z / scale
     return -dz * x_dot, dz * loc_dot, out * (z * z - 1.0) / scale * scale_dot
 
 
 @reverse(stats.norm.pdf, when="array")
-def norm_pdf_reverse_array(x, loc=0.0, scale=1.0, *, out, out_bar):
+def norm_pdf_reverse_array(x, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     dz = out * z / scale
     return unbroadcast(-out_bar * dz, x), \
@@ -113,28 +113,28 @@ def norm_pdf_reverse_array(x, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.norm.pdf, when="array")
-def norm_pdf_forward_array(x, loc=0.0, scale=1.0, *, out, x_dot, loc_dot, scale_dot):
+def norm_pdf_forward_array(x, loc=0, scale=1, *, out, x_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     dz = out * z / scale
     return -dz * x_dot, dz * loc_dot, out * (z * z - 1.0) / scale * scale_dot
 
 
 @reverse(stats.norm.cdf)
-def norm_cdf_reverse(x, loc=0.0, scale=1.0, *, out, out_bar):
+def norm_cdf_reverse(x, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     density = np.exp(-0.5 * z * z) * _INV_SQRT_2PI / scale
     return out_bar * density, -out_bar * density, -out_bar * density * z
 
 
 @forward(stats.norm.cdf)
-def norm_cdf_forward(x, loc=0.0, scale=1.0, *, out, x_dot, loc_dot, scale_dot):
+def norm_cdf_forward(x, loc=0, scale=1, *, out, x_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     density = np.exp(-0.5 * z * z) * _INV_SQRT_2PI / scale
     return density * x_dot, -density * loc_dot, -density * z * scale_dot
 
 
 @reverse(stats.norm.cdf, when="array")
-def norm_cdf_reverse_array(x, loc=0.0, scale=1.0, *, out, out_bar):
+def norm_cdf_reverse_array(x, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     density = np.exp(-0.5 * z * z) * _INV_SQRT_2PI / scale
     return unbroadcast(out_bar * density, x), \
@@ -143,28 +143,28 @@ def norm_cdf_reverse_array(x, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.norm.cdf, when="array")
-def norm_cdf_forward_array(x, loc=0.0, scale=1.0, *, out, x_dot, loc_dot, scale_dot):
+def norm_cdf_forward_array(x, loc=0, scale=1, *, out, x_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     density = np.exp(-0.5 * z * z) * _INV_SQRT_2PI / scale
     return density * x_dot, -density * loc_dot, -density * z * scale_dot
 
 
 @reverse(stats.norm.logcdf)
-def norm_logcdf_reverse(x, loc=0.0, scale=1.0, *, out, out_bar):
+def norm_logcdf_reverse(x, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     ratio = np.exp(-0.5 * z * z - out) * _INV_SQRT_2PI / scale
     return out_bar * ratio, -out_bar * ratio, -out_bar * ratio * z
 
 
 @forward(stats.norm.logcdf)
-def norm_logcdf_forward(x, loc=0.0, scale=1.0, *, out, x_dot, loc_dot, scale_dot):
+def norm_logcdf_forward(x, loc=0, scale=1, *, out, x_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     ratio = np.exp(-0.5 * z * z - out) * _INV_SQRT_2PI / scale
     return ratio * x_dot, -ratio * loc_dot, -ratio * z * scale_dot
 
 
 @reverse(stats.norm.logcdf, when="array")
-def norm_logcdf_reverse_array(x, loc=0.0, scale=1.0, *, out, out_bar):
+def norm_logcdf_reverse_array(x, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     ratio = np.exp(-0.5 * z * z - out) * _INV_SQRT_2PI / scale
     return unbroadcast(out_bar * ratio, x), \
@@ -173,7 +173,7 @@ def norm_logcdf_reverse_array(x, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.norm.logcdf, when="array")
-def norm_logcdf_forward_array(x, loc=0.0, scale=1.0, *, out, x_dot, loc_dot, scale_dot):
+def norm_logcdf_forward_array(x, loc=0, scale=1, *, out, x_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     ratio = np.exp(-0.5 * z * z - out) * _INV_SQRT_2PI / scale
     return ratio * x_dot, -ratio * loc_dot, -ratio * z * scale_dot
@@ -183,7 +183,7 @@ def norm_logcdf_forward_array(x, loc=0.0, scale=1.0, *, out, x_dot, loc_dot, sca
 
 
 @reverse(stats.t.logpdf)
-def t_logpdf_reverse(x, df, loc=0.0, scale=1.0, *, out, out_bar):
+def t_logpdf_reverse(x, df, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     w = df + z * z
     dz = (df + 1.0) * z / w / scale
@@ -196,7 +196,7 @@ def t_logpdf_reverse(x, df, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.t.logpdf)
-def t_logpdf_forward(x, df, loc=0.0, scale=1.0, *, out, x_dot, df_dot, loc_dot, scale_dot):
+def t_logpdf_forward(x, df, loc=0, scale=1, *, out, x_dot, df_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     w = df + z * z
     dz = (df + 1.0) * z / w / scale
@@ -209,7 +209,7 @@ def t_logpdf_forward(x, df, loc=0.0, scale=1.0, *, out, x_dot, df_dot, loc_dot, 
 
 
 @reverse(stats.t.logpdf, when="array")
-def t_logpdf_reverse_array(x, df, loc=0.0, scale=1.0, *, out, out_bar):
+def t_logpdf_reverse_array(x, df, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     w = df + z * z
     dz = (df + 1.0) * z / w / scale
@@ -222,7 +222,7 @@ def t_logpdf_reverse_array(x, df, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.t.logpdf, when="array")
-def t_logpdf_forward_array(x, df, loc=0.0, scale=1.0, *, out, x_dot, df_dot, loc_dot, scale_dot):
+def t_logpdf_forward_array(x, df, loc=0, scale=1, *, out, x_dot, df_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     w = df + z * z
     dz = (df + 1.0) * z / w / scale
@@ -235,7 +235,7 @@ def t_logpdf_forward_array(x, df, loc=0.0, scale=1.0, *, out, x_dot, df_dot, loc
 
 
 @reverse(stats.t.pdf)
-def t_pdf_reverse(x, df, loc=0.0, scale=1.0, *, out, out_bar):
+def t_pdf_reverse(x, df, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     w = df + z * z
     dz = (df + 1.0) * z / w / scale
@@ -248,7 +248,7 @@ def t_pdf_reverse(x, df, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.t.pdf)
-def t_pdf_forward(x, df, loc=0.0, scale=1.0, *, out, x_dot, df_dot, loc_dot, scale_dot):
+def t_pdf_forward(x, df, loc=0, scale=1, *, out, x_dot, df_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     w = df + z * z
     dz = (df + 1.0) * z / w / scale
@@ -261,7 +261,7 @@ def t_pdf_forward(x, df, loc=0.0, scale=1.0, *, out, x_dot, df_dot, loc_dot, sca
 
 
 @reverse(stats.t.pdf, when="array")
-def t_pdf_reverse_array(x, df, loc=0.0, scale=1.0, *, out, out_bar):
+def t_pdf_reverse_array(x, df, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     w = df + z * z
     dz = (df + 1.0) * z / w / scale
@@ -274,7 +274,7 @@ def t_pdf_reverse_array(x, df, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.t.pdf, when="array")
-def t_pdf_forward_array(x, df, loc=0.0, scale=1.0, *, out, x_dot, df_dot, loc_dot, scale_dot):
+def t_pdf_forward_array(x, df, loc=0, scale=1, *, out, x_dot, df_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     w = df + z * z
     dz = (df + 1.0) * z / w / scale
@@ -287,7 +287,7 @@ def t_pdf_forward_array(x, df, loc=0.0, scale=1.0, *, out, x_dot, df_dot, loc_do
 
 
 @reverse(stats.t.cdf, no_derivative=("df",))
-def t_cdf_reverse(x, df, loc=0.0, scale=1.0, *, out, out_bar):
+def t_cdf_reverse(x, df, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     density = np.exp(special.gammaln(0.5 * df + 0.5) - special.gammaln(0.5 * df)
                      - 0.5 * np.log(df * np.pi) - (0.5 * df + 0.5) * np.log1p(z * z / df)) / scale
@@ -295,7 +295,7 @@ def t_cdf_reverse(x, df, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.t.cdf, no_derivative=("df",))
-def t_cdf_forward(x, df, loc=0.0, scale=1.0, *, out, x_dot, df_dot, loc_dot, scale_dot):
+def t_cdf_forward(x, df, loc=0, scale=1, *, out, x_dot, df_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     density = np.exp(special.gammaln(0.5 * df + 0.5) - special.gammaln(0.5 * df)
                      - 0.5 * np.log(df * np.pi) - (0.5 * df + 0.5) * np.log1p(z * z / df)) / scale
@@ -303,7 +303,7 @@ def t_cdf_forward(x, df, loc=0.0, scale=1.0, *, out, x_dot, df_dot, loc_dot, sca
 
 
 @reverse(stats.t.cdf, when="array", no_derivative=("df",))
-def t_cdf_reverse_array(x, df, loc=0.0, scale=1.0, *, out, out_bar):
+def t_cdf_reverse_array(x, df, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     density = np.exp(special.gammaln(0.5 * df + 0.5) - special.gammaln(0.5 * df)
                      - 0.5 * np.log(df * np.pi) - (0.5 * df + 0.5) * np.log1p(z * z / df)) / scale
@@ -314,7 +314,7 @@ def t_cdf_reverse_array(x, df, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.t.cdf, when="array", no_derivative=("df",))
-def t_cdf_forward_array(x, df, loc=0.0, scale=1.0, *, out, x_dot, df_dot, loc_dot, scale_dot):
+def t_cdf_forward_array(x, df, loc=0, scale=1, *, out, x_dot, df_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     density = np.exp(special.gammaln(0.5 * df + 0.5) - special.gammaln(0.5 * df)
                      - 0.5 * np.log(df * np.pi) - (0.5 * df + 0.5) * np.log1p(z * z / df)) / scale
@@ -325,7 +325,7 @@ def t_cdf_forward_array(x, df, loc=0.0, scale=1.0, *, out, x_dot, df_dot, loc_do
 
 
 @reverse(stats.gamma.logpdf)
-def gamma_logpdf_reverse(x, a, loc=0.0, scale=1.0, *, out, out_bar):
+def gamma_logpdf_reverse(x, a, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     dz = ((a - 1.0) / z - 1.0) / scale
     return out_bar * dz, \
@@ -335,7 +335,7 @@ def gamma_logpdf_reverse(x, a, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.gamma.logpdf)
-def gamma_logpdf_forward(x, a, loc=0.0, scale=1.0, *, out, x_dot, a_dot, loc_dot, scale_dot):
+def gamma_logpdf_forward(x, a, loc=0, scale=1, *, out, x_dot, a_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     dz = ((a - 1.0) / z - 1.0) / scale
     return dz * x_dot, \
@@ -345,7 +345,7 @@ def gamma_logpdf_forward(x, a, loc=0.0, scale=1.0, *, out, x_dot, a_dot, loc_dot
 
 
 @reverse(stats.gamma.logpdf, when="array")
-def gamma_logpdf_reverse_array(x, a, loc=0.0, scale=1.0, *, out, out_bar):
+def gamma_logpdf_reverse_array(x, a, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     dz = ((a - 1.0) / z - 1.0) / scale
     return unbroadcast(out_bar * dz, x), \
@@ -355,7 +355,7 @@ def gamma_logpdf_reverse_array(x, a, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.gamma.logpdf, when="array")
-def gamma_logpdf_forward_array(x, a, loc=0.0, scale=1.0, *, out, x_dot, a_dot, loc_dot, scale_dot):
+def gamma_logpdf_forward_array(x, a, loc=0, scale=1, *, out, x_dot, a_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     dz = ((a - 1.0) / z - 1.0) / scale
     return dz * x_dot, \
@@ -365,7 +365,7 @@ def gamma_logpdf_forward_array(x, a, loc=0.0, scale=1.0, *, out, x_dot, a_dot, l
 
 
 @reverse(stats.gamma.pdf)
-def gamma_pdf_reverse(x, a, loc=0.0, scale=1.0, *, out, out_bar):
+def gamma_pdf_reverse(x, a, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     dz = out * ((a - 1.0) / z - 1.0) / scale
     return out_bar * dz, \
@@ -375,7 +375,7 @@ def gamma_pdf_reverse(x, a, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.gamma.pdf)
-def gamma_pdf_forward(x, a, loc=0.0, scale=1.0, *, out, x_dot, a_dot, loc_dot, scale_dot):
+def gamma_pdf_forward(x, a, loc=0, scale=1, *, out, x_dot, a_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     dz = out * ((a - 1.0) / z - 1.0) / scale
     return dz * x_dot, \
@@ -385,7 +385,7 @@ def gamma_pdf_forward(x, a, loc=0.0, scale=1.0, *, out, x_dot, a_dot, loc_dot, s
 
 
 @reverse(stats.gamma.pdf, when="array")
-def gamma_pdf_reverse_array(x, a, loc=0.0, scale=1.0, *, out, out_bar):
+def gamma_pdf_reverse_array(x, a, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     dz = out * ((a - 1.0) / z - 1.0) / scale
     return unbroadcast(out_bar * dz, x), \
@@ -395,7 +395,7 @@ def gamma_pdf_reverse_array(x, a, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.gamma.pdf, when="array")
-def gamma_pdf_forward_array(x, a, loc=0.0, scale=1.0, *, out, x_dot, a_dot, loc_dot, scale_dot):
+def gamma_pdf_forward_array(x, a, loc=0, scale=1, *, out, x_dot, a_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     dz = out * ((a - 1.0) / z - 1.0) / scale
     return dz * x_dot, \
@@ -405,21 +405,21 @@ def gamma_pdf_forward_array(x, a, loc=0.0, scale=1.0, *, out, x_dot, a_dot, loc_
 
 
 @reverse(stats.gamma.cdf, no_derivative=("a",))
-def gamma_cdf_reverse(x, a, loc=0.0, scale=1.0, *, out, out_bar):
+def gamma_cdf_reverse(x, a, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     density = np.exp((a - 1.0) * np.log(z) - z - special.gammaln(a)) / scale
     return out_bar * density, None, -out_bar * density, -out_bar * density * z
 
 
 @forward(stats.gamma.cdf, no_derivative=("a",))
-def gamma_cdf_forward(x, a, loc=0.0, scale=1.0, *, out, x_dot, a_dot, loc_dot, scale_dot):
+def gamma_cdf_forward(x, a, loc=0, scale=1, *, out, x_dot, a_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     density = np.exp((a - 1.0) * np.log(z) - z - special.gammaln(a)) / scale
     return density * x_dot, None, -density * loc_dot, -density * z * scale_dot
 
 
 @reverse(stats.gamma.cdf, when="array", no_derivative=("a",))
-def gamma_cdf_reverse_array(x, a, loc=0.0, scale=1.0, *, out, out_bar):
+def gamma_cdf_reverse_array(x, a, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     density = np.exp((a - 1.0) * np.log(z) - z - special.gammaln(a)) / scale
     return unbroadcast(out_bar * density, x), \
@@ -429,7 +429,7 @@ def gamma_cdf_reverse_array(x, a, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.gamma.cdf, when="array", no_derivative=("a",))
-def gamma_cdf_forward_array(x, a, loc=0.0, scale=1.0, *, out, x_dot, a_dot, loc_dot, scale_dot):
+def gamma_cdf_forward_array(x, a, loc=0, scale=1, *, out, x_dot, a_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     density = np.exp((a - 1.0) * np.log(z) - z - special.gammaln(a)) / scale
     return density * x_dot, None, -density * loc_dot, -density * z * scale_dot
@@ -439,7 +439,7 @@ def gamma_cdf_forward_array(x, a, loc=0.0, scale=1.0, *, out, x_dot, a_dot, loc_
 
 
 @reverse(stats.beta.logpdf)
-def beta_logpdf_reverse(x, a, b, loc=0.0, scale=1.0, *, out, out_bar):
+def beta_logpdf_reverse(x, a, b, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     dz = ((a - 1.0) / z - (b - 1.0) / (1.0 - z)) / scale
     both = special.digamma(a + b)
@@ -451,7 +451,7 @@ def beta_logpdf_reverse(x, a, b, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.beta.logpdf)
-def beta_logpdf_forward(x, a, b, loc=0.0, scale=1.0, *,
+def beta_logpdf_forward(x, a, b, loc=0, scale=1, *,
         out, x_dot, a_dot, b_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     dz = ((a - 1.0) / z - (b - 1.0) / (1.0 - z)) / scale
@@ -464,7 +464,7 @@ def beta_logpdf_forward(x, a, b, loc=0.0, scale=1.0, *,
 
 
 @reverse(stats.beta.logpdf, when="array")
-def beta_logpdf_reverse_array(x, a, b, loc=0.0, scale=1.0, *, out, out_bar):
+def beta_logpdf_reverse_array(x, a, b, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     dz = ((a - 1.0) / z - (b - 1.0) / (1.0 - z)) / scale
     both = special.digamma(a + b)
@@ -476,7 +476,7 @@ def beta_logpdf_reverse_array(x, a, b, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.beta.logpdf, when="array")
-def beta_logpdf_forward_array(x, a, b, loc=0.0, scale=1.0, *,
+def beta_logpdf_forward_array(x, a, b, loc=0, scale=1, *,
         out, x_dot, a_dot, b_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     dz = ((a - 1.0) / z - (b - 1.0) / (1.0 - z)) / scale
@@ -489,7 +489,7 @@ def beta_logpdf_forward_array(x, a, b, loc=0.0, scale=1.0, *,
 
 
 @reverse(stats.beta.pdf)
-def beta_pdf_reverse(x, a, b, loc=0.0, scale=1.0, *, out, out_bar):
+def beta_pdf_reverse(x, a, b, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     dz = ((a - 1.0) / z - (b - 1.0) / (1.0 - z)) / scale
     both = special.digamma(a + b)
@@ -501,7 +501,7 @@ def beta_pdf_reverse(x, a, b, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.beta.pdf)
-def beta_pdf_forward(x, a, b, loc=0.0, scale=1.0, *, out, x_dot, a_dot, b_dot, loc_dot, scale_dot):
+def beta_pdf_forward(x, a, b, loc=0, scale=1, *, out, x_dot, a_dot, b_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     dz = ((a - 1.0) / z - (b - 1.0) / (1.0 - z)) / scale
     both = special.digamma(a + b)
@@ -513,7 +513,7 @@ def beta_pdf_forward(x, a, b, loc=0.0, scale=1.0, *, out, x_dot, a_dot, b_dot, l
 
 
 @reverse(stats.beta.pdf, when="array")
-def beta_pdf_reverse_array(x, a, b, loc=0.0, scale=1.0, *, out, out_bar):
+def beta_pdf_reverse_array(x, a, b, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     dz = ((a - 1.0) / z - (b - 1.0) / (1.0 - z)) / scale
     both = special.digamma(a + b)
@@ -525,7 +525,7 @@ def beta_pdf_reverse_array(x, a, b, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.beta.pdf, when="array")
-def beta_pdf_forward_array(x, a, b, loc=0.0, scale=1.0, *,
+def beta_pdf_forward_array(x, a, b, loc=0, scale=1, *,
         out, x_dot, a_dot, b_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     dz = ((a - 1.0) / z - (b - 1.0) / (1.0 - z)) / scale
@@ -538,7 +538,7 @@ def beta_pdf_forward_array(x, a, b, loc=0.0, scale=1.0, *,
 
 
 @reverse(stats.beta.cdf, no_derivative=("a", "b"))
-def beta_cdf_reverse(x, a, b, loc=0.0, scale=1.0, *, out, out_bar):
+def beta_cdf_reverse(x, a, b, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     density = np.exp((a - 1.0) * np.log(z) + (b - 1.0) * np.log1p(-z)
                      - special.betaln(a, b)) / scale
@@ -546,7 +546,7 @@ def beta_cdf_reverse(x, a, b, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.beta.cdf, no_derivative=("a", "b"))
-def beta_cdf_forward(x, a, b, loc=0.0, scale=1.0, *, out, x_dot, a_dot, b_dot, loc_dot, scale_dot):
+def beta_cdf_forward(x, a, b, loc=0, scale=1, *, out, x_dot, a_dot, b_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     density = np.exp((a - 1.0) * np.log(z) + (b - 1.0) * np.log1p(-z)
                      - special.betaln(a, b)) / scale
@@ -554,7 +554,7 @@ def beta_cdf_forward(x, a, b, loc=0.0, scale=1.0, *, out, x_dot, a_dot, b_dot, l
 
 
 @reverse(stats.beta.cdf, when="array", no_derivative=("a", "b"))
-def beta_cdf_reverse_array(x, a, b, loc=0.0, scale=1.0, *, out, out_bar):
+def beta_cdf_reverse_array(x, a, b, loc=0, scale=1, *, out, out_bar):
     z = (x - loc) / scale
     density = np.exp((a - 1.0) * np.log(z) + (b - 1.0) * np.log1p(-z)
                      - special.betaln(a, b)) / scale
@@ -566,7 +566,7 @@ def beta_cdf_reverse_array(x, a, b, loc=0.0, scale=1.0, *, out, out_bar):
 
 
 @forward(stats.beta.cdf, when="array", no_derivative=("a", "b"))
-def beta_cdf_forward_array(x, a, b, loc=0.0, scale=1.0, *,
+def beta_cdf_forward_array(x, a, b, loc=0, scale=1, *,
         out, x_dot, a_dot, b_dot, loc_dot, scale_dot):
     z = (x - loc) / scale
     density = np.exp((a - 1.0) * np.log(z) + (b - 1.0) * np.log1p(-z)
