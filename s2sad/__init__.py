@@ -21,6 +21,7 @@ import warnings as _warnings
 
 from .api import grad, source, value_and_grad, vjp
 from .backend.cachefiles import DiskCacheWarning
+from .backend.native import NativeWarning
 from .backend.diskcache import clear as clear_disk_cache
 from .backend.diskcache import info as disk_cache_info
 from .backend.diskcache import directory as disk_cache_dir
@@ -106,6 +107,7 @@ __all__ = [
     "disk_cache_dir",
     "disk_cache_info",
     "DiskCacheWarning",
+    "NativeWarning",
     "S2SADError",
     "UnsupportedSyntaxError",
     "SourceNotFoundError",

@@ -38,7 +38,7 @@ import weakref
 
 from .. import primitives as rules
 from ..backend import compile as compile_mod
-from ..backend import diskcache
+from ..backend import diskcache, native
 from ..checkpoint import CTZ, Binomial
 from ..driver import builder, effects, stages
 from ..errors import SourceNotFoundError, user_traceback
@@ -220,12 +220,13 @@ def compiled_grad(f, wrt, args, kwargs=None):
 # -------------------------------------------------------------- dispatcher
 
 
-def transformed(f, wrt, entry, checkpoint=None):
+def transformed(f, wrt, entry, checkpoint=None, jit=False):
     """The dispatcher of ``grad(f, wrt)`` (`entry` ``"grad"``) or of
-    ``value_and_grad``."""
+    ``value_and_grad``; with `jit`, each specialisation compiled with numba
+    (`native`)."""
     check_function(f, entry)
     wrt, as_tuple = normalize_wrt(f, wrt)
-    return State(f, wrt, entry, as_tuple, checkpoint).build()
+    return State(f, wrt, entry, as_tuple, checkpoint, jit).build()
 
 
 class State:
@@ -237,8 +238,9 @@ class State:
     derivative; anything else goes to `miss`, which looks up or builds the
     specialisation for the argument types it got."""
 
-    def __init__(self, f, wrt, entry, as_tuple, checkpoint=None):
+    def __init__(self, f, wrt, entry, as_tuple, checkpoint=None, jit=False):
         self.f = f
+        self.jit = jit
         self.wrt = wrt
         self.entry = entry
         self.as_tuple = as_tuple
@@ -381,6 +383,9 @@ class State:
                     raise
                 fn = compile_mod.bind(unit, compiled)[unit.entry[0]]
                 guards = _guards(unit)
+                if self.jit:
+                    fn, frozen = native.compiled(unit, fn, args, kwargs)
+                    guards += frozen
                 self.specs[key] = fn
                 changed = [g[1:] for g in guards] != [g[1:] for g in self.guards]
                 if changed:
@@ -422,7 +427,7 @@ class State:
             inner = self.flat_states.get((flat.flat, wrt))
             if inner is None:
                 inner = self.flat_states[(flat.flat, wrt)] = State(
-                    flat.flat, wrt, self.entry, True, self.checkpoint).build()
+                    flat.flat, wrt, self.entry, True, self.checkpoint, self.jit).build()
         single = not (self.as_tuple or len(self.wrt) > 1)
         if self.structured_fast is None:
             pos = self.idents[: self.n_pos]

@@ -27,7 +27,7 @@ import types
 import numpy as np
 
 from ..backend import compile as compile_mod
-from ..backend import emit
+from ..backend import emit, native
 from ..driver import builder, stages
 from ..engines import tape_grad
 from ..errors import S2SADError, WrtError
@@ -45,7 +45,7 @@ from .forward import grad_of_gradient, value_and_grad_by_forward_mode
 
 @public
 def grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None, snapshots=None,
-         has_aux=False):
+         has_aux=False, jit=False):
     """The gradient of `f`'s scalar output with respect to the parameter(s) `wrt`.
 
     `wrt` is a parameter position, a parameter name, or a tuple of them (then the
@@ -73,15 +73,23 @@ def grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None, snapshots=N
     ``has_aux=True``: `f` returns ``(value, aux)``; the gradient is of `value`, and
     the returned function gives ``(gradient, aux)``, `aux` as `f` returned it (any
     Python object: a dict of metrics, say), as in JAX.
+
+    ``jit=True`` compiles the derivative with numba (``pip install 's2sad[jit]'``),
+    loops and tapes included, for its first call with each kind of arguments; where
+    numba cannot compile it, a `NativeWarning` says why and the Python derivative
+    runs (docs/guide/native.md). Only `grad` and `value_and_grad` take it, in the
+    default reverse mode.
     """
     check_mode(mode, "grad")
     ckpt = checkpoint_option(checkpoint, snapshots, "grad", mode)
+    if jit:
+        _jit_option("grad", mode, debug, has_aux, f)
     if f is None:
-        return lambda g: grad(g, wrt, mode, debug, checkpoint, snapshots, has_aux)
+        return lambda g: grad(g, wrt, mode, debug, checkpoint, snapshots, has_aux, jit)
     plain, bound, keywords = unbound(f)
     if plain is not f and mode != "tape":  # (a bound method, a partial, a callable object)
         return with_bound(grad(plain, rebased_wrt(plain, bound, keywords, wrt), mode, debug,
-                               checkpoint, snapshots, has_aux), bound, keywords)
+                               checkpoint, snapshots, has_aux, jit), bound, keywords)
     if has_aux:
         return _with_aux(f, wrt, "grad", mode, ckpt)
     if _debugging(debug) and mode == "reverse":
@@ -103,22 +111,25 @@ def grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None, snapshots=N
         return _taped(f, wrt, "grad")
     if mode == "forward":
         return _by_forward_mode(f, wrt, "grad")
-    return dispatch.transformed(f, wrt, "grad", ckpt)
+    return dispatch.transformed(f, wrt, "grad", ckpt, jit)
 
 
 @public
 def value_and_grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None,
-                   snapshots=None, has_aux=False):
+                   snapshots=None, has_aux=False, jit=False):
     """Like `grad`, but the returned function gives ``(f(...), gradient)``; with
-    ``has_aux=True``, ``((value, aux), gradient)``."""
+    ``has_aux=True``, ``((value, aux), gradient)``. ``jit=True`` as for `grad`."""
     check_mode(mode, "value_and_grad")
     ckpt = checkpoint_option(checkpoint, snapshots, "value_and_grad", mode)
+    if jit:
+        _jit_option("value_and_grad", mode, debug, has_aux, f)
     if f is None:
-        return lambda g: value_and_grad(g, wrt, mode, debug, checkpoint, snapshots, has_aux)
+        return lambda g: value_and_grad(g, wrt, mode, debug, checkpoint, snapshots, has_aux,
+                                        jit)
     plain, bound, keywords = unbound(f)
     if plain is not f and mode != "tape":
         return with_bound(value_and_grad(plain, rebased_wrt(plain, bound, keywords, wrt), mode,
-                                         debug, checkpoint, snapshots, has_aux),
+                                         debug, checkpoint, snapshots, has_aux, jit),
                           bound, keywords)
     if has_aux:
         return _with_aux(f, wrt, "value_and_grad", mode, ckpt)
@@ -128,7 +139,19 @@ def value_and_grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None,
         return _taped(f, wrt, "value_and_grad")
     if mode == "forward":
         return _by_forward_mode(f, wrt, "value_and_grad")
-    return dispatch.transformed(f, wrt, "value_and_grad", ckpt)
+    return dispatch.transformed(f, wrt, "value_and_grad", ckpt, jit)
+
+
+def _jit_option(entry, mode, debug, has_aux, f):
+    """Refuse what ``jit=True`` does not combine with; numba must be installed."""
+    other = ("mode=" + repr(mode) if mode != "reverse" else "has_aux=True" if has_aux
+             else "the NaN debugger (debug=True or S2SAD_DEBUG_NANS)" if _debugging(debug)
+             else "grad(grad(f))" if isinstance(getattr(f, "__s2sad__", None), dispatch.State)
+             else None)
+    if other is not None:
+        raise S2SADError(f"{entry}(jit=True) compiles the reverse-mode gradient with numba; it "
+                         f"does not combine with {other}", hint="Drop jit=True.")
+    native.require(entry)
 
 
 def _with_aux(f, wrt, entry, mode, ckpt):

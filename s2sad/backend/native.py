@@ -1,0 +1,293 @@
+"""native: an emitted reverse-mode unit compiled with numba, for ``grad(f, jit=True)``.
+
+Contract
+--------
+`compiled(unit, fn, args, kwargs)` returns ``(callable, guards)``: the unit's entry
+function compiled by ``numba.njit`` (nopython mode) for the types of `args` and
+`kwargs`, and the user names it froze (below) for the dispatcher to re-check on
+every call; or, where numba cannot compile the derivative, `fn` itself (the Python
+derivative) after one `NativeWarning` saying why, and no guards. It never returns
+code that could compute another number than `fn`: what numba cannot type, or what
+it would read differently, is refused before anything runs.
+
+What the compiled code is: each function of the unit from its emitted text (the
+same text `s2sad.source` prints), with one rewrite numba needs, ``for i in
+reversed(range(...))`` as the descending ``range`` (a ``range`` with a step other
+than a literal 1 is refused). It runs in a namespace of its own: ``math``, NumPy,
+the unit's other functions (compiled the same way), and a snapshot of the user's
+globals and closure cells it reads. Numba freezes such values into the machine
+code, so only immutable ones are taken (numbers, strings, booleans, None, tuples of
+them, modules), each returned as a guard: when the user rebinds one, the
+dispatcher builds the derivative again. A global array or list (which the function
+could change in place, unseen), a Python function numba has not compiled, a
+runtime helper of `s2sad.runtime` (array adjoints: `unbroadcast`, `unreduce`...)
+or a checkpointing scheduler is refused with its name in the warning.
+
+Tapes need nothing special: the emitted ``tape = []`` / ``tape.append((a, b))`` /
+``tape.pop()`` is a numba typed (reflected) list of homogeneous tuples.
+
+Numba differs from Python where no derivative should depend on it, and the guide
+(docs/guide/native.md) says so: ``math.sqrt(-1.0)`` and ``math.log(0.0)`` give
+NaN and -inf where Python raises ``ValueError``, integers are 64-bit.
+
+Compiled dispatchers are cached per unit (`_cache`), so a second
+``grad(f, jit=True)`` of the same function and argument kinds reuses the machine
+code. Numba is imported on first use only (`require`).
+"""
+
+from __future__ import annotations
+
+import ast
+import dis
+import math
+import re
+import types
+import warnings
+import weakref
+
+import numpy as np
+
+from ..errors import S2SADError
+
+
+class NativeWarning(UserWarning):
+    """``grad(f, jit=True)`` runs the Python derivative: numba cannot compile it."""
+
+
+_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # unit -> dispatcher
+_FROZEN = (int, float, complex, bool, str, bytes, type(None))
+
+
+class Refused(Exception):
+    """A construct the native path does not compile (the message says which)."""
+
+
+def require(what: str):
+    """The numba module, or an `S2SADError` saying how to install it."""
+    try:
+        import numba
+    except ImportError:
+        raise S2SADError(f"{what}(jit=True) compiles the derivative with numba, which is not "
+                         "installed", hint="pip install 's2sad[jit]' (or pip install numba)"
+                         ) from None
+    return numba
+
+
+def compiled(unit, fn, args, kwargs):
+    """``(callable, guards)`` for ``jit=True``: see the module's docstring."""
+    numba = require("grad")
+    try:
+        dispatcher, guards, readonly = _dispatcher(unit, numba)
+        py = dispatcher.py_func
+        names = py.__code__.co_varnames[:py.__code__.co_argcount]
+        as_arrays = [n for n, v in list(zip(names, args)) + list(kwargs.items())
+                     if n in readonly and _numbers(v)]
+        if as_arrays:
+            args = [np.asarray(v) if n in as_arrays else v for n, v in zip(names, args)]
+            kwargs = {n: np.asarray(v) if n in as_arrays else v for n, v in kwargs.items()}
+        _compile_for(dispatcher, args, kwargs, numba)
+    except Refused as exc:
+        _warn(unit, str(exc))
+        return fn, []
+    except numba.core.errors.NumbaError as exc:
+        _warn(unit, "numba: " + _first_lines(str(exc)))
+        return fn, []
+    return (_converting(dispatcher, names, as_arrays) if as_arrays else dispatcher), guards
+
+
+def _numbers(value) -> bool:
+    """A list of floats only, or of ints only (its array holds the same numbers)."""
+    return type(value) is list and len(value) > 0 and len({type(v) for v in value}) == 1 \
+        and type(value[0]) in (float, int)
+
+
+def _converting(dispatcher, names, as_arrays):
+    """`dispatcher` behind a function with its parameters that passes the lists
+    `as_arrays` names as NumPy arrays: numba converts a list argument element by
+    element on every call, and back (a reflected list, 100 times slower than an
+    array for 100 floats)."""
+    py = dispatcher.py_func
+    call = ", ".join(f"_asarray({n})" if n in as_arrays else n for n in names)
+    text = f"def {py.__name__}({', '.join(names)}):\n    return _native({call})\n"
+    ns = {"_native": dispatcher, "_asarray": np.asarray}
+    exec(compile(text, f"<s2sad native {py.__name__}>", "exec"), ns)
+    wrapper = ns[py.__name__]
+    wrapper.__defaults__ = py.__defaults__
+    return wrapper
+
+
+def _warn(unit, why: str):
+    user = unit.functions[0].user
+    warnings.warn(f"s2sad: the derivative of {user.__qualname__} runs as Python, not "
+                  f"compiled with numba: {why}", NativeWarning, stacklevel=5)
+
+
+def _first_lines(text: str) -> str:
+    """Numba's message without its colours, the help and the passes' names."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", text)
+    keep = [line.strip() for line in text.splitlines()
+            if line.strip() and not line.startswith(("During:", "Failed in", "File "))
+            and "<source missing" not in line and "http" not in line]
+    return " ".join(keep[:3]) or "it could not compile the code"
+
+
+def _compile_for(dispatcher, args, kwargs, numba):
+    """Compile `dispatcher` now for these arguments' types (omitted ones at their
+    defaults), so a failure is seen before anything runs."""
+    positional = [dispatcher.typeof_pyval(a) for a in args]
+    named = {k: dispatcher.typeof_pyval(v) for k, v in kwargs.items()}
+    with warnings.catch_warnings():
+        # a list argument is a reflected list, which numba plans to replace
+        warnings.simplefilter("ignore", numba.core.errors.NumbaPendingDeprecationWarning)
+        _, types_ = dispatcher.fold_argument_types(positional, named)
+        dispatcher.compile(tuple(types_))
+
+
+def _dispatcher(unit, numba):
+    """The numba dispatcher of the unit's entry function, and its guards."""
+    got = _cache.get(unit)
+    if got is not None and all(_holds(g) for g in got[1]):
+        return got
+    namer = unit.namer
+    ns = {"__builtins__": __builtins__}
+    guards = []
+    for name, obj in unit.helpers.items():
+        ns[name] = _helper(name, obj)
+    sources = {}
+    for uf in unit.functions:
+        rendered = namer(uf.fn.name)
+        sources[rendered] = _rewritten(unit.texts[uf.fn.name], rendered)
+    rendered_names = set(sources)
+    for uf in unit.functions:
+        code = compile(sources[namer(uf.fn.name)], "<s2sad native>", "exec")
+        for name in _reads(code):
+            if name in ns or name in rendered_names:
+                continue
+            ns[name], guard = _user_value(uf.user, name)
+            if guard is not None and not any(g[1] is guard[1] and g[2] == name for g in guards):
+                guards.append(guard)
+    made = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", numba.core.errors.NumbaPendingDeprecationWarning)
+        for uf in unit.functions:
+            rendered = namer(uf.fn.name)
+            exec(compile(sources[rendered], f"<s2sad native {rendered}>", "exec"), ns)
+            py = ns[rendered]
+            if uf.keep_defaults and uf.user.__defaults__:
+                py.__defaults__ = uf.user.__defaults__
+            if uf.user.__kwdefaults__ and uf.keep_defaults:
+                raise Refused("numba takes no keyword-only parameters")
+            # (an index out of range raises IndexError, as in Python)
+            made[rendered] = numba.njit(py, boundscheck=True)
+        ns.update(made)  # callees: resolved when the caller compiles
+    entry = namer(unit.entry[0])
+    got = (made[entry], guards, _readonly(ast.parse(sources[entry]).body[0]))
+    _cache[unit] = got
+    return got
+
+
+def _holds(guard) -> bool:
+    kind, container, name, obj = guard
+    current = container.get(name) if kind == "global" else container.cell_contents
+    return current is obj
+
+
+def _reads(code: types.CodeType) -> list:
+    """The global names the code reads."""
+    names = []
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names += [i.argval for i in dis.get_instructions(const)
+                      if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")]
+    return list(dict.fromkeys(names))
+
+
+def _helper(name, obj):
+    """What an emitted helper name means to numba: ``math`` and NumPy themselves;
+    nothing else of s2sad's (runtime helpers, checkpointing schedulers)."""
+    if obj is math or obj is np:
+        return obj
+    raise Refused(f"it calls s2sad's helper `{name}`, which numba cannot compile")
+
+
+def _user_value(user, name):
+    """``(value, guard)`` for a name the derivative reads from `user`'s globals or
+    closure: a module or an immutable value, frozen, with the dispatcher's guard."""
+    cells = dict(zip(user.__code__.co_freevars, user.__closure__ or ()))
+    if name in cells:
+        value, guard = cells[name].cell_contents, ("cell", cells[name], name, None)
+    elif name in user.__globals__:
+        value, guard = user.__globals__[name], ("global", user.__globals__, name, None)
+    else:
+        import builtins
+        if hasattr(builtins, name):
+            return getattr(builtins, name), None
+        raise Refused(f"it reads `{name}`, which is not defined")
+    if isinstance(value, types.ModuleType):
+        return value, guard[:3] + (value,)
+    if _immutable(value):
+        return value, guard[:3] + (value,)
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or callable(value):
+        if hasattr(value, "py_func"):  # compiled with numba already
+            return value, guard[:3] + (value,)
+        raise Refused(f"it calls `{name}`, a Python function numba has not compiled "
+                      "(decorate it with numba.njit)")
+    raise Refused(f"it reads the global `{name}` ({type(value).__name__}), which numba "
+                  "would freeze into the compiled code although it can change in place")
+
+
+def _readonly(fn: ast.FunctionDef) -> set:
+    """The parameters the function only indexes (``xs[i]``) and measures
+    (``len(xs)``): a list of numbers there reads the same as its array."""
+    params = {a.arg for a in fn.args.args}
+    fine = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) \
+                and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
+            fine.add(id(node.value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id == "len" and len(node.args) == 1:
+            fine.add(id(node.args[0]))
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and node.id in params and id(node) not in fine:
+            params.discard(node.id)
+    return params
+
+
+def _immutable(value) -> bool:
+    if isinstance(value, tuple):
+        return all(_immutable(v) for v in value)
+    return isinstance(value, _FROZEN) or isinstance(value, np.generic)
+
+
+def _rewritten(text: str, rendered: str) -> str:
+    """The emitted function's text with ``reversed(range(...))`` spelt as numba
+    takes it."""
+    tree = ast.parse(text)
+    tree = _Reversed().visit(tree)
+    ast.fix_missing_locations(tree)
+    return ast.unparse(tree)
+
+
+class _Reversed(ast.NodeTransformer):
+    """``reversed(range(n))`` -> ``range(n - 1, -1, -1)``; ``reversed(range(a, b))``
+    -> ``range(b - 1, a - 1, -1)``."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if not (isinstance(node.func, ast.Name) and node.func.id == "reversed"):
+            return node
+        inner = node.args[0] if len(node.args) == 1 and not node.keywords else None
+        if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
+                and inner.func.id == "range" and not inner.keywords):
+            raise Refused("it runs `reversed` over something other than a range")
+        bounds = list(inner.args)
+        if len(bounds) == 3:
+            step = bounds.pop()
+            if not (isinstance(step, ast.Constant) and step.value == 1):
+                raise Refused("it reverses a range with a step")
+        start, stop = ([ast.Constant(0)] + bounds)[-2:]
+        one = ast.Constant(1)
+        return ast.Call(ast.Name("range", ast.Load()),
+                        [ast.BinOp(stop, ast.Sub(), one), ast.BinOp(start, ast.Sub(), one),
+                         ast.Constant(-1)], [])

@@ -1,0 +1,171 @@
+"""grad(f, jit=True): the emitted derivative compiled with numba (s2sad/backend/native.py).
+
+Each compiled gradient is compared with the Python one on the scalar and loop
+benchmark cases; what numba cannot compile runs as Python after a NativeWarning.
+Without numba, only the refusals run (CI installs the jit extra for this file:
+.ci/run)."""
+
+import math
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import s2sad
+from benchmarks import loop_cases, scalar_cases
+from s2sad.backend.native import NativeWarning
+
+try:
+    import numba  # noqa: F401
+    HAVE_NUMBA = True
+except ImportError:
+    HAVE_NUMBA = False
+
+needs_numba = pytest.mark.skipif(not HAVE_NUMBA,
+                                 reason="numba is not installed (pip install -e '.[jit]')")
+
+CASES = scalar_cases.CASES + loop_cases.CASES
+
+
+def native(g) -> bool:
+    """Does the dispatcher `g` run numba's code for its first specialisation?"""
+    fn = g.__s2sad__.primary[1]
+    return hasattr(fn, "py_func") or hasattr(fn.__globals__.get("_native"), "py_func")
+
+
+def close(a, b):
+    if isinstance(a, (tuple, list)):
+        assert type(a) is type(b) and len(a) == len(b)
+        for x, y in zip(a, b):
+            close(x, y)
+    else:
+        assert a == pytest.approx(b, rel=1e-12, abs=1e-14)
+
+
+@needs_numba
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_compiled_gradient_is_the_python_one(case):
+    _, f, by_hand, args, wrt = case
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NativeWarning)
+        jitted = s2sad.grad(f, wrt=wrt, jit=True)
+        got = jitted(*args)
+    assert native(jitted)
+    close(got, s2sad.grad(f, wrt=wrt)(*args))
+    close(jitted(*args), got)  # the fast path, second call
+    np.testing.assert_allclose(np.ravel(got), np.ravel(by_hand(*args)), rtol=1e-9)
+
+
+@needs_numba
+def test_value_and_grad_and_defaults():
+    def f(x, y=2.0):
+        s = 0.0
+        for i in range(50):
+            s += math.sin(x * i) * y
+        return s
+
+    jitted = s2sad.value_and_grad(f, wrt=(0, 1), jit=True)
+    close(jitted(0.3), s2sad.value_and_grad(f, wrt=(0, 1))(0.3))
+    close(jitted(0.3, y=1.5), s2sad.value_and_grad(f, wrt=(0, 1))(0.3, 1.5))
+    assert native(jitted)
+
+
+@needs_numba
+def test_while_loop_and_list_of_floats():
+    def f(xs, a):
+        total = 0.0
+        i = 0
+        while i < len(xs) and total < 1e6:
+            total += xs[i] * xs[i] * a
+            i += 1
+        return total
+
+    xs = [0.5 + 0.1 * k for k in range(20)]
+    jitted = s2sad.grad(f, wrt=(0, 1), jit=True)
+    got = jitted(xs, 1.5)
+    close(got, s2sad.grad(f, wrt=(0, 1))(xs, 1.5))
+    assert type(got[0]) is list and native(jitted)
+
+
+@needs_numba
+def test_index_out_of_range_raises_as_in_python():
+    def f(xs):
+        total = 0.0
+        for i in range(len(xs)):
+            total += xs[i + 1] * xs[i]
+        return total
+
+    with pytest.raises(IndexError):
+        s2sad.grad(f)([1.0, 2.0, 3.0])
+    with pytest.raises(IndexError):
+        s2sad.grad(f, jit=True)([1.0, 2.0, 3.0])
+
+
+SCALE = 2.0
+WEIGHTS = np.array([1.0, 2.0])
+
+
+@needs_numba
+def test_a_global_number_is_frozen_and_guarded():
+    global SCALE
+
+    def f(x):
+        return SCALE * x * x
+
+    jitted = s2sad.grad(f, jit=True)
+    assert jitted(3.0) == 12.0 and native(jitted)
+    try:
+        SCALE = 3.0
+        assert jitted(3.0) == 18.0  # built and compiled again, never the old value
+    finally:
+        SCALE = 2.0
+
+
+@needs_numba
+def test_what_numba_cannot_compile_runs_as_python_with_a_warning():
+    def reads_array(x):
+        return WEIGHTS[0] * x * x  # a global array: numba would freeze its contents
+
+    with pytest.warns(NativeWarning, match="global `WEIGHTS`.*change in place"):
+        assert s2sad.grad(reads_array, jit=True)(3.0) == 6.0
+    WEIGHTS[0] = 5.0
+    try:
+        assert s2sad.grad(reads_array, jit=True)(3.0) == 30.0
+    finally:
+        WEIGHTS[0] = 1.0
+
+    def broadcasts(x, y):
+        return np.sum(x * y)  # y's adjoint summed over the broadcast axis: a runtime helper
+
+    x, y = np.ones((3, 2)), np.array([1.0, 2.0])
+    with pytest.warns(NativeWarning, match="runs as Python"):
+        got = s2sad.grad(broadcasts, wrt=(0, 1), jit=True)(x, y)
+    close([g.tolist() for g in got],
+          [g.tolist() for g in s2sad.grad(broadcasts, wrt=(0, 1))(x, y)])
+
+
+@needs_numba
+def test_a_checkpointed_loop_runs_as_python_with_a_warning():
+    f = loop_cases.euler
+    with pytest.warns(NativeWarning, match="helper"):
+        got = s2sad.grad(f, wrt=(0, 1), checkpoint="ctz", jit=True)(2.0, 0.3)
+    close(got, s2sad.grad(f, wrt=(0, 1))(2.0, 0.3))
+
+
+def test_refusals():
+    def f(x):
+        return x * x
+
+    for call in (lambda: s2sad.grad(f, mode="forward", jit=True),
+                 lambda: s2sad.grad(f, has_aux=True, jit=True),
+                 lambda: s2sad.grad(s2sad.grad(f), jit=True)):
+        with pytest.raises(s2sad.S2SADError, match="jit=True"):
+            call()
+
+
+def test_without_numba_the_error_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "numba", None)  # `import numba` fails
+    with pytest.raises(s2sad.S2SADError, match="numba, which is not installed") as info:
+        s2sad.grad(lambda x: x * x, jit=True)
+    assert "s2sad[jit]" in str(info.value)
