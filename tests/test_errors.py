@@ -28,7 +28,7 @@ def line_of(f, text):
     (bad.uses_global, "global C", "`global`"),
     (bad.uses_with, "with open", "`with`"),
     (bad.uses_class, "class A", "class definition"),
-    (bad.uses_nested_def, "map(inner", "function defined inside"),
+    (bad.uses_nested_def, "table = [inner]", "function defined inside"),
 ])
 def test_unsupported_syntax(f, marker, what):
     with pytest.raises(s2sad.UnsupportedSyntaxError) as info:

@@ -438,7 +438,8 @@ class State:
             if fast is not None:
                 self.structured_fast = fast
                 self.build()
-        result = inner(*flat.args())
+        with flat.naming():
+            result = inner(*flat.args())
         value, grads = result if self.entry == "value_and_grad" else (None, result)
         grads = flat.regroup(grads, wrt)
         grads = tuple(grads) if self.as_tuple or len(self.wrt) > 1 else grads[0]

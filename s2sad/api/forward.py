@@ -111,7 +111,8 @@ def _structured_jvp(f, arguments, primals, tangents):
             parts = structured.flatten_like(t, flat.specs[n], f"the tangent of `{n}`", f)
             dots.extend(d if structured._carries(flat.values[m]) else None
                         for m, d in zip(flat.leaves[n], parts))
-    y, y_dot = jvp(flat.flat, tuple(flat.args()), tuple(dots))
+    with flat.naming():
+        y, y_dot = jvp(flat.flat, tuple(flat.args()), tuple(dots))
     return flat.output(y), flat.output(y_dot)
 
 
@@ -234,7 +235,8 @@ def hessian(f, wrt=0):
         if structured.flat_needed(arguments, names):
             flat = structured.Flat(f, arguments, names, "hessian")
             leaves = flat.wrt()
-            blocks = hessian(flat.flat, wrt=leaves)(*flat.args())
+            with flat.naming():
+                blocks = hessian(flat.flat, wrt=leaves)(*flat.args())
             rows = structured.nested_blocks(flat, blocks, leaves)
             return tuple(tuple(r) for r in rows) if as_tuple else rows[0][0]
         gradient = dispatch.gradient_to_differentiate(f, names, arguments)
@@ -307,7 +309,8 @@ def _structured_hvp(f, arguments, names, v):
     parts = structured.flatten_like(v, flat.specs[names[0]], "v", f)
     dots = {m: d for m, d in zip(flat.leaves[names[0]], parts) if m in leaves}
     gradient = dispatch.gradient_to_differentiate(flat.flat, leaves, flat.values, "hvp")
-    out = _along(flat.flat, gradient, flat.values, dots)[1]
+    with flat.naming():
+        out = _along(flat.flat, gradient, flat.values, dots)[1]
     typed = typed_gradients(flat.values, leaves, list(out))
     return flat.regroup(typed, leaves)[0]
 

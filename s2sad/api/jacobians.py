@@ -94,7 +94,8 @@ def _structured(f, arguments, names, as_tuple, mode):
     flat = structured.Flat(f, arguments, names, "jacobian")
     leaves = flat.wrt()
     at = {n: i for i, n in enumerate(leaves)}
-    J = jacobian(flat.flat, wrt=leaves, mode=mode)(*flat.args())
+    with flat.naming():
+        J = jacobian(flat.flat, wrt=leaves, mode=mode)(*flat.args())
     y = call_with(flat.flat, flat.values)
     rows = list(J) if flat.out_spec is not None or isinstance(y, tuple) else [J]
 

@@ -286,7 +286,8 @@ def _flat_entry(f, arguments, names, as_tuple, entry, make):
     function specialised on them, its gradients built back in their structures."""
     flat = structured.Flat(f, arguments, names, entry)
     leaves = flat.wrt()
-    result = make(flat.flat, leaves)(*flat.args())
+    with flat.naming():
+        result = make(flat.flat, leaves)(*flat.args())
     value, grads = result if entry == "value_and_grad" else (None, result)
     grads = flat.regroup(grads, leaves)
     grads = tuple(grads) if as_tuple else grads[0]
@@ -414,8 +415,9 @@ def _structured_vjp(f, values, checkpoint, snapshots, held):
     leaves = tuple(flat.values)
     fixed = tuple(m for n in flat.specs for m in flat.leaves[n]
                   if m not in flat.differentiable_leaves(n))  # (ints, strings: None)
-    out, pullback_flat = vjp_of(flat.flat, flat.args(), checkpoint, snapshots,
-                                tuple(held) + fixed)
+    with flat.naming():
+        out, pullback_flat = vjp_of(flat.flat, flat.args(), checkpoint, snapshots,
+                                    tuple(held) + fixed)
 
     @public
     def pullback(out_bar):

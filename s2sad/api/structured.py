@@ -20,6 +20,8 @@ Imports `arguments` from `api`, and `frontend` and `ir`.
 from __future__ import annotations
 
 import ast
+import contextlib
+import re
 import types
 import weakref
 
@@ -133,6 +135,24 @@ class Flat:
 
     def args(self) -> list:
         return list(self.values.values())
+
+    @contextlib.contextmanager
+    def naming(self):
+        """Errors raised inside name each leaf as the user reaches it
+        (``params['init hiddens']``), not as the flat function's parameter."""
+        try:
+            yield
+        except S2SADError as exc:
+            texts = {m: trees.path_text(n, path) for n, spec in self.specs.items()
+                     for m, path in zip(self.leaves[n], trees.paths(spec))}
+            if texts:
+                pattern = re.compile(r"\b(" + "|".join(map(re.escape, sorted(
+                    texts, key=len, reverse=True))) + r")\b")
+                for field in ("message", "hint"):
+                    text = getattr(exc, field, None)
+                    if text:
+                        setattr(exc, field, pattern.sub(lambda m: texts[m.group(1)], text))
+            raise
 
     def differentiable_leaves(self, n) -> list:
         """The leaves of the structured parameter `n` a derivative is taken for: the

@@ -481,7 +481,8 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
                                        leaves_out=hasattr(func, STRUCTURES))
         tree, out_spec, leaves = rewritten.tree, rewritten.out_spec, rewritten.leaf_names
     nodes = list(ast.walk(tree))  # one walk for the checks and the names below
-    _check_nodes(tree, loc, nodes)
+    if containers:  # (a function put in place is checked as part of its caller)
+        _check_nodes(tree, loc, nodes)
     local_set = _local_names(tree, nodes)
     imported = _imported(nodes, local_set, globals_)
     names = dict(globals_, **imported) if imported else globals_
@@ -611,6 +612,8 @@ def _local_names(tree: ast.FunctionDef, nodes: list) -> set:
             out.add(node.id)
         elif isinstance(node, ast.ExceptHandler) and node.name:
             out.add(node.name)  # (`except E as e`: the kept `try`'s own)
+        elif isinstance(node, ast.FunctionDef) and node is not tree:
+            out.add(node.name)  # (a function defined inside: a local name)
     return out
 
 

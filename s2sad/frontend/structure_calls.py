@@ -47,7 +47,11 @@ def inline(rw, callee, call: ast.Call, at: ast.AST, parse) -> str:
             raise _refuse(rw, at, f"s2sad cannot pass a container of parameters to `{name}` "
                                   f"here: `{name}` reads `{free}`, which means something else "
                                   "where it is called")
-    return _put_in_place(rw, callee, tree, parsed.locals, call, at, name, keep_lines=False)
+    # (its lines keep their numbers where it is in the caller's file: the derivative's
+    # comments and errors show them; from another file, the call's line)
+    same_file = callee.__code__.co_filename == getattr(rw.loc.info, "filename", None)
+    return _put_in_place(rw, callee, tree, parsed.locals, call, at, name,
+                         keep_lines=same_file)
 
 
 def inline_local(rw, tree: ast.FunctionDef, call: ast.Call, at: ast.AST) -> str:
@@ -131,6 +135,8 @@ def _put_in_place(rw, key, tree, assigned, call, at, name, keep_lines) -> str:
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in renamed:
             node.id = renamed[node.id]
+        elif isinstance(node, ast.FunctionDef) and node is not tree and node.name in renamed:
+            node.name = renamed[node.name]  # (a function defined inside it)
     body = single_exit(tree.body, result, rw, at, name)
     bound = _bind(rw, a, call, renamed, at, name)
     for node in ast.walk(ast.Module(body=bound + body, type_ignores=[])):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import linecache
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -278,7 +279,8 @@ class SourceInfo:
         i = line - self.first_line
         if 0 <= i < len(self.lines):
             return self.lines[i].rstrip("\n")
-        return ""
+        # (a line of a function of the same file put in place of a call)
+        return linecache.getline(self.filename, line).rstrip("\n") if self.filename else ""
 
 
 @dataclass(eq=False)
