@@ -162,9 +162,38 @@ def refused_star_of_a_list_that_grows(xs):
     return _scaled(*args)
 
 
+def refused_star_of_unknown_length_to_star_args(xs):
+    return zoo._sum_of_squares(*xs)
+
+
+def refused_keyword_a_callee_has_not(xs):
+    return zoo._sum_of_squares(xs[0], weight=2.0)
+
+
+def refused_map_of_a_computed_function(xs):
+    return sum(map([math.sin][0], xs))
+
+
+def refused_map_of_a_long_local_function(xs):
+    def g(v):
+        u = v * 2.0
+        return u * u
+    return sum(map(g, xs))
+
+
+def refused_key_lambda_with_a_default(xs):
+    return min(xs, key=lambda t, k=2.0: t * k)
+
+
 @pytest.mark.parametrize("f,what", [(refused_active_dict_comprehension,
                                      "a value computed on this line carries a derivative"),
-                                    (refused_star_of_unknown_length, "`*` unpacking")])
+                                    (refused_star_of_unknown_length, "`*` unpacking"),
+                                    (refused_star_of_unknown_length_to_star_args,
+                                     "whose length it does not know"),
+                                    (refused_keyword_a_callee_has_not,
+                                     "has no parameter `weight`"),
+                                    (refused_map_of_a_computed_function, "`map`"),
+                                    (refused_key_lambda_with_a_default, "`lambda`")])
 def test_what_is_still_refused_points_at_the_line(f, what):
     with pytest.raises(s2sad.S2SADError) as e:
         s2sad.grad(f)([1.0, 2.0, 3.0])
@@ -175,6 +204,35 @@ def test_what_is_still_refused_points_at_the_line(f, what):
 
 def _scaled(a, b, c):
     return a * b + c
+
+
+def test_a_long_local_function_mapped_is_refused_at_the_map():
+    f = refused_map_of_a_long_local_function
+    with pytest.raises(s2sad.NotDifferentiableError, match="`map`") as e:
+        s2sad.grad(f)([1.0, 2.0])
+    assert e.value.lineno == f.__code__.co_firstlineno + 4
+
+
+def test_star_args_of_the_differentiated_function_are_still_refused():
+    def spread(*xs):
+        return xs[0] * xs[1]
+
+    with pytest.raises(s2sad.S2SADError, match="takes [*]args"):
+        s2sad.grad(spread)(1.0, 2.0)
+
+
+def test_keys_order_without_a_derivative_and_ties_go_to_the_first():
+    """The key's values pick the item; the derivative is the picked item's, and of
+    equal keys the first is picked (sorted keeps their order), as Python does."""
+    xs = [2.0, -2.0, 1.0]
+    assert s2sad.grad(lambda v: max(v, key=abs) * 3.0)(xs) == [3.0, 0.0, 0.0]
+    assert s2sad.grad(lambda v: min(v, key=lambda t: -abs(t)))(xs) == [1.0, 0.0, 0.0]
+    first = s2sad.grad(lambda v: sorted(v, key=abs, reverse=True)[1] * 2.0)(xs)
+    assert first == [0.0, 2.0, 0.0]
+    with pytest.raises(ValueError):
+        s2sad.grad(lambda v: min(v, key=abs))([])
+    assert s2sad.grad(lambda v, d: max(v, key=abs, default=d), wrt=(0, 1))([], 2.0) == \
+        ([], 1.0)
 
 
 def test_generator_with_yield_is_still_refused():

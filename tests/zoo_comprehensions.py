@@ -303,6 +303,29 @@ def tuple_of_generator(xs):
     return t[0] * t[-1] + sum(t[1:])
 
 
+def _sum_of_squares(*vals):
+    total = 0.0
+    for v in vals:
+        total = total + v * v
+    return total * len(vals) + vals[0]
+
+
+def _weighted(x, *rest, scale=1.0, **opts):
+    shift = opts["shift"] if "shift" in opts else 0.0
+    return x * scale * opts["gain"] + sum(rest) + shift
+
+
+def _forwarding(*args, **kwargs):
+    return _weighted(*args, **kwargs)
+
+
+def star_args_and_kwargs(x, y):
+    a = _sum_of_squares(x, y, x * y)
+    b = _weighted(x, y, 2.0, gain=y)
+    c = _forwarding(x, scale=0.5, gain=x, shift=y)
+    return a + b * c
+
+
 XS = [0.5, -1.25, 2.0, 1.5]
 
 ZOO = [
@@ -359,6 +382,7 @@ ZOO = [
     (keyed_sorted, (XS, 0.6), (0, 1)),
     (keyed_sorted, (XS, -0.6), (0, 1)),
     (tuple_of_generator, (XS,), 0),
+    (star_args_and_kwargs, (1.5, 0.7), (0, 1)),
 ]
 
 # (function, arguments) whose Hessians are checked
@@ -382,4 +406,5 @@ SECOND = [
     (keyed_extremes, (XS, 0.8)),
     (keyed_sorted, (XS, 0.6)),
     (tuple_of_generator, (XS,)),
+    (star_args_and_kwargs, (1.5, 0.7)),
 ]

@@ -86,6 +86,36 @@ def expand(body, parsed) -> list:
     return _Expander(parsed).block(body)
 
 
+def single_displays(tree) -> dict:
+    """Local names assigned exactly once, by a tuple display with no ``*``, or by
+    such a list display and read only by ``*`` and indexing (nothing could change
+    its length): their length is known (``args = (x, y)`` read by ``f(*args)``)."""
+    stores: dict = {}
+    plain_reads = set()  # ids of the loads of a name as `*name` or `name[...]`
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            stores[n.id] = stores.get(n.id, 0) + 1
+        if isinstance(n, (ast.Starred, ast.Subscript)) and isinstance(n.value, ast.Name) \
+                and isinstance(n.ctx, ast.Load):
+            plain_reads.add(id(n.value))
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) \
+                and id(n) not in plain_reads:
+            stores[n.id] = stores.get(n.id, 0) + 0.5  # (a list read otherwise)
+    out = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 \
+                and isinstance(n.targets[0], ast.Name) \
+                and isinstance(n.value, (ast.Tuple, ast.List)) \
+                and not any(isinstance(e, ast.Starred) for e in n.value.elts) \
+                and (stores.get(n.targets[0].id) == 1 or isinstance(n.value, ast.Tuple)
+                     and int(stores.get(n.targets[0].id)) == 1) \
+                and n.targets[0].id not in {a.arg for a in ast.walk(tree.args)
+                                            if isinstance(a, ast.arg)}:
+            out[n.targets[0].id] = len(n.value.elts)
+    return out
+
+
 def _ends_loop(stmts) -> bool:
     """Does `stmts` hold a ``break`` of this loop (not of a nested one)?"""
     for s in stmts:
@@ -109,7 +139,7 @@ class _Expander(TargetLowering):
         self.locals = parsed.locals
         self.used = {n.id for n in ast.walk(parsed.tree) if isinstance(n, ast.Name)}
         self.counts: dict = {}
-        self.displays = self._single_displays(parsed.tree)
+        self.displays = single_displays(parsed.tree)
 
     # ------------------------------------------------------------ helpers
 
@@ -124,35 +154,6 @@ class _Expander(TargetLowering):
         if text is None or text.split(".")[0] in self.locals:
             return False
         return self.refs.get(text, None) is obj
-
-    def _single_displays(self, tree) -> dict:
-        """Local names assigned exactly once, by a tuple display with no ``*``, or by
-        such a list display and read only by ``*`` and indexing (nothing could change
-        its length): their length is known (``args = (x, y)`` read by ``f(*args)``)."""
-        stores: dict = {}
-        plain_reads = set()  # ids of the loads of a name as `*name` or `name[...]`
-        for n in ast.walk(tree):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                stores[n.id] = stores.get(n.id, 0) + 1
-            if isinstance(n, (ast.Starred, ast.Subscript)) and isinstance(n.value, ast.Name) \
-                    and isinstance(n.ctx, ast.Load):
-                plain_reads.add(id(n.value))
-        for n in ast.walk(tree):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) \
-                    and id(n) not in plain_reads:
-                stores[n.id] = stores.get(n.id, 0) + 0.5  # (a list read otherwise)
-        out = {}
-        for n in ast.walk(tree):
-            if isinstance(n, ast.Assign) and len(n.targets) == 1 \
-                    and isinstance(n.targets[0], ast.Name) \
-                    and isinstance(n.value, (ast.Tuple, ast.List)) \
-                    and not any(isinstance(e, ast.Starred) for e in n.value.elts) \
-                    and (stores.get(n.targets[0].id) == 1 or isinstance(n.value, ast.Tuple)
-                         and int(stores.get(n.targets[0].id)) == 1) \
-                    and n.targets[0].id not in {a.arg for a in ast.walk(tree.args)
-                                                if isinstance(a, ast.arg)}:
-                out[n.targets[0].id] = len(n.value.elts)
-        return out
 
     # ---------------------------------------------------------- what to do
 

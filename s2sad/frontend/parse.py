@@ -459,7 +459,8 @@ def _same_names(a, b) -> bool:
 def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) -> Parsed:
     """The checks, rewrites and name resolution of `parse` on the function's tree."""
     tree.decorator_list = []
-    _check_signature(tree, loc)
+    if containers:  # (a function put in place of its call binds *args where it is called)
+        _check_signature(tree, loc)
     specs = getattr(func, STRUCTURES, None) if func is not None else None
     higher_order.lower(tree, lambda n: _value_or_none(n, globals_, cells, builtins_),
                        [n for n, v in (specs or {}).items() if isinstance(v, ir_trees.Static)])
@@ -504,8 +505,15 @@ def _called_functions(tree, globals_, cells, builtins_) -> list:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             value = lookup(node.func.id, globals_, cells, builtins_)
-            if isinstance(value, types.FunctionType) and not hasattr(value, "__s2sad__"):
-                out.append(value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                isinstance(node.func.value, ast.Name):  # (``module.f(...)``)
+            owner = lookup(node.func.value.id, globals_, cells, builtins_)
+            value = getattr(owner, node.func.attr, None) if isinstance(
+                owner, types.ModuleType) else None
+        else:
+            continue
+        if isinstance(value, types.FunctionType) and not hasattr(value, "__s2sad__"):
+            out.append(value)
     return [structure_calls.returns_containers(f, lambda fn: parse(fn, containers=False))
             for f in out]
 
@@ -604,7 +612,8 @@ def _located_node(node, tree):
 
 def _local_names(tree: ast.FunctionDef, nodes: list) -> set:
     a = tree.args
-    out = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+    out = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs} | {
+        p.arg for p in (a.vararg, a.kwarg) if p is not None}
     own = comprehension_bound(nodes)  # (a comprehension's variables are its own)
     for node in nodes:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) \

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import inspect
 import types
 
 from ..errors import NotDifferentiableError
@@ -123,13 +124,11 @@ def _put_in_place(rw, key, tree, assigned, call, at, name, keep_lines) -> str:
     result; the lines go to `rw.pending`. `key` marks it as being put in place (a
     call of itself inside is refused)."""
     a = tree.args
-    if a.vararg or a.kwarg:
-        raise _refuse(rw, at, f"s2sad cannot put `{name}` in place of the call: it takes "
-                              "*args or **kwargs")
     line = getattr(at, "lineno", None)
     rw.fresh += 1
     suffix = f"{name}{rw.fresh}"
-    local = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs} | set(assigned)
+    local = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs} | set(assigned) | {
+        p.arg for p in (a.vararg, a.kwarg) if p is not None}
     renamed = {n: f"{n}%{suffix}" for n in local}
     result = f"%{suffix}"
     for node in ast.walk(tree):
@@ -153,19 +152,75 @@ def _put_in_place(rw, key, tree, assigned, call, at, name, keep_lines) -> str:
     return result
 
 
-def _bind(rw, a, call, renamed, at, name) -> list:
-    """Assignments of the call's arguments to the callee's renamed parameters."""
-    params = a.posonlyargs + a.args
-    values: dict = {}
-    for p, arg in zip(params, call.args):
-        values[p.arg] = arg
-    if len(call.args) > len(params) or any(isinstance(x, ast.Starred) for x in call.args):
-        raise _refuse(rw, at, f"s2sad cannot pass a container of parameters to `{name}` "
-                              "with these arguments")
+def _spread(rw, call, at, name):
+    """The call's positional arguments and keywords with ``*t`` and ``**d`` spread
+    out, where `t` is a display or a container whose length is known here (a tuple
+    argument, a ``*args``) and `d` a dict display or container of constant keys."""
+    args, keywords = [], []
+    for x in call.args:
+        if not isinstance(x, ast.Starred):
+            args.append(x)
+            continue
+        v = x.value
+        if isinstance(v, (ast.Tuple, ast.List)) and not any(
+                isinstance(e, ast.Starred) for e in v.elts):
+            args.extend(v.elts)
+            continue
+        node = rw.value(v, [], probe=True)
+        if isinstance(node, Node) and node.form == "sequence":
+            n = len(node.children)
+        elif isinstance(v, ast.Name) and v.id in rw.displays:
+            n = rw.displays[v.id]  # (a name given one display: ``pair = (x, y)``)
+        else:
+            raise _refuse(rw, at, f"s2sad cannot pass `*` of a value whose length it does "
+                                  f"not know here to `{name}`")
+        args.extend(ast.Subscript(value=copy.deepcopy(v), slice=ast.Constant(i),
+                                  ctx=ast.Load()) for i in range(n))
     for k in call.keywords:
-        if k.arg is None:
-            raise _refuse(rw, at, f"s2sad cannot pass **kwargs to `{name}` here")
-        values[k.arg] = k.value
+        if k.arg is not None:
+            keywords.append(k)
+            continue
+        v = k.value
+        if isinstance(v, ast.Dict) and all(isinstance(key, ast.Constant) and
+                                           isinstance(key.value, str) for key in v.keys):
+            keywords.extend(ast.keyword(arg=key.value, value=item)
+                            for key, item in zip(v.keys, v.values))
+            continue
+        node = rw.value(v, [], probe=True)
+        if not (isinstance(node, Node) and node.form == "dict" and
+                all(isinstance(key, str) for key in node.keys)):
+            raise _refuse(rw, at, f"s2sad cannot pass `**` of a value whose keys it does "
+                                  f"not know here to `{name}`")
+        keywords.extend(ast.keyword(arg=key, value=ast.Subscript(
+            value=copy.deepcopy(v), slice=ast.Constant(key), ctx=ast.Load()))
+            for key in node.keys)
+    return args, keywords
+
+
+def _bind(rw, a, call, renamed, at, name) -> list:
+    """Assignments of the call's arguments to the callee's renamed parameters: the
+    positional arguments past the named ones to ``*args`` as a tuple, the keywords
+    no parameter takes to ``**kwargs`` as a dict (containers whose lengths and keys
+    are known here)."""
+    params = a.posonlyargs + a.args
+    args, keywords = _spread(rw, call, at, name)
+    values: dict = {}
+    for p, arg in zip(params, args):
+        values[p.arg] = arg
+    if len(args) > len(params) and a.vararg is None:
+        raise _refuse(rw, at, f"`{name}` takes {len(params)} positional arguments, and "
+                              f"this call gives {len(args)}")
+    named = {p.arg for p in params + a.kwonlyargs}
+    extra: dict = {}
+    for k in keywords:
+        if k.arg in values and k.arg in named or k.arg in extra:
+            raise _refuse(rw, at, f"`{name}` is given `{k.arg}` twice")
+        if k.arg in named:
+            values[k.arg] = k.value
+        elif a.kwarg is not None:
+            extra[k.arg] = k.value
+        else:
+            raise _refuse(rw, at, f"`{name}` has no parameter `{k.arg}`")
     defaults = dict(zip([p.arg for p in params][len(params) - len(a.defaults):], a.defaults))
     defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
     out = []
@@ -181,6 +236,15 @@ def _bind(rw, a, call, renamed, at, name) -> list:
         bind = ast.Assign(targets=[ast.Name(id=renamed[p.arg], ctx=ast.Store())], value=value)
         bind.static_argument = True  # (a constant argument stays one: `structures`)
         out.append(bind)
+    if a.vararg is not None:
+        rest = ast.Tuple(elts=list(args[len(params):]), ctx=ast.Load())
+        rest.container = True  # (a tuple of known length, even of plain numbers)
+        out.append(ast.Assign(targets=[ast.Name(id=renamed[a.vararg.arg], ctx=ast.Store())],
+                              value=rest))
+    if a.kwarg is not None:
+        out.append(ast.Assign(targets=[ast.Name(id=renamed[a.kwarg.arg], ctx=ast.Store())],
+                              value=ast.Dict(keys=[ast.Constant(k) for k in extra],
+                                             values=list(extra.values()))))
     return out
 
 
@@ -238,6 +302,8 @@ def returns_containers(func, parse) -> bool:
     `builds_containers`)? A call of it is put in place in a rewritten caller, so the
     dict it returns is followed; one that cannot be parsed is not."""
     code = func.__code__
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        return True  # (its ``*args`` and ``**kwargs`` are bound where it is put in place)
     if code not in _RETURNS:
         try:
             _RETURNS[code] = builds_containers(parse(func).tree)

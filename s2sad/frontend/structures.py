@@ -35,6 +35,7 @@ import copy
 from ..errors import NotDifferentiableError, UnsupportedSyntaxError
 from ..ir import trees
 from . import structure_calls
+from .expand import single_displays
 from .structure_calls import CallRewrites
 from .structure_loops import LoopRewrites
 from .structure_values import (DICT_METHODS, Const, Node, Rewritten, assign, called,
@@ -79,6 +80,7 @@ def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None,
         setattr(args, group, new)
     args.kw_defaults = [kw_defaults.get(a.arg) for a in args.kwonlyargs]
     r = _Rewriter(loc, env, lookup)
+    r.displays = single_displays(tree)
     r.parse = parse
     r.leaves_out = leaves_out
     r.caller_locals = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(
@@ -135,6 +137,7 @@ class _Rewriter(LoopRewrites, CallRewrites):
         # a name): put in place where they are called
         self.local_functions: dict = {}
         self.caller_locals: set = set()
+        self.displays: dict = {}  # names given one display, and its length
 
     # ------------------------------------------------------------ errors
 
@@ -261,7 +264,7 @@ class _Rewriter(LoopRewrites, CallRewrites):
         if isinstance(e, (ast.Tuple, ast.List)) and isinstance(e.ctx, ast.Load):
             parts = [self.value(x, [], probe=True) for x in e.elts]
             if not any(isinstance(p, Node) or isinstance(x, (ast.Dict, ast.List, ast.Tuple))
-                       for p, x in zip(parts, e.elts)):
+                       for p, x in zip(parts, e.elts)) and not getattr(e, "container", False):
                 return None
             tp = tuple if isinstance(e, ast.Tuple) else list
             return self.made(tp, "sequence", [], e.elts, pre, hint)
@@ -402,6 +405,9 @@ class _Rewriter(LoopRewrites, CallRewrites):
                 return self.inside(e)
             finally:
                 self.lazy -= 1
+        if isinstance(e, ast.IfExp) and self.static(e.test) is not None:
+            # (decided here: ``opts["k"] if "k" in opts else 0.0``)
+            return self.expr(e.body if self.static(e.test).value else e.orelse)
         if isinstance(e, (ast.IfExp, ast.BoolOp)):
             self.lazy += 1
             try:

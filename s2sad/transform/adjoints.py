@@ -153,6 +153,10 @@ class OperationAdjoints:
         (xs,) = op.inputs
         if not self.act.is_active(xs):
             return []
+        kind = self.act.kinds.get(xs.id)
+        if isinstance(kind, tuple):  # (a tuple's adjoint is a tuple: one term per item)
+            return [self.set_adj(xs.id, ast.Tuple(elts=[out_bar] * len(kind), ctx=ast.Load()),
+                                 s.line)]
         acc = ir.name(self.acc(xs.id))
         k = "%k"
         item = ast.Subscript(value=acc, slice=ir.name(k), ctx=ast.Load())
