@@ -584,3 +584,23 @@ def test_zip_of_a_container_with_a_list_known_at_run_time():
         xs = [rng.normal(size=3) for _ in range(n)]
         assert_tree_close(s2sad.grad(per_layer_inputs)(params, xs),
                           numeric_grad(per_layer_inputs, (params, xs), 0))
+
+
+def l2_norm(params):
+    return sum(np.sum(w ** 2) + np.sum(b ** 2) for w, b in params)
+
+
+def penalised(params, X, y):
+    h = X
+    for W, b in params:
+        h = np.tanh(h @ W + b)
+    return np.sum((h[:, 0] - y) ** 2) + 0.1 * l2_norm(params) + sum(
+        [np.sum(W) for W, b in params if W.ndim == 2])
+
+
+def test_comprehensions_over_containers():
+    """A comprehension over a container is a display, one element per item (its
+    variables do not leak), in the function or in one put in place."""
+    params = layers(rng, [3, 4, 1])
+    assert_tree_close(s2sad.grad(penalised)(params, X, Y),
+                      numeric_grad(penalised, (params, X, Y), 0))

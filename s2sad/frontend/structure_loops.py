@@ -63,6 +63,55 @@ class LoopRewrites:
         out.extend(self.block(s.orelse))
         return out
 
+    def static_comprehension(self, e):
+        """A list comprehension or generator expression with one ``for`` over a
+        container (``sum(np.sum(W ** 2) for W, b in params)``) as the list display of
+        its elements, one per item, where its ``if`` clauses are decided here; its
+        variables renamed apart (they do not leak), bound to each item as a ``for``
+        over the container binds them. None for any other."""
+        if len(e.generators) != 1 or e.generators[0].is_async:
+            return None
+        gen = e.generators[0]
+        items = self.static_items(gen.iter, e)
+        if items is None:
+            return None
+        names = {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+        parts = []  # (element, its filter where known only at run time)
+        for item in items:
+            self.fresh += 1
+            renamed = {n: f"{n}%c{self.fresh}" for n in names}
+            target, elt, conds = (_renamed(copy.deepcopy(x), renamed)
+                                  for x in (gen.target, e.elt, ast.Tuple(
+                                      elts=list(gen.ifs), ctx=ast.Load())))
+            self.pending.extend(self.bind(target, item, e))
+            keep, tests = True, []
+            for cond in conds.elts:
+                known = self.static(cond)
+                if known is None:
+                    tests.append(self.expr(cond))
+                else:
+                    keep = keep and bool(known.value)
+            if keep:
+                parts.append((self.expr(elt), tests))
+        if not any(tests for _, tests in parts):
+            return ast.copy_location(ast.List(elts=[x for x, _ in parts], ctx=ast.Load()), e)
+        if self.lazy:
+            return None  # (its filters would run before the expression decides to)
+        # (a filter known only at run time: the list built by appends under them)
+        name = self.anonymous()
+        self.pending.append(assign(name, ast.List(elts=[], ctx=ast.Load()), e))
+        for x, tests in parts:
+            add = ast.Expr(value=ast.Call(func=ast.Attribute(
+                value=ast.Name(id=name, ctx=ast.Load()), attr="append", ctx=ast.Load()),
+                args=[x], keywords=[]))
+            self.pending.append(ast.If(test=tests[0] if len(tests) == 1 else ast.BoolOp(
+                op=ast.And(), values=tests), body=[add], orelse=[]) if tests else add)
+        for node in self.pending:
+            for n in ast.walk(node):
+                if isinstance(n, (ast.stmt, ast.expr)) and getattr(n, "lineno", None) is None:
+                    ast.copy_location(n, e)
+        return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), e)
+
     def stmt_While(self, s) -> list:
         return self.loop(s)
 
@@ -198,6 +247,14 @@ class LoopRewrites:
                 return None
             return [Const(i) for i in range(*(b.value for b in bounds))]
         return None
+
+
+def _renamed(node, names: dict):
+    """`node` with the names in `names` renamed."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and n.id in names:
+            n.id = names[n.id]
+    return node
 
 
 class Runtime:

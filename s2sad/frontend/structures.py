@@ -398,6 +398,10 @@ class _Rewriter(LoopRewrites, CallRewrites):
                                  "defined inside the function, not its use as a value",
                                  f"Call it: [{e.id}(v) for v in xs] rather than "
                                  f"map({e.id}, xs).")
+        if isinstance(e, (ast.ListComp, ast.GeneratorExp)):
+            unrolled = self.static_comprehension(e)  # (over a container: a display)
+            if unrolled is not None:
+                return unrolled
         if isinstance(e, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
                           ast.Lambda)):
             self.lazy += 1
