@@ -41,18 +41,52 @@ def inline(rw, callee, call: ast.Call, at: ast.AST, parse) -> str:
                               "calls itself")
     parsed = parse(callee)
     tree = copy.deepcopy(parsed.tree)
+    module = _module_named(rw, call)
+    qualified = {}
     for free, obj in parsed.refs.items():
         if "." in free:
             continue
         if free in rw.caller_locals or rw.lookup(free) is not obj:
+            if module is not None and getattr(module[1], free, None) is obj:
+                qualified[free] = module[0]  # (read through its module: mp.l2_norm)
+                continue
             raise _refuse(rw, at, f"s2sad cannot pass a container of parameters to `{name}` "
                                   f"here: `{name}` reads `{free}`, which means something else "
                                   "where it is called")
+    if qualified:
+        _qualify(tree, qualified, parsed.locals | {
+            a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)})
     # (its lines keep their numbers where it is in the caller's file: the derivative's
     # comments and errors show them; from another file, the call's line)
     same_file = callee.__code__.co_filename == getattr(rw.loc.info, "filename", None)
     return _put_in_place(rw, callee, tree, parsed.locals, call, at, name,
                          keep_lines=same_file)
+
+
+def _module_named(rw, call):
+    """``(name, module)`` where the call is ``m.f(...)`` with `m` a module the caller
+    reaches and `f` defined in it; None otherwise."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+            func.value.id not in rw.caller_locals:
+        owner = rw.lookup(func.value.id)
+        if isinstance(owner, types.ModuleType) and getattr(
+                getattr(owner, func.attr, None), "__module__", None) == owner.__name__:
+            return func.value.id, owner
+    return None
+
+
+def _qualify(tree, names: dict, local: set):
+    """Read each free name of `names` in `tree` through its module's name."""
+    class Qualify(ast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id in names and node.id not in local and isinstance(node.ctx, ast.Load):
+                return ast.copy_location(ast.Attribute(
+                    value=ast.Name(id=names[node.id], ctx=ast.Load()), attr=node.id,
+                    ctx=ast.Load()), node)
+            return node
+
+    Qualify().visit(tree)
 
 
 def inline_local(rw, tree: ast.FunctionDef, call: ast.Call, at: ast.AST) -> str:
@@ -118,6 +152,61 @@ def _plain(e) -> bool:
     return False
 
 
+def _functions_passed(rw, bound, body):
+    """A parameter given a function (``logsumexp``, ``special.logsumexp``, a function
+    defined inside the caller) is that function where the body calls it: the name is
+    replaced by the argument, so the call is one the compiler resolves."""
+    aliases = {}
+    kept = []
+    for s in bound:
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(
+                s.targets[0], ast.Name) and _names_function(rw, s.value):
+            aliases[s.targets[0].id] = s.value
+        else:
+            kept.append(s)
+    if not aliases:
+        return bound, body
+    assigned = {n.id for n in ast.walk(ast.Module(body=body, type_ignores=[]))
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    aliases = {k: v for k, v in aliases.items() if k not in assigned}
+
+    class Alias(ast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id in aliases and isinstance(node.ctx, ast.Load):
+                return ast.copy_location(copy.deepcopy(aliases[node.id]), node)
+            return node
+
+    return kept + [s for s in bound if isinstance(s, ast.Assign) and isinstance(
+        s.targets[0], ast.Name) and s.targets[0].id in assigned and s not in kept], \
+        [Alias().visit(s) for s in body]
+
+
+def _names_function(rw, e) -> bool:
+    """Does `e` (a name or a chain of attributes) name a function: one of the
+    caller's local functions, or a function, builtin or ufunc it resolves to?"""
+    if isinstance(e, ast.Name):
+        if e.id in rw.local_functions:
+            return True
+        if e.id in rw.caller_locals or e.id in rw.env:
+            return False
+        value = rw.lookup(e.id)
+    elif isinstance(e, ast.Attribute):
+        chain = []
+        while isinstance(e, ast.Attribute):
+            chain.append(e.attr)
+            e = e.value
+        if not isinstance(e, ast.Name) or e.id in rw.caller_locals or e.id in rw.env:
+            return False
+        value = rw.lookup(e.id)
+        for attr in reversed(chain):
+            value = getattr(value, attr, None)
+    else:
+        return False
+    return callable(value) and not isinstance(value, type) and (
+        isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or
+        type(value).__name__ == "ufunc")
+
+
 def _put_in_place(rw, key, tree, assigned, call, at, name, keep_lines) -> str:
     """The body of `tree` in place of `call`: its parameters and the names in
     `assigned` renamed apart, bound to the arguments, its returns assigning the
@@ -138,6 +227,7 @@ def _put_in_place(rw, key, tree, assigned, call, at, name, keep_lines) -> str:
             node.name = renamed[node.name]  # (a function defined inside it)
     body = single_exit(tree.body, result, rw, at, name)
     bound = _bind(rw, a, call, renamed, at, name)
+    bound, body = _functions_passed(rw, bound, body)
     for node in ast.walk(ast.Module(body=bound + body, type_ignores=[])):
         if isinstance(node, (ast.stmt, ast.expr)) and (
                 not keep_lines or getattr(node, "lineno", None) is None):
@@ -344,8 +434,9 @@ class CallRewrites:
         if not isinstance(callee, types.FunctionType) or hasattr(callee, "__s2sad__"):
             return None
         args = list(e.args) + [k.value for k in e.keywords]
-        if any(isinstance(self.value(a, [], probe=True), Node) for a in args):
-            return callee
+        if any(isinstance(self.value(a, [], probe=True), Node) or _names_function(self, a)
+               for a in args):
+            return callee  # (a container or a function passed: its body put in place)
         if self.parse is not None and returns_containers(callee, self.parse):
             return callee  # (what it returns is followed: its body is put in place)
         return None
