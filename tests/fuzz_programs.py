@@ -8,6 +8,7 @@
   ``append`` and read by index, comprehensions and generator expressions folded by
   ``sum``/``min``/``max``/``math.fsum``/``math.prod`` or indexed (`comprehension`),
   list operations (`LIST_OPS`: ``min(ys)``, slices, concatenation, ``.extend``,
+  ``map``, ``key=``, ``tuple`` of a generator, helpers taking ``*args``/``**kwargs``,
   ``*`` unpacking, ``for ... else``...), ``x ** k`` with an integer ``k`` known at run
   time only (0 included), and loops marked with ``s2sad.checkpointed`` (``for`` with each
   schedule, ``while``) with ``continue``, ``break``, ``return`` and ``append`` in them.
@@ -234,6 +235,14 @@ def rec(a, n):
     return math.sin(rec(a, n - 1)) + 0.5 * a
 
 
+def gs(*vals, scale=1.0):
+    return scale * sum(vals) + vals[0] * vals[-1]
+
+
+def gk(a, **kw):
+    return a * kw["w"] + math.sin(kw["w"])
+
+
 '''
 
 
@@ -422,7 +431,13 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
 LIST_OPS = ["min(ys)", "max(ys)", "min({0}, {1}, {2})", "max({0}, {1}, {2})",
             "math.prod(ys[:3])", "math.fsum(ys)", "sum(ys, {0})", "(ys + [{0}])[-1]",
             "([{0}] * 2 + ys)[1]", "list(reversed(ys))[0]", "ys[::-1][0]", "sum(ys[1:])",
-            "math.hypot({0}, {1})", "for-else", "extend", "star"]
+            "math.hypot({0}, {1})", "for-else", "extend", "star",
+            "sum(map(math.sin, ys))", "sum(map(lambda t: t * {0}, ys))",
+            "max(map(g1, ys, [{0}, {1}]))", "list(map(abs, ys))[-1]",
+            "min(ys, key=lambda t: (t - {0}) ** 2)", "max(ys, key=abs)",
+            "sorted(ys, key=lambda t: -t)[0]", "sorted(ys, key=abs, reverse=True)[-1]",
+            "min({0}, {1}, key=abs)", "tuple({0} * t for t in ys)[-1]",
+            "gs({0}, {1}, {2})", "gs(*[{0}, {1}], scale=0.5)", "gk({0}, w={1})"]
 
 
 @st.composite

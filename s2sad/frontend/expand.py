@@ -19,6 +19,10 @@ computes, in the same order:
   (``min(min(a, b), c)``, which returns what Python's does, ties included);
   ``reversed(xs)`` of a sequence that is not a ``range`` the slice ``xs[::-1]``;
   ``sorted(xs)`` the items in the order ``sorted(range(len(xs)), key=...)`` gives;
+  ``min``, ``max`` and ``sorted`` given ``key=`` (a generator of the keys, made by
+  `higher_order`) the list of the keys over the items, then the index the builtin
+  picks by them (``min(range(len(keys)), key=keys.__getitem__)``) and its item (or the
+  items in that order): the keys carry no derivative;
 * ``xs.extend(ys)`` a loop appending ``ys``'s items; ``a, *rest, b = xs`` items and
   slices of ``xs`` (too few items raise an IndexError), nested and chained ones and
   ``for a, *b in rows`` statement by statement; ``[*xs, v]`` the lists joined;
