@@ -274,8 +274,9 @@ def tree_flatten(tree) -> tuple:
     takes back. Containers are dicts, lists, tuples, namedtuples, dataclasses and
     classes registered with `register_container`; everything else (None included) is
     a leaf."""
-    spec = trees.spec_of(tree)
-    return trees.leaves(tree, spec), spec
+    out: list = []
+    spec = trees.flatten(tree, out)
+    return out, spec
 
 
 def tree_unflatten(spec, leaves):
@@ -302,11 +303,11 @@ def tree_map(f, tree, *rest):
     leaves, spec = tree_flatten(tree)
     others = []
     for other in rest:
-        got = trees.spec_of(other)
+        got, parts = tree_flatten(other)[::-1]
         if got != spec:
             raise ValueError(f"tree_map needs trees of one structure: {describe(spec)} "
                              f"and {describe(got)}")
-        others.append(trees.leaves(other, spec))
+        others.append(parts)
     return trees.build(spec, iter([f(x, *parts) for x, *parts in zip(leaves, *others)]))
 
 

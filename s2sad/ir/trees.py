@@ -17,23 +17,33 @@ Imports nothing from s2sad.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import Callable
 
 
-@dataclass(frozen=True)
 class Spec:
     """The structure of a container: its `type`, the `keys` its items are reached by
     (a dict's keys, a namedtuple's or dataclass's field names, or a registered class's
     keys; () for a list or a tuple, whose items are reached by position), and one
     child per item: a `Spec`, or None for a leaf. `form` says how the items are
     reached: "dict" (``d[k]``), "sequence" (``t[i]``, also a namedtuple's),
-    "fields" (``p.name``: a dataclass), "registered"."""
+    "fields" (``p.name``: a dataclass), "registered". Immutable and hashable (a cache
+    key); equal specs have equal types, keys and children."""
 
-    type: type
-    keys: tuple
-    children: tuple
-    form: str
+    __slots__ = ("type", "keys", "children", "form", "_hash")
+
+    def __init__(self, type, keys, children, form):
+        self.type, self.keys, self.children, self.form = type, keys, children, form
+        self._hash = None
+
+    def __eq__(self, other):
+        return self is other or isinstance(other, Spec) and self.type is other.type and \
+            self.form == other.form and self.keys == other.keys and \
+            self.children == other.children
+
+    def __hash__(self):
+        if self._hash is None:
+            self._hash = hash((self.type, self.keys, self.children, self.form))
+        return self._hash
 
     def __repr__(self):
         name = f"{self.type.__module__}.{self.type.__qualname__}"
@@ -86,6 +96,7 @@ class Static:
 
 
 _REGISTERED: dict = {}  # class -> (flatten, unflatten)
+_LEAF_TYPES = {float, int, bool, str, type(None), complex}  # and each leaf type met
 
 
 def register_container(cls, flatten: Callable, unflatten: Callable):
@@ -96,6 +107,7 @@ def register_container(cls, flatten: Callable, unflatten: Callable):
     if not isinstance(cls, type):
         raise TypeError(f"register_container needs a class; got {cls!r}")
     _REGISTERED[cls] = (flatten, unflatten)
+    _LEAF_TYPES.discard(cls)
 
 
 def is_namedtuple(tp) -> bool:
@@ -128,18 +140,38 @@ def _items(value):
 
 def spec_of(value) -> Spec | None:
     """The `Spec` of `value`, or None when it is a leaf."""
+    return flatten(value, [])
+
+
+def flatten(value, out: list) -> Spec | None:
+    """The `Spec` of `value` (None for a leaf), its leaves appended to `out` in order:
+    one walk for both."""
+    tp = type(value)
+    if tp is dict:
+        children = tuple(flatten(v, out) for v in value.values())
+        return Spec(tp, tuple(value), children, "dict")
+    if tp is list or tp is tuple:
+        return Spec(tp, (), tuple(flatten(v, out) for v in value), "sequence")
+    if tp in _LEAF_TYPES:
+        out.append(value)
+        return None
     got = _items(value)
     if got is None:
+        _LEAF_TYPES.add(tp)  # (whether a type is a container depends on it alone)
+        out.append(value)
         return None
     tp, keys, children, form = got
-    return Spec(tp, keys, tuple(spec_of(c) for c in children), form)
+    return Spec(tp, keys, tuple(flatten(c, out) for c in children), form)
 
 
 def leaves(value, spec: Spec | None = None) -> list:
     """The leaves of `value`, in order (of the structure `spec` if given: a leaf of
     `spec` is a leaf even where the value there is a container)."""
     out: list = []
-    _collect(value, spec if spec is not None else spec_of(value), out)
+    if spec is None:
+        flatten(value, out)
+    else:
+        _collect(value, spec, out)
     return out
 
 
