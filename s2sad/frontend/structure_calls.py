@@ -443,7 +443,18 @@ class CallRewrites:
 
     def inlined(self, e: ast.Call):
         """The value of the call `e` of a user function with a container among its
-        arguments, its body put in place (`inline`)."""
+        arguments, its body put in place (`inline`), once: asked again for the same
+        call (`value`, then `expr`), the same value."""
+        memo = self.__dict__.setdefault("_inlined_calls", {})
+        got = memo.get(id(e))
+        if got is not None and got[0] is e:
+            return got[1]
+        result = self._inlined(e)
+        if not isinstance(result, ast.expr):  # (a name, a container: its lines are out)
+            memo[id(e)] = (e, result)
+        return result
+
+    def _inlined(self, e: ast.Call):
         callee = self.passes_container(e)
         if isinstance(callee, ast.FunctionDef):
             if callee in self.inlining:

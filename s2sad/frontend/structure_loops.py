@@ -158,8 +158,14 @@ class LoopRewrites:
         assigned = {n.id for n in ast.walk(ast.Module(body=s.body, type_ignores=[]))
                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         pre, carried = [], {}
+        uses = _slot_uses(self.env)
         for name in sorted(assigned & self.env.keys()):
             node = self.env[name]
+            if node.owned and uses[id(node)] == 1 and all(
+                    uses[leaf] == 1 for leaf in node.leaves()):
+                # (its own variables, read through no other name: they carry it)
+                carried[name] = node
+                continue
             self.fresh += 1
             tag = self.fresh
             fresh = node_of(node.spec(), iter([self.slot(name, f"c{tag}_{i}")
@@ -247,6 +253,28 @@ class LoopRewrites:
                 return None
             return [Const(i) for i in range(*(b.value for b in bounds))]
         return None
+
+
+def _slot_uses(env: dict) -> dict:
+    """How many times each container (by id) and each leaf variable is reached from
+    the names in `env`, counting each container once."""
+    uses: dict = {}
+    seen = set()
+
+    def visit(node):
+        uses[id(node)] = uses.get(id(node), 0) + 1
+        if id(node) in seen:
+            return
+        seen.add(id(node))
+        for c in node.children:
+            if isinstance(c, Node):
+                visit(c)
+            else:
+                uses[c] = uses.get(c, 0) + 1
+
+    for node in env.values():
+        visit(node)
+    return uses
 
 
 def _renamed(node, names: dict):

@@ -698,7 +698,12 @@ class _Rewriter(LoopRewrites, CallRewrites):
             raise self.refuse(s, "every `return` of this function must give a container "
                                  "of the same structure")
         self.returned = True
-        s.value = self.expr(s.value)
+        if isinstance(got, str):  # (a leaf, or what a call put in place gives: once)
+            s.value = ast.copy_location(ast.Name(id=got, ctx=ast.Load()), s.value)
+        elif isinstance(got, Const):
+            s.value = ast.copy_location(ast.Constant(value=got.value), s.value)
+        else:
+            s.value = self.expr(s.value)
         return pre + [s]
 
     def stmt_If(self, s) -> list:
