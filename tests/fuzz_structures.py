@@ -96,7 +96,8 @@ def structured_program(draw):
             if numeric(v):
                 lines.append(f"    total = total + {term(expr)}")
             return
-        style = draw(st.sampled_from(["chain", "alias", "loop", "helper", "dict", "unpack"]))
+        style = draw(st.sampled_from(["chain", "alias", "loop", "helper", "dict", "unpack",
+                                      "local"]))
         all_numeric = all(numeric(c) for _, c in got)
         if style == "alias":
             name = f"q{next(counter)}"
@@ -126,6 +127,20 @@ def structured_program(draw):
                 else:
                     lines.extend([f"    for i_{name} in range(len({expr})):",
                               f"        total = total + {term(f'{expr}[i_{name}]')}"])
+            return
+        if style == "local" and any(numeric(c) for _, c in got):
+            # (a function defined inside f: a closure over `scale`, or a lambda)
+            name = f"lf{next(counter)}"
+            acc, _ = next((a, c) for a, c in got if numeric(c))
+            if draw(st.booleans()):
+                lines.extend([f"    def {name}(n):", f"        v = {term(f'n{acc}')}",
+                              "        return v * scale"])
+            else:
+                lines.append(f"    {name} = lambda n: {term(f'n{acc}')} * scale")
+            lines.append(f"    total = total + {name}({expr})")
+            for a, c in got:
+                if a != acc:
+                    read(f"{expr}{a}", c, depth + 1)
             return
         if style == "helper" and any(numeric(c) for _, c in got):
             name = f"h{next(counter)}"
@@ -169,6 +184,6 @@ def structured_program(draw):
                   "    total = total + state['h']"])
     if draw(st.booleans()):
         lines.extend(["    if total > 100.0:", "        total = total * 0.5"])
-    text = PRELUDE + "\n".join(helpers) + "\n\ndef f(params, x):\n    total = 0.0\n" + \
+    text = PRELUDE + "\n".join(helpers) + "\n\ndef f(params, x):\n    total = 0.0\n    scale = 1.5\n" + \
         "\n".join(lines) + "\n    return total\n"
     return text, params
