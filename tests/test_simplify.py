@@ -170,3 +170,29 @@ def test_block_index_finds_the_reader_a_scan_finds():
             elif isinstance(out[i], ir.Assign):
                 out[i].value = expr()  # (a rewrite changes what a line reads)
                 index.rewritten(i)
+
+
+def test_array_temporaries_are_not_held_through_the_reverse_sweep():
+    def loss(w, X, y):
+        t = -y * (X @ w)
+        return np.sum(np.maximum(t, 0.0) + np.log1p(np.exp(-np.abs(t))))
+
+    def layer(W, b, X):
+        h = np.tanh(X @ W + b)
+        return np.sum(h * h)
+
+    rng = np.random.default_rng(0)
+    X, y, w = rng.normal(size=(6, 3)), np.sign(rng.normal(size=6)), rng.normal(size=3)
+    text = s2sad.source(loss, example=(w, X, y))
+    assert "= np.maximum" not in text  # nothing reads it, and it cannot raise
+    W, b = rng.normal(size=(3, 4)), rng.normal(size=4)
+    text = s2sad.source(layer, wrt=(0, 1), example=(W, b, X))
+    assert "h = np.tanh(X @ W + b)" in text  # not bound to a temporary held to the end
+    # a spread number combined with arrays of the shape by broadcasting: no array of ones
+    assert "unreduce" not in text
+    h = np.tanh(X @ W + b)
+    gW, gb = s2sad.grad(layer, wrt=(0, 1))(W, b, X)
+    G = 2.0 * h * (1.0 - h * h)
+    assert np.allclose(gW, X.T @ G) and np.allclose(gb, G.sum(axis=0))
+    z = -y * (X @ w)
+    assert np.allclose(s2sad.grad(loss)(w, X, y), (-y / (1.0 + np.exp(-z))) @ X)

@@ -3,7 +3,6 @@
 from golden.inputs.numpy_programs import *  # noqa: F401,F403
 
 import numpy as np
-from s2sad.runtime import unreduce
 
 
 def heat_grad(u0, c):
@@ -23,11 +22,9 @@ def heat_grad(u0, c):
         u_2 = un
         tape_1.append((u_1, un, t2))
         u_1 = u_2
-    t7 = u_1 * u_1
     # line 40: return np.sum(u * u)
-    t8_bar = 1.0
+    t7_bar = 1.0
     u_1_bar = np.zeros_like(u_1)
-    t7_bar = unreduce(t8_bar, t7, None, False)
     u_1_bar += t7_bar * u_1
     u_1_bar += t7_bar * u_1
     # line 35: for _ in range(4):
@@ -40,22 +37,22 @@ def heat_grad(u0, c):
         u_1_bar = np.zeros_like(u_1_bar)
         # line 37: for i in range(1, len(u) - 1):
         for i in reversed(range(1, t2)):
-            t9 = i + 1
-            t4 = u_1[t9]
-            t10 = u_1[i]
-            t11 = 2.0 * t10
-            t5 = t4 - t11
-            t12 = i - 1
-            t13 = u_1[t12]
-            t14 = t5 + t13
+            t8 = i + 1
+            t4 = u_1[t8]
+            t9 = u_1[i]
+            t10 = 2.0 * t9
+            t5 = t4 - t10
+            t11 = i - 1
+            t12 = u_1[t11]
+            t13 = t5 + t12
             # line 38: un[i] = u[i] + c * (u[i + 1] - 2.0 * u[i] + u[i - 1])
             t6_bar = un_bar[i]
             un_bar[i] = 0.0
-            c_bar += t6_bar * t14
-            t14_bar = t6_bar * c
-            u_1_bar[t12] += t14_bar
-            u_1_bar[i] -= t14_bar * 2.0
-            u_1_bar[t9] += t14_bar
+            c_bar += t6_bar * t13
+            t13_bar = t6_bar * c
+            u_1_bar[t11] += t13_bar
+            u_1_bar[i] -= t13_bar * 2.0
+            u_1_bar[t8] += t13_bar
             u_1_bar[i] += t6_bar
         # line 36: un = u.copy()
         u_1_bar += un_bar

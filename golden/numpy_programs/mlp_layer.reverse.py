@@ -7,14 +7,13 @@ from s2sad.runtime import unbroadcast
 
 
 def mlp_layer_grad(W, b, X, target):
-    t1 = X @ W + b
-    h = np.tanh(t1)
-    t2 = h - target
+    h = np.tanh(X @ W + b)
+    t1 = h - target
     # line 16: return 0.5 * np.sum((h - target) ** 2)
-    t3_bar = 0.5
-    t2_bar = t3_bar * 2.0 * t2
+    t2_bar = 0.5
+    t1_bar = t2_bar * 2.0 * t1
     # line 15: h = np.tanh(X @ W + b)
-    t1_bar = t2_bar * (1.0 - h * h)
-    b_bar = unbroadcast(t1_bar, b)
-    W_bar = X.T @ t1_bar
+    t3_bar = t1_bar * (1.0 - h * h)
+    b_bar = unbroadcast(t3_bar, b)
+    W_bar = X.T @ t3_bar
     return W_bar, b_bar

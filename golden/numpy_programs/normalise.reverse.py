@@ -10,25 +10,24 @@ def normalise_grad(x, gain, bias):
     mu = x.mean(axis=1, keepdims=True)
     t1 = x - mu
     var = (t1**2).mean(axis=1, keepdims=True)
-    t2 = var + 1e-05
-    t3 = np.sqrt(t2)
-    y = t1 / t3
-    t4 = y * gain + bias
+    t2 = np.sqrt(var + 1e-05)
+    y = t1 / t2
+    t3 = y * gain + bias
     # line 23: return np.sum((y * gain + bias) ** 2)
-    t5_bar = 1.0
-    t4_bar = t5_bar * 2.0 * t4
-    bias_bar = unbroadcast(t4_bar, bias)
-    y_bar = t4_bar * gain
-    gain_bar = unbroadcast(t4_bar * y, gain)
+    t4_bar = 1.0
+    t3_bar = t4_bar * 2.0 * t3
+    bias_bar = unbroadcast(t3_bar, bias)
+    y_bar = t3_bar * gain
+    gain_bar = unbroadcast(t3_bar * y, gain)
     # line 22: y = (x - mu) / np.sqrt(var + 1e-5)
-    t6_bar = y_bar / t3
-    t2_bar = -(unbroadcast(y_bar * y, t3) / t3 / (2.0 * t3))
+    t5_bar = y_bar / t2
+    t6_bar = -(unbroadcast(y_bar * y, t2) / t2 / (2.0 * t2))
     # line 21: var = ((x - mu) ** 2).mean(axis=1, keepdims=True)
-    t1_bar = t2_bar * (var.size / x.size) * 2 * t1
+    t1_bar = t6_bar * (var.size / x.size) * 2 * t1
     # adjoint of x: the sum over its uses
     x_bar = (
         t1_bar
-        - (unbroadcast(t1_bar, mu) + unbroadcast(t6_bar, mu)) * (mu.size / x.size)
-        + t6_bar
+        - (unbroadcast(t1_bar, mu) + unbroadcast(t5_bar, mu)) * (mu.size / x.size)
+        + t5_bar
     )
     return x_bar, gain_bar, bias_bar

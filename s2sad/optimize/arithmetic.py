@@ -17,7 +17,8 @@ import ast
 import copy
 
 from .. import ir, primitives as rules
-from .common import BlockIndex, changed_in_place, definitions, reads_of_target
+from .common import (BlockIndex, changed_in_place, definitions, max_defs, reads_of_target,
+                     without)
 from .context import Context, NameKinds
 
 
@@ -306,12 +307,59 @@ def spread_by_broadcasting(body, ctx: Context) -> list:
                     return n
             return n
 
+    def spread(node):
+        return _Spread().visit(_Size().visit(ir.copy_tree(node)))
+
     for s in ir.walk(body):
         for get, set_ in ir.slots(s):
             node = get()
             if any(type(c) is ast.Call and _spreads(c) for c in ir.nodes(node)):
-                set_(_Spread().visit(_Size().visit(ir.copy_tree(node))))
-    return body
+                set_(spread(node))
+    return _spread_named(body, parts, spread, ctx)
+
+
+def _spread_named(body, parts, spread, ctx: Context) -> list:
+    """A number spread into an array of its own (``t5_bar = unreduce(1.0, t, None,
+    False)``) that every line reading it combines with arrays of that shape is
+    written into those lines and spread there by broadcasting (`spread`): the array
+    of copies of one number is never made. `parts` reads an `unreduce` call."""
+    counts = max_defs(body, ctx.inputs)
+    lines = list(ir.walk(body))
+    dropped = set()
+    for s in lines:
+        if not (isinstance(s, ir.Assign) and not s.unpack):
+            continue
+        p = parts(s.value)
+        if p is None:
+            continue
+        g, x, _, _ = p
+        target = s.targets[0]
+        if counts.get(target, 0) != 1 or counts.get(x, 0) > 1 or not (
+                isinstance(g, ast.Constant) or isinstance(g, ast.Name)
+                and counts.get(g.id, 0) <= 1 and ctx.kinds.is_float(g.id)):
+            continue
+        rewritten = []
+        for r in lines:
+            if r is s or id(r) in dropped:
+                continue
+            for get, set_ in ir.slots(r):
+                node = get()
+                if node is None or target not in ir.names_in(node):
+                    continue
+                new = spread(ir.substitute(node, {target: s.value}))
+                if any(type(c) is ast.Call and ir.dotted(c.func) == "unreduce"
+                       for c in ir.nodes(new)):
+                    break  # (a reader that needs the array: it stays)
+                rewritten.append((set_, new))
+            else:
+                continue
+            break
+        else:
+            if rewritten:
+                for set_, new in rewritten:
+                    set_(new)
+                dropped.add(id(s))
+    return without(body, lambda t: id(t) in dropped) if dropped else body
 
 
 def factor_out_of_sums(body, ctx: Context) -> list:

@@ -169,11 +169,15 @@ _SAFE_REDUCTIONS = {"np.sum", "np.mean", "np.prod"}
 _SAFE_METHODS = {"sum", "mean", "prod"}
 
 
+_SAFE_BINARY = {"np.maximum", "np.minimum"}
+
+
 def _array_cannot_raise(node, kinds: NameKinds) -> bool:
     """An expression over float arrays that NumPy evaluates without raising (at worst
     with a warning): a unary ufunc, arithmetic between arrays whose shapes certainly
     broadcast together or with a number, a total sum, mean or product. Mismatched
-    shapes raise; these cannot."""
+    shapes raise; these cannot. So do `np.maximum` and `np.minimum` of such operands
+    (``np.maximum(t, 0.0)``, which a NaN passes through)."""
     array = kinds.array
 
     def arrayish(n):
@@ -196,6 +200,11 @@ def _array_cannot_raise(node, kinds: NameKinds) -> bool:
         text = ir.dotted(node.func) or ""
         if len(node.args) == 1 and arrayish(node.args[0]):
             return text in _SAFE_REDUCTIONS or kinds.unary_ufunc(text)
+        if text in _SAFE_BINARY and len(node.args) == 2:
+            left, right = node.args  # (elementwise: shapes that broadcast, or a number)
+            if arrayish(left) and arrayish(right):
+                return left.id == right.id or kinds.broadcastable(left.id, right.id)
+            return (arrayish(left) or arrayish(right)) and operand(left) and operand(right)
         if not node.args and isinstance(node.func, ast.Attribute) \
                 and node.func.attr in _SAFE_METHODS and arrayish(node.func.value):
             return True

@@ -45,15 +45,19 @@ def nest_forward(forward, reverse, ctx: Context) -> list:
     recomputed ``t7 = t4 - t6``) is the reverse's own: its reads there are not of
     the forward line, and its adjoint has its ``t7`` beside it there. A temporary
     whose adjoint the reverse sweep names otherwise keeps its line, so every
-    ``t3_bar`` has its ``t3``."""
+    ``t3_bar`` has its ``t3``, unless it is an array: one bound to a name stays in
+    memory until the derivative returns (``t1 = X @ W1 + b1`` held through the whole
+    reverse sweep), one nested is freed once its reader has run."""
     pure = ctx.pure
+    array = ctx.kinds.array if ctx.kinds is not None else (lambda n: False)
     again = {t for x in ir.walk(reverse) for t in ir.defined_names(x)}
     reads = ir.reads_in(forward)
     for n, k in ir.reads_in(reverse).items():
         if n not in again:
             reads[n] = reads.get(n, 0) + k
     return _nest(forward, reads, lambda s: pure(s.value) and (
-        ir.adjoint(s.targets[0]) not in again or s.targets[0] in again), ctx)
+        ir.adjoint(s.targets[0]) not in again or s.targets[0] in again
+        or array(s.targets[0])), ctx)
 
 
 def _nest(body, reads, nestable, ctx: Context, tail=None) -> list:
