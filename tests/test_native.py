@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import s2sad
+import zoo_loops
 from benchmarks import loop_cases, scalar_cases
 from s2sad.backend.native import NativeWarning
 
@@ -55,6 +56,43 @@ def test_compiled_gradient_is_the_python_one(case):
     close(got, s2sad.grad(f, wrt=wrt)(*args))
     close(jitted(*args), got)  # the fast path, second call
     np.testing.assert_allclose(np.ravel(got), np.ravel(by_hand(*args)), rtol=1e-9)
+
+
+# loops that reverse a stepped range (ranges), stop at a `break` or a `return`
+# (reversed(range(n)[:count])), seed a gradient numba types (returns_from_two_loops:
+# scalar_seed) and
+# add a callee's list adjoint into the caller's (calls_a_list_maker: add_into)
+ZOO = [c for c in zoo_loops.ZOO if c[0].__name__ in (
+    "ranges", "with_break", "returns_in_loop", "returns_from_two_loops",
+    "calls_a_list_maker")]
+
+
+@needs_numba
+@pytest.mark.parametrize("case", ZOO, ids=[f"{c[0].__name__}{c[1]}" for c in ZOO])
+def test_zoo_loops_compile_to_the_same_numbers(case):
+    f, args, wrt = case
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NativeWarning)
+        jitted = s2sad.grad(f, wrt=wrt, jit=True)
+        got = jitted(*args)
+    assert native(jitted)
+    close(got, s2sad.grad(f, wrt=wrt)(*args))
+
+
+def test_reversed_ranges_as_numba_takes_them():
+    """The rewrite of reversed(range(...)[:c]) runs the same indices, in Python."""
+    from s2sad.backend.native import rewritten
+    text = "def f(a, b, s, c):\n    return list(reversed(range(a, b, s)[:c]))\n"
+    plain = "def f(a, b, s):\n    return list(reversed(range(a, b, s)))\n"
+    ns = {}
+    exec(rewritten(text, "f"), ns)
+    exec(rewritten(plain, "f").replace("def f", "def g"), ns)
+    for a in range(-3, 4):
+        for b in range(-3, 6):
+            for s in (-3, -2, -1, 1, 2, 3):
+                assert ns["g"](a, b, s) == list(reversed(range(a, b, s)))
+                for c in (-5, -1, 0, 1, 2, 7):
+                    assert ns["f"](a, b, s, c) == list(reversed(range(a, b, s)[:c]))
 
 
 @needs_numba

@@ -47,6 +47,7 @@ import weakref
 
 import numpy as np
 
+from .. import runtime
 from ..errors import S2SADError
 
 
@@ -152,11 +153,11 @@ def _dispatcher(unit, numba):
     ns = {"__builtins__": __builtins__}
     guards = []
     for name, obj in unit.helpers.items():
-        ns[name] = _helper(name, obj)
+        ns[name] = _helper(name, obj, numba)
     sources = {}
     for uf in unit.functions:
         rendered = namer(uf.fn.name)
-        sources[rendered] = _rewritten(unit.texts[uf.fn.name], rendered)
+        sources[rendered] = rewritten(unit.texts[uf.fn.name], rendered)
     rendered_names = set(sources)
     for uf in unit.functions:
         code = compile(sources[namer(uf.fn.name)], "<s2sad native>", "exec")
@@ -202,12 +203,41 @@ def _reads(code: types.CodeType) -> list:
     return list(dict.fromkeys(names))
 
 
-def _helper(name, obj):
-    """What an emitted helper name means to numba: ``math`` and NumPy themselves;
-    nothing else of s2sad's (runtime helpers, checkpointing schedulers)."""
+def _helper(name, obj, numba):
+    """What an emitted helper name means to numba: ``math`` and NumPy themselves,
+    the runtime helpers of `_natives`; nothing else of s2sad's (the other runtime
+    helpers, checkpointing schedulers)."""
     if obj is math or obj is np:
         return obj
+    made = _natives(numba).get(obj)
+    if made is not None:
+        return made
     raise Refused(f"it calls s2sad's helper `{name}`, which numba cannot compile")
+
+
+_NATIVES: dict = {}
+
+
+def _natives(numba) -> dict:
+    """{runtime helper: its numba version}: `runtime.add_into` compiled as it is;
+    `runtime.scalar_seed` 1.0 for a number, and no version for anything else (the
+    Python derivative then raises the error the helper raises)."""
+    if not _NATIVES:
+        from numba import types as nt
+        from numba.extending import overload
+
+        def scalar_seed(out):
+            raise NotImplementedError  # (numba runs its overload; Python never calls it)
+
+        @overload(scalar_seed)
+        def _scalar_seed(out):
+            if isinstance(out, (nt.Float, nt.Integer, nt.Boolean)):
+                return lambda out: 1.0
+            return None
+
+        _NATIVES[runtime.scalar_seed] = scalar_seed
+        _NATIVES[runtime.add_into] = numba.njit(runtime.add_into)
+    return _NATIVES
 
 
 def _user_value(user, name):
@@ -227,11 +257,11 @@ def _user_value(user, name):
         return value, guard[:3] + (value,)
     if _immutable(value):
         return value, guard[:3] + (value,)
-    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or callable(value):
-        if hasattr(value, "py_func"):  # compiled with numba already
-            return value, guard[:3] + (value,)
+    if isinstance(value, types.FunctionType):
         raise Refused(f"it calls `{name}`, a Python function numba has not compiled "
                       "(decorate it with numba.njit)")
+    if callable(value):  # numba's own functions, math.sin imported as sin: numba decides
+        return value, guard[:3] + (value,)
     raise Refused(f"it reads the global `{name}` ({type(value).__name__}), which numba "
                   "would freeze into the compiled code although it can change in place")
 
@@ -260,7 +290,7 @@ def _immutable(value) -> bool:
     return isinstance(value, _FROZEN) or isinstance(value, np.generic)
 
 
-def _rewritten(text: str, rendered: str) -> str:
+def rewritten(text: str, rendered: str) -> str:
     """The emitted function's text with ``reversed(range(...))`` spelt as numba
     takes it."""
     tree = ast.parse(text)
@@ -271,23 +301,46 @@ def _rewritten(text: str, rendered: str) -> str:
 
 class _Reversed(ast.NodeTransformer):
     """``reversed(range(n))`` -> ``range(n - 1, -1, -1)``; ``reversed(range(a, b))``
-    -> ``range(b - 1, a - 1, -1)``."""
+    -> ``range(b - 1, a - 1, -1)``; with a step `s`, or the first `c` of the range
+    (``reversed(range(n)[:count])``, a loop left by ``break``), ``range(a + (m - 1)
+    * s, a - s, -s)`` where `m` is how many it holds (Python's slice rule for a
+    negative `c`). The bounds are names or constants in emitted code, so reading
+    them twice is safe."""
 
     def visit_Call(self, node):
         self.generic_visit(node)
         if not (isinstance(node.func, ast.Name) and node.func.id == "reversed"):
             return node
         inner = node.args[0] if len(node.args) == 1 and not node.keywords else None
+        count = None
+        if isinstance(inner, ast.Subscript) and isinstance(inner.slice, ast.Slice) \
+                and inner.slice.lower is None and inner.slice.step is None \
+                and inner.slice.upper is not None:
+            inner, count = inner.value, inner.slice.upper
         if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
-                and inner.func.id == "range" and not inner.keywords):
+                and inner.func.id == "range" and not inner.keywords
+                and 1 <= len(inner.args) <= 3
+                and not any(isinstance(a, ast.Starred) for a in inner.args)):
             raise Refused("it runs `reversed` over something other than a range")
         bounds = list(inner.args)
-        if len(bounds) == 3:
-            step = bounds.pop()
-            if not (isinstance(step, ast.Constant) and step.value == 1):
-                raise Refused("it reverses a range with a step")
+        step = bounds.pop() if len(bounds) == 3 else ast.Constant(1)
         start, stop = ([ast.Constant(0)] + bounds)[-2:]
-        one = ast.Constant(1)
-        return ast.Call(ast.Name("range", ast.Load()),
-                        [ast.BinOp(stop, ast.Sub(), one), ast.BinOp(start, ast.Sub(), one),
-                         ast.Constant(-1)], [])
+        if count is None and isinstance(step, ast.Constant) and step.value == 1:
+            return _call("range", _sub(stop, 1), _sub(start, 1), ast.Constant(-1))
+        held = _call("len", _call("range", start, stop, step))
+        if count is not None:  # min(L, c) if c >= 0 else max(0, L + c)
+            held = ast.IfExp(
+                ast.Compare(count, [ast.GtE()], [ast.Constant(0)]),
+                _call("min", held, count),
+                _call("max", ast.Constant(0), ast.BinOp(held, ast.Add(), count)))
+        first = ast.BinOp(start, ast.Add(), ast.BinOp(_sub(held, 1), ast.Mult(), step))
+        return _call("range", first, ast.BinOp(start, ast.Sub(), step),
+                     ast.UnaryOp(ast.USub(), step))
+
+
+def _call(name, *args):
+    return ast.Call(ast.Name(name, ast.Load()), list(args), [])
+
+
+def _sub(node, k):
+    return ast.BinOp(node, ast.Sub(), ast.Constant(k))
