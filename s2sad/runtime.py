@@ -3,6 +3,13 @@
 This module imports nothing from the rest of s2sad, so a derivative pasted into
 another project needs only this file (and NumPy). Each helper does one thing a
 NumPy gradient needs and NumPy has no single function for.
+
+Arrays of other libraries: `unbroadcast`, `unreduce`, `extreme_bar`, the matmul
+helpers, `zero_tangent`, `scalar_seed` and `norm_bar` take arrays that implement
+NumPy's ``__array_function__`` and ``__array_ufunc__`` (Dask's: `_lazy`) and give back
+arrays of that library, built by the NumPy functions it overrides, never through
+``np.asarray`` (which would compute a Dask graph). Their NumPy paths are unchanged.
+The other helpers are NumPy's only, for now (docs/guide/arrays.md).
 """
 
 import math
@@ -13,6 +20,21 @@ import numpy as np
 def dup(value, n=2):
     """The dup stage's explicit duplication: `n` references to the same value."""
     return (value,) * n
+
+
+def _lazy(value) -> bool:
+    """Is `value` an array of another library that overrides NumPy's functions
+    (``__array_function__``, NEP 18), such as a Dask array, which the helpers keep in
+    its library rather than pass to ``np.asarray``?"""
+    return not isinstance(value, _PLAIN) and hasattr(type(value), "__array_function__")
+
+
+_PLAIN = (np.ndarray, float, int, np.generic)  # (told apart first: no attribute lookup)
+
+
+def _array(value):
+    """``np.asarray(value)``, but another library's array (`_lazy`) as it is."""
+    return value if _lazy(value) else np.asarray(value)
 
 
 def unbroadcast(g, x):
@@ -28,8 +50,11 @@ def unbroadcast(g, x):
     if lead < 0:
         # fewer axes than `x`: the same adjoint for every element along the missing
         # ones (the 0.0 a list's adjoint starts an array element with), spread out
+        if _lazy(g) or _lazy(x):  # (Dask's arrays are never written in place)
+            return np.broadcast_to(g, shape) if _lazy(g) else np.zeros_like(x) + g
         return np.array(np.broadcast_to(g, shape))
-    g = np.asarray(g)
+    if type(g) is not np.ndarray:
+        g = _array(g)
     axes = tuple(range(lead)) + tuple(lead + a for a, n in enumerate(shape)
                                       if n == 1 and g_shape[lead + a] != 1)
     g = _sum_over(g, axes)
@@ -50,7 +75,8 @@ def _sum_over(g, axes):
     per row, which for short rows (a (1000, 10) array summed along either axis) is 5
     to 25 times slower. Its rounding is that of a dot product, not pairwise."""
     n, k = g.ndim, len(axes)
-    if 0 < k < n and g.dtype == np.float64 and g.flags.c_contiguous:
+    if 0 < k < n and isinstance(g, np.ndarray) and g.dtype == np.float64 and \
+            g.flags.c_contiguous:
         if n == 2:  # (the common case, without the reshapes)
             return _ones(g.shape[0]) @ g if axes == (0,) else g @ _ones(g.shape[1])
         if axes == tuple(range(k)):
@@ -77,6 +103,9 @@ def unreduce(g, x, axis=None, keepdims=False):
         g = np.expand_dims(g, axis)  # (a number spreads over any shape as it is)
     if isinstance(x, (list, tuple)):  # np.sum([a, b]): an array of adjoints, row by row
         x = np.asarray(x)
+    elif type(x) is not np.ndarray and _lazy(x) or _lazy(g):
+        # another library's: spread lazily, in its chunks, not written into memory
+        return np.zeros_like(x, dtype=np.result_type(x, g)) + g
     # the result has x's dtype (a Python float adjoint does not make float32 float64)
     out = np.empty(np.shape(x), dtype=np.result_type(x, g))
     out[...] = g
@@ -104,9 +133,10 @@ def extreme_bar(g, x, out, axis=None, keepdims=False):
 def _matmul_operands(g, x, y):
     """`x`, `y` and `g` of `x @ y` with 1-D operands promoted to matrices, the way
     `matmul` itself treats them."""
-    xx = np.asarray(x)[np.newaxis, :] if np.ndim(x) == 1 else np.asarray(x)
-    yy = np.asarray(y)[:, np.newaxis] if np.ndim(y) == 1 else np.asarray(y)
-    gg = np.asarray(g)
+    asarray = _array if _lazy(x) or _lazy(y) or _lazy(g) else np.asarray
+    xx = asarray(x)[np.newaxis, :] if np.ndim(x) == 1 else asarray(x)
+    yy = asarray(y)[:, np.newaxis] if np.ndim(y) == 1 else asarray(y)
+    gg = asarray(g)
     if np.ndim(y) == 1:  # (first: of two vectors, g is a number)
         gg = np.expand_dims(gg, -1)
     if np.ndim(x) == 1:
@@ -160,7 +190,7 @@ def zero_tangent(value):
         return tuple(zero_tangent(v) for v in value)
     if isinstance(value, list):
         return [zero_tangent(v) for v in value]
-    if isinstance(value, np.ndarray):
+    if isinstance(value, np.ndarray) or _lazy(value):
         return np.zeros_like(value)
     return 0.0
 
@@ -173,11 +203,14 @@ def scalar_seed(out):
     if isinstance(out, (int, float, np.integer, np.floating)) or (
             isinstance(out, np.ndarray) and out.ndim == 0 and out.dtype.kind in "fiub"):
         return 1.0
+    if _lazy(out) and out.ndim == 0 and out.dtype.kind in "fiub":
+        return 1.0  # (a Dask array's sum: its value is not computed to check it)
     try:
         from s2sad.errors import NonScalarOutputError as error
     except ImportError:  # (a derivative pasted somewhere without s2sad)
         error = ValueError
-    what = f"an array of shape {out.shape}" if isinstance(out, np.ndarray) and out.ndim \
+    what = f"an array of shape {out.shape}" if (isinstance(out, np.ndarray) or _lazy(out)) \
+        and out.ndim \
         else f"a {type(out).__name__}"
     raise error(f"grad needs a function that returns one real number; this call "
                 f"returned {what}")

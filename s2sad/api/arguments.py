@@ -26,8 +26,8 @@ from ..checkpoint import SCHEDULES
 from ..driver import stages
 from ..errors import (ComplexArgumentError, IntegerArgumentError, OptionError, S2SADError,
                       WrtError, user_traceback)
-from ..ir.kinds import (INT, ITEMS, SCALAR, UNKNOWN, ArrayKind, ListKind, differentiable,
-                        kind_of, with_shapes)
+from ..ir.kinds import (INT, ITEMS, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind,
+                        array_library, differentiable, kind_of, with_shapes)
 
 # -------------------------------------------------------------- parameters
 
@@ -152,7 +152,25 @@ def bind(f, args, kwargs, what, hint=None) -> dict:
         raise S2SADError(f"{what} of {f.__qualname__}: the arguments do not fit its "
                          f"parameters: {exc}", hint=hint, **at_def(f)) from None
     bound.apply_defaults()
-    return {p: bound.arguments[p] for p in sig.parameters}
+    arguments = {p: bound.arguments[p] for p in sig.parameters}
+    if what in ("hessian", "jacobian", "hvp"):
+        refuse_other_arrays(f, arguments, what)
+    return arguments
+
+
+def refuse_other_arrays(f, arguments: dict, what: str):
+    """Refuse another library's array (`array_library`: a Dask array) among
+    `arguments` where `what` does not take them yet: only `grad`, `value_and_grad`
+    (in reverse mode), `vjp` and `jvp` do; the entry points that take one forward
+    pass per input number build NumPy unit tangents."""
+    for name, value in arguments.items():
+        library = array_library(value)
+        if library is not None:
+            raise WrtError(
+                f"{what} of {f.__qualname__}: `{name}` is a {library.capitalize()} array, "
+                f"and with {library.capitalize()} arrays s2sad takes grad, value_and_grad, "
+                f"vjp and jvp, not yet {what}", hint="Pass NumPy arrays (x.compute()) for "
+                "this one, or take vjps and jvps one direction at a time.", **at_def(f))
 
 
 def call_with(f, arguments: dict):
@@ -168,10 +186,26 @@ def call_with(f, arguments: dict):
 def argument_kinds(f, values: dict, wrt, what):
     """The kinds of the arguments `values` (with their shapes' labels,
     `with_shapes`), the derivative is specialised on; an argument in `wrt` that
-    carries no derivative (an integer, an integer array, a string) is refused."""
+    carries no derivative (an integer, an integer array, a string) is refused, and
+    so is an array of a library s2sad does not differentiate yet (`LIBRARIES`), and a
+    Dask array whose shape is not known."""
     kinds = {}
     for name, value in values.items():
         kind = kind_of(value)
+        if isinstance(kind, ArrayKind) and kind.xp is not None and \
+                any(n != n for n in value.shape):
+            raise WrtError(
+                f"{what} of {f.__qualname__}: the {kind.xp} array `{name}` has axes of "
+                f"unknown length (shape {value.shape}), and s2sad specialises derivatives "
+                "on which axes have length 1 and which are equal",
+                hint=f"Call {name}.compute_chunk_sizes() first.", **at_def(f))
+        if name in wrt and kind == OTHER and _foreign_array(value):
+            library = type(value).__module__.partition(".")[0]
+            raise WrtError(
+                f"{what} of {f.__qualname__} with respect to `{name}`: it is an array of "
+                f"{library}, and s2sad differentiates NumPy and Dask arrays only, for now",
+                hint="Pass a NumPy array (docs/guide/arrays.md says which array libraries "
+                     "work and which do not yet).", **at_def(f))
         if name in wrt and complex_value(value):
             raise complex_refusal(f"{what} of {f.__qualname__} with respect to `{name}`",
                                   value, f)
@@ -199,6 +233,11 @@ def argument_kinds(f, values: dict, wrt, what):
                          "s2sad.register_container).", **at_def(f))
         kinds[name] = kind
     return with_shapes(kinds, values)
+
+
+def _foreign_array(value) -> bool:
+    """Does `value` look like another library's array (a shape and a dtype)?"""
+    return hasattr(value, "shape") and hasattr(value, "dtype") and hasattr(value, "ndim")
 
 
 def complex_value(value) -> bool:

@@ -43,7 +43,8 @@ from ..checkpoint import CTZ, Binomial
 from ..driver import builder, effects, stages
 from ..errors import SourceNotFoundError, user_traceback
 from ..frontend import parse
-from ..ir.kinds import INT, SCALAR, ListKind, kind_of, shape_pattern, shaped_arguments
+from ..ir.kinds import (INT, SCALAR, ListKind, array_library, kind_of, shape_pattern,
+                        shaped_arguments)
 from ..transform import batching
 from . import structured
 from .arguments import (argument_kinds, check_function, normalize_wrt, retyped_list,
@@ -474,10 +475,11 @@ def _pattern(values: dict) -> tuple:
 
 def _signature(value):
     """What the derivative's code depends on in an argument: its type, and for a
-    NumPy array its rank and dtype; for a list or a tuple its kind (what its elements
-    are: `kind_of`), as ``(type, kind)``."""
+    NumPy array (or another library's, `array_library`) its rank and dtype; for a
+    list or a tuple its kind (what its elements are: `kind_of`), as ``(type,
+    kind)``."""
     tp = type(value)
-    if tp.__module__ == "numpy" and tp.__name__ == "ndarray":
+    if tp.__module__ == "numpy" and tp.__name__ == "ndarray" or array_library(value):
         return (tp, value.ndim, value.dtype)
     if tp is list or tp is tuple:
         return (tp, kind_of(value))

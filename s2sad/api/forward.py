@@ -32,7 +32,7 @@ from . import dispatch, shapes
 from . import structured
 from .arguments import (rebased_wrt, unbound, with_bound, argument_kinds, at_def, bind, call_with, complex_refusal,
                         complex_value, mark_made, normalize_wrt, public, refuse_derived,
-                        typed_gradients, typed_like)
+                        refuse_other_arrays, typed_gradients, typed_like)
 
 
 @public
@@ -186,6 +186,7 @@ def value_and_grad_by_forward_mode(f, wrt_names: tuple, as_tuple: bool, args, kw
     arguments are passed as given; `wrt` may name a keyword-only parameter."""
     arguments = bind(f, args, kwargs, "grad")
     argument_kinds(f, arguments, wrt_names, "grad")  # (a clear error for an integer `wrt`)
+    refuse_other_arrays(f, arguments, 'grad(mode="forward")')
     grads = []
     value = None
     for name in wrt_names:

@@ -289,8 +289,9 @@ def gradient_cast(kind, narrow: bool):
     a 0-d array), ``"float"`` for a number while some argument is a narrower array
     (`narrow`), None where the gradient has its argument's type already (float64
     arrays, the common case: nothing widens them, and their NumPy scalars are
-    floats)."""
-    if isinstance(kind, ArrayKind) and kind.exact is not None and (
+    floats; another library's arrays, `ArrayKind.xp`, which ``np.asarray`` would
+    compute: their gradients have the dtype that library's promotion gives)."""
+    if isinstance(kind, ArrayKind) and kind.exact is not None and kind.xp is None and (
             kind.exact != "float64" or kind.ndim == 0):
         return kind.exact
     if kind == SCALAR and narrow:

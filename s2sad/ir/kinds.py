@@ -1,7 +1,9 @@
 """kinds: the kinds of values the analyses and transforms work with.
 
 `kind_of(value)` sorts runtime values into kinds: "scalar" (`SCALAR`, a real float),
-"int" (`INT`: ints and bools), `ArrayKind` (a NumPy array: its rank and dtype kind),
+"int" (`INT`: ints and bools), `ArrayKind` (a NumPy array: its rank and dtype kind;
+an array of another library `LIBRARIES` names, `array_library`, with that library
+in `ArrayKind.xp`),
 `ListKind` (a list and the kind of its elements), `DTypeKind` (``x.dtype`` of an
 array of known dtype), "other" (`OTHER`), "?" (`UNKNOWN`), or a tuple of kinds (a
 tuple's items). `merged` joins two kinds (a value that is either), `differentiable`
@@ -29,6 +31,12 @@ class ArrayKind:
     """A NumPy array of rank `ndim` (None: unknown) and dtype kind `dtype` ("f" float,
     "i" integer, "b" bool, "c" complex, "?" unknown). Float arrays carry derivatives.
 
+    `xp` is None for a NumPy array and the library's name for an array of another
+    library (``"dask"``, see `LIBRARIES`): part of the kind, so a derivative built
+    for NumPy arrays is never run on Dask arrays (or the reverse), and the analyses
+    know such an array is no `np.ndarray`. Set only on the kinds of a call's
+    arguments, as `dims` is.
+
     `dims` and `exact` are set only on the kinds of a call's arguments: `dims` (see
     `shape_pattern`) has one label per axis, 1 for an axis of length 1, and for the
     others a label shared by exactly the axes of the call's arrays that have the same
@@ -38,12 +46,14 @@ class ArrayKind:
     dtype: str = "f"
     dims: tuple | None = None
     exact: str | None = None
+    xp: str | None = None
 
     def __repr__(self):
         rank = "?" if self.ndim is None else self.ndim
         dims = "" if self.dims is None else f", dims {self.dims}"
         exact = "" if self.exact is None else f", {self.exact}"
-        return f"array[{rank}d, {self.dtype}{dims}{exact}]"
+        xp = "" if self.xp is None else f", {self.xp}"
+        return f"array[{rank}d, {self.dtype}{dims}{exact}{xp}]"
 
 
 ARRAY = ArrayKind()
@@ -72,6 +82,19 @@ class ListKind:
 
 ITEMS = 32  # the longest list of arrays whose elements' kinds an argument's kind lists
 
+# The arrays of other libraries that are differentiated (by their type's module and
+# name), with the library's name `ArrayKind.xp` records. Each implements NumPy's
+# ``__array_function__`` and ``__array_ufunc__`` (NEP 13 and 18), so the NumPy calls of
+# the user's code and of its derivative return arrays of the same library.
+LIBRARIES = {"dask.array.core.Array": "dask"}
+
+
+def array_library(value):
+    """The name of the library (a value of `LIBRARIES`) whose array `value` is; None
+    for a NumPy array and anything else."""
+    tp = type(value)
+    return LIBRARIES.get(f"{tp.__module__}.{tp.__qualname__}")
+
 
 def kind_of(value, items=True):
     """The kind of `value` (a list's `items` only with `items`, for the list itself,
@@ -99,6 +122,9 @@ def kind_of(value, items=True):
             return INT
         if isinstance(value, np.floating):
             return SCALAR
+    library = array_library(value)
+    if library is not None:
+        return ArrayKind(value.ndim, _DTYPES.get(value.dtype.kind, "?"), xp=library)
     if isinstance(value, complex):
         return OTHER
     return OTHER
@@ -124,11 +150,12 @@ def merged(a, b):
     if isinstance(a, ArrayKind) or isinstance(b, ArrayKind):
         arrays = [k for k in (a, b) if isinstance(k, ArrayKind)]
         others = [k for k in (a, b) if not isinstance(k, ArrayKind)]
-        if all(k in (SCALAR, INT) for k in others):
+        libraries = {k.xp for k in arrays}
+        if all(k in (SCALAR, INT) for k in others) and len(libraries) == 1:
             ndims = {k.ndim for k in arrays}
             dtypes = {k.dtype for k in arrays}
             return ArrayKind(ndims.pop() if len(ndims) == 1 and not others else None,
-                             dtypes.pop() if len(dtypes) == 1 else "?")
+                             dtypes.pop() if len(dtypes) == 1 else "?", xp=libraries.pop())
     return UNKNOWN
 
 
@@ -153,7 +180,8 @@ def shape_pattern(shapes: list) -> list:
 def shaped_arguments(values: dict) -> list:
     """The arrays among the arguments `values` that the shape pattern labels, in
     order, as ``(name, index, shape)``: an array argument (index None), and each array
-    element of a list whose kind lists its elements (`ListKind.items`)."""
+    element of a list whose kind lists its elements (`ListKind.items`). An array of
+    another library (`array_library`) counts as a NumPy array does."""
     np = _numpy()
     out = []
     if np is None:
@@ -162,8 +190,11 @@ def shaped_arguments(values: dict) -> list:
         if isinstance(v, np.ndarray):
             out.append((n, None, v.shape))
         elif isinstance(v, list) and len(v) <= ITEMS and \
-                any(isinstance(e, np.ndarray) for e in v):
-            out.extend((n, i, e.shape) for i, e in enumerate(v) if isinstance(e, np.ndarray))
+                any(isinstance(e, np.ndarray) or array_library(e) for e in v):
+            out.extend((n, i, e.shape) for i, e in enumerate(v)
+                       if isinstance(e, np.ndarray) or array_library(e))
+        elif array_library(v) is not None:
+            out.append((n, None, v.shape))
     return out
 
 
@@ -181,10 +212,11 @@ def with_shapes(kinds: dict, values: dict) -> dict:
     items = {}
     for (n, i, _), dims in zip(shaped, shape_pattern([shape for _, _, shape in shaped])):
         if i is None:
-            out[n] = ArrayKind(kinds[n].ndim, kinds[n].dtype, dims, values[n].dtype.name)
+            out[n] = ArrayKind(kinds[n].ndim, kinds[n].dtype, dims, values[n].dtype.name,
+                               kinds[n].xp)
         else:
             k = items.setdefault(n, list(kinds[n].items))[i]
-            items[n][i] = ArrayKind(k.ndim, k.dtype, dims)
+            items[n][i] = ArrayKind(k.ndim, k.dtype, dims, xp=k.xp)
     for n, listed in items.items():
         out[n] = ListKind(kinds[n].elem, tuple(listed))
     return out
@@ -246,6 +278,8 @@ def isinstance_known(kind, classes: tuple):
     it for every value the compiled code is called with (it is specialised on the
     arguments' types): True, False, or None when it does not."""
     np = _numpy()
+    if isinstance(kind, ArrayKind) and kind.xp is not None:
+        return None  # (another library's array: what it is an instance of is its own)
     if isinstance(kind, ArrayKind) and kind.ndim not in (None, 0):
         # (a value of rank 0 may be a NumPy scalar: a ufunc of 0-d arrays gives one)
         types = (np.ndarray,)
