@@ -18,14 +18,18 @@ def filtered_energy_grad(xs, c):
             total_2 = total_1
             # not computed on this path
             t4 = None
-        tape.append((x, t3, t4))
+        tape.append(x)
+        tape.append(t3)
+        tape.append(t4)
         total_1 = total_2
     # line 7: return sum(c * x * x for x in xs if x > 0.0)
     total_1_bar = 1.0
     xs_bar = [0.0] * len(xs)
     c_bar = 0.0
     for t2 in reversed(range(t1)):
-        x, t3, t4 = tape.pop()
+        t4 = tape.pop()
+        t3 = tape.pop()
+        x = tape.pop()
         total_2_bar = total_1_bar
         if t3:
             total_1_bar = total_2_bar

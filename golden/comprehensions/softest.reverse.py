@@ -28,7 +28,9 @@ def softest_grad(xs, w):
         else:
             lowest_2 = min(lowest_1, term)
             empty_2 = empty_1
-        tape_2.append((lowest_1, empty_1, term))
+        tape_2.append(lowest_1)
+        tape_2.append(empty_1)
+        tape_2.append(term)
         lowest_1 = lowest_2
         empty_1 = empty_2
     if empty_1:
@@ -42,7 +44,9 @@ def softest_grad(xs, w):
     lowest_1_bar = t7_bar
     scaled_bar[-1] += t7_bar
     for t5 in reversed(range(t4)):
-        lowest_1, empty_1, term = tape_2.pop()
+        term = tape_2.pop()
+        empty_1 = tape_2.pop()
+        lowest_1 = tape_2.pop()
         lowest_2_bar = lowest_1_bar
         if empty_1:
             term_bar = lowest_2_bar

@@ -34,7 +34,8 @@ def split_and_join_grad(xs, v):
         else:
             highest_2 = max(highest_1, term)
             empty_2 = empty_1
-        tape_2.append((highest_1, empty_1))
+        tape_2.append(highest_1)
+        tape_2.append(empty_1)
         highest_1 = highest_2
         empty_1 = empty_2
     if empty_1:
@@ -49,7 +50,8 @@ def split_and_join_grad(xs, v):
     product_1_bar = t7_bar
     highest_1_bar = t7_bar
     for t6 in reversed(range(t5)):
-        highest_1, empty_1 = tape_2.pop()
+        empty_1 = tape_2.pop()
+        highest_1 = tape_2.pop()
         term = ys[t6]
         highest_2_bar = highest_1_bar
         if empty_1:

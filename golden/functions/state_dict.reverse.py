@@ -19,7 +19,8 @@ def state_dict_grad(w, xs):
         state_steps_v2 = state_steps_1 + 1
         state_h_2 = state_h_v2
         state_steps_2 = state_steps_v2
-        tape.append((state_h_1, state_h_v2))
+        tape.append(state_h_1)
+        tape.append(state_h_v2)
         state_h_1 = state_h_2
         state_steps_1 = state_steps_2
     t4 = state_h_1**2
@@ -30,7 +31,8 @@ def state_dict_grad(w, xs):
     # line 38: for x in xs:
     w_bar = 0.0
     for t2 in reversed(range(t1)):
-        state_h_1, state_h_v2 = tape.pop()
+        state_h_v2 = tape.pop()
+        state_h_1 = tape.pop()
         state_h_2_bar = state_h_1_bar
         # line 39: state = {"h": math.tanh(w * state["h"] + x), "steps": state["steps"] + 1}
         t3_bar = state_h_2_bar * (1.0 - state_h_v2 * state_h_v2)

@@ -17,7 +17,8 @@ def euler_grad(k, c):
         a = t2 - t3
         x_2 = x_1 + dt * v_1
         v_2 = v_1 + dt * a
-        tape.append((x_1, v_1))
+        tape.append(x_1)
+        tape.append(v_1)
         x_1 = x_2
         v_1 = v_2
     # line 63: return x * x + v * v
@@ -31,7 +32,8 @@ def euler_grad(k, c):
     k_bar = 0.0
     c_bar = 0.0
     for i in reversed(range(100)):
-        x_1, v_1 = tape.pop()
+        v_1 = tape.pop()
+        x_1 = tape.pop()
         # line 62: v = v + dt * a
         v_2_bar = v_1_bar
         x_2_bar = x_1_bar

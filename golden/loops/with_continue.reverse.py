@@ -13,16 +13,19 @@ def with_continue_grad(x, n):
         t1 = i % 3 == 0
         if t1:
             t2 = None
-            tape.append((t1, t2))
+            tape.append(t1)
+            tape.append(t2)
         else:
             t2 = x * i
             s_2 = s_1 + math.sin(t2)
-            tape.append((t1, t2))
+            tape.append(t1)
+            tape.append(t2)
             s_1 = s_2
     # line 32: for i in range(n):
     x_bar = 0.0
     for i in reversed(range(n)):
-        t1, t2 = tape.pop()
+        t2 = tape.pop()
+        t1 = tape.pop()
         # line 33: if i % 3 == 0:
         if not t1:
             # line 35: s = s + math.sin(x * i)

@@ -20,7 +20,9 @@ def heat_grad(u0, c):
             t6 = t3 + c * (t5 + u_1[i - 1])
             un[i] = t6
         u_2 = un
-        tape_1.append((u_1, un, t2))
+        tape_1.append(u_1)
+        tape_1.append(un)
+        tape_1.append(t2)
         u_1 = u_2
     # line 40: return np.sum(u * u)
     t7_bar = 1.0
@@ -30,7 +32,9 @@ def heat_grad(u0, c):
     # line 35: for _ in range(4):
     c_bar = 0.0
     for _ in reversed(range(4)):
-        u_1, un, t2 = tape_1.pop()
+        t2 = tape_1.pop()
+        un = tape_1.pop()
+        u_1 = tape_1.pop()
         un_bar = np.zeros_like(un)
         # line 39: u = un
         un_bar += u_1_bar

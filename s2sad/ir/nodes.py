@@ -164,8 +164,9 @@ class Exit:
 
 @dataclass(eq=False)
 class Push:
-    """``tape.append((v1, v2, ...))``: the values a loop's reverse needs from this
-    iteration (filled in once the reverse sweep is final)."""
+    """``tape.append(v1)``, ``tape.append(v2)``...: the values a loop's reverse needs
+    from this iteration (filled in once the reverse sweep is final), one list entry
+    each (a tuple per iteration would cost 56 bytes more)."""
 
     tape: str
     values: tuple = ()
@@ -175,7 +176,8 @@ class Push:
 
 @dataclass(eq=False)
 class Pop:
-    """``v1, v2, ... = tape.pop()``: restore what the matching `Push` saved."""
+    """``v2 = tape.pop()``, ``v1 = tape.pop()``: restore what the matching `Push`
+    saved, last value first."""
 
     tape: str
     targets: tuple = ()

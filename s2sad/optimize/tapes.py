@@ -54,7 +54,8 @@ def count_by_tape(forward, reverse):
         pushes = [x for x in ir.walk(loop.body) if isinstance(x, ir.Push) and x.tag == loop.tag]
         if not (loop.iter is None and isinstance(first, ir.AugAssign)
                 and isinstance(first.target, str)
-                and pushes and all(x.values for x in pushes)):
+                and pushes and all(x.values for x in pushes)
+                and len({len(x.values) for x in pushes}) == 1):
             continue
         count, tape = first.target, pushes[0].tape
         at = block.index(loop)
@@ -65,6 +66,9 @@ def count_by_tape(forward, reverse):
         del loop.body[0]
         del block[init]
         length = ast.Call(func=ir.name("len"), args=[ir.name(tape)], keywords=[])
+        if len(pushes[0].values) > 1:  # (an entry per value saved: see `ir.Push`)
+            length = ast.BinOp(left=length, op=ast.FloorDiv(),
+                               right=ast.Constant(len(pushes[0].values)))
         for x in ir.walk(reverse):
             for get, set_ in ir.slots(x):
                 set_(ir.substitute(get(), {count: length}))
