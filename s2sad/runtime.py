@@ -4,12 +4,15 @@ This module imports nothing from the rest of s2sad, so a derivative pasted into
 another project needs only this file (and NumPy). Each helper does one thing a
 NumPy gradient needs and NumPy has no single function for.
 
-Arrays of other libraries: `unbroadcast`, `unreduce`, `extreme_bar`, the matmul
-helpers, `zero_tangent`, `scalar_seed` and `norm_bar` take arrays that implement
-NumPy's ``__array_function__`` and ``__array_ufunc__`` (Dask's: `_lazy`) and give back
-arrays of that library, built by the NumPy functions it overrides, never through
-``np.asarray`` (which would compute a Dask graph). Their NumPy paths are unchanged.
-The other helpers are NumPy's only, for now (docs/guide/arrays.md).
+Arrays of other libraries (`_other`): `unbroadcast`, `unreduce`, the matmul helpers,
+`zero_tangent` and `scalar_seed` take them and give back arrays of the same library,
+never through ``np.asarray`` (which would compute a Dask graph): their paths for such
+arrays use only functions of the Python array API standard, called from the array's
+namespace (`_namespace`: its ``__array_namespace__``, or NumPy's functions for an
+array that overrides them, NEP 18, as Dask's does). ``array-api-strict`` checks
+that they do (tests/test_dask.py). `extreme_bar` and `norm_bar` take arrays that
+override NumPy's functions (Dask's) through those. Their NumPy paths are unchanged;
+the other helpers are NumPy's only, for now (docs/guide/arrays.md).
 """
 
 import math
@@ -22,19 +25,47 @@ def dup(value, n=2):
     return (value,) * n
 
 
-def _lazy(value) -> bool:
-    """Is `value` an array of another library that overrides NumPy's functions
-    (``__array_function__``, NEP 18), such as a Dask array, which the helpers keep in
-    its library rather than pass to ``np.asarray``?"""
-    return not isinstance(value, _PLAIN) and hasattr(type(value), "__array_function__")
+def _other(value) -> bool:
+    """Is `value` an array of another library, one that overrides NumPy's functions
+    (``__array_function__``, NEP 18: a Dask array) or has a namespace of the array
+    API standard (``__array_namespace__``), which the helpers keep in its library
+    rather than pass to ``np.asarray``?"""
+    return not isinstance(value, _PLAIN) and (
+        hasattr(type(value), "__array_function__") or hasattr(value, "__array_namespace__"))
 
 
 _PLAIN = (np.ndarray, float, int, np.generic)  # (told apart first: no attribute lookup)
+_FAST = (np.ndarray, float)  # (the types of most adjoints: the helpers test these first)
 
 
-def _array(value):
-    """``np.asarray(value)``, but another library's array (`_lazy`) as it is."""
-    return value if _lazy(value) else np.asarray(value)
+def _namespace(*values):
+    """The functions to call on the first of `values` that is another library's array
+    (`_other`): its array API namespace, or NumPy's, which hands its calls to an
+    array that overrides them (Dask's has no namespace of its own)."""
+    for value in values:
+        if _other(value):
+            get = getattr(value, "__array_namespace__", None)
+            return np if get is None or hasattr(type(value), "__array_function__") else get()
+    return np
+
+
+def _kind(a) -> str:
+    """NumPy's one-letter kind of the dtype of `a` (another library's array): "f",
+    "i", "b", "c", or "?" (from the array API's ``isdtype`` where the dtype has no
+    ``kind``)."""
+    kind = getattr(a.dtype, "kind", None)
+    if isinstance(kind, str):
+        return {"u": "i"}.get(kind, kind)
+    isdtype = _namespace(a).isdtype
+    return next((k for k, name in (("f", "real floating"), ("i", "integral"), ("b", "bool"),
+                                   ("c", "complex floating")) if isdtype(a.dtype, name)), "?")
+
+
+def _transposed(xp, a):
+    """`a` with its last two axes swapped (``permute_dims``: the standard's
+    ``matrix_transpose`` is not one Dask takes over)."""
+    n = a.ndim
+    return xp.permute_dims(a, tuple(range(n - 2)) + (n - 1, n - 2))
 
 
 def unbroadcast(g, x):
@@ -46,15 +77,14 @@ def unbroadcast(g, x):
     if g_shape == shape:
         # a number's adjoint is a number, not a 0-d array (np.where gives those)
         return g[()] if isinstance(g, np.ndarray) and not isinstance(x, np.ndarray) else g
+    if type(g) is not np.ndarray and _other(g) or not array and _other(x):
+        return _unbroadcast_other(g, x, shape, g_shape)
     lead = len(g_shape) - len(shape)
     if lead < 0:
         # fewer axes than `x`: the same adjoint for every element along the missing
         # ones (the 0.0 a list's adjoint starts an array element with), spread out
-        if _lazy(g) or _lazy(x):  # (Dask's arrays are never written in place)
-            return np.broadcast_to(g, shape) if _lazy(g) else np.zeros_like(x) + g
         return np.array(np.broadcast_to(g, shape))
-    if type(g) is not np.ndarray:
-        g = _array(g)
+    g = np.asarray(g)
     axes = tuple(range(lead)) + tuple(lead + a for a, n in enumerate(shape)
                                       if n == 1 and g_shape[lead + a] != 1)
     g = _sum_over(g, axes)
@@ -63,6 +93,23 @@ def unbroadcast(g, x):
     if not isinstance(x, np.ndarray):
         return g[()]  # a scalar operand gets a scalar adjoint
     return g
+
+
+def _unbroadcast_other(g, x, shape, g_shape):
+    """`unbroadcast` where `g` or `x` is another library's array (`_other`), in the
+    array API's functions: `g` is never written in place, so a broadcast view of it
+    is kept as it is."""
+    xp = _namespace(g, x)
+    lead = len(g_shape) - len(shape)
+    if lead < 0:
+        return xp.broadcast_to(g, shape) if _other(g) else xp.zeros_like(x) + g
+    axes = tuple(range(lead)) + tuple(lead + a for a, n in enumerate(shape)
+                                      if n == 1 and g_shape[lead + a] != 1)
+    if axes:
+        g = xp.sum(g, axis=axes)
+    if g.shape != shape:
+        g = xp.reshape(g, shape)
+    return g if _other(x) or isinstance(x, np.ndarray) else g[()]
 
 
 _ONES: dict = {}
@@ -75,8 +122,7 @@ def _sum_over(g, axes):
     per row, which for short rows (a (1000, 10) array summed along either axis) is 5
     to 25 times slower. Its rounding is that of a dot product, not pairwise."""
     n, k = g.ndim, len(axes)
-    if 0 < k < n and isinstance(g, np.ndarray) and g.dtype == np.float64 and \
-            g.flags.c_contiguous:
+    if 0 < k < n and g.dtype == np.float64 and g.flags.c_contiguous:
         if n == 2:  # (the common case, without the reshapes)
             return _ones(g.shape[0]) @ g if axes == (0,) else g @ _ones(g.shape[1])
         if axes == tuple(range(k)):
@@ -99,17 +145,31 @@ def _ones(n):
 
 def unreduce(g, x, axis=None, keepdims=False):
     """The adjoint `g` of a reduction of `x` over `axis`, spread back over `x`."""
+    if type(x) is not np.ndarray and _other(x) or type(g) not in _FAST and _other(g):
+        return _unreduce_other(g, x, axis, keepdims)
     if axis is not None and not keepdims and np.ndim(g):
         g = np.expand_dims(g, axis)  # (a number spreads over any shape as it is)
     if isinstance(x, (list, tuple)):  # np.sum([a, b]): an array of adjoints, row by row
         x = np.asarray(x)
-    elif type(x) is not np.ndarray and _lazy(x) or _lazy(g):
-        # another library's: spread lazily, in its chunks, not written into memory
-        return np.zeros_like(x, dtype=np.result_type(x, g)) + g
     # the result has x's dtype (a Python float adjoint does not make float32 float64)
     out = np.empty(np.shape(x), dtype=np.result_type(x, g))
     out[...] = g
     return out
+
+
+def _unreduce_other(g, x, axis, keepdims):
+    """`unreduce` where `g` or `x` is another library's array (`_other`), in the
+    array API's functions: spread lazily (in a Dask array's chunks), never written
+    into an array in memory."""
+    xp = _namespace(x, g)
+    if isinstance(x, (list, tuple)):  # (np.sum([a, b]) of arrays of that library)
+        x = xp.stack([xp.asarray(v) for v in x])
+    if axis is not None and not keepdims and getattr(g, "ndim", 0):
+        for a in sorted(a % x.ndim for a in ((axis,) if isinstance(axis, int) else axis)):
+            g = xp.expand_dims(g, axis=a)  # (one at a time: the standard's older versions)
+    # the result has x's dtype where g is a Python float, as `unreduce`'s
+    dtype = xp.result_type(x, g) if hasattr(g, "dtype") or _kind(x) != "f" else x.dtype
+    return xp.zeros_like(x, dtype=dtype) + g
 
 
 def extreme_bar(g, x, out, axis=None, keepdims=False):
@@ -133,10 +193,9 @@ def extreme_bar(g, x, out, axis=None, keepdims=False):
 def _matmul_operands(g, x, y):
     """`x`, `y` and `g` of `x @ y` with 1-D operands promoted to matrices, the way
     `matmul` itself treats them."""
-    asarray = _array if _lazy(x) or _lazy(y) or _lazy(g) else np.asarray
-    xx = asarray(x)[np.newaxis, :] if np.ndim(x) == 1 else asarray(x)
-    yy = asarray(y)[:, np.newaxis] if np.ndim(y) == 1 else asarray(y)
-    gg = asarray(g)
+    xx = np.asarray(x)[np.newaxis, :] if np.ndim(x) == 1 else np.asarray(x)
+    yy = np.asarray(y)[:, np.newaxis] if np.ndim(y) == 1 else np.asarray(y)
+    gg = np.asarray(g)
     if np.ndim(y) == 1:  # (first: of two vectors, g is a number)
         gg = np.expand_dims(gg, -1)
     if np.ndim(x) == 1:
@@ -144,14 +203,37 @@ def _matmul_operands(g, x, y):
     return gg, xx, yy
 
 
+def _matmul_other(g, x, y):
+    """`_matmul_operands` where one of them is another library's array (`_other`), in
+    the array API's functions, and that library's namespace."""
+    xp = _namespace(g, x, y)
+    x, y = (v if hasattr(v, "ndim") else xp.asarray(v) for v in (x, y))
+    xx = x[None, :] if x.ndim == 1 else x
+    yy = y[:, None] if y.ndim == 1 else y
+    gg = g if hasattr(g, "ndim") else xp.asarray(g)
+    if y.ndim == 1:  # (first: of two vectors, g is a number)
+        gg = xp.expand_dims(gg, axis=-1)
+    if x.ndim == 1:
+        gg = xp.expand_dims(gg, axis=-2)
+    return xp, gg, xx, yy
+
+
 def matmul_x_bar(g, x, y):
     """Adjoint of `x` in `x @ y`, for operands of any rank."""
+    if type(x) is not np.ndarray and _other(x) or type(y) is not np.ndarray and _other(y) \
+            or type(g) not in _FAST and _other(g):
+        xp, gg, xx, yy = _matmul_other(g, x, y)
+        return xp.reshape(unbroadcast(gg @ _transposed(xp, yy), xx), np.shape(x))
     gg, xx, yy = _matmul_operands(g, x, y)
     return np.reshape(unbroadcast(gg @ np.swapaxes(yy, -1, -2), xx), np.shape(x))
 
 
 def matmul_y_bar(g, x, y):
     """Adjoint of `y` in `x @ y`, for operands of any rank."""
+    if type(x) is not np.ndarray and _other(x) or type(y) is not np.ndarray and _other(y) \
+            or type(g) not in _FAST and _other(g):
+        xp, gg, xx, yy = _matmul_other(g, x, y)
+        return xp.reshape(unbroadcast(_transposed(xp, xx) @ gg, yy), np.shape(y))
     gg, xx, yy = _matmul_operands(g, x, y)
     return np.reshape(unbroadcast(np.swapaxes(xx, -1, -2) @ gg, yy), np.shape(y))
 
@@ -190,8 +272,10 @@ def zero_tangent(value):
         return tuple(zero_tangent(v) for v in value)
     if isinstance(value, list):
         return [zero_tangent(v) for v in value]
-    if isinstance(value, np.ndarray) or _lazy(value):
+    if isinstance(value, np.ndarray):
         return np.zeros_like(value)
+    if _other(value):
+        return _namespace(value).zeros_like(value)
     return 0.0
 
 
@@ -203,13 +287,13 @@ def scalar_seed(out):
     if isinstance(out, (int, float, np.integer, np.floating)) or (
             isinstance(out, np.ndarray) and out.ndim == 0 and out.dtype.kind in "fiub"):
         return 1.0
-    if _lazy(out) and out.ndim == 0 and out.dtype.kind in "fiub":
+    if _other(out) and out.ndim == 0 and _kind(out) in "fib":
         return 1.0  # (a Dask array's sum: its value is not computed to check it)
     try:
         from s2sad.errors import NonScalarOutputError as error
     except ImportError:  # (a derivative pasted somewhere without s2sad)
         error = ValueError
-    what = f"an array of shape {out.shape}" if (isinstance(out, np.ndarray) or _lazy(out)) \
+    what = f"an array of shape {out.shape}" if (isinstance(out, np.ndarray) or _other(out)) \
         and out.ndim \
         else f"a {type(out).__name__}"
     raise error(f"grad needs a function that returns one real number; this call "

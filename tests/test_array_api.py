@@ -1,0 +1,69 @@
+"""The runtime helpers' paths for arrays of other libraries use only the Python array
+API standard: checked with ``array-api-strict``, which has nothing else (no NumPy
+functions, no ``__array_function__``, no implicit conversion). Each helper gives an
+array of that library, equal to what it gives for NumPy arrays. (Only the helpers
+the usual losses call: docs/guide/arrays.md; s2sad's API takes Dask arrays, not yet
+these.) Skipped where array-api-strict is not installed (CI installs it with the
+test extra)."""
+
+import numpy as np
+import pytest
+
+from s2sad import runtime
+from s2sad.errors import NonScalarOutputError
+
+xp = pytest.importorskip("array_api_strict",
+                         reason="array-api-strict is not installed (pip install -e '.[test]')")
+
+rng = np.random.default_rng(3)
+G = rng.normal(size=(5, 3))
+V = rng.normal(size=3)
+
+
+Array = type(xp.asarray(0.0))
+
+
+def strict(value):
+    return xp.asarray(value) if isinstance(value, np.ndarray) else value
+
+
+CASES = {
+    "unbroadcast: rows summed": (runtime.unbroadcast, (G, np.zeros((1, 3)))),
+    "unbroadcast: columns summed": (runtime.unbroadcast, (G, np.zeros((5, 1)))),
+    "unbroadcast: leading axis": (runtime.unbroadcast, (G, np.zeros(3))),
+    "unbroadcast: to a number": (runtime.unbroadcast, (G, 0.0)),
+    "unbroadcast: spread over missing axes": (runtime.unbroadcast, (V, np.zeros((4, 3)))),
+    "unreduce: a float over everything": (runtime.unreduce, (2.0, G)),
+    "unreduce: axis 1": (runtime.unreduce, (G.sum(axis=1), G, 1)),
+    "unreduce: axis (0, 1) kept": (runtime.unreduce, (G.sum(axis=(0, 1), keepdims=True), G,
+                                                      (0, 1), True)),
+    "unreduce: axis -1": (runtime.unreduce, (G.sum(axis=-1), G, -1)),
+    "matmul_x_bar: vector @ matrix": (runtime.matmul_x_bar, (G[:, 0], V, G.T)),
+    "matmul_y_bar: matrix @ vector": (runtime.matmul_y_bar, (G[:, 0], G, V)),
+    "matmul_x_bar: vector @ vector": (runtime.matmul_x_bar, (1.5, V, V)),
+    "matmul_y_bar: stack @ matrix": (runtime.matmul_y_bar, (rng.normal(size=(2, 5, 4)),
+                                                            rng.normal(size=(2, 5, 3)),
+                                                            rng.normal(size=(3, 4)))),
+    "zero_tangent": (runtime.zero_tangent, (G,)),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_helper_keeps_the_library_and_its_numbers(name):
+    helper, args = CASES[name]
+    got = helper(*(strict(a) for a in args))
+    want = helper(*args)
+    assert isinstance(got, Array), type(got)
+    np.testing.assert_allclose(np.from_dlpack(got), want, rtol=1e-13, atol=1e-15)
+
+
+def test_scalar_seed_of_a_zero_dimensional_array():
+    assert runtime.scalar_seed(xp.sum(xp.asarray(G))) == 1.0
+    with pytest.raises(NonScalarOutputError, match=r"array of shape \(5, 3\)"):
+        runtime.scalar_seed(xp.asarray(G))
+
+
+def test_unreduce_keeps_float32():
+    x = xp.asarray(G.astype(np.float32))
+    assert runtime.unreduce(2.0, x).dtype == xp.float32
+    assert runtime.unbroadcast(x, xp.zeros((1, 3), dtype=xp.float32)).dtype == xp.float32
