@@ -699,3 +699,43 @@ def test_an_element_of_an_array_of_unknown_dtype_carries_its_derivative():
     np.testing.assert_allclose(s2sad.grad(_either_array)(x, 1.0), [2.0, 0.0, 0.0])
     assert s2sad.jvp(_either_array, (x, 1.0), (np.ones(3), 0.0))[1] == 2.0
     np.testing.assert_allclose(s2sad.grad(_either_array)(x, -1.0), [0.0, 0.0, 0.0])
+
+
+def _log_softmax_loss(W, X, Y):
+    Z = X @ W
+    Z = Z - np.max(Z, axis=1, keepdims=True)
+    logp = Z - np.log(np.sum(np.exp(Z), axis=1, keepdims=True))
+    return -np.sum(Y * logp)
+
+
+def _softmax_loss(Z, C):
+    E = np.exp(Z - np.max(Z, axis=-1, keepdims=True))
+    return np.sum(E / np.sum(E, axis=-1, keepdims=True) * C)
+
+
+def _shift_kept(Z):
+    m = np.max(Z, axis=1, keepdims=True)
+    return np.sum(np.exp(Z - m))  # the maximum does not cancel
+
+
+def _shift_other_axis(Z):
+    E = np.exp(Z - np.max(Z, axis=1, keepdims=True))
+    return np.sum(E / np.sum(E, axis=0, keepdims=True))
+
+
+def test_a_softmax_max_shift_has_no_derivative_computed():
+    rng = np.random.default_rng(3)
+    W, X = rng.normal(size=(4, 3)), rng.normal(size=(5, 4))
+    Y = np.eye(3)[rng.integers(0, 3, 5)]
+    Z, C = rng.normal(size=(5, 3)), rng.normal(size=(5, 3))
+    for f, args, wrt in ((_log_softmax_loss, (W, X, Y), 0), (_softmax_loss, (Z, C), 0)):
+        for mode in ("reverse", "forward"):
+            text = s2sad.source(f, mode=mode, wrt=wrt, example=args)
+            assert "extreme_bar" not in text and "np.max(" in text
+            got = s2sad.grad(f, wrt=wrt, mode=mode)(*args)
+            want = central_diff(f, args, 0)
+            assert np.allclose(got, want, atol=1e-7)
+    for f in (_shift_kept, _shift_other_axis):  # the maximum's derivative is not zero
+        text = s2sad.source(f, example=(Z,))
+        assert "extreme_bar" in text
+        assert np.allclose(s2sad.grad(f)(Z), central_diff(f, (Z,), 0), atol=1e-7)

@@ -3,24 +3,19 @@
 from golden.inputs.numpy_programs import *  # noqa: F401,F403
 
 import numpy as np
-from s2sad.runtime import extreme_bar
 
 
 def softmax_xent_jvp(W, X, onehot, W_dot):
     z = X @ W
     z_dot = X @ W_dot
-    t1 = np.max(z, axis=1, keepdims=True)
-    z_1 = z - t1
-    z_1_dot = z_dot - np.sum(
-        extreme_bar(1.0, z, t1, 1, True) * z_dot, axis=1, keepdims=True
-    )
-    t2 = np.exp(z_1)
-    t3 = np.sum(t2, axis=1, keepdims=True)
-    logp = z_1 - np.log(t3)
-    logp_dot = z_1_dot - np.sum(t2 * z_1_dot, axis=1, keepdims=True) / t3
-    t4 = -np.sum(onehot * logp)
-    t5 = X.shape
-    t6 = t5[0]
-    t7 = t4 / t6
-    t7_dot = -np.sum(onehot * logp_dot) / t6
-    return t7, t7_dot
+    z_1 = z - np.max(z, axis=1, keepdims=True)
+    t1 = np.exp(z_1)
+    t2 = np.sum(t1, axis=1, keepdims=True)
+    logp = z_1 - np.log(t2)
+    logp_dot = z_dot - np.sum(t1 * z_dot, axis=1, keepdims=True) / t2
+    t3 = -np.sum(onehot * logp)
+    t4 = X.shape
+    t5 = t4[0]
+    t6 = t3 / t5
+    t6_dot = -np.sum(onehot * logp_dot) / t5
+    return t6, t6_dot

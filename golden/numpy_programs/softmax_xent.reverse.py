@@ -3,28 +3,27 @@
 from golden.inputs.numpy_programs import *  # noqa: F401,F403
 
 import numpy as np
-from s2sad.runtime import extreme_bar, unbroadcast
+from s2sad.runtime import unbroadcast
 
 
 def softmax_xent_grad(W, X, onehot):
     z = X @ W
-    t1 = np.max(z, axis=1, keepdims=True)
-    z_1 = z - t1
-    t2 = np.exp(z_1)
-    t3 = np.sum(t2, axis=1, keepdims=True)
-    t4 = np.log(t3)
-    logp = z_1 - t4
-    t5 = np.sum(onehot * logp)
-    t6 = -t5
-    t7 = X.shape
-    t8 = t7[0]
-    t9 = t6 / t8
+    z_1 = z - np.max(z, axis=1, keepdims=True)
+    t1 = np.exp(z_1)
+    t2 = np.sum(t1, axis=1, keepdims=True)
+    t3 = np.log(t2)
+    logp = z_1 - t3
+    t4 = np.sum(onehot * logp)
+    t5 = -t4
+    t6 = X.shape
+    t7 = t6[0]
+    t8 = t5 / t7
     # line 30: return -np.sum(onehot * logp) / X.shape[0]
-    t6_bar = 1.0 / t8
-    t5_bar = -t6_bar
-    logp_bar = t5_bar * onehot
+    t5_bar = 1.0 / t7
+    t4_bar = -t5_bar
+    logp_bar = t4_bar * onehot
     # line 28: z = z - np.max(z, axis=1, keepdims=True)
-    z_1_bar = logp_bar - unbroadcast(logp_bar, t4) / t3 * t2
+    z_1_bar = logp_bar - unbroadcast(logp_bar, t3) / t2 * t1
     # line 27: z = X @ W
-    W_bar = X.T @ (z_1_bar - extreme_bar(unbroadcast(z_1_bar, t1), z, t1, 1, True))
+    W_bar = X.T @ z_1_bar
     return W_bar

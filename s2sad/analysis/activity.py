@@ -41,6 +41,7 @@ from .checks import Checks
 from .classify import Op, classify
 from .objects import Objects
 from .results import ResultKinds, merge
+from .shifts import unused_shifts
 from .shapes import ShapeInference, fresh_shape
 from .static import StaticTests
 
@@ -239,6 +240,8 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 self.widened = set()
                 self.forward(self.fn.body)
         r.containers = {r.root(n) for n in r.kinds if self.is_list(n)} | self.indexed | r.written
+        # (a row maximum subtracted before a softmax: the result does not depend on it)
+        self.unused_shifts = unused_shifts(self.fn.body)
         self.backward(self.fn.body)
         for group in (r.varied, r.useful):
             group |= {n for n in r.kinds if (self.is_list(n) or r.root(n) in r.written)
@@ -493,8 +496,9 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
             elif isinstance(s, ir.Assign):
                 if any(self.key(t) in r.useful for t in s.targets):
                     op = r.ops[id(s)]
+                    shift = self.unused_shifts.get(id(s))
                     for d, x in zip(op.diff, op.inputs):
-                        if d and isinstance(x, ast.Name):
+                        if d and isinstance(x, ast.Name) and x.id != shift:
                             self.mark_useful(x.id)
             elif isinstance(s, ir.SetItem):
                 # (a value written into an integer array is truncated: no derivative
