@@ -324,41 +324,44 @@ def _spread_named(body, parts, spread, ctx: Context) -> list:
     written into those lines and spread there by broadcasting (`spread`): the array
     of copies of one number is never made. `parts` reads an `unreduce` call."""
     counts = max_defs(body, ctx.inputs)
-    lines = list(ir.walk(body))
-    dropped = set()
-    for s in lines:
-        if not (isinstance(s, ir.Assign) and not s.unpack):
-            continue
-        p = parts(s.value)
+    candidates = {}  # target -> its line
+    for s in ir.walk(body):
+        p = parts(s.value) if isinstance(s, ir.Assign) and not s.unpack else None
         if p is None:
             continue
-        g, x, _, _ = p
-        target = s.targets[0]
-        if counts.get(target, 0) != 1 or counts.get(x, 0) > 1 or not (
+        g, x = p[0], p[1]
+        if counts.get(s.targets[0], 0) == 1 and counts.get(x, 0) <= 1 and (
                 isinstance(g, ast.Constant) or isinstance(g, ast.Name)
                 and counts.get(g.id, 0) <= 1 and ctx.kinds.is_float(g.id)):
-            continue
-        rewritten = []
-        for r in lines:
-            if r is s or id(r) in dropped:
+            candidates[s.targets[0]] = s
+    if not candidates:
+        return body
+    reads = ir.reads_in(body)
+    slots = {t: [] for t in candidates}  # target -> [(slot's set, its expression)]
+    for r in ir.walk(body):
+        for get, set_ in ir.slots(r):
+            node = get()
+            if node is None:
                 continue
-            for get, set_ in ir.slots(r):
-                node = get()
-                if node is None or target not in ir.names_in(node):
-                    continue
-                new = spread(ir.substitute(node, {target: s.value}))
-                if any(type(c) is ast.Call and ir.dotted(c.func) == "unreduce"
-                       for c in ir.nodes(new)):
-                    break  # (a reader that needs the array: it stays)
-                rewritten.append((set_, new))
-            else:
-                continue
-            break
-        else:
-            if rewritten:
-                for set_, new in rewritten:
-                    set_(new)
-                dropped.add(id(s))
+            for n in set(ir.names_in(node)) & slots.keys():
+                slots[n].append((set_, node, r))
+    dropped, touched = set(), set()
+    for target, s in candidates.items():
+        found = [(set_, node) for set_, node, r in slots[target] if r is not s]
+        seen = sum(1 for _, node in found for n in ir.nodes(node)
+                   if isinstance(n, ast.Name) and n.id == target)
+        if not found or seen != reads.get(target, 0) \
+                or any(id(node) in touched for _, node in found):
+            continue  # (a read outside a slot, or in a line rewritten already)
+        rewritten = [(set_, spread(ir.substitute(node, {target: s.value})))
+                     for set_, node in found]
+        if any(type(c) is ast.Call and ir.dotted(c.func) == "unreduce"
+               for _, new in rewritten for c in ir.nodes(new)):
+            continue  # (a reader that needs the array: it stays)
+        for set_, new in rewritten:
+            set_(new)
+        touched.update(id(node) for _, node in found)
+        dropped.add(id(s))
     return without(body, lambda t: id(t) in dropped) if dropped else body
 
 
