@@ -223,3 +223,16 @@ def test_containers_of_dask_parameters():
     assert all(isinstance(g, da.Array) for g in got.values())
     for k in params:
         np.testing.assert_allclose(got[k].compute(), want[k], rtol=1e-12)
+
+
+def test_has_aux_with_a_dask_aux():
+    def with_residuals(w, X, y):
+        r = X @ w - y
+        return np.sum(r * r) / y.shape[0], r
+
+    with counted() as n:
+        g, aux = s2sad.grad(with_residuals, has_aux=True)(da.from_array(w), chunked(X),
+                                                           chunked(y))
+        assert n[0] == 0
+    assert isinstance(g, da.Array) and isinstance(aux, da.Array)
+    np.testing.assert_allclose(g.compute(), s2sad.grad(least_squares)(w, X, y), rtol=1e-12)

@@ -33,7 +33,7 @@ from ..engines import tape_grad
 from ..errors import S2SADError, WrtError
 from ..frontend import parse
 from ..ir import trees
-from ..ir.kinds import differentiable, kind_of, with_shapes
+from ..ir.kinds import array_library, differentiable, kind_of, with_shapes
 from . import debug, dispatch
 from . import structured
 from .arguments import (argument_kinds, at_def, bind, rebased_wrt, unbound, with_bound, check_function, check_mode, checkpoint_option,
@@ -203,6 +203,8 @@ def _zeros_like(aux):
         return 0.0
     if isinstance(aux, np.ndarray):
         return np.zeros(aux.shape)
+    if array_library(aux) is not None:  # (a Dask array's: lazy, in its chunks)
+        return np.zeros_like(aux, dtype=float)
     return None
 
 
