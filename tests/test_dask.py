@@ -17,6 +17,10 @@ from s2sad.ir.kinds import ArrayKind, kind_of
 dask = pytest.importorskip("dask", reason="Dask is not installed (pip install 's2sad[dask]')")
 da = pytest.importorskip("dask.array", reason="dask.array is not installed")
 
+# Dask warns when it hands a NumPy function it does not implement back to NumPy, which
+# computes the array: an error here
+pytestmark = pytest.mark.filterwarnings("error::FutureWarning")
+
 
 @contextlib.contextmanager
 def counted():
