@@ -9,6 +9,7 @@
   ``sum``/``min``/``max``/``math.fsum``/``math.prod`` or indexed (`comprehension`),
   list operations (`LIST_OPS`: ``min(ys)``, slices, concatenation, ``.extend``,
   ``map``, ``key=``, ``tuple`` of a generator, helpers taking ``*args``/``**kwargs``,
+  ``insert`` and ``pop`` at a place,
   ``*`` unpacking, ``for ... else``...), ``x ** k`` with an integer ``k`` known at run
   time only (0 included), and loops marked with ``s2sad.checkpointed`` (``for`` with each
   schedule, ``while``) with ``continue``, ``break``, ``return`` and ``append`` in them.
@@ -410,6 +411,14 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
                 lines.append(f"{pad}ys.extend([{draw(expression(readable, 1))}, "
                              f"{draw(expression(readable, 1))}])")
                 continue
+            if op == "insert-pop":
+                if scope.in_checkpointed():
+                    scope.refusals.add("CheckpointError")
+                place = draw(st.sampled_from(["0", "1", "-1", "5", "-9", "len(ys) - 1"]))
+                taken = draw(st.sampled_from(["0", "1", "-1", "-2"]))
+                lines += [f"{pad}ys.insert({place}, {draw(expression(readable, 1))})",
+                          f"{pad}{t} = {t} + 0.5 * ys.pop({taken})"]
+                continue
             if op == "star":
                 lines += [f"{pad}first, *rest = ys",
                           f"{pad}{t} = {t} + 0.5 * first * sum(rest)"]
@@ -427,7 +436,8 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
 
 
 # list operations (`frontend.expand` lowers most of them to loops), with up to three
-# expressions to fill in; "for-else", "extend" and "star" are statements of their own
+# expressions to fill in; "for-else", "extend", "star" and "insert-pop" (an item put at
+# a place, then one taken from another) are statements of their own
 LIST_OPS = ["min(ys)", "max(ys)", "min({0}, {1}, {2})", "max({0}, {1}, {2})",
             "math.prod(ys[:3])", "math.fsum(ys)", "sum(ys, {0})", "(ys + [{0}])[-1]",
             "([{0}] * 2 + ys)[1]", "list(reversed(ys))[0]", "ys[::-1][0]", "sum(ys[1:])",
@@ -437,7 +447,8 @@ LIST_OPS = ["min(ys)", "max(ys)", "min({0}, {1}, {2})", "max({0}, {1}, {2})",
             "min(ys, key=lambda t: (t - {0}) ** 2)", "max(ys, key=abs)",
             "sorted(ys, key=lambda t: -t)[0]", "sorted(ys, key=abs, reverse=True)[-1]",
             "min({0}, {1}, key=abs)", "tuple({0} * t for t in ys)[-1]",
-            "gs({0}, {1}, {2})", "gs(*[{0}, {1}], scale=0.5)", "gk({0}, w={1})"]
+            "gs({0}, {1}, {2})", "gs(*[{0}, {1}], scale=0.5)", "gk({0}, w={1})",
+            "insert-pop"]
 
 
 @st.composite

@@ -221,6 +221,46 @@ def test_star_args_of_the_differentiated_function_are_still_refused():
         s2sad.grad(spread)(1.0, 2.0)
 
 
+def test_insert_and_pop_at_a_place_as_python_does():
+    """``xs.insert(i, v)`` and ``xs.pop(i)`` for every kind of place (negative, past
+    either end), against Python's own lists; the derivative takes the adjoint from the
+    place the item went to (``v_bar = xs_bar.pop(at)``) and puts a popped one back
+    (``xs_bar.insert(at, v_bar)``), and a place out of range
+    raises Python's IndexError."""
+    def moved(xs, i, j):
+        ys = [x * 2.0 for x in xs]
+        ys.insert(i, xs[0] * xs[1])
+        v = ys.pop(j)
+        return v * 3.0 + ys[0] * ys[-1] + ys[1]
+
+    xs = [0.5, -1.25, 2.0]
+    for i in (0, 1, 3, 7, -1, -2, -9):
+        for j in (0, 2, -1, -3, 3):
+            want = numeric_grad(moved, (xs, i, j), 0)
+            assert close(s2sad.grad(moved)(xs, i, j), want), (i, j)
+            _, tangent = s2sad.jvp(moved, (xs, i, j), ([1.0, 0.5, -1.0], None, None))
+            assert close(tangent, sum(g * d for g, d in zip(want, [1.0, 0.5, -1.0]))), (i, j)
+    for j in (4, -5):
+        with pytest.raises(IndexError):
+            moved(xs, 0, j)
+        with pytest.raises(IndexError, match="pop index out of range"):
+            s2sad.grad(moved)(xs, 0, j)
+    text = s2sad.source(moved, example=(xs, 1, 0))
+    assert "ys_bar.pop(at)" in text and "ys_bar.insert(at2, v_bar)" in text
+
+
+def test_a_place_computed_with_a_shadowed_builtin_is_refused():
+    def shadows(xs):
+        len = 2
+        ys = [x * 1.0 for x in xs]
+        ys.insert(-1, xs[0])
+        return ys[0] * len
+
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="builtin `len`") as e:
+        s2sad.grad(shadows)([1.0, 2.0])
+    assert e.value.lineno == shadows.__code__.co_firstlineno + 3
+
+
 def test_keys_order_without_a_derivative_and_ties_go_to_the_first():
     """The key's values pick the item; the derivative is the picked item's, and of
     equal keys the first is picked (sorted keeps their order), as Python does."""

@@ -27,8 +27,7 @@ REFUSED = [
     (zoo.fill, "`.fill()` changes `y` in place"),
     (zoo.copyto, "`np.copyto` changes `y` in place"),
     (zoo.sort_in_place, "`.sort()` changes `y` in place"),
-    (zoo.list_insert, "`.insert()` changes `xs` in place"),
-    (zoo.list_insert, "`.insert()` changes `xs` in place"),
+    (zoo.list_remove, "`.remove()` changes `xs` in place"),
     (zoo.helper_writes_argument, "write into the argument `A`"),
     (zoo.helper_appends_to_argument, "appends to the argument `xs`"),
     (zoo.view_from_helper, "changes what `v` shows"),
@@ -63,7 +62,8 @@ def test_refused_at_the_line_that_changes_the_object(f, message):
 FOLLOWED = [(zoo.aug_on_own_array, (X,)), (zoo.aug_in_loop, (X,)),
             (zoo.aug_after_branch, (X, 1.0)), (zoo.aug_after_branch, (X, -1.0)),
             (zoo.helper_of_a_written_array, (X,)), (zoo.helper_of_an_indexed_array, (X,)),
-            (zoo.helper_of_a_list, (X,))]
+            (zoo.helper_of_a_list, (X,)), (zoo.list_insert_squared, (X,)),
+            (zoo.list_insert, (X,))]
 
 
 @pytest.mark.parametrize("f,args", FOLLOWED, ids=[f.__name__ for f, _ in FOLLOWED])

@@ -326,6 +326,20 @@ def star_args_and_kwargs(x, y):
     return a + b * c
 
 
+def inserted_and_popped(xs, c):
+    ys = [x * c for x in xs]
+    ys.insert(1, xs[0] * xs[-1])
+    ys.insert(-1, c * c)
+    ys.insert(len(ys) + 3, math.sin(c))
+    a = ys.pop(2)
+    b = ys.pop(-2)
+    queue = []
+    for y in ys:
+        queue.insert(0, y * a)
+    first = queue.pop(0)
+    return a * b + first * queue[-1] + sum(ys) * ys[1]
+
+
 XS = [0.5, -1.25, 2.0, 1.5]
 
 ZOO = [
@@ -383,6 +397,7 @@ ZOO = [
     (keyed_sorted, (XS, -0.6), (0, 1)),
     (tuple_of_generator, (XS,), 0),
     (star_args_and_kwargs, (1.5, 0.7), (0, 1)),
+    (inserted_and_popped, (XS, 0.8), (0, 1)),
 ]
 
 # (function, arguments) whose Hessians are checked
@@ -407,4 +422,5 @@ SECOND = [
     (keyed_sorted, (XS, 0.6)),
     (tuple_of_generator, (XS,)),
     (star_args_and_kwargs, (1.5, 0.7)),
+    (inserted_and_popped, (XS, 0.8)),
 ]

@@ -91,16 +91,22 @@ def sort_in_place(x):
     return y[0]
 
 
-def list_insert(x):
+def list_insert_squared(x):
     xs = [x[0]]
-    xs.insert(0, x[1] * x[1])  # marker
+    xs.insert(0, x[1] * x[1])
+    return xs[0] * xs[1]
+
+
+def list_insert(x):
+    xs = [x[0], x[2]]
+    xs.insert(-1, x[1])
+    return xs[1] * xs[2] + xs[0]
+
+
+def list_remove(x):
+    xs = [x[0], x[1]]
+    xs.remove(x[0])  # marker
     return xs[0]
-
-
-def list_insert(x):
-    xs = [x[0]]
-    xs.insert(0, x[1])  # marker
-    return xs[1]
 
 
 def set_row(A, i, v):

@@ -128,10 +128,21 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
                     and isinstance(func.value, ast.Name):
                 return Op("append", [func.value, value.args[0]], diff=(False, True),
                           text="list.append")
-            if func.attr == "pop" and not value.args and not value.keywords \
+            if func.attr == "insert" and len(value.args) == 2 and not value.keywords \
+                    and isinstance(func.value, ast.Name) \
+                    and (isinstance(kind(func.value), (ListKind, type(None)))
+                         or kind(func.value) == UNKNOWN):
+                # an append at a place (`expand` made it 0 <= at <= len(xs)): the
+                # derivative takes the adjoint from there (options["at"])
+                return Op("append", [func.value, value.args[1]], diff=(False, True),
+                          text="list.insert", options={"at": value.args[0]})
+            if func.attr == "pop" and len(value.args) <= 1 and not value.keywords \
                     and isinstance(func.value, ast.Name) \
                     and (isinstance(kind(func.value), ListKind) or kind(func.value) == UNKNOWN):
-                return Op("pop", [func.value], diff=(True,), text="list.pop")
+                # (``xs.pop(at)``: `expand` made a place counted from the start, or
+                # the adjoint of an insert; options["at"])
+                return Op("pop", [func.value], diff=(True,), text="list.pop",
+                          options={"at": value.args[0]} if value.args else {})
             if func.attr in ("argmax", "argmin") and isinstance(kind(func.value), ArrayKind):
                 inputs = [func.value] + list(value.args) + [k.value for k in value.keywords]
                 return Op("nondiff", inputs, key=getattr(np, func.attr),

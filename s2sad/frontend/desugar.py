@@ -67,7 +67,7 @@ def desugar(parsed: Parsed) -> ast.FunctionDef:
             "s2sad cannot differentiate a `return` inside a loop nested in another loop yet",
             "Set a flag and `break` out of the inner loop, then `return` from the outer "
             "loop (or after it).")
-    body = expand(body, parsed)
+    body = expand(body, parsed, Located(parsed.info, 0))
     out = copy.copy(tree)
     out.body = _single_exit(_rewrite_loop_returns(body, 0, _returning_loops(body) > 1), tree)
     return out

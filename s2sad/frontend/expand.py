@@ -2,7 +2,7 @@
 
 Contract
 --------
-`expand(body, parsed)` returns the statements `body` with every expression below
+`expand(body, parsed, loc)` returns the statements `body` with every expression below
 written as plain statements (the subset `anf` lowers), computing what the user's code
 computes, in the same order:
 
@@ -52,12 +52,14 @@ import copy
 import math
 
 from .. import ir
+from ..errors import UnsupportedSyntaxError
 from .expand_calls import COMPS as _COMPS
 from .expand_calls import CallLowering, TargetLowering
 from .expand_calls import assign as _assign
 from .expand_calls import call as _call
 from .expand_calls import located as _located
 from .expand_calls import name as _name
+from .expand_calls import int_constant
 from .expand_calls import simple as _simple
 from .higher_order import key_template
 
@@ -85,9 +87,10 @@ def comprehension_bound(nodes) -> set:
     return out
 
 
-def expand(body, parsed) -> list:
-    """`body` with the expressions above lowered. See the module docstring."""
-    return _Expander(parsed).block(body)
+def expand(body, parsed, loc=None) -> list:
+    """`body` with the expressions above lowered. See the module docstring. `loc`
+    (`parse.Located`) builds the errors it raises at the user's lines."""
+    return _Expander(parsed, loc).block(body)
 
 
 def single_displays(tree) -> dict:
@@ -138,8 +141,9 @@ class _Expander(TargetLowering):
     """The expansion of one function (its names, its resolved builtins, the fresh
     names it made)."""
 
-    def __init__(self, parsed):
+    def __init__(self, parsed, loc):
         self.refs = parsed.refs
+        self.loc = loc
         self.locals = parsed.locals
         self.used = {n.id for n in ast.walk(parsed.tree) if isinstance(n, ast.Name)}
         self.counts: dict = {}
@@ -190,6 +194,12 @@ class _Expander(TargetLowering):
             return "star" if self.star_lengths(args) is not None and not \
                 any(k.arg is None for k in kws) else None
         func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "pop" and len(args) == 1 \
+                and not kws and isinstance(func.value, ast.Name) \
+                and func.value.id in self.locals and not (
+                    isinstance(args[0], ast.Constant) and type(args[0].value) is int
+                    and args[0].value >= 0):
+            return "pop_at"
         if any(k.arg == "key" and key_template(k.value) is not None for k in kws):
             # (``min(xs, key=f)``: `higher_order` made the key a generator of f's values)
             if (self.builtin(func, min) or self.builtin(func, max)) and args and \
@@ -271,6 +281,8 @@ class _Expander(TargetLowering):
             new.value = lift(s.value) if s.value is not None else None
         elif isinstance(s, ast.Expr):
             extended = self.extend(s)
+            if extended is None:
+                extended = self.insert(s)
             if extended is not None:
                 return extended
             new = copy.copy(s)
@@ -357,6 +369,65 @@ class _Expander(TargetLowering):
         loop = _located(ast.For(target=_name(item, True), iter=v.args[0], body=[append],
                                 orelse=[]), s)
         return self.block([loop])
+
+    def builtins_at(self, node, what, names):
+        """Refuse, at `node`, to compute the place of `what` with the builtins `names`
+        where the function names one of them otherwise."""
+        shadowed = [b for b in names if b in self.locals]
+        if shadowed:
+            raise self.loc.error(
+                UnsupportedSyntaxError, node, f"s2sad computes where `{what}` puts or takes "
+                f"the item with the builtin `{shadowed[0]}`, which this function names "
+                "otherwise", f"Rename the variable `{shadowed[0]}`.")
+
+    def insert(self, s):
+        """``xs.insert(i, v)``: `i` made the place the item goes (``min(i, len(xs))``,
+        from the end where negative, as Python reads it), so the derivative takes the
+        adjoint back from there (``v_bar = xs_bar.pop(at)``); ``xs.insert(0, v)`` as
+        it is."""
+        v = s.value
+        if not (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
+                and v.func.attr == "insert" and isinstance(v.func.value, ast.Name)
+                and v.func.value.id in self.locals and len(v.args) == 2 and not v.keywords
+                and not any(isinstance(a, ast.Starred) for a in v.args)):
+            return None
+        xs = v.func.value.id
+        index, value = v.args
+        known = int_constant(index)
+        if known == 0:
+            return None  # (the place is 0 whatever the length)
+        self.builtins_at(s, f"{xs}.insert(...)", ("min", "max", "len"))
+        out = []
+        if not _simple(index):
+            name = self.fresh("index")
+            out += self.block([_assign(name, index, s)])
+            index = _name(name)
+        if not _simple(value):
+            name = self.fresh("value")
+            out += self.block([_assign(name, value, s)])
+            value = _name(name)
+        n = _call(_name("len"), [_name(xs)])
+        for b in (min, max, len):
+            self.refs.setdefault(b.__name__, b)
+        low = _call(_name("max"), [ast.BinOp(left=n, op=ast.Add(), right=index),
+                                   ast.Constant(0)])
+        high = _call(_name("min"), [index, copy.deepcopy(n)])
+        if known is not None:
+            index = ast.Constant(known)
+            low = _call(_name("max"), [ast.BinOp(left=copy.deepcopy(n), op=ast.Sub(),
+                                                 right=ast.Constant(-known)), ast.Constant(0)])
+            high = _call(_name("min"), [index, copy.deepcopy(n)])
+            place = high if known >= 0 else low
+        else:
+            place = ast.IfExp(test=ast.Compare(left=index, ops=[ast.GtE()],
+                                               comparators=[ast.Constant(0)]),
+                              body=high, orelse=low)
+        at = self.fresh("at")
+        out.append(_assign(at, place, s))
+        new = copy.copy(v)
+        new.args = [_name(at), value]
+        return out + [_located(ast.Expr(value=new), s)]
+
 
 def _first_comp(call):
     return next((a for a in call.args if isinstance(a, _COMPS)), None)

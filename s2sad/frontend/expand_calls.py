@@ -48,6 +48,16 @@ def mul(acc, term):
     return ast.BinOp(left=acc, op=ast.Mult(), right=term)
 
 
+def int_constant(node):
+    """The int `node` writes (``3``, ``-1``), or None."""
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node, sign = node.operand, -1
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return sign * node.value
+    return None
+
+
 def simple(node) -> bool:
     """Nothing to compute: reading it first or later is the same."""
     return isinstance(node, (ast.Name, ast.Constant)) or \
@@ -248,6 +258,37 @@ class CallLowering:
             body=[assign(out, default, self.s)], orelse=[assign(out, picked, self.s)]),
             self.s))
         return name(out)
+
+    def call_pop_at(self, node):
+        """``xs.pop(i)``: the place counted from the start (``%at = i + len(xs)`` where
+        `i` is negative; one still negative raises the IndexError Python raises), so
+        the derivative puts the item back there (``xs_bar.insert(%at, v_bar)``)."""
+        xs = node.func.value.id
+        known = int_constant(node.args[0])
+        if known == -1:
+            new = copy.copy(node)
+            new.args = []
+            return new  # (the last one: ``xs.pop()``)
+        self.ex.builtins_at(self.s, f"{xs}.pop(...)", ("len",))
+        index = self(node.args[0])
+        n = call(name("len"), [name(xs)])
+        self.ex.refs.setdefault("len", len)
+        if known is not None:
+            place = ast.BinOp(left=n, op=ast.Sub(), right=ast.Constant(-known))
+        else:
+            if not simple(index):
+                index = self.temp("index", index)
+            place = ast.IfExp(test=ast.Compare(left=index, ops=[ast.Lt()],
+                                               comparators=[ast.Constant(0)]),
+                              body=ast.BinOp(left=n, op=ast.Add(), right=index), orelse=index)
+        at = self.temp("at", place)
+        error = call(name("IndexError"), [ast.Constant("pop index out of range")])
+        self.pre.append(located(ast.If(
+            test=ast.Compare(left=name(at.id), ops=[ast.Lt()], comparators=[ast.Constant(0)]),
+            body=[located(ast.Raise(exc=error, cause=None), self.s)], orelse=[]), self.s))
+        new = copy.copy(node)
+        new.args = [name(at.id)]
+        return new
 
     def call_reversed(self, node):
         seq = self(node.args[0])

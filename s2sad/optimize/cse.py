@@ -66,13 +66,14 @@ def _cse_block(body, table, most, ctx):
 
 
 def _appended(body) -> set:
-    """Names of lists the forward sweep appends to."""
+    """Names of lists the forward sweep appends (or inserts) to."""
     out = set()
     for s in ir.walk(body):
         for node in ir.exprs(s):
             for n in ir.nodes(node):
                 if type(n) is ast.Call and type(n.func) is ast.Attribute \
-                        and n.func.attr == "append" and type(n.func.value) is ast.Name:
+                        and n.func.attr in ("append", "insert") \
+                        and type(n.func.value) is ast.Name:
                     out.add(n.func.value.id)
     return out
 

@@ -306,9 +306,9 @@ def drop_needless_restores(forward, reverse, ctx: Context):
         """The saved value `s` puts back (a SetItem's ``x%old``, a pop's ``xs%old``)."""
         if isinstance(s, ir.SetItem):
             return s.value.id
-        args = s.value.args
-        return args[0].id if args and isinstance(args[0], ast.Name) \
-            and args[0].id.endswith("%old") else None
+        args = s.value.args  # (``xs.append(xs%old)``, ``xs.insert(at, xs%old)``)
+        return args[-1].id if args and isinstance(args[-1], ast.Name) \
+            and args[-1].id.endswith("%old") else None
 
     olds = {old(s) for s in dropped} - {None}
     olds -= {old(s) for s in ir.walk(reverse) if restore(s) and id(s) in kept}

@@ -127,15 +127,13 @@ class OperationAdjoints:
         if not isinstance(s, ir.Expr):
             return []
         xs, v = op.inputs
+        at = [op.options["at"]] if "at" in op.options else []  # (``xs.insert(at, v)``)
         # the list as it was before the append, for what the reverse sweep
         # reads of it afterwards (`simplify` drops this when nothing does)
-        restore = ir.Expr(ast.Call(func=ast.Attribute(value=ir.name(xs.id), attr="pop",
-                                                      ctx=ast.Load()),
-                                   args=[], keywords=[]), s.line, restore=True)
+        restore = ir.Expr(_method(xs.id, "pop", at), s.line, restore=True)
         if xs.id not in self.act.active:
             return [restore]
-        pop = ast.Call(func=ast.Attribute(value=ir.name(self.acc(xs.id)), attr="pop",
-                                          ctx=ast.Load()), args=[], keywords=[])
+        pop = _method(self.acc(xs.id), "pop", at)
         if self.act.is_active(v):
             return [self.set_adj(v.id, pop, s.line), restore]
         return [ir.Expr(pop, s.line), restore]  # keep the adjoint list aligned
@@ -148,15 +146,12 @@ class OperationAdjoints:
         return []
 
     def reverse_sum(self, s, op, out_bar) -> list:
-        if out_bar is None:
-            return []
         (xs,) = op.inputs
-        if not self.act.is_active(xs):
+        if out_bar is None or not self.act.is_active(xs):
             return []
-        kind = self.act.kinds.get(xs.id)
-        if isinstance(kind, tuple):  # (a tuple's adjoint is a tuple: one term per item)
-            return [self.set_adj(xs.id, ast.Tuple(elts=[out_bar] * len(kind), ctx=ast.Load()),
-                                 s.line)]
+        if isinstance(self.act.kinds.get(xs.id), tuple):  # (a tuple's adjoint: a tuple)
+            items = [out_bar] * len(self.act.kinds[xs.id])
+            return [self.set_adj(xs.id, ast.Tuple(elts=items, ctx=ast.Load()), s.line)]
         acc = ir.name(self.acc(xs.id))
         k = "%k"
         item = ast.Subscript(value=acc, slice=ir.name(k), ctx=ast.Load())
@@ -391,3 +386,9 @@ def _lists_only(kind) -> bool:
     if isinstance(kind, ListKind):
         return _lists_only(kind.elem)
     return not isinstance(kind, tuple)
+
+
+def _method(name: str, attr: str, args) -> ast.Call:
+    """``name.attr(*args)``, the arguments copied."""
+    return ast.Call(func=ast.Attribute(value=ir.name(name), attr=attr, ctx=ast.Load()),
+                    args=ir.copy_tree(list(args)), keywords=[])

@@ -241,14 +241,22 @@ class ContainerAdjoints:
         # the element goes back on the list too, for what the reverse sweep reads of
         # it afterwards (`simplify` drops this, and the forward save, when nothing does)
         old = ir.name(s.targets[0] if isinstance(s, ir.Assign) else ir.derived(xs, "old"))
-        restore = ir.Expr(ast.Call(func=ast.Attribute(value=ir.name(xs), attr="append",
+        # (``xs.pop(at)``: back in its place, counted from the start)
+        at = op.options.get("at")
+        grows = "append" if at is None else "insert"
+
+        def place():
+            return [] if at is None else [ir.copy_tree(at)]
+
+        restore = ir.Expr(ast.Call(func=ast.Attribute(value=ir.name(xs), attr=grows,
                                                       ctx=ast.Load()),
-                                   args=[old], keywords=[]), s.line, restore=True)
+                                   args=place() + [old], keywords=[]), s.line, restore=True)
         if xs not in self.act.active:
             return [restore]
         grow = ast.Call(func=ast.Attribute(value=ir.name(self.acc(xs)),
-                                           attr="append", ctx=ast.Load()),
-                        args=[ir.const(0.0) if out_bar is None else out_bar], keywords=[])
+                                           attr=grows, ctx=ast.Load()),
+                        args=place() + [ir.const(0.0) if out_bar is None else out_bar],
+                        keywords=[])
         return [ir.Expr(grow, s.line), restore]
 
     def reverse_setitem(self, s: ir.SetItem) -> list:

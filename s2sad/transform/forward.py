@@ -369,11 +369,12 @@ class _Transform:
     def pop_tangent(self, s, op, target) -> list:
         (xs,) = op.inputs
         if target is not None:
-            return self.tangent(s, target, ([], self.pop(xs)) if self.active(xs) else None)
+            return self.tangent(s, target, ([], self.pop(xs, op)) if self.active(xs)
+                                else None)
         if isinstance(xs, ast.Name) and xs.id in self.act.active:
             # ``xs.pop()`` for its effect, or its value unused: the tangent list loses
             # its last element too, or ``xs[-1]`` would read another element's tangent
-            return [s, ir.Expr(self.pop(xs), s.line)]
+            return [s, ir.Expr(self.pop(xs, op), s.line)]
         return [s]
 
     def append_tangent(self, s, op, target) -> list:
@@ -381,9 +382,11 @@ class _Transform:
             return self.tangent(s, target, None)
         xs, v = op.inputs
         if isinstance(s, ir.Expr) and xs.id in self.act.active:
-            call = ast.Call(func=ast.Attribute(value=ir.name(dot(xs.id)), attr="append",
+            place = [ir.copy_tree(op.options["at"])] if "at" in op.options else []
+            call = ast.Call(func=ast.Attribute(value=ir.name(dot(xs.id)),
+                                               attr="insert" if place else "append",
                                                ctx=ast.Load()),
-                            args=[self.tangent_of(v)], keywords=[])
+                            args=place + [self.tangent_of(v)], keywords=[])
             return [s, ir.Expr(call, s.line)]
         return [s]
 
@@ -447,9 +450,10 @@ class _Transform:
                 ir.name(target)])])
         return assigns, total
 
-    def pop(self, xs) -> ast.Call:
+    def pop(self, xs, op) -> ast.Call:
+        place = [ir.copy_tree(op.options["at"])] if "at" in op.options else []
         return ast.Call(func=ast.Attribute(value=ir.name(dot(xs.id)), attr="pop", ctx=ast.Load()),
-                        args=[], keywords=[])
+                        args=place, keywords=[])
 
     def input_kind(self, atom):
         return self.act.atom_kind(atom, self.fn.refs)
