@@ -60,8 +60,8 @@ def test_compiled_gradient_is_the_python_one(case):
 
 # loops that reverse a stepped range (ranges), stop at a `break` or a `return`
 # (reversed(range(n)[:count])), seed a gradient numba types (returns_from_two_loops:
-# scalar_seed) and
-# add a callee's list adjoint into the caller's (calls_a_list_maker: add_into)
+# scalar_seed) and add a callee's list adjoint into the caller's (calls_a_list_maker:
+# add_into)
 ZOO = [c for c in zoo_loops.ZOO if c[0].__name__ in (
     "ranges", "with_break", "returns_in_loop", "returns_from_two_loops",
     "calls_a_list_maker")]
@@ -93,6 +93,42 @@ def test_reversed_ranges_as_numba_takes_them():
                 assert ns["g"](a, b, s) == list(reversed(range(a, b, s)))
                 for c in (-5, -1, 0, 1, 2, 7):
                     assert ns["f"](a, b, s, c) == list(reversed(range(a, b, s)[:c]))
+
+
+@needs_numba
+def test_array_adjoints_summed_and_spread():
+    """unreduce (np.sum's adjoint) and unbroadcast (a scalar's, a vector's against a
+    matrix, a length-1 axis's) have numba versions."""
+    def steps(x, a, b):
+        total = 0.0
+        for i in range(10):
+            total += np.sum(np.sin(x * a + b + i))
+        return total
+
+    def layer(W, b, x):
+        return np.sum(np.tanh(W * x + b))
+
+    for f, args in ((steps, (np.linspace(0.1, 1.0, 5), 0.3, np.ones(1))),
+                    (layer, (np.full((4, 3), 0.1), np.ones(3), np.ones((1, 3))))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", NativeWarning)
+            jitted = s2sad.grad(f, wrt=(0, 1, 2), jit=True)
+            got = jitted(*args)
+        assert native(jitted)
+        for a, b in zip(got, s2sad.grad(f, wrt=(0, 1, 2))(*args)):
+            assert np.shape(a) == np.shape(b)
+            np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+@needs_numba
+def test_a_list_of_arrays_of_two_ranks_runs_as_python():
+    def f(xs):
+        return np.sum(xs[0] * 2.0) + np.sum(xs[1])
+
+    xs = [np.array([1.0, 2.0]), np.array([[1.0, -2.0]])]
+    with pytest.warns(NativeWarning, match="numba types differently"):
+        got = s2sad.grad(f, jit=True)(xs)
+    assert [g.tolist() for g in got] == [[2.0, 2.0], [[1.0, 1.0]]]
 
 
 @needs_numba
@@ -175,10 +211,10 @@ def test_what_numba_cannot_compile_runs_as_python_with_a_warning():
         WEIGHTS[0] = 1.0
 
     def broadcasts(x, y):
-        return np.sum(x * y)  # y's adjoint summed over the broadcast axis: a runtime helper
+        return np.max(x * y)  # the adjoint of np.max: a runtime helper numba has no version of
 
     x, y = np.ones((3, 2)), np.array([1.0, 2.0])
-    with pytest.warns(NativeWarning, match="runs as Python"):
+    with pytest.warns(NativeWarning, match="runs as Python.*extreme_bar"):
         got = s2sad.grad(broadcasts, wrt=(0, 1), jit=True)(x, y)
     close([g.tolist() for g in got],
           [g.tolist() for g in s2sad.grad(broadcasts, wrt=(0, 1))(x, y)])

@@ -20,8 +20,10 @@ code, so only immutable ones are taken (numbers, strings, booleans, None, tuples
 them, modules), each returned as a guard: when the user rebinds one, the
 dispatcher builds the derivative again. A global array or list (which the function
 could change in place, unseen), a Python function numba has not compiled, a
-runtime helper of `s2sad.runtime` (array adjoints: `unbroadcast`, `unreduce`...)
-or a checkpointing scheduler is refused with its name in the warning.
+runtime helper of `s2sad.runtime` without a numba version here (`_natives`: the
+seed, `add_into`, and `unreduce` and `unbroadcast` in their common cases), a list
+argument whose elements numba types differently, or a checkpointing scheduler is
+refused with its name in the warning.
 
 Tapes need nothing special: the emitted ``tape = []`` / ``tape.append((a, b))`` /
 ``tape.pop()`` is a numba typed (reflected) list of homogeneous tuples.
@@ -86,6 +88,8 @@ def compiled(unit, fn, args, kwargs):
         if as_arrays:
             args = [np.asarray(v) if n in as_arrays else v for n, v in zip(names, args)]
             kwargs = {n: np.asarray(v) if n in as_arrays else v for n, v in kwargs.items()}
+        for value in list(args) + list(kwargs.values()):
+            _homogeneous(value, dispatcher)
         _compile_for(dispatcher, args, kwargs, numba)
     except Refused as exc:
         _warn(unit, str(exc))
@@ -94,6 +98,15 @@ def compiled(unit, fn, args, kwargs):
         _warn(unit, "numba: " + _first_lines(str(exc)))
         return fn, []
     return (_converting(dispatcher, names, as_arrays) if as_arrays else dispatcher), guards
+
+
+def _homogeneous(value, dispatcher):
+    """Refuse a list whose elements numba types differently (a vector and a matrix):
+    it has no numba type, and numba would type it by its first element."""
+    if type(value) is list and len({dispatcher.typeof_pyval(v) for v in value}) > 1:
+        raise Refused("a list argument holds values numba types differently")
+    for v in value if type(value) in (list, tuple) else ():
+        _homogeneous(v, dispatcher)
 
 
 def _numbers(value) -> bool:
@@ -237,7 +250,71 @@ def _natives(numba) -> dict:
 
         _NATIVES[runtime.scalar_seed] = scalar_seed
         _NATIVES[runtime.add_into] = numba.njit(runtime.add_into)
+        _NATIVES[runtime.unreduce] = _unreduce(overload, nt)
+        _NATIVES[runtime.unbroadcast] = _unbroadcast(overload, nt)
     return _NATIVES
+
+
+def _unreduce(overload, nt):
+    """`runtime.unreduce` for the adjoint of a float64 array's total (``np.sum(x)``,
+    ``np.mean(x)``): the number spread over the array. Other reductions have none."""
+    def unreduce(g, x, axis=None, keepdims=False):
+        raise NotImplementedError  # (numba runs its overload; Python never calls it)
+
+    @overload(unreduce)
+    def _overload(g, x, axis=None, keepdims=False):
+        whole = axis is None or isinstance(axis, (nt.NoneType, nt.Omitted))
+        if whole and isinstance(x, nt.Array) and x.dtype == nt.float64 \
+                and isinstance(g, (nt.Float, nt.Integer)):
+            return lambda g, x, axis=None, keepdims=False: np.full(x.shape, np.float64(g))
+        return None
+
+    return unreduce
+
+
+def _unbroadcast(overload, nt):
+    """`runtime.unbroadcast` where the operand is a number (the adjoint summed) or a
+    float64 array of one or two axes against an adjoint of as many or (a vector) two:
+    summed over the axes where the operand has length 1 and the adjoint not, and
+    over the adjoint's leading axis. Other ranks have none."""
+    def unbroadcast(g, x):
+        raise NotImplementedError  # (numba runs its overload; Python never calls it)
+
+    @overload(unbroadcast)
+    def _overload(g, x):
+        number = (nt.Float, nt.Integer, nt.Boolean)
+        if isinstance(x, number) and isinstance(g, number):
+            return lambda g, x: g
+        if isinstance(x, number) and isinstance(g, nt.Array) and g.ndim >= 1:
+            return lambda g, x: np.sum(g)
+        if not (isinstance(x, nt.Array) and isinstance(g, nt.Array)
+                and x.dtype == nt.float64 and g.dtype == nt.float64):
+            return None
+        if x.ndim == g.ndim == 1:
+            def one(g, x):
+                if x.shape[0] == 1 and g.shape[0] != 1:
+                    return np.full(1, np.sum(g))
+                return np.ascontiguousarray(g)
+            return one
+        if x.ndim == 1 and g.ndim == 2:
+            def lead(g, x):
+                r = np.sum(g, axis=0)
+                if x.shape[0] == 1 and r.shape[0] != 1:
+                    return np.full(1, np.sum(r))
+                return r
+            return lead
+        if x.ndim == g.ndim == 2:
+            def two(g, x):
+                r = np.ascontiguousarray(g)
+                if x.shape[0] == 1 and r.shape[0] != 1:
+                    r = np.sum(r, axis=0).reshape((1, r.shape[1]))
+                if x.shape[1] == 1 and r.shape[1] != 1:
+                    r = np.sum(r, axis=1).reshape((r.shape[0], 1))
+                return r
+            return two
+        return None
+
+    return unbroadcast
 
 
 def _user_value(user, name):
