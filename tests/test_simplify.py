@@ -6,6 +6,7 @@ import math
 import random
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -196,3 +197,20 @@ def test_array_temporaries_are_not_held_through_the_reverse_sweep():
     assert np.allclose(gW, X.T @ G) and np.allclose(gb, G.sum(axis=0))
     z = -y * (X @ w)
     assert np.allclose(s2sad.grad(loss)(w, X, y), (-y / (1.0 + np.exp(-z))) @ X)
+
+
+def test_an_unread_einsum_goes_only_where_shapes_prove_it_cannot_raise():
+    def f(A, V, C):
+        out = np.einsum("ij,jd->id", A, V)
+        return np.sum(out * C)
+
+    rng = np.random.default_rng(1)
+    A, V, C = rng.normal(size=(3, 4)), rng.normal(size=(4, 2)), rng.normal(size=(3, 2))
+    text = s2sad.source(f, example=(A, V, C))
+    assert "\n    out = " not in text  # C is out's adjoint: nothing reads out
+    assert np.allclose(s2sad.grad(f)(A, V, C), C @ V.T)
+    bad = rng.normal(size=(5, 2))  # j of length 4 and 5: the function raises
+    with pytest.raises(ValueError):
+        f(A, bad, C)
+    with pytest.raises(ValueError):
+        s2sad.grad(f)(A, bad, C)

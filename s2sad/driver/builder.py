@@ -677,7 +677,8 @@ def _float_names(act, refs):
     return NameKinds(is_float=float_name, is_int=lambda n: act.kinds.get(n) == INT,
                      array=array, rank=rank, same_shape=act.same_shape,
                      broadcastable=act.broadcastable, unary_ufunc=unary_ufunc,
-                     total=lambda text: text in refs and facts.facts_of(refs[text]).total)
+                     total=lambda text: text in refs and facts.facts_of(refs[text]).total,
+                     shape=act.shapes.get)
 
 
 def _purity(fn: ir.Function, act):

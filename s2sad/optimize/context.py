@@ -30,6 +30,9 @@ class NameKinds:
     broadcastable: Callable[[str, str], bool]  # two arrays that certainly broadcast
     unary_ufunc: Callable[[str], bool]  # a dotted name that is a NumPy unary ufunc
     total: Callable[[str], bool]  # a dotted name of a function no float makes raise
+    # an array's shape, one symbol per axis (equal symbols: equal lengths; 1: length
+    # 1), or None where it is not known
+    shape: Callable[[str], tuple | None] = lambda n: None
 
 
 @dataclass(frozen=True)

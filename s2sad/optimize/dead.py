@@ -177,7 +177,8 @@ def _array_cannot_raise(node, kinds: NameKinds) -> bool:
     with a warning): a unary ufunc, arithmetic between arrays whose shapes certainly
     broadcast together or with a number, a total sum, mean or product. Mismatched
     shapes raise; these cannot. So do `np.maximum` and `np.minimum` of such operands
-    (``np.maximum(t, 0.0)``, which a NaN passes through)."""
+    (``np.maximum(t, 0.0)``, which a NaN passes through), and `np.einsum` of arrays
+    whose shapes agree label by label (`_einsum_cannot_raise`)."""
     array = kinds.array
 
     def arrayish(n):
@@ -200,6 +201,8 @@ def _array_cannot_raise(node, kinds: NameKinds) -> bool:
         text = ir.dotted(node.func) or ""
         if len(node.args) == 1 and arrayish(node.args[0]):
             return text in _SAFE_REDUCTIONS or kinds.unary_ufunc(text)
+        if text == "np.einsum":
+            return _einsum_cannot_raise(node, kinds)
         if text in _SAFE_BINARY and len(node.args) == 2:
             left, right = node.args  # (elementwise: shapes that broadcast, or a number)
             if arrayish(left) and arrayish(right):
@@ -209,6 +212,33 @@ def _array_cannot_raise(node, kinds: NameKinds) -> bool:
                 and node.func.attr in _SAFE_METHODS and arrayish(node.func.value):
             return True
     return False
+
+
+def _einsum_cannot_raise(node, kinds: NameKinds) -> bool:
+    """``np.einsum("ij,jd->id", A, V)`` of float arrays whose shapes are known and
+    agree: every operand has as many labels as axes, the axes of one label have the
+    same length (or length 1), and the output names each of its labels once, from
+    the inputs."""
+    spec, operands = node.args[0], node.args[1:]
+    if not (isinstance(spec, ast.Constant) and isinstance(spec.value, str)) or not operands \
+            or "." in spec.value:
+        return False
+    inputs, arrow, output = spec.value.replace(" ", "").partition("->")
+    inputs = inputs.split(",")
+    if len(inputs) != len(operands) or not all(
+            isinstance(a, ast.Name) and kinds.array(a.id) for a in operands):
+        return False
+    lengths = {}
+    for labels, a in zip(inputs, operands):
+        shape = kinds.shape(a.id)
+        if shape is None or len(shape) != len(labels) or not labels.isalpha():
+            return False
+        for label, symbol in zip(labels, shape):
+            if symbol != 1 and lengths.setdefault(label, symbol) != symbol:
+                return False
+    known = set("".join(inputs))
+    return not arrow or (output.isalpha() or not output) and \
+        len(set(output)) == len(output) and set(output) <= known
 
 
 def drop_dead_forward(forward, reverse, ctx: Context):
