@@ -153,7 +153,7 @@ def refused_active_dict_comprehension(xs):
 
 
 def refused_star_of_unknown_length(xs):
-    return _scaled(*xs)
+    return _scaled(*[x for x in xs if x > 0.0])
 
 
 def refused_star_of_a_list_that_grows(xs):
@@ -163,7 +163,7 @@ def refused_star_of_a_list_that_grows(xs):
 
 
 def refused_star_of_unknown_length_to_star_args(xs):
-    return zoo._sum_of_squares(*xs)
+    return zoo._sum_of_squares(*[x for x in xs if x > 0.0])
 
 
 def refused_keyword_a_callee_has_not(xs):
@@ -247,6 +247,40 @@ def test_insert_and_pop_at_a_place_as_python_does():
             s2sad.grad(moved)(xs, 0, j)
     text = s2sad.source(moved, example=(xs, 1, 0))
     assert "ys_bar.pop(at)" in text and "ys_bar.insert(at2, v_bar)" in text
+
+
+def _spread_tuple(x, t):
+    return _scaled(*t) * x + zoo._weighted(x, *t[1:], gain=t[0])
+
+
+def _spread_dict(x, opts):
+    return zoo._weighted(x, **opts)
+
+
+def test_a_tuple_or_dict_argument_spread_is_specialised_on_its_length():
+    """``h(*t)`` of a tuple (or list) argument, ``h(**d)`` of a dict: its length and
+    keys are part of what the derivative is specialised on, differentiated or not; a
+    call with another length gets its own."""
+    for t in [(0.5, -1.25, 2.0), (1.5, 0.25, -0.5, 3.0)]:
+        if len(t) == 4:
+            with pytest.raises(TypeError):
+                _spread_tuple(0.7, t)
+            with pytest.raises(TypeError):
+                s2sad.grad(_spread_tuple)(0.7, t)
+            continue
+        want = numeric_grad(_spread_tuple, (0.7, t), 0)
+        assert close(s2sad.grad(_spread_tuple)(0.7, t), want)
+        assert close(s2sad.grad(_spread_tuple, mode="forward")(0.7, t), want)
+        both = s2sad.grad(_spread_tuple, wrt=(0, 1))(0.7, t)
+        assert close(both[1], tuple(numeric_grad(_spread_tuple, (0.7, list(t)), 1)))
+        _, tangent = s2sad.jvp(_spread_tuple, (0.7, t), (1.0, None))
+        assert close(tangent, want)
+        H = s2sad.hessian(_spread_tuple)(0.7, t)
+        assert close(H, 0.0)
+    for opts in [{"gain": 1.5}, {"gain": 1.5, "scale": 2.0, "shift": 0.5}]:
+        want = numeric_grad(_spread_dict, (0.7, opts), 0)
+        assert close(s2sad.grad(_spread_dict)(0.7, opts), want)
+        assert close(s2sad.grad(_spread_dict, mode="forward")(0.7, opts), want)
 
 
 def test_a_place_computed_with_a_shadowed_builtin_is_refused():

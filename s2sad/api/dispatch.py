@@ -366,7 +366,7 @@ class State:
     def miss(self, *args, **kwargs):
         values = dict(zip(self.names, args))
         values.update(kwargs)
-        if structured.flat_needed(values, self.wrt):
+        if structured.flat_needed(values, self.wrt, self.f):
             return self.structured_call(values)
         with lock:
             if not self.guards_hold():
@@ -411,7 +411,7 @@ class State:
         """The fast path's fallback: any call its checks do not recognise."""
         values = dict(zip(self.names, args))
         values.update(kwargs)
-        if structured.flat_needed(values, self.wrt):
+        if structured.flat_needed(values, self.wrt, self.f):
             return self.structured_call(values)
         return self.miss(*args, **kwargs)
 

@@ -62,7 +62,7 @@ def jvp(f, primals, tangents):
                          "tangents", hint="Pass None for an argument held fixed.")
     given = tuple(arguments)[:len(primals)]
     if structured.flat_needed({n: arguments[n] for n in given},
-                              [n for n, t in zip(given, tangents) if t is not None]) or \
+                              [n for n, t in zip(given, tangents) if t is not None], f) or \
             any(structured.structured(x) for x in primals):
         return _structured_jvp(f, arguments, primals, tangents)
     dots = {}
@@ -233,7 +233,7 @@ def hessian(f, wrt=0):
 
     def h(*args, **kwargs):
         arguments = bind(f, args, kwargs, "hessian")
-        if structured.flat_needed(arguments, names):
+        if structured.flat_needed(arguments, names, f):
             flat = structured.Flat(f, arguments, names, "hessian")
             leaves = flat.wrt()
             with flat.naming():
@@ -288,7 +288,7 @@ def hvp(f, wrt=0):
         *rest, v = args
         arguments = bind(f, rest, kwargs, "hvp")
         x = arguments[names[0]]
-        if structured.flat_needed(arguments, names):
+        if structured.flat_needed(arguments, names, f):
             return _structured_hvp(f, arguments, names, v)
         if not shapes.fits_tangent(v, x):
             raise S2SADError(f"hvp of {f.__qualname__}: v has shape {shapes.shape_text(v)}, "

@@ -56,7 +56,7 @@ def jacobian(f, wrt=0, mode="auto"):
 
     def jac(*args, **kwargs):
         arguments = bind(f, args, kwargs, "jacobian")
-        if structured.flat_needed(arguments, names):
+        if structured.flat_needed(arguments, names, f):
             return _structured(f, arguments, names, as_tuple, mode)
         argument_kinds(f, {n: arguments[n] for n in names}, names, "jacobian")  # (as grad refuses)
         keyword_only = _keyword_only(f, arguments)

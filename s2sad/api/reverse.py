@@ -306,7 +306,7 @@ def _by_forward_mode(f, wrt, entry):
     @public
     def by_forward_mode(*args, **kwargs):
         arguments = bind(f, args, kwargs, entry)
-        if structured.flat_needed(arguments, names):
+        if structured.flat_needed(arguments, names, f):
             return _flat_entry(f, arguments, names, as_tuple, entry,
                                lambda g, leaves: _by_forward_mode(g, leaves, entry))
         value, gradient = value_and_grad_by_forward_mode(f, names, as_tuple, args, kwargs)
@@ -520,7 +520,7 @@ def _flat_example(f, wrt, example, stage, entry):
     wrt_names, _ = normalize_wrt(f, wrt)
     names, _ = signature_params(f)
     values = dict(zip(names, example))
-    if not structured.flat_needed(values, wrt_names):
+    if not structured.flat_needed(values, wrt_names, f):
         return None
     return structured.Flat(f, values, wrt_names, entry)
 

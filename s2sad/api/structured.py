@@ -43,11 +43,45 @@ def static_callable(value) -> bool:
         and getattr(value, "__s2sad__", None) is None
 
 
-def flat_needed(values: dict, names) -> bool:
+def flat_needed(values: dict, names, f=None) -> bool:
     """Does a call with these `values` (every parameter) take the flat function: a
-    container among `names`, or a function passed as another argument?"""
+    container among `names`, a function passed as another argument, or a tuple,
+    list or dict `f` spreads (`spread_parameters`)?"""
     return any(structured(values.get(n)) for n in names) or any(
-        static_callable(v) for n, v in values.items() if n not in names)
+        static_callable(v) for n, v in values.items() if n not in names) or (
+        f is not None and any(trees.is_container(values.get(n))
+                              for n in spread_parameters(f)))
+
+
+_SPREAD: dict = {}  # code object -> the parameters the function spreads
+
+
+def spread_parameters(f) -> frozenset:
+    """The parameters `f` hands on item by item, ``h(*t)``, ``[*t]`` or ``h(**d)``:
+    where such an argument is a tuple, a list or a dict, its length and keys are
+    part of what the derivative is specialised on (a container of `Flat`), whether
+    it is differentiated or not, so the items spread are known where the derivative
+    is built."""
+    code = getattr(f, "__code__", None)
+    if code is None:
+        return frozenset()
+    got = _SPREAD.get(code)
+    if got is None:
+        got = frozenset()
+        params = set(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+        try:
+            tree = ast.parse(parse.user_source(f))
+        except Exception:  # (no source: the compiler says so where it needs it)
+            tree = None
+        if tree is not None:
+            got = frozenset(
+                n.value.id for n in ast.walk(tree)
+                if isinstance(n, (ast.Starred, ast.keyword)) and isinstance(n.value, ast.Name)
+                and n.value.id in params and (isinstance(n, ast.Starred) and
+                                              isinstance(n.ctx, ast.Load) or
+                                              isinstance(n, ast.keyword) and n.arg is None))
+        _SPREAD[code] = got
+    return got
 
 
 def structured(value) -> bool:
@@ -118,6 +152,8 @@ class Flat:
     def __init__(self, f, values: dict, names, what: str):
         self.f = f
         self.specs = {n: trees.spec_of(values[n]) for n in names if structured(values[n])}
+        self.specs.update({n: trees.spec_of(values[n]) for n in spread_parameters(f)
+                           if trees.is_container(values.get(n))})
         self.statics = {n: v for n, v in values.items()
                         if n not in names and static_callable(v)}
         self.flat, self.out_spec, self.leaves = flat_function(
