@@ -4,15 +4,15 @@ This module imports nothing from the rest of s2sad, so a derivative pasted into
 another project needs only this file (and NumPy). Each helper does one thing a
 NumPy gradient needs and NumPy has no single function for.
 
-Arrays of other libraries (`_other`): `unbroadcast`, `unreduce`, the matmul helpers,
-`zero_tangent` and `scalar_seed` take them and give back arrays of the same library,
-never through ``np.asarray`` (which would compute a Dask graph): their paths for such
-arrays use only functions of the Python array API standard, called from the array's
-namespace (`_namespace`: its ``__array_namespace__``, or NumPy's functions for an
-array that overrides them, NEP 18, as Dask's does). ``array-api-strict`` checks
-that they do (tests/test_dask.py). `extreme_bar` and `norm_bar` take arrays that
-override NumPy's functions (Dask's) through those. Their NumPy paths are unchanged;
-the other helpers are NumPy's only, for now (docs/guide/arrays.md).
+Arrays of other libraries (`_other`): `unbroadcast`, `unreduce`, `extreme_bar`,
+`norm_bar`, the matmul helpers, `zero_tangent` and `scalar_seed` take them and give
+back arrays of the same library, never through ``np.asarray`` (which would compute a
+Dask graph): their paths for such arrays use only functions of the Python array API
+standard, called from the array's namespace (`_namespace`: its
+``__array_namespace__``, or NumPy's functions for an array that overrides them, NEP
+18, as Dask's does). ``array-api-strict`` checks that they do
+(tests/test_array_api.py). Their NumPy paths are unchanged; the other helpers are
+NumPy's only, for now (docs/guide/arrays.md).
 """
 
 import math
@@ -175,6 +175,8 @@ def _unreduce_other(g, x, axis, keepdims):
 def extreme_bar(g, x, out, axis=None, keepdims=False):
     """Adjoint of max/min: `g` goes to the elements equal to the extreme, shared
     equally when there are ties."""
+    if type(x) is not np.ndarray and _other(x) or type(g) not in _FAST and _other(g):
+        return _extreme_bar_other(g, x, out, axis, keepdims)
     if isinstance(x, (list, tuple)):  # np.max([a, b])
         x = np.asarray(x)
     if axis is not None and not keepdims:  # (broadcast back over the reduced axes)
@@ -188,6 +190,27 @@ def extreme_bar(g, x, out, axis=None, keepdims=False):
         tuple(sorted(a % ndim for a in np.atleast_1d(axis)))
     kept = tuple(1 if a in axes else n for a, n in enumerate(where.shape))
     return g / np.reshape(_sum_over(where, axes), kept) * where
+
+
+def _extreme_bar_other(g, x, out, axis, keepdims):
+    """`extreme_bar` where `x` or `g` is another library's array (`_other`), in the
+    array API's functions."""
+    xp = _namespace(x, g)
+    if isinstance(x, (list, tuple)):
+        x = xp.stack([xp.asarray(v) for v in x])
+    ndim = x.ndim
+    axes = tuple(range(ndim)) if axis is None else \
+        tuple(sorted(a % ndim for a in ((axis,) if isinstance(axis, int) else axis)))
+    if axis is not None and not keepdims:
+        for a in axes:
+            out = xp.expand_dims(out, axis=a)
+            g = xp.expand_dims(g, axis=a) if getattr(g, "ndim", 0) else g
+    equal = x == out
+    dtype = x.dtype if _kind(x) == "f" else xp.float64
+    # (Dask takes over no np.astype: its method)
+    where = equal.astype(dtype) if xp is np else xp.astype(equal, dtype)
+    kept = tuple(1 if a in axes else n for a, n in enumerate(x.shape))
+    return g / xp.reshape(xp.sum(where, axis=axes), kept) * where
 
 
 def _matmul_operands(g, x, y):
@@ -368,6 +391,10 @@ def norm_bar(g, x, out, ord=None, axis=None, keepdims=False):
     check_norm(x, ord, axis)
     # at a zero norm every element is zero: the derivative there is taken as zero
     # (the convention at a kink), not 0 / 0
+    if type(x) is not np.ndarray and _other(x):
+        xp = _namespace(x)
+        return unreduce(g / xp.where(out == 0, xp.asarray(1.0, dtype=out.dtype), out), x,
+                        axis, keepdims) * x
     return unreduce(g / np.where(out == 0, 1.0, out), x, axis, keepdims) * x
 
 

@@ -24,7 +24,7 @@ Array = type(xp.asarray(0.0))
 
 
 def strict(value):
-    return xp.asarray(value) if isinstance(value, np.ndarray) else value
+    return xp.asarray(value) if isinstance(value, (np.ndarray, np.generic)) else value
 
 
 CASES = {
@@ -45,6 +45,16 @@ CASES = {
                                                             rng.normal(size=(2, 5, 3)),
                                                             rng.normal(size=(3, 4)))),
     "zero_tangent": (runtime.zero_tangent, (G,)),
+    "extreme_bar: everything": (runtime.extreme_bar, (1.5, G, G.max())),
+    "extreme_bar: axis 1": (runtime.extreme_bar, (V[:2].repeat(3)[:5], G, G.max(axis=1), 1)),
+    "extreme_bar: axis 0 kept, a tie": (runtime.extreme_bar, (V[None], np.vstack([G, G[:1]]),
+                                                              np.vstack([G, G[:1]]).max(
+                                                                  axis=0, keepdims=True),
+                                                              0, True)),
+    "norm_bar: a vector": (runtime.norm_bar, (2.0, V, np.linalg.norm(V))),
+    "norm_bar: rows": (runtime.norm_bar, (V[:2].repeat(3)[:5], G, np.linalg.norm(G, axis=1),
+                                          None, 1)),
+    "norm_bar: a zero norm": (runtime.norm_bar, (1.0, 0 * V, 0.0 * np.linalg.norm(V))),
 }
 
 

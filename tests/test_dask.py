@@ -240,3 +240,17 @@ def test_has_aux_with_a_dask_aux():
         assert n[0] == 0
     assert isinstance(g, da.Array) and isinstance(aux, da.Array)
     np.testing.assert_allclose(g.compute(), s2sad.grad(least_squares)(w, X, y), rtol=1e-12)
+
+
+def softmax_cross_entropy(W, X, labels):
+    z = X @ W
+    z = z - np.max(z, axis=1, keepdims=True)
+    picked = np.sum(z * labels, axis=1)
+    return -np.mean(picked - np.log(np.sum(np.exp(z), axis=1))) + 0.1 * np.linalg.norm(W)
+
+
+def test_softmax_with_its_maximum_subtracted_and_a_norm():
+    W = rng.normal(size=(6, 4))
+    onehot = np.eye(4)[rng.integers(0, 4, size=120)]
+    lazy_and_equal(softmax_cross_entropy, 0, (W, X, onehot),
+                   (da.from_array(W), chunked(X), chunked(onehot)))
