@@ -214,3 +214,19 @@ def test_an_unread_einsum_goes_only_where_shapes_prove_it_cannot_raise():
         f(A, bad, C)
     with pytest.raises(ValueError):
         s2sad.grad(f)(A, bad, C)
+
+
+def test_a_users_array_read_once_by_the_next_line_is_not_held():
+    def loss(W, X, Y):
+        out = X @ W
+        d = out - Y
+        return np.sum(d * d)
+
+    rng = np.random.default_rng(2)
+    W, X, Y = rng.normal(size=(3, 2)), rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
+    text = s2sad.source(loss, example=(W, X, Y))
+    assert "d = X @ W - Y" in text  # out is not bound through the reverse sweep
+    assert "# line" in text and "out = X @ W" in text  # (its line still named)
+    assert np.allclose(s2sad.grad(loss)(W, X, Y), 2.0 * X.T @ (X @ W - Y))
+    forward = s2sad.source(loss, mode="forward", example=(W, X, Y))
+    assert "out = X @ W" in forward.split("#")[0]  # forward mode holds nothing after

@@ -8,8 +8,7 @@ from s2sad.runtime import unbroadcast
 
 def closure_grad(x, w):
     t1 = np.tanh(x * 2.0)
-    h = t1 * w
-    t2 = np.tanh(h)
+    t2 = np.tanh(t1 * w)
     # line 14: return np.sum(act(h))
     t3_bar = 1.0
     w_b_bar = unbroadcast(t3_bar * t2, w)

@@ -12,8 +12,7 @@ def softmax_xent_grad(W, X, onehot):
     t1 = np.exp(z_1)
     t2 = np.sum(t1, axis=1, keepdims=True)
     t3 = np.log(t2)
-    logp = z_1 - t3
-    t4 = np.sum(onehot * logp)
+    t4 = np.sum(onehot * (z_1 - t3))
     t5 = -t4
     t6 = X.shape
     t7 = t6[0]

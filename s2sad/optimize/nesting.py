@@ -51,16 +51,20 @@ def nest_forward(forward, reverse, ctx: Context) -> list:
     pure = ctx.pure
     array = ctx.kinds.array if ctx.kinds is not None else (lambda n: False)
     again = {t for x in ir.walk(reverse) for t in ir.defined_names(x)}
+    # with a reverse sweep, a user's array read once, by the next line, is nested
+    # too (``d = H @ W2 + b2 - Y`` for ``out = H @ W2 + b2; d = out - Y``): held to
+    # the end it would cost its size through the whole reverse sweep
+    held = (lambda n: "%" not in n and array(n)) if reverse else (lambda n: False)
     reads = ir.reads_in(forward)
     for n, k in ir.reads_in(reverse).items():
         if n not in again:
             reads[n] = reads.get(n, 0) + k
     return _nest(forward, reads, lambda s: pure(s.value) and (
         ir.adjoint(s.targets[0]) not in again or s.targets[0] in again
-        or array(s.targets[0])), ctx)
+        or array(s.targets[0])), ctx, held=held)
 
 
-def _nest(body, reads, nestable, ctx: Context, tail=None) -> list:
+def _nest(body, reads, nestable, ctx: Context, tail=None, held=None) -> list:
     """A temporary of `body` read exactly once (`reads` counts the reads), by a later
     line of the same block, is written into that line when `nestable(s)` holds for
     its line `s`, it reads no list or array the code writes into (`ctx.mutable`), and
@@ -125,7 +129,9 @@ def _nest(body, reads, nestable, ctx: Context, tail=None) -> list:
                    for n, v in other):
                 flush(other)
             absorb(queues[tangent], *own[0])
-            if _is_temp(s.targets[0]) and reads.get(s.targets[0]) == 1 and nestable(s) \
+            if (_is_temp(s.targets[0]) or held is not None and held(s.targets[0])
+                    and last.get(s.targets[0]) == i + 1) \
+                    and reads.get(s.targets[0]) == 1 and nestable(s) \
                     and not ctx.reads_mutable(s.value) and read_later(i, s.targets[0]):
                 queues[tangent].append((s.targets[0], s.value))
                 continue
