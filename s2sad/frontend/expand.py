@@ -23,6 +23,9 @@ computes, in the same order:
   `higher_order`) the list of the keys over the items, then the index the builtin
   picks by them (``min(range(len(keys)), key=keys.__getitem__)``) and its item (or the
   items in that order): the keys carry no derivative;
+* ``xs.insert(i, v)`` and ``xs.pop(i)`` the place Python uses, counted from the start
+  (``%at = min(i, len(xs))``...; a pop out of range raises), so the derivative moves
+  the adjoint at that place; ``xs.pop(-1)`` is ``xs.pop()``;
 * ``xs.extend(ys)`` a loop appending ``ys``'s items; ``a, *rest, b = xs`` items and
   slices of ``xs`` (too few items raise an IndexError), nested and chained ones and
   ``for a, *b in rows`` statement by statement; ``[*xs, v]`` the lists joined;

@@ -5,7 +5,8 @@ builders both modules use.
 nested and chained assignments holding a ``*``. `CallLowering` is a mixin of its
 lowering of one statement: ``sum``, ``min``, ``max``, ``list`` and ``math.prod`` of a
 comprehension (`call_comp`), ``sum(xs, start)``, ``math.prod(xs)``, ``min(xs)``,
-n-ary ``min``/``max``, ``sorted``, ``reversed`` and ``f(*display)``; each method
+n-ary ``min``/``max``, ``sorted``, ``min``/``max``/``sorted`` with ``key=``, ``xs.pop(i)``,
+``reversed`` and ``f(*display)``; each method
 returns what replaces the call, having added the statements before it. Imports only
 the standard library.
 """
