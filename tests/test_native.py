@@ -81,18 +81,47 @@ def test_zoo_loops_compile_to_the_same_numbers(case):
 
 def test_reversed_ranges_as_numba_takes_them():
     """The rewrite of reversed(range(...)[:c]) runs the same indices, in Python."""
-    from s2sad.backend.native import rewritten
+    from s2sad.backend.native_text import rewritten
     text = "def f(a, b, s, c):\n    return list(reversed(range(a, b, s)[:c]))\n"
     plain = "def f(a, b, s):\n    return list(reversed(range(a, b, s)))\n"
     ns = {}
-    exec(rewritten(text, "f"), ns)
-    exec(rewritten(plain, "f").replace("def f", "def g"), ns)
+    exec(rewritten(text), ns)
+    exec(rewritten(plain).replace("def f", "def g"), ns)
     for a in range(-3, 4):
         for b in range(-3, 6):
             for s in (-3, -2, -1, 1, 2, 3):
                 assert ns["g"](a, b, s) == list(reversed(range(a, b, s)))
                 for c in (-5, -1, 0, 1, 2, 7):
                     assert ns["f"](a, b, s, c) == list(reversed(range(a, b, s)[:c]))
+
+
+def test_a_tapes_runs_of_pushes_become_tuples():
+    from s2sad.backend.native_text import rewritten
+    text = """def f(x, n):
+    tape = []
+    for i in range(n):
+        tape.append(x)
+        tape.append(i)
+        x = x * 0.5
+    s = 0.0
+    for _ in range(len(tape) // 2):
+        i = tape.pop()
+        x = tape.pop()
+        s += x * i
+    return s
+"""
+    out = rewritten(text)
+    assert "tape.append((x, i))" in out and "x, i = tape.pop()" in out
+    assert "range(len(tape))" in out
+    ns = {}
+    exec(text, ns)
+    exec(out.replace("def f", "def g"), ns)
+    assert ns["f"](3.0, 5) == ns["g"](3.0, 5)
+    # runs of two lengths, or a tape read another way: kept as it is
+    for other in (text.replace("        tape.append(i)\n", "        tape.append(i)\n"
+                               "        tape.append(i)\n"),
+                  text.replace("len(tape) // 2", "len(tape)")):
+        assert "tape.append((" not in rewritten(other)
 
 
 @needs_numba

@@ -11,9 +11,9 @@ code that could compute another number than `fn`: what numba cannot type, or wha
 it would read differently, is refused before anything runs.
 
 What the compiled code is: each function of the unit from its emitted text (the
-same text `s2sad.source` prints), with one rewrite numba needs, ``for i in
-reversed(range(...))`` as the descending ``range`` (a ``range`` with a step other
-than a literal 1 is refused). It runs in a namespace of its own: ``math``, NumPy,
+same text `s2sad.source` prints) as `native_text.rewritten` spells it (descending
+ranges for ``reversed``, a tape's runs of pushes as tuples). It runs in a namespace
+of its own: ``math``, NumPy,
 the unit's other functions (compiled the same way), and a snapshot of the user's
 globals and closure cells it reads. Numba freezes such values into the machine
 code, so only immutable ones are taken (numbers, strings, booleans, None, tuples of
@@ -25,8 +25,10 @@ seed, `add_into`, and `unreduce` and `unbroadcast` in their common cases), a lis
 argument whose elements numba types differently, or a checkpointing scheduler is
 refused with its name in the warning.
 
-Tapes need nothing special: the emitted ``tape = []`` / ``tape.append((a, b))`` /
-``tape.pop()`` is a numba typed (reflected) list of homogeneous tuples.
+Tapes need nothing more: the emitted ``tape = []`` / ``tape.append(...)`` /
+``tape.pop()`` is a numba list, of tuples where `native_text` grouped the pushes.
+A list argument of numbers the derivative only indexes is passed as an array
+(`_converting`).
 
 Numba differs from Python where no derivative should depend on it, and the guide
 (docs/guide/native.md) says so: ``math.sqrt(-1.0)`` and ``math.log(0.0)`` give
@@ -50,6 +52,7 @@ import weakref
 import numpy as np
 
 from .. import runtime
+from . import native_text
 from ..errors import S2SADError
 
 
@@ -61,8 +64,7 @@ _cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # unit -> dis
 _FROZEN = (int, float, complex, bool, str, bytes, type(None))
 
 
-class Refused(Exception):
-    """A construct the native path does not compile (the message says which)."""
+Refused = native_text.Refused
 
 
 def require(what: str):
@@ -88,7 +90,10 @@ def compiled(unit, fn, args, kwargs):
         if as_arrays:
             args = [np.asarray(v) if n in as_arrays else v for n, v in zip(names, args)]
             kwargs = {n: np.asarray(v) if n in as_arrays else v for n, v in kwargs.items()}
-        for value in list(args) + list(kwargs.values()):
+        for name, value in list(zip(names, args)) + list(kwargs.items()):
+            if dispatcher.typeof_pyval(value) == numba.types.pyobject:
+                raise Refused(f"its argument `{name}` is a {type(value).__name__}, which "
+                              "numba cannot type")
             _homogeneous(value, dispatcher)
         _compile_for(dispatcher, args, kwargs, numba)
     except Refused as exc:
@@ -170,7 +175,7 @@ def _dispatcher(unit, numba):
     sources = {}
     for uf in unit.functions:
         rendered = namer(uf.fn.name)
-        sources[rendered] = rewritten(unit.texts[uf.fn.name], rendered)
+        sources[rendered] = native_text.rewritten(unit.texts[uf.fn.name])
     rendered_names = set(sources)
     for uf in unit.functions:
         code = compile(sources[namer(uf.fn.name)], "<s2sad native>", "exec")
@@ -365,59 +370,3 @@ def _immutable(value) -> bool:
     if isinstance(value, tuple):
         return all(_immutable(v) for v in value)
     return isinstance(value, _FROZEN) or isinstance(value, np.generic)
-
-
-def rewritten(text: str, rendered: str) -> str:
-    """The emitted function's text with ``reversed(range(...))`` spelt as numba
-    takes it."""
-    tree = ast.parse(text)
-    tree = _Reversed().visit(tree)
-    ast.fix_missing_locations(tree)
-    return ast.unparse(tree)
-
-
-class _Reversed(ast.NodeTransformer):
-    """``reversed(range(n))`` -> ``range(n - 1, -1, -1)``; ``reversed(range(a, b))``
-    -> ``range(b - 1, a - 1, -1)``; with a step `s`, or the first `c` of the range
-    (``reversed(range(n)[:count])``, a loop left by ``break``), ``range(a + (m - 1)
-    * s, a - s, -s)`` where `m` is how many it holds (Python's slice rule for a
-    negative `c`). The bounds are names or constants in emitted code, so reading
-    them twice is safe."""
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        if not (isinstance(node.func, ast.Name) and node.func.id == "reversed"):
-            return node
-        inner = node.args[0] if len(node.args) == 1 and not node.keywords else None
-        count = None
-        if isinstance(inner, ast.Subscript) and isinstance(inner.slice, ast.Slice) \
-                and inner.slice.lower is None and inner.slice.step is None \
-                and inner.slice.upper is not None:
-            inner, count = inner.value, inner.slice.upper
-        if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
-                and inner.func.id == "range" and not inner.keywords
-                and 1 <= len(inner.args) <= 3
-                and not any(isinstance(a, ast.Starred) for a in inner.args)):
-            raise Refused("it runs `reversed` over something other than a range")
-        bounds = list(inner.args)
-        step = bounds.pop() if len(bounds) == 3 else ast.Constant(1)
-        start, stop = ([ast.Constant(0)] + bounds)[-2:]
-        if count is None and isinstance(step, ast.Constant) and step.value == 1:
-            return _call("range", _sub(stop, 1), _sub(start, 1), ast.Constant(-1))
-        held = _call("len", _call("range", start, stop, step))
-        if count is not None:  # min(L, c) if c >= 0 else max(0, L + c)
-            held = ast.IfExp(
-                ast.Compare(count, [ast.GtE()], [ast.Constant(0)]),
-                _call("min", held, count),
-                _call("max", ast.Constant(0), ast.BinOp(held, ast.Add(), count)))
-        first = ast.BinOp(start, ast.Add(), ast.BinOp(_sub(held, 1), ast.Mult(), step))
-        return _call("range", first, ast.BinOp(start, ast.Sub(), step),
-                     ast.UnaryOp(ast.USub(), step))
-
-
-def _call(name, *args):
-    return ast.Call(ast.Name(name, ast.Load()), list(args), [])
-
-
-def _sub(node, k):
-    return ast.BinOp(node, ast.Sub(), ast.Constant(k))
