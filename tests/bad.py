@@ -81,8 +81,8 @@ def read_before_assign(x):
     return y
 
 
-def uses_dict(x):
-    return {"x": x}["x"]
+def uses_set(x):
+    return max({x, 2.0 * x})
 
 
 def returns_list(x):

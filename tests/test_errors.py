@@ -47,7 +47,7 @@ def test_unsupported_syntax(f, marker, what):
 
 
 @pytest.mark.parametrize("f,marker,what", [
-    (bad.uses_dict, "return {", "runs a dict as written"),
+    (bad.uses_set, "return max({", "runs a set as written"),
     (bad.uses_try, "try:", "runs this `try` block as written"),
 ])
 def test_code_run_as_written_refuses_an_active_value_at_its_line(f, marker, what):
