@@ -247,7 +247,7 @@ def test_another_unknown_keyword_lists_the_parameters():
     assert isinstance(info.value, TypeError)
     assert "grad() got an unexpected keyword argument 'wrtt'" in str(info.value)
     assert info.value.hint == \
-        "Its parameters: grad(f, wrt, mode, debug, checkpoint, snapshots, has_aux)."
+        "Its parameters: grad(f, wrt, mode, debug, checkpoint, snapshots, has_aux, jit)."
 
 
 def test_the_keywords_the_derivative_passes_to_f_are_f_s():
