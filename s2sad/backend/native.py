@@ -71,10 +71,15 @@ def require(what: str):
     """The numba module, or an `S2SADError` saying how to install it."""
     try:
         import numba
-    except ImportError:
-        raise S2SADError(f"{what}(jit=True) compiles the derivative with numba, which is not "
-                         "installed", hint="pip install 's2sad[jit]' (or pip install numba)"
-                         ) from None
+    except ImportError as exc:
+        if exc.name == "numba":  # (not installed)
+            raise S2SADError(f"{what}(jit=True) compiles the derivative with numba, which is "
+                             "not installed", hint="pip install 's2sad[jit]' (or pip install "
+                             "numba)") from None
+        raise S2SADError(f"{what}(jit=True) compiles the derivative with numba, which is "
+                         f"installed but does not load: {exc}",
+                         hint="Install a numba release that supports this NumPy and Python "
+                              "(pip install -U numba), or drop jit=True.") from None
     return numba
 
 
