@@ -99,6 +99,7 @@ def compiled(unit, fn, args, kwargs):
             if dispatcher.typeof_pyval(value) == numba.types.pyobject:
                 raise Refused(f"its argument `{name}` is a {type(value).__name__}, which "
                               "numba cannot type")
+            _wide(name, value)
             _homogeneous(value, dispatcher)
         _compile_for(dispatcher, args, kwargs, numba)
     except Refused as exc:
@@ -108,6 +109,22 @@ def compiled(unit, fn, args, kwargs):
         _warn(unit, "numba: " + _first_lines(str(exc)))
         return fn, []
     return (_converting(dispatcher, names, as_arrays) if as_arrays else dispatcher), guards
+
+
+_WIDE = (np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.bool_))
+
+
+def _wide(name, value):
+    """Refuse an array (or NumPy number) of another dtype than float64, int64 or bool:
+    numba computes some of a float32 array's arithmetic in float64, and rounds
+    otherwise than NumPy (the last bit of a float32 gradient)."""
+    for v in value if type(value) in (list, tuple) else (value,):
+        if isinstance(v, (list, tuple)):
+            _wide(name, v)
+        elif isinstance(v, (np.ndarray, np.generic)) and v.dtype not in _WIDE:
+            raise Refused(f"its argument `{name}` holds {v.dtype} numbers, which numba "
+                          "computes with otherwise than NumPy (float64, int64 and bool "
+                          "compile)")
 
 
 def _homogeneous(value, dispatcher):
