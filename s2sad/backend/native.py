@@ -30,9 +30,11 @@ Tapes need nothing more: the emitted ``tape = []`` / ``tape.append(...)`` /
 A list argument of numbers the derivative only indexes is passed as an array
 (`_converting`).
 
-Numba differs from Python where no derivative should depend on it, and the guide
-(docs/guide/native.md) says so: ``math.sqrt(-1.0)`` and ``math.log(0.0)`` give
-NaN and -inf where Python raises ``ValueError``, integers are 64-bit.
+On numbers the compiled code gives Python's results to the last bit (the same
+libm; ``**`` as `_power`). Numba differs from Python where no derivative should
+depend on it, and the guide (docs/guide/native.md) says so: ``math.sqrt(-1.0)`` and
+``math.log(0.0)`` give NaN and -inf where Python raises ``ValueError``, integers are
+64-bit, and NumPy's vectorised loops round otherwise than numba's.
 
 Compiled dispatchers are cached per unit (`_cache`), so a second
 ``grad(f, jit=True)`` of the same function and argument kinds reuses the machine
@@ -194,6 +196,7 @@ def _dispatcher(unit, numba):
     guards = []
     for name, obj in unit.helpers.items():
         ns[name] = _helper(name, obj, numba)
+    ns[native_text.POW] = _natives(numba)[native_text.POW]
     sources = {}
     for uf in unit.functions:
         rendered = namer(uf.fn.name)
@@ -279,7 +282,30 @@ def _natives(numba) -> dict:
         _NATIVES[runtime.add_into] = numba.njit(runtime.add_into)
         _NATIVES[runtime.unreduce] = _unreduce(overload, nt)
         _NATIVES[runtime.unbroadcast] = _unbroadcast(overload, nt)
+        _NATIVES[native_text.POW] = _power(overload, nt)
     return _NATIVES
+
+
+def _power(overload, nt):
+    """``a ** b`` as Python computes it: C's `pow` for floats (numba multiplies for an
+    int exponent, which rounds otherwise), an int for ints unless the exponent is
+    negative (numba gives 0 for ``2 ** -1``), NumPy's power of a float64 array by a
+    number with the exponent a float (so `pow` too, as NumPy's own loop calls it)."""
+    def power(a, b):
+        raise NotImplementedError  # (numba runs its overload; Python never calls it)
+
+    @overload(power)
+    def _overload(a, b):
+        if isinstance(a, nt.Integer) and isinstance(b, nt.Integer):
+            return lambda a, b: a ** b if b >= 0 else math.pow(float(a), float(b))
+        number = (nt.Float, nt.Integer, nt.Boolean)
+        if isinstance(a, number) and isinstance(b, number):
+            return lambda a, b: math.pow(float(a), float(b))
+        if isinstance(a, nt.Array) and a.dtype == nt.float64 and isinstance(b, number):
+            return lambda a, b: np.power(a, np.float64(b))
+        return None
+
+    return power
 
 
 def _unreduce(overload, nt):

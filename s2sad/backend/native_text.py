@@ -10,6 +10,10 @@ derivative):
 * ``reversed(range(...))``, which numba has no `reversed` for, as the descending
   ``range`` (`_Reversed`), a slice of the range (``range(n)[:count]``, a loop left
   by ``break``) included;
+* ``a ** b`` as ``__s2sad_pow__(a, b)`` (`POW`, which `native` defines): numba
+  raises a float to an int power by products, which differ from C's `pow` (what
+  Python calls) in the last bit of a third of the results, and gives 0 for
+  ``2 ** -1``;
 * a tape's entries pushed one by one (``tape.append(x_1)``, ``tape.append(v_1)``,
   popped last first) as one tuple per group (`_grouped`): numba's list pops one
   float at a time at twice the cost of a tuple, and a tuple holds an int beside a
@@ -21,6 +25,9 @@ from __future__ import annotations
 import ast
 
 
+POW = "__s2sad_pow__"
+
+
 class Refused(Exception):
     """A construct the native path does not compile (the message says which)."""
 
@@ -30,9 +37,29 @@ def rewritten(text: str) -> str:
     takes it."""
     tree = ast.parse(text)
     tree = _Reversed().visit(tree)
+    tree = _Powers().visit(tree)
     _grouped(tree.body[0])
     ast.fix_missing_locations(tree)
     return ast.unparse(tree)
+
+
+class _Powers(ast.NodeTransformer):
+    """``a ** b`` -> ``POW(a, b)``; ``x **= b`` -> ``x = POW(x, b)``."""
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Pow):
+            return _call(POW, node.left, node.right)
+        return node
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.Pow):
+            return node
+        if not isinstance(node.target, (ast.Name, ast.Subscript)):
+            raise Refused("it raises an attribute to a power in place")
+        read = ast.parse(ast.unparse(node.target), mode="eval").body
+        return ast.Assign([node.target], _call(POW, read, node.value))
 
 
 def _grouped(fn: ast.FunctionDef):
