@@ -292,6 +292,8 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                             r.shapes.pop(t, None)
                         else:
                             r.shapes[t] = shape
+                    elif isinstance(r.kinds[t], tuple):  # (the arrays a call returns)
+                        self.note_tuple_shapes(t, s, op)
                     if self.is_object(t):
                         join = self.value_join(t) if not s.unpack else None
                         if join is not None:

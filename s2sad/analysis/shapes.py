@@ -78,10 +78,34 @@ class ShapeInference:
         item = self.listed_item(target, s, op)
         if item is not None and item.dims is not None and len(item.dims) == rank:
             return item.dims  # (an array element of a list argument: its labels)
+        parts = getattr(self, "tuple_shapes", {}).get(op.inputs[0].id) \
+            if s.unpack and op.kind == "copy" \
+            and isinstance(op.inputs[0], ast.Name) else None
+        if parts is not None and len(parts) == len(s.targets) and s.targets.count(target) == 1:
+            shape = parts[s.targets.index(target)]  # (``w, V = np.linalg.eigh(a)``)
+            return shape if shape is not None and len(shape) == rank else \
+                fresh_shape(target, rank)
         shape = self.inferred_shape(s, op)
         if shape is None or len(shape) != rank:
             return fresh_shape(target, rank)
         return shape
+
+    def note_tuple_shapes(self, target, s, op):
+        """Where `target` is a tuple of arrays a call returns (``np.linalg.eigh(a)``:
+        its facts row gives one shape per item), remember the items' shapes for the
+        unpacking that takes them out (`shape_of`)."""
+        if not hasattr(self, "tuple_shapes"):
+            self.tuple_shapes = {}
+        self.tuple_shapes.pop(target, None)
+        if target in self.joined or s.unpack or op.kind != "rule":
+            return
+        shapes = [self.atom_shape(x) for x in op.inputs]
+        if None in shapes:
+            return
+        got = call_shape(op.key, shapes, op.inputs, op.options)
+        if isinstance(got, list) and all(isinstance(x, tuple) and knows_symbols(x)
+                                         for x in got):
+            self.tuple_shapes[target] = got
 
     def listed_item(self, target, s, op):
         """The kind `ListKind.items` gives `target` where `s` takes it out of such a
