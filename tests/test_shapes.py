@@ -273,5 +273,21 @@ def test_the_arrays_a_call_returns_in_a_tuple_have_its_facts_shapes():
     B, C = rng.normal(size=(5, 5)), rng.normal(size=(5, 5))
     text = s2sad.source(_eigh_loss, example=(B, C))
     assert "F_bar = C" in text and "unreduce" not in text, text
+    assert "\n    F = " not in text  # nothing reads it, and (5, 5) @ (5, 5) cannot raise
     assert np.allclose(s2sad.grad(_eigh_loss)(B, C), central_diff(_eigh_loss, (B, C), 0),
                        rtol=1e-5, atol=1e-6)
+
+
+def _unread_product(A, B):
+    P = A @ B  # nothing reads it
+    return np.sum(A * A)
+
+
+def test_an_unread_matrix_product_goes_only_where_it_cannot_raise():
+    rng = np.random.default_rng(5)
+    A = rng.normal(size=(2, 3))
+    text = s2sad.source(_unread_product, example=(A, rng.normal(size=(3, 4))))
+    assert "A @ B" not in text.split("#")[0]
+    assert np.allclose(s2sad.grad(_unread_product)(A, rng.normal(size=(3, 4))), 2.0 * A)
+    with pytest.raises(ValueError):  # (3 against 4: the function raises, so does this)
+        s2sad.grad(_unread_product)(A, rng.normal(size=(4, 4)))

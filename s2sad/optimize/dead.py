@@ -177,8 +177,9 @@ def _array_cannot_raise(node, kinds: NameKinds) -> bool:
     with a warning): a unary ufunc, arithmetic between arrays whose shapes certainly
     broadcast together or with a number, a total sum, mean or product. Mismatched
     shapes raise; these cannot. So do `np.maximum` and `np.minimum` of such operands
-    (``np.maximum(t, 0.0)``, which a NaN passes through), and `np.einsum` of arrays
-    whose shapes agree label by label (`_einsum_cannot_raise`)."""
+    (``np.maximum(t, 0.0)``, which a NaN passes through), `np.einsum` of arrays
+    whose shapes agree label by label (`_einsum_cannot_raise`), and the product ``a @
+    b`` of matrices whose inner lengths are one symbol."""
     array = kinds.array
 
     def arrayish(n):
@@ -195,6 +196,13 @@ def _array_cannot_raise(node, kinds: NameKinds) -> bool:
         if arrayish(left) and arrayish(right):
             return left.id == right.id or kinds.broadcastable(left.id, right.id)
         return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult) \
+            and arrayish(node.left) and arrayish(node.right):
+        # matrices whose inner lengths are one symbol (no stacks: their broadcasting
+        # is not checked here)
+        a, b = kinds.shape(node.left.id), kinds.shape(node.right.id)
+        return a is not None and b is not None and len(a) == len(b) == 2 \
+            and a[1] == b[0]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return arrayish(node.operand)
     if isinstance(node, ast.Call) and not node.keywords:
