@@ -723,6 +723,13 @@ def _shift_other_axis(Z):
     return np.sum(E / np.sum(E, axis=0, keepdims=True))
 
 
+def _shift_read_in_a_branch(Z, flag):
+    Z = Z - np.max(Z, axis=1, keepdims=True)
+    if flag > 0:
+        return np.sum(Z * Z)  # (here the maximum does not cancel)
+    return np.sum(np.exp(Z) / np.sum(np.exp(Z), axis=1, keepdims=True))
+
+
 def test_a_softmax_max_shift_has_no_derivative_computed():
     rng = np.random.default_rng(3)
     W, X = rng.normal(size=(4, 3)), rng.normal(size=(5, 4))
@@ -739,3 +746,6 @@ def test_a_softmax_max_shift_has_no_derivative_computed():
         text = s2sad.source(f, example=(Z,))
         assert "extreme_bar" in text
         assert np.allclose(s2sad.grad(f)(Z), central_diff(f, (Z,), 0), atol=1e-7)
+    assert "extreme_bar" in s2sad.source(_shift_read_in_a_branch, example=(Z, 1.0))
+    assert np.allclose(s2sad.grad(_shift_read_in_a_branch)(Z, 1.0),
+                       central_diff(_shift_read_in_a_branch, (Z, 1.0), 0), atol=1e-6)

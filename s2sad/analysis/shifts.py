@@ -91,11 +91,11 @@ def _cancels(body, start, name, axis, top) -> bool:
     `axis`)?"""
     tags = {name: SHIFTED}
     for s in body[start + 1:]:
-        read = _reads(s) & set(tags)
+        read = set().union(*(_reads(x) for x in ir.walk([s]))) & set(tags)
         if not read:
             continue
         if id(s) not in top or ir.blocks(s):
-            return False
+            return False  # (read in a branch or a loop)
         if isinstance(s, ir.Dup):
             for t in s.targets:
                 tags[t] = tags[s.source]
