@@ -260,6 +260,19 @@ def test_a_global_number_is_frozen_and_guarded():
 
 
 @needs_numba
+def test_a_name_two_modules_bind_differently(tmp_path, monkeypatch):
+    """The unit's functions share one namespace in numba: a global each of two
+    modules binds to its own value is refused, not read from the first."""
+    (tmp_path / "native_mod_a.py").write_text(
+        "import native_mod_b\nSCALE = 2.0\n\ndef f(x):\n    return SCALE * native_mod_b.g(x)\n")
+    (tmp_path / "native_mod_b.py").write_text("SCALE = 5.0\n\ndef g(x):\n    return SCALE * x * x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import native_mod_a
+    with pytest.warns(NativeWarning, match="`SCALE` from modules where it means different"):
+        assert s2sad.grad(native_mod_a.f, jit=True)(3.0) == 60.0
+
+
+@needs_numba
 def test_what_numba_cannot_compile_runs_as_python_with_a_warning():
     def reads_array(x):
         return WEIGHTS[0] * x * x  # a global array: numba would freeze its contents

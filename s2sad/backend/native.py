@@ -202,12 +202,17 @@ def _dispatcher(unit, numba):
         rendered = namer(uf.fn.name)
         sources[rendered] = native_text.rewritten(unit.texts[uf.fn.name])
     rendered_names = set(sources)
+    users = {}  # name -> the object a user's name means (one namespace for the unit)
     for uf in unit.functions:
         code = compile(sources[namer(uf.fn.name)], "<s2sad native>", "exec")
         for name in _reads(code):
-            if name in ns or name in rendered_names:
+            if name in rendered_names or name in ns and name not in users:
                 continue
-            ns[name], guard = _user_value(uf.user, name)
+            value, guard = _user_value(uf.user, name)
+            if name in users and users[name] is not value:
+                raise Refused(f"two of its functions read `{name}` from modules where it "
+                              "means different objects")
+            users[name] = ns[name] = value
             if guard is not None and not any(g[1] is guard[1] and g[2] == name for g in guards):
                 guards.append(guard)
     made = {}
