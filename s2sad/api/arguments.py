@@ -199,6 +199,9 @@ def argument_kinds(f, values: dict, wrt, what):
                 f"unknown length (shape {value.shape}), and s2sad specialises derivatives "
                 "on which axes have length 1 and which are equal",
                 hint=f"Call {name}.compute_chunk_sizes() first.", **at_def(f))
+        if name in wrt and complex_value(value):
+            raise complex_refusal(f"{what} of {f.__qualname__} with respect to `{name}`",
+                                  value, f)
         if name in wrt and kind == OTHER and _foreign_array(value):
             library = type(value).__module__.partition(".")[0]
             raise WrtError(
@@ -206,9 +209,6 @@ def argument_kinds(f, values: dict, wrt, what):
                 f"{library}, and s2sad differentiates NumPy and Dask arrays only, for now",
                 hint="Pass a NumPy array (docs/guide/arrays.md says which array libraries "
                      "work and which do not yet).", **at_def(f))
-        if name in wrt and complex_value(value):
-            raise complex_refusal(f"{what} of {f.__qualname__} with respect to `{name}`",
-                                  value, f)
         if name in wrt:
             if isinstance(kind, ArrayKind) and kind.dtype in ("i", "b"):
                 raise IntegerArgumentError(
