@@ -11,24 +11,18 @@ linalg = pytest.importorskip("scipy.linalg")
 
 import s2sad  # noqa: E402
 from s2sad import primitives as rules  # noqa: E402
-from test_rules import (_eval_template, dot_product_holds,  # noqa: E402
-                        forward_matches_differences, random_like, reverse_matches_differences,
-                        template_equals_rule)
+import rule_suite  # noqa: E402
+from test_rules import _eval_template, random_like, template_equals_rule  # noqa: E402
 
 rules.candidates(linalg.sqrtm)  # the rules load once scipy.linalg is imported
 from s2sad.primitives import scipy_linalg  # noqa: E402
-
-
-def table(mode):
-    found = rules.REVERSE if mode == "reverse" else rules.FORWARD
-    return [(key, r) for key, rs in found.items() for r in rs if r.func.__module__ == scipy_linalg.__name__]
 
 
 def ids(pairs):
     return [r.func.__name__ for _, r in pairs]
 
 
-REV, FWD = table("reverse"), table("forward")
+REV, FWD = rule_suite.tables(scipy_linalg)
 
 
 def arr(r, shape, lo=-1.0, hi=1.0):
@@ -81,19 +75,8 @@ def test_every_function_has_both_rules_in_the_same_form():
     assert rev == fwd
 
 
-@pytest.mark.parametrize("key,rule", REV, ids=ids(REV))
-def test_reverse_rule_matches_central_differences(key, rule):
-    reverse_matches_differences(key, rule, examples(key, rule))
-
-
-@pytest.mark.parametrize("key,rule", FWD, ids=ids(FWD))
-def test_forward_rule_matches_central_differences(key, rule):
-    forward_matches_differences(key, rule, examples(key, rule))
-
-
-@pytest.mark.parametrize("key,rule", REV, ids=ids(REV))
-def test_dot_product(key, rule):
-    dot_product_holds(key, rule, examples(key, rule))
+(test_reverse_rule_matches_central_differences, test_forward_rule_matches_central_differences, test_dot_product,
+ _) = rule_suite.checks(REV, FWD, ids, examples, 2)
 
 
 @pytest.mark.parametrize("key,rule", REV + FWD, ids=ids(REV) + ids(FWD))

@@ -15,24 +15,17 @@ special = pytest.importorskip("scipy.special")
 
 import s2sad  # noqa: E402
 from s2sad import primitives as rules  # noqa: E402
-from test_rules import (dot_product_holds, forward_matches_differences,  # noqa: E402
-                        reverse_matches_differences, template_equals_rule)
+import rule_suite  # noqa: E402
 
 rules.candidates(special.erf)  # the rules load once scipy.special is imported
 from s2sad.primitives import scipy_special  # noqa: E402
-
-
-def table(mode):
-    found = rules.REVERSE if mode == "reverse" else rules.FORWARD
-    return [(key, r) for key, rs in found.items() for r in rs
-            if r.func.__module__ == scipy_special.__name__]
 
 
 def ids(pairs):
     return [f"{getattr(k, '__name__', k)}/{r.arity}/{r.when}" for k, r in pairs]
 
 
-REV, FWD = table("reverse"), table("forward")
+REV, FWD = rule_suite.tables(scipy_special)
 
 DOMAINS = {special.logit: (0.2, 0.8), special.gammaln: (0.5, 4.0),
            special.digamma: (0.5, 4.0), special.gamma: (0.5, 4.0), special.rgamma: (0.5, 4.0),
@@ -126,25 +119,8 @@ def test_every_function_has_both_rules_in_the_same_form():
     assert rev == fwd
 
 
-@pytest.mark.parametrize("key,rule", REV, ids=ids(REV))
-def test_reverse_rule_matches_central_differences(key, rule):
-    reverse_matches_differences(key, rule, examples(key, rule))
-
-
-@pytest.mark.parametrize("key,rule", FWD, ids=ids(FWD))
-def test_forward_rule_matches_central_differences(key, rule):
-    forward_matches_differences(key, rule, examples(key, rule))
-
-
-@pytest.mark.parametrize("key,rule", REV, ids=ids(REV))
-def test_dot_product(key, rule):
-    """<J u, v> == <u, J^T v>, as for the built-in tables."""
-    dot_product_holds(key, rule, examples(key, rule))
-
-
-@pytest.mark.parametrize("key,rule", REV + FWD, ids=ids(REV) + ids(FWD))
-def test_inlined_template_equals_rule(key, rule):
-    template_equals_rule(key, rule, examples(key, rule)[:2])
+(test_reverse_rule_matches_central_differences, test_forward_rule_matches_central_differences, test_dot_product,
+ test_inlined_template_equals_rule) = rule_suite.checks(REV, FWD, ids, examples, 2)
 
 
 # ------------------------------------------------------------------ in use

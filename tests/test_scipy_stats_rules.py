@@ -13,24 +13,17 @@ stats = pytest.importorskip("scipy.stats")
 
 import s2sad  # noqa: E402
 from s2sad import primitives as rules  # noqa: E402
-from test_rules import (dot_product_holds, forward_matches_differences,  # noqa: E402
-                        reverse_matches_differences, template_equals_rule)
+import rule_suite  # noqa: E402
 
 rules.candidates(stats.norm.logpdf)  # the rules load once scipy.stats is imported
 from s2sad.primitives import scipy_stats  # noqa: E402
-
-
-def table(mode):
-    found = rules.REVERSE if mode == "reverse" else rules.FORWARD
-    return [(key, r) for key, rs in found.items() for r in rs
-            if r.func.__module__ == scipy_stats.__name__]
 
 
 def ids(pairs):
     return [f"{r.func.__name__}" for k, r in pairs]
 
 
-REV, FWD = table("reverse"), table("forward")
+REV, FWD = rule_suite.tables(scipy_stats)
 
 
 def arr(r, shape, lo, hi):
@@ -112,24 +105,8 @@ def test_every_function_has_both_rules_in_the_same_form():
     assert rev == fwd
 
 
-@pytest.mark.parametrize("key,rule", REV, ids=ids(REV))
-def test_reverse_rule_matches_central_differences(key, rule):
-    reverse_matches_differences(key, rule, examples(key, rule))
-
-
-@pytest.mark.parametrize("key,rule", FWD, ids=ids(FWD))
-def test_forward_rule_matches_central_differences(key, rule):
-    forward_matches_differences(key, rule, examples(key, rule))
-
-
-@pytest.mark.parametrize("key,rule", REV, ids=ids(REV))
-def test_dot_product(key, rule):
-    dot_product_holds(key, rule, examples(key, rule))
-
-
-@pytest.mark.parametrize("key,rule", REV + FWD, ids=ids(REV) + ids(FWD))
-def test_inlined_template_equals_rule(key, rule):
-    template_equals_rule(key, rule, examples(key, rule)[:2])
+(test_reverse_rule_matches_central_differences, test_forward_rule_matches_central_differences, test_dot_product,
+ test_inlined_template_equals_rule) = rule_suite.checks(REV, FWD, ids, examples, 2)
 
 
 # ------------------------------------------------------------------ in use
