@@ -230,3 +230,12 @@ def test_a_users_array_read_once_by_the_next_line_is_not_held():
     assert np.allclose(s2sad.grad(loss)(W, X, Y), 2.0 * X.T @ (X @ W - Y))
     forward = s2sad.source(loss, mode="forward", example=(W, X, Y))
     assert "out = X @ W" in forward.split("#")[0]  # forward mode holds nothing after
+
+    def shifted(W, X):
+        Z = X @ W
+        Z = Z - np.max(Z, axis=1, keepdims=True)
+        Z = np.exp(Z)  # (the second Z, Z_1, read only here)
+        return np.sum(Z * Z)
+
+    text = s2sad.source(shifted, example=(W, X))
+    assert "Z_2 = np.exp(Z - t1)" in text and "\n    Z_1 = " not in text

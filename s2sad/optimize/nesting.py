@@ -16,6 +16,12 @@ from .common import BlockIndex
 from .context import Context
 
 
+def _is_user(n: str) -> bool:
+    """A user's name, or a later version of one (``S%1``, emitted ``S_1``)."""
+    parts = n.split("%")
+    return parts[0] != "" and all(p.isdigit() for p in parts[1:])
+
+
 def _is_temp(n: str) -> bool:
     """A temporary (``%3``), or a temporary's tangent (``%3%dot``)."""
     parts = n.split("%")
@@ -54,7 +60,7 @@ def nest_forward(forward, reverse, ctx: Context) -> list:
     # with a reverse sweep, a user's array read once, by the next line, is nested
     # too (``d = H @ W2 + b2 - Y`` for ``out = H @ W2 + b2; d = out - Y``): held to
     # the end it would cost its size through the whole reverse sweep
-    held = (lambda n: "%" not in n and array(n)) if reverse else (lambda n: False)
+    held = (lambda n: _is_user(n) and array(n)) if reverse else (lambda n: False)
     reads = ir.reads_in(forward)
     for n, k in ir.reads_in(reverse).items():
         if n not in again:
