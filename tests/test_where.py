@@ -2,6 +2,7 @@
 NaN from the branch it does not take (docs/guide/numpy.md, "np.where without
 NaN"), in reverse mode, forward mode and second order, for arrays and numbers."""
 
+import re
 import warnings
 
 import numpy as np
@@ -94,7 +95,7 @@ def test_the_mask_costs_nothing_where_no_nan_can_arise():
 
     x = np.array([1.0, -1.0])
     text = s2sad.source(bounded, example=(x, x), wrt=(0, 1))
-    assert "x_bar = t2_bar * y" in text and text.count("np.where") == 3, text
+    assert re.search(r"x_bar = t\d+_bar \* y", text) and text.count("np.where") == 3, text
     text = s2sad.source(singular, example=(x,))
     assert "x_bar = np.where(t1, t4_bar / (2.0 * t2), 0.0)" in text, text
 

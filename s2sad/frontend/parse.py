@@ -37,7 +37,6 @@ import inspect
 import linecache
 import os
 import sys
-import sysconfig
 import textwrap
 import types
 from dataclasses import dataclass, field
@@ -514,21 +513,12 @@ def _called_functions(tree, globals_, cells, builtins_) -> list:
         else:
             continue
         if isinstance(value, types.FunctionType) and not hasattr(value, "__s2sad__") \
-                and not _library_code(value):
+                and not structure_calls.library_code(value):
             out.append(value)
     return [structure_calls.returns_containers(f, lambda fn: parse(fn, containers=False))
             for f in out]
 
 
-_LIBRARY_DIRS = tuple(os.path.abspath(d) + os.sep for d in {
-    sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")} if d)
-
-
-def _library_code(f) -> bool:
-    """Is `f` a function of the standard library or of an installed package (SciPy's
-    ``linalg.solve_triangular``, a ``*args`` wrapper with a rule)? Not the user's: a
-    call of it is never put in place of the call."""
-    return os.path.abspath(f.__code__.co_filename).startswith(_LIBRARY_DIRS)
 
 
 def _indent(text: str) -> int:

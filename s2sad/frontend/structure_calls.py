@@ -22,6 +22,8 @@ from __future__ import annotations
 import ast
 import copy
 import inspect
+import os
+import sysconfig
 import types
 
 from ..errors import NotDifferentiableError
@@ -61,6 +63,19 @@ def inline(rw, callee, call: ast.Call, at: ast.AST, parse) -> str:
     same_file = callee.__code__.co_filename == getattr(rw.loc.info, "filename", None)
     return _put_in_place(rw, callee, tree, parsed.locals, call, at, name,
                          keep_lines=same_file)
+
+
+_LIBRARY_DIRS = tuple(os.path.abspath(d) + os.sep for d in {
+    sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    if d) + (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,)
+
+
+def library_code(f) -> bool:
+    """Is `f` a function of the standard library, of an installed package (SciPy's
+    ``linalg.solve_triangular``, a ``*args`` wrapper with a rule) or of s2sad itself
+    (a runtime helper the emitted code calls)? Not the user's: a call of it is never
+    put in place of the call."""
+    return os.path.abspath(f.__code__.co_filename).startswith(_LIBRARY_DIRS)
 
 
 def _module_named(rw, call):
@@ -431,7 +446,8 @@ class CallRewrites:
         if isinstance(e.func, ast.Name) and e.func.id in self.local_functions:
             return self.local_functions[e.func.id]
         callee = self.loc_refs(e.func)
-        if not isinstance(callee, types.FunctionType) or hasattr(callee, "__s2sad__"):
+        if not isinstance(callee, types.FunctionType) or hasattr(callee, "__s2sad__") or \
+                library_code(callee):
             return None
         args = list(e.args) + [k.value for k in e.keywords]
         if any(isinstance(self.value(a, [], probe=True), Node) or _names_function(self, a)
