@@ -726,3 +726,15 @@ def test_a_slice_of_a_list_argument_is_a_list_whose_adjoints_go_back_element_by_
     assert close(s2sad.grad(_horner_reversed, wrt=(0, 1))([1.0, 2.0, 3.0], 0.5),
                  ([1.0, 0.5, 0.25], 5.0))
     assert s2sad.grad(_second_of_the_rest)([1.0, 2.0, 4.0], 3.0) == [0.0, 3.0, 0.0]
+
+
+def _where_of_numbers(x, s):
+    return np.where(x > 0.0, 2.0 + s, 0.5 * s)
+
+
+def test_vjp_gives_a_float_for_a_float_whatever_the_seed():
+    """The output is a 0-d array (np.where), the seed too: the adjoint of the float
+    `s` is a float, as grad gives it (found by the array fuzzer)."""
+    out, pullback = s2sad.vjp(_where_of_numbers, 1.0, 0.5)
+    got = pullback(np.array(1.5))
+    assert type(got[0]) is float and type(got[1]) is float and got[1] == 1.5

@@ -39,6 +39,7 @@ from . import structured
 from .arguments import (argument_kinds, at_def, bind, rebased_wrt, unbound, with_bound, check_function, check_mode, checkpoint_option,
                         complex_refusal, complex_value, fixed_argument, normalize_wrt,
                         mark_made, numeric_kind, public, retyped_list, signature_params,
+                        typed_like,
                         typed_gradients)
 from .forward import grad_of_gradient, value_and_grad_by_forward_mode
 
@@ -399,7 +400,10 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=Fals
             raise
         result = [None] * len(primals)
         for i, g in zip(positions, grads):
-            result[i] = g
+            # (a float's adjoint is a float, also where the seed was a 0-d array and
+            # the output's adjoint went through NumPy, as in np.where(c, s + 2.0, 0.5))
+            result[i] = g if type(primals[i]) is not float or type(g) is float else \
+                typed_like(g, primals[i])
         if retyped:  # (list elements: see retyped_list)
             for i, g in zip(retyped, typed_gradients(values, [names[i] for i in retyped],
                                                      [result[i] for i in retyped])):
