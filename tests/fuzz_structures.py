@@ -75,6 +75,14 @@ def parts(v):
     return None
 
 
+# a loop over a container: (its header, the item it reads, a factor of the term)
+LOOPS = {"values": ("for {n} in {e}.values():", "{n}", ""),
+         "items": ("for k_{n}, {n} in {e}.items():", "{n}", ""),
+         "keys": ("for k_{n} in {e}:", "{e}[k_{n}]", ""),
+         "sequence": ("for {n} in {e}:", "{n}", ""),
+         "enumerate": ("for i_{n}, {n} in enumerate({e}):", "{n}", " * (i_{n} + 1)"),
+         "range": ("for i_{n} in range(len({e})):", "{e}[i_{n}]", "")}
+
 TERMS = ["np.sum(np.sin({}))", "np.sum({0} * {0}) * 0.5", "np.sum(np.tanh({}) * 1.5)",
          "np.sum(np.exp({}) * 0.25)"]
 
@@ -105,28 +113,12 @@ def structured_program(draw):
             expr = name
         if style == "loop" and all_numeric and not isinstance(v, D2):
             name = f"e{next(counter)}"
-            if isinstance(v, dict):
-                how = draw(st.sampled_from(["values", "items", "keys"]))
-                if how == "values":
-                    lines.extend([f"    for {name} in {expr}.values():",
-                              f"        total = total + {term(name)}"])
-                elif how == "items":
-                    lines.extend([f"    for k_{name}, {name} in {expr}.items():",
-                              f"        total = total + {term(name)}"])
-                else:
-                    lines.extend([f"    for k_{name} in {expr}:",
-                              f"        total = total + {term(f'{expr}[k_{name}]')}"])
-            else:
-                how = draw(st.sampled_from(["items", "enumerate", "range"]))
-                if how == "items":
-                    lines.extend([f"    for {name} in {expr}:",
-                              f"        total = total + {term(name)}"])
-                elif how == "enumerate":
-                    lines.extend([f"    for i_{name}, {name} in enumerate({expr}):",
-                              f"        total = total + {term(name)} * (i_{name} + 1)"])
-                else:
-                    lines.extend([f"    for i_{name} in range(len({expr})):",
-                              f"        total = total + {term(f'{expr}[i_{name}]')}"])
+            hows = ["values", "items", "keys"] if isinstance(v, dict) else \
+                ["sequence", "enumerate", "range"]
+            header, item, weight = LOOPS[draw(st.sampled_from(hows))]
+            lines.extend([f"    {header.format(n=name, e=expr)}",
+                          f"        total = total + {term(item.format(n=name, e=expr))}"
+                          f"{weight.format(n=name)}"])
             return
         if style == "local" and any(numeric(c) for _, c in got):
             # (a function defined inside f: a closure over `scale`, or a lambda)
@@ -161,8 +153,8 @@ def structured_program(draw):
             name = f"d{next(counter)}"
             acc, _ = next((a, c) for a, c in got if numeric(c))
             lines.extend([f"    {name} = {{'s': {term(f'{expr}{acc}')}, 'n': 1}}",
-                      f"    {name}['t'] = {name}['s'] * 2.0",
-                      f"    total = total + {name}['t'] - {name}['s'] * {name}['n']"])
+                          f"    {name}['t'] = {name}['s'] * 2.0",
+                          f"    total = total + {name}['t'] - {name}['s'] * {name}['n']"])
             for a, c in got:
                 if a != acc:
                     read(f"{expr}{a}", c, depth + 1)
@@ -179,8 +171,8 @@ def structured_program(draw):
     read("params", params, 0)
     if draw(st.booleans()):  # (a loop over data carrying a dict)
         lines.extend(["    state = {'h': total * 0.5, 'k': 0}",
-                  "    for xi in x:",
-                  "        state = {'h': np.tanh(state['h'] + xi), 'k': state['k'] + 1}",
+                      "    for xi in x:",
+                      "        state = {'h': np.tanh(state['h'] + xi), 'k': state['k'] + 1}",
                   "    total = total + state['h']"])
     if draw(st.booleans()):
         lines.extend(["    if total > 100.0:", "        total = total * 0.5"])
