@@ -173,7 +173,7 @@ def structured_program(draw):
         lines.extend(["    state = {'h': total * 0.5, 'k': 0}",
                       "    for xi in x:",
                       "        state = {'h': np.tanh(state['h'] + xi), 'k': state['k'] + 1}",
-                  "    total = total + state['h']"])
+                      "    total = total + state['h']"])
     if draw(st.booleans()):
         lines.extend(["    if total > 100.0:", "        total = total * 0.5"])
     text = PRELUDE + "\n".join(helpers) + "\n\ndef f(params, x):\n    total = 0.0\n    scale = 1.5\n" + \
