@@ -216,3 +216,35 @@ def test_lambdas():
     assert s2sad.grad(same)(1.0) == s2sad.grad(again)(1.0) == 2.0
     with pytest.raises(s2sad.SourceNotFoundError, match="lambda"):
         s2sad.grad(eval("lambda v: v"))(1.0)
+
+
+@dataclasses.dataclass
+class Net:
+    layers: list
+    scale: float = 1.0
+
+    def __call__(self, x):
+        for W, b in self.layers:
+            x = np.tanh(x @ W + b)
+        return x * self.scale
+
+    def penalty(self):
+        return sum(np.sum(W ** 2) for W, b in self.layers)
+
+    def loss(self, x, y):
+        return np.mean((self(x)[:, 0] - y) ** 2) + 0.01 * self.penalty()
+
+
+def test_a_container_calls_its_own_methods():
+    """`self(x)` and `self.penalty()` on a dataclass of parameters put the class's
+    methods in place, the container their first argument."""
+    net = Net([(rng.normal(size=(3, 4)), np.zeros(4)), (rng.normal(size=(4, 1)), np.zeros(1))],
+              1.5)
+    X, Y = rng.normal(size=(5, 3)), rng.normal(size=5)
+    g = s2sad.grad(net.loss, wrt="self")(X, Y)
+    assert isinstance(g, Net)
+    want = tree_numeric_grad(lambda n: n.loss(X, Y), (net,), 0)
+    for (gw, gb), (ww, wb) in zip(g.layers, want.layers):
+        np.testing.assert_allclose(gw, ww, rtol=1e-5, atol=1e-8)
+        np.testing.assert_allclose(gb, wb, rtol=1e-5, atol=1e-8)
+    assert g.scale == pytest.approx(want.scale, rel=1e-5)

@@ -445,6 +445,8 @@ class CallRewrites:
         None."""
         if isinstance(e.func, ast.Name) and e.func.id in self.local_functions:
             return self.local_functions[e.func.id]
+        if self.bound_method(e) is not None:
+            return self.bound_method(e)[0]
         callee = self.loc_refs(e.func)
         if not isinstance(callee, types.FunctionType) or hasattr(callee, "__s2sad__") or \
                 library_code(callee):
@@ -455,6 +457,23 @@ class CallRewrites:
             return callee  # (a container or a function passed: its body put in place)
         if self.parse is not None and returns_containers(callee, self.parse):
             return callee  # (what it returns is followed: its body is put in place)
+        return None
+
+    def bound_method(self, e: ast.Call):
+        """``(function, the container's expression)`` where `e` calls a container
+        (its class's ``__call__``: ``self(x)``) or one of its class's methods
+        (``self.loss(x)``) written in Python; else None."""
+        if isinstance(e.func, ast.Attribute):
+            owner, name = e.func.value, e.func.attr
+        else:
+            owner, name = e.func, "__call__"
+        node = self.value(owner, [], probe=True)
+        if not isinstance(node, Node) or name in node.keys:
+            return None
+        method = node.type.__dict__.get(name) if isinstance(node.type, type) else None
+        method = getattr(node.type, name, None) if method is None else method
+        if isinstance(method, types.FunctionType) and not library_code(method):
+            return method, owner
         return None
 
     def inlined(self, e: ast.Call):
@@ -499,6 +518,10 @@ class CallRewrites:
             raise self.refuse(e, "s2sad cannot pass a container of parameters to a function "
                                  "inside a conditional expression or `and`/`or`",
                               hint="Call it on a line of its own.")
+        method = self.bound_method(e)
+        if method is not None:  # (a container's method: itself the first argument)
+            e = ast.copy_location(ast.Call(func=e.func, args=[method[1]] + list(e.args),
+                                           keywords=e.keywords), e)
         name = inline(self, callee, e, e, self.parse)
         return self.env.get(name, name)
 
