@@ -423,6 +423,18 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
                 lines += [f"{pad}first, *rest = ys",
                           f"{pad}{t} = {t} + 0.5 * first * sum(rest)"]
                 continue
+            if op == "pairs":  # (a list of tuples: one list per position, frontend.pairs)
+                if scope.in_checkpointed():
+                    scope.refusals.add("CheckpointError")
+                pr = f"pr{draw(st.integers(0, 10 ** 6))}"
+                lines += [f"{pad}{pr} = []",
+                          f"{pad}for v in ys:",
+                          f"{pad}    {pr}.append((v * {draw(expression(readable, 1))}, "
+                          f"v + {draw(expression(readable, 1))}))",
+                          f"{pad}for a, b in {pr}:",
+                          f"{pad}    {t} = {t} + 0.25 * a * b",
+                          f"{pad}{t} = {t} + {pr}[-1][1] * len({pr})"]
+                continue
             fills = [draw(expression(readable, 1)) for _ in range(3)]
             lines.append(f"{pad}{t} = {t} + 0.5 * {op.format(*fills)}")
         elif kind in ("break", "continue"):
@@ -448,7 +460,7 @@ LIST_OPS = ["min(ys)", "max(ys)", "min({0}, {1}, {2})", "max({0}, {1}, {2})",
             "sorted(ys, key=lambda t: -t)[0]", "sorted(ys, key=abs, reverse=True)[-1]",
             "min({0}, {1}, key=abs)", "tuple({0} * t for t in ys)[-1]",
             "gs({0}, {1}, {2})", "gs(*[{0}, {1}], scale=0.5)", "gk({0}, w={1})",
-            "insert-pop"]
+            "insert-pop", "pairs"]
 
 
 @st.composite
