@@ -46,7 +46,7 @@ def points(x):
     for i in range(3):
         pts.append((x * i, x))
     total = 0.0
-    for a, b in pts:
+    for a, b in list(pts):  # (a copy of the list of pairs: not one list per position)
         total += a * b
     return total
 

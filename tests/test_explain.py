@@ -179,10 +179,7 @@ def test_a_stage_the_compiler_refuses_says_why_in_its_tab():
         pts = []
         for i in range(3):
             pts.append((x * i, x))
-        total = 0.0
-        for a, b in pts:
-            total += a * b
-        return total
+        return sum(a * b for a, b in pts)  # (a list of tuples read by a generator)
 
     with pytest.raises(s2sad.NotDifferentiableError) as refused:  # reverse mode refuses
         s2sad.source(points)

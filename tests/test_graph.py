@@ -166,9 +166,11 @@ def pairs(x):
 
 
 def test_a_list_of_tuples_shows_their_adjoints():
+    """A list of pairs the function builds is one list per position (frontend.pairs):
+    each shows its values and adjoints, those of the pairs' first and second items."""
     labels, _ = parse(graph(pairs, at=(1.5,)))
-    assert labels[node(labels, "pts = []")] == \
-        "pts = []\n= [(0.0, 1.5), (1.5, 1.5)]\nadj [(0.0, 1.0), (1.5, 1.5)]"
+    assert labels[node(labels, "pts_0 = []")] == "pts_0 = []\n= [0.0, 1.5]\nadj [0.0, 1.5]"
+    assert labels[node(labels, "pts_1 = []")] == "pts_1 = []\n= [1.5, 1.5]\nadj [1.0, 1.5]"
 
 
 def test_every_node_of_a_loop_shows_its_last_iteration():

@@ -61,8 +61,9 @@ class OperationAdjoints:
                 "lists, in reverse mode yet",
                 filename=info.filename if info else None, lineno=line or None,
                 source_line=info.line_text(line) if info and line else None,
-                hint="Keep one flat list per value (xs.append(a); ys.append(b)), or use a "
-                     "NumPy array.")
+                hint="Read a list of pairs you build with `for a, b in pts:`, `pts[i]` or "
+                     "len(pts), which s2sad takes as one list per position; or keep one flat "
+                     "list per value (xs.append(a); ys.append(b)), or use a NumPy array.")
 
     def reverse_unpack(self, s: ir.Assign) -> list:
         value = s.value
