@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 import s2sad
+from golden.inputs.functions import closure as closure_model  # (its golden program)
+from golden.inputs.functions import squares as lambda_sum
 from helpers import tree_numeric_grad
 
 rng = np.random.default_rng(3)
@@ -134,19 +136,6 @@ def test_map_and_key_of_functions_as_values():
 
 def relu_number(v):
     return v if v > 0.0 else 0.1 * v
-
-
-def closure_model(x, w):
-    def act(z):
-        return np.tanh(z) * w
-
-    h = act(x * 2.0)
-    return np.sum(act(h))
-
-
-def lambda_sum(x):
-    sq = lambda v: v * v  # noqa: E731
-    return sum(sq(x[i]) for i in range(len(x)))
 
 
 def late_binding(x, n):
