@@ -13,6 +13,9 @@ standard, called from the array's namespace (`_namespace`: its
 18, as Dask's does). ``array-api-strict`` checks that they do
 (tests/test_array_api.py). Their NumPy paths are unchanged; the other helpers are
 NumPy's only, for now (docs/guide/arrays.md).
+
+Size: over 800 lines, one file because emitted code imports its helpers from here
+alone, so that a derivative pasted into another project needs only this file.
 """
 
 import math
@@ -387,8 +390,10 @@ def add_into(acc, parts):
 
 
 def norm_bar(g, x, out, ord=None, axis=None, keepdims=False):
-    """Adjoint of the 2-norm (or Frobenius norm) `out` of `x`."""
-    check_norm(x, ord, axis)
+    """Adjoint of the norm `out` of `x`: ``np.linalg.norm(x, ord, axis, keepdims)``
+    (the 2-norm and the Frobenius norm here, the other orders in `_norm_order_bar`)."""
+    if ord is not None and ord != "fro" and (ord != 2 or _matrix_norm(x, axis)):
+        return _norm_order_bar(g, x, out, ord, axis, keepdims)
     # at a zero norm every element is zero: the derivative there is taken as zero
     # (the convention at a kink), not 0 / 0
     if type(x) is not np.ndarray and _other(x):
@@ -399,12 +404,116 @@ def norm_bar(g, x, out, ord=None, axis=None, keepdims=False):
 
 
 def check_norm(x, ord, axis):
-    """Refuse the norms whose derivative is not the 2-norm's (a constant to AD). (The
-    compiler refuses a literal `ord` already; this checks the others.)"""
-    matrix = np.ndim(x) > 1 if axis is None else np.ndim(axis) == 1 and len(axis) == 2
-    if ord not in (None, 2, "fro") or (ord == 2 and matrix):
-        raise ValueError(f"s2sad differentiates np.linalg.norm for ord=None, 2 (vectors) "
-                         f"and 'fro', not ord={ord!r}")
+    """Refuse ``ord=0`` of vectors, the count of nonzero elements: a step function,
+    with no derivative. (The compiler refuses a literal 0 already; this checks an
+    `ord` known only when the function runs.)"""
+    if ord == 0 and not _matrix_norm(x, axis):
+        raise ValueError("s2sad does not differentiate np.linalg.norm with ord=0: it counts "
+                         "the nonzero elements, a step function with no derivative")
+
+
+def _matrix_norm(x, axis) -> bool:
+    """Does ``np.linalg.norm(x, ord, axis)`` with an `ord` take matrix norms (over all
+    axes of a 2-D array, or over a pair of axes)?"""
+    return np.ndim(x) > 1 if axis is None else np.ndim(axis) == 1 and len(axis) == 2
+
+
+def _norm_parts(g, x, out, ord, axis, keepdims):
+    """`g`, `x` (an array) and `out` as `_norm_order_bar` reads them: the reduced axes
+    (all for None, in the caller's order: rows then columns) and `g` and `out` kept
+    with 1 there, broadcasting over `x`."""
+    check_norm(x, ord, axis)
+    if _other(x) or _other(g):
+        raise TypeError(f"s2sad differentiates np.linalg.norm with ord={ord!r} for NumPy "
+                        "arrays only, not yet for arrays of other libraries")
+    x = np.asarray(x)
+    axes = tuple(range(x.ndim)) if axis is None else \
+        tuple(a % x.ndim for a in np.atleast_1d(axis))
+    if not keepdims and np.ndim(g):
+        g = np.expand_dims(g, axes)
+    if not keepdims and np.ndim(out):
+        out = np.expand_dims(out, axes)
+    return g, x, out, axes
+
+
+def _norm_order_bar(g, x, out, ord, axis, keepdims):
+    """`norm_bar` of the orders other than the 2-norm's and the Frobenius norm's. Of
+    vectors: ``ord=1`` (``sign(x)``), inf and -inf (the sign at the elements whose
+    magnitude is the extreme, shared equally by ties, as `extreme_bar`), any other
+    p (``sign(x) * (|x| / norm) ** (p - 1)``, 0 at a zero norm). Of matrices: 1, -1,
+    inf, -inf (the sign in the column, or row, of the extreme sum of magnitudes,
+    shared by ties), 'nuc' (``u @ vh`` of the thin SVD) and 2, -2 (``u v^T`` of the
+    largest, or smallest, singular value)."""
+    g, x, out, axes = _norm_parts(g, x, out, ord, axis, keepdims)
+    if len(axes) == 1:
+        if ord == 1:
+            return g * np.sign(x)
+        if ord in (math.inf, -math.inf):
+            hit = np.abs(x) == out
+            return g * np.sign(x) * (hit / np.maximum(np.sum(hit, axis=axes, keepdims=True), 1))
+        ratio = np.abs(x) / np.where(out == 0, 1.0, out)
+        return g * np.sign(x) * ratio ** (ord - 1)
+    rows, cols = axes
+    if ord in (1, -1, math.inf, -math.inf):
+        along, across = (rows, cols) if ord in (1, -1) else (cols, rows)
+        hit = np.sum(np.abs(x), axis=along, keepdims=True) == out
+        return g * np.sign(x) * (hit / np.maximum(np.sum(hit, axis=across, keepdims=True), 1))
+    u, _, vh = np.linalg.svd(np.moveaxis(x, axes, (-2, -1)), full_matrices=False)
+    if ord == 2:
+        u, vh = u[..., :1], vh[..., :1, :]
+    elif ord == -2:
+        u, vh = u[..., -1:], vh[..., -1:, :]
+    return g * np.moveaxis(u @ vh, (-2, -1), axes)
+
+
+def norm_bar_dx(g, x, norm, x_dot, ord=None, axis=None, keepdims=False):
+    """The tangent of `norm_bar` of an order `_norm_order_bar` takes along `x`'s
+    tangent `x_dot`, `norm` held: for `norm_bar`'s forward rule (Hessians). Zero for
+    the orders whose adjoint is piecewise constant (vectors' 1 and +-inf, matrices'
+    1, -1, inf and -inf); for 'nuc' and +-2 the tangent of ``u @ vh`` (of one column
+    of each) from the thin SVD's, with a gap of 0 between singular values taken as
+    no term (as `np.linalg.svd`'s rules)."""
+    g, x, out, axes = _norm_parts(g, x, norm, ord, axis, keepdims)
+    if ord in (1, math.inf, -math.inf) or ord == -1 and len(axes) == 2:
+        return np.zeros(x.shape)
+    if len(axes) == 1:
+        scale = np.where(out == 0, 1.0, out)
+        return g * (ord - 1) * (np.abs(x) / scale) ** (ord - 2) / scale * x_dot
+    a = np.moveaxis(x, axes, (-2, -1))
+    a_dot = np.moveaxis(np.broadcast_to(x_dot, x.shape), axes, (-2, -1))
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    v = np.swapaxes(vh, -1, -2)
+    a_dot_v = a_dot @ v
+    ut_a_dot = np.swapaxes(u, -1, -2) @ a_dot
+    p = ut_a_dot @ v
+    pt = np.swapaxes(p, -1, -2)
+    if ord == "nuc":  # (the polar factor's tangent: s_i + s_j never 0 at full rank)
+        core = (p - pt) / (s[..., :, None] + s[..., None, :])
+        q_dot = u @ core @ vh + ((a_dot_v - u @ p) / s[..., None, :]) @ vh \
+            + u @ ((ut_a_dot - p @ vh) / s[..., :, None])
+        return g * np.moveaxis(q_dot, (-2, -1), axes)
+    k = 0 if ord == 2 else -1
+    s2 = s * s
+    gap = s2[..., k, None] - s2  # (s[k]**2 - s[i]**2, for each i)
+    inverse_gap = np.where(gap == 0, 0.0, 1.0 / np.where(gap == 0, 1.0, gap))
+    sk = s[..., k, None]
+    u_dot = (u @ (inverse_gap * (p[..., :, k] * sk + s * p[..., k, :]))[..., None])[..., 0] \
+        + (a_dot_v[..., :, k] - (u @ p[..., :, k, None])[..., 0]) / sk
+    v_dot = (v @ (inverse_gap * (s * p[..., :, k] + p[..., k, :] * sk))[..., None])[..., 0] \
+        + (ut_a_dot[..., k, :] - (v @ pt[..., :, k, None])[..., 0]) / sk
+    uv_dot = u_dot[..., :, None] * vh[..., k, None, :] + u[..., :, k, None] * v_dot[..., None, :]
+    return g * np.moveaxis(uv_dot, (-2, -1), axes)
+
+
+def norm_bar_dnorm(g, x, norm, norm_dot, ord=None, axis=None, keepdims=False):
+    """The tangent of `norm_bar` of an order `_norm_order_bar` takes along the
+    tangent `norm_dot` of the norm it is given, `x` held: ``(1 - p) / norm`` times
+    the adjoint of a vector's p-norm, and zero for the other orders (whose adjoint
+    does not read the norm but where ties are told apart)."""
+    if ord in (1, math.inf, -math.inf) or _matrix_norm(x, axis):
+        return np.zeros(np.shape(x))
+    scale = np.where(np.asarray(norm) == 0, 1.0, norm)
+    return _norm_order_bar((1 - ord) * g * norm_dot / scale, x, norm, ord, axis, keepdims)
 
 
 def _along_last(x, axis):

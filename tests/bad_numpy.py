@@ -77,8 +77,8 @@ def dot_of_a_list(x):
     return np.sum(np.dot(x, [1.0, 2.0, 3.0, 4.0]))  # marker: dot of a list
 
 
-def norm_of_order_one(x):
-    return np.linalg.norm(x, ord=1)  # marker: norm ord
+def norm_of_order_zero(x):
+    return np.linalg.norm(x, ord=0)  # marker: norm ord
 
 
 def norm_with_a_wrong_keyword(x):

@@ -60,8 +60,8 @@ NO_RULE = [
     (bad.dot_of_a_list, np.ones(4), "dot of a list",
      "`np.dot` of a 1-D array and a list (its rules take two 1-D or 2-D arrays; "
      "np.asarray(xs) makes a list an array)"),
-    (bad.norm_of_order_one, np.ones(4), "norm ord",
-     "`np.linalg.norm` with ord=1 (s2sad differentiates the 2-norm of vectors"),
+    (bad.norm_of_order_zero, np.ones(4), "norm ord",
+     "`np.linalg.norm` with ord=0 (it counts the nonzero elements: a step function"),
     (bad.norm_with_a_wrong_keyword, np.ones(4), "norm keyword",
      "`np.linalg.norm` with 1 positional argument and the keyword `order` (its rules take "
      "x and the options ord, axis, keepdims)"),

@@ -195,33 +195,68 @@ def test_second_derivatives_of_functions_of_lists():
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("f,x,marker", [
-    (zoo.norm_1, vector(4), "ord 1"), (zoo.norm_inf, vector(4), "ord inf"),
-    (zoo.spectral, vector(3, 3), "spectral"), (zoo.nuclear, vector(3, 3), "nuclear"),
-    (zoo.spectral_by_axes, vector(3, 3), "spectral by axes")])
-def test_a_literal_norm_order_without_a_rule_is_refused_at_transform_time(f, x, marker, mode):
+    (zoo.norm_0, vector(4), "ord 0"), (zoo.norm_0_of_rows, vector(3, 4), "ord 0 of rows")])
+def test_a_literal_norm_order_without_a_derivative_is_refused_at_transform_time(f, x, marker,
+                                                                                 mode):
     with pytest.raises(s2sad.NoRuleError) as info:
         s2sad.source(f, mode=mode, example=(x,))
     assert info.value.lineno == line_of(f, marker)
-    assert "np.linalg.norm" in str(info.value)
+    assert "np.linalg.norm" in str(info.value) and "ord=0" in str(info.value)
     with pytest.raises(s2sad.NoRuleError):
         s2sad.grad(f, mode=mode)(x)
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_norms_with_a_rule_still_work(mode):
+def test_norms_of_every_order(mode):
+    """Vectors' 1, +-inf and p-norms, matrices' spectral, nuclear and +-1, +-inf norms,
+    over a pair of axes and with keepdims, against central differences."""
     check(zoo.norms_s2sad_differentiates, [vector(4), vector(3, 4, seed=4)], wrt=(0, 1), mode=mode)
+    check(zoo.vector_norms, [vector(5), vector(3, 4, seed=4)], wrt=(0, 1), mode=mode)
+    check(zoo.matrix_norms, [vector(3, 4, seed=5), vector(2, 3, 4, seed=6)], wrt=(0, 1),
+          mode=mode)
     assert s2sad.grad(zoo.constant_norm, mode=mode)(2.0, vector(4)) == pytest.approx(
         np.linalg.norm(vector(4), 1) + np.linalg.norm(vector(4), np.inf))
 
 
+def test_norms_at_their_kinks():
+    """At a zero element the 1-norm's derivative is sign(0) = 0, ties of the largest
+    magnitude share it equally (as np.max's), and rows of equal sums share a matrix
+    norm's."""
+    x = np.array([0.0, -2.0, 2.0, 1.0])
+    np.testing.assert_array_equal(s2sad.grad(zoo.norm_of_order)(x, 1), [0.0, -1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(s2sad.grad(zoo.norm_of_order)(x, np.inf), [0, -0.5, 0.5, 0])
+    a = np.array([[1.0, -2.0], [3.0, 0.0]])  # (rows sum to 3 and 3: the inf-norm ties)
+    g = s2sad.grad(zoo.norm_of_order)(a, np.inf)
+    np.testing.assert_array_equal(g, [[0.5, -0.5], [0.5, 0.0]])
+
+
+def test_hessians_of_norms():
+    def f(x, a):
+        return (np.linalg.norm(x, 3) + np.linalg.norm(x, 1) * np.linalg.norm(x, np.inf)
+                + np.linalg.norm(a, "nuc") + np.linalg.norm(a, 2) ** 2 + np.linalg.norm(a, -2)
+                + np.linalg.norm(a, 1) ** 2)
+
+    x, a = vector(4), vector(3, 4, seed=5)
+    for i, arg in enumerate((x, a)):
+        g = s2sad.grad(f, wrt=i)
+        n = arg.size
+        expected = np.array([central_diff(lambda *v: g(*v).ravel()[k], [x, a], i).ravel()
+                             for k in range(n)])
+        H = s2sad.hessian(f, wrt=i)(x, a)
+        np.testing.assert_allclose(np.reshape(H, (n, n)), expected, rtol=1e-5, atol=1e-6)
+
+
 def test_a_norm_order_known_only_at_run_time_is_checked_at_run_time():
-    with pytest.raises(ValueError, match="ord=1"):
-        s2sad.grad(zoo.norm_of_order)(vector(4), 1)
+    with pytest.raises(ValueError, match="ord=0"):
+        s2sad.grad(zoo.norm_of_order)(vector(4), 0)
     x = vector(4)
     assert s2sad.grad(zoo.norm_of_order)(x, 2) == pytest.approx(x / np.linalg.norm(x))
-    # the spectral norm through a tuple of axes was a wrong gradient, not an error
-    with pytest.raises(ValueError, match="ord=2"):
-        s2sad.grad(zoo.spectral_by_given_axes, mode="forward")(vector(3, 3), (0, 1))
+    assert s2sad.grad(zoo.norm_of_order)(x, 1) == pytest.approx(np.sign(x))
+    # the spectral norm through a tuple of axes given when the function runs
+    a = vector(3, 3)
+    u, _, vh = np.linalg.svd(a)
+    np.testing.assert_allclose(s2sad.grad(zoo.spectral_by_given_axes, mode="forward")(a, (0, 1)),
+                               np.outer(u[:, 0], vh[0]), atol=1e-12)
 
 
 # ------------------------------------------------------------------ tuple axes

@@ -181,7 +181,17 @@ def array_examples(key, rule, r):
         return [([signed(r, (4,))], {}), ([signed(r, (4,))], {"ord": 2}), ([signed(r, (3, 4))], {}),
                 ([signed(r, (3, 4))], {"axis": 1}), ([signed(r, (3, 4))], {"ord": "fro"}),
                 ([signed(r, (3, 4))], {"ord": 2, "axis": 0}), ([signed(r, (2, 3, 4))], {}),
-                ([signed(r, (3, 4))], {"axis": -1}), ([signed(r, (2, 3, 4))], {"axis": (-2, -1)})]
+                ([signed(r, (3, 4))], {"axis": -1}), ([signed(r, (2, 3, 4))], {"axis": (-2, -1)})] \
+            + [([signed(r, (4,))], {"ord": o}) for o in (1, np.inf, -np.inf, 3, -1, -2, 1.5)] \
+            + [([signed(r, (3, 4))], {"ord": o, "axis": 1, "keepdims": True}) for o in (1, -np.inf, 3)] \
+            + [([signed(r, s)], {"ord": o}) for s in ((3, 4), (4, 3), (3, 3))
+               for o in ("nuc", 2, -2, 1, -1, np.inf, -np.inf)] \
+            + [([signed(r, (2, 3, 4))], {"ord": o, "axis": (2, 0), "keepdims": k})
+               for o in ("nuc", 2, -2, -1, np.inf) for k in (False, True)] \
+            + [  # edge points: a zero element (sign 0), ties of the largest magnitude or
+                # of the column sums (shared equally, as central differences see them)
+                ([np.array([0.0, -0.7, 0.7, 0.2])], {"ord": o}) for o in (1, np.inf)] \
+            + [([np.array([[0.5, -0.2], [-0.5, 0.2]])], {"ord": o}) for o in (1, np.inf)]
     if key is np.cumsum:  # (axis=None: of x flattened)
         x = arr(r, (3, 4), -1, 1)
         return [([x], {}), ([x], {"axis": 0}), ([x], {"axis": -1}), ([arr(r, (4,), -1, 1)], {})]
@@ -508,10 +518,16 @@ def helper_examples(key):
         return [([signed(r, (3, 4))], {}), ([signed(r, (3, 4))], {"axis": 1}),
                 ([signed(r, (2, 3, 4))], {"axis": (0, 2)}), ([signed(r, (3, 4))], {"axis": -1}),
                 ([signed(r, (2, 3, 4))], {"axis": (-1, 0)})]
-    if key is runtime.norm_bar:
+    if key is runtime.norm_bar:  # (the other orders' with their own norms: their ties)
+        m = signed(r, (2, 3, 4))
         return [([arr(r, (3,), -1, 1), x, arr(r, (3,), 1, 2)], {"axis": 1}),
                 ([0.7, x, 1.3], {"ord": "fro"}),
-                ([arr(r, (3,), -1, 1), x, arr(r, (3,), 1, 2)], {"axis": -1})]
+                ([arr(r, (3,), -1, 1), x, arr(r, (3,), 1, 2)], {"axis": -1})] + [
+            ([arr(r, (3,), -1, 1), x, np.linalg.norm(x, o, 1)], {"ord": o, "axis": 1})
+            for o in (1, 2, 3, -1.5, np.inf)] + [
+            ([0.7, x, np.linalg.norm(x, o)], {"ord": o}) for o in ("nuc", 2, -2, 1, -np.inf)] + [
+            ([arr(r, (2,), -1, 1), m, np.linalg.norm(m, o, (2, 1))], {"ord": o, "axis": (2, 1)})
+            for o in ("nuc", 2, -2)]
     if key is runtime.cofactors:  # (invertible, singular of rank n - 1 and n - 2, stacks)
         out = [well_conditioned(r, 3), singular(r, 3, 2), singular(r, 4, 2), singular(r, 2, 1),
                np.stack([singular(r, 3, 2), well_conditioned(r, 3)])]
@@ -547,8 +563,10 @@ def test_every_helper_reverse_code_calls_has_a_forward_rule():
     # (prod_others_dot and cofactors_dot are prod_others' and cofactors' own forward
     # rules' helpers; scalar_seed, like check_norm, is non-differentiable; zero_tangent
     # is forward code's, which nothing differentiates again; trigamma is digamma's
-    # forward rule's, cumprod_bar_dot cumprod_bar's)
+    # forward rule's, cumprod_bar_dot cumprod_bar's, norm_bar_dx and norm_bar_dnorm
+    # norm_bar's)
     assert public - called == {runtime.dup, runtime.add_into, runtime.check_norm,
+                               runtime.norm_bar_dx, runtime.norm_bar_dnorm,
                                runtime.prod_others_dot, runtime.cofactors_dot,
                                runtime.scalar_seed, runtime.zero_tangent, runtime.trigamma,
                                runtime.cumprod_bar_dot}
@@ -729,9 +747,9 @@ def test_rule_variants_are_chosen_by_kinds():
 
 
 def test_rules_refuse_literal_options_they_do_not_differentiate():
-    """A norm's literal `ord` the rules have no derivative for does not fit them (so
-    an active call is a NoRuleError at transform time); other `ord`s run, and the
-    runtime checks them."""
+    """A norm's literal `ord` the rules have no derivative for (0 of vectors, a count)
+    does not fit them (so an active call is a NoRuleError at transform time); other
+    `ord`s run, and the runtime checks those that are not literals."""
     from s2sad.ir.kinds import ArrayKind
 
     def fits(text, kind):
@@ -741,19 +759,18 @@ def test_rules_refuse_literal_options_they_do_not_differentiate():
 
     v, m, unknown = ArrayKind(1), ArrayKind(2), ArrayKind(None)
     for text in ["norm(x)", "norm(x, ord=2)", "norm(x, 2.0)", "norm(x, ord=None)",
-                 "norm(x, ord=order)", "norm(x, ord=-order)"]:
+                 "norm(x, ord=order)", "norm(x, ord=-order)", "norm(x, 1)", "norm(x, ord=-1)",
+                 "norm(x, ord=np.inf)", "norm(x, -2)", "norm(x, 3.5)"]:
         assert fits(text, v), text
     for text in ["norm(x, 'fro')", "norm(x, 2, 1)", "norm(x, ord=2, axis=-1)",
-                 "norm(x, ord=order)", "norm(x, 2, axes)"]:
-        assert fits(text, m), text
-    for text in ["norm(x, 1)", "norm(x, ord=-1)", "norm(x, ord=np.inf)", "norm(x, -2)",
-                 "norm(x, ord=0)", "norm(x, ord='nuc')"]:
-        assert not fits(text, v) and not fits(text, m), text
-    for text in ["norm(x, 2)", "norm(x, ord=2, axis=None)", "norm(x, 2, (0, 1))"]:
-        assert not fits(text, m) and not fits(text, unknown), text
-    call = ast.parse("norm(x, ord=np.inf)", mode="eval").body
+                 "norm(x, ord=order)", "norm(x, 2, axes)", "norm(x, 2)", "norm(x, 'nuc')",
+                 "norm(x, -np.inf, (0, 1))", "norm(x, ord=2, axis=None)"]:
+        assert fits(text, m) and fits(text, unknown), text
+    for text in ["norm(x, ord=0)", "norm(x, 0.0, 1)", "norm(x, 0, axis=-1, keepdims=True)"]:
+        assert not fits(text, v) and not fits(text, m) and not fits(text, unknown), text
+    call = ast.parse("norm(x, ord=0)", mode="eval").body
     reason = rules.candidates(np.linalg.norm)[0].refusal(call.args, call.keywords)
-    assert "ord=inf" in reason and "'fro'" in reason
+    assert "ord=0" in reason and "step function" in reason
     assert rules.literal(ast.parse("-1", mode="eval").body) == -1
     assert rules.literal(ast.parse("order", mode="eval").body) is rules.NOT_LITERAL
 

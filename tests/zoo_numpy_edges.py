@@ -130,29 +130,34 @@ def hstack_of_numbers(x, y):
 # ------------------------------------------------------------------------- norms
 
 
-def norm_1(x):
-    return np.linalg.norm(x, ord=1)  # marker: ord 1
+def norm_0(x):
+    return np.linalg.norm(x, ord=0)  # marker: ord 0
 
 
-def norm_inf(x):
-    return np.linalg.norm(x, ord=np.inf)  # marker: ord inf
-
-
-def spectral(a):
-    return np.linalg.norm(a, 2)  # marker: spectral
-
-
-def nuclear(a):
-    return np.linalg.norm(a, "nuc") + 1.0  # marker: nuclear
-
-
-def spectral_by_axes(a):
-    return np.linalg.norm(a, 2, (0, 1))  # marker: spectral by axes
+def norm_0_of_rows(a):
+    return np.sum(np.linalg.norm(a, 0.0, axis=1))  # marker: ord 0 of rows
 
 
 def norms_s2sad_differentiates(x, a):
     return (np.linalg.norm(x, ord=2) + np.linalg.norm(x, 2.0) + np.linalg.norm(a, "fro")
             + np.sum(np.linalg.norm(a, 2, axis=1)) + np.linalg.norm(a, ord=None))
+
+
+def vector_norms(x, a):
+    return (np.linalg.norm(x, ord=1) + np.linalg.norm(x, np.inf) + np.linalg.norm(x, -np.inf)
+            + np.linalg.norm(x, 3) + np.linalg.norm(x, ord=-1.5)
+            + np.sum(np.linalg.norm(a, 1, axis=1) * np.arange(1.0, 4.0))
+            + np.sum(np.linalg.norm(a, np.inf, axis=0, keepdims=True) ** 2)
+            + np.sum(np.linalg.norm(a, 2.5, axis=-1)))
+
+
+def matrix_norms(a, s):
+    return (np.linalg.norm(a, 2) + np.linalg.norm(a, "nuc") ** 2 + np.linalg.norm(a, -2)
+            + np.linalg.norm(a, 1) + np.linalg.norm(a, -1) + np.linalg.norm(a, np.inf)
+            + np.linalg.norm(a, -np.inf)
+            + np.sum(np.linalg.norm(s, 2, (2, 1)) * np.arange(1.0, 3.0))
+            + np.sum(np.linalg.norm(s, "nuc", axis=(-2, -1), keepdims=True) ** 2)
+            + np.sum(np.linalg.norm(s, -np.inf, (1, 2))))
 
 
 def constant_norm(x, c):

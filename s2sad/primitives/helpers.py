@@ -18,7 +18,8 @@ from .. import runtime
 from ..runtime import (cumprod_bar, cumprod_bar_dot, diag_bar, diff_bar, einsum_bar, kron_a_bar,
                        kron_b_bar, median_bar, take_bar, tensordot_a_bar, tensordot_b_bar, unpad,
                        unrepeat, unsort, untile)
-from ..runtime import (cofactors_dot, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar, pieces,
+from ..runtime import (cofactors_dot, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar,
+                       norm_bar_dnorm, norm_bar_dx, pieces,
                        prod_others_dot, trigamma, unbroadcast, unreduce, unstack, vstack_pieces)
 from .registry import FORWARD, add_rule
 
@@ -74,10 +75,15 @@ def vstack_pieces_(g, parts, out, g_dot, parts_dot):
 
 @rule(runtime.norm_bar)
 def norm_bar_(g, x, norm, *, ord=None, axis=None, keepdims=False, out, g_dot, x_dot, norm_dot):
-    # norm_bar(g, x, norm) is unreduce(g / norm, x) * x
+    # norm_bar(g, x, norm) is unreduce(g / norm, x) * x for the 2-norm and the Frobenius
+    # norm; the other orders' terms are runtime helpers (an ord known when the rule is
+    # inlined picks one: ``in ("fro",)`` folds for a literal int or string)
     return (norm_bar(g_dot, x, norm, ord, axis, keepdims),
-            unreduce(g / norm, x, axis, keepdims) * x_dot,
-            norm_bar(-g * norm_dot / norm, x, norm, ord, axis, keepdims))
+            unreduce(g / norm, x, axis, keepdims) * x_dot if ord is None or ord in ("fro",)
+            else norm_bar_dx(g, x, norm, x_dot, ord, axis, keepdims),
+            norm_bar(-g * norm_dot / norm, x, norm, ord, axis, keepdims)
+            if ord is None or ord in ("fro",)
+            else norm_bar_dnorm(g, x, norm, norm_dot, ord, axis, keepdims))
 
 
 @rule(runtime.prod_others)

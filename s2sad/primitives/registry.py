@@ -204,23 +204,18 @@ class Rule:
 
 
 def norm_orders(matrix: bool):
-    """The `Rule.static` check of ``np.linalg.norm``'s rules: their derivative is the
-    2-norm's (``ord=None``, ``2``) and the Frobenius norm's, so any other literal `ord`
-    is refused, and ``ord=2`` too where it may be the spectral norm (`matrix`: the
-    rule for arrays not known to be vectors, reduced over all their axes or over two).
-    (A refused call falls through to the next variant, so the rule for vectors is the
-    one that accepts and the fallback the one that refuses: an array of unknown rank
-    needs ``ord=None`` for its 2-norm.) What is not a literal the runtime checks
+    """The `Rule.static` check of ``np.linalg.norm``'s rules (`matrix`: the rule for
+    arrays not known to be vectors; both refuse the same, since NumPy itself refuses
+    ``ord=0`` of a matrix). Every order NumPy takes has a derivative
+    (`runtime.norm_bar`) but a literal ``ord=0`` of vectors, the count of the nonzero
+    elements: a step function. An `ord` that is not a literal the runtime checks
     (`runtime.check_norm`)."""
 
     def refusal(ord=None, axis=None, keepdims=False):
-        if ord is NOT_LITERAL or ord is None or ord == "fro":
+        if ord is NOT_LITERAL or type(ord) not in (int, float) or ord != 0:
             return None
-        both = matrix and axis is None or isinstance(axis, tuple) and len(axis) == 2
-        if type(ord) in (int, float) and ord == 2 and not both:
-            return None
-        return (f"with ord={ord!r}{' of a matrix' if ord == 2 else ''} (s2sad differentiates "
-                "the 2-norm of vectors, ord=None or 2, and the Frobenius norm, 'fro')")
+        return ("with ord=0 (it counts the nonzero elements: a step function, with no "
+                "derivative)")
 
     return refusal
 
