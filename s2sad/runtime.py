@@ -383,6 +383,27 @@ def inverse_t(a):
             "has no derivative") from None
 
 
+def eig_inv_t(v):
+    """inv(v) with its last two axes swapped, `v` the eigenvectors ``np.linalg.eig``
+    gives for a real matrix: the rules of ``eig`` and ``eigvals`` read it. Where some
+    eigenvalues are complex NumPy's eigenvectors are complex, and s2sad's derivatives
+    are of real values only: a ValueError says so (never a complex adjoint, nor its
+    real part taken silently). Eigenvectors NumPy gives as exactly dependent (a
+    defective matrix) have no derivative: a LinAlgError says so; nearly dependent
+    ones give the large derivatives a nearly defective matrix has."""
+    if np.iscomplexobj(v):
+        raise ValueError(
+            "np.linalg.eig (or eigvals) of a matrix with complex eigenvalues: s2sad "
+            "differentiates real values only, so it differentiates eig where every "
+            "eigenvalue is real (for a symmetric matrix, np.linalg.eigh)")
+    try:
+        return np.swapaxes(np.linalg.inv(v), -1, -2)
+    except np.linalg.LinAlgError:
+        raise np.linalg.LinAlgError(
+            "np.linalg.eig of a defective matrix (its eigenvectors are not independent): "
+            "its eigendecomposition has no derivative there") from None
+
+
 def add_into(acc, parts):
     """Add each of `parts` into the matching element of the list `acc`."""
     for i, part in enumerate(parts):

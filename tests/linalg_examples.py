@@ -1,12 +1,13 @@
 """Examples for the rules of np.linalg's decompositions (tests/test_rules.py's
 `array_examples` asks here for their keys): well-conditioned matrices, symmetric
-positive definite ones for cholesky and eigh (whose eigenvalues are distinct), stacks
+positive definite ones for cholesky and eigh (whose eigenvalues are distinct), ones
+with real eigenvalues apart for eig and eigvals, stacks
 of them, tall and wide ones, and the options each function takes."""
 
 import numpy as np
 
 KEYS = (np.linalg.cholesky, np.linalg.eigh, np.linalg.eigvalsh, np.linalg.svd,
-        np.linalg.svdvals, np.linalg.qr, np.linalg.pinv)
+        np.linalg.svdvals, np.linalg.qr, np.linalg.pinv, np.linalg.eig, np.linalg.eigvals)
 
 
 def arr(r, shape, lo=-1.0, hi=1.0):
@@ -24,6 +25,14 @@ def lower_read(r, n):
     """`spd` with another upper triangle: cholesky and eigh read the lower one."""
     a = spd(r, n)
     return a + np.triu(arr(r, (n, n)), 1)
+
+
+def real_spectrum(r, n):
+    """A matrix that is not symmetric, with real eigenvalues apart (1, -2, 3, ...:
+    negative ones too) and independent eigenvectors: s diag(w) inv(s)."""
+    s = arr(r, (n, n)) + 2.0 * np.eye(n)
+    w = np.arange(1.0, n + 1) * np.where(np.arange(n) % 2, -1.0, 1.0)
+    return (s * w) @ np.linalg.inv(s)
 
 
 def full_rank(r, shape):
@@ -49,6 +58,9 @@ def examples(key, rule, r):
         return [([full_rank(r, s)], options) for s in shapes]
     if key is np.linalg.qr:  # (tall or square: r is invertible)
         return [([full_rank(r, s)], {}) for s in [(3, 3), (4, 2), (2, 4, 3)]]
+    if key in (np.linalg.eig, np.linalg.eigvals):  # (real eigenvalues: see real_spectrum)
+        return [([real_spectrum(r, 3)], {}), ([real_spectrum(r, 4)], {}), ([real_spectrum(r, 1)], {}),
+                ([np.stack([real_spectrum(r, 3), real_spectrum(r, 3)])], {})]
     if key is np.linalg.pinv:  # (of full rank, where the derivative exists)
         return [([full_rank(r, s)], {}) for s in [(3, 3), (4, 2), (2, 4), (2, 3, 2)]]
     raise KeyError(key)

@@ -119,3 +119,63 @@ def test_an_uplo_that_is_not_a_literal_is_refused():
 
     with pytest.raises(s2sad.NoRuleError, match="UPLO not a literal"):
         s2sad.grad(f)(np.eye(2), "L")
+
+
+def general_spectral_loss(a):
+    w, v = np.linalg.eig(a)
+    # (a loss of v that the sign of each column leaves alone, as NumPy picks it)
+    return (np.sum(w ** 2) + np.sum(v ** 2 * np.arange(1.0, v.shape[-1] + 1))
+            + np.sum(np.linalg.eigvals(a) ** 3) + np.sum(np.abs(np.real(w))))
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (1, 1)], ids=["matrix", "stack", "1x1"])
+def test_eig_of_a_matrix_that_is_not_symmetric(shape):
+    """eig and eigvals of real matrices with real eigenvalues: both modes, the engines
+    and the Hessian against central differences."""
+    from tests.linalg_examples import real_spectrum
+    r = rng()
+    n = shape[-1]
+    a = real_spectrum(r, n) if len(shape) == 2 else np.stack([real_spectrum(r, n)
+                                                             for _ in range(shape[0])])
+    g = s2sad.grad(general_spectral_loss)(a)
+    np.testing.assert_allclose(g, central_diff(general_spectral_loss, (a,), 0), rtol=1e-5,
+                               atol=1e-6)
+    np.testing.assert_allclose(s2sad.grad(general_spectral_loss, mode="forward")(a), g,
+                               rtol=1e-9, atol=1e-10)
+    for engine in (tape_grad, dual_grad):
+        np.testing.assert_allclose(engine(general_spectral_loss, (a,), 0)[1], g, rtol=1e-9,
+                                   atol=1e-10)
+    if len(shape) == 2:
+        expected = np.array([central_diff(lambda x: s2sad.grad(general_spectral_loss)(x)
+                                          .ravel()[k], (a,), 0).ravel() for k in range(a.size)])
+        H = s2sad.hessian(general_spectral_loss)(a)
+        np.testing.assert_allclose(H.reshape(a.size, a.size), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_eig_at_complex_eigenvalues_says_why():
+    """A rotation's eigenvalues are complex: s2sad's derivatives are real, so it is
+    refused in every mode and engine, never the real part of a complex adjoint."""
+    def real_parts(a):  # (a real loss of complex results)
+        w, v = np.linalg.eig(a)
+        return np.sum(np.real(w) ** 2) + np.sum(np.abs(v[..., 0])) + np.sum(np.real(np.linalg.eigvals(a)))
+
+    rotation = np.array([[0.0, -1.0], [1.0, 0.0]])
+    for mode in ("reverse", "forward"):
+        with pytest.raises(ValueError, match="complex eigenvalues"):
+            s2sad.grad(real_parts, mode=mode)(rotation)
+    for engine in (tape_grad, dual_grad):
+        with pytest.raises(s2sad.EngineError, match="complex eigenvalues"):
+            engine(real_parts, (rotation,), 0)
+
+
+def test_eig_at_a_repeated_eigenvalue():
+    """Where two eigenvalues are equal (and the matrix diagonalizable), a loss of the
+    eigenvalues alone has its derivative: the coupling of their vectors is taken as 0,
+    as eigh's."""
+    s = np.array([[1.0, 0.3, 0.0], [0.2, 1.0, 0.1], [0.0, 0.4, 1.0]])
+    a = s @ np.diag([1.0, 2.0, 2.0]) @ np.linalg.inv(s)
+
+    def values(x):
+        return np.sum(np.real(np.linalg.eig(x)[0]) ** 2)
+
+    np.testing.assert_allclose(s2sad.grad(values)(a), central_diff(values, (a,), 0), atol=1e-6)

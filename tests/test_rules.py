@@ -534,6 +534,8 @@ def helper_examples(key):
         return [([a, np.linalg.det(a)], {}) for a in out]
     if key is runtime.inverse_t:
         return [([well_conditioned(r, 3)], {}), ([stacked(r, 2, 3)], {})]
+    if key is runtime.eig_inv_t:
+        return [([well_conditioned(r, 3)], {}), ([stacked(r, 2, 3)], {})]
     if key is runtime.digamma:  # (both sides of 1/2 and of 10, and negative numbers)
         return [([x], {}) for x in (0.2, 0.5, 1.3, 4.0, 9.9, 10.2, 37.0, -0.4, -2.7)]
     raise AssertionError(f"no examples for {rules.key_name(key)}")
@@ -554,6 +556,7 @@ def test_every_helper_reverse_code_calls_has_a_forward_rule():
     called = {runtime.unbroadcast, runtime.unreduce, runtime.extreme_bar, runtime.matmul_x_bar,
               runtime.matmul_y_bar, runtime.pieces, runtime.unstack, runtime.vstack_pieces,
               runtime.norm_bar, runtime.prod_others, runtime.cofactors, runtime.inverse_t,
+              runtime.eig_inv_t,
               runtime.digamma, *(getattr(runtime, name)
                                  for name in shaping_examples.HELPER_KEYS_NAMES)}
     public = {f for name, f in vars(runtime).items() if callable(f) and not name.startswith("_")

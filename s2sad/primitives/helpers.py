@@ -18,7 +18,7 @@ from .. import runtime
 from ..runtime import (cumprod_bar, cumprod_bar_dot, diag_bar, diff_bar, einsum_bar, kron_a_bar,
                        kron_b_bar, median_bar, take_bar, tensordot_a_bar, tensordot_b_bar, unpad,
                        unrepeat, unsort, untile)
-from ..runtime import (cofactors_dot, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar,
+from ..runtime import (cofactors_dot, eig_inv_t, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar,
                        norm_bar_dnorm, norm_bar_dx, pieces,
                        prod_others_dot, trigamma, unbroadcast, unreduce, unstack, vstack_pieces)
 from .registry import FORWARD, add_rule
@@ -96,6 +96,12 @@ def cofactors_(a, det, out, a_dot, det_dot):
     # (det is det(a), passed so that it is not worked out again: its tangent is a's,
     # counted in the first term)
     return cofactors_dot(a, a_dot), None
+
+
+@rule(runtime.eig_inv_t)
+def eig_inv_t_(v, out, v_dot):
+    # (d inv(v) = -inv(v) v_dot inv(v), transposed)
+    return -out @ np.swapaxes(v_dot, -1, -2) @ out
 
 
 @rule(runtime.inverse_t)

@@ -1,8 +1,9 @@
 """Forward-mode rules of NumPy's linear algebra: products (``np.dot``, ``np.matmul``,
 ``np.outer``, ``np.inner``), ``np.trace``, transposes and moved axes,
 ``np.linalg.solve``, ``inv``, ``det`` and ``slogdet``, and the decompositions
-``np.linalg.cholesky``, ``eigh``, ``eigvalsh``, ``svd``, ``svdvals``, ``qr`` and
-``pinv`` (their option checks are `linalg_reverse`'s).
+``np.linalg.cholesky``, ``eigh``, ``eigvalsh``, ``eig``, ``eigvals`` (real eigenvalues
+only: `runtime.eig_inv_t`), ``svd``, ``svdvals``, ``qr`` and ``pinv`` (their option
+checks are `linalg_reverse`'s).
 
 The form of `forward` (and its `rule` decorator), paired with `linalg_reverse` as
 `forward` is with `reverse`: same keys, order and banner. A variant per input kind
@@ -12,7 +13,7 @@ product or the axes.
 
 import numpy as np
 
-from ..runtime import cofactors, inverse_t
+from ..runtime import cofactors, eig_inv_t, inverse_t
 from .forward import rule
 from .linalg_reverse import (cholesky_refusal, eigh_refusal, pinv_refusal, qr_refusal,
                              svd_refusal)
@@ -194,6 +195,27 @@ def np_eigvalsh(a, *, UPLO="L", out, a_dot):
     a_dot = a_dot * read + np.swapaxes(a_dot * (read - np.eye(n)), -1, -2)
     v = np.linalg.eigh(a, UPLO)[1]
     return np.sum(v * (a_dot @ v), axis=-2)
+
+
+@rule(np.linalg.eig)
+def np_eig(a, out, a_dot):
+    w = out[0]
+    v = out[1]
+    eye = np.eye(a.shape[-1])
+    p = np.swapaxes(eig_inv_t(v), -1, -2) @ a_dot @ v  # (its diagonal is w's tangent)
+    gap = np.expand_dims(w, -2) - np.expand_dims(w, -1)  # (w[j] - w[i])
+    inverse_gap = np.where(gap == 0, 0.0, 1.0 / np.where(gap == 0, 1.0, gap))
+    c = inverse_gap * p
+    # (v's tangent v (c + diag(d)), d keeping each column's norm 1: v.T v's diagonal is 1)
+    d = -np.sum(np.swapaxes(v, -1, -2) @ v @ c * eye, axis=-2, keepdims=True)
+    w_and_v_dot = (np.sum(p * eye, axis=-2), v @ c + v * d)
+    return w_and_v_dot
+
+
+@rule(np.linalg.eigvals)
+def np_eigvals(a, out, a_dot):
+    v = np.linalg.eig(a)[1]
+    return np.sum(eig_inv_t(v) * (a_dot @ v), axis=-2)
 
 
 @rule(np.linalg.svd, when="array", static=svd_refusal(values_only=True))

@@ -1,8 +1,9 @@
 """Reverse-mode rules of NumPy's linear algebra: products (``np.dot``, ``np.matmul``,
 ``np.outer``, ``np.inner``), ``np.trace``, transposes and moved axes,
 ``np.linalg.solve``, ``inv``, ``det`` and ``slogdet``, and the decompositions
-``np.linalg.cholesky``, ``eigh``, ``eigvalsh``, ``svd``, ``svdvals``, ``qr`` and
-``pinv``.
+``np.linalg.cholesky``, ``eigh``, ``eigvalsh``, ``eig`` and ``eigvals`` (of real
+matrices whose eigenvalues are real: `runtime.eig_inv_t` refuses complex ones),
+``svd``, ``svdvals``, ``qr`` and ``pinv``.
 
 The form of `reverse` (and its `rule` decorator), paired with `linalg_forward` as
 `reverse` is with `forward` (the dot-product test): same keys, order and banner. A
@@ -13,7 +14,7 @@ too (cofactors).
 
 import numpy as np
 
-from ..runtime import cofactors, inverse_t, matmul_x_bar, matmul_y_bar, unbroadcast
+from ..runtime import cofactors, eig_inv_t, inverse_t, matmul_x_bar, matmul_y_bar, unbroadcast
 from .reverse import rule
 
 
@@ -252,6 +253,30 @@ def np_eigvalsh(a, *, UPLO="L", out, out_bar):
     n = a.shape[-1]
     read = np.tri(n) if UPLO in ("L", "l") else np.tri(n).T
     return (g + np.swapaxes(g, -1, -2)) * read - g * np.eye(n)
+
+
+@rule(np.linalg.eig)
+def np_eig(a, out, out_bar):
+    # a = v diag(w) inv(v) of a real matrix with real eigenvalues, each column of v of
+    # norm 1 (NumPy's): inv(v).T (diag(w_bar) + inverse_gap * h) v.T, h = v.T v_bar less
+    # v.T v diag(v.T v_bar), what keeping the norms 1 takes away
+    w = out[0]
+    v = out[1]
+    w_bar = unbroadcast(out_bar[0], w)
+    v_bar = unbroadcast(out_bar[1], v)
+    vt = np.swapaxes(v, -1, -2)
+    gap = np.expand_dims(w, -2) - np.expand_dims(w, -1)  # (w[j] - w[i])
+    inverse_gap = np.where(gap == 0, 0.0, 1.0 / np.where(gap == 0, 1.0, gap))
+    g = vt @ v_bar
+    n = a.shape[-1]
+    h = g - (vt @ v) * np.sum(g * np.eye(n), axis=-2, keepdims=True)  # (g's diagonal, a row)
+    return eig_inv_t(v) @ (inverse_gap * h + np.expand_dims(w_bar, -1) * np.eye(n)) @ vt
+
+
+@rule(np.linalg.eigvals)
+def np_eigvals(a, out, out_bar):
+    v = np.linalg.eig(a)[1]
+    return eig_inv_t(v) @ (np.expand_dims(out_bar, -1) * np.swapaxes(v, -1, -2))
 
 
 @rule(np.linalg.svd, when="array", static=svd_refusal(values_only=True))
