@@ -166,10 +166,12 @@ def refuse_other_arrays(f, arguments: dict, what: str):
     for name, value in arguments.items():
         library = array_library(value)
         if library is not None:
+            shown = {"jax": "JAX"}.get(library, library.capitalize())
+            convert = "np.asarray(x)" if library == "jax" else "x.compute()"
             raise WrtError(
-                f"{what} of {f.__qualname__}: `{name}` is a {library.capitalize()} array, "
-                f"and with {library.capitalize()} arrays s2sad takes grad, value_and_grad, "
-                f"vjp and jvp, not yet {what}", hint="Pass NumPy arrays (x.compute()) for "
+                f"{what} of {f.__qualname__}: `{name}` is a {shown} array, "
+                f"and with {shown} arrays s2sad takes grad, value_and_grad, "
+                f"vjp and jvp, not yet {what}", hint=f"Pass NumPy arrays ({convert}) for "
                 "this one, or take vjps and jvps one direction at a time.", **at_def(f))
 
 
@@ -206,7 +208,7 @@ def argument_kinds(f, values: dict, wrt, what):
             library = type(value).__module__.partition(".")[0]
             raise WrtError(
                 f"{what} of {f.__qualname__} with respect to `{name}`: it is an array of "
-                f"{library}, and s2sad differentiates NumPy and Dask arrays only, for now",
+                f"{library}, and s2sad differentiates NumPy, Dask and JAX arrays only, for now",
                 hint="Pass a NumPy array (docs/guide/arrays.md says which array libraries "
                      "work and which do not yet).", **at_def(f))
         if name in wrt:

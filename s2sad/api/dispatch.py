@@ -43,8 +43,8 @@ from ..checkpoint import CTZ, Binomial
 from ..driver import builder, effects, stages
 from ..errors import SourceNotFoundError, user_traceback
 from ..frontend import parse
-from ..ir.kinds import (INT, SCALAR, ListKind, array_library, kind_of, shape_pattern,
-                        shaped_arguments)
+from ..ir.kinds import (INT, SCALAR, ListKind, array_library, kind_of, namespace_of,
+                        shape_pattern, shaped_arguments)
 from ..transform import batching
 from . import structured
 from .arguments import (argument_kinds, check_function, normalize_wrt, retyped_list,
@@ -102,7 +102,7 @@ def compiled_reverse(f, wrt, entry, kinds, as_tuple, checkpoint=None, copy_views
         start = time.perf_counter()
         unit = builder.reverse_unit(f, wrt, entry, kinds, as_tuple, checkpoint, copy_views)
         compiling = time.perf_counter()
-        compiled = compile_mod.compile_unit(unit)
+        compiled = compile_mod.compile_unit(unit, namespace_of(kinds))
         unit.times["compile"] = time.perf_counter() - compiling
         _log_built(f, entry, wrt, kinds, unit.times, time.perf_counter() - start)
         if ticket is not None:
@@ -139,7 +139,8 @@ def compiled_forward(f, wrt: tuple, kinds: dict, batched=False, quiet=False):
             return None, None
         unit.root = f
         compiling = time.perf_counter()
-        fn = compile_mod.bind(unit, compile_mod.compile_unit(unit))[unit.entry[0]]
+        fn = compile_mod.bind(unit, compile_mod.compile_unit(unit, namespace_of(kinds)))[
+            unit.entry[0]]
         unit.times["compile"] = time.perf_counter() - compiling
         _log_built(f, "jvp (batched)" if batched else "jvp", wrt, kinds, unit.times,
                    time.perf_counter() - start)

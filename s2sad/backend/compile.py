@@ -14,6 +14,14 @@ once; `bind(unit)` turns the compiled code into function objects that
 * carry the user function's defaults, so a derivative is called exactly like the
   function it derives from.
 
+With `namespace` (``"jax.numpy"``: `kinds.namespace_of` the arguments' kinds, for
+arrays of a library that does not take over NumPy's functions), the text is the same
+and every name it reads that means NumPy (the ``np`` helper, the user's own alias of
+``numpy`` or of one of its modules, a NumPy function imported by name) reads, through
+a closure cell, that module's counterpart (``jax.numpy``, ``jax.numpy.linalg``,
+``jax.numpy.tanh``) instead, so the derivative calls the arguments' library; the
+user's globals stay as they are.
+
 The source of each compiled function is registered in `linecache` under a synthetic
 file name (``<s2sad-N f_grad>``), so tracebacks and debuggers show the generated lines.
 To give the emitted names closure cells, each function is compiled inside a small
@@ -28,8 +36,11 @@ stored from.
 
 from __future__ import annotations
 
+import ast
+import importlib
 import itertools
 import linecache
+import sys
 import types
 from dataclasses import dataclass
 
@@ -42,12 +53,26 @@ class Compiled:
     codes: dict  # IR name -> code object
     filenames: dict  # IR name -> synthetic file name
     offsets: dict  # IR name -> lines before the emitted text in the compiled source
+    # with a `namespace`: the objects that stand in for the names meaning NumPy
+    swapped: dict = None
 
 
-def compile_unit(unit) -> Compiled:
+def compile_unit(unit, namespace: str | None = None) -> Compiled:
     namer = unit.namer
     shared = [namer(uf.fn.name) for uf in unit.functions] + sorted(unit.helpers)
     codes, filenames, offsets = {}, {}, {}
+    swapped = None
+    if namespace is not None:
+        xp = importlib.import_module(namespace)
+        swapped = {n: counterpart(obj, xp) for n, obj in unit.helpers.items()
+                   if counterpart(obj, xp) is not obj}
+        for uf in unit.functions:
+            for n in _global_reads(unit.texts[uf.fn.name]):
+                if n in uf.user.__globals__ and n not in unit.helpers:
+                    obj = counterpart(uf.user.__globals__[n], xp)
+                    if obj is not uf.user.__globals__[n]:
+                        swapped[n] = obj
+        shared += sorted(set(swapped) - set(shared))
     for uf in unit.functions:
         text = unit.texts[uf.fn.name]
         rendered = namer(uf.fn.name)
@@ -70,7 +95,45 @@ def compile_unit(unit) -> Compiled:
             first, end = printed.spans[uf.fn.name]
             ORIGINS[filename] = (uf.user.__code__.co_filename, uf.user.__qualname__, rendered,
                                  [0] * len(header) + printed.line_map[first:end])
-    return Compiled(codes, filenames, offsets)
+    return Compiled(codes, filenames, offsets, swapped)
+
+
+def counterpart(obj, xp):
+    """What stands in for `obj` in the namespace `xp` (a module, ``jax.numpy``): `xp`
+    for NumPy itself, ``xp.linalg`` for ``numpy.linalg``, ``xp.tanh`` for NumPy's
+    ``tanh``; `obj` itself for anything else, and for what `xp` does not have."""
+    np = sys.modules.get("numpy")
+    if np is None:
+        return obj
+    if obj is np:
+        return xp
+    if isinstance(obj, types.ModuleType):
+        if not obj.__name__.startswith("numpy."):
+            return obj
+        got = xp
+        for part in obj.__name__.split(".")[1:]:
+            got = getattr(got, part, None)
+        return obj if got is None else got
+    name = getattr(obj, "__name__", None)
+    if isinstance(name, str) and callable(obj):
+        for module, other in ((np, xp), (np.linalg, getattr(xp, "linalg", None))):
+            if getattr(module, name, None) is obj:
+                return getattr(other, name, obj)
+    return obj
+
+
+def _global_reads(text: str) -> set:
+    """The names the emitted `text` of one function reads that it does not assign (the
+    globals, builtins and helpers it reads; a superset is harmless: `compile_unit`
+    keeps those the user's globals bind to something of NumPy's)."""
+    tree = ast.parse(text)
+    loads, stores = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (loads if isinstance(node.ctx, ast.Load) else stores).add(node.id)
+        elif isinstance(node, ast.arg):
+            stores.add(node.arg)
+    return loads - stores
 
 
 # synthetic file name -> (user's file, user function's name, derivative's name, user
@@ -116,6 +179,8 @@ def bind(unit, compiled: Compiled) -> dict:
     namer = unit.namer
     cells = {namer(uf.fn.name): types.CellType() for uf in unit.functions}
     for name, obj in unit.helpers.items():
+        cells[name] = types.CellType(obj)
+    for name, obj in (compiled.swapped or {}).items():
         cells[name] = types.CellType(obj)
     made = {}
     for uf in unit.functions:

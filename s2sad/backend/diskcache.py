@@ -91,7 +91,7 @@ from pathlib import Path
 
 from . import cachefiles
 from . import compile as compile_mod
-from ..ir.kinds import OTHER, kind_of
+from ..ir.kinds import OTHER, kind_of, namespace_of
 from ..frontend import parse
 from .. import primitives as rules
 from ..errors import S2SADError
@@ -637,7 +637,7 @@ def lookup(f, entry, wrt, as_tuple, kinds, checkpoint=None):
     try:
         payload = _read(ticket.path, ticket.key)
         if payload is not None:
-            hit = _rebuild(payload, f)
+            hit = _rebuild(payload, f, namespace_of(kinds))
             if hit is not None:
                 cachefiles.touch(ticket.path)
                 log.info("disk cache hit: %s of %s, from %s in %.1f ms", entry,
@@ -684,7 +684,7 @@ def _read(path: Path, key: str):
     return payload
 
 
-def _rebuild(payload: dict, f):
+def _rebuild(payload: dict, f, namespace=None):
     funcs = []
     for owner, chain, record, context in payload["functions"]:
         func = f if owner is None else _Resolver(funcs[owner]).value(chain)
@@ -720,7 +720,7 @@ def _rebuild(payload: dict, f):
     unit = CachedUnit(functions, tuple(payload["entry"]), helpers, resolved,
                       {u["ir"]: u["text"] for u in payload["units"]},
                       {u["ir"]: u["name"] for u in payload["units"]}, payload["text"])
-    return unit, compile_mod.compile_unit(unit)
+    return unit, compile_mod.compile_unit(unit, namespace)
 
 
 def _describe(ticket: Ticket, unit) -> dict:

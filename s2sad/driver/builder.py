@@ -42,7 +42,7 @@ from ..frontend import anf, parse
 from ..optimize import simplify, tapes
 from ..optimize.context import NameKinds
 from ..primitives import facts
-from . import effects, stages
+from . import effects, libraries, stages
 from ..frontend.program import Front, Program
 from .stages import return_kind
 from ..transform import batching, reverse
@@ -153,6 +153,7 @@ class _Builder:
         self.helpers: dict = {}
         self.resolved: list = []
         self.seen_users = []
+        self.acts: list = []  # (user function, its activity), each analysed
         self.scalar_tangents = False  # (forward mode: see `_scalar_tangents`)
         self.times: dict = {}
 
@@ -194,6 +195,7 @@ class _Builder:
             self.callee_functions(cfr, cact, names)
         with self.timed("simplify"):
             self.finish_functions()
+        libraries.refuse_writes(self.functions, self.acts, self.param_kinds)
         module = ir.Module([uf.fn for uf in self.functions])
         self.imported_helpers()
         self.helpers = _used(self.helpers, self.functions)
@@ -230,7 +232,9 @@ class _Builder:
 
     def analyze(self, fr: Front, wrt, kinds, callee=False):
         with self.timed("activity"):
-            return activity_mod.analyze(fr.dup, wrt, kinds, self.kinds, callee)
+            self.acts.append((fr.func, activity_mod.analyze(fr.dup, wrt, kinds, self.kinds,
+                                                            callee)))
+        return self.acts[-1][1]
 
     def note_user(self, fr: Front):
         """Record the names `fr`'s function resolved (once per user function)."""
@@ -508,12 +512,8 @@ def _step_functions(fr: Front, act, rev: reverse.Reverse) -> list:
                              fr.anf.refs, fr.anf.source)
             out.append(UnitFunction(fn, fr.func, keep_defaults=False))
         if st.test_name is not None:  # a while loop's test, ``test(state, args)``
-            unpack = [ir.Assign(tuple(st.state), ir.name("%state"), st.line, unpack=True)]
-            if st.args:
-                unpack.append(ir.Assign(tuple(st.args), ir.name("%args"), st.line,
-                                        unpack=True))
             body, _, outputs = simplify.simplify(
-                unpack + ir.copy_tree(st.cond), [], set(), [ir.copy_tree(st.test)],
+                ir.copy_tree(unpack) + ir.copy_tree(st.cond), [], set(), [ir.copy_tree(st.test)],
                 _purity(fr.dup, act), _float_names(act, fr.dup.refs), inputs=inputs[1:],
                 mutable=rev.mutable)
             fn = ir.Function(st.test_name, params[1:],

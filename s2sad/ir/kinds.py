@@ -2,8 +2,9 @@
 
 `kind_of(value)` sorts runtime values into kinds: "scalar" (`SCALAR`, a real float),
 "int" (`INT`: ints and bools), `ArrayKind` (a NumPy array: its rank and dtype kind;
-an array of another library `LIBRARIES` names, `array_library`, with that library
-in `ArrayKind.xp`),
+an array of another library `LIBRARIES` or `NAMESPACES` names, `array_library`, with
+that library in `ArrayKind.xp`; `namespace_of` the module that stands in for NumPy in
+a derivative for JAX arrays),
 `ListKind` (a list and the kind of its elements), `DTypeKind` (``x.dtype`` of an
 array of known dtype), "other" (`OTHER`), "?" (`UNKNOWN`), or a tuple of kinds (a
 tuple's items). `merged` joins two kinds (a value that is either), `differentiable`
@@ -88,12 +89,41 @@ ITEMS = 32  # the longest list of arrays whose elements' kinds an argument's kin
 # the user's code and of its derivative return arrays of the same library.
 LIBRARIES = {"dask.array.core.Array": "dask"}
 
+# The libraries whose arrays implement neither protocol (a JAX array, and the tracer
+# `jax.jit` passes in its place: any instance of ``jax.Array``), with the module that
+# stands in for NumPy in the derivative's code: its text is the NumPy one, and the
+# names that mean NumPy there mean this module when it runs (`compile`).
+NAMESPACES = {"jax": "jax.numpy"}
+
 
 def array_library(value):
-    """The name of the library (a value of `LIBRARIES`) whose array `value` is; None
-    for a NumPy array and anything else."""
+    """The name of the library (a value of `LIBRARIES`, or a key of `NAMESPACES`)
+    whose array `value` is; None for a NumPy array and anything else."""
     tp = type(value)
-    return LIBRARIES.get(f"{tp.__module__}.{tp.__qualname__}")
+    got = LIBRARIES.get(f"{tp.__module__}.{tp.__qualname__}")
+    if got is None and tp.__module__.startswith("jax"):
+        jax = sys.modules.get("jax")
+        if jax is not None and isinstance(value, jax.Array):
+            return "jax"
+    return got
+
+
+def libraries_in(kind) -> set:
+    """The libraries (`ArrayKind.xp`, not None) of the arrays `kind` holds."""
+    if isinstance(kind, ArrayKind):
+        return {kind.xp} if kind.xp is not None else set()
+    if isinstance(kind, ListKind):
+        return set().union(libraries_in(kind.elem), *map(libraries_in, kind.items or ()))
+    if isinstance(kind, tuple):
+        return set().union(*map(libraries_in, kind))
+    return set()
+
+
+def namespace_of(kinds: dict):
+    """The module (its name, a value of `NAMESPACES`) that stands in for NumPy in a
+    derivative specialised on the argument `kinds`; None where NumPy stays NumPy."""
+    found = set().union(*map(libraries_in, kinds.values())) & set(NAMESPACES)
+    return NAMESPACES[found.pop()] if found else None
 
 
 def kind_of(value, items=True):
