@@ -434,6 +434,10 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:
     inputs = args + [k.value for k in value.keywords]
     module = getattr(obj, "__module__", "") or ""
     hint = " (a NumPy function s2sad has no rule for yet)" if module.startswith("numpy") else ""
+    if module.startswith("scipy.stats") and (hasattr(obj, "logpdf") or hasattr(obj, "logpmf")):
+        hint = (" (a SciPy distribution frozen with its parameters: s2sad follows one read "
+                "only by its methods of points, `D(a, b).logpdf(x)` or `dist = D(a, b)` then "
+                "`dist.logpdf(x)`, `.pdf`, `.cdf`, ..., not yet one used otherwise)")
     return Op("unknown", inputs, key=obj, diff=(True,) * len(inputs), text=f"`{text}`{hint}")
 
 

@@ -18,7 +18,10 @@ Contract
   opaque callable without a rule for the engine's mode raises `EngineError`. A
   callable registered as nondifferentiable gets the primal values. A SciPy module
   (``scipy.linalg``) or an object whose methods have rules (``scipy.stats.norm``)
-  is read through a proxy that gives those functions so (``linalg.cho_solve``).
+  is read through a proxy that gives those functions so (``linalg.cho_solve``);
+  a distribution called to freeze it (``stats.norm(mu, sigma)``) gives an object
+  whose methods of points call the distribution's with the parameters after the
+  points, as the compiler reads them (`frontend.frozen`).
 * `TRACED_MATH` is that `math`: a function with a derivative rule applies it, a
   function without one refuses traced inputs with `EngineError`, and plain inputs
   always get the real function.
@@ -43,7 +46,8 @@ import numpy as np
 
 from .. import primitives as rules
 from ..errors import S2SADError
-from .primitives import EngineError, bind_options
+from ..frontend.frozen import METHODS as FROZEN_METHODS
+from .primitives import EngineError, bind_options, user_place
 from .traced import Traced, contains_traced, deep_primal, primal
 
 _NONDIFFERENTIABLE_MATH = {"isclose", "gcd", "lcm", "isqrt", "factorial", "comb", "perm"}
@@ -170,8 +174,38 @@ class _Attributes:
     def __getattr__(self, name):
         return self._shim.value(getattr(self._target, name))
 
+    def __call__(self, *args, **kwargs):
+        # a distribution frozen with its parameters (``stats.norm(mu, sigma)``), as
+        # the compiler reads it (frontend.frozen); an object of another kind is called
+        target = self._target
+        if not (type(target).__module__.startswith("scipy.stats")
+                and (hasattr(target, "logpdf") or hasattr(target, "logpmf"))):
+            return self._target(*args, **kwargs)
+        return _Frozen(self, args, kwargs)
+
     def __repr__(self):
         return repr(self._target)
+
+
+class _Frozen:
+    """A frozen SciPy distribution: its methods of the points (``dist.logpdf(x)``)
+    are the distribution's, given the parameters after the points, so their rules
+    apply to traced points and parameters; its other attributes are the frozen
+    object's where no parameter is traced, and are not followed where one is."""
+
+    def __init__(self, distribution, args, kwargs):
+        self._distribution, self._args, self._kwargs = distribution, args, kwargs
+
+    def __getattr__(self, name):
+        if name not in FROZEN_METHODS and not contains_traced(
+                list(self._args) + list(self._kwargs.values())):
+            return getattr(self._distribution._target(*self._args, **self._kwargs), name)
+        if name not in FROZEN_METHODS:
+            raise EngineError(f"the {name!r} of a frozen {self._distribution!r} whose "
+                              "parameters carry a derivative is not followed; its methods of "
+                              f"points are ({', '.join(sorted(FROZEN_METHODS))})" + user_place())
+        method = getattr(self._distribution, name)
+        return lambda *points, **options: method(*points, *self._args, **options, **self._kwargs)
 
 
 class Shim:

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..ir import trees as ir_trees
-from . import higher_order, pairs, structure_calls, structures
+from . import frozen, higher_order, pairs, structure_calls, structures
 from ..errors import (S2SADError, SourceNotFoundError, StaleSourceError,
                      UnresolvedNameError, UnsupportedSyntaxError)
 from .expand import comprehension_bound
@@ -463,6 +463,7 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
         _check_signature(tree, loc)
     specs = getattr(func, STRUCTURES, None) if func is not None else None
     pairs.split_lists(tree)  # (a list of tuples it builds: one list per position)
+    frozen.unfreeze(tree, lambda n: _value_or_none(n, globals_, cells, builtins_))
     higher_order.lower(tree, lambda n: _value_or_none(n, globals_, cells, builtins_),
                        [n for n, v in (specs or {}).items() if isinstance(v, ir_trees.Static)])
     if not containers:
