@@ -687,7 +687,8 @@ def array_program(draw, params=False):
     fresh = itertools.count()
     for _ in range(draw(st.integers(1, 4))):
         kind = draw(st.sampled_from(["assign", "assign", "if", "loop", "write", "while",
-                                     "container", "checkpointed", "comprehension"]))
+                                     "container", "checkpointed", "comprehension",
+                                     "loop_write"]))
         shape = draw(st.sampled_from("svmu"))
         name = f"{shape}{next(fresh)}"
         if kind == "assign":
@@ -768,6 +769,22 @@ def array_program(draw, params=False):
             body, name = draw(container_lines(env, fresh))
             lines += ["    " + line for line in body]
             refusals.add("S2SADError")
+        elif kind == "loop_write":
+            # a new array each turn, made of values the loop does not change, then
+            # written into: one array hoisted out of the loop would carry each turn's
+            # writes into the next
+            shape = "s"
+            acc, made = f"s{next(fresh)}", f"v{next(fresh)}"
+            lines.append(f"    {acc} = {draw(array_expr('s', env, 1))}")
+            lines.append(f"    for i in range({draw(st.integers(1, 3))}):")
+            fresh_array = draw(st.sampled_from(["{} * 1.0", "{}.copy()", "np.zeros(3) + {}"]))
+            lines.append(f"        {made} = " + fresh_array.format(
+                f"({draw(array_expr('v', env, 1))})"))
+            idx = draw(st.sampled_from(["0", "-1", "1:"]))
+            lines.append(f"        {made}[{idx}] {draw(st.sampled_from(['=', '+=']))} "
+                         f"{acc} * 0.5")
+            lines.append(f"        {acc} = {acc} * 0.5 + np.sum({made}) * 0.25")
+            name = acc
         else:  # write into an array the function made
             shape = "v"
             lines.append(f"    {name} = {draw(array_expr('v', env, 1))}.copy()")

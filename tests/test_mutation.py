@@ -439,3 +439,37 @@ def test_carried_arrays_no_write_reaches_through_are_followed(f):
         assert np.allclose(got, want, rtol=1e-6, atol=1e-8), n
         _, tangent = s2sad.jvp(f, (x.copy(), n), (d, 0))
         assert np.isclose(tangent, np.dot(want, d), rtol=1e-6, atol=1e-8), n
+
+
+def test_a_new_object_made_in_each_turn_of_a_loop_stays_one_per_turn():
+    """A list, or an array written into, made anew on each turn from values the loop
+    does not change, is not moved out of the loop: one object for every turn would
+    carry a turn's appends or writes into the next (the value and the gradient were
+    wrong)."""
+    def written(x):
+        acc = 0.0
+        for _ in range(3):
+            t = x * 2.0
+            t[0] = t[0] + acc
+            acc = acc + np.sum(t)
+        return acc
+
+    def appended(x, y):
+        acc = x
+        ys = [y, x]
+        for _ in range(len(ys)):
+            halves = []
+            for v in ys:
+                halves.append(v * 0.5)
+            for i, a in enumerate(halves):
+                acc = acc + 0.125 * i * a - a * a
+        return acc
+
+    x = np.array([0.3, 0.5])
+    value, g = s2sad.value_and_grad(written)(x)
+    assert value == pytest.approx(written(x.copy())) and g == pytest.approx([14.0, 14.0])
+    value, g = s2sad.value_and_grad(appended)(0.6, 0.4)
+    assert value == pytest.approx(appended(0.6, 0.4))
+    eps = 1e-6
+    assert g == pytest.approx((appended(0.6 + eps, 0.4) - appended(0.6 - eps, 0.4)) / (2 * eps),
+                              rel=1e-6)

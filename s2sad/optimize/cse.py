@@ -113,8 +113,17 @@ def _cse_forward(body, most, ctx, appended, table=None):
             table[key] = s.targets[0]
 
 
+_NEW_OBJECTS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
+
+
+def _number(n: str, kinds) -> bool:
+    return kinds is not None and (kinds.is_float(n) or kinds.is_int(n))
+
+
 def hoist_invariants(body, ctx: Context):
-    """Move loop-invariant lines that cannot raise out of loops (innermost first)."""
+    """Move loop-invariant lines that cannot raise out of loops (innermost first);
+    never one making a new list, dict or set, nor an array or a list where the loop
+    changes an object in place (one object for every turn would be another value)."""
     out = []
     for s in body:
         if isinstance(s, ir.If):
@@ -126,6 +135,12 @@ def hoist_invariants(body, ctx: Context):
             if s.target:
                 inside.add(s.target)
             moved = []
+            # (a list, dict or set made on each turn is a new object each time, and an
+            # array or list the loop may change in place is one too: hoisted, the one
+            # object would carry one turn's changes into the next)
+            writes = bool(changed_in_place(s.cond + s.body)) or any(
+                isinstance(x, ir.Expr) and isinstance(x.value, ast.Call) and
+                isinstance(x.value.func, ast.Attribute) for x in ir.walk(s.cond + s.body))
             counts = max_defs(s.cond + s.body, ctx.inputs)
             changed = {t.target for t in ir.walk(s.cond + s.body)
                        if isinstance(t, ir.AugAssign) and isinstance(t.target, str)}
@@ -136,6 +151,8 @@ def hoist_invariants(body, ctx: Context):
                 if not (isinstance(x, ir.Assign) and not x.unpack):
                     break
                 if counts.get(x.targets[0], 0) == 1 and x.targets[0] not in changed and \
+                        not isinstance(x.value, _NEW_OBJECTS) and \
+                        not (writes and not _number(x.targets[0], ctx.kinds)) and \
                         cannot_raise(x.value, ctx.kinds) and \
                         not ctx.reads_mutable(x.value) and \
                         not set(ir.names_in(x.value)) & (inside - {m.targets[0] for m in moved}):
