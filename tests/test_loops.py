@@ -460,3 +460,34 @@ def test_a_checkpointed_loop_with_a_name_first_assigned_in_it_is_refused():
     with pytest.raises(s2sad.CheckpointError, match="`w` has no value before") as info:
         s2sad.grad(marked)(1.0, 3)
     assert info.value.lineno == marked.__code__.co_firstlineno + 2
+
+
+def _halving(x, n):
+    if n == 0:
+        return [x]
+    rest = _halving(x * 0.5, n - 1)
+    return [x * x] + rest
+
+
+def _halving_inline(x, n):
+    if n == 0:
+        return [x]
+    return [x * x] + _halving_inline(x * 0.5, n - 1)
+
+
+def test_a_recursive_function_returning_a_list():
+    """What a recursion returns is found from the paths that do not recurse (a list of
+    numbers here), so the list it builds by ``+`` has its adjoint: the kind was
+    unknown, ``[x * x] + rest`` taken for arithmetic, and the gradient code failed."""
+    def total(x):
+        return sum(_halving(x, 3))
+
+    def indexed(x):
+        ys = _halving_inline(x, 2)
+        return ys[0] + ys[2] * 2.0
+
+    x = 1.3
+    assert s2sad.grad(total)(x) == pytest.approx(2 * x + 2 * x / 4 + 2 * x / 16 + 1 / 8)
+    assert s2sad.grad(indexed)(x) == pytest.approx(2 * x + 0.5)
+    assert s2sad.jvp(indexed, (x,), (1.0,))[1] == pytest.approx(2 * x + 0.5)
+    assert s2sad.hessian(indexed)(x) == pytest.approx(2.0)

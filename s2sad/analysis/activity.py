@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..errors import NotDifferentiableError
-from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind, differentiable, kind_of
+from ..ir.kinds import (INT, PENDING, SCALAR, UNKNOWN, ArrayKind, ListKind, differentiable,
+                        kind_of)
 from ..primitives.facts import makes_new_object, makes_view
 from ..primitives.shape_rules import broadcast
 from .checks import Checks
@@ -281,6 +282,8 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 r.ops[id(s)] = op
                 self.check_mutation(s, op)
                 kinds = self.out_kinds(s, op)
+                if any(self.atom_kind(x) == PENDING for x in op.inputs):
+                    kinds = [PENDING] * len(kinds)  # (of a result not known yet)
                 self.note_static(s, op)
                 for t, k in zip(s.targets, kinds):
                     if not (t in self.keep and t in r.kinds):

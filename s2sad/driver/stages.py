@@ -27,7 +27,8 @@ import sys
 from contextlib import contextmanager
 
 from ..analysis import activity as activity_mod
-from ..ir.kinds import SCALAR, UNKNOWN, ArrayKind, ListKind, kind_of, with_shapes
+from ..ir.kinds import (PENDING, SCALAR, UNKNOWN, ArrayKind, ListKind, kind_of, merged,
+                        with_shapes)
 from ..frontend.program import Front, Program, front
 from .. import ir
 
@@ -66,12 +67,23 @@ def building():
 
 
 class Kinds:
-    """Return kinds of user functions, for activity's interprocedural view."""
+    """Return kinds of user functions, for activity's interprocedural view.
+
+    A recursive function's result kind is found as a fixed point: its recursive
+    calls are first taken to return `PENDING` (nothing yet), so the paths that do not
+    recurse give the kind (``return [x]``); then they are taken to return that kind,
+    until analysing the function gives back the kind it assumed, which is then its
+    kind on every path, by induction on the depth of the recursion. Where that does
+    not settle, its calls return `UNKNOWN`, which reverse mode refuses to build on."""
+
+    ROUNDS = 4
 
     def __init__(self, program: Program | None = None):
         self.cache = {}
         self.program = program if program is not None else Program()
         self.busy = set()
+        self.assumed = {}  # key -> the kind its recursive calls are taken to return
+        self.recursed = set()  # keys whose analysis met a call of themselves
 
     def front(self, func) -> Front:
         return self.program.function(func)
@@ -89,18 +101,55 @@ class Kinds:
         if key in self.cache:
             return self.cache[key]
         if key in self.busy:
-            # recursion: the result's kind is not known yet, and it may be any input
-            return UNKNOWN, list(range(len(arg_kinds)))
+            # recursion: the result's kind is the one assumed (see the class
+            # docstring), and it may be any input
+            self.recursed.add(key)
+            return self.assumed.get(key, UNKNOWN), list(range(len(arg_kinds)))
         self.busy.add(key)
         try:
-            fr = self.front(func)
-            kinds = _param_kinds_for_call(func, stmt, arg_kinds)
-            act = activity_mod.analyze(fr.dup, (), kinds, self, callee=True)
-            result = return_kind(fr.dup, act), _shared_inputs(func, stmt, fr.dup, act)
+            result = self.analyse(func, stmt, arg_kinds)
+            if key in self.recursed:
+                result = self.fixed_point(key, func, stmt, arg_kinds, result)
         finally:
             self.busy.discard(key)
+            self.assumed.pop(key, None)
+            self.recursed.discard(key)
         self.cache[key] = result
         return result
+
+    def analyse(self, func, stmt, arg_kinds):
+        fr = self.front(func)
+        kinds = _param_kinds_for_call(func, stmt, arg_kinds)
+        act = activity_mod.analyze(fr.dup, (), kinds, self, callee=True)
+        return return_kind(fr.dup, act), _shared_inputs(func, stmt, fr.dup, act)
+
+    def fixed_point(self, key, func, stmt, arg_kinds, first):
+        """The result of a recursive function's analysis whose recursive calls
+        return the kind it finds (the class docstring), or `first` (theirs unknown)."""
+        kept = set(self.cache)
+
+        def again(assumed):
+            self.assumed[key] = assumed
+            for k in set(self.cache) - kept:  # (found under another assumption)
+                del self.cache[k]
+            try:
+                return self.analyse(func, stmt, arg_kinds)
+            except Exception:  # (what the function does with a pending value)
+                return None
+
+        seed = again(PENDING)
+        kind = None if seed is None else seed[0]
+        for _ in range(self.ROUNDS):
+            if kind in (None, PENDING, UNKNOWN):
+                break
+            got = again(kind)
+            if got is None:
+                break
+            if got[0] == kind:
+                return got
+            kind = merged(kind, got[0])
+        again(UNKNOWN)
+        return first
 
 
 def _shared_inputs(func, stmt, fn: ir.Function, act) -> list:

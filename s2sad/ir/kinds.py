@@ -6,7 +6,8 @@ an array of another library `LIBRARIES` or `NAMESPACES` names, `array_library`, 
 that library in `ArrayKind.xp`; `namespace_of` the module that stands in for NumPy in
 a derivative for JAX arrays),
 `ListKind` (a list and the kind of its elements), `DTypeKind` (``x.dtype`` of an
-array of known dtype), "other" (`OTHER`), "?" (`UNKNOWN`), or a tuple of kinds (a
+array of known dtype), "other" (`OTHER`), "?" (`UNKNOWN`), "pending" (`PENDING`:
+not computed yet, while a recursion's result kind is found), or a tuple of kinds (a
 tuple's items). `merged` joins two kinds (a value that is either), `differentiable`
 says whether a value of a kind can carry a derivative, and `shape_pattern` and
 `with_shapes` label the axes of a call's array arguments (which are 1 and which
@@ -25,6 +26,10 @@ import sys
 from dataclasses import dataclass
 
 SCALAR, INT, OTHER, UNKNOWN = "scalar", "int", "other", "?"
+# the kind of a value not computed yet: what a recursive call returns while the kind
+# of its function's result is being found (`driver.stages.Kinds`); anything computed
+# from it is pending too, and a value that is pending or of kind k is of kind k
+PENDING = "pending"
 
 
 @dataclass(frozen=True)
@@ -169,8 +174,10 @@ def merged(a, b):
     an array of unknown rank (of unknown dtype where theirs differ), and arrays with
     numbers too; lists of such elements a list of their merged kind; anything else
     unknown."""
-    if a == b:
+    if a == b or b == PENDING:
         return a
+    if a == PENDING:
+        return b
     if {a, b} <= {SCALAR, INT}:
         return SCALAR
     if isinstance(a, ListKind) and isinstance(b, ListKind):

@@ -536,7 +536,7 @@ def _copies_a_non_array(op, kind) -> bool:
 def makes_new_object(op, call, kind) -> bool:
     """Is the list or array `op` makes certainly a new object, shared with nothing
     (so writing into it changes no other value)? `call` is the statement's value."""
-    if op.kind in ("listpack", "repeat"):
+    if op.kind in ("listpack", "repeat", "concat"):  # (``xs + ys`` is a new list)
         return True
     if op.kind == "rule":
         return _builtin_rule(op.rule) and (op.copies or not facts_of(op.key).view
