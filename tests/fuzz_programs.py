@@ -244,6 +244,27 @@ def gk(a, **kw):
     return a * kw["w"] + math.sin(kw["w"])
 
 
+def gp(pairs, w):
+    total = 0.0
+    for a, b in pairs:
+        total = total * w + a * b
+    return total
+
+
+def gtl(vals, w):
+    heads, tails = [], []
+    for v in vals:
+        heads.append(v * w)
+        tails.append(math.sin(v + w))
+    return heads, tails
+
+
+def grl(a, n):
+    if n <= 0:
+        return [a]
+    return [a * a] + grl(0.5 * a, n - 1)
+
+
 '''
 
 
@@ -297,7 +318,7 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
     for _ in range(draw(st.integers(1, 3 if depth > 0 else 2))):
         kind = draw(st.sampled_from(
             ["assign", "assign", "aug", "if", "return", "for", "while", "append", "read",
-             "power", "checkpointed", "comprehension", "list_op"]
+             "power", "checkpointed", "comprehension", "list_op", "nested"]
             + (["break", "continue"] if in_loop else [])))
         target_pool = [n for n in names if n not in ("x", "y") or indent == 4]
         if kind == "assign":
@@ -391,9 +412,10 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
         elif kind == "comprehension" and target_pool:
             t = draw(st.sampled_from(target_pool))
             lines.append(f"{pad}{t} = {t} + 0.5 * {draw(comprehension(readable))}")
-        elif kind == "list_op" and target_pool:
+        elif kind in ("list_op", "nested") and target_pool:
             t = draw(st.sampled_from(target_pool))
-            op = draw(st.sampled_from(LIST_OPS))
+            # (nested: lists of tuples and tuples of lists, `pairs_program`)
+            op = draw(st.sampled_from(LIST_OPS if kind == "list_op" else ["pairs", "lists"]))
             if op == "for-else":
                 if scope.loops >= 3:
                     continue
@@ -426,14 +448,16 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
             if op == "pairs":  # (a list of tuples: one list per position, frontend.pairs)
                 if scope.in_checkpointed():
                     scope.refusals.add("CheckpointError")
-                pr = f"pr{draw(st.integers(0, 10 ** 6))}"
-                lines += [f"{pad}{pr} = []",
-                          f"{pad}for v in ys:",
-                          f"{pad}    {pr}.append((v * {draw(expression(readable, 1))}, "
-                          f"v + {draw(expression(readable, 1))}))",
-                          f"{pad}for a, b in {pr}:",
-                          f"{pad}    {t} = {t} + 0.25 * a * b",
-                          f"{pad}{t} = {t} + {pr}[-1][1] * len({pr})"]
+                lines += [pad + line for line in draw(pairs_program(readable, t))]
+                continue
+            if op == "lists":  # (a tuple of lists a helper returns; a recursive list)
+                e = draw(expression(readable, 1))
+                q = f"q{draw(st.integers(0, 10 ** 6))}"
+                lines += [f"{pad}{q}0, {q}1 = gtl(ys, {e})",
+                          f"{pad}{q} = ({q}0, grl({draw(expression(readable, 1))}, 2))",
+                          f"{pad}for seq in {q}:",
+                          f"{pad}    {t} = {t} + 0.25 * seq[-1]",
+                          f"{pad}{t} = {t} + 0.5 * {q}1[0] * {q}[1][1] + sum({q}1)"]
                 continue
             fills = [draw(expression(readable, 1)) for _ in range(3)]
             lines.append(f"{pad}{t} = {t} + 0.5 * {op.format(*fills)}")
@@ -460,7 +484,40 @@ LIST_OPS = ["min(ys)", "max(ys)", "min({0}, {1}, {2})", "max({0}, {1}, {2})",
             "sorted(ys, key=lambda t: -t)[0]", "sorted(ys, key=abs, reverse=True)[-1]",
             "min({0}, {1}, key=abs)", "tuple({0} * t for t in ys)[-1]",
             "gs({0}, {1}, {2})", "gs(*[{0}, {1}], scale=0.5)", "gk({0}, w={1})",
-            "insert-pop", "pairs"]
+            "insert-pop"]
+
+
+@st.composite
+def pairs_program(draw, names, t):
+    """Lines that make a list of pairs from ``ys`` (appended in a loop, a
+    comprehension, a display, joined) and read it back into `t` (a loop, a
+    comprehension, ``enumerate``, ``reversed``, a slice, an item by position,
+    ``pop``, ``len``, a helper it is passed to)."""
+    pr = f"pr{draw(st.integers(0, 10 ** 6))}"
+    e1, e2 = draw(expression(names, 1)), draw(expression(names, 1))
+    made = draw(st.sampled_from(["append", "comprehension", "display", "joined"]))
+    if made == "append":
+        lines = [f"{pr} = []", "for v in ys:", f"    {pr}.append((v * {e1}, v + {e2}))"]
+    elif made == "comprehension":
+        lines = [f"{pr} = [(v * {e1}, v + {e2}) for v in ys if v != 0.25]"]
+    elif made == "display":
+        lines = [f"{pr} = [({e1}, {e2}), (x, y)]"]
+    else:
+        lines = [f"{pr} = [(v, {e1} * v) for v in ys] + [({e2}, x)]"]
+    reads = draw(st.lists(st.sampled_from([
+        "for a, b in {p}:\n    {t} = {t} + 0.25 * a * b",
+        "{t} = {t} + sum(a * b for a, b in {p}[1:])",
+        "for i, (a, b) in enumerate({p}):\n    {t} = {t} + 0.125 * i * a - b",
+        "for q in reversed({p}):\n    {t} = {t} * 0.5 + q[0] * q[1]",
+        "{t} = {t} + {p}[-1][1] * len({p})",
+        "a, b = {p}[0]\n{t} = {t} + a * b",
+        "{t} = {t} + 0.5 * gp({p}, {e})",
+        "{t} = {t} + 0.5 * gp(list({p}), 0.5)",
+        "if len({p}) > 1:\n    a, b = {p}.pop()\n    {t} = {t} + a - b"]),
+        min_size=1, max_size=3))
+    for r in reads:
+        lines += r.format(p=pr, t=t, e=draw(expression(names, 1))).split("\n")
+    return lines
 
 
 @st.composite

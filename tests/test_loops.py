@@ -249,16 +249,15 @@ def test_a_loop_over_a_constant_tuple_argument():
     assert s2sad.jvp(scaled, (2.0, (1.0, 2.0)), (1.0, None))[1] == 12.0
 
 
-def test_a_tuple_of_a_number_and_a_list_read_at_run_time_is_refused():
+def test_a_loop_over_a_tuple_of_a_number_and_a_list_is_unrolled():
     def mixed(x, y):
         s = 0.0
-        for v in (x, [y, x]):
-            s = s + np.sum(v)
+        for v in (x, [y * y, x]):  # (a number, then a list: each turn its own kinds)
+            s = s + np.sum(v) * x
         return s
 
-    with pytest.raises(s2sad.NotDifferentiableError, match="different kinds") as info:
-        s2sad.grad(mixed)(1.0, 2.0)
-    assert info.value.lineno == mixed.__code__.co_firstlineno + 2
+    assert s2sad.grad(mixed, wrt=(0, 1))(1.5, 2.0) == (2 * (1.5 + 1.5 + 4.0) - 4.0, 6.0)
+    assert s2sad.jvp(mixed, (1.5, 2.0), (1.0, 0.0))[1] == 2 * (1.5 + 1.5 + 4.0) - 4.0
 
 
 def test_second_derivatives_of_loops_over_tuples():

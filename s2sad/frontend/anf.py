@@ -323,7 +323,17 @@ class _Lowerer(KeptLowering):
                         start = k.value
                 if len(args) != 1:
                     raise self.error(s.iter, "enumerate() takes one sequence here")
-            seqs = [self.atom(a) for a in args]
+            zipped = None  # (``enumerate(zip(a, b))``: the zip's sequences, read in step)
+            if callee is enumerate and isinstance(args[0], ast.Call) and \
+                    self.is_static(args[0].func) and not args[0].keywords and \
+                    self.parsed.refs.get(ir.dotted(args[0].func)) is zip:
+                zipped = args[0].args
+                t = s.target
+                if not (isinstance(t, ast.Tuple) and len(t.elts) == 2 and isinstance(
+                        t.elts[1], ast.Tuple) and len(t.elts[1].elts) == len(zipped)):
+                    raise self.error(s.target, "unpack the items of enumerate(zip(...)) as "
+                                               "`for i, (a, b) in ...`")
+            seqs = [self.atom(a) for a in (args if zipped is None else zipped)]
             start = self.atom(start) if start is not None else None
             n = self.length(seqs)
             parts = len(seqs) if callee is zip else 2
@@ -338,7 +348,11 @@ class _Lowerer(KeptLowering):
                     count = ir.name(index) if start is None else \
                         self.value_atom(ast.BinOp(left=ir.name(index), op=ast.Add(), right=start))
                     self.bind_target(i_target, count)
-                    self.bind_element(v_target, seqs[0], index)
+                    if zipped is None:
+                        self.bind_element(v_target, seqs[0], index)
+                    else:
+                        for t, seq in zip(v_target.elts, seqs):
+                            self.bind_element(t, seq, index)
                 else:
                     for t, seq in zip(targets, seqs):
                         self.bind_element(t, seq, index)

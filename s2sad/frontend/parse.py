@@ -464,12 +464,17 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
     specs = getattr(func, STRUCTURES, None) if func is not None else None
     pairs.split_lists(tree)  # (a list of tuples it builds: one list per position)
     frozen.unfreeze(tree, lambda n: _value_or_none(n, globals_, cells, builtins_))
+    # (a tuple holding a list: followed, for reverse mode; not in the gradient code
+    # s2sad wrote, which only forward mode reads, and whose tuples hold its tapes)
+    generated = (info.filename or "").startswith("<s2sad")
+    if not generated:
+        structure_calls.mark_list_tuples(tree)
     higher_order.lower(tree, lambda n: _value_or_none(n, globals_, cells, builtins_),
                        [n for n, v in (specs or {}).items() if isinstance(v, ir_trees.Static)])
     if not containers:
         specs = None
     elif specs is None and func is not None and structure_calls.builds_containers(
-            tree, _called_functions(tree, globals_, cells, builtins_)):
+            tree, _called_functions(tree, globals_, cells, builtins_), generated):
         specs = {}  # (dicts of computed values it builds are followed all the same)
     out_spec, leaves = None, {}
     if specs:  # (functions passed as arguments are read where the name is: a cell)
@@ -483,6 +488,7 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
                                        lambda fn: parse(fn, containers=False),
                                        leaves_out=hasattr(func, STRUCTURES))
         tree, out_spec, leaves = rewritten.tree, rewritten.out_spec, rewritten.leaf_names
+        pairs.split_lists(tree)  # (a list of tuples a function put in place reads)
     nodes = list(ast.walk(tree))  # one walk for the checks and the names below
     if containers:  # (a function put in place is checked as part of its caller)
         _check_nodes(tree, loc, nodes)

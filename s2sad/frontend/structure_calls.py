@@ -27,6 +27,7 @@ import sysconfig
 import types
 
 from ..errors import NotDifferentiableError
+from . import pairs
 from .structure_values import Node, assign
 
 _HINT = ("Pass the arrays themselves (layer(p[\"W\"], p[\"b\"], x)), or keep the function "
@@ -417,11 +418,44 @@ def returns_containers(func, parse) -> bool:
     return _RETURNS[code]
 
 
-def builds_containers(tree, callees=()) -> bool:
+def mark_list_tuples(tree) -> None:
+    """Mark (``container = True``) each tuple display of `tree` that holds a list (a
+    list display or comprehension, or a name the function makes a list: assigned one,
+    or grown by ``append``, ``extend`` or ``insert``), so that `structures` follows
+    the tuple: reverse mode keeps no adjoint of a list inside a tuple, and a tuple of
+    known length is its items (``xs, vs = simulate(x)``, ``for seq in (xs, vs)``)."""
+    lists = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and _makes_list(node.value):
+            lists |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in ("append", "extend", "insert") and \
+                isinstance(node.func.value, ast.Name):
+            lists.add(node.func.value.id)
+    parallel = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Assign) and
+                isinstance(n.value, ast.Tuple) and len(n.targets) == 1 and
+                isinstance(n.targets[0], ast.Tuple)}  # (``xs, vs = [], []``)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Tuple) and isinstance(node.ctx, ast.Load) and \
+                id(node) not in parallel and any(
+                _makes_list(e) or isinstance(e, ast.Name) and e.id in lists
+                for e in node.elts):
+            node.container = True
+
+
+def _makes_list(e) -> bool:
+    return isinstance(e, (ast.List, ast.ListComp)) or isinstance(e, ast.Call) and \
+        isinstance(e.func, ast.Name) and e.func.id == "list"
+
+
+def builds_containers(tree, callees=(), generated=False) -> bool:
     """Does the function build a dict that holds a computed value (``{"h": h}``), or
     call a function that does (`callees`: a bool per function it calls)? Such dicts
     are followed (`rewrite` with no container parameters) wherever they are; a
-    function whose dicts hold constants only (settings) keeps them as written."""
+    function whose dicts hold constants only (settings) keeps them as written. So
+    are tuples holding lists (`mark_list_tuples`), and lists of tuples handed to
+    other functions (`hands_over_tuple_lists`), unless the function is gradient
+    code s2sad `generated` (its tapes are lists of tuples forward mode reads)."""
     if any(callees):
         return True
     for node in ast.walk(tree):
@@ -431,7 +465,42 @@ def builds_containers(tree, callees=()) -> bool:
         if isinstance(node, ast.Dict) and not all(isinstance(v, ast.Constant)
                                                   for v in node.values):
             return True
+        if isinstance(node, ast.Tuple) and getattr(node, "container", False):
+            return True  # (a tuple holding a list: `mark_list_tuples`)
+    return not generated and hands_over_tuple_lists(tree)
+
+
+# (the calls that read a list of tuples where it is: not a function it is handed to)
+_READERS = {"len", "list", "reversed", "enumerate", "zip", "sum", "min", "max", "sorted"}
+
+
+def hands_over_tuple_lists(tree) -> bool:
+    """Does the function return a list of tuples it makes (`pairs.tuple_lists`), or
+    pass one to a function? Such a call is put in place, so `pairs` splits the list
+    where the caller and the callee read it, as one function."""
+    made = pairs.tuple_lists(tree)
+    if not made:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Name) and \
+                node.value.id in made:
+            return True
+        if isinstance(node, ast.Call) and not (
+                isinstance(node.func, ast.Name) and node.func.id in _READERS or
+                isinstance(node.func, ast.Attribute)) and any(
+                    _list_named(a) in made for a in node.args):
+            return True
     return False
+
+
+def _list_named(e):
+    """The name ``L`` of an argument ``L``, ``L[a:b]`` or ``list(L)``, or None."""
+    if isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Slice):
+        e = e.value
+    elif isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "list" \
+            and len(e.args) == 1 and not e.keywords:
+        e = e.args[0]
+    return e.id if isinstance(e, ast.Name) else None
 
 
 class CallRewrites:
@@ -455,6 +524,8 @@ class CallRewrites:
         if any(isinstance(self.value(a, [], probe=True), Node) or _names_function(self, a)
                for a in args):
             return callee  # (a container or a function passed: its body put in place)
+        if any(_list_named(a) in self.tuple_lists for a in args):
+            return callee  # (a list of tuples: `pairs` splits it in both, put together)
         if self.parse is not None and returns_containers(callee, self.parse):
             return callee  # (what it returns is followed: its body is put in place)
         return None

@@ -24,14 +24,18 @@ class LoopRewrites:
     """The loop statements of `structures._Rewriter` (see the module docstring)."""
 
     def stmt_For(self, s) -> list:
-        items = self.static_items(s.iter, s)
+        out = []
+        if isinstance(s.iter, ast.Tuple) and getattr(s.iter, "container", False):
+            # (``for seq in (xs, vs)``, lists among them: `mark_list_tuples`)
+            items = self.value(s.iter, out).iteration()
+        else:
+            items = self.static_items(s.iter, s)
         if items is None:
             return self.loop(s)
         if _breaks(s.body):
             raise self.refuse(s, "s2sad unrolls a loop over a container and cannot `break` "
                                  "or `continue` inside it yet", hint="Use an `if` around the "
                                                                      "rest of the body.")
-        out = []
         for item in items:
             late = [(t, x) for t, x in zip(s.target.elts, item) if isinstance(x, Runtime)] \
                 if isinstance(item, tuple) and isinstance(s.target, ast.Tuple) else []

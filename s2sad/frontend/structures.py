@@ -34,7 +34,7 @@ import copy
 
 from ..errors import NotDifferentiableError, UnsupportedSyntaxError
 from ..ir import trees
-from . import structure_calls
+from . import pairs, structure_calls
 from .expand import single_displays
 from .structure_calls import CallRewrites
 from .structure_loops import LoopRewrites
@@ -81,6 +81,7 @@ def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None,
     args.kw_defaults = [kw_defaults.get(a.arg) for a in args.kwonlyargs]
     r = _Rewriter(loc, env, lookup)
     r.displays = single_displays(tree)
+    r.tuple_lists = pairs.tuple_lists(tree)
     r.parse = parse
     r.leaves_out = leaves_out
     r.caller_locals = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(
