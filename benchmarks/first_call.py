@@ -1,4 +1,4 @@
-"""python -m benchmarks.first_call [--quick] [--repeats R]: the first call of
+"""python -m benchmarks.first_call [--quick] [--repeats R] [--steady]: the first call of
 ``s2sad.grad`` (parse, transform, simplify, emit, compile, and one run) against the
 size of a straight-line function, 25 to 6,400 operations, scalar and NumPy; prints a
 Markdown table of milliseconds and milliseconds per operation.
@@ -10,13 +10,19 @@ before it, chosen by a fixed seed so that every value stays finite. The NumPy
 variant returns ``np.sum`` of its last values. Each figure is the best of
 ``--repeats`` first calls, each of a new function object of the same source (no
 cache knows it), in CPU seconds of the benchmark's process (`time.process_time`): on
-a shared machine, what other processes take does not count."""
+a shared machine, what other processes take does not count.
+
+``--steady`` times instead the built gradient of the scalar functions against the
+function itself, per call (`steady_state`), with the number of locals of the
+gradient's code object: from 256 locals on, CPython reaches a local through an extra
+instruction, which `s2sad.backend.reuse` keeps the gradient under where it can."""
 
 import argparse
 import gc
 import linecache
 import math
 import random
+import statistics
 import time
 
 import numpy as np
@@ -89,13 +95,49 @@ def first_call_seconds(n, numpy=False, repeats=3) -> float:
     return best
 
 
+def steady_state(n, numpy=False, rounds=9) -> tuple:
+    """``(primal µs, gradient µs, gradient / primal, locals)`` of an `n`-operation
+    function once its gradient is built: CPU time per call, the primal and
+    ``s2sad.grad`` timed in turn in each round, the medians over the rounds (of the
+    times, and of the per-round ratios), and ``co_nlocals`` of the gradient's code."""
+    args = array_args() if numpy else SCALAR_ARGS
+    f = straight_line(n, numpy)
+    g = s2sad.grad(f, wrt=(0, 1, 2, 3))
+    g(*args)
+    namespace = {}
+    exec(s2sad.source(f, wrt=(0, 1, 2, 3)), namespace)
+    nlocals = namespace["f_grad"].__code__.co_nlocals
+    calls = max(5, 20000 // n)
+    primal, gradient = [], []
+    for _ in range(rounds):
+        for fn, out in ((f, primal), (g, gradient)):
+            start = time.process_time()
+            for _ in range(calls):
+                fn(*args)
+            out.append((time.process_time() - start) / calls)
+    ratio = statistics.median(b / a for a, b in zip(primal, gradient))
+    return (statistics.median(primal) * 1e6, statistics.median(gradient) * 1e6, ratio,
+            nlocals)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="25 to 400 operations only")
     parser.add_argument("--repeats", type=int, default=3,
                         help="first calls per size, the best one counts (default 3)")
+    parser.add_argument("--steady", action="store_true",
+                        help="the built gradient's time per call against the primal's, "
+                             "scalar, instead of the first call")
     args = parser.parse_args(argv)
     sizes = [n for n in SIZES if n <= 400] if args.quick else SIZES
+    if args.steady:
+        print("| operations | primal (µs) | gradient (µs) | gradient / primal | locals |")
+        print("|---:|---:|---:|---:|---:|")
+        for n in sizes:
+            primal, gradient, ratio, nlocals = steady_state(n)
+            print(f"| {n:,} | {primal:,.1f} | {gradient:,.1f} | {ratio:.2f} | {nlocals:,} |",
+                  flush=True)
+        return
     first_call_seconds(10, repeats=1)  # (s2sad's own imports and caches, once)
     first_call_seconds(10, numpy=True, repeats=1)
     print("| operations | scalar (ms) | scalar (ms / op) | NumPy (ms) | NumPy (ms / op) |")

@@ -12,8 +12,9 @@ Contract
   unchanged except for lines longer than 88 characters;
 * turns compiler-made names (those containing ``%``, see `ir`) into readable
   identifiers: temporaries ``t1, t2, ...`` in order of first appearance, SSA
-  versions ``x_1``, dup copies ``x_a``, adjoints ``x_bar``, tangents ``x_dot``,
-  none of which collides with a name the user's code uses.
+  versions ``x_1``, dup copies ``x_a``, adjoints ``x_bar``, tangents ``x_dot``
+  (and ``r1, r2, ...`` for the names `reuse` shares between values), none of which
+  collides with a name the user's code uses.
 
 `Printed.line_map` maps each emitted line number (1-based) to the user's line
 number the statement came from (0 where there is none).

@@ -36,7 +36,7 @@ from .. import ir, runtime
 from ..analysis import activity as activity_mod
 from ..ir.kinds import INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind
 from ..analysis.classify import classify
-from ..backend import emit
+from ..backend import emit, reuse
 from ..errors import NonScalarOutputError, S2SADError
 from ..frontend import anf, parse
 from ..optimize import simplify, tapes
@@ -794,6 +794,6 @@ def _check_helper_clashes(functions, helpers):
 def _print(unit: Unit):
     namer = emit.make_namer([uf.fn for uf in unit.functions], set(unit.helpers))
     unit.namer = namer
-    unit.printed = emit.emit_module(unit.module, namer)
+    unit.printed = emit.emit_module(reuse.printable(unit.module), namer)
     for uf in unit.functions:
         unit.texts[uf.fn.name] = unit.printed.function_text(uf.fn.name)

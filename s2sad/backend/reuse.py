@@ -1,0 +1,313 @@
+"""reuse: a large function's dead names given to later values, so that CPython reaches
+every local without ``EXTENDED_ARG``.
+
+Contract
+--------
+`printable(module)` is the module `emit` prints: `module` with each function
+`reused`. `reused(fn)` returns `fn` itself when it has at most `LIMIT` locals (every function
+of ordinary size, so their text, and every golden file, is what `emit` always
+printed), and otherwise a copy in which a name whose value is dead is given to a
+value defined later: the copy computes exactly what `fn` computes, statement for
+statement, with fewer distinct local names. CPython numbers a function's locals in
+its code object and reaches those numbered 256 and above through an extra
+``EXTENDED_ARG`` instruction, which cost a gradient of 400 operations 30% of its
+time; a person writing such a function by hand reuses temporaries.
+
+The copy is deterministic: the same IR gives the same names. How it is decided:
+
+* liveness of the structured IR as Python runs its printed text (branches, ``for``
+  and ``while`` loops to a fixed point, ``break`` and the next iteration at each
+  `ir.Exit`, nothing after a ``return``);
+* every statement gets a position in printed order; a name's interval runs from its
+  first definition to its last read, widened to the whole of every loop at whose
+  head it is live (a value carried to the next iteration, or read after the loop
+  by a path through its head). In structured code a name is live only inside its
+  interval, so two names whose intervals do not meet can share one name. A
+  statement reads before it writes (``t3 = t3 * v2`` is fine), so the targets of
+  one statement never share a name with each other and may share one with what it
+  read last;
+* a linear scan in order of first definition gives each interval the lowest-numbered
+  name free at its start. A name held by several values is spelt ``%r1``, ``%r2``...
+  (`emit` prints ``r1``, ``r2``), in the order of the first value each holds: a
+  value's own name would be wrong for the others (``d_1`` holding an adjoint). A
+  name held by one value keeps its own.
+
+Never renamed, and never given to another value: the parameters; a name live where
+the function starts (read before it may be bound); a ``tape.pop()`` nothing reads
+(so `native_text`'s grouped pops still assign one name each); the tapes
+(`native_text` groups the pushes of a list made once by ``= []``); every name a
+nested scope reads
+(a ``lambda``, a comprehension or a generator, in an expression or in a statement
+kept as written, which may hold the variable in a cell past its last read here); a
+kept statement's own names and what it defines; a checkpointed loop's atoms.
+Comments name the value the shared name holds.
+"""
+
+from __future__ import annotations
+
+import ast
+import heapq
+
+from .. import ir
+
+LIMIT = 250  # CPython reaches locals 0-255 with one instruction; a few to spare
+
+_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+           ast.NamedExpr)
+
+
+def local_count(fn: ir.Function) -> int:
+    """How many locals the printed function has (its code object's ``co_nlocals``,
+    give or take the names only a kept statement binds inside itself)."""
+    names = ir.local_names(fn)
+    for s in ir.walk(fn.body):
+        if isinstance(s, ir.Kept):
+            names |= s.own_names()
+    return len(names)
+
+
+def printable(module: ir.Module) -> ir.Module:
+    """`module`, or a copy where its functions with more than `LIMIT` locals are
+    `reused`: what `emit` prints and CPython compiles (`module` stays as it was, for
+    what reads the IR later)."""
+    functions = [reused(fn) for fn in module.functions]
+    if all(new is fn for new, fn in zip(functions, module.functions)):
+        return module
+    return ir.Module(functions, module.imports, module.header)
+
+
+def reused(fn: ir.Function) -> ir.Function:
+    """`fn`, or where it has more than `LIMIT` locals a copy with dead names reused
+    (see the module's docstring)."""
+    if local_count(fn) <= LIMIT:
+        return fn
+    mapping = _shared_names(fn)
+    if not mapping:
+        return fn
+    out = fn.clone()
+    ir.rename_reads(out.body, mapping)
+    ir.rename_defs(out.body, mapping)
+    _drop_self_copies(out.body)
+    return out
+
+
+def _drop_self_copies(body: list) -> None:
+    """``x = x`` where two names came to share one (a loop-carried value and the value
+    it takes at the next iteration) is no statement at all."""
+    for s in ir.walk(body):
+        for block in ir.blocks(s):
+            block[:] = [c for c in block if not _self_copy(c)]
+    body[:] = [c for c in body if not _self_copy(c)]
+
+
+def _self_copy(s) -> bool:
+    return (type(s) is ir.Assign and len(s.targets) == 1 and not s.unpack
+            and type(s.value) is ast.Name and s.value.id == s.targets[0])
+
+
+# ------------------------------------------------------------------ the intervals
+
+
+class _Scan:
+    """Positions, reads and definitions of one function's names, in printed order."""
+
+    def __init__(self, fn: ir.Function):
+        self.local = ir.local_names(fn)
+        self.first: dict = {}  # name -> first position it is read or defined at
+        self.last: dict = {}  # name -> last position
+        self.read: set = set()
+        self.popped: set = set()  # the targets of tapes' pops
+        self.fixed: set = {p.name for p in fn.params}
+        self.spans: dict = {}  # id(loop) -> (first, last) position of the printed loop
+        self.heads: dict = {}  # id(loop) -> names live at its head
+        self.pos = 0
+        self.block(fn.body)
+
+    def mark(self, names, defined):
+        at = 2 * self.pos + (1 if defined else 0)
+        first, last = self.first, self.last
+        for n in names:
+            if n in self.local:
+                if n not in first:
+                    first[n] = at
+                last[n] = at
+                if not defined:
+                    self.read.add(n)
+
+    def reads(self, s) -> list:
+        return [n for n in ir.stmt_reads(s) if n in self.local]
+
+    def block(self, stmts):
+        for s in stmts:
+            self.stmt(s)
+
+    def stmt(self, s):
+        self.pos += 1
+        if isinstance(s, ir.Loop):
+            self.loop(s)
+            return
+        if isinstance(s, ir.Comment):
+            return
+        for node in ir.exprs(s):
+            self.nested(node)
+        if isinstance(s, (ir.Push, ir.Pop)):
+            self.fixed.add(s.tape)
+            if isinstance(s, ir.Pop):
+                self.popped.update(s.targets)
+        if isinstance(s, ir.Kept):
+            self.fixed |= s.own_names() | set(s.defines)
+            if any(isinstance(n, _SCOPES) for n in ast.walk(s.stmt)):
+                self.fixed.update(n for a in s.args for n in ir.names_in(a))
+        self.mark(self.reads(s), False)
+        if isinstance(s, ir.ForEach):
+            start = 2 * self.pos
+            self.mark(ir.defined_names(s), True)
+            self.block(s.body)
+            self.spans[id(s)] = (start, 2 * self.pos + 1)
+            return
+        if isinstance(s, ir.Exit):
+            self.block(s.copies)
+            return
+        self.mark(ir.defined_names(s), True)
+        for block in ir.blocks(s):
+            self.block(block)
+
+    def loop(self, s: ir.Loop):
+        if s.checkpoint is not None:
+            self.fixed.update(n for part in s.checkpoint if isinstance(part, ast.AST)
+                              for n in ir.names_in(part))
+        for phi in s.phis:  # ``p = init``, printed before the loop
+            if phi.init is not None:
+                self.nested(phi.init)
+                self.mark([n for n in ir.names_in(phi.init) if n in self.local], False)
+                self.mark([phi.name], True)
+                self.pos += 1
+        start = 2 * self.pos
+        if s.iter is not None:
+            self.nested(s.iter)
+            self.mark([n for n in ir.names_in(s.iter) if n in self.local], False)
+            self.mark([s.target], True)
+        self.block(s.cond)
+        if s.test is not None:
+            self.pos += 1
+            self.nested(s.test)
+            self.mark([n for n in ir.names_in(s.test) if n in self.local], False)
+        self.block(s.body)
+        self.spans[id(s)] = (start, 2 * self.pos + 1)
+
+    def nested(self, node):
+        """Names read inside a nested scope of `node` are fixed."""
+        if node is None or type(node) in (ast.Name, ast.Constant):
+            return
+        for n in ir.nodes(node):
+            if isinstance(n, _SCOPES):
+                self.fixed.update(x.id for x in ast.walk(n) if isinstance(x, ast.Name))
+
+
+class _Live:
+    """Backward liveness over the printed structure: the names live at each loop's
+    head (`heads`) and where the function starts (`entry`)."""
+
+    def __init__(self, fn: ir.Function, local: set):
+        self.local = local
+        self.heads: dict = {}
+        self.entry = self.block(fn.body, set(), set(), set())
+
+    def uses(self, s) -> list:
+        return [n for n in ir.stmt_reads(s) if n in self.local]
+
+    def block(self, stmts, after, brk, cont) -> set:
+        live = set(after)
+        for s in reversed(stmts):
+            live = self.stmt(s, live, brk, cont)
+        return live
+
+    def stmt(self, s, live, brk, cont) -> set:
+        t = type(s)
+        if t is ir.Comment:
+            return live
+        if t is ir.Return:
+            return set(self.uses(s))
+        if t is ir.Exit:
+            return self.block(s.copies, brk if s.brk else cont, brk, cont)
+        if t is ir.If:
+            out = self.block(s.body, live, brk, cont) | self.block(s.orelse, live, brk, cont)
+            out.update(self.uses(s))
+            return out
+        if t is ir.Loop:
+            return self.loop(s, live)
+        if t is ir.ForEach:
+            head = set(live)
+            while True:
+                inner = self.block(s.body, head, live, head)
+                inner.discard(s.target)
+                new = live | inner
+                if new == head:
+                    break
+                head = new
+            self.heads[id(s)] = head
+            return head | set(self.uses(s))
+        live.difference_update(ir.defined_names(s))
+        live.update(self.uses(s))
+        return live
+
+    def loop(self, s: ir.Loop, after) -> set:
+        test = [n for n in ir.names_in(s.test) if n in self.local] if s.test is not None else []
+        head = set(after) if s.iter is not None else set()
+        while True:
+            body = self.block(s.body, head, after, head)
+            if s.iter is not None:
+                body.discard(s.target)
+                new = after | body
+            else:
+                new = self.block(s.cond, after | body | set(test), after, head)
+            if new == head:
+                break
+            head = new
+        self.heads[id(s)] = head
+        live = set(head)
+        if s.iter is not None:
+            live.update(n for n in ir.names_in(s.iter) if n in self.local)
+        for phi in reversed(s.phis):
+            if phi.init is not None:
+                live.discard(phi.name)
+                live.update(n for n in ir.names_in(phi.init) if n in self.local)
+        return live
+
+
+def _shared_names(fn: ir.Function) -> dict:
+    """name -> the name it shares (only the names that change)."""
+    scan = _Scan(fn)
+    live = _Live(fn, scan.local)
+    fixed = scan.fixed | live.entry
+    first, last = scan.first, dict(scan.last)
+    for key, names in live.heads.items():
+        start, end = scan.spans[key]
+        for n in names:
+            if n in first:
+                first[n] = min(first[n], start)
+                last[n] = max(last[n], end)
+    fixed |= scan.popped - scan.read
+    order = sorted((first[n], i, n) for i, n in enumerate(first) if n not in fixed)
+    active: list = []  # (end, color) of the intervals holding a name
+    free: list = []  # colors whose holder is dead
+    held: list = []  # color -> the names it holds, in order
+    for start, _, n in order:
+        while active and active[0][0] < start:
+            heapq.heappush(free, heapq.heappop(active)[1])
+        if free:
+            color = heapq.heappop(free)
+            held[color].append(n)
+        else:
+            color = len(held)
+            held.append([n])
+        heapq.heappush(active, (last[n], color))
+    mapping = {}
+    number = 0
+    for names in held:
+        if len(names) > 1:
+            number += 1
+            while f"%r{number}" in scan.local:
+                number += 1
+            mapping.update((n, f"%r{number}") for n in names)
+    return mapping
