@@ -265,6 +265,9 @@ def grl(a, n):
     return [a * a] + grl(0.5 * a, n - 1)
 
 
+SMOOTH = True
+
+
 '''
 
 
@@ -415,7 +418,8 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
         elif kind in ("list_op", "nested") and target_pool:
             t = draw(st.sampled_from(target_pool))
             # (nested: lists of tuples and tuples of lists, `pairs_program`)
-            op = draw(st.sampled_from(LIST_OPS if kind == "list_op" else ["pairs", "lists"]))
+            op = draw(st.sampled_from(LIST_OPS if kind == "list_op" else
+                                      ["pairs", "lists", "function values"]))
             if op == "for-else":
                 if scope.loops >= 3:
                     continue
@@ -449,6 +453,23 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
                 if scope.in_checkpointed():
                     scope.refusals.add("CheckpointError")
                 lines += [pad + line for line in draw(pairs_program(readable, t))]
+                continue
+            if op == "function values":  # (local names given functions: function_values)
+                e = draw(expression(readable, 1))
+                act = f"act{draw(st.integers(0, 10 ** 6))}"
+                held = draw(st.sampled_from(["math.tanh", "g1", "math.atan if SMOOTH else "
+                                             "math.sin", "(lambda u: u * 0.5 + math.sin(u))"]))
+                lines += [f"{pad}{act} = {held}",
+                          f"{pad}{t} = {t} + 0.5 * " + (f"{act}({e}, x)" if held == "g1"
+                                                        else f"{act}({e})")]
+                form = draw(st.sampled_from(["loop", "generator"]))
+                fns = draw(st.sampled_from(["(math.sin, math.cos)", "[math.atan, g3]",
+                                            "(math.exp, lambda u: u * u)"]))
+                if form == "loop" and scope.loops < 3:
+                    lines += [f"{pad}for fn in {fns}:",
+                              f"{pad}    {t} = {t} * 0.5 + 0.25 * fn({e})"]
+                elif "lambda" not in fns:
+                    lines.append(f"{pad}{t} = {t} + 0.25 * sum(fn({e}) for fn in {fns})")
                 continue
             if op == "lists":  # (a tuple of lists a helper returns; a recursive list)
                 e = draw(expression(readable, 1))

@@ -4,6 +4,7 @@ arguments held fixed unless `wrt` names them (a dataclass `self` is a container)
 
 import dataclasses
 import functools
+import math
 
 import numpy as np
 import pytest
@@ -237,3 +238,56 @@ def test_a_container_calls_its_own_methods():
         np.testing.assert_allclose(gw, ww, rtol=1e-5, atol=1e-8)
         np.testing.assert_allclose(gb, wb, rtol=1e-5, atol=1e-8)
     assert g.scale == pytest.approx(want.scale, rel=1e-5)
+
+
+def _half_square(v):
+    return 0.5 * v * v
+
+
+def test_local_names_given_functions():
+    """A local name given a function (``act = np.tanh``), chosen by a test that does
+    not change (``act = np.tanh if smooth else np.sin``), or a loop or generator over
+    a display of functions, is the function where it is called
+    (`frontend.function_values`), in every mode."""
+    def alias(x):
+        act = np.tanh
+        half = _half_square
+        return act(x) * 2.0 + half(x)
+
+    def chosen(x, smooth=True):
+        act = _half_square if smooth else np.cos
+        return act(x) + act(2.0 * x)
+
+    def looped(x):
+        total = 0.0
+        for f in (np.sin, _half_square, lambda t: t * 3.0):
+            total = total * 0.5 + f(x)
+        fs = [math.exp, math.cos]
+        return total + sum(f(x) for f in fs) + max([g(x) for g in (np.sin, np.cos)])
+
+    def aliased_lambda(x):
+        sq = lambda t: t * t  # noqa: E731
+        act = sq
+        return act(x) * np.sin(x)
+
+    for f, args in [(alias, (0.3,)), (chosen, (0.3, True)), (chosen, (0.3, False)),
+                    (looped, (0.3,)), (aliased_lambda, (0.7,))]:
+        g = s2sad.grad(f)(*args)
+        assert g == pytest.approx(tree_numeric_grad(f, args, 0), rel=1e-6), f.__name__
+        assert s2sad.jvp(f, args, (1.0,) + (None,) * (len(args) - 1))[1] == \
+            pytest.approx(g, rel=1e-9)
+        eps = 1e-5
+        h = s2sad.hessian(f)(*args)
+        assert h == pytest.approx((s2sad.grad(f)(args[0] + eps, *args[1:]) -
+                                   s2sad.grad(f)(args[0] - eps, *args[1:])) / (2 * eps),
+                                  rel=1e-4, abs=1e-7), f.__name__
+
+
+def test_a_function_chosen_by_a_value_that_changes_is_refused():
+    def changed(x, smooth=True):
+        act = np.tanh if smooth else np.sin
+        smooth = not smooth  # (the test no longer says which function `act` holds)
+        return act(x)
+
+    with pytest.raises(s2sad.S2SADError, match="computed or local value"):
+        s2sad.grad(changed)(0.3)

@@ -490,3 +490,22 @@ def test_a_recursive_function_returning_a_list():
     assert s2sad.grad(indexed)(x) == pytest.approx(2 * x + 0.5)
     assert s2sad.jvp(indexed, (x,), (1.0,))[1] == pytest.approx(2 * x + 0.5)
     assert s2sad.hessian(indexed)(x) == pytest.approx(2.0)
+
+
+def test_a_list_made_again_in_each_turn_keeps_its_element_kind():
+    """``p = []`` in a loop's body, appended to and popped: the empty list adds no
+    element kind on the analysis's next pass (its elements were unknown, and the pop
+    of a number refused)."""
+    def popped(x, y):
+        acc = x
+        for _ in range(2):
+            p = []
+            for v in [y, x]:
+                p.append(v * acc)
+            a = p.pop()
+            acc = acc + a * p[0]
+        return acc
+
+    eps = 1e-6
+    assert s2sad.grad(popped)(0.3, 0.2) == pytest.approx(
+        (popped(0.3 + eps, 0.2) - popped(0.3 - eps, 0.2)) / (2 * eps), rel=1e-6)

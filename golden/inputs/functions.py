@@ -40,9 +40,18 @@ def state_dict(w, xs):
     return state["h"] ** 2 / state["steps"]
 
 
+def chosen(x, smooth):
+    act = np.tanh if smooth else np.sin
+    total = 0.0
+    for f in (math.exp, math.cos):
+        total += f(act(x))
+    return total
+
+
 CASES = [
     ("closure", (np.array([0.3, -0.5]), 1.5), ("x", "w")),
     ("squares", (np.array([1.0, 2.0]),), 0),
     ("stepped", (0.2, 3), 0),
     ("state_dict", (0.7, [0.1, -0.4, 0.3]), 0),
+    ("chosen", (0.4, True), 0),
 ]

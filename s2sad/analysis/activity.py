@@ -284,6 +284,11 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 kinds = self.out_kinds(s, op)
                 if any(self.atom_kind(x) == PENDING for x in op.inputs):
                     kinds = [PENDING] * len(kinds)  # (of a result not known yet)
+                if op.kind == "listpack" and not op.inputs and len(s.targets) == 1 and \
+                        isinstance(r.kinds.get(s.targets[0]), ListKind):
+                    # (``xs = []`` again, in a loop's next pass: an empty list holds
+                    # nothing, and what the appends gave its elements stays)
+                    kinds = [ListKind(r.kinds[s.targets[0]].elem)]
                 self.note_static(s, op)
                 for t, k in zip(s.targets, kinds):
                     if not (t in self.keep and t in r.kinds):

@@ -245,10 +245,12 @@ class _Analysis:
                 isinstance(v.args[0], ast.Name):
             self.links.setdefault(n, set()).add(v.args[0].id)
         elif isinstance(v, ast.BinOp) and isinstance(v.op, ast.Add) and \
-                all(isinstance(x, (ast.Name, ast.List)) for x in (v.left, v.right)):
-            for x in (v.left, v.right):  # (``M + N``, ``M + [(a, b)]``)
+                all(isinstance(x, (ast.Name, ast.List, ast.ListComp)) for x in (v.left, v.right)):
+            for x in (v.left, v.right):  # (``M + N``, ``M + [(a, b)]``, ``[... for ...] + M``)
                 if isinstance(x, ast.Name):
                     self.links.setdefault(n, set()).add(x.id)
+                elif isinstance(x, ast.ListComp):
+                    self.need(n, _width(x.elt) if self.lowerable(x) else None)
                 else:
                     ks = {_width(e) for e in x.elts}
                     self.need(n, ks.pop() if len(ks) == 1 else (0 if not ks else None))
@@ -421,8 +423,12 @@ class _Split(ast.NodeTransformer):
             return node
         if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and \
                 v.func.attr == "pop" and self.mine(v.func.value) is not None:
-            node.value = ast.Tuple(elts=[self.method(p, "pop", []) for p in
-                                         self.parts(v.func.value.id)], ctx=ast.Load())
+            pops = [self.method(p, "pop", []) for p in self.parts(v.func.value.id)]
+            if isinstance(t, ast.Tuple) and all(isinstance(e, ast.Name) for e in t.elts):
+                # (one ``a = L%0.pop()`` per list: a pop is a statement of its own)
+                return [ast.copy_location(ast.Assign(targets=[e], value=pop), node)
+                        for e, pop in zip(t.elts, pops)]
+            node.value = ast.Tuple(elts=pops, ctx=ast.Load())
             return node
         if isinstance(v, ast.Name) and v.id in self.elements:
             node.value = ast.Tuple(elts=[self.part(v.id, j) for j in
@@ -459,16 +465,26 @@ class _Split(ast.NodeTransformer):
         if isinstance(v, ast.Call):  # list(M)
             return each([ast.Call(func=ast.Name(id="list", ctx=ast.Load()), args=[p],
                                   keywords=[]) for p in self.parts(v.args[0].id)])
-        self.generic_visit(v)
+        made = []  # (a comprehension among the operands: lowered first, in order)
 
         def side(x):
             if isinstance(x, ast.Name):
                 return self.parts(x.id)
+            if isinstance(x, ast.ListComp):
+                part = f"{name}%c{next(self.counter)}"
+                made.extend(ast.copy_location(ast.Assign(
+                    targets=[ast.Name(id=f"{part}%{j}", ctx=ast.Store())],
+                    value=ast.List(elts=[], ctx=ast.Load())), node) for j in range(k))
+                self.widths[part] = k
+                made.append(self.lowered(part, x, node))
+                return self.parts(part)
+            x = self.visit(x)
             return [ast.List(elts=[e.elts[j] for e in x.elts], ctx=ast.Load())
                     for j in range(k)]
 
-        return each([ast.BinOp(left=a, op=ast.Add(), right=b)
-                     for a, b in zip(side(v.left), side(v.right))])
+        left, right = side(v.left), side(v.right)
+        return made + each([ast.BinOp(left=a, op=ast.Add(), right=b)
+                            for a, b in zip(left, right)])
 
     def lowered(self, name, comp, node):
         """``[(a, b) for x in xs if c]`` as the loop appending ``a`` and ``b`` to

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..ir import trees as ir_trees
-from . import frozen, higher_order, pairs, structure_calls, structures
+from . import frozen, function_values, higher_order, pairs, structure_calls, structures
 from ..errors import (S2SADError, SourceNotFoundError, StaleSourceError,
                      UnresolvedNameError, UnsupportedSyntaxError)
 from .expand import comprehension_bound
@@ -462,13 +462,16 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
     if containers:  # (a function put in place of its call binds *args where it is called)
         _check_signature(tree, loc)
     specs = getattr(func, STRUCTURES, None) if func is not None else None
+    # (a local name given a function: the function, where it is called)
+    function_values.resolve(tree, lambda n: _value_or_none(n, globals_, cells, builtins_))
     pairs.split_lists(tree)  # (a list of tuples it builds: one list per position)
     frozen.unfreeze(tree, lambda n: _value_or_none(n, globals_, cells, builtins_))
     # (a tuple holding a list: followed, for reverse mode; not in the gradient code
     # s2sad wrote, which only forward mode reads, and whose tuples hold its tapes)
     generated = (info.filename or "").startswith("<s2sad")
     if not generated:
-        structure_calls.mark_list_tuples(tree)
+        structure_calls.mark_list_tuples(
+            tree, lambda call: _returned_lists(call, globals_, cells, builtins_))
     higher_order.lower(tree, lambda n: _value_or_none(n, globals_, cells, builtins_),
                        [n for n, v in (specs or {}).items() if isinstance(v, ir_trees.Static)])
     if not containers:
@@ -504,6 +507,28 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
 def _value_or_none(name, globals_, cells, builtins_):
     got = lookup(name, globals_, cells, builtins_)
     return None if got is MISSING else got
+
+
+def _returned_lists(call, globals_, cells, builtins_):
+    """Per position, whether the user function `call` calls returns a list there
+    (`structure_calls.returned_lists`), or None."""
+    if not isinstance(call.func, ast.Name):
+        return None
+    value = lookup(call.func.id, globals_, cells, builtins_)
+    if not isinstance(value, types.FunctionType) or hasattr(value, "__s2sad__") or \
+            structure_calls.library_code(value):
+        return None
+    code = value.__code__
+    if code not in _RETURNED_LISTS:
+        try:
+            _RETURNED_LISTS[code] = structure_calls.returned_lists(
+                parse(value, containers=False).tree)
+        except Exception:  # (an error of its own shows where it is compiled)
+            _RETURNED_LISTS[code] = None
+    return _RETURNED_LISTS[code]
+
+
+_RETURNED_LISTS: dict = {}  # code object -> `_returned_lists` of its function
 
 
 def _called_functions(tree, globals_, cells, builtins_) -> list:

@@ -418,20 +418,41 @@ def returns_containers(func, parse) -> bool:
     return _RETURNS[code]
 
 
-def mark_list_tuples(tree) -> None:
+def mark_list_tuples(tree, returned_lists=None) -> None:
     """Mark (``container = True``) each tuple display of `tree` that holds a list (a
-    list display or comprehension, or a name the function makes a list: assigned one,
-    or grown by ``append``, ``extend`` or ``insert``), so that `structures` follows
-    the tuple: reverse mode keeps no adjoint of a list inside a tuple, and a tuple of
-    known length is its items (``xs, vs = simulate(x)``, ``for seq in (xs, vs)``)."""
+    list display or comprehension, or a name the function makes a list: assigned one
+    or another such name, grown by ``append``, ``extend`` or ``insert``, or unpacked
+    from a call whose function returns lists there: ``returned_lists(call)`` gives,
+    per position, whether it is a list, or None), so that `structures` follows the
+    tuple: reverse mode keeps no adjoint of a list inside a tuple, and a tuple of
+    known length is its items (``xs, vs = simulate(x)``, ``for seq in (xs, vs)``).
+    The names found are kept on the tree (`LIST_NAMES`)."""
     lists = set()
+    assigns = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and _makes_list(node.value):
             lists |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.Assign):
+            assigns.append(node)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                 node.func.attr in ("append", "extend", "insert") and \
                 isinstance(node.func.value, ast.Name):
             lists.add(node.func.value.id)
+    for node in assigns:  # (``xs, vs = simulate(x)``)
+        t = node.targets[0]
+        if len(node.targets) == 1 and isinstance(t, ast.Tuple) and \
+                isinstance(node.value, ast.Call) and returned_lists is not None:
+            got = returned_lists(node.value)
+            if got is not None and len(got) == len(t.elts):
+                lists |= {e.id for e, is_list in zip(t.elts, got)
+                          if is_list and isinstance(e, ast.Name)}
+    while True:  # (``ys = xs``)
+        more = {t.id for a in assigns if isinstance(a.value, ast.Name) and a.value.id in lists
+                for t in a.targets if isinstance(t, ast.Name)} - lists
+        if not more:
+            break
+        lists |= more
+    setattr(tree, LIST_NAMES, lists)
     parallel = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Assign) and
                 isinstance(n.value, ast.Tuple) and len(n.targets) == 1 and
                 isinstance(n.targets[0], ast.Tuple)}  # (``xs, vs = [], []``)
@@ -441,6 +462,22 @@ def mark_list_tuples(tree) -> None:
                 _makes_list(e) or isinstance(e, ast.Name) and e.id in lists
                 for e in node.elts):
             node.container = True
+
+
+LIST_NAMES = "s2sad_list_names"  # (the attribute `mark_list_tuples` leaves on a tree)
+
+
+def returned_lists(tree):
+    """Per position, whether what the function `tree` returns there is a list, where
+    every ``return`` gives a tuple display (`mark_list_tuples` having marked it);
+    None otherwise."""
+    returns = [n.value for n in ast.walk(tree) if isinstance(n, ast.Return)]
+    lists = getattr(tree, LIST_NAMES, set())
+    if not returns or not all(isinstance(v, ast.Tuple) for v in returns) or \
+            len({len(v.elts) for v in returns}) != 1:
+        return None
+    return [all(_makes_list(v.elts[i]) or isinstance(v.elts[i], ast.Name) and
+                v.elts[i].id in lists for v in returns) for i in range(len(returns[0].elts))]
 
 
 def _makes_list(e) -> bool:

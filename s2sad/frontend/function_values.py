@@ -1,0 +1,286 @@
+"""function_values: a local name holding a function, as the function it holds.
+
+Contract
+--------
+`resolve(tree, meaning)` rewrites, in place, the function `tree` (an
+``ast.FunctionDef`` as `parse` reads it) where a local name is given a function and
+then called, so each call names the function the compiler resolves (a rule, a user
+function, a local ``def`` or lambda `structures` puts in place):
+
+* ``act = np.tanh`` (or a user function, a local ``def`` or lambda, an attribute
+  chain ``special.expit``), the name assigned nowhere else: every read of ``act`` is
+  the function's expression, and the assignment goes.
+* ``act = np.tanh if use_tanh else np.sin`` (functions on both sides), the name
+  assigned nowhere else, read only by calls, and the test's names assigned nowhere
+  (parameters, globals): ``act(x)`` is ``np.tanh(x) if use_tanh else np.sin(x)``.
+* ``for f in (np.sin, np.cos):`` over a display of functions (or a name given one
+  display, read nowhere else), with no ``break``/``continue`` and `f` read nowhere
+  after: the loop unrolled, one copy of its body per function with `f` the function.
+  ``sum(f(x) for f in (np.sin, np.cos))`` (one ``for``, no ``if``) is the display of
+  its values, ``sum((np.sin(x), np.cos(x)))``.
+
+Anything else is left as written (and refused later, at its line, if a derivative
+must go through a call of a computed value). `meaning(name)` is the object a free
+name means (None for none). Imports only the standard library.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import itertools
+import types
+
+
+def resolve(tree: ast.FunctionDef, meaning) -> None:
+    """See the module docstring."""
+    if not any(isinstance(n, ast.Call) for n in ast.walk(tree)):
+        return
+    _Resolver(tree, meaning).run()
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _scope_of(comp):
+    """The name nodes inside the comprehension `comp` that are its own variables
+    (bound by its ``for`` targets), read or bound; not those of its first iterable,
+    which Python evaluates outside."""
+    own = {x.id for g in comp.generators for x in ast.walk(g.target)
+           if isinstance(x, ast.Name)}
+    outer = {id(x) for x in ast.walk(comp.generators[0].iter)}
+    return [x for x in ast.walk(comp) if isinstance(x, ast.Name) and x.id in own
+            and id(x) not in outer]
+
+
+def _dotted(e):
+    parts = []
+    while isinstance(e, ast.Attribute):
+        parts.append(e.attr)
+        e = e.value
+    if not isinstance(e, ast.Name):
+        return None
+    return [e.id] + parts[::-1]
+
+
+class _Resolver:
+    def __init__(self, tree, meaning):
+        self.tree, self.meaning = tree, meaning
+        self.nodes = list(ast.walk(tree))
+        self.params = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}
+        # (a comprehension's variables are its own: not the function's names)
+        self.scoped = {id(x) for n in self.nodes if isinstance(n, _COMPREHENSIONS)
+                       for x in _scope_of(n)}
+        self.stores: dict = {}  # name -> how many times it is bound in the function
+        for n in self.nodes:
+            names = []
+            if id(n) in self.scoped:
+                continue
+            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+                names = [n.id]
+            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                    and n is not tree:
+                names = [n.name]
+            elif isinstance(n, ast.arg):
+                names = [n.arg]
+            elif isinstance(n, (ast.Global, ast.Nonlocal)):
+                names = list(n.names) * 2  # (never one binding)
+            for name in names:
+                self.stores[name] = self.stores.get(name, 0) + 1
+        self.local_functions = {
+            n.name for n in self.nodes if isinstance(n, ast.FunctionDef) and n is not tree
+        } | {n.targets[0].id for n in self.nodes if isinstance(n, ast.Assign)
+             and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+             and isinstance(n.value, ast.Lambda)}
+
+    def names_function(self, e) -> bool:
+        """Is `e` a name or attribute chain meaning a function: a local ``def`` or
+        lambda, or a function, builtin, ufunc or other callable (not a class) it
+        resolves to outside?"""
+        chain = _dotted(e)
+        if chain is None:
+            return False
+        if len(chain) == 1 and chain[0] in self.local_functions:
+            return self.stores.get(chain[0], 0) == 1
+        if chain[0] in self.stores:
+            return False
+        value = self.meaning(chain[0])
+        for attr in chain[1:]:
+            value = getattr(value, attr, None)
+        return value is not None and callable(value) and not isinstance(
+            value, (type, types.ModuleType))
+
+    def stable(self, e) -> bool:
+        """An expression whose names no statement of the function assigns, so it
+        means the same wherever it is read."""
+        return all(isinstance(n, (ast.Name, ast.Constant, ast.Attribute, ast.Compare,
+                                  ast.BoolOp, ast.UnaryOp, ast.cmpop, ast.boolop,
+                                  ast.unaryop, ast.expr_context))
+                   for n in ast.walk(e)) and not any(
+            isinstance(n, ast.Name) and (n.id in self.stores and n.id not in self.params
+                                         or self.stores.get(n.id, 0) > 1)
+            for n in ast.walk(e))
+
+    def run(self):
+        aliases, choices = {}, {}
+        for n in self.nodes:
+            if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and
+                    isinstance(n.targets[0], ast.Name)):
+                continue
+            name = n.targets[0].id
+            if self.stores.get(name) != 1 or name in self.params:
+                continue
+            v = n.value
+            if self.names_function(v) and not (isinstance(v, ast.Name) and v.id == name):
+                aliases[name] = (n, v)
+            elif isinstance(v, ast.IfExp) and self.names_function(v.body) and \
+                    self.names_function(v.orelse) and self.stable(v.test) and \
+                    self.only_called(name):
+                choices[name] = (n, v)
+        if aliases or choices:
+            _Substitute({k: v for k, (_, v) in aliases.items()},
+                        {k: v for k, (_, v) in choices.items()}, self.scoped).visit(self.tree)
+            dropped = {id(n) for n, _ in list(aliases.values()) + list(choices.values())}
+            _Drop(dropped).visit(self.tree)
+        _Unroll(self).visit(self.tree)
+        ast.fix_missing_locations(self.tree)
+
+    def only_called(self, name) -> bool:
+        """Is every read of `name` the function of a call?"""
+        calls = {id(n.func) for n in self.nodes if isinstance(n, ast.Call)}
+        return all(id(n) in calls for n in self.nodes if isinstance(n, ast.Name)
+                   and n.id == name and isinstance(n.ctx, ast.Load))
+
+
+class _Substitute(ast.NodeTransformer):
+    """Reads of `aliases` names as their functions, calls of `choices` names as the
+    choice between calls; not where a comprehension's own variable (`skip`) is meant."""
+
+    def __init__(self, aliases, choices, skip=frozenset()):
+        self.aliases, self.choices, self.skip = aliases, choices, skip
+
+    def visit_Call(self, node):
+        f = node.func
+        self.generic_visit(node)
+        if isinstance(f, ast.Name) and f.id in self.choices and id(f) not in self.skip:
+            choice = self.choices[f.id]
+            return ast.copy_location(ast.IfExp(
+                test=copy.deepcopy(choice.test),
+                body=ast.Call(func=copy.deepcopy(choice.body), args=node.args,
+                              keywords=node.keywords),
+                orelse=ast.Call(func=copy.deepcopy(choice.orelse),
+                                args=copy.deepcopy(node.args),
+                                keywords=copy.deepcopy(node.keywords))), node)
+        return node
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load) and node.id in self.aliases and \
+                id(node) not in self.skip:
+            return ast.copy_location(copy.deepcopy(self.aliases[node.id]), node)
+        return node
+
+
+class _Drop(ast.NodeTransformer):
+    def __init__(self, ids):
+        self.ids = ids
+
+    def visit_Assign(self, node):
+        return None if id(node) in self.ids else node
+
+
+class _Unroll(ast.NodeTransformer):
+    """Loops and generators over displays of functions (the module docstring)."""
+
+    def __init__(self, r: _Resolver):
+        self.r = r
+        displays = {}
+        for n in r.nodes:  # (a name given one display of functions, read only by a loop)
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and \
+                    isinstance(n.targets[0], ast.Name) and \
+                    r.stores.get(n.targets[0].id) == 1 and self.functions(n.value):
+                displays[n.targets[0].id] = n
+        reads = {}
+        for n in r.nodes:
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                reads[n.id] = reads.get(n.id, 0) + 1
+        self.displays = {k: v for k, v in displays.items() if reads.get(k) == 1}
+        self.used = set()
+        self.count = itertools.count()
+
+    def reads(self, name, nodes) -> int:
+        """How many of `nodes` are `name` as the function's own variable."""
+        return sum(isinstance(n, ast.Name) and n.id == name and id(n) not in self.r.scoped
+                   for n in nodes)
+
+    def functions(self, e):
+        return isinstance(e, (ast.Tuple, ast.List)) and e.elts and \
+            all(self.r.names_function(x) or isinstance(x, ast.Lambda) for x in e.elts)
+
+    def items(self, e, use=True):
+        """The functions a loop over `e` goes through, or None."""
+        if self.functions(e):
+            return e.elts
+        if isinstance(e, ast.Name) and e.id in self.displays:
+            if use:
+                self.used.add(e.id)
+            return self.displays[e.id].value.elts
+        return None
+
+    def unrollable(self, loop) -> bool:
+        """A ``for`` over a display of functions, whose variable is bound only by
+        such loops and read only inside them."""
+        t = loop.target
+        if not isinstance(t, ast.Name) or loop.orelse or self.items(loop.iter, False) is None \
+                or any(isinstance(n, (ast.Break, ast.Continue)) for n in ast.walk(loop)):
+            return False
+        loops = [n for n in self.r.nodes if isinstance(n, ast.For) and
+                 isinstance(n.target, ast.Name) and n.target.id == t.id]
+        return self.r.stores.get(t.id) == len(loops) and \
+            self.reads(t.id, self.r.nodes) == sum(self.reads(t.id, ast.walk(n)) for n in loops) \
+            and all(n is loop or self.items(n.iter, False) is not None for n in loops)
+
+    def visit_For(self, node):
+        unrollable = self.unrollable(node)  # (asked before the body changes)
+        self.generic_visit(node)
+        items = self.items(node.iter)
+        t = node.target
+        if not unrollable or items is None:
+            if isinstance(node.iter, ast.Name):
+                self.used.discard(node.iter.id)
+            return node
+        out = []
+        for k, f in enumerate(items):
+            if isinstance(f, ast.Lambda):  # (named, so `structures` puts it in place)
+                name = f"{t.id}%{next(self.count)}"
+                out.append(ast.copy_location(ast.Assign(
+                    targets=[ast.Name(id=name, ctx=ast.Store())], value=copy.deepcopy(f)),
+                    node))
+                f = ast.Name(id=name, ctx=ast.Load())
+            for s in node.body:
+                out.append(_Substitute({t.id: f}, {}).visit(copy.deepcopy(s)))
+        return out
+
+    def visit_GeneratorExp(self, node):
+        self.generic_visit(node)
+        if len(node.generators) != 1:
+            return node
+        g = node.generators[0]
+        items = self.items(g.iter)
+        if items is None or g.ifs or g.is_async or not isinstance(g.target, ast.Name) or \
+                any(isinstance(f, ast.Lambda) for f in items):
+            if isinstance(g.iter, ast.Name):
+                self.used.discard(g.iter.id)
+            return node
+        display = ast.List if isinstance(node, ast.ListComp) else ast.Tuple
+        return ast.copy_location(display(
+            elts=[_Substitute({g.target.id: f}, {}).visit(copy.deepcopy(node.elt))
+                  for f in items], ctx=ast.Load()), node)
+
+    visit_ListComp = visit_GeneratorExp
+
+    def visit_FunctionDef(self, node):
+        self.generic_visit(node)
+        if node is self.r.tree and self.used:
+            drop = {id(self.displays[n]) for n in self.used}
+            _Drop(drop).visit(node)
+        return node
