@@ -34,9 +34,17 @@ import types
 
 def resolve(tree: ast.FunctionDef, meaning) -> None:
     """See the module docstring."""
-    if not any(isinstance(n, ast.Call) for n in ast.walk(tree)):
-        return
-    _Resolver(tree, meaning).run()
+    stored, called, iterated = set(), set(), False
+    for n in ast.walk(tree):  # (one walk: most functions hold none of these)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            stored.add(n.id)
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
+            called.add(n.func.id)
+        elif isinstance(n, (ast.For, ast.comprehension)) and isinstance(
+                n.iter, (ast.Tuple, ast.List, ast.Name)):
+            iterated = True
+    if stored & called or iterated:
+        _Resolver(tree, meaning).run()
 
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)

@@ -38,7 +38,17 @@ import itertools
 def split_lists(tree: ast.FunctionDef) -> None:
     """Rewrite, in place, the lists of tuples of `tree` that qualify (see the module
     docstring)."""
-    _Parallel().visit(tree)
+    parallel = made = False
+    for n in ast.walk(tree):  # (one walk: most functions make no list of tuples)
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Tuple) and \
+                isinstance(n.targets[0], ast.Tuple):
+            parallel = True
+        elif isinstance(n, ast.Tuple) and isinstance(n.ctx, ast.Load):
+            made = True  # (a tuple display: appended, in a display, a comprehension)
+    if parallel:
+        _Parallel().visit(tree)
+    if not made:
+        return
     found = _Analysis(tree)
     widths = found.widths()
     if widths:

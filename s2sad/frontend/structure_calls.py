@@ -429,7 +429,11 @@ def mark_list_tuples(tree, returned_lists=None) -> None:
     The names found are kept on the tree (`LIST_NAMES`)."""
     lists = set()
     assigns = []
-    for node in ast.walk(tree):
+    nodes = list(ast.walk(tree))
+    if not any(isinstance(n, ast.Tuple) for n in nodes):
+        setattr(tree, LIST_NAMES, lists)
+        return  # (no tuple display to mark: the names are not needed)
+    for node in nodes:
         if isinstance(node, ast.Assign) and _makes_list(node.value):
             lists |= {t.id for t in node.targets if isinstance(t, ast.Name)}
         elif isinstance(node, ast.Assign):
@@ -456,7 +460,7 @@ def mark_list_tuples(tree, returned_lists=None) -> None:
     parallel = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Assign) and
                 isinstance(n.value, ast.Tuple) and len(n.targets) == 1 and
                 isinstance(n.targets[0], ast.Tuple)}  # (``xs, vs = [], []``)
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Tuple) and isinstance(node.ctx, ast.Load) and \
                 id(node) not in parallel and any(
                 _makes_list(e) or isinstance(e, ast.Name) and e.id in lists
@@ -495,7 +499,10 @@ def builds_containers(tree, callees=(), generated=False) -> bool:
     code s2sad `generated` (its tapes are lists of tuples forward mode reads)."""
     if any(callees):
         return True
+    tuples = False
     for node in ast.walk(tree):
+        if isinstance(node, ast.Tuple):
+            tuples = True
         if node is not tree and isinstance(node, ast.FunctionDef) or isinstance(
                 node, ast.Assign) and isinstance(node.value, ast.Lambda):
             return True  # (a function defined inside: put in place where called)
@@ -504,7 +511,7 @@ def builds_containers(tree, callees=(), generated=False) -> bool:
             return True
         if isinstance(node, ast.Tuple) and getattr(node, "container", False):
             return True  # (a tuple holding a list: `mark_list_tuples`)
-    return not generated and hands_over_tuple_lists(tree)
+    return not generated and tuples and hands_over_tuple_lists(tree)
 
 
 # (the calls that read a list of tuples where it is: not a function it is handed to)
