@@ -342,3 +342,26 @@ def test_a_starred_loop_target():
     with pytest.raises(s2sad.NotDifferentiableError) as e:
         s2sad.grad(starred_loop_target)(xs)
     assert e.value.lineno == starred_loop_target.__code__.co_firstlineno + 2
+
+
+def test_divmod_and_a_dict_comprehension_over_a_dict():
+    """``divmod(a, b)`` is ``(a // b, a % b)``; a dict comprehension over a dict of
+    computed values, with keys known where the derivative is built, is a dict of them
+    (`structures`)."""
+    def remainder(x):
+        q, r = divmod(x * 7.0, 2.0 + x)
+        return q + r * x
+
+    def scaled(x):
+        d = {"a": x, "b": 2.0 * x, "c": 3.0}
+        e = {k: v * x for k, v in d.items() if k != "c"}
+        return e["a"] + e["b"] * e["a"]
+
+    for f in (remainder, scaled):
+        eps = 1e-6
+        numeric = (f(0.7 + eps) - f(0.7 - eps)) / (2 * eps)
+        assert s2sad.grad(f)(0.7) == pytest.approx(numeric, rel=1e-6), f.__name__
+        assert s2sad.jvp(f, (0.7,), (1.0,))[1] == pytest.approx(numeric, rel=1e-6)
+        h = s2sad.hessian(f)(0.7)
+        assert h == pytest.approx((s2sad.grad(f)(0.7 + 1e-5) - s2sad.grad(f)(0.7 - 1e-5)) / 2e-5,
+                                  rel=1e-4)

@@ -234,6 +234,9 @@ class _Expander(TargetLowering):
             return "sum"
         if self.builtin(func, math.prod) and len(args) == 1:
             return "prod"
+        if self.builtin(func, divmod) and len(args) == 2 and not node.keywords and not any(
+                isinstance(a, ast.Starred) for a in args):
+            return "divmod"
         if self.builtin(func, reversed) and len(args) == 1 and not (
                 isinstance(args[0], ast.Call) and self.builtin(args[0].func, range)):
             return "reversed"

@@ -170,6 +170,17 @@ class CallLowering:
         start = self(node.args[1])
         return self.accumulate(seq, "total", start, add)
 
+    def call_divmod(self, node):
+        """``divmod(a, b)``: ``(a // b, a % b)``, each operand computed once."""
+        a, b = (self(x) for x in node.args)
+        if not simple(a):
+            a = self.temp("numerator", a)
+        if not simple(b):
+            b = self.temp("divisor", b)
+        return ast.Tuple(elts=[ast.BinOp(left=a, op=ast.FloorDiv(), right=b),
+                               ast.BinOp(left=copy.deepcopy(a), op=ast.Mod(),
+                                         right=copy.deepcopy(b))], ctx=ast.Load())
+
     def call_prod(self, node):
         seq = self(node.args[0])
         start = self(node.keywords[0].value) if node.keywords else ast.Constant(1)

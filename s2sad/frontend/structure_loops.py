@@ -67,6 +67,39 @@ class LoopRewrites:
         out.extend(self.block(s.orelse))
         return out
 
+    def static_dict_comprehension(self, e, pre, hint):
+        """``{k: f(v) for k, v in d.items()}`` over a container, with keys and ``if``
+        clauses decided here: the dict it builds (a `Node`), its values computed in
+        `pre`, its variables renamed apart; None for any other."""
+        if len(e.generators) != 1 or e.generators[0].is_async:
+            return None
+        gen = e.generators[0]
+        items = self.static_items(gen.iter, e)
+        if items is None:
+            return None
+        names = {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+        keys, values = [], []
+        for item in items:
+            self.fresh += 1
+            renamed = {n: f"{n}%c{self.fresh}" for n in names}
+            target, key, value, conds = (_renamed(copy.deepcopy(x), renamed) for x in (
+                gen.target, e.key, e.value, ast.Tuple(elts=list(gen.ifs), ctx=ast.Load())))
+            pre.extend(self.bind(target, item, e))
+            decided = [self.static(c) for c in conds.elts]
+            if any(d is None for d in decided):
+                raise self.refuse(e, "s2sad builds a dict comprehension over a container "
+                                     "when its `if` is known where the derivative is built")
+            if not all(d.value for d in decided):
+                continue
+            known = self.static(key)
+            if known is None:
+                raise self.refuse(key, "s2sad builds dicts whose keys it knows when it "
+                                       "builds the derivative (constants, or a loop's keys)",
+                                  hint="Use constant keys.")
+            keys.append(known.value)
+            values.append(value)
+        return self.made(dict, "dict", keys, values, pre, hint)
+
     def static_comprehension(self, e):
         """A list comprehension or generator expression with one ``for`` over a
         container (``sum(np.sum(W ** 2) for W, b in params)``) as the list display of

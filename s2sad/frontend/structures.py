@@ -252,6 +252,8 @@ class _Rewriter(LoopRewrites, CallRewrites):
             return base.children[i]
         if probe:
             return None
+        if isinstance(e, ast.DictComp):
+            return self.static_dict_comprehension(e, pre, hint)
         if isinstance(e, ast.Dict):
             keys = []
             for k in e.keys:
