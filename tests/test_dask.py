@@ -203,15 +203,44 @@ def test_arrays_of_other_libraries_are_refused_clearly():
         s2sad.grad(least_squares)(Tensor(), X, y)
 
 
-@pytest.mark.parametrize("what, call", [
-    ("hessian", lambda f: s2sad.hessian(f)),
-    ("jacobian", lambda f: s2sad.jacobian(f)),
-    ('grad\\(mode="forward"\\)', lambda f: s2sad.grad(f, mode="forward")),
-])
-def test_entry_points_without_dask_support_say_so(what, call):
-    with pytest.raises(WrtError, match=f"{what} of least_squares: `w` is a Dask array.*"
-                                       "takes grad, value_and_grad, vjp and jvp"):
-        call(least_squares)(da.from_array(w), chunked(X), chunked(y))
+def curved(x, W):
+    return np.sum(np.tanh(W @ x) ** 2) + np.sum(x * x * x)
+
+
+def mapped(x, W):
+    return np.tanh(W @ x) * np.sum(x)
+
+
+x_numpy = rng.normal(size=3)
+SECOND = {  # (forward mode over the gradient, and one forward pass per input number)
+    "hessian": lambda x, W, v: s2sad.hessian(curved)(x, W),
+    "hessian of two": lambda x, W, v: s2sad.hessian(curved, (0, 1))(x, W),
+    "hvp": lambda x, W, v: s2sad.hvp(curved)(x, W, v),
+    "jacobian forward": lambda x, W, v: s2sad.jacobian(mapped, mode="forward")(x, W),
+    "jacobian reverse": lambda x, W, v: s2sad.jacobian(mapped, (0, 1), mode="reverse")(x, W),
+    'grad(mode="forward")': lambda x, W, v: s2sad.grad(curved, (0, 1), mode="forward")(x, W),
+    "a NumPy x, a Dask W": lambda x, W, v: s2sad.hessian(curved)(x_numpy, W),
+}
+
+
+def leaves(value):
+    return [e for v in value for e in leaves(v)] if isinstance(value, tuple) else [value]
+
+
+@pytest.mark.parametrize("name", list(SECOND))
+def test_second_derivatives_and_jacobians_stay_lazy(name):
+    x0, W0, v0 = rng.normal(size=3), rng.normal(size=(4, 3)), rng.normal(size=3)
+    with counted() as n:
+        got = leaves(SECOND[name](da.from_array(x0, chunks=2), da.from_array(W0, chunks=2),
+                                  da.from_array(v0, chunks=2)))
+        assert n[0] == 0, "a Hessian or Jacobian computed part of the graph"
+        assert all(isinstance(g, da.Array) for g in got), [type(g) for g in got]
+        values = dask.compute(*got)
+        assert n[0] == 1
+    want = leaves(SECOND[name](x0, W0, v0))
+    for v, ref in zip(values, want):
+        assert np.shape(v) == np.shape(ref)
+        np.testing.assert_allclose(v, ref, rtol=1e-12, atol=1e-14)
 
 
 def test_containers_of_dask_parameters():

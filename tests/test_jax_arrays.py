@@ -11,7 +11,7 @@ import pytest
 from numpy import tanh as numpy_tanh
 
 import s2sad
-from s2sad.errors import S2SADError, WrtError
+from s2sad.errors import S2SADError
 from s2sad.ir.kinds import ArrayKind, kind_of
 
 jax = pytest.importorskip("jax", reason="JAX is not installed (pip install 's2sad[jax]')")
@@ -203,13 +203,43 @@ def test_writes_into_arrays_are_refused_at_the_users_line(f, args, line):
         s2sad.grad(f)(*args())
     assert info.value.source_line.strip() == line
     assert info.value.filename == __file__
+    with pytest.raises(S2SADError, match="JAX arrays cannot be changed"):  # (its gradient's)
+        s2sad.hessian(f)(*args())
     # the same function on NumPy arrays is differentiated as ever
     s2sad.grad(f)(*[np.asarray(a) for a in args()])
 
 
-def test_entry_points_without_jax_support_say_so():
-    with pytest.raises(WrtError, match="`x` is a JAX array.*not yet hessian"):
-        s2sad.hessian(lambda x: np.sum(x ** 3))(jnp.ones(2))
+def curved(x, W):
+    return np.sum(np.tanh(W @ x) ** 2) + np.sum(np.outer(x, x) * x)
+
+
+def mapped(x, W):
+    return np.tanh(W @ x) * np.sum(x)
+
+
+SECOND = {  # (forward mode over the gradient, whose np.outer runs as jnp.outer)
+    "hessian": lambda x, W, v: s2sad.hessian(curved, (0, 1))(x, W),
+    "hvp": lambda x, W, v: s2sad.hvp(curved)(x, W, v),
+    "jacobian forward": lambda x, W, v: s2sad.jacobian(mapped, (0, 1), mode="forward")(x, W),
+    "jacobian reverse": lambda x, W, v: s2sad.jacobian(mapped, mode="reverse")(x, W),
+    'grad(mode="forward")': lambda x, W, v: s2sad.grad(curved, (0, 1), mode="forward")(x, W),
+}
+
+
+def leaves(value):
+    return [e for v in value for e in leaves(v)] if isinstance(value, tuple) else [value]
+
+
+@pytest.mark.parametrize("name", list(SECOND))
+def test_second_derivatives_and_jacobians_stay_jax(name):
+    values, arrays = arguments([(3,), (4, 3), (3,)])
+    want = leaves(SECOND[name](*values))
+    for got in (leaves(SECOND[name](*arrays)), leaves(jax.jit(SECOND[name])(*arrays))):
+        assert len(got) == len(want)
+        for a, b in zip(got, want):
+            assert is_jax(a), type(a)
+            assert a.shape == np.shape(b)
+            close(a, b)
 
 
 def test_python_control_flow_on_traced_values_is_jaxs_error():

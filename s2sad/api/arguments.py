@@ -27,7 +27,7 @@ from ..driver import stages
 from ..errors import (ComplexArgumentError, IntegerArgumentError, OptionError, S2SADError,
                       WrtError, user_traceback)
 from ..ir.kinds import (INT, ITEMS, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind,
-                        array_library, differentiable, kind_of, with_shapes)
+                        differentiable, kind_of, with_shapes)
 
 # -------------------------------------------------------------- parameters
 
@@ -152,27 +152,7 @@ def bind(f, args, kwargs, what, hint=None) -> dict:
         raise S2SADError(f"{what} of {f.__qualname__}: the arguments do not fit its "
                          f"parameters: {exc}", hint=hint, **at_def(f)) from None
     bound.apply_defaults()
-    arguments = {p: bound.arguments[p] for p in sig.parameters}
-    if what in ("hessian", "jacobian", "hvp"):
-        refuse_other_arrays(f, arguments, what)
-    return arguments
-
-
-def refuse_other_arrays(f, arguments: dict, what: str):
-    """Refuse another library's array (`array_library`: a Dask array) among
-    `arguments` where `what` does not take them yet: only `grad`, `value_and_grad`
-    (in reverse mode), `vjp` and `jvp` do; the entry points that take one forward
-    pass per input number build NumPy unit tangents."""
-    for name, value in arguments.items():
-        library = array_library(value)
-        if library is not None:
-            shown = {"jax": "JAX"}.get(library, library.capitalize())
-            convert = "np.asarray(x)" if library == "jax" else "x.compute()"
-            raise WrtError(
-                f"{what} of {f.__qualname__}: `{name}` is a {shown} array, "
-                f"and with {shown} arrays s2sad takes grad, value_and_grad, "
-                f"vjp and jvp, not yet {what}", hint=f"Pass NumPy arrays ({convert}) for "
-                "this one, or take vjps and jvps one direction at a time.", **at_def(f))
+    return {p: bound.arguments[p] for p in sig.parameters}
 
 
 def call_with(f, arguments: dict):

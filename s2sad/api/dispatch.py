@@ -199,6 +199,10 @@ def gradient_to_differentiate(f, names: tuple, arguments: dict, what="hessian"):
         if any(unit.helpers.get(c.__name__) is c for c in (CTZ, Binomial)):
             unit, compiled = compiled_reverse(f, names, "grad", kinds, True,
                                               stages.TAPED_LOOPS, copy_views=True)
+        if namespace_of(kinds) is not None:
+            # (the NumPy names as NumPy's, for the forward transform to read: the
+            # forward derivative of this gradient runs with the namespace's)
+            compiled = compile_mod.compile_unit(unit)
         fn = compile_mod.bind(unit, compiled)[unit.entry[0]]
         per_f[key] = (unit, fn)
         return fn

@@ -32,7 +32,7 @@ from . import dispatch, shapes
 from . import structured
 from .arguments import (rebased_wrt, unbound, with_bound, argument_kinds, at_def, bind, call_with, complex_refusal,
                         complex_value, mark_made, normalize_wrt, public, refuse_derived,
-                        refuse_other_arrays, typed_gradients, typed_like)
+                        typed_gradients, typed_like)
 
 
 @public
@@ -186,7 +186,6 @@ def value_and_grad_by_forward_mode(f, wrt_names: tuple, as_tuple: bool, args, kw
     arguments are passed as given; `wrt` may name a keyword-only parameter."""
     arguments = bind(f, args, kwargs, "grad")
     argument_kinds(f, arguments, wrt_names, "grad")  # (a clear error for an integer `wrt`)
-    refuse_other_arrays(f, arguments, 'grad(mode="forward")')
     grads = []
     value = None
     for name in wrt_names:
@@ -253,8 +252,8 @@ def hessian(f, wrt=0):
             x_j = arguments[name]
             for i, name_i in enumerate(names):
                 x_i = arguments[name_i]
-                if columns[i]:
-                    matrix = np.stack(columns[i], axis=-1)
+                if columns[i]:  # (a Dask or JAX array's: of its library, lazily)
+                    matrix = shapes.stack(columns[i], axis=-1)
                 else:  # (an empty argument)
                     matrix = np.zeros((shapes.size(x_i), 0))
                 # (a list of arrays: a block per element, its rows' list outside)

@@ -117,7 +117,8 @@ def _output_parts(y, f):
     get a row of blocks each."""
     if isinstance(y, tuple):
         return list(y), True
-    if isinstance(y, (float, int, np.ndarray, np.floating, list)) and not isinstance(y, bool):
+    if isinstance(y, (float, int, np.ndarray, np.floating, list)) and not isinstance(y, bool) \
+            or shapes.namespace(y) is not None:
         return [y], False
     raise S2SADError(f"jacobian of {f.__qualname__}: its output is a {type(y).__name__}; "
                      "jacobian takes floats, arrays, lists of floats and tuples of those")
@@ -136,13 +137,15 @@ def _jacobian_forward(f, arguments, names):
     unit, fn = dispatch.compiled_forward(f, wrt, kinds)
     sizes = [shapes.size(arguments[n]) for n in names]
     n = sum(sizes)
-    if n and _carries_vectors(unit) and \
+    # (with a Dask or JAX array: one pass per number, unit tangents of its library)
+    vectors = not any(shapes.namespace(v) is not None for v in arguments.values())
+    if vectors and n and _carries_vectors(unit) and \
             all(not isinstance(arguments[k], np.ndarray) for k in names):
         # vector mode: each tangent is a vector with one entry per direction
         y, parts, dparts = _forward_pass(f, fn, arguments,
                                          _directions(f, arguments, names, n, batched=False))
         columns = [_matrix(d, part, n, f) for part, d in zip(parts, dparts)]
-    elif n and (batched := _jacobian_batched(f, arguments, names, wrt, kinds, sizes)):
+    elif vectors and n and (batched := _jacobian_batched(f, arguments, names, wrt, kinds, sizes)):
         y, columns = batched
     else:
         # one pass of the compiled derivative per input number (a unit tangent on
@@ -163,7 +166,7 @@ def _jacobian_forward(f, arguments, names):
             y = call_with(f, arguments)
             columns = [np.zeros((shapes.size(p), 0)) for p in _output_parts(y, f)[0]]
         else:
-            columns = [np.stack(c, axis=-1) for c in columns]
+            columns = [shapes.stack(c, axis=-1) for c in columns]
     blocks = []
     for full in columns:
         row, at = [], 0
@@ -207,7 +210,7 @@ def _jacobian_reverse(f, arguments, names):
             adjoints = pullback(bar)
             for k, i in enumerate(where):
                 rows[k].append(shapes.flat(adjoints[i], positional[i], f))
-        blocks.append([np.stack(r) if r else np.zeros((0, shapes.size(positional[i])))
+        blocks.append([shapes.stack(r) if r else np.zeros((0, shapes.size(positional[i])))
                        for r, i in zip(rows, where)])
     return y, blocks
 

@@ -9,15 +9,41 @@ Forward mode leaves the tangent of a value nothing varying reaches as the number
 0.0 (or None); `tangent_like` and `zero` give it the value's structure, and refuse
 a nonzero number there.
 
+Another library's arrays (a Dask or JAX array, `kinds.array_library`) get tangents,
+zeros and blocks of their library, from its namespace (`namespace`), never through
+``np.asarray``, which would compute a Dask graph or leave JAX.
+
 Imports `arguments` (the types blocks are given) from `api`.
 """
 
 from __future__ import annotations
 
+import importlib
+import math
+
 import numpy as np
 
 from ..errors import S2SADError
+from ..ir.kinds import NAMESPACES, array_library
 from .arguments import typed_like
+
+
+def namespace(*values):
+    """The module whose functions keep the first of `values` that is another library's
+    array in its library (``jax.numpy`` for a JAX array; NumPy's own for a Dask array,
+    which takes NumPy's calls over), or None where none is."""
+    for v in values:
+        library = array_library(v)
+        if library is not None:
+            return importlib.import_module(NAMESPACES.get(library, "numpy"))
+    return None
+
+
+def stack(arrays, axis=0):
+    """``np.stack(arrays, axis)``, in the library of another library's array among
+    `arrays` (a JAX array's, which ``np.stack`` would turn into a NumPy array)."""
+    xp = namespace(*arrays) or np
+    return xp.stack(arrays, axis=axis)
 
 
 def nested(x) -> bool:
@@ -37,7 +63,9 @@ def size(x) -> int:
     """How many numbers `x` holds (a list of arrays: all its elements' numbers)."""
     if nested(x):
         return sum(size(e) for e in x)
-    return len(x) if isinstance(x, list) else int(np.size(x))
+    if isinstance(x, list):
+        return len(x)
+    return math.prod(x.shape) if array_library(x) is not None else int(np.size(x))
 
 
 def shape(x) -> tuple:
@@ -79,6 +107,9 @@ def zero_like(x):
     """Zeros with the structure of `x` (a float, an array, a list of those)."""
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else float)
+    xp = namespace(x)
+    if xp is not None:
+        return xp.zeros_like(x, dtype=x.dtype if x.dtype.kind in "fc" else float)
     if nested(x):
         return [zero_like(e) for e in x]
     if isinstance(x, list):
@@ -92,12 +123,13 @@ def zero_of(x):
         return np.zeros_like(x, dtype=float)
     if isinstance(x, list):
         return [0.0] * len(x)
-    return 0.0
+    xp = namespace(x)
+    return 0.0 if xp is None else xp.zeros_like(x, dtype=float)
 
 
 def as_float(x):
     """`x` with every number a float (an integer array as a float array)."""
-    if isinstance(x, np.ndarray):
+    if isinstance(x, np.ndarray) or array_library(x) is not None:
         return x.astype(float) if x.dtype.kind != "f" else x
     if nested(x):
         return [as_float(e) for e in x]
@@ -144,6 +176,11 @@ def units_of(x):
             t = np.zeros_like(x)
             t[k] = 1.0
             yield k, t
+    elif (xp := namespace(x)) is not None:  # (in `x`'s library: a Dask array in its chunks)
+        for k in np.ndindex(x.shape):
+            t = np.zeros(x.shape, dtype=x.dtype)
+            t[k] = 1.0
+            yield k, xp.zeros_like(x) + t
     elif isinstance(x, list):
         for k in range(len(x)):
             t = [0.0] * len(x)
@@ -164,8 +201,10 @@ def shaped_like(x, numbers):
             out.append(shaped_like(e, numbers[at:at + n]))
             at += n
         return out
-    if isinstance(x, np.ndarray):
+    if isinstance(x, np.ndarray) and namespace(*numbers) is None:
         return np.array([float(v) for v in numbers], dtype=float).reshape(x.shape)
+    if isinstance(x, np.ndarray) or array_library(x) is not None:
+        return stack(numbers).reshape(x.shape)  # (lazily: ``float`` would compute)
     if isinstance(x, list):
         return [float(v) for v in numbers]
     return numbers[0]
@@ -182,6 +221,9 @@ def flat(d, part, f):
         return np.zeros(size(part))
     if isinstance(part, list) and isinstance(d, (list, tuple)):
         d = [0.0 if e is None else e for e in d]
+    xp = namespace(d, part)
+    if xp is not None:
+        return xp.reshape(tangent_like(d, as_float(part), f), (-1,))
     return np.ravel(np.asarray(tangent_like(d, as_float(part), f), dtype=float))
 
 
@@ -214,4 +256,4 @@ def block_like(block, x):
     is a 0-d array), for a number a float where the block is one number."""
     if isinstance(x, np.ndarray):
         return typed_like(block, x)
-    return float(block) if block.ndim == 0 else block
+    return float(block) if block.ndim == 0 and namespace(block) is None else block

@@ -189,6 +189,11 @@ def bind(unit, compiled: Compiled) -> dict:
         user_cells = {}
         if user is not None and user.__closure__:
             user_cells = dict(zip(user.__code__.co_freevars, user.__closure__))
+        for n in (compiled.swapped or {}).keys() & user_cells.keys():
+            if user_cells[n].cell_contents is unit.helpers.get(n):
+                # (a compiled gradient's own helper, `np`, that its forward
+                # derivative for JAX arrays reads: the namespace's)
+                del user_cells[n]
         closure = tuple(user_cells[n] if n in user_cells else cells[n] for n in code.co_freevars)
         fn = types.FunctionType(code, user.__globals__, code.co_name,
                                 user.__defaults__ if uf.keep_defaults else None,
