@@ -282,6 +282,12 @@ def spread_by_broadcasting(body, ctx: Context) -> list:
                 or number(n.left) and shaped(n.right, x)
         if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
             return shaped(n.operand, x)
+        if isinstance(n, ast.Compare) and len(n.ops) == 1:  # (a mask: ``t >= 0.0``)
+            a, b = n.left, n.comparators[0]
+            return shaped(a, x) and (number(b) or shaped(b, x)) or number(a) and shaped(b, x)
+        if isinstance(n, ast.Call) and len(n.args) == 1 and not n.keywords and \
+                kinds.unary_ufunc(ir.dotted(n.func) or ""):  # (``np.sign(t)``)
+            return shaped(n.args[0], x)
         p = parts(n)
         return p is not None and shaped(ir.name(p[1]), x)
 
