@@ -179,3 +179,80 @@ def test_eig_at_a_repeated_eigenvalue():
         return np.sum(np.real(np.linalg.eig(x)[0]) ** 2)
 
     np.testing.assert_allclose(s2sad.grad(values)(a), central_diff(values, (a,), 0), atol=1e-6)
+
+
+# ------------------------------------------- matrices symmetric by construction
+
+
+def symmetric_direction(r, n):
+    d = np.array([[r.uniform(-1, 1) for _ in range(n)] for _ in range(n)])
+    return d + d.T
+
+
+def pairing(value):
+    """<out_bar, value> for a result that may be a tuple (eigh's)."""
+    def dot(out_bar, out):
+        if isinstance(out, tuple):
+            return sum(np.sum(b * o) for b, o in zip(out_bar, out))
+        return np.sum(out_bar * out)
+    return dot
+
+
+@pytest.mark.parametrize("key", [np.linalg.cholesky, np.linalg.eigh, np.linalg.eigvalsh],
+                         ids=["cholesky", "eigh", "eigvalsh"])
+@pytest.mark.parametrize("n", [3, 1])
+def test_rules_of_a_symmetric_input(key, n):
+    """The rules of linalg_reverse.OF_SYMMETRIC, along symmetric directions (the only
+    ones a matrix symmetric by construction moves in): central differences, and the
+    forward rule by the dot-product test."""
+    from s2sad.primitives.linalg_reverse import OF_SYMMETRIC
+    from s2sad import primitives as rules
+
+    (rule,) = OF_SYMMETRIC[key]
+    forward = rules.lookup(key, 1, "forward", [np.zeros((n, n))]).func
+    r = rng()
+    a = spd(r, n)
+    out = key(a)
+    like = out if isinstance(out, tuple) else (out,)
+    out_bar = tuple(np.array([r.uniform(-1, 1) for _ in range(o.size)]).reshape(o.shape)
+                    for o in like)
+    out_bar = out_bar if isinstance(out, tuple) else out_bar[0]
+    dot = pairing(out)
+    a_bar = rule.func(a, out=out, out_bar=out_bar)
+    for _ in range(3):
+        d = symmetric_direction(r, n)
+        h = 1e-6
+        numeric = (dot(out_bar, key(a + h * d)) - dot(out_bar, key(a - h * d))) / (2 * h)
+        assert np.sum(a_bar * d) == pytest.approx(numeric, rel=1e-6, abs=1e-8)
+        assert np.sum(a_bar * d) == pytest.approx(dot(out_bar, forward(a, out=out, a_dot=d)),
+                                                  rel=1e-10, abs=1e-12)
+
+
+def eigh_of_sum(B, C):
+    w, V = np.linalg.eigh(B + B.T)
+    return np.sum(((V * np.tanh(w)) @ V.T) * C)
+
+
+def gram_factors(X, c):
+    lower = np.linalg.cholesky(X.T @ X * c + np.eye(3))
+    return np.sum(lower ** 3) + np.sum(np.linalg.eigvalsh(0.5 * (X @ X.T) - X.T @ X) ** 2)
+
+
+def twice(B):
+    return np.sum(np.linalg.eigvalsh(B + B) ** 3)  # (not symmetric: the fold stays)
+
+
+@pytest.mark.parametrize("f,args,folds", [
+    (eigh_of_sum, (spd(rng(), 4) + np.triu(np.ones((4, 4)), 1), np.arange(16.0).reshape(4, 4)),
+     False),
+    (gram_factors, (spd(rng(), 3) + np.eye(3), 0.7), False),
+    (twice, (spd(rng(), 3) + np.triu(np.ones((3, 3)), 1),), True)],
+    ids=["eigh(B + B.T)", "cholesky(X.T @ X * c + I), eigvalsh", "eigvalsh(B + B)"])
+def test_a_matrix_symmetric_by_construction_needs_no_fold(f, args, folds):
+    """B + B.T, X.T @ X and what is made of them are symmetric for every argument:
+    their adjoint is not folded into a triangle (``(g + np.swapaxes(g, -1, -2)) *
+    tri - g * eye``), and the gradient is still that of central differences."""
+    for i in range(len(args)):
+        np.testing.assert_allclose(s2sad.grad(f, wrt=i)(*args), central_diff(f, args, i),
+                                   rtol=1e-6, atol=1e-7)
+    assert ("np.swapaxes(" in s2sad.source(f, example=args)) is folds

@@ -15,6 +15,7 @@ too (cofactors).
 import numpy as np
 
 from ..runtime import cofactors, eig_inv_t, inverse_t, matmul_x_bar, matmul_y_bar, unbroadcast
+from .registry import add_rule
 from .reverse import rule
 
 
@@ -237,13 +238,14 @@ def np_eigh(a, *, UPLO="L", out, out_bar):
     w_bar = unbroadcast(out_bar[0], w)  # (zeros where the output's part is not read)
     v_bar = unbroadcast(out_bar[1], v)
     vt = np.swapaxes(v, -1, -2)
-    gap = np.expand_dims(w, -2) - np.expand_dims(w, -1)  # (w[j] - w[i])
-    inverse_gap = np.where(gap == 0, 0.0, 1.0 / np.where(gap == 0, 1.0, gap))
+    gap = w[..., None, :] - w[..., :, None]  # (w[j] - w[i])
+    inverse_gap = 1.0 / np.where(gap == 0, np.inf, gap)  # (0 where the gap is 0)
     n = a.shape[-1]
+    eye = np.eye(n)
     # (v (diag(w_bar) + inverse_gap * (vt v_bar)) vt: three products of matrices)
-    g = v @ (inverse_gap * (vt @ v_bar) + np.expand_dims(w_bar, -1) * np.eye(n)) @ vt
+    g = v @ (inverse_gap * (vt @ v_bar) + w_bar[..., None] * eye) @ vt
     read = np.tri(n) if UPLO in ("L", "l") else np.tri(n).T
-    return (g + np.swapaxes(g, -1, -2)) * read - g * np.eye(n)
+    return (g + np.swapaxes(g, -1, -2)) * read - g * eye
 
 
 @rule(np.linalg.eigvalsh, static=eigh_refusal)
@@ -253,6 +255,51 @@ def np_eigvalsh(a, *, UPLO="L", out, out_bar):
     n = a.shape[-1]
     read = np.tri(n) if UPLO in ("L", "l") else np.tri(n).T
     return (g + np.swapaxes(g, -1, -2)) * read - g * np.eye(n)
+
+
+# Of a matrix symmetric by construction (``B + B.T``, ``X.T @ X``: the reverse
+# transform proves it, `transform.symmetric`), cholesky's, eigh's and eigvalsh's
+# adjoint is g itself: such a matrix has only symmetric tangents, on which g and its
+# triangle agree, so the triangle's fold (a mask and two more passes) is not needed.
+# Rules of a matrix, not of a stack (``.T`` of a stack is not its matrices'
+# transposes); `OF_SYMMETRIC` holds them, apart from the tables, and
+# tests/test_linalg_decompositions.py checks them along symmetric directions.
+
+OF_SYMMETRIC: dict = {}
+
+
+def of_symmetric(key, static=None):
+    """Register the decorated function as `key`'s reverse rule for a symmetric matrix."""
+
+    def register(func):
+        add_rule(OF_SYMMETRIC, "reverse", key, func, ("2d",), static)
+        return func
+
+    return register
+
+
+@of_symmetric(np.linalg.cholesky, static=cholesky_refusal)
+def np_cholesky_of_symmetric(a, *, upper=False, out, out_bar):
+    n = a.shape[-1]
+    l_inv = np.linalg.inv(out)
+    return l_inv.T @ ((out.T @ out_bar) * (np.tri(n) - 0.5 * np.eye(n))) @ l_inv
+
+
+@of_symmetric(np.linalg.eigh, static=eigh_refusal)
+def np_eigh_of_symmetric(a, *, UPLO="L", out, out_bar):
+    w = out[0]
+    v = out[1]
+    w_bar = unbroadcast(out_bar[0], w)  # (zeros where the output's part is not read)
+    v_bar = unbroadcast(out_bar[1], v)
+    gap = w - w[:, None]  # (w[j] - w[i])
+    inverse_gap = 1.0 / np.where(gap == 0, np.inf, gap)  # (0 where the gap is 0)
+    return v @ (inverse_gap * (v.T @ v_bar) + np.diag(w_bar)) @ v.T
+
+
+@of_symmetric(np.linalg.eigvalsh, static=eigh_refusal)
+def np_eigvalsh_of_symmetric(a, *, UPLO="L", out, out_bar):
+    v = np.linalg.eigh(a, UPLO)[1]
+    return (v * out_bar) @ v.T
 
 
 @rule(np.linalg.eig)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from .. import ir, primitives as rules
+from .. import ir
 from ..errors import NotDifferentiableError
 from ..ir.kinds import INT, SCALAR, ArrayKind, ListKind
 from .common import adj, missing_rule, zero
@@ -212,15 +212,15 @@ class OperationAdjoints:
         # the mask put around each term: `masks`)
         mask = self.mask_through(op, target, wanted)
         seed = ir.name(self.fresh()) if mask else out_bar
-        assigns, terms = op.rule.instantiate(op.inputs, ir.name(target), [seed],
-                                             wanted, self.fresh, op.options)
+        assigns, terms = self.rule_of(op).instantiate(op.inputs, ir.name(target), [seed],
+                                                      wanted, self.fresh, op.options)
         terms = {i: self.drop_needless_unbroadcast(e, target) for i, e in terms.items()}
         self.branch_masks(op, target, out_bar, terms)
         bound = self.unmasked_seed(seed, mask, assigns, terms, line) if mask else []
         used = set()  # (an unbroadcast dropped needs no import)
         for e in [e for _, e in assigns] + list(terms.values()):
             used |= set(ir.names_in(e))
-        self.helpers.update({n: v for n, v in rules.helper_objects(op.rule.template).items()
+        self.helpers.update({n: v for n, v in self.rule_of(op).template.helpers.items()
                              if n in used})
         out = bound + [ir.Assign((n,), self.shape_donor(e), line) for n, e in assigns]
         if mask:

@@ -54,6 +54,7 @@ from .common import adj, bind, call_np, zero
 from .containers import ContainerAdjoints
 from .loops import TapedLoops
 from .masks import MaskedAdjoints
+from .symmetric import SymmetricInputs
 
 
 @dataclass
@@ -111,7 +112,7 @@ def transform(fn: ir.Function, activity: Activity, derivative_of) -> Reverse:
 
 
 class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedLoops,
-                 MaskedAdjoints):
+                 MaskedAdjoints, SymmetricInputs):
     """One reverse transform: its state, and the methods of the modules beside this
     one (see the module docstring), which read it. Together they are over a thousand
     lines, one class because every method reads and extends the same state (the
