@@ -1,8 +1,9 @@
-"""python -m benchmarks.checkpointing [--quick] [--rounds R]: memory and time of the
-gradient of an Euler integrator with N steps, with a tape (no checkpointing), with the
-CTZ schedule and with binomial checkpointing (revolve) at 10 snapshots, and of the same
-integrator written as a ``while`` loop (tape, and CTZ: its trip count is not known
-when it starts); prints a Markdown table.
+"""python -m benchmarks.checkpointing [--quick] [--rounds R] [--snapshots S,...]: memory
+and time of the gradient of an Euler integrator with N steps, with a tape (no
+checkpointing), with the CTZ schedule and with binomial checkpointing (revolve) at 10
+snapshots (and at each count of ``--snapshots``, by ``grad(..., checkpoint="binomial",
+snapshots=S)``), and of the same integrator written as a ``while`` loop (tape, and
+CTZ: its trip count is not known when it starts); prints a Markdown table.
 
 Every gradient is first checked against the taped one. Peak memory is tracemalloc's
 peak during one gradient call (the arguments and the compiled code exist before it
@@ -105,21 +106,21 @@ def peak_kib(g, n):
     return peak / 1024
 
 
-def step_calls(schedule, n):
+def step_calls(schedule, n, snapshots=SNAPSHOTS):
     """How many steps the schedule runs (forward sweep and recomputation) for n."""
     if schedule is None:
         return n
-    driver = CTZ() if schedule == "ctz" else Binomial(SNAPSHOTS)
+    driver = CTZ() if schedule == "ctz" else Binomial(snapshots)
     driver.forward(lambda indices, state, args: state, range(n), (), ())
     driver.reverse(lambda i, state, args, bar: bar, ())
     return driver.steps
 
 
-def bound(schedule, n):
+def bound(schedule, n, snapshots=SNAPSHOTS):
     if schedule == "ctz":
         return f"{math.log2(n):.1f}"
     if schedule == "binomial":
-        return str(repetitions(n, SNAPSHOTS))
+        return str(repetitions(n, snapshots))
     return ""
 
 
@@ -132,10 +133,19 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="N = 10^3 and 10^4 only")
     parser.add_argument("--rounds", type=int, default=21,
                         help="timing rounds per N (fewer at 10^5: about a minute each)")
+    parser.add_argument("--snapshots", default="",
+                        help="more snapshot counts for binomial rows, comma-separated")
     args = parser.parse_args(argv)
     sizes = [10**3, 10**4] if args.quick else [10**3, 10**4, 10**5]
     grads = [(loop, label, s2sad.grad(f, wrt=(0, 1)), schedule)
              for loop, label, f, schedule in VARIANTS]
+    counts = {label: SNAPSHOTS for _, label, _, _ in grads}
+    more = [int(x) for x in args.snapshots.split(",") if x and int(x) != SNAPSHOTS]
+    for i, s in enumerate(more):
+        label = f"binomial, {s} snapshots"
+        counts[label] = s
+        g = s2sad.grad(euler, wrt=(0, 1), checkpoint="binomial", snapshots=s)
+        grads.insert(3 + i, ("for", label, g, "binomial"))
     rows = []
     for n in sizes:
         want = {}
@@ -149,9 +159,10 @@ def main(argv=None):
         times = interleaved(contenders, (2.0, 0.3, n), rounds=rounds, budget=None)
         for loop, label, g, schedule in grads:
             tape = next(key for key in contenders if key[0] == loop)
-            rows.append((f"{n:,}", loop, label, peak_kib(g, n), step_calls(schedule, n) / n,
+            rows.append((f"{n:,}", loop, label, peak_kib(g, n),
+                         step_calls(schedule, n, counts[label]) / n,
                          median(times[loop, label]), ratio(times, (loop, label), tape),
-                         bound(schedule, n)))
+                         bound(schedule, n, counts[label])))
     print("| N | loop | gradient | peak KiB | steps / N | time | time / tape | bound |")
     print("|---:|---|---|---:|---:|---:|---:|---:|")
     for n, loop, label, kib, steps, t, r, b in rows:
