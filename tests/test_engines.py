@@ -624,3 +624,17 @@ def test_arrays_changed_in_place_under_a_view_are_refused(engine, f):
         engine(f, (np.array([0.3, -0.5, 0.8]),), 0)
     with pytest.raises(EngineError, match="changes a traced array in place"):
         s2sad.grad(f, mode="tape")(np.array([0.3, -0.5, 0.8]))
+
+
+def _ufuncs_of_a_list(x, y):
+    return np.sum(np.log([x, y])) + np.sum(np.exp(np.array([x, y * x]))) + \
+        float(np.tanh([x])[0])
+
+
+@pytest.mark.parametrize("engine", [tape_grad, dual_grad])
+def test_a_ufunc_of_a_list_of_traced_numbers(engine):
+    """``np.log([x, y])``: NumPy's loop over an array of objects calls each traced
+    number's method of the ufunc's name, which applies the ufunc's rule."""
+    value, g = engine(_ufuncs_of_a_list, (1.5, 0.7), (0, 1))
+    assert value == pytest.approx(_ufuncs_of_a_list(1.5, 0.7))
+    assert close(g, numeric_grad(_ufuncs_of_a_list, (1.5, 0.7), (0, 1)), rtol=1e-6)

@@ -461,6 +461,11 @@ class Traced:
     def __getattr__(self, name):
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
+        ufunc = getattr(np, name, None)
+        if isinstance(ufunc, np.ufunc) and ufunc.nin == 1 and ufunc.nout == 1:
+            # (NumPy's loop over an array of objects, ``np.log([x, y])`` of traced
+            # numbers in a list, calls each element's method of the ufunc's name)
+            return lambda: self.__array_ufunc__(ufunc, "__call__", self)
         raise EngineAttributeError(
             f"the {self.engine} engine's traced value has no attribute {name!r}"
             f"{user_place()}")
