@@ -289,6 +289,13 @@ def vstack_pieces(g, parts):
             zip(np.split(g, np.cumsum(rows)[:-1], axis=0), parts)]
 
 
+def unsplit(g, parts, axis=0):
+    """Adjoint of ``np.split(x, ..., axis)`` and its kin (`parts` the pieces they
+    returned): the pieces' adjoints `g` joined along `axis`, zeros of a piece's shape
+    where nothing read it (its adjoint is 0.0)."""
+    return np.concatenate([np.broadcast_to(b, np.shape(p)) for b, p in zip(g, parts)], axis)
+
+
 def zero_tangent(value):
     """A zero tangent with the structure of `value`, a value whose structure was not
     known when the derivative was compiled (what a recursive function saved for its

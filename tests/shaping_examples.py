@@ -57,6 +57,17 @@ def examples(key, rule, r):
     if key is np.flip:
         return [([x], {}), ([x], {"axis": 0}), ([x], {"axis": -1}),
                 ([arr(r, (2, 3, 4))], {"axis": (0, 2)})]
+    if key in (np.split, np.array_split):  # (uneven pieces: array_split only)
+        out = [([arr(r, (6,))], {"indices_or_sections": 3}), ([x], {"indices_or_sections": (1, 3), "axis": 1}),
+               ([x], {"indices_or_sections": [2], "axis": -2}),
+               ([arr(r, (2, 4, 3))], {"indices_or_sections": 2, "axis": -2})]
+        return out + ([([arr(r, (7,))], {"indices_or_sections": 3}),
+                       ([x], {"indices_or_sections": 3, "axis": 1})] if key is np.array_split else [])
+    if key in (np.vsplit, np.hsplit, np.dsplit):
+        shape = {np.vsplit: (4, 3), np.hsplit: (3, 4), np.dsplit: (2, 3, 4)}[key]
+        out = [([arr(r, shape)], {"indices_or_sections": 2}),
+               ([arr(r, (2, 4, 4))], {"indices_or_sections": (1, 3)})]
+        return out + ([([arr(r, (6,))], {"indices_or_sections": [2, 5]})] if key is np.hsplit else [])
     if key in (np.fliplr, np.flipud):
         return [([x], {}), ([arr(r, (2, 3, 4))], {})]
     if key is np.pad:
@@ -128,6 +139,7 @@ def examples(key, rule, r):
 
 
 KEYS = {np.cumprod, np.diff, np.sort, np.take, np.roll, np.flip, np.fliplr, np.flipud, np.pad,
+        np.split, np.array_split, np.vsplit, np.hsplit, np.dsplit,
         np.tile, np.repeat, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.kron, np.tensordot,
         np.einsum, np.diag, np.triu, np.tril, np.median, np.average, np.nansum, np.nanmean}
 
@@ -156,6 +168,9 @@ def helper_examples(key, r):
     if key is runtime.unrepeat:
         return [([arr(r, (24,)), x, 2], {}), ([arr(r, (3, 5)), x, np.array([2, 0, 1, 2])],
                                                 {"axis": 1})]
+    if key is runtime.unsplit:  # (a piece nothing read: 0.0)
+        return [([[arr(r, (1, 4)), arr(r, (2, 4))], [x[:1], x[1:]]], {}),
+                ([[arr(r, (3, 2)), 0.0, arr(r, (3, 1))], [x[:, :2], x[:, 2:3], x[:, 3:]]], {"axis": -1})]
     if key is runtime.diag_bar:
         return [([arr(r, (3,)), x], {}), ([arr(r, (2,)), x], {"k": -1})]
     if key is runtime.diff_bar:
@@ -178,6 +193,6 @@ def helper_examples(key, r):
     return None
 
 
-HELPER_KEYS_NAMES = ("cumprod_bar", "take_bar", "unsort", "unpad", "untile", "unrepeat",
+HELPER_KEYS_NAMES = ("cumprod_bar", "take_bar", "unsort", "unsplit", "unpad", "untile", "unrepeat",
                      "diag_bar", "diff_bar", "median_bar", "kron_a_bar", "kron_b_bar",
                      "tensordot_a_bar", "tensordot_b_bar", "einsum_bar")

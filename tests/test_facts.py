@@ -44,10 +44,12 @@ OLD_NEW_ARRAYS = {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_l
 SHAPING_METHODS = {"cumprod": np.cumprod, "take": np.take, "repeat": np.repeat}
 SHAPING_REDUCTIONS = {"np.median": np.median, "np.average": np.average, "np.nansum": np.nansum,
                       "np.nanmean": np.nanmean}
-SHAPING_VIEWS = {np.atleast_3d, np.flip, np.fliplr, np.flipud, np.diag}
+SPLITS = {np.split, np.array_split, np.vsplit, np.hsplit, np.dsplit}  # (lists of views)
+SHAPING_VIEWS = {np.atleast_3d, np.flip, np.fliplr, np.flipud, np.diag} | SPLITS
 SHAPING_INTEGERS = {np.cumprod, np.diff, np.kron, np.tensordot, np.einsum, np.nansum}
 SHAPING_DTYPE = {np.atleast_1d, np.atleast_2d, np.atleast_3d, np.flip, np.fliplr, np.flipud,
-                 np.sort, np.take, np.roll, np.pad, np.tile, np.repeat, np.diag, np.triu, np.tril}
+                 np.sort, np.take, np.roll, np.pad, np.tile, np.repeat, np.diag, np.triu,
+                 np.tril} | SPLITS
 # the rows of the functions with rules in primitives.ufuncs_reverse and _forward
 UFUNC_SCALAR_OK = {np.nan_to_num, np.sinc, np.real, np.imag}
 UFUNC_VIEWS = {np.real}

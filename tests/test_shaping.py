@@ -63,8 +63,18 @@ def promoted(x):
             + np.sum(np.atleast_1d(x[0, 0]) ** 2))
 
 
+def split_up(x):
+    a, b, c = np.split(x, 3, axis=0)
+    left, right = np.hsplit(x, [1])
+    parts = np.array_split(x, 3, axis=-1)
+    rows = np.split(x, x.shape[0])  # (a count not known where the derivative is built)
+    return (np.sum(a * c ** 2) + np.sum(np.sin(left) * right[:, 1:2])
+            + np.sum(parts[0] ** 3) + np.sum(np.vsplit(x, (2,))[1] ** 2)
+            + np.sum(rows[-1] * rows[1] ** 2))
+
+
 FUNCTIONS = [cumulative, differences, sorted_and_picked, rolled_and_flipped, padded_and_tiled,
-             products, contracted, diagonals, statistics, promoted]
+             products, contracted, diagonals, statistics, promoted, split_up]
 X = np.array([[0.3, -0.7, 1.1, 0.45], [0.9, -0.2, 0.6, -1.3], [0.15, 0.8, -0.55, 1.7]])
 
 
@@ -80,7 +90,7 @@ def test_gradient_and_tangent_match_central_differences(f):
 
 
 @pytest.mark.parametrize("f", [cumulative, sorted_and_picked, padded_and_tiled, contracted,
-                               diagonals, statistics], ids=lambda f: f.__name__)
+                               diagonals, statistics, split_up], ids=lambda f: f.__name__)
 def test_hessian_matches_differences_of_the_gradient(f):
     """Forward mode over the gradient: the runtime helpers the adjoints call (take_bar,
     unpad, einsum_bar, median_bar...) have forward rules."""

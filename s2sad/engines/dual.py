@@ -54,11 +54,11 @@ class Dual(Traced):
             return held(out)
         options = options or {}
         n = traced_parts(args, used, cls)[0][2].dot.shape[0]
-        shape = () if isinstance(out, tuple) else np.shape(out)
+        shape = () if isinstance(out, (tuple, list)) else np.shape(out)
         arrays = isinstance(out, np.ndarray) or any(isinstance(p, np.ndarray) for p in primals)
         lists = any(not isinstance(args[i], Dual) for i in used)  # (np.stack([a, b]))
         try:
-            if isinstance(out, tuple):  # (np.linalg.eigh: a tangent per part)
+            if isinstance(out, (tuple, list)):  # (eigh, np.split: a tangent per part)
                 per_direction = [_direction(rule, args, primals, options, out, used, k, parts=True)
                                  for k in range(n)]
                 return held(_parts_of(out, [
@@ -108,18 +108,26 @@ def _numpy_function(key) -> bool:
 def _direction(rule, args, primals, options, out, used, k, parts=False):
     """The tangent of `out` along direction `k` alone (with `parts`, of each part of
     a tuple `out`, as a tuple)."""
-    dots = [_item_dots(args[i], k) if i in used else np.zeros(np.shape(primals[i]))
+    dots = [_item_dots(args[i], k) if i in used else _zeros(primals[i])
             for i in range(len(args))]
     total = _total(call_rule(rule, primals, options, out, dots), used)
     if parts:
         return tuple(np.broadcast_to(t, np.shape(o)) for t, o in zip(total, out)) \
-            if isinstance(total, tuple) else tuple(np.zeros(np.shape(o)) for o in out)
+            if isinstance(total, (tuple, list)) else tuple(np.zeros(np.shape(o)) for o in out)
     return np.asarray(total, dtype=float)
 
 
+def _zeros(value):
+    """A zero tangent of `value`: one per item of a list or a tuple, whose items may
+    differ in shape (the pieces ``unsplit`` joins)."""
+    if isinstance(value, (list, tuple)):
+        return [_zeros(v) for v in value]
+    return np.zeros(np.shape(value))
+
+
 def _parts_of(out, parts):
-    """`parts` in a tuple of `out`'s type (a named tuple: EighResult)."""
-    return type(out)(*parts) if hasattr(out, "_fields") else tuple(parts)
+    """`parts` in a tuple of `out`'s type (a named tuple: EighResult), or a list."""
+    return type(out)(*parts) if hasattr(out, "_fields") else type(out)(parts)
 
 
 def _item_dots(arg, k):

@@ -124,7 +124,7 @@ class Var(Traced):
         # nothing reads any more must not stay alive, see `traced.shared`)
         parts = [(i, k) for i, k, _ in parts]
         label = describe(key)
-        if isinstance(out, tuple):  # (np.linalg.eigh: a node per part of the result)
+        if isinstance(out, (tuple, list)):  # (eigh, np.split: a node per part of the result)
             return held(_parts_of(out, [tape.push(
                 part, parents, None, _part_pullback(rule, key, primals, options, out, parts, j),
                 label=f"{label}[{j}]") for j, part in enumerate(out)]))
@@ -167,8 +167,8 @@ def _part_pullback(rule, key, primals, options, out, parts, j):
 
 
 def _parts_of(out, parts):
-    """`parts` in a tuple of `out`'s type (a named tuple: EighResult)."""
-    return type(out)(*parts) if hasattr(out, "_fields") else tuple(parts)
+    """`parts` in a tuple of `out`'s type (a named tuple: EighResult), or a list."""
+    return type(out)(*parts) if hasattr(out, "_fields") else type(out)(parts)
 
 
 def _snapshot(traced):

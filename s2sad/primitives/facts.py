@@ -271,6 +271,11 @@ TABLE = {
     np.take: Facts(shape=shapes.take, keeps_dtype=True, methods=("take",), lists=True),
     np.roll: Facts(shape=shapes.same_as_array, keeps_dtype=True, same_kind=True, lists=True),
     np.pad: Facts(shape=same_rank, keeps_dtype=True, lists=True),
+    np.split: Facts(shape=shapes.split(), keeps_dtype=True, view=True),
+    np.array_split: Facts(shape=shapes.split(), keeps_dtype=True, view=True),
+    np.vsplit: Facts(shape=shapes.split(0), keeps_dtype=True, view=True),
+    np.hsplit: Facts(shape=shapes.split(1), keeps_dtype=True, view=True),
+    np.dsplit: Facts(shape=shapes.split(2), keeps_dtype=True, view=True),
     np.tile: Facts(shape=shapes.tile, keeps_dtype=True, lists=True),
     np.repeat: Facts(shape=shapes.repeat, keeps_dtype=True, methods=("repeat",), lists=True),
     np.kron: Facts(shape=shapes.kron, keeps_integers=True),
@@ -381,6 +386,8 @@ def kind_shape(kind, tag="x"):
 
 
 def _kind_of_shape(shape, row):
+    if isinstance(shape, Parts) and shape.items is None:  # (np.split into a count not known)
+        return ListKind(_kind_of_shape(shape.elem, row))
     if not isinstance(shape, tuple):
         return ArrayKind(None)
     return SCALAR if not shape and row.number else ArrayKind(len(shape))

@@ -17,7 +17,7 @@ import numpy as np
 from .. import runtime
 from ..runtime import (cumprod_bar, cumprod_bar_dot, diag_bar, diff_bar, einsum_bar, kron_a_bar,
                        kron_b_bar, median_bar, take_bar, tensordot_a_bar, tensordot_b_bar, unpad,
-                       unrepeat, unsort, untile)
+                       unrepeat, unsort, unsplit, untile)
 from ..runtime import (cofactors_dot, eig_inv_t, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar,
                        norm_bar_dnorm, norm_bar_dx, pieces,
                        prod_others_dot, trigamma, unbroadcast, unreduce, unstack, vstack_pieces)
@@ -71,6 +71,11 @@ def unstack_(g, n, *, axis=0, out, g_dot, n_dot):
 @rule(runtime.vstack_pieces)
 def vstack_pieces_(g, parts, out, g_dot, parts_dot):
     return vstack_pieces(g_dot, parts), None
+
+
+@rule(runtime.unsplit)
+def unsplit_(g, parts, *, axis=0, out, g_dot, parts_dot):
+    return unsplit(g_dot, parts, axis), None
 
 
 @rule(runtime.norm_bar)

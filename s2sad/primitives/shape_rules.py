@@ -451,6 +451,30 @@ def diag(a: Args):
         if isinstance(x, tuple) else None
 
 
+def split(axis=None):
+    """``np.split(x, sections, axis=0)`` and its kin (`axis` the one ``np.vsplit``,
+    ``hsplit`` and ``dsplit`` split along; ``hsplit`` of a vector splits its only
+    axis): a list of pieces, x's shape with a new length along the axis, as many as
+    a literal int says or one more than a literal tuple's cuts (else a list of
+    them, `Parts`)."""
+
+    def shape(a: Args):
+        x, sections = _array_first(a), a.option("indices_or_sections")
+        along = a.option("axis", 0) if axis is None else axis
+        count = sections if type(sections) is int else \
+            len(sections) + 1 if isinstance(sections, tuple) else None
+        if not isinstance(x, tuple) or not x or not isinstance(along, int):
+            piece = rank_only(x)
+        else:
+            i = (along if len(x) > 1 else 0) % len(x)
+            piece = x[:i] + (Fresh(),) + x[i + 1:]
+        # (a count not known here: a list of such pieces)
+        return Parts(elem=piece) if count is None else [piece] * count
+
+    shape.__name__ = "split"
+    return shape
+
+
 def at_least(rank: int):
     """``np.atleast_1d``, ``_2d``, ``_3d``: axes of length 1 added (in front, but the
     third axis of ``np.atleast_3d``, added last)."""

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..runtime import median_bar, unreduce
 from .registry import FORWARD, add_rule
-from .shaping_reverse import pad_modes
+from .shaping_reverse import pad_modes, split_refusal
 
 
 def rule(key, when=None, static=None, positional=None, lists=()):
@@ -85,6 +85,35 @@ def np_fliplr(m, out, m_dot):
 @rule(np.flipud)
 def np_flipud(m, out, m_dot):
     return np.flipud(m_dot)
+
+
+# ------------------------------------------------------------ numpy: splitting
+# (a list of pieces: the tangent split the same way)
+
+
+@rule(np.split, static=split_refusal)
+def np_split(ary, *, indices_or_sections=None, axis=0, out, ary_dot):
+    return np.split(ary_dot, indices_or_sections, axis)
+
+
+@rule(np.array_split, static=split_refusal)
+def np_array_split(ary, *, indices_or_sections=None, axis=0, out, ary_dot):
+    return np.array_split(ary_dot, indices_or_sections, axis)
+
+
+@rule(np.vsplit, static=split_refusal)
+def np_vsplit(ary, *, indices_or_sections=None, out, ary_dot):
+    return np.vsplit(ary_dot, indices_or_sections)
+
+
+@rule(np.hsplit, static=split_refusal)
+def np_hsplit(ary, *, indices_or_sections=None, out, ary_dot):
+    return np.hsplit(ary_dot, indices_or_sections)
+
+
+@rule(np.dsplit, static=split_refusal)
+def np_dsplit(ary, *, indices_or_sections=None, out, ary_dot):
+    return np.dsplit(ary_dot, indices_or_sections)
 
 
 # ------------------------------------------------- numpy: padding and repetition

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..runtime import (cumprod_bar, diag_bar, diff_bar, einsum_bar, kron_a_bar, kron_b_bar,
                        median_bar, take_bar, tensordot_a_bar, tensordot_b_bar, unbroadcast,
-                       unpad, unreduce, unrepeat, unsort, untile)
+                       unpad, unreduce, unrepeat, unsort, unsplit, untile)
 from .registry import REVERSE, add_rule
 from .templates import NOT_LITERAL
 
@@ -54,6 +54,13 @@ def pad_modes(mode="constant", constant_values=0):
         return ("with constant_values= other than a literal number (s2sad does not "
                 "differentiate the padding value: write np.pad(x - c, width) + c)")
     return None
+
+
+def split_refusal(indices_or_sections=None, axis=0):
+    """The `Rule.static` check of ``np.split``'s rules and its kin's: where to cut is
+    given (an int or a sequence of ints, literal or not: a count not known where the
+    derivative is built makes a list of pieces)."""
+    return "without indices_or_sections" if indices_or_sections is None else None
 
 
 # ------------------------------------------------ numpy: cumulative and differences
@@ -108,6 +115,36 @@ def np_fliplr(m, out, out_bar):
 @rule(np.flipud)
 def np_flipud(m, out, out_bar):
     return np.flipud(out_bar)
+
+
+# ------------------------------------------------------------ numpy: splitting
+# (a list of pieces: the adjoint joins theirs, zeros for a piece nothing reads)
+
+
+@rule(np.split, static=split_refusal)
+def np_split(ary, *, indices_or_sections=None, axis=0, out, out_bar):
+    return unsplit(out_bar, out, axis)
+
+
+@rule(np.array_split, static=split_refusal)
+def np_array_split(ary, *, indices_or_sections=None, axis=0, out, out_bar):
+    return unsplit(out_bar, out, axis)
+
+
+@rule(np.vsplit, static=split_refusal)
+def np_vsplit(ary, *, indices_or_sections=None, out, out_bar):
+    return unsplit(out_bar, out, 0)
+
+
+@rule(np.hsplit, static=split_refusal)
+def np_hsplit(ary, *, indices_or_sections=None, out, out_bar):
+    # (of a vector: along its only axis)
+    return unsplit(out_bar, out, 1 if np.ndim(ary) > 1 else 0)
+
+
+@rule(np.dsplit, static=split_refusal)
+def np_dsplit(ary, *, indices_or_sections=None, out, out_bar):
+    return unsplit(out_bar, out, 2)
 
 
 # ------------------------------------------------- numpy: padding and repetition
