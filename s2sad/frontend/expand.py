@@ -96,24 +96,27 @@ def expand(body, parsed, loc=None) -> list:
     return _Expander(parsed, loc).block(body)
 
 
-def single_displays(tree) -> dict:
+def single_displays(tree, nodes=None) -> dict:
     """Local names assigned exactly once, by a tuple display with no ``*``, or by
     such a list display and read only by ``*`` and indexing (nothing could change
-    its length): their length is known (``args = (x, y)`` read by ``f(*args)``)."""
+    its length): their length is known (``args = (x, y)`` read by ``f(*args)``).
+    `nodes`: ``list(ast.walk(tree))``, where the caller has it."""
     stores: dict = {}
     plain_reads = set()  # ids of the loads of a name as `*name` or `name[...]`
-    for n in ast.walk(tree):
+    if nodes is None:
+        nodes = list(ast.walk(tree))
+    for n in nodes:
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
             stores[n.id] = stores.get(n.id, 0) + 1
         if isinstance(n, (ast.Starred, ast.Subscript)) and isinstance(n.value, ast.Name) \
                 and isinstance(n.ctx, ast.Load):
             plain_reads.add(id(n.value))
-    for n in ast.walk(tree):
+    for n in nodes:
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) \
                 and id(n) not in plain_reads:
             stores[n.id] = stores.get(n.id, 0) + 0.5  # (a list read otherwise)
     out = {}
-    for n in ast.walk(tree):
+    for n in nodes:
         if isinstance(n, ast.Assign) and len(n.targets) == 1 \
                 and isinstance(n.targets[0], ast.Name) \
                 and isinstance(n.value, (ast.Tuple, ast.List)) \
@@ -148,9 +151,10 @@ class _Expander(TargetLowering):
         self.refs = parsed.refs
         self.loc = loc
         self.locals = parsed.locals
-        self.used = {n.id for n in ast.walk(parsed.tree) if isinstance(n, ast.Name)}
+        nodes = list(ast.walk(parsed.tree))
+        self.used = {n.id for n in nodes if isinstance(n, ast.Name)}
         self.counts: dict = {}
-        self.displays = single_displays(parsed.tree)
+        self.displays = single_displays(parsed.tree, nodes)
 
     # ------------------------------------------------------------ helpers
 

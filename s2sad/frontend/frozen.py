@@ -32,11 +32,14 @@ METHODS = frozenset({"logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "pmf", "lo
                      "isf"})
 
 
-def unfreeze(tree: ast.FunctionDef, meaning) -> None:
-    """See the module docstring. `meaning(name)` is the value of a free name, or None."""
-    nodes = list(ast.walk(tree))
+def unfreeze(tree: ast.FunctionDef, meaning, nodes=None) -> bool:
+    """See the module docstring. `meaning(name)` is the value of a free name, or None;
+    `nodes`: ``list(ast.walk(tree))``, where the caller has it. Whether it may have
+    rewritten anything."""
+    if nodes is None:
+        nodes = list(ast.walk(tree))
     if not any(isinstance(n, ast.Attribute) and n.attr in METHODS for n in nodes):
-        return
+        return False
     params = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}
     stores = {}
     for n in nodes:
@@ -62,6 +65,7 @@ def unfreeze(tree: ast.FunctionDef, meaning) -> None:
     fixed = {p for p in params if p not in stores}
     _Unfreeze(distribution, frozen, fixed, otherwise).visit(tree)
     ast.fix_missing_locations(tree)
+    return True
 
 
 def _dotted(node):

@@ -32,10 +32,11 @@ import itertools
 import types
 
 
-def resolve(tree: ast.FunctionDef, meaning) -> None:
-    """See the module docstring."""
+def resolve(tree: ast.FunctionDef, meaning, nodes=None) -> bool:
+    """See the module docstring. `nodes`: ``list(ast.walk(tree))``, where the caller
+    has it. Whether it rewrote anything (its nodes are then another list)."""
     stored, called, iterated = set(), set(), False
-    for n in ast.walk(tree):  # (one walk: most functions hold none of these)
+    for n in ast.walk(tree) if nodes is None else nodes:  # (most functions hold none)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
             stored.add(n.id)
         elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
@@ -45,6 +46,8 @@ def resolve(tree: ast.FunctionDef, meaning) -> None:
             iterated = True
     if stored & called or iterated:
         _Resolver(tree, meaning).run()
+        return True
+    return False
 
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)

@@ -38,13 +38,16 @@ KEY = "s2sad_key_of"  # the attribute marking a key's generator (`key_template`)
 _FOLDS = ("min", "max", "sorted")
 
 
-def lower(tree: ast.FunctionDef, meaning, passed=()) -> None:
+def lower(tree: ast.FunctionDef, meaning, passed=(), nodes=None) -> bool:
     """See the module docstring. `passed`: the parameters that hold a function the
-    derivative is specialised on (a function passed as an argument)."""
+    derivative is specialised on (a function passed as an argument); `nodes`:
+    ``list(ast.walk(tree))``, where the caller has it. Whether it may have rewritten
+    anything."""
+    if nodes is None:
+        nodes = list(ast.walk(tree))
     if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-               and n.func.id in ("map",) + _FOLDS for n in ast.walk(tree)):
-        return
-    nodes = list(ast.walk(tree))
+               and n.func.id in ("map",) + _FOLDS for n in nodes):
+        return False
     params = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}
     names = {n.id for n in nodes if isinstance(n, ast.Name)} | params
     local = {n.id for n in nodes if isinstance(n, ast.Name)
@@ -55,6 +58,7 @@ def lower(tree: ast.FunctionDef, meaning, passed=()) -> None:
         and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Lambda)}
     callable_ = (local - functions - set(passed))
     _Lowering(names, local, meaning, callable_).visit(tree)
+    return True
 
 
 def key_template(node):

@@ -35,11 +35,12 @@ import copy
 import itertools
 
 
-def split_lists(tree: ast.FunctionDef) -> None:
+def split_lists(tree: ast.FunctionDef, nodes=None) -> bool:
     """Rewrite, in place, the lists of tuples of `tree` that qualify (see the module
-    docstring)."""
+    docstring). `nodes`: ``list(ast.walk(tree))``, where the caller has it. Whether
+    it may have rewritten anything."""
     parallel = made = False
-    for n in ast.walk(tree):  # (one walk: most functions make no list of tuples)
+    for n in ast.walk(tree) if nodes is None else nodes:  # (most make no list of tuples)
         if isinstance(n, ast.Assign) and isinstance(n.value, ast.Tuple) and \
                 isinstance(n.targets[0], ast.Tuple):
             parallel = True
@@ -48,7 +49,7 @@ def split_lists(tree: ast.FunctionDef) -> None:
     if parallel:
         _Parallel().visit(tree)
     if not made:
-        return
+        return parallel
     found = _Analysis(tree)
     widths = found.widths()
     if widths:
@@ -56,6 +57,7 @@ def split_lists(tree: ast.FunctionDef) -> None:
                     if min(lists) in widths}
         _Split(widths, elements, itertools.count()).visit(tree)
         ast.fix_missing_locations(tree)
+    return parallel or bool(widths)
 
 
 class _Parallel(ast.NodeTransformer):

@@ -462,22 +462,31 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
     if containers:  # (a function put in place of its call binds *args where it is called)
         _check_signature(tree, loc)
     specs = getattr(func, STRUCTURES, None) if func is not None else None
+    # the passes below look at every node, mostly to find they have nothing to do: one
+    # walk for them all, taken again after a pass that rewrote the tree
+    nodes = list(ast.walk(tree))
     # (a local name given a function: the function, where it is called)
-    function_values.resolve(tree, lambda n: _value_or_none(n, globals_, cells, builtins_))
-    pairs.split_lists(tree)  # (a list of tuples it builds: one list per position)
-    frozen.unfreeze(tree, lambda n: _value_or_none(n, globals_, cells, builtins_))
+    if function_values.resolve(tree, lambda n: _value_or_none(n, globals_, cells, builtins_),
+                               nodes):
+        nodes = list(ast.walk(tree))
+    if pairs.split_lists(tree, nodes):  # (a list of tuples it builds: one per position)
+        nodes = list(ast.walk(tree))
+    if frozen.unfreeze(tree, lambda n: _value_or_none(n, globals_, cells, builtins_), nodes):
+        nodes = list(ast.walk(tree))
     # (a tuple holding a list: followed, for reverse mode; not in the gradient code
     # s2sad wrote, which only forward mode reads, and whose tuples hold its tapes)
     generated = (info.filename or "").startswith("<s2sad")
     if not generated:
         structure_calls.mark_list_tuples(
-            tree, lambda call: _returned_lists(call, globals_, cells, builtins_))
-    higher_order.lower(tree, lambda n: _value_or_none(n, globals_, cells, builtins_),
-                       [n for n, v in (specs or {}).items() if isinstance(v, ir_trees.Static)])
+            tree, lambda call: _returned_lists(call, globals_, cells, builtins_), nodes)
+    if higher_order.lower(tree, lambda n: _value_or_none(n, globals_, cells, builtins_),
+                          [n for n, v in (specs or {}).items()
+                           if isinstance(v, ir_trees.Static)], nodes):
+        nodes = list(ast.walk(tree))
     if not containers:
         specs = None
     elif specs is None and func is not None and structure_calls.builds_containers(
-            tree, _called_functions(tree, globals_, cells, builtins_), generated):
+            tree, _called_functions(nodes, globals_, cells, builtins_), generated, nodes):
         specs = {}  # (dicts of computed values it builds are followed all the same)
     out_spec, leaves = None, {}
     if specs:  # (functions passed as arguments are read where the name is: a cell)
@@ -491,8 +500,9 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
                                        lambda fn: parse(fn, containers=False),
                                        leaves_out=hasattr(func, STRUCTURES))
         tree, out_spec, leaves = rewritten.tree, rewritten.out_spec, rewritten.leaf_names
-        pairs.split_lists(tree)  # (a list of tuples a function put in place reads)
-    nodes = list(ast.walk(tree))  # one walk for the checks and the names below
+        nodes = list(ast.walk(tree))
+        if pairs.split_lists(tree, nodes):  # (a list of tuples a function put in place reads)
+            nodes = list(ast.walk(tree))
     if containers:  # (a function put in place is checked as part of its caller)
         _check_nodes(tree, loc, nodes)
     local_set = _local_names(tree, nodes)
@@ -531,11 +541,12 @@ def _returned_lists(call, globals_, cells, builtins_):
 _RETURNED_LISTS: dict = {}  # code object -> `_returned_lists` of its function
 
 
-def _called_functions(tree, globals_, cells, builtins_) -> list:
-    """The functions of the user's that `tree` calls by a free name, with whether each
-    builds a dict of computed values (`structure_calls.returns_containers`)."""
+def _called_functions(nodes, globals_, cells, builtins_) -> list:
+    """The functions of the user's that the tree of `nodes` (its `ast.walk`) calls by a
+    free name, with whether each builds a dict of computed values
+    (`structure_calls.returns_containers`)."""
     out = []
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             value = lookup(node.func.id, globals_, cells, builtins_)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \

@@ -418,7 +418,7 @@ def returns_containers(func, parse) -> bool:
     return _RETURNS[code]
 
 
-def mark_list_tuples(tree, returned_lists=None) -> None:
+def mark_list_tuples(tree, returned_lists=None, nodes=None) -> None:
     """Mark (``container = True``) each tuple display of `tree` that holds a list (a
     list display or comprehension, or a name the function makes a list: assigned one
     or another such name, grown by ``append``, ``extend`` or ``insert``, or unpacked
@@ -426,10 +426,12 @@ def mark_list_tuples(tree, returned_lists=None) -> None:
     per position, whether it is a list, or None), so that `structures` follows the
     tuple: reverse mode keeps no adjoint of a list inside a tuple, and a tuple of
     known length is its items (``xs, vs = simulate(x)``, ``for seq in (xs, vs)``).
-    The names found are kept on the tree (`LIST_NAMES`)."""
+    The names found are kept on the tree (`LIST_NAMES`). `nodes`:
+    ``list(ast.walk(tree))``, where the caller has it (nothing here moves a node)."""
     lists = set()
     assigns = []
-    nodes = list(ast.walk(tree))
+    if nodes is None:
+        nodes = list(ast.walk(tree))
     if not any(isinstance(n, ast.Tuple) for n in nodes):
         setattr(tree, LIST_NAMES, lists)
         return  # (no tuple display to mark: the names are not needed)
@@ -457,7 +459,7 @@ def mark_list_tuples(tree, returned_lists=None) -> None:
             break
         lists |= more
     setattr(tree, LIST_NAMES, lists)
-    parallel = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Assign) and
+    parallel = {id(n.value) for n in nodes if isinstance(n, ast.Assign) and
                 isinstance(n.value, ast.Tuple) and len(n.targets) == 1 and
                 isinstance(n.targets[0], ast.Tuple)}  # (``xs, vs = [], []``)
     for node in nodes:
@@ -489,18 +491,19 @@ def _makes_list(e) -> bool:
         isinstance(e.func, ast.Name) and e.func.id == "list"
 
 
-def builds_containers(tree, callees=(), generated=False) -> bool:
+def builds_containers(tree, callees=(), generated=False, nodes=None) -> bool:
     """Does the function build a dict that holds a computed value (``{"h": h}``), or
     call a function that does (`callees`: a bool per function it calls)? Such dicts
     are followed (`rewrite` with no container parameters) wherever they are; a
     function whose dicts hold constants only (settings) keeps them as written. So
     are tuples holding lists (`mark_list_tuples`), and lists of tuples handed to
     other functions (`hands_over_tuple_lists`), unless the function is gradient
-    code s2sad `generated` (its tapes are lists of tuples forward mode reads)."""
+    code s2sad `generated` (its tapes are lists of tuples forward mode reads).
+    `nodes`: ``list(ast.walk(tree))``, where the caller has it."""
     if any(callees):
         return True
     tuples = False
-    for node in ast.walk(tree):
+    for node in ast.walk(tree) if nodes is None else nodes:
         if isinstance(node, ast.Tuple):
             tuples = True
         if node is not tree and isinstance(node, ast.FunctionDef) or isinstance(
