@@ -68,6 +68,9 @@ def examples(key, rule, r):
         out = [([arr(r, shape)], {"indices_or_sections": 2}),
                ([arr(r, (2, 4, 4))], {"indices_or_sections": (1, 3)})]
         return out + ([([arr(r, (6,))], {"indices_or_sections": [2, 5]})] if key is np.hsplit else [])
+    if key is np.rot90:
+        return [([x], {}), ([x], {"k": 2}), ([x], {"k": -1}), ([arr(r, (2, 3, 4))], {"k": 3, "axes": (2, 0)}),
+                ([arr(r, (2, 3, 4))], {"k": 1, "axes": (-1, -2)})]
     if key in (np.fliplr, np.flipud):
         return [([x], {}), ([arr(r, (2, 3, 4))], {})]
     if key is np.pad:
@@ -139,7 +142,7 @@ def examples(key, rule, r):
 
 
 KEYS = {np.cumprod, np.diff, np.sort, np.take, np.roll, np.flip, np.fliplr, np.flipud, np.pad,
-        np.split, np.array_split, np.vsplit, np.hsplit, np.dsplit,
+        np.rot90, np.split, np.array_split, np.vsplit, np.hsplit, np.dsplit,
         np.tile, np.repeat, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.kron, np.tensordot,
         np.einsum, np.diag, np.triu, np.tril, np.median, np.average, np.nansum, np.nanmean}
 

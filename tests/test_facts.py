@@ -45,9 +45,10 @@ SHAPING_METHODS = {"cumprod": np.cumprod, "take": np.take, "repeat": np.repeat}
 SHAPING_REDUCTIONS = {"np.median": np.median, "np.average": np.average, "np.nansum": np.nansum,
                       "np.nanmean": np.nanmean}
 SPLITS = {np.split, np.array_split, np.vsplit, np.hsplit, np.dsplit}  # (lists of views)
-SHAPING_VIEWS = {np.atleast_3d, np.flip, np.fliplr, np.flipud, np.diag} | SPLITS
+SHAPING_VIEWS = {np.atleast_3d, np.flip, np.fliplr, np.flipud, np.rot90, np.rollaxis,
+                 np.diag} | SPLITS
 SHAPING_INTEGERS = {np.cumprod, np.diff, np.kron, np.tensordot, np.einsum, np.nansum}
-SHAPING_DTYPE = {np.atleast_1d, np.atleast_2d, np.atleast_3d, np.flip, np.fliplr, np.flipud,
+SHAPING_DTYPE = {np.atleast_1d, np.atleast_2d, np.atleast_3d, np.flip, np.fliplr, np.flipud, np.rot90,
                  np.sort, np.take, np.roll, np.pad, np.tile, np.repeat, np.diag, np.triu,
                  np.tril} | SPLITS
 # the rows of the functions with rules in primitives.ufuncs_reverse and _forward

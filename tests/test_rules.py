@@ -216,6 +216,10 @@ def array_examples(key, rule, r):
     if key is np.moveaxis:
         x = arr(r, (2, 3, 4), -1, 1)
         return [([x, 0, 2], {}), ([x, -1, 0], {}), ([x, (0, -1), (-1, 1)], {}), ([x, [2, 0], [0, -2]], {})]
+    if key is np.rollaxis:  # (start counted from the front, 3 past the last axis, or the end)
+        x = arr(r, (2, 3, 4), -1, 1)
+        return [([x, 2, 0], {}), ([x, 0, 3], {}), ([x, 0, 2], {}), ([x, -1, 1], {}), ([x, 1, -1], {}),
+                ([x, -3, -2], {}), ([x, 1, 1], {})]
     if key is np.linalg.solve:  # (and stacks of matrices, broadcasting against each other)
         return [([well_conditioned(r, 3), arr(r, (3,), -1, 1)], {}),
                 ([well_conditioned(r, 3), arr(r, (3, 2), -1, 1)], {}),

@@ -26,7 +26,10 @@ def sorted_and_picked(x):
 
 def rolled_and_flipped(x):
     return (np.sum(np.roll(x, 1, axis=0) * x) + np.sum(np.roll(x, (1, 2), axis=(0, 1)) * x ** 2)
-            + np.sum(np.flip(x, -1) * x) + np.sum(np.fliplr(x) * np.flipud(x) ** 2))
+            + np.sum(np.flip(x, -1) * x) + np.sum(np.fliplr(x) * np.flipud(x) ** 2)
+            + np.sum(np.rot90(x) @ x ** 2) + np.sum(np.rot90(x, 2) * x ** 3)
+            + np.sum(np.rot90(x[None], -1, axes=(2, 1))[0] @ x)
+            + np.sum(np.rollaxis(x[None] * x[:, None], 2, 1) ** 3))
 
 
 def padded_and_tiled(x):

@@ -249,6 +249,7 @@ TABLE = {
     # reshapes and transposes (only the ranks, as above, but for transpose without axes=)
     np.transpose: Facts(**_SHAPED, shape=transpose, same_kind=True, methods=("transpose",)),
     np.moveaxis: Facts(shape=same_rank, same_kind=True, view=True),
+    np.rollaxis: Facts(shape=same_rank, same_kind=True, view=True),
     np.swapaxes: Facts(**_SHAPED, methods=("swapaxes",)),
     np.ndarray.item: Facts(shape=no_axes, number=True, keeps_dtype=True, methods=("item",)),
     np.reshape: Facts(**_SHAPED, shape=reshape, methods=("reshape",)),
@@ -263,6 +264,7 @@ TABLE = {
     np.flip: Facts(**_SHAPED, shape=shapes.same_as_array, same_kind=True, lists=True),
     np.fliplr: Facts(**_SHAPED, shape=shapes.same_as_array, same_kind=True, lists=True),
     np.flipud: Facts(**_SHAPED, shape=shapes.same_as_array, same_kind=True, lists=True),
+    np.rot90: Facts(**_SHAPED, shape=same_rank, same_kind=True),  # (odd k: two axes swapped)
     # reordering, picking, padding, repeating (the rules of shaping_reverse, _forward;
     # of a list or a tuple too, as an array)
     np.cumprod: Facts(shape=cumulative, keeps_integers=True, methods=("cumprod",), lists=True),

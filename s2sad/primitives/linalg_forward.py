@@ -102,6 +102,11 @@ def np_moveaxis(x, source, destination, out, x_dot, source_dot, destination_dot)
     return np.moveaxis(x_dot, source, destination), None, None
 
 
+@rule(np.rollaxis)
+def np_rollaxis(a, axis, start=0, *, out, a_dot, axis_dot, start_dot):
+    return np.rollaxis(a_dot, axis, start), None, None
+
+
 @rule(np.linalg.solve, when=("2d", "1d"))
 def np_solve_2d_1d(a, b, out, a_dot, b_dot):
     return -np.linalg.solve(a, a_dot @ out), np.linalg.solve(a, b_dot)

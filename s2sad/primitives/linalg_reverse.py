@@ -107,6 +107,17 @@ def np_moveaxis(x, source, destination, out, out_bar):
     return np.moveaxis(out_bar, destination, source), None, None
 
 
+@rule(np.rollaxis)
+def np_rollaxis(a, axis, start=0, *, out, out_bar):
+    # (np.moveaxis(a, axis, to) with `to` start counted from the front, one less when
+    # the axis was before it: the axis back from there. Written without lines of its
+    # own, so literal axes fold to literals: np.moveaxis(out_bar, 2, 0))
+    return np.moveaxis(out_bar, (start + np.ndim(a) if start < 0 else start) - 1
+                       if (axis + np.ndim(a) if axis < 0 else axis)
+                       < (start + np.ndim(a) if start < 0 else start)
+                       else (start + np.ndim(a) if start < 0 else start), axis), None, None
+
+
 @rule(np.linalg.solve, when=("2d", "1d"))
 def np_solve_2d_1d(a, b, out, out_bar):
     b_bar = np.linalg.solve(a.T, out_bar)

@@ -87,6 +87,11 @@ def np_flipud(m, out, m_dot):
     return np.flipud(m_dot)
 
 
+@rule(np.rot90)
+def np_rot90(m, *, k=1, axes=(0, 1), out, m_dot):
+    return np.rot90(m_dot, k, axes)
+
+
 # ------------------------------------------------------------ numpy: splitting
 # (a list of pieces: the tangent split the same way)
 

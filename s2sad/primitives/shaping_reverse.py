@@ -117,6 +117,11 @@ def np_flipud(m, out, out_bar):
     return np.flipud(out_bar)
 
 
+@rule(np.rot90)
+def np_rot90(m, *, k=1, axes=(0, 1), out, out_bar):
+    return np.rot90(out_bar, -k, axes)
+
+
 # ------------------------------------------------------------ numpy: splitting
 # (a list of pieces: the adjoint joins theirs, zeros for a piece nothing reads)
 
