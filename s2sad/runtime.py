@@ -797,6 +797,28 @@ def kron_b_bar(g, a, b):
     return np.reshape(got, np.shape(b))
 
 
+def _cross_parts(g, a, b, axisa, axisb, axisc):
+    """`a`, `b` and `g` with their vector axes last (3-vectors only)."""
+    x, y = np.moveaxis(np.asarray(a), axisa, -1), np.moveaxis(np.asarray(b), axisb, -1)
+    if x.shape[-1] != 3 or y.shape[-1] != 3:
+        raise ValueError("s2sad differentiates np.cross of 3-vectors only (NumPy 2 deprecates "
+                         "2-vectors: give them a third component 0.0)")
+    return np.moveaxis(g, axisc, -1), x, y
+
+
+def cross_a_bar(g, a, b, axisa=-1, axisb=-1, axisc=-1):
+    """Adjoint of `a` in ``np.cross(a, b, axisa, axisb, axisc)``: b x g (<g, a x b> is
+    <a, b x g>), the vector axes last, summed back to a's shape."""
+    gg, x, y = _cross_parts(g, a, b, axisa, axisb, axisc)
+    return np.moveaxis(unbroadcast(np.cross(y, gg), x), -1, axisa)
+
+
+def cross_b_bar(g, a, b, axisa=-1, axisb=-1, axisc=-1):
+    """Adjoint of `b` in ``np.cross(a, b, axisa, axisb, axisc)``: g x a."""
+    gg, x, y = _cross_parts(g, a, b, axisa, axisb, axisc)
+    return np.moveaxis(unbroadcast(np.cross(gg, x), y), -1, axisb)
+
+
 def diff_bar(g, x, n=1, axis=-1):
     """Adjoint of ``np.diff(x, n, axis)``: the differences of `g` with `n` zeros on
     each side, negated for an odd `n` (the transpose of a difference is minus a

@@ -89,6 +89,13 @@ def examples(key, rule, r):
                 ("2d", "2d"): [([arr(r, (2, 3)), arr(r, (3, 2))], {}), ([x, arr(r, (1, 2))], {})],
                 None: [([arr(r, (3,)), arr(r, (2, 2))], {}), ([arr(r, (2, 1, 3)), arr(r, (2, 2))], {}),
                        ([x, arr(r, (3,))], {})]}[rule.when]
+    if key is np.cross:  # (broadcasting, the vector axes elsewhere, `axis` for all three)
+        return [([arr(r, (3,)), arr(r, (3,))], {}), ([arr(r, (4, 3)), arr(r, (3,))], {}),
+                ([arr(r, (4, 3)), arr(r, (2, 1, 3))], {}),
+                ([arr(r, (3, 4)), arr(r, (4, 3))], {"axisa": 0}),
+                ([arr(r, (3, 4)), arr(r, (2, 3, 4))], {"axisa": 0, "axisb": -2, "axisc": 0}),
+                ([arr(r, (2, 3, 4)), arr(r, (3, 4))], {"axis": -2}),
+                ([[0.5, -0.2, 0.9], arr(r, (3,))], {})]
     if key is np.tensordot:
         a, b = arr(r, (2, 3, 4)), arr(r, (3, 4, 2))
         return [([a, b], {}), ([a, arr(r, (4, 5))], {"axes": 1}),
@@ -141,7 +148,7 @@ def examples(key, rule, r):
     raise AssertionError(f"no examples for {key}")
 
 
-KEYS = {np.cumprod, np.diff, np.sort, np.take, np.roll, np.flip, np.fliplr, np.flipud, np.pad,
+KEYS = {np.cross, np.cumprod, np.diff, np.sort, np.take, np.roll, np.flip, np.fliplr, np.flipud, np.pad,
         np.rot90, np.split, np.array_split, np.vsplit, np.hsplit, np.dsplit,
         np.tile, np.repeat, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.kron, np.tensordot,
         np.einsum, np.diag, np.triu, np.tril, np.median, np.average, np.nansum, np.nanmean}
@@ -183,6 +190,9 @@ def helper_examples(key, r):
     if key in (runtime.kron_a_bar, runtime.kron_b_bar):
         return [([arr(r, (6, 6)), arr(r, (2, 3)), arr(r, (3, 2))], {}),
                 ([arr(r, (2, 6)), arr(r, (3,)), arr(r, (2, 2))], {})]
+    if key in (runtime.cross_a_bar, runtime.cross_b_bar):
+        return [([arr(r, (4, 3)), arr(r, (4, 3)), arr(r, (3,))], {}),
+                ([arr(r, (3, 2)), arr(r, (3, 2)), arr(r, (2, 3))], {"axisa": 0, "axisb": -1, "axisc": 0})]
     if key in (runtime.tensordot_a_bar, runtime.tensordot_b_bar):
         return [([arr(r, (2, 5)), arr(r, (2, 3, 4)), arr(r, (3, 4, 5))], {}),
                 ([arr(r, (2, 4, 4)), arr(r, (2, 3, 4)), arr(r, (3, 4))], {"axes": ((1,), (0,))})]
@@ -196,6 +206,6 @@ def helper_examples(key, r):
     return None
 
 
-HELPER_KEYS_NAMES = ("cumprod_bar", "take_bar", "unsort", "unsplit", "unpad", "untile", "unrepeat",
+HELPER_KEYS_NAMES = ("cumprod_bar", "take_bar", "unsort", "unsplit", "cross_a_bar", "cross_b_bar", "unpad", "untile", "unrepeat",
                      "diag_bar", "diff_bar", "median_bar", "kron_a_bar", "kron_b_bar",
                      "tensordot_a_bar", "tensordot_b_bar", "einsum_bar")

@@ -47,7 +47,7 @@ SHAPING_REDUCTIONS = {"np.median": np.median, "np.average": np.average, "np.nans
 SPLITS = {np.split, np.array_split, np.vsplit, np.hsplit, np.dsplit}  # (lists of views)
 SHAPING_VIEWS = {np.atleast_3d, np.flip, np.fliplr, np.flipud, np.rot90, np.rollaxis,
                  np.diag} | SPLITS
-SHAPING_INTEGERS = {np.cumprod, np.diff, np.kron, np.tensordot, np.einsum, np.nansum}
+SHAPING_INTEGERS = {np.cumprod, np.diff, np.kron, np.cross, np.tensordot, np.einsum, np.nansum}
 SHAPING_DTYPE = {np.atleast_1d, np.atleast_2d, np.atleast_3d, np.flip, np.fliplr, np.flipud, np.rot90,
                  np.sort, np.take, np.roll, np.pad, np.tile, np.repeat, np.diag, np.triu,
                  np.tril} | SPLITS

@@ -40,7 +40,8 @@ def padded_and_tiled(x):
 
 def products(x):
     return (np.sum(np.kron(x, x) ** 2) + np.sum(np.tensordot(x, x, axes=((0,), (0,))) ** 2)
-            + np.sum(np.tensordot(x, x.T, 1) ** 2) + np.einsum("ij,jk,k->", x.T, x, x[0]))
+            + np.sum(np.tensordot(x, x.T, 1) ** 2) + np.einsum("ij,jk,k->", x.T, x, x[0])
+            + np.sum(np.cross(x[:, :3], x[0, 1:]) ** 2) + np.sum(np.cross(x[:, 1:], x[:, :3], axis=0)))
 
 
 def contracted(x):
@@ -134,6 +135,10 @@ def sorted_in_place(x):
     return np.sum(y * x)
 
 
+def crossed_2_vectors(x):
+    return np.sum(np.cross(x, x[::-1]))
+
+
 def test_what_is_refused_says_why():
     x = np.array([0.3, -0.2, 0.9])
     with pytest.raises(s2sad.NoRuleError, match="mode='edge'.*'constant' only.*'reflect'"):
@@ -142,6 +147,9 @@ def test_what_is_refused_says_why():
         s2sad.grad(padded_with)(x, 0.5)
     with pytest.raises(s2sad.NotDifferentiableError, match=r"y = np.sort\(y\)"):
         s2sad.grad(sorted_in_place)(x)
+    with pytest.raises(ValueError, match="np.cross of 3-vectors only"), \
+            pytest.warns(DeprecationWarning):
+        s2sad.grad(crossed_2_vectors)(np.ones((3, 2)))
 
 
 def along_axes(x):

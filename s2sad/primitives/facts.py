@@ -281,6 +281,7 @@ TABLE = {
     np.tile: Facts(shape=shapes.tile, keeps_dtype=True, lists=True),
     np.repeat: Facts(shape=shapes.repeat, keeps_dtype=True, methods=("repeat",), lists=True),
     np.kron: Facts(shape=shapes.kron, keeps_integers=True),
+    np.cross: Facts(keeps_integers=True),  # (of 3-vectors: the rank broadcasting gives)
     np.tensordot: Facts(shape=shapes.tensordot, number=True, keeps_integers=True),
     np.einsum: Facts(shape=shapes.einsum, number=True, keeps_integers=True),
     np.diag: Facts(shape=shapes.diag, view=True, keeps_dtype=True),

@@ -15,7 +15,7 @@ differences.
 import numpy as np
 
 from .. import runtime
-from ..runtime import (cumprod_bar, cumprod_bar_dot, diag_bar, diff_bar, einsum_bar, kron_a_bar,
+from ..runtime import (cross_a_bar, cross_b_bar, cumprod_bar, cumprod_bar_dot, diag_bar, diff_bar, einsum_bar, kron_a_bar,
                        kron_b_bar, median_bar, take_bar, tensordot_a_bar, tensordot_b_bar, unpad,
                        unrepeat, unsort, unsplit, untile)
 from ..runtime import (cofactors_dot, eig_inv_t, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar,
@@ -171,6 +171,18 @@ def diff_bar_(g, x, *, n=1, axis=-1, out, g_dot, x_dot):
 def median_bar_(g, x, *, axis=None, keepdims=False, out, g_dot, x_dot):
     # (which elements are the middle ones does not change under a small step)
     return median_bar(g_dot, x, axis, keepdims), None
+
+
+@rule(runtime.cross_a_bar)
+def cross_a_bar_(g, a, b, *, axisa=-1, axisb=-1, axisc=-1, out, g_dot, a_dot, b_dot):
+    return (cross_a_bar(g_dot, a, b, axisa, axisb, axisc), None,
+            cross_a_bar(g, a, b_dot, axisa, axisb, axisc))
+
+
+@rule(runtime.cross_b_bar)
+def cross_b_bar_(g, a, b, *, axisa=-1, axisb=-1, axisc=-1, out, g_dot, a_dot, b_dot):
+    return (cross_b_bar(g_dot, a, b, axisa, axisb, axisc),
+            cross_b_bar(g, a_dot, b, axisa, axisb, axisc), None)
 
 
 @rule(runtime.kron_a_bar)

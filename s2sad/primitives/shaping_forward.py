@@ -179,6 +179,15 @@ def np_tensordot(a, b, *, axes=2, out, a_dot, b_dot):
     return np.tensordot(a_dot, b, axes), np.tensordot(a, b_dot, axes)
 
 
+@rule(np.cross)
+def np_cross(a, b, *, axisa=-1, axisb=-1, axisc=-1, axis=None, out, a_dot, b_dot):
+    # (literal default axes fold to the short call)
+    return (np.cross(a_dot, b) if axis is None and axisa == -1 and axisb == -1 and axisc == -1
+            else np.cross(a_dot, b, axisa, axisb, axisc, axis),
+            np.cross(a, b_dot) if axis is None and axisa == -1 and axisb == -1 and axisc == -1
+            else np.cross(a, b_dot, axisa, axisb, axisc, axis))
+
+
 @rule(np.einsum, positional=0)
 def np_einsum_1(subscripts, x, *, optimize=False, out, subscripts_dot, x_dot):
     return None, np.einsum(subscripts, x_dot)

@@ -20,7 +20,7 @@ too (no division by an element that is zero). ``np.pad`` differentiates
 
 import numpy as np
 
-from ..runtime import (cumprod_bar, diag_bar, diff_bar, einsum_bar, kron_a_bar, kron_b_bar,
+from ..runtime import (cross_a_bar, cross_b_bar, cumprod_bar, diag_bar, diff_bar, einsum_bar, kron_a_bar, kron_b_bar,
                        median_bar, take_bar, tensordot_a_bar, tensordot_b_bar, unbroadcast,
                        unpad, unreduce, unrepeat, unsort, unsplit, untile)
 from .registry import REVERSE, add_rule
@@ -211,6 +211,20 @@ def np_kron(x, y, out, out_bar):
 @rule(np.tensordot)
 def np_tensordot(a, b, *, axes=2, out, out_bar):
     return tensordot_a_bar(out_bar, a, b, axes), tensordot_b_bar(out_bar, a, b, axes)
+
+
+@rule(np.cross)
+def np_cross(a, b, *, axisa=-1, axisb=-1, axisc=-1, axis=None, out, out_bar):
+    # (b x g and g x a, of 3-vectors; `axis` given stands for all three; literal
+    # default axes fold to the short call)
+    return (cross_a_bar(out_bar, a, b)
+            if axis is None and axisa == -1 and axisb == -1 and axisc == -1 else
+            cross_a_bar(out_bar, a, b, axisa if axis is None else axis,
+                        axisb if axis is None else axis, axisc if axis is None else axis),
+            cross_b_bar(out_bar, a, b)
+            if axis is None and axisa == -1 and axisb == -1 and axisc == -1 else
+            cross_b_bar(out_bar, a, b, axisa if axis is None else axis,
+                        axisb if axis is None else axis, axisc if axis is None else axis))
 
 
 @rule(np.einsum, positional=0)

@@ -271,7 +271,8 @@ def literal(atom):
 
 # ------------------------------------------------------------------ folding
 
-_ORDER = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
+_ORDER = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+          ast.Eq: operator.eq, ast.NotEq: operator.ne}
 _FOLD_OPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
     ast.Div: operator.truediv, ast.Pow: operator.pow, ast.FloorDiv: operator.floordiv,
@@ -484,7 +485,7 @@ class _Fold(ast.NodeTransformer):
                 hit = n.left.value in [v.value for v in values]
                 return ast.Constant(value=hit if isinstance(n.ops[0], (ast.Eq, ast.In))
                                     else not hit)
-        # literal numbers ordered (``start < 0`` of a literal axis)
+        # literal numbers compared (``start < 0``, ``axisa == -1`` of literal axes)
         if len(n.ops) == 1 and type(n.ops[0]) in _ORDER and _num(n.left) is not None \
                 and _num(n.comparators[0]) is not None:
             return ast.Constant(value=_ORDER[type(n.ops[0])](_num(n.left), _num(n.comparators[0])))
