@@ -44,6 +44,10 @@ def examples(key, rule, r):
                 ([distinct(r, (3, 4))], {"axis": 0}), ([distinct(r, (3, 4))], {"axis": None}),
                 ([distinct(r, (2, 3, 4))], {"axis": -2}),
                 ([[0.5, -1.2, 0.9, 0.1]], {}), ([(0.7, -0.3, 1.3)], {"axis": 0})]
+    if key is np.partition:  # (any rank along the axis, several, counted from the end)
+        return [([distinct(r, (6,)), 2], {}), ([distinct(r, (6,)), -1], {}), ([distinct(r, (6,)), (1, 4)], {}),
+                ([distinct(r, (3, 4)), 1], {"axis": 0}), ([distinct(r, (3, 4)), 3], {"axis": -1}),
+                ([distinct(r, (3, 4)), 5], {"axis": None}), ([distinct(r, (2, 3, 4)), (0, 2)], {"axis": -2})]
     if key is np.take:
         return [([x, np.array([0, 2, 2])], {}), ([x, [1, 0]], {"axis": 0}),
                 ([x, np.array([[3, 0], [3, 1]])], {"axis": -1}), ([x, 5], {}), ([x, 2], {"axis": 1}),
@@ -149,7 +153,7 @@ def examples(key, rule, r):
 
 
 KEYS = {np.cross, np.cumprod, np.diff, np.sort, np.take, np.roll, np.flip, np.fliplr, np.flipud, np.pad,
-        np.rot90, np.split, np.array_split, np.vsplit, np.hsplit, np.dsplit,
+        np.partition, np.rot90, np.split, np.array_split, np.vsplit, np.hsplit, np.dsplit,
         np.tile, np.repeat, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.kron, np.tensordot,
         np.einsum, np.diag, np.triu, np.tril, np.median, np.average, np.nansum, np.nanmean}
 

@@ -21,7 +21,9 @@ def differences(x):
 
 def sorted_and_picked(x):
     return (np.sum(np.sort(x, axis=0)[0] * np.arange(4.0)) + np.sort(x, axis=None)[-1]
-            + np.sum(np.take(x, [0, 2, 2], axis=1) ** 2) + np.sum(x.take([1, 1])))
+            + np.sum(np.take(x, [0, 2, 2], axis=1) ** 2) + np.sum(x.take([1, 1]))
+            + np.sum(np.partition(x, 1, axis=0)[:2] ** 2) + np.partition(x, -2, axis=None)[-2]
+            + np.sum(x[0, np.argpartition(x[0], 1)[:2]] ** 3))
 
 
 def rolled_and_flipped(x):

@@ -270,6 +270,8 @@ TABLE = {
     np.cumprod: Facts(shape=cumulative, keeps_integers=True, methods=("cumprod",), lists=True),
     np.diff: Facts(shape=shapes.difference, keeps_integers=True, lists=True),
     np.sort: Facts(shape=shapes.sort, keeps_dtype=True, lists=True),
+    # (not x.partition(k), which partitions x in place and returns None)
+    np.partition: Facts(shape=shapes.sort, keeps_dtype=True),
     np.take: Facts(shape=shapes.take, keeps_dtype=True, methods=("take",), lists=True),
     np.roll: Facts(shape=shapes.same_as_array, keeps_dtype=True, same_kind=True, lists=True),
     np.pad: Facts(shape=same_rank, keeps_dtype=True, lists=True),
@@ -310,7 +312,7 @@ TABLE = {
         np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
         np.logical_and, np.logical_or, np.logical_not, np.argwhere)},
     **{f: Facts(**_ROUNDS) for f in (
-        np.argsort, np.floor, np.ceil, np.round, np.rint, np.trunc, np.isnan,
+        np.argsort, np.argpartition, np.floor, np.ceil, np.round, np.rint, np.trunc, np.isnan,
         np.isinf, np.isfinite)},
 }
 
@@ -692,7 +694,7 @@ def constant_kind(call: ast.Call, obj, kind, refs=None):
         # (sorting, rounding and tests of an array: a new array of its shape)
         x = kind(args[0])
         if isinstance(x, ArrayKind):
-            code = {np.sort: x.dtype, np.round: x.dtype, np.argsort: "i"}.get(
+            code = {np.sort: x.dtype, np.round: x.dtype, np.argsort: "i", np.argpartition: "i"}.get(
                 obj, "f" if x.dtype in "fib" else x.dtype)
             if obj in (np.isnan, np.isinf, np.isfinite):
                 code = "b"

@@ -444,7 +444,7 @@ NONDIFFERENTIABLE.update(MOVES_WITH_ARGUMENTS)
 NONDIFFERENTIABLE.update({
     np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
     np.eye, np.identity, np.tri, np.shape, np.ndim,
-    np.size, np.argmax, np.argmin, np.argsort, np.isnan, np.isinf, np.isfinite,
+    np.size, np.argmax, np.argmin, np.argsort, np.argpartition, np.isnan, np.isinf, np.isfinite,
     np.floor, np.ceil, np.round, np.rint, np.trunc, np.equal, np.not_equal, np.less,
     np.less_equal, np.greater, np.greater_equal, np.logical_and, np.logical_or,
     np.logical_not, np.any, np.all, np.count_nonzero, np.nonzero, np.argwhere})

@@ -57,6 +57,11 @@ def np_sort(x, *, axis=-1, kind=None, out, x_dot):
     return np.take_along_axis(x_dot, np.argsort(x, axis), axis)
 
 
+@rule(np.partition, positional=2)
+def np_partition(a, kth, *, axis=-1, kind="introselect", out, a_dot, kth_dot):
+    return np.take_along_axis(a_dot, np.argpartition(a, kth, axis), axis), None
+
+
 @rule(np.take, positional=1)
 def np_take(a, indices, *, axis=None, out, a_dot, indices_dot):
     return np.take(a_dot, indices, axis), None

@@ -86,6 +86,13 @@ def np_sort(x, *, axis=-1, kind=None, out, out_bar):
     return unsort(out_bar, x, np.argsort(x, axis), axis)
 
 
+@rule(np.partition, positional=2)
+def np_partition(a, kth, *, axis=-1, kind="introselect", out, out_bar):
+    # (as np.sort's: through the permutation np.argpartition gives, which is the one
+    # np.partition applies)
+    return unsort(out_bar, a, np.argpartition(a, kth, axis), axis), None
+
+
 @rule(np.take, positional=1)
 def np_take(a, indices, *, axis=None, out, out_bar):
     return take_bar(out_bar, a, indices, axis), None
