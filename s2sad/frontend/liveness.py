@@ -31,11 +31,10 @@ def liveness(body) -> tuple:
     heads, after = {}, {}
 
     def reads(node) -> set:
-        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} \
-            if node is not None else set()
+        return _names(node, ast.Load) if node is not None else set()
 
     def stored(target) -> set:
-        return {n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        return _names(target, ast.Store)
 
     def block(stmts, live, brk, cont):
         for st in reversed(stmts):
@@ -81,6 +80,28 @@ def liveness(body) -> tuple:
 
     block(body, set(), set(), set())
     return heads, after
+
+
+def _names(node, ctx) -> set:
+    """The ids of the names in `node` whose context is a `ctx` (the names `ast.walk`
+    finds, without its generators: every statement is asked, and the dataflow asks a
+    loop's statements again until it settles)."""
+    out = set()
+    stack = [node]
+    pop, push, extend, AST = stack.pop, stack.append, stack.extend, ast.AST
+    while stack:
+        n = pop()
+        if type(n) is ast.Name:
+            if isinstance(n.ctx, ctx):
+                out.add(n.id)
+            continue
+        for field in n._fields:
+            value = getattr(n, field, None)
+            if type(value) is list:
+                extend(x for x in value if isinstance(x, AST))
+            elif isinstance(value, AST):
+                push(value)
+    return out
 
 
 def assigned_by(st) -> set:
