@@ -661,6 +661,20 @@ def diag_bar(g, x, k=0):
     return x_bar
 
 
+def diagonal_bar(g, x, offset=0, axis1=0, axis2=1):
+    """Adjoint of ``np.diagonal(x, offset, axis1, axis2)``: `g` (the diagonal along
+    its last axis) on that diagonal of zeros of `x`'s shape, built with the two axes
+    last and moved back."""
+    shape = np.shape(x)
+    pair = (axis1 % len(shape), axis2 % len(shape))
+    rest = tuple(n for i, n in enumerate(shape) if i not in pair)
+    x_bar = np.zeros(rest + (shape[pair[0]], shape[pair[1]]),
+                     dtype=np.result_type(np.asarray(x), g))
+    rows = np.arange(np.shape(g)[-1]) + max(-offset, 0)
+    x_bar[..., rows, rows + offset] = g
+    return np.moveaxis(x_bar, (-2, -1), pair)
+
+
 def _cumprod_rows(x, axis):
     """`x` with `axis` (None: x flattened) moved last, and the function putting an
     array of that layout back in x's shape."""

@@ -123,6 +123,11 @@ def examples(key, rule, r):
             return [([arr(r, (4,))], {}), ([arr(r, (3,))], {"k": 1}), ([arr(r, (3,))], {"k": -2})]
         return [([arr(r, (4, 4))], {}), ([x], {}), ([x], {"k": 1}), ([x], {"k": -1}),
                 ([arr(r, (4, 3))], {"k": 2})]
+    if key is np.diagonal:  # (offsets either side, other axes, counted from the end)
+        return [([arr(r, (4, 4))], {}), ([x], {"offset": 1}), ([x], {"offset": -2}),
+                ([arr(r, (2, 3, 4))], {"axis1": 1, "axis2": 2}),
+                ([arr(r, (2, 3, 4))], {"offset": 1, "axis1": -1, "axis2": 0}),
+                ([arr(r, (3, 2, 3))], {"offset": -1, "axis1": 2, "axis2": -3})]
     if key in (np.triu, np.tril):
         return [([arr(r, (4, 4))], {}), ([x], {"k": 1}), ([x], {"k": -1}),
                 ([arr(r, (2, 3, 3))], {})]
@@ -155,7 +160,7 @@ def examples(key, rule, r):
 KEYS = {np.cross, np.cumprod, np.diff, np.sort, np.take, np.roll, np.flip, np.fliplr, np.flipud, np.pad,
         np.partition, np.rot90, np.split, np.array_split, np.vsplit, np.hsplit, np.dsplit,
         np.tile, np.repeat, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.kron, np.tensordot,
-        np.einsum, np.diag, np.triu, np.tril, np.median, np.average, np.nansum, np.nanmean}
+        np.einsum, np.diag, np.diagonal, np.triu, np.tril, np.median, np.average, np.nansum, np.nanmean}
 
 
 def helper_examples(key, r):
@@ -187,6 +192,9 @@ def helper_examples(key, r):
                 ([[arr(r, (3, 2)), 0.0, arr(r, (3, 1))], [x[:, :2], x[:, 2:3], x[:, 3:]]], {"axis": -1})]
     if key is runtime.diag_bar:
         return [([arr(r, (3,)), x], {}), ([arr(r, (2,)), x], {"k": -1})]
+    if key is runtime.diagonal_bar:
+        return [([arr(r, (3,)), x], {}), ([arr(r, (2, 2)), arr(r, (2, 3, 4))],
+                                          {"offset": 1, "axis1": -1, "axis2": 1})]
     if key is runtime.diff_bar:
         return [([arr(r, (3, 3)), x], {}), ([arr(r, (1, 4)), x], {"n": 2, "axis": 0})]
     if key is runtime.median_bar:
@@ -210,6 +218,6 @@ def helper_examples(key, r):
     return None
 
 
-HELPER_KEYS_NAMES = ("cumprod_bar", "take_bar", "unsort", "unsplit", "cross_a_bar", "cross_b_bar", "unpad", "untile", "unrepeat",
+HELPER_KEYS_NAMES = ("cumprod_bar", "take_bar", "unsort", "unsplit", "cross_a_bar", "cross_b_bar", "diagonal_bar", "unpad", "untile", "unrepeat",
                      "diag_bar", "diff_bar", "median_bar", "kron_a_bar", "kron_b_bar",
                      "tensordot_a_bar", "tensordot_b_bar", "einsum_bar")

@@ -41,7 +41,8 @@ OLD_NEW_ARRAYS = {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_l
                   np.less_equal, np.greater, np.greater_equal, np.logical_and,
                   np.logical_or, np.logical_not, np.argwhere}
 # the rows of the functions with rules in primitives.shaping_reverse and _forward
-SHAPING_METHODS = {"cumprod": np.cumprod, "take": np.take, "repeat": np.repeat}
+SHAPING_METHODS = {"cumprod": np.cumprod, "take": np.take, "repeat": np.repeat,
+                   "diagonal": np.diagonal}
 SHAPING_REDUCTIONS = {"np.median": np.median, "np.average": np.average, "np.nansum": np.nansum,
                       "np.nanmean": np.nanmean}
 SPLITS = {np.split, np.array_split, np.vsplit, np.hsplit, np.dsplit}  # (lists of views)
@@ -50,7 +51,7 @@ SHAPING_VIEWS = {np.atleast_3d, np.flip, np.fliplr, np.flipud, np.rot90, np.roll
 SHAPING_INTEGERS = {np.cumprod, np.diff, np.kron, np.cross, np.tensordot, np.einsum, np.nansum}
 SHAPING_DTYPE = {np.atleast_1d, np.atleast_2d, np.atleast_3d, np.flip, np.fliplr, np.flipud, np.rot90,
                  np.sort, np.partition, np.take, np.roll, np.pad, np.tile, np.repeat, np.diag, np.triu,
-                 np.tril} | SPLITS
+                 np.tril, np.diagonal} | SPLITS
 # the rows of the functions with rules in primitives.ufuncs_reverse and _forward
 UFUNC_SCALAR_OK = {np.nan_to_num, np.sinc, np.real, np.imag}
 UFUNC_VIEWS = {np.real}

@@ -53,7 +53,9 @@ def contracted(x):
 
 def diagonals(x):
     return (np.sum(np.diag(x, 1) ** 2) + np.sum(np.diag(np.diag(x)) @ x)
-            + np.sum(np.triu(x, 1) ** 2) + np.sum(np.tril(x, -1) ** 3))
+            + np.sum(np.triu(x, 1) ** 2) + np.sum(np.tril(x, -1) ** 3)
+            + np.sum(np.diagonal(x, -1) ** 3) + np.sum(x.diagonal(1) * x[0, :3])
+            + np.sum(np.diagonal(x[None] * x[:, None], 1, axis1=-1, axis2=1) ** 2))
 
 
 def statistics(x):

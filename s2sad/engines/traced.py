@@ -520,6 +520,7 @@ class Traced:
     cumprod = _array_method(METHODS["cumprod"])
     take = _array_method(METHODS["take"])
     repeat = _array_method(METHODS["repeat"])
+    diagonal = _array_method(METHODS["diagonal"])
 
     def item(self, *args):
         if args:

@@ -257,7 +257,7 @@ TABLE = {
     np.squeeze: Facts(**_SHAPED, shape=squeeze, number=True, methods=("squeeze",)),
     np.expand_dims: Facts(**_SHAPED, shape=expand_dims),
     np.broadcast_to: Facts(**_SHAPED),
-    np.diagonal: Facts(view=True),
+    np.diagonal: Facts(view=True, shape=shapes.diagonal, keeps_dtype=True, methods=("diagonal",)),
     np.atleast_1d: Facts(**_SHAPED, shape=shapes.at_least(1), lists=True),
     np.atleast_2d: Facts(**_SHAPED, shape=shapes.at_least(2), lists=True),
     np.atleast_3d: Facts(**_SHAPED, shape=shapes.at_least(3), lists=True),

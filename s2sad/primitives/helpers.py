@@ -15,7 +15,7 @@ differences.
 import numpy as np
 
 from .. import runtime
-from ..runtime import (cross_a_bar, cross_b_bar, cumprod_bar, cumprod_bar_dot, diag_bar, diff_bar, einsum_bar, kron_a_bar,
+from ..runtime import (cross_a_bar, cross_b_bar, cumprod_bar, cumprod_bar_dot, diag_bar, diagonal_bar, diff_bar, einsum_bar, kron_a_bar,
                        kron_b_bar, median_bar, take_bar, tensordot_a_bar, tensordot_b_bar, unpad,
                        unrepeat, unsort, unsplit, untile)
 from ..runtime import (cofactors_dot, eig_inv_t, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar,
@@ -160,6 +160,11 @@ def unrepeat_(g, x, repeats, *, axis=None, out, g_dot, x_dot, repeats_dot):
 @rule(runtime.diag_bar)
 def diag_bar_(g, x, *, k=0, out, g_dot, x_dot):
     return diag_bar(g_dot, x, k), None
+
+
+@rule(runtime.diagonal_bar)
+def diagonal_bar_(g, x, *, offset=0, axis1=0, axis2=1, out, g_dot, x_dot):
+    return diagonal_bar(g_dot, x, offset, axis1, axis2), None
 
 
 @rule(runtime.diff_bar)

@@ -475,6 +475,19 @@ def split(axis=None):
     return shape
 
 
+def diagonal(a: Args):
+    """``np.diagonal(x, offset, axis1=0, axis2=1)``: x's other axes, then the diagonal
+    (a new length)."""
+    x = _array_first(a)
+    pair = (a.option("axis1", 0), a.option("axis2", 1))
+    if not isinstance(x, tuple):
+        return None
+    if len(x) < 2 or not all(isinstance(i, int) for i in pair):
+        return fresh(len(x) - 1)
+    pair = {i % len(x) for i in pair}
+    return tuple(n for i, n in enumerate(x) if i not in pair) + (Fresh(),)
+
+
 def at_least(rank: int):
     """``np.atleast_1d``, ``_2d``, ``_3d``: axes of length 1 added (in front, but the
     third axis of ``np.atleast_3d``, added last)."""

@@ -230,6 +230,11 @@ def np_diag_2d(v, *, k=0, out, v_dot):
     return np.diag(v_dot, k)
 
 
+@rule(np.diagonal)
+def np_diagonal(a, *, offset=0, axis1=0, axis2=1, out, a_dot):
+    return np.diagonal(a_dot, offset, axis1, axis2)
+
+
 @rule(np.triu)
 def np_triu(m, *, k=0, out, m_dot):
     return np.triu(m_dot, k)

@@ -20,7 +20,7 @@ too (no division by an element that is zero). ``np.pad`` differentiates
 
 import numpy as np
 
-from ..runtime import (cross_a_bar, cross_b_bar, cumprod_bar, diag_bar, diff_bar, einsum_bar, kron_a_bar, kron_b_bar,
+from ..runtime import (cross_a_bar, cross_b_bar, cumprod_bar, diag_bar, diagonal_bar, diff_bar, einsum_bar, kron_a_bar, kron_b_bar,
                        median_bar, take_bar, tensordot_a_bar, tensordot_b_bar, unbroadcast,
                        unpad, unreduce, unrepeat, unsort, unsplit, untile)
 from .registry import REVERSE, add_rule
@@ -269,6 +269,11 @@ def np_diag_1d(v, *, k=0, out, out_bar):
 @rule(np.diag, when=("2d",))
 def np_diag_2d(v, *, k=0, out, out_bar):
     return diag_bar(out_bar, v, k)
+
+
+@rule(np.diagonal)
+def np_diagonal(a, *, offset=0, axis1=0, axis2=1, out, out_bar):
+    return diagonal_bar(out_bar, a, offset, axis1, axis2)
 
 
 @rule(np.triu)
