@@ -53,10 +53,10 @@ SHAPING_DTYPE = {np.atleast_1d, np.atleast_2d, np.atleast_3d, np.flip, np.fliplr
                  np.sort, np.partition, np.take, np.roll, np.pad, np.tile, np.repeat, np.diag, np.triu,
                  np.tril, np.diagonal} | SPLITS
 # the rows of the functions with rules in primitives.ufuncs_reverse and _forward
-UFUNC_SCALAR_OK = {np.nan_to_num, np.sinc, np.real, np.imag}
-UFUNC_VIEWS = {np.real}
+UFUNC_SCALAR_OK = {np.nan_to_num, np.sinc, np.real, np.imag, np.real_if_close, np.angle}
+UFUNC_VIEWS = {np.real, np.real_if_close}
 UFUNC_INTEGERS = {np.positive, np.reciprocal, np.fmax, np.fmin, np.fmod, np.nan_to_num, np.conj}
-UFUNC_DTYPE = {np.ndarray.item, np.real, np.imag}
+UFUNC_DTYPE = {np.ndarray.item, np.real, np.imag, np.real_if_close}
 OLD_INT_RESULT = {int, round, len, bool, math.floor, math.ceil, math.trunc}
 OLD_INT_PRESERVING = {"add", "sub", "mul", "floordiv", "mod", "neg", "pos", abs, min, max}
 

@@ -208,6 +208,8 @@ TABLE = {
     np.nan_to_num: Facts(shape=elementwise, keeps_integers=True, scalar_ok=True),
     np.real: Facts(shape=elementwise, keeps_dtype=True, scalar_ok=True, view=True),
     np.imag: Facts(shape=elementwise, keeps_dtype=True, scalar_ok=True),
+    np.real_if_close: Facts(shape=elementwise, keeps_dtype=True, scalar_ok=True, view=True),
+    np.angle: Facts(shape=elementwise, scalar_ok=True, domain=SIGNED),
     np.conj: Facts(keeps_integers=True),  # (np.conjugate)
     np.clip: Facts(shape=elementwise, keeps_integers=True, scalar_ok=True, methods=("clip",)),
     np.where: Facts(shape=elementwise, keeps_integers=True, scalar_ok=True),

@@ -202,6 +202,16 @@ def np_imag(x, out, x_dot):
     return None
 
 
+@rule(np.real_if_close, lists=("x_dot",))
+def np_real_if_close(x, *, tol=100, out, x_dot):
+    return x_dot
+
+
+@rule(np.angle)
+def np_angle(x, *, deg=False, out, x_dot):
+    return None
+
+
 @rule(np.conj, lists=("x_dot",))
 def np_conj(x, out, x_dot):
     return x_dot

@@ -3,7 +3,8 @@
 ``np.mod``, ``np.floor_divide``; ``np.power`` of numbers: its rules for arrays are
 `reverse`'s), of more of NumPy's elementwise functions
 (``np.hypot``, ``np.fmax``, ``np.sinc``, ``np.reciprocal``, ``np.exp2``,
-``np.logaddexp2``, ``np.copysign``, ``np.nan_to_num``, angle conversions...), of
+``np.logaddexp2``, ``np.copysign``, ``np.nan_to_num``, angle conversions, ``np.angle``
+and ``np.real_if_close`` of real values...), of
 ``.item()``, and of ``math.cbrt``, ``math.exp2``, ``math.gamma`` and ``math.lgamma``.
 
 The form of `reverse` (and its `rule` decorator), paired with `ufuncs_forward` as
@@ -16,7 +17,8 @@ shapes prove it idle) and the variant for Python lists and tuples derived from i
 number chosen); ``np.copysign`` is differentiated in its first argument only, with
 ``math.copysign``'s sign at 0; ``np.nan_to_num`` passes the derivative where ``x``
 is finite; ``np.sinc``'s derivative is 0 at 0 (a Taylor polynomial near 0, so its
-second derivative there is right too).
+second derivative there is right too); ``np.angle`` of real values (0 or pi) has
+derivative 0, at 0 too, where it jumps.
 """
 
 import math
@@ -213,6 +215,19 @@ def np_real(x, out, out_bar):
 @rule(np.imag)
 def np_imag(x, out, out_bar):
     # (of real values: zeros)
+    return None
+
+
+@rule(np.real_if_close, lists=("x",))
+def np_real_if_close(x, *, tol=100, out, out_bar):
+    # (of real values: x itself)
+    return out_bar
+
+
+@rule(np.angle)
+def np_angle(x, *, deg=False, out, out_bar):
+    # (of real values: 0 or pi, constant either side of 0; at 0, the jump, 0 as the
+    # other kinks' conventions)
     return None
 
 
