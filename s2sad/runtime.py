@@ -5,14 +5,18 @@ another project needs only this file (and NumPy). Each helper does one thing a
 NumPy gradient needs and NumPy has no single function for.
 
 Arrays of other libraries (`_other`): `unbroadcast`, `unreduce`, `extreme_bar`,
-`norm_bar`, the matmul helpers, `zero_tangent` and `scalar_seed` take them and give
-back arrays of the same library, never through ``np.asarray`` (which would compute a
+`norm_bar`, the matmul helpers, `zero_tangent`, `scalar_seed`, the adjoints of the
+joining functions (`pieces`, `unstack`, `vstack_pieces`), of ``np.tile``,
+``np.repeat``, ``np.sort`` (along an axis), ``np.diff``, ``np.tensordot``,
+``np.kron`` and ``np.einsum`` (without a repeated label) take them and give back
+arrays of the same library, never through ``np.asarray`` (which would compute a
 Dask graph): their paths for such arrays use only functions of the Python array API
 standard, called from the array's namespace (`_namespace`: its
 ``__array_namespace__``, or NumPy's functions for an array that overrides them, NEP
 18, as Dask's does). ``array-api-strict`` checks that they do
 (tests/test_array_api.py). Their NumPy paths are unchanged; the other helpers are
-NumPy's only, for now (docs/guide/arrays.md).
+NumPy's only, for now (`driver.libraries.NUMPY_ONLY` refuses them for other
+libraries' arrays; docs/guide/arrays.md).
 
 Size: over 800 lines, one file because emitted code imports its helpers from here
 alone, so that a derivative pasted into another project needs only this file.
@@ -272,19 +276,31 @@ def pieces(g, parts, axis=0):
         return [np.reshape(piece, np.shape(p)) if np.ndim(p) else piece.reshape(())[()]
                 for piece, p in zip(out, parts)]
     sizes = [np.shape(p)[axis] if np.ndim(p) else 1 for p in parts]
-    out = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+    if _other(g):  # (slices: neither Dask nor the array API has np.split)
+        axis, at, out = axis % g.ndim, 0, []
+        for n in sizes:
+            out.append(g[(slice(None),) * axis + (slice(at, at + n),)])
+            at += n
+    else:
+        out = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
     # a number's piece (np.hstack([x, y]) of numbers) is a number
     return [piece.reshape(())[()] if not np.ndim(p) else piece for piece, p in zip(out, parts)]
 
 
 def unstack(g, n, axis=0):
     """The adjoints of the `n` arrays `np.stack` stacked along `axis`."""
+    if _other(g):
+        axis = axis % g.ndim
+        return [g[(slice(None),) * axis + (i,)] for i in range(n)]
     return [np.take(g, i, axis=axis) for i in range(n)]
 
 
 def vstack_pieces(g, parts):
     """The adjoints of the arrays `np.vstack` stacked (1-D parts are rows)."""
     rows = [np.shape(p)[0] if np.ndim(p) > 1 else 1 for p in parts]
+    if _other(g):
+        xp, at = _namespace(g), np.cumsum([0] + rows)
+        return [xp.reshape(g[a:b, ...], np.shape(p)) for a, b, p in zip(at, at[1:], parts)]
     return [np.reshape(piece, np.shape(p)) for piece, p in
             zip(np.split(g, np.cumsum(rows)[:-1], axis=0), parts)]
 
@@ -608,7 +624,11 @@ def take_bar(g, x, indices, axis=None):
 def unsort(g, x, order, axis=-1):
     """Adjoint of ``np.sort(x, axis)``: `g` put back where each element came from
     (`order` is ``np.argsort(x, axis)``, a permutation along the axis: no element is
-    read twice, so a put, not a sum)."""
+    read twice, so a put, not a sum; for another library's array, a take by the
+    inverse permutation)."""
+    if _other(g) and axis is not None:
+        xp = _namespace(g)
+        return xp.take_along_axis(g, xp.argsort(order, axis=axis), axis=axis)
     x_bar = np.empty(np.shape(x), dtype=np.result_type(np.asarray(x), g))
     if axis is None:
         x_bar.reshape(-1)[order] = g
@@ -626,24 +646,32 @@ def unpad(g, pad_width):
 
 def untile(g, x):
     """Adjoint of ``np.tile(x, reps)``: the tiles of `g` summed, in `x`'s shape."""
-    g = np.asarray(g)
+    xp = _namespace(g)
+    if not _other(g):
+        g = np.asarray(g)
     shape = (1,) * (g.ndim - np.ndim(x)) + np.shape(x)
     split = []
     for n, m in zip(g.shape, shape):
         split += [n // m if m else 0, m]
-    summed = np.sum(np.reshape(g, split), axis=tuple(range(0, 2 * g.ndim, 2)))
-    return np.reshape(summed, np.shape(x))
+    summed = xp.sum(xp.reshape(g, tuple(split)), axis=tuple(range(0, 2 * g.ndim, 2)))
+    return xp.reshape(summed, np.shape(x))
 
 
 def unrepeat(g, x, repeats, axis=None):
-    """Adjoint of ``np.repeat(x, repeats, axis)``: each element's copies in `g` summed."""
-    g = np.asarray(g)
-    n = np.size(x) if axis is None else np.shape(x)[axis]
+    """Adjoint of ``np.repeat(x, repeats, axis)``: each element's copies in `g` summed
+    (another library's array: as many copies of each, `repeats` a number)."""
+    xp = _namespace(g)
+    if not _other(g):
+        g = np.asarray(g)
+    n = math.prod(np.shape(x)) if axis is None else np.shape(x)[axis]
     axis = 0 if axis is None else axis % g.ndim
     counts = np.broadcast_to(repeats, (n,))
     if counts.ndim == 1 and np.all(counts == counts[0]) and n:
         shape = g.shape[:axis] + (n, int(counts[0])) + g.shape[axis + 1:]
-        return np.reshape(np.sum(np.reshape(g, shape), axis=axis + 1), np.shape(x))
+        return xp.reshape(xp.sum(xp.reshape(g, shape), axis=axis + 1), np.shape(x))
+    if _other(g):
+        raise ValueError("s2sad differentiates np.repeat of another library's array with "
+                         "as many copies of each element only: not supported yet")
     # (counts of zero: elements repeated no time, whose adjoint is 0)
     given = counts > 0
     sums = np.add.reduceat(g, (np.cumsum(counts) - counts)[given], axis=axis)
@@ -767,22 +795,31 @@ def _tensordot_axes(a, b, axes):
     return ia, ib, [v for v in range(na) if v not in ia], [v for v in range(nb) if v not in ib]
 
 
+def _permuted(xp, a, order):
+    """`a` with its axes in `order` (``permute_dims``: NumPy before 2.0 has only
+    ``transpose``, which Dask takes over)."""
+    order = tuple(int(v) for v in order)
+    return np.transpose(a, order) if xp is np else xp.permute_dims(a, order)
+
+
 def tensordot_a_bar(g, a, b, axes=2):
     """Adjoint of `a` in ``np.tensordot(a, b, axes)``: `g` contracted with `b` over
     b's free axes, its axes put back in a's order."""
     ia, ib, free_a, free_b = _tensordot_axes(a, b, axes)
-    got = np.tensordot(g, b, (list(range(len(free_a), np.ndim(g))), free_b))
+    xp = _namespace(g, b)
+    got = xp.tensordot(g, b, axes=(list(range(len(free_a), np.ndim(g))), free_b))
     # (its axes: a's free ones, then those b summed over, in b's order)
     order = free_a + [ia[ib.index(v)] for v in sorted(ib)]
-    return got if order == sorted(order) else np.transpose(got, np.argsort(order))
+    return got if order == sorted(order) else _permuted(xp, got, np.argsort(order))
 
 
 def tensordot_b_bar(g, a, b, axes=2):
     """Adjoint of `b` in ``np.tensordot(a, b, axes)``."""
     ia, ib, free_a, free_b = _tensordot_axes(a, b, axes)
-    got = np.tensordot(a, g, (free_a, list(range(len(free_a)))))
+    xp = _namespace(g, a)
+    got = xp.tensordot(a, g, axes=(free_a, list(range(len(free_a)))))
     order = [ib[ia.index(v)] for v in sorted(ia)] + free_b
-    return got if order == sorted(order) else np.transpose(got, np.argsort(order))
+    return got if order == sorted(order) else _permuted(xp, got, np.argsort(order))
 
 
 def _kron_parts(g, a, b):
@@ -791,24 +828,26 @@ def _kron_parts(g, a, b):
     n = np.ndim(g)
     sa = (1,) * (n - np.ndim(a)) + np.shape(a)
     sb = (1,) * (n - np.ndim(b)) + np.shape(b)
-    return np.reshape(g, [m for pair in zip(sa, sb) for m in pair]), sa, sb
+    return _namespace(g).reshape(g, tuple(m for pair in zip(sa, sb) for m in pair)), sa, sb
 
 
 def kron_a_bar(g, a, b):
     """Adjoint of `a` in ``np.kron(a, b)``, for operands of any rank: `g` summed
     against `b` over b's axes."""
     parts, sa, sb = _kron_parts(g, a, b)
-    n = len(sa)
-    got = np.tensordot(parts, np.reshape(b, sb), (list(range(1, 2 * n, 2)), list(range(n))))
-    return np.reshape(got, np.shape(a))
+    n, xp = len(sa), _namespace(g, b)
+    got = xp.tensordot(parts, xp.reshape(b, sb), axes=(list(range(1, 2 * n, 2)),
+                                                       list(range(n))))
+    return xp.reshape(got, np.shape(a))
 
 
 def kron_b_bar(g, a, b):
     """Adjoint of `b` in ``np.kron(a, b)``, for operands of any rank."""
     parts, sa, sb = _kron_parts(g, a, b)
-    n = len(sa)
-    got = np.tensordot(parts, np.reshape(a, sa), (list(range(0, 2 * n, 2)), list(range(n))))
-    return np.reshape(got, np.shape(b))
+    n, xp = len(sa), _namespace(g, a)
+    got = xp.tensordot(parts, xp.reshape(a, sa), axes=(list(range(0, 2 * n, 2)),
+                                                       list(range(n))))
+    return xp.reshape(got, np.shape(b))
 
 
 def _cross_parts(g, a, b, axisa, axisb, axisc):
@@ -838,7 +877,14 @@ def diff_bar(g, x, n=1, axis=-1):
     each side, negated for an odd `n` (the transpose of a difference is minus a
     difference)."""
     axis = axis % np.ndim(x)
-    zeros = np.zeros(np.shape(g)[:axis] + (n,) + np.shape(g)[axis + 1:], dtype=np.result_type(g))
+    shape = np.shape(g)[:axis] + (n,) + np.shape(g)[axis + 1:]
+    if _other(g):  # (the array API's concat and diff)
+        xp = _namespace(g)
+        zeros = xp.zeros(shape, dtype=g.dtype)
+        if xp is np:  # (Dask's: NumPy's names, which it takes over)
+            return np.diff(np.concatenate((zeros, -g if n % 2 else g, zeros), axis), n, axis)
+        return xp.diff(xp.concat((zeros, -g if n % 2 else g, zeros), axis=axis), n=n, axis=axis)
+    zeros = np.zeros(shape, dtype=np.result_type(g))
     return np.diff(np.concatenate((zeros, -g if n % 2 else g, zeros), axis), n, axis)
 
 
@@ -856,6 +902,12 @@ def einsum_bar(subscripts, i, g, x, *others):
     if plan is None:
         plan = _EINSUM_PLANS[key] = _einsum_plan(subscripts, i, [np.ndim(x) for x in operands])
     spec, ones, distinct, full = plan
+    if _other(g) and full is None:  # (einsum is not the standard's: the library's own)
+        xp = _namespace(g)
+        args = [g, *others] + ([xp.ones_like(x)] if ones else [])
+        got = xp.einsum(spec, *args)
+        axes = tuple(a for a, n in enumerate(np.shape(x)) if n == 1 and got.shape[a] != 1)
+        return xp.sum(got, axis=axes, keepdims=True) if axes else got
     args = [g, *others]
     if ones:
         args.append(np.ones(np.shape(x), dtype=np.result_type(np.asarray(x), g)))

@@ -10,16 +10,33 @@ derivative is built, rather than let JAX's own error come from the generated lin
 A write into a list (a list of arrays' adjoints) changes the list, not an array,
 and runs.
 
+`refuse_numpy_only` refuses, for any other library's arrays (Dask's too), a
+derivative that calls what would give back a NumPy array or compute a Dask graph: a
+runtime helper written for NumPy arrays only (`NUMPY_ONLY`: the adjoints of
+``np.take``, ``np.diag``, ``np.median``, ``np.cumprod``, ``np.prod`` and of the
+determinant and decompositions), or a NumPy function the library has no counterpart
+of (Dask has no ``np.sort``, ``np.argsort``, ``np.linalg.det``...).
+
 May import ir and errors.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 
 from .. import ir
 from ..errors import S2SADError
-from ..ir.kinds import ListKind, libraries_in, namespace_of
+from ..ir.kinds import NAMESPACES, ListKind, libraries_in, namespace_of
+
+# The runtime helpers written for NumPy arrays only (they write into NumPy zeros or
+# call what neither Dask nor the array API standard has), with the function whose
+# derivative calls them
+NUMPY_ONLY = {"take_bar": "np.take", "diag_bar": "np.diag", "median_bar": "np.median",
+              "cumprod_bar": "np.cumprod", "cumprod_bar_dot": "np.cumprod",
+              "prod_others": "np.prod", "prod_others_dot": "np.prod",
+              "cofactors": "np.linalg.det", "cofactors_dot": "np.linalg.det",
+              "inverse_t": "np.linalg.inv", "eig_inv_t": "np.linalg.eig"}
 
 
 def refuse_writes(functions: list, acts: list, param_kinds: dict):
@@ -36,6 +53,63 @@ def refuse_writes(functions: list, acts: list, param_kinds: dict):
             container = _written(s)
             if container is not None and not _a_list(container, kinds):
                 _refuse(uf.fn.source, s, library)
+
+
+def refuse_numpy_only(functions: list, param_kinds: dict):
+    """Refuse, at the user's line, the first call among `functions` of a NumPy-only
+    helper (`NUMPY_ONLY`) or of a NumPy function (``np.sort``, ``np.linalg.det``)
+    the library of `param_kinds`' arrays has no counterpart of."""
+    libraries = set().union(*map(libraries_in, param_kinds.values()))
+    if not libraries:
+        return
+    library = min(libraries)
+    module = importlib.import_module(NAMESPACES.get(library, f"{library}.array"))
+    shown = _NAMES.get(library, library.capitalize())
+    for uf in functions:
+        for s in ir.walk(uf.fn.body):
+            target = getattr(s, "target", None)
+            if library == "dask" and isinstance(target, ast.Subscript) and any(
+                    isinstance(n, ast.Constant) and n.value is None
+                    for n in ast.walk(target.slice)):
+                raise _error(uf.fn.source, s, "with Dask arrays, the derivative would write "
+                             "into an array through an index with None (the adjoint of "
+                             "reading x[:, None]), which Dask cannot: not supported yet",
+                             "Write np.expand_dims(x, 1) for x[:, None], or pass NumPy "
+                             "arrays (docs/guide/arrays.md).")
+            for name in _called(s):
+                if name in NUMPY_ONLY:
+                    why = (f"the derivative of {NUMPY_ONLY[name]} (s2sad's `{name}`) is "
+                           "written for NumPy arrays only")
+                elif name.split(".")[0] in ("np", "numpy") and not _has(module, name):
+                    why = f"the derivative calls {name}, which {shown} has no counterpart of"
+                else:
+                    continue
+                raise _error(uf.fn.source, s, f"with {shown} arrays, {why}: not supported "
+                             "yet", "Pass NumPy arrays for this function "
+                             "(docs/guide/arrays.md lists what works with which library).")
+
+
+def _called(s):
+    """The dotted names of the functions the statement `s` calls (not those of the
+    statements it holds)."""
+    for value in vars(s).values():
+        if isinstance(value, ast.AST):
+            for node in ast.walk(value):
+                if isinstance(node, ast.Call):
+                    name = ir.dotted(node.func)
+                    if name:
+                        yield name
+
+
+def _has(module, name: str) -> bool:
+    """Has `module` (``dask.array``, ``jax.numpy``) the counterpart of the NumPy name
+    `name` (``np.sort``, ``np.linalg.det``, ``np.add.at``)?"""
+    got = module
+    for part in name.split(".")[1:]:
+        got = getattr(got, part, None)
+        if got is None:
+            return False
+    return True
 
 
 def _written(s):
@@ -66,18 +140,25 @@ def _a_list(name: str, kinds: list) -> bool:
 
 
 def _refuse(info, s, library: str):
-    line = s.line or None
-    text = info.line_text(line) if info is not None and line else None
-    raise S2SADError(
-        f"{info.qualname if info else 'the function'}: with {_NAMES.get(library, library)} "
+    raise _error(
+        info, s, f"with {_NAMES.get(library, library)} "
         "arrays, the derivative would write into an array in place here "
         "(an assignment to an element or a slice, or the gradient of reading one), and "
         f"{_NAMES.get(library, library)} arrays cannot be changed: not supported yet",
+        "Build the array without writes into it (np.where, np.concatenate, "
+        "np.stack), compute with whole arrays rather than elements, or pass NumPy "
+        "arrays (docs/guide/arrays.md).")
+
+
+def _error(info, s, message: str, hint: str) -> S2SADError:
+    """`message` about the statement `s` of the function `info`, at its line."""
+    line = s.line or None
+    text = info.line_text(line) if info is not None and line else None
+    return S2SADError(
+        f"{info.qualname if info else 'the function'}: {message}",
         filename=info.filename if info else None, lineno=line,
         col=(len(text) - len(text.lstrip())) if text else None, source_line=text,
-        hint="Build the array without writes into it (np.where, np.concatenate, "
-             "np.stack), compute with whole arrays rather than elements, or pass NumPy "
-             "arrays (docs/guide/arrays.md).")
+        hint=hint)
 
 
 _NAMES = {"jax": "JAX"}
