@@ -274,3 +274,16 @@ def test_rule_row_on_another_library(name, library):
     for g, ref in zip(got, want):
         assert g.shape == ref.shape
         np.testing.assert_allclose(lib["numbers"](g), ref, rtol=lib["rtol"], atol=lib["atol"])
+
+
+@pytest.mark.parametrize("library", list(LIBRARIES))
+def test_a_refused_row_is_refused_in_forward_mode_too(library):
+    """The forward derivative (``grad(mode="forward")``, and `hessian`'s forward pass
+    over the gradient) calls NumPy-only helpers too: refused at the user's line."""
+    lib = LIBRARIES[library]()
+    x = lib["convert"](rng.uniform(0.5, 1.0, size=M34))
+    for call in (s2sad.grad(products, mode="forward"), s2sad.hessian(products)):
+        with pytest.raises(S2SADError, match=NUMPY_ONLY) as info:
+            call(x)
+        assert info.value.filename == __file__
+        assert "np.prod" in info.value.source_line

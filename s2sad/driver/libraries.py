@@ -66,12 +66,16 @@ def refuse_numpy_only(functions: list, param_kinds: dict):
     module = importlib.import_module(NAMESPACES.get(library, f"{library}.array"))
     shown = _NAMES.get(library, library.capitalize())
     for uf in functions:
+        # (a statement a rule added, or one hoisted before the first, has no line of
+        # its own: the user's line before it, or the function's first)
+        line = next((s.line for s in ir.walk(uf.fn.body) if s.line), None)
         for s in ir.walk(uf.fn.body):
+            line = s.line or line
             target = getattr(s, "target", None)
             if library == "dask" and isinstance(target, ast.Subscript) and any(
                     isinstance(n, ast.Constant) and n.value is None
                     for n in ast.walk(target.slice)):
-                raise _error(uf.fn.source, s, "with Dask arrays, the derivative would write "
+                raise _error(uf.fn.source, line, "with Dask arrays, the derivative would write "
                              "into an array through an index with None (the adjoint of "
                              "reading x[:, None]), which Dask cannot: not supported yet",
                              "Write np.expand_dims(x, 1) for x[:, None], or pass NumPy "
@@ -84,7 +88,7 @@ def refuse_numpy_only(functions: list, param_kinds: dict):
                     why = f"the derivative calls {name}, which {shown} has no counterpart of"
                 else:
                     continue
-                raise _error(uf.fn.source, s, f"with {shown} arrays, {why}: not supported "
+                raise _error(uf.fn.source, line, f"with {shown} arrays, {why}: not supported "
                              "yet", "Pass NumPy arrays for this function "
                              "(docs/guide/arrays.md lists what works with which library).")
 
@@ -141,7 +145,7 @@ def _a_list(name: str, kinds: list) -> bool:
 
 def _refuse(info, s, library: str):
     raise _error(
-        info, s, f"with {_NAMES.get(library, library)} "
+        info, s.line, f"with {_NAMES.get(library, library)} "
         "arrays, the derivative would write into an array in place here "
         "(an assignment to an element or a slice, or the gradient of reading one), and "
         f"{_NAMES.get(library, library)} arrays cannot be changed: not supported yet",
@@ -150,9 +154,9 @@ def _refuse(info, s, library: str):
         "arrays (docs/guide/arrays.md).")
 
 
-def _error(info, s, message: str, hint: str) -> S2SADError:
-    """`message` about the statement `s` of the function `info`, at its line."""
-    line = s.line or None
+def _error(info, line, message: str, hint: str) -> S2SADError:
+    """`message` about the line `line` of the function `info`."""
+    line = line or None
     text = info.line_text(line) if info is not None and line else None
     return S2SADError(
         f"{info.qualname if info else 'the function'}: {message}",
