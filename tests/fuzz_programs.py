@@ -667,7 +667,9 @@ def array_expr(draw, shape, env, depth=2):
               "np.max({v})", "{m}.sum()", "np.prod({u})", "np.linalg.norm({v})", "{u} @ {u}",
               "np.var({v})"],
         "v": ["np.sum({m}, axis=0)", "{m}[0]", "{m}[1]", "{v}[::-1]", "{u} @ {m}",
-              "np.mean({m}, axis=0)", "np.concatenate([{u}, {v}[1:2]])", "{m}.max(axis=0)"],
+              "np.mean({m}, axis=0)", "np.concatenate([{u}, {v}[1:2]])", "{m}.max(axis=0)",
+              # (NumPy of a list or tuple of numbers: an array, times a number after)
+              "np.sin([{s}, {s} * 0.5, {s}])", "np.maximum(({s}, {s}, 0.5), {s})"],
         "m": ["np.outer({u}, {v})", "{v} * {m}", "{m} - np.mean({m}, axis=1, keepdims=True)",
               "np.stack([{v}, {v}])", "{m}[::-1]"],
         "u": ["{m} @ {v}", "np.sum({m}, axis=1)", "{m}[:, 0]", "{v}[1:]", "{m}[:, 1:].sum(axis=1)",

@@ -750,3 +750,18 @@ def test_a_softmax_max_shift_has_no_derivative_computed():
     assert "extreme_bar" in s2sad.source(_shift_read_in_a_branch, example=(Z, 1.0))
     assert np.allclose(s2sad.grad(_shift_read_in_a_branch)(Z, 1.0),
                        central_diff(_shift_read_in_a_branch, (Z, 1.0), 0), atol=1e-6)
+
+
+def test_numpy_of_a_list_of_numbers_is_an_array():
+    """``np.sin([x[0], x[2]])`` is an array of rank 1 (NumPy converts the list), so a
+    number it is multiplied by gets the sum of its adjoint, not an array (whose kind
+    was not known: the rule for numbers was taken, and the gradient raised)."""
+    def f(x):
+        return np.sum(np.sin([x[0], x[2]]) * x[2]) + np.sum(np.real((x[0], x[2])) * x[1]) \
+            + np.sum(np.maximum([x[0], x[1]], x[2]) * x[2])
+
+    x = np.array([0.3, 0.5, 0.7])
+    eps = 1e-6
+    numeric = [(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(3)]
+    assert np.allclose(s2sad.grad(f)(x), numeric, rtol=1e-6)
+    assert np.allclose(s2sad.jvp(f, (x,), (np.eye(3)[2],))[1], numeric[2], rtol=1e-6)

@@ -579,6 +579,11 @@ def rule_result_kind(op, inputs: list):
     if key is float:  # a Python float, whatever it converts (or it raises)
         return SCALAR
     row = facts_of(key)
+    if not row.lists and any(isinstance(k, (ListKind, tuple)) for k in inputs) and (
+            isinstance(key, np.ufunc) or getattr(key, "__module__", "") == "numpy"):
+        # (a list or tuple is an array to NumPy: ``np.sin([x, y])`` is one of rank 1)
+        inputs = [ArrayKind(_array_rank_of(k), "?") if isinstance(k, (ListKind, tuple))
+                  else k for k in inputs]
     if not any(isinstance(k, ArrayKind) for k in inputs) and not row.lists:
         return None if not isinstance(key, np.ufunc) and not row.scalar_ok \
             else (SCALAR if all(k in (SCALAR, INT) for k in inputs) else UNKNOWN)
@@ -635,6 +640,20 @@ def result_dtype(result, op, inputs: list):
     if isinstance(result, ArrayKind):
         return result if code == "f" else ArrayKind(result.ndim, code)
     return INT if code in ("i", "b") else result if code in ("f", "?") else OTHER
+
+
+def _array_rank_of(kind):
+    """The rank of the array NumPy makes of a value of `kind` (None: not known)."""
+    if kind in (SCALAR, INT):
+        return 0
+    if isinstance(kind, ArrayKind):
+        return kind.ndim
+    items = [kind.elem] if isinstance(kind, ListKind) else list(kind) if isinstance(
+        kind, tuple) else None
+    if not items:
+        return None if items is None else 1
+    inner = {_array_rank_of(k) for k in items}
+    return None if None in inner or len(inner) != 1 else 1 + inner.pop()
 
 
 def _element_codes(kind) -> set:
