@@ -107,9 +107,15 @@ class _Splitter:
         leaving the branch is one more read of such a name, if the block reads it
         too, and the block ends by handing its last copy back under the name."""
         sites: dict[str, int] = {}
-        for s in stmts:
-            for n in self.reads(s):
+        reads = [self.reads(s) for s in stmts]  # (no line is renamed before its turn)
+        for read in reads:
+            for n in read:
                 sites[n] = sites.get(n, 0) + 1
+        later_at, after = {}, set()  # index of an `if` -> what the lines after it read
+        for i in range(len(stmts) - 1, -1, -1):
+            if isinstance(stmts[i], ir.If):
+                later_at[i] = set(after)
+            after.update(reads[i])
         handed = []
         if outflow and not (ir.terminates(stmts) or (stmts and isinstance(stmts[-1], ir.Exit))):
             defined = {n for s in stmts for n in self.defines(s)}
@@ -125,7 +131,7 @@ class _Splitter:
             self.rename_reads(s, copies)
             if isinstance(s, ir.If):
                 outer = self.inner_reads(s)
-                later = {n for t in stmts[i + 1:] for n in self.reads(t)} | set(outflow)
+                later = later_at[i] | set(outflow)
                 flows = frozenset(n for n in self.defines(s) if n in later)
                 s.body = self.block(s.body, outer, flows)
                 s.orelse = self.block(s.orelse, outer, flows)
