@@ -502,6 +502,20 @@ def local_reads(node: ast.AST, is_local) -> list:
     out = []
 
     def visit(n):
+        t = type(n)  # (the common nodes first, children in `ast.iter_child_nodes` order)
+        if t is ast.Constant:
+            return
+        if t is ast.BinOp:
+            visit(n.left)
+            visit(n.right)
+            return
+        if t is ast.Call:
+            visit(n.func)
+            for x in n.args:
+                visit(x)
+            for x in n.keywords:
+                visit(x.value)
+            return
         if isinstance(n, ast.Attribute):
             root = n
             while isinstance(root, ast.Attribute):
