@@ -50,7 +50,7 @@ def split_lists(tree: ast.FunctionDef, nodes=None) -> bool:
         _Parallel().visit(tree)
     if not made:
         return parallel
-    found = _Analysis(tree)
+    found = _Analysis(tree, None if parallel else nodes)
     widths = found.widths()
     if widths:
         elements = {p: widths[min(lists)] for p, lists in found.elements.items()
@@ -197,13 +197,16 @@ class _Analysis:
     qualifies when all are of the forms the module docstring lists, and the k they
     imply agree, across the lists made from one another."""
 
-    def __init__(self, tree):
+    def __init__(self, tree, nodes=None):
+        """`nodes`: ``list(ast.walk(tree))``, where the caller has it (nothing here
+        changes the tree)."""
+        nodes = list(ast.walk(tree)) if nodes is None else nodes
         self.parents = {}
-        for node in ast.walk(tree):
+        for node in nodes:
             for child in ast.iter_child_nodes(node):
                 self.parents[child] = node
         self.bad = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, (ast.FunctionDef, ast.Lambda, ast.AsyncFunctionDef)) \
                     and node is not tree:
                 self.bad |= {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
@@ -215,7 +218,7 @@ class _Analysis:
         self.defined: set = set()
         self.elements: dict = {}  # p -> the list ``for p in L`` reads
         self.loose: set = set()
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, ast.Name):
                 if isinstance(node.ctx, ast.Store):
                     self.store(node)
