@@ -14,7 +14,7 @@ position or by keyword as SciPy does, ``loc`` and ``scale`` left out meaning 0 a
 * ``beta.logpdf pdf(x, a, b, loc=0, scale=1)`` in all five, ``beta.cdf`` in x,
   loc, scale;
 * ``poisson.logpmf pmf cdf(k, mu, loc=0)`` in the mean mu (k and loc are integers);
-* ``multivariate_normal.logpdf(x, mean, cov)``, a point (d,) or points (n, d), in
+* ``multivariate_normal.logpdf(x, mean, cov)``, a point (d,) or points (..., d), in
   x, mean and cov. SciPy reads the lower triangle of cov (its upper one may hold
   anything), so cov's adjoint is in the lower triangle, as that of
   ``np.linalg.eigh`` is: for a symmetric parametrisation ``cov = m + m.T`` its
@@ -648,14 +648,17 @@ def poisson_cdf_forward_array(k, mu, loc=0, *, out, k_dot, mu_dot, loc_dot):
 # (with r = x - mean and s = cov^-1 r, row by row: logpdf = -(d log 2 pi + log det cov
 # + r.s) / 2, so x's derivative is -s, mean's s, and cov's (s s^T - cov^-1) / 2, its
 # symmetric adjoint g folded into the lower triangle SciPy reads: g + g.T there, the
-# diagonal once)
+# diagonal once. The points, of any rank, are solved as the columns of one (d, n)
+# matrix: solve(cov, r.T) of points (n1, d, d) would read r.T (d, d, n1) as a stack
+# of d matrices, a wrong s and no error)
 
 
 @reverse(stats.multivariate_normal.logpdf)
 def multivariate_normal_logpdf_reverse(x, mean, cov, out, out_bar):
-    s = np.linalg.solve(cov, (x - mean).T).T
-    gs = np.expand_dims(out_bar, -1) * s
     n = cov.shape[-1]
+    r = x - mean
+    s = np.reshape(np.linalg.solve(cov, np.reshape(r, (-1, n)).T).T, np.shape(r))
+    gs = np.expand_dims(out_bar, -1) * s
     g = 0.5 * (np.reshape(s, (-1, n)).T @ np.reshape(gs, (-1, n))
                - np.sum(out_bar) * np.linalg.inv(cov))
     return -gs, unbroadcast(gs, mean), (g + g.T) * np.tri(n) - g * np.eye(n)
@@ -663,8 +666,9 @@ def multivariate_normal_logpdf_reverse(x, mean, cov, out, out_bar):
 
 @forward(stats.multivariate_normal.logpdf)
 def multivariate_normal_logpdf_forward(x, mean, cov, out, x_dot, mean_dot, cov_dot):
-    s = np.linalg.solve(cov, (x - mean).T).T
     n = cov.shape[-1]
+    r = x - mean
+    s = np.reshape(np.linalg.solve(cov, np.reshape(r, (-1, n)).T).T, np.shape(r))
     # (the symmetric matrix cov_dot's lower triangle stands for)
     c = cov_dot * np.tri(n) + (cov_dot * (np.tri(n) - np.eye(n))).T
     return -np.sum(s * x_dot, axis=-1), np.sum(s * mean_dot, axis=-1), \
