@@ -18,6 +18,8 @@ import ast
 from .. import ir
 from ..errors import NotDifferentiableError
 from ..ir.kinds import INT, SCALAR, ArrayKind, ListKind
+from ..primitives.facts import shape_rule
+from ..primitives.shape_rules import elementwise as broadcast_rule
 from .common import adj, missing_rule, zero
 from .containers import ContainerAdjoints
 
@@ -214,7 +216,8 @@ class OperationAdjoints:
         seed = ir.name(self.fresh()) if mask else out_bar
         assigns, terms = self.rule_of(op).instantiate(op.inputs, ir.name(target), [seed],
                                                       wanted, self.fresh, op.options)
-        terms = {i: self.drop_needless_unbroadcast(e, target) for i, e in terms.items()}
+        terms = {i: _needless_unbroadcast_dropped(self.act, e, target, op.key)
+                 for i, e in terms.items()}
         self.branch_masks(op, target, out_bar, terms)
         bound = self.unmasked_seed(seed, mask, assigns, terms, line) if mask else []
         used = set()  # (an unbroadcast dropped needs no import)
@@ -275,15 +278,6 @@ class OperationAdjoints:
                 continue
             return True
         return False
-
-    def drop_needless_unbroadcast(self, term, target):
-        """``unbroadcast(g, x)`` is `g` when `x` has the shape of the result `target`
-        (the adjoint of an elementwise operation already has the result's shape)."""
-        if isinstance(term, ast.Call) and ir.dotted(term.func) == "unbroadcast" \
-                and len(term.args) == 2 and isinstance(term.args[1], ast.Name) \
-                and self.act.same_shape(term.args[1].id, target):
-            return term.args[0]
-        return term
 
     def shape_donor(self, expr):
         """``unreduce(g, t4, ...)``, ``unbroadcast(g, t4)`` and ``np.size(t4)`` read
@@ -346,6 +340,22 @@ BY_KIND = {
     "inactive": OperationAdjoints.no_adjoint,  # (activity refuses an active one)
     "unknown": OperationAdjoints.no_adjoint,
 }
+
+
+def _needless_unbroadcast_dropped(act, term, target: str, key):
+    """A rule's `term`, ``unbroadcast(g, x)`` read as `g` where `g` certainly has
+    `x`'s shape (by `act`'s shapes): where the rule of `key` broadcasts its inputs
+    into its result (its shape rule is `shape_rules.elementwise`), its terms,
+    elementwise in the result's adjoint, have the shape of the result `target`: `x`'s,
+    where `x` has it. Another rule's terms may have any shape, whatever the result's:
+    the mean's term of ``multivariate_normal.logpdf`` of d points (d, d) is (d, d),
+    its result and the mean (d,), so the term is summed even where `x` has the
+    result's shape."""
+    if isinstance(term, ast.Call) and ir.dotted(term.func) == "unbroadcast" \
+            and len(term.args) == 2 and isinstance(term.args[1], ast.Name) \
+            and shape_rule(key) is broadcast_rule and act.same_shape(term.args[1].id, target):
+        return term.args[0]
+    return term
 
 
 def _slices_as_calls(index):
