@@ -38,6 +38,7 @@ import copy
 from .. import ir
 from ..errors import UnsupportedSyntaxError
 from .expand import expand
+from .liveness import names_with
 from .parse import Located, Parsed
 
 RETVAL = "%retval"
@@ -47,8 +48,7 @@ RETURNED = "%returned"
 def compiler_locals(tree: ast.FunctionDef) -> set:
     """The names the desugared `tree` assigns that are not the user's (`expand`'s and
     this module's, all starting with ``%``)."""
-    return {n.id for n in ast.walk(tree)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id[0] == "%"}
+    return {n for n in names_with(tree, ast.Store) if n[0] == "%"}
 
 
 def desugar(parsed: Parsed) -> ast.FunctionDef:

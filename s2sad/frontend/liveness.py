@@ -13,6 +13,9 @@ nothing.
   name two branches assign only if it is live after the ``if``.
 * `assigned_by(try_statement)` gives the names a ``try`` assigns on every path that
   goes on after it.
+* `names_with(node, ctx)` is the set of the ids of the names in `node` whose
+  context is a `ctx` (``ast.Load``, ``ast.Store``): those `ast.walk` finds, without
+  its generators.
 * `assigned_in_order(stmts)` lists the names `stmts` assign (targets, loop targets,
   augmented assignments), each once, in the order they first appear: the order of a
   loop's phis.
@@ -31,10 +34,10 @@ def liveness(body) -> tuple:
     heads, after = {}, {}
 
     def reads(node) -> set:
-        return _names(node, ast.Load) if node is not None else set()
+        return names_with(node, ast.Load) if node is not None else set()
 
     def stored(target) -> set:
-        return _names(target, ast.Store)
+        return names_with(target, ast.Store)
 
     def block(stmts, live, brk, cont):
         for st in reversed(stmts):
@@ -82,10 +85,10 @@ def liveness(body) -> tuple:
     return heads, after
 
 
-def _names(node, ctx) -> set:
+def names_with(node, ctx) -> set:
     """The ids of the names in `node` whose context is a `ctx` (the names `ast.walk`
-    finds, without its generators: every statement is asked, and the dataflow asks a
-    loop's statements again until it settles)."""
+    finds, without its generators: `liveness` asks every statement, and a loop's
+    again until the dataflow settles)."""
     out = set()
     stack = [node]
     pop, push, extend, AST = stack.pop, stack.append, stack.extend, ast.AST
