@@ -296,6 +296,9 @@ def _code_in_file(code, func_globals):
     return got[1].get((code.co_name, code.co_firstlineno), [])
 
 
+_COMPILES_TO: dict = {}  # code object -> a text that compiles to it on its own
+
+
 def check_source(func, lines, first):
     """Refuse the source text `lines` of `func` (read from its file, as
     `inspect.getsourcelines` does, at line `first`) when it does not compile to the
@@ -315,8 +318,14 @@ def check_source(func, lines, first):
     # the text compiled on its own, then in its file: Python compiles a function in
     # the context of the module or statement it was given (a name bound by ``import``
     # in the same compilation loads its attributes without the method call path)
+    text = "".join(lines)
+    if _COMPILES_TO.get(code) == text:
+        return  # (a build reads the text twice: to parse it, and for the structures)
     digest = code_digest(code)
     if any(code_digest(c) == digest for c in _code_of_text(code, lines)):
+        if len(_COMPILES_TO) >= 256:
+            _COMPILES_TO.clear()
+        _COMPILES_TO[code] = text
         return
     compiled = _code_in_file(code, target.__globals__)
     if compiled is None and not os.path.isfile(code.co_filename):
