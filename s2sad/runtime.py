@@ -279,7 +279,7 @@ def pieces(g, parts, axis=0):
     if _other(g):  # (slices: neither Dask nor the array API has np.split)
         axis, at, out = axis % g.ndim, 0, []
         for n in sizes:
-            out.append(g[(slice(None),) * axis + (slice(at, at + n),)])
+            out.append(g[(slice(None),) * axis + (slice(at, at + n), ...)])
             at += n
     else:
         out = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
@@ -291,7 +291,7 @@ def unstack(g, n, axis=0):
     """The adjoints of the `n` arrays `np.stack` stacked along `axis`."""
     if _other(g):
         axis = axis % g.ndim
-        return [g[(slice(None),) * axis + (i,)] for i in range(n)]
+        return [g[(slice(None),) * axis + (i, ...)] for i in range(n)]
     return [np.take(g, i, axis=axis) for i in range(n)]
 
 

@@ -1,14 +1,16 @@
 """The runtime helpers' paths for arrays of other libraries use only the Python array
 API standard: checked with ``array-api-strict``, which has nothing else (no NumPy
 functions, no ``__array_function__``, no implicit conversion). Each helper gives an
-array of that library, equal to what it gives for NumPy arrays. (Only the helpers
-the usual losses call: docs/guide/arrays.md; s2sad's API takes Dask arrays, not yet
-these.) Skipped where array-api-strict is not installed (CI installs it with the
-test extra)."""
+array of that library, equal to what it gives for NumPy arrays (the helpers
+docs/guide/arrays.md lists). And every entry point takes array-api-strict arrays
+(the derivative's NumPy names run as the standard's, `backend.standard`) and gives
+arrays of that library. Skipped where array-api-strict is not installed (CI
+installs it with the test extra)."""
 
 import numpy as np
 import pytest
 
+import s2sad
 from s2sad import runtime
 from s2sad.errors import NonScalarOutputError
 
@@ -92,3 +94,39 @@ def test_unreduce_keeps_float32():
     x = xp.asarray(G.astype(np.float32))
     assert runtime.unreduce(2.0, x).dtype == xp.float32
     assert runtime.unbroadcast(x, xp.zeros((1, 3), dtype=xp.float32)).dtype == xp.float32
+
+
+def curved(x, W):
+    return np.sum(np.tanh(W @ x) ** 2) + np.sum(np.mean(x * x * x, axis=0, keepdims=True))
+
+
+def mapped(x, W):
+    return np.tanh(W @ x) * np.sum(x)
+
+
+ENTRY_POINTS = {
+    "grad": lambda x, W: s2sad.grad(curved, (0, 1))(x, W),
+    "value_and_grad": lambda x, W: s2sad.value_and_grad(curved)(x, W),
+    "vjp": lambda x, W: s2sad.vjp(mapped, x, W)[1](W @ x),
+    "jvp": lambda x, W: s2sad.jvp(mapped, (x, W), (x, W)),
+    "hessian": lambda x, W: s2sad.hessian(curved, (0, 1))(x, W),
+    "hvp": lambda x, W: s2sad.hvp(curved)(x, W, x),
+    "jacobian forward": lambda x, W: s2sad.jacobian(mapped, mode="forward")(x, W),
+    "jacobian reverse": lambda x, W: s2sad.jacobian(mapped, (0, 1), mode="reverse")(x, W),
+    'grad(mode="forward")': lambda x, W: s2sad.grad(curved, (0, 1), mode="forward")(x, W),
+}
+
+
+def leaves(value):
+    return [e for v in value for e in leaves(v)] if isinstance(value, tuple) else [value]
+
+
+@pytest.mark.parametrize("name", list(ENTRY_POINTS))
+def test_entry_point_takes_strict_arrays(name):
+    x, W = rng.normal(size=3), rng.normal(size=(4, 3))
+    got = leaves(ENTRY_POINTS[name](xp.asarray(x), xp.asarray(W)))
+    want = leaves(ENTRY_POINTS[name](x, W))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert isinstance(g, Array), type(g)
+        np.testing.assert_allclose(np.from_dlpack(g), w, rtol=1e-12, atol=1e-14)

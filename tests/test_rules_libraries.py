@@ -1,9 +1,10 @@
 """The NumPy rule rows on other libraries' arrays: for a representative row of each
 family (elementwise functions and operators, reductions with `axis` and `keepdims`,
 matrix products, broadcasting, the shaping functions), the gradient of a small
-program that uses it, taken on Dask arrays and on JAX arrays (CPU), is an array of
-that library (a Dask one still lazy: nothing computed before `.compute()`) and
-equals the gradient of the same program on NumPy arrays.
+program that uses it, taken on Dask arrays, JAX arrays (CPU) and array-api-strict
+arrays (the array API standard and nothing else), is an array of that library (a
+Dask one still lazy: nothing computed before `.compute()`) and equals the gradient
+of the same program on NumPy arrays.
 
 The rows whose adjoint is written for NumPy arrays only are refused for the other
 libraries with an `S2SADError` at the user's line (`REFUSED`), never a NumPy array or
@@ -98,7 +99,7 @@ def none_index(x):
 
 
 def slicing(x):
-    return np.sum(np.sin(x[:, 1:] * x[:, :-1])) + np.sum(np.sin(x[1]))
+    return np.sum(np.sin(x[:, 1:] * x[:, :-1])) + np.sum(np.sin(x[1, ...]))
 
 
 def flips(x):
@@ -150,8 +151,11 @@ def cumulative_products(x):
 
 
 def contractions(A, B):
-    return np.sum(np.sin(np.tensordot(A, B, axes=([0], [0])))) \
-        + np.sum(np.sin(np.vstack([np.sum(A, axis=0), B])))
+    return np.sum(np.sin(np.tensordot(A, B, axes=([0], [0]))))
+
+
+def vstacked(A, B):
+    return np.sum(np.sin(np.vstack([np.sum(A, axis=0), B])))
 
 
 def kronecker(A, B):
@@ -198,7 +202,8 @@ PROGRAMS = {  # name: (program, its arguments' shapes)
     "median": (median, [M34]),
     "prod": (products, [M34]),
     "cumprod": (cumulative_products, [M34]),
-    "tensordot, vstack": (contractions, [M34, M34]),
+    "tensordot": (contractions, [M34, M34]),
+    "vstack": (vstacked, [M34, M34]),
     "kron": (kronecker, [(2, 3), (3, 2)]),
     "diag": (diagonal, [M44]),
     "det": (determinant, [M44]),
@@ -208,7 +213,16 @@ PROGRAMS = {  # name: (program, its arguments' shapes)
 # arrays only, functions the library has not, writes JAX arrays cannot take
 NUMPY_ONLY = "written for NumPy arrays only"
 UNCHANGEABLE = "JAX arrays cannot be changed"
+MASK = "arithmetic on a comparison's booleans"
+NO = "which array-api-strict has no counterpart of"
 REFUSED = {
+    "array-api-strict": {
+        "maximum, minimum, power, division": MASK, "clip": MASK, "einsum": f"np.einsum, {NO}",
+        "take": NUMPY_ONLY, "median": f"np.median, {NO}", "prod": NUMPY_ONLY,
+        "cumprod": f"np.cumprod, {NO}", "vstack": f"np.vstack, {NO}",
+        "kron": f"np.kron, {NO}", "diag": f"np.diag, {NO}", "det": NUMPY_ONLY,
+        # (the user's own x[:, None]: the standard asks for x[:, None, ...])
+        "an index with None": IndexError},
     "dask": {"an index with None": "index with None", "sort": "np.sort, which Dask has no",
              "take": NUMPY_ONLY, "median": NUMPY_ONLY, "prod": NUMPY_ONLY,
              "cumprod": NUMPY_ONLY, "diag": NUMPY_ONLY, "kron": "np.kron, which Dask has no",
@@ -252,7 +266,15 @@ def jax_library():
             "rtol": 3e-4, "atol": 3e-5}
 
 
-LIBRARIES = {"dask": dask_library, "jax": jax_library}
+def strict_library():
+    xp = pytest.importorskip("array_api_strict", reason="array-api-strict is not installed "
+                             "(pip install -e '.[test]')")
+    return {"convert": xp.asarray, "type": type(xp.asarray(0.0)),
+            "lazily": contextlib.nullcontext, "numbers": np.from_dlpack,
+            "rtol": 1e-11, "atol": 1e-13}
+
+
+LIBRARIES = {"dask": dask_library, "jax": jax_library, "array-api-strict": strict_library}
 
 
 @pytest.mark.parametrize("library", list(LIBRARIES))
@@ -262,8 +284,13 @@ def test_rule_row_on_another_library(name, library):
     f, shapes = PROGRAMS[name]
     values = [rng.uniform(-1.0, 1.0, size=s) for s in shapes]
     wrt = tuple(range(len(values)))
-    if name in REFUSED[library]:
-        with pytest.raises(S2SADError, match=REFUSED[library][name]) as info:
+    refused = REFUSED[library].get(name)
+    if refused is IndexError:  # (the library's own error, at the user's line)
+        with pytest.raises(IndexError, match="add a trailing ellipsis"):
+            s2sad.grad(f, wrt)(*map(lib["convert"], values))
+        return
+    if refused is not None:
+        with pytest.raises(S2SADError, match=refused) as info:
             s2sad.grad(f, wrt)(*map(lib["convert"], values))
         assert info.value.filename == __file__
         return

@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from ..errors import S2SADError
-from ..ir.kinds import NAMESPACES, array_library
+from ..ir.kinds import NAMESPACES, array_library, dtype_kind
 from .arguments import typed_like
 
 
@@ -109,7 +109,7 @@ def zero_like(x):
         return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else float)
     xp = namespace(x)
     if xp is not None:
-        return xp.zeros_like(x, dtype=x.dtype if x.dtype.kind in "fc" else float)
+        return xp.zeros_like(x, dtype=x.dtype if dtype_kind(x.dtype) in "fc" else float)
     if nested(x):
         return [zero_like(e) for e in x]
     if isinstance(x, list):
@@ -129,8 +129,12 @@ def zero_of(x):
 
 def as_float(x):
     """`x` with every number a float (an integer array as a float array)."""
-    if isinstance(x, np.ndarray) or array_library(x) is not None:
+    if isinstance(x, np.ndarray):
         return x.astype(float) if x.dtype.kind != "f" else x
+    if array_library(x) is not None:
+        if dtype_kind(x.dtype) == "f":
+            return x
+        return x.astype(float) if hasattr(x, "astype") else namespace(x).astype(x, float)
     if nested(x):
         return [as_float(e) for e in x]
     if isinstance(x, list):
@@ -177,10 +181,11 @@ def units_of(x):
             t[k] = 1.0
             yield k, t
     elif (xp := namespace(x)) is not None:  # (in `x`'s library: a Dask array in its chunks)
+        dtype = x.dtype if isinstance(x.dtype, np.dtype) else float
         for k in np.ndindex(x.shape):
-            t = np.zeros(x.shape, dtype=x.dtype)
+            t = np.zeros(x.shape, dtype=dtype)
             t[k] = 1.0
-            yield k, xp.zeros_like(x) + t
+            yield k, xp.zeros_like(x) + xp.asarray(t)
     elif isinstance(x, list):
         for k in range(len(x)):
             t = [0.0] * len(x)
@@ -204,7 +209,8 @@ def shaped_like(x, numbers):
     if isinstance(x, np.ndarray) and namespace(*numbers) is None:
         return np.array([float(v) for v in numbers], dtype=float).reshape(x.shape)
     if isinstance(x, np.ndarray) or array_library(x) is not None:
-        return stack(numbers).reshape(x.shape)  # (lazily: ``float`` would compute)
+        numbers = stack(numbers)  # (lazily: ``float`` would compute)
+        return (namespace(numbers) or np).reshape(numbers, np.shape(x))
     if isinstance(x, list):
         return [float(v) for v in numbers]
     return numbers[0]
@@ -241,7 +247,8 @@ def split(matrix, x_rows, x_columns, shape_out):
         row, c0 = [], 0
         for b in columns:
             nb = size(b)
-            block = matrix[r0:r0 + na, c0:c0 + nb].reshape(
+            block = (namespace(matrix) or np).reshape(
+                matrix[r0:r0 + na, c0:c0 + nb],
                 shape_out + (() if a is None else shape(a)) + shape(b))
             row.append(block_like(block, b if a is None else a))
             c0 += nb

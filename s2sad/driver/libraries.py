@@ -1,9 +1,10 @@
 """libraries: what a derivative for another library's arrays cannot do.
 
 A derivative specialised on arrays of a library that stands in for NumPy in its code
-(`kinds.namespace_of`: JAX, whose arrays cannot be changed) is the NumPy text run
-with that library's functions (`backend.compile`). What that text changes in place
-cannot run there: a write into an array (``y[i] = v`` of the user's code, the
+(`kinds.namespace_of`: JAX, and array-api-strict through `backend.standard`) is the
+NumPy text run with that library's functions (`backend.compile`). JAX's arrays
+cannot be changed (`_IMMUTABLE`), so what that text changes in place cannot run
+there: a write into an array (``y[i] = v`` of the user's code, the
 reverse sweep's ``x_bar[i] += g`` for a read ``x[i]``) and ``np.add.at`` (a read
 with an index array). `refuse_writes` refuses them at the user's line while the
 derivative is built, rather than let JAX's own error come from the generated line.
@@ -15,7 +16,9 @@ derivative that calls what would give back a NumPy array or compute a Dask graph
 runtime helper written for NumPy arrays only (`NUMPY_ONLY`: the adjoints of
 ``np.take``, ``np.diag``, ``np.median``, ``np.cumprod``, ``np.prod`` and of the
 determinant and decompositions), or a NumPy function the library has no counterpart
-of (Dask has no ``np.sort``, ``np.argsort``, ``np.linalg.det``...).
+of (Dask has no ``np.sort``, ``np.argsort``, ``np.linalg.det``...); for
+array-api-strict, arithmetic on a comparison's booleans (a rule's ``g * (x >= y)``),
+which the standard leaves out.
 
 May import ir and errors.
 """
@@ -27,7 +30,7 @@ import importlib
 
 from .. import ir
 from ..errors import S2SADError
-from ..ir.kinds import NAMESPACES, ListKind, libraries_in, namespace_of
+from ..ir.kinds import NAMESPACES, ListKind, libraries_in
 
 # The runtime helpers written for NumPy arrays only (they write into NumPy zeros or
 # call what neither Dask nor the array API standard has), with the function whose
@@ -39,14 +42,21 @@ NUMPY_ONLY = {"take_bar": "np.take", "diag_bar": "np.diag", "median_bar": "np.me
               "inverse_t": "np.linalg.inv", "eig_inv_t": "np.linalg.eig"}
 
 
+def refuse(functions: list, acts: list, param_kinds: dict):
+    """`refuse_writes`, then `refuse_numpy_only`."""
+    refuse_writes(functions, acts, param_kinds)
+    refuse_numpy_only(functions, param_kinds)
+
+
 def refuse_writes(functions: list, acts: list, param_kinds: dict):
     """Refuse, at the user's line, the first write into an array among `functions`
     (`builder.UnitFunction`s) when `param_kinds` name a library whose arrays cannot
-    be changed; `acts` (``(user function, activity)`` pairs) say which containers
+    be changed (`_IMMUTABLE`); `acts` (``(user function, activity)`` pairs) say which containers
     are lists."""
-    if namespace_of(param_kinds) is None:
+    library = min(set().union(*map(libraries_in, param_kinds.values())) & _IMMUTABLE,
+                  default=None)
+    if library is None:
         return
-    library = next(iter(set().union(*map(libraries_in, param_kinds.values()))))
     for uf in functions:
         kinds = [act.kinds for func, act in acts if func is uf.user]
         for s in ir.walk(uf.fn.body):
@@ -80,6 +90,12 @@ def refuse_numpy_only(functions: list, param_kinds: dict):
                              "reading x[:, None]), which Dask cannot: not supported yet",
                              "Write np.expand_dims(x, 1) for x[:, None], or pass NumPy "
                              "arrays (docs/guide/arrays.md).")
+            if library == "array_api_strict" and any(map(_bool_arithmetic, _values(s))):
+                raise _error(uf.fn.source, line, "with array-api-strict arrays, the "
+                             "derivative does arithmetic on a comparison's booleans here "
+                             "(an adjoint times a mask), which the array API standard "
+                             "leaves out: not supported yet", "Pass NumPy arrays for this "
+                             "function (docs/guide/arrays.md).")
             for name in _called(s):
                 if name in NUMPY_ONLY:
                     why = (f"the derivative of {NUMPY_ONLY[name]} (s2sad's `{name}`) is "
@@ -93,16 +109,38 @@ def refuse_numpy_only(functions: list, param_kinds: dict):
                              "(docs/guide/arrays.md lists what works with which library).")
 
 
+def _values(s) -> list:
+    """The expressions of the statement `s` (not of the statements it holds)."""
+    return [v for v in vars(s).values() if isinstance(v, ast.AST)]
+
+
 def _called(s):
-    """The dotted names of the functions the statement `s` calls (not those of the
-    statements it holds)."""
-    for value in vars(s).values():
-        if isinstance(value, ast.AST):
-            for node in ast.walk(value):
-                if isinstance(node, ast.Call):
-                    name = ir.dotted(node.func)
-                    if name:
-                        yield name
+    """The dotted names of the functions the statement `s` calls."""
+    for value in _values(s):
+        for node in ast.walk(value):
+            if isinstance(node, ast.Call):
+                name = ir.dotted(node.func)
+                if name:
+                    yield name
+
+
+def _bool_arithmetic(expr) -> bool:
+    """Does `expr` do arithmetic on a comparison's booleans (``g * (x >= y)``, a rule's
+    mask), which the array API standard leaves out (array-api-strict refuses it)?"""
+    return any(isinstance(n, ast.BinOp) and not isinstance(n.op, _LOGICAL)
+               and (_boolean(n.left) or _boolean(n.right)) for n in ast.walk(expr))
+
+
+_LOGICAL = (ast.BitAnd, ast.BitOr, ast.BitXor)
+
+
+def _boolean(e) -> bool:
+    """Is `e` a comparison, or a logical combination or negation of one?"""
+    if isinstance(e, ast.BinOp) and isinstance(e.op, _LOGICAL):
+        return _boolean(e.left) or _boolean(e.right)
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Invert):
+        return _boolean(e.operand)
+    return isinstance(e, ast.Compare)
 
 
 def _has(module, name: str) -> bool:
@@ -165,4 +203,5 @@ def _error(info, line, message: str, hint: str) -> S2SADError:
         hint=hint)
 
 
-_NAMES = {"jax": "JAX"}
+_NAMES = {"jax": "JAX", "array_api_strict": "array-api-strict"}
+_IMMUTABLE = {"jax"}  # (the libraries whose arrays cannot be changed)

@@ -30,6 +30,10 @@ SCALAR, INT, OTHER, UNKNOWN = "scalar", "int", "other", "?"
 # of its function's result is being found (`driver.stages.Kinds`); anything computed
 # from it is pending too, and a value that is pending or of kind k is of kind k
 PENDING = "pending"
+# the attribute marking a constant that stands in a variable until its first real
+# value and is never read (a min's accumulator before the first item, `expand`):
+# its kind is `PENDING`, so the variable's kind is that of its real values
+PLACEHOLDER = "s2sad_placeholder"
 
 
 @dataclass(frozen=True)
@@ -98,7 +102,7 @@ LIBRARIES = {"dask.array.core.Array": "dask"}
 # `jax.jit` passes in its place: any instance of ``jax.Array``), with the module that
 # stands in for NumPy in the derivative's code: its text is the NumPy one, and the
 # names that mean NumPy there mean this module when it runs (`compile`).
-NAMESPACES = {"jax": "jax.numpy"}
+NAMESPACES = {"jax": "jax.numpy", "array_api_strict": "s2sad.backend.standard"}
 
 
 def array_library(value):
@@ -106,6 +110,8 @@ def array_library(value):
     whose array `value` is; None for a NumPy array and anything else."""
     tp = type(value)
     got = LIBRARIES.get(f"{tp.__module__}.{tp.__qualname__}")
+    if got is None and tp.__module__ == "array_api_strict._array_object":
+        return "array_api_strict"
     if got is None and tp.__module__.startswith("jax"):
         jax = sys.modules.get("jax")
         if jax is not None and isinstance(value, jax.Array):
@@ -159,13 +165,32 @@ def kind_of(value, items=True):
             return SCALAR
     library = array_library(value)
     if library is not None:
-        return ArrayKind(value.ndim, _DTYPES.get(value.dtype.kind, "?"), xp=library)
+        return ArrayKind(value.ndim, _DTYPES.get(dtype_kind(value.dtype), "?"), xp=library)
     if isinstance(value, complex):
         return OTHER
     return OTHER
 
 
 _DTYPES = {"f": "f", "i": "i", "u": "i", "b": "b", "c": "c"}
+
+
+def dtype_name(dtype) -> str:
+    """``float64`` for NumPy's dtype and for an array API library's dtype object
+    without NumPy's attributes (array-api-strict's prints as
+    ``array_api_strict.float64``)."""
+    return getattr(dtype, "name", None) or str(dtype).rpartition(".")[2]
+
+
+def dtype_kind(dtype) -> str:
+    """NumPy's one-letter kind of `dtype` ("f", "i", "u", "b", "c"), from its name
+    where it has no ``kind``."""
+    kind = getattr(dtype, "kind", None)
+    if isinstance(kind, str):
+        return kind
+    name = dtype_name(dtype)
+    return next((k for prefix, k in (("float", "f"), ("complex", "c"), ("uint", "u"),
+                                     ("int", "i"), ("bool", "b")) if name.startswith(prefix)),
+                "?")
 
 
 def merged(a, b):
@@ -249,7 +274,7 @@ def with_shapes(kinds: dict, values: dict) -> dict:
     items = {}
     for (n, i, _), dims in zip(shaped, shape_pattern([shape for _, _, shape in shaped])):
         if i is None:
-            out[n] = ArrayKind(kinds[n].ndim, kinds[n].dtype, dims, values[n].dtype.name,
+            out[n] = ArrayKind(kinds[n].ndim, kinds[n].dtype, dims, dtype_name(values[n].dtype),
                                kinds[n].xp)
         else:
             k = items.setdefault(n, list(kinds[n].items))[i]
