@@ -146,13 +146,15 @@ def _fold_constants(forward, reverse, result, ctx):
     """Constant adjoints folded into their readers, and the copies that leaves
     propagated, until no constant goes (three times at most: a folded line may fold
     the next)."""
+    before = arithmetic.count_constants(reverse)
     for _ in range(3):
-        before = arithmetic.count_constants(reverse)
         reverse = arithmetic.fold_constant_adjoints(reverse + [result], ctx)
         result = reverse.pop()
         forward, reverse, result = _propagated(forward, reverse, result, ctx)
-        if arithmetic.count_constants(reverse) == before:
+        after = arithmetic.count_constants(reverse)  # (the next round's count before)
+        if after == before:
             break
+        before = after
     return forward, reverse, result
 
 
