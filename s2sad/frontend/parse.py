@@ -39,6 +39,7 @@ import os
 import sys
 import textwrap
 import types
+import weakref
 from dataclasses import dataclass, field
 
 from .. import ir
@@ -173,7 +174,7 @@ def parse(func, containers=True) -> Parsed:
     if name == "<lambda>":
         return _parse_lambda(func, containers)
     try:
-        lines, first = inspect.getsourcelines(func)
+        lines, first = _source_lines(func)
     except (OSError, TypeError) as exc:
         raise SourceNotFoundError(
             f"s2sad cannot read the source of {func.__qualname__} "
@@ -200,10 +201,29 @@ def parse(func, containers=True) -> Parsed:
     return parsed
 
 
+_SOURCES = weakref.WeakKeyDictionary()  # function -> (its code, linecache's entry, lines)
+
+
+def _source_lines(func) -> tuple:
+    """``inspect.getsourcelines(func)`` (which tokenizes the text: a build reads it
+    twice), kept while the code and `linecache`'s entry for its file are the same."""
+    if not isinstance(func, types.FunctionType) or hasattr(func, "__wrapped__"):
+        return inspect.getsourcelines(func)
+    file, got = func.__code__.co_filename, _SOURCES.get(func)
+    if got is not None:
+        linecache.checkcache(file)
+        if got[0] is func.__code__ and linecache.cache.get(file) is got[1]:
+            return list(got[2][0]), got[2][1]
+    found = inspect.getsourcelines(func)
+    if file in linecache.cache and inspect.getsourcefile(func) == file:  # (the file read)
+        _SOURCES[func] = (func.__code__, linecache.cache[file], found)
+    return found
+
+
 def user_source(func) -> str:
     """The function's own source text, dedented, as `s2sad show --stage source` prints it."""
     try:
-        lines, first = inspect.getsourcelines(func)
+        lines, first = _source_lines(func)
     except (OSError, TypeError) as exc:
         raise SourceNotFoundError(f"s2sad cannot read the source of {func.__qualname__}: "
                                   f"{exc}") from None
@@ -471,9 +491,7 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
     if containers:  # (a function put in place of its call binds *args where it is called)
         _check_signature(tree, loc)
     specs = getattr(func, STRUCTURES, None) if func is not None else None
-    # the passes below look at every node, mostly to find they have nothing to do: one
-    # walk for them all, taken again after a pass that rewrote the tree
-    nodes = list(ast.walk(tree))
+    nodes = list(ast.walk(tree))  # (for the passes below; again after one rewrote it)
     # (a local name given a function: the function, where it is called)
     if function_values.resolve(tree, lambda n: _value_or_none(n, globals_, cells, builtins_),
                                nodes):
