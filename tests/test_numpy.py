@@ -765,3 +765,18 @@ def test_numpy_of_a_list_of_numbers_is_an_array():
     numeric = [(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(3)]
     assert np.allclose(s2sad.grad(f)(x), numeric, rtol=1e-6)
     assert np.allclose(s2sad.jvp(f, (x,), (np.eye(3)[2],))[1], numeric[2], rtol=1e-6)
+
+
+def _written_copy_of_numpy_of_a_list(x, s):
+    t = np.sin([s, s * 0.5, s]).copy()
+    t[-1] *= x[0]
+    return np.sum(t * x)
+
+
+def test_numpy_of_a_list_of_floats_has_their_dtype():
+    """``np.sin([s, s * 0.5, s])`` of floats is a float array, so a copy of it may be
+    written into (its dtype was unknown, and the write refused)."""
+    args = (np.array([0.3, 0.5, 0.7]), 0.77)
+    got = s2sad.grad(_written_copy_of_numpy_of_a_list, wrt=(0, 1))(*args)
+    want = tuple(central_diff(_written_copy_of_numpy_of_a_list, args, i) for i in (0, 1))
+    assert np.allclose(got[0], want[0], atol=1e-7) and np.isclose(got[1], want[1])

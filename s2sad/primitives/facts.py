@@ -616,8 +616,9 @@ def result_dtype(result, op, inputs: list):
         kinds = kinds[1:]  # (the condition does not count)
     codes = set()
     for k in kinds:
-        if isinstance(k, (ListKind, tuple)) and (row.keeps_dtype or row.lists):
-            # (a list or a tuple of numbers: an array of their dtype)
+        if isinstance(k, (ListKind, tuple)) and (row.keeps_dtype or row.lists or isinstance(
+                op.key, np.ufunc) or getattr(op.key, "__module__", "") == "numpy"):
+            # (a list or a tuple of numbers: an array of their dtype, to NumPy)
             codes |= _element_codes(k)
         elif isinstance(k, ArrayKind):
             codes.add(k.dtype)
