@@ -13,8 +13,10 @@
   ``*`` unpacking, ``for ... else``...), ``x ** k`` with an integer ``k`` known at run
   time only (0 included), and loops marked with ``s2sad.checkpointed`` (``for`` with each
   schedule, ``while``) with ``continue``, ``break``, ``return`` and ``append`` in them.
-* `array_program(draw, params=False)`: ``f(x, w, s)`` with ``x`` of shape (3,), ``w``
-  (2, 3) and ``s`` a number: elementwise NumPy, broadcasting, reductions, indexing and
+* `array_program(draw, params=False, rows=2)`: ``f(x, w, s)`` with ``x`` of shape (3,),
+  ``w`` (rows, 3) and ``s`` a number (rows 3: ``w`` square, ``w @ x`` as long as ``x``,
+  so axes of different meaning have equal lengths): elementwise NumPy, broadcasting,
+  ``multivariate_normal.logpdf`` of the rows of a matrix, reductions, indexing and
   slicing, ``@``, writes into a copy, branches on reductions and loops over elements;
   negative ``axis``/``axes`` (and tuples of them) of reductions, ``transpose``,
   ``swapaxes``, ``moveaxis``, ``stack``, ``concatenate``, ``expand_dims`` on 2-D and
@@ -22,7 +24,7 @@
   unpacking, a loop keeping every state) then changed in place through the container
   or the name (`CONTAINER_CASES`); numbers and arrays built by comprehensions
   (``np.array([...])``, ``np.stack``, ``sum``). With `params`, ``f(params, x, s)``
-  takes ``w`` and a ``b`` of shape (2,) from the list ``params``, and may loop over it
+  takes ``w`` and a ``b`` of shape (rows,) from the list ``params``, and may loop over it
   or fold a comprehension over it.
 * `malformed_program(draw)`: an otherwise valid ``f(x, y)`` with one construct s2sad
   may not support (or Python may reject at run time) mixed in.
@@ -640,11 +642,34 @@ if _has_rule("moveaxis"):
     NEGATIVE_AXES["v"].append("np.moveaxis({m}, -1, 0) @ {u}")
     NEGATIVE_AXES["u"].append("np.sum(np.moveaxis(np.stack([{m}, {m}]), 0, -1), axis=(-1, -2))")
 
+# the templates above that name the rows of w (two), and what they read for three
+ROWS3 = {"np.array([{s}, {s}])": "np.array([{s}, {s}, {s}])",
+         "{v}[1:]": "{v}[0:]",
+         "np.concatenate([{u}, {v}[1:2]])": "np.concatenate([{u}, {v}[1:2]])[1:]",
+         "np.stack([{v}, {v}])": "np.stack([{v}, {v} * 0.5, {v}])",
+         "np.stack([{v}, {v}], axis=-2)": "np.stack([{v}, {v}, {v} * 2.0], axis=-2)"}
+
+
+def _has_stats():
+    try:
+        from scipy import stats  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# the density of the rows of a matrix (points) about a mean of shape (3,): a rule
+# whose result (one value per row) is not the shape of its terms (one per entry), so
+# with three rows the mean has the result's shape and its term must still be summed
+MVN = "stats.multivariate_normal.logpdf({m}, {v}, np.eye(3) + 0.1 * ({m}.T @ {m}))"
+STATS = {"s": ["np.sum(" + MVN + ")"], "u": [MVN, MVN + " * {u}"],
+         "m": ["np.expand_dims(" + MVN + ", -1) * {m}"]} if _has_stats() else {}
+
 
 @st.composite
 def array_expr(draw, shape, env, depth=2):
-    """An expression of `shape` ('s' scalar, 'v' (3,), 'm' (2, 3), 'u' (2,)) over the
-    names in env[shape]."""
+    """An expression of `shape` ('s' scalar, 'v' (3,), 'm' (rows, 3), 'u' (rows,), with
+    env["rows"] 2 or 3) over the names in env[shape]."""
     if depth == 0 or draw(st.integers(0, 3)) == 0:
         if shape == "s" and draw(st.integers(0, 4)) == 0:
             return repr(draw(st.sampled_from([0.5, 2.0, -1.25])))
@@ -677,7 +702,11 @@ def array_expr(draw, shape, env, depth=2):
     }
     if draw(st.integers(0, 2)) == 0:
         options = NEGATIVE_AXES
+    elif shape in STATS and draw(st.integers(0, 3)) == 0:
+        options = STATS
     template = draw(st.sampled_from(options[shape]))
+    if env.get("rows") == 3:
+        template = ROWS3.get(template, template)
     fills = {k: draw(array_expr(k, env, d)) for k in "svmu" if "{" + k + "}" in template}
     return "(" + template.format(**fills) + ")"
 
@@ -739,12 +768,14 @@ def container_lines(draw, env, fresh):
 
 
 @st.composite
-def array_program(draw, params=False):
+def array_program(draw, params=False, rows=2):
     """``f(x, w, s)``, or with `params` ``f(params, x, s)`` that takes ``w`` and a ``b`` of
-    shape (2,) from the list ``params = [w, b]``."""
-    env = {"s": ["s"], "v": ["x"], "m": ["w"], "u": ["(w @ x)"]}
+    shape (rows,) from the list ``params = [w, b]``; ``w`` has `rows` rows (2 or 3)."""
+    env = {"s": ["s"], "v": ["x"], "m": ["w"], "u": ["(w @ x)"], "rows": rows}
     lines = ["import math", "", "import numpy as np", "", "import s2sad", "", "",
              "def f(x, w, s):"]
+    if STATS:
+        lines[2:3] = ["import numpy as np", "from scipy import stats"]
     refusals = set()
     if params:
         lines[-1] = "def f(params, x, s):"

@@ -4,9 +4,10 @@ Well-formed programs (`fuzz_programs.scalar_program`, `array_program`, and
 `array_program(params=True)`, whose ``w`` and ``b`` come in a list ``params``), at
 points where central differences are a fair reference (`fuzz_programs.smooth`; a
 third of the numbers exactly 0.0; arrays in float64 or float32, the number a float or
-a 0-d array): every entry point, `_check_everything` says which, against central
-differences and against the reverse gradient, each result of its argument's kind
-(type, shape, dtype). A refusal (`S2SADError`) fails the test, except where the
+a 0-d array; ``w`` of 2 rows or of 3, square and as long as ``x``, so that lengths of
+axes of different meaning coincide): every entry point, `_check_everything` says which,
+against central differences and against the reverse gradient, each result of its
+argument's kind (type, shape, dtype). A refusal (`S2SADError`) fails the test, except where the
 program's generator wrote that it may be refused (`fuzz_programs.allowed_refusals`:
 arrays changed in place while a list or tuple holds them, what a checkpointed loop
 cannot do, and in reverse mode a name that holds different arrays on different paths
@@ -335,18 +336,20 @@ def test_scalar_programs(text, point):
     _check_everything(text, load(text), point, _unit_tangents, hessian=_cheap(text, 3))
 
 
-def _array_point(params):
-    """(x, w, s), or with `params` ([w, b], x, s): x of shape (3,), w (2, 3), b (2,), in
-    float64 or float32, s a float or a 0-d array (float64 or float32)."""
+def _array_point(params, rows=2):
+    """(x, w, s), or with `params` ([w, b], x, s): x of shape (3,), w (rows, 3), b
+    (rows,), in float64 or float32, s a float or a 0-d array (float64 or float32)."""
     def build(numbers, dtype, s_kind):
         x = np.array(numbers[:3], dtype=dtype[0])
-        w = np.array(numbers[3:9], dtype=dtype[1]).reshape(2, 3)
-        s = numbers[9] if s_kind == "float" else np.array(numbers[9], dtype=s_kind)
+        w = np.array(numbers[3:3 + 3 * rows], dtype=dtype[1]).reshape(rows, 3)
+        at = 3 + 3 * rows
+        s = numbers[at] if s_kind == "float" else np.array(numbers[at], dtype=s_kind)
         if params:
-            return ([w, np.array(numbers[10:12], dtype=dtype[1])], x, s)
+            return ([w, np.array(numbers[at + 1:at + 1 + rows], dtype=dtype[1])], x, s)
         return (x, w, s)
 
-    return st.builds(build, st.lists(NUMBER, min_size=12, max_size=12),
+    size = 4 + 4 * rows
+    return st.builds(build, st.lists(NUMBER, min_size=size, max_size=size),
                      st.sampled_from([("float64", "float64")] * 3 + [
                          ("float32", "float32"), ("float32", "float64")]),
                      st.sampled_from(["float"] * 3 + ["float64", "float32"]))
@@ -365,15 +368,25 @@ def _random_direction(point):
     yield tuple(like(p) for p in point)
 
 
+def _array_case(params):
+    """A program and a point for it, ``w`` of 2 rows or of 3: then ``w`` is square and
+    ``w @ x`` as long as ``x``, so arrays of different meaning have the same shape
+    (the compiled code is specialised on which lengths are equal, `shape_pattern`)."""
+    return st.sampled_from([2, 3]).flatmap(lambda rows: st.tuples(
+        array_program(params=params, rows=rows), _array_point(params, rows)))
+
+
 @fuzz_settings("array")
-@given(array_program(), _array_point(False))
-def test_array_programs(text, point):
+@given(_array_case(False))
+def test_array_programs(case):
+    text, point = case
     _check_everything(text, load(text), point, _random_direction, hessian=_cheap(text, 4))
 
 
 @fuzz_settings("params")
-@given(array_program(params=True), _array_point(True))
-def test_programs_of_lists_of_arrays(text, point):
+@given(_array_case(True))
+def test_programs_of_lists_of_arrays(case):
+    text, point = case
     _check_everything(text, load(text), point, _random_direction, hessian=_cheap(text, 4))
 
 
