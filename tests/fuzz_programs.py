@@ -690,7 +690,9 @@ def array_expr(draw, shape, env, depth=2):
     options = {
         "s": ["np.sum({v})", "np.mean({m})", "{v}[0]", "{v}[-1]", "{m}[1, 2]", "np.dot({v}, {v})",
               "np.max({v})", "{m}.sum()", "np.prod({u})", "np.linalg.norm({v})", "{u} @ {u}",
-              "np.var({v})"],
+              "np.var({v})",
+              # (a setting of unknown kind times a number: the number's adjoint is a sum)
+              "np.sum(SETTINGS['w'] * {s})", "np.sum({v} * SETTINGS['w']) * {s}"],
         "v": ["np.sum({m}, axis=0)", "{m}[0]", "{m}[1]", "{v}[::-1]", "{u} @ {m}",
               "np.mean({m}, axis=0)", "np.concatenate([{u}, {v}[1:2]])", "{m}.max(axis=0)",
               # (NumPy of a list or tuple of numbers: an array, times a number after)
@@ -773,6 +775,8 @@ def array_program(draw, params=False, rows=2):
     shape (rows,) from the list ``params = [w, b]``; ``w`` has `rows` rows (2 or 3)."""
     env = {"s": ["s"], "v": ["x"], "m": ["w"], "u": ["(w @ x)"], "rows": rows}
     lines = ["import math", "", "import numpy as np", "", "import s2sad", "", "",
+             # (a setting the function reads, an array of unknown kind to the compiler)
+             "SETTINGS = {'w': np.array([0.5, -1.0, 2.0])}", "", "",
              "def f(x, w, s):"]
     if STATS:
         lines[2:3] = ["import numpy as np", "from scipy import stats"]

@@ -780,3 +780,24 @@ def test_numpy_of_a_list_of_floats_has_their_dtype():
     got = s2sad.grad(_written_copy_of_numpy_of_a_list, wrt=(0, 1))(*args)
     want = tuple(central_diff(_written_copy_of_numpy_of_a_list, args, i) for i in (0, 1))
     assert np.allclose(got[0], want[0], atol=1e-7) and np.isclose(got[1], want[1])
+
+
+_SETTINGS = {"w": np.array([1.0, 2.0, 3.0])}
+
+
+def test_a_number_times_a_value_of_unknown_kind_gets_a_number_for_adjoint():
+    """An array the compiler cannot see the kind of (an item of a dict of settings, of
+    an argument not differentiated) times a number: the number's adjoint is the sum
+    over the array, as for an array whose kind is known. The rule for numbers was
+    taken, and the gradient of a float came back as an array."""
+    def from_settings(s):
+        return np.sum(_SETTINGS["w"] * s * s)
+
+    def from_an_argument(s, opts):
+        return np.sum(opts["w"] * s)
+
+    assert s2sad.grad(from_settings)(0.5) == pytest.approx(6.0)
+    g = s2sad.grad(from_an_argument)(0.5, {"w": np.array([1.0, 2.0, 3.0])})
+    assert np.ndim(g) == 0 and g == pytest.approx(6.0)
+    assert s2sad.jvp(from_settings, (0.5,), (1.0,))[1] == pytest.approx(6.0)
+    assert s2sad.hessian(from_settings)(0.5) == pytest.approx(12.0)

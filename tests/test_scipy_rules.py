@@ -170,7 +170,9 @@ def test_the_emitted_code_reads_like_the_rules():
     text = s2sad.source(neg_entropy, example=(np.ones(3),))
     assert "np.log(p)" in text and "unbroadcast" not in text  # one shape throughout
     text = s2sad.source(cross_entropy, wrt=(0, 1), example=(np.ones(3), np.ones(3)))
-    assert "q_bar = t1_bar * p / q\n" in text  # arguments of one shape: nothing to sum
+    # (arguments of one shape: nothing to sum, and the total's adjoint -1.0 is
+    # broadcast where it is used, never written into an array of its own)
+    assert "q_bar = t2_bar * p / q\n" in text and "unreduce" not in text
     text = s2sad.source(cross_entropy, wrt=(0, 1), example=(np.ones((2, 3)), np.ones(3)))
     assert "unbroadcast(t1_bar * p, q) / q" in text  # q is broadcast over p's rows
     hessian = s2sad.source(special_functions, mode="forward")

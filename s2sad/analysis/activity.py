@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..errors import NotDifferentiableError
-from ..ir.kinds import (INT, PENDING, SCALAR, UNKNOWN, ArrayKind, ListKind, differentiable,
-                        kind_of)
+from ..ir.kinds import (INT, OTHER, PENDING, PLACEHOLDER, SCALAR, UNKNOWN, ArrayKind,
+                        ListKind, differentiable, kind_of, merged)
 from ..primitives.facts import makes_new_object, makes_view
 from ..primitives.shape_rules import broadcast
 from .checks import Checks
@@ -221,6 +221,8 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         # may have either shape: it gets a shape of its own
         self.joined = {t for t, k in defined.items() if k > 1} | self.phis
         self.defined = defined
+        self.versions = None  # (`restored_kind`'s index, made where it is first asked)
+        self.placeholders = set()  # names given a `PLACEHOLDER` (their kind: None's)
         self.forward(self.fn.body)
         if r.written:
             reverted = self.written_joins()
@@ -240,6 +242,9 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 r.kinds = {p.name: r.kinds[p.name] for p in self.fn.params}
                 self.widened = set()
                 self.forward(self.fn.body)
+        for n, k in r.kinds.items():  # (a value still pending was never computed here:
+            if k == PENDING:           # nothing this analysis can say of its kind)
+                r.kinds[n] = OTHER if n in self.placeholders else UNKNOWN
         r.containers = {r.root(n) for n in r.kinds if self.is_list(n)} | self.indexed | r.written
         # (a row maximum subtracted before a softmax: the result does not depend on it)
         self.unused_shifts = unused_shifts(self.fn.body)
@@ -255,6 +260,33 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         self.check(self.fn.body)
         self.check_conflicts()
         return r
+
+    def restored_kind(self, s, op):
+        """Where `s` is the reverse sweep of gradient code s2sad wrote taking a value
+        back off its tape (``t8 = tape_1.pop()``, ``t8%1`` once renamed), the kind of
+        the value the forward sweep pushed under that name (a tape holding values of
+        several kinds would make it unknown); else None."""
+        source = self.fn.source
+        if not (op.kind == "pop" and source is not None and
+                (source.filename or "").startswith("<s2sad") and
+                isinstance(op.inputs[0], ast.Name) and op.inputs[0].id.startswith("tape")
+                and len(s.targets) == 1 and not s.unpack):
+            return None
+        base, _, version = s.targets[0].rpartition("%")
+        if not version.isdigit():
+            return None
+        if self.versions is None:  # (base name -> the names of its versions, once)
+            self.versions = {}
+            for n in self.defined:
+                b, _, v = n.rpartition("%")
+                self.versions.setdefault(b if v.isdigit() else n, []).append(n)
+        # (the forward sweep's values of that name, any of which the tape may hold)
+        kind = None
+        for n in self.versions.get(base, ()):
+            k = self.result.kinds.get(n)
+            if n != s.targets[0] and k is not None:
+                kind = k if kind is None else merged(kind, k)
+        return kind if kind not in (None, UNKNOWN, PENDING) else None
 
     def atom_kind(self, atom):
         if isinstance(atom, ast.Name) and atom.id in self.locals:
@@ -282,8 +314,14 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 r.ops[id(s)] = op
                 self.check_mutation(s, op)
                 kinds = self.out_kinds(s, op)
-                if any(self.atom_kind(x) == PENDING for x in op.inputs):
+                if getattr(s.value, PLACEHOLDER, False):
+                    self.placeholders.update(s.targets)  # (a None, never read)
+                if any(self.atom_kind(x) == PENDING for x in op.inputs) or \
+                        getattr(s.value, PLACEHOLDER, False):
                     kinds = [PENDING] * len(kinds)  # (of a result not known yet)
+                restored = self.restored_kind(s, op)
+                if restored is not None:
+                    kinds = [restored]
                 if op.kind == "listpack" and not op.inputs and len(s.targets) == 1 and \
                         isinstance(r.kinds.get(s.targets[0]), ListKind):
                     # (``xs = []`` again, in a loop's next pass: an empty list holds

@@ -170,8 +170,9 @@ class _Builder:
 
     def derivative_of(self, callee, active, kinds=None):
         """The names of the derivative functions of `callee` for the `active`
-        parameters and argument `kinds`, queued to be built if they are new."""
-        kinds = dict(kinds or {})
+        parameters and argument `kinds`, queued to be built if they are new. A
+        parameter the call leaves to its default has the default's kind."""
+        kinds = dict(stages.default_kinds(callee), **(kinds or {}))
         key = (callee, active, tuple(sorted(kinds.items(), key=lambda kv: kv[0])))
         got = self.names.get(key)
         if got is None:

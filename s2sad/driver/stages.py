@@ -190,11 +190,18 @@ def _param_kinds_for_call(func, stmt, arg_kinds):
                 out[positional[n]] = k
         else:
             out[n] = k
-    for name, p in sig.parameters.items():  # a parameter not given has its default
-        if name not in out and p.default is not inspect.Parameter.empty \
-                and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            out[name] = kind_of(p.default, items=False)
-    return out
+    return dict(default_kinds(func), **out)  # (a parameter not given has its default)
+
+
+def default_kinds(func) -> dict:
+    """{parameter: the kind of its default} of the parameters of `func` that have one."""
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        return {}
+    return {name: kind_of(p.default, items=False) for name, p in sig.parameters.items()
+            if p.default is not inspect.Parameter.empty
+            and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
 
 
 def return_kind(fn: ir.Function, act) -> object:

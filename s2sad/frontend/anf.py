@@ -57,6 +57,7 @@ import ast
 import builtins
 
 from .. import ir
+from ..ir.kinds import PLACEHOLDER
 from ..checkpoint import SCHEDULES, checkpointed
 from ..errors import CheckpointError, UnsupportedSyntaxError
 from .blocks import close_open_paths, coalesce_copies, rename_block
@@ -610,7 +611,10 @@ class _Lowerer(KeptLowering):
     def atom(self, node) -> ast.expr:
         """Lower `node` and return an atom holding its value."""
         if isinstance(node, ast.Constant):
-            return ir.const(node.value)
+            out = ir.const(node.value)
+            if getattr(node, PLACEHOLDER, False):  # (`ir.kinds.PLACEHOLDER`)
+                setattr(out, PLACEHOLDER, True)
+            return out
         if isinstance(node, ast.Name):
             return self.read(node)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) \

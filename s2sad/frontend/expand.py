@@ -55,6 +55,7 @@ import copy
 import math
 
 from .. import ir
+from ..ir.kinds import PLACEHOLDER
 from ..errors import UnsupportedSyntaxError
 from .expand_calls import COMPS as _COMPS
 from .expand_calls import CallLowering, TargetLowering
@@ -722,7 +723,11 @@ class _Lift(CallLowering):
         error = _call(_name("ValueError"), [ast.Constant(message)])
         none = _located(ast.Raise(exc=error, cause=None), self.s) if default is None else \
             _assign(acc, default, self.s)
+        # (the accumulator's first value is never read: the first item replaces it, or
+        # the empty sequence raises or gives the default; activity takes it as PLACEHOLDER)
+        first = ast.Constant(None)
+        setattr(first, PLACEHOLDER, True)
         self.emit([_assign(empty, ast.Constant(True), self.s),
-                   _assign(acc, ast.Constant(None), self.s)] + loops(step)
+                   _assign(acc, first, self.s)] + loops(step)
                   + [_located(ast.If(test=_name(empty), body=[none], orelse=[]), self.s)])
         return _name(acc)

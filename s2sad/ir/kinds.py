@@ -216,8 +216,11 @@ def merged(a, b):
         if all(k in (SCALAR, INT) for k in others) and len(libraries) == 1:
             ndims = {k.ndim for k in arrays}
             dtypes = {k.dtype for k in arrays}
-            return ArrayKind(ndims.pop() if len(ndims) == 1 and not others else None,
-                             dtypes.pop() if len(dtypes) == 1 else "?", xp=libraries.pop())
+            # (a number is what a 0-d array is to NumPy: a 0-d array or a number is of
+            # rank 0; with arrays of other ranks, of a rank not known)
+            rank = ndims.pop() if len(ndims) == 1 and (not others or 0 in {k.ndim for k in arrays}) \
+                else None
+            return ArrayKind(rank, dtypes.pop() if len(dtypes) == 1 else "?", xp=libraries.pop())
     return UNKNOWN
 
 
@@ -310,7 +313,7 @@ def differentiable(kind) -> bool:
         return differentiable(kind.elem)
     if isinstance(kind, ArrayKind):
         return kind.dtype in ("f", "?")
-    return kind in (SCALAR, UNKNOWN)
+    return kind in (SCALAR, UNKNOWN, PENDING)  # (pending: what it may be, a number)
 
 
 def _numpy():

@@ -114,7 +114,10 @@ class Rule:
         if kinds is None:
             return False
         if self.when == "array":
-            return any(kind_class(k) in ("1d", "2d", "array") for k in kinds)
+            # (a value whose kind is not known may be an array: the rule that sums a
+            # broadcast operand's adjoint back, which a number passes through, not the
+            # rule for numbers, which would give a number's adjoint an array's shape)
+            return any(kind_class(k) in ("1d", "2d", "array") or k == "?" for k in kinds)
         if self.when == "list":
             return any(kind_class(k) == "list" or isinstance(k, tuple) for k in kinds)
         # (the engines pass values for kinds: a number or an array is no kind name)
