@@ -252,3 +252,17 @@ def test_python_control_flow_on_traced_values_is_jaxs_error():
     close(s2sad.grad(branchy)(x), 2 * np.ones(3))  # outside jit: a concrete array
     with pytest.raises(jax.errors.ConcretizationTypeError):
         jax.jit(s2sad.grad(branchy))(x)
+
+
+def test_arrays_of_two_libraries_are_refused_at_the_call():
+    """A JAX array and a Dask array cannot be mixed in one computation: the call is
+    refused, naming both (NumPy arrays mix with either)."""
+    da = pytest.importorskip("dask.array", reason="Dask is not installed")
+
+    def f(w, X):
+        return np.sum(np.tanh(X @ w))
+
+    with pytest.raises(S2SADError, match=r"different libraries.*`w` \(jax\).*`X` \(dask\)"):
+        s2sad.grad(f)(jnp.ones(3), da.ones((4, 3), chunks=2))
+    with pytest.raises(S2SADError, match="different libraries"):
+        s2sad.jvp(f, (jnp.ones(3), da.ones((4, 3), chunks=2)), (jnp.ones(3), None))

@@ -27,7 +27,7 @@ from ..driver import stages
 from ..errors import (ComplexArgumentError, IntegerArgumentError, OptionError, S2SADError,
                       WrtError, user_traceback)
 from ..ir.kinds import (INT, ITEMS, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind,
-                        differentiable, kind_of, with_shapes)
+                        differentiable, kind_of, libraries_in, with_shapes)
 
 # -------------------------------------------------------------- parameters
 
@@ -215,7 +215,22 @@ def argument_kinds(f, values: dict, wrt, what):
                          "tuple, namedtuple or dataclass; another class after "
                          "s2sad.register_container).", **at_def(f))
         kinds[name] = kind
+    refuse_mixed_libraries(f, kinds, what)
     return with_shapes(kinds, values)
+
+
+def refuse_mixed_libraries(f, kinds: dict, what):
+    """Refuse arguments that are arrays of two libraries other than NumPy (a JAX and a
+    Dask array), which cannot be mixed in one computation (NumPy arrays mix with
+    any), naming them (`WrtError`)."""
+    libraries = set().union(*map(libraries_in, kinds.values())) if kinds else set()
+    if len(libraries) > 1:
+        named = ", ".join(f"`{n}` ({'/'.join(sorted(libraries_in(k)))})"
+                          for n, k in kinds.items() if libraries_in(k))
+        raise WrtError(
+            f"{what} of {f.__qualname__}: its arguments are arrays of different libraries "
+            f"({named}), which cannot be mixed in one computation",
+            hint="Convert them to one library (NumPy arrays mix with any).", **at_def(f))
 
 
 def _foreign_array(value) -> bool:

@@ -32,7 +32,7 @@ from . import dispatch, shapes
 from . import structured
 from .arguments import (rebased_wrt, unbound, with_bound, argument_kinds, at_def, bind, call_with, complex_refusal,
                         complex_value, mark_made, normalize_wrt, public, refuse_derived,
-                        typed_gradients, typed_like)
+                        refuse_mixed_libraries, typed_gradients, typed_like)
 
 
 @public
@@ -122,6 +122,7 @@ def _jvp_at(f, arguments: dict, dots: dict, quiet=False):
     at this point, which leaves out what `f` prints, logs or checks."""
     wrt = tuple(n for n in arguments if n in dots)
     kinds = {n: kind_of(v) for n, v in arguments.items()}
+    refuse_mixed_libraries(f, kinds, "jvp")
     _, fn = dispatch.compiled_forward(f, wrt, kinds, quiet=quiet)
     return call_derivative(fn, f, arguments, [dots[n] for n in wrt])
 
