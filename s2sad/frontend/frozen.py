@@ -19,13 +19,15 @@ on, returned, its ``.mean()``) it is still bound, ``dist = D(dist%0, ...)``: the
 of ``D`` has no rule, so reverse mode refuses it at its line when its parameters
 carry a derivative, and runs it as written when they do not.
 
-Imports nothing from s2sad.
+Imports `ir`.
 """
 
 from __future__ import annotations
 
 import ast
 import copy
+
+from .. import ir
 
 # the methods of a frozen distribution that take the points first, then the parameters
 METHODS = frozenset({"logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "pmf", "logpmf", "ppf",
@@ -50,7 +52,7 @@ def unfreeze(tree: ast.FunctionDef, meaning, nodes=None) -> bool:
     local = set(stores) | params
 
     def distribution(node) -> bool:
-        parts = _dotted(node)
+        parts = ir.dotted_parts(node)
         if parts is None or parts[0] in local:
             return False
         value = meaning(parts[0])
@@ -66,17 +68,6 @@ def unfreeze(tree: ast.FunctionDef, meaning, nodes=None) -> bool:
     _Unfreeze(distribution, frozen, fixed, otherwise).visit(tree)
     ast.fix_missing_locations(tree)
     return True
-
-
-def _dotted(node):
-    """``a.b.c`` as ["a", "b", "c"], or None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return [node.id] + parts[::-1]
 
 
 def _method_call(node, name=None):

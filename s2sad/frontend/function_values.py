@@ -21,7 +21,7 @@ function, a local ``def`` or lambda `structures` puts in place):
 
 Anything else is left as written (and refused later, at its line, if a derivative
 must go through a call of a computed value). `meaning(name)` is the object a free
-name means (None for none). Imports only the standard library.
+name means (None for none). Imports `ir`.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ import ast
 import copy
 import itertools
 import types
+
+from .. import ir
 
 
 def resolve(tree: ast.FunctionDef, meaning, nodes=None) -> bool:
@@ -62,16 +64,6 @@ def _scope_of(comp):
     outer = {id(x) for x in ast.walk(comp.generators[0].iter)}
     return [x for x in ast.walk(comp) if isinstance(x, ast.Name) and x.id in own
             and id(x) not in outer]
-
-
-def _dotted(e):
-    parts = []
-    while isinstance(e, ast.Attribute):
-        parts.append(e.attr)
-        e = e.value
-    if not isinstance(e, ast.Name):
-        return None
-    return [e.id] + parts[::-1]
 
 
 class _Resolver:
@@ -108,7 +100,7 @@ class _Resolver:
         """Is `e` a name or attribute chain meaning a function: a local ``def`` or
         lambda, or a function, builtin, ufunc or other callable (not a class) it
         resolves to outside?"""
-        chain = _dotted(e)
+        chain = ir.dotted_parts(e)
         if chain is None:
             return False
         if len(chain) == 1 and chain[0] in self.local_functions:

@@ -67,17 +67,25 @@ class LoopRewrites:
         out.extend(self.block(s.orelse))
         return out
 
-    def static_dict_comprehension(self, e, pre, hint):
-        """``{k: f(v) for k, v in d.items()}`` over a container, with keys and ``if``
-        clauses decided here: the dict it builds (a `Node`), its values computed in
-        `pre`, its variables renamed apart; None for any other."""
+    def one_generator(self, e):
+        """``(its generator, the items it goes through, its variables)`` of a
+        comprehension with one ``for`` over a container; None for any other."""
         if len(e.generators) != 1 or e.generators[0].is_async:
             return None
         gen = e.generators[0]
         items = self.static_items(gen.iter, e)
         if items is None:
             return None
-        names = {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+        return gen, items, {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+
+    def static_dict_comprehension(self, e, pre, hint):
+        """``{k: f(v) for k, v in d.items()}`` over a container, with keys and ``if``
+        clauses decided here: the dict it builds (a `Node`), its values computed in
+        `pre`, its variables renamed apart; None for any other."""
+        one = self.one_generator(e)
+        if one is None:
+            return None
+        gen, items, names = one
         keys, values = [], []
         for item in items:
             self.fresh += 1
@@ -106,13 +114,10 @@ class LoopRewrites:
         its elements, one per item, where its ``if`` clauses are decided here; its
         variables renamed apart (they do not leak), bound to each item as a ``for``
         over the container binds them. None for any other."""
-        if len(e.generators) != 1 or e.generators[0].is_async:
+        one = self.one_generator(e)
+        if one is None:
             return None
-        gen = e.generators[0]
-        items = self.static_items(gen.iter, e)
-        if items is None:
-            return None
-        names = {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+        gen, items, names = one
         parts = []  # (element, its filter where known only at run time)
         for item in items:
             self.fresh += 1

@@ -334,6 +334,12 @@ def dotted(node: ast.expr) -> str | None:
     return None
 
 
+def dotted_parts(node: ast.expr) -> list | None:
+    """``math.sin`` as ``["math", "sin"]`` (`dotted`), or None."""
+    text = dotted(node)
+    return None if text is None else text.split(".")
+
+
 def nodes(node: ast.AST) -> list:
     """Every node of an expression tree except contexts and operators (a faster
     `ast.walk` for the small trees of the IR). The common node types are taken
