@@ -365,3 +365,20 @@ def test_divmod_and_a_dict_comprehension_over_a_dict():
         h = s2sad.hessian(f)(0.7)
         assert h == pytest.approx((s2sad.grad(f)(0.7 + 1e-5) - s2sad.grad(f)(0.7 - 1e-5)) / 2e-5,
                                   rel=1e-4)
+
+
+def test_value_and_grad_of_a_function_whose_temporaries_are_named_value():
+    """`expand` names some temporaries ``value`` (a reversed list read in a zip); the
+    value returned beside the gradient has a name of its own, not that one (the
+    gradient code returned the temporary, or failed measuring it)."""
+    def f(x, y):
+        pairs = []
+        for v in (y, x):
+            pairs.append((v * math.atan(x), v + x))
+        for p in reversed(pairs):  # (zip(reversed(...), reversed(...)): temporaries)
+            y = y * 0.5 + p[0] * p[1]
+        return y
+
+    value, g = s2sad.value_and_grad(f)(0.3, 0.7)
+    assert value == f(0.3, 0.7)
+    assert g == pytest.approx((f(0.3 + 1e-6, 0.7) - f(0.3 - 1e-6, 0.7)) / 2e-6, rel=1e-6)

@@ -323,12 +323,16 @@ class _ReverseBuilder(_Builder):
                           ir.Assign((rev.seed,), seed, rev.output_line)]
         with_value = self.entry == "value_and_grad"
         tail = _read_output(fr, rev.output, rev.output_line)
-        if with_value:  # the reverse sweep may restore loop values under the same names
-            tail.append(ir.Assign(("%value",), rev.output, rev.output_line))
+        # (the value returned beside the gradient, under a name of its own: the
+        # reverse sweep may restore loop values under theirs, and the function's own
+        # temporaries may be called ``%value`` too, as `expand` calls some)
+        value = "%value%out"
+        if with_value:
+            tail.append(ir.Assign((value,), rev.output, rev.output_line))
         with self.timed("simplify"):
             forward, backward, outputs = simplify.simplify(
                 rev.forward + tail, seed_block + rev.reverse, keep,
-                grads + [ir.name("%value")] * with_value,
+                grads + [ir.name(value)] * with_value,
                 _purity(fr.dup, act), _float_names(act, fr.dup.refs),
                 inputs=[p.name for p in fr.anf.params],
                 mutable=rev.mutable)
