@@ -170,8 +170,8 @@ class _Builder:
 
     def derivative_of(self, callee, active, kinds=None):
         """The names of the derivative functions of `callee` for the `active`
-        parameters and argument `kinds`, queued to be built if they are new. A
-        parameter the call leaves to its default has the default's kind."""
+        parameters and argument `kinds` (a default's where the call leaves one),
+        queued to be built if they are new."""
         kinds = dict(stages.default_kinds(callee), **(kinds or {}))
         key = (callee, active, tuple(sorted(kinds.items(), key=lambda kv: kv[0])))
         got = self.names.get(key)
@@ -323,16 +323,12 @@ class _ReverseBuilder(_Builder):
                           ir.Assign((rev.seed,), seed, rev.output_line)]
         with_value = self.entry == "value_and_grad"
         tail = _read_output(fr, rev.output, rev.output_line)
-        # (the value returned beside the gradient, under a name of its own: the
-        # reverse sweep may restore loop values under theirs, and the function's own
-        # temporaries may be called ``%value`` too, as `expand` calls some)
-        value = "%value%out"
-        if with_value:
-            tail.append(ir.Assign((value,), rev.output, rev.output_line))
+        if with_value:  # (a name no temporary has, nor the loop values restored)
+            tail.append(ir.Assign(("%value%out",), rev.output, rev.output_line))
         with self.timed("simplify"):
             forward, backward, outputs = simplify.simplify(
                 rev.forward + tail, seed_block + rev.reverse, keep,
-                grads + [ir.name(value)] * with_value,
+                grads + [ir.name("%value%out")] * with_value,
                 _purity(fr.dup, act), _float_names(act, fr.dup.refs),
                 inputs=[p.name for p in fr.anf.params],
                 mutable=rev.mutable)
