@@ -268,7 +268,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         several kinds would make it unknown); else None."""
         source = self.fn.source
         if not (op.kind == "pop" and source is not None and
-                (source.filename or "").startswith("<s2sad") and
+                source.generated and
                 isinstance(op.inputs[0], ast.Name) and op.inputs[0].id.startswith("tape")
                 and len(s.targets) == 1 and not s.unpack):
             return None

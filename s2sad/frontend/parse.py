@@ -333,7 +333,7 @@ def check_source(func, lines, first):
     if not isinstance(target, types.FunctionType):
         return
     code = target.__code__
-    if code.co_filename.startswith("<s2sad"):
+    if ir.generated_file(code.co_filename):
         return
     # the text compiled on its own, then in its file: Python compiles a function in
     # the context of the module or statement it was given (a name bound by ``import``
@@ -502,7 +502,7 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
         nodes = list(ast.walk(tree))
     # (a tuple holding a list: followed, for reverse mode; not in the gradient code
     # s2sad wrote, which only forward mode reads, and whose tuples hold its tapes)
-    generated = (info.filename or "").startswith("<s2sad")
+    generated = info.generated
     if not generated:
         structure_calls.mark_list_tuples(
             tree, lambda call: _returned_lists(call, globals_, cells, builtins_), nodes)

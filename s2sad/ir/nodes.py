@@ -271,6 +271,11 @@ class Function:
         return Function(**fields)
 
 
+def generated_file(filename) -> bool:
+    """Is `filename` one s2sad gives the code it compiles (``<s2sad-3 f_grad>``)?"""
+    return (filename or "").startswith("<s2sad")
+
+
 @dataclass(eq=False)
 class SourceInfo:
     """Where a user function lives: file, absolute line numbers, and its lines."""
@@ -280,6 +285,11 @@ class SourceInfo:
     first_line: int  # absolute line number of the first line of `lines`
     lines: list  # the user's source lines of the function, as in the file
     func: object = None  # the function object itself
+
+    @property
+    def generated(self) -> bool:
+        """Is this code s2sad wrote (a gradient forward mode reads for a Hessian)?"""
+        return generated_file(self.filename)
 
     def line_text(self, line: int) -> str:
         i = line - self.first_line
