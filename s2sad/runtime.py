@@ -12,8 +12,9 @@ joining functions (`pieces`, `unstack`, `vstack_pieces`), of ``np.tile``,
 arrays of the same library, never through ``np.asarray`` (which would compute a
 Dask graph): their paths for such arrays use only functions of the Python array API
 standard, called from the array's namespace (`_namespace`: its
-``__array_namespace__``, or NumPy's functions for an array that overrides them, NEP
-18, as Dask's does). ``array-api-strict`` checks that they do
+``__array_namespace__``, array-api-compat's for a PyTorch tensor, or NumPy's
+functions for an array that overrides them, NEP 18, as Dask's does).
+``array-api-strict`` checks that they do
 (tests/test_array_api.py). Their NumPy paths are unchanged; the other helpers are
 NumPy's only, for now (`driver.libraries.NUMPY_ONLY` refuses them for other
 libraries' arrays; docs/guide/arrays.md).
@@ -35,10 +36,17 @@ def dup(value, n=2):
 def _other(value) -> bool:
     """Is `value` an array of another library, one that overrides NumPy's functions
     (``__array_function__``, NEP 18: a Dask array) or has a namespace of the array
-    API standard (``__array_namespace__``), which the helpers keep in its library
-    rather than pass to ``np.asarray``?"""
+    API standard (``__array_namespace__``, or array-api-compat's for a PyTorch
+    tensor), which the helpers keep in its library rather than pass to
+    ``np.asarray``?"""
     return not isinstance(value, _PLAIN) and (
-        hasattr(type(value), "__array_function__") or hasattr(value, "__array_namespace__"))
+        hasattr(type(value), "__array_function__") or hasattr(value, "__array_namespace__")
+        or _tensor(value))
+
+
+def _tensor(value) -> bool:
+    """Is `value` a PyTorch tensor (whose namespace array-api-compat gives)?"""
+    return type(value).__module__.startswith("torch") and hasattr(value, "__torch_function__")
 
 
 _PLAIN = (np.ndarray, float, int, np.generic)  # (told apart first: no attribute lookup)
@@ -51,6 +59,10 @@ def _namespace(*values):
     array that overrides them (Dask's has no namespace of its own)."""
     for value in values:
         if _other(value):
+            if _tensor(value):
+                import array_api_compat.torch
+
+                return array_api_compat.torch
             get = getattr(value, "__array_namespace__", None)
             return np if get is None or hasattr(type(value), "__array_function__") else get()
     return np

@@ -199,7 +199,7 @@ def test_arrays_of_other_libraries_are_refused_clearly():
         __module__ = "torchlike.tensor"
         shape, ndim, dtype = (6,), 1, np.dtype(float)
 
-    with pytest.raises(WrtError, match="array of torchlike.*NumPy, Dask, JAX and "
+    with pytest.raises(WrtError, match="array of torchlike.*NumPy, Dask, JAX, PyTorch and "
                                        "array-api-strict arrays only"):
         s2sad.grad(least_squares)(Tensor(), X, y)
 

@@ -1,8 +1,9 @@
 """The NumPy rule rows on other libraries' arrays: for a representative row of each
 family (elementwise functions and operators, reductions with `axis` and `keepdims`,
 matrix products, broadcasting, the shaping functions), the gradient of a small
-program that uses it, taken on Dask arrays, JAX arrays (CPU) and array-api-strict
-arrays (the array API standard and nothing else), is an array of that library (a
+program that uses it, taken on Dask arrays, JAX arrays (CPU), PyTorch tensors (CPU,
+float64) and array-api-strict arrays (the array API standard and nothing else), is
+an array of that library (a
 Dask one still lazy: nothing computed before `.compute()`) and equals the gradient
 of the same program on NumPy arrays.
 
@@ -219,7 +220,7 @@ REFUSED = {
     "array-api-strict": {
         "maximum, minimum, power, division": MASK, "clip": MASK, "einsum": f"np.einsum, {NO}",
         "take": NUMPY_ONLY, "median": f"np.median, {NO}", "prod": NUMPY_ONLY,
-        "cumprod": f"np.cumprod, {NO}", "vstack": f"np.vstack, {NO}",
+        "cumprod": NUMPY_ONLY, "vstack": f"np.vstack, {NO}",
         "kron": f"np.kron, {NO}", "diag": f"np.diag, {NO}", "det": NUMPY_ONLY,
         # (the user's own x[:, None]: the standard asks for x[:, None, ...])
         "an index with None": IndexError},
@@ -227,6 +228,11 @@ REFUSED = {
              "take": NUMPY_ONLY, "median": NUMPY_ONLY, "prod": NUMPY_ONLY,
              "cumprod": NUMPY_ONLY, "diag": NUMPY_ONLY, "kron": "np.kron, which Dask has no",
              "det": "np.linalg.det, which Dask has no"},
+    "torch": {"einsum": "np.einsum, which PyTorch has no", "take": NUMPY_ONLY,
+              "median": "np.median, which PyTorch has no", "prod": NUMPY_ONLY,
+              "cumprod": NUMPY_ONLY, "vstack": "np.vstack, which PyTorch has no",
+              "kron": "np.kron, which PyTorch has no", "diag": "np.diag, which PyTorch has no",
+              "det": NUMPY_ONLY},
     "jax": {"an index with None": UNCHANGEABLE, "slices": UNCHANGEABLE, "take": NUMPY_ONLY,
             "median": NUMPY_ONLY, "prod": NUMPY_ONLY, "cumprod": NUMPY_ONLY,
             "diag": NUMPY_ONLY,
@@ -274,7 +280,18 @@ def strict_library():
             "rtol": 1e-11, "atol": 1e-13}
 
 
-LIBRARIES = {"dask": dask_library, "jax": jax_library, "array-api-strict": strict_library}
+def torch_library():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed (pip install "
+                                "'s2sad[torch]')")
+    pytest.importorskip("array_api_compat", reason="array-api-compat is not installed "
+                        "(pip install 's2sad[torch]')")
+    return {"convert": torch.from_numpy, "type": torch.Tensor,
+            "lazily": contextlib.nullcontext, "numbers": lambda g: g.numpy(),
+            "rtol": 1e-11, "atol": 1e-13}
+
+
+LIBRARIES = {"dask": dask_library, "jax": jax_library, "array-api-strict": strict_library,
+             "torch": torch_library}
 
 
 @pytest.mark.parametrize("library", list(LIBRARIES))

@@ -188,8 +188,8 @@ def argument_kinds(f, values: dict, wrt, what):
             library = type(value).__module__.partition(".")[0]
             raise WrtError(
                 f"{what} of {f.__qualname__} with respect to `{name}`: it is an array of "
-                f"{library}, and s2sad differentiates NumPy, Dask, JAX and array-api-strict "
-                "arrays only, for now",
+                f"{library}, and s2sad differentiates NumPy, Dask, JAX, PyTorch and "
+                "array-api-strict arrays only, for now",
                 hint="Pass a NumPy array (docs/guide/arrays.md says which array libraries "
                      "work and which do not yet).", **at_def(f))
         if name in wrt:

@@ -1,15 +1,28 @@
 """standard: NumPy's names over the Python array API standard, for a derivative run
-with arrays of a library that has the standard's names only (`array-api-strict`,
-the standard's conformance check: `kinds.NAMESPACES`).
+with arrays of a library reached through the standard's names (`kinds.NAMESPACES`:
+array-api-strict, the standard's conformance check, in `strict_numpy`; PyTorch
+through array-api-compat's wrapper, in `torch_numpy`).
 
-`compile` binds the names meaning NumPy in the derivative's text to this module
-(as it binds them to ``jax.numpy`` for JAX arrays): a name the standard has
-(``tanh``, ``sum``, ``where``) is the library's own; one it spells otherwise
-(``power``, ``concatenate``, ``arcsin``) is the library's under the standard's
-name; the few NumPy functions the derivatives call that the standard has not
-(``outer``, ``shape``, ``transpose``, ``dot``) are written here in the standard's
-functions. Any other name is missing, and `driver.libraries` refuses a derivative
-that calls it, at the user's line.
+`define(module, xp)` fills the module `module` (one of those two, named in
+`kinds.NAMESPACES`) with what stands in for NumPy's names there, over the
+standard namespace `xp`. `compile` binds the names meaning NumPy in the derivative's
+text to that module (as it binds them to ``jax.numpy`` for JAX arrays):
+
+* a name the standard has (``tanh``, ``sum``, ``where``) is the library's own;
+* one it spells otherwise (``power``, ``concatenate``, ``arcsin``) is the library's
+  under the standard's name;
+* the few NumPy functions the derivatives call that the standard has not
+  (``outer``, ``shape``, ``transpose``, ``dot``, ``copy``) are written here in the
+  standard's functions;
+* NumPy's default dtypes are kept: where the library's default float is not
+  float64 (PyTorch's float32), ``zeros``, ``ones``, ``full``, ``eye``, ``linspace``,
+  ``arange`` of floats and ``asarray`` of Python floats make float64 arrays, as
+  NumPy does, so a derivative computes in the precision NumPy would.
+
+Any other name is missing, even where the library has one (PyTorch's
+``transpose``, ``std`` or ``cumsum`` mean something else than NumPy's): only the
+standard's names (`STANDARD`) are looked up, and `driver.libraries` refuses a
+derivative that calls another, at the user's line.
 """
 
 from __future__ import annotations
@@ -17,49 +30,159 @@ from __future__ import annotations
 import math
 import types
 
-import array_api_strict as xp
+# The array API standard's functions and constants (2023.12, with 2024.12's
+# cumulative_prod, diff and take_along_axis), the only names looked up in a library
+STANDARD = frozenset("""
+arange asarray empty empty_like eye from_dlpack full full_like linspace meshgrid ones
+ones_like tril triu zeros zeros_like astype can_cast finfo iinfo isdtype result_type abs
+acos acosh add asin asinh atan atan2 atanh bitwise_and bitwise_left_shift bitwise_invert
+bitwise_or bitwise_right_shift bitwise_xor ceil clip conj copysign cos cosh divide equal
+exp expm1 floor floor_divide greater greater_equal hypot imag isfinite isinf isnan less
+less_equal log log1p log2 log10 logaddexp logical_and logical_not logical_or logical_xor
+maximum minimum multiply negative not_equal positive pow real remainder round sign signbit
+sin sinh square sqrt subtract tan tanh trunc take take_along_axis matmul matrix_transpose
+tensordot vecdot broadcast_arrays broadcast_to concat expand_dims flip moveaxis
+permute_dims repeat reshape roll squeeze stack tile unstack argmax argmin nonzero
+searchsorted where unique_all unique_counts unique_inverse unique_values argsort sort
+cumulative_sum cumulative_prod max mean min prod std sum var all any diff e inf nan
+newaxis pi bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float32 float64
+complex64 complex128
+""".split())
+
+# The standard's linear algebra extension (``xp.linalg``)
+LINALG = frozenset("""
+cholesky cross det diagonal eigh eigvalsh inv matmul matrix_norm matrix_power matrix_rank
+matrix_transpose outer pinv qr slogdet solve svd svdvals tensordot trace vecdot vector_norm
+""".split())
 
 _RENAMED = {"power": "pow", "concatenate": "concat", "absolute": "abs", "arcsin": "asin",
             "arccos": "acos", "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh",
-            "arctanh": "atanh", "arctan2": "atan2", "amax": "max", "amin": "min"}
-
-
-_RENAMED.update(cumsum="cumulative_sum", array="asarray")
+            "arctanh": "atanh", "arctan2": "atan2", "amax": "max", "amin": "min",
+            "cumsum": "cumulative_sum", "cumprod": "cumulative_prod"}
 
 # NumPy's positional parameters after the first that the standard takes by keyword
+# ("": one it takes by position too)
 _KEYWORDS = {"sum": ("axis",), "mean": ("axis",), "max": ("axis",), "min": ("axis",),
              "var": ("axis",), "std": ("axis",), "prod": ("axis",), "flip": ("axis",),
              "sort": ("axis",), "argsort": ("axis",), "tril": ("k",), "triu": ("k",),
              "concat": ("axis",), "stack": ("axis",), "cumulative_sum": ("axis",),
-             "diff": ("n", "axis"), "roll": ("shift", "axis")}
+             "cumulative_prod": ("axis",), "diff": ("n", "axis"), "roll": ("shift", "axis"),
+             "argmax": ("axis",), "argmin": ("axis",), "all": ("axis",), "any": ("axis",),
+             "squeeze": ("axis",), "repeat": ("", "axis"), "take": ("", "axis"),
+             "expand_dims": ("axis",)}
+
+# The creation functions whose NumPy default dtype is float64 (``arange`` and
+# ``asarray`` only for floats)
+_FLOAT64 = ("zeros", "ones", "empty", "eye", "linspace")
 
 
-def __getattr__(name):
-    standard = _RENAMED.get(name, name)
-    got = getattr(xp, standard, None)
-    if got is None:
-        raise AttributeError(f"the array API standard has no {name}")
-    if standard in _KEYWORDS:
-        got = _by_keyword(got, _KEYWORDS[standard])
-    globals()[name] = got  # (looked up once)
-    return got
+def define(module: types.ModuleType, xp) -> None:
+    """Fill `module` with NumPy's names over the standard namespace `xp` (see the
+    module's docstring); names are looked up in `xp` on first use."""
+    ns = vars(module)
+    wide = _default_float(xp) != "float64"
+
+    def __getattr__(name):
+        standard = _RENAMED.get(name, name)
+        got = getattr(xp, standard, None) if standard in STANDARD else None
+        if got is None:
+            raise AttributeError(f"the array API standard has no {name}")
+        if standard in _KEYWORDS:
+            got = _by_keyword(got, _KEYWORDS[standard])
+        if wide and standard in _FLOAT64:
+            got = _float64_default(got, xp)
+        ns[name] = got  # (looked up once)
+        return got
+
+    def ravel(a):
+        return xp.reshape(a, (-1,))
+
+    def transpose(a, axes=None):
+        return xp.permute_dims(a, tuple(reversed(range(a.ndim))) if axes is None
+                               else tuple(axes))
+
+    def outer(a, b):
+        return xp.reshape(a, (-1, 1)) * xp.reshape(b, (1, -1))
+
+    def dot(a, b):
+        if a.ndim == 0 or b.ndim == 0:
+            return a * b
+        return xp.matmul(a, b) if b.ndim <= 2 else xp.tensordot(a, b, axes=([-1], [-2]))
+
+    def copy(a):
+        return xp.asarray(a, copy=True)
+
+    def asarray(obj, dtype=None, copy=None):
+        if dtype is None and wide and _floats(obj):
+            dtype = xp.float64
+        return xp.asarray(obj, dtype=dtype, copy=copy)
+
+    def array(obj, dtype=None, copy=True):
+        return asarray(obj, dtype=dtype, copy=copy)
+
+    def full(shape, fill_value, dtype=None):
+        if dtype is None and wide and isinstance(fill_value, float):
+            dtype = xp.float64
+        return xp.full(shape, fill_value, dtype=dtype)
+
+    def arange(start, stop=None, step=1, dtype=None):
+        if dtype is None and wide and any(isinstance(v, float) for v in (start, stop, step)):
+            dtype = xp.float64
+        return xp.arange(start, stop, step, dtype=dtype)
+
+    def norm(x, ord=None, axis=None, keepdims=False):
+        """``np.linalg.norm``: the 2-norm of vectors and the Frobenius norm (``ord``
+        None) only."""
+        if ord is None or ord == 2 and (x.ndim == 1 or isinstance(axis, int)):
+            return xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims)
+        raise ValueError("np.linalg.norm of other orders than 2 and 'fro' has no "
+                         "counterpart in the array API standard: not supported yet")
+
+    ns.update(__getattr__=__getattr__, ravel=ravel, shape=shape, ndim=ndim, size=size,
+              transpose=transpose, outer=outer, dot=dot, copy=copy, asarray=asarray,
+              array=array, full=full, arange=arange, linalg=types.SimpleNamespace(
+                  norm=norm, **{n: getattr(xp.linalg, n) for n in LINALG
+                                if hasattr(xp.linalg, n)}))
+
+
+def _default_float(xp) -> str:
+    """The name of the dtype `xp` gives an array of Python floats."""
+    return str(xp.asarray(1.0).dtype).rpartition(".")[2]
+
+
+def _floats(obj) -> bool:
+    """Is `obj` a Python float, or a (nested) list or tuple of numbers with a float
+    among them and no array, which NumPy would make a float64 array of?"""
+    if isinstance(obj, float):
+        return True
+    if isinstance(obj, (list, tuple)):
+        return bool(obj) and all(isinstance(v, (int, float, list, tuple)) for v in obj) and \
+            any(_floats(v) for v in obj)
+    return False
 
 
 def _by_keyword(fn, names):
     """`fn`, which takes the parameters `names` by keyword, called as NumPy calls its
     counterpart: with them by position after the first argument."""
+    kept = names.count("")
+
     def call(x, *args, **kwargs):
-        kwargs.update(zip(names, args))
+        kwargs.update(zip(names[kept:], args[kept:]))
         if "ddof" in kwargs:
             kwargs["correction"] = kwargs.pop("ddof")
-        return fn(x, **kwargs)
+        return fn(x, *args[:kept], **kwargs)
 
     call.__name__ = fn.__name__
     return call
 
 
-def ravel(a):
-    return xp.reshape(a, (-1,))
+def _float64_default(fn, xp):
+    """`fn` (a creation function) making float64 arrays where no dtype is given."""
+    def call(*args, dtype=None, **kwargs):
+        return fn(*args, dtype=xp.float64 if dtype is None else dtype, **kwargs)
+
+    call.__name__ = fn.__name__
+    return call
 
 
 def shape(a) -> tuple:
@@ -72,30 +195,3 @@ def ndim(a) -> int:
 
 def size(a) -> int:
     return math.prod(shape(a))
-
-
-def transpose(a, axes=None):
-    return xp.permute_dims(a, tuple(reversed(range(a.ndim))) if axes is None else tuple(axes))
-
-
-def outer(a, b):
-    return xp.reshape(a, (-1, 1)) * xp.reshape(b, (1, -1))
-
-
-def dot(a, b):
-    if a.ndim == 0 or b.ndim == 0:
-        return a * b
-    return xp.matmul(a, b) if b.ndim <= 2 else xp.tensordot(a, b, axes=([-1], [-2]))
-
-
-def _norm(x, ord=None, axis=None, keepdims=False):
-    """``np.linalg.norm``: the 2-norm of vectors and the Frobenius norm (``ord``
-    None) only."""
-    if ord is None or ord == 2 and (x.ndim == 1 or isinstance(axis, int)):
-        return xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims)
-    raise ValueError("np.linalg.norm of other orders than 2 and 'fro' has no counterpart "
-                     "in the array API standard: not supported yet")
-
-
-linalg = types.SimpleNamespace(norm=_norm, **{n: getattr(xp.linalg, n) for n in dir(xp.linalg)
-                                              if not n.startswith("_")})

@@ -196,7 +196,7 @@ class _Builder:
             self.callee_functions(cfr, cact, names)
         with self.timed("simplify"):
             self.finish_functions()
-        libraries.refuse(self.functions, self.acts, self.param_kinds)
+        self.helpers.update(libraries.refuse(self.functions, self.acts, self.param_kinds))
         module = ir.Module([uf.fn for uf in self.functions])
         self.imported_helpers()
         self.helpers = _used(self.helpers, self.functions)

@@ -28,9 +28,12 @@ from __future__ import annotations
 import ast
 import importlib
 
+import numpy
+
 from .. import ir
 from ..errors import S2SADError
-from ..ir.kinds import NAMESPACES, ListKind, libraries_in
+from ..ir.kinds import NAMESPACES, ArrayKind, ListKind, libraries_in
+from ..primitives.facts import METHODS
 
 # The runtime helpers written for NumPy arrays only (they write into NumPy zeros or
 # call what neither Dask nor the array API standard has), with the function whose
@@ -42,10 +45,81 @@ NUMPY_ONLY = {"take_bar": "np.take", "diag_bar": "np.diag", "median_bar": "np.me
               "inverse_t": "np.linalg.inv", "eig_inv_t": "np.linalg.eig"}
 
 
-def refuse(functions: list, acts: list, param_kinds: dict):
-    """`refuse_writes`, then `refuse_numpy_only`."""
+def refuse(functions: list, acts: list, param_kinds: dict) -> dict:
+    """`as_functions` (for PyTorch tensors), then `refuse_writes`, then
+    `refuse_numpy_only`; the helpers the functions now read (``np``, which
+    `as_functions` may bring in)."""
+    helpers = {}
+    if "torch" in set().union(*map(libraries_in, param_kinds.values())):
+        as_functions(functions, acts)
+        helpers["np"] = numpy
     refuse_writes(functions, acts, param_kinds)
     refuse_numpy_only(functions, param_kinds)
+    return helpers
+
+
+def as_functions(functions: list, acts: list):
+    """Spell every NumPy method of an array among `functions` (``x.std()``,
+    ``g.sum(axis=0)``, ``x.T``, ``x.size``) as the NumPy function it is
+    (``np.std(x)``), in place (each function's IR is first copied: a unit's IR may
+    share its trees with the stages it came from). A PyTorch tensor has methods of
+    the same names that compute something else (``std`` and ``var`` unbiased,
+    ``size`` a method, ``max(0)`` a pair); the functions are the namespace's
+    (`backend.torch_numpy`), which compute what NumPy's do. A receiver the activity
+    analysis knows to be a list, dict or number keeps its method (``xs.copy()``)."""
+    for uf in functions:
+        kinds = [act.kinds for func, act in acts if func is uf.user]
+        uf.fn = uf.fn.clone()
+        rewrite = _Functions(kinds, ir.local_names(uf.fn)).visit
+        for s in ir.walk(uf.fn.body):
+            for field, value in vars(s).items():
+                if isinstance(value, ast.AST):
+                    setattr(s, field, rewrite(value))
+                elif isinstance(value, list) and any(isinstance(v, ast.AST) for v in value):
+                    setattr(s, field, [rewrite(v) if isinstance(v, ast.AST) else v
+                                       for v in value])
+
+
+class _Functions(ast.NodeTransformer):
+    """`as_functions` of one expression."""
+
+    def __init__(self, kinds: list, local: set):
+        self.kinds, self.local = kinds, local
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr in METHODS
+                and self._array(func.value)):
+            return node
+        name = func.attr
+        if name == "item":
+            return node  # (a tensor's is NumPy's)
+        args = list(node.args)
+        if name in _PACKED and (len(args) > 1 or args and isinstance(args[0], ast.Constant)
+                                and isinstance(args[0].value, int)):
+            args = [ast.Tuple(elts=args, ctx=ast.Load())]  # x.reshape(2, 3)
+        call = _call(f"np.{METHODS[name].__name__}", [func.value] + args, node.keywords)
+        return _call("np.copy", [call]) if name == "flatten" else call  # (a copy: NumPy's)
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if node.attr in ("size", "T") and isinstance(node.ctx, ast.Load) and \
+                self._array(node.value):
+            return _call("np.size" if node.attr == "size" else "np.transpose", [node.value])
+        return node
+
+    def _array(self, receiver) -> bool:
+        """May `receiver` be an array: a local (not a module, nor a list, dict,
+        tuple or number the activity analysis knows of), or an expression?"""
+        if not isinstance(receiver, ast.Name):
+            return not isinstance(receiver, (ast.List, ast.Tuple, ast.Dict, ast.Constant))
+        name = receiver.id
+        for k in self.kinds:
+            for n in (name, name.removesuffix("%bar"), name.split("%")[0]):
+                if n in k:
+                    return isinstance(k[n], ArrayKind)
+        return name in self.local
 
 
 def refuse_writes(functions: list, acts: list, param_kinds: dict):
@@ -203,5 +277,14 @@ def _error(info, line, message: str, hint: str) -> S2SADError:
         hint=hint)
 
 
-_NAMES = {"jax": "JAX", "array_api_strict": "array-api-strict"}
+def _call(function: str, args: list, keywords=()) -> ast.Call:
+    """The call of the dotted name `function` with `args` and `keywords`."""
+    return ast.Call(func=ast.parse(function, mode="eval").body, args=args,
+                    keywords=list(keywords))
+
+
+# The methods taking a shape or axes by position as well as in a tuple
+_PACKED = ("reshape", "transpose")
+
+_NAMES = {"jax": "JAX", "array_api_strict": "array-api-strict", "torch": "PyTorch"}
 _IMMUTABLE = {"jax"}  # (the libraries whose arrays cannot be changed)

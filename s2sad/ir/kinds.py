@@ -99,10 +99,11 @@ ITEMS = 32  # the longest list of arrays whose elements' kinds an argument's kin
 LIBRARIES = {"dask.array.core.Array": "dask"}
 
 # The libraries whose arrays implement neither protocol (a JAX array, and the tracer
-# `jax.jit` passes in its place: any instance of ``jax.Array``), with the module that
-# stands in for NumPy in the derivative's code: its text is the NumPy one, and the
-# names that mean NumPy there mean this module when it runs (`compile`).
-NAMESPACES = {"jax": "jax.numpy", "array_api_strict": "s2sad.backend.standard"}
+# `jax.jit` passes in its place: any instance of ``jax.Array``; a PyTorch tensor), with
+# the module that stands in for NumPy in the derivative's code: its text is the NumPy
+# one, and the names that mean NumPy there mean this module when it runs (`compile`).
+NAMESPACES = {"jax": "jax.numpy", "array_api_strict": "s2sad.backend.strict_numpy",
+              "torch": "s2sad.backend.torch_numpy"}
 
 
 def array_library(value):
@@ -116,6 +117,10 @@ def array_library(value):
         jax = sys.modules.get("jax")
         if jax is not None and isinstance(value, jax.Array):
             return "jax"
+    if got is None and tp.__module__.startswith("torch"):
+        torch = sys.modules.get("torch")
+        if torch is not None and isinstance(value, torch.Tensor):
+            return "torch"
     return got
 
 

@@ -1,0 +1,211 @@
+"""PyTorch tensors as arguments: the derivative of code written with `np.` is
+specialised on them and runs with array-api-compat's wrapper of ``torch`` in NumPy's
+place (`backend.torch_numpy`: the standard's names only, with NumPy's meanings and
+default dtypes), so the gradient is a tensor and equals the NumPy gradient. A tensor's
+methods whose meaning differs from NumPy's (``std``, ``var``, ``size``, ``max(0)``)
+run as the NumPy functions they stand for. Skipped where PyTorch or array-api-compat
+is not installed (``pip install 's2sad[torch]'``; CI installs them for this file)."""
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad.errors import S2SADError
+from s2sad.ir.kinds import ArrayKind, kind_of
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed (pip install "
+                            "'s2sad[torch]')")
+pytest.importorskip("array_api_compat", reason="array-api-compat is not installed "
+                    "(pip install 's2sad[torch]')")
+
+rng = np.random.default_rng(5)
+
+
+def mlp(W1, b1, W2, X, y):
+    h = np.tanh(X @ W1 + b1)
+    out = h @ W2
+    return np.sum((out - y) ** 2) / X.shape[0]
+
+
+def logistic(w, b, X, y):
+    z = X @ w + b
+    return np.sum(np.log1p(np.exp(-y * z))) / len(y)
+
+
+def normalise(x, gain, bias):
+    mu = np.mean(x, axis=1, keepdims=True)
+    var = np.mean((x - mu) ** 2, axis=1, keepdims=True)
+    return np.sum(((x - mu) / np.sqrt(var + 1e-5) * gain + bias) ** 2)
+
+
+def methods(x):
+    # each of these methods means something else on a tensor (an unbiased std and
+    # var, a pair from max(0), size a method): they run as NumPy's functions
+    return x.std() + x.var(axis=0).sum() + x.max(0).sum() * x.size + x.T.sum() \
+        + x.reshape(2, 6).sum(axis=1).mean() + np.sum(x.clip(-0.5, 0.5) ** 2) \
+        + x.cumsum(axis=1).mean(axis=0).sum() + x.mean(1).min()
+
+
+def written(x):
+    y = np.zeros(4)  # (float64, as NumPy makes it, not PyTorch's float32)
+    y[1:] = x[0, :3] * 2.0
+    z = x.flatten()
+    z[0] = 5.0  # (a copy, as NumPy's flatten: x is unchanged)
+    w = x.copy()
+    w[1] = 0.0
+    return np.sum(y * y) + np.sum(z * x.ravel()) + np.sum(w * x)
+
+
+def elements(x):
+    total = 0.0
+    for i in range(len(x)):
+        total = total + np.sin(x[i]) * x[i - 1]
+    return total
+
+
+def recurrent(W, h0, steps):
+    h = h0
+    for _ in range(steps):
+        h = np.tanh(W @ h)
+    return np.sum(h * h)
+
+
+PROGRAMS = {
+    "mlp": (mlp, (0, 1, 2), [(4, 5), (5,), (5,), (6, 4), (6,)], {}),
+    "logistic": (logistic, (0, 1), [(4,), (), (8, 4), (8,)], {}),
+    "broadcasting": (normalise, (0, 1, 2), [(3, 4), (4,), (1, 4)], {}),
+    "methods": (methods, (0,), [(3, 4)], {}),
+    "writes, copies": (written, (0,), [(3, 4)], {}),
+    "elements in a loop": (elements, (0,), [(5,)], {}),
+    "loop": (recurrent, (0, 1), [(3, 3), (3,)], {"steps": 4}),
+}
+
+
+def arguments(shapes, dtype=torch.float64):
+    values = [rng.normal(size=s) for s in shapes]
+    return values, [torch.tensor(v, dtype=dtype) for v in values]
+
+
+def close(got, want, rtol=1e-10, atol=1e-12):
+    assert isinstance(got, torch.Tensor), type(got)
+    np.testing.assert_allclose(got.numpy(), want, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_gradient_stays_torch_and_equals_numpy(name):
+    f, wrt, shapes, kw = PROGRAMS[name]
+    values, tensors = arguments(shapes)
+    g = s2sad.grad(f, wrt=wrt)
+    want = g(*values, **kw)
+    kept = [t.clone() for t in tensors]
+    got = g(*tensors, **kw)
+    for a, b in zip(got, want):
+        assert a.dtype == torch.float64
+        close(a, b)
+    for t, k in zip(tensors, kept):  # (the arguments are not written into)
+        assert torch.equal(t, k)
+
+
+@pytest.mark.parametrize("name", ["mlp", "broadcasting", "methods"])
+def test_float32_tensors_give_float32_gradients(name):
+    f, wrt, shapes, kw = PROGRAMS[name]
+    values, tensors = arguments(shapes, torch.float32)
+    want = s2sad.grad(f, wrt=wrt)(*values, **kw)
+    got = s2sad.grad(f, wrt=wrt)(*tensors, **kw)
+    for a, b in zip(got, want):
+        assert a.dtype == torch.float32
+        close(a, b, rtol=2e-4, atol=2e-5)
+
+
+def test_value_and_grad_vjp_and_jvp():
+    values, tensors = arguments([(4, 5), (5,), (5,), (6, 4), (6,)])
+    value, grads = s2sad.value_and_grad(mlp, wrt=(0, 2))(*tensors)
+    want_value, want = s2sad.value_and_grad(mlp, wrt=(0, 2))(*values)
+    close(value, want_value)
+    for a, b in zip(grads, want):
+        close(a, b)
+
+    out, pullback = s2sad.vjp(mlp, *tensors)
+    for a, b in zip(pullback(torch.tensor(1.0, dtype=torch.float64)),
+                    s2sad.vjp(mlp, *values)[1](1.0)):
+        close(a, b)
+
+    tangents = [rng.normal(size=np.shape(v)) for v in values]
+    out, tangent = s2sad.jvp(mlp, tensors, [torch.tensor(t) for t in tangents])
+    close(out, mlp(*values))
+    close(tangent, s2sad.jvp(mlp, values, tangents)[1])
+
+
+def curved(x, W):
+    return np.sum(np.tanh(W @ x) ** 2) + np.sum(np.outer(x, x) * x)
+
+
+def mapped(x, W):
+    return np.tanh(W @ x) * np.sum(x)
+
+
+SECOND = {
+    "hessian": lambda x, W: s2sad.hessian(curved, (0, 1))(x, W),
+    "hvp": lambda x, W: s2sad.hvp(curved)(x, W, x * 0.5),
+    "jacobian forward": lambda x, W: s2sad.jacobian(mapped, (0, 1), mode="forward")(x, W),
+    "jacobian reverse": lambda x, W: s2sad.jacobian(mapped, mode="reverse")(x, W),
+    'grad(mode="forward")': lambda x, W: s2sad.grad(curved, (0, 1), mode="forward")(x, W),
+}
+
+
+def leaves(value):
+    return [e for v in value for e in leaves(v)] if isinstance(value, tuple) else [value]
+
+
+@pytest.mark.parametrize("name", list(SECOND))
+def test_second_derivatives_and_jacobians_stay_torch(name):
+    values, tensors = arguments([(3,), (4, 3)])
+    want = leaves(SECOND[name](*values))
+    got = leaves(SECOND[name](*tensors))
+    assert len(got) == len(want)
+    for a, b in zip(got, want):
+        assert a.shape == np.shape(b)
+        close(a, b)
+
+
+def test_parameters_in_a_dict_and_numpy_data():
+    def loss(params, X, y):
+        h = np.tanh(X @ params["W"] + params["b"])
+        return np.mean((h @ params["v"] - y) ** 2)
+
+    values, tensors = arguments([(3, 4), (4,), (4,)])
+    X, y = rng.normal(size=(6, 3)), rng.normal(size=6)
+    want = s2sad.grad(loss)(dict(zip("Wbv", values)), X, y)
+    got = s2sad.grad(loss)(dict(zip("Wbv", tensors)), torch.tensor(X), torch.tensor(y))
+    assert list(got) == ["W", "b", "v"]
+    for k in got:
+        close(got[k], want[k])
+
+
+def test_the_kind_names_the_library_and_the_text_is_numpys():
+    assert kind_of(torch.ones(3, dtype=torch.float64)) == ArrayKind(1, "f", xp="torch")
+    text = s2sad.source(methods, example=(np.ones((3, 4)),))
+    assert "torch" not in text and "x.std()" in text
+
+
+def sorted_pairs(x):
+    return np.sum(np.diagonal(np.outer(x, x)))
+
+
+def test_what_pytorch_has_no_counterpart_of_is_refused_at_the_users_line():
+    with pytest.raises(S2SADError, match="np.diagonal, which PyTorch has no counterpart") \
+            as info:
+        s2sad.grad(sorted_pairs)(torch.ones(3, dtype=torch.float64))
+    assert info.value.filename == __file__
+    assert info.value.source_line.strip() == "return np.sum(np.diagonal(np.outer(x, x)))"
+    s2sad.grad(sorted_pairs)(np.ones(3))  # (NumPy's as ever)
+
+
+def test_tensors_mixed_with_another_library_are_refused_at_the_call():
+    xp = pytest.importorskip("array_api_strict", reason="array-api-strict is not installed")
+
+    def f(w, X):
+        return np.sum(np.tanh(X @ w))
+
+    with pytest.raises(S2SADError, match=r"different libraries.*`w` \(torch\)"):
+        s2sad.grad(f)(torch.ones(3, dtype=torch.float64), xp.ones((4, 3)))
