@@ -85,11 +85,12 @@ def _nest(body, reads, nestable, ctx: Context, tail=None, held=None) -> list:
     other reads), so ``a = t2 - c * v`` and ``a_dot = t2_dot - c * v_dot``."""
     out = []
     queues = {False: [], True: []}  # tangent? -> [(temp, value)], oldest first
+    lines = {}  # temp -> its line's user line, kept when the line is put back
 
     def flush(pending, upto=None):
         keep = pending if upto is None else pending[:upto]
         for name, value in keep:
-            out.append(ir.Assign((name,), value))
+            out.append(ir.Assign((name,), value, lines.get(name, 0)))
         del pending[: len(keep)]
 
     def flush_all():
@@ -140,6 +141,7 @@ def _nest(body, reads, nestable, ctx: Context, tail=None, held=None) -> list:
                     and reads.get(s.targets[0]) == 1 and nestable(s) \
                     and not ctx.reads_mutable(s.value) and read_later(i, s.targets[0]):
                 queues[tangent].append((s.targets[0], s.value))
+                lines[s.targets[0]] = s.line
                 continue
             flush(queues[tangent])
             out.append(s)
