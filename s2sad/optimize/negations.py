@@ -142,12 +142,16 @@ def absorb_negations(body, reads, defs, mine=None) -> list:
             target = target.value.id  # (an element of an adjoint list or array)
         return mine is None or isinstance(target, str) and mine(target)
 
+    negating = False
     for i, s in enumerate(out):
         if (isinstance(s, ir.AugAssign) or isinstance(s, ir.Assign) and not s.unpack) \
-                and ours(s):
+                and ours(s) and _has_negation(s.value):
+            negating = True
             better = _lifted(s)
             if better is not None:
                 out[i] = better
+    if not negating:
+        return out  # (no line of this block of ours negates: none can be absorbed)
 
     # what the lines of this block read (a name read elsewhere has no reader here)
     index = BlockIndex(out)

@@ -145,11 +145,14 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
 def _fold_constants(forward, reverse, result, ctx):
     """Constant adjoints folded into their readers, and the copies that leaves
     propagated, until no constant goes (three times at most: a folded line may fold
-    the next)."""
+    the next). A round that folds nothing ends it: the copies are propagated
+    already."""
     before = arithmetic.count_constants(reverse)
     for _ in range(3):
-        reverse = arithmetic.fold_constant_adjoints(reverse + [result], ctx)
+        reverse, folded = arithmetic.fold_constant_adjoints(reverse + [result], ctx)
         result = reverse.pop()
+        if not folded:
+            break
         forward, reverse, result = _propagated(forward, reverse, result, ctx)
         after = arithmetic.count_constants(reverse)  # (the next round's count before)
         if after == before:
@@ -198,6 +201,5 @@ def _propagated(forward, reverse, result, ctx):
 
 def _split(body):
     """``(forward, reverse, result)`` of one list of both sweeps and the result."""
-    result = body[-1]
-    i = next(i for i, s in enumerate(body) if s is _MARK)
-    return body[:i], body[i + 1:-1], result
+    i = body.index(_MARK)  # (statements compare by identity)
+    return body[:i], body[i + 1:-1], body[-1]
