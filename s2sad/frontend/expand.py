@@ -105,7 +105,7 @@ def single_displays(tree, nodes=None) -> dict:
     stores: dict = {}
     plain_reads = set()  # ids of the loads of a name as `*name` or `name[...]`
     if nodes is None:
-        nodes = list(ast.walk(tree))
+        nodes = ir.ast_nodes(tree)
     for n in nodes:
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
             stores[n.id] = stores.get(n.id, 0) + 1
@@ -152,7 +152,7 @@ class _Expander(TargetLowering):
         self.refs = parsed.refs
         self.loc = loc
         self.locals = parsed.locals
-        nodes = list(ast.walk(parsed.tree))
+        nodes = ir.ast_nodes(parsed.tree)
         self.used = {n.id for n in nodes if isinstance(n, ast.Name)}
         self.counts: dict = {}
         self.displays = single_displays(parsed.tree, nodes)

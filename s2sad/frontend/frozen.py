@@ -39,7 +39,7 @@ def unfreeze(tree: ast.FunctionDef, meaning, nodes=None) -> bool:
     `nodes`: ``list(ast.walk(tree))``, where the caller has it. Whether it may have
     rewritten anything."""
     if nodes is None:
-        nodes = list(ast.walk(tree))
+        nodes = ir.ast_nodes(tree)
     if not any(isinstance(n, ast.Attribute) and n.attr in METHODS for n in nodes):
         return False
     params = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}

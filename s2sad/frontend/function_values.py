@@ -69,7 +69,7 @@ def _scope_of(comp):
 class _Resolver:
     def __init__(self, tree, meaning):
         self.tree, self.meaning = tree, meaning
-        self.nodes = list(ast.walk(tree))
+        self.nodes = ir.ast_nodes(tree)
         self.params = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}
         # (a comprehension's variables are its own: not the function's names)
         self.scoped = {id(x) for n in self.nodes if isinstance(n, _COMPREHENSIONS)

@@ -491,15 +491,15 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
     if containers:  # (a function put in place of its call binds *args where it is called)
         _check_signature(tree, loc)
     specs = getattr(func, STRUCTURES, None) if func is not None else None
-    nodes = list(ast.walk(tree))  # (for the passes below; again after one rewrote it)
+    nodes = ir.ast_nodes(tree)  # (for the passes below; again after one rewrote it)
     # (a local name given a function: the function, where it is called)
     if function_values.resolve(tree, lambda n: _value_or_none(n, globals_, cells, builtins_),
                                nodes):
-        nodes = list(ast.walk(tree))
+        nodes = ir.ast_nodes(tree)
     if pairs.split_lists(tree, nodes):  # (a list of tuples it builds: one per position)
-        nodes = list(ast.walk(tree))
+        nodes = ir.ast_nodes(tree)
     if frozen.unfreeze(tree, lambda n: _value_or_none(n, globals_, cells, builtins_), nodes):
-        nodes = list(ast.walk(tree))
+        nodes = ir.ast_nodes(tree)
     # (a tuple holding a list: followed, for reverse mode; not in the gradient code
     # s2sad wrote, which only forward mode reads, and whose tuples hold its tapes)
     generated = info.generated
@@ -509,7 +509,7 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
     if higher_order.lower(tree, lambda n: _value_or_none(n, globals_, cells, builtins_),
                           [n for n, v in (specs or {}).items()
                            if isinstance(v, ir_trees.Static)], nodes):
-        nodes = list(ast.walk(tree))
+        nodes = ir.ast_nodes(tree)
     if not containers:
         specs = None
     elif specs is None and func is not None and structure_calls.builds_containers(
@@ -527,9 +527,9 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
                                        lambda fn: parse(fn, containers=False),
                                        leaves_out=hasattr(func, STRUCTURES))
         tree, out_spec, leaves = rewritten.tree, rewritten.out_spec, rewritten.leaf_names
-        nodes = list(ast.walk(tree))
+        nodes = ir.ast_nodes(tree)
         if pairs.split_lists(tree, nodes):  # (a list of tuples a function put in place reads)
-            nodes = list(ast.walk(tree))
+            nodes = ir.ast_nodes(tree)
     if containers:  # (a function put in place is checked as part of its caller)
         _check_nodes(tree, loc, nodes)
     local_set = _local_names(tree, nodes)

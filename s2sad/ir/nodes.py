@@ -387,6 +387,39 @@ def nodes(node: ast.AST) -> list:
     return out
 
 
+def ast_nodes(tree: ast.AST) -> list:
+    """``list(ast.walk(tree))``, the same nodes in the same order (breadth first, each
+    node's children in `ast.iter_child_nodes` order), without a generator per node:
+    the parse passes take a whole function's tree this way."""
+    out = [tree]
+    add, extend, i = out.append, out.extend, 0
+    AST, Name, Constant, BinOp = ast.AST, ast.Name, ast.Constant, ast.BinOp
+    while i < len(out):
+        n = out[i]
+        i += 1
+        t = type(n)
+        if t is Constant:
+            continue
+        d = n.__dict__
+        if t is Name:
+            v = d.get("ctx")
+            if isinstance(v, AST):
+                add(v)
+            continue
+        if t is BinOp:
+            for v in (d.get("left"), d.get("op"), d.get("right")):
+                if isinstance(v, AST):
+                    add(v)
+            continue
+        for f in n._fields:
+            v = d.get(f)
+            if isinstance(v, AST):
+                add(v)
+            elif isinstance(v, list):
+                extend([x for x in v if isinstance(x, AST)])
+    return out
+
+
 def names_in(node: ast.AST) -> list:
     """Every ``ast.Name`` id in an expression (with repeats). This is the compiler's
     most frequent question, so the common node types are handled inline (and a name,
@@ -484,8 +517,11 @@ def copy_tree(node):
         return node
     if t in _BY_DICT:
         new = t.__new__(t)
-        new.__dict__ = {k: v if type(v) in _SHARED else copy_tree(v)
-                        for k, v in node.__dict__.items()}
+        d = node.__dict__.copy()
+        for k, v in d.items():  # (a value replaced, no key added: the walk is safe)
+            if type(v) not in _SHARED:
+                d[k] = copy_tree(v)
+        new.__dict__ = d
         return new
     if isinstance(node, list):
         return [x if type(x) in _SHARED else copy_tree(x) for x in node]
@@ -574,6 +610,18 @@ class _Substitute(ast.NodeTransformer):
 
 def rename_in_place(node: ast.AST, mapping: dict) -> None:
     """Rename Names in `node` itself (for trees the caller owns)."""
+    t = type(node)
+    if t is ast.Name:
+        new = mapping.get(node.id)
+        if new is not None:
+            node.id = new
+        return
+    if t is ast.BinOp and type(node.left) is ast.Name and type(node.right) is ast.Name:
+        for n in (node.left, node.right):
+            new = mapping.get(n.id)
+            if new is not None:
+                n.id = new
+        return
     for n in nodes(node):
         if type(n) is ast.Name:
             new = mapping.get(n.id)
@@ -727,7 +775,7 @@ def reads_in(body: list) -> dict:
     count = {}
     get = count.get
     for stmt in walk(body):
-        for n in stmt_reads(stmt):
+        for n in names_in(stmt.value) if type(stmt) is Assign else stmt_reads(stmt):
             count[n] = get(n, 0) + 1
     return count
 
@@ -783,6 +831,11 @@ def _read_exprs(stmt) -> list:
 def defined_names(stmt) -> tuple:
     """Names a single statement defines (not counting nested blocks; a loop defines
     its target and the loop-carried variables)."""
+    t = type(stmt)
+    if t is Assign or t is Dup:  # (the most common first)
+        return tuple(stmt.targets)
+    if t is Comment or t is Expr or t is Return or t is SetItem:
+        return ()
     if isinstance(stmt, (Assign, Dup)):
         return tuple(stmt.targets)
     if isinstance(stmt, AugAssign):
