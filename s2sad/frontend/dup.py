@@ -246,7 +246,33 @@ def _rename_each(node, copies, is_local):
     it reads no split name)."""
     if not any(n in copies for n in ir.names_in(node)):
         return node
-    return _RenameEach(copies, is_local).visit(ir.copy_tree(node))
+    return _renamed_each(ir.copy_tree(node), copies, is_local)
+
+
+def _renamed_each(node, copies, is_local):
+    """`_RenameEach` on `node` (the caller's copy), the commonest nodes taken inline in
+    the order it visits them."""
+    t = type(node)
+    if t is ast.Name:
+        if node.id in copies and is_local(node.id):
+            return ast.Name(id=copies[node.id].pop(0), ctx=node.ctx)
+        return node
+    if t is ast.Constant:
+        return node
+    if t is ast.BinOp:
+        node.left = _renamed_each(node.left, copies, is_local)
+        node.right = _renamed_each(node.right, copies, is_local)
+        return node
+    if t is ast.UnaryOp:
+        node.operand = _renamed_each(node.operand, copies, is_local)
+        return node
+    if t is ast.Call:
+        node.func = _renamed_each(node.func, copies, is_local)
+        node.args[:] = [_renamed_each(a, copies, is_local) for a in node.args]
+        for k in node.keywords:
+            k.value = _renamed_each(k.value, copies, is_local)
+        return node
+    return _RenameEach(copies, is_local).visit(node)
 
 
 class _RenameEach(ast.NodeTransformer):

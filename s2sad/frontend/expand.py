@@ -106,19 +106,24 @@ def single_displays(tree, nodes=None) -> dict:
     plain_reads = set()  # ids of the loads of a name as `*name` or `name[...]`
     if nodes is None:
         nodes = ir.ast_nodes(tree)
+    names, assigns = [], []
     for n in nodes:
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-            stores[n.id] = stores.get(n.id, 0) + 1
-        if isinstance(n, (ast.Starred, ast.Subscript)) and isinstance(n.value, ast.Name) \
+        t = type(n)
+        if t is ast.Name:
+            names.append(n)
+            if isinstance(n.ctx, ast.Store):
+                stores[n.id] = stores.get(n.id, 0) + 1
+        elif t is ast.Assign:
+            assigns.append(n)
+        elif (t is ast.Starred or t is ast.Subscript) and isinstance(n.value, ast.Name) \
                 and isinstance(n.ctx, ast.Load):
             plain_reads.add(id(n.value))
-    for n in nodes:
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) \
-                and id(n) not in plain_reads:
+    for n in names:
+        if isinstance(n.ctx, ast.Load) and id(n) not in plain_reads:
             stores[n.id] = stores.get(n.id, 0) + 0.5  # (a list read otherwise)
     out = {}
-    for n in nodes:
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 \
+    for n in assigns:
+        if len(n.targets) == 1 \
                 and isinstance(n.targets[0], ast.Name) \
                 and isinstance(n.value, (ast.Tuple, ast.List)) \
                 and not any(isinstance(e, ast.Starred) for e in n.value.elts) \
@@ -166,16 +171,24 @@ class _Expander(TargetLowering):
 
     def builtin(self, func, obj) -> bool:
         """Is `func` (a call's function) a name for `obj` (a builtin or `math`'s)?"""
+        return self.named_object(func) is obj
+
+    def named_object(self, func):
+        """What `func` (a call's function) names, if a free name or attribute chain of
+        one: a builtin, `math`'s; else None."""
         text = ir.dotted(func)
         if text is None or text.split(".")[0] in self.locals:
-            return False
-        return self.refs.get(text, None) is obj
+            return None
+        return self.refs.get(text, None)
 
     # ---------------------------------------------------------- what to do
 
     def needs(self, node) -> bool:
         """Does expression `node` hold something this module lowers?"""
         for n in _walk_eager(node):
+            t = type(n)
+            if t is ast.Name or t is ast.Constant:
+                continue  # (the commonest nodes, neither of the kinds below)
             if isinstance(n, _COMPS) or self.collection(n) is not None:
                 return True
             if isinstance(n, ast.List) and isinstance(n.ctx, ast.Load) and any(
@@ -202,6 +215,7 @@ class _Expander(TargetLowering):
             return "star" if self.star_lengths(args) is not None and not \
                 any(k.arg is None for k in kws) else None
         func = node.func
+        target = self.named_object(func)
         if isinstance(func, ast.Attribute) and func.attr == "pop" and len(args) == 1 \
                 and not kws and isinstance(func.value, ast.Name) \
                 and func.value.id in self.locals and not (
@@ -210,39 +224,39 @@ class _Expander(TargetLowering):
             return "pop_at"
         if any(k.arg == "key" and key_template(k.value) is not None for k in kws):
             # (``min(xs, key=f)``: `higher_order` made the key a generator of f's values)
-            if (self.builtin(func, min) or self.builtin(func, max)) and args and \
+            if (target is min or target is max) and args and \
                     all(k.arg in ("key", "default") for k in kws) and \
                     (len(args) == 1 or not any(k.arg == "default" for k in kws)) or \
-                    self.builtin(func, sorted) and len(args) == 1 and \
+                    target is sorted and len(args) == 1 and \
                     all(k.arg in ("key", "reverse") for k in kws):
                 return "keyed"
             return None
-        if self.builtin(func, sorted) and len(args) == 1 and all(
+        if target is sorted and len(args) == 1 and all(
                 k.arg == "reverse" for k in kws):
             return "sorted"
         if any(isinstance(a, _COMPS) for a in args):
             return "comp"
         if kws:
-            if self.builtin(func, math.prod) and len(args) == 1 \
+            if target is math.prod and len(args) == 1 \
                     and [k.arg for k in kws] == ["start"]:
                 return "prod"
-            if (self.builtin(func, min) or self.builtin(func, max)) and len(args) == 1 \
+            if (target is min or target is max) and len(args) == 1 \
                     and [k.arg for k in kws] == ["default"]:
                 return "extreme"
             return None
         for obj in (min, max):
-            if self.builtin(func, obj) and len(args) >= 3:
+            if target is obj and len(args) >= 3:
                 return "nary"
-            if self.builtin(func, obj) and len(args) == 1:
+            if target is obj and len(args) == 1:
                 return "extreme"
-        if self.builtin(func, sum) and len(args) == 2:
+        if target is sum and len(args) == 2:
             return "sum"
-        if self.builtin(func, math.prod) and len(args) == 1:
+        if target is math.prod and len(args) == 1:
             return "prod"
-        if self.builtin(func, divmod) and len(args) == 2 and not node.keywords and not any(
+        if target is divmod and len(args) == 2 and not node.keywords and not any(
                 isinstance(a, ast.Starred) for a in args):
             return "divmod"
-        if self.builtin(func, reversed) and len(args) == 1 and not (
+        if target is reversed and len(args) == 1 and not (
                 isinstance(args[0], ast.Call) and self.builtin(args[0].func, range)):
             return "reversed"
         return None

@@ -77,6 +77,8 @@ def max_defs(body, inputs) -> dict:
 
 def reads_of(s) -> set:
     """The names a statement's own expressions read (not those of its blocks)."""
+    if type(s) is ir.Assign:
+        return set(ir.names_in(s.value))
     out = set()
     for node in ir.exprs(s):
         out |= set(ir.names_in(node))

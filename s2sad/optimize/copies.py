@@ -96,12 +96,14 @@ class _CopyTable:
                 copied.setdefault(w, set()).add(v)
                 out.append(s)
                 continue
-            read = ir.stmt_reads(s)
+            if t is ir.Assign:  # (the commonest, inline)
+                read, defined = ir.names_in(s.value), tuple(s.targets)
+            else:
+                read, defined = ir.stmt_reads(s), ir.defined_names(s)
             for n in read:
                 reads[n] = reads.get(n, 0) + 1
             if t is ir.Comment and "\0" in s.text:
                 read = s.text.split("\0")[1::2]  # (renamed as reads are, not counted)
-            defined = ir.defined_names(s)
             weight = 2 if t is ir.AugAssign else 1
             for n in defined:
                 defs[n] = defs.get(n, 0) + weight

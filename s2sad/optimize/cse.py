@@ -40,14 +40,16 @@ def _cse_key(s, most, ctx):
     if isinstance(value, (ast.Name, ast.Constant)) or ctx.reads_mutable(value):
         return None
     for n in ir.nodes(value):
-        if isinstance(n, ast.Name) and most.get(n.id, 0) > 1:
-            return None  # a name that changes (in a loop, or accumulated)
-        if isinstance(n, ast.Subscript) or (isinstance(n, ast.Call)
-                                             and isinstance(n.func, ast.Attribute)
-                                             and ir.dotted(n.func) and "%" in ir.dotted(n.func)):
-            return None  # an element of a list that may change, or a method call
-        if isinstance(n, ast.Call) and "%" in (ir.dotted(n.func) or "%"):
-            return None  # a derivative function: not a pure expression
+        t = type(n)
+        if t is ast.Name:
+            if most.get(n.id, 0) > 1:
+                return None  # a name that changes (in a loop, or accumulated)
+        elif t is ast.Subscript:
+            return None  # an element of a list that may change
+        elif t is ast.Call:
+            text = ir.dotted(n.func)
+            if text is None or "%" in text:
+                return None  # a method call, or a derivative function: not pure
     return ir.expr_key(value)
 
 
