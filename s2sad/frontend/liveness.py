@@ -40,8 +40,18 @@ def liveness(body) -> tuple:
         return names_with(target, ast.Store)
 
     def block(stmts, live, brk, cont):
+        # one set for the block, changed in place by its assignments: a new set per
+        # line cost what is live, which on a long straight-line block grows with it
+        live = set(live)
         for st in reversed(stmts):
-            live = stmt(st, live, brk, cont)
+            if type(st) is ast.Assign:
+                for t in st.targets:
+                    live -= stored(t)
+                live |= reads(st.value)
+                for t in st.targets:
+                    live |= reads(t)
+            else:
+                live = set(stmt(st, live, brk, cont))  # (its own: `heads` keeps some)
         return live
 
     def stmt(st, live, brk, cont):

@@ -127,7 +127,8 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
     reverse = dead.without_idle_loops(reverse)
     if kinds is not None:
         forward = dead.drop_dead_forward(forward, reverse, ctx)
-        reverse = nesting.nest_array_adjoints(reverse, ir.reads_in(forward + reverse), ctx)
+        if _array_adjoints(reverse, kinds):
+            reverse = nesting.nest_array_adjoints(reverse, ir.reads_in(forward + reverse), ctx)
         forward, reverse = _cheapest_arithmetic(forward, reverse, spreads, ctx)
     if pure is not None:
         forward = nesting.nest_forward(forward, reverse, ctx)
@@ -188,6 +189,13 @@ def _cheapest_arithmetic(forward, reverse, spreads, ctx):
         # kept for ``unreduce(g, t5) * C``) goes now
         forward = dead.drop_dead_forward(forward, reverse, ctx)
     return forward, reverse
+
+
+def _array_adjoints(body, kinds) -> bool:
+    """Does `body` assign an array's adjoint (what `nest_array_adjoints` may move)?"""
+    array = kinds.array
+    return any(type(s) is ir.Assign and not s.unpack and s.targets[0].endswith("%bar")
+               and array(s.targets[0][:-4]) for s in ir.walk(body))
 
 
 _MARK = ir.Comment("---")  # where the forward sweep ends in one list of both sweeps
