@@ -13,9 +13,11 @@ def closure_grad(x, w):
     t3_bar = 1.0
     w_b_bar = unbroadcast(t3_bar * t2, w)
     h_bar = t3_bar * w * (1.0 - t2 * t2)
+    del t2
     # line 13: h = act(x * 2.0)
     w_a_bar = unbroadcast(h_bar * t1, w)
     x_bar = h_bar * w * (1.0 - t1 * t1) * 2.0
+    del t1, h_bar
     # adjoint of w: the sum over its uses
     w_bar = w_a_bar + w_b_bar
     return x_bar, w_bar

@@ -24,11 +24,13 @@ def heat_grad(u0, c):
         tape_1.append(un)
         tape_1.append(t2)
         u_1 = u_2
+    del u
     # line 40: return np.sum(u * u)
     t7_bar = 1.0
     u_1_bar = np.zeros_like(u_1)
     u_1_bar += t7_bar * u_1
     u_1_bar += t7_bar * u_1
+    del u_1
     # line 35: for _ in range(4):
     c_bar = 0.0
     for _ in reversed(range(4)):

@@ -12,8 +12,10 @@ def mlp_layer_grad(W, b, X, target):
     # line 16: return 0.5 * np.sum((h - target) ** 2)
     t2_bar = 0.5
     t1_bar = t2_bar * 2.0 * t1
+    del t1
     # line 15: h = np.tanh(X @ W + b)
     t3_bar = t1_bar * (1.0 - h * h)
+    del h, t1_bar
     b_bar = unbroadcast(t3_bar, b)
     W_bar = X.T @ t3_bar
     return W_bar, b_bar

@@ -16,14 +16,18 @@ def normalise_grad(x, gain, bias):
     # line 23: return np.sum((y * gain + bias) ** 2)
     t4_bar = 1.0
     t3_bar = t4_bar * 2.0 * t3
+    del t3
     bias_bar = unbroadcast(t3_bar, bias)
     y_bar = t3_bar * gain
     gain_bar = unbroadcast(t3_bar * y, gain)
+    del t3_bar
     # line 22: y = (x - mu) / np.sqrt(var + 1e-5)
     t5_bar = y_bar / t2
     t6_bar = -(unbroadcast(y_bar * y, t2) / t2 / (2.0 * t2))
+    del t2, y, y_bar
     # line 21: var = ((x - mu) ** 2).mean(axis=1, keepdims=True)
     t1_bar = t6_bar * (var.size / x.size) * 2 * t1
+    del t1, var, t6_bar
     # adjoint of x: the sum over its uses
     x_bar = (
         t1_bar

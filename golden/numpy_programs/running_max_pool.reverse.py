@@ -19,6 +19,7 @@ def running_max_pool_grad(x):
     x_bar = np.zeros_like(x)
     out_bar = np.zeros_like(out)
     out_bar += t6_bar * 2.0 * out
+    del out
     # line 45: for i in range(len(x) - 1):
     for i in reversed(range(t3)):
         t4 = x[i]

@@ -9,10 +9,12 @@ from s2sad.runtime import unbroadcast
 def softmax_xent_grad(W, X, onehot):
     z = X @ W
     z_1 = z - np.max(z, axis=1, keepdims=True)
+    del z
     t1 = np.exp(z_1)
     t2 = np.sum(t1, axis=1, keepdims=True)
     t3 = np.log(t2)
     t4 = np.sum(onehot * (z_1 - t3))
+    del z_1
     t5 = -t4
     t6 = X.shape
     t7 = t6[0]
@@ -23,6 +25,7 @@ def softmax_xent_grad(W, X, onehot):
     logp_bar = t4_bar * onehot
     # line 28: z = z - np.max(z, axis=1, keepdims=True)
     z_1_bar = logp_bar - unbroadcast(logp_bar, t3) / t2 * t1
+    del t1, t2, t3, logp_bar
     # line 27: z = X @ W
     W_bar = X.T @ z_1_bar
     return W_bar

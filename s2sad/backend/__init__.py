@@ -2,7 +2,7 @@
 
 Owns printing (`emit`; `kept` prints the user's statements kept as written; `reuse`
 gives dead names to later values in a function too large for CPython's one-instruction
-locals), compiling with line maps back to the user's source
+locals; `release` unbinds an array after its last read, ``del``), compiling with line maps back to the user's source
 (`compile`), the persistent cache (`diskcache`; its directory, size cap and
 eviction in `cachefiles`) and the emitted code compiled with numba for ``jit=True``
 (`native`; the text as numba takes it in `native_text`). Used only by `driver` and

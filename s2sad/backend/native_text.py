@@ -14,6 +14,8 @@ derivative):
   raises a float to an int power by products, which differ from C's `pow` (what
   Python calls) in the last bit of a third of the results, and gives 0 for
   ``2 ** -1``;
+* the ``del`` statements that end arrays' bindings (`release`) left out: numba
+  refuses them, and frees what a compiled function no longer reads itself;
 * a tape's entries pushed one by one (``tape.append(x_1)``, ``tape.append(v_1)``,
   popped last first) as one tuple per group (`_grouped`): numba's list pops one
   float at a time at twice the cost of a tuple, and a tuple holds an int beside a
@@ -36,6 +38,8 @@ def rewritten(text: str) -> str:
     """The emitted function's text with ``reversed(range(...))`` spelt as numba
     takes it."""
     tree = ast.parse(text)
+    fn = tree.body[0]
+    fn.body = [s for s in fn.body if not isinstance(s, ast.Delete)]
     tree = _Reversed().visit(tree)
     tree = _Powers().visit(tree)
     _grouped(tree.body[0])

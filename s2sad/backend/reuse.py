@@ -41,6 +41,9 @@ nested scope reads
 kept as written, which may hold the variable in a cell past its last read here); a
 kept statement's own names and what it defines; a checkpointed loop's atoms.
 Comments name the value the shared name holds.
+
+`last_reads(fn)` gives, from the same liveness, the names each statement of a
+function's body reads for the last time (where `release` ends arrays' bindings).
 """
 
 from __future__ import annotations
@@ -204,14 +207,35 @@ class _Scan:
                 self.fixed.update(x.id for x in ast.walk(n) if isinstance(x, ast.Name))
 
 
+def last_reads(fn: ir.Function) -> list:
+    """For each statement of `fn.body`, the locals it reads for the last time: live
+    where it starts (read by it or inside it) and dead where it ends (nothing after
+    reads them before they are bound again; a value carried round a loop lives to
+    the loop's end), in order of first mention. Never a name `reused` keeps fixed
+    (a parameter, a tape, a kept statement's own names, a name a nested scope reads,
+    which a cell may hold past its last read here)."""
+    scan = _Scan(fn)
+    live = _Live(fn, scan.local, whole=False)
+    out = []
+    after: set = set()
+    for s in reversed(fn.body):
+        before = live.stmt(s, set(after), set(), set())
+        out.append(sorted(before - after - scan.fixed, key=lambda n: (scan.first.get(n, -1), n)))
+        after = before
+    out.reverse()
+    return out
+
+
 class _Live:
     """Backward liveness over the printed structure: the names live at each loop's
-    head (`heads`) and where the function starts (`entry`)."""
+    head (`heads`) and where the function starts (`entry`; not asked without
+    `whole`)."""
 
-    def __init__(self, fn: ir.Function, local: set):
+    def __init__(self, fn: ir.Function, local: set, whole=True):
         self.local = local
         self.heads: dict = {}
-        self.entry = self.block(fn.body, set(), set(), set())
+        if whole:
+            self.entry = self.block(fn.body, set(), set(), set())
 
     def uses(self, s) -> list:
         return [n for n in ir.stmt_reads(s) if n in self.local]

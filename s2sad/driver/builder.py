@@ -36,7 +36,7 @@ from .. import ir, runtime
 from ..analysis import activity as activity_mod
 from ..ir.kinds import INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind
 from ..analysis.classify import classify
-from ..backend import emit, reuse
+from ..backend import emit, release, reuse
 from ..errors import NonScalarOutputError, S2SADError
 from ..frontend import anf, parse
 from ..optimize import simplify, tapes
@@ -345,7 +345,7 @@ class _ReverseBuilder(_Builder):
             result = ast.Tuple(elts=[outputs[-1], result], ctx=ast.Load())
         body = forward + backward + [ir.Return(result, rev.output_line)]
         fn = ir.Function(name, _params(fr.anf), body, fr.anf.refs, fr.anf.source)
-        return UnitFunction(fn, fr.func)
+        return UnitFunction(release.released(fn, {} if self.copy_views else act.kinds), fr.func)
 
     def typed(self, grads, names, act) -> list:
         """The root's gradients with exactly their arguments' types: an array's dtype
@@ -411,16 +411,16 @@ class _ReverseBuilder(_Builder):
         if saved:
             bwd_body.append(ir.Assign(tuple(saved), ir.name("%saved"), 0, unpack=True))
         bwd_body += backward
-        if not grads:
-            result = ast.Tuple(elts=[], ctx=ast.Load())
-        elif len(grads) == 1 and not root:
+        if len(grads) == 1 and not root:
             result = grads[0]
-        else:
+        else:  # (no grads: the empty tuple)
             result = ast.Tuple(elts=grads, ctx=ast.Load())
         bwd_body.append(ir.Return(result, rev.output_line))
         bwd = ir.Function(bwd_name, [ir.Param("%saved"), ir.Param(seed_param)], bwd_body,
                           fr.anf.refs, fr.anf.source)
-        return [UnitFunction(fwd, fr.func), UnitFunction(bwd, fr.func, keep_defaults=False)]
+        kinds = {} if self.copy_views else act.kinds  # (see `release`)
+        return [UnitFunction(release.released(fwd, kinds), fr.func),
+                UnitFunction(release.released(bwd, kinds), fr.func, keep_defaults=False)]
 
 
 class _ForwardBuilder(_Builder):

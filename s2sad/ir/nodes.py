@@ -204,11 +204,12 @@ class ForEach:
 @dataclass(eq=False)
 class Kept:
     """A statement of the user's run as written: an ``assert``, ``raise`` or
-    ``import``, or a ``try`` or ``with`` block. It carries no derivative (activity
-    refuses one whose `defines` would have to). `args` are the atoms it reads, one per
-    read of a local, which `stmt` names by the placeholders `KEPT_ARG` + index; the
-    names it assigns itself are its own (``k%3``), and `defines` those of them the
-    rest of the function reads."""
+    ``import``, or a ``try`` or ``with`` block (and the ``del`` of arrays no longer
+    read, which `backend.release` adds to the final code). It carries no derivative
+    (activity refuses one whose `defines` would have to). `args` are the atoms it
+    reads, one per read of a local, which `stmt` names by the placeholders `KEPT_ARG`
+    + index; the names it assigns itself are its own (``k%3``), and `defines` those of
+    them the rest of the function reads."""
 
     stmt: ast.stmt
     args: list
