@@ -135,6 +135,15 @@ def single_displays(tree, nodes=None) -> dict:
     return out
 
 
+def _named_object(func, locals_, refs):
+    """What `func` (a call's function) names where it is a free name or an attribute
+    chain on one (a builtin, `math`'s: `refs` resolved them), else None."""
+    text = ir.dotted(func)
+    if text is None or text.split(".")[0] in locals_:
+        return None
+    return refs.get(text, None)
+
+
 def _ends_loop(stmts) -> bool:
     """Does `stmts` hold a ``break`` of this loop (not of a nested one)?"""
     for s in stmts:
@@ -171,15 +180,7 @@ class _Expander(TargetLowering):
 
     def builtin(self, func, obj) -> bool:
         """Is `func` (a call's function) a name for `obj` (a builtin or `math`'s)?"""
-        return self.named_object(func) is obj
-
-    def named_object(self, func):
-        """What `func` (a call's function) names, if a free name or attribute chain of
-        one: a builtin, `math`'s; else None."""
-        text = ir.dotted(func)
-        if text is None or text.split(".")[0] in self.locals:
-            return None
-        return self.refs.get(text, None)
+        return _named_object(func, self.locals, self.refs) is obj
 
     # ---------------------------------------------------------- what to do
 
@@ -215,7 +216,7 @@ class _Expander(TargetLowering):
             return "star" if self.star_lengths(args) is not None and not \
                 any(k.arg is None for k in kws) else None
         func = node.func
-        target = self.named_object(func)
+        target = _named_object(func, self.locals, self.refs)
         if isinstance(func, ast.Attribute) and func.attr == "pop" and len(args) == 1 \
                 and not kws and isinstance(func.value, ast.Name) \
                 and func.value.id in self.locals and not (

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..ir import trees as ir_trees
-from . import frozen, function_values, higher_order, pairs, structure_calls, structures
+from . import frozen, function_values, higher_order, pairs, source, structure_calls, structures
 from ..errors import (S2SADError, SourceNotFoundError, StaleSourceError,
                      UnresolvedNameError, UnsupportedSyntaxError)
 from .expand import comprehension_bound
@@ -214,7 +214,7 @@ def _source_lines(func) -> tuple:
         linecache.checkcache(file)
         if got[0] is func.__code__ and linecache.cache.get(file) is got[1]:
             return list(got[2][0]), got[2][1]
-    found = inspect.getsourcelines(func)
+    found = source.source_lines(func)  # (inspect's, without tokenizing it all)
     if file in linecache.cache and inspect.getsourcefile(func) == file:  # (the file read)
         _SOURCES[func] = (func.__code__, linecache.cache[file], found)
     return found

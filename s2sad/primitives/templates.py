@@ -246,9 +246,14 @@ def subst(expr, mapping):
         return _copy_tree(mapping[expr.id])
     fields = expr._fields
     new = t.__new__(t)
-    new.__dict__ = {k: subst(v, mapping) if k in fields else _copy_tree(v)
-                    for k, v in expr.__dict__.items()}
+    new.__dict__ = d = expr.__dict__.copy()
+    for k, v in d.items():  # (a value replaced, no key added)
+        if type(v) not in _PLAIN:  # (kept as they are: positions, ids, constants)
+            d[k] = subst(v, mapping) if k in fields else _copy_tree(v)
     return new
+
+
+_PLAIN = frozenset({int, float, str, bool, type(None)})
 
 
 NOT_LITERAL = type("NotLiteral", (), {"__repr__": lambda self: "NOT_LITERAL"})()
