@@ -292,7 +292,8 @@ class _Expander(TargetLowering):
         pre: list = []
         lift = _Lift(self, pre, s)
         if isinstance(s, ast.Assign):
-            if any(isinstance(n, ast.Starred) for t in s.targets for n in ast.walk(t)):
+            if any(type(t) is not ast.Name and any(isinstance(n, ast.Starred)
+                                                   for n in ast.walk(t)) for t in s.targets):
                 return self.starred_targets(s, lift, pre)
             if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
                     and lift.into(s.value, s.targets[0].id):
@@ -460,14 +461,23 @@ def _first_comp(call):
 
 
 def _walk_eager(node):
-    """The nodes of `node` as `ast.walk` gives them, not entering a ``lambda``."""
-    todo = [node]
+    """The nodes of `node` as `ast.walk` gives them, not entering a ``lambda`` (a
+    list: every statement is asked, and `ast.iter_child_nodes` is a generator)."""
+    out, todo = [], [node]
+    add, pop, push, extend, AST = out.append, todo.pop, todo.append, todo.extend, ast.AST
     while todo:
-        n = todo.pop()
-        yield n
+        n = pop()
+        add(n)
         if isinstance(n, ast.Lambda):
             continue
-        todo.extend(ast.iter_child_nodes(n))
+        d = n.__dict__
+        for f in n._fields:
+            v = d.get(f)
+            if isinstance(v, AST):
+                push(v)
+            elif isinstance(v, list):
+                extend([x for x in v if isinstance(x, AST)])
+    return out
 
 
 class _Lift(CallLowering):
@@ -485,7 +495,7 @@ class _Lift(CallLowering):
         accumulator in `name` itself, where `node` is a comprehension or a fold of one
         sequence that does not read `name`; False (and nothing done) otherwise."""
         if not isinstance(node, (*_COMPS, ast.Call)) or \
-                any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)):
+                any(type(n) is ast.Name and n.id == name for n in ir.nodes(node)):
             return False
         if isinstance(node, ast.GeneratorExp):
             return False  # (a generator is not a list)

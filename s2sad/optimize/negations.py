@@ -115,9 +115,17 @@ def _lifted(s):
     """`s` with its value's negations lifted, or None when that saves none."""
     if not _has_negation(s.value):
         return None
-    new = ir.copy_tree(s)
-    new.value = _signed(*_lift(s.value))
+    new = _copy_with_value(s, _signed(*_lift(s.value)))
     return new if _cost(new) < _cost(s) else None
+
+
+def _copy_with_value(s, value):
+    """A copy of the statement `s` (``ir.copy_tree``) with `value` for its value,
+    which is not copied first only to be replaced."""
+    new = type(s).__new__(type(s))
+    new.__dict__ = {k: value if k == "value" else ir.copy_tree(v)
+                    for k, v in s.__dict__.items()}
+    return new
 
 
 def absorb_negations(body, reads, defs, mine=None) -> list:
@@ -184,8 +192,7 @@ def absorb_negations(body, reads, defs, mine=None) -> list:
         if j is None:
             return None
         s, x = out[i], out[j]
-        merged = ir.copy_tree(x)
-        merged.value = ir.substitute(x.value, {s.targets[0]: s.value})
+        merged = _copy_with_value(x, ir.substitute(x.value, {s.targets[0]: s.value}))
         negated, value = _lift(merged.value)
         merged.value = _signed(negated, value)
         if _cost(merged) < _cost(s) + _cost(x):
