@@ -46,11 +46,12 @@ def static_callable(value) -> bool:
 def flat_needed(values: dict, names, f=None) -> bool:
     """Does a call with these `values` (every parameter) take the flat function: a
     container among `names`, a function passed as another argument, or a tuple,
-    list or dict `f` spreads (`spread_parameters`)?"""
+    list or dict `f` spreads (`spread_parameters`: `f`'s text is read for that only
+    where some argument is a container)?"""
     return any(structured(values.get(n)) for n in names) or any(
         static_callable(v) for n, v in values.items() if n not in names) or (
-        f is not None and any(trees.is_container(values.get(n))
-                              for n in spread_parameters(f)))
+        f is not None and any(trees.is_container(v) for v in values.values())
+        and any(trees.is_container(values.get(n)) for n in spread_parameters(f)))
 
 
 _SPREAD: dict = {}  # code object -> the parameters the function spreads
