@@ -719,6 +719,17 @@ def slots(stmt) -> list:
     return out
 
 
+def slot_values(stmt) -> list:
+    """The expressions of `slots` (``[get() for get, _ in slots(stmt)]``), without
+    making the closures: a pass asks every line, and rewrites few."""
+    t = type(stmt)
+    if t is Assign or t is Expr or t is Return:
+        return [stmt.value]
+    if t is Comment:
+        return []
+    return [get() for get, _ in slots(stmt)]
+
+
 def loop_test_slot(stmt) -> list:
     if isinstance(stmt, Loop) and stmt.test is not None:
         return [(lambda: stmt.test, lambda v: setattr(stmt, "test", v))]

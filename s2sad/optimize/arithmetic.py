@@ -115,6 +115,8 @@ def fold_constant_adjoints(body, ctx: Context) -> tuple:
 
     folded = False
     for s in ir.walk(body):
+        if not any(n in constants for node in ir.slot_values(s) for n in ir.names_in(node)):
+            continue
         for get, set_ in ir.slots(s):
             node = get()
             if any(n in constants for n in ir.names_in(node)):
@@ -321,6 +323,9 @@ def spread_by_broadcasting(body, ctx: Context) -> list:
         return _Spread().visit(_Size().visit(ir.copy_tree(node)))
 
     for s in ir.walk(body):
+        if not any(type(c) is ast.Call and _spreads(c) for node in ir.slot_values(s)
+                   for c in ir.nodes(node)):
+            continue
         for get, set_ in ir.slots(s):
             node = get()
             if any(type(c) is ast.Call and _spreads(c) for c in ir.nodes(node)):
@@ -414,6 +419,9 @@ def factor_out_of_sums(body, ctx: Context) -> list:
             return out
 
     for s in ir.walk(body):
+        if not any(type(c) is ast.Call and ir.dotted(c.func) == "unbroadcast"
+                   for node in ir.slot_values(s) for c in ir.nodes(node)):
+            continue
         for get, set_ in ir.slots(s):
             node = get()
             if any(type(c) is ast.Call and ir.dotted(c.func) == "unbroadcast"
@@ -425,7 +433,7 @@ def factor_out_of_sums(body, ctx: Context) -> list:
 def any_spread(body) -> bool:
     """Does `body` spread an adjoint over an array (`unreduce`) or take a size?"""
     return any(type(c) is ast.Call and _spreads(c) for s in ir.walk(body)
-               for get, _ in ir.slots(s) for c in ir.nodes(get()))
+               for node in ir.slot_values(s) for c in ir.nodes(node))
 
 
 def _spreads(call) -> bool:
@@ -528,6 +536,9 @@ def sizes_as_attributes(body, ctx: Context) -> list:
             return n
 
     for s in ir.walk(body):
+        if not any(type(c) is ast.Call and ir.dotted(c.func) == "np.size"
+                   for node in ir.slot_values(s) if node is not None for c in ir.nodes(node)):
+            continue
         for get, set_ in ir.slots(s):
             node = get()
             if node is not None and any(type(c) is ast.Call and ir.dotted(c.func) == "np.size"
