@@ -338,12 +338,14 @@ def _spread_named(body, parts, spread, ctx: Context) -> list:
     False)``) that every line reading it combines with arrays of that shape is
     written into those lines and spread there by broadcasting (`spread`): the array
     of copies of one number is never made. `parts` reads an `unreduce` call."""
-    counts = max_defs(body, ctx.inputs)
+    counts = None  # (counted once a line spreads: most lines do not)
     candidates = {}  # target -> its line
     for s in ir.walk(body):
         p = parts(s.value) if isinstance(s, ir.Assign) and not s.unpack else None
         if p is None:
             continue
+        if counts is None:
+            counts = max_defs(body, ctx.inputs)
         g, x = p[0], p[1]
         if counts.get(s.targets[0], 0) == 1 and counts.get(x, 0) <= 1 and (
                 isinstance(g, ast.Constant) or isinstance(g, ast.Name)
