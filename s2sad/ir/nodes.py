@@ -528,6 +528,11 @@ def copy_tree(node):
         return [x if type(x) in _SHARED else copy_tree(x) for x in node]
     if isinstance(node, _LEAVES) or isinstance(node, (str, int, float, bool)):
         return node
+    if t is tuple:
+        for x in node:
+            if type(x) not in _SHARED:
+                return tuple(copy_tree(y) for y in node)
+        return node  # (immutable, and so is what it holds: a statement's targets)
     if isinstance(node, tuple):
         return tuple(copy_tree(x) for x in node)
     if hasattr(node, "__dict__"):

@@ -97,7 +97,7 @@ def _cse_forward(body, most, ctx, appended, table=None):
             if not isinstance(s, ir.Exit):
                 _cse_forward(block, most, ctx, appended, table)
         if not (isinstance(s, ir.Assign) and not s.unpack) or most.get(s.targets[0], 0) > 1 \
-                or isinstance(s.value, (ast.Name, ast.Constant)) or not pure(s.value):
+                or isinstance(s.value, (ast.Name, ast.Constant)):
             continue
         value = s.value
         nodes = ir.nodes(value)
@@ -109,8 +109,11 @@ def _cse_forward(body, most, ctx, appended, table=None):
                for n in nodes):
             continue  # a list that grows: xs[-1] may name another element later
         key = ir.expr_key(value)
+        # (whether it is pure is asked only of a value met again: two values of one
+        # key are the same expression of the same names, both pure or neither)
         if key in table:
-            s.value = ir.name(table[key])
+            if pure(value):
+                s.value = ir.name(table[key])
         else:
             table[key] = s.targets[0]
 
