@@ -55,11 +55,11 @@ def count_constants(body) -> int:
                and isinstance(s.value, ast.Constant))
 
 
-def fold_constant_adjoints(body, ctx: Context) -> tuple:
-    """``(body, folded)``: adjoints defined once as a float literal folded into the
-    products and negations that read them (``t3_bar = t4_bar * y`` with ``t4_bar =
-    1.0`` reads ``t3_bar = y``), and whether any line changed. A constant added into a
-    sum keeps its name: it says which use it is, and so does one in `ctx.keep`."""
+def fold_constant_adjoints(body, ctx: Context):
+    """Fold adjoints defined once as a float literal into the products and negations
+    that read them (``t3_bar = t4_bar * y`` with ``t4_bar = 1.0`` reads ``t3_bar =
+    y``). A constant added into a sum keeps its name: it says which use it is, and
+    so does one in `ctx.keep`."""
     keep, kinds = ctx.keep, ctx.kinds
     defs = definitions(body)
     constants = {}
@@ -69,7 +69,7 @@ def fold_constant_adjoints(body, ctx: Context) -> tuple:
                 and defs.get(s.targets[0]) == 1 and s.targets[0] not in keep:
             constants[s.targets[0]] = s.value.value
     if not constants:
-        return body, False
+        return body
 
     def const_of(node):
         if isinstance(node, ast.Name) and node.id in constants:
@@ -113,18 +113,14 @@ def fold_constant_adjoints(body, ctx: Context) -> tuple:
                 return ast.Constant(-value)
             return n
 
-    folded = False
     for s in ir.walk(body):
         if not any(n in constants for node in ir.slot_values(s) for n in ir.names_in(node)):
             continue
         for get, set_ in ir.slots(s):
             node = get()
             if any(n in constants for n in ir.names_in(node)):
-                new = _Fold().visit(ir.copy_tree(node))
-                if ir.expr_key(new) != ir.expr_key(node):
-                    set_(new)
-                    folded = True
-    return body, folded
+                set_(_Fold().visit(ir.copy_tree(node)))
+    return body
 
 
 def unit_products(body, ctx: Context) -> list:

@@ -146,14 +146,11 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
 def _fold_constants(forward, reverse, result, ctx):
     """Constant adjoints folded into their readers, and the copies that leaves
     propagated, until no constant goes (three times at most: a folded line may fold
-    the next). A round that folds nothing ends it: the copies are propagated
-    already."""
+    the next)."""
     before = arithmetic.count_constants(reverse)
     for _ in range(3):
-        reverse, folded = arithmetic.fold_constant_adjoints(reverse + [result], ctx)
+        reverse = arithmetic.fold_constant_adjoints(reverse + [result], ctx)
         result = reverse.pop()
-        if not folded:
-            break
         forward, reverse, result = _propagated(forward, reverse, result, ctx)
         after = arithmetic.count_constants(reverse)  # (the next round's count before)
         if after == before:
