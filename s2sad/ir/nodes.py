@@ -622,17 +622,34 @@ def rename_in_place(node: ast.AST, mapping: dict) -> None:
         if new is not None:
             node.id = new
         return
-    if t is ast.BinOp and type(node.left) is ast.Name and type(node.right) is ast.Name:
-        for n in (node.left, node.right):
+    stack = [node]  # (the common nodes inline; any other with all its subtree)
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        n = pop()
+        t = type(n)
+        if t is ast.Name:
             new = mapping.get(n.id)
             if new is not None:
                 n.id = new
-        return
-    for n in nodes(node):
-        if type(n) is ast.Name:
-            new = mapping.get(n.id)
-            if new is not None:
-                n.id = new
+        elif t is ast.BinOp:
+            push(n.left)
+            push(n.right)
+        elif t is ast.Constant:
+            continue
+        elif t is ast.Call:
+            push(n.func)
+            extend(n.args)
+            extend([k.value for k in n.keywords])
+        elif t is ast.Attribute:
+            push(n.value)
+        elif t is ast.UnaryOp:
+            push(n.operand)
+        else:
+            for x in nodes(n):
+                if type(x) is ast.Name:
+                    new = mapping.get(x.id)
+                    if new is not None:
+                        x.id = new
 
 
 def walk(body: list) -> Iterator:
@@ -750,6 +767,9 @@ def rename_reads(body: list, mapping: dict, substitute_fn=None) -> None:
 
 def rename_stmt_reads(stmt, mapping: dict) -> None:
     """`rename_reads` for one statement itself (not its nested blocks)."""
+    if type(stmt) is Assign:  # (the commonest: its value is all it reads)
+        rename_in_place(stmt.value, mapping)
+        return
     for node in _read_exprs(stmt):
         rename_in_place(node, mapping)
     if isinstance(stmt, Dup):
