@@ -30,6 +30,7 @@ import io
 import math
 import os
 import traceback
+import warnings
 import zlib
 
 import numpy as np
@@ -43,6 +44,7 @@ from fuzz_programs import (JOIN, allowed_refusals, array_program, flat, leaves, 
                            malformed_program, scalar_program, smooth, write)
 from s2sad import cli
 from s2sad.checkpoint import SCHEDULES as SCHEDULE_NAMES
+from s2sad.errors import S2SADError
 
 LONG = int(os.environ.get("S2SAD_FUZZ_EXAMPLES", "0") or 0)
 # examples per test in CI (about 45 s for the file on a 2-core machine): every
@@ -388,6 +390,68 @@ def test_array_programs(case):
 def test_programs_of_lists_of_arrays(case):
     text, point = case
     _check_everything(text, load(text), point, _random_direction, hessian=_cheap(text, 4))
+
+
+def _tensors(value):
+    """`value` (a point, or a gradient) with its NumPy arrays as PyTorch tensors."""
+    import torch
+
+    if isinstance(value, (list, tuple)):
+        return type(value)(_tensors(v) for v in value)
+    return torch.from_numpy(value.copy()) if isinstance(value, np.ndarray) else value
+
+
+def _numbers(value):
+    """`value` (a gradient of tensors) with its tensors as NumPy arrays."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(_numbers(v) for v in value)
+    return value.numpy() if hasattr(value, "numpy") else value
+
+
+# what the derivative for tensors may be refused with: adjoints written for NumPy
+# arrays only, NumPy functions the array API standard has not
+TORCH_REFUSALS = ("written for NumPy arrays only", "which PyTorch has no counterpart of",
+                  "SciPy's, which computes with NumPy arrays", "slices with a negative step")
+
+
+@fuzz_settings("array")
+@given(_array_case(False))
+def test_array_programs_on_torch_tensors(case):
+    """The array programs on float64 PyTorch tensors: the gradient is tensors with the
+    NumPy gradient's numbers (a tensor's methods and element reads mean what an
+    array's do: `driver.libraries.as_functions`), or a refusal that says why."""
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    pytest.importorskip("array_api_compat", reason="array-api-compat is not installed")
+    text, point = case
+    assume(not _single(point))
+    f = load(text)
+    wrt = tuple(range(len(point)))
+    try:
+        with np.errstate(all="ignore"):
+            want = s2sad.grad(f, wrt=wrt)(*point)
+    except (S2SADError, *USER_ERRORS):
+        assume(False)
+    assume(all(np.all(np.isfinite(g)) for g in flat(want)))
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (np.sin of a tensor: a NumPy array)
+            f(*_tensors(point))
+        own = None
+    except Exception as e:  # (a NumPy global times a tensor: the function's own error)
+        own = type(e)
+    try:
+        got = s2sad.grad(f, wrt=wrt)(*_tensors(point))
+    except S2SADError as e:
+        assert any(r in str(e) for r in TORCH_REFUSALS), f"{text}\n{e}"
+        return
+    except Exception as e:
+        if own is None or not isinstance(e, own):
+            raise
+        return
+    for g, w in zip(leaves(got), leaves(want)):
+        assert not isinstance(w, np.ndarray) or isinstance(g, torch.Tensor), (text, type(g))
+    np.testing.assert_allclose(flat(_numbers(got)), flat(want), rtol=1e-9, atol=1e-11,
+                               err_msg=text)
 
 
 # ------------------------------------------------------------------ malformed programs

@@ -110,8 +110,11 @@ REFUSED = {
         "benchmark.attention": (
             "np.einsum, which array-api-strict has no counterpart of",
             'S = np.einsum("id,jd->ij", Q, K) * (1.0 / np.sqrt(X.shape[1]))'),
-        "benchmark.eigh_loss": ("np.diag, which array-api-strict has no counterpart of",
-                                "w, V = np.linalg.eigh(B + B.T)"),
+    },
+    "torch": {
+        "benchmark.attention": (
+            "np.einsum, which PyTorch has no counterpart of",
+            'S = np.einsum("id,jd->ij", Q, K) * (1.0 / np.sqrt(X.shape[1]))'),
     },
 }
 
@@ -179,7 +182,19 @@ def strict_library():
             "rtol": 1e-11, "atol": 1e-13}
 
 
-LIBRARIES = {"dask": dask_library, "jax": jax_library, "array-api-strict": strict_library}
+def torch_library():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed (pip install "
+                                "'s2sad[torch]')")
+    pytest.importorskip("array_api_compat", reason="array-api-compat is not installed")
+    # (float64 tensors; a float parameter's gradient is a 0-d tensor)
+    return {"convert": torch.from_numpy, "type": torch.Tensor, "float_type": torch.Tensor,
+            "counted": uncounted, "computes": lambda got: 0,
+            "compute": lambda values: [v.numpy() for v in values],
+            "rtol": 1e-11, "atol": 1e-13}
+
+
+LIBRARIES = {"dask": dask_library, "jax": jax_library, "array-api-strict": strict_library,
+             "torch": torch_library}
 # Dask warns when it hands a NumPy function it does not implement back to NumPy,
 # which computes the array: an error here
 WARNINGS = {"dask": [pytest.mark.filterwarnings("error::FutureWarning")]}

@@ -221,7 +221,7 @@ REFUSED = {
         "maximum, minimum, power, division": MASK, "clip": MASK, "einsum": f"np.einsum, {NO}",
         "take": NUMPY_ONLY, "median": f"np.median, {NO}", "prod": NUMPY_ONLY,
         "cumprod": NUMPY_ONLY, "vstack": f"np.vstack, {NO}",
-        "kron": f"np.kron, {NO}", "diag": f"np.diag, {NO}", "det": NUMPY_ONLY,
+        "kron": f"np.kron, {NO}", "diag": NUMPY_ONLY, "det": NUMPY_ONLY,
         # (the user's own x[:, None]: the standard asks for x[:, None, ...])
         "an index with None": IndexError},
     "dask": {"an index with None": "index with None", "sort": "np.sort, which Dask has no",
@@ -231,8 +231,7 @@ REFUSED = {
     "torch": {"einsum": "np.einsum, which PyTorch has no", "take": NUMPY_ONLY,
               "median": "np.median, which PyTorch has no", "prod": NUMPY_ONLY,
               "cumprod": NUMPY_ONLY, "vstack": "np.vstack, which PyTorch has no",
-              "kron": "np.kron, which PyTorch has no", "diag": "np.diag, which PyTorch has no",
-              "det": NUMPY_ONLY},
+              "kron": "np.kron, which PyTorch has no", "diag": NUMPY_ONLY, "det": NUMPY_ONLY},
     "jax": {"an index with None": UNCHANGEABLE, "slices": UNCHANGEABLE, "take": NUMPY_ONLY,
             "median": NUMPY_ONLY, "prod": NUMPY_ONLY, "cumprod": NUMPY_ONLY,
             "diag": NUMPY_ONLY,

@@ -193,7 +193,8 @@ def sorted_pairs(x):
 
 
 def test_what_pytorch_has_no_counterpart_of_is_refused_at_the_users_line():
-    with pytest.raises(S2SADError, match="np.diagonal, which PyTorch has no counterpart") \
+    with pytest.raises(S2SADError, match="with PyTorch tensors, the derivative calls np.diagonal, "
+                       "which PyTorch has no counterpart") \
             as info:
         s2sad.grad(sorted_pairs)(torch.ones(3, dtype=torch.float64))
     assert info.value.filename == __file__
@@ -209,3 +210,80 @@ def test_tensors_mixed_with_another_library_are_refused_at_the_call():
 
     with pytest.raises(S2SADError, match=r"different libraries.*`w` \(torch\)"):
         s2sad.grad(f)(torch.ones(3, dtype=torch.float64), xp.ones((4, 3)))
+
+
+def test_numpy_arrays_beside_tensors_are_refused_at_the_call():
+    """PyTorch does not mix tensors with NumPy arrays (an array @ a tensor raises):
+    the call is refused, naming the NumPy arguments, even in a dict."""
+    values, tensors = arguments([(4,), (8, 4), (8,)])
+    with pytest.raises(S2SADError, match="`X`, `y` hold NumPy arrays and other "
+                       "arguments are PyTorch tensors") as info:
+        s2sad.grad(logistic, wrt=(0, 1))(tensors[0], 0.5, values[1], values[2])
+    assert "torch.as_tensor" in info.value.hint
+
+    def loss(params, X):
+        return np.sum(np.tanh(X @ params["W"]))
+
+    with pytest.raises(S2SADError, match=r"`params\['W'\]` holds NumPy arrays"):
+        s2sad.grad(loss)({"W": values[1].T}, tensors[1])
+
+
+def shaped(x, A):
+    w, V = np.linalg.eigh(A + A.T)  # (its adjoint calls np.diag)
+    M = A @ A.T + 3.0 * np.eye(3)
+    L = np.linalg.cholesky(M)  # (np.tri)
+    ys = [x * k for k in range(3)]
+    return np.sum(np.tile(x, 2) ** 2) + np.sum(np.squeeze(x[None, :]) ** 3) \
+        + np.sum(np.array(ys) ** 2) + np.sum(w ** 3) + np.sum(V[:, 0] ** 4) + np.sum(L) \
+        + np.sum(np.linalg.solve(M, x) ** 2) + np.sum(np.linalg.inv(M))
+
+
+def test_numpy_functions_the_standard_spells_otherwise():
+    """np.tile of an int, np.squeeze without an axis, np.array of a list of arrays,
+    and the np.diag and np.tri of eigh's and cholesky's adjoints are written with the
+    standard's functions."""
+    values, tensors = arguments([(3,), (3, 3)])
+    for a, b in zip(s2sad.grad(shaped, (0, 1))(*tensors), s2sad.grad(shaped, (0, 1))(*values)):
+        close(a, b, rtol=1e-9, atol=1e-11)
+
+
+W0 = np.array([0.5, -1.0, 2.0])
+SETTINGS = {"w": np.array([1.5, 0.25, -0.5]), "scale": 0.3}
+
+
+def pooled(x, s):
+    # element reads whose adjoints are read, then zeroed: `g = out_bar[i]` must be a
+    # copy, not a view of out_bar (a tensor's x[i] is a 0-d view)
+    out = np.zeros(len(x) - 1)
+    for i in range(len(x) - 1):
+        out[i] = max(x[i], x[i + 1]) * np.sin(s)
+    return np.sum(out ** 2) + np.sum(W0 * x) + np.sum(SETTINGS["w"] * s) \
+        + np.maximum(np.sin(0.5), s * s) * SETTINGS["scale"]
+
+
+def test_element_reads_numpy_constants_and_numbers():
+    x = rng.normal(size=3)
+    want = s2sad.grad(pooled, (0, 1))(x, 0.7)
+    got = s2sad.grad(pooled, (0, 1))(torch.tensor(x), 0.7)
+    for a, b in zip(got, want):
+        close(a, b)
+
+
+def backwards(x):
+    return np.sum(x[::-1] * x)
+
+
+def special_of(x):
+    from scipy import special
+    return np.sum(special.erf(x))
+
+
+def test_negative_steps_and_scipy_are_refused_at_the_users_line():
+    x = torch.ones(3, dtype=torch.float64)
+    with pytest.raises(S2SADError, match="negative step") as info:
+        s2sad.grad(backwards)(x)
+    assert info.value.source_line.strip() == "return np.sum(x[::-1] * x)"
+    assert "np.flip" in info.value.hint
+    pytest.importorskip("scipy", reason="SciPy is not installed")
+    with pytest.raises(S2SADError, match="special.erf, SciPy's, which computes with NumPy"):
+        s2sad.grad(special_of)(x)

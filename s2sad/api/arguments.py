@@ -16,6 +16,7 @@ Imports `stages` (the gradient types) and the layers below; nothing else in
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import linecache
 import types
@@ -26,7 +27,7 @@ from ..checkpoint import SCHEDULES
 from ..driver import stages
 from ..errors import (ComplexArgumentError, IntegerArgumentError, OptionError, S2SADError,
                       WrtError, user_traceback)
-from ..ir.kinds import (INT, ITEMS, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind,
+from ..ir.kinds import (INT, ITEMS, NAMESPACES, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind,
                         differentiable, kind_of, libraries_in, with_shapes)
 
 # -------------------------------------------------------------- parameters
@@ -222,7 +223,8 @@ def argument_kinds(f, values: dict, wrt, what):
 def refuse_mixed_libraries(f, kinds: dict, what):
     """Refuse arguments that are arrays of two libraries other than NumPy (a JAX and a
     Dask array), which cannot be mixed in one computation (NumPy arrays mix with
-    any), naming them (`WrtError`)."""
+    those), and NumPy arrays beside PyTorch tensors (which do not mix), naming them
+    (`WrtError`)."""
     libraries = set().union(*map(libraries_in, kinds.values())) if kinds else set()
     if len(libraries) > 1:
         named = ", ".join(f"`{n}` ({'/'.join(sorted(libraries_in(k)))})"
@@ -231,6 +233,24 @@ def refuse_mixed_libraries(f, kinds: dict, what):
             f"{what} of {f.__qualname__}: its arguments are arrays of different libraries "
             f"({named}), which cannot be mixed in one computation",
             hint="Convert them to one library (NumPy arrays mix with any).", **at_def(f))
+    if "torch" in libraries and any(map(_numpy_array, kinds.values())):
+        named = [f"`{n}`" for n, k in kinds.items() if _numpy_array(k)]
+        raise WrtError(
+            f"{what} of {f.__qualname__}: {', '.join(named)} "
+            f"{'hold' if len(named) > 1 else 'holds'} NumPy arrays and other arguments are "
+            "PyTorch tensors, which do not mix with NumPy arrays (an array @ a tensor "
+            "raises)",
+            hint="Convert the NumPy arrays with torch.as_tensor(...) (no copy), or pass "
+                 "NumPy arrays throughout.", **at_def(f))
+
+
+def _numpy_array(kind) -> bool:
+    """Does `kind` (an argument's) hold a NumPy array?"""
+    if isinstance(kind, ArrayKind):
+        return kind.xp is None
+    if isinstance(kind, ListKind):
+        return _numpy_array(kind.elem) or any(map(_numpy_array, kind.items or ()))
+    return isinstance(kind, tuple) and any(map(_numpy_array, kind))
 
 
 def _foreign_array(value) -> bool:
@@ -307,6 +327,11 @@ def typed_like(g, x, narrow=False):
     if isinstance(x, tuple) and isinstance(g, tuple) and len(g) == len(x):
         return tuple(typed_like(e, v, narrow) for e, v in zip(g, x))
     kind = kind_of(x)
+    if isinstance(kind, ArrayKind) and kind.xp in NAMESPACES and type(g) in (float, int) \
+            and (kind.ndim == 0 or g == 0):
+        # (a number where the argument is a JAX, PyTorch or array-api-strict array: the
+        # seed of `return s`, the zero of an array nothing read)
+        return importlib.import_module(NAMESPACES[kind.xp]).full(x.shape, g, dtype=x.dtype)
     if isinstance(kind, ArrayKind):
         kind = with_shapes({"x": kind}, {"x": x})["x"]
         if kind.ndim and type(g) in (float, int) and g == 0:

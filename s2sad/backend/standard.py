@@ -12,8 +12,17 @@ text to that module (as it binds them to ``jax.numpy`` for JAX arrays):
 * one it spells otherwise (``power``, ``concatenate``, ``arcsin``) is the library's
   under the standard's name;
 * the few NumPy functions the derivatives call that the standard has not
-  (``outer``, ``shape``, ``transpose``, ``dot``, ``copy``) are written here in the
-  standard's functions;
+  (``outer``, ``shape``, ``transpose``, ``swapaxes``, ``dot``, ``copy``, ``diag``,
+  ``tri``), or has
+  with other parameters (``tile`` of an int, ``squeeze`` without an axis,
+  ``asarray`` of a list of arrays), are written here in the standard's functions;
+* ``from_numpy`` (not NumPy's) makes a NumPy array or number the library's, and
+  passes anything else through (`driver.libraries` calls it on the user's constants,
+  ``SETTINGS["w"]``, for PyTorch);
+* a function takes a NumPy array (a constant of the user's module) as the library's
+  array, and an elementwise function a list (``np.sin([a, b])``), as NumPy does; of
+  numbers alone (``np.sin(s)`` of a float) it is NumPy's own, and gives a NumPy
+  number, which mixes with NumPy constants and the library's arrays alike;
 * NumPy's default dtypes are kept: where the library's default float is not
   float64 (PyTorch's float32), ``zeros``, ``ones``, ``full``, ``eye``, ``linspace``,
   ``arange`` of floats and ``asarray`` of Python floats make float64 arrays, as
@@ -29,6 +38,8 @@ from __future__ import annotations
 
 import math
 import types
+
+import numpy as np
 
 # The array API standard's functions and constants (2023.12, with 2024.12's
 # cumulative_prod, diff and take_along_axis), the only names looked up in a library
@@ -68,8 +79,22 @@ _KEYWORDS = {"sum": ("axis",), "mean": ("axis",), "max": ("axis",), "min": ("axi
              "concat": ("axis",), "stack": ("axis",), "cumulative_sum": ("axis",),
              "cumulative_prod": ("axis",), "diff": ("n", "axis"), "roll": ("shift", "axis"),
              "argmax": ("axis",), "argmin": ("axis",), "all": ("axis",), "any": ("axis",),
-             "squeeze": ("axis",), "repeat": ("", "axis"), "take": ("", "axis"),
+             "repeat": ("", "axis"), "take": ("", "axis"),
              "expand_dims": ("axis",)}
+
+# The elementwise functions, which NumPy also takes of Python numbers alone
+_ELEMENTWISE = frozenset("""
+abs acos acosh add asin asinh atan atan2 atanh ceil conj copysign cos cosh divide exp expm1
+floor floor_divide hypot isfinite isinf isnan log log1p log2 log10 logaddexp maximum minimum
+multiply negative positive pow remainder round sign sin sinh square sqrt subtract tan tanh
+trunc where
+""".split())
+
+# The functions whose arguments are not arrays
+_CREATION = frozenset("""
+arange empty eye from_dlpack full linspace ones zeros finfo iinfo isdtype result_type
+can_cast asarray meshgrid
+""".split())
 
 # The creation functions whose NumPy default dtype is float64 (``arange`` and
 # ``asarray`` only for floats)
@@ -91,6 +116,9 @@ def define(module: types.ModuleType, xp) -> None:
             got = _by_keyword(got, _KEYWORDS[standard])
         if wide and standard in _FLOAT64:
             got = _float64_default(got, xp)
+        if callable(got) and standard not in _CREATION:
+            got = _of_numbers(got, asarray, standard in _ELEMENTWISE, (xp.float32, xp.float64),
+                              getattr(np, name, None))
         ns[name] = got  # (looked up once)
         return got
 
@@ -113,9 +141,17 @@ def define(module: types.ModuleType, xp) -> None:
         return xp.asarray(a, copy=True)
 
     def asarray(obj, dtype=None, copy=None):
+        if isinstance(obj, (list, tuple)) and any(getattr(e, "ndim", 0) or
+                                                  isinstance(e, (list, tuple)) for e in obj):
+            # (a list of arrays, which the standard's asarray need not take: stacked)
+            got = xp.stack([asarray(e) for e in obj])
+            return got if dtype is None else xp.astype(got, dtype)
         if dtype is None and wide and _floats(obj):
             dtype = xp.float64
         return xp.asarray(obj, dtype=dtype, copy=copy)
+
+    def from_numpy(value):
+        return xp.asarray(value) if type(value) in _NUMPY else value
 
     def array(obj, dtype=None, copy=True):
         return asarray(obj, dtype=dtype, copy=copy)
@@ -130,6 +166,31 @@ def define(module: types.ModuleType, xp) -> None:
             dtype = xp.float64
         return xp.arange(start, stop, step, dtype=dtype)
 
+    def swapaxes(a, axis1, axis2):
+        axes = list(range(a.ndim))
+        axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
+        return xp.permute_dims(a, tuple(axes))
+
+    def tile(a, reps):
+        return xp.tile(a, (reps,) if isinstance(reps, int) else tuple(reps))
+
+    def squeeze(a, axis=None):
+        if axis is None:
+            axis = tuple(i for i, n in enumerate(a.shape) if n == 1)
+        return xp.squeeze(a, axis=axis)
+
+    def diag(v, k=0):
+        if k != 0:
+            raise ValueError("np.diag with k other than 0 has no counterpart in the array "
+                             "API standard: not supported yet")
+        if v.ndim == 2:
+            return xp.linalg.diagonal(v)
+        return xp.eye(v.shape[0], dtype=v.dtype) * v  # (column j times v[j])
+
+    def tri(n, m=None, k=0, dtype=None):
+        ones = xp.ones((n, n if m is None else m), dtype=xp.float64 if dtype is None else dtype)
+        return xp.tril(ones, k=k)
+
     def norm(x, ord=None, axis=None, keepdims=False):
         """``np.linalg.norm``: the 2-norm of vectors and the Frobenius norm (``ord``
         None) only."""
@@ -140,7 +201,9 @@ def define(module: types.ModuleType, xp) -> None:
 
     ns.update(__getattr__=__getattr__, ravel=ravel, shape=shape, ndim=ndim, size=size,
               transpose=transpose, outer=outer, dot=dot, copy=copy, asarray=asarray,
-              array=array, full=full, arange=arange, linalg=types.SimpleNamespace(
+              array=array, from_numpy=from_numpy, full=full, arange=arange, swapaxes=swapaxes, tile=tile,
+              squeeze=squeeze, diag=diag,
+              tri=tri, linalg=types.SimpleNamespace(
                   norm=norm, **{n: getattr(xp.linalg, n) for n in LINALG
                                 if hasattr(xp.linalg, n)}))
 
@@ -174,6 +237,42 @@ def _by_keyword(fn, names):
 
     call.__name__ = fn.__name__
     return call
+
+
+def _of_numbers(fn, asarray, elementwise: bool, floating: tuple, numpy=None):
+    """`fn` taking NumPy arrays and NumPy numbers as the library's arrays (a NumPy
+    constant of the user's module), and, where it is `elementwise`, lists and tuples
+    of numbers, and Python numbers alone, as arrays (float64 for floats, as NumPy's);
+    a Python number beside an array is the library's to take (a weak scalar)."""
+    condition = fn.__name__ == "where"  # (its condition is an array, even beside arrays)
+    convert, always = (_NUMBERS, _ALWAYS) if elementwise else (_NUMPY, _NUMPY)
+
+    def call(*args, **kwargs):
+        if any(type(a) in convert for a in args):
+            if elementwise and all(type(a) in _SCALARS for a in args):
+                # (of numbers alone: NumPy's own function, and a NumPy number, which
+                # mixes with NumPy constants and with the library's arrays alike)
+                got = numpy(*args, **kwargs)
+                return got[()] if type(got) is np.ndarray else got
+            alone = elementwise and all(type(a) in convert for a in args)
+            args = [asarray(a) if type(a) in always or alone or condition and i == 0
+                    and type(a) in convert else a for i, a in enumerate(args)]
+            if elementwise and not alone and float in map(type, args):
+                # (a float beside an array: a 0-d array of the array's floating dtype,
+                # as NumPy takes it, not of the library's default float32)
+                dtype = next(getattr(a, "dtype", None) for a in args if type(a) is not float)
+                dtype = dtype if dtype in floating else floating[-1]
+                args = [asarray(a, dtype=dtype) if type(a) is float else a for a in args]
+        return fn(*args, **kwargs)
+
+    call.__name__ = fn.__name__
+    return call
+
+
+_NUMPY = (np.ndarray, np.float64, np.float32, np.int64, np.bool_)
+_ALWAYS = _NUMPY + (list, tuple)  # (made arrays even beside arrays)
+_NUMBERS = _ALWAYS + (int, float, bool)
+_SCALARS = (int, float, bool, np.float64, np.float32, np.int64, np.bool_)
 
 
 def _float64_default(fn, xp):

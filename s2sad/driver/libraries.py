@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import ast
 import importlib
+import types
 
 import numpy
 
 from .. import ir
 from ..errors import S2SADError
-from ..ir.kinds import NAMESPACES, ArrayKind, ListKind, libraries_in
+from ..ir.kinds import NAMESPACES, UNKNOWN, ArrayKind, ListKind, libraries_in
 from ..primitives.facts import METHODS
 
 # The runtime helpers written for NumPy arrays only (they write into NumPy zeros or
@@ -66,18 +67,45 @@ def as_functions(functions: list, acts: list):
     the same names that compute something else (``std`` and ``var`` unbiased,
     ``size`` a method, ``max(0)`` a pair); the functions are the namespace's
     (`backend.torch_numpy`), which compute what NumPy's do. A receiver the activity
-    analysis knows to be a list, dict or number keeps its method (``xs.copy()``)."""
+    analysis knows to be a list, dict or number keeps its method (``xs.copy()``). An
+    element read (``x[i]``) is copied (`_element`). (An array-api-strict array has
+    none of these methods: code written for it does not call them.)"""
     for uf in functions:
         kinds = [act.kinds for func, act in acts if func is uf.user]
         uf.fn = uf.fn.clone()
-        rewrite = _Functions(kinds, ir.local_names(uf.fn)).visit
+        local = ir.local_names(uf.fn)
+        rewrite = _Functions(kinds, local).visit
         for s in ir.walk(uf.fn.body):
+            if isinstance(s, ir.Assign) and not s.unpack and _constant(s.value, local) \
+                    and _maybe_array(s.targets[0], kinds):
+                # (a NumPy array of the user's module, SETTINGS["w"]: the library's;
+                # `backend.standard`'s from_numpy passes anything else through)
+                s.value = _call("np.from_numpy", [s.value])
             for field, value in vars(s).items():
-                if isinstance(value, ast.AST):
+                if isinstance(value, ast.Subscript) and field == "target":
+                    # (written into, not read: its container and index only)
+                    value.value, value.slice = rewrite(value.value), rewrite(value.slice)
+                elif isinstance(value, ast.AST):
                     setattr(s, field, rewrite(value))
                 elif isinstance(value, list) and any(isinstance(v, ast.AST) for v in value):
                     setattr(s, field, [rewrite(v) if isinstance(v, ast.AST) else v
                                        for v in value])
+
+
+def _constant(expr, local: set) -> bool:
+    """Is `expr` a global's or closure's value, or an item or attribute of one
+    (``W``, ``SETTINGS["w"]``, ``config.w``)?"""
+    while isinstance(expr, (ast.Subscript, ast.Attribute)):
+        expr = expr.value
+    return isinstance(expr, ast.Name) and expr.id not in local
+
+
+def _maybe_array(name, kinds: list) -> bool:
+    """May `name` be an array, by the activity analysis (an array, or unknown)?"""
+    for k in kinds:
+        if isinstance(name, str) and name in k:
+            return isinstance(k[name], ArrayKind) or k[name] == UNKNOWN
+    return True
 
 
 class _Functions(ast.NodeTransformer):
@@ -102,6 +130,32 @@ class _Functions(ast.NodeTransformer):
         call = _call(f"np.{METHODS[name].__name__}", [func.value] + args, node.keywords)
         return _call("np.copy", [call]) if name == "flatten" else call  # (a copy: NumPy's)
 
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        node.left, node.right = self._library(node.left), self._library(node.right)
+        if not isinstance(node.op, _LOGICAL):
+            # (a number times a comparison's booleans, a rule's ``g * (x > y)``: PyTorch
+            # makes it float32, its default; as an array, the number is float64)
+            if _boolean(node.right) and not _boolean(node.left):
+                node.left = _call("np.asarray", [node.left])
+            elif _boolean(node.left) and not _boolean(node.right):
+                node.right = _call("np.asarray", [node.right])
+        return node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        node.left, node.comparators = self._library(node.left), [
+            self._library(c) for c in node.comparators]
+        return node
+
+    def _library(self, operand):
+        """`operand` of an operator, made the library's array where it is the user's
+        constant (``SETTINGS["w"] * s``: a NumPy array times a tensor raises)."""
+        if isinstance(operand, (ast.Name, ast.Subscript, ast.Attribute)) and \
+                _constant(operand, self.local):
+            return _call("np.from_numpy", [operand])
+        return operand
+
     def visit_Attribute(self, node):
         self.generic_visit(node)
         if node.attr in ("size", "T") and isinstance(node.ctx, ast.Load) and \
@@ -109,17 +163,43 @@ class _Functions(ast.NodeTransformer):
             return _call("np.size" if node.attr == "size" else "np.transpose", [node.value])
         return node
 
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        if isinstance(node.ctx, ast.Load) and self._element(node):
+            return _call("np.copy", [node])
+        return node
+
+    def _element(self, node) -> bool:
+        """Does `node` (``x[i]``, ``x[i, j]``) read one element of an array: an index
+        of no slice, None or ellipsis, one per axis of `x` where its rank is known?
+        NumPy gives a number, a copy; a tensor's index gives a 0-d view of it, which a
+        later write into the array (the reverse sweep's ``x_bar[i] = 0.0`` after
+        ``g = x_bar[i]``) would change."""
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if any(isinstance(p, (ast.Slice, ast.Starred)) or isinstance(p, ast.Constant) and
+               not isinstance(p.value, int) for p in parts) or not self._array(node.value):
+            return False
+        kind = self._kind(node.value)
+        return not isinstance(kind, ArrayKind) or kind.ndim is None or kind.ndim == len(parts)
+
+    def _kind(self, receiver):
+        """The kind of `receiver` (a name) the activity analysis gives, or None."""
+        if not isinstance(receiver, ast.Name):
+            return None
+        for k in self.kinds:
+            for n in (receiver.id, receiver.id.removesuffix("%bar"),
+                      receiver.id.split("%")[0]):
+                if n in k:
+                    return k[n]
+        return None
+
     def _array(self, receiver) -> bool:
         """May `receiver` be an array: a local (not a module, nor a list, dict,
         tuple or number the activity analysis knows of), or an expression?"""
         if not isinstance(receiver, ast.Name):
             return not isinstance(receiver, (ast.List, ast.Tuple, ast.Dict, ast.Constant))
-        name = receiver.id
-        for k in self.kinds:
-            for n in (name, name.removesuffix("%bar"), name.split("%")[0]):
-                if n in k:
-                    return isinstance(k[n], ArrayKind)
-        return name in self.local
+        kind = self._kind(receiver)
+        return receiver.id in self.local if kind is None else isinstance(kind, ArrayKind)
 
 
 def refuse_writes(functions: list, acts: list, param_kinds: dict):
@@ -164,6 +244,11 @@ def refuse_numpy_only(functions: list, param_kinds: dict):
                              "reading x[:, None]), which Dask cannot: not supported yet",
                              "Write np.expand_dims(x, 1) for x[:, None], or pass NumPy "
                              "arrays (docs/guide/arrays.md).")
+            if library == "torch" and any(map(_backwards, _values(s))):
+                raise _error(uf.fn.source, line, "with PyTorch tensors, the derivative slices "
+                             "with a negative step here (x[::-1], or its adjoint), which "
+                             "PyTorch cannot: not supported yet", "Write np.flip(x, axis) "
+                             "for x[::-1], or pass NumPy arrays (docs/guide/arrays.md).")
             if library == "array_api_strict" and any(map(_bool_arithmetic, _values(s))):
                 raise _error(uf.fn.source, line, "with array-api-strict arrays, the "
                              "derivative does arithmetic on a comparison's booleans here "
@@ -176,11 +261,16 @@ def refuse_numpy_only(functions: list, param_kinds: dict):
                            "written for NumPy arrays only")
                 elif name.split(".")[0] in ("np", "numpy") and not _has(module, name):
                     why = f"the derivative calls {name}, which {shown} has no counterpart of"
+                elif library in NAMESPACES and _scipy(uf, name):
+                    why = (f"the derivative calls {name}, SciPy's, which computes with NumPy "
+                           f"arrays (the {_NOUNS.get(library, 'arrays')} would become "
+                           "NumPy arrays)")
                 else:
                     continue
-                raise _error(uf.fn.source, line, f"with {shown} arrays, {why}: not supported "
-                             "yet", "Pass NumPy arrays for this function "
-                             "(docs/guide/arrays.md lists what works with which library).")
+                raise _error(uf.fn.source, line, f"with {shown} {_NOUNS.get(library, 'arrays')}"
+                             f", {why}: not supported yet", "Pass NumPy arrays for this "
+                             "function (docs/guide/arrays.md lists what works with which "
+                             "library).")
 
 
 def _values(s) -> list:
@@ -196,6 +286,19 @@ def _called(s):
                 name = ir.dotted(node.func)
                 if name:
                     yield name
+
+
+def _backwards(expr) -> bool:
+    """Does `expr` slice with a negative step written as a number (``x[::-1]``)?"""
+    for n in ast.walk(expr):
+        if isinstance(n, ast.Slice) and n.step is not None:
+            step = n.step
+            if isinstance(step, ast.UnaryOp) and isinstance(step.op, ast.USub):
+                return True
+            if isinstance(step, ast.Constant) and isinstance(step.value, (int, float)) \
+                    and step.value < 0:
+                return True
+    return False
 
 
 def _bool_arithmetic(expr) -> bool:
@@ -215,6 +318,20 @@ def _boolean(e) -> bool:
     if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Invert):
         return _boolean(e.operand)
     return isinstance(e, ast.Compare)
+
+
+def _scipy(uf, name: str) -> bool:
+    """Is the dotted `name` SciPy's, in the function `uf` (a name its IR refers to,
+    imported inside it too, or one of its user function's globals)?"""
+    parts = name.split(".")
+    got = uf.fn.refs.get(parts[0], getattr(uf.user, "__globals__", {}).get(parts[0]))
+    for part in [None] + parts[1:]:
+        got = got if part is None else getattr(got, part, None)
+        module = got.__name__ if isinstance(got, types.ModuleType) else getattr(
+            got, "__module__", None)
+        if isinstance(module, str) and module.partition(".")[0] == "scipy":
+            return True
+    return False
 
 
 def _has(module, name: str) -> bool:
@@ -287,4 +404,5 @@ def _call(function: str, args: list, keywords=()) -> ast.Call:
 _PACKED = ("reshape", "transpose")
 
 _NAMES = {"jax": "JAX", "array_api_strict": "array-api-strict", "torch": "PyTorch"}
+_NOUNS = {"torch": "tensors"}  # (what a library's arrays are called, where not arrays)
 _IMMUTABLE = {"jax"}  # (the libraries whose arrays cannot be changed)

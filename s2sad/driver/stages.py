@@ -336,6 +336,9 @@ def narrow_arrays(kinds: dict) -> bool:
                for k in kinds.values())
 
 
+_CAST = (None, "torch", "array_api_strict")  # (the libraries `gradient_cast` casts)
+
+
 def gradient_cast(kind, narrow: bool):
     """What makes the gradient of an argument of `kind` (from `with_shapes`) have
     exactly its argument's type, for every entry point (`builder.reverse_unit` writes it
@@ -345,9 +348,11 @@ def gradient_cast(kind, narrow: bool):
     a 0-d array), ``"float"`` for a number while some argument is a narrower array
     (`narrow`), None where the gradient has its argument's type already (float64
     arrays, the common case: nothing widens them, and their NumPy scalars are
-    floats; another library's arrays, `ArrayKind.xp`, which ``np.asarray`` would
-    compute: their gradients have the dtype that library's promotion gives)."""
-    if isinstance(kind, ArrayKind) and kind.exact is not None and kind.xp is None and (
+    floats; the arrays of Dask, which ``np.asarray`` would compute, and JAX: their
+    gradients have the dtype that library's promotion gives). PyTorch tensors and
+    array-api-strict arrays are cast as NumPy's (``np.asarray`` is their namespace's,
+    `backend.standard`): their number gradients (``s_bar = 1.0``) become 0-d arrays."""
+    if isinstance(kind, ArrayKind) and kind.exact is not None and kind.xp in _CAST and (
             kind.exact != "float64" or kind.ndim == 0):
         return kind.exact
     if kind == SCALAR and narrow:
