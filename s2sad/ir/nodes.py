@@ -384,7 +384,7 @@ def nodes(node: ast.AST) -> list:
                 if not isinstance(v, _LEAVES):
                     push(v)
             elif type(v) is list:
-                extend(x for x in v if isinstance(x, ast.AST))
+                extend([x for x in v if isinstance(x, ast.AST)])
     return out
 
 
@@ -458,7 +458,7 @@ def names_in(node: ast.AST) -> list:
         elif t is ast.Call:
             push(n.func)
             extend(n.args)
-            extend(k.value for k in n.keywords)
+            extend([k.value for k in n.keywords])
         elif t is ast.Attribute or t is ast.Starred:
             push(n.value)
         elif t is ast.UnaryOp:
