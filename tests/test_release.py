@@ -5,7 +5,8 @@ hand-written ones (the logistic loss apart: its hand-written gradient is other
 algebra) and below what they peak with no ``del``; the gradients are the same
 numbers to the bit. Scalar code gets no ``del``; a name only some paths bind, a
 parameter, an item of a tuple still bound, and a name a nested scope reads are
-never unbound; a function of more than 250 locals shares names (`reuse`) with its
+never unbound; what a callee saved for its backward function goes once that has
+run; a function of more than 250 locals shares names (`reuse`) with its
 ``del``\\ s; numba's text leaves them out."""
 
 import ast
@@ -196,3 +197,37 @@ def test_numba_text_leaves_the_dels_out():
     text = "def f_grad(x):\n    y = x * 2.0\n    z = y + 1.0\n    del y\n    w = z * z\n" \
            "    return w\n"
     assert "del" not in native_text.rewritten(text)
+
+
+def layer(x, W):
+    return np.tanh(x @ W)
+
+
+def three_layers(W1, W2, W3, X):
+    return np.sum(layer(layer(layer(X, W1), W2), W3))
+
+
+def test_a_callees_saved_arrays_go_once_its_backward_has_run(monkeypatch):
+    """``t1, t1_saved = layer_fwd(X, W1)`` holds the layer's arrays for its backward
+    function: unbound once that has run, as the layer's own arrays are."""
+    rng = np.random.default_rng(5)
+    args = tuple(rng.normal(size=(64, 64)) * 0.2 for _ in range(3)) \
+        + (rng.normal(size=(256, 64)),)
+    text = s2sad.source(three_layers, wrt=(0, 1, 2), example=args)
+    calls = re.findall(r"(\w+_saved) = layer_fwd", text)
+    dels = {n for line in text.splitlines() if line.strip().startswith("del ")
+            for n in line.strip()[4:].split(", ")}
+    assert len(calls) == 3
+    assert set(calls[1:]) <= dels  # (the first is read last, just before the return)
+    got = s2sad.grad(_fresh(three_layers), wrt=(0, 1, 2))
+    peak = min(_peak(got, args) for _ in range(2))
+    with monkeypatch.context() as m:
+        m.setattr(release, "released", lambda fn, kinds: fn)
+        plain = s2sad.grad(_fresh(three_layers), wrt=(0, 1, 2))
+        plain_peak = min(_peak(plain, args) for _ in range(2))
+        want = plain(*args)
+    assert peak < plain_peak - 100_000, (peak, plain_peak)  # (a layer's arrays: 128 KiB)
+    for a, b in zip(got(*args), want):
+        assert np.array_equal(a, b)
+    for i in range(3):
+        assert close(got(*args)[i], central_diff(three_layers, args, i), rtol=1e-5, atol=1e-6)

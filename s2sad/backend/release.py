@@ -3,31 +3,38 @@
 
 Contract
 --------
-`released(fn, kinds)` returns `fn` with a ``del`` after a statement of its body that
-reads an array for the last time, where a later statement computes something
+`released(fn, kinds)` returns `fn` with a ``del`` after a statement of its body
+that reads an array for the last time, where a later statement computes something
 before the function returns: the names it unbinds are the ones `reuse.last_reads`
 says that statement reads last, of them those whose kind in `kinds` (the analysis's
-kinds; a ``%bar`` adjoint has its value's) is an array of one or more axes, or a
-tuple or list holding one, and which every path has bound there. A person writing
-the gradient by hand drops such arrays (``del d`` once ``d_bar`` is computed);
-without it each one stays bound, and allocated, until the gradient returns, so a
-gradient's peak memory is the sum of every array it computes.
+kinds; a ``%bar`` adjoint has its value's; a copy, an item of a tuple, or
+arithmetic on an array, which a rule's inlined template makes after the analysis,
+its source's) is an array of one or more axes, or a tuple or list holding one, and
+which every path has bound there. `released_all(functions, kinds)` is each of a
+unit's functions `released` with its own kinds, where what a callee's forward
+function saves (``t1, t1_saved = g_fwd(x)``) has the kinds of the values it saves:
+unbound once ``g_bwd(t1_saved, ...)`` has run. A person writing the gradient by
+hand drops such arrays (``del d`` once ``d_bar`` is computed); without it each one
+stays bound, and allocated, until the gradient returns, so a gradient's peak memory
+is the sum of every array it computes.
 
 Numbers are never unbound (a float is small, and scalar code stays as it was: its
 text, and every golden file of scalar code, is what `emit` always printed), nor is
-a parameter or a name given a parameter or its items (``w, V = saved``: the
-caller holds them), a name a nested scope reads or a kept
-statement's own (see `reuse.last_reads`), nor a name only some paths bind (an
-``if`` that binds it on one branch). The ``del``\\ s sit between the statements of
-the function's body, not inside its branches or loops: a value read last inside a
-loop is unbound after the loop. ``del`` changes no value: what it unbinds, nothing
-reads again, and an object another name still holds stays alive.
+a parameter or a copy or an item of one (``a, b, h = saved``: the caller holds
+them), nor an item of a tuple still bound (``w, V = t1``: unbinding ``w`` frees
+nothing), a name a nested scope reads or a kept statement's own (see
+`reuse.last_reads`), nor a name only some paths bind (an ``if`` that binds it on
+one branch). The ``del``\ s sit between the statements of the function's body, not
+inside its branches or loops: a value read last inside a loop is unbound after the
+loop. ``del`` changes no value: what it unbinds, nothing reads again, and an object
+another name still holds stays alive.
 
 A ``del`` is an `ir.Kept` of ``ast.Delete`` whose arguments are the names: every
 later stage reads it as a read of those names (`reuse` keeps each name alive up to
-it and renames it with the rest) and `kept` prints it. `released` runs last, on the
-functions as they are printed; second derivatives, whose forward mode reads the
-gradient's text (where ``del`` is outside the subset), pass no kinds and get none.
+it and renames it with the rest) and `kept` prints it. The builder runs
+`released_all` last, once every function of a unit is final; second derivatives,
+whose forward mode reads the gradient's text (where ``del`` is outside the subset),
+pass no kinds and get none; numba's text leaves them out (`native_text`).
 """
 
 from __future__ import annotations
@@ -37,6 +44,33 @@ import ast
 from .. import ir
 from ..ir.kinds import ArrayKind, ListKind
 from . import reuse
+
+
+def released_all(functions: list, kinds: dict) -> list:
+    """`released` of each of `functions` with its own analysis's kinds (`kinds`:
+    function name -> kinds; a function not there, or with none, is left as it is),
+    where what a callee's forward function saves (``t1, t1_saved = g_fwd(x)``) has
+    the kinds of the values it saves: once ``g_bwd(t1_saved, ...)`` has run, the
+    arrays in it are unbound with it."""
+    saved = {}  # forward function -> the kinds of what it saves, a tuple
+    for fn in functions:
+        ret = fn.body[-1] if fn.body and fn.name.split("%")[1:2] == ["fwd"] else None
+        value = ret.value if isinstance(ret, ir.Return) else None
+        if kinds.get(fn.name) and isinstance(value, ast.Tuple) and len(value.elts) == 2 \
+                and isinstance(value.elts[1], ast.Tuple):
+            saved[fn.name] = tuple(kinds[fn.name].get(e.id) if isinstance(e, ast.Name)
+                                   else None for e in value.elts[1].elts)
+    out = []
+    for fn in functions:
+        known = kinds.get(fn.name)
+        if known and saved:
+            calls = {s.targets[1]: saved[s.value.func.id] for s in ir.walk(fn.body)
+                     if type(s) is ir.Assign and len(s.targets) == 2
+                     and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name)
+                     and s.value.func.id in saved}
+            known = {**known, **calls} if calls else known
+        out.append(released(fn, known) if known else fn)
+    return out
 
 
 def released(fn: ir.Function, kinds) -> ir.Function:
@@ -106,10 +140,10 @@ def _kind_of(value, kinds):
         return kinds.get(value.id)
     if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) \
             and isinstance(value.slice, ast.Constant) and type(value.slice.value) is int:
-            kind = kinds.get(value.value.id)
-            if isinstance(kind, tuple) and -len(kind) <= value.slice.value < len(kind):
-                return kind[value.slice.value]
-            return None
+        kind = kinds.get(value.value.id)
+        if isinstance(kind, tuple) and -len(kind) <= value.slice.value < len(kind):
+            return kind[value.slice.value]
+        return None
     if isinstance(value, ast.BinOp) and not isinstance(value.op, ast.MatMult):
         for side in (value.left, value.right):
             kind = _kind_of(side, kinds) if isinstance(side, ast.Name) else None

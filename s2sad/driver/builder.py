@@ -271,6 +271,7 @@ class _ReverseBuilder(_Builder):
         self.entry = entry
         self.as_tuple = as_tuple
         self.copy_views = copy_views
+        self.kinds_of = {}  # function name -> its analysis's kinds, for `release`
 
     def callee_names(self, callee):
         n = sum(1 for (c, _, _) in self.names if c is callee)
@@ -306,6 +307,9 @@ class _ReverseBuilder(_Builder):
 
     def finish_functions(self):
         self.functions = _share_forward_sweeps(self.functions)
+        released = release.released_all([uf.fn for uf in self.functions], self.kinds_of)
+        for uf, fn in zip(self.functions, released):
+            uf.fn = fn
 
     def fused(self, fr: Front, act, rev: reverse.Reverse, name: str) -> UnitFunction:
         grads = [rev.grads[p] for p in self.wrt]
@@ -345,7 +349,8 @@ class _ReverseBuilder(_Builder):
             result = ast.Tuple(elts=[outputs[-1], result], ctx=ast.Load())
         body = forward + backward + [ir.Return(result, rev.output_line)]
         fn = ir.Function(name, _params(fr.anf), body, fr.anf.refs, fr.anf.source)
-        return UnitFunction(release.released(fn, {} if self.copy_views else act.kinds), fr.func)
+        self.kinds_of[name] = {} if self.copy_views else act.kinds  # (forward mode reads no del)
+        return UnitFunction(fn, fr.func)
 
     def typed(self, grads, names, act) -> list:
         """The root's gradients with exactly their arguments' types: an array's dtype
@@ -357,7 +362,7 @@ class _ReverseBuilder(_Builder):
         narrow = stages.narrow_arrays(self.param_kinds)
         for p, g in zip(names, grads):
             cast = stages.gradient_cast(self.param_kinds.get(p), narrow)
-            if cast == "float" and not _is_float_literal(g):
+            if cast == "float" and not (isinstance(g, ast.Constant) and type(g.value) is float):
                 g = ast.Call(func=ir.name("float"), args=[g], keywords=[])
             elif cast not in (None, "float"):
                 self.helpers["np"] = np
@@ -418,9 +423,8 @@ class _ReverseBuilder(_Builder):
         bwd_body.append(ir.Return(result, rev.output_line))
         bwd = ir.Function(bwd_name, [ir.Param("%saved"), ir.Param(seed_param)], bwd_body,
                           fr.anf.refs, fr.anf.source)
-        kinds = {} if self.copy_views else act.kinds  # (see `release`)
-        return [UnitFunction(release.released(fwd, kinds), fr.func),
-                UnitFunction(release.released(bwd, kinds), fr.func, keep_defaults=False)]
+        self.kinds_of[fwd_name] = self.kinds_of[bwd_name] = {} if self.copy_views else act.kinds
+        return [UnitFunction(fwd, fr.func), UnitFunction(bwd, fr.func, keep_defaults=False)]
 
 
 class _ForwardBuilder(_Builder):
@@ -765,10 +769,6 @@ def _rank_unknown(kind) -> bool:
     """Is `kind` an output's that may or may not be one number (an array of unknown
     rank, or a kind not known at all)?"""
     return kind == UNKNOWN or isinstance(kind, ArrayKind) and kind.ndim is None
-
-
-def _is_float_literal(node) -> bool:
-    return isinstance(node, ast.Constant) and type(node.value) is float
 
 
 def _used(helpers: dict, functions) -> dict:
