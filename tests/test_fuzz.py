@@ -420,6 +420,16 @@ def test_array_programs_on_torch_tensors(case):
     """The array programs on float64 PyTorch tensors: the gradient is tensors with the
     NumPy gradient's numbers (a tensor's methods and element reads mean what an
     array's do: `driver.libraries.as_functions`), or a refusal that says why."""
+    _on_tensors(case)
+
+
+@fuzz_settings("params")
+@given(_array_case(True))
+def test_programs_of_lists_of_tensors(case):
+    _on_tensors(case)
+
+
+def _on_tensors(case):
     torch = pytest.importorskip("torch", reason="PyTorch is not installed")
     pytest.importorskip("array_api_compat", reason="array-api-compat is not installed")
     text, point = case

@@ -189,7 +189,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         self.any_rank = set()  # elements of lists of arrays of several ranks (see error)
         for p in self.fn.params:
             default = SCALAR if p.name in r.wrt else UNKNOWN
-            kind = r.kinds[p.name] = self.param_kinds.get(p.name, default)
+            kind = r.kinds[p.name] = _of_no_library(self.param_kinds.get(p.name, default))
             if isinstance(kind, ArrayKind):
                 r.origins[p.name] = p.name
                 r.kinds[p.name] = ArrayKind(kind.ndim, kind.dtype)
@@ -566,6 +566,20 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
             elif isinstance(s, ir.If):
                 self.backward(s.body)
                 self.backward(s.orelse)
+
+
+def _of_no_library(kind):
+    """`kind` (a parameter's) with no array library (`ArrayKind.xp`) in the arrays a
+    list or tuple holds: the analysis gives an array parameter's kind none either, so
+    an element and an array computed from another (``[w, w * 2.0]``) merge."""
+    if isinstance(kind, ArrayKind) and kind.xp is not None:
+        return ArrayKind(kind.ndim, kind.dtype, kind.dims, kind.exact)
+    if isinstance(kind, ListKind):
+        return ListKind(_of_no_library(kind.elem), kind.items if kind.items is None else
+                        tuple(map(_of_no_library, kind.items)))
+    if isinstance(kind, tuple):
+        return tuple(map(_of_no_library, kind))
+    return kind
 
 
 def annotate(fn: ir.Function, activity: Activity) -> ir.Function:

@@ -28,7 +28,7 @@ from ..driver import stages
 from ..errors import (ComplexArgumentError, IntegerArgumentError, OptionError, S2SADError,
                       WrtError, user_traceback)
 from ..ir.kinds import (INT, ITEMS, NAMESPACES, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind,
-                        differentiable, kind_of, libraries_in, with_shapes)
+                        differentiable, dtype_name, kind_of, libraries_in, with_shapes)
 
 # -------------------------------------------------------------- parameters
 
@@ -308,7 +308,7 @@ def retyped_list(x) -> bool:
     for e in x:
         if type(e) is list and retyped_list(e) or getattr(e, "ndim", None) == 0 or \
                 getattr(e, "dtype", None) is not None and getattr(e, "ndim", 0) and \
-                e.dtype.name != "float64":
+                dtype_name(e.dtype) != "float64":
             return True
     return False
 
