@@ -287,3 +287,19 @@ def test_negative_steps_and_scipy_are_refused_at_the_users_line():
     pytest.importorskip("scipy", reason="SciPy is not installed")
     with pytest.raises(S2SADError, match="special.erf, SciPy's, which computes with NumPy"):
         s2sad.grad(special_of)(x)
+
+
+def simulate(W, h0):
+    h = h0
+    for _ in s2sad.checkpointed(range(20), snapshots=3):
+        h = np.tanh(W @ h)
+    return np.sum(h * h)
+
+
+def test_checkpointed_loops():
+    values, tensors = arguments([(3, 3), (3,)])
+    values[0] *= 0.5
+    tensors[0] = torch.tensor(values[0])
+    want = s2sad.grad(simulate, (0, 1))(*values)
+    for a, b in zip(s2sad.grad(simulate, (0, 1))(*tensors), want):
+        close(a, b)
