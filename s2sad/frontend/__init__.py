@@ -1,7 +1,7 @@
 """frontend: from a Python function to the IR the analyses read.
 
-Owns reading the user's source (`parse`, with `higher_order` for ``map`` and
-``key=``), rewriting it into a smaller subset of
+Owns reading the user's source (`parse`, with `source` for its lines and
+`higher_order` for ``map`` and ``key=``), rewriting it into a smaller subset of
 Python (`desugar`, with `expand` and `expand_calls` for comprehensions, the
 builtins over sequences and ``*`` targets), lowering that to ANF/SSA (`anf`, with `liveness` and `blocks`;
 `kept` lowers the code that carries no derivative to run as written)
