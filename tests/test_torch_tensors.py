@@ -303,3 +303,17 @@ def test_checkpointed_loops():
     want = s2sad.grad(simulate, (0, 1))(*values)
     for a, b in zip(s2sad.grad(simulate, (0, 1))(*tensors), want):
         close(a, b)
+
+
+def embedding(E, W, tokens):
+    h = np.tanh(E[tokens] @ W)  # (rows read by an index array, some twice)
+    return np.sum(h ** 2) + np.sum(E[[0, 2]] * 3.0) + np.sum(E[:, tokens[:2]] ** 2)
+
+
+def test_reads_with_index_arrays_add_into_their_rows():
+    values, tensors = arguments([(5, 3), (3, 2)])
+    tokens = np.array([0, 2, 2, 4])
+    assert "np.add.at" in s2sad.source(embedding, wrt=(0, 1), example=(*values, tokens))
+    got = s2sad.grad(embedding, (0, 1))(*tensors, torch.tensor(tokens))
+    for a, b in zip(got, s2sad.grad(embedding, (0, 1))(*values, tokens)):
+        close(a, b)
