@@ -8,6 +8,7 @@ Arrays of other libraries (`_other`): `unbroadcast`, `unreduce`, `extreme_bar`,
 `norm_bar`, the matmul helpers, `zero_tangent`, `scalar_seed`, the adjoints of the
 joining functions (`pieces`, `unstack`, `vstack_pieces`), of ``np.tile``,
 ``np.repeat``, ``np.sort`` (along an axis), ``np.diff``, ``np.tensordot``,
+``np.linalg.slogdet`` (`inverse_t`),
 ``np.kron`` and ``np.einsum`` (without a repeated label) take them and give back
 arrays of the same library, never through ``np.asarray`` (which would compute a
 Dask graph): their paths for such arrays use only functions of the Python array API
@@ -409,7 +410,11 @@ def cofactors_dot(a, a_dot):
 def inverse_t(a):
     """inv(a) with its last two axes swapped: the derivative of ``log |det a|``. At a
     singular matrix log |det a| is -inf and has no derivative: a LinAlgError that
-    says so."""
+    says so. Another library's array (`_other`): its namespace's ``linalg.inv``, and
+    that library's error at a singular matrix."""
+    if type(a) is not np.ndarray and _other(a):
+        xp = _namespace(a)
+        return _transposed(xp, xp.linalg.inv(a))
     try:
         return np.swapaxes(np.linalg.inv(a), -1, -2)
     except np.linalg.LinAlgError:

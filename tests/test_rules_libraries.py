@@ -171,6 +171,11 @@ def determinant(x):
     return np.sin(np.linalg.det(x))
 
 
+def log_determinant(x):
+    sign, logdet = np.linalg.slogdet(x @ x.T + np.eye(4))
+    return np.sin(logdet)
+
+
 M34, M44 = (3, 4), (4, 4)
 PROGRAMS = {  # name: (program, its arguments' shapes)
     "elementwise": (elementwise, [M34]),
@@ -208,6 +213,7 @@ PROGRAMS = {  # name: (program, its arguments' shapes)
     "kron": (kronecker, [(2, 3), (3, 2)]),
     "diag": (diagonal, [M44]),
     "det": (determinant, [M44]),
+    "slogdet": (log_determinant, [M44]),
 }
 
 # The rows refused, by library, with what the error says: adjoints written for NumPy
@@ -227,7 +233,8 @@ REFUSED = {
     "dask": {"an index with None": "index with None", "sort": "np.sort, which Dask has no",
              "take": NUMPY_ONLY, "median": NUMPY_ONLY, "prod": NUMPY_ONLY,
              "cumprod": NUMPY_ONLY, "diag": NUMPY_ONLY, "kron": "np.kron, which Dask has no",
-             "det": "np.linalg.det, which Dask has no"},
+             "det": "np.linalg.det, which Dask has no",
+             "slogdet": "np.linalg.slogdet, which Dask has no"},
     "torch": {"einsum": "np.einsum, which PyTorch has no", "take": NUMPY_ONLY,
               "median": "np.median, which PyTorch has no", "prod": NUMPY_ONLY,
               "cumprod": NUMPY_ONLY, "vstack": "np.vstack, which PyTorch has no",

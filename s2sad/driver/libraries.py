@@ -43,7 +43,7 @@ NUMPY_ONLY = {"take_bar": "np.take", "diag_bar": "np.diag", "median_bar": "np.me
               "cumprod_bar": "np.cumprod", "cumprod_bar_dot": "np.cumprod",
               "prod_others": "np.prod", "prod_others_dot": "np.prod",
               "cofactors": "np.linalg.det", "cofactors_dot": "np.linalg.det",
-              "inverse_t": "np.linalg.inv", "eig_inv_t": "np.linalg.eig"}
+              "eig_inv_t": "np.linalg.eig"}
 
 
 def refuse(functions: list, acts: list, param_kinds: dict) -> dict:
