@@ -317,3 +317,11 @@ def test_reads_with_index_arrays_add_into_their_rows():
     got = s2sad.grad(embedding, (0, 1))(*tensors, torch.tensor(tokens))
     for a, b in zip(got, s2sad.grad(embedding, (0, 1))(*values, tokens)):
         close(a, b)
+
+
+def test_a_tensor_off_the_cpu_is_refused_at_the_call():
+    meta = torch.ones(3, dtype=torch.float64, device="meta")  # (a device that is not the CPU)
+    with pytest.raises(S2SADError, match="on meta, and s2sad differentiates PyTorch tensors "
+                                         "on the CPU only") as info:
+        s2sad.grad(elements)(meta)
+    assert ".cpu()" in info.value.hint

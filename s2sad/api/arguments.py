@@ -182,6 +182,13 @@ def argument_kinds(f, values: dict, wrt, what):
                 f"unknown length (shape {value.shape}), and s2sad specialises derivatives "
                 "on which axes have length 1 and which are equal",
                 hint=f"Call {name}.compute_chunk_sizes() first.", **at_def(f))
+        if isinstance(kind, ArrayKind) and kind.xp == "torch" and value.device.type != "cpu":
+            raise WrtError(
+                f"{what} of {f.__qualname__}: the tensor `{name}` is on {value.device}, and "
+                "s2sad differentiates PyTorch tensors on the CPU only, for now (the arrays "
+                "a derivative makes, and the NumPy constants it reads, are on the CPU)",
+                hint=f"Pass {name}.cpu(), or NumPy arrays (docs/guide/arrays.md).",
+                **at_def(f))
         if name in wrt and complex_value(value):
             raise complex_refusal(f"{what} of {f.__qualname__} with respect to `{name}`",
                                   value, f)
