@@ -76,8 +76,8 @@ def released_all(functions: list, kinds: dict) -> list:
 def released(fn: ir.Function, kinds) -> ir.Function:
     """`fn`, its body with ``del`` statements (see the module's docstring); `fn`
     itself where there is nothing to release."""
-    if not kinds:
-        return fn
+    if not kinds or not any(_holds_array(k) for k in kinds.values()):
+        return fn  # (no array: scalar code costs one look at its kinds)
     kinds = _known(fn, kinds)
     arrays = {n for n in ir.local_names(fn) if _holds_array(kinds.get(_value_of(n)))}
     if not arrays:

@@ -217,10 +217,15 @@ def last_reads(fn: ir.Function) -> list:
     scan = _Scan(fn)
     live = _Live(fn, scan.local, whole=False)
     out = []
-    after: set = set()
+    after: set = set()  # (live after the statement; a line's own updated in place)
     for s in reversed(fn.body):
-        before = live.stmt(s, set(after), set(), set())
-        out.append(sorted(before - after - scan.fixed, key=lambda n: (scan.first.get(n, -1), n)))
+        if isinstance(s, (ir.If, ir.Loop, ir.ForEach)):
+            before = live.stmt(s, set(after), set(), set())
+            dying = before - after
+        else:
+            dying = {n for n in live.uses(s) if n not in after}
+            before = live.stmt(s, after, set(), set())
+        out.append(sorted(dying - scan.fixed, key=lambda n: (scan.first.get(n, -1), n)))
         after = before
     out.reverse()
     return out
