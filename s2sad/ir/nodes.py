@@ -893,6 +893,10 @@ def all_defined(body: list, exits=True) -> set:
     loop-carried names an `Exit` assigns."""
     out = set()
     for stmt in walk(body):
+        t = type(stmt)
+        if t is Assign or t is Dup:  # (the commonest, inline)
+            out.update(stmt.targets)
+            continue
         if not exits and isinstance(stmt, Exit):
             continue
         out.update(defined_names(stmt))
