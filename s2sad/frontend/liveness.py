@@ -104,9 +104,25 @@ def names_with(node, ctx) -> set:
     pop, push, extend, AST = stack.pop, stack.append, stack.extend, ast.AST
     while stack:
         n = pop()
-        if type(n) is ast.Name:
+        t = type(n)
+        if t is ast.Name:
             if isinstance(n.ctx, ctx):
                 out.add(n.id)
+            continue
+        if t is ast.Constant:
+            continue
+        # (the commonest nodes inline: none of their other fields holds a name)
+        if t is ast.BinOp:
+            push(n.left)
+            push(n.right)
+            continue
+        if t is ast.Attribute:
+            push(n.value)
+            continue
+        if t is ast.Call:
+            push(n.func)
+            extend(n.args)
+            extend([k.value for k in n.keywords])
             continue
         for field in n._fields:
             value = getattr(n, field, None)
