@@ -298,13 +298,13 @@ class _Expander(TargetLowering):
             if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
                     and lift.into(s.value, s.targets[0].id):
                 return pre  # (built in the name itself: ``ys = []``, appends)
-            new = copy.copy(s)
+            new = _copied(s)
             new.value = lift(s.value)
         elif isinstance(s, (ast.AugAssign, ast.AnnAssign)):
-            new = copy.copy(s)
+            new = _copied(s)
             new.value = lift(s.value) if s.value is not None else None
         elif isinstance(s, ast.Return):
-            new = copy.copy(s)
+            new = _copied(s)
             new.value = lift(s.value) if s.value is not None else None
         elif isinstance(s, ast.Expr):
             extended = self.extend(s)
@@ -312,15 +312,15 @@ class _Expander(TargetLowering):
                 extended = self.insert(s)
             if extended is not None:
                 return extended
-            new = copy.copy(s)
+            new = _copied(s)
             new.value = lift(s.value)
         elif isinstance(s, ast.If):
-            new = copy.copy(s)
+            new = _copied(s)
             new.test = lift(s.test)
             new.body = self.block(s.body)
             new.orelse = self.block(s.orelse)
         elif isinstance(s, ast.For):
-            new = copy.copy(s)
+            new = _copied(s)
             new.iter = lift(s.iter)
             body = s.body
             if isinstance(s.target, ast.Tuple) and any(
@@ -333,10 +333,10 @@ class _Expander(TargetLowering):
         elif isinstance(s, ast.With):
             # (its body: `with np.errstate(...)` is differentiated as if it were not
             # there; a `try`, run as written where it carries no derivative, stays so)
-            new = copy.copy(s)
+            new = _copied(s)
             new.body = self.block(s.body)
         elif isinstance(s, ast.While):
-            new = copy.copy(s)
+            new = _copied(s)
             new.body = self.block(s.body)
             if self.needs(s.test):
                 # the test runs before every iteration: ``while True:`` computing it,
@@ -458,6 +458,14 @@ class _Expander(TargetLowering):
 
 def _first_comp(call):
     return next((a for a in call.args if isinstance(a, _COMPS)), None)
+
+
+def _copied(node):
+    """``copy.copy(node)`` of an AST node (its fields shared), without `copy`'s
+    generic protocol: `statement` copies every statement."""
+    new = type(node).__new__(type(node))
+    new.__dict__.update(node.__dict__)
+    return new
 
 
 def _walk_eager(node):
