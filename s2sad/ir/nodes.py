@@ -823,6 +823,8 @@ def stmt_reads(stmt) -> list:
     t = type(stmt)
     if t is Assign or t is Expr or t is Return:
         return names_in(stmt.value)
+    if t is Comment:
+        return []
     out = []
     for node in _read_exprs(stmt):
         out += names_in(node)

@@ -96,6 +96,11 @@ class _CopyTable:
                 copied.setdefault(w, set()).add(v)
                 out.append(s)
                 continue
+            if t is ir.Comment:  # (reads nothing, defines nothing)
+                if "\0" in s.text:  # (names renamed as reads are, not counted)
+                    named.append((s, s.text.split("\0")[1::2], ()))
+                out.append(s)
+                continue
             if t is ir.Assign:  # (the commonest, inline)
                 read, defined = ir.names_in(s.value), tuple(s.targets)
             else:
