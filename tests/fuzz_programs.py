@@ -803,7 +803,7 @@ def array_program(draw, params=False, rows=2):
     for _ in range(draw(st.integers(1, 4))):
         kind = draw(st.sampled_from(["assign", "assign", "if", "loop", "write", "while",
                                      "container", "checkpointed", "comprehension",
-                                     "loop_write"]))
+                                     "loop_write", "one_path"]))
         shape = draw(st.sampled_from("svmu"))
         name = f"{shape}{next(fresh)}"
         if kind == "assign":
@@ -900,6 +900,17 @@ def array_program(draw, params=False, rows=2):
                          f"{acc} * 0.5")
             lines.append(f"        {acc} = {acc} * 0.5 + np.sum({made}) * 0.25")
             name = acc
+        elif kind == "one_path":
+            # a value bound under one `if` and read under another of the same test: on
+            # the other path it is never bound (its adjoint's zero must not read it)
+            shape = "s"
+            made, name = f"{draw(st.sampled_from('svm'))}{next(fresh)}", f"s{next(fresh)}"
+            cond = f"{draw(array_expr('s', env, 1))} > 0.3"
+            lines.append(f"    if {cond}:")
+            lines.append(f"        {made} = {draw(array_expr(made[0], env, 1))}")
+            lines.append(f"    {name} = {draw(array_expr('s', env, 1))}")
+            lines.append(f"    if {cond}:")
+            lines.append(f"        {name} = {name} + np.sum({made} * {made})")
         else:  # write into an array the function made
             shape = "v"
             lines.append(f"    {name} = {draw(array_expr('v', env, 1))}.copy()")

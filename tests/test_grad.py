@@ -738,3 +738,26 @@ def test_vjp_gives_a_float_for_a_float_whatever_the_seed():
     out, pullback = s2sad.vjp(_where_of_numbers, 1.0, 0.5)
     got = pullback(np.array(1.5))
     assert type(got[0]) is float and type(got[1]) is float and got[1] == 1.5
+
+
+def _bound_on_one_path(x, flag):
+    y = np.sum(x)
+    if flag:
+        t = np.exp(x)  # (bound only where flag is true...)
+    if flag:
+        y = y + np.sum(t * t)  # (...and read only there)
+    return y
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_a_name_bound_on_one_path_only(flag):
+    """The reverse of the second `if` gives `t` a zero adjoint on the path where it is
+    not read; that path did not bind `t`, so the zero is a number, not zeros_like(t)
+    (which raised UnboundLocalError)."""
+    x = np.array([0.3, -0.2, 0.5])
+    want = np.ones(3) + (2.0 * np.exp(2.0 * x) if flag else 0.0)
+    assert np.allclose(s2sad.grad(_bound_on_one_path)(x, flag), want)
+    assert np.allclose(s2sad.jvp(_bound_on_one_path, (x, flag), (np.ones(3), None))[1],
+                       np.sum(want))
+    h = s2sad.hessian(_bound_on_one_path, 0)(x, flag)
+    assert np.allclose(h, np.diag(4.0 * np.exp(2.0 * x)) if flag else 0.0)

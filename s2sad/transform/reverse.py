@@ -143,6 +143,8 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         self.params = {p.name for p in fn.params}
         self.top_level = {p.name for p in fn.params} | {
             t for s in fn.body if isinstance(s, ir.Assign) for t in s.targets}
+        # (bound on every path: a name's one definition precedes its reads)
+        self.bound = self.params | ir.definitely_assigned(fn.body)
         self.steps: list = []
         self.checkpoints = {}  # loop tag -> (scheduler name, Step)
         self.element_zeros = {}  # adjoint list -> its ``[np.zeros_like(xs[0]), ...]``
@@ -364,7 +366,12 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
             defined = ir.all_defined(block)
             for n in outer:
                 if adj(n) not in defined:
-                    block.append(ir.Assign((adj(n),), zero(self.act.kinds.get(n), n), s.line))
+                    # (an array's zero is np.zeros_like(n), but where n is bound only
+                    # on some paths, `if c: t = ...` read under another `if c:`, the
+                    # path this zero is for may not have bound it: a number's zero)
+                    like = n if n in self.bound else None
+                    block.append(ir.Assign((adj(n),), zero(self.act.kinds.get(n), like),
+                                           s.line))
         # A loop-carried value a branch reads or overwrites has a new adjoint after that
         # branch's reverse (zero if the branch only overwrites it); a branch that does
         # neither passes the adjoint on unchanged.
