@@ -61,28 +61,6 @@ def test_first_call_grows_linearly():
     assert large / small < 7.0, (small, large)
 
 
-def test_liveness_grows_linearly():
-    """`frontend.liveness` on a straight-line block: what is live grows with the block,
-    so a new live set per line made it quadratic (8 times the time for 4 times the
-    lines); one set changed in place costs what the lines read (under 5 times)."""
-    import ast
-
-    from benchmarks.first_call import straight_line_source
-    from s2sad.frontend.liveness import liveness
-
-    def seconds(n) -> float:
-        body = ast.parse(straight_line_source(n)).body[0].body
-        best = float("inf")
-        for _ in range(5):
-            start = time.process_time()
-            liveness(body)
-            best = min(best, time.process_time() - start)
-        return best
-
-    small, large = seconds(1000), seconds(4000)
-    assert large / small < 6.5, (small, large)
-
-
 def test_broadcast_symbols_stay_short():
     """Chained broadcasts of unknown lengths name their result by the set of symbols
     met, not by nesting the names (which doubled their length at every line: an
