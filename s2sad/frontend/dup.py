@@ -220,6 +220,9 @@ class _Splitter:
             if s.source in copies:
                 s.source = copies[s.source].pop(0)
             return
+        if type(s) is ir.Assign:  # (the commonest: its value is its one slot)
+            s.value = _rename_each(s.value, copies, self.is_local)
+            return
         for get, set_ in ir.slots(s):
             set_(_rename_each(get(), copies, self.is_local))
         if isinstance(s, (ir.If, ir.Loop)):

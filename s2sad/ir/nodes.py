@@ -556,40 +556,39 @@ _BY_DICT: set = set()  # the types `copy_tree` copies field by field (AST nodes,
 
 
 def local_reads(node: ast.AST, is_local) -> list:
-    """Ids of local names read by an expression (static references excluded)."""
+    """Ids of local names read by an expression (static references excluded), in the
+    order a depth-first walk meets them (children in `ast.iter_child_nodes` order;
+    a stack, not recursion: `dup` asks it of every line)."""
     out = []
-
-    def visit(n):
-        t = type(n)  # (the common nodes first, children in `ast.iter_child_nodes` order)
-        if t is ast.Constant:
-            return
-        if t is ast.BinOp:
-            visit(n.left)
-            visit(n.right)
-            return
-        if t is ast.Call:
-            visit(n.func)
-            for x in n.args:
-                visit(x)
-            for x in n.keywords:
-                visit(x.value)
-            return
-        if isinstance(n, ast.Attribute):
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    while stack:
+        n = pop()
+        t = type(n)  # (the common nodes first)
+        if t is ast.Name:
+            if is_local(n.id):
+                out.append(n.id)
+        elif t is ast.Constant:
+            continue
+        elif t is ast.BinOp:
+            push(n.right)
+            push(n.left)
+        elif t is ast.Call:
+            stack.extend([x.value for x in reversed(n.keywords)])
+            stack.extend(reversed(n.args))
+            push(n.func)
+        elif isinstance(n, ast.Attribute):
             root = n
             while isinstance(root, ast.Attribute):
                 root = root.value
             if isinstance(root, ast.Name) and not is_local(root.id):
-                return  # a static reference such as math.pi
-            visit(n.value)
-            return
-        if isinstance(n, ast.Name):
+                continue  # a static reference such as math.pi
+            push(n.value)
+        elif isinstance(n, ast.Name):
             if is_local(n.id):
                 out.append(n.id)
-            return
-        for child in ast.iter_child_nodes(n):
-            visit(child)
-
-    visit(node)
+        else:
+            stack.extend(reversed(list(ast.iter_child_nodes(n))))
     return out
 
 
