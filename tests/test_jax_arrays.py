@@ -11,6 +11,7 @@ import pytest
 from numpy import tanh as numpy_tanh
 
 import s2sad
+from library_losses import curved, leaves, logistic, mapped, mlp, normalise, recurrent
 from s2sad.errors import S2SADError
 from s2sad.ir.kinds import ArrayKind, kind_of
 
@@ -20,33 +21,9 @@ jnp = pytest.importorskip("jax.numpy", reason="jax.numpy is not installed")
 rng = np.random.default_rng(3)
 
 
-def mlp(W1, b1, W2, X, y):
-    h = np.tanh(X @ W1 + b1)
-    out = h @ W2
-    return np.sum((out - y) ** 2) / X.shape[0]
-
-
-def logistic(w, b, X, y):
-    z = X @ w + b
-    return np.sum(np.log1p(np.exp(-y * z))) / len(y)
-
-
-def normalise(x, gain, bias):
-    mu = np.mean(x, axis=1, keepdims=True)
-    var = np.mean((x - mu) ** 2, axis=1, keepdims=True)
-    return np.sum(((x - mu) / np.sqrt(var + 1e-5) * gain + bias) ** 2)
-
-
 def reductions(x):
     return np.sum(np.sum(x * x, axis=0) ** 2) + np.sum(np.max(x, axis=1)) \
         + np.sum(np.exp(x).mean(axis=1))
-
-
-def recurrent(W, h0, steps):
-    h = h0
-    for _ in range(steps):
-        h = np.tanh(W @ h)
-    return np.sum(h * h)
 
 
 PROGRAMS = {
@@ -209,14 +186,6 @@ def test_writes_into_arrays_are_refused_at_the_users_line(f, args, line):
     s2sad.grad(f)(*[np.asarray(a) for a in args()])
 
 
-def curved(x, W):
-    return np.sum(np.tanh(W @ x) ** 2) + np.sum(np.outer(x, x) * x)
-
-
-def mapped(x, W):
-    return np.tanh(W @ x) * np.sum(x)
-
-
 SECOND = {  # (forward mode over the gradient, whose np.outer runs as jnp.outer)
     "hessian": lambda x, W, v: s2sad.hessian(curved, (0, 1))(x, W),
     "hvp": lambda x, W, v: s2sad.hvp(curved)(x, W, v),
@@ -224,10 +193,6 @@ SECOND = {  # (forward mode over the gradient, whose np.outer runs as jnp.outer)
     "jacobian reverse": lambda x, W, v: s2sad.jacobian(mapped, mode="reverse")(x, W),
     'grad(mode="forward")': lambda x, W, v: s2sad.grad(curved, (0, 1), mode="forward")(x, W),
 }
-
-
-def leaves(value):
-    return [e for v in value for e in leaves(v)] if isinstance(value, tuple) else [value]
 
 
 @pytest.mark.parametrize("name", list(SECOND))

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from library_losses import curved, leaves, logistic, mapped, mlp, normalise, recurrent
 from s2sad.errors import S2SADError
 from s2sad.ir.kinds import ArrayKind, kind_of
 
@@ -19,23 +20,6 @@ pytest.importorskip("array_api_compat", reason="array-api-compat is not installe
                     "(pip install 's2sad[torch]')")
 
 rng = np.random.default_rng(5)
-
-
-def mlp(W1, b1, W2, X, y):
-    h = np.tanh(X @ W1 + b1)
-    out = h @ W2
-    return np.sum((out - y) ** 2) / X.shape[0]
-
-
-def logistic(w, b, X, y):
-    z = X @ w + b
-    return np.sum(np.log1p(np.exp(-y * z))) / len(y)
-
-
-def normalise(x, gain, bias):
-    mu = np.mean(x, axis=1, keepdims=True)
-    var = np.mean((x - mu) ** 2, axis=1, keepdims=True)
-    return np.sum(((x - mu) / np.sqrt(var + 1e-5) * gain + bias) ** 2)
 
 
 def methods(x):
@@ -61,13 +45,6 @@ def elements(x):
     for i in range(len(x)):
         total = total + np.sin(x[i]) * x[i - 1]
     return total
-
-
-def recurrent(W, h0, steps):
-    h = h0
-    for _ in range(steps):
-        h = np.tanh(W @ h)
-    return np.sum(h * h)
 
 
 PROGRAMS = {
@@ -136,14 +113,6 @@ def test_value_and_grad_vjp_and_jvp():
     close(tangent, s2sad.jvp(mlp, values, tangents)[1])
 
 
-def curved(x, W):
-    return np.sum(np.tanh(W @ x) ** 2) + np.sum(np.outer(x, x) * x)
-
-
-def mapped(x, W):
-    return np.tanh(W @ x) * np.sum(x)
-
-
 SECOND = {
     "hessian": lambda x, W: s2sad.hessian(curved, (0, 1))(x, W),
     "hvp": lambda x, W: s2sad.hvp(curved)(x, W, x * 0.5),
@@ -151,10 +120,6 @@ SECOND = {
     "jacobian reverse": lambda x, W: s2sad.jacobian(mapped, mode="reverse")(x, W),
     'grad(mode="forward")': lambda x, W: s2sad.grad(curved, (0, 1), mode="forward")(x, W),
 }
-
-
-def leaves(value):
-    return [e for v in value for e in leaves(v)] if isinstance(value, tuple) else [value]
 
 
 @pytest.mark.parametrize("name", list(SECOND))
