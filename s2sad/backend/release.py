@@ -24,7 +24,7 @@ a parameter or a copy or an item of one (``a, b, h = saved``: the caller holds
 them), nor an item of a tuple still bound (``w, V = t1``: unbinding ``w`` frees
 nothing), a name a nested scope reads or a kept statement's own (see
 `reuse.last_reads`), nor a name only some paths bind (an ``if`` that binds it on
-one branch). The ``del``\ s sit between the statements of the function's body, not
+one branch). The deletions sit between the statements of the function's body, not
 inside its branches or loops: a value read last inside a loop is unbound after the
 loop. ``del`` changes no value: what it unbinds, nothing reads again, and an object
 another name still holds stays alive.

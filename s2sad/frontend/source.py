@@ -12,7 +12,8 @@ function's gradient. Where the code object's positions end at a line after which
 the next line that is neither blank nor a comment is indented no deeper than the
 first line (or there is none), that line ends the block as the tokenizer would find
 it; anything else (a last ``pass`` the compiler dropped, a lambda, a text the
-positions do not reach) is left to `inspect`.
+positions do not reach, Python 3.10's code, which has no positions) is left to
+`inspect`.
 """
 
 from __future__ import annotations
@@ -53,7 +54,10 @@ def _block_end(lines, start, code) -> int | None:
 
 
 def _last_line(code) -> int | None:
-    """The last line any instruction of `code` or of the code nested in it spans."""
+    """The last line any instruction of `code` or of the code nested in it spans; None
+    before Python 3.11, whose code objects have no positions (`inspect` then)."""
+    if not hasattr(code, "co_positions"):
+        return None
     last = max((p[1] for p in code.co_positions() if p[1] is not None), default=None)
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
