@@ -125,9 +125,6 @@ COMPUTES = {
     # the function itself computes: max(x[i], x[i + 1]) branches on two elements, and
     # out = np.zeros(...) is a NumPy array each element is written into
     "numpy_programs.running_max_pool": ("the function", "grad", "value_and_grad", "jvp"),
-    # the tangent of u0.copy() is written np.array(u0_dot), which computes a Dask
-    # array (x_dot.copy() would not; golden/numpy_programs/heat.forward.py pins the text)
-    "numpy_programs.heat": ("jvp",),
 }
 
 

@@ -7,12 +7,12 @@ import numpy as np
 
 def heat_jvp(u0, c, u0_dot, c_dot):
     u = u0.copy()
-    u_dot = np.array(u0_dot)
+    u_dot = u0_dot.copy()
     u_1 = u
     u_1_dot = u_dot
     for _ in range(4):
         un = u_1.copy()
-        un_dot = np.array(u_1_dot)
+        un_dot = u_1_dot.copy()
         t1 = len(u_1)
         t2 = t1 - 1
         for i in range(1, t2):
