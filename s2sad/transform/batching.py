@@ -344,6 +344,11 @@ class _Batcher:
         if text == "np.array" and len(node.args) == 1 and not node.keywords:
             value, rank, batched = self.expr(node.args[0])  # a copy keeps the axis
             return ast.Call(func=node.func, args=[value], keywords=[]), rank, batched
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "copy" and \
+                not node.args and not node.keywords and _has_tangent(node.func.value):
+            value, rank, batched = self.expr(node.func.value)  # (x_dot.copy(): the same)
+            return ast.Call(func=ast.Attribute(value=value, attr="copy", ctx=ast.Load()),
+                            args=[], keywords=[]), rank, batched
         if text == "np.broadcast_to" and len(node.args) == 2 and not node.keywords:
             return self.broadcast_to(node)
         if (text in _ALONG_AXIS or text == "np.einsum") and node.args:
