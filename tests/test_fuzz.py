@@ -418,8 +418,9 @@ TORCH_REFUSALS = ("written for NumPy arrays only", "which PyTorch has no counter
 @given(_array_case(False))
 def test_array_programs_on_torch_tensors(case):
     """The array programs on float64 PyTorch tensors: the gradient is tensors with the
-    NumPy gradient's numbers (a tensor's methods and element reads mean what an
-    array's do: `driver.libraries.as_functions`), or a refusal that says why."""
+    NumPy gradient's numbers, and `jvp` gives the NumPy tangent's (a tensor's methods
+    and element reads mean what an array's do: `driver.libraries.as_functions`), or a
+    refusal that says why."""
     _on_tensors(case)
 
 
@@ -460,6 +461,17 @@ def _on_tensors(case):
         return
     for g, w in zip(leaves(got), leaves(want)):
         assert not isinstance(w, np.ndarray) or isinstance(g, torch.Tensor), (text, type(g))
+    np.testing.assert_allclose(flat(_numbers(got)), flat(want), rtol=1e-9, atol=1e-11,
+                               err_msg=text)
+    # the forward derivative too (its tangents' lines run with the tensors' namespace)
+    direction = next(_random_direction(point))
+    with np.errstate(all="ignore"):
+        want = s2sad.jvp(f, point, direction)[1]
+    try:
+        got = s2sad.jvp(f, _tensors(point), _tensors(direction))[1]
+    except S2SADError as e:
+        assert any(r in str(e) for r in TORCH_REFUSALS), f"{text}\n{e}"
+        return
     np.testing.assert_allclose(flat(_numbers(got)), flat(want), rtol=1e-9, atol=1e-11,
                                err_msg=text)
 

@@ -49,8 +49,12 @@ def stack(arrays, axis=0):
 def nested(x) -> bool:
     """Is `x` a list that holds arrays (or lists): its gradient is a list of its
     elements' gradients, its Jacobian and Hessian blocks one per element (a list of
-    numbers counts as one vector)."""
-    return isinstance(x, list) and any(isinstance(e, (np.ndarray, list, tuple)) for e in x)
+    numbers counts as one vector; an array of another library counts as an array)."""
+    return isinstance(x, list) and any(_array_or_list(e) for e in x)
+
+
+def _array_or_list(e) -> bool:
+    return isinstance(e, (np.ndarray, list, tuple)) or array_library(e) is not None
 
 
 def leaves(x) -> list:
@@ -94,8 +98,7 @@ def fits_tangent(t, x) -> bool:
 
 def shape_text(x) -> str:
     """`x`'s shape for an error message (a list of arrays: each element's)."""
-    if isinstance(x, (list, tuple)) and any(isinstance(e, (np.ndarray, list, tuple))
-                                            for e in x):
+    if isinstance(x, (list, tuple)) and any(map(_array_or_list, x)):
         return "[" + ", ".join(shape_text(e) for e in x) + "]"
     try:
         return str(np.shape(x))

@@ -21,8 +21,9 @@ text to that module (as it binds them to ``jax.numpy`` for JAX arrays):
   ``SETTINGS["w"]``, for PyTorch);
 * a function takes a NumPy array (a constant of the user's module) as the library's
   array, and an elementwise function a list (``np.sin([a, b])``), as NumPy does; of
-  numbers alone (``np.sin(s)`` of a float) it is NumPy's own, and gives a NumPy
-  number, which mixes with NumPy constants and the library's arrays alike;
+  numbers alone (``np.sin(s)``, ``np.sum(s)`` of a float) a function is NumPy's own,
+  and gives a NumPy number, which mixes with NumPy constants and the library's
+  arrays alike;
 * NumPy's default dtypes are kept: where the library's default float is not
   float64 (PyTorch's float32), ``zeros``, ``ones``, ``full``, ``eye``, ``linspace``,
   ``arange`` of floats and ``asarray`` of Python floats make float64 arrays, as
@@ -242,14 +243,15 @@ def _by_keyword(fn, names):
 def _of_numbers(fn, asarray, elementwise: bool, floating: tuple, numpy=None):
     """`fn` taking NumPy arrays and NumPy numbers as the library's arrays (a NumPy
     constant of the user's module), and, where it is `elementwise`, lists and tuples
-    of numbers, and Python numbers alone, as arrays (float64 for floats, as NumPy's);
-    a Python number beside an array is the library's to take (a weak scalar)."""
+    of numbers as arrays (float64 for floats, as NumPy's); a float beside an array is
+    a 0-d array of the array's dtype. Of numbers alone (``np.sum(0.5)``), it is
+    `numpy`'s own function, NumPy's of that name."""
     condition = fn.__name__ == "where"  # (its condition is an array, even beside arrays)
     convert, always = (_NUMBERS, _ALWAYS) if elementwise else (_NUMPY, _NUMPY)
 
     def call(*args, **kwargs):
-        if any(type(a) in convert for a in args):
-            if elementwise and all(type(a) in _SCALARS for a in args):
+        if any(type(a) in _NUMBERS for a in args):
+            if numpy is not None and all(type(a) in _SCALARS for a in args):
                 # (of numbers alone: NumPy's own function, and a NumPy number, which
                 # mixes with NumPy constants and with the library's arrays alike)
                 got = numpy(*args, **kwargs)
