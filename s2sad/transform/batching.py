@@ -347,8 +347,7 @@ class _Batcher:
         if isinstance(node.func, ast.Attribute) and node.func.attr == "copy" and \
                 not node.args and not node.keywords and _has_tangent(node.func.value):
             value, rank, batched = self.expr(node.func.value)  # (x_dot.copy(): the same)
-            return ast.Call(func=ast.Attribute(value=value, attr="copy", ctx=ast.Load()),
-                            args=[], keywords=[]), rank, batched
+            return ast.Call(ast.Attribute(value, "copy", ast.Load()), [], []), rank, batched
         if text == "np.broadcast_to" and len(node.args) == 2 and not node.keywords:
             return self.broadcast_to(node)
         if (text in _ALONG_AXIS or text == "np.einsum") and node.args:
