@@ -8,7 +8,7 @@ Arrays of other libraries (`_other`): `unbroadcast`, `unreduce`, `extreme_bar`,
 `norm_bar`, the matmul helpers, `zero_tangent`, `scalar_seed`, the adjoints of the
 joining functions (`pieces`, `unstack`, `vstack_pieces`), of ``np.tile``,
 ``np.repeat``, ``np.sort`` (along an axis), ``np.diff``, ``np.tensordot``,
-``np.linalg.slogdet`` (`inverse_t`),
+``np.linalg.slogdet`` (`inverse_t`), ``np.prod`` (`prod_others`),
 ``np.kron`` and ``np.einsum`` (without a repeated label) take them and give back
 arrays of the same library, never through ``np.asarray`` (which would compute a
 Dask graph): their paths for such arrays use only functions of the Python array API
@@ -598,6 +598,8 @@ def prod_others(x, axis=None):
     """For each element of `x`, the product of the other elements it is reduced with
     (along `axis`, or all): the derivative of ``np.prod``, without dividing by `x`,
     so it is right where `x` has zeros."""
+    if type(x) is not np.ndarray and _other(x):
+        return _prod_others_other(x, axis)
     flat, restore = _along_last(x, axis)
     if flat.shape[-1] == 0:
         return np.ones_like(np.asarray(x))
@@ -605,6 +607,26 @@ def prod_others(x, axis=None):
     left = np.concatenate([ones, np.cumprod(flat[..., :-1], axis=-1)], axis=-1)
     right = np.concatenate([np.cumprod(flat[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
     return restore(left * right)
+
+
+def _prod_others_other(x, axis):
+    """`prod_others` of another library's array (`_other`), in the array API's
+    functions: the products of the elements before and after each, as cumulative
+    products along the reduced axes moved last and merged."""
+    xp = _namespace(x)
+    cumprod = xp.cumprod if xp is np else xp.cumulative_prod
+    n = x.ndim
+    axes = tuple(range(n)) if axis is None else tuple(
+        a % n for a in ((axis,) if isinstance(axis, int) else axis))
+    order = tuple(a for a in range(n) if a not in axes) + axes
+    moved = xp.permute_dims(x, order)
+    flat = xp.reshape(moved, tuple(moved.shape[:n - len(axes)]) + (-1,))
+    ones = xp.ones_like(flat[..., :1])
+    left = xp.concat([ones, cumprod(flat[..., :-1], axis=-1)], axis=-1)
+    after = cumprod(xp.flip(flat[..., 1:], axis=-1), axis=-1)
+    right = xp.flip(xp.concat([ones, after], axis=-1), axis=-1)
+    back = tuple(sorted(range(n), key=order.__getitem__))  # (the inverse of `order`)
+    return xp.permute_dims(xp.reshape(left * right, moved.shape), back)
 
 
 def prod_others_dot(x, x_dot, axis=None):

@@ -14,11 +14,11 @@ and runs.
 `refuse_numpy_only` refuses, for any other library's arrays (Dask's too), a
 derivative that calls what would give back a NumPy array or compute a Dask graph: a
 runtime helper written for NumPy arrays only (`NUMPY_ONLY`: the adjoints of
-``np.take``, ``np.diag``, ``np.median``, ``np.cumprod``, ``np.prod`` and of the
-determinant and decompositions), or a NumPy function the library has no counterpart
-of (Dask has no ``np.sort``, ``np.argsort``, ``np.linalg.det``...); for
-array-api-strict, arithmetic on a comparison's booleans (a rule's ``g * (x >= y)``),
-which the standard leaves out.
+``np.take``, ``np.diag``, ``np.median``, ``np.cumprod``, of ``np.prod``'s Hessian,
+and of the determinant and decompositions), or a NumPy function the library has no
+counterpart of (Dask has no ``np.sort``, ``np.argsort``, ``np.linalg.det``...); for
+array-api-strict, arithmetic on a comparison's booleans (a rule's ``g * (x >= y)``,
+``np.cumsum(x == 0)``), which the standard leaves out.
 
 May import ir and errors.
 """
@@ -41,7 +41,7 @@ from ..primitives.facts import METHODS
 # derivative calls them
 NUMPY_ONLY = {"take_bar": "np.take", "diag_bar": "np.diag", "median_bar": "np.median",
               "cumprod_bar": "np.cumprod", "cumprod_bar_dot": "np.cumprod",
-              "prod_others": "np.prod", "prod_others_dot": "np.prod",
+              "prod_others_dot": "np.prod",
               "cofactors": "np.linalg.det", "cofactors_dot": "np.linalg.det",
               "eig_inv_t": "np.linalg.eig"}
 
@@ -231,8 +231,10 @@ def refuse_numpy_only(functions: list, param_kinds: dict):
     shown = _NAMES.get(library, library.capitalize())
     for uf in functions:
         # (a statement a rule added, or one hoisted before the first, has no line of
-        # its own: the user's line before it, or the function's first)
-        line = next((s.line for s in ir.walk(uf.fn.body) if s.line), None)
+        # its own: the user's line before it, or the function's first; the forward
+        # derivative of a gradient has none at all: the user's `def` line)
+        line = next((s.line for s in ir.walk(uf.fn.body) if s.line), None) or (
+            uf.fn.source.first_line if uf.fn.source is not None else None)
         for s in ir.walk(uf.fn.body):
             line = s.line or line
             target = getattr(s, "target", None)
@@ -303,9 +305,16 @@ def _backwards(expr) -> bool:
 
 def _bool_arithmetic(expr) -> bool:
     """Does `expr` do arithmetic on a comparison's booleans (``g * (x >= y)``, a rule's
-    mask), which the array API standard leaves out (array-api-strict refuses it)?"""
+    mask, or ``np.cumsum(x == 0)``), which the array API standard leaves out
+    (array-api-strict refuses it)?"""
     return any(isinstance(n, ast.BinOp) and not isinstance(n.op, _LOGICAL)
-               and (_boolean(n.left) or _boolean(n.right)) for n in ast.walk(expr))
+               and (_boolean(n.left) or _boolean(n.right)) or isinstance(n, ast.Call)
+               and ir.dotted(n.func) in _COUNTING and n.args and _boolean(n.args[0])
+               for n in ast.walk(expr))
+
+
+# NumPy's functions that count a comparison's booleans (``np.cumsum(x == 0)``)
+_COUNTING = {"np.sum", "np.cumsum", "np.mean", "np.prod", "np.cumprod"}
 
 
 _LOGICAL = (ast.BitAnd, ast.BitOr, ast.BitXor)
