@@ -290,3 +290,16 @@ def test_a_tensor_off_the_cpu_is_refused_at_the_call():
                                          "on the CPU only") as info:
         s2sad.grad(elements)(meta)
     assert ".cpu()" in info.value.hint
+
+
+def of_a_list(x):
+    s = np.mean(x)
+    v = np.sin([s, s * 0.5, s])  # (its tangent: np.cos([...]) times a list of tangents)
+    return v[-1] + np.sum(v)
+
+
+def test_jvp_of_a_function_of_a_list_of_numbers():
+    values, tensors = arguments([(3,)])
+    direction = rng.normal(size=3)
+    want = s2sad.jvp(of_a_list, values, [direction])[1]
+    close(s2sad.jvp(of_a_list, tensors, [torch.tensor(direction)])[1], want)

@@ -133,6 +133,12 @@ class _Functions(ast.NodeTransformer):
     def visit_BinOp(self, node):
         self.generic_visit(node)
         node.left, node.right = self._library(node.left), self._library(node.right)
+        # (a list beside an array, a ufunc's tangent ``np.cos(t) * t_dot``: NumPy
+        # makes it an array, a tensor's operator does not)
+        if self._numbers(node.left) and self._surely_array(node.right):
+            node.left = _call("np.asarray", [node.left])
+        elif self._numbers(node.right) and self._surely_array(node.left):
+            node.right = _call("np.asarray", [node.right])
         if not isinstance(node.op, _LOGICAL):
             # (a number times a comparison's booleans, a rule's ``g * (x > y)``: PyTorch
             # makes it float32, its default; as an array, the number is float64)
@@ -147,6 +153,15 @@ class _Functions(ast.NodeTransformer):
         node.left, node.comparators = self._library(node.left), [
             self._library(c) for c in node.comparators]
         return node
+
+    def _numbers(self, operand) -> bool:
+        """Is `operand` a name of a list (which NumPy makes an array beside one)?"""
+        return isinstance(self._kind(operand), ListKind)
+
+    def _surely_array(self, operand) -> bool:
+        """Is `operand` an array: a name of one, or a call of a NumPy function?"""
+        return isinstance(self._kind(operand), ArrayKind) or isinstance(operand, ast.Call) \
+            and (ir.dotted(operand.func) or "").startswith("np.")
 
     def _library(self, operand):
         """`operand` of an operator, made the library's array where it is the user's
@@ -186,9 +201,10 @@ class _Functions(ast.NodeTransformer):
         """The kind of `receiver` (a name) the activity analysis gives, or None."""
         if not isinstance(receiver, ast.Name):
             return None
-        for k in self.kinds:
-            for n in (receiver.id, receiver.id.removesuffix("%bar"),
-                      receiver.id.split("%")[0]):
+        name = receiver.id
+        for k in self.kinds:  # (an adjoint's or a tangent's is its value's)
+            for n in (name, name.removesuffix("%bar"), name.removesuffix("%dot"),
+                      name.split("%")[0]):
                 if n in k:
                     return k[n]
         return None
