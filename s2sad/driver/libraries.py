@@ -74,10 +74,15 @@ def as_functions(functions: list, acts: list):
         kinds = [act.kinds for func, act in acts if func is uf.user]
         uf.fn = uf.fn.clone()
         local = ir.local_names(uf.fn)
-        rewrite = _Functions(kinds, local).visit
+        modules = {n for n, v in getattr(uf.user, "__globals__", {}).items()
+                   if isinstance(v, types.ModuleType)} | {
+            n for n, v in uf.fn.refs.items() if isinstance(v, types.ModuleType)}
+        rewrite = _Functions(kinds, local, modules).visit
         for s in ir.walk(uf.fn.body):
-            if isinstance(s, ir.Assign) and not s.unpack and _constant(s.value, local) \
-                    and _maybe_array(s.targets[0], kinds):
+            kind = _kind_of(s.targets[0], kinds) if isinstance(s, ir.Assign) else None
+            if isinstance(s, ir.Assign) and not s.unpack and \
+                    _constant(s.value, local, modules) and \
+                    (kind in (None, UNKNOWN) or isinstance(kind, ArrayKind)):
                 # (a NumPy array of the user's module, SETTINGS["w"]: the library's;
                 # `backend.standard`'s from_numpy passes anything else through)
                 s.value = _call("np.from_numpy", [s.value])
@@ -92,27 +97,33 @@ def as_functions(functions: list, acts: list):
                                        for v in value])
 
 
-def _constant(expr, local: set) -> bool:
+def _constant(expr, local: set, modules: set) -> bool:
     """Is `expr` a global's or closure's value, or an item or attribute of one
-    (``W``, ``SETTINGS["w"]``, ``config.w``)?"""
+    (``W``, ``SETTINGS["w"]``, ``config.w``), not a module's (``math.pi``)?"""
     while isinstance(expr, (ast.Subscript, ast.Attribute)):
         expr = expr.value
-    return isinstance(expr, ast.Name) and expr.id not in local
+    return isinstance(expr, ast.Name) and expr.id not in local and expr.id not in modules
 
 
-def _maybe_array(name, kinds: list) -> bool:
-    """May `name` be an array, by the activity analysis (an array, or unknown)?"""
+def _kind_of(name, kinds: list):
+    """The kind the activity analyses `kinds` give the IR name `name`, or that of
+    the name it is derived from (an adjoint's ``x%bar``, a tangent's ``x%dot``, a
+    version's ``x%1``); None where they give none."""
+    if not isinstance(name, str):
+        return None
     for k in kinds:
-        if isinstance(name, str) and name in k:
-            return isinstance(k[name], ArrayKind) or k[name] == UNKNOWN
-    return True
+        for n in (name, name.removesuffix("%bar"), name.removesuffix("%dot"),
+                  name.split("%")[0]):
+            if n in k:
+                return k[n]
+    return None
 
 
 class _Functions(ast.NodeTransformer):
     """`as_functions` of one expression."""
 
-    def __init__(self, kinds: list, local: set):
-        self.kinds, self.local = kinds, local
+    def __init__(self, kinds: list, local: set, modules: set):
+        self.kinds, self.local, self.modules = kinds, local, modules
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -167,7 +178,7 @@ class _Functions(ast.NodeTransformer):
         """`operand` of an operator, made the library's array where it is the user's
         constant (``SETTINGS["w"] * s``: a NumPy array times a tensor raises)."""
         if isinstance(operand, (ast.Name, ast.Subscript, ast.Attribute)) and \
-                _constant(operand, self.local):
+                _constant(operand, self.local, self.modules):
             return _call("np.from_numpy", [operand])
         return operand
 
@@ -199,15 +210,7 @@ class _Functions(ast.NodeTransformer):
 
     def _kind(self, receiver):
         """The kind of `receiver` (a name) the activity analysis gives, or None."""
-        if not isinstance(receiver, ast.Name):
-            return None
-        name = receiver.id
-        for k in self.kinds:  # (an adjoint's or a tangent's is its value's)
-            for n in (name, name.removesuffix("%bar"), name.removesuffix("%dot"),
-                      name.split("%")[0]):
-                if n in k:
-                    return k[n]
-        return None
+        return _kind_of(receiver.id, self.kinds) if isinstance(receiver, ast.Name) else None
 
     def _array(self, receiver) -> bool:
         """May `receiver` be an array: a local (not a module, nor a list, dict,
@@ -389,12 +392,7 @@ def _a_list(name: str, kinds: list) -> bool:
     """Is `name` (an IR name of the user's function: ``xs``, ``xs%1``, ``xs%bar``)
     a list, by what the activity analyses of that function say of it or of the
     name it is derived from?"""
-    candidates = [name, name.removesuffix("%bar"), name.split("%")[0]]
-    for k in kinds:
-        for n in candidates:
-            if n in k:
-                return isinstance(k[n], ListKind)
-    return False
+    return isinstance(_kind_of(name, kinds), ListKind)
 
 
 def _refuse(info, s, library: str):
