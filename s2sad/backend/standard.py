@@ -202,9 +202,9 @@ def define(module: types.ModuleType, xp) -> None:
 
     ns.update(__getattr__=__getattr__, ravel=ravel, shape=shape, ndim=ndim, size=size,
               transpose=transpose, outer=outer, dot=dot, copy=copy, asarray=asarray,
-              array=array, from_numpy=from_numpy, full=full, arange=arange, swapaxes=swapaxes, tile=tile,
-              squeeze=squeeze, diag=diag,
-              tri=tri, linalg=types.SimpleNamespace(
+              array=array, from_numpy=from_numpy, full=full, arange=arange,
+              swapaxes=swapaxes, tile=tile, squeeze=squeeze, diag=diag, tri=tri,
+              linalg=types.SimpleNamespace(
                   norm=norm, **{n: getattr(xp.linalg, n) for n in LINALG
                                 if hasattr(xp.linalg, n)}))
 
