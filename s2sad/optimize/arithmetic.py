@@ -55,21 +55,30 @@ def count_constants(body) -> int:
                and isinstance(s.value, ast.Constant))
 
 
-def fold_constant_adjoints(body, ctx: Context):
-    """Fold adjoints defined once as a float literal into the products and negations
-    that read them (``t3_bar = t4_bar * y`` with ``t4_bar = 1.0`` reads ``t3_bar =
-    y``). A constant added into a sum keeps its name: it says which use it is, and
-    so does one in `ctx.keep`."""
+def fold_constant_adjoints(body, ctx: Context) -> tuple:
+    """``(body, folded)``: `body` with adjoints defined once as a float literal folded
+    into the products and negations that read them (``t3_bar = t4_bar * y`` with
+    ``t4_bar = 1.0`` reads ``t3_bar = y``), and whether any line changed. A constant
+    added into a sum keeps its name: it says which use it is, and so does one in
+    `ctx.keep`."""
     keep, kinds = ctx.keep, ctx.kinds
     defs = definitions(body)
+
+    def constant(s):
+        """The float `s` assigns to an adjoint defined once, or None."""
+        if type(s) is ir.Assign and not s.unpack and type(s.value) is ast.Constant \
+                and type(s.value.value) is float and s.targets[0].endswith("%bar") \
+                and defs.get(s.targets[0]) == 1 and s.targets[0] not in keep:
+            return s.value.value
+        return None
+
     constants = {}
     for s in ir.walk(body):
-        if isinstance(s, ir.Assign) and not s.unpack and s.targets[0].endswith("%bar") \
-                and isinstance(s.value, ast.Constant) and type(s.value.value) is float \
-                and defs.get(s.targets[0]) == 1 and s.targets[0] not in keep:
-            constants[s.targets[0]] = s.value.value
+        value = constant(s)
+        if value is not None:
+            constants[s.targets[0]] = value
     if not constants:
-        return body
+        return body, False
 
     def const_of(node):
         if isinstance(node, ast.Name) and node.id in constants:
@@ -113,14 +122,22 @@ def fold_constant_adjoints(body, ctx: Context):
                 return ast.Constant(-value)
             return n
 
+    # (in program order: a line folded to a literal is a constant for the lines
+    # after it, as the next round would find it, without the round's other passes)
+    folded = False
     for s in ir.walk(body):
         if not any(n in constants for node in ir.slot_values(s) for n in ir.names_in(node)):
             continue
         for get, set_ in ir.slots(s):
             node = get()
             if any(n in constants for n in ir.names_in(node)):
-                set_(_Fold().visit(ir.copy_tree(node)))
-    return body
+                new = _Fold().visit(ir.copy_tree(node))
+                folded = folded or ir.expr_key(new) != ir.expr_key(node)
+                set_(new)
+        value = constant(s)
+        if value is not None:
+            constants[s.targets[0]] = value
+    return body, folded
 
 
 def unit_products(body, ctx: Context) -> list:

@@ -18,9 +18,10 @@ from .context import Context
 from .dead import cannot_raise
 
 
-def common_subexpressions(forward, reverse, ctx: Context):
+def common_subexpressions(forward, reverse, ctx: Context) -> int:
     """Reuse a value the forward sweep's top level or an enclosing reverse block
-    already computed, instead of computing it again."""
+    already computed, instead of computing it again; how many lines now copy a name
+    instead."""
     most = max_defs(forward + reverse, ctx.inputs)
     for n in changed_in_place(forward + reverse):
         most[n] = 2  # never shared
@@ -29,7 +30,7 @@ def common_subexpressions(forward, reverse, ctx: Context):
         key = _cse_key(s, most, ctx)
         if key is not None:
             table.setdefault(key, s.targets[0])
-    _cse_block(reverse, table, most, ctx)
+    return _cse_block(reverse, table, most, ctx)
 
 
 def _cse_key(s, most, ctx):
@@ -53,18 +54,21 @@ def _cse_key(s, most, ctx):
     return ir.expr_key(value)
 
 
-def _cse_block(body, table, most, ctx):
+def _cse_block(body, table, most, ctx) -> int:
     table = dict(table)
+    shared = 0
     for s in body:
         for block in ir.blocks(s):
-            _cse_block(block, table, most, ctx)
+            shared += _cse_block(block, table, most, ctx)
         key = _cse_key(s, most, ctx)
         if key is None:
             continue
         if key in table:
             s.value = ir.name(table[key])
+            shared += 1
         else:
             table[key] = s.targets[0]
+    return shared
 
 
 def _appended(body) -> set:
@@ -80,22 +84,24 @@ def _appended(body) -> set:
     return out
 
 
-def cse_forward(body, ctx: Context):
+def cse_forward(body, ctx: Context) -> int:
     """Compute once a pure forward expression (`ctx.pure`) over names that do not
-    change that the code computes twice: the second line reads the first's name."""
+    change that the code computes twice: the second line reads the first's name.
+    How many lines now copy a name instead."""
     most = max_defs(body, ctx.inputs)
     for n in changed_in_place(body) | set(ctx.mutable):
         most[n] = 2  # never shared
-    _cse_forward(body, most, ctx, _appended(body))
+    return _cse_forward(body, most, ctx, _appended(body))
 
 
-def _cse_forward(body, most, ctx, appended, table=None):
+def _cse_forward(body, most, ctx, appended, table=None) -> int:
     pure = ctx.pure
     table = dict(table or {})
+    shared = 0
     for s in body:
         for block in ir.blocks(s):
             if not isinstance(s, ir.Exit):
-                _cse_forward(block, most, ctx, appended, table)
+                shared += _cse_forward(block, most, ctx, appended, table)
         if not (isinstance(s, ir.Assign) and not s.unpack) or most.get(s.targets[0], 0) > 1 \
                 or isinstance(s.value, (ast.Name, ast.Constant)):
             continue
@@ -114,8 +120,10 @@ def _cse_forward(body, most, ctx, appended, table=None):
         if key in table:
             if pure(value):
                 s.value = ir.name(table[key])
+                shared += 1
         else:
             table[key] = s.targets[0]
+    return shared
 
 
 _NEW_OBJECTS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)

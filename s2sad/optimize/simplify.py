@@ -106,12 +106,12 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
     forward, reverse, result = _split(copies.propagate_copies(copies.elide_dups(body), ctx))
     if kinds is not None:
         forward, reverse, result = _fold_constants(forward, reverse, result, ctx)
-    if pure is not None:
-        cse.cse_forward(forward, ctx)
+    shared = cse.cse_forward(forward, ctx) if pure is not None else 0
     if kinds is not None:
         forward = cse.hoist_invariants(forward, ctx)
-    cse.common_subexpressions(forward, reverse, ctx)
-    forward, reverse, result = _propagated(forward, reverse, result, ctx)
+    shared += cse.common_subexpressions(forward, reverse, ctx)
+    if shared:  # (with no copy made since the last propagation, another is idle)
+        forward, reverse, result = _propagated(forward, reverse, result, ctx)
     # from here on the reverse sweep ends with `result`
     reverse = dead.drop_dead(forward, reverse + [result], ctx)
     reverse = dead.dead_stores(reverse, ctx)
@@ -145,12 +145,14 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
 
 def _fold_constants(forward, reverse, result, ctx):
     """Constant adjoints folded into their readers, and the copies that leaves
-    propagated, until no constant goes (three times at most: a folded line may fold
-    the next)."""
+    propagated, until no constant goes (three times at most: a propagated copy may
+    make a constant of a line)."""
     before = arithmetic.count_constants(reverse)
     for _ in range(3):
-        reverse = arithmetic.fold_constant_adjoints(reverse + [result], ctx)
+        reverse, folded = arithmetic.fold_constant_adjoints(reverse + [result], ctx)
         result = reverse.pop()
+        if not folded:
+            break
         forward, reverse, result = _propagated(forward, reverse, result, ctx)
         after = arithmetic.count_constants(reverse)  # (the next round's count before)
         if after == before:
