@@ -26,7 +26,10 @@ argument whose elements numba types differently, or a checkpointing scheduler is
 refused with its name in the warning.
 
 Tapes need nothing more: the emitted ``tape = []`` / ``tape.append(...)`` /
-``tape.pop()`` is a numba list, of tuples where `native_text` grouped the pushes.
+``tape.pop()`` is a numba list, of tuples where `native_text` grouped the pushes,
+or, in a counted loop, arrays (`native_text._arrays`, with `_put` and `_reserve`
+here); where numba refuses the arrays (a dtype guessed wrong), the unit is compiled
+again with its lists.
 A list argument of numbers the derivative only indexes is passed as an array
 (`_converting`).
 
@@ -89,27 +92,42 @@ def compiled(unit, fn, args, kwargs):
     """``(callable, guards)`` for ``jit=True``: see the module's docstring."""
     numba = require("grad")
     try:
-        dispatcher, guards, readonly = _dispatcher(unit, numba)
-        py = dispatcher.py_func
-        names = py.__code__.co_varnames[:py.__code__.co_argcount]
-        as_arrays = [n for n, v in list(zip(names, args)) + list(kwargs.items())
-                     if n in readonly and _numbers(v)]
-        if as_arrays:
-            args = [np.asarray(v) if n in as_arrays else v for n, v in zip(names, args)]
-            kwargs = {n: np.asarray(v) if n in as_arrays else v for n, v in kwargs.items()}
-        for name, value in list(zip(names, args)) + list(kwargs.items()):
-            if dispatcher.typeof_pyval(value) == numba.types.pyobject:
-                raise Refused(f"its argument `{name}` is a {type(value).__name__}, which "
-                              "numba cannot type")
-            _wide(name, value)
-            _homogeneous(value, dispatcher)
-        _compile_for(dispatcher, args, kwargs, numba)
+        try:
+            kinds = {n: _kind(v) for n, v in kwargs.items()}
+            return _compiled(unit, args, kwargs, numba, arrays=(
+                tuple(_kind(v) for v in args), tuple(sorted(kinds.items()))))
+        except numba.core.errors.NumbaError:
+            got = _cache.get(unit)
+            if got is None or not got[4]:  # (no tape was an array: lists fail the same)
+                raise
+            return _compiled(unit, args, kwargs, numba, arrays=None)
     except Refused as exc:
         _warn(unit, str(exc))
         return fn, []
     except numba.core.errors.NumbaError as exc:
         _warn(unit, "numba: " + _first_lines(str(exc)))
         return fn, []
+
+
+def _compiled(unit, args, kwargs, numba, arrays):
+    """`compiled`'s result where numba compiles the unit, with counted loops' tapes as
+    arrays (`arrays`: the kinds of the arguments, by position and by name) or not
+    (None); raises `Refused` or numba's error."""
+    dispatcher, guards, readonly = _dispatcher(unit, numba, arrays)
+    py = dispatcher.py_func
+    names = py.__code__.co_varnames[:py.__code__.co_argcount]
+    as_arrays = [n for n, v in list(zip(names, args)) + list(kwargs.items())
+                 if n in readonly and _numbers(v)]
+    if as_arrays:
+        args = [np.asarray(v) if n in as_arrays else v for n, v in zip(names, args)]
+        kwargs = {n: np.asarray(v) if n in as_arrays else v for n, v in kwargs.items()}
+    for name, value in list(zip(names, args)) + list(kwargs.items()):
+        if dispatcher.typeof_pyval(value) == numba.types.pyobject:
+            raise Refused(f"its argument `{name}` is a {type(value).__name__}, which "
+                          "numba cannot type")
+        _wide(name, value)
+        _homogeneous(value, dispatcher)
+    _compile_for(dispatcher, args, kwargs, numba)
     return (_converting(dispatcher, names, as_arrays) if as_arrays else dispatcher), guards
 
 
@@ -186,21 +204,25 @@ def _compile_for(dispatcher, args, kwargs, numba):
         dispatcher.compile(tuple(types_))
 
 
-def _dispatcher(unit, numba):
-    """The numba dispatcher of the unit's entry function, and its guards."""
+def _dispatcher(unit, numba, arrays=None):
+    """The numba dispatcher of the unit's entry function, and its guards; with
+    `arrays` (`_compiled`), counted loops' tapes as arrays (`native_text`)."""
     got = _cache.get(unit)
-    if got is not None and all(_holds(g) for g in got[1]):
-        return got
+    if got is not None and got[3] == arrays and all(_holds(g) for g in got[1]):
+        return got[:3]
     namer = unit.namer
     ns = {"__builtins__": __builtins__}
     guards = []
     for name, obj in unit.helpers.items():
         ns[name] = _helper(name, obj, numba)
-    ns[native_text.POW] = _natives(numba)[native_text.POW]
+    for name in (native_text.POW, native_text.PUT, native_text.RESERVE, native_text.NP):
+        ns[name] = _natives(numba)[name]
     sources = {}
     for uf in unit.functions:
         rendered = namer(uf.fn.name)
-        sources[rendered] = native_text.rewritten(unit.texts[uf.fn.name])
+        text = unit.texts[uf.fn.name]
+        sources[rendered] = native_text.rewritten(text, False if arrays is None else _params(
+            text, arrays if uf.fn.name == unit.entry[0] else None))
     rendered_names = set(sources)
     users = {}  # name -> the object a user's name means (one namespace for the unit)
     for uf in unit.functions:
@@ -231,8 +253,27 @@ def _dispatcher(unit, numba):
         ns.update(made)  # callees: resolved when the caller compiles
     entry = namer(unit.entry[0])
     got = (made[entry], guards, _readonly(ast.parse(sources[entry]).body[0]))
-    _cache[unit] = got
+    _cache[unit] = got + (arrays, any(native_text.PUT in t for t in sources.values()))
     return got
+
+
+def _kind(value) -> str:
+    """The kind `native_text` gives a parameter called with `value`."""
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, (int, np.integer)):
+        return "int"
+    return "float" if isinstance(value, (float, np.floating)) else "other"
+
+
+def _params(text, kinds) -> dict:
+    """{parameter: kind} of the function `text` for the argument kinds `kinds`
+    (positional, by name), or {} for no kinds (a callee: floats guessed)."""
+    if kinds is None:
+        return {}
+    fn = ast.parse(text).body[-1]
+    names = [a.arg for a in fn.args.args]
+    return dict(zip(names, kinds[0])) | dict(kinds[1])
 
 
 def _holds(guard) -> bool:
@@ -288,7 +329,40 @@ def _natives(numba) -> dict:
         _NATIVES[runtime.unreduce] = _unreduce(overload, nt)
         _NATIVES[runtime.unbroadcast] = _unbroadcast(overload, nt)
         _NATIVES[native_text.POW] = _power(overload, nt)
+        _NATIVES[native_text.PUT] = _put(overload, nt)
+        _NATIVES[native_text.RESERVE] = numba.njit(_reserve)
+        _NATIVES[native_text.NP] = np
     return _NATIVES
+
+
+def _put(overload, nt):
+    """``a[k] = v`` for an array tape, compiled only where `v`'s type is the array's
+    dtype (a float into float64, an int into int64, a bool into bool), where numba
+    would convert it silently: ``native_text`` guesses the dtypes from the text, and
+    a wrong guess must fail to compile rather than store an int as a float."""
+    def put(a, k, v):
+        raise NotImplementedError  # (numba runs its overload; Python never calls it)
+
+    @overload(put, inline="always")
+    def _overload(a, k, v):
+        if isinstance(a, nt.Array) and a.ndim == 1 and nt.unliteral(v) == a.dtype:
+            def store(a, k, v):
+                a[k] = v
+            return store
+        return None
+
+    return put
+
+
+def _reserve(a, need):
+    """`a`, or a copy with room for `need` entries (twice its length at least). (A
+    loop copies: numba compiles a slice's assignment in seconds.)"""
+    if need <= a.shape[0]:
+        return a
+    grown = np.empty(max(need, 2 * a.shape[0]), a.dtype)
+    for j in range(a.shape[0]):
+        grown[j] = a[j]
+    return grown
 
 
 def _power(overload, nt):
