@@ -1,6 +1,8 @@
 """Loops compiled with numba: ``grad(f, jit=True)`` against the Python primal, s2sad's
-Python gradient, the hand-written gradient and (when JAX is installed) ``jax.jit``
-of JAX's gradient of the minimal JAX port, its compile time included.
+Python gradient, the hand-written gradient, the hand-written gradient compiled with
+``numba.njit`` ("by hand, jit": the best compiled gradient a person writes, the
+bound for jit=True) and (when JAX is installed) ``jax.jit`` of JAX's gradient of the
+minimal JAX port, its compile time included.
 
     python -m benchmarks.native [--quick]
 
@@ -11,7 +13,10 @@ medians of interleaved rounds (timing.py), every contender of a case measured si
 by side. "compile" is the first call of a new ``grad(f, jit=True)``: s2sad's
 transform and numba's compilation for those argument types (numba's one-time start-up
 is measured apart, on a one-line function, before the first case); for ``jax.jit``,
-its first call (tracing and XLA). Needs numba (pip install -e '.[jit]'); JAX's
+its first call (tracing and XLA). "by hand, jit" compiles the case's hand-written
+gradient, or its copy in loop_cases.BY_HAND_NUMBA where numba cannot (a descending
+range for ``reversed``), and is given a list of floats as an array, as jit=True
+passes it. Needs numba (pip install -e '.[jit]'); JAX's
 column is left out without JAX. Writes results/native.md."""
 
 import argparse
@@ -92,6 +97,22 @@ def numba_start_up() -> float:
     return time.perf_counter() - start
 
 
+def by_hand_jit(name, by_hand, args):
+    """The hand-written gradient compiled with numba.njit (compiled now), taking a
+    list of floats as an array, as ``grad(f, jit=True)`` does."""
+    import numba
+    fn = numba.njit(loop_cases.BY_HAND_NUMBA.get(name, by_hand))
+    if not any(type(a) is list for a in args):
+        fn(*args)
+        return fn
+
+    def as_arrays(*a):
+        return fn(*[np.asarray(v) if type(v) is list else v for v in a])
+
+    as_arrays(*args)
+    return as_arrays
+
+
 def rows(quick):
     settings = dict(rounds=5, target=0.002) if quick else dict(rounds=21, target=0.01)
     out = []
@@ -104,7 +125,10 @@ def rows(quick):
         want = by_hand(*args)
         assert np.allclose(np.ravel(got), np.ravel(want), rtol=1e-9), (name, got, want)
         assert np.allclose(np.ravel(python(*args)), np.ravel(got), rtol=1e-12), name
-        contenders = {"primal": f, "python": python, "by hand": by_hand, "jit": jitted}
+        compiled_by_hand = by_hand_jit(name, by_hand, args)
+        assert np.allclose(np.ravel(compiled_by_hand(*args)), np.ravel(want), rtol=1e-9), name
+        contenders = {"primal": f, "python": python, "by hand": by_hand, "jit": jitted,
+                      "by hand, jit": compiled_by_hand}
         jax = jax_row(name, wrt, args)
         if isinstance(jax, tuple):
             contenders["jax"] = jax[1]
@@ -132,11 +156,13 @@ def main(argv=None):
     found = rows(args.quick)
     has_jax = any(j is not None for *_, j in found)
     head = ["case", "primal", "Python gradient", "by hand", "jit=True", "primal / jit",
-            "compile"] + (["jax.jit", "jax.jit compile"] if has_jax else [])
+            "compile", "by hand, jit", "jit=True / by hand, jit"] + (
+        ["jax.jit", "jax.jit compile"] if has_jax else [])
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, compile_s, t, jax in found:
         cells = [name, us(t["primal"]), us(t["python"]), us(t["by hand"]), us(t["jit"]),
-                 f"{t['primal'] / t['jit']:.1f}x", f"{compile_s:.2f} s"]
+                 f"{t['primal'] / t['jit']:.1f}x", f"{compile_s:.2f} s",
+                 us(t["by hand, jit"]), f"{t['jit'] / t['by hand, jit']:.2f}"]
         if has_jax:
             cells += ([us(t["jax"]), f"{jax[0]:.2f} s"] if isinstance(jax, tuple)
                       else [jax or "", ""])
