@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import s2sad
 from s2sad import ir
 from s2sad.optimize import common, negations
+from helpers import both_modes, central_diff, close
 
 FLOATS = st.floats(allow_nan=False, allow_infinity=False, width=64,
                    min_value=-1e150, max_value=1e150)
@@ -239,3 +240,164 @@ def test_a_users_array_read_once_by_the_next_line_is_not_held():
 
     text = s2sad.source(shifted, example=(W, X))
     assert "Z_2 = np.exp(Z - t1)" in text and "\n    Z_1 = " not in text
+
+
+def _forward_sweep(text):
+    """The gradient's forward sweep: what comes before its first ``# line`` comment."""
+    return text.split("    # line")[0]
+
+
+def test_a_loop_carried_value_nothing_reads_goes():
+    """An accumulator the gradient never reads (grad does not return the value) goes
+    from the forward sweep with the phi that carries it, although the sum and the
+    copy at the iteration's end read each other; value_and_grad, which returns it,
+    keeps it."""
+    def loop_sum(x, y):
+        acc = 0.0
+        for i in range(50):
+            acc += math.sin(x * i) * y
+        return acc
+
+    def rosenbrock(xs):
+        total = 0.0
+        for i in range(len(xs) - 1):
+            total += 100.0 * (xs[i + 1] - xs[i] ** 2) ** 2 + (1.0 - xs[i]) ** 2
+        return total
+
+    shown = _forward_sweep(s2sad.source(loop_sum, wrt=(0, 1)))
+    assert "acc" not in shown and "math.sin(x * i)" in shown, shown
+    shown = _forward_sweep(s2sad.source(rosenbrock, example=([0.5, 1.2, 0.8],)))
+    # (the powers stay: a float's ``** 2`` may raise OverflowError, and so the
+    # gradient does where the function does)
+    assert "total" not in shown and "** 2" in shown, shown
+    both_modes(loop_sum, (0.7, 1.3))
+    xs = [0.5, 1.2, 0.8, -0.3]
+    got = s2sad.grad(rosenbrock)(xs)
+    assert close(got, central_diff(rosenbrock, (xs,), 0), 1e-5, 1e-5), got
+    assert s2sad.value_and_grad(rosenbrock)(xs) == (rosenbrock(xs), got)
+    value, grads = s2sad.value_and_grad(loop_sum, wrt=(0, 1))(0.7, 1.3)
+    assert value == loop_sum(0.7, 1.3) and grads == s2sad.grad(loop_sum, wrt=(0, 1))(0.7, 1.3)
+    with pytest.raises(OverflowError):
+        rosenbrock([1e200, 1.0])
+    with pytest.raises(OverflowError):
+        s2sad.grad(rosenbrock)([1e200, 1.0])
+
+
+def test_dead_accumulators_go_in_nested_and_while_loops_and_with_their_readers():
+    """Nested loops, a ``while`` loop, several accumulators, one read only by a
+    line that goes itself, a tuple of them: the forward sweep keeps what may raise
+    (``math.sin``) and what the reverse sweep reads (the while loop's counter), and
+    nothing else; a loop left with nothing to do goes too."""
+    def nested(x, y):
+        acc = 0.0
+        for i in range(3):
+            for j in range(4):
+                acc = acc + math.sin(x * i + y * j)
+        return acc
+
+    def counted(x):
+        acc = 0.0
+        k = 0
+        while k < 5:
+            acc = acc + x * k
+            k += 1
+        return acc
+
+    def several(x, y):
+        a = 0.0
+        b = 1.0
+        pair = (0.0, 0.0)
+        for i in range(5):
+            for j in range(i):
+                a = a + x * j
+                b = b * y + a
+                pair = (a, b)
+        last = b * 2.0 + pair[0]  # noqa: F841  (read by nothing)
+        return x * y + a
+
+    def carried_pair(x, y):
+        pair = (0.0, 1.0)
+        for i in range(5):
+            u, v = pair
+            pair = (u + x * i, v * y)
+        last = pair[1] * 2.0  # noqa: F841
+        return x * y
+
+    shown = _forward_sweep(s2sad.source(nested, wrt=(0, 1)))
+    assert "acc" not in shown and "math.sin" in shown, shown
+    shown = _forward_sweep(s2sad.source(counted))
+    assert "acc" not in shown and "while k" in shown, shown
+    shown = _forward_sweep(s2sad.source(several, wrt=(0, 1), example=(0.5, 1.5)))
+    assert shown.strip().endswith("def several_grad(x, y):"), shown
+    shown = _forward_sweep(s2sad.source(carried_pair, wrt=(0, 1)))
+    assert shown.strip().endswith("def carried_pair_grad(x, y):"), shown
+    cases = ((nested, (0.7, 1.3)), (counted, (0.7,)), (several, (0.7, 1.3)),
+             (carried_pair, (0.7, 1.3)))
+    for f, args in cases:
+        both_modes(f, args)
+    for f, args in cases:
+        wrt = tuple(range(len(args)))
+        value, grads = s2sad.value_and_grad(f, wrt=wrt)(*args)
+        assert value == f(*args) and grads == s2sad.grad(f, wrt=wrt)(*args)
+
+
+def test_a_dead_cycle_with_a_line_that_may_raise_stays():
+    """A loop-carried value nothing reads stays when a line of its cycle, or a line
+    reading it, may raise: the gradient raises where the function does."""
+    def power(x, n):
+        p = 1.0 + x
+        for i in range(n):
+            p = p ** 2
+        return 2.0 * x
+
+    def root(x):
+        acc = 0.0
+        for i in range(4):
+            acc = acc + x
+            r = math.sqrt(acc)  # noqa: F841  (may raise: it stays)
+        return 3.0 * x
+
+    assert "p_1**2" in _forward_sweep(s2sad.source(power, example=(1.0, 3)))
+    assert "math.sqrt(acc" in _forward_sweep(s2sad.source(root))
+    assert s2sad.grad(power)(1.0, 3) == 2.0 and s2sad.grad(root)(1.0) == 3.0
+    for f, args, error in ((power, (1.0, 12), OverflowError), (root, (-1.0,), ValueError)):
+        with pytest.raises(error):
+            f(*args)
+        with pytest.raises(error):
+            s2sad.grad(f)(*args)
+
+
+def test_a_checkpointed_loops_dead_accumulator_keeps_its_value():
+    """A checkpointed loop's state is what its step returns: an accumulator in it
+    stays, and value_and_grad returns it."""
+    def ck(x):
+        acc = 0.0
+        s = x
+        for i in s2sad.checkpointed(range(6), snapshots=2):
+            s = math.sin(s) * 1.1
+            acc = acc + s
+        return acc
+
+    got = both_modes(ck, (0.7,))
+    value, grad = s2sad.value_and_grad(ck)(0.7)
+    assert value == ck(0.7) and close(grad, got[0], 1e-12, 1e-12)
+
+
+def test_adjoints_that_only_each_other_read_go():
+    """The reverse sweep's `drop_dead` drops a cycle of assignments inside a loop
+    that nothing outside it reads (a count of reads never frees either line)."""
+    from s2sad.optimize import dead
+    from s2sad.optimize.context import Context
+
+    def line(text):
+        target, value = text.split(" = ")
+        return ir.Assign((target,), ast.parse(value, mode="eval").body)
+
+    loop = ir.ForEach("i", ast.parse("range(3)", mode="eval").body,
+                      [line("a_bar = b_bar * 2.0"), line("b_bar = a_bar + g"),
+                       ir.AugAssign("x_bar", ast.parse("g * i", mode="eval").body)])
+    reverse = [line("b_bar = 1.0"), line("x_bar = 0.0"), loop]
+    out = dead.drop_dead([], reverse, Context(keep=frozenset({"x_bar"})))
+    kept = [s.targets[0] if isinstance(s, ir.Assign) else s.target for s in ir.walk(out)
+            if isinstance(s, (ir.Assign, ir.AugAssign))]
+    assert kept == ["x_bar", "x_bar"], kept

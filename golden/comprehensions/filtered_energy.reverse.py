@@ -5,23 +5,18 @@ from golden.inputs.comprehensions import *  # noqa: F401,F403
 
 def filtered_energy_grad(xs, c):
     tape = []
-    total = 0
     t1 = len(xs)
-    total_1 = total
     for t2 in range(t1):
         x = xs[t2]
         t3 = x > 0.0
         if t3:
             t4 = c * x
-            total_2 = total_1 + t4 * x
         else:
-            total_2 = total_1
             # not computed on this path
             t4 = None
         tape.append(x)
         tape.append(t3)
         tape.append(t4)
-        total_1 = total_2
     # line 7: return sum(c * x * x for x in xs if x > 0.0)
     total_1_bar = 1.0
     xs_bar = [0.0] * len(xs)

@@ -6,13 +6,9 @@ import numpy as np
 
 
 def squares_grad(x):
-    total = 0
     t1 = len(x)
-    total_1 = total
     for i in range(t1):
         t2 = x[i]
-        total_2 = total_1 + t2 * t2
-        total_1 = total_2
     # line 19: return sum(sq(x[i]) for i in range(len(x)))
     x_bar = np.zeros_like(x)
     for i in reversed(range(t1)):

@@ -22,20 +22,16 @@ def pairs_by_comprehension_grad(x, n):
             t2 = None
         tape_1.append(t1)
         tape_1.append(t2)
-    total = 0.0
     t4 = len(pts_0)
     t5 = len(pts_1)
     t6 = min(t4, t5)
-    total_1 = total
     for t7 in range(t6):
         i = t7
         a = pts_0[t7]
         b = pts_1[t7]
         t8 = i * a
-        total_2 = total_1 + t8 * b
         tape_2.append(b)
         tape_2.append(t8)
-        total_1 = total_2
     # line 56: return total
     pts_0_bar = [0.0] * len(pts_0)
     pts_1_bar = [0.0] * len(pts_1)

@@ -22,18 +22,14 @@ def spring_path_grad(x, n):
         tape_1.append(p_1)
         v_1 = v_2
         p_1 = p_2
-    energy = 0
     t1 = len(path_0)
     t2 = len(path_1)
     t3 = min(t1, t2)
-    energy_1 = energy
     for t4 in range(t3):
         q = path_0[t4]
         w = path_1[t4]
-        energy_2 = energy_1 + (q * q + w * w)
         tape_2.append(q)
         tape_2.append(w)
-        energy_1 = energy_2
     t5 = path_0[-1]
     t6 = len(path_0)
     # line 48: return energy + path[-1][0] * len(path)

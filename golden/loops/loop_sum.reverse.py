@@ -7,13 +7,9 @@ import math
 
 def loop_sum_grad(x, y, n):
     tape = []
-    acc = 0.0
-    acc_1 = acc
     for i in range(n):
         t1 = math.sin(x * i)
-        acc_2 = acc_1 + t1 * y
         tape.append(t1)
-        acc_1 = acc_2
     # line 8: for i in range(n):
     x_bar = 0.0
     y_bar = 0.0

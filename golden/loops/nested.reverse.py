@@ -4,14 +4,6 @@ from golden.inputs.loops import *  # noqa: F401,F403
 
 
 def nested_grad(x, n):
-    s = x
-    s_1 = s
-    for i in range(n):
-        s_2 = s_1
-        for j in range(i):
-            s_3 = s_2 * 0.9 + x * j
-            s_2 = s_3
-        s_1 = s_2
     # line 52: return s
     s_1_bar = 1.0
     # line 49: for i in range(n):

@@ -7,8 +7,6 @@ import math
 
 def with_continue_grad(x, n):
     tape = []
-    s = 0.0
-    s_1 = s
     for i in range(n):
         t1 = i % 3 == 0
         if t1:
@@ -17,10 +15,9 @@ def with_continue_grad(x, n):
             tape.append(t2)
         else:
             t2 = x * i
-            s_2 = s_1 + math.sin(t2)
+            t3 = math.sin(t2)
             tape.append(t1)
             tape.append(t2)
-            s_1 = s_2
     # line 32: for i in range(n):
     x_bar = 0.0
     for i in reversed(range(n)):

@@ -1,13 +1,23 @@
 """dead: passes that drop lines whose work nothing needs.
 
-`drop_dead` drops reverse-sweep assignments nothing reads (and the branches and
+`drop_dead` drops reverse-sweep assignments nothing needs (and the branches and
 loops left empty), `dead_stores` those overwritten before anything reads them,
-`drop_dead_forward` forward assignments nothing reads that cannot raise
+`drop_dead_forward` forward assignments nothing needs that cannot raise
 (`cannot_raise`, which `cse.hoist_invariants` asks too: float arithmetic, and the
-calls on floats of functions the facts call total), and
+calls on floats of functions the facts call total; and copies, tuples of names, and
+the items and unpacking of names that certainly hold a tuple of that length), with
+the phis of the values they carried around loops and the ``for`` loops over a
+``range`` of ints left with nothing to do, and
 `drop_needless_restores` the reverse sweep's restores of lists and arrays (an
 element put back, an append or a pop undone) that nothing run after them reads,
 with the forward lines that saved the old values.
+
+"Nothing needs" is a mark and sweep (`_dead_lines`), not a count of reads: what the
+other sweep and the result read, the names to keep, and every line that may raise or
+change something are the roots, and a line no root reaches goes even when lines that
+go too read it. A value carried around a loop that nothing after the loop reads
+(``acc = acc + t``, and the phi's copy ``acc%1 = acc%2`` that reads it back) goes
+so, unless a line of its cycle, or one reading it, may raise: that line is a root.
 """
 
 from __future__ import annotations
@@ -29,40 +39,93 @@ def _has_effect(node) -> bool:
     return False
 
 
-def _drop_unread(candidates, reads, unread) -> set:
-    """The ids of the assignments among `candidates` that go: one goes when
-    `unread(s)` holds, which it does once the reads `reads` counts of its targets are
-    gone, and its own reads go with it (so one line going can free another). Which
-    lines go does not depend on the order they are looked at, so each is looked at
-    when it may have become free, not on every sweep of the body."""
-    defining = {}
-    for s in candidates:
-        for t in s.targets:
-            defining.setdefault(t, []).append(s)
-    dead = set()
-    work = [s for s in candidates if unread(s)]
+def _dead_lines(body, droppable, needed, code) -> tuple:
+    """Mark and sweep: ``(dead, live, needed)``, the ids of the lines among those
+    `droppable` accepts that nothing needs (they go), the ids of the loops' phis,
+    branches and droppable lines that stay, and the names something needs.
+
+    The roots are the names in `needed` (what the other sweep and the result read,
+    the names to keep) and every line `droppable` refuses (it may raise, or change
+    something), with what it reads. A needed name needs every line that assigns it
+    (a droppable one, and a loop's phi: its value before the loop); a needed line
+    needs what it reads, and the tests of the branches around it when it is `code`.
+    A loop stays with what its range and its test read (whether it ends is kept as
+    written). A name no root reaches goes with all its lines, so a value carried
+    around a loop that nothing else reads goes too (``acc = acc + t`` and the
+    phi's copy at the iteration's end read each other: a count of reads never
+    frees either)."""
+    definers = {}  # name -> [(id, the names it reads, the branch around it)]
+    test_of = {}  # id of a branch -> (the names its test reads, the branch around it)
+    live = set()
+    work = list(needed)
+    branches = []  # branches to mark live, with what they read
+
+    def visit(stmts, around):
+        for s in stmts:
+            t = type(s)
+            if t is ir.Comment:
+                continue
+            if t is ir.If:
+                test_of[id(s)] = (ir.names_in(s.test), around)
+                visit(s.body, s)
+                visit(s.orelse, s)
+            elif t is ir.Loop or t is ir.ForEach:
+                branches.append(around)
+                for node in ([] if s.iter is None else [s.iter]) + \
+                        ([] if getattr(s, "test", None) is None else [s.test]):
+                    work.extend(ir.names_in(node))
+                for phi in getattr(s, "phis", ()):
+                    reads = () if phi.init is None else ir.names_in(phi.init)
+                    definers.setdefault(phi.name, []).append((id(phi), reads, around))
+                for block in ir.blocks(s):
+                    visit(block, around)
+            elif t is ir.Exit:
+                branches.append(around)  # (a break or a continue is control flow)
+                visit(s.copies, around)
+            elif droppable(s):
+                reads = ir.names_in(s.value) if t is ir.Assign else ir.stmt_reads(s)
+                for n in ir.defined_names(s):
+                    definers.setdefault(n, []).append((id(s), reads, around))
+            else:
+                work.extend(ir.stmt_reads(s))
+                if code(s):
+                    branches.append(around)
+
+    def mark(branch):
+        while branch is not None and id(branch) not in live:
+            live.add(id(branch))
+            reads, branch = test_of[id(branch)]
+            work.extend(reads)
+
+    visit(body, None)
+    for branch in branches:
+        mark(branch)
+    seen = set()
     while work:
-        s = work.pop()
-        if id(s) in dead or not unread(s):
+        n = work.pop()
+        if n in seen:
             continue
-        dead.add(id(s))
-        for n in ir.names_in(s.value):
-            reads[n] -= 1
-            if not reads[n]:
-                work.extend(defining.get(n, ()))
-    return dead
+        seen.add(n)
+        for key, reads, around in definers.get(n, ()):
+            if key not in live:
+                live.add(key)
+                work.extend(reads)
+                mark(around)
+    dead = {key for found in definers.values() for key, _, _ in found} - live
+    return dead, live, seen
 
 
 def drop_dead(forward, reverse, ctx: Context):
-    """`reverse` without the assignments nothing in either sweep reads that are not
-    in `ctx.keep` and change nothing else (repeatedly), and without a branch or loop
-    left with nothing to do."""
-    keep = ctx.keep
-    reads = ir.reads_in(forward + reverse)
-    candidates = [s for s in ir.walk(reverse)
-                  if isinstance(s, ir.Assign) and not _has_effect(s.value)]
-    dead_ids = _drop_unread(candidates, reads, lambda s: not any(
-        reads.get(t) or t in keep for t in s.targets))
+    """`reverse` without the assignments nothing in either sweep needs (`_dead_lines`:
+    nothing reads them, or only lines that go themselves, a loop's adjoints that
+    only each other read included) that are not in `ctx.keep` and change nothing
+    else, and without a branch or loop left with nothing to do."""
+    needed = set(ctx.keep)
+    for s in ir.walk(forward):
+        needed.update(ir.stmt_reads(s))
+    dead_ids, _, _ = _dead_lines(
+        reverse, lambda s: type(s) is ir.Assign and not _has_effect(s.value), needed,
+        lambda s: not isinstance(s, (ir.Comment, ir.Pop)))
     reverse = without(reverse, lambda s: id(s) in dead_ids)
     return without(reverse, lambda s: isinstance(s, (ir.If, ir.ForEach)) and not _has_code(s))
 
@@ -250,26 +313,137 @@ def _einsum_cannot_raise(node, kinds: NameKinds) -> bool:
 
 
 def drop_dead_forward(forward, reverse, ctx: Context):
-    """`forward` without the assignments nothing in either sweep reads whose
+    """`forward` without the assignments nothing needs (`_dead_lines`: nothing in
+    either sweep reads them, or only lines that go themselves, a loop-carried value
+    that only its own next value reads included, with the phi that carries it) whose
     computation cannot raise (with `ctx.replayed`, whose computation changes nothing
-    else: it ran once already), repeatedly, and without a branch left empty."""
+    else: it ran once already), and without a branch left empty. A line that may
+    raise stays with everything it reads, so the derivative raises where the
+    function does."""
     kinds, replayed = ctx.kinds, ctx.replayed
-    reads = ir.reads_in(forward + reverse)
-    candidates = [s for s in ir.walk(forward) if isinstance(s, ir.Assign) and not s.unpack]
-    harmless = {}  # id -> may this line go when nothing reads it?
+    sizes = _tuple_sizes(forward)
 
-    def unread(s):
-        if reads.get(s.targets[0]):
+    def droppable(s):
+        if type(s) is not ir.Assign:
             return False
-        got = harmless.get(id(s))
-        if got is None:
-            got = harmless[id(s)] = bool(replayed and not _has_effect(s.value)
-                                         or cannot_raise(s.value, kinds))
-        return got
+        value = s.value
+        if s.unpack:  # (``u, v = pair`` of a pair cannot raise)
+            return type(value) is ast.Name and sizes.get(value.id) == len(s.targets)
+        return _atoms(value) or cannot_raise(value, kinds) or _item(value, sizes) or \
+            bool(replayed and not _has_effect(value))
 
-    dead_ids = _drop_unread(candidates, reads, unread)
-    forward = without(forward, lambda s: id(s) in dead_ids)
-    return without(forward, lambda s: isinstance(s, ir.If) and not _has_code(s))
+    needed = set(ctx.keep) | _free_reads(reverse, frozenset())
+    while True:
+        dead_ids, live, used = _dead_lines(forward, droppable, needed, lambda s: True)
+        forward = without(forward, lambda s: id(s) in dead_ids)
+        carried = {c.targets[0] for s in ir.walk(forward) if type(s) is ir.Exit
+                   for c in s.copies}
+        for s in ir.walk(forward):
+            if type(s) is ir.Loop and s.phis:
+                s.phis = [p for p in s.phis if id(p) in live or p.name in carried]
+        forward = without(forward, lambda s: isinstance(s, ir.If) and not _has_code(s))
+        # a loop left with nothing to do goes, and then what its range read may go
+        # too (an outer loop whose index only the emptied inner loop read)
+        idle = {id(s) for s in ir.walk(forward) if _idle_loop(s, used, kinds)}
+        if not idle:
+            return forward
+        forward = without(forward, lambda s: id(s) in idle)
+
+
+def _idle_loop(s, used, kinds) -> bool:
+    """Is `s` a ``for`` loop over a ``range`` of ints (which cannot raise, and ends)
+    whose body does nothing, and whose index nothing reads after it?"""
+    if type(s) is not ir.Loop or s.iter is None or s.phis or s.cond or s.checkpoint \
+            or s.target in used:
+        return False
+    it = s.iter
+
+    def int_atom(a):
+        return type(a) is ast.Constant and type(a.value) is int or \
+            type(a) is ast.Name and kinds.is_int(a.id)
+
+    if not (type(it) is ast.Call and ir.dotted(it.func) == "range" and not it.keywords
+            and 1 <= len(it.args) <= 3 and all(int_atom(a) for a in it.args)):
+        return False
+    if len(it.args) == 3 and not (type(it.args[2]) is ast.Constant and it.args[2].value):
+        return False  # (a step of 0 raises)
+    return all(type(x) is ir.Comment or type(x) is ir.Exit and not x.copies
+               or type(x) is ir.Push and not x.values for x in ir.walk(s.body))
+
+
+def _free_reads(body, bound) -> set:
+    """The names `body` reads, but a loop's index where a loop of `body` binds it
+    (the reverse sweep's ``for i in reversed(range(n))`` reads its own `i`, not the
+    forward loop's last one)."""
+    out = set()
+    for s in body:
+        if type(s) is ir.Assign:
+            out.update(ir.names_in(s.value))
+            continue
+        out.update(ir.stmt_reads(s))
+        inner = bound | {s.target} if type(s) in (ir.ForEach, ir.Loop) and s.target \
+            else bound
+        for block in ir.blocks(s):
+            out |= _free_reads(block, inner)
+    return out - bound
+
+
+def _tuple_sizes(body) -> dict:
+    """The names of `body` that certainly hold a tuple, with its length: every line
+    that assigns one (a loop's phi included) assigns a tuple display of that length
+    (``pair = (a, b)``) or a copy of such a name, the tuples carried around a loop
+    included (``pair%1`` is ``pair`` or ``pair%2``)."""
+    sources = {}  # name -> what its lines assign (None: something else)
+    for s in ir.walk(body):
+        if type(s) is ir.Assign and not s.unpack:
+            sources.setdefault(s.targets[0], []).append(s.value)
+        elif type(s) is ir.Loop:
+            if s.target:
+                sources.setdefault(s.target, []).append(None)
+            for phi in s.phis:
+                sources.setdefault(phi.name, []).append(phi.init)
+        else:
+            for n in ir.defined_names(s):
+                sources.setdefault(n, []).append(None)
+    # optimistic, as constant propagation is: None while no line has said (a tuple
+    # carried around a loop is the copy of one sized after it), -1 once two lines
+    # disagree or one assigns something else; a size only ever becomes -1
+    size = {n: None for n, values in sources.items() if all(
+        type(v) is ast.Name or type(v) is ast.Tuple
+        and not any(type(e) is ast.Starred for e in v.elts) for v in values)}
+    changed = True
+    while changed:
+        changed = False
+        for n, now in size.items():
+            if now == -1:
+                continue
+            got = None
+            for v in sources[n]:
+                k = len(v.elts) if type(v) is ast.Tuple else size.get(v.id, -1)
+                if k is not None:
+                    got = k if got is None or got == k else -1
+                if got == -1:
+                    break
+            if got != now:
+                size[n] = got
+                changed = True
+    return {n: k for n, k in size.items() if k is not None and k >= 0}
+
+
+def _item(value, sizes) -> bool:
+    """``pair[0]`` of a name holding a tuple long enough (`_tuple_sizes`)."""
+    if type(value) is not ast.Subscript or type(value.value) is not ast.Name \
+            or type(value.slice) is not ast.Constant or type(value.slice.value) is not int:
+        return False
+    size = sizes.get(value.value.id)
+    return size is not None and -size <= value.slice.value < size
+
+
+def _atoms(value) -> bool:
+    """A copy of a name, or a tuple of names and literals: nothing to raise."""
+    if type(value) is ast.Tuple:
+        return all(type(e) in (ast.Name, ast.Constant) for e in value.elts)
+    return type(value) is ast.Name
 
 
 def drop_needless_restores(forward, reverse, ctx: Context):

@@ -25,12 +25,18 @@ both, rewritten so that
   does not change (``t1 = -k``) moves before the loop;
 * two updates of one adjoint element (``xs_bar[i] += a`` ... ``xs_bar[i] += b``)
   with nothing between them that reads the list become one;
-* a reverse-sweep assignment whose result nothing reads, and which is not in `keep`,
-  is dropped (repeatedly), as is a reverse `if` or loop left with nothing to do;
-* with `kinds`, a forward assignment nothing reads whose computation cannot
-  raise (``+``, ``-``, ``*``, negation and comparisons of Python numbers) is dropped:
-  it cannot change the result or raise, so only its cost would remain (this drops
-  the output's own last line from a gradient that does not return it);
+* a reverse-sweep assignment whose result nothing needs (nothing reads it, or only
+  lines dropped themselves), and which is not in `keep`, is dropped, as is a reverse
+  `if` or loop left with nothing to do;
+* with `kinds`, a forward assignment nothing needs whose computation cannot
+  raise (``+``, ``-``, ``*``, negation and comparisons of Python numbers, a copy, a
+  tuple of names) is dropped: it cannot change the result or raise, so only its
+  cost would remain (this drops the output's own last line from a gradient that
+  does not return it). "Needs" is a mark and sweep from what the reverse sweep,
+  the result and the lines that may raise read, so a value carried around a loop
+  that only its own next value reads goes too, with its phi (the sum a gradient
+  does not return); a line that may raise stays with all it reads. A ``for`` loop
+  over a ``range`` of ints left with nothing to do goes;
 * every loop's `Push`/`Pop` pair carries exactly the values its reverse reads that
   the iteration computed (Tapenade's to-be-recorded set): nothing loop-invariant,
   nothing the reverse loop recomputes (its index, and cheap lines such as
