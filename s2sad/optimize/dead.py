@@ -411,22 +411,28 @@ def _tuple_sizes(body) -> dict:
     size = {n: None for n, values in sources.items() if all(
         type(v) is ast.Name or type(v) is ast.Tuple
         and not any(type(e) is ast.Starred for e in v.elts) for v in values)}
-    changed = True
-    while changed:
-        changed = False
-        for n, now in size.items():
-            if now == -1:
-                continue
-            got = None
-            for v in sources[n]:
-                k = len(v.elts) if type(v) is ast.Tuple else size.get(v.id, -1)
-                if k is not None:
-                    got = k if got is None or got == k else -1
-                if got == -1:
-                    break
-            if got != now:
-                size[n] = got
-                changed = True
+    copies = {}  # name -> the names assigned a copy of it
+    for n in size:
+        for v in sources[n]:
+            if type(v) is ast.Name:
+                copies.setdefault(v.id, []).append(n)
+    work = [n for n in size if any(type(v) is ast.Tuple for v in sources[n])]
+    work += [n for n in size if any(type(v) is ast.Name and v.id not in size
+                                    for v in sources[n])]
+    while work:  # (a size changes twice at most: each name is looked at a few times)
+        n = work.pop()
+        if size[n] == -1:
+            continue
+        got = None
+        for v in sources[n]:
+            k = len(v.elts) if type(v) is ast.Tuple else size.get(v.id, -1)
+            if k is not None:
+                got = k if got is None or got == k else -1
+            if got == -1:
+                break
+        if got != size[n]:
+            size[n] = got
+            work += copies.get(n, ())
     return {n: k for n, k in size.items() if k is not None and k >= 0}
 
 
