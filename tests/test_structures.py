@@ -398,6 +398,102 @@ def test_containers_passed_to_functions():
     assert "np.tanh" in text and "def dense" not in text and "if " not in text
 
 
+def _pair_sum(pairs, w):
+    total = 0.0
+    for a, b in pairs:
+        total = total * w + a * b
+    return total
+
+
+def _scalar_check(f, args, wrt=(0, 1), h=1e-6):
+    got = s2sad.grad(f, wrt=wrt)(*args)
+    for i, g in zip(wrt, got):
+        up, down = list(args), list(args)
+        up[i] += h
+        down[i] -= h
+        assert abs(g - (f(*up) - f(*down)) / (2 * h)) < 1e-6, (f.__name__, i, g)
+    return got
+
+
+def test_pop_from_a_container_the_function_made():
+    """``xs.pop()``, ``xs.pop(k)`` and ``d.pop(key)`` of a list or dict of parameters
+    the function built, where the container is also passed to a function (what makes
+    it a container s2sad follows, not a list it tapes)."""
+    def last(x, y):
+        pr = [(0.5, 0.5), (x, y)]
+        acc = x + 0.5 * _pair_sum(pr, 0.5)
+        if len(pr) > 1:
+            a, b = pr.pop()
+            acc = acc + a - b
+        return acc + _pair_sum(pr, 0.25)
+
+    def first(x, y):
+        pr = [(x, 0.5), (y, x), (x * y, 2.0)]
+        a, b = pr.pop(0)
+        return _pair_sum(pr, 0.5) + a * b
+
+    def whole_item(x, y):
+        pr = [(x, 0.5), (y, x)]
+        acc = _pair_sum(pr, 0.3)
+        q = pr.pop()
+        pr.pop()
+        return acc + q[0] * q[1] + len(pr)
+
+    def from_dict(x, y):
+        d = {"a": x, "b": y}
+        v = d.pop("a")
+        return v * y + d["b"] + len(d)
+
+    assert _scalar_check(last, (0.3, 0.7)) == pytest.approx((2.35, -0.85))
+    for f in (first, whole_item, from_dict):
+        _scalar_check(f, (0.3, 0.7))
+
+
+def test_pop_refusals_name_the_line():
+    def past_the_end(x, y):
+        pr = [(x, 0.5), (y, x)]
+        acc = _pair_sum(pr, 0.3)
+        pr.pop(5)
+        return acc
+
+    def runtime_key(x, y, k):
+        pr = [(x, 0.5), (y, x)]
+        acc = _pair_sum(pr, 0.3)
+        a, b = pr.pop(k)
+        return acc + a
+
+    def in_a_loop(x, y, n):
+        pr = [(x, 0.5), (y, x), (x, y)]
+        acc = _pair_sum(pr, 0.3)
+        for _ in range(n):
+            a, b = pr.pop()
+            acc = acc + a * b
+        return acc
+
+    def on_one_path(x, y):
+        pr = [(x, 0.5), (y, x)]
+        acc = _pair_sum(pr, 0.3)
+        if x > 0:
+            pr.pop()
+        return acc + _pair_sum(pr, 0.7)
+
+    def argument(pairs, w):
+        acc = _pair_sum(pairs, w)
+        a, b = pairs.pop()
+        return acc + a * b
+
+    cases = [(past_the_end, (0.3, 0.7), "no item 5 to pop", "pr.pop(5)"),
+             (runtime_key, (0.3, 0.7, 1), "by a key it knows", "pr.pop(k)"),
+             (in_a_loop, (0.3, 0.7, 2), "changes inside a loop", "pr.pop()"),
+             (on_one_path, (0.3, 0.7), "`pr` holds containers of different", "if x > 0"),
+             (argument, ([(0.3, 0.5), (0.2, 0.1)], 0.5), "passed in as an argument",
+              "pairs.pop()")]
+    for f, args, message, line in cases:
+        with pytest.raises(S2SADError, match=message) as info:
+            s2sad.grad(f, wrt=(0, 1))(*args)
+        assert line in str(info.value), str(info.value)
+
+
 def recursive(p, n):
     return p["a"] if n == 0 else recursive(p, n - 1) * 2.0
 

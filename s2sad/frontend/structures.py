@@ -272,6 +272,9 @@ class _Rewriter(LoopRewrites, CallRewrites):
             tp = tuple if isinstance(e, ast.Tuple) else list
             return self.made(tp, "sequence", [], e.elts, pre, hint)
         if isinstance(e, ast.Call):
+            popped = self.popped(e)
+            if popped is not None:
+                return popped
             made = self.constructed(e, pre, hint)
             callee = self.passes_container(e) if made is None else None
             if callee is not None and not (isinstance(callee, ast.FunctionDef) and
@@ -481,8 +484,46 @@ class _Rewriter(LoopRewrites, CallRewrites):
     def generic(self, s):
         return self.inside(s)
 
+    def popped(self, e: ast.Call):
+        """The item ``xs.pop()``, ``xs.pop(k)`` or ``d.pop(key)`` (`k` and `key` known
+        here) takes out of a list or dict the function made, which loses it here: a
+        `Node` or a slot; None where `e` is no such call. Asked again for the same
+        call, the same item."""
+        if not (isinstance(e.func, ast.Attribute) and e.func.attr == "pop"):
+            return None
+        memo = self.__dict__.setdefault("_popped", {})
+        got = memo.get(id(e))
+        if got is not None and got[0] is e:
+            return got[1]
+        base = self.value(e.func.value, [], probe=True)
+        if not isinstance(base, Node):
+            return None
+        if not base.owned or base.type not in (list, dict):
+            raise self.refuse(e, "s2sad does not change a container passed in as an argument",
+                              hint="Build a new one: rest = list(params) ... rest.pop().")
+        self.no_change_in_loop(e)
+        key = self.static(e.args[0]) if len(e.args) == 1 and not e.keywords else None
+        if base.type is dict and key is None or e.keywords or len(e.args) > 1 or e.args and (
+                key is None or base.type is list and type(key.value) is not int):
+            raise self.refuse(e, f"s2sad pops an item of a {base.type.__name__} of parameters "
+                                 "by a key it knows when it builds the derivative",
+                              hint="Write xs.pop(), xs.pop(k) or d.pop(key), the key a "
+                                   "constant.")
+        i = base.index(key.value if e.args else -1) if base.children else None
+        if i is None:
+            raise self.refuse(e, f"this {base.type.__name__} has no item "
+                                 f"{key.value if e.args else -1!r} to pop here (it has "
+                                 f"{len(base.children)})", hint="Check the key.")
+        item = base.children.pop(i)
+        if base.keys:
+            base.keys.pop(i)
+        memo[id(e)] = (e, item)
+        return item
+
     def stmt_Expr(self, s) -> list:
         call = s.value
+        if isinstance(call, ast.Call) and self.popped(call) is not None:
+            return []  # (the item is dropped: it was computed when the list was built)
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
                 call.func.attr == "append":
             base = self.value(call.func.value, [], probe=True)
@@ -727,7 +768,7 @@ class _Rewriter(LoopRewrites, CallRewrites):
     def join(self, s, a: dict, b: dict) -> dict:
         """The containers after an `if` whose branches left `a` and `b`."""
         out = {}
-        for name in a.keys() & b.keys():
+        for name in [n for n in a if n in b]:  # (in order: the names made, the message)
             x, y = a[name], b[name]
             if x.spec() != y.spec():
                 raise self.refuse(s, f"`{name}` holds containers of different structures "
