@@ -270,8 +270,19 @@ def test_local_names_given_functions():
         act = sq
         return act(x) * np.sin(x)
 
+    def named_in_loops(x):
+        # (given the same function on every line that binds it, in nested loops)
+        acc = x
+        for _ in range(2):
+            act = math.tanh
+            acc = acc + 0.5 * act(acc * x)
+            for _ in range(2):
+                act = math.tanh
+                acc = acc + 0.5 * act(acc)
+        return acc
+
     for f, args in [(alias, (0.3,)), (chosen, (0.3, True)), (chosen, (0.3, False)),
-                    (looped, (0.3,)), (aliased_lambda, (0.7,))]:
+                    (looped, (0.3,)), (aliased_lambda, (0.7,)), (named_in_loops, (0.3,))]:
         g = s2sad.grad(f)(*args)
         assert g == pytest.approx(tree_numeric_grad(f, args, 0), rel=1e-6), f.__name__
         assert s2sad.jvp(f, args, (1.0,) + (None,) * (len(args) - 1))[1] == \
@@ -291,3 +302,12 @@ def test_a_function_chosen_by_a_value_that_changes_is_refused():
 
     with pytest.raises(s2sad.S2SADError, match="computed or local value"):
         s2sad.grad(changed)(0.3)
+
+    def rebound(x):
+        act = np.sin
+        y = act(x)
+        act = np.cos  # (another function: which one a call means depends on the line)
+        return y + act(x)
+
+    with pytest.raises(s2sad.S2SADError, match="computed or local value"):
+        s2sad.grad(rebound)(0.3)

@@ -8,8 +8,9 @@ then called, so each call names the function the compiler resolves (a rule, a us
 function, a local ``def`` or lambda `structures` puts in place):
 
 * ``act = np.tanh`` (or a user function, a local ``def`` or lambda, an attribute
-  chain ``special.expit``), the name assigned nowhere else: every read of ``act`` is
-  the function's expression, and the assignment goes.
+  chain ``special.expit``), the name assigned nowhere else, or only by lines giving
+  it the same function (a loop's body naming it each iteration): every read of
+  ``act`` is the function's expression, and the assignments go.
 * ``act = np.tanh if use_tanh else np.sin`` (functions on both sides), the name
   assigned nowhere else, read only by calls, and the test's names assigned nowhere
   (parameters, globals): ``act(x)`` is ``np.tanh(x) if use_tanh else np.sin(x)``.
@@ -126,24 +127,29 @@ class _Resolver:
 
     def run(self):
         aliases, choices = {}, {}
+        assigned: dict = {}  # name -> its plain assignments ``name = ...``
         for n in self.nodes:
-            if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and
-                    isinstance(n.targets[0], ast.Name)):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and \
+                    isinstance(n.targets[0], ast.Name) and id(n.targets[0]) not in self.scoped:
+                assigned.setdefault(n.targets[0].id, []).append(n)
+        for name, lines in assigned.items():
+            if self.stores.get(name) != len(lines) or name in self.params:
                 continue
-            name = n.targets[0].id
-            if self.stores.get(name) != 1 or name in self.params:
-                continue
-            v = n.value
-            if self.names_function(v) and not (isinstance(v, ast.Name) and v.id == name):
-                aliases[name] = (n, v)
-            elif isinstance(v, ast.IfExp) and self.names_function(v.body) and \
-                    self.names_function(v.orelse) and self.stable(v.test) and \
-                    self.only_called(name):
-                choices[name] = (n, v)
+            v = lines[0].value
+            if self.names_function(v) and not (isinstance(v, ast.Name) and v.id == name) \
+                    and all(ast.dump(x.value) == ast.dump(v) for x in lines[1:]):
+                # (given one function, on every line that binds it: a loop's body that
+                # names its activation again each iteration)
+                aliases[name] = (lines, v)
+            elif len(lines) == 1 and isinstance(v, ast.IfExp) and \
+                    self.names_function(v.body) and self.names_function(v.orelse) and \
+                    self.stable(v.test) and self.only_called(name):
+                choices[name] = (lines, v)
         if aliases or choices:
             _Substitute({k: v for k, (_, v) in aliases.items()},
                         {k: v for k, (_, v) in choices.items()}, self.scoped).visit(self.tree)
-            dropped = {id(n) for n, _ in list(aliases.values()) + list(choices.values())}
+            dropped = {id(n) for lines, _ in list(aliases.values()) + list(choices.values())
+                       for n in lines}
             _Drop(dropped).visit(self.tree)
         _Unroll(self).visit(self.tree)
         ast.fix_missing_locations(self.tree)
