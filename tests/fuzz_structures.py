@@ -105,7 +105,7 @@ def structured_program(draw):
                 lines.append(f"    total = total + {term(expr)}")
             return
         style = draw(st.sampled_from(["chain", "alias", "loop", "helper", "dict", "unpack",
-                                      "local"]))
+                                      "local", "pop"]))
         all_numeric = all(numeric(c) for _, c in got)
         if style == "alias":
             name = f"q{next(counter)}"
@@ -158,6 +158,25 @@ def structured_program(draw):
             for a, c in got:
                 if a != acc:
                     read(f"{expr}{a}", c, depth + 1)
+            return
+        if style == "pop" and isinstance(v, (list, tuple, dict)) and \
+                not isinstance(v, (P2, D2)) and v:
+            # (a copy the function makes, an item taken out, the rest read after)
+            name = f"p{next(counter)}"
+            if isinstance(v, dict):
+                key = draw(st.sampled_from(list(v)))
+                lines.extend([f"    {name} = dict({expr})", f"    {name}x = {name}.pop({key!r})"])
+                read(f"{name}x", v[key], depth + 1)
+                if len(v) > 1:
+                    read(name, {k: c for k, c in v.items() if k != key}, depth + 1)
+            else:
+                at = draw(st.sampled_from(["", "0", "-1", str(len(v) - 1)]))
+                lines.extend([f"    {name} = list({expr})", f"    {name}x = {name}.pop({at})"])
+                rest = list(v)
+                taken = rest.pop(int(at or -1))
+                read(f"{name}x", taken, depth + 1)
+                if rest:
+                    read(name, rest, depth + 1)
             return
         if style == "unpack" and isinstance(v, (list, tuple)) and not isinstance(v, D2):
             names = [f"u{next(counter)}" for _ in v]
