@@ -30,7 +30,7 @@ def loop_sum_by_hand(x, y):
         acc += s * y
     xb = 0.0
     yb = 0.0
-    for i in reversed(range(1000)):
+    for i in range(999, -1, -1):
         t = tape.pop()
         yb += math.sin(t)
         xb += y * math.cos(t) * i
@@ -62,7 +62,7 @@ def rosenbrock_by_hand(xs):
         e = 1.0 - xs[i]
         total += 100.0 * d * d + e * e
     g = [0.0] * n
-    for i in reversed(range(n - 1)):  # reverse sweep, recomputing from xs
+    for i in range(n - 2, -1, -1):  # reverse sweep, recomputing from xs
         a = xs[i]
         d = xs[i + 1] - a * a
         g[i] += -400.0 * d * a - 2.0 * (1.0 - a)
@@ -98,7 +98,7 @@ def euler_by_hand(k, c):
     vb = 2.0 * v
     kb = 0.0
     cb = 0.0
-    for i in reversed(range(1000)):
+    for i in range(999, -1, -1):
         x = xs.pop()
         v = vs.pop()
         ab = dt * vb
@@ -159,75 +159,6 @@ def newton_jax_jit(a):
     return lax.while_loop(cond, body, a)
 
 
-# The hand-written gradients above as numba compiles them (benchmarks/native.py's
-# "by hand, jit"): numba has no `reversed`, so those that run ``reversed(range(n))``
-# have a copy beside them here with the descending ``range(n - 1, -1, -1)``, and no
-# other change. Newton's runs as it is.
-
-
-def loop_sum_by_hand_numba(x, y):
-    """loop_sum_by_hand, its reverse loop as a descending range."""
-    acc = 0.0
-    tape = []
-    for i in range(1000):
-        t = x * i
-        s = math.sin(t)
-        tape.append(t)
-        acc += s * y
-    xb = 0.0
-    yb = 0.0
-    for i in range(999, -1, -1):
-        t = tape.pop()
-        yb += math.sin(t)
-        xb += y * math.cos(t) * i
-    return xb, yb
-
-
-def rosenbrock_by_hand_numba(xs):
-    """rosenbrock_by_hand, its reverse loop as a descending range."""
-    n = len(xs)
-    total = 0.0
-    for i in range(n - 1):
-        d = xs[i + 1] - xs[i] ** 2
-        e = 1.0 - xs[i]
-        total += 100.0 * d * d + e * e
-    g = [0.0] * n
-    for i in range(n - 2, -1, -1):
-        a = xs[i]
-        d = xs[i + 1] - a * a
-        g[i] += -400.0 * d * a - 2.0 * (1.0 - a)
-        g[i + 1] += 200.0 * d
-    return g
-
-
-def euler_by_hand_numba(k, c):
-    """euler_by_hand, its reverse loop as a descending range."""
-    x = 1.0
-    v = 0.0
-    dt = 0.001
-    xs = []
-    vs = []
-    for i in range(1000):
-        xs.append(x)
-        vs.append(v)
-        a = -k * x - c * v
-        x = x + dt * v
-        v = v + dt * a
-    xb = 2.0 * x
-    vb = 2.0 * v
-    kb = 0.0
-    cb = 0.0
-    for i in range(999, -1, -1):
-        x = xs.pop()
-        v = vs.pop()
-        ab = dt * vb
-        vb = vb + dt * xb - c * ab
-        xb = xb - k * ab
-        kb -= x * ab
-        cb -= v * ab
-    return kb, cb
-
-
 TITLE = "Loops"
 
 CASES = [
@@ -237,13 +168,6 @@ CASES = [
     ("Euler oscillator, 1000 steps", euler, euler_by_hand, (2.0, 0.3), (0, 1)),
     ("Newton while loop", newton, newton_by_hand, (30.0,), 0),
 ]
-
-# {case name: the hand-written gradient numba compiles}, where it is not the case's own
-BY_HAND_NUMBA = {
-    "loop sum, 1000 steps": loop_sum_by_hand_numba,
-    "Rosenbrock, 100 floats": rosenbrock_by_hand_numba,
-    "Euler oscillator, 1000 steps": euler_by_hand_numba,
-}
 
 # {case name: {tool key: port}}. Rosenbrock needs none: its loop runs 99 times over a
 # list whose length jit sees, and unrolls in well under a second. jit then takes the

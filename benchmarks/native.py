@@ -14,9 +14,9 @@ by side. "compile" is the first call of a new ``grad(f, jit=True)``: s2sad's
 transform and numba's compilation for those argument types (numba's one-time start-up
 is measured apart, on a one-line function, before the first case); for ``jax.jit``,
 its first call (tracing and XLA). "by hand, jit" compiles the case's hand-written
-gradient, or its copy in loop_cases.BY_HAND_NUMBA where numba cannot (a descending
-range for ``reversed``), and is given a list of floats as an array, as jit=True
-passes it. Needs numba (pip install -e '.[jit]'); JAX's
+gradient as it is (their reverse loops run a descending ``range``, which numba
+compiles, where it has no ``reversed``), and is given a list of floats as an array,
+as jit=True passes it. Needs numba (pip install -e '.[jit]'); JAX's
 column is left out without JAX. Writes results/native.md."""
 
 import argparse
@@ -97,11 +97,11 @@ def numba_start_up() -> float:
     return time.perf_counter() - start
 
 
-def by_hand_jit(name, by_hand, args):
+def by_hand_jit(by_hand, args):
     """The hand-written gradient compiled with numba.njit (compiled now), taking a
     list of floats as an array, as ``grad(f, jit=True)`` does."""
     import numba
-    fn = numba.njit(loop_cases.BY_HAND_NUMBA.get(name, by_hand))
+    fn = numba.njit(by_hand)
     if not any(type(a) is list for a in args):
         fn(*args)
         return fn
@@ -125,7 +125,7 @@ def rows(quick):
         want = by_hand(*args)
         assert np.allclose(np.ravel(got), np.ravel(want), rtol=1e-9), (name, got, want)
         assert np.allclose(np.ravel(python(*args)), np.ravel(got), rtol=1e-12), name
-        compiled_by_hand = by_hand_jit(name, by_hand, args)
+        compiled_by_hand = by_hand_jit(by_hand, args)
         assert np.allclose(np.ravel(compiled_by_hand(*args)), np.ravel(want), rtol=1e-9), name
         contenders = {"primal": f, "python": python, "by hand": by_hand, "jit": jitted,
                       "by hand, jit": compiled_by_hand}
