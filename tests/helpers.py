@@ -1,6 +1,13 @@
 """Small helpers shared by the tests."""
 
+import importlib.util
 import inspect
+
+import pytest
+
+# the native path's tests run where numba is installed
+needs_numba = pytest.mark.skipif(importlib.util.find_spec("numba") is None,
+                                 reason="numba is not installed (pip install -e '.[jit]')")
 
 
 def central_diff(f, args, index, h=1e-6, seed=None):

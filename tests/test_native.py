@@ -15,16 +15,9 @@ import pytest
 import s2sad
 import zoo_loops
 from benchmarks import loop_cases, scalar_cases
+from helpers import needs_numba
 from s2sad.backend.native import NativeWarning
 
-try:
-    import numba  # noqa: F401
-    HAVE_NUMBA = True
-except ImportError:
-    HAVE_NUMBA = False
-
-needs_numba = pytest.mark.skipif(not HAVE_NUMBA,
-                                 reason="numba is not installed (pip install -e '.[jit]')")
 
 CASES = scalar_cases.CASES + loop_cases.CASES
 

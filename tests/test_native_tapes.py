@@ -16,16 +16,8 @@ import pytest
 import s2sad
 from benchmarks import loop_cases
 from s2sad.backend import native, native_text
+from helpers import needs_numba
 from s2sad.backend.native import NativeWarning
-
-try:
-    import numba  # noqa: F401
-    HAVE_NUMBA = True
-except ImportError:
-    HAVE_NUMBA = False
-
-needs_numba = pytest.mark.skipif(not HAVE_NUMBA,
-                                 reason="numba is not installed (pip install -e '.[jit]')")
 
 
 def nested(x, n):
