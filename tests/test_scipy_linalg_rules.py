@@ -110,6 +110,13 @@ def gaussian_solve_lower(a, b):
     return np.sum(x * x) + np.sum(np.log(np.diag(c)))
 
 
+def gaussian_likelihood(a, b):
+    # (the factor read twice, by cho_solve and by index: the adjoints of `c` add up
+    # item by item, `lower` carrying none)
+    c = linalg.cho_factor(a, lower=True)
+    return b @ linalg.cho_solve(c, b) + np.sum(np.log(np.diag(c[0])))
+
+
 def triangular(a, b):
     x = linalg.solve_triangular(a, b, lower=True)
     y = linalg.solve_triangular(a, x, trans="T", lower=True, unit_diagonal=True)
@@ -125,6 +132,7 @@ def test_compiled_code_agrees_with_the_engines_to_second_order():
     a, b, m = spd(r, 3), arr(r, (3,)), dominant(r, 3)
     for order in (1, 2):
         for f, args in ((gaussian_solve, (a, b)), (gaussian_solve_lower, (a, arr(r, (3, 2)))),
+                        (gaussian_likelihood, (a, b)),
                         (triangular, (m, arr(r, (3, 2)))), (square_root, (arr(r, (3, 3)),))):
             wrt = tuple(range(len(args)))
             report = s2sad.check(f, *args, wrt=wrt, order=order)

@@ -106,6 +106,8 @@ class Facts:
     `keeps_integers`, `keeps_bools`: integer (boolean) inputs give an integer
     (boolean) result; `keeps_dtype`: the result has its input's dtype;
     `int_result`: the result is an int; `int_preserving`: ints give an int.
+    `flags`: the positions, in a function of several results, of those that are
+    flags without a derivative (``cho_factor``'s ``lower``).
     `methods`: the names of the array methods that are this function with the
     array first. `total`: given Python floats (infinities and NaN included) it
     returns a number and never raises (``math.atan``; not ``math.sin``, which
@@ -129,6 +131,7 @@ class Facts:
     keeps_dtype: bool = False
     int_result: bool = False
     int_preserving: bool = False
+    flags: tuple = ()
     methods: tuple = ()
     total: bool = False
     domain: object = None
@@ -556,6 +559,8 @@ def makes_new_object(op, call, kind) -> bool:
         return _builtin_rule(op.rule) and (op.copies or not facts_of(op.key).view
                                            or _copies_a_non_array(op, kind))
     if op.kind == "getitem":
+        if isinstance(kind(op.inputs[0]), ListKind):  # (a slice of a list is a new list)
+            return isinstance(op.inputs[1], ast.Slice)
         return isinstance(kind(op.inputs[0]), ArrayKind) and fancy_index(op.inputs[1], kind)
     if op.kind == "nondiff":
         if isinstance(op.key, AsType):
@@ -594,7 +599,8 @@ def rule_result_kind(op, inputs: list):
     shapes = [kind_shape(k, str(i)) for i, k in enumerate(inputs)]
     shape = call_shape(key, shapes, op.inputs, op.options)
     if isinstance(shape, list):  # (several results)
-        return tuple(_kind_of_shape(s, row) for s in shape)
+        return tuple(INT if i in row.flags else _kind_of_shape(s, row)
+                     for i, s in enumerate(shape))
     if row.leaves_dtype:
         # (ints give an integer array; a dtype= one of a dtype not known here)
         return ArrayKind(len(shape) if isinstance(shape, tuple) else None,

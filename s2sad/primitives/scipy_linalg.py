@@ -209,5 +209,5 @@ def _solved(a):
 
 
 TABLE.update({linalg.solve_triangular: Facts(shape=_solved), linalg.cho_factor:
-              Facts(shape=_factor), linalg.cho_solve: Facts(shape=_solved),
+              Facts(shape=_factor, flags=(1,)), linalg.cho_solve: Facts(shape=_solved),
               linalg.solve_sylvester: Facts(shape=first), linalg.sqrtm: Facts(shape=first)})
