@@ -155,6 +155,11 @@ def trace_of_nested_displays(a, b):
     return np.trace(np.asarray([[a, b], [b * a, a]]) @ np.array([[a, 1.0], [2.0, b]]))
 
 
+def concatenate_of_a_tuple_holding_a_list(x, a):
+    # (a tuple display of an array and a list display, handed to NumPy)
+    return np.sum(np.concatenate((x, [a, a * a])) ** 2) + np.sum(np.vstack(([a, 1.0], x)) ** 3)
+
+
 def quadratic_form_after_a_loop(A, x):
     v = np.ones(A.shape[0])
     for i in range(3):
@@ -199,6 +204,7 @@ SCALAR_OUTPUTS = [
     (isinstance_dispatch_negated, (1.5, 2.0)),
     (det_of_a_matrix_of_floats, (1.0, 2.0, 3.0, 5.0)),
     (trace_of_nested_displays, (2.0, 3.0)),
+    (concatenate_of_a_tuple_holding_a_list, (np.array([0.5, -1.0]), 1.5)),
     (quadratic_form_after_a_loop, (S, np.array([1.0, -0.5]))),
     (quadratic_form_of_a_float_made_an_array, (S, np.array([1.0, -0.5]))),
     (quadratic_form_through_an_index_list, (S, np.array([1.0, -0.5]))),

@@ -52,10 +52,11 @@ class OperationAdjoints:
         names = [t for t in s.targets if t in self.act.active] + [
             x.id for x in op.inputs if self.act.is_active(x)]
         if any(_nested_list(self.act.kinds.get(n)) for n in names) and not (
-                op.kind in ("listpack", "copy", "rule") and not s.unpack
+                op.kind in ("listpack", "pack", "copy", "rule") and not s.unpack
                 and all(_lists_only(self.act.kinds.get(n)) for n in names)):
             # (lists of lists built by displays and handed to NumPy, as in
-            # ``np.array([[a, b], [c, d]])``, are fine: their adjoints are lists of rows)
+            # ``np.array([[a, b], [c, d]])``, are fine: their adjoints are lists of rows;
+            # so is a tuple display of them, ``np.concatenate((x, [a, b]))``)
             line = s.line
             info = self.fn.source
             raise NotDifferentiableError(
@@ -392,11 +393,14 @@ def _equals_one_of(atom, values) -> ast.expr:
     return tests[0] if len(tests) == 1 else ast.BoolOp(op=ast.Or(), values=tests)
 
 
-def _lists_only(kind) -> bool:
-    """Lists of lists (of numbers or arrays), no tuple at any level."""
+def _lists_only(kind, top=True) -> bool:
+    """Lists of lists (of numbers or arrays), or a tuple of them (a tuple display
+    handed to NumPy, ``np.concatenate((x, [y]))``): no tuple below the top."""
     if isinstance(kind, ListKind):
-        return _lists_only(kind.elem)
-    return not isinstance(kind, tuple)
+        return _lists_only(kind.elem, False)
+    if isinstance(kind, tuple):
+        return top and all(_lists_only(k, False) for k in kind)
+    return True
 
 
 def _method(name: str, attr: str, args) -> ast.Call:
