@@ -681,6 +681,39 @@ def test_zip_of_a_container_with_a_list_known_at_run_time():
                           numeric_grad(per_layer_inputs, (params, xs), 0))
 
 
+def per_input_generator(params, xs):
+    return sum(np.sum(np.tanh(p["W"] @ x + p["b"])) for p, x in zip(params, xs)) + max(
+        [np.sum(p["b"] * x[0]) for p, x in zip(params, xs) if x[1] > -5.0])
+
+
+def test_a_comprehension_zipping_a_container_with_a_list_known_at_run_time():
+    """The generator or list over such a zip is built by appends, each under the test
+    that the list is long enough (it raised AttributeError)."""
+    params = [{"W": rng.normal(size=(2, 3)), "b": rng.normal(size=2)} for _ in range(3)]
+    for n in (3, 2, 5):
+        xs = [rng.normal(size=3) for _ in range(n)]
+        got = s2sad.grad(per_input_generator)(params, xs)
+        assert_tree_close(got, numeric_grad(per_input_generator, (params, xs), 0))
+        tangent = [{"W": rng.normal(size=(2, 3)), "b": rng.normal(size=2)} for _ in range(3)]
+        _, y_dot = s2sad.jvp(per_input_generator, (params, xs), (tangent, None))
+        dot = sum(float(np.sum(g[k] * t[k])) for g, t in zip(got, tangent) for k in "Wb")
+        assert y_dot == pytest.approx(dot, rel=1e-9)
+
+
+def range_comprehension_beside_a_lambda(w, x):
+    sq = lambda t: t * t  # noqa: E731 (a lambda makes `structures` rewrite the function)
+    ws = [w * k for k in range(3)]
+    return sum(sq(ws[i]) * x for i in range(len(ws)))
+
+
+def test_a_comprehension_over_range_where_structures_rewrite_the_function():
+    """`range` in a comprehension (not a `for` statement) asks whether its element
+    indexes a container (it raised AttributeError)."""
+    got = s2sad.grad(range_comprehension_beside_a_lambda, wrt=(0, 1))(0.7, 1.3)
+    assert_tree_close(got, tuple(numeric_grad(range_comprehension_beside_a_lambda,
+                                              (0.7, 1.3), i) for i in (0, 1)))
+
+
 def l2_norm(params):
     return sum(np.sum(w ** 2) + np.sum(b ** 2) for w, b in params)
 

@@ -48,22 +48,7 @@ class LoopRewrites:
             for t, x in zip(s.target.elts, item):
                 if not isinstance(x, Runtime):
                     out.extend(self.bind(t, x, s))
-            tests = [ast.Compare(left=ast.Call(func=ast.Name(id="len", ctx=ast.Load()),
-                                               args=[ast.Name(id=x.name, ctx=ast.Load())],
-                                               keywords=[]),
-                                 ops=[ast.Gt()], comparators=[ast.Constant(value=x.index)])
-                     for _, x in late]
-            reads = [ast.Assign(targets=[t], value=ast.Subscript(
-                value=ast.Name(id=x.name, ctx=ast.Load()), slice=ast.Constant(value=x.index),
-                ctx=ast.Load())) for t, x in late]
-            guarded = ast.If(test=tests[0] if len(tests) == 1 else ast.BoolOp(
-                op=ast.And(), values=tests), body=reads + copy.deepcopy(s.body), orelse=[])
-            ast.copy_location(guarded, s)
-            for node in ast.walk(guarded):
-                if getattr(node, "lineno", None) is None and isinstance(node, (ast.stmt,
-                                                                               ast.expr)):
-                    ast.copy_location(node, s)
-            out.extend(self.stmt(guarded))
+            out.extend(self.stmt(_guarded(late, copy.deepcopy(s.body), s)))
         out.extend(self.block(s.orelse))
         return out
 
@@ -118,6 +103,9 @@ class LoopRewrites:
         if one is None:
             return None
         gen, items, names = one
+        if any(isinstance(x, Runtime) for item in items if isinstance(item, tuple)
+               for x in item):
+            return _zipped_comprehension(self, e, gen, items, names)
         parts = []  # (element, its filter where known only at run time)
         for item in items:
             self.fresh += 1
@@ -274,7 +262,8 @@ class LoopRewrites:
             if any(p is None for p in parts):
                 if all(p is None for p in parts):
                     return None
-                if not isinstance(s.target, ast.Tuple) or len(s.target.elts) != len(parts):
+                target = _target_and_body(s)[0]
+                if not isinstance(target, ast.Tuple) or len(target.elts) != len(parts):
                     raise self.refuse(e, "s2sad unrolls a zip of a container with a sequence "
                                          "known only at run time when the loop unpacks it "
                                          "(for p, x in zip(params, xs))",
@@ -295,6 +284,56 @@ class LoopRewrites:
                 return None
             return [Const(i) for i in range(*(b.value for b in bounds))]
         return None
+
+
+def _guarded(late, body, at) -> ast.If:
+    """`body` under the test that each sequence of `late` (``(target, Runtime)``
+    pairs) is long enough, the targets read from them first."""
+    tests = [ast.Compare(left=ast.Call(func=ast.Name(id="len", ctx=ast.Load()),
+                                       args=[ast.Name(id=x.name, ctx=ast.Load())], keywords=[]),
+                         ops=[ast.Gt()], comparators=[ast.Constant(value=x.index)])
+             for _, x in late]
+    reads = [ast.Assign(targets=[t], value=ast.Subscript(
+        value=ast.Name(id=x.name, ctx=ast.Load()), slice=ast.Constant(value=x.index),
+        ctx=ast.Load())) for t, x in late]
+    guarded = ast.If(test=tests[0] if len(tests) == 1 else ast.BoolOp(
+        op=ast.And(), values=tests), body=reads + body, orelse=[])
+    ast.copy_location(guarded, at)
+    for node in ast.walk(guarded):
+        if getattr(node, "lineno", None) is None and isinstance(node, (ast.stmt, ast.expr)):
+            ast.copy_location(node, at)
+    return guarded
+
+
+def _zipped_comprehension(rw, e, gen, items, names):
+    """A comprehension over ``zip`` of a container and a sequence known only at run
+    time (``sum(w * x for w, x in zip(params, xs))``), in `rw` (a `LoopRewrites`): the
+    list built by appends, each item's under the test that the sequence is long
+    enough, as the ``for`` over such a zip runs (`LoopRewrites.stmt_For`)."""
+    if rw.lazy:
+        raise rw.refuse(e, "s2sad cannot zip a container of parameters with a sequence "
+                           "known only at run time in a comprehension inside a conditional "
+                           "expression, a lambda or another comprehension",
+                        hint="Build the list on a line of its own.")
+    name = rw.anonymous()
+    rw.pending.append(assign(name, ast.List(elts=[], ctx=ast.Load()), e))
+    for item in items:
+        rw.fresh += 1
+        renamed = {n: f"{n}%c{rw.fresh}" for n in names}
+        target, elt, conds = (_renamed(copy.deepcopy(x), renamed) for x in (
+            gen.target, e.elt, ast.Tuple(elts=list(gen.ifs), ctx=ast.Load())))
+        for t, x in zip(target.elts, item):
+            if not isinstance(x, Runtime):
+                rw.pending.extend(rw.bind(t, x, e))
+        add = ast.Expr(value=ast.Call(func=ast.Attribute(
+            value=ast.Name(id=name, ctx=ast.Load()), attr="append", ctx=ast.Load()),
+            args=[elt], keywords=[]))
+        if conds.elts:
+            add = ast.If(test=conds.elts[0] if len(conds.elts) == 1 else ast.BoolOp(
+                op=ast.And(), values=conds.elts), body=[add], orelse=[])
+        late = [(t, x) for t, x in zip(target.elts, item) if isinstance(x, Runtime)]
+        rw.pending.extend(rw.stmt(_guarded(late, [add], e)))
+    return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), e)
 
 
 def _slot_uses(env: dict) -> dict:
@@ -345,12 +384,23 @@ def _breaks(body) -> bool:
     return False
 
 
-def _indexes_container(r, s: ast.For) -> bool:
-    """Does the body of the range loop `s` index a container by its variable?"""
-    if not isinstance(s.target, ast.Name):
+def _target_and_body(s) -> tuple:
+    """The variables and the body (a list of nodes) of `s`: a ``for`` statement, or a
+    comprehension (its first generator's target; its element and ``if`` clauses)."""
+    if isinstance(s, ast.For):
+        return s.target, s.body
+    parts = [s.key, s.value] if isinstance(s, ast.DictComp) else [s.elt]
+    return s.generators[0].target, parts + list(s.generators[0].ifs)
+
+
+def _indexes_container(r, s) -> bool:
+    """Does the body of the range loop or comprehension `s` index a container by its
+    variable?"""
+    target, body = _target_and_body(s)
+    if not isinstance(target, ast.Name):
         return False
-    var = s.target.id
-    for n in ast.walk(ast.Module(body=s.body, type_ignores=[])):
+    var = target.id
+    for n in (n for part in body for n in ast.walk(part)):
         if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name) and \
                 n.slice.id == var and isinstance(r.value(n.value, [], probe=True), Node):
             return True
