@@ -164,6 +164,25 @@ def default_at_def(x):
     return f(x)
 
 
+def applied_to_its_own_result(x, a):
+    def step(t):
+        u = t * a
+        return u + math.sin(t)
+
+    half = lambda t: 0.5 * t + a  # noqa: E731
+    return step(step(x)) + half(half(step(x)))
+
+
+def test_a_local_function_applied_to_its_own_result_does_not_call_itself():
+    """`step(step(x))` computes the argument before the call: it was refused as a
+    function that calls itself."""
+    got = s2sad.grad(applied_to_its_own_result, wrt=(0, 1))(0.4, 1.3)
+    want = [tree_numeric_grad(applied_to_its_own_result, (0.4, 1.3), i) for i in (0, 1)]
+    assert got == (pytest.approx(want[0], rel=1e-6), pytest.approx(want[1], rel=1e-6))
+    _, dot = s2sad.jvp(applied_to_its_own_result, (0.4, 1.3), (0.5, -1.0))
+    assert dot == pytest.approx(0.5 * got[0] - got[1], rel=1e-9)
+
+
 def calls_itself(x):
     def fact(v, n):
         return v if n == 0 else fact(v, n - 1) * v

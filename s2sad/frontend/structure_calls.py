@@ -250,9 +250,10 @@ def _put_in_place(rw, key, tree, assigned, call, at, name, keep_lines) -> str:
             node.lineno = node.end_lineno = line
             node.col_offset = getattr(at, "col_offset", 0)
             node.end_col_offset = getattr(at, "end_col_offset", None)
+    rw.pending.extend(rw.block(bound))  # (the arguments: computed before the call)
     rw.inlining.append(key)
     try:
-        rw.pending.extend(rw.block(bound + body))
+        rw.pending.extend(rw.block(body))
     finally:
         rw.inlining.pop()
     return result
@@ -610,17 +611,23 @@ class CallRewrites:
     def _inlined(self, e: ast.Call):
         callee = self.passes_container(e)
         if isinstance(callee, ast.FunctionDef):
-            if callee in self.inlining:
-                raise _refuse(self, e, f"s2sad cannot differentiate `{callee.name}`, defined "
-                                       "inside the function: it calls itself")
-            if callee not in self.inlining:
-                expr = substituted(callee, e)
-                if expr is not None:  # (one expression: in place of the call)
-                    self.inlining.append(callee)
-                    try:
-                        return self.expr(expr)
-                    finally:
-                        self.inlining.pop()
+            if callee in self.inlining and id(callee) not in getattr(e, "argument_of", ()):
+                raise self.refuse(e, f"s2sad cannot differentiate `{callee.name}`, defined "
+                                     "inside the function: it calls itself",
+                                  hint="Define it at module level (s2sad differentiates a "
+                                       "module-level function that calls itself), or write "
+                                       "the recursion as a loop.")
+            for n in (n for arg in e.args + [k.value for k in e.keywords] for n in ast.walk(arg)):
+                # (a call in an argument runs before this one, not inside it: `f(f(x))`)
+                if isinstance(n, ast.Call):
+                    n.argument_of = getattr(n, "argument_of", ()) + (id(callee),)
+            expr = substituted(callee, e)
+            if expr is not None:  # (one expression: in place of the call)
+                self.inlining.append(callee)
+                try:
+                    return self.expr(expr)
+                finally:
+                    self.inlining.pop()
             if self.lazy:
                 raise self.refuse(e, f"s2sad cannot call `{callee.name}` here (in a "
                                      "comprehension, `map`, a `key=`, a lambda, a "
