@@ -619,6 +619,37 @@ def test_check_explain_and_graph_take_containers():
     assert "p_W" in dot and "digraph" in dot
 
 
+State = collections.namedtuple("State", "x v")
+
+
+@dataclasses.dataclass
+class Point:
+    x: float
+    v: float
+
+
+def pendulum_step(s, k):
+    return State(s.x + 0.05 * s.v, s.v - 0.05 * k * np.sin(s.x))
+
+
+def pendulum(x0, k):
+    s = State(x0, 0.0)
+    for _ in range(20):
+        s = pendulum_step(s, k)
+    end = Point(s.x, s.v)
+    return end.x * end.v + s.x
+
+
+def test_namedtuples_and_dataclasses_built_in_a_function_without_container_arguments():
+    """A namedtuple or dataclass the function (or a function it calls) builds of computed
+    values is followed as a dict is (it was refused: no derivative rule for `State`)."""
+    got = s2sad.grad(pendulum, wrt=(0, 1))(0.8, 3.0)
+    want = tuple(numeric_grad(pendulum, (0.8, 3.0), i) for i in (0, 1))
+    assert_tree_close(got, want)
+    _, dot = s2sad.jvp(pendulum, (0.8, 3.0), (0.5, -1.0))
+    assert dot == pytest.approx(0.5 * got[0] - got[1], rel=1e-9)
+
+
 def test_dicts_of_computed_values_in_any_function():
     """A function without container arguments that builds dicts of computed values
     (an RNN's state) has them followed too; a dict of constants (settings) is kept

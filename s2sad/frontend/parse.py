@@ -569,9 +569,9 @@ _RETURNED_LISTS: dict = {}  # code object -> `_returned_lists` of its function
 
 
 def _called_functions(nodes, globals_, cells, builtins_) -> list:
-    """The functions of the user's that the tree of `nodes` (its `ast.walk`) calls by a
-    free name, with whether each builds a dict of computed values
-    (`structure_calls.returns_containers`)."""
+    """The functions of the user's (and namedtuple and dataclass classes) that the tree
+    of `nodes` (its `ast.walk`) calls by a free name, with whether each builds a dict
+    of computed values or a record (`structure_calls.returns_containers`)."""
     out = []
     for node in nodes:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
@@ -583,8 +583,8 @@ def _called_functions(nodes, globals_, cells, builtins_) -> list:
                 owner, types.ModuleType) else None
         else:
             continue
-        if isinstance(value, types.FunctionType) and not hasattr(value, "__s2sad__") \
-                and not structure_calls.library_code(value):
+        if ir_trees.is_record_type(value) or isinstance(value, types.FunctionType) and not \
+                hasattr(value, "__s2sad__") and not structure_calls.library_code(value):
             out.append(value)
     return [structure_calls.returns_containers(f, lambda fn: parse(fn, containers=False))
             for f in out]

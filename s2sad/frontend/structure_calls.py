@@ -27,6 +27,7 @@ import sysconfig
 import types
 
 from ..errors import NotDifferentiableError
+from ..ir import trees
 from . import pairs
 from .structure_values import Node, assign
 
@@ -407,13 +408,18 @@ _RETURNS: dict = {}  # code object -> does the function return a dict it builds?
 def returns_containers(func, parse) -> bool:
     """Does the user function `func` build a dict of computed values (see
     `builds_containers`)? A call of it is put in place in a rewritten caller, so the
-    dict it returns is followed; one that cannot be parsed is not."""
+    dict it returns is followed; one that cannot be parsed is not. A namedtuple or
+    dataclass class `func` builds one."""
+    if trees.is_record_type(func):
+        return True
     code = func.__code__
     if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
         return True  # (its ``*args`` and ``**kwargs`` are bound where it is put in place)
     if code not in _RETURNS:
         try:
-            _RETURNS[code] = builds_containers(parse(func).tree)
+            parsed = parse(func)
+            _RETURNS[code] = builds_containers(parsed.tree) or any(
+                trees.is_record_type(v) for v in parsed.refs.values())
         except Exception:  # (an error of its own shows where it is compiled)
             _RETURNS[code] = False
     return _RETURNS[code]
@@ -641,8 +647,10 @@ class CallRewrites:
             return self.env.get(name, name)
         if self.lazy or self.parse is None:
             raise self.refuse(e, "s2sad cannot pass a container of parameters to a function "
-                                 "inside a conditional expression or `and`/`or`",
-                              hint="Call it on a line of its own.")
+                                 "inside a comprehension, `map`, a `key=`, a lambda, a "
+                                 "conditional expression or `and`/`or`",
+                              hint="Call it on a line of its own (a loop instead of the "
+                                   "comprehension).")
         method = self.bound_method(e)
         if method is not None:  # (a container's method: itself the first argument)
             e = ast.copy_location(ast.Call(func=e.func, args=[method[1]] + list(e.args),

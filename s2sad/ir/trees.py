@@ -114,6 +114,13 @@ def is_namedtuple(tp) -> bool:
     return isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, "_fields")
 
 
+def is_record_type(tp) -> bool:
+    """Is `tp` a class whose instances are containers with named fields (a
+    namedtuple, a dataclass, a registered class)?"""
+    return isinstance(tp, type) and (is_namedtuple(tp) or dataclasses.is_dataclass(tp)
+                                     or tp in _REGISTERED)
+
+
 def is_container(value) -> bool:
     tp = type(value)
     return tp in (dict, list, tuple) or tp in _REGISTERED or is_namedtuple(tp) or \
