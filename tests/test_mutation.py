@@ -324,6 +324,23 @@ def test_elements_of_lists_of_numbers_and_arrays_changed_in_place(f):
     assert np.isclose(h, dg, atol=1e-5)
 
 
+SLICES = [containers.slices_of_a_list_written, containers.slices_of_a_list_of_arrays_written]
+
+
+@pytest.mark.parametrize("f", SLICES, ids=[f.__name__ for f in SLICES])
+def test_a_slice_of_a_list_is_a_new_list_to_write_into(f):
+    """(Writing into ``b = a[1:3]`` was refused: `b` was taken for an element of `a`.)"""
+    args = (np.array([0.117, 0.2, 0.3]), 0.346)
+    want = [numeric(f, args, i) for i in range(2)]
+    got = s2sad.grad(f, wrt=(0, 1))(*args)
+    for g, w in zip(got, want):
+        assert np.allclose(g, w, rtol=1e-6, atol=1e-8), (got, want)
+    direction = (np.array([0.5, -1.0, 0.25]), 0.75)
+    _, tangent = s2sad.jvp(f, args, direction)
+    assert np.isclose(tangent, np.dot(got[0], direction[0]) + got[1] * direction[1],
+                      rtol=1e-9, atol=1e-12)
+
+
 # ------------------- writes judged by what the name may be where they happen
 
 

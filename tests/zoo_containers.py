@@ -428,3 +428,23 @@ def arrays_one_replaced_unread(x, s):
     lst1 = [x * 2.0, x * s]
     lst1[0] = x * 3.0
     return np.sum(lst1[1])
+
+
+# ------------------------------------------------- a slice of a list is a new list
+# (writing into it changes neither the list it came from nor what that list holds)
+
+
+def slices_of_a_list_written(x, s):
+    a = [x[0] * s, x[1], x[2] * x[0], s]
+    b = a[1:3]
+    b[0] = b[0] * 3.0 + s
+    c = a[::-1]
+    c[1] += x[1]
+    return a[1] * b[0] + b[1] + sum(c) * a[2]
+
+
+def slices_of_a_list_of_arrays_written(x, s):
+    a = [x * s, x * 2.0]
+    b = a[:]
+    b[1] = b[1] * 3.0
+    return np.sum(a[1]) + np.sum(b[1] * b[0])
