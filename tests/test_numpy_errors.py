@@ -83,6 +83,26 @@ def test_a_call_no_rule_takes_says_why(f, x, marker, message, mode):
     assert err.filename == bad.__file__ and err.lineno == line_of(f, marker)
 
 
+def test_a_scipy_function_without_a_rule_is_refused_at_the_users_line():
+    # (SciPy's own source, argument checks and writes through views, is not put in
+    # place of the call: the refusal names the call, not a line inside SciPy)
+    linalg = pytest.importorskip("scipy.linalg")
+
+    def exponential(a):
+        return np.sum(linalg.expm(a))  # marker: scipy
+
+    def of_a_constant(x):
+        return np.sum(linalg.expm(np.eye(2)) @ x)
+
+    with pytest.raises(s2sad.NoRuleError) as info:
+        s2sad.grad(exponential)(np.eye(2) * 0.3)
+    err = info.value
+    assert "`linalg.expm` (a SciPy function" in err.message, err.message
+    assert err.filename == __file__ and err.lineno == line_of(exponential, "scipy")
+    x = np.array([0.5, -1.0])
+    assert np.allclose(s2sad.grad(of_a_constant)(x), np.sum(linalg.expm(np.eye(2)), axis=0))
+
+
 def test_arguments_are_untouched_by_a_gradient_with_writes():
     import zoo_numpy
 

@@ -426,7 +426,7 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:
             return op
     if rules.arities(obj) or rules.arities(obj, "forward"):
         return _rule_call(obj, args, list(value.keywords), kind, f"`{text}`")
-    if isinstance(obj, types.FunctionType):
+    if isinstance(obj, types.FunctionType) and not _scipy(obj):
         keywords = {k.arg: k.value for k in value.keywords}
         inputs = args + list(keywords.values())
         return Op("call", inputs, key=obj, diff=(True,) * len(inputs), keywords=keywords,
@@ -434,11 +434,20 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:
     inputs = args + [k.value for k in value.keywords]
     module = getattr(obj, "__module__", "") or ""
     hint = " (a NumPy function s2sad has no rule for yet)" if module.startswith("numpy") else ""
+    if _scipy(obj):
+        hint = " (a SciPy function s2sad has no rule for yet; it differentiates your code, not SciPy's)"
     if module.startswith("scipy.stats") and (hasattr(obj, "logpdf") or hasattr(obj, "logpmf")):
         hint = (" (a SciPy distribution frozen with its parameters: s2sad follows one read "
                 "only by its methods of points, `D(a, b).logpdf(x)` or `dist = D(a, b)` then "
                 "`dist.logpdf(x)`, `.pdf`, `.cdf`, ..., not yet one used otherwise)")
     return Op("unknown", inputs, key=obj, diff=(True,) * len(inputs), text=f"`{text}`{hint}")
+
+
+def _scipy(obj) -> bool:
+    """Is `obj` a function of SciPy written in Python? Its source is SciPy's
+    (argument checks, LAPACK calls, writes through views), not code to differentiate:
+    a call of it without a rule is refused at the user's line, not put in place."""
+    return (getattr(obj, "__module__", "") or "").partition(".")[0] == "scipy"
 
 
 # methods that change their list or array in place, with what to write instead
