@@ -444,9 +444,10 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:
 
 
 def _scipy(obj) -> bool:
-    """Is `obj` a function of SciPy written in Python? Its source is SciPy's
-    (argument checks, LAPACK calls, writes through views), not code to differentiate:
-    a call of it without a rule is refused at the user's line, not put in place."""
+    """Is `obj` SciPy's (a function, a distribution's method)? A Python function of
+    SciPy is SciPy's source (argument checks, LAPACK calls, writes through views), not
+    code to differentiate: a call of it without a rule is refused at the user's line,
+    not put in place."""
     return (getattr(obj, "__module__", "") or "").partition(".")[0] == "scipy"
 
 
