@@ -177,7 +177,7 @@ def refused_map_of_a_computed_function(xs):
     return sum(map([math.sin][0], xs))
 
 
-def refused_map_of_a_long_local_function(xs):
+def map_of_a_long_local_function(xs):
     def g(v):
         u = v * 2.0
         return u * u
@@ -209,11 +209,13 @@ def _scaled(a, b, c):
     return a * b + c
 
 
-def test_a_long_local_function_mapped_is_refused_at_the_map():
-    f = refused_map_of_a_long_local_function
-    with pytest.raises(s2sad.NotDifferentiableError, match="`map`") as e:
-        s2sad.grad(f)([1.0, 2.0])
-    assert e.value.lineno == f.__code__.co_firstlineno + 4
+def test_a_long_local_function_mapped_and_summed():
+    """``sum(map(g, xs))`` of a local function of several lines: the list of its
+    values built by a loop (`structure_loops.looped_comprehension`), `g` put in place
+    in its body."""
+    f = map_of_a_long_local_function
+    assert s2sad.grad(f)([1.0, 2.0]) == [8.0, 16.0]
+    assert s2sad.jvp(f, ([1.0, 2.0],), ([1.0, 0.5],))[1] == 16.0
 
 
 def test_star_args_of_the_differentiated_function_are_still_refused():

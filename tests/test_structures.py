@@ -449,6 +449,44 @@ def test_pop_from_a_container_the_function_made():
         _scalar_check(f, (0.3, 0.7))
 
 
+def _squared_error(p, x, y):
+    r = p["w"] * x + p["b"] - y
+    return r * r
+
+
+def test_a_comprehension_over_data_passing_the_parameters():
+    """``sum(loss(p, x, y) for x, y in data)``, a list comprehension of it with a
+    filter, and two ``for`` clauses: the function of several lines is put in place in
+    a loop of appends built before the line (`structure_loops.looped_comprehension`);
+    the comprehension's variables do not leak into the function's (`x` below)."""
+    def mean(p, data):
+        return sum(_squared_error(p, x, y) for x, y in data) / len(data)
+
+    def filtered(p, data):
+        errs = [_squared_error(p, x, y) for x, y in data if y > 1.5]
+        return sum(errs) + max(_squared_error(p, x, 2.0) for x, _ in data)
+
+    def shadowed(p, data):
+        x = 10.0
+        s = sum(_squared_error(p, x * k, y) for x, y in data for k in (1.0, 2.0) if k < 3.0)
+        return s + x * p["w"]
+
+    data = [(0.5, 1.0), (1.5, 2.0), (2.0, 2.5)]
+    p = {"w": 0.3, "b": 0.1}
+    for f in (mean, filtered, shadowed):
+        got = s2sad.grad(f)(p, data)
+        assert_tree_close(got, numeric_grad(f, (p, data), 0))
+        value, again = s2sad.value_and_grad(f)(p, data)
+        assert value == f(p, data) and again == got
+    assert s2sad.grad(mean)(p, data) == pytest.approx({"w": -4.1, "b": -8.0 / 3})
+
+    def short_circuit(p, data):  # (any() stops early: not built first)
+        return 1.0 if any(_squared_error(p, x, y) > 1.0 for x, y in data) else p["w"]
+
+    with pytest.raises(S2SADError, match="inside a comprehension"):
+        s2sad.grad(short_circuit)(p, data)
+
+
 def test_pop_refusals_name_the_line():
     def past_the_end(x, y):
         pr = [(x, 0.5), (y, x)]

@@ -562,6 +562,13 @@ class CallRewrites:
     inside the function it records: a mixin reading the rewriter's state (`env`,
     `local_functions`, `inlining`, `lazy`, `pending`)."""
 
+    def puts_lines(self, e: ast.Call) -> bool:
+        """Does the call `e` put its function's lines in place (a container passed to
+        it, and more than one expression it stands for: `substituted`)?"""
+        callee = self.passes_container(e)
+        return callee is not None and not (isinstance(callee, ast.FunctionDef) and
+                                           substituted(callee, e) is not None)
+
     def passes_container(self, e: ast.Call):
         """The user function `e` calls with a container among its arguments (or
         returning one, or defined inside the function: its `ast.FunctionDef`), or

@@ -5,7 +5,9 @@ containers, or ``range(len(p))`` indexing one) is unrolled, its variable bound t
 each item in turn (`LoopRewrites.static_items`). Any other loop stays a loop: the
 containers its body assigns to names get fresh variables each iteration starts from
 and ends in (`carry_into`, `carry_on`, also at a ``break`` and a ``continue``), and
-the constants its body changes are forgotten before it.
+the constants its body changes are forgotten before it. A comprehension over values
+known only at run time that passes a container to a function of several lines is
+written as such a loop of appends (`looped_comprehension`).
 
 `LoopRewrites` is a mixin of `structures._Rewriter`: its methods read and change the
 rewriter's state (`env`, `consts`, `carried`, `pending`). Imports
@@ -92,6 +94,12 @@ class LoopRewrites:
             keys.append(known.value)
             values.append(value)
         return self.made(dict, "dict", keys, values, pre, hint)
+
+    def comprehension(self, e):
+        """A list comprehension or generator expression as `static_comprehension`
+        writes it, or else as `looped_comprehension` does; None for any other."""
+        got = self.static_comprehension(e)
+        return got if got is not None else looped_comprehension(self, e)
 
     def static_comprehension(self, e):
         """A list comprehension or generator expression with one ``for`` over a
@@ -356,6 +364,60 @@ def _slot_uses(env: dict) -> dict:
     for node in env.values():
         visit(node)
     return uses
+
+
+def looped_comprehension(self, e):
+    """A list comprehension, or a generator expression a call consumes whole
+    (`consumed_generators`), whose element or filters pass a container of
+    parameters to a function of several lines (``sum(loss(p, x, y) for x, y in
+    data)``, `data` known only at run time, `puts_lines`; `self` the rewriter): the
+    list of its elements, built before the line by the loops of appends a person
+    writes instead (its variables renamed apart: they do not leak), so the function
+    is put in place in the loop's body as in a ``for`` loop's. None for any other
+    (and where it is evaluated lazily)."""
+    if self.lazy or any(g.is_async for g in e.generators):
+        return None
+    if isinstance(e, ast.GeneratorExp):
+        call = self.consumed.get(id(e))
+        if call is None or self.loc_refs(call.func) not in _CONSUMERS:
+            return None
+    parts = [e.elt] + [c for g in e.generators for c in g.ifs]
+    if not any(isinstance(n, ast.Call) and self.puts_lines(n)
+               for part in parts for n in ast.walk(part)):
+        return None  # (an expression holds what it computes: it stays one)
+    self.fresh += 1
+    renamed = {n.id: f"{n.id}%c{self.fresh}" for g in e.generators
+               for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+    name = self.anonymous()
+    body = [ast.Expr(value=ast.Call(func=ast.Attribute(
+        value=ast.Name(id=name, ctx=ast.Load()), attr="append", ctx=ast.Load()),
+        args=[_renamed(e.elt, renamed)], keywords=[]))]
+    for k, g in reversed(list(enumerate(e.generators))):
+        for cond in reversed(g.ifs):
+            body = [ast.If(test=_renamed(cond, renamed), body=body, orelse=[])]
+        # (the first iterable is evaluated outside, in the function's scope)
+        body = [ast.For(target=_renamed(g.target, renamed),
+                        iter=_renamed(g.iter, renamed) if k else g.iter, body=body,
+                        orelse=[])]
+    lines = [assign(name, ast.List(elts=[], ctx=ast.Load()), e)] + body
+    for node in lines:
+        for n in ast.walk(node):
+            if isinstance(n, (ast.stmt, ast.expr)) and getattr(n, "lineno", None) is None:
+                ast.copy_location(n, e)
+    self.pending.extend(self.block(lines))
+    return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), e)
+
+
+# builtins that consume a generator whole: one passed to them may be built first
+_CONSUMERS = (sum, list, tuple, min, max, sorted)
+
+
+def consumed_generators(tree) -> dict:
+    """{id of a generator expression: the call it is the first argument of} where the
+    call may be one of `_CONSUMERS` (which it is, `looped_comprehension` asks)."""
+    return {id(n.args[0]): n for n in ast.walk(tree) if isinstance(n, ast.Call)
+            and n.args and isinstance(n.args[0], ast.GeneratorExp)
+            and len(n.args) <= 2 and isinstance(n.func, ast.Name)}
 
 
 def _renamed(node, names: dict):

@@ -37,7 +37,7 @@ from ..ir import trees
 from . import pairs, structure_calls
 from .expand import single_displays
 from .structure_calls import CallRewrites
-from .structure_loops import LoopRewrites
+from .structure_loops import LoopRewrites, consumed_generators
 from .structure_values import (DICT_METHODS, Const, Node, Rewritten, assign, called,
                                copy_env, leaf_names, node_of)
 
@@ -81,7 +81,7 @@ def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None,
     args.kw_defaults = [kw_defaults.get(a.arg) for a in args.kwonlyargs]
     r = _Rewriter(loc, env, lookup)
     r.displays = single_displays(tree)
-    r.tuple_lists = pairs.tuple_lists(tree)
+    r.tuple_lists, r.consumed = pairs.tuple_lists(tree), consumed_generators(tree)
     r.parse = parse
     r.leaves_out = leaves_out
     r.caller_locals = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(
@@ -405,7 +405,7 @@ class _Rewriter(LoopRewrites, CallRewrites):
                                  f"Call it: [{e.id}(v) for v in xs] rather than "
                                  f"map({e.id}, xs).")
         if isinstance(e, (ast.ListComp, ast.GeneratorExp)):
-            unrolled = self.static_comprehension(e)  # (over a container: a display)
+            unrolled = self.comprehension(e)  # (over a container: a display; a loop)
             if unrolled is not None:
                 return unrolled
         if isinstance(e, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
