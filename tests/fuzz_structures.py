@@ -137,10 +137,15 @@ def structured_program(draw):
         if style == "helper" and any(numeric(c) for _, c in got):
             name = f"h{next(counter)}"
             acc, _ = next((a, c) for a, c in got if numeric(c))
-            if draw(st.booleans()):
+            how = draw(st.sampled_from(["scaled", "dict", "over data"]))
+            if how == "scaled":
                 helpers.append(f"def {name}(n, scale=1.0):\n    return {term(f'n{acc}')} * "
                                "scale\n")
                 lines.append(f"    total = total + {name}({expr}, 2.0)")
+            elif how == "over data":  # (called in a generator over the data: a loop)
+                helpers.append(f"def {name}(n, xi):\n    v = {term(f'n{acc}')}\n"
+                               f"    return v * np.sum(np.tanh(xi))\n")
+                lines.append(f"    total = total + sum({name}({expr}, xi) for xi in x)")
             else:  # (a helper returning a dict it builds)
                 helpers.append(f"def {name}(n):\n    out = {{'s': {term(f'n{acc}')}}}\n"
                                f"    out['t'] = out['s'] * 0.5\n    return out\n")
