@@ -25,7 +25,8 @@ from zoo_second_order import (array_float_exponent, bilinear, branch_call_saving
                               dot_times, indexed_list, integer_exponent_saved_on_a_tape,
                               linear_in_one, loop_call_without_varied_input,
                               loop_recursive_call_without_varied_input, matrix_times,
-                              recursive_element, rosenbrock, summed_product, summed_twice)
+                              recursive_element, rosenbrock, slice_skipped_by_continue,
+                              summed_product, summed_twice)
 
 CASES = [(f, args, wrt) for f, args, wrt in zoo.ZOO + zoo_loops.ZOO + zoo_numpy.ZOO]
 IDS = [f"{f.__module__}.{f.__name__}-{k}" for k, (f, _, _) in enumerate(CASES)]
@@ -241,10 +242,14 @@ def test_the_hessian_with_an_empty_argument():
 
 
 @pytest.mark.parametrize("f,args", [(carried_element, (np.array([0.5, 0.3]),)),
-                                    (recursive_element, (np.array([0.7, -0.4, 0.2]), 2))])
+                                    (recursive_element, (np.array([0.7, -0.4, 0.2]), 2)),
+                                    (slice_skipped_by_continue, (np.array([0.1, 0.2, -0.3]),))])
 def test_hessian_of_code_reading_an_element_of_a_carried_array(f, args):
     """The gradient pops the carried array from its tape and reads an element: its
-    tape of arrays used to lose its element kind, and the Hessian was refused."""
+    tape of arrays used to lose its element kind, and the Hessian was refused. Where
+    an iteration left by `continue` pushed None for the array it did not compute, the
+    array's adjoint (``np.zeros_like`` of the popped array, written by slice) lost its
+    derivative and the Hessian was zeros."""
     x = args[0]
     H = s2sad.hessian(f)(*args)
     g = s2sad.grad(f)

@@ -490,3 +490,40 @@ def test_a_new_object_made_in_each_turn_of_a_loop_stays_one_per_turn():
     eps = 1e-6
     assert g == pytest.approx((appended(0.6 + eps, 0.4) - appended(0.6 - eps, 0.4)) / (2 * eps),
                               rel=1e-6)
+
+
+def test_a_write_into_an_array_of_unknown_kind_is_followed_or_refused():
+    """An array made by ``np.zeros_like`` of a value of unknown kind (popped from a
+    list of values of several kinds) is still an array: the names `dup` gives it are
+    one object, so what a slice write puts in reaches its later reads, or the write is
+    refused where its dtype decides whether a derivative passes (an int array
+    truncates); the gradient was silently zeros."""
+    def zeros_of_a_popped_value(x):
+        stack = [np.concatenate([x * 2.0, x[1:2]]), None]
+        stack.pop()
+        t = stack.pop()
+        t_bar = np.zeros_like(t)
+        t_bar[1:] = t_bar[1:] + x * 2.0
+        return np.sum(t_bar * t_bar)
+
+    def zeros_of_an_array(x):
+        stack = [np.concatenate([x * 2.0, x[1:2]])]
+        t = np.asarray(stack.pop(), dtype=float)
+        t_bar = np.zeros_like(t)
+        t_bar[1:] = t_bar[1:] + x * 2.0
+        return np.sum(t_bar * t_bar)
+
+    def into_the_popped_value(x):
+        stack = [np.concatenate([x * 2.0, x[1:2]]), None]
+        stack.pop()
+        t = stack.pop()
+        t[1:] = t[1:] + x * 2.0
+        return np.sum(t * t)
+
+    x = np.array([0.1, 0.2, -0.3])
+    with pytest.raises(s2sad.S2SADError, match="dtype of `t_bar`"):
+        s2sad.grad(zeros_of_a_popped_value)(x)
+    with pytest.raises(s2sad.S2SADError, match="`t` is an element of `stack`"):
+        s2sad.grad(into_the_popped_value)(x)
+    assert s2sad.grad(zeros_of_an_array)(x) == pytest.approx(
+        numeric(zeros_of_an_array, (x,), 0), rel=1e-6)

@@ -68,6 +68,20 @@ def recursive_element(x, depth):
     return recursive_element(x * 0.5, depth - 1) * x[0]
 
 
+W = np.array([[1.2, 0.0, 1.2], [0.0, 0.3, -1.0], [0.4, 0.0, -0.5]])
+
+
+def slice_skipped_by_continue(x):
+    # (the gradient's tape holds None for the arrays an iteration left by `continue`
+    # did not compute; the array sliced is popped from it)
+    v = x + x
+    for i in range(2):
+        if np.sum(x) > 5.0:
+            continue
+        v = np.concatenate([W @ x, x[1:2]])[1:]
+    return np.sum(v * v)
+
+
 # ---------------------------------- calls whose inputs vary on one path only
 
 

@@ -223,6 +223,9 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         self.defined = defined
         self.versions = None  # (`restored_kind`'s index, made where it is first asked)
         self.placeholders = set()  # names given a `PLACEHOLDER` (their kind: None's)
+        self.nones = {t for st in ir.walk(self.fn.body) if isinstance(st, ir.Assign)
+                      and isinstance(st.value, ast.Constant) and st.value.value is None
+                      for t in st.targets}  # (names given None somewhere)
         self.forward(self.fn.body)
         if r.written:
             reverted = self.written_joins()
@@ -280,11 +283,13 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
             for n in self.defined:
                 b, _, v = n.rpartition("%")
                 self.versions.setdefault(b if v.isdigit() else n, []).append(n)
-        # (the forward sweep's values of that name, any of which the tape may hold)
+        # (the forward sweep's values of that name, any of which the tape may hold;
+        # not the None a path that did not compute it pushes in its place, which the
+        # reverse sweep of that path does not read: `tapes.fill_tapes`)
         kind = None
         for n in self.versions.get(base, ()):
             k = self.result.kinds.get(n)
-            if n != s.targets[0] and k is not None:
+            if n != s.targets[0] and k is not None and n not in self.nones:
                 kind = k if kind is None else merged(kind, k)
         return kind if kind not in (None, UNKNOWN, PENDING) else None
 

@@ -705,10 +705,8 @@ def constant_kind(call: ast.Call, obj, kind, refs=None):
         if isinstance(x, ArrayKind):
             return ArrayKind(x.ndim, given or x.dtype)
         rank = array_rank(x)  # (of a number, a 0-d array; of a list, its rank)
-        if rank is not None:
-            return ArrayKind(rank, "f" if dtype is None and x == SCALAR or isinstance(
-                x, (ListKind, tuple)) and dtype is None and all_floats(x) else "?")
-        return UNKNOWN
+        return ArrayKind(rank, "f" if dtype is None and x == SCALAR or isinstance(
+            x, (ListKind, tuple)) and dtype is None and all_floats(x) else "?")
     if obj in (np.arange, np.linspace):
         floats = obj is np.linspace or any(
             isinstance(a, ast.Constant) and isinstance(a.value, float) or kind(a) == SCALAR
