@@ -313,6 +313,41 @@ def test_local_names_given_functions():
                                   rel=1e-4, abs=1e-7), f.__name__
 
 
+def _square(t):
+    return t * t
+
+
+def _apply_twice(f, x):
+    return f(f(x))
+
+
+def _integrate(f, y, dt, steps=3):
+    for _ in range(steps):  # (explicit Euler of y' = f(y))
+        y = y + dt * f(y)
+    return y
+
+
+def test_a_function_passed_from_one_function_to_another():
+    """A module function, a builtin or a ufunc handed to another function of the
+    user's (``integrate(f, y, dt)``), by position or keyword: the callee is put in
+    place with the function where its parameter is called."""
+    def twice(x):
+        return _apply_twice(_square, x) + _apply_twice(math.sin, x)
+
+    def integrated(x):
+        return np.sum(_integrate(np.tanh, x, 0.1) * _integrate(f=_square, y=x, dt=0.05))
+
+    for f, x in [(twice, 0.3), (integrated, np.array([0.3, -0.2]))]:
+        g = s2sad.grad(f)(x)
+        assert np.allclose(g, tree_numeric_grad(f, (x,), 0), rtol=1e-6), f.__name__
+    assert s2sad.grad(twice)(0.3) == pytest.approx(4 * 0.3 ** 3 + math.cos(math.sin(0.3))
+                                                   * math.cos(0.3))
+    assert s2sad.jvp(twice, (0.3,), (1.0,))[1] == pytest.approx(s2sad.grad(twice)(0.3))
+    assert s2sad.hessian(twice)(0.3) == pytest.approx(
+        12 * 0.09 - math.sin(math.sin(0.3)) * math.cos(0.3) ** 2
+        - math.cos(math.sin(0.3)) * math.sin(0.3))
+
+
 def test_a_function_chosen_by_a_value_that_changes_is_refused():
     def changed(x, smooth=True):
         act = np.tanh if smooth else np.sin

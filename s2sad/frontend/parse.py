@@ -569,10 +569,10 @@ _RETURNED_LISTS: dict = {}  # code object -> `_returned_lists` of its function
 
 
 def _called_functions(nodes, globals_, cells, builtins_) -> list:
-    """The functions of the user's (and namedtuple and dataclass classes) that the tree
-    of `nodes` (its `ast.walk`) calls by a free name, with whether each builds a dict
-    of computed values or a record (`structure_calls.returns_containers`)."""
-    out = []
+    """The user's functions (and namedtuple and dataclass classes) the tree of `nodes`
+    calls by a free name, each with whether it builds a dict of computed values or a
+    record (`structure_calls.returns_containers`) or is handed a function (``g(f, x)``)."""
+    out, handed = [], []
     for node in nodes:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             value = lookup(node.func.id, globals_, cells, builtins_)
@@ -586,10 +586,10 @@ def _called_functions(nodes, globals_, cells, builtins_) -> list:
         if ir_trees.is_record_type(value) or isinstance(value, types.FunctionType) and not \
                 hasattr(value, "__s2sad__") and not structure_calls.library_code(value):
             out.append(value)
-    return [structure_calls.returns_containers(f, lambda fn: parse(fn, containers=False))
-            for f in out]
-
-
+            handed.append(any(structure_calls.names_function(a, lambda n: lookup(
+                n, globals_, cells, builtins_)) for a in node.args + node.keywords))
+    return [h or structure_calls.returns_containers(f, lambda fn: parse(fn, containers=False))
+            for f, h in zip(out, handed)]
 
 
 def _indent(text: str) -> int:

@@ -201,24 +201,25 @@ def _functions_passed(rw, bound, body):
 def _names_function(rw, e) -> bool:
     """Does `e` (a name or a chain of attributes) name a function: one of the
     caller's local functions, or a function, builtin or ufunc it resolves to?"""
-    if isinstance(e, ast.Name):
-        if e.id in rw.local_functions:
-            return True
-        if e.id in rw.caller_locals or e.id in rw.env:
-            return False
-        value = rw.lookup(e.id)
-    elif isinstance(e, ast.Attribute):
-        chain = []
-        while isinstance(e, ast.Attribute):
-            chain.append(e.attr)
-            e = e.value
-        if not isinstance(e, ast.Name) or e.id in rw.caller_locals or e.id in rw.env:
-            return False
-        value = rw.lookup(e.id)
-        for attr in reversed(chain):
-            value = getattr(value, attr, None)
-    else:
+    if isinstance(e, ast.Name) and e.id in rw.local_functions:
+        return True
+    return names_function(e, rw.lookup, lambda n: n in rw.caller_locals or n in rw.env)
+
+
+def names_function(e, lookup, local=lambda n: False) -> bool:
+    """Does `e`, a name or a chain of attributes whose first name is not `local` (or
+    a keyword argument's value), name a function, builtin or ufunc (``sq``,
+    ``math.sin``) ``lookup(name)`` resolves it to?"""
+    e = e.value if isinstance(e, ast.keyword) else e
+    chain = []
+    while isinstance(e, ast.Attribute):
+        chain.append(e.attr)
+        e = e.value
+    if not isinstance(e, ast.Name) or local(e.id):
         return False
+    value = lookup(e.id)
+    for attr in reversed(chain):
+        value = getattr(value, attr, None)
     return callable(value) and not isinstance(value, type) and (
         isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or
         type(value).__name__ == "ufunc")
