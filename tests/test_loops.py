@@ -509,3 +509,43 @@ def test_a_list_made_again_in_each_turn_keeps_its_element_kind():
     eps = 1e-6
     assert s2sad.grad(popped)(0.3, 0.2) == pytest.approx(
         (popped(0.3 + eps, 0.2) - popped(0.3 - eps, 0.2)) / (2 * eps), rel=1e-6)
+
+
+def test_loops_over_sets_and_dicts():
+    """A ``for`` loop reads its items by index (`anf`): a set or a dict the code
+    builds (a display, ``set(...)``, ``.items()``) is read as the list of its items
+    (`desugar`); one of unknown origin (an argument, a name given a display) is
+    refused at the loop. An argument dict with int keys was read by position, a
+    silently wrong gradient; a set raised a TypeError in the derivative."""
+    def over_a_set(x):
+        acc = 0.0
+        for v in {1.0, 2.0, 4.0}:
+            acc = acc + v * x * x
+        return acc
+
+    def over_items(x):
+        acc = 0.0
+        for k, v in {"a": 1.0, "b": 3.0}.items():
+            acc = acc + v * math.sin(x) * len(k)
+        return acc
+
+    def extreme_of_a_set(x, y):
+        h = lambda t: t * 2.0  # noqa: E731  (a local function: `structures` runs)
+        v = max({t * 0.5 for t in range(3)})
+        return h(x) * y + v * x
+
+    for f, args in [(over_a_set, (0.3,)), (over_items, (0.3,))]:
+        assert s2sad.grad(f)(*args) == pytest.approx(numeric_grad(f, args, 0), rel=1e-6)
+    assert s2sad.grad(extreme_of_a_set, wrt=(0, 1))(0.3, 0.7) == pytest.approx((2.4, 0.6))
+
+    def over_an_argument(x, d):
+        acc = 0.0
+        for k in d:
+            acc = acc + (k + 1) * x
+        return acc
+
+    with pytest.raises(s2sad.S2SADError, match="reading its items by index") as info:
+        s2sad.grad(over_an_argument)(0.3, {0: 0, 1: 0})
+    assert "for k in d" in str(info.value)
+    with pytest.raises(s2sad.S2SADError, match="reading its items by index"):
+        s2sad.grad(over_an_argument)(0.3, {2.0, 5.0})

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..errors import NotDifferentiableError
-from ..ir.kinds import (INT, OTHER, PENDING, PLACEHOLDER, SCALAR, UNKNOWN, ArrayKind,
+from ..ir.kinds import (INT, ITERATED, OTHER, PENDING, PLACEHOLDER, SCALAR, UNKNOWN, ArrayKind,
                         ListKind, differentiable, kind_of, merged)
 from ..primitives.facts import makes_new_object, makes_view
 from ..primitives.shape_rules import broadcast
@@ -223,6 +223,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         self.defined = defined
         self.versions = None  # (`restored_kind`'s index, made where it is first asked)
         self.placeholders = set()  # names given a `PLACEHOLDER` (their kind: None's)
+        self.displays = set()  # names of a dict or a set display (and their copies)
         self.nones = {t for st in ir.walk(self.fn.body) if isinstance(st, ir.Assign)
                       and isinstance(st.value, ast.Constant) and st.value.value is None
                       for t in st.targets}  # (names given None somewhere)
@@ -321,6 +322,18 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 kinds = self.out_kinds(s, op)
                 if getattr(s.value, PLACEHOLDER, False):
                     self.placeholders.update(s.targets)  # (a None, never read)
+                if op.kind == "inactive":  # (a dict or a set display, an f-string)
+                    self.displays.update(s.targets)
+                seq = s.value.value if getattr(s.value, ITERATED, False) else None
+                if seq is not None and (self.atom_kind(seq) == OTHER or seq.id in self.displays):
+                    raise self.error(
+                        NotDifferentiableError, s, op,
+                        f"s2sad runs a `for` loop by reading its items by index, right for "
+                        f"lists, tuples and arrays; `{seq.id.split('%')[0] or 'it'}` is "
+                        "something else here (a dict, a set, a string, an iterator), whose "
+                        "items it would not read",
+                        "Loop over a list of them: `for k in list(d)`, "
+                        "`for k, v in list(d.items())`.")
                 if any(self.atom_kind(x) == PENDING for x in op.inputs) or \
                         getattr(s.value, PLACEHOLDER, False):
                     kinds = [PENDING] * len(kinds)  # (of a result not known yet)
@@ -396,6 +409,8 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                     r.kinds[t] = r.kinds.get(s.source, UNKNOWN)
                     if s.source in self.any_rank:
                         self.any_rank.add(t)
+                    if s.source in self.displays:
+                        self.displays.add(t)
                     if s.source in self.typed:
                         self.typed.add(t)
                     if s.source in self.static:

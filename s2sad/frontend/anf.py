@@ -57,7 +57,7 @@ import ast
 import builtins
 
 from .. import ir
-from ..ir.kinds import PLACEHOLDER
+from ..ir.kinds import ITERATED, PLACEHOLDER
 from ..checkpoint import SCHEDULES, checkpointed
 from ..errors import CheckpointError, UnsupportedSyntaxError
 from .blocks import close_open_paths, coalesce_copies, rename_block
@@ -145,7 +145,7 @@ class _Lowerer(KeptLowering):
             self.unborn[version].unborn = True
         coalesce_copies(self.out)
         refs = dict(self.parsed.refs)
-        for name in ("len", "range", "min"):  # builtins the lowering of loops calls
+        for name in ("len", "range", "min", "list"):  # builtins the loops' lowering calls
             refs.setdefault(name, getattr(builtins, name))
         return ir.Function(self.tree.name, params, self.out, refs, self.parsed.info)
 
@@ -425,6 +425,7 @@ class _Lowerer(KeptLowering):
 
     def bind_element(self, target, seq, index):
         item = ast.Subscript(value=seq, slice=ir.name(index), ctx=ast.Load())
+        setattr(item, ITERATED, True)  # (`ir.kinds.ITERATED`)
         if isinstance(target, ast.Name):
             self.assign_var(target.id, item)
         else:
@@ -792,6 +793,7 @@ def _call(func_name, args) -> ast.Call:
 
 def _range_of(n) -> ast.Call:
     return _call("range", [n])
+
 
 
 def _plain_default(node):

@@ -68,6 +68,9 @@ def desugar(parsed: Parsed) -> ast.FunctionDef:
             "Set a flag and `break` out of the inner loop, then `return` from the outer "
             "loop (or after it).")
     body = expand(body, parsed, Located(parsed.info, 0))
+    for node in ir.ast_nodes(ast.Module(body=body, type_ignores=[])):
+        if isinstance(node, ast.For):
+            node.iter = _as_sequence(node.iter, parsed)
     out = copy.copy(tree)
     out.body = _single_exit(_rewrite_loop_returns(body, 0, _returning_loops(body) > 1), tree)
     return out
@@ -225,3 +228,17 @@ def _rewrite_loop_returns(stmts, depth, init=False):
         out.append(s)
     return out
 
+
+def _as_sequence(node, parsed):
+    """`node`, a ``for`` loop's iterable, as what `anf` reads its items from by index:
+    a set or a dict (a display, ``set(...)``, ``frozenset(...)``, ``dict(...)``,
+    ``d.keys()``, ``.values()``, ``.items()``) as the list of its items, in its order
+    (``list(node)``); anything else as it is."""
+    func = node.func if isinstance(node, ast.Call) else None
+    if isinstance(node, (ast.Set, ast.Dict)) or isinstance(func, ast.Name) and \
+            func.id not in parsed.locals and parsed.refs.get(func.id) in (set, frozenset, dict) \
+            or isinstance(func, ast.Attribute) and not node.args and not node.keywords \
+            and func.attr in ("keys", "values", "items"):
+        return ast.copy_location(ast.Call(func=ast.Name(id="list", ctx=ast.Load()),
+                                          args=[node], keywords=[]), node)
+    return node

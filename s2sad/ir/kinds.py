@@ -34,6 +34,10 @@ PENDING = "pending"
 # value and is never read (a min's accumulator before the first item, `expand`):
 # its kind is `PENDING`, so the variable's kind is that of its real values
 PLACEHOLDER = "s2sad_placeholder"
+# the attribute marking the read of a `for` loop's item by its index (``seq[i]``, the
+# loop's lowering): right of a list, a tuple, an array or a string, not of a dict or a
+# set, which activity refuses (see `OTHER`)
+ITERATED = "s2sad_iterated"
 
 
 @dataclass(frozen=True)
