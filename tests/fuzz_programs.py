@@ -198,7 +198,8 @@ def smooth(f, args, h=1e-5):
 UNARY = ["math.sin({0})", "math.cos({0})", "math.tanh({0})", "math.atan({0})",
          "math.sqrt(1.0 + {0} * {0})", "math.log(1.0 + {0} * {0})", "math.exp(math.tanh({0}))",
          "-{0}", "abs({0})", "{0} ** 2", "g1({0}, 0.5)", "g3({0})", "rec({0}, 2)",
-         "{0} ** 0", "{0} ** 1", "{0} ** 3"]
+         "{0} ** 0", "{0} ** 1", "{0} ** 3", "gapply(math.sin, {0})", "gapply(g3, {0}, 1)",
+         "gapply(fn=math.tanh, a={0})"]
 BINARY = ["{0} + {1}", "{0} - {1}", "{0} * {1}", "{0} / (1.0 + {1} * {1})", "min({0}, {1})",
           "max({0}, {1})", "g1({0}, {1})", "g2({0}, {1})", "g3({0}, b={1})",
           "math.atan2({0}, 1.5 + math.tanh({1}))", "0.5 * {0} if {1} > 0.2 else {1}"]
@@ -265,6 +266,12 @@ def grl(a, n):
     if n <= 0:
         return [a]
     return [a * a] + grl(0.5 * a, n - 1)
+
+
+def gapply(fn, a, steps=2):
+    for _ in range(steps):
+        a = a + 0.25 * fn(a)
+    return a
 
 
 SMOOTH = True
@@ -976,6 +983,9 @@ ODDITIES = [
     ("stmt", "v = min(x, y, x * y, default=0.0)"),
     ("stmt", "v = sum({t: t * x for t in range(2)}.values())"),
     ("stmt", "v = max({t * x for t in range(3)})"),
+    ("stmt", "v = x\nfor w in {0.5, 2.0, 0.5}:\n    v = v + w * y"),
+    ("stmt", "v = x\nfor k, w in {'a': 0.5, 'bc': 2.0}.items():\n    v = v * w + len(k) * y"),
+    ("stmt", "d = {0: 0, 1: 0}\nv = x\nfor k in d:\n    v = v + (k + 1) * y"),
     ("stmt", "v = sum(x * t for t in range(2) for t in range(t + 1))"),
     ("stmt", "v = [x for x in [y]][0] + x"),
     ("stmt", "v = sum(x for _ in range(2)) if y > 0 else min(y for _ in [])"),

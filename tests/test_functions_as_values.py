@@ -337,7 +337,11 @@ def test_a_function_passed_from_one_function_to_another():
     def integrated(x):
         return np.sum(_integrate(np.tanh, x, 0.1) * _integrate(f=_square, y=x, dt=0.05))
 
-    for f, x in [(twice, 0.3), (integrated, np.array([0.3, -0.2]))]:
+    def chosen(x):  # (in a conditional expression: an `if` before the line)
+        return x * 0.5 if _apply_twice(math.sin, x) > 0.2 else _integrate(np.tanh, x, 0.1)
+
+    for f, x in [(twice, 0.3), (integrated, np.array([0.3, -0.2])), (chosen, 0.3),
+                 (chosen, 0.1)]:
         g = s2sad.grad(f)(x)
         assert np.allclose(g, tree_numeric_grad(f, (x,), 0), rtol=1e-6), f.__name__
     assert s2sad.grad(twice)(0.3) == pytest.approx(4 * 0.3 ** 3 + math.cos(math.sin(0.3))

@@ -206,6 +206,18 @@ def _names_function(rw, e) -> bool:
     return names_function(e, rw.lookup, lambda n: n in rw.caller_locals or n in rw.env)
 
 
+def branched(rw, e: ast.IfExp) -> ast.Name:
+    """``a if test else b`` whose branches put a function's lines in place
+    (`CallRewrites.puts_lines_in`), as the ``if`` statement before the line that a
+    person writes instead (each branch's lines run on its path only, the test
+    once): the name it assigns."""
+    name = rw.anonymous()
+    branch = ast.If(test=e.test, body=[assign(name, e.body, e)],
+                    orelse=[assign(name, e.orelse, e)])
+    rw.pending.extend(rw.block([ast.copy_location(branch, e)]))
+    return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), e)
+
+
 def names_function(e, lookup, local=lambda n: False) -> bool:
     """Does `e`, a name or a chain of attributes whose first name is not `local` (or
     a keyword argument's value), name a function, builtin or ufunc (``sq``,
@@ -562,6 +574,10 @@ class CallRewrites:
     """The calls `structures._Rewriter` puts in place, and the functions defined
     inside the function it records: a mixin reading the rewriter's state (`env`,
     `local_functions`, `inlining`, `lazy`, `pending`)."""
+
+    def puts_lines_in(self, e) -> bool:
+        """Does a call in the expression `e` put lines in place (`puts_lines`)?"""
+        return any(isinstance(n, ast.Call) and self.puts_lines(n) for n in ast.walk(e))
 
     def puts_lines(self, e: ast.Call) -> bool:
         """Does the call `e` put its function's lines in place (a container passed to

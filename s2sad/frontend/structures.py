@@ -418,6 +418,8 @@ class _Rewriter(LoopRewrites, CallRewrites):
         if isinstance(e, ast.IfExp) and self.static(e.test) is not None:
             # (decided here: ``opts["k"] if "k" in opts else 0.0``)
             return self.expr(e.body if self.static(e.test).value else e.orelse)
+        if isinstance(e, ast.IfExp) and not self.lazy and self.puts_lines_in(e):
+            return structure_calls.branched(self, e)  # (an `if` statement before the line)
         if isinstance(e, (ast.IfExp, ast.BoolOp)):
             self.lazy += 1
             try:
