@@ -408,3 +408,27 @@ def test_every_entry_point_refuses_what_has_no_derivative_alike(value):
     # held fixed, it is no one's business
     assert s2sad.jvp(_times_an_option, (1.0, value), (1.0, None)) == (2.0, 2.0)
     assert s2sad.jacobian(_times_an_option)(1.0, value) == 2.0
+
+
+def test_a_standard_library_function_runs_as_written_or_is_refused_at_the_call():
+    """A Python function of the standard library (``copy.deepcopy``,
+    ``statistics.fmean``) is not code to differentiate: on values without a
+    derivative it runs as written, and where a derivative would pass through it the
+    refusal names the user's line (it named a line of copy.py or statistics.py)."""
+    import copy
+    import statistics
+
+    def settings(x):
+        cfg = copy.deepcopy({"a": 2.0})
+        return float(np.sum(x * cfg["a"])) * statistics.fmean([1.0, 2.0])
+
+    def through(x):
+        return statistics.fmean([x[0], x[1]])
+
+    x = np.array([0.1, 0.2, -0.3])
+    assert np.allclose(s2sad.grad(settings)(x), 3.0)
+    with pytest.raises(s2sad.S2SADError, match="no derivative rule for `statistics.fmean`") \
+            as info:
+        s2sad.grad(through)(x)
+    assert info.value.filename == __file__ and "statistics.fmean([x[0], x[1]])" in str(info.value)
+

@@ -41,7 +41,9 @@ from __future__ import annotations
 import ast
 import logging
 import math
+import os
 import random
+import sysconfig
 import types
 import warnings
 from dataclasses import dataclass, field
@@ -426,7 +428,7 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:
             return op
     if rules.arities(obj) or rules.arities(obj, "forward"):
         return _rule_call(obj, args, list(value.keywords), kind, f"`{text}`")
-    if isinstance(obj, types.FunctionType) and not _scipy(obj):
+    if isinstance(obj, types.FunctionType) and not _scipy(obj) and not _standard_library(obj):
         keywords = {k.arg: k.value for k in value.keywords}
         inputs = args + list(keywords.values())
         return Op("call", inputs, key=obj, diff=(True,) * len(inputs), keywords=keywords,
@@ -441,6 +443,20 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:
                 "only by its methods of points, `D(a, b).logpdf(x)` or `dist = D(a, b)` then "
                 "`dist.logpdf(x)`, `.pdf`, `.cdf`, ..., not yet one used otherwise)")
     return Op("unknown", inputs, key=obj, diff=(True,) * len(inputs), text=f"`{text}`{hint}")
+
+
+def _standard_library(obj) -> bool:
+    """Is `obj` a Python function of the standard library (``copy.deepcopy``,
+    ``statistics.mean``)? Its source is the library's, not code to differentiate: a
+    call of it without a rule runs as written, and is refused at the user's line where
+    a derivative would have to pass through it."""
+    path = os.path.abspath(obj.__code__.co_filename)
+    return path.startswith(_STANDARD_LIBRARY) and not any(
+        part in path for part in ("site-packages", "dist-packages"))
+
+
+_STANDARD_LIBRARY = tuple(os.path.join(os.path.abspath(sysconfig.get_paths()[k]), "")
+                          for k in ("stdlib", "platstdlib"))
 
 
 def _scipy(obj) -> bool:
