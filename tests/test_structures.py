@@ -487,6 +487,25 @@ def test_a_comprehension_over_data_passing_the_parameters():
         s2sad.grad(short_circuit)(p, data)
 
 
+def test_a_container_made_in_a_loop_changes_in_that_iteration():
+    """A container a `while` loop's iteration builds may be popped and appended to in
+    that iteration (its structure does not cross iterations); one made before the loop
+    may not (`no_change_in_loop`, refused below)."""
+    def made_in_the_loop(x, y):
+        acc = x
+        n = 0
+        while n < 3 and acc < 5.0:
+            n += 1
+            pr = [(0.5, x), (x, y)]
+            a, b = pr.pop()
+            acc = acc + a * b + 0.5 * _pair_sum(pr, 0.5)
+            pr.append((acc, y))
+            acc = acc + _pair_sum(pr, 0.3)
+        return acc
+
+    _scalar_check(made_in_the_loop, (0.3, 0.7))
+
+
 def test_pop_refusals_name_the_line():
     def past_the_end(x, y):
         pr = [(x, 0.5), (y, x)]

@@ -206,15 +206,27 @@ def _names_function(rw, e) -> bool:
     return names_function(e, rw.lookup, lambda n: n in rw.caller_locals or n in rw.env)
 
 
-def branched(rw, e: ast.IfExp) -> ast.Name:
-    """``a if test else b`` whose branches put a function's lines in place
-    (`CallRewrites.puts_lines_in`), as the ``if`` statement before the line that a
-    person writes instead (each branch's lines run on its path only, the test
-    once): the name it assigns."""
+def branched(rw, e) -> ast.Name:
+    """``a if test else b``, or ``a and b`` / ``a or b``, whose parts put a
+    function's lines in place (`CallRewrites.puts_lines_in`), as the ``if``
+    statements before the line that a person writes instead (each part's lines run
+    where Python evaluates it, the test once): the name they assign."""
     name = rw.anonymous()
-    branch = ast.If(test=e.test, body=[assign(name, e.body, e)],
-                    orelse=[assign(name, e.orelse, e)])
-    rw.pending.extend(rw.block([ast.copy_location(branch, e)]))
+    if isinstance(e, ast.IfExp):
+        lines = [ast.If(test=e.test, body=[assign(name, e.body, e)],
+                        orelse=[assign(name, e.orelse, e)])]
+    else:  # (the first value, then each next where the last does not decide it)
+        lines = [assign(name, e.values[0], e)]
+        for value in e.values[1:]:
+            test = ast.Name(id=name, ctx=ast.Load())
+            if isinstance(e.op, ast.Or):
+                test = ast.UnaryOp(op=ast.Not(), operand=test)
+            lines.append(ast.If(test=test, body=[assign(name, value, e)], orelse=[]))
+    for line in lines:
+        for n in ast.walk(line):
+            if isinstance(n, (ast.stmt, ast.expr)) and getattr(n, "lineno", None) is None:
+                ast.copy_location(n, e)
+    rw.pending.extend(rw.block(lines))
     return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), e)
 
 

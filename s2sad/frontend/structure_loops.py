@@ -159,13 +159,21 @@ class LoopRewrites:
             for n in ast.walk(s.target):
                 if isinstance(n, ast.Name):
                     self.forget_quietly(n.id, s)
+        if isinstance(s, ast.While) and not s.orelse and self.puts_lines_in(s.test):
+            # (its lines run before each test: ``while True:``, the test first in the
+            # body, ``if not test: break``, as a person writes it)
+            stop = ast.If(test=ast.UnaryOp(op=ast.Not(), operand=s.test),
+                          body=[ast.Break()], orelse=[])
+            s.test, s.body = ast.Constant(value=True), [stop] + s.body
+            for n in ast.walk(stop):
+                ast.copy_location(n, s)
         pre, carried = self.carry_into(s)
         if isinstance(s, ast.While):
             before = len(self.pending)
             s.test = self.expr(s.test)
             if len(self.pending) != before:
                 raise self.refuse(s, "s2sad cannot pass a container of parameters to a "
-                                     "function in a `while` condition",
+                                     "function in the condition of a `while ... else`",
                                   hint="Compute the condition at the end of the body.")
         self.loop_depth += 1
         self.carried.append(carried)

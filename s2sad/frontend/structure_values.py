@@ -23,14 +23,17 @@ class Node:
     """A container whose structure is known where the function is transformed: its
     type, how its items are reached (`form`, as `Spec.form`), their `keys`, and its
     `children`: a `Node`, or the name of the variable holding a leaf. `owned`: made
-    by the function (its items may be assigned)."""
+    by the function (its items may be assigned); `depth`: how many loops over values
+    known at run time were around the display that made it (its structure may change
+    in the iteration that made it)."""
 
-    def __init__(self, tp, form, keys, children, owned):
+    def __init__(self, tp, form, keys, children, owned, depth=None):
         self.type = tp
         self.form = form
         self.keys = list(keys)
         self.children = list(children)
         self.owned = owned
+        self.depth = depth  # (of the loops around the display that made it)
 
     def index(self, key):
         return trees.item_index(self.form, self.keys, len(self.children), key)

@@ -299,7 +299,7 @@ class _Rewriter(LoopRewrites, CallRewrites):
             name = self.slot(hint, keys[i] if keys else i) if hint else self.anonymous()
             pre.append(assign(name, self.expr(v), v))
             children.append(name)
-        return Node(tp, form, keys, children, owned=True)
+        return Node(tp, form, keys, children, owned=True, depth=self.loop_depth)
 
     def constructed(self, e: ast.Call, pre, hint):
         """``dict(...)``, ``list(p)``, ``tuple(p)``, a namedtuple's or dataclass's
@@ -418,8 +418,8 @@ class _Rewriter(LoopRewrites, CallRewrites):
         if isinstance(e, ast.IfExp) and self.static(e.test) is not None:
             # (decided here: ``opts["k"] if "k" in opts else 0.0``)
             return self.expr(e.body if self.static(e.test).value else e.orelse)
-        if isinstance(e, ast.IfExp) and not self.lazy and self.puts_lines_in(e):
-            return structure_calls.branched(self, e)  # (an `if` statement before the line)
+        if isinstance(e, (ast.IfExp, ast.BoolOp)) and not self.lazy and self.puts_lines_in(e):
+            return structure_calls.branched(self, e)  # (`if` statements before the line)
         if isinstance(e, (ast.IfExp, ast.BoolOp)):
             self.lazy += 1
             try:
@@ -503,7 +503,7 @@ class _Rewriter(LoopRewrites, CallRewrites):
         if not base.owned or base.type not in (list, dict):
             raise self.refuse(e, "s2sad does not change a container passed in as an argument",
                               hint="Build a new one: rest = list(params) ... rest.pop().")
-        self.no_change_in_loop(e)
+        self.no_change_in_loop(e, base)
         key = self.static(e.args[0]) if len(e.args) == 1 and not e.keywords else None
         if base.type is dict and key is None or e.keywords or len(e.args) > 1 or e.args and (
                 key is None or base.type is list and type(key.value) is not int):
@@ -534,7 +534,7 @@ class _Rewriter(LoopRewrites, CallRewrites):
                     raise self.refuse(s, "s2sad does not change a container passed in as an "
                                          "argument", hint="Build a new one: "
                                                           "layers = list(params) + [...].")
-                self.no_change_in_loop(s)
+                self.no_change_in_loop(s, base)
                 pre = []
                 got = self.value(call.args[0], pre)
                 if not isinstance(got, (Node, str)):
@@ -545,8 +545,8 @@ class _Rewriter(LoopRewrites, CallRewrites):
                 return pre
         return [self.generic(s)]
 
-    def no_change_in_loop(self, s):
-        if self.loop_depth:
+    def no_change_in_loop(self, s, node=None):  # (a `node` this iteration made may)
+        if self.loop_depth and getattr(node, "depth", None) != self.loop_depth:
             raise self.refuse(s, "s2sad does not follow a container whose structure "
                                  "changes inside a loop over values known only at run time",
                               hint="Loop over the container itself (the loop is unrolled), "
