@@ -29,7 +29,7 @@ import types
 from ..errors import NotDifferentiableError
 from ..ir import trees
 from . import pairs
-from .structure_values import Node, assign
+from .structure_values import Node, assign, located
 
 _HINT = ("Pass the arrays themselves (layer(p[\"W\"], p[\"b\"], x)), or keep the function "
          "simple enough to be put in place of the call.")
@@ -222,11 +222,7 @@ def branched(rw, e) -> ast.Name:
             if isinstance(e.op, ast.Or):
                 test = ast.UnaryOp(op=ast.Not(), operand=test)
             lines.append(ast.If(test=test, body=[assign(name, value, e)], orelse=[]))
-    for line in lines:
-        for n in ast.walk(line):
-            if isinstance(n, (ast.stmt, ast.expr)) and getattr(n, "lineno", None) is None:
-                ast.copy_location(n, e)
-    rw.pending.extend(rw.block(lines))
+    rw.pending.extend(rw.block(located(lines, e)))
     return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), e)
 
 

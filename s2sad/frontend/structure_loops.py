@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 import copy
 
-from .structure_values import DICT_METHODS, Const, Node, assign, called, node_of
+from .structure_values import DICT_METHODS, Const, Node, assign, called, located, node_of
 
 
 class LoopRewrites:
@@ -144,10 +144,7 @@ class LoopRewrites:
                 args=[x], keywords=[]))
             self.pending.append(ast.If(test=tests[0] if len(tests) == 1 else ast.BoolOp(
                 op=ast.And(), values=tests), body=[add], orelse=[]) if tests else add)
-        for node in self.pending:
-            for n in ast.walk(node):
-                if isinstance(n, (ast.stmt, ast.expr)) and getattr(n, "lineno", None) is None:
-                    ast.copy_location(n, e)
+        located(self.pending, e)
         return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), e)
 
     def stmt_While(self, s) -> list:
@@ -408,11 +405,7 @@ def looped_comprehension(self, e):
                         iter=_renamed(g.iter, renamed) if k else g.iter, body=body,
                         orelse=[])]
     lines = [assign(name, ast.List(elts=[], ctx=ast.Load()), e)] + body
-    for node in lines:
-        for n in ast.walk(node):
-            if isinstance(n, (ast.stmt, ast.expr)) and getattr(n, "lineno", None) is None:
-                ast.copy_location(n, e)
-    self.pending.extend(self.block(lines))
+    self.pending.extend(self.block(located(lines, e)))
     return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), e)
 
 

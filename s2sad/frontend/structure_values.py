@@ -130,3 +130,14 @@ def assign(name, value, at):
             if hasattr(n, "lineno"):
                 n.lineno = n.end_lineno = at.lineno
     return node
+
+
+def located(lines, at) -> list:
+    """`lines`, each statement and expression in them without a place given the
+    place of `at` (the user's line they are written for)."""
+    for node in lines:
+        for n in ast.walk(node):
+            if isinstance(n, (ast.stmt, ast.expr)) and getattr(n, "lineno", None) is None:
+                ast.copy_location(n, at)
+    return lines
+
