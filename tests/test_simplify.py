@@ -283,6 +283,23 @@ def test_a_loop_carried_value_nothing_reads_goes():
         s2sad.grad(rosenbrock)([1e200, 1.0])
 
 
+def test_an_array_read_within_its_length_and_recomputed_by_the_reverse_goes():
+    """``x[i]`` with `i` over ``range(len(x))``, `x` an array nothing writes into,
+    cannot raise; the reverse sweep recomputes it before reading it, so the forward
+    loop that only read it goes. A list's read stays (it may be something else with
+    a length, and its items could raise nothing only if it is a list)."""
+    def squares(x):
+        return sum(x[i] * x[i] for i in range(len(x)))
+
+    shown = _forward_sweep(s2sad.source(squares, example=(np.array([1.0, 2.0]),)))
+    assert "for " not in shown and "len(x)" in shown, shown
+    shown = _forward_sweep(s2sad.source(squares, example=([1.0, 2.0],)))
+    assert "x[i]" in shown, shown
+    x = np.array([0.3, -1.2, 2.0])
+    assert np.allclose(s2sad.grad(squares)(x), 2 * x)
+    assert s2sad.value_and_grad(squares)(x)[0] == squares(x)
+
+
 def test_dead_accumulators_go_in_nested_and_while_loops_and_with_their_readers():
     """Nested loops, a ``while`` loop, several accumulators, one read only by a
     line that goes itself, a tuple of them: the forward sweep keeps what may raise

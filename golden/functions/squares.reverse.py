@@ -7,8 +7,6 @@ import numpy as np
 
 def squares_grad(x):
     t1 = len(x)
-    for i in range(t1):
-        t2 = x[i]
     # line 19: return sum(sq(x[i]) for i in range(len(x)))
     x_bar = np.zeros_like(x)
     for i in reversed(range(t1)):

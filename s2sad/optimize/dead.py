@@ -322,6 +322,7 @@ def drop_dead_forward(forward, reverse, ctx: Context):
     function does."""
     kinds, replayed = ctx.kinds, ctx.replayed
     sizes = _tuple_sizes(forward)
+    bounded = _bounded_reads(forward, ctx)
 
     def droppable(s):
         if type(s) is not ir.Assign:
@@ -330,7 +331,10 @@ def drop_dead_forward(forward, reverse, ctx: Context):
         if s.unpack:  # (``u, v = pair`` of a pair cannot raise)
             return type(value) is ast.Name and sizes.get(value.id) == len(s.targets)
         return _atoms(value) or cannot_raise(value, kinds) or _item(value, sizes) or \
-            bool(replayed and not _has_effect(value))
+            bool(replayed and not _has_effect(value)) or (
+                type(value) is ast.Subscript and type(value.value) is ast.Name and
+                type(value.slice) is ast.Name and
+                (value.value.id, value.slice.id) in bounded)
 
     needed = set(ctx.keep) | _free_reads(reverse, frozenset())
     while True:
@@ -371,21 +375,36 @@ def _idle_loop(s, used, kinds) -> bool:
                or type(x) is ir.Push and not x.values for x in ir.walk(s.body))
 
 
-def _free_reads(body, bound) -> set:
-    """The names `body` reads, but a loop's index where a loop of `body` binds it
-    (the reverse sweep's ``for i in reversed(range(n))`` reads its own `i`, not the
-    forward loop's last one)."""
+def _free_reads(body, bound, defined=frozenset()) -> set:
+    """The names `body` reads before it assigns them itself on every path (`defined`:
+    those assigned already), so the values it needs from before it: not a loop's
+    index where a loop of `body` binds it (the reverse sweep's ``for i in
+    reversed(range(n))`` reads its own `i`), nor a value the reverse sweep recomputes
+    from others before reading it (``t2 = x[i]`` in its loop)."""
+    return _reads_before(body, bound, set(defined))[0]
+
+
+def _reads_before(body, bound, defined) -> tuple:
+    """``(free reads, names assigned on every path through body)`` (`_free_reads`)."""
     out = set()
     for s in body:
         if type(s) is ir.Assign:
-            out.update(ir.names_in(s.value))
+            out.update(n for n in ir.names_in(s.value) if n not in defined)
+            defined.update(s.targets)
             continue
-        out.update(ir.stmt_reads(s))
+        out.update(n for n in ir.stmt_reads(s) if n not in defined)
         inner = bound | {s.target} if type(s) in (ir.ForEach, ir.Loop) and s.target \
             else bound
+        after = None
         for block in ir.blocks(s):
-            out |= _free_reads(block, inner)
-    return out - bound
+            reads, assigned = _reads_before(block, inner, set(defined))
+            out |= reads
+            after = assigned if after is None else after & assigned
+        if type(s) is ir.If and after is not None:
+            defined |= after  # (a loop may run no iteration: what it assigns is not)
+        elif not ir.blocks(s):
+            defined.update(ir.defined_names(s))
+    return out - bound, defined
 
 
 def _tuple_sizes(body) -> dict:
@@ -434,6 +453,33 @@ def _tuple_sizes(body) -> dict:
             size[n] = got
             work += copies.get(n, ())
     return {n: k for n, k in size.items() if k is not None and k >= 0}
+
+
+def _bounded_reads(forward, ctx) -> set:
+    """``(a, i)`` where ``a[i]`` cannot raise: `i` the index of a loop over
+    ``range(n)``, `n` assigned once, ``len(a)`` (or the ``min`` of such lengths, a
+    ``zip``), `a` an array assigned once that nothing writes into."""
+    lengths, defs = {}, {}
+    for s in ir.walk(forward):
+        for t in ir.defined_names(s):
+            defs[t] = defs.get(t, 0) + 1
+        if type(s) is ir.Assign and not s.unpack and type(s.value) is ast.Call \
+                and type(s.value.func) is ast.Name and not s.value.keywords:
+            args = s.value.args
+            if s.value.func.id == "len" and len(args) == 1 and type(args[0]) is ast.Name:
+                lengths[s.targets[0]] = {args[0].id}
+            elif s.value.func.id == "min" and args and all(
+                    type(a) is ast.Name and a.id in lengths for a in args):
+                lengths[s.targets[0]] = set().union(*(lengths[a.id] for a in args))
+    out = set()
+    for s in ir.walk(forward):
+        n = s.iter.args[0] if type(s) in (ir.Loop, ir.ForEach) and type(s.iter) is ast.Call \
+            and type(s.iter.func) is ast.Name and s.iter.func.id == "range" \
+            and len(s.iter.args) == 1 else None
+        if type(n) is ast.Name and defs.get(n.id) == 1 and n.id in lengths:
+            out.update((a, s.target) for a in lengths[n.id]
+                       if ctx.kinds.array(a) and a not in ctx.mutable and defs.get(a, 0) <= 1)
+    return out
 
 
 def _item(value, sizes) -> bool:
