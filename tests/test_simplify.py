@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import s2sad
 from s2sad import ir
 from s2sad.optimize import common, negations
-from helpers import both_modes, central_diff, close
+from helpers import both_modes, central_diff, close, tree_numeric_grad
 
 FLOATS = st.floats(allow_nan=False, allow_infinity=False, width=64,
                    min_value=-1e150, max_value=1e150)
@@ -298,6 +298,40 @@ def test_an_array_read_within_its_length_and_recomputed_by_the_reverse_goes():
     x = np.array([0.3, -1.2, 2.0])
     assert np.allclose(s2sad.grad(squares)(x), 2 * x)
     assert s2sad.value_and_grad(squares)(x)[0] == squares(x)
+
+
+def test_a_branch_whose_branches_all_went_goes_with_its_test():
+    """A branch holding only branches whose lines went is dead as a whole: it goes,
+    and so does the comparison its test read (numbers compare without raising). Kept,
+    it read a test the dead lines took with them: the checkpointed step of a
+    ``while`` whose test holds a conditional expression raised a NameError."""
+    def nested(x, y):
+        t = x * 2.0
+        if y > 0.5 * x:
+            if x > 1.0:
+                z = x * 3.0
+            else:
+                z = x - 1.0
+        return t * y
+
+    shown = _forward_sweep(s2sad.source(nested))
+    assert "if" not in shown and ">" not in shown, shown
+    assert s2sad.grad(nested)(3.0, 0.7) == pytest.approx(1.4)
+
+    def guarded(x, y):
+        acc = x
+        n = 0
+        while n < 4 and (0.5 * acc if y > 0.2 else y) < 2.5:
+            n += 1
+            acc += x * y
+        return acc
+
+    for args in [(0.5, 0.7), (0.5, 0.1), (2.0, 0.3)]:
+        expected = s2sad.grad(guarded, wrt=(0, 1))(*args)
+        assert np.allclose(s2sad.grad(guarded, wrt=(0, 1), checkpoint="ctz")(*args),
+                           expected), args
+        assert np.allclose(expected, [tree_numeric_grad(guarded, args, k) for k in (0, 1)],
+                           rtol=1e-6), args
 
 
 def test_dead_accumulators_go_in_nested_and_while_loops_and_with_their_readers():

@@ -181,7 +181,17 @@ def _live_block(body, live):
 
 
 def _has_code(s) -> bool:
-    return any(not isinstance(x, (ir.Comment, ir.Pop)) for x in ir.walk(sum(ir.blocks(s), [])))
+    """Does the branch or loop `s` hold a line that does something: not a comment, a
+    pop (its tape's balance is `tapes.fill_tapes`'s), or a branch holding none? A
+    branch `_dead_lines` found dead may still hold the branches emptied inside it,
+    and its test's value went with the dead lines: it goes as a whole."""
+    for block in ir.blocks(s):
+        for x in block:
+            t = type(x)
+            if t is ir.Comment or t is ir.Pop or t is ir.If and not _has_code(x):
+                continue
+            return True
+    return False
 
 
 _NON_RAISING = (ast.Add, ast.Sub, ast.Mult)
@@ -203,9 +213,10 @@ def _float(node, kinds: NameKinds) -> bool:
 
 
 def cannot_raise(node, kinds: NameKinds) -> bool:
-    """Arithmetic on Python floats that never raises (it overflows to inf), a call of
-    a function that no float makes raise (``math.atan(x)``, ``math.tanh(x)``: a
-    total function, `primitives.facts.Facts.total`) on floats, an empty list (a tape
+    """Arithmetic and comparisons on Python floats that never raise (arithmetic
+    overflows to inf), a call of a function that no float makes raise
+    (``math.atan(x)``, ``math.tanh(x)``: a total function,
+    `primitives.facts.Facts.total`) on floats, an empty list (a tape
     nothing is pushed on), and NumPy work on float arrays that cannot raise either
     (see `_array_cannot_raise`). A line that may raise stays even when nothing reads
     it (``math.log(x)``, ``math.sin(x)``, which raises on an infinity,
@@ -223,7 +234,13 @@ def cannot_raise(node, kinds: NameKinds) -> bool:
         return all(cannot_raise(x, kinds) for x in (node.left, node.right))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         return cannot_raise(node.operand, kinds)
+    if isinstance(node, ast.Compare) and all(isinstance(op, _ORDERS) for op in node.ops):
+        # (numbers compare without raising, an int with a float exactly)
+        return all(cannot_raise(x, kinds) for x in (node.left, *node.comparators))
     return _numeric(node, kinds)
+
+
+_ORDERS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 
 
 _SAFE_REDUCTIONS = {"np.sum", "np.mean", "np.prod"}
