@@ -369,3 +369,82 @@ def test_a_function_chosen_by_a_value_that_changes_is_refused():
 
     with pytest.raises(s2sad.S2SADError, match="computed or local value"):
         s2sad.grad(rebound)(0.3)
+
+
+_ACT = math.tanh
+
+
+def _layer(x, w, act=_ACT):
+    return act(w * x)
+
+
+def _layer_of(x, w, act=np.tanh, *, out=_square):
+    return out(act(w * x))
+
+
+def test_a_function_taken_by_default_is_put_in_place():
+    """``def layer(x, w, act=np.tanh)`` called without `act`: the call is put in
+    place with the default passed, named as the ``def`` names it (a global, an
+    attribute chain, a keyword-only parameter's default), by position or keyword."""
+    def plain(x):
+        return _layer(x, 2.0) + _layer(x, 3.0, _square)
+
+    def keywords(x):
+        return _layer_of(x, 0.5) + _layer_of(x, 1.5, act=math.sin) + _layer_of(
+            x, 2.0, out=np.cos)
+
+    def looped(x):
+        acc = x
+        for i in range(3):
+            acc = acc + 0.25 * _layer(acc, 1.0 + i)
+        return acc
+
+    def on_arrays(x):
+        return np.sum(_layer_of(x, 0.7) * _layer_of(x, 1.3, act=np.sin))
+
+    for f, x in [(plain, 0.3), (keywords, 0.3), (looped, 0.4),
+                 (on_arrays, np.array([0.3, -0.2, 0.5]))]:
+        g = s2sad.grad(f)(x)
+        assert np.allclose(g, tree_numeric_grad(f, (x,), 0), rtol=1e-6), f.__name__
+        assert s2sad.jvp(f, (x,), (np.ones_like(x),))[1] == pytest.approx(
+            np.sum(g), rel=1e-9), f.__name__
+    assert s2sad.grad(plain)(0.3) == pytest.approx(2 / math.cosh(0.6) ** 2 + 18 * 0.3)
+    eps = 1e-5
+    assert s2sad.hessian(looped)(0.4) == pytest.approx(
+        (s2sad.grad(looped)(0.4 + eps) - s2sad.grad(looped)(0.4 - eps)) / (2 * eps), rel=1e-5)
+
+
+def test_a_default_function_named_otherwise_where_it_is_called():
+    """The default's name means something else in the caller (a local of the same
+    name), or it is read through the module of ``m.layer(x)``."""
+    def shadowed(x):
+        _ACT = 2.0  # noqa: N806 (the caller's own `_ACT`)
+        return _layer(x, _ACT)
+
+    with pytest.raises(s2sad.S2SADError, match="reads `_ACT`, which means something else"):
+        s2sad.grad(shadowed)(0.3)
+
+    def by_lambda(x):
+        return _layer_by_lambda(x)
+
+    with pytest.raises(s2sad.S2SADError, match="parameter `act` takes by default"):
+        s2sad.grad(by_lambda)(0.3)
+    assert s2sad.grad(lambda x: _layer_by_lambda(x, act=math.sin))(0.3) == \
+        pytest.approx(math.cos(0.3))
+
+
+def _layer_by_lambda(x, act=lambda z: 2.0 * z):
+    return act(x)
+
+
+def test_a_default_function_of_another_module(tmp_path, monkeypatch):
+    (tmp_path / "s2sad_default_layers.py").write_text(
+        "import math\n\nACT = math.sin\n\n\ndef layer(x, w, act=ACT):\n"
+        "    return act(w * x) * w\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import s2sad_default_layers as layers
+
+    def f(x):
+        return layers.layer(x, 2.0) + x * x
+
+    assert s2sad.grad(f)(0.3) == pytest.approx(4 * math.cos(0.6) + 0.6)

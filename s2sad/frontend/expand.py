@@ -73,9 +73,15 @@ _ALL_COMPS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
 def comprehension_bound(nodes) -> set:
     """The ids of the `ast.Name` nodes among `nodes` (a function's nodes, as
     `ast.walk` gives them) that are a comprehension's own variables: its targets and
-    their reads in its elements, conditions and inner iterables."""
+    their reads in its elements, conditions and inner iterables; and a lambda's
+    parameters read in its body (one left as written: a parameter's default)."""
     out = set()
     for node in nodes:
+        if isinstance(node, ast.Lambda):
+            bound = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+            out.update(id(n) for n in ast.walk(node.body)
+                       if isinstance(n, ast.Name) and n.id in bound)
+            continue
         if not isinstance(node, _ALL_COMPS):
             continue
         bound = {n.id for g in node.generators for n in ast.walk(g.target)

@@ -23,8 +23,7 @@ supported instead, and the fix. A function whose source cannot be read raises
 For the later stages and the disk cache it also gives `Located` (builds an error that
 points at a node of the user's function), `lookup` (the value a free name has now, or
 `MISSING`), `code_digest` (a function's bytecode as text, the same in every process)
-and `user_source` (the function's own text).
-"""
+and `user_source` (the function's own text)."""
 
 from __future__ import annotations
 
@@ -587,7 +586,8 @@ def _called_functions(nodes, globals_, cells, builtins_) -> list:
                 hasattr(value, "__s2sad__") and not structure_calls.library_code(value):
             out.append(value)
             handed.append(any(structure_calls.names_function(a, lambda n: lookup(
-                n, globals_, cells, builtins_)) for a in node.args + node.keywords))
+                n, globals_, cells, builtins_)) for a in node.args + node.keywords) or bool(
+                structure_calls.default_functions(value, node)))  # (or a default one)
     return [h or structure_calls.returns_containers(f, lambda fn: parse(fn, containers=False))
             for f, h in zip(out, handed)]
 

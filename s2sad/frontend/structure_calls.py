@@ -29,6 +29,7 @@ import types
 from ..errors import NotDifferentiableError
 from ..ir import trees
 from . import pairs
+from .defaults import default_functions, is_function, with_defaults
 from .structure_values import Node, assign, located
 
 _HINT = ("Pass the arrays themselves (layer(p[\"W\"], p[\"b\"], x)), or keep the function "
@@ -54,12 +55,18 @@ def inline(rw, callee, call: ast.Call, at: ast.AST, parse) -> str:
             if module is not None and getattr(module[1], free, None) is obj:
                 qualified[free] = module[0]  # (read through its module: mp.l2_norm)
                 continue
-            raise _refuse(rw, at, f"s2sad cannot pass a container of parameters to `{name}` "
-                                  f"here: `{name}` reads `{free}`, which means something else "
-                                  "where it is called")
+            raise rw.loc.error(
+                NotDifferentiableError, at,
+                f"s2sad puts `{name}` in place of this call (it is handed a container or a "
+                f"function, or takes one by default), but `{name}` reads `{free}`, which "
+                "means something else where it is called",
+                f"Give the caller's `{free}` another name, or pass `{name}` what it reads.")
     if qualified:
         _qualify(tree, qualified, parsed.locals | {
             a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)})
+    omitted = default_functions(callee, call)
+    if omitted:  # (`layer(x, W)` of `def layer(x, W, act=np.tanh)`: the default passed)
+        call = with_defaults(rw, call, omitted, parsed.tree.args, module, name, at)
     # (its lines keep their numbers where it is in the caller's file: the derivative's
     # comments and errors show them; from another file, the call's line)
     same_file = callee.__code__.co_filename == getattr(rw.loc.info, "filename", None)
@@ -240,9 +247,7 @@ def names_function(e, lookup, local=lambda n: False) -> bool:
     value = lookup(e.id)
     for attr in reversed(chain):
         value = getattr(value, attr, None)
-    return callable(value) and not isinstance(value, type) and (
-        isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or
-        type(value).__name__ == "ufunc")
+    return is_function(value)
 
 
 def _put_in_place(rw, key, tree, assigned, call, at, name, keep_lines) -> str:
@@ -608,7 +613,7 @@ class CallRewrites:
             return None
         args = list(e.args) + [k.value for k in e.keywords]
         if any(isinstance(self.value(a, [], probe=True), Node) or _names_function(self, a)
-               for a in args):
+               for a in args) or default_functions(callee, e):
             return callee  # (a container or a function passed: its body put in place)
         if any(_list_named(a) in self.tuple_lists for a in args):
             return callee  # (a list of tuples: `pairs` splits it in both, put together)

@@ -1,0 +1,94 @@
+"""defaults: functions a user function takes by default, passed where it is put in place.
+
+Contract
+--------
+`default_functions(callee, call)` says which parameters of the user function
+`callee` the call leaves to a default that is a function (``def layer(x, W,
+act=np.tanh)`` called as ``layer(x, W)``); `with_defaults` writes the call with them
+passed, named as the callee's ``def`` names them where that means the same function
+where the call is (or through the module of ``m.layer(x)``), and refuses, at the
+call, a default it cannot name there. `structure_calls` then puts the callee in place
+of the call with the function, as it does for a function passed by the caller; a
+person inlining ``layer`` by hand writes the same. `is_function` is the test of what
+counts as a function (a function, builtin or ufunc). Imports only `errors`.
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+
+from ..errors import NotDifferentiableError
+
+
+def is_function(value) -> bool:
+    """Is `value` a function, builtin or ufunc (not a class, not another callable)?"""
+    return callable(value) and not isinstance(value, type) and (
+        isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or
+        type(value).__name__ == "ufunc")
+
+
+def default_functions(callee, call: ast.Call) -> dict:
+    """``{parameter: function}`` for each parameter of the user function `callee`
+    that the call `call` leaves to its default where that default is a function.
+    Empty where the call spreads ``*``/``**`` (which parameters it gives is not
+    known here)."""
+    code = getattr(callee, "__code__", None)
+    if code is None or not (callee.__defaults__ or callee.__kwdefaults__) or any(
+            isinstance(a, ast.Starred) for a in call.args) or any(
+            k.arg is None for k in call.keywords):
+        return {}
+    positional = code.co_varnames[:code.co_argcount]
+    defaults = dict(zip(positional[len(positional) - len(callee.__defaults__ or ()):],
+                        callee.__defaults__ or ()))
+    defaults.update(callee.__kwdefaults__ or {})
+    given = {k.arg for k in call.keywords} | set(positional[:len(call.args)])
+    return {p: v for p, v in defaults.items() if p not in given and is_function(v)}
+
+
+def with_defaults(rw, call: ast.Call, omitted: dict, a: ast.arguments, module, name, at):
+    """`call` with each parameter of `omitted` (`default_functions`) passed its
+    default: the expression of the callee's ``def`` (`a`, its arguments), where it
+    names the same function where the call is, in `rw` (a `structures._Rewriter`: its
+    `lookup` and `caller_locals`), or read through `module` (``(name, module)`` of
+    ``m.f(...)``, or None). `name` and `at` place the refusal of one it cannot name."""
+    params = a.posonlyargs + a.args
+    written = dict(zip([p.arg for p in params][len(params) - len(a.defaults):], a.defaults))
+    written.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
+    keywords = list(call.keywords)
+    for p, fn in omitted.items():
+        found = _named(rw, written.get(p), fn, module)
+        if found is None:
+            raise rw.loc.error(
+                NotDifferentiableError, at,
+                f"s2sad puts `{name}` in place of the call, and cannot name here the "
+                f"function its parameter `{p}` takes by default",
+                f"Pass the function: `{name}(..., {p}=...)`.")
+        keywords.append(ast.keyword(arg=p, value=found))
+    return ast.copy_location(ast.Call(func=call.func, args=list(call.args),
+                                      keywords=keywords), call)
+
+
+def _named(rw, expr, fn, module):
+    """`expr` (a name or a chain of attributes on one), or it read through the
+    module's name, where that is `fn` at the call; else None."""
+    chain, root = [], expr
+    while isinstance(root, ast.Attribute):
+        chain.append(root.attr)
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return None
+    where = [] if root.id in rw.caller_locals else [(None, rw.lookup(root.id))]
+    if module is not None and hasattr(module[1], root.id):
+        where.append((module[0], getattr(module[1], root.id)))
+    for owner, value in where:
+        for attr in reversed(chain):
+            value = getattr(value, attr, None)
+        if value is not fn:
+            continue
+        found = ast.Name(id=root.id, ctx=ast.Load()) if owner is None else ast.Attribute(
+            value=ast.Name(id=owner, ctx=ast.Load()), attr=root.id, ctx=ast.Load())
+        for attr in reversed(chain):  # (`m.np.tanh`: the chain on the module's name)
+            found = ast.Attribute(value=found, attr=attr, ctx=ast.Load())
+        return ast.copy_location(found, expr) if hasattr(expr, "lineno") else found
+    return None
