@@ -547,7 +547,27 @@ def builds_containers(tree, callees=(), generated=False, nodes=None) -> bool:
             return True
         if isinstance(node, ast.Tuple) and getattr(node, "container", False):
             return True  # (a tuple holding a list: `mark_list_tuples`)
-    return not generated and tuples and hands_over_tuple_lists(tree)
+    return not generated and (tuples and hands_over_tuple_lists(tree) or
+                              written_dicts(tree, nodes))
+
+
+def written_dicts(tree, nodes=None) -> bool:
+    """Does the function write into a dict display it makes, or into a parameter, by
+    constant keys only (``d = {"a": 0.0}``, then ``d["a"] += x * i``)? Such a dict is
+    followed, one variable per key, as a person would write it, and so is one handed
+    to such a function (put in place of the call); one also written by a key known
+    only at run time is kept as written."""
+    displays, keys = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)} \
+        if isinstance(tree, ast.FunctionDef) else set(), {}
+    for node in ast.walk(tree) if nodes is None else nodes:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
+            displays.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, ast.AugAssign) else []
+        for t in targets:
+            if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+                keys.setdefault(t.value.id, []).append(isinstance(t.slice, ast.Constant))
+    return any(n in displays and all(constant) for n, constant in keys.items())
 
 
 # (the calls that read a list of tuples where it is: not a function it is handed to)

@@ -117,6 +117,38 @@ def copy_env(env: dict) -> dict:
 DICT_METHODS = ("items", "values", "keys")
 
 
+def own_slots(children, fresh, pre, at) -> list:
+    """The items of a shallow copy (``dict(p)``) of a container whose items are
+    `children`: each variable copied into a new one (``fresh()`` names it; the copy
+    to `pre`), so that a write into the copy leaves the original as it was; an inner
+    container shared, as Python shares it."""
+    out = []
+    for c in children:
+        if isinstance(c, str):
+            name = fresh()
+            pre.append(assign(name, ast.Name(id=c, ctx=ast.Load()), at))
+            c = name
+        out.append(c)
+    return out
+
+
+def starred(items, elts, fresh, pre, at):
+    """The value each target of `elts` (an unpacking's, ``first, *rest = p``) takes of
+    `items` (a container's, None for one that has none): the part a ``*`` takes a
+    new list (`own_slots`: `pre` gets the copies), as in Python; `items` itself where
+    no target is starred, or where there are too few items."""
+    k = next((i for i, e in enumerate(elts) if isinstance(e, ast.Starred)), None)
+    if items is None or k is None or len(items) < len(elts) - 1:
+        return items
+    end = len(items) - (len(elts) - k - 1)
+    middle = Node(list, "sequence", [], own_slots(items[k:end], fresh, pre, at), owned=True)
+    return list(items[:k]) + [middle] + list(items[end:])
+
+
+def unstarred(target):
+    return target.value if isinstance(target, ast.Starred) else target
+
+
 def called(e, name) -> bool:
     return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == name
 

@@ -39,7 +39,7 @@ from .expand import single_displays
 from .structure_calls import CallRewrites
 from .structure_loops import LoopRewrites, consumed_generators
 from .structure_values import (DICT_METHODS, Const, Node, Rewritten, assign, called,
-                               copy_env, leaf_names, node_of)
+                               copy_env, leaf_names, node_of, own_slots, starred, unstarred)
 
 _CONTAINERS_HINT = ("Read a container's items by constant keys (p[\"W\"], p.W, p[0]) or "
                     "loop over it (for W, b in params:); pass the arrays themselves to "
@@ -311,7 +311,8 @@ class _Rewriter(LoopRewrites, CallRewrites):
                     return None
                 base = self.value(e.args[0], pre)
                 if isinstance(base, Node) and base.form == "dict":
-                    return Node(dict, "dict", base.keys, base.children, owned=True)
+                    return Node(dict, "dict", list(base.keys), own_slots(
+                        base.children, self.anonymous, pre, e), owned=True)
                 return None
             return self.made(dict, "dict", [k.arg for k in e.keywords],
                              [k.value for k in e.keywords], pre, hint)
@@ -631,8 +632,7 @@ class _Rewriter(LoopRewrites, CallRewrites):
 
     def no_change_in_loop_name(self, name):
         if any(name in c for c in self.carried):
-            raise self.loc.error(
-                NotDifferentiableError, self.current,
+            raise self.loc.error(NotDifferentiableError, self.current,
                 f"`{name}` holds a container of parameters and is assigned inside a loop "
                 "over values known only at run time", _CONTAINERS_HINT)
 
@@ -655,13 +655,13 @@ class _Rewriter(LoopRewrites, CallRewrites):
             return [assign(t.id, value, s)]
         if isinstance(t, (ast.Tuple, ast.List)):
             if isinstance(got, Node):
-                items = got.iteration()
+                out = []  # (a starred target's list: its items copied first)
+                items = starred(got.iteration(), t.elts, self.anonymous, out, s)
                 if items is None or len(items) != len(t.elts):
                     raise self.refuse(s, f"cannot unpack this {got.type.__name__} of "
                                          f"{len(got.children)} items into {len(t.elts)} names")
-                out = []
                 for target, item in zip(t.elts, items):
-                    out.extend(self.bind(target, item, s))
+                    out.extend(self.bind(unstarred(target), item, s))
                 return out
             if isinstance(got, tuple):
                 out = []
