@@ -224,6 +224,10 @@ class Checks:
                 hint = ("s2sad differentiates the methods of NumPy arrays only; call a "
                         "function instead, written with def (s2sad differentiates it) or "
                         "given a rule with s2sad.register_rule.")
+            if what == "`+` of two tuples":
+                hint = ("Grow a tuple the function makes (`t = ()`, then `t += (y,)`), which "
+                        "s2sad follows as a list, or unpack the tuple into names and write "
+                        "the display: `a, b = t; u = (a, b, y)`.")
             unknown = [x.id for x in op.inputs if isinstance(x, ast.Name)
                        and x.id in getattr(self, "any_rank", ())]
             if unknown:

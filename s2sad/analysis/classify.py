@@ -105,6 +105,12 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
             and isinstance(kind(value.left), ListKind) and isinstance(kind(value.right), ListKind):
         return Op("concat", [value.left, value.right], diff=(True, True),
                   text="list concatenation")
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) \
+            and isinstance(kind(value.left), tuple) and isinstance(kind(value.right), tuple):
+        # (not the `+` of numbers: a tuple the function grows itself is a list,
+        # `frontend.grown`; one it is handed is refused where a derivative goes through)
+        return Op("unknown", [value.left, value.right], diff=(True, True),
+                  text="`+` of two tuples")
     if isinstance(value, ast.BinOp):
         key = rules.OPERATORS.get(type(value.op))
         inputs = [value.left, value.right]

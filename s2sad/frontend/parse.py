@@ -43,7 +43,8 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..ir import trees as ir_trees
-from . import frozen, function_values, higher_order, pairs, source, structure_calls, structures
+from . import (frozen, function_values, grown, higher_order, pairs, source, structure_calls,
+               structures)
 from ..errors import (S2SADError, SourceNotFoundError, StaleSourceError,
                      UnresolvedNameError, UnsupportedSyntaxError)
 from .expand import comprehension_bound
@@ -495,6 +496,8 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
     if function_values.resolve(tree, lambda n: _value_or_none(n, globals_, cells, builtins_),
                                nodes):
         nodes = ir.ast_nodes(tree)
+    if grown.as_lists(tree, lambda n: _value_or_none(n, globals_, cells, builtins_), nodes):
+        nodes = ir.ast_nodes(tree)  # (a tuple it grows: a list it appends to)
     if pairs.split_lists(tree, nodes):  # (a list of tuples it builds: one per position)
         nodes = ir.ast_nodes(tree)
     if frozen.unfreeze(tree, lambda n: _value_or_none(n, globals_, cells, builtins_), nodes):
@@ -536,8 +539,7 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
     names = dict(globals_, **imported) if imported else globals_
     refs = _resolve(tree, local_set, names, cells, builtins_, loc, nodes)
     return Parsed(tree=tree, info=info, refs=refs, locals=local_set, globals=globals_,
-                  imported=set(imported),
-                  cells=cells, out_spec=out_spec, leaf_names=leaves)
+                  imported=set(imported), cells=cells, out_spec=out_spec, leaf_names=leaves)
 
 
 def _value_or_none(name, globals_, cells, builtins_):
@@ -607,8 +609,7 @@ def _check_signature(tree: ast.FunctionDef, loc: Located):
             raise loc.error(
                 UnsupportedSyntaxError, star,
                 f"s2sad cannot differentiate a function with `{kind}{star.arg}` parameters",
-                "List the parameters one by one (x, y, z) or pass a tuple.",
-            )
+                "List the parameters one by one (x, y, z) or pass a tuple.")
 
 
 def _check_nodes(tree: ast.FunctionDef, loc: Located, nodes: list):
@@ -620,8 +621,7 @@ def _check_nodes(tree: ast.FunctionDef, loc: Located, nodes: list):
                 UnsupportedSyntaxError, node,
                 "s2sad cannot differentiate a function defined inside the function",
                 f"Define `{node.name}` at module level and call it; s2sad differentiates "
-                "calls to module-level functions.",
-            )
+                "calls to module-level functions.")
         if kind in SUPPORTED:
             continue
         if kind in REFUSED:
