@@ -18,7 +18,14 @@ function, a local ``def`` or lambda `structures` puts in place):
   display, read nowhere else), with no ``break``/``continue`` and `f` read nowhere
   after: the loop unrolled, one copy of its body per function with `f` the function.
   ``sum(f(x) for f in (np.sin, np.cos))`` (one ``for``, no ``if``) is the display of
-  its values, ``sum((np.sin(x), np.cos(x)))``.
+  its values, ``sum((np.sin(x), np.cos(x)))``; a lambda of such a display is named
+  first, on a line of its own before the statement (``f%0 = lambda y: y * y``), as
+  in the loop.
+* ``[lambda y, i=i: y ** i for i in range(3)]``, a list comprehension of lambdas over
+  a ``range`` of constants or a display of constants (one ``for``, no ``if``), is the
+  display of its lambdas, ``[lambda y, i=0: y ** i, lambda y, i=1: y ** i, ...]``:
+  each default that reads the variable takes that iteration's value, and a read of
+  it in a body (a closure's) the last one, as Python binds them.
 
 Anything else is left as written (and refused later, at its line, if a derivative
 must go through a call of a computed value). `meaning(name)` is the object a free
@@ -39,7 +46,10 @@ def resolve(tree: ast.FunctionDef, meaning, nodes=None) -> bool:
     """See the module docstring. `nodes`: ``list(ast.walk(tree))``, where the caller
     has it. Whether it rewrote anything (its nodes are then another list)."""
     stored, called, iterated = set(), set(), False
-    for n in ast.walk(tree) if nodes is None else nodes:  # (most functions hold none)
+    nodes = ir.ast_nodes(tree) if nodes is None else nodes
+    if _Displayed(meaning).run(nodes):
+        nodes = ir.ast_nodes(tree)
+    for n in nodes:  # (most functions hold none)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
             stored.add(n.id)
         elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
@@ -54,6 +64,77 @@ def resolve(tree: ast.FunctionDef, meaning, nodes=None) -> bool:
 
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+class _Displayed:
+    """A list comprehension of lambdas as the display of its lambdas (the module
+    docstring)."""
+
+    def __init__(self, meaning):
+        self.meaning = meaning
+
+    def run(self, nodes) -> bool:
+        found = False
+        for n in nodes:
+            if isinstance(n, ast.Assign) and isinstance(n.value, ast.ListComp):
+                items = self.display(n.value)
+                if items is not None:
+                    n.value = ast.copy_location(ast.List(elts=items, ctx=ast.Load()), n.value)
+                    found = True
+        return found
+
+    def display(self, comp):
+        """The lambdas the comprehension `comp` makes, or None."""
+        lam, gens = comp.elt, comp.generators
+        if not isinstance(lam, ast.Lambda) or len(gens) != 1 or gens[0].ifs or \
+                gens[0].is_async or not isinstance(gens[0].target, ast.Name):
+            return None
+        values = _constants(gens[0].iter, self.meaning)
+        name = gens[0].target.id
+        if values is None or any(isinstance(n, (ast.Lambda, *_COMPREHENSIONS, ast.NamedExpr))
+                                 for n in ast.walk(lam) if n is not lam):
+            return None
+        params = {a.arg for a in ast.walk(lam.args) if isinstance(a, ast.arg)}
+        out = []
+        for v in values:
+            new = copy.deepcopy(lam)
+            new.args.defaults = [_Constant(name, v).visit(d) for d in new.args.defaults]
+            new.args.kw_defaults = [d if d is None else _Constant(name, v).visit(d)
+                                    for d in new.args.kw_defaults]
+            if name not in params:  # (a closure reads the variable's last value)
+                new.body = _Constant(name, values[-1]).visit(new.body)
+            out.append(ast.copy_location(new, lam))
+        return out
+
+
+def _constants(e, meaning):
+    """The values of a ``range`` of int constants or a display of constants, or None."""
+    if isinstance(e, (ast.Tuple, ast.List)) and all(isinstance(x, ast.Constant)
+                                                    for x in e.elts):
+        return [x.value for x in e.elts]
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and meaning(e.func.id) is range \
+            and not e.keywords and 1 <= len(e.args) <= 3:
+        args = []
+        for a in e.args:
+            sign = -1 if isinstance(a, ast.UnaryOp) and isinstance(a.op, ast.USub) else 1
+            a = a.operand if sign == -1 else a
+            if not isinstance(a, ast.Constant) or type(a.value) is not int:
+                return None
+            args.append(sign * a.value)
+        return list(range(*args))
+    return None
+
+
+class _Constant(ast.NodeTransformer):
+    """Reads of `name` as the constant `value`."""
+
+    def __init__(self, name, value):
+        self.name, self.value = name, value
+
+    def visit_Name(self, node):
+        if node.id == self.name and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(ast.Constant(value=self.value), node)
+        return node
 
 
 def _scope_of(comp):
@@ -215,6 +296,25 @@ class _Unroll(ast.NodeTransformer):
         self.displays = {k: v for k, v in displays.items() if reads.get(k) == 1}
         self.used = set()
         self.count = itertools.count()
+        self.pending: list = []  # the lambdas the statement's generators name first
+
+    def visit(self, node):
+        if not isinstance(node, ast.stmt) or node is self.r.tree:
+            return super().visit(node)
+        outer, self.pending = self.pending, []
+        got = super().visit(node)
+        named, self.pending = self.pending, outer
+        return named + (got if isinstance(got, list) else [got]) if named else got
+
+    def named(self, f, var, at):
+        """`f`, a lambda given a name of its own on a line before (`structures` puts a
+        lambda bound to a name in place), or the function `f` names."""
+        if not isinstance(f, ast.Lambda):
+            return f
+        name = f"{var}%{next(self.count)}"
+        self.pending.append(ast.copy_location(ast.Assign(
+            targets=[ast.Name(id=name, ctx=ast.Store())], value=copy.deepcopy(f)), at))
+        return ast.Name(id=name, ctx=ast.Load())
 
     def reads(self, name, nodes) -> int:
         """How many of `nodes` are `name` as the function's own variable."""
@@ -275,15 +375,14 @@ class _Unroll(ast.NodeTransformer):
             return node
         g = node.generators[0]
         items = self.items(g.iter)
-        if items is None or g.ifs or g.is_async or not isinstance(g.target, ast.Name) or \
-                any(isinstance(f, ast.Lambda) for f in items):
+        if items is None or g.ifs or g.is_async or not isinstance(g.target, ast.Name):
             if isinstance(g.iter, ast.Name):
                 self.used.discard(g.iter.id)
             return node
         display = ast.List if isinstance(node, ast.ListComp) else ast.Tuple
         return ast.copy_location(display(
-            elts=[_Substitute({g.target.id: f}, {}).visit(copy.deepcopy(node.elt))
-                  for f in items], ctx=ast.Load()), node)
+            elts=[_Substitute({g.target.id: self.named(f, g.target.id, node)}, {}).visit(
+                copy.deepcopy(node.elt)) for f in items], ctx=ast.Load()), node)
 
     visit_ListComp = visit_GeneratorExp
 
