@@ -98,13 +98,24 @@ class TargetLowering:
     def starassign(self, s, lift, pre) -> list:
         """``a, *rest, b = xs``: ``a = xs[0]``, ``%rest = xs[1:]``, ``rest = %rest[:-1]``,
         ``b = %rest[-1]`` (too few items raise an IndexError where Python raises a
-        ValueError); ``first, *rest = xs`` is ``first = xs[0]``, ``rest = xs[1:]``."""
+        ValueError); ``first, *rest = xs`` is ``first = xs[0]``, ``rest = xs[1:]``.
+        ``*rest, = xs`` is ``rest = xs[0:]``, a copy, as Python's. From a display,
+        ``first, *rest = (a, b, c)``, each target is given its items: ``first = a``,
+        ``rest = [b, c]`` (a list, as Python's)."""
         target = s.targets[0]
         elts = target.elts
         k = next(i for i, e in enumerate(elts) if isinstance(e, ast.Starred))
         before, star, after = elts[:k], elts[k], elts[k + 1:]
         value = lift(s.value)
         bound = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        if isinstance(value, (ast.Tuple, ast.List)) and \
+                len(value.elts) >= len(before) + len(after) and not any(
+                    isinstance(n, ast.Starred) or isinstance(n, ast.Name) and n.id in bound
+                    for n in ast.walk(value)):
+            end = len(value.elts) - len(after)
+            return pre + [located(ast.Assign(targets=[t], value=v), s) for t, v in zip(
+                before + [star.value] + after, value.elts[:k] + [ast.List(
+                    elts=value.elts[k:end], ctx=ast.Load())] + value.elts[end:])]
         if not isinstance(value, ast.Name) or value.id in bound:
             seq = self.fresh("items")
             pre.append(assign(seq, value, s))
@@ -120,7 +131,7 @@ class TargetLowering:
         for i, t in enumerate(before):
             bind(t, item(value.id, i))
         rest = ast.Subscript(value=name(value.id), slice=ast.Slice(
-            lower=ast.Constant(len(before))), ctx=ast.Load()) if before else name(value.id)
+            lower=ast.Constant(len(before))), ctx=ast.Load())
         if not after:
             bind(star.value, rest)
             return out

@@ -156,6 +156,11 @@ class OperationAdjoints:
         if isinstance(self.act.kinds.get(xs.id), tuple):  # (a tuple's adjoint: a tuple)
             items = [out_bar] * len(self.act.kinds[xs.id])
             return [self.set_adj(xs.id, ast.Tuple(elts=items, ctx=ast.Load()), s.line)]
+        if isinstance(self.act.kinds.get(xs.id), ArrayKind):  # (the sum of its rows: each
+            # row's adjoint is the sum's, added into an array adjoint where it has one)
+            row = out_bar if self.is_container(xs.id) else ast.BinOp(
+                left=self.np_call("zeros_like", [ir.name(xs.id)]), op=ast.Add(), right=out_bar)
+            return [self.set_adj(xs.id, row, s.line)]
         acc = ir.name(self.acc(xs.id))
         k = "%k"
         item = ast.Subscript(value=acc, slice=ir.name(k), ctx=ast.Load())
