@@ -5,10 +5,13 @@ and the value of ``params``, a random nesting (up to three deep) of dicts, lists
 tuples, namedtuples and a dataclass whose leaves are floats, float arrays of shape
 (2,), ints and strings. The body reads every numeric leaf at least once, each read
 spelled one of the ways users write them: constant keys, attributes and positions
-chained, a name bound to a part (``q = params["b"]``), unpacking, a ``for`` over a
-container (its items, ``enumerate``, ``.items()``, ``.values()``,
-``range(len(...))``), a dict built and read back, a helper function handed a part,
-a loop over data that carries a dict, and an ``if`` on a leaf.
+chained, a name bound to a part (``q = params["b"]``), unpacking (``a, *rest = p``
+too), a ``for`` over a container (its items, ``enumerate``, ``.items()``,
+``.values()``, ``range(len(...))``), a dict built and read back, a dict or list of
+constants added into in a loop over data (``d["s"] += ...``), a tuple grown in one
+(``t += (...,)``), a helper function handed a part, a local function (a lambda with a
+default argument, a list of lambdas made by a comprehension), a loop over data that
+carries a dict, and an ``if`` on a leaf.
 """
 
 import collections
@@ -105,7 +108,7 @@ def structured_program(draw):
                 lines.append(f"    total = total + {term(expr)}")
             return
         style = draw(st.sampled_from(["chain", "alias", "loop", "helper", "dict", "unpack",
-                                      "local", "pop"]))
+                                      "local", "pop", "grow"]))
         all_numeric = all(numeric(c) for _, c in got)
         if style == "alias":
             name = f"q{next(counter)}"
@@ -124,12 +127,21 @@ def structured_program(draw):
             # (a function defined inside f: a closure over `scale`, or a lambda)
             name = f"lf{next(counter)}"
             acc, _ = next((a, c) for a, c in got if numeric(c))
-            if draw(st.booleans()):
+            how = draw(st.sampled_from(["def", "lambda", "default", "comprehension"]))
+            if how == "def":
                 lines.extend([f"    def {name}(n):", f"        v = {term(f'n{acc}')}",
                               "        return v * scale"])
-            else:
+            elif how == "lambda":
                 lines.append(f"    {name} = lambda n: {term(f'n{acc}')} * scale")
-            lines.append(f"    total = total + {name}({expr})")
+            if how in ("def", "lambda"):
+                lines.append(f"    total = total + {name}({expr})")
+            elif how == "default":  # (called with its default, and with the argument)
+                lines.extend([f"    {name} = lambda n, k=2.0: {term(f'n{acc}')} * k",
+                              f"    total = total + {name}({expr}) + {name}({expr}, scale)"])
+            else:  # (the closure-capture idiom: one lambda per value of `i`)
+                lines.extend([f"    {name} = [lambda n, i=i: {term(f'n{acc}')} * (i + 1) "
+                              "for i in range(2)]",
+                              f"    total = total + sum(g({expr}) for g in {name})"])
             for a, c in got:
                 if a != acc:
                     read(f"{expr}{a}", c, depth + 1)
@@ -157,9 +169,19 @@ def structured_program(draw):
         if style == "dict" and any(numeric(c) for _, c in got):
             name = f"d{next(counter)}"
             acc, _ = next((a, c) for a, c in got if numeric(c))
-            lines.extend([f"    {name} = {{'s': {term(f'{expr}{acc}')}, 'n': 1}}",
-                          f"    {name}['t'] = {name}['s'] * 2.0",
-                          f"    total = total + {name}['t'] - {name}['s'] * {name}['n']"])
+            how = draw(st.sampled_from(["built", "accumulated", "list"]))
+            if how == "built":
+                lines.extend([f"    {name} = {{'s': {term(f'{expr}{acc}')}, 'n': 1}}",
+                              f"    {name}['t'] = {name}['s'] * 2.0",
+                              f"    total = total + {name}['t'] - {name}['s'] * {name}['n']"])
+            else:  # (entries of a dict or list of constants added into in a loop over data)
+                keys = ("'s'", "'n'") if how == "accumulated" else ("0", "1")
+                lines.extend([f"    {name} = {{'s': 0.0, 'n': 1.0}}" if how == "accumulated"
+                              else f"    {name} = [0.0, 1.0]",
+                              "    for xi in x:",
+                              f"        {name}[{keys[0]}] += {term(f'{expr}{acc}')} * xi",
+                              f"        {name}[{keys[1]}] *= 1.0 + xi",
+                              f"    total = total + {name}[{keys[0]}] * {name}[{keys[1]}]"])
             for a, c in got:
                 if a != acc:
                     read(f"{expr}{a}", c, depth + 1)
@@ -182,6 +204,26 @@ def structured_program(draw):
                 read(f"{name}x", taken, depth + 1)
                 if rest:
                     read(name, rest, depth + 1)
+            return
+        if style == "grow" and any(numeric(c) for _, c in got):
+            # (a tuple grown in a loop over data, by `+=` or by `t = t + (...)`)
+            name = f"t{next(counter)}"
+            acc, _ = next((a, c) for a, c in got if numeric(c))
+            grown = f"{name} += (" if draw(st.booleans()) else f"{name} = {name} + ("
+            lines.extend([f"    {name} = ()", "    for xi in x:",
+                          f"        {grown}{term(f'{expr}{acc}')} * xi, xi)",
+                          f"    total = total + sum({name}) + {name}[0] * len({name})"])
+            for a, c in got:
+                if a != acc:
+                    read(f"{expr}{a}", c, depth + 1)
+            return
+        if style == "unpack" and isinstance(v, (list, tuple)) and not isinstance(v, D2) \
+                and len(v) > 1 and draw(st.booleans()):
+            # (a starred target: the rest a list, read by position or looped over)
+            first, rest = f"u{next(counter)}", f"r{next(counter)}"
+            lines.append(f"    {first}, *{rest} = {expr}")
+            read(first, v[0], depth + 1)
+            read(rest, list(v[1:]), depth + 1)
             return
         if style == "unpack" and isinstance(v, (list, tuple)) and not isinstance(v, D2):
             names = [f"u{next(counter)}" for _ in v]

@@ -1,0 +1,128 @@
+"""Forms users write that s2sad follows as a person would write their derivative: a
+dict or list of constants added into (``d["a"] += x * i``) inside loops, also by a
+function it is handed to; a tuple grown by ``+=`` (a list appended to); lambdas with
+default arguments, and a list of them made by a comprehension; ``first, *rest = ...``
+with the rest handed on. grad and jvp against central differences (`both_modes`: the
+dot-product pairing of the two modes), the forms refused said so at the user's line."""
+
+import numpy as np
+import pytest
+
+import s2sad
+from helpers import both_modes, central_diff
+import zoo_user_forms as zoo
+
+X = 1.3
+DATA = np.array([0.5, -1.0, 2.0, 0.25])
+
+
+@pytest.mark.parametrize("f, args", [
+    (zoo.dict_in_loop, (X,)),
+    (zoo.dict_in_data_loop, (X, DATA)),
+    (zoo.dict_rebuilt_sum, (X, 4)),
+    (zoo.empty_dict_filled, (X,)),
+    (zoo.list_in_loop, (X,)),
+    (zoo.dict_written_by_a_helper, (X,)),
+    (zoo.list_written_by_a_helper, (X,)),
+    (zoo.dict_in_a_called_function, (X,)),
+    (zoo.tuple_grown, (X,)),
+    (zoo.tuple_grown_over_data, (X, DATA)),
+    (zoo.tuple_grown_by_pairs, (X,)),
+    (zoo.tuple_grown_in_front, (X,)),
+    (zoo.tuple_grown_in_nested_loops, (X,)),
+    (zoo.tuple_grown_straight, (X,)),
+    (zoo.tuple_grown_handed_on, (X,)),
+    (zoo.lambda_with_default, (X,)),
+    (zoo.lambda_default_in_loop, (X,)),
+    (zoo.lambdas_by_comprehension, (X,)),
+    (zoo.lambdas_by_comprehension_looped, (X,)),
+    (zoo.lambdas_late_binding, (X,)),
+    (zoo.lambdas_in_tuple, (X,)),
+    (zoo.starred_tuple_display, (X,)),
+    (zoo.starred_list_display, (X,)),
+    (zoo.starred_middle, (X,)),
+    (zoo.starred_handed_on, (X,)),
+    (zoo.starred_stacked, (X,)),
+    (zoo.starred_in_loop, (X, 3)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_both_modes_match_central_differences(f, args):
+    both_modes(f, args, wrt=(0,))
+
+
+LIST, ARRAY = [1.5, 2.0, 3.0], np.array([1.5, 2.0, 3.0, -0.5])
+
+
+@pytest.mark.parametrize("f, xs", [
+    (zoo.starred_argument, LIST), (zoo.starred_argument, ARRAY),
+    (zoo.starred_argument_joined, LIST),
+    (zoo.sum_of_an_array, ARRAY),
+], ids=lambda v: getattr(v, "__name__", type(v).__name__))
+def test_a_sequence_argument_unpacked(f, xs):
+    want = np.array([central_diff(lambda *v: f(type(xs)(v) if isinstance(xs, list)
+                                                else np.array(v)), tuple(xs), i)
+                     for i in range(len(xs))])
+    got = s2sad.grad(f)(xs)
+    assert np.allclose(np.asarray(got, dtype=float), want, rtol=1e-5, atol=1e-6)
+    tangent = np.linspace(0.5, 1.5, len(xs))
+    t = list(tangent) if isinstance(xs, list) else tangent
+    _, y_dot = s2sad.jvp(f, (xs,), (t,))
+    assert y_dot == pytest.approx(float(want @ tangent), rel=1e-6)
+
+
+def test_python_sum_of_a_matrix_adds_its_rows():
+    m = np.arange(6.0).reshape(3, 2) / 7.0
+    got = s2sad.grad(zoo.sum_of_rows)(m)
+    want = np.zeros_like(m)
+    for idx in np.ndindex(m.shape):
+        e = np.zeros_like(m)
+        e[idx] = 1e-6
+        want[idx] = (zoo.sum_of_rows(m + e) - zoo.sum_of_rows(m - e)) / 2e-6
+    assert np.allclose(got, want, atol=1e-6)
+
+
+@pytest.mark.parametrize("f", [zoo.copied_params, zoo.copy_written_original_read])
+def test_a_copy_of_a_dict_argument_is_its_own(f):
+    params = {"w": 0.5}
+    want = central_diff(lambda x: f(x, params), (X,), 0)
+    assert s2sad.grad(f, wrt=(0, 1))(X, params)[0] == pytest.approx(want, rel=1e-6)
+    assert s2sad.jvp(f, (X, params), (1.0, None))[1] == pytest.approx(want, rel=1e-6)
+    assert params == {"w": 0.5}
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_writing_into_an_argument_dict_stays_refused(mode):
+    # (the caller's dict would change: as for lists and arrays, write into a copy)
+    f = zoo.params_written
+    params = {"w": 0.5}
+    with pytest.raises(s2sad.S2SADError) as e:
+        if mode == "reverse":
+            s2sad.grad(f, wrt=(0, 1))(X, params)
+        else:
+            s2sad.jvp(f, (X, params), (1.0, None))
+    assert e.value.lineno == f.__code__.co_firstlineno + 2
+    assert "argument" in str(e.value)
+    assert params == {"w": 0.5}
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_joining_a_tuple_argument_is_refused_at_its_line(mode):
+    f = zoo.tuple_joined
+    with pytest.raises(s2sad.NoRuleError, match=r"`\+` of two tuples") as e:
+        if mode == "reverse":
+            s2sad.grad(f)(X, (2.0, 3.0))
+        else:
+            s2sad.jvp(f, (X, (2.0, 3.0)), (1.0, None))
+    assert e.value.lineno == f.__code__.co_firstlineno + 1
+    assert "t += (y,)" in str(e.value)
+
+
+def test_a_grown_tuple_is_appended_to_in_the_derivative():
+    text = s2sad.source(zoo.tuple_grown, example=(X,))
+    assert "out.append(" in text and "out_bar.pop()" in text
+    assert "unbroadcast" not in text  # (never the `+` of numbers)
+
+
+def test_a_copy_of_a_tuple_keeps_the_items_it_had():
+    # (`kept = rows`, then `rows += ...`: `kept` still has three rows)
+    f = zoo.tuple_grown_handed_on
+    assert s2sad.value_and_grad(f)(X)[0] == pytest.approx(f(X))

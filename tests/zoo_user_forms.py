@@ -1,0 +1,271 @@
+"""Programs written the way users write them that s2sad once refused or got wrong, for
+`test_user_forms.py`: a dict or list of constants added into in a loop, a tuple grown
+by `+=`, lambdas with default arguments (the closure-capture idiom included), and
+`first, *rest = ...` handed on. Each takes the float `x` (and data after it)."""
+
+import numpy as np
+
+# ------------------------------------------------------------ entries added into
+
+
+def dict_in_loop(x):
+    d = {"a": 0.0, "b": 1.0}
+    for i in range(3):
+        d["a"] += x * i
+        d["b"] *= x
+    return d["a"] + d["b"]
+
+
+def dict_in_data_loop(x, data):
+    d = {"s": 0.0, "p": 1.0}
+    for v in data:
+        d["s"] += np.sin(x * v)
+        d["p"] *= 1.0 + x * v
+    return d["s"] * d["p"]
+
+
+def dict_rebuilt_sum(x, n):
+    d = {"a": 0.0}
+    for i in range(n):
+        d["a"] = d["a"] + x ** i
+    return d["a"]
+
+
+def empty_dict_filled(x):
+    d = {}
+    d["s"] = x
+    for i in range(2):
+        for j in range(3):
+            d["s"] += x * i * j
+    return d["s"] * x
+
+
+def list_in_loop(x):
+    acc = [0.0, 1.0]
+    for i in range(3):
+        acc[0] += x * i
+        acc[1] *= x
+    return acc[0] + acc[1]
+
+
+def _add_into(d, v):
+    d["a"] += v
+
+
+def _add_into_list(acc, v):
+    acc[0] += v
+
+
+def dict_written_by_a_helper(x):
+    d = {"a": 0.0}
+    for i in range(3):
+        _add_into(d, x * i)
+    return d["a"] * x
+
+
+def list_written_by_a_helper(x):
+    acc = [0.0, 1.0]
+    for i in range(3):
+        _add_into_list(acc, x * i)
+    return acc[0] * x + acc[1]
+
+
+def _accumulated(x):
+    d = {"a": 1.0}
+    for i in range(2):
+        d["a"] *= x
+    return d["a"]
+
+
+def dict_in_a_called_function(x):
+    return _accumulated(x) + _accumulated(2.0 * x)
+
+
+def copied_params(x, params):
+    p = dict(params)
+    for i in range(3):
+        p["w"] += x * i
+    return p["w"] * x
+
+
+def copy_written_original_read(x, params):
+    q = dict(params)
+    q["w"] = 2.0 * x
+    return params["w"] * x + q["w"]
+
+
+def params_written(x, params):
+    for i in range(3):
+        params["w"] += x * i
+    return params["w"] * x
+
+
+# ------------------------------------------------------------ tuples grown
+
+
+def tuple_grown(x):
+    out = ()
+    for v in [1.0, 2.0, 3.0]:
+        out += (v * x,)
+    return sum(out)
+
+
+def tuple_grown_over_data(x, data):
+    out = ()
+    for v in data:
+        out = out + (np.sin(v * x),)
+    return sum(out) * out[0] + len(out)
+
+
+def tuple_grown_by_pairs(x):
+    out = ()
+    for i in range(3):
+        out += (x * i, x ** 2)
+    return out[0] * out[-1] + sum(out)
+
+
+def tuple_grown_in_front(x):
+    t = ()
+    for i in range(3):
+        t = (x * i + 1.0,) + t
+    return t[0] * 2.0 + t[-1]
+
+
+def tuple_grown_in_nested_loops(x):
+    t = (x,)
+    for i in range(2):
+        for j in range(2):
+            t += (t[-1] * x,)
+    s = 0.0
+    for v in t:
+        s += v
+    return s
+
+
+def tuple_grown_straight(x):
+    out = ()
+    out += (x,)
+    out += (x * x,)
+    return sum(out)
+
+
+def _ends(t):
+    return t[0] * t[-1]
+
+
+def tuple_grown_handed_on(x):
+    rows = ()
+    for i in range(3):
+        rows = rows + (np.ones(2) * x * (i + 1),)
+    kept = rows
+    rows += (np.zeros(2),)
+    return np.sum(np.stack(rows) ** 2) + _ends(kept)[0] + len(kept)
+
+
+def tuple_joined(x, t):
+    u = t + (x,)
+    return u[0] * u[-1]
+
+
+# ------------------------------------------------------------ lambdas
+
+
+def lambda_with_default(x):
+    f = lambda y, k=2.0: k * y ** 2  # noqa: E731
+    return f(x) + f(x, 3.0)
+
+
+def lambda_default_in_loop(x):
+    tot = 0.0
+    for j in range(3):
+        f = lambda y, k=2.0: k * y ** 2 + j  # noqa: E731
+        tot += f(x) + f(x, 3.0)
+    return tot
+
+
+def lambdas_by_comprehension(x):
+    fs = [lambda y, i=i: y ** i for i in range(3)]
+    return sum(g(x) for g in fs)
+
+
+def lambdas_by_comprehension_looped(x):
+    fs = [lambda y, i=i, c=2.0: c * np.sin(y * i) for i in range(1, 4)]
+    t = 0.0
+    for g in fs:
+        t += g(x)
+    return t
+
+
+def lambdas_late_binding(x):
+    fs = [lambda y: y * i for i in range(3)]  # (each reads the last `i`, 2)
+    return sum(g(x) for g in fs)
+
+
+def lambdas_in_tuple(x):
+    fs = (lambda y: y, lambda y: y * y, lambda y: np.sin(y))
+    return sum(g(x) for g in fs)
+
+
+# ------------------------------------------------------------ starred targets
+
+
+def starred_tuple_display(x):
+    *init, last = (x, x * x, 3.0 * x)
+    return last * sum(init)
+
+
+def starred_list_display(x):
+    a, b, c = x, x * 2, x * 3
+    first, *rest = [a, b, c]
+    return first * sum(rest)
+
+
+def starred_middle(x):
+    xs = [x, 2.0 * x, x * x, 3.0]
+    first, *mid, last = xs
+    return first * last + sum(mid)
+
+
+def _prod(v):
+    out = 1.0
+    for e in v:
+        out = out * e
+    return out
+
+
+def starred_handed_on(x):
+    xs = [x, 2.0 * x, x * x]
+    first, *rest = xs
+    return first + _prod(rest) + rest[0] * len(rest)
+
+
+def starred_stacked(x):
+    vs = [np.ones(3) * x, np.arange(3.0) * x, np.ones(3) * x * x]
+    head, *tail = vs
+    return np.sum(head * np.stack(tail))
+
+
+def starred_in_loop(x, n):
+    s = 0.0
+    for i in range(n):
+        a, *b, c = [x * i, x, x * x, 2.0]
+        s += a * c + sum(b)
+    return s
+
+
+def starred_argument(xs):
+    first, *rest = xs
+    return first * sum(rest) + np.sum(np.stack(rest) ** 2)
+
+
+def starred_argument_joined(xs):
+    first, *rest = xs
+    return first * sum(rest + [first])
+
+
+def sum_of_an_array(xs):
+    return sum(xs * xs) * xs[0]
+
+
+def sum_of_rows(m):
+    return np.sum(sum(m) ** 2)
