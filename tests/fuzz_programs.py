@@ -776,6 +776,37 @@ def container_lines(draw, env, fresh):
     return lines, names["out"]
 
 
+# matrices of the array programs by (rows, columns), rows standing for `rows`: what
+# `layers_lines` multiplies an activation by, one layer after another
+LAYERS = {("3", "rows"): ["w.T", "(w * {s}).T"], ("rows", "3"): ["w", "np.tanh(w)"],
+          ("3", "1"): ["w[:1].T"], ("1", "3"): ["np.outer(x[:1], x)"],
+          ("3", "3"): ["np.outer(x, x) * 0.5"], ("rows", "1"): ["w[:, :1]"],
+          ("1", "rows"): ["w[:, :1].T * {s}"]}
+
+
+@st.composite
+def layers_lines(draw, env, name):
+    """A loop over a list of matrices of other shapes, one layer each (an MLP's
+    layers of other widths): the array it carries changes its shape from one
+    iteration to the next, and is read by index after the loop (which makes its
+    adjoint one array updated in place), then summed into the number `name`."""
+    width, chain = "3", []
+    for _ in range(draw(st.integers(1, 4))):
+        out = draw(st.sampled_from([o for (i, o) in LAYERS if i == width]))
+        chain.append(draw(st.sampled_from(LAYERS[(width, out)])))
+        width = out
+    if width != "3":
+        chain.append(draw(st.sampled_from(LAYERS[(width, "3")])))
+    chain = [m.replace("{s}", draw(array_expr("s", env, 1))) for m in chain]
+    h = f"h{name}"
+    step = draw(st.sampled_from(["np.tanh({h} @ M)", "{h} @ M + 0.5",
+                                 "np.tanh({h} @ M) if i < {n} else {h} @ M"]))
+    return [f"{h} = {draw(array_expr('v', env, 1))}",
+            f"for i, M in enumerate([{', '.join(chain)}]):",
+            "    " + f"{h} = " + step.format(h=h, n=len(chain) - 1),
+            f"{name} = {h}[0] * {draw(array_expr('s', env, 1))} + np.sum({h} * {h})"]
+
+
 @st.composite
 def array_program(draw, params=False, rows=2):
     """``f(x, w, s)``, or with `params` ``f(params, x, s)`` that takes ``w`` and a ``b`` of
@@ -810,7 +841,7 @@ def array_program(draw, params=False, rows=2):
     for _ in range(draw(st.integers(1, 4))):
         kind = draw(st.sampled_from(["assign", "assign", "if", "loop", "write", "while",
                                      "container", "checkpointed", "comprehension",
-                                     "loop_write", "one_path"]))
+                                     "loop_write", "one_path", "layers"]))
         shape = draw(st.sampled_from("svmu"))
         name = f"{shape}{next(fresh)}"
         if kind == "assign":
@@ -918,6 +949,10 @@ def array_program(draw, params=False, rows=2):
             lines.append(f"    {name} = {draw(array_expr('s', env, 1))}")
             lines.append(f"    if {cond}:")
             lines.append(f"        {name} = {name} + np.sum({made} * {made})")
+        elif kind == "layers":
+            shape = "s"
+            name = f"s{next(fresh)}"
+            lines += ["    " + line for line in draw(layers_lines(env, name))]
         else:  # write into an array the function made
             shape = "v"
             lines.append(f"    {name} = {draw(array_expr('v', env, 1))}.copy()")

@@ -426,9 +426,39 @@ def unborn_scalar_in_one_branch_of_a_while(x, s):
     return w * s
 
 
+def unborn_set_by_the_first_iteration(x, s):
+    for i in range(4):
+        if i == 0:
+            prev = x * s
+        else:
+            prev = np.sin(prev) * s + x
+    return np.sum(prev * prev)
+
+
+def unborn_set_first_and_read_by_index(x, s):
+    for i in range(4):
+        if i == 0:
+            prev = x * 1.0
+        else:
+            prev = np.sin(prev) * x * s
+    return prev[0] + np.sum(prev)
+
+
+def unborn_of_other_widths(x, s):
+    layers = [np.outer(x, x[:1]) * s, np.outer(x[:1], x), np.outer(x, x[:2]),
+              np.outer(x[:2], x) * s]
+    for i in range(4):
+        if i == 0:
+            h = np.tanh(x @ layers[0])  # (1,), then (3,), (2,), (3,)
+        else:
+            h = np.sin(h @ layers[i]) + 0.5
+    return h[0] * h[1] + np.sum(h * h)
+
+
 COPIED = [unborn_in_nested_loops_read_after_both, unborn_in_an_inner_loop_read_in_the_outer,
           unborn_in_nested_loops_carried_out, unborn_assigned_in_one_branch,
-          unborn_scalar_in_one_branch_of_a_while]
+          unborn_scalar_in_one_branch_of_a_while, unborn_set_by_the_first_iteration,
+          unborn_set_first_and_read_by_index, unborn_of_other_widths]
 
 
 @pytest.mark.parametrize("f", COPIED, ids=lambda f: f.__name__)
@@ -445,6 +475,27 @@ def test_a_name_a_copy_may_read_before_python_binds_it(f, mode):
         first = s2sad.grad(f, wrt=1)
         assert close(s2sad.hessian(f, wrt=1)(x, s),
                      central_diff(lambda x, s: first(x, s), (x, s), 1), rtol=1e-5, atol=1e-7)
+
+
+def test_a_number_first_assigned_by_the_first_iteration():
+    """``if i == 0: prev = x`` then ``prev = f(prev)``: the tape keeps `prev` for the
+    reverse of the later iterations, and it has no value when the first saves it;
+    it starts as None, which the first iteration's reverse does not read. The
+    derivative raised an UnboundLocalError."""
+    def chained(x):
+        for i in range(4):
+            if i == 0:
+                prev = x
+            else:
+                prev = math.sin(prev) * x
+        return prev
+
+    got = s2sad.grad(chained)(0.3)
+    assert got == pytest.approx(numeric_grad(chained, (0.3,), 0), rel=1e-7)
+    assert s2sad.jvp(chained, (0.3,), (1.0,))[1] == pytest.approx(got)
+    eps = 1e-5
+    assert s2sad.hessian(chained)(0.3) == pytest.approx(
+        (s2sad.grad(chained)(0.3 + eps) - s2sad.grad(chained)(0.3 - eps)) / (2 * eps), rel=1e-6)
 
 
 def test_a_checkpointed_loop_with_a_name_first_assigned_in_it_is_refused():

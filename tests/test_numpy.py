@@ -527,6 +527,44 @@ def changed_in_place_before_the_join(x, w):
     return v[0] * v[1] + u[2]
 
 
+def layers_of_other_widths(x, w):
+    layers = [(np.outer(w[:2], x[:1]), w[2:]), (np.outer(x[:1], w[:2]) * 0.5, x[1:3])]
+    h = np.stack([x[:2], w[:2]])  # (2, 2), then (2, 1), then (2, 2)
+    for i, (W, b) in enumerate(layers):
+        h = h @ W + b[: W.shape[1]]
+        if i < len(layers) - 1:
+            h = np.tanh(h)
+    return np.sum(h[:, 0] ** 2) + np.mean(h[:, 1] ** 3)
+
+
+def widths_changing_each_step(x, w):
+    h = x
+    for M in [np.outer(w, x[:1]), np.outer(x[:1], x), np.outer(x, w)]:
+        h = np.sin(h @ M) + 0.5
+    return h[0] * h[2] + np.sum(h * h)
+
+
+@pytest.mark.parametrize("f", [layers_of_other_widths, widths_changing_each_step])
+def test_an_array_carried_through_layers_of_other_widths(f):
+    """An activation carried through a loop over layers of other widths (2 to 1 to
+    2), read by index after the loop: its adjoint is one array updated in place, and
+    each reversed layer starts the layer's input's adjoint again from zeros of the
+    input's shape, not of the output's. Those zeros broadcast into a gradient twice
+    too large, silently, or raised."""
+    x, w = np.array([0.4, -0.7, 0.3]), np.array([0.9, 0.2, -0.5])
+    both_modes(f, (x, w))
+    for k in (0, 1):
+        assert np.allclose(s2sad.grad(f, wrt=k)(x, w), central_diff(f, (x, w), k),
+                           rtol=1e-6, atol=1e-8)
+    eps = 1e-5
+    H = s2sad.hessian(f)(x, w)
+    g = s2sad.grad(f)
+    for j in range(3):
+        e = np.eye(3)[j] * eps
+        assert np.allclose(H[..., j], (g(x + e, w) - g(x - e, w)) / (2 * eps), rtol=1e-4,
+                           atol=1e-6)
+
+
 @pytest.mark.parametrize("f", [arg_or_new, new_or_arg, arg_or_arg, arg_or_its_view,
                                variable_or_new, nested_joins, carried_or_argument,
                                argument_some_iterations, written_before_the_join,

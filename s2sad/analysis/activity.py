@@ -265,6 +265,15 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         self.check_conflicts()
         return r
 
+    def saved_none(self, phi) -> bool:
+        """In gradient code s2sad wrote, is `phi` a variable first given a value in its
+        loop that starts as the None its tape saves for the first iteration
+        (`tapes.fill_tapes`)? Nothing reads that None as a value: the variable's kind
+        is that of the values the iterations give it."""
+        source = self.fn.source
+        return source is not None and source.generated and isinstance(phi.init, ast.Name) \
+            and phi.init.id in self.nones and self.defined.get(phi.init.id) == 1
+
     def restored_kind(self, s, op):
         """Where `s` is the reverse sweep of gradient code s2sad wrote taking a value
         back off its tape (``t8 = tape_1.pop()``, ``t8%1`` once renamed), the kind of
@@ -523,7 +532,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         for _ in range(50):
             before = (len(r.varied), dict(r.kinds))
             for phi in s.phis:
-                if phi.init is not None and not phi.unborn:  # (not the lowering's None)
+                if phi.init is not None and not phi.unborn and not self.saved_none(phi):
                     r.kinds[phi.name] = merge(r.kinds.get(phi.name), self.atom_kind(phi.init))
                     if self.is_object(phi.name) and isinstance(phi.init, ast.Name):
                         self.alias(phi.name, phi.init.id)
@@ -536,10 +545,41 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                             r.shapes[phi.name] = fresh_shape(phi.name, r.kinds[phi.name].ndim)
                     if self.is_varied(phi.init) and differentiable(r.kinds[phi.name]):
                         r.varied.add(self.key(phi.name))
+                elif isinstance(r.kinds.get(phi.name), ArrayKind):
+                    # (first given a value in the loop, ``if i == 0: h = x``: an array of
+                    # its own from the first iteration's exit on, as above; and in
+                    # gradient code s2sad wrote, one it starts as None for its tape)
+                    r.created.setdefault(phi.name, id(s))
+                    r.origins[phi.name] = phi.name
             self.forward(s.cond)
             self.forward(s.body)
             if (len(r.varied), r.kinds) == before:
+                self.unborn_shapes(s)
                 return
+
+    def unborn_shapes(self, s: ir.Loop):
+        """A variable first given a value in the loop `s` whose every exit gives it
+        an array of one shape, known before the loop (``v = x * s`` each iteration),
+        has that shape from the first exit on: where nothing reads it before (Python
+        would raise), it is an array of that shape. (A shape of a value made in the
+        loop may be another one in each iteration.)"""
+        r = self.result
+        inside = ir.all_defined(s.cond + s.body) | {p.name for p in s.phis}
+
+        def before_the_loop(axis):
+            return isinstance(axis, int) or isinstance(axis, str) and \
+                axis.rpartition(".")[0] not in inside
+
+        for phi in s.phis:
+            if not (phi.init is None or phi.unborn or self.saved_none(phi)) or \
+                    not isinstance(r.kinds.get(phi.name), ArrayKind):
+                continue
+            shapes = {r.shapes.get(c.value.id) if isinstance(c.value, ast.Name) else None
+                      for x in ir.walk(s.body) if isinstance(x, ir.Exit) for c in x.copies
+                      if c.targets[0] == phi.name}
+            shape = shapes.pop() if len(shapes) == 1 else None
+            if shape is not None and all(before_the_loop(a) for a in shape):
+                r.shapes[phi.name] = shape
 
     def backward(self, body):
         r = self.result

@@ -3,7 +3,8 @@
 `fill_tapes` decides each loop's `Push`/`Pop` values: exactly what its reverse reads
 that the iteration computed, less what the reverse recomputes from the index and
 what it saves anyway (`_recompute_plan`), less what only a nested loop's own tape
-restores; a saved value an exit path has not computed is set to None on that path.
+restores; a saved value an exit path has not computed is set to None on that path,
+and a saved variable with no value before its loop starts as None.
 `count_by_tape` lets a top-level ``while`` loop's reverse run ``len(tape)`` times
 instead of counting its iterations, and `saved_names` says what a split
 derivative's forward function hands its backward one.
@@ -34,6 +35,12 @@ def fill_tapes(forward, reverse, ctx: Context):
         if names:
             start = {p.name for p in loop.phis} | ({loop.target} if loop.target else set())
             _fill_paths(loop.cond + loop.body, start, set(names), tag)
+        for p in loop.phis:
+            if p.init is None and p.name in names:
+                # (a variable first assigned in the loop, ``if i == 0: prev = x``, has no
+                # value when the first iteration saves it: it starts as None, which the
+                # reverse of that iteration does not read, as in `anf`'s copies)
+                p.init, p.unborn = ir.const(None), True
 
 
 def count_by_tape(forward, reverse):

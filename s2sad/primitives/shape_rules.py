@@ -319,8 +319,12 @@ def _array_rank(shape):
 
 def as_array(a: Args):
     """``np.array(value)``: a number gives a 0-d array, nested lists one axis per
-    level."""
-    return fresh(_array_rank(first(a)))
+    level, an array (``np.copy(x)``, ``x.copy()``) its own shape unless ``ndmin=``
+    may add axes."""
+    x = first(a)
+    if isinstance(x, tuple) and a.option("ndmin") is None:
+        return x
+    return fresh(_array_rank(x))
 
 
 # ------------------------------------------ reordering, padding, contracting (shaping_*)

@@ -298,11 +298,15 @@ class ContainerAdjoints:
     def hand_over(self, target: str, source, line) -> list:
         """The reverse of a loop-carried array taking its next value, ``u = v``: what
         `u`'s adjoint holds belongs to `v`; `u`'s adjoint starts again from zero for
-        the array `u` held before."""
+        the array `u` held before: of `u`'s shape, which may not be `v`'s (a layer's
+        activations, carried through a loop over layers of other widths). Zeros
+        like the adjoint `v` handed on where the shapes are certainly the same, so
+        the reverse sweep need not keep `u` for them. (`u` with no value before its
+        loop starts as None: `tapes.fill_tapes`.)"""
         acc = ir.name(self.acc(target))
         out = []
         if self.act.is_active(ir.name(source)):
             out.append(self.set_adj(source, acc, line))
-        out.append(ir.Assign((self.acc(target),), self.np_call("zeros_like", [ir.copy_tree(acc)]),
-                             line))
+        like = ir.copy_tree(acc) if self.act.same_shape(target, source) else ir.name(target)
+        out.append(ir.Assign((self.acc(target),), self.np_call("zeros_like", [like]), line))
         return out

@@ -49,17 +49,18 @@ class TapedLoops:
 
     def overwritten_zero(self, p: str, exit) -> ast.expr:
         """The zero adjoint of the value carried name `p` held before `exit` (an `Exit`,
-        or None) overwrote it unread: ``np.zeros_like(p)`` for an array. A name with
-        no value before its loop (first assigned in it) has none before the first
-        iteration, so its zero takes the shape of the adjoint `exit` has just handed
-        on (``np.zeros_like(p_bar)``, the value it gives `p`): reading `p` there would
-        put a name on the tape before it exists, and the value it gives `p` may not be
-        at hand in the reverse sweep without computing it again."""
+        or None) overwrote it unread: ``np.zeros_like(p)`` for an array, of the shape
+        `p` had (a loop over layers of other widths changes it). A name with no value
+        before its loop (first assigned in it), whose new value certainly has the
+        shape of the old, takes the shape of the adjoint `exit` has just handed on
+        (``np.zeros_like(p_bar)``), so the tape need not keep `p` for it."""
         kind = self.act.kinds.get(p)
-        if p not in self.unborn:
-            return zero(kind, p)
-        gives = exit is not None and any(c.targets[0] == p for c in exit.copies)
-        return zero(kind, adj(p) if gives else p)
+        given = next((c.value for c in exit.copies if c.targets[0] == p), None) \
+            if exit is not None else None
+        if p in self.unborn and isinstance(given, ast.Name) and \
+                self.act.same_shape(p, given.id):
+            return zero(kind, adj(p))
+        return zero(kind, p)
 
     def reverse_loop(self, s: ir.Loop) -> list:
         """The loop run backwards: restore this iteration's values from the tape,
