@@ -52,6 +52,8 @@ def primitive(key):
     if key is np.average:  # (weights are given by name: the second argument is the axis)
         return lambda a, *weights, **options: np.average(
             a, **options, **({"weights": weights[0]} if weights else {}))
+    if getattr(key, "__name__", None) == "logsumexp":  # (scipy's: b by name, after the axis)
+        return lambda a, *b, **options: key(a, **options, **({"b": b[0]} if b else {}))
     return OPERATOR_FUNCS.get(key, key)
 
 

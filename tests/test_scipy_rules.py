@@ -62,6 +62,13 @@ def examples(key, rule):
     if rule.func.__module__ != scipy_special.__name__:
         raise KeyError(key)
     r = random.Random(7)
+    if key is special.logsumexp and rule.arity == 2:  # (weights b of a's shape, or broadcast)
+        a, b = arr(r, (3, 4), -1.0, 1.0), arr(r, (3, 4), 0.2, 2.0)
+        return [([a, b], {}), ([a, b], {"axis": 0}), ([a, arr(r, (4,), 0.2, 2.0)], {"axis": 1}),
+                ([a, arr(r, (3, 1), 0.2, 2.0)], {"axis": -1, "keepdims": True}),
+                ([a, 1.5], {"axis": 0}), ([arr(r, (4,), -1.0, 1.0), b], {}),
+                ([np.array([700.0, 699.0, -50.0]), np.array([0.5, 2.0, 1.0])], {}),
+                ([np.array([0.3, 0.1]), np.array([2.0, -1.0])], {})]
     if key is special.logsumexp:
         a = arr(r, (3, 4), -1.0, 1.0)
         return [([a], {}), ([a], {"axis": 0}), ([a], {"axis": 1, "keepdims": True}),
@@ -191,16 +198,37 @@ def lambda_free_xlogy(x, y):
     return special.xlogy(x, y)
 
 
-def test_logsumexp_with_b_or_return_sign_has_no_rule():
+def weighted_partition(a, b):
+    return special.logsumexp(a, b=b) + np.sum(special.logsumexp(a, axis=0, b=b) ** 2) \
+        + np.sum(special.logsumexp(a, 1, keepdims=True) * special.logsumexp(a, axis=1, b=b))
+
+
+def test_logsumexp_with_weights_in_use_to_second_order():
+    a = np.array([[0.1, -0.5, 0.3], [0.2, 0.9, -0.4]])
+    b = np.array([[0.5, 1.2, 2.0], [1.0, 0.3, 0.7]])
+    for order in (1, 2):
+        report = s2sad.check(weighted_partition, a, b, wrt=(0, 1), order=order)
+        assert report.ok and "could not run" not in str(report), report
+    # (the derivative in a is the softmax weighted by b, in b the plain softmax)
+    ga, gb = s2sad.grad(lambda_free_weighted, wrt=(0, 1))(a[0], b[0])
+    p = b[0] * np.exp(a[0]) / np.sum(b[0] * np.exp(a[0]))
+    assert np.allclose(ga, p) and np.allclose(gb, p / b[0])
+
+
+def lambda_free_weighted(a, b):
+    return special.logsumexp(a, b=b)
+
+
+def test_logsumexp_with_return_sign_or_b_by_position_has_no_rule():
     a = np.array([0.1, 0.2])
-    with pytest.raises(s2sad.NoRuleError):
-        s2sad.grad(logsumexp_weighted)(a)
-    with pytest.raises(s2sad.NoRuleError):
+    with pytest.raises(s2sad.NoRuleError, match="return_sign"):
+        s2sad.grad(logsumexp_signed)(a)
+    with pytest.raises(s2sad.NoRuleError, match="a, b and the options axis, keepdims"):
         s2sad.grad(logsumexp_positional_b)(a)
 
 
-def logsumexp_weighted(a):
-    return special.logsumexp(a, b=np.ones(2))
+def logsumexp_signed(a):
+    return special.logsumexp(a, b=np.ones(2), return_sign=True)[0]
 
 
 def logsumexp_positional_b(a):

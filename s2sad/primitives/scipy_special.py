@@ -15,7 +15,8 @@ tables.
 Conventions: ``xlogy(x, y)`` is ``x * log(y)``, 0 at ``x == 0``, with derivatives
 ``log(y)`` and ``x / y`` (JAX's, so at ``x == 0`` and ``y > 0`` the derivative with
 respect to `y` is 0). ``logsumexp`` takes ``axis`` (by keyword or as the second
-argument) and ``keepdims``; a call with ``b=`` or ``return_sign=`` has no rule.
+argument), ``keepdims`` and weights ``b=`` (by keyword: differentiated too); a call
+with ``return_sign=`` has no rule.
 ``polygamma(n, x)`` has no derivative with respect to its integer order `n`, nor
 have the Bessel functions in their order or ``gammainc(a, x)`` and ``gammaincc`` in
 `a`. ``softmax`` and ``log_softmax`` take ``axis`` (by keyword or second), None
@@ -145,6 +146,22 @@ def logsumexp_reverse(a, *, axis=None, keepdims=False, out, out_bar):
 def logsumexp_forward(a, *, axis=None, keepdims=False, out, a_dot):
     return np.sum(np.exp(a - unreduce(out, a, axis, keepdims)) * a_dot, axis=axis,
                   keepdims=keepdims)
+
+
+# (weights b: out = log(sum(b exp(a))), whose derivative is b exp(a - out) in a and
+# exp(a - out) in b; b broadcasts against a. Given by name only: the second
+# positional argument is the axis, as in the rule above, which a call without b fits)
+@reverse(special.logsumexp, positional=0)
+def logsumexp_weighted_reverse(a, b, *, axis=None, keepdims=False, out, out_bar):
+    p = unreduce(out_bar, a, axis, keepdims) * np.exp(a - unreduce(out, a, axis, keepdims))
+    return unbroadcast(p * b, a), unbroadcast(p, b)
+
+
+@forward(special.logsumexp, positional=0)
+def logsumexp_weighted_forward(a, b, *, axis=None, keepdims=False, out, a_dot, b_dot):
+    p = np.exp(a - unreduce(out, a, axis, keepdims))
+    return (np.sum(p * b * a_dot, axis=axis, keepdims=keepdims),
+            np.sum(p * b_dot, axis=axis, keepdims=keepdims))
 
 
 REDUCTIONS.add(special.logsumexp)
