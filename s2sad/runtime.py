@@ -660,6 +660,22 @@ def take_bar(g, x, indices, axis=None):
     return x_bar
 
 
+def take_along_axis_bar(g, x, indices, axis=-1):
+    """Adjoint of ``np.take_along_axis(x, indices, axis)``: `g` added into zeros of
+    `x`'s shape at the places it was read from (an index read twice gets both, and
+    so does an axis of `x` of length 1 that `indices` broadcast)."""
+    x_bar = np.zeros(np.shape(x), dtype=np.result_type(np.asarray(x), g))
+    if axis is None:  # (x read flat)
+        np.add.at(x_bar.reshape(-1), indices, g)
+        return x_bar
+    axis = axis % x_bar.ndim
+    # (the place along every other axis is its own position there, as NumPy reads it)
+    where = tuple(indices if d == axis else np.arange(n).reshape(
+        (1,) * d + (n,) + (1,) * (x_bar.ndim - d - 1)) for d, n in enumerate(x_bar.shape))
+    np.add.at(x_bar, where, g)
+    return x_bar
+
+
 def unsort(g, x, order, axis=-1):
     """Adjoint of ``np.sort(x, axis)``: `g` put back where each element came from
     (`order` is ``np.argsort(x, axis)``, a permutation along the axis: no element is

@@ -52,6 +52,17 @@ def examples(key, rule, r):
         return [([x, np.array([0, 2, 2])], {}), ([x, [1, 0]], {"axis": 0}),
                 ([x, np.array([[3, 0], [3, 1]])], {"axis": -1}), ([x, 5], {}), ([x, 2], {"axis": 1}),
                 ([arr(r, (2, 3, 4)), np.array([1, -1])], {"axis": 1})]
+    if key is np.take_along_axis:  # (repeated indices, an axis of x of length 1 broadcast)
+        return [([x, np.array([[0, 0], [1, 3], [2, 2]])], {"axis": 1}),
+                ([x, np.array([[2, 0, 1, 1], [2, 2, 0, 0]])], {"axis": 0}),
+                ([x, np.array([[3, 3, 1]])], {"axis": -1}), ([x, np.array([5, 5, 0, 11])], {"axis": None}),
+                ([arr(r, (1, 4)), np.array([[0, 1], [2, 3], [1, 1]])], {"axis": 1}),
+                ([arr(r, (2, 3, 4)), np.array([[[1], [1]], [[0], [2]]])], {"axis": -2}),
+                ([arr(r, (5,)), np.array([4, 0, 4, 1])], {})]
+    if key in (np.convolve, np.correlate):  # (either input the longer, in every mode)
+        sizes = [(7, 3), (3, 7), (6, 4), (4, 6), (5, 5), (2, 5), (4, 1), (1, 4), (1, 1)]
+        return [([arr(r, (n,)), arr(r, (m,))], {} if mode is None else {"mode": mode})
+                for n, m in sizes for mode in (None, "full", "valid", "same")]
     if key is np.roll:
         out = [([arr(r, (5,)), 2], {}), ([x, 1], {"axis": 0}), ([x, -3], {"axis": -1}),
                ([x, 5], {})]
@@ -157,7 +168,8 @@ def examples(key, rule, r):
     raise AssertionError(f"no examples for {key}")
 
 
-KEYS = {np.cross, np.cumprod, np.diff, np.sort, np.take, np.roll, np.flip, np.fliplr, np.flipud, np.pad,
+KEYS = {np.cross, np.cumprod, np.diff, np.sort, np.take, np.take_along_axis, np.convolve,
+        np.correlate, np.roll, np.flip, np.fliplr, np.flipud, np.pad,
         np.partition, np.rot90, np.split, np.array_split, np.vsplit, np.hsplit, np.dsplit,
         np.tile, np.repeat, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.kron, np.tensordot,
         np.einsum, np.diag, np.diagonal, np.triu, np.tril, np.median, np.average, np.nansum, np.nanmean}
@@ -176,6 +188,9 @@ def helper_examples(key, r):
     if key is runtime.take_bar:
         return [([arr(r, (3,)), x, np.array([0, 2, 2])], {}),
                 ([arr(r, (3, 2)), x, np.array([1, 1])], {"axis": -1})]
+    if key is runtime.take_along_axis_bar:
+        return [([arr(r, (3, 2)), x, np.array([[0, 0], [1, 3], [2, 2]])], {"axis": 1}),
+                ([arr(r, (4,)), x, np.array([5, 5, 0, 11])], {"axis": None})]
     if key is runtime.unsort:
         order = np.argsort(distinct(r, (3, 4)), axis=0)
         return [([arr(r, (3, 4)), x, order], {"axis": 0}),
@@ -218,6 +233,6 @@ def helper_examples(key, r):
     return None
 
 
-HELPER_KEYS_NAMES = ("cumprod_bar", "take_bar", "unsort", "unsplit", "cross_a_bar", "cross_b_bar", "diagonal_bar", "unpad", "untile", "unrepeat",
+HELPER_KEYS_NAMES = ("cumprod_bar", "take_bar", "take_along_axis_bar", "unsort", "unsplit", "cross_a_bar", "cross_b_bar", "diagonal_bar", "unpad", "untile", "unrepeat",
                      "diag_bar", "diff_bar", "median_bar", "kron_a_bar", "kron_b_bar",
                      "tensordot_a_bar", "tensordot_b_bar", "einsum_bar")

@@ -48,10 +48,11 @@ SHAPING_REDUCTIONS = {"np.median": np.median, "np.average": np.average, "np.nans
 SPLITS = {np.split, np.array_split, np.vsplit, np.hsplit, np.dsplit}  # (lists of views)
 SHAPING_VIEWS = {np.atleast_3d, np.flip, np.fliplr, np.flipud, np.rot90, np.rollaxis,
                  np.diag} | SPLITS
-SHAPING_INTEGERS = {np.cumprod, np.diff, np.kron, np.cross, np.tensordot, np.einsum, np.nansum}
+SHAPING_INTEGERS = {np.cumprod, np.diff, np.kron, np.cross, np.tensordot, np.einsum, np.nansum,
+                    np.convolve, np.correlate}
 SHAPING_DTYPE = {np.atleast_1d, np.atleast_2d, np.atleast_3d, np.flip, np.fliplr, np.flipud, np.rot90,
                  np.sort, np.partition, np.take, np.roll, np.pad, np.tile, np.repeat, np.diag, np.triu,
-                 np.tril, np.diagonal} | SPLITS
+                 np.tril, np.diagonal, np.take_along_axis} | SPLITS
 # the rows of the functions with rules in primitives.ufuncs_reverse and _forward
 UFUNC_SCALAR_OK = {np.nan_to_num, np.sinc, np.real, np.imag, np.real_if_close, np.angle}
 UFUNC_VIEWS = {np.real, np.real_if_close}
@@ -262,6 +263,13 @@ def test_shapes_of_the_shaping_functions():
 
     assert shape(np.sort, ("n", "m")) == ("n", "m") and len(shape(np.sort, ("n", "m"), axis=None)) == 1
     assert shape(np.take, ("n", "m"), ("k",), axis=-1) == ("n", "k")
+    # (the indices' length along the axis; along another, x's length 1 broadcast)
+    assert shape(np.take_along_axis, ("n", "m"), ("n", "k"), axis=1) == ("n", "k")
+    assert shape(np.take_along_axis, (1, "m"), ("n", "k"), axis=-1) == ("n", "k")
+    assert shape(np.take_along_axis, ("n", "m"), (1, "m"), axis=0) == (1, "m")
+    assert shape(np.take_along_axis, ("n", "m"), ("k",), axis=None) == ("k",)
+    assert shape(np.take_along_axis, ("n", "m"), ("k",)) is None  # (ranks differ: NumPy's error)
+    assert kind(np.convolve, ArrayKind(1), ArrayKind(1), mode="same") == ArrayKind(1)
     assert shape(np.flip, ("n", "m")) == ("n", "m") and shape(np.triu, ("n", "n")) == ("n", "n")
     assert shape(np.diff, ("n", "m"))[0] == "n" and shape(np.diff, ("n", "m"), axis=0)[1] == "m"
     assert shape(np.atleast_2d, ("n",)) == (1, "n") and shape(np.atleast_3d, ("n", "m")) == ("n", "m", 1)

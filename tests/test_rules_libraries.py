@@ -139,6 +139,10 @@ def taken(x):
     return np.sum(np.sin(np.take(x, np.array([0, 2, 2]), axis=1)))
 
 
+def taken_along(x):
+    return np.sum(np.sin(np.take_along_axis(x, np.array([[0, 2], [3, 3], [1, 0]]), axis=1)))
+
+
 def median(x):
     return np.sum(np.sin(np.median(x, axis=0)))
 
@@ -205,6 +209,7 @@ PROGRAMS = {  # name: (program, its arguments' shapes)
     "triu, tril": (triangles, [M44]),
     "clip": (clipped, [M34]),
     "take": (taken, [M34]),
+    "take_along_axis": (taken_along, [M34]),
     "median": (median, [M34]),
     "prod": (products, [M34]),
     "cumprod": (cumulative_products, [M34]),
@@ -225,21 +230,24 @@ NO = "which array-api-strict has no counterpart of"
 REFUSED = {
     "array-api-strict": {
         "maximum, minimum, power, division": MASK, "clip": MASK, "einsum": f"np.einsum, {NO}",
-        "take": NUMPY_ONLY, "median": f"np.median, {NO}", "cumprod": NUMPY_ONLY,
-        "vstack": f"np.vstack, {NO}", "kron": f"np.kron, {NO}", "diag": NUMPY_ONLY,
-        "det": NUMPY_ONLY,
+        "take": NUMPY_ONLY, "take_along_axis": NUMPY_ONLY, "median": f"np.median, {NO}",
+        "cumprod": NUMPY_ONLY, "vstack": f"np.vstack, {NO}", "kron": f"np.kron, {NO}",
+        "diag": NUMPY_ONLY, "det": NUMPY_ONLY,
         # (the user's own x[:, None]: the standard asks for x[:, None, ...])
         "an index with None": IndexError},
     "dask": {"an index with None": "index with None", "sort": "np.sort, which Dask has no",
-             "take": NUMPY_ONLY, "median": NUMPY_ONLY, "cumprod": NUMPY_ONLY,
-             "diag": NUMPY_ONLY, "kron": "np.kron, which Dask has no",
+             "take": NUMPY_ONLY, "take_along_axis": "np.take_along_axis, which Dask has no",
+             "median": NUMPY_ONLY, "cumprod": NUMPY_ONLY, "diag": NUMPY_ONLY,
+             "kron": "np.kron, which Dask has no",
              "det": "np.linalg.det, which Dask has no",
              "slogdet": "np.linalg.slogdet, which Dask has no"},
     "torch": {"einsum": "np.einsum, which PyTorch has no", "take": NUMPY_ONLY,
+              "take_along_axis": NUMPY_ONLY,
               "median": "np.median, which PyTorch has no", "cumprod": NUMPY_ONLY,
               "vstack": "np.vstack, which PyTorch has no",
               "kron": "np.kron, which PyTorch has no", "diag": NUMPY_ONLY, "det": NUMPY_ONLY},
     "jax": {"an index with None": UNCHANGEABLE, "slices": UNCHANGEABLE, "take": NUMPY_ONLY,
+            "take_along_axis": NUMPY_ONLY,
             "median": NUMPY_ONLY, "cumprod": NUMPY_ONLY, "diag": NUMPY_ONLY,
             "det": NUMPY_ONLY},
 }

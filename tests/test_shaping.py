@@ -1,7 +1,7 @@
 """NumPy's shaping functions (the rules of primitives.shaping_reverse and
 shaping_forward) in functions as a user writes them: gradients, tangents and
 Hessians against central differences, the tape and dual engines, and what is
-refused (np.pad's other modes, y.sort() in place)."""
+refused (np.pad's other modes, y.sort() in place, np.convolve's modes by number)."""
 
 import numpy as np
 import pytest
@@ -81,8 +81,26 @@ def split_up(x):
             + np.sum(rows[-1] * rows[1] ** 2))
 
 
+def picked_along_axes(x):
+    return (np.sum(np.take_along_axis(x, np.array([[0, 0], [3, 1], [2, 2]]), 1) ** 2)
+            + np.sum(np.take_along_axis(x, np.array([[2, 0, 1, 1]]), axis=0) * x[0])
+            + np.sum(np.take_along_axis(x, np.array([5, 5, 11]), None) ** 3)
+            + np.sum(np.take_along_axis(x, np.argmax(x, axis=1)[:, None], axis=1) ** 2)
+            + np.sum(np.take_along_axis(x, np.argsort(x, axis=0), axis=0)[0] * np.arange(4.0)))
+
+
+def convolved(x):
+    return (np.sum(np.convolve(x[0], x[1], "same") ** 2)
+            + np.sum(np.convolve(x[2, :2], x[1]) * x[0, 0])
+            + np.sum(np.convolve(x[1, :3], x[2], mode="valid") ** 3)
+            + np.sum(np.correlate(x[0], x[2, 1:]) ** 2)
+            + np.sum(np.tanh(np.correlate(x[1, :3], x[2], "same")))
+            + np.sum(np.correlate(x[0, :2], x[1, 1:], "full") * x[2]))
+
+
 FUNCTIONS = [cumulative, differences, sorted_and_picked, rolled_and_flipped, padded_and_tiled,
-             products, contracted, diagonals, statistics, promoted, split_up]
+             products, contracted, diagonals, statistics, promoted, split_up, picked_along_axes,
+             convolved]
 X = np.array([[0.3, -0.7, 1.1, 0.45], [0.9, -0.2, 0.6, -1.3], [0.15, 0.8, -0.55, 1.7]])
 
 
@@ -98,7 +116,8 @@ def test_gradient_and_tangent_match_central_differences(f):
 
 
 @pytest.mark.parametrize("f", [cumulative, sorted_and_picked, padded_and_tiled, contracted,
-                               diagonals, statistics, split_up], ids=lambda f: f.__name__)
+                               diagonals, statistics, split_up, picked_along_axes, convolved],
+                         ids=lambda f: f.__name__)
 def test_hessian_matches_differences_of_the_gradient(f):
     """Forward mode over the gradient: the runtime helpers the adjoints call (take_bar,
     unpad, einsum_bar, median_bar...) have forward rules."""
@@ -143,6 +162,14 @@ def crossed_2_vectors(x):
     return np.sum(np.cross(x, x[::-1]))
 
 
+def convolved_by_number(x):
+    return np.sum(np.convolve(x, x[:2], 1) ** 2)
+
+
+def convolved_in(x, mode):
+    return np.sum(np.convolve(x, x[:2], mode) ** 2)
+
+
 def test_what_is_refused_says_why():
     x = np.array([0.3, -0.2, 0.9])
     with pytest.raises(s2sad.NoRuleError, match="mode='edge'.*'constant' only.*'reflect'"):
@@ -154,6 +181,10 @@ def test_what_is_refused_says_why():
     with pytest.raises(ValueError, match="np.cross of 3-vectors only"), \
             pytest.warns(DeprecationWarning):
         s2sad.grad(crossed_2_vectors)(np.ones((3, 2)))
+    with pytest.raises(s2sad.NoRuleError, match=r"mode=1 \(s2sad differentiates mode='full'"):
+        s2sad.grad(convolved_by_number)(x)
+    with pytest.raises(s2sad.NoRuleError, match="a mode that is not a literal"):
+        s2sad.grad(convolved_in)(x, "same")
 
 
 def along_axes(x):
@@ -221,3 +252,34 @@ def test_lists_and_tuples_of_numbers_are_arrays_of_their_dtype():
     for mode in ("reverse", "forward", "tape"):
         got = s2sad.grad(of_lists, wrt=(0, 1), mode=mode)(0.7, 0.2)
         assert np.allclose(got, expected, atol=1e-7), mode
+
+
+def smoothed(x, k):
+    return np.sum(np.convolve(x, k, "same") ** 2) + np.sum(np.correlate(x, k) ** 2)
+
+
+def test_the_adjoint_of_a_convolution_is_a_correlation_of_the_padded_adjoint():
+    """What a person writes: the literal mode folded, no helper, and for 'full' no
+    padding at all."""
+    text = s2sad.source(smoothed, wrt=(0, 1), example=(np.ones(6), np.ones(3)))
+    assert "mode ==" not in text and "np.pad(" in text and "min(x.size, k.size) - 1" in text
+    assert "np.correlate(x, " in text and "s2sad.runtime" not in text
+    text = s2sad.source(lambda_free_full, wrt=(0, 1), example=(np.ones(6), np.ones(3)))
+    assert "np.pad(" not in text and "min(" not in text
+    assert "np.correlate(t1_bar, k, \"valid\")" in text, text
+
+
+def lambda_free_full(x, k):
+    return np.sum(np.convolve(x, k) ** 2)
+
+
+def test_picks_along_an_axis_that_repeat_add_up():
+    x = np.array([[0.3, -0.7, 1.1], [0.9, -0.2, 0.6]])
+    got = s2sad.grad(lambda_free_picks)(x)
+    assert np.allclose(got, [[0.0, 0.0, 3.0], [0.0, 2.0, 1.0]])  # (a place read 3 times: 3)
+    text = s2sad.source(lambda_free_picks, example=(x,))
+    assert "take_along_axis_bar(" in text
+
+
+def lambda_free_picks(x):
+    return np.sum(np.take_along_axis(x, np.array([[2, 2, 2], [1, 1, 2]]), axis=1))

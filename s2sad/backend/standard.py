@@ -15,6 +15,7 @@ text to that module (as it binds them to ``jax.numpy`` for JAX arrays):
   (``outer``, ``shape``, ``transpose``, ``swapaxes``, ``dot``, ``copy``, ``diag``,
   ``tri``), or has
   with other parameters (``tile`` of an int, ``squeeze`` without an axis,
+  ``take_along_axis`` with its axis by position or None,
   ``asarray`` of a list of arrays), are written here in the standard's functions;
 * ``from_numpy`` (not NumPy's) makes a NumPy array or number the library's, and
   passes anything else through (`driver.libraries` calls it on the user's constants,
@@ -188,6 +189,11 @@ def define(module: types.ModuleType, xp) -> None:
             return xp.linalg.diagonal(v)
         return xp.eye(v.shape[0], dtype=v.dtype) * v  # (column j times v[j])
 
+    def take_along_axis(arr, indices, axis=-1):
+        if axis is None:  # (NumPy reads arr flat; the standard's function takes an axis)
+            arr, axis = xp.reshape(asarray(arr), (-1,)), 0
+        return xp.take_along_axis(asarray(arr), asarray(indices), axis=axis)
+
     def tri(n, m=None, k=0, dtype=None):
         ones = xp.ones((n, n if m is None else m), dtype=xp.float64 if dtype is None else dtype)
         return xp.tril(ones, k=k)
@@ -204,6 +210,7 @@ def define(module: types.ModuleType, xp) -> None:
               transpose=transpose, outer=outer, dot=dot, copy=copy, asarray=asarray,
               array=array, from_numpy=from_numpy, full=full, arange=arange,
               swapaxes=swapaxes, tile=tile, squeeze=squeeze, diag=diag, tri=tri,
+              take_along_axis=take_along_axis,
               linalg=types.SimpleNamespace(
                   norm=norm, **{n: getattr(xp.linalg, n) for n in LINALG
                                 if hasattr(xp.linalg, n)}))

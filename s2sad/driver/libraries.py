@@ -14,7 +14,7 @@ and runs.
 `refuse_numpy_only` refuses, for any other library's arrays (Dask's too), a
 derivative that calls what would give back a NumPy array or compute a Dask graph: a
 runtime helper written for NumPy arrays only (`NUMPY_ONLY`: the adjoints of
-``np.take``, ``np.diag``, ``np.median``, ``np.cumprod``, of ``np.prod``'s Hessian,
+``np.take``, ``np.take_along_axis``, ``np.diag``, ``np.median``, ``np.cumprod``, of ``np.prod``'s Hessian,
 and of the determinant and decompositions), or a NumPy function the library has no
 counterpart of (Dask has no ``np.sort``, ``np.argsort``, ``np.linalg.det``...); for
 array-api-strict, arithmetic on a comparison's booleans (a rule's ``g * (x >= y)``,
@@ -39,7 +39,8 @@ from ..primitives.facts import METHODS
 # The runtime helpers written for NumPy arrays only (they write into NumPy zeros or
 # call what neither Dask nor the array API standard has), with the function whose
 # derivative calls them
-NUMPY_ONLY = {"take_bar": "np.take", "diag_bar": "np.diag", "median_bar": "np.median",
+NUMPY_ONLY = {"take_bar": "np.take", "take_along_axis_bar": "np.take_along_axis",
+              "diag_bar": "np.diag", "median_bar": "np.median",
               "cumprod_bar": "np.cumprod", "cumprod_bar_dot": "np.cumprod",
               "prod_others_dot": "np.prod",
               "cofactors": "np.linalg.det", "cofactors_dot": "np.linalg.det",

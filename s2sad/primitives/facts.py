@@ -278,6 +278,7 @@ TABLE = {
     # (not x.partition(k), which partitions x in place and returns None)
     np.partition: Facts(shape=shapes.sort, keeps_dtype=True),
     np.take: Facts(shape=shapes.take, keeps_dtype=True, methods=("take",), lists=True),
+    np.take_along_axis: Facts(shape=shapes.take_along_axis, keeps_dtype=True),
     np.roll: Facts(shape=shapes.same_as_array, keeps_dtype=True, same_kind=True, lists=True),
     np.pad: Facts(shape=same_rank, keeps_dtype=True, lists=True),
     np.split: Facts(shape=shapes.split(), keeps_dtype=True, view=True),
@@ -291,6 +292,8 @@ TABLE = {
     np.cross: Facts(keeps_integers=True),  # (of 3-vectors: the rank broadcasting gives)
     np.tensordot: Facts(shape=shapes.tensordot, number=True, keeps_integers=True),
     np.einsum: Facts(shape=shapes.einsum, number=True, keeps_integers=True),
+    np.convolve: Facts(shape=shapes.convolved, keeps_integers=True),
+    np.correlate: Facts(shape=shapes.convolved, keeps_integers=True),
     np.diag: Facts(shape=shapes.diag, view=True, keeps_dtype=True),
     np.triu: Facts(shape=shapes.same_as_array, keeps_dtype=True, same_kind=True, lists=True),
     np.tril: Facts(shape=shapes.same_as_array, keeps_dtype=True, same_kind=True, lists=True),

@@ -16,8 +16,8 @@ import numpy as np
 
 from .. import runtime
 from ..runtime import (cross_a_bar, cross_b_bar, cumprod_bar, cumprod_bar_dot, diag_bar, diagonal_bar, diff_bar, einsum_bar, kron_a_bar,
-                       kron_b_bar, median_bar, take_bar, tensordot_a_bar, tensordot_b_bar, unpad,
-                       unrepeat, unsort, unsplit, untile)
+                       kron_b_bar, median_bar, take_along_axis_bar, take_bar, tensordot_a_bar,
+                       tensordot_b_bar, unpad, unrepeat, unsort, unsplit, untile)
 from ..runtime import (cofactors_dot, eig_inv_t, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar,
                        norm_bar_dnorm, norm_bar_dx, pieces,
                        prod_others_dot, trigamma, unbroadcast, unreduce, unstack, vstack_pieces)
@@ -135,6 +135,11 @@ def cumprod_bar_(g, x, c, *, axis=None, out, g_dot, x_dot, c_dot):
 @rule(runtime.take_bar)
 def take_bar_(g, x, indices, *, axis=None, out, g_dot, x_dot, indices_dot):
     return take_bar(g_dot, x, indices, axis), None, None
+
+
+@rule(runtime.take_along_axis_bar)
+def take_along_axis_bar_(g, x, indices, *, axis=-1, out, g_dot, x_dot, indices_dot):
+    return take_along_axis_bar(g_dot, x, indices, axis), None, None
 
 
 @rule(runtime.unsort)

@@ -376,6 +376,26 @@ def take(a: Args):
     return x[:i] + index + x[i + 1:]
 
 
+def take_along_axis(a: Args):
+    """``np.take_along_axis(x, indices, axis=-1)``: the indices' length along the
+    axis, x's and the indices' broadcast along the others (axis=None: the indices'
+    shape, of x flattened)."""
+    x, axis = _array_first(a), a.option("axis", -1)
+    index = _index_shape(a.shapes[1]) if len(a.shapes) > 1 else None
+    if axis is None or index is None:
+        return index
+    if not isinstance(x, tuple) or not x or not isinstance(axis, int) or len(index) != len(x):
+        return None
+    i = axis % len(x)
+    return broadcast([x[:i] + index[i:i + 1] + x[i + 1:], index])
+
+
+def convolved(a: Args):
+    """``np.convolve(a, v)`` and ``np.correlate``: one axis, its length the inputs'
+    sum or difference, or the longer one's."""
+    return fresh(1)
+
+
 def tile(a: Args):
     """``np.tile(x, reps)``: as many axes as x or reps has, whichever is more."""
     x = first(a)

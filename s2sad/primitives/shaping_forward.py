@@ -12,7 +12,7 @@ import numpy as np
 
 from ..runtime import median_bar, unreduce
 from .registry import FORWARD, add_rule
-from .shaping_reverse import pad_modes, split_refusal
+from .shaping_reverse import convolve_modes, pad_modes, split_refusal
 
 
 def rule(key, when=None, static=None, positional=None, lists=()):
@@ -65,6 +65,11 @@ def np_partition(a, kth, *, axis=-1, kind="introselect", out, a_dot, kth_dot):
 @rule(np.take, positional=1)
 def np_take(a, indices, *, axis=None, out, a_dot, indices_dot):
     return np.take(a_dot, indices, axis), None
+
+
+@rule(np.take_along_axis, positional=1)
+def np_take_along_axis(arr, indices, *, axis=-1, out, arr_dot, indices_dot):
+    return np.take_along_axis(arr_dot, indices, axis), None
 
 
 @rule(np.roll, when=("array", "int"), positional=1)
@@ -215,6 +220,16 @@ def np_einsum_4(subscripts, w, x, y, z, *, optimize=False, out, subscripts_dot, 
                 y_dot, z_dot):
     return (None, np.einsum(subscripts, w_dot, x, y, z), np.einsum(subscripts, w, x_dot, y, z),
             np.einsum(subscripts, w, x, y_dot, z), np.einsum(subscripts, w, x, y, z_dot))
+
+
+@rule(np.convolve, static=convolve_modes, positional=1)
+def np_convolve(a, v, *, mode="full", out, a_dot, v_dot):
+    return np.convolve(a_dot, v, mode), np.convolve(a, v_dot, mode)
+
+
+@rule(np.correlate, static=convolve_modes, positional=1)
+def np_correlate(a, v, *, mode="valid", out, a_dot, v_dot):
+    return np.correlate(a_dot, v, mode), np.correlate(a, v_dot, mode)
 
 
 # --------------------------------------------------- numpy: diagonals and triangles

@@ -1,7 +1,8 @@
 """Reverse-mode rules of NumPy's functions that reorder, pick, pad, repeat and
 contract arrays: cumulative products and differences, sorting and picking (``np.sort``,
-``np.take``, ``np.roll``, the flips), padding and repetition (``np.pad``,
-``np.tile``, ``np.repeat``), products (``np.kron``, ``np.tensordot``, ``np.einsum``),
+``np.take``, ``np.take_along_axis``, ``np.roll``, the flips), padding and repetition
+(``np.pad``, ``np.tile``, ``np.repeat``), products (``np.kron``, ``np.tensordot``,
+``np.einsum``, the 1-D ``np.convolve`` and ``np.correlate``),
 diagonals and triangles, the order statistics and weighted or NaN-skipping means,
 and ``np.atleast_1d/2d/3d``.
 
@@ -16,12 +17,16 @@ place it was sorted to (ties in the order ``np.argsort`` gives them); the median
 an even count gives half to each middle element. ``np.cumprod`` is right at zeros
 too (no division by an element that is zero). ``np.pad`` differentiates
 ``mode="constant"`` with a literal ``constant_values`` only (`pad_modes`).
+``np.take_along_axis`` adds the adjoints of an index read twice. ``np.convolve`` and
+``np.correlate`` take their mode as one of the three names, written in the call
+(`convolve_modes`); their adjoints follow NumPy's centring of 'same', which for
+``np.correlate`` depends on which input is the longer. They are of real arrays.
 """
 
 import numpy as np
 
 from ..runtime import (cross_a_bar, cross_b_bar, cumprod_bar, diag_bar, diagonal_bar, diff_bar, einsum_bar, kron_a_bar, kron_b_bar,
-                       median_bar, take_bar, tensordot_a_bar, tensordot_b_bar, unbroadcast,
+                       median_bar, take_along_axis_bar, take_bar, tensordot_a_bar, tensordot_b_bar, unbroadcast,
                        unpad, unreduce, unrepeat, unsort, unsplit, untile)
 from .registry import REVERSE, add_rule
 from .templates import NOT_LITERAL
@@ -54,6 +59,16 @@ def pad_modes(mode="constant", constant_values=0):
         return ("with constant_values= other than a literal number (s2sad does not "
                 "differentiate the padding value: write np.pad(x - c, width) + c)")
     return None
+
+
+def convolve_modes(mode=None):
+    """The `Rule.static` check of ``np.convolve``'s and ``np.correlate``'s rules: the
+    mode is one of NumPy's three names, written in the call (NumPy takes 0, 1 and 2
+    for them too)."""
+    if mode in ("full", "valid", "same"):
+        return None
+    given = "a mode that is not a literal" if mode is NOT_LITERAL else f"mode={mode!r}"
+    return f"with {given} (s2sad differentiates mode='full', 'valid' or 'same', written in the call)"
 
 
 def split_refusal(indices_or_sections=None, axis=0):
@@ -96,6 +111,12 @@ def np_partition(a, kth, *, axis=-1, kind="introselect", out, out_bar):
 @rule(np.take, positional=1)
 def np_take(a, indices, *, axis=None, out, out_bar):
     return take_bar(out_bar, a, indices, axis), None
+
+
+@rule(np.take_along_axis, positional=1)
+def np_take_along_axis(arr, indices, *, axis=-1, out, out_bar):
+    # (a scatter that adds: an index read twice gets both adjoints)
+    return take_along_axis_bar(out_bar, arr, indices, axis), None
 
 
 @rule(np.roll, when=("array", "int"), positional=1)
@@ -256,6 +277,29 @@ def np_einsum_4(subscripts, w, x, y, z, *, optimize=False, out, out_bar):
             einsum_bar(subscripts, 1, out_bar, x, w, y, z),
             einsum_bar(subscripts, 2, out_bar, y, w, x, z),
             einsum_bar(subscripts, 3, out_bar, z, w, x, y))
+
+
+@rule(np.convolve, static=convolve_modes, positional=1)
+def np_convolve(a, v, *, mode="full", out, out_bar):
+    # (the full convolution's adjoint in each input is the valid correlation of its
+    # adjoint with the other; 'valid' and 'same' keep a window of the full result,
+    # so their adjoint is padded back to full length first: by min(len) - 1 on both
+    # sides for 'valid', around the window NumPy centres for 'same')
+    k = min(np.size(a), np.size(v)) - 1
+    g = out_bar if mode == "full" else np.pad(
+        out_bar, (k, k) if mode == "valid" else (k // 2, k - k // 2))
+    return np.correlate(g, v, "valid"), np.correlate(g, a, "valid")
+
+
+@rule(np.correlate, static=convolve_modes, positional=1)
+def np_correlate(a, v, *, mode="valid", out, out_bar):
+    # (np.convolve(a, np.flip(v))'s adjoints, v's flipped back: np.correlate(a, g)
+    # with a the shorter is np.correlate(g, a) reversed. For 'same' NumPy centres the
+    # window one place later where a is the shorter)
+    k = min(np.size(a), np.size(v)) - 1
+    g = out_bar if mode == "full" else np.pad(out_bar, (k, k) if mode == "valid" else (
+        (k // 2, k - k // 2) if np.size(a) >= np.size(v) else (k - k // 2, k // 2)))
+    return np.convolve(g, v, "valid"), np.correlate(a, g, "valid")
 
 
 # --------------------------------------------------- numpy: diagonals and triangles
