@@ -16,7 +16,8 @@
 * `array_program(draw, params=False, rows=2)`: ``f(x, w, s)`` with ``x`` of shape (3,),
   ``w`` (rows, 3) and ``s`` a number (rows 3: ``w`` square, ``w @ x`` as long as ``x``,
   so axes of different meaning have equal lengths): elementwise NumPy, broadcasting,
-  ``multivariate_normal.logpdf`` of the rows of a matrix, reductions, indexing and
+  ``multivariate_normal.logpdf`` of the rows of a matrix, ``logsumexp`` with weights,
+  ``np.convolve``, ``np.correlate`` and ``np.take_along_axis``, reductions, indexing and
   slicing, ``@``, writes into a copy, branches on reductions and loops over elements;
   negative ``axis``/``axes`` (and tuples of them) of reductions, ``transpose``,
   ``swapaxes``, ``moveaxis``, ``stack``, ``concatenate``, ``expand_dims`` on 2-D and
@@ -669,7 +670,9 @@ def _has_stats():
 # whose result (one value per row) is not the shape of its terms (one per entry), so
 # with three rows the mean has the result's shape and its term must still be summed
 MVN = "stats.multivariate_normal.logpdf({m}, {v}, np.eye(3) + 0.1 * ({m}.T @ {m}))"
-STATS = {"s": ["np.sum(" + MVN + ")"], "u": [MVN, MVN + " * {u}"],
+# (and log-sum-exp with weights, which carry the derivative too)
+STATS = {"s": ["np.sum(" + MVN + ")", "special.logsumexp({v}, b=1.0 + {v} * {v})"],
+         "u": [MVN, MVN + " * {u}", "special.logsumexp({m}, axis=-1, b=np.exp({m}))"],
          "m": ["np.expand_dims(" + MVN + ", -1) * {m}"]} if _has_stats() else {}
 
 
@@ -699,15 +702,21 @@ def array_expr(draw, shape, env, depth=2):
               "np.max({v})", "{m}.sum()", "np.prod({u})", "np.linalg.norm({v})", "{u} @ {u}",
               "np.var({v})",
               # (a setting of unknown kind times a number: the number's adjoint is a sum)
-              "np.sum(SETTINGS['w'] * {s})", "np.sum({v} * SETTINGS['w']) * {s}"],
+              "np.sum(SETTINGS['w'] * {s})", "np.sum({v} * SETTINGS['w']) * {s}",
+              "np.correlate({v}, {v})[0]"],
         "v": ["np.sum({m}, axis=0)", "{m}[0]", "{m}[1]", "{v}[::-1]", "{u} @ {m}",
               "np.mean({m}, axis=0)", "np.concatenate([{u}, {v}[1:2]])", "{m}.max(axis=0)",
               # (NumPy of a list or tuple of numbers: an array, times a number after)
-              "np.sin([{s}, {s} * 0.5, {s}])", "np.maximum(({s}, {s}, 0.5), {s})"],
+              "np.sin([{s}, {s} * 0.5, {s}])", "np.maximum(({s}, {s}, 0.5), {s})",
+              # (a window of a convolution, picks along an axis with repeats)
+              "np.convolve({v}, {u}, 'same')", "np.correlate({u}, {v}, 'full')[1:4]",
+              "np.take_along_axis({m}, np.array([[1, 0, 1]]), axis=0)[0]",
+              "np.take_along_axis({v}, np.array([2, 0, 2]), None)"],
         "m": ["np.outer({u}, {v})", "{v} * {m}", "{m} - np.mean({m}, axis=1, keepdims=True)",
               "np.stack([{v}, {v}])", "{m}[::-1]"],
         "u": ["{m} @ {v}", "np.sum({m}, axis=1)", "{m}[:, 0]", "{v}[1:]", "{m}[:, 1:].sum(axis=1)",
-              "np.array([{s}, {s}])"],
+              "np.array([{s}, {s}])",
+              "np.take_along_axis({m}, np.argmax({m}, axis=1)[:, None], axis=1)[:, 0]"],
     }
     if draw(st.integers(0, 2)) == 0:
         options = NEGATIVE_AXES
@@ -817,7 +826,7 @@ def array_program(draw, params=False, rows=2):
              "SETTINGS = {'w': np.array([0.5, -1.0, 2.0])}", "", "",
              "def f(x, w, s):"]
     if STATS:
-        lines[2:3] = ["import numpy as np", "from scipy import stats"]
+        lines[2:3] = ["import numpy as np", "from scipy import special, stats"]
     refusals = set()
     if params:
         lines[-1] = "def f(params, x, s):"
