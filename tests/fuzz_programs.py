@@ -850,7 +850,7 @@ def array_program(draw, params=False, rows=2):
     for _ in range(draw(st.integers(1, 4))):
         kind = draw(st.sampled_from(["assign", "assign", "if", "loop", "write", "while",
                                      "container", "checkpointed", "comprehension",
-                                     "loop_write", "one_path", "layers"]))
+                                     "loop_write", "one_path", "layers", "star"]))
         shape = draw(st.sampled_from("svmu"))
         name = f"{shape}{next(fresh)}"
         if kind == "assign":
@@ -958,6 +958,19 @@ def array_program(draw, params=False, rows=2):
             lines.append(f"    {name} = {draw(array_expr('s', env, 1))}")
             lines.append(f"    if {cond}:")
             lines.append(f"        {name} = {name} + np.sum({made} * {made})")
+        elif kind == "star":
+            # the `*` part of an array: a list in Python, read as its items or (refused)
+            # joined as a list
+            shape = "s"
+            name, first, rest = f"s{next(fresh)}", f"f{next(fresh)}", f"r{next(fresh)}"
+            use = draw(st.sampled_from([
+                "{f} * sum({r})", "np.sum(np.stack({r}) ** 2) + {f}", "len({r}) * {f}",
+                "{r}[-1] * {f} + max({r})", "np.sum(np.array({r} + [{s}]))"]))
+            if "+ [" in use:
+                refusals.add("NotDifferentiableError")
+            lines.append(f"    {first}, *{rest} = {draw(array_expr('v', env, 1))}")
+            lines.append(f"    {name} = " + use.format(f=first, r=rest,
+                                                        s=draw(array_expr("s", env, 1))))
         elif kind == "layers":
             shape = "s"
             name = f"s{next(fresh)}"

@@ -391,3 +391,23 @@ def test_an_output_that_is_a_list_of_arrays_stacks(mode):
     assert np.allclose(J[0], 2.0 * np.eye(3)) and np.allclose(J[1], np.diag(np.cos(x)))
     with pytest.raises(s2sad.S2SADError, match="different shapes"):
         s2sad.jacobian(ragged_list_out, mode=mode)(x)
+
+
+def test_a_carried_number_that_starts_as_a_constant_in_batched_forward_mode():
+    """A loop-carried number whose value before the loop is a constant has a zero
+    tangent there, which the batched forward Jacobian gives one zero per direction:
+    the iterations write it into an array's slice (``v_dot[:, 1:] = s_dot[:, None]``).
+    It raised a TypeError (found by the array fuzzer)."""
+    def f(x, s):
+        s1 = -1.25
+        for i in range(2):
+            v2 = np.sin(x).copy()
+            v2[1:] = s1 * 0.5 + s
+            s1 = s1 * 0.5 + np.sum(v2) * 0.25
+        return s1
+
+    x = np.array([0.3, -0.5, 0.8])
+    forward = s2sad.jacobian(f, wrt=(0, 1), mode="forward")(x, 0.7)
+    reverse = s2sad.grad(f, wrt=(0, 1))(x, 0.7)
+    assert np.allclose(forward[0], reverse[0]) and np.isclose(forward[1], reverse[1])
+    assert np.isclose(reverse[1], 0.5 * (0.75 + 1.0))

@@ -126,3 +126,47 @@ def test_a_copy_of_a_tuple_keeps_the_items_it_had():
     # (`kept = rows`, then `rows += ...`: `kept` still has three rows)
     f = zoo.tuple_grown_handed_on
     assert s2sad.value_and_grad(f)(X)[0] == pytest.approx(f(X))
+
+
+def _star_joined(a, y):
+    first, *rest = a
+    return first * np.sum(np.array(rest + [y]) ** 2)
+
+
+def _star_repeated(a, y):
+    *init, last = a
+    return last * np.sum(np.array(init * 2)) + y
+
+
+def _star_read_as_items(a, y):
+    first, *rest = a
+    return first * np.sum(np.stack(rest) ** 2) + len(rest) * y + sum(rest) + rest[0] * y
+
+
+def _star_sliced_and_looped(a, y):
+    *init, last = a
+    head = init[1:]
+    total = 0.0
+    for v in head:
+        total = total + v * last
+    return total + y * max(init)
+
+
+@pytest.mark.parametrize("f", [_star_joined, _star_repeated])
+@pytest.mark.parametrize("a", [np.array([0.5, 1.0, 2.0]), (0.5, 1.0, 2.0)],
+                         ids=["array", "tuple"])
+def test_the_star_part_of_an_array_or_a_tuple_used_as_a_list_is_refused(f, a):
+    """``first, *rest = a`` makes a list in Python; s2sad holds the slice of `a`. Of an
+    array, ``rest + [y]`` added where Python joins: a wrong value and gradient,
+    silently. Where the slice would not behave as the list does it is refused at
+    the line, with the list comprehension that makes the list instead."""
+    with pytest.raises(s2sad.S2SADError, match="the `\\*` part of an unpacking") as info:
+        s2sad.grad(f, wrt=1)(a, 3.0)
+    assert info.value.lineno == f.__code__.co_firstlineno + 2
+
+
+@pytest.mark.parametrize("f", [_star_read_as_items, _star_sliced_and_looped])
+def test_the_star_part_of_an_array_read_as_items_is_differentiated(f):
+    a = np.array([0.5, 1.0, 2.0, -0.7])
+    both_modes(f, (a, 3.0))
+    assert s2sad.value_and_grad(f, wrt=0)(a, 3.0)[0] == pytest.approx(f(a, 3.0))

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..errors import NotDifferentiableError
-from ..ir.kinds import (INT, ITERATED, OTHER, PENDING, PLACEHOLDER, SCALAR, UNKNOWN, ArrayKind,
-                        ListKind, differentiable, kind_of, merged)
+from ..ir.kinds import (INT, ITERATED, OTHER, PENDING, PLACEHOLDER, SCALAR, STARRED, UNKNOWN,
+                        ArrayKind, ListKind, differentiable, kind_of, merged)
 from ..primitives.facts import makes_new_object, makes_view
 from ..primitives.shape_rules import broadcast
 from .checks import Checks
@@ -187,6 +187,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         self.widened = set()  # roots of lists something was appended to
         self.indexed = set()  # roots of arrays some statement reads by index
         self.any_rank = set()  # elements of lists of arrays of several ranks (see error)
+        self.starred = set()  # `*` parts of unpackings of arrays and tuples (`note_starred`)
         for p in self.fn.params:
             default = SCALAR if p.name in r.wrt else UNKNOWN
             kind = r.kinds[p.name] = _of_no_library(self.param_kinds.get(p.name, default))
@@ -261,6 +262,8 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                             or isinstance(s, ir.Expr) and r.ops.get(id(s)) is not None
                             and r.ops[id(s)].kind == "append" for s in ir.walk(self.fn.body)):
             self.check_writes()
+        if self.starred:
+            self.check_starred()
         self.check(self.fn.body)
         self.check_conflicts()
         return r
@@ -333,6 +336,8 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                     self.placeholders.update(s.targets)  # (a None, never read)
                 if op.kind == "inactive":  # (a dict or a set display, an f-string)
                     self.displays.update(s.targets)
+                if getattr(s.value, STARRED, False):
+                    self.note_starred(s)
                 seq = s.value.value if getattr(s.value, ITERATED, False) else None
                 if seq is not None and (self.atom_kind(seq) == OTHER or seq.id in self.displays):
                     raise self.error(

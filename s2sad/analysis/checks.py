@@ -163,6 +163,54 @@ class Checks:
                          "follow a change to a list or an array made by a call",
                          instead)
 
+    def note_starred(self, s):
+        """``rest = xs[1:]``, the `*` part of an unpacking (`ir.kinds.STARRED`): a list
+        in Python, a tuple or an array here when `xs` is one; `check_starred` follows
+        what reads it."""
+        if isinstance(self.atom_kind(s.value.value), (ArrayKind, tuple)):
+            self.starred.update(s.targets)
+
+    def check_starred(self):
+        """Refuse the `*` part of an unpacking of an array or a tuple (`note_starred`)
+        where it is read other than as the items of a list are (by index, by a loop,
+        by `len`, by NumPy): ``rest + [y]`` joins two lists in Python, and would add
+        them here. Its copies and slices are followed too."""
+        r = self.result
+        starred, changed = set(self.starred), True
+        while changed:  # (a loop's phi takes it at the iteration's end, read before)
+            changed = False
+            for s in ir.walk(self.fn.body):
+                op = r.ops.get(id(s)) if isinstance(s, (ir.Assign, ir.Expr)) else None
+                read = [x.id for x in op.inputs if isinstance(x, ast.Name)
+                        and x.id in starred] if op is not None else []
+                if not read:
+                    continue
+                value = s.value
+                if op.kind == "copy" or op.kind == "getitem" and isinstance(
+                        getattr(value, "slice", None), ast.Slice):
+                    new = set(getattr(s, "targets", ())) - starred
+                    starred |= new
+                    changed |= bool(new)
+                elif not (op.kind == "getitem" or isinstance(value, ast.Call) and
+                          self.reads_items(value)):
+                    name = read[0].split("%")[0]
+                    raise self.error(
+                        NotDifferentiableError, s, op,
+                        f"`{name}`, the `*` part of an unpacking, is a list in Python, and "
+                        f"s2sad holds it as a slice of the tuple or array it came from, "
+                        f"which {op.text or 'this line'} would not treat as a list",
+                        f"Make the list yourself: `{name} = [a[i] for i in range(1, "
+                        "len(a))]` for an array `a`, `list(t[1:])` for a tuple `t`.")
+
+    def reads_items(self, call) -> bool:
+        """Does `call` read a sequence's items as it would a list's: `len`, a NumPy
+        (or SciPy) function, or a function with no derivative that only reports?"""
+        text = ir.dotted(call.func)
+        obj = self.fn.refs.get(text) if text else None
+        package = (getattr(obj, "__module__", None) or "").split(".")[0]
+        return obj is len or type(obj).__name__ == "ufunc" or package in ("numpy", "scipy") \
+            or reports_only(obj)
+
     def check_writes(self):
         """Writes go into objects s2sad can follow: see `writes.Writes`."""
         self.fresh_phis()

@@ -48,8 +48,7 @@ something that is not a name or a dotted name.
 Loops over a list, ``enumerate``, ``zip`` or ``reversed(range(...))`` are lowered
 here rather than rewritten in `desugar`: the loop reads the sequence it was given,
 the SSA version current before the loop (the body may rebind the name), which a
-rewrite of the source could say only with a copy the printed stages do not have.
-"""
+rewrite of the source could say only with a copy the printed stages do not have."""
 
 from __future__ import annotations
 
@@ -57,7 +56,7 @@ import ast
 import builtins
 
 from .. import ir
-from ..ir.kinds import ITERATED, PLACEHOLDER
+from ..ir.kinds import ITERATED, PLACEHOLDER, STARRED
 from ..checkpoint import SCHEDULES, checkpointed
 from ..errors import CheckpointError, UnsupportedSyntaxError
 from .blocks import close_open_paths, coalesce_copies, rename_block
@@ -603,10 +602,8 @@ class _Lowerer(KeptLowering):
             return ir.name(node.id)  # static reference
         current = self.env.get(node.id)
         if current is None:
-            raise self.error(
-                node, f"`{node.id}` is read before it is assigned",
-                f"Assign `{node.id}` on every path before this line.",
-            )
+            raise self.error(node, f"`{node.id}` is read before it is assigned",
+                             f"Assign `{node.id}` on every path before this line.")
         return ir.name(current)
 
     def atom(self, node) -> ast.expr:
@@ -716,8 +713,7 @@ class _Lowerer(KeptLowering):
             raise self.error(
                 node, "s2sad can only differentiate calls of functions named directly "
                       "(`f(x)`, `math.sin(x)`), not of a computed or local value",
-                "Call the function by its module-level name.",
-            )
+                "Call the function by its module-level name.")
         args, keywords = self.call_arguments(node)
         return ast.Call(func=ir.copy_tree(node.func), args=args, keywords=keywords)
 
@@ -744,8 +740,11 @@ class _Lowerer(KeptLowering):
         return ast.List(elts=[self.atom(e) for e in node.elts], ctx=ast.Load())
 
     def e_Subscript(self, node):
-        value = self.atom(node.value)
-        return ast.Subscript(value=value, slice=self.index(node.slice), ctx=ast.Load())
+        out = ast.Subscript(value=self.atom(node.value), slice=self.index(node.slice),
+                            ctx=ast.Load())
+        if getattr(node, STARRED, False):  # (`ir.kinds.STARRED`)
+            setattr(out, STARRED, True)
+        return out
 
     def index(self, node):
         """An index stays an index: atoms, slices of atoms, or a tuple of those."""

@@ -7,8 +7,8 @@ lowering of one statement: ``sum``, ``min``, ``max``, ``list`` and ``math.prod``
 comprehension (`call_comp`), ``sum(xs, start)``, ``math.prod(xs)``, ``min(xs)``,
 n-ary ``min``/``max``, ``sorted``, ``min``/``max``/``sorted`` with ``key=``, ``xs.pop(i)``,
 ``reversed`` and ``f(*display)``; each method
-returns what replaces the call, having added the statements before it. Imports only
-the standard library.
+returns what replaces the call, having added the statements before it. Imports the
+standard library and `ir.kinds` (the mark of a ``*`` part, `STARRED`).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from __future__ import annotations
 import ast
 import copy
 import math
+
+from ..ir.kinds import STARRED
 
 COMPS = (ast.ListComp, ast.GeneratorExp)
 
@@ -133,14 +135,17 @@ class TargetLowering:
         rest = ast.Subscript(value=name(value.id), slice=ast.Slice(
             lower=ast.Constant(len(before))), ctx=ast.Load())
         if not after:
+            setattr(rest, STARRED, True)  # (a list in Python: `ir.kinds.STARRED`)
             bind(star.value, rest)
             return out
         tail = value.id
         if before:
             tail = self.fresh("rest")
             out.append(assign(tail, rest, s))
-        bind(star.value, ast.Subscript(value=name(tail), slice=ast.Slice(
-            upper=ast.Constant(-len(after))), ctx=ast.Load()))
+        part = ast.Subscript(value=name(tail), slice=ast.Slice(
+            upper=ast.Constant(-len(after))), ctx=ast.Load())
+        setattr(part, STARRED, True)
+        bind(star.value, part)
         for i, t in enumerate(after):
             bind(t, item(tail, i - len(after)))
         return out

@@ -38,6 +38,10 @@ PLACEHOLDER = "s2sad_placeholder"
 # loop's lowering): right of a list, a tuple, an array or a string, not of a dict or a
 # set, which activity refuses (see `OTHER`)
 ITERATED = "s2sad_iterated"
+# the attribute marking the slice that gives the `*` part of an unpacking (``first,
+# *rest = xs`` is ``rest = xs[1:]``): a list in Python, which the slice of a list is
+# and that of a tuple or an array is not, so activity follows what reads it
+STARRED = "s2sad_starred"
 
 
 @dataclass(frozen=True)

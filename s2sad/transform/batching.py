@@ -157,8 +157,7 @@ class _Batcher:
         elif isinstance(s, ir.Loop):
             _steady_control(s)
             for phi in s.phis:
-                if phi.init is not None and _has_tangent(phi.init):
-                    phi.init, _, _ = self.expr(phi.init)
+                phi.init = _phi_init(self, phi)
             self.block(s.cond)
             self.block(s.body)
         elif isinstance(s, ir.Exit):
@@ -407,6 +406,18 @@ class _Batcher:
             value = _np("expand_dims", [value, _ints(range(1, 1 + target - rank))])
         full = ast.BinOp(left=front, op=ast.Add(), right=shape)
         return ast.Call(func=node.func, args=[value, full], keywords=[]), target, True
+
+
+def _phi_init(batcher, phi):
+    """A loop-carried tangent's value before the loop, batched: a number's zero
+    tangent one zero per direction, as `_Batcher.stmt` makes an assigned one (the
+    iterations read ``s_dot[:, None]``)."""
+    if phi.init is not None and _has_tangent(phi.init):
+        return batcher.expr(phi.init)[0]
+    if _is_tangent(phi.name) and phi.init is not None and _zero_literal(phi.init) \
+            and batcher.rank_of_name(phi.name) == 0:
+        return _np("zeros", [batcher.directions()])
+    return phi.init
 
 
 def _along_axis(batcher, node, text):
