@@ -138,3 +138,38 @@ def test_vjp_of_an_output_read_by_index():
     h = 1e-6
     numeric = [(f(x + h * e) @ v - f(x - h * e) @ v) / (2 * h) for e in np.eye(3)]
     assert np.allclose(g, numeric, rtol=1e-6)
+
+
+def _through_exp_of_1j(a):
+    return np.sum(np.abs(np.exp(1j * a) + a) ** 2)
+
+
+def _times_a_complex_array(a):
+    c = np.array([1 + 2j, 3j])
+    return np.sum(np.abs(c * a) ** 2)
+
+
+def _times_complex_data(a, c):
+    return np.sum((c * a).real)
+
+
+@pytest.mark.parametrize("f, args", [
+    (_through_exp_of_1j, (np.array([0.3, -0.4]),)),
+    (_times_a_complex_array, (np.array([0.3, -0.4]),)),
+    (_times_complex_data, (np.array([0.3, -0.4]), np.array([1 + 1j, 2 - 1j]))),
+], ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_complex_values_between_real_ones_are_refused(f, args, mode):
+    """A real function of real arrays that computes with complex numbers in between:
+    the rules are those of real arithmetic, and gave a complex gradient, silently
+    wrong; refused at the line, until derivatives are conjugated where they must be."""
+    with pytest.raises(s2sad.S2SADError, match="computes with complex numbers and a value") as info:
+        s2sad.grad(f, mode=mode)(*args)
+    assert info.value.lineno is not None
+
+
+def test_a_real_number_made_of_a_complex_constant_is_a_number():
+    def scaled(a):
+        return np.sum(a * abs(3 + 4j))
+
+    assert np.allclose(s2sad.grad(scaled)(np.array([0.3, -0.4])), [5.0, 5.0])

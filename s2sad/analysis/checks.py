@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 
+import numpy as np
+
 from .. import ir, primitives as rules
 from ..errors import NoRuleError, NotDifferentiableError
 from ..ir.kinds import INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind
@@ -60,11 +62,17 @@ class Checks:
             if isinstance(s, ir.Assign) and r.ops[id(s)].kind == "rule" \
                     and r.ops[id(s)].rule.no_derivative:
                 self.check_no_derivative(s, r.ops[id(s)])
+            if isinstance(s, ir.Assign) and not any(t in r.active for t in s.targets) and \
+                    self.computes_complex(s, r.ops[id(s)]) and \
+                    any(self.is_varied(x) for x in r.ops[id(s)].inputs):
+                self.refuse_complex(s, r.ops[id(s)])  # (a complex result is not active)
             if not isinstance(s, ir.Assign) or not any(t in r.active for t in s.targets):
                 continue
             op = r.ops[id(s)]
             if op.kind == "unknown":
                 raise self.error(NoRuleError, s, op)
+            if self.computes_complex(s, op):
+                self.refuse_complex(s, op)
             if op.kind == "inactive":
                 carried = [x.id.split("%")[0] for x in op.inputs if self.is_varied(x)]
                 what = next((f"`{n}`" for n in carried if n),  # (a temporary has no name)
@@ -106,6 +114,35 @@ class Checks:
                     r.conflict = self.error(
                         NotDifferentiableError, at, r.ops[id(at)],
                         *_CONFLICT)
+
+    def refuse_complex(self, s, op):
+        raise self.error(
+            NotDifferentiableError, s, op,
+            f"{op.text or 'this line'} computes with complex numbers and a value that "
+            "carries a derivative: s2sad's derivatives are those of real arithmetic, "
+            "and a complex value in between would need its derivatives conjugated, "
+            "which s2sad does not do yet",
+            "Write it with real and imaginary parts (np.cos(a) and np.sin(a) for "
+            "np.exp(1j * a)), or compute it outside the differentiated function.")
+
+    def computes_complex(self, s, op) -> bool:
+        """Does the assignment `s` compute with a complex number: a complex literal,
+        a complex array, or a value such an assignment gave (its targets are noted)?"""
+        seen = self.__dict__.setdefault("complex_values", set())
+        if any(isinstance(x, ast.Constant) and isinstance(x.value, complex) or
+               isinstance(x, ast.Name) and x.id in seen or
+               getattr(self.atom_kind(x), "dtype", None) == "c" for x in op.inputs) or \
+                isinstance(s.value, (ast.List, ast.Tuple)) and any(
+                    isinstance(e, ast.Name) and e.id in seen or isinstance(e, ast.Constant)
+                    and isinstance(e.value, complex) for e in s.value.elts):
+            value = s.value
+            func = self.fn.refs.get(ir.dotted(value.func) or "") \
+                if isinstance(value, ast.Call) else None
+            if not (func in (abs, np.abs, np.real, np.imag, np.angle) or isinstance(
+                    value, ast.Attribute) and value.attr in ("real", "imag")):
+                seen.update(s.targets)  # (not a real number made of a complex one)
+            return True
+        return False
 
     def check_unknown_effect(self, s, op):
         """A call for its effect of a function s2sad knows nothing of may change a
