@@ -850,7 +850,8 @@ def array_program(draw, params=False, rows=2):
     for _ in range(draw(st.integers(1, 4))):
         kind = draw(st.sampled_from(["assign", "assign", "if", "loop", "write", "while",
                                      "container", "checkpointed", "comprehension",
-                                     "loop_write", "one_path", "layers", "star"]))
+                                     "loop_write", "one_path", "layers", "star",
+                                     "complex"]))
         shape = draw(st.sampled_from("svmu"))
         name = f"{shape}{next(fresh)}"
         if kind == "assign":
@@ -970,6 +971,17 @@ def array_program(draw, params=False, rows=2):
                 refusals.add("NotDifferentiableError")
             lines.append(f"    {first}, *{rest} = {draw(array_expr('v', env, 1))}")
             lines.append(f"    {name} = " + use.format(f=first, r=rest,
+                                                        s=draw(array_expr("s", env, 1))))
+        elif kind == "complex":
+            # complex numbers between real ones: refused, never a complex gradient
+            shape = "s"
+            name = f"s{next(fresh)}"
+            form = draw(st.sampled_from([
+                "np.sum(np.abs(np.exp(1j * {v}) + {v}) ** 2)",
+                "np.sum((np.array([1 + 2j, 3j, 1.0]) * {v}).real)",
+                "np.sum(np.abs({v} + 0.5j) * {s})", "np.sum({v}) * abs(3 + 4j)"]))
+            refusals.add("NotDifferentiableError")
+            lines.append(f"    {name} = " + form.format(v=draw(array_expr("v", env, 1)),
                                                         s=draw(array_expr("s", env, 1))))
         elif kind == "layers":
             shape = "s"

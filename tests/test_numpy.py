@@ -544,7 +544,13 @@ def widths_changing_each_step(x, w):
     return h[0] * h[2] + np.sum(h * h)
 
 
-@pytest.mark.parametrize("f", [layers_of_other_widths, widths_changing_each_step])
+def summed_from_zero(x, w):
+    v = sum(np.outer(w, x)[0] * k for k in range(3))  # (an int 0, then arrays)
+    return np.tanh(v[0]) + np.sum(v * x)
+
+
+@pytest.mark.parametrize("f", [layers_of_other_widths, widths_changing_each_step,
+                               summed_from_zero])
 def test_an_array_carried_through_layers_of_other_widths(f):
     """An activation carried through a loop over layers of other widths (2 to 1 to
     2), read by index after the loop: its adjoint is one array updated in place, and

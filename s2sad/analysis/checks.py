@@ -22,6 +22,10 @@ from .objects import carried_sources
 from .results import items_kind
 from .writes import Writes
 
+# builtins that read a sequence's items only, the same of a list as of a slice
+_ITERATING = (len, sum, min, max, sorted, any, all, enumerate, zip, reversed, iter, list,
+              tuple)
+
 # the message and hint of Activity.conflict
 _CONFLICT = ("s2sad cannot differentiate a variable that refers to different lists (or "
              "indexed arrays) on different paths in reverse mode",
@@ -240,13 +244,14 @@ class Checks:
                         "len(a))]` for an array `a`, `list(t[1:])` for a tuple `t`.")
 
     def reads_items(self, call) -> bool:
-        """Does `call` read a sequence's items as it would a list's: `len`, a NumPy
-        (or SciPy) function, or a function with no derivative that only reports?"""
+        """Does `call` read a sequence's items as it would a list's: a builtin that
+        iterates (`len`, `sum`, `min`...), a NumPy (or SciPy) function, or a function
+        with no derivative that only reports?"""
         text = ir.dotted(call.func)
         obj = self.fn.refs.get(text) if text else None
         package = (getattr(obj, "__module__", None) or "").split(".")[0]
-        return obj is len or type(obj).__name__ == "ufunc" or package in ("numpy", "scipy") \
-            or reports_only(obj)
+        return any(obj is b for b in _ITERATING) or type(obj).__name__ == "ufunc" or \
+            package in ("numpy", "scipy") or reports_only(obj)
 
     def check_writes(self):
         """Writes go into objects s2sad can follow: see `writes.Writes`."""

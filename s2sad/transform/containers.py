@@ -307,6 +307,14 @@ class ContainerAdjoints:
         out = []
         if self.act.is_active(ir.name(source)):
             out.append(self.set_adj(source, acc, line))
-        like = ir.copy_tree(acc) if self.act.same_shape(target, source) else ir.name(target)
-        out.append(ir.Assign((self.acc(target),), self.np_call("zeros_like", [like]), line))
+        if self.act.same_shape(target, source):
+            zeros = self.np_call("zeros_like", [ir.copy_tree(acc)])
+        else:
+            zeros = self.np_call("zeros_like", [ir.name(target)])
+            kind = self.act.kinds.get(target)
+            if not (isinstance(kind, ArrayKind) and kind.ndim is not None and kind.dtype == "f"):
+                # (it may hold a number before the loop: `sum`'s 0, an int)
+                zeros.keywords = [ast.keyword(arg="dtype", value=ast.Attribute(
+                    value=ir.copy_tree(acc), attr="dtype", ctx=ast.Load()))]
+        out.append(ir.Assign((self.acc(target),), zeros, line))
         return out
