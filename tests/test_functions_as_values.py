@@ -448,3 +448,21 @@ def test_a_default_function_of_another_module(tmp_path, monkeypatch):
         return layers.layer(x, 2.0) + x * x
 
     assert s2sad.grad(f)(0.3) == pytest.approx(4 * math.cos(0.6) + 0.6)
+
+
+def test_a_function_put_in_place_in_the_first_iterable_of_a_comprehension():
+    """The first iterable of a comprehension (and of `map`, a comprehension too) is
+    evaluated where the comprehension is made, so a call in it that puts a function
+    in place (one handed a function) goes before the line, as elsewhere; it was
+    refused as a call inside a comprehension (found by the scalar fuzzer)."""
+    def mapped(x, y):
+        return x + 0.5 * max(map(lambda a, b: a * math.sin(b), [y, x],
+                                 [0.5, _apply_twice(math.sin, x)]))
+
+    def generated(x, y):
+        return sum(v * x for v in [_apply_twice(math.sin, y), y])
+
+    for f in (mapped, generated):
+        got = s2sad.grad(f, wrt=(0, 1))(0.3, 0.7)
+        want = [tree_numeric_grad(f, (0.3, 0.7), k) for k in (0, 1)]
+        assert got == pytest.approx(want, rel=1e-6), f.__name__

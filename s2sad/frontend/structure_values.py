@@ -5,7 +5,8 @@ other nodes, or the variables holding its leaves); a `Const` a value known when
 the derivative is built (an unrolled loop's index, a key). `leaf_names` names the
 parameters that replace a container parameter, `node_of` makes its node, and
 `copy_env` copies the containers names hold (for the branches of an `if`),
-`assign` and `called` make and read the statements the rewrite writes.
+`assign` and `called` make and read the statements the rewrite writes, `located` and
+`fill_lines` give them the user's lines.
 
 Imports `ir` only.
 """
@@ -173,3 +174,17 @@ def located(lines, at) -> list:
                 ast.copy_location(n, at)
     return lines
 
+
+def fill_lines(body, line):
+    """Give each statement made without a line the line of the one before it."""
+    for s in body:
+        if getattr(s, "lineno", None) is None:
+            for n in ast.walk(s):
+                if isinstance(n, (ast.stmt, ast.expr)) and getattr(n, "lineno", None) is None:
+                    n.lineno = n.end_lineno = line
+                    n.col_offset, n.end_col_offset = 0, 0
+        line = s.lineno
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(s, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                fill_lines(inner, line)

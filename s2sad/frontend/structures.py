@@ -39,7 +39,8 @@ from .expand import single_displays
 from .structure_calls import CallRewrites
 from .structure_loops import LoopRewrites, consumed_generators
 from .structure_values import (DICT_METHODS, Const, Node, Rewritten, assign, called,
-                               copy_env, leaf_names, node_of, own_slots, starred, unstarred)
+                               copy_env, fill_lines, leaf_names, node_of, own_slots, starred,
+                               unstarred)
 
 _CONTAINERS_HINT = ("Read a container's items by constant keys (p[\"W\"], p.W, p[0]) or "
                     "loop over it (for W, b in params:); pass the arrays themselves to "
@@ -88,23 +89,8 @@ def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None,
         n.ctx, ast.Store)} | {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)} | {
         n for names in names_of.values() for n in names} | set(specs)
     tree.body = r.block(tree.body)
-    _fill_lines(tree.body, tree.lineno)
+    fill_lines(tree.body, tree.lineno)
     return Rewritten(tree, names_of, r.out_spec)
-
-
-def _fill_lines(body, line):
-    """Give each statement made without a line the line of the one before it."""
-    for s in body:
-        if getattr(s, "lineno", None) is None:
-            for n in ast.walk(s):
-                if isinstance(n, (ast.stmt, ast.expr)) and getattr(n, "lineno", None) is None:
-                    n.lineno = n.end_lineno = line
-                    n.col_offset, n.end_col_offset = 0, 0
-        line = s.lineno
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(s, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                _fill_lines(inner, line)
 
 
 class _Rewriter(LoopRewrites, CallRewrites):
@@ -411,11 +397,17 @@ class _Rewriter(LoopRewrites, CallRewrites):
                 return unrolled
         if isinstance(e, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
                           ast.Lambda)):
+            first = getattr(e, "generators", [None])[0]
+            made = first and self.expr(first.iter)  # (run where it is made, as Python does)
             self.lazy += 1
             try:
+                if first:
+                    first.iter = ast.Constant(value=())
                 return self.inside(e)
             finally:
                 self.lazy -= 1
+                if first:
+                    first.iter = made
         if isinstance(e, ast.IfExp) and self.static(e.test) is not None:
             # (decided here: ``opts["k"] if "k" in opts else 0.0``)
             return self.expr(e.body if self.static(e.test).value else e.orelse)
