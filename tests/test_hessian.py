@@ -26,6 +26,7 @@ from zoo_second_order import (array_float_exponent, bilinear, branch_call_saving
                               linear_in_one, loop_call_without_varied_input,
                               loop_recursive_call_without_varied_input, matrix_times,
                               recursive_element, rosenbrock, slice_skipped_by_continue,
+                              array_of_a_comprehension,
                               summed_product, summed_twice)
 
 CASES = [(f, args, wrt) for f, args, wrt in zoo.ZOO + zoo_loops.ZOO + zoo_numpy.ZOO]
@@ -325,3 +326,16 @@ def test_a_power_of_a_negative_base_along_a_direction_that_keeps_the_exponent():
     xs, ys = np.array([-2.0, 3.0]), np.array([2.0, 0.5])
     tangent = s2sad.jvp(array_float_exponent, (xs, ys), (np.ones(2), np.zeros(2)))[1]
     assert np.isclose(tangent, -4.0 + 0.5 * 3.0 ** -0.5), tangent
+
+
+def test_hessian_of_an_array_made_of_a_list():
+    """``np.array([... for k in range(3)])``: the gradient adds the array's adjoint
+    into the list's item by item, which forward mode follows; it was refused at
+    ``add_into(items_bar, list(v_bar))`` (no rule for `list` of an array)."""
+    x, s = np.array([0.3, -0.5, 0.8]), 0.7
+    H = s2sad.hessian(array_of_a_comprehension, wrt=(0, 1))(x, s)
+    g = s2sad.grad(array_of_a_comprehension, wrt=(0, 1))
+    h = 1e-5
+    up, down = g(x, s + h), g(x, s - h)
+    assert np.allclose(H[1][1], (up[1] - down[1]) / (2 * h), rtol=1e-5)
+    assert np.allclose(H[0][1], (up[0] - down[0]) / (2 * h), rtol=1e-5, atol=1e-7)

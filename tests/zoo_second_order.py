@@ -162,3 +162,9 @@ def integer_exponent_saved_on_a_tape(x, y):
 
 def array_float_exponent(x, y):
     return np.sum(x ** y)
+
+
+def array_of_a_comprehension(x, s):
+    # (the gradient adds the array's adjoint into the list's: add_into, item by item)
+    v = np.array([s ** 2 * (k + 1.0) for k in range(3)])
+    return np.tanh(s) * np.sum(v * x) + np.sum(np.array([x[0] * s, s]) ** 2)

@@ -276,6 +276,9 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         if self.is_container(n):
             if self.is_list(n):
                 self.helpers["add_into"] = runtime.add_into
+                if isinstance(value, ast.Call) and ir.dotted(value.func) == "list" and \
+                        len(value.args) == 1 and not value.keywords:
+                    value = value.args[0]  # (add_into reads its items: no list to make)
                 return ir.Expr(ast.Call(func=ir.name("add_into"),
                                         args=[ir.name(self.acc(n)), value], keywords=[]), line)
             return ir.AugAssign(self.acc(n), value, line)
