@@ -411,7 +411,8 @@ def _numbers(value):
 # what the derivative for tensors may be refused with: adjoints written for NumPy
 # arrays only, NumPy functions the array API standard has not
 TORCH_REFUSALS = ("written for NumPy arrays only", "which PyTorch has no counterpart of",
-                  "SciPy's, which computes with NumPy arrays", "slices with a negative step")
+                  "SciPy's, which computes with NumPy arrays", "slices with a negative step",
+                  "the `*` part of an unpacking")  # (a slice PyTorch's stack does not take)
 
 
 @fuzz_settings("array")

@@ -170,3 +170,20 @@ def test_the_star_part_of_an_array_read_as_items_is_differentiated(f):
     a = np.array([0.5, 1.0, 2.0, -0.7])
     both_modes(f, (a, 3.0))
     assert s2sad.value_and_grad(f, wrt=0)(a, 3.0)[0] == pytest.approx(f(a, 3.0))
+
+
+def _star_stacked(a):
+    first, *rest = a
+    return first * np.sum(np.stack(rest) ** 2)
+
+
+def test_the_star_part_of_a_tensor_handed_to_numpy_is_refused():
+    """NumPy's stack takes an array as the list of its rows; PyTorch's takes only a
+    list of tensors, so the slice of a tensor standing for the list is refused there
+    (it raised inside the derivative), and differentiated for NumPy arrays."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("array_api_compat")
+    a = np.array([0.5, 1.0, -2.0])
+    assert np.allclose(s2sad.grad(_star_stacked)(a), [5.0, 1.0, -2.0])
+    with pytest.raises(s2sad.S2SADError, match="the `\\*` part of an unpacking"):
+        s2sad.grad(_star_stacked)(torch.tensor(a))

@@ -4,15 +4,14 @@ An active value computed by a call with no rule (`NoRuleError`), or by a rule wh
 input without a derivative carries one (`primitives.Rule.no_derivative`: a Bessel
 function's order), indexing it cannot
 differentiate, a change made in place by a call, a name holding different lists on
-different paths (`Activity.conflict`, for reverse mode), and the checks on writes
-into lists and arrays (`writes`).
+different paths (`Activity.conflict`, for reverse mode), the checks on writes
+into lists and arrays (`writes`), and those on values Python and the derivative would
+not treat alike (`values`: a `*` part, complex numbers).
 """
 
 from __future__ import annotations
 
 import ast
-
-import numpy as np
 
 from .. import ir, primitives as rules
 from ..errors import NoRuleError, NotDifferentiableError
@@ -20,11 +19,8 @@ from ..ir.kinds import INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind
 from .classify import changed_in_place, reports_only
 from .objects import carried_sources
 from .results import items_kind
+from .values import ValueChecks
 from .writes import Writes
-
-# builtins that read a sequence's items only, the same of a list as of a slice
-_ITERATING = (len, sum, min, max, sorted, any, all, enumerate, zip, reversed, iter, list,
-              tuple)
 
 # the message and hint of Activity.conflict
 _CONFLICT = ("s2sad cannot differentiate a variable that refers to different lists (or "
@@ -33,7 +29,7 @@ _CONFLICT = ("s2sad cannot differentiate a variable that refers to different lis
              "s2sad.jvp, handles it).")
 
 
-class Checks:
+class Checks(ValueChecks):
     """The errors: a part of activity's analysis (it reads the analysis's `result`,
     `fn`, `dead`, `fresh`, `conflicts`, `conflict_at` and `any_rank`)."""
 
@@ -119,35 +115,6 @@ class Checks:
                         NotDifferentiableError, at, r.ops[id(at)],
                         *_CONFLICT)
 
-    def refuse_complex(self, s, op):
-        raise self.error(
-            NotDifferentiableError, s, op,
-            f"{op.text or 'this line'} computes with complex numbers and a value that "
-            "carries a derivative: s2sad's derivatives are those of real arithmetic, "
-            "and a complex value in between would need its derivatives conjugated, "
-            "which s2sad does not do yet",
-            "Write it with real and imaginary parts (np.cos(a) and np.sin(a) for "
-            "np.exp(1j * a)), or compute it outside the differentiated function.")
-
-    def computes_complex(self, s, op) -> bool:
-        """Does the assignment `s` compute with a complex number: a complex literal,
-        a complex array, or a value such an assignment gave (its targets are noted)?"""
-        seen = self.__dict__.setdefault("complex_values", set())
-        if any(isinstance(x, ast.Constant) and isinstance(x.value, complex) or
-               isinstance(x, ast.Name) and x.id in seen or
-               getattr(self.atom_kind(x), "dtype", None) == "c" for x in op.inputs) or \
-                isinstance(s.value, (ast.List, ast.Tuple)) and any(
-                    isinstance(e, ast.Name) and e.id in seen or isinstance(e, ast.Constant)
-                    and isinstance(e.value, complex) for e in s.value.elts):
-            value = s.value
-            func = self.fn.refs.get(ir.dotted(value.func) or "") \
-                if isinstance(value, ast.Call) else None
-            if not (func in (abs, np.abs, np.real, np.imag, np.angle) or isinstance(
-                    value, ast.Attribute) and value.attr in ("real", "imag")):
-                seen.update(s.targets)  # (not a real number made of a complex one)
-            return True
-        return False
-
     def check_unknown_effect(self, s, op):
         """A call for its effect of a function s2sad knows nothing of may change a
         list or an array it is given in place, which the derivative would not see:
@@ -203,55 +170,6 @@ class Checks:
                          f"{what} changes `{name.split('%')[0]}` in place; s2sad cannot "
                          "follow a change to a list or an array made by a call",
                          instead)
-
-    def note_starred(self, s):
-        """``rest = xs[1:]``, the `*` part of an unpacking (`ir.kinds.STARRED`): a list
-        in Python, a tuple or an array here when `xs` is one; `check_starred` follows
-        what reads it."""
-        if isinstance(self.atom_kind(s.value.value), (ArrayKind, tuple)):
-            self.starred.update(s.targets)
-
-    def check_starred(self):
-        """Refuse the `*` part of an unpacking of an array or a tuple (`note_starred`)
-        where it is read other than as the items of a list are (by index, by a loop,
-        by `len`, by NumPy): ``rest + [y]`` joins two lists in Python, and would add
-        them here. Its copies and slices are followed too."""
-        r = self.result
-        starred, changed = set(self.starred), True
-        while changed:  # (a loop's phi takes it at the iteration's end, read before)
-            changed = False
-            for s in ir.walk(self.fn.body):
-                op = r.ops.get(id(s)) if isinstance(s, (ir.Assign, ir.Expr)) else None
-                read = [x.id for x in op.inputs if isinstance(x, ast.Name)
-                        and x.id in starred] if op is not None else []
-                if not read:
-                    continue
-                value = s.value
-                if op.kind == "copy" or op.kind == "getitem" and isinstance(
-                        getattr(value, "slice", None), ast.Slice):
-                    new = set(getattr(s, "targets", ())) - starred
-                    starred |= new
-                    changed |= bool(new)
-                elif not (op.kind == "getitem" or isinstance(value, ast.Call) and
-                          self.reads_items(value)):
-                    name = read[0].split("%")[0]
-                    raise self.error(
-                        NotDifferentiableError, s, op,
-                        f"`{name}`, the `*` part of an unpacking, is a list in Python, and "
-                        f"s2sad holds it as a slice of the tuple or array it came from, "
-                        f"which {op.text or 'this line'} would not treat as a list",
-                        f"Make the list yourself: `{name} = [a[i] for i in range(1, "
-                        "len(a))]` for an array `a`, `list(t[1:])` for a tuple `t`.")
-
-    def reads_items(self, call) -> bool:
-        """Does `call` read a sequence's items as it would a list's: a builtin that
-        iterates (`len`, `sum`, `min`...), a NumPy (or SciPy) function, or a function
-        with no derivative that only reports?"""
-        text = ir.dotted(call.func)
-        obj = self.fn.refs.get(text) if text else None
-        package = (getattr(obj, "__module__", None) or "").split(".")[0]
-        return any(obj is b for b in _ITERATING) or type(obj).__name__ == "ufunc" or \
-            package in ("numpy", "scipy") or reports_only(obj)
 
     def check_writes(self):
         """Writes go into objects s2sad can follow: see `writes.Writes`."""
