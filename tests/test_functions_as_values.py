@@ -466,3 +466,44 @@ def test_a_function_put_in_place_in_the_first_iterable_of_a_comprehension():
         got = s2sad.grad(f, wrt=(0, 1))(0.3, 0.7)
         want = [tree_numeric_grad(f, (0.3, 0.7), k) for k in (0, 1)]
         assert got == pytest.approx(want, rel=1e-6), f.__name__
+
+
+def _rk2_step(rhs, y, h, k):
+    return y + h * rhs(y + 0.5 * h * rhs(y, k), k)
+
+
+def _decay(y, k):
+    return -k * y * y
+
+
+def _integrate_default(k, y0, step=_rk2_step, n=5):
+    y = y0
+    for _ in range(n):
+        y = step(_decay, y, 0.1, k)
+    return y
+
+
+def _scaled(x, act=np.sin, *, c=2.0):
+    return act(x) * c
+
+
+def test_the_function_differentiated_takes_a_function_by_default_in_every_entry():
+    """The function differentiated itself leaves a parameter to a default that is a
+    function (``def integrate(k, y0, step=rk2_step)``): jvp and vjp hold it fixed as
+    grad does (they were refused as a call of a computed value), and a function
+    passed beside a keyword-only parameter reaches the derivative with that parameter
+    by keyword (grad raised an internal TypeError)."""
+    args = (0.7, 1.2)
+    want = [tree_numeric_grad(_integrate_default, args, k) for k in (0, 1)]
+    assert s2sad.grad(_integrate_default, wrt=(0, 1))(*args) == pytest.approx(want, rel=1e-6)
+    out, dot = s2sad.jvp(_integrate_default, args, (1.0, -0.5))
+    assert out == pytest.approx(_integrate_default(*args), rel=1e-12)
+    assert dot == pytest.approx(want[0] - 0.5 * want[1], rel=1e-6)
+    out, pullback = s2sad.vjp(_integrate_default, *args)
+    assert pullback(2.0) == pytest.approx((2 * want[0], 2 * want[1]), rel=1e-6)
+    assert s2sad.vjp(_integrate_default, *args, _rk2_step)[1](1.0)[:2] == pytest.approx(
+        want, rel=1e-6)
+    assert s2sad.grad(_scaled)(0.3) == pytest.approx(2 * math.cos(0.3))
+    assert s2sad.grad(_scaled)(0.3, np.cos, c=3.0) == pytest.approx(-3 * math.sin(0.3))
+    assert s2sad.jvp(_scaled, (0.3,), (1.0,))[1] == pytest.approx(2 * math.cos(0.3))
+    assert s2sad.vjp(_scaled, 0.3)[1](1.0) == pytest.approx((2 * math.cos(0.3),))

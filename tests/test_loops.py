@@ -600,3 +600,32 @@ def test_loops_over_sets_and_dicts():
     assert "for k in d" in str(info.value)
     with pytest.raises(s2sad.S2SADError, match="reading its items by index"):
         s2sad.grad(over_an_argument)(0.3, {2.0, 5.0})
+
+
+def _last_list_of_the_loop(x):
+    for i in range(3):
+        ys = [x * i, x]
+    return ys[0] + ys[1]
+
+
+def _list_made_in_the_first_iteration(x):
+    for i in range(3):
+        if i == 0:
+            acc = []
+        acc.append(x * i)
+    return sum(acc)
+
+
+def test_a_list_first_made_inside_a_loop():
+    """A list made anew in each iteration and read after the loop is another list in
+    each: reverse mode refuses it, as it refuses one made before the loop too, and
+    forward mode follows it (it raised UnboundLocalError in reverse mode). Made in the
+    first iteration and appended to in the others, it was silently inactive, the
+    gradient 0.0: refused in both modes."""
+    with pytest.raises(s2sad.S2SADError, match="different lists"):
+        s2sad.grad(_last_list_of_the_loop)(0.5)
+    assert s2sad.grad(_last_list_of_the_loop, mode="forward")(0.5) == pytest.approx(3.0)
+    for mode in ("reverse", "forward"):
+        with pytest.raises(s2sad.S2SADError, match="first made inside a loop") as info:
+            s2sad.grad(_list_made_in_the_first_iteration, mode=mode)(0.5)
+        assert info.value.lineno == _list_made_in_the_first_iteration.__code__.co_firstlineno + 4

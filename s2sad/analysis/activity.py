@@ -550,6 +550,10 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                             r.shapes[phi.name] = fresh_shape(phi.name, r.kinds[phi.name].ndim)
                     if self.is_varied(phi.init) and differentiable(r.kinds[phi.name]):
                         r.varied.add(self.key(phi.name))
+                elif phi.name not in r.kinds:
+                    # (first given a value in the loop: of the kind the iterations give
+                    # it, which the first pass does not know yet)
+                    r.kinds[phi.name] = PENDING
                 elif isinstance(r.kinds.get(phi.name), ArrayKind):
                     # (first given a value in the loop, ``if i == 0: h = x``: an array of
                     # its own from the first iteration's exit on, as above; and in
@@ -560,7 +564,38 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
             self.forward(s.body)
             if (len(r.varied), r.kinds) == before:
                 self.unborn_shapes(s)
+                self.unborn_lists(s)
                 return
+
+    def unborn_lists(self, s: ir.Loop):
+        """A list first made inside the loop `s` and read in a later iteration or after
+        the loop (``for ...: ys = [x * i, x]``, then ``ys[0]``) is another list in each
+        iteration: one adjoint list cannot follow it, so reverse mode refuses it, as it
+        does such a list made before the loop too (`conflicts`); forward mode follows it.
+        Changed in place as well (``if i == 0: acc = []``, then ``acc.append(v)``), it
+        is refused in both modes: which list the changes go to is not followed yet."""
+        r = self.result
+        source = self.fn.source
+        if source is not None and source.generated:
+            return
+        for phi in s.phis:
+            if not (phi.init is None or phi.unborn) or not self.is_list(phi.name):
+                continue
+            root = r.root(phi.name)
+            names = [n for n in r.kinds if r.root(n) == root]
+            if root in r.written or root in self.widened:
+                at = next((x for x in ir.walk(s.body) if isinstance(x, ir.Expr)
+                           and id(x) in r.ops), s)
+                raise self.error(
+                    NotDifferentiableError, at, r.ops.get(id(at)),
+                    f"s2sad cannot differentiate a list first made inside a loop and changed "
+                    f"in place in the iterations after (`{phi.name.split('%')[0]}`) yet",
+                    f"Make the list before the loop (`{phi.name.split('%')[0]} = []`).")
+            self.conflicts.add(root)
+            at = next((x for x in ir.walk(s.body) if isinstance(x, ir.Assign)
+                       and id(x) in r.ops and set(x.targets) & set(names)), None)
+            if at is not None:
+                self.conflict_at.setdefault(root, at)
 
     def unborn_shapes(self, s: ir.Loop):
         """A variable first given a value in the loop `s` whose every exit gives it

@@ -61,7 +61,7 @@ def jvp(f, primals, tangents):
                          f"{len(tangents) if isinstance(tangents, (tuple, list)) else 'no'} "
                          "tangents", hint="Pass None for an argument held fixed.")
     given = tuple(arguments)[:len(primals)]
-    if structured.flat_needed({n: arguments[n] for n in given},
+    if structured.flat_needed(dict(list(arguments.items())[:f.__code__.co_argcount]),
                               [n for n, t in zip(given, tangents) if t is not None], f) or \
             any(structured.structured(x) for x in primals):
         return _structured_jvp(f, arguments, primals, tangents)
@@ -98,9 +98,10 @@ def _structured_jvp(f, arguments, primals, tangents):
     output's."""
     given = tuple(arguments)[:len(primals)]
     names = tuple(n for n in given if not structured.static_callable(arguments[n]))
-    flat = structured.Flat(f, {n: arguments[n] for n in given}, names, "jvp")
+    positional = dict(list(arguments.items())[:f.__code__.co_argcount])
+    flat = structured.Flat(f, positional, names, "jvp")  # (defaults too: held fixed)
     dots = []
-    for n, t in zip(given, tangents):
+    for n, t in zip(positional, tuple(tangents) + (None,) * (len(positional) - len(given))):
         if n in flat.statics:
             continue
         if n not in flat.specs:

@@ -371,6 +371,31 @@ def _slot_uses(env: dict) -> dict:
     return uses
 
 
+def container_comprehension(rw, e, pre, hint):
+    """A list comprehension with one ``for`` over a container, no ``if``, whose
+    element is a display (``[(W - lr * vW, b - lr * vb) for (W, b), (vW, vb) in
+    zip(params, vel)]``): the list of containers (a `Node`) its list display would
+    be, as `_Rewriter.value` makes one, so a loop over steps may carry it; its
+    variables renamed apart and bound, its leaves computed, in `pre`. None for any
+    other (`static_comprehension` writes those as a display of values)."""
+    if not isinstance(e.elt, (ast.Tuple, ast.List, ast.Dict)) or len(e.generators) != 1 \
+            or e.generators[0].ifs:
+        return None
+    one = rw.one_generator(e)
+    if one is None or any(isinstance(x, Runtime) for item in one[1]
+                          if isinstance(item, tuple) for x in item):
+        return None
+    gen, items, names = one
+    elts = []
+    for item in items:
+        rw.fresh += 1
+        renamed = {n: f"{n}%c{rw.fresh}" for n in names}
+        target, elt = (_renamed(copy.deepcopy(x), renamed) for x in (gen.target, e.elt))
+        pre.extend(rw.bind(target, item, e))
+        elts.append(elt)
+    return rw.made(list, "sequence", [], elts, pre, hint)
+
+
 def looped_comprehension(self, e):
     """A list comprehension, or a generator expression a call consumes whole
     (`consumed_generators`), whose element or filters pass a container of

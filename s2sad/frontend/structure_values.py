@@ -118,6 +118,31 @@ def copy_env(env: dict) -> dict:
 DICT_METHODS = ("items", "values", "keys")
 
 
+def joined(rw, e, pre):
+    """``a + b`` of two lists (or two tuples) of containers (``params[:-1] + [(W,
+    b)]``), each one the function reads or builds (`rw` the rewriter): the `Node` of
+    their items in order, as Python's new list holds them; None where either side is
+    not one (then it is not a container, and `rw` leaves the line as it is)."""
+    def containers(x):
+        if isinstance(x, ast.ListComp):
+            return isinstance(x.elt, (ast.Tuple, ast.List, ast.Dict))
+        if isinstance(x, (ast.List, ast.Tuple)):
+            return any(isinstance(v, (ast.Tuple, ast.List, ast.Dict)) or isinstance(
+                rw.value(v, [], probe=True), Node) for v in x.elts)
+        return isinstance(rw.value(x, [], probe=True), Node)
+    if not (containers(e.left) and containers(e.right)):
+        return None
+    left, right = rw.value(e.left, pre), rw.value(e.right, pre)
+    if not (isinstance(left, Node) and isinstance(right, Node)):
+        return None  # (a comprehension over values known only at run time)
+    if left.type is not right.type or left.type not in (list, tuple) or \
+            left.form != "sequence":
+        raise rw.refuse(e, "s2sad joins two lists, or two tuples, of containers with `+`")
+    return Node(left.type, "sequence", [], [rw.item(x, pre) for x in left.iteration()] +
+                [rw.item(x, pre) for x in right.iteration()], owned=True,
+                depth=rw.loop_depth)
+
+
 def own_slots(children, fresh, pre, at) -> list:
     """The items of a shallow copy (``dict(p)``) of a container whose items are
     `children`: each variable copied into a new one (``fresh()`` names it; the copy

@@ -37,8 +37,8 @@ from ..ir import trees
 from . import pairs, structure_calls
 from .expand import single_displays
 from .structure_calls import CallRewrites
-from .structure_loops import LoopRewrites, consumed_generators
-from .structure_values import (DICT_METHODS, Const, Node, Rewritten, assign, called,
+from .structure_loops import LoopRewrites, consumed_generators, container_comprehension
+from .structure_values import (DICT_METHODS, Const, Node, Rewritten, assign, called, joined,
                                copy_env, fill_lines, leaf_names, node_of, own_slots, starred,
                                unstarred)
 
@@ -236,10 +236,17 @@ class _Rewriter(LoopRewrites, CallRewrites):
                 raise self.refuse(e, f"{base.type.__name__} has no field `{e.attr}` (its "
                                      f"fields: {', '.join(base.keys)})", hint="Check the name.")
             return base.children[i]
+        if isinstance(e, ast.Call) and e.args and self.loc_refs(e.func) is trees.tree_leaves \
+                and isinstance(base := self.value(e.args[0], pre, probe=probe), Node):
+            return Node(list, "sequence", [], base.leaves(), False)  # (read only: not owned)
         if probe:
             return None
         if isinstance(e, ast.DictComp):
             return self.static_dict_comprehension(e, pre, hint)
+        if isinstance(e, ast.ListComp):
+            return container_comprehension(self, e, pre, hint)
+        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
+            return joined(self, e, pre)  # (params[:-1] + [(W, b)])
         if isinstance(e, ast.Dict):
             keys = []
             for k in e.keys:

@@ -171,6 +171,12 @@ def flatten(value, out: list) -> Spec | None:
     return Spec(tp, keys, tuple(flatten(c, out) for c in children), form)
 
 
+def tree_leaves(tree) -> list:
+    """The leaves of `tree`, in order (`s2sad.tree_leaves`; in a function
+    differentiated, of a container of parameters, the list of its leaves)."""
+    return leaves(tree)
+
+
 def leaves(value, spec: Spec | None = None) -> list:
     """The leaves of `value`, in order (of the structure `spec` if given: a leaf of
     `spec` is a leaf even where the value there is a container)."""
