@@ -348,11 +348,9 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=Fals
     if len(primals) > n_pos:
         raise WrtError(f"vjp got {len(primals)} arguments; {f.__qualname__} takes at most {n_pos}")
     values = dict(zip(names, primals))
-    omitted = {n: v for n, v in list(bind(f, primals, {}, "vjp").items())[:n_pos]
-               if n not in values} if any(structured.static_callable(d) for d in
-                                          f.__defaults__ or ()) else {}  # (keyword-only
-    # parameters keep their defaults)
-    if any(structured.static_callable(v) for v in omitted.values()):  # (def f(x, act=np.tanh))
+    if len(primals) < n_pos and any(structured.static_callable(v) for v in (
+            *primals, *(f.__defaults__ or ()))):  # (def f(x, act=np.tanh), or f(x, np.sin))
+        omitted = dict(list(bind(f, primals, {}, "vjp").items())[len(primals):n_pos])
         out, pullback = _structured_vjp(f, {**values, **omitted}, checkpoint, snapshots,
                                         tuple(held) + tuple(omitted))
         return out, public(lambda out_bar: pullback(out_bar)[:len(primals)])
