@@ -32,7 +32,8 @@ DOMAINS = {special.logit: (0.2, 0.8), special.gammaln: (0.5, 4.0),
            special.erfinv: (-0.9, 0.9), special.erfcinv: (0.1, 1.9), special.entr: (0.1, 2.0),
            special.y0: (0.5, 6.0), special.y1: (0.5, 6.0), special.j0: (-6.0, 6.0),
            special.j1: (-6.0, 6.0), special.i0: (-3.0, 3.0), special.i1: (-3.0, 3.0),
-           special.i0e: (0.2, 3.0), special.i1e: (0.2, 3.0)}
+           special.i0e: (0.2, 3.0), special.i1e: (0.2, 3.0), special.ndtri: (0.05, 0.95),
+           special.log1p: (-0.5, 2.0), special.cbrt: (0.2, 3.0)}
 # points at the edges of the domains (where the function or its derivative is steep,
 # tiny or huge, and the far tails where a careless formula overflows)
 EDGES = {special.logit: [0.01, 0.99], special.expit: [-30.0, 30.0],
@@ -42,7 +43,11 @@ EDGES = {special.logit: [0.01, 0.99], special.expit: [-30.0, 30.0],
          special.entr: [0.001, 30.0], special.erf: [-5.0, 5.0], special.erfc: [-5.0, 5.0],
          special.j0: [0.0, 40.0], special.j1: [0.0, 40.0], special.y0: [0.05, 40.0],
          special.y1: [0.05, 40.0], special.i0: [0.0, 20.0], special.i1: [0.0, 20.0],
-         special.i0e: [-0.3, -40.0, 200.0], special.i1e: [-0.3, -40.0, 200.0]}
+         special.i0e: [-0.3, -40.0, 200.0], special.i1e: [-0.3, -40.0, 200.0],
+         special.ndtr: [-8.0, 8.0], special.log_ndtr: [-30.0, 8.0, 0.0],
+         special.ndtri: [0.001, 0.999, 0.5], special.erfcx: [-3.0, 30.0],
+         special.log_expit: [-30.0, 30.0], special.log1p: [-0.9, 30.0],
+         special.expm1: [-30.0, 1e-9, 5.0], special.cbrt: [-8.0, 27.0]}
 ORDERS = {special.jv: (0.0, 1.0, 2.5, -1.0), special.iv: (0.0, 1.0, 2.5, -1.0),
           special.ive: (0.0, 1.0, 2.5), special.yn: (0, 1, 3),
           special.gammainc: (0.5, 1.0, 3.5), special.gammaincc: (0.5, 1.0, 3.5)}
@@ -119,7 +124,9 @@ def test_every_function_has_both_rules_in_the_same_form():
                 special.gammainc, special.gammaincc, special.beta, special.betaln,
                 special.erfinv, special.erfcinv, special.j0, special.j1, special.y0,
                 special.y1, special.i0, special.i1, special.i0e, special.i1e, special.jv,
-                special.yn, special.iv, special.ive, special.polygamma}
+                special.yn, special.iv, special.ive, special.polygamma, special.ndtr,
+                special.log_ndtr, special.ndtri, special.erfcx, special.log_expit,
+                special.log1p, special.expm1, special.cbrt}
     assert expected <= {key for key, _ in REV}
     rev = [(k, r.arity, r.when, r.differentiable, tuple(r.options), r.positional) for k, r in REV]
     fwd = [(k, r.arity, r.when, r.differentiable, tuple(r.options), r.positional) for k, r in FWD]
@@ -136,6 +143,16 @@ def test_every_function_has_both_rules_in_the_same_form():
 def special_functions(x):
     return special.erf(x) * special.erfc(-x) + special.gammaln(x + 2.0) * special.expit(x) \
         + special.digamma(x + 1.0) + special.logit(0.5 * special.expit(x))
+
+
+def probit_loss(w, x, y):
+    # (a probit model's log-likelihood, with the normal family and NumPy's functions
+    # under SciPy's names)
+    z = x * w
+    return np.sum(y * special.log_ndtr(z) + (1.0 - y) * special.log_ndtr(-z)) \
+        + np.sum(special.ndtri(special.ndtr(0.3 * z)) + special.erfcx(z)) \
+        + np.sum(special.log_expit(z) + special.log1p(z * z) + special.expm1(0.2 * z)
+                 + special.cbrt(z * z + 1.0))
 
 
 def entropy_loss(p, q):
@@ -168,6 +185,9 @@ def test_compiled_reverse_and_forward_code_agree_with_the_engines():
     s2sad.check(log_partition, a)
     s2sad.check(log_partition, a, order=2)
     s2sad.check(log_partition_keepdims, a)
+    x, y = np.array([0.5, -1.2, 2.0, -6.0]), np.array([1.0, 0.0, 1.0, 0.0])
+    assert s2sad.check(probit_loss, 0.7, x, y).ok
+    assert s2sad.check(probit_loss, 0.7, x, y, order=2).ok
 
 
 def test_the_emitted_code_reads_like_the_rules():

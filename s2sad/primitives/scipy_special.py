@@ -1,6 +1,8 @@
-"""Rules for SciPy's special functions: the error functions and their inverses, the
-logistic pair, the gamma family (``gamma``, ``gammaln``, ``digamma``/``psi``,
-``polygamma``, ``rgamma``, ``gammainc``, ``gammaincc``, ``beta``, ``betaln``), the
+"""Rules for SciPy's special functions: the error functions and their inverses,
+``erfcx``, the standard normal's ``ndtr``, ``log_ndtr`` and ``ndtri``, the logistic
+pair and ``log_expit``, ``log1p``, ``expm1`` and ``cbrt`` (NumPy's under SciPy's
+names), the gamma family (``gamma``, ``gammaln``, ``digamma``/``psi``, ``polygamma``,
+``rgamma``, ``gammainc``, ``gammaincc``, ``beta``, ``betaln``), the
 Bessel functions (``j0 j1 y0 y1 i0 i1 i0e i1e`` and ``jv``/``jn``, ``yn``, ``iv``,
 ``ive`` in x), ``logsumexp``, ``softmax``, ``log_softmax``, ``xlogy``, ``xlog1py``
 and ``entr``.
@@ -34,6 +36,8 @@ from .shape_rules import first
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126  # 2 / sqrt(pi), the scale of erf's derivative
 _SQRT_PI_OVER_TWO = 0.8862269254527579  # sqrt(pi) / 2, the scale of erfinv's
+_INV_SQRT_2PI = 0.3989422804014327  # 1 / sqrt(2 pi), the standard normal density's scale
+_SQRT_2PI = 2.5066282746310002  # sqrt(2 pi), the scale of ndtri's
 
 
 def reverse(key, when=None, positional=None, no_derivative=()):
@@ -77,6 +81,85 @@ def erfc_forward(x, out, x_dot):
     return -_TWO_OVER_SQRT_PI * np.exp(-x * x) * x_dot
 
 
+# ------------------------------------------------- normal distribution
+# (ndtr is the standard normal CDF, its derivative the density exp(-x*x/2) / sqrt(2 pi);
+# log_ndtr's is density / ndtr, taken as exp(-x*x/2 - log_ndtr(x)) so the far left tail
+# neither overflows nor divides 0 by 0; ndtri is ndtr's inverse)
+
+
+@reverse(special.ndtr)
+def ndtr_reverse(x, out, out_bar):
+    return out_bar * _INV_SQRT_2PI * np.exp(-0.5 * x * x)
+
+
+@forward(special.ndtr)
+def ndtr_forward(x, out, x_dot):
+    return _INV_SQRT_2PI * np.exp(-0.5 * x * x) * x_dot
+
+
+@reverse(special.log_ndtr)
+def log_ndtr_reverse(x, out, out_bar):
+    return out_bar * _INV_SQRT_2PI * np.exp(-0.5 * x * x - out)
+
+
+@forward(special.log_ndtr)
+def log_ndtr_forward(x, out, x_dot):
+    return _INV_SQRT_2PI * np.exp(-0.5 * x * x - out) * x_dot
+
+
+@reverse(special.ndtri)
+def ndtri_reverse(x, out, out_bar):
+    return out_bar * _SQRT_2PI * np.exp(0.5 * out * out)
+
+
+@forward(special.ndtri)
+def ndtri_forward(x, out, x_dot):
+    return _SQRT_2PI * np.exp(0.5 * out * out) * x_dot
+
+
+@reverse(special.erfcx)
+def erfcx_reverse(x, out, out_bar):
+    return out_bar * (2.0 * x * out - _TWO_OVER_SQRT_PI)
+
+
+@forward(special.erfcx)
+def erfcx_forward(x, out, x_dot):
+    return (2.0 * x * out - _TWO_OVER_SQRT_PI) * x_dot
+
+
+# ------------------------------------------- NumPy's functions, SciPy's names
+
+
+@reverse(special.log1p)
+def log1p_reverse(x, out, out_bar):
+    return out_bar / (1.0 + x)
+
+
+@forward(special.log1p)
+def log1p_forward(x, out, x_dot):
+    return x_dot / (1.0 + x)
+
+
+@reverse(special.expm1)
+def expm1_reverse(x, out, out_bar):
+    return out_bar * np.exp(x)
+
+
+@forward(special.expm1)
+def expm1_forward(x, out, x_dot):
+    return np.exp(x) * x_dot
+
+
+@reverse(special.cbrt)
+def cbrt_reverse(x, out, out_bar):
+    return out_bar / (3.0 * out * out)
+
+
+@forward(special.cbrt)
+def cbrt_forward(x, out, x_dot):
+    return x_dot / (3.0 * out * out)
+
+
 # ----------------------------------------------------------- logistic
 
 
@@ -88,6 +171,16 @@ def expit_reverse(x, out, out_bar):
 @forward(special.expit)
 def expit_forward(x, out, x_dot):
     return out * (1.0 - out) * x_dot
+
+
+@reverse(special.log_expit)
+def log_expit_reverse(x, out, out_bar):
+    return out_bar * special.expit(-x)
+
+
+@forward(special.log_expit)
+def log_expit_forward(x, out, x_dot):
+    return special.expit(-x) * x_dot
 
 
 @reverse(special.logit)
