@@ -5,8 +5,11 @@ containers, or ``range(len(p))`` indexing one) is unrolled, its variable bound t
 each item in turn (`LoopRewrites.static_items`). Any other loop stays a loop: the
 containers its body assigns to names get fresh variables each iteration starts from
 and ends in (`carry_into`, `carry_on`, also at a ``break`` and a ``continue``), and
-the constants its body changes are forgotten before it. A comprehension over values
-known only at run time that passes a container to a function of several lines is
+the constants its body changes are forgotten before it; a name the body reads before
+it assigns it, a plain value before the loop, that the body makes a container
+(``carry, h = step(carry, x)``, `step` put in place) is built in its variable where
+each iteration ends (`carry_on`), as the next one and the code after the loop read
+it. A comprehension over values known only at run time that passes a container to a function of several lines is
 written as such a loop of appends (`looped_comprehension`).
 
 `LoopRewrites` is a mixin of `structures._Rewriter`: its methods read and change the
@@ -174,11 +177,14 @@ class LoopRewrites:
                                   hint="Compute the condition at the end of the body.")
         self.loop_depth += 1
         self.carried.append(carried)
+        self.exposed.append(_read_first(s.body, set()) - self.env.keys())
         body = self.block(s.body)
         if not body or not isinstance(body[-1], (ast.Break, ast.Continue, ast.Return)):
             body.extend(self.carry_on(s))
         s.body = body or [ast.Pass()]
         self.carried.pop()
+        for name in self.exposed.pop():  # (its variable holds it after the loop)
+            self.env.pop(name, None)
         self.loop_depth -= 1
         for name, node in carried.items():
             self.env[name] = node
@@ -224,7 +230,11 @@ class LoopRewrites:
         `continue`, a `break`): the containers it carries put back in its variables."""
         if not self.carried:
             return []
-        out = []
+        # (a name read before it is assigned, holding a value before the loop and a
+        # container the body makes (`carry, h = step(carry, x)`, `step` put in place):
+        # the container built in its variable, which the next iteration reads)
+        out = [assign(name, self.materialised(self.env[name], s), s)
+               for name in sorted(self.exposed[-1]) if name in self.env]
         for name, node in self.carried[-1].items():
             now = self.env.get(name)
             if now is node:
@@ -460,6 +470,36 @@ class Runtime:
 
     def __init__(self, name, index):
         self.name, self.index = name, index
+
+
+def _read_first(body, written: set) -> set:
+    """The names the statements `body` may read before they assign them (on some
+    path), given the names `written` already assigned; `written` gains those they
+    assign on every path."""
+    read = set()
+
+    def loads(node):
+        read.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and
+                    isinstance(n.ctx, ast.Load) and n.id not in written)
+
+    for st in body:
+        if isinstance(st, ast.Assign):
+            loads(st.value)
+            for t in st.targets:
+                loads(t)  # (an index, the array a subscript writes into)
+                written.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name) and
+                               isinstance(n.ctx, ast.Store))
+        elif isinstance(st, ast.If):
+            loads(st.test)
+            a, b = set(written), set(written)
+            read |= _read_first(st.body, a) | _read_first(st.orelse, b)
+            written |= a & b
+        elif not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            loads(st)
+            if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name) and \
+                    st.target.id not in written:
+                read.add(st.target.id)
+    return read
 
 
 def _breaks(body) -> bool:

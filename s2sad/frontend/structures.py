@@ -115,6 +115,7 @@ class _Rewriter(LoopRewrites, CallRewrites):
         # per such loop, innermost last: the names holding a container it carries
         # from one iteration to the next, and the container whose variables do
         self.carried: list = []
+        self.exposed: list = []  # and the names it carries that hold no container before
         self.pending: list = []  # the lines of calls put in place, before the line
         self.inlining: list = []  # the functions being put in place, outermost first
         self.lazy = 0  # inside a conditional expression or `and`/`or`
