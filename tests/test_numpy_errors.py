@@ -37,7 +37,31 @@ CASES = [
     (bad.no_rule, "no rule", s2sad.NoRuleError, "`np.cbrt` (a NumPy function", "register_rule"),
     (bad.write_into_call_result, "call result", s2sad.NotDifferentiableError,
      "may share memory with `x`", "y = ....copy()"),
+    (bad.scatter_add, "add at", s2sad.NotDifferentiableError,
+     "`np.add.at` in reverse mode yet", "np.eye(len(a))[i].T @ v"),
 ]
+
+
+def test_np_add_at_in_forward_mode_and_what_the_refusal_suggests():
+    # (the two spellings the hint of reverse mode's refusal gives agree with it)
+    x = np.array([0.1, 0.2, 0.3, 0.4])
+    index = np.array([0, 2, 2, 1])
+
+    def in_a_loop(x):
+        forces = np.zeros(3)
+        v = x * x
+        for k in range(4):
+            forces[index[k]] += v[k]
+        return np.sum(forces * np.arange(3.0))
+
+    def by_matrix(x):
+        return np.sum((np.eye(3)[index].T @ (x * x)) * np.arange(3.0))
+
+    want = 2 * x * np.arange(3.0)[index]
+    assert np.allclose(s2sad.grad(in_a_loop)(x), want)
+    assert np.allclose(s2sad.grad(by_matrix)(x), want)
+    t = np.array([1.0, -0.5, 0.25, 2.0])
+    assert s2sad.jvp(bad.scatter_add, (x,), (t,))[1] == pytest.approx(np.dot(want, t))
 
 
 @pytest.mark.parametrize("f,marker,cls,message,hint", CASES, ids=[c[0].__name__ for c in CASES])

@@ -265,7 +265,8 @@ class OperationAdjoints:
         return NotDifferentiableError(
             f"s2sad cannot differentiate {op.name} in reverse mode yet",
             filename=info.filename if info else None, lineno=s.line or None,
-            source_line=text, hint="Build the list with append and read it by index.")
+            source_line=text, hint=_ADD_AT_HINT if op.kind == "add_at" else
+            "Build the list with append and read it by index.")
 
     def missing_rule(self, s, op, mode):
         return missing_rule(self.fn, s, op, mode)
@@ -327,6 +328,9 @@ class OperationAdjoints:
 # What the reverse sweep does for each kind of operation `classify` names (every
 # kind in `classify.KINDS` has an entry): ``method(transform, statement, op,
 # out_bar)`` returns the reverse of the statement (see `reverse_operation`).
+_ADD_AT_HINT = ("Add in a loop (`a[i[k]] += v[k]`), or with a matrix product "
+                "(`a = a + np.eye(len(a))[i].T @ v`); forward mode (jvp) takes np.add.at.")
+
 BY_KIND = {
     "copy": OperationAdjoints.reverse_copy,
     "const": OperationAdjoints.no_adjoint,
