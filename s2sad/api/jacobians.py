@@ -31,7 +31,8 @@ def jacobian(f, wrt=0, mode="auto"):
     """The Jacobian of `f` with respect to `wrt`: for an output of shape ``o`` and an
     input of shape ``s`` (a list of n floats counts as shape ``(n,)``, a float as
     ``()``), an array of shape ``o + s``; a tuple `wrt` gives a tuple of these, and a
-    tuple output a tuple over its parts.
+    tuple output a tuple over its parts; an output that is another container (a dict,
+    a namedtuple), or containers among the inputs, nest as `_structured` says.
 
     ``mode="forward"`` pushes tangents forward: for a function of numbers (floats and
     lists of floats) whose tangent lines work entry by entry (`batching.check_vectors`)
@@ -53,11 +54,19 @@ def jacobian(f, wrt=0, mode="auto"):
         return with_bound(jacobian(plain, rebased_wrt(plain, bound, keywords, wrt), mode),
                           bound, keywords)
     names, as_tuple = normalize_wrt(f, wrt)
+    container_out, seen = [], []  # (a container output seen: to _structured straight)
 
     def jac(*args, **kwargs):
         arguments = bind(f, args, kwargs, "jacobian")
-        if structured.flat_needed(arguments, names, f):
+        if container_out or structured.flat_needed(arguments, names, f):
             return _structured(f, arguments, names, as_tuple, mode)
+        try:
+            return unstructured(arguments)
+        except _ContainerOutput:
+            container_out.append(True)
+            return _structured(f, arguments, names, as_tuple, mode)
+
+    def unstructured(arguments):
         argument_kinds(f, {n: arguments[n] for n in names}, names, "jacobian")  # (as grad refuses)
         keyword_only = _keyword_only(f, arguments)
         chosen = mode
@@ -66,6 +75,9 @@ def jacobian(f, wrt=0, mode="auto"):
                              "passes arguments by position, and "
                              f"`{keyword_only[0]}` is keyword-only",
                              hint="Use mode=\"forward\" (or \"auto\"), or make it positional.")
+        if mode != "auto" and not seen:  # (the first call looks at the output's type)
+            _output_parts(call_with(f, arguments), f)
+            seen.append(True)
         if mode == "auto":
             y = call_with(f, arguments)
             m = sum(shapes.size(p) for p in _output_parts(y, f)[0])
@@ -112,9 +124,15 @@ def _structured(f, arguments, names, as_tuple, mode):
     return tuple(parts) if isinstance(y, tuple) else parts[0]
 
 
+class _ContainerOutput(Exception):
+    """The output is a container other than a tuple or a list (`_output_parts`)."""
+
+
 def _output_parts(y, f):
     """``(parts, whether the output is a tuple)``: the parts of the output `y` that
     get a row of blocks each."""
+    if type(y) is not tuple and trees.spec_of(y) is not None and not isinstance(y, list):
+        raise _ContainerOutput()  # (a dict, a namedtuple...: `_structured` nests it)
     if isinstance(y, tuple):
         return list(y), True
     if isinstance(y, (float, int, np.ndarray, np.floating, list)) and not isinstance(y, bool) \
