@@ -93,3 +93,21 @@ def scatter_add(x):
     forces = np.zeros(3)
     np.add.at(forces, np.array([0, 2, 2, 1]), x * x)  # marker: add at
     return np.sum(forces * np.arange(3.0))
+
+
+def _oscillator(y, k):
+    return np.array([y[1], -k * y[0]])
+
+
+def list_made_an_array_in_a_loop(y0, k):
+    y = y0
+    for _ in range(5):
+        y = y + 0.1 * _oscillator(y, k)
+    return y[0]  # marker: list then array
+
+
+def list_made_an_array_first(y0, k):
+    y = np.asarray(y0)
+    for _ in range(5):
+        y = y + 0.1 * _oscillator(y, k)
+    return y[0]

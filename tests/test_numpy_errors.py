@@ -197,3 +197,21 @@ def test_a_real_number_made_of_a_complex_constant_is_a_number():
         return np.sum(a * abs(3 + 4j))
 
     assert np.allclose(s2sad.grad(scaled)(np.array([0.3, -0.4])), [5.0, 5.0])
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_list_that_a_loop_makes_an_array_says_to_make_it_one_first(mode):
+    # (`y` is the list y0 before the loop and an array after an iteration: neither
+    # kind, so `y[0]` is refused; made an array first, it is differentiated)
+    with pytest.raises(s2sad.NotDifferentiableError) as info:
+        s2sad.grad(bad.list_made_an_array_in_a_loop, wrt=(0, 1), mode=mode)([1.0, 0.0], 2.0)
+    err = info.value
+    assert "y = np.asarray(y)" in err.hint
+    assert err.lineno == line_of(bad.list_made_an_array_in_a_loop, "list then array")
+    f = bad.list_made_an_array_first
+    g_y, g_k = s2sad.grad(f, wrt=(0, 1), mode=mode)([1.0, 0.0], 2.0)
+    h = 1e-6
+    assert g_k == pytest.approx((f([1.0, 0.0], 2.0 + h) - f([1.0, 0.0], 2.0 - h)) / (2 * h),
+                                rel=1e-6)
+    assert g_y == pytest.approx([(f([1.0 + h, 0.0], 2.0) - f([1.0 - h, 0.0], 2.0)) / (2 * h),
+                                 (f([1.0, h], 2.0) - f([1.0, -h], 2.0)) / (2 * h)], rel=1e-6)

@@ -248,7 +248,10 @@ class Checks(ValueChecks):
         else:
             message = "s2sad cannot differentiate indexing into a value that is not a " \
                       "tuple or a list yet"
-            hint = "Index into tuples and lists only, or unpack the tuple into names."
+            hint = ("Index into tuples, lists and arrays only, or unpack the tuple into "
+                    "names. A name that is a list on one path and an array on another (a "
+                    "list `y` that `y = y + h * f(y)` makes an array in a loop) is "
+                    "neither: make it an array first, `y = np.asarray(y)`.")
         return cls(message, filename=filename, lineno=s.line or None,
                    col=_col(text), source_line=text, hint=hint)
 
