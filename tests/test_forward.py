@@ -73,3 +73,25 @@ def test_jvp_refusals():
         s2sad.jvp(zoo_numpy.elementwise_out, (np.ones(3),), (np.ones(2),))
     with pytest.raises(s2sad.S2SADError, match="as a tuple"):
         s2sad.jvp(zoo.quadratic, 1.0, 1.0)
+
+
+def _all_hidden_states(U, W, h0, xs):
+    hs = [h0]
+    for x in xs:
+        hs.append(np.tanh(W @ x + U @ hs[-1]))
+    return sum(np.sum(h ** 2) for h in hs[1:])
+
+
+def test_zero_tangent_of_a_list_of_arrays_has_their_shapes():
+    """``hs = [h0]`` with `h0` held fixed, then ``U @ hs[-1]``: the list's zero
+    tangent holds arrays of its elements' shapes, which a matrix product takes (it
+    was ``[0.0] * len(hs)``, and the product of a 0-d tangent raised)."""
+    rng = np.random.default_rng(3)
+    U, W = rng.normal(size=(2, 2)), rng.normal(size=(2, 3))
+    h0, xs = np.zeros(2), [rng.normal(size=3) for _ in range(3)]
+    u = rng.normal(size=(2, 2))
+    y, y_dot = s2sad.jvp(_all_hidden_states, (U, W, h0, xs), (u, None, None, None))
+    assert y == pytest.approx(_all_hidden_states(U, W, h0, xs))
+    g = s2sad.grad(_all_hidden_states)(U, W, h0, xs)
+    assert y_dot == pytest.approx(float(np.sum(g * u)))
+    assert np.allclose(g, numeric_grad(_all_hidden_states, (U, W, h0, xs), 0), rtol=1e-5)

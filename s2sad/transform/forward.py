@@ -118,7 +118,7 @@ class _Transform:
         if isinstance(atom, ast.Name) and atom.id in self.act.kinds:
             kind = self.kind(atom.id)
             if isinstance(kind, ListKind):
-                return zeros_like_list(atom.id)
+                return self.zero_list(atom.id)
             if kind == UNKNOWN:
                 # (a value of one structure or another, known at run time: None on
                 # one path and a callee's saved values on another)
@@ -161,6 +161,17 @@ class _Transform:
             return ast.Call(func=ir.name("zero_tangent"), args=[ir.copy_tree(value)],
                             keywords=[])
         return zero(kind)
+
+    def zero_list(self, n: str) -> ast.expr:
+        """The zero tangent of the list `n`: ``[0.0] * len(n)``, or for a list of
+        arrays ``list(map(np.zeros_like, n))``, each an array of its element's shape
+        (a matrix product reads it: ``U @ hs_dot[-1]`` of ``hs = [h0]``)."""
+        kind = self.kind(n)
+        if isinstance(kind, ListKind) and isinstance(kind.elem, ArrayKind):
+            zeros = self.np_call("zeros_like", [])
+            return ast.Call(func=ir.name("list"), args=[ast.Call(
+                func=ir.name("map"), args=[zeros.func, ir.name(n)], keywords=[])], keywords=[])
+        return zeros_like_list(n)
 
     def np_call(self, func, args) -> ast.Call:
         import numpy
@@ -287,7 +298,7 @@ class _Transform:
         line = s.line
         if value is None:
             kind = self.kind(target)
-            zero_value = zeros_like_list(target) if isinstance(kind, ListKind) else \
+            zero_value = self.zero_list(target) if isinstance(kind, ListKind) else \
                 self.zero_of(kind, ir.name(target)) if kind == UNKNOWN else \
                 self.zero(kind, target)
             return [s, ir.Assign((dot(target),), zero_value, line)]
@@ -344,7 +355,7 @@ class _Transform:
             return [s]
         if not any(self.active(x) for x in op.inputs):
             return self.tangent(s, target, None)
-        left, right = (ir.name(dot(x.id)) if self.active(x) else zeros_like_list(x.id)
+        left, right = (ir.name(dot(x.id)) if self.active(x) else self.zero_list(x.id)
                        for x in op.inputs)
         return self.tangent(s, target, ([], ast.BinOp(left=left, op=ast.Add(), right=right)))
 
