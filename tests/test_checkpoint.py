@@ -418,6 +418,7 @@ def test_a_marked_loop_that_carries_nothing():
     (zoo.bad_return_while, "return x * 2.0", "without return"),
     (zoo.bad_append, "xs.append(xs[-1] * 1.5)", "changes `xs` in place"),
     (zoo.bad_write, "u[0] = u[1] * 2.0", "changes `u` in place"),
+    (zoo.bad_grown_tuple, "hist += (x,)", "changes `hist` in place"),
     (zoo.bad_nested, "for i in s2sad.checkpointed(range(n)):", "not inside another loop"),
 ])
 def test_refusals_point_at_the_line(func, line, words):
@@ -431,6 +432,8 @@ def test_refusals_point_at_the_line(func, line, words):
         assert "Set a flag and `break`" in err.hint
     if "binomial" in words:
         assert 'schedule="ctz"' in err.hint
+    if func in (zoo.bad_append, zoo.bad_grown_tuple):  # (not "u = u.copy()")
+        assert "carry what is needed in names" in err.hint
 
 
 @pytest.mark.parametrize("schedule", ["ctz", "binomial"])

@@ -326,6 +326,14 @@ def bad_append(x, n):
     return xs[-1]
 
 
+def bad_grown_tuple(x, n):
+    hist = ()
+    for i in s2sad.checkpointed(range(n)):
+        x = x * 0.5
+        hist += (x,)
+    return sum(hist)
+
+
 def bad_write(x, n):
     u = np.ones(3) * x
     for i in s2sad.checkpointed(range(n)):

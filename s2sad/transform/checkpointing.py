@@ -143,13 +143,18 @@ class CheckpointedLoops:
         passed = {self.act.root(n) for n in [p.name for p in s.phis] + self.checkpoint_args(s)}
         for sub in ir.walk(s.cond + s.body):
             written = sub.container if isinstance(sub, ir.SetItem) else None
+            hint = "Build a new list or array each iteration (`u = u.copy()` before " \
+                "writing into it)."
             if isinstance(sub, ir.Expr) and self.act.op(sub).kind == "append":
                 written = self.act.op(sub).inputs[0].id
+                hint = ("A list appended to (or a tuple grown, `t += (v,)`, kept as one) "
+                        "holds every iteration's value, which checkpointing is there to "
+                        "avoid: carry what is needed in names (a running sum, the last "
+                        "value), or remove the marker.")
             if written is not None and self.act.root(written) in passed:
                 return self.checkpoint_error(
                     sub, f"the checkpointed loop changes `{written.split('%')[0]}` in place, "
-                    "which its snapshots cannot hold", "Build a new list or array each "
-                    "iteration (`u = u.copy()` before writing into it).")
+                    "which its snapshots cannot hold", hint)
         return None
 
     def effect_only(self, s) -> bool:
