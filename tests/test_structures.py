@@ -880,6 +880,21 @@ def leaf_penalty(params, x):
         x @ params["W"])
 
 
+def sgd_on_layer_dicts(layers, x, y, lr=0.05):
+    for step in range(2):
+        h = x
+        for L in layers:
+            h = np.tanh(h @ L["W"] + L["b"])
+        r = h[:, 0] - y
+        grads = [{"W": r.sum() * np.ones_like(L["W"]), "b": r.mean() * np.ones_like(L["b"])}
+                 for L in layers]
+        layers = [{k: v - lr * g[k] for k, v in L.items()} for L, g in zip(layers, grads)]
+    h = x
+    for L in layers:
+        h = np.tanh(h @ L["W"] + L["b"])
+    return np.sum((h[:, 0] - y) ** 2)
+
+
 def test_optimizer_steps_rebuild_lists_of_pairs():
     """A loop over steps that rebuilds a list of (W, b) pairs with a comprehension,
     and joins two such lists with +, carries the pairs as a list display would be
@@ -892,6 +907,9 @@ def test_optimizer_steps_rebuild_lists_of_pairs():
     p = {"W": rng.normal(size=(3, 2)), "b": rng.normal(size=2)}
     assert_tree_close(s2sad.grad(leaf_penalty)(p, X),
                       numeric_grad(leaf_penalty, (p, X), 0))
+    layer_dicts = [{"W": W * 0.5, "b": b} for W, b in layers(rng, [3, 4, 1])]
+    assert_tree_close(s2sad.grad(sgd_on_layer_dicts)(layer_dicts, X, Y),
+                      numeric_grad(sgd_on_layer_dicts, (layer_dicts, X, Y), 0))
 
 
 def _cell(carry, x):

@@ -125,7 +125,7 @@ def joined(rw, e, pre):
     not one (then it is not a container, and `rw` leaves the line as it is)."""
     def containers(x):
         if isinstance(x, ast.ListComp):
-            return isinstance(x.elt, (ast.Tuple, ast.List, ast.Dict))
+            return isinstance(x.elt, (ast.Tuple, ast.List, ast.Dict, ast.DictComp))
         if isinstance(x, (ast.List, ast.Tuple)):
             return any(isinstance(v, (ast.Tuple, ast.List, ast.Dict)) or isinstance(
                 rw.value(v, [], probe=True), Node) for v in x.elts)
