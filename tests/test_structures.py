@@ -895,6 +895,38 @@ def sgd_on_layer_dicts(layers, x, y, lr=0.05):
     return np.sum((h[:, 0] - y) ** 2)
 
 
+def _shrink(a, b):
+    return a - 0.1 * b
+
+
+def mapped_step(p, x, y, lr=0.1):
+    r = x @ p["w"] + p["b"] - y
+    g = {"w": 2 * x.T @ r / len(y), "b": 2 * np.mean(r)}
+    q = s2sad.tree_map(lambda a, b: a - lr * b, p, g)
+    q = s2sad.tree_map(_shrink, q, g)
+    q = s2sad.tree_map(np.tanh, q)
+    return np.mean((x @ q["w"] + q["b"] - y) ** 2)
+
+
+def test_tree_map_inside_the_function():
+    """s2sad.tree_map of containers inside the function differentiated (an SGD step
+    as JAX users write it, with a lambda, a function of theirs or NumPy's) is the
+    container of the calls, one a leaf; it was refused inside s2sad's own code."""
+    p = {"w": rng.normal(size=3), "b": 0.3}
+    assert_tree_close(s2sad.grad(mapped_step)(p, X, Y), numeric_grad(mapped_step, (p, X, Y), 0))
+    t = {"w": rng.normal(size=3), "b": 0.5}
+    _, y_dot = s2sad.jvp(mapped_step, (p, X, Y), (t, None, None))
+    g = s2sad.grad(mapped_step)(p, X, Y)
+    assert y_dot == pytest.approx(np.sum(g["w"] * t["w"]) + g["b"] * t["b"])
+
+    def mismatched(p):
+        q = s2sad.tree_map(_shrink, p, {"w": p["w"]})
+        return np.sum(q["w"])
+
+    with pytest.raises(S2SADError, match="containers of parameters of one structure"):
+        s2sad.grad(mismatched)(p)
+
+
 def test_optimizer_steps_rebuild_lists_of_pairs():
     """A loop over steps that rebuilds a list of (W, b) pairs with a comprehension,
     and joins two such lists with +, carries the pairs as a list display would be

@@ -329,21 +329,7 @@ def tree_unflatten(spec, leaves):
 tree_leaves = trees.tree_leaves  # (in `ir`, so a function differentiated may call it)
 
 
-def tree_map(f, tree, *rest):
-    """`tree` with each leaf ``x`` replaced by ``f(x, *others)``, the leaves at the
-    same place of the trees `rest`, which have `tree`'s structure: an optimizer step
-    is ``tree_map(lambda p, g: p - lr * g, params, grads)``. (A gradient has None
-    where a leaf carries no derivative: ``lambda p, g: p if g is None else p - lr *
-    g`` keeps those.)"""
-    leaves, spec = tree_flatten(tree)
-    others = []
-    for other in rest:
-        got, parts = tree_flatten(other)[::-1]
-        if got != spec:
-            raise ValueError(f"tree_map needs trees of one structure: {describe(spec)} "
-                             f"and {describe(got)}")
-        others.append(parts)
-    return trees.build(spec, iter([f(x, *parts) for x, *parts in zip(leaves, *others)]))
+tree_map = trees.tree_map
 
 
 register_container = trees.register_container

@@ -6,7 +6,9 @@ the derivative is built (an unrolled loop's index, a key). `leaf_names` names th
 parameters that replace a container parameter, `node_of` makes its node, and
 `copy_env` copies the containers names hold (for the branches of an `if`),
 `assign` and `called` make and read the statements the rewrite writes, `located` and
-`fill_lines` give them the user's lines.
+`fill_lines` give them the user's lines; `joined` (``a + b`` of lists of containers)
+and `tree_call` (``s2sad.tree_leaves``, ``s2sad.tree_map``) make the containers those
+give.
 
 Imports `ir` only.
 """
@@ -14,6 +16,7 @@ Imports `ir` only.
 from __future__ import annotations
 
 import ast
+import copy
 from dataclasses import dataclass
 
 from ..ir import trees
@@ -141,6 +144,40 @@ def joined(rw, e, pre):
     return Node(left.type, "sequence", [], [rw.item(x, pre) for x in left.iteration()] +
                 [rw.item(x, pre) for x in right.iteration()], owned=True,
                 depth=rw.loop_depth)
+
+
+def tree_call(rw, e, pre, probe):
+    """``s2sad.tree_leaves(p)`` of a container `p`: the list of its leaves (read
+    only: not `owned`); ``s2sad.tree_map(f, p, g, ...)`` of containers of one
+    structure: the container of ``f(leaf, leaf of g, ...)``, one call a leaf (a
+    lambda `f` a local function, put in place at each); None for any other (`rw` the
+    rewriter, `pre` the lines before, `probe` only asks)."""
+    if rw.loc_refs(e.func) is trees.tree_leaves:
+        base = rw.value(e.args[0], pre, probe=probe)
+        return Node(list, "sequence", [], base.leaves(), False) if isinstance(
+            base, Node) else None
+    if probe or len(e.args) < 2 or e.keywords:
+        return None
+    nodes = [rw.value(x, pre, probe=True) for x in e.args[1:]]
+    if not isinstance(nodes[0], Node):
+        return None
+    if any(not isinstance(n, Node) or n.spec() != nodes[0].spec() for n in nodes):
+        raise rw.refuse(e, "s2sad maps over containers of parameters of one structure")
+    f = e.args[0]
+    if isinstance(f, ast.Lambda):
+        named = ast.copy_location(ast.Assign(targets=[ast.Name(
+            id=rw.anonymous(), ctx=ast.Store())], value=f), e)
+        rw.local_lambda(named)
+        f = ast.Name(id=named.targets[0].id, ctx=ast.Load())
+    names = []
+    for leaves in zip(*(n.leaves() for n in nodes)):
+        names.append(rw.anonymous())
+        call = ast.copy_location(ast.Call(func=copy.deepcopy(f), args=[
+            ast.Name(id=x, ctx=ast.Load()) for x in leaves], keywords=[]), e)
+        pre.append(assign(names[-1], rw.expr(call), e))
+    got = node_of(nodes[0].spec(), iter(names))
+    got.owned, got.depth = True, rw.loop_depth
+    return got
 
 
 def own_slots(children, fresh, pre, at) -> list:

@@ -38,9 +38,9 @@ from . import pairs, structure_calls
 from .expand import single_displays
 from .structure_calls import CallRewrites
 from .structure_loops import LoopRewrites, consumed_generators, container_comprehension
-from .structure_values import (DICT_METHODS, Const, Node, Rewritten, assign, called, joined,
-                               copy_env, fill_lines, leaf_names, node_of, own_slots, starred,
-                               unstarred)
+from .structure_values import (DICT_METHODS, Const, Node, Rewritten, assign, called, copy_env,
+                               fill_lines, joined, leaf_names, node_of, own_slots, starred,
+                               tree_call, unstarred)
 
 _CONTAINERS_HINT = ("Read a container's items by constant keys (p[\"W\"], p.W, p[0]) or "
                     "loop over it (for W, b in params:); pass the arrays themselves to "
@@ -237,9 +237,9 @@ class _Rewriter(LoopRewrites, CallRewrites):
                 raise self.refuse(e, f"{base.type.__name__} has no field `{e.attr}` (its "
                                      f"fields: {', '.join(base.keys)})", hint="Check the name.")
             return base.children[i]
-        if isinstance(e, ast.Call) and e.args and self.loc_refs(e.func) is trees.tree_leaves \
-                and isinstance(base := self.value(e.args[0], pre, probe=probe), Node):
-            return Node(list, "sequence", [], base.leaves(), False)  # (read only: not owned)
+        if isinstance(e, ast.Call) and e.args and self.loc_refs(e.func) in (
+                trees.tree_leaves, trees.tree_map) and (got := tree_call(self, e, pre, probe)):
+            return got  # (s2sad.tree_leaves(params), s2sad.tree_map(f, params, grads))
         if probe:
             return None
         if isinstance(e, ast.DictComp):

@@ -171,6 +171,26 @@ def flatten(value, out: list) -> Spec | None:
     return Spec(tp, keys, tuple(flatten(c, out) for c in children), form)
 
 
+def tree_map(f, tree, *rest):
+    """`tree` with each leaf ``x`` replaced by ``f(x, *others)``, the leaves at the
+    same place of the trees `rest`, which have `tree`'s structure: an optimizer step
+    is ``tree_map(lambda p, g: p - lr * g, params, grads)``. (A gradient has None
+    where a leaf carries no derivative: ``lambda p, g: p if g is None else p - lr *
+    g`` keeps those.) `s2sad.tree_map`; in a function differentiated, of containers
+    of parameters, the container of the calls (`structure_values.tree_call`)."""
+    leaves_: list = []
+    spec = flatten(tree, leaves_)
+    others = []
+    for other in rest:
+        parts: list = []
+        got = flatten(other, parts)
+        if got != spec:
+            shapes = (repr(x).replace("builtins.", "") if x else "a leaf" for x in (spec, got))
+            raise ValueError("tree_map needs trees of one structure: {} and {}".format(*shapes))
+        others.append(parts)
+    return build(spec, iter([f(x, *parts) for x, *parts in zip(leaves_, *others)]))
+
+
 def tree_leaves(tree) -> list:
     """The leaves of `tree`, in order (`s2sad.tree_leaves`; in a function
     differentiated, of a container of parameters, the list of its leaves)."""
