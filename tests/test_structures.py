@@ -971,3 +971,19 @@ def test_a_tuple_a_function_put_in_place_returns_is_carried_by_the_loop():
     assert g == pytest.approx(numeric_grad(scanned, (0.7, xs), 0), rel=1e-6)
     _, t = s2sad.jvp(scanned, (0.7, xs), (1.0, None))
     assert t == pytest.approx(g)
+
+
+def test_a_lambda_of_a_container():
+    """grad(lambda p: loss(p, x))(params), as JAX users write it: the lambda is
+    specialised on the container like a `def` (its source was looked up by the code
+    of the specialised function, and not found)."""
+    p = {"W": rng.normal(size=3), "b": 0.2, "scale": 0.7}
+    g = s2sad.grad(lambda q: dict_model(q, X, Y))(p)
+    assert_tree_close(g, numeric_grad(dict_model, (p, X, Y), 0))
+    v, g2 = s2sad.value_and_grad(lambda q, x: dict_model(q, x, Y) ** 2)(p, X)
+    assert v == pytest.approx(dict_model(p, X, Y) ** 2)
+    assert_tree_close(g2, tree_scaled(g, 2 * dict_model(p, X, Y)))
+
+
+def tree_scaled(tree, c):
+    return s2sad.tree_map(lambda leaf: leaf * c, tree)

@@ -417,7 +417,7 @@ def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, f
 
 def _parse_lambda(func, containers) -> Parsed:
     """`parse` of a lambda: the one ``lambda`` in the lines `inspect` gives for it whose
-    code is the function's, as a ``def`` named `LAMBDA` returning its body."""
+    code is the function's (its `ORIGINAL`'s), as a ``def`` named `LAMBDA` returning its body."""
     code = func.__code__
     where = f"{code.co_filename}:{code.co_firstlineno}"
     try:
@@ -443,7 +443,7 @@ def _parse_lambda(func, containers) -> Parsed:
             except (SyntaxError, ValueError):
                 continue
             inner = next((c for c in made.co_consts if isinstance(c, types.CodeType)), None)
-            if inner is not None and _same_names(inner, code):
+            if inner is not None and _same_names(inner, getattr(func, ORIGINAL, func).__code__):
                 found.append(node)
     if len({ast.dump(n) for n in found}) > 1:
         found = []  # (two lambdas on the line read the same names: which is it?)
