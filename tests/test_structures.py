@@ -987,3 +987,40 @@ def test_a_lambda_of_a_container():
 
 def tree_scaled(tree, c):
     return s2sad.tree_map(lambda leaf: leaf * c, tree)
+
+
+def replaced_steps(layer, x, y):
+    for _ in range(3):
+        r = x @ layer.W + layer.b - y
+        layer = layer._replace(W=layer.W - 0.1 * x.T @ r / len(x))
+    return np.sum((x @ layer.W + layer.b - y) ** 2)
+
+
+def replaced_record(m, x, y):
+    r = x @ m.W + m.b - y
+    m = dataclasses.replace(m, b=m.b - 0.1 * np.sum(r))
+    return np.sum((x @ m.W + m.b - y) ** 2)
+
+
+def test_replace_fields_of_a_namedtuple_or_dataclass():
+    """``layer._replace(W=...)`` and ``dataclasses.replace(m, b=...)`` of a container
+    of parameters (an optimizer step), in a loop over steps too: the container with
+    those fields replaced (both were refused)."""
+    layer = Pair(rng.normal(size=(3, 2)) * 0.5, rng.normal(size=2))
+    y = rng.normal(size=(6, 2))
+    assert_tree_close(s2sad.grad(replaced_steps)(layer, X, y),
+                      numeric_grad(replaced_steps, (layer, X, y), 0))
+    m = Linear(rng.normal(size=3), 0.4)
+    g = s2sad.grad(replaced_record)(m, X, Y)
+    assert isinstance(g, Linear) and g.name is None
+    assert_tree_close(g, numeric_grad(replaced_record, (m, X, Y), 0))
+    t = Linear(rng.normal(size=3), 1.0, "t")
+    _, y_dot = s2sad.jvp(replaced_record, (m, X, Y), (t, None, None))
+    assert y_dot == pytest.approx(np.sum(g.W * t.W) + g.b * t.b)
+
+    def positional(p):
+        q = p._replace(p.W)
+        return np.sum(q.W)
+
+    with pytest.raises(S2SADError, match="named by keywords"):
+        s2sad.grad(positional)(layer)

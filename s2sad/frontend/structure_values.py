@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 from dataclasses import dataclass
 
 from ..ir import trees
@@ -150,9 +151,17 @@ def tree_call(rw, e, pre, probe):
     """``s2sad.tree_leaves(p)`` of a container `p`: the list of its leaves (read
     only: not `owned`); ``s2sad.tree_map(f, p, g, ...)`` of containers of one
     structure: the container of ``f(leaf, leaf of g, ...)``, one call a leaf (a
-    lambda `f` a local function, put in place at each); None for any other (`rw` the
-    rewriter, `pre` the lines before, `probe` only asks)."""
-    if rw.loc_refs(e.func) is trees.tree_leaves:
+    lambda `f` a local function, put in place at each); a namedtuple's
+    ``p._replace(W=...)`` and ``dataclasses.replace(p, W=...)``: the container with
+    those items replaced; None for any other (`rw` the rewriter, `pre` the lines
+    before, `probe` only asks)."""
+    target = "_replace" if isinstance(e.func, ast.Attribute) and e.func.attr == "_replace" \
+        else rw.loc_refs(e.func)
+    if target in ("_replace", dataclasses.replace) and not probe:
+        return _replaced(rw, e, pre, target)
+    if target is not trees.tree_map and target is not trees.tree_leaves or not e.args:
+        return None
+    if target is trees.tree_leaves:
         base = rw.value(e.args[0], pre, probe=probe)
         return Node(list, "sequence", [], base.leaves(), False) if isinstance(
             base, Node) else None
@@ -178,6 +187,27 @@ def tree_call(rw, e, pre, probe):
     got = node_of(nodes[0].spec(), iter(names))
     got.owned, got.depth = True, rw.loop_depth
     return got
+
+
+def _replaced(rw, e, pre, target):
+    """`tree_call` of ``p._replace(W=v)`` (`target` "_replace") or
+    ``dataclasses.replace(p, W=v)``."""
+    base = rw.value(e.func.value if target == "_replace" else e.args[0], pre, probe=True)
+    if not isinstance(base, Node):
+        return None
+    if e.args[target != "_replace":] or any(k.arg is None or base.index(k.arg) is None
+                                           for k in e.keywords):
+        raise rw.refuse(e, f"s2sad replaces fields of a {base.type.__name__} of parameters "
+                           "named by keywords", hint="Write p._replace(W=...) or "
+                                                     "dataclasses.replace(p, W=...).")
+    children = list(base.children)
+    for k in e.keywords:
+        got = rw.value(k.value, pre)
+        if not isinstance(got, (Node, str)):
+            got = rw.anonymous()
+            pre.append(assign(got, rw.expr(k.value), k.value))
+        children[base.index(k.arg)] = got
+    return Node(base.type, base.form, base.keys, children, owned=True, depth=rw.loop_depth)
 
 
 def own_slots(children, fresh, pre, at) -> list:

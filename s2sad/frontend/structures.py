@@ -237,9 +237,8 @@ class _Rewriter(LoopRewrites, CallRewrites):
                 raise self.refuse(e, f"{base.type.__name__} has no field `{e.attr}` (its "
                                      f"fields: {', '.join(base.keys)})", hint="Check the name.")
             return base.children[i]
-        if isinstance(e, ast.Call) and e.args and self.loc_refs(e.func) in (
-                trees.tree_leaves, trees.tree_map) and (got := tree_call(self, e, pre, probe)):
-            return got  # (s2sad.tree_leaves(params), s2sad.tree_map(f, params, grads))
+        if isinstance(e, ast.Call) and (got := tree_call(self, e, pre, probe)):
+            return got  # (s2sad.tree_leaves(params), tree_map, p._replace(W=...)...)
         if probe:
             return None
         if isinstance(e, ast.DictComp):
