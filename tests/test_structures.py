@@ -961,6 +961,13 @@ def scanned(w, xs):
     return total + carry[1]
 
 
+def rebound(w, xs):
+    out = (w, 2.0 * w)
+    for x in xs:
+        out, h = _cell((w, x), x)
+    return out[0] + out[1]
+
+
 def test_a_tuple_a_function_put_in_place_returns_is_carried_by_the_loop():
     """`carry, h = cell(carry, x)`, the cell put in place (it defines a lambda), in
     a loop over data: each iteration reads the last one's carry (it read the first,
@@ -971,6 +978,10 @@ def test_a_tuple_a_function_put_in_place_returns_is_carried_by_the_loop():
     assert g == pytest.approx(numeric_grad(scanned, (0.7, xs), 0), rel=1e-6)
     _, t = s2sad.jvp(scanned, (0.7, xs), (1.0, None))
     assert t == pytest.approx(g)
+    for data in (xs, []):  # (no iteration: `out` as it was before the loop)
+        v, g = s2sad.value_and_grad(rebound)(0.7, data)
+        assert v == pytest.approx(rebound(0.7, data))
+        assert g == pytest.approx(numeric_grad(rebound, (0.7, data), 0), rel=1e-6)
 
 
 def test_a_lambda_of_a_container():

@@ -5,12 +5,13 @@ containers, or ``range(len(p))`` indexing one) is unrolled, its variable bound t
 each item in turn (`LoopRewrites.static_items`). Any other loop stays a loop: the
 containers its body assigns to names get fresh variables each iteration starts from
 and ends in (`carry_into`, `carry_on`, also at a ``break`` and a ``continue``), and
-the constants its body changes are forgotten before it; a name the body reads before
-it assigns it, a plain value before the loop, that the body makes a container
-(``carry, h = step(carry, x)``, `step` put in place) is built in its variable where
-each iteration ends (`carry_on`), as the next one and the code after the loop read
-it. A comprehension over values known only at run time that passes a container to a function of several lines is
-written as such a loop of appends (`looped_comprehension`).
+the constants its body changes are forgotten before it; a name holding no container
+before the loop that the body makes one (``carry, h = step(carry, x)``, `step` put in
+place) is built in its variable where each iteration ends (`carry_on`, `built`), as
+the next iteration and the code after the loop read it, where the body reads it
+before assigning it or it is a tuple or list. A comprehension over values known only
+at run time that passes a container to a function of several lines is written as
+such a loop of appends (`looped_comprehension`).
 
 `LoopRewrites` is a mixin of `structures._Rewriter`: its methods read and change the
 rewriter's state (`env`, `consts`, `carried`, `pending`). Imports
@@ -177,13 +178,16 @@ class LoopRewrites:
                                   hint="Compute the condition at the end of the body.")
         self.loop_depth += 1
         self.carried.append(carried)
-        self.exposed.append(_read_first(s.body, set()) - self.env.keys())
+        assigned = {n.id for n in ast.walk(ast.Module(body=s.body, type_ignores=[]))
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        self.exposed.append((_read_first(s.body, set()) - self.env.keys(),
+                             assigned - self.env.keys()))
         body = self.block(s.body)
         if not body or not isinstance(body[-1], (ast.Break, ast.Continue, ast.Return)):
             body.extend(self.carry_on(s))
         s.body = body or [ast.Pass()]
         self.carried.pop()
-        for name in self.exposed.pop():  # (its variable holds it after the loop)
+        for name in self.built(self.exposed.pop()):  # (its variable holds it after the loop)
             self.env.pop(name, None)
         self.loop_depth -= 1
         for name, node in carried.items():
@@ -234,7 +238,7 @@ class LoopRewrites:
         # container the body makes (`carry, h = step(carry, x)`, `step` put in place):
         # the container built in its variable, which the next iteration reads)
         out = [assign(name, self.materialised(self.env[name], s), s)
-               for name in sorted(self.exposed[-1]) if name in self.env]
+               for name in self.built(self.exposed[-1])]
         for name, node in self.carried[-1].items():
             now = self.env.get(name)
             if now is node:
@@ -246,6 +250,15 @@ class LoopRewrites:
             out.extend(assign(new, ast.Name(id=old, ctx=ast.Load()), s)
                        for new, old in zip(node.leaves(), now.leaves()) if new != old)
         return out
+
+    def built(self, exposed) -> list:
+        """The names of `exposed` (``(read first, assigned)`` by a loop's body, none
+        a container before it) that hold a container here which their variable
+        holds from each iteration's end: those read first, and those holding tuples
+        and lists of leaves (a loop that runs no iteration leaves them as they were)."""
+        first, assigned = exposed
+        return [n for n in sorted(first | assigned) if isinstance(self.env.get(n), Node) and (
+            n in first or _sequences(self.env[n]))]
 
     def stmt_Break(self, s) -> list:
         return self.carry_on(s) + [s]
@@ -470,6 +483,11 @@ class Runtime:
 
     def __init__(self, name, index):
         self.name, self.index = name, index
+
+
+def _sequences(node) -> bool:
+    return node.type in (tuple, list) and all(
+        _sequences(c) for c in node.children if isinstance(c, Node))
 
 
 def _read_first(body, written: set) -> set:
