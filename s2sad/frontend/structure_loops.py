@@ -397,9 +397,10 @@ def _slot_uses(env: dict) -> dict:
 def container_comprehension(rw, e, pre, hint):
     """A list comprehension with one ``for`` over a container, no ``if``, whose
     element is a display (``[(W - lr * vW, b - lr * vb) for (W, b), (vW, vb) in
-    zip(params, vel)]``) or a dict comprehension over a container: the list of containers (a `Node`) its list display would
-    be, as `_Rewriter.value` makes one, so a loop over steps may carry it; its
-    variables renamed apart and bound, its leaves computed, in `pre`. None for any
+    zip(params, vel)]``) or a dict comprehension over a container: the list of
+    containers (a `Node`) its list display would be, as `_Rewriter.value` makes one,
+    so a loop over steps may carry it; its variables renamed apart and bound, its
+    leaves computed, in `pre`. None for any
     other (`static_comprehension` writes those as a display of values)."""
     if not isinstance(e.elt, (ast.Tuple, ast.List, ast.Dict, ast.DictComp)) or \
             len(e.generators) != 1 or e.generators[0].ifs:
