@@ -432,3 +432,20 @@ def test_a_standard_library_function_runs_as_written_or_is_refused_at_the_call()
         s2sad.grad(through)(x)
     assert info.value.filename == __file__ and "statistics.fmean([x[0], x[1]])" in str(info.value)
 
+
+
+def _inner_loss(w):
+    return np.sum(w ** 2)
+
+
+def _meta_loss(w):
+    g = s2sad.grad(_inner_loss)(w)
+    return np.sum(g * w)
+
+
+def test_a_derivative_called_inside_says_what_to_use():
+    """s2sad.grad(g)(x) inside the function differentiated (a meta-learning loss) is
+    refused at its line, naming hessian and hvp for second derivatives."""
+    with pytest.raises(errors.S2SADError, match="hessian and hvp") as info:
+        s2sad.grad(_meta_loss)(np.ones(2))
+    assert info.value.lineno == line_of(_meta_loss, "s2sad.grad(_inner_loss)")

@@ -713,7 +713,8 @@ class _Lowerer(KeptLowering):
             raise self.error(
                 node, "s2sad can only differentiate calls of functions named directly "
                       "(`f(x)`, `math.sin(x)`), not of a computed or local value",
-                "Call the function by its module-level name.")
+                "Call the function by its module-level name. (A derivative made inside, "
+                "s2sad.grad(g)(x), is not differentiated yet: s2sad.hessian and hvp are.)")
         args, keywords = self.call_arguments(node)
         return ast.Call(func=ir.copy_tree(node.func), args=args, keywords=keywords)
 
