@@ -927,6 +927,15 @@ def test_tree_map_inside_the_function():
         s2sad.grad(mismatched)(p)
 
 
+def first_layer_shrunk(params, x, y):
+    new = [(W * (1 - 0.1 * i), b) for i, (W, b) in enumerate(params)]
+    both = tuple(new[:1]) + tuple(params[1:])
+    h = x
+    for W, b in both:
+        h = np.tanh(h @ W + b)
+    return np.sum((h - y) ** 2)
+
+
 def test_optimizer_steps_rebuild_lists_of_pairs():
     """A loop over steps that rebuilds a list of (W, b) pairs with a comprehension,
     and joins two such lists with +, carries the pairs as a list display would be
@@ -939,6 +948,9 @@ def test_optimizer_steps_rebuild_lists_of_pairs():
     p = {"W": rng.normal(size=(3, 2)), "b": rng.normal(size=2)}
     assert_tree_close(s2sad.grad(leaf_penalty)(p, X),
                       numeric_grad(leaf_penalty, (p, X), 0))
+    y2 = rng.normal(size=(6, 2))
+    assert_tree_close(s2sad.grad(first_layer_shrunk)(params, X[:5], y2[:5]),
+                      numeric_grad(first_layer_shrunk, (params, X[:5], y2[:5]), 0))
     layer_dicts = [{"W": W * 0.5, "b": b} for W, b in layers(rng, [3, 4, 1])]
     assert_tree_close(s2sad.grad(sgd_on_layer_dicts)(layer_dicts, X, Y),
                       numeric_grad(sgd_on_layer_dicts, (layer_dicts, X, Y), 0))

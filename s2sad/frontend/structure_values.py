@@ -128,6 +128,8 @@ def joined(rw, e, pre):
     their items in order, as Python's new list holds them; None where either side is
     not one (then it is not a container, and `rw` leaves the line as it is)."""
     def containers(x):
+        if isinstance(x, ast.Call) and len(x.args) == 1 and rw.loc_refs(x.func) in (list, tuple):
+            return containers(x.args[0])  # (tuple(new[:1]) + tuple(params[1:]))
         if isinstance(x, ast.ListComp):
             return isinstance(x.elt, (ast.Tuple, ast.List, ast.Dict, ast.DictComp))
         if isinstance(x, (ast.List, ast.Tuple)):
