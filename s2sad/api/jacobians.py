@@ -15,7 +15,7 @@ import weakref
 import numpy as np
 
 from ..errors import S2SADError
-from ..ir.kinds import kind_of
+from ..ir.kinds import array_library, kind_of
 from ..transform import batching
 from . import dispatch, shapes
 from ..ir import trees
@@ -75,7 +75,10 @@ def jacobian(f, wrt=0, mode="auto"):
                              "passes arguments by position, and "
                              f"`{keyword_only[0]}` is keyword-only",
                              hint="Use mode=\"forward\" (or \"auto\"), or make it positional.")
-        if mode != "auto" and not seen:  # (the first call looks at the output's type)
+        if mode != "auto" and not seen and not any(
+                array_library(v) for v in arguments.values()):
+            # (the first call looks at the output's type, running the function on NumPy
+            # arrays: another library's, a jax.jit tracer's, would not run in it)
             _output_parts(call_with(f, arguments), f)
             seen.append(True)
         if mode == "auto":
