@@ -761,3 +761,22 @@ def test_a_name_bound_on_one_path_only(flag):
                        np.sum(want))
     h = s2sad.hessian(_bound_on_one_path, 0)(x, flag)
     assert np.allclose(h, np.diag(4.0 * np.exp(2.0 * x)) if flag else 0.0)
+
+
+def test_a_number_that_may_be_an_int_keeps_a_float_gradient():
+    """``v = (a > b) or t`` is a bool on one path and a float on the other: the
+    gradient of ``v * x`` in `x` is ``1.0 * v``, a float, not `v` itself (which gave
+    ``True``: the right value, of the wrong type)."""
+    def chosen(x, a, b, t):
+        v = (a > b) or t
+        return v * x
+
+    def picked(x, c):
+        v = 1 if c > 0 else 2.5
+        return v * x
+
+    got = s2sad.grad(chosen)(2.0, 1.0, 0.0, 3.0)
+    assert got == 1.0 and type(got) is float
+    got = s2sad.grad(picked)(2.0, 1.0)
+    assert got == 1.0 and type(got) is float
+    assert s2sad.grad(chosen)(2.0, 0.0, 1.0, 3.0) == 3.0

@@ -64,6 +64,9 @@ class Activity:
     # result of another operation): it has that array's shape and its dtype
     origins: dict = field(default_factory=dict)
     written: set = field(default_factory=set)  # roots of lists and arrays written into
+    # names of kind SCALAR that may hold an int or a bool on some path (``1 if c else
+    # 2.0``, ``(a > b) or t``): numbers, but not certainly floats
+    maybe_int: set = field(default_factory=set)
     # array name -> the names of the arrays it may be a view of (a slice, a reshape, a
     # call's result)
     views: dict = field(default_factory=dict)
@@ -362,6 +365,10 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 self.note_static(s, op)
                 for t, k in zip(s.targets, kinds):
                     if not (t in self.keep and t in r.kinds):
+                        if {r.kinds.get(t), k} == {INT, SCALAR} or op.kind == "copy" and \
+                                isinstance(op.inputs[0], ast.Name) and \
+                                op.inputs[0].id in r.maybe_int:
+                            r.maybe_int.add(t)  # (a number, not certainly a float)
                         r.kinds[t] = merge(r.kinds.get(t), k)
                     if isinstance(r.kinds[t], ArrayKind):
                         r.origins[t] = self.origin(t, op)

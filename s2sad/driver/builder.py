@@ -683,7 +683,7 @@ def _float_names(act, refs):
                      array=array, rank=rank, same_shape=act.same_shape,
                      broadcastable=act.broadcastable, unary_ufunc=unary_ufunc,
                      total=lambda text: text in refs and facts.facts_of(refs[text]).total,
-                     shape=act.shapes.get)
+                     shape=act.shapes.get, mixed=act.maybe_int.__contains__)
 
 
 def _purity(fn: ir.Function, act):

@@ -100,7 +100,8 @@ def fold_constant_adjoints(body, ctx: Context) -> tuple:
             if isinstance(n.op, ast.Mult):
                 for const, other in ((n.left, n.right), (n.right, n.left)):
                     value = const_of(const)
-                    if value is None or type(value) is not float or not _is_float(other, kinds):
+                    if value is None or type(value) is not float or not _is_float(
+                            other, kinds) or type(other) is ast.Name and kinds.mixed(other.id):
                         continue
                     if value == 1.0:
                         return other

@@ -33,6 +33,9 @@ class NameKinds:
     # an array's shape, one symbol per axis (equal symbols: equal lengths; 1: length
     # 1), or None where it is not known
     shape: Callable[[str], tuple | None] = lambda n: None
+    # a name `is_float` accepts that may hold an int or a bool on some path (``1 if c
+    # else 2.0``): a number, but ``1.0 * v`` is not `v` (its type would be the int's)
+    mixed: Callable[[str], bool] = lambda n: False
 
 
 @dataclass(frozen=True)
