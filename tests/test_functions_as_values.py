@@ -259,6 +259,47 @@ def test_a_container_calls_its_own_methods():
     assert g.scale == pytest.approx(want.scale, rel=1e-5)
 
 
+@dataclasses.dataclass
+class Affine:
+    a: float
+    b: float
+
+    @property
+    def ab(self):
+        return self.a * self.b
+
+    @property
+    def pair(self):
+        return (self.a, self.b * 2.0)
+
+    def predict(self, x):
+        return self.a * x + self.b
+
+    def loss(self, x, y):
+        return (self.predict(x) - y) ** 2 + 0.1 * self.ab ** 2
+
+
+def built_affine(a, b, x):
+    model = Affine(a, b)
+    first, second = model.pair
+    return model.loss(x, 2.0) + model.ab * x + first * second
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_container_reads_its_properties(mode):
+    """A property of a dataclass of parameters (``self.ab``, ``model.pair``) is its
+    getter put in place, the container its argument, as a method is; it was refused
+    as a field the class does not have."""
+    args = (0.5, -0.3, 1.5)
+    g = s2sad.grad(built_affine, wrt=(0, 1, 2), mode=mode)(*args)
+    for i in range(3):
+        assert g[i] == pytest.approx(tree_numeric_grad(built_affine, args, i), rel=1e-6)
+    model = Affine(0.5, -0.3)
+    gs = s2sad.grad(model.loss, wrt="self")(1.5, 2.0)
+    want = tree_numeric_grad(lambda obj: obj.loss(1.5, 2.0), (model,), 0)
+    assert gs.a == pytest.approx(want.a, rel=1e-6) and gs.b == pytest.approx(want.b, rel=1e-6)
+
+
 def _half_square(v):
     return 0.5 * v * v
 

@@ -654,9 +654,28 @@ class CallRewrites:
             return None
         method = node.type.__dict__.get(name) if isinstance(node.type, type) else None
         method = getattr(node.type, name, None) if method is None else method
+        if isinstance(method, property) and getattr(e, "reads_property", False):
+            method = method.fget  # (`property_read`'s call of the getter)
         if isinstance(method, types.FunctionType) and not library_code(method):
             return method, owner
         return None
+
+    def property_read(self, e: ast.Attribute):
+        """The call of its getter where `e` reads a property of a container's class
+        written in Python (``self.area``, with ``@property def area(self)``), made once
+        per read so that `inlined` puts it in place once; else None."""
+        node = self.value(e.value, [], probe=True)
+        if not isinstance(node, Node) or not isinstance(node.type, type) or \
+                not isinstance(e.ctx, ast.Load) or e.attr in (node.keys or ()):
+            return None
+        prop = getattr(node.type, e.attr, None)
+        if not isinstance(prop, property) or not isinstance(prop.fget, types.FunctionType) \
+                or library_code(prop.fget):
+            return None
+        if getattr(e, "getter_call", None) is None:
+            e.getter_call = ast.copy_location(ast.Call(func=e, args=[], keywords=[]), e)
+            e.getter_call.reads_property = True
+        return e.getter_call
 
     def inlined(self, e: ast.Call):
         """The value of the call `e` of a user function with a container among its

@@ -127,8 +127,6 @@ class _Rewriter(LoopRewrites, CallRewrites):
         self.caller_locals: set = set()
         self.displays: dict = {}  # names given one display, and its length
 
-    # ------------------------------------------------------------ errors
-
     def refuse(self, node, message, hint=_CONTAINERS_HINT):
         return self.loc.error(NotDifferentiableError, node, message, hint)
 
@@ -231,6 +229,8 @@ class _Rewriter(LoopRewrites, CallRewrites):
                                          f"`{e.attr}` s2sad can read")
                 return None
             i = base.index(e.attr)
+            if i is None and (call := self.property_read(e)) is not None:
+                return self.value(call, pre, hint, probe)  # (a property: its getter's call)
             if i is None:
                 if probe:
                     return None
