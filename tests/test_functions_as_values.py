@@ -300,6 +300,22 @@ def test_a_container_reads_its_properties(mode):
     assert gs.a == pytest.approx(want.a, rel=1e-6) and gs.b == pytest.approx(want.b, rel=1e-6)
 
 
+def uses_a_global_model(v, w):
+    return m.loss(v, w) * 2.0 + m(v)
+
+
+def test_a_method_of_a_global_object_called_inside():
+    """``m.loss(v, w)``, `m` a module-level object of a class of the user's, is the
+    call of the class's function with `m` first, differentiated as any function of
+    the user's, in every mode; it was refused for want of a rule for `m.loss`."""
+    want = 4 * m.W.T @ (m.W @ x - y) + m.W.T @ (1 - np.tanh(m.W @ x) ** 2)
+    np.testing.assert_allclose(s2sad.grad(uses_a_global_model)(x, y), want)
+    _, dot = s2sad.jvp(uses_a_global_model, (x, y), (np.ones(3), None))
+    assert dot == pytest.approx(np.sum(want))
+    np.testing.assert_allclose(s2sad.grad(uses_a_global_model, wrt=1)(x, y),
+                               -4 * (m.W @ x - y))
+
+
 def _half_square(v):
     return 0.5 * v * v
 

@@ -26,20 +26,28 @@ function, a local ``def`` or lambda `structures` puts in place):
   display of its lambdas, ``[lambda y, i=0: y ** i, lambda y, i=1: y ** i, ...]``:
   each default that reads the variable takes that iteration's value, and a read of
   it in a body (a closure's) the last one, as Python binds them.
+* ``model.loss(x)`` and ``model(x)``, `model` an object from outside the function
+  whose class defines ``loss`` or ``__call__`` in the user's Python (no rule of its
+  own): ``model.loss.__func__(model, x)``, the user function called with the object
+  first, as Python calls it.
 
 Anything else is left as written (and refused later, at its line, if a derivative
 must go through a call of a computed value). `meaning(name)` is the object a free
-name means (None for none). Imports `ir`.
+name means (None for none). Imports `ir`, `primitives.registry` (a method with a rule
+of its own is called as written) and `structure_calls`.
 """
 
 from __future__ import annotations
 
 import ast
 import copy
+import inspect
 import itertools
 import types
 
 from .. import ir
+from ..primitives import registry
+from .structure_calls import library_code
 
 
 def resolve(tree: ast.FunctionDef, meaning, nodes=None) -> bool:
@@ -57,10 +65,45 @@ def resolve(tree: ast.FunctionDef, meaning, nodes=None) -> bool:
         elif isinstance(n, (ast.For, ast.comprehension)) and isinstance(
                 n.iter, (ast.Tuple, ast.List, ast.Name)):
             iterated = True
+    rewrote = _bound_methods(tree, nodes, meaning, stored)
     if stored & called or iterated:
         _Resolver(tree, meaning).run()
         return True
-    return False
+    return rewrote
+
+
+def _bound_methods(tree, nodes, meaning, stored) -> bool:
+    """``model.loss(x)`` and ``model(x)``, `model` an object from outside the function
+    (a global, a closure's variable) and ``loss`` or ``__call__`` a method its class
+    defines in the user's Python: ``model.loss.__func__(model, x)``, the call Python
+    makes, so that the method is differentiated as any function of the user's is.
+    Whether it rewrote a call."""
+    own = stored | {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)} | {
+        n.name for n in nodes if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    found = False
+    for n in nodes:
+        if not isinstance(n, ast.Call):
+            continue
+        if isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name):
+            obj, attr = n.func.value, n.func.attr
+        elif isinstance(n.func, ast.Name):
+            obj, attr = n.func, "__call__"
+        else:
+            continue
+        owner = None if obj.id in own else meaning(obj.id)
+        if owner is None or isinstance(owner, (type, types.ModuleType)) or \
+                attr in getattr(owner, "__dict__", {}):
+            continue
+        method = inspect.getattr_static(type(owner), attr, None)
+        if isinstance(method, types.FunctionType) and not library_code(method) and not (
+                registry.has_rule(owner) or registry.has_rule(getattr(owner, attr))):
+            func = n.func if attr != "__call__" else ast.copy_location(
+                ast.Attribute(value=n.func, attr=attr, ctx=ast.Load()), n.func)
+            n.func = ast.copy_location(ast.Attribute(value=func, attr="__func__",
+                                                     ctx=ast.Load()), n.func)
+            n.args.insert(0, ast.copy_location(ast.Name(id=obj.id, ctx=ast.Load()), obj))
+            found = True
+    return found
 
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
