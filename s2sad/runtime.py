@@ -943,6 +943,116 @@ def diff_bar(g, x, n=1, axis=-1):
     return np.diff(np.concatenate((zeros, -g if n % 2 else g, zeros), axis), n, axis)
 
 
+
+def _trapezoid_steps(x, dx, ndim, axis):
+    """The steps of ``np.trapezoid`` along `axis` of an array of `ndim` axes: `dx`
+    without `x`, else the differences of `x` (of a 1-D `x`, with axes of length 1
+    after the one along `axis`, as NumPy lays them out)."""
+    if x is None:
+        return dx
+    x = np.asarray(x)
+    if x.ndim == 1:
+        return np.diff(x).reshape((-1,) + (1,) * (ndim - 1 - axis % ndim))
+    return np.diff(x, axis=axis)
+
+
+def _shifted_pair(h, axis, sign):
+    """`h` one place longer along `axis` (counted from the end): `h` shifted one place
+    on, plus `sign` times `h` (the adjoint of ``y[1:] + sign * y[:-1]``)."""
+    zeros = np.zeros(h.shape[:axis] + (1,) + h.shape[axis:][1:], dtype=h.dtype)
+    return np.concatenate((zeros, h), axis) + sign * np.concatenate((h, zeros), axis)
+
+
+def trapezoid_bar(g, y, x, dx, axis=-1):
+    """Adjoint in `y` of ``np.trapezoid(y, x, dx, axis)``: `g` times half the step on
+    either side of each point (steps of `x` where it is given, else `dx`)."""
+    shape = np.shape(y)
+    ndim = len(shape)
+    axis = axis % ndim - ndim  # (from the end: g has more axes than y where x has)
+    half = np.expand_dims(g, axis) * (0.5 * _trapezoid_steps(x, dx, ndim, axis))
+    pairs = list(shape)
+    pairs[axis] -= 1
+    half = np.broadcast_to(half, np.broadcast_shapes(np.shape(half), tuple(pairs)))
+    y_bar = _shifted_pair(half, axis, 1.0)
+    return y_bar if y_bar.shape == shape else unbroadcast(y_bar, y)
+
+
+def trapezoid_x_bar(g, y, x, axis=-1):
+    """Adjoint in `x` of ``np.trapezoid(y, x, axis=axis)``: each step's adjoint is `g`
+    times half the sum of the two points it joins, and a step is the difference of
+    the two `x` it joins (a 1-D `x` steps every line along the axis: their adjoints
+    add up)."""
+    y = np.asarray(y)
+    ndim = y.ndim
+    axis = axis % ndim - ndim  # (from the end: g has more axes than y where x has)
+    after = (slice(None),) * (-1 - axis)
+    pairs = y[(Ellipsis, slice(1, None)) + after] + y[(Ellipsis, slice(None, -1)) + after]
+    steps_bar = np.expand_dims(g, axis) * 0.5 * pairs
+    x = np.asarray(x)
+    if x.ndim == 1:
+        steps_bar = np.sum(steps_bar, axis=tuple(i for i in range(-steps_bar.ndim, 0) if i != axis))
+        return _shifted_pair(steps_bar, 0, -1.0)
+    shape = list(x.shape)
+    shape[axis] -= 1
+    steps_bar = unbroadcast(steps_bar, np.broadcast_to(0.0, tuple(shape)))
+    return _shifted_pair(steps_bar, axis, -1.0)
+
+
+def _interp_segments(x, xp):
+    """The segment of `xp` each point of `x` is interpolated on, as the index of its
+    right end (the segment to the right of a knot, the last one at the last knot: as
+    ``jax.numpy.interp`` picks it), the segment's length, and where that is 0 (two
+    equal knots, where the value is the right one's)."""
+    i = np.clip(np.searchsorted(xp, x, "right"), 1, len(xp) - 1)
+    step = xp[i] - xp[i - 1]
+    return i, step, step == 0
+
+
+def interp_x_bar(g, x, xp, fp):
+    """Adjoint in `x` of ``np.interp(x, xp, fp)``: `g` times the slope of the segment
+    each point is on; zero outside ``[xp[0], xp[-1]]``, where the value is a constant,
+    and between two equal knots."""
+    xp, fp = np.asarray(xp), np.asarray(fp)
+    if len(xp) < 2:
+        return g * np.zeros(np.shape(x))
+    i, step, flat = _interp_segments(x, xp)
+    slope = (fp[i] - fp[i - 1]) / np.where(flat, 1.0, step)
+    return g * np.where((x >= xp[0]) & (x <= xp[-1]) & ~flat, slope, 0.0)
+
+
+def interp_fp_bar(g, x, xp, left=None, right=None):
+    """Adjoint in `fp` of ``np.interp(x, xp, fp, left, right)``: each point's `g`
+    shared between the two ends of its segment by their linear weights, all of it to
+    the first (last) value for a point left (right) of `xp` unless `left` (`right`)
+    gives its value there."""
+    xp = np.asarray(xp)
+    g = np.broadcast_to(g, np.shape(x))
+    if left is not None:
+        g = np.where(x < xp[0], 0.0, g)
+    if right is not None:
+        g = np.where(x > xp[-1], 0.0, g)
+    if len(xp) < 2:
+        return np.full(1, np.sum(g))
+    i, step, flat = _interp_segments(x, xp)
+    t = np.where(flat, 1.0, np.clip((x - xp[i - 1]) / np.where(flat, 1.0, step), 0.0, 1.0))
+    i = np.ravel(i)
+    return (np.bincount(i - 1, np.ravel(g * (1.0 - t)), len(xp))
+            + np.bincount(i, np.ravel(g * t), len(xp)))
+
+
+def interp_fp_bar_dx(g, x, xp, x_dot):
+    """The tangent of `interp_fp_bar` as `x` moves along `x_dot`: each point's
+    weights move by ``x_dot / step`` between the ends of its segment (within
+    ``[xp[0], xp[-1]]``: past it they are constant)."""
+    xp = np.asarray(xp)
+    if len(xp) < 2:
+        return np.zeros(1)
+    i, step, flat = _interp_segments(x, xp)
+    moved = np.where((x >= xp[0]) & (x <= xp[-1]) & ~flat, g * x_dot / np.where(flat, 1.0, step), 0.0)
+    i, moved = np.ravel(i), np.ravel(moved)
+    return np.bincount(i, moved, len(xp)) - np.bincount(i - 1, moved, len(xp))
+
+
 _EINSUM_PLANS: dict = {}
 
 

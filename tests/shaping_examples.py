@@ -165,10 +165,29 @@ def examples(key, rule, r):
         holes[0, 1] = holes[2, 3] = np.nan
         return [([x], {}), ([holes], {}), ([holes], {"axis": 0}), ([holes], {"axis": -1}),
                 ([holes], {"axis": 1, "keepdims": True}), ([arr(r, (2, 3, 4))], {"axis": (0, 2)})]
+    if key in TRAPEZOIDS:  # (1-D steps along another axis, steps of y's shape, one point)
+        if "x" not in rule.inputs:
+            return [([arr(r, (5,)), 1.0], {}), ([x, 1.0], {"axis": 0}), ([x, 0.3], {}),
+                    ([arr(r, (2, 3, 4)), 2.0], {"axis": -2}), ([arr(r, (1,)), 1.0], {})]
+        return [([arr(r, (5,)), np.cumsum(arr(r, (5,), 0.1, 1.0)), 1.0], {}), ([x, arr(r, (4,)), 1.0], {}),
+                ([x, arr(r, (3,)), 1.0], {"axis": 0}), ([x, arr(r, (3, 4)), 1.0], {"axis": 0}),
+                ([arr(r, (2, 3, 4)), arr(r, (3,)), 1.0], {"axis": 1}), ([x, arr(r, (3, 4)), 0.5], {"axis": -1}),
+                ([arr(r, (4,)), arr(r, (3, 4)), 1.0], {}), ([arr(r, (1,)), arr(r, (1,)), 1.0], {})]
+    if key is np.interp:  # (points away from the knots, past both ends, a value given there)
+        xp, fp = np.array([-1.0, -0.3, 0.2, 0.9]), arr(r, (4,))
+        points = np.array([-1.4, -0.8, -0.1, 0.5, 0.7, 1.2]) + arr(r, (6,), 0.0, 0.05)
+        # (values at both ends first: the template test takes the first example)
+        return [([points, xp, fp, -0.6, 1.5], {}), ([points, xp, fp, None, None], {}),
+                ([0.35, xp, fp, None, None], {}), ([points.reshape(2, 3), xp, fp, None, None], {}),
+                ([points, xp, fp, 0.4, None], {}), ([-1.2, xp, fp, None, 2.0], {})]
+    if key is np.bincount:  # (repeated bins, empty bins, more bins than the largest needs)
+        return [([np.array([0, 2, 2, 1, 4]), arr(r, (5,))], {}),
+                ([np.array([3, 3, 0]), arr(r, (3,))], {"minlength": 6}), ([[1, 1, 0], arr(r, (3,))], {})]
     raise AssertionError(f"no examples for {key}")
 
 
-KEYS = {np.cross, np.cumprod, np.diff, np.sort, np.take, np.take_along_axis, np.convolve,
+TRAPEZOIDS = (np.trapezoid,) + ((np.trapz,) if hasattr(np, "trapz") else ())
+KEYS = {*TRAPEZOIDS, np.interp, np.bincount, np.cross, np.cumprod, np.diff, np.sort, np.take, np.take_along_axis, np.convolve,
         np.correlate, np.roll, np.flip, np.fliplr, np.flipud, np.pad,
         np.partition, np.rot90, np.split, np.array_split, np.vsplit, np.hsplit, np.dsplit,
         np.tile, np.repeat, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.kron, np.tensordot,
@@ -230,9 +249,22 @@ def helper_examples(key, r):
                 (["ij,jk,k->i", 1, arr(r, (2,)), arr(r, (3, 4)), arr(r, (2, 3)), arr(r, (4,))], {}),
                 (["i,ij,jk,k->", 2, 1.3, arr(r, (3, 4)), arr(r, (2,)), arr(r, (2, 3)), arr(r, (4,))],
                  {})]
+    if key is runtime.trapezoid_bar:  # (steps of x, of a 1-D x along another axis, or dx)
+        return [([arr(r, (3,)), x, arr(r, (3, 4)), 1.0], {}), ([arr(r, (4,)), x, arr(r, (3,)), 1.0], {"axis": 0}),
+                ([0.7, arr(r, (5,)), arr(r, (5,)), 1.0], {}), ([arr(r, (4,)), x, None, 0.3], {"axis": 0})]
+    if key is runtime.trapezoid_x_bar:
+        return [([arr(r, (3,)), x, arr(r, (3, 4))], {}), ([arr(r, (4,)), x, arr(r, (3,))], {"axis": 0}),
+                ([0.7, arr(r, (5,)), arr(r, (5,))], {}), ([arr(r, (3,)), arr(r, (4,)), arr(r, (3, 4))], {})]
+    xp = np.array([-1.0, -0.3, 0.2, 0.9])
+    points = np.array([-1.4, -0.8, -0.1, 0.5, 1.2]) + arr(r, (5,), 0.0, 0.05)
+    if key is runtime.interp_x_bar:
+        return [([arr(r, (5,)), points, xp, arr(r, (4,))], {}), ([0.7, 0.35, xp, arr(r, (4,))], {})]
+    if key is runtime.interp_fp_bar:
+        return [([arr(r, (5,)), points, xp], {}), ([arr(r, (5,)), points, xp], {"left": 0.3, "right": 0.1}),
+                ([0.7, 0.35, xp], {})]
     return None
 
 
-HELPER_KEYS_NAMES = ("cumprod_bar", "take_bar", "take_along_axis_bar", "unsort", "unsplit", "cross_a_bar", "cross_b_bar", "diagonal_bar", "unpad", "untile", "unrepeat",
+HELPER_KEYS_NAMES = ("trapezoid_bar", "trapezoid_x_bar", "interp_x_bar", "interp_fp_bar", "cumprod_bar", "take_bar", "take_along_axis_bar", "unsort", "unsplit", "cross_a_bar", "cross_b_bar", "diagonal_bar", "unpad", "untile", "unrepeat",
                      "diag_bar", "diff_bar", "median_bar", "kron_a_bar", "kron_b_bar",
                      "tensordot_a_bar", "tensordot_b_bar", "einsum_bar")

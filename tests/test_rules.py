@@ -52,6 +52,9 @@ def primitive(key):
     if key is np.average:  # (weights are given by name: the second argument is the axis)
         return lambda a, *weights, **options: np.average(
             a, **options, **({"weights": weights[0]} if weights else {}))
+    if key in shaping_examples.TRAPEZOIDS:  # (the rule without x: dx by name)
+        return lambda y, *given, **options: key(y, *given, **options) if len(given) != 1 \
+            else key(y, dx=given[0], **options)
     if getattr(key, "__name__", None) == "logsumexp":  # (scipy's: b by name, after the axis)
         return lambda a, *b, **options: key(a, **options, **({"b": b[0]} if b else {}))
     return OPERATOR_FUNCS.get(key, key)
@@ -573,12 +576,12 @@ def test_every_helper_reverse_code_calls_has_a_forward_rule():
     # rules' helpers; scalar_seed, like check_norm, is non-differentiable; zero_tangent
     # is forward code's, which nothing differentiates again; trigamma is digamma's
     # forward rule's, cumprod_bar_dot cumprod_bar's, norm_bar_dx and norm_bar_dnorm
-    # norm_bar's)
+    # norm_bar's, interp_fp_bar_dx interp_fp_bar's)
     assert public - called == {runtime.dup, runtime.add_into, runtime.check_norm,
                                runtime.norm_bar_dx, runtime.norm_bar_dnorm,
                                runtime.prod_others_dot, runtime.cofactors_dot,
                                runtime.scalar_seed, runtime.zero_tangent, runtime.trigamma,
-                               runtime.cumprod_bar_dot}
+                               runtime.cumprod_bar_dot, runtime.interp_fp_bar_dx}
     assert {key for key, _ in HELPERS} == called
 
 

@@ -98,9 +98,28 @@ def convolved(x):
             + np.sum(np.correlate(x[0, :2], x[1, 1:], "full") * x[2]))
 
 
+def integrated(x):
+    return (np.trapezoid(x ** 2) @ x[:, 0] + np.trapezoid(np.sin(x), dx=0.5, axis=0) @ x[0]
+            + np.trapezoid(x[0] ** 2, np.cumsum(x[1] ** 2)) + np.sum(np.trapezoid(x, x[0] ** 3) ** 2)
+            + np.trapezoid(np.exp(x), x=x * 2.0, axis=0) @ x[1] + np.trapezoid(x[2], dx=x[0, 0] ** 2))
+
+
+def interpolated(x):
+    # (knots away from X's entries: a point on a knot is a kink)
+    xp = np.array([-1.1, -0.35, 0.25, 0.95])
+    return (np.sum(np.interp(x, xp, x[1] ** 2) ** 2) + np.interp(x[0, 2], xp, np.cos(x[2]))
+            + np.sum(np.interp(x[0] * 1.5, xp, x[2], left=x[1, 1], right=0.5) * x[1]))
+
+
+def counted(x):
+    bins = np.array([0, 2, 2, 1, 4, 0])
+    return (np.sum(np.bincount(bins[:4], weights=x[0] ** 2, minlength=6) * np.arange(6.0))
+            + np.sum(np.bincount(bins, np.ravel(x[:, :2]) ** 3) ** 2))
+
+
 FUNCTIONS = [cumulative, differences, sorted_and_picked, rolled_and_flipped, padded_and_tiled,
              products, contracted, diagonals, statistics, promoted, split_up, picked_along_axes,
-             convolved]
+             convolved, integrated, interpolated, counted]
 X = np.array([[0.3, -0.7, 1.1, 0.45], [0.9, -0.2, 0.6, -1.3], [0.15, 0.8, -0.55, 1.7]])
 
 
@@ -116,7 +135,8 @@ def test_gradient_and_tangent_match_central_differences(f):
 
 
 @pytest.mark.parametrize("f", [cumulative, sorted_and_picked, padded_and_tiled, contracted,
-                               diagonals, statistics, split_up, picked_along_axes, convolved],
+                               diagonals, statistics, split_up, picked_along_axes, convolved,
+                               integrated, interpolated, counted],
                          ids=lambda f: f.__name__)
 def test_hessian_matches_differences_of_the_gradient(f):
     """Forward mode over the gradient: the runtime helpers the adjoints call (take_bar,
@@ -185,6 +205,46 @@ def test_what_is_refused_says_why():
         s2sad.grad(convolved_by_number)(x)
     with pytest.raises(s2sad.NoRuleError, match="a mode that is not a literal"):
         s2sad.grad(convolved_in)(x, "same")
+    for mode in ("reverse", "forward"):  # (np.interp's knots, and a period)
+        with pytest.raises(s2sad.NoRuleError, match="with respect to its argument `xp`"):
+            s2sad.grad(interpolated_on_moving_knots, mode=mode)(x)
+        with pytest.raises(s2sad.NoRuleError, match="np.interp` with period="):
+            s2sad.grad(interpolated_with_period, mode=mode)(x)
+
+
+def interpolated_on_moving_knots(x):
+    return np.sum(np.interp(x, np.sort(x) * 2.0, x))
+
+
+def interpolated_with_period(x):
+    return np.sum(np.interp(x, np.array([0.0, 1.0, 2.0]), x, period=2.0))
+
+
+def interpolated_at(t, fp):
+    return np.sum(np.interp(t, np.array([0.0, 1.0, 1.5, 3.0]), fp))
+
+
+def test_interp_at_a_knot_takes_the_segment_to_its_right_as_jax_does():
+    """At an inner knot the slope of the segment starting there, at the last knot the
+    last segment's, past either end 0; fp's weights are 1 at the knot itself."""
+    fp = np.array([0.0, 2.0, 5.0, 2.0])  # slopes 2, 6, -2
+    t = np.array([0.0, 1.0, 1.5, 3.0, -0.5, 3.5])
+    for mode in ("reverse", "forward"):
+        dt, dfp = s2sad.grad(interpolated_at, wrt=(0, 1), mode=mode)(t, fp)
+        assert dt.tolist() == [2.0, 6.0, -2.0, -2.0, 0.0, 0.0]
+        assert dfp.tolist() == [2.0, 1.0, 1.0, 2.0]
+
+
+def trapezoid_by_keyword(y, h):
+    return np.trapezoid(y ** 2, dx=h) + np.trapezoid(y, x=y ** 3)
+
+
+def test_trapezoid_differentiates_its_step_and_its_points():
+    y = np.array([0.3, 0.5, 0.9, 1.4])
+    expected = [central_diff(trapezoid_by_keyword, (y, 0.3), i) for i in (0, 1)]
+    for mode in ("reverse", "forward", "tape"):
+        got = s2sad.grad(trapezoid_by_keyword, wrt=(0, 1), mode=mode)(y, 0.3)
+        assert np.allclose(got[0], expected[0]) and np.isclose(got[1], expected[1])
 
 
 def along_axes(x):

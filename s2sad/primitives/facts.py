@@ -301,6 +301,10 @@ TABLE = {
     np.average: Facts(**_REDUCE, lists=True),
     np.nansum: Facts(**_REDUCE, keeps_integers=True, lists=True),
     np.nanmean: Facts(**_REDUCE, lists=True),
+    # integrals, interpolation and counts (numbers for a 1-D y, a number x)
+    np.trapezoid: Facts(shape=shapes.integrated, number=True),
+    np.interp: Facts(shape=shapes.same_as_array, number=True),
+    np.bincount: Facts(shape=shapes.counted),
     # arrays made of lists, tuples and arrays
     np.asarray: Facts(**_STACKS, shape=as_array, leaves_dtype=True, view=True),
     np.array: Facts(**_STACKS, shape=as_array, leaves_dtype=True),
@@ -323,6 +327,8 @@ TABLE = {
         np.argsort, np.argpartition, np.floor, np.ceil, np.round, np.rint, np.trunc, np.isnan,
         np.isinf, np.isfinite)},
 }
+if hasattr(np, "trapz"):  # (np.trapezoid's older name, where NumPy still has it)
+    TABLE[np.trapz] = TABLE[np.trapezoid]
 
 # The elementwise primitives whose value and derivative are finite wherever their
 # inputs are: the mask of an ``np.where`` branch's adjoint need not go through them

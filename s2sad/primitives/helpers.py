@@ -16,8 +16,9 @@ import numpy as np
 
 from .. import runtime
 from ..runtime import (cross_a_bar, cross_b_bar, cumprod_bar, cumprod_bar_dot, diag_bar, diagonal_bar, diff_bar, einsum_bar, kron_a_bar,
-                       kron_b_bar, median_bar, take_along_axis_bar, take_bar, tensordot_a_bar,
-                       tensordot_b_bar, unpad, unrepeat, unsort, unsplit, untile)
+                       interp_fp_bar, interp_fp_bar_dx, interp_x_bar, kron_b_bar, median_bar,
+                       take_along_axis_bar, take_bar, tensordot_a_bar, tensordot_b_bar, trapezoid_bar,
+                       trapezoid_x_bar, unpad, unrepeat, unsort, unsplit, untile)
 from ..runtime import (cofactors_dot, eig_inv_t, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar,
                        norm_bar_dnorm, norm_bar_dx, pieces,
                        prod_others_dot, trigamma, unbroadcast, unreduce, unstack, vstack_pieces)
@@ -175,6 +176,33 @@ def diagonal_bar_(g, x, *, offset=0, axis1=0, axis2=1, out, g_dot, x_dot):
 @rule(runtime.diff_bar)
 def diff_bar_(g, x, *, n=1, axis=-1, out, g_dot, x_dot):
     return diff_bar(g_dot, x, n, axis), None
+
+
+@rule(runtime.trapezoid_bar)
+def trapezoid_bar_(g, y, x, dx, *, axis=-1, out, g_dot, y_dot, x_dot, dx_dot):
+    # (linear in g, in the steps of x and in dx, which counts without x only; y gives
+    # the shape)
+    return (trapezoid_bar(g_dot, y, x, dx, axis), None,
+            0.0 if x is None else trapezoid_bar(g, y, x_dot, dx, axis),
+            trapezoid_bar(g, y, None, dx_dot, axis) if x is None else 0.0)
+
+
+@rule(runtime.trapezoid_x_bar)
+def trapezoid_x_bar_(g, y, x, *, axis=-1, out, g_dot, y_dot, x_dot):
+    # (linear in g and in y; x gives the shape)
+    return trapezoid_x_bar(g_dot, y, x, axis), trapezoid_x_bar(g, y_dot, x, axis), None
+
+
+@rule(runtime.interp_x_bar)
+def interp_x_bar_(g, x, xp, fp, out, g_dot, x_dot, xp_dot, fp_dot):
+    # (the slopes are linear in fp and do not move with x within a segment)
+    return interp_x_bar(g_dot, x, xp, fp), None, None, interp_x_bar(g, x, xp, fp_dot)
+
+
+@rule(runtime.interp_fp_bar)
+def interp_fp_bar_(g, x, xp, *, left=None, right=None, out, g_dot, x_dot, xp_dot):
+    # (the weights move with x within a segment: `interp_fp_bar_dx`)
+    return interp_fp_bar(g_dot, x, xp, left, right), interp_fp_bar_dx(g, x, xp, x_dot), None
 
 
 @rule(runtime.median_bar)

@@ -396,6 +396,19 @@ def convolved(a: Args):
     return fresh(1)
 
 
+def integrated(a: Args):
+    """``np.trapezoid(y, x, axis=-1)``: y's shape without the axis."""
+    y = _array_first(a)
+    if not isinstance(y, tuple) or not y:
+        return rank_only(y)
+    return reduced(y, a.option("axis", -1), False)
+
+
+def counted(a: Args):
+    """``np.bincount(x, weights)``: one axis, as long as the largest bin needs."""
+    return fresh(1)
+
+
 def tile(a: Args):
     """``np.tile(x, reps)``: as many axes as x or reps has, whichever is more."""
     x = first(a)

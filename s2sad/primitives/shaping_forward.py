@@ -10,20 +10,21 @@ that input); ``np.sort`` and ``np.median`` move the tangent with the values, and
 
 import numpy as np
 
-from ..runtime import median_bar, unreduce
+from ..runtime import interp_x_bar, median_bar, unreduce
 from .registry import FORWARD, add_rule
-from .shaping_reverse import convolve_modes, pad_modes, split_refusal
+from .shaping_reverse import TRAPEZOIDS, convolve_modes, interp_refusal, pad_modes, split_refusal
 
 
-def rule(key, when=None, static=None, positional=None, lists=()):
-    """`forward.rule`, and how many options a call may give by position
-    (`Rule.positional`), as in `shaping_reverse`."""
+def rule(key, when=None, static=None, positional=None, lists=(), no_derivative=()):
+    """`forward.rule`, how many options a call may give by position
+    (`Rule.positional`) and the inputs it gives no derivative of
+    (`Rule.no_derivative`), as in `shaping_reverse`."""
 
     def register(func):
         add_rule(FORWARD, "forward", key, func, when, static, lists)
         for made in FORWARD[key]:  # (the rule, and its variant for lists)
             if made.func is func or made.func.__name__ == f"{func.__name__}_of_list":
-                made.positional = positional
+                made.positional, made.no_derivative = positional, no_derivative
         return func
 
     return register
@@ -293,3 +294,33 @@ def np_nanmean(x, *, axis=None, keepdims=False, out, x_dot):
     counted = np.where(np.isnan(x), 0.0, 1.0)
     return np.sum(counted * x_dot, axis=axis, keepdims=keepdims) \
         / np.sum(counted, axis=axis, keepdims=keepdims)
+
+
+# -------------------------------------- numpy: integrals, interpolation and counts
+
+
+def np_trapezoid_x(y, x, dx=1.0, *, axis=-1, out, y_dot, x_dot, dx_dot):
+    # (the sum of steps times pair sums is linear in each)
+    return np.trapezoid(y_dot, x, axis=axis), np.trapezoid(y, x_dot, axis=axis), None
+
+
+def np_trapezoid(y, dx=1.0, *, axis=-1, out, y_dot, dx_dot):
+    return np.trapezoid(y_dot, dx=dx, axis=axis), np.trapezoid(y, axis=axis) * dx_dot
+
+
+for _key in TRAPEZOIDS:
+    rule(_key, positional=1)(np_trapezoid_x)
+    rule(_key, positional=0)(np_trapezoid)
+
+
+@rule(np.interp, static=interp_refusal, no_derivative=("xp",))
+def np_interp(x, xp, fp, left=None, right=None, *, period=None, out, x_dot, xp_dot, fp_dot,
+              left_dot, right_dot):
+    return (interp_x_bar(x_dot, x, xp, fp), None,
+            np.interp(x, xp, fp_dot, None if left is None else 0.0, None if right is None else 0.0),
+            left_dot * (x < xp[0]), right_dot * (x > xp[-1]))
+
+
+@rule(np.bincount, positional=1)
+def np_bincount(x, weights, *, minlength=0, out, x_dot, weights_dot):
+    return None, np.bincount(x, weights_dot, minlength)

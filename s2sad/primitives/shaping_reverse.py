@@ -25,9 +25,10 @@ too (no division by an element that is zero). ``np.pad`` differentiates
 
 import numpy as np
 
-from ..runtime import (cross_a_bar, cross_b_bar, cumprod_bar, diag_bar, diagonal_bar, diff_bar, einsum_bar, kron_a_bar, kron_b_bar,
-                       median_bar, take_along_axis_bar, take_bar, tensordot_a_bar, tensordot_b_bar, unbroadcast,
-                       unpad, unreduce, unrepeat, unsort, unsplit, untile)
+from ..runtime import (cross_a_bar, cross_b_bar, cumprod_bar, diag_bar, diagonal_bar, diff_bar, einsum_bar,
+                       interp_fp_bar, interp_x_bar, kron_a_bar, kron_b_bar, median_bar,
+                       take_along_axis_bar, take_bar, tensordot_a_bar, tensordot_b_bar, trapezoid_bar,
+                       trapezoid_x_bar, unbroadcast, unpad, unreduce, unrepeat, unsort, unsplit, untile)
 from .registry import REVERSE, add_rule
 from .templates import NOT_LITERAL
 
@@ -35,15 +36,17 @@ PAD_MODES = ("edge", "linear_ramp", "maximum", "mean", "median", "minimum", "ref
              "symmetric", "wrap", "empty")
 
 
-def rule(key, when=None, static=None, positional=None, lists=()):
-    """`reverse.rule`, and how many options a call may give by position
-    (`Rule.positional`: ``np.average(x, 0, w)`` gives weights third, not keepdims)."""
+def rule(key, when=None, static=None, positional=None, lists=(), no_derivative=()):
+    """`reverse.rule`, how many options a call may give by position
+    (`Rule.positional`: ``np.average(x, 0, w)`` gives weights third, not keepdims),
+    and the inputs it gives no derivative of (`Rule.no_derivative`: ``np.interp``'s
+    knots)."""
 
     def register(func):
         add_rule(REVERSE, "reverse", key, func, when, static, lists)
         for made in REVERSE[key]:  # (the rule, and its variant for lists)
             if made.func is func or made.func.__name__ == f"{func.__name__}_of_list":
-                made.positional = positional
+                made.positional, made.no_derivative = positional, no_derivative
         return func
 
     return register
@@ -69,6 +72,17 @@ def convolve_modes(mode=None):
         return None
     given = "a mode that is not a literal" if mode is NOT_LITERAL else f"mode={mode!r}"
     return f"with {given} (s2sad differentiates mode='full', 'valid' or 'same', written in the call)"
+
+
+def interp_refusal(period=None):
+    """The `Rule.static` check of ``np.interp``'s rules: no period."""
+    return None if period is None else (
+        "with period= (s2sad differentiates np.interp without a period: take x % period "
+        "and extend xp and fp by a point past each end yourself)")
+
+
+# np.trapezoid, and np.trapz, its older name, where NumPy still has it
+TRAPEZOIDS = (np.trapezoid,) + ((np.trapz,) if hasattr(np, "trapz") else ())
 
 
 def split_refusal(indices_or_sections=None, axis=0):
@@ -366,3 +380,40 @@ def np_nansum(x, *, axis=None, keepdims=False, out, out_bar):
 def np_nanmean(x, *, axis=None, keepdims=False, out, out_bar):
     counted = np.where(np.isnan(x), 0.0, 1.0)
     return counted * unreduce(out_bar / np.sum(counted, axis, keepdims=keepdims), x, axis, keepdims)
+
+
+# -------------------------------------- numpy: integrals, interpolation and counts
+
+
+def np_trapezoid_x(y, x, dx=1.0, *, axis=-1, out, out_bar):
+    # (half the steps either side of each point; each step's adjoint the half sum of
+    # the points it joins, given back to the x it is the difference of. NumPy does not
+    # read dx where x is given)
+    return trapezoid_bar(out_bar, y, x, dx, axis), trapezoid_x_bar(out_bar, y, x, axis), None
+
+
+def np_trapezoid(y, dx=1.0, *, axis=-1, out, out_bar):
+    # (out is a multiple of dx. A rule after the one with x, which takes a second
+    # argument by position: here dx is by keyword, or left out)
+    return (trapezoid_bar(out_bar, y, None, dx, axis),
+            np.sum(out_bar * np.trapezoid(y, axis=axis)))
+
+
+for _key in TRAPEZOIDS:
+    rule(_key, positional=1)(np_trapezoid_x)
+    rule(_key, positional=0)(np_trapezoid)
+
+
+@rule(np.interp, static=interp_refusal, no_derivative=("xp",))
+def np_interp(x, xp, fp, left=None, right=None, *, period=None, out, out_bar):
+    # (the slope of the segment each point is on, the one right of a knot as JAX
+    # picks it; fp's linear weights; a left or right value given is the value of
+    # every point past that end)
+    return (interp_x_bar(out_bar, x, xp, fp), None, interp_fp_bar(out_bar, x, xp, left, right),
+            np.sum(out_bar * (x < xp[0])), np.sum(out_bar * (x > xp[-1])))
+
+
+@rule(np.bincount, positional=1)
+def np_bincount(x, weights, *, minlength=0, out, out_bar):
+    # (of integers x: each weight's adjoint is its bin's)
+    return None, out_bar[x]
