@@ -1,6 +1,6 @@
 """Forms users write that s2sad follows as a person would write their derivative: a
 dict or list of constants added into (``d["a"] += x * i``) inside loops, also by a
-function it is handed to; a tuple grown by ``+=`` (a list appended to); lambdas with
+function it is handed to, and a dict filled in a loop over a display of its keys; a tuple grown by ``+=`` (a list appended to); lambdas with
 default arguments, and a list of them made by a comprehension; ``first, *rest = ...``
 with the rest handed on. grad and jvp against central differences (`both_modes`: the
 dot-product pairing of the two modes), the forms refused said so at the user's line."""
@@ -21,6 +21,7 @@ DATA = np.array([0.5, -1.0, 2.0, 0.25])
     (zoo.dict_in_data_loop, (X, DATA)),
     (zoo.dict_rebuilt_sum, (X, 4)),
     (zoo.empty_dict_filled, (X,)),
+    (zoo.dict_filled_over_a_display, (X,)),
     (zoo.list_in_loop, (X,)),
     (zoo.dict_written_by_a_helper, (X,)),
     (zoo.list_written_by_a_helper, (X,)),

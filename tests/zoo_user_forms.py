@@ -40,6 +40,21 @@ def empty_dict_filled(x):
     return d["s"] * x
 
 
+def dict_filled_over_a_display(x):
+    # (the display's values computed before the loop: `y` rebound in it is not read)
+    out = {}
+    y = x * 0.5
+    for name, v in (("a", x), ("b", y), ("c", x * y)):
+        out[name] = v ** 2
+        y = y * 3.0
+    for i, w in enumerate([x, 2.0]):
+        out[i] = w * out["a"]
+    total = 0.0
+    for k in ("a", "b", "c", 0, 1):
+        total += out[k] * x
+    return total + y
+
+
 def list_in_loop(x):
     acc = [0.0, 1.0]
     for i in range(3):

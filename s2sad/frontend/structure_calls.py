@@ -553,21 +553,35 @@ def builds_containers(tree, callees=(), generated=False, nodes=None) -> bool:
 
 def written_dicts(tree, nodes=None) -> bool:
     """Does the function write into a dict display it makes, or into a parameter, by
-    constant keys only (``d = {"a": 0.0}``, then ``d["a"] += x * i``)? Such a dict is
+    constant keys only (``d = {"a": 0.0}``, then ``d["a"] += x * i``; or the variable
+    of a loop over a display of them, which `structure_loops` unrolls)? Such a dict is
     followed, one variable per key, as a person would write it, and so is one handed
     to such a function (put in place of the call); one also written by a key known
     only at run time is kept as written."""
     displays, keys = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)} \
         if isinstance(tree, ast.FunctionDef) else set(), {}
-    for node in ast.walk(tree) if nodes is None else nodes:
+    nodes = list(ast.walk(tree)) if nodes is None else nodes
+    unrolled = {n.id for s in nodes if isinstance(s, ast.For) and _over_display(s.iter)
+                for n in ast.walk(s.target) if isinstance(n, ast.Name)}
+    for node in nodes:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
             displays.update(t.id for t in node.targets if isinstance(t, ast.Name))
         targets = node.targets if isinstance(node, ast.Assign) else \
             [node.target] if isinstance(node, ast.AugAssign) else []
         for t in targets:
             if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
-                keys.setdefault(t.value.id, []).append(isinstance(t.slice, ast.Constant))
+                keys.setdefault(t.value.id, []).append(isinstance(t.slice, ast.Constant) or (
+                    isinstance(t.slice, ast.Name) and t.slice.id in unrolled))
     return any(n in displays and all(constant) for n, constant in keys.items())
+
+
+def _over_display(e) -> bool:
+    """Is `e` a display (``("a", "b")``), or `enumerate` of one, that a loop writing
+    into a dict by its variable is unrolled over (`structure_loops`)?"""
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and \
+            e.func.id == "enumerate" and len(e.args) == 1 and not e.keywords:
+        e = e.args[0]
+    return isinstance(e, (ast.Tuple, ast.List))
 
 
 # (the calls that read a list of tuples where it is: not a function it is handed to)

@@ -1,7 +1,7 @@
 """structure_loops: the loops `structures` rewrites.
 
 A ``for`` over a container (or `enumerate`, `zip`, `reversed`, ``.items()`` of
-containers, or ``range(len(p))`` indexing one) is unrolled, its variable bound to
+containers, or ``range(len(p))`` or a display indexing one) is unrolled, its variable bound to
 each item in turn (`LoopRewrites.static_items`). Any other loop stays a loop: the
 containers its body assigns to names get fresh variables each iteration starts from
 and ends in (`carry_into`, `carry_on`, also at a ``break`` and a ``continue``), and
@@ -277,6 +277,10 @@ class LoopRewrites:
             if items is None:
                 raise self.refuse(e, f"a {got.type.__name__} is not iterable")
             return items
+        if isinstance(e, (ast.Tuple, ast.List)) and _indexes_container(self, s):
+            # (``for k, v in (("a", x), ("b", y)): out[k] = v``, into a dict the function
+            # fills: its items, each value computed once before the loop, as Python does)
+            return [_displayed(self, x, s) for x in e.elts]
         if not isinstance(e, ast.Call) or e.keywords and not called(e, "enumerate"):
             return None
         if isinstance(e.func, ast.Attribute) and e.func.attr in DICT_METHODS and not e.args:
@@ -541,14 +545,24 @@ def _target_and_body(s) -> tuple:
 
 
 def _indexes_container(r, s) -> bool:
-    """Does the body of the range loop or comprehension `s` index a container by its
-    variable?"""
+    """Does the body of the loop or comprehension `s` index a container by its
+    variable (one of them: ``for k, v in ...``)?"""
     target, body = _target_and_body(s)
-    if not isinstance(target, ast.Name):
-        return False
-    var = target.id
+    names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
     for n in (n for part in body for n in ast.walk(part)):
         if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name) and \
-                n.slice.id == var and isinstance(r.value(n.value, [], probe=True), Node):
+                n.slice.id in names and isinstance(r.value(n.value, [], probe=True), Node):
             return True
     return False
+
+
+def _displayed(r, x, s):
+    """An item of a display a loop `s` unrolled goes over: a `Const`, a tuple of
+    items, or the variable its value is computed into before the loop."""
+    if isinstance(x, ast.Constant):
+        return Const(x.value)
+    if isinstance(x, ast.Tuple):
+        return tuple(_displayed(r, y, s) for y in x.elts)
+    name = r.anonymous()
+    r.pending.append(assign(name, r.expr(x), s))
+    return name
