@@ -17,7 +17,8 @@
   ``w`` (rows, 3) and ``s`` a number (rows 3: ``w`` square, ``w @ x`` as long as ``x``,
   so axes of different meaning have equal lengths): elementwise NumPy, broadcasting,
   ``multivariate_normal.logpdf`` of the rows of a matrix, ``logsumexp`` with weights,
-  ``np.convolve``, ``np.correlate`` and ``np.take_along_axis``, reductions, indexing and
+  ``np.convolve``, ``np.correlate``, ``np.take_along_axis``, ``np.trapezoid``,
+  ``np.interp`` and ``np.bincount`` with weights, reductions, indexing and
   slicing, ``@``, writes into a copy, branches on reductions and loops over elements;
   negative ``axis``/``axes`` (and tuples of them) of reductions, ``transpose``,
   ``swapaxes``, ``moveaxis``, ``stack``, ``concatenate``, ``expand_dims`` on 2-D and
@@ -703,7 +704,10 @@ def array_expr(draw, shape, env, depth=2):
               "np.var({v})",
               # (a setting of unknown kind times a number: the number's adjoint is a sum)
               "np.sum(SETTINGS['w'] * {s})", "np.sum({v} * SETTINGS['w']) * {s}",
-              "np.correlate({v}, {v})[0]"],
+              "np.correlate({v}, {v})[0]",
+              # (integrals and interpolation: a point on a knot is a kink `smooth` sees)
+              "np.trapezoid({v})", "np.trapezoid({v}, {v} * 0.5)", "np.trapezoid({v}, dx={s})",
+              "np.interp({s}, np.array([-1.0, 0.0, 1.5]), {v})"],
         "v": ["np.sum({m}, axis=0)", "{m}[0]", "{m}[1]", "{v}[::-1]", "{u} @ {m}",
               "np.mean({m}, axis=0)", "np.concatenate([{u}, {v}[1:2]])", "{m}.max(axis=0)",
               # (NumPy of a list or tuple of numbers: an array, times a number after)
@@ -711,7 +715,9 @@ def array_expr(draw, shape, env, depth=2):
               # (a window of a convolution, picks along an axis with repeats)
               "np.convolve({v}, {u}, 'same')", "np.correlate({u}, {v}, 'full')[1:4]",
               "np.take_along_axis({m}, np.array([[1, 0, 1]]), axis=0)[0]",
-              "np.take_along_axis({v}, np.array([2, 0, 2]), None)"],
+              "np.take_along_axis({v}, np.array([2, 0, 2]), None)",
+              "np.trapezoid({m}, axis=0)", "np.interp({v}, np.array([-0.5, 0.5, 2.0]), {v})",
+              "np.bincount(np.array([2, 0, 2]), weights={v}, minlength=3)"],
         "m": ["np.outer({u}, {v})", "{v} * {m}", "{m} - np.mean({m}, axis=1, keepdims=True)",
               "np.stack([{v}, {v}])", "{m}[::-1]"],
         "u": ["{m} @ {v}", "np.sum({m}, axis=1)", "{m}[:, 0]", "{v}[1:]", "{m}[:, 1:].sum(axis=1)",
