@@ -1000,12 +1000,18 @@ def trapezoid_x_bar(g, y, x, axis=-1):
 
 def _interp_segments(x, xp):
     """The segment of `xp` each point of `x` is interpolated on, as the index of its
-    right end (the segment to the right of a knot, the last one at the last knot: as
-    ``jax.numpy.interp`` picks it), the segment's length, and where that is 0 (two
-    equal knots, where the value is the right one's)."""
-    i = np.clip(np.searchsorted(xp, x, "right"), 1, len(xp) - 1)
-    step = xp[i] - xp[i - 1]
-    return i, step, step == 0
+    left end (the segment to the right of a knot, the last one at the last knot: as
+    ``jax.numpy.interp`` picks it), and one over each segment's length (0 for two
+    equal knots, between which the value does not move with x), one per segment."""
+    j = np.clip(np.searchsorted(xp, x, "right") - 1, 0, len(xp) - 2)
+    steps = np.diff(xp)
+    flat = steps == 0
+    return j, np.where(flat, 0.0, 1.0 / np.where(flat, 1.0, steps)), flat
+
+
+def _inside(x, xp):
+    """Whether each point of `x` is within ``[xp[0], xp[-1]]``."""
+    return (x >= xp[0]) & (x <= xp[-1])
 
 
 def interp_x_bar(g, x, xp, fp):
@@ -1015,14 +1021,14 @@ def interp_x_bar(g, x, xp, fp):
     xp, fp = np.asarray(xp), np.asarray(fp)
     if len(xp) < 2:
         return g * np.zeros(np.shape(x))
-    i, step, flat = _interp_segments(x, xp)
-    slope = (fp[i] - fp[i - 1]) / np.where(flat, 1.0, step)
-    return g * np.where((x >= xp[0]) & (x <= xp[-1]) & ~flat, slope, 0.0)
+    j, inverse, _ = _interp_segments(x, xp)
+    return g * ((np.diff(fp) * inverse)[j] * _inside(x, xp))
 
 
 def interp_fp_bar(g, x, xp, left=None, right=None):
     """Adjoint in `fp` of ``np.interp(x, xp, fp, left, right)``: each point's `g`
-    shared between the two ends of its segment by their linear weights, all of it to
+    shared between the two ends of its segment by their linear weights (all of it to
+    the right one between two equal knots, as NumPy's value there is), all of it to
     the first (last) value for a point left (right) of `xp` unless `left` (`right`)
     gives its value there."""
     xp = np.asarray(xp)
@@ -1033,11 +1039,13 @@ def interp_fp_bar(g, x, xp, left=None, right=None):
         g = np.where(x > xp[-1], 0.0, g)
     if len(xp) < 2:
         return np.full(1, np.sum(g))
-    i, step, flat = _interp_segments(x, xp)
-    t = np.where(flat, 1.0, np.clip((x - xp[i - 1]) / np.where(flat, 1.0, step), 0.0, 1.0))
-    i = np.ravel(i)
-    return (np.bincount(i - 1, np.ravel(g * (1.0 - t)), len(xp))
-            + np.bincount(i, np.ravel(g * t), len(xp)))
+    j, inverse, flat = _interp_segments(x, xp)
+    t = np.clip((x - xp[j]) * inverse[j], 0.0, 1.0)
+    if flat.any():
+        t = np.where(flat[j], 1.0, t)
+    j, right_part = np.ravel(j), np.ravel(g * t)
+    return (np.bincount(j, np.ravel(g) - right_part, len(xp))
+            + np.bincount(j + 1, right_part, len(xp)))
 
 
 def interp_fp_bar_dx(g, x, xp, x_dot):
@@ -1047,10 +1055,10 @@ def interp_fp_bar_dx(g, x, xp, x_dot):
     xp = np.asarray(xp)
     if len(xp) < 2:
         return np.zeros(1)
-    i, step, flat = _interp_segments(x, xp)
-    moved = np.where((x >= xp[0]) & (x <= xp[-1]) & ~flat, g * x_dot / np.where(flat, 1.0, step), 0.0)
-    i, moved = np.ravel(i), np.ravel(moved)
-    return np.bincount(i, moved, len(xp)) - np.bincount(i - 1, moved, len(xp))
+    j, inverse, _ = _interp_segments(x, xp)
+    moved = np.ravel(g * x_dot * inverse[j] * _inside(x, xp))
+    j = np.ravel(j)
+    return np.bincount(j + 1, moved, len(xp)) - np.bincount(j, moved, len(xp))
 
 
 _EINSUM_PLANS: dict = {}
