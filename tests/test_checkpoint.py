@@ -420,6 +420,9 @@ def test_a_marked_loop_that_carries_nothing():
     (zoo.bad_write, "u[0] = u[1] * 2.0", "changes `u` in place"),
     (zoo.bad_grown_tuple, "hist += (x,)", "changes `hist` in place"),
     (zoo.bad_nested, "for i in s2sad.checkpointed(range(n)):", "not inside another loop"),
+    (zoo.bad_random, "x = np.tanh(x + 0.3 * np.random.randn())", "draws random numbers"),
+    (zoo.bad_generator, "noise = 0.3 * rng.normal()", "draws random numbers"),
+    (zoo.bad_random_in_helper, "x = _kick(x)", "draws random numbers"),
 ])
 def test_refusals_point_at_the_line(func, line, words):
     with pytest.raises(s2sad.CheckpointError) as info:
@@ -434,6 +437,20 @@ def test_refusals_point_at_the_line(func, line, words):
         assert 'schedule="ctz"' in err.hint
     if func in (zoo.bad_append, zoo.bad_grown_tuple):  # (not "u = u.copy()")
         assert "carry what is needed in names" in err.hint
+
+
+@pytest.mark.parametrize("schedule", ["ctz", "binomial"])
+def test_the_option_leaves_a_loop_that_draws_random_numbers_its_tape(schedule):
+    """Recomputing an iteration would draw other numbers (a wrong gradient, which a
+    marked loop once gave): `checkpoint=` keeps the tape of such a loop."""
+    def seeded(x):
+        np.random.seed(7)
+        return zoo.random_walk(x, 12)
+
+    np.random.seed(7)
+    got = s2sad.grad(zoo.random_walk, checkpoint=schedule)(0.4, 12)
+    assert "ckpt" not in s2sad.source(zoo.random_walk, checkpoint=schedule)
+    assert got == pytest.approx(central_diff(seeded, (0.4,), 0), rel=1e-6)
 
 
 @pytest.mark.parametrize("schedule", ["ctz", "binomial"])

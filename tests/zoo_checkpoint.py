@@ -334,6 +334,41 @@ def bad_grown_tuple(x, n):
     return sum(hist)
 
 
+def bad_random(x, n):
+    for i in s2sad.checkpointed(range(n)):
+        x = np.tanh(x + 0.3 * np.random.randn())
+    return x
+
+
+def bad_generator(x, n):
+    rng = np.random.default_rng(0)
+    for i in s2sad.checkpointed(range(n)):
+        noise = 0.3 * rng.normal()
+        x = np.tanh(x + noise)
+    return x
+
+
+def _jitter(scale):
+    return scale * np.random.randn()
+
+
+def _kick(x):
+    return np.tanh(x + _jitter(0.3))
+
+
+def bad_random_in_helper(x, n):
+    for i in s2sad.checkpointed(range(n)):
+        x = _kick(x)
+    return x
+
+
+def random_walk(x, n):
+    # (no marker: `checkpoint=` leaves this loop its tape, the draws made once)
+    for i in range(n):
+        x = np.tanh(x * 1.1 + 0.3 * np.random.standard_normal())
+    return x
+
+
 def bad_write(x, n):
     u = np.ones(3) * x
     for i in s2sad.checkpointed(range(n)):

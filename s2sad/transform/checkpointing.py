@@ -5,7 +5,8 @@ flag a loop with a ``break`` carries), `has_break` (does a loop body break?), an
 `CheckpointedLoops`, the methods of `reverse`'s transform that build a checkpointed
 loop: its forward sweep ``ckpt.forward(step, ...)``, its step functions, and its
 reverse sweep ``ckpt.reverse(step_bar, bar)``, and that refuse what the step
-functions cannot do (`CheckpointError`). The class is a mixin: its methods read the
+functions cannot do (`CheckpointError`), a body that draws random numbers among it
+(its recomputed iterations would draw others). The class is a mixin: its methods read the
 state of `reverse._Transform` (the tapes, the active names, the adjoint blocks being
 built) and call its sweeps (`forward_block`, `reverse_block`) on a loop's body.
 May import `common`, `frontend`, `ir`, `checkpoint` and `errors`; `reverse` and
@@ -16,7 +17,11 @@ from __future__ import annotations
 
 import ast
 import copy
+import random
+import types
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from .. import checkpoint, ir
 from ..analysis.classify import reports_only
@@ -140,6 +145,15 @@ class CheckpointedLoops:
                 return self.checkpoint_error(
                     s, f"the checkpointed loop changes the list or array "
                     f"`{p.name.split('%')[0]}` in place", "Build a new one each iteration.")
+        drawn = self.random_draw(s)
+        if drawn is not None:
+            return self.checkpoint_error(
+                drawn, "the checkpointed loop draws random numbers (on this line, or in "
+                "a function it calls): the iterations recomputed between snapshots would "
+                "draw others, and the gradient would not be the derivative of the draws "
+                "made",
+                "Draw them before the loop (`eps = rng.normal(size=n)`, then `eps[i]` in "
+                "the body), or remove the marker: the loop then keeps its tape.")
         passed = {self.act.root(n) for n in [p.name for p in s.phis] + self.checkpoint_args(s)}
         for sub in ir.walk(s.cond + s.body):
             written = sub.container if isinstance(sub, ir.SetItem) else None
@@ -155,6 +169,18 @@ class CheckpointedLoops:
                 return self.checkpoint_error(
                     sub, f"the checkpointed loop changes `{written.split('%')[0]}` in place, "
                     "which its snapshots cannot hold", hint)
+        return None
+
+    def random_draw(self, s: ir.Loop):
+        """The statement of the loop `s` (or `s` itself, for its test) that calls a
+        function drawing random numbers (`np.random`'s, the `random` module's, a
+        Generator's or RandomState's method, a distribution's ``rvs``, a function of
+        the user's that calls one), or None."""
+        found = [(sub, e) for sub in ir.walk(s.cond + s.body) for e in ir.exprs(sub)]
+        for sub, e in found + ([(s, s.test)] if s.test is not None else []):
+            for n in ast.walk(e):
+                if isinstance(n, ast.Call) and _draws(self.fn.refs, n.func):
+                    return sub
         return None
 
     def effect_only(self, s) -> bool:
@@ -275,6 +301,42 @@ class CheckpointedLoops:
                                                 else adj(p.name)), s.line)
                 for p in active_phis if self.act.is_active(p.init)]
         return out
+
+
+_RANDOM_OWNERS = (np.random.Generator, np.random.RandomState, random.Random)
+# (a Generator's or RandomState's methods by name, called on a local `rng`; not those
+# a user's class may well define too)
+_DRAW_NAMES = frozenset(n for c in _RANDOM_OWNERS[:2] for n in dir(c) if not n.startswith(
+    "_")) - {"f", "power", "beta", "gamma", "bytes", "seed", "get_state", "set_state",
+             "spawn", "bit_generator"} | {"rvs"}
+
+
+def _draws(refs: dict, func) -> bool:
+    """Does a call of `func` draw random numbers (see `random_draw`)?"""
+    obj = refs.get(ir.dotted(func), None)
+    if obj is None:
+        return isinstance(func, ast.Attribute) and func.attr in _DRAW_NAMES
+    if isinstance(obj, types.FunctionType):
+        return _draws_inside(obj.__code__, obj.__globals__, set())
+    module = getattr(obj, "__module__", None) or ""
+    return module == "random" or module.startswith("numpy.random") \
+        or isinstance(getattr(obj, "__self__", None), _RANDOM_OWNERS) \
+        or getattr(obj, "__name__", None) == "rvs"
+
+
+def _draws_inside(code, globals_: dict, seen: set) -> bool:
+    """Does a function of the user's with this `code` (or one it calls by a global
+    name) read a name that draws random numbers (``np.random.randn``: its names
+    ``random`` and ``randn``; ``rng.normal``)?"""
+    if code in seen:
+        return False
+    seen.add(code)
+    if set(code.co_names) & (_DRAW_NAMES | {"random"}):
+        return True
+    return any(_draws_inside(c, globals_, seen) for c in code.co_consts
+               if isinstance(c, types.CodeType)) or any(
+        _draws_inside(g.__code__, g.__globals__, seen) for g in (
+            globals_.get(n) for n in code.co_names) if isinstance(g, types.FunctionType))
 
 
 def has_break(body) -> bool:
