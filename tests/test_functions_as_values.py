@@ -316,6 +316,54 @@ def test_a_method_of_a_global_object_called_inside():
                                -4 * (m.W @ x - y))
 
 
+def _timed(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        result = f(*args, **kwargs)
+        print(f"{f.__name__} done", end="")
+        return result
+    return wrapper
+
+
+def _doubled(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        return 2.0 * f(*args, **kwargs)
+    return wrapper
+
+
+@_timed
+def _timed_sin(v, k=1.0):
+    return math.sin(k * v)
+
+
+@_doubled
+def _doubled_sin(v):
+    return math.sin(v)
+
+
+def uses_timed(v):
+    return _timed_sin(v) * v + _timed_sin(v, k=2.0)
+
+
+def uses_doubled(v):
+    return _doubled_sin(v) * v
+
+
+def test_a_decorators_wrapper_is_followed_or_refused():
+    """A function a decorator wraps (`functools.wraps`) is read from the wrapped
+    function's text: fine where the wrapper returns ``f(*args, **kwargs)`` as it is
+    (a timer); a wrapper that does more (``2.0 * f(...)``) is refused, where it once
+    gave the derivative of the undecorated function, a silently wrong number."""
+    v = 0.7
+    want = math.sin(v) + v * math.cos(v) + 2.0 * math.cos(2.0 * v)
+    assert s2sad.grad(uses_timed)(v) == pytest.approx(want)
+    assert s2sad.jvp(uses_timed, (v,), (1.0,))[1] == pytest.approx(want)
+    for mode in ("reverse", "forward"):
+        with pytest.raises(s2sad.NotDifferentiableError, match="_doubled.<locals>.wrapper"):
+            s2sad.grad(uses_doubled, mode=mode)(v)
+
+
 def _half_square(v):
     return 0.5 * v * v
 

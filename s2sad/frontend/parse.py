@@ -208,7 +208,7 @@ def _source_lines(func) -> tuple:
     """``inspect.getsourcelines(func)`` (which tokenizes the text: a build reads it
     twice), kept while the code and `linecache`'s entry for its file are the same."""
     if not isinstance(func, types.FunctionType) or hasattr(func, "__wrapped__"):
-        return inspect.getsourcelines(func)
+        return source.source_lines(func)  # (a decorator's wrapper: `check_wrapper`)
     file, got = func.__code__.co_filename, _SOURCES.get(func)
     if got is not None:
         linecache.checkcache(file)

@@ -4,7 +4,10 @@ without tokenizing the function where its code says where it ends.
 Contract
 --------
 `source_lines(func)` returns exactly what ``inspect.getsourcelines(func)`` returns
-(the lines, and the number of the first one), or raises what it raises.
+(the lines, and the number of the first one), or raises what it raises. For a
+decorator's wrapper (``functools.wraps``), those are the wrapped function's lines:
+`check_wrapper` first refuses (`NotDifferentiableError`) a wrapper of the user's
+that does more than return the wrapped function's call on its own arguments.
 
 `inspect` finds the first line from the code object and the last by tokenizing
 from there to the end of the block: a fortieth of the first call of a long
@@ -13,17 +16,26 @@ the next line that is neither blank nor a comment is indented no deeper than the
 first line (or there is none), that line ends the block as the tokenizer would find
 it; anything else (a last ``pass`` the compiler dropped, a lambda, a text the
 positions do not reach, Python 3.10's code, which has no positions) is left to
-`inspect`.
+`inspect`. Imports `errors` and `structure_calls` (`library_code`).
 """
 
 from __future__ import annotations
 
+import ast
 import inspect
+import linecache
+import textwrap
 import types
+
+from ..errors import NotDifferentiableError
+from . import structure_calls
 
 
 def source_lines(func) -> tuple:
     """``inspect.getsourcelines(func)`` (see the module docstring)."""
+    if isinstance(func, types.FunctionType) and hasattr(func, "__wrapped__") and \
+            not hasattr(func, "__s2sad__"):
+        check_wrapper(func)
     if not isinstance(func, types.FunctionType) or hasattr(func, "__wrapped__") \
             or func.__code__.co_name == "<lambda>":
         return inspect.getsourcelines(func)
@@ -32,6 +44,66 @@ def source_lines(func) -> tuple:
     if end is None:
         return inspect.getblock(lines[start:]), start + 1
     return lines[start:end], start + 1
+
+
+def check_wrapper(func):
+    """Refuse `func`, a wrapper a decorator of the user's made with `functools.wraps`
+    (whose text `inspect` reads is the function it wraps, not its own), unless all it
+    does with its result is call the wrapped function with its own arguments, as they
+    came, and return what that returns (a timer, a logger): anything else it does to
+    the result would be missing from the derivative."""
+    code, wrapped = func.__code__, func.__wrapped__
+    if structure_calls.library_code(func):
+        return
+    try:
+        cells = [c.cell_contents for c in func.__closure__ or ()]
+        tree = ast.parse(textwrap.dedent("".join(inspect.getsourcelines(code)[0])))
+    except (ValueError, OSError, TypeError, SyntaxError):
+        tree = None
+    fdef = tree.body[0] if tree is not None and tree.body else None
+    if isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)) and _forwards(
+            fdef, {n for n, v in zip(code.co_freevars, cells) if v is wrapped}):
+        return
+    raise NotDifferentiableError(
+        f"`{func.__qualname__}` is `{getattr(code, 'co_qualname', code.co_name)}`, a "
+        "wrapper a decorator made, which does more than call the function it wraps and "
+        "return its result: s2sad reads the text of the wrapped function, and would "
+        "miss what the wrapper does", filename=code.co_filename,
+        lineno=code.co_firstlineno, source_line=linecache.getline(
+            code.co_filename, code.co_firstlineno).rstrip("\n") or None, hint="Do that work in the function itself, or "
+        "differentiate the undecorated function (`f.__wrapped__`). A decorator that "
+        "returns `f(*args, **kwargs)` as it is (timing or logging around it) is fine.")
+
+
+def _forwards(fdef, names) -> bool:
+    """Does the function `fdef` return only the call of one of `names` with its own
+    parameters, unchanged (``return f(*args, **kwargs)``, or ``r = f(*args,
+    **kwargs)`` and ``return r``)?"""
+    a = fdef.args
+    own = [p.arg for p in a.posonlyargs + a.args] + \
+        ([f"*{a.vararg.arg}"] if a.vararg else []) + \
+        [f"{p.arg}={p.arg}" for p in a.kwonlyargs] + ([f"**{a.kwarg.arg}"] if a.kwarg else [])
+    params = {p.arg for p in ast.walk(a) if isinstance(p, ast.arg)}
+    nodes = [n for stmt in fdef.body for n in ast.walk(stmt)]
+    if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in params
+           for n in nodes):
+        return False
+
+    def forwarded(e) -> bool:
+        return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and \
+            e.func.id in names and ast.unparse(e) == f"{e.func.id}({', '.join(own)})"
+
+    results = {}
+    for n in nodes:
+        if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            for t in ([n.target] if not isinstance(n, ast.Assign) else n.targets):
+                if isinstance(t, ast.Name):
+                    ok = isinstance(n, ast.Assign) and forwarded(n.value) and len(n.targets) == 1
+                    results[t.id] = results.get(t.id, True) and ok
+    returns = [n for n in nodes if isinstance(n, ast.Return)]
+    return bool(returns) and all(
+        forwarded(r.value) or isinstance(r.value, ast.Name) and results.get(r.value.id)
+        for r in returns)
 
 
 def _block_end(lines, start, code) -> int | None:
