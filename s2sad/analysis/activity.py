@@ -228,9 +228,12 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         self.versions = None  # (`restored_kind`'s index, made where it is first asked)
         self.placeholders = set()  # names given a `PLACEHOLDER` (their kind: None's)
         self.displays = set()  # names of a dict or a set display (and their copies)
+        # (names given None somewhere, which only gradient code s2sad wrote reads:
+        # `restored_kind`, `saved_none`)
         self.nones = {t for st in ir.walk(self.fn.body) if isinstance(st, ir.Assign)
                       and isinstance(st.value, ast.Constant) and st.value.value is None
-                      for t in st.targets}  # (names given None somewhere)
+                      for t in st.targets} \
+            if self.fn.source is not None and self.fn.source.generated else set()
         self.forward(self.fn.body)
         if r.written:
             reverted = self.written_joins()
@@ -591,8 +594,10 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
             root = r.root(phi.name)
             names = [n for n in r.kinds if r.root(n) == root]
             if root in r.written or root in self.widened:
-                at = next((x for x in ir.walk(s.body) if isinstance(x, ir.Expr)
-                           and id(x) in r.ops), s)
+                at = next((x for x in ir.walk(s.body) if id(x) in r.ops and r.ops[id(x)].kind
+                           in ("append", "pop") and any(isinstance(a, ast.Name) and
+                                                        r.root(a.id) == root
+                                                        for a in r.ops[id(x)].inputs)), s)
                 raise self.error(
                     NotDifferentiableError, at, r.ops.get(id(at)),
                     f"s2sad cannot differentiate a list first made inside a loop and changed "

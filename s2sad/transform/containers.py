@@ -298,23 +298,11 @@ class ContainerAdjoints:
     def hand_over(self, target: str, source, line) -> list:
         """The reverse of a loop-carried array taking its next value, ``u = v``: what
         `u`'s adjoint holds belongs to `v`; `u`'s adjoint starts again from zero for
-        the array `u` held before: of `u`'s shape, which may not be `v`'s (a layer's
-        activations, carried through a loop over layers of other widths). Zeros
-        like the adjoint `v` handed on where the shapes are certainly the same, so
-        the reverse sweep need not keep `u` for them. (`u` with no value before its
-        loop starts as None: `tapes.fill_tapes`.)"""
+        the array `u` held before, of `u`'s shape (`loops.TapedLoops.zeros_before`)."""
         acc = ir.name(self.acc(target))
         out = []
         if self.act.is_active(ir.name(source)):
             out.append(self.set_adj(source, acc, line))
-        if self.act.same_shape(target, source):
-            zeros = self.np_call("zeros_like", [ir.copy_tree(acc)])
-        else:
-            zeros = self.np_call("zeros_like", [ir.name(target)])
-            kind = self.act.kinds.get(target)
-            if not (isinstance(kind, ArrayKind) and kind.ndim is not None and kind.dtype == "f"):
-                # (it may hold a number before the loop: `sum`'s 0, an int)
-                zeros.keywords = [ast.keyword(arg="dtype", value=ast.Attribute(
-                    value=ir.copy_tree(acc), attr="dtype", ctx=ast.Load()))]
-        out.append(ir.Assign((self.acc(target),), zeros, line))
+        out.append(ir.Assign((self.acc(target),), self.zeros_before(
+            target, source, self.acc(target)), line))
         return out

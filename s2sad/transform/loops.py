@@ -49,18 +49,26 @@ class TapedLoops:
 
     def overwritten_zero(self, p: str, exit) -> ast.expr:
         """The zero adjoint of the value carried name `p` held before `exit` (an `Exit`,
-        or None) overwrote it unread: ``np.zeros_like(p)`` for an array, of the shape
-        `p` had (a loop over layers of other widths changes it). A name with no value
-        before its loop (first assigned in it), whose new value certainly has the
-        shape of the old, takes the shape of the adjoint `exit` has just handed on
-        (``np.zeros_like(p_bar)``), so the tape need not keep `p` for it."""
-        kind = self.act.kinds.get(p)
+        or None) overwrote it unread: of the shape `p` had, which a loop over layers of
+        other widths changes (`zeros_before`)."""
         given = next((c.value for c in exit.copies if c.targets[0] == p), None) \
             if exit is not None else None
-        if p in self.unborn and isinstance(given, ast.Name) and \
-                self.act.same_shape(p, given.id):
-            return zero(kind, adj(p))
-        return zero(kind, p)
+        return self.zeros_before(p, given.id if isinstance(given, ast.Name) else None, adj(p))
+
+    def zeros_before(self, old: str, new, adjoint: str) -> ast.expr:
+        """A zero adjoint for the value the loop-carried name `old` held before an
+        exit gave it `new` (a name, or None): like `adjoint` (what `new` was handed)
+        where the two values certainly have the same shape, so the reverse sweep
+        need not keep `old`; else like `old` itself, in the adjoint's dtype where
+        `old` may hold a number (`sum`'s 0, an int)."""
+        kind = self.act.kinds.get(old)
+        if new is not None and self.act.same_shape(old, new):
+            return zero(kind, adjoint)
+        zeros = zero(kind, old)
+        if isinstance(zeros, ast.Call) and not (kind.ndim is not None and kind.dtype == "f"):
+            zeros.keywords = [ast.keyword(arg="dtype", value=ast.Attribute(
+                value=ir.name(adjoint), attr="dtype", ctx=ast.Load()))]
+        return zeros
 
     def reverse_loop(self, s: ir.Loop) -> list:
         """The loop run backwards: restore this iteration's values from the tape,
