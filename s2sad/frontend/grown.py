@@ -73,6 +73,9 @@ def _growth(s):
 
 def _grown_names(tree, nodes) -> set:
     """The names of `tree` given only tuple displays and growths, grown somewhere."""
+    if not any(isinstance(n, (ast.Assign, ast.AugAssign)) and _growth(n) is not None
+               for n in nodes):
+        return set()  # (most functions grow no tuple: one cheap look first)
     given, grows, other = set(), set(), set()
     other.update(a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg))
     for n in nodes:
