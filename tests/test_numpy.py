@@ -851,3 +851,42 @@ def test_a_number_times_a_value_of_unknown_kind_gets_a_number_for_adjoint():
     assert np.ndim(g) == 0 and g == pytest.approx(6.0)
     assert s2sad.jvp(from_settings, (0.5,), (1.0,))[1] == pytest.approx(6.0)
     assert s2sad.hessian(from_settings)(0.5) == pytest.approx(12.0)
+
+
+def cholesky_from_tril(theta, n, X):
+    L = np.zeros((n, n))
+    L[np.tril_indices(n)] = theta
+    L[np.diag_indices(n)] = np.exp(np.diag(L))
+    S = L @ L.T
+    return np.sum(X @ S * X) + np.sum(np.log(np.diag(L)))
+
+
+def upper_and_grid(x):
+    A = np.outer(x, x)
+    i, j = np.indices((3, 3))
+    return np.sum(A[np.triu_indices(3, 1)] ** 2) + np.sum(A * (i - 2 * j)) + np.sum(
+        x * np.hamming(3))
+
+
+def through_chkfinite(x):
+    return np.sum(np.asarray_chkfinite(x) ** 2)  # the line of the refusal
+
+
+@pytest.mark.parametrize("f,args,wrt", [
+    (cholesky_from_tril, (np.array([0.3, -0.2, 0.1, 0.4, -0.5, 0.2]), 3,
+                          np.arange(12.0).reshape(4, 3) / 10), (0,)),
+    (upper_and_grid, (np.array([0.3, -0.7, 1.1]),), (0,)),
+])
+def test_numpy_python_functions_of_indices_run_as_written(f, args, wrt):
+    """np.tril_indices, np.indices, np.hamming are NumPy functions written in Python:
+    they were put in place like the user's and refused inside NumPy's source (a write
+    into an array np.indices made); with no derivative through them they run as
+    written."""
+    both_modes(f, args, wrt)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_numpy_python_function_a_derivative_passes_through_is_refused_at_the_call(mode):
+    with pytest.raises(s2sad.NoRuleError, match="asarray_chkfinite") as info:
+        s2sad.grad(through_chkfinite, mode=mode)(np.array([0.3, -0.7]))
+    assert info.value.lineno == through_chkfinite.__code__.co_firstlineno + 1

@@ -434,7 +434,8 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:
             return op
     if rules.arities(obj) or rules.arities(obj, "forward"):
         return _rule_call(obj, args, list(value.keywords), kind, f"`{text}`")
-    if isinstance(obj, types.FunctionType) and not _scipy(obj) and not _standard_library(obj):
+    if isinstance(obj, types.FunctionType) and not _scipy(obj) and not _numpy(obj) \
+            and not _standard_library(obj):
         keywords = {k.arg: k.value for k in value.keywords}
         inputs = args + list(keywords.values())
         return Op("call", inputs, key=obj, diff=(True,) * len(inputs), keywords=keywords,
@@ -471,6 +472,16 @@ def _scipy(obj) -> bool:
     code to differentiate: a call of it without a rule is refused at the user's line,
     not put in place."""
     return (getattr(obj, "__module__", "") or "").partition(".")[0] == "scipy"
+
+
+def _numpy(obj) -> bool:
+    """Is `obj` one of NumPy's functions written in Python (``np.tril_indices``,
+    ``np.indices``, ``np.hamming``, ``np.asarray_chkfinite``)? As SciPy's, its source
+    is the library's (writes into arrays it made, loops over dicts of options): a call
+    of it without a rule runs as written, and is refused at the user's line where a
+    derivative would have to pass through it; it was put in place and refused inside
+    NumPy's source."""
+    return (getattr(obj, "__module__", "") or "").partition(".")[0] == "numpy"
 
 
 # methods that change their list or array in place, with what to write instead
