@@ -76,6 +76,34 @@ def test_defaults_and_keywords():
     assert g(1.5, scale=1.0) == 3.0
 
 
+def _loss_made_with_defaults(scale, w0):
+    def loss(x, s=scale * 2.0, *, w=w0):
+        return s * w * x ** 3
+    return loss
+
+
+def _caller_of_a_local_with_defaults(scale):
+    def h(x, s=scale):
+        return s * x ** 3
+    def f(x):
+        return h(x) + h(x, 1.0)
+    return f
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_defaults_computed_where_a_nested_def_ran(mode):
+    """A default of a function made inside another (``def h(x, s=scale)``, `scale` the
+    maker's local, which `h` does not read) is the value Python computed when the
+    ``def`` ran; its name was looked up in `h`'s own scope and refused as having no
+    value."""
+    loss = _loss_made_with_defaults(1.5, 0.5)
+    assert close(s2sad.grad(loss, mode=mode)(2.0), 3.0 * 0.5 * 3 * 2.0 ** 2)
+    assert close(s2sad.grad(loss, mode=mode)(2.0, 1.0, w=2.0), 2.0 * 3 * 2.0 ** 2)
+    f = _caller_of_a_local_with_defaults(3.0)
+    assert close(s2sad.grad(f, mode=mode)(2.0), numeric_grad(f, (2.0,), 0))
+    assert close(s2sad.hessian(f)(2.0), 4.0 * 6 * 2.0)
+
+
 def test_keyword_only_parameters():
     g = s2sad.grad(zoo.kwonly, wrt=("x", "scale"))
     assert g(3.0, scale=2.0) == (12.0, 9.0)

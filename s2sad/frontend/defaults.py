@@ -10,7 +10,9 @@ where the call is (or through the module of ``m.layer(x)``), and refuses, at the
 call, a default it cannot name there. `structure_calls` then puts the callee in place
 of the call with the function, as it does for a function passed by the caller; a
 person inlining ``layer`` by hand writes the same. `is_function` is the test of what
-counts as a function (a function, builtin or ufunc). Imports only `errors`.
+counts as a function (a function, builtin or ufunc). `by_value` gives the parser
+the value of a default whose expression reads names the function cannot see (computed
+where its ``def`` ran). Imports only `errors`.
 """
 
 from __future__ import annotations
@@ -26,6 +28,34 @@ def is_function(value) -> bool:
     return callable(value) and not isinstance(value, type) and (
         isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or
         type(value).__name__ == "ufunc")
+
+
+def by_value(tree, func, cells: dict, globals_, builtins_, lookup, missing) -> dict:
+    """`cells`, with a cell for each default of `func`'s ``def`` (`tree`) that reads a
+    name with no value in `func` (`lookup` gives `missing`), the default's expression
+    replaced by that cell's name. Python computed the default where the ``def`` ran (``def h(x,
+    s=scale)`` inside a function whose local `scale` `h` does not read): its value is
+    `func`'s, and its names are not `func`'s own to resolve (they were refused as
+    having no value). A function is left as written: one put in place reads it by its
+    name at the call."""
+    if func is None:
+        return cells
+    a = tree.args
+    positional = a.posonlyargs + a.args
+    values = dict(zip([p.arg for p in positional][len(positional) - len(a.defaults):],
+                      func.__defaults__ or ()))
+    values.update(func.__kwdefaults__ or {})
+    for group, params in ((a.defaults, positional[len(positional) - len(a.defaults):]),
+                          (a.kw_defaults, a.kwonlyargs)):
+        for i, (d, p) in enumerate(zip(group, params)):
+            if d is None or p.arg not in values or callable(values[p.arg]) or all(
+                    lookup(n.id, globals_, cells, builtins_) is not missing
+                    for n in ast.walk(d) if isinstance(n, ast.Name)):
+                continue
+            name = f"_s2sad_default_{p.arg}"
+            cells = dict(cells, **{name: types.CellType(values[p.arg])})
+            group[i] = ast.copy_location(ast.Name(id=name, ctx=ast.Load()), d)
+    return cells
 
 
 def default_functions(callee, call: ast.Call) -> dict:

@@ -17,7 +17,6 @@ type Python has is listed below as either supported or refused, and a refused on
 raises `UnsupportedSyntaxError` carrying the user's file, line and column, what is
 supported instead, and the fix. A function whose source cannot be read raises
 `SourceNotFoundError`; a free name with no value raises `UnresolvedNameError`.
-
 `parse_source(text, namespace, filename)` does the same for a function given as text.
 
 For the later stages and the disk cache it also gives `Located` (builds an error that
@@ -43,8 +42,8 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..ir import trees as ir_trees
-from . import (frozen, function_values, grown, higher_order, pairs, source, structure_calls,
-               structures)
+from . import (defaults, frozen, function_values, grown, higher_order, pairs, source,
+               structure_calls, structures)
 from ..errors import (S2SADError, SourceNotFoundError, StaleSourceError,
                      UnresolvedNameError, UnsupportedSyntaxError)
 from .expand import comprehension_bound
@@ -490,6 +489,7 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
     tree.decorator_list = []
     if containers:  # (a function put in place of its call binds *args where it is called)
         _check_signature(tree, loc)
+    cells = defaults.by_value(tree, func, cells, globals_, builtins_, lookup, MISSING)
     specs = getattr(func, STRUCTURES, None) if func is not None else None
     nodes = ir.ast_nodes(tree)  # (for the passes below; again after one rewrote it)
     # (a local name given a function: the function, where it is called)
