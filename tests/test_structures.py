@@ -1008,6 +1008,27 @@ def test_a_lambda_of_a_container():
     assert_tree_close(g2, tree_scaled(g, 2 * dict_model(p, X, Y)))
 
 
+def _stepped_then_scored(p, x, y):
+    def score(q, x, y):
+        return np.sum((x @ q["W"] + q["b"] - y) ** 2)
+    def loss(q, x, y):
+        for _ in range(2):
+            q = s2sad.tree_map(lambda a: a * 0.5, q)
+        return score(q, x, y)
+    return loss
+
+
+def test_a_function_made_inside_another_keeps_its_closure_when_specialised():
+    """`loss` reads `score` from the function around it and is specialised on the dict
+    `q`: its text was parsed again with the specialised function's closure, which held
+    only what the rewritten body reads, and `score` was refused as having no value."""
+    p = {"W": rng.normal(size=3), "b": 0.2}
+    loss = _stepped_then_scored(p, X, Y)
+    for mode in ("reverse", "forward"):
+        assert_tree_close(s2sad.grad(loss, mode=mode)(p, X, Y),
+                          numeric_grad(loss, (p, X, Y), 0))
+
+
 def tree_scaled(tree, c):
     return s2sad.tree_map(lambda leaf: leaf * c, tree)
 

@@ -170,8 +170,11 @@ def parse(func, containers=True) -> Parsed:
         )
     name = func.__name__
     code = func.__code__
+    original = getattr(func, ORIGINAL, func)  # (its text is read: its closure's names too)
+    cells = dict(zip(original.__code__.co_freevars, original.__closure__ or ()))
+    cells.update(zip(code.co_freevars, func.__closure__ or ()))
     if name == "<lambda>":
-        return _parse_lambda(func, containers)
+        return _parse_lambda(func, containers, cells)
     try:
         lines, first = _source_lines(func)
     except (OSError, TypeError) as exc:
@@ -182,9 +185,6 @@ def parse(func, containers=True) -> Parsed:
             hint="Define the function in a file, or register a derivative rule for it.",
         ) from None
     filename = code.co_filename
-    cells = {}
-    if code.co_freevars:
-        cells = dict(zip(code.co_freevars, func.__closure__ or ()))
     try:
         parsed = _parse_lines(lines, max(first, 1), filename, func.__qualname__,
                               func.__globals__, cells, getattr(func, "__builtins__", None),
@@ -414,7 +414,7 @@ def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, f
     return _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers)
 
 
-def _parse_lambda(func, containers) -> Parsed:
+def _parse_lambda(func, containers, cells) -> Parsed:
     """`parse` of a lambda: the one ``lambda`` in the lines `inspect` gives for it whose
     code is the function's (its `ORIGINAL`'s), as a ``def`` named `LAMBDA` returning its body."""
     code = func.__code__
@@ -464,7 +464,6 @@ def _parse_lambda(func, containers) -> Parsed:
     info = ir.SourceInfo(filename=code.co_filename, qualname=func.__qualname__,
                          first_line=first, lines=list(lines), func=func)
     loc = Located(info, _indent(text) - _indent(dedented))
-    cells = dict(zip(code.co_freevars, func.__closure__ or ()))
     parsed = _parsed_tree(tree, info, loc, func.__globals__, cells,
                           getattr(func, "__builtins__", None), func, containers)
     check_source(func, lines, first)
