@@ -1029,6 +1029,27 @@ def test_a_function_made_inside_another_keeps_its_closure_when_specialised():
                           numeric_grad(loss, (p, X, Y), 0))
 
 
+def _trained_with_a_lambda(p, x, y, scale):
+    def score(q, x, y):
+        return np.sum((x @ q["W"] + q["b"] - y) ** 2)
+    return s2sad.grad(lambda q: scale * score(q, x, y))(p), \
+        s2sad.grad(lambda w: scale * w ** 3)(0.5)
+
+
+def test_a_lambda_reading_the_locals_of_the_function_around_it():
+    """``grad(lambda q: loss(q, batch))(params)`` inside a training step: the lambda's
+    text, compiled alone to be matched with its code, reads those locals as globals,
+    and no lambda on its line matched (refused as unreadable)."""
+    p = {"W": rng.normal(size=3), "b": 0.2}
+    g, d = _trained_with_a_lambda(p, X, Y, 1.5)
+    assert_tree_close(g, tree_scaled(numeric_grad(dict_model_score, (p, X, Y), 0), 1.5))
+    assert d == pytest.approx(1.5 * 3 * 0.25)
+
+
+def dict_model_score(q, x, y):
+    return np.sum((x @ q["W"] + q["b"] - y) ** 2)
+
+
 def tree_scaled(tree, c):
     return s2sad.tree_map(lambda leaf: leaf * c, tree)
 

@@ -474,13 +474,14 @@ LAMBDA = "lambda_"  # (the name a lambda's derivative is emitted under: lambda__
 
 
 def _same_names(a, b) -> bool:
-    """Do the code objects `a` and `b` read the same names and constants (how a
-    lambda's text is matched with its code: the bytecode itself depends on what was
-    compiled with it)?"""
+    """Do `a` (a lambda's text compiled alone) and `b` (its code) read the same names
+    and constants (a name `b` reads from the function around it is a global of `a`)?
+    The bytecode itself depends on what was compiled with it."""
     def consts(c):
         return tuple(k for k in c.co_consts if not isinstance(k, types.CodeType))
-    return (a.co_argcount, a.co_kwonlyargcount, a.co_varnames, a.co_names, consts(a)) == \
-        (b.co_argcount, b.co_kwonlyargcount, b.co_varnames, b.co_names, consts(b))
+    return (a.co_argcount, a.co_kwonlyargcount, a.co_varnames, set(a.co_names), consts(a)) == (
+        b.co_argcount, b.co_kwonlyargcount, b.co_varnames,
+        set(b.co_names) | set(b.co_freevars), consts(b))
 
 
 def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) -> Parsed:
