@@ -180,6 +180,11 @@ def examples(key, rule, r):
         return [([points, xp, fp, -0.6, 1.5], {}), ([points, xp, fp, None, None], {}),
                 ([0.35, xp, fp, None, None], {}), ([points.reshape(2, 3), xp, fp, None, None], {}),
                 ([points, xp, fp, 0.4, None], {}), ([-1.2, xp, fp, None, 2.0], {})]
+    if key is np.polyval:  # (x a number, a vector, a matrix; p of one coefficient; lists)
+        p = arr(r, (4,))
+        return [([p, arr(r, (5,))], {}), ([p, 0.7], {}), ([arr(r, (3,)), x], {}),
+                ([arr(r, (1,)), arr(r, (3,))], {}), ([p, np.array([0.0, 1.0, -1.0])], {}),
+                ([[0.5, -1.2, 0.3], arr(r, (4,))], {}), ([(0.4, 1.1), -0.6], {})]
     if key is np.bincount:  # (repeated bins, empty bins, more bins than the largest needs)
         return [([np.array([0, 2, 2, 1, 4]), arr(r, (5,))], {}),
                 ([np.array([3, 3, 0]), arr(r, (3,))], {"minlength": 6}), ([[1, 1, 0], arr(r, (3,))], {})]
@@ -191,7 +196,7 @@ KEYS = {*TRAPEZOIDS, np.interp, np.bincount, np.cross, np.cumprod, np.diff, np.s
         np.correlate, np.roll, np.flip, np.fliplr, np.flipud, np.pad,
         np.partition, np.rot90, np.split, np.array_split, np.vsplit, np.hsplit, np.dsplit,
         np.tile, np.repeat, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.kron, np.tensordot,
-        np.einsum, np.diag, np.diagonal, np.triu, np.tril, np.median, np.average, np.nansum, np.nanmean}
+        np.einsum, np.diag, np.diagonal, np.triu, np.tril, np.median, np.polyval, np.average, np.nansum, np.nanmean}
 
 
 def helper_examples(key, r):

@@ -45,6 +45,11 @@ OPERATOR_FUNCS = {
 def primitive(key):
     if key is np.ndarray.item:  # (a NumPy number's method too)
         return lambda x: np.asarray(x).item()
+    if key is np.float32:  # (its rounding, steps of 1e-7 that central differences with
+        # h = 1e-6 cannot see past, is the cast's, not the derivative's: the rules are
+        # checked on the cast's value in float64; tests/test_numpy_rules_added.py checks the
+        # dtypes)
+        return lambda x: np.float64(x)
     if key is runtime.cofactors:  # (its second argument is det(a), given to save work)
         return lambda a, det: runtime.cofactors(a, np.linalg.det(a))
     if key is runtime.cumprod_bar:  # (its third argument is cumprod(x), given to save work)
@@ -129,12 +134,12 @@ def array_examples(key, rule, r):
         if key == "pow":
             out += ZERO_POWERS
         return out
-    if key in (np.power, pow, np.arctan2, np.maximum, np.minimum, np.logaddexp):
+    if key in (np.power, np.float_power, pow, np.arctan2, np.maximum, np.minimum, np.logaddexp):
         lo, hi = domains(key, 1, (0.5, 1.5))[0]
         out = [([arr(r, a, lo, hi), arr(r, b, lo, hi)], {}) for a, b in PAIRS]
-        if key in (np.power, pow):
+        if key in (np.power, np.float_power, pow):
             out += ZERO_POWERS
-        if key is np.power:
+        if key in (np.power, np.float_power):
             out += [([[0.0, 0.6, 0.0], 0], {}), ([[0.0, 0.6, 0.0], [0, 1, 2]], {})]
             # numbers (its variants for numbers are the rules of x ** y)
             out += [(list(xs), {}) for xs in SCALAR_ZERO_POWERS if xs[0] >= 0] + \
@@ -204,9 +209,21 @@ def array_examples(key, rule, r):
         return [([arr(r, (3,), -1, 1), arr(r, (4,), -1, 1)], {})]
     if key is np.inner:
         return [([arr(r, (4,), -1, 1), arr(r, (4,), -1, 1)], {})]
-    if key is np.trace:  # (of more axes: the diagonal of the first two)
-        return [([arr(r, (3, 3), -1, 1)], {}), ([arr(r, (3, 4), -1, 1)], {}),
-                ([arr(r, (3, 4, 2), -1, 1)], {})]
+    if key is np.vdot:  # (N-D arrays flattened, of different shapes and the same size)
+        return {("1d", "1d"): [([arr(r, (4,), -1, 1), arr(r, (4,), -1, 1)], {})],
+                None: [([arr(r, (3, 4), -1, 1), arr(r, (3, 4), -1, 1)], {}),
+                       ([arr(r, (2, 3), -1, 1), arr(r, (6,), -1, 1)], {}),
+                       ([arr(r, (2, 3, 2), -1, 1), arr(r, (4, 3), -1, 1)], {})]}[rule.when]
+    if key is np.trace:  # (of more axes: the diagonal of the first two; offsets, other axes)
+        out = [([arr(r, (3, 3), -1, 1)], {}), ([arr(r, (3, 4), -1, 1)], {}),
+               ([arr(r, (3, 4, 2), -1, 1)], {})]
+        m = arr(r, (3, 4), -1, 1)
+        out += [([m], {"offset": 1}), ([m], {"offset": -2}), ([arr(r, (3, 3), -1, 1)], {"offset": 0}),
+                ([m], {"offset": 5}), ([m], {"offset": 1, "axis1": 1, "axis2": 0}),
+                ([m], {"offset": -1, "axis1": -1, "axis2": -2}),
+                ([arr(r, (2, 3, 4), -1, 1)], {"offset": 1, "axis1": 2, "axis2": 1}),
+                ([arr(r, (2, 3, 4), -1, 1)], {"axis1": -1, "axis2": 0})]
+        return out
     if key is np.transpose:
         return [([arr(r, (3, 4), -1, 1)], {}), ([arr(r, (2, 3, 4), -1, 1)], {"axes": (1, 2, 0)}),
                 # axes counted from the end (the reverse rule inverts the permutation)
@@ -282,7 +299,7 @@ def array_examples(key, rule, r):
 
 # ufuncs of two inputs (ufuncs_reverse): the operators' names and the others
 UFUNC_PAIRS = (np.add, np.subtract, np.multiply, np.divide, np.floor_divide, np.mod, np.hypot,
-               np.fmax, np.fmin, np.fmod, np.logaddexp2, np.copysign)
+               np.fmax, np.fmin, np.fmod, np.logaddexp2, np.copysign, np.heaviside)
 
 
 def ufunc_pair_examples(key, r):
@@ -299,6 +316,9 @@ def ufunc_pair_examples(key, r):
     out += [([tuple(draw_array((4,), dx)), draw_array((3, 4), dy)], {})]
     if key in (np.fmax, np.fmin):  # (NaN gives way to the number)
         out += [([np.array([0.5, 0.7, np.nan, 1.2]), np.array([0.6, np.nan, 0.9, 0.3])], {})]
+    if key is np.heaviside:  # (x1 at 0, where the result is x2)
+        out += [([np.array([0.0, -0.7, 0.0, 1.2]), draw_array((4,), dy)], {}),
+                ([np.array([[0.0], [0.4]]), draw_array((3,), dy)], {}), ([0.0, 0.8], {})]
     return out
 
 

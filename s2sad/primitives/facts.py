@@ -209,6 +209,11 @@ TABLE = {
     np.sinc: Facts(shape=elementwise, scalar_ok=True, domain=SIGNED),  # (not a ufunc)
     np.arccosh: Facts(domain=(1.5, 3.0)),
     np.nan_to_num: Facts(shape=elementwise, keeps_integers=True, scalar_ok=True),
+    np.float_power: Facts(domain=_TWO),
+    np.heaviside: Facts(domain=SIGNED),
+    # casts of a number, a 0-d array or an array (not ufuncs)
+    np.float64: Facts(shape=elementwise, number=True, scalar_ok=True),
+    np.float32: Facts(shape=elementwise, number=True, scalar_ok=True),
     np.real: Facts(shape=elementwise, keeps_dtype=True, scalar_ok=True, view=True),
     np.imag: Facts(shape=elementwise, keeps_dtype=True, scalar_ok=True),
     np.real_if_close: Facts(shape=elementwise, keeps_dtype=True, scalar_ok=True, view=True),
@@ -236,6 +241,7 @@ TABLE = {
     np.matmul: Facts(shape=matmul, number=True, keeps_integers=True),
     np.outer: Facts(shape=outer, keeps_integers=True),
     np.inner: Facts(shape=inner, number=True, keeps_integers=True),
+    np.vdot: Facts(shape=no_axes, number=True, keeps_integers=True),
     np.trace: Facts(shape=per_matrix, number=True, keeps_integers=True),
     np.linalg.det: Facts(shape=per_matrix, number=True),
     np.linalg.slogdet: Facts(shape=slogdet, number=True),
@@ -288,6 +294,7 @@ TABLE = {
     np.dsplit: Facts(shape=shapes.split(2), keeps_dtype=True, view=True),
     np.tile: Facts(shape=shapes.tile, keeps_dtype=True, lists=True),
     np.repeat: Facts(shape=shapes.repeat, keeps_dtype=True, methods=("repeat",), lists=True),
+    np.polyval: Facts(shape=shapes.second, number=True, keeps_integers=True, lists=True),
     np.kron: Facts(shape=shapes.kron, keeps_integers=True),
     np.cross: Facts(keeps_integers=True),  # (of 3-vectors: the rank broadcasting gives)
     np.tensordot: Facts(shape=shapes.tensordot, number=True, keeps_integers=True),

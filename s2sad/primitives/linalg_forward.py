@@ -1,5 +1,5 @@
 """Forward-mode rules of NumPy's linear algebra: products (``np.dot``, ``np.matmul``,
-``np.outer``, ``np.inner``), ``np.trace``, transposes and moved axes,
+``np.outer``, ``np.inner``, ``np.vdot``), ``np.trace``, transposes and moved axes,
 ``np.linalg.solve``, ``inv``, ``det`` and ``slogdet``, and the decompositions
 ``np.linalg.cholesky``, ``eigh``, ``eigvalsh``, ``eig``, ``eigvals`` (real eigenvalues
 only: `runtime.eig_inv_t`), ``svd``, ``svdvals``, ``qr`` and ``pinv`` (their option
@@ -77,14 +77,26 @@ def np_inner(x, y, out, x_dot, y_dot):
     return np.inner(x_dot, y), np.inner(x, y_dot)
 
 
+@rule(np.vdot, when=("1d", "1d"))
+def np_vdot_1d_1d(x, y, out, x_dot, y_dot):
+    return np.vdot(x_dot, y), np.vdot(x, y_dot)
+
+
+@rule(np.vdot)
+def np_vdot(x, y, out, x_dot, y_dot):
+    return np.vdot(x_dot, y), np.vdot(x, y_dot)
+
+
 @rule(np.trace, when=("2d",))
-def np_trace_2d(x, out, x_dot):
-    return np.trace(x_dot)
+def np_trace_2d(x, *, offset=0, axis1=0, axis2=1, out, x_dot):
+    return (np.trace(x_dot) if offset in (0,) and axis1 in (0, -2) and axis2 in (1, -1) else
+            np.trace(x_dot, offset, axis1, axis2))
 
 
 @rule(np.trace)
-def np_trace(x, out, x_dot):
-    return np.trace(x_dot)
+def np_trace(x, *, offset=0, axis1=0, axis2=1, out, x_dot):
+    return (np.trace(x_dot) if offset in (0,) and axis1 in (0,) and axis2 in (1,) else
+            np.trace(x_dot, offset, axis1, axis2))
 
 
 @rule(np.transpose)

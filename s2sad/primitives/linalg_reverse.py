@@ -1,9 +1,9 @@
 """Reverse-mode rules of NumPy's linear algebra: products (``np.dot``, ``np.matmul``,
-``np.outer``, ``np.inner``), ``np.trace``, transposes and moved axes,
-``np.linalg.solve``, ``inv``, ``det`` and ``slogdet``, and the decompositions
-``np.linalg.cholesky``, ``eigh``, ``eigvalsh``, ``eig`` and ``eigvals`` (of real
-matrices whose eigenvalues are real: `runtime.eig_inv_t` refuses complex ones),
-``svd``, ``svdvals``, ``qr`` and ``pinv``.
+``np.outer``, ``np.inner``, ``np.vdot``), ``np.trace`` (any offset and axes),
+transposes and moved axes, ``np.linalg.solve``, ``inv``, ``det`` and ``slogdet``, and
+the decompositions ``np.linalg.cholesky``, ``eigh``, ``eigvalsh``, ``eig`` and
+``eigvals`` (of real matrices whose eigenvalues are real: `runtime.eig_inv_t` refuses
+complex ones), ``svd``, ``svdvals``, ``qr`` and ``pinv``.
 
 The form of `reverse` (and its `rule` decorator), paired with `linalg_forward` as
 `reverse` is with `forward` (the dot-product test): same keys, order and banner. A
@@ -14,7 +14,8 @@ too (cofactors).
 
 import numpy as np
 
-from ..runtime import cofactors, eig_inv_t, inverse_t, matmul_x_bar, matmul_y_bar, unbroadcast
+from ..runtime import (cofactors, diagonal_bar, eig_inv_t, inverse_t, matmul_x_bar, matmul_y_bar,
+                       unbroadcast)
 from .registry import add_rule
 from .reverse import rule
 
@@ -77,16 +78,37 @@ def np_inner(x, y, out, out_bar):
     return out_bar * y, out_bar * x
 
 
+@rule(np.vdot, when=("1d", "1d"))
+def np_vdot_1d_1d(x, y, out, out_bar):
+    return out_bar * y, out_bar * x
+
+
+@rule(np.vdot)
+def np_vdot(x, y, out, out_bar):
+    # (of real arrays, each flattened: the other's elements, in its own shape)
+    return (np.reshape(out_bar * np.ravel(y), np.shape(x)),
+            np.reshape(out_bar * np.ravel(x), np.shape(y)))
+
+
 @rule(np.trace, when=("2d",))
-def np_trace_2d(x, out, out_bar):
-    return out_bar * np.eye(x.shape[0], x.shape[1], dtype=x.dtype)
+def np_trace_2d(x, *, offset=0, axis1=0, axis2=1, out, out_bar):
+    # (the axes the other way round: the diagonal on the other side)
+    return out_bar * (np.eye(x.shape[0], x.shape[1], dtype=x.dtype)
+                      if offset in (0,) and axis1 in (0, -2) else
+                      np.eye(x.shape[0], x.shape[1], offset if axis1 in (0, -2) else -offset,
+                             dtype=x.dtype))
 
 
 @rule(np.trace)
-def np_trace(x, out, out_bar):
-    # more than two axes: the diagonal of the first two, for each index of the others
-    eye = np.eye(x.shape[0], x.shape[1], dtype=x.dtype)
-    return np.reshape(eye, x.shape[:2] + (1,) * (x.ndim - 2)) * out_bar
+def np_trace(x, *, offset=0, axis1=0, axis2=1, out, out_bar):
+    # more than two axes: the diagonal of the first two, for each index of the others;
+    # an offset or other axes (literal defaults fold to the first form): out_bar on
+    # that diagonal, the diagonal's last axis broadcast from out_bar
+    return (np.reshape(np.eye(x.shape[0], x.shape[1], dtype=x.dtype),
+                       x.shape[:2] + (1,) * (x.ndim - 2)) * out_bar
+            if offset in (0,) and axis1 in (0,) and axis2 in (1,) else
+            diagonal_bar(np.expand_dims(out_bar, -1) + np.zeros_like(
+                np.diagonal(x, offset, axis1, axis2)), x, offset, axis1, axis2))
 
 
 @rule(np.transpose)

@@ -134,6 +134,11 @@ def first(a: Args):
     return a.shapes[0] if a.shapes else None
 
 
+def second(a: Args):
+    """The shape of the second input (``np.polyval(p, x)``: x's)."""
+    return a.shapes[1] if len(a.shapes) > 1 else None
+
+
 def no_axes(a: Args):
     """A number's shape (``x.item()``)."""
     return ()

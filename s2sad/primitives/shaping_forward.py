@@ -223,6 +223,11 @@ def np_einsum_4(subscripts, w, x, y, z, *, optimize=False, out, subscripts_dot, 
             np.einsum(subscripts, w, x, y_dot, z), np.einsum(subscripts, w, x, y, z_dot))
 
 
+@rule(np.polyval, lists=("p",))
+def np_polyval(p, x, out, p_dot, x_dot):
+    return np.polyval(p_dot, x), np.polyval(p[:-1] * np.arange(np.size(p) - 1, 0, -1), x) * x_dot
+
+
 @rule(np.convolve, static=convolve_modes, positional=1)
 def np_convolve(a, v, *, mode="full", out, a_dot, v_dot):
     return np.convolve(a_dot, v, mode), np.convolve(a, v_dot, mode)

@@ -2,7 +2,7 @@
 contract arrays: cumulative products and differences, sorting and picking (``np.sort``,
 ``np.take``, ``np.take_along_axis``, ``np.roll``, the flips), padding and repetition
 (``np.pad``, ``np.tile``, ``np.repeat``), products (``np.kron``, ``np.tensordot``,
-``np.einsum``, the 1-D ``np.convolve`` and ``np.correlate``),
+``np.einsum``, the 1-D ``np.convolve`` and ``np.correlate``, ``np.polyval``),
 diagonals and triangles, the order statistics and weighted or NaN-skipping means,
 and ``np.atleast_1d/2d/3d``.
 
@@ -291,6 +291,15 @@ def np_einsum_4(subscripts, w, x, y, z, *, optimize=False, out, out_bar):
             einsum_bar(subscripts, 1, out_bar, x, w, y, z),
             einsum_bar(subscripts, 2, out_bar, y, w, x, z),
             einsum_bar(subscripts, 3, out_bar, z, w, x, y))
+
+
+@rule(np.polyval, lists=("p",))
+def np_polyval(p, x, out, out_bar):
+    # (out = sum_k p[k] x ** (n - 1 - k): p's adjoint sums out_bar times x's powers
+    # over x's elements; x's is the derivative polynomial's value. Written with
+    # functions that have rules, so second derivatives go through them)
+    return (np.ravel(out_bar) @ np.reshape(x, (-1, 1)) ** np.arange(np.size(p) - 1, -1, -1),
+            out_bar * np.polyval(p[:-1] * np.arange(np.size(p) - 1, 0, -1), x))
 
 
 @rule(np.convolve, static=convolve_modes, positional=1)

@@ -3,7 +3,8 @@
 ``np.mod``, ``np.floor_divide``; ``np.power`` of numbers: its rules for arrays are
 `forward`'s), of more of NumPy's elementwise functions
 (``np.hypot``, ``np.fmax``, ``np.sinc``, ``np.reciprocal``, ``np.exp2``,
-``np.logaddexp2``, ``np.copysign``, ``np.nan_to_num``, angle conversions...), of
+``np.logaddexp2``, ``np.copysign``, ``np.nan_to_num``, angle conversions,
+``np.heaviside``, ``np.float_power``, ``np.float64`` and ``np.float32``...), of
 ``.item()``, and of ``math.cbrt``, ``math.exp2``, ``math.gamma`` and ``math.lgamma``.
 
 The form of `forward` (and its `rule` decorator), paired with `ufuncs_reverse` as
@@ -17,6 +18,7 @@ import math
 import numpy as np
 
 from ..runtime import digamma
+from . import forward
 from .forward import rule
 
 LN2 = math.log(2.0)  # Python floats, so a float32 array stays float32
@@ -220,6 +222,31 @@ def np_conj(x, out, x_dot):
 @rule(np.nan_to_num, lists=("x_dot",))
 def np_nan_to_num(x, *, nan=0.0, posinf=None, neginf=None, out, x_dot):
     return np.isfinite(x) * x_dot
+
+
+@rule(np.heaviside, lists=("x1", "x2_dot"))
+def np_heaviside(x1, x2, out, x1_dot, x2_dot):
+    return None, (x1 == 0) * x2_dot
+
+
+@rule(np.float64)
+def np_float64(x, out, x_dot):
+    return x_dot
+
+
+@rule(np.float32)
+def np_float32(x, out, x_dot):
+    # (the tangent passes as it is, as through .astype(np.float32): the float32
+    # arithmetic after the cast makes the tangents it meets float32)
+    return x_dot
+
+
+for _when, _func, _lists in ((("scalar", "int"), np_power_of_number_by_int, ()),
+                             (("scalar", "scalar"), np_power_of_numbers, ()),
+                             (("array", "int"), forward.np_power_by_int, ()),
+                             (("array", "scalar"), forward.np_power_by_number, ()),
+                             (None, forward.np_power, ("x", "y"))):
+    rule(np.float_power, when=_when, lists=_lists)(_func)
 
 
 # ------------------------------------------------------- numpy: array methods

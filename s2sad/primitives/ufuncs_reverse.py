@@ -4,7 +4,8 @@
 `reverse`'s), of more of NumPy's elementwise functions
 (``np.hypot``, ``np.fmax``, ``np.sinc``, ``np.reciprocal``, ``np.exp2``,
 ``np.logaddexp2``, ``np.copysign``, ``np.nan_to_num``, angle conversions, ``np.angle``
-and ``np.real_if_close`` of real values...), of
+and ``np.real_if_close`` of real values, ``np.heaviside``, ``np.float_power`` (with
+``np.power``'s rules), the casts ``np.float64`` and ``np.float32``...), of
 ``.item()``, and of ``math.cbrt``, ``math.exp2``, ``math.gamma`` and ``math.lgamma``.
 
 The form of `reverse` (and its `rule` decorator), paired with `ufuncs_forward` as
@@ -18,7 +19,9 @@ number chosen); ``np.copysign`` is differentiated in its first argument only, wi
 ``math.copysign``'s sign at 0; ``np.nan_to_num`` passes the derivative where ``x``
 is finite; ``np.sinc``'s derivative is 0 at 0 (a Taylor polynomial near 0, so its
 second derivative there is right too); ``np.angle`` of real values (0 or pi) has
-derivative 0, at 0 too, where it jumps.
+derivative 0, at 0 too, where it jumps; ``np.heaviside(x1, x2)`` is a step in ``x1``
+(derivative 0, at 0 too, as ``np.sign``'s) and ``x2`` itself where ``x1`` is 0; the
+casts pass the derivative through unchanged, as ``float()`` and ``.astype()`` do.
 """
 
 import math
@@ -26,6 +29,7 @@ import math
 import numpy as np
 
 from ..runtime import digamma, unbroadcast
+from . import reverse
 from .reverse import rule
 
 LN2 = math.log(2.0)  # Python floats, so a float32 array stays float32
@@ -240,6 +244,36 @@ def np_conj(x, out, out_bar):
 @rule(np.nan_to_num, lists=("x",))
 def np_nan_to_num(x, *, nan=0.0, posinf=None, neginf=None, out, out_bar):
     return out_bar * np.isfinite(x)
+
+
+@rule(np.heaviside, lists=("x1", "x2"))
+def np_heaviside(x1, x2, out, out_bar):
+    # (a step in x1: derivative 0, at 0 too, as np.sign's; where x1 is 0 the result
+    # is x2 itself)
+    return None, unbroadcast(out_bar * (x1 == 0), x2)
+
+
+@rule(np.float64)
+def np_float64(x, out, out_bar):
+    # (a number, a 0-d array or an array made float64: the derivative passes, as
+    # through float())
+    return out_bar
+
+
+@rule(np.float32)
+def np_float32(x, out, out_bar):
+    # (made float32: the adjoint passes as it is, as through .astype(np.float32))
+    return out_bar
+
+
+# np.float_power: np.power's rules (its result is float64; each term has its input's
+# dtype, as np.power's)
+for _when, _func, _lists in ((("scalar", "int"), np_power_of_number_by_int, ()),
+                             (("scalar", "scalar"), np_power_of_numbers, ()),
+                             (("array", "int"), reverse.np_power_by_int, ()),
+                             (("array", "scalar"), reverse.np_power_by_number, ()),
+                             (None, reverse.np_power, ("x", "y"))):
+    rule(np.float_power, when=_when, lists=_lists)(_func)
 
 
 # ------------------------------------------------------- numpy: array methods

@@ -1,0 +1,74 @@
+"""NumPy functions whose rules were added after the first tables, differentiated in
+programs: the gradient in reverse and forward mode and the Hessian against central
+differences (the rules themselves are checked row by row in tests/test_rules.py,
+tests/test_scipy_*_rules.py), and the conventions their rules document."""
+
+import numpy as np
+import pytest
+
+import s2sad
+from helpers import central_diff
+
+
+def vdot_of_matrices(x):
+    return np.vdot(x.reshape(2, 3), x[::-1].reshape(3, 2)) + np.vdot(x, x)
+
+
+def polynomial(x):
+    return np.sum(np.polyval(x[:3], x)) + np.polyval([x[0], 2.0, x[1]], x[2])
+
+
+def float_powers(x):
+    return np.sum(np.float_power(x, x[0])) + np.sum(np.float_power(x, 3))
+
+
+def traces(x):
+    a = np.outer(x, x)
+    return np.trace(a, offset=1) + np.trace(a, -2) + np.trace(a[:, :4], 1, 1, 0) \
+        + np.sum(np.trace(a.reshape(2, 3, 6), 1, 2, 1))
+
+
+def steps_and_casts(x):
+    step = np.heaviside(x - 1.0, x)
+    return np.sum(step * x) + np.float64(x[0]) * 2.0 + np.float64(np.sum(x)) ** 2
+
+
+PROGRAMS = [vdot_of_matrices, polynomial, float_powers, traces, steps_and_casts]
+
+
+@pytest.mark.parametrize("f", PROGRAMS, ids=[f.__name__ for f in PROGRAMS])
+def test_gradients_and_hessians_match_central_differences(f):
+    x = np.linspace(0.2, 1.5, 6)
+    want = central_diff(f, (x,), 0)
+    for mode in ("reverse", "forward"):
+        assert np.allclose(s2sad.grad(f, mode=mode)(x), want, rtol=1e-6, atol=1e-7), mode
+    grad = s2sad.grad(f)
+    numeric = np.array([central_diff(lambda v: grad(v)[i], (x,), 0) for i in range(x.size)])
+    assert np.allclose(s2sad.hessian(f)(x), numeric, rtol=1e-5, atol=1e-6)
+
+
+def heaviside_at_zero(x, h):
+    return np.sum(np.heaviside(x, h))
+
+
+def test_heaviside_is_a_step_in_x_and_its_value_at_zero_in_h():
+    x, h = np.array([0.0, -0.5, 0.0, 2.0]), np.array([0.3, 0.4, 0.5, 0.6])
+    dx, dh = s2sad.grad(heaviside_at_zero, wrt=(0, 1))(x, h)
+    assert dx.tolist() == [0.0] * 4 and dh.tolist() == [1.0, 0.0, 1.0, 0.0]
+    dh = s2sad.grad(heaviside_at_zero, wrt=1, mode="forward")(x, h)
+    assert dh.tolist() == [1.0, 0.0, 1.0, 0.0]
+
+
+def single_precision(x):
+    y = np.float32(x)
+    return np.sum(y * y)
+
+
+def test_float32_cast_passes_the_derivative_as_astype_does():
+    """np.float32(x) rounds (a step of 1e-7 that has no derivative); the derivative
+    passes through, and the float32 arithmetic after it makes it float32, as with
+    x.astype(np.float32)."""
+    x = np.array([0.2, 0.5, 1.3])
+    g = s2sad.grad(single_precision)(x)
+    assert g.dtype == np.float32 and np.allclose(g, 2 * x.astype(np.float32), rtol=1e-6)
+    assert np.allclose(s2sad.grad(single_precision, mode="forward")(x), g, rtol=1e-6)
