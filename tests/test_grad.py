@@ -104,6 +104,46 @@ def test_defaults_computed_where_a_nested_def_ran(mode):
     assert close(s2sad.hessian(f)(2.0), 4.0 * 6 * 2.0)
 
 
+def _scaled(c):
+    def inner(t):
+        return c * t * t
+    return inner
+
+
+_double, _cube = _scaled(2.0), _scaled(5.0)
+_square_lambda = lambda t, p=2.0: p * t * t  # noqa: E731
+
+
+def _two_of_one_name(x, y):
+    return _double(x) + _cube(y) * x
+
+
+_outer_lambda = lambda x, y: 1.5 * _two_of_one_name(x, y) + _square_lambda(y)  # noqa: E731
+
+
+@pytest.mark.parametrize("f", [_two_of_one_name, _outer_lambda])
+def test_two_functions_of_one_name(f):
+    """Two functions of one name called in one derivative (the `inner` of two calls of
+    a factory, two lambdas, ``a.helper`` and ``b.helper``) had derivatives of one
+    name, and every call went to one of them: a wrong gradient in reverse mode, in
+    forward mode and in the Hessian."""
+    args = (0.4, -0.3)
+    want = numeric_grad(f, args, (0, 1))
+    for mode in ("reverse", "forward"):
+        assert close(s2sad.grad(f, wrt=(0, 1), mode=mode)(*args), want)
+    assert close(s2sad.jvp(f, args, (0.0, 1.0))[1], want[1])
+    h = 1e-5
+    hess = s2sad.hessian(f, wrt=(0, 1))(*args)
+    for i in range(2):
+        shifted = [list(args), list(args)]
+        shifted[0][i] += h
+        shifted[1][i] -= h
+        g_plus = s2sad.grad(f, wrt=(0, 1))(*shifted[0])
+        g_minus = s2sad.grad(f, wrt=(0, 1))(*shifted[1])
+        assert close(hess[i], tuple((a - b) / (2 * h) for a, b in zip(g_plus, g_minus)),
+                     rtol=1e-5)
+
+
 def test_keyword_only_parameters():
     g = s2sad.grad(zoo.kwonly, wrt=("x", "scale"))
     assert g(3.0, scale=2.0) == (12.0, 9.0)

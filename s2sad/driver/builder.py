@@ -274,7 +274,7 @@ class _ReverseBuilder(_Builder):
         self.kinds_of = {}  # function name -> its analysis's kinds, for `release`
 
     def callee_names(self, callee):
-        n = sum(1 for (c, _, _) in self.names if c is callee)
+        n = sum(1 for (c, _, _) in self.names if _named(c) == _named(callee))
         suffix = "" if n == 0 else f"%{n + 1}"
         return (f"{_named(callee)}%fwd{suffix}", f"{_named(callee)}%bwd{suffix}")
 
@@ -441,7 +441,7 @@ class _ForwardBuilder(_Builder):
             effects.quiet_functions(self.functions)
 
     def callee_names(self, callee):
-        n = sum(1 for (c, _, _) in self.names if c is callee) + (callee is self.root)
+        n = sum(_named(c) == _named(callee) for c, _, _ in [*self.names, (self.root, 0, 0)])
         return f"{_named(callee)}%jvp" + ("" if n == 0 else f"%{n + 1}")
 
     def root_functions(self, fr: Front, act, out_kind) -> tuple:
@@ -540,7 +540,7 @@ def _step_functions(fr: Front, act, rev: reverse.Reverse) -> list:
 
 def _named(func) -> str:
     """The name the functions derived from `func` are emitted under: its own, or for a
-    lambda `parse.LAMBDA` (``lambda__grad``)."""
+    lambda `parse.LAMBDA`; `callee_names` numbers (``%2``) another of the same name."""
     name = func.__name__
     return name if name.isidentifier() else parse.LAMBDA
 
