@@ -1029,6 +1029,25 @@ def test_a_function_made_inside_another_keeps_its_closure_when_specialised():
                           numeric_grad(loss, (p, X, Y), 0))
 
 
+def _loss_with_a_default(l2):
+    def loss(q, x, y, reg=l2):
+        return np.sum((x @ q["W"] + q["b"] - y) ** 2) + reg * np.sum(q["W"] ** 2)
+    return loss
+
+
+def test_a_function_specialised_on_a_container_keeps_its_defaults():
+    """`loss` takes a dict and a default computed from its maker's local `l2`: the
+    function parsed to specialise it on the dict was made without the defaults, and
+    `l2` was looked up in `loss`'s own scope, refused as having no value."""
+    p = {"W": rng.normal(size=3), "b": 0.2}
+    loss = _loss_with_a_default(0.3)
+    for mode in ("reverse", "forward"):
+        assert_tree_close(s2sad.grad(loss, mode=mode)(p, X, Y),
+                          numeric_grad(loss, (p, X, Y), 0))
+    assert_tree_close(s2sad.grad(loss)(p, X, Y, 0.0), numeric_grad(
+        lambda q, x, y: loss(q, x, y, 0.0), (p, X, Y), 0))
+
+
 def _trained_with_a_lambda(p, x, y, scale):
     def score(q, x, y):
         return np.sum((x @ q["W"] + q["b"] - y) ** 2)

@@ -101,7 +101,9 @@ def flat_function(f, specs: dict):
     got = per_f.get(key)
     if got is not None:
         return got
-    carrier = types.FunctionType(f.__code__, f.__globals__, f.__name__, None, f.__closure__)
+    carrier = types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__,
+                                 f.__closure__)  # (its defaults: `parse` may read them)
+    carrier.__kwdefaults__ = f.__kwdefaults__
     carrier.__qualname__ = f.__qualname__
     setattr(carrier, parse.STRUCTURES, specs)
     parsed = parse.parse(carrier)
