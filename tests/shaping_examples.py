@@ -180,6 +180,9 @@ def examples(key, rule, r):
         return [([points, xp, fp, -0.6, 1.5], {}), ([points, xp, fp, None, None], {}),
                 ([0.35, xp, fp, None, None], {}), ([points.reshape(2, 3), xp, fp, None, None], {}),
                 ([points, xp, fp, 0.4, None], {}), ([-1.2, xp, fp, None, 2.0], {})]
+    if key is np.meshgrid:
+        return [([arr(r, (3,)), arr(r, (4,))], {}), ([arr(r, (3,)), arr(r, (4,))], {"indexing": "ij"}),
+                ([arr(r, (2,)), arr(r, (2,))], {"indexing": "xy"}), ([arr(r, (1,)), arr(r, (3,))], {})]
     if key is np.polyval:  # (x a number, a vector, a matrix; p of one coefficient; lists)
         p = arr(r, (4,))
         return [([p, arr(r, (5,))], {}), ([p, 0.7], {}), ([arr(r, (3,)), x], {}),
@@ -196,7 +199,7 @@ KEYS = {*TRAPEZOIDS, np.interp, np.bincount, np.cross, np.cumprod, np.diff, np.s
         np.correlate, np.roll, np.flip, np.fliplr, np.flipud, np.pad,
         np.partition, np.rot90, np.split, np.array_split, np.vsplit, np.hsplit, np.dsplit,
         np.tile, np.repeat, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.kron, np.tensordot,
-        np.einsum, np.diag, np.diagonal, np.triu, np.tril, np.median, np.polyval, np.average, np.nansum, np.nanmean}
+        np.einsum, np.diag, np.diagonal, np.triu, np.tril, np.median, np.polyval, np.meshgrid, np.average, np.nansum, np.nanmean}
 
 
 def helper_examples(key, r):

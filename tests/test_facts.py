@@ -27,7 +27,8 @@ OLD_VIEW_KEYS = {np.reshape, np.ravel, np.transpose, np.squeeze, np.expand_dims,
 OLD_KEEPS_INTEGERS = {"add", "sub", "mul", "floordiv", "mod", "pow", "neg", "pos", "matmul",
                       abs, np.abs, np.absolute, np.maximum, np.minimum, np.clip, np.where,
                       np.sum, np.prod, np.max, np.min, np.amax, np.amin, np.square, np.sign,
-                      np.dot, np.matmul, np.outer, np.inner, np.vdot, np.trace, np.cumsum, np.negative,
+                      np.dot, np.matmul, np.outer, np.inner, np.vdot, np.add.outer,
+                      np.subtract.outer, np.multiply.outer, np.trace, np.cumsum, np.negative,
                       np.power, np.add, np.subtract, np.multiply, np.floor_divide, np.mod}
 OLD_KEEPS_DTYPE = {np.transpose, np.reshape, np.ravel, np.squeeze, np.expand_dims,
                    np.swapaxes, np.copy, np.array, np.asarray, np.concatenate, np.stack,
@@ -49,7 +50,7 @@ SPLITS = {np.split, np.array_split, np.vsplit, np.hsplit, np.dsplit}  # (lists o
 SHAPING_VIEWS = {np.atleast_3d, np.flip, np.fliplr, np.flipud, np.rot90, np.rollaxis,
                  np.diag} | SPLITS
 SHAPING_INTEGERS = {np.cumprod, np.diff, np.kron, np.cross, np.tensordot, np.einsum, np.nansum,
-                    np.convolve, np.correlate, np.polyval}
+                    np.convolve, np.correlate, np.polyval, np.meshgrid}
 SHAPING_DTYPE = {np.atleast_1d, np.atleast_2d, np.atleast_3d, np.flip, np.fliplr, np.flipud, np.rot90,
                  np.sort, np.partition, np.take, np.roll, np.pad, np.tile, np.repeat, np.diag, np.triu,
                  np.tril, np.diagonal, np.take_along_axis} | SPLITS

@@ -33,7 +33,21 @@ def steps_and_casts(x):
     return np.sum(step * x) + np.float64(x[0]) * 2.0 + np.float64(np.sum(x)) ** 2
 
 
-PROGRAMS = [vdot_of_matrices, polynomial, float_powers, traces, steps_and_casts]
+def outer_ufuncs(x):
+    m = x.reshape(2, 3)
+    return np.sum(np.add.outer(x, x[:4]) ** 2) + np.sum(np.sin(np.subtract.outer(m, x))) \
+        + np.sum(np.multiply.outer(x, m) ** 3)
+
+
+def grids(x):
+    X, Y = np.meshgrid(x[:2], x[2:])
+    g = np.meshgrid(x[:3], x[3:], indexing="ij")
+    return np.sum(X * Y ** 2 + np.sin(X)) + np.sum(g[1] ** 3 * g[0]) \
+        + np.sum(np.meshgrid(x[:2], x)[1] ** 2)
+
+
+PROGRAMS = [vdot_of_matrices, polynomial, float_powers, traces, steps_and_casts, outer_ufuncs,
+            grids]
 
 
 @pytest.mark.parametrize("f", PROGRAMS, ids=[f.__name__ for f in PROGRAMS])
@@ -72,3 +86,4 @@ def test_float32_cast_passes_the_derivative_as_astype_does():
     g = s2sad.grad(single_precision)(x)
     assert g.dtype == np.float32 and np.allclose(g, 2 * x.astype(np.float32), rtol=1e-6)
     assert np.allclose(s2sad.grad(single_precision, mode="forward")(x), g, rtol=1e-6)
+

@@ -209,6 +209,12 @@ def array_examples(key, rule, r):
         return [([arr(r, (3,), -1, 1), arr(r, (4,), -1, 1)], {})]
     if key is np.inner:
         return [([arr(r, (4,), -1, 1), arr(r, (4,), -1, 1)], {})]
+    if key in (np.add.outer, np.subtract.outer, np.multiply.outer):  # (of any shapes)
+        return [([arr(r, (3,), -1, 1), arr(r, (4,), -1, 1)], {}),
+                ([arr(r, (2, 3), -1, 1), arr(r, (4,), -1, 1)], {}),
+                ([arr(r, (3,), -1, 1), arr(r, (2, 2), -1, 1)], {}),
+                ([r.uniform(-1, 1), arr(r, (4,), -1, 1)], {}),
+                ([arr(r, (3,), -1, 1), r.uniform(-1, 1)], {})]
     if key is np.vdot:  # (N-D arrays flattened, of different shapes and the same size)
         return {("1d", "1d"): [([arr(r, (4,), -1, 1), arr(r, (4,), -1, 1)], {})],
                 None: [([arr(r, (3, 4), -1, 1), arr(r, (3, 4), -1, 1)], {}),
@@ -341,7 +347,8 @@ def examples(key, rule):
     numbers = isinstance(rule.when, tuple) and set(rule.when) <= {"scalar", "int"}
     if rule.when is not None and not numbers or (not isinstance(key, str) and getattr(key, "__module__", "") and
                                  "numpy" in str(getattr(key, "__module__", ""))) \
-            or isinstance(key, np.ufunc) or getattr(key, "__objclass__", None) is np.ndarray:
+            or isinstance(key, np.ufunc) or getattr(key, "__objclass__", None) is np.ndarray \
+            or isinstance(getattr(key, "__self__", None), np.ufunc):  # (np.add.outer)
         # a variant's examples are the ones whose kinds it matches; the fallback's
         # all of them, but lists where a variant for lists takes them
         return [(xs, options) for xs, options in array_examples(key, rule, r)

@@ -242,6 +242,8 @@ TABLE = {
     np.outer: Facts(shape=outer, keeps_integers=True),
     np.inner: Facts(shape=inner, number=True, keeps_integers=True),
     np.vdot: Facts(shape=no_axes, number=True, keeps_integers=True),
+    **{f.outer: Facts(shape=shapes.ufunc_outer, number=True, keeps_integers=True)
+       for f in (np.add, np.subtract, np.multiply)},
     np.trace: Facts(shape=per_matrix, number=True, keeps_integers=True),
     np.linalg.det: Facts(shape=per_matrix, number=True),
     np.linalg.slogdet: Facts(shape=slogdet, number=True),
@@ -295,6 +297,7 @@ TABLE = {
     np.tile: Facts(shape=shapes.tile, keeps_dtype=True, lists=True),
     np.repeat: Facts(shape=shapes.repeat, keeps_dtype=True, methods=("repeat",), lists=True),
     np.polyval: Facts(shape=shapes.second, number=True, keeps_integers=True, lists=True),
+    np.meshgrid: Facts(shape=shapes.meshgrid, keeps_integers=True),
     np.kron: Facts(shape=shapes.kron, keeps_integers=True),
     np.cross: Facts(keeps_integers=True),  # (of 3-vectors: the rank broadcasting gives)
     np.tensordot: Facts(shape=shapes.tensordot, number=True, keeps_integers=True),

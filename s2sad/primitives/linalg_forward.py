@@ -87,6 +87,22 @@ def np_vdot(x, y, out, x_dot, y_dot):
     return np.vdot(x_dot, y), np.vdot(x, y_dot)
 
 
+@rule(np.add.outer)
+def np_add_outer(x, y, out, x_dot, y_dot):
+    # (x's tangent with an axis of length 1 for each of y's; y's broadcasts as it is)
+    return np.reshape(x_dot, np.shape(x) + (1,) * np.ndim(y)), y_dot
+
+
+@rule(np.subtract.outer)
+def np_subtract_outer(x, y, out, x_dot, y_dot):
+    return np.reshape(x_dot, np.shape(x) + (1,) * np.ndim(y)), -y_dot
+
+
+@rule(np.multiply.outer)
+def np_multiply_outer(x, y, out, x_dot, y_dot):
+    return np.multiply.outer(x_dot, y), np.multiply.outer(x, y_dot)
+
+
 @rule(np.trace, when=("2d",))
 def np_trace_2d(x, *, offset=0, axis1=0, axis2=1, out, x_dot):
     return (np.trace(x_dot) if offset in (0,) and axis1 in (0, -2) and axis2 in (1, -1) else

@@ -90,6 +90,26 @@ def np_vdot(x, y, out, out_bar):
             np.reshape(out_bar * np.ravel(x), np.shape(y)))
 
 
+@rule(np.add.outer)
+def np_add_outer(x, y, out, out_bar):
+    # (out[i..., j...] = x[i...] + y[j...]: out_bar summed over y's axes, and x's)
+    g = np.reshape(out_bar, (np.size(x), np.size(y)))
+    return np.reshape(np.sum(g, axis=1), np.shape(x)), np.reshape(np.sum(g, axis=0), np.shape(y))
+
+
+@rule(np.subtract.outer)
+def np_subtract_outer(x, y, out, out_bar):
+    g = np.reshape(out_bar, (np.size(x), np.size(y)))
+    return np.reshape(np.sum(g, axis=1), np.shape(x)), np.reshape(-np.sum(g, axis=0), np.shape(y))
+
+
+@rule(np.multiply.outer)
+def np_multiply_outer(x, y, out, out_bar):
+    # (np.outer's terms, of x and y of any shapes: the result has their axes, x's first)
+    g = np.reshape(out_bar, (np.size(x), np.size(y)))
+    return np.reshape(g @ np.ravel(y), np.shape(x)), np.reshape(np.ravel(x) @ g, np.shape(y))
+
+
 @rule(np.trace, when=("2d",))
 def np_trace_2d(x, *, offset=0, axis1=0, axis2=1, out, out_bar):
     # (the axes the other way round: the diagonal on the other side)

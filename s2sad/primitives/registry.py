@@ -79,6 +79,9 @@ def key_name(key) -> str:
     """How error messages and comments name a rule key."""
     if isinstance(key, str):
         return key
+    owner = getattr(key, "__self__", None)
+    if isinstance(owner, np.ufunc):  # (a ufunc's method: np.add.outer)
+        return f"numpy.{owner.__name__}.{key.__name__}"
     module = getattr(key, "__module__", None) or ""
     qual = getattr(key, "__qualname__", None) or getattr(key, "__name__", repr(key))
     if module in ("builtins", ""):

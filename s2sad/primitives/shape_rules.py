@@ -200,6 +200,22 @@ def outer(a: Args):
     return fresh(2)
 
 
+def ufunc_outer(a: Args):
+    """``np.add.outer(x, y)`` and the other ufuncs' outer: x's axes, then y's."""
+    x, y = a.shapes[:2]
+    return x + y if isinstance(x, tuple) and isinstance(y, tuple) else None
+
+
+def meshgrid(a: Args):
+    """``np.meshgrid(x, y)`` of vectors: two grids of y's length by x's ('xy'), or of
+    x's by y's (``indexing="ij"``)."""
+    x, y = a.shapes[:2]
+    if not (isinstance(x, tuple) and isinstance(y, tuple) and len(x) == len(y) == 1):
+        return None
+    grid = x + y if a.option("indexing", "xy") == "ij" else y + x
+    return [grid, grid] if a.option("indexing", "xy") in ("xy", "ij") else [fresh(2), fresh(2)]
+
+
 def per_matrix(a: Args):
     """One number per matrix of a stack: ``np.linalg.det`` takes the last two axes,
     ``np.trace`` the first two; the rest are the stack's."""

@@ -12,7 +12,8 @@ import numpy as np
 
 from ..runtime import interp_x_bar, median_bar, unreduce
 from .registry import FORWARD, add_rule
-from .shaping_reverse import TRAPEZOIDS, convolve_modes, interp_refusal, pad_modes, split_refusal
+from .shaping_reverse import (TRAPEZOIDS, convolve_modes, interp_refusal, meshgrid_refusal, pad_modes,
+                              split_refusal)
 
 
 def rule(key, when=None, static=None, positional=None, lists=(), no_derivative=()):
@@ -133,6 +134,14 @@ def np_dsplit(ary, *, indices_or_sections=None, out, ary_dot):
 
 
 # ------------------------------------------------- numpy: padding and repetition
+
+
+@rule(np.meshgrid, when=("1d", "1d"), static=meshgrid_refusal)
+def np_meshgrid(x, y, *, indexing="xy", sparse=False, copy=True, out, x_dot, y_dot):
+    # (the two grids' tangents stacked in one array, so that x's and y's terms add up
+    # and the grids are read back by index or by unpacking)
+    return (np.array(np.meshgrid(x_dot, np.zeros_like(y), indexing=indexing)),
+            np.array(np.meshgrid(np.zeros_like(x), y_dot, indexing=indexing)))
 
 
 @rule(np.pad, static=pad_modes, positional=1)
@@ -299,6 +308,7 @@ def np_nanmean(x, *, axis=None, keepdims=False, out, x_dot):
     counted = np.where(np.isnan(x), 0.0, 1.0)
     return np.sum(counted * x_dot, axis=axis, keepdims=keepdims) \
         / np.sum(counted, axis=axis, keepdims=keepdims)
+
 
 
 # -------------------------------------- numpy: integrals, interpolation and counts

@@ -74,6 +74,13 @@ def convolve_modes(mode=None):
     return f"with {given} (s2sad differentiates mode='full', 'valid' or 'same', written in the call)"
 
 
+def meshgrid_refusal(indexing="xy", sparse=False, copy=True):
+    """The `Rule.static` check of ``np.meshgrid``'s rules: full grids only."""
+    return None if sparse is False else (
+        "with sparse= (s2sad differentiates the full grids: x[None, :] and y[:, None] "
+        "are the sparse ones, written out)")
+
+
 def interp_refusal(period=None):
     """The `Rule.static` check of ``np.interp``'s rules: no period."""
     return None if period is None else (
@@ -195,6 +202,15 @@ def np_dsplit(ary, *, indices_or_sections=None, out, out_bar):
 
 
 # ------------------------------------------------- numpy: padding and repetition
+
+
+@rule(np.meshgrid, when=("1d", "1d"), static=meshgrid_refusal)
+def np_meshgrid(x, y, *, indexing="xy", sparse=False, copy=True, out, out_bar):
+    # (X repeats x down its rows with 'xy', across its columns with 'ij'; Y repeats y
+    # the other way: each adjoint sums its grid's over the axis it repeats along. A
+    # grid nothing read has the adjoint 0.0, which unbroadcast spreads to zeros)
+    return (unbroadcast(out_bar[0] if indexing == "xy" else np.transpose(out_bar[0]), x),
+            unbroadcast(np.transpose(out_bar[1]) if indexing == "xy" else out_bar[1], y))
 
 
 @rule(np.pad, static=pad_modes, positional=1)
@@ -389,6 +405,7 @@ def np_nansum(x, *, axis=None, keepdims=False, out, out_bar):
 def np_nanmean(x, *, axis=None, keepdims=False, out, out_bar):
     counted = np.where(np.isnan(x), 0.0, 1.0)
     return counted * unreduce(out_bar / np.sum(counted, axis, keepdims=keepdims), x, axis, keepdims)
+
 
 
 # -------------------------------------- numpy: integrals, interpolation and counts
