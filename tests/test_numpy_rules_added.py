@@ -3,6 +3,8 @@ programs: the gradient in reverse and forward mode and the Hessian against centr
 differences (the rules themselves are checked row by row in tests/test_rules.py,
 tests/test_scipy_*_rules.py), and the conventions their rules document."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -46,8 +48,15 @@ def grids(x):
         + np.sum(np.meshgrid(x[:2], x)[1] ** 2)
 
 
+def masked_reductions(x):
+    m = x.reshape(2, 3)
+    return np.mean(x, where=x > 0.5) + np.sum(x ** 2, where=x < 1.0) \
+        + np.sum(np.mean(m ** 2, axis=1, where=m > 0.3)) + np.sum(m.sum(axis=0, where=m < 1.2) ** 2) \
+        + x.mean(where=x > 0.5) * x.sum(where=x < 1.0)
+
+
 PROGRAMS = [vdot_of_matrices, polynomial, float_powers, traces, steps_and_casts, outer_ufuncs,
-            grids]
+            grids, masked_reductions]
 
 
 @pytest.mark.parametrize("f", PROGRAMS, ids=[f.__name__ for f in PROGRAMS])
@@ -87,3 +96,17 @@ def test_float32_cast_passes_the_derivative_as_astype_does():
     assert g.dtype == np.float32 and np.allclose(g, 2 * x.astype(np.float32), rtol=1e-6)
     assert np.allclose(s2sad.grad(single_precision, mode="forward")(x), g, rtol=1e-6)
 
+
+def masked_rows(x, mask):
+    return np.sum(np.nan_to_num(np.mean(x, axis=1, where=mask)))
+
+
+def test_a_mask_that_leaves_a_row_empty_gives_its_elements_no_derivative():
+    """Elements the mask leaves out get 0, and so do those of a row it leaves empty
+    (whose mean NumPy gives as NaN, which nan_to_num makes 0), not 0 / 0."""
+    x = np.array([[0.5, 1.5], [2.0, 3.0]])
+    mask = np.array([[False, False], [True, False]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (NumPy's mean of an empty row)
+        for mode in ("reverse", "forward"):
+            assert s2sad.grad(masked_rows, mode=mode)(x, mask).tolist() == [[0.0, 0.0], [1.0, 0.0]]

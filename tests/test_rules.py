@@ -54,6 +54,9 @@ def primitive(key):
         return lambda a, det: runtime.cofactors(a, np.linalg.det(a))
     if key is runtime.cumprod_bar:  # (its third argument is cumprod(x), given to save work)
         return lambda g, x, c, axis=None: runtime.cumprod_bar(g, x, np.cumprod(x, axis), axis)
+    if key in (np.sum, np.mean):  # (a mask is given by name, where=: the second is the axis)
+        return lambda x, *where, **options: key(
+            x, **options, **({"where": where[0]} if where else {}))
     if key is np.average:  # (weights are given by name: the second argument is the axis)
         return lambda a, *weights, **options: np.average(
             a, **options, **({"weights": weights[0]} if weights else {}))
@@ -172,6 +175,15 @@ def array_examples(key, rule, r):
     if key is np.where:
         return [([arr(r, (3, 4), 0, 1) > 0.5, arr(r, (3, 4), -1, 1), arr(r, (4,), -1, 1)], {}),
                 ([arr(r, (4,), 0, 1) > 0.5, 0.5, arr(r, (4,), -1, 1)], {})]
+    if key in (np.sum, np.mean) and rule.arity == 2:  # (where=: a mask by name, broadcast)
+        x = signed(r, (3, 4))
+        mask = np.array([[True, False, True, False], [False, True, True, False], [True, True, False, True]])
+        return [([x, mask], {}), ([x, mask], {"axis": 0}), ([x, mask], {"axis": -1, "keepdims": True}),
+                ([x, np.array([True, False, True, True])], {"axis": 1}),
+                ([x, np.array([[True], [False], [True]])], {"axis": 0, "keepdims": True}),
+                ([signed(r, (2, 3, 4)), mask], {"axis": (0, -1)})] + (
+                    # (a row the mask leaves empty: its sum is 0, its mean NaN)
+                    [([x, np.array([[False], [False], [True]])], {"axis": 1})] if key is np.sum else [])
     if key in (np.sum, np.mean, np.prod, np.max, np.amax, np.min, np.amin):
         x = signed(r, (3, 4))
         return [([x], {}), ([x], {"axis": 0}), ([x], {"axis": 1, "keepdims": True}),

@@ -310,6 +310,17 @@ def np_nanmean(x, *, axis=None, keepdims=False, out, x_dot):
         / np.sum(counted, axis=axis, keepdims=keepdims)
 
 
+@rule(np.sum, positional=0)
+def np_sum_where(x, where, *, axis=None, keepdims=False, out, x_dot, where_dot):
+    return np.sum(x_dot, axis=axis, keepdims=keepdims, where=where), None
+
+
+@rule(np.mean, positional=0)
+def np_mean_where(x, where, *, axis=None, keepdims=False, out, x_dot, where_dot):
+    # (a count of 0 gives 0, as the reverse rule does, not NumPy's NaN)
+    count = np.sum(np.broadcast_to(where, np.shape(x)), axis, keepdims=keepdims)
+    return np.sum(x_dot, axis=axis, keepdims=keepdims, where=where) / np.maximum(count, 1), None
+
 
 # -------------------------------------- numpy: integrals, interpolation and counts
 

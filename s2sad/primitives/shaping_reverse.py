@@ -407,6 +407,20 @@ def np_nanmean(x, *, axis=None, keepdims=False, out, out_bar):
     return counted * unreduce(out_bar / np.sum(counted, axis, keepdims=keepdims), x, axis, keepdims)
 
 
+@rule(np.sum, positional=0)
+def np_sum_where(x, where, *, axis=None, keepdims=False, out, out_bar):
+    # (``np.sum(x, where=mask)``, a mask given by name that carries no derivative: the
+    # elements it leaves out get 0. A rule after np.sum's own, which takes np.sum(x, 0))
+    return unreduce(out_bar, x, axis, keepdims) * where, None
+
+
+@rule(np.mean, positional=0)
+def np_mean_where(x, where, *, axis=None, keepdims=False, out, out_bar):
+    # (the mean of the elements the mask keeps: each gets out_bar over their count; a
+    # count of 0, whose mean NumPy gives as NaN, gives its masked elements 0)
+    count = np.sum(np.broadcast_to(where, np.shape(x)), axis, keepdims=keepdims)
+    return unreduce(out_bar / np.maximum(count, 1), x, axis, keepdims) * where, None
+
 
 # -------------------------------------- numpy: integrals, interpolation and counts
 
