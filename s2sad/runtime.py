@@ -838,6 +838,54 @@ def median_bar(g, x, axis=None, keepdims=False):
     return unreduce(g, x, axis, keepdims) * restore(middle)
 
 
+def _quantile_parts(a, q, axis):
+    """What ``np.quantile(a, q, axis)`` (method 'linear') reads: `a` with the reduced
+    axes last and flattened (`_along_last`), its restore, the order that sorts it
+    (ties in the order a stable sort keeps), and per q (flattened) the two sorted
+    places interpolated between and the weight of the upper one."""
+    flat, restore = _along_last(a, axis)
+    n = flat.shape[-1]
+    order = np.argsort(flat, axis=-1, kind="stable")
+    h = np.ravel(np.asarray(q, dtype=float)) * (n - 1)
+    lower = np.clip(np.floor(h).astype(int), 0, n - 1)
+    upper = np.minimum(lower + 1, n - 1)
+    return flat, restore, order, lower, upper, h - lower
+
+
+def quantile_bar(g, a, q, axis=None, keepdims=False, whole=1.0):
+    """Adjoint of ``np.quantile(a, q, axis, keepdims=keepdims)`` (method 'linear'; of
+    ``np.percentile`` with `whole` 100): for each q, `g` times 1 - w to the order
+    statistic below it and times w to the one above (w the interpolation weight), 0
+    elsewhere."""
+    flat, restore, order, lower, upper, w = _quantile_parts(a, np.divide(q, whole), axis)
+    rest = flat.shape[:-1]
+    g = np.reshape(g, (lower.size,) + rest)
+    placed = np.zeros(flat.shape, dtype=np.result_type(flat, g, 1.0))
+    for k in range(lower.size):  # (a few q, each one or two places)
+        placed[..., lower[k]] += g[k] * (1.0 - w[k])
+        placed[..., upper[k]] += g[k] * w[k]
+    a_bar = np.empty_like(placed)
+    np.put_along_axis(a_bar, order, placed, axis=-1)
+    return restore(a_bar)
+
+
+def quantile_dot(t, a, q, axis=None, keepdims=False, whole=1.0):
+    """Tangent of ``np.quantile(a, q, axis, keepdims=keepdims)`` (method 'linear'; of
+    ``np.percentile`` with `whole` 100) along `t`: `t` at the two order statistics
+    each q interpolates between, mixed with the same weights."""
+    flat, _, order, lower, upper, w = _quantile_parts(a, np.divide(q, whole), axis)
+    moved, _ = _along_last(np.broadcast_to(t, np.shape(a)), axis)
+    t_sorted = np.take_along_axis(moved, order, axis=-1)
+    out = t_sorted[..., lower] * (1.0 - w) + t_sorted[..., upper] * w  # (rest + (q,))
+    out = np.moveaxis(out, -1, 0).reshape(np.shape(q) + out.shape[:-1])
+    if keepdims:  # (the reduced axes kept, of length 1)
+        ndim = np.ndim(a)
+        axes = range(ndim) if axis is None else [x % ndim for x in np.atleast_1d(axis)]
+        out = np.reshape(out, np.shape(q) + tuple(1 if i in axes else n
+                                                  for i, n in enumerate(np.shape(a))))
+    return out
+
+
 def _tensordot_axes(a, b, axes):
     """The summed axes of `a` and of `b` in ``np.tensordot(a, b, axes)``, paired in
     order, and the free axes of each."""

@@ -147,6 +147,15 @@ def examples(key, rule, r):
                 ([distinct(r, (3, 4))], {"axis": 0}), ([distinct(r, (3, 4))], {"axis": -1}),
                 ([distinct(r, (3, 5))], {"axis": 1, "keepdims": True}),
                 ([distinct(r, (2, 3, 4))], {"axis": (0, -1)})]
+    if key in (np.quantile, np.percentile):  # (q of 0 and of 1, one q, several, a grid point)
+        scale = 100.0 if key is np.percentile else 1.0
+        qs = [0.3, np.array([0.0, 0.45, 1.0]), 0.5, [0.1, 0.9], np.array([0.25])]
+        return [([distinct(r, (7,)), qs[0] * scale], {}), ([distinct(r, (7,)), qs[1] * scale], {}),
+                ([distinct(r, (3, 5)), qs[2] * scale], {"axis": 1}),
+                ([distinct(r, (3, 5)), np.multiply(qs[3], scale)], {"axis": 0, "keepdims": True}),
+                ([distinct(r, (3, 4)), 0.7 * scale], {"axis": -1, "method": "linear"}),
+                ([distinct(r, (2, 3, 4)), qs[4] * scale], {"axis": (0, -1)}),
+                ([distinct(r, (3, 5)), 0.6 * scale], {"keepdims": True})]
     if key is np.average:
         w = arr(r, (3, 4), 0.5, 1.5)
         if rule.arity == 1:
@@ -199,7 +208,7 @@ KEYS = {*TRAPEZOIDS, np.interp, np.bincount, np.cross, np.cumprod, np.diff, np.s
         np.correlate, np.roll, np.flip, np.fliplr, np.flipud, np.pad,
         np.partition, np.rot90, np.split, np.array_split, np.vsplit, np.hsplit, np.dsplit,
         np.tile, np.repeat, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.kron, np.tensordot,
-        np.einsum, np.diag, np.diagonal, np.triu, np.tril, np.median, np.polyval, np.meshgrid, np.average, np.nansum, np.nanmean}
+        np.einsum, np.diag, np.diagonal, np.triu, np.tril, np.median, np.polyval, np.meshgrid, np.quantile, np.percentile, np.average, np.nansum, np.nanmean}
 
 
 def helper_examples(key, r):
@@ -232,6 +241,10 @@ def helper_examples(key, r):
     if key is runtime.unsplit:  # (a piece nothing read: 0.0)
         return [([[arr(r, (1, 4)), arr(r, (2, 4))], [x[:1], x[1:]]], {}),
                 ([[arr(r, (3, 2)), 0.0, arr(r, (3, 1))], [x[:, :2], x[:, 2:3], x[:, 3:]]], {"axis": -1})]
+    if key is runtime.quantile_bar:
+        return [([arr(r, (2,)), distinct(r, (7,)), np.array([0.3, 1.0])], {}),
+                ([arr(r, (3,)), distinct(r, (3, 4)), 0.4], {"axis": 1}),
+                ([arr(r, (3, 1)), distinct(r, (3, 4)), 40.0], {"axis": -1, "keepdims": True, "whole": 100.0})]
     if key is runtime.diag_bar:
         return [([arr(r, (3,)), x], {}), ([arr(r, (2,)), x], {"k": -1})]
     if key is runtime.diagonal_bar:
@@ -274,5 +287,5 @@ def helper_examples(key, r):
 
 
 HELPER_KEYS_NAMES = ("trapezoid_bar", "trapezoid_x_bar", "interp_x_bar", "interp_fp_bar", "cumprod_bar", "take_bar", "take_along_axis_bar", "unsort", "unsplit", "cross_a_bar", "cross_b_bar", "diagonal_bar", "unpad", "untile", "unrepeat",
-                     "diag_bar", "diff_bar", "median_bar", "kron_a_bar", "kron_b_bar",
+                     "diag_bar", "diff_bar", "median_bar", "quantile_bar", "kron_a_bar", "kron_b_bar",
                      "tensordot_a_bar", "tensordot_b_bar", "einsum_bar")

@@ -55,13 +55,20 @@ def masked_reductions(x):
         + x.mean(where=x > 0.5) * x.sum(where=x < 1.0)
 
 
+def order_statistics(x):
+    m = x.reshape(2, 3)
+    return np.quantile(x, 0.3) + np.percentile(x, 30.0) + np.median(x) \
+        + np.sum(np.quantile(m, [0.2, 0.8], axis=1) ** 2) \
+        + np.sum(np.percentile(m ** 2, [10.0, 95.0], axis=0, keepdims=True))
+
+
 PROGRAMS = [vdot_of_matrices, polynomial, float_powers, traces, steps_and_casts, outer_ufuncs,
-            grids, masked_reductions]
+            grids, masked_reductions, order_statistics]
 
 
 @pytest.mark.parametrize("f", PROGRAMS, ids=[f.__name__ for f in PROGRAMS])
 def test_gradients_and_hessians_match_central_differences(f):
-    x = np.linspace(0.2, 1.5, 6)
+    x = np.array([0.2, 1.1, 0.45, 1.5, 0.7, 0.95])  # (no ties: a tie is a kink of a quantile)
     want = central_diff(f, (x,), 0)
     for mode in ("reverse", "forward"):
         assert np.allclose(s2sad.grad(f, mode=mode)(x), want, rtol=1e-6, atol=1e-7), mode
@@ -110,3 +117,21 @@ def test_a_mask_that_leaves_a_row_empty_gives_its_elements_no_derivative():
         warnings.simplefilter("ignore", RuntimeWarning)  # (NumPy's mean of an empty row)
         for mode in ("reverse", "forward"):
             assert s2sad.grad(masked_rows, mode=mode)(x, mask).tolist() == [[0.0, 0.0], [1.0, 0.0]]
+
+
+def quantile_at_a_tie(x):
+    return np.quantile(x, 0.5)
+
+
+def lower_quantile(x):
+    return np.quantile(x, 0.5, method="lower")
+
+
+def test_quantile_conventions():
+    """At a tie the weight goes to the element a stable sort puts at that place (equal
+    elements keep their order in x); methods other than 'linear' are refused at the
+    line."""
+    x = np.array([0.5, 2.0, 0.5, 1.0])  # (sorted: 0.5, 0.5, 1.0, 2.0; the median 0.75)
+    assert s2sad.grad(quantile_at_a_tie)(x).tolist() == [0.0, 0.0, 0.5, 0.5]
+    with pytest.raises(s2sad.NoRuleError, match="method='lower'"):
+        s2sad.grad(lower_quantile)(x)

@@ -14,8 +14,8 @@ and runs.
 `refuse_numpy_only` refuses, for any other library's arrays (Dask's too), a
 derivative that calls what would give back a NumPy array or compute a Dask graph: a
 runtime helper written for NumPy arrays only (`NUMPY_ONLY`: the adjoints of
-``np.take``, ``np.take_along_axis``, ``np.diag``, ``np.median``, ``np.cumprod``,
-``np.trapezoid``, ``np.interp``, of ``np.prod``'s Hessian,
+``np.take``, ``np.take_along_axis``, ``np.diag``, ``np.median``, ``np.quantile``,
+``np.cumprod``, ``np.trapezoid``, ``np.interp``, of ``np.prod``'s Hessian,
 and of the determinant and decompositions), or a NumPy function the library has no
 counterpart of (Dask has no ``np.sort``, ``np.argsort``, ``np.linalg.det``...); for
 array-api-strict, arithmetic on a comparison's booleans (a rule's ``g * (x >= y)``,
@@ -47,7 +47,9 @@ NUMPY_ONLY = {"take_bar": "np.take", "take_along_axis_bar": "np.take_along_axis"
               "cofactors": "np.linalg.det", "cofactors_dot": "np.linalg.det",
               "eig_inv_t": "np.linalg.eig", "trapezoid_bar": "np.trapezoid",
               "trapezoid_x_bar": "np.trapezoid", "interp_x_bar": "np.interp",
-              "interp_fp_bar": "np.interp", "interp_fp_bar_dx": "np.interp"}
+              "interp_fp_bar": "np.interp", "interp_fp_bar_dx": "np.interp",
+              "quantile_bar": "np.quantile and np.percentile",
+              "quantile_dot": "np.quantile and np.percentile"}
 
 
 def refuse(functions: list, acts: list, param_kinds: dict) -> dict:

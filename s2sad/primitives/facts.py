@@ -309,6 +309,8 @@ TABLE = {
     np.tril: Facts(shape=shapes.same_as_array, keeps_dtype=True, same_kind=True, lists=True),
     np.median: Facts(**_REDUCE, lists=True),
     np.average: Facts(**_REDUCE, lists=True),
+    np.quantile: Facts(shape=shapes.quantile, number=True),
+    np.percentile: Facts(shape=shapes.quantile, number=True),
     np.nansum: Facts(**_REDUCE, keeps_integers=True, lists=True),
     np.nanmean: Facts(**_REDUCE, lists=True),
     # integrals, interpolation and counts (numbers for a 1-D y, a number x)

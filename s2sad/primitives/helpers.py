@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import runtime
 from ..runtime import (cross_a_bar, cross_b_bar, cumprod_bar, cumprod_bar_dot, diag_bar, diagonal_bar, diff_bar, einsum_bar, kron_a_bar,
-                       interp_fp_bar, interp_fp_bar_dx, interp_x_bar, kron_b_bar, median_bar,
+                       interp_fp_bar, interp_fp_bar_dx, interp_x_bar, kron_b_bar, median_bar, quantile_bar,
                        take_along_axis_bar, take_bar, tensordot_a_bar, tensordot_b_bar, trapezoid_bar,
                        trapezoid_x_bar, unpad, unrepeat, unsort, unsplit, untile)
 from ..runtime import (cofactors_dot, eig_inv_t, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar,
@@ -209,6 +209,13 @@ def interp_fp_bar_(g, x, xp, *, left=None, right=None, out, g_dot, x_dot, xp_dot
 def median_bar_(g, x, *, axis=None, keepdims=False, out, g_dot, x_dot):
     # (which elements are the middle ones does not change under a small step)
     return median_bar(g_dot, x, axis, keepdims), None
+
+
+@rule(runtime.quantile_bar)
+def quantile_bar_(g, a, q, *, axis=None, keepdims=False, whole=1.0, out, g_dot, a_dot, q_dot):
+    # (which order statistics a q lies between, and their weights, do not change under
+    # a small step of a)
+    return quantile_bar(g_dot, a, q, axis, keepdims, whole), None, None
 
 
 @rule(runtime.cross_a_bar)

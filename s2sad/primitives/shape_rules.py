@@ -160,6 +160,13 @@ def reduction(a: Args):
     return out if out is not None and len(out) == rank else fresh(rank)
 
 
+def quantile(a: Args):
+    """``np.quantile(x, q, axis=..., keepdims=...)``: q's axes, then the reduction's."""
+    q = a.shapes[1] if len(a.shapes) > 1 else None
+    out = reduction(a)
+    return q + out if isinstance(q, tuple) and isinstance(out, tuple) else None
+
+
 def norm(a: Args):
     # (with ord= its symbols are forgotten: the 2-norm of a matrix is a number)
     return rank_only(reduction(a)) if "ord" in (a.options or {}) else reduction(a)

@@ -10,10 +10,10 @@ that input); ``np.sort`` and ``np.median`` move the tangent with the values, and
 
 import numpy as np
 
-from ..runtime import interp_x_bar, median_bar, unreduce
+from ..runtime import interp_x_bar, median_bar, quantile_dot, unreduce
 from .registry import FORWARD, add_rule
 from .shaping_reverse import (TRAPEZOIDS, convolve_modes, interp_refusal, meshgrid_refusal, pad_modes,
-                              split_refusal)
+                              quantile_methods, split_refusal)
 
 
 def rule(key, when=None, static=None, positional=None, lists=(), no_derivative=()):
@@ -281,6 +281,16 @@ def np_tril(m, *, k=0, out, m_dot):
 @rule(np.median, positional=1)
 def np_median(x, *, axis=None, keepdims=False, out, x_dot):
     return np.sum(median_bar(1.0, x, axis, keepdims) * x_dot, axis=axis, keepdims=keepdims)
+
+
+@rule(np.quantile, positional=1, static=quantile_methods, no_derivative=("q",))
+def np_quantile(a, q, *, axis=None, method="linear", keepdims=False, out, a_dot, q_dot):
+    return quantile_dot(a_dot, a, q, axis, keepdims), None
+
+
+@rule(np.percentile, positional=1, static=quantile_methods, no_derivative=("q",))
+def np_percentile(a, q, *, axis=None, method="linear", keepdims=False, out, a_dot, q_dot):
+    return quantile_dot(a_dot, a, q, axis, keepdims, 100.0), None
 
 
 @rule(np.average, positional=1)

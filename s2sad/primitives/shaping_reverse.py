@@ -14,7 +14,10 @@ so Hessians go through it.
 
 Conventions: ``np.sort`` and ``np.median`` give each element the adjoint of the
 place it was sorted to (ties in the order ``np.argsort`` gives them); the median of
-an even count gives half to each middle element. ``np.cumprod`` is right at zeros
+an even count gives half to each middle element; ``np.quantile`` and
+``np.percentile`` (method 'linear') give the adjoint times the interpolation weights
+to the one or two order statistics each q lies between (ties in the order a stable
+sort keeps them), and no derivative in q. ``np.cumprod`` is right at zeros
 too (no division by an element that is zero). ``np.pad`` differentiates
 ``mode="constant"`` with a literal ``constant_values`` only (`pad_modes`).
 ``np.take_along_axis`` adds the adjoints of an index read twice. ``np.convolve`` and
@@ -26,7 +29,7 @@ too (no division by an element that is zero). ``np.pad`` differentiates
 import numpy as np
 
 from ..runtime import (cross_a_bar, cross_b_bar, cumprod_bar, diag_bar, diagonal_bar, diff_bar, einsum_bar,
-                       interp_fp_bar, interp_x_bar, kron_a_bar, kron_b_bar, median_bar,
+                       interp_fp_bar, interp_x_bar, kron_a_bar, kron_b_bar, median_bar, quantile_bar,
                        take_along_axis_bar, take_bar, tensordot_a_bar, tensordot_b_bar, trapezoid_bar,
                        trapezoid_x_bar, unbroadcast, unpad, unreduce, unrepeat, unsort, unsplit, untile)
 from .registry import REVERSE, add_rule
@@ -79,6 +82,13 @@ def meshgrid_refusal(indexing="xy", sparse=False, copy=True):
     return None if sparse is False else (
         "with sparse= (s2sad differentiates the full grids: x[None, :] and y[:, None] "
         "are the sparse ones, written out)")
+
+
+def quantile_methods(axis=None, method="linear", keepdims=False):
+    """The `Rule.static` check of ``np.quantile``'s and ``np.percentile``'s rules."""
+    return None if method == "linear" else (
+        f"with {'a method that is not a literal' if method is NOT_LITERAL else f'method={method!r}'}"
+        " (s2sad differentiates method='linear', the default, written in the call or left out)")
 
 
 def interp_refusal(period=None):
@@ -375,6 +385,18 @@ def np_tril(m, *, k=0, out, out_bar):
 @rule(np.median, positional=1)
 def np_median(x, *, axis=None, keepdims=False, out, out_bar):
     return median_bar(out_bar, x, axis, keepdims)
+
+
+@rule(np.quantile, positional=1, static=quantile_methods, no_derivative=("q",))
+def np_quantile(a, q, *, axis=None, method="linear", keepdims=False, out, out_bar):
+    # (the one or two order statistics each q lies between get out_bar times their
+    # interpolation weights; ties in the order a stable sort keeps them)
+    return quantile_bar(out_bar, a, q, axis, keepdims), None
+
+
+@rule(np.percentile, positional=1, static=quantile_methods, no_derivative=("q",))
+def np_percentile(a, q, *, axis=None, method="linear", keepdims=False, out, out_bar):
+    return quantile_bar(out_bar, a, q, axis, keepdims, 100.0), None
 
 
 @rule(np.average, positional=1)
