@@ -992,6 +992,24 @@ def diff_bar(g, x, n=1, axis=-1):
 
 
 
+def gradient_bar(g, f, dx=1.0, axis=None):
+    """Adjoint in `f` of ``np.gradient(f, dx, axis=axis)`` (a uniform spacing `dx`,
+    ``edge_order=1``; `axis` None: of a 1-D `f`): the transpose of its differences,
+    central inside (each point gives half its adjoint to the points either side, with
+    opposite signs) and one-sided at the two ends."""
+    axis = 0 if axis is None else axis % np.ndim(f)
+    h = np.moveaxis(np.asarray(g), axis, -1)
+    f_bar = np.zeros(h.shape, dtype=np.result_type(h, 1.0))
+    inner = 0.5 * h[..., 1:-1]
+    f_bar[..., :-2] -= inner
+    f_bar[..., 2:] += inner
+    f_bar[..., 0] -= h[..., 0]
+    f_bar[..., 1] += h[..., 0]
+    f_bar[..., -2] -= h[..., -1]
+    f_bar[..., -1] += h[..., -1]
+    return np.moveaxis(f_bar, -1, axis) / dx
+
+
 def _trapezoid_steps(x, dx, ndim, axis):
     """The steps of ``np.trapezoid`` along `axis` of an array of `ndim` axes: `dx`
     without `x`, else the differences of `x` (of a 1-D `x`, with axes of length 1

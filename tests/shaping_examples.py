@@ -39,6 +39,13 @@ def examples(key, rule, r):
     if key is np.diff:
         return [([arr(r, (5,))], {}), ([x], {}), ([x], {"axis": 0}), ([x], {"n": 2}),
                 ([x], {"n": 2, "axis": -2}), ([arr(r, (2, 5, 3))], {"n": 3, "axis": 1})]
+    if key is np.gradient:  # (two points: one-sided differences only; axes from the end)
+        return {("1d",): [([arr(r, (5,))], {}), ([arr(r, (2,))], {}), ([arr(r, (6,))], {"axis": -1})],
+                ("1d", "scalar"): [([arr(r, (5,)), 0.3], {}), ([arr(r, (2,)), 1.7], {}),
+                                   ([arr(r, (4,)), 0.5], {"axis": 0})],
+                None: [([x], {"axis": 0}), ([x], {"axis": -1}), ([arr(r, (2, 3, 4))], {"axis": 1})],
+                ("any", "scalar"): [([x, 0.4], {"axis": 1}), ([arr(r, (2, 3, 4)), 1.3], {"axis": -3})],
+                }[rule.when]
     if key is np.sort:
         return [([distinct(r, (5,))], {}), ([distinct(r, (3, 4))], {}),
                 ([distinct(r, (3, 4))], {"axis": 0}), ([distinct(r, (3, 4))], {"axis": None}),
@@ -208,7 +215,7 @@ KEYS = {*TRAPEZOIDS, np.interp, np.bincount, np.cross, np.cumprod, np.diff, np.s
         np.correlate, np.roll, np.flip, np.fliplr, np.flipud, np.pad,
         np.partition, np.rot90, np.split, np.array_split, np.vsplit, np.hsplit, np.dsplit,
         np.tile, np.repeat, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.kron, np.tensordot,
-        np.einsum, np.diag, np.diagonal, np.triu, np.tril, np.median, np.polyval, np.meshgrid, np.quantile, np.percentile, np.average, np.nansum, np.nanmean}
+        np.einsum, np.diag, np.diagonal, np.triu, np.tril, np.median, np.polyval, np.meshgrid, np.quantile, np.percentile, np.gradient, np.average, np.nansum, np.nanmean}
 
 
 def helper_examples(key, r):
@@ -241,6 +248,9 @@ def helper_examples(key, r):
     if key is runtime.unsplit:  # (a piece nothing read: 0.0)
         return [([[arr(r, (1, 4)), arr(r, (2, 4))], [x[:1], x[1:]]], {}),
                 ([[arr(r, (3, 2)), 0.0, arr(r, (3, 1))], [x[:, :2], x[:, 2:3], x[:, 3:]]], {"axis": -1})]
+    if key is runtime.gradient_bar:
+        return [([arr(r, (5,)), arr(r, (5,))], {}), ([arr(r, (2,)), arr(r, (2,)), 2.0], {}),
+                ([arr(r, (3, 4)), x, 0.5], {"axis": 0}), ([arr(r, (3, 4)), x, 1.5], {"axis": -1})]
     if key is runtime.quantile_bar:
         return [([arr(r, (2,)), distinct(r, (7,)), np.array([0.3, 1.0])], {}),
                 ([arr(r, (3,)), distinct(r, (3, 4)), 0.4], {"axis": 1}),
@@ -287,5 +297,5 @@ def helper_examples(key, r):
 
 
 HELPER_KEYS_NAMES = ("trapezoid_bar", "trapezoid_x_bar", "interp_x_bar", "interp_fp_bar", "cumprod_bar", "take_bar", "take_along_axis_bar", "unsort", "unsplit", "cross_a_bar", "cross_b_bar", "diagonal_bar", "unpad", "untile", "unrepeat",
-                     "diag_bar", "diff_bar", "median_bar", "quantile_bar", "kron_a_bar", "kron_b_bar",
+                     "diag_bar", "diff_bar", "median_bar", "quantile_bar", "gradient_bar", "kron_a_bar", "kron_b_bar",
                      "tensordot_a_bar", "tensordot_b_bar", "einsum_bar")

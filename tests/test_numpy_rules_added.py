@@ -62,8 +62,14 @@ def order_statistics(x):
         + np.sum(np.percentile(m ** 2, [10.0, 95.0], axis=0, keepdims=True))
 
 
+def gradients(x):
+    return np.sum(np.gradient(x) ** 2) + np.sum(np.gradient(x, x[0]) ** 3) \
+        + np.sum(np.gradient(x.reshape(2, 3), axis=1) ** 2 * x[:3]) \
+        + np.sum(np.gradient(x.reshape(3, 2), 0.5, axis=0) ** 2)
+
+
 PROGRAMS = [vdot_of_matrices, polynomial, float_powers, traces, steps_and_casts, outer_ufuncs,
-            grids, masked_reductions, order_statistics]
+            grids, masked_reductions, order_statistics, gradients]
 
 
 @pytest.mark.parametrize("f", PROGRAMS, ids=[f.__name__ for f in PROGRAMS])
@@ -135,3 +141,21 @@ def test_quantile_conventions():
     assert s2sad.grad(quantile_at_a_tie)(x).tolist() == [0.0, 0.0, 0.5, 0.5]
     with pytest.raises(s2sad.NoRuleError, match="method='lower'"):
         s2sad.grad(lower_quantile)(x)
+
+
+def gradient_of_a_matrix(x):
+    return np.sum(np.gradient(x.reshape(2, 3))[0])
+
+
+def gradient_at_points(x, t):
+    return np.sum(np.gradient(x, t))
+
+
+def test_gradient_forms_without_a_rule_are_refused_at_the_line():
+    """NumPy's list of one array per axis, coordinates in place of a spacing, and
+    edge_order=2 have no rule: refused, never differentiated as another form."""
+    x = np.array([0.2, 1.1, 0.45, 1.5, 0.7, 0.95])
+    with pytest.raises(s2sad.NoRuleError, match="without axis= naming"):
+        s2sad.grad(gradient_of_a_matrix)(x)
+    with pytest.raises(s2sad.NoRuleError, match="np.gradient"):
+        s2sad.grad(gradient_at_points)(x, np.cumsum(x))

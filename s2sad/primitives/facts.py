@@ -282,6 +282,7 @@ TABLE = {
     # of a list or a tuple too, as an array)
     np.cumprod: Facts(shape=cumulative, keeps_integers=True, methods=("cumprod",), lists=True),
     np.diff: Facts(shape=shapes.difference, keeps_integers=True, lists=True),
+    np.gradient: Facts(shape=first),  # (of one axis: NumPy's list of several is refused)
     np.sort: Facts(shape=shapes.sort, keeps_dtype=True, lists=True),
     # (not x.partition(k), which partitions x in place and returns None)
     np.partition: Facts(shape=shapes.sort, keeps_dtype=True),

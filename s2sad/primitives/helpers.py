@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import runtime
 from ..runtime import (cross_a_bar, cross_b_bar, cumprod_bar, cumprod_bar_dot, diag_bar, diagonal_bar, diff_bar, einsum_bar, kron_a_bar,
-                       interp_fp_bar, interp_fp_bar_dx, interp_x_bar, kron_b_bar, median_bar, quantile_bar,
+                       gradient_bar, interp_fp_bar, interp_fp_bar_dx, interp_x_bar, kron_b_bar, median_bar, quantile_bar,
                        take_along_axis_bar, take_bar, tensordot_a_bar, tensordot_b_bar, trapezoid_bar,
                        trapezoid_x_bar, unpad, unrepeat, unsort, unsplit, untile)
 from ..runtime import (cofactors_dot, eig_inv_t, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar,
@@ -209,6 +209,12 @@ def interp_fp_bar_(g, x, xp, *, left=None, right=None, out, g_dot, x_dot, xp_dot
 def median_bar_(g, x, *, axis=None, keepdims=False, out, g_dot, x_dot):
     # (which elements are the middle ones does not change under a small step)
     return median_bar(g_dot, x, axis, keepdims), None
+
+
+@rule(runtime.gradient_bar)
+def gradient_bar_(g, f, dx=1.0, *, axis=None, out, g_dot, f_dot, dx_dot):
+    # (linear in g, a multiple of 1 / dx)
+    return gradient_bar(g_dot, f, dx, axis), None, -out * (dx_dot / dx)
 
 
 @rule(runtime.quantile_bar)

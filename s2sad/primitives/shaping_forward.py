@@ -12,8 +12,8 @@ import numpy as np
 
 from ..runtime import interp_x_bar, median_bar, quantile_dot, unreduce
 from .registry import FORWARD, add_rule
-from .shaping_reverse import (TRAPEZOIDS, convolve_modes, interp_refusal, meshgrid_refusal, pad_modes,
-                              quantile_methods, split_refusal)
+from .shaping_reverse import (TRAPEZOIDS, convolve_modes, gradient_axis, gradient_refusal, interp_refusal,
+                              meshgrid_refusal, pad_modes, quantile_methods, split_refusal)
 
 
 def rule(key, when=None, static=None, positional=None, lists=(), no_derivative=()):
@@ -49,6 +49,27 @@ def np_cumprod(x, *, axis=None, out, x_dot):
 @rule(np.diff, positional=2)
 def np_diff(x, *, n=1, axis=-1, out, x_dot):
     return np.diff(x_dot, n, axis)
+
+
+@rule(np.gradient, when=("1d",), static=gradient_refusal, positional=0)
+def np_gradient_1d(f, *, axis=None, edge_order=1, out, f_dot):
+    return np.gradient(f_dot) if axis is None else np.gradient(f_dot, axis=axis)
+
+
+@rule(np.gradient, when=("1d", "scalar"), static=gradient_refusal, positional=0)
+def np_gradient_1d_dx(f, dx, *, axis=None, edge_order=1, out, f_dot, dx_dot):
+    return (np.gradient(f_dot, dx) if axis is None else np.gradient(f_dot, dx, axis=axis),
+            -out * (dx_dot / dx))
+
+
+@rule(np.gradient, static=gradient_axis, positional=0)
+def np_gradient(f, *, axis=None, edge_order=1, out, f_dot):
+    return np.gradient(f_dot, axis=axis)
+
+
+@rule(np.gradient, when=("any", "scalar"), static=gradient_axis, positional=0)
+def np_gradient_dx(f, dx, *, axis=None, edge_order=1, out, f_dot, dx_dot):
+    return np.gradient(f_dot, dx, axis=axis), -out * (dx_dot / dx)
 
 
 # ------------------------------------------------------ numpy: sorting and picking

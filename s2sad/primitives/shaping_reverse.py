@@ -1,6 +1,7 @@
 """Reverse-mode rules of NumPy's functions that reorder, pick, pad, repeat and
-contract arrays: cumulative products and differences, sorting and picking (``np.sort``,
-``np.take``, ``np.take_along_axis``, ``np.roll``, the flips), padding and repetition
+contract arrays: cumulative products and differences (``np.gradient`` among them),
+sorting and picking (``np.sort``, ``np.take``, ``np.take_along_axis``, ``np.roll``, the
+flips), padding and repetition
 (``np.pad``, ``np.tile``, ``np.repeat``), products (``np.kron``, ``np.tensordot``,
 ``np.einsum``, the 1-D ``np.convolve`` and ``np.correlate``, ``np.polyval``),
 diagonals and triangles, the order statistics and weighted or NaN-skipping means,
@@ -29,6 +30,7 @@ too (no division by an element that is zero). ``np.pad`` differentiates
 import numpy as np
 
 from ..runtime import (cross_a_bar, cross_b_bar, cumprod_bar, diag_bar, diagonal_bar, diff_bar, einsum_bar,
+                       gradient_bar,
                        interp_fp_bar, interp_x_bar, kron_a_bar, kron_b_bar, median_bar, quantile_bar,
                        take_along_axis_bar, take_bar, tensordot_a_bar, tensordot_b_bar, trapezoid_bar,
                        trapezoid_x_bar, unbroadcast, unpad, unreduce, unrepeat, unsort, unsplit, untile)
@@ -91,6 +93,21 @@ def quantile_methods(axis=None, method="linear", keepdims=False):
         " (s2sad differentiates method='linear', the default, written in the call or left out)")
 
 
+def gradient_refusal(axis=None, edge_order=1):
+    """The `Rule.static` check of ``np.gradient``'s rules: edge_order 1, the default."""
+    return None if edge_order == 1 else (
+        "with edge_order= other than 1 (s2sad differentiates the default, one-sided "
+        "differences at the ends)")
+
+
+def gradient_axis(axis=None, edge_order=1):
+    """`gradient_refusal`, and of an array of more axes one `axis`, an int (without
+    it NumPy gives a list of arrays)."""
+    return gradient_refusal(axis, edge_order) or (
+        None if axis is NOT_LITERAL or type(axis) is int else
+        "of an array that may have several axes without axis= naming one of them")
+
+
 def interp_refusal(period=None):
     """The `Rule.static` check of ``np.interp``'s rules: no period."""
     return None if period is None else (
@@ -121,6 +138,31 @@ def np_cumprod(x, *, axis=None, out, out_bar):
 @rule(np.diff, positional=2)
 def np_diff(x, *, n=1, axis=-1, out, out_bar):
     return diff_bar(out_bar, x, n, axis)
+
+
+@rule(np.gradient, when=("1d",), static=gradient_refusal, positional=0)
+def np_gradient_1d(f, *, axis=None, edge_order=1, out, out_bar):
+    # (a linear map: its transpose, edges included; see gradient_bar)
+    return gradient_bar(out_bar, f) if axis is None else gradient_bar(out_bar, f, 1.0, axis)
+
+
+@rule(np.gradient, when=("1d", "scalar"), static=gradient_refusal, positional=0)
+def np_gradient_1d_dx(f, dx, *, axis=None, edge_order=1, out, out_bar):
+    # (a spacing dx: the result is a multiple of 1 / dx. An array in its place is the
+    # points' coordinates, which no rule takes)
+    return gradient_bar(out_bar, f, dx, axis), -np.sum(out_bar * out) / dx
+
+
+@rule(np.gradient, static=gradient_axis, positional=0)
+def np_gradient(f, *, axis=None, edge_order=1, out, out_bar):
+    # (more axes: along the one `axis` names; without it NumPy gives a list, one
+    # array per axis, which no rule takes)
+    return gradient_bar(out_bar, f, 1.0, axis)
+
+
+@rule(np.gradient, when=("any", "scalar"), static=gradient_axis, positional=0)
+def np_gradient_dx(f, dx, *, axis=None, edge_order=1, out, out_bar):
+    return gradient_bar(out_bar, f, dx, axis), -np.sum(out_bar * out) / dx
 
 
 # ------------------------------------------------------ numpy: sorting and picking
