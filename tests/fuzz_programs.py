@@ -1,7 +1,8 @@
 """Random programs for the fuzz tests (`test_fuzz.py`).
 
 * `scalar_program(draw)`: a module with helper functions (branches, loops, early
-  returns, a bounded recursion, a keyword default) and ``f(x, y)`` made of nested
+  returns, a bounded recursion, a keyword default; two closures of one name and two
+  lambdas, with defaults their maker computed) and ``f(x, y)`` made of nested
   statements: assignments, augmented assignments, ``if``/``else``, early ``return``,
   ``for`` over ``range``, ``while`` loops whose trip count depends on the data but is
   bounded, ``break``/``continue``, helper calls (also in loops), a list built with
@@ -201,10 +202,12 @@ UNARY = ["math.sin({0})", "math.cos({0})", "math.tanh({0})", "math.atan({0})",
          "math.sqrt(1.0 + {0} * {0})", "math.log(1.0 + {0} * {0})", "math.exp(math.tanh({0}))",
          "-{0}", "abs({0})", "{0} ** 2", "g1({0}, 0.5)", "g3({0})", "rec({0}, 2)",
          "{0} ** 0", "{0} ** 1", "{0} ** 3", "gapply(math.sin, {0})", "gapply(g3, {0}, 1)",
-         "gapply(fn=math.tanh, a={0})"]
+         "gapply(fn=math.tanh, a={0})", "gf1({0})", "gf2({0})", "gl1({0})", "gl2({0})",
+         "gapply(gf2, {0})", "gapply(gl1, {0}, 1)"]
 BINARY = ["{0} + {1}", "{0} - {1}", "{0} * {1}", "{0} / (1.0 + {1} * {1})", "min({0}, {1})",
           "max({0}, {1})", "g1({0}, {1})", "g2({0}, {1})", "g3({0}, b={1})",
-          "math.atan2({0}, 1.5 + math.tanh({1}))", "0.5 * {0} if {1} > 0.2 else {1}"]
+          "math.atan2({0}, 1.5 + math.tanh({1}))", "0.5 * {0} if {1} > 0.2 else {1}",
+          "gf1({0}, {1})", "gl2({0}, {1})"]
 
 HELPERS = '''import math
 
@@ -274,6 +277,19 @@ def gapply(fn, a, steps=2):
     for _ in range(steps):
         a = a + 0.25 * fn(a)
     return a
+
+
+def _scaled(c):
+    k = 2.0 * c
+    def inner(a, b=k):
+        return c * math.sin(a) + b * a
+    return inner
+
+
+# functions of one name (two `inner`s, two lambdas), with defaults their maker computed
+gf1, gf2 = _scaled(0.5), _scaled(-1.25)
+gl1 = lambda a: a * math.tanh(a)  # noqa: E731
+gl2 = lambda a, b=0.75: b * a * a - a  # noqa: E731
 
 
 SMOOTH = True
@@ -581,7 +597,10 @@ def scalar_program(draw):
     scope = _Scope()
     body, names = draw(_block(scope, ["x", "y", "acc"], 4, 2, False, []))
     result = draw(expression(names + ["sum(ys)", "ys[-1]"], 2))
-    lines = ["def f(x, y):", "    acc = x", "    ys = [y, x]"] + body + [f"    return {result}"]
+    # (two functions of one name, both called: each derivative its own)
+    start = draw(st.sampled_from(["x", "x", "gf1(x) + gf2(y)", "gl1(x) - gl2(y, x)"]))
+    lines = ["def f(x, y):", f"    acc = {start}", "    ys = [y, x]"] + body + [
+        f"    return {result}"]
     return HELPERS + "\n".join(lines + _refusal_note(scope.refusals)) + "\n"
 
 
