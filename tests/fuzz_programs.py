@@ -736,7 +736,9 @@ def array_expr(draw, shape, env, depth=2):
               "np.take_along_axis({m}, np.array([[1, 0, 1]]), axis=0)[0]",
               "np.take_along_axis({v}, np.array([2, 0, 2]), None)",
               "np.trapezoid({m}, axis=0)", "np.interp({v}, np.array([-0.5, 0.5, 2.0]), {v})",
-              "np.bincount(np.array([2, 0, 2]), weights={v}, minlength=3)"],
+              "np.bincount(np.array([2, 0, 2]), weights={v}, minlength=3)",
+              # (an array of a kind unknown to the compiler, carrying a derivative)
+              "SETTINGS['w'] * {s}"],
         "m": ["np.outer({u}, {v})", "{v} * {m}", "{m} - np.mean({m}, axis=1, keepdims=True)",
               "np.stack([{v}, {v}])", "{m}[::-1]"],
         "u": ["{m} @ {v}", "np.sum({m}, axis=1)", "{m}[:, 0]", "{v}[1:]", "{m}[:, 1:].sum(axis=1)",
@@ -1017,6 +1019,8 @@ def array_program(draw, params=False, rows=2):
             lines.append(f"    {name} = {draw(array_expr('v', env, 1))}.copy()")
             idx = draw(st.sampled_from(["0", "-1", "1:", "x > 0.0"]))
             val = draw(array_expr("s", env, 1))
+            if idx == "1:" and draw(st.booleans()):  # (an array into the slice)
+                val = f"{draw(array_expr('v', env, 1))}[1:]"
             op = draw(st.sampled_from(["=", "+=", "*="]))
             lines.append(f"    {name}[{idx}] {op} {val}")
         env[shape] = env[shape] + [name]

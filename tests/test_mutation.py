@@ -527,3 +527,30 @@ def test_a_write_into_an_array_of_unknown_kind_is_followed_or_refused():
         s2sad.grad(into_the_popped_value)(x)
     assert s2sad.grad(zeros_of_an_array)(x) == pytest.approx(
         numeric(zeros_of_an_array, (x,), 0), rel=1e-6)
+
+
+UNKNOWN_KIND_WRITES = [zoo.setting_written_into_a_slice, zoo.setting_added_into_a_slice,
+                       zoo.setting_written_through_a_mask]
+
+
+@pytest.mark.parametrize("f", UNKNOWN_KIND_WRITES, ids=lambda f: f.__name__)
+def test_an_array_of_unknown_kind_written_into_a_slot_gets_the_slots_adjoint(f):
+    # (an array s2sad cannot see the kind of was taken for a number: its adjoint was the
+    # sum of the slot's, and the gradient silently wrong)
+    args = (X, 0.6)
+    got = s2sad.grad(f, wrt=(0, 1))(*args)
+    for i in range(2):
+        assert np.allclose(got[i], numeric(f, args, i), rtol=1e-6, atol=1e-8)
+    assert s2sad.jvp(f, args, (np.ones(4), 1.0))[1] == pytest.approx(
+        float(np.sum(got[0]) + got[1]), rel=1e-9)
+
+
+def test_a_list_of_values_written_into_an_array_is_refused_in_reverse_mode():
+    f = zoo.list_written_into_a_slice
+    with pytest.raises(s2sad.NotDifferentiableError) as info:
+        s2sad.grad(f, wrt=(0, 1))(X, 0.6)
+    assert "a list or a tuple of values into an array" in info.value.message
+    assert "np.array([...])" in info.value.hint
+    assert info.value.lineno == marker_line(f)
+    want = sum(numeric(f, (X, 0.6), 0)) + numeric(f, (X, 0.6), 1)
+    assert s2sad.jvp(f, (X, 0.6), (np.ones(4), 1.0))[1] == pytest.approx(want, rel=1e-6)

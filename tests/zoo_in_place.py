@@ -662,3 +662,32 @@ def carried_written_from_a_product(x):
         u[0] = x[k + 1] * u[1]
         u = u * 2.0
     return np.sum(u * x)
+
+
+# ------------------------------------------------------------ values of unknown kind
+
+SETTINGS = {"w": np.array([0.5, -1.0, 2.0])}  # (arrays of a kind the compiler cannot see)
+
+
+def setting_written_into_a_slice(x, y):
+    a = np.zeros(4)
+    a[0:2] = SETTINGS["w"][:2] * y  # (its adjoint: the slot's, times w; not their sums')
+    return np.sum(a * np.arange(4.0)) + np.sum(a ** 2)
+
+
+def setting_added_into_a_slice(x, y):
+    a = np.zeros(4) + x
+    a[1:3] += SETTINGS["w"][1:] * y
+    return np.sum(a * np.arange(4.0)) + np.sum(a ** 2)
+
+
+def setting_written_through_a_mask(x, y):
+    a = np.zeros(4) + x
+    a[x > 0.4] = SETTINGS["w"] * y
+    return np.sum(a * np.arange(4.0)) + np.sum(a ** 2)
+
+
+def list_written_into_a_slice(x, y):
+    a = np.zeros(4)
+    a[0:2] = [x[0], 2.0 * y]  # marker: list into slice
+    return np.sum(a * np.arange(4.0)) + np.sum(a ** 2)

@@ -30,6 +30,9 @@ function, a local ``def`` or lambda `structures` puts in place):
   whose class defines ``loss`` or ``__call__`` in the user's Python (no rule of its
   own): ``model.loss.__func__(model, x)``, the user function called with the object
   first, as Python calls it.
+* ``p(x, b=1.0)``, `p` a ``functools.partial`` of a user function from outside the
+  function: ``p.func(p.args[0], ..., x, a=p.keywords["a"], b=1.0)``, the call Python
+  makes (a keyword the call gives wins over the partial's).
 
 Anything else is left as written (and refused later, at its line, if a derivative
 must go through a call of a computed value). `meaning(name)` is the object a free
@@ -41,6 +44,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import inspect
 import itertools
 import types
@@ -91,6 +95,9 @@ def _bound_methods(tree, nodes, meaning, stored) -> bool:
         else:
             continue
         owner = None if obj.id in own else meaning(obj.id)
+        if attr == "__call__" and isinstance(owner, functools.partial):
+            found = _partial_call(n, owner) or found
+            continue
         if owner is None or isinstance(owner, (type, types.ModuleType)) or \
                 attr in getattr(owner, "__dict__", {}):
             continue
@@ -104,6 +111,30 @@ def _bound_methods(tree, nodes, meaning, stored) -> bool:
             n.args.insert(0, ast.copy_location(ast.Name(id=obj.id, ctx=ast.Load()), obj))
             found = True
     return found
+
+
+def _partial_call(call: ast.Call, p) -> bool:
+    """``p(x, b=1.0)``, `p` the ``functools.partial`` the name `call.func` means (a
+    user function's): ``p.func(p.args[0], ..., x, a=p.keywords["a"], b=1.0)``, in
+    place. Whether it did (not for a call that spreads ``*``/``**``)."""
+    if not isinstance(p.func, types.FunctionType) or library_code(p.func) or any(
+            isinstance(a, ast.Starred) for a in call.args) or any(
+            k.arg is None for k in call.keywords):
+        return False
+
+    def read(attr, key=None):
+        node = ast.Attribute(value=ast.Name(id=call.func.id, ctx=ast.Load()), attr=attr,
+                             ctx=ast.Load())
+        if key is not None:
+            node = ast.Subscript(value=node, slice=ast.Constant(key), ctx=ast.Load())
+        return ast.fix_missing_locations(ast.copy_location(node, call.func))
+
+    given = {k.arg for k in call.keywords}
+    call.args[:0] = [read("args", i) for i in range(len(p.args))]
+    call.keywords[:0] = [ast.keyword(arg=k, value=read("keywords", k))
+                         for k in p.keywords if k not in given]
+    call.func = read("func")
+    return True
 
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)

@@ -19,7 +19,8 @@ from __future__ import annotations
 import ast
 
 from .. import ir, runtime
-from ..ir.kinds import UNKNOWN, ArrayKind, ListKind
+from ..errors import NotDifferentiableError
+from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind
 from ..primitives.facts import fancy_index, index_kind
 from .common import adj, zero, zeros_like_list
 
@@ -270,8 +271,8 @@ class ContainerAdjoints:
             acc = ir.name(self.acc(c))
             slot = ast.Subscript(value=acc, slice=ir.copy_tree(index), ctx=ast.Load())
             if self.act.is_active(s.value):
-                out.append(self.set_adj(s.value.id, self.slot_adjoint(slot, c, index, s.value),
-                                        s.line))
+                out.append(self.set_adj(s.value.id, self.slot_adjoint(
+                    slot, c, index, s.value, s.line), s.line))
             out.append(ir.SetItem(ast.Subscript(value=ir.copy_tree(acc), slice=ir.copy_tree(index),
                                                 ctx=ast.Store()), ir.const(0.0), s.line))
         out.append(ir.SetItem(ast.Subscript(value=ir.name(c), slice=ir.copy_tree(index),
@@ -279,17 +280,30 @@ class ContainerAdjoints:
                               ir.name(ir.derived(c, "old")), s.line, restore=True))
         return out
 
-    def slot_adjoint(self, slot, container, index, value) -> ast.expr:
-        """The adjoint of the value written into ``container[index]``, read from the
-        slot of the container's adjoint (a copy, since the slot is zeroed next)."""
+    def slot_adjoint(self, slot, container, index, value, line) -> ast.expr:
+        """The adjoint of the value written into ``container[index]`` (at `line`),
+        read from the slot of the container's adjoint (a copy, since the slot is
+        zeroed next): the slot itself for one element, its sum for a number written
+        into many, else the slot summed to the value's shape (`unbroadcast`), which
+        is also what a value of a kind not known here gets (an array read from a
+        setting: its adjoint is not a number). A list or a tuple of values is refused."""
         target = self.slot_kind(container, index)
+        kind = self.act.kinds.get(value.id)
+        if isinstance(kind, (ListKind, tuple)) and isinstance(target, ArrayKind):
+            info = self.fn.source
+            raise NotDifferentiableError(
+                "s2sad cannot differentiate writing a list or a tuple of values into an "
+                "array in reverse mode yet", filename=info.filename if info else None,
+                lineno=line or None, source_line=info.line_text(line) if info and line
+                else None, hint="Write an array (`np.array([...])`) instead; forward mode "
+                "(jvp) takes it as it is.")
         if not isinstance(target, ArrayKind):
             return slot  # one element: a number, not a view
-        kind = self.act.kinds.get(value.id)
-        if not isinstance(kind, ArrayKind):
+        if kind in (SCALAR, INT):
             return self.np_call("sum", [slot])  # one number written into many elements
         self.helpers["unbroadcast"] = runtime.unbroadcast
-        if kind.ndim is None or target.ndim is None or kind.ndim >= target.ndim:
+        if not isinstance(kind, ArrayKind) or kind.ndim is None or target.ndim is None \
+                or kind.ndim >= target.ndim:
             if self.array_slot(container, index):  # (a list's slot is rebound, not zeroed)
                 slot = ast.Call(func=ast.Attribute(value=slot, attr="copy", ctx=ast.Load()),
                                 args=[], keywords=[])
