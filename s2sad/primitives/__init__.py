@@ -12,9 +12,9 @@ NumPy's elementwise functions, reductions and shapes), `linalg_forward` and
 `ufuncs_reverse` (the ufuncs named like the operators, such as ``np.multiply``, more
 elementwise functions, ``.item()``, ``math.gamma`` and its kin), `helpers` (forward
 rules of the runtime helpers that reverse code calls) and SciPy's: `scipy_special`,
-`scipy_stats` (the distributions' ``logpdf``, ``pdf``, ``cdf``...), `scipy_linalg`
-(``solve_triangular``, ``cho_factor``/``cho_solve``, ``sqrtm``...) and `scipy_signal`
-(``convolve``, ``correlate``), each loaded once the SciPy module it covers is
+`scipy_stats` and `scipy_stats_more` (the distributions' ``logpdf``, ``pdf``,
+``cdf``...), `scipy_linalg` (``solve_triangular``, ``cho_factor``/``cho_solve``,
+``sqrtm``...) and `scipy_signal` (``convolve``, ``correlate``), each loaded once the SciPy module it covers is
 imported (`registry.OPTIONAL`). Rule bodies may call the runtime; this package
 knows nothing of the transforms.
 

@@ -35,9 +35,9 @@ template (`templates.transpose`). Anything else keeps the reason on the forward 
 `nondifferentiable` are constants to the compiler and the engines
 (`NONDIFFERENTIABLE`).
 
-Rules for SciPy (`scipy_special`, `scipy_stats`, `scipy_linalg`, `scipy_signal`) are
-loaded the first time a rule is looked up after the SciPy module they cover has been
-imported (`OPTIONAL`); SciPy is never imported here.
+Rules for SciPy (`scipy_special`, `scipy_stats` and `scipy_stats_more`, `scipy_linalg`,
+`scipy_signal`) are loaded the first time a rule is looked up after the SciPy module
+they cover has been imported (`OPTIONAL`); SciPy is never imported here.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ MOVES_WITH_ARGUMENTS: set = set()
 REDUCTIONS: set = set()  # callables outside NumPy that reduce like np.sum (axis=, keepdims=)
 ON_CHANGE: list = []  # called after a user registers a rule (caches drop what they hold)
 # rule modules for optional libraries: loaded once the library is imported (`_load_optional`)
-OPTIONAL = {"scipy.special": "scipy_special", "scipy.stats": "scipy_stats",
+OPTIONAL = {"scipy.special": "scipy_special", "scipy.stats": "scipy_stats scipy_stats_more",
             "scipy.linalg": "scipy_linalg", "scipy.signal": "scipy_signal"}
 
 OPERATORS = {
@@ -436,10 +436,11 @@ def _load_optional():
     for module, ours in list(OPTIONAL.items()):
         if module in sys.modules:
             del OPTIONAL[module]
-            try:
-                importlib.import_module(f"{__package__}.{ours}")
-            except (ImportError, AttributeError):  # a version without what the rules read:
-                pass  # its functions have no rules, and say so when differentiated
+            for name in ours.split():  # (one module of rules or more, by name)
+                try:
+                    importlib.import_module(f"{__package__}.{name}")
+                except (ImportError, AttributeError):  # a version without what they read:
+                    pass  # its functions have no rules, and say so when differentiated
 
 
 # the built-in constants (the tables' modules add the rules)

@@ -14,6 +14,8 @@ position or by keyword as SciPy does, ``loc`` and ``scale`` left out meaning 0 a
 * ``beta.logpdf pdf(x, a, b, loc=0, scale=1)`` in all five, ``beta.cdf`` in x,
   loc, scale;
 * ``poisson.logpmf pmf cdf(k, mu, loc=0)`` in the mean mu (k and loc are integers);
+* ``expon.logpdf``, ``laplace.logpdf``, ``lognorm.logpdf`` and ``norm.logsf``, whose
+  rules are in `scipy_stats_more` (this file would be too long), loaded with these;
 * ``multivariate_normal.logpdf(x, mean, cov)``, a point (d,) or points (..., d), in
   x, mean and cov. SciPy reads the lower triangle of cov (its upper one may hold
   anything), so cov's adjoint is in the lower triangle, as that of
