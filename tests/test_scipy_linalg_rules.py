@@ -64,12 +64,16 @@ def examples(key, rule):
     if key is linalg.sqrtm:
         return [([spd(r, 3)], {}), ([dominant(r, 3)], {}), ([spd(r, 2, floor=0.05)], {}),
                 ([np.array([[4.0]])], {})]
+    if key is linalg.expm:  # (not normal, larger norms, a nilpotent and a 1 x 1 matrix)
+        return [([arr(r, (3, 3))], {}), ([2.0 * arr(r, (4, 4))], {}), ([spd(r, 2)], {}),
+                ([np.array([[0.0, 1.5], [0.0, 0.0]])], {}), ([np.array([[0.7]])], {})]
     raise KeyError(key)
 
 
 def test_every_function_has_both_rules_in_the_same_form():
     assert {key for key, _ in REV} == {linalg.solve_triangular, linalg.cho_factor,
-                                      linalg.cho_solve, linalg.solve_sylvester, linalg.sqrtm}
+                                      linalg.cho_solve, linalg.solve_sylvester, linalg.sqrtm,
+                                      linalg.expm}
     rev = [(k, r.arity, r.when, r.differentiable, tuple(r.options)) for k, r in REV]
     fwd = [(k, r.arity, r.when, r.differentiable, tuple(r.options)) for k, r in FWD]
     assert rev == fwd
@@ -127,13 +131,18 @@ def square_root(a):
     return np.sum(linalg.sqrtm(a @ a.T + np.eye(3)) ** 3)
 
 
+def exponential(a):
+    return np.sum(linalg.expm(0.5 * a) @ a)
+
+
 def test_compiled_code_agrees_with_the_engines_to_second_order():
     r = random.Random(3)
     a, b, m = spd(r, 3), arr(r, (3,)), dominant(r, 3)
     for order in (1, 2):
         for f, args in ((gaussian_solve, (a, b)), (gaussian_solve_lower, (a, arr(r, (3, 2)))),
                         (gaussian_likelihood, (a, b)),
-                        (triangular, (m, arr(r, (3, 2)))), (square_root, (arr(r, (3, 3)),))):
+                        (triangular, (m, arr(r, (3, 2)))), (square_root, (arr(r, (3, 3)),)),
+                        (exponential, (arr(r, (3, 3)),))):
             wrt = tuple(range(len(args)))
             report = s2sad.check(f, *args, wrt=wrt, order=order)
             assert report.ok, report

@@ -1,5 +1,5 @@
 """Rules for ``scipy.linalg``: ``solve_triangular``, ``cho_factor`` and ``cho_solve``,
-``solve_sylvester`` and ``sqrtm``.
+``solve_sylvester``, ``sqrtm`` and ``expm``.
 
 Loaded by `s2sad.primitives` the first time a rule is looked up after ``scipy.linalg``
 has been imported, as `scipy_special` is; paired reverse and forward rules in the
@@ -23,6 +23,9 @@ form of `linalg_reverse` and `linalg_forward`, checked by
 * ``sqrtm(a)`` (real, without ``disp`` or ``blocksize``): ``x x = a`` gives
   ``x_dot = solve_sylvester(x, x, a_dot)`` and ``a_bar = solve_sylvester(x^T, x^T,
   x_bar)``, so its second derivatives go through ``solve_sylvester``'s rules.
+* ``expm(a)`` of a matrix: ``a_dot``'s tangent is the upper-right block of
+  ``expm([[a, a_dot], [0, a]])`` (the Frechet derivative), and ``a_bar`` that of
+  ``expm([[a^T, out_bar], [0, a^T]])``: one exponential of twice the size each.
 
 ``b`` of ``solve_triangular`` and ``cho_solve`` is a vector or a matrix (one rule
 variant each, `registry.Rule.when`), as SciPy takes it.
@@ -197,6 +200,28 @@ def sqrtm_forward(a, out, a_dot):
     return linalg.solve_sylvester(out, out, a_dot)
 
 
+# ------------------------------------------------------------ matrix exponential
+# (the Frechet derivative of expm at a in the direction e is the upper-right block of
+# expm([[a, e], [0, a]]); the adjoint is that derivative at a.T in the direction of the
+# result's adjoint. Built with np.vstack and np.hstack, whose rules, with expm's own,
+# carry second derivatives)
+
+
+@reverse(linalg.expm, when=("2d",))
+def expm_reverse(a, out, out_bar):
+    n = a.shape[-1]
+    at = a.T
+    return linalg.expm(np.vstack((np.hstack((at, out_bar)),
+                                  np.hstack((np.zeros_like(at), at)))))[:n, n:]
+
+
+@forward(linalg.expm, when=("2d",))
+def expm_forward(a, out, a_dot):
+    n = a.shape[-1]
+    return linalg.expm(np.vstack((np.hstack((a, a_dot)),
+                                  np.hstack((np.zeros_like(a), a)))))[:n, n:]
+
+
 def _factor(a):
     """The shapes of ``cho_factor``'s ``(c, lower)``."""
     x = a.shapes[0] if a.shapes else None
@@ -210,4 +235,5 @@ def _solved(a):
 
 TABLE.update({linalg.solve_triangular: Facts(shape=_solved), linalg.cho_factor:
               Facts(shape=_factor, flags=(1,)), linalg.cho_solve: Facts(shape=_solved),
-              linalg.solve_sylvester: Facts(shape=first), linalg.sqrtm: Facts(shape=first)})
+              linalg.solve_sylvester: Facts(shape=first), linalg.sqrtm: Facts(shape=first),
+              linalg.expm: Facts(shape=first)})
