@@ -211,3 +211,57 @@ def test_a_list_of_floats_takes_the_fast_path_and_nothing_else_does(cache):
     got = g([np.array([1.0, 2.0]), np.array([3.0, 4.0]), np.array([0.0, 0.0])])
     assert calls == [1] and [v.tolist() for v in got] == [[3.0, 4.0], [1.0, 2.0], [1.0, 1.0]]
     assert g([np.float64(2.0), 3.0, 4.0]) == [3.0, 2.0, 1.0] and len(calls) == 2
+
+
+_OBJECT_AND_PARTIAL = '''import functools
+
+import numpy as np
+
+
+class Square:
+    def __init__(self, s):
+        self.s = s
+
+    def __call__(self, z):
+        return self.s * z * z
+
+
+class Cube:
+    def __init__(self, s):
+        self.s = s
+
+    def __call__(self, z):
+        return self.s * z * z * z
+
+
+def base(z, a, b=1.0):
+    return a * z * z + b * z
+
+
+model = Square(2.0)
+fitted = functools.partial(base, a=2.0)
+
+
+def f(x):
+    return model(x) + fitted(x)
+'''
+
+
+def test_rebinding_an_object_or_a_partial_the_function_calls(cache):
+    """``model(x)`` is the class's ``__call__`` put in place and ``fitted(x)`` the
+    partial's function with its bound keywords: the derivative's fast path checked
+    neither, and after ``model = Cube(...)`` or a partial with other keywords the
+    old derivative ran (a wrong gradient in reverse mode). Another instance of the
+    same class is read as it is, without building the derivative again."""
+    import functools
+
+    ns = module(_OBJECT_AND_PARTIAL)
+    df = s2sad.grad(ns["f"])
+    assert df(3.0) == 2.0 * 6.0 + 2.0 * 6.0 + 1.0
+    ns["model"] = ns["Square"](5.0)  # the same class: its attribute read live
+    assert df(3.0) == 5.0 * 6.0 + 13.0
+    ns["model"] = ns["Cube"](1.0)
+    assert df(3.0) == 27.0 + 13.0
+    ns["fitted"] = functools.partial(ns["base"], a=1.0, b=0.0)
+    assert df(3.0) == 27.0 + 6.0
+    assert s2sad.jvp(ns["f"], (3.0,), (1.0,))[1] == 33.0

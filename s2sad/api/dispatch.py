@@ -30,6 +30,7 @@ from `api`.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -289,10 +290,10 @@ class State:
                 elif isinstance(signature, tuple):  # an array: rank and dtype too
                     checks.append(f"{n}.ndim == _N{i} and {n}.dtype is _D{i}")
             for i, (kind, _, gname, _) in enumerate(self.guards):
-                if kind == "global":
-                    checks.append(f"_G{i}.get({gname!r}) is _O{i}")
-                else:
-                    checks.append(f"_G{i}.cell_contents is _O{i}")
+                value = f"_G{i}.get({gname!r})" if kind.startswith("global") else \
+                    f"_G{i}.cell_contents"
+                checks.append(f"type({value}) is _O{i}" if kind.endswith("type") else
+                              f"{value} is _O{i}")
             checks += self.shape_checks()
             if checks:
                 lines.append(f"    if {' and '.join(checks)}:")
@@ -363,8 +364,9 @@ class State:
 
     def guards_hold(self) -> bool:
         for kind, container, name, obj in self.guards:
-            current = container.get(name) if kind == "global" else container.cell_contents
-            if current is not obj:
+            current = container.get(name) if kind.startswith("global") else \
+                container.cell_contents
+            if (type(current) if kind.endswith("type") else current) is not obj:
                 return False
         return True
 
@@ -513,21 +515,41 @@ def _uniform_list(signature):
 
 def _guards(unit) -> list:
     """What the dispatcher re-checks on every call: the names that resolved to a
-    function s2sad differentiates or to a callable with a rule."""
+    function s2sad differentiates, to a callable with a rule, or to a
+    ``functools.partial`` (its function and the names of its bound arguments are
+    written into the derivative); and the class of an object of the user's
+    (``model(x)`` is its class's ``__call__``, put in place: another class, another
+    derivative; its attributes are read when the derivative runs)."""
     out = []
     for func, name, obj in unit.resolved:
-        if not (isinstance(obj, types.FunctionType) or rules.has_rule(obj)):
+        typed = _user_object(obj)
+        if not (typed or isinstance(obj, (types.FunctionType, functools.partial)) or
+                rules.has_rule(obj)):
             continue
         cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+        suffix, obj = ("_type", type(obj)) if typed else ("", obj)
         if name in cells:
-            g = ("cell", cells[name], name, obj)
+            g = ("cell" + suffix, cells[name], name, obj)
         elif name in func.__globals__:
-            g = ("global", func.__globals__, name, obj)
+            g = ("global" + suffix, func.__globals__, name, obj)
         else:
             continue  # a builtin
         if not any(x[1] is g[1] and x[2] == name for x in out):
             out.append(g)
     return out
+
+
+def _user_object(obj) -> bool:
+    """Is `obj` an instance of a class of the user's Python (not a function, class,
+    module, partial or an object with a rule; not a library's)?"""
+    tp = type(obj)
+    return isinstance(getattr(tp, "__dict__", None), types.MappingProxyType) and not (
+        isinstance(obj, (types.FunctionType, types.ModuleType, type, functools.partial))
+        or rules.has_rule(obj) or (tp.__module__ or "").partition(".")[0] in _LIBRARIES)
+
+
+_LIBRARIES = {"builtins", "numpy", "scipy", "jax", "jaxlib", "torch", "dask", "functools",
+              "collections", "s2sad", "math", "types", "typing"}
 
 
 def tape_fallback(f, entry="grad") -> str:
