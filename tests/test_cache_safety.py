@@ -265,3 +265,29 @@ def test_rebinding_an_object_or_a_partial_the_function_calls(cache):
     ns["fitted"] = functools.partial(ns["base"], a=1.0, b=0.0)
     assert df(3.0) == 27.0 + 6.0
     assert s2sad.jvp(ns["f"], (3.0,), (1.0,))[1] == 33.0
+
+
+def test_reassigning_a_function_held_in_an_attribute(cache):
+    """``cfg.act(x)`` and ``lib.helper(x)`` resolved, when the derivative was built, to
+    the functions the attributes held: after ``cfg.act = np.sin`` (or a helper of the
+    user's module replaced) the derivative built for the old function ran, the forward
+    sweep calling the new one (a wrong gradient in both modes)."""
+    import types
+
+    np = pytest.importorskip("numpy")
+    ns = module("import numpy as np\n\n\nclass Cfg:\n    pass\n\n\ncfg = Cfg()\n"
+                "cfg.act = np.tanh\n\n\ndef f(x):\n    return np.sum(cfg.act(x)) + lib.h(x)\n")
+    helpers = module("def square(t):\n    return t * t\n\n\ndef triple(t):\n    return 3.0 * t\n",
+                     "helpers")
+    lib = types.ModuleType("cache_lib")
+    lib.h = helpers["square"]
+    ns["lib"] = lib
+    x = 0.5
+    for mode in ("reverse", "forward"):
+        ns["cfg"].act, lib.h = np.tanh, helpers["square"]
+        df = s2sad.grad(ns["f"], mode=mode)
+        assert df(x) == pytest.approx(1 - np.tanh(x) ** 2 + 2 * x)
+        ns["cfg"].act = np.sin
+        assert df(x) == pytest.approx(np.cos(x) + 2 * x)
+        lib.h = helpers["triple"]
+        assert df(x) == pytest.approx(np.cos(x) + 3.0)

@@ -74,12 +74,23 @@ rules.ON_CHANGE.append(forget_everything)
 
 
 def still_valid(unit) -> bool:
-    """Does every name `unit`'s transform resolved still mean the same object?"""
+    """Does every name `unit`'s transform resolved still mean the same object (and
+    every attribute of the user's resolved to a function, `_attribute_guards`)?"""
     for func, name, obj in unit.resolved:
         cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
         if parse.lookup(name, func.__globals__, cells) is not obj:
             return False
-    return True
+    return all(map(_holds, _attribute_guards(unit, [])))
+
+
+def _holds(guard) -> bool:
+    """Does the guard ``(kind, container, name, obj)`` (`_guards`) hold now?"""
+    kind, container, name, obj = guard
+    root, _, chain = name.partition(".")
+    current = container.get(root) if kind.startswith("global") else container.cell_contents
+    for attr in chain.split(".") if chain else ():
+        current = getattr(current, attr, None)
+    return (type(current) if kind.endswith("type") else current) is obj
 
 
 def compiled_reverse(f, wrt, entry, kinds, as_tuple, checkpoint=None, copy_views=False):
@@ -290,8 +301,9 @@ class State:
                 elif isinstance(signature, tuple):  # an array: rank and dtype too
                     checks.append(f"{n}.ndim == _N{i} and {n}.dtype is _D{i}")
             for i, (kind, _, gname, _) in enumerate(self.guards):
-                value = f"_G{i}.get({gname!r})" if kind.startswith("global") else \
-                    f"_G{i}.cell_contents"
+                root, dot, chain = gname.partition(".")
+                value = (f"_G{i}.get({root!r})" if kind.startswith("global") else
+                         f"_G{i}.cell_contents") + dot + chain
                 checks.append(f"type({value}) is _O{i}" if kind.endswith("type") else
                               f"{value} is _O{i}")
             checks += self.shape_checks()
@@ -363,12 +375,7 @@ class State:
         self.build()
 
     def guards_hold(self) -> bool:
-        for kind, container, name, obj in self.guards:
-            current = container.get(name) if kind.startswith("global") else \
-                container.cell_contents
-            if (type(current) if kind.endswith("type") else current) is not obj:
-                return False
-        return True
+        return all(map(_holds, self.guards))
 
     def miss(self, *args, **kwargs):
         values = dict(zip(self.names, args))
@@ -536,7 +543,37 @@ def _guards(unit) -> list:
             continue  # a builtin
         if not any(x[1] is g[1] and x[2] == name for x in out):
             out.append(g)
-    return out
+    return out + _attribute_guards(unit, out)
+
+
+def _attribute_guards(unit, out) -> list:
+    """``cfg.act`` and ``mylib.helper`` (not a library's module's function) that
+    resolved to a function or a callable with a rule: the derivative was built for
+    that function, so an assignment ``cfg.act = np.sin`` must build it again."""
+    more = []
+    for uf in unit.functions:
+        user = uf.user
+        if not isinstance(user, types.FunctionType):
+            continue
+        cells = dict(zip(user.__code__.co_freevars, user.__closure__ or ()))
+        for text, obj in uf.fn.refs.items():
+            root = text.partition(".")[0]
+            if root == text or not (isinstance(obj, types.FunctionType) or
+                                    rules.has_rule(obj)):
+                continue
+            if root in cells:
+                g, held = ("cell", cells[root], text, obj), cells[root].cell_contents
+            elif root in user.__globals__:
+                g, held = ("global", user.__globals__, text, obj), user.__globals__[root]
+            else:
+                continue
+            if isinstance(held, types.ModuleType) and (
+                    held.__name__.partition(".")[0] in _LIBRARIES or "site-packages" in
+                    (getattr(held, "__file__", None) or "")):
+                continue  # (np.tanh: a library's functions are not reassigned)
+            if not any(x[1] is g[1] and x[2] == text for x in out + more):
+                more.append(g)
+    return more
 
 
 def _user_object(obj) -> bool:

@@ -560,11 +560,12 @@ class _Survey:
 @dataclass(eq=False)
 class _Name:
     name: str
+    refs: dict = field(default_factory=dict)  # chain -> what it means now (the guards')
 
 
 @dataclass(eq=False)
 class CachedFunction:
-    fn: _Name  # only its IR `name` is read
+    fn: _Name  # its IR `name`, and `refs` for the dispatcher's guards
     user: object
     keep_defaults: bool = True
 
@@ -698,10 +699,13 @@ def _rebuild(payload: dict, f, namespace=None):
     def index_of(func):
         return index.get(id(func), "?")
 
+    refs = []  # per user function: {chain: value} (the dispatcher's guards read them)
     for func, meanings in zip(funcs, payload["meanings"], strict=True):
         resolver = _Resolver(func)
+        refs.append({})
         for chain, meaning in meanings:
-            if _meaning(resolver.value(chain), index_of) != meaning:
+            refs[-1][chain] = value = resolver.value(chain)
+            if _meaning(value, index_of) != meaning:
                 return None
     helpers = {}
     for name, spec in payload["helpers"]:
@@ -715,8 +719,8 @@ def _rebuild(payload: dict, f, namespace=None):
         if obj is _UNRESOLVED:
             return None
         resolved.append((funcs[i], name, obj))
-    functions = [CachedFunction(_Name(u["ir"]), funcs[u["user"]], u["keep_defaults"])
-                 for u in payload["units"]]
+    functions = [CachedFunction(_Name(u["ir"], refs[u["user"]]), funcs[u["user"]],
+                                u["keep_defaults"]) for u in payload["units"]]
     unit = CachedUnit(functions, tuple(payload["entry"]), helpers, resolved,
                       {u["ir"]: u["text"] for u in payload["units"]},
                       {u["ir"]: u["name"] for u in payload["units"]}, payload["text"])
