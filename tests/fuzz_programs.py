@@ -738,7 +738,7 @@ def array_expr(draw, shape, env, depth=2):
               "np.trapezoid({m}, axis=0)", "np.interp({v}, np.array([-0.5, 0.5, 2.0]), {v})",
               "np.bincount(np.array([2, 0, 2]), weights={v}, minlength=3)",
               # (an array of a kind unknown to the compiler, carrying a derivative)
-              "SETTINGS['w'] * {s}"],
+              "SETTINGS['w'] * {s}", "SETTINGS['w'] + {s}", "{s} - SETTINGS['w']"],
         "m": ["np.outer({u}, {v})", "{v} * {m}", "{m} - np.mean({m}, axis=1, keepdims=True)",
               "np.stack([{v}, {v}])", "{m}[::-1]"],
         "u": ["{m} @ {v}", "np.sum({m}, axis=1)", "{m}[:, 0]", "{v}[1:]", "{m}[:, 1:].sum(axis=1)",
@@ -970,6 +970,8 @@ def array_program(draw, params=False, rows=2):
             fresh_array = draw(st.sampled_from(["{} * 1.0", "{}.copy()", "np.zeros(3) + {}"]))
             lines.append(f"        {made} = " + fresh_array.format(
                 f"({draw(array_expr('v', env, 1))})"))
+            if "SETTINGS" in lines[-1]:  # (of a kind the compiler cannot see)
+                refusals.add("NotDifferentiableError")
             idx = draw(st.sampled_from(["0", "-1", "1:"]))
             lines.append(f"        {made}[{idx}] {draw(st.sampled_from(['=', '+=']))} "
                          f"{acc} * 0.5")
@@ -1017,6 +1019,8 @@ def array_program(draw, params=False, rows=2):
         else:  # write into an array the function made
             shape = "v"
             lines.append(f"    {name} = {draw(array_expr('v', env, 1))}.copy()")
+            if "SETTINGS" in lines[-1]:  # (of a kind the compiler cannot see)
+                refusals.add("NotDifferentiableError")
             idx = draw(st.sampled_from(["0", "-1", "1:", "x > 0.0"]))
             val = draw(array_expr("s", env, 1))
             if idx == "1:" and draw(st.booleans()):  # (an array into the slice)

@@ -691,3 +691,34 @@ def list_written_into_a_slice(x, y):
     a = np.zeros(4)
     a[0:2] = [x[0], 2.0 * y]  # marker: list into slice
     return np.sum(a * np.arange(4.0)) + np.sum(a ** 2)
+
+
+
+def number_plus_setting(x):
+    t = x + SETTINGS["w"]  # (x's tangent spreads over the setting's three elements)
+    return np.sum(t) + np.mean(SETTINGS["w"] - x)
+
+
+def written_from_a_setting(x):
+    u = (x + SETTINGS["w"]) * 1.0
+    u[0] = 2.0 * x  # marker: unseen write
+    return np.sum(u * (x + SETTINGS["w"]))
+
+
+def setting_copy_read_then_written(x):
+    u = SETTINGS["w"] * 1.0
+    s = np.sum(u * x)  # (its reverse would read `u` after the write below)
+    u[0] = 5.0  # marker: unseen write
+    return s + np.sum(u) * x
+
+
+def setting_copy_written_then_read(x):
+    u = SETTINGS["w"] * 1.0
+    u[0] = 2.0
+    return np.sum(u * x)
+
+
+def setting_made_an_array_then_written(x):
+    u = np.array(SETTINGS["w"]) * x
+    u[0] = 2.0 * x
+    return np.sum(u * u)

@@ -4,8 +4,9 @@
 argument change an object in place. s2sad follows such a change only into an object
 the function made itself and nothing else shares, read through no view afterwards
 (`Writes`), and refuses a write into an array a loop-carried name may also hold
-where reverse mode cannot follow it (`CarriedWrites`). What lists and tuples hold is
-`holders`'.
+where reverse mode cannot follow it (`CarriedWrites`), and a write carrying a
+derivative into a value of a kind it does not know (`UnseenWrites`). What lists and
+tuples hold is `holders`'.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import ast
 
 from .. import ir
 from ..errors import NotDifferentiableError
-from ..ir.kinds import INT, ArrayKind, ListKind
+from ..ir.kinds import INT, PENDING, UNKNOWN, ArrayKind, ListKind
 from ..primitives.facts import fancy_index, makes_new_object, makes_view
 from .holders import Holders
 
@@ -145,7 +146,64 @@ class CarriedWrites:
             f"(forward mode, s2sad.jvp, handles it as it is).")
 
 
-class Writes(CarriedWrites):
+class UnseenWrites:
+    """Writes into values of a kind the analysis does not know: a part of `Writes`
+    (it reads its `a`, `r`, `order`, `name` and `fail`)."""
+
+    def unseen_object(self, s):
+        """Refuse a write (``u[i] = v``, ``np.add.at(u, i, v)``) that carries a
+        derivative into `u` of a kind the analysis does not know (computed from an
+        array read from a dict of settings or an object's attribute, say): which names
+        share its object is known only of lists and arrays, so the derivative would
+        read `u`'s other names as if the write had not happened."""
+        r = self.r
+        if isinstance(s, ir.SetItem):
+            c, value = s.container, s.value
+        else:
+            op = r.ops.get(id(s)) if isinstance(s, ir.Expr) else None
+            if op is None or op.kind != "add_at" or not isinstance(op.inputs[0], ast.Name):
+                return
+            c, value = op.inputs[0].id, op.inputs[-1]
+        if r.kinds.get(c) not in (UNKNOWN, PENDING):
+            return
+        if not (self.a.is_varied(ast.Name(id=c)) or self.a.is_varied(value)
+                or self.read_before(s, c)):
+            return
+        user = self.name(c)
+        self.fail(s, f"s2sad cannot tell what `{user}` is (an array, a list: it is computed "
+                     "from a value whose kind it cannot see, such as an array read from a "
+                     "dict or an attribute), so it cannot follow a write into it",
+                  f"Make it an array where it is made (`{user} = np.array(...)`), or pass "
+                  "the array the setting holds as an argument.")
+
+    def read_before(self, s, c) -> bool:
+        """Does a line whose result varies read the value `c` holds (by any of its
+        copies) before the write `s`, or in a loop around both? Its reverse would read
+        the value after the write."""
+        source = {}
+        for st in ir.walk(self.a.fn.body):
+            if isinstance(st, ir.Dup):
+                source.update((t, st.source) for t in st.targets)
+            elif isinstance(st, ir.Assign) and not st.unpack and isinstance(st.value, ast.Name):
+                source[st.targets[0]] = st.value.id
+
+        def top(n):
+            while n in source:
+                n = source[n]
+            return n
+
+        family = {n for n in set(source) | {c} if top(n) == top(c)}
+        at = next(k for k, (st, _) in enumerate(self.order) if st is s)
+        loops = set(self.order[at][1])
+        for k, (st, around) in enumerate(self.order):
+            if isinstance(st, ir.Assign) and (k < at or loops & set(around)) \
+                    and family & set(ir.names_in(st.value)) \
+                    and any(self.a.is_varied(ast.Name(id=t)) for t in st.targets):
+                return True
+        return False
+
+
+class Writes(CarriedWrites, UnseenWrites):
     """Checks on writes into lists and arrays (``x[i] = v``): each goes into an object
     the function made itself and nothing else shares (not an argument, not a slice,
     reshape or ``.T`` of another array), and no view of a written array is read
@@ -188,6 +246,7 @@ class Writes(CarriedWrites):
                     writes.setdefault(root, []).append((k, loops))
                 continue
             if not isinstance(s, ir.SetItem):
+                self.unseen_object(s)  # (an ``np.add.at``)
                 continue
             c = s.container
             root = r.root(c)
@@ -259,6 +318,7 @@ class Writes(CarriedWrites):
                              "array index yet (a repeated index keeps only its last value)",
                           "Write through a boolean mask, slices or single indices, or "
                           "build the array with np.where.")
+            self.unseen_object(s)
         for view in r.views:
             for root in r.viewed_roots(view):
                 if root in writes:

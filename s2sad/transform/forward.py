@@ -40,7 +40,7 @@ import ast
 from dataclasses import dataclass, field
 
 from .. import ir, primitives as rules, runtime
-from ..ir.kinds import INT, UNKNOWN, ArrayKind, ListKind
+from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind
 from ..analysis.activity import Activity
 from .common import bind, call_np, missing_rule, zero, zeros_like_list
 
@@ -457,8 +457,13 @@ class _Transform:
             total = ast.BinOp(left=total, op=ast.Add(), right=p)
         total = rules.fold(total)
         if _elementwise(op.key) and not self.full_shape(total, inputs, target):
-            total = self.np_call("broadcast_to", [total, self.np_call("shape", [
-                ir.name(target)])])
+            if isinstance(self.kind(target), ArrayKind):
+                total = self.np_call("broadcast_to", [total, self.np_call("shape", [
+                    ir.name(target)])])
+            else:  # (a number or an array, unknown here: zeros of its structure added)
+                self.helpers["zero_tangent"] = runtime.zero_tangent
+                total = ast.BinOp(left=total, op=ast.Add(), right=ast.Call(
+                    func=ir.name("zero_tangent"), args=[ir.name(target)], keywords=[]))
         return assigns, total
 
     def pop(self, xs, op) -> ast.Call:
@@ -474,8 +479,9 @@ class _Transform:
         the shape of `target`? Yes when the result is not an array, when the term reads
         the result or a value of its shape, or when it reads every array input (or its
         tangent): ``x%dot * y`` of ``x * y`` broadcasts to the result's shape,
-        ``x%dot`` of ``x + y`` (with `y` held fixed) has only `x`'s."""
-        if not isinstance(self.kind(target), ArrayKind):
+        ``x%dot`` of ``x + y`` (with `y` held fixed) has only `x`'s. An input of a kind
+        not known here (an array read from a dict of settings) may be an array too."""
+        if self.kind(target) in (SCALAR, INT):
             return True
         names = set(ir.names_in(term))
         primal = {n[: -len("%dot")] if n.endswith("%dot") else n for n in names}
@@ -483,7 +489,7 @@ class _Transform:
                                    for n in primal):
             return True
         arrays = [x.id for x in inputs if isinstance(x, ast.Name)
-                  and isinstance(self.kind(x.id), ArrayKind)]
+                  and self.kind(x.id) not in (SCALAR, INT)]
         return all(x in names or dot(x) in names for x in arrays)
 
     def call(self, s, op, target) -> list:
