@@ -89,12 +89,6 @@ def inner_of_matrices(x):
     return np.sum(np.inner(x, x))  # marker: inner
 
 
-def scatter_add(x):
-    forces = np.zeros(3)
-    np.add.at(forces, np.array([0, 2, 2, 1]), x * x)  # marker: add at
-    return np.sum(forces * np.arange(3.0))
-
-
 def _oscillator(y, k):
     return np.array([y[1], -k * y[0]])
 

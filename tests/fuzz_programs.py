@@ -738,7 +738,8 @@ def array_expr(draw, shape, env, depth=2):
               "np.trapezoid({m}, axis=0)", "np.interp({v}, np.array([-0.5, 0.5, 2.0]), {v})",
               "np.bincount(np.array([2, 0, 2]), weights={v}, minlength=3)",
               # (an array of a kind unknown to the compiler, carrying a derivative)
-              "SETTINGS['w'] * {s}", "SETTINGS['w'] + {s}", "{s} - SETTINGS['w']"],
+              "SETTINGS['w'][:3] * {s}", "SETTINGS['w'][:3] + {s}",
+              "{s} - SETTINGS['w'][:3]"],
         "m": ["np.outer({u}, {v})", "{v} * {m}", "{m} - np.mean({m}, axis=1, keepdims=True)",
               "np.stack([{v}, {v}])", "{m}[::-1]"],
         "u": ["{m} @ {v}", "np.sum({m}, axis=1)", "{m}[:, 0]", "{v}[1:]", "{m}[:, 1:].sum(axis=1)",
@@ -878,7 +879,7 @@ def array_program(draw, params=False, rows=2):
         kind = draw(st.sampled_from(["assign", "assign", "if", "loop", "write", "while",
                                      "container", "checkpointed", "comprehension",
                                      "loop_write", "one_path", "layers", "star",
-                                     "complex"]))
+                                     "complex", "scatter"]))
         shape = draw(st.sampled_from("svmu"))
         name = f"{shape}{next(fresh)}"
         if kind == "assign":
@@ -970,8 +971,6 @@ def array_program(draw, params=False, rows=2):
             fresh_array = draw(st.sampled_from(["{} * 1.0", "{}.copy()", "np.zeros(3) + {}"]))
             lines.append(f"        {made} = " + fresh_array.format(
                 f"({draw(array_expr('v', env, 1))})"))
-            if "SETTINGS" in lines[-1]:  # (of a kind the compiler cannot see)
-                refusals.add("NotDifferentiableError")
             idx = draw(st.sampled_from(["0", "-1", "1:"]))
             lines.append(f"        {made}[{idx}] {draw(st.sampled_from(['=', '+=']))} "
                          f"{acc} * 0.5")
@@ -1016,11 +1015,24 @@ def array_program(draw, params=False, rows=2):
             shape = "s"
             name = f"s{next(fresh)}"
             lines += ["    " + line for line in draw(layers_lines(env, name))]
+        elif kind == "scatter":
+            # np.add.at into an array the function made (an index named twice adds
+            # twice), read before the write and after it
+            shape = draw(st.sampled_from("vm"))
+            name, before = f"{shape}{next(fresh)}", f"s{next(fresh)}"
+            lines.append(f"    {name} = {draw(array_expr(shape, env, 1))} * 1.0")
+            lines.append(f"    {before} = np.sum({name} * {draw(array_expr(shape, env, 1))})")
+            index = draw(st.sampled_from(
+                ["np.array([0, 2, 2])", "[1, 1, 0]", "np.array([2, 0, 1])"] if shape == "v"
+                else ["np.array([0, 0])", "[1, 0, 1]", "(np.array([0, 1]), np.array([2, 2]))"]))
+            value = draw(array_expr(draw(st.sampled_from("sv")), env, 1))
+            if index.startswith("("):
+                value = draw(array_expr("s", env, 1))  # (one element per pair)
+            lines.append(f"    np.add.at({name}, {index}, {value})")
+            env["s"] = env["s"] + [before]
         else:  # write into an array the function made
             shape = "v"
             lines.append(f"    {name} = {draw(array_expr('v', env, 1))}.copy()")
-            if "SETTINGS" in lines[-1]:  # (of a kind the compiler cannot see)
-                refusals.add("NotDifferentiableError")
             idx = draw(st.sampled_from(["0", "-1", "1:", "x > 0.0"]))
             val = draw(array_expr("s", env, 1))
             if idx == "1:" and draw(st.booleans()):  # (an array into the slice)
@@ -1029,6 +1041,10 @@ def array_program(draw, params=False, rows=2):
             lines.append(f"    {name}[{idx}] {op} {val}")
         env[shape] = env[shape] + [name]
     lines.append(f"    return {draw(array_expr('s', env, 2))}")
+    if any("SETTINGS['w'][:3]" in line for line in lines):
+        # (an array of a kind the compiler cannot see: read by index, by np.dot or
+        # written into, it is refused)
+        refusals |= {"NotDifferentiableError", "NoRuleError"}
     return "\n".join(lines + _refusal_note(refusals)) + "\n"
 
 

@@ -529,8 +529,60 @@ def test_a_write_into_an_array_of_unknown_kind_is_followed_or_refused():
         numeric(zeros_of_an_array, (x,), 0), rel=1e-6)
 
 
+# ------------------------------------------------------------ np.add.at
+
+SCATTERS = [
+    (zoo.scatter_read_before, (4,), (3,)),
+    (zoo.scatter_a_number, (5,), ()),
+    (zoo.scatter_rows, (4,), (3, 4)),
+    (zoo.scatter_pairs, (4,), (3,)),
+    (zoo.scatter_slice, (4,), (3,)),
+    (zoo.scatter_in_a_loop, (5,), (3,)),
+    (zoo.message_passing, (4,), (4,)),
+]
+
+
+def _scatter_point(shapes):
+    rng = np.random.default_rng(3)
+    return tuple(rng.normal(size=s) if s else 0.7 for s in shapes)
+
+
+@pytest.mark.parametrize("f,x_shape,v_shape", SCATTERS, ids=[c[0].__name__ for c in SCATTERS])
+def test_np_add_at_in_reverse_mode(f, x_shape, v_shape):
+    # an index named twice adds twice; what the reverse sweep reads of the array
+    # before the call is what it held then
+    args = _scatter_point([x_shape, v_shape])
+    before = [np.copy(a) for a in args]
+    for options in ({}, {"mode": "forward"}, {"checkpoint": "binomial"}):
+        got = s2sad.grad(f, wrt=(0, 1), **options)(*args)
+        for i in range(2):
+            assert np.allclose(got[i], numeric(f, args, i), rtol=1e-6, atol=1e-8), options
+    assert all(np.array_equal(a, b) for a, b in zip(args, before))
+    value, _ = s2sad.value_and_grad(f, wrt=(0, 1))(*args)
+    assert value == pytest.approx(f(*args))
+    # the Hessian: forward mode over the gradient code, whose sweeps put elements back
+    grad_x = s2sad.grad(f, wrt=0)
+    h = 1e-5
+    columns = [(grad_x(args[0] + h * e, args[1]) - grad_x(args[0] - h * e, args[1])) / (2 * h)
+               for e in np.eye(args[0].size).reshape(-1, *args[0].shape)]
+    assert np.allclose(s2sad.hessian(f, wrt=0)(*args).reshape(args[0].size, -1),
+                       np.array(columns).reshape(args[0].size, -1).T, rtol=1e-4, atol=1e-6)
+
+
+def test_np_add_at_saves_what_it_adds_into_only_where_the_reverse_sweep_reads_it():
+    import re
+
+    source = s2sad.source(zoo.scatter_read_before, wrt=(0, 1),
+                          example=_scatter_point([(4,), (3,)]))
+    saved = re.search(r"(\w+_old) = a\[(\w+)\]\n", source)
+    assert saved, source
+    assert f"a[{saved[2]}] = {saved[1]}\n" in source, source  # (put back in the reverse)
+    quiet = s2sad.source(zoo.scatter_a_number, wrt=(0, 1), example=_scatter_point([(5,), ()]))
+    assert "_old" not in quiet, quiet
+
+
 UNKNOWN_KIND_WRITES = [zoo.setting_written_into_a_slice, zoo.setting_added_into_a_slice,
-                       zoo.setting_written_through_a_mask]
+                       zoo.setting_written_through_a_mask, zoo.setting_scattered]
 
 
 @pytest.mark.parametrize("f", UNKNOWN_KIND_WRITES, ids=lambda f: f.__name__)

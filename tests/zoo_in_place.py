@@ -664,6 +664,65 @@ def carried_written_from_a_product(x):
     return np.sum(u * x)
 
 
+# ------------------------------------------------------------ np.add.at
+
+
+def scatter_forces(x):
+    forces = np.zeros(3)
+    np.add.at(forces, np.array([0, 2, 2, 1]), x * x)
+    return np.sum(forces * np.arange(3.0))
+
+
+def scatter_read_before(x, v):
+    a = np.sin(x)
+    s = np.sum(a * a)  # (its reverse reads `a` as it was: the elements go back)
+    np.add.at(a, [0, 0, 2], v)
+    return s + np.sum(a ** 3)
+
+
+def scatter_a_number(x, y):
+    a = np.cos(x)
+    np.add.at(a, np.array([1, 1, 3]), 2.0 * y)
+    return np.sum(a * x)
+
+
+def scatter_rows(x, V):
+    A = np.outer(x, x)
+    np.add.at(A, np.array([0, 2, 0]), V)
+    return np.sum(np.tanh(A) * A)
+
+
+def scatter_pairs(x, v):
+    A = np.outer(x, x[:3])
+    np.add.at(A, (np.array([0, 1, 1]), np.array([2, 0, 0])), v)
+    return np.sum(A ** 2)
+
+
+def scatter_slice(x, v):
+    a = x * 1.0
+    np.add.at(a, slice(1, 3), v[:2])
+    return np.sum(a ** 3) + np.sum(x * a)
+
+
+def scatter_in_a_loop(x, v):
+    a = x * 2.0
+    for k in range(3):
+        np.add.at(a, np.array([k, k + 1, k]), v * a[k])
+    return np.sum(a * a)
+
+
+def message_passing(x, w):
+    # a graph network's step: each edge's message added into its target node
+    src = np.array([0, 1, 2, 3, 0])
+    dst = np.array([1, 2, 3, 0, 2])
+    h = np.tanh(x * w)
+    for _ in range(3):
+        incoming = np.zeros(4)
+        np.add.at(incoming, dst, h[src] * w[src])
+        h = np.tanh(incoming + x)
+    return np.sum(h ** 2)
+
+
 # ------------------------------------------------------------ values of unknown kind
 
 SETTINGS = {"w": np.array([0.5, -1.0, 2.0])}  # (arrays of a kind the compiler cannot see)
@@ -687,11 +746,16 @@ def setting_written_through_a_mask(x, y):
     return np.sum(a * np.arange(4.0)) + np.sum(a ** 2)
 
 
+def setting_scattered(x, y):
+    a = np.zeros(4) + x
+    np.add.at(a, [0, 0], SETTINGS["w"][:2] * y)
+    return np.sum(a * np.arange(4.0)) + np.sum(a ** 2)
+
+
 def list_written_into_a_slice(x, y):
     a = np.zeros(4)
     a[0:2] = [x[0], 2.0 * y]  # marker: list into slice
     return np.sum(a * np.arange(4.0)) + np.sum(a ** 2)
-
 
 
 def number_plus_setting(x):
@@ -721,4 +785,5 @@ def setting_copy_written_then_read(x):
 def setting_made_an_array_then_written(x):
     u = np.array(SETTINGS["w"]) * x
     u[0] = 2.0 * x
+    np.add.at(u, [1, 1], x)
     return np.sum(u * u)

@@ -22,6 +22,7 @@ from ..primitives.facts import shape_rule
 from ..primitives.shape_rules import elementwise as broadcast_rule
 from .common import adj, missing_rule, zero
 from .containers import ContainerAdjoints
+from .scatter import ScatterAdjoints
 
 
 class OperationAdjoints:
@@ -143,8 +144,9 @@ class OperationAdjoints:
         return [ir.Expr(pop, s.line), restore]  # keep the adjoint list aligned
 
     def reverse_add_at(self, s, op, out_bar) -> list:
-        """``np.add.at(a, i, v)`` and ``add_into(acc, parts)`` into an active array or
-        list are refused."""
+        """``add_into(acc, parts)`` into an active array or list (the Hessian's
+        sweep over gradient code) is refused; so is an ``np.add.at`` into one that
+        `scatter` does not follow."""
         if isinstance(s, ir.Expr) and op.inputs[0].id in self.act.active:
             raise self.unsupported(s, op)
         return []
@@ -343,7 +345,7 @@ BY_KIND = {
     "pop": OperationAdjoints.reverse_pop,
     "repeat": ContainerAdjoints.reverse_repeat,
     "concat": ContainerAdjoints.reverse_concat,
-    "add_at": OperationAdjoints.reverse_add_at,
+    "add_at": ScatterAdjoints.reverse_scatter,
     "add_into": OperationAdjoints.reverse_add_at,
     "sum": OperationAdjoints.reverse_sum,
     "nondiff": OperationAdjoints.no_adjoint,

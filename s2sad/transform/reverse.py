@@ -34,9 +34,9 @@ one transform (`_Transform`) and its two sweeps over the statements
 of user functions). The modules beside it add methods to `_Transform` as mixins,
 all reading that one state: `adjoints` (the reverse of one operation, by its kind:
 `adjoints.BY_KIND`), `containers` (adjoints of lists and arrays changed in place),
-`loops` (taped loops), `checkpointing` (checkpointed loops) and `masks` (the
-adjoints of ``np.where``'s branches, without NaN). May import those
-modules, `common`, `analysis`, `ir`, `runtime` and `errors`.
+`loops` (taped loops), `checkpointing` (checkpointed loops), `masks` (the
+adjoints of ``np.where``'s branches, without NaN) and `scatter` (``np.add.at``).
+May import those modules, `common`, `analysis`, `ir`, `runtime` and `errors`.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ from .common import adj, bind, call_np, zero
 from .containers import ContainerAdjoints
 from .loops import TapedLoops
 from .masks import MaskedAdjoints
+from .scatter import ScatterAdjoints
 from .symmetric import SymmetricInputs
 
 
@@ -112,7 +113,7 @@ def transform(fn: ir.Function, activity: Activity, derivative_of) -> Reverse:
 
 
 class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedLoops,
-                 MaskedAdjoints, SymmetricInputs):
+                 MaskedAdjoints, SymmetricInputs, ScatterAdjoints):
     """One reverse transform: its state, and the methods of the modules beside this
     one (see the module docstring), which read it. Together they are over a thousand
     lines, one class because every method reads and extends the same state (the
@@ -226,6 +227,7 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
                 continue
             if isinstance(s, ir.SetItem):
                 out.append(self.save_overwritten(s))
+            out.extend(self.save_added_into(s))  # (before an ``np.add.at``)
             if isinstance(s, ir.Expr) and self.popped_list(s) is not None:
                 # ``xs%old = xs.pop()``: the reverse sweep puts the element back
                 out.append(ir.Assign((ir.derived(self.popped_list(s), "old"),), s.value,
