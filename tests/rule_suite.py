@@ -4,6 +4,7 @@ modules' test files use it): `tables(module)` gives its reverse and forward rows
 differences in each mode, the dot-product pairing, the inlined template against the
 rule), each test file assigning them to its own names so pytest collects them."""
 
+import numpy as np
 import pytest
 
 from s2sad import primitives as rules
@@ -41,3 +42,44 @@ def checks(rev, fwd, ids, examples, templates=2):
         template_equals_rule(key, rule, examples(key, rule)[:templates])
 
     return reverse, forward, dot_product, template
+
+
+# (x, shape parameters, loc and scale) shapes a location-scale distribution's array
+# rules are checked on: broadcasting in each of them
+SHAPES = [((), (), ()), ((4,), (), ()), ((3, 4), (4,), (3, 1)), ((4,), (4,), (4,))]
+
+
+def arr(r, shape, lo, hi):
+    """A number (shape ``()``) or an array of `shape` drawn uniformly from [lo, hi)."""
+    if shape == ():
+        return r.uniform(lo, hi)
+    return np.asarray([r.uniform(lo, hi) for _ in range(int(np.prod(shape)))]).reshape(shape)
+
+
+def location_scale_examples(r, parameters, array, points=arr):
+    """Argument lists ``([x, shape parameters..., loc, scale], {})`` for a rule of a
+    location-scale distribution whose `parameters` are ``(ranges of its shape
+    parameters, range of the standardised point z, edges)``, the edges being points
+    ``(z, shape parameters...)`` near the support's ends or far out: arrays of the
+    `SHAPES` (with the edges as one array) where `array`, else numbers. `points(r,
+    shape, lo, hi)` draws z."""
+    shapes, (zlo, zhi), edges = parameters
+    cases = []
+    if array:
+        for xs, ps, ls in SHAPES:
+            z = points(r, xs, zlo, zhi)
+            params = [arr(r, ps, lo, hi) for lo, hi in shapes]
+            loc, scale = arr(r, ls, -1.0, 1.0), arr(r, ls, 0.5, 2.0)
+            cases.append(([z * scale + loc, *params, loc, scale], {}))
+        z = np.array([e[0] for e in edges])
+        cases.append(([z, *[np.array([e[i + 1] for e in edges]) for i in range(len(shapes))],
+                       0.0, 1.0], {}))
+        return cases
+    for _ in range(3):
+        z = points(r, (), zlo, zhi)
+        params = [r.uniform(lo, hi) for lo, hi in shapes]
+        loc, scale = r.uniform(-1, 1), r.uniform(0.5, 2.0)
+        cases.append(([z * scale + loc, *params, loc, scale], {}))
+    for z, *params in edges:
+        cases.append(([z * 0.7 + 0.3, *params, 0.3, 0.7], {}))
+    return cases

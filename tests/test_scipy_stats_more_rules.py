@@ -26,10 +26,7 @@ def ids(pairs):
     return [f"{r.func.__name__}" for k, r in pairs]
 
 
-def arr(r, shape, lo, hi):
-    if shape == ():
-        return r.uniform(lo, hi)
-    return np.asarray([r.uniform(lo, hi) for _ in range(int(np.prod(shape)))]).reshape(shape)
+arr = rule_suite.arr
 
 
 # per distribution: the ranges of its shape parameters, of the standardised point z,
@@ -40,7 +37,6 @@ PARAMETERS = {
     "lognorm": ([(0.3, 2.0)], (0.1, 5.0), [(1e-3, 0.5), (50.0, 1.5), (1.0, 0.05)]),
     "norm": ([], (-3.0, 3.0), [(-8.0,), (8.0,), (30.0,), (0.0,)]),
 }
-SHAPES = [((), (), ()), ((4,), (), ()), ((3, 4), (4,), (3, 1)), ((4,), (4,), (4,))]
 
 
 def distribution(key):
@@ -54,28 +50,10 @@ def points(r, name, shape, lo, hi):
 
 
 def examples(key, rule):
-    r = random.Random(13)
     name = distribution(key)
-    shapes, (zlo, zhi), edges = PARAMETERS[name]
-    cases = []
-    if rule.when == "array":
-        for xs, ps, ls in SHAPES:
-            z = points(r, name, xs, zlo, zhi)
-            params = [arr(r, ps, lo, hi) for lo, hi in shapes]
-            loc, scale = arr(r, ls, -1.0, 1.0), arr(r, ls, 0.5, 2.0)
-            cases.append(([z * scale + loc, *params, loc, scale], {}))
-        z = np.array([e[0] for e in edges])
-        cases.append(([z, *[np.array([e[i + 1] for e in edges]) for i in range(len(shapes))],
-                       0.0, 1.0], {}))
-        return cases
-    for _ in range(3):
-        z = points(r, name, (), zlo, zhi)
-        params = [r.uniform(lo, hi) for lo, hi in shapes]
-        loc, scale = r.uniform(-1, 1), r.uniform(0.5, 2.0)
-        cases.append(([z * scale + loc, *params, loc, scale], {}))
-    for z, *params in edges:
-        cases.append(([z * 0.7 + 0.3, *params, 0.3, 0.7], {}))
-    return cases
+    return rule_suite.location_scale_examples(
+        random.Random(13), PARAMETERS[name], rule.when == "array",
+        lambda r, shape, lo, hi: points(r, name, shape, lo, hi))
 
 
 def test_every_function_has_both_rules_in_the_same_form():

@@ -26,10 +26,7 @@ def ids(pairs):
 REV, FWD = rule_suite.tables(scipy_stats)
 
 
-def arr(r, shape, lo, hi):
-    if shape == ():
-        return r.uniform(lo, hi)
-    return np.asarray([r.uniform(lo, hi) for _ in range(int(np.prod(shape)))]).reshape(shape)
+arr = rule_suite.arr
 
 
 # per distribution: the ranges of the parameters after x (loc and scale last), and of
@@ -44,7 +41,6 @@ PARAMETERS = {
     "beta": ([(0.5, 4.0), (0.5, 4.0)], (0.05, 0.95),
              [(0.01, 0.5, 3.0), (0.99, 3.0, 0.5), (0.5, 0.05, 0.05), (0.3, 40.0, 60.0)]),
 }
-SHAPES = [((), (), ()), ((4,), (), ()), ((3, 4), (4,), (3, 1)), ((4,), (4,), (4,))]
 
 
 def distribution(key):
@@ -70,25 +66,11 @@ def examples(key, rule):
                     ([np.array([2, 5]), 1.7, 1], {}), ([np.array([0, 3]), 0.01, 0], {})]
         return [([k, r.uniform(0.3, 6.0), 0], {}) for k in (0, 1, 4, 12)] + \
             [([0, 0.01, 0], {}), ([3, 0.01, 0], {}), ([30, 25.0, 0], {}), ([5, 2.5, 2], {})]
-    shapes, (zlo, zhi), edges = PARAMETERS[distribution(key)]
-    cases = []
+    name = distribution(key)
+    cases = rule_suite.location_scale_examples(r, PARAMETERS[name], rule.when == "array")
     if rule.when == "array":
-        for xs, ps, ls in SHAPES:
-            z = arr(r, xs, zlo, zhi)
-            params = [arr(r, ps, lo, hi) for lo, hi in shapes]
-            loc, scale = arr(r, ls, -1.0, 1.0), arr(r, ls, 0.5, 2.0)
-            cases.append(([z * scale + loc, *params, loc, scale], {}))
-        z = np.array([e[0] for e in edges])
-        cases.append(([z, *[np.array([e[i + 1] for e in edges]) for i in range(len(shapes))],
-                       0.0, 1.0], {}))
         return cases
-    for _ in range(3):
-        z = r.uniform(zlo, zhi)
-        params = [r.uniform(lo, hi) for lo, hi in shapes]
-        loc, scale = r.uniform(-1, 1), r.uniform(0.5, 2.0)
-        cases.append(([z * scale + loc, *params, loc, scale], {}))
-    for z, *params in edges:
-        cases.append(([z * 0.7 + 0.3, *params, 0.3, 0.7], {}))
+    edges = PARAMETERS[name][2]
     cases.append(([edges[0][0] * 0.05 + 0.1, *edges[0][1:], 0.1, 0.05], {}))  # (a small scale)
     return cases
 
