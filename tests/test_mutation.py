@@ -632,3 +632,58 @@ def test_a_write_into_a_value_of_unknown_kind_is_refused_where_it_matters(f):
         assert "cannot tell what `u` is" in info.value.message
         assert "np.array(...)" in info.value.hint
         assert info.value.lineno == marker_line(f)
+
+
+@pytest.mark.parametrize("f", [zoo.setting_changed_in_place_with_an_alias,
+                               zoo.setting_changed_in_place_held_by_a_list,
+                               zoo.setting_changed_in_place_without_a_derivative,
+                               zoo.setting_itself_changed_in_place],
+                         ids=lambda f: f.__name__)
+def test_an_operator_in_place_on_a_value_of_unknown_kind_is_refused_where_shared(f):
+    # (``u += x`` became a new `u` in the derivative while `v`, the list or the dict
+    # still held the old one: 1.5 where central differences give 7.2, or 4.5 for
+    # ``u += 1.0``, through which no derivative passes)
+    for mode in ("reverse", "forward"):
+        with pytest.raises(s2sad.NotDifferentiableError) as info:
+            s2sad.grad(f, mode=mode)(0.7)
+        assert "may change `u` in place" in info.value.message
+        assert "np.array(...)" in info.value.hint
+        assert info.value.lineno == marker_line(f)
+
+
+@pytest.mark.parametrize("f", [zoo.setting_accumulated_in_place,
+                               zoo.setting_compared_with_a_number, zoo.setting_as_an_exponent],
+                         ids=lambda f: f.__name__)
+def test_values_of_unknown_kind_in_place_compared_and_in_hessians(f):
+    # (``w > x`` was taken for one bool: the gradient of a number was an array; and
+    # the Hessian of ``x ** (w + 2.0)`` raised inside the derivative, whose rule for
+    # numbers tested the truth of ``w == 0``)
+    want = numeric(f, (0.7,), 0)
+    assert s2sad.grad(f)(0.7) == pytest.approx(want, rel=1e-6)
+    assert s2sad.grad(f, mode="forward")(0.7) == pytest.approx(want, rel=1e-6)
+    assert s2sad.jvp(f, (0.7,), (1.0,))[1] == pytest.approx(want, rel=1e-6)
+    h = 1e-4
+    second = (numeric(f, (0.7 + h,), 0) - numeric(f, (0.7 - h,), 0)) / (2 * h)
+    assert s2sad.hessian(f)(0.7) == pytest.approx(second, rel=1e-4)
+
+
+def test_a_list_times_a_value_of_unknown_kind_is_refused():
+    # (taken for a repetition: 4.4 where central differences give 1.3)
+    f = zoo.list_times_a_setting
+    with pytest.raises(s2sad.NoRuleError) as info:
+        s2sad.grad(f)(0.7)
+    assert "a list and a value whose kind s2sad cannot see" in info.value.message
+    assert "np.asarray(...)" in info.value.hint and "int(...)" in info.value.hint
+    assert info.value.lineno == marker_line(f)
+
+
+def test_the_built_in_sum_of_a_value_of_unknown_kind():
+    # (its reverse added into a list's adjoint that did not exist: a NameError inside
+    # the derivative)
+    f = zoo.built_in_sum_of_a_setting
+    with pytest.raises(s2sad.NotDifferentiableError) as info:
+        s2sad.grad(f)(0.7)
+    assert "built-in sum()" in info.value.message and "np.sum" in info.value.hint
+    assert info.value.lineno == marker_line(f)
+    want = numeric(f, (0.7,), 0)
+    assert s2sad.grad(f, mode="forward")(0.7) == pytest.approx(want, rel=1e-6)

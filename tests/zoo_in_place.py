@@ -787,3 +787,60 @@ def setting_made_an_array_then_written(x):
     u[0] = 2.0 * x
     np.add.at(u, [1, 1], x)
     return np.sum(u * u)
+
+
+def setting_changed_in_place_with_an_alias(x):
+    u = SETTINGS["w"] * 1.0
+    v = u
+    u += x  # marker: v is the same array
+    return np.sum(u * v)
+
+
+def setting_changed_in_place_held_by_a_list(x):
+    u = SETTINGS["w"] * x
+    keep = [u]
+    u *= x  # marker: keep[0] is the same array
+    return np.sum(keep[0] * u)
+
+
+def setting_changed_in_place_without_a_derivative(x):
+    u = SETTINGS["w"] * 1.0
+    v = u
+    u += 1.0  # marker: no derivative passes through it, but v's value changes
+    return x * np.sum(v)
+
+
+def setting_itself_changed_in_place(x):
+    u = SETTINGS["w"]
+    u += x  # marker: the dict's own array
+    return np.sum(u * x)
+
+
+def setting_accumulated_in_place(x):
+    acc = 0.0  # (a number: the first += makes a new array, the next ones change it)
+    for k in range(3):
+        acc += SETTINGS["w"] * x ** k
+    u = SETTINGS["w"] * x
+    u += np.sin(u)  # (nothing else holds u)
+    w = u
+    return np.sum(acc * acc) + np.sum(w * u)
+
+
+def setting_compared_with_a_number(x):
+    m = SETTINGS["w"] > x  # (an array of bools, not one)
+    both = (SETTINGS["w"] > 0.0) & (x > 0.5)
+    return np.sum(m * x ** 2) + np.sum(np.where(both, x ** 3, x))
+
+
+def setting_as_an_exponent(x):
+    # (the derivative's np.where tests `w == 0` elementwise: w is no number)
+    return np.sum(x ** (SETTINGS["w"] + 2.0))
+
+
+def list_times_a_setting(x):
+    ys = [x, 2.0 * x, x * x]
+    return np.sum(ys * SETTINGS["w"])  # marker: NumPy's product or a repetition
+
+
+def built_in_sum_of_a_setting(x):
+    return sum(SETTINGS["w"] * x) ** 2  # marker: sum of a list or of an array's rows

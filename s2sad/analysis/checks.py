@@ -232,6 +232,9 @@ class Checks(ValueChecks):
                 hint = ("s2sad differentiates the methods of NumPy arrays only; call a "
                         "function instead, written with def (s2sad differentiates it) or "
                         "given a rule with s2sad.register_rule.")
+            if what.startswith("`*` of a list and a value whose kind"):
+                hint = ("Say which it is where the value is read: `np.asarray(...)` for "
+                        "NumPy's product, `int(...)` for a repetition of the list.")
             if what == "`+` of two tuples":
                 hint = ("Grow a tuple the function makes (`t = ()`, then `t += (y,)`), which "
                         "s2sad follows as a list, or unpack the tuple into names and write "

@@ -99,6 +99,13 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
         for xs, n in ((value.left, value.right), (value.right, value.left)):
             # (a list times an array is NumPy's elementwise product, not a repetition)
             if (isinstance(kind(xs), ListKind) or isinstance(xs, ast.List)) \
+                    and kind(n) == UNKNOWN:
+                # (an integer repeats the list, an array of settings multiplies it)
+                return Op("unknown", [xs, n], diff=(True, True),
+                          text="`*` of a list and a value whose kind s2sad cannot see "
+                               "(a repetition if it is an integer, NumPy's product if an "
+                               "array)")
+            if (isinstance(kind(xs), ListKind) or isinstance(xs, ast.List)) \
                     and not isinstance(kind(n), ArrayKind):
                 return Op("repeat", [xs, n], diff=(True, False), text="list repetition")
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) \

@@ -5,8 +5,8 @@ argument change an object in place. s2sad follows such a change only into an obj
 the function made itself and nothing else shares, read through no view afterwards
 (`Writes`), and refuses a write into an array a loop-carried name may also hold
 where reverse mode cannot follow it (`CarriedWrites`), and a write carrying a
-derivative into a value of a kind it does not know (`UnseenWrites`). What lists and
-tuples hold is `holders`'.
+derivative into a value of a kind it does not know, or ``y op= v`` on one that
+something else may hold (`UnseenWrites`). What lists and tuples hold is `holders`'.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import ast
 
 from .. import ir
 from ..errors import NotDifferentiableError
-from ..ir.kinds import INT, PENDING, UNKNOWN, ArrayKind, ListKind
-from ..primitives.facts import fancy_index, makes_new_object, makes_view
+from ..ir.kinds import INT, PENDING, SCALAR, UNKNOWN, ArrayKind, ListKind
+from ..primitives.facts import facts_of, fancy_index, makes_new_object, makes_view
 from .holders import Holders
 
 
@@ -176,6 +176,89 @@ class UnseenWrites:
                   f"Make it an array where it is made (`{user} = np.array(...)`), or pass "
                   "the array the setting holds as an argument.")
 
+    def unseen_inplace(self, s):
+        """Refuse ``u op= v`` where `u` is of a kind the analysis does not know
+        (computed from an array read from a dict of settings, say): were it an array,
+        Python would change its object in place, while the derivative gives the result
+        a new name and leaves the object as it was. Right only when nothing else holds
+        that object: it was made here by arithmetic (or was a number), no copy ``w =
+        u`` names it, and nothing but arithmetic reads it (a list, a call of the
+        user's or a slice could keep it) before the change. Whether or not a
+        derivative passes through: another name's value would be wrong."""
+        a = self.a
+        src = s.value.left.id
+        if self.r.kinds.get(src) not in (UNKNOWN, PENDING):
+            return
+        links, copies = {}, set()  # name -> names of the same object; copies' ids
+        exits = {id(c) for e in ir.walk(a.fn.body) if isinstance(e, ir.Exit)
+                 for c in e.copies}
+        for st in ir.walk(a.fn.body):
+            pairs = []
+            if isinstance(st, ir.Dup):
+                pairs = [(st.source, t) for t in st.targets]
+            elif isinstance(st, ir.Loop):
+                pairs = [(p.init.id, p.name) for p in st.phis if isinstance(p.init, ast.Name)]
+            elif isinstance(st, ir.Assign) and not st.unpack and (
+                    isinstance(st.value, ast.Name) or st.inplace and isinstance(
+                        st.value, ast.BinOp) and isinstance(st.value.left, ast.Name)):
+                v = st.value if isinstance(st.value, ast.Name) else st.value.left
+                pairs = [(v.id, st.targets[0])]
+                if isinstance(st.value, ast.Name) and id(st) not in exits:
+                    copies.add(id(st))
+            for m, n in pairs:
+                links.setdefault(m, set()).add(n)
+                links.setdefault(n, set()).add(m)
+        family, todo = set(), [src]
+        while todo:
+            n = todo.pop()
+            if n not in family:
+                family.add(n)
+                todo.extend(links.get(n, ()))
+        why = None
+        at = next(k for k, (st, _) in enumerate(self.order) if st is s)
+        loops = set(self.order[at][1])
+        for k, (st, around) in enumerate(self.order):
+            if isinstance(st, (ir.Dup, ir.Loop, ir.If, ir.Exit, ir.Return)) or id(st) in exits \
+                    or k >= at and not loops & set(around):
+                continue  # (what holds the object only after the change sees it)
+            if isinstance(st, ir.Assign) and st.inplace and isinstance(st.value, ast.BinOp) \
+                    and isinstance(st.value.left, ast.Name) and st.value.left.id in family:
+                reads = set(ir.names_in(st.value.right))
+            else:
+                reads = {n for node in ir.exprs(st) for n in ir.names_in(node)}
+            if not reads & family:
+                continue
+            op = self.r.ops.get(id(st))
+            if id(st) in copies:
+                why = "another name refers to it"
+            elif not isinstance(st, ir.Assign) or op is None or not (
+                    op.kind == "rule" and not facts_of(op.key).view
+                    or op.kind == "nondiff" and isinstance(st.value, (ast.Compare, ast.BinOp))):
+                why = "something else may hold it (a list, a call, a slice)"
+        for n in family:
+            if self.r.kinds.get(n) in (SCALAR, INT):  # (a number: ``+=`` makes a new value)
+                continue
+            for st, _ in a.definitions(n):
+                op = self.r.ops.get(id(st)) if isinstance(st, ir.Assign) else None
+                if isinstance(st, ir.Dup) or id(st) in copies or id(st) in exits \
+                        or isinstance(st, ir.Assign) and st.inplace:
+                    continue
+                if op is None or not (op.kind == "rule" and not facts_of(op.key).view):
+                    why = why or "it may be an object made outside this function"
+            if n in {p.name for p in a.fn.params}:
+                why = why or "it may be an object made outside this function"
+        if why is None:
+            return
+        user = self.name(src)
+        o = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**",
+             ast.MatMult: "@"}.get(type(s.value.op), "op")
+        self.fail(s, f"`{user} {o}= ...` may change `{user}` in place (s2sad cannot tell "
+                     f"whether it is an array: it is computed from a value whose kind it "
+                     f"cannot see, such as an array read from a dict or an attribute), "
+                     f"and {why}",
+                  f"Write `{user} = {user} {o} ...` (a new value), or make it an array "
+                  f"where it is made (`{user} = np.array(...)`).")
+
     def read_before(self, s, c) -> bool:
         """Does a line whose result varies read the value `c` holds (by any of its
         copies) before the write `s`, or in a loop around both? Its reverse would read
@@ -244,6 +327,10 @@ class Writes(CarriedWrites, UnseenWrites):
                     and isinstance(s.value.left, ast.Name) and self.a.is_object(s.value.left.id):
                 for root in self.inplace(s):
                     writes.setdefault(root, []).append((k, loops))
+                continue
+            if isinstance(s, ir.Assign) and s.inplace and isinstance(s.value, ast.BinOp) \
+                    and isinstance(s.value.left, ast.Name):
+                self.unseen_inplace(s)
                 continue
             if not isinstance(s, ir.SetItem):
                 self.unseen_object(s)  # (an ``np.add.at``)

@@ -444,9 +444,11 @@ class DTypeKind:
 
 def logical_kind(inputs: list):
     """The kind of a comparison, bitwise operation or `not`/`~` of `inputs`: a
-    boolean array when an input is an array, else an int."""
+    boolean array when an input is an array, else an int; unknown when an input is
+    (``w > 0`` of an array read from a dict of settings is an array, and the rules for
+    numbers' ``np.where`` would test its truth)."""
     arrays = [k for k in inputs if isinstance(k, ArrayKind)]
     if not arrays:
-        return INT
+        return UNKNOWN if UNKNOWN in inputs else INT
     ranks = [rank_of(k) for k in inputs]
     return ArrayKind(max(ranks) if None not in ranks else None, "b")

@@ -163,12 +163,12 @@ class OperationAdjoints:
             row = out_bar if self.is_container(xs.id) else ast.BinOp(
                 left=self.np_call("zeros_like", [ir.name(xs.id)]), op=ast.Add(), right=out_bar)
             return [self.set_adj(xs.id, row, s.line)]
+        _list_summed(self.fn, s, self.act.kinds.get(xs.id))
         acc = ir.name(self.acc(xs.id))
-        k = "%k"
-        item = ast.Subscript(value=acc, slice=ir.name(k), ctx=ast.Load())
+        item = ast.Subscript(value=acc, slice=ir.name("%k"), ctx=ast.Load())
         every = ast.Call(func=ir.name("range"), args=[ast.Call(
             func=ir.name("len"), args=[acc], keywords=[])], keywords=[])
-        return [ir.ForEach(k, every, [ir.AugAssign(item, out_bar, s.line)], s.line)]
+        return [ir.ForEach("%k", every, [ir.AugAssign(item, out_bar, s.line)], s.line)]
 
     def reverse_getitem(self, s, op, out_bar) -> list:
         if out_bar is None:
@@ -418,3 +418,21 @@ def _method(name: str, attr: str, args) -> ast.Call:
     """``name.attr(*args)``, the arguments copied."""
     return ast.Call(func=ast.Attribute(value=ir.name(name), attr=attr, ctx=ast.Load()),
                     args=ir.copy_tree(list(args)), keywords=[])
+
+
+def _list_summed(fn, s, kind):
+    """Refuse the built-in ``sum(xs)`` of a value of a kind not known here (``sum(w *
+    x)`` of an array read from a dict of settings): the adjoint of a list's items
+    would be wrong for an array, whose rows it sums."""
+    if isinstance(kind, ListKind):
+        return
+    info = fn.source
+    raise NotDifferentiableError(
+        "s2sad cannot tell whether the value summed here is a list or an array (it is "
+        "computed from a value whose kind it cannot see, such as an array read from a "
+        "dict or an attribute), so it cannot differentiate the built-in sum() of it in "
+        "reverse mode",
+        filename=info.filename if info else None, lineno=s.line or None,
+        source_line=info.line_text(s.line) if info and s.line else None,
+        hint="Sum an array with np.sum(..., axis=0), or make the value an array where "
+             "it is made (`np.array(...)`).")
