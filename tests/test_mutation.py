@@ -579,6 +579,10 @@ def test_np_add_at_saves_what_it_adds_into_only_where_the_reverse_sweep_reads_it
     assert f"a[{saved[2]}] = {saved[1]}\n" in source, source  # (put back in the reverse)
     quiet = s2sad.source(zoo.scatter_a_number, wrt=(0, 1), example=_scatter_point([(5,), ()]))
     assert "_old" not in quiet, quiet
+    # (what reads the array after the restore reads only its shape: unbroadcast of an
+    # adjoint to it, zeros like it)
+    shapes = s2sad.source(zoo.message_passing, wrt=(0, 1), example=_scatter_point([(4,), (4,)]))
+    assert "unbroadcast(" in shapes and "_old" not in shapes, shapes
 
 
 UNKNOWN_KIND_WRITES = [zoo.setting_written_into_a_slice, zoo.setting_added_into_a_slice,

@@ -515,6 +515,16 @@ def _atoms(value) -> bool:
     return type(value) is ast.Name
 
 
+def _shape_arguments(call) -> list:
+    """The arguments of `call` whose shape and dtype alone it reads."""
+    name = ir.dotted(call.func)
+    if name == "np.zeros_like":
+        return call.args
+    if name in ("unbroadcast", "unreduce") and len(call.args) >= 2:
+        return call.args[1:2]
+    return []
+
+
 def drop_needless_restores(forward, reverse, ctx: Context):
     """A restore ``x[i] = x%old`` in the reverse sweep matters only when something the
     reverse sweep runs after it reads `x` (or a view of it); drop the others, with
@@ -545,11 +555,13 @@ def drop_needless_restores(forward, reverse, ctx: Context):
         return s.container if isinstance(s, ir.SetItem) else s.value.func.value.id
 
     def reads(s) -> set:
-        """The objects `s` reads the values of (``np.zeros_like(x)`` reads only a shape)."""
+        """The objects `s` reads the values of (``np.zeros_like(x)``,
+        ``unbroadcast(g, x)`` and ``unreduce(g, x)`` read only `x`'s shape and dtype,
+        which no write changes)."""
         out = set()
         for node in ir.exprs(s):
             shape_only = {id(a) for n in ast.walk(node) if isinstance(n, ast.Call)
-                          and ir.dotted(n.func) == "np.zeros_like" for a in n.args}
+                          for a in _shape_arguments(n)}
             out |= {mutable[n.id] for n in ast.walk(node) if isinstance(n, ast.Name)
                     and n.id in mutable and id(n) not in shape_only}
             out |= {mutable[n] for c in ast.walk(node) if isinstance(c, ast.Call)
