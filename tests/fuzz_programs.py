@@ -723,6 +723,7 @@ def array_expr(draw, shape, env, depth=2):
               "np.var({v})",
               # (a setting of unknown kind times a number: the number's adjoint is a sum)
               "np.sum(SETTINGS['w'] * {s})", "np.sum({v} * SETTINGS['w']) * {s}",
+              "np.sum((SETTINGS['w'][:3] > 0.0) * {s})",
               "np.correlate({v}, {v})[0]",
               # (integrals and interpolation: a point on a knot is a kink `smooth` sees)
               "np.trapezoid({v})", "np.trapezoid({v}, {v} * 0.5)", "np.trapezoid({v}, dx={s})",
@@ -739,7 +740,10 @@ def array_expr(draw, shape, env, depth=2):
               "np.bincount(np.array([2, 0, 2]), weights={v}, minlength=3)",
               # (an array of a kind unknown to the compiler, carrying a derivative)
               "SETTINGS['w'][:3] * {s}", "SETTINGS['w'][:3] + {s}",
-              "{s} - SETTINGS['w'][:3]"],
+              "{s} - SETTINGS['w'][:3]",
+              # (compared, it is an array of bools; an exponent, no number either)
+              "np.where(SETTINGS['w'][:3] > {s}, {s}, 2.0 * {s})",
+              "(1.0 + {s} * {s}) ** (SETTINGS['w'][:3] + 2.0)"],
         "m": ["np.outer({u}, {v})", "{v} * {m}", "{m} - np.mean({m}, axis=1, keepdims=True)",
               "np.stack([{v}, {v}])", "{m}[::-1]"],
         "u": ["{m} @ {v}", "np.sum({m}, axis=1)", "{m}[:, 0]", "{v}[1:]", "{m}[:, 1:].sum(axis=1)",
@@ -879,7 +883,7 @@ def array_program(draw, params=False, rows=2):
         kind = draw(st.sampled_from(["assign", "assign", "if", "loop", "write", "while",
                                      "container", "checkpointed", "comprehension",
                                      "loop_write", "one_path", "layers", "star",
-                                     "complex", "scatter"]))
+                                     "complex", "scatter", "unseen"]))
         shape = draw(st.sampled_from("svmu"))
         name = f"{shape}{next(fresh)}"
         if kind == "assign":
@@ -1030,6 +1034,21 @@ def array_program(draw, params=False, rows=2):
                 value = draw(array_expr("s", env, 1))  # (one element per pair)
             lines.append(f"    np.add.at({name}, {index}, {value})")
             env["s"] = env["s"] + [before]
+        elif kind == "unseen":
+            # `u op= ...` on a value of a kind the compiler cannot see (an array, from
+            # the settings): followed where nothing else holds it (a number at first,
+            # or arithmetic's new array), refused where a copy or a list does
+            shape, name, other = "s", f"s{next(fresh)}", f"a{next(fresh)}"
+            made = f"v{next(fresh)}"
+            start = draw(st.sampled_from(["0.0", "SETTINGS['w'][:3] * {s}"]))
+            lines.append(f"    {made} = " + start.format(s=draw(array_expr("s", env, 1))))
+            share = draw(st.sampled_from(["", "", f"{other} = {made}", f"{other} = [{made}]"]))
+            if share:
+                lines.append(f"    {share}")
+            op = draw(st.sampled_from(["+=", "-=", "*="]))
+            lines.append(f"    {made} {op} SETTINGS['w'][:3] * {draw(array_expr('s', env, 1))}")
+            held = other + ("[0]" if "[" in share else "") if share else made
+            lines.append(f"    {name} = np.sum({held} * {made}) * {draw(array_expr('s', env, 1))}")
         else:  # write into an array the function made
             shape = "v"
             lines.append(f"    {name} = {draw(array_expr('v', env, 1))}.copy()")
