@@ -691,3 +691,22 @@ def test_the_built_in_sum_of_a_value_of_unknown_kind():
     assert info.value.lineno == marker_line(f)
     want = numeric(f, (0.7,), 0)
     assert s2sad.grad(f, mode="forward")(0.7) == pytest.approx(want, rel=1e-6)
+
+
+@pytest.mark.parametrize("f", [zoo.setting_replaces_an_array_in_a_loop,
+                               zoo.setting_replaces_an_unread_array_in_a_loop],
+                         ids=lambda f: f.__name__)
+def test_a_carried_value_of_unknown_kind_gets_an_adjoint_of_its_structure(f):
+    # (the zero adjoint of the value a loop overwrote was 0.0: the gradient of an
+    # array argument came back a float, with and without checkpointing)
+    args = (np.array([0.1, 0.2, 0.3]), np.array([0.4, -0.3, 0.8]))
+    for options in ({}, {"checkpoint": "binomial"}, {"mode": "forward"}):
+        got = s2sad.grad(f, wrt=(0, 1), **options)(*args)
+        for i in range(2):
+            assert isinstance(got[i], np.ndarray) and got[i].shape == (3,), (options, got)
+            assert np.allclose(got[i], numeric(f, args, i), rtol=1e-6, atol=1e-8), options
+    y, h = args[1], 1e-4
+    columns = [(numeric(f, (args[0], y + h * e), 1) - numeric(f, (args[0], y - h * e), 1))
+               / (2 * h) for e in np.eye(3)]
+    assert np.allclose(s2sad.hessian(f, wrt=1)(*args), np.array(columns).T, rtol=1e-4,
+                       atol=1e-5)

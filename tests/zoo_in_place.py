@@ -844,3 +844,17 @@ def list_times_a_setting(x):
 
 def built_in_sum_of_a_setting(x):
     return sum(SETTINGS["w"] * x) ** 2  # marker: sum of a list or of an array's rows
+
+
+def setting_replaces_an_array_in_a_loop(x, y):
+    v = x  # (then an array of settings: the carried value's kind is not known)
+    for i in range(2):
+        v = SETTINGS["w"] * np.sum(v * y)
+    return np.sum(v * y ** 2)
+
+
+def setting_replaces_an_unread_array_in_a_loop(x, y):
+    v = x
+    for i in range(1):
+        v = SETTINGS["w"] * 0.5  # (x's adjoint through v is zero: zeros, not 0.0)
+    return np.sum(v * y ** 2)

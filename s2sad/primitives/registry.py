@@ -445,7 +445,9 @@ def _load_optional():
 
 # the built-in constants (the tables' modules add the rules)
 NONDIFFERENTIABLE.update({len, range, print, isinstance, type, callable})
-NONDIFFERENTIABLE.update({runtime.check_norm, runtime.scalar_seed, stop_gradient})
+# (zero_tangent: the zeros of a gradient's adjoint of a kind known only at run time)
+NONDIFFERENTIABLE.update({runtime.check_norm, runtime.scalar_seed, runtime.zero_tangent,
+                          stop_gradient})
 MOVES_WITH_ARGUMENTS.update({np.full, np.full_like, np.linspace, np.arange})
 NONDIFFERENTIABLE.update(MOVES_WITH_ARGUMENTS)
 NONDIFFERENTIABLE.update({

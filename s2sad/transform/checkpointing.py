@@ -252,7 +252,8 @@ class CheckpointedLoops:
                        for c in x.copies}
         for p in values:  # a carried value the body overwrites unread gets adjoint 0
             if p in overwritten and adj(p) not in assigned:
-                reverse.append(ir.Assign((adj(p),), zero(self.act.kinds.get(p), p), s.line))
+                reverse.append(ir.Assign((adj(p),), self.zero_adjoint(self.act.kinds.get(p), p),
+                                         s.line))
         step = Step(name, ir.derived(name, "bar"), target, state, args, body, outputs,
                     forward, reverse, bar, s.line)
         if any(self.effect_only(x) for x in ir.walk(cond + s.body)):
@@ -285,7 +286,7 @@ class CheckpointedLoops:
         for b in step.bar:
             source = b.rsplit("%", 1)[0]
             if b.endswith("%bar") and b not in defined:
-                start.append(zero(self.act.kinds.get(source), source))
+                start.append(self.zero_adjoint(self.act.kinds.get(source), source))
             else:
                 start.append(ir.name(b))
         out = []

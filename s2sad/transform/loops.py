@@ -8,15 +8,16 @@ body reads from outside summed over the iterations and the loop-carried adjoints
 passed from one reversed iteration to the one before. The class is a mixin: its
 methods read the state of `reverse._Transform` (the tapes, the active names, the
 adjoint blocks being built) and call its sweeps (`forward_block`, `reverse_block`)
-on a loop's body. May import `checkpointing` (`has_break`), `common`, `ir`;
-`reverse` imports it.
+on a loop's body. May import `checkpointing` (`has_break`), `common`, `ir`,
+`runtime` (`zero_tangent`); `reverse` imports it.
 """
 
 from __future__ import annotations
 
 import ast
 
-from .. import ir
+from .. import ir, runtime
+from ..ir.kinds import PENDING, UNKNOWN
 from .checkpointing import has_break
 from .common import adj, zero
 
@@ -55,6 +56,16 @@ class TapedLoops:
             if exit is not None else None
         return self.zeros_before(p, given.id if isinstance(given, ast.Name) else None, adj(p))
 
+    def zero_adjoint(self, kind, like: str) -> ast.expr:
+        """`zero` of `kind` like the value `like`; of a kind known only at run time
+        (a number or an array: a carried name that held an array argument and then an
+        array of settings, ``v = x``, then ``v = SETTINGS["w"]``), ``zero_tangent(like)``,
+        which has its structure."""
+        if kind not in (UNKNOWN, PENDING):
+            return zero(kind, like)
+        self.helpers["zero_tangent"] = runtime.zero_tangent
+        return ast.Call(func=ir.name("zero_tangent"), args=[ir.name(like)], keywords=[])
+
     def zeros_before(self, old: str, new, adjoint: str) -> ast.expr:
         """A zero adjoint for the value the loop-carried name `old` held before an
         exit gave it `new` (a name, or None): like `adjoint` (what `new` was handed)
@@ -62,6 +73,8 @@ class TapedLoops:
         need not keep `old`; else like `old` itself, in the adjoint's dtype where
         `old` may hold a number (`sum`'s 0, an int)."""
         kind = self.act.kinds.get(old)
+        if kind in (UNKNOWN, PENDING):
+            return self.zero_adjoint(kind, old)
         if new is not None and self.act.same_shape(old, new):
             return zero(kind, adjoint)
         zeros = zero(kind, old)
