@@ -303,3 +303,26 @@ def test_jvp_of_a_function_of_a_list_of_numbers():
     direction = rng.normal(size=3)
     want = s2sad.jvp(of_a_list, values, [direction])[1]
     close(s2sad.jvp(of_a_list, tensors, [torch.tensor(direction)])[1], want)
+
+
+LIMITS = {"w": np.array([0.5, -1.0, 2.0])}  # (read from the module: of unknown kind)
+
+
+def masked_by_a_setting(x, s):
+    mask = LIMITS["w"] > 0.0  # (a name of booleans times a float: float64, as NumPy's)
+    ints = np.arange(3)
+    return np.sum(mask * s) * np.sum(x) + np.sum(ints * s) + np.sum(x * (x > 0.0) * s)
+
+
+def test_a_float_beside_booleans_or_integers_stays_float64():
+    # (PyTorch makes a tensor of booleans or integers times a Python float its default
+    # float32: the value and the tangent were rounded to 7 digits)
+    x, s, t = np.array([0.3, -0.6, 1.7]), 1.0 / 3.0, np.array([0.2, 0.5, -1.1])
+    value, tangent = s2sad.jvp(masked_by_a_setting, (x, s), (t, 1.0 / 7.0))
+    got = s2sad.jvp(masked_by_a_setting, (torch.from_numpy(x), s),
+                    (torch.from_numpy(t), 1.0 / 7.0))
+    assert float(got[0]) == value and float(got[1]) == pytest.approx(tangent, rel=1e-15)
+    grads = s2sad.grad(masked_by_a_setting, wrt=(0, 1))(torch.from_numpy(x), s)
+    want = s2sad.grad(masked_by_a_setting, wrt=(0, 1))(x, s)
+    assert np.allclose(grads[0].numpy(), want[0], rtol=1e-15) and float(grads[1]) == \
+        pytest.approx(want[1], rel=1e-15)

@@ -34,7 +34,7 @@ import numpy
 
 from .. import ir
 from ..errors import S2SADError
-from ..ir.kinds import NAMESPACES, UNKNOWN, ArrayKind, ListKind, libraries_in
+from ..ir.kinds import NAMESPACES, PENDING, UNKNOWN, ArrayKind, ListKind, libraries_in
 from ..primitives.facts import METHODS
 
 # The runtime helpers written for NumPy arrays only (they write into NumPy zeros or
@@ -157,13 +157,32 @@ class _Functions(ast.NodeTransformer):
         elif self._numbers(node.right) and self._surely_array(node.left):
             node.right = _call("np.asarray", [node.right])
         if not isinstance(node.op, _LOGICAL):
-            # (a number times a comparison's booleans, a rule's ``g * (x > y)``: PyTorch
-            # makes it float32, its default; as an array, the number is float64)
-            if _boolean(node.right) and not _boolean(node.left):
+            # (a number times booleans, a rule's ``g * (x > y)`` or a mask's name:
+            # PyTorch makes it float32, its default; as an array, the number is float64)
+            if self._not_float(node.right) and not self._not_float(node.left) \
+                    and not self._float_array(node.left):
                 node.left = _call("np.asarray", [node.left])
-            elif _boolean(node.left) and not _boolean(node.right):
+            elif self._not_float(node.left) and not self._not_float(node.right) \
+                    and not self._float_array(node.right):
                 node.right = _call("np.asarray", [node.right])
         return node
+
+    def _float_array(self, operand) -> bool:
+        """Is `operand` a name of an array of floats (which keeps its dtype)?"""
+        kind = self._kind(operand)
+        return isinstance(kind, ArrayKind) and kind.dtype == "f"
+
+    def _not_float(self, operand) -> bool:
+        """May `operand` be an array of booleans or integers, which NumPy makes
+        float64 beside a Python float, and PyTorch its default float32: a comparison,
+        a name of such an array, or of a value whose kind the analysis does not know?"""
+        if _boolean(operand):
+            return True
+        kind = self._kind(operand)
+        if isinstance(kind, ArrayKind):
+            return kind.dtype != "f"
+        return isinstance(operand, ast.Name) and operand.id in self.local and \
+            kind in (None, UNKNOWN, PENDING)
 
     def visit_Compare(self, node):
         self.generic_visit(node)
