@@ -310,7 +310,8 @@ _NATIVES: dict = {}
 def _natives(numba) -> dict:
     """{runtime helper: its numba version}: `runtime.add_into` compiled as it is;
     `runtime.scalar_seed` 1.0 for a number, and no version for anything else (the
-    Python derivative then raises the error the helper raises)."""
+    Python derivative then raises the error the helper raises); `runtime.zero_tangent`
+    as `_zero_tangent` says."""
     if not _NATIVES:
         from numba import types as nt
         from numba.extending import overload
@@ -325,6 +326,7 @@ def _natives(numba) -> dict:
             return None
 
         _NATIVES[runtime.scalar_seed] = scalar_seed
+        _NATIVES[runtime.zero_tangent] = _zero_tangent(overload, nt)
         _NATIVES[runtime.add_into] = numba.njit(runtime.add_into)
         _NATIVES[runtime.unreduce] = _unreduce(overload, nt)
         _NATIVES[runtime.unbroadcast] = _unbroadcast(overload, nt)
@@ -333,6 +335,27 @@ def _natives(numba) -> dict:
         _NATIVES[native_text.RESERVE] = numba.njit(_reserve)
         _NATIVES[native_text.NP] = np
     return _NATIVES
+
+
+def _zero_tangent(overload, nt):
+    """`runtime.zero_tangent` where numba knows the type: zeros like an array, 0.0
+    for a number or a value that may be None (a variable the function first binds to
+    None, then to a number); no version for anything else."""
+    def zero_tangent(value):
+        raise NotImplementedError  # (numba runs its overload; Python never calls it)
+
+    @overload(zero_tangent)
+    def _zero(value):
+        inner = value.type if isinstance(value, nt.Optional) else value
+        if isinstance(inner, nt.Array):
+            if isinstance(value, nt.Optional):
+                return None  # (None or an array: no one version)
+            return lambda value: np.zeros_like(value)
+        if isinstance(inner, (nt.Float, nt.Integer, nt.Boolean, nt.NoneType)):
+            return lambda value: 0.0
+        return None
+
+    return zero_tangent
 
 
 def _put(overload, nt):
