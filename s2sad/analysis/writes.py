@@ -189,34 +189,9 @@ class UnseenWrites:
         src = s.value.left.id
         if self.r.kinds.get(src) not in (UNKNOWN, PENDING):
             return
-        links, copies = {}, set()  # name -> names of the same object; copies' ids
-        exits = {id(c) for e in ir.walk(a.fn.body) if isinstance(e, ir.Exit)
-                 for c in e.copies}
-        for st in ir.walk(a.fn.body):
-            pairs = []
-            if isinstance(st, ir.Dup):
-                pairs = [(st.source, t) for t in st.targets]
-            elif isinstance(st, ir.Loop):
-                pairs = [(p.init.id, p.name) for p in st.phis if isinstance(p.init, ast.Name)]
-            elif isinstance(st, ir.Assign) and not st.unpack and (
-                    isinstance(st.value, ast.Name) or st.inplace and isinstance(
-                        st.value, ast.BinOp) and isinstance(st.value.left, ast.Name)):
-                v = st.value if isinstance(st.value, ast.Name) else st.value.left
-                pairs = [(v.id, st.targets[0])]
-                if isinstance(st.value, ast.Name) and id(st) not in exits:
-                    copies.add(id(st))
-            for m, n in pairs:
-                links.setdefault(m, set()).add(n)
-                links.setdefault(n, set()).add(m)
-        family, todo = set(), [src]
-        while todo:
-            n = todo.pop()
-            if n not in family:
-                family.add(n)
-                todo.extend(links.get(n, ()))
+        family, copies, exits = self.family(src)
         why = None
-        at = next(k for k, (st, _) in enumerate(self.order) if st is s)
-        loops = set(self.order[at][1])
+        at, loops = self.place(s)
         for k, (st, around) in enumerate(self.order):
             if isinstance(st, (ir.Dup, ir.Loop, ir.If, ir.Exit, ir.Return)) or id(st) in exits \
                     or k >= at and not loops & set(around):
@@ -259,25 +234,49 @@ class UnseenWrites:
                   f"Write `{user} = {user} {o} ...` (a new value), or make it an array "
                   f"where it is made (`{user} = np.array(...)`).")
 
-    def read_before(self, s, c) -> bool:
-        """Does a line whose result varies read the value `c` holds (by any of its
-        copies) before the write `s`, or in a loop around both? Its reverse would read
-        the value after the write."""
-        source = {}
+    def family(self, n) -> tuple:
+        """``(names, copies, exits)``: the names of the object `n` holds (its `dup`
+        copies, plain copies, a loop's carried name and its first value, what an
+        in-place operator names it next), the ids of the plain copies among them that
+        are not an exit's, and the ids of the exits' copies."""
+        links, copies = {}, set()  # name -> names of the same object; copies' ids
+        exits = {id(c) for e in ir.walk(self.a.fn.body) if isinstance(e, ir.Exit)
+                 for c in e.copies}
         for st in ir.walk(self.a.fn.body):
+            pairs = []
             if isinstance(st, ir.Dup):
-                source.update((t, st.source) for t in st.targets)
-            elif isinstance(st, ir.Assign) and not st.unpack and isinstance(st.value, ast.Name):
-                source[st.targets[0]] = st.value.id
+                pairs = [(st.source, t) for t in st.targets]
+            elif isinstance(st, ir.Loop):
+                pairs = [(p.init.id, p.name) for p in st.phis if isinstance(p.init, ast.Name)]
+            elif isinstance(st, ir.Assign) and not st.unpack and (
+                    isinstance(st.value, ast.Name) or st.inplace and isinstance(
+                        st.value, ast.BinOp) and isinstance(st.value.left, ast.Name)):
+                v = st.value if isinstance(st.value, ast.Name) else st.value.left
+                pairs = [(v.id, st.targets[0])]
+                if isinstance(st.value, ast.Name) and id(st) not in exits:
+                    copies.add(id(st))
+            for m, k in pairs:
+                links.setdefault(m, set()).add(k)
+                links.setdefault(k, set()).add(m)
+        family, todo = set(), [n]
+        while todo:
+            m = todo.pop()
+            if m not in family:
+                family.add(m)
+                todo.extend(links.get(m, ()))
+        return family, copies, exits
 
-        def top(n):
-            while n in source:
-                n = source[n]
-            return n
-
-        family = {n for n in set(source) | {c} if top(n) == top(c)}
+    def place(self, s) -> tuple:
+        """``(position of `s` in program order, the loops around it)``."""
         at = next(k for k, (st, _) in enumerate(self.order) if st is s)
-        loops = set(self.order[at][1])
+        return at, set(self.order[at][1])
+
+    def read_before(self, s, c) -> bool:
+        """Does a line whose result varies read the value `c` holds (by any name of
+        its object, `family`) before the write `s`, or in a loop around both? Its
+        reverse would read the value after the write."""
+        family = self.family(c)[0]
+        at, loops = self.place(s)
         for k, (st, around) in enumerate(self.order):
             if isinstance(st, ir.Assign) and (k < at or loops & set(around)) \
                     and family & set(ir.names_in(st.value)) \

@@ -6,15 +6,16 @@ calls `set_adj`, `acc`, `array_slot` and `slot_adjoint` of the transform):
 * `added_into(s)`: ``(a, index, v)`` when `s` adds into an array `a` that carries a
   derivative, else None;
 * `save_added_into(s)`: the forward sweep's ``a%old = a[index]`` before such a call
-  (a copy where that is a view; no line before any other statement), as `containers.ContainerAdjoints.save_overwritten`
-  saves what a write overwrites;
-* `reverse_added_into(s)`: `a`'s adjoint passes through unchanged (each element
-  gained what it was given); `v`'s is the adjoint of the elements it went to,
-  ``a_bar[index]`` (an index named twice gives its element's adjoint to both of its
-  values), summed where `v` was broadcast; then the elements go back,
-  ``a[index] = a%old`` (a restore `simplify` drops, with its save, when nothing the
-  reverse sweep runs after it reads `a`). Putting the saved elements back, rather than
-  subtracting `v` again, gives exactly the values the forward sweep read.
+  (a copy where that is a view; no line before any other statement), as
+  `containers.ContainerAdjoints.save_overwritten` saves what a write overwrites;
+* `reverse_scatter(s, op, out_bar)` (`adjoints.BY_KIND`'s entry): `a`'s adjoint
+  passes through unchanged (each element gained what it was given); `v`'s is the
+  adjoint of the elements it went to, ``a_bar[index]`` (an index named twice gives
+  its element's adjoint to both of its values), summed where `v` was broadcast; then
+  the elements go back, ``a[index] = a%old`` (a restore `simplify` drops, with its
+  save, when nothing the reverse sweep runs after it reads `a`). Putting the saved
+  elements back, rather than subtracting `v` again, gives exactly the values the
+  forward sweep read.
 
 May import `ir`; `reverse` imports it.
 """
@@ -36,9 +37,10 @@ class ScatterAdjoints:
         return tuple(op.inputs)
 
     def save_added_into(self, s) -> list:
-        if self.added_into(s) is None:
+        added = self.added_into(s)
+        if added is None:
             return []
-        a, index, _ = self.added_into(s)
+        a, index, _ = added
         value = ast.Subscript(value=ir.name(a.id), slice=ir.copy_tree(index), ctx=ast.Load())
         if self.array_slot(a.id, index):
             value = ast.Call(func=ast.Attribute(value=value, attr="copy", ctx=ast.Load()),
@@ -46,14 +48,13 @@ class ScatterAdjoints:
         return [ir.Assign((ir.derived(a.id, "old"),), value, s.line)]
 
     def reverse_scatter(self, s, op, out_bar) -> list:
-        """(`adjoints.BY_KIND`'s entry for ``np.add.at``: what it adds into carries
-        no derivative, or the call is not one s2sad follows, as `reverse_add_at` says)"""
-        if self.added_into(s) is None:
+        """The reverse of ``np.add.at`` (see the module docstring); where what it adds
+        into carries no derivative, or the call is not one s2sad follows, as
+        `reverse_add_at` says."""
+        added = self.added_into(s)
+        if added is None:
             return self.reverse_add_at(s, op, out_bar)
-        return self.reverse_added_into(s)
-
-    def reverse_added_into(self, s: ir.Expr) -> list:
-        a, index, v = self.added_into(s)
+        a, index, v = added
         out = []
         if self.act.is_active(v):
             slot = ast.Subscript(value=ir.name(self.acc(a.id)), slice=ir.copy_tree(index),
