@@ -16,6 +16,11 @@ Contract
   (and ``r1, r2, ...`` for the names `reuse` shares between values), none of which
   collides with a name the user's code uses.
 
+`emit_module(module, namer, renames)` prints a function named in `renames` (IR
+function name -> `reuse.shared_names`) with each name it maps spelt as the name it
+shares, and without the copies ``x = x`` that leaves (`reuse.without_self_copies`): the
+IR itself is not changed.
+
 `Printed.line_map` maps each emitted line number (1-based) to the user's line
 number the statement came from (0 where there is none).
 """
@@ -32,6 +37,7 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..ir.operators import BINOP_SYMBOL
+from . import reuse
 from .kept import kept_lines
 
 # Operator precedence, loosest first.
@@ -83,6 +89,7 @@ class Namer:
         self.map: dict[str, str] = {}
         self.used = set(self.taken)
         self.scopes: dict = {}
+        self.aliases: dict = {}  # IR name -> the name it is printed as (`reuse`)
         self.begin_function(None)
 
     def begin_function(self, scope):
@@ -97,6 +104,11 @@ class Namer:
         self._next = state["next"]
 
     def __call__(self, n: str) -> str:
+        if self.aliases:
+            n = self.aliases.get(n, n)
+        return self._text(n)
+
+    def _text(self, n: str) -> str:
         got = self.map.get(n) or self.local_map.get(n)
         if got is not None:
             return got
@@ -110,7 +122,7 @@ class Namer:
             number, *suffixes = suffixes
             base = self._temp(number)
         else:
-            base = self(base) if "%" in base else base
+            base = self._text(base) if "%" in base else base
         text = "_".join([base, *suffixes]) if suffixes else base
         while text in self.used or (text in self.local_used and text != base):
             text += "_"
@@ -559,8 +571,9 @@ class _Writer:
         self.put(depth + 2, "break", s.line)
         self.body(s.body, depth + 1)
 
-    def function(self, fn: ir.Function):
+    def function(self, fn: ir.Function, renames=None):
         self.namer.begin_function(id(fn.source) if fn.source is not None else fn.name)
+        self.namer.aliases = renames or {}
         params = []
         star_done = False
         for p in fn.params:
@@ -574,7 +587,8 @@ class _Writer:
         self.put(0, f"def {self.namer(fn.name)}({', '.join(params)}):")
         if fn.doc:
             self.put(1, '"""' + fn.doc + '"""')
-        self.body(fn.body, 1)
+        self.body(reuse.without_self_copies(fn.body, renames) if renames else fn.body, 1)
+        self.namer.aliases = {}
 
 
 def _only_comments(stmts) -> bool:
@@ -618,8 +632,11 @@ def emit_function(fn: ir.Function, namer: Namer | None = None) -> Printed:
     return Printed("\n".join(w.lines) + "\n", w.origin)
 
 
-def emit_module(module: ir.Module, namer: Namer | None = None) -> Printed:
+def emit_module(module: ir.Module, namer: Namer | None = None, renames=None) -> Printed:
+    """`renames`: IR function name -> `reuse.shared_names` of that function (see the
+    module docstring)."""
     namer = namer or make_namer(module.functions, _import_names(module.imports))
+    renames = renames or {}
     w = _Writer(namer)
     for text in module.header:
         w.put(0, f"# {text}".rstrip())
@@ -631,7 +648,7 @@ def emit_module(module: ir.Module, namer: Namer | None = None) -> Printed:
             w.put(0, "")
             w.put(0, "")
         first = len(w.lines)
-        w.function(fn)
+        w.function(fn, renames.get(fn.name))
         spans[fn.name] = (first, len(w.lines))
     return Printed("\n".join(w.lines) + "\n", w.origin, spans)
 

@@ -3,12 +3,15 @@ every local without ``EXTENDED_ARG``.
 
 Contract
 --------
-`printable(module)` is the module `emit` prints: `module` with each function
-`reused`. `reused(fn)` returns `fn` itself when it has at most `LIMIT` locals (every function
-of ordinary size, so their text, and every golden file, is what `emit` always
-printed), and otherwise a copy in which a name whose value is dead is given to a
-value defined later: the copy computes exactly what `fn` computes, statement for
-statement, with fewer distinct local names. CPython numbers a function's locals in
+`shared_names(fn)` returns, for a function with more than `LIMIT` locals, the
+renaming that gives a name whose value is dead to a value defined later (IR name ->
+the name it shares), and an empty dict for every function of ordinary size (so their
+text, and every golden file, is what `emit` always printed). `emit` applies it as it
+prints (`emit.emit_module`'s `renames`), with no copy of the IR: the printed function
+computes exactly what `fn` computes, statement for statement, with fewer distinct
+local names, and a copy ``x = x`` the renaming makes (a loop-carried value and the
+value it takes at the next iteration sharing one name) is not printed
+(`self_copies`). CPython numbers a function's locals in
 its code object and reaches those numbered 256 and above through an extra
 ``EXTENDED_ARG`` instruction, which cost a gradient of 400 operations 30% of its
 time; a person writing such a function by hand reuses temporaries.
@@ -49,6 +52,7 @@ function's body reads for the last time (where `release` ends arrays' bindings).
 from __future__ import annotations
 
 import ast
+import copy
 import heapq
 
 from .. import ir
@@ -69,43 +73,51 @@ def local_count(fn: ir.Function) -> int:
     return len(names)
 
 
-def printable(module: ir.Module) -> ir.Module:
-    """`module`, or a copy where its functions with more than `LIMIT` locals are
-    `reused`: what `emit` prints and CPython compiles (`module` stays as it was, for
-    what reads the IR later)."""
-    functions = [reused(fn) for fn in module.functions]
-    if all(new is fn for new, fn in zip(functions, module.functions)):
-        return module
-    return ir.Module(functions, module.imports, module.header)
-
-
-def reused(fn: ir.Function) -> ir.Function:
-    """`fn`, or where it has more than `LIMIT` locals a copy with dead names reused
-    (see the module's docstring)."""
-    if local_count(fn) <= LIMIT:
-        return fn
-    mapping = _shared_names(fn)
-    if not mapping:
-        return fn
-    out = fn.clone()
-    ir.rename_reads(out.body, mapping)
-    ir.rename_defs(out.body, mapping)
-    _drop_self_copies(out.body)
+def renames(module: ir.Module) -> dict:
+    """IR function name -> its `shared_names`, for the functions of `module` that
+    have any: what `emit.emit_module` prints them with."""
+    out = {}
+    for fn in module.functions:
+        mapping = shared_names(fn)
+        if mapping:
+            out[fn.name] = mapping
     return out
 
 
-def _drop_self_copies(body: list) -> None:
-    """``x = x`` where two names came to share one (a loop-carried value and the value
-    it takes at the next iteration) is no statement at all."""
-    for s in ir.walk(body):
-        for block in ir.blocks(s):
-            block[:] = [c for c in block if not _self_copy(c)]
-    body[:] = [c for c in body if not _self_copy(c)]
+def shared_names(fn: ir.Function) -> dict:
+    """name -> the name it shares, where `fn` has more than `LIMIT` locals (only the
+    names that change); an empty dict for a function of ordinary size."""
+    if local_count(fn) <= LIMIT:
+        return {}
+    return _shared_names(fn)
 
 
-def _self_copy(s) -> bool:
-    return (type(s) is ir.Assign and len(s.targets) == 1 and not s.unpack
-            and type(s.value) is ast.Name and s.value.id == s.targets[0])
+def without_self_copies(body: list, mapping: dict) -> list:
+    """`body` without the statements ``x = y`` (nested blocks included) that `mapping`
+    makes ``x = x`` (or that were), no statement at all: a new list, and a shallow
+    copy of each statement whose nested blocks lose one; every other statement is
+    `body`'s own."""
+    out = []
+    for s in body:
+        if type(s) is ir.Assign and len(s.targets) == 1 and not s.unpack \
+                and type(s.value) is ast.Name and \
+                mapping.get(s.targets[0], s.targets[0]) == mapping.get(s.value.id, s.value.id):
+            continue
+        inner = ir.blocks(s)
+        if inner:
+            pruned = [without_self_copies(b, mapping) for b in inner]
+            if any(len(p) != len(b) for p, b in zip(pruned, inner)) or any(
+                    x is not y for p, b in zip(pruned, inner) for x, y in zip(p, b)):
+                s = copy.copy(s)
+                for field, block in zip(_BLOCK_FIELDS[type(s)], pruned):
+                    setattr(s, field, block)
+        out.append(s)
+    return out
+
+
+# the fields of the nested blocks of each statement type, in `ir.blocks` order
+_BLOCK_FIELDS = {ir.If: ("body", "orelse"), ir.Loop: ("cond", "body"), ir.ForEach: ("body",),
+                 ir.Exit: ("copies",)}
 
 
 # ------------------------------------------------------------------ the intervals
@@ -211,7 +223,7 @@ def last_reads(fn: ir.Function) -> list:
     """For each statement of `fn.body`, the locals it reads for the last time: live
     where it starts (read by it or inside it) and dead where it ends (nothing after
     reads them before they are bound again; a value carried round a loop lives to
-    the loop's end), in order of first mention. Never a name `reused` keeps fixed
+    the loop's end), in order of first mention. Never a name `shared_names` keeps fixed
     (a parameter, a tape, a kept statement's own names, a name a nested scope reads,
     which a cell may hold past its last read here)."""
     scan = _Scan(fn)

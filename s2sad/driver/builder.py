@@ -795,6 +795,6 @@ def _check_helper_clashes(functions, helpers):
 def _print(unit: Unit):
     namer = emit.make_namer([uf.fn for uf in unit.functions], set(unit.helpers))
     unit.namer = namer
-    unit.printed = emit.emit_module(reuse.printable(unit.module), namer)
+    unit.printed = emit.emit_module(unit.module, namer, reuse.renames(unit.module))
     for uf in unit.functions:
         unit.texts[uf.fn.name] = unit.printed.function_text(uf.fn.name)
