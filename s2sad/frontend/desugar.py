@@ -68,15 +68,34 @@ def desugar(parsed: Parsed) -> ast.FunctionDef:
             "Set a flag and `break` out of the inner loop, then `return` from the outer "
             "loop (or after it).")
     body = expand(body, parsed, Located(parsed.info, 0))
-    for node in ir.ast_nodes(ast.Module(body=body, type_ignores=[])):
-        if isinstance(node, ast.For):
-            node.iter = _as_sequence(node.iter, parsed)
+    for node in _loops(body):
+        node.iter = _as_sequence(node.iter, parsed)
     out = copy.copy(tree)
     out.body = _single_exit(_rewrite_loop_returns(body, 0, _returning_loops(body) > 1), tree)
     return out
 
 
 _LOOPS = (ast.For, ast.While)
+
+
+def _loops(stmts) -> list:
+    """The ``for`` statements in `stmts`, at any depth (a statement is only ever in
+    a list of statements: a body, an ``else``, a handler's)."""
+    out, todo, For = [], list(stmts), ast.For
+    while todo:
+        s = todo.pop()
+        if type(s) is For:
+            out.append(s)
+        d = s.__dict__
+        for f in s._fields:
+            v = d.get(f)
+            if type(v) is list and v and isinstance(v[0], _HOLDS_STATEMENTS):
+                todo.extend(v)
+    return out
+
+
+_HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler) + tuple(
+    getattr(ast, n) for n in ("match_case",) if hasattr(ast, n))
 
 
 def _ends(stmts, kinds) -> bool:

@@ -66,6 +66,7 @@ from .expand_calls import name as _name
 from .expand_calls import int_constant
 from .expand_calls import simple as _simple
 from .higher_order import key_template
+from .tree_index import Nodes, of
 
 _ALL_COMPS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
 
@@ -76,13 +77,11 @@ def comprehension_bound(nodes) -> set:
     their reads in its elements, conditions and inner iterables; and a lambda's
     parameters read in its body (one left as written: a parameter's default)."""
     out = set()
-    for node in nodes:
+    for node in of(nodes, ast.Lambda, *_ALL_COMPS):
         if isinstance(node, ast.Lambda):
             bound = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
             out.update(id(n) for n in ast.walk(node.body)
                        if isinstance(n, ast.Name) and n.id in bound)
-            continue
-        if not isinstance(node, _ALL_COMPS):
             continue
         bound = {n.id for g in node.generators for n in ast.walk(g.target)
                  if isinstance(n, ast.Name)}
@@ -107,22 +106,21 @@ def single_displays(tree, nodes=None) -> dict:
     """Local names assigned exactly once, by a tuple display with no ``*``, or by
     such a list display and read only by ``*`` and indexing (nothing could change
     its length): their length is known (``args = (x, y)`` read by ``f(*args)``).
-    `nodes`: ``list(ast.walk(tree))``, where the caller has it."""
+    `nodes`: ``list(ast.walk(tree))`` (or its `tree_index.Nodes`), where the caller
+    has it."""
     stores: dict = {}
     plain_reads = set()  # ids of the loads of a name as `*name` or `name[...]`
     if nodes is None:
-        nodes = ir.ast_nodes(tree)
-    names, assigns = [], []
-    for n in nodes:
-        t = type(n)
-        if t is ast.Name:
-            names.append(n)
-            if isinstance(n.ctx, ast.Store):
-                stores[n.id] = stores.get(n.id, 0) + 1
-        elif t is ast.Assign:
-            assigns.append(n)
-        elif (t is ast.Starred or t is ast.Subscript) and isinstance(n.value, ast.Name) \
-                and isinstance(n.ctx, ast.Load):
+        nodes = Nodes(tree)
+    assigns = [n for n in of(nodes, ast.Assign) if isinstance(n.value, (ast.Tuple, ast.List))]
+    if not assigns:
+        return {}  # (most functions assign no display)
+    names = of(nodes, ast.Name)
+    for n in names:
+        if isinstance(n.ctx, ast.Store):
+            stores[n.id] = stores.get(n.id, 0) + 1
+    for n in of(nodes, ast.Starred, ast.Subscript):
+        if isinstance(n.value, ast.Name) and isinstance(n.ctx, ast.Load):
             plain_reads.add(id(n.value))
     for n in names:
         if isinstance(n.ctx, ast.Load) and id(n) not in plain_reads:
@@ -172,10 +170,12 @@ class _Expander(TargetLowering):
         self.refs = parsed.refs
         self.loc = loc
         self.locals = parsed.locals
-        nodes = ir.ast_nodes(parsed.tree)
-        self.used = {n.id for n in nodes if isinstance(n, ast.Name)}
+        nodes = parsed.nodes if isinstance(parsed.nodes, Nodes) and \
+            parsed.nodes.tree is parsed.tree else Nodes(parsed.tree)
+        self.used = {n.id for n in nodes.of(ast.Name)}
         self.counts: dict = {}
         self.displays = single_displays(parsed.tree, nodes)
+        self.plain = _plain(self, nodes)
 
     # ------------------------------------------------------------ helpers
 
@@ -192,6 +192,8 @@ class _Expander(TargetLowering):
 
     def needs(self, node) -> bool:
         """Does expression `node` hold something this module lowers?"""
+        if self.plain:
+            return False
         for n in _walk_eager(node):
             t = type(n)
             if t is ast.Name or t is ast.Constant:
@@ -462,6 +464,13 @@ class _Expander(TargetLowering):
         return out + [_located(ast.Expr(value=new), s)]
 
 
+def _plain(ex, nodes) -> bool:
+    """Is there nothing to lower anywhere in `nodes` (no comprehension, no ``*``, no
+    call `ex` rewrites)? Then `needs` is False for every expression, without a look."""
+    return not nodes.has(*_ALL_COMPS, ast.Starred) and not any(
+        ex.call_kind(n) is not None for n in nodes.of(ast.Call))
+
+
 def _first_comp(call):
     return next((a for a in call.args if isinstance(a, _COMPS)), None)
 
@@ -508,6 +517,8 @@ class _Lift(CallLowering):
         """Lower `node` (the whole value of ``name = node``) building its list or its
         accumulator in `name` itself, where `node` is a comprehension or a fold of one
         sequence that does not read `name`; False (and nothing done) otherwise."""
+        if self.ex.plain:
+            return False  # (no comprehension, no call it lowers)
         if not isinstance(node, (*_COMPS, ast.Call)) or \
                 any(type(n) is ast.Name and n.id == name for n in ir.nodes(node)):
             return False

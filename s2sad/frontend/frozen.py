@@ -28,6 +28,7 @@ import ast
 import copy
 
 from .. import ir
+from .tree_index import Nodes, of
 
 # the methods of a frozen distribution that take the points first, then the parameters
 METHODS = frozenset({"logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "pmf", "logpmf", "ppf",
@@ -39,8 +40,8 @@ def unfreeze(tree: ast.FunctionDef, meaning, nodes=None) -> bool:
     `nodes`: ``list(ast.walk(tree))``, where the caller has it. Whether it may have
     rewritten anything."""
     if nodes is None:
-        nodes = ir.ast_nodes(tree)
-    if not any(isinstance(n, ast.Attribute) and n.attr in METHODS for n in nodes):
+        nodes = Nodes(tree)
+    if not any(n.attr in METHODS for n in of(nodes, ast.Attribute)):
         return False
     params = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}
     stores = {}

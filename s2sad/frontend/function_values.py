@@ -52,23 +52,20 @@ import types
 from .. import ir
 from ..primitives import registry
 from .structure_calls import library_code
+from .tree_index import Nodes, has, of
 
 
 def resolve(tree: ast.FunctionDef, meaning, nodes=None) -> bool:
     """See the module docstring. `nodes`: ``list(ast.walk(tree))``, where the caller
     has it. Whether it rewrote anything (its nodes are then another list)."""
-    stored, called, iterated = set(), set(), False
-    nodes = ir.ast_nodes(tree) if nodes is None else nodes
-    if _Displayed(meaning).run(nodes):
-        nodes = ir.ast_nodes(tree)
-    for n in nodes:  # (most functions hold none)
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-            stored.add(n.id)
-        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
-            called.add(n.func.id)
-        elif isinstance(n, (ast.For, ast.comprehension)) and isinstance(
-                n.iter, (ast.Tuple, ast.List, ast.Name)):
-            iterated = True
+    nodes = Nodes(tree) if nodes is None else nodes
+    if has(nodes, ast.ListComp) and _Displayed(meaning).run(nodes):
+        nodes = Nodes(tree)
+    Store = ast.Store
+    stored = {n.id for n in of(nodes, ast.Name) if type(n.ctx) is Store}
+    called = {n.func.id for n in of(nodes, ast.Call) if type(n.func) is ast.Name}
+    iterated = any(isinstance(n.iter, (ast.Tuple, ast.List, ast.Name))
+                   for n in of(nodes, ast.For, ast.comprehension))
     rewrote = _bound_methods(tree, nodes, meaning, stored)
     if stored & called or iterated:
         _Resolver(tree, meaning).run()
@@ -83,11 +80,9 @@ def _bound_methods(tree, nodes, meaning, stored) -> bool:
     makes, so that the method is differentiated as any function of the user's is.
     Whether it rewrote a call."""
     own = stored | {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)} | {
-        n.name for n in nodes if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+        n.name for n in of(nodes, ast.FunctionDef, ast.ClassDef)}
     found = False
-    for n in nodes:
-        if not isinstance(n, ast.Call):
-            continue
+    for n in of(nodes, ast.Call):
         if isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name):
             obj, attr = n.func.value, n.func.attr
         elif isinstance(n.func, ast.Name):

@@ -33,6 +33,8 @@ from __future__ import annotations
 import ast
 import builtins
 
+from .tree_index import Nodes, of
+
 KEY = "s2sad_key_of"  # the attribute marking a key's generator (`key_template`)
 
 _FOLDS = ("min", "max", "sorted")
@@ -44,9 +46,9 @@ def lower(tree: ast.FunctionDef, meaning, passed=(), nodes=None) -> bool:
     ``list(ast.walk(tree))``, where the caller has it. Whether it may have rewritten
     anything."""
     if nodes is None:
-        nodes = list(ast.walk(tree))
-    if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-               and n.func.id in ("map",) + _FOLDS for n in nodes):
+        nodes = Nodes(tree)
+    if not any(isinstance(n.func, ast.Name) and n.func.id in ("map",) + _FOLDS
+               for n in of(nodes, ast.Call)):
         return False
     params = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}
     names = {n.id for n in nodes if isinstance(n, ast.Name)} | params

@@ -34,18 +34,20 @@ import ast
 import copy
 import itertools
 
+from .tree_index import Nodes, of
+
 
 def split_lists(tree: ast.FunctionDef, nodes=None) -> bool:
     """Rewrite, in place, the lists of tuples of `tree` that qualify (see the module
     docstring). `nodes`: ``list(ast.walk(tree))``, where the caller has it. Whether
     it may have rewritten anything."""
-    parallel = made = False
-    for n in ast.walk(tree) if nodes is None else nodes:  # (most make no list of tuples)
-        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Tuple) and \
-                isinstance(n.targets[0], ast.Tuple):
-            parallel = True
-        elif isinstance(n, ast.Tuple) and isinstance(n.ctx, ast.Load):
-            made = True  # (a tuple display: appended, in a display, a comprehension)
+    if nodes is None:
+        nodes = Nodes(tree)
+    # (most make no list of tuples)
+    parallel = any(isinstance(n.value, ast.Tuple) and isinstance(n.targets[0], ast.Tuple)
+                   for n in of(nodes, ast.Assign))
+    # (a tuple display: appended, in a display, a comprehension)
+    made = any(isinstance(n.ctx, ast.Load) for n in of(nodes, ast.Tuple))
     if parallel:
         _Parallel().visit(tree)
     if not made:

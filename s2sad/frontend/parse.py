@@ -44,6 +44,7 @@ from .. import ir
 from ..ir import trees as ir_trees
 from . import (defaults, frozen, function_values, grown, higher_order, pairs, source,
                structure_calls, structures)
+from .tree_index import Nodes
 from ..errors import (S2SADError, SourceNotFoundError, StaleSourceError,
                      UnresolvedNameError, UnsupportedSyntaxError)
 from .expand import comprehension_bound
@@ -135,6 +136,7 @@ class Parsed:
     # to return the leaves of a container (None: it returns what it computes)
     out_spec: object = None
     leaf_names: dict = field(default_factory=dict)  # container parameter -> its leaves'
+    nodes: object = None  # `tree`'s (`tree_index.Nodes`), as `parse` left it, for `expand`
 
 
 class Located:
@@ -491,17 +493,17 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
         _check_signature(tree, loc)
     cells = defaults.by_value(tree, func, cells, globals_, builtins_, lookup, MISSING)
     specs = getattr(func, STRUCTURES, None) if func is not None else None
-    nodes = ir.ast_nodes(tree)  # (for the passes below; again after one rewrote it)
+    nodes = Nodes(tree)  # (for the passes below; again after one rewrote it)
     # (a local name given a function: the function, where it is called)
     if function_values.resolve(tree, lambda n: _value_or_none(n, globals_, cells, builtins_),
                                nodes):
-        nodes = ir.ast_nodes(tree)
+        nodes = Nodes(tree)
     if grown.as_lists(tree, lambda n: _value_or_none(n, globals_, cells, builtins_), nodes):
-        nodes = ir.ast_nodes(tree)  # (a tuple it grows: a list it appends to)
+        nodes = Nodes(tree)  # (a tuple it grows: a list it appends to)
     if pairs.split_lists(tree, nodes):  # (a list of tuples it builds: one per position)
-        nodes = ir.ast_nodes(tree)
+        nodes = Nodes(tree)
     if frozen.unfreeze(tree, lambda n: _value_or_none(n, globals_, cells, builtins_), nodes):
-        nodes = ir.ast_nodes(tree)
+        nodes = Nodes(tree)
     # (a tuple holding a list: followed, for reverse mode; not in the gradient code
     # s2sad wrote, which only forward mode reads, and whose tuples hold its tapes)
     generated = info.generated
@@ -511,7 +513,7 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
     if higher_order.lower(tree, lambda n: _value_or_none(n, globals_, cells, builtins_),
                           [n for n, v in (specs or {}).items()
                            if isinstance(v, ir_trees.Static)], nodes):
-        nodes = ir.ast_nodes(tree)
+        nodes = Nodes(tree)
     if not containers:
         specs = None
     elif specs is None and func is not None and structure_calls.builds_containers(
@@ -529,9 +531,9 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
                                        lambda fn: parse(fn, containers=False),
                                        leaves_out=hasattr(func, STRUCTURES))
         tree, out_spec, leaves = rewritten.tree, rewritten.out_spec, rewritten.leaf_names
-        nodes = ir.ast_nodes(tree)
+        nodes = Nodes(tree)
         if pairs.split_lists(tree, nodes):  # (a list of tuples a function put in place reads)
-            nodes = ir.ast_nodes(tree)
+            nodes = Nodes(tree)
     if containers:  # (a function put in place is checked as part of its caller)
         _check_nodes(tree, loc, nodes)
     local_set = _local_names(tree, nodes)
@@ -539,7 +541,8 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
     names = dict(globals_, **imported) if imported else globals_
     refs = _resolve(tree, local_set, names, cells, builtins_, loc, nodes)
     return Parsed(tree=tree, info=info, refs=refs, locals=local_set, globals=globals_,
-                  imported=set(imported), cells=cells, out_spec=out_spec, leaf_names=leaves)
+                  imported=set(imported), cells=cells, out_spec=out_spec, leaf_names=leaves,
+                  nodes=nodes)
 
 
 def _value_or_none(name, globals_, cells, builtins_):
@@ -574,10 +577,10 @@ def _called_functions(nodes, globals_, cells, builtins_) -> list:
     calls by a free name, each with whether it builds a dict of computed values or a
     record (`structure_calls.returns_containers`) or is handed a function (``g(f, x)``)."""
     out, handed = [], []
-    for node in nodes:
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+    for node in nodes.of(ast.Call):
+        if isinstance(node.func, ast.Name):
             value = lookup(node.func.id, globals_, cells, builtins_)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+        elif isinstance(node.func, ast.Attribute) and \
                 isinstance(node.func.value, ast.Name):  # (``module.f(...)``)
             owner = lookup(node.func.value.id, globals_, cells, builtins_)
             value = getattr(owner, node.func.attr, None) if isinstance(
@@ -613,8 +616,10 @@ def _check_signature(tree: ast.FunctionDef, loc: Located):
 
 
 def _check_nodes(tree: ast.FunctionDef, loc: Located, nodes: list):
-    """`nodes`: every node of `tree`, in `ast.walk`'s order."""
-    for node in nodes:
+    """`nodes`: every node of `tree`, in `ast.walk`'s order (a `tree_index.Nodes`: one
+    by one only where a kind is not supported, or a function is defined inside)."""
+    odd = len(nodes.of(ast.FunctionDef)) > 1 or not SUPPORTED.issuperset(nodes.by_type)
+    for node in nodes if odd else ():
         kind = type(node)
         if node is not tree and kind is ast.FunctionDef:
             raise loc.error(
@@ -631,17 +636,16 @@ def _check_nodes(tree: ast.FunctionDef, loc: Located, nodes: list):
         raise loc.error(UnsupportedSyntaxError, _located_node(node, tree),
                         f"s2sad does not know the construct `{kind.__name__}`",
                         "Rewrite that expression with plain arithmetic and calls.")
-    for node in nodes:
+    for node in nodes.of(ast.Assign, ast.AugAssign, ast.AnnAssign):
         if isinstance(node, ast.AnnAssign) and node.value is None:
             raise loc.error(UnsupportedSyntaxError, node,
                             "s2sad cannot differentiate a bare annotation",
                             "Give the variable a value: `x: float = 0.0`.")
-        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for t in targets:
-                # (elements of an unpacking and of a chained assignment are written
-                # in order, after the value is computed: `y[j], y[k] = y[k], y[j]`)
-                _check_target(t, loc, isinstance(node, ast.Assign), True)
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for t in targets:
+            # (elements of an unpacking and of a chained assignment are written
+            # in order, after the value is computed: `y[j], y[k] = y[k], y[j]`)
+            _check_target(t, loc, isinstance(node, ast.Assign), True)
 
 
 def _check_target(t, loc, allow_tuple, allow_item=False):
@@ -689,14 +693,12 @@ def _local_names(tree: ast.FunctionDef, nodes: list) -> set:
     out = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs} | {
         p.arg for p in (a.vararg, a.kwarg) if p is not None}
     own = comprehension_bound(nodes)  # (a comprehension's variables are its own)
-    for node in nodes:
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) \
-                and id(node) not in own:
-            out.add(node.id)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            out.add(node.name)  # (`except E as e`: the kept `try`'s own)
-        elif isinstance(node, ast.FunctionDef) and node is not tree:
-            out.add(node.name)  # (a function defined inside: a local name)
+    out.update(node.id for node in nodes.of(ast.Name)
+               if type(node.ctx) is ast.Store and id(node) not in own)
+    out.update(node.name for node in nodes.of(ast.ExceptHandler)
+               if node.name)  # (`except E as e`: the kept `try`'s own)
+    out.update(node.name for node in nodes.of(ast.FunctionDef)
+               if node is not tree)  # (a function defined inside: a local name)
     return out
 
 
@@ -705,9 +707,7 @@ def _imported(nodes: list, local_set: set, globals_: dict) -> dict:
     now (a name the function also assigns is a local; an import that fails now is
     left to fail, or be caught, when the derivative runs it)."""
     out = {}
-    for node in nodes:
-        if not isinstance(node, (ast.Import, ast.ImportFrom)):
-            continue
+    for node in nodes.of(ast.Import, ast.ImportFrom):
         for a in node.names:
             bound = a.asname or a.name.split(".")[0]
             if bound in local_set or a.name == "*":
@@ -754,8 +754,9 @@ _DYNAMIC = ("eval", "exec", "compile", "locals", "vars", "globals", "__import__"
 def _resolve(tree, local_set, globals_, cells, builtins_, loc, nodes: list) -> dict:
     refs = {}
     own = comprehension_bound(nodes)
-    for node in nodes:
-        if isinstance(node, ast.Name) and node.id not in local_set and isinstance(node.ctx, ast.Load):
+    Load = ast.Load
+    for node in nodes.of(ast.Name):
+        if node.id not in local_set and type(node.ctx) is Load:
             if node.id in refs or id(node) in own:
                 continue
             value = lookup(node.id, globals_, cells, builtins_)
@@ -776,12 +777,11 @@ def _resolve(tree, local_set, globals_, cells, builtins_, loc, nodes: list) -> d
                     "Write the expression or the name itself.",
                 )
             refs[node.id] = value
-    for node in nodes:
-        if isinstance(node, ast.Attribute):
-            text = ir.dotted(node)
-            if text is None or text.split(".")[0] in local_set or text in refs:
-                continue
-            _resolve_chain(text, refs)
+    for node in nodes.of(ast.Attribute):
+        text = ir.dotted(node)
+        if text is None or text.split(".")[0] in local_set or text in refs:
+            continue
+        _resolve_chain(text, refs)
     return refs
 
 

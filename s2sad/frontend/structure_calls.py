@@ -31,6 +31,7 @@ from ..ir import trees
 from . import pairs
 from .defaults import default_functions, is_function, with_defaults
 from .structure_values import Node, assign, located
+from .tree_index import Nodes, has, of
 
 _HINT = ("Pass the arrays themselves (layer(p[\"W\"], p[\"b\"], x)), or keep the function "
          "simple enough to be put in place of the call.")
@@ -464,8 +465,8 @@ def mark_list_tuples(tree, returned_lists=None, nodes=None) -> None:
     lists = set()
     assigns = []
     if nodes is None:
-        nodes = list(ast.walk(tree))
-    if not any(isinstance(n, ast.Tuple) for n in nodes):
+        nodes = Nodes(tree)
+    if not has(nodes, ast.Tuple):
         setattr(tree, LIST_NAMES, lists)
         return  # (no tuple display to mark: the names are not needed)
     for node in nodes:
@@ -535,18 +536,17 @@ def builds_containers(tree, callees=(), generated=False, nodes=None) -> bool:
     `nodes`: ``list(ast.walk(tree))``, where the caller has it."""
     if any(callees):
         return True
-    tuples = False
-    for node in ast.walk(tree) if nodes is None else nodes:
-        if isinstance(node, ast.Tuple):
-            tuples = True
-        if node is not tree and isinstance(node, ast.FunctionDef) or isinstance(
-                node, ast.Assign) and isinstance(node.value, ast.Lambda):
-            return True  # (a function defined inside: put in place where called)
-        if isinstance(node, ast.Dict) and not all(isinstance(v, ast.Constant)
-                                                  for v in node.values):
-            return True
-        if isinstance(node, ast.Tuple) and getattr(node, "container", False):
-            return True  # (a tuple holding a list: `mark_list_tuples`)
+    if nodes is None:
+        nodes = Nodes(tree)
+    if any(node is not tree for node in of(nodes, ast.FunctionDef)) or any(
+            isinstance(node.value, ast.Lambda) for node in of(nodes, ast.Assign)):
+        return True  # (a function defined inside: put in place where called)
+    if any(not all(isinstance(v, ast.Constant) for v in node.values)
+           for node in of(nodes, ast.Dict)):
+        return True
+    if any(getattr(node, "container", False) for node in of(nodes, ast.Tuple)):
+        return True  # (a tuple holding a list: `mark_list_tuples`)
+    tuples = has(nodes, ast.Tuple)
     return not generated and (tuples and hands_over_tuple_lists(tree) or
                               written_dicts(tree, nodes))
 
@@ -560,14 +560,15 @@ def written_dicts(tree, nodes=None) -> bool:
     only at run time is kept as written."""
     displays, keys = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)} \
         if isinstance(tree, ast.FunctionDef) else set(), {}
-    nodes = list(ast.walk(tree)) if nodes is None else nodes
-    unrolled = {n.id for s in nodes if isinstance(s, ast.For) and _over_display(s.iter)
+    nodes = Nodes(tree) if nodes is None else nodes
+    if not has(nodes, ast.Subscript):
+        return False  # (no write into an item)
+    unrolled = {n.id for s in of(nodes, ast.For) if _over_display(s.iter)
                 for n in ast.walk(s.target) if isinstance(n, ast.Name)}
-    for node in nodes:
+    for node in of(nodes, ast.Assign, ast.AugAssign):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
             displays.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        targets = node.targets if isinstance(node, ast.Assign) else \
-            [node.target] if isinstance(node, ast.AugAssign) else []
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for t in targets:
             if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
                 keys.setdefault(t.value.id, []).append(isinstance(t.slice, ast.Constant) or (

@@ -1,0 +1,99 @@
+"""tree_index: the nodes of a function's tree, walked once, with those of each type.
+
+Contract
+--------
+`Nodes(tree)` is ``list(ast.walk(tree))`` (the same nodes in the same order: breadth
+first, each node's children in `ast.iter_child_nodes` order) that also knows the nodes
+of each type: `nodes.of(ast.Call)` gives the calls, in that order, without looking at
+the other nodes, and `nodes.has(ast.ListComp, ...)` whether there is any. `parse`
+walks a function's tree once this way and hands the result to its passes, and on to
+`expand`: a pass for something the function does not hold (comprehensions, dicts,
+lambdas, ``*``...) returns at once.
+
+A `Nodes` is a snapshot: a pass that rewrites the tree says so, and its caller walks
+it again. Types are matched exactly (the concrete node classes `ast.parse` makes, not
+their abstract bases). `of(nodes, *types)` does the same on any list of nodes.
+"""
+
+from __future__ import annotations
+
+import ast
+
+
+class Nodes(list):
+    """``list(ast.walk(tree))`` with its nodes by type. See the module docstring."""
+
+    def __init__(self, tree: ast.AST):
+        super().__init__()
+        by: dict = {}
+        self.by_type = by
+        self.tree = tree
+        out = self
+        out.append(tree)
+        add, extend, get, i = out.append, out.extend, by.get, 0
+        AST, Name, Constant, BinOp = ast.AST, ast.Name, ast.Constant, ast.BinOp
+        while i < len(out):
+            n = out[i]
+            i += 1
+            t = type(n)
+            b = get(t)
+            if b is None:
+                by[t] = [n]
+            else:
+                b.append(n)
+            if t is Constant:
+                continue
+            d = n.__dict__
+            if t is Name:
+                v = d.get("ctx")
+                if isinstance(v, AST):
+                    add(v)
+                continue
+            if t is BinOp:
+                for v in (d.get("left"), d.get("op"), d.get("right")):
+                    if isinstance(v, AST):
+                        add(v)
+                continue
+            for f in n._fields:
+                v = d.get(f)
+                if isinstance(v, AST):
+                    add(v)
+                elif isinstance(v, list):
+                    extend([x for x in v if isinstance(x, AST)])
+
+    def of(self, *types) -> list:
+        """The nodes of exactly these `types`, in walk order (do not change the list)."""
+        by = self.by_type
+        if len(types) == 1:
+            return by.get(types[0], _NONE)
+        present = [t for t in types if t in by]
+        if not present:
+            return _NONE
+        if len(present) == 1:
+            return by[present[0]]
+        kinds = set(present)
+        return [n for n in self if type(n) in kinds]
+
+    def has(self, *types) -> bool:
+        """Is there a node of one of these `types`?"""
+        by = self.by_type
+        return any(t in by for t in types)
+
+
+_NONE: list = []
+
+
+def of(nodes, *types) -> list:
+    """`Nodes.of` of `nodes`, a `Nodes` or any list of nodes (filtered then)."""
+    if isinstance(nodes, Nodes):
+        return nodes.of(*types)
+    kinds = set(types)
+    return [n for n in nodes if type(n) in kinds]
+
+
+def has(nodes, *types) -> bool:
+    """`Nodes.has` of `nodes`, a `Nodes` or any list of nodes."""
+    if isinstance(nodes, Nodes):
+        return nodes.has(*types)
+    kinds = set(types)
+    return any(type(n) in kinds for n in nodes)
