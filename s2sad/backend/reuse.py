@@ -59,6 +59,7 @@ from .. import ir
 
 LIMIT = 250  # CPython reaches locals 0-255 with one instruction; a few to spare
 
+_ATOMS = (ast.Name, ast.Constant)
 _SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
            ast.NamedExpr)
 
@@ -135,6 +136,7 @@ class _Scan:
         self.fixed: set = {p.name for p in fn.params}
         self.spans: dict = {}  # id(loop) -> (first, last) position of the printed loop
         self.heads: dict = {}  # id(loop) -> names live at its head
+        self.reads_of: dict = {}  # id(statement) -> the locals it reads (`_Live.uses`)
         self.pos = 0
         self.block(fn.body)
 
@@ -150,7 +152,9 @@ class _Scan:
                     self.read.add(n)
 
     def reads(self, s) -> list:
-        return [n for n in ir.stmt_reads(s) if n in self.local]
+        local = self.local
+        got = self.reads_of[id(s)] = [n for n in ir.stmt_reads(s) if n in local]
+        return got
 
     def block(self, stmts):
         for s in stmts:
@@ -212,8 +216,15 @@ class _Scan:
 
     def nested(self, node):
         """Names read inside a nested scope of `node` are fixed."""
-        if node is None or type(node) in (ast.Name, ast.Constant):
+        t = type(node)
+        if node is None or t in _ATOMS:
             return
+        if t is ast.BinOp and type(node.left) in _ATOMS and type(node.right) in _ATOMS:
+            return  # (the commonest line after ANF: nothing nested)
+        if t is ast.Call and not node.keywords and all(type(a) in _ATOMS for a in node.args):
+            f = node.func  # (``f(x)``, ``math.sin(x)``)
+            if type(f) is ast.Name or type(f) is ast.Attribute and type(f.value) is ast.Name:
+                return
         for n in ir.nodes(node):
             if isinstance(n, _SCOPES):
                 self.fixed.update(x.id for x in ast.walk(n) if isinstance(x, ast.Name))
@@ -227,7 +238,7 @@ def last_reads(fn: ir.Function) -> list:
     (a parameter, a tape, a kept statement's own names, a name a nested scope reads,
     which a cell may hold past its last read here)."""
     scan = _Scan(fn)
-    live = _Live(fn, scan.local, whole=False)
+    live = _Live(fn, scan.local, whole=False, reads_of=scan.reads_of)
     out = []
     after: set = set()  # (live after the statement; a line's own updated in place)
     for s in reversed(fn.body):
@@ -248,14 +259,16 @@ class _Live:
     head (`heads`) and where the function starts (`entry`; not asked without
     `whole`)."""
 
-    def __init__(self, fn: ir.Function, local: set, whole=True):
+    def __init__(self, fn: ir.Function, local: set, whole=True, reads_of=None):
         self.local = local
+        self.reads_of = reads_of if reads_of is not None else {}  # (`_Scan`'s, shared)
         self.heads: dict = {}
         if whole:
             self.entry = self.block(fn.body, set(), set(), set())
 
     def uses(self, s) -> list:
-        return [n for n in ir.stmt_reads(s) if n in self.local]
+        got = self.reads_of.get(id(s))
+        return got if got is not None else [n for n in ir.stmt_reads(s) if n in self.local]
 
     def block(self, stmts, after, brk, cont) -> set:
         live = set(after)
@@ -319,7 +332,7 @@ class _Live:
 def _shared_names(fn: ir.Function) -> dict:
     """name -> the name it shares (only the names that change)."""
     scan = _Scan(fn)
-    live = _Live(fn, scan.local)
+    live = _Live(fn, scan.local, reads_of=scan.reads_of)
     fixed = scan.fixed | live.entry
     first, last = scan.first, dict(scan.last)
     for key, names in live.heads.items():
