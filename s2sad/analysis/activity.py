@@ -256,13 +256,17 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         for n, k in r.kinds.items():  # (a value still pending was never computed here:
             if k == PENDING:           # nothing this analysis can say of its kind)
                 r.kinds[n] = OTHER if n in self.placeholders else UNKNOWN
-        r.containers = {r.root(n) for n in r.kinds if self.is_list(n)} | self.indexed | r.written
+        r.containers = {r.root(n) for n, k in r.kinds.items() if isinstance(k, ListKind)} \
+            | self.indexed | r.written
         # (a row maximum subtracted before a softmax: the result does not depend on it)
         self.unused_shifts = unused_shifts(self.fn.body)
         self.backward(self.fn.body)
+        # (a list's names, and those of an array written into, are varied and useful
+        # as their object is)
+        shared = [n for n, k in r.kinds.items() if isinstance(k, ListKind)
+                  or r.written and r.root(n) in r.written]
         for group in (r.varied, r.useful):
-            group |= {n for n in r.kinds if (self.is_list(n) or r.root(n) in r.written)
-                      and r.root(n) in group}
+            group |= {n for n in shared if r.root(n) in group}
         r.active = {n for n in r.varied & r.useful if differentiable(r.kinds.get(n))}
         if r.written or any(isinstance(s, ir.Assign) and (s.inplace or s.item)
                             or isinstance(s, ir.Expr) and r.ops.get(id(s)) is not None
