@@ -488,6 +488,28 @@ def expr_key(node) -> tuple:
     `ast.dump` prints them the same (the same node types and fields, constants with
     the same repr), without building the text."""
     t = type(node)
+    # (the commonest nodes inline, their keys the same tuples the loop below makes)
+    if t is ast.Name:
+        d = node.__dict__
+        if type(d.get("ctx")) is ast.Load and type(d.get("id")) is str:
+            return (t, d["id"], _LOAD_KEY)
+    elif t is ast.BinOp:
+        d = node.__dict__
+        if "left" in d and "right" in d and "op" in d:
+            return (t, expr_key(d["left"]), (type(d["op"]),), expr_key(d["right"]))
+    elif t is ast.Call:
+        d = node.__dict__
+        if "func" in d and type(d.get("args")) is list and d.get("keywords") == []:
+            return (t, expr_key(d["func"]), (list, *[expr_key(a) for a in d["args"]]),
+                    _NO_KEYWORDS)
+    elif t is ast.Attribute:
+        d = node.__dict__
+        if type(d.get("ctx")) is ast.Load and type(d.get("attr")) is str and "value" in d:
+            return (t, expr_key(d["value"]), d["attr"], _LOAD_KEY)
+    elif t is ast.UnaryOp:
+        d = node.__dict__
+        if "op" in d and "operand" in d:
+            return (t, (type(d["op"]),), expr_key(d["operand"]))
     if t is list:
         return (list, *[expr_key(x) for x in node])
     if not isinstance(node, ast.AST):
@@ -507,6 +529,8 @@ def expr_key(node) -> tuple:
 
 
 _ABSENT = object()
+_LOAD_KEY = (ast.Load,)
+_NO_KEYWORDS = (list,)
 
 
 def copy_tree(node):

@@ -71,17 +71,30 @@ def _cse_block(body, table, most, ctx) -> int:
     return shared
 
 
-def _appended(body) -> set:
-    """Names of lists the forward sweep appends (or inserts) to."""
+def _appended(body, replaced=()) -> set:
+    """Names of lists the forward sweep appends (or inserts) to (in `body`, and in
+    the expressions `replaced`, which its lines computed before they were shared)."""
     out = set()
-    for s in ir.walk(body):
-        for node in ir.exprs(s):
-            for n in ir.nodes(node):
-                if type(n) is ast.Call and type(n.func) is ast.Attribute \
-                        and n.func.attr in ("append", "insert") \
-                        and type(n.func.value) is ast.Name:
-                    out.add(n.func.value.id)
+    for node in [node for s in ir.walk(body) for node in ir.exprs(s)] + list(replaced):
+        for n in ir.nodes(node):
+            if type(n) is ast.Call and type(n.func) is ast.Attribute \
+                    and n.func.attr in ("append", "insert") \
+                    and type(n.func.value) is ast.Name:
+                out.add(n.func.value.id)
     return out
+
+
+class _Appended:
+    """`_appended` of a body, taken when first asked (only a subscript asks) of the
+    body as it was at the start: what `_cse_forward` replaced is looked at too."""
+
+    def __init__(self, body):
+        self.body, self.replaced, self.names = body, [], None
+
+    def __contains__(self, name) -> bool:
+        if self.names is None:
+            self.names = _appended(self.body, self.replaced)
+        return name in self.names
 
 
 def cse_forward(body, ctx: Context) -> int:
@@ -91,7 +104,7 @@ def cse_forward(body, ctx: Context) -> int:
     most = max_defs(body, ctx.inputs)
     for n in changed_in_place(body) | set(ctx.mutable):
         most[n] = 2  # never shared
-    return _cse_forward(body, most, ctx, _appended(body))
+    return _cse_forward(body, most, ctx, _Appended(body))
 
 
 def _cse_forward(body, most, ctx, appended, table=None) -> int:
@@ -119,6 +132,7 @@ def _cse_forward(body, most, ctx, appended, table=None) -> int:
         # key are the same expression of the same names, both pure or neither)
         if key in table:
             if pure(value):
+                appended.replaced.append(value)
                 s.value = ir.name(table[key])
                 shared += 1
         else:
