@@ -1,8 +1,9 @@
 """copies: passes that remove names which only copy another.
 
-`elide_dups` reads every `dup` copy's source in its place; `propagate_copies` drops
-plain copies ``v = w`` (reading `w` for `v`, or naming `w`'s definitions `v` when `v`
-must stay); `coalesce_carried` computes a forward-mode loop's carried value in the
+`elided_copy` copies a sweep without its `dup` lines, reading every copy's source
+in its place (`dup_sources`); `propagate_copies` drops plain copies ``v = w``
+(reading `w` for `v`, or naming `w`'s definitions `v` when `v` must stay);
+`coalesce_carried` computes a forward-mode loop's carried value in the
 carried name instead of copying it there; `without_self_copies` drops ``a = a``.
 """
 
@@ -23,18 +24,91 @@ def _propagatable(n: str) -> bool:
     return n.startswith("%") and len(base) == 2 and (base[1].isdigit() or base[1][:1] == "r")
 
 
-def elide_dups(body):
-    """`body` without its `ir.Dup` lines: every read of a copy reads its source."""
+def dup_sources(body) -> dict:
+    """Each copy an `ir.Dup` line of `body` makes -> the name it copies (at the
+    first: a copy of a copy maps to the source)."""
     mapping = {}
     for s in ir.walk(body):
-        if isinstance(s, ir.Dup):
+        if type(s) is ir.Dup:
             src = mapping.get(s.source, s.source)
             for t in s.targets:
                 mapping[t] = src
-    body = without(body, lambda s: isinstance(s, ir.Dup))
+    return mapping
+
+
+def elided_copy(body, mapping) -> list:
+    """A copy of `body` (`ir.copy_tree`) without its `ir.Dup` lines, every read of a
+    copy reading its source (`mapping`, from `dup_sources`): the statements the
+    caller owns, in one walk that copies and renames (an assignment's value is
+    copied with its names renamed; any other line is copied, then renamed)."""
+    out = []
+    Assign, Dup = ir.Assign, ir.Dup
+    for s in body:
+        t = type(s)
+        if t is Assign:
+            new = t.__new__(t)
+            d = s.__dict__.copy()
+            d["value"] = _copy_renamed(d["value"], mapping)
+            new.__dict__ = d
+            out.append(new)
+        elif t is Dup:
+            continue
+        elif t is ir.Comment and "\0" not in s.text:
+            out.append(ir.copy_tree(s))
+        else:
+            new = ir.copy_tree(s)
+            if ir.blocks(new):
+                [new] = without([new], lambda x: type(x) is Dup)
+                ir.rename_reads([new], mapping)
+            else:
+                ir.rename_stmt_reads(new, mapping)
+            out.append(new)
+    return out
+
+
+def _copy_renamed(node, mapping):
+    """``ir.copy_tree(node)`` with its Names renamed by `mapping` (the common node
+    types copied field by field, inline; any other with `ir.copy_tree`)."""
+    t = type(node)
+    if t is ast.Name:
+        new = t.__new__(t)
+        d = node.__dict__.copy()
+        renamed = mapping.get(d["id"])
+        if renamed is not None:
+            d["id"] = renamed
+        new.__dict__ = d
+        return new
+    if t is ast.BinOp:
+        new = t.__new__(t)
+        d = node.__dict__.copy()
+        d["left"] = _copy_renamed(d["left"], mapping)
+        d["right"] = _copy_renamed(d["right"], mapping)
+        new.__dict__ = d
+        return new
+    if t is ast.Attribute or t is ast.UnaryOp:
+        field = "value" if t is ast.Attribute else "operand"
+        new = t.__new__(t)
+        d = node.__dict__.copy()
+        d[field] = _copy_renamed(d[field], mapping)
+        new.__dict__ = d
+        return new
+    if t is ast.Call:
+        new = t.__new__(t)
+        d = node.__dict__.copy()
+        d["func"] = _copy_renamed(d["func"], mapping)
+        d["args"] = [_copy_renamed(a, mapping) for a in d["args"]]
+        if d["keywords"]:
+            d["keywords"] = keywords = ir.copy_tree(d["keywords"])
+            for k in keywords:
+                ir.rename_in_place(k.value, mapping)
+        else:
+            d["keywords"] = []
+        new.__dict__ = d
+        return new
+    new = ir.copy_tree(node)
     if mapping:
-        ir.rename_reads(body, mapping)
-    return body
+        ir.rename_in_place(new, mapping)
+    return new
 
 
 class _CopyTable:
@@ -157,8 +231,12 @@ def propagate_copies(body, ctx: Context):
     names no earlier copy of the round involves, then renames. The counts (definitions,
     reads, most definitions on one path) and which statements read or define each
     name are taken once, in one walk (`_CopyTable`), and updated as copies go: a
-    round costs what it changes, not another walk of the whole body."""
+    round costs what it changes, not another walk of the whole body. Where the
+    copies' names alone show that none can go (`_idle`), `body` itself (the same
+    list, unchanged) comes back, counted by no walk."""
     keep, inputs = ctx.keep, ctx.inputs
+    if _idle(body, keep):
+        return body
     table = _CopyTable(body, inputs)
     body, copies = table.body, table.copies
     if not copies:
@@ -215,6 +293,29 @@ def propagate_copies(body, ctx: Context):
         for s in changed_defs.values():
             ir.rename_stmt_defs(s, renames)
     return without(body, lambda x: id(x) in dropped) if dropped else body
+
+
+def _idle(body, keep) -> bool:
+    """Is `body` one `propagate_copies` leaves as it is, by what its copies' names
+    alone say: no copy ``v = w`` a round could take (whatever the counts), and no
+    copy-back (``w = v`` and ``v = w`` both there)? A look at each line's type, not
+    the counts' walk of every expression (after folding constants, the copies are
+    often only those no round takes)."""
+    pairs = set()
+    for s in ir.walk(body):
+        if type(s) is ir.Assign and not s.unpack and type(s.value) is ast.Name:
+            v, w = s.targets[0], s.value.id
+            if v == w:  # (no round takes it; a second one after it is a copy-back)
+                pass
+            elif v in keep:
+                if _propagatable(w) and w not in keep:
+                    return False
+            elif _propagatable(v) and (w.endswith("%bar") or not v.endswith("%bar")):
+                return False
+            if (w, v) in pairs:
+                return False
+            pairs.add((v, w))
+    return True
 
 
 def coalesce_carried(body, reads) -> list:

@@ -107,9 +107,14 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
     did not."""
     ctx = Context(frozenset(keep), frozenset(inputs), MappingProxyType(dict(mutable or {})),
                   pure, kinds, replayed)
+    # (the statements are the caller's: copied, and their dups elided in the copy)
+    dups = copies.dup_sources(forward + reverse)
     result = ir.Return(ast.Tuple(elts=ir.copy_tree(list(outputs)), ctx=ast.Load()))
-    body = ir.copy_tree(forward) + [_MARK] + ir.copy_tree(reverse) + [result]
-    forward, reverse, result = _split(copies.propagate_copies(copies.elide_dups(body), ctx))
+    if dups:
+        ir.rename_stmt_reads(result, dups)
+    body = copies.elided_copy(forward, dups) + [_MARK] + copies.elided_copy(reverse, dups) \
+        + [result]
+    forward, reverse, result = _split(copies.propagate_copies(body, ctx))
     if kinds is not None:
         forward, reverse, result = _fold_constants(forward, reverse, result, ctx)
     shared = cse.cse_forward(forward, ctx) if pure is not None else 0
@@ -152,14 +157,21 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
 def _fold_constants(forward, reverse, result, ctx):
     """Constant adjoints folded into their readers, and the copies that leaves
     propagated, until no constant goes (three times at most: a propagated copy may
-    make a constant of a line)."""
+    make a constant of a line). A round folds in program order, so where no copy
+    went and no loop reads a constant before the line assigning it, the next round
+    would fold nothing: it is not run."""
     before = arithmetic.count_constants(reverse)
+    loops = any(type(s) is ir.ForEach or type(s) is ir.Loop for s in ir.walk(reverse))
     for _ in range(3):
         reverse, folded = arithmetic.fold_constant_adjoints(reverse + [result], ctx)
         result = reverse.pop()
         if not folded:
             break
-        forward, reverse, result = _propagated(forward, reverse, result, ctx)
+        body = forward + [_MARK] + reverse + [result]
+        propagated = copies.propagate_copies(body, ctx)
+        if propagated is body and not loops:
+            break
+        forward, reverse, result = _split(propagated)
         after = arithmetic.count_constants(reverse)  # (the next round's count before)
         if after == before:
             break
