@@ -232,11 +232,26 @@ def float_arithmetic(body, ctx: Context, mine=None) -> list:
     for s in ir.walk(body):
         if isinstance(s, ir.AugAssign) and mine is None or isinstance(s, ir.Assign) and (
                 mine is None or not s.unpack and mine(s.targets[0])):
-            if any(type(n) is ast.BinOp and (type(n.op) in (ast.Pow, ast.Add) or type(
-                    n.left) is ast.Constant or type(n.right) is ast.Constant)
-                   for n in ir.nodes(s.value)):
+            if any(type(n) is ast.BinOp and _may_be_cheaper(n) for n in ir.nodes(s.value)):
                 s.value = _Cheaper().visit(ir.copy_tree(s.value))
     return body
+
+
+def _may_be_cheaper(n) -> bool:
+    """Does the operator node `n` have the shape of one `float_arithmetic` rewrites (a
+    sum of two products, a square, a product or quotient with an int literal)? A
+    value with none is left as it is: its operators are rewritten from the leaves up,
+    and no leaf changes to give its parent that shape."""
+    op, left, right = type(n.op), type(n.left), type(n.right)
+    if op is ast.Add:
+        return left is ast.BinOp and right is ast.BinOp and type(n.left.op) is ast.Mult \
+            and type(n.right.op) is ast.Mult
+    if op is ast.Pow:
+        return right is ast.Constant
+    if op is ast.Mult or op is ast.Div:
+        return left is ast.Constant and type(n.left.value) is int or \
+            right is ast.Constant and type(n.right.value) is int
+    return False
 
 
 def _same_product(a, b) -> bool:

@@ -195,6 +195,7 @@ def _has_code(s) -> bool:
 
 
 _NON_RAISING = (ast.Add, ast.Sub, ast.Mult)
+_NON_RAISING_TYPES = frozenset(_NON_RAISING)
 
 
 def _numeric(node, kinds: NameKinds) -> bool:
@@ -222,6 +223,12 @@ def cannot_raise(node, kinds: NameKinds) -> bool:
     it (``math.log(x)``, ``math.sin(x)``, which raises on an infinity,
     ``math.exp(x)``, which overflows), so the derivative raises where the function
     does."""
+    t = type(node)  # (the commonest first: a number, and arithmetic on numbers)
+    if t is ast.Name or t is ast.Constant:
+        return _numeric(node, kinds)
+    if t is ast.BinOp and type(node.op) in _NON_RAISING_TYPES and \
+            cannot_raise(node.left, kinds) and cannot_raise(node.right, kinds):
+        return True
     if isinstance(node, ast.List) and not node.elts:
         return True
     if _array_cannot_raise(node, kinds):
@@ -338,8 +345,12 @@ def drop_dead_forward(forward, reverse, ctx: Context):
     raise stays with everything it reads, so the derivative raises where the
     function does."""
     kinds, replayed = ctx.kinds, ctx.replayed
-    sizes = _tuple_sizes(forward)
-    bounded = _bounded_reads(forward, ctx)
+    # (the tuples' sizes and the bounded reads are asked of unpackings and
+    # subscripts only: with none, they are not worked out)
+    items = any(type(s) is ir.Assign and (s.unpack or type(s.value) is ast.Subscript)
+                for s in ir.walk(forward))
+    sizes = _tuple_sizes(forward) if items else {}
+    bounded = _bounded_reads(forward, ctx) if items else set()
 
     def droppable(s):
         if type(s) is not ir.Assign:
@@ -357,6 +368,8 @@ def drop_dead_forward(forward, reverse, ctx: Context):
     while True:
         dead_ids, live, used = _dead_lines(forward, droppable, needed, lambda s: True)
         forward = without(forward, lambda s: id(s) in dead_ids)
+        if not any(type(s) in _BLOCKS for s in forward):
+            return forward  # (no branch, loop or exit: no phi, nothing left idle)
         carried = {c.targets[0] for s in ir.walk(forward) if type(s) is ir.Exit
                    for c in s.copies}
         for s in ir.walk(forward):
@@ -369,6 +382,9 @@ def drop_dead_forward(forward, reverse, ctx: Context):
         if not idle:
             return forward
         forward = without(forward, lambda s: id(s) in idle)
+
+
+_BLOCKS = frozenset({ir.If, ir.Loop, ir.ForEach, ir.Exit})  # (statements with blocks)
 
 
 def _idle_loop(s, used, kinds) -> bool:

@@ -13,7 +13,7 @@ import ast
 import copy
 
 from .. import ir
-from .common import BlockIndex, reads_of_target
+from .common import FLAT, BlockIndex, reads_of_target
 
 
 # runtime helpers linear in their first argument, which they sum or spread over
@@ -141,8 +141,9 @@ def absorb_negations(body, reads, defs, mine=None) -> list:
     derivative's tangent lines, not the user's computation beside them)."""
     out = list(body)
     for s in out:
-        for block in ir.blocks(s):
-            block[:] = absorb_negations(block, reads, defs, mine)
+        if type(s) not in FLAT:
+            for block in ir.blocks(s):
+                block[:] = absorb_negations(block, reads, defs, mine)
 
     def ours(s) -> bool:
         target = s.target if isinstance(s, ir.AugAssign) else s.targets[0]
@@ -151,21 +152,30 @@ def absorb_negations(body, reads, defs, mine=None) -> list:
         return mine is None or isinstance(target, str) and mine(target)
 
     negating = False
+    negates = {}  # id of a line of ours -> (the line, does its value negate?)
     for i, s in enumerate(out):
         if (isinstance(s, ir.AugAssign) or isinstance(s, ir.Assign) and not s.unpack) \
-                and ours(s) and _has_negation(s.value):
-            negating = True
-            better = _lifted(s)
-            if better is not None:
-                out[i] = better
+                and ours(s):
+            negated = _has_negation(s.value)
+            negates[id(s)] = (s, negated)
+            if negated:
+                negating = True
+                better = _lifted(s)
+                if better is not None:
+                    out[i] = better
     if not negating:
         return out  # (no line of this block of ours negates: none can be absorbed)
+
+    def negation_in(s) -> bool:
+        """``_has_negation(s.value)``, asked once of a line."""
+        known = negates.get(id(s))
+        return known[1] if known is not None and known[0] is s else _has_negation(s.value)
 
     # what the lines of this block read (a name read elsewhere has no reader here)
     index = BlockIndex(out)
     here = set()
     for x, read in zip(out, index.reads):
-        if not ir.blocks(x):
+        if type(x) in FLAT or not ir.blocks(x):
             here.update(read)
 
     def reader(i):
@@ -175,7 +185,7 @@ def absorb_negations(body, reads, defs, mine=None) -> list:
             return None
         n = s.targets[0]
         if n not in here or reads.get(n) != 1 or defs.get(n) != 1 \
-                or not _has_negation(s.value) or not _lift(s.value)[0]:
+                or not negation_in(s) or not _lift(s.value)[0]:
             return None
         j = index.reader(i)
         if j is None:

@@ -61,6 +61,9 @@ def nest_forward(forward, reverse, ctx: Context) -> list:
     # too (``d = H @ W2 + b2 - Y`` for ``out = H @ W2 + b2; d = out - Y``): held to
     # the end it would cost its size through the whole reverse sweep
     held = (lambda n: _is_user(n) and array(n)) if reverse else (lambda n: False)
+    if not any(type(s) is ir.Assign and not s.unpack and (
+            _is_temp(s.targets[0]) or held(s.targets[0])) for s in ir.walk(forward)):
+        return forward  # (no line `_nest` could move: the reads need not be counted)
     reads = ir.reads_in(forward)
     for n, k in ir.reads_in(reverse).items():
         if n not in again:

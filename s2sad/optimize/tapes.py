@@ -21,6 +21,8 @@ from .context import Context
 def fill_tapes(forward, reverse, ctx: Context):
     """Decide each loop's Push/Pop values (see the module docstring)."""
     loops = {s.tag: s for s in ir.walk(forward) if isinstance(s, ir.Loop)}
+    if not loops:
+        return  # (no tape to fill, no reverse loop to plan)
     saved = {}
     _needed(reverse, loops, saved, ctx)
     for tag, names in saved.items():
