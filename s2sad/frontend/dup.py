@@ -245,11 +245,12 @@ def _first_def_order(s: ir.If):
 
 def _rename_each(node, copies, is_local):
     """Rename the reads of split names in one expression, each read to the next copy,
-    in the order `ir.local_reads` visits them (a copy of `node`; `node` itself when
-    it reads no split name)."""
+    in the order `ir.local_reads` visits them: in place (`insert_dups` works on its
+    own copy of the function, a tree: no node is in two places), the new root
+    returned."""
     if not any(n in copies for n in ir.names_in(node)):
         return node
-    return _renamed_each(ir.copy_tree(node), copies, is_local)
+    return _renamed_each(node, copies, is_local)
 
 
 def _renamed_each(node, copies, is_local):

@@ -43,8 +43,15 @@ def liveness(body) -> tuple:
         # one set for the block, changed in place by its assignments: a new set per
         # line cost what is live, which on a long straight-line block grows with it
         live = set(live)
+        Assign, Name, Store = ast.Assign, ast.Name, ast.Store
         for st in reversed(stmts):
-            if type(st) is ast.Assign:
+            if type(st) is Assign:
+                targets = st.targets
+                if len(targets) == 1 and type(targets[0]) is Name and \
+                        type(targets[0].ctx) is Store:  # (the commonest: ``x = ...``)
+                    live.discard(targets[0].id)
+                    live |= reads(st.value)
+                    continue
                 for t in st.targets:
                     live -= stored(t)
                 live |= reads(st.value)
