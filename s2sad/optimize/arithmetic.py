@@ -461,10 +461,23 @@ def factor_out_of_sums(body, ctx: Context) -> list:
     return body
 
 
-def any_spread(body) -> bool:
-    """Does `body` spread an adjoint over an array (`unreduce`) or take a size?"""
-    return any(type(c) is ast.Call and _spreads(c) for s in ir.walk(body)
-               for node in ir.slot_values(s) for c in ir.nodes(node))
+def called(body) -> set:
+    """The dotted names of the functions `body` calls (``unreduce``, ``np.size``,
+    ``unbroadcast``): which passes here have something to do."""
+    out = set()
+    for s in ir.walk(body):
+        for node in ir.slot_values(s):
+            if node is not None and type(node) is not ast.Name:
+                for c in ir.nodes(node):
+                    if type(c) is ast.Call:
+                        out.add(ir.dotted(c.func))
+    return out
+
+
+def any_spread(called_names) -> bool:
+    """Does a body calling `called_names` (`called`) spread an adjoint over an array
+    (`unreduce`) or take a size?"""
+    return "unreduce" in called_names or "np.size" in called_names
 
 
 def _spreads(call) -> bool:

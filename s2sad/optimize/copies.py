@@ -129,13 +129,17 @@ class _CopyTable:
         self.most = most
 
     def index(self):
-        """``({name: {id: statement reading it}}, {name: {id: statement defining it}})``"""
+        """``({name: {id: statement reading it}}, {name: {id: statement defining it}})``
+        for the names of the copies (the rounds rename no other name)."""
+        names = {s.targets[0] for s in self.copies} | {s.value.id for s in self.copies}
         readers, definers = {}, {}
         for s, read, defined in self.named:
             for n in read:
-                readers.setdefault(n, {})[id(s)] = s
+                if n in names:
+                    readers.setdefault(n, {})[id(s)] = s
             for n in defined:
-                definers.setdefault(n, {})[id(s)] = s
+                if n in names:
+                    definers.setdefault(n, {})[id(s)] = s
         return readers, definers
 
     def block(self, body):
@@ -168,6 +172,17 @@ class _CopyTable:
                     forget(v)
                 recent[v] = w
                 copied.setdefault(w, set()).add(v)
+                out.append(s)
+                continue
+            if t is ir.Assign and not s.unpack:  # (the commonest line, inline)
+                read, v = ir.names_in(s.value), s.targets[0]
+                for n in read:
+                    reads[n] = reads.get(n, 0) + 1
+                defs[v] = defs.get(v, 0) + 1
+                named.append((s, read, s.targets))
+                count[v] = count.get(v, 0) + 1
+                if recent and (v in recent or v in copied):
+                    forget(v)
                 out.append(s)
                 continue
             if t is ir.Comment:  # (reads nothing, defines nothing)

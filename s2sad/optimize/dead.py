@@ -31,12 +31,20 @@ from .context import Context, NameKinds
 
 def _has_effect(node) -> bool:
     """A method call (``acc.pop()``) changes a list: it must run even if unused."""
+    t = type(node)  # (the commonest: names and operators on them, no call)
+    if t is ast.Name or t is ast.Constant:
+        return False
+    if t is ast.BinOp and type(node.left) in _ATOMS and type(node.right) in _ATOMS:
+        return False
     for n in ir.nodes(node):
         if type(n) is ast.Call and type(n.func) is ast.Attribute:
             text = ir.dotted(n.func)
             if text is not None and "%" in text:
                 return True
     return False
+
+
+_ATOMS = frozenset({ast.Name, ast.Constant})
 
 
 def _dead_lines(body, droppable, needed, code) -> tuple:
@@ -141,12 +149,40 @@ def without_idle_loops(reverse):
     return without(reverse, idle)
 
 
-def dead_stores(body, ctx: Context):
+def dead_stores(body, ctx: Context, before=None):
     """Drop reverse assignments that are overwritten before anything reads them (a
     branch's zero adjoint that the code after the branch replaces); the names in
-    `ctx.keep` are read at the end."""
+    `ctx.keep` are read at the end.
+
+    `before`: the names assigned before `body` runs (the forward sweep's, the
+    parameters), given when `drop_dead` has just dropped what nothing needs. Then
+    a body with no branch or loop that assigns each name once, none of `before`,
+    holds no dead store (each line left is read by a later line that stays, or
+    kept: an earlier line cannot read what no line before assigned), and its lines
+    are not looked at."""
+    if before is not None and _single_stores(body, before):
+        return body
     out, _ = _live_block(body, set(ctx.keep))
     return out
+
+
+def _single_stores(body, before) -> bool:
+    """Has `body` no branch or loop, and does it assign each name once, none of
+    `before`?"""
+    seen = set()
+    for s in body:
+        t = type(s)
+        if t is ir.Assign:
+            names = s.targets
+        elif t in _BLOCKS or t is ir.AugAssign:
+            return False
+        else:
+            names = ir.defined_names(s)
+        for n in names:
+            if n in seen or n in before:
+                return False
+            seen.add(n)
+    return True
 
 
 def _live_block(body, live):

@@ -125,12 +125,13 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
         forward, reverse, result = _propagated(forward, reverse, result, ctx)
     # from here on the reverse sweep ends with `result`
     reverse = dead.drop_dead(forward, reverse + [result], ctx)
-    reverse = dead.dead_stores(reverse, ctx)
+    reverse = dead.dead_stores(reverse, ctx, ir.all_defined(forward) | ctx.inputs)
     reverse = cse.merge_element_updates(reverse)
     if ctx.mutable:
         forward, reverse = dead.drop_needless_restores(forward, reverse, ctx)
-    # (nothing later writes a spread or a size where there was none)
-    spreads = kinds is not None and arithmetic.any_spread(reverse)
+    # (nothing later writes a spread, a size or an `unbroadcast` where there was none)
+    calls = arithmetic.called(reverse) if kinds is not None else set()
+    spreads = kinds is not None and arithmetic.any_spread(calls)
     if spreads:
         reverse = arithmetic.spread_by_broadcasting(reverse, ctx)
     tapes.fill_tapes(forward, reverse, ctx)
@@ -140,11 +141,11 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
         forward = dead.drop_dead_forward(forward, reverse, ctx)
         if _array_adjoints(reverse, kinds):
             reverse = nesting.nest_array_adjoints(reverse, ir.reads_in(forward + reverse), ctx)
-        forward, reverse = _cheapest_arithmetic(forward, reverse, spreads, ctx)
+        forward, reverse = _cheapest_arithmetic(forward, reverse, spreads, calls, ctx)
     if pure is not None:
         forward = nesting.nest_forward(forward, reverse, ctx)
         forward = nesting.tangents_after_primals(forward)
-    if kinds is not None:
+    if kinds is not None and "np.size" in calls:
         reverse = arithmetic.sizes_as_attributes(reverse, ctx)
     reverse.pop()
     if not reverse:
@@ -179,10 +180,11 @@ def _fold_constants(forward, reverse, result, ctx):
     return forward, reverse, result
 
 
-def _cheapest_arithmetic(forward, reverse, spreads, ctx):
+def _cheapest_arithmetic(forward, reverse, spreads, calls, ctx):
     """Both sweeps' arithmetic in its cheapest exact form (the forward sweep's
     tangent lines only: the user's computation stays as written). `spreads`: the
-    reverse sweep spreads an adjoint over an array."""
+    reverse sweep spreads an adjoint over an array; `calls`: the functions it
+    calls (`arithmetic.called`)."""
     def tangent(n):
         return n.endswith("%dot")
 
@@ -190,7 +192,8 @@ def _cheapest_arithmetic(forward, reverse, spreads, ctx):
     if spreads:
         reverse = arithmetic.spread_by_broadcasting(reverse, ctx)  # (what nesting wrote in)
     reverse = arithmetic.float_arithmetic(reverse, ctx)
-    reverse = arithmetic.factor_out_of_sums(reverse, ctx)
+    if "unbroadcast" in calls:
+        reverse = arithmetic.factor_out_of_sums(reverse, ctx)
     # counted once: folding and doubling move reads, or drop them, never add any
     reads, defs = ir.reads_in(forward + reverse), definitions(reverse)
     forward = absorb_negations(forward, reads, definitions(forward), tangent)
