@@ -131,6 +131,8 @@ class BlockIndex:
             if t is Assign:  # (the commonest, inline: `reads_of`, `_changed_by`)
                 read = set(ir.names_in(x.value))
                 changed = set(x.targets) if x.unpack else x.targets
+            elif t is ir.Comment:
+                read, changed = set(), ()
             else:
                 read, changed = reads_of(x), _changed_by(x)
             self.reads.append(read)

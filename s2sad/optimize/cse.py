@@ -40,18 +40,41 @@ def _cse_key(s, most, ctx):
     value = s.value
     if isinstance(value, (ast.Name, ast.Constant)) or ctx.reads_mutable(value):
         return None
-    for n in ir.nodes(value):
+    return ir.expr_key(value) if _fixed(value, most) else None
+
+
+def _fixed(node, most) -> bool:
+    """Is `node` a value that is the same wherever it is computed: it reads no name
+    that changes (assigned twice on a path: in a loop, or accumulated), no element
+    of a list that may change, and calls no method or derivative function (not
+    pure)? The common nodes are taken inline; any other, node by node."""
+    t = type(node)
+    if t is ast.Name:
+        return most.get(node.id, 0) <= 1
+    if t is ast.Constant:
+        return True
+    if t is ast.BinOp:
+        return _fixed(node.left, most) and _fixed(node.right, most)
+    if t is ast.UnaryOp:
+        return _fixed(node.operand, most)
+    if t is ast.Attribute:
+        return _fixed(node.value, most)
+    if t is ast.Call and not node.keywords:
+        text = ir.dotted(node.func)
+        return text is not None and "%" not in text and _fixed(node.func, most) and \
+            all(_fixed(a, most) for a in node.args)
+    for n in ir.nodes(node):
         t = type(n)
         if t is ast.Name:
             if most.get(n.id, 0) > 1:
-                return None  # a name that changes (in a loop, or accumulated)
+                return False
         elif t is ast.Subscript:
-            return None  # an element of a list that may change
+            return False
         elif t is ast.Call:
             text = ir.dotted(n.func)
             if text is None or "%" in text:
-                return None  # a method call, or a derivative function: not pure
-    return ir.expr_key(value)
+                return False
+    return True
 
 
 def _cse_block(body, table, most, ctx) -> int:
@@ -119,14 +142,8 @@ def _cse_forward(body, most, ctx, appended, table=None) -> int:
                 or isinstance(s.value, (ast.Name, ast.Constant)):
             continue
         value = s.value
-        nodes = ir.nodes(value)
-        if any(type(n) is ast.Name and most.get(n.id, 0) > 1 for n in nodes) \
-                or ctx.reads_mutable(value):
+        if not _unchanging(value, most, appended) or ctx.reads_mutable(value):
             continue
-        if any(type(n) is ast.Subscript and (type(n.value) is not ast.Name
-                                             or n.value.id in appended)
-               for n in nodes):
-            continue  # a list that grows: xs[-1] may name another element later
         key = ir.expr_key(value)
         # (whether it is pure is asked only of a value met again: two values of one
         # key are the same expression of the same names, both pure or neither)
@@ -138,6 +155,32 @@ def _cse_forward(body, most, ctx, appended, table=None) -> int:
         else:
             table[key] = s.targets[0]
     return shared
+
+
+def _unchanging(node, most, appended) -> bool:
+    """Does `node` read only names that do not change (assigned at most once on a
+    path), and elements only of named lists the forward sweep does not append to (a
+    list that grows: ``xs[-1]`` may name another element later)? The common nodes
+    are taken inline; any other, node by node."""
+    t = type(node)
+    if t is ast.Name:
+        return most.get(node.id, 0) <= 1
+    if t is ast.Constant:
+        return True
+    if t is ast.BinOp:
+        return _unchanging(node.left, most, appended) and \
+            _unchanging(node.right, most, appended)
+    if t is ast.UnaryOp:
+        return _unchanging(node.operand, most, appended)
+    if t is ast.Attribute:
+        return _unchanging(node.value, most, appended)
+    if t is ast.Call and not node.keywords:
+        return _unchanging(node.func, most, appended) and \
+            all(_unchanging(a, most, appended) for a in node.args)
+    nodes = ir.nodes(node)
+    return not any(type(n) is ast.Name and most.get(n.id, 0) > 1 for n in nodes) and \
+        not any(type(n) is ast.Subscript and (type(n.value) is not ast.Name
+                                              or n.value.id in appended) for n in nodes)
 
 
 _NEW_OBJECTS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)

@@ -265,6 +265,9 @@ def cannot_raise(node, kinds: NameKinds) -> bool:
     if t is ast.BinOp and type(node.op) in _NON_RAISING_TYPES and \
             cannot_raise(node.left, kinds) and cannot_raise(node.right, kinds):
         return True
+    if t is ast.Call:  # (of the tests below, only these two take a call)
+        return not node.keywords and node.args and kinds.total(ir.dotted(node.func) or "") \
+            and all(_float(a, kinds) for a in node.args) or _array_cannot_raise(node, kinds)
     if isinstance(node, ast.List) and not node.elts:
         return True
     if _array_cannot_raise(node, kinds):
@@ -460,6 +463,8 @@ def _reads_before(body, bound, defined) -> tuple:
         if type(s) is ir.Assign:
             out.update(n for n in ir.names_in(s.value) if n not in defined)
             defined.update(s.targets)
+            continue
+        if type(s) is ir.Comment:  # (reads and assigns nothing)
             continue
         out.update(n for n in ir.stmt_reads(s) if n not in defined)
         inner = bound | {s.target} if type(s) in (ir.ForEach, ir.Loop) and s.target \

@@ -108,6 +108,13 @@ def _cost(s) -> int:
 
 
 def _has_negation(node) -> bool:
+    t = type(node)  # (the common nodes inline; any other, node by node)
+    if t is ast.Name or t is ast.Constant:
+        return False
+    if t is ast.BinOp:
+        return _has_negation(node.left) or _has_negation(node.right)
+    if t is ast.UnaryOp:
+        return type(node.op) is ast.USub or _has_negation(node.operand)
     return any(type(x) is ast.UnaryOp and type(x.op) is ast.USub for x in ir.nodes(node))
 
 
