@@ -69,6 +69,8 @@ from .higher_order import key_template
 from .tree_index import Nodes, of
 
 _ALL_COMPS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
+# the statements a function with nothing to lower (`_plain`) keeps as they are
+_AS_WRITTEN = frozenset({ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return})
 
 
 def comprehension_bound(nodes) -> set:
@@ -170,8 +172,7 @@ class _Expander(TargetLowering):
         self.refs = parsed.refs
         self.loc = loc
         self.locals = parsed.locals
-        nodes = parsed.nodes if isinstance(parsed.nodes, Nodes) and \
-            parsed.nodes.tree is parsed.tree else Nodes(parsed.tree)
+        nodes = _nodes(parsed)
         self.used = {n.id for n in nodes.of(ast.Name)}
         self.counts: dict = {}
         self.displays = single_displays(parsed.tree, nodes)
@@ -192,9 +193,7 @@ class _Expander(TargetLowering):
 
     def needs(self, node) -> bool:
         """Does expression `node` hold something this module lowers?"""
-        if self.plain:
-            return False
-        for n in _walk_eager(node):
+        for n in () if self.plain else _walk_eager(node):  # (`_plain`: nothing)
             t = type(n)
             if t is ast.Name or t is ast.Constant:
                 continue  # (the commonest nodes, neither of the kinds below)
@@ -295,6 +294,8 @@ class _Expander(TargetLowering):
         return out
 
     def statement(self, s) -> list:
+        if self.plain and type(s) in _AS_WRITTEN:
+            return [s]  # (nothing in it to lower: no later stage changes it)
         if isinstance(s, (ast.For, ast.While)) and s.orelse:
             return self.loop_else(s)
         pre: list = []
@@ -462,6 +463,12 @@ class _Expander(TargetLowering):
         new = copy.copy(v)
         new.args = [_name(at), value]
         return out + [_located(ast.Expr(value=new), s)]
+
+
+def _nodes(parsed) -> Nodes:
+    """The nodes of `parsed.tree`: those `parse` walked, where they are its."""
+    got = parsed.nodes
+    return got if isinstance(got, Nodes) and got.tree is parsed.tree else Nodes(parsed.tree)
 
 
 def _plain(ex, nodes) -> bool:

@@ -131,10 +131,14 @@ def names_with(node, ctx) -> set:
             extend(n.args)
             extend([k.value for k in n.keywords])
             continue
+        if t is ast.Assign:
+            extend(n.targets)
+            push(n.value)
+            continue
         for field in n._fields:
             value = getattr(n, field, None)
             if type(value) is list:
-                extend(x for x in value if isinstance(x, AST))
+                extend([x for x in value if isinstance(x, AST)])
             elif isinstance(value, AST):
                 push(value)
     return out
