@@ -58,6 +58,13 @@ def max_defs(body, inputs) -> dict:
     def block(stmts) -> dict:
         count = {}
         for s in stmts:
+            t = type(s)
+            if t is ir.Assign:  # (the commonest, inline)
+                for n in s.targets:
+                    count[n] = count.get(n, 0) + 1
+                continue
+            if t is ir.Comment:
+                continue
             if isinstance(s, ir.If):
                 a, b = block(s.body), block(s.orelse)
                 inner = {n: max(a.get(n, 0), b.get(n, 0)) for n in set(a) | set(b)}

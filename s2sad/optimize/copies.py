@@ -36,11 +36,14 @@ def dup_sources(body) -> dict:
     return mapping
 
 
-def elided_copy(body, mapping) -> list:
+def elided_copy(body, mapping, reads=None) -> list:
     """A copy of `body` (`ir.copy_tree`) without its `ir.Dup` lines, every read of a
     copy reading its source (`mapping`, from `dup_sources`): the statements the
     caller owns, in one walk that copies and renames (an assignment's value is
-    copied with its names renamed; any other line is copied, then renamed)."""
+    copied with its names renamed; any other line is copied, then renamed). With
+    `reads`, a dict, each new assignment's id -> (the line, its value, the names
+    the value reads: what `ir.names_in` gives, perhaps in another order), for
+    `propagate_copies`."""
     out = []
     Assign, Dup = ir.Assign, ir.Dup
     for s in body:
@@ -48,8 +51,11 @@ def elided_copy(body, mapping) -> list:
         if t is Assign:
             new = t.__new__(t)
             d = s.__dict__.copy()
-            d["value"] = _copy_renamed(d["value"], mapping)
+            names = []
+            d["value"] = _copy_renamed(d["value"], mapping, names)
             new.__dict__ = d
+            if reads is not None:
+                reads[id(new)] = (new, d["value"], names)
             out.append(new)
         elif t is Dup:
             continue
@@ -66,9 +72,10 @@ def elided_copy(body, mapping) -> list:
     return out
 
 
-def _copy_renamed(node, mapping):
+def _copy_renamed(node, mapping, names):
     """``ir.copy_tree(node)`` with its Names renamed by `mapping` (the common node
-    types copied field by field, inline; any other with `ir.copy_tree`)."""
+    types copied field by field, inline; any other with `ir.copy_tree`); the names
+    the copy reads are appended to `names`."""
     t = type(node)
     if t is ast.Name:
         new = t.__new__(t)
@@ -76,31 +83,33 @@ def _copy_renamed(node, mapping):
         renamed = mapping.get(d["id"])
         if renamed is not None:
             d["id"] = renamed
+        names.append(d["id"])
         new.__dict__ = d
         return new
     if t is ast.BinOp:
         new = t.__new__(t)
         d = node.__dict__.copy()
-        d["left"] = _copy_renamed(d["left"], mapping)
-        d["right"] = _copy_renamed(d["right"], mapping)
+        d["left"] = _copy_renamed(d["left"], mapping, names)
+        d["right"] = _copy_renamed(d["right"], mapping, names)
         new.__dict__ = d
         return new
     if t is ast.Attribute or t is ast.UnaryOp:
         field = "value" if t is ast.Attribute else "operand"
         new = t.__new__(t)
         d = node.__dict__.copy()
-        d[field] = _copy_renamed(d[field], mapping)
+        d[field] = _copy_renamed(d[field], mapping, names)
         new.__dict__ = d
         return new
     if t is ast.Call:
         new = t.__new__(t)
         d = node.__dict__.copy()
-        d["func"] = _copy_renamed(d["func"], mapping)
-        d["args"] = [_copy_renamed(a, mapping) for a in d["args"]]
+        d["func"] = _copy_renamed(d["func"], mapping, names)
+        d["args"] = [_copy_renamed(a, mapping, names) for a in d["args"]]
         if d["keywords"]:
             d["keywords"] = keywords = ir.copy_tree(d["keywords"])
             for k in keywords:
                 ir.rename_in_place(k.value, mapping)
+                names += ir.names_in(k.value)
         else:
             d["keywords"] = []
         new.__dict__ = d
@@ -108,6 +117,7 @@ def _copy_renamed(node, mapping):
     new = ir.copy_tree(node)
     if mapping:
         ir.rename_in_place(new, mapping)
+    names += ir.names_in(new)
     return new
 
 
@@ -119,7 +129,9 @@ class _CopyTable:
     plain copies ``v = w`` in program order. Which statements read or define each
     name (`index`) is made only if some copy goes."""
 
-    def __init__(self, body, inputs):
+    def __init__(self, body, inputs, known=None):
+        # id of an assignment -> (it, its value, the names the value reads)
+        self.known = {} if known is None else known
         self.defs, self.reads = {}, {}
         self.copies = []
         self.named = []  # (statement, names it reads, names it defines)
@@ -155,7 +167,7 @@ class _CopyTable:
             for k in copied.pop(n, ()):
                 del recent[k]
 
-        reads, defs, named = self.reads, self.defs, self.named
+        reads, defs, named, known = self.reads, self.defs, self.named, self.known
         out, count = [], {}
         for s in body:
             t = type(s)
@@ -175,7 +187,12 @@ class _CopyTable:
                 out.append(s)
                 continue
             if t is ir.Assign and not s.unpack:  # (the commonest line, inline)
-                read, v = ir.names_in(s.value), s.targets[0]
+                entry, v = known.get(id(s)), s.targets[0]
+                if entry is not None and entry[0] is s and entry[1] is s.value:
+                    read = entry[2]
+                else:
+                    read = ir.names_in(s.value)
+                    known[id(s)] = (s, s.value, read)
                 for n in read:
                     reads[n] = reads.get(n, 0) + 1
                 defs[v] = defs.get(v, 0) + 1
@@ -237,7 +254,7 @@ class _CopyTable:
         return out, count
 
 
-def propagate_copies(body, ctx: Context):
+def propagate_copies(body, ctx: Context, known=None):
     """Remove ``v = w`` copies: read `w` where `v` was read, or, when `v` must stay
     (a gradient the function returns, in `ctx.keep`), give `w`'s definitions the
     name `v`.
@@ -248,11 +265,14 @@ def propagate_copies(body, ctx: Context):
     name are taken once, in one walk (`_CopyTable`), and updated as copies go: a
     round costs what it changes, not another walk of the whole body. Where the
     copies' names alone show that none can go (`_idle`), `body` itself (the same
-    list, unchanged) comes back, counted by no walk."""
+    list, unchanged) comes back, counted by no walk. `known` (`elided_copy`'s
+    `reads`, kept from one call to the next): the reads of the lines whose values
+    are the objects noted there and unchanged since (a pass that rewrites a value
+    gives the line a new one; the renames here are noted), not walked again."""
     keep, inputs = ctx.keep, ctx.inputs
     if _idle(body, keep):
         return body
-    table = _CopyTable(body, inputs)
+    table = _CopyTable(body, inputs, known)
     body, copies = table.body, table.copies
     if not copies:
         return body
@@ -303,8 +323,10 @@ def propagate_copies(body, ctx: Context):
             readers.setdefault(v, {}).update(readers.pop(w, {}))
             definers[v] = definers.pop(w, {})
         both = {**mapping, **renames}
+        known = table.known
         for s in changed_reads.values():
             ir.rename_stmt_reads(s, both)
+            known.pop(id(s), None)
         for s in changed_defs.values():
             ir.rename_stmt_defs(s, renames)
     return without(body, lambda x: id(x) in dropped) if dropped else body

@@ -112,17 +112,20 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
     result = ir.Return(ast.Tuple(elts=ir.copy_tree(list(outputs)), ctx=ast.Load()))
     if dups:
         ir.rename_stmt_reads(result, dups)
-    body = copies.elided_copy(forward, dups) + [_MARK] + copies.elided_copy(reverse, dups) \
-        + [result]
-    forward, reverse, result = _split(copies.propagate_copies(body, ctx))
+    # (what each line reads, noted as it is copied, for the propagations' counts)
+    reads = {}
+    body = copies.elided_copy(forward, dups, reads) + [_MARK] + \
+        copies.elided_copy(reverse, dups, reads) + [result]
+    forward, reverse, result = _split(copies.propagate_copies(body, ctx, reads))
     if kinds is not None:
-        forward, reverse, result = _fold_constants(forward, reverse, result, ctx)
+        forward, reverse, result = _fold_constants(forward, reverse, result, ctx, reads)
     shared = cse.cse_forward(forward, ctx) if pure is not None else 0
     if kinds is not None:
         forward = cse.hoist_invariants(forward, ctx)
     shared += cse.common_subexpressions(forward, reverse, ctx)
     if shared:  # (with no copy made since the last propagation, another is idle)
-        forward, reverse, result = _propagated(forward, reverse, result, ctx)
+        forward, reverse, result = _propagated(forward, reverse, result, ctx, reads)
+    del reads  # (the lines change from here on in ways it does not follow)
     # from here on the reverse sweep ends with `result`
     reverse = dead.drop_dead(forward, reverse + [result], ctx)
     reverse = dead.dead_stores(reverse, ctx, ir.all_defined(forward) | ctx.inputs)
@@ -155,7 +158,7 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
     return forward, comments.tidy_comments(reverse), list(result.value.elts)
 
 
-def _fold_constants(forward, reverse, result, ctx):
+def _fold_constants(forward, reverse, result, ctx, reads):
     """Constant adjoints folded into their readers, and the copies that leaves
     propagated, until no constant goes (three times at most: a propagated copy may
     make a constant of a line). A round folds in program order, so where no copy
@@ -169,7 +172,7 @@ def _fold_constants(forward, reverse, result, ctx):
         if not folded:
             break
         body = forward + [_MARK] + reverse + [result]
-        propagated = copies.propagate_copies(body, ctx)
+        propagated = copies.propagate_copies(body, ctx, reads)
         if propagated is body and not loops:
             break
         forward, reverse, result = _split(propagated)
@@ -221,10 +224,10 @@ def _array_adjoints(body, kinds) -> bool:
 _MARK = ir.Comment("---")  # where the forward sweep ends in one list of both sweeps
 
 
-def _propagated(forward, reverse, result, ctx):
+def _propagated(forward, reverse, result, ctx, reads):
     """Both sweeps with their copies propagated across the two (see
-    `copies.propagate_copies`)."""
-    return _split(copies.propagate_copies(forward + [_MARK] + reverse + [result], ctx))
+    `copies.propagate_copies`; `reads`, its `known`)."""
+    return _split(copies.propagate_copies(forward + [_MARK] + reverse + [result], ctx, reads))
 
 
 def _split(body):
