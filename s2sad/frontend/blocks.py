@@ -70,6 +70,9 @@ def coalesce_copies(body):
     temporary's definitions `v` directly (``%t = a * b; v = %t`` -> ``v = a * b``).
     The copies an `ir.Exit` makes into loop-carried variables stay: a phi must keep
     its start-of-iteration value until the iteration ends."""
+    if not any(isinstance(s, ir.Assign) and isinstance(s.value, ast.Name) and
+               s.value.id.startswith("%") for s in _walk_no_exit(body)):
+        return  # (no copy of a temporary: most straight-line code)
     phis = {p.name for s in ir.walk(body) if isinstance(s, ir.Loop) for p in s.phis}
     while True:
         reads = ir.reads_in(body)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import ast
 import types
 
-from .tree_index import of
+from .tree_index import has, of
 
 # the builtins that read a sequence whole, as they read a list
 _READERS = {"len", "sum", "min", "max", "sorted", "list", "tuple", "enumerate", "zip",
@@ -75,7 +75,8 @@ def _growth(s):
 
 def _grown_names(tree, nodes) -> set:
     """The names of `tree` given only tuple displays and growths, grown somewhere."""
-    if not any(_growth(n) is not None for n in of(nodes, ast.Assign, ast.AugAssign)):
+    if not has(nodes, ast.Tuple) or not any(
+            _growth(n) is not None for n in of(nodes, ast.Assign, ast.AugAssign)):
         return set()  # (most functions grow no tuple: one cheap look first)
     given, grows, other = set(), set(), set()
     other.update(a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg))
