@@ -10,7 +10,8 @@ Contract
 * `refs`: the object each free name, and each attribute chain on a free name, refers
   to right now, looked up in the function's closure cells, then its globals, then
   builtins (static resolution: what a call means is decided once, here);
-* `locals`: the parameters and every name the function assigns.
+* `locals`: the parameters and every name the function assigns;
+* `nodes`: the nodes of `tree` by type (`tree_index.Nodes`, walked once for it all).
 
 It guarantees that every node in `tree` is one the later stages handle: every AST node
 type Python has is listed below as either supported or refused, and a refused one
@@ -616,8 +617,7 @@ def _check_signature(tree: ast.FunctionDef, loc: Located):
 
 
 def _check_nodes(tree: ast.FunctionDef, loc: Located, nodes: list):
-    """`nodes`: every node of `tree`, in `ast.walk`'s order (a `tree_index.Nodes`: one
-    by one only where a kind is not supported, or a function is defined inside)."""
+    """`nodes`: `tree`'s `tree_index.Nodes` (one by one only where a kind is odd)."""
     odd = len(nodes.of(ast.FunctionDef)) > 1 or not SUPPORTED.issuperset(nodes.by_type)
     for node in nodes if odd else ():
         kind = type(node)
