@@ -25,22 +25,53 @@ def common_subexpressions(forward, reverse, ctx: Context) -> int:
     most = max_defs(forward + reverse, ctx.inputs)
     for n in changed_in_place(forward + reverse):
         most[n] = 2  # never shared
-    table = {}
+    table = _Seen()
     for s in forward:
-        key = _cse_key(s, most, ctx)
-        if key is not None:
-            table.setdefault(key, s.targets[0])
+        if _shareable(s, most, ctx):
+            table.setdefault(s.value, s.targets[0])
     return _cse_block(reverse, table, most, ctx)
 
 
-def _cse_key(s, most, ctx):
+class _Seen:
+    """The values a block has met (and the blocks around it, `outer`), each with the
+    name first assigned it, told apart as `ir.expr_key` tells them. A value's key
+    is made only when another value of its type reads the same names in the same
+    order (as two values of one key do): a value met once, as most are, costs a
+    walk for its names, not its key."""
+
+    def __init__(self, outer=None):
+        self.outer = outer
+        self.by_reads = {}  # (type, *names read) -> [[value, its key or None, name]]
+
+    def setdefault(self, value, name):
+        """The name of a value met already with `value`'s key, or None, and then
+        `value` is met, with `name`."""
+        reads = (type(value), *ir.names_in(value))
+        key = None
+        seen = self
+        while seen is not None:
+            found = seen.by_reads.get(reads)
+            if found:
+                if key is None:
+                    key = ir.expr_key(value)
+                for entry in found:
+                    if entry[1] is None:
+                        entry[1] = ir.expr_key(entry[0])
+                    if entry[1] == key:
+                        return entry[2]
+            seen = seen.outer
+        self.by_reads.setdefault(reads, []).append([value, key, name])
+        return None
+
+
+def _shareable(s, most, ctx) -> bool:
     if not (isinstance(s, ir.Assign) and not s.unpack) or most.get(s.targets[0], 0) > 1 \
             or s.targets[0] in ctx.mutable:
-        return None
+        return False
     value = s.value
     if isinstance(value, (ast.Name, ast.Constant)) or ctx.reads_mutable(value):
-        return None
-    return ir.expr_key(value) if _fixed(value, most) else None
+        return False
+    return _fixed(value, most)
 
 
 def _fixed(node, most) -> bool:
@@ -78,19 +109,17 @@ def _fixed(node, most) -> bool:
 
 
 def _cse_block(body, table, most, ctx) -> int:
-    table = dict(table)
+    table = _Seen(table)
     shared = 0
     for s in body:
         for block in ir.blocks(s):
             shared += _cse_block(block, table, most, ctx)
-        key = _cse_key(s, most, ctx)
-        if key is None:
+        if not _shareable(s, most, ctx):
             continue
-        if key in table:
-            s.value = ir.name(table[key])
+        found = table.setdefault(s.value, s.targets[0])
+        if found is not None:
+            s.value = ir.name(found)
             shared += 1
-        else:
-            table[key] = s.targets[0]
     return shared
 
 
@@ -132,7 +161,7 @@ def cse_forward(body, ctx: Context) -> int:
 
 def _cse_forward(body, most, ctx, appended, table=None) -> int:
     pure = ctx.pure
-    table = dict(table or {})
+    table = _Seen(table)
     shared = 0
     for s in body:
         for block in ir.blocks(s):
@@ -144,16 +173,13 @@ def _cse_forward(body, most, ctx, appended, table=None) -> int:
         value = s.value
         if not _unchanging(value, most, appended) or ctx.reads_mutable(value):
             continue
-        key = ir.expr_key(value)
         # (whether it is pure is asked only of a value met again: two values of one
         # key are the same expression of the same names, both pure or neither)
-        if key in table:
-            if pure(value):
-                appended.replaced.append(value)
-                s.value = ir.name(table[key])
-                shared += 1
-        else:
-            table[key] = s.targets[0]
+        found = table.setdefault(value, s.targets[0])
+        if found is not None and pure(value):
+            appended.replaced.append(value)
+            s.value = ir.name(found)
+            shared += 1
     return shared
 
 
