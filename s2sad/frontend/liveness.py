@@ -32,6 +32,8 @@ def liveness(body) -> tuple:
     from there, before being assigned (backward dataflow over the structured AST, the
     loops iterated to a fixed point). What is live after a loop is live at its head."""
     heads, after = {}, {}
+    if all(type(s) in _SIMPLE for s in body):
+        return heads, after  # (no loop, no branch: nothing to say)
 
     def reads(node) -> set:
         return names_with(node, ast.Load) if node is not None else set()
@@ -100,6 +102,12 @@ def liveness(body) -> tuple:
 
     block(body, set(), set(), set())
     return heads, after
+
+
+# the statements that hold no other statement
+_SIMPLE = frozenset({ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return,
+                     ast.Pass, ast.Break, ast.Continue, ast.Raise, ast.Assert, ast.Import,
+                     ast.ImportFrom, ast.Global, ast.Nonlocal, ast.Delete})
 
 
 def names_with(node, ctx) -> set:
