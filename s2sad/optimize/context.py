@@ -10,7 +10,7 @@ and every pass that needs any of it is handed it; no pass keeps state between ca
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Callable, Mapping
 
@@ -36,6 +36,27 @@ class NameKinds:
     # a name `is_float` accepts that may hold an int or a bool on some path (``1 if c
     # else 2.0``): a number, but ``1.0 * v`` is not `v` (its type would be the int's)
     mixed: Callable[[str], bool] = lambda n: False
+
+    def remembered(self) -> "NameKinds":
+        """The same questions, each answer about one name or function kept once
+        given (the passes ask of the same names again and again; what the analysis
+        knows does not change while they run)."""
+        return replace(self, **{f: _Remembered(getattr(self, f)).__getitem__ for f in (
+            "is_float", "is_int", "array", "rank", "unary_ufunc", "total", "shape",
+            "mixed")})
+
+
+class _Remembered(dict):
+    """A one-argument function's answers, each asked of it once (a dict's lookup,
+    done in C, when the answer is known)."""
+
+    def __init__(self, ask):
+        super().__init__()
+        self.ask = ask
+
+    def __missing__(self, key):
+        answer = self[key] = self.ask(key)
+        return answer
 
 
 @dataclass(frozen=True)

@@ -106,7 +106,8 @@ def simplify(forward: list, reverse: list, keep=(), outputs=(), pure=None,
     checkpointed loop's step), so one nothing reads goes even if it could raise: it
     did not."""
     ctx = Context(frozenset(keep), frozenset(inputs), MappingProxyType(dict(mutable or {})),
-                  pure, kinds, replayed)
+                  pure, None if kinds is None else kinds.remembered(), replayed)
+    kinds = ctx.kinds
     # (the statements are the caller's: copied, and their dups elided in the copy)
     dups = copies.dup_sources(forward + reverse)
     result = ir.Return(ast.Tuple(elts=ir.copy_tree(list(outputs)), ctx=ast.Load()))
