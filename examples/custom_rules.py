@@ -13,13 +13,13 @@ import s2sad
 from my_model import price, quantize, quantized_loss, radius
 
 
-# np.cbrt has no rule in s2sad. Its forward rule is linear in x_dot, so it is all s2sad
-# needs: reverse mode transposes it.
-def cbrt_forward(x, out, x_dot):
-    return x_dot / (3.0 * out * out)
+# np.emath.sqrt has no rule in s2sad. Its forward rule (for real roots) is linear in
+# x_dot, so it is all s2sad needs: reverse mode transposes it.
+def sqrt_forward(x, out, x_dot):
+    return x_dot / (2.0 * out)
 
 
-s2sad.register_rule(np.cbrt, forward=cbrt_forward)
+s2sad.register_rule(np.emath.sqrt, forward=sqrt_forward)
 
 
 # Prefix sums have no rule either, and their forward rule is linear but not elementwise:

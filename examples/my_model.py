@@ -8,9 +8,9 @@ import math
 import numpy as np
 
 
-def radius(volume):
-    """The radius of a sphere of this volume (NumPy's cube root has no s2sad rule)."""
-    return np.cbrt(3.0 * volume / (4.0 * math.pi))
+def radius(area):
+    """The radius of a circle of this area (np.emath.sqrt has no s2sad rule)."""
+    return np.emath.sqrt(area / math.pi)
 
 
 def quantize(x):

@@ -318,6 +318,84 @@ def vstack_pieces(g, parts):
             zip(np.split(g, np.cumsum(rows)[:-1], axis=0), parts)]
 
 
+def stack_pieces(g, parts, axis):
+    """The adjoints of the parts ``np.column_stack`` (`axis` 1) or ``np.dstack``
+    (`axis` 2) joined: a part with an axis `axis` takes its length there, one with
+    fewer axes one place (NumPy made it a column or a slice first), and its piece is
+    given back its own shape (a number's, a number)."""
+    widths = [np.shape(p)[axis] if np.ndim(p) > axis else 1 for p in parts]
+    return [np.reshape(piece, np.shape(p)) if np.ndim(p) else piece.reshape(())[()]
+            for piece, p in zip(np.split(g, np.cumsum(widths)[:-1], axis=axis), parts)]
+
+
+def _chain(arrays):
+    """The arrays of ``np.linalg.multi_dot`` as matrices: a 1-D first one a row, a
+    1-D last one a column."""
+    last = len(arrays) - 1
+    return [np.reshape(a, (1, -1)) if i == 0 and np.ndim(a) == 1 else
+            np.reshape(a, (-1, 1)) if i == last and np.ndim(a) == 1 else a
+            for i, a in enumerate(arrays)]
+
+
+def multi_dot_bar(g, arrays):
+    """The adjoints of the arrays of ``np.linalg.multi_dot(arrays)``: each one's is
+    the product of those before it, transposed, times `g`, times the product of
+    those after it, transposed (each product made once, from the ends in)."""
+    mats = _chain(arrays)
+    g = np.reshape(g, (np.shape(mats[0])[0], np.shape(mats[-1])[1]))
+    lefts, rights = [None], [None]
+    for m in mats[:-1]:
+        lefts.append(m if lefts[-1] is None else lefts[-1] @ m)
+    for m in mats[:0:-1]:
+        rights.append(m if rights[-1] is None else m @ rights[-1])
+    out = []
+    for a, left, right in zip(arrays, lefts, rights[::-1]):
+        b = g if right is None else g @ right.T
+        out.append(np.reshape(b if left is None else left.T @ b, np.shape(a)))
+    return out
+
+
+class _Summands(list):
+    """A list that adds to another list element by element: the term of a tangent
+    that is a list, added to the other term (forward code adds terms with ``+``)."""
+
+    def __add__(self, other):
+        return _Summands(a + b for a, b in zip(self, other))
+
+    __radd__ = __add__
+
+
+def multi_dot_bar_dot(g, arrays, arrays_dot):
+    """The tangent of `multi_dot_bar(g, arrays)` as the arrays move by `arrays_dot`:
+    each adjoint's products with one other array replaced by its tangent, summed (a
+    list that adds element by element to the term of g's tangent)."""
+    arrays = list(arrays)
+    dots = [np.broadcast_to(d, np.shape(a)) for d, a in zip(arrays_dot, arrays)]
+    out = [np.zeros(np.shape(a)) for a in arrays]
+    for j, d in enumerate(dots):
+        moved = multi_dot_bar(g, arrays[:j] + [d] + arrays[j + 1:])
+        for i in range(len(arrays)):
+            if i != j:
+                out[i] = out[i] + moved[i]
+    return _Summands(out)
+
+
+def multi_dot_dot(arrays, arrays_dot):
+    """The tangent of ``np.linalg.multi_dot(arrays)``: the products with one array
+    replaced by its tangent, summed."""
+    arrays = list(arrays)
+    return sum(np.linalg.multi_dot(arrays[:j] + [np.broadcast_to(d, np.shape(a))] + arrays[j + 1:])
+               for j, (a, d) in enumerate(zip(arrays, arrays_dot)))
+
+
+def select_bar(g, condlist, choicelist):
+    """The adjoints of the choices of ``np.select(condlist, choicelist, default)``:
+    each gets `g` where its condition is the first that holds, summed back to its
+    shape."""
+    taken = np.select(condlist, list(range(len(condlist))), len(condlist))
+    return [unbroadcast(np.where(taken == i, g, 0.0), c) for i, c in enumerate(choicelist)]
+
+
 def unsplit(g, parts, axis=0):
     """Adjoint of ``np.split(x, ..., axis)`` and its kin (`parts` the pieces they
     returned): the pieces' adjoints `g` joined along `axis`, zeros of a piece's shape

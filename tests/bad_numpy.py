@@ -56,7 +56,7 @@ def write_nested_subscript(x):
 
 
 def no_rule(x):
-    return np.sum(np.cbrt(x))  # marker: no rule
+    return np.sum(np.i0(x))  # marker: no rule
 
 
 def write_into_call_result(x):

@@ -1171,7 +1171,7 @@ ODDITIES = [
     ("stmt", "v = GLOBAL_LIST[0] * x"),
     ("stmt", "GLOBAL_LIST.append(x)\nv = x"),
     ("stmt", "v = np.array([x, y])\nv = v.sum()"),
-    ("stmt", "v = np.cbrt(x)"),
+    ("stmt", "v = np.i0(x)"),
     ("stmt", "v = np.sort(np.array([x, y]))[0]"),
     ("stmt", "v = x\nfor t in range(3):\n    for q in range(2):\n        if x > 5.0:\n            return x"),
     ("stmt", "v = [x for _ in range(2)]\nv = v[0]"),

@@ -7,7 +7,8 @@ of them, tall and wide ones, and the options each function takes."""
 import numpy as np
 
 KEYS = (np.linalg.cholesky, np.linalg.eigh, np.linalg.eigvalsh, np.linalg.svd,
-        np.linalg.svdvals, np.linalg.qr, np.linalg.pinv, np.linalg.eig, np.linalg.eigvals)
+        np.linalg.svdvals, np.linalg.qr, np.linalg.pinv, np.linalg.eig, np.linalg.eigvals,
+        np.linalg.matrix_power, np.linalg.multi_dot)
 
 
 def arr(r, shape, lo=-1.0, hi=1.0):
@@ -63,4 +64,14 @@ def examples(key, rule, r):
                 ([np.stack([real_spectrum(r, 3), real_spectrum(r, 3)])], {})]
     if key is np.linalg.pinv:  # (of full rank, where the derivative exists)
         return [([full_rank(r, s)], {}) for s in [(3, 3), (4, 2), (2, 4), (2, 3, 2)]]
+    if key is np.linalg.matrix_power:  # (n of 0, 1, more, negative; a stack)
+        a = np.eye(3) + arr(r, (3, 3), -0.4, 0.4)
+        return [([a, 3], {}), ([a, 0], {}), ([a, 1], {}), ([a, 6], {}), ([a, -2], {}),
+                ([np.stack([a, a.T]), 2], {})]
+    if key is np.linalg.multi_dot:  # (1-D ends, two arrays)
+        return [([[arr(r, (3, 4)), arr(r, (4, 5)), arr(r, (5, 2))]], {}),
+                ([[arr(r, (4,)), arr(r, (4, 5)), arr(r, (5, 2))]], {}),
+                ([[arr(r, (3, 4)), arr(r, (4, 2)), arr(r, (2,))]], {}),
+                ([[arr(r, (4,)), arr(r, (4, 3)), arr(r, (3,))]], {}),
+                ([[arr(r, (3, 4)), arr(r, (4, 2))]], {})]
     raise KeyError(key)

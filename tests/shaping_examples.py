@@ -207,6 +207,68 @@ def examples(key, rule, r):
     if key is np.bincount:  # (repeated bins, empty bins, more bins than the largest needs)
         return [([np.array([0, 2, 2, 1, 4]), arr(r, (5,))], {}),
                 ([np.array([3, 3, 0]), arr(r, (3,))], {"minlength": 6}), ([[1, 1, 0], arr(r, (3,))], {})]
+    return more_examples(key, rule, r)
+
+
+def more_examples(key, rule, r):
+    """The examples of the rules added with np.ptp, the NaN-skipping reductions,
+    np.cov and the functions that join, insert and delete."""
+    x = arr(r, (3, 4))
+    holes = arr(r, (3, 4))
+    holes[0, 1] = holes[2, 3] = np.nan
+    if key in (np.nanmax, np.nanmin, np.ptp):  # (NaN and no ties for np.ptp)
+        out = [([distinct(r, (3, 4))], {}), ([distinct(r, (3, 4))], {"axis": 0}),
+               ([distinct(r, (3, 4))], {"axis": -1, "keepdims": True}),
+               ([distinct(r, (2, 3, 4))], {"axis": (0, 2)}), ([list(distinct(r, (4,)))], {})]
+        if key is not np.ptp:
+            d = distinct(r, (3, 4))
+            d[0, 1] = d[2, 3] = np.nan
+            out += [([d], {}), ([d], {"axis": 0}), ([d], {"axis": 1, "keepdims": True})]
+        return out
+    if key in (np.nanprod, np.nanvar, np.nanstd):
+        out = [([x], {}), ([holes], {}), ([holes], {"axis": 0}), ([holes], {"axis": -1}),
+               ([holes], {"axis": 1, "keepdims": True}), ([arr(r, (2, 3, 4))], {"axis": (0, 2)})]
+        return out + ([([holes], {"axis": 1, "ddof": 1})] if key is not np.nanprod else [])
+    if key is np.nancumsum:
+        return [([x], {}), ([holes], {}), ([holes], {"axis": 0}), ([holes], {"axis": -1})]
+    if key is np.ediff1d:
+        return [([arr(r, (5,))], {}), ([x], {}), ([[0.5, -0.2, 0.9]], {})]
+    if key is np.broadcast_to:
+        return [([arr(r, (4,)), (3, 4)], {}), ([arr(r, (3, 1)), (2, 3, 4)], {}), ([0.7, (2, 2)], {}),
+                ([x, (3, 4)], {})]
+    if key in (np.column_stack, np.dstack):  # (parts of one, two and three axes)
+        return [([[arr(r, (3,)), arr(r, (3,))]], {}),
+                ([[x, arr(r, (3,)), arr(r, (3, 2))] if key is np.column_stack else
+                  [arr(r, (2, 3)), arr(r, (2, 3, 2))]], {}),
+                ([[arr(r, (3, 4, 2)), arr(r, (3, 4, 1))] if key is np.dstack else
+                  [arr(r, (3, 2, 2)), arr(r, (3, 1, 2))]], {}), ([[x, x]], {})]
+    if key is np.append:
+        return [([arr(r, (4,)), arr(r, (2,))], {}), ([x, arr(r, (2, 2))], {}), ([x, 0.5], {}),
+                ([x, arr(r, (1, 4))], {"axis": 0}), ([x, arr(r, (3, 2))], {"axis": -1})]
+    if key is np.insert:  # (values broadcast, placed along an axis, several places)
+        return [([arr(r, (5,)), 2, 0.5], {}), ([arr(r, (5,)), -1, arr(r, (3,))], {}),
+                ([x, 1, arr(r, (4,))], {"axis": 0}), ([x, 2, arr(r, (3,))], {"axis": 1}),
+                ([arr(r, (2, 3)), 1, arr(r, (2, 2))], {"axis": 1}), ([x, 0, 0.3], {"axis": -1}),
+                ([arr(r, (5,)), [1, 3, 3], arr(r, (3,))], {}), ([x, 5, arr(r, (2,))], {})]
+    if key is np.delete:
+        return [([arr(r, (5,)), 2], {}), ([x, 1], {"axis": 0}), ([x, [0, 2]], {"axis": -1}),
+                ([x, np.array([1, 5, 11])], {}), ([x, slice(1, 3)], {"axis": 1})]
+    if key is np.compress:  # (a condition shorter than the axis)
+        return [([np.array([True, False, True, True, False]), arr(r, (5,))], {}),
+                ([[False, True, True], x], {"axis": 0}), ([np.array([True, False, True]), x], {"axis": 1}),
+                ([[True, True, False, True], x], {})]
+    if key is np.select:  # (conditions that overlap, broadcast; a default array or number)
+        c1, c2 = arr(r, (3, 4)) > 0.2, arr(r, (4,)) > -0.3
+        return [([[c1, c2], [arr(r, (3, 4)), arr(r, (4,))], arr(r, (3, 4))], {}),
+                ([[c1, c2], [arr(r, (3, 4)), arr(r, (3, 4))], 0.5], {}),
+                ([[c2], [arr(r, (4,))], arr(r, (3, 1))], {}), ([[c1, c2], [0.2, arr(r, (4,))], 0.0], {})]
+    if key in (np.cov, np.corrcoef):  # (variables in rows or columns, one variable, scales)
+        out = [([arr(r, (3, 5))], {}), ([arr(r, (5, 3))], {"rowvar": False}), ([arr(r, (6,))], {}),
+               ([arr(r, (5, 1))], {"rowvar": False}), ([[[0.5, -0.2, 0.9], [0.1, 0.4, -0.8]]], {})]
+        if key is np.cov:
+            out += [([arr(r, (3, 5))], {"bias": True}), ([arr(r, (2, 6))], {"ddof": 2}),
+                    ([arr(r, (4, 3))], {"rowvar": False, "ddof": 0})]
+        return out
     raise AssertionError(f"no examples for {key}")
 
 
@@ -215,7 +277,10 @@ KEYS = {*TRAPEZOIDS, np.interp, np.bincount, np.cross, np.cumprod, np.diff, np.s
         np.correlate, np.roll, np.flip, np.fliplr, np.flipud, np.pad,
         np.partition, np.rot90, np.split, np.array_split, np.vsplit, np.hsplit, np.dsplit,
         np.tile, np.repeat, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.kron, np.tensordot,
-        np.einsum, np.diag, np.diagonal, np.triu, np.tril, np.median, np.polyval, np.meshgrid, np.quantile, np.percentile, np.gradient, np.average, np.nansum, np.nanmean}
+        np.einsum, np.diag, np.diagonal, np.triu, np.tril, np.median, np.polyval, np.meshgrid, np.quantile, np.percentile, np.gradient, np.average, np.nansum, np.nanmean,
+        np.nanmax, np.nanmin, np.ptp, np.nanprod, np.nanvar, np.nanstd, np.nancumsum, np.ediff1d,
+        np.broadcast_to, np.column_stack, np.dstack, np.append, np.insert, np.delete, np.compress,
+        np.select, np.cov, np.corrcoef}
 
 
 def helper_examples(key, r):
@@ -293,9 +358,20 @@ def helper_examples(key, r):
     if key is runtime.interp_fp_bar:
         return [([arr(r, (5,)), points, xp], {}), ([arr(r, (5,)), points, xp], {"left": 0.3, "right": 0.1}),
                 ([0.7, 0.35, xp], {})]
+    if key is runtime.stack_pieces:
+        return [([arr(r, (3, 6)), [arr(r, (3,)), x, arr(r, (3, 1))]], {"axis": 1}),
+                ([arr(r, (1, 3, 2)), [arr(r, (3,)), arr(r, (1, 3))]], {"axis": 2})]
+    if key is runtime.multi_dot_bar:  # (1-D ends)
+        return [([arr(r, (3, 2)), [x, arr(r, (4, 5)), arr(r, (5, 2))]], {}),
+                ([arr(r, (5,)), [arr(r, (3,)), x, arr(r, (4, 5))]], {}),
+                ([0.7, [arr(r, (3,)), x, arr(r, (4, 2)), arr(r, (2,))]], {})]
+    if key is runtime.select_bar:
+        c1, c2 = arr(r, (3, 4)) > 0.2, arr(r, (4,)) > -0.3
+        return [([arr(r, (3, 4)), [c1, c2], [x, arr(r, (4,))]], {})]
     return None
 
 
 HELPER_KEYS_NAMES = ("trapezoid_bar", "trapezoid_x_bar", "interp_x_bar", "interp_fp_bar", "cumprod_bar", "take_bar", "take_along_axis_bar", "unsort", "unsplit", "cross_a_bar", "cross_b_bar", "diagonal_bar", "unpad", "untile", "unrepeat",
                      "diag_bar", "diff_bar", "median_bar", "quantile_bar", "gradient_bar", "kron_a_bar", "kron_b_bar",
-                     "tensordot_a_bar", "tensordot_b_bar", "einsum_bar")
+                     "tensordot_a_bar", "tensordot_b_bar", "einsum_bar", "stack_pieces", "multi_dot_bar",
+                     "select_bar")

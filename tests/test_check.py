@@ -31,8 +31,8 @@ def counts_its_calls(x):
     return 1.0 + x + x**2
 
 
-def uses_cbrt(x):
-    return np.cbrt(x)
+def uses_i0(x):
+    return np.i0(x)
 
 
 # Callables the compiler cannot read, with rules registered below: one right, one
@@ -214,12 +214,12 @@ def test_compiler_refusal_is_could_not_run_not_disagreement():
 
 
 def test_fewer_than_two_methods_is_not_ok():
-    report = s2sad.check(uses_cbrt, 1.5, raise_on_failure=False)
+    report = s2sad.check(uses_i0, 1.5, raise_on_failure=False)
     assert [m.name for m in report.methods if m.ran] == ["central differences"]
     assert not report.ok
     assert "Only 1 method could compute" in str(report)
     with pytest.raises(GradientCheckError):
-        s2sad.check(uses_cbrt, 1.5)
+        s2sad.check(uses_i0, 1.5)
 
 
 def test_without_differences_the_first_method_is_the_reference():

@@ -508,8 +508,8 @@ def test_mode_tape_errors():
         s2sad.grad(seed_z, mode="tape")(1, 2.0)
     with pytest.raises(NonScalarOutputError):
         s2sad.grad(lambda x: (x, x), mode="tape")(1.0)
-    with pytest.raises(EngineError, match="numpy.cbrt"):
-        s2sad.grad(lambda x: np.cbrt(x), mode="tape")(1.5)
+    with pytest.raises(EngineError, match="numpy.i0"):
+        s2sad.grad(lambda x: np.i0(x), mode="tape")(1.5)
     with pytest.raises(S2SADError, match="already transformed"):
         s2sad.grad(s2sad.grad(seed_z, mode="tape"), mode="tape")
 

@@ -68,8 +68,8 @@ def test_no_rule_names_the_function_and_line():
     with pytest.raises(s2sad.NoRuleError) as info:
         s2sad.grad(bad.no_rule)(1.5)
     err = info.value
-    assert "np.cbrt" in err.message
-    assert err.lineno == line_of(bad.no_rule, "np.cbrt")
+    assert "np.i0" in err.message
+    assert err.lineno == line_of(bad.no_rule, "np.i0")
     assert "register_rule" in err.hint
 
 
@@ -87,7 +87,7 @@ def test_a_method_of_an_object_with_a_varied_argument(mode):
 
 
 def test_no_rule_needed_when_the_call_is_inactive():
-    assert s2sad.grad(bad.no_rule_ok_when_inactive)(1.5, 4.0) == np.cbrt(4.0)
+    assert s2sad.grad(bad.no_rule_ok_when_inactive)(1.5, 4.0) == np.i0(4.0)
 
 
 def test_non_scalar_output():

@@ -54,6 +54,12 @@ SHAPING_INTEGERS = {np.cumprod, np.diff, np.kron, np.cross, np.tensordot, np.ein
 SHAPING_DTYPE = {np.atleast_1d, np.atleast_2d, np.atleast_3d, np.flip, np.fliplr, np.flipud, np.rot90,
                  np.sort, np.partition, np.take, np.roll, np.pad, np.tile, np.repeat, np.diag, np.triu,
                  np.tril, np.diagonal, np.take_along_axis} | SPLITS
+# the rows of the functions added for user code (tests/test_numpy_rules_more.py)
+MORE_REDUCTIONS = {f"np.{f.__name__}": f for f in (np.nanmax, np.nanmin, np.ptp, np.nanprod,
+                                                    np.nanvar, np.nanstd)}
+MORE_INTEGERS = {np.nanmax, np.nanmin, np.ptp, np.nanprod, np.nancumsum, np.ediff1d, np.append,
+                 np.linalg.matrix_power}
+MORE_DTYPE = {np.insert, np.delete, np.compress, np.column_stack, np.dstack}
 # the rows of the functions with rules in primitives.ufuncs_reverse and _forward
 UFUNC_SCALAR_OK = {np.nan_to_num, np.sinc, np.real, np.imag, np.real_if_close, np.angle,
                    np.float64, np.float32}
@@ -68,14 +74,16 @@ def test_the_sets_read_from_the_table_are_the_hand_kept_ones():
     # (and the methods added since)
     assert facts.METHODS == dict(OLD_METHODS, cumsum=np.cumsum, swapaxes=np.swapaxes,
                                  item=np.ndarray.item, **SHAPING_METHODS)
-    assert facts.NUMPY_REDUCTION_NAMES == dict(OLD_NUMPY_REDUCTION_NAMES, **SHAPING_REDUCTIONS)
+    assert facts.NUMPY_REDUCTION_NAMES == dict(OLD_NUMPY_REDUCTION_NAMES, **SHAPING_REDUCTIONS,
+                                               **MORE_REDUCTIONS)
     assert facts.NUMPY_REDUCTIONS == set(OLD_NUMPY_REDUCTION_NAMES.values()) | set(
-        SHAPING_REDUCTIONS.values())
+        SHAPING_REDUCTIONS.values()) | set(MORE_REDUCTIONS.values())
     assert facts.keys_where("scalar_ok") == OLD_SCALAR_OK | UFUNC_SCALAR_OK
     assert facts.keys_where("view") == OLD_VIEW_KEYS | SHAPING_VIEWS | UFUNC_VIEWS
     assert facts.keys_where("keeps_integers") == OLD_KEEPS_INTEGERS | UFUNC_INTEGERS \
-        | SHAPING_INTEGERS
-    assert facts.keys_where("keeps_dtype") == OLD_KEEPS_DTYPE | UFUNC_DTYPE | SHAPING_DTYPE
+        | SHAPING_INTEGERS | MORE_INTEGERS
+    assert facts.keys_where("keeps_dtype") == OLD_KEEPS_DTYPE | UFUNC_DTYPE | SHAPING_DTYPE \
+        | MORE_DTYPE
     # (np.sort has a derivative now: it is no constant of its argument's shape)
     assert facts.keys_where("same_shape") == OLD_SAME_SHAPE - {np.sort} | {np.argpartition}
     # (np.tri: the triangles the decompositions' rules read)

@@ -34,7 +34,7 @@ CASES = [
      "not a local variable", "copy"),
     (bad.write_nested_subscript, "nested", s2sad.UnsupportedSyntaxError,
      "not into this expression", "A[i, j] = v"),
-    (bad.no_rule, "no rule", s2sad.NoRuleError, "`np.cbrt` (a NumPy function", "register_rule"),
+    (bad.no_rule, "no rule", s2sad.NoRuleError, "`np.i0` (a NumPy function", "register_rule"),
     (bad.write_into_call_result, "call result", s2sad.NotDifferentiableError,
      "may share memory with `x`", "y = ....copy()"),
 ]

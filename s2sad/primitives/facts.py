@@ -211,6 +211,8 @@ TABLE = {
     np.nan_to_num: Facts(shape=elementwise, keeps_integers=True, scalar_ok=True),
     np.float_power: Facts(domain=_TWO),
     np.heaviside: Facts(domain=SIGNED),
+    np.cbrt: Facts(domain=SIGNED),
+    np.modf: Facts(shape=shapes.two_like_first, domain=SIGNED),
     # casts of a number, a 0-d array or an array (not ufuncs)
     np.float64: Facts(shape=elementwise, number=True, scalar_ok=True),
     np.float32: Facts(shape=elementwise, number=True, scalar_ok=True),
@@ -248,6 +250,8 @@ TABLE = {
     np.linalg.det: Facts(shape=per_matrix, number=True),
     np.linalg.slogdet: Facts(shape=slogdet, number=True),
     np.linalg.inv: Facts(shape=same_rank, same_kind=True),  # (only the rank: see above)
+    np.linalg.matrix_power: Facts(shape=same_rank, same_kind=True, keeps_integers=True),
+    np.linalg.multi_dot: Facts(shape=shapes.multi_dot, number=True, lists=True),
     np.linalg.solve: Facts(shape=solve, number=True),
     # (the decompositions: a tuple of arrays, or the array of values alone)
     np.linalg.cholesky: Facts(shape=first),
@@ -269,7 +273,7 @@ TABLE = {
     np.ravel: Facts(**_SHAPED, shape=flat, methods=("ravel", "flatten")),
     np.squeeze: Facts(**_SHAPED, shape=squeeze, number=True, methods=("squeeze",)),
     np.expand_dims: Facts(**_SHAPED, shape=expand_dims),
-    np.broadcast_to: Facts(**_SHAPED),
+    np.broadcast_to: Facts(**_SHAPED, shape=reshape),  # (a shape given: its rank)
     np.diagonal: Facts(view=True, shape=shapes.diagonal, keeps_dtype=True, methods=("diagonal",)),
     np.atleast_1d: Facts(**_SHAPED, shape=shapes.at_least(1), lists=True),
     np.atleast_2d: Facts(**_SHAPED, shape=shapes.at_least(2), lists=True),
@@ -314,6 +318,16 @@ TABLE = {
     np.percentile: Facts(shape=shapes.quantile, number=True),
     np.nansum: Facts(**_REDUCE, keeps_integers=True, lists=True),
     np.nanmean: Facts(**_REDUCE, lists=True),
+    **{f: Facts(**_REDUCE, keeps_integers=True, lists=True)
+       for f in (np.nanmax, np.nanmin, np.ptp, np.nanprod)},
+    **{f: Facts(**_REDUCE, lists=True) for f in (np.nanvar, np.nanstd)},
+    np.nancumsum: Facts(shape=cumulative, keeps_integers=True, lists=True),
+    np.ediff1d: Facts(shape=flat, keeps_integers=True, lists=True),
+    np.append: Facts(shape=shapes.edited, keeps_integers=True, lists=True),
+    **{f: Facts(shape=shapes.edited, keeps_dtype=True, lists=True) for f in (np.insert, np.delete)},
+    np.compress: Facts(shape=shapes.compressed, keeps_dtype=True),
+    np.select: Facts(shape=shapes.selected, lists=True),
+    **{f: Facts(shape=shapes.covariance, lists=True) for f in (np.cov, np.corrcoef)},
     # integrals, interpolation and counts (numbers for a 1-D y, a number x)
     np.trapezoid: Facts(shape=shapes.integrated, number=True),
     np.interp: Facts(shape=shapes.same_as_array, number=True),
@@ -326,6 +340,8 @@ TABLE = {
     np.stack: Facts(**_STACKS, shape=stack),
     np.hstack: Facts(**_STACKS, shape=hstack),
     np.vstack: Facts(**_STACKS, shape=vstack),
+    np.column_stack: Facts(**_STACKS, shape=shapes.stacked_up(2)),
+    np.dstack: Facts(**_STACKS, shape=shapes.stacked_up(3)),
     # functions without a derivative
     np.zeros_like: Facts(shape=first, new=True),
     np.ones_like: Facts(shape=first, new=True),

@@ -4,7 +4,9 @@ Forward mode over reverse code (`s2sad.hessian`, `s2sad.hvp`, ``grad(grad(f))``)
 meets these helpers as calls. Each is linear in the adjoint it receives (and
 `matmul_x_bar`/`matmul_y_bar` also in the other operand), so each tangent is the
 helper applied to a tangent, and the Hessian code reads like the gradient code it
-came from. Arguments that only give a shape (the operand an adjoint is summed back
+came from. `multi_dot_bar` moves with the arrays too: its second term is a list
+that adds to the first element by element (`runtime._Summands`), as forward code
+adds terms with ``+``. Arguments that only give a shape (the operand an adjoint is summed back
 to, the parts of a concatenation) have no tangent.
 
 These are not primitives of user code, so they have no reverse rules: a third
@@ -22,6 +24,7 @@ from ..runtime import (cross_a_bar, cross_b_bar, cumprod_bar, cumprod_bar_dot, d
 from ..runtime import (cofactors_dot, eig_inv_t, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar,
                        norm_bar_dnorm, norm_bar_dx, pieces,
                        prod_others_dot, trigamma, unbroadcast, unreduce, unstack, vstack_pieces)
+from ..runtime import multi_dot_bar, multi_dot_bar_dot, select_bar, stack_pieces
 from .registry import FORWARD, add_rule
 
 
@@ -72,6 +75,22 @@ def unstack_(g, n, *, axis=0, out, g_dot, n_dot):
 @rule(runtime.vstack_pieces)
 def vstack_pieces_(g, parts, out, g_dot, parts_dot):
     return vstack_pieces(g_dot, parts), None
+
+
+@rule(runtime.stack_pieces)
+def stack_pieces_(g, parts, *, axis=1, out, g_dot, parts_dot):
+    return stack_pieces(g_dot, parts, axis), None
+
+
+@rule(runtime.multi_dot_bar)
+def multi_dot_bar_(g, arrays, out, g_dot, arrays_dot):
+    return multi_dot_bar(g_dot, arrays), multi_dot_bar_dot(g, arrays, arrays_dot)
+
+
+@rule(runtime.select_bar)
+def select_bar_(g, condlist, choicelist, out, g_dot, condlist_dot, choicelist_dot):
+    # (which choice each element takes does not change under a small step)
+    return select_bar(g_dot, condlist, choicelist), None, None
 
 
 @rule(runtime.unsplit)

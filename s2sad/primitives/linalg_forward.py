@@ -13,7 +13,7 @@ product or the axes.
 
 import numpy as np
 
-from ..runtime import cofactors, eig_inv_t, inverse_t
+from ..runtime import cofactors, eig_inv_t, inverse_t, multi_dot_dot
 from .forward import rule
 from .linalg_reverse import (cholesky_refusal, eigh_refusal, pinv_refusal, qr_refusal,
                              svd_refusal)
@@ -188,6 +188,20 @@ def np_slogdet(a, out, a_dot):
     logabsdet_dot = np.sum(inverse_t(a) * a_dot, axis=(-2, -1))
     sign_and_logabsdet_dot = (np.zeros_like(logabsdet_dot), logabsdet_dot)
     return sign_and_logabsdet_dot
+
+
+@rule(np.linalg.matrix_power)
+def np_matrix_power(a, n, out, a_dot, n_dot):
+    # (the upper right block of [[A, A_dot], [0, A]] ** n: see linalg_reverse)
+    m = np.shape(a)[-1]
+    return np.linalg.matrix_power(np.concatenate(
+        [np.concatenate([a, a_dot], -1), np.concatenate([np.zeros_like(a), a], -1)], -2),
+        n)[..., :m, m:], None
+
+
+@rule(np.linalg.multi_dot)
+def np_multi_dot(arrays, out, arrays_dot):
+    return multi_dot_dot(arrays, arrays_dot)
 
 
 # ------------------------------------------------ numpy: matrix decompositions

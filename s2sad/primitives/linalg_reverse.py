@@ -3,7 +3,9 @@
 transposes and moved axes, ``np.linalg.solve``, ``inv``, ``det`` and ``slogdet``, and
 the decompositions ``np.linalg.cholesky``, ``eigh``, ``eigvalsh``, ``eig`` and
 ``eigvals`` (of real matrices whose eigenvalues are real: `runtime.eig_inv_t` refuses
-complex ones), ``svd``, ``svdvals``, ``qr`` and ``pinv``.
+complex ones), ``svd``, ``svdvals``, ``qr`` and ``pinv``, ``np.linalg.matrix_power``
+(of an int power, negative too: the corner block of a power of a block matrix) and
+``np.linalg.multi_dot``.
 
 The form of `reverse` (and its `rule` decorator), paired with `linalg_forward` as
 `reverse` is with `forward` (the dot-product test): same keys, order and banner. A
@@ -15,7 +17,7 @@ too (cofactors).
 import numpy as np
 
 from ..runtime import (cofactors, diagonal_bar, eig_inv_t, inverse_t, matmul_x_bar, matmul_y_bar,
-                       unbroadcast)
+                       multi_dot_bar, unbroadcast)
 from .registry import add_rule
 from .reverse import rule
 
@@ -218,6 +220,24 @@ def np_slogdet(a, out, out_bar):
     # a stack of matrices: each log-determinant's adjoint times its own inverse
     # transposed (the sign is constant)
     return np.expand_dims(out_bar[1], (-2, -1)) * inverse_t(a)
+
+
+@rule(np.linalg.matrix_power)
+def np_matrix_power(a, n, out, out_bar):
+    # (A ** n moved by E is the upper right block of [[A, E], [0, A]] ** n, exactly,
+    # for any integer n; the adjoint of that map at A is the map at A^T, given G)
+    at = np.swapaxes(a, -1, -2)
+    m = np.shape(a)[-1]
+    return np.linalg.matrix_power(np.concatenate(
+        [np.concatenate([at, out_bar], -1), np.concatenate([np.zeros_like(at), at], -1)], -2),
+        n)[..., :m, m:], None
+
+
+@rule(np.linalg.multi_dot)
+def np_multi_dot(arrays, out, out_bar):
+    # (each array's: the products of those before it and after it, transposed, about
+    # out_bar; a 1-D first array is a row, a 1-D last one a column)
+    return multi_dot_bar(out_bar, arrays)
 
 
 # ------------------------------------------------ numpy: matrix decompositions

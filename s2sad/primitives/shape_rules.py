@@ -553,6 +553,65 @@ def diagonal(a: Args):
     return tuple(n for i, n in enumerate(x) if i not in pair) + (Fresh(),)
 
 
+def two_like_first(a: Args):
+    """``np.modf(x)``: two arrays of x's shape (the fractional and the integral parts)."""
+    x = elementwise(a)
+    return [x, x]
+
+
+def stacked_up(rank: int):
+    """``np.column_stack`` (`rank` 2) and ``np.dstack`` (3): the parts' rank, at
+    least `rank`."""
+
+    def shape(a: Args):
+        part = _part_rank(a)
+        return fresh(None if part is None else max(part, rank))
+
+    shape.__name__ = "stacked_up"
+    return shape
+
+
+def edited(a: Args):
+    """``np.append``, ``np.insert`` and ``np.delete`` (x, ..., axis=None): of x
+    flattened, one axis; along an axis, x's rank."""
+    return fresh(1) if a.option("axis") is None else rank_only(_array_first(a))
+
+
+def compressed(a: Args):
+    """``np.compress(condition, x, axis=None)``: of x flattened, one axis; along an
+    axis, x's rank."""
+    x = a.shapes[1] if len(a.shapes) > 1 else None
+    return fresh(1) if a.option("axis") is None else \
+        fresh(_array_rank(x)) if x is not None else None
+
+
+def selected(a: Args):
+    """``np.select(condlist, choicelist, default)``: the rank the conditions, the
+    choices and the default broadcast to."""
+    ranks = [_array_rank(s) for s in a.shapes[:2]]
+    ranks = [r - 1 for r in ranks if r is not None] + [
+        _array_rank(s) for s in a.shapes[2:3]]
+    return None if None in ranks or len(ranks) < min(len(a.shapes), 3) else fresh(max(ranks, default=0))
+
+
+def covariance(a: Args):
+    """``np.cov(m)`` and ``np.corrcoef(m)``: a 0-d array of one variable's values;
+    of a matrix, a matrix, or a 0-d array where it holds one variable (which its
+    symbols may not tell)."""
+    x = _array_first(a)
+    return () if isinstance(x, tuple) and len(x) == 1 else None
+
+
+def multi_dot(a: Args):
+    """``np.linalg.multi_dot(arrays)``: a 1-D first or last array takes an axis away."""
+    parts = first(a)
+    if not isinstance(parts, Parts) or not parts.items or not all(
+            isinstance(s, tuple) for s in parts.items):
+        return None
+    ends = (parts.items[0], parts.items[-1])
+    return fresh(sum(len(s) == 2 for s in ends))
+
+
 def at_least(rank: int):
     """``np.atleast_1d``, ``_2d``, ``_3d``: axes of length 1 added (in front, but the
     third axis of ``np.atleast_3d``, added last)."""

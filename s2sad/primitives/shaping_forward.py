@@ -10,10 +10,11 @@ that input); ``np.sort`` and ``np.median`` move the tangent with the values, and
 
 import numpy as np
 
-from ..runtime import interp_x_bar, median_bar, quantile_dot, unreduce
+from ..runtime import extreme_bar, interp_x_bar, median_bar, prod_others, quantile_dot, unreduce
 from .registry import FORWARD, add_rule
-from .shaping_reverse import (TRAPEZOIDS, convolve_modes, gradient_axis, gradient_refusal, interp_refusal,
-                              meshgrid_refusal, pad_modes, quantile_methods, split_refusal)
+from .shaping_reverse import (TRAPEZOIDS, convolve_modes, cov_refusal, ediff1d_refusal, gradient_axis,
+                              gradient_refusal, interp_refusal, meshgrid_refusal, pad_modes,
+                              quantile_methods, split_refusal)
 
 
 def rule(key, when=None, static=None, positional=None, lists=(), no_derivative=()):
@@ -49,6 +50,11 @@ def np_cumprod(x, *, axis=None, out, x_dot):
 @rule(np.diff, positional=2)
 def np_diff(x, *, n=1, axis=-1, out, x_dot):
     return np.diff(x_dot, n, axis)
+
+
+@rule(np.ediff1d, static=ediff1d_refusal, positional=2, lists=("ary_dot",))
+def np_ediff1d(ary, *, to_end=None, to_begin=None, out, ary_dot):
+    return np.ediff1d(ary_dot)
 
 
 @rule(np.gradient, when=("1d",), static=gradient_refusal, positional=0)
@@ -180,6 +186,50 @@ def np_tile(a, reps, out, a_dot, reps_dot):
 @rule(np.repeat)
 def np_repeat(a, repeats, *, axis=None, out, a_dot, repeats_dot):
     return np.repeat(a_dot, repeats, axis), None
+
+
+@rule(np.broadcast_to)
+def np_broadcast_to(array, shape, out, array_dot, shape_dot):
+    return np.broadcast_to(array_dot, np.shape(out)), None
+
+
+@rule(np.column_stack)
+def np_column_stack(tup, out, tup_dot):
+    return np.column_stack(tup_dot)
+
+
+@rule(np.dstack)
+def np_dstack(tup, out, tup_dot):
+    return np.dstack(tup_dot)
+
+
+@rule(np.append, positional=1)
+def np_append(arr, values, *, axis=None, out, arr_dot, values_dot):
+    # (zeros in the other part's places)
+    return (np.append(arr_dot, np.zeros(np.shape(values)), axis),
+            np.append(np.zeros(np.shape(arr)), values_dot, axis))
+
+
+@rule(np.insert, positional=1, no_derivative=("obj",))
+def np_insert(arr, obj, values, *, axis=None, out, arr_dot, obj_dot, values_dot):
+    return (np.insert(arr_dot, obj, np.zeros(np.shape(values)), axis), None,
+            np.insert(np.zeros(np.shape(arr)), obj, values_dot, axis))
+
+
+@rule(np.delete, positional=1, no_derivative=("obj",))
+def np_delete(arr, obj, *, axis=None, out, arr_dot, obj_dot):
+    return np.delete(arr_dot, obj, axis), None
+
+
+@rule(np.compress, positional=1)
+def np_compress(condition, a, *, axis=None, out, condition_dot, a_dot):
+    return None, np.compress(condition, a_dot, axis)
+
+
+@rule(np.select, no_derivative=("condlist",))
+def np_select(condlist, choicelist, default=0, *, out, condlist_dot, choicelist_dot, default_dot):
+    return (None, np.select(condlist, choicelist_dot, 0.0),
+            np.select(condlist, [0.0] * len(condlist), default_dot))
 
 
 @rule(np.atleast_1d)
@@ -339,6 +389,79 @@ def np_nanmean(x, *, axis=None, keepdims=False, out, x_dot):
     counted = np.where(np.isnan(x), 0.0, 1.0)
     return np.sum(counted * x_dot, axis=axis, keepdims=keepdims) \
         / np.sum(counted, axis=axis, keepdims=keepdims)
+
+
+@rule(np.nanmax, positional=1)
+def np_nanmax(x, *, axis=None, keepdims=False, out, x_dot):
+    # (a NaN's tangent, which may be NaN, is not read)
+    return np.sum(np.where(np.isnan(x), 0.0, extreme_bar(1.0, x, out, axis, keepdims) * x_dot),
+                  axis=axis, keepdims=keepdims)
+
+
+@rule(np.nanmin, positional=1)
+def np_nanmin(x, *, axis=None, keepdims=False, out, x_dot):
+    return np.sum(np.where(np.isnan(x), 0.0, extreme_bar(1.0, x, out, axis, keepdims) * x_dot),
+                  axis=axis, keepdims=keepdims)
+
+
+@rule(np.ptp, positional=1)
+def np_ptp(x, *, axis=None, keepdims=False, out, x_dot):
+    return np.sum((extreme_bar(1.0, x, np.max(x, axis=axis, keepdims=keepdims), axis, keepdims)
+                   - extreme_bar(1.0, x, np.min(x, axis=axis, keepdims=keepdims), axis, keepdims))
+                  * x_dot, axis=axis, keepdims=keepdims)
+
+
+@rule(np.nanprod, positional=1)
+def np_nanprod(x, *, axis=None, keepdims=False, out, x_dot):
+    return np.sum(np.where(np.isnan(x), 0.0, prod_others(np.where(np.isnan(x), 1.0, x), axis) * x_dot),
+                  axis=axis, keepdims=keepdims)
+
+
+@rule(np.nancumsum, positional=1)
+def np_nancumsum(x, *, axis=None, out, x_dot):
+    return np.cumsum(np.where(np.isnan(x), 0.0, x_dot), axis=axis)
+
+
+@rule(np.nanvar, positional=1)
+def np_nanvar(x, *, axis=None, keepdims=False, ddof=0, out, x_dot):
+    count = np.sum(np.where(np.isnan(x), 0.0, 1.0), axis=axis, keepdims=keepdims) - ddof
+    return np.sum(np.where(np.isnan(x), 0.0, 2.0 * (x - np.nanmean(x, axis, keepdims=True)) * x_dot),
+                  axis=axis, keepdims=keepdims) / count
+
+
+@rule(np.nanstd, positional=1)
+def np_nanstd(x, *, axis=None, keepdims=False, ddof=0, out, x_dot):
+    count = np.sum(np.where(np.isnan(x), 0.0, 1.0), axis=axis, keepdims=keepdims) - ddof
+    return np.sum(np.where(np.isnan(x), 0.0, (x - np.nanmean(x, axis, keepdims=True)) * x_dot),
+                  axis=axis, keepdims=keepdims) / (count * np.where(out == 0, 1.0, out))
+
+
+@rule(np.cov, static=cov_refusal, positional=0)
+def np_cov(m, *, rowvar=True, bias=False, ddof=None, out, m_dot):
+    given = np.atleast_2d(m)
+    turned = not rowvar and np.ndim(m) == 2 and np.size(out) == np.shape(given)[1] ** 2
+    xs = given.T if turned else given
+    xc = xs - np.mean(xs, 1, keepdims=True)
+    xs_dot = np.atleast_2d(m_dot).T if turned else np.atleast_2d(m_dot)
+    d = (xs_dot - np.mean(xs_dot, 1, keepdims=True)) @ xc.T
+    return np.reshape((d + d.T) / (np.shape(xs)[1] - (ddof if ddof is not None else 0 if bias else 1)),
+                      np.shape(out))
+
+
+@rule(np.corrcoef, static=cov_refusal, positional=0)
+def np_corrcoef(x, *, rowvar=True, out, x_dot):
+    # (dR = dC / (s s^T) - R (a_i + a_j), a = diag(dC) / 2 diag(C))
+    given = np.atleast_2d(x)
+    turned = not rowvar and np.ndim(x) == 2 and np.size(out) == np.shape(given)[1] ** 2
+    xs = given.T if turned else given
+    xc = xs - np.mean(xs, 1, keepdims=True)
+    c = np.diagonal(xc @ xc.T)
+    xs_dot = np.atleast_2d(x_dot).T if turned else np.atleast_2d(x_dot)
+    d = (xs_dot - np.mean(xs_dot, 1, keepdims=True)) @ xc.T
+    a = np.diagonal(d) / c
+    r = np.reshape(out, (np.shape(xs)[0], np.shape(xs)[0]))
+    return np.reshape((d + d.T) / np.sqrt(np.outer(c, c)) - r * (a[:, None] + a[None, :]),
+                      np.shape(out))
 
 
 @rule(np.sum, positional=0)

@@ -5,7 +5,11 @@ flips), padding and repetition
 (``np.pad``, ``np.tile``, ``np.repeat``), products (``np.kron``, ``np.tensordot``,
 ``np.einsum``, the 1-D ``np.convolve`` and ``np.correlate``, ``np.polyval``),
 diagonals and triangles, the order statistics and weighted or NaN-skipping means,
-and ``np.atleast_1d/2d/3d``.
+``np.atleast_1d/2d/3d``, and the functions added for user code that called them:
+``np.broadcast_to``, ``np.column_stack``, ``np.dstack``, ``np.append``,
+``np.insert``, ``np.delete``, ``np.compress``, ``np.select``, ``np.ediff1d``,
+``np.ptp``, the other NaN-skipping reductions (``np.nanmax``, ``np.nanvar``...),
+``np.cov`` and ``np.corrcoef``.
 
 The form of `reverse` (and of its `rule`), paired with `shaping_forward` as `reverse`
 is with `forward` (the dot-product test): same keys, order and banners. Where an
@@ -25,12 +29,17 @@ too (no division by an element that is zero). ``np.pad`` differentiates
 ``np.correlate`` take their mode as one of the three names, written in the call
 (`convolve_modes`); their adjoints follow NumPy's centring of 'same', which for
 ``np.correlate`` depends on which input is the longer. They are of real arrays.
+The NaN-skipping functions give a NaN element the adjoint 0, as JAX does.
+``np.insert`` and ``np.delete`` ask NumPy itself where each element went (an
+index array inserted or deleted as the values were), so any ``obj`` and any
+broadcasting of the values is followed; ``np.select``'s conditions, like
+``np.compress``'s, carry no derivative.
 """
 
 import numpy as np
 
 from ..runtime import (cross_a_bar, cross_b_bar, cumprod_bar, diag_bar, diagonal_bar, diff_bar, einsum_bar,
-                       gradient_bar,
+                       extreme_bar, gradient_bar, pieces, prod_others, select_bar, stack_pieces,
                        interp_fp_bar, interp_x_bar, kron_a_bar, kron_b_bar, median_bar, quantile_bar,
                        take_along_axis_bar, take_bar, tensordot_a_bar, tensordot_b_bar, trapezoid_bar,
                        trapezoid_x_bar, unbroadcast, unpad, unreduce, unrepeat, unsort, unsplit, untile)
@@ -126,6 +135,21 @@ def split_refusal(indices_or_sections=None, axis=0):
     return "without indices_or_sections" if indices_or_sections is None else None
 
 
+def ediff1d_refusal(to_end=None, to_begin=None):
+    """The `Rule.static` check of ``np.ediff1d``'s rules: no values added at the ends."""
+    return None if to_end is None and to_begin is None else (
+        "with to_end= or to_begin= (s2sad differentiates the differences alone: join "
+        "the values to them with np.concatenate)")
+
+
+def cov_refusal(rowvar=True, bias=False, ddof=None):
+    """The `Rule.static` check of ``np.cov``'s rules: options written in the call."""
+    given = {"rowvar": rowvar, "bias": bias, "ddof": ddof}
+    unknown = [name for name, value in given.items() if value is NOT_LITERAL]
+    return None if not unknown else (
+        f"with {', '.join(unknown)}= not a literal (s2sad needs them written in the call)")
+
+
 # ------------------------------------------------ numpy: cumulative and differences
 
 
@@ -138,6 +162,12 @@ def np_cumprod(x, *, axis=None, out, out_bar):
 @rule(np.diff, positional=2)
 def np_diff(x, *, n=1, axis=-1, out, out_bar):
     return diff_bar(out_bar, x, n, axis)
+
+
+@rule(np.ediff1d, static=ediff1d_refusal, positional=2, lists=("ary",))
+def np_ediff1d(ary, *, to_end=None, to_begin=None, out, out_bar):
+    # (np.diff of ary flattened)
+    return np.reshape(diff_bar(out_bar, np.ravel(ary), 1, -1), np.shape(ary))
 
 
 @rule(np.gradient, when=("1d",), static=gradient_refusal, positional=0)
@@ -278,6 +308,64 @@ def np_tile(a, reps, out, out_bar):
 @rule(np.repeat)
 def np_repeat(a, repeats, *, axis=None, out, out_bar):
     return unrepeat(out_bar, a, repeats, axis), None
+
+
+@rule(np.broadcast_to)
+def np_broadcast_to(array, shape, out, out_bar):
+    return unbroadcast(out_bar, array), None
+
+
+@rule(np.column_stack)
+def np_column_stack(tup, out, out_bar):
+    # (a part of fewer than two axes is one column)
+    return stack_pieces(out_bar, tup, 1)
+
+
+@rule(np.dstack)
+def np_dstack(tup, out, out_bar):
+    # (a part of fewer than three axes is one slice along the third)
+    return stack_pieces(out_bar, tup, 2)
+
+
+@rule(np.append, positional=1)
+def np_append(arr, values, *, axis=None, out, out_bar):
+    # (axis=None: both flattened first)
+    parts = pieces(out_bar, [arr, values], axis)
+    return parts[0], parts[1]
+
+
+@rule(np.insert, positional=1, no_derivative=("obj",))
+def np_insert(arr, obj, values, *, axis=None, out, out_bar):
+    # (np.insert itself places the flat index of each of values' elements where it
+    # put that element, -1 where arr's are: arr's adjoint is the rest of out_bar in
+    # order, values' the sum of out_bar over the places each element went to, as
+    # NumPy broadcast it)
+    placed = np.insert(np.full(np.shape(arr), -1), obj,
+                       np.reshape(np.arange(np.size(values)), np.shape(values)), axis)
+    return (np.reshape(out_bar[placed < 0], np.shape(arr)), None,
+            np.reshape(np.bincount(placed[placed >= 0], out_bar[placed >= 0], np.size(values)),
+                       np.shape(values)))
+
+
+@rule(np.delete, positional=1, no_derivative=("obj",))
+def np_delete(arr, obj, *, axis=None, out, out_bar):
+    # (each kept element's flat index in arr, deleted as arr was: out_bar goes back there)
+    return take_bar(out_bar, arr, np.delete(np.reshape(np.arange(np.size(arr)), np.shape(arr)),
+                                            obj, axis)), None
+
+
+@rule(np.compress, positional=1)
+def np_compress(condition, a, *, axis=None, out, out_bar):
+    # (np.take of the indices where the condition holds)
+    return None, take_bar(out_bar, a, np.flatnonzero(condition), axis)
+
+
+@rule(np.select, no_derivative=("condlist",))
+def np_select(condlist, choicelist, default=0, *, out, out_bar):
+    # (each element's adjoint goes to the choice of the first condition that holds
+    # there, or to the default where none does)
+    return (None, select_bar(out_bar, condlist, choicelist),
+            unbroadcast(np.select(condlist, [0.0] * len(condlist), out_bar), default))
 
 
 @rule(np.atleast_1d)
@@ -469,6 +557,87 @@ def np_nansum(x, *, axis=None, keepdims=False, out, out_bar):
 def np_nanmean(x, *, axis=None, keepdims=False, out, out_bar):
     counted = np.where(np.isnan(x), 0.0, 1.0)
     return counted * unreduce(out_bar / np.sum(counted, axis, keepdims=keepdims), x, axis, keepdims)
+
+
+@rule(np.nanmax, positional=1)
+def np_nanmax(x, *, axis=None, keepdims=False, out, out_bar):
+    # (as np.max's, among the numbers: a NaN is never equal to the maximum, and gets
+    # 0 in a slice of NaNs only too, where the maximum is NaN)
+    return np.where(np.isnan(x), 0.0, extreme_bar(out_bar, x, out, axis, keepdims))
+
+
+@rule(np.nanmin, positional=1)
+def np_nanmin(x, *, axis=None, keepdims=False, out, out_bar):
+    return np.where(np.isnan(x), 0.0, extreme_bar(out_bar, x, out, axis, keepdims))
+
+
+@rule(np.ptp, positional=1)
+def np_ptp(x, *, axis=None, keepdims=False, out, out_bar):
+    # (the maximum's adjoint less the minimum's, ties shared as np.max's and np.min's)
+    return (extreme_bar(out_bar, x, np.max(x, axis=axis, keepdims=keepdims), axis, keepdims)
+            - extreme_bar(out_bar, x, np.min(x, axis=axis, keepdims=keepdims), axis, keepdims))
+
+
+@rule(np.nanprod, positional=1)
+def np_nanprod(x, *, axis=None, keepdims=False, out, out_bar):
+    # (np.prod's with a NaN as 1, which gets no adjoint)
+    return np.where(np.isnan(x), 0.0, unreduce(out_bar, x, axis, keepdims)
+                    * prod_others(np.where(np.isnan(x), 1.0, x), axis))
+
+
+@rule(np.nancumsum, positional=1)
+def np_nancumsum(x, *, axis=None, out, out_bar):
+    return np.where(np.isnan(x), 0.0, np.reshape(
+        np.flip(np.cumsum(np.flip(out_bar, axis), axis), axis), np.shape(x)))
+
+
+@rule(np.nanvar, positional=1)
+def np_nanvar(x, *, axis=None, keepdims=False, ddof=0, out, out_bar):
+    # (np.var's over the numbers: their count less ddof, their mean)
+    count = np.sum(np.where(np.isnan(x), 0.0, 1.0), axis, keepdims=True) - ddof
+    return np.where(np.isnan(x), 0.0, unreduce(out_bar, x, axis, keepdims) * 2.0
+                    * (x - np.nanmean(x, axis, keepdims=True)) / count)
+
+
+@rule(np.nanstd, positional=1)
+def np_nanstd(x, *, axis=None, keepdims=False, ddof=0, out, out_bar):
+    # (a zero deviation: derivative zero, as np.std's)
+    count = np.sum(np.where(np.isnan(x), 0.0, 1.0), axis, keepdims=True) - ddof
+    return np.where(np.isnan(x), 0.0, unreduce(out_bar / np.where(out == 0, 1.0, out), x, axis,
+                                               keepdims) * (x - np.nanmean(x, axis, keepdims=True)) / count)
+
+
+@rule(np.cov, static=cov_refusal, positional=0)
+def np_cov(m, *, rowvar=True, bias=False, ddof=None, out, out_bar):
+    # (one variable per row of xs, m as NumPy reads it: with rowvar=False, m's
+    # columns, but for a row, whose columns NumPy 1 took as one variable and NumPy 2
+    # as several, as out's size tells; C = xc xc^T / n of the centred rows: xs's
+    # adjoint is (G + G^T) xc / n, centred already)
+    given = np.atleast_2d(m)
+    turned = not rowvar and np.ndim(m) == 2 and np.size(out) == np.shape(given)[1] ** 2
+    xs = given.T if turned else given
+    xc = xs - np.mean(xs, 1, keepdims=True)
+    g = np.reshape(out_bar, (np.shape(xs)[0], np.shape(xs)[0]))
+    xs_bar = (g + g.T) @ xc / (np.shape(xs)[1] - (ddof if ddof is not None else 0 if bias else 1))
+    return np.reshape(xs_bar.T if turned else xs_bar, np.shape(m))
+
+
+@rule(np.corrcoef, static=cov_refusal, positional=0)
+def np_corrcoef(x, *, rowvar=True, out, out_bar):
+    # (R = C / (s s^T) of C = xc xc^T, whatever its scale: C's adjoint is G / (s s^T)
+    # less, on the diagonal, the sums of G R over each row and column over 2 C_ii,
+    # whose part of (C_bar + C_bar^T) xc scales xc's rows)
+    given = np.atleast_2d(x)
+    turned = not rowvar and np.ndim(x) == 2 and np.size(out) == np.shape(given)[1] ** 2
+    xs = given.T if turned else given
+    xc = xs - np.mean(xs, 1, keepdims=True)
+    c = np.diagonal(xc @ xc.T)
+    r = np.reshape(out, (np.shape(xs)[0], np.shape(xs)[0]))
+    g = np.reshape(out_bar, np.shape(r))
+    gr = g * r
+    gs = g / np.sqrt(np.outer(c, c))
+    xs_bar = (gs + gs.T) @ xc - ((np.sum(gr, 1) + np.sum(gr, 0)) / c)[:, None] * xc
+    return np.reshape(xs_bar.T if turned else xs_bar, np.shape(x))
 
 
 @rule(np.sum, positional=0)

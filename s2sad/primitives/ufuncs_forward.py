@@ -4,8 +4,9 @@
 `forward`'s), of more of NumPy's elementwise functions
 (``np.hypot``, ``np.fmax``, ``np.sinc``, ``np.reciprocal``, ``np.exp2``,
 ``np.logaddexp2``, ``np.copysign``, ``np.nan_to_num``, angle conversions,
-``np.heaviside``, ``np.float_power``, ``np.float64`` and ``np.float32``...), of
-``.item()``, and of ``math.cbrt``, ``math.exp2``, ``math.gamma`` and ``math.lgamma``.
+``np.heaviside``, ``np.float_power``, ``np.float64`` and ``np.float32``...),
+``np.cbrt``, ``np.modf``, ``.item()``, and of ``math.cbrt``, ``math.exp2``,
+``math.gamma`` and ``math.lgamma``.
 
 The form of `forward` (and its `rule` decorator), paired with `ufuncs_reverse` as
 `forward` is with `reverse`: same keys, order and banners, and the same conventions
@@ -172,6 +173,18 @@ def np_arcsinh(x, out, x_dot):
 @rule(np.arccosh, lists=("x", "x_dot"))
 def np_arccosh(x, out, x_dot):
     return x_dot / np.sqrt(x * x - 1.0)
+
+
+@rule(np.cbrt, lists=("x", "x_dot"))
+def np_cbrt(x, out, x_dot):
+    return x_dot / (3.0 * out * out)
+
+
+@rule(np.modf)
+def np_modf(x, out, x_dot):
+    # (the two parts' tangents: x_dot, and zeros; one term, a pair, which reads out,
+    # so forward code knows it has out's shape)
+    return tuple((x_dot, np.zeros_like(out[1])))
 
 
 @rule(np.deg2rad, lists=("x_dot",))

@@ -6,7 +6,9 @@
 ``np.logaddexp2``, ``np.copysign``, ``np.nan_to_num``, angle conversions, ``np.angle``
 and ``np.real_if_close`` of real values, ``np.heaviside``, ``np.float_power`` (with
 ``np.power``'s rules), the casts ``np.float64`` and ``np.float32``...), of
-``.item()``, and of ``math.cbrt``, ``math.exp2``, ``math.gamma`` and ``math.lgamma``.
+``np.cbrt``, ``np.modf`` (two results: the fractional part's derivative 1, the
+integral part's 0), ``.item()``, and of ``math.cbrt``, ``math.exp2``, ``math.gamma``
+and ``math.lgamma``.
 
 The form of `reverse` (and its `rule` decorator), paired with `ufuncs_forward` as
 `reverse` is with `forward` (the dot-product test): same keys, order and banners.
@@ -188,6 +190,19 @@ def np_arcsinh(x, out, out_bar):
 @rule(np.arccosh, lists=("x",))
 def np_arccosh(x, out, out_bar):
     return out_bar / np.sqrt(x * x - 1.0)
+
+
+@rule(np.cbrt, lists=("x",))
+def np_cbrt(x, out, out_bar):
+    # (infinite at 0, as 1 / (3 x ** (2/3)) is)
+    return out_bar / (3.0 * out * out)
+
+
+@rule(np.modf)
+def np_modf(x, out, out_bar):
+    # (the fractional part's derivative is 1, the integral part's 0, as np.trunc's;
+    # a part nothing read has the adjoint 0.0, which unbroadcast spreads)
+    return unbroadcast(out_bar[0], x)
 
 
 @rule(np.deg2rad, lists=("x",))
