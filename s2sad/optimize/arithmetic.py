@@ -382,9 +382,22 @@ def _spread_named(body, parts, spread, ctx: Context) -> list:
             candidates[s.targets[0]] = s
     if not candidates:
         return body
-    reads = ir.reads_in(body)
+    # (one walk: the candidates' reads, as `ir.reads_in` counts them, and the slots
+    # that read them, each made only for a line that reads one)
+    reads = dict.fromkeys(candidates, 0)
     slots = {t: [] for t in candidates}  # target -> [(slot's set, its expression)]
     for r in ir.walk(body):
+        if type(r) is ir.Assign:  # (the commonest: its value is all it reads)
+            read = ir.names_in(r.value)
+            if not any(n in reads for n in read):
+                continue
+            for n in read:
+                if n in reads:
+                    reads[n] += 1
+        else:
+            for n in ir.stmt_reads(r):
+                if n in reads:
+                    reads[n] += 1
         for get, set_ in ir.slots(r):
             node = get()
             if node is None:

@@ -262,9 +262,9 @@ def cannot_raise(node, kinds: NameKinds) -> bool:
     t = type(node)  # (the commonest first: a number, and arithmetic on numbers)
     if t is ast.Name or t is ast.Constant:
         return _numeric(node, kinds)
-    if t is ast.BinOp and type(node.op) in _NON_RAISING_TYPES and \
-            cannot_raise(node.left, kinds) and cannot_raise(node.right, kinds):
-        return True
+    if t is ast.BinOp:  # (of the tests below, only these two take an operator)
+        return type(node.op) in _NON_RAISING_TYPES and cannot_raise(node.left, kinds) \
+            and cannot_raise(node.right, kinds) or _array_cannot_raise(node, kinds)
     if t is ast.Call:  # (of the tests below, only these two take a call)
         return not node.keywords and node.args and kinds.total(ir.dotted(node.func) or "") \
             and all(_float(a, kinds) for a in node.args) or _array_cannot_raise(node, kinds)
