@@ -813,3 +813,24 @@ def gradient_differences1(f, x, *rest, h=1e-5):
         e[j] = h
         cols.append((g(x + e, *rest) - g(x - e, *rest)) / (2 * h))
     return np.array(cols).T
+
+
+def _state_read_only_by_a_dead_line(x, s):
+    s2 = np.sum(x)
+    for i in s2sad.checkpointed(range(3), schedule="binomial"):
+        s2 = x[i % 3] + x[i % 3]
+    s5 = np.maximum(-1.25, s)
+    for i in s2sad.checkpointed(range(0), snapshots=1):
+        s5 = s2 + s2
+    return np.sum(np.sin(x)) * s
+
+
+def test_a_step_whose_state_adjoint_is_empty():
+    """The second loop's state (`s2`) is read only by a line nothing needs: its step
+    function's adjoint unpacks an empty state, ``() = bar``, which must go rather than
+    be printed with no target (the array fuzzer found it as an IndentationError)."""
+    x = np.array([1.1, 0.2, -0.8])
+    got = s2sad.grad(_state_read_only_by_a_dead_line, wrt=(0, 1))(x, 0.7)
+    want = central_diff(_state_read_only_by_a_dead_line, (x, 0.7), 0)
+    assert np.allclose(got[0], want, rtol=1e-6, atol=1e-8)
+    assert np.isclose(got[1], central_diff(_state_read_only_by_a_dead_line, (x, 0.7), 1))

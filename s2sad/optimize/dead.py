@@ -168,12 +168,16 @@ def dead_stores(body, ctx: Context, before=None):
 
 def _single_stores(body, before) -> bool:
     """Has `body` no branch or loop, and does it assign each name once, none of
-    `before`?"""
+    `before`, and no unpacking into nothing (``() = bar``, left by a step function's
+    adjoint of an empty state: `drop_dead` keeps a line that defines no name, and
+    `_live_block` drops it)?"""
     seen = set()
     for s in body:
         t = type(s)
         if t is ir.Assign:
             names = s.targets
+            if not names:
+                return False
         elif t in _BLOCKS or t is ir.AugAssign:
             return False
         else:
