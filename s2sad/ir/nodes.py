@@ -621,6 +621,33 @@ def substitute(node: ast.expr, mapping: dict) -> ast.expr:
     of the mapped expression (or renamed, when the mapped value is a string)."""
     if not any(n in mapping for n in names_in(node)):
         return node
+    return _substituted(node, mapping)
+
+
+def _substituted(node, mapping):
+    """``_Substitute(mapping).visit(copy_tree(node))``, the same tree, with the
+    commonest nodes copied inline (a transformer's visit per node was most of what
+    a substitution cost)."""
+    t = type(node)
+    if t is ast.Name:
+        new = mapping.get(node.id)
+        if new is None:
+            return copy_tree(node)
+        return ast.Name(id=new, ctx=node.ctx) if isinstance(new, str) else copy_tree(new)
+    if t is ast.BinOp or t is ast.UnaryOp or t is ast.Attribute or \
+            t is ast.Call and not node.keywords:
+        out = t.__new__(t)
+        d = node.__dict__.copy()
+        for k, v in d.items():  # (a value replaced, no key added: the walk is safe)
+            if type(v) is list:
+                d[k] = [_substituted(x, mapping) if isinstance(x, ast.AST) else copy_tree(x)
+                        for x in v]
+            elif isinstance(v, ast.AST) and not isinstance(v, _LEAVES):
+                d[k] = _substituted(v, mapping)
+            elif type(v) not in _SHARED:
+                d[k] = copy_tree(v)
+        out.__dict__ = d
+        return out
     return _Substitute(mapping).visit(copy_tree(node))
 
 

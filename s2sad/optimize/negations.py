@@ -188,11 +188,11 @@ def absorb_negations(body, reads, defs, mine=None) -> list:
     def reader(i):
         """The index of the line reading out[i]'s target, when it can take its value."""
         s = out[i]
-        if not (isinstance(s, ir.Assign) and not s.unpack) or not ours(s):
+        if not (isinstance(s, ir.Assign) and not s.unpack):
             return None
-        n = s.targets[0]
+        n = s.targets[0]  # (the cheap questions first)
         if n not in here or reads.get(n) != 1 or defs.get(n) != 1 \
-                or not negation_in(s) or not _lift(s.value)[0]:
+                or not negation_in(s) or not ours(s) or not _lift(s.value)[0]:
             return None
         j = index.reader(i)
         if j is None:
