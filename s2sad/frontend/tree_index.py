@@ -3,8 +3,9 @@
 Contract
 --------
 `Nodes(tree)` is ``list(ast.walk(tree))`` (the same nodes in the same order: breadth
-first, each node's children in `ast.iter_child_nodes` order) that also knows the nodes
-of each type: `nodes.of(ast.Call)` gives the calls, in that order, without looking at
+first, each node's children in `ast.iter_child_nodes` order) without the leaves no
+pass looks for, the expression contexts (``Load``, ``Store``) and the operators (a
+third of a function's nodes), and it also knows the nodes of each type: `nodes.of(ast.Call)` gives the calls, in that order, without looking at
 the other nodes, and `nodes.has(ast.ListComp, ...)` whether there is any. `parse`
 walks a function's tree once this way and hands the result to its passes, and on to
 `expand`: a pass for something the function does not hold (comprehensions, dicts,
@@ -21,7 +22,8 @@ import ast
 
 
 class Nodes(list):
-    """``list(ast.walk(tree))`` with its nodes by type. See the module docstring."""
+    """``list(ast.walk(tree))`` less its contexts and operators, with its nodes by
+    type. See the module docstring."""
 
     def __init__(self, tree: ast.AST):
         super().__init__()
@@ -31,7 +33,9 @@ class Nodes(list):
         out = self
         out.append(tree)
         add, extend, get, i = out.append, out.extend, by.get, 0
-        AST, Name, Constant, BinOp = ast.AST, ast.Name, ast.Constant, ast.BinOp
+        AST, Name, Constant, BinOp, Attribute = (ast.AST, ast.Name, ast.Constant, ast.BinOp,
+                                                 ast.Attribute)
+        leaf = _LEAVES
         while i < len(out):
             n = out[i]
             i += 1
@@ -41,25 +45,26 @@ class Nodes(list):
                 by[t] = [n]
             else:
                 b.append(n)
-            if t is Constant:
-                continue
+            if t is Name or t is Constant:
+                continue  # (the commonest: nothing below but a context)
             d = n.__dict__
-            if t is Name:
-                v = d.get("ctx")
-                if isinstance(v, AST):
-                    add(v)
-                continue
             if t is BinOp:
-                for v in (d.get("left"), d.get("op"), d.get("right")):
+                for v in (d.get("left"), d.get("right")):
                     if isinstance(v, AST):
                         add(v)
+                continue
+            if t is Attribute:
+                v = d.get("value")
+                if isinstance(v, AST):
+                    add(v)
                 continue
             for f in n._fields:
                 v = d.get(f)
                 if isinstance(v, AST):
-                    add(v)
+                    if type(v) not in leaf:
+                        add(v)
                 elif isinstance(v, list):
-                    extend([x for x in v if isinstance(x, AST)])
+                    extend([x for x in v if isinstance(x, AST) and type(x) not in leaf])
 
     def of(self, *types) -> list:
         """The nodes of exactly these `types`, in walk order (do not change the list)."""
@@ -81,6 +86,20 @@ class Nodes(list):
 
 
 _NONE: list = []
+
+
+def _kinds(base) -> set:
+    out, todo = set(), [base]
+    while todo:
+        k = todo.pop()
+        out.add(k)
+        todo.extend(k.__subclasses__())
+    return out
+
+
+# the leaves `Nodes` leaves out: every context and operator class
+_LEAVES = frozenset().union(*(_kinds(b) for b in (
+    ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)))
 
 
 def of(nodes, *types) -> list:
