@@ -135,6 +135,8 @@ def drop_dead(forward, reverse, ctx: Context):
         reverse, lambda s: type(s) is ir.Assign and not _has_effect(s.value), needed,
         lambda s: not isinstance(s, (ir.Comment, ir.Pop)))
     reverse = without(reverse, lambda s: id(s) in dead_ids)
+    if not any(type(s) in _BLOCKS for s in reverse):
+        return reverse  # (no branch or loop, at any depth)
     return without(reverse, lambda s: isinstance(s, (ir.If, ir.ForEach)) and not _has_code(s))
 
 

@@ -200,7 +200,8 @@ def _cheapest_arithmetic(forward, reverse, spreads, calls, ctx):
         reverse = arithmetic.factor_out_of_sums(reverse, ctx)
     # counted once: folding and doubling move reads, or drop them, never add any
     reads, defs = ir.reads_in(forward + reverse), definitions(reverse)
-    forward = absorb_negations(forward, reads, definitions(forward), tangent)
+    if any(tangent(n) for n in _targets(forward)):  # (else none of its lines is one)
+        forward = absorb_negations(forward, reads, definitions(forward), tangent)
     # (adjoint lines only: a value the reverse recomputes stays as the user wrote it)
     reverse = absorb_negations(reverse, reads, defs, lambda n: n.endswith("%bar"))
     if spreads:
@@ -213,6 +214,17 @@ def _cheapest_arithmetic(forward, reverse, spreads, calls, ctx):
         # kept for ``unreduce(g, t5) * C``) goes now
         forward = dead.drop_dead_forward(forward, reverse, ctx)
     return forward, reverse
+
+
+def _targets(body) -> set:
+    """The names `body` assigns, and the lists and arrays it writes elements of."""
+    out = set()
+    for s in ir.walk(body):
+        target = getattr(s, "target", None)
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            out.add(target.value.id)
+        out.update(ir.defined_names(s))
+    return out
 
 
 def _array_adjoints(body, kinds) -> bool:
