@@ -38,12 +38,15 @@ class NameKinds:
     mixed: Callable[[str], bool] = lambda n: False
 
     def remembered(self) -> "NameKinds":
-        """The same questions, each answer about one name or function kept once
-        given (the passes ask of the same names again and again; what the analysis
-        knows does not change while they run)."""
-        return replace(self, **{f: _Remembered(getattr(self, f)).__getitem__ for f in (
-            "is_float", "is_int", "array", "rank", "unary_ufunc", "total", "shape",
-            "mixed")})
+        """The same questions, each answer about a name, a pair of names or a
+        function kept once given (the passes ask of the same names again and again;
+        what the analysis knows does not change while they run)."""
+        one = {f: _Remembered(getattr(self, f)).__getitem__ for f in (
+            "is_float", "is_int", "array", "rank", "unary_ufunc", "total", "shape", "mixed")}
+        same = _Remembered(lambda pair: self.same_shape(*pair))
+        broadcast = _Remembered(lambda pair: self.broadcastable(*pair))
+        return replace(self, **one, same_shape=lambda a, b: same[a, b],
+                       broadcastable=lambda a, b: broadcast[a, b])
 
 
 class _Remembered(dict):
