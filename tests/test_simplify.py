@@ -2,6 +2,7 @@
 gives the same values."""
 
 import ast
+import copy
 import math
 import random
 
@@ -452,3 +453,95 @@ def test_adjoints_that_only_each_other_read_go():
     kept = [s.targets[0] if isinstance(s, ir.Assign) else s.target for s in ir.walk(out)
             if isinstance(s, (ir.Assign, ir.AugAssign))]
     assert kept == ["x_bar", "x_bar"], kept
+
+
+def _name(draw, names="abcd"):
+    node = ast.Name(id=draw(st.sampled_from(names)), ctx=ast.Load())
+    if draw(st.booleans()):  # (a name the parser made carries its position)
+        node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = 1, 0, 1, 1
+    return node
+
+
+@st.composite
+def expressions(draw, depth=3, names="abcd"):
+    """The IR's expressions: names, literals, operators, negations, calls of a
+    dotted function (one with a keyword), subscripts and comparisons, nested."""
+    if depth == 0 or draw(st.integers(0, 4)) == 0:
+        if draw(st.integers(0, 3)) == 0:
+            return ast.Constant(draw(st.sampled_from([1, 1.0, True, "s"])))
+        return _name(draw, names)
+    kind = draw(st.integers(0, 5))
+    inner = expressions(depth - 1, names)
+    if kind == 0:
+        return ast.UnaryOp(op=ast.USub(), operand=draw(inner))
+    if kind == 1:
+        func = ast.Attribute(value=ast.Name(id="math", ctx=ast.Load()),
+                             attr=draw(st.sampled_from(["sin", "exp"])), ctx=ast.Load())
+        keywords = [ast.keyword(arg="k", value=draw(inner))] if draw(st.booleans()) else []
+        return ast.Call(func=func, args=[draw(inner)], keywords=keywords)
+    if kind == 2:
+        return ast.Subscript(value=_name(draw, names), slice=draw(inner), ctx=ast.Load())
+    if kind == 3:
+        return ast.Compare(left=draw(inner), ops=[ast.Lt()], comparators=[draw(inner)])
+    return ast.BinOp(left=draw(inner), op=draw(st.sampled_from([ast.Add, ast.Mult]))(),
+                     right=draw(inner))
+
+
+@st.composite
+def alike_pairs(draw):
+    """Two expressions of two names, often of one shape, sometimes the same."""
+    a = draw(expressions(depth=2, names="ab"))
+    if draw(st.booleans()):
+        return a, draw(expressions(depth=2, names="ab"))
+    b = copy.deepcopy(a)  # (the same tree, one operator, name or literal changed)
+    nodes = [n for n in ast.walk(b) if isinstance(n, (ast.BinOp, ast.Name, ast.Constant))]
+    n = nodes[draw(st.integers(0, len(nodes) - 1))]
+    if isinstance(n, ast.BinOp):
+        n.op = ast.Mult() if isinstance(n.op, ast.Add) else ast.Add()
+    elif isinstance(n, ast.Name):
+        n.id = "b" if n.id == "a" else "a"
+    else:
+        n.value = draw(st.sampled_from([1, 1.0, True, "s"]))
+    return a, b
+
+
+@settings(max_examples=400, deadline=None)
+@given(alike_pairs())
+def test_expr_key_tells_trees_apart_as_ast_dump_does(pair):
+    """`ir.expr_key` (its common nodes taken inline) gives two trees one key exactly
+    when `ast.dump` prints them the same."""
+    a, b = pair
+    assert (ir.expr_key(a) == ir.expr_key(b)) == (ast.dump(a) == ast.dump(b))
+    assert ir.expr_key(a) == ir.expr_key(copy.deepcopy(a))
+
+
+class _Substituted(ast.NodeTransformer):
+    """What `ir.substitute` gives, by its definition: a copy of the tree with each
+    name in the mapping renamed (a string) or replaced by a copy of an expression."""
+
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def visit_Name(self, n):
+        new = self.mapping.get(n.id)
+        if new is None:
+            return n
+        return ast.Name(id=new, ctx=n.ctx) if isinstance(new, str) else copy.deepcopy(new)
+
+
+@settings(max_examples=400, deadline=None)
+@given(expressions(), st.dictionaries(st.sampled_from("abcd"), st.one_of(
+    st.sampled_from(["p", "q"]), expressions(depth=1))))
+def test_substitute_gives_the_tree_its_definition_gives(node, mapping):
+    """`ir.substitute` (its common nodes copied inline) gives the transformer's tree,
+    positions included, and leaves the tree it was given as it was."""
+    before = ast.dump(node, include_attributes=True)
+    expected = _Substituted(mapping).visit(copy.deepcopy(node))
+    got = ir.substitute(node, mapping)
+    assert ast.dump(got, include_attributes=True) == \
+        ast.dump(expected, include_attributes=True)
+    assert ast.dump(node, include_attributes=True) == before
+    if any(n in mapping for n in ir.names_in(node)):  # (else the tree itself)
+        shared = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop)
+        assert not {id(x) for x in ast.walk(got)} & {
+            id(x) for x in ast.walk(node) if not isinstance(x, shared)}
