@@ -176,7 +176,7 @@ class Holders:
         for kw, s_w, roots, via, name in self.changes():
             loops_w = self.w.order[kw][1]
             group = {n for n in r.kinds if r.root(n) == r.root(name)}
-            for root in roots | via:
+            for root in sorted(roots | via):  # (sorted: the same refusal every run)
                 created = position.get(r.created.get(root)) if root in roots else None
                 stored = [ks for ks in self.stores.get(root, ())
                           if self.after(ks, self.w.order[ks][1], kw, loops_w, created)]
@@ -188,7 +188,7 @@ class Holders:
                 since = [(kw, loops_w)] if isinstance(s_w, ir.Assign) and s_w.inplace \
                     else [(ks, self.w.order[ks][1]) for ks in stored]
                 for k, (s, loops) in enumerate(self.w.order):
-                    shown = [n for n in reads[k] - group if n in r.kinds
+                    shown = [n for n in sorted(reads[k] - group) if n in r.kinds
                              and root in self.holds.get(self.key(n), ())]
                     if shown and any(self.after(k0, loops0, k, loops) for k0, loops0 in since):
                         self.refuse(s_w, name, root, shown[0])
@@ -232,7 +232,7 @@ class Holders:
             xs = op.inputs[0].id
             user, elem = self.w.name(xs), self.w.name(element)
             group = {n for n in r.kinds if r.root(n) == r.root(xs)} | {element}
-            for root in self.contents(ir.name(xs)):
+            for root in sorted(self.contents(ir.name(xs))):
                 if not self.a.is_object(root) or root not in self.a.fresh:
                     self.w.fail(s, f"this changes the element of `{user}` in place, and "
                                    f"s2sad cannot tell whether it is shared with another "
@@ -247,7 +247,7 @@ class Holders:
                     self.twice_in(self.w.order[ks][0], root) for ks in stores)
                 # (what is taken out of `xs` after the change shows the new element)
                 shown = [n for k, (st, loops) in enumerate(self.w.order)
-                         for n in reads[k] - group if n in r.kinds and (
+                         for n in sorted(reads[k] - group) if n in r.kinds and (
                              r.root(n) == root or root in self.holds.get(self.key(n), ()))
                          and self.stale(n, kw, loops_w, k, loops)]
                 if twice or shown:
