@@ -128,17 +128,18 @@ def _nest(body, reads, nestable, ctx: Context, tail=None, held=None) -> list:
             flush_all()
             out.append(s)
             continue
-        own = ir.slots(s)
         tangent = isinstance(s, ir.Assign) and not s.unpack and _is_tangent(s.targets[0])
         if isinstance(s, ir.Assign) and not s.unpack:
             other = queues[not tangent]
             # the other computation's temporaries wait on, unless this line reads one
             # or assigns a name one of them reads
-            read = set(ir.names_in(s.value))
-            if any(n in read or any(t in ir.names_in(v) for t in s.targets)
-                   for n, v in other):
-                flush(other)
-            absorb(queues[tangent], *own[0])
+            if other:
+                read = set(ir.names_in(s.value))
+                if any(n in read or any(t in ir.names_in(v) for t in s.targets)
+                       for n, v in other):
+                    flush(other)
+            if queues[tangent]:  # (the slot's closures only for a line that may absorb)
+                absorb(queues[tangent], *ir.slots(s)[0])
             if (_is_temp(s.targets[0]) or held is not None and held(s.targets[0])
                     and last.get(s.targets[0]) == i + 1) \
                     and reads.get(s.targets[0]) == 1 and nestable(s) \
@@ -149,7 +150,8 @@ def _nest(body, reads, nestable, ctx: Context, tail=None, held=None) -> list:
             flush(queues[tangent])
             out.append(s)
             continue
-        if isinstance(s, (ir.If, ir.Expr, ir.Return, ir.SetItem)):
+        if isinstance(s, (ir.If, ir.Expr, ir.Return, ir.SetItem)) and any(queues.values()):
+            own = ir.slots(s)
             for pending in _oldest_first(queues):
                 absorb(pending, *own[0])
         if isinstance(s, ir.If):
@@ -218,7 +220,7 @@ def _last_reads(body) -> dict:
     last = {}
     for k, other in enumerate(body):
         if isinstance(other, (ir.If, ir.Assign, ir.Expr, ir.Return, ir.SetItem)):
-            for n in ir.names_in(ir.slots(other)[0][0]()):
+            for n in ir.names_in(ir.slot_values(other)[0]):
                 last[n] = k
     return last
 
