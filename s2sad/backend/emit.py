@@ -666,7 +666,7 @@ def _import_names(imports) -> set:
 # ------------------------------------------------------------------ imports
 
 
-def module_imports(module: ir.Module, helpers: dict, users: dict) -> list:
+def module_imports(module: ir.Module, helpers: dict, users: dict, reads=None) -> list:
     """The import lines that make `module`'s text run on its own: one line per module
     (``import math``, ``import numpy as np``), then one ``from module import a, b``
     per module, sorted, for the imports `module` has, the objects s2sad's rules
@@ -681,7 +681,8 @@ def module_imports(module: ir.Module, helpers: dict, users: dict) -> list:
     (``__main__``, a file run by path), the variables of a closure, and a name that
     means another object in the code of another user function than in the first
     one that reads it. Builtins need nothing. The lines are the same for the same
-    module and namespaces, byte for byte."""
+    module and namespaces, byte for byte. `reads` (IR function name -> its
+    `ir.reads_in`), where the caller has them already."""
     entries = {}  # name -> (module, name in that module, or None for the module)
     for line in module.imports:
         for node in ast.parse(line).body:
@@ -695,7 +696,7 @@ def module_imports(module: ir.Module, helpers: dict, users: dict) -> list:
     first = {}  # name -> where the first function reading it has it from
     for fn in module.functions:
         user = users.get(fn.name)
-        for name in sorted(_global_reads(fn, module)):
+        for name in sorted(_global_reads(fn, module, (reads or {}).get(fn.name))):
             if name in entries and name not in first:  # (a helper, or imported already)
                 continue
             got = _global_entry(user, name)
@@ -730,9 +731,10 @@ def _helper_entry(name, obj):
     return (mod, getattr(obj, "__name__", name)) if mod else None
 
 
-def _global_reads(fn: ir.Function, module: ir.Module) -> set:
-    """The names `fn` reads that it does not define: its globals and builtins."""
-    read = set(ir.reads_in(fn.body))
+def _global_reads(fn: ir.Function, module: ir.Module, reads=None) -> set:
+    """The names `fn` reads that it does not define: its globals and builtins
+    (`reads`: `fn`'s `ir.reads_in`, if known)."""
+    read = set(ir.reads_in(fn.body) if reads is None else reads)
     for p in fn.params:
         if p.default is not None:
             read.update(ir.names_in(p.default))

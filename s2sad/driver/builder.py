@@ -199,9 +199,11 @@ class _Builder:
         self.helpers.update(libraries.refuse(self.functions, self.acts, self.param_kinds))
         module = ir.Module([uf.fn for uf in self.functions])
         self.imported_helpers()
-        self.helpers = _used(self.helpers, self.functions)
+        reads = {uf.fn.name: ir.reads_in(uf.fn.body) for uf in self.functions}  # (once)
+        self.helpers = _used(self.helpers, reads)
         module.imports = emit.module_imports(module, self.helpers,
-                                             {uf.fn.name: uf.user for uf in self.functions})
+                                             {uf.fn.name: uf.user for uf in self.functions},
+                                             reads)
         _check_helper_clashes(self.functions, self.helpers)
         unit = Unit(module, self.functions, entry, dict(self.helpers), self.resolved, out_kind,
                     scalar_tangents=self.scalar_tangents)
@@ -771,19 +773,17 @@ def _rank_unknown(kind) -> bool:
     return kind == UNKNOWN or isinstance(kind, ArrayKind) and kind.ndim is None
 
 
-def _used(helpers: dict, functions) -> dict:
+def _used(helpers: dict, reads: dict) -> dict:
     """The helpers some function still reads (simplify may have dropped the last
-    ``unreduce`` or ``unbroadcast``)."""
-    read = set()
-    for uf in functions:
-        read.update(ir.reads_in(uf.fn.body))
-    return {name: obj for name, obj in helpers.items() if name in read}
+    ``unreduce`` or ``unbroadcast``); `reads`: each function's `ir.reads_in`."""
+    return {n: obj for n, obj in helpers.items() if any(n in r for r in reads.values())}
 
 
 def _check_helper_clashes(functions, helpers):
-    for uf in functions:
+    for uf in functions if helpers else ():
+        local = ir.local_names(uf.fn)
         for name, obj in helpers.items():
-            if name in ir.local_names(uf.fn) or (name in uf.fn.refs and uf.fn.refs[name] is not obj):
+            if name in local or (name in uf.fn.refs and uf.fn.refs[name] is not obj):
                 info = uf.fn.source
                 raise S2SADError(
                     f"{info.qualname if info else uf.fn.name} uses the name `{name}` for "
