@@ -175,7 +175,7 @@ class _Scan:
                 self.popped.update(s.targets)
         if isinstance(s, ir.Kept):
             self.fixed |= s.own_names() | set(s.defines)
-            if any(isinstance(n, _SCOPES) for n in ast.walk(s.stmt)):
+            if any(isinstance(n, _SCOPES) for n in ir.ast_nodes(s.stmt)):
                 self.fixed.update(n for a in s.args for n in ir.names_in(a))
         self.mark(self.reads(s), False)
         if isinstance(s, ir.ForEach):

@@ -219,10 +219,15 @@ class Kept:
     def own_names(self) -> set:
         """The plain names `stmt` mentions (imported, assigned or read), not the
         placeholders."""
-        out = {n.id for n in ast.walk(self.stmt)
-               if isinstance(n, ast.Name) and not n.id.startswith(KEPT_ARG)}
-        return out | {a.asname or a.name.split(".")[0] for a in ast.walk(self.stmt)
-                      if isinstance(a, ast.alias)}
+        out = set()
+        for n in ast_nodes(self.stmt):  # (one walk: a `del` of arrays per line, often)
+            t = type(n)
+            if t is ast.Name:
+                if not n.id.startswith(KEPT_ARG):
+                    out.add(n.id)
+            elif t is ast.alias:
+                out.add(n.asname or n.name.split(".")[0])
+        return out
 
 
 KEPT_ARG = "\0arg"
