@@ -53,7 +53,8 @@ import numpy as np
 
 from .. import runtime
 from ..errors import S2SADError, user_facing
-from .templates import (NOT_LITERAL, Template, as_arrays, instantiate, literal, read_template,
+from . import instances
+from .templates import (NOT_LITERAL, Template, as_arrays, literal, read_template,
                         rule_function, split_params, transpose)
 
 REVERSE: dict = {}
@@ -206,7 +207,7 @@ class Rule:
         else:
             for name, seed in zip(self.inputs, seeds):
                 mapping[name + "_dot"] = seed if seed is not None else ast.Constant(0.0)
-        return instantiate(self.template, mapping, wanted, fresh)
+        return instances.instantiate(self.template, mapping, wanted, fresh)
 
 
 def norm_orders(matrix: bool):

@@ -57,6 +57,9 @@ class Template:
     terms: list  # one expr or None per input
     helpers: dict  # global names the body reads -> their objects
     reads: dict = field(default_factory=dict, repr=False)  # id(expr) -> names it reads
+    # (wanted, the kinds of the placeholders' values) -> the instance folded with
+    # stand-in names (`instances`)
+    plans: dict = field(default_factory=dict, repr=False)
 
     def names(self, expr) -> set:
         """The names one of the template's own expressions reads (asked on every

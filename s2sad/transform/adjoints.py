@@ -27,7 +27,10 @@ from .scatter import ScatterAdjoints
 
 class OperationAdjoints:
     """The reverse of one operation, as methods of `reverse._Transform` (see the
-    module docstring)."""
+    module docstring).
+
+    Size: about 300 lines, one short method per kind of operation (`BY_KIND`) and
+    the refusals, all reading the transform's one state."""
 
     def reverse_operation(self, s) -> list:
         """The reverse of an assignment or an expression statement: `BY_KIND`'s
@@ -50,8 +53,10 @@ class OperationAdjoints:
     def refuse_nested_lists(self, s: ir.Assign, op):
         """Refuse an active assignment that reads or makes a list inside a tuple, or
         a list of tuples or lists (`NotDifferentiableError`)."""
+        if self.nested_lists is None:  # (does any value hold one? asked once)
+            self.nested_lists = any(map(_nested_list, self.act.kinds.values()))
         names = [t for t in s.targets if t in self.act.active] + [
-            x.id for x in op.inputs if self.act.is_active(x)]
+            x.id for x in op.inputs if self.act.is_active(x)] if self.nested_lists else []
         if any(_nested_list(self.act.kinds.get(n)) for n in names) and not (
                 op.kind in ("listpack", "pack", "copy", "rule") and not s.unpack
                 and all(_lists_only(self.act.kinds.get(n)) for n in names)):
@@ -228,11 +233,11 @@ class OperationAdjoints:
                  for i, e in terms.items()}
         self.branch_masks(op, target, out_bar, terms)
         bound = self.unmasked_seed(seed, mask, assigns, terms, line) if mask else []
-        used = set()  # (an unbroadcast dropped needs no import)
-        for e in [e for _, e in assigns] + list(terms.values()):
-            used |= set(ir.names_in(e))
-        self.helpers.update({n: v for n, v in self.rule_of(op).template.helpers.items()
-                             if n in used})
+        helpers = self.rule_of(op).template.helpers
+        if any(self.helpers.get(n, self) is not v for n, v in helpers.items()):
+            used = {n for e in [e for _, e in assigns] + list(terms.values())
+                    for n in ir.names_in(e)}  # (an unbroadcast dropped needs no import)
+            self.helpers.update({n: v for n, v in helpers.items() if n in used})
         out = bound + [ir.Assign((n,), self.shape_donor(e), line) for n, e in assigns]
         if mask:
             return out + self.masked_terms(
@@ -296,8 +301,8 @@ class OperationAdjoints:
         (``t4 = t3 ** 2``) can go. For `unbroadcast` and `np.size` any array of
         `t4`'s shape will do, the earliest first; for `unreduce`, only the array `t4`
         was computed elementwise from (`Activity.origins`), which has its dtype."""
-        if self.accumulators or not isinstance(expr, ast.AST):
-            return expr  # (inside a reversed loop a value's shape may change)
+        if self.accumulators or not isinstance(expr, ast.AST) or not self.act.shapes:
+            return expr  # (in a reversed loop a shape may change; no shapes, no donors)
         for node in ir.nodes(expr):
             if not isinstance(node, ast.Call):
                 continue

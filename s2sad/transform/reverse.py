@@ -152,7 +152,7 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         self.unborn = set()  # carried names with no value before their loop
         self.masks = {}  # name -> the `masks.Mask` of its adjoint, in the block being reversed
         self.finite_memo = {}  # name -> certainly finite (`masks`)
-        self.definitions = None
+        self.definitions = self.nested_lists = None  # (`adjoints.refuse_nested_lists`)
         if any(isinstance(k, ArrayKind) for k in activity.kinds.values()):
             import numpy
 
