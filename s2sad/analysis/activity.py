@@ -159,10 +159,14 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
     def __init__(self, fn, wrt, param_kinds, callee_kind, callee=False):
         self.fn = fn
         self.callee = callee
-        self.locals = ir.local_names(fn)
+        self.index = _Index(fn)
+        self.locals = {p.name for p in fn.params} | self.index.defined.keys()
         self.result = Activity(wrt)
         self.param_kinds = param_kinds
         self.callee_kind = callee_kind
+        # answers that depend only on a primitive and the kinds of its inputs (the
+        # rules `classify` finds, `results.rule_result`'s kinds), kept for the analysis
+        self.memo = {}
 
     def is_local(self, n):
         return n in self.locals
@@ -179,6 +183,8 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
 
     def key(self, n):
         r = self.result
+        if not r.roots:  # (every name its own object)
+            return n
         return r.root(n) if self.is_list(n) or r.root(n) in r.written else n
 
     def run(self) -> Activity:
@@ -215,12 +221,8 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         self.keep = set()
         self.dict_items = {}  # dict display -> the kinds of its values by constant key
         self.dead = r.dead  # id(If) -> its branch that never runs
-        self.phis = {p.name for s in ir.walk(self.fn.body) if isinstance(s, ir.Loop)
-                     for p in s.phis}
-        defined = {}
-        for s in ir.walk(self.fn.body):
-            for t in ir.defined_names(s):
-                defined[t] = defined.get(t, 0) + 1
+        self.phis = self.index.phis
+        defined = self.index.defined
         # a name given its value in two places (a branch join, a loop's exit copies)
         # may have either shape: it gets a shape of its own
         self.joined = {t for t, k in defined.items() if k > 1} | self.phis
@@ -230,10 +232,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         self.displays = set()  # names of a dict or a set display (and their copies)
         # (names given None somewhere, which only gradient code s2sad wrote reads:
         # `restored_kind`, `saved_none`)
-        self.nones = {t for st in ir.walk(self.fn.body) if isinstance(st, ir.Assign)
-                      and isinstance(st.value, ast.Constant) and st.value.value is None
-                      for t in st.targets} \
-            if self.fn.source is not None and self.fn.source.generated else set()
+        self.nones = self.index.nones
         self.forward(self.fn.body)
         if r.written:
             reverted = self.written_joins()
@@ -268,9 +267,9 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         for group in (r.varied, r.useful):
             group |= {n for n in shared if r.root(n) in group}
         r.active = {n for n in r.varied & r.useful if differentiable(r.kinds.get(n))}
-        if r.written or any(isinstance(s, ir.Assign) and (s.inplace or s.item)
-                            or isinstance(s, ir.Expr) and r.ops.get(id(s)) is not None
-                            and r.ops[id(s)].kind == "append" for s in ir.walk(self.fn.body)):
+        if r.written or self.index.writes or any(
+                r.ops.get(id(s)) is not None and r.ops[id(s)].kind == "append"
+                for s in self.index.exprs):
             self.check_writes()
         if self.starred:
             self.check_starred()
@@ -338,10 +337,11 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 self.forward(s.copies)
                 continue
             if isinstance(s, ir.Assign):
-                op = classify(s.value, self.fn, self.is_local, self.atom_kind)
+                op = classify(s.value, self.fn, self.is_local, self.atom_kind, self.memo)
                 r.ops[id(s)] = op
                 self.check_mutation(s, op)
-                kinds = self.out_kinds(s, op)
+                inputs = [self.atom_kind(x) for x in op.inputs]
+                kinds = self.out_kinds(s, op, inputs)
                 if getattr(s.value, PLACEHOLDER, False):
                     self.placeholders.update(s.targets)  # (a None, never read)
                 if op.kind == "inactive":  # (a dict or a set display, an f-string)
@@ -358,10 +358,9 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                         "items it would not read",
                         "Loop over a list of them: `for k in list(d)`, "
                         "`for k, v in list(d.items())`.")
-                if any(self.atom_kind(x) == PENDING for x in op.inputs) or \
-                        getattr(s.value, PLACEHOLDER, False):
+                if PENDING in inputs or getattr(s.value, PLACEHOLDER, False):
                     kinds = [PENDING] * len(kinds)  # (of a result not known yet)
-                restored = self.restored_kind(s, op)
+                restored = self.restored_kind(s, op) if op.kind == "pop" else None
                 if restored is not None:
                     kinds = [restored]
                 if op.kind == "listpack" and not op.inputs and len(s.targets) == 1 and \
@@ -369,10 +368,14 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                     # (``xs = []`` again, in a loop's next pass: an empty list holds
                     # nothing, and what the appends gave its elements stays)
                     kinds = [ListKind(r.kinds[s.targets[0]].elem)]
-                self.note_static(s, op)
+                if op.kind in ("copy", "nondiff") or isinstance(s.value, (ast.Tuple,
+                                                                        ast.UnaryOp)):
+                    self.note_static(s, op)  # (what it looks at)
                 for t, k in zip(s.targets, kinds):
                     if not (t in self.keep and t in r.kinds):
-                        if {r.kinds.get(t), k} == {INT, SCALAR} or op.kind == "copy" and \
+                        old = r.kinds.get(t)
+                        if old == INT and k == SCALAR or old == SCALAR and k == INT or \
+                                op.kind == "copy" and \
                                 isinstance(op.inputs[0], ast.Name) and \
                                 op.inputs[0].id in r.maybe_int:
                             r.maybe_int.add(t)  # (a number, not certainly a float)
@@ -476,7 +479,8 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 if self.is_varied(s.value) and differentiable(kind):
                     r.varied.add(self.key(c))
             elif isinstance(s, ir.Expr):
-                op = r.ops[id(s)] = classify(s.value, self.fn, self.is_local, self.atom_kind)
+                op = r.ops[id(s)] = classify(s.value, self.fn, self.is_local, self.atom_kind,
+                                             self.memo)
                 self.check_mutation(s, op)
                 if op.kind == "call" and self.callee_kind is not None and any(
                         self.is_object_atom(x) for x in op.inputs):
@@ -682,6 +686,36 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
             elif isinstance(s, ir.If):
                 self.backward(s.body)
                 self.backward(s.orelse)
+
+
+class _Index:
+    """What the analysis asks of the function's statements before it runs, from one
+    walk: how often each name is given a value (in order of definition), the
+    loop-carried names, the names given None in gradient code s2sad wrote (see
+    `_Analysis.restored_kind`), whether an assignment writes in place or into an
+    item, and the expression statements."""
+
+    def __init__(self, fn: ir.Function):
+        self.defined, self.phis, self.nones, self.exprs = {}, set(), set(), []
+        self.writes = False
+        defined = self.defined
+        generated = fn.source is not None and fn.source.generated
+        for s in ir.walk(fn.body):
+            if isinstance(s, (ir.Assign, ir.Dup)):
+                for t in s.targets:
+                    defined[t] = defined.get(t, 0) + 1
+                if isinstance(s, ir.Assign):
+                    self.writes = self.writes or bool(s.inplace or s.item)
+                    if generated and isinstance(s.value, ast.Constant) \
+                            and s.value.value is None:
+                        self.nones.update(s.targets)
+                continue
+            for t in ir.defined_names(s):
+                defined[t] = defined.get(t, 0) + 1
+            if isinstance(s, ir.Loop):
+                self.phis.update(p.name for p in s.phis)
+            elif isinstance(s, ir.Expr):
+                self.exprs.append(s)
 
 
 def _of_no_library(kind):

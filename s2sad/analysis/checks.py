@@ -35,18 +35,29 @@ class Checks(ValueChecks):
 
     def check(self, body):
         r = self.result
+        active = r.active
         for s in body:
+            if isinstance(s, ir.Assign):
+                op = r.ops[id(s)]
+                if op.kind == "nondiff" and _moves_with_arguments(op.key) and \
+                        any(self.is_varied(x) for x in op.inputs) and \
+                        any(self.key(t) in r.useful for t in s.targets):
+                    raise self.error(NoRuleError, s, op)
+                if op.kind == "rule" and op.rule.no_derivative:
+                    self.check_no_derivative(s, op)
+                if not any(t in active for t in s.targets):
+                    if self.computes_complex(s, op) and any(self.is_varied(x)
+                                                           for x in op.inputs):
+                        self.refuse_complex(s, op)  # (a complex result is not active)
+                    continue
+                self.check_active(s, op)
+                continue
             blocks = ir.blocks(s)
             if blocks:
                 for b in blocks:
                     if b is not self.dead.get(id(s)):  # (a branch that never runs)
                         self.check(b)
                 continue
-            if isinstance(s, ir.Assign) and r.ops[id(s)].kind == "nondiff" and \
-                    _moves_with_arguments(r.ops[id(s)].key) and \
-                    any(self.is_varied(x) for x in r.ops[id(s)].inputs) and \
-                    any(self.key(t) in r.useful for t in s.targets):
-                raise self.error(NoRuleError, s, r.ops[id(s)])
             if isinstance(s, ir.Expr) and id(s) in r.ops:
                 self.check_unknown_effect(s, r.ops[id(s)])
             if isinstance(s, ir.Kept) and any(t in r.active for t in s.defines):
@@ -59,61 +70,55 @@ class Checks(ValueChecks):
                     f"depend on `{read}`, which carries a derivative, and the result "
                     f"depends on `{name}`",
                     f"Compute `{name}` outside the block, or keep `{read}` out of it.")
-            if isinstance(s, ir.Assign) and r.ops[id(s)].kind == "rule" \
-                    and r.ops[id(s)].rule.no_derivative:
-                self.check_no_derivative(s, r.ops[id(s)])
-            if isinstance(s, ir.Assign) and not any(t in r.active for t in s.targets) and \
-                    self.computes_complex(s, r.ops[id(s)]) and \
-                    any(self.is_varied(x) for x in r.ops[id(s)].inputs):
-                self.refuse_complex(s, r.ops[id(s)])  # (a complex result is not active)
-            if not isinstance(s, ir.Assign) or not any(t in r.active for t in s.targets):
-                continue
-            op = r.ops[id(s)]
-            if op.kind == "unknown":
-                raise self.error(NoRuleError, s, op)
-            if self.computes_complex(s, op):
-                self.refuse_complex(s, op)
-            if op.kind == "inactive":
-                carried = [x.id.split("%")[0] for x in op.inputs if self.is_varied(x)]
-                what = next((f"`{n}`" for n in carried if n),  # (a temporary has no name)
-                            "a value computed on this line")
-                raise self.error(
-                    NotDifferentiableError, s, op,
-                    f"s2sad runs {op.text} as written, with no derivative through it, "
-                    f"but {what} carries a derivative into it "
-                    f"and what is read from it reaches the result",
-                    "Keep values that carry derivatives in variables, tuples or lists "
-                    "(a dict or a string only for settings and messages).")
-            if op.kind == "getitem" and not isinstance(r.kinds.get(op.inputs[0].id),
-                                                       (tuple, ListKind, ArrayKind)):
-                raise self.error(NotDifferentiableError, s, op)
-            if op.kind == "getitem" and isinstance(r.kinds.get(op.inputs[0].id), tuple) \
-                    and not isinstance(op.inputs[1], ast.Constant) and (
-                        self.atom_kind(op.inputs[1]) != INT
-                        or not _one_kind(r.kinds[op.inputs[0].id])):
-                if self.atom_kind(op.inputs[1]) != INT:
-                    raise self.error(NotDifferentiableError, s, op,
-                                     "s2sad can index a tuple with an int, not a slice or "
-                                     "another value, where the result carries a derivative",
-                                     "Unpack the tuple into names, or make it a list.")
-                words = sorted({_kind_word(k) for k in r.kinds[op.inputs[0].id]})
+
+    def check_active(self, s: ir.Assign, op):
+        """The checks of an assignment whose result is active."""
+        r = self.result
+        if op.kind == "unknown":
+            raise self.error(NoRuleError, s, op)
+        if self.computes_complex(s, op):
+            self.refuse_complex(s, op)
+        if op.kind == "inactive":
+            carried = [x.id.split("%")[0] for x in op.inputs if self.is_varied(x)]
+            what = next((f"`{n}`" for n in carried if n),  # (a temporary has no name)
+                        "a value computed on this line")
+            raise self.error(
+                NotDifferentiableError, s, op,
+                f"s2sad runs {op.text} as written, with no derivative through it, "
+                f"but {what} carries a derivative into it "
+                f"and what is read from it reaches the result",
+                "Keep values that carry derivatives in variables, tuples or lists "
+                "(a dict or a string only for settings and messages).")
+        if op.kind == "getitem" and not isinstance(r.kinds.get(op.inputs[0].id),
+                                                   (tuple, ListKind, ArrayKind)):
+            raise self.error(NotDifferentiableError, s, op)
+        if op.kind == "getitem" and isinstance(r.kinds.get(op.inputs[0].id), tuple) \
+                and not isinstance(op.inputs[1], ast.Constant) and (
+                    self.atom_kind(op.inputs[1]) != INT
+                    or not _one_kind(r.kinds[op.inputs[0].id])):
+            if self.atom_kind(op.inputs[1]) != INT:
                 raise self.error(NotDifferentiableError, s, op,
-                                 f"the items of this tuple are of different kinds "
-                                 f"({', '.join(words)}), and which one this reads is known "
-                                 "only at run time: s2sad compiles the code that uses it "
-                                 "once, for one kind",
-                                 "Keep items of one kind in the tuple you loop over or "
-                                 "index (numbers, or NumPy arrays), or unpack it into "
-                                 "names and write the code once per item.")
-            for t in s.targets:
-                if r.is_container(t) and r.root(t) in self.conflicts \
-                        and r.conflict is None:
-                    # one adjoint object per list (or indexed array) cannot follow a
-                    # name that holds different ones: reverse mode raises this
-                    at = self.conflict_at.get(r.root(t), s)
-                    r.conflict = self.error(
-                        NotDifferentiableError, at, r.ops[id(at)],
-                        *_CONFLICT)
+                                 "s2sad can index a tuple with an int, not a slice or "
+                                 "another value, where the result carries a derivative",
+                                 "Unpack the tuple into names, or make it a list.")
+            words = sorted({_kind_word(k) for k in r.kinds[op.inputs[0].id]})
+            raise self.error(NotDifferentiableError, s, op,
+                             f"the items of this tuple are of different kinds "
+                             f"({', '.join(words)}), and which one this reads is known "
+                             "only at run time: s2sad compiles the code that uses it "
+                             "once, for one kind",
+                             "Keep items of one kind in the tuple you loop over or "
+                             "index (numbers, or NumPy arrays), or unpack it into "
+                             "names and write the code once per item.")
+        for t in s.targets if self.conflicts else ():
+            if r.is_container(t) and r.root(t) in self.conflicts \
+                    and r.conflict is None:
+                # one adjoint object per list (or indexed array) cannot follow a
+                # name that holds different ones: reverse mode raises this
+                at = self.conflict_at.get(r.root(t), s)
+                r.conflict = self.error(
+                    NotDifferentiableError, at, r.ops[id(at)],
+                    *_CONFLICT)
 
     def check_unknown_effect(self, s, op):
         """A call for its effect of a function s2sad knows nothing of may change a

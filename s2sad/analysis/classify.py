@@ -84,8 +84,10 @@ class Op:
 NONDIFF_ATTRIBUTES = {"shape", "ndim", "size", "dtype"}
 
 
-def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
-    """See the module docstring. `kind(atom)` gives the kind of an input atom."""
+def classify(value: ast.expr, fn: ir.Function, is_local, kind=None, memo=None) -> Op:
+    """See the module docstring. `kind(atom)` gives the kind of an input atom. `memo`,
+    a dict one analysis keeps, holds the rules found for a key and kinds of inputs
+    (the rules do not change while it runs)."""
     kind = kind or (lambda atom: None)
     if isinstance(value, ast.Name):
         if is_local(value.id):
@@ -93,40 +95,13 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
         return Op("const")
     if isinstance(value, (ast.Constant, ast.Attribute)) and not _local_attr(value, is_local):
         return Op("const")
-    if isinstance(value, ast.BinOp) and isinstance(value.op, _BITWISE):
-        return Op("nondiff", [value.left, value.right], diff=(False, False))
-    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
-        for xs, n in ((value.left, value.right), (value.right, value.left)):
-            # (a list times an array is NumPy's elementwise product, not a repetition)
-            if (isinstance(kind(xs), ListKind) or isinstance(xs, ast.List)) \
-                    and kind(n) == UNKNOWN:
-                # (an integer repeats the list, an array of settings multiplies it)
-                return Op("unknown", [xs, n], diff=(True, True),
-                          text="`*` of a list and a value whose kind s2sad cannot see "
-                               "(a repetition if it is an integer, NumPy's product if an "
-                               "array)")
-            if (isinstance(kind(xs), ListKind) or isinstance(xs, ast.List)) \
-                    and not isinstance(kind(n), ArrayKind):
-                return Op("repeat", [xs, n], diff=(True, False), text="list repetition")
-    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) \
-            and isinstance(kind(value.left), ListKind) and isinstance(kind(value.right), ListKind):
-        return Op("concat", [value.left, value.right], diff=(True, True),
-                  text="list concatenation")
-    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) \
-            and isinstance(kind(value.left), tuple) and isinstance(kind(value.right), tuple):
-        # (not the `+` of numbers: a tuple the function grows itself is a list,
-        # `frontend.grown`; one it is handed is refused where a derivative goes through)
-        return Op("unknown", [value.left, value.right], diff=(True, True),
-                  text="`+` of two tuples")
     if isinstance(value, ast.BinOp):
-        key = rules.OPERATORS.get(type(value.op))
-        inputs = [value.left, value.right]
-        return _with_rule(key, inputs, _op_text(value), [kind(x) for x in inputs])
+        return _binop(value, kind, memo)
     if isinstance(value, ast.UnaryOp):
         if isinstance(value.op, (ast.Not, ast.Invert)):
             return Op("nondiff", [value.operand], diff=(False,))
         key = rules.OPERATORS.get(type(value.op))
-        return _with_rule(key, [value.operand], _op_text(value), [kind(value.operand)])
+        return _with_rule(key, [value.operand], _op_text(value), [kind(value.operand)], memo)
     if isinstance(value, ast.Compare):
         inputs = [value.left, *value.comparators]
         return Op("nondiff", inputs, diff=(False,) * len(inputs))
@@ -178,7 +153,7 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
             inputs = [func.value] + list(value.args) + [k.value for k in value.keywords]
             return Op("unknown", inputs, diff=(True,) * len(inputs),
                       text=f"the method .{func.attr}()")
-        return _classify_call(value, fn, kind)
+        return _classify_call(value, fn, kind, memo)
     if isinstance(value, ast.Attribute):
         if value.attr == "T":
             return _rule_call(np.transpose, [value.value], [], kind, "the attribute .T")
@@ -189,6 +164,37 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None) -> Op:
         inputs = inactive_inputs(value)
         return Op("inactive", inputs, diff=(True,) * len(inputs), text=_INACTIVE[type(value)])
     return Op("unknown", text=type(value).__name__)
+
+
+def _binop(value: ast.BinOp, kind, memo) -> Op:
+    """`classify` of an operator on two atoms (the kind of each asked once)."""
+    if isinstance(value.op, _BITWISE):
+        return Op("nondiff", [value.left, value.right], diff=(False, False))
+    left, right = kind(value.left), kind(value.right)
+    if isinstance(value.op, ast.Mult):
+        for xs, n, kx, kn in ((value.left, value.right, left, right),
+                              (value.right, value.left, right, left)):
+            # (a list times an array is NumPy's elementwise product, not a repetition)
+            if (isinstance(kx, ListKind) or isinstance(xs, ast.List)) and kn == UNKNOWN:
+                # (an integer repeats the list, an array of settings multiplies it)
+                return Op("unknown", [xs, n], diff=(True, True),
+                          text="`*` of a list and a value whose kind s2sad cannot see "
+                               "(a repetition if it is an integer, NumPy's product if an "
+                               "array)")
+            if (isinstance(kx, ListKind) or isinstance(xs, ast.List)) \
+                    and not isinstance(kn, ArrayKind):
+                return Op("repeat", [xs, n], diff=(True, False), text="list repetition")
+    if isinstance(value.op, ast.Add) and isinstance(left, ListKind) \
+            and isinstance(right, ListKind):
+        return Op("concat", [value.left, value.right], diff=(True, True),
+                  text="list concatenation")
+    if isinstance(value.op, ast.Add) and isinstance(left, tuple) and isinstance(right, tuple):
+        # (not the `+` of numbers: a tuple the function grows itself is a list,
+        # `frontend.grown`; one it is handed is refused where a derivative goes through)
+        return Op("unknown", [value.left, value.right], diff=(True, True),
+                  text="`+` of two tuples")
+    key = rules.OPERATORS.get(type(value.op))
+    return _with_rule(key, [value.left, value.right], _op_text(value), [left, right], memo)
 
 
 _INACTIVE = {ast.JoinedStr: "an f-string", ast.Dict: "a dict", ast.Set: "a set"}
@@ -272,21 +278,41 @@ def _op_text(node) -> str:
     return "unary minus" if isinstance(node.op, ast.USub) else "unary plus"
 
 
-def _with_rule(key, inputs, text, kinds) -> Op:
-    rule = rules.lookup(key, len(inputs), kinds=kinds) if key else None
+def _with_rule(key, inputs, text, kinds, memo=None) -> Op:
+    rule = _MISSING
+    if memo is not None and key:
+        try:
+            at = (key, len(inputs), *kinds)
+            rule = memo.get(at, _MISSING)
+        except TypeError:  # (an unhashable kind)
+            memo = None
+    if rule is _MISSING:
+        rule = rules.lookup(key, len(inputs), kinds=kinds) if key else None
+        if memo is not None and key:
+            memo[at] = rule
     if rule is None:
         return Op("unknown", inputs, key=key, diff=(True,) * len(inputs), text=text)
     return Op("rule", inputs, key=key, rule=rule, diff=rule.differentiable, text=text)
 
 
-def _rule_call(obj, args, keywords, kind, text) -> Op:
+def _rule_call(obj, args, keywords, kind, text, memo=None) -> Op:
     """A call of a callable that has rules: pick the rule and bind the arguments."""
     kinds = [kind(a) for a in args]
-    # a callable with only a forward rule (a user's, or a runtime helper's) is
-    # still a rule call: reverse mode says so when it needs the missing rule
-    for rule in rules.candidates(obj) or rules.candidates(obj, "forward"):
-        if not rule.matches(kinds):
-            continue
+    fitting = None
+    if memo is not None:
+        try:
+            at = (_FITTING, obj, *kinds)
+            fitting = memo.get(at)
+        except TypeError:  # (an unhashable callable or kind)
+            memo = None
+    if fitting is None:
+        # a callable with only a forward rule (a user's, or a runtime helper's) is
+        # still a rule call: reverse mode says so when it needs the missing rule
+        fitting = [rule for rule in rules.candidates(obj) or rules.candidates(obj, "forward")
+                   if rule.matches(kinds)]
+        if memo is not None:
+            memo[at] = fitting
+    for rule in fitting:
         bound = rule.bind(args, keywords)
         if bound is not None:
             inputs, options = bound
@@ -399,10 +425,19 @@ def _classes_words(classes) -> tuple:
     return " or ".join(w[0] for w in words), " or ".join(w[1] for w in words)
 
 
-def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:
+def _classify_call(value: ast.Call, fn: ir.Function, kind, memo=None) -> Op:
     text = ir.dotted(value.func)
     obj = fn.refs.get(text, _MISSING)
     args = list(value.args)
+    if memo is not None:
+        try:
+            plain = memo.get((_PLAIN_RULE, obj))
+            if plain is None:
+                plain = memo[(_PLAIN_RULE, obj)] = _plain_rule_call(obj)
+        except TypeError:  # (an unhashable callable)
+            plain = False
+        if plain:
+            return _rule_call(obj, args, list(value.keywords), kind, f"`{text}`", memo)
     effect = _effect(obj)
     if effect is not None and len(args) == effect[1] and not value.keywords \
             and isinstance(args[0], ast.Name):
@@ -459,6 +494,27 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind) -> Op:
     return Op("unknown", inputs, key=obj, diff=(True,) * len(inputs), text=f"`{text}`{hint}")
 
 
+_FITTING, _PLAIN_RULE = object(), object()  # (tags of `classify`'s memo keys)
+
+
+def _plain_rule_call(obj) -> bool:
+    """Does `_classify_call` take any call of `obj` to `_rule_call`, whatever its
+    arguments (no case before that one applies to `obj`)?"""
+    if obj is _MISSING or _effect(obj) is not None:
+        return False
+    if any(obj is x for x in (list, tuple, dict, set, sum, math.fsum, np.asarray, np.array)):
+        return False
+    try:
+        if obj in rules.NONDIFFERENTIABLE:
+            return False
+    except TypeError:
+        pass
+    if METHODS.get(getattr(obj, "__name__", None)) is not None \
+            and isinstance(getattr(obj, "__self__", None), np.ndarray):
+        return False
+    return bool(rules.arities(obj) or rules.arities(obj, "forward"))
+
+
 def _standard_library(obj) -> bool:
     """Is `obj` a Python function of the standard library (``copy.deepcopy``,
     ``statistics.mean``)? Its source is the library's, not code to differentiate: a
@@ -512,6 +568,16 @@ _IN_PLACE_DUNDERS = {"__setitem__", "__delitem__"} | {
 
 
 def _mutating_functions() -> dict:
+    global _MUTATING
+    if _MUTATING is None:
+        _MUTATING = _mutating_table()
+    return _MUTATING
+
+
+_MUTATING = None
+
+
+def _mutating_table() -> dict:
     return {np.copyto: "`y = x.copy()` (or a write `y[...] = x`)",
             np.put: "a write `y[idx] = v`", np.place: "`y = np.where(mask, v, y)`",
             np.putmask: "`y = np.where(mask, v, y)`",

@@ -41,11 +41,15 @@ def items_kind(kinds: tuple):
     return out
 
 
+_RESULT = object()  # (the tag of `rule_result`'s keys in the analysis's memo)
+
+
 class ResultKinds:
     """The kinds of results: a part of activity's analysis (it reads the analysis's
     `atom_kind`, `callee_kind` and `fn`)."""
 
-    def out_kinds(self, s: ir.Assign, op: Op) -> list:
+    def out_kinds(self, s: ir.Assign, op: Op, inputs=None) -> list:
+        """`inputs`: the kinds of `op`'s inputs, where the caller has them."""
         n = len(s.targets)
         if s.unpack:
             value = self.atom_kind(s.value) if op.kind in ("copy", "const") else \
@@ -56,7 +60,8 @@ class ResultKinds:
                 return list(value.items) if value.items is not None \
                     and len(value.items) == n else [value.elem] * n
             return [UNKNOWN] * n
-        inputs = [self.atom_kind(x) for x in op.inputs]
+        if inputs is None:
+            inputs = [self.atom_kind(x) for x in op.inputs]
         return RESULT_KINDS[op.kind](self, s, op, inputs)
 
     def copy_result(self, s, op, inputs) -> list:
@@ -144,6 +149,23 @@ class ResultKinds:
         return [UNKNOWN]
 
     def rule_result(self, s, op, inputs) -> list:
+        # (of inputs that are no arrays, lists or tuples, the kind depends on the
+        # primitive and the kinds only, unless its row takes lists: kept for the analysis)
+        at = None
+        if all(type(k) is str for k in inputs):
+            try:
+                at = (_RESULT, op.key, *inputs)
+                known = self.memo.get(at)
+            except TypeError:  # (an unhashable key)
+                at = known = None
+            if known is not None:
+                return [known]
+        out = self._rule_result(op, inputs)
+        if at is not None and not facts_of(op.key).lists:
+            self.memo[at] = out[0]
+        return out
+
+    def _rule_result(self, op, inputs) -> list:
         if facts_of(op.key).int_result:
             return [INT]
         numpy_kind = result_dtype(rule_result_kind(op, inputs), op, inputs)

@@ -33,6 +33,9 @@ SHIFTED, SCALED = "shifted", "scaled"
 
 
 def unused_shifts(body) -> dict:
+    maxima = [i for i, s in enumerate(body) if _row_max(s) is not None]
+    if not maxima:  # (no row maximum at the top level: nothing to follow)
+        return {}
     out = {}
     top = {id(s) for s in body}
     sources = {}  # dup copy -> the name it copies
@@ -40,10 +43,9 @@ def unused_shifts(body) -> dict:
         if isinstance(s, ir.Dup):
             for t in s.targets:
                 sources[t] = sources.get(s.source, s.source)
-    for i, s in enumerate(body):
+    for i in maxima:
+        s = body[i]
         axis = _row_max(s)
-        if axis is None:
-            continue
         m, z = s.targets[0], s.value.args[0].id
         readers = [x for x in ir.walk(body) if m in _reads(x)]
         if len(readers) != 1 or id(readers[0]) not in top:
@@ -74,6 +76,8 @@ def _row_max(s):
     if not (isinstance(s, ir.Assign) and not s.unpack and isinstance(s.value, ast.Call)):
         return None
     call = s.value
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr in ("max", "amax")):
+        return None  # (not np.max, without the dotted name)
     if ir.dotted(call.func) not in ("np.max", "np.amax") or len(call.args) != 1 \
             or not isinstance(call.args[0], ast.Name):
         return None
