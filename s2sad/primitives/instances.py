@@ -42,6 +42,17 @@ def _copy_tree(node):
     return new
 
 
+def _copy_name(name: ast.Name):
+    """`_copy_tree` of a name, whose fields and positions are copied as they are."""
+    fields = name.__dict__
+    for v in fields.values():
+        if type(v) not in _PLAIN and not isinstance(v, _LEAVES):
+            return _copy_tree(name)
+    new = ast.Name.__new__(ast.Name)
+    new.__dict__ = fields.copy()
+    return new
+
+
 def instantiate(template: Template, mapping: dict, wanted, fresh):
     """`templates.instantiate`, from a plan where one fits (see the module docstring)."""
     full = {n: ast.Constant(v) for n, v in template.helpers.items()
@@ -102,10 +113,11 @@ def _builder(assigns, terms, names):
     from `fresh`: the trees written out as code, each node made straight from its
     fields (no walk looks at the planned trees again)."""
     values = {}  # id(object) -> its name in the code (operators, contexts, literals)
-    scope = {"_copy_tree": _copy_tree, "Name": ast.Name, "Load": ast.Load}
+    scope = {"_copy_tree": _copy_tree, "_copy_name": _copy_name, "Name": ast.Name,
+             "Load": ast.Load}
     lines = [f"def build(fresh, {''.join(f'v{i}, ' for i in range(len(names)))}):",
              "    load = Load()"]
-    slots = {_STAND_IN + n: f"_copy_tree(v{i})" for i, n in enumerate(names)}
+    slots = {_STAND_IN + n: f"_copy_name(v{i})" for i, n in enumerate(names)}
     count = iter(range(10**9))
 
     def const(v):

@@ -227,13 +227,15 @@ class OperationAdjoints:
         # the mask put around each term: `masks`)
         mask = self.mask_through(op, target, wanted)
         seed = ir.name(self.fresh()) if mask else out_bar
-        assigns, terms = self.rule_of(op).instantiate(op.inputs, ir.name(target), [seed],
-                                                      wanted, self.fresh, op.options)
-        terms = {i: _needless_unbroadcast_dropped(self.act, e, target, op.key)
-                 for i, e in terms.items()}
+        rule = self.rule_of(op)
+        assigns, terms = rule.instantiate(op.inputs, ir.name(target), [seed], wanted,
+                                          self.fresh, op.options)
+        if self.act.shapes:  # (else no term's unbroadcast is known to be needless)
+            terms = {i: _needless_unbroadcast_dropped(self.act, e, target, op.key)
+                     for i, e in terms.items()}
         self.branch_masks(op, target, out_bar, terms)
         bound = self.unmasked_seed(seed, mask, assigns, terms, line) if mask else []
-        helpers = self.rule_of(op).template.helpers
+        helpers = rule.template.helpers
         if any(self.helpers.get(n, self) is not v for n, v in helpers.items()):
             used = {n for e in [e for _, e in assigns] + list(terms.values())
                     for n in ir.names_in(e)}  # (an unbroadcast dropped needs no import)

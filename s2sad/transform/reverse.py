@@ -222,8 +222,8 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
             if isinstance(s, ir.Exit):
                 out.append(s)
                 continue
-            if isinstance(s, ir.Assign) and self.needs_derivative(s):
-                out.append(self.forward_call(s))
+            if isinstance(s, ir.Assign):  # (nothing below is for an assignment)
+                out.append(self.forward_call(s) if self.needs_derivative(s) else s)
                 continue
             if isinstance(s, ir.SetItem):
                 out.append(self.save_overwritten(s))
@@ -270,12 +270,12 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         return call_np(func, args)
 
     def is_accumulator(self, n: str) -> bool:
-        return any(n in level for level in self.accumulators)
+        return bool(self.accumulators) and any(n in level for level in self.accumulators)
 
     def set_adj(self, n: str, value, line) -> ir.Assign | ir.AugAssign:
         """``n%bar = value``, or ``n%bar += value`` inside the reverse of a loop that
         reads `n` but does not define it (its adjoint sums over the iterations)."""
-        if self.is_container(n):
+        if self.act.containers and self.is_container(n):
             if self.is_list(n):
                 self.helpers["add_into"] = runtime.add_into
                 if isinstance(value, ast.Call) and ir.dotted(value.func) == "list" and \
@@ -348,7 +348,7 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         if not copies:
             return []
         kind = self.act.kinds.get(s.source)
-        masked = self.masked_sum(s.source, copies, s.line)
+        masked = self.masked_sum(s.source, copies, s.line) if self.masks else None
         if masked:
             return masked
         return [self.set_adj(s.source, _sum([ir.name(adj(c)) for c in copies], kind), s.line)]
