@@ -339,16 +339,19 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
             if isinstance(s, ir.Assign):
                 op = classify(s.value, self.fn, self.is_local, self.atom_kind, self.memo)
                 r.ops[id(s)] = op
-                self.check_mutation(s, op)
+                if isinstance(s.value, ast.Call):  # (only a call changes its arguments)
+                    self.check_mutation(s, op)
                 inputs = [self.atom_kind(x) for x in op.inputs]
                 kinds = self.out_kinds(s, op, inputs)
-                if getattr(s.value, PLACEHOLDER, False):
+                marks = s.value.__dict__  # (`frontend`'s marks on the value, if any)
+                placeholder = marks.get(PLACEHOLDER, False)
+                if placeholder:
                     self.placeholders.update(s.targets)  # (a None, never read)
                 if op.kind == "inactive":  # (a dict or a set display, an f-string)
                     self.displays.update(s.targets)
-                if getattr(s.value, STARRED, False):
+                if marks.get(STARRED, False):
                     self.note_starred(s)
-                seq = s.value.value if getattr(s.value, ITERATED, False) else None
+                seq = s.value.value if marks.get(ITERATED, False) else None
                 if seq is not None and (self.atom_kind(seq) == OTHER or seq.id in self.displays):
                     raise self.error(
                         NotDifferentiableError, s, op,
@@ -358,7 +361,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                         "items it would not read",
                         "Loop over a list of them: `for k in list(d)`, "
                         "`for k, v in list(d.items())`.")
-                if PENDING in inputs or getattr(s.value, PLACEHOLDER, False):
+                if PENDING in inputs or placeholder:
                     kinds = [PENDING] * len(kinds)  # (of a result not known yet)
                 restored = self.restored_kind(s, op) if op.kind == "pop" else None
                 if restored is not None:
@@ -379,7 +382,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                                 isinstance(op.inputs[0], ast.Name) and \
                                 op.inputs[0].id in r.maybe_int:
                             r.maybe_int.add(t)  # (a number, not certainly a float)
-                        r.kinds[t] = merge(r.kinds.get(t), k)
+                        r.kinds[t] = merge(old, k)
                     if isinstance(r.kinds[t], ArrayKind):
                         r.origins[t] = self.origin(t, op)
                         shape = self.shape_of(t, s, op)
@@ -389,7 +392,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                             r.shapes[t] = shape
                     elif isinstance(r.kinds[t], tuple):  # (the arrays a call returns)
                         self.note_tuple_shapes(t, s, op)
-                    if self.is_object(t):
+                    if isinstance(r.kinds.get(t), (ListKind, ArrayKind)):  # (an object)
                         join = self.value_join(t) if not s.unpack else None
                         if join is not None:
                             self.join_value(t, op, s.value, join)
@@ -430,7 +433,11 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                         and isinstance(r.kinds[s.targets[0]], ArrayKind) \
                         and r.kinds[s.targets[0]].ndim is None:
                     self.any_rank.add(s.targets[0])
-                varied = any(d and self.is_varied(x) for d, x in zip(op.diff, op.inputs))
+                varied = False
+                for d, x in zip(op.diff, op.inputs):
+                    if d and isinstance(x, ast.Name) and self.key(x.id) in r.varied:
+                        varied = True
+                        break
                 if varied:
                     for t in s.targets:
                         if differentiable(r.kinds[t]):
@@ -507,6 +514,21 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                     r.written.add(r.root(target.id))
                     if self.is_varied(v):
                         r.varied.add(self.key(target.id))
+
+    def backward_assign(self, s: ir.Assign):
+        """An assignment whose result is useful makes the inputs it differentiates
+        useful (not a row maximum whose shift cancels: `shifts`)."""
+        r = self.result
+        if r.roots:
+            if not any(self.key(t) in r.useful for t in s.targets):
+                return
+        elif not any(t in r.useful for t in s.targets):  # (each name its own object)
+            return
+        op = r.ops[id(s)]
+        shift = self.unused_shifts.get(id(s)) if self.unused_shifts else None
+        for d, x in zip(op.diff, op.inputs):
+            if d and isinstance(x, ast.Name) and x.id != shift:
+                self.mark_useful(x.id)
 
     def call_views(self, t, s, op):
         """A call's result may be one of the lists or arrays it was given, or a view
@@ -644,6 +666,9 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
     def backward(self, body):
         r = self.result
         for s in reversed(body):
+            if type(s) is ir.Assign:  # (the commonest first)
+                self.backward_assign(s)
+                continue
             if isinstance(s, ir.Loop):
                 for _ in range(50):
                     before = len(r.useful)
@@ -662,12 +687,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 if isinstance(s.value, ast.Name):
                     self.mark_useful(s.value.id)
             elif isinstance(s, ir.Assign):
-                if any(self.key(t) in r.useful for t in s.targets):
-                    op = r.ops[id(s)]
-                    shift = self.unused_shifts.get(id(s))
-                    for d, x in zip(op.diff, op.inputs):
-                        if d and isinstance(x, ast.Name) and x.id != shift:
-                            self.mark_useful(x.id)
+                self.backward_assign(s)
             elif isinstance(s, ir.SetItem):
                 # (a value written into an integer array is truncated: no derivative
                 # passes through the write)

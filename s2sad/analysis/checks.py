@@ -146,7 +146,7 @@ class Checks(ValueChecks):
         """Also a conflict that no active assignment shows: an argument read by
         index whose object a dead name shares with another (`v = x` on one path)."""
         r = self.result
-        if r.conflict is not None:
+        if r.conflict is not None or not self.conflicts:
             return
         bad = {r.root(n) for n in r.active if r.is_container(n)} & self.conflicts
         if not bad:

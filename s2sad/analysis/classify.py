@@ -89,6 +89,8 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None, memo=None) -
     a dict one analysis keeps, holds the rules found for a key and kinds of inputs
     (the rules do not change while it runs)."""
     kind = kind or (lambda atom: None)
+    if type(value) is ast.BinOp:  # (the commonest first: none of the tests below is one)
+        return _binop(value, kind, memo)
     if isinstance(value, ast.Name):
         if is_local(value.id):
             return Op("copy", [value], diff=(True,))
@@ -279,20 +281,22 @@ def _op_text(node) -> str:
 
 
 def _with_rule(key, inputs, text, kinds, memo=None) -> Op:
-    rule = _MISSING
+    found = None
     if memo is not None and key:
         try:
             at = (key, len(inputs), *kinds)
-            rule = memo.get(at, _MISSING)
+            found = memo.get(at)
         except TypeError:  # (an unhashable kind)
             memo = None
-    if rule is _MISSING:
+    if found is None:
         rule = rules.lookup(key, len(inputs), kinds=kinds) if key else None
+        found = (rule, rule.differentiable if rule is not None else None)
         if memo is not None and key:
-            memo[at] = rule
+            memo[at] = found
+    rule, diff = found
     if rule is None:
         return Op("unknown", inputs, key=key, diff=(True,) * len(inputs), text=text)
-    return Op("rule", inputs, key=key, rule=rule, diff=rule.differentiable, text=text)
+    return Op("rule", inputs, key=key, rule=rule, diff=diff, text=text)
 
 
 def _rule_call(obj, args, keywords, kind, text, memo=None) -> Op:
@@ -316,8 +320,13 @@ def _rule_call(obj, args, keywords, kind, text, memo=None) -> Op:
         bound = rule.bind(args, keywords)
         if bound is not None:
             inputs, options = bound
-            return Op("rule", inputs, key=obj, rule=rule, diff=rule.differentiable,
-                      text=text, options=options)
+            diff = memo.get((_DIFF, id(rule))) if memo is not None else None
+            if diff is None:
+                diff = rule.differentiable
+                if memo is not None:
+                    memo[(_DIFF, id(rule))] = diff
+            return Op("rule", inputs, key=obj, rule=rule, diff=diff, text=text,
+                      options=options)
     return Op("unknown", args, key=obj, diff=(True,) * len(args),
               text=_no_rule_text(obj, args, keywords, kinds, text))
 
@@ -494,7 +503,7 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind, memo=None) -> Op:
     return Op("unknown", inputs, key=obj, diff=(True,) * len(inputs), text=f"`{text}`{hint}")
 
 
-_FITTING, _PLAIN_RULE = object(), object()  # (tags of `classify`'s memo keys)
+_FITTING, _PLAIN_RULE, _DIFF = object(), object(), object()  # (tags of the memo's keys)
 
 
 def _plain_rule_call(obj) -> bool:

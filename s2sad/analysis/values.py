@@ -100,9 +100,7 @@ class ValueChecks:
         """Does the assignment `s` compute with a complex number: a complex literal,
         a complex array, or a value such an assignment gave (its targets are noted)?"""
         seen = self.__dict__.setdefault("complex_values", set())
-        if any(isinstance(x, ast.Constant) and isinstance(x.value, complex) or
-               isinstance(x, ast.Name) and x.id in seen or
-               getattr(self.atom_kind(x), "dtype", None) == "c" for x in op.inputs) or \
+        if _complex_input(self, op.inputs, seen) or \
                 isinstance(s.value, (ast.List, ast.Tuple)) and any(
                     isinstance(e, ast.Name) and e.id in seen or isinstance(e, ast.Constant)
                     and isinstance(e.value, complex) for e in s.value.elts):
@@ -114,3 +112,19 @@ class ValueChecks:
                 seen.update(s.targets)  # (not a real number made of a complex one)
             return True
         return False
+
+
+def _complex_input(analysis, inputs, seen) -> bool:
+    """Is one of `inputs` a complex literal, a name of `seen`, or of a complex kind?"""
+    for x in inputs:
+        t = type(x)
+        if t is ast.Name:
+            if x.id in seen:
+                return True
+        elif isinstance(x, ast.Constant) and isinstance(x.value, complex) or \
+                isinstance(x, ast.Name) and x.id in seen:
+            return True
+        kind = analysis.atom_kind(x)
+        if type(kind) is not str and getattr(kind, "dtype", None) == "c":
+            return True
+    return False
