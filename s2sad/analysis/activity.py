@@ -45,6 +45,7 @@ from .results import ResultKinds, merge
 from .shifts import unused_shifts
 from .shapes import ShapeInference, fresh_shape
 from .static import StaticTests
+from .values import complex_kinds
 
 
 @dataclass
@@ -197,6 +198,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         self.indexed = set()  # roots of arrays some statement reads by index
         self.any_rank = set()  # elements of lists of arrays of several ranks (see error)
         self.starred = set()  # `*` parts of unpackings of arrays and tuples (`note_starred`)
+        self.complex_inputs = False  # (has an assignment read a complex value? `values`)
         for p in self.fn.params:
             default = SCALAR if p.name in r.wrt else UNKNOWN
             kind = r.kinds[p.name] = _of_no_library(self.param_kinds.get(p.name, default))
@@ -342,6 +344,8 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 if isinstance(s.value, ast.Call):  # (only a call changes its arguments)
                     self.check_mutation(s, op)
                 inputs = [self.atom_kind(x) for x in op.inputs]
+                if not self.complex_inputs and complex_kinds(op.inputs, inputs):
+                    self.complex_inputs = True  # (else no line computes with one)
                 kinds = self.out_kinds(s, op, inputs)
                 marks = s.value.__dict__  # (`frontend`'s marks on the value, if any)
                 placeholder = marks.get(PLACEHOLDER, False)

@@ -100,6 +100,8 @@ class ValueChecks:
         """Does the assignment `s` compute with a complex number: a complex literal,
         a complex array, or a value such an assignment gave (its targets are noted)?"""
         seen = self.__dict__.setdefault("complex_values", set())
+        if not seen and not self.__dict__.get("complex_inputs", True):
+            return False  # (no assignment reads a complex literal or array: `forward`)
         if _complex_input(self, op.inputs, seen) or \
                 isinstance(s.value, (ast.List, ast.Tuple)) and any(
                     isinstance(e, ast.Name) and e.id in seen or isinstance(e, ast.Constant)
@@ -112,6 +114,16 @@ class ValueChecks:
                 seen.update(s.targets)  # (not a real number made of a complex one)
             return True
         return False
+
+
+def complex_kinds(inputs, kinds) -> bool:
+    """Is one of the atoms `inputs`, of `kinds`, a complex literal or of a complex
+    kind (what `computes_complex` looks for, but the names it noted)?"""
+    for x, k in zip(inputs, kinds):
+        if type(k) is not str and getattr(k, "dtype", None) == "c" or \
+                isinstance(x, ast.Constant) and isinstance(x.value, complex):
+            return True
+    return False
 
 
 def _complex_input(analysis, inputs, seen) -> bool:
