@@ -41,13 +41,15 @@ class OperationAdjoints:
         op = self.act.op(s)
         if not (isinstance(s, ir.Assign) and any(t in self.act.active for t in s.targets)):
             return BY_KIND[op.kind](self, s, op, None)
-        self.refuse_nested_lists(s, op)
+        if self.nested_lists is not False:  # (None: not asked yet)
+            self.refuse_nested_lists(s, op)
         if s.unpack:
             return self.reverse_unpack(s)
         (target,) = s.targets
         # (a container's adjoint is its object's: made at a join, it is named for
         # the object made on another path)
-        out_bar = ir.name(self.acc(target) if self.is_container(target) else adj(target))
+        out_bar = ir.name(self.acc(target) if self.act.containers and self.is_container(target)
+                          else adj(target))
         return BY_KIND[op.kind](self, s, op, out_bar)
 
     def refuse_nested_lists(self, s: ir.Assign, op):
@@ -225,7 +227,7 @@ class OperationAdjoints:
         wanted = [i for i, x in enumerate(op.inputs) if self.act.is_active(x)]
         # (an adjoint masked by np.where goes through the rule as its unmasked value,
         # the mask put around each term: `masks`)
-        mask = self.mask_through(op, target, wanted)
+        mask = self.mask_through(op, target, wanted) if self.masks else None
         seed = ir.name(self.fresh()) if mask else out_bar
         rule = self.rule_of(op)
         assigns, terms = rule.instantiate(op.inputs, ir.name(target), [seed], wanted,

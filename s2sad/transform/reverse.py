@@ -127,13 +127,12 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         self.derivative_of = derivative_of
         self.requests: list[Request] = []
         self.temps = 0
-        self.locals = ir.local_names(fn)
+        self.locals, loops = _locals_and_loops(fn)
         self.calls: dict[int, tuple] = {}  # id(Assign) -> (request, [(input atom, param)])
         self.helpers: dict = {}
         self.accumulators: list = []  # per enclosing loop: names whose adjoints accumulate
         self.carried: list = []  # per enclosing loop: its active loop-carried names
         self.emitted: list = []  # the reverse blocks being built, outermost first
-        loops = [s for s in ir.walk(fn.body) if isinstance(s, ir.Loop)]
         self.tape_names = {}
         self.count_names = {}
         for i, loop in enumerate(loops, 1):
@@ -342,7 +341,8 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         return []
 
     def reverse_dup(self, s: ir.Dup) -> list:
-        if s.source not in self.act.active or self.is_container(s.source):
+        if s.source not in self.act.active or self.act.containers and \
+                self.is_container(s.source):
             return []
         copies = [t for t in s.targets if t in self.act.active]
         if not copies:
@@ -412,6 +412,16 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
                     if n not in inner and n in self.act.active and n not in seen:
                         seen.append(n)
         return seen
+
+
+def _locals_and_loops(fn: ir.Function) -> tuple:
+    """`ir.local_names(fn)` and the loops of `fn`, in order, from one walk."""
+    names, loops = {p.name for p in fn.params}, []
+    for s in ir.walk(fn.body):
+        names.update(s.targets if type(s) in (ir.Assign, ir.Dup) else ir.defined_names(s))
+        if isinstance(s, ir.Loop):
+            loops.append(s)
+    return names, loops
 
 
 def _touches(block, p) -> bool:

@@ -40,7 +40,10 @@ class SymmetricInputs:
     docstring)."""
 
     def rule_of(self, op):
-        variants = OF_SYMMETRIC.get(op.key) if _hashable(op.key) else None
+        try:
+            variants = OF_SYMMETRIC.get(op.key)
+        except TypeError:  # (an unhashable key)
+            variants = None
         if not variants or len(op.inputs) != 1 or not self.symmetric(op.inputs[0]):
             return op.rule
         for rule in variants:
@@ -140,11 +143,3 @@ class SymmetricInputs:
         if isinstance(atom, ast.Constant):
             return isinstance(atom.value, (int, float)) and not isinstance(atom.value, bool)
         return isinstance(atom, ast.Name) and self.act.kinds.get(atom.id) in (SCALAR, INT)
-
-
-def _hashable(key) -> bool:
-    try:
-        hash(key)
-    except TypeError:
-        return False
-    return True
