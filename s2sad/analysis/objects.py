@@ -32,6 +32,22 @@ def carried_sources(statements) -> dict:
     return sources
 
 
+def _add_definitions(body, chain, found) -> None:
+    """`Objects.definitions`'s walk: put in `found` each name's ``(statement, chain)``
+    (a module-level function: one nested that calls itself is a reference cycle)."""
+    for st in body:
+        if isinstance(st, ir.If):
+            _add_definitions(st.body, chain + ((st, 0),), found)
+            _add_definitions(st.orelse, chain + ((st, 1),), found)
+        elif isinstance(st, ir.Loop):
+            _add_definitions(st.cond + st.body, chain + ((st, None),), found)
+        elif isinstance(st, ir.Exit):
+            _add_definitions(st.copies, chain + ((st, None),), found)
+        else:
+            for n in ir.defined_names(st):
+                found.setdefault(n, []).append((st, chain))
+
+
 class Objects:
     """The objects names refer to: a part of activity's analysis (it reads the
     analysis's `result`, `fn`, `phis`, `joined`, `conflicts`, `join_makes`,
@@ -77,21 +93,7 @@ class Objects:
         and `Exit` (branch None) around it, outermost first."""
         if not hasattr(self, "_definitions"):
             found = {}
-
-            def visit(body, chain):
-                for st in body:
-                    if isinstance(st, ir.If):
-                        visit(st.body, chain + ((st, 0),))
-                        visit(st.orelse, chain + ((st, 1),))
-                    elif isinstance(st, ir.Loop):
-                        visit(st.cond + st.body, chain + ((st, None),))
-                    elif isinstance(st, ir.Exit):
-                        visit(st.copies, chain + ((st, None),))
-                    else:
-                        for n in ir.defined_names(st):
-                            found.setdefault(n, []).append((st, chain))
-
-            visit(self.fn.body, ())
+            _add_definitions(self.fn.body, (), found)
             self._definitions = found
         return self._definitions.get(t, [])
 

@@ -59,7 +59,7 @@ class Mask:
     number: bool = False
 
     def same(self, other) -> bool:
-        return self.keep == other.keep and ast.dump(self.cond) == ast.dump(other.cond)
+        return self.keep == other.keep and ir.expr_key(self.cond) == ir.expr_key(other.cond)
 
     def wrap(self, expr, other=None, number=False) -> ast.expr:
         """``where(cond, expr, other)`` (`other` 0.0 by default), or ``where(cond,
@@ -226,7 +226,7 @@ class MaskedAdjoints:
         ``where(cond, a, b)``; None otherwise."""
         masks = [self.masks.get(c) for c in copies]
         if len(copies) == 2 and None not in masks and masks[0].keep != masks[1].keep \
-                and ast.dump(masks[0].cond) == ast.dump(masks[1].cond) \
+                and ir.expr_key(masks[0].cond) == ir.expr_key(masks[1].cond) \
                 and self.plain_adjoint(source):
             # (one use in each branch: ``where(cond, a, b)``)
             a, b = masks if masks[0].keep else masks[::-1]
