@@ -658,40 +658,37 @@ class _Lowerer(KeptLowering):
             return ast.Compare(left=left, ops=node.ops, comparators=[self.atom(node.comparators[0])])
         # a < b < c: evaluate b once, and c only when a < b holds
         result = self.temp()
-
-        def chain(left, ops, rights):
-            right = self.atom(rights[0])
-            cmp = ast.Compare(left=left, ops=[ops[0]], comparators=[right])
-            if len(ops) == 1:
-                self.assign_var(result, cmp)
-                return
-            t = self.temp()
-            self.emit(ir.Assign((t,), cmp, self.line))
-            test = ir.name(t)
-            self.branch(test, lambda: chain(right, ops[1:], rights[1:]),
-                        lambda: self.assign_var(result, test), self.line)
-
-        chain(left, node.ops, node.comparators)
+        self.compare_chain(result, left, node.ops, node.comparators)
         return ir.name(self.env.pop(result))
+
+    def compare_chain(self, result, left, ops, rights):  # (a method: no cycle per call)
+        right = self.atom(rights[0])
+        cmp = ast.Compare(left=left, ops=[ops[0]], comparators=[right])
+        if len(ops) == 1:
+            self.assign_var(result, cmp)
+            return
+        t = self.temp()
+        self.emit(ir.Assign((t,), cmp, self.line))
+        test = ir.name(t)
+        self.branch(test, lambda: self.compare_chain(result, right, ops[1:], rights[1:]),
+                    lambda: self.assign_var(result, test), self.line)
 
     def e_BoolOp(self, node):
         result = self.temp()
-        is_and = isinstance(node.op, ast.And)
-
-        def chain(values):
-            first = self.atom(values[0])
-            if len(values) == 1:
-                self.assign_var(result, first)
-                return
-            rest = lambda: chain(values[1:])  # noqa: E731
-            keep = lambda: self.assign_var(result, first)  # noqa: E731
-            if is_and:
-                self.branch(first, rest, keep, self.line)
-            else:
-                self.branch(first, keep, rest, self.line)
-
-        chain(node.values)
+        self.bool_chain(result, isinstance(node.op, ast.And), node.values)
         return ir.name(self.env.pop(result))
+
+    def bool_chain(self, result, is_and, values):  # (a method: no cycle per call)
+        first = self.atom(values[0])
+        if len(values) == 1:
+            self.assign_var(result, first)
+            return
+        rest = lambda: self.bool_chain(result, is_and, values[1:])  # noqa: E731
+        keep = lambda: self.assign_var(result, first)  # noqa: E731
+        if is_and:
+            self.branch(first, rest, keep, self.line)
+        else:
+            self.branch(first, keep, rest, self.line)
 
     def e_IfExp(self, node):
         result = self.temp()

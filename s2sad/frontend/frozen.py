@@ -28,7 +28,7 @@ import ast
 import copy
 
 from .. import ir
-from .tree_index import Nodes, of
+from .tree_index import Nodes, fix_locations, of
 
 # the methods of a frozen distribution that take the points first, then the parameters
 METHODS = frozenset({"logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "pmf", "logpmf", "ppf",
@@ -67,7 +67,7 @@ def unfreeze(tree: ast.FunctionDef, meaning, nodes=None) -> bool:
     # (a constant, or a parameter never assigned, is read where it is used as it is)
     fixed = {p for p in params if p not in stores}
     _Unfreeze(distribution, frozen, fixed, otherwise).visit(tree)
-    ast.fix_missing_locations(tree)
+    fix_locations(tree)
     return True
 
 

@@ -52,7 +52,7 @@ import types
 from .. import ir
 from ..primitives import registry
 from .structure_calls import library_code
-from .tree_index import Nodes, has, of
+from .tree_index import Nodes, fix_locations, has, of
 
 
 def resolve(tree: ast.FunctionDef, meaning, nodes=None) -> bool:
@@ -122,7 +122,7 @@ def _partial_call(call: ast.Call, p) -> bool:
                              ctx=ast.Load())
         if key is not None:
             node = ast.Subscript(value=node, slice=ast.Constant(key), ctx=ast.Load())
-        return ast.fix_missing_locations(ast.copy_location(node, call.func))
+        return fix_locations(ast.copy_location(node, call.func))
 
     given = {k.arg for k in call.keywords}
     call.args[:0] = [read("args", i) for i in range(len(p.args))]
@@ -287,7 +287,7 @@ class _Resolver:
                 continue
             v = lines[0].value
             if self.names_function(v) and not (isinstance(v, ast.Name) and v.id == name) \
-                    and all(ast.dump(x.value) == ast.dump(v) for x in lines[1:]):
+                    and all(ir.expr_key(x.value) == ir.expr_key(v) for x in lines[1:]):
                 # (given one function, on every line that binds it: a loop's body that
                 # names its activation again each iteration)
                 aliases[name] = (lines, v)
@@ -302,7 +302,7 @@ class _Resolver:
                        for n in lines}
             _Drop(dropped).visit(self.tree)
         _Unroll(self).visit(self.tree)
-        ast.fix_missing_locations(self.tree)
+        fix_locations(self.tree)
 
     def only_called(self, name) -> bool:
         """Is every read of `name` the function of a call?"""

@@ -30,7 +30,7 @@ from __future__ import annotations
 import ast
 import types
 
-from .tree_index import has, of
+from .tree_index import fix_locations, has, of
 
 # the builtins that read a sequence whole, as they read a list
 _READERS = {"len", "sum", "min", "max", "sorted", "list", "tuple", "enumerate", "zip",
@@ -45,7 +45,7 @@ def as_lists(tree: ast.FunctionDef, meaning, nodes=None) -> bool:
     if not grown:
         return False
     _Rewriter(grown, meaning).visit(tree)
-    ast.fix_missing_locations(tree)
+    fix_locations(tree)
     return True
 
 

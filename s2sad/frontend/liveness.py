@@ -35,13 +35,28 @@ def liveness(body) -> tuple:
     if all(type(s) in _SIMPLE for s in body):
         return heads, after  # (no loop, no branch: nothing to say)
 
-    def reads(node) -> set:
-        return names_with(node, ast.Load) if node is not None else set()
+    flow = _Flow(heads, after)
+    flow.block(body, set(), set(), set())
+    return heads, after
 
-    def stored(target) -> set:
-        return names_with(target, ast.Store)
 
-    def block(stmts, live, brk, cont):
+def _reads(node) -> set:
+    return names_with(node, ast.Load) if node is not None else set()
+
+
+def _stored(target) -> set:
+    return names_with(target, ast.Store)
+
+
+class _Flow:
+    """`liveness`'s walk, filling its `heads` and `after` (methods, not functions
+    nested in `liveness`: those that call each other are a reference cycle, left for
+    the cyclic collector)."""
+
+    def __init__(self, heads, after):
+        self.heads, self.after = heads, after
+
+    def block(self, stmts, live, brk, cont):
         # one set for the block, changed in place by its assignments: a new set per
         # line cost what is live, which on a long straight-line block grows with it
         live = set(live)
@@ -52,56 +67,55 @@ def liveness(body) -> tuple:
                 if len(targets) == 1 and type(targets[0]) is Name and \
                         type(targets[0].ctx) is Store:  # (the commonest: ``x = ...``)
                     live.discard(targets[0].id)
-                    live |= reads(st.value)
+                    live |= _reads(st.value)
                     continue
                 for t in st.targets:
-                    live -= stored(t)
-                live |= reads(st.value)
+                    live -= _stored(t)
+                live |= _reads(st.value)
                 for t in st.targets:
-                    live |= reads(t)
+                    live |= _reads(t)
             else:
-                live = set(stmt(st, live, brk, cont))  # (its own: `heads` keeps some)
+                live = set(self.stmt(st, live, brk, cont))  # (its own: heads keeps some)
         return live
 
-    def stmt(st, live, brk, cont):
+    def stmt(self, st, live, brk, cont):
         if isinstance(st, (ast.Assign, ast.AnnAssign)):
             targets = st.targets if isinstance(st, ast.Assign) else [st.target]
-            killed = set().union(*(stored(t) for t in targets))
-            return (live - killed) | reads(st.value) | set().union(*(reads(t) for t in targets))
+            killed = set().union(*(_stored(t) for t in targets))
+            return (live - killed) | _reads(st.value) | \
+                set().union(*(_reads(t) for t in targets))
         if isinstance(st, ast.AugAssign):
-            return live | reads(st.value) | reads(st.target) | stored(st.target)
+            return live | _reads(st.value) | _reads(st.target) | _stored(st.target)
         if isinstance(st, ast.If):
-            after[id(st)] = set(live)  # (the last pass of a loop's fixed point stays)
-            return reads(st.test) | block(st.body, live, brk, cont) | block(st.orelse, live, brk, cont)
+            self.after[id(st)] = set(live)  # (the last pass of a loop's fixed point stays)
+            return _reads(st.test) | self.block(st.body, live, brk, cont) | \
+                self.block(st.orelse, live, brk, cont)
         if isinstance(st, (ast.For, ast.While)):
             head = set(live)
             while True:
                 if isinstance(st, ast.For):
-                    inner = block(st.body, head, live, head) - stored(st.target)
+                    inner = self.block(st.body, head, live, head) - _stored(st.target)
                     new = live | inner
                 else:
-                    new = live | reads(st.test) | block(st.body, head, live, head)
+                    new = live | _reads(st.test) | self.block(st.body, head, live, head)
                 if new <= head:
                     break
                 head |= new
-            heads[id(st)] = head
-            return head | reads(st.iter) if isinstance(st, ast.For) else head
+            self.heads[id(st)] = head
+            return head | _reads(st.iter) if isinstance(st, ast.For) else head
         if isinstance(st, ast.Break):
             return set(brk)
         if isinstance(st, ast.Continue):
             return set(cont)
         if isinstance(st, ast.Return):
-            return reads(st.value)
+            return _reads(st.value)
         if isinstance(st, (ast.With, ast.Try)):
-            after[id(st)] = set(live)  # (`anf` keeps it as written, or lowers a `with`)
+            self.after[id(st)] = set(live)  # (`anf` keeps it as written, or lowers a `with`)
             if isinstance(st, ast.With):
-                return block(st.body, live, brk, cont) | reads(ast.Tuple(
+                return self.block(st.body, live, brk, cont) | _reads(ast.Tuple(
                     elts=[i.context_expr for i in st.items], ctx=ast.Load()))
-            return (live - assigned_by(st)) | reads(st)
-        return live | reads(st)
-
-    block(body, set(), set(), set())
-    return heads, after
+            return (live - assigned_by(st)) | _reads(st)
+        return live | _reads(st)
 
 
 # the statements that hold no other statement
@@ -157,36 +171,40 @@ def assigned_by(st) -> set:
     in its body and in every ``except``, or in its ``finally`` (an assignment nested in
     an ``if`` counts where both branches make it)."""
 
-    def top(stmts) -> set:
-        out = set()
-        for s in stmts:
-            if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                targets = s.targets if isinstance(s, ast.Assign) else [s.target]
-                out |= {n.id for t in targets for n in ast.walk(t)
-                        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-            elif isinstance(s, ast.If):
-                out |= top(s.body) & top(s.orelse)
-        return out
-
-    every = top(st.body)
+    every = _assigned_on_every_path(st.body)
     for handler in st.handlers:
-        every &= top(handler.body)
-    return every | top(st.finalbody)
+        every &= _assigned_on_every_path(handler.body)
+    return every | _assigned_on_every_path(st.finalbody)
+
+
+def _assigned_on_every_path(stmts) -> set:
+    """`assigned_by`'s names of one block."""
+    out = set()
+    for s in stmts:
+        if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+            out |= {n.id for t in targets for n in ast.walk(t)
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        elif isinstance(s, ast.If):
+            out |= _assigned_on_every_path(s.body) & _assigned_on_every_path(s.orelse)
+    return out
 
 
 def assigned_in_order(stmts) -> list:
     out = []
-
-    def visit(node):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            if node.id not in out:
-                out.append(node.id)
-        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            if node.target.id not in out:
-                out.append(node.target.id)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
     for s in stmts:
-        visit(s)
+        _add_assigned(s, out)
     return out
+
+
+def _add_assigned(node, out) -> None:
+    """`assigned_in_order`'s walk (at module level: a nested function that calls
+    itself is a reference cycle, left for the cyclic collector)."""
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        if node.id not in out:
+            out.append(node.id)
+    if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+        if node.target.id not in out:
+            out.append(node.target.id)
+    for child in ast.iter_child_nodes(node):
+        _add_assigned(child, out)

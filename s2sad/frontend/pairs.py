@@ -34,7 +34,7 @@ import ast
 import copy
 import itertools
 
-from .tree_index import Nodes, of
+from .tree_index import Nodes, fix_locations, of
 
 
 def split_lists(tree: ast.FunctionDef, nodes=None) -> bool:
@@ -58,7 +58,7 @@ def split_lists(tree: ast.FunctionDef, nodes=None) -> bool:
         elements = {p: widths[min(lists)] for p, lists in found.elements.items()
                     if min(lists) in widths}
         _Split(widths, elements, itertools.count()).visit(tree)
-        ast.fix_missing_locations(tree)
+        fix_locations(tree)
     return parallel or bool(widths)
 
 
@@ -93,28 +93,29 @@ def tuple_lists(tree) -> set:
             out.add(node.func.value.id)
         elif isinstance(node, ast.Assign):
             assigns.append(node)
-
-    def made(v):
-        if isinstance(v, ast.ListComp):
-            return bool(_width(v.elt))
-        if isinstance(v, ast.List):
-            return bool(v.elts) and all(_width(e) for e in v.elts)
-        if isinstance(v, ast.Name):
-            return v.id in out
-        if isinstance(v, ast.Subscript) and isinstance(v.slice, ast.Slice):
-            return made(v.value)
-        if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and \
-                v.func.id == "list" and len(v.args) == 1:
-            return made(v.args[0])
-        return isinstance(v, ast.BinOp) and isinstance(v.op, ast.Add) and \
-            (made(v.left) or made(v.right))
-
     while True:  # (``M = L + [(a, b)]``, ``M = L[1:]``: lists of tuples too)
-        more = {t.id for a in assigns if made(a.value)
+        more = {t.id for a in assigns if _made_of_tuples(a.value, out)
                 for t in a.targets if isinstance(t, ast.Name)} - out
         if not more:
             return out
         out |= more
+
+
+def _made_of_tuples(v, lists) -> bool:
+    """Is `v` a list of tuples (`lists`: the names known to hold one)?"""
+    if isinstance(v, ast.ListComp):
+        return bool(_width(v.elt))
+    if isinstance(v, ast.List):
+        return bool(v.elts) and all(_width(e) for e in v.elts)
+    if isinstance(v, ast.Name):
+        return v.id in lists
+    if isinstance(v, ast.Subscript) and isinstance(v.slice, ast.Slice):
+        return _made_of_tuples(v.value, lists)
+    if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and \
+            v.func.id == "list" and len(v.args) == 1:
+        return _made_of_tuples(v.args[0], lists)
+    return isinstance(v, ast.BinOp) and isinstance(v.op, ast.Add) and \
+        (_made_of_tuples(v.left, lists) or _made_of_tuples(v.right, lists))
 
 
 def _position(e):

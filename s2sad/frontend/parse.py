@@ -447,7 +447,7 @@ def _parse_lambda(func, containers, cells) -> Parsed:
             inner = next((c for c in made.co_consts if isinstance(c, types.CodeType)), None)
             if inner is not None and _same_names(inner, getattr(func, ORIGINAL, func).__code__):
                 found.append(node)
-    if len({ast.dump(n) for n in found}) > 1:
+    if len({ir.expr_key(n) for n in found}) > 1:
         found = []  # (two lambdas on the line read the same names: which is it?)
         ambiguous = True
     else:

@@ -103,15 +103,22 @@ def _module_named(rw, call):
 
 def _qualify(tree, names: dict, local: set):
     """Read each free name of `names` in `tree` through its module's name."""
-    class Qualify(ast.NodeTransformer):
-        def visit_Name(self, node):
-            if node.id in names and node.id not in local and isinstance(node.ctx, ast.Load):
-                return ast.copy_location(ast.Attribute(
-                    value=ast.Name(id=names[node.id], ctx=ast.Load()), attr=node.id,
-                    ctx=ast.Load()), node)
-            return node
+    _Qualify(names, local).visit(tree)
 
-    Qualify().visit(tree)
+
+class _Qualify(ast.NodeTransformer):
+    """`_qualify`'s rewriting (a class nested in a function is a reference cycle)."""
+
+    def __init__(self, names: dict, local: set):
+        self.names, self.local = names, local
+
+    def visit_Name(self, node):
+        if node.id in self.names and node.id not in self.local and \
+                isinstance(node.ctx, ast.Load):
+            return ast.copy_location(ast.Attribute(
+                value=ast.Name(id=self.names[node.id], ctx=ast.Load()), attr=node.id,
+                ctx=ast.Load()), node)
+        return node
 
 
 def inline_local(rw, tree: ast.FunctionDef, call: ast.Call, at: ast.AST) -> str:
@@ -153,14 +160,21 @@ def substituted(tree: ast.FunctionDef, call: ast.Call):
     for p, arg in args.items():
         if reads.get(p, 0) > 1 and not _plain(arg):
             return None
+    return _Substitute(args, load_only=False).visit(body)
 
-    class Replace(ast.NodeTransformer):
-        def visit_Name(self, node):
-            if node.id in args:
-                return ast.copy_location(copy.deepcopy(args[node.id]), node)
-            return node
 
-    return Replace().visit(body)
+class _Substitute(ast.NodeTransformer):
+    """Each name of `values` (read, with `load_only`) replaced by a copy of its value:
+    `substituted`'s parameters, `_functions_passed`'s aliases (a class nested in a
+    function is a reference cycle)."""
+
+    def __init__(self, values: dict, load_only: bool):
+        self.values, self.load_only = values, load_only
+
+    def visit_Name(self, node):
+        if node.id in self.values and (not self.load_only or isinstance(node.ctx, ast.Load)):
+            return ast.copy_location(copy.deepcopy(self.values[node.id]), node)
+        return node
 
 
 def _plain(e) -> bool:
@@ -194,16 +208,9 @@ def _functions_passed(rw, bound, body):
     assigned = {n.id for n in ast.walk(ast.Module(body=body, type_ignores=[]))
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     aliases = {k: v for k, v in aliases.items() if k not in assigned}
-
-    class Alias(ast.NodeTransformer):
-        def visit_Name(self, node):
-            if node.id in aliases and isinstance(node.ctx, ast.Load):
-                return ast.copy_location(copy.deepcopy(aliases[node.id]), node)
-            return node
-
     return kept + [s for s in bound if isinstance(s, ast.Assign) and isinstance(
         s.targets[0], ast.Name) and s.targets[0].id in assigned and s not in kept], \
-        [Alias().visit(s) for s in body]
+        [_Substitute(aliases, load_only=True).visit(s) for s in body]
 
 
 def _names_function(rw, e) -> bool:

@@ -381,21 +381,22 @@ def _slot_uses(env: dict) -> dict:
     the names in `env`, counting each container once."""
     uses: dict = {}
     seen = set()
-
-    def visit(node):
-        uses[id(node)] = uses.get(id(node), 0) + 1
-        if id(node) in seen:
-            return
-        seen.add(id(node))
-        for c in node.children:
-            if isinstance(c, Node):
-                visit(c)
-            else:
-                uses[c] = uses.get(c, 0) + 1
-
     for node in env.values():
-        visit(node)
+        _count_uses(node, uses, seen)
     return uses
+
+
+def _count_uses(node, uses: dict, seen: set) -> None:
+    """`_slot_uses`'s walk from one container."""
+    uses[id(node)] = uses.get(id(node), 0) + 1
+    if id(node) in seen:
+        return
+    seen.add(id(node))
+    for c in node.children:
+        if isinstance(c, Node):
+            _count_uses(c, uses, seen)
+        else:
+            uses[c] = uses.get(c, 0) + 1
 
 
 def container_comprehension(rw, e, pre, hint):

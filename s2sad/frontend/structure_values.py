@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from ..ir import trees
 from ..ir.trees import Spec
+from .tree_index import fix_locations
 
 
 class Node:
@@ -82,22 +83,23 @@ def leaf_names(param: str, spec: Spec, taken: set) -> list:
     ``params_W``, ``params_layers_0_b``, clear of the names in `taken` (which it
     extends)."""
     out = []
-
-    def walk(s, prefix):
-        for i, child in enumerate(s.children):
-            key = s.keys[i] if s.keys else i
-            part = key if isinstance(key, str) and key.isidentifier() else str(i)
-            name = f"{prefix}_{part}"
-            if child is None:
-                while name in taken:
-                    name += "_"
-                taken.add(name)
-                out.append(name)
-            else:
-                walk(child, name)
-
-    walk(spec, param)
+    _add_leaf_names(spec, param, taken, out)
     return out
+
+
+def _add_leaf_names(s: Spec, prefix: str, taken: set, out: list) -> None:
+    """`leaf_names`'s walk, the names of `s`'s leaves put in `out`."""
+    for i, child in enumerate(s.children):
+        key = s.keys[i] if s.keys else i
+        part = key if isinstance(key, str) and key.isidentifier() else str(i)
+        name = f"{prefix}_{part}"
+        if child is None:
+            while name in taken:
+                name += "_"
+            taken.add(name)
+            out.append(name)
+        else:
+            _add_leaf_names(child, name, taken, out)
 
 
 def node_of(spec: Spec, names) -> Node:
@@ -107,16 +109,17 @@ def node_of(spec: Spec, names) -> Node:
 
 def copy_env(env: dict) -> dict:
     memo: dict = {}
+    return {k: _copy_node(v, memo) for k, v in env.items()}
 
-    def copy_node(n):
-        if id(n) in memo:
-            return memo[id(n)]
-        new = Node(n.type, n.form, n.keys, [], n.owned)
-        memo[id(n)] = new
-        new.children = [copy_node(c) if isinstance(c, Node) else c for c in n.children]
-        return new
 
-    return {k: copy_node(v) for k, v in env.items()}
+def _copy_node(n, memo: dict):
+    """`copy_env`'s copy of one `Node` (`memo`: the copies made, by id)."""
+    if id(n) in memo:
+        return memo[id(n)]
+    new = Node(n.type, n.form, n.keys, [], n.owned)
+    memo[id(n)] = new
+    new.children = [_copy_node(c, memo) if isinstance(c, Node) else c for c in n.children]
+    return new
 
 
 DICT_METHODS = ("items", "values", "keys")
@@ -127,16 +130,7 @@ def joined(rw, e, pre):
     b)]``), each one the function reads or builds (`rw` the rewriter): the `Node` of
     their items in order, as Python's new list holds them; None where either side is
     not one (then it is not a container, and `rw` leaves the line as it is)."""
-    def containers(x):
-        if isinstance(x, ast.Call) and len(x.args) == 1 and rw.loc_refs(x.func) in (list, tuple):
-            return containers(x.args[0])  # (tuple(new[:1]) + tuple(params[1:]))
-        if isinstance(x, ast.ListComp):
-            return isinstance(x.elt, (ast.Tuple, ast.List, ast.Dict, ast.DictComp))
-        if isinstance(x, (ast.List, ast.Tuple)):
-            return any(isinstance(v, (ast.Tuple, ast.List, ast.Dict)) or isinstance(
-                rw.value(v, [], probe=True), Node) for v in x.elts)
-        return isinstance(rw.value(x, [], probe=True), Node)
-    if not (containers(e.left) and containers(e.right)):
+    if not (_of_containers(rw, e.left) and _of_containers(rw, e.right)):
         return None
     left, right = rw.value(e.left, pre), rw.value(e.right, pre)
     if not (isinstance(left, Node) and isinstance(right, Node)):
@@ -147,6 +141,18 @@ def joined(rw, e, pre):
     return Node(left.type, "sequence", [], [rw.item(x, pre) for x in left.iteration()] +
                 [rw.item(x, pre) for x in right.iteration()], owned=True,
                 depth=rw.loop_depth)
+
+
+def _of_containers(rw, x) -> bool:
+    """Is `x` a list or tuple of containers (`joined`'s question of each side)?"""
+    if isinstance(x, ast.Call) and len(x.args) == 1 and rw.loc_refs(x.func) in (list, tuple):
+        return _of_containers(rw, x.args[0])  # (tuple(new[:1]) + tuple(params[1:]))
+    if isinstance(x, ast.ListComp):
+        return isinstance(x.elt, (ast.Tuple, ast.List, ast.Dict, ast.DictComp))
+    if isinstance(x, (ast.List, ast.Tuple)):
+        return any(isinstance(v, (ast.Tuple, ast.List, ast.Dict)) or isinstance(
+            rw.value(v, [], probe=True), Node) for v in x.elts)
+    return isinstance(rw.value(x, [], probe=True), Node)
 
 
 def tree_call(rw, e, pre, probe):
@@ -252,7 +258,7 @@ def assign(name, value, at):
     node = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value)
     if at is not None and getattr(at, "lineno", None) is not None:
         ast.copy_location(node, at)
-        ast.fix_missing_locations(node)
+        fix_locations(node)
         for n in ast.walk(node):
             if hasattr(n, "lineno"):
                 n.lineno = n.end_lineno = at.lineno

@@ -14,6 +14,9 @@ lambdas, ``*``...) returns at once.
 A `Nodes` is a snapshot: a pass that rewrites the tree says so, and its caller walks
 it again. Types are matched exactly (the concrete node classes `ast.parse` makes, not
 their abstract bases). `of(nodes, *types)` does the same on any list of nodes.
+
+`fix_locations(tree)` is ``ast.fix_missing_locations(tree)`` without a reference cycle
+per call.
 """
 
 from __future__ import annotations
@@ -116,3 +119,45 @@ def has(nodes, *types) -> bool:
         return nodes.has(*types)
     kinds = set(types)
     return any(type(n) in kinds for n in nodes)
+
+
+def fix_locations(tree):
+    """``ast.fix_missing_locations(tree)``: each node without a line or column takes its
+    parent's (the root's: line 1, column 0), in the same order, with a stack of its
+    own (the library's nests a function that calls itself, a reference cycle per call
+    left for the cyclic collector). Returns `tree`."""
+    stack = [(tree, 1, 0, 1, 0)]
+    pop, push, AST = stack.pop, stack.append, ast.AST
+    while stack:
+        node, lineno, col, end_lineno, end_col = pop()
+        attributes = node._attributes
+        if "lineno" in attributes:
+            if not hasattr(node, "lineno"):
+                node.lineno = lineno
+            else:
+                lineno = node.lineno
+        if "end_lineno" in attributes:
+            if getattr(node, "end_lineno", None) is None:
+                node.end_lineno = end_lineno
+            else:
+                end_lineno = node.end_lineno
+        if "col_offset" in attributes:
+            if not hasattr(node, "col_offset"):
+                node.col_offset = col
+            else:
+                col = node.col_offset
+        if "end_col_offset" in attributes:
+            if getattr(node, "end_col_offset", None) is None:
+                node.end_col_offset = end_col
+            else:
+                end_col = node.end_col_offset
+        children = []
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, AST):
+                children.append(value)
+            elif isinstance(value, list):
+                children.extend(x for x in value if isinstance(x, AST))
+        for child in reversed(children):  # (the library's order: a shared node once)
+            push((child, lineno, col, end_lineno, end_col))
+    return tree
