@@ -64,14 +64,14 @@ def _scalar_tangents(act) -> bool:
     the tangent code runs unchanged on vectors of tangents (`jacobian`'s vector mode)
     where every line reading a tangent works entry by entry, which
     `batching.check_vectors` decides."""
-    def scalar(kind):
-        if isinstance(kind, tuple):
-            return all(scalar(k) for k in kind)
-        if isinstance(kind, ListKind):
-            return scalar(kind.elem)
-        return kind in (SCALAR, INT)
-
-    return all(scalar(act.kinds.get(n)) for n in act.active)
+    todo = [act.kinds.get(n) for n in act.active]
+    while todo:  # (a stack, not a nested function calling itself: a reference cycle)
+        kind = todo.pop()
+        if isinstance(kind, (tuple, ListKind)):
+            todo.extend(kind if isinstance(kind, tuple) else [kind.elem])
+        elif kind not in (SCALAR, INT):
+            return False
+    return True
 
 
 @dataclass(eq=False)

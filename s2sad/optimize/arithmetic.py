@@ -80,49 +80,6 @@ def fold_constant_adjoints(body, ctx: Context) -> tuple:
     if not constants:
         return body, False
 
-    def const_of(node):
-        if isinstance(node, ast.Name) and node.id in constants:
-            return constants[node.id]
-        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-            return node.value
-        return None
-
-    class _Fold(ast.NodeTransformer):
-        def visit_BinOp(self, n):
-            self.generic_visit(n)
-            a, b = const_of(n.left), const_of(n.right)
-            named = any(isinstance(x, ast.Name) and x.id in constants for x in (n.left, n.right))
-            if a is not None and b is not None and named:
-                folded = rules.fold(ast.BinOp(left=ast.Constant(a), op=n.op,
-                                              right=ast.Constant(b)))
-                if isinstance(folded, ast.Constant):
-                    return folded
-            if isinstance(n.op, ast.Mult):
-                for const, other in ((n.left, n.right), (n.right, n.left)):
-                    value = const_of(const)
-                    if value is None or type(value) is not float or not _is_float(
-                            other, kinds) or type(other) is ast.Name and kinds.mixed(other.id):
-                        continue
-                    if value == 1.0:
-                        return other
-                    if value == -1.0:
-                        return ast.UnaryOp(op=ast.USub(), operand=other)
-                    if isinstance(const, ast.Name):
-                        return ast.BinOp(left=ast.Constant(value), op=ast.Mult(), right=other) \
-                            if const is n.left else ast.BinOp(left=other, op=ast.Mult(),
-                                                               right=ast.Constant(value))
-            if isinstance(n.op, ast.Div) and isinstance(n.left, ast.Name) \
-                    and n.left.id in constants:
-                n.left = ast.Constant(constants[n.left.id])
-            return n
-
-        def visit_UnaryOp(self, n):
-            self.generic_visit(n)
-            value = const_of(n.operand)
-            if isinstance(n.op, ast.USub) and value is not None and type(value) is float:
-                return ast.Constant(-value)
-            return n
-
     # (in program order: a line folded to a literal is a constant for the lines
     # after it, as the next round would find it, without the round's other passes)
     folded = False
@@ -132,13 +89,64 @@ def fold_constant_adjoints(body, ctx: Context) -> tuple:
         for get, set_ in ir.slots(s):
             node = get()
             if any(n in constants for n in ir.names_in(node)):
-                new = _Fold().visit(ir.copy_tree(node))
+                new = _Fold(constants, kinds).visit(ir.copy_tree(node))
                 folded = folded or ir.expr_key(new) != ir.expr_key(node)
                 set_(new)
         value = constant(s)
         if value is not None:
             constants[s.targets[0]] = value
     return body, folded
+
+
+class _Fold(ast.NodeTransformer):
+    """`fold_constant_adjoints`'s rewriting of one expression, `constants` the
+    adjoints known to hold a float literal."""
+
+    def __init__(self, constants: dict, kinds: NameKinds):
+        self.constants, self.kinds = constants, kinds
+
+    def const_of(self, node):
+        if isinstance(node, ast.Name) and node.id in self.constants:
+            return self.constants[node.id]
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            return node.value
+        return None
+
+    def visit_BinOp(self, n):
+        self.generic_visit(n)
+        constants, kinds = self.constants, self.kinds
+        a, b = self.const_of(n.left), self.const_of(n.right)
+        named = any(isinstance(x, ast.Name) and x.id in constants for x in (n.left, n.right))
+        if a is not None and b is not None and named:
+            folded = rules.fold(ast.BinOp(left=ast.Constant(a), op=n.op,
+                                          right=ast.Constant(b)))
+            if isinstance(folded, ast.Constant):
+                return folded
+        if isinstance(n.op, ast.Mult):
+            for const, other in ((n.left, n.right), (n.right, n.left)):
+                value = self.const_of(const)
+                if value is None or type(value) is not float or not _is_float(
+                        other, kinds) or type(other) is ast.Name and kinds.mixed(other.id):
+                    continue
+                if value == 1.0:
+                    return other
+                if value == -1.0:
+                    return ast.UnaryOp(op=ast.USub(), operand=other)
+                if isinstance(const, ast.Name):
+                    return ast.BinOp(left=ast.Constant(value), op=ast.Mult(), right=other) \
+                        if const is n.left else ast.BinOp(left=other, op=ast.Mult(),
+                                                           right=ast.Constant(value))
+        if isinstance(n.op, ast.Div) and isinstance(n.left, ast.Name) \
+                and n.left.id in constants:
+            n.left = ast.Constant(constants[n.left.id])
+        return n
+
+    def visit_UnaryOp(self, n):
+        self.generic_visit(n)
+        value = self.const_of(n.operand)
+        if isinstance(n.op, ast.USub) and value is not None and type(value) is float:
+            return ast.Constant(-value)
+        return n
 
 
 def unit_products(body, ctx: Context) -> list:
@@ -212,29 +220,35 @@ def float_arithmetic(body, ctx: Context, mine=None) -> list:
     `mine`, only the lines whose target `mine` accepts."""
     kinds = ctx.kinds
 
-    class _Cheaper(ast.NodeTransformer):
-        def visit_BinOp(self, n):
-            self.generic_visit(n)
-            if isinstance(n.op, ast.Add) and _same_product(n.left, n.right):
-                return ast.BinOp(left=ast.Constant(2.0), op=ast.Mult(), right=n.left)
-            if isinstance(n.op, ast.Pow) and isinstance(n.left, ast.Name) \
-                    and isinstance(n.right, ast.Constant) and n.right.value == 2 \
-                    and type(n.right.value) in (int, float) and kinds.is_float(n.left.id):
-                return ast.BinOp(left=n.left, op=ast.Mult(), right=ir.name(n.left.id))
-            if isinstance(n.op, (ast.Mult, ast.Div)):
-                for side, other in (("left", n.right), ("right", n.left)):
-                    const = getattr(n, side)
-                    if isinstance(const, ast.Constant) and type(const.value) is int \
-                            and abs(const.value) < 2 ** 53 and _is_float(other, kinds):
-                        setattr(n, side, ast.Constant(float(const.value)))
-            return n
-
     for s in ir.walk(body):
         if isinstance(s, ir.AugAssign) and mine is None or isinstance(s, ir.Assign) and (
                 mine is None or not s.unpack and mine(s.targets[0])):
             if any(type(n) is ast.BinOp and _may_be_cheaper(n) for n in ir.nodes(s.value)):
-                s.value = _Cheaper().visit(ir.copy_tree(s.value))
+                s.value = _Cheaper(kinds).visit(ir.copy_tree(s.value))
     return body
+
+
+class _Cheaper(ast.NodeTransformer):
+    """`float_arithmetic`'s rewriting of one expression."""
+
+    def __init__(self, kinds: NameKinds):
+        self.kinds = kinds
+
+    def visit_BinOp(self, n):
+        self.generic_visit(n)
+        if isinstance(n.op, ast.Add) and _same_product(n.left, n.right):
+            return ast.BinOp(left=ast.Constant(2.0), op=ast.Mult(), right=n.left)
+        if isinstance(n.op, ast.Pow) and isinstance(n.left, ast.Name) \
+                and isinstance(n.right, ast.Constant) and n.right.value == 2 \
+                and type(n.right.value) in (int, float) and self.kinds.is_float(n.left.id):
+            return ast.BinOp(left=n.left, op=ast.Mult(), right=ir.name(n.left.id))
+        if isinstance(n.op, (ast.Mult, ast.Div)):
+            for side, other in (("left", n.right), ("right", n.left)):
+                const = getattr(n, side)
+                if isinstance(const, ast.Constant) and type(const.value) is int \
+                        and abs(const.value) < 2 ** 53 and _is_float(other, self.kinds):
+                    setattr(n, side, ast.Constant(float(const.value)))
+        return n
 
 
 def _may_be_cheaper(n) -> bool:
@@ -259,7 +273,7 @@ def _same_product(a, b) -> bool:
     def factors(n):
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) \
                 and all(isinstance(x, (ast.Name, ast.Constant)) for x in (n.left, n.right)):
-            return [ast.dump(n.left), ast.dump(n.right)]
+            return [ir.expr_key(n.left), ir.expr_key(n.right)]
         return None
 
     fa, fb = factors(a), factors(b)
@@ -274,83 +288,8 @@ def spread_by_broadcasting(body, ctx: Context) -> list:
     spread (``unreduce(g, x, ...) * c`` -> ``unreduce(g * c, x, ...)``). The size
     of a number is 1 (``np.size(t5)`` of a total ``np.mean``), so the number need
     not be computed."""
-    kinds = ctx.kinds
-    array = kinds.array
-
-    def parts(node):
-        if not (isinstance(node, ast.Call) and ir.dotted(node.func) == "unreduce"
-                and not node.keywords and 2 <= len(node.args) <= 4
-                and isinstance(node.args[1], ast.Name) and array(node.args[1].id)):
-            return None
-        options = [a.value if isinstance(a, ast.Constant) else ... for a in node.args[2:]]
-        axis, keepdims = (options + [None, False])[:2] if len(options) < 2 else options
-        if axis is ... or keepdims is ...:
-            return None
-        return node.args[0], node.args[1].id, axis, keepdims
-
-    def number(n) -> bool:
-        if isinstance(n, ast.Constant):
-            return type(n.value) in (int, float)
-        if isinstance(n, ast.Name):
-            return kinds.is_float(n.id)
-        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
-            return number(n.left) and number(n.right)
-        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
-            return number(n.operand)
-        return isinstance(n, ast.Call) and ir.dotted(n.func) == "np.size"
-
-    class _Size(ast.NodeTransformer):
-        def visit_Call(self, n):
-            self.generic_visit(n)
-            if ir.dotted(n.func) == "np.size" and len(n.args) == 1 and not n.keywords \
-                    and isinstance(n.args[0], ast.Name) and kinds.is_float(n.args[0].id):
-                return ast.Constant(1)  # the size of a number
-            return n
-
-    def shaped(n, x) -> bool:
-        """Does `n` certainly evaluate to an array of `x`'s shape?"""
-        if isinstance(n, ast.Name):
-            base = n.id[: -len("%bar")] if n.id.endswith("%bar") else n.id
-            return base == x or kinds.same_shape(base, x)
-        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
-            return shaped(n.left, x) and (number(n.right) or shaped(n.right, x)) \
-                or number(n.left) and shaped(n.right, x)
-        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
-            return shaped(n.operand, x)
-        if isinstance(n, ast.Compare) and len(n.ops) == 1:  # (a mask: ``t >= 0.0``)
-            a, b = n.left, n.comparators[0]
-            return shaped(a, x) and (number(b) or shaped(b, x)) or number(a) and shaped(b, x)
-        if isinstance(n, ast.Call) and len(n.args) == 1 and not n.keywords and \
-                kinds.unary_ufunc(ir.dotted(n.func) or ""):  # (``np.sign(t)``)
-            return shaped(n.args[0], x)
-        p = parts(n)
-        return p is not None and shaped(ir.name(p[1]), x)
-
-    class _Spread(ast.NodeTransformer):
-        def visit_BinOp(self, n):
-            self.generic_visit(n)
-            if not isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
-                return n
-            for side, other in (("left", n.right), ("right", n.left)):
-                p = parts(getattr(n, side))
-                if p is None:
-                    continue
-                g, x, axis, keepdims = p
-                call = getattr(n, side)
-                if isinstance(n.op, ast.Mult) and number(other) or \
-                        isinstance(n.op, ast.Div) and side == "left" and number(other):
-                    scaled = ast.BinOp(left=g, op=n.op, right=other) if side == "left" \
-                        else ast.BinOp(left=other, op=n.op, right=g)
-                    return ast.Call(func=call.func, args=[scaled] + call.args[1:],
-                                    keywords=[])
-                if (axis is None or keepdims is True) and shaped(other, x):
-                    setattr(n, side, g)
-                    return n
-            return n
-
-    def spread(node):
-        return _Spread().visit(_Size().visit(ir.copy_tree(node)))
-
+    how = _Broadcasting(ctx.kinds)
+    spread = how.spread
     for s in ir.walk(body):
         if not any(type(c) is ast.Call and _spreads(c) for node in ir.slot_values(s)
                    for c in ir.nodes(node)):
@@ -359,7 +298,104 @@ def spread_by_broadcasting(body, ctx: Context) -> list:
             node = get()
             if any(type(c) is ast.Call and _spreads(c) for c in ir.nodes(node)):
                 set_(spread(node))
-    return _spread_named(body, parts, spread, ctx)
+    return _spread_named(body, how.parts, spread, ctx)
+
+
+class _Broadcasting:
+    """`spread_by_broadcasting`'s questions of an expression, from what `kinds` knows
+    (at module level, with its transformers: a class or a function that calls itself
+    nested in the pass is a reference cycle, left for the cyclic collector)."""
+
+    def __init__(self, kinds: NameKinds):
+        self.kinds = kinds
+
+    def parts(self, node):
+        if not (isinstance(node, ast.Call) and ir.dotted(node.func) == "unreduce"
+                and not node.keywords and 2 <= len(node.args) <= 4
+                and isinstance(node.args[1], ast.Name) and self.kinds.array(node.args[1].id)):
+            return None
+        options = [a.value if isinstance(a, ast.Constant) else ... for a in node.args[2:]]
+        axis, keepdims = (options + [None, False])[:2] if len(options) < 2 else options
+        if axis is ... or keepdims is ...:
+            return None
+        return node.args[0], node.args[1].id, axis, keepdims
+
+    def number(self, n) -> bool:
+        if isinstance(n, ast.Constant):
+            return type(n.value) in (int, float)
+        if isinstance(n, ast.Name):
+            return self.kinds.is_float(n.id)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+            return self.number(n.left) and self.number(n.right)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            return self.number(n.operand)
+        return isinstance(n, ast.Call) and ir.dotted(n.func) == "np.size"
+
+    def shaped(self, n, x) -> bool:
+        """Does `n` certainly evaluate to an array of `x`'s shape?"""
+        if isinstance(n, ast.Name):
+            base = n.id[: -len("%bar")] if n.id.endswith("%bar") else n.id
+            return base == x or self.kinds.same_shape(base, x)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+            return self.shaped(n.left, x) and (self.number(n.right) or self.shaped(n.right, x)) \
+                or self.number(n.left) and self.shaped(n.right, x)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            return self.shaped(n.operand, x)
+        if isinstance(n, ast.Compare) and len(n.ops) == 1:  # (a mask: ``t >= 0.0``)
+            a, b = n.left, n.comparators[0]
+            return self.shaped(a, x) and (self.number(b) or self.shaped(b, x)) or \
+                self.number(a) and self.shaped(b, x)
+        if isinstance(n, ast.Call) and len(n.args) == 1 and not n.keywords and \
+                self.kinds.unary_ufunc(ir.dotted(n.func) or ""):  # (``np.sign(t)``)
+            return self.shaped(n.args[0], x)
+        p = self.parts(n)
+        return p is not None and self.shaped(ir.name(p[1]), x)
+
+    def spread(self, node):
+        return _Spread(self).visit(_Size(self.kinds).visit(ir.copy_tree(node)))
+
+
+class _Size(ast.NodeTransformer):
+    """`spread_by_broadcasting`'s ``np.size`` of a number: 1."""
+
+    def __init__(self, kinds: NameKinds):
+        self.kinds = kinds
+
+    def visit_Call(self, n):
+        self.generic_visit(n)
+        if ir.dotted(n.func) == "np.size" and len(n.args) == 1 and not n.keywords \
+                and isinstance(n.args[0], ast.Name) and self.kinds.is_float(n.args[0].id):
+            return ast.Constant(1)  # the size of a number
+        return n
+
+
+class _Spread(ast.NodeTransformer):
+    """`spread_by_broadcasting`'s rewriting of one expression (`how`: a
+    `_Broadcasting`)."""
+
+    def __init__(self, how: _Broadcasting):
+        self.how = how
+
+    def visit_BinOp(self, n):
+        self.generic_visit(n)
+        if not isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+            return n
+        for side, other in (("left", n.right), ("right", n.left)):
+            p = self.how.parts(getattr(n, side))
+            if p is None:
+                continue
+            g, x, axis, keepdims = p
+            call = getattr(n, side)
+            if isinstance(n.op, ast.Mult) and self.how.number(other) or \
+                    isinstance(n.op, ast.Div) and side == "left" and self.how.number(other):
+                scaled = ast.BinOp(left=g, op=n.op, right=other) if side == "left" \
+                    else ast.BinOp(left=other, op=n.op, right=g)
+                return ast.Call(func=call.func, args=[scaled] + call.args[1:],
+                                keywords=[])
+            if (axis is None or keepdims is True) and self.how.shaped(other, x):
+                setattr(n, side, g)
+                return n
+        return n
 
 
 def _spread_named(body, parts, spread, ctx: Context) -> list:
@@ -433,35 +469,6 @@ def factor_out_of_sums(body, ctx: Context) -> list:
     arithmetic only: the sum of quotients and the quotient of the sum round
     differently (by about the sum's own rounding error)."""
     kinds = ctx.kinds
-    array = kinds.array
-
-    def number(n) -> bool:
-        return isinstance(n, ast.Constant) and type(n.value) in (int, float) or \
-            isinstance(n, ast.Name) and kinds.is_float(n.id)
-
-    def constant_along(d, x) -> bool:
-        return number(d) or isinstance(d, ast.Name) and array(d.id) and array(x) \
-            and kinds.same_shape(d.id, x)
-
-    class _Factor(ast.NodeTransformer):
-        def visit_Call(self, n):
-            self.generic_visit(n)
-            if ir.dotted(n.func) != "unbroadcast" or len(n.args) != 2 or n.keywords \
-                    or not isinstance(n.args[1], ast.Name):
-                return n
-            e, x = n.args[0], n.args[1].id
-            outer = []
-            while isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Mult, ast.Div)) \
-                    and constant_along(e.right, x) and not number(e.left):
-                outer.append((e.op, e.right))
-                e = e.left
-            if not outer:
-                return n
-            out = ast.Call(func=n.func, args=[e, n.args[1]], keywords=[])
-            for op, d in reversed(outer):
-                out = ast.BinOp(left=out, op=op, right=d)
-            return out
-
     for s in ir.walk(body):
         if not any(type(c) is ast.Call and ir.dotted(c.func) == "unbroadcast"
                    for node in ir.slot_values(s) for c in ir.nodes(node)):
@@ -470,8 +477,42 @@ def factor_out_of_sums(body, ctx: Context) -> list:
             node = get()
             if any(type(c) is ast.Call and ir.dotted(c.func) == "unbroadcast"
                    for c in ir.nodes(node)):
-                set_(_Factor().visit(ir.copy_tree(node)))
+                set_(_Factor(kinds).visit(ir.copy_tree(node)))
     return body
+
+
+class _Factor(ast.NodeTransformer):
+    """`factor_out_of_sums`'s rewriting of one expression."""
+
+    def __init__(self, kinds: NameKinds):
+        self.kinds = kinds
+
+    def number(self, n) -> bool:
+        return isinstance(n, ast.Constant) and type(n.value) in (int, float) or \
+            isinstance(n, ast.Name) and self.kinds.is_float(n.id)
+
+    def constant_along(self, d, x) -> bool:
+        array = self.kinds.array
+        return self.number(d) or isinstance(d, ast.Name) and array(d.id) and array(x) \
+            and self.kinds.same_shape(d.id, x)
+
+    def visit_Call(self, n):
+        self.generic_visit(n)
+        if ir.dotted(n.func) != "unbroadcast" or len(n.args) != 2 or n.keywords \
+                or not isinstance(n.args[1], ast.Name):
+            return n
+        e, x = n.args[0], n.args[1].id
+        outer = []
+        while isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Mult, ast.Div)) \
+                and self.constant_along(e.right, x) and not self.number(e.left):
+            outer.append((e.op, e.right))
+            e = e.left
+        if not outer:
+            return n
+        out = ast.Call(func=n.func, args=[e, n.args[1]], keywords=[])
+        for op, d in reversed(outer):
+            out = ast.BinOp(left=out, op=op, right=d)
+        return out
 
 
 def called(body) -> set:
@@ -515,25 +556,6 @@ def double_sums(body, reads, defs, ctx: Context) -> list:
         base = n[: -len("%bar")] if n.endswith("%bar") else n
         return kinds.array(base)
 
-    def doubled(product):
-        """`product` with one number factor doubled, or None."""
-        if isinstance(product, ast.BinOp) and isinstance(product.op, ast.Mult):
-            for side in ("right", "left"):
-                factor = getattr(product, side)
-                if isinstance(factor, ast.Constant) and type(factor.value) in (int, float) \
-                        or isinstance(factor, ast.Name) and kinds.is_float(factor.id) \
-                        or _is_size_ratio(factor):
-                    new = copy.copy(product)
-                    setattr(new, side, ast.BinOp(left=ast.Constant(2.0), op=ast.Mult(),
-                                                 right=factor))
-                    return new
-            inner = doubled(product.left)
-            if inner is not None:
-                new = copy.copy(product)
-                new.left = inner
-                return new
-        return None
-
     index = None
     for i, s in enumerate(out):
         n = s.targets[0] if isinstance(s, ir.Assign) and not s.unpack else None
@@ -542,17 +564,37 @@ def double_sums(body, reads, defs, ctx: Context) -> list:
         index = index or BlockIndex(out)
         j = index.reader(i)
         x = out[j] if j is not None else None
-        new = doubled(s.value) if isinstance(x, (ir.Assign, ir.AugAssign)) \
+        new = _doubled(s.value, kinds) if isinstance(x, (ir.Assign, ir.AugAssign)) \
             and n not in reads_of_target(x) else None
         if new is not None:
-            twice = ast.dump(ast.BinOp(left=ir.name(n), op=ast.Add(), right=ir.name(n)))
+            twice = ir.expr_key(ast.BinOp(left=ir.name(n), op=ast.Add(), right=ir.name(n)))
             found = [node for node in ast.walk(x.value)
-                     if isinstance(node, ast.BinOp) and ast.dump(node) == twice]
+                     if isinstance(node, ast.BinOp) and ir.expr_key(node) == twice]
             if len(found) == 1:  # (n's two reads are that sum, in place)
                 x.value = _replaced(x.value, found[0], new)
                 index.drop(i)
                 index.rewritten(j)
     return [x for x in out if x is not None]
+
+
+def _doubled(product, kinds):
+    """`product` with one number factor doubled, or None (`double_sums`'s)."""
+    if isinstance(product, ast.BinOp) and isinstance(product.op, ast.Mult):
+        for side in ("right", "left"):
+            factor = getattr(product, side)
+            if isinstance(factor, ast.Constant) and type(factor.value) in (int, float) \
+                    or isinstance(factor, ast.Name) and kinds.is_float(factor.id) \
+                    or _is_size_ratio(factor):
+                new = copy.copy(product)
+                setattr(new, side, ast.BinOp(left=ast.Constant(2.0), op=ast.Mult(),
+                                             right=factor))
+                return new
+        inner = _doubled(product.left, kinds)
+        if inner is not None:
+            new = copy.copy(product)
+            new.left = inner
+            return new
+    return None
 
 
 def _replaced(tree, old, new):
@@ -583,15 +625,6 @@ def sizes_as_attributes(body, ctx: Context) -> list:
     ``x.size``: an attribute, not a call (0.02 us against 0.2; a layer-norm gradient
     made four). (Tangent code keeps the call, which `batching` reads.)"""
     kinds = ctx.kinds
-
-    class _Attribute(ast.NodeTransformer):
-        def visit_Call(self, n):
-            self.generic_visit(n)
-            if ir.dotted(n.func) == "np.size" and len(n.args) == 1 and not n.keywords \
-                    and isinstance(n.args[0], ast.Name) and kinds.rank(n.args[0].id):
-                return ast.Attribute(value=n.args[0], attr="size", ctx=ast.Load())
-            return n
-
     for s in ir.walk(body):
         if not any(type(c) is ast.Call and ir.dotted(c.func) == "np.size"
                    for node in ir.slot_values(s) if node is not None for c in ir.nodes(node)):
@@ -600,5 +633,19 @@ def sizes_as_attributes(body, ctx: Context) -> list:
             node = get()
             if node is not None and any(type(c) is ast.Call and ir.dotted(c.func) == "np.size"
                                         for c in ir.nodes(node)):
-                set_(_Attribute().visit(ir.copy_tree(node)))
+                set_(_Attribute(kinds).visit(ir.copy_tree(node)))
     return body
+
+
+class _Attribute(ast.NodeTransformer):
+    """`sizes_as_attributes`'s rewriting of one expression."""
+
+    def __init__(self, kinds: NameKinds):
+        self.kinds = kinds
+
+    def visit_Call(self, n):
+        self.generic_visit(n)
+        if ir.dotted(n.func) == "np.size" and len(n.args) == 1 and not n.keywords \
+                and isinstance(n.args[0], ast.Name) and self.kinds.rank(n.args[0].id):
+            return ast.Attribute(value=n.args[0], attr="size", ctx=ast.Load())
+        return n

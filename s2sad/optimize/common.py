@@ -55,38 +55,41 @@ def max_defs(body, inputs) -> dict:
     an `ir.Exit` counts once, but a name assigned both outside and inside a loop, or
     by a loop and before it, counts twice); each of `inputs`, assigned before `body`
     starts, once more."""
-    def block(stmts) -> dict:
-        count = {}
-        for s in stmts:
-            t = type(s)
-            if t is ir.Assign:  # (the commonest, inline)
-                for n in s.targets:
-                    count[n] = count.get(n, 0) + 1
-                continue
-            if t is ir.Comment:
-                continue
-            if isinstance(s, ir.If):
-                a, b = block(s.body), block(s.orelse)
-                inner = {n: max(a.get(n, 0), b.get(n, 0)) for n in set(a) | set(b)}
-            elif isinstance(s, (ir.Loop, ir.ForEach)):
-                inner = block(getattr(s, "cond", [])) | {}
-                for n, k in block(s.body).items():
-                    inner[n] = inner.get(n, 0) + k
-                for n in ir.defined_names(s):
-                    inner[n] = inner.get(n, 0) + 1
-            elif isinstance(s, ir.Exit):
-                inner = block(s.copies)
-            else:
-                inner = {}
-                for n in ir.defined_names(s):
-                    inner[n] = inner.get(n, 0) + (2 if isinstance(s, ir.AugAssign) else 1)
-            for n, k in inner.items():
-                count[n] = count.get(n, 0) + k
-        return count
-
-    count = block(body)
+    count = _max_defs_block(body)
     for n in inputs:
         count[n] = count.get(n, 0) + 1
+    return count
+
+
+def _max_defs_block(stmts) -> dict:
+    """`max_defs` of one block, `inputs` aside (at module level: a nested function that
+    calls itself is a reference cycle, left for the cyclic collector)."""
+    count = {}
+    for s in stmts:
+        t = type(s)
+        if t is ir.Assign:  # (the commonest, inline)
+            for n in s.targets:
+                count[n] = count.get(n, 0) + 1
+            continue
+        if t is ir.Comment:
+            continue
+        if isinstance(s, ir.If):
+            a, b = _max_defs_block(s.body), _max_defs_block(s.orelse)
+            inner = {n: max(a.get(n, 0), b.get(n, 0)) for n in set(a) | set(b)}
+        elif isinstance(s, (ir.Loop, ir.ForEach)):
+            inner = _max_defs_block(getattr(s, "cond", [])) | {}
+            for n, k in _max_defs_block(s.body).items():
+                inner[n] = inner.get(n, 0) + k
+            for n in ir.defined_names(s):
+                inner[n] = inner.get(n, 0) + 1
+        elif isinstance(s, ir.Exit):
+            inner = _max_defs_block(s.copies)
+        else:
+            inner = {}
+            for n in ir.defined_names(s):
+                inner[n] = inner.get(n, 0) + (2 if isinstance(s, ir.AugAssign) else 1)
+        for n, k in inner.items():
+            count[n] = count.get(n, 0) + k
     return count
 
 

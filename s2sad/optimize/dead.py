@@ -106,6 +106,7 @@ def _dead_lines(body, droppable, needed, code) -> tuple:
             work.extend(reads)
 
     visit(body, None)
+    del visit  # (it calls itself: a reference cycle holding what it saw otherwise)
     for branch in branches:
         mark(branch)
     seen = set()
@@ -654,6 +655,7 @@ def drop_needless_restores(forward, reverse, ctx: Context):
         return live
 
     block(reverse, set())
+    del block  # (it calls itself: a reference cycle holding what it saw otherwise)
     dropped = [s for s in ir.walk(reverse) if restore(s) and id(s) not in kept]
     if not dropped:
         return forward, reverse
@@ -672,19 +674,20 @@ def drop_needless_restores(forward, reverse, ctx: Context):
     reverse = without(reverse, lambda s: id(s) in gone or (
         isinstance(s, ir.Assign) and any(t in olds for t in s.targets)))
 
-    def unsaved(body):
-        """`body` without the saves in `olds`; ``xs%old = xs.pop()`` pops unsaved."""
-        out = []
-        for s in body:
-            if isinstance(s, ir.Assign) and any(t in olds for t in s.targets):
-                if isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute) \
-                        and s.value.func.attr == "pop":
-                    out.append(ir.Expr(s.value, s.line))
-                continue
-            for b in ir.blocks(s):
-                b[:] = unsaved(b)
-            out.append(s)
-        return out
-
-    forward = unsaved(forward)
+    forward = _unsaved(forward, olds)
     return forward, reverse
+
+
+def _unsaved(body, olds) -> list:
+    """`body` without the saves in `olds`; ``xs%old = xs.pop()`` pops unsaved."""
+    out = []
+    for s in body:
+        if isinstance(s, ir.Assign) and any(t in olds for t in s.targets):
+            if isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute) \
+                    and s.value.func.attr == "pop":
+                out.append(ir.Expr(s.value, s.line))
+            continue
+        for b in ir.blocks(s):
+            b[:] = _unsaved(b, olds)
+        out.append(s)
+    return out

@@ -234,4 +234,5 @@ def absorb_negations(body, reads, defs, mine=None) -> list:
             else:
                 out[k] = new
                 index.rewritten(k)
+    del absorb  # (it calls itself: a reference cycle holding the lines otherwise)
     return [x for x in out if x is not None]

@@ -32,16 +32,18 @@ def _is_temp(n: str) -> bool:
 def _reads_in_order(node) -> list:
     """Names read by an expression, in Python's evaluation order."""
     out = []
-
-    def visit(n):
-        if isinstance(n, ast.Name):
-            out.append(n.id)
-            return
-        for child in ast.iter_child_nodes(n):
-            visit(child)
-
-    visit(node)
+    _add_reads(node, out)
     return out
+
+
+def _add_reads(n, out) -> None:
+    """`_reads_in_order`'s walk (at module level: a nested function that calls itself
+    is a reference cycle, left for the cyclic collector)."""
+    if isinstance(n, ast.Name):
+        out.append(n.id)
+        return
+    for child in ast.iter_child_nodes(n):
+        _add_reads(child, out)
 
 
 def nest_forward(forward, reverse, ctx: Context) -> list:

@@ -50,15 +50,7 @@ def count_by_tape(forward, reverse):
     iteration has as many tape entries as iterations: its reverse runs
     ``len(tape)`` times, and the forward sweep needs no count. (A ``for`` loop with
     a ``break`` keeps its count: ``range(n)[:count]`` says what it means.)"""
-    def top_loops(block):
-        for s in block:
-            if isinstance(s, ir.Loop):
-                yield block, s
-            elif isinstance(s, ir.If):
-                yield from top_loops(s.body)
-                yield from top_loops(s.orelse)
-
-    for block, loop in list(top_loops(forward)):
+    for block, loop in list(_top_loops(forward)):
         first = loop.body[0] if loop.body else None
         pushes = [x for x in ir.walk(loop.body) if isinstance(x, ir.Push) and x.tag == loop.tag]
         if not (loop.iter is None and isinstance(first, ir.AugAssign)
@@ -83,23 +75,34 @@ def count_by_tape(forward, reverse):
                 set_(ir.substitute(get(), {count: length}))
 
 
+def _top_loops(block):
+    """``(block, loop)`` for each loop of `block` no other loop encloses."""
+    for s in block:
+        if isinstance(s, ir.Loop):
+            yield block, s
+        elif isinstance(s, ir.If):
+            yield from _top_loops(s.body)
+            yield from _top_loops(s.orelse)
+
+
 def saved_names(forward, reverse) -> list:
     """What the reverse sweep reads from the forward sweep outside every loop, in the
     order the forward sweep defines it."""
     loops = {s.tag: s for s in ir.walk(forward) if isinstance(s, ir.Loop)}
     needed = _needed(reverse, loops, {}, Context(), planned=True)
     outside = set()  # what the forward sweep defines outside loop bodies
-
-    def visit(block):
-        for s in block:
-            outside.update(ir.defined_names(s))
-            if isinstance(s, ir.If):
-                visit(s.body)
-                visit(s.orelse)
-
-    visit(forward)
+    _add_defined_outside_loops(forward, outside)
     order = _definition_order(forward)
     return sorted((n for n in needed if n in outside), key=order.__getitem__)
+
+
+def _add_defined_outside_loops(block, outside) -> None:
+    """Put in `outside` the names `block` defines outside loop bodies."""
+    for s in block:
+        outside.update(ir.defined_names(s))
+        if isinstance(s, ir.If):
+            _add_defined_outside_loops(s.body, outside)
+            _add_defined_outside_loops(s.orelse, outside)
 
 
 def _definition_order(body) -> dict:
@@ -221,6 +224,7 @@ def _recompute_plan(loop, names, target, ctx):
             return True
 
         failed = [n for n in names if n not in kept and not add(n)]
+        del add  # (it calls itself: a reference cycle holding the plan otherwise)
         return plan, failed
 
     plan, failed = attempt(set())

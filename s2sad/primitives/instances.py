@@ -154,6 +154,7 @@ def _builder(assigns, terms, names):
         out.append(f"(a{i}, {code(expr)})")
         slots[f"{_STAND_IN}#{i}"] = f"Name(id=a{i}, ctx=load)"
     made = {i: code(e) for i, e in terms.items()}
+    del code  # (it calls itself: a reference cycle holding the planned trees otherwise)
     lines.append(f"    return [{', '.join(out)}], "
                  f"{{{', '.join(f'{i}: {e}' for i, e in made.items())}}}")
     exec(compile("\n".join(lines), "<s2sad rule instance>", "exec"), scope)
