@@ -48,6 +48,21 @@ def _add_definitions(body, chain, found) -> None:
                 found.setdefault(n, []).append((st, chain))
 
 
+def _add_in_order(body, loops, order, ends) -> None:
+    """`Objects.written_joins`' walk: put in `order` each ``(statement, enclosing
+    loops)`` in program order, in `ends` each `If`'s position after its last one."""
+    for st in body:
+        order.append((st, loops))
+        if isinstance(st, ir.Loop):
+            _add_in_order(st.cond + st.body, loops + (st,), order, ends)
+        elif isinstance(st, ir.If):
+            _add_in_order(st.body, loops, order, ends)
+            _add_in_order(st.orelse, loops, order, ends)
+            ends[id(st)] = len(order)
+        elif isinstance(st, ir.Exit):
+            _add_in_order(st.copies, loops, order, ends)
+
+
 class Objects:
     """The objects names refer to: a part of activity's analysis (it reads the
     analysis's `result`, `fn`, `phis`, `joined`, `conflicts`, `join_makes`,
@@ -175,20 +190,7 @@ class Objects:
             return []
         order = []  # (statement, enclosing loops), in program order
         ends = {}  # id(If) -> the position after its last statement
-
-        def visit(body, loops):
-            for st in body:
-                order.append((st, loops))
-                if isinstance(st, ir.Loop):
-                    visit(st.cond + st.body, loops + (st,))
-                elif isinstance(st, ir.If):
-                    visit(st.body, loops)
-                    visit(st.orelse, loops)
-                    ends[id(st)] = len(order)
-                elif isinstance(st, ir.Exit):
-                    visit(st.copies, loops)
-
-        visit(self.fn.body, ())
+        _add_in_order(self.fn.body, (), order, ends)
         writes = []  # (position, loops, root written)
         for k, (st, loops) in enumerate(order):
             if isinstance(st, ir.SetItem):
