@@ -246,18 +246,21 @@ def _program(n, free):
     `held` the most slots above 0 in use at once. The program depends on n and `free`
     only, not on where the segment starts, so it is built once and replayed."""
     ops = []
-
-    def build(lo, n, slot, free):
-        while n > 1 and free > 0:
-            m = _split(n, free + 1)
-            ops.append((slot, lo, lo + m, slot + 1))
-            build(lo + m, n - m, slot + 1, free - 1)
-            n = m
-        ops.extend((slot, lo, k, 0) for k in range(lo + n - 1, lo - 1, -1))
-
-    build(0, n, 0, free)
+    _build_program(ops, 0, n, 0, free)
     return (tuple(ops), sum(hi - lo for _, lo, hi, _ in ops),
             max((dst for _, _, _, dst in ops), default=0))
+
+
+def _build_program(ops, lo, n, slot, free):
+    """`_program`'s operations for `n` steps from `lo` with `free` slots above `slot`,
+    appended to `ops` (a function of the module, not a closure calling itself: that
+    is a reference cycle per call)."""
+    while n > 1 and free > 0:
+        m = _split(n, free + 1)
+        ops.append((slot, lo, lo + m, slot + 1))
+        _build_program(ops, lo + m, n - m, slot + 1, free - 1)
+        n = m
+    ops.extend((slot, lo, k, 0) for k in range(lo + n - 1, lo - 1, -1))
 
 
 class Binomial:

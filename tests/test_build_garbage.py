@@ -73,6 +73,18 @@ def f(x):
     return np.sum(np.where(x > 0.0, x, 0.01 * x) ** 2)
 '''
 
+PARAMS = '''
+def f(params, x):
+    h = np.tanh(x @ params["layers"][0]["W"] + params["layers"][0]["b"])
+    return np.sum(h * params["scale"]) + params["bias"] ** 2
+'''
+
+TO_ARRAY = '''
+def f(a, b):
+    v = np.array([a, b, a * b, [a, b][0]])
+    return np.sum(v ** 2)
+'''
+
 HESSIAN = '''
 def f(x, y):
     return x ** 3 * y + math.exp(x * y) - y ** 2
@@ -121,6 +133,13 @@ CASES = {
                            (np.array([[0.5, -0.4], [0.9, -0.05]]),)),
     "forward mode": _case(lambda: _function(LOOP),
                           lambda f: s2sad.grad(f, mode="forward"), (0.3, 5)),
+    "containers of parameters": _case(
+        lambda: _function(PARAMS), s2sad.grad,
+        ({"layers": [{"W": W.T, "b": np.ones(2)}], "scale": 0.5, "bias": 0.3}, W)),
+    "numbers made an array": _case(lambda: _function(TO_ARRAY),
+                                   lambda f: s2sad.grad(f, wrt=(0, 1)), (0.3, 0.8)),
+    "checkpoint option": _case(lambda: _function(LOOP),
+                               lambda f: s2sad.grad(f, checkpoint="binomial"), (0.3, 9)),
     "hessian": _case(lambda: _function(HESSIAN),
                      lambda f: s2sad.hessian(f, wrt=(0, 1)), (0.4, 0.9)),
 }

@@ -28,7 +28,7 @@ import weakref
 import numpy as np
 
 from ..errors import S2SADError, WrtError
-from ..frontend import parse
+from ..frontend import parse, tree_index
 from ..ir import trees
 from ..ir.kinds import differentiable, kind_of
 from .arguments import at_def, complex_refusal, complex_value
@@ -120,7 +120,7 @@ def flat_function(f, specs: dict):
         [tree, ast.Return(value=ast.Name(id=tree.name, ctx=ast.Load()))],
         decorator_list=[], returns=None, type_comment=None)
     module = ast.Module(body=[outer], type_ignores=[])
-    ast.fix_missing_locations(module)
+    tree_index.fix_locations(module)  # (no recursive closure per call: ast's has one)
     code = compile(module, f.__code__.co_filename, "exec")
     outer_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in outer_code.co_consts if isinstance(c, types.CodeType))
@@ -340,6 +340,36 @@ register_container = trees.register_container
 # ------------------------------------------------------- the dispatcher's fast path
 
 
+def _check_parts(expr, spec, names, ns, checks, access) -> bool:
+    """`fast_caller`'s checks of the container `expr` of structure `spec` (appended to
+    `checks`, its constants put in `ns`) and the text of each leaf (`access`, by the
+    leaf names `names` yields); False where it cannot be checked so. (A function of
+    the module, not a closure calling itself: that is a reference cycle per call.)"""
+    tp = spec.type
+    if spec.form == "dict":
+        if tp is not dict or not all(_literal(k) for k in spec.keys):
+            return False
+        ns[f"_K{len(ns)}"] = set(spec.keys)
+        checks.append(f"type({expr}) is dict and {expr}.keys() == _K{len(ns) - 1}")
+        parts = [f"{expr}[{k!r}]" for k in spec.keys]
+    elif tp is list or tp is tuple:
+        checks.append(f"type({expr}) is {tp.__name__} and len({expr}) == {len(spec)}")
+        parts = [f"{expr}[{i}]" for i in range(len(spec))]
+    elif spec.form in ("sequence", "fields"):
+        ns[f"_T{len(ns)}"] = tp
+        checks.append(f"type({expr}) is _T{len(ns) - 1}")
+        parts = [f"{expr}[{i}]" if spec.form == "sequence" else f"{expr}.{k}"
+                 for i, k in enumerate(spec.keys)]
+    else:
+        return False
+    for part, child in zip(parts, spec.children):
+        if child is None:
+            access[next(names)] = part
+        elif not _check_parts(part, child, names, ns, checks, access):
+            return False
+    return True
+
+
 def fast_caller(flat: Flat, wrt: tuple, inner, fallback, entry: str, single: bool,
                 params_text: str, call_text: str):
     """Generated Python, with `f`'s parameter list (`params_text`), that checks the
@@ -351,33 +381,8 @@ def fast_caller(flat: Flat, wrt: tuple, inner, fallback, entry: str, single: boo
     ns = {"_inner": inner, "_slow": fallback, "_made": _made_fields}
     checks, access = [], {}
 
-    def visit(expr, spec, names):
-        tp = spec.type
-        if spec.form == "dict":
-            if tp is not dict or not all(_literal(k) for k in spec.keys):
-                return False
-            ns[f"_K{len(ns)}"] = set(spec.keys)
-            checks.append(f"type({expr}) is dict and {expr}.keys() == _K{len(ns) - 1}")
-            parts = [f"{expr}[{k!r}]" for k in spec.keys]
-        elif tp is list or tp is tuple:
-            checks.append(f"type({expr}) is {tp.__name__} and len({expr}) == {len(spec)}")
-            parts = [f"{expr}[{i}]" for i in range(len(spec))]
-        elif spec.form in ("sequence", "fields"):
-            ns[f"_T{len(ns)}"] = tp
-            checks.append(f"type({expr}) is _T{len(ns) - 1}")
-            parts = [f"{expr}[{i}]" if spec.form == "sequence" else f"{expr}.{k}"
-                     for i, k in enumerate(spec.keys)]
-        else:
-            return False
-        for part, child in zip(parts, spec.children):
-            if child is None:
-                access[next(names)] = part
-            elif not visit(part, child, names):
-                return False
-        return True
-
     for n, spec in flat.specs.items():
-        if not visit(n, spec, iter(flat.leaves[n])):
+        if not _check_parts(n, spec, iter(flat.leaves[n]), ns, checks, access):
             return None
     for n, value in flat.statics.items():  # (the same function: by identity)
         ns[f"_C{len(ns)}"] = value

@@ -312,17 +312,14 @@ def checkpoint_outer_loops(fn: ir.Function, checkpoint) -> ir.Function:
     functions cannot reverse it, or when it carries nothing active."""
     schedule, snapshots = checkpoint
     atom = None if snapshots is None else ir.const(snapshots)
-
-    def mark(body):
-        for s in body:
+    fn = fn.clone()
+    blocks = [fn.body]  # (a stack, not a closure calling itself: no reference cycle)
+    while blocks:
+        for s in blocks.pop():
             if isinstance(s, ir.If):
-                mark(s.body)
-                mark(s.orelse)
+                blocks += [s.orelse, s.body]
             elif isinstance(s, ir.Loop) and s.checkpoint is None:
                 s.checkpoint = (schedule, atom, "auto")
-
-    fn = fn.clone()
-    mark(fn.body)
     return fn
 
 

@@ -393,22 +393,24 @@ def leaves_dtype(kind) -> str:
     """The dtype kind of ``np.asarray`` of a value of `kind`: "i" for ints only, "f"
     for floats (and ints), else "?"."""
     found = set()
-
-    def visit(k):
-        if isinstance(k, ListKind):
-            visit(k.elem)
-        elif isinstance(k, tuple):
-            for e in k:
-                visit(e)
-        elif isinstance(k, ArrayKind):
-            found.add(k.dtype)
-        else:
-            found.add({INT: "i", SCALAR: "f"}.get(k, "?"))
-
-    visit(kind)
+    _leaf_dtypes(kind, found)
     if found == {"i"}:
         return "i"
     return "f" if found and found <= {"i", "f"} else "?"
+
+
+def _leaf_dtypes(k, found: set) -> None:
+    """Add the dtype kind of each leaf of `k` to `found` (a function of the module, not
+    a closure calling itself: that would be a reference cycle per call)."""
+    if isinstance(k, ListKind):
+        _leaf_dtypes(k.elem, found)
+    elif isinstance(k, tuple):
+        for e in k:
+            _leaf_dtypes(e, found)
+    elif isinstance(k, ArrayKind):
+        found.add(k.dtype)
+    else:
+        found.add({INT: "i", SCALAR: "f"}.get(k, "?"))
 
 
 def all_floats(kind) -> bool:
