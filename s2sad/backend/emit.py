@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from .. import ir
 from ..ir.operators import BINOP_SYMBOL
 from . import reuse
-from .kept import kept_lines
+from .kept import is_release, kept_lines, own_names
 
 # Operator precedence, loosest first.
 _IFEXP, _OR, _AND, _NOT, _CMP, _BOR, _BXOR, _BAND, _SHIFT, _ARITH, _TERM, _FACTOR, _POW, _ATOM = range(2, 16)
@@ -602,6 +602,13 @@ def user_names(fn: ir.Function) -> set:
     """Every plain (user) name a function mentions: its locals and static refs."""
     out = {p.name for p in fn.params if "%" not in p.name}
     for stmt in ir.walk(fn.body):
+        t = type(stmt)
+        if t is ir.Assign:  # (the commonest, and a `release` ``del``: their names only)
+            out.update([n for n in (*stmt.targets, *ir.names_in(stmt.value)) if "%" not in n])
+            continue
+        if t is ir.Kept and is_release(stmt):
+            out.update([a.id for a in stmt.args if "%" not in a.id])
+            continue
         for t in ir.defined_names(stmt):
             if "%" not in t:
                 out.add(t)
@@ -610,12 +617,10 @@ def user_names(fn: ir.Function) -> set:
                 if "%" not in n:
                     out.add(n)
         if isinstance(stmt, ir.Kept):
-            out |= {n for n in stmt.own_names() if "%" not in n}
+            out |= {n for n in own_names(stmt) if "%" not in n}
     if "%" not in fn.name:
         out.add(fn.name)
     return out
-
-
 
 
 def make_namer(functions, reserved=()) -> Namer:

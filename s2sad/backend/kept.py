@@ -16,12 +16,35 @@ from .. import ir
 
 
 def kept_lines(s: ir.Kept, expr) -> list:
+    if is_release(s):  # (``del`` of names, one after most lines of array code)
+        return [(0, "del " + ", ".join(expr.namer(a.id) for a in s.args))]
     stmt = ir.copy_tree(s.stmt)
     args = {f"{ir.KEPT_ARG}{i}": a for i, a in enumerate(s.args)}
     stmt = _Fill(args).visit(stmt)
     out = []
     _Lines(expr, out).stmt(stmt, 0)
     return out
+
+
+def is_release(s: ir.Kept) -> bool:
+    """Is `s` a ``del`` of its arguments, each a name (`release`'s), whose own names
+    (`ir.Kept.own_names`) are none and which holds no nested scope?"""
+    stmt = s.stmt
+    if type(stmt) is not ast.Delete or len(stmt.targets) != len(s.args):
+        return False
+    for i, (t, a) in enumerate(zip(stmt.targets, s.args)):
+        if type(t) is not ast.Name or type(a) is not ast.Name or t.id != (
+                _PLACEHOLDERS[i] if i < len(_PLACEHOLDERS) else f"{ir.KEPT_ARG}{i}"):
+            return False
+    return True
+
+
+_PLACEHOLDERS = tuple(f"{ir.KEPT_ARG}{i}" for i in range(32))
+
+
+def own_names(s: ir.Kept) -> set:
+    """`s.own_names()`, without a walk for a `release` ``del``."""
+    return set() if is_release(s) else s.own_names()
 
 
 class _Fill(ast.NodeTransformer):

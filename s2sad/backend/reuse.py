@@ -56,6 +56,7 @@ import copy
 import heapq
 
 from .. import ir
+from .kept import is_release, own_names
 
 LIMIT = 250  # CPython reaches locals 0-255 with one instruction; a few to spare
 
@@ -70,7 +71,7 @@ def local_count(fn: ir.Function) -> int:
     names = ir.local_names(fn)
     for s in ir.walk(fn.body):
         if isinstance(s, ir.Kept):
-            names |= s.own_names()
+            names |= own_names(s)
     return len(names)
 
 
@@ -162,6 +163,16 @@ class _Scan:
 
     def stmt(self, s):
         self.pos += 1
+        if type(s) is ir.Assign:  # (the commonest: what the tests below come to)
+            self.nested(s.value)
+            self.mark(self.reads(s), False)
+            self.mark(s.targets, True)
+            return
+        if type(s) is ir.Kept and is_release(s):  # (a ``del`` of names: reads them)
+            local = self.local
+            got = self.reads_of[id(s)] = [a.id for a in s.args if a.id in local]
+            self.mark(got, False)
+            return
         if isinstance(s, ir.Loop):
             self.loop(s)
             return
@@ -173,7 +184,7 @@ class _Scan:
             self.fixed.add(s.tape)
             if isinstance(s, ir.Pop):
                 self.popped.update(s.targets)
-        if isinstance(s, ir.Kept):
+        if isinstance(s, ir.Kept) and not is_release(s):
             self.fixed |= s.own_names() | set(s.defines)
             if any(isinstance(n, _SCOPES) for n in ir.ast_nodes(s.stmt)):
                 self.fixed.update(n for a in s.args for n in ir.names_in(a))
