@@ -186,7 +186,9 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         r = self.result
         if not r.roots:  # (every name its own object)
             return n
-        return r.root(n) if self.is_list(n) or r.root(n) in r.written else n
+        if isinstance(r.kinds.get(n), ListKind):
+            return r.root(n)
+        return r.root(n) if r.written and r.root(n) in r.written else n
 
     def run(self) -> Activity:
         r = self.result

@@ -16,6 +16,7 @@ from ..ir.kinds import (INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind, attrib
 from ..primitives.facts import (constant_kind, facts_of, index_kind, result_dtype,
                                 rule_result_kind, stops_gradient)
 from .classify import Op
+from .shapes import literals_key
 
 
 def merge(old, new):
@@ -157,6 +158,15 @@ class ResultKinds:
                 at = (_RESULT, op.key, *inputs)
                 known = self.memo.get(at)
             except TypeError:  # (an unhashable key)
+                at = known = None
+            if known is not None:
+                return [known]
+        elif all(type(k) is str or type(k) is ArrayKind for k in inputs):
+            # (of arrays, the shape rule also reads the literal inputs and options)
+            try:
+                at = (_RESULT, op.key, *inputs, literals_key(op))
+                known = self.memo.get(at)
+            except TypeError:
                 at = known = None
             if known is not None:
                 return [known]

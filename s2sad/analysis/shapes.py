@@ -15,13 +15,27 @@ from __future__ import annotations
 import ast
 
 from ..ir.kinds import INT, SCALAR, ArrayKind, ListKind
-from ..primitives.facts import call_shape, facts_of, reductions, stops_gradient
+from ..primitives.facts import (call_shape, constant_value, facts_of, reductions,
+                                stops_gradient)
 from ..primitives.shape_rules import broadcast, knows_symbols
 
 
 def fresh_shape(name: str, rank: int) -> tuple:
     """A shape of `rank` axes of which nothing is known."""
     return tuple(f"{name}.{i}" for i in range(rank))
+
+
+def literals_key(op) -> tuple:
+    """What a shape rule reads of `op` besides its inputs' kinds or shapes: the
+    literal value of each input and option (`facts.call_shape`'s), each by its text
+    (``1``, ``1.0`` and ``True`` are equal keys of a dict, not equal arguments)."""
+    if not op.options and all(type(x) is ast.Name for x in op.inputs):
+        return len(op.inputs)  # (the commonest: no literal at all)
+    return (tuple(repr(constant_value(x)) for x in op.inputs),
+            tuple((name, repr(constant_value(x))) for name, x in op.options.items()))
+
+
+_SHAPE = object()  # (the tag of `inferred_shape`'s keys in the analysis's memo)
 
 
 def is_ufunc(obj) -> bool:
@@ -54,9 +68,8 @@ class ShapeInference:
                 return next(iter(full))
             if len(tokens) == 1 and None not in tokens and op.key != "matmul":
                 return tokens.pop()
-        if op.kind == "rule" and op.key in reductions() and \
-                isinstance(op.options.get("keepdims"), ast.Constant) and \
-                op.options["keepdims"].value is True and isinstance(op.inputs[0], ast.Name) \
+        if op.kind == "rule" and isinstance(op.options.get("keepdims"), ast.Constant) \
+                and op.key in reductions() and op.options["keepdims"].value is True and isinstance(op.inputs[0], ast.Name) \
                 and op.inputs[0].id in r.origins:
             return ("keepdims", r.origins[op.inputs[0].id])
         return target
@@ -149,5 +162,17 @@ class ShapeInference:
             and not s.value.keywords  # (a function without a derivative, with a shape)
         if not shaped and (op.kind != "rule" or None in shapes):
             return None
+        # (of the same primitive, shapes and literals, the same shape: kept for the
+        # analysis, which asks it again for each line of a long function)
+        try:
+            at = (_SHAPE, op.kind, op.key, tuple(shapes), literals_key(op))
+            known = self.memo.get(at)
+        except TypeError:  # (an unhashable key or shape)
+            at = known = None
+        if known is not None:
+            return known[0]
         shape = call_shape(op.key, shapes, op.inputs, op.options)
-        return shape if knows_symbols(shape) else None
+        shape = shape if knows_symbols(shape) else None
+        if at is not None:
+            self.memo[at] = (shape,)
+        return shape
