@@ -5,7 +5,9 @@
 statements in it), its placeholders replaced by its arguments, every expression
 printed by `expr` (an `emit.ExprPrinter`: black's style, names through the namer),
 or by ``ast.unparse`` where that printer has no form for it (a ``lambda`` in a
-kept block, say).
+kept block, say). `release`'s ``del`` of names (`is_release`, about one per line of
+array code) is printed from its arguments' names, and `own_names` knows it has none:
+neither walks its tree.
 """
 
 from __future__ import annotations
