@@ -290,15 +290,23 @@ def spread_by_broadcasting(body, ctx: Context) -> list:
     not be computed."""
     how = _Broadcasting(ctx.kinds)
     spread = how.spread
+    # (an assignment's reads, kept for `_spread_named`: a spread calls ``unreduce``
+    # or ``np.size``, so a line reading neither name holds none)
+    names = {}
     for s in ir.walk(body):
+        if type(s) is ir.Assign:
+            read = names[id(s)] = ir.names_in(s.value)
+            if "unreduce" not in read and "np" not in read:
+                continue
         if not any(type(c) is ast.Call and _spreads(c) for node in ir.slot_values(s)
                    for c in ir.nodes(node)):
             continue
+        names.pop(id(s), None)  # (rewritten below)
         for get, set_ in ir.slots(s):
             node = get()
             if any(type(c) is ast.Call and _spreads(c) for c in ir.nodes(node)):
                 set_(spread(node))
-    return _spread_named(body, how.parts, spread, ctx)
+    return _spread_named(body, how.parts, spread, ctx, names)
 
 
 class _Broadcasting:
@@ -398,11 +406,13 @@ class _Spread(ast.NodeTransformer):
         return n
 
 
-def _spread_named(body, parts, spread, ctx: Context) -> list:
+def _spread_named(body, parts, spread, ctx: Context, names) -> list:
     """A number spread into an array of its own (``t5_bar = unreduce(1.0, t, None,
     False)``) that every line reading it combines with arrays of that shape is
     written into those lines and spread there by broadcasting (`spread`): the array
-    of copies of one number is never made. `parts` reads an `unreduce` call."""
+    of copies of one number is never made. `parts` reads an `unreduce` call;
+    `names`, the names some assignments' values read (by id: those not rewritten
+    since)."""
     counts = None  # (counted once a line spreads: most lines do not)
     candidates = {}  # target -> its line
     for s in ir.walk(body):
@@ -424,12 +434,16 @@ def _spread_named(body, parts, spread, ctx: Context) -> list:
     slots = {t: [] for t in candidates}  # target -> [(slot's set, its expression)]
     for r in ir.walk(body):
         if type(r) is ir.Assign:  # (the commonest: its value is all it reads)
-            read = ir.names_in(r.value)
+            read = names.get(id(r))
+            if read is None:
+                read = ir.names_in(r.value)
             if not any(n in reads for n in read):
                 continue
             for n in read:
                 if n in reads:
                     reads[n] += 1
+        elif type(r) is ir.Comment:  # (reads nothing, has no slot)
+            continue
         else:
             for n in ir.stmt_reads(r):
                 if n in reads:

@@ -314,45 +314,48 @@ def _array_cannot_raise(node, kinds: NameKinds) -> bool:
     whose shapes agree label by label (`_einsum_cannot_raise`), and the product ``a @
     b`` of matrices whose inner lengths are one symbol."""
     array = kinds.array
-
-    def arrayish(n):
-        return isinstance(n, ast.Name) and array(n.id)
-
-    def operand(n):
-        return arrayish(n) or _numeric(n, kinds)
-
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult,
-                                                            ast.Div, ast.Pow)):
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARRAY_ARITHMETIC:
         left, right = node.left, node.right
-        if not (operand(left) and operand(right)) or not (arrayish(left) or arrayish(right)):
+        a, b = _arrayish(left, array), _arrayish(right, array)
+        if not (a or b) or not (a or _numeric(left, kinds)) \
+                or not (b or _numeric(right, kinds)):
             return False
-        if arrayish(left) and arrayish(right):
+        if a and b:
             return left.id == right.id or kinds.broadcastable(left.id, right.id)
         return True
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult) \
-            and arrayish(node.left) and arrayish(node.right):
+            and _arrayish(node.left, array) and _arrayish(node.right, array):
         # matrices whose inner lengths are one symbol (no stacks: their broadcasting
         # is not checked here)
         a, b = kinds.shape(node.left.id), kinds.shape(node.right.id)
         return a is not None and b is not None and len(a) == len(b) == 2 \
             and a[1] == b[0]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return arrayish(node.operand)
+        return _arrayish(node.operand, array)
     if isinstance(node, ast.Call) and not node.keywords:
         text = ir.dotted(node.func) or ""
-        if len(node.args) == 1 and arrayish(node.args[0]):
+        if len(node.args) == 1 and _arrayish(node.args[0], array):
             return text in _SAFE_REDUCTIONS or kinds.unary_ufunc(text)
         if text == "np.einsum":
             return _einsum_cannot_raise(node, kinds)
         if text in _SAFE_BINARY and len(node.args) == 2:
             left, right = node.args  # (elementwise: shapes that broadcast, or a number)
-            if arrayish(left) and arrayish(right):
+            a, b = _arrayish(left, array), _arrayish(right, array)
+            if a and b:
                 return left.id == right.id or kinds.broadcastable(left.id, right.id)
-            return (arrayish(left) or arrayish(right)) and operand(left) and operand(right)
+            return (a or b) and (a or _numeric(left, kinds)) and (b or _numeric(right, kinds))
         if not node.args and isinstance(node.func, ast.Attribute) \
-                and node.func.attr in _SAFE_METHODS and arrayish(node.func.value):
+                and node.func.attr in _SAFE_METHODS and _arrayish(node.func.value, array):
             return True
     return False
+
+
+_ARRAY_ARITHMETIC = frozenset({ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow})
+
+
+def _arrayish(n, array) -> bool:
+    """Is `n` a name that certainly holds a float array (`array`: `NameKinds.array`)?"""
+    return isinstance(n, ast.Name) and array(n.id)
 
 
 def _einsum_cannot_raise(node, kinds: NameKinds) -> bool:
