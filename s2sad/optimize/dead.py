@@ -36,12 +36,35 @@ def _has_effect(node) -> bool:
         return False
     if t is ast.BinOp and type(node.left) in _ATOMS and type(node.right) in _ATOMS:
         return False
-    for n in ir.nodes(node):
-        if type(n) is ast.Call and type(n.func) is ast.Attribute:
-            text = ir.dotted(n.func)
-            if text is not None and "%" in text:
+    stack = [node]  # (operators, negations and calls walked inline, the rest by ir.nodes)
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        n = pop()
+        t = type(n)
+        if t is ast.Name or t is ast.Constant:
+            continue
+        if t is ast.BinOp:
+            push(n.left)
+            push(n.right)
+        elif t is ast.UnaryOp:
+            push(n.operand)
+        elif t is ast.Call:
+            if _method_call(n):
                 return True
+            push(n.func)
+            extend(n.args)
+            extend([k.value for k in n.keywords])
+        elif any(type(c) is ast.Call and _method_call(c) for c in ir.nodes(n)):
+            return True
     return False
+
+
+def _method_call(call) -> bool:
+    """Is `call` a method of a name of the code's (``acc%1.pop()``)?"""
+    if type(call.func) is not ast.Attribute:
+        return False
+    text = ir.dotted(call.func)
+    return text is not None and "%" in text
 
 
 _ATOMS = frozenset({ast.Name, ast.Constant})
