@@ -36,7 +36,7 @@ def _has_effect(node) -> bool:
         return False
     if t is ast.BinOp and type(node.left) in _ATOMS and type(node.right) in _ATOMS:
         return False
-    stack = [node]  # (operators, negations and calls walked inline, the rest by ir.nodes)
+    stack = [node]  # (operators, negations, attributes and calls inline, the rest by ir.nodes)
     pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
         n = pop()
@@ -48,6 +48,8 @@ def _has_effect(node) -> bool:
             push(n.right)
         elif t is ast.UnaryOp:
             push(n.operand)
+        elif t is ast.Attribute:
+            push(n.value)
         elif t is ast.Call:
             if _method_call(n):
                 return True
