@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 
 from . import templates
-from .templates import Template
+from .templates import Template, copy_expr
 
 _STAND_IN = "\0"  # (the start of a stand-in name: no name in Python code has it)
 _PLANS = 256  # (most plans one template keeps: one per literal it is given, at most)
@@ -31,23 +31,12 @@ _PLAIN = frozenset({int, float, str, bool, type(None)})  # (what `subst` keeps a
 _LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop)
 
 
-def _copy_tree(node):
-    """A deep copy of an expression tree, as `templates.subst` copies a value."""
-    if isinstance(node, list):
-        return [_copy_tree(x) for x in node]
-    if not isinstance(node, ast.AST) or isinstance(node, _LEAVES):
-        return node
-    new = node.__class__.__new__(node.__class__)
-    new.__dict__ = {k: _copy_tree(v) for k, v in node.__dict__.items()}
-    return new
-
-
 def _copy_name(name: ast.Name):
-    """`_copy_tree` of a name, whose fields and positions are copied as they are."""
+    """`copy_expr` of a name, whose fields and positions are copied as they are."""
     fields = name.__dict__
     for v in fields.values():
         if type(v) not in _PLAIN and not isinstance(v, _LEAVES):
-            return _copy_tree(name)
+            return copy_expr(name)
     new = ast.Name.__new__(ast.Name)
     new.__dict__ = fields.copy()
     return new
@@ -113,7 +102,7 @@ def _builder(assigns, terms, names):
     from `fresh`: the trees written out as code, each node made straight from its
     fields (no walk looks at the planned trees again)."""
     values = {}  # id(object) -> its name in the code (operators, contexts, literals)
-    scope = {"_copy_tree": _copy_tree, "_copy_name": _copy_name, "Name": ast.Name,
+    scope = {"copy_expr": copy_expr, "_copy_name": _copy_name, "Name": ast.Name,
              "Load": ast.Load}
     lines = [f"def build(fresh, {''.join(f'v{i}, ' for i in range(len(names)))}):",
              "    load = Load()"]
@@ -142,7 +131,7 @@ def _builder(assigns, terms, names):
             elif k in node._fields:
                 parts.append(f"{k!r}: {code(v)}")
             else:
-                parts.append(f"{k!r}: _copy_tree({const(v)})")
+                parts.append(f"{k!r}: copy_expr({const(v)})")
         o = f"o{next(count)}"
         lines.append(f"    {o} = {const(t)}.__new__({const(t)})")
         lines.append(f"    {o}.__dict__ = {{{', '.join(parts)}}}")

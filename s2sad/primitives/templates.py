@@ -216,15 +216,16 @@ def _one_branch_each(a, b) -> bool:
         and a.test.id == b.test.id and _num(a.orelse) == 0 and _num(b.body) == 0
 
 
-def _copy_tree(node):
-    """A deep copy of an expression tree (faster than copy.deepcopy)."""
+def copy_expr(node):
+    """A deep copy of an expression tree (faster than copy.deepcopy); operators and
+    contexts are shared. `instances` copies the values it substitutes with it too."""
     if isinstance(node, list):
-        return [_copy_tree(x) for x in node]
+        return [copy_expr(x) for x in node]
     if not isinstance(node, ast.AST) or isinstance(node, (ast.expr_context, ast.operator,
                                                            ast.unaryop, ast.cmpop)):
         return node
     new = node.__class__.__new__(node.__class__)
-    new.__dict__ = {k: _copy_tree(v) for k, v in node.__dict__.items()}
+    new.__dict__ = {k: copy_expr(v) for k, v in node.__dict__.items()}
     return new
 
 
@@ -246,13 +247,13 @@ def subst(expr, mapping):
                                                           ast.unaryop, ast.cmpop)):
         return expr
     if t is ast.Name and expr.id in mapping:
-        return _copy_tree(mapping[expr.id])
+        return copy_expr(mapping[expr.id])
     fields = expr._fields
     new = t.__new__(t)
     new.__dict__ = d = expr.__dict__.copy()
     for k, v in d.items():  # (a value replaced, no key added)
         if type(v) not in _PLAIN:  # (kept as they are: positions, ids, constants)
-            d[k] = subst(v, mapping) if k in fields else _copy_tree(v)
+            d[k] = subst(v, mapping) if k in fields else copy_expr(v)
     return new
 
 
@@ -357,7 +358,7 @@ def _without_negation(node):
 def fold(expr):
     """Fold arithmetic on literals and drop multiplications by one and powers of one:
     ``x ** (2 - 1)`` -> ``x``, ``out_bar * 1`` -> ``out_bar``."""
-    return _fold_owned(_copy_tree(expr))
+    return _fold_owned(copy_expr(expr))
 
 
 _FOLD_LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
@@ -651,8 +652,8 @@ def as_arrays(template: Template, params, convert) -> Template:
         else:
             mapping[name] = converted
     to_arrays = _ToArrays(mapping)
-    assigns = lines + [(n, to_arrays.visit(_copy_tree(e))) for n, e in template.assigns]
-    terms = [None if e is None else to_arrays.visit(_copy_tree(e)) for e in template.terms]
+    assigns = lines + [(n, to_arrays.visit(copy_expr(e))) for n, e in template.assigns]
+    terms = [None if e is None else to_arrays.visit(copy_expr(e)) for e in template.terms]
     return Template(assigns, terms, dict(template.helpers, np=np))
 
 
@@ -680,7 +681,7 @@ class _ToArrays(ast.NodeTransformer):
         self.mapping = mapping
 
     def visit_Name(self, node):
-        return _copy_tree(self.mapping[node.id]) if node.id in self.mapping else node
+        return copy_expr(self.mapping[node.id]) if node.id in self.mapping else node
 
     def visit_Call(self, node):
         if _is_unbroadcast(node):
