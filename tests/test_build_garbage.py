@@ -13,6 +13,7 @@ as `benchmarks.first_call` does) with the collector off, after one build of the 
 shape warmed s2sad's own first-use costs, and asserts that a collection then finds
 nothing the build made."""
 
+import ast
 import gc
 import itertools
 import linecache
@@ -186,3 +187,29 @@ def test_build_leaves_no_cycles(case, monkeypatch):
         o, (list, dict, tuple, set, frozenset)) and type(o).__module__ != "ast"},
         key=lambda d: (not d.startswith(("function", "class")), d))
     assert found == 0, f"{case}: the build left {found} objects in cycles: {named[:20]}"
+
+
+def _tree_nodes() -> set:
+    return {id(o) for o in gc.get_objects() if isinstance(o, ast.AST)}
+
+
+@pytest.mark.parametrize("entry", ["grad", "value_and_grad", "vjp"])
+def test_a_built_gradient_keeps_none_of_its_ir(entry):
+    """What the dispatcher keeps of a reverse-mode build is its text, code and guards:
+    the IR (about 30,000 tree nodes, 4 MB, for 1,600 operations) is freed with the
+    build, before the collector is back on to walk it."""
+    def build(f):
+        if entry == "vjp":
+            _, pullback = s2sad.vjp(f, *SCALAR_ARGS)
+            pullback(1.0)
+        else:
+            getattr(s2sad, entry)(f, wrt=(0, 1, 2, 3))(*SCALAR_ARGS)
+
+    build(straight_line(200))  # (s2sad's first use of its rules: templates it keeps)
+    f = straight_line(200)
+    gc.collect()
+    before = _tree_nodes()
+    build(f)
+    gc.collect()
+    kept = [o for o in gc.get_objects() if isinstance(o, ast.AST) and id(o) not in before]
+    assert not kept, f"{len(kept)} tree nodes outlive the build of {entry}"

@@ -111,14 +111,18 @@ def compiled_reverse(f, wrt, entry, kinds, as_tuple, checkpoint=None, copy_views
     if hit is not None:
         unit, compiled = hit
     else:
-        start = time.perf_counter()
-        unit = builder.reverse_unit(f, wrt, entry, kinds, as_tuple, checkpoint, copy_views)
-        compiling = time.perf_counter()
-        compiled = compile_mod.compile_unit(unit, namespace_of(kinds))
-        unit.times["compile"] = time.perf_counter() - compiling
-        _log_built(f, entry, wrt, kinds, unit.times, time.perf_counter() - start)
-        if ticket is not None:
-            diskcache.save(ticket, unit)
+        # (kept: not the unit's IR, which nothing after the build reads; it is freed
+        # before the collector, off while building, is back on and would walk it)
+        with stages.building():
+            start = time.perf_counter()
+            unit = builder.reverse_unit(f, wrt, entry, kinds, as_tuple, checkpoint, copy_views)
+            compiling = time.perf_counter()
+            compiled = compile_mod.compile_unit(unit, namespace_of(kinds))
+            unit.times["compile"] = time.perf_counter() - compiling
+            _log_built(f, entry, wrt, kinds, unit.times, time.perf_counter() - start)
+            if ticket is not None:
+                diskcache.save(ticket, unit)
+            unit = diskcache.CachedUnit.of(unit)
     unit.root = f
     _units.setdefault(f.__code__, {})[key] = (unit, compiled)
     return unit, compiled

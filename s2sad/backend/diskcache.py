@@ -587,6 +587,17 @@ class CachedUnit:
     def namer(self, name: str) -> str:
         return self.names[name]
 
+    @classmethod
+    def of(cls, unit) -> "CachedUnit":
+        """The same record of a unit the pipeline has just built and compiled
+        (`from_disk` False): what the dispatcher keeps of it, so the unit's IR, tens of
+        thousands of tree nodes for a long function, is freed with the build instead of
+        staying alive (and walked by every collection) as long as the gradient."""
+        return cls([CachedFunction(_Name(uf.fn.name, uf.fn.refs), uf.user, uf.keep_defaults)
+                    for uf in unit.functions], unit.entry, unit.helpers, unit.resolved,
+                   unit.texts, {uf.fn.name: unit.namer(uf.fn.name) for uf in unit.functions},
+                   unit.text, unit.root, from_disk=False)
+
 
 @dataclass(eq=False)
 class Ticket:
