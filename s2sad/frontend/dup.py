@@ -3,9 +3,11 @@
 Contract
 --------
 `insert_dups(fn)` returns a copy of the ANF function `fn` in which every local name
-is read at most once on any path. A name read at several places is split, right after
-it is defined (at the start of the block for parameters and for names that come into
-a branch from outside), by
+is read at most once on any path (`fn` stays as it is; the two share the lines and
+subexpressions the splitting leaves as they are, which no later stage changes in
+place). A name read at several places is split, right after it is defined (at the
+start of the block for parameters and for names that come into a branch from
+outside), by
 
     x%a, x%b, ... = dup(x)          (printed ``x_a, x_b = dup(x)``, or
                                     ``x_a, x_b, x_c = dup(x, 3)``)
@@ -31,12 +33,21 @@ from .. import ir
 
 
 def insert_dups(fn: ir.Function) -> ir.Function:
-    fn = fn.clone()
+    # (a line with no nested block is renamed into a copy where a read of it is split,
+    # and kept where none is: most lines of straight-line code; `_Splitter` changes the
+    # others in place, on a copy)
+    body = [s if type(s) in _OWN_COPY else ir.copy_tree(s) for s in fn.body]
+    fn = ir.Function(fn.name, ir.copy_tree(fn.params), body, dict(fn.refs), fn.source, fn.doc)
     _pass_through_reads(fn.body)
     splitter = _Splitter(ir.local_names(fn))
-    fn.body = splitter.block(fn.body, [p.name for p in fn.params])
+    fn.body = splitter.block(fn.body, [p.name for p in fn.params], shared=True)
     _drop_self_copies(fn.body)
     return fn
+
+
+# the statements `_Splitter.rename_reads` copies where it renames a read (their fields
+# replaced, not changed in place), which `insert_dups` need not copy first
+_OWN_COPY = frozenset({ir.Assign, ir.Expr, ir.Return, ir.SetItem, ir.AugAssign})
 
 
 def _loop_exits(body):
@@ -100,12 +111,13 @@ class _Splitter:
             self.root[c] = root
         return names
 
-    def block(self, stmts: list, incoming: list, outflow=frozenset()) -> list:
+    def block(self, stmts: list, incoming: list, outflow=frozenset(), shared=False) -> list:
         """Split the names read more than once in `stmts`. `incoming` lists the
         names defined before the block (in definition order). `outflow` (for a branch
         of an ``if``) names what the block defines that is read after the ``if``:
         leaving the branch is one more read of such a name, if the block reads it
-        too, and the block ends by handing its last copy back under the name."""
+        too, and the block ends by handing its last copy back under the name.
+        `shared`: its lines of `_OWN_COPY` are the ANF function's (`rename_reads`)."""
         sites: dict[str, int] = {}
         reads = [self.reads(s) for s in stmts]  # (no line is renamed before its turn)
         for read in reads:
@@ -128,7 +140,8 @@ class _Splitter:
             if n in copies:
                 out.append(ir.Dup(tuple(copies[n]), n, 0))
         for i, s in enumerate(stmts):
-            self.rename_reads(s, copies)
+            if copies and (type(s) is not ir.Assign or any(n in copies for n in reads[i])):
+                s = self.rename_reads(s, copies, shared and type(s) in _OWN_COPY)
             if isinstance(s, ir.If):
                 outer = self.inner_reads(s)
                 later = later_at[i] | set(outflow)
@@ -209,22 +222,33 @@ class _Splitter:
             return ()
         return ir.defined_names(s)
 
-    def rename_reads(self, s, copies):
+    def rename_reads(self, s, copies, shared=False):
         """Give each read of a split name its next copy (an `if` or a loop: one copy
-        for all the reads in its nested blocks)."""
+        for all the reads in its nested blocks). Returns the statement: `s`, changed
+        in place, or where `s` is `shared` (one of `_OWN_COPY`, the ANF function's), a
+        copy of it where a read is renamed."""
         if isinstance(s, ir.Exit):
             for c in s.copies:
                 c.value = _rename_each(c.value, copies, self.is_local)
-            return
+            return s
         if isinstance(s, ir.Dup):
             if s.source in copies:
                 s.source = copies[s.source].pop(0)
-            return
+            return s
         if type(s) is ir.Assign:  # (the commonest: its value is its one slot)
-            s.value = _rename_each(s.value, copies, self.is_local)
-            return
-        for get, set_ in ir.slots(s):
-            set_(_rename_each(get(), copies, self.is_local))
+            value = _rename_each(s.value, copies, self.is_local)
+            if value is not s.value:
+                if shared:
+                    s = _copied(s)
+                s.value = value
+            return s
+        values = [_rename_each(get(), copies, self.is_local) for get, _ in ir.slots(s)]
+        if shared:
+            if all(v is get() for v, (get, _) in zip(values, ir.slots(s))):
+                return s
+            s = _copied(s)
+        for v, (_, set_) in zip(values, ir.slots(s)):
+            set_(v)
         if isinstance(s, (ir.If, ir.Loop)):
             mapping = {n: copies[n].pop(0) for n in self.inner_reads(s) if n in copies}
             if mapping:
@@ -232,6 +256,7 @@ class _Splitter:
                 ir.rename_reads(region, mapping)
                 if isinstance(s, ir.Loop) and s.test is not None:
                     s.test = ir.substitute(s.test, mapping)
+        return s
 
 
 def _first_def_order(s: ir.If):
@@ -243,19 +268,26 @@ def _first_def_order(s: ir.If):
 
 
 
+def _copied(node):
+    """A shallow copy of a statement or an AST node (its fields shared)."""
+    new = type(node).__new__(type(node))
+    new.__dict__ = node.__dict__.copy()
+    return new
+
+
 def _rename_each(node, copies, is_local):
     """Rename the reads of split names in one expression, each read to the next copy,
-    in the order `ir.local_reads` visits them: in place (`insert_dups` works on its
-    own copy of the function, a tree: no node is in two places), the new root
-    returned."""
+    in the order `ir.local_reads` visits them: the node itself where none is read, else
+    a copy of the nodes down to each renamed name, the rest shared (`node` is not
+    changed: it may be the ANF function's)."""
     if not any(n in copies for n in ir.names_in(node)):
         return node
     return _renamed_each(node, copies, is_local)
 
 
 def _renamed_each(node, copies, is_local):
-    """`_RenameEach` on `node` (the caller's copy), the commonest nodes taken inline in
-    the order it visits them."""
+    """`_RenameEach` on a copy of `node`, the commonest nodes taken inline in the order
+    it visits them, and copied only where a name below them is renamed."""
     t = type(node)
     if t is ast.Name:
         if node.id in copies and is_local(node.id):
@@ -264,19 +296,51 @@ def _renamed_each(node, copies, is_local):
     if t is ast.Constant:
         return node
     if t is ast.BinOp:
-        node.left = _renamed_each(node.left, copies, is_local)
-        node.right = _renamed_each(node.right, copies, is_local)
+        left = _renamed_each(node.left, copies, is_local)
+        right = _renamed_each(node.right, copies, is_local)
+        if left is node.left and right is node.right:
+            return node
+        node = _copied(node)
+        node.left, node.right = left, right
         return node
     if t is ast.UnaryOp:
-        node.operand = _renamed_each(node.operand, copies, is_local)
+        operand = _renamed_each(node.operand, copies, is_local)
+        if operand is node.operand:
+            return node
+        node = _copied(node)
+        node.operand = operand
+        return node
+    if t is ast.Attribute:  # (`_RenameEach.visit_Attribute`)
+        root = node.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and not is_local(root.id):
+            return node
+        value = _renamed_each(node.value, copies, is_local)
+        if value is node.value:
+            return node
+        node = _copied(node)
+        node.value = value
         return node
     if t is ast.Call:
-        node.func = _renamed_each(node.func, copies, is_local)
-        node.args[:] = [_renamed_each(a, copies, is_local) for a in node.args]
+        func = _renamed_each(node.func, copies, is_local)
+        args = [_renamed_each(a, copies, is_local) for a in node.args]
+        keywords = []
         for k in node.keywords:
-            k.value = _renamed_each(k.value, copies, is_local)
+            value = _renamed_each(k.value, copies, is_local)
+            if value is not k.value:
+                k = _copied(k)
+                k.value = value
+            keywords.append(k)
+        if func is node.func and all(a is b for a, b in zip(args, node.args)) and all(
+                a is b for a, b in zip(keywords, node.keywords)):
+            return node
+        node = _copied(node)
+        node.func, node.args, node.keywords = func, args, keywords
         return node
-    return _RenameEach(copies, is_local).visit(node)
+    if not any(n in copies for n in ir.names_in(node)):
+        return node
+    return _RenameEach(copies, is_local).visit(ir.copy_tree(node))
 
 
 class _RenameEach(ast.NodeTransformer):
