@@ -22,15 +22,13 @@ supported instead, and the fix. A function whose source cannot be read raises
 
 For the later stages and the disk cache it also gives `Located` (builds an error that
 points at a node of the user's function), `lookup` (the value a free name has now, or
-`MISSING`), `code_digest` (a function's bytecode as text, the same in every process)
-and `user_source` (the function's own text)."""
+`MISSING`), `code_digest` (`compiled`'s: a function's bytecode as text, the same in
+every process) and `user_source` (the function's own text)."""
 
 from __future__ import annotations
 
-import __future__
 import ast
 import builtins
-import hashlib
 import importlib
 import inspect
 import linecache
@@ -43,6 +41,7 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..ir import trees as ir_trees
+from .compiled import FUTURE_FLAGS, code_digest, code_in_file, code_of_text
 from . import (defaults, frozen, function_values, grown, higher_order, pairs, source,
                structure_calls, structures)
 from .tree_index import Nodes
@@ -236,89 +235,22 @@ def user_source(func) -> str:
 # ------------------------------------------------------------ stale source
 
 
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _const_text(value) -> str:
-    if isinstance(value, types.CodeType):
-        return code_digest(value)
-    if isinstance(value, (tuple, frozenset)):
-        parts = [_const_text(v) for v in value]
-        if isinstance(value, frozenset):  # its order depends on string hashing
-            parts.sort()
-        return f"{type(value).__name__}({','.join(parts)})"
-    return repr(value)
-
-
-def code_digest(code) -> str:
-    """The bytecode of a function (its instructions, names, constants and nested
-    functions; not its line numbers), as text that is the same in every process: two
-    code objects with the same digest compute the same. The disk cache keys its
-    entries by it; `check_source` compares the code a function's text compiles to
-    with the code that runs."""
-    return _sha("\n".join([code.co_code.hex(), repr(code.co_names), repr(code.co_varnames),
-                           repr(code.co_freevars)] + [_const_text(c) for c in code.co_consts]))
-
-
-_FUTURE_FLAGS = 0
-for _feature in __future__.all_feature_names:
-    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
-
-_ENCLOSING = "__s2sad_enclosing__"
-
-
-def _code_of_text(code, lines):
-    """The code objects the function text `lines` compiles to on its own, compiled
-    as Python compiled `code` (its `__future__` flags, its free variables as cells of
-    an enclosing function): how a statement compiled by itself (a notebook, a
-    REPL, ``exec`` of one statement) compiles."""
-    text = textwrap.dedent("".join(lines))
-    if code.co_freevars:
-        text = (f"def {_ENCLOSING}():\n    {' = '.join(code.co_freevars)} = None\n"
-                + textwrap.indent(text, "    "))
-    try:
-        module = compile(text, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS,
-                         dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return []
-    scope = module
-    if code.co_freevars:
-        scope = next((c for c in module.co_consts if isinstance(c, types.CodeType)
-                      and c.co_name == _ENCLOSING), None)
-    return [c for c in (scope.co_consts if scope else ()) if isinstance(c, types.CodeType)
-            and c.co_name == code.co_name]
-
-
-_compiled_files: dict = {}  # file name -> (its lines, their code objects by (name, line))
-
-
-def _code_in_file(code, func_globals):
-    """The code objects Python compiles the text of `code`'s file to (as
-    `inspect.getsourcelines` reads it: `linecache`), whose name and first line are
-    `code`'s; None when the text does not compile (how a module imported from the
-    file compiles)."""
-    filename = code.co_filename
-    lines = linecache.getlines(filename, func_globals)
-    got = _compiled_files.get(filename)
-    if got is None or got[0] is not lines:
-        try:
-            module = compile("".join(lines), filename, "exec", dont_inherit=True)
-        except (SyntaxError, ValueError):
-            module = None
-        found: dict = {}
-        todo = [module] if module is not None else []
-        while todo:
-            c = todo.pop()
-            found.setdefault((c.co_name, c.co_firstlineno), []).append(c)
-            todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
-        got = _compiled_files[filename] = (lines, found if module is not None else None)
-    if got[1] is None:
-        return None
-    return got[1].get((code.co_name, code.co_firstlineno), [])
-
-
 _COMPILES_TO: dict = {}  # code object -> a text that compiles to it on its own
+_OF_TREE: dict = {}  # code object -> (its text, what that text's tree compiles to)
+
+
+def _checked(func):
+    """The function whose code `check_source` compares `func`'s text with (its
+    original, unwrapped), or None where it checks nothing."""
+    target = getattr(func, ORIGINAL, func)
+    try:
+        target = inspect.unwrap(target)
+    except ValueError:  # a cycle of __wrapped__
+        pass
+    if not isinstance(target, types.FunctionType) or \
+            ir.generated_file(target.__code__.co_filename):
+        return None
+    return target
 
 
 def check_source(func, lines, first):
@@ -327,16 +259,10 @@ def check_source(func, lines, first):
     code `func` runs: the file was edited after the function was defined, and a
     derivative built from the new text would be the derivative of another function.
     Code s2sad wrote itself is not checked."""
-    target = getattr(func, ORIGINAL, func)
-    try:
-        target = inspect.unwrap(target)
-    except ValueError:  # a cycle of __wrapped__
-        pass
-    if not isinstance(target, types.FunctionType):
+    target = _checked(func)
+    if target is None:
         return
     code = target.__code__
-    if ir.generated_file(code.co_filename):
-        return
     # the text compiled on its own, then in its file: Python compiles a function in
     # the context of the module or statement it was given (a name bound by ``import``
     # in the same compilation loads its attributes without the method call path)
@@ -344,12 +270,14 @@ def check_source(func, lines, first):
     if _COMPILES_TO.get(code) == text:
         return  # (a build reads the text twice: to parse it, and for the structures)
     digest = code_digest(code)
-    if any(code_digest(c) == digest for c in _code_of_text(code, lines)):
+    got = _OF_TREE.pop(code, None)  # (`_parse_lines` compiled the tree it parsed)
+    own = got[1] if got is not None and got[0] == text else code_of_text(code, lines)
+    if any(code_digest(c) == digest for c in own):
         if len(_COMPILES_TO) >= 256:
             _COMPILES_TO.clear()
         _COMPILES_TO[code] = text
         return
-    compiled = _code_in_file(code, target.__globals__)
+    compiled = code_in_file(code, target.__globals__)
     if compiled is None and not os.path.isfile(code.co_filename):
         return  # (text that is not Python as it stands: a notebook cell with magics)
     if any(code_digest(c) == digest for c in compiled or ()):
@@ -414,6 +342,14 @@ def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, f
     if isinstance(tree, ast.AsyncFunctionDef):
         raise loc.error(UnsupportedSyntaxError, tree, "s2sad cannot differentiate an `async def`",
                         "Differentiate a plain `def` function.")
+    target = _checked(func) if func is not None else None
+    if target is not None and not target.__code__.co_freevars and \
+            _COMPILES_TO.get(target.__code__) != text:
+        # (for `check_source`: this tree compiled, before the passes below change it,
+        # instead of its text parsed again)
+        if len(_OF_TREE) >= 16:
+            _OF_TREE.clear()
+        _OF_TREE[target.__code__] = (text, code_of_text(target.__code__, lines, module))
     return _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers)
 
 
@@ -441,7 +377,7 @@ def _parse_lambda(func, containers, cells) -> Parsed:
         if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno:
             try:
                 made = compile(ast.Expression(body=node), code.co_filename, "eval",
-                               flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+                               flags=code.co_flags & FUTURE_FLAGS, dont_inherit=True)
             except (SyntaxError, ValueError):
                 continue
             inner = next((c for c in made.co_consts if isinstance(c, types.CodeType)), None)
