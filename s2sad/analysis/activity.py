@@ -389,6 +389,8 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                                 op.inputs[0].id in r.maybe_int:
                             r.maybe_int.add(t)  # (a number, not certainly a float)
                         r.kinds[t] = merge(old, k)
+                    if type(r.kinds[t]) is str:
+                        continue  # (a number, an integer...: no shape, no object)
                     if isinstance(r.kinds[t], ArrayKind):
                         r.origins[t] = self.origin(t, op)
                         shape = self.shape_of(t, s, op)
@@ -439,9 +441,10 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                         and isinstance(r.kinds[s.targets[0]], ArrayKind) \
                         and r.kinds[s.targets[0]].ndim is None:
                     self.any_rank.add(s.targets[0])
-                varied = False
+                varied, key = False, self.key if r.roots else None  # (no roots: a name's own)
                 for d, x in zip(op.diff, op.inputs):
-                    if d and isinstance(x, ast.Name) and self.key(x.id) in r.varied:
+                    if d and isinstance(x, ast.Name) and \
+                            (key(x.id) if key else x.id) in r.varied:
                         varied = True
                         break
                 if varied:
@@ -449,22 +452,25 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                         if differentiable(r.kinds[t]):
                             r.varied.add(self.key(t))
             elif isinstance(s, ir.Dup):
+                # (each copy gets what its source has: the sets and tables that hold
+                # the source, the source's object, its variedness)
+                src = s.source
+                kind = r.kinds.get(src, UNKNOWN)
+                sets = [x for x in (self.any_rank, self.displays, self.typed) if src in x]
+                tables = [x for x in (self.static, r.shapes, r.origins, self.dict_items)
+                          if src in x]
+                obj = isinstance(kind, (ListKind, ArrayKind))
+                # (no `alias` changes the source's key unless it is an object)
+                varied = not obj and self.key(src) in r.varied
                 for t in s.targets:
-                    r.kinds[t] = r.kinds.get(s.source, UNKNOWN)
-                    if s.source in self.any_rank:
-                        self.any_rank.add(t)
-                    if s.source in self.displays:
-                        self.displays.add(t)
-                    if s.source in self.typed:
-                        self.typed.add(t)
-                    if s.source in self.static:
-                        self.static[t] = self.static[s.source]
-                    for table in (r.shapes, r.origins, self.dict_items):
-                        if s.source in table:
-                            table[t] = table[s.source]
-                    if self.is_object(t):
-                        self.alias(t, s.source)
-                    if self.key(s.source) in r.varied:
+                    r.kinds[t] = kind
+                    for x in sets:
+                        x.add(t)
+                    for x in tables:
+                        x[t] = x[src]
+                    if obj:
+                        self.alias(t, src)
+                    if varied or obj and self.key(src) in r.varied:
                         r.varied.add(self.key(t))
             elif isinstance(s, ir.If):
                 known = self.static.get(s.test.id) if isinstance(s.test, ast.Name) else None

@@ -173,6 +173,11 @@ def _binop(value: ast.BinOp, kind, memo) -> Op:
     if isinstance(value.op, _BITWISE):
         return Op("nondiff", [value.left, value.right], diff=(False, False))
     left, right = kind(value.left), kind(value.right)
+    if type(left) is str and type(right) is str and type(value.left) is not ast.List \
+            and type(value.right) is not ast.List:
+        # (the commonest, two numbers: no list, no tuple, none of the cases below)
+        return _with_rule(rules.OPERATORS.get(type(value.op)), [value.left, value.right],
+                          _BINOP_TEXT[type(value.op)], [left, right], memo)
     if isinstance(value.op, ast.Mult):
         for xs, n, kx, kn in ((value.left, value.right, left, right),
                               (value.right, value.left, right, left)):
@@ -274,9 +279,12 @@ def _local_attr(node, is_local) -> bool:
     return isinstance(node, ast.Name) and is_local(node.id)
 
 
+_BINOP_TEXT = {op: f"the `{symbol}` operator" for op, symbol in BINOP_SYMBOL.items()}
+
+
 def _op_text(node) -> str:
     if isinstance(node, ast.BinOp):
-        return f"the `{BINOP_SYMBOL[type(node.op)]}` operator"
+        return _BINOP_TEXT[type(node.op)]
     return "unary minus" if isinstance(node.op, ast.USub) else "unary plus"
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from .. import ir
+from .. import ir, runtime
 from ..errors import NotDifferentiableError
 from ..ir.kinds import INT, SCALAR, ArrayKind, ListKind
 from ..primitives.facts import shape_rule
@@ -38,8 +38,14 @@ class OperationAdjoints:
         active value the statement defines (None for an expression statement, and
         for an assignment whose value the output does not depend on). An active
         unpacking ``a, b = t`` is the same for every kind (`reverse_unpack`)."""
-        op = self.act.op(s)
-        if not (isinstance(s, ir.Assign) and any(t in self.act.active for t in s.targets)):
+        op = self.act.ops[id(s)]
+        if not isinstance(s, ir.Assign):
+            return BY_KIND[op.kind](self, s, op, None)
+        active = self.act.active
+        for t in s.targets:
+            if t in active:
+                break
+        else:
             return BY_KIND[op.kind](self, s, op, None)
         if self.nested_lists is not False:  # (None: not asked yet)
             self.refuse_nested_lists(s, op)
@@ -162,20 +168,34 @@ class OperationAdjoints:
         (xs,) = op.inputs
         if out_bar is None or not self.act.is_active(xs):
             return []
-        if isinstance(self.act.kinds.get(xs.id), tuple):  # (a tuple's adjoint: a tuple)
-            items = [out_bar] * len(self.act.kinds[xs.id])
+        kind = self.act.kinds.get(xs.id)
+        if isinstance(kind, tuple):  # (a tuple's adjoint: a tuple)
+            items = [out_bar if all(k in (SCALAR, INT) for k in kind) else self.summed_item(
+                out_bar, ast.Subscript(value=ir.name(xs.id), slice=ir.const(i),
+                                       ctx=ast.Load())) for i in range(len(kind))]
             return [self.set_adj(xs.id, ast.Tuple(elts=items, ctx=ast.Load()), s.line)]
         if isinstance(self.act.kinds.get(xs.id), ArrayKind):  # (the sum of its rows: each
             # row's adjoint is the sum's, added into an array adjoint where it has one)
             row = out_bar if self.is_container(xs.id) else ast.BinOp(
                 left=self.np_call("zeros_like", [ir.name(xs.id)]), op=ast.Add(), right=out_bar)
             return [self.set_adj(xs.id, row, s.line)]
-        _list_summed(self.fn, s, self.act.kinds.get(xs.id))
+        _list_summed(self.fn, s, kind)
         acc = ir.name(self.acc(xs.id))
         item = ast.Subscript(value=acc, slice=ir.name("%k"), ctx=ast.Load())
         every = ast.Call(func=ir.name("range"), args=[ast.Call(
             func=ir.name("len"), args=[acc], keywords=[])], keywords=[])
+        if kind.elem not in (SCALAR, INT):
+            out_bar = self.summed_item(out_bar, ast.Subscript(
+                value=ir.name(xs.id), slice=ir.name("%k"), ctx=ast.Load()))
         return [ir.ForEach("%k", every, [ir.AugAssign(item, out_bar, s.line)], s.line)]
+
+    def summed_item(self, out_bar, item) -> ast.expr:
+        """The adjoint of `item`, one of the values the built-in ``sum`` added: the
+        sum's adjoint summed over the axes broadcasting gave it beyond the item's own
+        (``sum((W, b))`` of a matrix and a vector: the vector's adjoint is a vector,
+        a number's a number)."""
+        self.helpers["unbroadcast"] = runtime.unbroadcast
+        return ast.Call(func=ir.name("unbroadcast"), args=[out_bar, item], keywords=[])
 
     def reverse_getitem(self, s, op, out_bar) -> list:
         if out_bar is None:
@@ -224,7 +244,9 @@ class OperationAdjoints:
         line = s.line
         if op.rule.mode != "reverse":
             raise self.missing_rule(s, op, "reverse")
-        wanted = [i for i, x in enumerate(op.inputs) if self.act.is_active(x)]
+        active = self.act.active
+        wanted = [i for i, x in enumerate(op.inputs)
+                  if isinstance(x, ast.Name) and x.id in active]  # (`Activity.is_active`)
         # (an adjoint masked by np.where goes through the rule as its unmasked value,
         # the mask put around each term: `masks`)
         mask = self.mask_through(op, target, wanted) if self.masks else None
@@ -237,19 +259,24 @@ class OperationAdjoints:
                      for i, e in terms.items()}
         self.branch_masks(op, target, out_bar, terms)
         bound = self.unmasked_seed(seed, mask, assigns, terms, line) if mask else []
-        helpers = rule.template.helpers
-        if any(self.helpers.get(n, self) is not v for n, v in helpers.items()):
-            used = {n for e in [e for _, e in assigns] + list(terms.values())
-                    for n in ir.names_in(e)}  # (an unbroadcast dropped needs no import)
-            self.helpers.update({n: v for n, v in helpers.items() if n in used})
-        out = bound + [ir.Assign((n,), self.shape_donor(e), line) for n, e in assigns]
+        helpers, own = rule.template.helpers, self.helpers
+        for n, v in helpers.items():
+            if own.get(n, self) is not v:
+                used = {n for e in [e for _, e in assigns] + list(terms.values())
+                        for n in ir.names_in(e)}  # (an unbroadcast dropped needs no import)
+                own.update({n: v for n, v in helpers.items() if n in used})
+                break
+        # (`shape_donor` gives each expression back as it is without shapes, or in a
+        # reversed loop)
+        donor = self.shape_donor if self.act.shapes and not self.accumulators else _same
+        out = bound + [ir.Assign((n,), donor(e), line) for n, e in assigns]
         if mask:
             return out + self.masked_terms(
                 op.inputs, target,
-                {i: self.shape_donor(terms[i]) for i in wanted if i in terms}, mask, line)
+                {i: donor(terms[i]) for i in wanted if i in terms}, mask, line)
         for i in wanted:
             if i in terms:
-                out.append(self.set_adj(op.inputs[i].id, self.shape_donor(terms[i]), line))
+                out.append(self.set_adj(op.inputs[i].id, donor(terms[i]), line))
         return out
 
     def reverse_call(self, s, op, out_bar) -> list:
@@ -361,6 +388,10 @@ BY_KIND = {
     "inactive": OperationAdjoints.no_adjoint,  # (activity refuses an active one)
     "unknown": OperationAdjoints.no_adjoint,
 }
+
+
+def _same(expr):
+    return expr
 
 
 def _needless_unbroadcast_dropped(act, term, target: str, key):

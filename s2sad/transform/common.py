@@ -18,9 +18,8 @@ from ..ir.kinds import ArrayKind, differentiable
 from ..errors import NoRuleError, NotDifferentiableError
 
 
-def adj(n: str) -> str:
-    """The name of `n`'s adjoint (reverse mode)."""
-    return ir.adjoint(n)
+# The name of `n`'s adjoint (reverse mode): ``adj(n)``, the `ir` function itself.
+adj = ir.adjoint
 
 
 def zero(kind, like=None) -> ast.expr:

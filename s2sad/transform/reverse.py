@@ -200,6 +200,9 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
     def forward_block(self, body) -> list:
         out = []
         for s in body:
+            if type(s) is ir.Assign:  # (the commonest first; nothing below is for one)
+                out.append(self.forward_call(s) if self.needs_derivative(s) else s)
+                continue
             if isinstance(s, ir.If):
                 out.append(ir.If(s.test, self.forward_block(s.body),
                                  self.forward_block(s.orelse), s.line))
@@ -221,9 +224,6 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
             if isinstance(s, ir.Exit):
                 out.append(s)
                 continue
-            if isinstance(s, ir.Assign):  # (nothing below is for an assignment)
-                out.append(self.forward_call(s) if self.needs_derivative(s) else s)
-                continue
             if isinstance(s, ir.SetItem):
                 out.append(self.save_overwritten(s))
             out.extend(self.save_added_into(s))  # (before an ``np.add.at``)
@@ -239,7 +239,7 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         return self.act.atom_kind(atom, self.fn.refs)
 
     def needs_derivative(self, s: ir.Assign) -> bool:
-        op = self.act.op(s)
+        op = self.act.ops[id(s)]
         return op.kind == "call" and any(t in self.act.active for t in s.targets) \
             and any(self.act.is_active(x) for x in op.inputs)
 
@@ -274,7 +274,7 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
     def set_adj(self, n: str, value, line) -> ir.Assign | ir.AugAssign:
         """``n%bar = value``, or ``n%bar += value`` inside the reverse of a loop that
         reads `n` but does not define it (its adjoint sums over the iterations)."""
-        if self.act.containers and self.is_container(n):
+        if self.act.containers and self.act.is_container(n):
             if self.is_list(n):
                 self.helpers["add_into"] = runtime.add_into
                 if isinstance(value, ast.Call) and ir.dotted(value.func) == "list" and \
@@ -283,7 +283,7 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
                 return ir.Expr(ast.Call(func=ir.name("add_into"),
                                         args=[ir.name(self.acc(n)), value], keywords=[]), line)
             return ir.AugAssign(self.acc(n), value, line)
-        if self.is_accumulator(n):
+        if self.accumulators and self.is_accumulator(n):
             kind = self.act.kinds.get(n)
             if isinstance(kind, tuple):  # (`+=` would concatenate the tuples)
                 return ir.Assign((adj(n),), _add_tuples(ir.name(adj(n)), value, kind), line)
@@ -302,7 +302,7 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         outer_masks = dict(self.masks)  # (a mask holds in the block that made it)
         current = None
         for s in reversed(body):
-            stmts = self.reverse_stmt(s)
+            stmts = self.reverse_operation(s) if type(s) is ir.Assign else self.reverse_stmt(s)
             if not stmts:
                 continue
             line = getattr(s, "line", 0)
@@ -341,10 +341,10 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         return []
 
     def reverse_dup(self, s: ir.Dup) -> list:
-        if s.source not in self.act.active or self.act.containers and \
-                self.is_container(s.source):
+        active = self.act.active
+        if s.source not in active or self.act.containers and self.is_container(s.source):
             return []
-        copies = [t for t in s.targets if t in self.act.active]
+        copies = [t for t in s.targets if t in active]
         if not copies:
             return []
         kind = self.act.kinds.get(s.source)
