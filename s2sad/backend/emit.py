@@ -641,10 +641,19 @@ def user_names(fn: ir.Function) -> set:
     return out
 
 
-def make_namer(functions, reserved=()) -> Namer:
+def make_namer(functions, reserved=(), mentioned=None) -> Namer:
+    """A `Namer` that keeps clear of `reserved` and the `user_names` of `functions`
+    (where `mentioned`, IR function name -> `reuse.renames`'s names, has a function,
+    its plain names and the function's own)."""
     taken = set(reserved)
     for fn in functions:
-        taken |= user_names(fn)
+        got = (mentioned or {}).get(fn.name)
+        if got is None:
+            taken |= user_names(fn)
+        else:
+            taken.update([n for n in got if "%" not in n])
+            if "%" not in fn.name:
+                taken.add(fn.name)
     return Namer(taken)
 
 

@@ -65,33 +65,44 @@ _SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp
            ast.NamedExpr)
 
 
-def local_count(fn: ir.Function) -> int:
+def local_count(fn: ir.Function, local=None) -> int:
     """How many locals the printed function has (its code object's ``co_nlocals``,
-    give or take the names only a kept statement binds inside itself)."""
-    names = ir.local_names(fn)
-    for s in ir.walk(fn.body):
-        if isinstance(s, ir.Kept):
-            names |= own_names(s)
+    give or take the names only a kept statement binds inside itself); `local`: its
+    `ir.local_names`, where the caller has them."""
+    names = ir.local_names(fn) if local is None else local
+    kept = [s for s in ir.walk(fn.body) if type(s) is ir.Kept and not is_release(s)]
+    if kept:
+        names = set(names)
+        for s in kept:
+            names |= s.own_names()
     return len(names)
 
 
-def renames(module: ir.Module) -> dict:
+def renames(module: ir.Module, mentioned=None) -> dict:
     """IR function name -> its `shared_names`, for the functions of `module` that
-    have any: what `emit.emit_module` prints them with."""
+    have any: what `emit.emit_module` prints them with. `mentioned`, a dict, gets
+    for each function of more than `LIMIT` locals (IR name -> set) every name it
+    mentions that `emit.user_names` counts (its locals, the other names its
+    statements read, a kept statement's own), from the same walk."""
     out = {}
     for fn in module.functions:
-        mapping = shared_names(fn)
+        mapping = shared_names(fn, mentioned)
         if mapping:
             out[fn.name] = mapping
     return out
 
 
-def shared_names(fn: ir.Function) -> dict:
+def shared_names(fn: ir.Function, mentioned=None) -> dict:
     """name -> the name it shares, where `fn` has more than `LIMIT` locals (only the
-    names that change); an empty dict for a function of ordinary size."""
-    if local_count(fn) <= LIMIT:
+    names that change); an empty dict for a function of ordinary size. `mentioned`:
+    as `renames` says."""
+    local = ir.local_names(fn)
+    if local_count(fn, local) <= LIMIT:
         return {}
-    return _shared_names(fn)
+    scan = _Scan(fn, local)
+    if mentioned is not None:
+        mentioned[fn.name] = scan.local | scan.outside | scan.kept_own
+    return _shared_names(fn, scan)
 
 
 def without_self_copies(body: list, mapping: dict) -> list:
@@ -128,8 +139,10 @@ _BLOCK_FIELDS = {ir.If: ("body", "orelse"), ir.Loop: ("cond", "body"), ir.ForEac
 class _Scan:
     """Positions, reads and definitions of one function's names, in printed order."""
 
-    def __init__(self, fn: ir.Function):
-        self.local = ir.local_names(fn)
+    def __init__(self, fn: ir.Function, local=None):
+        self.local = ir.local_names(fn) if local is None else local
+        self.outside: set = set()  # the other names read (not in a loop's test)
+        self.kept_own: set = set()  # the own names of kept statements
         self.first: dict = {}  # name -> first position it is read or defined at
         self.last: dict = {}  # name -> last position
         self.read: set = set()
@@ -153,25 +166,48 @@ class _Scan:
                     self.read.add(n)
 
     def reads(self, s) -> list:
+        return self.locals_of(ir.stmt_reads(s), s)
+
+    def locals_of(self, names, s=None) -> list:
+        """The locals of `names` (those of statement `s` in `reads_of`); the others
+        go to `outside`."""
         local = self.local
-        got = self.reads_of[id(s)] = [n for n in ir.stmt_reads(s) if n in local]
+        got = [n for n in names if n in local]
+        if len(got) != len(names):
+            self.outside.update(n for n in names if n not in local)
+        if s is not None:
+            self.reads_of[id(s)] = got
         return got
 
     def block(self, stmts):
+        Assign, Comment, Name, BinOp, atoms = ir.Assign, ir.Comment, ast.Name, ast.BinOp, _ATOMS
+        names_in, locals_of, nested = ir.names_in, self.locals_of, self.nested
+        first, last, read = self.first, self.last, self.read
         for s in stmts:
-            self.stmt(s)
+            t = type(s)
+            if t is Comment:
+                self.pos += 1
+            elif t is Assign:  # (the commonest: `stmt` and `mark` inline)
+                self.pos += 1
+                value = s.value
+                if type(value) is not Name and not (type(value) is BinOp and type(
+                        value.left) in atoms and type(value.right) in atoms):
+                    nested(value)
+                got = locals_of(names_in(value), s)
+                at = 2 * self.pos
+                for n in got:
+                    if n not in first:
+                        first[n] = at
+                    last[n] = at
+                read.update(got)
+                self.mark(s.targets, True)
+            else:
+                self.stmt(s)
 
     def stmt(self, s):
         self.pos += 1
-        if type(s) is ir.Assign:  # (the commonest: what the tests below come to)
-            self.nested(s.value)
-            self.mark(self.reads(s), False)
-            self.mark(s.targets, True)
-            return
         if type(s) is ir.Kept and is_release(s):  # (a ``del`` of names: reads them)
-            local = self.local
-            got = self.reads_of[id(s)] = [a.id for a in s.args if a.id in local]
-            self.mark(got, False)
+            self.mark(self.locals_of([a.id for a in s.args], s), False)
             return
         if isinstance(s, ir.Loop):
             self.loop(s)
@@ -185,6 +221,7 @@ class _Scan:
             if isinstance(s, ir.Pop):
                 self.popped.update(s.targets)
         if isinstance(s, ir.Kept) and not is_release(s):
+            self.kept_own |= s.own_names()
             self.fixed |= s.own_names() | set(s.defines)
             if any(isinstance(n, _SCOPES) for n in ir.ast_nodes(s.stmt)):
                 self.fixed.update(n for a in s.args for n in ir.names_in(a))
@@ -209,13 +246,13 @@ class _Scan:
         for phi in s.phis:  # ``p = init``, printed before the loop
             if phi.init is not None:
                 self.nested(phi.init)
-                self.mark([n for n in ir.names_in(phi.init) if n in self.local], False)
+                self.mark(self.locals_of(ir.names_in(phi.init)), False)
                 self.mark([phi.name], True)
                 self.pos += 1
         start = 2 * self.pos
         if s.iter is not None:
             self.nested(s.iter)
-            self.mark([n for n in ir.names_in(s.iter) if n in self.local], False)
+            self.mark(self.locals_of(ir.names_in(s.iter)), False)
             self.mark([s.target], True)
         self.block(s.cond)
         if s.test is not None:
@@ -340,9 +377,10 @@ class _Live:
         return live
 
 
-def _shared_names(fn: ir.Function) -> dict:
-    """name -> the name it shares (only the names that change)."""
-    scan = _Scan(fn)
+def _shared_names(fn: ir.Function, scan=None) -> dict:
+    """name -> the name it shares (only the names that change); `scan`: `fn`'s
+    `_Scan`, where the caller has it."""
+    scan = _Scan(fn) if scan is None else scan
     live = _Live(fn, scan.local, reads_of=scan.reads_of)
     fixed = scan.fixed | live.entry
     first, last = scan.first, dict(scan.last)

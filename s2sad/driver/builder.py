@@ -793,8 +793,10 @@ def _check_helper_clashes(functions, helpers):
 
 
 def _print(unit: Unit):
-    namer = emit.make_namer([uf.fn for uf in unit.functions], set(unit.helpers))
+    mentioned = {}  # (what the namer needs of the large functions, from reuse's walk)
+    renames = reuse.renames(unit.module, mentioned)
+    namer = emit.make_namer([uf.fn for uf in unit.functions], set(unit.helpers), mentioned)
     unit.namer = namer
-    unit.printed = emit.emit_module(unit.module, namer, reuse.renames(unit.module))
+    unit.printed = emit.emit_module(unit.module, namer, renames)
     for uf in unit.functions:
         unit.texts[uf.fn.name] = unit.printed.function_text(uf.fn.name)
