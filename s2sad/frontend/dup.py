@@ -38,10 +38,11 @@ def insert_dups(fn: ir.Function) -> ir.Function:
     # others in place, on a copy)
     body = [s if type(s) in _OWN_COPY else ir.copy_tree(s) for s in fn.body]
     fn = ir.Function(fn.name, ir.copy_tree(fn.params), body, dict(fn.refs), fn.source, fn.doc)
-    _pass_through_reads(fn.body)
+    looped = _pass_through_reads(fn.body)
     splitter = _Splitter(ir.local_names(fn))
     fn.body = splitter.block(fn.body, [p.name for p in fn.params], shared=True)
-    _drop_self_copies(fn.body)
+    if looped:  # (an `Exit` is in a loop)
+        _drop_self_copies(fn.body)
     return fn
 
 
@@ -65,15 +66,19 @@ def _pass_through_reads(body):
     (to the next iteration, or out of the loop): it reads it. Spell that read as a
     copy ``p = p``, so splitting counts it (a value split earlier in the iteration
     gives one of its copies to this path too, and the reverse of that copy carries the
-    adjoint through); `_drop_self_copies` removes the ones that stay ``p = p``."""
+    adjoint through); `_drop_self_copies` removes the ones that stay ``p = p``.
+    Whether there is a loop."""
+    looped = False
     for s in ir.walk(body):
         if not isinstance(s, ir.Loop):
             continue
+        looped = True
         for exit_ in _loop_exits(s.body):
             copied = {c.targets[0] for c in exit_.copies}
             for phi in s.phis:
                 if phi.name not in copied:
                     exit_.copies.append(ir.Assign((phi.name,), ir.name(phi.name), exit_.line))
+    return looped
 
 
 def _drop_self_copies(body):
@@ -119,15 +124,12 @@ class _Splitter:
         too, and the block ends by handing its last copy back under the name.
         `shared`: its lines of `_OWN_COPY` are the ANF function's (`rename_reads`)."""
         sites: dict[str, int] = {}
+        last: dict[str, int] = {}  # name -> the index of the last line reading it
         reads = [self.reads(s) for s in stmts]  # (no line is renamed before its turn)
-        for read in reads:
+        for i, read in enumerate(reads):
             for n in read:
                 sites[n] = sites.get(n, 0) + 1
-        later_at, after = {}, set()  # index of an `if` -> what the lines after it read
-        for i in range(len(stmts) - 1, -1, -1):
-            if isinstance(stmts[i], ir.If):
-                later_at[i] = set(after)
-            after.update(reads[i])
+                last[n] = i
         handed = []
         if outflow and not (ir.terminates(stmts) or (stmts and isinstance(stmts[-1], ir.Exit))):
             defined = {n for s in stmts for n in self.defines(s)}
@@ -140,12 +142,19 @@ class _Splitter:
             if n in copies:
                 out.append(ir.Dup(tuple(copies[n]), n, 0))
         for i, s in enumerate(stmts):
-            if copies and (type(s) is not ir.Assign or any(n in copies for n in reads[i])):
+            if type(s) is ir.Assign:  # (the commonest: its value is its one slot)
+                if copies and any(n in copies for n in reads[i]):
+                    value = _renamed_each(s.value, copies, self.is_local)
+                    if shared:
+                        s = _copied(s)
+                    s.value = value
+            elif copies:
                 s = self.rename_reads(s, copies, shared and type(s) in _OWN_COPY)
             if isinstance(s, ir.If):
                 outer = self.inner_reads(s)
-                later = later_at[i] | set(outflow)
-                flows = frozenset(n for n in self.defines(s) if n in later)
+                # (what it defines that a line after it reads, or the block hands on)
+                flows = frozenset(n for n in self.defines(s)
+                                  if last.get(n, -1) > i or n in outflow)
                 s.body = self.block(s.body, outer, flows)
                 s.orelse = self.block(s.orelse, outer, flows)
             elif isinstance(s, ir.Loop):
