@@ -257,7 +257,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 self.widened = set()
                 self.forward(self.fn.body)
         for n, k in r.kinds.items():  # (a value still pending was never computed here:
-            if k == PENDING:           # nothing this analysis can say of its kind)
+            if type(k) is str and k == PENDING:  # nothing this analysis can say of its kind)
                 r.kinds[n] = OTHER if n in self.placeholders else UNKNOWN
         r.containers = {r.root(n) for n, k in r.kinds.items() if isinstance(k, ListKind)} \
             | self.indexed | r.written
@@ -270,7 +270,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                   or r.written and r.root(n) in r.written]
         for group in (r.varied, r.useful):
             group |= {n for n in shared if r.root(n) in group}
-        r.active = {n for n in r.varied & r.useful if differentiable(r.kinds.get(n))}
+        r.active = {n for n in r.varied & r.useful if _differentiable(r.kinds.get(n))}
         if r.written or self.index.writes or any(
                 r.ops.get(id(s)) is not None and r.ops[id(s)].kind == "append"
                 for s in self.index.exprs):
@@ -449,7 +449,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                         break
                 if varied:
                     for t in s.targets:
-                        if differentiable(r.kinds[t]):
+                        if _differentiable(r.kinds[t]):
                             r.varied.add(self.key(t))
             elif isinstance(s, ir.Dup):
                 # (each copy gets what its source has: the sets and tables that hold
@@ -531,16 +531,17 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         """An assignment whose result is useful makes the inputs it differentiates
         useful (not a row maximum whose shift cancels: `shifts`)."""
         r = self.result
-        if r.roots:
-            if not any(self.key(t) in r.useful for t in s.targets):
-                return
-        elif not any(t in r.useful for t in s.targets):  # (each name its own object)
+        useful, key = r.useful, self.key if r.roots else None  # (no roots: a name's own)
+        for t in s.targets:
+            if (key(t) if key else t) in useful:
+                break
+        else:
             return
         op = r.ops[id(s)]
         shift = self.unused_shifts.get(id(s)) if self.unused_shifts else None
         for d, x in zip(op.diff, op.inputs):
-            if d and isinstance(x, ast.Name) and x.id != shift:
-                self.mark_useful(x.id)
+            if d and isinstance(x, ast.Name) and x.id != shift and x.id in self.locals:
+                useful.add(key(x.id) if key else x.id)  # (`mark_useful`)
 
     def call_views(self, t, s, op):
         """A call's result may be one of the lists or arrays it was given, or a view
@@ -748,6 +749,19 @@ class _Index:
                 self.phis.update(p.name for p in s.phis)
             elif isinstance(s, ir.Expr):
                 self.exprs.append(s)
+
+
+_NAMED = {}  # (`differentiable` of each kind that is a name: "scalar", "int", ...)
+
+
+def _differentiable(kind) -> bool:
+    """`differentiable(kind)`, of a kind that is a name from a table."""
+    if type(kind) is not str:
+        return differentiable(kind)
+    got = _NAMED.get(kind)
+    if got is None:
+        got = _NAMED[kind] = differentiable(kind)
+    return got
 
 
 def _of_no_library(kind):

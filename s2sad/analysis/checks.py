@@ -37,6 +37,8 @@ class Checks(ValueChecks):
         r = self.result
         active = r.active
         for s in body:
+            if type(s) is ir.Dup:  # (the commonest after assignments: nothing to check)
+                continue
             if isinstance(s, ir.Assign):
                 op = r.ops[id(s)]
                 if op.kind == "nondiff" and _moves_with_arguments(op.key) and \

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .. import ir, runtime
 from ..ir.kinds import ArrayKind, differentiable
@@ -127,7 +128,7 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         self.derivative_of = derivative_of
         self.requests: list[Request] = []
         self.temps = 0
-        self.locals, loops = _locals_and_loops(fn)
+        loops = [s for s in ir.walk(fn.body) if isinstance(s, ir.Loop)]
         self.calls: dict[int, tuple] = {}  # id(Assign) -> (request, [(input atom, param)])
         self.helpers: dict = {}
         self.accumulators: list = []  # per enclosing loop: names whose adjoints accumulate
@@ -141,10 +142,6 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
             self.count_names[loop.tag] = "%count" + suffix
         self.tapes: list = []  # tapes the forward sweep creates, in order
         self.params = {p.name for p in fn.params}
-        self.top_level = {p.name for p in fn.params} | {
-            t for s in fn.body if isinstance(s, ir.Assign) for t in s.targets}
-        # (bound on every path: a name's one definition precedes its reads)
-        self.bound = self.params | ir.definitely_assigned(fn.body)
         self.steps: list = []
         self.checkpoints = {}  # loop tag -> (scheduler name, Step)
         self.element_zeros = {}  # adjoint list -> its ``[np.zeros_like(xs[0]), ...]``
@@ -156,6 +153,13 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
             import numpy
 
             self.helpers["np"] = numpy  # zeros of array adjoints
+
+    # (what an `if`, a loop or a shape asks of the function: made where first asked)
+    locals = cached_property(lambda self: _locals_and_loops(self.fn)[0])
+    top_level = cached_property(lambda self: self.params | {
+        t for s in self.fn.body if isinstance(s, ir.Assign) for t in s.targets})
+    # (bound on every path: a name's one definition precedes its reads)
+    bound = cached_property(lambda self: self.params | ir.definitely_assigned(self.fn.body))
 
     def fresh(self) -> str:
         self.temps += 1
@@ -307,19 +311,12 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
                 continue
             line = getattr(s, "line", 0)
             if line != current or isinstance(s, (ir.If, ir.Loop)):
-                out.append(ir.Comment(self.comment(s, line), line))
+                out.append(ir.Comment(_comment(self.fn.source, s, line), line))
                 current = line if not isinstance(s, (ir.If, ir.Loop)) else None
             out.extend(stmts)
         self.emitted.pop()
         self.masks = outer_masks
         return out
-
-    def comment(self, s, line) -> str:
-        if isinstance(s, ir.Dup) and not line:
-            return f"adjoint of \0{s.source}\0: the sum over its uses"
-        info = self.fn.source
-        text = info.line_text(line).strip() if info and line else ""
-        return f"line {line}: {text}" if line else "(no line)"
 
     def reverse_stmt(self, s) -> list:
         if isinstance(s, (ir.Assign, ir.Expr)):
@@ -412,6 +409,14 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
                     if n not in inner and n in self.act.active and n not in seen:
                         seen.append(n)
         return seen
+
+
+def _comment(info, s, line) -> str:
+    """The comment before the reverse of `s`: the user's line it comes from."""
+    if isinstance(s, ir.Dup) and not line:
+        return f"adjoint of \0{s.source}\0: the sum over its uses"
+    text = info.line_text(line).strip() if info and line else ""
+    return f"line {line}: {text}" if line else "(no line)"
 
 
 def _locals_and_loops(fn: ir.Function) -> tuple:
