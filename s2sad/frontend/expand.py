@@ -173,7 +173,6 @@ class _Expander(TargetLowering):
         self.loc = loc
         self.locals = parsed.locals
         nodes = _nodes(parsed)
-        self.used = {n.id for n in nodes.of(ast.Name)}
         self.counts: dict = {}
         self.displays = single_displays(parsed.tree, nodes)
         self.plain = _plain(self, nodes)

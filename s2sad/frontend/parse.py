@@ -473,10 +473,11 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
             nodes = Nodes(tree)
     if containers:  # (a function put in place is checked as part of its caller)
         _check_nodes(tree, loc, nodes)
-    local_set = _local_names(tree, nodes)
+    stored, loaded = _name_uses(nodes)
+    local_set = _local_names(tree, nodes, stored)
     imported = _imported(nodes, local_set, globals_)
     names = dict(globals_, **imported) if imported else globals_
-    refs = _resolve(tree, local_set, names, cells, builtins_, loc, nodes)
+    refs = _resolve(local_set, names, cells, builtins_, loc, nodes, loaded)
     return Parsed(tree=tree, info=info, refs=refs, locals=local_set, globals=globals_,
                   imported=set(imported), cells=cells, out_spec=out_spec, leaf_names=leaves,
                   nodes=nodes)
@@ -624,13 +625,31 @@ def _located_node(node, tree):
     return tree
 
 
-def _local_names(tree: ast.FunctionDef, nodes: list) -> set:
+def _name_uses(nodes) -> tuple:
+    """``(stored, loaded)``: the ids the names among `nodes` store (a dict, in order)
+    and, for each id they load, the first name that loads it; a comprehension's own
+    variables left out (they are its own). One pass over the names: on a long
+    function each pass over its nodes is one more read of all of them from memory."""
+    own = comprehension_bound(nodes)
+    stored, loaded = {}, {}
+    Store, Load = ast.Store, ast.Load
+    for node in nodes.of(ast.Name):
+        if own and id(node) in own:
+            continue
+        ctx = type(node.ctx)
+        if ctx is Load:
+            if node.id not in loaded:
+                loaded[node.id] = node
+        elif ctx is Store:
+            stored[node.id] = None
+    return stored, loaded
+
+
+def _local_names(tree: ast.FunctionDef, nodes: list, stored: dict) -> set:
     a = tree.args
     out = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs} | {
         p.arg for p in (a.vararg, a.kwarg) if p is not None}
-    own = comprehension_bound(nodes)  # (a comprehension's variables are its own)
-    out.update(node.id for node in nodes.of(ast.Name)
-               if type(node.ctx) is ast.Store and id(node) not in own)
+    out.update(stored)
     out.update(node.name for node in nodes.of(ast.ExceptHandler)
                if node.name)  # (`except E as e`: the kept `try`'s own)
     out.update(node.name for node in nodes.of(ast.FunctionDef)
@@ -687,14 +706,11 @@ def lookup(name, globals_, cells, builtins_=None):
 _DYNAMIC = ("eval", "exec", "compile", "locals", "vars", "globals", "__import__")
 
 
-def _resolve(tree, local_set, globals_, cells, builtins_, loc, nodes: list) -> dict:
+def _resolve(local_set, globals_, cells, builtins_, loc, nodes: list, loaded) -> dict:
+    """The free names' values (`loaded`: `_name_uses`'), then the attribute chains'."""
     refs = {}
-    own = comprehension_bound(nodes)
-    Load = ast.Load
-    for node in nodes.of(ast.Name):
-        if node.id not in local_set and type(node.ctx) is Load:
-            if node.id in refs or id(node) in own:
-                continue
+    for node in loaded.values():
+        if node.id not in local_set:
             value = lookup(node.id, globals_, cells, builtins_)
             if value is MISSING:
                 raise loc.error(
