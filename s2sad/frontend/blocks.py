@@ -70,8 +70,7 @@ def coalesce_copies(body):
     temporary's definitions `v` directly (``%t = a * b; v = %t`` -> ``v = a * b``).
     The copies an `ir.Exit` makes into loop-carried variables stay: a phi must keep
     its start-of-iteration value until the iteration ends."""
-    if not any(isinstance(s, ir.Assign) and isinstance(s.value, ast.Name) and
-               s.value.id.startswith("%") for s in _walk_no_exit(body)):
+    if not _copies_a_temporary(body):
         return  # (no copy of a temporary: most straight-line code)
     phis = {p.name for s in ir.walk(body) if isinstance(s, ir.Loop) for p in s.phis}
     while True:
@@ -88,6 +87,17 @@ def coalesce_copies(body):
             return
         _remove(body, found)
         rename_block(body, {found.value.id: found.targets[0]})
+
+
+def _copies_a_temporary(body) -> bool:
+    """Is there a copy ``v = %t`` in `body` (not counting an exit's)?"""
+    for s in body:  # (a loop, not `_walk_no_exit`'s generators: asked of every line)
+        if isinstance(s, ir.Assign):
+            if isinstance(s.value, ast.Name) and s.value.id.startswith("%"):
+                return True
+        elif not isinstance(s, ir.Exit) and any(_copies_a_temporary(b) for b in ir.blocks(s)):
+            return True
+    return False
 
 
 def _walk_no_exit(body):

@@ -87,7 +87,7 @@ def _loops(stmts) -> list:
         if type(s) is For:
             out.append(s)
         d = s.__dict__
-        for f in s._fields:
+        for f in _blocks_of(type(s)):
             v = d.get(f)
             if type(v) is list and v and isinstance(v[0], _HOLDS_STATEMENTS):
                 todo.extend(v)
@@ -96,6 +96,17 @@ def _loops(stmts) -> list:
 
 _HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler) + tuple(
     getattr(ast, n) for n in ("match_case",) if hasattr(ast, n))
+_BLOCK_FIELDS: dict = {}  # node type -> `_blocks_of` it
+
+
+def _blocks_of(kind) -> tuple:
+    """The fields of the node type `kind` that can hold statements (none for most
+    statements: their other fields are not looked at)."""
+    got = _BLOCK_FIELDS.get(kind)
+    if got is None:
+        got = _BLOCK_FIELDS[kind] = tuple(
+            f for f in ("body", "orelse", "handlers", "finalbody", "cases") if f in kind._fields)
+    return got
 
 
 def _ends(stmts, kinds) -> bool:
@@ -188,7 +199,9 @@ def _return_in_nested_loop(stmts, depth):
             return s
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
-        for field in ("body", "orelse", "handlers", "finalbody"):
+        for field in _blocks_of(type(s)):
+            if field == "cases":
+                continue
             block = getattr(s, field, None)
             if isinstance(block, list):
                 inner = depth + 1 if isinstance(s, _LOOPS) and field == "body" else depth

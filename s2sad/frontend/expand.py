@@ -66,7 +66,7 @@ from .expand_calls import name as _name
 from .expand_calls import int_constant
 from .expand_calls import simple as _simple
 from .higher_order import key_template
-from .tree_index import Nodes, of
+from .tree_index import Nodes, has, of
 
 _ALL_COMPS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
 # the statements a function with nothing to lower (`_plain`) keeps as they are
@@ -114,6 +114,8 @@ def single_displays(tree, nodes=None) -> dict:
     plain_reads = set()  # ids of the loads of a name as `*name` or `name[...]`
     if nodes is None:
         nodes = Nodes(tree)
+    if not has(nodes, ast.Tuple, ast.List):
+        return {}  # (no display at all)
     assigns = [n for n in of(nodes, ast.Assign) if isinstance(n.value, (ast.Tuple, ast.List))]
     if not assigns:
         return {}  # (most functions assign no display)
@@ -473,8 +475,21 @@ def _nodes(parsed) -> Nodes:
 def _plain(ex, nodes) -> bool:
     """Is there nothing to lower anywhere in `nodes` (no comprehension, no ``*``, no
     call `ex` rewrites)? Then `needs` is False for every expression, without a look."""
-    return not nodes.has(*_ALL_COMPS, ast.Starred) and not any(
-        ex.call_kind(n) is not None for n in nodes.of(ast.Call))
+    if nodes.has(*_ALL_COMPS, ast.Starred):
+        return False
+    # (`call_kind` of a call that names none of `_LOWERED`, passes no keyword and
+    # pops nothing is None: only those are asked)
+    named = {t for t, v in ex.refs.items() if any(v is o for o in _LOWERED)}
+    Attribute = ast.Attribute
+    for n in nodes.of(ast.Call):
+        f = n.func
+        if (n.keywords or type(f) is Attribute and f.attr == "pop"
+                or named and ir.dotted(f) in named) and ex.call_kind(n) is not None:
+            return False
+    return True
+
+
+_LOWERED = (min, max, sum, math.prod, sorted, divmod, reversed)  # (`call_kind`'s)
 
 
 def _first_comp(call):
