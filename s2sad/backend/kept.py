@@ -32,11 +32,16 @@ def is_release(s: ir.Kept) -> bool:
     """Is `s` a ``del`` of its arguments, each a name (`release`'s), whose own names
     (`ir.Kept.own_names`) are none and which holds no nested scope?"""
     stmt = s.stmt
-    if type(stmt) is not ast.Delete or len(stmt.targets) != len(s.args):
+    if type(stmt) is not ast.Delete:
         return False
-    for i, (t, a) in enumerate(zip(stmt.targets, s.args)):
-        if type(t) is not ast.Name or type(a) is not ast.Name or t.id != (
-                _PLACEHOLDERS[i] if i < len(_PLACEHOLDERS) else f"{ir.KEPT_ARG}{i}"):
+    targets, args = stmt.targets, s.args
+    if len(targets) != len(args):
+        return False
+    if len(targets) > len(_PLACEHOLDERS):
+        return all(type(t) is ast.Name and type(a) is ast.Name and t.id == f"{ir.KEPT_ARG}{i}"
+                   for i, (t, a) in enumerate(zip(targets, args)))
+    for t, a, p in zip(targets, args, _PLACEHOLDERS):
+        if type(t) is not ast.Name or type(a) is not ast.Name or t.id != p:
             return False
     return True
 

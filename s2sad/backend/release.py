@@ -79,7 +79,8 @@ def released(fn: ir.Function, kinds) -> ir.Function:
     if not kinds or not any(_holds_array(k) for k in kinds.values()):
         return fn  # (no array: scalar code costs one look at its kinds)
     kinds = _known(fn, kinds)
-    arrays = {n for n in ir.local_names(fn) if _holds_array(kinds.get(_value_of(n)))}
+    local = ir.local_names(fn)
+    arrays = {n for n in local if _holds_array(kinds.get(_value_of(n)))}
     if not arrays:
         return fn
     body = fn.body
@@ -92,11 +93,16 @@ def released(fn: ir.Function, kinds) -> ir.Function:
     bound: set = set()
     gone: set = set()  # the names unbound so far
     out = []
-    for s, last, after in zip(body, reuse.last_reads(fn), later):
+    for s, last, after in zip(body, reuse.last_reads(fn, local), later):
         out.append(s)
-        bound |= _bound(s)
-        if isinstance(s, ir.Assign) and isinstance(s.value, ast.Name):
-            held.update((t, s.value.id) for t in s.targets)
+        if type(s) is ir.Assign:  # (`_bound` inline)
+            bound.update(s.targets)
+            if isinstance(s.value, ast.Name):
+                held.update((t, s.value.id) for t in s.targets)
+        else:
+            bound |= _bound(s)
+        if not last:
+            continue
         names = [n for n in last if n in arrays and n in bound and _free(n, held, gone)]
         if names and after:
             gone.update(names)
@@ -124,7 +130,8 @@ def _known(fn: ir.Function, kinds) -> dict:
     one."""
     out = dict(kinds)
     for s in ir.walk(fn.body):
-        if type(s) is not ir.Assign or any(t in out for t in s.targets):
+        if type(s) is not ir.Assign or (s.targets[0] in out if len(s.targets) == 1
+                                        else any(t in out for t in s.targets)):
             continue
         kind = _kind_of(s.value, out)
         if s.unpack:

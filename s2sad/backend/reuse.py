@@ -116,7 +116,7 @@ def without_self_copies(body: list, mapping: dict) -> list:
                 and type(s.value) is ast.Name and \
                 mapping.get(s.targets[0], s.targets[0]) == mapping.get(s.value.id, s.value.id):
             continue
-        inner = ir.blocks(s)
+        inner = ir.blocks(s) if type(s) in _BLOCK_FIELDS else None
         if inner:
             pruned = [without_self_copies(b, mapping) for b in inner]
             if any(len(p) != len(b) for p, b in zip(pruned, inner)) or any(
@@ -180,35 +180,53 @@ class _Scan:
         return got
 
     def block(self, stmts):
-        Assign, Comment, Name, BinOp, atoms = ir.Assign, ir.Comment, ast.Name, ast.BinOp, _ATOMS
-        names_in, locals_of, nested = ir.names_in, self.locals_of, self.nested
-        first, last, read = self.first, self.last, self.read
+        Assign, Comment, Kept, Name, BinOp = ir.Assign, ir.Comment, ir.Kept, ast.Name, ast.BinOp
+        names_in, nested, atoms = ir.names_in, self.nested, _ATOMS
+        first, last, read, local, reads_of = self.first, self.last, self.read, self.local, \
+            self.reads_of
+        pos = self.pos
         for s in stmts:
+            pos += 1
             t = type(s)
-            if t is Comment:
-                self.pos += 1
-            elif t is Assign:  # (the commonest: `stmt` and `mark` inline)
-                self.pos += 1
+            if t is Assign:  # (the commonest: `stmt`, `locals_of` and `mark` inline)
                 value = s.value
                 if type(value) is not Name and not (type(value) is BinOp and type(
                         value.left) in atoms and type(value.right) in atoms):
                     nested(value)
-                got = locals_of(names_in(value), s)
-                at = 2 * self.pos
+                names = names_in(value)
+                got = reads_of[id(s)] = [n for n in names if n in local]
+                if len(got) != len(names):
+                    self.outside.update(n for n in names if n not in local)
+                at = 2 * pos
                 for n in got:
                     if n not in first:
                         first[n] = at
                     last[n] = at
                 read.update(got)
-                self.mark(s.targets, True)
-            else:
+                at += 1
+                for n in s.targets:
+                    if n in local:
+                        if n not in first:
+                            first[n] = at
+                        last[n] = at
+            elif t is Kept and is_release(s):  # (a ``del`` of names: reads them)
+                got = reads_of[id(s)] = [a.id for a in s.args if a.id in local]
+                at = 2 * pos
+                for n in got:
+                    if n not in first:
+                        first[n] = at
+                    last[n] = at
+                read.update(got)
+                if len(got) != len(s.args):
+                    self.outside.update(a.id for a in s.args if a.id not in local)
+            elif t is not Comment:
+                self.pos = pos - 1
                 self.stmt(s)
+                pos = self.pos
+        self.pos = pos
 
     def stmt(self, s):
         self.pos += 1
-        if type(s) is ir.Kept and is_release(s):  # (a ``del`` of names: reads them)
-            self.mark(self.locals_of([a.id for a in s.args], s), False)
-            return
         if isinstance(s, ir.Loop):
             self.loop(s)
             return
@@ -278,25 +296,39 @@ class _Scan:
                 self.fixed.update(x.id for x in ast.walk(n) if isinstance(x, ast.Name))
 
 
-def last_reads(fn: ir.Function) -> list:
+def last_reads(fn: ir.Function, local=None) -> list:
     """For each statement of `fn.body`, the locals it reads for the last time: live
     where it starts (read by it or inside it) and dead where it ends (nothing after
     reads them before they are bound again; a value carried round a loop lives to
     the loop's end), in order of first mention. Never a name `shared_names` keeps fixed
     (a parameter, a tape, a kept statement's own names, a name a nested scope reads,
-    which a cell may hold past its last read here)."""
-    scan = _Scan(fn)
+    which a cell may hold past its last read here). `local`: `fn`'s
+    `ir.local_names`, where the caller has them."""
+    scan = _Scan(fn, local)
     live = _Live(fn, scan.local, whole=False, reads_of=scan.reads_of)
+    fixed, first = scan.fixed, scan.first
     out = []
     after: set = set()  # (live after the statement; a line's own updated in place)
     for s in reversed(fn.body):
-        if isinstance(s, (ir.If, ir.Loop, ir.ForEach)):
+        t = type(s)
+        if t is ir.Comment:
+            out.append([])
+            continue
+        if t is ir.If or t is ir.Loop or t is ir.ForEach:
             before = live.stmt(s, set(after), set(), set())
             dying = before - after
         else:
-            dying = {n for n in live.uses(s) if n not in after}
-            before = live.stmt(s, after, set(), set())
-        out.append(sorted(dying - scan.fixed, key=lambda n: (scan.first.get(n, -1), n)))
+            uses = live.uses(s)
+            dying = {n for n in uses if n not in after}
+            if t is ir.Assign or t is ir.Kept:  # (`_Live.stmt` inline)
+                after.difference_update(s.targets if t is ir.Assign else s.defines)
+                after.update(uses)
+                before = after
+            else:
+                before = live.stmt(s, after, set(), set())
+        if dying:
+            dying -= fixed
+        out.append(sorted(dying, key=lambda n: (first.get(n, -1), n)) if dying else [])
         after = before
     out.reverse()
     return out
@@ -320,8 +352,15 @@ class _Live:
 
     def block(self, stmts, after, brk, cont) -> set:
         live = set(after)
+        Assign, Kept, Comment, get = ir.Assign, ir.Kept, ir.Comment, self.reads_of.get
         for s in reversed(stmts):
-            live = self.stmt(s, live, brk, cont)
+            t = type(s)
+            if t is Assign or t is Kept:  # (`stmt` inline: what it defines, then reads)
+                live.difference_update(s.targets if t is Assign else s.defines)
+                got = get(id(s))
+                live.update(got if got is not None else self.uses(s))
+            elif t is not Comment:
+                live = self.stmt(s, live, brk, cont)
         return live
 
     def stmt(self, s, live, brk, cont) -> set:

@@ -793,10 +793,8 @@ def _check_helper_clashes(functions, helpers):
 
 
 def _print(unit: Unit):
-    mentioned = {}  # (what the namer needs of the large functions, from reuse's walk)
-    renames = reuse.renames(unit.module, mentioned)
-    namer = emit.make_namer([uf.fn for uf in unit.functions], set(unit.helpers), mentioned)
-    unit.namer = namer
-    unit.printed = emit.emit_module(unit.module, namer, renames)
+    renames = reuse.renames(unit.module, mentioned := {})  # (and the names the namer needs)
+    unit.namer = emit.make_namer([uf.fn for uf in unit.functions], set(unit.helpers), mentioned)
+    unit.printed = emit.emit_module(unit.module, unit.namer, renames)
     for uf in unit.functions:
         unit.texts[uf.fn.name] = unit.printed.function_text(uf.fn.name)
