@@ -85,7 +85,7 @@ class _Lowerer(KeptLowering):
         self.parsed = parsed
         self.tree = tree  # (desugared)
         self.loc = Located(parsed.info, 0)
-        self.locals = set(parsed.locals) | compiler_locals(tree)
+        self.locals = set(parsed.locals) | compiler_locals(tree, parsed)
         self.env: dict[str, str] = {}
         self.versions: dict[str, int] = {}
         self.temps = 0
@@ -357,12 +357,13 @@ class _Lowerer(KeptLowering):
                     for t, seq in zip(targets, seqs):
                         self.bind_element(t, seq, index)
 
-            self.loop(s, _range_of(n), None, prefix)
+            self.loop(s, _call("range", [n]), None, prefix)
             return
         self.line = s.lineno
         seq = self.atom(s.iter)
         n = self.length([seq])
-        self.loop(s, _range_of(n), None, lambda index: self.bind_element(s.target, seq, index))
+        self.loop(s, _call("range", [n]), None,
+                  lambda index: self.bind_element(s.target, seq, index))
 
     def checkpoint_marker(self, call):
         """The loop's iterable and ``(schedule, snapshots atom)`` of
@@ -634,6 +635,10 @@ class _Lowerer(KeptLowering):
 
     def value(self, node) -> ast.expr:
         """Lower `node` to one operation over atoms (or an atom)."""
+        if type(node) is ast.BinOp:  # (the commonest two, neither a static reference)
+            return self.e_BinOp(node)
+        if type(node) is ast.Call:
+            return self.e_Call(node)
         if isinstance(node, (ast.Constant, ast.Name)) or self.is_static(node):
             return self.atom(node)
         meth = getattr(self, "e_" + type(node).__name__, None)
@@ -699,14 +704,15 @@ class _Lowerer(KeptLowering):
 
     def e_Call(self, node):
         func = node.func
-        if isinstance(func, ast.Attribute) and not self.is_static(func):
+        static = self.is_static(func)
+        if isinstance(func, ast.Attribute) and not static:
             # a method of a local value (xs.append(v), x.sum(axis=0)): the receiver is
             # evaluated first, then the arguments, as Python does
             receiver = self.atom(func.value)
             args, keywords = self.call_arguments(node)
             return ast.Call(func=ast.Attribute(value=receiver, attr=func.attr, ctx=ast.Load()),
                             args=args, keywords=keywords)
-        if not self.is_static(node.func):
+        if not static:
             raise self.error(
                 node, "s2sad can only differentiate calls of functions named directly "
                       "(`f(x)`, `math.sin(x)`), not of a computed or local value",
@@ -786,11 +792,6 @@ def _int_tuple(node):
 
 def _call(func_name, args) -> ast.Call:
     return ast.Call(func=ir.name(func_name), args=list(args), keywords=[])
-
-
-def _range_of(n) -> ast.Call:
-    return _call("range", [n])
-
 
 
 def _plain_default(node):

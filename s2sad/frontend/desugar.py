@@ -45,10 +45,43 @@ RETVAL = "%retval"
 RETURNED = "%returned"
 
 
-def compiler_locals(tree: ast.FunctionDef) -> set:
+def compiler_locals(tree: ast.FunctionDef, parsed=None) -> set:
     """The names the desugared `tree` assigns that are not the user's (`expand`'s and
-    this module's, all starting with ``%``)."""
-    return {n for n in names_with(tree, ast.Store) if n[0] == "%"}
+    this module's, all starting with ``%``). `parsed`: the `Parsed` it comes from,
+    where it is at hand: with no ``:=``, comprehension or lambda among its nodes, no
+    expression but a statement's target stores a name (the comprehensions `expand`
+    writes it lowers to loops), and only those are read."""
+    nodes = getattr(parsed, "nodes", None)
+    if getattr(nodes, "tree", 0) is not getattr(parsed, "tree", 1) or nodes.has(*_STORING):
+        return {n for n in names_with(tree, ast.Store) if n[0] == "%"}
+    out, todo = set(), list(tree.body)
+    while todo:
+        s = todo.pop()
+        t = type(s)
+        if t is ast.Assign:
+            targets = s.targets
+        elif t is ast.AugAssign or t is ast.AnnAssign or t is ast.For:
+            targets = (s.target,)
+        elif t is ast.With:
+            targets = [i.optional_vars for i in s.items if i.optional_vars is not None]
+        else:
+            targets = ()
+        for target in targets:
+            if type(target) is ast.Name:  # (the commonest)
+                if target.id[0] == "%" and isinstance(target.ctx, ast.Store):
+                    out.add(target.id)
+            else:
+                out.update(n for n in names_with(target, ast.Store) if n[0] == "%")
+        for f in _blocks_of(t):
+            v = getattr(s, f, None)
+            if type(v) is list:
+                todo.extend(v)
+    return out
+
+
+# the expressions that can store a name (`compiler_locals`)
+_STORING = (ast.NamedExpr, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+            ast.Lambda)
 
 
 def desugar(parsed: Parsed) -> ast.FunctionDef:

@@ -474,19 +474,15 @@ def _nodes(parsed) -> Nodes:
 
 def _plain(ex, nodes) -> bool:
     """Is there nothing to lower anywhere in `nodes` (no comprehension, no ``*``, no
-    call `ex` rewrites)? Then `needs` is False for every expression, without a look."""
+    call `ex` rewrites)? Then `needs` is False for every expression, without a look.
+    (`call_kind` is None for a call that names none of `_LOWERED`, passes no keyword
+    and pops nothing: only the others are asked.)"""
     if nodes.has(*_ALL_COMPS, ast.Starred):
         return False
-    # (`call_kind` of a call that names none of `_LOWERED`, passes no keyword and
-    # pops nothing is None: only those are asked)
     named = {t for t, v in ex.refs.items() if any(v is o for o in _LOWERED)}
-    Attribute = ast.Attribute
-    for n in nodes.of(ast.Call):
-        f = n.func
-        if (n.keywords or type(f) is Attribute and f.attr == "pop"
-                or named and ir.dotted(f) in named) and ex.call_kind(n) is not None:
-            return False
-    return True
+    return not any((n.keywords or type(n.func) is ast.Attribute and n.func.attr == "pop"
+                    or named and ir.dotted(n.func) in named) and ex.call_kind(n) is not None
+                   for n in nodes.of(ast.Call))
 
 
 _LOWERED = (min, max, sum, math.prod, sorted, divmod, reversed)  # (`call_kind`'s)
