@@ -122,10 +122,22 @@ def compiled_reverse(f, wrt, entry, kinds, as_tuple, checkpoint=None, copy_views
             _log_built(f, entry, wrt, kinds, unit.times, time.perf_counter() - start)
             if ticket is not None:
                 diskcache.save(ticket, unit)
-            unit = diskcache.CachedUnit.of(unit)
+            unit = _kept(unit)
     unit.root = f
     _units.setdefault(f.__code__, {})[key] = (unit, compiled)
     return unit, compiled
+
+
+def _kept(unit) -> diskcache.CachedUnit:
+    """The record of a reverse unit just built and compiled that the cache keeps:
+    what the disk cache rebuilds of an entry, not the unit's IR (tens of thousands of
+    tree nodes for a long function, which nothing after the build reads)."""
+    return diskcache.CachedUnit(
+        [diskcache.CachedFunction(diskcache.CachedName(uf.fn.name, uf.fn.refs), uf.user,
+                                  uf.keep_defaults) for uf in unit.functions],
+        unit.entry, unit.helpers, unit.resolved, unit.texts,
+        {uf.fn.name: unit.namer(uf.fn.name) for uf in unit.functions}, unit.text,
+        from_disk=False)
 
 
 def compiled_forward(f, wrt: tuple, kinds: dict, batched=False, quiet=False):

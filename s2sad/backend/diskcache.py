@@ -558,21 +558,22 @@ class _Survey:
 
 
 @dataclass(eq=False)
-class _Name:
+class CachedName:
     name: str
     refs: dict = field(default_factory=dict)  # chain -> what it means now (the guards')
 
 
 @dataclass(eq=False)
 class CachedFunction:
-    fn: _Name  # its IR `name`, and `refs` for the dispatcher's guards
+    fn: CachedName  # its IR `name`, and `refs` for the dispatcher's guards
     user: object
     keep_defaults: bool = True
 
 
 @dataclass(eq=False)
 class CachedUnit:
-    """What `compile` and `api` read of a `pipeline.Unit`, rebuilt from an entry."""
+    """What `compile` and `api` read of a `pipeline.Unit`, rebuilt from an entry (or,
+    `from_disk` False, what `api.dispatch` keeps of a unit it built, not its IR)."""
 
     functions: list  # CachedFunction, in module order
     entry: tuple
@@ -586,17 +587,6 @@ class CachedUnit:
 
     def namer(self, name: str) -> str:
         return self.names[name]
-
-    @classmethod
-    def of(cls, unit) -> "CachedUnit":
-        """The same record of a unit the pipeline has just built and compiled
-        (`from_disk` False): what the dispatcher keeps of it, so the unit's IR, tens of
-        thousands of tree nodes for a long function, is freed with the build instead of
-        staying alive (and walked by every collection) as long as the gradient."""
-        return cls([CachedFunction(_Name(uf.fn.name, uf.fn.refs), uf.user, uf.keep_defaults)
-                    for uf in unit.functions], unit.entry, unit.helpers, unit.resolved,
-                   unit.texts, {uf.fn.name: unit.namer(uf.fn.name) for uf in unit.functions},
-                   unit.text, unit.root, from_disk=False)
 
 
 @dataclass(eq=False)
@@ -730,7 +720,7 @@ def _rebuild(payload: dict, f, namespace=None):
         if obj is _UNRESOLVED:
             return None
         resolved.append((funcs[i], name, obj))
-    functions = [CachedFunction(_Name(u["ir"], refs[u["user"]]), funcs[u["user"]],
+    functions = [CachedFunction(CachedName(u["ir"], refs[u["user"]]), funcs[u["user"]],
                                 u["keep_defaults"]) for u in payload["units"]]
     unit = CachedUnit(functions, tuple(payload["entry"]), helpers, resolved,
                       {u["ir"]: u["text"] for u in payload["units"]},
