@@ -740,14 +740,17 @@ def array_expr(draw, shape, env, depth=2):
               "np.bincount(np.array([2, 0, 2]), weights={v}, minlength=3)",
               # (an array of a kind unknown to the compiler, carrying a derivative)
               "SETTINGS['w'][:3] * {s}", "SETTINGS['w'][:3] + {s}",
-              "{s} - SETTINGS['w'][:3]",
+              "{s} - SETTINGS['w'][:3]", "sum(({s}, {v}))", "sum([{v}, {s} * {v}])",
               # (compared, it is an array of bools; an exponent, no number either)
               "np.where(SETTINGS['w'][:3] > {s}, {s}, 2.0 * {s})",
               "(1.0 + {s} * {s}) ** (SETTINGS['w'][:3] + 2.0)"],
         "m": ["np.outer({u}, {v})", "{v} * {m}", "{m} - np.mean({m}, axis=1, keepdims=True)",
-              "np.stack([{v}, {v}])", "{m}[::-1]"],
+              "np.stack([{v}, {v}])", "{m}[::-1]",
+              # (the built-in sum of values of several shapes: each item's adjoint is
+              # the sum's, summed back to the item's shape)
+              "sum(({m}, {v}))", "sum([{v}, {m}, {s}])", "sum(({s}, {m}))"],
         "u": ["{m} @ {v}", "np.sum({m}, axis=1)", "{m}[:, 0]", "{v}[1:]", "{m}[:, 1:].sum(axis=1)",
-              "np.array([{s}, {s}])",
+              "np.array([{s}, {s}])", "sum([{u}, {s}, {u}])",
               "np.take_along_axis({m}, np.argmax({m}, axis=1)[:, None], axis=1)[:, 0]"],
     }
     if draw(st.integers(0, 2)) == 0:

@@ -81,6 +81,23 @@ def test_python_sum_of_a_matrix_adds_its_rows():
     assert np.allclose(got, want, atol=1e-6)
 
 
+W23, B3, C21 = np.arange(6.0).reshape(2, 3) / 7.0, np.array([0.1, -0.2, 0.3]), \
+    np.array([[0.5], [-0.7]])
+
+
+@pytest.mark.parametrize("f, args", [
+    (zoo.sum_of_a_matrix_and_a_vector, (W23, B3)),
+    (zoo.sum_of_a_number_and_arrays, (0.4, W23, C21)),
+    (zoo.sum_of_a_grown_list, (W23, B3)),
+    (zoo.sum_of_a_tuple_indexed, (W23, B3)),
+    (zoo.sum_in_a_loop, (B3, C21)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_python_sum_of_values_of_several_shapes(f, args):
+    """Each item's gradient has the item's shape (a number's is a number): the sum's
+    adjoint, broadcast to the total's shape, is summed back over the added axes."""
+    both_modes(f, args)
+
+
 @pytest.mark.parametrize("f", [zoo.copied_params, zoo.copy_written_original_read])
 def test_a_copy_of_a_dict_argument_is_its_own(f):
     params = {"w": 0.5}

@@ -284,3 +284,31 @@ def sum_of_an_array(xs):
 
 def sum_of_rows(m):
     return np.sum(sum(m) ** 2)
+
+
+# the built-in sum of values of several shapes: broadcasting makes each item's share of
+# the total's adjoint larger than the item, so it is summed back to the item's shape
+def sum_of_a_matrix_and_a_vector(W, b):
+    return np.sum(np.sin(sum((W, b))))
+
+
+def sum_of_a_number_and_arrays(a, W, c):
+    return np.sum(sum([a, W, c]) ** 2)
+
+
+def sum_of_a_grown_list(W, b):
+    xs = [W]
+    xs.append(b)
+    xs.append(b * 2.0)
+    return np.sum(sum(xs) ** 2)
+
+
+def sum_of_a_tuple_indexed(W, b):
+    return np.sum(sum((b, W))[1] * b)
+
+
+def sum_in_a_loop(b, c):
+    total = 0.0
+    for k in range(3):
+        total = total + np.sum(sum((b * k, c)) ** 2)
+    return total

@@ -42,6 +42,23 @@ def items_kind(kinds: tuple):
     return out
 
 
+def tuple_sum_kind(kinds: tuple):
+    """The kind of the built-in ``sum`` of a tuple of values of `kinds` (``0 +`` each
+    item in turn): a number of numbers, an array of the highest rank of arrays and
+    numbers that broadcast into it (``sum((W, b))``), else unknown."""
+    if all(k == INT for k in kinds):
+        return INT
+    if all(k in (SCALAR, INT) for k in kinds):
+        return SCALAR
+    arrays = [k for k in kinds if type(k) is ArrayKind]
+    if any(k not in (SCALAR, INT) and type(k) is not ArrayKind for k in kinds) or any(
+            a.ndim is None or a.dtype not in ("f", "i", "b") for a in arrays) or \
+            len({a.xp for a in arrays}) != 1:
+        return UNKNOWN
+    dtype = "f" if SCALAR in kinds or any(a.dtype == "f" for a in arrays) else "i"
+    return ArrayKind(max(a.ndim for a in arrays), dtype, xp=arrays[0].xp)
+
+
 _RESULT = object()  # (the tag of `rule_result`'s keys in the analysis's memo)
 
 
@@ -99,6 +116,8 @@ class ResultKinds:
         kind = inputs[0]
         if isinstance(kind, ListKind):
             return [SCALAR if kind.elem in (SCALAR, INT, UNKNOWN) else kind.elem]
+        if isinstance(kind, tuple) and kind:
+            return [tuple_sum_kind(kind)]
         return [UNKNOWN]
 
     def getitem_result(self, s, op, inputs) -> list:
