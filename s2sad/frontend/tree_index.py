@@ -36,8 +36,8 @@ class Nodes(list):
         out = self
         out.append(tree)
         add, extend, get, i = out.append, out.extend, by.get, 0
-        AST, Name, Constant, BinOp, Attribute = (ast.AST, ast.Name, ast.Constant, ast.BinOp,
-                                                 ast.Attribute)
+        AST, Name, Constant, BinOp, Attribute, Call, Assign = (
+            ast.AST, ast.Name, ast.Constant, ast.BinOp, ast.Attribute, ast.Call, ast.Assign)
         leaf = _LEAVES
         while i < len(out):
             n = out[i]
@@ -60,6 +60,14 @@ class Nodes(list):
                 v = d.get("value")
                 if isinstance(v, AST):
                     add(v)
+                continue
+            if t is Call or t is Assign:  # (their fields in `_fields` order, taken inline)
+                for f in n._fields:
+                    v = d.get(f)
+                    if type(v) is list:
+                        extend(v)  # (arguments, keywords, targets: no leaf, no None)
+                    elif isinstance(v, AST):
+                        add(v)
                 continue
             for f in n._fields:
                 v = d.get(f)
