@@ -259,15 +259,16 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         for n, k in r.kinds.items():  # (a value still pending was never computed here:
             if type(k) is str and k == PENDING:  # nothing this analysis can say of its kind)
                 r.kinds[n] = OTHER if n in self.placeholders else UNKNOWN
-        r.containers = {r.root(n) for n, k in r.kinds.items() if isinstance(k, ListKind)} \
-            | self.indexed | r.written
+        lists = [n for n, k in r.kinds.items() if isinstance(k, ListKind)] \
+            if _holds(r.kinds, ListKind) else []
+        r.containers = {r.root(n) for n in lists} | self.indexed | r.written
         # (a row maximum subtracted before a softmax: the result does not depend on it)
         self.unused_shifts = unused_shifts(self.fn.body)
         self.backward(self.fn.body)
         # (a list's names, and those of an array written into, are varied and useful
         # as their object is)
         shared = [n for n, k in r.kinds.items() if isinstance(k, ListKind)
-                  or r.written and r.root(n) in r.written]
+                  or r.root(n) in r.written] if r.written else lists
         for group in (r.varied, r.useful):
             group |= {n for n in shared if r.root(n) in group}
         r.active = {n for n in r.varied & r.useful if _differentiable(r.kinds.get(n))}
@@ -345,7 +346,9 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 r.ops[id(s)] = op
                 if isinstance(s.value, ast.Call):  # (only a call changes its arguments)
                     self.check_mutation(s, op)
-                inputs = [self.atom_kind(x) for x in op.inputs]
+                kinds_, locals_ = r.kinds, self.locals  # (`atom_kind`, a local's inline)
+                inputs = [kinds_.get(x.id, UNKNOWN) if type(x) is ast.Name and x.id in locals_
+                          else self.atom_kind(x) for x in op.inputs]
                 if not self.complex_inputs and complex_kinds(op.inputs, inputs):
                     self.complex_inputs = True  # (else no line computes with one)
                 kinds = self.out_kinds(s, op, inputs)
@@ -401,15 +404,16 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                     elif isinstance(r.kinds[t], tuple):  # (the arrays a call returns)
                         self.note_tuple_shapes(t, s, op)
                     if isinstance(r.kinds.get(t), (ListKind, ArrayKind)):  # (an object)
-                        join = self.value_join(t) if not s.unpack else None
+                        join = self.value_join(t) if not s.unpack and (  # (else None)
+                            t in self.joined or t in self.value_joins) else None
                         if join is not None:
                             self.join_value(t, op, s.value, join)
                         elif op.kind == "copy" and not s.unpack:
                             self.alias(t, op.inputs[0].id)
-                        elif r.root(t) not in r.created:
-                            r.created[r.root(t)] = id(s)
+                        elif (root := r.root(t)) not in r.created:
+                            r.created[root] = id(s)
                             if makes_new_object(op, s.value, self.atom_kind):
-                                self.fresh.add(r.root(t))
+                                self.fresh.add(root)
                             elif makes_view(op, r.kinds[t], self.atom_kind) \
                                     and isinstance(op.inputs[0], ast.Name):
                                 # (a user's rule: of any list or array it is given)
@@ -418,18 +422,18 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                                     and self.is_object_atom(x))
                             elif op.kind == "call":
                                 self.call_views(t, s, op)
-                        elif r.created[r.root(t)] != id(s):
+                        elif r.created[root] != id(s):
                             join = self.join_makes.get(id(s)) or self.fresh_join(t)
                             if join is not None:
                                 # a new object on every path into `join` (and no
                                 # other): one object made at the join, whose
                                 # adjoint starts there
-                                r.created[r.root(t)] = id(join)
+                                r.created[root] = id(join)
                             else:
                                 # `t` names an object made here on one path and another
                                 # object (made elsewhere, or aliased) on another path
-                                self.conflicts.add(r.root(t))
-                                self.conflict_at.setdefault(r.root(t), s)
+                                self.conflicts.add(root)
+                                self.conflict_at.setdefault(root, s)
                 if op.kind == "pop":
                     r.written.add(r.root(op.inputs[0].id))
                     self.widen_list(op.inputs[0].id, None)  # (its length changes)
@@ -452,9 +456,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                         if _differentiable(r.kinds[t]):
                             r.varied.add(self.key(t))
             elif isinstance(s, ir.Dup):
-                # (each copy gets what its source has: the sets and tables that hold
-                # the source, the source's object, its variedness)
-                src = s.source
+                src = s.source  # (each copy gets its source's entries, object, variedness)
                 kind = r.kinds.get(src, UNKNOWN)
                 sets = [x for x in (self.any_rank, self.displays, self.typed) if src in x]
                 tables = [x for x in (self.static, r.shapes, r.origins, self.dict_items)
@@ -734,11 +736,13 @@ class _Index:
         defined = self.defined
         generated = fn.source is not None and fn.source.generated
         for s in ir.walk(fn.body):
-            if isinstance(s, (ir.Assign, ir.Dup)):
+            kind = type(s)  # (no class derives from these two)
+            if kind is ir.Assign or kind is ir.Dup:
                 for t in s.targets:
                     defined[t] = defined.get(t, 0) + 1
-                if isinstance(s, ir.Assign):
-                    self.writes = self.writes or bool(s.inplace or s.item)
+                if kind is ir.Assign:
+                    if s.inplace or s.item:
+                        self.writes = True
                     if generated and isinstance(s.value, ast.Constant) \
                             and s.value.value is None:
                         self.nones.update(s.targets)
@@ -749,6 +753,11 @@ class _Index:
                 self.phis.update(p.name for p in s.phis)
             elif isinstance(s, ir.Expr):
                 self.exprs.append(s)
+
+
+def _holds(kinds: dict, cls) -> bool:
+    """Is one of the values of `kinds` an instance of `cls` (its types found in C)?"""
+    return any(issubclass(t, cls) for t in set(map(type, kinds.values())))
 
 
 _NAMED = {}  # (`differentiable` of each kind that is a name: "scalar", "int", ...)

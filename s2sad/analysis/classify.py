@@ -173,9 +173,9 @@ def _binop(value: ast.BinOp, kind, memo) -> Op:
     if isinstance(value.op, _BITWISE):
         return Op("nondiff", [value.left, value.right], diff=(False, False))
     left, right = kind(value.left), kind(value.right)
-    if type(left) is str and type(right) is str and type(value.left) is not ast.List \
-            and type(value.right) is not ast.List:
-        # (the commonest, two numbers: no list, no tuple, none of the cases below)
+    if not isinstance(left, (ListKind, tuple)) and not isinstance(right, (ListKind, tuple)) \
+            and type(value.left) is not ast.List and type(value.right) is not ast.List:
+        # (the commonest, numbers or arrays: none of the cases below)
         return _with_rule(rules.OPERATORS.get(type(value.op)), [value.left, value.right],
                           _BINOP_TEXT[type(value.op)], [left, right], memo)
     if isinstance(value.op, ast.Mult):
@@ -292,8 +292,17 @@ def _with_rule(key, inputs, text, kinds, memo=None) -> Op:
     found = None
     if memo is not None and key:
         try:
-            at = (key, len(inputs), *kinds)
-            found = memo.get(at)
+            # (the same kind objects, kept alive by the entry, are found without
+            # hashing or comparing their fields)
+            same = (_SAME, key, len(inputs), *map(id, kinds))
+            found = memo.get(same)
+            if found is not None:
+                found = found[0]
+            else:
+                at = (key, len(inputs), *kinds)
+                found = memo.get(at)
+                if found is not None:
+                    memo[same] = (found, tuple(kinds))
         except TypeError:  # (an unhashable kind)
             memo = None
     if found is None:
@@ -301,6 +310,7 @@ def _with_rule(key, inputs, text, kinds, memo=None) -> Op:
         found = (rule, rule.differentiable if rule is not None else None)
         if memo is not None and key:
             memo[at] = found
+            memo[same] = (found, tuple(kinds))
     rule, diff = found
     if rule is None:
         return Op("unknown", inputs, key=key, diff=(True,) * len(inputs), text=text)
@@ -313,8 +323,15 @@ def _rule_call(obj, args, keywords, kind, text, memo=None) -> Op:
     fitting = None
     if memo is not None:
         try:
-            at = (_FITTING, obj, *kinds)
-            fitting = memo.get(at)
+            same = (_FITTING, _SAME, obj, *map(id, kinds))  # (as in `_with_rule`)
+            fitting = memo.get(same)
+            if fitting is not None:
+                fitting = fitting[0]
+            else:
+                at = (_FITTING, obj, *kinds)
+                fitting = memo.get(at)
+                if fitting is not None:
+                    memo[same] = (fitting, tuple(kinds))
         except TypeError:  # (an unhashable callable or kind)
             memo = None
     if fitting is None:
@@ -324,6 +341,7 @@ def _rule_call(obj, args, keywords, kind, text, memo=None) -> Op:
                    if rule.matches(kinds)]
         if memo is not None:
             memo[at] = fitting
+            memo[same] = (fitting, tuple(kinds))
     for rule in fitting:
         bound = rule.bind(args, keywords)
         if bound is not None:
@@ -511,7 +529,8 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind, memo=None) -> Op:
     return Op("unknown", inputs, key=obj, diff=(True,) * len(inputs), text=f"`{text}`{hint}")
 
 
-_FITTING, _PLAIN_RULE, _DIFF = object(), object(), object()  # (tags of the memo's keys)
+_FITTING, _PLAIN_RULE, _DIFF, _SAME = object(), object(), object(), object()  # (tags of
+# the memo's keys)
 
 
 def _plain_rule_call(obj) -> bool:

@@ -33,7 +33,8 @@ SHIFTED, SCALED = "shifted", "scaled"
 
 
 def unused_shifts(body) -> dict:
-    maxima = [i for i, s in enumerate(body) if _row_max(s) is not None]
+    maxima = [i for i, s in enumerate(body) if type(s) is ir.Assign  # (`_row_max`'s
+              and type(s.value) is ast.Call and _row_max(s) is not None]  # first test)
     if not maxima:  # (no row maximum at the top level: nothing to follow)
         return {}
     out = {}

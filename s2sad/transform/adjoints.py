@@ -62,7 +62,9 @@ class OperationAdjoints:
         """Refuse an active assignment that reads or makes a list inside a tuple, or
         a list of tuples or lists (`NotDifferentiableError`)."""
         if self.nested_lists is None:  # (does any value hold one? asked once)
-            self.nested_lists = any(map(_nested_list, self.act.kinds.values()))
+            kinds = self.act.kinds.values()  # (only a tuple or a list can hold one)
+            self.nested_lists = any(issubclass(t, (tuple, ListKind)) for t in
+                                    set(map(type, kinds))) and any(map(_nested_list, kinds))
         names = [t for t in s.targets if t in self.act.active] + [
             x.id for x in op.inputs if self.act.is_active(x)] if self.nested_lists else []
         if any(_nested_list(self.act.kinds.get(n)) for n in names) and not (

@@ -149,7 +149,7 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         self.masks = {}  # name -> the `masks.Mask` of its adjoint, in the block being reversed
         self.finite_memo = {}  # name -> certainly finite (`masks`)
         self.definitions = self.nested_lists = None  # (`adjoints.refuse_nested_lists`)
-        if any(isinstance(k, ArrayKind) for k in activity.kinds.values()):
+        if any(issubclass(t, ArrayKind) for t in set(map(type, activity.kinds.values()))):
             import numpy
 
             self.helpers["np"] = numpy  # zeros of array adjoints
@@ -205,7 +205,8 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         out = []
         for s in body:
             if type(s) is ir.Assign:  # (the commonest first; nothing below is for one)
-                out.append(self.forward_call(s) if self.needs_derivative(s) else s)
+                out.append(self.forward_call(s) if self.act.ops[id(s)].kind == "call"
+                           and self.needs_derivative(s) else s)
                 continue
             if isinstance(s, ir.If):
                 out.append(ir.If(s.test, self.forward_block(s.body),
