@@ -60,6 +60,7 @@ def tuple_sum_kind(kinds: tuple):
 
 
 _RESULT = object()  # (the tag of `rule_result`'s keys in the analysis's memo)
+_SAME = object()  # (and of those by the identity of the kinds)
 
 
 class ResultKinds:
@@ -181,14 +182,27 @@ class ResultKinds:
             if known is not None:
                 return [known]
         elif all(type(k) is str or type(k) is ArrayKind for k in inputs):
-            # (of arrays, the shape rule also reads the literal inputs and options)
+            # (of arrays, the shape rule also reads the literal inputs and options; the
+            # same kind objects, kept alive by the entry, are found without hashing or
+            # comparing their fields)
             try:
-                at = (_RESULT, op.key, *inputs, literals_key(op))
+                literals = literals_key(op)
+                same = (_SAME, op.key, *map(id, inputs), literals)
+                known = self.memo.get(same)
+                if known is not None:
+                    return [known[0]]
+                at = (_RESULT, op.key, *inputs, literals)
                 known = self.memo.get(at)
             except TypeError:
                 at = known = None
             if known is not None:
+                self.memo[same] = (known, tuple(inputs))
                 return [known]
+            if at is not None and not facts_of(op.key).lists:
+                out = self._rule_result(op, inputs)
+                self.memo[at] = out[0]
+                self.memo[same] = (out[0], tuple(inputs))
+                return out
         out = self._rule_result(op, inputs)
         if at is not None and not facts_of(op.key).lists:
             self.memo[at] = out[0]
