@@ -62,7 +62,7 @@ def resolve(tree: ast.FunctionDef, meaning, nodes=None) -> bool:
     if has(nodes, ast.ListComp) and _Displayed(meaning).run(nodes):
         nodes = Nodes(tree)
     Store = ast.Store
-    stored = {n.id for n in of(nodes, ast.Name) if type(n.ctx) is Store}
+    stored = {i for _, i, ctx in nodes.names() if ctx is Store}
     called = {n.func.id for n in of(nodes, ast.Call) if type(n.func) is ast.Name}
     iterated = any(isinstance(n.iter, (ast.Tuple, ast.List, ast.Name))
                    for n in of(nodes, ast.For, ast.comprehension))
@@ -81,7 +81,7 @@ def _bound_methods(tree, nodes, meaning, stored) -> bool:
     Whether it rewrote a call."""
     own = stored | {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)} | {
         n.name for n in of(nodes, ast.FunctionDef, ast.ClassDef)}
-    found = False
+    found, owners = False, {}  # (a name -> what it means: asked once per name)
     for n in of(nodes, ast.Call):
         if isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name):
             obj, attr = n.func.value, n.func.attr
@@ -89,7 +89,9 @@ def _bound_methods(tree, nodes, meaning, stored) -> bool:
             obj, attr = n.func, "__call__"
         else:
             continue
-        owner = None if obj.id in own else meaning(obj.id)
+        if obj.id not in owners:
+            owners[obj.id] = None if obj.id in own else meaning(obj.id)
+        owner = owners[obj.id]
         if attr == "__call__" and isinstance(owner, functools.partial):
             found = _partial_call(n, owner) or found
             continue

@@ -628,20 +628,19 @@ def _located_node(node, tree):
 def _name_uses(nodes) -> tuple:
     """``(stored, loaded)``: the ids the names among `nodes` store (a dict, in order)
     and, for each id they load, the first name that loads it; a comprehension's own
-    variables left out (they are its own). One pass over the names: on a long
-    function each pass over its nodes is one more read of all of them from memory."""
+    variables left out (they are its own), from `Nodes.names` (read once for all the
+    passes: on a long function, a pass over its nodes reads them all from memory)."""
     own = comprehension_bound(nodes)
     stored, loaded = {}, {}
     Store, Load = ast.Store, ast.Load
-    for node in nodes.of(ast.Name):
+    for node, name, ctx in nodes.names():
         if own and id(node) in own:
             continue
-        ctx = type(node.ctx)
         if ctx is Load:
-            if node.id not in loaded:
-                loaded[node.id] = node
+            if name not in loaded:
+                loaded[name] = node
         elif ctx is Store:
-            stored[node.id] = None
+            stored[name] = None
     return stored, loaded
 
 

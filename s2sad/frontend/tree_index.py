@@ -11,6 +11,10 @@ walks a function's tree once this way and hands the result to its passes, and on
 `expand`: a pass for something the function does not hold (comprehensions, dicts,
 lambdas, ``*``...) returns at once.
 
+`nodes.names()` lists each name's ``(node, id, context type)``, read from the nodes
+once (on a long function, whose nodes lie far apart in memory, a pass over them all
+costs more than the work it does) and kept.
+
 A `Nodes` is a snapshot: a pass that rewrites the tree says so, and its caller walks
 it again. Types are matched exactly (the concrete node classes `ast.parse` makes, not
 their abstract bases). `of(nodes, *types)` does the same on any list of nodes.
@@ -33,6 +37,7 @@ class Nodes(list):
         by: dict = {}
         self.by_type = by
         self.tree = tree
+        self._names = None
         out = self
         out.append(tree)
         add, extend, get, i = out.append, out.extend, by.get, 0
@@ -89,6 +94,13 @@ class Nodes(list):
             return by[present[0]]
         kinds = set(present)
         return [n for n in self if type(n) in kinds]
+
+    def names(self) -> list:
+        """``(node, id, type of its ctx)`` of each `ast.Name`, in walk order (see the
+        module docstring; do not change the list)."""
+        if self._names is None:
+            self._names = [(n, n.id, type(n.ctx)) for n in self.by_type.get(ast.Name, ())]
+        return self._names
 
     def has(self, *types) -> bool:
         """Is there a node of one of these `types`?"""
