@@ -143,6 +143,8 @@ class _Scan:
         self.local = ir.local_names(fn) if local is None else local
         self.outside: set = set()  # the other names read (not in a loop's test)
         self.kept_own: set = set()  # the own names of kept statements
+        self.compound = False  # is there a branch or a loop?
+        self.returns = 0  # how many ``return`` statements
         self.first: dict = {}  # name -> first position it is read or defined at
         self.last: dict = {}  # name -> last position
         self.read: set = set()
@@ -227,6 +229,10 @@ class _Scan:
 
     def stmt(self, s):
         self.pos += 1
+        if type(s) is ir.Return:
+            self.returns += 1
+        elif type(s) in _BLOCK_FIELDS:
+            self.compound = True
         if isinstance(s, ir.Loop):
             self.loop(s)
             return
@@ -282,18 +288,36 @@ class _Scan:
 
     def nested(self, node):
         """Names read inside a nested scope of `node` are fixed."""
-        t = type(node)
-        if node is None or t in _ATOMS:
+        if node is None or _plain(node):
             return
-        if t is ast.BinOp and type(node.left) in _ATOMS and type(node.right) in _ATOMS:
-            return  # (the commonest line after ANF: nothing nested)
-        if t is ast.Call and not node.keywords and all(type(a) in _ATOMS for a in node.args):
-            f = node.func  # (``f(x)``, ``math.sin(x)``)
-            if type(f) is ast.Name or type(f) is ast.Attribute and type(f.value) is ast.Name:
-                return
         for n in ir.nodes(node):
             if isinstance(n, _SCOPES):
                 self.fixed.update(x.id for x in ast.walk(n) if isinstance(x, ast.Name))
+
+
+def _plain(node) -> bool:
+    """Is `node` made of names, constants, operators, attributes and calls without
+    keywords only (so it holds no nested scope)? Most expressions are."""
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    while stack:
+        n = pop()
+        t = type(n)
+        if t is ast.Name or t is ast.Constant:
+            continue
+        if t is ast.BinOp:
+            push(n.left)
+            push(n.right)
+        elif t is ast.UnaryOp:
+            push(n.operand)
+        elif t is ast.Attribute:
+            push(n.value)
+        elif t is ast.Call and not n.keywords:
+            push(n.func)
+            stack += n.args
+        else:
+            return False
+    return True
 
 
 def last_reads(fn: ir.Function, local=None) -> list:
@@ -416,14 +440,25 @@ class _Live:
         return live
 
 
+def _entry_and_heads(fn: ir.Function, scan: _Scan):
+    """`_Live`'s `entry` and `heads` of `fn`; without a branch or a loop, and with a
+    ``return`` only at the end, from `scan`: what is live at the start is what is
+    read before it is bound (first marked at a read's even position), and there are
+    no heads."""
+    if scan.compound or scan.returns > (bool(fn.body) and type(fn.body[-1]) is ir.Return):
+        live = _Live(fn, scan.local, reads_of=scan.reads_of)
+        return live.entry, live.heads
+    return {n for n, at in scan.first.items() if not at % 2}, {}
+
+
 def _shared_names(fn: ir.Function, scan=None) -> dict:
     """name -> the name it shares (only the names that change); `scan`: `fn`'s
     `_Scan`, where the caller has it."""
     scan = _Scan(fn) if scan is None else scan
-    live = _Live(fn, scan.local, reads_of=scan.reads_of)
-    fixed = scan.fixed | live.entry
+    entry, heads = _entry_and_heads(fn, scan)
+    fixed = scan.fixed | entry
     first, last = scan.first, dict(scan.last)
-    for key, names in live.heads.items():
+    for key, names in heads.items():
         start, end = scan.spans[key]
         for n in names:
             if n in first:
