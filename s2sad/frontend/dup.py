@@ -100,12 +100,10 @@ def _letters(k: int) -> str:
 
 class _Splitter:
     def __init__(self, locals_):
-        self.locals = set(locals_)
+        self.locals = set(locals_)  # (and the copies, as they are made)
         self.root: dict[str, str] = {}  # copy name -> the name it copies
         self.counter: dict[str, int] = {}
-
-    def is_local(self, n):
-        return n in self.locals or n in self.root
+        self.is_local = self.locals.__contains__  # (a local, or a copy of one)
 
     def copies(self, n: str, count: int) -> tuple:
         root = self.root.get(n, n)
@@ -114,6 +112,7 @@ class _Splitter:
         names = tuple(ir.derived(root, _letters(start + i)) for i in range(count))
         for c in names:
             self.root[c] = root
+        self.locals.update(names)
         return names
 
     def block(self, stmts: list, incoming: list, outflow=frozenset(), shared=False) -> list:
@@ -198,6 +197,8 @@ class _Splitter:
     def reads(self, s) -> list:
         """Read sites of a statement: every read; an `if` or a loop also reads, once
         each, the outer names its nested blocks read."""
+        if type(s) is ir.Assign:  # (the commonest: its value is all it reads)
+            return ir.local_reads(s.value, self.is_local)
         own = [n for node in self.own_exprs(s) for n in ir.local_reads(node, self.is_local)]
         if isinstance(s, (ir.If, ir.Loop)):
             return own + self.inner_reads(s)
