@@ -21,22 +21,29 @@ It knows nothing of the registry (`registry.Rule.instantiate` calls it).
 from __future__ import annotations
 
 import ast
+from operator import attrgetter
 
 from . import templates
 from .templates import Template, copy_expr
 
+_ID = attrgetter("id")
 _STAND_IN = "\0"  # (the start of a stand-in name: no name in Python code has it)
 _PLANS = 256  # (most plans one template keeps: one per literal it is given, at most)
 _PLAIN = frozenset({int, float, str, bool, type(None)})  # (what `subst` keeps as it is)
 _LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop)
+# (the types of a name's fields as the parser and `ir.name` make them: each plain or a leaf)
+_FLAT = _PLAIN | {ast.Load, ast.Store, ast.Del}
+_Name = ast.Name
+_NAMES = frozenset({_Name})
 
 
 def _copy_name(name: ast.Name):
     """`copy_expr` of a name, whose fields and positions are copied as they are."""
     fields = name.__dict__
-    for v in fields.values():
-        if type(v) not in _PLAIN and not isinstance(v, _LEAVES):
-            return copy_expr(name)
+    if not _FLAT.issuperset(map(type, fields.values())):  # (the commonest first)
+        for v in fields.values():
+            if type(v) not in _PLAIN and not isinstance(v, _LEAVES):
+                return copy_expr(name)
     new = ast.Name.__new__(ast.Name)
     new.__dict__ = fields.copy()
     return new
@@ -44,9 +51,14 @@ def _copy_name(name: ast.Name):
 
 def instantiate(template: Template, mapping: dict, wanted, fresh):
     """`templates.instantiate`, from a plan where one fits (see the module docstring)."""
-    full = {n: ast.Constant(v) for n, v in template.helpers.items()
-            if type(v) in (int, float)}  # (numbers are inlined)
-    full.update(mapping)
+    numbers = template.numbers  # (numbers are inlined)
+    if numbers is None:
+        numbers = template.numbers = {n: v for n, v in template.helpers.items()
+                                      if type(v) in (int, float)}
+    full = mapping  # (nothing below changes it)
+    if numbers:
+        full = {n: ast.Constant(v) for n, v in numbers.items()}
+        full.update(mapping)
     made = _planned(template, full, wanted, fresh)
     if made is not None:
         return made
@@ -59,24 +71,28 @@ def _planned(t: Template, mapping: dict, wanted, fresh):
     literal, where the names given meet one another or the template's own, or where
     the template keeps as many plans as it may."""
     wanted = tuple(wanted)
-    key = [wanted]
-    names = {}
-    for n, v in mapping.items():
-        kind = type(v)
-        if kind is ast.Name:
-            names[n] = v
-            key.append(n)
-        elif kind is ast.Constant:
-            key.append((n, type(v.value), repr(v.value)))
-        else:
-            return None
-    key = tuple(key)
+    values = list(mapping.values())
+    if set(map(type, values)) == _NAMES:  # (the commonest: every placeholder a name)
+        key, names = (wanted, *mapping), values
+    else:
+        key, names = [wanted], []
+        for n, v in mapping.items():
+            kind = type(v)
+            if kind is _Name:
+                names.append(v)
+                key.append(n)
+            elif kind is ast.Constant:
+                key.append((n, type(v.value), repr(v.value)))
+            else:
+                return None
+        key = tuple(key)
     plan = t.plans.get(key)
     if plan is None:
         if len(t.plans) >= _PLANS:
             return None
         stand_in = dict(mapping)
-        for n in names:
+        placeholders = [n for n, v in mapping.items() if type(v) is _Name]
+        for n in placeholders:
             stand_in[n] = ast.Name(id=_STAND_IN + n, ctx=ast.Load())
         count = iter(range(len(t.assigns)))
         assigns, terms = templates.instantiate(t, stand_in, wanted,
@@ -86,13 +102,13 @@ def _planned(t: Template, mapping: dict, wanted, fresh):
             kept |= {n.id for n in ast.walk(e) if isinstance(n, ast.Name)
                      and not n.id.startswith(_STAND_IN)}
         # (and the names folding reads a call's function by)
-        plan = t.plans[key] = (_builder(assigns, terms, list(names)),
+        plan = t.plans[key] = (_builder(assigns, terms, placeholders),
                                frozenset(kept | {"np", "numpy", "len"}))
     build, kept = plan
-    given = {v.id for v in names.values()}
+    given = set(map(_ID, names))
     if len(given) != len(names) or not given.isdisjoint(kept):
         return None
-    return build(fresh, *names.values())
+    return build(fresh, *names)
 
 
 def _builder(assigns, terms, names):

@@ -60,6 +60,8 @@ class Template:
     # (wanted, the kinds of the placeholders' values) -> the instance folded with
     # stand-in names (`instances`)
     plans: dict = field(default_factory=dict, repr=False)
+    # the helpers that are numbers (`instances` inlines them), found where first asked
+    numbers: dict | None = field(default=None, repr=False)
 
     def names(self, expr) -> set:
         """The names one of the template's own expressions reads (asked on every
