@@ -161,6 +161,8 @@ class _Lowerer(KeptLowering):
                     self.emit(ir.Return(value, s.lineno))
                 else:
                     self.assign_var(RESULT, value)
+            elif type(s) is ast.Assign:  # (the commonest: no look for its method)
+                self.s_Assign(s)
             else:
                 self.statement(s)
         if top and (not self.out or not isinstance(self.out[-1], ir.Return)):
