@@ -86,12 +86,18 @@ def _dead_lines(body, droppable, needed, code) -> tuple:
     written). A name no root reaches goes with all its lines, so a value carried
     around a loop that nothing else reads goes too (``acc = acc + t`` and the
     phi's copy at the iteration's end read each other: a count of reads never
-    frees either)."""
+    frees either).
+
+    `droppable` is asked only of assignments (it accepts nothing else), and only of
+    those left unneeded by the marking from the other roots: it may look at kinds and
+    shapes, and most lines are needed. One it refuses is a root after all, and the
+    marking goes on from it (a root that is needed anyway adds nothing)."""
     definers = {}  # name -> [(id, the names it reads, the branch around it)]
     test_of = {}  # id of a branch -> (the names its test reads, the branch around it)
     live = set()
     work = list(needed)
     branches = []  # branches to mark live, with what they read
+    assigns = []  # (assignment, the names it reads, the branch around it)
 
     def visit(stmts, around):
         for s in stmts:
@@ -115,10 +121,11 @@ def _dead_lines(body, droppable, needed, code) -> tuple:
             elif t is ir.Exit:
                 branches.append(around)  # (a break or a continue is control flow)
                 visit(s.copies, around)
-            elif droppable(s):
-                reads = ir.names_in(s.value) if t is ir.Assign else ir.stmt_reads(s)
-                for n in ir.defined_names(s):
+            elif t is ir.Assign:
+                reads = ir.names_in(s.value)
+                for n in s.targets:
                     definers.setdefault(n, []).append((id(s), reads, around))
+                assigns.append((s, reads, around))
             else:
                 work.extend(ir.stmt_reads(s))
                 if code(s):
@@ -135,6 +142,23 @@ def _dead_lines(body, droppable, needed, code) -> tuple:
     for branch in branches:
         mark(branch)
     seen = set()
+    _marked(work, seen, definers, live, mark)
+    # (then the assignments nothing needs so far, each asked once: one refused is
+    # kept, with all it reads)
+    for s, reads, around in [a for a in assigns if id(a[0]) not in live]:
+        if not droppable(s):
+            live.add(id(s))
+            work.extend(reads)
+            if code(s):
+                mark(around)
+    _marked(work, seen, definers, live, mark)
+    dead = {key for found in definers.values() for key, _, _ in found} - live
+    return dead, live, seen
+
+
+def _marked(work, seen, definers, live, mark):
+    """`_dead_lines`' marking: every name in `work` needed (into `seen`), with the lines
+    defining it (into `live`, with the branches around them) and what they read."""
     while work:
         n = work.pop()
         if n in seen:
@@ -145,8 +169,6 @@ def _dead_lines(body, droppable, needed, code) -> tuple:
                 live.add(key)
                 work.extend(reads)
                 mark(around)
-    dead = {key for found in definers.values() for key, _, _ in found} - live
-    return dead, live, seen
 
 
 def drop_dead(forward, reverse, ctx: Context):
