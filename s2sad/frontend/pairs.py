@@ -34,7 +34,7 @@ import ast
 import copy
 import itertools
 
-from .tree_index import Nodes, fix_locations, of
+from .tree_index import Nodes, fix_locations, has, of
 
 
 def split_lists(tree: ast.FunctionDef, nodes=None) -> bool:
@@ -43,6 +43,8 @@ def split_lists(tree: ast.FunctionDef, nodes=None) -> bool:
     it may have rewritten anything."""
     if nodes is None:
         nodes = Nodes(tree)
+    if not has(nodes, ast.Tuple):
+        return False  # (no tuple at all: the commonest)
     # (most make no list of tuples)
     parallel = any(isinstance(n.value, ast.Tuple) and isinstance(n.targets[0], ast.Tuple)
                    for n in of(nodes, ast.Assign))

@@ -514,15 +514,17 @@ def _called_functions(nodes, globals_, cells, builtins_) -> list:
     """The user's functions (and namedtuple and dataclass classes) the tree of `nodes`
     calls by a free name, each with whether it builds a dict of computed values or a
     record (`structure_calls.returns_containers`) or is handed a function (``g(f, x)``)."""
-    out, handed = [], []
+    out, handed, named = [], [], {}  # (a name -> its value: looked up once)
     for node in nodes.of(ast.Call):
         if isinstance(node.func, ast.Name):
             value = lookup(node.func.id, globals_, cells, builtins_)
         elif isinstance(node.func, ast.Attribute) and \
                 isinstance(node.func.value, ast.Name):  # (``module.f(...)``)
-            owner = lookup(node.func.value.id, globals_, cells, builtins_)
-            value = getattr(owner, node.func.attr, None) if isinstance(
-                owner, types.ModuleType) else None
+            name = node.func.value.id
+            if name not in named:
+                named[name] = lookup(name, globals_, cells, builtins_)
+            value = getattr(named[name], node.func.attr, None) if isinstance(
+                named[name], types.ModuleType) else None
         else:
             continue
         if ir_trees.is_record_type(value) or isinstance(value, types.FunctionType) and not \
@@ -582,7 +584,8 @@ def _check_nodes(tree: ast.FunctionDef, loc: Located, nodes: list):
         for t in targets:
             # (elements of an unpacking and of a chained assignment are written
             # in order, after the value is computed: `y[j], y[k] = y[k], y[j]`)
-            _check_target(t, loc, isinstance(node, ast.Assign), True)
+            if type(t) is not ast.Name:  # (a name: the commonest, always fine)
+                _check_target(t, loc, isinstance(node, ast.Assign), True)
 
 
 def _check_target(t, loc, allow_tuple, allow_item=False):

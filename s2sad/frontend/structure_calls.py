@@ -545,8 +545,9 @@ def builds_containers(tree, callees=(), generated=False, nodes=None) -> bool:
         return True
     if nodes is None:
         nodes = Nodes(tree)
-    if any(node is not tree for node in of(nodes, ast.FunctionDef)) or any(
-            isinstance(node.value, ast.Lambda) for node in of(nodes, ast.Assign)):
+    if any(node is not tree for node in of(nodes, ast.FunctionDef)) or has(
+            nodes, ast.Lambda) and any(isinstance(node.value, ast.Lambda)
+                                       for node in of(nodes, ast.Assign)):
         return True  # (a function defined inside: put in place where called)
     if any(not all(isinstance(v, ast.Constant) for v in node.values)
            for node in of(nodes, ast.Dict)):
