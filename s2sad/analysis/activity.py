@@ -264,6 +264,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         r.containers = {r.root(n) for n in lists} | self.indexed | r.written
         # (a row maximum subtracted before a softmax: the result does not depend on it)
         self.unused_shifts = unused_shifts(self.fn.body)
+        self.keyed = bool(r.roots and (r.written or lists))  # (else `key` is the name)
         self.backward(self.fn.body)
         # (a list's names, and those of an array written into, are varied and useful
         # as their object is)
@@ -445,10 +446,11 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                         and isinstance(r.kinds[s.targets[0]], ArrayKind) \
                         and r.kinds[s.targets[0]].ndim is None:
                     self.any_rank.add(s.targets[0])
-                varied, key = False, self.key if r.roots else None  # (no roots: a name's own)
+                varied = False  # (`key(n)` is `n` but for a list's or one written into)
                 for d, x in zip(op.diff, op.inputs):
-                    if d and isinstance(x, ast.Name) and \
-                            (key(x.id) if key else x.id) in r.varied:
+                    if d and isinstance(x, ast.Name) and (self.key(x.id) if r.roots and (
+                            r.written or isinstance(r.kinds.get(x.id), ListKind))
+                            else x.id) in r.varied:
                         varied = True
                         break
                 if varied:
@@ -459,8 +461,8 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 src = s.source  # (each copy gets its source's entries, object, variedness)
                 kind = r.kinds.get(src, UNKNOWN)
                 sets = [x for x in (self.any_rank, self.displays, self.typed) if src in x]
-                tables = [x for x in (self.static, r.shapes, r.origins, self.dict_items)
-                          if src in x]
+                tables = [x for x in (self.static, r.shapes, r.origins, self.dict_items) if
+                          src in x]
                 obj = isinstance(kind, (ListKind, ArrayKind))
                 # (no `alias` changes the source's key unless it is an object)
                 varied = not obj and self.key(src) in r.varied
@@ -533,7 +535,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         """An assignment whose result is useful makes the inputs it differentiates
         useful (not a row maximum whose shift cancels: `shifts`)."""
         r = self.result
-        useful, key = r.useful, self.key if r.roots else None  # (no roots: a name's own)
+        useful, key = r.useful, self.key if self.keyed else None
         for t in s.targets:
             if (key(t) if key else t) in useful:
                 break
@@ -767,10 +769,9 @@ def _differentiable(kind) -> bool:
     """`differentiable(kind)`, of a kind that is a name from a table."""
     if type(kind) is not str:
         return differentiable(kind)
-    got = _NAMED.get(kind)
-    if got is None:
-        got = _NAMED[kind] = differentiable(kind)
-    return got
+    if kind not in _NAMED:
+        _NAMED[kind] = differentiable(kind)
+    return _NAMED[kind]
 
 
 def _of_no_library(kind):

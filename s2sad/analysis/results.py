@@ -61,6 +61,7 @@ def tuple_sum_kind(kinds: tuple):
 
 _RESULT = object()  # (the tag of `rule_result`'s keys in the analysis's memo)
 _SAME = object()  # (and of those by the identity of the kinds)
+_STR, _STR_ARRAY = frozenset({str}), frozenset({str, ArrayKind})
 
 
 class ResultKinds:
@@ -173,7 +174,8 @@ class ResultKinds:
         # (of inputs that are no arrays, lists or tuples, the kind depends on the
         # primitive and the kinds only, unless its row takes lists: kept for the analysis)
         at = None
-        if all(type(k) is str for k in inputs):
+        types = set(map(type, inputs))
+        if types <= _STR:
             try:
                 at = (_RESULT, op.key, *inputs)
                 known = self.memo.get(at)
@@ -181,7 +183,7 @@ class ResultKinds:
                 at = known = None
             if known is not None:
                 return [known]
-        elif all(type(k) is str or type(k) is ArrayKind for k in inputs):
+        elif types <= _STR_ARRAY:
             # (of arrays, the shape rule also reads the literal inputs and options; the
             # same kind objects, kept alive by the entry, are found without hashing or
             # comparing their fields)

@@ -25,11 +25,14 @@ def fresh_shape(name: str, rank: int) -> tuple:
     return tuple(f"{name}.{i}" for i in range(rank))
 
 
+_NAMES = frozenset({ast.Name})
+
+
 def literals_key(op) -> tuple:
     """What a shape rule reads of `op` besides its inputs' kinds or shapes: the
     literal value of each input and option (`facts.call_shape`'s), each by its text
     (``1``, ``1.0`` and ``True`` are equal keys of a dict, not equal arguments)."""
-    if not op.options and all(type(x) is ast.Name for x in op.inputs):
+    if not op.options and _NAMES.issuperset(map(type, op.inputs)):
         return len(op.inputs)  # (the commonest: no literal at all)
     return (tuple(repr(constant_value(x)) for x in op.inputs),
             tuple((name, repr(constant_value(x))) for name, x in op.options.items()))

@@ -256,7 +256,9 @@ class OperationAdjoints:
         rule = self.rule_of(op)
         assigns, terms = rule.instantiate(op.inputs, ir.name(target), [seed], wanted,
                                           self.fresh, op.options)
-        if self.act.shapes:  # (else no term's unbroadcast is known to be needless)
+        # (the functions the rule calls: a call of another is not in its instance)
+        calls = _calls_in(rule.template, self.template_calls) if self.act.shapes else ()
+        if self.act.shapes and "unbroadcast" in calls:  # (else none is known needless)
             terms = {i: _needless_unbroadcast_dropped(self.act, e, target, op.key)
                      for i, e in terms.items()}
         self.branch_masks(op, target, out_bar, terms)
@@ -268,9 +270,10 @@ class OperationAdjoints:
                         for n in ir.names_in(e)}  # (an unbroadcast dropped needs no import)
                 own.update({n: v for n, v in helpers.items() if n in used})
                 break
-        # (`shape_donor` gives each expression back as it is without shapes, or in a
-        # reversed loop)
-        donor = self.shape_donor if self.act.shapes and not self.accumulators else _same
+        # (`shape_donor` gives each expression back as it is without shapes, in a
+        # reversed loop, or without a call that reads a shape)
+        donor = self.shape_donor if self.act.shapes and not self.accumulators \
+            and not _SHAPE_READERS.isdisjoint(calls) else _same
         out = bound + [ir.Assign((n,), donor(e), line) for n, e in assigns]
         if mask:
             return out + self.masked_terms(
@@ -394,6 +397,21 @@ BY_KIND = {
 
 def _same(expr):
     return expr
+
+
+_SHAPE_READERS = frozenset({"unreduce", "unbroadcast", "np.size"})  # (`shape_donor`'s)
+
+
+def _calls_in(template, memo: dict) -> frozenset:
+    """The dotted names of the functions `template`'s lines and terms call (kept in
+    `memo` by the template's id, with the template, whose id is then not reused)."""
+    found = memo.get(id(template))
+    if found is None:
+        exprs = [e for _, e in template.assigns] + [t for t in template.terms if t is not None]
+        found = memo[id(template)] = (frozenset(
+            ir.dotted(n.func) for e in exprs for n in ast.walk(e) if isinstance(n, ast.Call)),
+            template)
+    return found[0]
 
 
 def _needless_unbroadcast_dropped(act, term, target: str, key):

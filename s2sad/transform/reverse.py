@@ -148,6 +148,7 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         self.unborn = set()  # carried names with no value before their loop
         self.masks = {}  # name -> the `masks.Mask` of its adjoint, in the block being reversed
         self.finite_memo = {}  # name -> certainly finite (`masks`)
+        self.template_calls = {}  # id(rule template) -> the functions it calls (`adjoints`)
         self.definitions = self.nested_lists = None  # (`adjoints.refuse_nested_lists`)
         if any(issubclass(t, ArrayKind) for t in set(map(type, activity.kinds.values()))):
             import numpy
