@@ -91,7 +91,7 @@ def desugar(parsed: Parsed) -> ast.FunctionDef:
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
             and isinstance(body[0].value.value, str):
         body = body[1:]
-    nested = _return_in_nested_loop(body, 0)
+    nested = None if _flat(body) else _return_in_nested_loop(body, 0)
     if nested is not None:
         # anf carries `retval` through the outer loop, which has no value for it
         # before the first iteration
@@ -101,14 +101,25 @@ def desugar(parsed: Parsed) -> ast.FunctionDef:
             "Set a flag and `break` out of the inner loop, then `return` from the outer "
             "loop (or after it).")
     body = expand(body, parsed, Located(parsed.info, 0))
-    for node in _loops(body):
-        node.iter = _as_sequence(node.iter, parsed)
+    if not _flat(body):  # (no loop, and nothing for the loops' rewrites to look at)
+        for node in _loops(body):
+            node.iter = _as_sequence(node.iter, parsed)
+        body = _rewrite_loop_returns(body, 0, _returning_loops(body) > 1)
     out = copy.copy(tree)
-    out.body = _single_exit(_rewrite_loop_returns(body, 0, _returning_loops(body) > 1), tree)
+    out.body = _single_exit(body, tree)
     return out
 
 
 _LOOPS = (ast.For, ast.While)
+# the statements that hold no other statement
+_SIMPLE = frozenset({ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return,
+                     ast.Pass, ast.Break, ast.Continue, ast.Raise, ast.Assert, ast.Import,
+                     ast.ImportFrom})
+
+
+def _flat(stmts) -> bool:
+    """Is every statement one that holds no other (straight-line code)?"""
+    return all(type(s) in _SIMPLE for s in stmts)
 
 
 def _loops(stmts) -> list:
