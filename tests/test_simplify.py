@@ -545,3 +545,45 @@ def test_substitute_gives_the_tree_its_definition_gives(node, mapping):
         shared = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop)
         assert not {id(x) for x in ast.walk(got)} & {
             id(x) for x in ast.walk(node) if not isinstance(x, shared)}
+
+
+def test_a_product_by_a_unit_adjoint_is_the_array_only_where_every_reader_copies_it():
+    """`unit_products` reads ``y_bar = one_bar * C`` as ``C`` where every expression
+    reading `y_bar` makes a new array of it; a copy, a return or an `unbroadcast` to
+    an operand of its own rank keeps the product. Candidates are decided in order:
+    one rewritten into a plain copy of another makes that one a copy's source."""
+    from s2sad.optimize import arithmetic
+    from s2sad.optimize.context import Context, NameKinds
+
+    arrays = {"C", "D", "w", "x", "y", "z", "y%bar", "z%bar", "w%bar", "v%bar", "u%bar"}
+    kinds = NameKinds(is_float=lambda n: n == "s", is_int=lambda n: False,
+                      array=lambda n: n in arrays, rank=lambda n: 2 if n in arrays else None,
+                      same_shape=lambda a, b: False, broadcastable=lambda a, b: False,
+                      unary_ufunc=lambda n: False, total=lambda n: False)
+
+    def line(text):  # (an IR name's % written __ for the parser)
+        target, value = text.split(" = ")
+        value = ast.parse(value.replace("%", "__"), mode="eval").body
+        ir.rename_in_place(value, {n: n.replace("__", "%") for n in ir.names_in(value)})
+        return ir.Assign((target,), value)
+
+    reverse = [line("one%bar = 1.0"),
+               line("y%bar = one%bar * C"),  # read by arithmetic only: becomes C
+               line("z%bar = C * one%bar"),  # copied: stays
+               line("w%bar = one%bar * D"),  # summed to its own rank: stays
+               line("v%bar = one%bar * u%bar"),  # decided before u%bar
+               line("u%bar = one%bar * C"),
+               line("a = y%bar * s - (-y%bar)"),
+               line("b = z%bar"),
+               line("c = unbroadcast(w%bar, x)"),
+               line("d = v%bar * 2.0")]
+    out = arithmetic.unit_products(reverse, Context(kinds=kinds))
+    got = {s.targets[0]: ast.unparse(s.value) for s in out}
+    assert got["a"] == "y%bar * s - -y%bar"  # (the names as they are)
+    assert got["y%bar"] == "C"
+    assert got["z%bar"] == "C * one%bar"
+    assert got["w%bar"] == "one%bar * D"
+    # v%bar: read by arithmetic only, so it is u%bar; then u%bar is copied by v%bar's
+    # new line, so it stays a product
+    assert got["v%bar"] == "u%bar"
+    assert got["u%bar"] == "one%bar * C"

@@ -181,32 +181,49 @@ def unit_products(body, ctx: Context) -> list:
     if not candidates:
         return body
 
-    def consumed(t) -> bool:
-        base = t[: -len("%bar")]
-        for s in ir.walk(body):
-            for get, _ in ir.slots(s):
-                node = get()
-                if node is None or t not in ir.names_in(node):
-                    continue
-                for parent in ir.nodes(node):
-                    for child in ast.iter_child_nodes(parent):
-                        if isinstance(child, ast.Name) and child.id == t and not (
-                                isinstance(parent, (ast.BinOp, ast.UnaryOp))
-                                or isinstance(parent, ast.Call) and ir.dotted(parent.func)
-                                == "unbroadcast" and len(parent.args) == 2
-                                and parent.args[0] is child
-                                and isinstance(parent.args[1], ast.Name)
-                                and kinds.rank(parent.args[1].id) not in (
-                                    None, kinds.rank(base))):
-                            return False
-                if isinstance(node, ast.Name) and node.id == t:
-                    return False  # (a copy, a return)
-        return True
-
+    # (the expressions reading each candidate, found in one walk, not one per candidate)
+    readers = {t: [] for t in candidates}
+    for s in ir.walk(body):
+        for get, _ in ir.slots(s):
+            node = get()
+            if node is not None:
+                _note_readers(node, readers)
     for t, (s, other) in candidates.items():
-        if consumed(t):
-            s.value = ir.name(other.id)
+        if _consumed(t, readers[t], kinds):
+            old, s.value = s.value, ir.name(other.id)
+            for n in set(ir.names_in(old)) & readers.keys():
+                readers[n] = [x for x in readers[n] if x is not old]
+            _note_readers(s.value, readers)
     return body
+
+
+def _note_readers(node, readers):
+    """`node` noted in `readers` under each name it reads that `readers` holds."""
+    for n in set(ir.names_in(node)):
+        got = readers.get(n)
+        if got is not None:
+            got.append(node)
+
+
+def _consumed(t, nodes, kinds) -> bool:
+    """Does every expression of `nodes` (those reading the adjoint `t`) make a new
+    array of it: `t` is an operand of arithmetic, or summed by an `unbroadcast` to an
+    operand of another rank, never copied or returned as it is?"""
+    base = t[: -len("%bar")]
+    for node in nodes:
+        for parent in ir.nodes(node):
+            for child in ast.iter_child_nodes(parent):
+                if isinstance(child, ast.Name) and child.id == t and not (
+                        isinstance(parent, (ast.BinOp, ast.UnaryOp))
+                        or isinstance(parent, ast.Call) and ir.dotted(parent.func)
+                        == "unbroadcast" and len(parent.args) == 2
+                        and parent.args[0] is child
+                        and isinstance(parent.args[1], ast.Name)
+                        and kinds.rank(parent.args[1].id) not in (None, kinds.rank(base))):
+                    return False
+        if isinstance(node, ast.Name) and node.id == t:
+            return False  # (a copy, a return)
+    return True
 
 
 def float_arithmetic(body, ctx: Context, mine=None) -> list:
