@@ -464,8 +464,8 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 tables = [x for x in (self.static, r.shapes, r.origins, self.dict_items) if
                           src in x]
                 obj = isinstance(kind, (ListKind, ArrayKind))
-                # (no `alias` changes the source's key unless it is an object)
-                varied = not obj and self.key(src) in r.varied
+                keyed = r.written or isinstance(kind, ListKind)  # (else `key` is the name)
+                varied = not obj and self.key(src) in r.varied  # (an object's: after `alias`)
                 for t in s.targets:
                     r.kinds[t] = kind
                     for x in sets:
@@ -474,8 +474,8 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                         x[t] = x[src]
                     if obj:
                         self.alias(t, src)
-                    if varied or obj and self.key(src) in r.varied:
-                        r.varied.add(self.key(t))
+                    if varied or obj and (self.key(src) if keyed else src) in r.varied:
+                        r.varied.add(self.key(t) if keyed else t)
             elif isinstance(s, ir.If):
                 known = self.static.get(s.test.id) if isinstance(s.test, ast.Name) else None
                 if known is None:

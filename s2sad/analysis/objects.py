@@ -75,7 +75,8 @@ class Objects:
         ra, rb = r.root(a), r.root(b)
         if ra == rb:
             return
-        if a in self.phis and not (self.is_list(a) or self.is_list(b)):
+        lists = self.is_list(a) or self.is_list(b)
+        if a in self.phis and not lists:
             # a loop-carried array holds a different array in each iteration: it is
             # an object of its own, and its adjoint moves along the loop's copies
             return
@@ -92,8 +93,7 @@ class Objects:
         if join is not None:  # (one object, made at the join: see `fresh_join`)
             r.created[keep] = id(join)
             r.created.pop(other, None)
-        if not (self.is_list(a) or self.is_list(b) or keep in r.written
-                or other in r.written):
+        if not (lists or keep in r.written or other in r.written):
             # (an array nothing writes into is varied and useful by name, see `key`:
             # ``s1 = s`` in one branch of a join whose other branch gives `s1` a
             # varied value does not make the argument `s` vary)

@@ -57,13 +57,19 @@ class ShapeInference:
         if op.kind == "copy" or stops_gradient(op) and isinstance(op.inputs[0], ast.Name):
             return r.origins.get(op.inputs[0].id, target)
         if op.kind == "rule" and (isinstance(op.key, str) or is_ufunc(op.key)):
-            tokens = set()
+            tokens, kept = set(), False
             for x in op.inputs:
                 kind = self.atom_kind(x)
                 if isinstance(kind, ArrayKind):
-                    tokens.add(r.origins.get(x.id) if isinstance(x, ast.Name) else None)
+                    token = r.origins.get(x.id) if isinstance(x, ast.Name) else None
+                    tokens.add(token)
+                    kept = kept or isinstance(token, tuple)
                 elif kind not in (SCALAR, INT):
                     tokens.add(None)
+            if not kept:  # (the commonest: no keepdims reduction, one test below)
+                if len(tokens) == 1 and None not in tokens and op.key != "matmul":
+                    return tokens.pop()
+                tokens = ()
             # a reduction of `x` with keepdims broadcasts back to `x`'s shape
             full = {t for t in tokens if not (isinstance(t, tuple) and t[0] == "keepdims")}
             if len(full) == 1 and None not in full and op.key != "matmul" \
@@ -91,7 +97,9 @@ class ShapeInference:
             return None
         if target in self.joined:
             return fresh_shape(target, rank)
-        item = self.listed_item(target, s, op)
+        x = op.inputs[0] if op.inputs else None  # (`listed_item` is None but of a list)
+        item = self.listed_item(target, s, op) if isinstance(x, ast.Name) and isinstance(
+            r.kinds.get(x.id), ListKind) else None
         if item is not None and item.dims is not None and len(item.dims) == rank:
             return item.dims  # (an array element of a list argument: its labels)
         parts = getattr(self, "tuple_shapes", {}).get(op.inputs[0].id) \

@@ -116,9 +116,14 @@ class ValueChecks:
         return False
 
 
+_NAME, _STR = frozenset({ast.Name}), frozenset({str})
+
+
 def complex_kinds(inputs, kinds) -> bool:
     """Is one of the atoms `inputs`, of `kinds`, a complex literal or of a complex
     kind (what `computes_complex` looks for, but the names it noted)?"""
+    if _NAME.issuperset(map(type, inputs)) and _STR.issuperset(map(type, kinds)):
+        return False  # (the commonest: names of numbers)
     for x, k in zip(inputs, kinds):
         if type(k) is not str and getattr(k, "dtype", None) == "c" or \
                 isinstance(x, ast.Constant) and isinstance(x.value, complex):
