@@ -142,7 +142,7 @@ class _Splitter:
                 out.append(ir.Dup(tuple(copies[n]), n, 0))
         for i, s in enumerate(stmts):
             if type(s) is ir.Assign:  # (the commonest: its value is its one slot)
-                if copies and any(n in copies for n in reads[i]):
+                if copies and not copies.keys().isdisjoint(reads[i]):
                     value = _renamed_each(s.value, copies, self.is_local)
                     if shared:
                         s = _copied(s)
@@ -290,7 +290,7 @@ def _rename_each(node, copies, is_local):
     in the order `ir.local_reads` visits them: the node itself where none is read, else
     a copy of the nodes down to each renamed name, the rest shared (`node` is not
     changed: it may be the ANF function's)."""
-    if not any(n in copies for n in ir.names_in(node)):
+    if copies.keys().isdisjoint(ir.names_in(node)):
         return node
     return _renamed_each(node, copies, is_local)
 
@@ -348,7 +348,7 @@ def _renamed_each(node, copies, is_local):
         node = _copied(node)
         node.func, node.args, node.keywords = func, args, keywords
         return node
-    if not any(n in copies for n in ir.names_in(node)):
+    if copies.keys().isdisjoint(ir.names_in(node)):
         return node
     return _RenameEach(copies, is_local).visit(ir.copy_tree(node))
 
