@@ -349,8 +349,9 @@ class ExprPrinter:
             left = self(node.left, _POW + 1)
             right = self(node.right, _FACTOR)
             return f"{left} ** {right}", prec  # `_hug_powers` hugs it where black does
-        left = self(node.left, prec)
-        right = self(node.right, prec + 1)
+        left, right = node.left, node.right  # (a name's text inline: most operands)
+        left = self.namer(left.id) if type(left) is ast.Name else self(left, prec)
+        right = self.namer(right.id) if type(right) is ast.Name else self(right, prec + 1)
         return f"{left} {sym} {right}", prec
 
     def p_UnaryOp(self, node):

@@ -97,7 +97,7 @@ def shared_names(fn: ir.Function, mentioned=None) -> dict:
     names that change); an empty dict for a function of ordinary size. `mentioned`:
     as `renames` says."""
     local = ir.local_names(fn)
-    if local_count(fn, local) <= LIMIT:
+    if len(local) <= LIMIT and local_count(fn, local) <= LIMIT:  # (more locals: no walk)
         return {}
     scan = _Scan(fn, local)
     if mentioned is not None:
