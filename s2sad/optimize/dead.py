@@ -182,7 +182,8 @@ def drop_dead(forward, reverse, ctx: Context):
     dead_ids, _, _ = _dead_lines(
         reverse, lambda s: type(s) is ir.Assign and not _has_effect(s.value), needed,
         lambda s: not isinstance(s, (ir.Comment, ir.Pop)))
-    reverse = without(reverse, lambda s: id(s) in dead_ids)
+    if dead_ids:
+        reverse = without(reverse, lambda s: id(s) in dead_ids)
     if not any(type(s) in _BLOCKS for s in reverse):
         return reverse  # (no branch or loop, at any depth)
     return without(reverse, lambda s: isinstance(s, (ir.If, ir.ForEach)) and not _has_code(s))
@@ -463,7 +464,8 @@ def drop_dead_forward(forward, reverse, ctx: Context):
     needed = set(ctx.keep) | _free_reads(reverse, frozenset())
     while True:
         dead_ids, live, used = _dead_lines(forward, droppable, needed, lambda s: True)
-        forward = without(forward, lambda s: id(s) in dead_ids)
+        if dead_ids:
+            forward = without(forward, lambda s: id(s) in dead_ids)
         if not any(type(s) in _BLOCKS for s in forward):
             return forward  # (no branch, loop or exit: no phi, nothing left idle)
         carried = {c.targets[0] for s in ir.walk(forward) if type(s) is ir.Exit
