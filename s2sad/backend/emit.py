@@ -472,8 +472,12 @@ class Printed:
     spans: dict = field(default_factory=dict)  # IR function name -> (first, end) line index
 
     def function_text(self, name: str) -> str:
-        first, end = self.spans[name]
-        return "\n".join(self.text.splitlines()[first:end]) + "\n"
+        return self.function_texts([name])[name]
+
+    def function_texts(self, names) -> dict:
+        """name -> `function_text`, for each of `names`, splitting the text once."""
+        lines = self.text.splitlines()
+        return {n: "\n".join(lines[self.spans[n][0]:self.spans[n][1]]) + "\n" for n in names}
 
 
 class _Writer:

@@ -796,5 +796,4 @@ def _print(unit: Unit):
     renames = reuse.renames(unit.module, mentioned := {})  # (and the names the namer needs)
     unit.namer = emit.make_namer([uf.fn for uf in unit.functions], set(unit.helpers), mentioned)
     unit.printed = emit.emit_module(unit.module, unit.namer, renames)
-    for uf in unit.functions:
-        unit.texts[uf.fn.name] = unit.printed.function_text(uf.fn.name)
+    unit.texts.update(unit.printed.function_texts([uf.fn.name for uf in unit.functions]))
