@@ -44,13 +44,14 @@ class ContainerAdjoints:
         """Adjoint lists of the lists this block creates (or receives, at the top),
         zeroed before any reverse statement of the block touches them."""
         roots = []
-        ids = {id(s) for s in body} | ({0} if top else set())
-        for root, made in self.act.created.items():
+        created = self.act.created  # (none: no list or array is made, nothing to zero)
+        ids = ({id(s) for s in body} | ({0} if top else set())) if created else ()
+        for root, made in created.items():
             if made in ids and root in self.act.active and self.is_container(root) \
                     and root not in roots:
                 roots.append(root)
         out = []
-        joins = {id(s): s for s in body if isinstance(s, ir.If)}
+        joins = {id(s): s for s in body if isinstance(s, ir.If)} if roots else {}
         for r in roots:
             name = r
             join = joins.get(self.act.created[r])

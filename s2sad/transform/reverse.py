@@ -116,11 +116,12 @@ def transform(fn: ir.Function, activity: Activity, derivative_of) -> Reverse:
 class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedLoops,
                  MaskedAdjoints, SymmetricInputs, ScatterAdjoints):
     """One reverse transform: its state, and the methods of the modules beside this
-    one (see the module docstring), which read it. Together they are over a thousand
-    lines, one class because every method reads and extends the same state (the
-    adjoint blocks being built, the enclosing loops' accumulators, the tapes, the
-    helpers and requests of the emitted code); each mixin is a part of it that can
-    be read on its own."""
+    one (see the module docstring), which read it.
+
+    Size: about 300 lines here, over a thousand with its mixins, one class because
+    every method reads and extends the same state (the adjoint blocks being built,
+    the enclosing loops' accumulators, the tapes, the helpers and requests of the
+    emitted code); each mixin is a part of it that can be read on its own."""
 
     def __init__(self, fn, activity, derivative_of):
         self.fn = fn
@@ -208,6 +209,9 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
             if type(s) is ir.Assign:  # (the commonest first; nothing below is for one)
                 out.append(self.forward_call(s) if self.act.ops[id(s)].kind == "call"
                            and self.needs_derivative(s) else s)
+                continue
+            if type(s) is ir.Dup:  # (kept as it is: nothing below is for one either)
+                out.append(s)
                 continue
             if isinstance(s, ir.If):
                 out.append(ir.If(s.test, self.forward_block(s.body),
@@ -308,7 +312,9 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         outer_masks = dict(self.masks)  # (a mask holds in the block that made it)
         current = None
         for s in reversed(body):
-            stmts = self.reverse_operation(s) if type(s) is ir.Assign else self.reverse_stmt(s)
+            kind = type(s)  # (the commonest first: `reverse_stmt` does the same)
+            stmts = self.reverse_operation(s) if kind is ir.Assign else \
+                self.reverse_dup(s) if kind is ir.Dup else self.reverse_stmt(s)
             if not stmts:
                 continue
             line = getattr(s, "line", 0)
