@@ -465,7 +465,7 @@ def _shared_names(fn: ir.Function, scan=None) -> dict:
                 first[n] = min(first[n], start)
                 last[n] = max(last[n], end)
     fixed |= scan.popped - scan.read
-    order = sorted((first[n], i, n) for i, n in enumerate(first) if n not in fixed)
+    order = sorted([(first[n], i, n) for i, n in enumerate(first) if n not in fixed])
     active: list = []  # (end, color) of the intervals holding a name
     free: list = []  # colors whose holder is dead
     held: list = []  # color -> the names it holds, in order
@@ -486,5 +486,5 @@ def _shared_names(fn: ir.Function, scan=None) -> dict:
             number += 1
             while f"%r{number}" in scan.local:
                 number += 1
-            mapping.update((n, f"%r{number}") for n in names)
+            mapping.update(dict.fromkeys(names, f"%r{number}"))
     return mapping
