@@ -731,7 +731,13 @@ def _resolve(local_set, globals_, cells, builtins_, loc, nodes: list, loaded) ->
                     "Write the expression or the name itself.",
                 )
             refs[node.id] = value
+    seen = set()  # (a name's attribute met before: ``math.sin`` on every line calling it)
     for node in nodes.of(ast.Attribute):
+        if type(node.value) is ast.Name:
+            key = (node.value.id, node.attr)
+            if key in seen:
+                continue
+            seen.add(key)
         text = ir.dotted(node)
         if text is None or text.split(".")[0] in local_set or text in refs:
             continue
