@@ -531,22 +531,6 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                     if self.is_varied(v):
                         r.varied.add(self.key(target.id))
 
-    def backward_assign(self, s: ir.Assign):
-        """An assignment whose result is useful makes the inputs it differentiates
-        useful (not a row maximum whose shift cancels: `shifts`)."""
-        r = self.result
-        useful, key = r.useful, self.key if self.keyed else None
-        for t in s.targets:
-            if (key(t) if key else t) in useful:
-                break
-        else:
-            return
-        op = r.ops[id(s)]
-        shift = self.unused_shifts.get(id(s)) if self.unused_shifts else None
-        for d, x in zip(op.diff, op.inputs):
-            if d and isinstance(x, ast.Name) and x.id != shift and x.id in self.locals:
-                useful.add(key(x.id) if key else x.id)  # (`mark_useful`)
-
     def call_views(self, t, s, op):
         """A call's result may be one of the lists or arrays it was given, or a view
         of one (``def half(a): return a[:2]``): it counts as a view of those."""
@@ -681,10 +665,29 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 r.shapes[phi.name] = shape
 
     def backward(self, body):
+        """Usefulness, from the end: an assignment whose result is useful makes the
+        inputs it differentiates useful (not a row maximum whose shift cancels:
+        `shifts`); a dup whose copy is useful, its source."""
         r = self.result
+        useful, shifts, locals_ = r.useful, self.unused_shifts, self.locals
+        key = self.key if self.keyed else None  # (else a name's key is the name)
         for s in reversed(body):
-            if type(s) is ir.Assign:  # (the commonest first)
-                self.backward_assign(s)
+            kind = type(s)  # (the commonest first; no class derives from these two)
+            if kind is ir.Assign or kind is ir.Dup:
+                for t in s.targets:
+                    if (key(t) if key else t) in useful:
+                        break
+                else:
+                    continue
+                if kind is ir.Dup:
+                    if s.source in locals_:  # (`mark_useful`)
+                        useful.add(key(s.source) if key else s.source)
+                    continue
+                op = r.ops[id(s)]
+                shift = shifts.get(id(s)) if shifts else None
+                for d, x in zip(op.diff, op.inputs):
+                    if d and isinstance(x, ast.Name) and x.id != shift and x.id in locals_:
+                        useful.add(key(x.id) if key else x.id)
                 continue
             if isinstance(s, ir.Loop):
                 for _ in range(50):
@@ -703,8 +706,6 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
             if isinstance(s, ir.Return):
                 if isinstance(s.value, ast.Name):
                     self.mark_useful(s.value.id)
-            elif isinstance(s, ir.Assign):
-                self.backward_assign(s)
             elif isinstance(s, ir.SetItem):
                 # (a value written into an integer array is truncated: no derivative
                 # passes through the write)
@@ -717,9 +718,6 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                     xs, v = op.inputs[0], op.inputs[-1]
                     if self.key(xs.id) in r.useful and isinstance(v, ast.Name):
                         self.mark_useful(v.id)
-            elif isinstance(s, ir.Dup):
-                if any(self.key(t) in r.useful for t in s.targets):
-                    self.mark_useful(s.source)
             elif isinstance(s, ir.If):
                 self.backward(s.body)
                 self.backward(s.orelse)

@@ -36,6 +36,9 @@ class Checks(ValueChecks):
     def check(self, body):
         r = self.result
         active = r.active
+        # (`computes_complex` is False throughout where nothing read a complex value)
+        maybe_complex = self.__dict__.get("complex_inputs", True) or \
+            bool(self.__dict__.get("complex_values"))
         for s in body:
             if type(s) is ir.Dup:  # (the commonest after assignments: nothing to check)
                 continue
@@ -48,8 +51,8 @@ class Checks(ValueChecks):
                 if op.kind == "rule" and op.rule.no_derivative:
                     self.check_no_derivative(s, op)
                 if not any(t in active for t in s.targets):
-                    if self.computes_complex(s, op) and any(self.is_varied(x)
-                                                           for x in op.inputs):
+                    if maybe_complex and self.computes_complex(s, op) and any(
+                            self.is_varied(x) for x in op.inputs):
                         self.refuse_complex(s, op)  # (a complex result is not active)
                     continue
                 self.check_active(s, op)
