@@ -33,6 +33,7 @@ import importlib
 import inspect
 import linecache
 import os
+import re
 import sys
 import textwrap
 import types
@@ -317,7 +318,9 @@ def parse_source(text: str, namespace: dict, filename: str = "<s2sad-input>",
 def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, func, name,
                  containers=True):
     text = "".join(lines)
-    dedented = textwrap.dedent(text)
+    # (a function at module level has no margin: `textwrap.dedent` only empties its
+    # lines of blanks, after looking at every line's indentation for one)
+    dedented = textwrap.dedent(text) if text[:1] in " \t\n" else _BLANKS.sub("", text)
     col_shift = _indent(text) - _indent(dedented)
     info = ir.SourceInfo(filename=filename, qualname=qualname, first_line=first,
                          lines=list(lines), func=func)
@@ -351,6 +354,9 @@ def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, f
             _OF_TREE.clear()
         _OF_TREE[target.__code__] = (text, code_of_text(target.__code__, lines, module))
     return _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers)
+
+
+_BLANKS = re.compile(r"^[ \t]+$", re.MULTILINE)  # (a line of spaces and tabs only)
 
 
 def _parse_lambda(func, containers, cells) -> Parsed:
