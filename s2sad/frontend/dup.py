@@ -159,7 +159,7 @@ class _Splitter:
             elif isinstance(s, ir.Loop):
                 self.loop_body(s)
             out.append(s)
-            for n in self.defines(s):
+            for n in s.targets if type(s) is ir.Assign else self.defines(s):
                 if n in copies:
                     out.append(ir.Dup(tuple(copies[n]), n, getattr(s, "line", 0)))
         line = next((getattr(s, "line", 0) for s in reversed(stmts) if getattr(s, "line", 0)), 0)
@@ -334,16 +334,21 @@ def _renamed_each(node, copies, is_local):
         return node
     if t is ast.Call:
         func = _renamed_each(node.func, copies, is_local)
-        args = [_renamed_each(a, copies, is_local) for a in node.args]
+        changed = func is not node.func
+        args = []
+        for a in node.args:
+            b = _renamed_each(a, copies, is_local)
+            changed = changed or b is not a
+            args.append(b)
         keywords = []
         for k in node.keywords:
             value = _renamed_each(k.value, copies, is_local)
             if value is not k.value:
                 k = _copied(k)
                 k.value = value
+                changed = True
             keywords.append(k)
-        if func is node.func and all(a is b for a, b in zip(args, node.args)) and all(
-                a is b for a, b in zip(keywords, node.keywords)):
+        if not changed:
             return node
         node = _copied(node)
         node.func, node.args, node.keywords = func, args, keywords
