@@ -500,8 +500,15 @@ class _Writer:
         return ", ".join(names)
 
     def body(self, stmts, depth):
-        for stmt in stmts:
-            self.stmt(stmt, depth)
+        indent, namer, expr = "    " * depth, self.namer, self.expr
+        for s in stmts:
+            if type(s) is ir.Assign and len(s.targets) == 1 and not s.unpack:
+                value = expr(s.value)  # (most lines: `stmt` and `put` inline, value first)
+                text = f"{namer(s.targets[0])} = {value}"
+                self.lines.append(indent + (_hug_powers(text) if "**" in text else text))
+                self.origin.append(s.line)
+            else:
+                self.stmt(s, depth)
         if _only_comments(stmts):
             self.put(depth, "pass")
 
