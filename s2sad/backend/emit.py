@@ -499,9 +499,11 @@ class _Writer:
             return f"({names[0]},)"
         return ", ".join(names)
 
-    def body(self, stmts, depth):
+    def body(self, stmts, depth, mapping=None):
+        """`stmts`, or with `mapping` (`reuse`'s names) those of
+        `reuse.without_self_copies`, taken as they come."""
         indent, namer, expr = "    " * depth, self.namer, self.expr
-        for s in stmts:
+        for s in reuse.dropping_self_copies(stmts, mapping) if mapping else stmts:
             if type(s) is ir.Assign and len(s.targets) == 1 and not s.unpack:
                 value = expr(s.value)  # (most lines: `stmt` and `put` inline, value first)
                 text = f"{namer(s.targets[0])} = {value}"
@@ -509,7 +511,7 @@ class _Writer:
                 self.origin.append(s.line)
             else:
                 self.stmt(s, depth)
-        if _only_comments(stmts):
+        if _only_comments(reuse.dropping_self_copies(stmts, mapping) if mapping else stmts):
             self.put(depth, "pass")
 
     def stmt(self, s, depth):
@@ -618,7 +620,7 @@ class _Writer:
         self.put(0, f"def {self.namer(fn.name)}({', '.join(params)}):")
         if fn.doc:
             self.put(1, '"""' + fn.doc + '"""')
-        self.body(reuse.without_self_copies(fn.body, renames) if renames else fn.body, 1)
+        self.body(fn.body, 1, renames)
         self.namer.aliases = {}
 
 

@@ -110,7 +110,12 @@ def without_self_copies(body: list, mapping: dict) -> list:
     makes ``x = x`` (or that were), no statement at all: a new list, and a shallow
     copy of each statement whose nested blocks lose one; every other statement is
     `body`'s own."""
-    out = []
+    return list(dropping_self_copies(body, mapping))
+
+
+def dropping_self_copies(body: list, mapping: dict):
+    """The statements of `without_self_copies(body, mapping)`, one at a time (`emit`
+    prints each as it comes: no list, and no walk of its own)."""
     for s in body:
         if type(s) is ir.Assign and len(s.targets) == 1 and not s.unpack \
                 and type(s.value) is ast.Name and \
@@ -124,8 +129,7 @@ def without_self_copies(body: list, mapping: dict) -> list:
                 s = copy.copy(s)
                 for field, block in zip(_BLOCK_FIELDS[type(s)], pruned):
                     setattr(s, field, block)
-        out.append(s)
-    return out
+        yield s
 
 
 # the fields of the nested blocks of each statement type, in `ir.blocks` order
