@@ -11,7 +11,7 @@ prints (`emit.emit_module`'s `renames`), with no copy of the IR: the printed fun
 computes exactly what `fn` computes, statement for statement, with fewer distinct
 local names, and a copy ``x = x`` the renaming makes (a loop-carried value and the
 value it takes at the next iteration sharing one name) is not printed
-(`self_copies`). CPython numbers a function's locals in
+(`without_self_copies`, `dropping_self_copies`). CPython numbers a function's locals in
 its code object and reaches those numbered 256 and above through an extra
 ``EXTENDED_ARG`` instruction, which cost a gradient of 400 operations 30% of its
 time; a person writing such a function by hand reuses temporaries.
@@ -47,6 +47,10 @@ Comments name the value the shared name holds.
 
 `last_reads(fn)` gives, from the same liveness, the names each statement of a
 function's body reads for the last time (where `release` ends arrays' bindings).
+
+One walk of a large function gives its intervals and, for `emit`'s namer, every name
+it mentions (`renames`'s `mentioned`); without a branch or a loop, what is live where
+it starts comes off that walk too, with no liveness pass over its structure.
 """
 
 from __future__ import annotations
