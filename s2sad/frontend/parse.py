@@ -717,9 +717,9 @@ _DYNAMIC = ("eval", "exec", "compile", "locals", "vars", "globals", "__import__"
 def _resolve(local_set, globals_, cells, builtins_, loc, nodes: list, loaded) -> dict:
     """The free names' values (`loaded`: `_name_uses`'), then the attribute chains'."""
     refs = {}
-    for node in loaded.values():
-        if node.id not in local_set:
-            value = lookup(node.id, globals_, cells, builtins_)
+    for name, node in loaded.items():  # (the node read only where it is refused)
+        if name not in local_set:
+            value = lookup(name, globals_, cells, builtins_)
             if value is MISSING:
                 raise loc.error(
                     UnresolvedNameError, node,
@@ -736,7 +736,7 @@ def _resolve(local_set, globals_, cells, builtins_, loc, nodes: list, loaded) ->
                     "names chosen at run time, which s2sad cannot follow",
                     "Write the expression or the name itself.",
                 )
-            refs[node.id] = value
+            refs[name] = value
     seen = set()  # (a name's attribute met before: ``math.sin`` on every line calling it)
     for node in nodes.of(ast.Attribute):
         if type(node.value) is ast.Name:

@@ -11,9 +11,9 @@ walks a function's tree once this way and hands the result to its passes, and on
 `expand`: a pass for something the function does not hold (comprehensions, dicts,
 lambdas, ``*``...) returns at once.
 
-`nodes.names()` lists each name's ``(node, id, context type)``, read from the nodes
-once (on a long function, whose nodes lie far apart in memory, a pass over them all
-costs more than the work it does) and kept.
+`nodes.names()` lists each name's ``(node, id, context type)``, read as the walk
+meets the name (on a long function, whose nodes lie far apart in memory, another
+pass over them all costs more than the work it does).
 
 A `Nodes` is a snapshot: a pass that rewrites the tree says so, and its caller walks
 it again. Types are matched exactly (the concrete node classes `ast.parse` makes, not
@@ -37,7 +37,7 @@ class Nodes(list):
         by: dict = {}
         self.by_type = by
         self.tree = tree
-        self._names = None
+        self._names = names = []
         out = self
         out.append(tree)
         add, extend, get, i = out.append, out.extend, by.get, 0
@@ -53,8 +53,12 @@ class Nodes(list):
                 by[t] = [n]
             else:
                 b.append(n)
-            if t is Name or t is Constant:
-                continue  # (the commonest: nothing below but a context)
+            if t is Name:  # (the commonest: nothing below but a context)
+                d = n.__dict__
+                names.append((n, d.get("id"), type(d.get("ctx"))))
+                continue
+            if t is Constant:
+                continue
             d = n.__dict__
             if t is BinOp:
                 for v in (d.get("left"), d.get("right")):
@@ -98,8 +102,6 @@ class Nodes(list):
     def names(self) -> list:
         """``(node, id, type of its ctx)`` of each `ast.Name`, in walk order (see the
         module docstring; do not change the list)."""
-        if self._names is None:
-            self._names = [(n, n.id, type(n.ctx)) for n in self.by_type.get(ast.Name, ())]
         return self._names
 
     def has(self, *types) -> bool:
