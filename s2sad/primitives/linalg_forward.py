@@ -42,6 +42,16 @@ def dot_1d_1d(x, y, out, x_dot, y_dot):
     return np.dot(x_dot, y), np.dot(x, y_dot)
 
 
+@rule(np.dot, when=("scalar", "array"))
+def dot_number_array(x, y, out, x_dot, y_dot):
+    return x_dot * y, x * y_dot
+
+
+@rule(np.dot, when=("array", "scalar"))
+def dot_array_number(x, y, out, x_dot, y_dot):
+    return x_dot * y, x * y_dot
+
+
 @rule(np.matmul, when=("2d", "2d"))
 def np_matmul_2d_2d(x, y, out, x_dot, y_dot):
     return x_dot @ y, x @ y_dot

@@ -45,6 +45,16 @@ def dot_1d_1d(x, y, out, out_bar):
     return out_bar * y, out_bar * x
 
 
+@rule(np.dot, when=("scalar", "array"))
+def dot_number_array(x, y, out, out_bar):  # (a number multiplies: np.dot(2.0, W))
+    return np.sum(out_bar * y), out_bar * x
+
+
+@rule(np.dot, when=("array", "scalar"))
+def dot_array_number(x, y, out, out_bar):
+    return out_bar * y, np.sum(out_bar * x)
+
+
 @rule(np.matmul, when=("2d", "2d"))
 def np_matmul_2d_2d(x, y, out, out_bar):
     return out_bar @ y.T, x.T @ out_bar
