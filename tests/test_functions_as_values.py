@@ -254,6 +254,43 @@ def test_lambdas():
         s2sad.grad(eval("lambda v: v"))(1.0)
 
 
+# lambdas on lines of a display or a call that do not parse alone: found in the tree
+# of their file by their line and what they read
+LOSSES = {
+    "square": lambda v: v * v + 3.0 * v,
+    "cube": (lambda v: v ** 3,
+             lambda v: np.sum(np.sin(v) * v)),
+}
+STEPS = [
+    lambda x, h: x + h * np.cos(x),
+    lambda x, h: x - h * x ** 2,
+]
+
+
+def test_lambdas_on_lines_of_a_display():
+    assert s2sad.grad(LOSSES["square"])(2.0) == 7.0
+    assert s2sad.grad(LOSSES["cube"][0])(2.0) == 12.0
+    x = np.array([0.3, -0.8])
+    np.testing.assert_allclose(s2sad.grad(LOSSES["cube"][1])(x), np.sin(x) + x * np.cos(x))
+    assert s2sad.grad(STEPS[0])(0.5, 0.1) == pytest.approx(1.0 - 0.1 * np.sin(0.5))
+    assert s2sad.grad(STEPS[1], wrt=(0, 1))(0.5, 0.1) == (pytest.approx(1.0 - 0.1),
+                                                          pytest.approx(-0.25))
+    g = s2sad.grad(
+        lambda v: v * v * 2.0,
+    )
+    assert g(3.0) == 12.0
+    with pytest.raises(s2sad.S2SADError) as info:
+        s2sad.grad(BROKEN["b"])(1.0)
+    assert info.value.lineno == BROKEN_LINE
+
+
+BROKEN = {
+    "a": 1.0,
+    "b": lambda v: v * {"k": v}["k"] + len(str(v)) * open,
+}
+BROKEN_LINE = BROKEN["b"].__code__.co_firstlineno
+
+
 @dataclasses.dataclass
 class Net:
     layers: list

@@ -376,8 +376,10 @@ def _parse_lambda(func, containers, cells) -> Parsed:
     dedented = textwrap.dedent(text)
     try:
         module = ast.parse("\n" * (first - 1) + dedented)
-    except SyntaxError:
-        module = None
+    except SyntaxError:  # (a line of a display or a call: its file's tree holds it)
+        module = _file_tree(code.co_filename, func.__globals__)
+        if module is not None:
+            text = dedented = "".join(lines)
     found = []
     for node in ast.walk(module) if module is not None else ():
         if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno:
@@ -416,6 +418,25 @@ def _parse_lambda(func, containers, cells) -> Parsed:
 
 
 LAMBDA = "lambda_"  # (the name a lambda's derivative is emitted under: lambda__grad)
+
+_file_trees: dict = {}  # file name -> (its lines, their tree, or None)
+
+
+def _file_tree(filename, func_globals):
+    """The tree of the whole text of `filename` (as `linecache` reads it), or None
+    where it does not parse: where a lambda's lines do not parse alone (``"sq":
+    lambda x: x * x,`` in a dict display over several lines)."""
+    lines = linecache.getlines(filename, func_globals)
+    got = _file_trees.get(filename)
+    if got is None or got[0] is not lines:
+        try:
+            tree = ast.parse("".join(lines)) if lines else None
+        except (SyntaxError, ValueError):
+            tree = None
+        if len(_file_trees) >= 16:
+            _file_trees.clear()
+        got = _file_trees[filename] = (lines, tree)
+    return got[1]
 
 
 def _same_names(a, b) -> bool:
