@@ -28,6 +28,7 @@ every process) and `user_source` (the function's own text)."""
 from __future__ import annotations
 
 import ast
+import copy
 import builtins
 import importlib
 import inspect
@@ -374,12 +375,14 @@ def _parse_lambda(func, containers, cells) -> Parsed:
     first = max(first, 1)
     text = "".join(lines)
     dedented = textwrap.dedent(text)
+    shared = False  # (a tree kept for other lambdas: the passes get a copy of the lambda)
     try:
         module = ast.parse("\n" * (first - 1) + dedented)
     except SyntaxError:  # (a line of a display or a call: its file's tree holds it)
         module = _file_tree(code.co_filename, func.__globals__)
         if module is not None:
             text = dedented = "".join(lines)
+            shared = True
     found = []
     for node in ast.walk(module) if module is not None else ():
         if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno:
@@ -403,7 +406,7 @@ def _parse_lambda(func, containers, cells) -> Parsed:
             f"s2sad cannot read the lambda at {where} from its source",
             filename=code.co_filename, lineno=code.co_firstlineno,
             hint="Define it with `def`, or put the lambda on a line of its own.")
-    node = found[0]
+    node = copy.deepcopy(found[0]) if shared else found[0]
     tree = ast.FunctionDef(name=LAMBDA, args=node.args, body=[
         ast.copy_location(ast.Return(value=node.body), node.body)], decorator_list=[],
         returns=None, type_comment=None)
