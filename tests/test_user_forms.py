@@ -98,6 +98,14 @@ def test_python_sum_of_values_of_several_shapes(f, args):
     both_modes(f, args)
 
 
+@pytest.mark.parametrize("f, args", [
+    (zoo.operator_calls, (W23, B3)), (zoo.operator_scalars, (0.3, 0.8)),
+    (zoo.operator_scalars, (0.9, 0.4)), (zoo.operator_mapped, (0.3, 0.8)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_the_operator_functions_are_the_operators(f, args):
+    both_modes(f, args)
+
+
 @pytest.mark.parametrize("f", [zoo.copied_params, zoo.copy_written_original_read])
 def test_a_copy_of_a_dict_argument_is_its_own(f):
     params = {"w": 0.5}

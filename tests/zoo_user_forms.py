@@ -3,6 +3,8 @@
 by `+=`, lambdas with default arguments (the closure-capture idiom included), and
 `first, *rest = ...` handed on. Each takes the float `x` (and data after it)."""
 
+import operator
+
 import numpy as np
 
 # ------------------------------------------------------------ entries added into
@@ -312,3 +314,17 @@ def sum_in_a_loop(b, c):
     for k in range(3):
         total = total + np.sum(sum((b * k, c)) ** 2)
     return total
+
+
+# the functions of `operator` that are operators, called and passed to `map`
+def operator_calls(W, b):
+    return np.sum(np.sin(operator.add(W, b)) * operator.mul(b, 2.0) - operator.neg(W))
+
+
+def operator_scalars(x, y):
+    z = operator.pow(x, 3) * operator.sub(y, x) + operator.truediv(y, x)
+    return z if operator.lt(x, y) else -z
+
+
+def operator_mapped(x, y):
+    return sum(map(operator.mul, [x, y, x * y], [y, 2.0, x]))

@@ -14,6 +14,7 @@ computes, in the same order:
   itself; the comprehension's variables get names of their own (they do not leak, and a
   name of the same name outside keeps its value); a set or dict comprehension is
   ``set``/``dict`` of such a list (of ``(key, value)`` pairs);
+* ``operator.add(a, b)`` (``mul``, ``neg``, ``lt``... of `operator`) is ``a + b``;
 * ``sum(xs, start)``, ``math.prod(xs)`` and ``min(xs)``/``max(xs)`` of one sequence
   become the same loops over ``xs``; ``min(a, b, c)`` the two-argument calls nested
   (``min(min(a, b), c)``, which returns what Python's does, ties included);
@@ -58,12 +59,8 @@ from .. import ir
 from ..ir.kinds import PLACEHOLDER
 from ..errors import UnsupportedSyntaxError
 from .expand_calls import COMPS as _COMPS
-from .expand_calls import CallLowering, TargetLowering
-from .expand_calls import assign as _assign
-from .expand_calls import call as _call
-from .expand_calls import located as _located
-from .expand_calls import name as _name
-from .expand_calls import int_constant
+from .expand_calls import OPERATOR_CALLS, CallLowering, TargetLowering, int_constant, operator_call
+from .expand_calls import assign as _assign, call as _call, located as _located, name as _name
 from .expand_calls import simple as _simple
 from .higher_order import key_template
 from .tree_index import Nodes, has, of
@@ -262,9 +259,10 @@ class _Expander(TargetLowering):
             return "sum"
         if target is math.prod and len(args) == 1:
             return "prod"
-        if target is divmod and len(args) == 2 and not node.keywords and not any(
-                isinstance(a, ast.Starred) for a in args):
+        if target is divmod and len(args) == 2:  # (no keyword: returned above; no *)
             return "divmod"
+        if (operator_call(target) or (0, -1))[1] == len(args):
+            return "operator"
         if target is reversed and len(args) == 1 and not (
                 isinstance(args[0], ast.Call) and self.builtin(args[0].func, range)):
             return "reversed"
@@ -485,7 +483,7 @@ def _plain(ex, nodes) -> bool:
                    for n in nodes.of(ast.Call))
 
 
-_LOWERED = (min, max, sum, math.prod, sorted, divmod, reversed)  # (`call_kind`'s)
+_LOWERED = (min, max, sum, math.prod, sorted, divmod, reversed, *OPERATOR_CALLS)
 
 
 def _first_comp(call):

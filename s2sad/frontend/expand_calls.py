@@ -16,7 +16,10 @@ from __future__ import annotations
 import ast
 import copy
 import math
+import operator
+import types
 
+from .. import ir
 from ..ir.kinds import STARRED
 
 COMPS = (ast.ListComp, ast.GeneratorExp)
@@ -151,6 +154,21 @@ class TargetLowering:
         return out
 
 
+# the functions of `operator` that are an operator, with how many operands it takes
+OPERATOR_CALLS = {f: (op(), n) for f, op, n in [
+    (operator.add, ast.Add, 2), (operator.sub, ast.Sub, 2), (operator.mul, ast.Mult, 2),
+    (operator.truediv, ast.Div, 2), (operator.floordiv, ast.FloorDiv, 2),
+    (operator.mod, ast.Mod, 2), (operator.pow, ast.Pow, 2), (operator.matmul, ast.MatMult, 2),
+    (operator.neg, ast.USub, 1), (operator.pos, ast.UAdd, 1), (operator.lt, ast.Lt, 2),
+    (operator.le, ast.LtE, 2), (operator.gt, ast.Gt, 2), (operator.ge, ast.GtE, 2),
+    (operator.eq, ast.Eq, 2), (operator.ne, ast.NotEq, 2)]}
+
+
+def operator_call(obj):
+    """``(operator, operands)`` of `obj` where it is in `OPERATOR_CALLS`, else None."""
+    return OPERATOR_CALLS.get(obj) if type(obj) is types.BuiltinFunctionType else None
+
+
 class CallLowering:
     """The calls `expand` lowers (its `call_kind` names which), as methods of the
     lowering of one statement (`self.ex`: the function's expander)."""
@@ -185,6 +203,17 @@ class CallLowering:
             seq = self.temp("items", seq)  # (Python evaluates it before the start)
         start = self(node.args[1])
         return self.accumulate(seq, "total", start, add)
+
+    def call_operator(self, node):
+        """``operator.add(a, b)`` (and the other functions of `OPERATOR_CALLS`): the
+        operator itself, ``a + b``, which calls the same method of ``a`` or ``b``."""
+        op, _ = OPERATOR_CALLS[self.ex.refs[ir.dotted(node.func)]]  # (`call_kind`'s)
+        args = [self(x) for x in node.args]
+        if isinstance(op, ast.unaryop):
+            return ast.UnaryOp(op=op, operand=args[0])
+        if isinstance(op, ast.cmpop):
+            return ast.Compare(left=args[0], ops=[op], comparators=[args[1]])
+        return ast.BinOp(left=args[0], op=op, right=args[1])
 
     def call_divmod(self, node):
         """``divmod(a, b)``: ``(a // b, a % b)``, each operand computed once."""
