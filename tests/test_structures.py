@@ -1108,3 +1108,50 @@ def test_replace_fields_of_a_namedtuple_or_dataclass():
 
     with pytest.raises(S2SADError, match="named by keywords"):
         s2sad.grad(positional)(layer)
+
+
+def values_summed(p):
+    return np.sum(np.sin(sum(p.values())))  # (a matrix and a vector: broadcast)
+
+
+def values_listed(p):
+    vs = list(p.values())
+    return np.sum(vs[0] * 2.0) * np.sum(vs[1] ** 2)
+
+
+def values_unpacked(p):
+    W, b = p.values()
+    return np.sum(np.tanh(W @ b))
+
+
+def values_extremes(q):
+    return max(q.values()) * min(q.values()) + len(q.values()) * q["a"]
+
+
+def values_kept(q):
+    vs = q.values()
+    return sum(vs) ** 2
+
+
+@pytest.mark.parametrize("f, arg", [
+    (values_summed, {"W": rng.normal(size=(2, 3)), "b": rng.normal(size=3)}),
+    (values_listed, {"W": rng.normal(size=(2, 3)), "b": rng.normal(size=3)}),
+    (values_unpacked, {"W": rng.normal(size=(2, 3)), "b": rng.normal(size=3)}),
+    (values_extremes, {"a": 0.3, "b": 0.7, "c": -0.2}),
+    (values_kept, {"a": 0.3, "b": 0.7}),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_the_values_of_a_dict_argument_are_its_items(f, arg):
+    """``p.values()`` of a dict argument is the tuple of its items wherever it is read
+    (summed, listed, unpacked, kept in a name): the function cannot change them."""
+    assert_tree_close(s2sad.grad(f)(arg), numeric_grad(f, (arg,), 0))
+
+
+def test_the_values_of_a_dict_the_function_makes_stay_refused():
+    """A dict the function made may change under its view (``d[k] = v`` after
+    ``vs = d.values()``): its values are read through the dict's keys instead."""
+    def f(x):
+        d = {"a": x * 2.0, "b": x ** 2}
+        return sum(d.values())
+
+    with pytest.raises(S2SADError, match="values"):
+        s2sad.grad(f)(0.5)

@@ -157,12 +157,20 @@ def _of_containers(rw, x) -> bool:
 
 def tree_call(rw, e, pre, probe):
     """``s2sad.tree_leaves(p)`` of a container `p`: the list of its leaves (read
-    only: not `owned`); ``s2sad.tree_map(f, p, g, ...)`` of containers of one
+    only: not `owned`); ``p.values()`` of a dict argument `p`, the tuple of its items; ``s2sad.tree_map(f, p, g, ...)`` of containers of one
     structure: the container of ``f(leaf, leaf of g, ...)``, one call a leaf (a
     lambda `f` a local function, put in place at each); a namedtuple's
     ``p._replace(W=...)`` and ``dataclasses.replace(p, W=...)``: the container with
     those items replaced; None for any other (`rw` the rewriter, `pre` the lines
     before, `probe` only asks)."""
+    if isinstance(e.func, ast.Attribute) and e.func.attr == "values" and not e.args \
+            and not e.keywords:
+        # (``p.values()`` of a dict argument: its items, which the function cannot
+        # change, so the view and a tuple of them are one; a dict the function made,
+        # which a later ``d[k] = v`` would change under the view, stays refused)
+        base = rw.value(e.func.value, pre, probe=True)
+        return Node(tuple, "sequence", [], base.children, False) if isinstance(
+            base, Node) and base.form == "dict" and not base.owned else None
     target = "_replace" if isinstance(e.func, ast.Attribute) and e.func.attr == "_replace" \
         else rw.loc_refs(e.func)
     if target in ("_replace", dataclasses.replace) and not probe:

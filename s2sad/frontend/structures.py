@@ -370,7 +370,8 @@ class _Rewriter(LoopRewrites, CallRewrites):
         """`e` with every container operation done: leaves read as their variables;
         a container met where it cannot be is refused."""
         got = self.value(e, [], probe=True) if isinstance(
-            e, (ast.Name, ast.Subscript, ast.Attribute)) else None
+            e, (ast.Name, ast.Subscript, ast.Attribute)) or isinstance(e, ast.Call) \
+            and getattr(e.func, "attr", None) == "values" else None  # (p.values())
         if got is None and isinstance(e, (ast.Subscript, ast.Attribute)) and isinstance(
                 e.value, ast.Call) and self.passes_container(e.value):
             got = self.value(e, [])  # (an item of what a call put in place returns)
