@@ -81,10 +81,11 @@ def test_refused_at_the_users_line(f, marker, cls, message, hint):
 
 NO_RULE = [
     (bad.dot_of_numbers, 0.5, "dot of numbers",
-     "`np.dot` of two numbers (its rules take two 1-D or 2-D arrays)"),
+     "`np.dot` of two numbers (its rules take two 1-D or 2-D arrays; or a number and an "
+     "array; or an array and a number)"),
     (bad.dot_of_a_list, np.ones(4), "dot of a list",
-     "`np.dot` of a 1-D array and a list (its rules take two 1-D or 2-D arrays; "
-     "np.asarray(xs) makes a list an array)"),
+     "`np.dot` of a 1-D array and a list (its rules take two 1-D or 2-D arrays; or a number "
+     "and an array; or an array and a number; np.asarray(xs) makes a list an array)"),
     (bad.norm_of_order_zero, np.ones(4), "norm ord",
      "`np.linalg.norm` with ord=0 (it counts the nonzero elements: a step function"),
     (bad.norm_with_a_wrong_keyword, np.ones(4), "norm keyword",

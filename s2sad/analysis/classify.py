@@ -441,14 +441,19 @@ def _covered(patterns) -> list:
         elif isinstance(when, tuple):
             by_length.setdefault(len(when), []).append(when)
     for n, group in by_length.items():
-        columns = [list(dict.fromkeys(w[i] for w in group)) for i in range(n)]
-        combinations = 1
-        for column in columns:
-            combinations *= len(column)
-        if combinations == len(set(group)):
-            out.append(_plural([_classes_words(c) for c in columns]))
-        else:
-            out.extend(_plural([_classes_words([c]) for c in w]) for w in group)
+        # (the patterns of 1-D and 2-D arrays alone first: np.dot's also take a number)
+        ranked = [w for w in group if set(w) <= {"1d", "2d"}]
+        for part in ([ranked, [w for w in group if w not in ranked]] if ranked else [group]):
+            if not part:
+                continue
+            columns = [list(dict.fromkeys(w[i] for w in part)) for i in range(n)]
+            combinations = 1
+            for column in columns:
+                combinations *= len(column)
+            if combinations == len(set(part)):
+                out.append(_plural([_classes_words(c) for c in columns]))
+            else:
+                out.extend(_plural([_classes_words([c]) for c in w]) for w in part)
     return out
 
 
