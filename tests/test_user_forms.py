@@ -106,6 +106,30 @@ def test_the_operator_functions_are_the_operators(f, args):
     both_modes(f, args)
 
 
+@pytest.mark.parametrize("kind", ["relu", "tanh", "th", None, "sine", "other"])
+@pytest.mark.parametrize("mode", list(zoo.Mode))
+def test_a_match_on_values_is_its_ifs(kind, mode):
+    x = np.array([0.3, -0.7, 1.1])
+    both_modes(lambda v: zoo.matched_activation(v, kind, mode), (x,))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5])
+def test_a_match_on_an_expression_returns_from_its_cases(n):
+    both_modes(lambda v: zoo.matched_returns(v, n), (0.7,))
+    assert s2sad.hessian(zoo.matched_returns)(0.7, n) == pytest.approx(
+        {0: 0.0, 1: 0.0, 2: 2.0}.get(n, -np.sin(0.7)))
+
+
+@pytest.mark.parametrize("f, what", [
+    (zoo.matched_sequence, "sequence pattern"),
+    (zoo.matched_alternative_binding, "alternative that binds a name")])
+def test_a_match_on_structure_is_refused_at_its_pattern(f, what):
+    with pytest.raises(s2sad.S2SADError, match=what) as info:
+        s2sad.grad(f)(0.5, (1.0, 2.0))
+    assert info.value.filename == zoo.__file__
+    assert "case" in info.value.source_line
+
+
 @pytest.mark.parametrize("f", [zoo.copied_params, zoo.copy_written_original_read])
 def test_a_copy_of_a_dict_argument_is_its_own(f):
     params = {"w": 0.5}

@@ -3,6 +3,7 @@
 by `+=`, lambdas with default arguments (the closure-capture idiom included), and
 `first, *rest = ...` handed on. Each takes the float `x` (and data after it)."""
 
+import enum
 import operator
 
 import numpy as np
@@ -328,3 +329,52 @@ def operator_scalars(x, y):
 
 def operator_mapped(x, y):
     return sum(map(operator.mul, [x, y, x * y], [y, 2.0, x]))
+
+
+# ``match`` on values: the ifs it stands for
+class Mode(enum.Enum):
+    FAST = 1
+    SLOW = 2
+
+
+def matched_activation(x, kind, mode):
+    match kind:
+        case "relu":
+            y = np.maximum(x, 0.0)
+        case "tanh" | "th":
+            y = np.tanh(x)
+        case None:
+            y = x
+        case other if other.startswith("s"):
+            y = np.sin(x) * len(other)
+        case _:
+            y = x ** 2
+    match mode:
+        case Mode.FAST:
+            scale = 2.0
+        case Mode.SLOW as m:
+            scale = 0.5 * m.value
+    return np.sum(y * scale)
+
+
+def matched_returns(x, n):
+    match n + 1:  # (an expression: evaluated once)
+        case 1:
+            return x
+        case 2 | 3:
+            return x ** n
+    return np.sin(x)
+
+
+def matched_sequence(x, t):
+    match t:
+        case (a, b):
+            return x * a + b
+    return x
+
+
+def matched_alternative_binding(x, t):
+    match t:
+        case (1 as k) | (2 as k):
+            return x * k
+    return x

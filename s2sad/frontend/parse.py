@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 from .. import ir
 from ..ir import trees as ir_trees
 from .compiled import FUTURE_FLAGS, code_digest, code_in_file, code_of_text
-from . import (defaults, frozen, function_values, grown, higher_order, pairs, source,
-               structure_calls, structures)
+from . import (defaults, frozen, function_values, grown, higher_order, matching, pairs,
+               source, structure_calls, structures)
 from .tree_index import Nodes
 from ..errors import (S2SADError, SourceNotFoundError, StaleSourceError,
                      UnresolvedNameError, UnsupportedSyntaxError)
@@ -461,6 +461,8 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
     cells = defaults.by_value(tree, func, cells, globals_, builtins_, lookup, MISSING)
     specs = getattr(func, STRUCTURES, None) if func is not None else None
     nodes = Nodes(tree)  # (for the passes below; again after one rewrote it)
+    if nodes.has(ast.Match) and matching.as_ifs(tree, loc):  # (the ifs it stands for)
+        nodes = Nodes(tree)
     # (a local name given a function: the function, where it is called)
     if function_values.resolve(tree, lambda n: _value_or_none(n, globals_, cells, builtins_),
                                nodes):
