@@ -106,6 +106,15 @@ def test_the_operator_functions_are_the_operators(f, args):
     both_modes(f, args)
 
 
+def test_a_sum_of_values_of_unseen_kind_is_not_taken_for_a_number():
+    """``sum([x, w, s2])`` with `s2` computed from a setting was taken for a number, so
+    the write into it after its use was not undone for the reverse sweep (a gradient
+    off by the write); its kind is unknown now, and the write is refused."""
+    with pytest.raises(s2sad.S2SADError, match="cannot tell what `m4` is"):
+        s2sad.grad(zoo.sum_of_a_setting_written_into, wrt=(0, 1))(np.zeros(3),
+                                                                  np.zeros((2, 3)))
+
+
 @pytest.mark.parametrize("kind", ["relu", "tanh", "th", None, "sine", "other"])
 @pytest.mark.parametrize("mode", list(zoo.Mode))
 def test_a_match_on_values_is_its_ifs(kind, mode):

@@ -378,3 +378,16 @@ def matched_alternative_binding(x, t):
         case (1 as k) | (2 as k):
             return x * k
     return x
+
+
+# the built-in sum of a list holding a value of a kind s2sad cannot see (an array
+# read from a dict of settings): it may be an array, so a write into it is refused
+SETTINGS = {"w": np.array([0.5, -1.0, 2.0])}
+
+
+def sum_of_a_setting_written_into(x, w):
+    s2 = x[0] * np.sum(SETTINGS["w"] * 0.5)
+    m4 = sum([x, w, s2]) * 1.0
+    s5 = np.sum(m4 * np.sin(w))
+    np.add.at(m4, np.array([0, 0]), np.sin(0.5))
+    return s5

@@ -117,7 +117,7 @@ class ResultKinds:
     def sum_result(self, s, op, inputs) -> list:
         kind = inputs[0]
         if isinstance(kind, ListKind):
-            return [SCALAR if kind.elem in (SCALAR, INT, UNKNOWN) else kind.elem]
+            return [SCALAR if kind.elem in (SCALAR, INT) else kind.elem]
         if isinstance(kind, tuple) and kind:
             return [tuple_sum_kind(kind)]
         return [UNKNOWN]
