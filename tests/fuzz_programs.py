@@ -322,6 +322,7 @@ class _Scope:
         self.loop_stack = []
         # S2SADError classes the program may be refused with (see `allowed_refusals`)
         self.refusals = set()
+        self.acts = 0  # (local names given functions so far: `act1`, `act2`...)
 
     def in_checkpointed(self):
         return any(self.loop_stack)
@@ -483,7 +484,10 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
                 continue
             if op == "function values":  # (local names given functions: function_values)
                 e = draw(expression(readable, 1))
-                act = f"act{draw(st.integers(0, 10 ** 6))}"
+                # (a name of its own: the same name given another function would be a
+                # local rebound from one function to another, which s2sad refuses)
+                scope.acts += 1
+                act = f"act{scope.acts}"
                 held = draw(st.sampled_from(["math.tanh", "g1", "math.atan if SMOOTH else "
                                              "math.sin", "(lambda u: u * 0.5 + math.sin(u))"]))
                 lines += [f"{pad}{act} = {held}",
@@ -1027,7 +1031,11 @@ def array_program(draw, params=False, rows=2):
             # twice), read before the write and after it
             shape = draw(st.sampled_from("vm"))
             name, before = f"{shape}{next(fresh)}", f"s{next(fresh)}"
-            lines.append(f"    {name} = {draw(array_expr(shape, env, 1))} * 1.0")
+            # (not the built-in sum of a display: an item of a kind the compiler cannot
+            # see makes the sum's kind unknown, and a write into it is refused)
+            made = draw(array_expr(shape, env, 1).filter(lambda e: "sum((" not in e
+                                                          and "sum([" not in e))
+            lines.append(f"    {name} = {made} * 1.0")
             lines.append(f"    {before} = np.sum({name} * {draw(array_expr(shape, env, 1))})")
             index = draw(st.sampled_from(
                 ["np.array([0, 2, 2])", "[1, 1, 0]", "np.array([2, 0, 1])"] if shape == "v"
