@@ -487,6 +487,7 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
                 # (a name of its own: the same name given another function would be a
                 # local rebound from one function to another, which s2sad refuses)
                 scope.acts += 1
+                draw(st.integers(0, 10 ** 6))  # (drawn as before: the same programs)
                 act = f"act{scope.acts}"
                 held = draw(st.sampled_from(["math.tanh", "g1", "math.atan if SMOOTH else "
                                              "math.sin", "(lambda u: u * 0.5 + math.sin(u))"]))
