@@ -381,17 +381,21 @@ class _Broadcasting:
 
 
 class _Size(ast.NodeTransformer):
-    """`spread_by_broadcasting`'s ``np.size`` of a number: 1."""
+    """``np.size(x)`` of a name: 1 where `x` is a number (`spread_by_broadcasting`),
+    or with `attribute`, ``x.size`` where `x` is an array (`sizes_as_attributes`)."""
 
-    def __init__(self, kinds: NameKinds):
-        self.kinds = kinds
+    def __init__(self, kinds: NameKinds, attribute=False):
+        self.kinds, self.attribute = kinds, attribute
 
     def visit_Call(self, n):
         self.generic_visit(n)
-        if ir.dotted(n.func) == "np.size" and len(n.args) == 1 and not n.keywords \
-                and isinstance(n.args[0], ast.Name) and self.kinds.is_float(n.args[0].id):
-            return ast.Constant(1)  # the size of a number
-        return n
+        if ir.dotted(n.func) != "np.size" or len(n.args) != 1 or n.keywords \
+                or not isinstance(n.args[0], ast.Name):
+            return n
+        if self.attribute:
+            return ast.Attribute(value=n.args[0], attr="size", ctx=ast.Load()) \
+                if self.kinds.rank(n.args[0].id) else n
+        return ast.Constant(1) if self.kinds.is_float(n.args[0].id) else n
 
 
 class _Spread(ast.NodeTransformer):
@@ -664,19 +668,5 @@ def sizes_as_attributes(body, ctx: Context) -> list:
             node = get()
             if node is not None and any(type(c) is ast.Call and ir.dotted(c.func) == "np.size"
                                         for c in ir.nodes(node)):
-                set_(_Attribute(kinds).visit(ir.copy_tree(node)))
+                set_(_Size(kinds, attribute=True).visit(ir.copy_tree(node)))
     return body
-
-
-class _Attribute(ast.NodeTransformer):
-    """`sizes_as_attributes`'s rewriting of one expression."""
-
-    def __init__(self, kinds: NameKinds):
-        self.kinds = kinds
-
-    def visit_Call(self, n):
-        self.generic_visit(n)
-        if ir.dotted(n.func) == "np.size" and len(n.args) == 1 and not n.keywords \
-                and isinstance(n.args[0], ast.Name) and self.kinds.rank(n.args[0].id):
-            return ast.Attribute(value=n.args[0], attr="size", ctx=ast.Load())
-        return n
