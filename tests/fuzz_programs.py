@@ -526,7 +526,8 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
 
 # list operations (`frontend.expand` lowers most of them to loops), with up to three
 # expressions to fill in; "for-else", "extend", "star" and "insert-pop" (an item put at
-# a place, then one taken from another) are statements of their own
+# a place, then one taken from another) are statements of their own; the last two
+# slice tuple displays (appended last: CI's derandomized draws of the others stay)
 LIST_OPS = ["min(ys)", "max(ys)", "min({0}, {1}, {2})", "max({0}, {1}, {2})",
             "math.prod(ys[:3])", "math.fsum(ys)", "sum(ys, {0})", "(ys + [{0}])[-1]",
             "([{0}] * 2 + ys)[1]", "list(reversed(ys))[0]", "ys[::-1][0]", "sum(ys[1:])",
@@ -537,7 +538,7 @@ LIST_OPS = ["min(ys)", "max(ys)", "min({0}, {1}, {2})", "max({0}, {1}, {2})",
             "sorted(ys, key=lambda t: -t)[0]", "sorted(ys, key=abs, reverse=True)[-1]",
             "min({0}, {1}, key=abs)", "tuple({0} * t for t in ys)[-1]",
             "gs({0}, {1}, {2})", "gs(*[{0}, {1}], scale=0.5)", "gk({0}, w={1})",
-            "insert-pop"]
+            "insert-pop", "sum(({0}, {1}, {2})[1:])", "({0}, {1}, {2})[::-1][0] * ({0}, {1})[:-1][0]"]
 
 
 @st.composite
@@ -748,7 +749,10 @@ def array_expr(draw, shape, env, depth=2):
               "{s} - SETTINGS['w'][:3]", "sum(({s}, {v}))", "sum([{v}, {s} * {v}])",
               # (compared, it is an array of bools; an exponent, no number either)
               "np.where(SETTINGS['w'][:3] > {s}, {s}, 2.0 * {s})",
-              "(1.0 + {s} * {s}) ** (SETTINGS['w'][:3] + 2.0)"],
+              "(1.0 + {s} * {s}) ** (SETTINGS['w'][:3] + 2.0)",
+              # (a tuple sliced by literals: the tuple of the items it picks; last in
+              # the list, so CI's derandomized draws of the others stay)
+              "({s} * {v}, {v}, {s})[1:][0]", "({m}[0], {s}, {v} * {s})[::-2][0]"],
         "m": ["np.outer({u}, {v})", "{v} * {m}", "{m} - np.mean({m}, axis=1, keepdims=True)",
               "np.stack([{v}, {v}])", "{m}[::-1]",
               # (the built-in sum of values of several shapes: each item's adjoint is

@@ -5,6 +5,8 @@ default arguments, and a list of them made by a comprehension; ``first, *rest = 
 with the rest handed on. grad and jvp against central differences (`both_modes`: the
 dot-product pairing of the two modes), the forms refused said so at the user's line."""
 
+import importlib.util
+
 import numpy as np
 import pytest
 
@@ -45,6 +47,10 @@ DATA = np.array([0.5, -1.0, 2.0, 0.25])
     (zoo.starred_handed_on, (X,)),
     (zoo.starred_stacked, (X,)),
     (zoo.starred_in_loop, (X, 3)),
+    (zoo.tuple_sliced, (X,)),
+    (zoo.tuple_sliced_in_loop, (X, 4)),
+    (zoo.sorted_tuple_display, (X,)),
+    (zoo.sorted_tuple_display, (0.4,)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_both_modes_match_central_differences(f, args):
     both_modes(f, args, wrt=(0,))
@@ -246,3 +252,40 @@ def test_the_star_part_of_a_tensor_handed_to_numpy_is_refused():
     assert np.allclose(s2sad.grad(_star_stacked)(a), [5.0, 1.0, -2.0])
     with pytest.raises(s2sad.S2SADError, match="the `\\*` part of an unpacking"):
         s2sad.grad(_star_stacked)(torch.tensor(a))
+
+
+def test_a_tuple_argument_sliced_by_literals():
+    t = (np.array([0.5, -1.0]), np.array([1.5, 0.25]), np.array([0.3, 0.7]))
+    f = zoo.tuple_argument_sliced
+    got_x, got_t = s2sad.grad(f, wrt=(0, 1))(X, t)
+    assert got_x == pytest.approx(central_diff(f, (X, t), 0), rel=1e-6)
+    for k in range(3):
+        for j in range(2):
+            def at(v, k=k, j=j):
+                items = [a.copy() for a in t]
+                items[k][j] = v
+                return f(X, tuple(items))
+            assert got_t[k][j] == pytest.approx(central_diff(at, (t[k][j],), 0), rel=1e-6)
+    value, tangent = s2sad.jvp(f, (X, t), (1.0, tuple(np.ones(2) for _ in t)))
+    want = central_diff(lambda s: f(X + s, tuple(a + s for a in t)), (0.0,), 0)
+    assert value == pytest.approx(f(X, t)) and tangent == pytest.approx(want, rel=1e-6)
+
+
+@pytest.mark.parametrize("index", ["t[i:]", "t[:n]", "t[::k]"])
+def test_a_tuple_sliced_by_values_known_at_run_time_is_refused(tmp_path, index):
+    path = tmp_path / "sliced.py"
+    path.write_text(f"def f(x, i=1, n=2, k=1):\n    t = (x, 2.0 * x, x * x)\n"
+                    f"    u = {index}\n    return u[0] * u[1]\n")
+    spec = importlib.util.spec_from_file_location("sliced", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(s2sad.NotDifferentiableError, match="int literals") as e:
+        s2sad.grad(module.f)(X)
+    assert e.value.lineno == 3
+
+
+def test_the_hessian_of_a_sliced_tuple():
+    f = zoo.tuple_sliced
+    h = s2sad.hessian(f)(X)
+    g = s2sad.grad(f)
+    assert float(np.squeeze(h)) == pytest.approx(central_diff(g, (X,), 0), rel=1e-5)

@@ -271,6 +271,33 @@ def starred_in_loop(x, n):
     return s
 
 
+def tuple_sliced(x):
+    t = (x, x * x, np.sin(x), 2.0)
+    a, b = t[1:3]
+    head = t[:-1]
+    back = t[::-1]
+    return a * b + head[0] * back[1] + sum(t[-3:]) * t[0]
+
+
+def tuple_sliced_in_loop(x, n):
+    state = (x, 0.5 * x, 1.0)
+    for i in range(n):
+        rest = state[1:]
+        state = (rest[0] * rest[1], np.cos(state[0]) + rest[1], state[0])
+    return state[0] + 2.0 * state[2]
+
+
+def tuple_argument_sliced(x, t):
+    w, b = t[1:]
+    return np.sum(np.tanh(w * x + b) * t[0])
+
+
+def sorted_tuple_display(x):
+    lo, mid, hi = sorted((x, 2.0 * x - 1.0, np.sin(x)))
+    near = min((x - 2.0, 0.5 * x, -x), key=abs)
+    return lo * mid + hi * near + max((x * x, 1.0), key=lambda v: -v)
+
+
 def starred_argument(xs):
     first, *rest = xs
     return first * sum(rest) + np.sum(np.stack(rest) ** 2)

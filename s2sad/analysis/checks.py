@@ -98,13 +98,15 @@ class Checks(ValueChecks):
                                                    (tuple, ListKind, ArrayKind)):
             raise self.error(NotDifferentiableError, s, op)
         if op.kind == "getitem" and isinstance(r.kinds.get(op.inputs[0].id), tuple) \
-                and not isinstance(op.inputs[1], ast.Constant) and (
+                and not isinstance(op.inputs[1], ast.Constant) \
+                and ir.constant_slice(op.inputs[1]) is None and (
                     self.atom_kind(op.inputs[1]) != INT
                     or not _one_kind(r.kinds[op.inputs[0].id])):
             if self.atom_kind(op.inputs[1]) != INT:
                 raise self.error(NotDifferentiableError, s, op,
-                                 "s2sad can index a tuple with an int, not a slice or "
-                                 "another value, where the result carries a derivative",
+                                 "s2sad can index a tuple with an int, or slice it with "
+                                 "int literals (`t[1:]`), not with another value, where "
+                                 "the result carries a derivative",
                                  "Unpack the tuple into names, or make it a list.")
             words = sorted({_kind_word(k) for k in r.kinds[op.inputs[0].id]})
             raise self.error(NotDifferentiableError, s, op,

@@ -325,6 +325,27 @@ def const(value) -> ast.Constant:
     return ast.Constant(value=value)
 
 
+def constant_slice(index) -> slice | None:
+    """The `slice` an ``ast.Slice`` stands for when each of its bounds is absent, an
+    int literal or a negated one (``t[1:]``, ``t[:-1]``, ``t[::-1]``); else None."""
+    if type(index) is not ast.Slice:
+        return None
+    parts = []
+    for p in (index.lower, index.upper, index.step):
+        negate = type(p) is ast.UnaryOp and type(p.op) is ast.USub
+        if negate:
+            p = p.operand
+        if p is None:
+            parts.append(None)
+        elif type(p) is ast.Constant and type(p.value) is int:
+            parts.append(-p.value if negate else p.value)
+        else:
+            return None
+    if parts[2] == 0:
+        return None  # (Python raises ValueError there)
+    return slice(*parts)
+
+
 def derived(base: str, suffix: str) -> str:
     """A compiler-made name derived from `base`: ``x`` -> ``x%bar``."""
     return f"{base}%{suffix}"

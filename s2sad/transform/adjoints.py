@@ -227,6 +227,13 @@ class OperationAdjoints:
                                          keywords=[]), line)]
             item = ast.Subscript(value=acc, slice=index, ctx=ast.Load())
             return [ir.AugAssign(item, out_bar, line)]
+        picked = ir.constant_slice(index)
+        if picked is not None:  # (``t[1:]``: each picked item's adjoint, in its place)
+            at = {j: k for k, j in enumerate(range(len(kind))[picked])}
+            parts = [ast.Subscript(value=ir.copy_tree(out_bar), slice=ir.const(at[j]),
+                                   ctx=ast.Load()) if j in at else zero(k)
+                     for j, k in enumerate(kind)]
+            return [self.set_adj(container.id, ast.Tuple(elts=parts, ctx=ast.Load()), line)]
         if not isinstance(index, ast.Constant):
             # an index known at run time only (a loop over the tuple): the adjoint
             # goes to the item it read, ``(g if i == 0 or i == -2 else 0.0, ...)``
