@@ -25,6 +25,14 @@ from ..ir.kinds import STARRED
 COMPS = (ast.ListComp, ast.GeneratorExp)
 
 
+def _display_as_list(node):
+    """A tuple display (``(a, b, c)``, no ``*``) as the list display of its items, which
+    ``list()`` of it would make; any other node as it is."""
+    if type(node) is ast.Tuple and not any(type(e) is ast.Starred for e in node.elts):
+        return ast.copy_location(ast.List(elts=node.elts, ctx=ast.Load()), node)
+    return node
+
+
 def name(n, store=False):
     return ast.Name(id=n, ctx=ast.Store() if store else ast.Load())
 
@@ -254,8 +262,9 @@ class CallLowering:
         sort, so the same list; its derivative moves each adjoint back to its item).
         `keyed`: the items and their keys, already computed (`call_keyed`)."""
         if keyed is None:
-            seq = self(node.args[0])
-            if not isinstance(node.args[0], COMPS):
+            first = _display_as_list(node.args[0])
+            seq = self(first)
+            if not isinstance(first, (*COMPS, ast.List)):
                 seq = call(name("list"), [seq])
                 self.ex.refs.setdefault("list", list)
             items = keys = self.temp("items", seq)
@@ -283,7 +292,8 @@ class CallLowering:
         there is no item; ``min(a, b, key=f)`` is ``min([a, b], key=f)``."""
         func, args = node.func, node.args
         template = next(k.value for k in node.keywords if k.arg == "key")
-        first = args[0] if len(args) == 1 else ast.List(elts=list(args), ctx=ast.Load())
+        first = _display_as_list(args[0]) if len(args) == 1 else \
+            ast.List(elts=list(args), ctx=ast.Load())
         seq = self(first)
         if not isinstance(first, (*COMPS, ast.List)):
             seq = call(name("list"), [seq])
