@@ -308,6 +308,21 @@ def unstack(g, n, axis=0):
     return [np.take(g, i, axis=axis) for i in range(n)]
 
 
+def unpacked_bar(value, parts):
+    """The adjoint of `value`, unpacked into items whose adjoints are `parts` (None
+    for an item with none), where the compiler could not see whether `value` is a
+    tuple or list (a tuple of the parts, as they are) or an array (the array of the
+    parts, each spread to its item's shape, stacked along a new first axis: a tuple
+    would be repeated by ``*`` and joined by ``+``)."""
+    if isinstance(value, (tuple, list)) or not hasattr(value, "ndim"):
+        return tuple(0.0 if p is None else p for p in parts)
+    xp = _namespace(value, *parts)
+    items = [value[i] for i in range(len(parts))]
+    return xp.stack([xp.zeros_like(item) if p is None else
+                     xp.broadcast_to(xp.asarray(p), item.shape) if np.shape(p) != item.shape
+                     else p for p, item in zip(parts, items)])
+
+
 def vstack_pieces(g, parts):
     """The adjoints of the arrays `np.vstack` stacked (1-D parts are rows)."""
     rows = [np.shape(p)[0] if np.ndim(p) > 1 else 1 for p in parts]

@@ -752,7 +752,9 @@ def array_expr(draw, shape, env, depth=2):
               "(1.0 + {s} * {s}) ** (SETTINGS['w'][:3] + 2.0)",
               # (a tuple sliced by literals: the tuple of the items it picks; last in
               # the list, so CI's derandomized draws of the others stay)
-              "({s} * {v}, {v}, {s})[1:][0]", "({m}[0], {s}, {v} * {s})[::-2][0]"],
+              "({s} * {v}, {v}, {s})[1:][0]", "({m}[0], {s}, {v} * {s})[::-2][0]",
+              # (rows unpacked, of an array then scaled, and of one of unseen kind)
+              "g_rows({m} * 2)", "g_rows(SETTINGS['w'][:2, None] * {v})"],
         "m": ["np.outer({u}, {v})", "{v} * {m}", "{m} - np.mean({m}, axis=1, keepdims=True)",
               "np.stack([{v}, {v}])", "{m}[::-1]",
               # (the built-in sum of values of several shapes: each item's adjoint is
@@ -805,6 +807,10 @@ CONTAINER_CASES = [
      "{out} = {lst}[0] + {lst}[-1] * {a}"],
     # numbers in a list: += rebinds the element, nothing is shared
     ["{lst} = [{S}, {a}]", "{lst}[0] += {S}", "{lst}[1] += {E3}", "{out} = {lst}[1] * {lst}[0]"],
+    # views a function returns in a list, and rows an unpacking takes, then the arrays
+    # written (last in the list, so CI's derandomized draws of the others stay)
+    ["{lst} = np.stack([{a}, {c}])", "{p}, {q} = {lst}", "{j} = np.split({a}, 3)",
+     "{lst}[0, {IDX}] = {S}", "{a}[{IDX}] = {S}", "{out} = {p} + {q} * {j}[1]"],
 ]
 
 
@@ -868,6 +874,8 @@ def array_program(draw, params=False, rows=2):
     lines = ["import math", "", "import numpy as np", "", "import s2sad", "", "",
              # (a setting the function reads, an array of unknown kind to the compiler)
              "SETTINGS = {'w': np.array([0.5, -1.0, 2.0])}", "", "",
+             # (an array unpacked into its rows: its adjoint is an array, not a tuple)
+             "def g_rows(m):", "    a, b = m[:2] * 2", "    return a * b + np.sum(m) * a", "", "",
              "def f(x, w, s):"]
     if STATS:
         lines[2:3] = ["import numpy as np", "from scipy import special, stats"]

@@ -114,7 +114,14 @@ VIEWS = [(zoo.write_into_ravel, "may share memory with `A`"),
          (zoo.write_into_asarray_of_an_array, "may share memory with `y`"),
          (zoo.write_into_astype_without_copy, "may share memory with `y`"),
          (zoo.view_read_after_write_into_its_array, "changes what `z` shows"),
-         (zoo.write_into_what_a_rule_returns, "may share memory with `y`")]
+         (zoo.write_into_what_a_rule_returns, "may share memory with `y`"),
+         # (these gave wrong derivatives: np.split's pieces, the rows a loop or an
+         # unpacking takes and np.meshgrid(copy=False)'s grids were taken for copies)
+         (zoo.split_then_written, "`y` in place after it was put into a list"),
+         (zoo.split_list_written_in_a_loop, "`y` in place after it was put into a list"),
+         (zoo.rows_of_a_comprehension_then_written, "(`rows` may show it)"),
+         (zoo.meshgrid_without_copy_then_written, "`Y` in place after it was put into a list"),
+         (zoo.unpacked_rows_then_written, "changes what `r0` shows")]
 
 
 @pytest.mark.parametrize("f,message", VIEWS, ids=[f.__name__ for f, _ in VIEWS])
@@ -193,7 +200,8 @@ def test_changes_to_objects_containers_hold_are_refused(f, message):
     test_refused_at_the_line_that_changes_the_object(f, message)
 
 
-HELD_OK = [containers.rows_made_each_iteration, containers.history_of_copies, containers.trajectory,
+HELD_OK = [zoo.split_and_rows_read_only, zoo.rows_unpacked_after_a_write,
+           containers.rows_made_each_iteration, containers.history_of_copies, containers.trajectory,
            containers.add_into_own_element, containers.add_into_element_in_loop,
            containers.write_before_listing, containers.change_a_copy_and_put_it_back,
            containers.rebind_after_listing, containers.add_into_elements_appended_in_a_loop]

@@ -289,3 +289,24 @@ def test_the_hessian_of_a_sliced_tuple():
     h = s2sad.hessian(f)(X)
     g = s2sad.grad(f)
     assert float(np.squeeze(h)) == pytest.approx(central_diff(g, (X,), 0), rel=1e-5)
+
+
+ROWS = np.array([[0.3, -0.5, 0.8], [1.1, -0.2, 0.6]])
+
+
+@pytest.mark.parametrize("f", [
+    zoo.rows_unpacked_scaled, zoo.rows_unpacked_twice, zoo.rows_unpacked_and_summed,
+    zoo.rows_one_unused, zoo.items_of_a_vector, zoo.rows_of_unseen_kind,
+], ids=lambda f: f.__name__)
+def test_an_array_unpacked_into_its_rows_has_an_array_adjoint(f):
+    # (a tuple of the rows' adjoints was repeated by `* 2` and joined by `+`)
+    got = both_modes(f, (ROWS,))[0]
+    assert type(got) is np.ndarray and got.shape == ROWS.shape
+    g = s2sad.grad(f)
+    h = s2sad.hessian(f)(ROWS)
+    for k in range(ROWS.size):
+        step = np.zeros(ROWS.size)
+        step[k] = 1e-5
+        step = step.reshape(ROWS.shape)
+        want = (g(ROWS + step) - g(ROWS - step)) / 2e-5
+        assert np.allclose(h[..., k // 3, k % 3], want, rtol=1e-5, atol=1e-6)

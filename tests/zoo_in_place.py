@@ -858,3 +858,57 @@ def setting_replaces_an_unread_array_in_a_loop(x, y):
     for i in range(1):
         v = SETTINGS["w"] * 0.5  # (x's adjoint through v is zero: zeros, not 0.0)
     return np.sum(v * y ** 2)
+
+
+# --------------------------------------- views a function returns in a list, and rows
+
+
+def split_then_written(x):
+    y = x * 1.0
+    a, b = np.split(y, 2)
+    y[0] = 5.0  # marker
+    return np.sum(a * a) + np.sum(b)
+
+
+def split_list_written_in_a_loop(x):
+    y = x * 1.0
+    parts = np.split(y, 2)
+    for i in range(len(y)):
+        y[i] = y[i] ** 2  # marker
+    return sum(np.sum(p) for p in parts)
+
+
+def rows_of_a_comprehension_then_written(x):
+    Y = np.outer(x, x)
+    rows = [r for r in Y]
+    Y[0, 0] = x[1] ** 2  # marker
+    return np.sum(rows[0] ** 2)
+
+
+def meshgrid_without_copy_then_written(x):
+    Y = np.stack([x, x * 2.0])
+    gx, gy = np.meshgrid(Y[0], Y[1], copy=False)
+    Y[0, 0] = x[1] ** 2  # marker
+    return np.sum(gx ** 2)
+
+
+def unpacked_rows_then_written(x):
+    Y = np.stack([x, x * x])
+    r0, r1 = Y
+    Y[0, 0] = x[1] ** 2  # marker
+    return np.sum(r0 ** 2) + np.sum(Y)
+
+
+def split_and_rows_read_only(x):
+    Y = np.stack([x, x * x])
+    r0, r1 = Y
+    a, b = np.split(Y[1] * 1.0, 2)
+    rows = [r * 2.0 for r in Y]
+    return np.sum(r0 * r1) + np.sum(a * b) + np.sum(rows[1] ** 2)
+
+
+def rows_unpacked_after_a_write(x):
+    Y = np.stack([x, x * x])
+    Y[0, 0] = x[1] ** 2
+    r0, r1 = Y
+    return np.sum(r0 ** 2) + np.sum(r1 * Y[0])

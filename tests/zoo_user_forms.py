@@ -298,6 +298,43 @@ def sorted_tuple_display(x):
     return lo * mid + hi * near + max((x * x, 1.0), key=lambda v: -v)
 
 
+def rows_unpacked_scaled(X):
+    Y = X * 2
+    a, b = Y
+    return np.sum(a * b)
+
+
+def rows_unpacked_twice(X):
+    a, b = X
+    c, d = X
+    return np.sum(a * d) + np.sum(b * c * c)
+
+
+def rows_unpacked_and_summed(X):
+    Y = np.sin(X)
+    a, b = Y
+    return np.sum(a * b) + np.sum(Y * Y)
+
+
+def rows_one_unused(X):
+    Y = X / 2.0
+    a, b = Y
+    return np.sum(np.tanh(a) * a)
+
+
+def items_of_a_vector(X):
+    a, b = X[0] * 1.5, -X[1]
+    p, q, r = a + b
+    return p * q + r * r
+
+
+def rows_of_unseen_kind(X):
+    Y = X[0, 0] * SETTINGS["m"]
+    Z = Y * 2
+    a, b = Z
+    return np.sum(a * b)
+
+
 def starred_argument(xs):
     first, *rest = xs
     return first * sum(rest) + np.sum(np.stack(rest) ** 2)
@@ -409,7 +446,8 @@ def matched_alternative_binding(x, t):
 
 # the built-in sum of a list holding a value of a kind s2sad cannot see (an array
 # read from a dict of settings): it may be an array, so a write into it is refused
-SETTINGS = {"w": np.array([0.5, -1.0, 2.0])}
+SETTINGS = {"w": np.array([0.5, -1.0, 2.0]),
+            "m": np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])}
 
 
 def sum_of_a_setting_written_into(x, w):

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import ast
 
+import numpy as np
+
 from .. import ir
 from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind
-from ..primitives.facts import stops_gradient
+from ..primitives.facts import facts_of, stops_gradient
 from .objects import carried_sources
 
 
@@ -45,10 +47,14 @@ class Holders:
         return set(self.holds.get(self.key(atom.id), ()))
 
     def reach(self, atom) -> set:
-        """The objects `atom` is or may be, or holds."""
+        """The objects `atom` is or may be, or holds; a view (``Y[0]``, a row a loop
+        over `Y` takes) reaches the arrays it shows too, so a container holding it
+        shows a change made to them."""
         if not isinstance(atom, ast.Name) or atom.id not in self.r.kinds:
             return set()
         own = {self.r.root(atom.id)} if self.a.is_object(atom.id) else set()
+        if own and self.r.views:
+            own.update(self.r.viewed_roots(atom.id))
         return own | self.contents(atom)
 
     def links(self, s) -> list:
@@ -86,6 +92,10 @@ class Holders:
                 return []
             if op.kind in ("call", "unknown"):  # (it may return what it is given)
                 return [(t, set().union(*[self.reach(x) for x in op.inputs]), False)]
+            if op.kind == "rule" and not isinstance(kind, ArrayKind) and _views_in_container(op):
+                # (``np.split(y, 2)``, ``np.meshgrid(a, b, copy=False)``: a list or tuple
+                # of views of the arrays it is given, which holds what they show)
+                return [(t, set().union(*[self.reach(x) for x in op.inputs]), True)]
             if op.kind in ("rule", "sum") and not isinstance(kind, ArrayKind):
                 return [(t, set().union(*[self.contents(x) for x in op.inputs]), False)]
             return []
@@ -278,3 +288,15 @@ class Holders:
         if op.kind in ("listpack", "pack"):
             return sum(root in self.reach(e) for e in op.inputs) > 1
         return False
+
+
+def _views_in_container(op) -> bool:
+    """Does the rule-bearing call `op` return a list or tuple of views of its inputs
+    (the ``split`` family; ``np.meshgrid`` given ``copy=False`` or a copy flag it
+    cannot read)?"""
+    if op.copies:
+        return False
+    if op.key is np.meshgrid:
+        copy = op.options.get("copy")
+        return copy is not None and not (isinstance(copy, ast.Constant) and copy.value is True)
+    return facts_of(op.key).view

@@ -79,6 +79,9 @@ class ResultKinds:
             if isinstance(value, ListKind):  # (a list of another length raises)
                 return list(value.items) if value.items is not None \
                     and len(value.items) == n else [value.elem] * n
+            if isinstance(value, ArrayKind) and value.ndim != 0:
+                # (an array's items along its first axis: what ``value[0]`` is)
+                return [index_kind(value, ir.const(0), self.atom_kind)] * n
             return [UNKNOWN] * n
         if inputs is None:
             inputs = [self.atom_kind(x) for x in op.inputs]

@@ -552,12 +552,14 @@ def stops_gradient(op) -> bool:
 
 def makes_view(op, result_kind, kind) -> bool:
     """May the array `op` makes share memory with an input array (a basic slice,
-    ``A[i]`` of a matrix, a reshape, ``.T``, ``stop_gradient``)? `kind(atom)` gives an
-    atom's kind."""
+    ``A[i]`` of a matrix, a reshape, ``.T``, ``stop_gradient``, a row an unpacking
+    takes)? `kind(atom)` gives an atom's kind."""
     if not isinstance(result_kind, ArrayKind):
         return False
     if stops_gradient(op):
         return True
+    if op.kind == "copy":  # (asked of an unpacking, ``a, b = Y``: an array's rows are views)
+        return isinstance(kind(op.inputs[0]), ArrayKind)
     if op.kind == "getitem":
         return isinstance(kind(op.inputs[0]), ArrayKind) and not fancy_index(op.inputs[1], kind)
     if op.kind == "nondiff":

@@ -24,7 +24,7 @@ from ..runtime import (cross_a_bar, cross_b_bar, cumprod_bar, cumprod_bar_dot, d
 from ..runtime import (cofactors_dot, eig_inv_t, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar,
                        norm_bar_dnorm, norm_bar_dx, pieces,
                        prod_others_dot, trigamma, unbroadcast, unreduce, unstack, vstack_pieces)
-from ..runtime import multi_dot_bar, multi_dot_bar_dot, select_bar, stack_pieces
+from ..runtime import multi_dot_bar, multi_dot_bar_dot, select_bar, stack_pieces, unpacked_bar
 from .registry import FORWARD, add_rule
 
 
@@ -70,6 +70,12 @@ def pieces_(g, parts, *, axis=0, out, g_dot, parts_dot):
 @rule(runtime.unstack)
 def unstack_(g, n, *, axis=0, out, g_dot, n_dot):
     return unstack(g_dot, n, axis), None
+
+
+@rule(runtime.unpacked_bar)
+def unpacked_bar_(value, parts, out, value_dot, parts_dot):
+    # (linear in the parts; `value` gives only which it is, and its items' shapes)
+    return None, unpacked_bar(value, parts_dot)
 
 
 @rule(runtime.vstack_pieces)

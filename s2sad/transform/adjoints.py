@@ -17,7 +17,7 @@ import ast
 
 from .. import ir, runtime
 from ..errors import NotDifferentiableError
-from ..ir.kinds import INT, SCALAR, ArrayKind, ListKind
+from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind
 from ..primitives.facts import shape_rule
 from ..primitives.shape_rules import elementwise as broadcast_rule
 from .common import adj, missing_rule, zero
@@ -91,9 +91,24 @@ class OperationAdjoints:
         # (a list's parts are added into its adjoint list, whose elements are
         # zeros of their kinds already: 0.0 adds nothing)
         like = [None] * len(s.targets) if self.is_list(value.id) else s.targets
-        parts = [ir.name(adj(t)) if t in self.act.active else zero(self.act.kinds.get(t), x)
+        kinds = self.act.kinds
+        if isinstance(kinds.get(value.id), ArrayKind):
+            # (an array unpacked along its first axis: its adjoint is the array of its
+            # items' adjoints, not a tuple, which `*` and `+` would repeat or join; an
+            # item with none gives zeros of its shape)
+            parts = [ir.name(adj(t)) if t in self.act.active else
+                     self.np_call("zeros_like", [ir.name(t)]) for t in s.targets]
+            whole = self.np_call("stack", [ast.Tuple(elts=parts, ctx=ast.Load())])
+            return [self.set_adj(value.id, whole, s.line)]
+        parts = [ir.name(adj(t)) if t in self.act.active else zero(kinds.get(t), x)
                  for t, x in zip(s.targets, like)]
-        return [self.set_adj(value.id, ast.Tuple(elts=parts, ctx=ast.Load()), s.line)]
+        whole = ast.Tuple(elts=parts, ctx=ast.Load())
+        if kinds.get(value.id) == UNKNOWN:  # (a tuple or an array: told when it runs)
+            self.helpers["unpacked_bar"] = runtime.unpacked_bar
+            whole = ast.Call(func=ir.name("unpacked_bar"), args=[ir.name(value.id), ast.Tuple(
+                elts=[ir.name(adj(t)) if t in self.act.active else ir.const(None)
+                      for t in s.targets], ctx=ast.Load())], keywords=[])
+        return [self.set_adj(value.id, whole, s.line)]
 
     def no_adjoint(self, s, op, out_bar) -> list:
         """A constant, or a result no derivative flows through (activity refuses an
