@@ -734,6 +734,39 @@ def test_namedtuples_and_dataclasses_built_in_a_function_without_container_argum
     assert dot == pytest.approx(0.5 * got[0] - got[1], rel=1e-9)
 
 
+def moments(x, k):
+    return {"mean": np.mean(x) * k, "spread": np.sum((x - np.mean(x)) ** 2)}
+
+
+def pendulum_state(x0, k):
+    s = State(x0, 0.0)
+    for _ in range(5):
+        s = pendulum_step(s, k)
+    return s
+
+
+def test_vjp_and_jvp_of_a_container_built_and_returned_without_container_arguments():
+    """(Both refused the dict and the namedtuple that `jacobian` took: the output's
+    structure is followed as it is where an argument is a container.)"""
+    x = np.array([0.5, -1.0, 2.0])
+    out, pullback = s2sad.vjp(moments, x, 1.5)
+    assert out["mean"] == pytest.approx(moments(x, 1.5)["mean"])
+    J = s2sad.jacobian(moments, wrt=(0, 1))(x, 1.5)
+    x_bar, k_bar = pullback({"mean": 2.0, "spread": -0.5})
+    assert np.allclose(x_bar, 2.0 * J["mean"][0] - 0.5 * J["spread"][0])
+    assert k_bar == pytest.approx(2.0 * J["mean"][1] - 0.5 * J["spread"][1])
+    y, y_dot = s2sad.jvp(moments, (x, 1.5), (np.ones(3), 0.5))
+    assert y_dot["spread"] == pytest.approx(float(np.sum(J["spread"][0])), abs=1e-12)
+    assert y_dot["mean"] == pytest.approx(float(np.sum(J["mean"][0]) + 0.5 * J["mean"][1]))
+    out, pullback = s2sad.vjp(pendulum_state, 0.8, 3.0)
+    assert isinstance(out, State) and out == pendulum_state(0.8, 3.0)
+    got = pullback(State(1.0, 0.0))
+    want = [numeric_grad(lambda a, b: pendulum_state(a, b).x, (0.8, 3.0), i) for i in (0, 1)]
+    assert got == pytest.approx(tuple(want), rel=1e-6)
+    _, dot = s2sad.jvp(pendulum_state, (0.8, 3.0), (1.0, 0.0))
+    assert isinstance(dot, State) and dot.x == pytest.approx(want[0], rel=1e-6)
+
+
 def test_dicts_of_computed_values_in_any_function():
     """A function without container arguments that builds dicts of computed values
     (an RNN's state) has them followed too; a dict of constants (settings) is kept

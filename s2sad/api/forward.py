@@ -26,7 +26,7 @@ import inspect
 import numpy as np
 
 from ..backend import compile as compile_mod
-from ..errors import S2SADError, WrtError
+from ..errors import NotDifferentiableError, S2SADError, WrtError
 from ..ir.kinds import differentiable, kind_of
 from . import dispatch, shapes
 from . import structured
@@ -88,7 +88,17 @@ def jvp(f, primals, tangents):
                              hint="Give every tangent its primal's shape (for a list of "
                                   "arrays, a list of arrays of their shapes).")
         dots[name] = t
-    y, y_dot = _jvp_at(f, arguments, dots)
+    try:
+        fn = _jvp_built(f, arguments, dots)
+    except NotDifferentiableError as refused:
+        # (a dict, namedtuple or dataclass the function builds and returns, with no
+        # container among the arguments: followed as `jacobian` follows it; where
+        # that is refused too, the first refusal says why)
+        try:
+            return _structured_jvp(f, arguments, primals, tangents)
+        except S2SADError:
+            raise refused from None
+    y, y_dot = call_derivative(fn, f, arguments, [dots[n] for n in arguments if n in dots])
     return y, _output_tangent(y_dot, y, f)
 
 
@@ -121,11 +131,16 @@ def _jvp_at(f, arguments: dict, dots: dict, quiet=False):
     """``(output, output tangent)`` of `f` at `arguments` along `dots` (parameter
     name -> tangent, for the parameters that vary). `quiet`: a pass after the first
     at this point, which leaves out what `f` prints, logs or checks."""
+    fn = _jvp_built(f, arguments, dots, quiet)
+    return call_derivative(fn, f, arguments, [dots[n] for n in arguments if n in dots])
+
+
+def _jvp_built(f, arguments: dict, dots: dict, quiet=False):
+    """The compiled forward derivative `_jvp_at` calls (built, not run)."""
     wrt = tuple(n for n in arguments if n in dots)
     kinds = {n: kind_of(v) for n, v in arguments.items()}
     refuse_mixed_libraries(f, kinds, "jvp")
-    _, fn = dispatch.compiled_forward(f, wrt, kinds, quiet=quiet)
-    return call_derivative(fn, f, arguments, [dots[n] for n in wrt])
+    return dispatch.compiled_forward(f, wrt, kinds, quiet=quiet)[1]
 
 
 def call_derivative(fn, f, arguments: dict, dots: list):

@@ -30,7 +30,7 @@ from ..backend import compile as compile_mod
 from ..backend import emit, native
 from ..driver import builder, stages
 from ..engines import tape_grad
-from ..errors import S2SADError, WrtError
+from ..errors import NotDifferentiableError, S2SADError, WrtError
 from ..frontend import parse
 from ..ir import trees
 from ..ir.kinds import array_library, differentiable, kind_of, with_shapes
@@ -376,9 +376,18 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=Fals
                  f"gets it from outside (a closure or a default value).", **at_def(f))
     wrt = tuple(n for n in names[: len(primals)]
                 if n not in held and differentiable(kinds[n]))
-    with dispatch.lock:
-        unit, compiled = dispatch.compiled_reverse(f, wrt, "vjp", kinds, True, ckpt)
-        made = compile_mod.bind(unit, compiled)
+    try:
+        with dispatch.lock:
+            unit, compiled = dispatch.compiled_reverse(f, wrt, "vjp", kinds, True, ckpt)
+            made = compile_mod.bind(unit, compiled)
+    except NotDifferentiableError as refused:
+        # (a dict, namedtuple or dataclass the function builds and returns, with no
+        # container among the arguments: followed as `has_aux` and `jacobian` follow
+        # it; where that is refused too, the first refusal says why)
+        try:
+            return _structured_vjp(f, values, checkpoint, snapshots, held)
+        except S2SADError:
+            raise refused from None
     fwd, bwd = (made[n] for n in unit.entry)
     try:
         out, saved = fwd(*primals)
