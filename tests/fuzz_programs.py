@@ -209,7 +209,8 @@ BINARY = ["{0} + {1}", "{0} - {1}", "{0} * {1}", "{0} / (1.0 + {1} * {1})", "min
           "math.atan2({0}, 1.5 + math.tanh({1}))", "0.5 * {0} if {1} > 0.2 else {1}",
           "gf1({0}, {1})", "gl2({0}, {1})"]
 
-HELPERS = '''import math
+HELPERS = '''import functools
+import math
 
 import s2sad
 
@@ -593,7 +594,10 @@ def comprehension(draw, names):
         "sum({v} * w for {v} in {s} for w in ys[:2]{c})",
         "sum(i * {e} for i, {v} in enumerate({s}){c})",
         "sum(a * {v} for a, {v} in zip(ys, {s}))",
-        "sum(sum(w * {v} for w in ys) for {v} in {s})"]))
+        "sum(sum(w * {v} for w in ys) for {v} in {s})",
+        # (folds: a loop of the lambda's body; last, so CI's draws of the others stay)
+        "functools.reduce(lambda a, {v}: a * 0.5 + {e}, {s}, 0.25)",
+        "functools.reduce(lambda a, {v}: a + {e} * 0.5, {s})"]))
     return form.format(e=elt, v=var, s=src, c=cond)
 
 

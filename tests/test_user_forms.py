@@ -51,6 +51,7 @@ DATA = np.array([0.5, -1.0, 2.0, 0.25])
     (zoo.tuple_sliced_in_loop, (X, 4)),
     (zoo.sorted_tuple_display, (X,)),
     (zoo.sorted_tuple_display, (0.4,)),
+    (zoo.reduced, (X, 4)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_both_modes_match_central_differences(f, args):
     both_modes(f, args, wrt=(0,))
@@ -310,3 +311,25 @@ def test_an_array_unpacked_into_its_rows_has_an_array_adjoint(f):
         step = step.reshape(ROWS.shape)
         want = (g(ROWS + step) - g(ROWS - step)) / 2e-5
         assert np.allclose(h[..., k // 3, k % 3], want, rtol=1e-5, atol=1e-6)
+
+
+def test_reduce_folds_as_python_does():
+    f = zoo.reduced
+    h = s2sad.hessian(f)(X, 4)
+    assert float(np.squeeze(h)) == pytest.approx(central_diff(s2sad.grad(f), (X, 4), 0),
+                                                  rel=1e-5)
+    code = [line for line in s2sad.source(f, example=(X, 4)).splitlines()
+            if not line.strip().startswith("#")]
+    assert not any("lambda" in line or "reduce(lambda" in line for line in code)  # (loops)
+
+
+def test_reduce_of_nothing_without_an_initial_value_raises_typeerror(tmp_path):
+    path = tmp_path / "empty_reduce.py"
+    path.write_text("from functools import reduce\n\n\ndef f(x, n):\n"
+                    "    return reduce(lambda a, b: a * b, [x] * n)\n")
+    spec = importlib.util.spec_from_file_location("empty_reduce", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert s2sad.grad(module.f)(X, 2) == pytest.approx(2 * X)
+    with pytest.raises(TypeError, match="reduce\\(\\) of empty iterable"):
+        s2sad.grad(module.f)(X, 0)

@@ -4,7 +4,10 @@ by `+=`, lambdas with default arguments (the closure-capture idiom included), an
 `first, *rest = ...` handed on. Each takes the float `x` (and data after it)."""
 
 import enum
+import functools
+import math
 import operator
+from functools import reduce
 
 import numpy as np
 
@@ -333,6 +336,19 @@ def rows_of_unseen_kind(X):
     Z = Y * 2
     a, b = Z
     return np.sum(a * b)
+
+
+def _blend(a, b):
+    return a * 0.5 + math.sin(b) * a
+
+
+def reduced(x, n):
+    xs = [x * k for k in range(1, n + 1)]
+    product = functools.reduce(lambda a, b: a * b, xs, 1.0)
+    horner = reduce(lambda acc, c: acc * x + c, [0.5, -1.0, 2.0, x])  # (no initial value)
+    blended = functools.reduce(_blend, xs[::-1])
+    added = reduce(operator.add, [np.sin(x), x * x], 0.0)
+    return product + horner + blended + added
 
 
 def starred_argument(xs):

@@ -24,6 +24,10 @@ computes, in the same order:
   `higher_order`) the list of the keys over the items, then the index the builtin
   picks by them (``min(range(len(keys)), key=keys.__getitem__)``) and its item (or the
   items in that order): the keys carry no derivative;
+* ``functools.reduce(f, xs[, init])`` (``f`` a ``lambda`` of two parameters or a
+  function, made a template by `higher_order`) a loop folding the items into one
+  name, the first item starting it where there is no ``init`` (an empty ``xs``
+  raises Python's TypeError);
 * ``xs.insert(i, v)`` and ``xs.pop(i)`` the place Python uses, counted from the start
   (``%at = min(i, len(xs))``...; a pop out of range raises), so the derivative moves
   the adjoint at that place; ``xs.pop(-1)`` is ``xs.pop()``;
@@ -53,17 +57,19 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import math
 
 from .. import ir
 from ..ir.kinds import PLACEHOLDER
 from ..errors import UnsupportedSyntaxError
 from .expand_calls import COMPS as _COMPS
-from .expand_calls import OPERATOR_CALLS, CallLowering, TargetLowering, int_constant, operator_call
+from .expand_calls import (OPERATOR_CALLS, CallLowering, TargetLowering, int_constant, operator_call,
+                           single_displays)
 from .expand_calls import assign as _assign, call as _call, located as _located, name as _name
 from .expand_calls import simple as _simple
-from .higher_order import key_template
-from .tree_index import Nodes, has, of
+from .higher_order import key_template, reducer_template
+from .tree_index import Nodes, of
 
 _ALL_COMPS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
 # the statements a function with nothing to lower (`_plain`) keeps as they are
@@ -99,45 +105,6 @@ def expand(body, parsed, loc=None) -> list:
     """`body` with the expressions above lowered. See the module docstring. `loc`
     (`parse.Located`) builds the errors it raises at the user's lines."""
     return _Expander(parsed, loc).block(body)
-
-
-def single_displays(tree, nodes=None) -> dict:
-    """Local names assigned exactly once, by a tuple display with no ``*``, or by
-    such a list display and read only by ``*`` and indexing (nothing could change
-    its length): their length is known (``args = (x, y)`` read by ``f(*args)``).
-    `nodes`: ``list(ast.walk(tree))`` (or its `tree_index.Nodes`), where the caller
-    has it."""
-    stores: dict = {}
-    plain_reads = set()  # ids of the loads of a name as `*name` or `name[...]`
-    if nodes is None:
-        nodes = Nodes(tree)
-    if not has(nodes, ast.Tuple, ast.List):
-        return {}  # (no display at all)
-    assigns = [n for n in of(nodes, ast.Assign) if isinstance(n.value, (ast.Tuple, ast.List))]
-    if not assigns:
-        return {}  # (most functions assign no display)
-    names = of(nodes, ast.Name)
-    for n in names:
-        if isinstance(n.ctx, ast.Store):
-            stores[n.id] = stores.get(n.id, 0) + 1
-    for n in of(nodes, ast.Starred, ast.Subscript):
-        if isinstance(n.value, ast.Name) and isinstance(n.ctx, ast.Load):
-            plain_reads.add(id(n.value))
-    for n in names:
-        if isinstance(n.ctx, ast.Load) and id(n) not in plain_reads:
-            stores[n.id] = stores.get(n.id, 0) + 0.5  # (a list read otherwise)
-    out = {}
-    for n in assigns:
-        if len(n.targets) == 1 \
-                and isinstance(n.targets[0], ast.Name) \
-                and isinstance(n.value, (ast.Tuple, ast.List)) \
-                and not any(isinstance(e, ast.Starred) for e in n.value.elts) \
-                and (stores.get(n.targets[0].id) == 1 or isinstance(n.value, ast.Tuple)
-                     and int(stores.get(n.targets[0].id)) == 1) \
-                and n.targets[0].id not in {a.arg for a in ast.walk(tree.args)
-                                            if isinstance(a, ast.arg)}:
-            out[n.targets[0].id] = len(n.value.elts)
-    return out
 
 
 def _named_object(func, locals_, refs):
@@ -240,6 +207,9 @@ class _Expander(TargetLowering):
         if target is sorted and len(args) == 1 and all(
                 k.arg == "reverse" for k in kws):
             return "sorted"
+        if target is functools.reduce and 2 <= len(args) <= 3 and not kws and \
+                reducer_template(args[0]) is not None:
+            return "reduce"
         if any(isinstance(a, _COMPS) for a in args):
             return "comp"
         if kws:
@@ -267,22 +237,6 @@ class _Expander(TargetLowering):
                 isinstance(args[0], ast.Call) and self.builtin(args[0].func, range)):
             return "reversed"
         return None
-
-    def star_lengths(self, elts):
-        """For items some of them ``*x``: each ``*x``'s length if all are known."""
-        out = []
-        for e in elts:
-            if not isinstance(e, ast.Starred):
-                continue
-            v = e.value
-            if isinstance(v, (ast.Tuple, ast.List)) and \
-                    not any(isinstance(i, ast.Starred) for i in v.elts):
-                out.append(len(v.elts))
-            elif isinstance(v, ast.Name) and v.id in self.displays:
-                out.append(self.displays[v.id])
-            else:
-                return None
-        return out
 
     # ------------------------------------------------------------ statements
 
@@ -483,7 +437,8 @@ def _plain(ex, nodes) -> bool:
                    for n in nodes.of(ast.Call))
 
 
-_LOWERED = (min, max, sum, math.prod, sorted, divmod, reversed, *OPERATOR_CALLS)
+_LOWERED = (min, max, sum, math.prod, sorted, divmod, reversed, functools.reduce,
+            *OPERATOR_CALLS)
 
 
 def _first_comp(call):

@@ -6,9 +6,11 @@ nested and chained assignments holding a ``*``. `CallLowering` is a mixin of its
 lowering of one statement: ``sum``, ``min``, ``max``, ``list`` and ``math.prod`` of a
 comprehension (`call_comp`), ``sum(xs, start)``, ``math.prod(xs)``, ``min(xs)``,
 n-ary ``min``/``max``, ``sorted``, ``min``/``max``/``sorted`` with ``key=``, ``xs.pop(i)``,
-``reversed`` and ``f(*display)``; each method
-returns what replaces the call, having added the statements before it. Imports the
-standard library and `ir.kinds` (the mark of a ``*`` part, `STARRED`).
+``reversed``, ``functools.reduce`` (its function a template `higher_order` made) and
+``f(*display)``; each method returns what replaces the call, having added the
+statements before it. `single_displays` finds the names whose length a display
+fixes. Imports the standard library, `ir.kinds` (the marks of a ``*`` part and of a
+value never read) and `tree_index`.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ import operator
 import types
 
 from .. import ir
-from ..ir.kinds import STARRED
+from ..ir.kinds import PLACEHOLDER, STARRED
+from .tree_index import Nodes, has, of
 
 COMPS = (ast.ListComp, ast.GeneratorExp)
 
@@ -31,6 +34,45 @@ def _display_as_list(node):
     if type(node) is ast.Tuple and not any(type(e) is ast.Starred for e in node.elts):
         return ast.copy_location(ast.List(elts=node.elts, ctx=ast.Load()), node)
     return node
+
+
+def single_displays(tree, nodes=None) -> dict:
+    """Local names assigned exactly once, by a tuple display with no ``*``, or by
+    such a list display and read only by ``*`` and indexing (nothing could change
+    its length): their length is known (``args = (x, y)`` read by ``f(*args)``).
+    `nodes`: ``list(ast.walk(tree))`` (or its `tree_index.Nodes`), where the caller
+    has it."""
+    stores: dict = {}
+    plain_reads = set()  # ids of the loads of a name as `*name` or `name[...]`
+    if nodes is None:
+        nodes = Nodes(tree)
+    if not has(nodes, ast.Tuple, ast.List):
+        return {}  # (no display at all)
+    assigns = [n for n in of(nodes, ast.Assign) if isinstance(n.value, (ast.Tuple, ast.List))]
+    if not assigns:
+        return {}  # (most functions assign no display)
+    names = of(nodes, ast.Name)
+    for n in names:
+        if isinstance(n.ctx, ast.Store):
+            stores[n.id] = stores.get(n.id, 0) + 1
+    for n in of(nodes, ast.Starred, ast.Subscript):
+        if isinstance(n.value, ast.Name) and isinstance(n.ctx, ast.Load):
+            plain_reads.add(id(n.value))
+    for n in names:
+        if isinstance(n.ctx, ast.Load) and id(n) not in plain_reads:
+            stores[n.id] = stores.get(n.id, 0) + 0.5  # (a list read otherwise)
+    out = {}
+    for n in assigns:
+        if len(n.targets) == 1 \
+                and isinstance(n.targets[0], ast.Name) \
+                and isinstance(n.value, (ast.Tuple, ast.List)) \
+                and not any(isinstance(e, ast.Starred) for e in n.value.elts) \
+                and (stores.get(n.targets[0].id) == 1 or isinstance(n.value, ast.Tuple)
+                     and int(stores.get(n.targets[0].id)) == 1) \
+                and n.targets[0].id not in {a.arg for a in ast.walk(tree.args)
+                                            if isinstance(a, ast.arg)}:
+            out[n.targets[0].id] = len(n.value.elts)
+    return out
 
 
 def name(n, store=False):
@@ -81,6 +123,23 @@ def simple(node) -> bool:
 class TargetLowering:
     """Assignments to ``*`` targets, as methods of `expand`'s expander (`self.fresh`
     makes a name, `self.block` expands statements)."""
+
+    def star_lengths(self, elts):
+        """For items some of them ``*x``: each ``*x``'s length if all are known (a
+        display's, or a name's in `self.displays`)."""
+        out = []
+        for e in elts:
+            if not isinstance(e, ast.Starred):
+                continue
+            v = e.value
+            if isinstance(v, (ast.Tuple, ast.List)) and \
+                    not any(isinstance(i, ast.Starred) for i in v.elts):
+                out.append(len(v.elts))
+            elif isinstance(v, ast.Name) and v.id in self.displays:
+                out.append(self.displays[v.id])
+            else:
+                return None
+        return out
 
     def starred_targets(self, s, lift, pre) -> list:
         """An assignment with a ``*`` target: several targets assigned one by one from
@@ -325,6 +384,41 @@ class CallLowering:
             body=[assign(out, default, self.s)], orelse=[assign(out, picked, self.s)]),
             self.s))
         return name(out)
+
+    def call_reduce(self, node):
+        """``functools.reduce(f, xs, init)``: ``%reduced = init``, then for each item
+        ``a, b = %reduced, item`` (`f`'s parameters, named apart) and ``%reduced = `` its
+        body. Without `init` the first item starts the fold, and an empty sequence
+        raises Python's TypeError."""
+        template, seq = node.args[0], node.args[1]
+        seq = self(seq)
+        start = None
+        if len(node.args) == 3:
+            if not simple(seq):
+                seq = self.temp("items", seq)  # (Python evaluates it before the start)
+            start = self(node.args[2])
+        comp = self.rename(template)
+        acc, item = self.result("reduced"), self.ex.fresh("item")
+        first, second = (e.id for e in comp.generators[0].target.elts)
+        step = [assign(first, name(acc), self.s), assign(second, name(item), self.s),
+                assign(acc, comp.elt, self.s)]
+        if start is not None:
+            self.emit([assign(acc, start, self.s), located(ast.For(
+                target=name(item, True), iter=seq, body=step, orelse=[]), self.s)])
+            return name(acc)
+        empty = self.ex.fresh("empty")
+        placeholder = ast.Constant(None)  # (never read: the first item replaces it)
+        setattr(placeholder, PLACEHOLDER, True)
+        message = "reduce() of empty iterable with no initial value"
+        self.emit([assign(empty, ast.Constant(True), self.s), assign(acc, placeholder, self.s),
+                   located(ast.For(target=name(item, True), iter=seq, body=[ast.If(
+                       test=name(empty), body=[assign(acc, name(item), self.s),
+                                               assign(empty, ast.Constant(False), self.s)],
+                       orelse=step)], orelse=[]), self.s),
+                   located(ast.If(test=name(empty), body=[ast.Raise(
+                       exc=call(name("TypeError"), [ast.Constant(message)]), cause=None)],
+                       orelse=[]), self.s)])
+        return name(acc)
 
     def call_pop_at(self, node):
         """``xs.pop(i)``: the place counted from the start (``%at = i + len(xs)`` where

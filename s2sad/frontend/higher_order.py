@@ -23,6 +23,10 @@ name, nor a global of the same name).
   of its values: ``key=(f(item) for item in [])``, marked with `KEY`; `expand`
   iterates it over the items once they are computed (`key_template`). The keys
   only order the items: no derivative goes through them.
+* ``functools.reduce(f, xs[, init])`` gets, in place of its function, the generator
+  ``(body for (a, b) in [])`` of the lambda ``lambda a, b: body`` (or ``(f(item,
+  item2) for (item, item2) in [])`` of a function), marked with `REDUCER`; `expand`
+  folds the items with it (`reducer_template`).
 
 The names it adds are ``item``, ``item2``... not otherwise used in the function.
 Imports only the standard library.
@@ -32,10 +36,12 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 
 from .tree_index import Nodes, of
 
 KEY = "s2sad_key_of"  # the attribute marking a key's generator (`key_template`)
+REDUCER = "s2sad_reducer"  # and a function `functools.reduce` folds with (`reducer_template`)
 
 _FOLDS = ("min", "max", "sorted")
 
@@ -47,7 +53,8 @@ def lower(tree: ast.FunctionDef, meaning, passed=(), nodes=None) -> bool:
     anything."""
     if nodes is None:
         nodes = Nodes(tree)
-    if not any(isinstance(n.func, ast.Name) and n.func.id in ("map",) + _FOLDS
+    if not any(isinstance(n.func, ast.Name) and n.func.id in ("map", "reduce") + _FOLDS
+               or isinstance(n.func, ast.Attribute) and n.func.attr == "reduce"
                for n in of(nodes, ast.Call)):
         return False
     params = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}
@@ -61,6 +68,13 @@ def lower(tree: ast.FunctionDef, meaning, passed=(), nodes=None) -> bool:
     callable_ = (local - functions - set(passed))
     _Lowering(names, local, meaning, callable_).visit(tree)
     return True
+
+
+def reducer_template(node):
+    """The generator `lower` put in place of the function ``functools.reduce`` is
+    given (its loop's target the pair of the function's parameters), or None."""
+    return node if isinstance(node, ast.GeneratorExp) and getattr(node, REDUCER, False) \
+        else None
 
 
 def key_template(node):
@@ -95,6 +109,14 @@ class _Lowering(ast.NodeTransformer):
                 and not any(isinstance(a, ast.Starred) for a in node.args):
             got = self.mapped(node.args[0], node.args[1:], node)
             return node if got is None else got
+        if self.reduce(node.func) and 2 <= len(node.args) <= 3 and not node.keywords \
+                and not any(isinstance(a, ast.Starred) for a in node.args):
+            got = self.mapped(node.args[0], [ast.List(elts=[], ctx=ast.Load())] * 2,
+                              node.args[0], zipped=False)
+            if got is not None:
+                setattr(got, REDUCER, True)
+                node.args[0] = got
+            return node
         if any(self.builtin(node.func, b) for b in _FOLDS):
             for k in node.keywords:
                 if k.arg == "key" and not (isinstance(k.value, ast.Constant)
@@ -105,9 +127,20 @@ class _Lowering(ast.NodeTransformer):
                         k.value = got
         return node
 
-    def mapped(self, f, seqs, at):
+    def reduce(self, func) -> bool:
+        """Does `func` name ``functools.reduce`` (``reduce`` imported from it, or the
+        module's attribute)?"""
+        if isinstance(func, ast.Name):
+            return func.id not in self.local and self.meaning(func.id) is functools.reduce
+        return isinstance(func, ast.Attribute) and func.attr == "reduce" and \
+            isinstance(func.value, ast.Name) and func.value.id not in self.local and \
+            self.meaning(func.value.id) is functools
+
+    def mapped(self, f, seqs, at, zipped=True):
         """The generator of `f`'s values over the items of `seqs` (None where `f` is
-        not a function this module knows how to call there)."""
+        not a function this module knows how to call there). Without `zipped`, its
+        loop's target is the tuple of the parameters, over `seqs[0]` (a template:
+        `reducer_template`)."""
         if isinstance(f, ast.Lambda):
             a = f.args
             params = a.posonlyargs + a.args
@@ -124,6 +157,8 @@ class _Lowering(ast.NodeTransformer):
             return None
         if len(seqs) == 1:
             target, seq = targets[0], seqs[0]
+        elif not zipped:
+            target, seq = ast.Tuple(elts=targets, ctx=ast.Store()), seqs[0]
         else:
             if not self.builtin(ast.Name(id="zip", ctx=ast.Load()), "zip"):
                 return None
