@@ -703,3 +703,31 @@ def test_a_carried_value_of_unknown_kind_gets_an_adjoint_of_its_structure(f):
                / (2 * h) for e in np.eye(3)]
     assert np.allclose(s2sad.hessian(f, wrt=1)(*args), np.array(columns).T, rtol=1e-4,
                        atol=1e-5)
+
+
+LIST_ARGUMENT = [zoo.append_to_argument, zoo.pop_from_argument,
+                 zoo.extend_a_name_for_the_argument, zoo.insert_into_argument]
+
+
+@pytest.mark.parametrize("f", LIST_ARGUMENT, ids=[f.__name__ for f in LIST_ARGUMENT])
+def test_a_list_argument_changed_by_its_methods_is_refused(f):
+    """(Forward mode ran the function once per input number, each pass changing the
+    caller's list again: wrong numbers, and wrong shapes from jacobian.)"""
+    xs = [0.3, 1.2, -0.7]
+    for make in (lambda: s2sad.grad(f), lambda: s2sad.grad(f, mode="forward"),
+                 lambda: s2sad.jacobian(f), lambda: s2sad.hessian(f)):
+        with pytest.raises(s2sad.NotDifferentiableError) as info:
+            make()(xs)
+        assert "the caller's list would change" in info.value.message
+        assert info.value.lineno == marker_line(f)
+        assert xs == [0.3, 1.2, -0.7]
+
+
+def test_a_copy_of_a_list_argument_may_change():
+    f = zoo.append_to_a_copy_of_the_argument
+    xs = [0.3, 1.2, -0.7]
+    want = [numeric(lambda v, k=k: f(xs[:k] + [v] + xs[k + 1:]), (xs[k],), 0) for k in range(3)]
+    for mode in ("reverse", "forward"):
+        assert np.allclose(s2sad.grad(f, mode=mode)(xs), want, rtol=1e-6)
+    assert np.allclose(s2sad.jacobian(f)(xs), want, rtol=1e-6)
+    assert xs == [0.3, 1.2, -0.7]

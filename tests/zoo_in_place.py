@@ -912,3 +912,34 @@ def rows_unpacked_after_a_write(x):
     Y[0, 0] = x[1] ** 2
     r0, r1 = Y
     return np.sum(r0 ** 2) + np.sum(r1 * Y[0])
+
+
+# ------------------------------------------- list arguments changed by their methods
+
+
+def append_to_argument(xs):
+    xs.append(xs[-1] * 2.0)  # marker
+    return xs[-1] ** 2 + xs[0]
+
+
+def pop_from_argument(xs):
+    last = xs.pop()  # marker
+    return last * last + xs[0]
+
+
+def extend_a_name_for_the_argument(xs):
+    ys = xs
+    ys.extend([ys[-1] * 3.0])  # marker
+    return ys[-1] * ys[0]
+
+
+def insert_into_argument(xs):
+    xs.insert(0, xs[-1] * 2.0)  # marker
+    return xs[0] * xs[1]
+
+
+def append_to_a_copy_of_the_argument(xs):
+    xs = list(xs)
+    xs.append(xs[-1] * 2.0)
+    last = xs.pop(0)
+    return xs[-1] ** 2 + xs[0] * last

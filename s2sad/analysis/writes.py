@@ -322,6 +322,8 @@ class Writes(CarriedWrites, UnseenWrites):
             return  # (see `checks.Checks.own_code`)
         writes = {}  # root -> [(position, loops)]
         for k, (s, loops) in enumerate(self.order):
+            if isinstance(s, (ir.Expr, ir.Assign)):
+                self.argument_list_changed(s)
             if isinstance(s, ir.Assign) and s.inplace and isinstance(s.value, ast.BinOp) \
                     and isinstance(s.value.left, ast.Name) and self.a.is_object(s.value.left.id):
                 for root in self.inplace(s):
@@ -448,6 +450,25 @@ class Writes(CarriedWrites, UnseenWrites):
                 elif isinstance(st, ir.Assign):
                     out.append((m, st))
         return out
+
+    def argument_list_changed(self, s):
+        """Refuse ``xs.append(v)``, ``insert``, ``extend`` (appends, as `expand` writes
+        it) and ``pop`` on a list argument (or a name for it): the caller's list would
+        change, once per pass of a derivative that runs the function more than once."""
+        op = self.r.ops.get(id(s))
+        if op is None or op.kind not in ("append", "pop") or not op.inputs \
+                or not isinstance(op.inputs[0], ast.Name) or op.inputs[0].id not in self.r.kinds:
+            return
+        xs = op.inputs[0].id
+        root = self.r.root(xs)
+        if self.r.created.get(root) == 0:
+            what = "takes an item out of" if op.kind == "pop" else "adds to"
+            user = self.name(xs)
+            self.fail(s, f"this {what} the argument `{self.name(root)}`"
+                         f"{'' if user == self.name(root) else f' (`{user}` is it)'}: the "
+                         "caller's list would change",
+                      f"Change a copy made first: `{user} = list({user})`, or build a new "
+                      f"list (`{user} + [v]`, `{user}[:-1]`).")
 
     def joined_write(self, s, root, what):
         """Refuse a write into `root`, a name given an array that exists already on

@@ -10,6 +10,7 @@ Imports `arguments`, `dispatch`, `shapes`, `forward` (`call_derivative`) and
 from __future__ import annotations
 
 import builtins
+import copy
 import weakref
 
 import numpy as np
@@ -79,10 +80,10 @@ def jacobian(f, wrt=0, mode="auto"):
                 array_library(v) for v in arguments.values()):
             # (the first call looks at the output's type, running the function on NumPy
             # arrays: another library's, a jax.jit tracer's, would not run in it)
-            _output_parts(call_with(f, arguments), f)
+            _output_parts(call_with(f, _copied(arguments)), f)
             seen.append(True)
         if mode == "auto":
-            y = call_with(f, arguments)
+            y = call_with(f, _copied(arguments))
             m = sum(shapes.size(p) for p in _output_parts(y, f)[0])
             inputs = sum(shapes.size(arguments[n]) for n in names)
             chosen = "forward" if inputs <= m or keyword_only else "reverse"
@@ -125,6 +126,15 @@ def _structured(f, arguments, names, as_tuple, mode):
     if flat.out_spec is not None:
         return trees.build(flat.out_spec, iter(parts))
     return tuple(parts) if isinstance(y, tuple) else parts[0]
+
+
+def _copied(arguments: dict) -> dict:
+    """The arguments with copies of their lists, dicts and NumPy arrays, for a call
+    that only looks at the output's type and size: a function that changes what it
+    is given (refused when its derivative is built, after this call) leaves the
+    caller's values as they were."""
+    return {n: copy.deepcopy(v) if isinstance(v, (list, dict, np.ndarray)) else v
+            for n, v in arguments.items()}
 
 
 class _ContainerOutput(Exception):
