@@ -57,7 +57,9 @@ def test_compiled_gradient_is_the_python_one(case):
 # add_into)
 ZOO = [c for c in zoo_loops.ZOO if c[0].__name__ in (
     "ranges", "with_break", "returns_in_loop", "returns_from_two_loops",
-    "calls_a_list_maker")]
+    "calls_a_list_maker")] + [
+    # (`while True` left by a `break`: numba compiled a loop that never ends)
+    (zoo_loops.halve_until_small, (0.7,), 0), (zoo_loops.kepler, (0.8, 0.3), (0, 1))]
 
 
 @needs_numba
@@ -313,3 +315,14 @@ def test_without_numba_the_error_says_how_to_install_it(monkeypatch):
     with pytest.raises(s2sad.S2SADError, match="numba, which is not installed") as info:
         s2sad.grad(lambda x: x * x, jit=True)
     assert "s2sad[jit]" in str(info.value)
+
+
+@needs_numba
+@pytest.mark.parametrize("f, args", [(zoo_loops.imports_a_module, (2.0, 3.0)),
+                                     (zoo_loops.formats_in_a_loop, (0.5,))],
+                         ids=["imports_a_module", "formats_in_a_loop"])
+def test_bytecode_numba_does_not_take_runs_as_python(f, args):
+    # (numba's UnsupportedBytecodeError is not one of its NumbaErrors)
+    with pytest.warns(NativeWarning, match="numba"):
+        got = s2sad.grad(f, jit=True)(*args)
+    assert got == s2sad.grad(f)(*args)

@@ -406,3 +406,42 @@ ZOO = [
     (returns_from_two_loops, (0.7, 3), 0),
     (while_count_in_a_for, (0.7, 3), 0),
 ]
+
+
+# ----------------------------------------------- `while True` left by a `break`
+# (numba 0.68 compiled these into loops that never end: backend.native_text)
+
+
+def halve_until_small(x):
+    y = x
+    while True:
+        y = y * 0.5
+        if not y > 0.05:
+            break
+    return y
+
+
+def kepler(M, e):
+    E = M
+    it = 0
+    while True:
+        d = (E - e * math.sin(E) - M) / (1.0 - e * math.cos(E))
+        E = E - d
+        it += 1
+        if abs(d) < 1e-13 or it > 100:
+            break
+    return E
+
+
+def imports_a_module(x, y):
+    import operator
+
+    return operator.mul(x, y) + x
+
+
+def formats_in_a_loop(x):
+    s = 0.0
+    for i in range(3):
+        s += x * i
+        _ = f"{s:.3f}"
+    return s

@@ -91,12 +91,16 @@ def require(what: str):
 def compiled(unit, fn, args, kwargs):
     """``(callable, guards)`` for ``jit=True``: see the module's docstring."""
     numba = require("grad")
+    # (what numba raises where it cannot compile: its errors, and the bytecode it
+    # reads but does not take, an `import` or an f-string's format, which is not one)
+    errors = (numba.core.errors.NumbaError,
+              getattr(numba.core.errors, "UnsupportedBytecodeError", numba.core.errors.NumbaError))
     try:
         try:
             kinds = {n: _kind(v) for n, v in kwargs.items()}
             return _compiled(unit, args, kwargs, numba, arrays=(
                 tuple(_kind(v) for v in args), tuple(sorted(kinds.items()))))
-        except numba.core.errors.NumbaError:
+        except errors:
             got = _cache.get(unit)
             if got is None or not got[4]:  # (no tape was an array: lists fail the same)
                 raise
@@ -104,7 +108,7 @@ def compiled(unit, fn, args, kwargs):
     except Refused as exc:
         _warn(unit, str(exc))
         return fn, []
-    except numba.core.errors.NumbaError as exc:
+    except errors as exc:
         _warn(unit, "numba: " + _first_lines(str(exc)))
         return fn, []
 

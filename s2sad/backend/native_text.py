@@ -50,11 +50,31 @@ def rewritten(text: str, arrays=True) -> str:
     fn.body = [s for s in fn.body if not isinstance(s, ast.Delete)]
     tree = _Reversed().visit(tree)
     tree = _Powers().visit(tree)
+    _without_constant_loops(tree.body[0])
     _grouped(tree.body[0])
     if arrays is not False:
         _arrays(tree.body[0], arrays if isinstance(arrays, dict) else {})
     ast.fix_missing_locations(tree)
     return ast.unparse(tree)
+
+
+GO = "s2sad_go"  # (a local that is True: `_without_constant_loops`)
+
+
+def _without_constant_loops(fn: ast.FunctionDef):
+    """``while True:`` -> ``while s2sad_go:``, the local set to True first: numba
+    0.68 compiles a ``while True`` loop that leaves by a ``break`` in one arm of an
+    ``if``, with the loop's values copied in both arms (as the derivative carries
+    them), into a loop that never ends; a loop on a local that is True compiles
+    right."""
+    loops = [n for n in ast.walk(fn) if isinstance(n, ast.While) and isinstance(
+        n.test, ast.Constant) and n.test.value is True]
+    if not loops:
+        return
+    for loop in loops:
+        loop.test = ast.Name(id=GO, ctx=ast.Load())
+    fn.body.insert(0, ast.Assign(targets=[ast.Name(id=GO, ctx=ast.Store())],
+                                 value=ast.Constant(True)))
 
 
 class _Powers(ast.NodeTransformer):
