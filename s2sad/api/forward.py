@@ -94,9 +94,11 @@ def jvp(f, primals, tangents):
         # (a dict, namedtuple or dataclass the function builds and returns, with no
         # container among the arguments: followed as `jacobian` follows it; where
         # that is refused too, the first refusal says why)
+        if not structured.may_return_container(f):
+            raise
         try:
             return _structured_jvp(f, arguments, primals, tangents)
-        except S2SADError:
+        except Exception:  # (whatever stops it, the first refusal says why)
             raise refused from None
     y, y_dot = call_derivative(fn, f, arguments, [dots[n] for n in arguments if n in dots])
     return y, _output_tangent(y_dot, y, f)

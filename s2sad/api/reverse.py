@@ -384,9 +384,11 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=Fals
         # (a dict, namedtuple or dataclass the function builds and returns, with no
         # container among the arguments: followed as `has_aux` and `jacobian` follow
         # it; where that is refused too, the first refusal says why)
+        if not structured.may_return_container(f):
+            raise
         try:
             return _structured_vjp(f, values, checkpoint, snapshots, held)
-        except S2SADError:
+        except Exception:  # (whatever stops it, the first refusal says why)
             raise refused from None
     fwd, bwd = (made[n] for n in unit.entry)
     try:

@@ -85,6 +85,43 @@ def spread_parameters(f) -> frozenset:
     return got
 
 
+_BUILDS: dict = {}  # code object -> whether it may build and return a container
+
+
+def may_return_container(f) -> bool:
+    """Might `f` build a dict, namedtuple, dataclass or registered container and return
+    it (what `vjp` and `jvp` follow with `Flat` where no argument is a container)? Its
+    text holds a dict display or comprehension, a call of ``dict`` or of such a class
+    (a name of its globals or closure): read once per function."""
+    code = getattr(f, "__code__", None)
+    if code is None:
+        return False
+    got = _BUILDS.get(code)
+    if got is None:
+        try:
+            tree = ast.parse(parse.user_source(f))
+        except Exception:  # (no source: the compiler says so where it needs it)
+            tree = None
+        scope = dict(getattr(f, "__globals__", {}))
+        for name, cell in zip(code.co_freevars, getattr(f, "__closure__", None) or ()):
+            try:
+                scope[name] = cell.cell_contents
+            except ValueError:  # (an empty cell)
+                continue
+
+        def builds(node) -> bool:
+            if isinstance(node, (ast.Dict, ast.DictComp)):
+                return True
+            if not isinstance(node, ast.Call):
+                return False
+            target = scope.get(node.func.id) if isinstance(node.func, ast.Name) else None
+            return target is dict or isinstance(target, type) and trees.is_record_type(target)
+
+        got = tree is not None and any(builds(n) for n in ast.walk(tree))
+        _BUILDS[code] = got
+    return got
+
+
 def structured(value) -> bool:
     """Is `value` an argument `Flat` takes apart (see the module docstring)?"""
     if type(value) is list:
