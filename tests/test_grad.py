@@ -636,6 +636,7 @@ def test_a_list_of_arrays_keys_the_derivative_by_each_elements_kind():
 
 
 def _appends_a_matrix(params, x):
+    params = list(params)  # (an argument itself is not changed in place: refused)
     params.append(np.outer(x, x))
     return np.sum(params[-1] @ params[1]) + np.sum(params[0][-1] * x)
 
@@ -662,6 +663,7 @@ def test_the_tape_gives_a_float32_argument_a_float32_gradient():
 
 
 def _pops_what_it_appended(xs, y):
+    xs = list(xs)
     xs.append(y)
     r = xs[-1] * xs[0]
     xs.pop()
@@ -669,6 +671,7 @@ def _pops_what_it_appended(xs, y):
 
 
 def _pops_into_a_name(xs, y):
+    xs = list(xs)
     xs.append(y)
     r = xs[-1] * xs[0]
     z = xs.pop()
