@@ -146,9 +146,9 @@ class ResultKinds:
                 and isinstance(index.value, int) \
                 and -len(container) <= index.value < len(container):
             return [container[index.value]]
-        if isinstance(container, tuple) and ir.constant_slice(index) is not None:
-            # (a slice with bounds known here: the tuple of the items it picks)
-            return [container[ir.constant_slice(index)]]
+        picked = ir.constant_slice(index) if isinstance(container, tuple) else None
+        if picked is not None:  # (a slice with bounds known here: the items it picks)
+            return [container[picked]]
         if isinstance(container, tuple) and container and not isinstance(index, ast.Constant) \
                 and self.atom_kind(index) == INT:
             # an index known at run time (a loop over the tuple): any of its items

@@ -100,7 +100,7 @@ def jvp(f, primals, tangents):
             return _structured_jvp(f, arguments, primals, tangents)
         except Exception:  # (whatever stops it, the first refusal says why)
             raise refused from None
-    y, y_dot = call_derivative(fn, f, arguments, [dots[n] for n in arguments if n in dots])
+    y, y_dot = call_derivative(fn, f, arguments, [dots[n] for n in _wrt(arguments, dots)])
     return y, _output_tangent(y_dot, y, f)
 
 
@@ -134,12 +134,17 @@ def _jvp_at(f, arguments: dict, dots: dict, quiet=False):
     name -> tangent, for the parameters that vary). `quiet`: a pass after the first
     at this point, which leaves out what `f` prints, logs or checks."""
     fn = _jvp_built(f, arguments, dots, quiet)
-    return call_derivative(fn, f, arguments, [dots[n] for n in arguments if n in dots])
+    return call_derivative(fn, f, arguments, [dots[n] for n in _wrt(arguments, dots)])
+
+
+def _wrt(arguments: dict, dots: dict) -> tuple:
+    """The parameters that vary, in the order the derivative takes their tangents."""
+    return tuple(n for n in arguments if n in dots)
 
 
 def _jvp_built(f, arguments: dict, dots: dict, quiet=False):
     """The compiled forward derivative `_jvp_at` calls (built, not run)."""
-    wrt = tuple(n for n in arguments if n in dots)
+    wrt = _wrt(arguments, dots)
     kinds = {n: kind_of(v) for n, v in arguments.items()}
     refuse_mixed_libraries(f, kinds, "jvp")
     return dispatch.compiled_forward(f, wrt, kinds, quiet=quiet)[1]

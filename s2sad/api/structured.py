@@ -70,10 +70,7 @@ def spread_parameters(f) -> frozenset:
     if got is None:
         got = frozenset()
         params = set(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
-        try:
-            tree = ast.parse(parse.user_source(f))
-        except Exception:  # (no source: the compiler says so where it needs it)
-            tree = None
+        tree = _tree_of(f)
         if tree is not None:
             got = frozenset(
                 n.value.id for n in ast.walk(tree)
@@ -83,6 +80,15 @@ def spread_parameters(f) -> frozenset:
                                               isinstance(n, ast.keyword) and n.arg is None))
         _SPREAD[code] = got
     return got
+
+
+def _tree_of(f):
+    """``ast.parse`` of `f`'s text, or None where it has none (the compiler says so
+    where it needs it)."""
+    try:
+        return ast.parse(parse.user_source(f))
+    except Exception:
+        return None
 
 
 _BUILDS: dict = {}  # code object -> whether it may build and return a container
@@ -98,10 +104,7 @@ def may_return_container(f) -> bool:
         return False
     got = _BUILDS.get(code)
     if got is None:
-        try:
-            tree = ast.parse(parse.user_source(f))
-        except Exception:  # (no source: the compiler says so where it needs it)
-            tree = None
+        tree = _tree_of(f)
         scope = dict(getattr(f, "__globals__", {}))
         for name, cell in zip(code.co_freevars, getattr(f, "__closure__", None) or ()):
             try:

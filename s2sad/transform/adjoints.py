@@ -90,24 +90,28 @@ class OperationAdjoints:
             return []
         # (a list's parts are added into its adjoint list, whose elements are
         # zeros of their kinds already: 0.0 adds nothing)
-        like = [None] * len(s.targets) if self.is_list(value.id) else s.targets
-        kinds = self.act.kinds
-        if isinstance(kinds.get(value.id), ArrayKind):
+        kind = self.act.kinds.get(value.id)
+        # an item with no adjoint: zeros of its shape in an array, None for
+        # `unpacked_bar` (a value of unseen kind, an array or a tuple when it runs),
+        # else its kind's zero (a list's parts are added into its adjoint list, whose
+        # elements are zeros of their kinds already: 0.0 adds nothing)
+        if isinstance(kind, ArrayKind):
+            missing = lambda t: self.np_call("zeros_like", [ir.name(t)])  # noqa: E731
+        elif kind == UNKNOWN:
+            missing = lambda t: ir.const(None)  # noqa: E731
+        else:
+            list_ = self.is_list(value.id)
+            missing = lambda t: zero(self.act.kinds.get(t), None if list_ else t)  # noqa: E731
+        whole = ast.Tuple(elts=[ir.name(adj(t)) if t in self.act.active else missing(t)
+                                for t in s.targets], ctx=ast.Load())
+        if isinstance(kind, ArrayKind):
             # (an array unpacked along its first axis: its adjoint is the array of its
-            # items' adjoints, not a tuple, which `*` and `+` would repeat or join; an
-            # item with none gives zeros of its shape)
-            parts = [ir.name(adj(t)) if t in self.act.active else
-                     self.np_call("zeros_like", [ir.name(t)]) for t in s.targets]
-            whole = self.np_call("stack", [ast.Tuple(elts=parts, ctx=ast.Load())])
-            return [self.set_adj(value.id, whole, s.line)]
-        parts = [ir.name(adj(t)) if t in self.act.active else zero(kinds.get(t), x)
-                 for t, x in zip(s.targets, like)]
-        whole = ast.Tuple(elts=parts, ctx=ast.Load())
-        if kinds.get(value.id) == UNKNOWN:  # (a tuple or an array: told when it runs)
+            # items' adjoints, not a tuple, which `*` and `+` would repeat or join)
+            whole = self.np_call("stack", [whole])
+        elif kind == UNKNOWN:
             self.helpers["unpacked_bar"] = runtime.unpacked_bar
-            whole = ast.Call(func=ir.name("unpacked_bar"), args=[ir.name(value.id), ast.Tuple(
-                elts=[ir.name(adj(t)) if t in self.act.active else ir.const(None)
-                      for t in s.targets], ctx=ast.Load())], keywords=[])
+            whole = ast.Call(func=ir.name("unpacked_bar"), args=[ir.name(value.id), whole],
+                             keywords=[])
         return [self.set_adj(value.id, whole, s.line)]
 
     def no_adjoint(self, s, op, out_bar) -> list:
