@@ -753,6 +753,24 @@ def take_bar(g, x, indices, axis=None):
     return x_bar
 
 
+def kept_slots(g, a, index):
+    """`g`, the adjoint read from ``a_bar[index]`` for the value a write ``a[index] =
+    v`` put there (`index` holding integer arrays or lists), with zeros where the
+    index names an element twice and the write did not keep that value: only the
+    value an element kept has a derivative. Which one that is (NumPy keeps the last,
+    but promises no order) is asked of the array library by the same write of each
+    value's position. Only `a`'s shape is read."""
+    if _other(g):
+        xp = _namespace(g)
+        ids = xp.reshape(xp.arange(math.prod(g.shape)), g.shape)
+        order = xp.empty(a.shape, dtype=ids.dtype)
+    else:
+        ids = np.arange(g.size).reshape(g.shape)
+        order = np.empty(np.shape(a), dtype=ids.dtype)
+    order[index] = ids
+    return g * (order[index] == ids)
+
+
 def take_along_axis_bar(g, x, indices, axis=-1):
     """Adjoint of ``np.take_along_axis(x, indices, axis)``: `g` added into zeros of
     `x`'s shape at the places it was read from (an index read twice gets both, and

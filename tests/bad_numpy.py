@@ -32,10 +32,10 @@ def view_read_in_later_iteration(x):
     return np.sum(y)
 
 
-def fancy_write_of_active_values(x):
+def list_of_values_written_into_an_array(x):
     y = np.zeros(4)
-    y[np.array([0, 0, 1])] = x  # marker: fancy
-    return np.sum(y)
+    y[:2] = [x[0] * x[1], x[2]]  # marker: list of values
+    return np.sum(y * y)
 
 
 def write_list_slice(x, y):

@@ -1080,10 +1080,15 @@ def array_program(draw, params=False, rows=2):
         else:  # write into an array the function made
             shape = "v"
             lines.append(f"    {name} = {draw(array_expr('v', env, 1))}.copy()")
-            idx = draw(st.sampled_from(["0", "-1", "1:", "x > 0.0"]))
+            # (integer arrays and lists that name an element twice keep one value)
+            idx = draw(st.sampled_from(["0", "-1", "1:", "x > 0.0", "[0, 2, 0]",
+                                        "np.array([2, 2, 1])", "[2, 0]",
+                                        "np.array([1, -2, 1])"]))
             val = draw(array_expr("s", env, 1))
-            if idx == "1:" and draw(st.booleans()):  # (an array into the slice)
+            if idx in ("1:", "[2, 0]") and draw(st.booleans()):  # (an array into the slice)
                 val = f"{draw(array_expr('v', env, 1))}[1:]"
+            elif idx.count(",") == 2 and draw(st.booleans()):  # (three values, three slots)
+                val = draw(array_expr("v", env, 1))
             op = draw(st.sampled_from(["=", "+=", "*="]))
             lines.append(f"    {name}[{idx}] {op} {val}")
         env[shape] = env[shape] + [name]

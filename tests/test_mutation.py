@@ -77,6 +77,46 @@ def test_changes_s2sad_follows_give_the_derivative(f, args):
     assert np.isclose(tangent, np.dot(got, direction), rtol=1e-9, atol=1e-12)
 
 
+# -------------------------------------- writes through integer arrays and lists
+
+
+INDEX_WRITES = [zoo.index_write_repeated, zoo.index_aug_repeated, zoo.index_write_number_repeated,
+                zoo.index_write_distinct_literal, zoo.index_write_rows, zoo.index_write_pairs,
+                zoo.index_write_in_a_loop, zoo.index_write_arange_and_argsort,
+                zoo.index_changed_before_the_write]
+
+
+@pytest.mark.parametrize("f", INDEX_WRITES, ids=[f.__name__ for f in INDEX_WRITES])
+def test_writes_through_integer_indices_keep_the_derivative_of_the_value_kept(f):
+    """(Refused once: a repeated index keeps one value, so the reverse sweep may give
+    the slot's adjoint to that value only, not to every value written there.)"""
+    expected = numeric(f, (X.copy(),), 0)
+    for mode in ("reverse", "forward"):
+        assert np.allclose(s2sad.grad(f, mode=mode)(X.copy()), expected, rtol=1e-6, atol=1e-8)
+    direction = np.linspace(-1.0, 1.0, 4)
+    _, tangent = s2sad.jvp(f, (X.copy(),), (direction,))
+    assert np.isclose(tangent, np.dot(expected, direction), rtol=1e-6, atol=1e-8)
+    h = s2sad.hessian(f)(X.copy())
+    step = 1e-5
+    numeric_h = np.array([(s2sad.grad(f)(X + step * e) - s2sad.grad(f)(X - step * e)) / (2 * step)
+                          for e in np.eye(4)])
+    assert np.allclose(h, numeric_h, atol=1e-4)
+
+
+def test_a_write_through_an_index_that_cannot_repeat_reads_no_mask():
+    """Distinct literals, ``np.arange(n)`` and ``np.argsort`` of a vector name each
+    element once: the slot's adjoint is the value's, as a person would write it;
+    an index that may repeat, or one changed after it was made, asks `kept_slots`."""
+    def text(f):
+        return s2sad.source(f, example=(X.copy(),))
+
+    assert "kept_slots" not in text(zoo.index_write_distinct_literal)
+    assert "kept_slots" not in text(zoo.index_write_arange_and_argsort)
+    for f in (zoo.index_write_repeated, zoo.index_aug_repeated, zoo.index_write_rows,
+              zoo.index_changed_before_the_write):
+        assert "kept_slots(" in text(f), f.__name__
+
+
 # ---------------------------------------------------------- copies and views
 # (`x.flatten()` and `x.astype(float)` always copy, so writing into them is a write
 # into an array of the function's own; `ravel`, `reshape`, `.T`, slices, `np.asarray`

@@ -564,6 +564,9 @@ def helper_examples(key):
                 ([arr(r, (2, 3), -1, 1), 3], {"axis": -1})]
     if key is runtime.vstack_pieces:
         return [([arr(r, (3, 3), -1, 1), [arr(r, (3,)), arr(r, (2, 3))]], {})]
+    if key is runtime.kept_slots:  # (a repeated row; a repeated element of a matrix)
+        return [([arr(r, (3, 4), -1, 1), x, np.array([0, 2, 0])], {}),
+                ([arr(r, (3,), -1, 1), x, (np.array([1, 1, 2]), np.array([0, 0, 3]))], {})]
     if key is runtime.unpacked_bar:  # (rows of an array, one with no adjoint; a tuple)
         return [([x, (arr(r, (4,), -1, 1), None, 0.5)], {}),
                 ([(0.5, arr(r, (2,))), (0.7, arr(r, (2,), -1, 1))], {})]
@@ -608,7 +611,7 @@ def test_helper_forward_rule_matches_central_differences(key, rule):
 def test_every_helper_reverse_code_calls_has_a_forward_rule():
     called = {runtime.unbroadcast, runtime.unreduce, runtime.extreme_bar, runtime.matmul_x_bar,
               runtime.matmul_y_bar, runtime.pieces, runtime.unstack, runtime.vstack_pieces,
-              runtime.unpacked_bar,
+              runtime.unpacked_bar, runtime.kept_slots,
               runtime.norm_bar, runtime.prod_others, runtime.cofactors, runtime.inverse_t,
               runtime.eig_inv_t,
               runtime.digamma, *(getattr(runtime, name)

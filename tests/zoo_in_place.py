@@ -943,3 +943,68 @@ def append_to_a_copy_of_the_argument(xs):
     xs.append(xs[-1] * 2.0)
     last = xs.pop(0)
     return xs[-1] ** 2 + xs[0] * last
+
+
+# ------------------------------------------ writes through integer arrays and lists
+# (an element named twice keeps one value: the others have no derivative)
+
+
+def index_write_repeated(x):
+    y = x * 2.0
+    idx = np.array([0, 2, 0])
+    y[idx] = x[:3] ** 3
+    return np.sum(y * x)
+
+
+def index_aug_repeated(x):
+    y = x.copy()
+    y[[1, 3, 1]] += x[[0, 0, 2]] * x[3]
+    return np.sum(y * y)
+
+
+def index_write_number_repeated(x):
+    y = x * 1.0
+    y[np.array([1, 1, 3])] = x[2] * 3.0
+    return np.sum(y * y)
+
+
+def index_write_distinct_literal(x):
+    y = x * x
+    y[[0, 2]] = np.sin(x[1:3])
+    return np.sum(y * x)
+
+
+def index_write_rows(x):
+    A = np.outer(x, x[:3])
+    A[np.array([1, 0, 1])] = x[:3] * x[3]
+    return np.sum(A * A)
+
+
+def index_write_pairs(x):
+    A = np.outer(x, x[:3])
+    A[np.array([0, 1, 0]), np.array([2, 1, 2])] = x[1:] ** 2
+    A[1:3, [0, 0]] = np.stack([x[:2], x[2:]]) * 0.5
+    return np.sum(np.tanh(A))
+
+
+def index_write_in_a_loop(x):
+    y = np.zeros(5)
+    for k in range(2):
+        y[np.array([k, k + 1, k])] = x[k:k + 3] * y[k + 1] + x[k]
+    return np.sum(y * y)
+
+
+def index_write_arange_and_argsort(x):
+    y = x * 1.5
+    y[np.arange(2)] = x[2:] * x[:2]
+    z = y * y
+    z[np.argsort(x)] = np.cos(y)
+    return np.sum(z * x)
+
+
+def index_changed_before_the_write(x):
+    y = x * 1.0
+    idx = np.arange(3)
+    idx[2] = 0
+    y[idx] = x[1:] ** 2
+    return np.sum(y * y)

@@ -400,12 +400,6 @@ class Writes(CarriedWrites, UnseenWrites):
                     and self.a.atom_kind(index) == INT):
                 self.fail(s, "s2sad can write one element of a list (`xs[i] = v`), not a slice",
                           "Write the elements one by one in a loop.")
-            if isinstance(kind, ArrayKind) and r.is_active(s.value) and \
-                    fancy_index(index, self.a.atom_kind) and not self.boolean(index):
-                self.fail(s, "s2sad cannot differentiate writing values through an integer "
-                             "array index yet (a repeated index keeps only its last value)",
-                          "Write through a boolean mask, slices or single indices, or "
-                          "build the array with np.where.")
             self.unseen_object(s)
         for view in r.views:
             for root in r.viewed_roots(view):

@@ -24,7 +24,8 @@ from ..runtime import (cross_a_bar, cross_b_bar, cumprod_bar, cumprod_bar_dot, d
 from ..runtime import (cofactors_dot, eig_inv_t, extreme_bar, matmul_x_bar, matmul_y_bar, norm_bar,
                        norm_bar_dnorm, norm_bar_dx, pieces,
                        prod_others_dot, trigamma, unbroadcast, unreduce, unstack, vstack_pieces)
-from ..runtime import multi_dot_bar, multi_dot_bar_dot, select_bar, stack_pieces, unpacked_bar
+from ..runtime import (kept_slots, multi_dot_bar, multi_dot_bar_dot, select_bar, stack_pieces,
+                       unpacked_bar)
 from .registry import FORWARD, add_rule
 
 
@@ -161,6 +162,12 @@ def cumprod_bar_(g, x, c, *, axis=None, out, g_dot, x_dot, c_dot):
 @rule(runtime.take_bar)
 def take_bar_(g, x, indices, *, axis=None, out, g_dot, x_dot, indices_dot):
     return take_bar(g_dot, x, indices, axis), None, None
+
+
+@rule(runtime.kept_slots)
+def kept_slots_(g, a, index, out, g_dot, a_dot, index_dot):
+    # (which values a write kept does not change under a small step)
+    return kept_slots(g_dot, a, index), None, None
 
 
 @rule(runtime.take_along_axis_bar)

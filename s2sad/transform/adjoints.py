@@ -20,7 +20,7 @@ from ..errors import NotDifferentiableError
 from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind
 from ..primitives.facts import shape_rule
 from ..primitives.shape_rules import elementwise as broadcast_rule
-from .common import adj, missing_rule, zero
+from .common import adj, missing_rule, slices_as_calls, zero
 from .containers import ContainerAdjoints
 from .scatter import ScatterAdjoints
 
@@ -241,7 +241,7 @@ class OperationAdjoints:
                                                            ctx=ast.Load()),
                                        attr="at", ctx=ast.Load())
                 self.np_call("add", [])
-                return [ir.Expr(ast.Call(func=add_at, args=[acc, _slices_as_calls(index),
+                return [ir.Expr(ast.Call(func=add_at, args=[acc, slices_as_calls(index),
                                                             out_bar],
                                          keywords=[]), line)]
             item = ast.Subscript(value=acc, slice=index, ctx=ast.Load())
@@ -454,24 +454,6 @@ def _needless_unbroadcast_dropped(act, term, target: str, key):
             and shape_rule(key) is broadcast_rule and act.same_shape(term.args[1].id, target):
         return term.args[0]
     return term
-
-
-def _slices_as_calls(index):
-    """An index as an ordinary expression (``1:n`` becomes ``slice(1, n)``), for
-    passing it to a function such as ``np.add.at``."""
-    def one(part):
-        if not isinstance(part, ast.Slice):
-            return part
-        args = [p if p is not None else ir.const(None) for p in (part.lower, part.upper, part.step)]
-        if all(isinstance(a, ast.Constant) and a.value is None for a in args):
-            args = args[:1]  # slice(None)
-        while len(args) > 2 and isinstance(args[-1], ast.Constant) and args[-1].value is None:
-            args.pop()  # slice(1, None), never slice(1), which would mean slice(None, 1)
-        return ast.Call(func=ir.name("slice"), args=args, keywords=[])
-
-    if isinstance(index, ast.Tuple):
-        return ast.Tuple(elts=[one(p) for p in index.elts], ctx=ast.Load())
-    return one(index)
 
 
 def _nested_list(kind) -> bool:

@@ -3,8 +3,8 @@
 Owns the zero of a kind (`zero`), the NumPy call and the list of zeros the two
 transforms write (`call_np`, `zeros_like_list`), the binding of a call's arguments
 to a callee's parameters (`bind`), the error for a callable registered with the
-rules of the other mode only (`missing_rule`), and the name of an adjoint (`adj`),
-which reverse mode's modules share. May import `ir` and `errors`; `reverse`,
+rules of the other mode only (`missing_rule`), and the name of an adjoint (`adj`)
+and an index as an argument (`slices_as_calls`), which reverse mode's modules share. May import `ir` and `errors`; `reverse`,
 `forward` and the modules beside them import it, never the other way round.
 """
 
@@ -74,3 +74,21 @@ def missing_rule(fn, s, op, mode) -> NoRuleError:
         col=len(text) - len(text.lstrip()) if text else None, source_line=text,
         hint=f"Register one: s2sad.register_rule(func, {mode}=...), or use "
              f"{'s2sad.jvp' if mode == 'reverse' else 's2sad.grad / s2sad.vjp'}.")
+
+
+def slices_as_calls(index):
+    """An index as an ordinary expression (``1:n`` becomes ``slice(1, n)``), for
+    passing it to a function such as ``np.add.at``."""
+    def one(part):
+        if not isinstance(part, ast.Slice):
+            return part
+        args = [p if p is not None else ir.const(None) for p in (part.lower, part.upper, part.step)]
+        if all(isinstance(a, ast.Constant) and a.value is None for a in args):
+            args = args[:1]  # slice(None)
+        while len(args) > 2 and isinstance(args[-1], ast.Constant) and args[-1].value is None:
+            args.pop()  # slice(1, None), never slice(1), which would mean slice(None, 1)
+        return ast.Call(func=ir.name("slice"), args=args, keywords=[])
+
+    if isinstance(index, ast.Tuple):
+        return ast.Tuple(elts=[one(p) for p in index.elts], ctx=ast.Load())
+    return one(index)

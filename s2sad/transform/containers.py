@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import ast
 
+import numpy as np
+
 from .. import ir, runtime
 from ..errors import NotDifferentiableError
 from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind
 from ..primitives.facts import fancy_index, index_kind
-from .common import adj, zero, zeros_like_list
+from .common import adj, slices_as_calls, zero, zeros_like_list
 
 
 class ContainerAdjoints:
@@ -273,7 +275,7 @@ class ContainerAdjoints:
             slot = ast.Subscript(value=acc, slice=ir.copy_tree(index), ctx=ast.Load())
             if self.act.is_active(s.value):
                 out.append(self.set_adj(s.value.id, self.slot_adjoint(
-                    slot, c, index, s.value, s.line), s.line))
+                    slot, c, index, s.value, s.line, overwrites=True), s.line))
             out.append(ir.SetItem(ast.Subscript(value=ir.copy_tree(acc), slice=ir.copy_tree(index),
                                                 ctx=ast.Store()), ir.const(0.0), s.line))
         out.append(ir.SetItem(ast.Subscript(value=ir.name(c), slice=ir.copy_tree(index),
@@ -281,13 +283,16 @@ class ContainerAdjoints:
                               ir.name(ir.derived(c, "old")), s.line, restore=True))
         return out
 
-    def slot_adjoint(self, slot, container, index, value, line) -> ast.expr:
+    def slot_adjoint(self, slot, container, index, value, line, overwrites=False) -> ast.expr:
         """The adjoint of the value written into ``container[index]`` (at `line`),
         read from the slot of the container's adjoint (a copy, since the slot is
         zeroed next): the slot itself for one element, its sum for a number written
         into many, else the slot summed to the value's shape (`unbroadcast`), which
         is also what a value of a kind not known here gets (an array read from a
-        setting: its adjoint is not a number). A list or a tuple of values is refused."""
+        setting: its adjoint is not a number). A list or a tuple of values is refused.
+        Where the write `overwrites` (``x[i] = v``, not ``np.add.at``) through an index
+        that may name an element twice, only the value the element kept gets its
+        adjoint (`kept_slots`)."""
         target = self.slot_kind(container, index)
         kind = self.act.kinds.get(value.id)
         if isinstance(kind, (ListKind, tuple)) and isinstance(target, ArrayKind):
@@ -300,6 +305,11 @@ class ContainerAdjoints:
                 "(jvp) takes it as it is.")
         if not isinstance(target, ArrayKind):
             return slot  # one element: a number, not a view
+        if overwrites and fancy_index(index, self.atom_kind) and self.may_repeat(index):
+            # an element named twice kept one value: the others have no derivative
+            self.helpers["kept_slots"] = runtime.kept_slots
+            slot = ast.Call(func=ir.name("kept_slots"), args=[
+                slot, ir.copy_tree(slot.value), slices_as_calls(ir.copy_tree(index))], keywords=[])
         if kind in (SCALAR, INT):
             return self.np_call("sum", [slot])  # one number written into many elements
         self.helpers["unbroadcast"] = runtime.unbroadcast
@@ -309,6 +319,45 @@ class ContainerAdjoints:
                 slot = ast.Call(func=ast.Attribute(value=slot, attr="copy", ctx=ast.Load()),
                                 args=[], keywords=[])
         return ast.Call(func=ir.name("unbroadcast"), args=[slot, ir.name(value.id)], keywords=[])
+
+    def may_repeat(self, index) -> bool:
+        """May an index of integer arrays or lists name one element twice? Not where
+        its one such part is a boolean mask, a list display of distinct non-negative
+        integers (``x[[0, 2]] = v``) or what ``np.arange(n)`` or ``np.argsort`` made,
+        and nothing changes it in place."""
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        fancy = [p for p in parts if isinstance(p, ast.List) or isinstance(p, ast.Name)
+                 and isinstance(self.atom_kind(p), (ArrayKind, ListKind))]
+        if all(isinstance(self.atom_kind(p), ArrayKind) and self.atom_kind(p).dtype == "b"
+               for p in fancy if isinstance(p, ast.Name)) and not any(
+                isinstance(p, ast.List) for p in fancy):
+            return False
+        if len(fancy) != 1:
+            return True
+        part = fancy[0]
+        if isinstance(part, ast.Name):
+            root = self.act.root(part.id)
+            made = None
+            for s in ir.walk(self.fn.body):
+                value = getattr(s, "value", None)
+                if type(value) is ast.Call and type(value.func) is ast.Attribute \
+                        and type(value.func.value) is ast.Name \
+                        and self.act.root(value.func.value.id) == root:
+                    return True  # (changed in place: what it was made as says nothing)
+                if type(s) is ir.Assign and not s.unpack and s.targets == (part.id,):
+                    made = value
+            if root in self.act.written:
+                return True
+            if isinstance(made, ast.Call) and len(made.args) == 1 and not made.keywords:
+                kind = self.atom_kind(part)
+                return self.fn.refs.get(ir.dotted(made.func)) not in (np.arange, np.argsort) \
+                    or not (isinstance(kind, ArrayKind) and kind.ndim == 1)
+            part = made
+        if not isinstance(part, ast.List):
+            return True
+        values = [e.value if isinstance(e, ast.Constant) else None for e in part.elts]
+        return not all(type(v) is int and v >= 0 for v in values) \
+            or len(set(values)) != len(values)
 
     def hand_over(self, target: str, source, line) -> list:
         """The reverse of a loop-carried array taking its next value, ``u = v``: what
