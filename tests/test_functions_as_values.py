@@ -238,6 +238,53 @@ def test_functions_defined_inside():
         s2sad.grad(calls_itself)(1.5)
 
 
+def _doubled_twice(c):
+    def step(y):
+        y = y * 2.0  # (its parameter assigned: the name is the function's own)
+        return y
+
+    for _ in range(2):
+        c = step(c)
+    return c
+
+
+def _nested_shadows(a, w):
+    def step(a):  # (a parameter of the helper's name: a name of its own)
+        a = a * math.tanh(w) + math.sin(a)
+        return a
+
+    def push(v):
+        v = v * 0.5
+        return v + a  # (the helper's `a`, as it is where `push` is called)
+
+    for _ in range(2):
+        a = step(a * 0.5 + w)
+    return push(a)
+
+
+def test_functions_defined_inside_a_function_put_in_place_keep_their_own_names():
+    """(Putting the outer function in place renamed the names a function defined
+    inside it assigns, but not its parameters: `y` was read before it was assigned,
+    an internal error.)"""
+    def g(c):
+        return _doubled_twice(c)
+
+    def f(x, y):
+        return _nested_shadows(x, y) * x
+
+    for mode in ("reverse", "forward"):
+        assert s2sad.grad(g, mode=mode)(0.3) == pytest.approx(4.0)
+        got = s2sad.grad(f, wrt=(0, 1), mode=mode)(0.3, 0.7)
+        assert got == pytest.approx(tuple(tree_numeric_grad(f, (0.3, 0.7), i) for i in (0, 1)),
+                                    rel=1e-6)
+    h = s2sad.hessian(f, wrt=(0, 1))(0.3, 0.7)
+    step = 1e-5
+    numeric = [[(s2sad.grad(f, wrt=j)(*(np.add((0.3, 0.7), step * np.eye(2)[i])))
+                 - s2sad.grad(f, wrt=j)(*(np.subtract((0.3, 0.7), step * np.eye(2)[i]))))
+                / (2 * step) for j in (0, 1)] for i in (0, 1)]
+    assert np.allclose(np.array(h, dtype=float).reshape(2, 2), numeric, atol=1e-5)
+
+
 def test_lambdas():
     assert s2sad.grad(lambda v: v * v + 3.0 * v)(2.0) == 7.0
     f = lambda a, b: np.sin(a) * b  # noqa: E731
