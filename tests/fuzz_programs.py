@@ -2,7 +2,8 @@
 
 * `scalar_program(draw)`: a module with helper functions (branches, loops, early
   returns, a bounded recursion, a keyword default; two closures of one name and two
-  lambdas, with defaults their maker computed) and ``f(x, y)`` made of nested
+  lambdas, with defaults their maker computed; functions defined inside a helper,
+  whose names shadow the helper's) and ``f(x, y)`` made of nested
   statements: assignments, augmented assignments, ``if``/``else``, early ``return``,
   ``for`` over ``range``, ``while`` loops whose trip count depends on the data but is
   bounded, ``break``/``continue``, helper calls (also in loops), a list built with
@@ -203,11 +204,11 @@ UNARY = ["math.sin({0})", "math.cos({0})", "math.tanh({0})", "math.atan({0})",
          "-{0}", "abs({0})", "{0} ** 2", "g1({0}, 0.5)", "g3({0})", "rec({0}, 2)",
          "{0} ** 0", "{0} ** 1", "{0} ** 3", "gapply(math.sin, {0})", "gapply(g3, {0}, 1)",
          "gapply(fn=math.tanh, a={0})", "gf1({0})", "gf2({0})", "gl1({0})", "gl2({0})",
-         "gapply(gf2, {0})", "gapply(gl1, {0}, 1)"]
+         "gapply(gf2, {0})", "gapply(gl1, {0}, 1)", "gnest({0}, 0.5)"]
 BINARY = ["{0} + {1}", "{0} - {1}", "{0} * {1}", "{0} / (1.0 + {1} * {1})", "min({0}, {1})",
           "max({0}, {1})", "g1({0}, {1})", "g2({0}, {1})", "g3({0}, b={1})",
           "math.atan2({0}, 1.5 + math.tanh({1}))", "0.5 * {0} if {1} > 0.2 else {1}",
-          "gf1({0}, {1})", "gl2({0}, {1})"]
+          "gf1({0}, {1})", "gl2({0}, {1})", "gnest({0}, {1})"]
 
 HELPERS = '''import functools
 import math
@@ -285,6 +286,22 @@ def _scaled(c):
     def inner(a, b=k):
         return c * math.sin(a) + b * a
     return inner
+
+
+def gnest(a, w):
+    # (functions defined inside a helper f calls: one's parameter and local shadow
+    # the helper's names, the other reads the helper's `a` where it is called)
+    def step(a):
+        a = a * math.tanh(w) + math.sin(a)
+        return a
+
+    def push(v):
+        v = v * 0.5
+        return v + a
+
+    for _ in range(2):
+        a = step(a * 0.5 + w)
+    return push(a)
 
 
 # functions of one name (two `inner`s, two lambdas), with defaults their maker computed
@@ -815,6 +832,10 @@ CONTAINER_CASES = [
     # written (last in the list, so CI's derandomized draws of the others stay)
     ["{lst} = np.stack([{a}, {c}])", "{p}, {q} = {lst}", "{j} = np.split({a}, 3)",
      "{lst}[0, {IDX}] = {S}", "{a}[{IDX}] = {S}", "{out} = {p} + {q} * {j}[1]"],
+    # a recurrence's states, each appended made of the last (the adjoint of the append,
+    # a pop, must run before the adjoint of the read of the last element)
+    ["{lst} = [{a}]", "for {j} in range(2):", "    {lst}.append(np.tanh({lst}[-1]) * {S})",
+     "{out} = {lst}[0] * {lst}[2] + {lst}[1]"],
 ]
 
 
@@ -1089,6 +1110,14 @@ def array_program(draw, params=False, rows=2):
                 val = f"{draw(array_expr('v', env, 1))}[1:]"
             elif idx.count(",") == 2 and draw(st.booleans()):  # (three values, three slots)
                 val = draw(array_expr("v", env, 1))
+            # (a new array made from it beforehand, whose tangent may be its own: the
+            # write must not change that array's tangent)
+            other = draw(st.sampled_from(["", "", "{} + np.arange(3.0)", "{} * 1.0",
+                                          "{}[::-1] - 0.5", "{}.flatten()"]))
+            if other:
+                made = f"v{next(fresh)}"
+                lines.append(f"    {made} = " + other.format(name))
+                env["v"] = env["v"] + [made]
             op = draw(st.sampled_from(["=", "+=", "*="]))
             lines.append(f"    {name}[{idx}] {op} {val}")
         env[shape] = env[shape] + [name]

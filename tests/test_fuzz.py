@@ -335,6 +335,11 @@ def _cheap(text, every):
 @fuzz_settings("scalar")
 @given(scalar_program(), st.tuples(NUMBER, NUMBER))
 def test_scalar_programs(text, point):
+    # (``min(ys, key=lambda t: (t - x) ** 2)`` of ``ys = [y, x]`` at x == y, or
+    # ``key=abs`` at x == -y: the keys tie, the function is smooth there, and a
+    # derivative follows the element min took; no central difference shows the tie)
+    x, y = point
+    assume("key=" not in text or min(abs(x - y), abs(abs(x) - abs(y))) > 1e-6)
     _check_everything(text, load(text), point, _unit_tangents, hessian=_cheap(text, 3))
 
 

@@ -103,6 +103,60 @@ def test_writes_through_integer_indices_keep_the_derivative_of_the_value_kept(f)
     assert np.allclose(h, numeric_h, atol=1e-4)
 
 
+TANGENTS_SHARED = [zoo.written_after_a_sum_with_a_constant, zoo.written_after_a_unit_product,
+                   zoo.written_after_flatten, zoo.rows_recorded_then_reset,
+                   # (the Hessian's pass over the gradient, which joins two adjoint
+                   # arrays after the early return: see the test below)
+                   zoo.written_after_an_early_return]
+
+
+@pytest.mark.parametrize("f", TANGENTS_SHARED, ids=[f.__name__ for f in TANGENTS_SHARED])
+def test_a_write_changes_no_other_arrays_tangent(f):
+    """(Forward mode gave ``z = y + b`` `y`'s tangent itself: the write into `y`
+    zeroed part of `z`'s, and the gradient, jvp and Hessian lost it.)"""
+    test_writes_through_integer_indices_keep_the_derivative_of_the_value_kept(f)
+
+
+def test_the_adjoint_of_an_append_pops_before_the_last_element_is_added_into():
+    """(``hs.append(np.tanh(hs[-1]))``: the pop of the append's adjoint was written
+    into ``hs_bar[-1] += ...``, which reads its target first: the state's adjoint
+    went to the element that was last before the pop.)"""
+    test_writes_through_integer_indices_keep_the_derivative_of_the_value_kept(
+        containers.recurrence_states)
+
+
+@pytest.mark.parametrize("checkpoint", [None, "ctz", "binomial"])
+def test_an_adjoint_is_not_an_array_a_restore_changes(checkpoint):
+    f = zoo.read_by_a_checkpointed_loop_then_written
+    w = np.array([0.3, -0.6])
+    for n in (0, 3):
+        expected = numeric(f, (w, n), 0)
+        assert np.allclose(s2sad.grad(f, checkpoint=checkpoint)(w, n), expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize("f", [zoo.element_read_then_written, zoo.elements_swapped])
+@pytest.mark.parametrize("mode", ["auto", "forward"])
+def test_an_element_read_before_a_write_keeps_its_value_in_every_direction(f, mode):
+    """(`jacobian` carries the directions in one pass: an element's tangent was a
+    column of the array's, a view the write then changed.)"""
+    assert np.allclose(s2sad.jacobian(f, mode=mode)(X.copy()),
+                       s2sad.jacobian(f, mode="reverse")(X.copy()), rtol=1e-12, atol=1e-12)
+    assert np.allclose(s2sad.jacobian(f, mode="reverse")(X.copy()),
+                       np.array([numeric(lambda x: f(x)[k], (X,), 0) for k in range(4)]),
+                       rtol=1e-6, atol=1e-8)
+
+
+def test_an_element_read_after_a_write_into_a_joined_object_keeps_its_tangent():
+    """(A join made two arrays one object; the pass that knew it varied the object
+    under one name and read it, after the write, under the other: the element read
+    after the write had no tangent. Reverse mode refuses such a join.)"""
+    f = zoo.written_on_one_path_of_a_join
+    expected = numeric(f, (X.copy(),), 0)
+    assert np.allclose(s2sad.grad(f, mode="forward")(X.copy()), expected, rtol=1e-6, atol=1e-8)
+    direction = np.linspace(-1.0, 1.0, 4)
+    assert np.isclose(s2sad.jvp(f, (X.copy(),), (direction,))[1], np.dot(expected, direction))
+
+
 def test_a_write_through_an_index_that_cannot_repeat_reads_no_mask():
     """Distinct literals, ``np.arange(n)`` and ``np.argsort`` of a vector name each
     element once: the slot's adjoint is the value's, as a person would write it;

@@ -448,3 +448,13 @@ def slices_of_a_list_of_arrays_written(x, s):
     b = a[:]
     b[1] = b[1] * 3.0
     return np.sum(a[1]) + np.sum(b[1] * b[0])
+
+
+def recurrence_states(x):
+    # (the adjoint of `hs.append(...)` pops the adjoint list; written into the line
+    # that adds into the adjoint of `hs[-1]`, the pop ran after that element was
+    # read: one state's adjoint went to the wrong element)
+    hs = [x]
+    for _ in range(2):
+        hs.append(np.tanh(hs[-1]) * 1.5)
+    return np.sum(hs[0] * hs[2]) + np.sum(hs[1] * 10.0)

@@ -1008,3 +1008,89 @@ def index_changed_before_the_write(x):
     idx[2] = 0
     y[idx] = x[1:] ** 2
     return np.sum(y * y)
+
+
+# --------------------------------- a new array whose tangent may be another's
+# (forward mode: ``z = y + b`` with `b` constant has `y`'s tangent as its own; a
+# write into `y`, or into `z`, must not change the other's)
+
+
+def written_after_a_sum_with_a_constant(x):
+    b = np.array([0.5, 0.25, -1.0, 2.0])
+    y = x * 2.0
+    z = y + b
+    y[0] = 0.0
+    return np.sum(z * z) + np.sum(y * z)
+
+
+def written_after_a_unit_product(x):
+    y = x * 2.0
+    z = y * 1.0
+    z[1] = 3.0
+    return np.sum(z * z) + np.sum(y * y)
+
+
+def written_after_flatten(x):
+    y = np.outer(x, x[:2])
+    z = y.flatten()
+    y[0, 0] = 0.0
+    return np.sum(z * z) + np.sum(y)
+
+
+def rows_recorded_then_reset(x):
+    y = np.outer(x[:2], x) * 2.0
+    outs = []
+    for i in range(2):
+        outs.append(y[i] + 0.5)
+        y[i] = 0.0
+    return np.sum(np.stack(outs) ** 2) + np.sum(y)
+
+
+def read_by_a_checkpointed_loop_then_written(w, n):
+    # (the adjoint of `a * w` for `w` was `a` itself where the product's adjoint is
+    # 1.0; the reverse sweep's restore of `a[1]`, kept for the scheduler's reads of
+    # `a`, then changed it)
+    a = w * 1.0
+    t = 0.0
+    for i in s2sad.checkpointed(range(n)):
+        t = t * a[0] + 0.5
+    a[1] = 5.0
+    return np.sum(a * w) + t
+
+
+def element_read_then_written(x):
+    a = x * 1.0
+    t = a[0]
+    a[0] = 5.0 * a[1]
+    return a * t
+
+
+def elements_swapped(x):
+    a = x * 1.0
+    a[0], a[1] = a[1], a[0]
+    return a * np.array([3.0, 1.0, 0.5, 2.0])
+
+
+def written_on_one_path_of_a_join(x):
+    # (the join makes `b` and `zero` one object; the pass that knew it varied the
+    # object under `b`'s name and read it, after the write, under `zero`'s: the
+    # element read after the write had no tangent)
+    zero = np.zeros_like(x)
+    if x[3] > 10.0:
+        out = zero
+    else:
+        b = zero + x * x
+        t = b[0]
+        b[0] = 0.0
+        u = b[1]
+        b[1] = u + t
+        out = b
+    return np.sum(out * x)
+
+
+def written_after_an_early_return(x):
+    a = x * 1.0
+    if x[3] > 10.0:
+        return 0.0
+    a[0] = a[1]
+    return np.sum(a * x)

@@ -249,7 +249,11 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 r.written.discard(t)
             for _ in range(2 if reverted else 1):
                 # a write makes the array one object whose every name is varied alike:
-                # run again with that known from the start
+                # run again with that known from the start (by the object's root as
+                # the last pass left it: a join may have made a written name's object
+                # another's, and a name written under its old root would be varied
+                # under one key before the write and read under another after it)
+                r.written = {r.root(n) for n in r.written}
                 r.varied = {p.name for p in self.fn.params if p.name in r.varied}
                 # (kinds again from the parameters' too: merged with the first pass's, an
                 # empty list's `[]` would lose the element kind its appends gave it)

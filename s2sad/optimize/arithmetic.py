@@ -152,7 +152,7 @@ class _Fold(ast.NodeTransformer):
 def unit_products(body, ctx: Context) -> list:
     """``y_bar = t3_bar * C`` with ``t3_bar = 1.0`` and `C` a float array is `C`
     itself (a copy of it, in NumPy, for nothing), where the adjoint cannot show
-    that it is the same object: nothing changes it in place, it is not a result, and
+    that it is the same object: nothing changes either in place, it is not a result, and
     every line reading it makes a new array of it (arithmetic, or an `unbroadcast`
     that sums it to an operand of another rank)."""
     keep, kinds = ctx.keep, ctx.kinds
@@ -176,7 +176,11 @@ def unit_products(body, ctx: Context) -> list:
                 and defs.get(s.targets[0]) == 1 and s.targets[0] not in keep \
                 and s.targets[0] not in changed:
             for const, other in ((s.value.left, s.value.right), (s.value.right, s.value.left)):
-                if one(const) and isinstance(other, ast.Name) and kinds.array(other.id):
+                if one(const) and isinstance(other, ast.Name) and kinds.array(other.id) \
+                        and other.id not in changed:
+                    # (`other` written into by the sweep, the restore of a write for
+                    # a scheduler's reads among them, would change the adjoint that
+                    # is the same object)
                     candidates[s.targets[0]] = (s, other)
     if not candidates:
         return body

@@ -227,6 +227,24 @@ def _last_reads(body) -> dict:
     return last
 
 
+_CHANGING = frozenset({"pop", "append", "insert", "extend", "remove", "clear"})
+
+
+def _changes(value, reader) -> bool:
+    """Does `value` change a list (``xs_bar.pop()``, the adjoint of an append) that
+    the statement `reader` reads otherwise? Written into it, the change would come
+    after the reader's target is read: ``hs_bar[-1] += hs_bar.pop() * 2.0`` adds
+    into the element that was last before the pop."""
+    changed = {ir.dotted(n.func.value) for n in ir.nodes(value) if type(n) is ast.Call
+               and type(n.func) is ast.Attribute and n.func.attr in _CHANGING}
+    if not changed:
+        return False
+    return any(n in changed for node in ir.slot_values(reader) for n in ir.names_in(node)) \
+        or bool(changed & set(ir.defined_names(reader))) or \
+        isinstance(reader, (ir.AugAssign, ir.SetItem)) and bool(changed & set(
+            ir.names_in(reader.target) if isinstance(reader.target, ast.AST) else [reader.target]))
+
+
 def nest_array_adjoints(body, reads, ctx: Context) -> list:
     """An array adjoint read once, by a later line of the same adjoint block, is
     written into that line (``t4_bar = g / (1.0 + t4)`` then ``t3_bar = t4_bar * t4``
@@ -257,7 +275,8 @@ def nest_array_adjoints(body, reads, ctx: Context) -> list:
             x = out[j]
             slots = ir.slots(x)
             hits = [k for k, (get, _) in enumerate(slots) if n in ir.names_in(get())]
-            if len(hits) == 1 and isinstance(x, (ir.Assign, ir.AugAssign, ir.SetItem)):
+            if len(hits) == 1 and isinstance(x, (ir.Assign, ir.AugAssign, ir.SetItem)) \
+                    and not _changes(s.value, x):
                 get, set_ = slots[hits[0]]
                 set_(ir.substitute(get(), {n: s.value}))
                 index.drop(i)

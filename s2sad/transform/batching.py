@@ -16,7 +16,8 @@ what would reach the direction axis: a tangent meeting an operand of higher rank
 the missing axes after its direction axis (``t1 * t3_dot[:, None]``), ``W @ x_dot``
 of a vector tangent reads ``x_dot @ W.T``, a reduction over every axis or over a
 counted axis (``np.sum(t_dot, axis=0)``) runs over the same axes counted from the
-end, an element read or write ``x_dot[i]`` is ``x_dot[:, i]``, the zero tangent of
+end, an element read or write ``x_dot[i]`` is ``x_dot[:, i]`` (a copy of it where
+the array is written into by element: a number's tangent is its own), the zero tangent of
 an array the function writes into has the direction axis, ``np.broadcast_to``
 keeps the axis in front, ``np.flip``, ``roll``, ``cumsum``, ``diff`` and
 ``repeat`` of a tangent along an axis count it from the end (``triu`` and ``tril``
@@ -72,7 +73,9 @@ def batch(fn: ir.Function, kinds: dict) -> None:
     reference = next((p.name for p in fn.params if _is_tangent(p.name)), None)
     if reference is None:
         raise NotBatchable(fn)
-    _Batcher(kinds, reference).block(fn.body)
+    written = {s.target.value.id for s in ir.walk(fn.body) if isinstance(s, ir.SetItem)
+               and isinstance(s.target.value, ast.Name) and _is_tangent(s.target.value.id)}
+    _Batcher(kinds, reference, written).block(fn.body)
 
 
 def _is_tangent(n: str) -> bool:
@@ -108,9 +111,10 @@ _REDUCTIONS = tuple(n for n in NUMPY_REDUCTION_NAMES if n != "np.linalg.norm")
 
 
 class _Batcher:
-    def __init__(self, kinds, reference):
+    def __init__(self, kinds, reference, written=frozenset()):
         self.kinds = kinds
         self.reference = reference  # a tangent parameter: its first axis counts directions
+        self.written = written  # tangents written into by element
         self.ranks = {}  # primal names without a kind (a rule's own lines): their ranks
 
     def rank_of_name(self, n: str):
@@ -149,6 +153,12 @@ class _Batcher:
                     if target is None or rank is not None and rank > target or \
                             rank is None and not isinstance(value, ast.Subscript):
                         raise NotBatchable(s)
+                    if rank == 0 and isinstance(s.value, ast.Subscript) \
+                            and isinstance(s.value.value, ast.Name) \
+                            and s.value.value.id in self.written:
+                        # (an element, a number of its own, is a column of the
+                        # directions: a view a later write into the array changes)
+                        value = ast.Call(ast.Attribute(value, "copy", ast.Load()), [], [])
                 s.value = value
         elif isinstance(s, ir.If):
             _steady_control(s)

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from .. import ir, primitives as rules, runtime
 from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind
 from ..analysis.activity import Activity
+from ..primitives.facts import makes_view
 from .common import bind, call_np, missing_rule, zero, zeros_like_list
 
 
@@ -204,16 +205,33 @@ class _Transform:
             self._feeds = feeds
         return self._feeds
 
-    def own_array(self, target: str, value: ast.expr) -> ast.expr:
-        """The tangent of an array the function writes into must be an array of its
-        own: copy one that may be another tangent (or a view of one)."""
-        if not (self.written(target) or self.act.root(target) in self.feeds_written()) \
-                or not isinstance(self.kind(target), ArrayKind):
+    def own_array(self, target: str, value: ast.expr, s=None) -> ast.expr:
+        """The tangent of an array must be an array of its own where it may be another
+        tangent (or a view of one) and either array is written into: copy it. (The
+        arrays are two objects, ``z = y + b`` with `b` constant: a write into `y`
+        must not change `z`'s tangent, nor one into `z` `y`'s.) Where the statement
+        `s` makes a view (``t = y[:, 1]``), its tangent is the view of `y`'s that it
+        is; `writes` refuses what a write into `y` would change."""
+        if not self.act.written or not isinstance(self.kind(target), ArrayKind) \
+                or not _may_share(value):
             return value
-        if isinstance(value, (ast.Name, ast.Subscript)) or (
-                isinstance(value, ast.Call) and ir.dotted(value.func) in _VIEWS):
+        if self.changed(target):
+            return self.np_call("array", [value])
+        op = self.act.ops.get(id(s)) if s is not None else None
+        if op is not None and makes_view(op, self.kind(target), self.input_kind):
+            return value
+        source = value
+        while not isinstance(source, ast.Name):
+            source = source.value if isinstance(source, ast.Subscript) else source.args[0]
+        base = source.id[:-len(_DOT)] if source.id.endswith(_DOT) else None
+        if base is not None and any(self.changed(n) for n in self.act.viewed_roots(base)
+                                    + [base]):
             return self.np_call("array", [value])
         return value
+
+    def changed(self, n: str) -> bool:
+        """Is `n`'s array written into, or one a written loop-carried array becomes?"""
+        return self.written(n) or self.act.root(n) in self.feeds_written()
 
     # ------------------------------------------------------------ statements
 
@@ -305,7 +323,7 @@ class _Transform:
         assigns, value = value
         out = [s] + [ir.Assign((n,), e, line) for n, e in assigns]
         if own:
-            value = self.own_array(target, value)
+            value = self.own_array(target, value, s)
         out.append(ir.Assign((dot(target),), value, line))
         return out
 
@@ -533,6 +551,20 @@ BY_KIND = {
 # tangent expressions that may be views of another tangent (`own_array` copies them:
 # ``x.flatten()``'s tangent is ravel's; `np.asarray` of an array is refused as a view
 # before, of a list it makes a new array)
+_DOT = ir.tangent("")  # (the end of a tangent's name)
+
+
+def _may_share(value) -> bool:
+    """May a tangent expression be another tangent, or a view of one (a name, a
+    subscript or a view-making call of one, and so on)?"""
+    while isinstance(value, (ast.Subscript, ast.Call)):
+        if isinstance(value, ast.Call):
+            if ir.dotted(value.func) not in _VIEWS or not value.args:
+                return False
+            value = value.args[0]
+        else:
+            value = value.value
+    return isinstance(value, ast.Name)
 _VIEWS = {"np.broadcast_to", "np.ravel", "np.reshape", "np.transpose", "np.squeeze",
           "np.expand_dims", "np.swapaxes", "np.moveaxis"}
 
