@@ -161,6 +161,34 @@ def test_float32_runs_as_python():
     assert got.dtype == want.dtype and np.array_equal(got, want)
 
 
+def _isinstance_of_a_float(x, y):
+    if isinstance(y, float):
+        return x * y
+    return x * np.sum(y)
+
+
+def _ellipsis_write(x):
+    a = np.zeros(2)
+    a[...] = x
+    return np.sum(a * a)
+
+
+def _boolean_eye(x):
+    return np.sum(x * np.eye(3, dtype=bool))
+
+
+@needs_numba
+@pytest.mark.parametrize("f,args", [(_isinstance_of_a_float, (0.7, 2.0)),
+                                    (_ellipsis_write, (np.array([0.3, -0.5]),)),
+                                    (_boolean_eye, (np.ones((3, 3)),))])
+def test_what_numba_fails_on_inside_runs_as_python(f, args):
+    """(numba raised its own AttributeError, NotImplementedError or TypeError at
+    these, not one of its errors, and it reached the caller.)"""
+    with pytest.warns(NativeWarning, match="numba"):
+        got = s2sad.grad(f, jit=True)(*args)
+    np.testing.assert_array_equal(got, s2sad.grad(f)(*args))
+
+
 @needs_numba
 def test_a_list_of_arrays_of_two_ranks_runs_as_python():
     def f(xs):

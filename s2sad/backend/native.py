@@ -91,10 +91,12 @@ def require(what: str):
 def compiled(unit, fn, args, kwargs):
     """``(callable, guards)`` for ``jit=True``: see the module's docstring."""
     numba = require("grad")
-    # (what numba raises where it cannot compile: its errors, and the bytecode it
-    # reads but does not take, an `import` or an f-string's format, which is not one)
-    errors = (numba.core.errors.NumbaError,
-              getattr(numba.core.errors, "UnsupportedBytecodeError", numba.core.errors.NumbaError))
+    # (what numba raises where it cannot compile: its errors, the bytecode it reads
+    # but does not take, an `import` or an f-string's format, which is not one, and
+    # its internal errors on code it does not take, `isinstance` of a float or
+    # `a[...] = x`: an AttributeError, a NotImplementedError. Nothing runs before
+    # the compilation ends, so any exception here is numba's, never the function's)
+    errors = (Exception,)
     try:
         try:
             kinds = {n: _kind(v) for n, v in kwargs.items()}
