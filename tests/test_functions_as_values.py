@@ -73,6 +73,32 @@ def test_callable_object_and_partial():
         s2sad.grad(q, wrt=2)(1.5)
 
 
+def _kept_by_keyword(x, y, k=2.0, m=1.0):
+    return np.sum(x * y) * k + m * np.sum(x)
+
+
+def _keyword_only(x, *, k=2.0):
+    return np.sum(x) * k
+
+
+def test_vjp_and_jvp_take_a_partial_with_keywords():
+    """(They refused a partial holding a keyword: "needs a Python function written
+    with `def`". Its keywords pass by position after the primals, held fixed.)"""
+    p = functools.partial(_kept_by_keyword, m=5.0)
+    v = np.array([1.0, 2.0])
+    out, pullback = s2sad.vjp(p, x[:2], v)
+    assert out == pytest.approx(_kept_by_keyword(x[:2], v, m=5.0))
+    gx, gv = pullback(1.0)
+    np.testing.assert_allclose(gx, 2.0 * v + 5.0)
+    np.testing.assert_allclose(gv, 2.0 * x[:2])
+    q = functools.partial(_kept_by_keyword, np.ones(2), k=0.5)
+    assert s2sad.vjp(q, v)[1](2.0)[0] == pytest.approx(np.full(2, 1.0))
+    assert s2sad.jvp(q, (v,), (np.array([1.0, 0.0]),))[1] == pytest.approx(0.5)
+    for derivative in (lambda r: s2sad.vjp(r, v), lambda r: s2sad.jvp(r, (v,), (v,))):
+        with pytest.raises(s2sad.S2SADError, match="keyword argument"):
+            derivative(functools.partial(_keyword_only, k=3.0))
+
+
 def _data_loss(w, X, y, l2=0.0):
     return np.sum((X @ w - y) ** 2) + l2 * np.sum(w ** 2)
 

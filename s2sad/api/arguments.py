@@ -502,6 +502,41 @@ def unbound(f):
     return f, args, kwargs
 
 
+def keywords_by_position(f, given: int, kwargs: dict):
+    """The values of the positional parameters of `f` after its first `given`, up to
+    the last that `kwargs` names, as a call by position passes them (a parameter
+    `kwargs` does not name takes its default): ``functools.partial(g, k=3.0)`` of
+    ``def g(x, k=2.0)`` given one argument passes ``(3.0,)``. None where that cannot
+    be: a keyword for a parameter before them, or a keyword-only one, or a gap without
+    a default."""
+    names, n_pos = signature_params(f)
+    rest = names[given:n_pos]
+    if not set(kwargs) <= set(rest):
+        return None
+    upto = max(rest.index(k) for k in kwargs) + 1 if kwargs else 0
+    defaults = dict(zip(names[n_pos - len(f.__defaults__ or ()):n_pos], f.__defaults__ or ()))
+    out = []
+    for name in rest[:upto]:
+        if name in kwargs:
+            out.append(kwargs[name])
+        elif name in defaults:
+            out.append(defaults[name])
+        else:
+            return None
+    return tuple(out)
+
+
+def keywords_refusal(f, kwargs, what: str) -> S2SADError:
+    """The error for a partial whose keywords `keywords_by_position` cannot pass."""
+    return S2SADError(
+        f"{what} passes the arguments of {f.__qualname__} by position, and cannot pass the "
+        f"keyword argument(s) {', '.join(map(repr, kwargs))} the partial holds that way (a "
+        "keyword-only parameter, or one before the arguments given)",
+        hint="Take the derivative of a function that gets it from outside (a closure: "
+             "`lambda x: f(x, k=3.0)` written as a def), or use s2sad.grad or "
+             "s2sad.jacobian, which take keyword arguments.")
+
+
 def rebased_wrt(f, args, kwargs, wrt):
     """`wrt` of the callable whose function `f` has `args` and `kwargs` bound (see
     `unbound`), as names of `f`'s parameters: a position counts from the first

@@ -30,7 +30,7 @@ from ..errors import NotDifferentiableError, S2SADError, WrtError
 from ..ir.kinds import differentiable, kind_of
 from . import dispatch, shapes
 from . import structured
-from .arguments import (rebased_wrt, unbound, with_bound, argument_kinds, at_def, bind, call_with, complex_refusal,
+from .arguments import (keywords_by_position, keywords_refusal, rebased_wrt, unbound, with_bound, argument_kinds, at_def, bind, call_with, complex_refusal,
                         complex_value, mark_made, normalize_wrt, public, refuse_derived,
                         refuse_mixed_libraries, typed_gradients, typed_like)
 
@@ -46,10 +46,14 @@ def jvp(f, primals, tangents):
     keyword-only parameters take their defaults."""
     refuse_derived(f, "jvp")
     plain, bound, keywords = unbound(f)
-    if plain is not f and not keywords and isinstance(primals, (tuple, list)) and \
-            isinstance(tangents, (tuple, list)):  # (a bound method, a callable object)
-        return jvp(plain, tuple(bound) + tuple(primals),
-                   (None,) * len(bound) + tuple(tangents))
+    if plain is not f and isinstance(primals, (tuple, list)) and \
+            isinstance(tangents, (tuple, list)):  # (a bound method, a callable object,
+        # a partial: its keywords passed by position after the primals, held fixed)
+        after = keywords_by_position(plain, len(bound) + len(primals), keywords)
+        if after is not None:
+            return jvp(plain, tuple(bound) + tuple(primals) + after,
+                       (None,) * len(bound) + tuple(tangents) + (None,) * len(after))
+        raise keywords_refusal(plain, keywords, "jvp")
     if not isinstance(primals, (tuple, list)):
         raise S2SADError(f"jvp takes the primals as a tuple: jvp(f, (x, y), (x_dot, "
                          f"y_dot)); got {type(primals).__name__}")

@@ -36,7 +36,8 @@ from ..ir import trees
 from ..ir.kinds import array_library, differentiable, kind_of, with_shapes
 from . import debug, dispatch
 from . import structured
-from .arguments import (argument_kinds, at_def, bind, rebased_wrt, unbound, with_bound, check_function, check_mode, checkpoint_option,
+from .arguments import (argument_kinds, at_def, bind, keywords_by_position, keywords_refusal,
+                        rebased_wrt, unbound, with_bound, check_function, check_mode, checkpoint_option,
                         complex_refusal, complex_value, fixed_argument, normalize_wrt,
                         mark_made, numeric_kind, public, retyped_list, signature_params,
                         typed_like,
@@ -330,10 +331,18 @@ def vjp(f, *primals, checkpoint=None, snapshots=None):
     number, another library's array) is refused. `checkpoint` and `snapshots` as for
     `grad`."""
     plain, bound, keywords = unbound(f)
-    if plain is not f and not keywords:  # (a bound method, a callable object)
-        out, pullback = vjp_of(plain, bound + primals, checkpoint, snapshots,
-                               held=tuple(signature_params(plain)[0][:len(bound)]))
-        return out, public(lambda out_bar: pullback(out_bar)[len(bound):])
+    # (a bound method, a callable object, a partial: its keywords passed by position
+    # after the primals, held fixed as its bound arguments are)
+    after = keywords_by_position(plain, len(bound) + len(primals), keywords) \
+        if plain is not f else None
+    if after is not None:
+        names = signature_params(plain)[0]
+        n = len(bound) + len(primals)
+        out, pullback = vjp_of(plain, bound + primals + after, checkpoint, snapshots,
+                               held=tuple(names[:len(bound)]) + tuple(names[n:n + len(after)]))
+        return out, public(lambda out_bar: pullback(out_bar)[len(bound):n])
+    if plain is not f and keywords:
+        raise keywords_refusal(plain, keywords, "vjp")
     return vjp_of(f, primals, checkpoint, snapshots)
 
 
