@@ -105,3 +105,15 @@ def list_made_an_array_first(y0, k):
     for _ in range(5):
         y = y + 0.1 * _oscillator(y, k)
     return y[0]
+
+
+def einsum_sublist_form(x):
+    # (its rules read the subscripts' text: the operand first was taken for them, and
+    # its gradient was zeros)
+    return np.sum(np.einsum(x, [0], x, [0], []))  # marker: sublist
+
+
+def meshgrid_of_three(x):
+    # (the third array took the place of `indexing`: an internal ValueError)
+    X, Y, Z = np.meshgrid(x, x[:2], x[:3])  # marker: three grids
+    return np.sum(X * Y * Z)

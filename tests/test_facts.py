@@ -63,7 +63,7 @@ MORE_DTYPE = {np.insert, np.delete, np.compress, np.column_stack, np.dstack}
 # the rows of the functions with rules in primitives.ufuncs_reverse and _forward
 UFUNC_SCALAR_OK = {np.nan_to_num, np.sinc, np.real, np.imag, np.real_if_close, np.angle,
                    np.float64, np.float32}
-UFUNC_VIEWS = {np.real, np.real_if_close}
+UFUNC_VIEWS = {np.real, np.real_if_close, np.float64, np.float32}
 UFUNC_INTEGERS = {np.positive, np.reciprocal, np.fmax, np.fmin, np.fmod, np.nan_to_num, np.conj}
 UFUNC_DTYPE = {np.ndarray.item, np.real, np.imag, np.real_if_close}
 OLD_INT_RESULT = {int, round, len, bool, math.floor, math.ceil, math.trunc}

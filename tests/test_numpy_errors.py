@@ -35,6 +35,10 @@ CASES = [
     (bad.write_nested_subscript, "nested", s2sad.UnsupportedSyntaxError,
      "not into this expression", "A[i, j] = v"),
     (bad.no_rule, "no rule", s2sad.NoRuleError, "`np.i0` (a NumPy function", "register_rule"),
+    (bad.einsum_sublist_form, "sublist", s2sad.NoRuleError, "`np.einsum` in its sublist form",
+     "register_rule"),
+    (bad.meshgrid_of_three, "three grids", s2sad.NoRuleError, "`np.meshgrid` of more than two",
+     "register_rule"),
     (bad.write_into_call_result, "call result", s2sad.NotDifferentiableError,
      "may share memory with `x`", "y = ....copy()"),
 ]

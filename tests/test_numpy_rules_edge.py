@@ -160,6 +160,16 @@ def test_clip_with_a_none_bound(mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_clip_with_bounds_crossed_gives_hi_its_derivative(mode):
+    x = np.array([-0.9, 0.1, 0.5, 0.7, 1.3])
+    check(zoo.clip_with_bounds_crossed, [x, np.full(5, 0.6), np.full(5, 0.3)], wrt=(0, 1, 2),
+          mode=mode)
+    check(zoo.clip_with_bounds_crossed, [x, np.array([0.2, 0.2, 0.9, 0.9, 0.2]),
+                                         np.array([0.6, 0.6, 0.4, 0.4, 0.6])],
+          wrt=(0, 1, 2), mode=mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_reductions_of_lists(mode):
     check(zoo.sum_of_list, [0.5, 1.5], wrt=(0, 1), mode=mode)
     check(zoo.reductions_of_lists, [0.5, 1.5], wrt=(0, 1), mode=mode)

@@ -85,6 +85,12 @@ def clip_below(x, lo):
     return np.sum(np.clip(x, lo, None) ** 2) + np.sum(x.clip(None, lo) * 3.0)
 
 
+def clip_with_bounds_crossed(x, lo, hi):
+    # (NumPy clips to minimum(maximum(x, lo), hi): where lo > hi every element is hi,
+    # whose derivative the rule gave lo)
+    return np.sum(np.clip(x, lo, hi) ** 2 * np.arange(1.0, 6.0))
+
+
 def sum_of_list(x, y):
     return np.sum([x, y * y])
 

@@ -469,6 +469,14 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind, memo=None) -> Op:
     text = ir.dotted(value.func)
     obj = fn.refs.get(text, _MISSING)
     args = list(value.args)
+    if obj is np.einsum and args and isinstance(kind(args[0]), (ArrayKind, ListKind, tuple)) \
+            or obj is np.einsum and args and kind(args[0]) in (SCALAR, INT):
+        # (the sublist form, operands each followed by a list of axis numbers: the
+        # rules read the subscripts' text)
+        inputs = args + [k.value for k in value.keywords]
+        return Op("unknown", inputs, key=obj, diff=(True,) * len(inputs),
+                  text=f"`{text}` in its sublist form (an operand first, then lists of "
+                       "axis numbers; write the subscripts as text, 'ij,jk->ik')")
     if memo is not None:
         try:
             plain = memo.get((_PLAIN_RULE, obj))

@@ -213,9 +213,10 @@ TABLE = {
     np.heaviside: Facts(domain=SIGNED),
     np.cbrt: Facts(domain=SIGNED),
     np.modf: Facts(shape=shapes.two_like_first, domain=SIGNED),
-    # casts of a number, a 0-d array or an array (not ufuncs)
-    np.float64: Facts(shape=elementwise, number=True, scalar_ok=True),
-    np.float32: Facts(shape=elementwise, number=True, scalar_ok=True),
+    # casts of a number, a 0-d array or an array (not ufuncs; of an array of their
+    # dtype, the array itself)
+    np.float64: Facts(shape=elementwise, number=True, scalar_ok=True, view=True),
+    np.float32: Facts(shape=elementwise, number=True, scalar_ok=True, view=True),
     np.real: Facts(shape=elementwise, keeps_dtype=True, scalar_ok=True, view=True),
     np.imag: Facts(shape=elementwise, keeps_dtype=True, scalar_ok=True),
     np.real_if_close: Facts(shape=elementwise, keeps_dtype=True, scalar_ok=True, view=True),
@@ -310,8 +311,8 @@ TABLE = {
     np.convolve: Facts(shape=shapes.convolved, keeps_integers=True),
     np.correlate: Facts(shape=shapes.convolved, keeps_integers=True),
     np.diag: Facts(shape=shapes.diag, view=True, keeps_dtype=True),
-    np.triu: Facts(shape=shapes.same_as_array, keeps_dtype=True, same_kind=True, lists=True),
-    np.tril: Facts(shape=shapes.same_as_array, keeps_dtype=True, same_kind=True, lists=True),
+    np.triu: Facts(shape=shapes.triangle, keeps_dtype=True, lists=True),
+    np.tril: Facts(shape=shapes.triangle, keeps_dtype=True, lists=True),
     np.median: Facts(**_REDUCE, lists=True),
     np.average: Facts(**_REDUCE, lists=True),
     np.quantile: Facts(shape=shapes.quantile, number=True),

@@ -604,8 +604,10 @@ def np_logaddexp(x, y, out, x_dot, y_dot):
 
 @rule(np.clip)
 def np_clip(x, lo, hi, out, x_dot, lo_dot, hi_dot):
-    # (only `out` and x are compared: a bound may be None, no bound)
-    return (out == x) * x_dot, (out > x) * lo_dot, (out < x) * hi_dot
+    # (NumPy's minimum(maximum(x, lo), hi): where lo > hi, hi; a bound compared only
+    # by ==, which is False against None, no bound)
+    return ((out == x) * x_dot, ((out > x) & (out == lo)) * lo_dot,
+            ((out < x) | (out > x) & (out == hi) & (out != lo)) * hi_dot)
 
 
 @rule(np.where, when=("int", "scalar", "scalar"))

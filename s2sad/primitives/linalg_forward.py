@@ -99,13 +99,16 @@ def np_vdot(x, y, out, x_dot, y_dot):
 
 @rule(np.add.outer)
 def np_add_outer(x, y, out, x_dot, y_dot):
-    # (x's tangent with an axis of length 1 for each of y's; y's broadcasts as it is)
-    return np.reshape(x_dot, np.shape(x) + (1,) * np.ndim(y)), y_dot
+    # (x's tangent with an axis of length 1 for each of y's, y's as it is: each
+    # spread to the result's shape, since one may be the only term)
+    return (np.broadcast_to(np.reshape(x_dot, np.shape(x) + (1,) * np.ndim(y)), np.shape(out)),
+            np.broadcast_to(y_dot, np.shape(out)))
 
 
 @rule(np.subtract.outer)
 def np_subtract_outer(x, y, out, x_dot, y_dot):
-    return np.reshape(x_dot, np.shape(x) + (1,) * np.ndim(y)), -y_dot
+    return (np.broadcast_to(np.reshape(x_dot, np.shape(x) + (1,) * np.ndim(y)), np.shape(out)),
+            -np.broadcast_to(y_dot, np.shape(out)))
 
 
 @rule(np.multiply.outer)

@@ -614,9 +614,11 @@ def np_logaddexp(x, y, out, out_bar):
 
 @rule(np.clip)
 def np_clip(x, lo, hi, out, out_bar):
-    # (only `out` and x are compared: a bound may be None, no bound)
+    # (NumPy's minimum(maximum(x, lo), hi): where lo > hi, hi; a bound compared only
+    # by ==, which is False against None, no bound)
     return (unbroadcast(out_bar * (out == x), x),
-            unbroadcast(out_bar * (out > x), lo), unbroadcast(out_bar * (out < x), hi))
+            unbroadcast(out_bar * ((out > x) & (out == lo)), lo),
+            unbroadcast(out_bar * ((out < x) | (out > x) & (out == hi) & (out != lo)), hi))
 
 
 @rule(np.where, when=("int", "scalar", "scalar"))

@@ -371,6 +371,13 @@ def same_as_array(a: Args):
     return _array_first(a)
 
 
+def triangle(a: Args):
+    """``np.tril(x, k)`` and ``np.triu``: x's shape; of a vector, the square it makes
+    (the vector every row)."""
+    x = _array_first(a)
+    return (x[0], x[0]) if isinstance(x, tuple) and len(x) == 1 else x
+
+
 def sort(a: Args):
     """``np.sort(x, axis=-1)``: x's shape; axis=None: flattened."""
     x = _array_first(a)

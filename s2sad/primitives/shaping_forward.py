@@ -336,9 +336,29 @@ def np_diagonal(a, *, offset=0, axis1=0, axis2=1, out, a_dot):
     return np.diagonal(a_dot, offset, axis1, axis2)
 
 
+@rule(np.triu, when=("2d",))
+def np_triu_2d(m, *, k=0, out, m_dot):
+    return np.triu(m_dot, k)
+
+
+@rule(np.triu, when=("1d",))
+def np_triu_1d(m, *, k=0, out, m_dot):
+    return np.triu(m_dot, k)
+
+
 @rule(np.triu)
 def np_triu(m, *, k=0, out, m_dot):
     return np.triu(m_dot, k)
+
+
+@rule(np.tril, when=("2d",))
+def np_tril_2d(m, *, k=0, out, m_dot):
+    return np.tril(m_dot, k)
+
+
+@rule(np.tril, when=("1d",))
+def np_tril_1d(m, *, k=0, out, m_dot):
+    return np.tril(m_dot, k)
 
 
 @rule(np.tril)

@@ -89,7 +89,11 @@ def convolve_modes(mode=None):
 
 
 def meshgrid_refusal(indexing="xy", sparse=False, copy=True):
-    """The `Rule.static` check of ``np.meshgrid``'s rules: full grids only."""
+    """The `Rule.static` check of ``np.meshgrid``'s rules: full grids of two vectors
+    only (a third array takes the place of `indexing`)."""
+    if not (isinstance(indexing, str) and indexing in ("xy", "ij")):
+        return ("of more than two arrays, or with an indexing= other than 'xy' or 'ij' "
+                "(s2sad differentiates the grids of two vectors)")
     return None if sparse is False else (
         "with sparse= (s2sad differentiates the full grids: x[None, :] and y[:, None] "
         "are the sparse ones, written out)")
@@ -499,14 +503,35 @@ def np_diagonal(a, *, offset=0, axis1=0, axis2=1, out, out_bar):
     return diagonal_bar(out_bar, a, offset, axis1, axis2)
 
 
+@rule(np.triu, when=("2d",))
+def np_triu_2d(m, *, k=0, out, out_bar):
+    return np.triu(out_bar, k)
+
+
+@rule(np.triu, when=("1d",))
+def np_triu_1d(m, *, k=0, out, out_bar):
+    # (a vector is the row of every line of the square it makes)
+    return np.sum(np.triu(out_bar, k), axis=0)
+
+
 @rule(np.triu)
 def np_triu(m, *, k=0, out, out_bar):
-    return np.triu(out_bar, k)
+    return unbroadcast(np.triu(out_bar, k), m)
+
+
+@rule(np.tril, when=("2d",))
+def np_tril_2d(m, *, k=0, out, out_bar):
+    return np.tril(out_bar, k)
+
+
+@rule(np.tril, when=("1d",))
+def np_tril_1d(m, *, k=0, out, out_bar):
+    return np.sum(np.tril(out_bar, k), axis=0)
 
 
 @rule(np.tril)
 def np_tril(m, *, k=0, out, out_bar):
-    return np.tril(out_bar, k)
+    return unbroadcast(np.tril(out_bar, k), m)
 
 
 # --------------------------------------------------- numpy: statistics and nan-sums
