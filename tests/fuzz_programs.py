@@ -600,7 +600,9 @@ def comprehension(draw, names):
     change."""
     var = draw(st.sampled_from(["v", "v", "x"]))
     inner = [n for n in names if n != var] + [var]
-    elt = draw(expression(inner, 1))
+    # (not a function passed to a helper, ``gapply(math.sin, v)``: refused inside a
+    # comprehension)
+    elt = draw(expression(inner, 1).filter(lambda e: "gapply(" not in e))
     src = draw(st.sampled_from(["ys", "ys[1:]", "ys[::-1]", "[x, y]", "ys + [x]"]))
     cond = draw(st.sampled_from(["", "", f" if {var} > 0.1", f" if {var} < 0.5"]))
     form = draw(st.sampled_from([
@@ -928,7 +930,7 @@ def array_program(draw, params=False, rows=2):
         kind = draw(st.sampled_from(["assign", "assign", "if", "loop", "write", "while",
                                      "container", "checkpointed", "comprehension",
                                      "loop_write", "one_path", "layers", "star",
-                                     "complex", "scatter", "unseen"]))
+                                     "complex", "scatter", "unseen", "early_return"]))
         shape = draw(st.sampled_from("svmu"))
         name = f"{shape}{next(fresh)}"
         if kind == "assign":
@@ -1060,6 +1062,18 @@ def array_program(draw, params=False, rows=2):
             refusals.add("NotDifferentiableError")
             lines.append(f"    {name} = " + form.format(v=draw(array_expr("v", env, 1)),
                                                         s=draw(array_expr("s", env, 1))))
+        elif kind == "early_return":
+            # a return under a test: what follows, the reads of the values computed
+            # before, runs on the other path only (their adjoints are zero on this one)
+            shape, name, made = "s", f"s{next(fresh)}", f"v{next(fresh)}"
+            lines.append(f"    {made} = {draw(array_expr('v', env, 1))}")
+            lines.append(f"    if {draw(array_expr('s', env, 1))} > "
+                         f"{draw(st.sampled_from(['0.3', '-0.4']))}:")
+            lines.append(f"        return {draw(array_expr('s', env, 1))}")
+            use = draw(st.sampled_from(["np.sum({v})", "np.sum(np.tanh({v}))",
+                                        "np.mean({v} * {v})", "{s} * np.sum({v})"]))
+            lines.append(f"    {name} = " + use.format(v=made, s=draw(array_expr('s', env, 1))))
+            env["v"] = env["v"] + [made]
         elif kind == "layers":
             shape = "s"
             name = f"s{next(fresh)}"
@@ -1081,7 +1095,16 @@ def array_program(draw, params=False, rows=2):
             value = draw(array_expr(draw(st.sampled_from("sv")), env, 1))
             if index.startswith("("):
                 value = draw(array_expr("s", env, 1))  # (one element per pair)
-            lines.append(f"    np.add.at({name}, {index}, {value})")
+            if draw(st.integers(0, 3)) == 0:
+                # (a view of it read after the add, which the add changes: refused,
+                # as after ``a[i] += v``)
+                view = f"s{next(fresh)}"
+                lines.append(f"    {view} = {name}[1:]")
+                lines.append(f"    np.add.at({name}, {index}, {value})")
+                lines.append(f"    {before} = {before} + np.sum({view})")
+                refusals.add("NotDifferentiableError")
+            else:
+                lines.append(f"    np.add.at({name}, {index}, {value})")
             env["s"] = env["s"] + [before]
         elif kind == "unseen":
             # `u op= ...` on a value of a kind the compiler cannot see (an array, from

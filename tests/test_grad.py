@@ -851,3 +851,37 @@ def test_a_number_that_may_be_an_int_keeps_a_float_gradient():
     got = s2sad.grad(picked)(2.0, 1.0)
     assert got == 1.0 and type(got) is float
     assert s2sad.grad(chosen)(2.0, 0.0, 1.0, 3.0) == 3.0
+
+
+@pytest.mark.parametrize("point", [(0.3, 0.2), (1.06, -0.4)])
+def test_a_tuple_split_by_place_and_given_a_second_version_keeps_both_apart(point):
+    f = zoo.tuple_places_and_versions
+    got = s2sad.grad(f, wrt=(0, 1))(*point)
+    assert got == pytest.approx(tuple(central_diff(f, point, i) for i in (0, 1)), rel=1e-6)
+    assert s2sad.grad(f, wrt=(0, 1), mode="forward")(*point) == pytest.approx(got, rel=1e-12)
+
+
+def _summed_after_a_return(x):
+    z = np.sin(x)
+    if x[0] > 0.0:
+        return np.sum(x)
+    return np.sum(z)
+
+
+def _product_after_a_return(x):
+    z = x * x
+    if x[0] > 0.0:
+        return 2.0 * x[1]
+    return np.sum(x * np.sum(z))
+
+
+@pytest.mark.parametrize("f", [_summed_after_a_return, _product_after_a_return])
+@pytest.mark.parametrize("first", [0.31, -0.31])
+def test_an_adjoint_spread_on_one_path_is_not_read_on_the_other(f, first):
+    """(The spread of ``np.sum``'s adjoint, assigned on the path that returns
+    ``np.sum(z)``, was written into its reader after the branch, so the path that
+    returned first got the other path's derivative; or the reader found it unbound.)"""
+    x = np.array([first, -0.72, 1.13])
+    want = central_diff(f, (x,), 0)
+    for mode in ("reverse", "forward"):
+        assert np.allclose(s2sad.grad(f, mode=mode)(x), want, rtol=1e-6, atol=1e-8)

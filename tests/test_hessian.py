@@ -339,3 +339,37 @@ def test_hessian_of_an_array_made_of_a_list():
     up, down = g(x, s + h), g(x, s - h)
     assert np.allclose(H[1][1], (up[1] - down[1]) / (2 * h), rtol=1e-5)
     assert np.allclose(H[0][1], (up[0] - down[0]) / (2 * h), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("ufunc", [np.add, np.subtract])
+def test_the_hessian_through_an_outer_sum_with_one_operand_held(ufunc):
+    """(The tangent of ``np.add.outer(a, b)`` along `a` alone had `a`'s shape with
+    axes of length 1, not the result's: the gradient's reshape raised.)"""
+    def f(a, b):
+        return np.sum(ufunc.outer(a, b) ** 2 * np.arange(1.0, 13.0).reshape(2, 3, 2))
+
+    a, b = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]]), np.array([0.5, -1.0])
+    for wrt, x in ((0, a), (1, b)):
+        h = s2sad.hessian(f, wrt=wrt)(a, b)
+        step = 1e-5
+        columns = []
+        for e in np.eye(x.size):
+            up = [a, b]
+            down = [a, b]
+            up[wrt] = x + step * e.reshape(x.shape)
+            down[wrt] = x - step * e.reshape(x.shape)
+            columns.append((s2sad.grad(f, wrt=wrt)(*up) - s2sad.grad(f, wrt=wrt)(*down))
+                           / (2 * step))
+        numeric = np.stack(columns, axis=-1).reshape(x.shape + x.shape)
+        assert np.allclose(h, numeric, atol=1e-6)
+
+
+@pytest.mark.parametrize("point", [(0.3, 0.7), (0.4, 0.2)])
+def test_the_hessian_reads_a_value_a_tape_holds_on_one_path_only(point):
+    f = zoo_loops.comprehension_under_a_branch_of_a_while_loop
+    h = np.array(s2sad.hessian(f, wrt=(0, 1))(*point), dtype=float).reshape(2, 2)
+    step = 1e-5
+    numeric = [[(s2sad.grad(f, wrt=j)(*np.add(point, step * e))
+                 - s2sad.grad(f, wrt=j)(*np.subtract(point, step * e))) / (2 * step)
+                for j in (0, 1)] for e in np.eye(2)]
+    assert np.allclose(h, numeric, atol=1e-6)

@@ -256,3 +256,38 @@ ZOO += [
     (power, (1.3, 4), 0),
     (uses_power, (0.7,), 0),
 ]
+
+
+# --------------------------------- a tuple split by place, given a second version
+
+
+def _heads_tails(vals, w):
+    heads, tails = [], []
+    for v in vals:
+        heads.append(v * w)
+        tails.append(math.sin(v + w))
+    return heads, tails
+
+
+def _squares(a, n):
+    if n <= 0:
+        return [a]
+    return [a * a] + _squares(0.5 * a, n - 1)
+
+
+def tuple_places_and_versions(x, y):
+    # (the tuple `q` is split into one name per place, `q%0` and `q%1`; the loop's
+    # two paths gave `q` a second version, which was named `q%1` too: one name for
+    # two values, whose kind was then unknown and `acc += x` refused)
+    acc = x
+    ys = [y, x]
+    for i0 in range(3):
+        for i1 in range(1, 4, 2):
+            if acc > 0.5:
+                if acc > 0.6:
+                    continue
+            heads, tails = _heads_tails(ys, 0.25 * i0 - 2.0)
+            q = (heads, _squares(0.5 / (1.0 + 0.25 * i1 * 0.25 * i1), 2))
+            acc = acc + 0.5 * tails[0] * q[1][1] + q[0][1]
+        acc += x
+    return acc

@@ -1094,3 +1094,54 @@ def written_after_an_early_return(x):
         return 0.0
     a[0] = a[1]
     return np.sum(a * x)
+
+
+def read_after_a_write_into_a_cast_of_its_dtype(x):
+    # (np.float64 of a float64 array is the array itself, not a copy)
+    y = x * 2.0
+    m = np.float64(y)
+    y[0] = 4.0  # marker
+    return np.sum(m * x)
+
+
+# ------------------------ np.add.at judged as the write ``a[i] += v`` it is
+# (it skipped the checks on views and arguments: derivatives of the values before
+# the add, and the caller's array changed)
+
+
+def add_at_then_a_view_read(x):
+    y = x * 1.0
+    z = y[:]
+    np.add.at(y, [0], x[1])  # marker
+    return np.sum(z * z)
+
+
+def add_at_into_a_slice(x):
+    y = x * 1.0
+    np.add.at(y[1:], [0, 0], x[1:3])  # marker
+    return np.sum(y * y)
+
+
+def add_at_into_the_argument(x):
+    y = x * 1.0
+    np.add.at(x, [0], y[1])  # marker
+    return np.sum(x * x)
+
+
+def unpacked_then_written(x):
+    # (jacobian's forward mode unpacked the directions, not the elements: right only
+    # where the tangent is symmetric; and the element's tangent was a view the write
+    # changed)
+    y = x * np.array([1.0, 3.0, 0.5, 2.0]) + x[0]
+    a, b, c, d = y
+    y[1] = 0.0
+    return y * a + b * c - d
+
+
+def element_written_from_the_argument(x):
+    # (the Hessian's tangent of the adjoint written into was np.broadcast_to's
+    # read-only view: "assignment destination is read-only")
+    y = x * 1.0
+    z = y[-1]
+    y[0] = x[1]
+    return np.sum(np.sin(y * z + np.cos(x)))

@@ -445,3 +445,19 @@ def formats_in_a_loop(x):
         s += x * i
         _ = f"{s:.3f}"
     return s
+
+
+def comprehension_under_a_branch_of_a_while_loop(x, y):
+    # (the gradient's tape holds the comprehension's list on one path and None on
+    # the other; forward mode over the gradient took the popped value for either,
+    # and refused the Hessian at its first read by index)
+    acc = x
+    ys = [y, x]
+    n = 0
+    while n < 2 and acc < 2.5:
+        n += 1
+        if y > 0.5:
+            acc = acc + 0.5 * sum(a * w for a in ys[::-1] for w in ys[:2] if a < 0.9)
+            ys.append(y * 0.5)
+        acc = x * acc + y
+    return acc * y + sum(ys)

@@ -25,6 +25,10 @@ statements (here), the kinds of results (`results`), shapes and origins of array
 (`shapes`), the objects names refer to (`objects`), `isinstance` tests the kinds
 decide (`static`), and the errors (`checks`, with the checks on writes in `writes`
 and `holders`).
+
+Size: just over 800 lines, the forward pass of the fixed point and what it keeps for
+the passes after it (kinds, objects, the values a tape restores), which share one
+pass's state; what can stand alone is in the parts above.
 """
 
 from __future__ import annotations
@@ -237,6 +241,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         # (names given None somewhere, which only gradient code s2sad wrote reads:
         # `restored_kind`, `saved_none`)
         self.nones = self.index.nones
+        self.some = {}  # one of them -> the kind of the values it is given but None
         self.forward(self.fn.body)
         if r.written:
             reverted = self.written_joins()
@@ -249,10 +254,8 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 r.written.discard(t)
             for _ in range(2 if reverted else 1):
                 # a write makes the array one object whose every name is varied alike:
-                # run again with that known from the start (by the object's root as
-                # the last pass left it: a join may have made a written name's object
-                # another's, and a name written under its old root would be varied
-                # under one key before the write and read under another after it)
+                # run again with that known from the start, by the roots the last pass
+                # left (a join may have made the object of a name written another's)
                 r.written = {r.root(n) for n in r.written}
                 r.varied = {p.name for p in self.fn.params if p.name in r.varied}
                 # (kinds again from the parameters' too: merged with the first pass's, an
@@ -315,13 +318,12 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
             for n in self.defined:
                 b, _, v = n.rpartition("%")
                 self.versions.setdefault(b if v.isdigit() else n, []).append(n)
-        # (the forward sweep's values of that name, any of which the tape may hold;
-        # not the None a path that did not compute it pushes in its place, which the
-        # reverse sweep of that path does not read: `tapes.fill_tapes`)
+        # (the forward sweep's values of that name, but the None a path that did not
+        # compute it pushes in its place, which that path's reverse does not read)
         kind = None
         for n in self.versions.get(base, ()):
-            k = self.result.kinds.get(n)
-            if n != s.targets[0] and k is not None and n not in self.nones:
+            k = self.some.get(n) if n in self.nones else self.result.kinds.get(n)
+            if n != s.targets[0] and k is not None:
                 kind = k if kind is None else merged(kind, k)
         return kind if kind not in (None, UNKNOWN, PENDING) else None
 
@@ -389,6 +391,9 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                                                                         ast.UnaryOp)):
                     self.note_static(s, op)  # (what it looks at)
                 for t, k in zip(s.targets, kinds):
+                    if t in self.nones and not (isinstance(s.value, ast.Constant)
+                                                and s.value.value is None):
+                        self.some[t] = merge(self.some.get(t), k)  # (see `restored_kind`)
                     if not (t in self.keep and t in r.kinds):
                         old = r.kinds.get(t)
                         if old == INT and k == SCALAR or old == SCALAR and k == INT or \

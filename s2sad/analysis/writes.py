@@ -335,13 +335,19 @@ class Writes(CarriedWrites, UnseenWrites):
                 continue
             if not isinstance(s, ir.SetItem):
                 self.unseen_object(s)  # (an ``np.add.at``)
-                continue
-            c = s.container
+                op = r.ops.get(id(s)) if isinstance(s, ir.Expr) else None
+                if op is None or op.kind != "add_at" or not isinstance(op.inputs[0], ast.Name) \
+                        or not isinstance(r.kinds.get(op.inputs[0].id), ArrayKind):
+                    continue
+                # (``np.add.at(a, i, v)`` writes into `a` as ``a[i] += v`` does)
+                c, value = op.inputs[0].id, op.inputs[-1]
+            else:
+                c, value = s.container, s.value
             root = r.root(c)
             writes.setdefault(root, []).append((k, loops))
             user = self.name(c)
-            if isinstance(s.value, ast.Name) and s.value.id in r.kinds \
-                    and r.root(s.value.id) == root:
+            if isinstance(value, ast.Name) and value.id in r.kinds \
+                    and r.root(value.id) == root:
                 self.fail(s, f"this writes `{user}` into itself; s2sad's derivative would "
                              "read the values the write has already changed",
                           f"Write a copy: `{user}[...] = {self.name(s.value.id)}.copy()`.")
@@ -387,6 +393,8 @@ class Writes(CarriedWrites, UnseenWrites):
                 self.fail(s, f"s2sad cannot tell whether the value of `{user}` is shared with "
                              "another value, so it cannot follow a write into it",
                           f"Write into a copy made first: `{user} = {user}.copy()`.")
+            if not isinstance(s, ir.SetItem):
+                continue
             kind = r.kinds.get(c)
             index = s.target.slice
             if isinstance(kind, ArrayKind) and kind.dtype == "?" and self.a.is_varied(s.value):

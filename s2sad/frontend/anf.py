@@ -43,9 +43,7 @@ the same order, with the same exceptions, and in which
 
 ``pass`` and annotations are dropped. It refuses reads of a variable that has no
 assignment on any path before the read (`UnsupportedSyntaxError`), and calls of
-something that is not a name or a dotted name.
-
-Loops over a list, ``enumerate``, ``zip`` or ``reversed(range(...))`` are lowered
+something that is not a name or a dotted name. Loops over a list, ``enumerate``, ``zip`` or ``reversed(range(...))`` are lowered
 here rather than rewritten in `desugar`: the loop reads the sequence it was given,
 the SSA version current before the loop (the body may rebind the name), which a
 rewrite of the source could say only with a copy the printed stages do not have."""
@@ -112,6 +110,8 @@ class _Lowerer(KeptLowering):
         if n is None:
             self.versions[var] = 0
             return var
+        while ir.derived(var, str(n + 1)) in self.locals:  # (``q%1``: the second place
+            n += 1  # of a tuple `q` split by place, a name of the function's own)
         self.versions[var] = n + 1
         return ir.derived(var, str(n + 1))
 

@@ -14,7 +14,7 @@ Refused, at the call: a callee that is recursive, has ``*args``/``**kwargs``, a
 default that is not a constant, a ``return`` inside a loop, or reads a global name
 that means something else where it is called.
 
-Imports `errors` and `structure_values`.
+Imports `errors`, `scopes` and `structure_values`.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from ..errors import NotDifferentiableError
 from ..ir import trees
 from . import pairs
 from .defaults import default_functions, is_function, with_defaults
+from .scopes import rename_scoped
 from .structure_values import Node, assign, located
 from .tree_index import Nodes, has, of
 
@@ -272,7 +273,7 @@ def _put_in_place(rw, key, tree, assigned, call, at, name, keep_lines) -> str:
     renamed = {n: f"{n}%{suffix}" for n in local}
     result = f"%{suffix}"
     for s in tree.body:
-        _rename(s, renamed)
+        rename_scoped(s, renamed)
     body = single_exit(tree.body, result, rw, at, name)
     bound = _bind(rw, a, call, renamed, at, name)
     bound, body = _functions_passed(rw, bound, body)
@@ -289,58 +290,6 @@ def _put_in_place(rw, key, tree, assigned, call, at, name, keep_lines) -> str:
     finally:
         rw.inlining.pop()
     return result
-
-
-def _rename(node, names: dict):
-    """Each name of `names` read or assigned in `node` renamed, as Python scopes it:
-    in a function or lambda defined inside, only the names it reads from the
-    enclosing function (not its parameters, nor the names it assigns itself unless
-    declared ``nonlocal``); its own name, defaults and decorators are the enclosing
-    function's."""
-    if isinstance(node, ast.Name):
-        if node.id in names:
-            node.id = names[node.id]
-        return
-    if isinstance(node, (ast.FunctionDef, ast.Lambda)):
-        if isinstance(node, ast.FunctionDef):
-            if node.name in names:
-                node.name = names[node.name]
-            for d in node.decorator_list:
-                _rename(d, names)
-        a = node.args
-        for d in a.defaults + [d for d in a.kw_defaults if d is not None]:
-            _rename(d, names)
-        body = node.body if isinstance(node, ast.FunctionDef) else [node.body]
-        own = _own_names(node, body)
-        inner = {k: v for k, v in names.items() if k not in own}
-        for s in body:
-            _rename(s, inner)
-        return
-    for child in ast.iter_child_nodes(node):
-        _rename(child, names)
-
-
-def _own_names(fn, body) -> set:
-    """The names local to the function or lambda `fn` (its body `body`): its
-    parameters and what it assigns (not inside functions defined in it), less those
-    it declares ``nonlocal`` or ``global``."""
-    a = fn.args
-    own = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs} | {
-        p.arg for p in (a.vararg, a.kwarg) if p is not None}
-    declared = set()
-    todo = list(body)
-    while todo:
-        n = todo.pop()
-        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-            own.add(n.id)
-        elif isinstance(n, (ast.Nonlocal, ast.Global)):
-            declared.update(n.names)
-        elif isinstance(n, (ast.FunctionDef, ast.Lambda)):
-            if isinstance(n, ast.FunctionDef):
-                own.add(n.name)
-            continue
-        todo.extend(ast.iter_child_nodes(n))
-    return own - declared
 
 
 def _spread(rw, call, at, name):
@@ -794,9 +743,9 @@ class CallRewrites:
             name = inline_local(self, callee, e, e)
             return self.env.get(name, name)
         if self.lazy or self.parse is None:
-            raise self.refuse(e, "s2sad cannot pass a container of parameters to a function "
-                                 "inside a comprehension, `map`, a `key=`, a lambda, a "
-                                 "conditional expression or `and`/`or`",
+            raise self.refuse(e, "s2sad cannot pass a container of parameters or a function "
+                                 "to a function inside a comprehension, `map`, a `key=`, a "
+                                 "lambda, a conditional expression or `and`/`or` yet",
                               hint="Call it on a line of its own (a loop instead of the "
                                    "comprehension).")
         method = self.bound_method(e)

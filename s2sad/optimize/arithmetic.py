@@ -445,9 +445,11 @@ def _spread_named(body, parts, spread, ctx: Context, names) -> list:
         if p is None:
             continue
         if counts is None:
-            counts = max_defs(body, ctx.inputs)
+            counts, defs = max_defs(body, ctx.inputs), definitions(body)
         g, x = p[0], p[1]
-        if counts.get(s.targets[0], 0) == 1 and counts.get(x, 0) <= 1 and (
+        # (the target assigned once in all: one assigned on each path of a branch,
+        # ``z_bar = np.zeros_like(z)`` on one, is not this value on the other)
+        if defs.get(s.targets[0], 0) == 1 and counts.get(x, 0) <= 1 and (
                 isinstance(g, ast.Constant) or isinstance(g, ast.Name)
                 and counts.get(g.id, 0) <= 1 and ctx.kinds.is_float(g.id)):
             candidates[s.targets[0]] = s

@@ -17,7 +17,8 @@ the missing axes after its direction axis (``t1 * t3_dot[:, None]``), ``W @ x_do
 of a vector tangent reads ``x_dot @ W.T``, a reduction over every axis or over a
 counted axis (``np.sum(t_dot, axis=0)``) runs over the same axes counted from the
 end, an element read or write ``x_dot[i]`` is ``x_dot[:, i]`` (a copy of it where
-the array is written into by element: a number's tangent is its own), the zero tangent of
+the array is written into by element: a number's tangent is its own), an array's
+unpacking ``a, b = y`` unpacks ``np.moveaxis(y_dot, 1, 0)``, the zero tangent of
 an array the function writes into has the direction axis, ``np.broadcast_to``
 keeps the axis in front, ``np.flip``, ``roll``, ``cumsum``, ``diff`` and
 ``repeat`` of a tangent along an axis count it from the end (``triu`` and ``tril``
@@ -78,6 +79,40 @@ def batch(fn: ir.Function, kinds: dict) -> None:
     _Batcher(kinds, reference, written).block(fn.body)
 
 
+def _batched_value(s, value, rank, kinds, written):
+    """The value the assignment `s` takes in batched code (`value`, its value batched,
+    of `rank`): `_rows` of an unpacking, else `_own_element`."""
+    return _rows(s.value, value, kinds, written) if s.unpack else \
+        _own_element(s.value, value, rank, written)
+
+
+def _rows(node, value, kinds, written):
+    """The batched value of an unpacking, ``a, b = y`` (`node`, batched `value`): an
+    array's tangent unpacks along its first axis after the directions
+    (``np.moveaxis(y_dot, 1, 0)``, copied where `y` is written into by element, which
+    would change the rows it gives), a tuple's as it is."""
+    if not (isinstance(node, ast.Name) and _is_tangent(node.id)):
+        return value
+    kind = kinds.get(node.id[: -len("%dot")])
+    if not isinstance(kind, ArrayKind):
+        return value
+    if not isinstance(kind.ndim, int) or kind.ndim < 1:
+        raise NotBatchable(node)
+    rows = _np("moveaxis", [value, ir.const(1), ir.const(0)])
+    return ast.Call(ast.Attribute(rows, "copy", ast.Load()), [], []) if node.id in written \
+        else rows
+
+
+def _own_element(node, value, rank, written):
+    """`value`, the batched `node`, copied where `node` reads an element of a tangent
+    written into by element: an element, a number of its own, is a column of the
+    directions there, a view a later write into the array would change."""
+    if rank == 0 and isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
+            and node.value.id in written:
+        return ast.Call(ast.Attribute(value, "copy", ast.Load()), [], [])
+    return value
+
+
 def _is_tangent(n: str) -> bool:
     return n.endswith("%dot")
 
@@ -112,9 +147,9 @@ _REDUCTIONS = tuple(n for n in NUMPY_REDUCTION_NAMES if n != "np.linalg.norm")
 
 class _Batcher:
     def __init__(self, kinds, reference, written=frozenset()):
-        self.kinds = kinds
-        self.reference = reference  # a tangent parameter: its first axis counts directions
-        self.written = written  # tangents written into by element
+        # (`reference`: a tangent parameter, whose first axis counts directions;
+        # `written`: the tangents written into by element)
+        self.kinds, self.reference, self.written = kinds, reference, written
         self.ranks = {}  # primal names without a kind (a rule's own lines): their ranks
 
     def rank_of_name(self, n: str):
@@ -153,13 +188,7 @@ class _Batcher:
                     if target is None or rank is not None and rank > target or \
                             rank is None and not isinstance(value, ast.Subscript):
                         raise NotBatchable(s)
-                    if rank == 0 and isinstance(s.value, ast.Subscript) \
-                            and isinstance(s.value.value, ast.Name) \
-                            and s.value.value.id in self.written:
-                        # (an element, a number of its own, is a column of the
-                        # directions: a view a later write into the array changes)
-                        value = ast.Call(ast.Attribute(value, "copy", ast.Load()), [], [])
-                s.value = value
+                s.value = _batched_value(s, value, rank, self.kinds, self.written)
         elif isinstance(s, ir.If):
             _steady_control(s)
             self.block(s.body)

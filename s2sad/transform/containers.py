@@ -290,9 +290,7 @@ class ContainerAdjoints:
         into many, else the slot summed to the value's shape (`unbroadcast`), which
         is also what a value of a kind not known here gets (an array read from a
         setting: its adjoint is not a number). A list or a tuple of values is refused.
-        Where the write `overwrites` (``x[i] = v``, not ``np.add.at``) through an index
-        that may name an element twice, only the value the element kept gets its
-        adjoint (`kept_slots`)."""
+        A write that `overwrites` (``x[i] = v``, not ``np.add.at``) reads it `kept`."""
         target = self.slot_kind(container, index)
         kind = self.act.kinds.get(value.id)
         if isinstance(kind, (ListKind, tuple)) and isinstance(target, ArrayKind):
@@ -305,11 +303,8 @@ class ContainerAdjoints:
                 "(jvp) takes it as it is.")
         if not isinstance(target, ArrayKind):
             return slot  # one element: a number, not a view
-        if overwrites and fancy_index(index, self.atom_kind) and self.may_repeat(index):
-            # an element named twice kept one value: the others have no derivative
-            self.helpers["kept_slots"] = runtime.kept_slots
-            slot = ast.Call(func=ir.name("kept_slots"), args=[
-                slot, ir.copy_tree(slot.value), slices_as_calls(ir.copy_tree(index))], keywords=[])
+        if overwrites:
+            slot = kept(self, slot, index)
         if kind in (SCALAR, INT):
             return self.np_call("sum", [slot])  # one number written into many elements
         self.helpers["unbroadcast"] = runtime.unbroadcast
@@ -319,45 +314,6 @@ class ContainerAdjoints:
                 slot = ast.Call(func=ast.Attribute(value=slot, attr="copy", ctx=ast.Load()),
                                 args=[], keywords=[])
         return ast.Call(func=ir.name("unbroadcast"), args=[slot, ir.name(value.id)], keywords=[])
-
-    def may_repeat(self, index) -> bool:
-        """May an index of integer arrays or lists name one element twice? Not where
-        its one such part is a boolean mask, a list display of distinct non-negative
-        integers (``x[[0, 2]] = v``) or what ``np.arange(n)`` or ``np.argsort`` made,
-        and nothing changes it in place."""
-        parts = index.elts if isinstance(index, ast.Tuple) else [index]
-        fancy = [p for p in parts if isinstance(p, ast.List) or isinstance(p, ast.Name)
-                 and isinstance(self.atom_kind(p), (ArrayKind, ListKind))]
-        if all(isinstance(self.atom_kind(p), ArrayKind) and self.atom_kind(p).dtype == "b"
-               for p in fancy if isinstance(p, ast.Name)) and not any(
-                isinstance(p, ast.List) for p in fancy):
-            return False
-        if len(fancy) != 1:
-            return True
-        part = fancy[0]
-        if isinstance(part, ast.Name):
-            root = self.act.root(part.id)
-            made = None
-            for s in ir.walk(self.fn.body):
-                value = getattr(s, "value", None)
-                if type(value) is ast.Call and type(value.func) is ast.Attribute \
-                        and type(value.func.value) is ast.Name \
-                        and self.act.root(value.func.value.id) == root:
-                    return True  # (changed in place: what it was made as says nothing)
-                if type(s) is ir.Assign and not s.unpack and s.targets == (part.id,):
-                    made = value
-            if root in self.act.written:
-                return True
-            if isinstance(made, ast.Call) and len(made.args) == 1 and not made.keywords:
-                kind = self.atom_kind(part)
-                return self.fn.refs.get(ir.dotted(made.func)) not in (np.arange, np.argsort) \
-                    or not (isinstance(kind, ArrayKind) and kind.ndim == 1)
-            part = made
-        if not isinstance(part, ast.List):
-            return True
-        values = [e.value if isinstance(e, ast.Constant) else None for e in part.elts]
-        return not all(type(v) is int and v >= 0 for v in values) \
-            or len(set(values)) != len(values)
 
     def hand_over(self, target: str, source, line) -> list:
         """The reverse of a loop-carried array taking its next value, ``u = v``: what
@@ -370,3 +326,56 @@ class ContainerAdjoints:
         out.append(ir.Assign((self.acc(target),), self.zeros_before(
             target, source, self.acc(target)), line))
         return out
+
+
+def kept(t, slot, index):
+    """The slot's adjoint (`slot`, ``x_bar[index]``) as the value a write into
+    ``x[index]`` gets it (`t`, the reverse transform): where the index may name an
+    element twice, only the value the element kept has a derivative
+    (`runtime.kept_slots`)."""
+    if not (fancy_index(index, t.atom_kind) and may_repeat(t, index)):
+        return slot
+    t.helpers["kept_slots"] = runtime.kept_slots
+    return ast.Call(func=ir.name("kept_slots"), args=[
+        slot, ir.copy_tree(slot.value), slices_as_calls(ir.copy_tree(index))], keywords=[])
+
+
+def may_repeat(t, index) -> bool:
+    """May an index of integer arrays or lists name one element twice (`t`, the
+    reverse transform)? Not where its one such part is a boolean mask, a list
+    display of distinct non-negative integers (``x[[0, 2]] = v``) or what
+    ``np.arange(n)`` or ``np.argsort`` of a vector made, and nothing changes it in
+    place."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    fancy = [p for p in parts if isinstance(p, ast.List) or isinstance(p, ast.Name)
+             and isinstance(t.atom_kind(p), (ArrayKind, ListKind))]
+    if all(isinstance(t.atom_kind(p), ArrayKind) and t.atom_kind(p).dtype == "b"
+           for p in fancy if isinstance(p, ast.Name)) and not any(
+            isinstance(p, ast.List) for p in fancy):
+        return False
+    if len(fancy) != 1:
+        return True
+    part = fancy[0]
+    if isinstance(part, ast.Name):
+        root = t.act.root(part.id)
+        made = None
+        for s in ir.walk(t.fn.body):
+            value = getattr(s, "value", None)
+            if type(value) is ast.Call and type(value.func) is ast.Attribute \
+                    and type(value.func.value) is ast.Name \
+                    and t.act.root(value.func.value.id) == root:
+                return True  # (changed in place: what it was made as says nothing)
+            if type(s) is ir.Assign and not s.unpack and s.targets == (part.id,):
+                made = value
+        if root in t.act.written:
+            return True
+        if isinstance(made, ast.Call) and len(made.args) == 1 and not made.keywords:
+            kind = t.atom_kind(part)
+            return t.fn.refs.get(ir.dotted(made.func)) not in (np.arange, np.argsort) \
+                or not (isinstance(kind, ArrayKind) and kind.ndim == 1)
+        part = made
+    if not isinstance(part, ast.List):
+        return True
+    values = [e.value if isinstance(e, ast.Constant) else None for e in part.elts]
+    return not all(type(v) is int and v >= 0 for v in values) \
+        or len(set(values)) != len(values)

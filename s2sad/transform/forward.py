@@ -221,9 +221,10 @@ class _Transform:
         if op is not None and makes_view(op, self.kind(target), self.input_kind):
             return value
         source = value
-        while not isinstance(source, ast.Name):
+        while isinstance(source, ast.Subscript) or isinstance(source, ast.Call) and source.args:
             source = source.value if isinstance(source, ast.Subscript) else source.args[0]
-        base = source.id[:-len(_DOT)] if source.id.endswith(_DOT) else None
+        base = source.id[:-len(_DOT)] if isinstance(source, ast.Name) \
+            and source.id.endswith(_DOT) else None
         if base is not None and any(self.changed(n) for n in self.act.viewed_roots(base)
                                     + [base]):
             return self.np_call("array", [value])
@@ -556,9 +557,12 @@ _DOT = ir.tangent("")  # (the end of a tangent's name)
 
 def _may_share(value) -> bool:
     """May a tangent expression be another tangent, or a view of one (a name, a
-    subscript or a view-making call of one, and so on)?"""
+    subscript or a view-making call of one, and so on), or an array no write may go
+    into (``np.broadcast_to``'s, read-only)?"""
     while isinstance(value, (ast.Subscript, ast.Call)):
         if isinstance(value, ast.Call):
+            if ir.dotted(value.func) == "np.broadcast_to":
+                return True
             if ir.dotted(value.func) not in _VIEWS or not value.args:
                 return False
             value = value.args[0]

@@ -1,0 +1,67 @@
+"""scopes: names renamed as Python scopes them.
+
+`rename_scoped(node, names)` renames, in place, each name of `names` that `node`
+reads or assigns, but inside a function or lambda defined in it only the names that
+function reads from the enclosing one: its parameters and what it assigns are its
+own (unless declared ``nonlocal`` or ``global``). `own_names(fn, body)` says which.
+`structure_calls` renames a function's locals apart this way when it puts the
+function in place of a call, so a function defined inside keeps its own names.
+
+Imports nothing from s2sad.
+"""
+
+from __future__ import annotations
+
+import ast
+
+
+def rename_scoped(node, names: dict):
+    """Each name of `names` read or assigned in `node` renamed, as Python scopes it:
+    in a function or lambda defined inside, only the names it reads from the
+    enclosing function (not its parameters, nor the names it assigns itself unless
+    declared ``nonlocal``); its own name, defaults and decorators are the enclosing
+    function's."""
+    if isinstance(node, ast.Name):
+        if node.id in names:
+            node.id = names[node.id]
+        return
+    if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+        if isinstance(node, ast.FunctionDef):
+            if node.name in names:
+                node.name = names[node.name]
+            for d in node.decorator_list:
+                rename_scoped(d, names)
+        a = node.args
+        for d in a.defaults + [d for d in a.kw_defaults if d is not None]:
+            rename_scoped(d, names)
+        body = node.body if isinstance(node, ast.FunctionDef) else [node.body]
+        own = own_names(node, body)
+        inner = {k: v for k, v in names.items() if k not in own}
+        for s in body:
+            rename_scoped(s, inner)
+        return
+    for child in ast.iter_child_nodes(node):
+        rename_scoped(child, names)
+
+
+def own_names(fn, body) -> set:
+    """The names local to the function or lambda `fn` (its body `body`): its
+    parameters and what it assigns (not inside functions defined in it), less those
+    it declares ``nonlocal`` or ``global``."""
+    a = fn.args
+    own = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs} | {
+        p.arg for p in (a.vararg, a.kwarg) if p is not None}
+    declared = set()
+    todo = list(body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            own.add(n.id)
+        elif isinstance(n, (ast.Nonlocal, ast.Global)):
+            declared.update(n.names)
+        elif isinstance(n, (ast.FunctionDef, ast.Lambda)):
+            if isinstance(n, ast.FunctionDef):
+                own.add(n.name)
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+    return own - declared
