@@ -552,6 +552,8 @@ BY_KIND = {
 # tangent expressions that may be views of another tangent (`own_array` copies them:
 # ``x.flatten()``'s tangent is ravel's; `np.asarray` of an array is refused as a view
 # before, of a list it makes a new array)
+_VIEWS = {"np.broadcast_to", "np.ravel", "np.reshape", "np.transpose", "np.squeeze",
+          "np.expand_dims", "np.swapaxes", "np.moveaxis"}
 _DOT = ir.tangent("")  # (the end of a tangent's name)
 
 
@@ -569,8 +571,6 @@ def _may_share(value) -> bool:
         else:
             value = value.value
     return isinstance(value, ast.Name)
-_VIEWS = {"np.broadcast_to", "np.ravel", "np.reshape", "np.transpose", "np.squeeze",
-          "np.expand_dims", "np.swapaxes", "np.moveaxis"}
 
 
 def _elementwise(key) -> bool:
