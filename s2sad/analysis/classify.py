@@ -469,8 +469,8 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind, memo=None) -> Op:
     text = ir.dotted(value.func)
     obj = fn.refs.get(text, _MISSING)
     args = list(value.args)
-    if obj is np.einsum and args and isinstance(kind(args[0]), (ArrayKind, ListKind, tuple)) \
-            or obj is np.einsum and args and kind(args[0]) in (SCALAR, INT):
+    if obj is np.einsum and args and (isinstance(k := kind(args[0]), (ArrayKind, ListKind, tuple))
+                                      or k in (SCALAR, INT)):
         # (the sublist form, operands each followed by a list of axis numbers: the
         # rules read the subscripts' text)
         inputs = args + [k.value for k in value.keywords]

@@ -102,6 +102,8 @@ def compiled(unit, fn, args, kwargs):
             kinds = {n: _kind(v) for n, v in kwargs.items()}
             return _compiled(unit, args, kwargs, numba, arrays=(
                 tuple(_kind(v) for v in args), tuple(sorted(kinds.items()))))
+        except Refused:
+            raise  # (what lists of tapes would refuse alike: no second try)
         except errors:
             got = _cache.get(unit)
             if got is None or not got[4]:  # (no tape was an array: lists fail the same)

@@ -239,10 +239,9 @@ def _changes(value, reader) -> bool:
                and type(n.func) is ast.Attribute and n.func.attr in _CHANGING}
     if not changed:
         return False
+    # (a slot of the reader holds a subscript target, ``hs_bar[-1]``, too)
     return any(n in changed for node in ir.slot_values(reader) for n in ir.names_in(node)) \
-        or bool(changed & set(ir.defined_names(reader))) or \
-        isinstance(reader, (ir.AugAssign, ir.SetItem)) and bool(changed & set(
-            ir.names_in(reader.target) if isinstance(reader.target, ast.AST) else [reader.target]))
+        or bool(changed & set(ir.defined_names(reader)))
 
 
 def nest_array_adjoints(body, reads, ctx: Context) -> list:
