@@ -51,6 +51,7 @@ REFUSED = [
     (zoo.add_at_then_a_view_read, "changes what `z` shows"),
     (zoo.add_at_into_a_slice, "may share memory with `y`"),
     (zoo.add_at_into_the_argument, "write into the argument `x`"),
+    (zoo.add_at_of_itself, "writes `y` into itself"),
 ]
 
 

@@ -1145,3 +1145,10 @@ def element_written_from_the_argument(x):
     z = y[-1]
     y[0] = x[1]
     return np.sum(np.sin(y * z + np.cos(x)))
+
+
+def add_at_of_itself(x):
+    y = x * 1.0
+    np.add.at(y, [0, 1], y[:2] * 0.0 + y[:2])
+    np.add.at(y, [0, 1, 2, 3], y)  # marker
+    return np.sum(y * y)

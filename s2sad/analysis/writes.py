@@ -16,7 +16,7 @@ import ast
 from .. import ir
 from ..errors import NotDifferentiableError
 from ..ir.kinds import INT, PENDING, SCALAR, UNKNOWN, ArrayKind, ListKind
-from ..primitives.facts import facts_of, fancy_index, makes_new_object, makes_view
+from ..primitives.facts import facts_of, makes_new_object, makes_view
 from .holders import Holders
 
 
@@ -350,7 +350,7 @@ class Writes(CarriedWrites, UnseenWrites):
                     and r.root(value.id) == root:
                 self.fail(s, f"this writes `{user}` into itself; s2sad's derivative would "
                              "read the values the write has already changed",
-                          f"Write a copy: `{user}[...] = {self.name(s.value.id)}.copy()`.")
+                          f"Write a copy: `{user}[...] = {self.name(value.id)}.copy()`.")
             # (what `c` may be here, not what other names sharing its object may be: a
             # later ``v = c`` on one path of a join does not make `c` `v`'s other value)
             for obj, made in self.origins(c) or [(c, None)]:
@@ -531,11 +531,6 @@ class Writes(CarriedWrites, UnseenWrites):
                           f"Write `{user} = {user} {op} ...` if `{others[0]}` keeps its "
                           f"value, or make one of them a copy (`{user} = {others[0]}.copy()`).")
         return roots
-
-    def boolean(self, index) -> bool:
-        parts = index.elts if isinstance(index, ast.Tuple) else [index]
-        kinds = [self.a.atom_kind(p) for p in parts if isinstance(p, (ast.Name, ast.List))]
-        return all(isinstance(k, ArrayKind) and k.dtype == "b" for k in kinds)
 
     def check_view(self, view, writes):
         r = self.r

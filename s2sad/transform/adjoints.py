@@ -88,8 +88,6 @@ class OperationAdjoints:
         value = s.value
         if not self.act.is_active(value):
             return []
-        # (a list's parts are added into its adjoint list, whose elements are
-        # zeros of their kinds already: 0.0 adds nothing)
         kind = self.act.kinds.get(value.id)
         # an item with no adjoint: zeros of its shape in an array, None for
         # `unpacked_bar` (a value of unseen kind, an array or a tuple when it runs),
