@@ -3,7 +3,9 @@
 * `scalar_program(draw)`: a module with helper functions (branches, loops, early
   returns, a bounded recursion, a keyword default; two closures of one name and two
   lambdas, with defaults their maker computed; functions defined inside a helper,
-  whose names shadow the helper's) and ``f(x, y)`` made of nested
+  whose names shadow the helper's; methods of two module-level objects, of a class
+  and its subclass, that call the object's other methods through ``self``, and a
+  helper calling the methods of the object it is given) and ``f(x, y)`` made of nested
   statements: assignments, augmented assignments, ``if``/``else``, early ``return``,
   ``for`` over ``range``, ``while`` loops whose trip count depends on the data but is
   bounded, ``break``/``continue``, helper calls (also in loops), a list built with
@@ -31,7 +33,9 @@
   takes ``w`` and a ``b`` of shape (rows,) from the list ``params``, and may loop over it
   or fold a comprehension over it.
 * `malformed_program(draw)`: an otherwise valid ``f(x, y)`` with one construct s2sad
-  may not support (or Python may reject at run time) mixed in.
+  may not support (or Python may reject at run time) mixed in, among them values
+  stored where the function reads them back but a derivative cannot follow them (a
+  module-level list or array, an attribute, set by a helper or a method).
 
 Every program is text; `load` writes it to a real file (so `inspect` finds the source)
 and returns its ``f``. `smooth` decides whether central differences are a fair
@@ -204,11 +208,13 @@ UNARY = ["math.sin({0})", "math.cos({0})", "math.tanh({0})", "math.atan({0})",
          "-{0}", "abs({0})", "{0} ** 2", "g1({0}, 0.5)", "g3({0})", "rec({0}, 2)",
          "{0} ** 0", "{0} ** 1", "{0} ** 3", "gapply(math.sin, {0})", "gapply(g3, {0}, 1)",
          "gapply(fn=math.tanh, a={0})", "gf1({0})", "gf2({0})", "gl1({0})", "gl2({0})",
-         "gapply(gf2, {0})", "gapply(gl1, {0}, 1)", "gnest({0}, 0.5)"]
+         "gapply(gf2, {0})", "gapply(gl1, {0}, 1)", "gnest({0}, 0.5)", "st1.shrink({0})",
+         "st2({0})"]
 BINARY = ["{0} + {1}", "{0} - {1}", "{0} * {1}", "{0} / (1.0 + {1} * {1})", "min({0}, {1})",
           "max({0}, {1})", "g1({0}, {1})", "g2({0}, {1})", "g3({0}, b={1})",
           "math.atan2({0}, 1.5 + math.tanh({1}))", "0.5 * {0} if {1} > 0.2 else {1}",
-          "gf1({0}, {1})", "gl2({0}, {1})", "gnest({0}, {1})"]
+          "gf1({0}, {1})", "gl2({0}, {1})", "gnest({0}, {1})", "st1.step({0}, {1})",
+          "gm(st2, {0}, {1})", "gm(st1, {0}, {1})"]
 
 HELPERS = '''import functools
 import math
@@ -302,6 +308,45 @@ def gnest(a, w):
     for _ in range(2):
         a = step(a * 0.5 + w)
     return push(a)
+
+
+class Stepper:
+    # (methods calling the object's other methods, its `__call__` and a staticmethod
+    # through `self`; a subclass overriding one, both passed to `gm`)
+    # (`float(self.k)`: an attribute's kind is not known, and `acc += ` of a value of
+    # unknown kind is refused, as it may be an array another name holds)
+    def __init__(self, k):
+        self.k = k
+
+    def step(self, a, b):
+        if a > b:
+            return float(self.k) * math.sin(a) + b
+        return self.shrink(a) * b + self(b)
+
+    def shrink(self, a):
+        t = a
+        for _ in range(2):
+            t = 0.5 * t + float(self.k) * math.tanh(t)
+        return t
+
+    @staticmethod
+    def bump(a):
+        return a * a * 0.25
+
+    def __call__(self, a):
+        return self.bump(a) + float(self.k) * a
+
+
+class Stepper2(Stepper):
+    def shrink(self, a):
+        return math.atan(a) * float(self.k)
+
+
+def gm(obj, a, b):
+    return obj.step(a, b) + obj(a)
+
+
+st1, st2 = Stepper(0.7), Stepper2(-0.4)
 
 
 # functions of one name (two `inner`s, two lambdas), with defaults their maker computed
@@ -530,7 +575,11 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
                           f"{pad}    {t} = {t} + 0.25 * seq[-1]",
                           f"{pad}{t} = {t} + 0.5 * {q}1[0] * {q}[1][1] + sum({q}1)"]
                 continue
-            fills = [draw(expression(readable, 1)) for _ in range(3)]
+            # (inside a lambda, not a function passed to a helper, ``gapply(math.sin,
+            # v)``: refused there, as in a comprehension's element)
+            fill = expression(readable, 1).filter(lambda e: "gapply(" not in e) \
+                if "lambda" in op else expression(readable, 1)
+            fills = [draw(fill) for _ in range(3)]
             lines.append(f"{pad}{t} = {t} + 0.5 * {op.format(*fills)}")
         elif kind in ("break", "continue"):
             if kind == "break" and scope.loop_stack and scope.loop_stack[-1]:
@@ -1281,6 +1330,19 @@ ODDITIES = [
     ("ret", "{'a': x}"),
     ("ret", "np.array([x, y])"),
     ("ret", ""),
+    # (a value with a derivative stored where the function reads it back from, but
+    # the derivative cannot follow it: refused, never a derivative without that path)
+    ("stmt", "GLOBAL_LIST.append(x * y)\nv = GLOBAL_LIST[-1] + x"),
+    ("stmt", "keep(x * y)\nv = BOX.v + x"),
+    ("stmt", "BOX.hist.append(x * y)\nv = BOX.hist[-1] + y"),
+    ("stmt", "BOX.remember(x * y)\nv = BOX.v * x"),
+    ("stmt", "GLOBAL_ARRAY.fill(x)\nv = np.sum(GLOBAL_ARRAY) + y"),
+    ("stmt", "np.copyto(GLOBAL_ARRAY, x * y)\nv = GLOBAL_ARRAY[0]"),
+    ("stmt", "held = GLOBAL_LIST\nheld.append(x * y)\nv = GLOBAL_LIST[-1]"),
+    ("stmt", "r = GLOBAL_LIST.append(x * y)\nv = GLOBAL_LIST[-1] + x"),
+    ("stmt", "try:\n    GLOBAL_LIST.append(x * y)\nexcept ValueError:\n    pass\n"
+             "v = GLOBAL_LIST[-1]"),
+    ("stmt", "GLOBAL_LIST.append(f'{x * y:.3f}')\nv = x * y"),
 ]
 
 MALFORMED_HEADER = '''import bisect
@@ -1291,6 +1353,22 @@ import numpy as np
 
 CONST = 2.5
 GLOBAL_LIST = [1.0]
+GLOBAL_ARRAY = np.zeros(3)
+
+
+class Box:
+    def __init__(self):
+        self.v, self.hist = 0.0, [0.0]
+
+    def remember(self, a):
+        self.v = a
+
+
+BOX = Box()
+
+
+def keep(a):
+    BOX.v = a
 
 
 def g_star(a, b=1.0, *rest, **kw):

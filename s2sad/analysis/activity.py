@@ -39,11 +39,11 @@ from dataclasses import dataclass, field
 from .. import ir
 from ..errors import NotDifferentiableError
 from ..ir.kinds import (INT, ITERATED, OTHER, PENDING, PLACEHOLDER, SCALAR, STARRED, UNKNOWN,
-                        ArrayKind, ListKind, differentiable, kind_of, merged)
+                        ArrayKind, ListKind, differentiable, kind_of, merged, opaque)
 from ..primitives.facts import makes_new_object, makes_view
 from ..primitives.shape_rules import broadcast
 from .checks import Checks
-from .classify import Op, classify
+from .classify import Op, classify, makes_text
 from .objects import Objects
 from .results import ResultKinds, merge
 from .shifts import unused_shifts
@@ -238,6 +238,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         self.versions = None  # (`restored_kind`'s index, made where it is first asked)
         self.placeholders = set()  # names given a `PLACEHOLDER` (their kind: None's)
         self.displays = set()  # names of a dict or a set display (and their copies)
+        self.texts = set()  # names of text made of values (`classify.makes_text`)
         # (names given None somewhere, which only gradient code s2sad wrote reads:
         # `restored_kind`, `saved_none`)
         self.nones = self.index.nones
@@ -365,10 +366,12 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                     self.placeholders.update(s.targets)  # (a None, never read)
                 if op.kind == "inactive":  # (a dict or a set display, an f-string)
                     self.displays.update(s.targets)
+                    if makes_text(s.value, self.fn):
+                        self.texts.update(s.targets)
                 if marks.get(STARRED, False):
                     self.note_starred(s)
                 seq = s.value.value if marks.get(ITERATED, False) else None
-                if seq is not None and (self.atom_kind(seq) == OTHER or seq.id in self.displays):
+                if seq is not None and (opaque(self.atom_kind(seq)) or seq.id in self.displays):
                     raise self.error(
                         NotDifferentiableError, s, op,
                         f"s2sad runs a `for` loop by reading its items by index, right for "
@@ -519,6 +522,12 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                     # a call for its effect: the callee's own checks refuse changes to
                     # the lists and arrays it is given
                     self.callee_kind(op.key, s, [self.atom_kind(x) for x in op.inputs])
+                varied = tuple(i for i, x in enumerate(op.inputs) if self.is_varied(x))
+                if op.kind == "call" and varied and hasattr(self.callee_kind, "effects"):
+                    # and what it does with a value that carries a derivative: an
+                    # attribute or a list from outside it given the value (`checks`)
+                    self.callee_kind.effects(op.key, s, [self.atom_kind(x) for x in op.inputs],
+                                             varied)
                 if op.kind == "append":
                     xs, v = op.inputs
                     if self.callee and r.created.get(r.root(xs.id)) == 0:

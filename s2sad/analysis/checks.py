@@ -6,7 +6,8 @@ function's order), indexing it cannot
 differentiate, a change made in place by a call, a name holding different lists on
 different paths (`Activity.conflict`, for reverse mode), the checks on writes
 into lists and arrays (`writes`), and those on values Python and the derivative would
-not treat alike (`values`: a `*` part, complex numbers).
+not treat alike (`values`: a `*` part, complex numbers), and where values that carry
+a derivative go (`escapes`: stored where no derivative follows them).
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import ast
 
 from .. import ir, primitives as rules
 from ..errors import NoRuleError, NotDifferentiableError
-from ..ir.kinds import INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind
+from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind, opaque
 from .classify import changed_in_place, reports_only
+from .escapes import Escapes, shown
 from .objects import carried_sources
 from .results import items_kind
 from .values import ValueChecks
@@ -29,7 +31,7 @@ _CONFLICT = ("s2sad cannot differentiate a variable that refers to different lis
              "s2sad.jvp, handles it).")
 
 
-class Checks(ValueChecks):
+class Checks(ValueChecks, Escapes):
     """The errors: a part of activity's analysis (it reads the analysis's `result`,
     `fn`, `dead`, `fresh`, `conflicts`, `conflict_at` and `any_rank`)."""
 
@@ -54,6 +56,7 @@ class Checks(ValueChecks):
                     if maybe_complex and self.computes_complex(s, op) and any(
                             self.is_varied(x) for x in op.inputs):
                         self.refuse_complex(s, op)  # (a complex result is not active)
+                    self.check_assigned_effect(s, op)  # (``r = GL.append(y)``)
                     continue
                 self.check_active(s, op)
                 continue
@@ -65,6 +68,8 @@ class Checks(ValueChecks):
                 continue
             if isinstance(s, ir.Expr) and id(s) in r.ops:
                 self.check_unknown_effect(s, r.ops[id(s)])
+            if isinstance(s, ir.Kept) and any(self.carries(a) for a in s.args):
+                self.check_kept_calls(s)
             if isinstance(s, ir.Kept) and any(t in r.active for t in s.defines):
                 name = next(t for t in s.defines if t in r.active).split("%")[0]
                 read = next((a.id.split("%")[0] for a in s.args if self.is_varied(a)), "?")
@@ -131,11 +136,11 @@ class Checks(ValueChecks):
         """A call for its effect of a function s2sad knows nothing of may change a
         list or an array it is given in place, which the derivative would not see:
         refused where that list or array carries a derivative, unless the function
-        only reports (``print``, `logging`)."""
-        if op.kind != "unknown" or reports_only(op.key) or self.own_code():
-            return
+        only reports (``print``, `logging`); and one given a value that carries a
+        derivative (`escapes.Escapes.check_effect`)."""
         r = self.result
-        for x in op.inputs:
+        for x in op.inputs if op.kind == "unknown" and not reports_only(op.key) \
+                and not self.own_code() else ():
             if not (isinstance(x, ast.Name)
                     and isinstance(r.kinds.get(x.id), (ListKind, ArrayKind))):
                 continue
@@ -148,6 +153,7 @@ class Checks(ValueChecks):
                     f"and `{name}` carries a derivative",
                     f"Pass it a copy (`{name}.copy()`, `list({name})`), or call it "
                     "outside the differentiated function.")
+        self.check_effect(s, op)
 
     def check_conflicts(self):
         """Also a conflict that no active assignment shows: an argument read by
@@ -177,9 +183,8 @@ class Checks(ValueChecks):
         if changed is None:
             return
         what, atom, instead = changed
-        name = ir.dotted(atom) or "an array"
         raise self.error(NotDifferentiableError, s, op,
-                         f"{what} changes `{name.split('%')[0]}` in place; s2sad cannot "
+                         f"{what} changes {shown(atom, 'an array')} in place; s2sad cannot "
                          "follow a change to a list or an array made by a call",
                          instead)
 
@@ -241,9 +246,12 @@ class Checks(ValueChecks):
                     "(see docs/guide/custom-rules.md), or declare it "
                     "non-differentiable with s2sad.nondifferentiable(func).")
             if what.startswith("the method ."):
-                hint = ("s2sad differentiates the methods of NumPy arrays only; call a "
-                        "function instead, written with def (s2sad differentiates it) or "
-                        "given a rule with s2sad.register_rule.")
+                hint = ("s2sad differentiates the methods of NumPy arrays, and those a "
+                        "class of yours defines with def, called on an argument or on "
+                        "`self` that no line assigns (not a method the object holds "
+                        "itself, `obj.f = ...`, nor one of an object taken from a list or "
+                        "a dict); call a function instead, written with def (s2sad "
+                        "differentiates it) or given a rule with s2sad.register_rule.")
             if what.startswith("`*` of a list and a value whose kind"):
                 hint = ("Say which it is where the value is read: `np.asarray(...)` for "
                         "NumPy's product, `int(...)` for a repetition of the list.")
@@ -278,7 +286,7 @@ def _one_kind(kinds: tuple) -> bool:
     merged = items_kind(kinds)
     if merged in (SCALAR, INT) or isinstance(merged, ArrayKind):
         return True
-    return merged not in (UNKNOWN, OTHER) and all(k == merged for k in kinds)
+    return merged != UNKNOWN and not opaque(merged) and all(k == merged for k in kinds)
 
 
 def _kind_word(kind) -> str:

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import ir, primitives as rules, runtime
-from ..ir.kinds import INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind
+from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind, opaque
 from ..ir.operators import BINOP_SYMBOL
 from ..primitives.facts import METHODS, AsType, dtype_kind
 
@@ -409,8 +409,9 @@ def _kind_words(kind) -> tuple:
         return "a list", "lists"
     if isinstance(kind, tuple):
         return "a tuple", "tuples"
-    return {SCALAR: ("a number", "numbers"), INT: ("an int", "ints"),
-            OTHER: ("a value that is not a number", "values that are not numbers")}.get(
+    if opaque(kind):
+        return "a value that is not a number", "values that are not numbers"
+    return {SCALAR: ("a number", "numbers"), INT: ("an int", "ints")}.get(
         kind, ("a value of unknown kind", "values of unknown kind"))
 
 
@@ -469,6 +470,10 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind, memo=None) -> Op:
     text = ir.dotted(value.func)
     obj = fn.refs.get(text, _MISSING)
     args = list(value.args)
+    if makes_text(value, fn):  # (text, as an f-string is: ``"{:.3f}".format(y)``)
+        inputs = args + [k.value for k in value.keywords]
+        return Op("inactive", inputs, diff=(True,) * len(inputs),
+                  text=f"`{text or value.func.attr}`, which makes text,")
     if obj is np.einsum and args and (isinstance(k := kind(args[0]), (ArrayKind, ListKind, tuple))
                                       or k in (SCALAR, INT)):
         # (the sublist form, operands each followed by a list of axis numbers: the
@@ -524,8 +529,7 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind, memo=None) -> Op:
             return op
     if rules.arities(obj) or rules.arities(obj, "forward"):
         return _rule_call(obj, args, list(value.keywords), kind, f"`{text}`")
-    if isinstance(obj, types.FunctionType) and not _scipy(obj) and not _numpy(obj) \
-            and not _standard_library(obj):
+    if user_function(obj):
         keywords = {k.arg: k.value for k in value.keywords}
         inputs = args + list(keywords.values())
         return Op("call", inputs, key=obj, diff=(True,) * len(inputs), keywords=keywords,
@@ -562,6 +566,34 @@ def _plain_rule_call(obj) -> bool:
             and isinstance(getattr(obj, "__self__", None), np.ndarray):
         return False
     return bool(rules.arities(obj) or rules.arities(obj, "forward"))
+
+
+def user_function(obj) -> bool:
+    """Is `obj` a Python function of the user's (one s2sad differentiates: not
+    NumPy's, SciPy's or the standard library's)?"""
+    return isinstance(obj, types.FunctionType) and not _scipy(obj) and not _numpy(obj) \
+        and not _standard_library(obj)
+
+
+_TEXT = {str, repr, format, ascii, np.array2string, np.array_repr, np.array_str}
+
+
+def makes_text(value, fn: ir.Function) -> bool:
+    """Is `value` text made of what it reads (an f-string, ``str(y)``, ``repr(y)``,
+    ``"{:.3f}".format(y)``)? Text carries no derivative anywhere it is put (a log, a
+    history); a number read back from it is refused as an f-string's is (its kind
+    is unknown where a derivative reaches it, `results.inactive_result`)."""
+    if isinstance(value, ast.JoinedStr):
+        return True
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Constant):
+        return isinstance(func.value.value, str)
+    try:
+        return fn.refs.get(ir.dotted(func)) in _TEXT
+    except TypeError:  # (an unhashable callable)
+        return False
 
 
 def _standard_library(obj) -> bool:

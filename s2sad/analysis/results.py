@@ -15,7 +15,7 @@ from ..ir.kinds import (INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind, attrib
                         kind_of, logical_kind, merged)
 from ..primitives.facts import (constant_kind, facts_of, index_kind, result_dtype,
                                 rule_result_kind, stops_gradient)
-from .classify import Op
+from .classify import Op, makes_text
 from .shapes import literals_key
 
 
@@ -268,8 +268,7 @@ class ResultKinds:
         """A string that no derivative reaches is a string; otherwise (and a dict or a
         set) of unknown kind, so a derivative that would have to pass through it is
         refused (`checks`), not lost."""
-        if isinstance(s.value, ast.JoinedStr) and not any(self.is_varied(x)
-                                                          for x in op.inputs):
+        if makes_text(s.value, self.fn) and not any(self.is_varied(x) for x in op.inputs):
             return [OTHER]
         base = s.targets[0].split("%")[0]
         if isinstance(s.value, ast.Dict) and all(

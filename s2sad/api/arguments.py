@@ -27,8 +27,9 @@ from ..checkpoint import SCHEDULES
 from ..driver import stages
 from ..errors import (ComplexArgumentError, IntegerArgumentError, OptionError, S2SADError,
                       WrtError, user_traceback)
-from ..ir.kinds import (INT, ITEMS, NAMESPACES, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind,
-                        differentiable, dtype_name, kind_of, libraries_in, with_shapes)
+from ..ir.kinds import (INT, ITEMS, NAMESPACES, SCALAR, UNKNOWN, ArrayKind, ListKind,
+                        differentiable, dtype_name, kind_of, libraries_in, opaque,
+                        with_shapes)
 
 # -------------------------------------------------------------- parameters
 
@@ -192,7 +193,7 @@ def argument_kinds(f, values: dict, wrt, what):
         if name in wrt and complex_value(value):
             raise complex_refusal(f"{what} of {f.__qualname__} with respect to `{name}`",
                                   value, f)
-        if name in wrt and kind == OTHER and _foreign_array(value):
+        if name in wrt and opaque(kind) and _foreign_array(value):
             library = type(value).__module__.partition(".")[0]
             raise WrtError(
                 f"{what} of {f.__qualname__} with respect to `{name}`: it is an array of "

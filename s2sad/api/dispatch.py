@@ -44,8 +44,8 @@ from ..checkpoint import CTZ, Binomial
 from ..driver import builder, effects, stages
 from ..errors import SourceNotFoundError, user_traceback
 from ..frontend import parse
-from ..ir.kinds import (INT, SCALAR, ListKind, array_library, kind_of, namespace_of,
-                        shape_pattern, shaped_arguments)
+from ..ir.kinds import (INT, SCALAR, ListKind, array_library, kind_of, method_names,
+                        namespace_of, shape_pattern, shaped_arguments)
 from ..transform import batching
 from . import structured
 from .arguments import (argument_kinds, check_function, normalize_wrt, retyped_list,
@@ -75,11 +75,14 @@ rules.ON_CHANGE.append(forget_everything)
 
 def still_valid(unit) -> bool:
     """Does every name `unit`'s transform resolved still mean the same object (and
-    every attribute of the user's resolved to a function, `_attribute_guards`)?"""
+    every attribute of the user's resolved to a function, `_attribute_guards`), an
+    object of the user's holding none of its class's methods itself?"""
     for func, name, obj in unit.resolved:
         cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
         if parse.lookup(name, func.__globals__, cells) is not obj:
             return False
+        if not method_names(type(obj)).isdisjoint(getattr(obj, "__dict__", ())):
+            return False  # (an object of the user's now holds one of its methods)
     return all(map(_holds, _attribute_guards(unit, [])))
 
 
@@ -90,7 +93,10 @@ def _holds(guard) -> bool:
     current = container.get(root) if kind.startswith("global") else container.cell_contents
     for attr in chain.split(".") if chain else ():
         current = getattr(current, attr, None)
-    return (type(current) if kind.endswith("type") else current) is obj
+    if kind.endswith("type"):  # (an object of the class, holding none of its methods)
+        return type(current) is obj and method_names(obj).isdisjoint(
+            getattr(current, "__dict__", ()))
+    return current is obj
 
 
 def compiled_reverse(f, wrt, entry, kinds, as_tuple, checkpoint=None, copy_views=False):
@@ -311,17 +317,26 @@ class State:
             for i, n in enumerate(self.idents):
                 checks.append(f"type({n}) is _T{i}")
                 signature = self.primary[0][i]
+                if isinstance(signature, type) and method_names(signature):
+                    # (an object holding its own `predict` is not the kind the
+                    # derivative was built for: its class's `predict` was resolved)
+                    self.ns[f"_M{i}"] = method_names(signature)
+                    checks.append(f"{n}.__dict__.keys().isdisjoint(_M{i})")
                 if isinstance(signature, tuple) and len(signature) == 2:
                     # a list of floats: every element a float (a list of ints: ints)
                     checks.append(f"set(map(type, {n})) == _E{i}")
                 elif isinstance(signature, tuple):  # an array: rank and dtype too
                     checks.append(f"{n}.ndim == _N{i} and {n}.dtype is _D{i}")
-            for i, (kind, _, gname, _) in enumerate(self.guards):
+            for i, (kind, _, gname, obj) in enumerate(self.guards):
                 root, dot, chain = gname.partition(".")
                 value = (f"_G{i}.get({root!r})" if kind.startswith("global") else
                          f"_G{i}.cell_contents") + dot + chain
                 checks.append(f"type({value}) is _O{i}" if kind.endswith("type") else
                               f"{value} is _O{i}")
+                if kind.endswith("type") and method_names(obj):
+                    # (and it holds none of its class's methods itself: `_holds`)
+                    self.ns[f"_MG{i}"] = method_names(obj)
+                    checks.append(f"{value}.__dict__.keys().isdisjoint(_MG{i})")
             checks += self.shape_checks()
             if checks:
                 lines.append(f"    if {' and '.join(checks)}:")
@@ -508,12 +523,16 @@ def _signature(value):
     """What the derivative's code depends on in an argument: its type, and for a
     NumPy array (or another library's, `array_library`) its rank and dtype; for a
     list or a tuple its kind (what its elements are: `kind_of`), as ``(type,
-    kind)``."""
+    kind)``; for an object of the user's that holds one of its class's methods in
+    its own ``__dict__`` (whose methods are then not resolved, `kinds.ObjectKind`),
+    ``("shadows", type)``."""
     tp = type(value)
     if tp.__module__ == "numpy" and tp.__name__ == "ndarray" or array_library(value):
         return (tp, value.ndim, value.dtype)
     if tp is list or tp is tuple:
         return (tp, kind_of(value))
+    if method_names(tp) and not method_names(tp).isdisjoint(value.__dict__):
+        return ("shadows", tp)
     return tp
 
 

@@ -54,11 +54,11 @@ on a miss; and the names the transform resolved are looked up again, so the
 dispatcher's guards and the in-memory cache's checks work as after a transform.
 
 Never cached: a unit whose helpers cannot be found again by module and qualified name
-(an object defined inside a function, a module not in ``sys.modules``), one that
-reaches a Python function whose source cannot be read, or more than 64 functions, or
-whose attribute lookups raise. Only the reverse-mode units of `api` (``grad``,
-``value_and_grad``, ``vjp``) use the cache: `s2sad.source`, ``s2sad show``, forward
-mode and the tape always run as without it.
+(an object defined inside a function, a module not in ``sys.modules``), one that reaches
+a Python function whose source cannot be read, or more than 64 functions, or whose
+attribute lookups raise, or that differentiates a function no name reaches
+(``self.predict(x)``). Only `api`'s reverse units (``grad``, ``value_and_grad``, ``vjp``)
+use the cache: `s2sad.source`, ``s2sad show``, forward mode and the tape never do.
 
 Disk trouble never raises: an entry that is missing, truncated, corrupt (its
 SHA-256 does not match), from another format, or for another key is a miss, and
@@ -91,7 +91,7 @@ from pathlib import Path
 
 from . import cachefiles
 from . import compile as compile_mod
-from ..ir.kinds import OTHER, kind_of, namespace_of
+from ..ir.kinds import kind_of, namespace_of, opaque
 from ..frontend import parse
 from .. import primitives as rules
 from ..errors import S2SADError
@@ -492,7 +492,7 @@ def _meaning(value, index_of) -> str:
     if callable(value):
         return "callable:" + _name_of(value)
     kind = kind_of(value)
-    if kind == OTHER:
+    if opaque(kind):
         return f"other:{type(value).__module__}.{type(value).__qualname__}"
     return f"kind:{kind!r}"
 

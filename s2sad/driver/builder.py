@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import ir, runtime
 from ..analysis import activity as activity_mod
-from ..ir.kinds import INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind
+from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind, opaque
 from ..analysis.classify import classify
 from ..backend import emit, release, reuse
 from ..errors import NonScalarOutputError, S2SADError
@@ -182,7 +182,7 @@ class _Builder:
         return got
 
     def build(self) -> Unit:
-        fr = self.front(self.root)
+        fr = self.front(self.root, self.param_kinds)
         if self.checkpoint is not None and self.checkpoint != stages.TAPED_LOOPS:
             fr = Front(fr.func, fr.parsed, fr.anf,
                        stages.checkpoint_outer_loops(fr.dup, self.checkpoint))
@@ -191,7 +191,7 @@ class _Builder:
         entry = self.root_functions(fr, act, out_kind)
         while self.queue:
             callee, active, kinds, names = self.queue.pop(0)
-            cfr = self.front(callee)
+            cfr = self.front(callee, kinds)
             cact = self.analyze(cfr, active, kinds, callee=True)
             self.callee_functions(cfr, cact, names)
         with self.timed("simplify"):
@@ -213,22 +213,23 @@ class _Builder:
         return unit
 
     def imported_helpers(self):
-        """A name an ``import`` inside a user function binds is read by derivative
-        functions that do not run that import (``g_bwd``, a step function): they get
-        it as a helper, in a closure cell (the function with the kept ``import``
-        binds its own)."""
+        """A name an ``import`` inside a user function binds, or a class it reads to
+        call a method (`Program.bound_names`), is read by derivative functions that
+        do not bind it (``g_bwd``, a step function): they get it as a helper, in a
+        closure cell (the function with the kept ``import`` binds its own)."""
+        given = self.program.bound_names()
         for uf in self.functions:
-            fr = self.program.fronts.get(uf.user)
-            if fr is None or not fr.parsed.imported:
+            if not (names := given.get(id(uf.user))):
                 continue
             bound = {n for s in ir.walk(uf.fn.body) if isinstance(s, ir.Kept)
                      for n in s.own_names()}
-            for name in fr.parsed.imported & set(ir.reads_in(uf.fn.body)) - bound:
-                self.helpers.setdefault(name, fr.parsed.refs[name])
+            for name in names & set(ir.reads_in(uf.fn.body)) & uf.fn.refs.keys() - bound:
+                self.helpers.setdefault(name, uf.fn.refs[name])
 
-    def front(self, func) -> Front:
+    def front(self, func, kinds=None) -> Front:
+        """`func`'s front for arguments of these `kinds` (`Program.function`)."""
         with self.timed("parse"):
-            fr = self.program.function(func)
+            fr = self.program.function(func, kinds)
         if self.checkpoint == stages.TAPED_LOOPS:
             fr = Front(fr.func, fr.parsed, fr.anf, stages.without_checkpoints(fr.dup))
         return fr
@@ -245,7 +246,7 @@ class _Builder:
             return
         self.seen_users.append(fr.func)
         for text, obj in fr.parsed.refs.items():
-            if "." not in text and text not in fr.parsed.imported:
+            if "." not in text and text not in fr.parsed.imported | fr.parsed.classes.keys():
                 self.resolved.append((fr.func, text, obj))
 
     def callee_names(self, callee):
@@ -752,8 +753,8 @@ def _check_scalar_output(fr: Front, kind, act=None):
     if line is not None:
         ret = ir.Return(ret.value, line)
     info = fr.anf.source
-    what = {OTHER: "a value that is not a number"}.get(
-        kind, "a tuple" if isinstance(kind, tuple) else
+    what = "a value that is not a number" if opaque(kind) else (
+        "a tuple" if isinstance(kind, tuple) else
         "a list" if isinstance(kind, ListKind) else
         "an array" if isinstance(kind, ArrayKind) else str(kind))
     text = info.line_text(ret.line) if info else None

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from ..analysis import activity as activity_mod
 from ..ir.kinds import (PENDING, SCALAR, UNKNOWN, ArrayKind, ListKind, kind_of, merged,
                         with_shapes)
-from ..frontend.program import Front, Program, front
+from ..frontend.program import Front, Program, classes, front
 from .. import ir
 
 
@@ -85,8 +85,8 @@ class Kinds:
         self.assumed = {}  # key -> the kind its recursive calls are taken to return
         self.recursed = set()  # keys whose analysis met a call of themselves
 
-    def front(self, func) -> Front:
-        return self.program.function(func)
+    def front(self, func, kinds=None) -> Front:
+        return self.program.function(func, kinds)
 
     def __call__(self, func, stmt, arg_kinds):
         return self.analysed(func, stmt, arg_kinds)[0]
@@ -118,10 +118,33 @@ class Kinds:
         return result
 
     def analyse(self, func, stmt, arg_kinds):
-        fr = self.front(func)
         kinds = _param_kinds_for_call(func, stmt, arg_kinds)
+        fr = self.front(func, kinds)
         act = activity_mod.analyze(fr.dup, (), kinds, self, callee=True)
         return return_kind(fr.dup, act), _shared_inputs(func, stmt, fr.dup, act)
+
+    def effects(self, func, stmt, arg_kinds, varied: tuple):
+        """Check a call for its effect (its result unread) whose inputs at the
+        positions `varied` carry a derivative: `func` analysed with its parameters
+        there varied, so its own checks refuse what it does with them that a
+        derivative cannot follow (an attribute or a list from outside it given the
+        value), once per function, kinds and positions."""
+        key = ("effects", func, tuple(arg_kinds), varied)
+        if key in self.cache or key in self.busy:
+            return
+        self.busy.add(key)
+        try:
+            kinds = _param_kinds_for_call(func, stmt, arg_kinds)
+            positional = list(inspect.signature(func).parameters)
+            names = list(range(len(stmt.value.args))) + [k.arg for k in stmt.value.keywords]
+            wrt = [positional[n] if isinstance(n, int) and n < len(positional) else n
+                   for i, n in enumerate(names) if i in varied]
+            fr = self.front(func, kinds)
+            activity_mod.analyze(fr.dup, [w for w in wrt if isinstance(w, str)], kinds, self,
+                                 callee=True)
+        finally:
+            self.busy.discard(key)
+        self.cache[key] = None
 
     def fixed_point(self, key, func, stmt, arg_kinds, first):
         """The result of a recursive function's analysis whose recursive calls
@@ -219,14 +242,15 @@ def return_kind(fn: ir.Function, act) -> object:
 STAGES = ("source", "anf", "dup", "activity", "reverse", "forward")
 
 
-def assumed_kinds(func, lowered=None) -> dict:
+def assumed_kinds(func, lowered=None, objects=()) -> dict:
     """The argument kinds `s2sad show` assumes when it is given no example arguments:
     in a function that uses NumPy (calls into it, or `@`), every parameter is a float
     array of unknown rank (so the rules chosen are the ones for any shape); otherwise
     a parameter the function indexes, measures with len(), sums or appends to is a
     list of floats, and every other parameter is a float. `lowered`: `func`'s dup
-    stage where the caller has it already."""
-    fn = lowered if lowered is not None else front(func).dup
+    stage where the caller has it already; `objects`: `program.classes` of the
+    parameters whose arguments are objects of the user's."""
+    fn = lowered if lowered is not None else front(func, objects).dup
     params = [p.name for p in fn.params]
     containers = set()
     namespace = getattr(func, "__globals__", {})
@@ -264,8 +288,11 @@ def assumed_kinds(func, lowered=None) -> dict:
 def kinds_of_example(func, args, lowered=None) -> dict:
     """Argument kinds from example argument values (positional, in order)."""
     names = func.__code__.co_varnames[: func.__code__.co_argcount + func.__code__.co_kwonlyargcount]
-    kinds = assumed_kinds(func, lowered)
-    kinds.update({n: kind_of(v) for n, v in zip(names, args)})
+    given = {n: kind_of(v) for n, v in zip(names, args)}
+    # (the front of `func` with the classes of the objects given: ``self(x)`` is
+    # refused without them)
+    kinds = assumed_kinds(func, lowered, classes(given)) if len(given) < len(names) else {}
+    kinds.update(given)
     return with_shapes(kinds, dict(zip(names, args)))
 
 

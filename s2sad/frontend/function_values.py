@@ -30,6 +30,12 @@ function, a local ``def`` or lambda `structures` puts in place):
   whose class defines ``loss`` or ``__call__`` in the user's Python (no rule of its
   own): ``model.loss.__func__(model, x)``, the user function called with the object
   first, as Python calls it.
+* ``self.predict(x)`` and ``layer(x)``, `self` and `layer` parameters whose
+  arguments are instances of a class of the user's (`classes`, from their kinds) and
+  that no line assigns, ``predict`` or ``__call__`` a plain function the class
+  defines or inherits: ``Model.predict(self, x)`` (`receivers`: the class read by
+  its own name where that name means nothing else there); ``Model.helper(x)`` for a
+  staticmethod.
 * ``p(x, b=1.0)``, `p` a ``functools.partial`` of a user function from outside the
   function: ``p.func(p.args[0], ..., x, a=p.keywords["a"], b=1.0)``, the call Python
   makes (a keyword the call gives wins over the partial's).
@@ -55,9 +61,11 @@ from .structure_calls import library_code
 from .tree_index import Nodes, fix_locations, has, of
 
 
-def resolve(tree: ast.FunctionDef, meaning, nodes=None) -> bool:
+def resolve(tree: ast.FunctionDef, meaning, nodes=None, classes=None) -> bool:
     """See the module docstring. `nodes`: ``list(ast.walk(tree))``, where the caller
-    has it. Whether it rewrote anything (its nodes are then another list)."""
+    has it; `classes`: {parameter: (the class of the user's its argument is an
+    instance of, the name the class is read by)}, `receivers`'. Whether it rewrote
+    anything (its nodes are then another list)."""
     nodes = Nodes(tree) if nodes is None else nodes
     if has(nodes, ast.ListComp) and _Displayed(meaning).run(nodes):
         nodes = Nodes(tree)
@@ -66,19 +74,21 @@ def resolve(tree: ast.FunctionDef, meaning, nodes=None) -> bool:
     called = {n.func.id for n in of(nodes, ast.Call) if type(n.func) is ast.Name}
     iterated = any(isinstance(n.iter, (ast.Tuple, ast.List, ast.Name))
                    for n in of(nodes, ast.For, ast.comprehension))
-    rewrote = _bound_methods(tree, nodes, meaning, stored)
+    rewrote = _bound_methods(tree, nodes, meaning, stored, classes or {})
     if stored & called or iterated:
         _Resolver(tree, meaning).run()
         return True
     return rewrote
 
 
-def _bound_methods(tree, nodes, meaning, stored) -> bool:
+def _bound_methods(tree, nodes, meaning, stored, classes) -> bool:
     """``model.loss(x)`` and ``model(x)``, `model` an object from outside the function
     (a global, a closure's variable) and ``loss`` or ``__call__`` a method its class
     defines in the user's Python: ``model.loss.__func__(model, x)``, the call Python
     makes, so that the method is differentiated as any function of the user's is.
-    Whether it rewrote a call."""
+    For ``self.predict(x)`` and ``layer(x)``, `self` and `layer` parameters of
+    `classes`, ``Model.predict(self, x)`` and ``Layer.__call__(layer, x)``, the class
+    read by its name in `classes`. Whether it rewrote a call."""
     own = stored | {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)} | {
         n.name for n in of(nodes, ast.FunctionDef, ast.ClassDef)}
     found, owners = False, {}  # (a name -> what it means: asked once per name)
@@ -89,6 +99,19 @@ def _bound_methods(tree, nodes, meaning, stored) -> bool:
             obj, attr = n.func, "__call__"
         else:
             continue
+        if obj.id in classes:
+            cls, name = classes[obj.id]
+            method = inspect.getattr_static(cls, attr, None)
+            if _user_function(method.__func__ if isinstance(method, staticmethod)
+                              else method):
+                n.func = fix_locations(ast.copy_location(ast.Attribute(
+                    value=ast.Name(id=name, ctx=ast.Load()), attr=attr, ctx=ast.Load()),
+                    n.func))
+                if not isinstance(method, staticmethod):
+                    n.args.insert(0, ast.copy_location(ast.Name(id=obj.id, ctx=ast.Load()),
+                                                       obj))
+                found = True
+            continue
         if obj.id not in owners:
             owners[obj.id] = None if obj.id in own else meaning(obj.id)
         owner = owners[obj.id]
@@ -96,8 +119,9 @@ def _bound_methods(tree, nodes, meaning, stored) -> bool:
             found = _partial_call(n, owner) or found
             continue
         if owner is None or isinstance(owner, (type, types.ModuleType)) or \
-                attr in getattr(owner, "__dict__", {}):
-            continue
+                attr in getattr(owner, "__dict__", {}) or \
+                type(owner).__getattribute__ is not object.__getattribute__:
+            continue  # (what Python calls is not the class's function)
         method = inspect.getattr_static(type(owner), attr, None)
         if isinstance(method, types.FunctionType) and not library_code(method) and not (
                 registry.has_rule(owner) or registry.has_rule(getattr(owner, attr))):
@@ -108,6 +132,38 @@ def _bound_methods(tree, nodes, meaning, stored) -> bool:
             n.args.insert(0, ast.copy_location(ast.Name(id=obj.id, ctx=ast.Load()), obj))
             found = True
     return found
+
+
+def _user_function(method) -> bool:
+    """Is `method` (what a class holds under a method's name, a staticmethod's
+    function) a function of the user's with no rule of its own, not a property, a
+    classmethod or a library's method?"""
+    return isinstance(method, types.FunctionType) and not library_code(method) and \
+        not registry.has_rule(method)
+
+
+def receivers(tree, nodes, classes: dict, free) -> dict:
+    """{parameter: (its class, the name to read the class by)}: the parameters of
+    `classes` ({parameter: class}) whose methods `resolve` calls as functions: those
+    that no line assigns and that no function or lambda defined inside takes as its
+    own parameter (whose argument may be another object). The name is the class's own
+    where it means the class or nothing here (`free(name)`: its value, None for
+    none), else that name with ``_`` added until it does."""
+    Store = ast.Store
+    assigned = {i for _, i, ctx in nodes.names() if ctx is Store}
+    inner = {a.arg for n in of(nodes, ast.FunctionDef, ast.Lambda) if n is not tree
+             for a in ast.walk(n.args) if isinstance(a, ast.arg)}
+    taken = assigned | inner | {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}
+    out = {}
+    for p, cls in classes.items():
+        if p in assigned or p in inner:
+            continue
+        name = cls.__name__
+        while name in taken or free(name) not in (None, cls) or any(
+                name == other and c is not cls for c, other in out.values()):
+            name += "_"
+        out[p] = (cls, name)
+    return out
 
 
 def _partial_call(call: ast.Call, p) -> bool:

@@ -45,7 +45,7 @@ from .. import ir
 from ..ir import trees as ir_trees
 from .compiled import FUTURE_FLAGS, code_digest, code_in_file, code_of_text
 from . import (defaults, frozen, function_values, grown, higher_order, matching, pairs,
-               source, structure_calls, structures)
+               scopes, source, structure_calls, structures)
 from .tree_index import Nodes
 from ..errors import (S2SADError, SourceNotFoundError, StaleSourceError,
                      UnresolvedNameError, UnsupportedSyntaxError)
@@ -139,6 +139,9 @@ class Parsed:
     out_spec: object = None
     leaf_names: dict = field(default_factory=dict)  # container parameter -> its leaves'
     nodes: object = None  # `tree`'s (`tree_index.Nodes`), as `parse` left it, for `expand`
+    # the name -> the class, of those whose methods it calls on its parameters, as
+    # ``Model.predict(self, x)`` (`function_values`); the derivative's helpers
+    classes: dict = field(default_factory=dict)
 
 
 class Located:
@@ -160,11 +163,11 @@ class Located:
                    source_line=text, hint=hint)
 
 
-def parse(func, containers=True) -> Parsed:
+def parse(func, containers=True, classes=None) -> Parsed:
     """Parse a Python function object. See the module docstring. Without
     `containers`, the tree is the function as written (`structures` does not
     rewrite it: for a function put in place of a call, whose caller's rewrite
-    follows its containers)."""
+    follows its containers). `classes`: {parameter: its argument's class}, `program`'s."""
     if isinstance(func, (classmethod, staticmethod)):
         func = func.__func__
     if not isinstance(func, types.FunctionType):
@@ -192,7 +195,7 @@ def parse(func, containers=True) -> Parsed:
     try:
         parsed = _parse_lines(lines, max(first, 1), filename, func.__qualname__,
                               func.__globals__, cells, getattr(func, "__builtins__", None),
-                              func, name, containers)
+                              func, name, containers, classes)
     except UnsupportedSyntaxError:
         # (first: a construct s2sad refuses in any case, such as the `assert` that
         # pytest's rewriting compiles differently from its text)
@@ -317,7 +320,7 @@ def parse_source(text: str, namespace: dict, filename: str = "<s2sad-input>",
 
 
 def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, func, name,
-                 containers=True):
+                 containers=True, classes=None):
     text = "".join(lines)
     # (a function at module level has no margin: `textwrap.dedent` only empties its
     # lines of blanks, after looking at every line's indentation for one)
@@ -354,7 +357,7 @@ def _parse_lines(lines, first, filename, qualname, globals_, cells, builtins_, f
         if len(_OF_TREE) >= 16:
             _OF_TREE.clear()
         _OF_TREE[target.__code__] = (text, code_of_text(target.__code__, lines, module))
-    return _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers)
+    return _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers, classes)
 
 
 _BLANKS = re.compile(r"^[ \t]+$", re.MULTILINE)  # (a line of spaces and tabs only)
@@ -453,7 +456,7 @@ def _same_names(a, b) -> bool:
         set(b.co_names) | set(b.co_freevars), consts(b))
 
 
-def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) -> Parsed:
+def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers, classes=None):
     """The checks, rewrites and name resolution of `parse` on the function's tree."""
     tree.decorator_list = []
     if containers:  # (a function put in place of its call binds *args where it is called)
@@ -461,17 +464,20 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
     cells = defaults.by_value(tree, func, cells, globals_, builtins_, lookup, MISSING)
     specs = getattr(func, STRUCTURES, None) if func is not None else None
     nodes = Nodes(tree)  # (for the passes below; again after one rewrote it)
+    scopes.mangle_private(nodes, info.qualname)  # (self.__scale: self._Model__scale)
     if nodes.has(ast.Match) and matching.as_ifs(tree, loc):  # (the ifs it stands for)
         nodes = Nodes(tree)
-    # (a local name given a function: the function, where it is called)
-    if function_values.resolve(tree, lambda n: _value_or_none(n, globals_, cells, builtins_),
-                               nodes):
+    # (a local name given a function: the function, where it is called; a method of a
+    # parameter's class, ``Model.predict(self, x)``)
+    meaning = lambda n: _value_or_none(n, globals_, cells, builtins_)  # noqa: E731
+    classes = function_values.receivers(tree, nodes, classes, meaning) if classes else None
+    if function_values.resolve(tree, meaning, nodes, classes):
         nodes = Nodes(tree)
-    if grown.as_lists(tree, lambda n: _value_or_none(n, globals_, cells, builtins_), nodes):
+    if grown.as_lists(tree, meaning, nodes):
         nodes = Nodes(tree)  # (a tuple it grows: a list it appends to)
     if pairs.split_lists(tree, nodes):  # (a list of tuples it builds: one per position)
         nodes = Nodes(tree)
-    if frozen.unfreeze(tree, lambda n: _value_or_none(n, globals_, cells, builtins_), nodes):
+    if frozen.unfreeze(tree, meaning, nodes):
         nodes = Nodes(tree)
     # (a tuple holding a list: followed, for reverse mode; not in the gradient code
     # s2sad wrote, which only forward mode reads, and whose tuples hold its tapes)
@@ -479,7 +485,7 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
     if not generated:
         structure_calls.mark_list_tuples(
             tree, lambda call: _returned_lists(call, globals_, cells, builtins_), nodes)
-    if higher_order.lower(tree, lambda n: _value_or_none(n, globals_, cells, builtins_),
+    if higher_order.lower(tree, meaning,
                           [n for n, v in (specs or {}).items()
                            if isinstance(v, ir_trees.Static)], nodes):
         nodes = Nodes(tree)
@@ -509,10 +515,12 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers) 
     local_set = _local_names(tree, nodes, stored)
     imported = _imported(nodes, local_set, globals_)
     names = dict(globals_, **imported) if imported else globals_
-    refs = _resolve(local_set, names, cells, builtins_, loc, nodes, loaded)
+    classes = {name: cls for cls, name in (classes or {}).values() if name in loaded}
+    refs = _resolve(local_set, dict(names, **classes) if classes else names, cells,
+                    builtins_, loc, nodes, loaded)
     return Parsed(tree=tree, info=info, refs=refs, locals=local_set, globals=globals_,
                   imported=set(imported), cells=cells, out_spec=out_spec, leaf_names=leaves,
-                  nodes=nodes)
+                  nodes=nodes, classes=classes)
 
 
 def _value_or_none(name, globals_, cells, builtins_):

@@ -6,6 +6,8 @@ function reads from the enclosing one: its parameters and what it assigns are it
 own (unless declared ``nonlocal`` or ``global``). `own_names(fn, body)` says which.
 `structure_calls` renames a function's locals apart this way when it puts the
 function in place of a call, so a function defined inside keeps its own names.
+`mangle_private` gives a method's private attributes (``self.__scale``) the names
+Python gives them inside the class.
 
 Imports nothing from s2sad.
 """
@@ -65,3 +67,21 @@ def own_names(fn, body) -> set:
             continue
         todo.extend(ast.iter_child_nodes(n))
     return own - declared
+
+
+def mangle_private(nodes, qualname: str):
+    """``self.__scale`` in a method of ``class Priv`` as ``self._Priv__scale``, the
+    name Python compiles it to inside the class (the derivative's code is compiled
+    outside it), in place: an attribute among `nodes` (`tree_index.Nodes`) whose name
+    starts with two underscores and does not end with two, in a function whose
+    qualified name puts it in a class."""
+    parts = qualname.split(".")
+    i = len(parts) - 1
+    while i >= 2 and parts[i - 1] == "<locals>":
+        i -= 2  # (a function defined inside a method is in the method's class too)
+    owner = parts[i - 1].lstrip("_") if i >= 1 and parts[i - 1] != "<locals>" else ""
+    if not owner:
+        return
+    for node in nodes.of(ast.Attribute):
+        if node.attr.startswith("__") and not node.attr.endswith("__"):
+            node.attr = f"_{owner}{node.attr}"

@@ -6,7 +6,9 @@ an array of another library `LIBRARIES` or `NAMESPACES` names, `array_library`, 
 that library in `ArrayKind.xp`; `namespace_of` the module that stands in for NumPy in
 a derivative for JAX arrays),
 `ListKind` (a list and the kind of its elements), `DTypeKind` (``x.dtype`` of an
-array of known dtype), "other" (`OTHER`), "?" (`UNKNOWN`), "pending" (`PENDING`:
+array of known dtype), "other" (`OTHER`), `ObjectKind` (an instance of a class of the
+user's Python: opaque as "other" is, and `opaque` says so of both, but its class
+resolves the methods called on it), "?" (`UNKNOWN`), "pending" (`PENDING`:
 not computed yet, while a recursion's result kind is found), or a tuple of kinds (a
 tuple's items). `merged` joins two kinds (a value that is either), `differentiable`
 says whether a value of a kind can carry a derivative, and `shape_pattern` and
@@ -98,6 +100,67 @@ class ListKind:
         return f"list[{self.elem}]"
 
 
+@dataclass(frozen=True)
+class ObjectKind:
+    """An argument that is an instance of `cls`, a class of the user's Python (not a
+    library's, `user_class`): a value the compiler does not look into, as `OTHER`,
+    but a call of its method (``self.predict(x)``) is a call of the function its class
+    defines, and a derivative built for one class is not used for another."""
+
+    cls: type
+
+    def __repr__(self):
+        return f"object[{self.cls.__module__}.{self.cls.__qualname__}]"
+
+
+def opaque(kind) -> bool:
+    """Is `kind` that of a value the compiler does not look into (`OTHER`, or an
+    `ObjectKind`)?"""
+    return kind == OTHER or isinstance(kind, ObjectKind)
+
+
+# the modules (their first part) whose classes are not the user's (`user_class`)
+_LIBRARY_MODULES = {"builtins", "numpy", "scipy", "jax", "jaxlib", "torch", "dask", "functools",
+                    "collections", "s2sad", "math", "types", "typing", "random", "decimal",
+                    "fractions", "pandas", "xarray", "array_api_strict", "numba", "enum"}
+
+
+def user_class(tp) -> bool:
+    """Is `tp` a class of the user's Python (a ``class`` statement outside the
+    libraries, whose methods s2sad may read), not a builtin type, a library's class
+    (a function's, a module's, a ``functools.partial``'s among them), a class of
+    classes or of exceptions, or one whose ``__getattribute__`` decides what a name
+    of its instances means?"""
+    return isinstance(getattr(tp, "__dict__", None), type(type.__dict__)) and \
+        (getattr(tp, "__module__", None) or "").partition(".")[0] not in _LIBRARY_MODULES \
+        and not issubclass(tp, (type, BaseException)) and \
+        getattr(tp, "__getattribute__", None) is object.__getattribute__
+
+
+def _shadows(value) -> bool:
+    """Does `value` hold, in its own ``__dict__``, a name that its class defines a
+    method for (``obj.predict = ...``)? Python then calls what the object holds, not
+    the method: such an object is "other", whose methods are not resolved."""
+    own = getattr(value, "__dict__", None)
+    if not own or not isinstance(own, dict):
+        return False
+    return any(isinstance(c.__dict__.get(k), _METHODS) for c in type(value).__mro__
+               for k in own)
+
+
+_METHODS = (type(_shadows), staticmethod, classmethod)
+
+
+def method_names(tp) -> frozenset:
+    """The names an instance of the user's class `tp` must not hold in its own
+    ``__dict__`` for its kind to be `ObjectKind` (`_shadows`): its class's methods;
+    empty where its instances have no ``__dict__`` (``__slots__``) or it is no class
+    of the user's. The dispatcher checks them on every call."""
+    if not user_class(tp) or not getattr(tp, "__dictoffset__", 0):
+        return frozenset()
+    return frozenset(k for c in tp.__mro__ for k, v in c.__dict__.items()
+                     if isinstance(v, _METHODS))
+
 ITEMS = 32  # the longest list of arrays whose elements' kinds an argument's kind lists
 
 # The arrays of other libraries that are differentiated (by their type's module and
@@ -179,8 +242,8 @@ def kind_of(value, items=True):
     library = array_library(value)
     if library is not None:
         return ArrayKind(value.ndim, _DTYPES.get(dtype_kind(value.dtype), "?"), xp=library)
-    if isinstance(value, complex):
-        return OTHER
+    if user_class(type(value)) and not _shadows(value):
+        return ObjectKind(type(value))
     return OTHER
 
 
@@ -216,6 +279,8 @@ def merged(a, b):
         return a
     if a == PENDING:
         return b
+    if opaque(a) and opaque(b):
+        return OTHER
     if {a, b} <= {SCALAR, INT}:
         return SCALAR
     if isinstance(a, ListKind) and isinstance(b, ListKind):
