@@ -66,3 +66,12 @@ def stepped_until(x, n):
             return x
         x = x * 1.5
     return x
+
+
+HISTORY = []
+
+
+def recorded(w):
+    loss = np.sum(w * w)
+    HISTORY.append(loss)
+    return HISTORY[-1] + w[0]
