@@ -499,12 +499,12 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers, 
         cells = dict(cells, **{n: types.CellType(v.value) for n, v in specs.items()
                                if isinstance(v, ir_trees.Static)})
     if specs is not None:  # (the function as specialised on its container arguments)
-        def value_of(n):
-            got = lookup(n, globals_, cells, builtins_)
-            return None if got is MISSING else got
-        rewritten = structures.rewrite(tree, specs, loc, value_of,
-                                       lambda fn: parse(fn, containers=False),
-                                       leaves_out=hasattr(func, STRUCTURES))
+        named = {name: cls for cls, name in (classes or {}).values()}  # (``Model`` of
+        value_of = lambda n: named.get(n) or meaning(n)  # noqa: E731 ``Model.f(self)``)
+        rewritten = structures.rewrite(
+            tree, specs, loc, value_of, lambda fn, given=None: parse(
+                fn, containers=False, classes=given), leaves_out=hasattr(func, STRUCTURES),
+            classes=classes)
         tree, out_spec, leaves = rewritten.tree, rewritten.out_spec, rewritten.leaf_names
         nodes = Nodes(tree)
         if pairs.split_lists(tree, nodes):  # (a list of tuples a function put in place reads)

@@ -46,7 +46,11 @@ def inline(rw, callee, call: ast.Call, at: ast.AST, parse) -> str:
     if callee in rw.inlining:
         raise _refuse(rw, at, f"s2sad cannot pass a container of parameters to `{name}`: it "
                               "calls itself")
-    parsed = parse(callee)
+    names = callee.__code__.co_varnames[:callee.__code__.co_argcount]
+    given = {names[i]: rw.classes[a.id][0] for i, a in enumerate(call.args[:len(names)])
+             if isinstance(a, ast.Name) and a.id in rw.classes}  # (``Model.forward(self,
+    # params, x)``: its `self` is the caller's, whose methods it calls too)
+    parsed = parse(callee, given) if given else parse(callee)
     tree = copy.deepcopy(parsed.tree)
     module = _module_named(rw, call)
     qualified = {}

@@ -48,12 +48,13 @@ _CONTAINERS_HINT = ("Read a container's items by constant keys (p[\"W\"], p.W, p
 
 
 def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None,
-            leaves_out=True) -> Rewritten:
+            leaves_out=True, classes=None) -> Rewritten:
     """See the module docstring. `loc` builds errors at the user's lines
     (`parse.Located`); ``lookup(name)`` is the value of a free name (None if none);
     ``parse(function)`` parses a function of the user's a container is passed to
-    (`structure_calls.inline`). Without `leaves_out` (a function the entry points do
-    not call themselves), a container it returns is returned built (a display)."""
+    (`structure_calls.inline`; `classes`: the caller's receivers). Without `leaves_out`
+    (a function the entry points do not call themselves), a container it returns is
+    returned built (a display)."""
     tree = copy.deepcopy(tree)
     env = {}
     names_of = {}
@@ -83,8 +84,7 @@ def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None,
     r = _Rewriter(loc, env, lookup)
     r.displays = single_displays(tree)
     r.tuple_lists, r.consumed = pairs.tuple_lists(tree), consumed_generators(tree)
-    r.parse = parse
-    r.leaves_out = leaves_out
+    r.parse, r.classes, r.leaves_out = parse, classes or {}, leaves_out
     r.caller_locals = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(
         n.ctx, ast.Store)} | {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)} | {
         n for names in names_of.values() for n in names} | set(specs)
@@ -119,7 +119,7 @@ class _Rewriter(LoopRewrites, CallRewrites):
         self.pending: list = []  # the lines of calls put in place, before the line
         self.inlining: list = []  # the functions being put in place, outermost first
         self.lazy = 0  # inside a conditional expression or `and`/`or`
-        self.parse = None
+        self.parse, self.classes = None, {}  # (classes: `function_values.receivers`)
         self.leaves_out = True
         # the functions defined inside the function (nested ``def``, a lambda bound to
         # a name): put in place where they are called
