@@ -453,3 +453,25 @@ def test_a_dict_of_parameters_through_methods_that_call_methods(act):
             return model.loss({**params, key: v}, X, Y)
         np.testing.assert_allclose(g[key], numeric_grad(f, (params[key],), 0),
                                    rtol=1e-5, atol=1e-8)
+
+
+class Normalizer:
+    def __init__(self, training):
+        self.running_mean = np.full(3, 0.3)
+        self.training = training
+
+    def loss(self, x):
+        mu = x.mean(0) if self.training else self.running_mean
+        return np.sum((x - mu) ** 2 * x)
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_an_attribute_read_on_one_path_of_a_join(training, mode):
+    """``mu = x.mean(0) if self.training else self.running_mean``: the attribute is a
+    constant on its path, whatever the other path carries (it was refused for want of
+    a rule for the attribute .running_mean, on either path)."""
+    model = Normalizer(training)
+    x = rng.normal(size=(4, 3))
+    np.testing.assert_allclose(s2sad.grad(model.loss, mode=mode)(x),
+                               numeric_grad(model.loss, (x,), 0), rtol=1e-5, atol=1e-8)

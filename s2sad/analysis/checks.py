@@ -84,8 +84,10 @@ class Checks(ValueChecks, Escapes):
     def check_active(self, s: ir.Assign, op):
         """The checks of an assignment whose result is active."""
         r = self.result
-        if op.kind == "unknown":
+        if op.kind == "unknown" and (any(map(self.is_varied, op.inputs)) or not op.inputs):
             raise self.error(NoRuleError, s, op)
+        if op.kind == "unknown":  # (``self.running_mean`` on one path of a join: a
+            return  # constant there, whatever the other path carries)
         if self.computes_complex(s, op):
             self.refuse_complex(s, op)
         if op.kind == "inactive":
