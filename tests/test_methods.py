@@ -189,7 +189,7 @@ def test_a_parameter_of_an_inner_function_is_not_the_object():
                 return self.predict(w) * 2.0
             return twice(self)
 
-    with pytest.raises(s2sad.S2SADError):
+    with pytest.raises(s2sad.NoRuleError, match=r"method \.predict\(\)"):
         s2sad.grad(Inner().loss)(W0)
 
 
@@ -386,6 +386,14 @@ def helper_in_assert(w):
     return LOG[-1] + w
 
 
+def keyword_in_try(w):
+    try:
+        _push(v=w * w)
+    except ValueError:
+        pass
+    return LOG[-1] + w
+
+
 def logs_text(w):
     y = w * w
     LOG.append(str(y))
@@ -399,7 +407,8 @@ def logs_text(w):
 
 
 @pytest.mark.parametrize("f", [alias_append, nested_append, boxed_append, returned_append,
-                               used_append, used_helper, appended_in_try, helper_in_assert])
+                               used_append, used_helper, appended_in_try, helper_in_assert,
+                               keyword_in_try])
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
 def test_every_way_to_a_list_from_outside_is_refused(f, mode):
     """A value with a derivative appended to a module-level list through another name,

@@ -522,12 +522,6 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                     # a call for its effect: the callee's own checks refuse changes to
                     # the lists and arrays it is given
                     self.callee_kind(op.key, s, [self.atom_kind(x) for x in op.inputs])
-                varied = tuple(i for i, x in enumerate(op.inputs) if self.is_varied(x))
-                if op.kind == "call" and varied and hasattr(self.callee_kind, "effects"):
-                    # and what it does with a value that carries a derivative: an
-                    # attribute or a list from outside it given the value (`checks`)
-                    self.callee_kind.effects(op.key, s, [self.atom_kind(x) for x in op.inputs],
-                                             varied)
                 if op.kind == "append":
                     xs, v = op.inputs
                     if self.callee and r.created.get(r.root(xs.id)) == 0:

@@ -68,6 +68,7 @@ class Checks(ValueChecks, Escapes):
                 continue
             if isinstance(s, ir.Expr) and id(s) in r.ops:
                 self.check_unknown_effect(s, r.ops[id(s)])
+                self.check_call_effect(s, r.ops[id(s)])
             if isinstance(s, ir.Kept) and any(self.carries(a) for a in s.args):
                 self.check_kept_calls(s)
             if isinstance(s, ir.Kept) and any(t in r.active for t in s.defines):
@@ -85,7 +86,7 @@ class Checks(ValueChecks, Escapes):
         """The checks of an assignment whose result is active."""
         r = self.result
         if op.kind == "unknown" and (any(map(self.is_varied, op.inputs)) or not op.inputs):
-            raise self.error(NoRuleError, s, op)
+            raise self.error(NoRuleError, s, op)  # (no inputs: a construct it cannot read)
         if op.kind == "unknown":  # (``self.running_mean`` on one path of a join: a
             return  # constant there, whatever the other path carries)
         if self.computes_complex(s, op):

@@ -25,7 +25,7 @@ import types
 from .. import ir
 from ..errors import NotDifferentiableError
 from ..ir.kinds import UNKNOWN, ListKind
-from .classify import reports_only, user_function
+from .classify import makes_text, reports_only, user_function
 
 
 class Escapes:
@@ -72,9 +72,14 @@ class Escapes:
                 "Write `xs.append(v)` as a statement.")
         if op.kind == "unknown" and self.for_effect(s):
             self.check_effect(s, op)
+        self.check_call_effect(s, op)  # (``r = push(y)``, its result unread)
+
+    def check_call_effect(self, s, op):
+        """A call of a function of the user's whose result carries no derivative,
+        given values that carry one: the function analysed with those parameters
+        varied (`stages.Kinds.effects`), for what it does with them."""
         varied = tuple(i for i, x in enumerate(op.inputs) if self.is_varied(x))
         if op.kind == "call" and varied and hasattr(self.callee_kind, "effects"):
-            # (``r = push(y)``, its result unread: what it does with `y`)
             self.callee_kind.effects(op.key, s, [self.atom_kind(x) for x in op.inputs],
                                      varied)
 
@@ -127,13 +132,13 @@ class Escapes:
                 self.carries(s.args[int(index)])
 
         for call in (n for n in ast.walk(s.stmt) if isinstance(n, ast.Call)):
-            given = [any(map(carried, _outside_text(a))) for a in call.args]
+            values = list(call.args) + [k.value for k in call.keywords]
+            given = [any(map(carried, _outside_text(v, self.fn))) for v in values]
             if not any(given):
                 continue
             func, obj = call.func, self.fn.refs.get(ir.dotted(call.func) or "")
             if user_function(obj) and hasattr(self.callee_kind, "effects"):
-                self.callee_kind.effects(obj, ir.Expr(call, s.line),
-                                         [UNKNOWN] * len(call.args),
+                self.callee_kind.effects(obj, ir.Expr(call, s.line), [UNKNOWN] * len(values),
                                          tuple(i for i, g in enumerate(given) if g))
             elif isinstance(func, ast.Attribute) and not reports_only(obj) and not \
                     isinstance(self.fn.refs.get(ir.dotted(func.value) or ""), types.ModuleType):
@@ -160,13 +165,13 @@ def shown(atom, otherwise: str) -> str:
     return f"`{name}`" if name and not name.startswith(".") else otherwise
 
 
-def _outside_text(node) -> list:
-    """The nodes of `node` outside the text it makes (an f-string, ``str(y)``)."""
+def _outside_text(node, fn: ir.Function) -> list:
+    """The nodes of `node` outside the text it makes (`classify.makes_text`: an
+    f-string, ``str(y)``)."""
     out, stack = [], [node]
     while stack:
         n = stack.pop()
-        if isinstance(n, ast.JoinedStr) or isinstance(n, ast.Call) and isinstance(
-                n.func, ast.Name) and n.func.id in ("str", "repr", "format", "ascii"):
+        if makes_text(n, fn):
             continue
         out.append(n)
         stack.extend(ast.iter_child_nodes(n))

@@ -45,7 +45,7 @@ from ..driver import builder, effects, stages
 from ..errors import SourceNotFoundError, user_traceback
 from ..frontend import parse
 from ..ir.kinds import (INT, SCALAR, ListKind, array_library, kind_of, method_names,
-                        namespace_of, shape_pattern, shaped_arguments)
+                        namespace_of, shadows, shape_pattern, shaped_arguments)
 from ..transform import batching
 from . import structured
 from .arguments import (argument_kinds, check_function, normalize_wrt, retyped_list,
@@ -81,7 +81,7 @@ def still_valid(unit) -> bool:
         cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
         if parse.lookup(name, func.__globals__, cells) is not obj:
             return False
-        if not method_names(type(obj)).isdisjoint(getattr(obj, "__dict__", ())):
+        if shadows(obj):
             return False  # (an object of the user's now holds one of its methods)
     return all(map(_holds, _attribute_guards(unit, [])))
 
@@ -94,8 +94,7 @@ def _holds(guard) -> bool:
     for attr in chain.split(".") if chain else ():
         current = getattr(current, attr, None)
     if kind.endswith("type"):  # (an object of the class, holding none of its methods)
-        return type(current) is obj and method_names(obj).isdisjoint(
-            getattr(current, "__dict__", ()))
+        return type(current) is obj and not shadows(current)
     return current is obj
 
 
@@ -531,7 +530,7 @@ def _signature(value):
         return (tp, value.ndim, value.dtype)
     if tp is list or tp is tuple:
         return (tp, kind_of(value))
-    if method_names(tp) and not method_names(tp).isdisjoint(value.__dict__):
+    if shadows(value):
         return ("shadows", tp)
     return tp
 

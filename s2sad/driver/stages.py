@@ -135,13 +135,10 @@ class Kinds:
         self.busy.add(key)
         try:
             kinds = _param_kinds_for_call(func, stmt, arg_kinds)
-            positional = list(inspect.signature(func).parameters)
-            names = list(range(len(stmt.value.args))) + [k.arg for k in stmt.value.keywords]
-            wrt = [positional[n] if isinstance(n, int) and n < len(positional) else n
-                   for i, n in enumerate(names) if i in varied]
-            fr = self.front(func, kinds)
-            activity_mod.analyze(fr.dup, [w for w in wrt if isinstance(w, str)], kinds, self,
-                                 callee=True)
+            names = _call_parameter_names(func, stmt.value)
+            activity_mod.analyze(self.front(func, kinds).dup,
+                                 [names[i] for i in varied if names[i] is not None], kinds,
+                                 self, callee=True)
         finally:
             self.busy.discard(key)
         self.cache[key] = None

@@ -137,29 +137,28 @@ def user_class(tp) -> bool:
         getattr(tp, "__getattribute__", None) is object.__getattribute__
 
 
-def _shadows(value) -> bool:
-    """Does `value` hold, in its own ``__dict__``, a name that its class defines a
-    method for (``obj.predict = ...``)? Python then calls what the object holds, not
-    the method: such an object is "other", whose methods are not resolved."""
+def shadows(value) -> bool:
+    """Does `value`, an object of the user's, hold in its own ``__dict__`` a name its
+    class defines a method for (``obj.predict = ...``)? Python then calls what the
+    object holds, not the method: such an object is "other", whose methods are not
+    resolved (and the dispatcher and the caches check it again, `api.dispatch`)."""
     own = getattr(value, "__dict__", None)
-    if not own or not isinstance(own, dict):
-        return False
-    return any(isinstance(c.__dict__.get(k), _METHODS) for c in type(value).__mro__
-               for k in own)
+    return isinstance(own, dict) and not method_names(type(value)).isdisjoint(own)
 
 
-_METHODS = (type(_shadows), staticmethod, classmethod)
+_METHODS = (type(shadows), staticmethod, classmethod)
 
 
 def method_names(tp) -> frozenset:
     """The names an instance of the user's class `tp` must not hold in its own
-    ``__dict__`` for its kind to be `ObjectKind` (`_shadows`): its class's methods;
+    ``__dict__`` for its kind to be `ObjectKind` (`shadows`): its class's methods;
     empty where its instances have no ``__dict__`` (``__slots__``) or it is no class
     of the user's. The dispatcher checks them on every call."""
     if not user_class(tp) or not getattr(tp, "__dictoffset__", 0):
         return frozenset()
     return frozenset(k for c in tp.__mro__ for k, v in c.__dict__.items()
                      if isinstance(v, _METHODS))
+
 
 ITEMS = 32  # the longest list of arrays whose elements' kinds an argument's kind lists
 
@@ -242,7 +241,7 @@ def kind_of(value, items=True):
     library = array_library(value)
     if library is not None:
         return ArrayKind(value.ndim, _DTYPES.get(dtype_kind(value.dtype), "?"), xp=library)
-    if user_class(type(value)) and not _shadows(value):
+    if user_class(type(value)) and not shadows(value):
         return ObjectKind(type(value))
     return OTHER
 
