@@ -671,14 +671,30 @@ def comprehension(draw, names):
 
 @st.composite
 def scalar_program(draw):
-    """Text of a module defining helpers and ``f(x, y)``."""
+    """Text of a module defining helpers and ``f(x, y)``; one in four a method of an
+    object (``f = Prog(...).f``) reading the numbers it holds (``self.k``, a float,
+    and ``self.c``, an int: their kinds are known, `analysis.attributes`), some of
+    them after calling a method that rebinds one (whose kinds are then not taken as
+    known)."""
     scope = _Scope()
     body, names = draw(_block(scope, ["x", "y", "acc"], 4, 2, False, []))
-    result = draw(expression(names + ["sum(ys)", "ys[-1]"], 2))
+    method = draw(st.integers(0, 3)) == 0
+    held = ["self.k", "self.c"] if method else []
+    result = draw(expression(names + ["sum(ys)", "ys[-1]"] + held, 2))
     # (two functions of one name, both called: each derivative its own)
-    start = draw(st.sampled_from(["x", "x", "gf1(x) + gf2(y)", "gl1(x) - gl2(y, x)"]))
-    lines = ["def f(x, y):", f"    acc = {start}", "    ys = [y, x]"] + body + [
+    start = draw(st.sampled_from(["x * self.k", "self.k * x + self.c * y"] if method else
+                                 ["x", "x", "gf1(x) + gf2(y)", "gl1(x) - gl2(y, x)"]))
+    head = ["def f(self, x, y):"] if method else ["def f(x, y):"]
+    if method and draw(st.booleans()):
+        head.append("    self.retune()")
+    lines = head + [f"    acc = {start}", "    ys = [y, x]"] + body + [
         f"    return {result}"]
+    if method:
+        k, c = draw(st.sampled_from([0.7, -1.25, 2.0])), draw(st.sampled_from([0, 1, 3]))
+        lines += ["", "", "class Prog:", "    def __init__(self, k, c):", "        self.k = k",
+                  "        self.c = c", "", "    def retune(self):",
+                  "        self.k = self.k * 1.0", "", "    f = f", "", "",
+                  f"f = Prog({k!r}, {c!r}).f"]
     return HELPERS + "\n".join(lines + _refusal_note(scope.refusals)) + "\n"
 
 

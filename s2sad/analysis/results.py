@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 
 from .. import ir
-from ..ir.kinds import (INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind, attribute_kind,
-                        kind_of, logical_kind, merged)
+from ..ir.kinds import (INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind, ObjectKind,
+                        attribute_kind, kind_of, logical_kind, merged)
 from ..primitives.facts import (constant_kind, facts_of, index_kind, result_dtype,
                                 rule_result_kind, stops_gradient)
 from .classify import Op, makes_text
@@ -229,6 +229,10 @@ class ResultKinds:
         return [SCALAR]
 
     def unknown_result(self, s, op, inputs) -> list:
+        if type(s.value) is ast.Attribute and isinstance(inputs[0], ObjectKind):
+            # an attribute of an object of the user's whose kind the call's is known
+            # (`ObjectKind.attrs`)
+            return [inputs[0].attribute(s.value.attr)]
         return [UNKNOWN]
 
     def kept_kinds(self, s: ir.Kept) -> list:

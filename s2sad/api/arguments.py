@@ -24,12 +24,13 @@ import types
 import numpy as np
 
 from ..checkpoint import SCHEDULES
+from ..analysis.attributes import read_attributes
 from ..driver import stages
 from ..errors import (ComplexArgumentError, IntegerArgumentError, OptionError, S2SADError,
                       WrtError, user_traceback)
 from ..ir.kinds import (INT, ITEMS, NAMESPACES, SCALAR, UNKNOWN, ArrayKind, ListKind,
-                        differentiable, dtype_name, kind_of, libraries_in, opaque,
-                        with_shapes)
+                        ObjectKind, differentiable, dtype_name, held_attributes, kind_of,
+                        libraries_in, opaque, with_shapes)
 
 # -------------------------------------------------------------- parameters
 
@@ -225,7 +226,27 @@ def argument_kinds(f, values: dict, wrt, what):
                          "s2sad.register_container).", **at_def(f))
         kinds[name] = kind
     refuse_mixed_libraries(f, kinds, what)
-    return with_shapes(kinds, values)
+    return with_attributes(f, with_shapes(kinds, values), values)
+
+
+def with_attributes(f, kinds: dict, values: dict) -> dict:
+    """`kinds`, where an argument is an object of the user's (`ObjectKind`), with the
+    kinds of the numbers and arrays it holds that a call of `f` reads and nothing
+    in the call can rebind (`attributes.read_attributes`, `held_attributes`): the
+    derivative is specialised on them as on its arguments' kinds."""
+    objects = [n for n, k in kinds.items() if isinstance(k, ObjectKind)]
+    if not objects:
+        return kinds
+    names = read_attributes(f, tuple(values[n] for n in objects),
+                            f.__code__.co_argcount > 0 and f.__code__.co_varnames[0] in objects)
+    if not names:
+        return kinds
+    out = dict(kinds)
+    for n in objects:
+        held = held_attributes(values[n], names)
+        if held:
+            out[n] = ObjectKind(kinds[n].cls, held)
+    return out
 
 
 def refuse_mixed_libraries(f, kinds: dict, what):

@@ -36,16 +36,19 @@ import threading
 import time
 import types
 import weakref
+from dataclasses import dataclass
 
 from .. import primitives as rules
 from ..backend import compile as compile_mod
 from ..backend import diskcache, native
 from ..checkpoint import CTZ, Binomial
+from ..analysis.attributes import read_attributes
 from ..driver import builder, effects, stages
 from ..errors import SourceNotFoundError, user_traceback
 from ..frontend import parse
-from ..ir.kinds import (INT, SCALAR, ListKind, array_library, kind_of, method_names,
-                        namespace_of, shadows, shape_pattern, shaped_arguments)
+from ..ir.kinds import (INT, SCALAR, ListKind, array_library, attribute_signature,
+                        held_attributes, kind_of, method_names, namespace_of, shadows,
+                        shape_pattern, shaped_arguments, user_class)
 from ..transform import batching
 from . import structured
 from .arguments import (argument_kinds, check_function, normalize_wrt, retyped_list,
@@ -316,6 +319,9 @@ class State:
             for i, n in enumerate(self.idents):
                 checks.append(f"type({n}) is _T{i}")
                 signature = self.primary[0][i]
+                if isinstance(signature, _Held):
+                    checks += _held_checks(n, i, signature, self.ns)
+                    signature = signature.tp
                 if isinstance(signature, type) and method_names(signature):
                     # (an object holding its own `predict` is not the kind the
                     # derivative was built for: its class's `predict` was resolved)
@@ -376,6 +382,8 @@ class State:
                     t = t[0]
                 elif isinstance(t, tuple):
                     t, self.ns[f"_N{i}"], self.ns[f"_D{i}"] = t
+                elif isinstance(t, _Held):
+                    t = t.tp
                 self.ns[f"_T{i}"] = t
             self.ns["_F"] = self.primary[1]
         for i, (_, container, _, obj) in enumerate(self.guards):
@@ -415,7 +423,8 @@ class State:
         with lock:
             if not self.guards_hold():
                 self.reset()
-            key = tuple(_signature(values[n]) for n in self.names) + (_pattern(values),)
+            key = self.held(tuple(_signature(values[n]) for n in self.names), values) + (
+                _pattern(values),)
             fn = self.specs.get(key)
             if fn is None:
                 kinds = argument_kinds(self.f, values, self.wrt, self.entry)
@@ -450,6 +459,27 @@ class State:
             result = (result[0], grads) if self.entry == "value_and_grad" else grads
         return result
 
+
+    def held(self, key: tuple, values: dict) -> tuple:
+        """`key`, where an argument is an object of the user's whose numbers and
+        arrays the derivative takes the kinds of (`arguments.with_attributes`), with
+        what they are (`_Held`)."""
+        objects = [i for i, s in enumerate(key) if isinstance(s, type) and user_class(s)]
+        if not objects:
+            return key
+        code = self.f.__code__
+        names = read_attributes(self.f, tuple(values[self.names[i]] for i in objects),
+                                code.co_argcount > 0 and self.names[objects[0]] ==
+                                code.co_varnames[0])
+        if not names:
+            return key
+        key = list(key)
+        for i in objects:
+            value = values[self.names[i]]
+            held = held_attributes(value, names)
+            if held:
+                key[i] = _Held(key[i], held, attribute_signature(value, held))
+        return tuple(key)
 
     def structured_slow(self, *args, **kwargs):
         """The fast path's fallback: any call its checks do not recognise."""
@@ -533,6 +563,35 @@ def _signature(value):
     if shadows(value):
         return ("shadows", tp)
     return tp
+
+
+@dataclass(frozen=True)
+class _Held:
+    """The signature of an object of the user's class `tp` whose attributes `attrs`
+    (an `ObjectKind`'s) the derivative takes the kinds of: `types`, per attribute,
+    its type (and an array's rank and dtype: `attribute_signature`), which the fast
+    path checks too."""
+
+    tp: type
+    attrs: tuple
+    types: tuple
+
+
+def _held_checks(name: str, i: int, held: _Held, ns: dict) -> list:
+    """The fast path's checks of the attributes of the argument `name` (the `i`th) a
+    derivative took the kinds of: each one's type (an array's rank and dtype too),
+    read from the object's ``__dict__`` (where `held_attributes` found them)."""
+    checks = []
+    for j, ((attr, _), sig) in enumerate(zip(held.attrs, held.types)):
+        value = f"{name}.__dict__.get({attr!r})"
+        tp = sig[0] if isinstance(sig, tuple) else sig
+        ns[f"_A{i}_{j}"] = tp
+        checks.append(f"type({value}) is _A{i}_{j}")
+        if isinstance(sig, tuple):
+            ns[f"_A{i}_{j}n"], ns[f"_A{i}_{j}d"] = sig[1:]
+            checks.append(f"{name}.{attr}.ndim == _A{i}_{j}n and "
+                          f"{name}.{attr}.dtype is _A{i}_{j}d")
+    return checks
 
 
 def _fast(key) -> bool:

@@ -32,7 +32,7 @@ from . import dispatch, shapes
 from . import structured
 from .arguments import (keywords_by_position, keywords_refusal, rebased_wrt, unbound, with_bound, argument_kinds, at_def, bind, call_with, complex_refusal,
                         complex_value, mark_made, normalize_wrt, public, refuse_derived,
-                        refuse_mixed_libraries, typed_gradients, typed_like)
+                        refuse_mixed_libraries, typed_gradients, typed_like, with_attributes)
 
 
 @public
@@ -149,7 +149,7 @@ def _wrt(arguments: dict, dots: dict) -> tuple:
 def _jvp_built(f, arguments: dict, dots: dict, quiet=False):
     """The compiled forward derivative `_jvp_at` calls (built, not run)."""
     wrt = _wrt(arguments, dots)
-    kinds = {n: kind_of(v) for n, v in arguments.items()}
+    kinds = with_attributes(f, {n: kind_of(v) for n, v in arguments.items()}, arguments)
     refuse_mixed_libraries(f, kinds, "jvp")
     return dispatch.compiled_forward(f, wrt, kinds, quiet=quiet)[1]
 

@@ -22,7 +22,7 @@ from . import dispatch, shapes
 from ..ir import trees
 from . import structured
 from .arguments import (rebased_wrt, unbound, with_bound, argument_kinds, bind, call_with, mark_made, normalize_wrt, public,
-                        refuse_derived)
+                        refuse_derived, with_attributes)
 from .forward import call_derivative
 from .reverse import vjp_of
 
@@ -163,7 +163,7 @@ def _keyword_only(f, arguments: dict) -> list:
 def _jacobian_forward(f, arguments, names):
     """``(output, blocks)``: ``blocks[e][k]`` is the (output part e numbers) x (input
     names[k] numbers) matrix."""
-    kinds = {p: kind_of(v) for p, v in arguments.items()}
+    kinds = with_attributes(f, {p: kind_of(v) for p, v in arguments.items()}, arguments)
     wrt = tuple(names)
     unit, fn = dispatch.compiled_forward(f, wrt, kinds)
     sizes = [shapes.size(arguments[n]) for n in names]

@@ -40,7 +40,7 @@ from .arguments import (argument_kinds, at_def, bind, keywords_by_position, keyw
                         rebased_wrt, unbound, with_bound, check_function, check_mode, checkpoint_option,
                         complex_refusal, complex_value, fixed_argument, normalize_wrt,
                         mark_made, numeric_kind, public, retyped_list, signature_params,
-                        typed_like,
+                        typed_like, with_attributes,
                         typed_gradients)
 from .forward import grad_of_gradient, value_and_grad_by_forward_mode
 
@@ -366,7 +366,8 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=Fals
     if structures or any(structured.structured(v) for v in values.values()) or any(
             structured.static_callable(v) for v in values.values()):
         return _structured_vjp(f, values, checkpoint, snapshots, held)
-    kinds = with_shapes({n: kind_of(v) for n, v in values.items()}, values)
+    kinds = with_attributes(f, with_shapes({n: kind_of(v) for n, v in values.items()}, values),
+                            values)
     for name, value in values.items():
         if name in held or fixed_argument(value) or differentiable(kinds[name]) and \
                 numeric_kind(kinds[name]) and not complex_value(value):
@@ -524,8 +525,9 @@ def emitted(f, mode="reverse", wrt=0, stage="reverse", example=None, checkpoint=
     wrt_names, as_tuple = normalize_wrt(f, wrt)
     with dispatch.lock:  # (the pipeline runs under the lock, as on a cache miss)
         if example is not None:
-            kinds = stages.kinds_of_example(f, example)
             names, _ = signature_params(f)
+            kinds = with_attributes(f, stages.kinds_of_example(f, example),
+                                    dict(zip(names, example)))
             argument_kinds(f, {n: v for n, v in zip(names, example)}, wrt_names, entry)
         else:
             kinds = stages.assumed_kinds(f)

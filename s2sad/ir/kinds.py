@@ -105,12 +105,27 @@ class ObjectKind:
     """An argument that is an instance of `cls`, a class of the user's Python (not a
     library's, `user_class`): a value the compiler does not look into, as `OTHER`,
     but a call of its method (``self.predict(x)``) is a call of the function its class
-    defines, and a derivative built for one class is not used for another."""
+    defines, and a derivative built for one class is not used for another.
+
+    `attrs`, on the kind of a call's argument, is the kinds of the attributes the
+    derivative may take as known (`held_attributes`: numbers and NumPy arrays the
+    object holds itself, which nothing the function runs can rebind): ``self.a`` is
+    then a float, not a value of unknown kind. A kind with other attributes' kinds is
+    another kind, so the derivative is built again for them."""
 
     cls: type
+    attrs: tuple | None = None
 
     def __repr__(self):
-        return f"object[{self.cls.__module__}.{self.cls.__qualname__}]"
+        held = "".join(f"; {n}: {k!r}" for n, k in self.attrs or ())
+        return f"object[{self.cls.__module__}.{self.cls.__qualname__}{held}]"
+
+    def attribute(self, name: str):
+        """The kind of ``obj.name``: its kind in `attrs`, else unknown."""
+        for n, k in self.attrs or ():
+            if n == name:
+                return k
+        return UNKNOWN
 
 
 def opaque(kind) -> bool:
@@ -123,6 +138,15 @@ def opaque(kind) -> bool:
 _LIBRARY_MODULES = {"builtins", "numpy", "scipy", "jax", "jaxlib", "torch", "dask", "functools",
                     "collections", "s2sad", "math", "types", "typing", "random", "decimal",
                     "fractions", "pandas", "xarray", "array_api_strict", "numba", "enum"}
+
+
+def library_object(obj) -> bool:
+    """Is `obj` (a function, a class, a callable) a library's: defined in a module of
+    `_LIBRARY_MODULES` (the builtins, NumPy, `math`, s2sad's own, ...)?"""
+    module = getattr(obj, "__module__", None)
+    if not isinstance(module, str):
+        module = type(obj).__module__
+    return (module or "").partition(".")[0] in _LIBRARY_MODULES
 
 
 def user_class(tp) -> bool:
@@ -147,6 +171,51 @@ def shadows(value) -> bool:
 
 
 _METHODS = (type(shadows), staticmethod, classmethod)
+
+
+def held_attributes(value, names) -> tuple:
+    """``((name, kind), ...)``, by name, for each of `names` that `value` holds in its
+    own ``__dict__`` as a number (`SCALAR`, `INT`) or a NumPy array (its rank and
+    dtype kind), and that no class of it defines as a descriptor (a property or a
+    slot decides what the name means, not the ``__dict__``); empty for an object
+    without a ``__dict__``. The dispatcher checks each of them on every call
+    (`attribute_signature`)."""
+    own = getattr(value, "__dict__", None)
+    if not isinstance(own, dict) or not names:
+        return ()
+    np = _numpy()
+    out = []
+    for name in sorted(names & own.keys()):
+        v = own[name]
+        if isinstance(v, (bool, int)):
+            kind = INT
+        elif isinstance(v, float):
+            kind = SCALAR
+        elif np is not None and type(v) is np.ndarray:
+            kind = ArrayKind(v.ndim, _DTYPES.get(v.dtype.kind, "?"))
+        elif np is not None and isinstance(v, (np.floating, np.integer, np.bool_)):
+            kind = SCALAR if isinstance(v, np.floating) else INT
+        else:
+            continue
+        if any(name in c.__dict__ and hasattr(type(c.__dict__[name]), "__set__")
+               for c in type(value).__mro__):
+            continue
+        out.append((name, kind))
+    return tuple(out)
+
+
+def attribute_signature(value, attrs) -> tuple:
+    """What the dispatcher compares of the attributes `attrs` (an `ObjectKind`'s) of
+    `value` on a call: each one's type, and an array's rank and dtype (None where
+    `value` no longer holds it)."""
+    own = value.__dict__
+    out = []
+    for name, _ in attrs:
+        v = own.get(name)
+        tp = type(v)
+        out.append((tp, v.ndim, v.dtype) if tp.__name__ == "ndarray" and
+                   tp.__module__ == "numpy" else tp)
+    return tuple(out)
 
 
 def method_names(tp) -> frozenset:
@@ -278,6 +347,8 @@ def merged(a, b):
         return a
     if a == PENDING:
         return b
+    if isinstance(a, ObjectKind) and isinstance(b, ObjectKind) and a.cls is b.cls:
+        return ObjectKind(a.cls)  # (the same class: its methods, not its attributes)
     if opaque(a) and opaque(b):
         return OTHER
     if {a, b} <= {SCALAR, INT}:

@@ -1,0 +1,218 @@
+"""The numbers and arrays an object argument holds (``self.a``, ``model.W``): their
+kinds are known to the derivative where nothing the call runs can rebind them
+(`analysis.attributes`, `kinds.held_attributes`), checked again on every call; where
+something may rebind one, they are values of unknown kind, as before."""
+
+import math
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad.analysis.attributes import read_attributes
+
+
+def central(f, w, h=1e-6):
+    return (f(w + h) - f(w - h)) / (2 * h)
+
+
+class Scalars:
+    def __init__(self):
+        self.a, self.b, self.n = 1.5, 0.3, 3
+
+    def loss(self, w):
+        s = 0.0
+        for i in range(self.n):
+            s = s + (self.a * w - self.b) ** 2 + math.sin(w * i)
+        return s
+
+
+class Arrays:
+    def __init__(self):
+        self.W = np.array([[1.0, 2.0], [0.5, -1.0], [0.25, 3.0]])
+        self.v = np.array([0.5, -2.0, 1.0])
+
+    def predict(self, w):
+        return np.tanh(self.W @ w)
+
+    def loss(self, w):
+        # (np.diag and np.dot pick their rule by rank: an attribute of unknown rank
+        # was refused)
+        return np.sum(np.diag(self.W @ self.W.T)) * w[0] + np.dot(self.v, self.predict(w))
+
+
+def test_the_kinds_of_held_numbers_make_the_derivative_a_person_writes():
+    m = Scalars()
+    text = s2sad.source(Scalars.loss, wrt=1, example=(m, 0.7))
+    assert "unbroadcast" not in text and "np.where" not in text, text
+    got = s2sad.grad(m.loss)(0.7)
+    assert got == pytest.approx(central(m.loss, 0.7), rel=1e-7)
+
+
+def test_rules_that_need_a_rank_take_arrays_an_object_holds():
+    m = Arrays()
+    w = np.array([0.3, -0.2])
+    got = s2sad.grad(m.loss)(w)
+    expected = [central(lambda t: m.loss(np.where(np.arange(2) == i, t, w)), w[i])
+                for i in range(2)]
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
+def test_an_attribute_of_another_kind_builds_the_derivative_again():
+    m = Scalars()
+    g = s2sad.grad(m.loss)
+    for a in (1.5, 2, np.float32(0.5), np.float64(-1.0), 1.5):
+        m.a = a
+        got = g(0.7)
+        m.a = float(a)  # (central differences in float64)
+        assert got == pytest.approx(central(m.loss, 0.7), rel=1e-6)
+    m.n = 2.0  # (an int became a float: `range` refuses it, as Python does)
+    with pytest.raises(TypeError):
+        g(0.7)
+    m.n = 1
+    assert g(0.7) == pytest.approx(central(m.loss, 0.7), rel=1e-6)
+    m.W = np.ones(3)  # (an attribute the function does not read changes nothing)
+    assert g(0.7) == pytest.approx(central(m.loss, 0.7), rel=1e-6)
+
+
+def _outer(obj, w):
+    return obj.loss(w)
+
+
+def test_an_array_of_another_rank_or_dtype_builds_the_derivative_again():
+    m = Arrays()
+    g = s2sad.grad(_outer, wrt=1)
+    w = np.array([0.3, -0.2])
+    first = g(m, w)
+    m.v = np.array([[0.5, -2.0, 1.0]])  # (now a matrix: np.dot gives a vector)
+    with pytest.raises(s2sad.S2SADError):
+        g(m, w)
+    m.v = np.array([0.5, -2.0, 1.0], dtype=np.float32)
+    np.testing.assert_allclose(g(m, w), first, rtol=1e-6)
+
+
+def test_forward_mode_vjp_and_the_hessian_know_the_kinds_too():
+    m = Scalars()
+    d = central(m.loss, 0.7)
+    assert s2sad.jvp(m.loss, (0.7,), (1.0,))[1] == pytest.approx(d, rel=1e-6)
+    assert s2sad.vjp(m.loss, 0.7)[1](1.0)[0] == pytest.approx(d, rel=1e-6)
+    assert s2sad.grad(m.loss, mode="forward")(0.7) == pytest.approx(d, rel=1e-6)
+    h = s2sad.hessian(m.loss)(0.7)
+    assert h == pytest.approx(central(s2sad.grad(m.loss), 0.7), rel=1e-5)
+    m.a = 2  # (the jvp's cache is keyed by the kinds: built again)
+    assert s2sad.jvp(m.loss, (0.7,), (1.0,))[1] == pytest.approx(central(m.loss, 0.7),
+                                                                rel=1e-6)
+
+
+# ------------------------------------------------------- what may rebind an attribute
+
+
+class Grows:
+    def __init__(self):
+        self.a = 2.0
+
+    def grow(self):
+        self.a = np.array([1.0, 2.0, 3.0])
+
+    def loss(self, w):
+        self.grow()
+        return np.sum(self.a * w)
+
+
+def _reset(m):
+    setattr(m, "a", np.ones(3))
+
+
+class Reset(Grows):
+    def loss(self, w):
+        _reset(self)
+        return np.sum(self.a * w)
+
+
+class Property(Grows):
+    @property
+    def scale(self):
+        self.a = np.ones(3)
+        return 1.0
+
+    def loss(self, w):
+        return np.sum(self.scale * self.a * w)
+
+
+class Helper:
+    def __init__(self, owner):
+        self.owner = owner
+
+    def tweak(self):
+        self.owner.a = np.ones(3)
+
+
+class HoldsHelper(Grows):
+    def __init__(self):
+        super().__init__()
+        self.helper = Helper(self)
+
+    def loss(self, w):
+        self.helper.tweak()
+        return np.sum(self.a * w)
+
+
+GLOBAL = []
+
+
+def _poke():
+    GLOBAL[0].a = np.ones(3)
+
+
+class Global(Grows):
+    def loss(self, w):
+        _poke()
+        return np.sum(self.a * w)
+
+
+class Handed(Grows):
+    def loss(self, w, f):
+        f(self)
+        return np.sum(self.a * w)
+
+
+@pytest.mark.parametrize("cls", [Grows, Reset, Property, HoldsHelper, Global, Handed])
+def test_an_attribute_something_in_the_call_may_rebind_is_of_unknown_kind(cls):
+    # (each rebinds `a`, a float when the call starts, to an array: a derivative built
+    # for a float `a` would give that array, not the sum)
+    extra = (_reset,) if cls is Handed else ()
+    m = cls()
+    GLOBAL[:] = [m]
+    got = s2sad.grad(m.loss)(0.7, *extra)
+    expected = 6.0 if cls is Grows else 3.0
+    assert np.ndim(got) == 0 and got == pytest.approx(expected)
+    assert read_attributes(cls.loss, (cls(),), True) is None
+
+
+ARRAYS = Arrays()
+
+
+def _makes(obj, w):
+    return Arrays().predict(w)[0]
+
+
+def test_what_the_scan_reads_through():
+    # (methods, other objects' methods, functions named, staticmethods, __call__)
+    m = Arrays()
+    assert {"W", "v", "predict"} <= read_attributes(Arrays.loss, (m,), True)
+
+    class Calls:
+        def __init__(self):
+            self.k = 2.0
+
+        def __call__(self, x):
+            return self.k * x
+
+        def loss(self, w):
+            return self(w) + ARRAYS.predict(np.ones(2))[0]
+
+    assert {"k", "W"} <= read_attributes(Calls.loss, (Calls(),), True)
+    # (making an object runs its __init__, which assigns attributes)
+    assert read_attributes(_makes, (Calls(),)) is None
+    # (a parameter called may be anything)
+    assert read_attributes(Handed.loss, (Handed(),), True) is None
