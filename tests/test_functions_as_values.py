@@ -487,6 +487,28 @@ def uses_doubled(v):
     return _doubled_sin(v) * v
 
 
+class _Box:
+    scale = 1.0
+
+
+def _rescaling(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        setattr(args[1], "scale", 3.0)  # (changes what the wrapped function reads)
+        print(f"calling with {args}", end="")  # (reporting them is fine)
+        return f(*args, **kwargs)
+    return wrapper
+
+
+@_rescaling
+def _scaled_sin(v, box):
+    return box.scale * math.sin(v)
+
+
+def uses_rescaling(v):
+    return _scaled_sin(v, _Box()) * v
+
+
 def test_a_decorators_wrapper_is_followed_or_refused():
     """A function a decorator wraps (`functools.wraps`) is read from the wrapped
     function's text: fine where the wrapper returns ``f(*args, **kwargs)`` as it is
@@ -499,6 +521,10 @@ def test_a_decorators_wrapper_is_followed_or_refused():
     for mode in ("reverse", "forward"):
         with pytest.raises(s2sad.NotDifferentiableError, match="_doubled.<locals>.wrapper"):
             s2sad.grad(uses_doubled, mode=mode)(v)
+        # (a wrapper that hands its arguments to anything but the wrapped function and
+        # a report: it gave the derivative with `scale` 1.0, where the call has 3.0)
+        with pytest.raises(s2sad.NotDifferentiableError, match="_rescaling.<locals>.wrapper"):
+            s2sad.grad(uses_rescaling, mode=mode)(v)
 
 
 def _half_square(v):

@@ -93,6 +93,11 @@ def _forwards(fdef, names) -> bool:
         return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and \
             e.func.id in names and ast.unparse(e) == f"{e.func.id}({', '.join(own)})"
 
+    # (its parameters read only where it forwards them, or to report them: a wrapper
+    # that hands them to anything else may change them, `setattr(args[0], ...)`)
+    kept = {id(m) for n in nodes if forwarded(n) or _reports(n) for m in ast.walk(n)}
+    if any(isinstance(n, ast.Name) and n.id in params and id(n) not in kept for n in nodes):
+        return False
     results = {}
     for n in nodes:
         if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
@@ -104,6 +109,23 @@ def _forwards(fdef, names) -> bool:
     return bool(returns) and all(
         forwarded(r.value) or isinstance(r.value, ast.Name) and results.get(r.value.id)
         for r in returns)
+
+
+_REPORTS = {"print", "debug", "info", "warning", "error", "critical", "exception", "log",
+            "warn"}
+
+
+def _reports(node) -> bool:
+    """Is `node` text made of what it reads (an f-string) or a call that only reports
+    (``print(...)``, ``log.info(...)``, ``warnings.warn(...)``)?"""
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else \
+        func.attr if isinstance(func, ast.Attribute) else None
+    return name in _REPORTS
 
 
 def _block_end(lines, start, code) -> int | None:
