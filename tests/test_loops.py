@@ -7,7 +7,7 @@ import pytest
 
 import s2sad
 import zoo_loops
-from helpers import both_modes, close, numeric_grad, positions
+from helpers import both_modes, central_diff, close, numeric_grad, positions
 from stagerun import run_stage
 
 IDS = [f"{f.__name__}{args}" for f, args, _ in zoo_loops.ZOO]
@@ -629,3 +629,31 @@ def test_a_list_first_made_inside_a_loop():
         with pytest.raises(s2sad.S2SADError, match="first made inside a loop") as info:
             s2sad.grad(_list_made_in_the_first_iteration, mode=mode)(0.5)
         assert info.value.lineno == _list_made_in_the_first_iteration.__code__.co_firstlineno + 4
+
+
+def _returns_from_a_join_it_skipped(x, y):
+    acc = x
+    n = 0
+    while n < 4 and acc < 2.5:
+        n += 1
+        if y > 0.5:
+            acc = math.tanh(x)
+        else:
+            acc = acc + x  # (not read after the `if` on the path that returns)
+        if x > -0.3:
+            return math.tanh(2.0) * x * y
+        acc = 0.5 - x
+    return 2.0 * y
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("point", [(1.0, 0.25), (1.0, 0.75), (-1.0, 0.25)])
+def test_a_break_copies_only_what_is_read_after_the_loop(mode, point):
+    """A `return` in a loop is a `break`, which copied every loop-carried name into its
+    phi, also one a join before it left out because nothing after it reads it: the
+    `else` branch's `acc` was never bound on that path (an UnboundLocalError in the
+    derivative)."""
+    got = s2sad.grad(_returns_from_a_join_it_skipped, wrt=(0, 1), mode=mode)(*point)
+    for i in range(2):
+        assert got[i] == pytest.approx(central_diff(_returns_from_a_join_it_skipped, point, i),
+                                       rel=1e-6, abs=1e-9)

@@ -38,15 +38,16 @@ the same order, with the same exceptions, and in which
   the loop's `checkpoint`. A variable the body assigns that is live at the loop's
   head is a `ir.Phi` with one name (its value at the start of an iteration), and
   every path through a body ends with one `ir.Exit` that assigns the phis (and
-  breaks, for ``break``). The flags `desugar` sets for a ``return`` inside a loop
-  are phis like any variable.
+  breaks, for ``break``: then only those read after the loop). The flags `desugar`
+  sets for a ``return`` inside a loop are phis like any variable.
 
 ``pass`` and annotations are dropped. It refuses reads of a variable that has no
 assignment on any path before the read (`UnsupportedSyntaxError`), and calls of
-something that is not a name or a dotted name. Loops over a list, ``enumerate``, ``zip`` or ``reversed(range(...))`` are lowered
-here rather than rewritten in `desugar`: the loop reads the sequence it was given,
-the SSA version current before the loop (the body may rebind the name), which a
-rewrite of the source could say only with a copy the printed stages do not have."""
+something that is not a name or a dotted name. Loops over a list, ``enumerate``, ``zip``
+or ``reversed(range(...))`` are lowered here rather than rewritten in `desugar`: the
+loop reads the sequence it was given, the SSA version current before the loop (the body
+may rebind the name), which a rewrite of the source could say only with a copy the
+printed stages do not have."""
 
 from __future__ import annotations
 
@@ -89,7 +90,7 @@ class _Lowerer(KeptLowering):
         self.temps = 0
         self.out: list = []
         self.line = 0
-        self.loops: list = []  # phis of the loops being lowered, innermost last
+        self.loops: list = []  # (phis, names live after) of the loops lowered, innermost last
         self.loop_count = 0
         self.terminated = False  # the current path has left the iteration (Exit)
         self.live: dict = {}  # id of a loop -> the names live at its head
@@ -136,10 +137,9 @@ class _Lowerer(KeptLowering):
         self.live, self.live_after = liveness(body)
         self.block(body, top=True)
         for version in self.unborn_copied:
-            # A copy the lowering adds (an inner loop's initial value, a join of a
-            # branch that does not assign the name, an exit) may read the name on a
-            # path where Python has not bound it yet: it starts as None before its
-            # loop, which nothing reads as a number (Python would have raised).
+            # A copy the lowering adds (an inner loop's initial value, a join of a branch
+            # that does not assign the name, an exit) may read the name where Python has
+            # not bound it: None before its loop, never read as a number (Python raises)
             self.unborn[version].init = ir.const(None)
             self.unborn[version].unborn = True
         coalesce_copies(self.out)
@@ -254,9 +254,10 @@ class _Lowerer(KeptLowering):
         return ir.name(version)
 
     def exit_stmt(self, brk) -> ir.Exit:
+        phis, after = self.loops[-1]  # (a `break` copies only what is read after the loop)
         copies = [ir.Assign((phi.name,), self.copied(self.env[v]), self.line)
-                  for v, phi in self.loops[-1]
-                  if v in self.env and self.env[v] != phi.name]
+                  for v, phi in phis if v in self.env and self.env[v] != phi.name
+                  and (not brk or after is None or v in after)]
         return ir.Exit(copies, brk, self.line)
 
     def s_While(self, s):
@@ -459,7 +460,7 @@ class _Lowerer(KeptLowering):
             self.line = line
             test = self.atom(s.test if test_node is None else test_node)
         self.out = body = []
-        self.loops.append(phis)
+        self.loops.append((phis, self.live_after.get(id(s))))
         if target_var is not None:
             self.env[target_var] = target
         if prefix is not None:
@@ -581,9 +582,8 @@ class _Lowerer(KeptLowering):
                 self.env[var] = vt or ve  # defined on one path only, as in Python
                 continue
             if live is not None and var not in live and var != RESULT:
-                # never read after the join: no copy (the other branch's value may
-                # not exist, like a loop variable of a loop that ran no iteration);
-                # a `return` in a branch sets RESULT, which the function's end reads
+                # never read after the join (nor by a `break`'s copies): no copy, the
+                # other value may not exist; RESULT is read by the function's end
                 self.env[var] = vt
                 continue
             if vt != before.get(var):

@@ -7,10 +7,11 @@ function, every ``return`` last on its path and none inside a loop) and change
 nothing.
 
 * `liveness(body)` returns ``(heads, after)``: for each loop of `body` (by ``id``) the
-  names live at its head, and for each ``if``, ``with`` and ``try`` the names live
-  after it. `anf` makes a
-  name assigned in a loop a phi only if it is live at the loop's head, and joins a
-  name two branches assign only if it is live after the ``if``.
+  names live at its head, and for each loop, ``if``, ``with`` and ``try`` the names
+  live after it. `anf` makes a name assigned in a loop a phi only if it is live at
+  the loop's head, copies it into its phi at a ``break`` only if it is live after
+  the loop, and joins a name two branches assign only if it is live after the
+  ``if`` (so a ``break`` reads no name a join left out).
 * `assigned_by(try_statement)` gives the names a ``try`` assigns on every path that
   goes on after it.
 * `names_with(node, ctx)` is the set of the ids of the names in `node` whose
@@ -91,6 +92,7 @@ class _Flow:
             return _reads(st.test) | self.block(st.body, live, brk, cont) | \
                 self.block(st.orelse, live, brk, cont)
         if isinstance(st, (ast.For, ast.While)):
+            self.after[id(st)] = set(live)  # (what a `break` must hand on)
             head = set(live)
             while True:
                 if isinstance(st, ast.For):
