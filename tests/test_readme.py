@@ -53,11 +53,14 @@ def test_pages_are_found():
 
 @pytest.mark.parametrize("page", [p for p in PAGES if list(blocks(p))])
 def test_readme_cli_examples(page):
-    for args, expected in blocks(page):
-        done = subprocess.run([sys.executable, "-m", "s2sad", *args], capture_output=True,
-                              text=True, cwd=ROOT)
-        assert without_rounding(done.stdout + done.stderr) == without_rounding(expected), \
-            (page, args)
+    # (each command in a process of its own, as a user runs it; the processes at once)
+    found = list(blocks(page))
+    runs = [subprocess.Popen([sys.executable, "-m", "s2sad", *args], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
+            for args, _ in found]
+    for run, (args, expected) in zip(runs, found):
+        stdout, stderr = run.communicate(timeout=600)
+        assert without_rounding(stdout + stderr) == without_rounding(expected), (page, args)
 
 
 def test_rounding_mask_keeps_what_matters():

@@ -10,7 +10,6 @@ run; a function of more than 250 locals shares names (`reuse`) with its
 ``del``\\ s; numba's text leaves them out."""
 
 import ast
-import gc
 import math
 import re
 import tracemalloc
@@ -31,7 +30,9 @@ ALGEBRA = "logistic NLL, X 10000x100"  # (a sigmoid by hand: three arrays where 
 
 
 def _peak(fn, args) -> float:
-    gc.collect()
+    # (what tracemalloc counts is what the call allocates and holds: garbage from
+    # before is not traced, so no collection is needed first, which in a long test
+    # session takes a second)
     tracemalloc.start()
     try:
         fn(*args)
@@ -229,5 +230,13 @@ def test_a_callees_saved_arrays_go_once_its_backward_has_run(monkeypatch):
     assert peak < plain_peak - 100_000, (peak, plain_peak)  # (a layer's arrays: 128 KiB)
     for a, b in zip(got(*args), want):
         assert np.array_equal(a, b)
-    for i in range(3):
-        assert close(got(*args)[i], central_diff(three_layers, args, i), rtol=1e-5, atol=1e-6)
+    # (central differences along random directions of the three matrices: 12,288
+    # numbers, each one's difference would be 25,000 calls of the function)
+    grads = got(*args)
+    for k in range(3):
+        d = [np.random.default_rng(k).normal(size=a.shape) for a in args[:3]]
+        h = 1e-6
+        up = three_layers(*(a + h * e for a, e in zip(args, d)), args[3])
+        down = three_layers(*(a - h * e for a, e in zip(args, d)), args[3])
+        along = sum(float(np.sum(g * e)) for g, e in zip(grads, d))
+        assert close(along, (up - down) / (2 * h), rtol=1e-5, atol=1e-6)

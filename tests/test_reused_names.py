@@ -17,15 +17,17 @@ import s2sad
 from benchmarks.first_call import SCALAR_ARGS, straight_line
 from helpers import central_diff, close
 from programs_large import ARGS, STRAIGHT_ARGS, looped, straight, straight_source
+from s2sad.api.reverse import emitted
 from s2sad.backend import reuse
 
 WRT = (0, 1, 2, 3)
 
 
 def _gradient(f, args, called=True):
-    """The gradient of `f` at `args` by its printed text, the code object of that
-    text, and the text; `called`: the gradient `s2sad.grad` gives is the same."""
-    text = s2sad.source(f, wrt=WRT)
+    """The gradient of `f` at `args` by its printed text (as emitted, before black,
+    which takes seconds over thousands of lines), the code object of that text, and
+    the text; `called`: the gradient `s2sad.grad` gives is the same."""
+    text = emitted(f, wrt=WRT)[0].text
     namespace = {}
     exec(compile(text, "<reused>", "exec"), namespace)
     printed = namespace["f_grad"]
