@@ -198,6 +198,30 @@ def test_complex_values_between_real_ones_are_refused(f, args, mode):
     assert info.value.lineno is not None
 
 
+class _Phase:
+    def __init__(self, a):
+        self.a = a
+
+    def loss(self, w):
+        return np.real(self.a * w)
+
+
+@pytest.mark.parametrize("a", [1 + 2j, np.complex128(1 + 2j)])
+def test_a_complex_number_given_is_complex_arithmetic(a):
+    """A complex number passed in (an argument held fixed, an attribute of an object
+    argument) is complex arithmetic where a derivative goes through it, refused as a
+    complex array is: it was of unknown kind, and ``np.real(a * w)`` gave the
+    gradient ``1+2j`` where it is 1.0."""
+    def f(w, a):
+        return np.real(a * w)
+
+    for call in (lambda: s2sad.grad(f)(0.7, a), lambda: s2sad.grad(_Phase(a).loss)(0.7)):
+        with pytest.raises(s2sad.NotDifferentiableError, match="complex numbers"):
+            call()
+    # (its size is a real number: no complex arithmetic)
+    assert s2sad.grad(lambda w, a: np.abs(a) * w)(0.7, a) == pytest.approx(abs(a))
+
+
 def test_a_real_number_made_of_a_complex_constant_is_a_number():
     def scaled(a):
         return np.sum(a * abs(3 + 4j))

@@ -1,15 +1,16 @@
 """The numbers and arrays an object argument holds (``self.a``, ``model.W``): their
 kinds are known to the derivative where nothing the call runs can rebind them
-(`analysis.attributes`, `kinds.held_attributes`), checked again on every call; where
-something may rebind one, they are values of unknown kind, as before."""
+(`kinds.held_attributes`; `analysis.attributes.runs_unseen_code` looks at what each
+function analysed runs), checked again on every call; where something may rebind
+one, they are values of unknown kind, as before."""
 
+import functools
 import math
 
 import numpy as np
 import pytest
 
 import s2sad
-from s2sad.analysis.attributes import read_attributes
 
 
 def central(f, w, h=1e-6):
@@ -106,13 +107,20 @@ def test_forward_mode_vjp_and_the_hessian_know_the_kinds_too():
 
 # ------------------------------------------------------- what may rebind an attribute
 
+A3 = np.array([1.0, 2.0, 3.0])
+
 
 class Grows:
+    """`a` is a float when a call starts; each `loss` below has something rebind it to
+    `A3` before ``np.sum(self.a * w)``: a derivative built for a float `a` would give
+    `A3` for the gradient, not its sum, 6."""
+
     def __init__(self):
         self.a = 2.0
 
-    def grow(self):
-        self.a = np.array([1.0, 2.0, 3.0])
+    def grow(self, x=0.0):
+        self.a = A3
+        return x
 
     def loss(self, w):
         self.grow()
@@ -120,7 +128,7 @@ class Grows:
 
 
 def _reset(m):
-    setattr(m, "a", np.ones(3))
+    setattr(m, "a", A3)
 
 
 class Reset(Grows):
@@ -132,7 +140,17 @@ class Reset(Grows):
 class Property(Grows):
     @property
     def scale(self):
-        self.a = np.ones(3)
+        self.a = A3
+        return 1.0
+
+    def loss(self, w):
+        return np.sum(self.scale * self.a * w)
+
+
+class Cached(Grows):
+    @functools.cached_property
+    def scale(self):
+        self.a = A3
         return 1.0
 
     def loss(self, w):
@@ -144,7 +162,7 @@ class Helper:
         self.owner = owner
 
     def tweak(self):
-        self.owner.a = np.ones(3)
+        self.owner.a = A3
 
 
 class HoldsHelper(Grows):
@@ -161,12 +179,43 @@ GLOBAL = []
 
 
 def _poke():
-    GLOBAL[0].a = np.ones(3)
+    GLOBAL[0].a = A3
 
 
 class Global(Grows):
     def loss(self, w):
         _poke()
+        return np.sum(self.a * w)
+
+
+class Key(Grows):
+    def loss(self, w):
+        max([1.0, 2.0], key=self.grow)  # (a method handed to a function as a value)
+        return np.sum(self.a * w)
+
+
+class Made(Grows):
+    def __init__(self, other=None):
+        self.a = 2.0
+        if other is not None:
+            other.a = A3
+
+    def loss(self, w):
+        Made(self)  # (making an object runs its __init__)
+        return np.sum(self.a * w)
+
+
+def _mutator(x):
+    GLOBAL[0].a = A3
+    return x
+
+
+VECTORIZED = np.vectorize(_mutator)
+
+
+class Vectorized(Grows):
+    def loss(self, w):
+        VECTORIZED(1.0)  # (a library's callable object that calls the user's function)
         return np.sum(self.a * w)
 
 
@@ -176,43 +225,75 @@ class Handed(Grows):
         return np.sum(self.a * w)
 
 
-@pytest.mark.parametrize("cls", [Grows, Reset, Property, HoldsHelper, Global, Handed])
+REBINDING = [Grows, Reset, Property, Cached, HoldsHelper, Global, Key, Made, Vectorized,
+             Handed]
+
+
+@pytest.mark.parametrize("cls", REBINDING, ids=lambda c: c.__name__)
 def test_an_attribute_something_in_the_call_may_rebind_is_of_unknown_kind(cls):
-    # (each rebinds `a`, a float when the call starts, to an array: a derivative built
-    # for a float `a` would give that array, not the sum)
     extra = (_reset,) if cls is Handed else ()
-    m = cls()
+    for entry in ("grad", "forward", "vjp"):
+        m = cls()
+        GLOBAL[:] = [m]
+        if entry == "grad":
+            got = s2sad.grad(m.loss)(0.7, *extra)
+        elif entry == "forward":
+            got = s2sad.grad(m.loss, mode="forward")(0.7, *extra)
+        else:
+            got = s2sad.vjp(m.loss, 0.7, *extra)[1](1.0)[0]
+        assert np.ndim(got) == 0 and got == pytest.approx(6.0), (entry, got)
+
+
+class Plain:
+    def __init__(self):
+        self.a = 2.0
+
+
+def test_a_class_changed_after_the_derivative_was_built_builds_it_again():
+    m = Grows()
     GLOBAL[:] = [m]
-    got = s2sad.grad(m.loss)(0.7, *extra)
-    expected = 6.0 if cls is Grows else 3.0
-    assert np.ndim(got) == 0 and got == pytest.approx(expected)
-    assert read_attributes(cls.loss, (cls(),), True) is None
+
+    def loss(obj, w):
+        return np.sum(obj.a * w)
+
+    g = s2sad.grad(loss, wrt=1)
+    p = Plain()
+    assert g(p, 0.7) == pytest.approx(2.0)
+    Plain.a = property(lambda self: A3)  # (comes before the object's own `a`)
+    try:
+        assert g(p, 0.7) == pytest.approx(6.0)
+    finally:
+        del Plain.a
+    assert g(p, 0.7) == pytest.approx(2.0)
 
 
-ARRAYS = Arrays()
+class Doubling(float):
+    def __mul__(self, other):
+        return 2.0 * float(self) * other
+
+    __rmul__ = __mul__
 
 
-def _makes(obj, w):
-    return Arrays().predict(w)[0]
+class Subclassed:
+    def __init__(self):
+        self.a = Doubling(1.0)
+
+    def loss(self, w):
+        return self.a * w
 
 
-def test_what_the_scan_reads_through():
-    # (methods, other objects' methods, functions named, staticmethods, __call__)
-    m = Arrays()
-    assert {"W", "v", "predict"} <= read_attributes(Arrays.loss, (m,), True)
+def test_a_subclass_of_float_is_not_taken_for_a_float():
+    m = Subclassed()
+    assert s2sad.grad(m.loss)(0.7) == pytest.approx(2.0)
+    assert "unbroadcast" in s2sad.source(Subclassed.loss, wrt=1, example=(m, 0.7))
 
-    class Calls:
-        def __init__(self):
-            self.k = 2.0
 
-        def __call__(self, x):
-            return self.k * x
-
+def test_what_runs_unseen_code_makes_the_derivative_general():
+    # (the same loss, specialised where nothing rebinds `a`, general where a method
+    # run as written may)
+    class Pure(Grows):
         def loss(self, w):
-            return self(w) + ARRAYS.predict(np.ones(2))[0]
+            return np.sum(self.a * w)
 
-    assert {"k", "W"} <= read_attributes(Calls.loss, (Calls(),), True)
-    # (making an object runs its __init__, which assigns attributes)
-    assert read_attributes(_makes, (Calls(),)) is None
-    # (a parameter called may be anything)
-    assert read_attributes(Handed.loss, (Handed(),), True) is None
+    assert "unbroadcast" not in s2sad.source(Pure.loss, wrt=1, example=(Pure(), 0.7))
+    assert "unbroadcast" in s2sad.source(Grows.loss, wrt=1, example=(Grows(), 0.7))

@@ -1,344 +1,283 @@
-"""attributes: the attributes of the user's objects a function reads, where nothing
-it runs can rebind one.
+"""attributes: which attributes of an object argument a derivative may take the kinds
+of, and whether a call of it may rebind them.
 
 Contract
 --------
-`read_attributes(func, classes)` is the set of the names of the attributes that the
-functions a call of `func` may run read (``self.a``, ``model.W``), or None where
-one of them may assign or delete an attribute of an object, or calls something this
-scan cannot see into. `classes` are the classes of the call's objects of the
-user's (`kinds.ObjectKind`). A derivative of `func` takes the kinds of those
-attributes its object arguments hold as known (`kinds.held_attributes`: ``self.a``
-is a float, not a value of unknown kind), and the dispatcher checks them on each
-call; they stay what it checked for the whole call only where nothing in it can
-rebind them, so only there are they taken as known.
+`attribute_names(func, classes)` is a superset of the names of the attributes a call
+of `func` with objects of `classes` reads of them: every name the code of `func`
+and of the functions its classes define loads (their ``co_names``, nested code
+included). The API takes the kinds of the numbers and arrays an object argument
+holds under those names (`kinds.held_attributes`) as part of its kind
+(`ObjectKind.attrs`), which the dispatcher checks on every call; fewer names, fewer
+checks.
 
-What it reads is the Python source of `func` and, as it finds them, of every
-function the call may run: a function or class of the user's that a name in it
-means (called, or handed to a call as a value, which may call it), a method of one
-of `classes` called on any name, and every special method (``__call__``,
-``__add__``: an operator on an object runs them) and property of `classes`. It
-answers None for
-- an attribute assigned, augmented or deleted (``obj.a = ...``, ``del obj.a``),
-  ``__dict__``, ``__setattr__``, and the builtins that do the same by text
-  (``setattr``, ``delattr``, ``vars``, ``exec``, ...);
-- a call whose callee it cannot name: a parameter or other local called (a
-  function defined or a lambda written in the function is read with it), a method
-  other than the classes' and those NumPy arrays, lists and dicts have, a call of
-  a call's result;
-- a name that means nothing, or a function whose source cannot be read.
-A library's function or class (NumPy's, `math`'s, the builtins', s2sad's; a
-callable with an s2sad rule, which is a function of its inputs) is taken not to
-rebind the user's objects' attributes.
-
-The answer depends on what names mean; it is kept per function and classes and used
-again while every name it followed means what it meant (`_Scan.deps`).
+`runs_unseen_code(fn, act, seen)` says whether `fn`, analysed as `act`, runs code
+s2sad does not see into, which may rebind an attribute of an object while the
+derivative runs: a function or method of the user's run as written (a call for its
+effect of one s2sad cannot read, `seen`) or a callable object (a call with no rule:
+``self.grow()``, ``hooks[0](x)``, ``np.vectorize(f)(x)``), a function registered
+as non-differentiable, an operation any of whose inputs (a loop's count, a
+repetition's too) is not a number, a NumPy array of numbers or a container of them
+(a value of unknown kind or an object may run its class's ``__add__``,
+``__index__``, ``__bool__``; a callable handed to a library function may be
+called; an abstract class's ``isinstance`` asks its subclasses), an attribute read
+through a property or another descriptor, or where the class has ``__getattr__``,
+or of a value of unknown kind, a name read through a module of the user's with a
+``__getattr__``, and a block run as written (``try``, ``with``, ``assert``). What
+s2sad compiles itself (the function, the functions and methods it calls, which
+`parse` refuses to assign an attribute) and the functions it has rules for (a
+rule's function is a function of its inputs) rebind nothing; nor, it takes, do the
+hooks any line may reach (``sys.stdout``, ``warnings.showwarning``,
+``np.seterrcall``, audit hooks). The builder gives a derivative the attributes'
+kinds only where no function it analyses runs unseen code
+(`driver.stages.Kinds.unseen`), and builds it again without them otherwise.
 """
 
 from __future__ import annotations
 
 import ast
-import builtins
-import functools
 import inspect
-import textwrap
 import types
 
-from ..frontend.parse import MISSING, lookup
-from ..frontend.source import source_lines
-from ..ir.kinds import library_object, user_class
-from ..primitives import has_rule
-from ..primitives.facts import METHODS
+import numpy as np
 
-# the builtins that assign, delete or reach attributes and names by text
-_REBINDING = frozenset({"setattr", "delattr", "vars", "exec", "eval", "compile", "globals",
-                        "locals", "__import__"})
-# the attributes whose use may rebind another (``obj.__dict__.update(...)``)
-_DYNAMIC = frozenset({"__dict__", "__setattr__", "__delattr__", "__setstate__"})
-# the methods of Python's containers and text, which change no attribute of an object
-_PLAIN_METHODS = frozenset(
-    name for tp in (list, dict, tuple, str, float, int, complex) for name in dir(tp)
-    if not name.startswith("_")) - {"update", "setdefault", "pop", "popitem", "clear"} | {
-    "append", "extend", "insert", "pop", "remove", "sort", "reverse", "clear"}
-# the special methods not run by an operator on an object (its making and its end)
-_NOT_OPERATORS = frozenset({"__init__", "__new__", "__init_subclass__", "__del__",
-                            "__set_name__", "__class_getitem__", "__subclasshook__",
-                            "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__",
-                            "__copy__", "__deepcopy__"})
+from .. import ir
+from ..ir.kinds import (INT, SCALAR, ArrayKind, DTypeKind, ListKind, ObjectKind,
+                        library_object)
 
-_KEPT: dict = {}  # (func, classes) -> (its code, the answer, the scan's deps)
-_TREES: dict = {}  # code object -> the function's tree (None: no source)
-_LIMIT = 4096  # the most entries either keeps (then it starts afresh)
-_VISITS = 256  # the most values `reachable_classes` looks at
+_NAMES: dict = {}  # (code objects...) -> the names they load (`attribute_names`)
+_LIMIT = 4096  # the most entries `_NAMES` keeps (then it starts afresh)
 
 
-def read_attributes(func, objects: tuple, method: bool = False):
-    """The names of the attributes a call of `func` with the user's objects `objects`
-    among its arguments (with `method`, its first one) may read, or None (see the
-    module's docstring)."""
-    classes = reachable_classes(objects)
-    key = (func, classes, method)
-    got = _KEPT.get(key)
-    if got is not None and got[0] is func.__code__ and all(map(_holds, got[2])):
-        return got[1]
-    while True:
-        scan = _Scan(classes)
-        try:
-            scan.run(func, method)
-        except _Rebinds:
-            names = None
-        except _MoreClasses:
-            classes = tuple(sorted(set(classes) | scan.more, key=_order))
-            continue
-        else:
-            names = frozenset(scan.names)
-        break
-    if len(_KEPT) >= _LIMIT:
-        _KEPT.clear()
-    _KEPT[key] = (func.__code__, names, scan.deps)
-    return names
+def attribute_names(func, classes: tuple) -> frozenset:
+    """The names the code of `func` and of the functions `classes` define load."""
+    codes = [func.__code__] + [
+        f.__code__ for cls in classes for klass in cls.__mro__[:-1]
+        for v in vars(klass).values()
+        for f in _functions(v)]
+    key = tuple(codes)
+    got = _NAMES.get(key)
+    if got is None:
+        if len(_NAMES) >= _LIMIT:
+            _NAMES.clear()
+        names = set()
+        todo = list(codes)
+        while todo:
+            code = todo.pop()
+            names.update(code.co_names)
+            todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        got = _NAMES[key] = frozenset(names)
+    return got
 
 
-def reachable_classes(objects, depth: int = 3) -> tuple:
-    """The classes of the user's objects `objects` are, and of those their attributes
-    hold, and the items of lists, tuples and dicts they hold, `depth` levels down
-    (a method called on any of them may be any of these classes')."""
-    found: set = set()
-    todo, seen = [(v, depth) for v in objects], set()
-    while todo and len(seen) < _VISITS:
-        value, d = todo.pop()
-        if id(value) in seen or d < 0:
-            continue
-        seen.add(id(value))
-        tp = type(value)
-        if tp in (list, tuple):
-            todo.extend((v, d - 1) for v in value[:64])
-        elif tp is dict:
-            todo.extend((v, d - 1) for v in list(value.values())[:64])
-        elif user_class(tp):
-            found.add(tp)
-            own = getattr(value, "__dict__", None)
-            if isinstance(own, dict):
-                todo.extend((v, d - 1) for v in list(own.values())[:64])
-    return tuple(sorted(found, key=_order))
+def _functions(value) -> list:
+    """The Python functions a class's entry `value` runs: a function, a static or
+    class method's, a property's getter, setter and deleter."""
+    if isinstance(value, (staticmethod, classmethod)):
+        value = value.__func__
+    if isinstance(value, property):
+        return [f for f in (value.fget, value.fset, value.fdel)
+                if isinstance(f, types.FunctionType)]
+    return [value] if isinstance(value, types.FunctionType) else []
 
 
-def _order(cls) -> tuple:
-    return (cls.__module__, cls.__qualname__, id(cls))
+def plain(kind) -> bool:
+    """Is a value of `kind` one whose operations run no code of the user's: a number,
+    a NumPy array of numbers (or another library's), a dtype, a tuple or a list of
+    those?"""
+    if kind == SCALAR or kind == INT:
+        return True
+    if isinstance(kind, ArrayKind):
+        return kind.dtype in ("f", "i", "b", "c")
+    if isinstance(kind, tuple):
+        return all(map(plain, kind))
+    if isinstance(kind, ListKind):
+        return plain(kind.elem) and all(map(plain, kind.items or ()))
+    return isinstance(kind, DTypeKind)
 
 
-class _Rebinds(Exception):
-    """The scan met something that may rebind an attribute, or that it cannot read."""
+# the modules whose names a derivative reads with no code of the user's
+_LIBRARIES = frozenset({"numpy", "math", "cmath", "scipy", "builtins", "functools",
+                        "operator", "itertools", "s2sad", "jax", "torch", "dask"})
+_PLAIN_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), range,
+                slice)
 
 
-class _MoreClasses(Exception):
-    """The scan met objects of classes of the user's it was not given (`_Scan.more`):
-    it starts again with them, so a method called on any name is looked up in them."""
+def _plain_value(value) -> bool:
+    """Is `value`, a name's outside the function, one whose use runs no code of the
+    user's (a number, text, an array of numbers, a module, a library's class or
+    function)?"""
+    if type(value) in _PLAIN_TYPES:
+        return True
+    if isinstance(value, types.ModuleType):  # (a library's, or one with no `__getattr__`)
+        return value.__name__.partition(".")[0] in _LIBRARIES or \
+            type(value) is types.ModuleType and "__getattr__" not in vars(value)
+    if type(value) is np.ndarray:
+        return value.dtype.kind in "fiubc"
+    if isinstance(value, type) and type(value) is not type:
+        return False  # (an abstract base class: `isinstance` asks its subclasses' hooks)
+    if isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType, np.ufunc)):
+        return library_object(value) and not isinstance(value, np.ufunc) or \
+            isinstance(value, np.ufunc) and getattr(np, value.__name__, None) is value
+    return False
 
 
-def _holds(dep) -> bool:
-    """Does the name a dependency ``(where, name, value)`` records mean `value` still?"""
-    where, name, value = dep
-    if isinstance(where, dict):  # a module's globals (then its builtins)
-        return lookup(name, where, {}) is value
-    if isinstance(where, types.CellType):
-        try:
-            return where.cell_contents is value
-        except ValueError:
+class _Unseen:
+    """One walk of `runs_unseen_code`."""
+
+    def __init__(self, fn: ir.Function, act, seen):
+        self.fn = fn
+        self.act = act
+        self.seen = seen
+
+    def atom(self, x) -> bool:
+        """Does using the atom `x` run no code of the user's?"""
+        if isinstance(x, ast.Constant):
+            return True
+        if isinstance(x, ast.Name):
+            kind = self.act.kinds.get(x.id)
+            if kind is not None:
+                return plain(kind)
+            return x.id in self.fn.refs and _plain_value(self.fn.refs[x.id])
+        if isinstance(x, (ast.Tuple, ast.List)):
+            return all(map(self.atom, x.elts))
+        if isinstance(x, ast.Slice):
+            return all(self.atom(p) for p in (x.lower, x.upper, x.step) if p is not None)
+        if isinstance(x, ast.Attribute):  # (a static chain: np.pi, np.float64)
+            return self.chain(x)
+        if isinstance(x, ast.UnaryOp):
+            return self.atom(x.operand)
+        return False
+
+    def chain(self, x) -> bool:
+        """Is the static chain `x` (``np.pi``, ``mylib.f``) read with no code of the
+        user's: each module on its way plain, and what it means plain?"""
+        text = ir.dotted(x)
+        if text is None or text not in self.fn.refs:
             return False
-    return _static(where, name) is value  # an attribute of a module or a class
+        parts = text.split(".")
+        for i in range(1, len(parts)):
+            module = self.fn.refs.get(".".join(parts[:i]))
+            if isinstance(module, types.ModuleType) and not _plain_value(module):
+                return False
+        return _plain_value(self.fn.refs[text])
+
+    def callee(self, value) -> bool:
+        """Is the function a call names (``np.sum``, ``lazy.f``) reached with no code of
+        the user's (no module of the user's with a `__getattr__` on the way)?"""
+        func = value.func if type(value) is ast.Call else None
+        if not isinstance(func, ast.Attribute) or ir.dotted(func) is None:
+            return True
+        parts = ir.dotted(func).split(".")
+        return all(_plain_value(m) for i in range(1, len(parts))
+                   if isinstance(m := self.fn.refs.get(".".join(parts[:i])), types.ModuleType))
+
+    def container(self, x) -> bool:
+        """Is the atom `x` a list or a tuple (whose items may be anything: indexing
+        one, appending to it, runs no code of theirs), or plain?"""
+        kind = self.act.kinds.get(x.id) if isinstance(x, ast.Name) else None
+        return isinstance(kind, (ListKind, tuple)) or isinstance(x, (ast.List, ast.Tuple)) \
+            or self.atom(x)
+
+    def op(self, s, op) -> bool:
+        """Does the operation `op` (the statement `s`'s) run code s2sad does not see?"""
+        kind = op.kind
+        if kind == "copy":
+            return False
+        if kind == "const":  # (``mylib.scale``: a module's `__getattr__` may be the user's)
+            return not self.callee(ast.Call(func=s.value, args=[], keywords=[]))
+        if kind == "call":  # (a function s2sad reads is analysed itself; not one it runs
+            # as written, the function of a call for its effect that it cannot read)
+            return not self.seen(op.key, s, [self.act.atom_kind(x, self.fn.refs)
+                                             for x in op.inputs])
+        if kind in ("pack", "listpack"):
+            return False
+        if kind in ("append", "pop"):
+            return not self.container(op.inputs[0])
+        if kind in ("repeat", "concat"):  # (a repetition's count: its `__index__`)
+            return not (self.container(op.inputs[0]) and self.container(op.inputs[1]))
+        if kind == "getitem":
+            return not (self.container(op.inputs[0]) and all(map(self.atom, op.inputs[1:])))
+        if kind == "unknown" and type(s.value) is ast.Attribute:
+            obj = s.value.value
+            held = self.act.kinds.get(obj.id) if isinstance(obj, ast.Name) else None
+            return not (isinstance(held, ObjectKind) and _plain_attribute(held, s.value.attr))
+        values = list(op.inputs) + list(op.options.values()) + list(op.keywords.values())
+        if type(s.value) is ast.Call:  # (every argument: one a rule takes as an option,
+            # or a `key=` a call with no rule leaves out of its inputs)
+            values += s.value.args + [k.value for k in s.value.keywords]
+        if not all(map(self.atom, values)) or not self.callee(s.value):
+            return True
+        if kind in ("rule", "sum", "add_at", "add_into", "inactive"):
+            return False
+        key = op.key
+        if kind == "nondiff":
+            return isinstance(key, types.FunctionType) and not library_object(key)
+        # a call with no rule: a library's function of numbers
+        return not (isinstance(key, (types.FunctionType, types.BuiltinFunctionType))
+                    and library_object(key))
+
+    def counts(self, x) -> bool:
+        """Is the loop's `iter`, a ``range`` (or an atom holding one), made of plain
+        numbers (a count's `__index__` may be the user's)?"""
+        if type(x) is ast.Call:
+            return all(map(self.atom, x.args))
+        kind = self.act.kinds.get(x.id) if isinstance(x, ast.Name) else None
+        return kind is None or plain(kind) or x.id not in self.act.kinds
+
+    def body(self, statements) -> bool:
+        for s in statements:
+            t = type(s)
+            if t is ir.Assign or t is ir.Expr:
+                op = self.act.ops.get(id(s))
+                if op is None or self.op(s, op):
+                    return True
+            elif t is ir.If:
+                if not self.container(s.test) or self.body(s.body) or self.body(s.orelse):
+                    return True
+            elif t is ir.Loop:
+                if s.test is not None and not self.container(s.test) or \
+                        s.iter is not None and not self.counts(s.iter) or \
+                        self.body(s.cond) or self.body(s.body):
+                    return True
+            elif t is ir.Exit:
+                if self.body(s.copies):
+                    return True
+            elif t is ir.SetItem:
+                if not (self.container(s.target.value) and self.atom(s.target.slice)):
+                    return True
+            elif t is ir.Kept:
+                return True
+        return False
 
 
-def _static(obj, name):
+def _plain_attribute(kind: ObjectKind, attr: str) -> bool:
+    """Is reading ``obj.attr`` of an object of `kind` a read of its ``__dict__`` (or a
+    method bound, a class's plain value), running no code of the user's: no
+    descriptor of the class's own (a property) decides it, nor ``__getattr__`` one
+    the object may not hold?"""
+    for n, _ in kind.attrs or ():
+        if n == attr:
+            break
+    else:
+        if _static(kind.cls, "__getattr__") is not None:
+            return False
+    found = _static(kind.cls, attr)
+    if found is None or isinstance(found, (types.FunctionType, staticmethod, classmethod)):
+        return True
+    return not hasattr(type(found), "__get__")
+
+
+def _static(cls, name):
     try:
-        return inspect.getattr_static(obj, name)
+        return inspect.getattr_static(cls, name)
     except AttributeError:
-        return MISSING
+        return None
 
 
-def _tree(func):
-    """The tree of `func`'s source (None where it cannot be read)."""
-    code = func.__code__
-    if code not in _TREES:
-        if len(_TREES) >= _LIMIT:
-            _TREES.clear()
-        try:
-            lines, _ = source_lines(func)
-            tree = ast.parse(textwrap.dedent("".join(lines)))
-        except (OSError, TypeError, SyntaxError, IndentationError):
-            tree = None
-        top = tree.body[0] if tree is not None and len(tree.body) == 1 else None
-        if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            # (its defaults, decorators and annotations ran where it was defined)
-            top.decorator_list, top.returns = [], None
-            top.args.defaults = []
-            top.args.kw_defaults = [None] * len(top.args.kw_defaults)
-            for a in ast.walk(top.args):
-                if isinstance(a, ast.arg):
-                    a.annotation = None
-        _TREES[code] = tree
-    return _TREES[code]
-
-
-def _local_names(tree) -> tuple:
-    """The names `tree` binds, and of them those its own `def`, `lambda` or
-    `class` statements give (what calling them runs is in `tree`)."""
-    bound, defined = set(), set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            bound.add(node.id)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-            defined.add(node.name)
-        elif isinstance(node, ast.alias):
-            bound.add((node.asname or node.name).partition(".")[0])
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
-            defined.update(t.id for t in node.targets if isinstance(t, ast.Name))
-    top = tree.body[0] if len(tree.body) == 1 else None
-    if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        bound.discard(top.name)  # (the function's own name: its global meaning)
-        defined.discard(top.name)
-    return bound, defined
-
-
-class _Scan:
-    """One run of `read_attributes`: the functions read, the names found."""
-
-    def __init__(self, classes: tuple):
-        self.classes = classes
-        self.names: set = set()
-        self.deps: list = []
-        self.seen: set = set()
-        self.more: set = set()
-        self.unresolved = False  # (a method none of the classes has was called)
-
-    def run(self, func, method):
-        for cls in self.classes:
-            for klass in cls.__mro__[:-1]:
-                for name, value in vars(klass).items():
-                    if isinstance(value, property):
-                        for f in (value.fget, value.fset, value.fdel):
-                            if f is not None:
-                                self.callee(f, True)
-                    elif name.startswith("__") and name.endswith("__") and \
-                            name not in _NOT_OPERATORS and callable(value):
-                        self.deps.append((cls, name, _static(cls, name)))
-                        self.callee(value, True)
-        self.function(func, method)
-        if self.unresolved:
-            raise _Rebinds
-
-    def function(self, func, method=False):
-        """Read `func` (with `method`, a method of one of the classes: its first
-        parameter is an object of one of them, which it may call, `__call__`)."""
-        if (func.__code__, method) in self.seen:
-            return
-        self.seen.add((func.__code__, method))
-        tree = _tree(func)
-        if tree is None:
-            raise _Rebinds
-        bound, defined = _local_names(tree)
-        if method and func.__code__.co_argcount:
-            defined = defined | {func.__code__.co_varnames[0]}
-        cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute):
-                if not isinstance(node.ctx, ast.Load) or node.attr in _DYNAMIC:
-                    raise _Rebinds
-                self.names.add(node.attr)
-            elif isinstance(node, ast.Call):
-                self.call(node.func, bound, defined, func, cells)
-            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \
-                    and node.id not in bound:
-                self.value(self.resolve(node.id, func, cells))
-
-    def resolve(self, name, func, cells):
-        """What the free name `name` of `func` means (recorded as a dependency)."""
-        value = lookup(name, func.__globals__, cells)
-        if value is MISSING:
-            raise _Rebinds
-        self.deps.append((cells[name] if name in cells else func.__globals__, name, value))
-        return value
-
-    def call(self, node, bound, defined, func, cells):
-        chain = []
-        while isinstance(node, ast.Attribute):
-            chain.append(node.attr)
-            node = node.value
-        if not isinstance(node, ast.Name):
-            raise _Rebinds  # (a call of a call's result, of an item, of a lambda)
-        if node.id in bound:
-            if not chain:
-                if node.id not in defined:
-                    raise _Rebinds  # (a parameter or a local called)
-                return
-            # (a method of an object of any of the classes, or of an array or a list)
-            method = chain[0]
-            found = [(cls, _static(cls, method)) for cls in self.classes]
-            found = [(cls, f) for cls, f in found if f is not MISSING]
-            for cls, f in found:
-                self.deps.append((cls, method, f))
-                self.callee(f, True)
-            if not found and method not in METHODS and method not in _PLAIN_METHODS:
-                # (refused at the end, unless the scan meets a class that has it)
-                self.unresolved = True
-            return
-        value = self.resolve(node.id, func, cells)
-        self.value(value)  # (an object's classes, before its methods are looked up)
-        for attr in reversed(chain):
-            got = _static(value, attr)
-            if got is MISSING:
-                raise _Rebinds
-            self.deps.append((value, attr, got))
-            value = got
-        self.callee(value)
-
-    def value(self, value):
-        """A name that means `value` is read: what calling it would run, where it is
-        a function or a class of the user's; an object of the user's, and those it
-        holds, whose methods may be called."""
-        if isinstance(value, (types.FunctionType, type)) and not library_object(value):
-            self.callee(value)
-        elif not isinstance(value, types.ModuleType):
-            self.meet(reachable_classes((value,)))
-
-    def meet(self, classes):
-        """Objects of `classes` may be among the values the call handles."""
-        new = set(classes) - set(self.classes)
-        if new:
-            self.more |= new
-            raise _MoreClasses
-
-    def callee(self, value, method=False):
-        """Read what calling `value` runs (`method`: a method of one of the classes,
-        called on an object of it)."""
-        if isinstance(value, (staticmethod, classmethod, types.MethodType)):
-            method = method and not isinstance(value, staticmethod)
-            value = value.__func__
-        if isinstance(value, functools.partial):
-            self.callee(value.func)
-            return
-        if isinstance(value, types.ModuleType):
-            return
-        if isinstance(value, types.BuiltinFunctionType) and value.__self__ in (builtins, None):
-            if value.__name__ in _REBINDING:
-                raise _Rebinds
-            return
-        if library_object(value) or has_rule(value):
-            return
-        if isinstance(value, types.FunctionType):
-            self.function(value, method)
-        elif isinstance(value, type) and user_class(value):
-            self.meet([value])
-            init = _static(value, "__init__")
-            if isinstance(init, types.FunctionType):
-                self.function(init, True)
-        elif user_class(type(value)):
-            call = _static(type(value), "__call__")
-            if not isinstance(call, types.FunctionType):
-                raise _Rebinds
-            self.function(call, True)
-        else:
-            raise _Rebinds
+def runs_unseen_code(fn: ir.Function, act, seen) -> bool:
+    """Does `fn`, analysed as `act`, run code s2sad does not see into (see the
+    module's docstring)? ``seen(func, stmt, arg_kinds)`` says whether s2sad reads
+    (and so looks at) the function of the user's a statement calls with arguments
+    of those kinds."""
+    return _Unseen(fn, act, seen).body(fn.body)

@@ -24,7 +24,7 @@ import types
 import numpy as np
 
 from ..checkpoint import SCHEDULES
-from ..analysis.attributes import read_attributes
+from ..analysis.attributes import attribute_names
 from ..driver import stages
 from ..errors import (ComplexArgumentError, IntegerArgumentError, OptionError, S2SADError,
                       WrtError, user_traceback)
@@ -231,16 +231,14 @@ def argument_kinds(f, values: dict, wrt, what):
 
 def with_attributes(f, kinds: dict, values: dict) -> dict:
     """`kinds`, where an argument is an object of the user's (`ObjectKind`), with the
-    kinds of the numbers and arrays it holds that a call of `f` reads and nothing
-    in the call can rebind (`attributes.read_attributes`, `held_attributes`): the
-    derivative is specialised on them as on its arguments' kinds."""
+    kinds of the numbers and arrays it holds that a call of `f` may read
+    (`attributes.attribute_names`, `held_attributes`): the derivative is specialised
+    on them as on its arguments' kinds, where nothing the call runs can rebind them
+    (`stages.held_or_not`)."""
     objects = [n for n, k in kinds.items() if isinstance(k, ObjectKind)]
     if not objects:
         return kinds
-    names = read_attributes(f, tuple(values[n] for n in objects),
-                            f.__code__.co_argcount > 0 and f.__code__.co_varnames[0] in objects)
-    if not names:
-        return kinds
+    names = attribute_names(f, tuple(dict.fromkeys(kinds[n].cls for n in objects)))
     out = dict(kinds)
     for n in objects:
         held = held_attributes(values[n], names)

@@ -42,13 +42,13 @@ from .. import primitives as rules
 from ..backend import compile as compile_mod
 from ..backend import diskcache, native
 from ..checkpoint import CTZ, Binomial
-from ..analysis.attributes import read_attributes
+from ..analysis.attributes import attribute_names
 from ..driver import builder, effects, stages
 from ..errors import SourceNotFoundError, user_traceback
 from ..frontend import parse
 from ..ir.kinds import (INT, SCALAR, ListKind, array_library, attribute_signature,
-                        held_attributes, kind_of, method_names, namespace_of, shadows,
-                        shape_pattern, shaped_arguments, user_class)
+                        decides_attributes, held_attributes, kind_of, method_names,
+                        namespace_of, shadows, shape_pattern, shaped_arguments, user_class)
 from ..transform import batching
 from . import structured
 from .arguments import (argument_kinds, check_function, normalize_wrt, retyped_list,
@@ -467,18 +467,14 @@ class State:
         objects = [i for i, s in enumerate(key) if isinstance(s, type) and user_class(s)]
         if not objects:
             return key
-        code = self.f.__code__
-        names = read_attributes(self.f, tuple(values[self.names[i]] for i in objects),
-                                code.co_argcount > 0 and self.names[objects[0]] ==
-                                code.co_varnames[0])
-        if not names:
-            return key
+        names = attribute_names(self.f, tuple(dict.fromkeys(key[i] for i in objects)))
         key = list(key)
         for i in objects:
             value = values[self.names[i]]
             held = held_attributes(value, names)
             if held:
-                key[i] = _Held(key[i], held, attribute_signature(value, held))
+                key[i] = _Held(key[i], held, attribute_signature(value, held),
+                               decides_attributes(key[i], held))
         return tuple(key)
 
     def structured_slow(self, *args, **kwargs):
@@ -569,19 +565,26 @@ def _signature(value):
 class _Held:
     """The signature of an object of the user's class `tp` whose attributes `attrs`
     (an `ObjectKind`'s) the derivative takes the kinds of: `types`, per attribute,
-    its type (and an array's rank and dtype: `attribute_signature`), which the fast
-    path checks too."""
+    its type (and an array's rank and dtype: `attribute_signature`), and what of the
+    class decides them (`decides`), which the fast path checks too."""
 
     tp: type
     attrs: tuple
     types: tuple
+    decides: tuple  # (`kinds.decides_attributes`)
 
 
 def _held_checks(name: str, i: int, held: _Held, ns: dict) -> list:
     """The fast path's checks of the attributes of the argument `name` (the `i`th) a
     derivative took the kinds of: each one's type (an array's rank and dtype too),
     read from the object's ``__dict__`` (where `held_attributes` found them)."""
-    checks = []
+    # (the class as it was: no ``__getattribute__`` of its own, and what it held of
+    # each name, mostly nothing, so no property added since comes first)
+    ns["_GA"] = object.__getattribute__
+    checks = [f"_T{i}.__getattribute__ is _GA"]
+    for j, (attr, _) in enumerate(held.attrs):
+        ns[f"_A{i}_{j}c"] = getattr(held.tp, attr, None)
+        checks.append(f"getattr(_T{i}, {attr!r}, None) is _A{i}_{j}c")
     for j, ((attr, _), sig) in enumerate(zip(held.attrs, held.types)):
         value = f"{name}.__dict__.get({attr!r})"
         tp = sig[0] if isinstance(sig, tuple) else sig

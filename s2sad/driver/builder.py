@@ -45,8 +45,7 @@ from ..primitives import facts
 from . import effects, libraries, stages
 from ..frontend.program import Front, Program
 from .stages import return_kind
-from ..transform import batching, reverse
-from ..transform import forward as forward_mod
+from ..transform import batching, forward as forward_mod, reverse
 
 
 # -------------------------------------------------------------------- units
@@ -99,31 +98,32 @@ def reverse_unit(func, wrt, entry="grad", param_kinds=None, as_tuple=False,
     """The reverse-mode derivative of `func` with respect to the parameters `wrt`, for
     `entry` (see the module's docstring).
 
-    `checkpoint`: None, or ``(schedule, snapshots)`` to checkpoint the outermost
-    loops of `func` (see `stages.checkpoint_outer_loops`), or `stages.TAPED_LOOPS`
-    to reverse every loop with its tape, those the user marked with
-    `s2sad.checkpointed` too, in `func` and in the functions it calls (see
-    `stages.without_checkpoints`). With `copy_views`, the
-    forward sweep copies what it reads out of an array the function writes into
-    (``t1 = B[:, 1].copy()``), the gradient code forward mode differentiates for
-    second derivatives: the reverse sweep reads such a value only where the array
-    holds what it held when the value was read (a write is undone before the reverse
-    of the lines before it), so the copy is the same numbers, and forward mode, which
-    cannot see that, need not follow a write through a view."""
+    `checkpoint`: None, or ``(schedule, snapshots)`` to checkpoint the outermost loops
+    of `func` (see `stages.checkpoint_outer_loops`), or `stages.TAPED_LOOPS` to reverse
+    every loop with its tape, those the user marked with `s2sad.checkpointed` too, in
+    `func` and in the functions it calls (see `stages.without_checkpoints`). With
+    `copy_views`, the forward sweep copies what it reads out of an array the function
+    writes into (``t1 = B[:, 1].copy()``), the gradient code forward mode
+    differentiates for second derivatives: the reverse sweep reads such a value only
+    where the array holds what it held when it was read (a write is undone before the
+    reverse of the lines before it): the same numbers, and forward mode, which cannot
+    see that, need not follow a write through a view."""
     with stages.building():
-        return _ReverseBuilder(func, tuple(wrt), entry, param_kinds or {}, as_tuple,
-                               checkpoint, copy_views).build()
+        return stages.held_or_not(lambda kinds: _ReverseBuilder(
+            func, tuple(wrt), entry, kinds, as_tuple, checkpoint, copy_views), param_kinds or {})
 
 
 def forward_unit(func, wrt, param_kinds=None, batched=False, quiet=False) -> Unit:
     """The forward-mode derivative of `func` with respect to the parameters `wrt`:
     one function ``f%jvp(params..., wrt tangents...)`` returning ``(output, output
     tangent)``, plus ``g%jvp(active tangents..., params...)`` for every user function
-    it calls with a varying argument. With `batched`, every tangent carries a leading
-    axis of directions (see `batching`; `batching.NotBatchable` when a line cannot);
-    with `quiet`, without what only reports (`effects`)."""
+    it calls with a varying argument. With `batched`, every tangent carries a leading axis
+    of directions (`batching`; `NotBatchable` where a line cannot); with `quiet`, without
+    what only reports (`effects`)."""
     with stages.building():
-        return _ForwardBuilder(func, tuple(wrt), param_kinds or {}, batched, quiet).build()
+        return stages.held_or_not(
+            lambda kinds: _ForwardBuilder(func, tuple(wrt), kinds, batched, quiet),
+            param_kinds or {})
 
 
 # ------------------------------------------------------------------ builder
@@ -146,7 +146,7 @@ class _Builder:
         self.param_kinds = param_kinds
         self.checkpoint = checkpoint
         self.program = Program()
-        self.kinds = stages.Kinds(self.program)
+        self.kinds = stages.Kinds(self.program, param_kinds)
         self.names: dict = {}  # (callee, active, kinds) -> the mode's callee names
         self.queue: list = []
         self.functions: list = []  # UnitFunction, in module order
@@ -236,9 +236,10 @@ class _Builder:
 
     def analyze(self, fr: Front, wrt, kinds, callee=False):
         with self.timed("activity"):
-            self.acts.append((fr.func, activity_mod.analyze(fr.dup, wrt, kinds, self.kinds,
-                                                            callee)))
-        return self.acts[-1][1]
+            act = activity_mod.analyze(fr.dup, wrt, kinds, self.kinds, callee)
+        self.acts.append((fr.func, act))
+        self.kinds.note(fr.dup, act)  # (code that may rebind an object's attribute?)
+        return act
 
     def note_user(self, fr: Front):
         """Record the names `fr`'s function resolved (once per user function)."""
@@ -337,8 +338,7 @@ class _ReverseBuilder(_Builder):
                 rev.forward + tail, seed_block + rev.reverse, keep,
                 grads + [ir.name("%value%out")] * with_value,
                 _purity(fr.dup, act), _float_names(act, fr.dup.refs),
-                inputs=[p.name for p in fr.anf.params],
-                mutable=rev.mutable)
+                inputs=[p.name for p in fr.anf.params], mutable=rev.mutable)
         if self.copy_views:
             _copy_view_reads(forward, backward, act, rev)
         grads = outputs[: len(grads)]

@@ -27,8 +27,9 @@ import sys
 from contextlib import contextmanager
 
 from ..analysis import activity as activity_mod
-from ..ir.kinds import (PENDING, SCALAR, UNKNOWN, ArrayKind, ListKind, kind_of, merged,
-                        with_shapes)
+from ..analysis.attributes import runs_unseen_code
+from ..ir.kinds import (PENDING, SCALAR, UNKNOWN, ArrayKind, ListKind, ObjectKind, kind_of,
+                        merged, with_shapes)
 from ..frontend.program import Front, Program, classes, front
 from .. import ir
 
@@ -74,16 +75,39 @@ class Kinds:
     recurse give the kind (``return [x]``); then they are taken to return that kind,
     until analysing the function gives back the kind it assumed, which is then its
     kind on every path, by induction on the depth of the recursion. Where that does
-    not settle, its calls return `UNKNOWN`, which reverse mode refuses to build on."""
+    not settle, its calls return `UNKNOWN`, which reverse mode refuses to build on.
+
+    Where the root's objects have attributes of known kinds (`ObjectKind.attrs`),
+    each function analysed is looked at for code s2sad does not see into, which may
+    rebind one (`attributes.runs_unseen_code`): `unseen` says if one does."""
 
     ROUNDS = 4
 
-    def __init__(self, program: Program | None = None):
+    def __init__(self, program: Program | None = None, root_kinds=None):
         self.cache = {}
         self.program = program if program is not None else Program()
         self.busy = set()
         self.assumed = {}  # key -> the kind its recursive calls are taken to return
         self.recursed = set()  # keys whose analysis met a call of themselves
+        self.watch = without_held(root_kinds or {}) is not None
+        self.unseen = False
+
+    def note(self, fn: ir.Function, act):
+        """`fn` was analysed as `act`: does it run code s2sad does not see into?"""
+        if self.watch and not self.unseen:
+            # (what it calls is noted while it is looked at: set `unseen` too)
+            found = runs_unseen_code(fn, act, self.seen)
+            self.unseen = self.unseen or found
+
+    def seen(self, func, stmt, arg_kinds) -> bool:
+        """Does s2sad read `func` called at `stmt` with arguments of `arg_kinds` (and so
+        `note` it), not run it as written (a call for its effect of a function it
+        cannot read: one that assigns an attribute)?"""
+        try:
+            self.analysed(func, stmt, arg_kinds)
+        except Exception:  # noqa: BLE001 (what s2sad cannot read, it runs as written)
+            return False
+        return True
 
     def front(self, func, kinds=None) -> Front:
         return self.program.function(func, kinds)
@@ -121,6 +145,7 @@ class Kinds:
         kinds = _param_kinds_for_call(func, stmt, arg_kinds)
         fr = self.front(func, kinds)
         act = activity_mod.analyze(fr.dup, (), kinds, self, callee=True)
+        self.note(fr.dup, act)
         return return_kind(fr.dup, act), _shared_inputs(func, stmt, fr.dup, act)
 
     def effects(self, func, stmt, arg_kinds, varied: tuple):
@@ -136,9 +161,10 @@ class Kinds:
         try:
             kinds = _param_kinds_for_call(func, stmt, arg_kinds)
             names = _call_parameter_names(func, stmt.value)
-            activity_mod.analyze(self.front(func, kinds).dup,
-                                 [names[i] for i in varied if names[i] is not None], kinds,
-                                 self, callee=True)
+            fn = self.front(func, kinds).dup
+            self.note(fn, activity_mod.analyze(
+                fn, [names[i] for i in varied if names[i] is not None], kinds, self,
+                callee=True))
         finally:
             self.busy.discard(key)
         self.cache[key] = None
@@ -170,6 +196,26 @@ class Kinds:
             kind = merged(kind, got[0])
         again(UNKNOWN)
         return first
+
+
+def without_held(kinds: dict):
+    """`kinds` with no attribute kinds on its objects (`ObjectKind.attrs`); None where
+    none has any."""
+    if not any(isinstance(k, ObjectKind) and k.attrs for k in kinds.values()):
+        return None
+    return {n: ObjectKind(k.cls) if isinstance(k, ObjectKind) else k for n, k in kinds.items()}
+
+
+def held_or_not(make, kinds: dict):
+    """The unit ``make(kinds).build()`` builds, where no function it analyses runs
+    code s2sad does not see into (`Kinds.unseen`); else the one it builds without the
+    kinds of its objects' attributes, which that code may rebind while it runs."""
+    builder = make(kinds)
+    unit = builder.build()
+    plain = without_held(kinds)
+    if plain is not None and builder.kinds.unseen:
+        unit = make(plain).build()
+    return unit
 
 
 def _shared_inputs(func, stmt, fn: ir.Function, act) -> list:

@@ -175,33 +175,40 @@ _METHODS = (type(shadows), staticmethod, classmethod)
 
 def held_attributes(value, names) -> tuple:
     """``((name, kind), ...)``, by name, for each of `names` that `value` holds in its
-    own ``__dict__`` as a number (`SCALAR`, `INT`) or a NumPy array (its rank and
-    dtype kind), and that no class of it defines as a descriptor (a property or a
-    slot decides what the name means, not the ``__dict__``); empty for an object
-    without a ``__dict__``. The dispatcher checks each of them on every call
+    own ``__dict__`` as a number (`SCALAR`, `INT`: a float, an int, a bool or NumPy's
+    scalar, not a subclass of one, whose operators may be the user's) or a NumPy
+    array of numbers (its rank and dtype kind), and that no class of it defines as a
+    descriptor (a property or a slot decides what the name means, not the
+    ``__dict__``); empty for an object without a ``__dict__``, or holding more than
+    `ITEMS` such values. The dispatcher checks each of them on every call
     (`attribute_signature`)."""
     own = getattr(value, "__dict__", None)
-    if not isinstance(own, dict) or not names:
+    if type(own) is not dict or not names:  # (not a subclass of dict, whose `get` lies)
         return ()
     np = _numpy()
     out = []
     for name in sorted(names & own.keys()):
         v = own[name]
-        if isinstance(v, (bool, int)):
+        tp = type(v)  # (the type itself: a subclass of float may have its own `*`)
+        if tp is bool or tp is int:
             kind = INT
-        elif isinstance(v, float):
+        elif tp is float:
             kind = SCALAR
-        elif np is not None and type(v) is np.ndarray:
-            kind = ArrayKind(v.ndim, _DTYPES.get(v.dtype.kind, "?"))
-        elif np is not None and isinstance(v, (np.floating, np.integer, np.bool_)):
-            kind = SCALAR if isinstance(v, np.floating) else INT
+        elif tp is complex or np is not None and tp.__module__ == "numpy" and issubclass(
+                tp, np.complexfloating):  # (as `kind_of`'s: complex arithmetic is seen)
+            kind = ArrayKind(0, "c")
+        elif np is not None and tp is np.ndarray and v.dtype.kind in _DTYPES:
+            kind = ArrayKind(v.ndim, _DTYPES[v.dtype.kind])
+        elif np is not None and tp.__module__ == "numpy" and issubclass(
+                tp, (np.floating, np.integer, np.bool_)):
+            kind = SCALAR if issubclass(tp, np.floating) else INT
         else:
             continue
-        if any(name in c.__dict__ and hasattr(type(c.__dict__[name]), "__set__")
+        if any(name in c.__dict__ and _data_descriptor(c.__dict__[name])
                for c in type(value).__mro__):
             continue
         out.append((name, kind))
-    return tuple(out)
+    return tuple(out) if len(out) <= ITEMS else ()  # (each is checked on every call)
 
 
 def attribute_signature(value, attrs) -> tuple:
@@ -216,6 +223,20 @@ def attribute_signature(value, attrs) -> tuple:
         out.append((tp, v.ndim, v.dtype) if tp.__name__ == "ndarray" and
                    tp.__module__ == "numpy" else tp)
     return tuple(out)
+
+
+def decides_attributes(tp, attrs) -> tuple:
+    """What of the class `tp` decides what its objects' attributes `attrs` (an
+    `ObjectKind`'s) are, which the dispatcher compares on a call as it does their
+    types: whether it has its own ``__getattribute__``, and per attribute whether it
+    has a descriptor of that name that comes before the object's ``__dict__`` (a
+    property added to the class after the derivative was built)."""
+    return (getattr(tp, "__getattribute__", None) is object.__getattribute__,) + tuple(
+        _data_descriptor(getattr(tp, name, None)) for name, _ in attrs)
+
+
+def _data_descriptor(value) -> bool:
+    return hasattr(type(value), "__set__") or hasattr(type(value), "__delete__")
 
 
 def method_names(tp) -> frozenset:
@@ -288,6 +309,9 @@ def kind_of(value, items=True):
         return INT
     if isinstance(value, float):
         return SCALAR
+    if isinstance(value, complex):  # (a complex number: a 0-d complex array's kind, so the
+        # analysis sees complex arithmetic where a derivative goes through it)
+        return ArrayKind(0, "c")
     if isinstance(value, tuple):
         return tuple(kind_of(v, False) for v in value)
     if isinstance(value, list):
@@ -307,6 +331,8 @@ def kind_of(value, items=True):
             return INT
         if isinstance(value, np.floating):
             return SCALAR
+        if isinstance(value, np.complexfloating):
+            return ArrayKind(0, "c")
     library = array_library(value)
     if library is not None:
         return ArrayKind(value.ndim, _DTYPES.get(dtype_kind(value.dtype), "?"), xp=library)

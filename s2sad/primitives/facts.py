@@ -675,8 +675,8 @@ def result_dtype(result, op, inputs: list):
             codes.add("i")
         else:
             codes.add("?")
-    if "c" in codes:
-        code = "c"
+    if "c" in codes:  # (the size, a part or the angle of a complex number is real)
+        code = "f" if op.key in (abs, np.abs, np.real, np.imag, np.angle) else "c"
     elif "f" in codes:
         code = "f"
     elif "?" in codes or not codes:
