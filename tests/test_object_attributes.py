@@ -297,3 +297,22 @@ def test_what_runs_unseen_code_makes_the_derivative_general():
 
     assert "unbroadcast" not in s2sad.source(Pure.loss, wrt=1, example=(Pure(), 0.7))
     assert "unbroadcast" in s2sad.source(Grows.loss, wrt=1, example=(Grows(), 0.7))
+
+
+def test_a_held_attribute_is_read_once_before_a_loop():
+    """Nothing the call runs rebinds a held attribute: its reads in a loop are one
+    value, read before the loop (`kinds.held_by`), not one saved on a tape per turn."""
+    text = s2sad.source(Scalars.loss, wrt=1, example=(Scalars(), 0.7))
+    loop = text.index("for i in range")
+    assert "tape" not in text and text.index("self.a") < loop and text.index("self.b") < loop
+    # (where a method run as written may rebind them, each turn reads them again)
+    class Counted(Scalars):
+        def loss(self, w):
+            self.count()
+            return Scalars.loss(self, w)
+
+        def count(self):
+            self.calls = 1
+
+    m = Counted()
+    assert s2sad.grad(m.loss)(0.7) == pytest.approx(central(m.loss, 0.7), rel=1e-7)

@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import ir, runtime
 from ..analysis import activity as activity_mod
-from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind, opaque
+from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind, held_by, opaque
 from ..analysis.classify import classify
 from ..backend import emit, release, reuse
 from ..errors import NonScalarOutputError, S2SADError
@@ -679,14 +679,14 @@ def _float_names(act, refs):
 
     def rank(n: str):
         kind = act.kinds.get(n)
-        return kind.ndim if isinstance(kind, ArrayKind) else (
-            0 if kind in (SCALAR, INT) else None)
+        return kind.ndim if isinstance(kind, ArrayKind) else 0 if kind in (SCALAR, INT) else None
 
     return NameKinds(is_float=float_name, is_int=lambda n: act.kinds.get(n) == INT,
                      array=array, rank=rank, same_shape=act.same_shape,
                      broadcastable=act.broadcastable, unary_ufunc=unary_ufunc,
                      total=lambda text: text in refs and facts.facts_of(refs[text]).total,
-                     shape=act.shapes.get, mixed=act.maybe_int.__contains__)
+                     shape=act.shapes.get, mixed=act.maybe_int.__contains__,
+                     held=lambda n, attr: held_by(act.kinds.get(n), attr))
 
 
 def _purity(fn: ir.Function, act):

@@ -128,6 +128,14 @@ class ObjectKind:
         return UNKNOWN
 
 
+def held_by(kind, attr: str) -> bool:
+    """Does an object of `kind` hold `attr` as a number or array of a known kind
+    (`ObjectKind.attrs`), bound for the whole call (nothing it runs can rebind it,
+    `driver.stages.held_or_not`): a read of it is a value that cannot raise and does
+    not change?"""
+    return isinstance(kind, ObjectKind) and any(n == attr for n, _ in kind.attrs or ())
+
+
 def opaque(kind) -> bool:
     """Is `kind` that of a value the compiler does not look into (`OTHER`, or an
     `ObjectKind`)?"""

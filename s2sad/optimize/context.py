@@ -36,6 +36,9 @@ class NameKinds:
     # a name `is_float` accepts that may hold an int or a bool on some path (``1 if c
     # else 2.0``): a number, but ``1.0 * v`` is not `v` (its type would be the int's)
     mixed: Callable[[str], bool] = lambda n: False
+    # ``obj.attr`` of an object whose held attribute it is (`kinds.held_by`): read, it
+    # cannot raise, and it is the same value wherever the call reads it
+    held: Callable[[str, str], bool] = lambda n, attr: False
 
     def remembered(self) -> "NameKinds":
         """The same questions, each answer about a name, a pair of names or a

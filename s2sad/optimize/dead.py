@@ -325,6 +325,8 @@ def cannot_raise(node, kinds: NameKinds) -> bool:
             and all(_float(a, kinds) for a in node.args) or _array_cannot_raise(node, kinds)
     if isinstance(node, ast.List) and not node.elts:
         return True
+    if t is ast.Attribute and type(node.value) is ast.Name:  # (``self.k`` held, bound)
+        return kinds.held(node.value.id, node.attr)
     if _array_cannot_raise(node, kinds):
         return True
     if isinstance(node, ast.Call) and not node.keywords and node.args \
