@@ -11,8 +11,6 @@ one-argument one before it is timed. Times are medians of interleaved rounds (se
 timing.py); each ratio is the median of per-round ratios against the
 one-argument spelling. Writes results/containers.md."""
 
-import argparse
-import os
 import sys
 
 from .threads import PINNED  # noqa: I001  (one BLAS thread, before NumPy loads)
@@ -21,9 +19,7 @@ import numpy as np
 
 import s2sad
 
-from .timing import interleaved, median, ratio
-
-HERE = os.path.dirname(os.path.abspath(__file__))
+from .spellings import compare, main, mlp_weights
 
 
 # ------------------------------------------------------------------- the MLP
@@ -81,11 +77,7 @@ def rnn_pairs(cells, xs, y):
 
 def models():
     rng = np.random.default_rng(20240604)
-    width, n = 256, 64
-    s = 1.0 / np.sqrt(width)
-    W1, W2 = rng.normal(0, s, (width, width)), rng.normal(0, s, (width, width))
-    b1, b2 = rng.normal(0, 0.1, width), rng.normal(0, 0.1, width)
-    X, Y = rng.normal(size=(n, width)), rng.normal(size=(n, width))
+    W1, b1, W2, b2, X, Y = mlp_weights(rng)
     mlp = {
         "one argument per array": (s2sad.grad(mlp_args, wrt=(0, 1, 2, 3)),
                                    (W1, b1, W2, b2, X, Y), lambda g: list(g)),
@@ -111,42 +103,12 @@ def models():
 
 
 def run(quick=False):
-    rounds, target = (5, 0.002) if quick else (31, 0.01)
-    lines = ["# Containers of parameters", "",
-             "Gradient time of one model in three spellings, against one argument per "
-             "array (median of interleaved rounds; ratio: median of per-round ratios).", "",
-             "| model | spelling | gradient (ms) | ratio |", "|---|---|---:|---:|"]
-    for title, spellings in models().items():
-        reference = None
-        for name, (g, args, leaves) in spellings.items():
-            got = leaves(g(*args))
-            if reference is None:
-                reference = got
-            for a, r in zip(got, reference):
-                np.testing.assert_allclose(a, r, rtol=1e-10, atol=1e-12)
-        contenders = {name: (lambda g=g, args=args: g(*args))
-                      for name, (g, args, _) in spellings.items()}
-        times = interleaved({n: (lambda *_, c=c: c()) for n, c in contenders.items()}, (),
-                            rounds=rounds, target=target)
-        for name in spellings:
-            lines.append(f"| {title} | {name} | {median(times[name]) * 1e3:.3f} | "
-                         f"{ratio(times, name, 'one argument per array'):.3f} |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    out = os.path.join(HERE, "results")
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "containers.md"), "w") as fh:
-        fh.write(text)
-    return text
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a few rounds: a smoke test")
-    args = parser.parse_args(argv)
-    run(args.quick)
-    return 0
+    return compare(models(), "one argument per array", [
+        "# Containers of parameters", "",
+        "Gradient time of one model in three spellings, against one argument per array "
+        "(median of interleaved rounds; ratio: median of per-round ratios)."],
+        "containers", quick, unit=("ms", 1e3, ".3f"))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(run, __doc__))

@@ -17,8 +17,6 @@ against the function's before it is timed. Times are medians of interleaved roun
 (see timing.py); each ratio is the median of per-round ratios against the function
 with arguments. Writes results/methods.md."""
 
-import argparse
-import os
 import sys
 
 from .threads import PINNED  # noqa: I001  (one BLAS thread, before NumPy loads)
@@ -27,9 +25,7 @@ import numpy as np
 
 import s2sad
 
-from .timing import interleaved, median, ratio
-
-HERE = os.path.dirname(os.path.abspath(__file__))
+from .spellings import compare, main, mlp_weights
 
 
 # -------------------------------------------------------------- the oscillator
@@ -96,67 +92,37 @@ class CountedMLP(MLP):
         return MLP.loss(self, X, Y)
 
 
+def _one(g):
+    return [g]
+
+
 def models():
     params = (1.3, 0.1, 0.01, 200)
     oscillators = {
-        "method, attributes' kinds known": (s2sad.grad(Oscillator(*params).loss), (0.8,)),
+        "method, attributes' kinds known": (s2sad.grad(Oscillator(*params).loss), (0.8,), _one),
         "method, the call runs a method as written": (
-            s2sad.grad(CountedOscillator(*params).loss), (0.8,)),
+            s2sad.grad(CountedOscillator(*params).loss), (0.8,), _one),
         "function of arguments": (
-            (lambda g: lambda x: g(x, *params))(s2sad.grad(oscillator)), (0.8,)),
+            (lambda g: lambda x: g(x, *params))(s2sad.grad(oscillator)), (0.8,), _one),
     }
-    rng = np.random.default_rng(20240604)
-    width, n = 256, 64
-    s = 1.0 / np.sqrt(width)
-    W1, W2 = rng.normal(0, s, (width, width)), rng.normal(0, s, (width, width))
-    b1, b2 = rng.normal(0, 0.1, width), rng.normal(0, 0.1, width)
-    X, Y = rng.normal(size=(n, width)), rng.normal(size=(n, width))
+    W1, b1, W2, b2, X, Y = mlp_weights()
     mlps = {
-        "method, attributes' kinds known": (s2sad.grad(MLP(W1, b1, W2, b2).loss), (X, Y)),
+        "method, attributes' kinds known": (s2sad.grad(MLP(W1, b1, W2, b2).loss), (X, Y), _one),
         "method, the call runs a method as written": (
-            s2sad.grad(CountedMLP(W1, b1, W2, b2).loss), (X, Y)),
+            s2sad.grad(CountedMLP(W1, b1, W2, b2).loss), (X, Y), _one),
         "function of arguments": (
-            (lambda g: lambda X, Y: g(X, W1, b1, W2, b2, Y))(s2sad.grad(mlp)), (X, Y)),
+            (lambda g: lambda X, Y: g(X, W1, b1, W2, b2, Y))(s2sad.grad(mlp)), (X, Y), _one),
     }
     return {"oscillator, 200 Euler steps": oscillators, "MLP (64 x 256, width 256)": mlps}
 
 
 def run(quick=False):
-    rounds, target = (5, 0.002) if quick else (31, 0.01)
-    lines = ["# Methods of objects", "",
-             "Gradient time of a method reading its object's numbers and arrays, against "
-             "the same function of arguments (median of interleaved rounds; ratio: "
-             "median of per-round ratios).", "",
-             "| model | spelling | gradient (µs) | ratio |", "|---|---|---:|---:|"]
-    for title, spellings in models().items():
-        reference = None
-        for name, (g, args) in spellings.items():
-            got = g(*args)
-            if reference is None:
-                reference = got
-            np.testing.assert_allclose(got, reference, rtol=1e-10, atol=1e-12)
-        times = interleaved({n: (lambda *_, g=g, args=args: g(*args))
-                             for n, (g, args) in spellings.items()}, (),
-                            rounds=rounds, target=target)
-        for name in spellings:
-            lines.append(f"| {title} | {name} | {median(times[name]) * 1e6:.1f} | "
-                         f"{ratio(times, name, 'function of arguments'):.2f} |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    out = os.path.join(HERE, "results")
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "methods.md"), "w") as fh:
-        fh.write(text)
-    return text
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a few rounds: a smoke test")
-    args = parser.parse_args(argv)
-    run(args.quick)
-    return 0
+    return compare(models(), "function of arguments", [
+        "# Methods of objects", "",
+        "Gradient time of a method reading its object's numbers and arrays, against the "
+        "same function of arguments (median of interleaved rounds; ratio: median of "
+        "per-round ratios)."], "methods", quick)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(run, __doc__))
