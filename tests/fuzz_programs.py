@@ -979,6 +979,13 @@ def array_program(draw, params=False, rows=2):
     if STATS:
         lines[2:3] = ["import numpy as np", "from scipy import special, stats"]
     refusals = set()
+    # one in four a method of an object holding a float, a vector and a matrix, which
+    # it reads as `self.k`, `self.V`, `self.M` (their kinds known: the rules that pick
+    # by rank, `np.dot`, `@`, `.T`, take them)
+    method = not params and draw(st.integers(0, 3)) == 0
+    if method:
+        lines[-1] = "def f(self, x, w, s):"
+        env = {**env, "s": ["s", "self.k"], "v": ["x", "self.V"], "m": ["w", "self.M"]}
     if params:
         lines[-1] = "def f(params, x, s):"
         lines += ["    " + line for line in draw(st.sampled_from([
@@ -1221,6 +1228,11 @@ def array_program(draw, params=False, rows=2):
         # (an array of a kind the compiler cannot see: read by index, by np.dot or
         # written into, it is refused)
         refusals |= {"NotDifferentiableError", "NoRuleError"}
+    if method:
+        lines += ["", "", "class Prog:", "    def __init__(self, rows):", "        self.k = 0.75",
+                  "        self.V = np.array([0.5, -1.0, 2.0])",
+                  "        self.M = np.linspace(-1.0, 1.0, 3 * rows).reshape(rows, 3)", "",
+                  "    f = f", "", "", f"f = Prog({rows}).f"]
     return "\n".join(lines + _refusal_note(refusals)) + "\n"
 
 

@@ -28,8 +28,9 @@ for text in json.load(open(sys.argv[1])):
     f = fp.load(text)
     n = len(inspect.signature(f).parameters)
     wrt, example = tuple(range(min(n, 2))), None
-    if inspect.ismethod(f):  # (a method of an object: the function, at that object)
-        f, wrt, example = f.__func__, (1, 2), (f.__self__, 0.5, -0.25)
+    if inspect.ismethod(f):  # (a method of an object: the function, at that object,
+        # the other parameters' kinds assumed as a function's are)
+        f, wrt, example = f.__func__, (1, 2), (f.__self__,)
     for mode in ("reverse", "forward"):
         try:
             got = emitted(f, mode, wrt, "reverse", example)[0].text

@@ -89,7 +89,7 @@ def grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None, snapshots=N
     if f is None:
         return lambda g: grad(g, wrt, mode, debug, checkpoint, snapshots, has_aux, jit)
     plain, bound, keywords = unbound(f)
-    if plain is not f and mode != "tape":  # (a bound method, a partial, a callable object)
+    if plain is not f:  # (a bound method, a partial, a callable object)
         return with_bound(grad(plain, rebased_wrt(plain, bound, keywords, wrt), mode, debug,
                                checkpoint, snapshots, has_aux, jit), bound, keywords)
     if has_aux:
@@ -129,7 +129,7 @@ def value_and_grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None,
         return lambda g: value_and_grad(g, wrt, mode, debug, checkpoint, snapshots, has_aux,
                                         jit)
     plain, bound, keywords = unbound(f)
-    if plain is not f and mode != "tape":
+    if plain is not f:
         return with_bound(value_and_grad(plain, rebased_wrt(plain, bound, keywords, wrt), mode,
                                          debug, checkpoint, snapshots, has_aux, jit),
                           bound, keywords)
