@@ -578,13 +578,19 @@ def _held_checks(name: str, i: int, held: _Held, ns: dict) -> list:
     """The fast path's checks of the attributes of the argument `name` (the `i`th) a
     derivative took the kinds of: each one's type (an array's rank and dtype too),
     read from the object's ``__dict__`` (where `held_attributes` found them)."""
-    # (the class as it was: no ``__getattribute__`` of its own, and what it held of
-    # each name, mostly nothing, so no property added since comes first)
-    ns["_GA"] = object.__getattribute__
-    checks = [f"_T{i}.__getattribute__ is _GA"]
-    for j, (attr, _) in enumerate(held.attrs):
-        ns[f"_A{i}_{j}c"] = getattr(held.tp, attr, None)
-        checks.append(f"getattr(_T{i}, {attr!r}, None) is _A{i}_{j}c")
+    # (each class of it as it was: no ``__getattribute__`` of its own, and what it
+    # held of each name, mostly nothing, so no property added since comes first; a
+    # class's ``__dict__`` is a live view, asked in C)
+    checks = []
+    for k, klass in enumerate(c for c in held.tp.__mro__ if c is not object):
+        view = ns[f"_D{i}_{k}"] = klass.__dict__
+        checks.append(f"'__getattribute__' not in _D{i}_{k}")
+        for j, (attr, _) in enumerate(held.attrs):
+            if attr in view:
+                ns[f"_A{i}_{j}_{k}"] = view[attr]
+                checks.append(f"_D{i}_{k}.get({attr!r}) is _A{i}_{j}_{k}")
+            else:
+                checks.append(f"{attr!r} not in _D{i}_{k}")
     for j, ((attr, _), sig) in enumerate(zip(held.attrs, held.types)):
         value = f"{name}.__dict__.get({attr!r})"
         tp = sig[0] if isinstance(sig, tuple) else sig
