@@ -42,8 +42,8 @@ import types
 import numpy as np
 
 from .. import ir
-from ..ir.kinds import (INT, SCALAR, ArrayKind, DTypeKind, ListKind, ObjectKind,
-                        library_object)
+from ..ir.kinds import (INT, SCALAR, UNKNOWN, ArrayKind, DTypeKind, ListKind, ObjectKind,
+                        library_module, library_object)
 
 _NAMES: dict = {}  # (code objects...) -> the names they load (`attribute_names`)
 _LIMIT = 4096  # the most entries `_NAMES` keeps (then it starts afresh)
@@ -96,9 +96,6 @@ def plain(kind) -> bool:
     return isinstance(kind, DTypeKind)
 
 
-# the modules whose names a derivative reads with no code of the user's
-_LIBRARIES = frozenset({"numpy", "math", "cmath", "scipy", "builtins", "functools",
-                        "operator", "itertools", "s2sad", "jax", "torch", "dask"})
 _PLAIN_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), range,
                 slice)
 
@@ -110,7 +107,7 @@ def _plain_value(value) -> bool:
     if type(value) in _PLAIN_TYPES:
         return True
     if isinstance(value, types.ModuleType):  # (a library's, or one with no `__getattr__`)
-        return value.__name__.partition(".")[0] in _LIBRARIES or \
+        return library_module(value.__name__) or \
             type(value) is types.ModuleType and "__getattr__" not in vars(value)
     if type(value) is np.ndarray:
         return value.dtype.kind in "fiubc"
@@ -223,7 +220,7 @@ class _Unseen:
         if type(x) is ast.Call:
             return all(map(self.atom, x.args))
         kind = self.act.kinds.get(x.id) if isinstance(x, ast.Name) else None
-        return kind is None or plain(kind) or x.id not in self.act.kinds
+        return kind is None or plain(kind)
 
     def body(self, statements) -> bool:
         for s in statements:
@@ -256,12 +253,8 @@ def _plain_attribute(kind: ObjectKind, attr: str) -> bool:
     method bound, a class's plain value), running no code of the user's: no
     descriptor of the class's own (a property) decides it, nor ``__getattr__`` one
     the object may not hold?"""
-    for n, _ in kind.attrs or ():
-        if n == attr:
-            break
-    else:
-        if _static(kind.cls, "__getattr__") is not None:
-            return False
+    if kind.attribute(attr) == UNKNOWN and _static(kind.cls, "__getattr__") is not None:
+        return False
     found = _static(kind.cls, attr)
     if found is None or isinstance(found, (types.FunctionType, staticmethod, classmethod)):
         return True

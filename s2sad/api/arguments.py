@@ -235,16 +235,19 @@ def with_attributes(f, kinds: dict, values: dict) -> dict:
     (`attributes.attribute_names`, `held_attributes`): the derivative is specialised
     on them as on its arguments' kinds, where nothing the call runs can rebind them
     (`stages.held_or_not`)."""
-    objects = [n for n, k in kinds.items() if isinstance(k, ObjectKind)]
+    held = held_kinds(f, {n: values[n] for n, k in kinds.items() if isinstance(k, ObjectKind)})
+    return {n: ObjectKind(k.cls, held[n]) if n in held else k for n, k in kinds.items()}
+
+
+def held_kinds(f, objects: dict) -> dict:
+    """Of the objects of the user's among a call's arguments (`objects`: name ->
+    value), the kinds of what each holds that a call of `f` may read
+    (`attributes.attribute_names`, `held_attributes`), by name, for those that hold
+    any: what `with_attributes` and the dispatcher's signature take."""
     if not objects:
-        return kinds
-    names = attribute_names(f, tuple(dict.fromkeys(kinds[n].cls for n in objects)))
-    out = dict(kinds)
-    for n in objects:
-        held = held_attributes(values[n], names)
-        if held:
-            out[n] = ObjectKind(kinds[n].cls, held)
-    return out
+        return {}
+    names = attribute_names(f, tuple(dict.fromkeys(map(type, objects.values()))))
+    return {n: held for n, v in objects.items() if (held := held_attributes(v, names))}
 
 
 def refuse_mixed_libraries(f, kinds: dict, what):

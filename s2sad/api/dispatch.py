@@ -42,17 +42,16 @@ from .. import primitives as rules
 from ..backend import compile as compile_mod
 from ..backend import diskcache, native
 from ..checkpoint import CTZ, Binomial
-from ..analysis.attributes import attribute_names
 from ..driver import builder, effects, stages
 from ..errors import SourceNotFoundError, user_traceback
 from ..frontend import parse
 from ..ir.kinds import (INT, SCALAR, ListKind, array_library, attribute_signature,
-                        decides_attributes, held_attributes, kind_of, method_names,
-                        namespace_of, shadows, shape_pattern, shaped_arguments, user_class)
+                        decides_attributes, kind_of, method_names, namespace_of, shadows,
+                        shape_pattern, shaped_arguments, user_class)
 from ..transform import batching
 from . import structured
-from .arguments import (argument_kinds, check_function, normalize_wrt, retyped_list,
-                        signature_params, typed_gradients)
+from .arguments import (argument_kinds, check_function, held_kinds, normalize_wrt,
+                        retyped_list, signature_params, typed_gradients)
 
 lock = threading.RLock()
 log = logging.getLogger(__name__)
@@ -464,18 +463,12 @@ class State:
         """`key`, where an argument is an object of the user's whose numbers and
         arrays the derivative takes the kinds of (`arguments.with_attributes`), with
         what they are (`_Held`)."""
-        objects = [i for i, s in enumerate(key) if isinstance(s, type) and user_class(s)]
-        if not objects:
-            return key
-        names = attribute_names(self.f, tuple(dict.fromkeys(key[i] for i in objects)))
-        key = list(key)
-        for i in objects:
-            value = values[self.names[i]]
-            held = held_attributes(value, names)
-            if held:
-                key[i] = _Held(key[i], held, attribute_signature(value, held),
-                               decides_attributes(key[i], held))
-        return tuple(key)
+        objects = {self.names[i]: values[self.names[i]] for i, s in enumerate(key)
+                   if isinstance(s, type) and user_class(s)}
+        held = held_kinds(self.f, objects)
+        return tuple(_Held(s, held[n], attribute_signature(values[n], held[n]),
+                           decides_attributes(s, held[n])) if n in held else s
+                     for n, s in zip(self.names, key))
 
     def structured_slow(self, *args, **kwargs):
         """The fast path's fallback: any call its checks do not recognise."""

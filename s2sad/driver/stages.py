@@ -93,11 +93,11 @@ class Kinds:
         self.unseen = False
 
     def note(self, fn: ir.Function, act):
-        """`fn` was analysed as `act`: does it run code s2sad does not see into?"""
-        if self.watch and not self.unseen:
-            # (what it calls is noted while it is looked at: set `unseen` too)
-            found = runs_unseen_code(fn, act, self.seen)
-            self.unseen = self.unseen or found
+        """`fn` was analysed as `act`: where it runs code s2sad does not see into, the
+        build with the attributes' kinds stops (`UnseenCode`, `held_or_not`)."""
+        if self.watch and (self.unseen or runs_unseen_code(fn, act, self.seen)):
+            self.unseen = True  # (also where a caller's `except` takes what is raised)
+            raise UnseenCode
 
     def seen(self, func, stmt, arg_kinds) -> bool:
         """Does s2sad read `func` called at `stmt` with arguments of `arg_kinds` (and so
@@ -206,16 +206,27 @@ def without_held(kinds: dict):
     return {n: ObjectKind(k.cls) if isinstance(k, ObjectKind) else k for n, k in kinds.items()}
 
 
+class UnseenCode(Exception):
+    """A function the build analyses runs code s2sad does not see into, which may
+    rebind an attribute whose kind the build took (`Kinds.note`)."""
+
+
 def held_or_not(make, kinds: dict):
     """The unit ``make(kinds).build()`` builds, where no function it analyses runs
     code s2sad does not see into (`Kinds.unseen`); else the one it builds without the
-    kinds of its objects' attributes, which that code may rebind while it runs."""
-    builder = make(kinds)
-    unit = builder.build()
+    kinds of its objects' attributes, which that code may rebind while it runs: the
+    first build stops at the first such function."""
     plain = without_held(kinds)
-    if plain is not None and builder.kinds.unseen:
-        unit = make(plain).build()
-    return unit
+    if plain is None:
+        return make(kinds).build()
+    try:
+        builder = make(kinds)
+        unit = builder.build()
+        if not builder.kinds.unseen:
+            return unit
+    except UnseenCode:
+        pass
+    return make(plain).build()
 
 
 def _shared_inputs(func, stmt, fn: ir.Function, act) -> list:

@@ -133,7 +133,7 @@ def held_by(kind, attr: str) -> bool:
     (`ObjectKind.attrs`), bound for the whole call (nothing it runs can rebind it,
     `driver.stages.held_or_not`): a read of it is a value that cannot raise and does
     not change?"""
-    return isinstance(kind, ObjectKind) and any(n == attr for n, _ in kind.attrs or ())
+    return isinstance(kind, ObjectKind) and kind.attribute(attr) != UNKNOWN
 
 
 def opaque(kind) -> bool:
@@ -144,17 +144,21 @@ def opaque(kind) -> bool:
 
 # the modules (their first part) whose classes are not the user's (`user_class`)
 _LIBRARY_MODULES = {"builtins", "numpy", "scipy", "jax", "jaxlib", "torch", "dask", "functools",
-                    "collections", "s2sad", "math", "types", "typing", "random", "decimal",
-                    "fractions", "pandas", "xarray", "array_api_strict", "numba", "enum"}
+                    "collections", "s2sad", "math", "cmath", "operator", "itertools", "types",
+                    "typing", "random", "decimal", "fractions", "pandas", "xarray",
+                    "array_api_strict", "numba", "enum"}
 
 
 def library_object(obj) -> bool:
     """Is `obj` (a function, a class, a callable) a library's: defined in a module of
     `_LIBRARY_MODULES` (the builtins, NumPy, `math`, s2sad's own, ...)?"""
     module = getattr(obj, "__module__", None)
-    if not isinstance(module, str):
-        module = type(obj).__module__
-    return (module or "").partition(".")[0] in _LIBRARY_MODULES
+    return library_module(module if isinstance(module, str) else type(obj).__module__)
+
+
+def library_module(name) -> bool:
+    """Is the module named `name` (``numpy.linalg``) one of `_LIBRARY_MODULES`'?"""
+    return (name or "").partition(".")[0] in _LIBRARY_MODULES
 
 
 def user_class(tp) -> bool:
