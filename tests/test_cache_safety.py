@@ -77,6 +77,49 @@ def test_a_global_that_changes_kind(cache):
     assert got.tolist() == [1.0, 3.0]
 
 
+def test_a_global_whose_rank_or_dtype_changes_builds_again(cache):
+    # (the derivative built for a float `C` takes no sum in the adjoint of `x`: the
+    # same one for a matrix `C` returned a (1, 2) gradient for a (2,) `x`)
+    np = pytest.importorskip("numpy")
+    ns = module("import numpy as np\n\nC = 2.0\n\n\ndef f(x):\n    return np.sum(C * x)\n")
+    x = np.array([1.0, 2.0])
+    df = s2sad.grad(ns["f"])
+    assert df(x).tolist() == [2.0, 2.0]
+    ns["C"] = np.array([[1.0, 3.0], [2.0, 2.0]])
+    assert df(x).tolist() == [3.0, 5.0]
+    ns["C"] = np.array([[1.0, 3.0]], dtype=np.float32)
+    assert df(x).tolist() == [1.0, 3.0]
+    ns["C"] = 4.0  # (a float again: the first derivative's kind)
+    assert df(x).tolist() == [4.0, 4.0]
+    assert s2sad.grad(ns["f"])(x).tolist() == [4.0, 4.0]
+
+
+def test_attributes_and_closure_variables_that_change_kind(cache):
+    np = pytest.importorskip("numpy")
+    ns = module("import types\n\nimport numpy as np\n\n\nclass C:\n    pass\n\n\n"
+                "cfg = types.SimpleNamespace(k=2.0)\nobj = C()\nobj.k = 2.0\n"
+                "T = (1.0, 2.0)\n\n\ndef f(x):\n"
+                "    return np.sum(cfg.k * x) + np.sum(obj.k * x) + np.sum(T[1] * x)\n\n\n"
+                "def make(c):\n    def g(x):\n        return np.sum(c * x)\n\n"
+                "    def rebind(v):\n        nonlocal c\n        c = v\n\n"
+                "    return g, rebind\n")
+    x = np.array([1.0, 2.0])
+    df = s2sad.grad(ns["f"])
+    assert df(x).tolist() == [6.0, 6.0]
+    row = np.array([[1.0, 3.0]])
+    ns["cfg"].k = row
+    assert df(x).tolist() == [5.0, 7.0]
+    ns["cfg"].k, ns["obj"].k = 2.0, row
+    assert df(x).tolist() == [5.0, 7.0]
+    ns["obj"].k, ns["T"] = 2.0, (1.0, np.array([[1.0], [1.0]]))
+    assert df(x).tolist() == [6.0, 6.0]
+    g, rebind = ns["make"](2.0)
+    dg = s2sad.grad(g)
+    assert dg(x).tolist() == [2.0, 2.0]
+    rebind(row)
+    assert dg(x).tolist() == [1.0, 3.0]
+
+
 def test_another_wrt(cache):
     ns = module("def f(x, y):\n    return x * x * y\n")
     f = ns["f"]

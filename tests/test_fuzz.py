@@ -49,7 +49,7 @@ from s2sad.errors import S2SADError
 LONG = int(os.environ.get("S2SAD_FUZZ_EXAMPLES", "0") or 0)
 # examples per test in CI (about 45 s for the file on a 2-core machine): every
 # well-formed program compiles a dozen derivatives, the malformed ones run every entry point
-EXAMPLES = {"scalar": 150, "array": 100, "params": 50, "malformed": 150}
+EXAMPLES = {"scalar": 150, "array": 100, "params": 50, "malformed": 150, "global": 30}
 
 
 def fuzz_settings(kind):
@@ -388,6 +388,45 @@ def _array_case(params):
 def test_array_programs(case):
     text, point = case
     _check_everything(text, load(text), point, _random_direction, hessian=_cheap(text, 4))
+
+
+# what the global `C` the programs below read is rebound to between two calls of one
+# gradient: each of another type, rank or dtype than the float it was built for
+_OTHER_KINDS_OF_C = [np.array([0.5, -1.0, 2.0]), np.array([[0.5, -1.0, 2.0], [1.0, 0.3, -0.2]]),
+                     np.float32(0.7), np.array([[0.5], [-1.0]], dtype=np.float32),
+                     np.array(0.7), 2]
+
+
+@fuzz_settings("global")
+@given(_array_case(False), st.sampled_from(range(len(_OTHER_KINDS_OF_C))))
+def test_array_programs_reading_a_global_that_changes_kind(case, which):
+    # (the derivative is built for the kind a global holds: one gradient object, called
+    # again after the global became an array of another rank, must build it again; a
+    # float `C` times the float `s` has a float's adjoint, an array `C` one summed)
+    text, point = case
+    head, _, rest = text.partition("\ndef f(")
+    signature, _, body = rest.partition("\n")  # (the first line of f: `s` is a parameter)
+    text = (f"{head}\nC = 0.7\n\n\ndef f({signature}\n"
+            f"    s = s * 1.0 + np.sum(C * s) + np.sum(C * x * s)\n{body}")
+    f = load(text)
+    module = getattr(f, "__func__", f).__globals__
+    grad = s2sad.grad(f, wrt=(0, 1, 2))
+    check = _Checker(text, point)
+    rtol = 2e-3 if _single(point) else 1e-4
+    for c in (0.7, _OTHER_KINDS_OF_C[which]):
+        module["C"] = c
+        try:
+            with np.errstate(all="ignore"):
+                value = f(*point)
+                ok, expected = smooth(f, point)
+        except USER_ERRORS:
+            return
+        if not ok or not np.all(np.isfinite(value)) or np.size(value) != 1:
+            return
+        got = check("grad", lambda: grad(*point))
+        if got is None:
+            return  # (refused, where the generator allows it)
+        check.gradient(f"grad with C = {c!r}", got, point, expected, rtol)
 
 
 @fuzz_settings("params")

@@ -77,15 +77,17 @@ rules.ON_CHANGE.append(forget_everything)
 
 def still_valid(unit) -> bool:
     """Does every name `unit`'s transform resolved still mean the same object (and
-    every attribute of the user's resolved to a function, `_attribute_guards`), an
-    object of the user's holding none of its class's methods itself?"""
+    every attribute of the user's resolved to a function, `_attribute_guards`, and
+    every number or array a chain of attributes reached has the kind it had,
+    `_value_guards`), an object of the user's holding none of its class's methods
+    itself?"""
     for func, name, obj in unit.resolved:
         cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
         if parse.lookup(name, func.__globals__, cells) is not obj:
             return False
         if shadows(obj):
             return False  # (an object of the user's now holds one of its methods)
-    return all(map(_holds, _attribute_guards(unit, [])))
+    return all(map(_holds, _attribute_guards(unit, []) + _value_guards(unit, [])))
 
 
 def _holds(guard) -> bool:
@@ -97,6 +99,8 @@ def _holds(guard) -> bool:
         current = getattr(current, attr, None)
     if kind.endswith("type"):  # (an object of the class, holding none of its methods)
         return type(current) is obj and not shadows(current)
+    if kind.endswith("value"):  # (a number or an array of the kind it was)
+        return _value_signature(current) == obj
     return current is obj
 
 
@@ -335,6 +339,9 @@ class State:
                 root, dot, chain = gname.partition(".")
                 value = (f"_G{i}.get({root!r})" if kind.startswith("global") else
                          f"_G{i}.cell_contents") + dot + chain
+                if kind.endswith("value"):
+                    checks.append(_value_check(value, i, obj, self.ns))
+                    continue
                 checks.append(f"type({value}) is _O{i}" if kind.endswith("type") else
                               f"{value} is _O{i}")
                 if kind.endswith("type") and method_names(obj):
@@ -511,6 +518,20 @@ class State:
         return (flat.output(value), grads) if self.entry == "value_and_grad" else grads
 
 
+def _value_check(value: str, i: int, signature, ns: dict) -> str:
+    """The fast path's test that the global read by `value` (text) still has the
+    `signature` (`_value_signature`) of guard `i`: its type, an array's rank and
+    dtype, a tuple's kind."""
+    if isinstance(signature, type):
+        return f"type({value}) is _O{i}"
+    if signature[0] is tuple:
+        ns["_kind_of"] = kind_of
+        return f"_kind_of({value}) == _O{i}[1]"
+    ns[f"_VD{i}"] = signature[2]
+    return (f"type(_v{i} := {value}) is _O{i}[0] and _v{i}.ndim == {signature[1]} and "
+            f"_v{i}.dtype is _VD{i}")
+
+
 def _defaults(f) -> dict:
     """The default values of `f`'s parameters, by name."""
     names, n_pos = signature_params(f)
@@ -638,7 +659,8 @@ def _guards(unit) -> list:
             continue  # a builtin
         if not any(x[1] is g[1] and x[2] == name for x in out):
             out.append(g)
-    return out + _attribute_guards(unit, out)
+    out += _attribute_guards(unit, out)
+    return out + _value_guards(unit, out)
 
 
 def _attribute_guards(unit, out) -> list:
@@ -669,6 +691,71 @@ def _attribute_guards(unit, out) -> list:
             if not any(x[1] is g[1] and x[2] == text for x in out + more):
                 more.append(g)
     return more
+
+
+def _value_guards(unit, out) -> list:
+    """The globals, closure variables and plain attribute chains (``cfg.scale``,
+    ``model.W`` of a module or of an object holding it in its ``__dict__``) that
+    held a number, an array, a tuple or a list: the derivative was built for the
+    kind it had (a float `K` in ``K * x`` takes no sum in the adjoint of `x`; an
+    array does), so one of another type, rank or dtype must build it again. Rebound
+    to another value of the same kind, the derivative reads the new value. (A list
+    is checked by its type only: its items' kinds would cost a look at each on every
+    call.)"""
+    more = []
+    for uf in unit.functions:
+        user = uf.user
+        if not isinstance(user, types.FunctionType):
+            continue
+        cells = dict(zip(user.__code__.co_freevars, user.__closure__ or ()))
+        for text, obj in uf.fn.refs.items():
+            root, _, chain = text.partition(".")
+            if root in cells:
+                container, held, kind = cells[root], cells[root].cell_contents, "cell_value"
+            elif root in user.__globals__:
+                container, held, kind = user.__globals__, user.__globals__[root], "global_value"
+            else:
+                continue
+            if not _valued(obj) or chain and not _plain_chain(held, chain):
+                continue
+            if not any(x[1] is container and x[2] == text for x in out + more):
+                more.append((kind, container, text, _value_signature(obj)))
+    return more
+
+
+def _valued(obj) -> bool:
+    """Is `obj` a number, an array, a tuple or a list (whose kind a derivative takes)?"""
+    kind = kind_of(obj, items=False)
+    return kind in (INT, SCALAR) or isinstance(kind, (tuple, ListKind)) or \
+        hasattr(kind, "ndim")
+
+
+def _value_signature(value):
+    """What a derivative depends on in a value a global holds (`_value_guards`): its
+    type; an array's rank and dtype too; a tuple's kind (what its items are)."""
+    tp = type(value)
+    if tp is tuple:
+        return (tp, kind_of(value))
+    if tp.__module__ == "numpy" and tp.__name__ == "ndarray" or array_library(value):
+        return (tp, value.ndim, value.dtype)
+    return tp
+
+
+def _plain_chain(value, chain) -> bool:
+    """Does each attribute of `chain` read from `value` come from a module's or an
+    object's own ``__dict__`` (no property, no ``__getattr__`` to run on each call)?"""
+    for attr in chain.split("."):
+        own = getattr(value, "__dict__", None)
+        if not isinstance(value, types.ModuleType) and (
+                not isinstance(own, dict) or attr not in own or
+                any(attr in vars(c) for c in type(value).__mro__) or
+                any(isinstance(vars(c).get("__getattribute__"), types.FunctionType)
+                    for c in type(value).__mro__)):
+            return False
+        if not isinstance(own, dict) or attr not in own:
+            return False
+        value = own[attr]
+    return True
 
 
 def _user_object(obj) -> bool:
