@@ -102,3 +102,72 @@ def calls_a_method(x):
 def calls_a_method_inactive(x):
     s = Scaler()
     return s.scale(2.0) * x
+
+
+class Position:
+    """An index Python takes through `__index__`, which s2sad does not compare with 0."""
+
+    def __index__(self):
+        return 1
+
+
+def pops_at_an_object(x, i):
+    xs = [x, 2.0 * x]
+    return xs.pop(i) * x
+
+
+def inserts_at_an_object(x, i):
+    xs = [x, 2.0 * x]
+    xs.insert(i, x * x)
+    return xs[1] * x
+
+
+def writes_at_an_object(x, i):
+    xs = [x, 2.0 * x]
+    xs[i] = x * x
+    return xs[1] * x
+
+
+def extends_by_a_tuple(x):
+    xs = [x]
+    xs += (2.0 * x, x)
+    return xs[0] * xs[1]
+
+
+def extends_by_a_range(x):
+    xs = [x]
+    xs += range(3)
+    return xs[0] * xs[3]
+
+
+def list_of_a_tuple(x):
+    t = (x, 2.0 * x)
+    xs = list(t)
+    return xs[0] * xs[1]
+
+
+def list_of_an_array(x):
+    a = np.array([x, 2.0 * x])
+    xs = list(a)
+    return xs[0] * xs[1]
+
+
+class Scaled:
+    """An object with its own `*`: s2sad does not see into it (here it is linear, but
+    another `__mul__` need not be)."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __mul__(self, x):
+        return self.v * x
+
+    __rmul__ = __mul__
+
+
+def times_an_object(x, o):
+    return np.sum(o * x)
+
+
+def times_an_object_array(x, o):
+    return np.sum(o * x)

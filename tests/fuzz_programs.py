@@ -1378,6 +1378,15 @@ ODDITIES = [
     ("stmt", "try:\n    GLOBAL_LIST.append(x * y)\nexcept ValueError:\n    pass\n"
              "v = GLOBAL_LIST[-1]"),
     ("stmt", "GLOBAL_LIST.append(f'{x * y:.3f}')\nv = x * y"),
+    # an object's own operator, an object array, a position given by `__index__`, a
+    # list grown by a tuple or made of one (refused, where once an internal error or a
+    # number's rule came out)
+    ("stmt", "v = SCALE * x + y * SCALE"),
+    ("stmt", "v = np.sum(np.array([x, y], dtype=object) * x)"),
+    ("stmt", "ys = [x, y]\nv = ys.pop(POSITION) * x"),
+    ("stmt", "ys = [x, y]\nys.insert(POSITION, x * y)\nv = ys[1]"),
+    ("stmt", "ys = [x]\nys += (y, x * y)\nv = ys[2]"),
+    ("stmt", "ys = list((x, y * x))\nv = ys[1]"),
 ]
 
 MALFORMED_HEADER = '''import bisect
@@ -1404,6 +1413,21 @@ BOX = Box()
 
 def keep(a):
     BOX.v = a
+
+
+class Scale:
+    def __mul__(self, a):
+        return 2.0 * a * a
+
+    __rmul__ = __mul__
+
+
+class Position:
+    def __index__(self):
+        return 1
+
+
+SCALE, POSITION = Scale(), Position()
 
 
 def g_star(a, b=1.0, *rest, **kw):

@@ -449,3 +449,45 @@ def test_a_derivative_called_inside_says_what_to_use():
     with pytest.raises(errors.S2SADError, match="hessian and hvp") as info:
         s2sad.grad(_meta_loss)(np.ones(2))
     assert info.value.lineno == line_of(_meta_loss, "s2sad.grad(_inner_loss)")
+
+
+@pytest.mark.parametrize("f, args, marker, words, hint", [
+    (bad.pops_at_an_object, (3.0, bad.Position()), "xs.pop(i)", "position given to `.pop",
+     "xs.pop(int(i))"),
+    (bad.inserts_at_an_object, (3.0, bad.Position()), "xs.insert(i", "`.insert(...)`",
+     "xs.insert(int(i), v)"),
+    (bad.writes_at_an_object, (3.0, bad.Position()), "xs[i] = x * x",
+     "an object of class `Position`", "xs[int(i)] = v"),
+    (bad.extends_by_a_tuple, (3.0,), "xs += (", "`+=` of a list and a tuple",
+     "xs.extend(t)"),
+    (bad.extends_by_a_range, (3.0,), "xs += range", "`+=` of a list and a tuple",
+     "xs.extend(t)"),
+    (bad.list_of_a_tuple, (3.0,), "xs = list(t)", "`list` of a tuple", "[v for v in t]"),
+    (bad.list_of_an_array, (3.0,), "xs = list(a)", "`list` of a tuple", "[v for v in t]"),
+])
+def test_list_operations_python_runs_are_refused_at_their_line(f, args, marker, words, hint):
+    # (each runs in Python; s2sad once raised an internal TypeError or a message about
+    # indexing for some of them)
+    f(*args)
+    with pytest.raises(s2sad.S2SADError) as info:
+        s2sad.grad(f)(*args)
+    err = info.value
+    assert err.filename == bad.__file__ and err.lineno == line_of(f, marker)
+    assert words in str(err) and hint in str(err)
+
+
+@pytest.mark.parametrize("f, other, words", [
+    (bad.times_an_object, bad.Scaled(np.array([1.0, 2.0])), "an object of class `Scaled`"),
+    (bad.times_an_object_array, np.array([1.0, 2.0], dtype=object),
+     "a value that is neither a number nor an array"),
+    (bad.times_an_object, "ab", "a value that is neither a number nor an array"),
+])
+def test_an_operator_on_an_object_is_refused_not_taken_for_a_number(f, other, words):
+    # (the rule for numbers was taken: the gradient of `np.sum(o * x)` came back as
+    # `[array([1., 2.]), array([1., 2.])]` for a float `x`, and as the object array)
+    with pytest.raises(s2sad.NoRuleError) as info:
+        s2sad.grad(f)(3.0, other)
+    err = info.value
+    assert err.filename == bad.__file__ and err.lineno == line_of(f, "np.sum(o * x)")
+    assert f"the `*` operator on {words}" in str(err) and "runs as written" in str(err)
+    assert s2sad.grad(f, wrt=0)(3.0, 2.0) == 2.0  # (a float: the rule for numbers)

@@ -16,7 +16,7 @@ import ast
 
 from .. import ir, primitives as rules
 from ..errors import NoRuleError, NotDifferentiableError
-from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind, opaque
+from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind, a_kind, opaque
 from .classify import changed_in_place, reports_only
 from .escapes import Escapes, shown
 from .objects import carried_sources
@@ -46,6 +46,8 @@ class Checks(ValueChecks, Escapes):
                 continue
             if isinstance(s, ir.Assign):
                 op = r.ops[id(s)]
+                if "at" in op.options and op.kind in ("pop", "append"):
+                    self.check_place(s, op)
                 if op.kind == "nondiff" and _moves_with_arguments(op.key) and \
                         any(self.is_varied(x) for x in op.inputs) and \
                         any(self.key(t) in r.useful for t in s.targets):
@@ -66,6 +68,9 @@ class Checks(ValueChecks, Escapes):
                     if b is not self.dead.get(id(s)):  # (a branch that never runs)
                         self.check(b)
                 continue
+            if isinstance(s, ir.Expr) and id(s) in r.ops and "at" in r.ops[id(s)].options \
+                    and r.ops[id(s)].kind in ("pop", "append"):
+                self.check_place(s, r.ops[id(s)])
             if isinstance(s, ir.Expr) and id(s) in r.ops:
                 self.check_unknown_effect(s, r.ops[id(s)])
                 self.check_call_effect(s, r.ops[id(s)])
@@ -134,6 +139,22 @@ class Checks(ValueChecks, Escapes):
                 r.conflict = self.error(
                     NotDifferentiableError, at, r.ops[id(at)],
                     *_CONFLICT)
+
+    def check_place(self, s, op):
+        """``xs.pop(i)`` and ``xs.insert(i, v)``: the place, counted from the start
+        (`expand_calls`) with `i` compared with 0, must be an int: an object with
+        ``__index__`` Python takes, but not the comparison."""
+        kind = self.atom_kind(op.options["at"])
+        if kind == INT or isinstance(kind, ArrayKind) and kind.ndim == 0 and \
+                kind.dtype in ("i", "b"):
+            return
+        method = op.text.partition(".")[2] or "pop"
+        raise self.error(
+            NotDifferentiableError, s, op,
+            f"s2sad needs the position given to `.{method}(...)` to be an int, and "
+            "it cannot tell that this one is (an object with `__index__` is not one "
+            "here: s2sad compares the position with 0 first)",
+            f"Pass an int: `xs.{method}(int(i){', v' if method == 'insert' else ''})`.")
 
     def check_unknown_effect(self, s, op):
         """A call for its effect of a function s2sad knows nothing of may change a
@@ -258,6 +279,17 @@ class Checks(ValueChecks, Escapes):
             if what.startswith("`*` of a list and a value whose kind"):
                 hint = ("Say which it is where the value is read: `np.asarray(...)` for "
                         "NumPy's product, `int(...)` for a repetition of the list.")
+            if what.startswith("the `") and " operator on " in what:
+                hint = ("s2sad differentiates operators on numbers and arrays; an object's "
+                        "own operator (its `__mul__`) runs as written, unseen. Compute with "
+                        "the numbers or arrays it holds, or call a function given a rule "
+                        "(s2sad.register_rule).")
+            if what == "`list` of a tuple or an array":
+                hint = ("Write the list as a comprehension, which s2sad follows: "
+                        "`[v for v in t]` (and sort that list, for `sorted(t)`).")
+            if what.startswith("`+=` of a list and a tuple"):
+                hint = ("Extend the list with `xs.extend(t)`, which s2sad follows as one "
+                        "append per item, or add a list: `xs += [a, b]`.")
             if what == "`+` of two tuples":
                 hint = ("Grow a tuple the function makes (`t = ()`, then `t += (y,)`), which "
                         "s2sad follows as a list, or unpack the tuple into names and write "

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import ir, primitives as rules, runtime
-from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind, opaque
+from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind, a_kind, opaque
 from ..ir.operators import BINOP_SYMBOL
 from ..primitives.facts import METHODS, AsType, dtype_kind
 
@@ -173,6 +173,12 @@ def _binop(value: ast.BinOp, kind, memo) -> Op:
     if isinstance(value.op, _BITWISE):
         return Op("nondiff", [value.left, value.right], diff=(False, False))
     left, right = kind(value.left), kind(value.right)
+    if opaque(left) or opaque(right):
+        # (an object's own operator, a string's or a dict's: no rule for numbers or
+        # arrays is its derivative; refused where a derivative goes through it)
+        other = a_kind(left if opaque(left) else right)
+        return Op("unknown", [value.left, value.right], diff=(True, True),
+                  text=f"{_BINOP_TEXT[type(value.op)]} on {other}")
     if not isinstance(left, (ListKind, tuple)) and not isinstance(right, (ListKind, tuple)) \
             and type(value.left) is not ast.List and type(value.right) is not ast.List:
         # (the commonest, numbers or arrays: none of the cases below)
@@ -200,6 +206,11 @@ def _binop(value: ast.BinOp, kind, memo) -> Op:
         # `frontend.grown`; one it is handed is refused where a derivative goes through)
         return Op("unknown", [value.left, value.right], diff=(True, True),
                   text="`+` of two tuples")
+    if isinstance(value.op, ast.Add) and isinstance(left, ListKind) and not isinstance(
+            right, (ListKind, ArrayKind)) and type(value.right) is not ast.List:
+        # (``xs += t`` of a tuple or a range: Python extends the list with its items)
+        return Op("unknown", [value.left, value.right], diff=(True, True),
+                  text="`+=` of a list and a tuple or another sequence")
     key = rules.OPERATORS.get(type(value.op))
     return _with_rule(key, [value.left, value.right], _op_text(value), [left, right], memo)
 
@@ -511,6 +522,9 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind, memo=None) -> Op:
         # summed as the list is: ``tuple(x * x for x in xs)``)
         return Op("getitem", [args[0], ast.Slice()], diff=(True, False),
                   text=f"`{obj.__name__}`")
+    if obj is list and len(args) == 1 and not value.keywords and (
+            isinstance(kind(args[0]), (tuple, ArrayKind))):
+        return Op("unknown", args, diff=(True,), text="`list` of a tuple or an array")
     if (obj is dict or obj is set) and len(args) == 1 and not value.keywords:
         # (a set or dict comprehension, as `expand` lowers it: like a display)
         return Op("inactive", args, diff=(True,), text=_INACTIVE[ast.Dict if obj is dict

@@ -15,7 +15,7 @@ import ast
 
 from .. import ir
 from ..errors import NotDifferentiableError
-from ..ir.kinds import INT, PENDING, SCALAR, UNKNOWN, ArrayKind, ListKind
+from ..ir.kinds import INT, PENDING, SCALAR, UNKNOWN, ArrayKind, ListKind, a_kind
 from ..primitives.facts import facts_of, makes_new_object, makes_view
 from .holders import Holders
 
@@ -406,8 +406,12 @@ class Writes(CarriedWrites, UnseenWrites):
             if isinstance(kind, ListKind) and not (
                     isinstance(index, (ast.Name, ast.Constant))
                     and self.a.atom_kind(index) == INT):
-                self.fail(s, "s2sad can write one element of a list (`xs[i] = v`), not a slice",
-                          "Write the elements one by one in a loop.")
+                if isinstance(index, ast.Slice):
+                    self.fail(s, "s2sad can write one element of a list (`xs[i] = v`), "
+                                 "not a slice", "Write the elements one by one in a loop.")
+                self.fail(s, "s2sad can write one element of a list (`xs[i] = v`) at an "
+                             f"int `i`, and this index is {a_kind(self.a.atom_kind(index))}",
+                          "Pass an int: `xs[int(i)] = v`.")
             self.unseen_object(s)
         for view in r.views:
             for root in r.viewed_roots(view):

@@ -338,6 +338,8 @@ def kind_of(value, items=True):
     np = _numpy()
     if np is not None:
         if isinstance(value, np.ndarray):
+            if value.dtype.kind == "O":  # (its items are Python objects, and so are what
+                return OTHER  # its sums and products give: not an array of numbers)
             return ArrayKind(value.ndim, _DTYPES.get(value.dtype.kind, "?"))
         if isinstance(value, np.integer) or isinstance(value, np.bool_):
             return INT
@@ -351,6 +353,21 @@ def kind_of(value, items=True):
     if user_class(type(value)) and not shadows(value):
         return ObjectKind(type(value))
     return OTHER
+
+
+def a_kind(kind) -> str:
+    """`kind` in words, for a message: "a float", "an object of class `Index`"."""
+    if isinstance(kind, ObjectKind):
+        return f"an object of class `{kind.cls.__name__}`"
+    words = {SCALAR: "a float", INT: "an int"}
+    if kind in words:
+        return words[kind]
+    for tp, word in ((ArrayKind, "an array"), (ListKind, "a list"), (tuple, "a tuple")):
+        if isinstance(kind, tp):
+            return word
+    if kind == OTHER:
+        return "a value that is neither a number nor an array"
+    return "a value of a kind s2sad cannot tell"
 
 
 _DTYPES = {"f": "f", "i": "i", "u": "i", "b": "b", "c": "c"}
