@@ -418,6 +418,19 @@ def unsplit(g, parts, axis=0):
     return np.concatenate([np.broadcast_to(b, np.shape(p)) for b, p in zip(g, parts)], axis)
 
 
+_INDEXED = (list, tuple, np.ndarray, str, range)
+
+
+def iterated(seq, i):
+    """The `i`-th item a ``for`` loop over `seq` meets, where the compiler could not
+    tell what `seq` is (it reads items by index): ``seq[i]`` for a list, a tuple, an
+    array, a string or a range, else the `i`-th of ``list(seq)`` (a dict's keys, not
+    ``seq[i]``, its value at the key `i`; a set's items)."""
+    if type(seq) in _INDEXED or isinstance(seq, np.ndarray):
+        return seq[i]
+    return list(seq)[i]
+
+
 def zero_tangent(value):
     """A zero tangent with the structure of `value`, a value whose structure was not
     known when the derivative was compiled (what a recursive function saved for its

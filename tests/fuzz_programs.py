@@ -972,7 +972,8 @@ def array_program(draw, params=False, rows=2):
     env = {"s": ["s"], "v": ["x"], "m": ["w"], "u": ["(w @ x)"], "rows": rows}
     lines = ["import math", "", "import numpy as np", "", "import s2sad", "", "",
              # (a setting the function reads, an array of unknown kind to the compiler)
-             "SETTINGS = {'w': np.array([0.5, -1.0, 2.0])}", "", "",
+             # (and a dict the loops below may run over: its keys, as Python does)
+             "SETTINGS = {'w': np.array([0.5, -1.0, 2.0]), 'order': {0: 2, 2: 1}}", "", "",
              # (an array unpacked into its rows: its adjoint is an array, not a tuple)
              "def g_rows(m):", "    a, b = m[:2] * 2", "    return a * b + np.sum(m) * a", "", "",
              "def f(x, w, s):"]
@@ -1026,7 +1027,10 @@ def array_program(draw, params=False, rows=2):
             shape = "s"
             name = f"s{next(fresh)}"
             lines.append(f"    {name} = {draw(array_expr('s', env, 1))}")
-            lines.append("    for i in range(len(x)):")
+            # (over a dict of settings, whose kind the compiler cannot see: the loop
+            # reads its keys 0 and 2, not its values at the keys 0 and 1)
+            over = draw(st.sampled_from(["range(len(x))", "SETTINGS['order']"]))
+            lines.append(f"    for i in {over}:")
             inner = dict(env, s=env["s"] + [name, "x[i]", "w[1, i]", "x[i] ** i",
                                             f"{name} ** i"])
             skip = draw(st.sampled_from(["", "break", "continue"]))
@@ -1034,6 +1038,8 @@ def array_program(draw, params=False, rows=2):
                 lines.append(f"        if x[i] > {draw(st.sampled_from(['0.5', '-0.2']))}:")
                 lines.append("            continue")
             lines.append(f"        {name} = {draw(array_expr('s', inner, 1))}")
+            if over != "range(len(x))":  # (an order the result depends on)
+                lines.append(f"        {name} = {name} * x[i] + w[1, i]")
             if skip == "break":
                 lines.append(f"        if x[i] > {draw(st.sampled_from(['0.5', '-0.2']))}:")
                 lines.append("            break")

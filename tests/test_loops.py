@@ -657,3 +657,57 @@ def test_a_break_copies_only_what_is_read_after_the_loop(mode, point):
     for i in range(2):
         assert got[i] == pytest.approx(central_diff(_returns_from_a_join_it_skipped, point, i),
                                        rel=1e-6, abs=1e-9)
+
+
+SETTINGS = {"order": {0: 2, 2: 1}, "weights": {1.0, 2.0}}
+
+
+class _Held:
+    """Settings an object holds, of kinds the compiler does not take (a dict, a set)."""
+
+    def __init__(self):
+        self.order = {1: 0.5, 0: 0.25}
+
+    def loss(self, x):
+        t = 0.0
+        for k in self.order:  # (the keys 1 and 0, as Python iterates a dict)
+            t = t * x[k] + self.order[k]
+        return t
+
+
+def _over_unknown(x):
+    t = 0.0
+    for i in SETTINGS["order"]:  # (the keys 0 and 2, not the values at 0 and 1)
+        t = t * x[i] + x[i] * x[i]
+    for w in SETTINGS["weights"]:  # (a set: its items, which it cannot index)
+        t = t + w * x[1]
+    return t
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_loop_over_a_dict_or_a_set_of_unknown_kind_reads_what_python_reads(mode):
+    # (the loop read ``seq[i]``: a dict's value at the key i where Python gives its i-th
+    # key, a wrong gradient; a set raised an internal TypeError)
+    x = np.array([0.3, -0.7, 1.1])
+    got = s2sad.grad(_over_unknown, mode=mode)(x)
+    assert close(got, central_diff(_over_unknown, (x,), 0))
+    held = _Held()
+    got = s2sad.grad(held.loss, mode=mode)(x)
+    assert close(got, central_diff(held.loss, (x,), 0))
+    text = s2sad.source(_over_unknown, example=(x,))
+    assert "iterated(" in text and "from s2sad.runtime import iterated" in text
+
+
+def test_a_loop_over_a_list_of_known_kind_reads_items_by_index():
+    # (no helper where the compiler knows a list, a tuple or an array is looped over)
+    def f(x, ws):
+        t = 0.0
+        for w in ws:
+            t = t + w * x
+        for v in sorted(ws):
+            t = t + v * x * x
+        return t
+
+    text = s2sad.source(f, example=(1.5, [1.0, 2.0]))
+    assert "iterated" not in text
+    assert s2sad.grad(f)(1.5, [1.0, 2.0]) == 3.0 + 2 * 1.5 * 3.0

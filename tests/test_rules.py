@@ -625,14 +625,15 @@ def test_every_helper_reverse_code_calls_has_a_forward_rule():
     # is forward code's, which nothing differentiates again; trigamma is digamma's
     # forward rule's, cumprod_bar_dot cumprod_bar's, norm_bar_dx and norm_bar_dnorm
     # norm_bar's, interp_fp_bar_dx interp_fp_bar's, quantile_dot np.quantile's own,
-    # multi_dot_bar_dot multi_dot_bar's, multi_dot_dot np.linalg.multi_dot's)
+    # multi_dot_bar_dot multi_dot_bar's, multi_dot_dot np.linalg.multi_dot's;
+    # iterated, like scalar_seed, is non-differentiable: an item of what carries none)
     assert public - called == {runtime.dup, runtime.add_into, runtime.check_norm,
                                runtime.norm_bar_dx, runtime.norm_bar_dnorm,
                                runtime.prod_others_dot, runtime.cofactors_dot,
                                runtime.scalar_seed, runtime.zero_tangent, runtime.trigamma,
                                runtime.cumprod_bar_dot, runtime.interp_fp_bar_dx,
                                runtime.quantile_dot, runtime.multi_dot_bar_dot,
-                               runtime.multi_dot_dot}
+                               runtime.multi_dot_dot, runtime.iterated}
     assert {key for key, _ in HELPERS} == called
 
 

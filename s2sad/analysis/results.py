@@ -233,6 +233,10 @@ class ResultKinds:
             # an attribute of an object of the user's whose kind the call's is known
             # (`ObjectKind.attrs`)
             return [inputs[0].attribute(s.value.attr)]
+        if op.key is sorted and type(s.value) is ast.Call and s.value.args:
+            seq = self.atom_kind(s.value.args[0])  # (a list, whatever it sorts)
+            return [ListKind(seq.elem if isinstance(seq, ListKind) else
+                             items_kind(seq) if isinstance(seq, tuple) and seq else UNKNOWN)]
         return [UNKNOWN]
 
     def kept_kinds(self, s: ir.Kept) -> list:

@@ -18,10 +18,8 @@ backward sweep reads) and ``g_bwd`` (takes those values and the output's adjoint
 returns the adjoints of the callee's active parameters). A transform that fails
 raises and leaves nothing behind: the builder keeps no state between calls. Both
 build under `stages.building` (the cyclic garbage collector paused, deep trees).
-
 What runs before the transforms (the front stages, argument and return kinds, the
-loop marks for checkpointing) is in `stages`.
-"""
+loop marks for checkpointing) is in `stages`."""
 
 from __future__ import annotations
 
@@ -45,7 +43,7 @@ from ..primitives import facts
 from . import effects, libraries, stages
 from ..frontend.program import Front, Program
 from .stages import return_kind
-from ..transform import batching, forward as forward_mod, reverse
+from ..transform import batching, common as transform_common, forward as forward_mod, reverse
 
 
 # -------------------------------------------------------------------- units
@@ -239,6 +237,8 @@ class _Builder:
             act = activity_mod.analyze(fr.dup, wrt, kinds, self.kinds, callee)
         self.acts.append((fr.func, act))
         self.kinds.note(fr.dup, act)  # (code that may rebind an object's attribute?)
+        if transform_common.iterate_unknown(fr.dup, act):  # (`for k in d`, d unknown)
+            self.helpers.setdefault("iterated", runtime.iterated)
         return act
 
     def note_user(self, fr: Front):

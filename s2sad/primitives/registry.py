@@ -446,9 +446,10 @@ def _load_optional():
 
 # the built-in constants (the tables' modules add the rules)
 NONDIFFERENTIABLE.update({len, range, print, isinstance, type, callable})
-# (zero_tangent: the zeros of a gradient's adjoint of a kind known only at run time)
+# (zero_tangent: the zeros of a gradient's adjoint of a kind known only at run time;
+# iterated: an item of a sequence of unknown kind that carries no derivative)
 NONDIFFERENTIABLE.update({runtime.check_norm, runtime.scalar_seed, runtime.zero_tangent,
-                          stop_gradient})
+                          runtime.iterated, stop_gradient})
 MOVES_WITH_ARGUMENTS.update({np.full, np.full_like, np.linspace, np.arange})
 NONDIFFERENTIABLE.update(MOVES_WITH_ARGUMENTS)
 NONDIFFERENTIABLE.update({

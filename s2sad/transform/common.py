@@ -14,7 +14,7 @@ import ast
 import inspect
 
 from .. import ir
-from ..ir.kinds import ArrayKind, differentiable
+from ..ir.kinds import ITERATED, UNKNOWN, ArrayKind, differentiable
 from ..errors import NoRuleError, NotDifferentiableError
 
 
@@ -92,3 +92,25 @@ def slices_as_calls(index):
     if isinstance(index, ast.Tuple):
         return ast.Tuple(elts=[one(p) for p in index.elts], ctx=ast.Load())
     return one(index)
+
+
+def iterate_unknown(fn: ir.Function, act) -> bool:
+    """Make each item a ``for`` loop reads by index (`ir.kinds.ITERATED`) from a value
+    of `UNKNOWN` kind that carries no derivative ``iterated(seq, i)``
+    (`runtime.iterated`), which reads it as the loop meets it: ``seq[i]`` of a dict
+    is its value at the key `i`, not its `i`-th key. True where one was made (the
+    derivative then needs `iterated` among its helpers)."""
+    made = False
+    for s in ir.walk(fn.body):
+        value = getattr(s, "value", None)
+        if type(s) is not ir.Assign or type(value) is not ast.Subscript or \
+                not value.__dict__.get(ITERATED, False):
+            continue
+        seq = value.value
+        if isinstance(seq, ast.Name) and act.atom_kind(seq, fn.refs) == UNKNOWN and \
+                not act.is_active(seq):
+            call = ast.Call(func=ir.name("iterated"), args=[seq, value.slice], keywords=[])
+            setattr(call, ITERATED, True)
+            s.value = call
+            made = True
+    return made
