@@ -134,12 +134,6 @@ def extends_by_a_tuple(x):
     return xs[0] * xs[1]
 
 
-def extends_by_a_range(x):
-    xs = [x]
-    xs += range(3)
-    return xs[0] * xs[3]
-
-
 def list_of_a_tuple(x):
     t = (x, 2.0 * x)
     xs = list(t)
@@ -171,3 +165,43 @@ def times_an_object(x, o):
 
 def times_an_object_array(x, o):
     return np.sum(o * x)
+
+
+class Offset(float):
+    """A float whose `+` is its own."""
+
+    def __radd__(self, other):
+        return 10.0 * other + float(self)
+
+    __add__ = __radd__
+
+
+def plus_an_offset(x, c):
+    return x * x + c
+
+
+MATRIX = np.matrix([[1.0, 2.0], [3.0, 4.0]])
+
+
+def times_a_matrix(x):
+    return np.sum(MATRIX * x)
+
+
+def multiplies_a_matrix(x):
+    return np.sum(np.multiply(MATRIX, x))
+
+
+MISSING = np.ma.masked_invalid(np.array([1.0, np.nan, 3.0]))
+
+
+def fits_masked_data(w):
+    return np.sum((w * np.arange(3.0) - MISSING) ** 2)
+
+
+BUFFER = np.array([1.0, 2.0])
+
+
+def fills_a_global_after_use(x):
+    s = np.sum(BUFFER * x * x)
+    BUFFER.fill(5.0)
+    return s

@@ -120,6 +120,29 @@ def test_attributes_and_closure_variables_that_change_kind(cache):
     assert dg(x).tolist() == [1.0, 3.0]
 
 
+def test_a_term_switched_off_with_none(cache):
+    # (``if off is not None:`` of a None argument, global or attribute decides the
+    # branch where the derivative is built; `off * x` there was refused)
+    np = pytest.importorskip("numpy")
+    ns = module("import types\n\nimport numpy as np\n\nOFF = None\n"
+                "cfg = types.SimpleNamespace(decay=None)\n\n\n"
+                "def f(x, off=None):\n    y = np.sum(x ** 2)\n"
+                "    if off is not None:\n        y = y + np.sum(off * x)\n"
+                "    if OFF is not None:\n        y = y + np.sum(OFF * x)\n"
+                "    if cfg.decay is not None:\n        y = y + cfg.decay * np.sum(x * x)\n"
+                "    return y\n")
+    x = np.array([0.5, -1.0, 2.0])
+    for mode in ("reverse", "forward"):
+        df = s2sad.grad(ns["f"], mode=mode)
+        assert df(x).tolist() == (2 * x).tolist()
+        assert df(x, np.ones(3)).tolist() == (2 * x + 1).tolist()
+        ns["OFF"] = np.array([1.0, 2.0, 3.0])  # (a None become an array: built again)
+        assert df(x).tolist() == (2 * x + ns["OFF"]).tolist()
+        ns["OFF"], ns["cfg"].decay = None, 0.5
+        assert df(x).tolist() == (3 * x).tolist()
+        ns["cfg"].decay = None
+
+
 def test_another_wrt(cache):
     ns = module("def f(x, y):\n    return x * x * y\n")
     f = ns["f"]

@@ -48,6 +48,10 @@ class Checks(ValueChecks, Escapes):
                 op = r.ops[id(s)]
                 if "at" in op.options and op.kind in ("pop", "append"):
                     self.check_place(s, op)
+                if op.kind == "unknown" and op.text.startswith(_LIST_AND_TUPLE):
+                    # (``xs += t`` runs as ``xs = xs + t``, which Python refuses for a
+                    # tuple: refused with or without a derivative through it)
+                    raise self.error(NoRuleError, s, op)
                 if op.kind == "nondiff" and _moves_with_arguments(op.key) and \
                         any(self.is_varied(x) for x in op.inputs) and \
                         any(self.key(t) in r.useful for t in s.targets):
@@ -279,7 +283,7 @@ class Checks(ValueChecks, Escapes):
             if what.startswith("`*` of a list and a value whose kind"):
                 hint = ("Say which it is where the value is read: `np.asarray(...)` for "
                         "NumPy's product, `int(...)` for a repetition of the list.")
-            if what.startswith("the `") and " operator on " in what:
+            if " on an object of class " in what or " on a value that is neither" in what:
                 hint = ("s2sad differentiates operators on numbers and arrays; an object's "
                         "own operator (its `__mul__`) runs as written, unseen. Compute with "
                         "the numbers or arrays it holds, or call a function given a rule "
@@ -287,9 +291,10 @@ class Checks(ValueChecks, Escapes):
             if what == "`list` of a tuple or an array":
                 hint = ("Write the list as a comprehension, which s2sad follows: "
                         "`[v for v in t]` (and sort that list, for `sorted(t)`).")
-            if what.startswith("`+=` of a list and a tuple"):
+            if what.startswith(_LIST_AND_TUPLE):
                 hint = ("Extend the list with `xs.extend(t)`, which s2sad follows as one "
-                        "append per item, or add a list: `xs += [a, b]`.")
+                        "append per item, or add a list: `xs += [a, b]`, "
+                        "`list(xs) + [t[0]]`.")
             if what == "`+` of two tuples":
                 hint = ("Grow a tuple the function makes (`t = ()`, then `t += (y,)`), which "
                         "s2sad follows as a list, or unpack the tuple into names and write "
@@ -312,6 +317,9 @@ class Checks(ValueChecks, Escapes):
                     "neither: make it an array first, `y = np.asarray(y)`.")
         return cls(message, filename=filename, lineno=s.line or None,
                    col=_col(text), source_line=text, hint=hint)
+
+
+_LIST_AND_TUPLE = "`+` of a list (or of `tuple(xs)`"  # (`classify._binop`'s text)
 
 
 def _one_kind(kinds: tuple) -> bool:

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import ir, primitives as rules, runtime
-from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind, a_kind, opaque
+from ..ir.kinds import INT, NONE, SCALAR, UNKNOWN, ArrayKind, ListKind, a_kind, opaque
 from ..ir.operators import BINOP_SYMBOL
 from ..primitives.facts import METHODS, AsType, dtype_kind
 
@@ -206,11 +206,14 @@ def _binop(value: ast.BinOp, kind, memo) -> Op:
         # `frontend.grown`; one it is handed is refused where a derivative goes through)
         return Op("unknown", [value.left, value.right], diff=(True, True),
                   text="`+` of two tuples")
-    if isinstance(value.op, ast.Add) and isinstance(left, ListKind) and not isinstance(
-            right, (ListKind, ArrayKind)) and type(value.right) is not ast.List:
+    if isinstance(value.op, ast.Add) and any(
+            isinstance(a, ListKind) and (isinstance(b, tuple) or opaque(b)) and
+            type(node) is not ast.List for a, b, node in
+            ((left, right, value.right), (right, left, value.left))):
         # (``xs += t`` of a tuple or a range: Python extends the list with its items)
         return Op("unknown", [value.left, value.right], diff=(True, True),
-                  text="`+=` of a list and a tuple or another sequence")
+                  text="`+` of a list (or of `tuple(xs)`, which s2sad holds as one) and a "
+                       "tuple or another sequence")
     key = rules.OPERATORS.get(type(value.op))
     return _with_rule(key, [value.left, value.right], _op_text(value), [left, right], memo)
 
@@ -362,6 +365,13 @@ def _rule_call(obj, args, keywords, kind, text, memo=None) -> Op:
                 diff = rule.differentiable
                 if memo is not None:
                     memo[(_DIFF, id(rule))] = diff
+            if type(obj).__name__ == "ufunc" or (getattr(obj, "__module__", None) or
+                                                 "").partition(".")[0] in ("numpy", "scipy"):
+                other = next((k for x, d in zip(inputs, diff) if d and opaque(k := kind(x))
+                              and k != NONE), None)  # (None: a bound not given)
+                if other is not None:  # (np.multiply of an np.matrix: its own `*`)
+                    return Op("unknown", inputs, key=obj, diff=(True,) * len(inputs),
+                              text=f"{text} on {a_kind(other)}")
             return Op("rule", inputs, key=obj, rule=rule, diff=diff, text=text,
                       options=options)
     return Op("unknown", args, key=obj, diff=(True,) * len(args),
@@ -703,6 +713,13 @@ def changed_in_place(value, op: Op, fn: ir.Function, is_local, kind):
             instead = table.get(func.attr, "an assignment")
             return f"`.{func.attr}()`", func.value, f"Write {instead} instead."
         return None
+    if isinstance(func, ast.Attribute):  # (a global's or an attribute's: ``K.fill(0.0)``)
+        held = fn.refs.get(ir.dotted(func.value) or "", None)
+        table = _LIST_MUTATORS if type(held) is list else \
+            _ARRAY_MUTATORS if isinstance(held, np.ndarray) else {}
+        if func.attr in table or held is not None and func.attr in _IN_PLACE_DUNDERS:
+            instead = table.get(func.attr, "an assignment")
+            return f"`.{func.attr}()`", func.value, f"Write {instead} instead."
     obj = fn.refs.get(ir.dotted(func), None)
     if isinstance(obj, np.ufunc) and len(value.args) > obj.nin:
         return f"the output argument of `{ir.dotted(func)}`", value.args[obj.nin], \

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 
 from .. import ir
-from ..ir.kinds import (INT, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind, ObjectKind,
+from ..ir.kinds import (INT, NONE, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind, ObjectKind,
                         attribute_kind, kind_of, logical_kind, merged)
 from ..primitives.facts import (constant_kind, facts_of, index_kind, result_dtype,
                                 rule_result_kind, stops_gradient)
@@ -222,7 +222,7 @@ class ResultKinds:
         numpy_kind = result_dtype(rule_result_kind(op, inputs), op, inputs)
         if numpy_kind is not None:
             return [numpy_kind]
-        if any(not isinstance(k, str) or k in (UNKNOWN, OTHER) for k in inputs):
+        if any(not isinstance(k, str) or k in (UNKNOWN, OTHER, NONE) for k in inputs):
             return [UNKNOWN]
         if all(k == INT for k in inputs) and facts_of(op.key).int_preserving:
             return [INT]

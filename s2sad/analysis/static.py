@@ -10,7 +10,8 @@ from __future__ import annotations
 import ast
 
 from .. import ir
-from ..ir.kinds import INT, SCALAR, isinstance_known
+from ..ir.kinds import (INT, NONE, SCALAR, ArrayKind, ListKind, ObjectKind,
+                        isinstance_known)
 
 
 class StaticTests:
@@ -36,6 +37,11 @@ class StaticTests:
         elif isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not) and \
                 isinstance(value.operand, ast.Name) and value.operand.id in self.static:
             self.static[t] = not self.static[value.operand.id]
+        elif isinstance(value, ast.Compare) and len(value.ops) == 1 and \
+                isinstance(value.ops[0], (ast.Is, ast.IsNot)):
+            known = self.is_none(value.left, value.comparators[0])
+            if known is not None:
+                self.static[t] = known if isinstance(value.ops[0], ast.Is) else not known
         elif op.kind == "nondiff" and op.key is isinstance and isinstance(value, ast.Call) \
                 and len(value.args) == 2 and not value.keywords \
                 and isinstance(value.args[0], ast.Name) and value.args[0].id in self.typed:
@@ -55,6 +61,27 @@ class StaticTests:
             known = isinstance_known(kind, resolved)
             if known is not None:
                 self.static[t] = known
+
+    def is_none(self, left, right):
+        """``a is None`` (or ``None is a``) where the kind of the parameter (or copy of
+        one) `a` decides it, or the value of the global `a` (the dispatcher builds
+        again for one of another kind, `api.dispatch._value_guards`): True, False, or
+        None when neither does."""
+        if isinstance(left, ast.Constant) and left.value is None:
+            left, right = right, left
+        if not (isinstance(right, ast.Constant) and right.value is None):
+            return None
+        if isinstance(left, ast.Name) and left.id in self.typed:
+            kind = self.atom_kind(left)
+            if kind == NONE:
+                return True
+            definite = kind in (SCALAR, INT) or isinstance(kind, (ArrayKind, ListKind, tuple,
+                                                                ObjectKind))
+            return False if definite else None
+        text = ir.dotted(left)
+        if text is None or self.is_local(text.split(".")[0]) or text not in self.fn.refs:
+            return None
+        return self.fn.refs[text] is None
 
     def static_ref(self, node):
         """The object a global or builtin name (or dotted name) stands for; None for

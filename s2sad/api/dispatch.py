@@ -45,7 +45,7 @@ from ..checkpoint import CTZ, Binomial
 from ..driver import builder, effects, stages
 from ..errors import SourceNotFoundError, user_traceback
 from ..frontend import parse
-from ..ir.kinds import (INT, SCALAR, ListKind, array_library, attribute_signature,
+from ..ir.kinds import (INT, NONE, SCALAR, ListKind, array_library, attribute_signature,
                         decides_attributes, kind_of, method_names, namespace_of, shadows,
                         shape_pattern, shaped_arguments, user_class)
 from ..transform import batching
@@ -724,9 +724,10 @@ def _value_guards(unit, out) -> list:
 
 
 def _valued(obj) -> bool:
-    """Is `obj` a number, an array, a tuple or a list (whose kind a derivative takes)?"""
+    """Is `obj` a number, an array, a tuple, a list or None (whose kind a derivative
+    takes: ``if w is not None:`` of a global None is decided where it is built)?"""
     kind = kind_of(obj, items=False)
-    return kind in (INT, SCALAR) or isinstance(kind, (tuple, ListKind)) or \
+    return kind in (INT, SCALAR, NONE) or isinstance(kind, (tuple, ListKind)) or \
         hasattr(kind, "ndim")
 
 

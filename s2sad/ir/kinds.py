@@ -28,6 +28,9 @@ import sys
 from dataclasses import dataclass
 
 SCALAR, INT, OTHER, UNKNOWN = "scalar", "int", "other", "?"
+# the kind of None: opaque as `OTHER`, and known to be None (``if w is not None:`` of
+# a parameter or a global of this kind is decided where the derivative is built)
+NONE = "none"
 # the kind of a value not computed yet: what a recursive call returns while the kind
 # of its function's result is being found (`driver.stages.Kinds`); anything computed
 # from it is pending too, and a value that is pending or of kind k is of kind k
@@ -139,7 +142,7 @@ def held_by(kind, attr: str) -> bool:
 def opaque(kind) -> bool:
     """Is `kind` that of a value the compiler does not look into (`OTHER`, or an
     `ObjectKind`)?"""
-    return kind == OTHER or isinstance(kind, ObjectKind)
+    return kind == OTHER or kind == NONE or isinstance(kind, ObjectKind)
 
 
 # the modules (their first part) whose classes are not the user's (`user_class`)
@@ -317,10 +320,13 @@ def namespace_of(kinds: dict):
 def kind_of(value, items=True):
     """The kind of `value` (a list's `items` only with `items`, for the list itself,
     not for the lists it holds: those may change through another name)."""
-    if isinstance(value, bool) or isinstance(value, int):
-        return INT
+    if value is None:
+        return NONE
+    tp = type(value)
+    if isinstance(value, int):  # (bool too; a subclass with an operator of its own
+        return INT if tp is int or tp is bool or _plain(tp) else OTHER  # is not a number)
     if isinstance(value, float):
-        return SCALAR
+        return SCALAR if tp is float or _plain(tp) else OTHER
     if isinstance(value, complex):  # (a complex number: a 0-d complex array's kind, so the
         # analysis sees complex arithmetic where a derivative goes through it)
         return ArrayKind(0, "c")
@@ -338,6 +344,8 @@ def kind_of(value, items=True):
     np = _numpy()
     if np is not None:
         if isinstance(value, np.ndarray):
+            if tp is not np.ndarray and not _plain(tp, np.ndarray):
+                return OTHER  # (np.matrix's `*`, a masked array's: not NumPy's arithmetic)
             if value.dtype.kind == "O":  # (its items are Python objects, and so are what
                 return OTHER  # its sums and products give: not an array of numbers)
             return ArrayKind(value.ndim, _DTYPES.get(value.dtype.kind, "?"))
@@ -355,6 +363,27 @@ def kind_of(value, items=True):
     return OTHER
 
 
+# the methods that make a subclass of a number or an array compute otherwise
+_ARITHMETIC = frozenset(
+    f"__{r}{name}__" for name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
+                                  "matmul", "divmod") for r in ("", "r", "i")) | {
+    "__neg__", "__pos__", "__abs__", "__array_ufunc__", "__array_function__"}
+
+
+def _plain(tp, base=None) -> bool:
+    """Does the subclass `tp` (of a number, or of `base`) compute as what it subclasses:
+    no class of it but `base`, the builtins' and NumPy's own scalar types defines an
+    operator or takes over NumPy's functions (``np.matrix``, a masked array, a float
+    whose ``__radd__`` is the user's are not plain)?"""
+    for c in tp.__mro__:
+        if c is base or c is object or c.__module__ == "builtins" or \
+                base is None and c.__module__ == "numpy":
+            continue
+        if not _ARITHMETIC.isdisjoint(vars(c)):
+            return False
+    return True
+
+
 def a_kind(kind) -> str:
     """`kind` in words, for a message: "a float", "an object of class `Index`"."""
     if isinstance(kind, ObjectKind):
@@ -365,6 +394,8 @@ def a_kind(kind) -> str:
     for tp, word in ((ArrayKind, "an array"), (ListKind, "a list"), (tuple, "a tuple")):
         if isinstance(kind, tp):
             return word
+    if kind == NONE:
+        return "None"
     if kind == OTHER:
         return "a value that is neither a number nor an array"
     return "a value of a kind s2sad cannot tell"
