@@ -663,46 +663,10 @@ def _guards(unit) -> list:
     return out + _value_guards(unit, out)
 
 
-def _attribute_guards(unit, out) -> list:
-    """``cfg.act`` and ``mylib.helper`` (not a library's module's function) that
-    resolved to a function or a callable with a rule: the derivative was built for
-    that function, so an assignment ``cfg.act = np.sin`` must build it again."""
-    more = []
-    for uf in unit.functions:
-        user = uf.user
-        if not isinstance(user, types.FunctionType):
-            continue
-        cells = dict(zip(user.__code__.co_freevars, user.__closure__ or ()))
-        for text, obj in uf.fn.refs.items():
-            root = text.partition(".")[0]
-            if root == text or not (isinstance(obj, types.FunctionType) or
-                                    rules.has_rule(obj)):
-                continue
-            if root in cells:
-                g, held = ("cell", cells[root], text, obj), cells[root].cell_contents
-            elif root in user.__globals__:
-                g, held = ("global", user.__globals__, text, obj), user.__globals__[root]
-            else:
-                continue
-            if isinstance(held, types.ModuleType) and (
-                    held.__name__.partition(".")[0] in _LIBRARIES or "site-packages" in
-                    (getattr(held, "__file__", None) or "")):
-                continue  # (np.tanh: a library's functions are not reassigned)
-            if not any(x[1] is g[1] and x[2] == text for x in out + more):
-                more.append(g)
-    return more
-
-
-def _value_guards(unit, out) -> list:
-    """The globals, closure variables and plain attribute chains (``cfg.scale``,
-    ``model.W`` of a module or of an object holding it in its ``__dict__``) that
-    held a number, an array, a tuple or a list: the derivative was built for the
-    kind it had (a float `K` in ``K * x`` takes no sum in the adjoint of `x`; an
-    array does), so one of another type, rank or dtype must build it again. Rebound
-    to another value of the same kind, the derivative reads the new value. (A list
-    is checked by its type only: its items' kinds would cost a look at each on every
-    call.)"""
-    more = []
+def _held_refs(unit):
+    """Each name and attribute chain a user function of `unit` resolved, with where
+    its root is held: ``(text, obj, chain, place, container, held)``, `place` "cell"
+    (`container` the closure cell) or "global" (the globals); a builtin is left out."""
     for uf in unit.functions:
         user = uf.user
         if not isinstance(user, types.FunctionType):
@@ -711,15 +675,47 @@ def _value_guards(unit, out) -> list:
         for text, obj in uf.fn.refs.items():
             root, _, chain = text.partition(".")
             if root in cells:
-                container, held, kind = cells[root], cells[root].cell_contents, "cell_value"
+                try:
+                    held = cells[root].cell_contents
+                except ValueError:  # (a closure variable not given a value yet)
+                    continue
+                yield text, obj, chain, "cell", cells[root], held
             elif root in user.__globals__:
-                container, held, kind = user.__globals__, user.__globals__[root], "global_value"
-            else:
-                continue
-            if not _valued(obj) or chain and not _plain_chain(held, chain):
-                continue
-            if not any(x[1] is container and x[2] == text for x in out + more):
-                more.append((kind, container, text, _value_signature(obj)))
+                yield text, obj, chain, "global", user.__globals__, user.__globals__[root]
+
+
+def _attribute_guards(unit, out) -> list:
+    """``cfg.act`` and ``mylib.helper`` (not a library's module's function) that
+    resolved to a function or a callable with a rule: the derivative was built for
+    that function, so an assignment ``cfg.act = np.sin`` must build it again."""
+    more = []
+    for text, obj, chain, place, container, held in _held_refs(unit):
+        if not chain or not (isinstance(obj, types.FunctionType) or rules.has_rule(obj)):
+            continue
+        if isinstance(held, types.ModuleType) and (
+                held.__name__.partition(".")[0] in _LIBRARIES or "site-packages" in
+                (getattr(held, "__file__", None) or "")):
+            continue  # (np.tanh: a library's functions are not reassigned)
+        if not any(x[1] is container and x[2] == text for x in out + more):
+            more.append((place, container, text, obj))
+    return more
+
+
+def _value_guards(unit, out) -> list:
+    """The globals, closure variables and plain attribute chains (``cfg.scale``,
+    ``model.W`` of a module or of an object holding it in its ``__dict__``) that
+    held a number, an array, a tuple, a list or None: the derivative was built for
+    the kind it had (a float `K` in ``K * x`` takes no sum in the adjoint of `x`; an
+    array does), so one of another type, rank or dtype must build it again. Rebound
+    to another value of the same kind, the derivative reads the new value. (A list
+    is checked by its type only: its items' kinds would cost a look at each on every
+    call.)"""
+    more = []
+    for text, obj, chain, place, container, held in _held_refs(unit):
+        if not _valued(obj) or chain and not _plain_chain(held, chain):
+            continue
+        if not any(x[1] is container and x[2] == text for x in out + more):
+            more.append((place + "_value", container, text, _value_signature(obj)))
     return more
 
 
