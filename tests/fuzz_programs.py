@@ -1393,6 +1393,11 @@ ODDITIES = [
     ("stmt", "ys = [x, y]\nys.insert(POSITION, x * y)\nv = ys[1]"),
     ("stmt", "ys = [x]\nys += (y, x * y)\nv = ys[2]"),
     ("stmt", "ys = list((x, y * x))\nv = ys[1]"),
+    # a term switched off with None (the branch never runs: decided where the
+    # derivative is built), a float whose `+` is its own (refused)
+    ("stmt", "off = None\nif off is not None:\n    v = v * off"),
+    ("stmt", "if OFF is not None:\n    v = v + OFF * x"),
+    ("stmt", "v = x + OFFSET"),
 ]
 
 MALFORMED_HEADER = '''import bisect
@@ -1433,7 +1438,12 @@ class Position:
         return 1
 
 
-SCALE, POSITION = Scale(), Position()
+class Offset(float):
+    def __radd__(self, a):
+        return 10.0 * a + float(self)
+
+
+SCALE, POSITION, OFF, OFFSET = Scale(), Position(), None, Offset(2.0)
 
 
 def g_star(a, b=1.0, *rest, **kw):

@@ -739,11 +739,13 @@ class _Index:
     """What the analysis asks of the function's statements before it runs, from one
     walk: how often each name is given a value (in order of definition), the
     loop-carried names, the names given None in gradient code s2sad wrote (see
-    `_Analysis.restored_kind`), whether an assignment writes in place or into an
+    `_Analysis.restored_kind`), the names that are None wherever they are read
+    (`given_none`, for ``off is not None``: `static.StaticTests.is_none`), whether an assignment writes in place or into an
     item, and the expression statements."""
 
     def __init__(self, fn: ir.Function):
         self.defined, self.phis, self.nones, self.exprs = {}, set(), set(), []
+        given_none, dups = set(), []
         self.writes = False
         defined = self.defined
         generated = fn.source is not None and fn.source.generated
@@ -755,9 +757,12 @@ class _Index:
                 if kind is ir.Assign:
                     if s.inplace or s.item:
                         self.writes = True
-                    if generated and isinstance(s.value, ast.Constant) \
-                            and s.value.value is None:
-                        self.nones.update(s.targets)
+                    if isinstance(s.value, ast.Constant) and s.value.value is None:
+                        given_none.update(s.targets)
+                        if generated:
+                            self.nones.update(s.targets)
+                else:
+                    dups.append(s)
                 continue
             for t in ir.defined_names(s):
                 defined[t] = defined.get(t, 0) + 1
@@ -765,6 +770,12 @@ class _Index:
                 self.phis.update(p.name for p in s.phis)
             elif isinstance(s, ir.Expr):
                 self.exprs.append(s)
+        # the names that are None wherever they are read: given None once, and
+        # nothing else, or copies of one (``off = None``, ``off_a, off_b = dup(off)``)
+        self.given_none = {n for n in given_none if defined[n] == 1 and n not in self.phis}
+        for d in dups:
+            if d.source in self.given_none:
+                self.given_none.update(d.targets)
 
 
 def _holds(kinds: dict, cls) -> bool:

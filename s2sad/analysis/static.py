@@ -71,6 +71,8 @@ class StaticTests:
             left, right = right, left
         if not (isinstance(right, ast.Constant) and right.value is None):
             return None
+        if isinstance(left, ast.Name) and left.id in self.index.given_none:
+            return True  # (a local given None once, and nothing else: ``off = None``)
         if isinstance(left, ast.Name) and left.id in self.typed:
             kind = self.atom_kind(left)
             if kind == NONE:
