@@ -1029,7 +1029,9 @@ def array_program(draw, params=False, rows=2):
             lines.append(f"    {name} = {draw(array_expr('s', env, 1))}")
             # (over a dict of settings, whose kind the compiler cannot see: the loop
             # reads its keys 0 and 2, not its values at the keys 0 and 1)
-            over = draw(st.sampled_from(["range(len(x))", "SETTINGS['order']"]))
+            # (chosen from what is drawn already, by the program's length so far: a
+            # draw of its own would change every program drawn after it)
+            over = "SETTINGS['order']" if len(lines) % 3 == 0 else "range(len(x))"
             lines.append(f"    for i in {over}:")
             inner = dict(env, s=env["s"] + [name, "x[i]", "w[1, i]", "x[i] ** i",
                                             f"{name} ** i"])

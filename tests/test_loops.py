@@ -711,3 +711,21 @@ def test_a_loop_over_a_list_of_known_kind_reads_items_by_index():
     text = s2sad.source(f, example=(1.5, [1.0, 2.0]))
     assert "iterated" not in text
     assert s2sad.grad(f)(1.5, [1.0, 2.0]) == 3.0 + 2 * 1.5 * 3.0
+
+
+def _item_of_unknown_kind_then_break(x, w):
+    s = 0.5
+    for i in SETTINGS["order"]:  # (`x[i]` of an `i` of unknown kind: of a rank not known)
+        s = np.mean(w) * x[i] + w[1, i]
+        if x[i] > 0.5:
+            break
+    return s
+
+
+def test_a_value_of_unknown_rank_overwritten_by_a_break_gets_a_zero_adjoint():
+    # (its zero was `np.zeros_like(s, dtype=s_bar.dtype)`, and the adjoint of a number
+    # has no dtype: an internal AttributeError)
+    x, w = np.array([0.0, 0.0, 0.0]), np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.9, 0.0]])
+    got = s2sad.grad(_item_of_unknown_kind_then_break, wrt=(0, 1))(x, w)
+    for g, i in zip(got, (0, 1)):
+        assert close(g, central_diff(_item_of_unknown_kind_then_break, (x, w), i))

@@ -19,7 +19,7 @@ import ast
 from .. import ir, runtime
 from ..ir.kinds import PENDING, UNKNOWN
 from .checkpointing import has_break
-from .common import adj, zero
+from .common import adj, call_np, zero
 
 
 class TapedLoops:
@@ -79,8 +79,10 @@ class TapedLoops:
             return zero(kind, adjoint)
         zeros = zero(kind, old)
         if isinstance(zeros, ast.Call) and not (kind.ndim is not None and kind.dtype == "f"):
-            zeros.keywords = [ast.keyword(arg="dtype", value=ast.Attribute(
-                value=ir.name(adjoint), attr="dtype", ctx=ast.Load()))]
+            # (of a rank not known, the adjoint may be a number: `np.result_type`)
+            dtype = ast.Attribute(value=ir.name(adjoint), attr="dtype", ctx=ast.Load()) \
+                if kind.ndim is not None else call_np("result_type", [ir.name(adjoint)])
+            zeros.keywords = [ast.keyword(arg="dtype", value=dtype)]
         return zeros
 
     def reverse_loop(self, s: ir.Loop) -> list:
