@@ -638,3 +638,29 @@ def test_a_ufunc_of_a_list_of_traced_numbers(engine):
     value, g = engine(_ufuncs_of_a_list, (1.5, 0.7), (0, 1))
     assert value == pytest.approx(_ufuncs_of_a_list(1.5, 0.7))
     assert close(g, numeric_grad(_ufuncs_of_a_list, (1.5, 0.7), (0, 1)), rtol=1e-6)
+
+
+_BUFFER = np.array([1.0, 2.0, 3.0])
+
+
+def _reads_then_changes_constants(x):
+    acc = np.zeros(3)
+    out = 0.0
+    for k in range(3):
+        acc += k  # (an accumulator changed after each product read it)
+        out = out + np.dot(acc, x ** 2)
+    out = out + np.sum(_BUFFER * x)
+    _BUFFER[:] = 5.0  # (a global buffer reset after the read)
+    return out
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_constant_array_changed_after_an_operation_read_it(engine):
+    # (the tape's pullbacks held the arrays themselves, and the backward sweep read
+    # what they held at its end: 2 * 9 * x where 2 * (0 + 1 + 3) * x is right)
+    x = np.array([1.5, -0.5, 0.7])
+    _BUFFER[:] = [1.0, 2.0, 3.0]
+    expected = 2 * (0 + 1 + 3) * x + np.array([1.0, 2.0, 3.0])
+    _BUFFER[:] = [1.0, 2.0, 3.0]
+    _, got = engine(_reads_then_changes_constants, (x,), 0)
+    assert close(got, expected)

@@ -52,6 +52,7 @@ class Tape:
         self.partials: list = []  # tuple of numbers, _Failed, or None (use pullback)
         self.pullbacks: list = []
         self.labels: list[str] = []
+        self.kept: dict = {}  # id of a constant array -> (it, its copy): `snapshot`
 
     def __len__(self):
         return len(self.parents)
@@ -62,6 +63,23 @@ class Tape:
         self.pullbacks.append(pullback)
         self.labels.append(label)
         return Var(value, self, len(self.parents) - 1)
+
+    def snapshot(self, array):
+        """The constant `array` an operation reads, as it is now, for its pullback: a
+        copy, made again only where the array has changed since the last one (an
+        accumulator or a buffer written in place after the read, whose pullback must
+        see the values it was computed with)."""
+        kept = self.kept.get(id(array))
+        if kept is not None and kept[0] is array and kept[1].shape == array.shape and \
+                kept[1].dtype == array.dtype:
+            try:
+                if np.array_equal(kept[1], array, equal_nan=array.dtype.kind in "fc"):
+                    return kept[1]
+            except TypeError:  # (an array of objects or strings: copied again)
+                pass
+        copy = array.copy()
+        self.kept[id(array)] = (array, copy)
+        return copy
 
     def leaf(self, value, label="input") -> "Var":
         return self.push(value, label=label)
@@ -135,6 +153,10 @@ class Var(Traced):
             except (ArithmeticError, ValueError) as exc:
                 partials = _Failed(undefined(key, primals, exc))
             return held(tape.push(out, parents, partials, label=label))
+
+        traced_at = {i for i, _ in parts}
+        primals = [tape.snapshot(p) if i not in traced_at and type(p) is np.ndarray else p
+                   for i, p in enumerate(primals)]
 
         def pullback(g):
             try:
