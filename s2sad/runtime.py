@@ -418,15 +418,16 @@ def unsplit(g, parts, axis=0):
     return np.concatenate([np.broadcast_to(b, np.shape(p)) for b, p in zip(g, parts)], axis)
 
 
-_INDEXED = (list, tuple, np.ndarray, str, range)
+_INDEXED = (list, tuple, str, range)
 
 
 def iterated(seq, i):
     """The `i`-th item a ``for`` loop over `seq` meets, where the compiler could not
     tell what `seq` is (it reads items by index): ``seq[i]`` for a list, a tuple, an
     array, a string or a range, else the `i`-th of ``list(seq)`` (a dict's keys, not
-    ``seq[i]``, its value at the key `i`; a set's items)."""
-    if type(seq) in _INDEXED or isinstance(seq, np.ndarray):
+    ``seq[i]``, its value at the key `i`; a set's items). An array of another library
+    is read by index too, as its loop reads it."""
+    if type(seq) in _INDEXED or isinstance(seq, np.ndarray) or _other(seq):
         return seq[i]
     return list(seq)[i]
 

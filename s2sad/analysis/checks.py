@@ -72,12 +72,12 @@ class Checks(ValueChecks, Escapes):
                     if b is not self.dead.get(id(s)):  # (a branch that never runs)
                         self.check(b)
                 continue
-            if isinstance(s, ir.Expr) and id(s) in r.ops and "at" in r.ops[id(s)].options \
-                    and r.ops[id(s)].kind in ("pop", "append"):
-                self.check_place(s, r.ops[id(s)])
             if isinstance(s, ir.Expr) and id(s) in r.ops:
-                self.check_unknown_effect(s, r.ops[id(s)])
-                self.check_call_effect(s, r.ops[id(s)])
+                op = r.ops[id(s)]
+                if "at" in op.options and op.kind in ("pop", "append"):  # (an insert)
+                    self.check_place(s, op)
+                self.check_unknown_effect(s, op)
+                self.check_call_effect(s, op)
             if isinstance(s, ir.Kept) and any(self.carries(a) for a in s.args):
                 self.check_kept_calls(s)
             if isinstance(s, ir.Kept) and any(t in r.active for t in s.defines):

@@ -365,10 +365,11 @@ def _rule_call(obj, args, keywords, kind, text, memo=None) -> Op:
                 diff = rule.differentiable
                 if memo is not None:
                     memo[(_DIFF, id(rule))] = diff
-            if type(obj).__name__ == "ufunc" or (getattr(obj, "__module__", None) or
-                                                 "").partition(".")[0] in ("numpy", "scipy"):
+            if any(opaque(k) and k != NONE for k in kinds) and (  # (None: a bound not given)
+                    type(obj).__name__ == "ufunc" or (getattr(obj, "__module__", None) or
+                                                      "").partition(".")[0] in ("numpy", "scipy")):
                 other = next((k for x, d in zip(inputs, diff) if d and opaque(k := kind(x))
-                              and k != NONE), None)  # (None: a bound not given)
+                              and k != NONE), None)
                 if other is not None:  # (np.multiply of an np.matrix: its own `*`)
                     return Op("unknown", inputs, key=obj, diff=(True,) * len(inputs),
                               text=f"{text} on {a_kind(other)}")

@@ -10,8 +10,7 @@ from __future__ import annotations
 import ast
 
 from .. import ir
-from ..ir.kinds import (INT, NONE, SCALAR, ArrayKind, ListKind, ObjectKind,
-                        isinstance_known)
+from ..ir.kinds import INT, NONE, SCALAR, isinstance_known
 
 
 class StaticTests:
@@ -75,11 +74,7 @@ class StaticTests:
             return True  # (a local given None once, and nothing else: ``off = None``)
         if isinstance(left, ast.Name) and left.id in self.typed:
             kind = self.atom_kind(left)
-            if kind == NONE:
-                return True
-            definite = kind in (SCALAR, INT) or isinstance(kind, (ArrayKind, ListKind, tuple,
-                                                                ObjectKind))
-            return False if definite else None
+            return True if kind == NONE else isinstance_known(kind, (type(None),))
         text = ir.dotted(left)
         if text is None or self.is_local(text.split(".")[0]) or text not in self.fn.refs:
             return None

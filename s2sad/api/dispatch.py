@@ -45,9 +45,9 @@ from ..checkpoint import CTZ, Binomial
 from ..driver import builder, effects, stages
 from ..errors import SourceNotFoundError, user_traceback
 from ..frontend import parse
-from ..ir.kinds import (INT, NONE, SCALAR, ListKind, array_library, attribute_signature,
-                        decides_attributes, kind_of, method_names, namespace_of, shadows,
-                        shape_pattern, shaped_arguments, user_class)
+from ..ir.kinds import (INT, NONE, SCALAR, ArrayKind, ListKind, array_library,
+                        attribute_signature, decides_attributes, kind_of, method_names,
+                        namespace_of, shadows, shape_pattern, shaped_arguments, user_class)
 from ..transform import batching
 from . import structured
 from .arguments import (argument_kinds, check_function, held_kinds, normalize_wrt,
@@ -87,7 +87,7 @@ def still_valid(unit) -> bool:
             return False
         if shadows(obj):
             return False  # (an object of the user's now holds one of its methods)
-    return all(map(_holds, _attribute_guards(unit, []) + _value_guards(unit, [])))
+    return all(map(_holds, _attribute_guards(unit, []) + _value_guards(unit, [], True)))
 
 
 def _holds(guard) -> bool:
@@ -701,7 +701,7 @@ def _attribute_guards(unit, out) -> list:
     return more
 
 
-def _value_guards(unit, out) -> list:
+def _value_guards(unit, out, chains_only=False) -> list:
     """The globals, closure variables and plain attribute chains (``cfg.scale``,
     ``model.W`` of a module or of an object holding it in its ``__dict__``) that
     held a number, an array, a tuple, a list or None: the derivative was built for
@@ -709,10 +709,12 @@ def _value_guards(unit, out) -> list:
     array does), so one of another type, rank or dtype must build it again. Rebound
     to another value of the same kind, the derivative reads the new value. (A list
     is checked by its type only: its items' kinds would cost a look at each on every
-    call.)"""
+    call.) `chains_only`: the attribute chains alone, for `still_valid`, which checks
+    that each name means the same object already."""
     more = []
     for text, obj, chain, place, container, held in _held_refs(unit):
-        if not _valued(obj) or chain and not _plain_chain(held, chain):
+        if chains_only and not chain or not _valued(obj) or \
+                chain and not _plain_chain(held, chain):
             continue
         if not any(x[1] is container and x[2] == text for x in out + more):
             more.append((place + "_value", container, text, _value_signature(obj)))
@@ -723,19 +725,14 @@ def _valued(obj) -> bool:
     """Is `obj` a number, an array, a tuple, a list or None (whose kind a derivative
     takes: ``if w is not None:`` of a global None is decided where it is built)?"""
     kind = kind_of(obj, items=False)
-    return kind in (INT, SCALAR, NONE) or isinstance(kind, (tuple, ListKind)) or \
-        hasattr(kind, "ndim")
+    return kind in (INT, SCALAR, NONE) or isinstance(kind, (tuple, ListKind, ArrayKind))
 
 
 def _value_signature(value):
-    """What a derivative depends on in a value a global holds (`_value_guards`): its
-    type; an array's rank and dtype too; a tuple's kind (what its items are)."""
-    tp = type(value)
-    if tp is tuple:
-        return (tp, kind_of(value))
-    if tp.__module__ == "numpy" and tp.__name__ == "ndarray" or array_library(value):
-        return (tp, value.ndim, value.dtype)
-    return tp
+    """What a derivative depends on in a value a global holds (`_value_guards`): an
+    argument's `_signature` (its type; an array's rank and dtype; a tuple's kind),
+    but a list's type only."""
+    return list if type(value) is list else _signature(value)
 
 
 def _plain_chain(value, chain) -> bool:
@@ -743,13 +740,11 @@ def _plain_chain(value, chain) -> bool:
     object's own ``__dict__`` (no property, no ``__getattr__`` to run on each call)?"""
     for attr in chain.split("."):
         own = getattr(value, "__dict__", None)
-        if not isinstance(value, types.ModuleType) and (
-                not isinstance(own, dict) or attr not in own or
-                any(attr in vars(c) for c in type(value).__mro__) or
-                any(isinstance(vars(c).get("__getattribute__"), types.FunctionType)
-                    for c in type(value).__mro__)):
-            return False
-        if not isinstance(own, dict) or attr not in own:
+        if not isinstance(own, dict) or attr not in own or \
+                not isinstance(value, types.ModuleType) and any(
+                    attr in vars(c) or isinstance(vars(c).get("__getattribute__"),
+                                                  types.FunctionType)
+                    for c in type(value).__mro__):
             return False
         value = own[attr]
     return True

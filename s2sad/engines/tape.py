@@ -69,9 +69,8 @@ class Tape:
         copy, made again only where the array has changed since the last one (an
         accumulator or a buffer written in place after the read, whose pullback must
         see the values it was computed with)."""
-        kept = self.kept.get(id(array))
-        if kept is not None and kept[0] is array and kept[1].shape == array.shape and \
-                kept[1].dtype == array.dtype:
+        kept = self.kept.get(id(array))  # (which holds `array`: its id is not reused)
+        if kept is not None:
             try:
                 if np.array_equal(kept[1], array, equal_nan=array.dtype.kind in "fc"):
                     return kept[1]
