@@ -30,7 +30,6 @@ import io
 import math
 import os
 import traceback
-import warnings
 import zlib
 
 import numpy as np
@@ -488,21 +487,13 @@ def _on_tensors(case):
     except (S2SADError, *USER_ERRORS):
         assume(False)
     assume(all(np.all(np.isfinite(g)) for g in flat(want)))
-    try:
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # (np.sin of a tensor: a NumPy array)
-            f(*_tensors(point))
-        own = None
-    except Exception as e:  # (a NumPy global times a tensor: the function's own error)
-        own = type(e)
+    # (the function itself may fail on tensors, a NumPy global or `self.M` times a
+    # tensor; its derivative makes the NumPy data it reads tensors, and runs the
+    # helpers it calls without a derivative with the tensors' functions: it may not)
     try:
         got = s2sad.grad(f, wrt=wrt)(*_tensors(point))
     except S2SADError as e:
         assert any(r in str(e) for r in TORCH_REFUSALS), f"{text}\n{e}"
-        return
-    except Exception as e:
-        if own is None or not isinstance(e, own):
-            raise
         return
     for g, w in zip(leaves(got), leaves(want)):
         assert not isinstance(w, np.ndarray) or isinstance(g, torch.Tensor), (text, type(g))

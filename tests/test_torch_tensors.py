@@ -326,3 +326,114 @@ def test_a_float_beside_booleans_or_integers_stays_float64():
     want = s2sad.grad(masked_by_a_setting, wrt=(0, 1))(x, s)
     assert np.allclose(grads[0].numpy(), want[0], rtol=1e-15) and float(grads[1]) == \
         pytest.approx(want[1], rel=1e-15)
+
+
+# ---------------------------------------------- NumPy data an object holds, helpers
+
+W_HELD = np.array([1.0, 2.0, 4.0])
+CALLS = []
+
+
+def spread(m, k=2.0, *, shift=0.0):
+    return m * k + shift
+
+
+def halved(m, n):
+    return m if n == 0 else halved(m * 0.5, n - 1)
+
+
+def squares(m):
+    out = []
+    for v in m:
+        out.append(v * v)
+    return np.array(out)
+
+
+def counted(m):
+    CALLS.append(1)
+    return m.var()  # (on a tensor, unbiased: NumPy's here)
+
+
+def deviated(m):
+    return m * m.std()
+
+
+class Held:
+    """A model holding NumPy arrays and a float, its loss called with tensors."""
+
+    def __init__(self):
+        self.W = rng.normal(size=(3, 2))
+        self.b = np.array([0.5, -0.5])
+        self.k = 1.5
+
+    def scaled(self, m):
+        return np.tanh(m) * self.k
+
+    def loss(self, x):
+        h = np.tanh(x @ self.W + self.b)
+        return np.sum(h * h) + np.sum(self.scaled(self.b) * h) + np.sum(self.b * 2.0) * x[0]
+
+
+def helpers_on_constants(x):
+    # each helper carries no derivative, and gets or gives NumPy data of the module
+    return np.sum(halved(W_HELD, 3) * x) + np.sum(squares(W_HELD) * x) * counted(W_HELD) \
+        + np.sum(x * spread(W_HELD, shift=1.0)) + np.sum(deviated(W_HELD * 2) * x)
+
+
+def grown(t, n):
+    if n == 0:
+        return np.sum(np.array(t))
+    u = t + (1.0,)  # (a tuple of another length at every depth)
+    return grown(u, n - 1)
+
+
+def recursive_helper(x):
+    return np.sum(x * x) * grown((1.0,), 6)
+
+
+def helper_with_a_constant_argument(x):
+    return np.sum(deviated(W_HELD) * x * x)  # (W_HELD also passed to a derivative)
+
+
+@pytest.mark.parametrize("f", [Held().loss, helpers_on_constants, recursive_helper,
+                               helper_with_a_constant_argument],
+                         ids=["object", "helpers", "recursive helper", "active helper"])
+def test_numpy_data_held_by_objects_and_read_by_helpers(f):
+    """NumPy arrays an object holds (``self.W``) are made tensors where the
+    derivative reads them, as a module's are, and a function of the user's that
+    carries no derivative runs with the tensors' functions too (``halved%torch``):
+    it neither gets tensors where its code expects NumPy arrays nor gives NumPy
+    arrays that meet tensors (an array times a tensor raises)."""
+    x = rng.normal(size=3)
+    want = s2sad.grad(f)(x)
+    del CALLS[:]
+    close(s2sad.grad(f)(torch.tensor(x)), want)
+    assert len(CALLS) == (1 if f is helpers_on_constants else 0)  # (run once, as written)
+    direction = rng.normal(size=3)
+    close(s2sad.jvp(f, (torch.tensor(x),), (torch.tensor(direction),))[1],
+          s2sad.jvp(f, (x,), (direction,))[1])
+
+
+def test_helpers_run_with_tensors_are_shown_in_the_source():
+    text = s2sad.source(helpers_on_constants, example=(torch.tensor(rng.normal(size=3)),))
+    for name in ("halved_torch", "squares_torch", "counted_torch", "spread_torch"):
+        assert f"def {name}(" in text
+    assert "np.var(m)" in text  # (a method of a value of unknown kind: NumPy's meaning)
+    text = s2sad.source(Held.loss, wrt=1, example=(Held(), torch.tensor(rng.normal(size=3))))
+    assert "np.from_numpy(self.W)" in text and "def scaled_torch(self, m):" in text
+
+
+class Spread:
+    def __init__(self, W):
+        self.W = W
+
+    def loss(self, x):
+        return np.sum(x) * self.W.std() + np.sum(x * self.W.var(axis=0))
+
+
+def test_methods_of_values_of_unknown_kind_mean_numpys():
+    """``self.W.std()`` of a tensor an object holds (its kind unknown to the
+    compiler) is NumPy's, not PyTorch's unbiased one."""
+    x, W = rng.normal(size=3), rng.normal(size=3)
+    want = s2sad.grad(Spread(W).loss)(x)
+    close(s2sad.grad(Spread(torch.tensor(W)).loss)(torch.tensor(x)), want)

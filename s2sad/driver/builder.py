@@ -32,14 +32,13 @@ import numpy as np
 
 from .. import ir, runtime
 from ..analysis import activity as activity_mod
-from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind, held_by, opaque
+from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind, opaque
 from ..analysis.classify import classify
 from ..backend import emit, release, reuse
 from ..errors import NonScalarOutputError, S2SADError
 from ..frontend import anf, parse
 from ..optimize import simplify, tapes
-from ..optimize.context import NameKinds
-from ..primitives import facts
+from ..optimize.context import name_kinds
 from . import effects, libraries, stages
 from ..frontend.program import Front, Program
 from .stages import return_kind
@@ -194,7 +193,8 @@ class _Builder:
             self.callee_functions(cfr, cact, names)
         with self.timed("simplify"):
             self.finish_functions()
-        self.helpers.update(libraries.refuse(self.functions, self.acts, self.param_kinds))
+        self.helpers.update(libraries.refuse(self.functions, self.acts, self.param_kinds,
+                                             self.library_primal))
         module = ir.Module([uf.fn for uf in self.functions])
         self.imported_helpers()
         reads = {uf.fn.name: ir.reads_in(uf.fn.body) for uf in self.functions}  # (once)
@@ -240,6 +240,27 @@ class _Builder:
         if transform_common.iterate_unknown(fr.dup, act):  # (`for k in d`, d unknown)
             self.helpers.setdefault("iterated", runtime.iterated)
         return act
+
+    def library_primal(self, callee, kinds: dict, name: str) -> UnitFunction:
+        """`callee` for arguments of `kinds` (defaults' kinds added), as the function
+        `name` of the unit: its forward sweep with nothing active, so the lines of the
+        user's code it runs are the unit's, and run with the unit's library
+        (`libraries.run_with_library`). Raises `S2SADError` where s2sad cannot read it."""
+        kinds = dict(stages.default_kinds(callee), **kinds)
+        fr = self.front(callee, kinds)
+        act = self.analyze(fr, (), kinds, callee=True)
+        with self.timed("transform"):
+            fwd = forward_mod.transform(fr.dup, act, self.derivative_of)
+        self.note_user(fr)
+        self.helpers.update(fwd.helpers)
+        with self.timed("simplify"):
+            body, _, (output,) = simplify.simplify(
+                fwd.body, [], set(), [fwd.output], _purity(fr.dup, act),
+                name_kinds(act, fr.dup.refs), inputs=[p.name for p in fr.anf.params],
+                mutable=reverse.mutable_names(act))
+        fn = ir.Function(name, _params(fr.anf), body + [ir.Return(output, fwd.output_line)],
+                         fr.anf.refs, fr.anf.source)
+        return UnitFunction(fn, callee)
 
     def note_user(self, fr: Front):
         """Record the names `fr`'s function resolved (once per user function)."""
@@ -337,7 +358,7 @@ class _ReverseBuilder(_Builder):
             forward, backward, outputs = simplify.simplify(
                 rev.forward + tail, seed_block + rev.reverse, keep,
                 grads + [ir.name("%value%out")] * with_value,
-                _purity(fr.dup, act), _float_names(act, fr.dup.refs),
+                _purity(fr.dup, act), name_kinds(act, fr.dup.refs),
                 inputs=[p.name for p in fr.anf.params], mutable=rev.mutable)
         if self.copy_views:
             _copy_view_reads(forward, backward, act, rev)
@@ -388,7 +409,7 @@ class _ReverseBuilder(_Builder):
         with self.timed("simplify"):
             forward, backward, (output, *grads) = simplify.simplify(
                 rev.forward, rev.reverse, keep | {seed_param}, [rev.output] + grads,
-                _purity(fr.dup, act), _float_names(act, fr.dup.refs),
+                _purity(fr.dup, act), name_kinds(act, fr.dup.refs),
                 inputs=[p.name for p in fr.anf.params] + [seed_param],
                 mutable=rev.mutable)
         if self.copy_views:
@@ -468,7 +489,7 @@ class _ForwardBuilder(_Builder):
         with self.timed("simplify"):
             body, _, (output, output_dot) = simplify.simplify(
                 fwd.body, [], set(), [fwd.output, fwd.output_dot], _purity(fr.dup, act),
-                _float_names(act, fr.dup.refs), inputs=params + dots,
+                name_kinds(act, fr.dup.refs), inputs=params + dots,
                 mutable=reverse.mutable_names(act))
         result = ast.Tuple(elts=[output, output_dot], ctx=ast.Load())
         body = body + [ir.Return(result, fwd.output_line)]
@@ -510,7 +531,7 @@ def _step_functions(fr: Front, act, rev: reverse.Reverse) -> list:
             body, _, outputs = simplify.simplify(
                 step_body, [], set(), [ast.Tuple(elts=ir.copy_tree(st.outputs),
                                                  ctx=ast.Load())],
-                _purity(fr.dup, act), _float_names(act, fr.dup.refs),
+                _purity(fr.dup, act), name_kinds(act, fr.dup.refs),
                 inputs=[st.target] + st.state + st.args, mutable=rev.mutable)
             loop = ir.ForEach(st.target, ir.name("%indices"),
                               body + _carry(st.state, outputs[0], st.line), st.line)
@@ -522,7 +543,7 @@ def _step_functions(fr: Front, act, rev: reverse.Reverse) -> list:
         if st.test_name is not None:  # a while loop's test, ``test(state, args)``
             body, _, outputs = simplify.simplify(
                 ir.copy_tree(unpack) + ir.copy_tree(st.cond), [], set(), [ir.copy_tree(st.test)],
-                _purity(fr.dup, act), _float_names(act, fr.dup.refs), inputs=inputs[1:],
+                _purity(fr.dup, act), name_kinds(act, fr.dup.refs), inputs=inputs[1:],
                 mutable=rev.mutable)
             fn = ir.Function(st.test_name, params[1:],
                              body + [ir.Return(outputs[0], st.line)],
@@ -532,7 +553,7 @@ def _step_functions(fr: Front, act, rev: reverse.Reverse) -> list:
         forward, backward, outputs = simplify.simplify(
             unpack + st.forward, bar_unpack + st.reverse, set(st.bar),
             [ast.Tuple(elts=[ir.name(n) for n in st.bar], ctx=ast.Load())],
-            _purity(fr.dup, act), _float_names(act, fr.dup.refs), inputs=inputs + ["%bar"],
+            _purity(fr.dup, act), name_kinds(act, fr.dup.refs), inputs=inputs + ["%bar"],
             mutable=rev.mutable, replayed=True)
         fn = ir.Function(st.bar_name, params + [ir.Param("%bar")],
                          forward + backward + [ir.Return(outputs[0], st.line)],
@@ -653,40 +674,6 @@ def _read_output(fr: Front, out, line) -> list:
         return []
     return [ir.Comment(f"\0{out.id}\0 may be unassigned here: read it as the function does"),
             ir.Expr(ir.name(out.id), line)]
-
-
-def _float_names(act, refs):
-    """What `act` knows of the names' values, as the optimizer takes it (`NameKinds`):
-    which certainly hold Python floats (scalars, and their adjoints and tangents: a
-    tangent the caller passes is a number of the primal's shape, for which the
-    operations this is used for cannot raise either), which Python ints, which float
-    arrays (and NumPy calls on them), and of what rank and shape; which functions
-    (by the text `refs` resolves) are total on floats (`facts.Facts.total`)."""
-    def float_name(n: str) -> bool:
-        base = n[: -len("%bar")] if n.endswith("%bar") else n
-        base = base[: -len("%dot")] if base.endswith("%dot") else base
-        return act.kinds.get(base) == SCALAR and (n != base or n in act.kinds)
-
-    def array(n: str) -> bool:
-        kind = act.kinds.get(n)
-        return isinstance(kind, ArrayKind) and kind.dtype == "f"
-
-    def unary_ufunc(text: str) -> bool:
-        if not text.startswith("np."):
-            return False
-        obj = getattr(np, text[3:], None)
-        return isinstance(obj, np.ufunc) and obj.nin == 1 and obj.nout == 1
-
-    def rank(n: str):
-        kind = act.kinds.get(n)
-        return kind.ndim if isinstance(kind, ArrayKind) else 0 if kind in (SCALAR, INT) else None
-
-    return NameKinds(is_float=float_name, is_int=lambda n: act.kinds.get(n) == INT,
-                     array=array, rank=rank, same_shape=act.same_shape,
-                     broadcastable=act.broadcastable, unary_ufunc=unary_ufunc,
-                     total=lambda text: text in refs and facts.facts_of(refs[text]).total,
-                     shape=act.shapes.get, mixed=act.maybe_int.__contains__,
-                     held=lambda n, attr: held_by(act.kinds.get(n), attr))
 
 
 def _purity(fn: ir.Function, act):

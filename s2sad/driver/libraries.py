@@ -21,6 +21,12 @@ counterpart of (Dask has no ``np.sort``, ``np.argsort``, ``np.linalg.det``...); 
 array-api-strict, arithmetic on a comparison's booleans (a rule's ``g * (x >= y)``,
 ``np.cumsum(x == 0)``), which the standard leaves out.
 
+For PyTorch tensors, the user's code is made to run with the tensors' functions as a
+whole: `run_with_library` gives each call of a user function that carries no
+derivative the callee's own lines as a function of the unit (``g%torch``), and
+`as_functions` spells NumPy's methods as functions and makes the NumPy data the code
+reads tensors (a module's, an object's, what a function run as written gives).
+
 May import ir and errors.
 """
 
@@ -28,13 +34,15 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import types
 
 import numpy
 
 from .. import ir
 from ..errors import S2SADError
-from ..ir.kinds import NAMESPACES, PENDING, UNKNOWN, ArrayKind, ListKind, libraries_in
+from ..ir.kinds import (NAMESPACES, PENDING, SCALAR, UNKNOWN, ArrayKind, ListKind, ObjectKind,
+                        kind_of, libraries_in, library_object)
 from ..primitives.facts import METHODS
 
 # The runtime helpers written for NumPy arrays only (they write into NumPy zeros or
@@ -52,12 +60,15 @@ NUMPY_ONLY = {"take_bar": "np.take", "take_along_axis_bar": "np.take_along_axis"
               "quantile_dot": "np.quantile and np.percentile"}
 
 
-def refuse(functions: list, acts: list, param_kinds: dict) -> dict:
-    """`as_functions` (for PyTorch tensors), then `refuse_writes`, then
+def refuse(functions: list, acts: list, param_kinds: dict, primal=None) -> dict:
+    """For PyTorch tensors `run_with_library` (with `primal`, the builder's
+    `library_primal`) and `as_functions`; then `refuse_writes`, then
     `refuse_numpy_only`; the helpers the functions now read (``np``, which
     `as_functions` may bring in)."""
     helpers = {}
     if "torch" in set().union(*map(libraries_in, param_kinds.values())):
+        if primal is not None:
+            run_with_library(functions, acts, param_kinds, primal)
         as_functions(functions, acts)
         helpers["np"] = numpy
     refuse_writes(functions, acts, param_kinds)
@@ -73,9 +84,14 @@ def as_functions(functions: list, acts: list):
     the same names that compute something else (``std`` and ``var`` unbiased,
     ``size`` a method, ``max(0)`` a pair); the functions are the namespace's
     (`backend.torch_numpy`), which compute what NumPy's do. A receiver the activity
-    analysis knows to be a list, dict or number keeps its method (``xs.copy()``). An
-    element read (``x[i]``) is copied (`_element`). (An array-api-strict array has
-    none of these methods: code written for it does not call them.)"""
+    analysis knows to be a list, dict or number keeps its method (``xs.copy()``), and
+    one of unknown kind (``self.W``) its ``copy()`` only. An element read (``x[i]``)
+    is copied (`_element`). The NumPy data a function reads is made the library's
+    where it is read (``np.from_numpy``, which passes anything else through): a
+    global's or closure's (``SETTINGS["w"]``), an attribute of an object parameter
+    (``self.W``), the result of a function run as written (`_as_written`), and such a
+    value passed to a function of the unit. (An array-api-strict array has none of
+    these methods: code written for it does not call them.)"""
     for uf in functions:
         kinds = [act.kinds for func, act in acts if func is uf.user]
         uf.fn = uf.fn.clone()
@@ -83,13 +99,17 @@ def as_functions(functions: list, acts: list):
         modules = {n for n, v in getattr(uf.user, "__globals__", {}).items()
                    if isinstance(v, types.ModuleType)} | {
             n for n, v in uf.fn.refs.items() if isinstance(v, types.ModuleType)}
-        rewrite = _Functions(kinds, local, modules).visit
+        objects = {p.name for p in uf.fn.params
+                   if isinstance(_kind_of(p.name, kinds), ObjectKind)}
+        rewrite = _Functions(kinds, local, modules, objects).visit
         for s in ir.walk(uf.fn.body):
             kind = _kind_of(s.targets[0], kinds) if isinstance(s, ir.Assign) else None
             if isinstance(s, ir.Assign) and not s.unpack and \
-                    _constant(s.value, local, modules) and \
+                    (_constant(s.value, local, modules, objects) or
+                     _as_written(s.value, uf.fn.refs)) and \
                     (kind in (None, UNKNOWN) or isinstance(kind, ArrayKind)):
-                # (a NumPy array of the user's module, SETTINGS["w"]: the library's;
+                # (a NumPy array of the user's module, SETTINGS["w"], of an object,
+                # self.W, or one a function run with NumPy gives: the library's;
                 # `backend.standard`'s from_numpy passes anything else through)
                 s.value = _call("np.from_numpy", [s.value])
             for field, value in vars(s).items():
@@ -103,12 +123,125 @@ def as_functions(functions: list, acts: list):
                                        for v in value])
 
 
-def _constant(expr, local: set, modules: set) -> bool:
+def run_with_library(functions: list, acts: list, param_kinds: dict, primal):
+    """Give each call among `functions` of a user's function that carries no
+    derivative (``g_rows(self.M * 2)``, which would run as written, with NumPy) a
+    function of the unit instead: ``g_rows%torch``, `primal` of the callee for the
+    call's argument kinds (its lines are the unit's, so `as_functions` makes them run
+    with the tensors' functions as it does the derivative's). Appended to
+    `functions`, whose calls are then looked at in turn; `acts` gets each one's
+    activity. A callee s2sad cannot read, or whose code calls what PyTorch has no
+    counterpart of, stays as written (`as_functions` makes its result a tensor)."""
+    made: dict = {}  # (callee, kinds) -> the unit function's IR name, or None
+    todo = list(functions)
+    while todo:
+        uf = todo.pop(0)
+        kinds = [act.kinds for func, act in acts if func is uf.user]
+        names = []
+        for call in _calls(uf.fn):
+            callee = uf.fn.refs.get(ir.dotted(call.func) or "")
+            arg_kinds = _call_kinds(call, callee, kinds, uf.fn.refs) if _readable(callee) \
+                else None
+            if arg_kinds is None:
+                names.append(None)
+                continue
+            if sum(c is callee for c, _ in made) >= _COPIES:
+                # (a recursive callee whose arguments' kinds change at every depth, a
+                # tuple that grows: one more copy for arguments of any kind)
+                arg_kinds = dict.fromkeys(arg_kinds, UNKNOWN)
+            key = (callee, tuple(sorted(arg_kinds.items())))
+            if key not in made:
+                made[key] = _library_function(callee, arg_kinds, functions, todo, made,
+                                              param_kinds, primal)
+            names.append(made[key])
+        if any(names):
+            uf.fn = uf.fn.clone()  # (its IR may be shared with the stages')
+            for call, name in zip(_calls(uf.fn), names):
+                if name is not None:
+                    call.func = ir.name(name)
+
+
+def _calls(fn: ir.Function) -> list:
+    """The calls in `fn`'s statements (not in those it keeps as written), in order."""
+    return [n for s in ir.walk(fn.body) if not isinstance(s, ir.Kept)
+            for v in _values(s) for n in ast.walk(v) if isinstance(n, ast.Call)]
+
+
+def _library_function(callee, arg_kinds, functions, todo, made, param_kinds, primal):
+    """The IR name of the unit function `primal` makes of `callee`, appended to
+    `functions` and `todo`; None where it cannot be made."""
+    base = callee.__name__ if callee.__name__.isidentifier() else "lambda"
+    n = sum(1 for (c, _), v in made.items() if v is not None and c.__name__ == callee.__name__)
+    name = f"{base}%torch" + ("" if n == 0 else f"%{n + 1}")
+    try:
+        uf = primal(callee, arg_kinds, name)
+        refuse_numpy_only([uf], param_kinds)
+    except S2SADError:
+        return None
+    functions.append(uf)
+    todo.append(uf)
+    return name
+
+
+def _readable(callee) -> bool:
+    """Is `callee` a function of the user's, written in Python (not a library's)?"""
+    return isinstance(callee, types.FunctionType) and not library_object(callee)
+
+
+# (the most copies `run_with_library` makes of one callee for arguments of given kinds)
+_COPIES = 4
+
+
+def _call_kinds(call: ast.Call, callee, kinds: list, refs: dict):
+    """{parameter of `callee`: the kind of what `call` passes it (a local's, a
+    literal's, a global's by its value), unknown for an expression}, or None where
+    the call does not bind its parameters one by one (``*args``, ``**kw``)."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or \
+            any(k.arg is None for k in call.keywords):
+        return None
+    try:
+        sig = inspect.signature(callee)
+        bound = sig.bind(*call.args, **{k.arg: k.value for k in call.keywords})
+    except (TypeError, ValueError):
+        return None
+    out = {}
+    for name, value in bound.arguments.items():
+        if sig.parameters[name].kind in (inspect.Parameter.VAR_POSITIONAL,
+                                         inspect.Parameter.VAR_KEYWORD):
+            return None
+        if isinstance(value, (ast.Constant, ast.Tuple, ast.List)):
+            try:
+                out[name] = kind_of(ast.literal_eval(value))  # (``(1.0, 2.0)``)
+            except (ValueError, TypeError):
+                out[name] = UNKNOWN
+        elif isinstance(value, ast.Name):
+            out[name] = _kind_of(value.id, kinds) or (
+                kind_of(refs[value.id], items=False) if value.id in refs else UNKNOWN)
+        else:
+            out[name] = UNKNOWN
+    return out
+
+
+def _constant(expr, local: set, modules: set, objects=frozenset()) -> bool:
     """Is `expr` a global's or closure's value, or an item or attribute of one
-    (``W``, ``SETTINGS["w"]``, ``config.w``), not a module's (``math.pi``)?"""
+    (``W``, ``SETTINGS["w"]``, ``config.w``), not a module's (``math.pi``), or an
+    attribute of an object among the parameters `objects` (``self.W``)?"""
+    held = False
     while isinstance(expr, (ast.Subscript, ast.Attribute)):
+        held = held or isinstance(expr, ast.Attribute)
         expr = expr.value
-    return isinstance(expr, ast.Name) and expr.id not in local and expr.id not in modules
+    return isinstance(expr, ast.Name) and (
+        expr.id not in local and expr.id not in modules or held and expr.id in objects)
+
+
+def _as_written(expr, refs: dict) -> bool:
+    """Is `expr` a call of a function of Python that runs as written, with NumPy
+    (one `run_with_library` could not give the unit; not NumPy's own)?"""
+    if not isinstance(expr, ast.Call):
+        return False
+    callee = refs.get(ir.dotted(expr.func) or "")
+    return isinstance(callee, types.FunctionType) and \
+        not (getattr(callee, "__module__", None) or "").partition(".")[0] == "numpy"
 
 
 def _kind_of(name, kinds: list):
@@ -128,18 +261,28 @@ def _kind_of(name, kinds: list):
 class _Functions(ast.NodeTransformer):
     """`as_functions` of one expression."""
 
-    def __init__(self, kinds: list, local: set, modules: set):
-        self.kinds, self.local, self.modules = kinds, local, modules
+    def __init__(self, kinds: list, local: set, modules: set, objects: set):
+        self.kinds, self.local, self.modules, self.objects = kinds, local, modules, objects
 
     def visit_Call(self, node):
         self.generic_visit(node)
         func = node.func
-        if not (isinstance(func, ast.Attribute) and func.attr in METHODS
-                and self._array(func.value)):
+        if isinstance(func, ast.Name) and "%" in func.id:
+            # (a function of the unit, ``g%fwd(W, x)``, ``h%torch(W)``: it computes
+            # with tensors, and a NumPy array times a tensor raises)
+            node.args = [self._library(a) for a in node.args]
+            for k in node.keywords:
+                k.value = self._library(k.value)
+            return node
+        if not (isinstance(func, ast.Attribute) and func.attr in METHODS) or \
+                func.attr == "item":  # (a tensor's is NumPy's)
             return node
         name = func.attr
-        if name == "item":
-            return node  # (a tensor's is NumPy's)
+        if not (self._array(func.value) or name != "copy" and self._kind(func.value) in (
+                UNKNOWN, PENDING)):
+            # (a value of unknown kind, an attribute of an object: as a tensor, its
+            # ``std()`` would be unbiased; a list's or dict's ``copy()`` stays)
+            return node
         args = list(node.args)
         if name in _PACKED and (len(args) > 1 or args and isinstance(args[0], ast.Constant)
                                 and isinstance(args[0].value, int)):
@@ -159,18 +302,24 @@ class _Functions(ast.NodeTransformer):
         if not isinstance(node.op, _LOGICAL):
             # (a number times booleans, a rule's ``g * (x > y)`` or a mask's name:
             # PyTorch makes it float32, its default; as an array, the number is float64)
-            if self._not_float(node.right) and not self._not_float(node.left) \
-                    and not self._float_array(node.left):
+            if self._not_float(node.right) and self._may_be_float(node.left):
                 node.left = _call("np.asarray", [node.left])
-            elif self._not_float(node.left) and not self._not_float(node.right) \
-                    and not self._float_array(node.right):
+            elif self._not_float(node.left) and self._may_be_float(node.right):
                 node.right = _call("np.asarray", [node.right])
         return node
 
-    def _float_array(self, operand) -> bool:
-        """Is `operand` a name of an array of floats (which keeps its dtype)?"""
+    def _may_be_float(self, operand) -> bool:
+        """May `operand` be a Python float: not an array of floats, which keeps its
+        dtype, nor anything but a number (a display, a string, an int literal, a name
+        the analysis knows holds an int or a container), nor a maybe-integer array?"""
+        if isinstance(operand, ast.Constant):
+            return isinstance(operand.value, float)
+        if isinstance(operand, (ast.Tuple, ast.List, ast.Dict, ast.Set, ast.JoinedStr,
+                                ast.ListComp, ast.DictComp, ast.SetComp)):
+            return False
         kind = self._kind(operand)
-        return isinstance(kind, ArrayKind) and kind.dtype == "f"
+        return (kind is None or kind in (SCALAR, UNKNOWN, PENDING)) and \
+            not self._not_float(operand)
 
     def _not_float(self, operand) -> bool:
         """May `operand` be an array of booleans or integers, which NumPy makes
@@ -203,7 +352,7 @@ class _Functions(ast.NodeTransformer):
         """`operand` of an operator, made the library's array where it is the user's
         constant (``SETTINGS["w"] * s``: a NumPy array times a tensor raises)."""
         if isinstance(operand, (ast.Name, ast.Subscript, ast.Attribute)) and \
-                _constant(operand, self.local, self.modules):
+                _constant(operand, self.local, self.modules, self.objects):
             return _call("np.from_numpy", [operand])
         return operand
 

@@ -2,9 +2,10 @@
 statements.
 
 `NameKinds` says what the analysis knows of names' values (which hold Python floats,
-ints, float arrays, of what rank and shape); `Context` gathers it with the names the
-caller fixes (the results to keep, the parameters, the objects written in place) and
-the predicates it gives. Both are frozen: `simplify` builds one `Context` per call
+ints, float arrays, of what rank and shape), and `name_kinds` asks an activity
+analysis for it; `Context` gathers it with the names the caller fixes (the results
+to keep, the parameters, the objects written in place) and the predicates it gives.
+Both are frozen: `simplify` builds one `Context` per call
 and every pass that needs any of it is handed it; no pass keeps state between calls.
 """
 
@@ -14,7 +15,11 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Callable, Mapping
 
+import numpy as np
+
 from .. import ir
+from ..ir.kinds import INT, SCALAR, ArrayKind, held_by
+from ..primitives import facts
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,40 @@ class NameKinds:
         broadcast = _Remembered(lambda pair: self.broadcastable(*pair))
         return replace(self, **one, same_shape=lambda a, b: same[a, b],
                        broadcastable=lambda a, b: broadcast[a, b])
+
+
+def name_kinds(act, refs) -> NameKinds:
+    """What `act` knows of the names' values, as the optimizer takes it (`NameKinds`):
+    which certainly hold Python floats (scalars, and their adjoints and tangents: a
+    tangent the caller passes is a number of the primal's shape, for which the
+    operations this is used for cannot raise either), which Python ints, which float
+    arrays (and NumPy calls on them), and of what rank and shape; which functions
+    (by the text `refs` resolves) are total on floats (`facts.Facts.total`)."""
+    def float_name(n: str) -> bool:
+        base = n[: -len("%bar")] if n.endswith("%bar") else n
+        base = base[: -len("%dot")] if base.endswith("%dot") else base
+        return act.kinds.get(base) == SCALAR and (n != base or n in act.kinds)
+
+    def array(n: str) -> bool:
+        kind = act.kinds.get(n)
+        return isinstance(kind, ArrayKind) and kind.dtype == "f"
+
+    def unary_ufunc(text: str) -> bool:
+        if not text.startswith("np."):
+            return False
+        obj = getattr(np, text[3:], None)
+        return isinstance(obj, np.ufunc) and obj.nin == 1 and obj.nout == 1
+
+    def rank(n: str):
+        kind = act.kinds.get(n)
+        return kind.ndim if isinstance(kind, ArrayKind) else 0 if kind in (SCALAR, INT) else None
+
+    return NameKinds(is_float=float_name, is_int=lambda n: act.kinds.get(n) == INT,
+                     array=array, rank=rank, same_shape=act.same_shape,
+                     broadcastable=act.broadcastable, unary_ufunc=unary_ufunc,
+                     total=lambda text: text in refs and facts.facts_of(refs[text]).total,
+                     shape=act.shapes.get, mixed=act.maybe_int.__contains__,
+                     held=lambda n, attr: held_by(act.kinds.get(n), attr))
 
 
 class _Remembered(dict):
