@@ -110,6 +110,32 @@ def test_attributes_and_closure_variables_that_change_kind(cache):
     assert dg(x).tolist() == [1.0, 3.0]
 
 
+def test_a_list_changed_in_place_to_hold_another_kind_builds_again(cache):
+    # (a list is the same object after ``C[0] = row``: the derivative built for its
+    # floats took no sum in the adjoint of `x`, and returned a (2, 2) gradient)
+    np = pytest.importorskip("numpy")
+    ns = module("import types\n\nimport numpy as np\n\nC = [2.0, 3.0]\n"
+                "cfg = types.SimpleNamespace(k=[2.0, 3.0])\n\n\n"
+                "def f(x):\n    return np.sum(C[0] * x) + np.sum(C[1] * x * x)\n\n\n"
+                "def g(x):\n    return np.sum(cfg.k[0] * x)\n")
+    x = np.array([1.0, 2.0])
+    for mode in ("reverse", "forward"):
+        ns["C"][:] = [2.0, 3.0]
+        df = s2sad.grad(ns["f"], mode=mode)
+        assert df(x).tolist() == [8.0, 14.0]
+        ns["C"][0] = np.ones((3, 2))
+        assert df(x).tolist() == [9.0, 15.0]
+        assert s2sad.grad(ns["f"], mode=mode)(x).tolist() == [9.0, 15.0]
+        ns["C"][0] = 1  # (an int among the floats)
+        assert df(x).tolist() == [7.0, 13.0]
+    ns["cfg"].k[0] = 2.0
+    dg = s2sad.grad(ns["g"])
+    assert dg(x).tolist() == [2.0, 2.0]
+    ns["cfg"].k[0] = np.ones((3, 2))
+    assert dg(x).tolist() == [3.0, 3.0]
+    assert s2sad.grad(ns["g"])(x).tolist() == [3.0, 3.0]
+
+
 def test_a_term_switched_off_with_none(cache):
     # (``if off is not None:`` of a None argument, global or attribute decides the
     # branch where the derivative is built; `off * x` there was refused)

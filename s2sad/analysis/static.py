@@ -64,7 +64,7 @@ class StaticTests:
     def is_none(self, left, right):
         """``a is None`` (or ``None is a``) where the kind of the parameter (or copy of
         one) `a` decides it, or the value of the global `a` (the dispatcher builds
-        again for one of another kind, `api.dispatch._value_guards`): True, False, or
+        again for one of another kind, `api.guards.value_guards`): True, False, or
         None when neither does."""
         if isinstance(left, ast.Constant) and left.value is None:
             left, right = right, left

@@ -4,6 +4,9 @@ Its modules, each importing only those listed before it:
 
 * `arguments`: which parameters `wrt` names, binding a call's arguments, their
   kinds, the types derivatives are given back with, the shared options.
+* `guards`: what a built derivative depends on outside its arguments (the
+  functions its names meant, the kinds of the values it read), and the checks that
+  it still holds.
 * `dispatch`: the compiled derivatives and their caches, the lock the pipeline
   runs under, and `grad`'s generated dispatcher (`dispatch.State`).
 * `shapes`: the structure of arguments, tangents and derivative blocks.

@@ -30,7 +30,6 @@ from `api`.
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 import time
@@ -45,11 +44,11 @@ from ..checkpoint import CTZ, Binomial
 from ..driver import builder, effects, stages
 from ..errors import SourceNotFoundError, user_traceback
 from ..frontend import parse
-from ..ir.kinds import (INT, NONE, SCALAR, ArrayKind, ListKind, array_library,
-                        attribute_signature, decides_attributes, kind_of, method_names,
-                        namespace_of, shadows, shape_pattern, shaped_arguments, user_class)
+from ..ir.kinds import (INT, SCALAR, ListKind, attribute_signature, decides_attributes,
+                        method_names, namespace_of, shadows, shape_pattern, shaped_arguments,
+                        user_class)
 from ..transform import batching
-from . import structured
+from . import guards, structured
 from .arguments import (argument_kinds, check_function, held_kinds, normalize_wrt,
                         retyped_list, signature_params, typed_gradients)
 
@@ -77,31 +76,18 @@ rules.ON_CHANGE.append(forget_everything)
 
 def still_valid(unit) -> bool:
     """Does every name `unit`'s transform resolved still mean the same object (and
-    every attribute of the user's resolved to a function, `_attribute_guards`, and
-    every number or array a chain of attributes reached has the kind it had,
-    `_value_guards`), an object of the user's holding none of its class's methods
-    itself?"""
+    every attribute of the user's resolved to a function, `guards.attribute_guards`,
+    and every number or array a chain of attributes reached, and every list, has the
+    kind it had, `guards.value_guards`), an object of the user's holding none of its
+    class's methods itself?"""
     for func, name, obj in unit.resolved:
         cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
         if parse.lookup(name, func.__globals__, cells) is not obj:
             return False
         if shadows(obj):
             return False  # (an object of the user's now holds one of its methods)
-    return all(map(_holds, _attribute_guards(unit, []) + _value_guards(unit, [], True)))
-
-
-def _holds(guard) -> bool:
-    """Does the guard ``(kind, container, name, obj)`` (`_guards`) hold now?"""
-    kind, container, name, obj = guard
-    root, _, chain = name.partition(".")
-    current = container.get(root) if kind.startswith("global") else container.cell_contents
-    for attr in chain.split(".") if chain else ():
-        current = getattr(current, attr, None)
-    if kind.endswith("type"):  # (an object of the class, holding none of its methods)
-        return type(current) is obj and not shadows(current)
-    if kind.endswith("value"):  # (a number or an array of the kind it was)
-        return _value_signature(current) == obj
-    return current is obj
+    return all(map(guards.holds, guards.attribute_guards(unit, []) +
+                   guards.value_guards(unit, [], True)))
 
 
 def compiled_reverse(f, wrt, entry, kinds, as_tuple, checkpoint=None, copy_views=False):
@@ -135,6 +121,7 @@ def compiled_reverse(f, wrt, entry, kinds, as_tuple, checkpoint=None, copy_views
                 diskcache.save(ticket, unit)
             unit = _kept(unit)
     unit.root = f
+    guards.built_signatures(unit)
     _units.setdefault(f.__code__, {})[key] = (unit, compiled)
     return unit, compiled
 
@@ -177,6 +164,7 @@ def compiled_forward(f, wrt: tuple, kinds: dict, batched=False, quiet=False):
             per_code[key] = (None, None)
             return None, None
         unit.root = f
+        guards.built_signatures(unit)
         compiling = time.perf_counter()
         fn = compile_mod.bind(unit, compile_mod.compile_unit(unit, namespace_of(kinds)))[
             unit.entry[0]]
@@ -340,12 +328,12 @@ class State:
                 value = (f"_G{i}.get({root!r})" if kind.startswith("global") else
                          f"_G{i}.cell_contents") + dot + chain
                 if kind.endswith("value"):
-                    checks.append(_value_check(value, i, obj, self.ns))
+                    checks.append(guards.value_check(value, i, obj, self.ns))
                     continue
                 checks.append(f"type({value}) is _O{i}" if kind.endswith("type") else
                               f"{value} is _O{i}")
                 if kind.endswith("type") and method_names(obj):
-                    # (and it holds none of its class's methods itself: `_holds`)
+                    # (and it holds none of its class's methods itself: `guards.holds`)
                     self.ns[f"_MG{i}"] = method_names(obj)
                     checks.append(f"{value}.__dict__.keys().isdisjoint(_MG{i})")
             checks += self.shape_checks()
@@ -419,7 +407,7 @@ class State:
         self.build()
 
     def guards_hold(self) -> bool:
-        return all(map(_holds, self.guards))
+        return all(map(guards.holds, self.guards))
 
     def miss(self, *args, **kwargs):
         values = dict(zip(self.names, args))
@@ -429,7 +417,7 @@ class State:
         with lock:
             if not self.guards_hold():
                 self.reset()
-            key = self.held(tuple(_signature(values[n]) for n in self.names), values) + (
+            key = self.held(tuple(guards.signature(values[n]) for n in self.names), values) + (
                 _pattern(values),)
             fn = self.specs.get(key)
             if fn is None:
@@ -442,14 +430,14 @@ class State:
                                                                               self.entry)]))
                     raise
                 fn = compile_mod.bind(unit, compiled)[unit.entry[0]]
-                guards = _guards(unit)
+                checked = guards.of_unit(unit)
                 if self.jit:
                     fn, frozen = native.compiled(unit, fn, args, kwargs)
-                    guards += frozen
+                    checked += frozen
                 self.specs[key] = fn
-                changed = [g[1:] for g in guards] != [g[1:] for g in self.guards]
+                changed = [g[1:] for g in checked] != [g[1:] for g in self.guards]
                 if changed:
-                    self.guards = guards
+                    self.guards = checked
                 if changed or self.primary is None and _fast(key):
                     self.primary = (key, fn) if _fast(key) else None
                     self.build()
@@ -518,20 +506,6 @@ class State:
         return (flat.output(value), grads) if self.entry == "value_and_grad" else grads
 
 
-def _value_check(value: str, i: int, signature, ns: dict) -> str:
-    """The fast path's test that the global read by `value` (text) still has the
-    `signature` (`_value_signature`) of guard `i`: its type, an array's rank and
-    dtype, a tuple's kind."""
-    if isinstance(signature, type):
-        return f"type({value}) is _O{i}"
-    if signature[0] is tuple:
-        ns["_kind_of"] = kind_of
-        return f"_kind_of({value}) == _O{i}[1]"
-    ns[f"_VD{i}"] = signature[2]
-    return (f"type(_v{i} := {value}) is _O{i}[0] and _v{i}.ndim == {signature[1]} and "
-            f"_v{i}.dtype is _VD{i}")
-
-
 def _defaults(f) -> dict:
     """The default values of `f`'s parameters, by name."""
     names, n_pos = signature_params(f)
@@ -556,23 +530,6 @@ def _pattern(values: dict) -> tuple:
             labels.setdefault(n, ["items"]).append((i, dims))
     return tuple(tuple(labels[n]) if isinstance(labels.get(n), list) else labels.get(n)
                  for n in values)
-
-
-def _signature(value):
-    """What the derivative's code depends on in an argument: its type, and for a
-    NumPy array (or another library's, `array_library`) its rank and dtype; for a
-    list or a tuple its kind (what its elements are: `kind_of`), as ``(type,
-    kind)``; for an object of the user's that holds one of its class's methods in
-    its own ``__dict__`` (whose methods are then not resolved, `kinds.ObjectKind`),
-    ``("shadows", type)``."""
-    tp = type(value)
-    if tp.__module__ == "numpy" and tp.__name__ == "ndarray" or array_library(value):
-        return (tp, value.ndim, value.dtype)
-    if tp is list or tp is tuple:
-        return (tp, kind_of(value))
-    if shadows(value):
-        return ("shadows", tp)
-    return tp
 
 
 @dataclass(frozen=True)
@@ -628,139 +585,12 @@ def _fast(key) -> bool:
 
 
 def _uniform_list(signature):
-    """The one element type of a list whose `_signature` says it holds only floats
+    """The one element type of a list whose `guards.signature` says it holds only floats
     (or only ints), which the fast path checks; None for any other list or tuple."""
     tp, kind = signature
     if tp is list and isinstance(kind, ListKind) and kind.items is None:
         return {SCALAR: float, INT: int}.get(kind.elem)
     return None
-
-
-def _guards(unit) -> list:
-    """What the dispatcher re-checks on every call: the names that resolved to a
-    function s2sad differentiates, to a callable with a rule, or to a
-    ``functools.partial`` (its function and the names of its bound arguments are
-    written into the derivative); and the class of an object of the user's
-    (``model(x)`` is its class's ``__call__``, put in place: another class, another
-    derivative; its attributes are read when the derivative runs)."""
-    out = []
-    for func, name, obj in unit.resolved:
-        typed = _user_object(obj)
-        if not (typed or isinstance(obj, (types.FunctionType, functools.partial)) or
-                rules.has_rule(obj)):
-            continue
-        cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
-        suffix, obj = ("_type", type(obj)) if typed else ("", obj)
-        if name in cells:
-            g = ("cell" + suffix, cells[name], name, obj)
-        elif name in func.__globals__:
-            g = ("global" + suffix, func.__globals__, name, obj)
-        else:
-            continue  # a builtin
-        if not any(x[1] is g[1] and x[2] == name for x in out):
-            out.append(g)
-    out += _attribute_guards(unit, out)
-    return out + _value_guards(unit, out)
-
-
-def _held_refs(unit):
-    """Each name and attribute chain a user function of `unit` resolved, with where
-    its root is held: ``(text, obj, chain, place, container, held)``, `place` "cell"
-    (`container` the closure cell) or "global" (the globals); a builtin is left out."""
-    for uf in unit.functions:
-        user = uf.user
-        if not isinstance(user, types.FunctionType):
-            continue
-        cells = dict(zip(user.__code__.co_freevars, user.__closure__ or ()))
-        for text, obj in uf.fn.refs.items():
-            root, _, chain = text.partition(".")
-            if root in cells:
-                try:
-                    held = cells[root].cell_contents
-                except ValueError:  # (a closure variable not given a value yet)
-                    continue
-                yield text, obj, chain, "cell", cells[root], held
-            elif root in user.__globals__:
-                yield text, obj, chain, "global", user.__globals__, user.__globals__[root]
-
-
-def _attribute_guards(unit, out) -> list:
-    """``cfg.act`` and ``mylib.helper`` (not a library's module's function) that
-    resolved to a function or a callable with a rule: the derivative was built for
-    that function, so an assignment ``cfg.act = np.sin`` must build it again."""
-    more = []
-    for text, obj, chain, place, container, held in _held_refs(unit):
-        if not chain or not (isinstance(obj, types.FunctionType) or rules.has_rule(obj)):
-            continue
-        if isinstance(held, types.ModuleType) and (
-                held.__name__.partition(".")[0] in _LIBRARIES or "site-packages" in
-                (getattr(held, "__file__", None) or "")):
-            continue  # (np.tanh: a library's functions are not reassigned)
-        if not any(x[1] is container and x[2] == text for x in out + more):
-            more.append((place, container, text, obj))
-    return more
-
-
-def _value_guards(unit, out, chains_only=False) -> list:
-    """The globals, closure variables and plain attribute chains (``cfg.scale``,
-    ``model.W`` of a module or of an object holding it in its ``__dict__``) that
-    held a number, an array, a tuple, a list or None: the derivative was built for
-    the kind it had (a float `K` in ``K * x`` takes no sum in the adjoint of `x`; an
-    array does), so one of another type, rank or dtype must build it again. Rebound
-    to another value of the same kind, the derivative reads the new value. (A list
-    is checked by its type only: its items' kinds would cost a look at each on every
-    call.) `chains_only`: the attribute chains alone, for `still_valid`, which checks
-    that each name means the same object already."""
-    more = []
-    for text, obj, chain, place, container, held in _held_refs(unit):
-        if chains_only and not chain or not _valued(obj) or \
-                chain and not _plain_chain(held, chain):
-            continue
-        if not any(x[1] is container and x[2] == text for x in out + more):
-            more.append((place + "_value", container, text, _value_signature(obj)))
-    return more
-
-
-def _valued(obj) -> bool:
-    """Is `obj` a number, an array, a tuple, a list or None (whose kind a derivative
-    takes: ``if w is not None:`` of a global None is decided where it is built)?"""
-    kind = kind_of(obj, items=False)
-    return kind in (INT, SCALAR, NONE) or isinstance(kind, (tuple, ListKind, ArrayKind))
-
-
-def _value_signature(value):
-    """What a derivative depends on in a value a global holds (`_value_guards`): an
-    argument's `_signature` (its type; an array's rank and dtype; a tuple's kind),
-    but a list's type only."""
-    return list if type(value) is list else _signature(value)
-
-
-def _plain_chain(value, chain) -> bool:
-    """Does each attribute of `chain` read from `value` come from a module's or an
-    object's own ``__dict__`` (no property, no ``__getattr__`` to run on each call)?"""
-    for attr in chain.split("."):
-        own = getattr(value, "__dict__", None)
-        if not isinstance(own, dict) or attr not in own or \
-                not isinstance(value, types.ModuleType) and any(
-                    attr in vars(c) or isinstance(vars(c).get("__getattribute__"),
-                                                  types.FunctionType)
-                    for c in type(value).__mro__):
-            return False
-        value = own[attr]
-    return True
-
-
-def _user_object(obj) -> bool:
-    """Is `obj` an instance of a class of the user's Python (not a function, class,
-    module, partial or an object with a rule; not a library's)?"""
-    tp = type(obj)
-    return isinstance(getattr(tp, "__dict__", None), types.MappingProxyType) and not (
-        isinstance(obj, (types.FunctionType, types.ModuleType, type, functools.partial))
-        or rules.has_rule(obj) or (tp.__module__ or "").partition(".")[0] in _LIBRARIES)
-
-
-_LIBRARIES = {"builtins", "numpy", "scipy", "jax", "jaxlib", "torch", "dask", "functools",
-              "collections", "s2sad", "math", "types", "typing"}
 
 
 def tape_fallback(f, entry="grad") -> str:
