@@ -381,6 +381,22 @@ def test_a_wrapped_traced_number_is_unwrapped_not_silently_constant(engine):
     assert engine(np_wrapped_scalar, (2.0,), 0) == (6.0, 3.0)
 
 
+def np_array_of_traced(x):
+    return np.sum(np.array(x) * x)  # (an object array holding the traced array)
+
+
+def np_array_of_items(x):
+    return np.sum(np.array([x[0], 2.0 * x[1]]) * x[:2])
+
+
+@pytest.mark.parametrize("f", [np_array_of_traced, np_array_of_items])
+def test_traced_values_in_an_object_array_are_refused_with_a_hint(f):
+    # (the tape said "f returned a Var": a traced value whose value held traced values)
+    with pytest.raises(EngineError, match="object array") as info:
+        s2sad.grad(f, mode="tape")(np.array([1.0, 2.0, 3.0]))
+    assert "np.stack" in info.value.hint
+
+
 def test_dual_jacobian_refuses_object_arrays():
     with pytest.raises(EngineError, match="object array"):
         dual_jacobian(lambda x: np.array([x, 2.0 * x]), (1.0,), 0)

@@ -22,7 +22,7 @@ import numbers
 import numpy as np
 
 from ..errors import ComplexArgumentError, IntegerArgumentError, NonScalarOutputError, WrtError
-from .traced import primal
+from .traced import Traced, primal
 
 
 def _name(f) -> str:
@@ -116,7 +116,10 @@ def object_array_error(engine: str):
 
     return EngineError(f"the output is a NumPy array of Python objects: a NumPy call "
                        f"turned traced values into an object array (np.asarray or np.array "
-                       f"of a traced value?), which the {engine} engine cannot follow")
+                       f"of a traced value?), which the {engine} engine cannot follow",
+                       hint="Write np.stack([a, b]) for np.array([a, b]) of computed "
+                       "values, and leave out np.array(x) of one; or differentiate "
+                       "without mode=, which reads the source.")
 
 
 def scalar_output(f, out, engine="traced"):
@@ -127,6 +130,8 @@ def scalar_output(f, out, engine="traced"):
             raise object_array_error(engine)
         out = value[()]  # NumPy wrapped one traced number: unwrap it
         value = primal(out)
+    if isinstance(value, Traced) or isinstance(value, np.ndarray) and value.dtype == object:
+        raise object_array_error(engine)  # (traced values inside a traced value)
     if isinstance(value, np.ndarray) and value.ndim == 0:
         return out
     if isinstance(value, numbers.Real) and not isinstance(value, np.ndarray):
