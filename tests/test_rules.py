@@ -20,6 +20,7 @@ import linalg_examples
 import shaping_examples
 from helpers import central_diff
 
+from s2sad.engines.primitives import call_rule
 from s2sad.ir.kinds import kind_of
 from s2sad import primitives as rules
 from s2sad import runtime
@@ -726,6 +727,15 @@ def template_equals_rule(key, rule, cases):
                 assert i not in inlined
             else:
                 assert np.allclose(flat(inlined[i]), flat(term), rtol=1e-12)
+        if rule.mode == "reverse" and rule.arity > 1:
+            # the tape engine's call for one input's term alone (a plain operand's
+            # term is not computed) gives that term, and None for the others
+            for i, term in enumerate(direct):
+                alone = call_rule(rule, xs, options, out, seeds[0], wanted={i})
+                assert all(t is None for j, t in enumerate(alone) if j != i)
+                assert (alone[i] is None) == (term is None)
+                if term is not None:
+                    assert np.allclose(flat(alone[i]), flat(term), rtol=1e-12)
 
 
 def test_conventions_at_kinks():

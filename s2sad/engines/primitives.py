@@ -21,6 +21,9 @@ This module imports nothing from the compiler pipeline.
 
 from __future__ import annotations
 
+import ast
+import builtins
+import inspect
 import linecache
 import math
 import os
@@ -169,9 +172,12 @@ def find_rule(key, primals, active, mode, options=None):
     return rule
 
 
-def call_rule(rule, primals, options, out, seeds):
+def call_rule(rule, primals, options, out, seeds, wanted=None):
     """Call a rule function: `seeds` is ``out_bar`` (reverse) or the list of input
-    tangents (forward). Returns one term per input, as a tuple."""
+    tangents (forward). Returns one term per input, as a tuple. With `wanted` (the
+    positions of the inputs whose terms are needed), a reverse rule computes those
+    alone (`_partial`: ``X @ w`` of a plain `X` does not compute ``np.outer(g, w)``);
+    the others are None."""
     kw = dict(options or {})
     kw["out"] = out
     if rule.mode == "reverse":
@@ -179,8 +185,58 @@ def call_rule(rule, primals, options, out, seeds):
     else:
         for name, dot in zip(rule.inputs, seeds):
             kw[name + "_dot"] = dot
-    terms = rule.func(*primals, **kw)
+    func = rule.func
+    if wanted is not None and rule.mode == "reverse" and len(wanted) < rule.arity:
+        func = _partial(rule, frozenset(wanted)) or func
+    terms = func(*primals, **kw)
     return terms if rule.arity > 1 else (terms,)
+
+
+_PARTIALS: dict = {}  # (id of a rule, wanted) -> (rule, its `_partial`, or None)
+
+
+def _partial(rule, wanted: frozenset):
+    """`rule.func` computing only the terms of the inputs at `wanted` (the others
+    None), from its template: the lines those terms read, and the terms; None where
+    the rule has no template (a rule derived from a forward one) or takes ``*args``."""
+    key = (id(rule), wanted)
+    got = _PARTIALS.get(key)
+    if got is None or got[0] is not rule:
+        got = _PARTIALS[key] = (rule, _make_partial(rule, wanted))
+    return got[1]
+
+
+def _make_partial(rule, wanted):
+    try:
+        template = rule.template
+        sig = inspect.signature(rule.func)
+    except (S2SADError, TypeError, ValueError):
+        return None
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values()):
+        return None
+    terms = [t if i in wanted else None for i, t in enumerate(template.terms)]
+    needed = set().union(*(template.names(t) for t in terms if t is not None))
+    kept = []
+    for name, expr in reversed(template.assigns):
+        if name in needed:
+            kept.append((name, expr))
+            needed |= template.names(expr)
+    body = [ast.Assign(targets=[ast.Name(n, ast.Store())], value=e) for n, e in reversed(kept)]
+    result = [t if t is not None else ast.Constant(None) for t in terms]
+    body.append(ast.Return(ast.Tuple(result, ast.Load()) if len(result) > 1 else result[0]))
+    params = [ast.arg(n) for n in sig.parameters]
+    fn = ast.FunctionDef("partial", ast.arguments([], params, None, [], [], None, []), body, [])
+    module = ast.fix_missing_locations(ast.Module([fn], []))
+    scope = {**template.helpers, "__builtins__": builtins}
+    exec(compile(module, f"<partial rule {describe(rule.key)}>", "exec"), scope)
+    inner = scope["partial"]
+
+    def partial(*args, **kw):
+        bound = sig.bind(*args, **kw)
+        bound.apply_defaults()
+        return inner(**bound.arguments)
+
+    return partial
 
 
 def undefined(key, primals, exc) -> EngineError:

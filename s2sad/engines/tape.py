@@ -157,9 +157,11 @@ class Var(Traced):
         primals = [tape.snapshot(p) if i not in traced_at and type(p) is np.ndarray else p
                    for i, p in enumerate(primals)]
 
+        wanted = {i for i, _ in parts}
+
         def pullback(g):
             try:
-                terms = call_rule(rule, primals, options, out, g)
+                terms = call_rule(rule, primals, options, out, g, wanted)
             except (ArithmeticError, ValueError) as exc:
                 raise undefined(key, primals, exc) from None
             return [part_term(terms, i, k) for i, k in parts]
