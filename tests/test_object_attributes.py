@@ -105,6 +105,28 @@ def test_forward_mode_vjp_and_the_hessian_know_the_kinds_too():
                                                                 rel=1e-6)
 
 
+COEFFICIENTS = [0.7, 1.5]
+
+
+class Copied:
+    def __init__(self):
+        self.V = np.array([0.5, -1.0, 2.0])
+
+    def loss(self, x, s):
+        # (reading an item of a module's list runs no code of the user's: `self.V`
+        # keeps its kind, and its copy is known to be new, so the write is followed)
+        t = COEFFICIENTS[0] * s
+        v = self.V.copy()
+        v[0] = t
+        return np.sum(v * x)
+
+
+def test_an_item_of_a_global_list_leaves_the_attributes_kinds_known():
+    x = np.array([0.3, -0.2, 0.5])
+    gx, gs = s2sad.grad(Copied().loss, wrt=(0, 1))(x, 2.0)
+    assert np.allclose(gx, [1.4, -1.0, 2.0]) and gs == pytest.approx(0.7 * 0.3)
+
+
 # ------------------------------------------------------- what may rebind an attribute
 
 A3 = np.array([1.0, 2.0, 3.0])

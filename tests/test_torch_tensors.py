@@ -437,3 +437,77 @@ def test_methods_of_values_of_unknown_kind_mean_numpys():
     x, W = rng.normal(size=3), rng.normal(size=3)
     want = s2sad.grad(Spread(W).loss)(x)
     close(s2sad.grad(Spread(torch.tensor(W)).loss)(torch.tensor(x)), want)
+
+
+V_HELD = np.array([1.0, -2.0, 0.5])
+B_HELD = np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 4.0]])
+M_HELD = np.array([[1.0, 2.0], [0.5, -1.0], [3.0, 0.25]])
+CFG_HELD = {"list": [np.array([0.5, -1.0, 2.0]), 0.5]}
+
+
+def globals_everywhere(x):
+    # (a module's NumPy arrays where the derivative passes them to NumPy functions
+    # that take no NumPy array beside a tensor: np.outer(g, v) is the adjoint of x @ v,
+    # a list given to np.concatenate; and an array in a list in a dict)
+    return np.sum((x @ V_HELD) ** 2) + np.sum(np.concatenate([x, B_HELD]) ** 2) \
+        + np.sum((M_HELD.T @ x.T) ** 2) + np.sum(np.stack([x, B_HELD]) ** 2) \
+        + np.sum(CFG_HELD["list"][0] * x[0] ** 2) * CFG_HELD["list"][1] \
+        + np.sum(np.cumsum(x) * np.arange(6.0))  # (np.cumsum of no axis: x flat)
+
+
+class Dotted:
+    def __init__(self, b):
+        self.b = b
+
+    def loss(self, x):
+        return np.sum(np.dot(x, self.b) ** 2)
+
+
+def test_numpy_data_read_anywhere_and_tensors_held_by_an_object():
+    x = rng.normal(size=(2, 3))
+    close(s2sad.grad(globals_everywhere)(torch.tensor(x)), s2sad.grad(globals_everywhere)(x))
+    b = rng.normal(size=3)
+    model = Dotted(torch.tensor(b))  # (a tensor an object holds: its kind is known)
+    g = s2sad.grad(model.loss)
+    close(g(torch.tensor(x)), s2sad.grad(Dotted(b).loss)(x))
+    B = rng.normal(size=(3, 2))
+    model.b = torch.tensor(B)  # (another rank: built again)
+    close(g(torch.tensor(x)), s2sad.grad(Dotted(B).loss)(x))
+
+
+def scaled_sum(x, c):
+    return np.sum(np.tanh(x) * x) * c
+
+
+def test_float32_tensors_keep_float32_in_every_entry_point():
+    x = rng.normal(size=3)
+    t = torch.tensor(x, dtype=torch.float32)
+    for mode in ("reverse", "forward"):
+        gx, gc = s2sad.grad(scaled_sum, wrt=(0, 1), mode=mode)(t, 1.5)
+        assert isinstance(gx, torch.Tensor) and gx.dtype == torch.float32, (mode, type(gx))
+        assert isinstance(gc, torch.Tensor) and gc.ndim == 0, (mode, type(gc))
+    assert s2sad.hessian(scaled_sum)(t, 1.5).dtype == torch.float32
+    for mode in ("reverse", "forward"):
+        assert s2sad.jacobian(squashed, mode=mode)(t).dtype == torch.float32
+
+
+def squashed(x):
+    return np.tanh(x) * x
+
+
+LOOPS = {"order": {0: 2, 2: 1}}
+
+
+def over_a_dict(x, w):
+    s = 0.5
+    for i in LOOPS["order"]:  # (a number overwritten: its zero, of unknown rank)
+        s = 0.5
+        s = s * x[i] + w[1, i]
+    return s
+
+
+def test_a_zero_of_unknown_rank_in_the_tensors_dtype():
+    x, w = rng.normal(size=3), rng.normal(size=(2, 3))
+    got = s2sad.grad(over_a_dict, wrt=(0, 1))(torch.tensor(x), torch.tensor(w))
+    for a, b in zip(got, s2sad.grad(over_a_dict, wrt=(0, 1))(x, w)):
+        close(a, b)

@@ -173,8 +173,9 @@ class _Unseen:
         """Is the atom `x` a list or a tuple (whose items may be anything: indexing
         one, appending to it, runs no code of theirs), or plain?"""
         kind = self.act.kinds.get(x.id) if isinstance(x, ast.Name) else None
+        held = self.fn.refs.get(x.id) if isinstance(x, ast.Name) and kind is None else None
         return isinstance(kind, (ListKind, tuple)) or isinstance(x, (ast.List, ast.Tuple)) \
-            or self.atom(x)
+            or type(held) in (list, tuple) or self.atom(x)  # (a global list: ``CL[0]``)
 
     def op(self, s, op) -> bool:
         """Does the operation `op` (the statement `s`'s) run code s2sad does not see?"""

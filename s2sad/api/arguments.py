@@ -374,6 +374,9 @@ def typed_like(g, x, narrow=False):
         # arrays, ``np.where(c, s_dot, 0.0)``, or NumPy scalars of a narrower dtype;
         # the compiled gradient's own code avoids both: `gradient_cast` is None there)
         return float(g)
+    if cast is not None and isinstance(kind, ArrayKind) and kind.xp in NAMESPACES:
+        xp = importlib.import_module(NAMESPACES[kind.xp])  # (a tensor's: not NumPy's)
+        return xp.asarray(g, dtype=getattr(xp, cast))
     if cast is not None:
         return np.asarray(g, getattr(np, cast))
     return g

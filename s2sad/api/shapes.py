@@ -27,6 +27,9 @@ from ..errors import S2SADError
 from ..ir.kinds import NAMESPACES, array_library, dtype_kind
 from .arguments import typed_like
 
+# (the libraries whose arrays a block is cast to the dtype of, as `stages.gradient_cast`)
+_CAST = ("torch", "array_api_strict")
+
 
 def namespace(*values):
     """The module whose functions keep the first of `values` that is another library's
@@ -263,7 +266,8 @@ def split(matrix, x_rows, x_columns, shape_out):
 def block_like(block, x):
     """A Jacobian or Hessian block with the type its argument `x` gives it (see
     `arguments.typed_like`): for an array argument its dtype (a 0-d block of a 0-d array
-    is a 0-d array), for a number a float where the block is one number."""
-    if isinstance(x, np.ndarray):
+    is a 0-d array; a float32 tensor's is float32, though its blocks are built of
+    float64 unit tangents), for a number a float where the block is one number."""
+    if isinstance(x, np.ndarray) or array_library(x) in _CAST:
         return typed_like(block, x)
     return float(block) if block.ndim == 0 and namespace(block) is None else block

@@ -15,7 +15,8 @@ text to that module (as it binds them to ``jax.numpy`` for JAX arrays):
   (``outer``, ``shape``, ``transpose``, ``swapaxes``, ``dot``, ``copy``, ``diag``,
   ``tri``), or has
   with other parameters (``tile`` of an int, ``squeeze`` without an axis,
-  ``take_along_axis`` with its axis by position or None,
+  ``take_along_axis`` with its axis by position or None, ``cumsum`` and
+  ``cumprod`` without an axis, over the array flat,
   ``asarray`` of a list of arrays), are written here in the standard's functions;
 * ``from_numpy`` (not NumPy's) makes a NumPy array or number the library's, and
   passes anything else through (`driver.libraries` calls it on the user's constants,
@@ -194,6 +195,14 @@ def define(module: types.ModuleType, xp) -> None:
             arr, axis = xp.reshape(asarray(arr), (-1,)), 0
         return xp.take_along_axis(asarray(arr), asarray(indices), axis=axis)
 
+    def cumulative(name):
+        def cumulative(a, axis=None, dtype=None):
+            a = asarray(a)
+            if axis is None:  # (NumPy's runs over `a` flat; the standard's needs an axis)
+                a, axis = xp.reshape(a, (-1,)), 0
+            return getattr(xp, name)(a, axis=axis, dtype=dtype)
+        return cumulative
+
     def tri(n, m=None, k=0, dtype=None):
         ones = xp.ones((n, n if m is None else m), dtype=xp.float64 if dtype is None else dtype)
         return xp.tril(ones, k=k)
@@ -210,7 +219,8 @@ def define(module: types.ModuleType, xp) -> None:
               transpose=transpose, outer=outer, dot=dot, copy=copy, asarray=asarray,
               array=array, from_numpy=from_numpy, full=full, arange=arange,
               swapaxes=swapaxes, tile=tile, squeeze=squeeze, diag=diag, tri=tri,
-              take_along_axis=take_along_axis,
+              take_along_axis=take_along_axis, cumsum=cumulative("cumulative_sum"),
+              cumprod=cumulative("cumulative_prod"),
               linalg=types.SimpleNamespace(
                   norm=norm, **{n: getattr(xp.linalg, n) for n in LINALG
                                 if hasattr(xp.linalg, n)}))
@@ -258,6 +268,11 @@ def _of_numbers(fn, asarray, elementwise: bool, floating: tuple, numpy=None):
 
     def call(*args, **kwargs):
         if any(type(a) in _NUMBERS for a in args):
+            if any(type(v) is type(floating[-1]) for v in kwargs.values()):
+                # (a dtype of the library's, ``np.zeros_like(s, dtype=g.dtype)`` of a
+                # number `s`: the library's function, which NumPy's would not take)
+                return fn(*[asarray(a) if type(a) in _NUMBERS else a for a in args],
+                          **kwargs)
             if numpy is not None and all(type(a) in _SCALARS for a in args):
                 # (of numbers alone: NumPy's own function, and a NumPy number, which
                 # mixes with NumPy constants and with the library's arrays alike)

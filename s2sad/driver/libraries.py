@@ -35,6 +35,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import numbers
 import types
 
 import numpy
@@ -87,11 +88,11 @@ def as_functions(functions: list, acts: list):
     analysis knows to be a list, dict or number keeps its method (``xs.copy()``), and
     one of unknown kind (``self.W``) its ``copy()`` only. An element read (``x[i]``)
     is copied (`_element`). The NumPy data a function reads is made the library's
-    where it is read (``np.from_numpy``, which passes anything else through): a
-    global's or closure's (``SETTINGS["w"]``), an attribute of an object parameter
-    (``self.W``), the result of a function run as written (`_as_written`), and such a
-    value passed to a function of the unit. (An array-api-strict array has none of
-    these methods: code written for it does not call them.)"""
+    wherever it is read (``np.from_numpy``, which passes anything else through;
+    `_Functions.data`): a global's or closure's (``SETTINGS["w"]``), an attribute of
+    an object parameter (``self.W``), an item of a local holding such data, and the
+    result of a function run as written (`_as_written`). (An array-api-strict array
+    has none of these methods: code written for it does not call them.)"""
     for uf in functions:
         kinds = [act.kinds for func, act in acts if func is uf.user]
         uf.fn = uf.fn.clone()
@@ -101,25 +102,31 @@ def as_functions(functions: list, acts: list):
             n for n, v in uf.fn.refs.items() if isinstance(v, types.ModuleType)}
         objects = {p.name for p in uf.fn.params
                    if isinstance(_kind_of(p.name, kinds), ObjectKind)}
-        rewrite = _Functions(kinds, local, modules, objects).visit
+        held: set = set()
+        rewrite = _Functions(kinds, local, modules, objects, uf.fn.refs, held).visit
+        kept = _Functions(kinds, local, modules, objects, uf.fn.refs, None).visit
         for s in ir.walk(uf.fn.body):
+            if isinstance(s, ir.Assign) and (_as_written(s.value, uf.fn.refs) or
+                                             _Functions.data(rewrite.__self__, s.value)):
+                held.update(s.targets)  # (the user's data: its items are too)
             kind = _kind_of(s.targets[0], kinds) if isinstance(s, ir.Assign) else None
             if isinstance(s, ir.Assign) and not s.unpack and \
-                    (_constant(s.value, local, modules, objects) or
-                     _as_written(s.value, uf.fn.refs)) and \
+                    _as_written(s.value, uf.fn.refs) and \
                     (kind in (None, UNKNOWN) or isinstance(kind, ArrayKind)):
-                # (a NumPy array of the user's module, SETTINGS["w"], of an object,
-                # self.W, or one a function run with NumPy gives: the library's;
+                # (a NumPy array a function run with NumPy gives: the library's;
                 # `backend.standard`'s from_numpy passes anything else through)
                 s.value = _call("np.from_numpy", [s.value])
+            visit = kept if isinstance(s, ir.Kept) else rewrite
             for field, value in vars(s).items():
                 if isinstance(value, ast.Subscript) and field == "target":
                     # (written into, not read: its container and index only)
-                    value.value, value.slice = rewrite(value.value), rewrite(value.slice)
+                    if not isinstance(value.value, ast.Name):
+                        value.value = visit(value.value)
+                    value.slice = visit(value.slice)
                 elif isinstance(value, ast.AST):
-                    setattr(s, field, rewrite(value))
+                    setattr(s, field, visit(value))
                 elif isinstance(value, list) and any(isinstance(v, ast.AST) for v in value):
-                    setattr(s, field, [rewrite(v) if isinstance(v, ast.AST) else v
+                    setattr(s, field, [visit(v) if isinstance(v, ast.AST) else v
                                        for v in value])
 
 
@@ -187,6 +194,8 @@ def _readable(callee) -> bool:
     """Is `callee` a function of the user's, written in Python (not a library's)?"""
     return isinstance(callee, types.FunctionType) and not library_object(callee)
 
+
+_UNSEEN = object()  # (what `_Functions.data` finds for a read of no value it knows)
 
 # (the most copies `run_with_library` makes of one callee for arguments of given kinds)
 _COPIES = 4
@@ -261,19 +270,56 @@ def _kind_of(name, kinds: list):
 class _Functions(ast.NodeTransformer):
     """`as_functions` of one expression."""
 
-    def __init__(self, kinds: list, local: set, modules: set, objects: set):
+    def __init__(self, kinds: list, local: set, modules: set, objects: set, refs: dict,
+                 held):
         self.kinds, self.local, self.modules, self.objects = kinds, local, modules, objects
+        self.refs = refs
+        # the locals holding the user's data (None: its reads are left as they are, in
+        # a statement kept as written)
+        self.held = held
+
+    def visit(self, node):
+        if self.held is not None and isinstance(node, (ast.Name, ast.Subscript,
+                                                       ast.Attribute)) \
+                and isinstance(node.ctx, ast.Load) and self.data(node):
+            # (the user's data, wherever it is read: an argument of a NumPy function
+            # that takes no NumPy array beside a tensor, ``np.concatenate([x, B])``,
+            # ``np.outer(g, v)``, an operand, ``SETTINGS["w"] * s``; its indices are
+            # read as they are)
+            part = node
+            while isinstance(part, (ast.Subscript, ast.Attribute)):
+                if isinstance(part, ast.Subscript):
+                    part.slice = self.visit(part.slice)
+                part = part.value
+            return _call("np.from_numpy", [node])
+        return super().visit(node)
+
+    def data(self, node) -> bool:
+        """Is `node` a read of the user's data, which may hold NumPy arrays: a
+        global's or closure's value, an item or attribute of one, an attribute of an
+        object parameter (``self.W``), an item of a local holding such data (`held`);
+        not a function, class or module, nor a number or a string?"""
+        root = node
+        while isinstance(root, (ast.Subscript, ast.Attribute)):
+            root = root.value
+        if not isinstance(root, ast.Name) or not (
+                _constant(node, self.local, self.modules, self.objects) or
+                root is not node and root.id in (self.held or ())):
+            return False
+        text = ir.dotted(node)
+        value = self.refs.get(text, _UNSEEN) if text is not None else _UNSEEN
+        return value is _UNSEEN or not (callable(value) or isinstance(value, (
+            types.ModuleType, numbers.Number, str, bytes, type(None))))
 
     def visit_Call(self, node):
-        self.generic_visit(node)
         func = node.func
-        if isinstance(func, ast.Name) and "%" in func.id:
-            # (a function of the unit, ``g%fwd(W, x)``, ``h%torch(W)``: it computes
-            # with tensors, and a NumPy array times a tensor raises)
-            node.args = [self._library(a) for a in node.args]
-            for k in node.keywords:
-                k.value = self._library(k.value)
-            return node
+        if isinstance(func, ast.Attribute):
+            func.value = self.visit(func.value)  # (a method's receiver)
+        elif not isinstance(func, ast.Name):
+            node.func = self.visit(func)
+        node.args = [self.visit(a) for a in node.args]
+        for k in node.keywords:
+            k.value = self.visit(k.value)
         if not (isinstance(func, ast.Attribute) and func.attr in METHODS) or \
                 func.attr == "item":  # (a tensor's is NumPy's)
             return node
@@ -292,7 +338,6 @@ class _Functions(ast.NodeTransformer):
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
-        node.left, node.right = self._library(node.left), self._library(node.right)
         # (a list beside an array, a ufunc's tangent ``np.cos(t) * t_dot``: NumPy
         # makes it an array, a tensor's operator does not)
         if self._numbers(node.left) and self._surely_array(node.right):
@@ -333,11 +378,6 @@ class _Functions(ast.NodeTransformer):
         return isinstance(operand, ast.Name) and operand.id in self.local and \
             kind in (None, UNKNOWN, PENDING)
 
-    def visit_Compare(self, node):
-        self.generic_visit(node)
-        node.left, node.comparators = self._library(node.left), [
-            self._library(c) for c in node.comparators]
-        return node
 
     def _numbers(self, operand) -> bool:
         """Is `operand` a name of a list (which NumPy makes an array beside one)?"""
@@ -347,14 +387,6 @@ class _Functions(ast.NodeTransformer):
         """Is `operand` an array: a name of one, or a call of a NumPy function?"""
         return isinstance(self._kind(operand), ArrayKind) or isinstance(operand, ast.Call) \
             and (ir.dotted(operand.func) or "").startswith("np.")
-
-    def _library(self, operand):
-        """`operand` of an operator, made the library's array where it is the user's
-        constant (``SETTINGS["w"] * s``: a NumPy array times a tensor raises)."""
-        if isinstance(operand, (ast.Name, ast.Subscript, ast.Attribute)) and \
-                _constant(operand, self.local, self.modules, self.objects):
-            return _call("np.from_numpy", [operand])
-        return operand
 
     def visit_Attribute(self, node):
         self.generic_visit(node)

@@ -409,9 +409,11 @@ def checkpoint_outer_loops(fn: ir.Function, checkpoint) -> ir.Function:
 
 def narrow_arrays(kinds: dict) -> bool:
     """Is some argument an array narrower than float64? (A NumPy scalar of float64 is
-    a float; one of float32 is not, and a float argument's gradient could become one.)"""
-    return any(isinstance(k, ArrayKind) and k.exact not in (None, "float64")
-               for k in kinds.values())
+    a float; one of float32 is not, and a float argument's gradient could become one.
+    Not a PyTorch tensor or an array-api-strict array: beside those, a float
+    argument's gradient is a 0-d array, as it is beside float64 ones.)"""
+    return any(isinstance(k, ArrayKind) and k.xp not in _CAST[1:] and
+               k.exact not in (None, "float64") for k in kinds.values())
 
 
 _CAST = (None, "torch", "array_api_strict")  # (the libraries `gradient_cast` casts)

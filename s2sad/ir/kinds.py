@@ -217,6 +217,8 @@ def held_attributes(value, names) -> tuple:
         elif np is not None and tp.__module__ == "numpy" and issubclass(
                 tp, (np.floating, np.integer, np.bool_)):
             kind = SCALAR if issubclass(tp, np.floating) else INT
+        elif (library := array_library(v)) is not None:  # (a tensor: `np.dot(x, self.b)`)
+            kind = ArrayKind(v.ndim, _DTYPES.get(dtype_kind(v.dtype), "?"), xp=library)
         else:
             continue
         if any(name in c.__dict__ and _data_descriptor(c.__dict__[name])
@@ -224,6 +226,9 @@ def held_attributes(value, names) -> tuple:
             continue
         out.append((name, kind))
     return tuple(out) if len(out) <= ITEMS else ()  # (each is checked on every call)
+
+
+_NUMBERS = (float, int, bool)
 
 
 def attribute_signature(value, attrs) -> tuple:
@@ -236,7 +241,8 @@ def attribute_signature(value, attrs) -> tuple:
         v = own.get(name)
         tp = type(v)
         out.append((tp, v.ndim, v.dtype) if tp.__name__ == "ndarray" and
-                   tp.__module__ == "numpy" else tp)
+                   tp.__module__ == "numpy" or tp not in _NUMBERS and array_library(v)
+                   else tp)
     return tuple(out)
 
 

@@ -79,9 +79,11 @@ class TapedLoops:
             return zero(kind, adjoint)
         zeros = zero(kind, old)
         if isinstance(zeros, ast.Call) and not (kind.ndim is not None and kind.dtype == "f"):
-            # (of a rank not known, the adjoint may be a number: `np.result_type`)
-            dtype = ast.Attribute(value=ir.name(adjoint), attr="dtype", ctx=ast.Load()) \
-                if kind.ndim is not None else call_np("result_type", [ir.name(adjoint)])
+            # (of a rank not known, the adjoint may be a number: ``np.asarray(g).dtype``,
+            # which a tensor's namespace takes of a number too, not `np.result_type`)
+            dtype = ast.Attribute(value=ir.name(adjoint) if kind.ndim is not None else
+                                  call_np("asarray", [ir.name(adjoint)]),
+                                  attr="dtype", ctx=ast.Load())
             zeros.keywords = [ast.keyword(arg="dtype", value=dtype)]
         return zeros
 
