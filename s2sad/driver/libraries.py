@@ -21,11 +21,12 @@ counterpart of (Dask has no ``np.sort``, ``np.argsort``, ``np.linalg.det``...); 
 array-api-strict, arithmetic on a comparison's booleans (a rule's ``g * (x >= y)``,
 ``np.cumsum(x == 0)``), which the standard leaves out.
 
-For PyTorch tensors, the user's code is made to run with the tensors' functions as a
-whole: `run_with_library` gives each call of a user function that carries no
-derivative the callee's own lines as a function of the unit (``g%torch``), and
-`as_functions` spells NumPy's methods as functions and makes the NumPy data the code
-reads tensors (a module's, an object's, what a function run as written gives).
+For PyTorch tensors (and array-api-strict arrays), the user's code is made to run
+with the tensors' functions as a whole: `run_with_library` gives each call of a user
+function that carries no derivative the callee's own lines as a function of the unit
+(``g%torch``), and `as_functions` spells NumPy's methods as functions and makes the
+NumPy data the code reads tensors (a module's, an object's, what a function run as
+written gives).
 
 May import ir and errors.
 """
@@ -62,14 +63,16 @@ NUMPY_ONLY = {"take_bar": "np.take", "take_along_axis_bar": "np.take_along_axis"
 
 
 def refuse(functions: list, acts: list, param_kinds: dict, primal=None) -> dict:
-    """For PyTorch tensors `run_with_library` (with `primal`, the builder's
+    """For PyTorch tensors and array-api-strict arrays (the libraries run through
+    `backend.standard`, `_TAGS`) `run_with_library` (with `primal`, the builder's
     `library_primal`) and `as_functions`; then `refuse_writes`, then
     `refuse_numpy_only`; the helpers the functions now read (``np``, which
     `as_functions` may bring in)."""
     helpers = {}
-    if "torch" in set().union(*map(libraries_in, param_kinds.values())):
+    standard = set().union(*map(libraries_in, param_kinds.values())) & _TAGS.keys()
+    if standard:
         if primal is not None:
-            run_with_library(functions, acts, param_kinds, primal)
+            run_with_library(functions, acts, param_kinds, primal, _TAGS[min(standard)])
         as_functions(functions, acts)
         helpers["np"] = numpy
     refuse_writes(functions, acts, param_kinds)
@@ -130,7 +133,7 @@ def as_functions(functions: list, acts: list):
                                        for v in value])
 
 
-def run_with_library(functions: list, acts: list, param_kinds: dict, primal):
+def run_with_library(functions: list, acts: list, param_kinds: dict, primal, tag="torch"):
     """Give each call among `functions` of a user's function that carries no
     derivative (``g_rows(self.M * 2)``, which would run as written, with NumPy) a
     function of the unit instead: ``g_rows%torch``, `primal` of the callee for the
@@ -159,7 +162,7 @@ def run_with_library(functions: list, acts: list, param_kinds: dict, primal):
             key = (callee, tuple(sorted(arg_kinds.items())))
             if key not in made:
                 made[key] = _library_function(callee, arg_kinds, functions, todo, made,
-                                              param_kinds, primal)
+                                              param_kinds, primal, tag)
             names.append(made[key])
         if any(names):
             uf.fn = uf.fn.clone()  # (its IR may be shared with the stages')
@@ -174,12 +177,13 @@ def _calls(fn: ir.Function) -> list:
             for v in _values(s) for n in ast.walk(v) if isinstance(n, ast.Call)]
 
 
-def _library_function(callee, arg_kinds, functions, todo, made, param_kinds, primal):
-    """The IR name of the unit function `primal` makes of `callee`, appended to
-    `functions` and `todo`; None where it cannot be made."""
+def _library_function(callee, arg_kinds, functions, todo, made, param_kinds, primal, tag):
+    """The IR name of the unit function `primal` makes of `callee` (``g%torch``, the
+    library's `tag`), appended to `functions` and `todo`; None where it cannot be
+    made."""
     base = callee.__name__ if callee.__name__.isidentifier() else "lambda"
     n = sum(1 for (c, _), v in made.items() if v is not None and c.__name__ == callee.__name__)
-    name = f"{base}%torch" + ("" if n == 0 else f"%{n + 1}")
+    name = f"{base}%{tag}" + ("" if n == 0 else f"%{n + 1}")
     try:
         uf = primal(callee, arg_kinds, name)
         refuse_numpy_only([uf], param_kinds)
@@ -633,5 +637,8 @@ def _call(function: str, args: list, keywords=()) -> ast.Call:
 _PACKED = ("reshape", "transpose")
 
 _NAMES = {"jax": "JAX", "array_api_strict": "array-api-strict", "torch": "PyTorch"}
+# the libraries whose derivatives run the user's code with their functions as a whole
+# (`run_with_library`, `as_functions`), with what a function run so is named after
+_TAGS = {"torch": "torch", "array_api_strict": "strict"}
 _NOUNS = {"torch": "tensors"}  # (what a library's arrays are called, where not arrays)
 _IMMUTABLE = {"jax"}  # (the libraries whose arrays cannot be changed)
