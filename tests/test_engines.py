@@ -397,6 +397,35 @@ def test_traced_values_in_an_object_array_are_refused_with_a_hint(f):
     assert "np.stack" in info.value.hint
 
 
+def list_written_after(w):
+    L = [0.5, -1.2, 2.0]
+    y = np.multiply(w, L)
+    L[1] = 7.0  # (after the product read it: its derivative reads the old -1.2)
+    return np.sum(y ** 2)
+
+
+def table_written_after(w):
+    xp, fp = [-2.0, 0.0, 2.0], [0.5, -1.0, 3.0]
+    y = np.interp(w, xp, fp)
+    fp[1] = 4.0
+    return np.sum(y ** 2)
+
+
+def array_in_a_list_written_after(w):
+    C = np.array([[4.0, 1.0, 0.0], [0.5, 3.0, 0.2], [0.1, 0.0, 5.0]])
+    y = np.linalg.multi_dot([C, C, w])
+    C[:] = 2.5
+    return np.sum(y ** 2)
+
+
+@pytest.mark.parametrize("f", [list_written_after, table_written_after,
+                               array_in_a_list_written_after])
+def test_tape_keeps_plain_lists_and_their_arrays_as_they_were_read(f):
+    w = np.array([0.3, -0.8, 0.5])
+    want = [(f(w + h) - f(w - h)) / 2e-6 for h in np.eye(3) * 1e-6]
+    np.testing.assert_allclose(s2sad.grad(f, mode="tape")(w), want, rtol=1e-6, atol=1e-6)
+
+
 def test_dual_jacobian_refuses_object_arrays():
     with pytest.raises(EngineError, match="object array"):
         dual_jacobian(lambda x: np.array([x, 2.0 * x]), (1.0,), 0)

@@ -511,3 +511,23 @@ def test_a_zero_of_unknown_rank_in_the_tensors_dtype():
     got = s2sad.grad(over_a_dict, wrt=(0, 1))(torch.tensor(x), torch.tensor(w))
     for a, b in zip(got, s2sad.grad(over_a_dict, wrt=(0, 1))(x, w)):
         close(a, b)
+
+
+W32 = np.array([[0.5, -1.2, 0.3], [0.8, 0.1, -0.7], [0.2, 0.9, 1.4]])
+
+
+def through_a_float64_matrix(x):
+    return np.sum(np.tanh(x @ W32))
+
+
+def test_float32_tensors_beside_a_float64_numpy_matrix():
+    # (PyTorch's matmul takes no float64 matrix beside a float32 vector: the module's
+    # matrix is made a float32 tensor, and so are the Hessian's unit tangents)
+    x = rng.normal(size=3)
+    t = torch.tensor(x, dtype=torch.float32)
+    f = through_a_float64_matrix
+    close(s2sad.grad(f)(t), s2sad.grad(f)(x), rtol=1e-5, atol=1e-6)
+    close(s2sad.grad(f, mode="forward")(t), s2sad.grad(f)(x), rtol=1e-5, atol=1e-6)
+    close(s2sad.jvp(f, (t,), (torch.ones(3),))[1], s2sad.jvp(f, (x,), (np.ones(3),))[1],
+          rtol=1e-5, atol=1e-6)
+    close(s2sad.hessian(f)(t), s2sad.hessian(f)(x), rtol=1e-4, atol=1e-5)

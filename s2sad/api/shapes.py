@@ -187,11 +187,14 @@ def units_of(x):
             t[k] = 1.0
             yield k, t
     elif (xp := namespace(x)) is not None:  # (in `x`'s library: a Dask array in its chunks)
-        dtype = x.dtype if isinstance(x.dtype, np.dtype) else float
+        numpy_dtype = isinstance(x.dtype, np.dtype)
         for k in np.ndindex(x.shape):
-            t = np.zeros(x.shape, dtype=dtype)
+            t = np.zeros(x.shape, dtype=x.dtype if numpy_dtype else float)
             t[k] = 1.0
-            yield k, xp.zeros_like(x) + xp.asarray(t)
+            # (of `x`'s dtype: PyTorch's matmul takes no float64 tangent beside a
+            # float32 array)
+            yield k, xp.zeros_like(x) + (xp.asarray(t) if numpy_dtype else
+                                         xp.asarray(t, dtype=x.dtype))
     elif isinstance(x, list):
         for k in range(len(x)):
             t = [0.0] * len(x)
@@ -266,8 +269,8 @@ def split(matrix, x_rows, x_columns, shape_out):
 def block_like(block, x):
     """A Jacobian or Hessian block with the type its argument `x` gives it (see
     `arguments.typed_like`): for an array argument its dtype (a 0-d block of a 0-d array
-    is a 0-d array; a float32 tensor's is float32, though its blocks are built of
-    float64 unit tangents), for a number a float where the block is one number."""
+    is a 0-d array; a float32 tensor's is float32), for a number a float where the
+    block is one number."""
     if isinstance(x, np.ndarray) or array_library(x) in _CAST:
         return typed_like(block, x)
     return float(block) if block.ndim == 0 and namespace(block) is None else block

@@ -18,9 +18,10 @@ text to that module (as it binds them to ``jax.numpy`` for JAX arrays):
   ``take_along_axis`` with its axis by position or None, ``cumsum`` and
   ``cumprod`` without an axis, over the array flat,
   ``asarray`` of a list of arrays), are written here in the standard's functions;
-* ``from_numpy`` (not NumPy's) makes a NumPy array or number the library's, and
-  passes anything else through (`driver.libraries` calls it on the user's constants,
-  ``SETTINGS["w"]``, for PyTorch);
+* ``from_numpy`` (not NumPy's) makes a NumPy array or number the library's (of a
+  given float dtype: float32 where the arguments are), and passes anything else
+  through (`driver.libraries` calls it on the user's constants, ``SETTINGS["w"]``,
+  for PyTorch);
 * a function takes a NumPy array (a constant of the user's module) as the library's
   array, and an elementwise function a list (``np.sin([a, b])``), as NumPy does; of
   numbers alone (``np.sin(s)``, ``np.sum(s)`` of a float) a function is NumPy's own,
@@ -153,8 +154,13 @@ def define(module: types.ModuleType, xp) -> None:
             dtype = xp.float64
         return xp.asarray(obj, dtype=dtype, copy=copy)
 
-    def from_numpy(value):
-        return xp.asarray(value) if type(value) in _NUMPY else value
+    def from_numpy(value, dtype=None):
+        # (`dtype`: the arguments' float32, for a NumPy array of wider floats:
+        # PyTorch's matmul takes no float64 array beside a float32 one)
+        if type(value) not in _NUMPY:
+            return value
+        narrow = dtype is not None and value.dtype.kind == "f" and value.dtype.itemsize > 4
+        return xp.asarray(value, dtype=dtype if narrow else None)
 
     def array(obj, dtype=None, copy=True):
         return asarray(obj, dtype=dtype, copy=copy)

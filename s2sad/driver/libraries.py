@@ -73,14 +73,34 @@ def refuse(functions: list, acts: list, param_kinds: dict, primal=None) -> dict:
     if standard:
         if primal is not None:
             run_with_library(functions, acts, param_kinds, primal, _TAGS[min(standard)])
-        as_functions(functions, acts)
+        as_functions(functions, acts, _narrow(param_kinds))
         helpers["np"] = numpy
     refuse_writes(functions, acts, param_kinds)
     refuse_numpy_only(functions, param_kinds)
     return helpers
 
 
-def as_functions(functions: list, acts: list):
+def _narrow(param_kinds: dict):
+    """``"float32"`` where every float array among the arguments is float32 (the
+    user's NumPy data is then made float32 arrays of the library: PyTorch multiplies
+    no float64 matrix by a float32 one), else None."""
+    floats = {k.exact for kind in param_kinds.values() for k in _arrays_in(kind)
+              if k.dtype == "f"}
+    return "float32" if floats == {"float32"} else None
+
+
+def _arrays_in(kind) -> list:
+    """The array kinds in `kind` (a container's items too)."""
+    if isinstance(kind, ArrayKind):
+        return [kind]
+    if isinstance(kind, tuple):
+        return [a for k in kind for a in _arrays_in(k)]
+    if isinstance(kind, ListKind):
+        return _arrays_in(kind.elem)
+    return []
+
+
+def as_functions(functions: list, acts: list, narrow=None):
     """Spell every NumPy method of an array among `functions` (``x.std()``,
     ``g.sum(axis=0)``, ``x.T``, ``x.size``) as the NumPy function it is
     (``np.std(x)``), in place (each function's IR is first copied: a unit's IR may
@@ -106,7 +126,7 @@ def as_functions(functions: list, acts: list):
         objects = {p.name for p in uf.fn.params
                    if isinstance(_kind_of(p.name, kinds), ObjectKind)}
         held: set = set()
-        rewrite = _Functions(kinds, local, modules, objects, uf.fn.refs, held).visit
+        rewrite = _Functions(kinds, local, modules, objects, uf.fn.refs, held, narrow).visit
         kept = _Functions(kinds, local, modules, objects, uf.fn.refs, None).visit
         for s in ir.walk(uf.fn.body):
             if isinstance(s, ir.Assign) and (_as_written(s.value, uf.fn.refs) or
@@ -275,9 +295,11 @@ class _Functions(ast.NodeTransformer):
     """`as_functions` of one expression."""
 
     def __init__(self, kinds: list, local: set, modules: set, objects: set, refs: dict,
-                 held):
+                 held, narrow=None):
         self.kinds, self.local, self.modules, self.objects = kinds, local, modules, objects
         self.refs = refs
+        # (``np.from_numpy(W, np.float32)`` where the arguments are float32)
+        self.dtype = [] if narrow is None else [ast.parse(f"np.{narrow}", mode="eval").body]
         # the locals holding the user's data (None: its reads are left as they are, in
         # a statement kept as written)
         self.held = held
@@ -295,7 +317,7 @@ class _Functions(ast.NodeTransformer):
                 if isinstance(part, ast.Subscript):
                     part.slice = self.visit(part.slice)
                 part = part.value
-            return _call("np.from_numpy", [node])
+            return _call("np.from_numpy", [node] + [ir.copy_tree(d) for d in self.dtype])
         return super().visit(node)
 
     def data(self, node) -> bool:
@@ -317,6 +339,8 @@ class _Functions(ast.NodeTransformer):
 
     def visit_Call(self, node):
         func = node.func
+        if ir.dotted(func) == "np.from_numpy":
+            return node  # (made the library's already: a gradient's text, differentiated)
         if isinstance(func, ast.Attribute):
             func.value = self.visit(func.value)  # (a method's receiver)
         elif not isinstance(func, ast.Name):
@@ -467,14 +491,15 @@ def refuse_numpy_only(functions: list, param_kinds: dict):
         for s in ir.walk(uf.fn.body):
             line = s.line or line
             target = getattr(s, "target", None)
-            if library == "dask" and isinstance(target, ast.Subscript) and any(
-                    isinstance(n, ast.Constant) and n.value is None
-                    for n in ast.walk(target.slice)):
-                raise _error(uf.fn.source, line, "with Dask arrays, the derivative would write "
-                             "into an array through an index with None (the adjoint of "
-                             "reading x[:, None]), which Dask cannot: not supported yet",
-                             "Write np.expand_dims(x, 1) for x[:, None], or pass NumPy "
-                             "arrays (docs/guide/arrays.md).")
+            if library in ("dask", "array_api_strict") and isinstance(
+                    target, ast.Subscript) and any(isinstance(n, ast.Constant) and
+                                                   n.value is None
+                                                   for n in ast.walk(target.slice)):
+                raise _error(uf.fn.source, line, f"with {shown} arrays, the derivative would "
+                             "write into an array through an index with None (the adjoint "
+                             f"of reading x[:, None]), which {shown} cannot: not supported "
+                             "yet", "Write np.expand_dims(x, 1) for x[:, None], or pass "
+                             "NumPy arrays (docs/guide/arrays.md).")
             if library == "torch" and any(map(_backwards, _values(s))):
                 raise _error(uf.fn.source, line, "with PyTorch tensors, the derivative slices "
                              "with a negative step here (x[::-1], or its adjoint), which "

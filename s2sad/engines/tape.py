@@ -153,9 +153,10 @@ class Var(Traced):
                 partials = _Failed(undefined(key, primals, exc))
             return held(tape.push(out, parents, partials, label=label))
 
-        traced_at = {i for i, _ in parts}
-        primals = [tape.snapshot(p) if i not in traced_at and type(p) is np.ndarray else p
-                   for i, p in enumerate(primals)]
+        # (the plain values the pullback reads as they are now: arrays, and lists and
+        # tuples holding numbers and arrays, copied where they may change after)
+        primals = [p if isinstance(a, Var) else _frozen(tape, a, p)
+                   for a, p in zip(args, primals)]
 
         wanted = {i for i, _ in parts}
 
@@ -173,6 +174,20 @@ class Var(Traced):
         self.value = value
         self.index = result.index if isinstance(result, Var) and result.tape is self.tape \
             else self.tape.push(value, label="constant").index
+
+
+def _frozen(tape, arg, primal):
+    """`primal`, the value of the input `arg` that is not traced itself, as the tape
+    keeps it for a pullback: a plain array copied (`Tape.snapshot`), a list or a
+    tuple rebuilt with its plain items so (``np.interp(w, xp, fp)`` of a list `fp`
+    written into afterwards; ``multi_dot([C, C, w])`` of an array `C`), its traced
+    items' values as they are."""
+    if type(primal) is np.ndarray:
+        return tape.snapshot(primal)
+    if type(primal) in (list, tuple) and type(arg) in (list, tuple) and len(arg) == len(primal):
+        return type(primal)(p if isinstance(a, Var) else _frozen(tape, a, p)
+                            for a, p in zip(arg, primal))
+    return primal
 
 
 def _part_pullback(rule, key, primals, options, out, parts, j):

@@ -363,7 +363,13 @@ def kind_of(value, items=True):
             return ArrayKind(0, "c")
     library = array_library(value)
     if library is not None:
-        return ArrayKind(value.ndim, _DTYPES.get(dtype_kind(value.dtype), "?"), xp=library)
+        dtype = _DTYPES.get(dtype_kind(value.dtype), "?")
+        # (a float32 tensor's kind says so wherever it is taken, not only a call's
+        # arguments': the user's float64 NumPy data is made float32 tensors beside it,
+        # which PyTorch's matmul needs, `driver.libraries`)
+        name = dtype_name(value.dtype) if dtype == "f" and library in _NARROWED else None
+        return ArrayKind(value.ndim, dtype, exact=None if name == "float64" else name,
+                         xp=library)
     if user_class(type(value)) and not shadows(value):
         return ObjectKind(type(value))
     return OTHER
@@ -408,6 +414,9 @@ def a_kind(kind) -> str:
 
 
 _DTYPES = {"f": "f", "i": "i", "u": "i", "b": "b", "c": "c"}
+
+
+_NARROWED = ("torch", "array_api_strict")  # (see `kind_of`)
 
 
 def dtype_name(dtype) -> str:
