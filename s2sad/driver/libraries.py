@@ -126,11 +126,12 @@ def as_functions(functions: list, acts: list, narrow=None):
         objects = {p.name for p in uf.fn.params
                    if isinstance(_kind_of(p.name, kinds), ObjectKind)}
         held: set = set()
-        rewrite = _Functions(kinds, local, modules, objects, uf.fn.refs, held, narrow).visit
+        functions_of = _Functions(kinds, local, modules, objects, uf.fn.refs, held, narrow)
+        rewrite = functions_of.visit
         kept = _Functions(kinds, local, modules, objects, uf.fn.refs, None).visit
         for s in ir.walk(uf.fn.body):
             if isinstance(s, ir.Assign) and (_as_written(s.value, uf.fn.refs) or
-                                             _Functions.data(rewrite.__self__, s.value)):
+                                             functions_of.data(s.value)):
                 held.update(s.targets)  # (the user's data: its items are too)
             kind = _kind_of(s.targets[0], kinds) if isinstance(s, ir.Assign) else None
             if isinstance(s, ir.Assign) and not s.unpack and \

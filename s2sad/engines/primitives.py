@@ -221,14 +221,14 @@ def _make_partial(rule, wanted):
         if name in needed:
             kept.append((name, expr))
             needed |= template.names(expr)
-    body = [ast.Assign(targets=[ast.Name(n, ast.Store())], value=e) for n, e in reversed(kept)]
-    result = [t if t is not None else ast.Constant(None) for t in terms]
-    body.append(ast.Return(ast.Tuple(result, ast.Load()) if len(result) > 1 else result[0]))
-    params = [ast.arg(n) for n in sig.parameters]
-    fn = ast.FunctionDef("partial", ast.arguments([], params, None, [], [], None, []), body, [])
-    module = ast.fix_missing_locations(ast.Module([fn], []))
+    # (written as text and compiled: the template's trees stay as they are)
+    lines = [f"def partial({', '.join(sig.parameters)}):"]
+    lines += [f"    {n} = {ast.unparse(e)}" for n, e in reversed(kept)]
+    result = ", ".join("None" if t is None else f"({ast.unparse(t)})" for t in terms)
+    lines.append(f"    return {result}")  # (two terms or more: `call_rule` asks so)
     scope = {**template.helpers, "__builtins__": builtins}
-    exec(compile(module, f"<partial rule {describe(rule.key)}>", "exec"), scope)
+    exec(compile("\n".join(lines) + "\n", f"<partial rule {describe(rule.key)}>", "exec"),
+         scope)
     inner = scope["partial"]
 
     def partial(*args, **kw):
