@@ -51,7 +51,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import ir, primitives as rules, runtime
-from ..ir.kinds import INT, NONE, SCALAR, UNKNOWN, ArrayKind, ListKind, a_kind, opaque
+from ..ir.kinds import (INT, NONE, SCALAR, UNKNOWN, ArrayKind, ListKind, a_kind,
+                        library_object, opaque)
 from ..ir.operators import BINOP_SYMBOL
 from ..primitives.facts import METHODS, AsType, dtype_kind
 
@@ -595,9 +596,11 @@ def _plain_rule_call(obj) -> bool:
 
 def user_function(obj) -> bool:
     """Is `obj` a Python function of the user's (one s2sad differentiates: not
-    NumPy's, SciPy's or the standard library's)?"""
+    NumPy's, SciPy's or the standard library's, nor another library's that
+    `kinds.library_object` knows, ``array_api_strict.asarray``, whose source is the
+    library's business)?"""
     return isinstance(obj, types.FunctionType) and not _scipy(obj) and not _numpy(obj) \
-        and not _standard_library(obj)
+        and not _standard_library(obj) and not library_object(obj)
 
 
 _TEXT = {str, repr, format, ascii, np.array2string, np.array_repr, np.array_str}
