@@ -426,6 +426,32 @@ def test_tape_keeps_plain_lists_and_their_arrays_as_they_were_read(f):
     np.testing.assert_allclose(s2sad.grad(f, mode="tape")(w), want, rtol=1e-6, atol=1e-6)
 
 
+def times_a_list(w):
+    return np.sum((w * [0.5, -1.2, 2.0]) ** 2) + np.sum([1.0, 2.0, 3.0] - w)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_list_of_numbers_beside_a_traced_array_is_an_array(engine):
+    # (as NumPy takes it; the engines said "can't multiply sequence by non-int of
+    # type 'Var'")
+    w = np.array([0.3, -0.8, 0.5])
+    _, grad = engine(times_a_list, (w,), 0)
+    np.testing.assert_allclose(grad, s2sad.grad(times_a_list)(w), rtol=1e-12)
+
+
+def incomplete_gamma_of_its_order(a):
+    from scipy import special
+    return special.gammainc(a, 2.0)
+
+
+def test_scipy_special_functions_are_named_as_scipys():
+    # (SciPy's special functions are NumPy ufuncs too: the tape called this one
+    # "numpy.gammainc")
+    pytest.importorskip("scipy")
+    with pytest.raises(EngineError, match=r"scipy\.special\.gammainc has no derivative"):
+        s2sad.grad(incomplete_gamma_of_its_order, mode="tape")(1.5)
+
+
 def test_dual_jacobian_refuses_object_arrays():
     with pytest.raises(EngineError, match="object array"):
         dual_jacobian(lambda x: np.array([x, 2.0 * x]), (1.0,), 0)

@@ -129,6 +129,11 @@ _OWN = {
 def describe(key) -> str:
     name = rules.key_name(key)
     if isinstance(key, np.ufunc):
+        # (SciPy's special functions are ufuncs too, with no module of their own)
+        special = sys.modules.get("scipy.special")
+        if getattr(np, key.__name__, None) is not key and \
+                getattr(special, key.__name__, None) is key:
+            return f"scipy.special.{key.__name__}"
         return f"numpy.{key.__name__}"
     return {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//",
             "mod": "%", "pow": "**", "neg": "unary -", "pos": "unary +",

@@ -205,15 +205,33 @@ def _operand(x) -> bool:
         and not isinstance(x, (complex, np.complexfloating))
 
 
+def _plain_list(self, other):
+    """`other` as NumPy takes it beside the traced array `self`: a list or tuple of
+    plain numbers (nested too) an array (``w * [0.5, 2.0]``); None for anything
+    else (beside a traced number, a list is Python's sequence)."""
+    if isinstance(self.value, np.ndarray) and isinstance(other, (list, tuple)) and \
+            not contains_traced(other):
+        try:
+            got = np.asarray(other)
+        except ValueError:  # (a ragged list)
+            return None
+        return got if got.dtype.kind in "biuf" else None
+    return None
+
+
 def _binary(key, fn):
     def method(self, other):
         if not _operand(other):
-            return NotImplemented
+            other = _plain_list(self, other)
+            if other is None:
+                return NotImplemented
         return self.apply(key, fn, (self, other), elementwise=True)
 
     def reflected(self, other):
         if not _operand(other):
-            return NotImplemented
+            other = _plain_list(self, other)
+            if other is None:
+                return NotImplemented
         return self.apply(key, fn, (other, self), elementwise=True)
 
     return method, reflected
