@@ -24,11 +24,8 @@ import math
 import numpy as np
 
 from ..errors import S2SADError
-from ..ir.kinds import NAMESPACES, array_library, dtype_kind
+from ..ir.kinds import NAMESPACES, STANDARD, array_library, dtype_kind
 from .arguments import typed_like
-
-# (the libraries whose arrays a block is cast to the dtype of, as `stages.gradient_cast`)
-_CAST = ("torch", "array_api_strict")
 
 
 def namespace(*values):
@@ -271,6 +268,6 @@ def block_like(block, x):
     `arguments.typed_like`): for an array argument its dtype (a 0-d block of a 0-d array
     is a 0-d array; a float32 tensor's is float32), for a number a float where the
     block is one number."""
-    if isinstance(x, np.ndarray) or array_library(x) in _CAST:
+    if isinstance(x, np.ndarray) or array_library(x) in STANDARD:
         return typed_like(block, x)
     return float(block) if block.ndim == 0 and namespace(block) is None else block

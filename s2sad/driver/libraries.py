@@ -43,8 +43,8 @@ import numpy
 
 from .. import ir
 from ..errors import S2SADError
-from ..ir.kinds import (NAMESPACES, PENDING, SCALAR, UNKNOWN, ArrayKind, ListKind, ObjectKind,
-                        kind_of, libraries_in, library_object)
+from ..ir.kinds import (NAMESPACES, PENDING, SCALAR, STANDARD, UNKNOWN, ArrayKind, ListKind,
+                        ObjectKind, kind_of, libraries_in, library_object)
 from ..primitives.facts import METHODS
 
 # The runtime helpers written for NumPy arrays only (they write into NumPy zeros or
@@ -665,6 +665,6 @@ _PACKED = ("reshape", "transpose")
 _NAMES = {"jax": "JAX", "array_api_strict": "array-api-strict", "torch": "PyTorch"}
 # the libraries whose derivatives run the user's code with their functions as a whole
 # (`run_with_library`, `as_functions`), with what a function run so is named after
-_TAGS = {"torch": "torch", "array_api_strict": "strict"}
+_TAGS = dict(zip(STANDARD, ("torch", "strict")))
 _NOUNS = {"torch": "tensors"}  # (what a library's arrays are called, where not arrays)
 _IMMUTABLE = {"jax"}  # (the libraries whose arrays cannot be changed)

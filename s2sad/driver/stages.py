@@ -28,8 +28,8 @@ from contextlib import contextmanager
 
 from ..analysis import activity as activity_mod
 from ..analysis.attributes import runs_unseen_code
-from ..ir.kinds import (PENDING, SCALAR, UNKNOWN, ArrayKind, ListKind, ObjectKind, kind_of,
-                        merged, with_shapes)
+from ..ir.kinds import (PENDING, SCALAR, STANDARD, UNKNOWN, ArrayKind, ListKind, ObjectKind,
+                        kind_of, merged, with_shapes)
 from ..frontend.program import Front, Program, classes, front
 from .. import ir
 
@@ -412,11 +412,11 @@ def narrow_arrays(kinds: dict) -> bool:
     a float; one of float32 is not, and a float argument's gradient could become one.
     Not a PyTorch tensor or an array-api-strict array: beside those, a float
     argument's gradient is a 0-d array, as it is beside float64 ones.)"""
-    return any(isinstance(k, ArrayKind) and k.xp not in _CAST[1:] and
+    return any(isinstance(k, ArrayKind) and k.xp not in STANDARD and
                k.exact not in (None, "float64") for k in kinds.values())
 
 
-_CAST = (None, "torch", "array_api_strict")  # (the libraries `gradient_cast` casts)
+_CAST = (None,) + STANDARD  # (the libraries `gradient_cast` casts: NumPy too)
 
 
 def gradient_cast(kind, narrow: bool):

@@ -367,7 +367,7 @@ def kind_of(value, items=True):
         # (a float32 tensor's kind says so wherever it is taken, not only a call's
         # arguments': the user's float64 NumPy data is made float32 tensors beside it,
         # which PyTorch's matmul needs, `driver.libraries`)
-        name = dtype_name(value.dtype) if dtype == "f" and library in _NARROWED else None
+        name = dtype_name(value.dtype) if dtype == "f" and library in STANDARD else None
         return ArrayKind(value.ndim, dtype, exact=None if name == "float64" else name,
                          xp=library)
     if user_class(type(value)) and not shadows(value):
@@ -416,7 +416,11 @@ def a_kind(kind) -> str:
 _DTYPES = {"f": "f", "i": "i", "u": "i", "b": "b", "c": "c"}
 
 
-_NARROWED = ("torch", "array_api_strict")  # (see `kind_of`)
+# The libraries whose derivatives run NumPy's names over the array API standard
+# (`backend.standard`): their gradients are cast to the arguments' dtypes, their
+# float32 kinds say so (`kind_of`), and the user's code runs with their functions
+# as a whole (`driver.libraries`)
+STANDARD = ("torch", "array_api_strict")
 
 
 def dtype_name(dtype) -> str:
