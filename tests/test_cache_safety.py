@@ -3,6 +3,8 @@ another `wrt`, a transform that fails and is then fixed, threads, the disk cache
 
 import threading
 
+import numpy as np
+
 import pytest
 
 import s2sad
@@ -373,3 +375,70 @@ def test_reassigning_a_function_held_in_an_attribute(cache):
         assert df(x) == pytest.approx(np.cos(x) + 2 * x)
         lib.h = helpers["triple"]
         assert df(x) == pytest.approx(np.cos(x) + 3.0)
+
+
+DEFAULTS = '''
+import numpy as np
+
+
+def helper(x, a=2.0, *, s=1.0):
+    return np.sum(a * x * x * s)
+
+
+def f(x, b=1.0, *, c=1.0):
+    return helper(x) * b * c
+
+
+class Model:
+    def step(self, x, a=2.0):
+        return a * x * x
+
+    def loss(self, x):
+        return self.step(x)
+'''
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward", "tape"])
+def test_defaults_assigned_after_grad(cache, mode):
+    """A function's defaults, or a callee's, assigned after `grad` (a new tuple, a
+    keyword-only default changed in place, another kind): every entry point uses
+    the new ones, as the function itself does."""
+    ns = module(DEFAULTS)
+    f, helper = ns["f"], ns["helper"]
+    entries = [s2sad.grad(f, mode=mode), lambda x: s2sad.grad(f, mode=mode)(x)]
+    if mode == "reverse":
+        entries += [lambda x: s2sad.value_and_grad(f)(x)[1],
+                    lambda x: s2sad.vjp(f, x)[1](1.0)[0]]
+    for g in entries:
+        assert g(3.0) == pytest.approx(12.0)
+    f.__defaults__ = (3.0,)  # the root's
+    for g in entries:
+        assert g(3.0) == pytest.approx(36.0)
+    f.__kwdefaults__ = {"c": 0.5}
+    for g in entries:
+        assert g(3.0) == pytest.approx(18.0)
+    helper.__defaults__ = (5.0,)  # a callee's: its derivative holds them
+    for g in entries:
+        assert g(3.0) == pytest.approx(45.0)
+    helper.__kwdefaults__["s"] = 2.0  # changed in place
+    for g in entries:
+        assert g(3.0) == pytest.approx(90.0)
+    helper.__defaults__ = (np.ones((4, 1)),)  # another kind: sums over broadcasting
+    assert f(np.ones(2)) == pytest.approx(24.0)
+    for g in entries[:2]:
+        assert np.allclose(g(np.ones(2)), [24.0, 24.0])
+    model = ns["Model"]()
+    g = s2sad.grad(ns["Model"].loss, wrt=1, mode=mode)
+    assert g(model, 3.0) == pytest.approx(12.0)
+    ns["Model"].step.__defaults__ = (5.0,)
+    assert g(model, 3.0) == pytest.approx(30.0)
+
+
+def test_a_default_taken_away_after_grad(cache):
+    ns = module("def f(x, a=2.0):\n    return a * x\n")
+    g = s2sad.grad(ns["f"])
+    assert g(1.0) == 2.0
+    ns["f"].__defaults__ = None
+    with pytest.raises(TypeError, match=r"missing 1 required positional argument: 'a'"):
+        g(1.0)
+    assert g(1.0, 4.0) == 4.0

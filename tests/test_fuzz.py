@@ -402,13 +402,15 @@ def test_array_programs_reading_a_global_that_changes_kind(case, which):
     # (the derivative is built for the kind a global holds: one gradient object, called
     # again after the global became an array of another rank, must build it again; a
     # float `C` times the float `s` has a float's adjoint, an array `C` one summed);
-    # or a global list `CL` whose item `CL[0]` is changed in place (the same list)
+    # or a global list `CL` whose item `CL[0]` is changed in place (the same list), or
+    # the default of a helper's parameter, assigned anew (its derivative holds it)
     text, point = case
     head, _, rest = text.partition("\ndef f(")
     signature, _, body = rest.partition("\n")  # (the first line of f: `s` is a parameter)
-    held = zlib.crc32(text.encode()) % 2 == 1  # (no draw: the drawn programs stay)
-    k = "CL[0]" if held else "C"
-    text = (f"{head}\nC = 0.7\nCL = [0.7]\n\n\ndef f({signature}\n"
+    how = zlib.crc32(text.encode()) % 3  # (no draw: the drawn programs stay)
+    k = ("C", "CL[0]", "held_c(s)")[how]
+    text = (f"{head}\nC = 0.7\nCL = [0.7]\n\n\ndef held_c(t, c=0.7):\n    return c * t"
+            f"\n\n\ndef f({signature}\n"
             f"    s = s * 1.0 + np.sum({k} * s) + np.sum({k} * x * s)\n{body}")
     f = load(text)
     module = getattr(f, "__func__", f).__globals__
@@ -416,8 +418,10 @@ def test_array_programs_reading_a_global_that_changes_kind(case, which):
     check = _Checker(text, point)
     rtol = 2e-3 if _single(point) else 1e-4
     for c in (0.7, _OTHER_KINDS_OF_C[which]):
-        if held:
+        if how == 1:
             module["CL"][0] = c
+        elif how == 2:
+            module["held_c"].__defaults__ = (c,)
         else:
             module["C"] = c
         try:

@@ -229,6 +229,26 @@ def test_value_and_grad_and_defaults():
     close(jitted(0.3), s2sad.value_and_grad(f, wrt=(0, 1))(0.3))
     close(jitted(0.3, y=1.5), s2sad.value_and_grad(f, wrt=(0, 1))(0.3, 1.5))
     assert native(jitted)
+    f.__defaults__ = (0.5,)  # assigned after: the compiled gradient takes the new one
+    close(jitted(0.3), s2sad.value_and_grad(f, wrt=(0, 1))(0.3, 0.5))
+
+
+def _scaled(x, a=2.0):
+    return a * x * x
+
+
+@needs_numba
+def test_a_callees_defaults_assigned_after_grad():
+    def f(x):
+        return _scaled(x) + x
+
+    jitted = s2sad.grad(f, jit=True)
+    assert jitted(3.0) == 13.0
+    _scaled.__defaults__ = (5.0,)
+    try:
+        assert jitted(3.0) == 31.0
+    finally:
+        _scaled.__defaults__ = (2.0,)
 
 
 @needs_numba

@@ -30,6 +30,7 @@ from `api`.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -87,7 +88,7 @@ def still_valid(unit) -> bool:
         if shadows(obj):
             return False  # (an object of the user's now holds one of its methods)
     return all(map(guards.holds, guards.attribute_guards(unit, []) +
-                   guards.value_guards(unit, [], True)))
+                   guards.value_guards(unit, [], True) + guards.default_guards(unit)))
 
 
 def compiled_reverse(f, wrt, entry, kinds, as_tuple, checkpoint=None, copy_views=False):
@@ -305,6 +306,7 @@ class State:
         call = self.call_text()
         name = self.f.__name__ if self.f.__name__.isidentifier() else "f"
         lines = [f"def {name}({params}):"]
+        prologue = self.default_lines()
         if self.primary is not None:
             checks = []
             for i, n in enumerate(self.idents):
@@ -324,6 +326,9 @@ class State:
                 elif isinstance(signature, tuple):  # an array: rank and dtype too
                     checks.append(f"{n}.ndim == _N{i} and {n}.dtype is _D{i}")
             for i, (kind, _, gname, obj) in enumerate(self.guards):
+                if kind == "defaults":
+                    checks.append(obj.check(f"_G{i}", i))
+                    continue
                 root, dot, chain = gname.partition(".")
                 value = (f"_G{i}.get({root!r})" if kind.startswith("global") else
                          f"_G{i}.cell_contents") + dot + chain
@@ -351,10 +356,29 @@ class State:
         # S2SADError loses s2sad's frames (a `try` costs nothing until something
         # raises; the bare `raise` adds no frame)
         body = ["    " + line for line in lines[1:]]
-        lines = lines[:1] + ["    try:"] + body + [
+        lines = lines[:1] + prologue + ["    try:"] + body + [
             "    except Exception as e:", "        _explain(e)", "        _user_traceback(e)",
             "        raise"]
         return "\n".join(lines) + "\n"
+
+    def default_lines(self) -> list:
+        """The dispatcher's first lines: a parameter with a default gets `_UNSET` as
+        its default in the dispatcher, and an omitted one the value `f` holds now
+        (``f.__defaults__`` and ``f.__kwdefaults__`` may be assigned after `grad`;
+        one copied into the dispatcher would be stale). An omitted parameter whose
+        default is gone raises the `TypeError` Python raises."""
+        f, out = self.f, []
+        n_defaults = len(f.__defaults__ or ())
+        for i in range(self.n_pos - n_defaults, self.n_pos):
+            out += _fill(self.idents[i], f"_f.__defaults__[{i - self.n_pos}]",
+                         "(TypeError, IndexError)", "positional")
+        for i in range(self.n_pos, len(self.names)):
+            if self.names[i] in (f.__kwdefaults__ or {}):
+                out += _fill(self.idents[i], f"_f.__kwdefaults__[{self.names[i]!r}]",
+                             "(TypeError, KeyError)", "keyword-only")
+        if out:
+            self.ns.update(_f=f, _U=_UNSET, _missing=functools.partial(_missing, f))
+        return out
 
     def shape_checks(self) -> list:
         """What the primary specialisation assumes of the arrays' shapes: which axes
@@ -386,8 +410,9 @@ class State:
         code = compile(self.source(), f"<s2sad dispatcher {self.f.__qualname__}>", "exec")
         inner = next(c for c in code.co_consts if isinstance(c, types.CodeType))
         if self.dispatcher is None:
-            d = types.FunctionType(inner, self.ns, self.f.__name__, self.f.__defaults__)
-            d.__kwdefaults__ = self.f.__kwdefaults__
+            d = types.FunctionType(inner, self.ns, self.f.__name__,
+                                   (_UNSET,) * len(self.f.__defaults__ or ()) or None)
+            d.__kwdefaults__ = dict.fromkeys(self.f.__kwdefaults__ or (), _UNSET) or None
             d.__qualname__ = self.f.__qualname__
             d.__module__ = self.f.__module__
             d.__doc__ = self.f.__doc__
@@ -504,6 +529,20 @@ class State:
         grads = flat.regroup(grads, wrt)
         grads = tuple(grads) if self.as_tuple or len(self.wrt) > 1 else grads[0]
         return (flat.output(value), grads) if self.entry == "value_and_grad" else grads
+
+
+_UNSET = type("Unset", (), {"__repr__": lambda self: "<the function's default>"})()
+
+
+def _fill(name: str, default: str, errors: str, what: str) -> list:
+    """The dispatcher's lines giving an omitted parameter `name` its `default` (text)."""
+    return [f"    if {name} is _U:", "        try:", f"            {name} = {default}",
+            f"        except {errors}:", f"            _missing({name!r}, {what!r})"]
+
+
+def _missing(f, name: str, what: str):
+    """Raise what Python raises for a parameter without a value (its default gone)."""
+    raise TypeError(f"{f.__qualname__}() missing 1 required {what} argument: '{name}'")
 
 
 def _defaults(f) -> dict:

@@ -8,7 +8,8 @@ checks on every call: each name that resolved to a function or a rule, the class
 an object of the user's, each attribute chain that resolved to a function
 (`attribute_guards`), and each global, closure variable or plain attribute chain
 holding a number, an array, a tuple, a list or None (`value_guards`), compared with
-its signature when the unit was built (`built_signatures`). `holds` checks one guard
+its signature when the unit was built (`built_signatures`), and the defaults of each
+callee whose derivative keeps them (`default_guards`). `holds` checks one guard
 (the cache's `dispatch.still_valid`), `value_check` writes one as the fast path's
 test, and `signature` is what a derivative depends on in an argument.
 """
@@ -25,6 +26,8 @@ from ..ir.kinds import INT, NONE, SCALAR, ArrayKind, ListKind, array_library, ki
 def holds(guard) -> bool:
     """Does the guard ``(kind, container, name, obj)`` (`of_unit`) hold now?"""
     kind, container, name, obj = guard
+    if kind == "defaults":
+        return obj.holds(container)
     root, _, chain = name.partition(".")
     current = container.get(root) if kind.startswith("global") else container.cell_contents
     for attr in chain.split(".") if chain else ():
@@ -98,7 +101,56 @@ def of_unit(unit) -> list:
         if not any(x[1] is g[1] and x[2] == name for x in out):
             out.append(g)
     out += attribute_guards(unit, out)
-    return out + value_guards(unit, out)
+    return out + value_guards(unit, out) + default_guards(unit)
+
+
+def default_guards(unit) -> list:
+    """The defaults of each function of the user's whose derivative in `unit` keeps
+    them (a callee's: ``helper(x)`` of ``def helper(x, a=2.0)`` runs ``helper_fwd``
+    with the default it had), as ``("defaults", function, "", Defaults)``: the
+    derivative was built for their kinds and holds their values, so defaults
+    assigned afterwards (``helper.__defaults__ = (5.0,)``) must build it again. Taken
+    once, as the unit is built (`built_signatures`)."""
+    got = getattr(unit, "default_guards", None)
+    if got is None:
+        got = unit.default_guards = []
+        for uf in unit.functions:
+            user = uf.user
+            if uf.keep_defaults and uf.fn.name not in unit.entry and \
+                    isinstance(user, types.FunctionType) and (
+                    user.__defaults__ or user.__kwdefaults__) and \
+                    not any(g[1] is user for g in got):
+                got.append(("defaults", user, "", Defaults(user)))
+    return list(got)
+
+
+class Defaults:
+    """A function's ``__defaults__`` (a tuple: replaced, never changed) and
+    ``__kwdefaults__`` (a dict, which may also change in place: its values are
+    kept) as a derivative was built with them. Equal to another of the same
+    objects (`State.miss` compares a unit's guards with the dispatcher's)."""
+
+    __slots__ = ("positional", "keywords", "values")
+
+    def __init__(self, f):
+        self.positional, self.keywords = f.__defaults__, f.__kwdefaults__
+        self.values = tuple((f.__kwdefaults__ or {}).values())
+
+    def holds(self, f) -> bool:
+        return self == Defaults(f)
+
+    def check(self, value: str, i: int) -> str:
+        """The fast path's test of guard `i` on the function `value` (text)."""
+        if self.keywords is None:  # (the common case: no call)
+            return f"{value}.__defaults__ is _O{i}.positional"
+        return f"_O{i}.holds({value})"
+
+    def __eq__(self, other):
+        return type(other) is Defaults and other.positional is self.positional and \
+            other.keywords is self.keywords and len(other.values) == len(self.values) \
+            and all(a is b for a, b in zip(other.values, self.values))
+
+    __hash__ = None
 
 
 def _held_refs(unit):
@@ -164,6 +216,7 @@ def built_signatures(unit) -> dict:
     as the unit is built (the dispatcher calls this then): a list changed in place
     afterwards is the same object, whose signature now is not the one the
     derivative was built for."""
+    default_guards(unit)
     got = getattr(unit, "value_signatures", None)
     if got is None:
         got = unit.value_signatures = {id(obj): _value_signature(obj)

@@ -264,8 +264,10 @@ def _taped(f, wrt, entry):
     @functools.wraps(f)
     @public
     def taped(*args, **kwargs):
-        try:
-            bound = signature.bind(*args, **kwargs)
+        try:  # (defaults as `f` holds them now: they may be assigned after `grad`)
+            live = inspect.signature(f) if getattr(f, "__defaults__", None) or \
+                getattr(f, "__kwdefaults__", None) else signature
+            bound = live.bind(*args, **kwargs)
         except TypeError as exc:
             raise TypeError(f"{getattr(f, '__qualname__', f)}(): {exc}") from None
         bound.apply_defaults()
