@@ -581,8 +581,10 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
                           f"{pad}{t} = {t} + 0.5 * {q}1[0] * {q}[1][1] + sum({q}1)"]
                 continue
             # (inside a lambda, not a function passed to a helper, ``gapply(math.sin,
-            # v)``: refused there, as in a comprehension's element)
-            fill = expression(readable, 1).filter(lambda e: "gapply(" not in e) \
+            # v)``, nor one defining functions inside, ``gnest``: refused there, as in a
+            # comprehension's element)
+            fill = expression(readable, 1).filter(
+                lambda e: "gapply(" not in e and "gnest(" not in e) \
                 if "lambda" in op else expression(readable, 1)
             fills = [draw(fill) for _ in range(3)]
             lines.append(f"{pad}{t} = {t} + 0.5 * {op.format(*fills)}")
@@ -703,6 +705,27 @@ def scalar_program(draw):
                   "        self.k = self.k * 1.0", "", "    f = f", "", "",
                   f"f = Prog({k!r}, {c!r}).f"]
     return HELPERS + "\n".join(lines + _refusal_note(scope.refusals)) + "\n"
+
+
+@st.composite
+def assigning_program(draw):
+    """Text of a module defining ``f(x, y)`` whose values pass through forms that
+    assign or choose one value over another computed beside it: a ``while`` whose
+    condition assigns a name (``:=``, on every test) that is read after the loop,
+    and ``max``/``min`` of a sequence (with items or empty) with a computed
+    ``default=`` that carries a derivative only where the sequence is empty."""
+    names = ["x", "y", "acc"]
+    e = [draw(expression(names, 2)) for _ in range(5)]
+    k, t = draw(st.integers(1, 4)), draw(st.sampled_from([0, 1, 5]))
+    extreme = draw(st.sampled_from(["max", "min"]))
+    key = draw(st.sampled_from(["", ", key=abs"]))
+    lines = ["def f(x, y):", "    acc = x * 0.5 + y", "    w = 0.0", "    k = 0",
+             f"    while (w := {e[0]} + 0.25 * k) < 2.5 and k < {k}:",
+             "        k += 1", f"        acc = acc * 0.5 + {e[1]}",
+             f"    v = {extreme}([acc, {e[2]}], default={e[3]}{key})",
+             f"    u = {extreme}((s * x for s in range(3) if s > {t}), default={e[4]})",
+             "    return acc + 0.25 * w + v + u"]
+    return HELPERS + "\n".join(lines) + "\n"
 
 
 REFUSAL_NOTE = "# fuzz: may be refused with "
@@ -1400,6 +1423,14 @@ ODDITIES = [
     ("stmt", "off = None\nif off is not None:\n    v = v * off"),
     ("stmt", "if OFF is not None:\n    v = v + OFF * x"),
     ("stmt", "v = x + OFFSET"),
+    # (appended last: the derandomized draws of the others stay) a default computed
+    # but not used where the sequence has items gets no adjoint; a name a `while`
+    # condition assigns leaves the loop with the last test's value
+    ("stmt", "v = max([x, y * 2.0], default=x * y)"),
+    ("stmt", "v = min((t * x for t in range(3) if t > 0), default=y * y, key=abs)"),
+    ("stmt", "v = max((t * x for t in range(3) if t > 5), default=y * y + x)"),
+    ("stmt", "s = 0.0\nk = 0\nwhile (s := s + x * y) < 2.0 and k < 6:\n    k += 1\nv = s"),
+    ("stmt", "r = 1.0\nwhile abs(r := r * 0.5 - x * 0.01) > 0.1:\n    pass\nv = r * y + x"),
 ]
 
 MALFORMED_HEADER = '''import bisect

@@ -39,8 +39,8 @@ from hypothesis import strategies as st
 
 import fuzz_programs
 import s2sad
-from fuzz_programs import (JOIN, allowed_refusals, array_program, flat, leaves, load,
-                           malformed_program, scalar_program, smooth, write)
+from fuzz_programs import (JOIN, allowed_refusals, array_program, assigning_program, flat,
+                           leaves, load, malformed_program, scalar_program, smooth, write)
 from s2sad import cli
 from s2sad.checkpoint import SCHEDULES as SCHEDULE_NAMES
 from s2sad.errors import S2SADError
@@ -48,7 +48,8 @@ from s2sad.errors import S2SADError
 LONG = int(os.environ.get("S2SAD_FUZZ_EXAMPLES", "0") or 0)
 # examples per test in CI (about 45 s for the file on a 2-core machine): every
 # well-formed program compiles a dozen derivatives, the malformed ones run every entry point
-EXAMPLES = {"scalar": 150, "array": 100, "params": 50, "malformed": 150, "global": 30}
+EXAMPLES = {"scalar": 150, "array": 100, "params": 50, "malformed": 150, "global": 30,
+            "assigning": 25}
 
 
 def fuzz_settings(kind):
@@ -339,6 +340,16 @@ def test_scalar_programs(text, point):
     # derivative follows the element min took; no central difference shows the tie)
     x, y = point
     assume("key=" not in text or min(abs(x - y), abs(abs(x) - abs(y))) > 1e-6)
+    _check_everything(text, load(text), point, _unit_tangents, hessian=_cheap(text, 3))
+
+
+@fuzz_settings("assigning")
+@given(assigning_program(), st.tuples(NUMBER, NUMBER))
+def test_programs_whose_conditions_assign_or_whose_defaults_go_unused(text, point):
+    # (a name a `while` condition assigns left the loop with the value of the test
+    # before; a computed `default=` of a `max` over items got the result's adjoint)
+    x, y = point
+    assume("key=" not in text or abs(abs(x) - abs(y)) > 1e-6)
     _check_everything(text, load(text), point, _unit_tangents, hessian=_cheap(text, 3))
 
 

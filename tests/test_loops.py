@@ -729,3 +729,51 @@ def test_a_value_of_unknown_rank_overwritten_by_a_break_gets_a_zero_adjoint():
     got = s2sad.grad(_item_of_unknown_kind_then_break, wrt=(0, 1))(x, w)
     for g, i in zip(got, (0, 1)):
         assert close(g, central_diff(_item_of_unknown_kind_then_break, (x, w), i))
+
+
+def _walrus_sum(x, c):
+    s = 0.0
+    while (s := s + x * c) < 3.0:
+        pass
+    return s
+
+
+def _walrus_newton(x):
+    y = 1.0
+    while abs(r := y * y - x) > 1e-10:
+        y = y - r / (2 * y)
+    return y + r
+
+
+def _walrus_and(y, x):
+    k = 0
+    while k < 10 and (e := y * 0.5) > 0.1:
+        y = y - e * x
+        k += 1
+    return y + e
+
+
+@pytest.mark.parametrize("f,args", [(_walrus_sum, (0.4, 3.0)), (_walrus_newton, (2.0,)),
+                                    (_walrus_and, (1.0, 0.3))],
+                         ids=["sum", "newton", "and"])
+def test_a_name_the_while_condition_assigns_leaves_the_loop_with_the_last_tests_value(f, args):
+    # (it left with its value from the test before: the derivative of the sum was
+    # (6.0, 0.8) for (9.0, 1.2), and the value itself 2.4 for 3.6)
+    wrt = tuple(range(len(args)))
+    for mode in ("reverse", "forward"):
+        value, got = s2sad.value_and_grad(f, wrt=wrt, mode=mode)(*args) if mode == "reverse" \
+            else (f(*args), s2sad.grad(f, wrt=wrt, mode=mode)(*args))
+        assert value == f(*args)
+        for i in wrt:
+            assert got[i] == pytest.approx(central_diff(f, args, i), rel=1e-6, abs=1e-9)
+
+
+def test_a_checkpointed_while_whose_condition_assigns_is_refused():
+    def f(x):
+        s = 0.0
+        while s2sad.checkpointed((s := s + x) < 3.0):
+            s = s * 1.1
+        return s
+
+    with pytest.raises(s2sad.S2SADError, match="condition assigns a name"):
+        s2sad.grad(f)(0.4)

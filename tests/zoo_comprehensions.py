@@ -362,6 +362,7 @@ ZOO = [
     (over_arrays, ([np.array([1.0, 2.0]), np.array([[0.5, -1.0]])],), 0),
     (min_max_of_list, (XS,), 0),
     (with_defaults, (XS,), 0),
+    (with_defaults, ([0.5, 6.0, 2.0, 7.5],), 0),  # (items over 5: the default unused)
     (nary_min_max, (0.5, 0.1, -0.7), (0, 1, 2)),
     (sum_with_start, (XS, 0.3), (0, 1)),
     (product, (XS,), 0),

@@ -69,24 +69,44 @@ def coalesce_copies(body):
     """Drop copies ``v = %t`` of a temporary read nowhere else, by naming the
     temporary's definitions `v` directly (``%t = a * b; v = %t`` -> ``v = a * b``).
     The copies an `ir.Exit` makes into loop-carried variables stay: a phi must keep
-    its start-of-iteration value until the iteration ends."""
+    its start-of-iteration value until the iteration ends. So does a copy in a
+    branch of a temporary defined before it where the branches' join assigns `v`
+    on another path too (``%t = c * c; if e: v = %t else: v = w``, the default of
+    ``max(xs, default=c * c)``): named `v`, the temporary would be a second
+    definition of `v` on the other path, and the form no longer SSA."""
     if not _copies_a_temporary(body):
         return  # (no copy of a temporary: most straight-line code)
     phis = {p.name for s in ir.walk(body) if isinstance(s, ir.Loop) for p in s.phis}
     while True:
         reads = ir.reads_in(body)
+        defs = None  # (counted once a copy in a branch asks)
         found = None
-        for s in _walk_no_exit(body):
+        for s, block in _walk_no_exit(body, body):
             if isinstance(s, ir.Assign) and not s.unpack and isinstance(s.value, ast.Name):
                 src, dst = s.value.id, s.targets[0]
-                if src.startswith("%") and src != dst and reads.get(src) == 1 \
-                        and src not in phis:
-                    found = s
-                    break
+                if not (src.startswith("%") and src != dst and reads.get(src) == 1
+                        and src not in phis):
+                    continue
+                if block is not body and src not in ir.all_defined(block):
+                    if defs is None:
+                        defs = _definitions(body)
+                    if defs.get(dst, 0) > 1:
+                        continue
+                found = s
+                break
         if found is None:
             return
         _remove(body, found)
         rename_block(body, {found.value.id: found.targets[0]})
+
+
+def _definitions(body) -> dict:
+    """{name: the statements that assign it} (a loop's exit copies counted)."""
+    out: dict = {}
+    for s in ir.walk(body):
+        for n in ir.defined_names(s):
+            out[n] = out.get(n, 0) + 1
+    return out
 
 
 def _copies_a_temporary(body) -> bool:
@@ -100,12 +120,14 @@ def _copies_a_temporary(body) -> bool:
     return False
 
 
-def _walk_no_exit(body):
+def _walk_no_exit(body, outer):
+    """``(statement, the block holding it)`` for each statement of `body` (`outer`
+    holds it), not looking into an exit's copies."""
     for s in body:
-        yield s
+        yield s, outer
         if not isinstance(s, ir.Exit):
             for block in ir.blocks(s):
-                yield from _walk_no_exit(block)
+                yield from _walk_no_exit(block, block)
 
 
 def _remove(body, target):

@@ -61,6 +61,7 @@ import functools
 import math
 
 from .. import ir
+from ..checkpoint import checkpointed
 from ..ir.kinds import PLACEHOLDER
 from ..errors import UnsupportedSyntaxError
 from .expand_calls import COMPS as _COMPS
@@ -300,9 +301,17 @@ class _Expander(TargetLowering):
         elif isinstance(s, ast.While):
             new = _copied(s)
             new.body = self.block(s.body)
-            if self.needs(s.test):
+            assigns = any(isinstance(n, ast.NamedExpr) for n in ast.walk(s.test))
+            if assigns and isinstance(s.test, ast.Call) and \
+                    self.refs.get(ir.dotted(s.test.func)) is checkpointed:
+                raise self.loc.error(
+                    UnsupportedSyntaxError, s.test, "s2sad cannot checkpoint a `while` "
+                    "loop whose condition assigns a name (`:=`) yet",
+                    "Assign it before the loop and at the end of the body.")
+            if self.needs(s.test) or assigns:
                 # the test runs before every iteration: ``while True:`` computing it,
-                # then ``if not test: break``
+                # then ``if not test: break`` (so a name the test assigns, ``while (r :=
+                # f(y)) > tol``, leaves the loop with its value of the last test)
                 test = lift(s.test)
                 stop = _located(ast.If(test=ast.UnaryOp(op=ast.Not(), operand=test),
                                        body=[_located(ast.Break(), s)], orelse=[]), s)
