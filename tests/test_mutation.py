@@ -722,6 +722,7 @@ UNSEEN_CHANGES = [
     (zoo.setting_changed_in_place_held_by_a_list, "may change `u` in place"),
     (zoo.setting_changed_in_place_without_a_derivative, "may change `u` in place"),
     (zoo.setting_itself_changed_in_place, "may change `u` in place"),
+    (zoo.setting_held_on_one_branch_then_changed, "may change `u` in place"),
 ]
 
 
@@ -743,6 +744,7 @@ def test_a_change_in_place_of_a_value_of_unknown_kind_is_refused_where_it_matter
 @pytest.mark.parametrize("f", [zoo.number_plus_setting, zoo.setting_copy_written_then_read,
                                zoo.setting_made_an_array_then_written,
                                zoo.setting_accumulated_in_place,
+                               zoo.setting_changed_in_place_after_a_branch,
                                zoo.setting_compared_with_a_number, zoo.setting_as_an_exponent],
                          ids=lambda f: f.__name__)
 def test_values_of_unknown_kind_in_both_modes_and_in_hessians(f):

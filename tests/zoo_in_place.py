@@ -826,6 +826,25 @@ def setting_accumulated_in_place(x):
     return np.sum(acc * acc) + np.sum(w * u)
 
 
+def setting_changed_in_place_after_a_branch(x):
+    u = SETTINGS["w"] * x
+    if x > 0.5:
+        if x > 0.9:  # (not at 0.7: the branches join with a copy of the array `u`)
+            u = 0.5 * x
+        u += x * x
+    return np.sum(u * u)
+
+
+def setting_held_on_one_branch_then_changed(x):
+    u = SETTINGS["w"] * x
+    if x > 0.5:
+        keep = u
+    else:
+        keep = u * 1.0
+    u += x  # marker: on one path keep is the same array
+    return np.sum(u * keep)
+
+
 def setting_compared_with_a_number(x):
     m = SETTINGS["w"] > x  # (an array of bools, not one)
     both = (SETTINGS["w"] > 0.0) & (x > 0.5)

@@ -205,7 +205,8 @@ class UnseenWrites:
                 continue
             op = self.r.ops.get(id(st))
             if id(st) in copies:
-                why = "another name refers to it"
+                if self.read_after(family, s, at, loops):
+                    why = "another name refers to it"
             elif not isinstance(st, ir.Assign) or op is None or not (
                     op.kind == "rule" and not facts_of(op.key).view
                     or op.kind == "nondiff" and isinstance(st.value, (ast.Compare, ast.BinOp))):
@@ -218,6 +219,9 @@ class UnseenWrites:
                 if isinstance(st, ir.Dup) or id(st) in copies or id(st) in exits \
                         or isinstance(st, ir.Assign) and st.inplace:
                     continue
+                if isinstance(st, ir.Assign) and isinstance(st.value, ast.Constant) and \
+                        type(st.value.value) in (int, float, bool):
+                    continue  # (a number on this path: ``+=`` makes a new one)
                 if op is None or not (op.kind == "rule" and not facts_of(op.key).view):
                     why = why or "it may be an object made outside this function"
             if n in {p.name for p in a.fn.params}:
@@ -266,6 +270,27 @@ class UnseenWrites:
                 todo.extend(links.get(m, ()))
         return family, copies, exits
 
+    def read_after(self, family, s, at, loops) -> bool:
+        """Is a name of `family` that held the object before the change `s` (at
+        `at`, in `loops`) read after it, or anywhere in a loop around it? A copy
+        (``acc_1 = acc`` where branches join) names the object twice; only a read of
+        the other name after the change would see it changed."""
+        later = {t for st, _ in self.order[at + 1:] for t in ir.defined_names(st)}
+        old = family - set(s.targets) - later if not loops else family - set(s.targets)
+        apart = _other_branches(self.a.fn.body, s) or set()  # (on no path with `s`)
+        for k, (st, around) in enumerate(self.order):
+            if k <= at and not loops & set(around) or id(st) in apart:
+                continue
+            if isinstance(st, ir.Dup):
+                reads = {st.source}
+            elif isinstance(st, (ir.Loop, ir.If)):
+                reads = {n for node in ir.exprs(st) for n in ir.names_in(node)}
+            else:
+                reads = set(ir.stmt_reads(st))
+            if reads & old:
+                return True
+        return False
+
     def place(self, s) -> tuple:
         """``(position of `s` in program order, the loops around it)``."""
         at = next(k for k, (st, _) in enumerate(self.order) if st is s)
@@ -283,6 +308,25 @@ class UnseenWrites:
                     and any(self.a.is_varied(ast.Name(id=t)) for t in st.targets):
                 return True
         return False
+
+
+def _other_branches(body, s):
+    """The ids of the statements in the branches of the ``if``s around `s` that do not
+    hold it (None where `body` does not hold `s`)."""
+    for x in body:
+        if x is s:
+            return set()
+        if isinstance(x, ir.If):
+            for mine, other in ((x.body, x.orelse), (x.orelse, x.body)):
+                got = _other_branches(mine, s)
+                if got is not None:
+                    return got | {id(y) for y in ir.walk(other)}
+        else:
+            for block in ir.blocks(x):
+                got = _other_branches(block, s)
+                if got is not None:
+                    return got
+    return None
 
 
 class Writes(CarriedWrites, UnseenWrites):
