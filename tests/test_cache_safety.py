@@ -442,3 +442,34 @@ def test_a_default_taken_away_after_grad(cache):
     with pytest.raises(TypeError, match=r"missing 1 required positional argument: 'a'"):
         g(1.0)
     assert g(1.0, 4.0) == 4.0
+
+
+def test_new_code_put_into_the_same_function_objects(cache):
+    """What IPython's ``autoreload`` does when a module's file changes: the new code
+    objects put into the old function objects (``f.__code__ = ...``). A gradient made
+    before, and a new one, differentiate the new code, of the root and of a callee."""
+    import linecache
+
+    old = "def g(t):\n    return t * t\n\n\ndef f(x):\n    return g(x) + x\n"
+    path = write(old, "cache")
+    ns = {"__name__": "cache_reloaded"}
+    exec(compile(old, path, "exec"), ns)
+    df, jf = s2sad.grad(ns["f"]), s2sad.grad(ns["f"], mode="forward")
+    assert df(3.0) == 7.0 and jf(3.0) == 7.0
+
+    def reload(text):
+        with open(path, "w") as file:
+            file.write(text)
+        linecache.checkcache(path)
+        fresh = {"__name__": "cache_reloaded"}
+        exec(compile(text, path, "exec"), fresh)
+        for name in ("f", "g"):
+            ns[name].__code__ = fresh[name].__code__
+
+    reload("def g(t):\n    return t * t * t\n\n\ndef f(x):\n    return g(x) + x\n")
+    assert ns["f"](3.0) == 30.0
+    for g in (df, jf, s2sad.grad(ns["f"]), lambda x: s2sad.jvp(ns["f"], (x,), (1.0,))[1]):
+        assert g(3.0) == 28.0  # (the callee's new code)
+    reload("def g(t):\n    return t * t\n\n\ndef f(x):\n    return 2.0 * g(x) + x\n")
+    for g in (df, jf, s2sad.grad(ns["f"]), s2sad.grad(ns["f"], mode="tape")):
+        assert g(3.0) == 13.0  # (the root's)

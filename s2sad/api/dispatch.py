@@ -88,7 +88,7 @@ def still_valid(unit) -> bool:
         if shadows(obj):
             return False  # (an object of the user's now holds one of its methods)
     return all(map(guards.holds, guards.attribute_guards(unit, []) +
-                   guards.value_guards(unit, [], True) + guards.default_guards(unit)))
+                   guards.value_guards(unit, [], True) + guards.function_guards(unit)))
 
 
 def compiled_reverse(f, wrt, entry, kinds, as_tuple, checkpoint=None, copy_views=False):
@@ -326,8 +326,8 @@ class State:
                 elif isinstance(signature, tuple):  # an array: rank and dtype too
                     checks.append(f"{n}.ndim == _N{i} and {n}.dtype is _D{i}")
             for i, (kind, _, gname, obj) in enumerate(self.guards):
-                if kind == "defaults":
-                    checks.append(obj.check(f"_G{i}", i))
+                if kind == "function":
+                    checks.append(obj.check(f"_G{i}", i, self.ns))
                     continue
                 root, dot, chain = gname.partition(".")
                 value = (f"_G{i}.get({root!r})" if kind.startswith("global") else

@@ -8,8 +8,9 @@ checks on every call: each name that resolved to a function or a rule, the class
 an object of the user's, each attribute chain that resolved to a function
 (`attribute_guards`), and each global, closure variable or plain attribute chain
 holding a number, an array, a tuple, a list or None (`value_guards`), compared with
-its signature when the unit was built (`built_signatures`), and the defaults of each
-callee whose derivative keeps them (`default_guards`). `holds` checks one guard
+its signature when the unit was built (`built_signatures`), and the code of each
+function of the user's, with the defaults of a callee whose derivative keeps them
+(`function_guards`). `holds` checks one guard
 (the cache's `dispatch.still_valid`), `value_check` writes one as the fast path's
 test, and `signature` is what a derivative depends on in an argument.
 """
@@ -26,7 +27,7 @@ from ..ir.kinds import INT, NONE, SCALAR, ArrayKind, ListKind, array_library, ki
 def holds(guard) -> bool:
     """Does the guard ``(kind, container, name, obj)`` (`of_unit`) hold now?"""
     kind, container, name, obj = guard
-    if kind == "defaults":
+    if kind == "function":
         return obj.holds(container)
     root, _, chain = name.partition(".")
     current = container.get(root) if kind.startswith("global") else container.cell_contents
@@ -101,52 +102,64 @@ def of_unit(unit) -> list:
         if not any(x[1] is g[1] and x[2] == name for x in out):
             out.append(g)
     out += attribute_guards(unit, out)
-    return out + value_guards(unit, out) + default_guards(unit)
+    return out + value_guards(unit, out) + function_guards(unit)
 
 
-def default_guards(unit) -> list:
-    """The defaults of each function of the user's whose derivative in `unit` keeps
-    them (a callee's: ``helper(x)`` of ``def helper(x, a=2.0)`` runs ``helper_fwd``
-    with the default it had), as ``("defaults", function, "", Defaults)``: the
-    derivative was built for their kinds and holds their values, so defaults
-    assigned afterwards (``helper.__defaults__ = (5.0,)``) must build it again. Taken
-    once, as the unit is built (`built_signatures`)."""
-    got = getattr(unit, "default_guards", None)
+def function_guards(unit) -> list:
+    """Each function of the user's in `unit` as its derivative was built from it, as
+    ``("function", function, "", Built)``: its code (IPython's ``autoreload`` and
+    other reloaders put a function's new code into the same function object, whose
+    derivative is then another), and where its derivative keeps them (a callee's:
+    ``helper(x)`` of ``def helper(x, a=2.0)`` runs ``helper_fwd`` with the default it
+    had) its defaults, whose kinds it was built for and whose values it holds, so
+    that ``helper.__defaults__ = (5.0,)`` builds it again too. Taken once, as the
+    unit is built (`built_signatures`)."""
+    got = getattr(unit, "function_guards", None)
     if got is None:
-        got = unit.default_guards = []
+        got = unit.function_guards = []
         for uf in unit.functions:
             user = uf.user
-            if uf.keep_defaults and uf.fn.name not in unit.entry and \
-                    isinstance(user, types.FunctionType) and (
-                    user.__defaults__ or user.__kwdefaults__) and \
-                    not any(g[1] is user for g in got):
-                got.append(("defaults", user, "", Defaults(user)))
+            if not isinstance(user, types.FunctionType):
+                continue
+            keeps = uf.keep_defaults and uf.fn.name not in unit.entry and bool(
+                user.__defaults__ or user.__kwdefaults__)
+            known = next((g for g in got if g[1] is user), None)
+            if known is None:
+                got.append(("function", user, "", Built(user, keeps)))
+            elif keeps and not known[3].keeps:
+                got[got.index(known)] = ("function", user, "", Built(user, True))
     return list(got)
 
 
-class Defaults:
-    """A function's ``__defaults__`` (a tuple: replaced, never changed) and
-    ``__kwdefaults__`` (a dict, which may also change in place: its values are
-    kept) as a derivative was built with them. Equal to another of the same
-    objects (`State.miss` compares a unit's guards with the dispatcher's)."""
+class Built:
+    """A function's code and, with `keeps`, its ``__defaults__`` (a tuple: replaced,
+    never changed) and ``__kwdefaults__`` (a dict, which may also change in place:
+    its values are kept) as a derivative was built from them. Equal to another of
+    the same objects (`State.miss` compares a unit's guards with the dispatcher's)."""
 
-    __slots__ = ("positional", "keywords", "values")
+    __slots__ = ("code", "keeps", "positional", "keywords", "values")
 
-    def __init__(self, f):
-        self.positional, self.keywords = f.__defaults__, f.__kwdefaults__
-        self.values = tuple((f.__kwdefaults__ or {}).values())
+    def __init__(self, f, keeps):
+        self.code, self.keeps = f.__code__, keeps
+        self.positional = f.__defaults__ if keeps else None
+        self.keywords = f.__kwdefaults__ if keeps else None
+        self.values = tuple((self.keywords or {}).values())
 
     def holds(self, f) -> bool:
-        return self == Defaults(f)
+        return self == Built(f, self.keeps)
 
-    def check(self, value: str, i: int) -> str:
-        """The fast path's test of guard `i` on the function `value` (text)."""
-        if self.keywords is None:  # (the common case: no call)
-            return f"{value}.__defaults__ is _O{i}.positional"
-        return f"_O{i}.holds({value})"
+    def check(self, value: str, i: int, ns: dict) -> str:
+        """The fast path's test of guard `i` on the function `value` (text), the objects
+        it compares with put in `ns`."""
+        if self.keywords is not None:
+            return f"_O{i}.holds({value})"
+        ns[f"_C{i}"], ns[f"_P{i}"] = self.code, self.positional
+        text = f"{value}.__code__ is _C{i}"
+        return text + f" and {value}.__defaults__ is _P{i}" if self.keeps else text
 
     def __eq__(self, other):
-        return type(other) is Defaults and other.positional is self.positional and \
+        return type(other) is Built and other.code is self.code and \
+            other.keeps == self.keeps and other.positional is self.positional and \
             other.keywords is self.keywords and len(other.values) == len(self.values) \
             and all(a is b for a, b in zip(other.values, self.values))
 
@@ -216,7 +229,7 @@ def built_signatures(unit) -> dict:
     as the unit is built (the dispatcher calls this then): a list changed in place
     afterwards is the same object, whose signature now is not the one the
     derivative was built for."""
-    default_guards(unit)
+    function_guards(unit)
     got = getattr(unit, "value_signatures", None)
     if got is None:
         got = unit.value_signatures = {id(obj): _value_signature(obj)
