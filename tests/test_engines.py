@@ -397,6 +397,29 @@ def test_traced_values_in_an_object_array_are_refused_with_a_hint(f):
     assert "np.stack" in info.value.hint
 
 
+def _pendulum_step(y, theta):
+    return np.array([y[1], -theta[0] * np.sin(y[0]) - theta[1] * y[1]])
+
+
+def pendulum_loss(theta, y0):
+    y = y0
+    for _ in range(40):  # (each step nested the object array in the last: 2 ** 40)
+        y = y + 0.1 * _pendulum_step(y, theta)
+    return np.sum(y ** 2)
+
+
+@pytest.mark.parametrize("mode", ["tape", "dual"])
+def test_an_object_array_read_by_an_operation_is_refused_there(mode):
+    # (it was refused at the output, after a time that doubled with each step: 70 s
+    # at 13 steps)
+    args = (np.array([1.5, 0.2]), np.array([1.0, 0.0]))
+    engine = tape_grad if mode == "tape" else dual_grad
+    with pytest.raises(EngineError, match="what `.*` reads is a NumPy array of Python") \
+            as info:
+        engine(pendulum_loss, args, 1)
+    assert "np.stack" in info.value.hint
+
+
 def list_written_after(w):
     L = [0.5, -1.2, 2.0]
     y = np.multiply(w, L)

@@ -108,13 +108,13 @@ def lift(value, make):
     return make(float(value))
 
 
-def object_array_error(engine: str):
-    """The error for an output that went through a NumPy object array: NumPy made
-    one from traced values (``np.asarray`` or ``np.array`` of a traced value), and
-    its elements' derivatives would be lost without a word."""
+def object_array_error(engine: str, what="the output"):
+    """The error for `what` (an output, an operand) that went through a NumPy object
+    array: NumPy made one from traced values (``np.asarray`` or ``np.array`` of a
+    traced value), and its elements' derivatives would be lost without a word."""
     from .primitives import EngineError
 
-    return EngineError(f"the output is a NumPy array of Python objects: a NumPy call "
+    return EngineError(f"{what} is a NumPy array of Python objects: a NumPy call "
                        f"turned traced values into an object array (np.asarray or np.array "
                        f"of a traced value?), which the {engine} engine cannot follow",
                        hint="Write np.stack([a, b]) for np.array([a, b]) of computed "

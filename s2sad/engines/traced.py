@@ -44,8 +44,8 @@ import weakref
 import numpy as np
 
 from ..primitives.facts import METHODS
-from .primitives import (EngineError, bind_options, find_rule, getitem, is_nondifferentiable,
-                         user_place)
+from .primitives import (EngineError, bind_options, describe, find_rule, getitem,
+                         is_nondifferentiable, user_place)
 
 
 class EngineAttributeError(EngineError, AttributeError):
@@ -337,6 +337,12 @@ class Traced:
             out = fn(*primals, **options)
             note_shared(out, list(args))
             return out, primals, None, []
+        if any(type(p) is np.ndarray and p.dtype == object and p.ndim for p in primals):
+            # (traced values in a NumPy object array, ``np.array([a, b])``: each step
+            # of a loop over it would nest them deeper, at a cost that doubles per step,
+            # to fail at the output; refused at the first operation instead)
+            from .args import object_array_error
+            raise object_array_error(cls.engine, f"what `{describe(key)}` reads")
         rule = find_rule(key, primals, active, cls.mode, options)
         out = fn(*primals, **options)
         note_shared(out, list(args))  # (a slice, a reshape: a view of an input)
