@@ -22,6 +22,7 @@ import numbers
 import numpy as np
 
 from ..errors import ComplexArgumentError, IntegerArgumentError, NonScalarOutputError, WrtError
+from .primitives import object_array_error
 from .traced import Traced, primal
 
 
@@ -106,20 +107,6 @@ def lift(value, make):
     if isinstance(value, np.ndarray):
         return make(np.array(value, dtype=float))
     return make(float(value))
-
-
-def object_array_error(engine: str, what="the output"):
-    """The error for `what` (an output, an operand) that went through a NumPy object
-    array: NumPy made one from traced values (``np.asarray`` or ``np.array`` of a
-    traced value), and its elements' derivatives would be lost without a word."""
-    from .primitives import EngineError
-
-    return EngineError(f"{what} is a NumPy array of Python objects: a NumPy call "
-                       f"turned traced values into an object array (np.asarray or np.array "
-                       f"of a traced value?), which the {engine} engine cannot follow",
-                       hint="Write np.stack([a, b]) for np.array([a, b]) of computed "
-                       "values, and leave out np.array(x) of one; or differentiate "
-                       "without mode=, which reads the source.")
 
 
 def scalar_output(f, out, engine="traced"):

@@ -32,7 +32,7 @@ import numpy as np
 from .. import primitives as rules
 from . import args as args_mod
 from .shim import run
-from .primitives import call_rule, undefined
+from .primitives import call_rule, object_array_error, undefined
 from .traced import Traced, deep_primal, held, primal, traced_parts
 
 
@@ -218,7 +218,7 @@ def _rows(out, n) -> list:
     if isinstance(out, (list, tuple)):
         return [row for item in out for row in _rows(item, n)]
     if np.asarray(primal(out)).dtype == object:
-        raise args_mod.object_array_error("dual")
+        raise object_array_error("dual")
     if isinstance(out, Dual):
         dot = np.asarray(out.dot, dtype=float).reshape(n, -1)
         return list(dot.T)

@@ -126,6 +126,18 @@ _OWN = {
 # ------------------------------------------------------------------ rule access
 
 
+def object_array_error(engine: str, what="the output"):
+    """The error for `what` (an output, an operand) that went through a NumPy object
+    array: NumPy made one from traced values (``np.asarray`` or ``np.array`` of a
+    traced value), and its elements' derivatives would be lost without a word."""
+    return EngineError(f"{what} is a NumPy array of Python objects: a NumPy call "
+                       f"turned traced values into an object array (np.asarray or np.array "
+                       f"of a traced value?), which the {engine} engine cannot follow",
+                       hint="Write np.stack([a, b]) for np.array([a, b]) of computed "
+                       "values, and leave out np.array(x) of one; or differentiate "
+                       "without mode=, which reads the source.")
+
+
 def describe(key) -> str:
     name = rules.key_name(key)
     if isinstance(key, np.ufunc):

@@ -45,7 +45,7 @@ import numpy as np
 
 from ..primitives.facts import METHODS
 from .primitives import (EngineError, bind_options, describe, find_rule, getitem,
-                         is_nondifferentiable, user_place)
+                         is_nondifferentiable, object_array_error, user_place)
 
 
 class EngineAttributeError(EngineError, AttributeError):
@@ -341,7 +341,6 @@ class Traced:
             # (traced values in a NumPy object array, ``np.array([a, b])``: each step
             # of a loop over it would nest them deeper, at a cost that doubles per step,
             # to fail at the output; refused at the first operation instead)
-            from .args import object_array_error
             raise object_array_error(cls.engine, f"what `{describe(key)}` reads")
         rule = find_rule(key, primals, active, cls.mode, options)
         out = fn(*primals, **options)
