@@ -473,3 +473,19 @@ def test_new_code_put_into_the_same_function_objects(cache):
     reload("def g(t):\n    return t * t\n\n\ndef f(x):\n    return 2.0 * g(x) + x\n")
     for g in (df, jf, s2sad.grad(ns["f"]), s2sad.grad(ns["f"], mode="tape")):
         assert g(3.0) == 13.0  # (the root's)
+
+
+def test_a_helper_put_in_place_with_a_function_it_takes_by_default(cache):
+    """``ha(x)`` of ``def ha(x, act=np.tanh)`` is put in place of the call, with
+    ``np.tanh(x)`` written there: no line of the derivative reads `ha`. Redefining
+    it, or giving it another default, must not leave the old function's derivative."""
+    ns = module("import numpy as np\n\n\ndef ha(x, act=np.tanh):\n    return act(x)\n\n\n"
+                "def f(x):\n    return ha(x)\n")
+    g = s2sad.grad(ns["f"])
+    assert g(0.8) == pytest.approx(1 - np.tanh(0.8) ** 2)
+    redefine(ns, "def ha(x, act=np.sin):\n    return act(x)\n")
+    for grad in (g, s2sad.grad(ns["f"])):
+        assert grad(0.8) == pytest.approx(np.cos(0.8))
+    ns["ha"].__defaults__ = (np.tanh,)  # (not what its `def` says: refused, not stale)
+    with pytest.raises(s2sad.S2SADError, match="takes by default"):
+        g(0.8)

@@ -150,7 +150,8 @@ def test_a_warm_hit_gives_the_same_gradient_and_source_and_skips_the_pipeline(
     # and the dispatcher guards the same names, in the new module
     assert [(kind, name) for kind, _, name, _ in warm_grad.__s2sad__.guards] == \
         [(kind, name) for kind, _, name, _ in cold_grad.__s2sad__.guards] == \
-        [("global", "helper"), ("global_value", "K")]  # (K's type: `_value_guards`)
+        [("global", "helper"), ("global_value", "K"), ("function", ""), ("function", "")]
+    # (K's type: `value_guards`; f's and helper's code: `function_guards`)
     assert warm_grad.__s2sad__.guards[0][1] is vars(warm_module)
 
 

@@ -109,26 +109,39 @@ def function_guards(unit) -> list:
     """Each function of the user's in `unit` as its derivative was built from it, as
     ``("function", function, "", Built)``: its code (IPython's ``autoreload`` and
     other reloaders put a function's new code into the same function object, whose
-    derivative is then another), and where its derivative keeps them (a callee's:
-    ``helper(x)`` of ``def helper(x, a=2.0)`` runs ``helper_fwd`` with the default it
-    had) its defaults, whose kinds it was built for and whose values it holds, so
-    that ``helper.__defaults__ = (5.0,)`` builds it again too. Taken once, as the
+    derivative is then another), and a callee's defaults (``helper(x)`` of ``def
+    helper(x, a=2.0)`` runs ``helper_fwd`` with the default it had; a function given
+    by default is called by name in the derivative), whose kinds it was built for and
+    whose values it holds, so that ``helper.__defaults__ = (5.0,)`` builds it again
+    too. Taken once, as the
     unit is built (`built_signatures`)."""
     got = getattr(unit, "function_guards", None)
     if got is None:
         got = unit.function_guards = []
-        for uf in unit.functions:
-            user = uf.user
+        entry = {uf.user for uf in unit.functions if uf.fn.name in unit.entry}
+        # (the functions derived, and the user's functions they resolved: one put in
+        # place of its call, with a function it takes by default written there)
+        users = [uf.user for uf in unit.functions] + [
+            obj for _, _, obj in unit.resolved if isinstance(obj, types.FunctionType)
+            and not _library_function(obj)]
+        for user in users:
             if not isinstance(user, types.FunctionType):
                 continue
-            keeps = uf.keep_defaults and uf.fn.name not in unit.entry and bool(
-                user.__defaults__ or user.__kwdefaults__)
+            # (a callee's defaults, kept or read as it was built: ``act=np.tanh``
+            # becomes the call ``np.tanh(x)`` in its derivative)
+            keeps = user not in entry and bool(user.__defaults__ or user.__kwdefaults__)
             known = next((g for g in got if g[1] is user), None)
             if known is None:
                 got.append(("function", user, "", Built(user, keeps)))
             elif keeps and not known[3].keeps:
                 got[got.index(known)] = ("function", user, "", Built(user, True))
     return list(got)
+
+
+def _library_function(f) -> bool:
+    """Is `f` a library's Python function (not the user's, whose code may change)?"""
+    module = (getattr(f, "__module__", None) or "").partition(".")[0]
+    return module in _LIBRARIES or "site-packages" in (f.__code__.co_filename or "")
 
 
 class Built:

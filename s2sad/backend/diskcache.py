@@ -38,7 +38,8 @@ when the entry was written:
   globals and closure cells; and what each name and attribute chain in their code
   means now: a function by its place in that list, a module by its name, a callable
   with rules by its name and its rules, another callable by its name and type, any
-  other value by its kind (a float, an int, an array of rank 2 and float dtype ...).
+  other value by its kind (a float, an int, an array of rank 2 and float dtype ...);
+  and what each of their parameters' defaults means, the same way.
   A name the code does not reach (a local, a word in a comment) may only cause a
   needless miss. The source text is compared cheaply when the lines of the file
   around the function are the ones stored (`_same_source`), else through
@@ -68,6 +69,10 @@ one complete entry. A directory that cannot be read or written is skipped with a
 `DiskCacheWarning` (once per directory, problem and process); on POSIX a directory
 owned by another user, or that others may write to, is not used either (one
 warning), because entries hold code that is run.
+
+Size: a little over 800 lines, one file because what an entry checks is written and
+read back by the same code (`_Survey` and `_rebuild`, `_meaning` for both): apart,
+the two could drift and a stale entry pass.
 """
 
 from __future__ import annotations
@@ -92,7 +97,7 @@ from pathlib import Path
 from . import cachefiles
 from . import compile as compile_mod
 from ..ir.kinds import kind_of, namespace_of, opaque
-from ..frontend import parse
+from ..frontend import defaults, parse
 from .. import primitives as rules
 from ..errors import S2SADError
 from ..frontend.parse import MISSING as _UNRESOLVED  # what parse.lookup gives for no value
@@ -449,13 +454,18 @@ class _Resolver:
         if got is not self:
             return got
         owner, dot, attr = text.rpartition(".")
-        if not dot:
+        if text.startswith(_DEFAULT):  # (a parameter's default)
+            got = defaults.values(self.func).get(text[len(_DEFAULT):], _UNRESOLVED)
+        elif not dot:
             got = parse.lookup(text, self.func.__globals__, self.cells, self.builtins)
         else:
             base = self.value(owner)
             got = _UNRESOLVED if base is _UNRESOLVED else getattr(base, attr, _UNRESOLVED)
         self.memo[text] = got
         return got
+
+
+_DEFAULT = "%default:"  # (the chain that names a parameter's default: `_Survey.scan`)
 
 
 def _rules_of(value):
@@ -551,6 +561,9 @@ class _Survey:
                         out.append([chain, _meaning(value, self.index_of)])
                 if value is _UNRESOLVED:
                     break
+        for name, value in defaults.values(self.funcs[i]).items():  # (a helper's: used)
+            self.chain = _DEFAULT + name
+            out.append([self.chain, _meaning(value, self.index_of)])
         return out
 
 

@@ -270,6 +270,8 @@ class _Builder:
         for text, obj in fr.parsed.refs.items():
             if "." not in text and text not in fr.parsed.imported | fr.parsed.classes.keys():
                 self.resolved.append((fr.func, text, obj))
+        for text, callee in fr.parsed.put_in_place.items():  # (no line reads the name)
+            self.resolved.append((fr.func, text, callee))
 
     def callee_names(self, callee):
         raise NotImplementedError

@@ -58,6 +58,14 @@ def by_value(tree, func, cells: dict, globals_, builtins_, lookup, missing) -> d
     return cells
 
 
+def values(func) -> dict:
+    """{parameter: the default the function `func` holds now}."""
+    names = func.__code__.co_varnames[:func.__code__.co_argcount]
+    out = dict(zip(names[len(names) - len(func.__defaults__ or ()):], func.__defaults__ or ()))
+    out.update(func.__kwdefaults__ or {})
+    return out
+
+
 def default_functions(callee, call: ast.Call) -> dict:
     """``{parameter: function}`` for each parameter of the user function `callee`
     that the call `call` leaves to its default where that default is a function.
@@ -69,11 +77,8 @@ def default_functions(callee, call: ast.Call) -> dict:
             k.arg is None for k in call.keywords):
         return {}
     positional = code.co_varnames[:code.co_argcount]
-    defaults = dict(zip(positional[len(positional) - len(callee.__defaults__ or ()):],
-                        callee.__defaults__ or ()))
-    defaults.update(callee.__kwdefaults__ or {})
     given = {k.arg for k in call.keywords} | set(positional[:len(call.args)])
-    return {p: v for p, v in defaults.items() if p not in given and is_function(v)}
+    return {p: v for p, v in values(callee).items() if p not in given and is_function(v)}
 
 
 def with_defaults(rw, call: ast.Call, omitted: dict, a: ast.arguments, module, name, at):

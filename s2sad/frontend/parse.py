@@ -142,6 +142,7 @@ class Parsed:
     # the name -> the class, of those whose methods it calls on its parameters, as
     # ``Model.predict(self, x)`` (`function_values`); the derivative's helpers
     classes: dict = field(default_factory=dict)
+    put_in_place: dict = field(default_factory=dict)  # call -> the function put there
 
 
 class Located:
@@ -485,16 +486,15 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers, 
     if not generated:
         structure_calls.mark_list_tuples(
             tree, lambda call: _returned_lists(call, globals_, cells, builtins_), nodes)
-    if higher_order.lower(tree, meaning,
-                          [n for n, v in (specs or {}).items()
-                           if isinstance(v, ir_trees.Static)], nodes):
+    if higher_order.lower(tree, meaning, [n for n, v in (specs or {}).items()
+                                          if isinstance(v, ir_trees.Static)], nodes):
         nodes = Nodes(tree)
     if not containers:
         specs = None
     elif specs is None and func is not None and structure_calls.builds_containers(
             tree, _called_functions(nodes, globals_, cells, builtins_), generated, nodes):
         specs = {}  # (dicts of computed values it builds are followed all the same)
-    out_spec, leaves = None, {}
+    out_spec, leaves, put_in_place = None, {}, {}
     if specs:  # (functions passed as arguments are read where the name is: a cell)
         cells = dict(cells, **{n: types.CellType(v.value) for n, v in specs.items()
                                if isinstance(v, ir_trees.Static)})
@@ -506,6 +506,7 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers, 
                 fn, containers=False, classes=given), leaves_out=hasattr(func, STRUCTURES),
             classes=classes)
         tree, out_spec, leaves = rewritten.tree, rewritten.out_spec, rewritten.leaf_names
+        put_in_place = rewritten.put_in_place  # (guarded as it was: `builder.note_user`)
         nodes = Nodes(tree)
         if pairs.split_lists(tree, nodes):  # (a list of tuples a function put in place reads)
             nodes = Nodes(tree)
@@ -520,7 +521,7 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers, 
                     builtins_, loc, nodes, loaded)
     return Parsed(tree=tree, info=info, refs=refs, locals=local_set, globals=globals_,
                   imported=set(imported), cells=cells, out_spec=out_spec, leaf_names=leaves,
-                  nodes=nodes, classes=classes)
+                  nodes=nodes, classes=classes, put_in_place=put_in_place)
 
 
 def _value_or_none(name, globals_, cells, builtins_):
@@ -589,8 +590,7 @@ def _check_signature(tree: ast.FunctionDef, loc: Located):
     for star in (a.vararg, a.kwarg):
         if star is not None:
             kind = "*" if star is a.vararg else "**"
-            raise loc.error(
-                UnsupportedSyntaxError, star,
+            raise loc.error(UnsupportedSyntaxError, star,
                 f"s2sad cannot differentiate a function with `{kind}{star.arg}` parameters",
                 "List the parameters one by one (x, y, z) or pass a tuple.")
 

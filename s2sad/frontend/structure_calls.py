@@ -70,6 +70,8 @@ def inline(rw, callee, call: ast.Call, at: ast.AST, parse) -> str:
     if qualified:
         _qualify(tree, qualified, parsed.locals | {
             a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)})
+    # (what the derivative depends on though no line of it reads the name: `parse`)
+    rw.put_in_place.setdefault(ast.unparse(call.func), callee)
     omitted = default_functions(callee, call)
     if omitted:  # (`layer(x, W)` of `def layer(x, W, act=np.tanh)`: the default passed)
         call = with_defaults(rw, call, omitted, parsed.tree.args, module, name, at)

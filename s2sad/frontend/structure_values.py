@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import copy
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..ir import trees
 from ..ir.trees import Spec
@@ -76,6 +76,8 @@ class Rewritten:
     tree: ast.FunctionDef
     leaf_names: dict  # parameter -> the names of its leaves' parameters, in order
     out_spec: Spec | None
+    # the call's text -> the user function put in place of it (`structure_calls.inline`)
+    put_in_place: dict = field(default_factory=dict)
 
 
 def leaf_names(param: str, spec: Spec, taken: set) -> list:

@@ -84,13 +84,13 @@ def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None,
     r = _Rewriter(loc, env, lookup)
     r.displays = single_displays(tree)
     r.tuple_lists, r.consumed = pairs.tuple_lists(tree), consumed_generators(tree)
-    r.parse, r.classes, r.leaves_out = parse, classes or {}, leaves_out
+    r.parse, r.classes, r.leaves_out, r.put_in_place = parse, classes or {}, leaves_out, {}
     r.caller_locals = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(
         n.ctx, ast.Store)} | {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)} | {
         n for names in names_of.values() for n in names} | set(specs)
     tree.body = r.block(tree.body)
     fill_lines(tree.body, tree.lineno)
-    return Rewritten(tree, names_of, r.out_spec)
+    return Rewritten(tree, names_of, r.out_spec, r.put_in_place)
 
 
 class _Rewriter(LoopRewrites, CallRewrites):
