@@ -9,7 +9,7 @@ an object of the user's, each attribute chain that resolved to a function
 (`attribute_guards`), and each global, closure variable or plain attribute chain
 holding a number, an array, a tuple, a list or None (`value_guards`), compared with
 its signature when the unit was built (`built_signatures`), and the code of each
-function of the user's, with the defaults of a callee whose derivative keeps them
+function of the user's the unit was built from, with each callee's defaults
 (`function_guards`). `holds` checks one guard
 (the cache's `dispatch.still_valid`), `value_check` writes one as the fast path's
 test, and `signature` is what a derivative depends on in an argument.
@@ -113,8 +113,7 @@ def function_guards(unit) -> list:
     helper(x, a=2.0)`` runs ``helper_fwd`` with the default it had; a function given
     by default is called by name in the derivative), whose kinds it was built for and
     whose values it holds, so that ``helper.__defaults__ = (5.0,)`` builds it again
-    too. Taken once, as the
-    unit is built (`built_signatures`)."""
+    too. Taken once, as the unit is built (`built_signatures`)."""
     got = getattr(unit, "function_guards", None)
     if got is None:
         got = unit.function_guards = []
