@@ -26,6 +26,7 @@ import numpy as np
 from ..checkpoint import SCHEDULES
 from ..analysis.attributes import attribute_names
 from ..driver import stages
+from ..frontend.defaults import values as default_values
 from ..errors import (ComplexArgumentError, IntegerArgumentError, OptionError, S2SADError,
                       WrtError, user_traceback)
 from ..ir.kinds import (INT, ITEMS, NAMESPACES, SCALAR, UNKNOWN, ArrayKind, ListKind,
@@ -540,7 +541,7 @@ def keywords_by_position(f, given: int, kwargs: dict):
     if not set(kwargs) <= set(rest):
         return None
     upto = max(rest.index(k) for k in kwargs) + 1 if kwargs else 0
-    defaults = dict(zip(names[n_pos - len(f.__defaults__ or ()):n_pos], f.__defaults__ or ()))
+    defaults = default_values(f)  # (the positional ones among them: `rest`)
     out = []
     for name in rest[:upto]:
         if name in kwargs:

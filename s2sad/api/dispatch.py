@@ -44,7 +44,7 @@ from ..backend import diskcache, native
 from ..checkpoint import CTZ, Binomial
 from ..driver import builder, effects, stages
 from ..errors import SourceNotFoundError, user_traceback
-from ..frontend import parse
+from ..frontend import defaults, parse
 from ..ir.kinds import (INT, SCALAR, ListKind, attribute_signature, decides_attributes,
                         method_names, namespace_of, shadows, shape_pattern, shaped_arguments,
                         user_class)
@@ -503,7 +503,7 @@ class State:
         the function specialised on their structures (`structured.Flat`), built
         back in them."""
         values = {n: values[n] for n in self.names if n in values}
-        for n, default in _defaults(self.f).items():
+        for n, default in defaults.values(self.f).items():
             values.setdefault(n, default)
         flat = structured.Flat(self.f, values, self.wrt, self.entry)
         wrt = flat.wrt()
@@ -543,15 +543,6 @@ def _fill(name: str, default: str, errors: str, what: str) -> list:
 def _missing(f, name: str, what: str):
     """Raise what Python raises for a parameter without a value (its default gone)."""
     raise TypeError(f"{f.__qualname__}() missing 1 required {what} argument: '{name}'")
-
-
-def _defaults(f) -> dict:
-    """The default values of `f`'s parameters, by name."""
-    names, n_pos = signature_params(f)
-    out = dict(zip(names[:n_pos][len(names[:n_pos]) - len(f.__defaults__ or ()):],
-                   f.__defaults__ or ()))
-    out.update(f.__kwdefaults__ or {})
-    return out
 
 
 def _pattern(values: dict) -> tuple:

@@ -21,6 +21,7 @@ import functools
 import types
 
 from .. import primitives as rules
+from ..frontend.structure_calls import library_code
 from ..ir.kinds import INT, NONE, SCALAR, ArrayKind, ListKind, array_library, kind_of, shadows
 
 
@@ -122,7 +123,7 @@ def function_guards(unit) -> list:
         # place of its call, with a function it takes by default written there)
         users = [uf.user for uf in unit.functions] + [
             obj for _, _, obj in unit.resolved if isinstance(obj, types.FunctionType)
-            and not _library_function(obj)]
+            and not library_code(obj)]
         for user in users:
             if not isinstance(user, types.FunctionType):
                 continue
@@ -135,12 +136,6 @@ def function_guards(unit) -> list:
             elif keeps and not known[3].keeps:
                 got[got.index(known)] = ("function", user, "", Built(user, True))
     return list(got)
-
-
-def _library_function(f) -> bool:
-    """Is `f` a library's Python function (not the user's, whose code may change)?"""
-    module = (getattr(f, "__module__", None) or "").partition(".")[0]
-    return module in _LIBRARIES or "site-packages" in (f.__code__.co_filename or "")
 
 
 class Built:

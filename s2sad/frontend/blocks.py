@@ -101,7 +101,7 @@ def coalesce_copies(body):
 
 
 def _definitions(body) -> dict:
-    """{name: the statements that assign it} (a loop's exit copies counted)."""
+    """{name: how many statements assign it} (a loop's exit copies counted)."""
     out: dict = {}
     for s in ir.walk(body):
         for n in ir.defined_names(s):
