@@ -29,6 +29,7 @@ import copy
 import io
 import math
 import os
+import random
 import traceback
 import zlib
 
@@ -49,7 +50,7 @@ LONG = int(os.environ.get("S2SAD_FUZZ_EXAMPLES", "0") or 0)
 # examples per test in CI (about 45 s for the file on a 2-core machine): every
 # well-formed program compiles a dozen derivatives, the malformed ones run every entry point
 EXAMPLES = {"scalar": 150, "array": 100, "params": 50, "malformed": 150, "global": 30,
-            "assigning": 25}
+            "assigning": 25, "drawing": 30}
 
 
 def fuzz_settings(kind):
@@ -262,12 +263,17 @@ def _check_everything(text, f, point, tangents_for, hessian=False):
             where + f"an argument changed: {b!r} became {a!r}"
 
 
-def _check_hessian(check, f, point, wrt, h=1e-6):
+def _check_hessian(check, f, point, wrt, h=1e-6, seeded=None):
     """The Hessian against central differences of the compiled gradient (blocks
     ``H[i][j]`` in the order of `wrt`, each of shape arg_i + arg_j; for a list of
-    arrays, a list of blocks per array of it)."""
+    arrays, a list of blocks per array of it). `seeded` runs each call (with its
+    random number generators seeded alike)."""
     vec, rebuild = fuzz_programs._flat(point)
-    g = s2sad.grad(f, wrt=wrt)
+    seeded = seeded or (lambda call: call())
+    grad = s2sad.grad(f, wrt=wrt)
+
+    def g(*args):
+        return seeded(lambda: grad(*args))
     columns = []
     kinked = False
     with np.errstate(all="ignore"):
@@ -291,7 +297,7 @@ def _check_hessian(check, f, point, wrt, h=1e-6):
             1 + np.abs(full).max())):
         event("hessian: the gradient is not differentiable here")
         return
-    hess = check("hessian", lambda: s2sad.hessian(f, wrt=wrt)(*point))
+    hess = check("hessian", lambda: seeded(lambda: s2sad.hessian(f, wrt=wrt)(*point)))
     if hess is None:
         return
     # the numbers of each array (or float) of each argument: a list of arrays has a
@@ -314,7 +320,8 @@ def _check_hessian(check, f, point, wrt, h=1e-6):
         # have second derivative 0 at y == 0 exactly, where y * y has 2: right beside
         # such a point the Hessian must be right
         nudged = vec + 1e-9 * np.cos(np.arange(1, len(vec) + 1) * 0.9)
-        beside = check("hessian", lambda: s2sad.hessian(f, wrt=wrt)(*rebuild(nudged)))
+        beside = check("hessian", lambda: seeded(
+            lambda: s2sad.hessian(f, wrt=wrt)(*rebuild(nudged))))
         if beside is not None and _close(flat(beside), expected, rtol):
             event("hessian: a kink's convention at 0")
             return
@@ -447,6 +454,73 @@ def test_array_programs_reading_a_global_that_changes_kind(case, which):
         if got is None:
             return  # (refused, where the generator allows it)
         check.gradient(f"grad with C = {c!r}", got, point, expected, rtol)
+
+
+# what the programs below draw: from NumPy's global generator, a Generator the module
+# holds, the `random` module; a number, or an array as long as ``x``
+_DRAWS = ("np.random.standard_normal()", "RNG.normal()", "random.gauss(0.0, 1.0)",
+          "np.mean(np.random.normal(size=np.shape(x)) * x)")
+
+
+@fuzz_settings("drawing")
+@given(_array_case(False))
+def test_array_programs_that_draw_random_numbers(case):
+    # (a derivative that runs the function more than once at a point, forward mode
+    # one pass per input number, the Hessian, must give the derivative of one
+    # realization: that of the reverse gradient, with the generators seeded alike,
+    # and leave them where one call leaves them)
+    text, point = case
+    head, _, rest = text.partition("\ndef f(")
+    signature, _, body = rest.partition("\n")
+    draw = _DRAWS[zlib.crc32(text.encode()) % len(_DRAWS)]
+    text = (f"{head}\nimport random\n\nRNG = np.random.default_rng(5)\n\n\ndef f({signature}\n"
+            f"    s = s * (1.0 + 0.25 * {draw})\n{body}")
+    f = load(text)
+    rng = getattr(f, "__func__", f).__globals__["RNG"]
+    start = rng.bit_generator.state
+
+    def seeded(call):
+        np.random.seed(7)
+        random.seed(7)
+        rng.bit_generator.state = start
+        return call()
+
+    def next_draws():
+        return np.random.random(), random.random(), rng.random()
+
+    try:
+        with np.errstate(all="ignore"):
+            value = seeded(lambda: f(*point))
+            after = next_draws()
+            ok, expected = smooth(lambda *a: seeded(lambda: f(*a)), point)
+    except USER_ERRORS:
+        return
+    if not ok or not np.all(np.isfinite(value)) or np.size(value) != 1:
+        return
+    check = _Checker(text, point)
+    wrt = tuple(range(len(point)))
+    rtol, exact = (2e-3, 1e-4) if _single(point) else (1e-4, 1e-8)
+    # (what reverse mode refuses of the program as generated is `test_array_programs`'s
+    # business: here it leaves no reference)
+    got = check("grad", lambda: seeded(lambda: s2sad.grad(f, wrt=wrt)(*point)), may_refuse=True)
+    if got is None:
+        return
+    check.gradient("grad", got, point, expected, rtol)
+    event("drawing: checked")
+    for what, call in (
+            ("grad(mode='forward')", lambda: s2sad.grad(f, wrt=wrt, mode="forward")(*point)),
+            ("jacobian(mode='forward')", lambda: s2sad.jacobian(f, wrt=wrt, mode="forward")(*point)),
+            ("jacobian(mode='reverse')", lambda: s2sad.jacobian(f, wrt=wrt, mode="reverse")(*point)),
+            ("jacobian", lambda: s2sad.jacobian(f, wrt=wrt)(*point))):
+        other = check(what, lambda: seeded(call))
+        if other is not None:
+            assert _close(flat(other), flat(got), exact), \
+                check.where + f"{what} {other} != the reverse gradient of the same draws {got}"
+            assert next_draws() == after, \
+                check.where + f"{what} left the generators elsewhere than one call does"
+    if _cheap(text, 3):
+        _check_hessian(check, f, point, wrt, seeded=seeded)
+        assert next_draws() == after, check.where + "hessian left the generators elsewhere"
 
 
 @fuzz_settings("params")

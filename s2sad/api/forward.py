@@ -16,7 +16,7 @@ Hessian block, a constant element of a list output). A function s2sad made
 (``grad(f)``, ``derivative(f)``, ...) is refused with an error at the user's `def`
 that says which second derivatives there are.
 
-Imports `arguments`, `dispatch` and `shapes` from `api`.
+Imports `arguments`, `dispatch`, `repeats` and `shapes` from `api`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from ..backend import compile as compile_mod
 from ..errors import NotDifferentiableError, S2SADError, WrtError
 from ..ir.kinds import differentiable, kind_of
 from . import dispatch, shapes
-from . import structured
+from . import repeats, structured
 from .arguments import (keywords_by_position, keywords_refusal, rebased_wrt, unbound, with_bound, argument_kinds, at_def, bind, call_with, complex_refusal,
                         complex_value, mark_made, normalize_wrt, public, refuse_derived,
                         refuse_mixed_libraries, typed_gradients, typed_like, with_attributes)
@@ -216,14 +216,18 @@ def value_and_grad_by_forward_mode(f, wrt_names: tuple, as_tuple: bool, args, kw
     argument_kinds(f, arguments, wrt_names, "grad")  # (a clear error for an integer `wrt`)
     grads = []
     value = None
+    runs = repeats.Repeats(f, arguments, "grad(mode=\"forward\")")
     for name in wrt_names:
         x = arguments[name]
         parts = []
         for _, t in shapes.units_of(x):
+            runs.rewind()
             value, part = _checked(f, _jvp_at(f, arguments, {name: t}, value is not None))
+            runs.same(value)
             parts.append(part)
         grads.append(shapes.shaped_like(x, parts))
     if value is None:  # every argument was empty
+        runs.rewind()
         value = call_with(f, arguments)
     grads = typed_gradients(arguments, wrt_names, grads)
     return value, (tuple(grads) if as_tuple else grads[0])
@@ -270,10 +274,13 @@ def hessian(f, wrt=0):
         gradient = dispatch.gradient_to_differentiate(f, names, arguments)
         blocks = [[None] * len(names) for _ in names]
         passes = 0
+        runs = repeats.Repeats(f, arguments, "hessian")
         for j, name in enumerate(names):
             columns = [[] for _ in names]
             for _, t in shapes.units_of(arguments[name]):
-                _, g_dot = _along(f, gradient, arguments, {name: t}, passes > 0)
+                runs.rewind()
+                g, g_dot = _along(f, gradient, arguments, {name: t}, passes > 0)
+                runs.same(g)
                 passes += 1
                 for i, name_i in enumerate(names):
                     columns[i].append(shapes.flat(g_dot[i], arguments[name_i], f))
@@ -354,11 +361,14 @@ def grad_of_gradient(inner, f, inner_names, wrt):
         gradient = dispatch.gradient_to_differentiate(f, inner_names, arguments, "grad")
         out = []
         passes = 0
+        runs = repeats.Repeats(f, arguments, "grad(grad(f))")
         for name in names:
             x = arguments[name]
             parts = []
             for _, t in shapes.units_of(x):
+                runs.rewind()
                 g, g_dot = _along(f, gradient, arguments, {name: t}, passes > 0)
+                runs.same(g)
                 passes += 1
                 if np.ndim(g[0]) != 0:
                     raise S2SADError(

@@ -3,7 +3,7 @@ them, built with forward mode (vector mode, batched tangents, or one pass per in
 number) or row by row from the pullback, whichever needs fewer passes (see
 `jacobian`'s docstring).
 
-Imports `arguments`, `dispatch`, `shapes`, `forward` (`call_derivative`) and
+Imports `arguments`, `dispatch`, `repeats`, `shapes`, `forward` (`call_derivative`) and
 `reverse` (`vjp_of`) from `api`.
 """
 
@@ -20,7 +20,7 @@ from ..ir.kinds import array_library, kind_of
 from ..transform import batching
 from . import dispatch, shapes
 from ..ir import trees
-from . import structured
+from . import repeats, structured
 from .arguments import (rebased_wrt, unbound, with_bound, argument_kinds, bind, call_with, mark_made, normalize_wrt, public,
                         refuse_derived, with_attributes)
 from .forward import call_derivative
@@ -69,6 +69,7 @@ def jacobian(f, wrt=0, mode="auto"):
 
     def unstructured(arguments):
         argument_kinds(f, {n: arguments[n] for n in names}, names, "jacobian")  # (as grad refuses)
+        runs = repeats.Repeats(f, arguments, "jacobian")
         keyword_only = _keyword_only(f, arguments)
         chosen = mode
         if chosen == "reverse" and keyword_only:
@@ -80,16 +81,19 @@ def jacobian(f, wrt=0, mode="auto"):
                 array_library(v) for v in arguments.values()):
             # (the first call looks at the output's type, running the function on NumPy
             # arrays: another library's, a jax.jit tracer's, would not run in it)
+            runs.rewind()
             _output_parts(call_with(f, _copied(arguments)), f)
             seen.append(True)
         if mode == "auto":
+            runs.rewind()
             y = call_with(f, _copied(arguments))
             m = sum(shapes.size(p) for p in _output_parts(y, f)[0])
             inputs = sum(shapes.size(arguments[n]) for n in names)
             chosen = "forward" if inputs <= m or keyword_only else "reverse"
         if chosen == "forward":
-            y, blocks = _jacobian_forward(f, arguments, names)
+            y, blocks = _jacobian_forward(f, arguments, names, runs)
         else:
+            runs.rewind()
             y, blocks = _jacobian_reverse(f, arguments, names)
         parts, many = _output_parts(y, f)
         out = []
@@ -110,8 +114,11 @@ def _structured(f, arguments, names, as_tuple, mode):
     flat = structured.Flat(f, arguments, names, "jacobian")
     leaves = flat.wrt()
     at = {n: i for i, n in enumerate(leaves)}
+    runs = repeats.Repeats(f, arguments, "jacobian")
+    runs.rewind()
     with flat.naming():
         J = jacobian(flat.flat, wrt=leaves, mode=mode)(*flat.args())
+    runs.rewind()  # (the generators end where one call leaves them)
     y = call_with(flat.flat, flat.values)
     rows = list(J) if flat.out_spec is not None or isinstance(y, tuple) else [J]
 
@@ -160,9 +167,9 @@ def _keyword_only(f, arguments: dict) -> list:
     return list(arguments)[f.__code__.co_argcount:]
 
 
-def _jacobian_forward(f, arguments, names):
+def _jacobian_forward(f, arguments, names, runs):
     """``(output, blocks)``: ``blocks[e][k]`` is the (output part e numbers) x (input
-    names[k] numbers) matrix."""
+    names[k] numbers) matrix; each run of `f` is one of `runs` (`repeats`)."""
     kinds = with_attributes(f, {p: kind_of(v) for p, v in arguments.items()}, arguments)
     wrt = tuple(names)
     unit, fn = dispatch.compiled_forward(f, wrt, kinds)
@@ -173,10 +180,12 @@ def _jacobian_forward(f, arguments, names):
     if vectors and n and _carries_vectors(unit) and \
             all(not isinstance(arguments[k], np.ndarray) for k in names):
         # vector mode: each tangent is a vector with one entry per direction
+        runs.rewind()
         y, parts, dparts = _forward_pass(f, fn, arguments,
                                          _directions(f, arguments, names, n, batched=False))
         columns = [_matrix(d, part, n, f) for part, d in zip(parts, dparts)]
-    elif vectors and n and (batched := _jacobian_batched(f, arguments, names, wrt, kinds, sizes)):
+    elif vectors and n and (batched := _jacobian_batched(f, arguments, names, wrt, kinds, sizes,
+                                                         runs)):
         y, columns = batched
     else:
         # one pass of the compiled derivative per input number (a unit tangent on
@@ -188,12 +197,15 @@ def _jacobian_forward(f, arguments, names):
             for _, t in shapes.units_of(arguments[name]):
                 dots = list(zeros)
                 dots[k] = t
+                runs.rewind()
                 y, parts, dparts = _forward_pass(f, fn, arguments, dots)
+                runs.same(y)
                 if columns is None:
                     columns = [[] for _ in parts]
                 for e, (part, d) in enumerate(zip(parts, dparts)):
                     columns[e].append(shapes.flat(d, part, f))
         if y is None:  # no input numbers at all
+            runs.rewind()
             y = call_with(f, arguments)
             columns = [np.zeros((shapes.size(p), 0)) for p in _output_parts(y, f)[0]]
         else:
@@ -208,7 +220,7 @@ def _jacobian_forward(f, arguments, names):
     return y, blocks
 
 
-def _jacobian_batched(f, arguments, names, wrt, kinds, sizes):
+def _jacobian_batched(f, arguments, names, wrt, kinds, sizes, runs):
     """``(output, columns)`` from one pass of the batched forward derivative (every
     tangent with a leading axis of directions, see `batching`), or None when the
     function has a line that cannot carry directions."""
@@ -218,6 +230,7 @@ def _jacobian_batched(f, arguments, names, wrt, kinds, sizes):
     if fn is None:
         return None
     n = sum(sizes)
+    runs.rewind()
     y, parts, dparts = _forward_pass(f, fn, arguments,
                                      _directions(f, arguments, names, n, batched=True))
     return y, [_matrix(d, part, n, f) for part, d in zip(parts, dparts)]

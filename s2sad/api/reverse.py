@@ -14,7 +14,7 @@ generates, which builds, caches and calls the compiled derivative for each set o
 argument types (see `dispatch`). ``grad(grad(f))`` is forward mode over the
 compiled gradient (`forward.grad_of_gradient`).
 
-Imports `arguments`, `dispatch`, `forward` and `debug` from `api`.
+Imports `arguments`, `dispatch`, `forward`, `repeats` and `debug` from `api`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from ..errors import NotDifferentiableError, S2SADError, WrtError
 from ..frontend import parse
 from ..ir import trees
 from ..ir.kinds import array_library, differentiable, kind_of, with_shapes
-from . import debug, dispatch
+from . import debug, dispatch, repeats
 from . import structured
 from .arguments import (argument_kinds, at_def, bind, keywords_by_position, keywords_refusal,
                         rebased_wrt, unbound, with_bound, check_function, check_mode, checkpoint_option,
@@ -403,11 +403,14 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=Fals
         except Exception:  # (whatever stops it, the first refusal says why)
             raise refused from None
     fwd, bwd = (made[n] for n in unit.entry)
+    runs = repeats.Repeats(f, values, "vjp")  # (a pullback called again runs f again)
+    runs.rewind()
     try:
         out, saved = fwd(*primals)
     except Exception as exc:
         compile_mod.explain(exc)
         raise
+    runs.same(out)
     positions = [names.index(n) for n in wrt]
     retyped = [i for i in positions if retyped_list(primals[i])]
     state = [saved]
@@ -422,7 +425,12 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=Fals
         # the backward sweep consumes what the forward sweep saved (its tapes, the
         # slots it restores into arrays): a second call runs the forward sweep again
         try:
-            saved = state.pop() if state else fwd(*primals)[1]
+            if state:
+                saved = state.pop()
+            else:
+                with runs.apart():  # (the draws of the first run, if it draws)
+                    again, saved = fwd(*primals)
+                runs.same(again)
             grads = bwd(saved, out_bar)
         except Exception as exc:
             compile_mod.explain(exc)

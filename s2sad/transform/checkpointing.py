@@ -304,10 +304,10 @@ class CheckpointedLoops:
         return out
 
 
-_RANDOM_OWNERS = (np.random.Generator, np.random.RandomState, random.Random)
+RANDOM_OWNERS = (np.random.Generator, np.random.RandomState, random.Random)
 # (a Generator's or RandomState's methods by name, called on a local `rng`; not those
 # a user's class may well define too)
-_DRAW_NAMES = frozenset(n for c in _RANDOM_OWNERS[:2] for n in dir(c) if not n.startswith(
+DRAW_NAMES = frozenset(n for c in RANDOM_OWNERS[:2] for n in dir(c) if not n.startswith(
     "_")) - {"f", "power", "beta", "gamma", "bytes", "seed", "get_state", "set_state",
              "spawn", "bit_generator"} | {"rvs"}
 
@@ -316,12 +316,12 @@ def _draws(refs: dict, func) -> bool:
     """Does a call of `func` draw random numbers (see `random_draw`)?"""
     obj = refs.get(ir.dotted(func), None)
     if obj is None:
-        return isinstance(func, ast.Attribute) and func.attr in _DRAW_NAMES
+        return isinstance(func, ast.Attribute) and func.attr in DRAW_NAMES
     if isinstance(obj, types.FunctionType):
         return _draws_inside(obj.__code__, obj.__globals__, set())
     module = getattr(obj, "__module__", None) or ""
     return module == "random" or module.startswith("numpy.random") \
-        or isinstance(getattr(obj, "__self__", None), _RANDOM_OWNERS) \
+        or isinstance(getattr(obj, "__self__", None), RANDOM_OWNERS) \
         or getattr(obj, "__name__", None) == "rvs"
 
 
@@ -332,7 +332,7 @@ def _draws_inside(code, globals_: dict, seen: set) -> bool:
     if code in seen:
         return False
     seen.add(code)
-    if set(code.co_names) & (_DRAW_NAMES | {"random"}):
+    if set(code.co_names) & (DRAW_NAMES | {"random"}):
         return True
     return any(_draws_inside(c, globals_, seen) for c in code.co_consts
                if isinstance(c, types.CodeType)) or any(
