@@ -728,6 +728,53 @@ def assigning_program(draw):
     return HELPERS + "\n".join(lines) + "\n"
 
 
+# how a loop makes its carried list ``xs`` anew (``{e}``: an expression of ``x``, ``h``
+# and, where the loop zips them, ``v``); each keeps the list's length
+REBUILDS = ["xs = [{e} for x in xs]", "xs = [{e} for x, v in zip(xs, vs)]",
+            "xs = [{e} * (i + 1) for i, x in enumerate(xs)]", "xs = xs[1:] + [xs[0] * h]",
+            "xs = [{e} for x in xs][::-1]", "xs = list(map(lambda x: {e}, xs))",
+            "xs = step(xs, h)", "xs = [{e} for x in xs if True]"]
+
+
+@st.composite
+def rebuilt_program(draw):
+    """Text of a module defining ``f(xs, h)`` (``xs`` a list of floats) with loops that
+    carry lists they make anew in each iteration (``xs = [g(x) for x in xs]``, a
+    slice plus an item, a helper's new list, two lists updated in turn as a
+    simulation's positions and velocities are), starting from the argument itself,
+    a copy, or a list made from it; loops of no iteration, of several, nested, a
+    ``while`` left by ``break``; what the loop hands on kept as numbers in a history."""
+    e = lambda names: draw(expression(names, 2))  # noqa: E731
+    start = draw(st.sampled_from(["", "    xs = list(xs)", "    xs = [x * 1.0 for x in xs]"]))
+    second = draw(st.booleans())
+    lines = ["def step(ys, h):", f"    return [{e(['y', 'h'])} for y in ys]", "", "",
+             "def f(xs, h):"] + ([start] if start else [])
+    if second:
+        lines.append(f"    vs = [{e(['x', 'h'])} for x in xs]")
+    lines.append("    hist = []")
+    loop = draw(st.sampled_from(["for", "while", "nested"]))
+    trips = draw(st.sampled_from([0, 1, 3])) if loop == "for" else draw(st.sampled_from([1, 2]))
+    if loop == "for":
+        lines.append(f"    for k in range({trips}):")
+    elif loop == "while":
+        lines += ["    k = 0", "    while True:"]
+    else:
+        lines += [f"    for j in range({trips}):", "        for k in range(2):"]
+    pad = "            " if loop == "nested" else "        "
+    forms = REBUILDS if second else [r for r in REBUILDS if "vs" not in r]
+    for _ in range(draw(st.integers(1, 2))):
+        form = draw(st.sampled_from(forms))
+        lines.append(pad + form.format(e=e(["x", "h", "v"] if "v, " in form else ["x", "h"])))
+        if second and draw(st.booleans()):
+            lines.append(pad + f"vs = [{e(['v', 'x', 'h'])} for x, v in zip(xs, vs)]")
+    lines.append(pad + "hist.append(sum(xs))")
+    if loop == "while":
+        lines += [pad + "k += 1", pad + f"if k >= {trips}:", pad + "    break"]
+    tail = "sum(x * x for x in xs) + xs[0] * h + 0.5 * sum(hist)"
+    lines.append(f"    return {tail}" + (" + vs[-1]" if second else ""))
+    return HELPERS + "\n".join(lines) + "\n"
+
+
 REFUSAL_NOTE = "# fuzz: may be refused with "
 
 

@@ -41,7 +41,8 @@ from hypothesis import strategies as st
 import fuzz_programs
 import s2sad
 from fuzz_programs import (JOIN, allowed_refusals, array_program, assigning_program, flat,
-                           leaves, load, malformed_program, scalar_program, smooth, write)
+                           leaves, load, malformed_program, rebuilt_program, scalar_program,
+                           smooth, write)
 from s2sad import cli
 from s2sad.checkpoint import SCHEDULES as SCHEDULE_NAMES
 from s2sad.errors import S2SADError
@@ -50,7 +51,7 @@ LONG = int(os.environ.get("S2SAD_FUZZ_EXAMPLES", "0") or 0)
 # examples per test in CI (about 45 s for the file on a 2-core machine): every
 # well-formed program compiles a dozen derivatives, the malformed ones run every entry point
 EXAMPLES = {"scalar": 150, "array": 100, "params": 50, "malformed": 150, "global": 30,
-            "assigning": 25, "drawing": 30}
+            "assigning": 25, "drawing": 30, "rebuilt": 30}
 
 
 def fuzz_settings(kind):
@@ -358,6 +359,12 @@ def test_programs_whose_conditions_assign_or_whose_defaults_go_unused(text, poin
     x, y = point
     assume("key=" not in text or abs(abs(x) - abs(y)) > 1e-6)
     _check_everything(text, load(text), point, _unit_tangents, hessian=_cheap(text, 3))
+
+
+@fuzz_settings("rebuilt")
+@given(rebuilt_program(), st.lists(NUMBER, min_size=2, max_size=3), NUMBER)
+def test_programs_whose_loops_make_their_lists_anew(text, xs, h):
+    _check_everything(text, load(text), (xs, h), _random_direction, hessian=_cheap(text, 3))
 
 
 def _array_point(params, rows=2):

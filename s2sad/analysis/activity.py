@@ -594,7 +594,8 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                     r.kinds[phi.name] = merge(r.kinds.get(phi.name), self.atom_kind(phi.init))
                     if self.is_object(phi.name) and isinstance(phi.init, ast.Name):
                         self.alias(phi.name, phi.init.id)
-                    if isinstance(r.kinds[phi.name], ArrayKind):
+                    if isinstance(r.kinds[phi.name], ArrayKind) or self.is_list(phi.name) \
+                            and self.own_each_iteration(phi.name):
                         r.created.setdefault(phi.name, id(s))
                     if isinstance(r.kinds[phi.name], ArrayKind):
                         # it may change from one iteration to the next

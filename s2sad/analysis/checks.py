@@ -19,7 +19,7 @@ from ..errors import NoRuleError, NotDifferentiableError
 from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind, a_kind, opaque
 from .classify import changed_in_place, reports_only
 from .escapes import Escapes, shown
-from .objects import carried_sources
+from .rebuilt import carried_sources
 from .results import items_kind
 from .values import ValueChecks
 from .writes import Writes

@@ -15,7 +15,7 @@ import numpy as np
 from .. import ir
 from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind
 from ..primitives.facts import facts_of, stops_gradient
-from .objects import carried_sources
+from .rebuilt import carried_sources
 
 
 class Holders:
@@ -71,6 +71,8 @@ class Holders:
                 return [(t, src, False) for t in s.targets]
             t = s.targets[0]
             kind = r.kinds.get(t)
+            if kind in (SCALAR, INT):  # (a number holds no list or array)
+                return []
             if t in r.views:  # (a view of what may be a held object shows it too)
                 return [(t, set().union(*[self.contents(ir.name(b)) for b in r.views[t]]),
                          False)]
@@ -86,10 +88,13 @@ class Holders:
             if op.kind in ("getitem", "pop") and not isinstance(
                     self.a.atom_kind(op.inputs[0]), ArrayKind):
                 return [(t, self.contents(op.inputs[0]), False)]
+            if op.kind == "copy" and isinstance(kind, ListKind) and r.root(t) == t \
+                    and t in self.a.phis and self.a.own_each_iteration(t):
+                # (a list the loop makes anew in each iteration, handed to its carried
+                # name, an object of its own: it holds what that list holds)
+                return [(t, self.contents(op.inputs[0]), False)]
             if op.kind == "copy" or stops_gradient(op):
                 return [(t, self.reach(op.inputs[0]), False)]
-            if kind in (SCALAR, INT):
-                return []
             if op.kind in ("call", "unknown"):  # (it may return what it is given)
                 return [(t, set().union(*[self.reach(x) for x in op.inputs]), False)]
             if op.kind == "rule" and not isinstance(kind, ArrayKind) and _views_in_container(op):

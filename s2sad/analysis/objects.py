@@ -4,8 +4,8 @@ Lists are mutable objects, and arrays written into or read by index are too: a n
 that refers to one stands for its object (`Activity.roots`), made by one statement
 (`Activity.created`). `Objects` joins the names of one object (`alias`), and decides
 where a name given its value on several paths is one object made at the join
-(`fresh_join`, `value_join`) rather than the objects it is given.
-`carried_sources` lists the values a loop-carried name takes.
+(`fresh_join`, `value_join`) rather than the objects it is given; a loop-carried
+list the loop makes anew in each iteration is one object per iteration (`rebuilt`).
 """
 
 from __future__ import annotations
@@ -16,20 +16,7 @@ from .. import ir
 from ..ir.kinds import ArrayKind
 from ..primitives.facts import makes_new_object
 from .classify import classify
-
-
-def carried_sources(statements) -> dict:
-    """For each loop-carried name, the values it takes among `statements`: its
-    first value (the `Phi`'s init) and what each `Exit` hands it."""
-    sources = {}
-    for s in statements:
-        if isinstance(s, ir.Loop):
-            for p in s.phis:
-                sources.setdefault(p.name, []).append(p.init)
-        if isinstance(s, ir.Exit):
-            for c in s.copies:
-                sources.setdefault(c.targets[0], []).append(c.value)
-    return sources
+from .rebuilt import RebuiltLists
 
 
 def _add_definitions(body, chain, found) -> None:
@@ -63,7 +50,7 @@ def _add_in_order(body, loops, order, ends) -> None:
             _add_in_order(st.copies, loops, order, ends)
 
 
-class Objects:
+class Objects(RebuiltLists):
     """The objects names refer to: a part of activity's analysis (it reads the
     analysis's `result`, `fn`, `phis`, `joined`, `conflicts`, `join_makes`,
     `value_joins` and `atom_kind`). Its methods are the rules of one question, which
@@ -76,9 +63,10 @@ class Objects:
         if ra == rb:
             return
         lists = self.is_list(a) or self.is_list(b)
-        if a in self.phis and not lists:
+        if a in self.phis and (not lists or self.own_each_iteration(a)):
             # a loop-carried array holds a different array in each iteration: it is
             # an object of its own, and its adjoint moves along the loop's copies
+            # (so does a list the loop makes anew in each iteration)
             return
         join = None
         if ra in r.created and rb in r.created:

@@ -17,6 +17,7 @@ from .. import ir
 from ..errors import NotDifferentiableError
 from ..ir.kinds import INT, PENDING, SCALAR, UNKNOWN, ArrayKind, ListKind, a_kind
 from ..primitives.facts import facts_of, makes_new_object, makes_view
+from . import rebuilt
 from .holders import Holders
 
 
@@ -463,6 +464,7 @@ class Writes(CarriedWrites, UnseenWrites):
                     self.check_view(view, writes[root])
         if writes:
             self.check_carried(writes)
+        rebuilt.note_carried(self.a)
         Holders(self).check()
 
     def origins(self, n: str) -> list:
@@ -510,8 +512,14 @@ class Writes(CarriedWrites, UnseenWrites):
                 or not isinstance(op.inputs[0], ast.Name) or op.inputs[0].id not in self.r.kinds:
             return
         xs = op.inputs[0].id
+        # (what `xs` may be here: a list made fresh in each iteration of a loop that
+        # later hands it to a name the argument started, ``xs = [... for p in xs]``,
+        # is not the argument, though the loop's name may be either)
+        made = [obj for obj, st in self.origins(xs) if st is None or not (
+            (o := self.r.ops.get(id(st))) is not None
+            and makes_new_object(o, st.value, self.a.atom_kind))]
         root = self.r.root(xs)
-        if self.r.created.get(root) == 0:
+        if self.r.created.get(root) == 0 and made:
             what = "takes an item out of" if op.kind == "pop" else "adds to"
             user = self.name(xs)
             self.fail(s, f"this {what} the argument `{self.name(root)}`"

@@ -99,7 +99,12 @@ class _Transform:
         body = list(self.fn.body)
         ret = body.pop() if body and isinstance(body[-1], ir.Return) else None
         output = ret.value if ret else ir.const(None)
-        out = self.block(body)
+        # a parameter without a tangent of its own that activity counts active (a
+        # list whose object a varied list may become, through a loop's name) starts
+        # with a zero tangent
+        out = [ir.Assign((dot(p.name),), self.zero_tangent(p.name), ret.line if ret else 0)
+               for p in self.fn.params if p.name in self.act.active and p.name not in self.act.wrt]
+        out += self.block(body)
         tangents = {p: dot(p) for p in self.act.wrt}
         return Forward(out, tangents, output, self.tangent_of(output),
                        ret.line if ret else 0, self.requests, self.helpers)
@@ -117,15 +122,19 @@ class _Transform:
         if isinstance(atom, ast.Name) and self.active(atom):
             return ir.name(dot(atom.id))
         if isinstance(atom, ast.Name) and atom.id in self.act.kinds:
-            kind = self.kind(atom.id)
-            if isinstance(kind, ListKind):
-                return self.zero_list(atom.id)
-            if kind == UNKNOWN:
-                # (a value of one structure or another, known at run time: None on
-                # one path and a callee's saved values on another)
-                return self.zero_of(kind, ir.name(atom.id))
-            return self.zero(kind, atom.id)
+            return self.zero_tangent(atom.id)
         return ir.const(0.0)
+
+    def zero_tangent(self, n: str) -> ast.expr:
+        """A zero tangent for the value of `n`, of its kind."""
+        kind = self.kind(n)
+        if isinstance(kind, ListKind):
+            return self.zero_list(n)
+        if kind == UNKNOWN:
+            # (a value of one structure or another, known at run time: None on
+            # one path and a callee's saved values on another)
+            return self.zero_of(kind, ir.name(n))
+        return self.zero(kind, n)
 
     def zero(self, kind, like):
         if isinstance(kind, tuple):

@@ -17,9 +17,9 @@ from __future__ import annotations
 import ast
 
 from .. import ir, runtime
-from ..ir.kinds import PENDING, UNKNOWN
+from ..ir.kinds import PENDING, UNKNOWN, ListKind
 from .checkpointing import has_break
-from .common import adj, call_np, zero
+from .common import adj, call_np, zero, zeros_like_list
 
 
 class TapedLoops:
@@ -75,6 +75,8 @@ class TapedLoops:
         kind = self.act.kinds.get(old)
         if kind in (UNKNOWN, PENDING):
             return self.zero_adjoint(kind, old)
+        if isinstance(kind, ListKind):  # (a list the loop makes anew in each iteration)
+            return zeros_like_list(old)
         if new is not None and self.act.same_shape(old, new):
             return zero(kind, adjoint)
         zeros = zero(kind, old)
