@@ -713,10 +713,12 @@ def assigning_program(draw):
     assign or choose one value over another computed beside it: a ``while`` whose
     condition assigns a name (``:=``, on every test) that is read after the loop,
     and ``max``/``min`` of a sequence (with items or empty) with a computed
-    ``default=`` that carries a derivative only where the sequence is empty."""
+    ``default=`` that carries a derivative only where the sequence is empty; a name
+    bound only inside a loop that may run no iteration, read after it where it ran."""
     names = ["x", "y", "acc"]
-    e = [draw(expression(names, 2)) for _ in range(5)]
+    e = [draw(expression(names, 2)) for _ in range(6)]
     k, t = draw(st.integers(1, 4)), draw(st.sampled_from([0, 1, 5]))
+    m = draw(st.sampled_from([0, 0, 2]))
     extreme = draw(st.sampled_from(["max", "min"]))
     key = draw(st.sampled_from(["", ", key=abs"]))
     lines = ["def f(x, y):", "    acc = x * 0.5 + y", "    w = 0.0", "    k = 0",
@@ -724,7 +726,9 @@ def assigning_program(draw):
              "        k += 1", f"        acc = acc * 0.5 + {e[1]}",
              f"    v = {extreme}([acc, {e[2]}], default={e[3]}{key})",
              f"    u = {extreme}((s * x for s in range(3) if s > {t}), default={e[4]})",
-             "    return acc + 0.25 * w + v + u"]
+             f"    for i in range({m}):", f"        last = {e[5]} * (i + 1)",
+             f"    z = last * x if {m} > 0 else y",
+             "    return acc + 0.25 * w + v + u + z"]
     return HELPERS + "\n".join(lines) + "\n"
 
 

@@ -777,3 +777,47 @@ def test_a_checkpointed_while_whose_condition_assigns_is_refused():
 
     with pytest.raises(s2sad.S2SADError, match="condition assigns a name"):
         s2sad.grad(f)(0.4)
+
+
+def last_index_read_after(x, n):
+    tot = x
+    for i in range(n):
+        tot = tot + x
+    return tot * i if n > 0 else tot
+
+
+def last_value_read_after(x, n):
+    for i in range(n):
+        y = math.sin(x * i)
+    if n > 0:
+        return y * x
+    return x
+
+
+def last_power_of_a_while(x, n):
+    k = 0
+    while k < n:
+        last = x ** k
+        k += 1
+    return last * x if n else x
+
+
+def calls_them(x, n):
+    return last_index_read_after(x, n) + last_value_read_after(x, n) * 2.0 + \
+        last_power_of_a_while(x, n)
+
+
+BOUND_IN_A_LOOP = [last_index_read_after, last_value_read_after, last_power_of_a_while,
+                   calls_them]
+
+
+@pytest.mark.parametrize("n", [0, 3])
+@pytest.mark.parametrize("f", BOUND_IN_A_LOOP, ids=[f.__name__ for f in BOUND_IN_A_LOOP])
+def test_a_name_bound_only_in_a_loop_that_may_run_no_iteration(f, n):
+    # (the forward function of a vjp, or of a callee, returns what its backward
+    # function reads: a name the loop binds is None there after no iteration)
+    want = central_diff(f, (0.3, n), 0)
+    _, pullback = s2sad.vjp(f, 0.3, n)
+    assert close(pullback(1.0)[0], want, 1e-6, 1e-7)
+    assert close(s2sad.grad(f)(0.3, n), want, 1e-6, 1e-7)
+    assert close(s2sad.jacobian(f, mode="reverse")(0.3, n), want, 1e-6, 1e-7)

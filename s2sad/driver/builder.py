@@ -39,7 +39,7 @@ from ..errors import NonScalarOutputError, S2SADError
 from ..frontend import anf, parse
 from ..optimize import simplify, tapes
 from ..optimize.context import name_kinds
-from . import effects, libraries, stages
+from . import effects, libraries, saved as saved_mod, stages
 from ..frontend.program import Front, Program
 from .stages import return_kind
 from ..transform import batching, common as transform_common, forward as forward_mod, reverse
@@ -433,7 +433,7 @@ class _ReverseBuilder(_Builder):
         saved = [n for n in read if n in params] + [n for n in read if n not in params]
         saved.sort(key=(params + [n for s in ir.walk(forward)
                                   for n in ir.defined_names(s)]).index)
-        _fill_branches(forward, set(saved))
+        saved_mod.fill_unset(forward, set(saved), params)
         saved_tuple = ast.Tuple(elts=[ir.name(n) for n in saved], ctx=ast.Load())
         fwd_body = forward + [ir.Return(ast.Tuple(elts=[output, saved_tuple],
                                                   ctx=ast.Load()), rev.output_line)]
@@ -612,32 +612,6 @@ def _copy_view_reads(forward, backward, act, rev):
                 and s.value.value.id in written and array(s.value.value.id):
             s.value = ast.Call(func=ast.Attribute(value=s.value, attr="copy",
                                                   ctx=ast.Load()), args=[], keywords=[])
-
-
-def _fill_branches(body, saved: set):
-    """A saved value computed in one branch only is set to None in the other, so the
-    forward function can return it whichever branch ran."""
-    for s in body:
-        if not isinstance(s, ir.If):
-            continue
-        _fill_branches(s.body, saved)
-        _fill_branches(s.orelse, saved)
-        then_defs = ir.definitely_assigned(s.body)
-        else_defs = ir.definitely_assigned(s.orelse)
-        for mine, other in ((then_defs, s.orelse), (else_defs, s.body)):
-            missing = [n for n in sorted(saved & mine, key=_def_order(s)) if n not in
-                       (then_defs if other is s.body else else_defs)]
-            if missing:
-                other.append(ir.Comment("not computed on this path"))
-                other.extend(ir.Assign((n,), ir.const(None), s.line) for n in missing)
-
-
-def _def_order(s: ir.If):
-    order = {}
-    for sub in ir.walk(s.body + s.orelse):
-        for n in ir.defined_names(sub):
-            order.setdefault(n, len(order))
-    return lambda n: order.get(n, 0)
 
 
 def _share_forward_sweeps(functions) -> list:
