@@ -779,6 +779,57 @@ def test_a_checkpointed_while_whose_condition_assigns_is_refused():
         s2sad.grad(f)(0.4)
 
 
+def zip_in_a_zip(xs, ys):
+    zs = [1.0, -1.0, 2.0]
+    return sum(a * b for (a, (b, c)) in zip(xs, zip(ys, zs)) if c > 0)
+
+
+def enumerate_in_a_zip(xs, ys):
+    t = 0.0
+    for (i, a), b in zip(enumerate(xs), ys):
+        t = t + a * b * i
+    return t
+
+
+def zip_in_an_enumerate_from_one(xs, ys):
+    t = 0.0
+    for i, (a, b) in enumerate(zip(xs, ys), start=1):
+        t = t + math.sin(a * b) * i
+    return t
+
+
+def zip_of_a_reversed(xs, ys):
+    t = 0.0
+    for a, b in zip(xs, reversed(ys)):
+        t = t * 0.5 + a * b
+    return t
+
+
+NESTED_SEQUENCES = [zip_in_a_zip, enumerate_in_a_zip, zip_in_an_enumerate_from_one,
+                    zip_of_a_reversed]
+
+
+@pytest.mark.parametrize("f", NESTED_SEQUENCES, ids=[f.__name__ for f in NESTED_SEQUENCES])
+def test_zips_and_enumerates_nested_in_each_other(f):
+    xs, ys = np.array([0.5, 1.5, 0.2]), np.array([1.0, -0.7, 3.0])
+    both_modes(f, (xs, ys))
+    by_forward = s2sad.grad(f, wrt=(0, 1), mode="forward")(xs, ys)
+    by_reverse = s2sad.grad(f, wrt=(0, 1))(xs, ys)
+    assert all(np.allclose(a, b, rtol=1e-12) for a, b in zip(by_forward, by_reverse))
+
+
+def zip_with_a_cycle(xs):
+    import itertools
+    return sum(x * w for x, w in zip(xs, itertools.cycle([1.0, -1.0])))
+
+
+def test_a_zip_with_an_endless_iterator_is_refused_at_its_line():
+    for mode in ("reverse", "forward"):
+        with pytest.raises(s2sad.S2SADError, match=r"cycle\(\) has no length") as e:
+            s2sad.grad(zip_with_a_cycle, mode=mode)([0.5, -1.5, 1.0])
+        assert "zip(xs, itertools.cycle" in str(e.value)
+
+
 def last_index_read_after(x, n):
     tot = x
     for i in range(n):

@@ -31,9 +31,9 @@ the same order, with the same exceptions, and in which
   comparisons become `ir.If` statements, so an operand that would raise is still
   evaluated only when Python would evaluate it;
 * loops become `ir.Loop`: ``for`` over ``range(...)`` (or ``reversed(range(...))``)
-  keeps its target; a loop over a list or tuple, ``enumerate`` or ``zip`` iterates
-  an index over ``range(n)`` (``n`` taken once, before the loop) and reads the
-  elements by index; ``while`` keeps its condition as the statements `cond` and the
+  keeps its target; a loop over a list or tuple, ``enumerate`` or ``zip`` (nested
+  in each other too) iterates an index over ``range(n)`` (``n`` taken once, before
+  the loop) and reads the elements by index; ``while`` keeps its condition as the statements `cond` and the
   atom `test`; ``s2sad.checkpointed(...)`` around the iterable or the test becomes
   the loop's `checkpoint`. A variable the body assigns that is live at the loop's
   head is a `ir.Phi` with one name (its value at the start of an iteration), and
@@ -47,7 +47,10 @@ something that is not a name or a dotted name. Loops over a list, ``enumerate``,
 or ``reversed(range(...))`` are lowered here rather than rewritten in `desugar`: the
 loop reads the sequence it was given, the SSA version current before the loop (the body
 may rebind the name), which a rewrite of the source could say only with a copy the
-printed stages do not have."""
+printed stages do not have.
+
+Size: a little over 800 lines, nearly all of them the one class `_Lowerer`, whose
+methods share one state (see its docstring)."""
 
 from __future__ import annotations
 
@@ -314,59 +317,55 @@ class _Lowerer(KeptLowering):
             return
         if callee is enumerate or callee is zip:
             self.line = s.lineno
-            if s.iter.keywords and callee is zip:
-                raise self.error(s.iter, "s2sad cannot differentiate zip(..., strict=...)")
-            start = None
-            args = list(s.iter.args)
-            if callee is enumerate:
-                if len(args) == 2:
-                    start = args.pop()
-                for k in s.iter.keywords:
-                    if k.arg == "start":
-                        start = k.value
-                if len(args) != 1:
-                    raise self.error(s.iter, "enumerate() takes one sequence here")
-            zipped = None  # (``enumerate(zip(a, b))``: the zip's sequences, read in step)
-            if callee is enumerate and isinstance(args[0], ast.Call) and \
-                    self.is_static(args[0].func) and not args[0].keywords and \
-                    self.parsed.refs.get(ir.dotted(args[0].func)) is zip:
-                zipped = args[0].args
-                t = s.target
-                if not (isinstance(t, ast.Tuple) and len(t.elts) == 2 and isinstance(
-                        t.elts[1], ast.Tuple) and len(t.elts[1].elts) == len(zipped)):
-                    raise self.error(s.target, "unpack the items of enumerate(zip(...)) as "
-                                               "`for i, (a, b) in ...`")
-            seqs = [self.atom(a) for a in (args if zipped is None else zipped)]
-            start = self.atom(start) if start is not None else None
-            n = self.length(seqs)
-            parts = len(seqs) if callee is zip else 2
-            if not (isinstance(s.target, ast.Tuple) and len(s.target.elts) == parts):
-                raise self.error(s.target, f"unpack the items of {callee.__name__}() into "
-                                           f"{parts} names: `for a, b in ...`")
-
-            def prefix(index):
-                targets = list(s.target.elts)
-                if callee is enumerate:
-                    i_target, v_target = targets
-                    count = ir.name(index) if start is None else \
-                        self.value_atom(ast.BinOp(left=ir.name(index), op=ast.Add(), right=start))
-                    self.bind_target(i_target, count)
-                    if zipped is None:
-                        self.bind_element(v_target, seqs[0], index)
-                    else:
-                        for t, seq in zip(v_target.elts, seqs):
-                            self.bind_element(t, seq, index)
-                else:
-                    for t, seq in zip(targets, seqs):
-                        self.bind_element(t, seq, index)
-
-            self.loop(s, _call("range", [n]), None, prefix)
+            tree = self.sequences(s.iter)  # (zips and enumerates in each other, read in step)
+            n = self.length(_leaves(tree))
+            self.loop(s, _call("range", [n]), None,
+                      lambda index: self.bind_items(s.target, tree, index))
             return
         self.line = s.lineno
         seq = self.atom(s.iter)
         n = self.length([seq])
         self.loop(s, _call("range", [n]), None,
                   lambda index: self.bind_element(s.target, seq, index))
+
+    def sequences(self, node):
+        """What a loop over `node` reads in step: ``("zip", parts)``, ``("enumerate",
+        part, start atom or None)``, or ``("seq", atom)`` for a sequence."""
+        callee = self.parsed.refs.get(ir.dotted(node.func)) if isinstance(node, ast.Call) \
+            and self.is_static(node.func) else None
+        if callee is zip and (node.keywords or not node.args):
+            raise self.error(node, "s2sad differentiates zip() of sequences, without strict=")
+        if callee is zip:
+            return "zip", [self.sequences(a) for a in node.args]
+        args = list(getattr(node, "args", ()))
+        if callee is enumerate and len(args) in (1, 2):
+            start = next((k.value for k in node.keywords if k.arg == "start"), args[1:] or None)
+            part = self.sequences(args[0])
+            return "enumerate", part, None if start is None else self.atom(
+                start[0] if isinstance(start, list) else start)
+        if callee is enumerate or getattr(callee, "__module__", None) == "itertools":
+            what = "takes one sequence" if callee is enumerate else "has no length"
+            raise self.error(node, "s2sad lowers a loop over zip() or enumerate() to indexes "
+                                   f"of its sequences, and {callee.__name__}() {what}",
+                             hint="Index a sequence in the loop (`w = ws[i % len(ws)]`).")
+        return "seq", self.atom(node)
+
+    def bind_items(self, target, tree, index):
+        """Bind `target` to item `index` of what `sequences` gave, unpacking as Python
+        does (``for i, (a, (b, c)) in enumerate(zip(xs, zip(ys, zs)))``)."""
+        if tree[0] == "seq":
+            return self.bind_element(target, tree[1], index)
+        parts = tree[1] if tree[0] == "zip" else [None, tree[1]]
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == len(parts)):
+            raise self.error(target, f"unpack the items of {tree[0]}() into {len(parts)} "
+                                     "names: `for a, b in ...`")
+        if tree[0] == "enumerate":
+            count = ast.BinOp(left=ir.name(index), op=ast.Add(), right=tree[2])
+            self.bind_target(target.elts[0], ir.name(index) if tree[2] is None else
+                             self.value_atom(count))
+        for t, part in zip(target.elts, parts):
+            if part is not None:
+                self.bind_items(t, part, index)
 
     def checkpoint_marker(self, call):
         """The loop's iterable and ``(schedule, snapshots atom)`` of
@@ -790,6 +789,13 @@ def _int_tuple(node):
             return None
         out.append(value)
     return tuple(out)
+
+
+def _leaves(tree) -> list:
+    """The sequences of a `_Lowerer.sequences` tree, in order."""
+    if tree[0] == "seq":
+        return [tree[1]]
+    return [a for part in (tree[1] if tree[0] == "zip" else [tree[1]]) for a in _leaves(part)]
 
 
 def _call(func_name, args) -> ast.Call:
