@@ -373,3 +373,26 @@ def test_the_hessian_reads_a_value_a_tape_holds_on_one_path_only(point):
                  - s2sad.grad(f, wrt=j)(*np.subtract(point, step * e))) / (2 * step)
                 for j in (0, 1)] for e in np.eye(2)]
     assert np.allclose(h, numeric, atol=1e-6)
+
+
+_scaled_tanh = lambda a: a * math.tanh(a)  # noqa: E731
+
+
+def _constant_rows(ys, h):
+    return [math.sin(_scaled_tanh(h)) for y in ys]
+
+
+def through_a_helpers_comprehension(x, h):
+    ys = _constant_rows([x, x], h)
+    return ys[0] * x
+
+
+def test_a_tape_of_what_callees_saved_gets_zeros_of_their_structure():
+    # (along x, nothing the lambda is given varies: the zero tangent of the helper's
+    # tape, which holds the lambda's saved tuples among numbers, has their structure)
+    x, h = 0.3, 0.4
+    t = math.tanh(h)
+    slope = math.cos(h * t) * (t + h * (1 - t * t))
+    H = s2sad.hessian(through_a_helpers_comprehension, wrt=(0, 1))(x, h)
+    assert H[0][0] == 0.0
+    assert H[0][1] == pytest.approx(slope) and H[1][0] == pytest.approx(slope)

@@ -40,7 +40,7 @@ import ast
 from dataclasses import dataclass, field
 
 from .. import ir, primitives as rules, runtime
-from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind
+from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind, differentiable
 from ..analysis.activity import Activity
 from ..primitives.facts import makes_view
 from .common import bind, call_np, missing_rule, zero, zeros_like_list
@@ -158,9 +158,7 @@ class _Transform:
                 value=ir.copy_tree(value), slice=ir.const(i), ctx=ast.Load()))
                 for i, k in enumerate(kind)], ctx=ast.Load())
         if isinstance(kind, ListKind):
-            return ast.BinOp(left=ast.List(elts=[ir.const(0.0)], ctx=ast.Load()),
-                             op=ast.Mult(), right=ast.Call(func=ir.name("len"), args=[
-                                 ir.copy_tree(value)], keywords=[]))
+            return self.zeros_of_list(kind, value)
         if isinstance(kind, ArrayKind):
             return self.np_call("zeros_like", [ir.copy_tree(value)])
         if kind == INT:
@@ -173,15 +171,28 @@ class _Transform:
         return zero(kind)
 
     def zero_list(self, n: str) -> ast.expr:
-        """The zero tangent of the list `n`: ``[0.0] * len(n)``, or for a list of
-        arrays ``list(map(np.zeros_like, n))``, each an array of its element's shape
-        (a matrix product reads it: ``U @ hs_dot[-1]`` of ``hs = [h0]``)."""
+        """The zero tangent of the list `n` (`zeros_of_list`)."""
         kind = self.kind(n)
-        if isinstance(kind, ListKind) and isinstance(kind.elem, ArrayKind):
+        return self.zeros_of_list(kind, ir.name(n)) if isinstance(kind, ListKind) \
+            else zeros_like_list(n)
+
+    def zeros_of_list(self, kind: ListKind, value: ast.expr) -> ast.expr:
+        """The zero tangent of a list (`value`): ``[0.0] * len(xs)`` for numbers, for
+        arrays ``list(map(np.zeros_like, xs))``, each an array of its element's shape
+        (a matrix product reads it: ``U @ hs_dot[-1]`` of ``hs = [h0]``); for items of
+        other structures (a tape holding what callees saved, tuples among numbers)
+        `runtime.zero_tangent`, item by item."""
+        if isinstance(kind.elem, ArrayKind):
             zeros = self.np_call("zeros_like", [])
             return ast.Call(func=ir.name("list"), args=[ast.Call(
-                func=ir.name("map"), args=[zeros.func, ir.name(n)], keywords=[])], keywords=[])
-        return zeros_like_list(n)
+                func=ir.name("map"), args=[zeros.func, ir.copy_tree(value)], keywords=[])],
+                keywords=[])
+        if kind.elem in (SCALAR, INT) or not differentiable(kind.elem) and kind.elem != UNKNOWN:
+            return ast.BinOp(left=ast.List(elts=[ir.const(0.0)], ctx=ast.Load()),
+                             op=ast.Mult(), right=ast.Call(func=ir.name("len"), args=[
+                                 ir.copy_tree(value)], keywords=[]))
+        self.helpers["zero_tangent"] = runtime.zero_tangent
+        return ast.Call(func=ir.name("zero_tangent"), args=[ir.copy_tree(value)], keywords=[])
 
     def np_call(self, func, args) -> ast.Call:
         import numpy
