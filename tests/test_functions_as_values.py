@@ -527,6 +527,22 @@ def test_a_decorators_wrapper_is_followed_or_refused():
             s2sad.grad(uses_rescaling, mode=mode)(v)
 
 
+def test_a_decorated_function_is_differentiated_as_the_one_it_wraps():
+    # (grad of the decorated function itself, as of a call of it inside another)
+    v = 0.7
+    assert s2sad.grad(_timed_sin)(v) == pytest.approx(math.cos(v))
+    assert s2sad.grad(_timed_sin, wrt=(0, 1))(v, 2.0) == (
+        pytest.approx(2.0 * math.cos(2.0 * v)), pytest.approx(v * math.cos(2.0 * v)))
+    assert s2sad.hessian(_timed_sin)(v) == pytest.approx(-math.sin(v))
+    assert s2sad.vjp(_timed_sin, v)[1](1.0) == (pytest.approx(math.cos(v)),)
+    assert s2sad.jvp(_timed_sin, (v,), (1.0,))[1] == pytest.approx(math.cos(v))
+    assert "def _timed_sin_grad(v, k=1.0):" in s2sad.source(_timed_sin)
+    with pytest.raises(s2sad.NotDifferentiableError, match="_doubled.<locals>.wrapper"):
+        s2sad.grad(_doubled_sin)(v)
+    with pytest.raises(s2sad.NotDifferentiableError, match="_rescaling.<locals>.wrapper"):
+        s2sad.grad(_scaled_sin)(v, _Box())
+
+
 def _half_square(v):
     return 0.5 * v * v
 

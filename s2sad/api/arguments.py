@@ -26,6 +26,7 @@ import numpy as np
 from ..checkpoint import SCHEDULES
 from ..analysis.attributes import attribute_names
 from ..driver import stages
+from ..frontend import source
 from ..frontend.defaults import values as default_values
 from ..errors import (ComplexArgumentError, IntegerArgumentError, OptionError, S2SADError,
                       WrtError, user_traceback)
@@ -56,6 +57,8 @@ def signature_params(f):
     n_kw = code.co_kwonlyargcount
     names = code.co_varnames[: n_pos + n_kw]
     if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        if callable(getattr(f, "__wrapped__", None)):
+            source.check_wrapper(f)  # (a decorator's wrapper that does more: its own words)
         raise WrtError(
             f"s2sad cannot differentiate {f.__qualname__}: it takes *args or **kwargs",
             hint="List the parameters one by one.", **at_def(f),
@@ -524,9 +527,36 @@ def unbound(f):
                 getattr(type(f), "__call__", None), types.FunctionType) and \
                 getattr(f, "__s2sad__", None) is None:
             f, args = type(f).__call__, (f,) + args
+        elif _passes_through(f):
+            f = f.__wrapped__
         else:
             return f, args, kwargs
     return f, args, kwargs
+
+
+def _passes_through(f) -> bool:
+    """Is `f` a wrapper a decorator made with `functools.wraps` that only calls the
+    function it wraps with its own arguments and returns the result (a timer, a
+    logger: `source.check_wrapper`)? It is differentiated as that function, as a call
+    of it inside a function is."""
+    if not isinstance(f, types.FunctionType) or getattr(f, "__s2sad__", None) is not None \
+            or not callable(getattr(f, "__wrapped__", None)):
+        return False
+    try:
+        source.check_wrapper(f)
+    except S2SADError:
+        return False
+    return True
+
+
+def unwrapped(f):
+    """`f`, or the function a decorator's pass-through wrapper of it wraps
+    (`_passes_through`), through every such wrapper."""
+    for _ in range(16):
+        if not _passes_through(f):
+            break
+        f = f.__wrapped__
+    return f
 
 
 def keywords_by_position(f, given: int, kwargs: dict):

@@ -39,7 +39,7 @@ from . import structured
 from .arguments import (argument_kinds, at_def, bind, keywords_by_position, keywords_refusal,
                         rebased_wrt, unbound, with_bound, check_function, check_mode, checkpoint_option,
                         complex_refusal, complex_value, fixed_argument, normalize_wrt,
-                        mark_made, numeric_kind, public, retyped_list, signature_params,
+                        mark_made, numeric_kind, public, retyped_list, signature_params, unwrapped,
                         typed_like, with_attributes,
                         typed_gradients)
 from .forward import grad_of_gradient, value_and_grad_by_forward_mode
@@ -499,6 +499,7 @@ def source(f, mode="reverse", wrt=0, stage="reverse", example=None, checkpoint=N
     the function indexes, measures with len(), sums or appends to, which are taken
     to be lists of floats. `checkpoint` and `snapshots` as for `grad`: the code
     shows which loops a scheduler (`ckpt.forward`) runs and which keep a tape."""
+    f = unwrapped(f)
     flat = _flat_example(f, wrt, example, stage, "source")
     if flat is not None and stage == "reverse" and mode == "reverse":
         # (the gradient of the function specialised on the containers, shown taking
@@ -523,6 +524,7 @@ def emitted(f, mode="reverse", wrt=0, stage="reverse", example=None, checkpoint=
     if mode == "forward" and stage == "reverse":
         stage = "forward"
     ckpt = checkpoint_option(checkpoint, snapshots, entry, mode)
+    f = unwrapped(f)
     if ckpt is not None and stage != "reverse":
         raise S2SADError(f"{entry}(checkpoint=...) changes the reverse stage only, not "
                          f"stage={stage!r}")
