@@ -52,6 +52,7 @@ DATA = np.array([0.5, -1.0, 2.0, 0.25])
     (zoo.sorted_tuple_display, (X,)),
     (zoo.sorted_tuple_display, (0.4,)),
     (zoo.reduced, (X, 4)),
+    (zoo.sum_start_keyword, (X,)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_both_modes_match_central_differences(f, args):
     both_modes(f, args, wrt=(0,))

@@ -472,3 +472,11 @@ def sum_of_a_setting_written_into(x, w):
     s5 = np.sum(m4 * np.sin(w))
     np.add.at(m4, np.array([0, 0]), np.sin(0.5))
     return s5
+
+
+# ------------------------------------------------------------ sum(..., start=...)
+
+def sum_start_keyword(x):
+    xs = [x, x * x]
+    return sum((v * i for i, v in enumerate(xs)), start=x * x) + sum(xs, start=math.sin(x)) \
+        + sum([x, 2.0 * x], start=1.5)

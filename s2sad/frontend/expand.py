@@ -217,6 +217,8 @@ class _Expander(TargetLowering):
             if target is math.prod and len(args) == 1 \
                     and [k.arg for k in kws] == ["start"]:
                 return "prod"
+            if target is sum and len(args) == 1 and [k.arg for k in kws] == ["start"]:
+                return "sum"
             if (target is min or target is max) and len(args) == 1 \
                     and [k.arg for k in kws] == ["default"]:
                 return "extreme"
@@ -524,8 +526,9 @@ class _Lift(CallLowering):
             return n == 1 and all(k.arg == "start" for k in node.keywords)
         if n == 1 and (self.ex.builtin(func, min) or self.ex.builtin(func, max)):
             return all(k.arg == "default" for k in node.keywords)
-        return not node.keywords and (
-            n == 1 and self.ex.builtin(func, list) or n <= 2 and self.ex.builtin(func, sum))
+        if self.ex.builtin(func, sum):  # (its start by position or as ``start=``)
+            return n + len(node.keywords) <= 2 and all(k.arg == "start" for k in node.keywords)
+        return not node.keywords and n == 1 and self.ex.builtin(func, list)
 
     def result(self, word) -> str:
         """A name for the list or the accumulator being made."""

@@ -251,10 +251,12 @@ class CallLowering:
             default = self(node.keywords[0].value) if node.keywords else None
             return self.extreme(comp, name(func.id) if isinstance(func, ast.Name)
                                 else copy.deepcopy(func), default)
+        given = args[1:] + [k.value for k in node.keywords if k.arg == "start"]
+        if args[0] is comp and self.ex.builtin(func, sum) and len(given) <= 1 and \
+                len(args) + len(node.keywords) == 1 + len(given):  # (start, or start=)
+            start = self(given[0]) if given else ast.Constant(0)
+            return self.accumulate(comp, "total", start, add)
         if not node.keywords and args[0] is comp:
-            if self.ex.builtin(func, sum) and len(args) <= 2:
-                start = self(args[1]) if len(args) == 2 else ast.Constant(0)
-                return self.accumulate(comp, "total", start, add)
             if len(args) == 1 and self.ex.builtin(func, list):
                 return self.comprehension(comp)
         if self.ex.builtin(func, math.prod) and args[0] is comp and len(args) == 1:
@@ -265,10 +267,11 @@ class CallLowering:
         return self.children(node)
 
     def call_sum(self, node):
+        given = node.args[1] if len(node.args) == 2 else node.keywords[0].value  # (start=)
         seq = self(node.args[0])
-        if not simple(seq) and self.ex.needs(node.args[1]):
+        if not simple(seq) and self.ex.needs(given):
             seq = self.temp("items", seq)  # (Python evaluates it before the start)
-        start = self(node.args[1])
+        start = self(given)
         return self.accumulate(seq, "total", start, add)
 
     def call_operator(self, node):
