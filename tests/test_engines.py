@@ -758,3 +758,15 @@ def test_a_constant_array_changed_after_an_operation_read_it(engine):
     _BUFFER[:] = [1.0, 2.0, 3.0]
     _, got = engine(_reads_then_changes_constants, (x,), 0)
     assert close(got, expected)
+
+
+def _array_methods(x):
+    y = x.reshape(2, 2)
+    return y.std() + y.var(axis=0).sum() + y.flatten()[1] * y.squeeze()[0, 0] + \
+        x.clip(-0.1, 0.3).sum() + (x.clip(max=0.2) ** 2).sum()
+
+
+def test_the_tape_engine_takes_the_array_methods_the_compiler_takes():
+    x = np.array([0.5, -0.2, 0.1, 0.9])
+    assert np.allclose(s2sad.grad(_array_methods, mode="tape")(x), s2sad.grad(_array_methods)(x),
+                       rtol=1e-12)

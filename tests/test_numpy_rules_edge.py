@@ -159,6 +159,12 @@ def test_clip_with_a_none_bound(mode):
     check(zoo.clip_below, [x, 0.2], wrt=(0, 1), mode=mode)
 
 
+@pytest.mark.parametrize("mode", MODES + ["tape"])
+def test_clip_with_its_bounds_by_keyword(mode):
+    x = np.array([-0.9, 0.1, 0.5, 0.7, 1.3])
+    check(zoo.clip_by_keywords, [x, 0.2], wrt=(0, 1), mode=mode)
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_clip_with_bounds_crossed_gives_hi_its_derivative(mode):
     x = np.array([-0.9, 0.1, 0.5, 0.7, 1.3])

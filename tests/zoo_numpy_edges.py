@@ -85,6 +85,12 @@ def clip_below(x, lo):
     return np.sum(np.clip(x, lo, None) ** 2) + np.sum(x.clip(None, lo) * 3.0)
 
 
+def clip_by_keywords(x, lo):
+    # (NumPy's names for the bounds: a_min= and a_max=, min= and max= since 2.1)
+    return np.sum(np.clip(x, a_min=lo, a_max=0.6) ** 2) + np.sum(np.clip(a=x, a_min=None, a_max=lo) * x) \
+        + np.sum(np.clip(x, min=-0.5) * 2.0) + np.sum(x.clip(max=lo) ** 2)
+
+
 def clip_with_bounds_crossed(x, lo, hi):
     # (NumPy clips to minimum(maximum(x, lo), hi): where lo > hi every element is hi,
     # whose derivative the rule gave lo)

@@ -293,7 +293,9 @@ def bind_options(func, args, kwargs, mode):
                           "to a traced array" + user_place())
     for rule in candidates:
         n = rule.arity
-        inputs, extra, named = list(args[:n]), list(args[n:]), dict(kwargs)
+        aliases = rule.keyword_names()  # (``a_min=`` of np.clip: its rule's `lo`)
+        inputs, extra = list(args[:n]), list(args[n:])
+        named = {aliases.get(k, k): v for k, v in kwargs.items()}
         if len(inputs) < n:
             missing = rule.inputs[len(inputs):]
             if not all(m in named or m in rule.defaults for m in missing):
@@ -306,6 +308,9 @@ def bind_options(func, args, kwargs, mode):
         if any(k not in rule.options or k in options for k in named):
             continue
         options.update(named)
-        return inputs, options, _named_after(func, rule.inputs[len(args):])
+        later = rule.inputs[len(args):]
+        # (inputs named by the function's own positional parameters go by position)
+        return inputs, options, _named_after(
+            func, [] if set(later) <= set(aliases.values()) else later)
     raise EngineError(f"{name} is called with arguments its derivative rule does not "
                       f"describe ({', '.join(kwargs) or len(args)})" + user_place())

@@ -544,6 +544,11 @@ class Traced:
     take = _array_method(METHODS["take"])
     repeat = _array_method(METHODS["repeat"])
     diagonal = _array_method(METHODS["diagonal"])
+    clip = _array_method(METHODS["clip"])
+    flatten = _array_method(METHODS["flatten"])
+    squeeze = _array_method(METHODS["squeeze"])
+    std = _array_method(METHODS["std"])
+    var = _array_method(METHODS["var"])
 
     def item(self, *args):
         if args:

@@ -603,7 +603,7 @@ def np_logaddexp(x, y, out, x_dot, y_dot):
 
 
 @rule(np.clip)
-def np_clip(x, lo, hi, out, x_dot, lo_dot, hi_dot):
+def np_clip(x, lo=None, hi=None, *, out, x_dot, lo_dot, hi_dot):
     # (NumPy's minimum(maximum(x, lo), hi): where lo > hi, hi; a bound compared only
     # by ==, which is False against None, no bound)
     return ((out == x) * x_dot, ((out > x) & (out == lo)) * lo_dot,

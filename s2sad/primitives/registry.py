@@ -90,6 +90,11 @@ def key_name(key) -> str:
     return f"{module}.{qual}"
 
 
+# keyword-only names a library gives some inputs besides their positional parameters
+# (`Rule.keyword_names`)
+_KEYWORD_ONLY_NAMES = {np.clip: {"min": "lo", "max": "hi"}}
+
+
 @dataclass(eq=False)
 class Rule:
     key: object
@@ -111,6 +116,24 @@ class Rule:
     # ``df`` of ``scipy.stats.t.cdf``): their terms are None, and activity refuses a
     # call whose result is used where one of them carries a derivative
     no_derivative: tuple = ()
+    _aliases: dict | None = field(default=None, repr=False)
+
+    def keyword_names(self) -> dict:
+        """The rule's input names for the keywords a call may give them under the
+        function's own parameter names (``a_min=`` of ``np.clip``, whose rule calls it
+        `lo`): its positional parameters matched by position, and the keyword-only
+        names NumPy adds for some (``np.clip(x, min=0.0)``)."""
+        if self._aliases is None:
+            try:
+                params = list(inspect.signature(self.key).parameters.values())
+            except (TypeError, ValueError):  # (a ufunc, a builtin)
+                params = []
+            theirs = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                            p.POSITIONAL_OR_KEYWORD)]
+            self._aliases = {t: ours for t, ours in zip(theirs, self.inputs)
+                             if t != ours and t not in self.options and t not in self.inputs}
+            self._aliases.update(_KEYWORD_ONLY_NAMES.get(self.key, {}))
+        return self._aliases
 
     def matches(self, kinds) -> bool:
         if self.when is None:
@@ -139,6 +162,10 @@ class Rule:
         return bound
 
     def _bind(self, args, keywords):
+        if keywords and self.keyword_names():
+            names = self.keyword_names()
+            keywords = [ast.keyword(arg=names.get(k.arg, k.arg), value=k.value)
+                        for k in keywords]
         n = len(self.inputs)
         if len(args) < n:
             named = {k.arg: k.value for k in keywords}

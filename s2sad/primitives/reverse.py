@@ -613,7 +613,7 @@ def np_logaddexp(x, y, out, out_bar):
 
 
 @rule(np.clip)
-def np_clip(x, lo, hi, out, out_bar):
+def np_clip(x, lo=None, hi=None, *, out, out_bar):
     # (NumPy's minimum(maximum(x, lo), hi): where lo > hi, hi; a bound compared only
     # by ==, which is False against None, no bound)
     return (unbroadcast(out_bar * (out == x), x),
