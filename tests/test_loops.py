@@ -872,3 +872,35 @@ def test_a_name_bound_only_in_a_loop_that_may_run_no_iteration(f, n):
     assert close(pullback(1.0)[0], want, 1e-6, 1e-7)
     assert close(s2sad.grad(f)(0.3, n), want, 1e-6, 1e-7)
     assert close(s2sad.jacobian(f, mode="reverse")(0.3, n), want, 1e-6, 1e-7)
+
+
+def returns_from_a_nested_for(x, n):
+    for i in range(n):
+        for j in range(n):
+            if x * i * j > 1.0:
+                return x * i + math.sin(x * j)
+    return x * x
+
+
+def returns_from_a_for_in_a_while(x, n):
+    k = 0
+    while k < n:
+        for j in range(3):
+            t = x * k + j
+            if t > 2.0:
+                return t * t
+        k += 1
+    return -x
+
+
+@pytest.mark.parametrize("f, args", [(returns_from_a_nested_for, (0.7, 4)),
+                                     (returns_from_a_nested_for, (0.1, 4)),
+                                     (returns_from_a_for_in_a_while, (0.7, 5)),
+                                     (returns_from_a_for_in_a_while, (0.1, 2))])
+def test_a_return_from_loops_nested_in_each_other(f, args):
+    want = central_diff(f, args, 0)
+    for mode in ("reverse", "forward", "tape"):
+        assert close(s2sad.grad(f, mode=mode)(*args), want, 1e-6, 1e-7), mode
+    assert close(s2sad.grad(f, checkpoint="binomial", snapshots=2)(*args), want, 1e-6, 1e-7)
+    assert close(s2sad.vjp(f, *args)[1](1.0)[0], want, 1e-6, 1e-7)
+    assert close(s2sad.hessian(f)(*args), central_diff(s2sad.grad(f), args, 0), 1e-5, 1e-6)

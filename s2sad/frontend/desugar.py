@@ -16,16 +16,15 @@ exactly what it computes, in which
   their paths, the rest of the body moved into the branch that goes on;
 * no loop body contains a ``return``: ``return v`` inside a loop becomes
   ``%retval = v; %returned = True; break``, with ``%returned = False`` before the
-  loop and ``if %returned: return %retval`` after it (``%retval = None`` before it
-  too where several loops return, so that a later loop never copies an unbound
-  name). The names it adds (`RETVAL`, `RETURNED`) start with ``%``, which no name
+  loop and ``if %returned: return %retval`` after it, ``if %returned: break`` after
+  an inner loop (``%retval = None`` before the outer loop too where several loops
+  return or a loop nested in another does, so that no loop copies an unbound name). The names it adds (`RETVAL`, `RETURNED`) start with ``%``, which no name
   of the user's can.
 
 Before those rewrites, `expand` lowers comprehensions, ``for/while ... else``, ``*``
 unpacking and the builtins over sequences it knows (``min(xs)``, ``sum(xs, start)``,
 ``math.prod``...) to statements of this subset; `compiler_locals` names the variables
-they add. Statements it adds carry the line of the statement they stand for. It refuses a
-``return`` inside a loop nested in another loop (`UnsupportedSyntaxError`).
+they add. Statements it adds carry the line of the statement they stand for.
 Everything else (the loop forms, calls, expressions) is left for `anf`, which lowers
 this subset to SSA.
 """
@@ -36,7 +35,6 @@ import ast
 import copy
 
 from .. import ir
-from ..errors import UnsupportedSyntaxError
 from .expand import expand
 from .liveness import names_with
 from .parse import Located, Parsed
@@ -91,20 +89,14 @@ def desugar(parsed: Parsed) -> ast.FunctionDef:
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
             and isinstance(body[0].value.value, str):
         body = body[1:]
-    nested = None if _flat(body) else _return_in_nested_loop(body, 0)
-    if nested is not None:
-        # anf carries `retval` through the outer loop, which has no value for it
-        # before the first iteration
-        raise Located(parsed.info, 0).error(
-            UnsupportedSyntaxError, nested,
-            "s2sad cannot differentiate a `return` inside a loop nested in another loop yet",
-            "Set a flag and `break` out of the inner loop, then `return` from the outer "
-            "loop (or after it).")
+    # (a `return` two loops deep: anf carries `retval` through the outer loop, which
+    # needs a value for it before the first iteration)
+    nested = not _flat(body) and _return_in_nested_loop(body, 0) is not None
     body = expand(body, parsed, Located(parsed.info, 0))
     if not _flat(body):  # (no loop, and nothing for the loops' rewrites to look at)
         for node in _loops(body):
             node.iter = _as_sequence(node.iter, parsed)
-        body = _rewrite_loop_returns(body, 0, _returning_loops(body) > 1)
+        body = _rewrite_loop_returns(body, 0, nested or _returning_loops(body) > 1)
     out = copy.copy(tree)
     out.body = _single_exit(body, tree)
     return out
