@@ -115,18 +115,11 @@ def _reachable(f, arguments: dict) -> list:
     take(random._inst, 0)
     for value in arguments.values():
         take(value, 2)
-    seen = set()
-    while functions:
-        fn = functions.pop()
-        code = getattr(fn, "__code__", None)
-        if code is None or code in seen:
-            continue
-        seen.add(code)
-        g = getattr(fn, "__globals__", {})
-        for c in _codes(code):
-            for name in c.co_names:
-                if name in g:
-                    take(g[name], 1)
+    for fn in _walk(functions):  # (`take` adds the functions it meets to the walk)
+        g = fn.__globals__
+        for name in _names(fn.__code__):
+            if name in g:
+                take(g[name], 1)
         for cell in fn.__closure__ or ():
             try:
                 take(cell.cell_contents, 1)
@@ -135,6 +128,28 @@ def _reachable(f, arguments: dict) -> list:
         if fn.__defaults__:
             take(fn.__defaults__, 1)
     return list(found.values())
+
+
+def _walk(todo: list):
+    """The functions in `todo` and those they reach (the functions named by the
+    globals their code reads, held in their closure cells, given as defaults), each
+    once; `todo` may grow while the walk runs."""
+    seen = set()
+    while todo:
+        fn = todo.pop()
+        code = getattr(fn, "__code__", None)
+        if code is None or code in seen or not hasattr(fn, "__globals__"):
+            continue
+        seen.add(code)
+        yield fn
+        g = fn.__globals__
+        todo += [g[n] for n in _names(code) if type(g.get(n)) is types.FunctionType]
+        for cell in fn.__closure__ or ():
+            try:
+                todo.append(cell.cell_contents)
+            except ValueError:  # (an empty cell)
+                pass
+        todo += [d for d in fn.__defaults__ or () if type(d) is types.FunctionType]
 
 
 def _may_draw(f, arguments: dict) -> bool:
@@ -149,25 +164,7 @@ def _may_draw(f, arguments: dict) -> bool:
         elif not isinstance(v, (np.ndarray, float, int, list, tuple, dict, str)) \
                 and hasattr(v, "__dict__"):
             functions += [m for m in vars(type(v)).values() if type(m) is types.FunctionType]
-    seen = set()
-    while functions:
-        fn = functions.pop()
-        code = getattr(fn, "__code__", None)
-        if code is None or code in seen:
-            continue
-        seen.add(code)
-        names = _names(code)
-        if names & _DRAWING:
-            return True
-        g = getattr(fn, "__globals__", {})
-        functions += [g[n] for n in names if type(g.get(n)) is types.FunctionType]
-        for cell in fn.__closure__ or ():
-            try:
-                functions.append(cell.cell_contents)
-            except ValueError:  # (an empty cell)
-                pass
-        functions += [d for d in fn.__defaults__ or () if type(d) is types.FunctionType]
-    return False
+    return any(_names(fn.__code__) & _DRAWING for fn in _walk(functions))
 
 
 _DRAWING = DRAW_NAMES | {"random"}
