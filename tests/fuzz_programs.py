@@ -1323,6 +1323,9 @@ def array_program(draw, params=False, rows=2):
 # (where, text): "stmt" lines go into the body of f (indented by 4), "sig" replaces
 # the signature, "top" goes before f, "ret" replaces the return expression
 ODDITIES = [
+    ("stmt", "v = v + D_SQ(x, y)"), ("stmt", "v = v * D_SQ(0.5)"),
+    ("stmt", "v = v + D_SQ_FWD(y, x)[1]"), ("ret", "H_SQ(v) * x + v"),
+    ("stmt", "d = functools.partial(D_SQ, b=y)\nv = v + d(x)"),
     ("stmt", "try:\n    v = x * 2.0\nexcept ValueError:\n    v = y"),
     ("stmt", "with open(__file__) as fh:\n    v = x"),
     ("stmt", "global G\nG = x"),
@@ -1490,6 +1493,8 @@ import math
 
 import numpy as np
 
+import s2sad
+
 CONST = 2.5
 GLOBAL_LIST = [1.0]
 GLOBAL_ARRAY = np.zeros(3)
@@ -1532,6 +1537,16 @@ SCALE, POSITION, OFF, OFFSET = Scale(), Position(), None, Offset(2.0)
 
 def g_star(a, b=1.0, *rest, **kw):
     return a * b
+
+
+def g_sq(a, b=1.0):
+    return a * a * b
+
+
+# (derivatives s2sad made, called inside: their text is the function they came from)
+D_SQ = s2sad.grad(g_sq)
+D_SQ_FWD = s2sad.grad(g_sq, wrt=(0, 1), mode="forward")
+H_SQ = s2sad.hessian(g_sq)
 
 
 '''

@@ -791,3 +791,33 @@ def test_the_function_differentiated_takes_a_function_by_default_in_every_entry(
     assert s2sad.grad(_scaled)(0.3, np.cos, c=3.0) == pytest.approx(-3 * math.sin(0.3))
     assert s2sad.jvp(_scaled, (0.3,), (1.0,))[1] == pytest.approx(2 * math.cos(0.3))
     assert s2sad.vjp(_scaled, 0.3)[1](1.0) == pytest.approx((2 * math.cos(0.3),))
+
+
+def _inner_loss(w, x):
+    return (w * x - 1.0) ** 2 + 0.1 * w ** 4
+
+
+_inner_grad = s2sad.grad(_inner_loss)
+
+
+def _unrolled(lr, w0, x):
+    w = w0
+    for _ in range(3):
+        w = w - lr * _inner_grad(w, x)
+    return _inner_loss(w, x)
+
+
+def _scaled_by_a_constant_gradient(w):
+    return w * _inner_grad(0.5, 2.0)
+
+
+def test_a_derivative_s2sad_made_called_inside_is_refused_or_run():
+    # (its text is the function it came from: read as that function, the value and
+    # the gradient were those of the loop with `_inner_loss` for `_inner_grad`)
+    for mode in ("reverse", "forward"):
+        with pytest.raises(s2sad.NoRuleError, match="a derivative s2sad made"):
+            s2sad.grad(_unrolled, wrt=(0, 1), mode=mode)(0.1, 0.5, 2.0)
+    with pytest.raises(s2sad.NotDifferentiableError, match="derivatives it made"):
+        s2sad.grad(_unrolled, wrt=(0, 1), mode="tape")(0.1, 0.5, 2.0)
+    # (where nothing varying reaches it, it is called as it is)
+    assert s2sad.grad(_scaled_by_a_constant_gradient)(0.3) == _inner_grad(0.5, 2.0)

@@ -17,7 +17,7 @@ import ast
 from .. import ir, primitives as rules
 from ..errors import NoRuleError, NotDifferentiableError
 from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind, a_kind, opaque
-from .classify import changed_in_place, reports_only
+from .classify import MADE_BY_S2SAD, changed_in_place, reports_only
 from .escapes import Escapes, shown
 from .rebuilt import carried_sources
 from .results import items_kind
@@ -273,6 +273,12 @@ class Checks(ValueChecks, Escapes):
             hint = ("Register one with s2sad.register_rule(func, reverse=..., forward=...) "
                     "(see docs/guide/custom-rules.md), or declare it "
                     "non-differentiable with s2sad.nondifferentiable(func).")
+            if what.endswith(MADE_BY_S2SAD):
+                hint = ("s2sad does not yet differentiate through the derivatives it made "
+                        "(it would need a derivative of their code). Write that derivative "
+                        "as a function of yours, which s2sad differentiates (`s2sad show` "
+                        "prints one to start from); for a Newton step, s2sad.hvp or "
+                        "s2sad.hessian of the function itself.")
             if what.startswith("the method ."):
                 hint = ("s2sad differentiates the methods of NumPy arrays, and those a "
                         "class of yours defines with def, called on an argument or on "

@@ -555,6 +555,10 @@ def _classify_call(value: ast.Call, fn: ir.Function, kind, memo=None) -> Op:
             return op
     if rules.arities(obj) or rules.arities(obj, "forward"):
         return _rule_call(obj, args, list(value.keywords), kind, f"`{text}`")
+    if getattr(obj, "__s2sad__", None) is not None:  # (its text is the function it came from)
+        return Op("unknown", args + [k.value for k in value.keywords], key=obj,
+                  diff=(True,) * (len(args) + len(value.keywords)),
+                  text=f"`{text}`, {MADE_BY_S2SAD}")
     if user_function(obj):
         keywords = {k.arg: k.value for k in value.keywords}
         inputs = args + list(keywords.values())
@@ -592,6 +596,11 @@ def _plain_rule_call(obj) -> bool:
             and isinstance(getattr(obj, "__self__", None), np.ndarray):
         return False
     return bool(rules.arities(obj) or rules.arities(obj, "forward"))
+
+
+# how an error names a derivative s2sad made (``dinner = s2sad.grad(inner)``) called in
+# a function it differentiates
+MADE_BY_S2SAD = "a derivative s2sad made"
 
 
 def user_function(obj) -> bool:

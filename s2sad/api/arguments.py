@@ -28,8 +28,8 @@ from ..analysis.attributes import attribute_names
 from ..driver import stages
 from ..frontend import source
 from ..frontend.defaults import values as default_values
-from ..errors import (ComplexArgumentError, IntegerArgumentError, OptionError, S2SADError,
-                      WrtError, user_traceback)
+from ..errors import (ComplexArgumentError, IntegerArgumentError, NotDifferentiableError,
+                      OptionError, S2SADError, WrtError, user_traceback)
 from ..ir.kinds import (INT, ITEMS, NAMESPACES, SCALAR, UNKNOWN, ArrayKind, ListKind,
                         ObjectKind, differentiable, dtype_name, held_attributes, kind_of,
                         libraries_in, opaque, with_shapes)
@@ -219,6 +219,13 @@ def argument_kinds(f, values: dict, wrt, what):
                     "real numbers",
                     hint=f"Pass a float (for example {float(value)!r} instead of {value!r}), "
                          "or take the gradient with respect to another parameter.",
+                    **at_def(f))
+            if (type(value).__module__ or "").startswith("s2sad.engines"):
+                raise NotDifferentiableError(
+                    f"{what} of {f.__qualname__} is called with the tape or dual engine's "
+                    f"traced value for `{name}`: s2sad does not yet differentiate through "
+                    "the derivatives it made", hint="Write that derivative as a function of "
+                    "yours, or use s2sad.hvp or s2sad.hessian of the function itself.",
                     **at_def(f))
             if not differentiable(kind) or isinstance(kind, tuple):
                 raise WrtError(
