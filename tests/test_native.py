@@ -374,3 +374,50 @@ def test_bytecode_numba_does_not_take_runs_as_python(f, args):
     with pytest.warns(NativeWarning, match="numba"):
         got = s2sad.grad(f, jit=True)(*args)
     assert got == s2sad.grad(f)(*args)
+
+
+def _draws_from_random(x, sigma):
+    import random
+    s = 0.0
+    for _ in range(5):
+        s += math.sin(x + sigma * random.gauss(0.0, 1.0)) ** 2
+    return s
+
+
+def _draws_from_numpy(x, sigma):
+    s = 0.0
+    for _ in range(5):
+        s += math.sin(x + sigma * np.random.normal()) ** 2
+    return s
+
+
+def _draws_from_a_generator(x, sigma, rng):
+    s = 0.0
+    for _ in range(5):
+        s += math.sin(x + sigma * rng.normal()) ** 2
+    return s
+
+
+@needs_numba
+@pytest.mark.parametrize("f", [_draws_from_random, _draws_from_numpy])
+def test_draws_from_a_global_generator_run_as_python(f):
+    # (numba replaces NumPy's and random's global generators with its own: compiled,
+    # the gradient would be that of other draws than the function's)
+    import random
+    with pytest.warns(NativeWarning, match="draws random numbers"):
+        random.seed(3)
+        np.random.seed(3)
+        got = s2sad.grad(f, wrt=(0, 1), jit=True)(0.4, 0.2)
+    random.seed(3)
+    np.random.seed(3)
+    assert got == s2sad.grad(f, wrt=(0, 1))(0.4, 0.2)
+
+
+@needs_numba
+def test_draws_from_a_generator_passed_in_are_compiled():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NativeWarning)
+        got = s2sad.grad(_draws_from_a_generator, wrt=(0, 1), jit=True)(
+            0.4, 0.2, np.random.default_rng(1))
+    assert got == s2sad.grad(_draws_from_a_generator, wrt=(0, 1))(
+        0.4, 0.2, np.random.default_rng(1))

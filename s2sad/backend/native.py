@@ -49,6 +49,7 @@ from __future__ import annotations
 import ast
 import dis
 import math
+import random
 import re
 import types
 import warnings
@@ -236,9 +237,12 @@ def _dispatcher(unit, numba, arrays=None):
     for uf in unit.functions:
         code = compile(sources[namer(uf.fn.name)], "<s2sad native>", "exec")
         for name in _reads(code):
+            if name in ns and name not in rendered_names:
+                _refuse_global_draws(name, ns[name], code)  # (`np`, the emitted code's)
             if name in rendered_names or name in ns and name not in users:
                 continue
             value, guard = _user_value(uf.user, name)
+            _refuse_global_draws(name, value, code)
             if name in users and users[name] is not value:
                 raise Refused(f"two of its functions read `{name}` from modules where it "
                               "means different objects")
@@ -504,6 +508,33 @@ def _user_value(user, name):
         return value, guard[:3] + (value,)
     raise Refused(f"it reads the global `{name}` ({type(value).__name__}), which numba "
                   "would freeze into the compiled code although it can change in place")
+
+
+_GLOBAL_GENERATORS = (np.random.mtrand._rand, random._inst)
+
+
+def _refuse_global_draws(name, value, code):
+    """Refuse a derivative that draws from NumPy's or the `random` module's global
+    generator (``np.random.normal()``, ``random.gauss``, ``from random import
+    gauss``): numba replaces them with generators of its own, so the compiled code
+    would draw other numbers than the function, and leave Python's state as it was.
+    A `np.random.Generator` the function is given is another matter: numba draws
+    from it."""
+    if value is random or value is np.random or \
+            getattr(value, "__self__", None) in _GLOBAL_GENERATORS or \
+            value is np and "random" in _attributes(code):
+        raise Refused(f"it draws random numbers through `{name}`, from a global "
+                      "generator numba replaces with its own (it would draw other numbers "
+                      "than the function)")
+
+
+def _attributes(code: types.CodeType) -> set:
+    """The attribute and global names `code` and the code nested in it read."""
+    out = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out |= _attributes(c)
+    return out
 
 
 def _readonly(fn: ast.FunctionDef) -> set:
