@@ -32,8 +32,15 @@ def test_structured_programs(program):
         with pytest.raises(s2sad.WrtError):
             s2sad.grad(f)(params, X)
         return
-    g = s2sad.grad(f)(params, X)
+    grad = s2sad.grad(f)
+    g = grad(params, X)
     assert_tree_close(g, numeric_grad(f, (params, X), 0), rtol=1e-4, atol=1e-6)
+    # (the same gradient object given the dicts with their keys in the other order:
+    # the gradient has that order, and the same values by key)
+    reordered = _reordered(params)
+    again = grad(reordered, X)
+    assert trees.spec_of(again) == trees.spec_of(reordered)
+    assert_tree_close(again, _reordered(g), rtol=1e-12, atol=1e-14)
     out, pullback = s2sad.vjp(f, params, X)
     assert out == pytest.approx(f(params, X))
     assert_tree_close(pullback(1.0)[0], g, rtol=1e-9, atol=1e-12)
@@ -45,3 +52,12 @@ def test_structured_programs(program):
     dot = sum(float(np.sum(a * b)) for a, b in zip(trees.leaves(g), trees.leaves(tangent))
               if a is not None)
     assert y_dot == pytest.approx(dot, rel=1e-8, abs=1e-10)
+
+
+def _reordered(tree):
+    """`tree` with the keys of every dict in it in the reverse order."""
+    if type(tree) is dict:
+        return {k: _reordered(tree[k]) for k in reversed(list(tree))}
+    if type(tree) in (list, tuple):
+        return type(tree)(_reordered(v) for v in tree)
+    return tree

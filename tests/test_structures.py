@@ -1188,3 +1188,21 @@ def test_the_values_of_a_dict_the_function_makes_stay_refused():
 
     with pytest.raises(S2SADError, match="values"):
         s2sad.grad(f)(0.5)
+
+
+def _dict_loss(p, x):
+    return np.sum(np.tanh(p["W"] @ x + p["b"]) ** 2) + 2.0 * np.sum(p["b"] ** 3)
+
+
+def test_a_dict_gradient_has_its_arguments_key_order_on_every_call():
+    # (the dispatcher's fast path built it in the first call's order: tree_map over
+    # the parameters and their gradient then failed, or paired W with b's gradient)
+    W, b, x = np.full((2, 2), 0.3), np.array([0.1, -0.2]), np.array([1.0, 2.0])
+    g = s2sad.grad(_dict_loss)
+    assert list(g({"W": W, "b": b}, x)) == ["W", "b"]
+    reordered = {"b": b, "W": W}
+    got = g(reordered, x)
+    assert list(got) == ["b", "W"]
+    stepped = s2sad.tree_map(lambda p, q: p - 0.1 * q, reordered, got)
+    assert list(stepped) == ["b", "W"] and stepped["W"].shape == (2, 2)
+    assert list(g({"W": W, "b": b}, x)) == ["W", "b"]

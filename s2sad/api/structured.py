@@ -389,8 +389,9 @@ def _check_parts(expr, spec, names, ns, checks, access) -> bool:
     if spec.form == "dict":
         if tp is not dict or not all(_literal(k) for k in spec.keys):
             return False
-        ns[f"_K{len(ns)}"] = set(spec.keys)
-        checks.append(f"type({expr}) is dict and {expr}.keys() == _K{len(ns) - 1}")
+        # (in order: the gradient is built with the keys in the argument's order)
+        ns[f"_K{len(ns)}"] = tuple(spec.keys)
+        checks.append(f"type({expr}) is dict and tuple({expr}) == _K{len(ns) - 1}")
         parts = [f"{expr}[{k!r}]" for k in spec.keys]
     elif tp is list or tp is tuple:
         checks.append(f"type({expr}) is {tp.__name__} and len({expr}) == {len(spec)}")
