@@ -176,3 +176,17 @@ def test_draws_nothing_can_put_back_are_refused():
         pullback(1.0)
     # (noise that leaves the gradient as it is changes nothing a Hessian reads)
     assert np.allclose(s2sad.hessian(fresh_generator_added)(x), 2 * np.eye(2))
+
+
+def _tanh_layer(W, x):
+    return np.sum(np.tanh(W @ x))
+
+
+def test_a_pullback_called_again_after_its_argument_changed_in_place():
+    # (the second call runs the function again, on what the argument now holds: a
+    # gradient at another point than the value's, refused)
+    W, x = np.ones((2, 2)), np.ones(2)
+    _, pullback = s2sad.vjp(_tanh_layer, W, x)
+    W -= 0.1 * pullback(1.0)[0]
+    with pytest.raises(S2SADError, match="changed in place"):
+        pullback(1.0)

@@ -77,13 +77,16 @@ class Repeats:
             name = getattr(self.f, "__qualname__", "the function")
             raise S2SADError(
                 f"{self.what} of {name} runs it more than once, and two of these runs "
-                "at the same point gave different values: it draws random numbers "
-                "from a generator s2sad cannot put back between runs (one made inside "
-                "it, or out of its reach), or reads something that changes from call to "
-                "call. A derivative built from such runs would mix different functions",
+                "gave different values: it draws random numbers from a generator s2sad "
+                "cannot put back between runs (one made inside it, or out of its "
+                "reach), reads something that changes from call to call, or an argument "
+                "was changed in place between the runs (an array given to vjp, before "
+                "its pullback was called again). A derivative built from such runs "
+                "would mix different functions",
                 hint="Draw the random numbers outside and pass them in as an argument, "
                      "or draw from a generator the function reaches (a global, an "
-                     "argument, np.random's own), which s2sad puts back between runs.")
+                     "argument, np.random's own), which s2sad puts back between runs; "
+                     "change a copy of an argument, not the array itself.")
 
 
 def _reachable(f, arguments: dict) -> list:
