@@ -554,7 +554,20 @@ def eig_inv_t(v):
 def add_into(acc, parts):
     """Add each of `parts` into the matching element of the list `acc`."""
     for i, part in enumerate(parts):
-        acc[i] = acc[i] + part
+        try:
+            acc[i] = acc[i] + part
+        except TypeError:
+            acc[i] = _added(acc[i], part)
+
+
+def _added(a, part):
+    """``a + part`` where one is a list's adjoint, a list (the seed of a vjp whose
+    output is a list of lists, added into the zero adjoint of each item): element by
+    element, a new list."""
+    if isinstance(part, list) and not isinstance(a, list) and np.ndim(a) == 0 and a == 0:
+        return [_added(0.0, p) if isinstance(p, list) else p for p in part]
+    raise TypeError(f"cannot add a {type(part).__name__} adjoint to a "
+                    f"{type(a).__name__} one")
 
 
 def norm_bar(g, x, out, ord=None, axis=None, keepdims=False):

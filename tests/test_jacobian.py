@@ -411,3 +411,24 @@ def test_a_carried_number_that_starts_as_a_constant_in_batched_forward_mode():
     reverse = s2sad.grad(f, wrt=(0, 1))(x, 0.7)
     assert np.allclose(forward[0], reverse[0]) and np.isclose(forward[1], reverse[1])
     assert np.isclose(reverse[1], 0.5 * (0.75 + 1.0))
+
+
+def _lists_in_a_tuple(x):
+    return [x, 2 * x], [x * x]
+
+
+def _a_list_of_lists(x):
+    return [[x * 1.0, np.sin(x)], [x * x]]
+
+
+def test_outputs_of_lists_of_arrays_in_a_tuple_and_in_a_list():
+    # (reverse mode seeds every other part with zeros of its structure: a list of
+    # arrays' zeros are arrays; a vjp's seed of a list of lists goes item by item)
+    x = np.array([1.0, 2.0])
+    by_rows = s2sad.jacobian(_lists_in_a_tuple, mode="reverse")(x)
+    by_columns = s2sad.jacobian(_lists_in_a_tuple, mode="forward")(x)
+    assert all(np.allclose(a, b) for a, b in zip(by_rows, by_columns))
+    out, pullback = s2sad.vjp(_a_list_of_lists, x)
+    (got,) = pullback([[np.ones(2), np.ones(2)], [np.ones(2)]])
+    assert np.allclose(got, 1.0 + np.cos(x) + 2 * x)
+    assert np.allclose(out[1][0], x * x)

@@ -805,8 +805,16 @@ def zip_of_a_reversed(xs, ys):
     return t
 
 
+def zip_in_a_zip_beside_a_reversed(xs, ys):
+    # (L-BFGS's two-loop recursion: the inner zip is read in step, not made a value)
+    r = 0.5
+    for (s, y), a in zip(zip(xs, ys), reversed(xs)):
+        r = r + s * (y * a)
+    return r * r
+
+
 NESTED_SEQUENCES = [zip_in_a_zip, enumerate_in_a_zip, zip_in_an_enumerate_from_one,
-                    zip_of_a_reversed]
+                    zip_of_a_reversed, zip_in_a_zip_beside_a_reversed]
 
 
 @pytest.mark.parametrize("f", NESTED_SEQUENCES, ids=[f.__name__ for f in NESTED_SEQUENCES])

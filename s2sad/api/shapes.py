@@ -121,11 +121,12 @@ def zero_like(x):
 
 
 def zero_of(x):
-    """A zero adjoint for the output part `x` (a float, a float array, a list)."""
+    """A zero adjoint for the output part `x` (a float, a float array, a list of
+    them: a zero of each item's structure)."""
     if isinstance(x, np.ndarray):
         return np.zeros_like(x, dtype=float)
     if isinstance(x, list):
-        return [0.0] * len(x)
+        return [zero_of(v) for v in x]
     xp = namespace(x)
     return 0.0 if xp is None else xp.zeros_like(x, dtype=float)
 

@@ -617,10 +617,19 @@ class _Lift(CallLowering):
                    default=-1)
         for k, slot in enumerate(slots[:last + 1]):
             value = self(get(*slot))
-            if k < last and not _simple(value) and not isinstance(value, ast.Starred):
+            if k < last and not _simple(value) and not isinstance(value, ast.Starred) \
+                    and not self.pairing(value):
                 value = self.temp("value", value)
             put(*slot, value)
         return node
+
+    def pairing(self, value) -> bool:
+        """Is `value` ``zip`` or ``enumerate`` of names (and those of them), which a
+        loop over a ``zip`` reads in step with its other sequences (`anf`), and which
+        does nothing when made but take its sequences?"""
+        return isinstance(value, ast.Call) and not value.keywords and (
+            self.ex.builtin(value.func, zip) or self.ex.builtin(value.func, enumerate)) \
+            and all(_simple(a) or self.pairing(a) for a in value.args)
 
     # --------------------------------------------------------- lazy parts
 
