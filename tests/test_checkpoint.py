@@ -834,3 +834,15 @@ def test_a_step_whose_state_adjoint_is_empty():
     want = central_diff(_state_read_only_by_a_dead_line, (x, 0.7), 0)
     assert np.allclose(got[0], want, rtol=1e-6, atol=1e-8)
     assert np.isclose(got[1], central_diff(_state_read_only_by_a_dead_line, (x, 0.7), 1))
+
+
+def _leapfrog_of_lists(xs, vs, dt):
+    for _ in s2sad.checkpointed(range(6)):
+        xs = [x + dt * v for x, v in zip(xs, vs)]
+        vs = [v - dt * x for x, v in zip(xs, vs)]
+    return sum(x * x for x in xs) + vs[0]
+
+
+def test_a_checkpointed_loop_that_carries_lists_made_anew_is_refused_as_such():
+    with pytest.raises(s2sad.CheckpointError, match="carries a list .*made anew"):
+        s2sad.grad(_leapfrog_of_lists, wrt=(0, 1, 2))([1.0, 2.0], [0.5, 0.1], 0.1)

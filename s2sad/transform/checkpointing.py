@@ -141,6 +141,13 @@ class CheckpointedLoops:
                 return self.checkpoint_error(
                     s, f"`{p.name.split('%')[0]}` has no value before the checkpointed loop",
                     "Give it a value before the loop.")
+            if self.is_list(p.name) and self.act.root(p.name) == p.name \
+                    and p.name in self.act.created:  # (`rebuilt`: a new list each time)
+                return self.checkpoint_error(
+                    s, f"s2sad does not yet checkpoint a loop that carries a list "
+                    f"(`{p.name.split('%')[0]}`, made anew in each iteration)",
+                    "Carry an array instead (`np.array([...])`, `xs + dt * vs`), or remove "
+                    "the marker: the loop then keeps its tape.")
             if self.is_list(p.name):
                 return self.checkpoint_error(
                     s, f"the checkpointed loop changes the list or array "
