@@ -130,8 +130,12 @@ class Rule:
                 params = []
             theirs = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
                                                             p.POSITIONAL_OR_KEYWORD)]
+            # (only a name of the rule's own: `dx` of np.trapezoid's rule for
+            # ``trapezoid(y, dx=h)`` is NumPy's `dx`, not its second parameter `x`)
+            everyone = {p.name for p in params}
             self._aliases = {t: ours for t, ours in zip(theirs, self.inputs)
-                             if t != ours and t not in self.options and t not in self.inputs}
+                             if t != ours and t not in self.options and t not in self.inputs
+                             and ours not in everyone}
             self._aliases.update(_KEYWORD_ONLY_NAMES.get(self.key, {}))
         return self._aliases
 
