@@ -821,3 +821,29 @@ def test_a_derivative_s2sad_made_called_inside_is_refused_or_run():
         s2sad.grad(_unrolled, wrt=(0, 1), mode="tape")(0.1, 0.5, 2.0)
     # (where nothing varying reaches it, it is called as it is)
     assert s2sad.grad(_scaled_by_a_constant_gradient)(0.3) == _inner_grad(0.5, 2.0)
+
+
+def _with_its_own_default(f):
+    @functools.wraps(f)
+    def wrapper(v, k=10.0):
+        return f(v, k)
+    return wrapper
+
+
+@_with_its_own_default
+def _defaulted_sin(v, k=1.5):
+    return math.sin(k * v)
+
+
+def _calls_defaulted_sin(v):
+    return _defaulted_sin(v) * 2.0
+
+
+def test_a_wrapper_with_defaults_of_its_own_is_refused():
+    # (it passes its arguments on as they came, but `k` is 10.0 where the wrapped
+    # function's text says 1.5: the gradient was that of k = 1.5, the tape's too)
+    for call in (lambda: s2sad.grad(_defaulted_sin)(0.7),
+                 lambda: s2sad.grad(_defaulted_sin, mode="tape")(0.7),
+                 lambda: s2sad.grad(_calls_defaulted_sin)(0.7)):
+        with pytest.raises(s2sad.NotDifferentiableError, match="default of its own"):
+            call()

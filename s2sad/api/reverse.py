@@ -31,7 +31,7 @@ from ..backend import emit, native
 from ..driver import builder, stages
 from ..engines import tape_grad
 from ..errors import NotDifferentiableError, S2SADError, WrtError
-from ..frontend import parse
+from ..frontend import parse, source as frontend_source
 from ..ir import trees
 from ..ir.kinds import array_library, differentiable, kind_of, with_shapes
 from . import debug, dispatch, repeats
@@ -240,6 +240,10 @@ def _taped(f, wrt, entry):
                          "yet", hint="Differentiate the original function.")
     if not callable(f):
         raise S2SADError(f"{entry} needs a function; got {f!r}")
+    if isinstance(f, types.FunctionType) and callable(getattr(f, "__wrapped__", None)):
+        # (a decorator's wrapper that does more than call it, which `unbound` keeps:
+        # `inspect.signature` would read the wrapped function's defaults into the call)
+        frontend_source.check_wrapper(f)
     try:
         signature = inspect.signature(f)
     except (TypeError, ValueError):

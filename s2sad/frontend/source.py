@@ -61,14 +61,17 @@ def check_wrapper(func):
     except (ValueError, OSError, TypeError, SyntaxError):
         tree = None
     fdef = tree.body[0] if tree is not None and tree.body else None
+    # (a default of the wrapper's own, ``def w(x, c=10.0): return fn(x, c)``, is a
+    # value the wrapped function's text does not have)
     if isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)) and _forwards(
-            fdef, {n for n, v in zip(code.co_freevars, cells) if v is wrapped}):
+            fdef, {n for n, v in zip(code.co_freevars, cells) if v is wrapped}) \
+            and not func.__defaults__ and not func.__kwdefaults__:
         return
     raise NotDifferentiableError(
         f"`{func.__qualname__}` is `{getattr(code, 'co_qualname', code.co_name)}`, a "
         "wrapper a decorator made, which does more than call the function it wraps and "
-        "return its result: s2sad reads the text of the wrapped function, and would "
-        "miss what the wrapper does", filename=code.co_filename,
+        "return its result (or gives a parameter a default of its own): s2sad reads the "
+        "text of the wrapped function, and would miss what the wrapper does", filename=code.co_filename,
         lineno=code.co_firstlineno, source_line=linecache.getline(
             code.co_filename, code.co_firstlineno).rstrip("\n") or None, hint="Do that work in the function itself, or "
         "differentiate the undecorated function (`f.__wrapped__`). A decorator that "
