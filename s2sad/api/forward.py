@@ -223,6 +223,7 @@ def value_and_grad_by_forward_mode(f, wrt_names: tuple, as_tuple: bool, args, kw
         for _, t in shapes.units_of(x):
             runs.rewind()
             value, part = _checked(f, _jvp_at(f, arguments, {name: t}, value is not None))
+            runs.again(lambda: _jvp_at(f, arguments, {name: t}, True), (value, part))
             runs.same(value)
             parts.append(part)
         grads.append(shapes.shaped_like(x, parts))
@@ -280,6 +281,7 @@ def hessian(f, wrt=0):
             for _, t in shapes.units_of(arguments[name]):
                 runs.rewind()
                 g, g_dot = _along(f, gradient, arguments, {name: t}, passes > 0)
+                runs.again(lambda: _along(f, gradient, arguments, {name: t}, True), (g, g_dot))
                 runs.same(g)
                 passes += 1
                 for i, name_i in enumerate(names):
@@ -368,6 +370,7 @@ def grad_of_gradient(inner, f, inner_names, wrt):
             for _, t in shapes.units_of(x):
                 runs.rewind()
                 g, g_dot = _along(f, gradient, arguments, {name: t}, passes > 0)
+                runs.again(lambda: _along(f, gradient, arguments, {name: t}, True), (g, g_dot))
                 runs.same(g)
                 passes += 1
                 if np.ndim(g[0]) != 0:

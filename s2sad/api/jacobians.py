@@ -199,6 +199,7 @@ def _jacobian_forward(f, arguments, names, runs):
                 dots[k] = t
                 runs.rewind()
                 y, parts, dparts = _forward_pass(f, fn, arguments, dots)
+                runs.again(lambda: _forward_pass(f, fn, arguments, dots)[::2], (y, dparts))
                 runs.same(y)
                 if columns is None:
                     columns = [[] for _ in parts]

@@ -42,10 +42,23 @@ class Repeats:
         self.f, self.what = f, what
         # (putting a generator back costs tens of microseconds: only where the code
         # `f` reaches names a draw; a draw it does not reach, `same` catches)
-        self.owners = _reachable(f, arguments) if _may_draw(f, arguments) else []
+        self.draws = _may_draw(f, arguments)
+        self.owners = _reachable(f, arguments) if self.draws else []
         self.states = [_state(o) for o in self.owners]
         self.runs = 0
         self.first = _UNSEEN
+
+    def again(self, run, got):
+        """After the first run of a function whose code draws random numbers: `run` it
+        once more from the same generator states, and refuse unless everything it gives
+        (its value and its tangents, or what a vjp saved) is `got`, to the bit. The
+        values alone can agree where the draws change only a derivative (a Hessian at
+        a minimum): a generator the function makes itself, or one out of reach, shows
+        here instead."""
+        if self.draws and self.runs == 1:
+            self.rewind()
+            if not _equal(run(), got):
+                raise self.mixed()
 
     def rewind(self):
         """Before a run of `f`: every generator it reaches back where it was before the
@@ -74,19 +87,23 @@ class Repeats:
         if self.first is _UNSEEN:
             self.first = value
         elif not _equal(self.first, value):
-            name = getattr(self.f, "__qualname__", "the function")
-            raise S2SADError(
-                f"{self.what} of {name} runs it more than once, and two of these runs "
-                "gave different values: it draws random numbers from a generator s2sad "
-                "cannot put back between runs (one made inside it, or out of its "
-                "reach), reads something that changes from call to call, or an argument "
-                "was changed in place between the runs (an array given to vjp, before "
-                "its pullback was called again). A derivative built from such runs "
-                "would mix different functions",
-                hint="Draw the random numbers outside and pass them in as an argument, "
-                     "or draw from a generator the function reaches (a global, an "
-                     "argument, np.random's own), which s2sad puts back between runs; "
-                     "change a copy of an argument, not the array itself.")
+            raise self.mixed()
+
+    def mixed(self) -> S2SADError:
+        """The error for runs at one point that differ."""
+        name = getattr(self.f, "__qualname__", "the function")
+        return S2SADError(
+            f"{self.what} of {name} runs it more than once, and two of these runs "
+            "gave different values: it draws random numbers from a generator s2sad "
+            "cannot put back between runs (one made inside it, or out of its "
+            "reach), reads something that changes from call to call, or an argument "
+            "was changed in place between the runs (an array given to vjp, before "
+            "its pullback was called again). A derivative built from such runs "
+            "would mix different functions",
+            hint="Draw the random numbers outside and pass them in as an argument, "
+                 "or draw from a generator the function reaches (a global, an "
+                 "argument, np.random's own), which s2sad puts back between runs; "
+                 "change a copy of an argument, not the array itself.")
 
 
 def _reachable(f, arguments: dict) -> list:
@@ -112,6 +129,9 @@ def _reachable(f, arguments: dict) -> list:
         elif isinstance(getattr(value, "__dict__", None), dict):
             for v in list(vars(value).values())[:64]:
                 take(v, depth - 1)
+            for v in vars(type(value)).values():  # (a generator the class holds)
+                if isinstance(v, _OWNERS):
+                    found.setdefault(id(v), v)
 
     functions = [getattr(f, "__func__", f)]
     take(np.random.mtrand._rand, 0)
@@ -119,10 +139,15 @@ def _reachable(f, arguments: dict) -> list:
     for value in arguments.values():
         take(value, 2)
     for fn in _walk(functions):  # (`take` adds the functions it meets to the walk)
-        g = fn.__globals__
-        for name in _names(fn.__code__):
+        g, names = fn.__globals__, _names(fn.__code__)
+        for name in names:
             if name in g:
                 take(g[name], 1)
+            if isinstance(g.get(name), types.ModuleType):  # (``helpers.RNG.normal()``)
+                for attr in names:
+                    v = getattr(g[name], attr, None)
+                    if isinstance(v, _OWNERS):
+                        found.setdefault(id(v), v)
         for cell in fn.__closure__ or ():
             try:
                 take(cell.cell_contents, 1)

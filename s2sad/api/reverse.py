@@ -415,6 +415,14 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=Fals
         compile_mod.explain(exc)
         raise
     runs.same(out)
+    # (what it saved, the same on a second run: else a pullback called again refuses)
+    repeatable = []
+    if runs.draws:
+        try:
+            runs.again(lambda: fwd(*primals), (out, saved))
+            repeatable.append(True)
+        except S2SADError:
+            pass
     positions = [names.index(n) for n in wrt]
     retyped = [i for i in positions if retyped_list(primals[i])]
     state = [saved]
@@ -432,6 +440,8 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=Fals
             if state:
                 saved = state.pop()
             else:
+                if runs.draws and not repeatable:
+                    raise runs.mixed()
                 with runs.apart():  # (the draws of the first run, if it draws)
                     again, saved = fwd(*primals)
                 runs.same(again)
