@@ -813,8 +813,16 @@ def zip_in_a_zip_beside_a_reversed(xs, ys):
     return r * r
 
 
+def enumerate_from_two_beside_a_reversed(xs, ys):
+    s = 0.0
+    for (i, a), b in zip(enumerate(xs, start=2), reversed(ys)):
+        s += a * b * i
+    return s
+
+
 NESTED_SEQUENCES = [zip_in_a_zip, enumerate_in_a_zip, zip_in_an_enumerate_from_one,
-                    zip_of_a_reversed, zip_in_a_zip_beside_a_reversed]
+                    zip_of_a_reversed, zip_in_a_zip_beside_a_reversed,
+                    enumerate_from_two_beside_a_reversed]
 
 
 @pytest.mark.parametrize("f", NESTED_SEQUENCES, ids=[f.__name__ for f in NESTED_SEQUENCES])

@@ -627,8 +627,10 @@ class _Lift(CallLowering):
         """Is `value` ``zip`` or ``enumerate`` of names (and those of them), which a
         loop over a ``zip`` reads in step with its other sequences (`anf`), and which
         does nothing when made but take its sequences?"""
-        return isinstance(value, ast.Call) and not value.keywords and (
-            self.ex.builtin(value.func, zip) or self.ex.builtin(value.func, enumerate)) \
+        return isinstance(value, ast.Call) and (
+            self.ex.builtin(value.func, zip) and not value.keywords
+            or self.ex.builtin(value.func, enumerate)
+            and all(k.arg == "start" and _simple(k.value) for k in value.keywords)) \
             and all(_simple(a) or self.pairing(a) for a in value.args)
 
     # --------------------------------------------------------- lazy parts
