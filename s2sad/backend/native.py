@@ -319,8 +319,14 @@ def _helper(name, obj, numba):
 _NATIVES: dict = {}
 
 
+def _add_into(acc, parts):
+    for i, part in enumerate(parts):
+        acc[i] = acc[i] + part
+
+
 def _natives(numba) -> dict:
-    """{runtime helper: its numba version}: `runtime.add_into` compiled as it is;
+    """{runtime helper: its numba version}: `runtime.add_into` as `_add_into` (its
+    loop, without the list-of-lists seed's case, which a gradient never has);
     `runtime.scalar_seed` 1.0 for a number, and no version for anything else (the
     Python derivative then raises the error the helper raises); `runtime.zero_tangent`
     as `_zero_tangent` says."""
@@ -339,7 +345,7 @@ def _natives(numba) -> dict:
 
         _NATIVES[runtime.scalar_seed] = scalar_seed
         _NATIVES[runtime.zero_tangent] = _zero_tangent(overload, nt)
-        _NATIVES[runtime.add_into] = numba.njit(runtime.add_into)
+        _NATIVES[runtime.add_into] = numba.njit(_add_into)
         _NATIVES[runtime.unreduce] = _unreduce(overload, nt)
         _NATIVES[runtime.unbroadcast] = _unbroadcast(overload, nt)
         _NATIVES[native_text.POW] = _power(overload, nt)
