@@ -29,6 +29,22 @@ def weighted(x, *, w):
     return np.sum(w * x ** 3) + x[0] * x[-1]
 
 
+def spread(x, *, w, shift=0.0):
+    return w * x ** 3 + np.array([x[-1], 0.0, x[0]]) + shift
+
+
+def spread_dict(p, *, w):
+    return {"y": w * p["x"] ** 3, "end": p["x"][0] * p["x"][-1]}
+
+
+def with_aux(x, y, *, s=2.0):
+    return np.sum(np.sin(x) * s * y), {"s": s}
+
+
+def with_aux_list(xs, *, s=2.0):
+    return np.sum(np.sin(xs[0]) * s), s
+
+
 def central(g, x, h=1e-6):
     return central_diff(g, (x,), 0, h)
 
@@ -87,11 +103,52 @@ def test_jacobian_of_an_array_function_with_a_keyword_only_array():
     assert np.allclose(s2sad.jacobian(weighted)(x, w=w), want, rtol=1e-12)
 
 
-def test_jacobian_in_reverse_mode_refuses_keyword_only_arguments_clearly():
-    assert s2sad.jacobian(scaled_keyword, mode="reverse")(3.0, s=5.0) == 30.0
+@pytest.mark.parametrize("f", [scaled, scaled_no_default, scaled_keyword])
+def test_jacobian_in_reverse_mode_passes_keyword_only_arguments_by_keyword(f):
+    assert s2sad.jacobian(f, mode="reverse")(3.0, s=5.0) == 30.0
+    assert s2sad.jacobian(f, wrt=0, mode="reverse")(3.0, s=5.0) == 30.0
+
+
+def test_jacobian_in_reverse_mode_of_an_array_function_with_keyword_only_arrays():
+    x, w = np.array([0.5, -1.0, 2.0]), np.array([1.0, 2.0, 3.0])
+    want = np.diag(3 * w * x ** 2) + np.array([[0, 0, 1.0], [0, 0, 0], [1.0, 0, 0]])
+    assert np.allclose(s2sad.jacobian(spread, mode="reverse")(x, w=w), want, rtol=1e-12)
+    assert np.allclose(s2sad.jacobian(spread, mode="reverse")(x, w=w, shift=4.0), want,
+                       rtol=1e-12)
+
+
+def test_jacobian_in_reverse_mode_of_containers_with_keyword_only_arguments():
+    x, w = np.array([0.5, -1.0, 2.0]), np.array([1.0, 2.0, 3.0])
+    J = s2sad.jacobian(spread_dict, mode="reverse")({"x": x}, w=w)
+    F = s2sad.jacobian(spread_dict, mode="forward")({"x": x}, w=w)
+    assert set(J) == {"y", "end"}
+    for k in J:
+        assert np.allclose(J[k]["x"], F[k]["x"], rtol=1e-12)
+    assert np.allclose(J["y"]["x"], np.diag(3 * w * x ** 2), rtol=1e-12)
+
+
+def test_jacobian_in_reverse_mode_refuses_a_keyword_only_wrt_clearly():
     with pytest.raises(S2SADError, match="keyword-only") as e:
-        s2sad.jacobian(scaled, mode="reverse")(3.0, s=5.0)
+        s2sad.jacobian(scaled, wrt="s", mode="reverse")(3.0, s=5.0)
     assert 'mode="forward"' in e.value.hint
+    assert s2sad.jacobian(scaled, wrt="s")(3.0, s=5.0) == 9.0
+
+
+def test_has_aux_passes_keyword_only_arguments_by_keyword():
+    x = np.array([0.5, -1.0, 2.0])
+    g, aux = s2sad.grad(with_aux, has_aux=True)(x, 2.0, s=3.0)
+    assert np.allclose(g, 3.0 * 2.0 * np.cos(x), rtol=1e-12) and aux == {"s": 3.0}
+    (value, aux), (gx, gy) = s2sad.value_and_grad(with_aux, has_aux=True, wrt=(0, 1))(
+        x, 2.0, s=3.0)
+    assert value == pytest.approx(np.sum(np.sin(x)) * 6.0) and aux == {"s": 3.0}
+    assert gy == pytest.approx(np.sum(np.sin(x)) * 3.0)
+    g, aux = s2sad.grad(with_aux, has_aux=True)([x][0], 2.0)
+    assert np.allclose(g, 2.0 * 2.0 * np.cos(x), rtol=1e-12) and aux == {"s": 2.0}
+    g, aux = s2sad.grad(with_aux_list, has_aux=True)([x, x], s=3.0)
+    assert np.allclose(g[0], 3.0 * np.cos(x), rtol=1e-12) and aux == 3.0
+    assert np.allclose(g[1], 0.0) and isinstance(g, list)
+    with pytest.raises(S2SADError, match="`s` is keyword-only"):
+        s2sad.grad(with_aux, has_aux=True, wrt="s")
 
 
 @pytest.mark.parametrize("f", [scaled, scaled_no_default, scaled_keyword])
@@ -406,3 +463,16 @@ def test_derivative_gives_the_output_tangent_the_outputs_type():
     assert s2sad.derivative(float_of_an_array)(0.5) == 1.0
     y, t = s2sad.jvp(float_of_an_array, (0.5,), (1.0,))
     assert type(y) is float and type(t) is float and t == 1.0
+
+
+def cubed_sum(p, *, w):
+    return np.sum(w * p["x"] ** 3)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward", "tape"])
+def test_grad_of_a_container_beside_a_keyword_only_argument(mode):
+    x, w = np.array([0.5, -1.0, 2.0]), np.array([1.0, 2.0, 3.0])
+    g = s2sad.grad(cubed_sum, mode=mode)({"x": x}, w=w)
+    assert np.allclose(g["x"], 3 * w * x ** 2, rtol=1e-12)
+    H = s2sad.hessian(cubed_sum)({"x": x}, w=w)
+    assert np.allclose(H["x"]["x"], np.diag(6 * w * x), rtol=1e-12)

@@ -226,3 +226,22 @@ def _refused_in_a_hessian_and_a_second_pullback(f, x):
     pullback(1.0)
     with pytest.raises(S2SADError, match="different values"):
         pullback(1.0)
+
+
+def _drawn_by_an_argument(x, rng):
+    return np.sum(x * x * rng.normal(size=x.shape))
+
+
+def test_vjp_holds_a_generator_argument_fixed_and_puts_it_back():
+    x = np.array([1.0, 2.0, 3.0])
+    rng = np.random.default_rng(4)
+    y, pullback = s2sad.vjp(_drawn_by_an_argument, x, rng)
+    n = np.random.default_rng(4).normal(size=3)
+    assert y == pytest.approx(np.sum(x * x * n))
+    after = rng.bit_generator.state
+    for _ in range(2):  # (the second call runs the function again, from the same state)
+        gx, grng = pullback(1.0)
+        assert np.allclose(gx, 2 * x * n, rtol=1e-12) and grng is None
+    assert rng.bit_generator.state == after
+    J = s2sad.jacobian(_drawn_by_an_argument, mode="reverse")(x, np.random.default_rng(4))
+    assert np.allclose(J, 2 * x * n, rtol=1e-12)

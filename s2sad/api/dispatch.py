@@ -522,9 +522,9 @@ class State:
             if fast is not None:
                 self.structured_fast = fast
                 self.build()
-        n_pos, args = flat.flat.__code__.co_argcount, flat.args()  # (keyword-only by keyword)
+        args, keywords = flat.split_args()
         with flat.naming():
-            result = inner(*args[:n_pos], **dict(zip(list(flat.values)[n_pos:], args[n_pos:])))
+            result = inner(*args, **keywords)
         value, grads = result if self.entry == "value_and_grad" else (None, result)
         grads = flat.regroup(grads, wrt)
         grads = tuple(grads) if self.as_tuple or len(self.wrt) > 1 else grads[0]

@@ -269,7 +269,8 @@ def hessian(f, wrt=0):
             flat = structured.Flat(f, arguments, names, "hessian")
             leaves = flat.wrt()
             with flat.naming():
-                blocks = hessian(flat.flat, wrt=leaves)(*flat.args())
+                args, keywords = flat.split_args()
+                blocks = hessian(flat.flat, wrt=leaves)(*args, **keywords)
             rows = structured.nested_blocks(flat, blocks, leaves)
             return tuple(tuple(r) for r in rows) if as_tuple else rows[0][0]
         gradient = dispatch.gradient_to_differentiate(f, names, arguments)

@@ -43,9 +43,9 @@ def jacobian(f, wrt=0, mode="auto"):
     pass per input number.
     ``mode="reverse"`` builds the Jacobian row by row from the pullback (one backward
     sweep per output number). ``mode="auto"`` takes forward mode when the inputs have
-    no more numbers than the output, reverse mode otherwise. A function with
-    keyword-only parameters takes forward mode (the pullback takes positional
-    arguments only)."""
+    no more numbers than the output, reverse mode otherwise. A function with a
+    keyword-only parameter in `wrt` takes forward mode (the pullback gives adjoints of
+    positional parameters only)."""
     if mode not in ("auto", "forward", "reverse"):
         raise S2SADError(f"jacobian: mode={mode!r} is not one of \"auto\", \"forward\", "
                          "\"reverse\"")
@@ -70,11 +70,11 @@ def jacobian(f, wrt=0, mode="auto"):
     def unstructured(arguments):
         argument_kinds(f, {n: arguments[n] for n in names}, names, "jacobian")  # (as grad refuses)
         runs = repeats.Repeats(f, arguments, "jacobian")
-        keyword_only = _keyword_only(f, arguments)
+        keyword_only = [n for n in _keyword_only(f, arguments) if n in names]
         chosen = mode
         if chosen == "reverse" and keyword_only:
             raise S2SADError(f"jacobian(mode=\"reverse\") of {f.__qualname__}: the pullback "
-                             "passes arguments by position, and "
+                             "gives adjoints of positional parameters, and "
                              f"`{keyword_only[0]}` is keyword-only",
                              hint="Use mode=\"forward\" (or \"auto\"), or make it positional.")
         if mode != "auto" and not seen and not any(
@@ -117,7 +117,8 @@ def _structured(f, arguments, names, as_tuple, mode):
     runs = repeats.Repeats(f, arguments, "jacobian")
     runs.rewind()
     with flat.naming():
-        J = jacobian(flat.flat, wrt=leaves, mode=mode)(*flat.args())
+        args, keywords = flat.split_args()
+        J = jacobian(flat.flat, wrt=leaves, mode=mode)(*args, **keywords)
     runs.rewind()  # (the generators end where one call leaves them)
     y = call_with(flat.flat, flat.values)
     rows = list(J) if flat.out_spec is not None or isinstance(y, tuple) else [J]
@@ -240,8 +241,10 @@ def _jacobian_batched(f, arguments, names, wrt, kinds, sizes, runs):
 def _jacobian_reverse(f, arguments, names):
     """``(output, blocks)`` as `_jacobian_forward` gives them, from the pullback:
     one backward sweep per output number, the other arguments held fixed."""
-    positional = list(arguments.values())  # (no keyword-only parameters: see jacobian)
-    y, pullback = vjp_of(f, positional, held=[n for n in arguments if n not in names])
+    n_pos = f.__code__.co_argcount  # (keyword-only ones by keyword, held fixed)
+    positional = list(arguments.values())[:n_pos]
+    y, pullback = vjp_of(f, positional, held=[n for n in list(arguments)[:n_pos] if n not in names],
+                         keywords=dict(list(arguments.items())[n_pos:]))
     parts, many = _output_parts(y, f)
     where = [list(arguments).index(n) for n in names]
     blocks = []

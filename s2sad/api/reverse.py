@@ -30,6 +30,7 @@ from ..backend import compile as compile_mod
 from ..backend import emit, native
 from ..driver import builder, stages
 from ..engines import tape_grad
+from ..transform.checkpointing import RANDOM_OWNERS
 from ..errors import NotDifferentiableError, S2SADError, WrtError
 from ..frontend import parse, source as frontend_source
 from ..ir import trees
@@ -167,18 +168,18 @@ def _with_aux(f, wrt, entry, mode, ckpt):
     check_function(f, entry)
     wrt_names, as_tuple = normalize_wrt(f, wrt)
     names, n_pos = signature_params(f)
+    for n in wrt_names:
+        if n in names[n_pos:]:
+            raise WrtError(f"{entry}(has_aux=True) differentiates with respect to positional "
+                           f"parameters; `{n}` is keyword-only",
+                           hint="Make it a positional parameter.", **at_def(f))
 
     def with_aux(*args, **kwargs):
         arguments = bind(f, args, kwargs, entry)
-        for n in names[n_pos:]:
-            if arguments[n] is not (f.__kwdefaults__ or {}).get(n):
-                raise S2SADError(f"{entry}(has_aux=True) of {f.__qualname__} passes "
-                                 "keyword-only arguments at their defaults only",
-                                 hint=f"Make `{n}` a positional parameter.", **at_def(f))
         primals = [arguments[n] for n in names[:n_pos]]
         held = tuple(n for n in names[:n_pos] if n not in wrt_names)
         out, pullback = vjp_of(f, primals, *(ckpt or (None, None)), held=held,
-                               structures=True)
+                               structures=True, keywords={n: arguments[n] for n in names[n_pos:]})
         if not isinstance(out, tuple) or len(out) != 2:
             raise S2SADError(f"{entry}(has_aux=True) of {f.__qualname__}: the function must "
                              f"return a pair (value, aux); it returned {_short(out)}",
@@ -297,7 +298,8 @@ def _flat_entry(f, arguments, names, as_tuple, entry, make):
     flat = structured.Flat(f, arguments, names, entry)
     leaves = flat.wrt()
     with flat.naming():
-        result = make(flat.flat, leaves)(*flat.args())
+        args, keywords = flat.split_args()
+        result = make(flat.flat, leaves)(*args, **keywords)
     value, grads = result if entry == "value_and_grad" else (None, result)
     grads = flat.regroup(grads, leaves)
     grads = tuple(grads) if as_tuple else grads[0]
@@ -332,8 +334,8 @@ def vjp(f, *primals, checkpoint=None, snapshots=None):
     """``(out, pullback)``: `f` evaluated at `primals`, and a function that maps an
     adjoint of `out` (same structure as `out`) to one adjoint per positional argument,
     with its argument's type (``None`` for an argument that is held fixed: an integer,
-    a bool, an array of integers, None). An argument that is none of those nor a
-    float, a float array, or a list or tuple of them (a string, a dict, a complex
+    a bool, an array of integers, None, a random generator). An argument that is none
+    of those nor a float, a float array, or a container of them (a string, a complex
     number, another library's array) is refused. `checkpoint` and `snapshots` as for
     `grad`."""
     plain, bound, keywords = unbound(f)
@@ -352,30 +354,38 @@ def vjp(f, *primals, checkpoint=None, snapshots=None):
     return vjp_of(f, primals, checkpoint, snapshots)
 
 
-def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=False):
+def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=False,
+           keywords=None):
     """`vjp`; the parameters named in `held` are held fixed whatever they are (with
-    None as their adjoints), as `jacobian(mode="reverse")` holds its options. With
-    `structures`, containers the function builds and returns are followed even where
-    no argument is one (`structured.Flat`)."""
+    None as their adjoints), as `jacobian(mode="reverse")` holds its options, and so
+    are the keyword-only ones `keywords` gives values (passed by keyword; the
+    pullback gives adjoints for `primals` only). With `structures`, containers the
+    function builds and returns are followed even where no argument is one
+    (`structured.Flat`)."""
     ckpt = checkpoint_option(checkpoint, snapshots, "vjp")
     check_function(f, "vjp")
     names, n_pos = signature_params(f)
     if len(primals) > n_pos:
         raise WrtError(f"vjp got {len(primals)} arguments; {f.__qualname__} takes at most {n_pos}")
-    values = dict(zip(names, primals))
+    keywords = keywords or {}
+    held = tuple(held) + tuple(keywords)
+    values = {**dict(zip(names, primals)), **keywords}
     if len(primals) < n_pos and any(structured.static_callable(v) for v in (
             *primals, *(f.__defaults__ or ()))):  # (def f(x, act=np.tanh), or f(x, np.sin))
         omitted = dict(list(bind(f, primals, {}, "vjp").items())[len(primals):n_pos])
-        out, pullback = _structured_vjp(f, {**values, **omitted}, checkpoint, snapshots,
-                                        tuple(held) + tuple(omitted))
+        out, pullback = _structured_vjp(f, {**dict(zip(names, primals)), **omitted, **keywords},
+                                        checkpoint, snapshots, tuple(held) + tuple(omitted))
         return out, public(lambda out_bar: pullback(out_bar)[:len(primals)])
     if structures or any(structured.structured(v) for v in values.values()) or any(
             structured.static_callable(v) for v in values.values()):
-        return _structured_vjp(f, values, checkpoint, snapshots, held)
+        out, pullback = _structured_vjp(f, values, checkpoint, snapshots, held)
+        return (out, pullback) if not keywords else \
+            (out, public(lambda out_bar: pullback(out_bar)[:len(primals)]))
     kinds = with_attributes(f, with_shapes({n: kind_of(v) for n, v in values.items()}, values),
                             values)
     for name, value in values.items():
-        if name in held or fixed_argument(value) or differentiable(kinds[name]) and \
+        if name in held or fixed_argument(value) or isinstance(value, RANDOM_OWNERS) or \
+                differentiable(kinds[name]) and \
                 numeric_kind(kinds[name]) and not complex_value(value):
             continue
         if complex_value(value):
@@ -403,14 +413,16 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=Fals
         if not structured.may_return_container(f):
             raise
         try:
-            return _structured_vjp(f, values, checkpoint, snapshots, held)
+            out, pullback = _structured_vjp(f, values, checkpoint, snapshots, held)
+            return (out, pullback) if not keywords else \
+                (out, public(lambda out_bar: pullback(out_bar)[:len(primals)]))
         except Exception:  # (whatever stops it, the first refusal says why)
             raise refused from None
     fwd, bwd = (made[n] for n in unit.entry)
     runs = repeats.Repeats(f, values, "vjp")  # (a pullback called again runs f again)
     runs.rewind()
     try:
-        out, saved = fwd(*primals)
+        out, saved = fwd(*primals, **keywords)
     except Exception as exc:
         compile_mod.explain(exc)
         raise
@@ -419,7 +431,7 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=Fals
     repeatable = []
     if runs.draws:
         try:
-            runs.again(lambda: fwd(*primals), (out, saved))
+            runs.again(lambda: fwd(*primals, **keywords), (out, saved))
             repeatable.append(True)
         except S2SADError:
             pass
@@ -443,7 +455,7 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=Fals
                 if runs.draws and not repeatable:
                     raise runs.mixed()
                 with runs.apart():  # (the draws of the first run, if it draws)
-                    again, saved = fwd(*primals)
+                    again, saved = fwd(*primals, **keywords)
                 runs.same(again)
             grads = bwd(saved, out_bar)
         except Exception as exc:
@@ -473,14 +485,17 @@ def _structured_vjp(f, values, checkpoint, snapshots, held):
     fixed = tuple(m for n in flat.specs for m in flat.leaves[n]
                   if m not in flat.differentiable_leaves(n))  # (ints, strings: None)
     with flat.naming():
-        out, pullback_flat = vjp_of(flat.flat, flat.args(), checkpoint, snapshots,
-                                    tuple(held) + fixed)
+        args, keywords = flat.split_args()
+        n_pos = len(args)
+        out, pullback_flat = vjp_of(flat.flat, args, checkpoint, snapshots,
+                                    tuple(held) + fixed, keywords=keywords)
 
     @public
     def pullback(out_bar):
         seed = flat.output_leaves(out_bar, f"the adjoint passed to the pullback of "
                                            f"{f.__qualname__}")
-        adjoints = iter(flat.regroup(pullback_flat(seed), leaves))
+        adjoints = iter(flat.regroup(tuple(pullback_flat(seed)) + (None,) * (
+            len(leaves) - n_pos), leaves))  # (None for the keyword-only ones)
         return tuple(None if n in flat.statics else next(adjoints) for n in values)
 
     return flat.output(out), pullback

@@ -215,6 +215,11 @@ class Flat:
     def args(self) -> list:
         return list(self.values.values())
 
+    def split_args(self) -> tuple:
+        """``(positional values, keyword-only ones by name)`` to call `flat` with."""
+        n_pos, args = self.flat.__code__.co_argcount, self.args()
+        return args[:n_pos], dict(zip(list(self.values)[n_pos:], args[n_pos:]))
+
     @contextlib.contextmanager
     def naming(self):
         """Errors raised inside name each leaf as the user reaches it
