@@ -258,7 +258,10 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 # run again with that known from the start, by the roots the last pass
                 # left (a join may have made the object of a name written another's)
                 r.written = {r.root(n) for n in r.written}
-                r.varied = {p.name for p in self.fn.params if p.name in r.varied}
+                # (and the objects they are now: a join may have put a parameter's
+                # under another root, which the names' aliasing no longer varies)
+                r.varied = {n for p in self.fn.params if p.name in r.varied
+                            for n in (p.name, self.key(p.name))}
                 # (kinds again from the parameters' too: merged with the first pass's, an
                 # empty list's `[]` would lose the element kind its appends gave it)
                 r.kinds = {p.name: r.kinds[p.name] for p in self.fn.params}

@@ -36,6 +36,9 @@ class Holders:
         for k, (s, loops) in enumerate(writes.order):
             for t in ir.defined_names(s):
                 self.defined.setdefault(t, (k, loops))
+        for p in writes.a.fn.params:  # (the caller's objects a list or tuple argument holds)
+            if isinstance(self.r.kinds.get(p.name), (ListKind, tuple)):
+                self.holds[self.key(p.name)] = {f"{p.name}%items"}
         self.flow()
 
     def key(self, n: str) -> str:
@@ -88,10 +91,12 @@ class Holders:
             if op.kind in ("getitem", "pop") and not isinstance(
                     self.a.atom_kind(op.inputs[0]), ArrayKind):
                 return [(t, self.contents(op.inputs[0]), False)]
-            if op.kind == "copy" and isinstance(kind, ListKind) and r.root(t) == t \
-                    and t in self.a.phis and self.a.own_each_iteration(t):
+            if op.kind == "copy" and isinstance(kind, ListKind) and r.root(t) == t and (
+                    t in self.a.phis and self.a.own_each_iteration(t)
+                    or self.a.value_joins.get(t) is not None):
                 # (a list the loop makes anew in each iteration, handed to its carried
-                # name, an object of its own: it holds what that list holds)
+                # name, or a list given its value at a join (`value_join`), an object of
+                # its own: it holds what that list holds)
                 return [(t, self.contents(op.inputs[0]), False)]
             if op.kind == "copy" or stops_gradient(op):
                 return [(t, self.reach(op.inputs[0]), False)]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from .. import ir
-from ..ir.kinds import ArrayKind
+from ..ir.kinds import ArrayKind, ListKind
 from ..primitives.facts import makes_new_object
 from .classify import classify
 from .rebuilt import RebuiltLists
@@ -142,7 +142,7 @@ class Objects(RebuiltLists):
             return self.value_joins[t]
         r = self.result
         if t not in self.joined or t in self.phis or self.own_code() \
-                or not isinstance(r.kinds.get(t), ArrayKind):
+                or not isinstance(r.kinds.get(t), (ArrayKind, ListKind)):
             # (s2sad's own gradient code, which forward mode differentiates for second
             # derivatives, writes into its adjoints: its names keep their objects)
             return None
@@ -155,17 +155,46 @@ class Objects(RebuiltLists):
             for st, chain in sites:
                 op = self.op_of(st)
                 if op.kind == "copy":
-                    src = op.inputs[0].id
-                    if self.is_list(src):
-                        join = None
-                        break
                     existing = existing or self.branch_own(st, chain) is None
                 elif not makes_new_object(op, st.value, self.atom_kind):
                     existing = True
-            if not existing:
+            if not existing or self.is_list(t) and self.list_changed(t, sites, join):
                 join = None
         self.value_joins[t] = join
         return join
+
+    def list_changed(self, t, sites, join) -> bool:
+        """Is the list `t` (joined at `join` from its assignments `sites`), or a list
+        that exists before the join it may be (an argument, another name's list, and
+        what that is a copy of), changed in place after the join, or in a loop around
+        it? Then which object it is matters, and it keeps the objects it is given. (A
+        list a branch makes, and fills as a comprehension does, is that branch's own;
+        what fills a list before the join is in its value.)"""
+        names, todo = {t}, []
+        for st, _ in sites:
+            op = self.op_of(st)
+            if op.kind == "copy" and isinstance(op.inputs[0], ast.Name):
+                todo.append(op.inputs[0].id)
+        while todo:
+            n = todo.pop()
+            defs = self.definitions(n)
+            if n in names or defs and all(any(c is join for c, _ in chain) for _, chain in defs):
+                continue
+            names.add(n)
+            for st, _ in defs:  # (and what it is a copy of)
+                if isinstance(st, ir.Dup):
+                    todo.append(st.source)
+                elif isinstance(st, ir.Assign) and isinstance(st.value, ast.Name) \
+                        and not st.unpack:
+                    todo.append(st.value.id)
+        changes = {id(st) for st in self.changes_in_place(names)}
+        if not changes:
+            return False
+        order, ends = [], {}
+        _add_in_order(self.fn.body, (), order, ends)
+        around = next((loops for st, loops in order if st is join), ())
+        return any(id(st) in changes and (k >= ends[id(join)] or any(
+            loop in around for loop in loops)) for k, (st, loops) in enumerate(order))
 
     def written_joins(self) -> list:
         """The names `value_join` made objects of their own whose object identity a
@@ -211,8 +240,8 @@ class Objects(RebuiltLists):
         r = self.result
         r.roots.pop(t, None)
         r.created[t] = id(join)
-        if op.kind != "copy" and makes_new_object(op, value, self.atom_kind):
-            return
+        if op.kind != "copy" and makes_new_object(op, value, self.atom_kind) or self.is_list(t):
+            return  # (a list nothing changes in place after the join: `list_changed`)
         bases = tuple(x.id for x in op.inputs
                       if isinstance(x, ast.Name) and self.is_object_atom(x))
         if bases:

@@ -53,31 +53,34 @@ class RebuiltLists:
             and self.made_here(st.value.id, loop) for st, chain in sites) \
             and not self.changed(phi, loop)
 
-    def made_here(self, name, loop) -> bool:
-        """Is `name` (through copies) made in `loop`'s body by an operation that makes
-        a new object?"""
-        for _ in range(64):
+    def made_here(self, name, loop, seen=None) -> bool:
+        """Is `name` (through copies, and through each branch of an ``if`` that
+        binds it) made in `loop`'s body by an operation that makes a new object?"""
+        seen = {} if seen is None else seen  # (name -> its answer; False while open)
+        if name not in seen:
+            seen[name] = False
             sites = self.definitions(name)
-            if len(sites) != 1:
-                return False
-            st, chain = sites[0]
-            if isinstance(st, ir.Dup):
-                name = st.source
-                continue
-            if not (isinstance(st, ir.Assign) and not st.unpack and len(st.targets) == 1
-                    and any(c is loop for c, _ in chain)):
-                return False
-            op = self.op_of(st)
-            if op.kind == "copy" and isinstance(op.inputs[0], ast.Name):
-                name = op.inputs[0].id
-                continue
-            if op.kind == "call":  # (a function of the user's that returns a new list)
-                return self.new_from_call(op, st)
-            # (a slice the loop hands a list is a list's: a new list, whatever the
-            # analysis knows of the kind it is taken of yet)
-            return makes_new_object(op, st.value, self.atom_kind) or op.kind == "getitem" \
-                and isinstance(op.inputs[1], ast.Slice)
-        return False
+            seen[name] = bool(sites) and all(self.made_at(st, chain, loop, seen)
+                                             for st, chain in sites)
+        return seen[name]
+
+    def made_at(self, st, chain, loop, seen) -> bool:
+        """Is the value the definition `st` (inside the blocks `chain`) binds a new
+        object made in `loop`'s body (`made_here`; `seen`: the names' answers)?"""
+        if isinstance(st, ir.Dup):
+            return self.made_here(st.source, loop, seen)
+        if not (isinstance(st, ir.Assign) and not st.unpack and len(st.targets) == 1
+                and any(c is loop for c, _ in chain)):
+            return False
+        op = self.op_of(st)
+        if op.kind == "copy" and isinstance(op.inputs[0], ast.Name):
+            return self.made_here(op.inputs[0].id, loop, seen)
+        if op.kind == "call":  # (a function of the user's that returns a new list)
+            return self.new_from_call(op, st)
+        # (a slice the loop hands a list is a list's: a new list, whatever the
+        # analysis knows of the kind it is taken of yet)
+        return makes_new_object(op, st.value, self.atom_kind) or op.kind == "getitem" \
+            and isinstance(op.inputs[1], ast.Slice)
 
     def new_from_call(self, op, st) -> bool:
         """Does the call of a function of the user's `op` (in `st`) return a list that
@@ -90,11 +93,17 @@ class RebuiltLists:
                        for i in shared(op.key, st, kinds))
 
     def changed(self, phi, loop) -> bool:
-        """Does a statement of the function change in place (a write, an append, a
-        pop, ``op=``) a list `phi` or its first value may be: the names copies and
-        dups give them?"""
+        """Does a statement of the function change in place a list the loop-carried
+        `phi` or its first value may be (`changes_in_place`)?"""
         init = next(p.init for p in loop.phis if p.name == phi)
-        names = {phi} | ({init.id} if isinstance(init, ast.Name) else set())
+        return bool(self.changes_in_place({phi} | ({init.id} if isinstance(init, ast.Name)
+                                                   else set())))
+
+    def changes_in_place(self, names: set) -> list:
+        """The statements of the function that change in place (a write, an append, a
+        pop, ``op=``) a list one of `names` may be: the names copies and dups give
+        them."""
+        names = set(names)
         statements = list(ir.walk(self.fn.body))
         for _ in range(len(statements)):
             before = len(names)
@@ -106,19 +115,20 @@ class RebuiltLists:
                     names |= set(st.targets)
             if len(names) == before:
                 break
+        out = []
         for st in statements:
             if isinstance(st, ir.SetItem) and st.container in names:
-                return True
-            if isinstance(st, ir.Assign) and (st.inplace or st.item) and isinstance(
+                out.append(st)
+            elif isinstance(st, ir.Assign) and (st.inplace or st.item) and isinstance(
                     st.value, ast.BinOp) and isinstance(st.value.left, (ast.Name, ast.Subscript)) \
                     and names & set(ir.stmt_reads(st)):
-                return True
-            if isinstance(st, (ir.Assign, ir.Expr)) and names & set(ir.stmt_reads(st)):
+                out.append(st)
+            elif isinstance(st, (ir.Assign, ir.Expr)) and names & set(ir.stmt_reads(st)):
                 op = self.op_of(st)
                 if op.kind in ("append", "pop", "add_at", "add_into") and op.inputs \
                         and isinstance(op.inputs[0], ast.Name) and op.inputs[0].id in names:
-                    return True
-        return False
+                    out.append(st)
+        return out
 
 
 def note_carried(a) -> None:
