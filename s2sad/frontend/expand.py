@@ -141,15 +141,24 @@ class _Expander(TargetLowering):
         self.locals = parsed.locals
         nodes = _nodes(parsed)
         self.counts: dict = {}
+        self.issued: set = set()  # (every name `fresh` gave)
         self.displays = single_displays(parsed.tree, nodes)
         self.plain = _plain(self, nodes)
 
     # ------------------------------------------------------------ helpers
 
     def fresh(self, word: str) -> str:
-        n = self.counts.get(word, 0) + 1
+        """A name no other `fresh` call gave: ``%item``, ``%item2``, ... (a word that
+        ends in a digit, ``item2``, skips what another word's count gave)."""
+        n = self.counts.get(word, 0)
+        while True:
+            n += 1
+            name = f"%{word}" if n == 1 else f"%{word}{n}"
+            if name not in self.issued:
+                break
         self.counts[word] = n
-        return f"%{word}" if n == 1 else f"%{word}{n}"
+        self.issued.add(name)
+        return name
 
     def builtin(self, func, obj) -> bool:
         """Is `func` (a call's function) a name for `obj` (a builtin or `math`'s)?"""
