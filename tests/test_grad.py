@@ -885,3 +885,39 @@ def test_an_adjoint_spread_on_one_path_is_not_read_on_the_other(f, first):
     want = central_diff(f, (x,), 0)
     for mode in ("reverse", "forward"):
         assert np.allclose(s2sad.grad(f, mode=mode)(x), want, rtol=1e-6, atol=1e-8)
+
+
+# ------------------------------------------ outputs a callee wrote into
+
+
+def _filled(x):
+    y = np.zeros(2)
+    y[0] = x[0] * x[1]
+    return y
+
+
+def _loss_with_filled_aux(x):
+    y = _filled(x)
+    return np.sum(y * y), {"y": y, "ys": [y, _filled(2.0 * x)]}
+
+
+def _filled_output(x):
+    return _filled(x)
+
+
+def test_an_output_a_callee_wrote_into_is_not_put_back_by_the_pullback():
+    """The callee's backward sweep puts back what its write overwrote, in the array it
+    returned: the has_aux metrics came back as zeros, a vjp's output was zeroed when
+    its pullback ran, and a second pullback (or jacobian(mode="reverse")) refused the
+    deterministic function as one that draws random numbers."""
+    x = np.array([0.3, -0.5])
+    g, aux = s2sad.grad(_loss_with_filled_aux, has_aux=True)(x)
+    assert np.allclose(aux["y"], [-0.15, 0.0]) and np.allclose(aux["ys"][1], [-0.6, 0.0])
+    assert np.allclose(g, 2 * -0.15 * np.array([x[1], x[0]]))
+    out, pullback = s2sad.vjp(_filled_output, x)
+    first = pullback(np.array([1.0, 0.0]))[0]
+    assert np.allclose(out, [-0.15, 0.0])
+    assert np.allclose(pullback(np.array([0.0, 1.0]))[0], 0.0)
+    assert np.allclose(first, [x[1], x[0]])
+    J = s2sad.jacobian(_filled_output, mode="reverse")(x)
+    assert np.allclose(J, [[x[1], x[0]], [0.0, 0.0]])

@@ -136,7 +136,7 @@ def _kept(unit) -> diskcache.CachedUnit:
                                   uf.keep_defaults) for uf in unit.functions],
         unit.entry, unit.helpers, unit.resolved, unit.texts,
         {uf.fn.name: unit.namer(uf.fn.name) for uf in unit.functions}, unit.text,
-        from_disk=False)
+        from_disk=False, restores=unit.restores)
 
 
 def compiled_forward(f, wrt: tuple, kinds: dict, batched=False, quiet=False):

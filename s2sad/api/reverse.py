@@ -426,6 +426,8 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=Fals
     except Exception as exc:
         compile_mod.explain(exc)
         raise
+    if unit.restores:  # (the backward sweep may put back what a callee wrote into its
+        out = _unshared(out)  # result: the caller's output must not change with it)
     runs.same(out)
     # (what it saved, the same on a second run: else a pullback called again refuses)
     repeatable = []
@@ -499,6 +501,17 @@ def _structured_vjp(f, values, checkpoint, snapshots, held):
         return tuple(None if n in flat.statics else next(adjoints) for n in values)
 
     return flat.output(out), pullback
+
+
+def _unshared(value):
+    """`value` with its arrays and lists copied (its tuples, lists and dicts rebuilt)."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, (list, tuple)) and type(value) in (list, tuple):
+        return type(value)(_unshared(v) for v in value)
+    if type(value) is dict:
+        return {k: _unshared(v) for k, v in value.items()}
+    return value
 
 
 def _fits(out, out_bar) -> bool:

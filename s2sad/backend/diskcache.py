@@ -597,6 +597,7 @@ class CachedUnit:
     text: str  # the whole emitted module
     root: object = None
     from_disk: bool = field(default=True, repr=False)
+    restores: bool = True  # (see `pipeline.Unit.restores`)
 
     def namer(self, name: str) -> str:
         return self.names[name]
@@ -737,7 +738,8 @@ def _rebuild(payload: dict, f, namespace=None):
                                 u["keep_defaults"]) for u in payload["units"]]
     unit = CachedUnit(functions, tuple(payload["entry"]), helpers, resolved,
                       {u["ir"]: u["text"] for u in payload["units"]},
-                      {u["ir"]: u["name"] for u in payload["units"]}, payload["text"])
+                      {u["ir"]: u["name"] for u in payload["units"]}, payload["text"],
+                      restores=bool(payload.get("restores", True)))
     return unit, compile_mod.compile_unit(unit, namespace)
 
 
@@ -763,6 +765,7 @@ def _describe(ticket: Ticket, unit) -> dict:
         "helpers": [[name, _spec(obj)] for name, obj in sorted(unit.helpers.items())],
         "resolved": [[where(func), name] for func, name, _ in unit.resolved],
         "text": unit.text,
+        "restores": bool(getattr(unit, "restores", True)),
     }
 
 

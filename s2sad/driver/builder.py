@@ -84,6 +84,9 @@ class Unit:
     namer: emit.Namer | None = None
     texts: dict = field(default_factory=dict)  # IR name -> that function's emitted text
     times: dict = field(default_factory=dict)  # stage -> seconds it took (`_Builder.timed`)
+    # does a backward function put back what a write or an append changed (in an
+    # object a callee made and returned, perhaps the output)? `vjp` copies its output
+    restores: bool = False
 
     @property
     def text(self) -> str:
@@ -204,7 +207,9 @@ class _Builder:
                                              reads)
         _check_helper_clashes(self.functions, self.helpers)
         unit = Unit(module, self.functions, entry, dict(self.helpers), self.resolved, out_kind,
-                    scalar_tangents=self.scalar_tangents)
+                    scalar_tangents=self.scalar_tangents,
+                    restores=any(getattr(s, "restore", False) for uf in self.functions
+                                 for s in ir.walk(uf.fn.body)))
         with self.timed("emit"):
             _print(unit)
         unit.times = self.times
