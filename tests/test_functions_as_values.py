@@ -12,7 +12,7 @@ import pytest
 import s2sad
 from golden.inputs.functions import closure as closure_model  # (its golden program)
 from golden.inputs.functions import squares as lambda_sum
-from helpers import tree_numeric_grad
+from helpers import central_diff, tree_numeric_grad
 
 rng = np.random.default_rng(3)
 x = rng.normal(size=3)
@@ -847,3 +847,29 @@ def test_a_wrapper_with_defaults_of_its_own_is_refused():
                  lambda: s2sad.grad(_calls_defaulted_sin)(0.7)):
         with pytest.raises(s2sad.NotDifferentiableError, match="default of its own"):
             call()
+
+
+def _applied_twice(fn, a, steps=2):
+    for _ in range(steps):
+        a = a + 0.25 * fn(a)
+    return a
+
+
+def _squared(a):
+    return a * a
+
+
+def _written_with_a_function_argument(x):
+    y = x.copy()
+    y[0] = _applied_twice(_squared, x[0])
+    return np.sum(y * y)
+
+
+def test_a_call_given_a_function_written_into_an_array_element():
+    """``y[0] = apply(fn, x[0])``: the call's result written into an array was
+    refused as "a container of parameters" assigned to that target."""
+    x = np.array([0.3, 0.5, 0.7])
+    for mode in ("reverse", "forward"):
+        g = s2sad.grad(_written_with_a_function_argument, mode=mode)(x)
+        assert np.allclose(g, central_diff(_written_with_a_function_argument, (x,), 0),
+                           rtol=1e-6, atol=1e-8)

@@ -696,6 +696,10 @@ class _Rewriter(LoopRewrites, CallRewrites):
                 slot = self.write_slot(base, t, s)
                 return [assign(slot, ast.Name(id=got, ctx=ast.Load()) if isinstance(got, str)
                                 else ast.Constant(value=got.value), s)]
+            if not isinstance(got, Node):  # (a value written into an array or a list)
+                value = ast.Name(id=got, ctx=ast.Load()) if isinstance(got, str) else \
+                    ast.Constant(value=got.value)
+                return [ast.copy_location(ast.Assign(targets=[t], value=value), s)]
         raise self.refuse(s, "s2sad cannot assign a container of parameters to this target")
 
     def forget_quietly(self, name, s):
