@@ -747,7 +747,8 @@ def rebuilt_program(draw):
     slice plus an item, a helper's new list, two lists updated in turn as a
     simulation's positions and velocities are), starting from the argument itself,
     a copy, or a list made from it; loops of no iteration, of several, nested, a
-    ``while`` left by ``break``; what the loop hands on kept as numbers in a history."""
+    ``while`` left by ``break``; made anew on both paths of an ``if``; what the loop
+    hands on kept as numbers in a history."""
     e = lambda names: draw(expression(names, 2))  # noqa: E731
     start = draw(st.sampled_from(["", "    xs = list(xs)", "    xs = [x * 1.0 for x in xs]"]))
     second = draw(st.booleans())
@@ -766,9 +767,14 @@ def rebuilt_program(draw):
         lines += [f"    for j in range({trips}):", "        for k in range(2):"]
     pad = "            " if loop == "nested" else "        "
     forms = REBUILDS if second else [r for r in REBUILDS if "vs" not in r]
+    fill = lambda form: form.format(e=e(["x", "h", "v"] if "v, " in form else ["x", "h"]))  # noqa: E731
     for _ in range(draw(st.integers(1, 2))):
-        form = draw(st.sampled_from(forms))
-        lines.append(pad + form.format(e=e(["x", "h", "v"] if "v, " in form else ["x", "h"])))
+        if draw(st.booleans()):  # (made anew on every path of an `if`)
+            lines += [pad + draw(st.sampled_from(["if k % 2 == 0:", "if k == 1:"])),
+                      pad + "    " + fill(draw(st.sampled_from(forms))), pad + "else:",
+                      pad + "    " + fill(draw(st.sampled_from(forms)))]
+        else:
+            lines.append(pad + fill(draw(st.sampled_from(forms))))
         if second and draw(st.booleans()):
             lines.append(pad + f"vs = [{e(['v', 'x', 'h'])} for x, v in zip(xs, vs)]")
     lines.append(pad + "hist.append(sum(xs))")
@@ -776,6 +782,135 @@ def rebuilt_program(draw):
         lines += [pad + "k += 1", pad + f"if k >= {trips}:", pad + "    break"]
     tail = "sum(x * x for x in xs) + xs[0] * h + 0.5 * sum(hist)"
     lines.append(f"    return {tail}" + (" + vs[-1]" if second else ""))
+    return HELPERS + "\n".join(lines) + "\n"
+
+
+# how an ``if`` gives the list ``ys`` a new value (``{e}``: an expression of ``y`` and ``h``)
+JOINED_FORMS = ["ys = [{e} for y in ys]", "ys = [{e} * (i + 1) for i, y in enumerate(ys)]",
+                "ys = ys[1:] + [ys[0] * h]", "ys = [{e} for y in ys][::-1]",
+                "ys = list(map(lambda y: {e}, ys))", "ys = step(ys, h)", "ys = ys[::-1]",
+                "ys = [ys[-1], ys[0] * h] + ys[1:-1]"]
+
+
+@st.composite
+def joined_list_program(draw):
+    """Text of a module defining ``f(xs, h)`` (``xs`` a list of floats) where an ``if``
+    gives a list ``ys`` a new value on one path or both, and keeps on the other the
+    list it held: the argument itself, a copy, or a list made from it. The test
+    (``len(xs) > 0``) always holds where it runs, which the compiler cannot know. After
+    the join the list is read by index and whole, or changed in place (a pop, an
+    append, a write), so that it may be the argument the caller gave."""
+    e = lambda: draw(expression(["y", "h"], 2))  # noqa: E731
+    start = draw(st.sampled_from(["xs", "list(xs)", "[x * 1.0 for x in xs]", "xs[:]"]))
+    fill = lambda: draw(st.sampled_from(JOINED_FORMS)).format(e=e())  # noqa: E731
+    lines = ["def step(ys, h):", f"    return [{e()} for y in ys]", "", "",
+             "def f(xs, h):", f"    ys = {start}", "    if len(xs) > 0:", "        " + fill()]
+    if draw(st.booleans()):
+        lines += ["    else:", "        " + fill()]
+    change = draw(st.sampled_from(["", "", "last = ys.pop()", "ys.append(h * h)",
+                                   "ys[0] = ys[0] * h"]))
+    tail = "sum(y * y for y in ys) + ys[0] * h + 0.5 * sum(xs)"
+    if change:
+        lines.append("    " + change)
+        tail += " + last * h" if "pop" in change else ""
+    refusals = {"NotDifferentiableError"} if change else set()
+    lines.append(f"    return {tail}")
+    return HELPERS + "\n".join(lines + _refusal_note(refusals)) + "\n"
+
+
+# a list holding the argument's arrays (a shallow copy), or new arrays of its own
+ELEMENT_LISTS = {"list(ws)": True, "ws[:]": True, "[w for w in ws]": True, "ws": True,
+                 "[w * 1.0 for w in ws]": False, "[np.sin(w) for w in ws]": False}
+ELEMENT_CHANGES = ["ys[{i}] += {e}", "ys[{i}] *= {e}", "ys[{i}] -= {e}",
+                   "y = ys[{i}]\n    y += {e}", "ys[{i}][0] = {e}", ""]
+
+
+@st.composite
+def element_program(draw):
+    """Text of a module defining ``f(ws, h)`` (``ws`` a list of two arrays of shape
+    (2,)) that makes a list ``ys`` of the argument's arrays (a shallow copy: ``list(ws)``,
+    ``ws[:]``) or of new arrays, perhaps joined at an ``if`` with a new list, changes
+    an element in place (``ys[0] += v``, through a name taken out of it, a write into
+    it), and reads the list and the argument afterwards. Where the element may be the
+    caller's array, the change is the caller's too: refused, or followed, never a
+    derivative of a function where it did not happen. The module's ``SHARED`` says
+    whether the program may refuse."""
+    e = lambda: draw(expression(["h", "np.sum(ws[1])", "ys[1][0]"], 1))  # noqa: E731
+    start = draw(st.sampled_from(sorted(ELEMENT_LISTS)))
+    shared = ELEMENT_LISTS[start]
+    lines = ["import numpy as np", "", "", "def f(ws, h):", f"    ys = {start}"]
+    lines[0] = HELPERS + "import numpy as np"
+    joined = draw(st.booleans())
+    if joined:  # (a change after it is refused, whatever the lists hold)
+        lines += ["    if np.sum(ws[0]) > 0.0:", "        ys = [w * h for w in ws]"]
+    change = draw(st.sampled_from(ELEMENT_CHANGES))
+    if change:
+        lines.append("    " + change.format(i=draw(st.sampled_from([0, 1])), e=e()))
+    after = draw(st.sampled_from(["", " + np.sum(ws[0]) * h", " + np.sum(ws[1] * ws[0])"]))
+    lines.append(f"    return np.sum(ys[0] * ys[1]) + np.sum(ys[1]) * h{after}")
+    lines.append(f"\n\nSHARED = {bool((shared or joined) and change)}")
+    return "\n".join(lines) + "\n"
+
+
+# names a program binds in comprehensions, lambdas, folds and inner functions: a word
+# and the same word with a digit, as s2sad's fresh names are (``%x``, ``%x2``)
+BOUND_NAMES = ["x", "x2", "x3", "item", "item2", "y", "y2", "t", "t1", "t2", "reduced",
+               "acc", "acc2"]
+BINDINGS = [
+    "sum({a} * {e} for {a} in xs)",
+    "sum([{a} * {b} for {a}, {b} in zip(xs, ys)])",
+    "sum({b} * {e} for {a}, {b} in enumerate(ys))",
+    "functools.reduce(lambda {a}, {b}: {a} * 0.5 + {b} * {e}, xs, 1.0)",
+    "functools.reduce(operator.add, [{a} * {e} for {a} in ys])",
+    "sum(map(lambda {a}: {a} * {e}, xs))",
+    "sum(map(lambda {a}, {b}: {a} - {b} * {e}, xs, ys))",
+    "max({a} * {e} for {a} in ys)",
+    "inner_{n}(xs)",
+]
+
+
+@st.composite
+def bound_names_program(draw):
+    """Text of a module defining ``f(xs, ys)`` (two lists of floats of one length) that
+    adds several comprehensions, generators, folds, maps of lambdas and calls of inner
+    functions, each binding names drawn from `BOUND_NAMES`: the same names in several
+    of them, and names that differ by a digit (``x`` and ``x2``), which the lowering
+    renames apart into fresh names of its own."""
+    lines = ["import operator", "", "", "def f(xs, ys):"]
+    parts = []
+    for n in range(draw(st.integers(2, 4))):
+        a = draw(st.sampled_from(BOUND_NAMES))
+        b = draw(st.sampled_from([a + "2", a + "3", "x", "item", "t1"]).filter(lambda b: b != a))
+        form = draw(st.sampled_from(BINDINGS))
+        e = draw(st.sampled_from(["0.5", a, "(1.0 + " + a + " * " + a + ")", "ys[0]"]))
+        if form.startswith("inner"):
+            lines += [f"    def inner_{n}(vs):",
+                      f"        return sum({a} * {e} for {a} in vs)"]
+        lines.append(f"    {draw(st.sampled_from(BOUND_NAMES))}_{n} = "
+                     + form.format(a=a, b=b, e=e, n=n))
+        parts.append(lines[-1].split(" = ")[0].strip())
+    lines.append("    return " + " + ".join(f"{p} * {k + 1.0}" for k, p in enumerate(parts)))
+    return HELPERS + "\n".join(lines) + "\n"
+
+
+FILLS = ["y = np.zeros(3)", "y = x.copy()", "y = x * 0.5", "y = np.ones_like(x)"]
+WRITES = ["y[{i}] = {e}", "y[{i}] += {e}", "y[{i}:] = {e}", "y *= {e}", "y[{i}] = y[{j}] * {e}"]
+
+
+@st.composite
+def filled_program(draw):
+    """Text of a module defining ``g(x, w)``, a helper that makes an array and writes
+    into it (items, slices, ``op=``), reading it between the writes, and returns it;
+    ``f(x, w)`` returns it, and ``loss(x, w)`` returns a number with it as metrics:
+    ``(value, {"y": y, "both": [y, g(w, x)]})``."""
+    e = lambda: draw(expression(["x[0]", "x[1]", "w[2]", "np.sum(y)"], 1))  # noqa: E731
+    lines = ["import numpy as np", "", "", "def g(x, w):", "    " + draw(st.sampled_from(FILLS))]
+    for _ in range(draw(st.integers(1, 3))):
+        lines.append("    " + draw(st.sampled_from(WRITES)).format(
+            i=draw(st.integers(0, 2)), j=draw(st.integers(0, 2)), e=e()))
+    lines += ["    return y", "", "", "def f(x, w):", "    return g(x, w)", "", "",
+              "def loss(x, w):", "    y = g(x, w)",
+              "    return np.sum(y * y) + np.sum(np.tanh(y) * w), {'y': y, 'both': [y, g(w, x)]}"]
     return HELPERS + "\n".join(lines) + "\n"
 
 

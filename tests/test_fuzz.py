@@ -40,9 +40,9 @@ from hypothesis import strategies as st
 
 import fuzz_programs
 import s2sad
-from fuzz_programs import (JOIN, allowed_refusals, array_program, assigning_program, flat,
-                           leaves, load, malformed_program, rebuilt_program, scalar_program,
-                           smooth, write)
+from fuzz_programs import (JOIN, allowed_refusals, array_program, assigning_program,
+                           bound_names_program, element_program, filled_program, flat, joined_list_program, leaves, load, malformed_program,
+                           rebuilt_program, scalar_program, smooth, write)
 from s2sad import cli
 from s2sad.checkpoint import SCHEDULES as SCHEDULE_NAMES
 from s2sad.errors import S2SADError
@@ -51,7 +51,8 @@ LONG = int(os.environ.get("S2SAD_FUZZ_EXAMPLES", "0") or 0)
 # examples per test in CI (about 45 s for the file on a 2-core machine): every
 # well-formed program compiles a dozen derivatives, the malformed ones run every entry point
 EXAMPLES = {"scalar": 150, "array": 100, "params": 50, "malformed": 150, "global": 30,
-            "assigning": 25, "drawing": 30, "rebuilt": 30}
+            "assigning": 25, "drawing": 30, "rebuilt": 30, "joined": 30,
+            "elements": 60, "names": 60, "filled": 40}
 
 
 def fuzz_settings(kind):
@@ -365,6 +366,90 @@ def test_programs_whose_conditions_assign_or_whose_defaults_go_unused(text, poin
 @given(rebuilt_program(), st.lists(NUMBER, min_size=2, max_size=3), NUMBER)
 def test_programs_whose_loops_make_their_lists_anew(text, xs, h):
     _check_everything(text, load(text), (xs, h), _random_direction, hessian=_cheap(text, 3))
+
+
+@fuzz_settings("joined")
+@given(joined_list_program(), st.lists(NUMBER, min_size=2, max_size=3), NUMBER)
+def test_programs_that_join_a_list_with_the_one_it_held(text, xs, h):
+    _check_everything(text, load(text), (xs, h), _random_direction, hessian=_cheap(text, 3))
+
+
+@fuzz_settings("filled")
+@given(filled_program(), st.lists(NUMBER, min_size=6, max_size=6))
+def test_outputs_a_helper_wrote_into_stay_as_returned(text, numbers):
+    """A helper's backward sweep puts back what its writes overwrote: never in the
+    output or the metrics the caller was given (has_aux, a vjp's output, a pullback
+    called twice, jacobian by pullbacks)."""
+    f, loss = load(text), load(text, "loss")
+    x, w = np.array(numbers[:3]), np.array(numbers[3:])
+    try:
+        with np.errstate(all="ignore"):
+            want_out, want_aux = f(x, w), loss(x, w)[1]
+    except USER_ERRORS:
+        assume(False)
+    assume(np.all(np.isfinite(want_out)) and np.all(np.abs(want_out) < 1e6))
+    where = f"\n{text}\nat {(x, w)!r}\n"
+    check = _Checker(text, (x, w))
+    got = check("grad(has_aux=True)", lambda: s2sad.grad(loss, has_aux=True)(x, w))
+    if got is not None:
+        aux = got[1]
+        assert np.array_equal(aux["y"], want_aux["y"]) and all(
+            np.array_equal(a, b) for a, b in zip(aux["both"], want_aux["both"])), \
+            where + f"aux {aux} != {want_aux}"
+    pulled = check("vjp", lambda: s2sad.vjp(f, x, w))
+    if pulled is not None:
+        out, pullback = pulled
+        seed = np.array([1.0, -0.5, 0.25])
+        first = pullback(seed)
+        assert np.array_equal(out, want_out), where + f"vjp's output {out} != {want_out}"
+        second = check("vjp's pullback, again", lambda: pullback(seed))
+        assert np.array_equal(out, want_out), where + f"vjp's output {out} != {want_out}"
+        if second is not None:
+            assert all(np.array_equal(a, b) for a, b in zip(first, second)), \
+                where + f"the pullback called twice: {first} then {second}"
+        ok, expected = smooth(lambda x, w: float(np.dot(seed, f(x, w))), (x, w))
+        if ok:
+            assert _close(flat(first), expected, 1e-4), where + f"pullback {first} != {expected}"
+
+
+@fuzz_settings("names")
+@given(bound_names_program(), st.lists(st.tuples(NUMBER, NUMBER), min_size=2, max_size=3))
+def test_programs_that_bind_names_a_digit_apart(text, pairs):
+    xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
+    _check_everything(text, load(text), (xs, ys), _random_direction, hessian=_cheap(text, 4))
+
+
+@fuzz_settings("elements")
+@given(element_program(), st.lists(NUMBER, min_size=5, max_size=5))
+def test_programs_that_change_an_element_of_a_list_in_place(text, numbers):
+    """Where the changed element may be the caller's array, the change shows in the
+    argument (and the caller's list): each mode refuses or gives the derivative of
+    the function as it runs, on fresh copies of the point."""
+    f = load(text)
+    shared = load(text, "SHARED")
+
+    def point():
+        return [np.array(numbers[0:2]), np.array(numbers[2:4])], numbers[4]
+
+    def fresh(ws, h):  # (the reference: the function run on copies)
+        return f([w.copy() for w in ws], h)
+
+    try:
+        with np.errstate(all="ignore"):
+            value = fresh(*point())
+    except USER_ERRORS:
+        assume(False)
+    assume(np.isfinite(value) and abs(value) < 1e6)
+    ok, expected = smooth(fresh, point())
+    assume(ok)
+    where = f"\n{text}\nat {point()!r}\n"
+    for mode in ("reverse", "forward"):
+        try:
+            got = s2sad.grad(f, wrt=(0, 1), mode=mode)(*point())
+        except s2sad.S2SADError as exc:
+            assert shared, where + f"{mode} refused a program it must take: {exc}"
+            continue
+        assert _close(flat(got), expected, 1e-4), where + f"{mode} {got} != {expected}"
 
 
 def _array_point(params, rows=2):
