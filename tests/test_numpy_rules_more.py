@@ -106,6 +106,25 @@ def test_a_nan_element_gets_no_derivative():
         assert s2sad.grad(nanmax_of, mode=mode)(x).tolist() == [4.0, 0.0, 3.0, 1.0]
 
 
+_HOLES = np.array([1.0, np.nan, 1.0])
+
+
+def nan_reductions_of_holes(x):
+    y = x * _HOLES  # (the NaN's tangent is NaN too)
+    return np.nanmean(y) + np.nansum(y) + np.nanmax(y) + np.nanvar(y) + np.nanstd(y)
+
+
+def test_a_nan_whose_tangent_is_nan_is_not_read():
+    """nanmean's forward rule multiplied the NaN's tangent by 0: NaN, in jvp and in
+    grad(mode="forward"), where the other nan reductions skip it."""
+    x = np.array([0.5, 2.0, 3.0])
+    _, t = s2sad.jvp(nan_reductions_of_holes, (x,), (np.array([1.0, 0.0, 0.0]),))
+    g = s2sad.grad(nan_reductions_of_holes)(x)
+    assert np.isfinite(t) and t == pytest.approx(g[0], rel=1e-12)
+    forward = s2sad.grad(nan_reductions_of_holes, mode="forward")(x)
+    assert np.allclose(forward[[0, 2]], g[[0, 2]], rtol=1e-12) and forward[1] == 0.0
+
+
 def ptp_at_a_tie(x):
     return np.ptp(x)
 

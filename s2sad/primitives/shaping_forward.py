@@ -406,9 +406,10 @@ def np_nansum(x, *, axis=None, keepdims=False, out, x_dot):
 
 @rule(np.nanmean, positional=1)
 def np_nanmean(x, *, axis=None, keepdims=False, out, x_dot):
-    counted = np.where(np.isnan(x), 0.0, 1.0)
-    return np.sum(counted * x_dot, axis=axis, keepdims=keepdims) \
-        / np.sum(counted, axis=axis, keepdims=keepdims)
+    # (a NaN's tangent, which may be NaN, is not read)
+    nan = np.isnan(x)
+    return np.sum(np.where(nan, 0.0, x_dot), axis=axis, keepdims=keepdims) \
+        / np.sum(np.where(nan, 0.0, 1.0), axis=axis, keepdims=keepdims)
 
 
 @rule(np.nanmax, positional=1)
