@@ -6,10 +6,13 @@ examples of tests/linalg_examples.py.)"""
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 import s2sad
 from s2sad.engines import dual_grad, tape_grad
 from tests.helpers import central_diff
+from tests.fuzz_programs import load
 from tests.linalg_examples import full_rank, spd
 
 
@@ -242,12 +245,27 @@ def twice(B):
     return np.sum(np.linalg.eigvalsh(B + B) ** 3)  # (not symmetric: the fold stays)
 
 
+def written_after(B):
+    S = B + B.T
+    S[0, 1] = 0.0  # (symmetric no longer: the fold stays)
+    return np.sum(np.linalg.eigvalsh(S) * np.array([0.0, 1.0, 2.0]))
+
+
+def scaled_entry(B):
+    S = B @ B.T + 3 * np.eye(3)
+    S[1, 0] = 0.5 * S[1, 0]
+    return np.sum(np.linalg.cholesky(S))
+
+
 @pytest.mark.parametrize("f,args,folds", [
     (eigh_of_sum, (spd(rng(), 4) + np.triu(np.ones((4, 4)), 1), np.arange(16.0).reshape(4, 4)),
      False),
     (gram_factors, (spd(rng(), 3) + np.eye(3), 0.7), False),
-    (twice, (spd(rng(), 3) + np.triu(np.ones((3, 3)), 1),), True)],
-    ids=["eigh(B + B.T)", "cholesky(X.T @ X * c + I), eigvalsh", "eigvalsh(B + B)"])
+    (twice, (spd(rng(), 3) + np.triu(np.ones((3, 3)), 1),), True),
+    (written_after, (spd(rng(), 3) + np.triu(np.ones((3, 3)), 1),), True),
+    (scaled_entry, (spd(rng(), 3) + np.triu(np.ones((3, 3)), 1),), True)],
+    ids=["eigh(B + B.T)", "cholesky(X.T @ X * c + I), eigvalsh", "eigvalsh(B + B)",
+         "eigvalsh(B + B.T) written", "cholesky(B @ B.T + 3I) written"])
 def test_a_matrix_symmetric_by_construction_needs_no_fold(f, args, folds):
     """B + B.T, X.T @ X and what is made of them are symmetric for every argument:
     their adjoint is not folded into a triangle (``(g + np.swapaxes(g, -1, -2)) *
@@ -256,3 +274,33 @@ def test_a_matrix_symmetric_by_construction_needs_no_fold(f, args, folds):
         np.testing.assert_allclose(s2sad.grad(f, wrt=i)(*args), central_diff(f, args, i),
                                    rtol=1e-6, atol=1e-7)
     assert ("np.swapaxes(" in s2sad.source(f, example=args)) is folds
+
+
+SYMMETRIC_BUILDS = ["B + B.T", "B.T @ B + 3.0 * np.eye(3)", "(B @ B.T) * c + np.eye(3)",
+                    "0.5 * (B + B.T) - c * (B.T @ B)"]
+LATER_WRITES = ["", "S[0, 1] = 0.0", "S[1, 0] = 0.5 * S[1, 0]", "S[:, 0] *= 2.0",
+                "S[2] = S[2] + c", "T = S[1:]\n    T[0, 2] = c"]
+DECOMPOSITIONS = ["np.sum(np.linalg.eigvalsh(S) * np.array([0.0, 1.0, 2.0]))",
+                  "np.sum(np.linalg.eigvalsh(S, UPLO='U') ** 2)",
+                  "np.sum(np.linalg.cholesky(S + 9.0 * np.eye(3)))",
+                  "np.sum(np.linalg.eigh(S)[0] ** 3)"]
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(st.sampled_from(SYMMETRIC_BUILDS), st.sampled_from(LATER_WRITES),
+       st.sampled_from(DECOMPOSITIONS))
+def test_a_matrix_symmetric_by_construction_then_written(build, write, decomposition):
+    """The symmetric shortcut (no triangle fold) holds for a matrix symmetric for
+    every argument only: a write after it was built (into it or through a view)
+    makes it a matrix of its own, whose triangle the decomposition reads."""
+    text = (f"import numpy as np\n\n\ndef f(B, c):\n    S = {build}\n    {write}\n"
+            f"    return {decomposition}\n")
+    f = load(text)
+    args = (spd(rng(), 3) + np.triu(np.ones((3, 3)), 1) * 0.3, 0.7)
+    try:
+        got = s2sad.grad(f, wrt=(0, 1))(*args)
+    except s2sad.S2SADError:  # (a write through a view may be refused; never a number)
+        assume(False)
+    for g, i in zip(got, (0, 1)):
+        np.testing.assert_allclose(g, central_diff(f, args, i), rtol=1e-5, atol=1e-6,
+                                   err_msg=text)

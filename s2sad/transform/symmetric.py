@@ -16,7 +16,8 @@ and a mask fewer, as a gradient written by hand does.
 sums and differences of symmetric matrices (or of matrices that carry no derivative,
 whose tangent is zero: ``X.T @ X + np.diag(d)``), and a symmetric matrix times or
 over a number. Anything else, a name defined twice (a loop's carried value, a join)
-included, is not known symmetric and keeps the rule that folds.
+and a matrix written into (``S[0, 1] = 0.0``) included, is not known symmetric and
+keeps the rule that folds.
 
 A mixin of `reverse._Transform` (it reads `fn` and `act`). May import `primitives`
 and `ir`.
@@ -57,6 +58,10 @@ class SymmetricInputs:
         that carries no derivative has no tangent: it is symmetric unless `value`."""
         if not isinstance(atom, ast.Name) or not self._matrix(atom.id):
             return False
+        act = self.act
+        if act.written and any(r in act.written for r in [act.root(atom.id)]
+                               + list(act.viewed_roots(atom.id))):
+            return False  # (written into, ``S[0, 1] = 0.0``: symmetric no longer)
         if not self.act.is_active(atom):
             return not value and self._matrix(atom.id)
         memo = self.__dict__.setdefault("_symmetric_memo", {})
