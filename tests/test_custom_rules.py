@@ -54,6 +54,34 @@ def test_malformed_rules_are_refused():
         s2sad.register_rule(c.softsign, reverse=two_terms)
     with pytest.raises(s2sad.S2SADError):
         s2sad.register_rule(c.softsign)
+    with pytest.raises(s2sad.S2SADError, match="needs a function"):
+        s2sad.register_rule(c.softsign, forward=3)
+
+
+def _scaled_square(a, b):
+    return a * b * b
+
+
+def _by_position(x, y):
+    return _scaled_square(x, y)
+
+
+def _by_keyword(x, y):
+    return _scaled_square(b=y, a=x)
+
+
+def test_a_rule_naming_the_parameters_in_another_order_is_refused():
+    """``lambda b, a, ...`` for ``def f(a, b)``: a call by position gave the rule
+    `a` as its `b`, a call by keyword gave it `b`, two derivatives of one function."""
+    with pytest.raises(s2sad.S2SADError, match="parameter 2, given to the rule as input 1"):
+        s2sad.register_rule(_scaled_square, forward=lambda b, a, out, b_dot, a_dot: (
+            b * b * b_dot, 2 * a * b * a_dot))
+    # (names of the rule's own, in the function's order: both calls the same)
+    s2sad.register_rule(_scaled_square, forward=lambda p, q, out, p_dot, q_dot: (
+        q * q * p_dot, 2 * p * q * q_dot))
+    for mode in ("reverse", "forward"):
+        assert s2sad.grad(_by_position, wrt=(0, 1), mode=mode)(2.0, 3.0) == (9.0, 12.0)
+        assert s2sad.grad(_by_keyword, wrt=(0, 1), mode=mode)(2.0, 3.0) == (9.0, 12.0)
 
 
 def test_registering_a_rule_later_takes_effect():

@@ -368,6 +368,30 @@ def _identifier(func) -> str:
 
 
 @user_facing
+def _short_name(func) -> str:
+    return getattr(func, "__qualname__", None) or repr(func)
+
+
+def _check_input_order(func, rule):
+    """Refuse a rule whose inputs name `func`'s parameters in another order (``lambda
+    b, a, ...`` for ``def t2(a, b)``): a call by position and one by keyword would
+    pass them differently."""
+    try:
+        params = [p.name for p in inspect.signature(func).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        return
+    for i, name in enumerate(rule.inputs):
+        if name in params and params.index(name) != i:
+            raise S2SADError(
+                f"register_rule({_short_name(func)}, {rule.mode}=...): the rule's input `{name}` "
+                f"is {_short_name(func)}'s parameter {params.index(name) + 1}, given to the rule as "
+                f"input {i + 1}; a call by position and a call by keyword would pass it "
+                "differently",
+                hint=f"Name the rule's inputs in {_short_name(func)}'s order: "
+                     f"{', '.join(params[:len(rule.inputs)])}.")
+
+
 def register_rule(func, *, reverse=None, forward=None, nondifferentiable=False):
     """Register derivative rules for a callable the compiler should not look into.
 
@@ -385,6 +409,10 @@ def register_rule(func, *, reverse=None, forward=None, nondifferentiable=False):
         return func
     if reverse is None and forward is None:
         raise S2SADError("register_rule needs reverse=..., forward=... or nondifferentiable=True")
+    for mode, rule in (("reverse", reverse), ("forward", forward)):
+        if rule is not None and not callable(rule):
+            raise S2SADError(f"register_rule({_short_name(func)}, {mode}=...) needs a function; "
+                             f"got {rule!r}")
     checked = []
     if reverse is not None:
         checked.append((REVERSE, Rule(func, "reverse", reverse, *split_params(reverse, "reverse"))))
@@ -392,6 +420,7 @@ def register_rule(func, *, reverse=None, forward=None, nondifferentiable=False):
         checked.append((FORWARD, Rule(func, "forward", forward, *split_params(forward, "forward"))))
     for _, rule in checked:
         rule.template  # read now: a malformed rule fails before anything is registered
+        _check_input_order(func, rule)
     derived = []
     if reverse is None:
         fwd = checked[0][1]
