@@ -914,6 +914,53 @@ def filled_program(draw):
     return HELPERS + "\n".join(lines) + "\n"
 
 
+LOCAL_BODIES = ["u * 2.0", "u * x", "math.sin(u) + y", "u * u * 0.5", "u - y * x"]
+
+
+@st.composite
+def local_function_program(draw):
+    """Text of a module defining ``f(x, y)`` whose functions defined inside (a
+    ``def``, a lambda bound to a name) are given on some paths only (an ``if`` on the
+    arguments, a loop that rebinds them), nested in another one under the same name,
+    and called before, inside and after those: each call runs the function its path
+    gives it, or is refused; never the last one in the text."""
+    name = lambda: draw(st.sampled_from(["g", "h"]))  # noqa: E731
+    body = lambda: draw(st.sampled_from(LOCAL_BODIES))  # noqa: E731
+
+    def define(pad, n):
+        if draw(st.booleans()):
+            return [f"{pad}def {n}(u):", f"{pad}    return {body()}"]
+        return [f"{pad}{n} = lambda u: {body()}"]
+
+    lines = ["def f(x, y):", "    acc = 0.0"] + define("    ", "g") + define("    ", "h")
+    for _ in range(draw(st.integers(1, 3))):
+        form = draw(st.sampled_from(["if", "if_else", "loop", "nested", "call"]))
+        n = name()
+        if form == "call":
+            lines.append(f"    acc = acc + {n}(x)")
+        elif form in ("if", "if_else"):
+            lines.append(f"    if {draw(st.sampled_from(['x > y', 'y > 0.25', 'x < 0.0']))}:")
+            lines += define("        ", n)
+            if draw(st.booleans()):
+                lines.append(f"        acc = acc + {n}(y)")
+            if form == "if_else":
+                lines.append("    else:")
+                lines += define("        ", n)
+        elif form == "loop":
+            lines.append(f"    for k in range({draw(st.integers(0, 2))}):")
+            lines.append(f"        acc = acc + {n}(x) * (k + 1)")
+            lines += define("        ", n)
+        else:  # (a function whose own `def` shadows the caller's)
+            other = "h" if n == "g" else "g"
+            lines += [f"    def outer(u):", f"        def {n}(v):",
+                      f"            return v * {draw(st.sampled_from(['3.0', 'y', 'u']))}",
+                      f"        return {n}(u) + {other}(u)",
+                      "    acc = acc + outer(x)"]
+        lines.append(f"    acc = acc + {name()}(acc * 0.5)")
+    lines.append("    return acc")
+    return HELPERS + "\n".join(lines + _refusal_note({"NotDifferentiableError"})) + "\n"
+
+
 REFUSAL_NOTE = "# fuzz: may be refused with "
 
 

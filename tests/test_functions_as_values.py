@@ -873,3 +873,77 @@ def test_a_call_given_a_function_written_into_an_array_element():
         g = s2sad.grad(_written_with_a_function_argument, mode=mode)(x)
         assert np.allclose(g, central_diff(_written_with_a_function_argument, (x,), 0),
                            rtol=1e-6, atol=1e-8)
+
+
+def _chosen_in_an_if(x, smooth):
+    if smooth:
+        def g(u):
+            return u * 2.0
+    else:
+        def g(u):
+            return u * x
+    return g(x)
+
+
+def _lambda_rebound_in_an_if(x, smooth):
+    g = lambda u: u * 2.0  # noqa: E731
+    if not smooth:
+        g = lambda u: u * x  # noqa: E731
+    return g(x)
+
+
+def _lambda_rebound_in_a_loop(x):
+    acc = 0.0
+    g = lambda t: t * 2.0  # noqa: E731
+    for _ in range(2):
+        acc += g(x)
+        g = lambda t: t * x  # noqa: E731
+    return acc
+
+
+def _defined_and_called_in_each_branch(x, smooth):
+    if smooth:
+        def g(u):
+            return u * 2.0
+        y = g(x)
+    else:
+        def g(u):
+            return u * x
+        y = g(x)
+    return y
+
+
+def _shadowed_inside_another(x):
+    def b(t):
+        return t * 3.0
+
+    def a(t):
+        def b(t):  # (a's own b)
+            return t * x
+        return b(t)
+    return a(x) + b(x)
+
+
+@pytest.mark.parametrize("f,args", [(_chosen_in_an_if, (0.7, True)),
+                                    (_lambda_rebound_in_an_if, (0.7, True)),
+                                    (_lambda_rebound_in_a_loop, (0.7,))])
+def test_a_local_function_given_on_some_paths_is_refused_at_the_call(f, args):
+    """A name given one function or another by an `if` or a loop: the derivative
+    used the last definition in the text, whichever ran (0.49 where 1.4 is right)."""
+    for mode in ("reverse", "forward"):
+        with pytest.raises(s2sad.S2SADError, match="different function on different paths"):
+            s2sad.value_and_grad(f, mode=mode)(*args)
+
+
+@pytest.mark.parametrize("f,args", [(_defined_and_called_in_each_branch, (0.7, True)),
+                                    (_defined_and_called_in_each_branch, (0.7, False)),
+                                    (_shadowed_inside_another, (0.7,))])
+def test_a_local_function_is_the_one_its_scope_and_path_give(f, args):
+    """Called where one definition reaches it; a function's own nested `def` does not
+    replace the caller's of the same name (the outer `b(x)` was `x * x`)."""
+    for mode in ("reverse", "forward"):
+        value, grad = s2sad.value_and_grad(f, mode=mode)(*args)
+        assert value == pytest.approx(f(*args))
+        h = 1e-6
+        assert grad == pytest.approx((f(args[0] + h, *args[1:]) - f(args[0] - h, *args[1:]))
+                                     / (2 * h), rel=1e-6)

@@ -291,10 +291,12 @@ def _put_in_place(rw, key, tree, assigned, call, at, name, keep_lines) -> str:
             node.end_col_offset = getattr(at, "end_col_offset", None)
     rw.pending.extend(rw.block(bound))  # (the arguments: computed before the call)
     rw.inlining.append(key)
+    functions = rw.functions_state()  # (what its body defines is its own)
     try:
         rw.pending.extend(rw.block(body))
     finally:
         rw.inlining.pop()
+        rw.local_functions, rw.ambiguous_functions = functions
     return result
 
 
@@ -650,6 +652,16 @@ class CallRewrites:
         """The user function `e` calls with a container among its arguments (or
         returning one, or defined inside the function: its `ast.FunctionDef`), or
         None."""
+        if isinstance(e.func, ast.Name) and e.func.id in self.ambiguous_functions:
+            at = self.ambiguous_functions[e.func.id]
+            raise self.refuse(e, f"`{e.func.id}` is given a different function on different "
+                                 f"paths (the {type(at).__name__.lower()} at line "
+                                 f"{getattr(at, 'lineno', '?')}): s2sad puts a function "
+                                 "defined inside the function in place of its call, and "
+                                 "cannot tell which one runs here",
+                              hint="Give each function its own name and choose between "
+                                   "the calls, or pass the choice as a value to one "
+                                   "function.")
         if isinstance(e.func, ast.Name) and e.func.id in self.local_functions:
             return self.local_functions[e.func.id]
         if self.bound_method(e) is not None:

@@ -124,6 +124,9 @@ class _Rewriter(LoopRewrites, CallRewrites):
         # the functions defined inside the function (nested ``def``, a lambda bound to
         # a name): put in place where they are called
         self.local_functions: dict = {}
+        # (a name given different functions on different paths, an `if`'s or a loop's:
+        # name -> that statement; a call of it is refused)
+        self.ambiguous_functions: dict = {}
         self.caller_locals: set = set()
         self.displays: dict = {}  # names given one display, and its length
 
@@ -625,6 +628,7 @@ class _Rewriter(LoopRewrites, CallRewrites):
 
     def forget(self, name):
         self.local_functions.pop(name, None)
+        self.ambiguous_functions.pop(name, None)
         if name in self.env:
             self.no_change_in_loop_name(name)
             del self.env[name]
@@ -704,6 +708,7 @@ class _Rewriter(LoopRewrites, CallRewrites):
 
     def forget_quietly(self, name, s):
         self.local_functions.pop(name, None)
+        self.ambiguous_functions.pop(name, None)
         if name in self.env:
             self.current = s
             self.no_change_in_loop_name(name)
@@ -763,13 +768,32 @@ class _Rewriter(LoopRewrites, CallRewrites):
         s.test = self.expr(s.test)
         before = copy_env(self.env)
         consts = dict(self.consts)
+        functions = self.functions_state()
         s.body = self.block(s.body) or [ast.Pass()]
         after_body, consts_body = self.env, self.consts
+        functions_body = self.functions_state()
         self.env, self.consts = before, consts
+        self.local_functions, self.ambiguous_functions = functions
         s.orelse = self.block(s.orelse)
         self.env = self.join(s, after_body, self.env)
         self.consts = {k: v for k, v in consts_body.items() if self.consts.get(k) == v}
+        self.join_functions(s, functions_body, self.functions_state())
         return [s]
+
+    def functions_state(self) -> tuple:
+        """Copies of `local_functions` and `ambiguous_functions`."""
+        return dict(self.local_functions), dict(self.ambiguous_functions)
+
+    def join_functions(self, s, one: tuple, other: tuple):
+        """The functions defined inside the function after the `if` `s`, whose paths
+        left `one` and `other` (`functions_state`): a name given a different function
+        (or none) on one path is ambiguous."""
+        (fa, aa), (fb, ab) = one, other
+        self.local_functions = {n: f for n, f in fa.items() if fb.get(n) is f}
+        self.ambiguous_functions = {**aa, **ab}
+        for n in [*fa, *fb]:
+            if fa.get(n) is not fb.get(n):
+                self.ambiguous_functions.setdefault(n, s)
 
     def join(self, s, a: dict, b: dict) -> dict:
         """The containers after an `if` whose branches left `a` and `b`."""
