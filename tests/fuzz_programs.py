@@ -961,6 +961,33 @@ def local_function_program(draw):
     return HELPERS + "\n".join(lines + _refusal_note({"NotDifferentiableError"})) + "\n"
 
 
+ROW_BUILDS = ["rows = [[] for _ in range(2)]", "rows = [[x] for x in xs[:2]]",
+              "a = [xs[0], xs[1]]\n    rows = [a, a]", "a = [xs[0]]\n    b = [xs[1]]\n    rows = [a, b]",
+              "rows = [list(xs), [xs[0] * 2.0]]"]
+ROW_CHANGES = ["rows[{i}].append({e})", "for r in rows:\n        r.append({e})",
+               "for i, x in enumerate(xs):\n        rows[i % 2].append({e})",
+               "rows[{i}].pop()", "r = rows[{i}]\n    r.append({e})", "rows[{i}].insert(0, {e})"]
+
+
+@st.composite
+def nested_list_program(draw):
+    """Text of a module defining ``f(xs)`` (a list of floats) that keeps lists in a
+    list (``rows``; two names for one list, ``[a, a]``) and changes them through it:
+    ``rows[i].append(v)``, a loop over the rows or over the items appending to
+    ``rows[i % 2]``, a pop, an insert, through a name taken out of it. Each change is
+    followed, or refused; never differentiated as if it had not happened."""
+    e = lambda: draw(expression(["xs[0]", "xs[1]", "xs[-1]"], 1))  # noqa: E731
+    lines = ["def f(xs):", "    " + draw(st.sampled_from(ROW_BUILDS))]
+    for _ in range(draw(st.integers(1, 2))):
+        change = draw(st.sampled_from(ROW_CHANGES))
+        lines.append("    " + change.format(i=draw(st.integers(0, 1)), e=e()))
+    reads = ["sum(rows[0]) * 2.0", "sum(rows[-1])", "len(rows[0]) * xs[0]"]
+    if any(line.strip().startswith("a = ") for line in lines):
+        reads.append("sum(a) * 3.0")
+    lines.append(f"    return {' + '.join(reads)}")
+    return HELPERS + "\n".join(lines + _refusal_note({"NotDifferentiableError"})) + "\n"
+
+
 REFUSAL_NOTE = "# fuzz: may be refused with "
 
 

@@ -828,3 +828,45 @@ def test_a_copy_of_a_list_argument_may_change():
         assert np.allclose(s2sad.grad(f, mode=mode)(xs), want, rtol=1e-6)
     assert np.allclose(s2sad.jacobian(f)(xs), want, rtol=1e-6)
     assert xs == [0.3, 1.2, -0.7]
+
+
+def _rows_by_index(xs):
+    rows = [[] for _ in range(2)]
+    for i, x in enumerate(xs):
+        rows[i % 2].append(x * x)
+    return sum(rows[0]) * 2.0 + sum(rows[1])
+
+
+def _rows_by_loop(xs):
+    rows = [[], []]
+    for x in xs:
+        for r in rows:
+            r.append(x)
+    return sum(rows[0]) + sum(rows[1]) * 3.0
+
+
+def _one_list_twice(x, y):
+    a = [x, y]
+    c = [a, a]
+    c[0].append(y * 3)
+    return sum(a)
+
+
+def _popped_through_its_holder(x, y):
+    a = [x, y]
+    c = [a, a]
+    c[1].pop()
+    return sum(a) + len(c[0])
+
+
+@pytest.mark.parametrize("f,args", [(_rows_by_index, ([0.5, 1.5, -0.7],)),
+                                    (_rows_by_loop, ([0.5, 1.5, -0.7],)),
+                                    (_one_list_twice, (0.7, 1.3)),
+                                    (_popped_through_its_holder, (0.7, 1.3))])
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_list_changed_through_the_list_holding_it_is_refused(f, args, mode):
+    """``rows[i].append(v)``, a loop over the rows appending, a pop through an item:
+    the derivative followed the item's own name only, and gave zeros (or, after a
+    pop, an IndexError)."""
+    with pytest.raises(s2sad.S2SADError, match="taken out of another list or a tuple"):
+        s2sad.value_and_grad(f, wrt=tuple(range(len(args))), mode=mode)(*args)

@@ -285,7 +285,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
             group |= {n for n in shared if r.root(n) in group}
         r.active = {n for n in r.varied & r.useful if _differentiable(r.kinds.get(n))}
         if r.written or self.index.writes or any(
-                r.ops.get(id(s)) is not None and r.ops[id(s)].kind == "append"
+                r.ops.get(id(s)) is not None and r.ops[id(s)].kind in ("append", "pop")
                 for s in self.index.exprs):
             self.check_writes()
         if self.starred:

@@ -519,8 +519,23 @@ class Writes(CarriedWrites, UnseenWrites):
             (o := self.r.ops.get(id(st))) is not None
             and makes_new_object(o, st.value, self.a.atom_kind))]
         root = self.r.root(xs)
+        what = "takes an item out of" if op.kind == "pop" else "adds to"
+        taken = next((st for _, st in self.origins(xs) if st is not None and (
+            isinstance(st, ir.Assign) and st.unpack or (o := self.r.ops.get(id(st))) is not None
+            and o.kind in ("getitem", "pop") and not (
+                o.kind == "getitem" and isinstance(o.inputs[1], ast.Slice))
+            and not isinstance(self.a.atom_kind(o.inputs[0]), ArrayKind))), None)
+        if taken is not None:
+            # (``rows[i].append(v)``, ``for r in rows: r.append(v)``: the list is an item
+            # of another, which still holds it, while its own name has an adjoint apart)
+            user = self.name(xs)
+            who = "a list" if user == "this value" else f"`{user}`, a list"
+            self.fail(s, f"this {what} {who} taken out of another list or a tuple (an "
+                         "item, a loop over it, an unpacking), which still holds it; "
+                         "s2sad's derivative would not see the change there",
+                      "Keep one list per name (`row0.append(v)`), or build the rows as new "
+                      "lists: `rows = [row + [v] for row in rows]`.")
         if self.r.created.get(root) == 0 and made:
-            what = "takes an item out of" if op.kind == "pop" else "adds to"
             user = self.name(xs)
             self.fail(s, f"this {what} the argument `{self.name(root)}`"
                          f"{'' if user == self.name(root) else f' (`{user}` is it)'}: the "
