@@ -114,7 +114,11 @@ def compiled(unit, fn, args, kwargs):
         _warn(unit, str(exc))
         return fn, []
     except errors as exc:
-        _warn(unit, "numba: " + _first_lines(str(exc)))
+        text = str(exc)
+        _warn(unit, "it raises an int to an int power, which Python computes exactly (an "
+                    "int of any size, or a float for a negative power) and numba as a "
+                    "64-bit int" if "_power.<locals>.power" in text
+              and "No implementation" in text else "numba: " + _first_lines(text))
         return fn, []
 
 
@@ -249,6 +253,8 @@ def _dispatcher(unit, numba, arrays=None):
             users[name] = ns[name] = value
             if guard is not None and not any(g[1] is guard[1] and g[2] == name for g in guards):
                 guards.append(guard)
+    for text in sources.values():
+        _refuse_python_only(text)
     made = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", numba.core.errors.NumbaPendingDeprecationWarning)
@@ -408,16 +414,19 @@ def _reserve(a, need):
 
 def _power(overload, nt):
     """``a ** b`` as Python computes it: C's `pow` for floats (numba multiplies for an
-    int exponent, which rounds otherwise), an int for ints unless the exponent is
-    negative (numba gives 0 for ``2 ** -1``), NumPy's power of a float64 array by a
-    number with the exponent a float (so `pow` too, as NumPy's own loop calls it)."""
+    int exponent, which rounds otherwise), NumPy's power of a float64 array by a
+    number with the exponent a float (so `pow` too, as NumPy's own loop calls it). An
+    int to an int power is not compiled: Python's is an int of any size, or a float
+    for a negative exponent, where numba's int64 wraps (and gives 0 for ``2 ** -1``)."""
     def power(a, b):
         raise NotImplementedError  # (numba runs its overload; Python never calls it)
 
     @overload(power)
     def _overload(a, b):
         if isinstance(a, nt.Integer) and isinstance(b, nt.Integer):
-            return lambda a, b: a ** b if b >= 0 else math.pow(float(a), float(b))
+            # (Python's is an int, of any size, or a float for a negative exponent:
+            # numba has no one type for both, and its int64 wraps; not compiled)
+            return None
         number = (nt.Float, nt.Integer, nt.Boolean)
         if isinstance(a, number) and isinstance(b, number):
             return lambda a, b: math.pow(float(a), float(b))
@@ -517,6 +526,16 @@ def _user_value(user, name):
 
 
 _GLOBAL_GENERATORS = (np.random.mtrand._rand, random._inst)
+
+
+def _refuse_python_only(text):
+    """Refuse a derivative whose text calls ``round(x, ndigits)``: numba rounds the
+    binary value (``round(2.675, 2)`` is 2.68 there), Python the decimal one (2.67)."""
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id == "round" and len(node.args) + len(node.keywords) > 1:
+            raise Refused("it calls round(x, ndigits), which numba rounds otherwise than "
+                          "Python (round(2.675, 2) is 2.68 there, 2.67 in Python)")
 
 
 def _refuse_global_draws(name, value, code):
