@@ -921,3 +921,28 @@ def test_an_output_a_callee_wrote_into_is_not_put_back_by_the_pullback():
     assert np.allclose(first, [x[1], x[0]])
     J = s2sad.jacobian(_filled_output, mode="reverse")(x)
     assert np.allclose(J, [[x[1], x[0]], [0.0, 0.0]])
+
+
+def _passed_through(x, y):
+    return x + y
+
+
+def _list_passed_through(xs):
+    return [xs[0] * 1.0, xs[1]]
+
+
+def test_no_adjoint_a_pullback_gives_is_the_seed_passed_in():
+    """``x + y`` hands the output's adjoint on as it is: the pullback gave the caller's
+    cotangent array back as both gradients, so changing one in place changed the
+    other and the caller's array."""
+    _, pullback = s2sad.vjp(_passed_through, np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+    seed = np.array([1.0, 1.0])
+    gx, gy = pullback(seed)
+    assert gx is not seed and gy is not seed
+    gx *= 0.5
+    assert seed.tolist() == [1.0, 1.0]
+    _, pullback = s2sad.vjp(_list_passed_through, [np.ones(2), np.ones(2)])
+    seeds = [np.ones(2), np.full(2, 2.0)]
+    (got,) = pullback(seeds)
+    assert all(g is not s for g in got for s in seeds)
+    assert [g.tolist() for g in got] == [[1.0, 1.0], [2.0, 2.0]]
