@@ -946,3 +946,23 @@ def test_no_adjoint_a_pullback_gives_is_the_seed_passed_in():
     (got,) = pullback(seeds)
     assert all(g is not s for g in got for s in seeds)
     assert [g.tolist() for g in got] == [[1.0, 1.0], [2.0, 2.0]]
+
+
+def _zero_d_written(x):
+    y = np.zeros(())
+    y[()] = x * x
+    return y
+
+
+def _zero_d_written_in_a_helper(x):
+    return _zero_d_written(x) * 2.0
+
+
+@pytest.mark.parametrize("f,want", [(_zero_d_written, 3.0), (_zero_d_written_in_a_helper, 6.0)])
+def test_a_zero_d_array_written_into(f, want):
+    """The adjoint of a 0-d array written into started as ``zeros + seed``, a NumPy
+    scalar, which the reverse of the write could not write into (TypeError)."""
+    for mode in ("reverse", "forward"):
+        assert s2sad.grad(f, mode=mode)(1.5) == want
+        assert s2sad.value_and_grad(f, mode=mode)(1.5)[1] == want
+    assert s2sad.vjp(f, 1.5)[1](np.array(1.0))[0] == want

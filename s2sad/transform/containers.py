@@ -71,6 +71,10 @@ class ContainerAdjoints:
                     self.helpers["add_into"] = runtime.add_into
                     out.append(ir.Expr(ast.Call(func=ir.name("add_into"), args=[
                         ir.name(adj(r)), seed], keywords=[]), 0))
+                elif getattr(self.act.kinds.get(r), "ndim", None) == 0:
+                    # (a 0-d array plus a number is a NumPy scalar, not written into)
+                    out[-1] = ir.Assign((adj(r),), self.np_call("full_like", [
+                        ir.name(name), seed]), 0)
                 else:
                     out[-1] = ir.Assign((adj(r),), ast.BinOp(left=zeros, op=ast.Add(),
                                                              right=seed), 0)
