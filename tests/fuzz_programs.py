@@ -961,7 +961,7 @@ def local_function_program(draw):
     return HELPERS + "\n".join(lines + _refusal_note({"NotDifferentiableError"})) + "\n"
 
 
-ROW_BUILDS = ["rows = [[] for _ in range(2)]", "rows = [[x] for x in xs[:2]]",
+ROW_BUILDS = ["rows = [[xs[0]] for _ in range(2)]", "rows = [[x] for x in xs[:2]]",
               "a = [xs[0], xs[1]]\n    rows = [a, a]", "a = [xs[0]]\n    b = [xs[1]]\n    rows = [a, b]",
               "rows = [list(xs), [xs[0] * 2.0]]"]
 ROW_CHANGES = ["rows[{i}].append({e})", "for r in rows:\n        r.append({e})",

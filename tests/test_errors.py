@@ -530,3 +530,26 @@ def test_an_in_place_method_of_a_global_array_is_refused():
         s2sad.grad(bad.fills_a_global_after_use)(x)
     assert info.value.lineno == line_of(bad.fills_a_global_after_use, "BUFFER.fill")
     assert "`.fill()` changes `BUFFER` in place" in str(info.value)
+
+
+def _shadows_len(xs):
+    len = 2.0
+    return xs[0] * len + xs[1]
+
+
+def _shadows_reversed(xs):
+    reversed = 1.0
+    s = 0.0
+    for i in range(2):
+        s = s * xs[i] + reversed
+    return s
+
+
+@pytest.mark.parametrize("f,name", [(_shadows_len, "len"), (_shadows_reversed, "reversed")])
+def test_a_local_named_as_a_builtin_the_derivative_calls_is_refused(f, name):
+    """The reverse sweep calls ``len`` and ``reversed``: a local of those names made
+    it raise TypeError ("'float' object is not callable") inside s2sad's code."""
+    with pytest.raises(s2sad.S2SADError, match=f"Python's `{name}`"):
+        s2sad.grad(f)([0.7, 0.3])
+    assert s2sad.grad(f, mode="forward")([0.7, 0.3]) == pytest.approx(
+        [2.0, 1.0] if name == "len" else [0.0, 1.0])

@@ -68,7 +68,7 @@ def fuzz_settings(kind):
 
 # a number, exactly 0.0 a third of the time (x ** k at 0, k a run-time integer)
 NUMBER = st.one_of(st.floats(-1.5, 1.5), st.floats(-1.5, 1.5), st.just(0.0))
-USER_ERRORS = (ValueError, ZeroDivisionError, OverflowError, RecursionError)
+USER_ERRORS = (ValueError, ZeroDivisionError, OverflowError, RecursionError, IndexError)
 # gradient schedules of `grad(checkpoint=..., snapshots=...)` tried on programs with loops
 SCHEDULES = [(name, None) for name in SCHEDULE_NAMES] + [("binomial", 1), ("binomial", 2)]
 

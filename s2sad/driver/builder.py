@@ -24,6 +24,7 @@ loop marks for checkpointing) is in `stages`."""
 from __future__ import annotations
 
 import ast
+import builtins
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -748,9 +749,23 @@ def _used(helpers: dict, reads: dict) -> dict:
     return {n: obj for n, obj in helpers.items() if any(n in r for r in reads.values())}
 
 
+_BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_"))
+
+
 def _check_helper_clashes(functions, helpers):
-    for uf in functions if helpers else ():
+    for uf in functions:
         local = ir.local_names(uf.fn)
+        shadowed = local & _BUILTIN_NAMES
+        for name in sorted(shadowed):
+            if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name
+                   for st in ir.walk(uf.fn.body) for e in ir.exprs(st) for n in ast.walk(e)):
+                info = uf.fn.source
+                raise S2SADError(
+                    f"{info.qualname if info else uf.fn.name} gives the name `{name}` a "
+                    f"value, and s2sad's derivative code calls Python's `{name}` there",
+                    hint=f"Rename your `{name}`.")
+        if not helpers:
+            continue
         for name, obj in helpers.items():
             if name in local or (name in uf.fn.refs and uf.fn.refs[name] is not obj):
                 info = uf.fn.source
