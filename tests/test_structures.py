@@ -234,6 +234,27 @@ def test_jvp_tangent_structure_must_match():
         s2sad.jvp(dict_model, (p, X, Y), ({"W": np.ones(3)}, None, None))
 
 
+def _with_built_list(x):
+    ys = [x * i for i in range(3)]
+    return sum(ys), {"ys": ys, "grown": _grown(x)}
+
+
+def _grown(x):
+    out = []
+    for i in range(3):
+        out.append(x * i)
+    return out
+
+
+def test_has_aux_with_lists_the_function_builds():
+    """A list built by a comprehension or by appends, in the metrics: its zero seed
+    (a list) was refused as another structure than the output's leaf it is."""
+    g, aux = s2sad.grad(_with_built_list, has_aux=True)(2.0)
+    assert g == 3.0 and aux == {"ys": [0.0, 2.0, 4.0], "grown": [0.0, 2.0, 4.0]}
+    out, pullback = s2sad.vjp(_with_built_list, 2.0)
+    assert pullback((1.0, {"ys": [0.0, 0.0, 0.0], "grown": [1.0, 1.0, 1.0]})) == (6.0,)
+
+
 def test_has_aux_returns_the_auxiliary_data():
     def loss(params, X, y):
         pred = X @ params["W"] + params["b"]

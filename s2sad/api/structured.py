@@ -291,12 +291,12 @@ class Flat:
         if self.out_spec is None:
             return seed
         spec = trees.spec_of(seed)
-        if spec != self.out_spec:
+        if spec != self.out_spec and not trees.fits(seed, self.out_spec):
             raise S2SADError(
                 f"{label} has the structure {describe(spec)}, and the output of "
                 f"{self.f.__qualname__} has the structure {describe(self.out_spec)}",
                 hint="Give it the output's structure, leaf for leaf.", **at_def(self.f))
-        return tuple(trees.leaves(seed, spec))
+        return tuple(trees.leaves(seed, self.out_spec))
 
 
 def _carries(value) -> bool:

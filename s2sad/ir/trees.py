@@ -263,5 +263,16 @@ def path_text(name: str, path) -> str:
     return text
 
 
+def fits(value, spec: Spec | None) -> bool:
+    """Has `value` the structure `spec`, where a leaf of `spec` may be a container
+    too (a list the function built as one value)?"""
+    if spec is None:
+        return True
+    got = _items(value)
+    return got is not None and got[0] is spec.type and got[3] == spec.form and \
+        got[1] == spec.keys and len(got[2]) == len(spec.children) and \
+        all(fits(v, c) for v, c in zip(got[2], spec.children))
+
+
 def same_structure(a, b) -> bool:
     return spec_of(a) == spec_of(b)
