@@ -484,3 +484,27 @@ def test_an_attribute_read_on_one_path_of_a_join(training, mode):
     x = rng.normal(size=(4, 3))
     np.testing.assert_allclose(s2sad.grad(model.loss, mode=mode)(x),
                                numeric_grad(model.loss, (x,), 0), rtol=1e-5, atol=1e-8)
+
+
+class _Squares:
+    def __call__(self, x):
+        return x * x
+
+
+def _cubes(self, x):
+    return x * x * x
+
+
+def test_a_callable_object_follows_a_new_call_method():
+    """``grad(obj)`` kept the ``__call__`` of the class when it was made: after
+    ``Cls.__call__ = ...`` it gave the old derivative and the old value."""
+    k = _Squares()
+    entries = [s2sad.grad(k), s2sad.value_and_grad(k), s2sad.hessian(k), s2sad.jacobian(k)]
+    assert [e(3.0) for e in entries] == [6.0, (9.0, 6.0), 2.0, 6.0]
+    old = _Squares.__call__
+    _Squares.__call__ = _cubes
+    try:
+        assert [e(3.0) for e in entries] == [27.0, (27.0, 27.0), 18.0, 27.0]
+    finally:
+        _Squares.__call__ = old
+    assert entries[0](3.0) == 6.0

@@ -621,6 +621,30 @@ def rebased_wrt(f, args, kwargs, wrt):
     return tuple(out) if isinstance(wrt, (tuple, list)) else out[0]
 
 
+def rebound(f, make):
+    """``make(function, bound arguments, keywords)`` for the plain function `f` calls
+    (`unbound`), called with those arguments first (`with_bound`). For a callable
+    object, whose class's ``__call__`` may be assigned anew (``Model.__call__ = ...``)
+    as a method may, the result looks it up on each call, as ``f(x)`` does, and makes
+    the derivative again for a new one."""
+    plain, bound, keywords = unbound(f)
+    g = with_bound(make(plain, bound, keywords), bound, keywords)
+    if isinstance(f, (types.MethodType, functools.partial, types.FunctionType)) or \
+            not bound or bound[0] is not f:
+        return g
+    state = [type(f).__call__, g]
+
+    @functools.wraps(g)
+    def following(*args, **kwargs):
+        now = type(f).__call__
+        if now is not state[0]:
+            p, b, k = unbound(f)
+            state[:] = [now, with_bound(make(p, b, k), b, k)]
+        return state[1](*args, **kwargs)
+
+    return following
+
+
 def with_bound(g, args, kwargs):
     """`g` (made for the plain function) called with the bound `args` and `kwargs`
     first, as the user's callable takes its arguments: a `functools.partial` of it,

@@ -30,7 +30,7 @@ from ..errors import NotDifferentiableError, S2SADError, WrtError
 from ..ir.kinds import differentiable, kind_of
 from . import dispatch, shapes
 from . import repeats, structured
-from .arguments import (keywords_by_position, keywords_refusal, rebased_wrt, unbound, with_bound, argument_kinds, at_def, bind, call_with, complex_refusal,
+from .arguments import (keywords_by_position, keywords_refusal, rebased_wrt, rebound, unbound, argument_kinds, at_def, bind, call_with, complex_refusal,
                         complex_value, mark_made, normalize_wrt, public, refuse_derived,
                         refuse_mixed_libraries, typed_gradients, typed_like, with_attributes)
 
@@ -257,10 +257,9 @@ def hessian(f, wrt=0):
     floats count as 1-D arrays. The returned function takes `f`'s arguments,
     keyword and keyword-only ones too."""
     refuse_derived(f, "hessian")
-    plain, bound, keywords = unbound(f)
-    if plain is not f:  # (a bound method, a partial, a callable object)
-        return with_bound(hessian(plain, rebased_wrt(plain, bound, keywords, wrt)), bound,
-                          keywords)
+    if unbound(f)[0] is not f:  # (a bound method, a partial, a callable object)
+        return rebound(f, lambda plain, bound, keywords: hessian(
+            plain, rebased_wrt(plain, bound, keywords, wrt)))
     names, as_tuple = normalize_wrt(f, wrt)
 
     def h(*args, **kwargs):
@@ -311,10 +310,9 @@ def hvp(f, wrt=0):
     the Hessian. Keyword arguments of `f` follow as keywords:
     ``hvp(f)(x, v, scale=2.0)``."""
     refuse_derived(f, "hvp")
-    plain, bound, keywords = unbound(f)
-    if plain is not f:  # (a bound method, a partial, a callable object)
-        return with_bound(hvp(plain, rebased_wrt(plain, bound, keywords, wrt)), bound,
-                          keywords)
+    if unbound(f)[0] is not f:  # (a bound method, a partial, a callable object)
+        return rebound(f, lambda plain, bound, keywords: hvp(
+            plain, rebased_wrt(plain, bound, keywords, wrt)))
     names, as_tuple = normalize_wrt(f, wrt)
     if as_tuple:
         raise S2SADError("hvp takes one parameter in wrt", hint="Use hessian for several.")

@@ -21,7 +21,7 @@ from ..transform import batching
 from . import dispatch, shapes
 from ..ir import trees
 from . import repeats, structured
-from .arguments import (rebased_wrt, unbound, with_bound, argument_kinds, bind, call_with, mark_made, normalize_wrt, public,
+from .arguments import (rebased_wrt, rebound, unbound, argument_kinds, bind, call_with, mark_made, normalize_wrt, public,
                         refuse_derived, with_attributes)
 from .forward import call_derivative
 from .reverse import vjp_of
@@ -50,10 +50,9 @@ def jacobian(f, wrt=0, mode="auto"):
         raise S2SADError(f"jacobian: mode={mode!r} is not one of \"auto\", \"forward\", "
                          "\"reverse\"")
     refuse_derived(f, "jacobian")
-    plain, bound, keywords = unbound(f)
-    if plain is not f:  # (a bound method, a partial, a callable object)
-        return with_bound(jacobian(plain, rebased_wrt(plain, bound, keywords, wrt), mode),
-                          bound, keywords)
+    if unbound(f)[0] is not f:  # (a bound method, a partial, a callable object)
+        return rebound(f, lambda plain, bound, keywords: jacobian(
+            plain, rebased_wrt(plain, bound, keywords, wrt), mode))
     names, as_tuple = normalize_wrt(f, wrt)
     container_out, seen = [], []  # (a container output seen: to _structured straight)
 

@@ -38,7 +38,7 @@ from ..ir.kinds import array_library, differentiable, kind_of, with_shapes
 from . import debug, dispatch, repeats
 from . import structured
 from .arguments import (argument_kinds, at_def, bind, keywords_by_position, keywords_refusal,
-                        rebased_wrt, unbound, with_bound, check_function, check_mode, checkpoint_option,
+                        rebased_wrt, rebound, unbound, check_function, check_mode, checkpoint_option,
                         complex_refusal, complex_value, fixed_argument, normalize_wrt,
                         mark_made, numeric_kind, public, retyped_list, signature_params, unwrapped,
                         typed_like, with_attributes,
@@ -89,10 +89,10 @@ def grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None, snapshots=N
         _jit_option("grad", mode, debug, has_aux, f)
     if f is None:
         return lambda g: grad(g, wrt, mode, debug, checkpoint, snapshots, has_aux, jit)
-    plain, bound, keywords = unbound(f)
-    if plain is not f:  # (a bound method, a partial, a callable object)
-        return with_bound(grad(plain, rebased_wrt(plain, bound, keywords, wrt), mode, debug,
-                               checkpoint, snapshots, has_aux, jit), bound, keywords)
+    if unbound(f)[0] is not f:  # (a bound method, a partial, a callable object)
+        return rebound(f, lambda plain, bound, keywords: grad(
+            plain, rebased_wrt(plain, bound, keywords, wrt), mode, debug, checkpoint,
+            snapshots, has_aux, jit))
     if has_aux:
         return _with_aux(f, wrt, "grad", mode, ckpt)
     if _debugging(debug) and mode == "reverse":
@@ -129,11 +129,10 @@ def value_and_grad(f=None, wrt=0, mode="reverse", debug=None, checkpoint=None,
     if f is None:
         return lambda g: value_and_grad(g, wrt, mode, debug, checkpoint, snapshots, has_aux,
                                         jit)
-    plain, bound, keywords = unbound(f)
-    if plain is not f:
-        return with_bound(value_and_grad(plain, rebased_wrt(plain, bound, keywords, wrt), mode,
-                                         debug, checkpoint, snapshots, has_aux, jit),
-                          bound, keywords)
+    if unbound(f)[0] is not f:
+        return rebound(f, lambda plain, bound, keywords: value_and_grad(
+            plain, rebased_wrt(plain, bound, keywords, wrt), mode, debug, checkpoint,
+            snapshots, has_aux, jit))
     if has_aux:
         return _with_aux(f, wrt, "value_and_grad", mode, ckpt)
     if _debugging(debug) and mode == "reverse":
