@@ -304,3 +304,32 @@ def test_a_matrix_symmetric_by_construction_then_written(build, write, decomposi
     for g, i in zip(got, (0, 1)):
         np.testing.assert_allclose(g, central_diff(f, args, i), rtol=1e-5, atol=1e-6,
                                    err_msg=text)
+
+
+def _eigh_shifted_by_a_listed_diagonal(A):
+    w, V = np.linalg.eigh(A + np.diag([0.0, 3.0, 6.0]))
+    return np.sum(w ** 3) + np.sum(V[:, 0] ** 4)
+
+
+def _svd_of_a_gram_plus_a_list(A, lst):
+    u, s, vh = np.linalg.svd(A @ A.T + np.diag(lst), full_matrices=False)
+    return np.sum(s ** 2) + np.sum(u[0] ** 4)
+
+
+def _qr_of_a_shifted_matrix(A):
+    q, r = np.linalg.qr(A + np.diag([1.0, 2.0, 3.0]))
+    return np.sum(r ** 2) + np.sum(np.abs(np.diag(r)))
+
+
+@pytest.mark.parametrize("f,extra", [(_eigh_shifted_by_a_listed_diagonal, ()),
+                                     (_svd_of_a_gram_plus_a_list, ([0.5, 1.0, 2.0],)),
+                                     (_qr_of_a_shifted_matrix, ())])
+def test_a_decomposition_of_a_matrix_built_with_a_listed_diagonal(f, extra):
+    """``np.diag([...])`` of a list had no kind (no rule takes a list there), so the
+    sum had no rank, and eigh's pair of results was unpacked as an array's rows:
+    ValueError from np.stack in the reverse sweep."""
+    A = spd(rng(), 3) + np.triu(np.ones((3, 3)), 1) * 0.3
+    args = (A,) + extra
+    for mode in ("reverse", "forward"):
+        np.testing.assert_allclose(s2sad.grad(f, mode=mode)(*args), central_diff(f, args, 0),
+                                   rtol=1e-5, atol=1e-6)

@@ -237,6 +237,16 @@ class ResultKinds:
             seq = self.atom_kind(s.value.args[0])  # (a list, whatever it sorts)
             return [ListKind(seq.elem if isinstance(seq, ListKind) else
                              items_kind(seq) if isinstance(seq, tuple) and seq else UNKNOWN)]
+        if getattr(op.key, "__module__", None) == "numpy" and facts_of(op.key).shape \
+                is not None and type(s.value) is ast.Call:
+            # (a NumPy call no rule takes, ``np.diag([0.0, 3.0])`` of a list: its shape
+            # rule still gives its rank, as for a call a rule takes)
+            try:
+                kind = result_dtype(rule_result_kind(op, inputs), op, inputs)
+            except Exception:  # (options of a form the shape rule does not read)
+                kind = None
+            if kind is not None:
+                return [kind]
         return [UNKNOWN]
 
     def kept_kinds(self, s: ir.Kept) -> list:

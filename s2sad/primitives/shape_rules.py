@@ -652,7 +652,7 @@ def _thin(x):
 def eigh(a: Args):
     """``np.linalg.eigh``: the eigenvalues (the last axis dropped) and the vectors."""
     x = _matrices(a)
-    return None if x is None else [x[:-1], x]
+    return [None, None] if x is None else [x[:-1], x]  # (a pair, of ranks not known)
 
 
 def eigvalsh(a: Args):
@@ -664,8 +664,10 @@ def svd(a: Args):
     """``np.linalg.svd``: (u, s, vh) of the thin decomposition (full_matrices=False),
     or s alone (compute_uv=False)."""
     x = _matrices(a)
-    if x is None or a.option("compute_uv", True) == "?":
+    if a.option("compute_uv", True) == "?":
         return None
+    if x is None:  # (three arrays, or s alone, of ranks not known)
+        return None if a.option("compute_uv", True) is False else [None] * 3
     k = _thin(x)
     s = x[:-2] + (k,)
     if a.option("compute_uv", True) is False:
@@ -682,7 +684,7 @@ def qr(a: Args):
     """``np.linalg.qr`` (mode='reduced'): q of shape (m, k) and r of shape (k, n)."""
     x = _matrices(a)
     if x is None:
-        return None
+        return [None, None]  # (a pair, of ranks not known)
     k = _thin(x)
     return [x[:-1] + (k,), x[:-2] + (k, x[-1])]
 
