@@ -531,3 +531,18 @@ def test_float32_tensors_beside_a_float64_numpy_matrix():
     close(s2sad.jvp(f, (t,), (torch.ones(3),))[1], s2sad.jvp(f, (x,), (np.ones(3),))[1],
           rtol=1e-5, atol=1e-6)
     close(s2sad.hessian(f)(t), s2sad.hessian(f)(x), rtol=1e-4, atol=1e-5)
+
+
+def _shifted_mean(w, b):
+    return np.mean(np.tanh(w * w + b) ** 2)
+
+
+def test_forward_mode_with_a_float_beside_tensors():
+    """A float's tangent broadcast to a tensor's shape (``np.broadcast_to(b_dot,
+    ...)``): PyTorch's broadcast_to takes no float, and grad(mode="forward") of a
+    tensor and a float raised TypeError."""
+    w = torch.linspace(-1.0, 1.0, 3, dtype=torch.float64)
+    got = s2sad.grad(_shifted_mean, wrt=(0, 1), mode="forward")(w, 0.5)
+    want = s2sad.grad(_shifted_mean, wrt=(0, 1))(w.numpy(), 0.5)
+    close(got[0], want[0])
+    close(got[1], want[1])

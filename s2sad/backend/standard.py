@@ -175,6 +175,11 @@ def define(module: types.ModuleType, xp) -> None:
             dtype = xp.float64
         return xp.arange(start, stop, step, dtype=dtype)
 
+    def broadcast_to(a, shape):
+        # (a number's tangent broadcast to an array's shape: a 0-d array of it first)
+        return xp.broadcast_to(a if getattr(a, "ndim", None) is not None
+                               and type(a) not in _NUMPY else asarray(a), tuple(shape))
+
     def swapaxes(a, axis1, axis2):
         axes = list(range(a.ndim))
         axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
@@ -224,7 +229,8 @@ def define(module: types.ModuleType, xp) -> None:
     ns.update(__getattr__=__getattr__, ravel=ravel, shape=shape, ndim=ndim, size=size,
               transpose=transpose, outer=outer, dot=dot, copy=copy, asarray=asarray,
               array=array, from_numpy=from_numpy, full=full, arange=arange,
-              swapaxes=swapaxes, tile=tile, squeeze=squeeze, diag=diag, tri=tri,
+              broadcast_to=broadcast_to, swapaxes=swapaxes, tile=tile, squeeze=squeeze,
+              diag=diag, tri=tri,
               take_along_axis=take_along_axis, cumsum=cumulative("cumulative_sum"),
               cumprod=cumulative("cumulative_prod"),
               linalg=types.SimpleNamespace(
