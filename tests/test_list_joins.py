@@ -233,3 +233,28 @@ def test_an_element_of_a_shallow_copy_changed_in_place_is_refused(f, mode):
     args = ([np.array([0.3, 0.5]), np.array([0.2, -0.4])], -0.7)
     with pytest.raises(S2SADError, match="shared with another value"):
         s2sad.grad(f, wrt=(0, 1), mode=mode)(*args)
+
+
+def _copied_then_grown(xs):
+    ys = xs.copy()
+    ys.append(xs[0] * 2.0)
+    return sum(y * y for y in ys) + sum(xs)
+
+
+def _copied_arrays_added_into(ws, h):
+    ys = ws.copy()
+    ys[0] += h
+    return np.sum(ys[0]) + np.sum(ws[0]) * h
+
+
+def test_a_list_copy_is_a_new_list_of_the_same_items():
+    """``xs.copy()`` was refused (no rule for the method), though the messages
+    suggest it; it is ``list(xs)``: a new list, whose appends leave `xs` as it is, of
+    the same items, whose arrays are the caller's."""
+    args = ([0.5, 1.5],)
+    for mode in ("reverse", "forward"):
+        assert close(s2sad.grad(_copied_then_grown, mode=mode)(*args),
+                     central_diff(_copied_then_grown, args, 0), 1e-6, 1e-8)
+        with pytest.raises(S2SADError, match="shared with another value"):
+            s2sad.grad(_copied_arrays_added_into, wrt=(0, 1), mode=mode)(
+                [np.array([0.3, 0.5]), np.array([0.2, -0.4])], 0.7)

@@ -144,6 +144,12 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None, memo=None) -
             if func.attr == "copy" and not value.args and not value.keywords \
                     and isinstance(func.value, ast.Name) and kind(func.value) == SCALAR:
                 return Op("copy", [func.value], diff=(True,))  # a number's copy: itself
+            if func.attr == "copy" and not value.args and not value.keywords \
+                    and isinstance(func.value, ast.Name) and isinstance(kind(func.value),
+                                                                        ListKind):
+                # a list's copy: its slice ``xs[:]``, as ``list(xs)`` is
+                return Op("getitem", [func.value, ast.Slice()], diff=(True, False),
+                          text="the method .copy()")
             if func.attr == "copy" and not isinstance(kind(func.value), ArrayKind):
                 method = None  # a list's copy is not an array
             if func.attr == "astype" and isinstance(func.value, ast.Name) \
