@@ -188,3 +188,30 @@ def test_a_librarys_function_is_run_as_written_not_read():
     with pytest.raises(s2sad.errors.NoRuleError) as info:
         s2sad.grad(strict_of_x)(x)
     assert info.value.filename == __file__
+
+
+def _singular_values(x):
+    return np.sum(np.linalg.svd(x, compute_uv=False))
+
+
+def _squared_eigenvalues(S):
+    return np.sum(np.linalg.eigvalsh(S) ** 2)
+
+
+def _frobenius(M):
+    return np.linalg.norm(M, "fro")
+
+
+_SYMMETRIC = np.array([[2.0, 0.3, 0.1], [0.3, 1.5, -0.2], [0.1, -0.2, 1.0]])
+_TALL = np.array([[1.0, 2.0], [3.0, 4.0], [0.5, -1.0]])
+
+
+@pytest.mark.parametrize("f,a", [(_singular_values, _TALL), (_squared_eigenvalues, _SYMMETRIC),
+                                 (_frobenius, _TALL)])
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_linear_algebra_the_standard_spells_otherwise(f, a, mode):
+    """``svd(x, compute_uv=False)`` (the standard's svdvals), ``eigh(S, "L")`` of
+    eigvalsh's rule (the standard's eigh takes no UPLO) and ``norm(M, "fro")``
+    raised TypeError or ValueError inside the derivative."""
+    got = s2sad.grad(f, mode=mode)(strict(a))
+    np.testing.assert_allclose(np.asarray(got), s2sad.grad(f)(a), rtol=1e-12, atol=1e-14)

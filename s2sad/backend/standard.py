@@ -221,10 +221,26 @@ def define(module: types.ModuleType, xp) -> None:
     def norm(x, ord=None, axis=None, keepdims=False):
         """``np.linalg.norm``: the 2-norm of vectors and the Frobenius norm (``ord``
         None) only."""
-        if ord is None or ord == 2 and (x.ndim == 1 or isinstance(axis, int)):
+        if ord is None or ord == 2 and (x.ndim == 1 or isinstance(axis, int)) or \
+                ord == "fro" and (x.ndim == 2 and axis is None or isinstance(axis, tuple)):
             return xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims)
         raise ValueError("np.linalg.norm of other orders than 2 and 'fro' has no "
                          "counterpart in the array API standard: not supported yet")
+
+    def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+        if hermitian:
+            raise ValueError("np.linalg.svd with hermitian=True has no counterpart in the "
+                             "array API standard: not supported yet")
+        if not compute_uv:  # (the standard's svdvals)
+            return xp.linalg.svdvals(a)
+        return xp.linalg.svd(a, full_matrices=full_matrices)
+
+    def eigh(a, UPLO="L"):
+        # (the standard's reads the lower triangle, as NumPy's default does)
+        return xp.linalg.eigh(a if UPLO == "L" else xp.linalg.matrix_transpose(a))
+
+    def eigvalsh(a, UPLO="L"):
+        return xp.linalg.eigvalsh(a if UPLO == "L" else xp.linalg.matrix_transpose(a))
 
     ns.update(__getattr__=__getattr__, ravel=ravel, shape=shape, ndim=ndim, size=size,
               transpose=transpose, outer=outer, dot=dot, copy=copy, asarray=asarray,
@@ -233,9 +249,9 @@ def define(module: types.ModuleType, xp) -> None:
               diag=diag, tri=tri,
               take_along_axis=take_along_axis, cumsum=cumulative("cumulative_sum"),
               cumprod=cumulative("cumulative_prod"),
-              linalg=types.SimpleNamespace(
-                  norm=norm, **{n: getattr(xp.linalg, n) for n in LINALG
-                                if hasattr(xp.linalg, n)}))
+              linalg=types.SimpleNamespace(**{
+                  **{n: getattr(xp.linalg, n) for n in LINALG if hasattr(xp.linalg, n)},
+                  "norm": norm, "svd": svd, "eigh": eigh, "eigvalsh": eigvalsh}))
 
 
 def _default_float(xp) -> str:
