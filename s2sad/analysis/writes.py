@@ -520,21 +520,7 @@ class Writes(CarriedWrites, UnseenWrites):
             and makes_new_object(o, st.value, self.a.atom_kind))]
         root = self.r.root(xs)
         what = "takes an item out of" if op.kind == "pop" else "adds to"
-        taken = next((st for _, st in self.origins(xs) if st is not None and (
-            isinstance(st, ir.Assign) and st.unpack or (o := self.r.ops.get(id(st))) is not None
-            and o.kind in ("getitem", "pop") and not (
-                o.kind == "getitem" and isinstance(o.inputs[1], ast.Slice))
-            and not isinstance(self.a.atom_kind(o.inputs[0]), ArrayKind))), None)
-        if taken is not None:
-            # (``rows[i].append(v)``, ``for r in rows: r.append(v)``: the list is an item
-            # of another, which still holds it, while its own name has an adjoint apart)
-            user = self.name(xs)
-            who = "a list" if user == "this value" else f"`{user}`, a list"
-            self.fail(s, f"this {what} {who} taken out of another list or a tuple (an "
-                         "item, a loop over it, an unpacking), which still holds it; "
-                         "s2sad's derivative would not see the change there",
-                      "Keep one list per name (`row0.append(v)`), or build the rows as new "
-                      "lists: `rows = [row + [v] for row in rows]`.")
+        _refuse_taken_out(self, s, xs, what)
         if self.r.created.get(root) == 0 and made:
             user = self.name(xs)
             self.fail(s, f"this {what} the argument `{self.name(root)}`"
@@ -641,3 +627,24 @@ class Writes(CarriedWrites, UnseenWrites):
                                    "follow a write through a view",
                               f"Make `{self.name(view)}` a copy where it is taken: "
                               f"`{self.name(view)} = ....copy()`.")
+
+
+def _refuse_taken_out(w, s, xs, what):
+    """Refuse (for the `Writes` `w`) an append or a pop `s` on the list `xs` taken out
+    of another list or a tuple (``rows[i].append(v)``, ``for r in rows:
+    r.append(v)``): the container still holds it, and its own name's adjoint is
+    apart from the container's."""
+    taken = next((st for _, st in w.origins(xs) if st is not None and (
+        isinstance(st, ir.Assign) and st.unpack or (o := w.r.ops.get(id(st))) is not None
+        and o.kind in ("getitem", "pop") and not (
+            o.kind == "getitem" and isinstance(o.inputs[1], ast.Slice))
+        and not isinstance(w.a.atom_kind(o.inputs[0]), ArrayKind))), None)
+    if taken is None:
+        return
+    user = w.name(xs)
+    who = "a list" if user == "this value" else f"`{user}`, a list"
+    w.fail(s, f"this {what} {who} taken out of another list or a tuple (an item, a loop "
+              "over it, an unpacking), which still holds it; s2sad's derivative would not "
+              "see the change there",
+           "Keep one list per name (`row0.append(v)`), or build the rows as new lists: "
+           "`rows = [row + [v] for row in rows]`.")

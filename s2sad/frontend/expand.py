@@ -131,6 +131,21 @@ def _ends_loop(stmts) -> bool:
     return False
 
 
+def _fresh(counts: dict, issued: set, word: str) -> str:
+    """A name no other call gave (`counts`: the last number of each word; `issued`:
+    the names given): ``%item``, ``%item2``, ... (a word that ends in a digit,
+    ``item2``, skips what another word's count gave)."""
+    n = counts.get(word, 0)
+    while True:
+        n += 1
+        name = f"%{word}" if n == 1 else f"%{word}{n}"
+        if name not in issued:
+            break
+    counts[word] = n
+    issued.add(name)
+    return name
+
+
 class _Expander(TargetLowering):
     """The expansion of one function (its names, its resolved builtins, the fresh
     names it made)."""
@@ -148,17 +163,7 @@ class _Expander(TargetLowering):
     # ------------------------------------------------------------ helpers
 
     def fresh(self, word: str) -> str:
-        """A name no other `fresh` call gave: ``%item``, ``%item2``, ... (a word that
-        ends in a digit, ``item2``, skips what another word's count gave)."""
-        n = self.counts.get(word, 0)
-        while True:
-            n += 1
-            name = f"%{word}" if n == 1 else f"%{word}{n}"
-            if name not in self.issued:
-                break
-        self.counts[word] = n
-        self.issued.add(name)
-        return name
+        return _fresh(self.counts, self.issued, word)
 
     def builtin(self, func, obj) -> bool:
         """Is `func` (a call's function) a name for `obj` (a builtin or `math`'s)?"""

@@ -652,16 +652,7 @@ class CallRewrites:
         """The user function `e` calls with a container among its arguments (or
         returning one, or defined inside the function: its `ast.FunctionDef`), or
         None."""
-        if isinstance(e.func, ast.Name) and e.func.id in self.ambiguous_functions:
-            at = self.ambiguous_functions[e.func.id]
-            raise self.refuse(e, f"`{e.func.id}` is given a different function on different "
-                                 f"paths (the {type(at).__name__.lower()} at line "
-                                 f"{getattr(at, 'lineno', '?')}): s2sad puts a function "
-                                 "defined inside the function in place of its call, and "
-                                 "cannot tell which one runs here",
-                              hint="Give each function its own name and choose between "
-                                   "the calls, or pass the choice as a value to one "
-                                   "function.")
+        self.refuse_ambiguous(e)
         if isinstance(e.func, ast.Name) and e.func.id in self.local_functions:
             return self.local_functions[e.func.id]
         if self.bound_method(e) is not None:
@@ -772,37 +763,3 @@ class CallRewrites:
                                            keywords=e.keywords), e)
         name = inline(self, callee, e, e, self.parse)
         return self.env.get(name, name)
-
-    def stmt_FunctionDef(self, s) -> list:
-        """A function defined inside the function: kept (not run), put in place where
-        it is called; defaults that are not constants are computed here, as Python
-        computes them when the `def` runs."""
-        if s.decorator_list:
-            raise self.refuse(s, f"s2sad cannot differentiate the decorated function "
-                                 f"`{s.name}` defined inside the function",
-                              hint="Define it without the decorator, or at module level.")
-        pre = []
-        a = s.args
-        for group in (a.defaults, a.kw_defaults):
-            for i, d in enumerate(group):
-                if d is not None and not isinstance(d, ast.Constant):
-                    name = self.anonymous()
-                    pre.append(assign(name, self.expr(d), s))
-                    group[i] = ast.Name(id=name, ctx=ast.Load())
-        self.forget_quietly(s.name, s)
-        self.local_functions[s.name] = s
-        return pre
-
-    def local_lambda(self, s) -> bool:
-        """``f = lambda x: ...``: recorded as the function it defines (True)."""
-        if not (isinstance(s.value, ast.Lambda) and len(s.targets) == 1 and
-                isinstance(s.targets[0], ast.Name)):
-            return False
-        lam = s.value
-        fdef = ast.FunctionDef(name=s.targets[0].id, args=lam.args,
-                               body=[ast.copy_location(ast.Return(value=lam.body), lam)],
-                               decorator_list=[], returns=None, type_comment=None)
-        ast.copy_location(fdef, s)
-        self.forget_quietly(fdef.name, s)
-        self.local_functions[fdef.name] = fdef
-        return True

@@ -182,16 +182,9 @@ class LoopRewrites:
                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         self.exposed.append((_read_first(s.body, set()) - self.env.keys(),
                              assigned - self.env.keys()))
-        # (a function the body defines: before that line, the function of the
-        # iteration before or of the lines before the loop; after the loop, either)
-        defined = _functions_defined(s.body)
-        for name in defined & self.local_functions.keys():
-            self.local_functions.pop(name)
-            self.ambiguous_functions[name] = s
+        defined = self.enter_loop(s)
         body = self.block(s.body)
-        for name in defined:
-            self.local_functions.pop(name, None)
-            self.ambiguous_functions[name] = s
+        self.leave_loop(s, defined)
         if not body or not isinstance(body[-1], (ast.Break, ast.Continue, ast.Return)):
             body.extend(self.carry_on(s))
         s.body = body or [ast.Pass()]
@@ -576,20 +569,3 @@ def _displayed(r, x, s):
     name = r.anonymous()
     r.pending.append(assign(name, r.expr(x), s))
     return name
-
-
-def _functions_defined(body) -> set:
-    """The names `body` gives a function defined inside the function (a nested
-    ``def``, ``name = lambda ...``), not inside the functions it defines."""
-    out, todo = set(), list(body)
-    while todo:
-        n = todo.pop()
-        if isinstance(n, ast.FunctionDef):
-            out.add(n.name)
-            continue
-        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda) and \
-                len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-            out.add(n.targets[0].id)
-        if not isinstance(n, ast.Lambda):
-            todo.extend(ast.iter_child_nodes(n))
-    return out

@@ -36,6 +36,7 @@ from ..errors import NotDifferentiableError, UnsupportedSyntaxError
 from ..ir import trees
 from . import pairs, structure_calls
 from .expand import single_displays
+from .local_functions import LocalFunctions
 from .structure_calls import CallRewrites
 from .structure_loops import LoopRewrites, consumed_generators, container_comprehension
 from .structure_values import (DICT_METHODS, Const, Node, Rewritten, assign, called, copy_env,
@@ -93,7 +94,7 @@ def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None,
     return Rewritten(tree, names_of, r.out_spec, r.put_in_place)
 
 
-class _Rewriter(LoopRewrites, CallRewrites):
+class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
     """Rewrites one function's statements in order, knowing at each line which
     names hold which containers (`env`) and which hold constants (`consts`).
 
@@ -626,14 +627,6 @@ class _Rewriter(LoopRewrites, CallRewrites):
             base.children[i] = name
         return name
 
-    def forget(self, name):
-        self.local_functions.pop(name, None)
-        self.ambiguous_functions.pop(name, None)
-        if name in self.env:
-            self.no_change_in_loop_name(name)
-            del self.env[name]
-        self.consts.pop(name, None)
-
     def no_change_in_loop_name(self, name):
         if any(name in c for c in self.carried):
             raise self.loc.error(NotDifferentiableError, self.current,
@@ -706,15 +699,6 @@ class _Rewriter(LoopRewrites, CallRewrites):
                 return [ast.copy_location(ast.Assign(targets=[t], value=value), s)]
         raise self.refuse(s, "s2sad cannot assign a container of parameters to this target")
 
-    def forget_quietly(self, name, s):
-        self.local_functions.pop(name, None)
-        self.ambiguous_functions.pop(name, None)
-        if name in self.env:
-            self.current = s
-            self.no_change_in_loop_name(name)
-            del self.env[name]
-        self.consts.pop(name, None)
-
     def stmt_AugAssign(self, s) -> list:
         if isinstance(s.target, ast.Subscript):
             base = self.value(s.target.value, [], probe=True)
@@ -779,21 +763,6 @@ class _Rewriter(LoopRewrites, CallRewrites):
         self.consts = {k: v for k, v in consts_body.items() if self.consts.get(k) == v}
         self.join_functions(s, functions_body, self.functions_state())
         return [s]
-
-    def functions_state(self) -> tuple:
-        """Copies of `local_functions` and `ambiguous_functions`."""
-        return dict(self.local_functions), dict(self.ambiguous_functions)
-
-    def join_functions(self, s, one: tuple, other: tuple):
-        """The functions defined inside the function after the `if` `s`, whose paths
-        left `one` and `other` (`functions_state`): a name given a different function
-        (or none) on one path is ambiguous."""
-        (fa, aa), (fb, ab) = one, other
-        self.local_functions = {n: f for n, f in fa.items() if fb.get(n) is f}
-        self.ambiguous_functions = {**aa, **ab}
-        for n in [*fa, *fb]:
-            if fa.get(n) is not fb.get(n):
-                self.ambiguous_functions.setdefault(n, s)
 
     def join(self, s, a: dict, b: dict) -> dict:
         """The containers after an `if` whose branches left `a` and `b`."""

@@ -71,13 +71,8 @@ class ContainerAdjoints:
                     self.helpers["add_into"] = runtime.add_into
                     out.append(ir.Expr(ast.Call(func=ir.name("add_into"), args=[
                         ir.name(adj(r)), seed], keywords=[]), 0))
-                elif getattr(self.act.kinds.get(r), "ndim", None) == 0:
-                    # (a 0-d array plus a number is a NumPy scalar, not written into)
-                    out[-1] = ir.Assign((adj(r),), self.np_call("full_like", [
-                        ir.name(name), seed]), 0)
                 else:
-                    out[-1] = ir.Assign((adj(r),), ast.BinOp(left=zeros, op=ast.Add(),
-                                                             right=seed), 0)
+                    out[-1] = ir.Assign((adj(r),), _seeded(self, zeros, name, r, seed), 0)
         return out
 
     def assembled_lists(self, block) -> list:
@@ -383,3 +378,12 @@ def may_repeat(t, index) -> bool:
     values = [e.value if isinstance(e, ast.Constant) else None for e in part.elts]
     return not all(type(v) is int and v >= 0 for v in values) \
         or len(set(values)) != len(values)
+
+
+def _seeded(t, zeros, name, root, seed):
+    """The start of the adjoint of the output `root` (an array written into, named
+    `name` where it starts) of the transform `t`: ``zeros + seed``, or for a 0-d
+    array, where that is a NumPy scalar no write can go into, ``np.full_like``."""
+    if getattr(t.act.kinds.get(root), "ndim", None) == 0:
+        return t.np_call("full_like", [ir.name(name), seed])
+    return ast.BinOp(left=zeros, op=ast.Add(), right=seed)
