@@ -848,7 +848,10 @@ def element_program(draw):
         lines.append("    " + change.format(i=draw(st.sampled_from([0, 1])), e=e()))
     after = draw(st.sampled_from(["", " + np.sum(ws[0]) * h", " + np.sum(ws[1] * ws[0])"]))
     lines.append(f"    return np.sum(ys[0] * ys[1]) + np.sum(ys[1]) * h{after}")
-    lines.append(f"\n\nSHARED = {bool((shared or joined) and change)}")
+    # (a change through a name taken out of the list, ``y = ys[0]; y += v``, is
+    # refused whatever the list holds, as the guide says)
+    taken = change.startswith("y = ")
+    lines.append(f"\n\nSHARED = {bool((shared or joined or taken) and change)}")
     return "\n".join(lines) + "\n"
 
 

@@ -149,7 +149,8 @@ class Namer:
         got = self.temps.get(number)
         if got is None:
             if number.isdigit():
-                while f"t{self._next[0]}" in self.used:
+                # (clear of a word's text too: ``%t12``, the user's `t1` renamed apart)
+                while f"t{self._next[0]}" in self.used or f"t{self._next[0]}" in self.local_used:
                     self._next[0] += 1
                 got = f"t{self._next[0]}"
                 self._next[0] += 1
