@@ -99,3 +99,22 @@ def test_mentioned_names_are_the_user_names(zoo, monkeypatch):
             assert reuse._entry_and_heads(fn, scan) == (live.entry, live.heads), fn.name
             flat += not scan.compound
     assert checked > 0 and (flat > 0 or zoo == "own")
+
+
+def _renamed_t1(xs, ys):
+    x_0 = sum([x * t1 for x, t1 in zip(xs, ys)])
+    x_1 = sum(map(lambda x, t1: x - t1 * (1.0 + x * x), xs, ys))
+    return x_0 * 1.0 + x_1 * 2.0
+
+
+def test_a_renamed_name_and_a_temporary_never_print_alike():
+    """The second comprehension's `t1`, renamed apart (``%t12``), printed as ``t12``,
+    and so did the temporary ``%12`` after it: one variable in the vjp's functions,
+    and a wrong pullback."""
+    import s2sad
+    xs, ys = [0.0, 1.0], [0.0, 0.0]
+    _, pullback = s2sad.vjp(_renamed_t1, xs, ys)
+    assert pullback(1.5) == ([3.0, 3.0], [-3.0, -4.5])
+    text = s2sad.source(_renamed_t1, wrt=(0, 1), example=(xs, ys))
+    assert s2sad.grad(_renamed_t1, wrt=(0, 1))(xs, ys) == ([2.0, 2.0], [-2.0, -3.0])
+    assert "t12 = t12" not in text
