@@ -367,7 +367,6 @@ def _identifier(func) -> str:
     return name if name.isidentifier() else "rule"
 
 
-@user_facing
 def _short_name(func) -> str:
     return getattr(func, "__qualname__", None) or repr(func)
 
@@ -383,15 +382,16 @@ def _check_input_order(func, rule):
         return
     for i, name in enumerate(rule.inputs):
         if name in params and params.index(name) != i:
+            who = _short_name(func)
             raise S2SADError(
-                f"register_rule({_short_name(func)}, {rule.mode}=...): the rule's input `{name}` "
-                f"is {_short_name(func)}'s parameter {params.index(name) + 1}, given to the rule as "
-                f"input {i + 1}; a call by position and a call by keyword would pass it "
-                "differently",
-                hint=f"Name the rule's inputs in {_short_name(func)}'s order: "
+                f"register_rule({who}, {rule.mode}=...): the rule's input `{name}` is "
+                f"{who}'s parameter {params.index(name) + 1}, given to the rule as input "
+                f"{i + 1}; a call by position and a call by keyword would pass it differently",
+                hint=f"Name the rule's inputs in {who}'s order: "
                      f"{', '.join(params[:len(rule.inputs)])}.")
 
 
+@user_facing
 def register_rule(func, *, reverse=None, forward=None, nondifferentiable=False):
     """Register derivative rules for a callable the compiler should not look into.
 
