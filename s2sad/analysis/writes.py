@@ -515,12 +515,13 @@ class Writes(CarriedWrites, UnseenWrites):
         # (what `xs` may be here: a list made fresh in each iteration of a loop that
         # later hands it to a name the argument started, ``xs = [... for p in xs]``,
         # is not the argument, though the loop's name may be either)
-        made = [obj for obj, st in self.origins(xs) if st is None or not (
+        origins = self.origins(xs)
+        made = [obj for obj, st in origins if st is None or not (
             (o := self.r.ops.get(id(st))) is not None
             and makes_new_object(o, st.value, self.a.atom_kind))]
         root = self.r.root(xs)
         what = "takes an item out of" if op.kind == "pop" else "adds to"
-        _refuse_taken_out(self, s, xs, what)
+        _refuse_taken_out(self, s, xs, what, origins)
         if self.r.created.get(root) == 0 and made:
             user = self.name(xs)
             self.fail(s, f"this {what} the argument `{self.name(root)}`"
@@ -629,12 +630,12 @@ class Writes(CarriedWrites, UnseenWrites):
                               f"`{self.name(view)} = ....copy()`.")
 
 
-def _refuse_taken_out(w, s, xs, what):
+def _refuse_taken_out(w, s, xs, what, origins):
     """Refuse (for the `Writes` `w`) an append or a pop `s` on the list `xs` taken out
     of another list or a tuple (``rows[i].append(v)``, ``for r in rows:
-    r.append(v)``): the container still holds it, and its own name's adjoint is
-    apart from the container's."""
-    taken = next((st for _, st in w.origins(xs) if st is not None and (
+    r.append(v)``; `origins`: `Writes.origins` of `xs`): the container still holds
+    it, and its own name's adjoint is apart from the container's."""
+    taken = next((st for _, st in origins if st is not None and (
         isinstance(st, ir.Assign) and st.unpack or (o := w.r.ops.get(id(st))) is not None
         and o.kind in ("getitem", "pop") and not (
             o.kind == "getitem" and isinstance(o.inputs[1], ast.Slice))

@@ -162,11 +162,18 @@ def bind(f, args, kwargs, what, hint=None) -> dict:
     return {p: bound.arguments[p] for p in sig.parameters}
 
 
+def split_arguments(f, arguments: dict) -> tuple:
+    """``(positional values, keyword-only ones by name)`` of `arguments` (from `bind`,
+    in `f`'s order) for a call of `f`."""
+    items = list(arguments.items())
+    n_pos = f.__code__.co_argcount
+    return [v for _, v in items[:n_pos]], dict(items[n_pos:])
+
+
 def call_with(f, arguments: dict):
     """`f` called with `arguments` (from `bind`), keyword-only ones by keyword."""
-    n_pos = f.__code__.co_argcount
-    values = list(arguments.values())
-    return f(*values[:n_pos], **dict(zip(list(arguments)[n_pos:], values[n_pos:])))
+    args, keywords = split_arguments(f, arguments)
+    return f(*args, **keywords)
 
 
 # ------------------------------------------------------------------ kinds

@@ -22,6 +22,7 @@ from . import dispatch, shapes
 from ..ir import trees
 from . import repeats, structured
 from .arguments import (rebased_wrt, rebound, unbound, argument_kinds, bind, call_with, mark_made, normalize_wrt, public,
+                        split_arguments,
                         refuse_derived, with_attributes)
 from .forward import call_derivative
 from .reverse import vjp_of
@@ -240,10 +241,9 @@ def _jacobian_batched(f, arguments, names, wrt, kinds, sizes, runs):
 def _jacobian_reverse(f, arguments, names):
     """``(output, blocks)`` as `_jacobian_forward` gives them, from the pullback:
     one backward sweep per output number, the other arguments held fixed."""
-    n_pos = f.__code__.co_argcount  # (keyword-only ones by keyword, held fixed)
-    positional = list(arguments.values())[:n_pos]
-    y, pullback = vjp_of(f, positional, held=[n for n in list(arguments)[:n_pos] if n not in names],
-                         keywords=dict(list(arguments.items())[n_pos:]))
+    positional, keywords = split_arguments(f, arguments)  # (keyword-only ones held fixed)
+    y, pullback = vjp_of(f, positional, held=[n for n in list(arguments)[:len(positional)]
+                                              if n not in names], keywords=keywords)
     parts, many = _output_parts(y, f)
     where = [list(arguments).index(n) for n in names]
     blocks = []

@@ -38,7 +38,7 @@ from ..ir.kinds import array_library, differentiable, kind_of, with_shapes
 from . import debug, dispatch, repeats
 from . import structured
 from .arguments import (argument_kinds, at_def, bind, keywords_by_position, keywords_refusal,
-                        rebased_wrt, rebound, unbound, check_function, check_mode, checkpoint_option,
+                        rebased_wrt, rebound, split_arguments, unbound, check_function, check_mode, checkpoint_option,
                         complex_refusal, complex_value, fixed_argument, normalize_wrt,
                         mark_made, numeric_kind, public, retyped_list, signature_params, unwrapped,
                         typed_like, with_attributes,
@@ -174,11 +174,10 @@ def _with_aux(f, wrt, entry, mode, ckpt):
                            hint="Make it a positional parameter.", **at_def(f))
 
     def with_aux(*args, **kwargs):
-        arguments = bind(f, args, kwargs, entry)
-        primals = [arguments[n] for n in names[:n_pos]]
+        primals, keywords = split_arguments(f, bind(f, args, kwargs, entry))
         held = tuple(n for n in names[:n_pos] if n not in wrt_names)
         out, pullback = vjp_of(f, primals, *(ckpt or (None, None)), held=held,
-                               structures=True, keywords={n: arguments[n] for n in names[n_pos:]})
+                               structures=True, keywords=keywords)
         if not isinstance(out, tuple) or len(out) != 2:
             raise S2SADError(f"{entry}(has_aux=True) of {f.__qualname__}: the function must "
                              f"return a pair (value, aux); it returned {_short(out)}",
@@ -426,7 +425,7 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=Fals
         compile_mod.explain(exc)
         raise
     if unit.restores:  # (the backward sweep may put back what a callee wrote into its
-        out = _unshared(out)  # result: the caller's output must not change with it)
+        out = _copy_arrays(out)  # result: the caller's output must not change with it)
     runs.same(out)
     # (what it saved, the same on a second run: else a pullback called again refuses)
     repeatable = []
@@ -472,9 +471,13 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=Fals
             for i, g in zip(retyped, typed_gradients(values, [names[i] for i in retyped],
                                                      [result[i] for i in retyped])):
                 result[i] = g
-        given = _arrays_in(out_bar)
-        if given:  # (an adjoint that is the seed itself, `x + y`'s: a copy of it)
-            result = [_copied_from(g, given) for g in result]
+        # (an adjoint that is the seed itself, `x + y`'s: a copy of it)
+        if type(out_bar) is np.ndarray:
+            if any(g is out_bar or type(g) is list for g in result):
+                result = _copy_arrays(result, {id(out_bar)})
+        elif isinstance(out_bar, (list, tuple, dict)):
+            result = _copy_arrays(result, {id(v) for v in trees.tree_leaves(out_bar)
+                                           if isinstance(v, np.ndarray)})
         return tuple(result)
 
     return out, pullback
@@ -505,35 +508,11 @@ def _structured_vjp(f, values, checkpoint, snapshots, held):
     return flat.output(out), pullback
 
 
-def _arrays_in(value) -> set:
-    """The ids of the arrays `value` is or holds (in lists, tuples and dicts)."""
-    if isinstance(value, np.ndarray):
-        return {id(value)}
-    if isinstance(value, (list, tuple)):
-        return set().union(*[_arrays_in(v) for v in value]) if value else set()
-    if isinstance(value, dict):
-        return set().union(*[_arrays_in(v) for v in value.values()]) if value else set()
-    return set()
-
-
-def _copied_from(value, given: set):
-    """`value` with a copy of each of its arrays whose id is in `given`."""
-    if isinstance(value, np.ndarray):
-        return value.copy() if id(value) in given else value
-    if type(value) in (list, tuple):
-        return type(value)(_copied_from(v, given) for v in value)
-    return value
-
-
-def _unshared(value):
-    """`value` with its arrays and lists copied (its tuples, lists and dicts rebuilt)."""
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    if isinstance(value, (list, tuple)) and type(value) in (list, tuple):
-        return type(value)(_unshared(v) for v in value)
-    if type(value) is dict:
-        return {k: _unshared(v) for k, v in value.items()}
-    return value
+def _copy_arrays(tree, which=None):
+    """`tree` (a value, or lists, tuples, dicts of them) rebuilt with a copy of each of
+    its arrays (with `which`, of those whose id is in it)."""
+    return trees.tree_map(lambda v: v.copy() if isinstance(v, np.ndarray) and (
+        which is None or id(v) in which) else v, tree)
 
 
 def _fits(out, out_bar) -> bool:

@@ -31,7 +31,7 @@ from ..errors import S2SADError, WrtError
 from ..frontend import parse, tree_index
 from ..ir import trees
 from ..ir.kinds import differentiable, kind_of
-from .arguments import at_def, complex_refusal, complex_value
+from .arguments import at_def, complex_refusal, complex_value, split_arguments
 
 _flat: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # f -> {specs: (flat, out)}
 
@@ -217,8 +217,7 @@ class Flat:
 
     def split_args(self) -> tuple:
         """``(positional values, keyword-only ones by name)`` to call `flat` with."""
-        n_pos, args = self.flat.__code__.co_argcount, self.args()
-        return args[:n_pos], dict(zip(list(self.values)[n_pos:], args[n_pos:]))
+        return split_arguments(self.flat, self.values)
 
     @contextlib.contextmanager
     def naming(self):

@@ -367,10 +367,6 @@ def _identifier(func) -> str:
     return name if name.isidentifier() else "rule"
 
 
-def _short_name(func) -> str:
-    return getattr(func, "__qualname__", None) or repr(func)
-
-
 def _check_input_order(func, rule):
     """Refuse a rule whose inputs name `func`'s parameters in another order (``lambda
     b, a, ...`` for ``def t2(a, b)``): a call by position and one by keyword would
@@ -382,7 +378,7 @@ def _check_input_order(func, rule):
         return
     for i, name in enumerate(rule.inputs):
         if name in params and params.index(name) != i:
-            who = _short_name(func)
+            who = key_name(func)
             raise S2SADError(
                 f"register_rule({who}, {rule.mode}=...): the rule's input `{name}` is "
                 f"{who}'s parameter {params.index(name) + 1}, given to the rule as input "
@@ -411,7 +407,7 @@ def register_rule(func, *, reverse=None, forward=None, nondifferentiable=False):
         raise S2SADError("register_rule needs reverse=..., forward=... or nondifferentiable=True")
     for mode, rule in (("reverse", reverse), ("forward", forward)):
         if rule is not None and not callable(rule):
-            raise S2SADError(f"register_rule({_short_name(func)}, {mode}=...) needs a function; "
+            raise S2SADError(f"register_rule({key_name(func)}, {mode}=...) needs a function; "
                              f"got {rule!r}")
     checked = []
     if reverse is not None:
