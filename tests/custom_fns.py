@@ -354,3 +354,29 @@ never_registered = operator.methodcaller("conjugate")  # (a callable s2sad canno
 
 def uses_late_unregistered(x):
     return never_registered(x)
+
+
+spread = _Opaque(lambda x: x * np.array([1.0, 2.0, 3.0]))  # a number -> an array
+
+
+def spread_forward(x, out, x_dot):
+    return x_dot * np.array([1.0, 2.0, 3.0])
+
+
+def uses_spread(x, z):
+    return np.sum(spread(x) * z)  # 6 x z
+
+
+def uses_spread_twice(x):
+    return np.sum(spread(x) ** 2) + x  # 14 x**2 + x
+
+
+doubled_total = _Opaque(lambda v: 2.0 * np.sum(v))  # an array -> a number
+
+
+def doubled_total_forward(v, out, v_dot):
+    return 2.0 * np.sum(v_dot)
+
+
+def uses_doubled_total(w):
+    return doubled_total(w) ** 2

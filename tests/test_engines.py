@@ -548,6 +548,18 @@ def test_dual_jacobian_of_several_outputs():
     np.testing.assert_allclose(jac, expected)
 
 
+def test_dual_numbers_through_the_runtime_helpers_keep_their_directions():
+    # a gradient's `unbroadcast(g, y)` of numbers: its rule sums over broadcast axes,
+    # which must not be the directions of the dual numbers (x's tangent is not y's)
+    from s2sad.runtime import unbroadcast
+
+    _, jac = dual_jacobian(lambda x, y: unbroadcast(math.sin(x), y), (1.5, 2.0), (0, 1))
+    np.testing.assert_allclose(jac, [[math.cos(1.5), 0.0]])
+    _, jac = dual_jacobian(lambda x, y: unbroadcast(np.stack([x, 2.0 * x]) * y, y),
+                           (1.5, 2.0), (0, 1))
+    np.testing.assert_allclose(jac, [[6.0, 4.5]])
+
+
 def test_dual_over_the_compiled_gradient_is_the_hessian():
     g = s2sad.grad(seed_z, wrt=(0, 1))
     g(0.5, 4.2)  # compile

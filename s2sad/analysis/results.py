@@ -9,12 +9,14 @@ one method per kind; what a NumPy function gives (rank and dtype) is
 from __future__ import annotations
 
 import ast
+import types
 
 from .. import ir
 from ..ir.kinds import (INT, NONE, OTHER, SCALAR, UNKNOWN, ArrayKind, ListKind, ObjectKind,
                         attribute_kind, kind_of, logical_kind, merged)
-from ..primitives.facts import (constant_kind, facts_of, index_kind, result_dtype,
+from ..primitives.facts import (DEFAULT, constant_kind, facts_of, index_kind, result_dtype,
                                 rule_result_kind, stops_gradient)
+from ..primitives.registry import registered
 from .classify import Op, makes_text
 from .shapes import literals_key
 
@@ -177,6 +179,8 @@ class ResultKinds:
         return [UNKNOWN]
 
     def rule_result(self, s, op, inputs) -> list:
+        if registered(op.key) and facts_of(op.key) is DEFAULT:
+            return [self.registered_result(s, op, inputs)]
         # (of inputs that are no arrays, lists or tuples, the kind depends on the
         # primitive and the kinds only, unless its row takes lists: kept for the analysis)
         at = None
@@ -227,6 +231,19 @@ class ResultKinds:
         if all(k == INT for k in inputs) and facts_of(op.key).int_preserving:
             return [INT]
         return [SCALAR]
+
+    def registered_result(self, s, op, inputs):
+        """The kind of what a function the user gave rules returns (`REGISTERED`: a
+        rule does not say): where it is a Python function s2sad reads, the kind its
+        code gives, as for a call of it without rules; otherwise not known (the
+        gradient then sums adjoints to their inputs' shapes as it runs)."""
+        if self.callee_kind is None or type(op.key) is not types.FunctionType \
+                or type(s.value) is not ast.Call:
+            return UNKNOWN
+        try:
+            return self.callee_kind(op.key, s, inputs)
+        except Exception:  # noqa: BLE001 (code s2sad cannot read: its rule is why)
+            return UNKNOWN
 
     def unknown_result(self, s, op, inputs) -> list:
         if type(s.value) is ast.Attribute and isinstance(inputs[0], ObjectKind):

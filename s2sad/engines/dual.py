@@ -91,13 +91,16 @@ class Dual(Traced):
 
 
 def _numpy_function(key) -> bool:
-    """Is `key` a NumPy function that is no ufunc (``np.sum``, ``np.mean``), or
-    another library's reduction (``logsumexp``)? Its rule may reduce the tangent it
-    is given, so even on numbers it sees one direction at a time: given a number's
-    tangents along every direction, ``np.sum(x_dot)`` would add the directions
-    together."""
+    """Is `key` a NumPy function that is no ufunc (``np.sum``, ``np.mean``), another
+    library's reduction (``logsumexp``), one of s2sad's runtime helpers (``unbroadcast``
+    in a gradient the engine runs through) or a function the user gave rules (which
+    may say ``np.sum(x_dot)``)? Its rule may reduce the tangent it is given, so even
+    on numbers it sees one direction at a time: given a number's tangents along every
+    direction, ``np.sum(x_dot)`` would add the directions together."""
     module = getattr(key, "__module__", None) or ""
     if (module == "numpy" or module.startswith("numpy.")) and not isinstance(key, np.ufunc):
+        return True
+    if module == "s2sad.runtime" or rules.registry.registered(key):
         return True
     try:
         return key in rules.REDUCTIONS

@@ -65,6 +65,10 @@ NONDIFFERENTIABLE: set = set()  # callables whose result is constant to the comp
 MOVES_WITH_ARGUMENTS: set = set()
 REDUCTIONS: set = set()  # callables outside NumPy that reduce like np.sum (axis=, keepdims=)
 ON_CHANGE: list = []  # called after a user registers a rule (caches drop what they hold)
+# callables a user gave rules with `register_rule`: nothing says what they return (a
+# function of a float may return an array, one of an array a number), so the analysis
+# knows their results' kinds only at run time (`analysis.results`)
+REGISTERED: set = set()
 # rule modules for optional libraries: loaded once the library is imported (`_load_optional`)
 OPTIONAL = {"scipy.special": "scipy_special", "scipy.stats": "scipy_stats scipy_stats_more",
             "scipy.linalg": "scipy_linalg", "scipy.signal": "scipy_signal"}
@@ -434,8 +438,17 @@ def register_rule(func, *, reverse=None, forward=None, nondifferentiable=False):
         _insert(table, rule)
     for rule in derived:
         _insert(REVERSE, rule)
+    REGISTERED.add(func)
     _changed()
     return func
+
+
+def registered(key) -> bool:
+    """Did a user give `key` rules with `register_rule` (`REGISTERED`)?"""
+    try:
+        return key in REGISTERED
+    except TypeError:  # (an unhashable key has no rule)
+        return False
 
 
 def nondifferentiable(func):
@@ -466,21 +479,17 @@ def _drop_derived(func, arity):
 
 
 def derive_reverse(rule: Rule):
-    """Reverse rules transposed from the forward rule `rule` (one for numbers, one
-    for arrays: `templates.transpose`), or the reason there are none (a message)."""
-    got = transpose(rule.template, rule.inputs, rule.options)
-    if isinstance(got, str):
-        return got
+    """The reverse rule transposed from the forward rule `rule`
+    (`templates.transpose`), in a list, or the reason there is none (a message)."""
+    template = transpose(rule.template, rule.inputs, rule.options)
+    if isinstance(template, str):
+        return template
     qualname = getattr(rule.func, "__qualname__", "rule")
-    out = []
-    for when, template in got:
-        func = rule_function(rule.func, "reverse", rule.inputs, rule.options, template,
-                             f"{_identifier(rule.func)}_transposed" + ("_array" if when else ""),
-                             f"reverse rule transposed from {qualname}"
-                             f"{' for arrays' if when else ''}")
-        out.append(Rule(rule.key, "reverse", func, rule.inputs, dict(rule.options), when,
-                        template, rule.positional, derived=True))
-    return out
+    func = rule_function(rule.func, "reverse", rule.inputs, rule.options, template,
+                         f"{_identifier(rule.func)}_transposed",
+                         f"reverse rule transposed from {qualname}")
+    return [Rule(rule.key, "reverse", func, rule.inputs, dict(rule.options), None,
+                 template, rule.positional, derived=True)]
 
 
 def _changed():

@@ -536,16 +536,16 @@ class _Fold(ast.NodeTransformer):
 
 
 def transpose(template: Template, inputs, options):
-    """The reverse templates transposed from the forward `template` of a rule with
-    `inputs` and `options`, as ``[(None, for numbers), ("array", for arrays)]``, or
-    the reason there are none (a message).
+    """The reverse template transposed from the forward `template` of a rule with
+    `inputs` and `options`, or the reason there is none (a message).
 
     A term ``c * x_dot`` (with ``c`` free of tangents; also ``x_dot / c``, ``-x_dot``,
     sums of such terms, and ``a if test else b`` of them or of zero) is the elementwise
     linear map "multiply by c", which is its own transpose: the reverse term is the
-    same expression with ``out_bar`` for ``x_dot``. The template for arrays sums the
-    term back to the input's shape with `unbroadcast` (as the built-in array rules
-    do). A term of zero gives None (no contribution). Nothing else is guessed:
+    same expression with ``out_bar`` for ``x_dot``, summed back to the input's shape
+    with `unbroadcast` (what the function returns is not known: a function of a
+    number may return an array, ``x * np.ones(3)``, whose adjoint sums to a number).
+    A term of zero gives None (no contribution). Nothing else is guessed:
     ``x_dot @ y`` or ``np.sum(x_dot)`` is linear but not elementwise, and its
     transpose needs a reverse rule.
     """
@@ -562,10 +562,9 @@ def transpose(template: Template, inputs, options):
     for clash in ("out_bar", "unbroadcast"):
         if clash in taken and not (clash == "unbroadcast" and t.helpers.get(clash) is unbroadcast):
             return f"its forward rule uses the name `{clash}`, which the derived rule needs"
-    scalar, array = [], []
+    array = []
     for x, term in zip(inputs, t.terms):
         if term is None or _is_zero(term):
-            scalar.append(None)
             array.append(None)
             continue
         term = subst(term, inlined)
@@ -578,12 +577,9 @@ def transpose(template: Template, inputs, options):
             return (f"its term for `{x}`, `{ast.unparse(term)}`, is not `{tangent}` scaled "
                     f"elementwise (`c * {tangent}`, `{tangent} / c`, sums of those)")
         g = subst(term, {tangent: ast.Name(id="out_bar", ctx=ast.Load())})
-        scalar.append(g)
         array.append(ast.Call(func=ast.Name(id="unbroadcast", ctx=ast.Load()),
                               args=[g, ast.Name(id=x, ctx=ast.Load())], keywords=[]))
-    helpers = dict(t.helpers)
-    return [(None, Template(list(assigns), scalar, helpers)),
-            ("array", Template(list(assigns), array, dict(helpers, unbroadcast=unbroadcast)))]
+    return Template(list(assigns), array, dict(t.helpers, unbroadcast=unbroadcast))
 
 
 def _is_zero(node) -> bool:
