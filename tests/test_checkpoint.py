@@ -846,3 +846,45 @@ def _leapfrog_of_lists(xs, vs, dt):
 def test_a_checkpointed_loop_that_carries_lists_made_anew_is_refused_as_such():
     with pytest.raises(s2sad.CheckpointError, match="carries a list .*made anew"):
         s2sad.grad(_leapfrog_of_lists, wrt=(0, 1, 2))([1.0, 2.0], [0.5, 0.1], 0.1)
+
+
+def popped_in_a_loop(x):
+    xs = [x * k for k in range(1, 13)]
+    s = 0.0
+    for i in range(4):
+        s = s * 0.5 + xs.pop() * x
+    return s
+
+
+def popped_until_empty(x):
+    xs = [x, 2.0 * x, 3.0 * x]
+    s = 0.0
+    while len(xs) > 0:
+        s = s * 0.5 + xs.pop(0) * x
+    return s
+
+
+def popped_in_a_marked_loop(x):
+    xs = [x * k for k in range(1, 13)]
+    s = 0.0
+    for i in s2sad.checkpointed(range(4), snapshots=2, schedule="binomial"):
+        s = s * 0.5 + xs.pop() * x
+    return s
+
+
+@pytest.mark.parametrize("f", [popped_in_a_loop, popped_until_empty])
+@pytest.mark.parametrize("schedule, snapshots", [("ctz", None), ("binomial", 2)])
+def test_a_loop_that_pops_keeps_its_tape(f, schedule, snapshots):
+    # recomputing its steps from a snapshot would pop other items: the loop is not
+    # checkpointed (a marker on it is refused)
+    want = s2sad.grad(f)(0.7)
+    assert want == pytest.approx(central_diff(f, (0.7,), 0), rel=1e-7)
+    got = s2sad.grad(f, checkpoint=schedule, snapshots=snapshots)(0.7)
+    assert got == pytest.approx(want, rel=1e-12)
+    assert s2sad.vjp(f, 0.7, checkpoint=schedule)[1](1.0)[0] == pytest.approx(want, rel=1e-12)
+
+
+def test_a_marked_loop_that_pops_is_refused():
+    with pytest.raises(s2sad.CheckpointError, match="changes `xs` in place") as info:
+        s2sad.grad(popped_in_a_marked_loop)(0.7)
+    assert info.value.source_line.strip() == "s = s * 0.5 + xs.pop() * x"

@@ -166,12 +166,18 @@ class CheckpointedLoops:
             written = sub.container if isinstance(sub, ir.SetItem) else None
             hint = "Build a new list or array each iteration (`u = u.copy()` before " \
                 "writing into it)."
-            if isinstance(sub, ir.Expr) and self.act.op(sub).kind == "append":
+            kind = self.act.op(sub).kind if isinstance(sub, (ir.Expr, ir.Assign)) \
+                and id(sub) in self.act.ops else None
+            if kind == "append":
                 written = self.act.op(sub).inputs[0].id
                 hint = ("A list appended to (or a tuple grown, `t += (v,)`, kept as one) "
                         "holds every iteration's value, which checkpointing is there to "
                         "avoid: carry what is needed in names (a running sum, the last "
                         "value), or remove the marker.")
+            elif kind == "pop":  # (a recomputed iteration would pop another item)
+                written = self.act.op(sub).inputs[0].id
+                hint = ("Read the items by index instead (`xs[n - 1 - i]`), or remove "
+                        "the marker: the loop then keeps its tape.")
             if written is not None and self.act.root(written) in passed:
                 return self.checkpoint_error(
                     sub, f"the checkpointed loop changes `{written.split('%')[0]}` in place, "
