@@ -541,6 +541,11 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
                 lines += [f"{pad}ys.insert({place}, {draw(expression(readable, 1))})",
                           f"{pad}{t} = {t} + 0.5 * ys.pop({taken})"]
                 continue
+            if op == "pop":  # (a checkpointed loop's recomputed steps would pop again)
+                if scope.in_checkpointed():
+                    scope.refusals.add("CheckpointError")
+                lines.append(f"{pad}{t} = {t} + 0.5 * (ys.pop() if len(ys) > 2 else ys[0])")
+                continue
             if op == "star":
                 lines += [f"{pad}first, *rest = ys",
                           f"{pad}{t} = {t} + 0.5 * first * sum(rest)"]
@@ -605,7 +610,7 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
 LIST_OPS = ["min(ys)", "max(ys)", "min({0}, {1}, {2})", "max({0}, {1}, {2})",
             "math.prod(ys[:3])", "math.fsum(ys)", "sum(ys, {0})", "(ys + [{0}])[-1]",
             "([{0}] * 2 + ys)[1]", "list(reversed(ys))[0]", "ys[::-1][0]", "sum(ys[1:])",
-            "math.hypot({0}, {1})", "for-else", "extend", "star",
+            "math.hypot({0}, {1})", "for-else", "extend", "star", "pop",
             "sum(map(math.sin, ys))", "sum(map(lambda t: t * {0}, ys))",
             "max(map(g1, ys, [{0}, {1}]))", "list(map(abs, ys))[-1]",
             "min(ys, key=lambda t: (t - {0}) ** 2)", "max(ys, key=abs)",
@@ -992,6 +997,66 @@ def nested_list_program(draw):
 
 
 REFUSAL_NOTE = "# fuzz: may be refused with "
+
+
+ITERATORS = {  # an iterator kept in a name -> whether it gives pairs
+    "(v * {e} for v in {seq})": False, "map(lambda v: v * {e}, {seq})": False,
+    "(v + {e} for v in {seq} if v > 0.3)": False, "filter(lambda v: v > 0.3, {seq})": False,
+    "reversed({seq})": False, "zip({seq}, {seq2})": True, "enumerate({seq})": True,
+    "((a, b * {e}) for a, b in zip({seq}, {seq2}))": True}
+ITERATED = ["xs", "ys", "xs[1:]", "[x, y]", "ys + [x]"]
+ELEMENTS = ["x", "y", "(x * y)", "math.sin(x)", "(x + y * y)", "math.exp(0.5 * y)"]
+BETWEEN = ["x = x * y", "xs.append(x * 0.5)", "ys = [y, x * y]", "ys.append(y * y)",
+           "xs = [y, 2.0 * y]", "y = y + 1.0", "xs[0] = x * y"]
+
+
+RESIZING = ["for v in xs:\n    if len(xs) < 4:\n        xs.append(v * x)",
+            "for i, v in enumerate(xs):\n    if len(xs) > 1:\n        acc = acc + xs.pop() * v",
+            "for v in ys:\n    acc = acc + v\n    if v > 0.5:\n        del ys[0]",
+            "i = 0\nwhile i < len(xs):\n    if len(xs) < 4:\n        xs.append(xs[i] * y)\n"
+            "    i += 1"]
+
+
+@st.composite
+def iterator_program(draw):
+    """Text of a module defining ``f(x, y, xs)`` that keeps a generator or a builtin's
+    iterator in a name (``map``, ``zip``, ``enumerate``, ``filter``, ``reversed``),
+    then changes what it reads (a name rebound, the list it runs over grown or
+    rebound) and uses it: once, twice (a second pass gives nothing in Python), in a
+    loop; and may loop over a list its body makes longer or shorter. Each derivative
+    computes what Python computes (its items from the names as they are where it is
+    used, its sequence as it was where it was made; a loop over every item the list
+    has as it runs), or the program is refused."""
+    e = lambda: draw(st.sampled_from(ELEMENTS))  # noqa: E731
+    lines = ["def f(x, y, xs):", "    xs = list(xs)", "    ys = [x * y, y]", "    acc = 0.0"]
+    refusals = {"UnsupportedSyntaxError"}
+    for k in range(draw(st.integers(1, 2))):
+        form = draw(st.sampled_from(sorted(ITERATORS)))
+        pairs = ITERATORS[form]
+        if form.startswith("(("):  # (tuples a generator makes: refused in reverse mode)
+            refusals.add("NotDifferentiableError")
+        made = form.format(e=e(), seq=draw(st.sampled_from(ITERATED)),
+                           seq2=draw(st.sampled_from(ITERATED)))
+        g = f"g{k}"
+        lines.append(f"    {g} = {made}")
+        lines += ["    " + b for b in draw(st.lists(st.sampled_from(BETWEEN), max_size=2))]
+        item = "sum(a * b for a, b in {g})" if pairs else \
+            draw(st.sampled_from(["sum({g})", "max({g}, default=0.0)", "sum(list({g}))"]))
+        use = draw(st.sampled_from(["once", "once", "loop", "twice", "in a loop"]))
+        if use == "loop":
+            target = "a, b" if pairs else "v"
+            lines += [f"    for {target} in {g}:",
+                      f"        acc = acc + {'a * b' if pairs else 'v'} * x"]
+        elif use == "in a loop":
+            lines += ["    for _ in range(2):", f"        acc = acc + {item.format(g=g)}"]
+        else:
+            lines.append(f"    acc = acc + {item.format(g=g)}")
+            if use == "twice":
+                lines.append(f"    acc = acc + 2.0 * {item.format(g=g)}")
+    if draw(st.booleans()):  # (a loop over a list that grows or shrinks as it runs)
+        lines += ["    " + line for line in draw(st.sampled_from(RESIZING)).split("\n")]
+    lines.append("    return acc * x + sum(xs) * y")
+    return HELPERS + "\n".join(lines + _refusal_note(refusals)) + "\n"
 
 
 def _refusal_note(refusals):

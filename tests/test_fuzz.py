@@ -42,7 +42,7 @@ import fuzz_programs
 import s2sad
 from fuzz_programs import (JOIN, allowed_refusals, array_program, assigning_program,
                            bound_names_program, element_program, filled_program,
-                           local_function_program, nested_list_program, flat, joined_list_program, leaves, load, malformed_program,
+                           iterator_program, local_function_program, nested_list_program, flat, joined_list_program, leaves, load, malformed_program,
                            rebuilt_program, scalar_program, smooth, write)
 from s2sad import cli
 from s2sad.checkpoint import SCHEDULES as SCHEDULE_NAMES
@@ -53,7 +53,8 @@ LONG = int(os.environ.get("S2SAD_FUZZ_EXAMPLES", "0") or 0)
 # well-formed program compiles a dozen derivatives, the malformed ones run every entry point
 EXAMPLES = {"scalar": 150, "array": 100, "params": 50, "malformed": 150, "global": 30,
             "assigning": 25, "drawing": 30, "rebuilt": 30, "joined": 30,
-            "elements": 60, "names": 60, "filled": 40, "local": 60, "rows": 60}
+            "elements": 60, "names": 60, "filled": 40, "local": 60, "rows": 60,
+            "iterators": 60}
 
 
 def fuzz_settings(kind):
@@ -379,6 +380,12 @@ def test_programs_that_join_a_list_with_the_one_it_held(text, xs, h):
 @given(nested_list_program(), st.lists(NUMBER, min_size=2, max_size=3))
 def test_programs_that_change_lists_held_in_a_list(text, xs):
     _check_everything(text, load(text), (xs,), _random_direction, hessian=_cheap(text, 4))
+
+
+@fuzz_settings("iterators")
+@given(iterator_program(), NUMBER, NUMBER, st.lists(NUMBER, min_size=1, max_size=3))
+def test_programs_that_keep_iterators_in_names(text, x, y, xs):
+    _check_everything(text, load(text), (x, y, xs), _random_direction, hessian=_cheap(text, 4))
 
 
 @fuzz_settings("local")

@@ -763,7 +763,7 @@ def _check_helper_clashes(functions, helpers):
                 raise S2SADError(
                     f"{info.qualname if info else uf.fn.name} gives the name `{name}` a "
                     f"value, and s2sad's derivative code calls Python's `{name}` there",
-                    hint=f"Rename your `{name}`.")
+                    hint=f"Rename your `{name}`.", **_where_given(uf.fn, name))
         if not helpers:
             continue
         for name, obj in helpers.items():
@@ -772,8 +772,18 @@ def _check_helper_clashes(functions, helpers):
                 raise S2SADError(
                     f"{info.qualname if info else uf.fn.name} uses the name `{name}` for "
                     f"something else, but s2sad's derivative code needs `{name}` to be {obj!r}",
-                    hint=f"Rename your `{name}`.",
-                )
+                    hint=f"Rename your `{name}`.", **_where_given(uf.fn, name))
+
+
+def _where_given(fn, name) -> dict:
+    """The user's line that first gives `name` a value in `fn`, as an error's
+    location (empty where no line of the user's does: a name read from outside)."""
+    info = fn.source
+    line = next((st.line for st in ir.walk(fn.body) if st.line and name in {
+        t.split("%")[0] for t in ir.defined_names(st)}), None)
+    if info is None or line is None:
+        return {}
+    return {"filename": info.filename, "lineno": line, "source_line": info.line_text(line)}
 
 
 def _print(unit: Unit):

@@ -10,6 +10,9 @@ what is left is a comprehension the later stages lower to loops
 a call is rewritten only where its builtin's name means the builtin (not a local
 name, nor a global of the same name).
 
+* ``filter(f, xs)`` is the generator ``(item for item in xs if f(item))`` (of a
+  ``lambda``, its body the condition; ``filter(None, xs)`` the items that are true),
+  for the `f` ``map`` takes.
 * ``map(f, xs)`` is the generator ``(f(item) for item in xs)``, ``map(f, xs, ys)``
   ``(f(item, item2) for item, item2 in zip(xs, ys))`` (as lazy as ``map``, and it
   stops at the shortest); a ``lambda`` is its body, its parameters the
@@ -53,7 +56,7 @@ def lower(tree: ast.FunctionDef, meaning, passed=(), nodes=None) -> bool:
     anything."""
     if nodes is None:
         nodes = Nodes(tree)
-    if not any(isinstance(n.func, ast.Name) and n.func.id in ("map", "reduce") + _FOLDS
+    if not any(isinstance(n.func, ast.Name) and n.func.id in ("map", "filter", "reduce") + _FOLDS
                or isinstance(n.func, ast.Attribute) and n.func.attr == "reduce"
                for n in of(nodes, ast.Call)):
         return False
@@ -109,6 +112,10 @@ class _Lowering(ast.NodeTransformer):
                 and not any(isinstance(a, ast.Starred) for a in node.args):
             got = self.mapped(node.args[0], node.args[1:], node)
             return node if got is None else got
+        if self.builtin(node.func, "filter") and len(node.args) == 2 and not node.keywords \
+                and not any(isinstance(a, ast.Starred) for a in node.args):
+            got = self.filtered(node.args[0], node.args[1], node)
+            return node if got is None else got
         if self.reduce(node.func) and 2 <= len(node.args) <= 3 and not node.keywords \
                 and not any(isinstance(a, ast.Starred) for a in node.args):
             got = self.mapped(node.args[0], [ast.List(elts=[], ctx=ast.Load())] * 2,
@@ -135,6 +142,22 @@ class _Lowering(ast.NodeTransformer):
         return isinstance(func, ast.Attribute) and func.attr == "reduce" and \
             isinstance(func.value, ast.Name) and func.value.id not in self.local and \
             self.meaning(func.value.id) is functools
+
+    def filtered(self, f, seq, at):
+        """The generator of the items of `seq` for which `f` is true (``f`` None: the
+        items that are true), or None where `mapped` knows no call of `f`."""
+        if isinstance(f, ast.Constant) and f.value is None:
+            f = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=self.fresh())],
+                                              kwonlyargs=[], kw_defaults=[], defaults=[]),
+                           body=None)
+            f.body = ast.Name(id=f.args.args[0].arg, ctx=ast.Load())
+        gen = self.mapped(f, [seq], at)
+        if gen is None:
+            return None
+        loop = gen.generators[0]
+        loop.ifs = [gen.elt]
+        gen.elt = ast.copy_location(ast.Name(id=loop.target.id, ctx=ast.Load()), at)
+        return gen
 
     def mapped(self, f, seqs, at, zipped=True):
         """The generator of `f`'s values over the items of `seqs` (None where `f` is

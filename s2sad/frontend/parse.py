@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from .. import ir
 from ..ir import trees as ir_trees
 from .compiled import FUTURE_FLAGS, code_digest, code_in_file, code_of_text
-from . import (defaults, frozen, function_values, grown, higher_order, matching, pairs,
+from . import (defaults, frozen, function_values, grown, higher_order, iterators, matching, pairs,
                scopes, source, structure_calls, structures)
 from .tree_index import Nodes
 from ..errors import (S2SADError, SourceNotFoundError, StaleSourceError,
@@ -480,8 +480,7 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers, 
         nodes = Nodes(tree)
     if frozen.unfreeze(tree, meaning, nodes):
         nodes = Nodes(tree)
-    # (a tuple holding a list: followed, for reverse mode; not in the gradient code
-    # s2sad wrote, which only forward mode reads, and whose tuples hold its tapes)
+    # (a tuple holding a list is followed, except in s2sad's gradients: their tapes)
     generated = info.generated
     if not generated:
         structure_calls.mark_list_tuples(
@@ -489,6 +488,7 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers, 
     if higher_order.lower(tree, meaning, [n for n, v in (specs or {}).items()
                                           if isinstance(v, ir_trees.Static)], nodes):
         nodes = Nodes(tree)
+    nodes = iterators.single_pass(tree, meaning, nodes, loc, not generated)
     if not containers:
         specs = None
     elif specs is None and func is not None and structure_calls.builds_containers(

@@ -1,0 +1,252 @@
+"""Generators and the builtins' iterators (`map`, `zip`, `enumerate`, `filter`,
+`reversed`) run when they are used, once, as in Python (frontend/iterators.py): a
+generator kept in a name reads the names as they are where it is used, and one read
+twice, in a loop, or handed on is refused at the user's line."""
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad.errors import UnsupportedSyntaxError
+
+MODES = ("reverse", "forward", "tape")
+
+
+def numeric_grad(f, w, h=1e-6):
+    return (f(w + h) - f(w - h)) / (2 * h)
+
+
+def lazy_names(w):
+    g = (w * c for c in [1.0, 2.0, 3.0])
+    w = w * w
+    return sum(g)  # 6 w**2: the generator reads the new w
+
+
+def lazy_map(w):
+    m = map(lambda c: w * c, [1.0, 2.0, 3.0])
+    w = w * w
+    return sum(m)
+
+
+def list_grows_before_use(w):
+    acc = [w]
+    g = (a * 2.0 for a in acc)
+    acc.append(w * 3.0)
+    return sum(g)  # 8 w: the generator reads the list as it is when used
+
+
+def sequence_rebound(w, xs):
+    g = (x * w for x in xs)
+    xs = [9.0, 9.0]
+    return sum(g) + sum(xs) * w  # the generator kept the first list
+
+
+def slice_taken_where_made(w, xs):
+    xs = list(xs)
+    g = (x * w for x in xs[1:])
+    xs.append(5.0)
+    return sum(g)  # the slice was taken before the append
+
+
+def zip_and_enumerate_kept(w, xs):
+    z = zip(xs, xs[1:])
+    a = sum(p * q * w for p, q in z)
+    e = enumerate(xs)
+    return a + sum(i * v * w for i, v in e)
+
+
+def made_in_a_loop(w, xs):
+    total = 0.0
+    for k in range(3):
+        g = (x * w * k for x in xs)
+        total += sum(g)
+    return total
+
+
+def pairs(xs):
+    return zip(xs[:-1], xs[1:])
+
+
+def squares(xs, w):
+    return (x * x * w for x in xs)
+
+
+def loops_over_what_a_helper_returns(w, xs):
+    total = 0.0
+    for v in squares(xs, w):
+        total += v * w
+    g = squares(xs, w)
+    total += sum(g)
+    return total + sum(squares(xs, w))
+
+
+def loops_over_a_helpers_zip(w, xs):
+    return sum(a * b * w for a, b in pairs(xs))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f, args", [
+    (lazy_names, (0.7,)), (lazy_map, (0.7,)), (list_grows_before_use, (0.7,)),
+    (sequence_rebound, (0.7, [0.2, 0.9, 1.3])), (slice_taken_where_made, (0.7, [0.2, 0.9])),
+    (zip_and_enumerate_kept, (0.7, [0.2, 0.9, 1.3])), (made_in_a_loop, (0.7, [0.2, 0.9])),
+    (loops_over_what_a_helper_returns, (0.7, [0.2, 0.9, 1.3])),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_an_iterator_kept_in_a_name_runs_where_it_is_used(f, args, mode):
+    copy = [list(a) if isinstance(a, list) else a for a in args]
+    expected_value = f(*copy)
+    copy = [list(a) if isinstance(a, list) else a for a in args]
+    value, grad = s2sad.value_and_grad(f, mode=mode)(*copy) if mode != "forward" else (
+        f(*copy), s2sad.grad(f, mode=mode)(*copy))
+    assert value == pytest.approx(expected_value, rel=1e-12)
+    expected = numeric_grad(lambda w: f(w, *[list(a) if isinstance(a, list) else a
+                                             for a in args[1:]]), args[0])
+    assert grad == pytest.approx(expected, rel=1e-6)
+
+
+def read_twice(w):  # (Python: the second sum is 0.0)
+    g = (v * v for v in [w, 2.0 * w])
+    return sum(g) + 10.0 * sum(g)
+
+
+def map_read_twice(w):
+    m = map(lambda v: v ** 3, [w, 2.0 * w])
+    return max(m) + sum(m)
+
+
+def read_in_a_loop(w):
+    g = (w * c for c in [1.0, 2.0])
+    total = 0.0
+    for _ in range(3):
+        total += sum(g)
+    return total
+
+
+def helper(it):
+    return sum(it) + 10.0 * sum(it)
+
+
+def handed_to_a_function(w):
+    return helper(w * c for c in [1.0, 2.0])
+
+
+def kept_in_a_list(w):
+    gens = [(w * c for c in [1.0, 2.0])]
+    return sum(gens[0])
+
+
+def array_of_a_generator(w):
+    return np.sum(np.array(w * c for c in [1.0, 2.0]))
+
+
+def helper_result_read_twice(w, xs):
+    g = squares(xs, w)
+    return sum(g) + max(g, default=0.0)
+
+
+def reversed_then_changed(w, xs):
+    r = reversed(xs)
+    xs.append(w)
+    return sum(v * w for v in r)
+
+
+@pytest.mark.parametrize("f, args, where", [
+    (read_twice, (0.7,), "return sum(g) + 10.0 * sum(g)"),
+    (map_read_twice, (0.7,), "return max(m) + sum(m)"),
+    (read_in_a_loop, (0.7,), "total += sum(g)"),
+    (handed_to_a_function, (0.7,), "return helper(w * c for c in [1.0, 2.0])"),
+    (kept_in_a_list, (0.7,), "gens = [(w * c for c in [1.0, 2.0])]"),
+    (array_of_a_generator, (0.7,), "return np.sum(np.array(w * c for c in [1.0, 2.0]))"),
+    (helper_result_read_twice, (0.7, [0.2, 0.9]), "return sum(g) + max(g, default=0.0)"),
+    (reversed_then_changed, (0.7, [0.2, 0.9]), "r = reversed(xs)"),
+    (loops_over_a_helpers_zip, (0.7, [0.2, 0.9]), "return sum(a * b * w for a, b in pairs(xs))"),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_an_iterator_python_would_read_twice_or_later_is_refused(f, args, where):
+    for mode in ("reverse", "forward"):
+        with pytest.raises(UnsupportedSyntaxError) as caught:
+            s2sad.grad(f, mode=mode)(*args)
+        assert caught.value.source_line.strip() == where
+        assert "list" in str(caught.value)
+
+
+def test_iterators_used_up_where_they_stand_are_as_before():
+    def f(w, xs):
+        a = sum(x * w for x in xs) + max(map(lambda x: x * w, xs))
+        b = sum(i * x * w for i, x in enumerate(xs)) + sum(p * q for p, q in zip(xs, xs[1:]))
+        first, second = (x * w for x in xs[:2])
+        c = sum([*(x * w for x in xs)])
+        return a + b * w + first * second + c + sum(list(reversed(xs))) * w
+
+    xs = [0.2, 0.9, 1.3]
+    expected = numeric_grad(lambda w: f(w, xs), 0.7)
+    for mode in MODES:
+        assert s2sad.grad(f, mode=mode)(0.7, xs) == pytest.approx(expected, rel=1e-6)
+
+
+def test_a_generator_never_read_is_never_run():
+    def f(w):
+        g = (1.0 / (w - w) for _ in range(2))  # Python never divides
+        return w * 3.0
+
+    assert s2sad.grad(f)(0.7) == 3.0
+
+
+def grows_as_it_runs(w):
+    xs = [w]
+    for x in xs:
+        if len(xs) < 4:
+            xs.append(x * w)
+    return sum(xs)  # Python: w + w**2 + w**3 + w**4
+
+
+def shrinks_as_it_runs(w):
+    xs = [w, 2.0 * w, 3.0 * w]
+    total = 0.0
+    for i, x in enumerate(xs):
+        total += x * xs.pop()
+    return total
+
+
+def grows_by_index(w):
+    xs = [w]
+    i = 0
+    while i < len(xs):
+        if len(xs) < 4:
+            xs.append(xs[i] * w)
+        i += 1
+    return sum(xs)
+
+
+@pytest.mark.parametrize("f, where", [(grows_as_it_runs, "xs.append(x * w)"),
+                                      (shrinks_as_it_runs, "total += x * xs.pop()")])
+def test_a_loop_over_a_list_it_resizes_is_refused(f, where):
+    for mode in ("reverse", "forward"):
+        with pytest.raises(UnsupportedSyntaxError, match="changes its length") as caught:
+            s2sad.grad(f, mode=mode)(0.7)
+        assert caught.value.source_line.strip() == where
+        assert "while i < len(xs):" in str(caught.value)
+
+
+def test_the_loop_the_refusal_suggests_runs_over_every_item():
+    expected = 1 + 2 * 0.7 + 3 * 0.7 ** 2 + 4 * 0.7 ** 3
+    assert grows_by_index(0.7) == grows_as_it_runs(0.7)
+    for mode in MODES:
+        assert s2sad.grad(grows_by_index, mode=mode)(0.7) == pytest.approx(expected)
+
+
+def pos(v):
+    return v > 0.0
+
+
+def filtered(w, xs):
+    kept = filter(lambda v: v * w > 0.3, xs)
+    a = sum(v * v * w for v in kept)
+    return a + sum(filter(None, [x * w for x in xs])) + max(filter(pos, xs)) * w
+
+
+def test_filter_keeps_the_items_its_function_is_true_of():
+    xs = [0.2, 0.0, 0.9, -1.3]
+    for mode in MODES:
+        value, grad = s2sad.value_and_grad(filtered, mode=mode)(0.7, xs) if mode != "forward" \
+            else (filtered(0.7, xs), s2sad.grad(filtered, mode=mode)(0.7, xs))
+        assert value == filtered(0.7, xs)
+        assert grad == pytest.approx(numeric_grad(lambda w: filtered(w, xs), 0.7), rel=1e-6)
