@@ -1,5 +1,6 @@
 """Every refusal is an S2SADError subclass naming the user's file and line."""
 
+import contextlib
 import inspect
 import math
 import traceback
@@ -553,3 +554,79 @@ def test_a_local_named_as_a_builtin_the_derivative_calls_is_refused(f, name):
         s2sad.grad(f)([0.7, 0.3])
     assert s2sad.grad(f, mode="forward")([0.7, 0.3]) == pytest.approx(
         [2.0, 1.0] if name == "len" else [0.0, 1.0])
+
+
+# ------------------------------------ names bound where the compiler does not look
+
+
+def rebound_by_with(x, w):
+    y = w * x
+    with contextlib.nullcontext(4.0) as w:
+        pass
+    return y + w * x
+
+
+def rebound_by_import(x):
+    w = 2.0
+    y = w * x
+    from math import pi as w
+    return y + w * x
+
+
+def module_name_rebound(x):
+    math = 2.0
+    y = math * x
+    import math
+    return y + math.pi * x
+
+
+@pytest.mark.parametrize("f, args, where", [
+    (rebound_by_with, (1.5, 2.0), "with contextlib.nullcontext(4.0) as w:"),
+    (rebound_by_import, (1.5,), "from math import pi as w"),
+    (module_name_rebound, (1.5,), "import math"),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_a_name_an_import_or_with_rebinds_is_refused(f, args, where):
+    # (the later stages follow assignments: the name kept its other value)
+    for mode in ("reverse", "forward"):
+        with pytest.raises(s2sad.UnsupportedSyntaxError, match="another elsewhere") as caught:
+            s2sad.grad(f, mode=mode)(*args)
+        assert caught.value.source_line.strip() == where
+
+
+def imported_once(x):
+    import math as m
+    with contextlib.nullcontext(2.0) as k:
+        pass
+    return m.sin(x) * k
+
+
+def test_names_an_import_or_with_binds_once_are_as_before():
+    assert s2sad.grad(imported_once)(0.5) == pytest.approx(2.0 * math.cos(0.5))
+
+
+def key_given_twice(x):
+    d = {"a": x, "b": 1.0, "a": x * x}
+    return d["a"] + len(d) * 10.0
+
+
+def keys_python_takes_as_one(x):
+    d = {1: x, 1.0: x * 2.0}
+    return d[1] + len(d)
+
+
+def dict_union(x):
+    d = {"a": x, "b": 2.0}
+    d2 = d | {"c": 1.0}
+    return d2["a"] * 3.0
+
+
+@pytest.mark.parametrize("f, where, what", [
+    (key_given_twice, 'd = {"a": x, "b": 1.0, "a": x * x}', "key 'a' a value again"),
+    (keys_python_takes_as_one, "d = {1: x, 1.0: x * 2.0}", "key 1.0 a value again"),
+    (dict_union, 'd2 = d | {"c": 1.0}', "dict"),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_dicts_python_would_build_otherwise_are_refused(f, where, what):
+    for mode in ("reverse", "forward"):
+        with pytest.raises(s2sad.S2SADError, match=what) as caught:
+            s2sad.grad(f, mode=mode)(1.5)
+        assert caught.value.source_line.strip() == where

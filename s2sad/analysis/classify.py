@@ -177,9 +177,14 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None, memo=None) -
 
 def _binop(value: ast.BinOp, kind, memo) -> Op:
     """`classify` of an operator on two atoms (the kind of each asked once)."""
-    if isinstance(value.op, _BITWISE):
-        return Op("nondiff", [value.left, value.right], diff=(False, False))
     left, right = kind(value.left), kind(value.right)
+    if isinstance(value.op, _BITWISE):
+        if all(k in (INT, SCALAR) or isinstance(k, ArrayKind) for k in (left, right)):
+            return Op("nondiff", [value.left, value.right], diff=(False, False))
+        # (a dict's or a set's union, an object's own operator: the values it holds
+        # are not constants; refused where a derivative goes through it)
+        return Op("unknown", [value.left, value.right], diff=(True, True),
+                  text=_BINOP_TEXT[type(value.op)])
     if opaque(left) or opaque(right):
         # (an object's own operator, a string's or a dict's: no rule for numbers or
         # arrays is its derivative; refused where a derivative goes through it)

@@ -21,6 +21,9 @@ exactly what it computes, in which
   return or a loop nested in another does, so that no loop copies an unbound name). The names it adds (`RETVAL`, `RETURNED`) start with ``%``, which no name
   of the user's can.
 
+A name that an ``import``, ``with ... as`` or ``except ... as`` binds and another
+statement binds too is refused (`scopes.check_rebinding`): `anf` follows assignments.
+
 Before those rewrites, `expand` lowers comprehensions, ``for/while ... else``, ``*``
 unpacking and the builtins over sequences it knows (``min(xs)``, ``sum(xs, start)``,
 ``math.prod``...) to statements of this subset; `compiler_locals` names the variables
@@ -38,6 +41,7 @@ from .. import ir
 from .expand import expand
 from .liveness import names_with
 from .parse import Located, Parsed
+from .scopes import check_rebinding
 
 RETVAL = "%retval"
 RETURNED = "%returned"
@@ -92,6 +96,9 @@ def desugar(parsed: Parsed) -> ast.FunctionDef:
     # (a `return` two loops deep: anf carries `retval` through the outer loop, which
     # needs a value for it before the first iteration)
     nested = not _flat(body) and _return_in_nested_loop(body, 0) is not None
+    nodes = getattr(parsed, "nodes", None)
+    if nodes is None or nodes.has(ast.Import, ast.ImportFrom, ast.With, ast.ExceptHandler):
+        check_rebinding(tree, Located(parsed.info, 0))
     body = expand(body, parsed, Located(parsed.info, 0))
     if not _flat(body):  # (no loop, and nothing for the loops' rewrites to look at)
         for node in _loops(body):

@@ -14,7 +14,7 @@ Contract
 * `nodes`: the nodes of `tree` by type (`tree_index.Nodes`, walked once for it all).
 
 It guarantees that every node in `tree` is one the later stages handle: every AST node
-type Python has is listed below as either supported or refused, and a refused one
+type Python has is listed as either supported or refused (`syntax`), and a refused one
 raises `UnsupportedSyntaxError` carrying the user's file, line and column, what is
 supported instead, and the fix. A function whose source cannot be read raises
 `SourceNotFoundError`; a free name with no value raises `UnresolvedNameError`.
@@ -45,7 +45,8 @@ from .. import ir
 from ..ir import trees as ir_trees
 from .compiled import FUTURE_FLAGS, code_digest, code_in_file, code_of_text
 from . import (defaults, frozen, function_values, grown, higher_order, iterators, matching, pairs,
-               scopes, source, structure_calls, structures)
+               scopes, source, structure_calls, structures, syntax)
+from .syntax import IGNORED, REFUSED, SUPPORTED  # noqa: F401 (the table of node types)
 from .tree_index import Nodes
 from ..errors import (S2SADError, SourceNotFoundError, StaleSourceError,
                      UnresolvedNameError, UnsupportedSyntaxError)
@@ -55,73 +56,6 @@ from .expand import comprehension_bound
 # on the structure of its container arguments: {parameter: `ir.trees.Spec`}.
 STRUCTURES = "__s2sad_structures__"
 ORIGINAL = "__s2sad_original__"  # (and the user's function, whose text it has)
-
-# Every AST node type, with the reason it is refused (None: supported).
-_TAPE_HINT = ("Rewrite that part, or differentiate this function with "
-              "s2sad.grad(f, mode=\"tape\"), which runs it on the tape engine instead of "
-              "transforming its source.")
-
-SUPPORTED = {
-    # statements
-    ast.FunctionDef, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.If,
-    ast.Expr, ast.Pass, ast.For, ast.While, ast.Break, ast.Continue,
-    # run as written, with no derivative through them (`anf` keeps them as `ir.Kept`
-    # statements or inactive operations; activity refuses an active value they would
-    # have to carry)
-    ast.Assert, ast.Raise, ast.Import, ast.ImportFrom, ast.alias, ast.With, ast.withitem,
-    ast.Try, ast.ExceptHandler, ast.JoinedStr, ast.FormattedValue, ast.Dict, ast.Set,
-    ast.NamedExpr,
-    # expressions
-    ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Call, ast.Name,
-    ast.Constant, ast.Attribute, ast.Tuple, ast.List, ast.Subscript, ast.Slice, ast.keyword,
-    # (lowered to loops and slices by `expand`, which leaves what it cannot lower for
-    # `anf` to refuse at its line)
-    ast.ListComp, ast.GeneratorExp, ast.comprehension, ast.Starred, ast.SetComp, ast.DictComp,
-    # expression contexts, operators and other leaves
-    ast.Load, ast.Store, ast.arguments, ast.arg,
-    ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
-    ast.USub, ast.UAdd, ast.Not, ast.And, ast.Or,
-    ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift, ast.Invert,  # constant results
-    ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot, ast.In, ast.NotIn,
-}
-
-REFUSED = {
-    ast.AsyncFunctionDef: ("an `async def`", "Differentiate a plain `def` function."),
-    ast.ClassDef: ("a class definition", "Define classes outside the function."),
-    ast.Delete: ("`del`", "Remove the `del`; s2sad manages the lifetime of values."),
-    ast.AsyncFor: ("`async for`", "Use plain Python code."),
-    ast.AsyncWith: ("`async with`", "Use plain Python code."),
-    ast.Global: ("`global`", "Pass the value in as an argument and return the new value."),
-    ast.Nonlocal: ("`nonlocal`", "Pass the value in as an argument and return the new value."),
-    ast.Lambda: ("a `lambda`", "Define a named function with `def` at module level and call it."),
-    ast.Await: ("`await`", "Use plain Python code."),
-    ast.Yield: ("`yield` (a generator)", "Return a value instead."),
-    ast.YieldFrom: ("`yield from` (a generator)", "Return a value instead."),
-    ast.Del: ("`del`", "Remove the `del`."),
-    ast.Module: ("a module", "Pass a function."),
-    ast.Interactive: ("interactive input", "Pass a function."),
-    ast.Expression: ("an expression", "Pass a function."),
-    ast.FunctionType: ("a function type comment", "Pass a function."),
-    ast.TypeIgnore: ("a type comment", "Remove the comment."),
-    ast.Match: ("a `match` statement", "Use `if`/`elif` instead."),
-}
-for _name in ("match_case", "MatchValue", "MatchSingleton", "MatchSequence", "MatchMapping",
-              "MatchClass", "MatchStar", "MatchAs", "MatchOr", "TypeAlias", "TypeVar",
-              "ParamSpec", "TypeVarTuple", "TryStar"):
-    _node = getattr(ast, _name, None)
-    if _node is not None:
-        REFUSED[_node] = (f"`{_name}` syntax", "Use plain statements instead.")
-
-# Abstract bases, and nodes older Pythons kept for compatibility, which never appear in
-# a parsed function.
-IGNORED = {
-    getattr(ast, n)
-    for n in ("AST", "mod", "stmt", "expr", "expr_context", "boolop", "operator", "unaryop",
-              "cmpop", "excepthandler", "type_ignore", "pattern", "type_param", "slice",
-              "AugLoad", "AugStore", "Param", "Suite", "Index", "ExtSlice")
-    if n in ast.__dict__
-}
-
 
 @dataclass(eq=False)
 class Parsed:
@@ -461,10 +395,11 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers, 
     """The checks, rewrites and name resolution of `parse` on the function's tree."""
     tree.decorator_list = []
     if containers:  # (a function put in place of its call binds *args where it is called)
-        _check_signature(tree, loc)
+        syntax.check_signature(tree, loc)
     cells = defaults.by_value(tree, func, cells, globals_, builtins_, lookup, MISSING)
     specs = getattr(func, STRUCTURES, None) if func is not None else None
     nodes = Nodes(tree)  # (for the passes below; again after one rewrote it)
+    syntax.check_keys(nodes, loc)
     scopes.mangle_private(nodes, info.qualname)  # (self.__scale: self._Model__scale)
     if nodes.has(ast.Match) and matching.as_ifs(tree, loc):  # (the ifs it stands for)
         nodes = Nodes(tree)
@@ -511,7 +446,7 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers, 
         if pairs.split_lists(tree, nodes):  # (a list of tuples a function put in place reads)
             nodes = Nodes(tree)
     if containers:  # (a function put in place is checked as part of its caller)
-        _check_nodes(tree, loc, nodes)
+        syntax.check_nodes(tree, loc, nodes)
     stored, loaded = _name_uses(nodes)
     local_set = _local_names(tree, nodes, stored)
     imported = _imported(nodes, local_set, globals_)
@@ -583,89 +518,6 @@ def _indent(text: str) -> int:
         if line.strip():
             return len(line) - len(line.lstrip())
     return 0
-
-
-def _check_signature(tree: ast.FunctionDef, loc: Located):
-    a = tree.args
-    for star in (a.vararg, a.kwarg):
-        if star is not None:
-            kind = "*" if star is a.vararg else "**"
-            raise loc.error(UnsupportedSyntaxError, star,
-                f"s2sad cannot differentiate a function with `{kind}{star.arg}` parameters",
-                "List the parameters one by one (x, y, z) or pass a tuple.")
-
-
-def _check_nodes(tree: ast.FunctionDef, loc: Located, nodes: list):
-    """`nodes`: `tree`'s `tree_index.Nodes` (one by one only where a kind is odd)."""
-    odd = len(nodes.of(ast.FunctionDef)) > 1 or not SUPPORTED.issuperset(nodes.by_type)
-    for node in nodes if odd else ():
-        kind = type(node)
-        if node is not tree and kind is ast.FunctionDef:
-            raise loc.error(
-                UnsupportedSyntaxError, node,
-                "s2sad cannot differentiate a function defined inside the function",
-                f"Define `{node.name}` at module level and call it; s2sad differentiates "
-                "calls to module-level functions.")
-        if kind in SUPPORTED:
-            continue
-        if kind in REFUSED:
-            what, hint = REFUSED[kind]
-            raise loc.error(UnsupportedSyntaxError, _located_node(node, tree),
-                            f"s2sad cannot differentiate {what}", hint)
-        raise loc.error(UnsupportedSyntaxError, _located_node(node, tree),
-                        f"s2sad does not know the construct `{kind.__name__}`",
-                        "Rewrite that expression with plain arithmetic and calls.")
-    for node in nodes.of(ast.Assign, ast.AugAssign, ast.AnnAssign):
-        if isinstance(node, ast.AnnAssign) and node.value is None:
-            raise loc.error(UnsupportedSyntaxError, node,
-                            "s2sad cannot differentiate a bare annotation",
-                            "Give the variable a value: `x: float = 0.0`.")
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        for t in targets:
-            # (elements of an unpacking and of a chained assignment are written
-            # in order, after the value is computed: `y[j], y[k] = y[k], y[j]`)
-            if type(t) is not ast.Name:  # (a name: the commonest, always fine)
-                _check_target(t, loc, isinstance(node, ast.Assign), True)
-
-
-def _check_target(t, loc, allow_tuple, allow_item=False):
-    if isinstance(t, ast.Name):
-        return
-    if allow_tuple and isinstance(t, ast.Tuple):
-        for e in t.elts:
-            if isinstance(e, ast.Starred):  # `a, *rest = xs` (`expand` slices xs)
-                e = e.value
-            _check_target(e, loc, True, allow_item)
-        return
-    if isinstance(t, ast.Subscript):
-        if not allow_item:
-            raise loc.error(UnsupportedSyntaxError, t,
-                            "s2sad cannot differentiate a write into an element as part of "
-                            "an unpacking or chained assignment yet",
-                            "Write each element on a line of its own: `x[i] = a`.")
-        if not isinstance(t.value, ast.Name):
-            raise loc.error(UnsupportedSyntaxError, t,
-                            "s2sad can write into a list or array named by a variable "
-                            "(`x[i] = v`, `A[i, j] = v`), not into this expression",
-                            "Index once with a tuple, `A[i, j] = v`. For an array in a "
-                            "list, change a copy and put it back: `row = xs[i].copy()`, "
-                            "`row[j] = v`, `xs[i] = row`.")
-        return
-    what = {ast.Attribute: "assignment to an attribute (obj.a = ...)"}.get(
-        type(t), "this assignment target")
-    raise loc.error(UnsupportedSyntaxError, t, f"s2sad cannot differentiate {what}",
-                    "Assign to a plain variable name instead.")
-
-
-def _located_node(node, tree):
-    """The nearest node with a line number (operators and contexts have none)."""
-    if hasattr(node, "lineno"):
-        return node
-    for parent in ast.walk(tree):
-        for child in ast.iter_child_nodes(parent):
-            if child is node and hasattr(parent, "lineno"):
-                return parent
-    return tree
 
 
 def _name_uses(nodes) -> tuple:

@@ -7,14 +7,18 @@ own (unless declared ``nonlocal`` or ``global``). `own_names(fn, body)` says whi
 `structure_calls` renames a function's locals apart this way when it puts the
 function in place of a call, so a function defined inside keeps its own names.
 `mangle_private` gives a method's private attributes (``self.__scale``) the names
-Python gives them inside the class.
+Python gives them inside the class. `check_rebinding` refuses a name that an
+``import``, a ``with ... as`` or an ``except ... as`` binds and the function also binds
+another way.
 
-Imports nothing from s2sad.
+Imports nothing from s2sad but its errors.
 """
 
 from __future__ import annotations
 
 import ast
+
+from ..errors import UnsupportedSyntaxError
 
 
 def rename_scoped(node, names: dict):
@@ -85,3 +89,49 @@ def mangle_private(nodes, qualname: str):
     for node in nodes.of(ast.Attribute):
         if node.attr.startswith("__") and not node.attr.endswith("__"):
             node.attr = f"_{owner}{node.attr}"
+
+
+def check_rebinding(tree: ast.FunctionDef, loc) -> None:
+    """Refuse (`loc` builds the error) a name of `tree` that an ``import``, a ``with
+    ... as`` or an ``except ... as`` binds and that the function also binds another
+    way: a parameter, an assignment, a loop, another such statement (an import of
+    the same thing again is the same binding). The later stages follow the values
+    assignments give a name; such a statement binds it where they do not look, and
+    the name would keep its other value."""
+    a = tree.args
+    bound = {p.arg: [(None, "other")] for p in a.posonlyargs + a.args + a.kwonlyargs
+             + [p for p in (a.vararg, a.kwarg) if p is not None]}
+    held = set()  # the names `with ... as` binds (Store names, told apart)
+    todo = list(tree.body)
+    while todo:
+        n = todo.pop()
+        t = type(n)
+        if t is ast.Import or t is ast.ImportFrom:
+            for alias in n.names:
+                name = alias.asname or alias.name.split(".")[0]
+                key = ("import", getattr(n, "module", None), getattr(n, "level", 0),
+                       alias.name, alias.asname is None)
+                bound.setdefault(name, []).append((n, key))
+        elif t is ast.With:
+            for item in n.items:
+                for v in ast.walk(item.optional_vars) if item.optional_vars else ():
+                    if type(v) is ast.Name:
+                        held.add(id(v))
+                        bound.setdefault(v.id, []).append((n, ("with", id(n))))
+        elif t is ast.ExceptHandler and n.name:
+            bound.setdefault(n.name, []).append((n, ("except", id(n))))
+        elif t is ast.Name and type(n.ctx) is not ast.Load and id(n) not in held:
+            bound.setdefault(n.id, []).append((None, "other"))
+        elif t is ast.FunctionDef or t is ast.Lambda:
+            if t is ast.FunctionDef:
+                bound.setdefault(n.name, []).append((None, "other"))
+            continue  # (its own names are its own)
+        todo.extend(ast.iter_child_nodes(n))
+    for name, binds in bound.items():
+        statements = [node for node, key in binds if node is not None]
+        if statements and len({key for _, key in binds}) > 1:
+            raise loc.error(
+                UnsupportedSyntaxError, min(statements, key=lambda s: s.lineno),
+                f"`{name}` is given a value here by an `import`, `with ... as` or "
+                "`except ... as`, and another elsewhere in the function, which s2sad "
+                "does not follow yet", f"Use another name for one of them than `{name}`.")
