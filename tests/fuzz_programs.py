@@ -281,6 +281,11 @@ def grl(a, n):
     return [a * a] + grl(0.5 * a, n - 1)
 
 
+def grow_to(lst, n, v):
+    if len(lst) < n:
+        lst.append(v)
+
+
 def gapply(fn, a, steps=2):
     for _ in range(steps):
         a = a + 0.25 * fn(a)
@@ -1014,7 +1019,14 @@ RESIZING = ["for v in xs:\n    if len(xs) < 4:\n        xs.append(v * x)",
             "for i, v in enumerate(xs):\n    if len(xs) > 1:\n        acc = acc + xs.pop() * v",
             "for v in ys:\n    acc = acc + v\n    if v > 0.5:\n        del ys[0]",
             "i = 0\nwhile i < len(xs):\n    if len(xs) < 4:\n        xs.append(xs[i] * y)\n"
-            "    i += 1"]
+            "    i += 1",
+            "same = xs\nfor v in xs:\n    if len(same) < 4:\n        same.append(v * x)",
+            "for v in xs:\n    if len(xs) < 4:\n        xs += [v * y]",
+            "for v in xs:\n    grow_to(xs, 4, v * x)"]
+# a generator drawn from until `any`/`all` knows (its walrus sees the last item drawn)
+SHORT_CIRCUITS = ["if any((z := v * x) > 0.3 for v in xs):\n    acc = acc + z",
+                  "if all((z := v + y) < 0.8 for v in xs):\n    acc = acc - z\nacc = acc + z",
+                  "acc = acc + any(v > 0.5 for v in ys) * x"]
 
 
 @st.composite
@@ -1053,6 +1065,8 @@ def iterator_program(draw):
             lines.append(f"    acc = acc + {item.format(g=g)}")
             if use == "twice":
                 lines.append(f"    acc = acc + 2.0 * {item.format(g=g)}")
+    if draw(st.booleans()):
+        lines += ["    " + line for line in draw(st.sampled_from(SHORT_CIRCUITS)).split("\n")]
     if draw(st.booleans()):  # (a loop over a list that grows or shrinks as it runs)
         lines += ["    " + line for line in draw(st.sampled_from(RESIZING)).split("\n")]
     lines.append("    return acc * x + sum(xs) * y")

@@ -3,6 +3,8 @@
 generator kept in a name reads the names as they are where it is used, and one read
 twice, in a loop, or handed on is refused at the user's line."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -220,7 +222,7 @@ def grows_by_index(w):
                                       (shrinks_as_it_runs, "total += x * xs.pop()")])
 def test_a_loop_over_a_list_it_resizes_is_refused(f, where):
     for mode in ("reverse", "forward"):
-        with pytest.raises(UnsupportedSyntaxError, match="changes its length") as caught:
+        with pytest.raises(UnsupportedSyntaxError, match="changes the length of the list") as caught:
             s2sad.grad(f, mode=mode)(0.7)
         assert caught.value.source_line.strip() == where
         assert "while i < len(xs):" in str(caught.value)
@@ -250,3 +252,74 @@ def test_filter_keeps_the_items_its_function_is_true_of():
             else (filtered(0.7, xs), s2sad.grad(filtered, mode=mode)(0.7, xs))
         assert value == filtered(0.7, xs)
         assert grad == pytest.approx(numeric_grad(lambda w: filtered(w, xs), 0.7), rel=1e-6)
+
+
+def grows_through_another_name(w):
+    xs = [w, 2.0 * w]
+    ys = xs
+    t = 0.0
+    for v in xs:
+        t += v
+        if len(ys) < 4:
+            ys.append(v * v)
+    return t
+
+
+def grow(lst, v):
+    if len(lst) < 4:
+        lst.append(v * v)
+
+
+def grows_in_a_helper(w):
+    xs = [w, 2.0 * w]
+    t = 0.0
+    for v in xs:
+        t += v
+        grow(xs, v)
+    return t
+
+
+def grows_by_plus(w):
+    xs = [w, 2.0 * w]
+    t = 0.0
+    for v in xs:
+        t += v
+        if len(xs) < 4:
+            xs += [v * v]
+    return t
+
+
+@pytest.mark.parametrize("f, where", [
+    (grows_through_another_name, "ys.append(v * v)"), (grows_in_a_helper, "grow(xs, v)"),
+    (grows_by_plus, "xs += [v * v]")], ids=lambda v: getattr(v, "__name__", ""))
+def test_a_loop_over_a_list_resized_by_another_way_is_refused(f, where):
+    for mode in ("reverse", "forward"):
+        with pytest.raises(UnsupportedSyntaxError, match="the loop over `xs` changes") as caught:
+            s2sad.grad(f, mode=mode)(0.7)
+        assert caught.value.source_line.strip() == where
+
+
+def any_stops_at_the_first(xs):
+    total = 0.0
+    if any((w := v) > 1.5 for v in xs):  # Python stops at 2.0: w is 2.0
+        total = w * 10.0
+    return total + sum(xs)
+
+
+def all_stops_at_the_first(xs, x):
+    w = 0.0
+    found = all((w := v) < 1.5 for v in xs if v > 0.0)
+    if all(math.log(v) > 0.5 for v in xs):  # stops at log(1.0): never log(-1.0)
+        x = x * 5.0
+    return w * 10.0 + found + x
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_any_and_all_draw_from_a_generator_until_they_know(mode):
+    xs = [1.0, 2.0, 3.0]
+    assert s2sad.value_and_grad(any_stops_at_the_first)(xs) == (26.0, [1.0, 11.0, 1.0]) \
+        if mode == "reverse" else s2sad.grad(any_stops_at_the_first, mode=mode)(xs) == \
+        [1.0, 11.0, 1.0]
+    xs = [1.0, 2.0, -1.0]
+    got = s2sad.grad(all_stops_at_the_first, wrt=(0, 1), mode=mode)(xs, 0.5)
+    assert got == ([0.0, 10.0, 0.0], 1.0)

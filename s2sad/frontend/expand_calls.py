@@ -259,12 +259,29 @@ class CallLowering:
         if not node.keywords and args[0] is comp:
             if len(args) == 1 and self.ex.builtin(func, list):
                 return self.comprehension(comp)
+            if len(args) == 1 and isinstance(comp, ast.GeneratorExp) and \
+                    len(comp.generators) == 1 and (self.ex.builtin(func, any) or
+                                                   self.ex.builtin(func, all)):
+                return self.first_that(comp, self.ex.builtin(func, any))
         if self.ex.builtin(func, math.prod) and args[0] is comp and len(args) == 1:
             start = ast.Constant(1)
             for k in node.keywords:
                 start = self(k.value)
             return self.accumulate(comp, "product", start, mul)
         return self.children(node)
+
+    def first_that(self, comp, found: bool):
+        """``any`` (`found`) or ``all`` of the generator `comp` (one ``for``): a loop
+        that stops at the first term that is true (false), as the builtin stops
+        drawing from the generator there."""
+        acc = self.result("found" if found else "every")
+        comp = self.rename(comp)
+        test = comp.elt if found else ast.UnaryOp(op=ast.Not(), operand=comp.elt)
+        stop = located(ast.If(test=test, body=[assign(acc, ast.Constant(found), self.s),
+                                               located(ast.Break(), self.s)], orelse=[]),
+                       self.s)
+        self.emit([assign(acc, ast.Constant(not found), self.s)] + self.loops(comp, [stop]))
+        return name(acc)
 
     def call_sum(self, node):
         given = node.args[1] if len(node.args) == 2 else node.keywords[0].value  # (start=)

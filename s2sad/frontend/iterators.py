@@ -67,6 +67,7 @@ CONSUMERS = (sum, min, max, sorted, list, tuple, set, frozenset, dict, any, all,
 _SEQUENCE_CALLS = ("range", "len")  # (taken where the iterator is made or later: the same)
 # the methods of a list that change its length
 _RESIZE = frozenset({"append", "extend", "insert", "pop", "remove", "clear"})
+_SYMBOL = {ast.Add: "+", ast.Mult: "*"}
 _USE = "Make it a list to read it again (`[...]` or `list(...)`), or write it where it is used."
 
 
@@ -76,10 +77,13 @@ def single_pass(tree: ast.FunctionDef, meaning, nodes, loc, calls_followed=True)
     that returns an iterator is one (`returns_iterator`). Returns the tree's nodes
     (`nodes` itself where nothing was rewritten)."""
     calls = of(nodes, ast.Call)
-    if of(nodes, ast.For) and (of(nodes, ast.Delete) or any(
-            type(c.func) is ast.Attribute and c.func.attr in _RESIZE for c in calls)):
+    if of(nodes, ast.For) and (of(nodes, ast.Delete, ast.AugAssign) or any(
+            type(c.func) is ast.Attribute and c.func.attr in _RESIZE
+            or type(c.func) is ast.Name for c in calls)):
+        aliases = _aliases(of(nodes, ast.Assign))
+        defs = {n.name: n for n in of(nodes, ast.FunctionDef) if n is not tree}
         for loop in of(nodes, ast.For):
-            _check_sized(loop, loc)
+            _check_sized(loop, loc, aliases, lambda n: defs.get(n) or meaning(n))
     if not of(nodes, ast.GeneratorExp) and not any(
             type(c.func) is ast.Name and c.func.id in _LAZY for c in calls) and not (
             calls_followed and any(
@@ -339,38 +343,91 @@ class _Iterators:
             k += 1
 
 
-def _check_sized(loop: ast.For, loc) -> None:
+def _aliases(assigns) -> dict:
+    """Each name to the names that may hold the same object as it, through
+    assignments of one name to another (``ys = xs``) anywhere in the function."""
+    pairs = [(s.targets[0].id, s.value.id) for s in assigns if len(s.targets) == 1
+             and type(s.targets[0]) is ast.Name and type(s.value) is ast.Name]
+    out = {}
+    for a, b in pairs:
+        group = out.get(a, {a}) | out.get(b, {b})
+        for n in group:
+            out[n] = group
+    return out
+
+
+def _check_sized(loop: ast.For, loc, aliases, meaning) -> None:
     """Refuse a ``for`` loop over a list (by its name, or through ``enumerate``,
-    ``zip``, ``reversed``) that its body makes longer or shorter: Python's loop runs
-    over the items as they are at each step, the items added too, where the
-    derivative's loop runs as many times as the list had items when it started."""
+    ``zip``, ``reversed``) that its body makes longer or shorter, by that name or
+    another given the same list (`aliases`): Python's loop runs over the items as
+    they are at each step, the items added too, where the derivative's loop runs as
+    many times as the list had items when it started."""
     it = loop.iter
     names = {it.id} if type(it) is ast.Name else {
         a.id for a in it.args if type(a) is ast.Name} if type(it) is ast.Call and \
         type(it.func) is ast.Name and it.func.id in ("enumerate", "zip", "reversed") else set()
     if not names:
         return
+    shown = " and ".join(f"`{n}`" for n in sorted(names))
+    names = set().union(*(aliases.get(n, {n}) for n in names))
     for node in (n for s in loop.body for n in ast.walk(s)):
         t = type(node)
         if t is ast.Call and type(node.func) is ast.Attribute and node.func.attr in _RESIZE \
                 and type(node.func.value) is ast.Name and node.func.value.id in names:
-            name, how = node.func.value.id, f"`.{node.func.attr}(...)`"
+            how = f"`{node.func.value.id}.{node.func.attr}(...)`"
+        elif t is ast.AugAssign and type(node.target) is ast.Name \
+                and node.target.id in names and type(node.op) in (ast.Add, ast.Mult) \
+                and type(node.value) in (ast.List, ast.ListComp, ast.Tuple):
+            how = f"`{node.target.id} {_SYMBOL[type(node.op)]}= ...`"
         elif t is ast.Delete and any(type(x) is ast.Subscript and _root(x) in names
                                      for x in node.targets):
-            name, how = next(_root(x) for x in node.targets if type(x) is ast.Subscript
-                             and _root(x) in names), "`del`"
+            how = "`del`"
         elif t is ast.Subscript and type(node.ctx) is ast.Store and \
                 type(node.slice) is ast.Slice and _root(node) in names:
-            name, how = _root(node), "a write into a slice"
+            how = "a write into a slice"
+        elif t is ast.Call and type(node.func) is ast.Name and any(
+                type(a) is ast.Name and a.id in names and _resizes(meaning(node.func.id), i)
+                for i, a in enumerate(node.args)):
+            how = f"`{node.func.id}(...)`, which appends to it or pops from it"
         else:
             continue
         raise loc.error(UnsupportedSyntaxError, node,
-                        f"the loop over `{name}` changes its length ({how}): Python's "
-                        "loop then also runs over the items added (or stops early), which "
-                        "s2sad does not follow yet",
-                        f"Loop with an index, `i = 0`, `while i < len({name}):` ... `i += 1`,"
-                        f" or over a copy, `for v in list({name}):`, if the loop should "
-                        "see only the items it started with.")
+                        f"the loop over {shown} changes the length of the list it runs "
+                        f"over ({how}): Python's loop then also runs over the items added "
+                        "(or stops early), which s2sad does not follow yet",
+                        "Loop with an index, `i = 0`, `while i < len(xs):` ... `i += 1`, or "
+                        "over a copy, `for v in list(xs):`, if the loop should see only the "
+                        "items it started with.")
+
+
+def _resizes(func, position) -> bool:
+    """Does the function `func` of the user's (or a ``def`` inside the function)
+    change the length of the list it is given at `position` (``xs.append(...)``,
+    ``xs.pop()``... on that parameter, read from its source)?"""
+    if type(func) is ast.FunctionDef:
+        params = func.args.posonlyargs + func.args.args
+        return position < len(params) and _resizes_name(func, params[position].arg)
+    code = getattr(func, "__code__", None)
+    if type(func) is not types.FunctionType or library_code(func) \
+            or position >= code.co_argcount:
+        return False
+    key = (code, position)
+    if key not in _RESIZES:
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+        except (OSError, TypeError, SyntaxError):
+            tree = None
+        _RESIZES[key] = tree is not None and _resizes_name(tree, code.co_varnames[position])
+    return _RESIZES[key]
+
+
+def _resizes_name(tree, name) -> bool:
+    return any(type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in _RESIZE
+               and type(n.func.value) is ast.Name and n.func.value.id == name
+               for n in ast.walk(tree))
+
+
+_RESIZES: dict = {}  # (code object, position) -> `_resizes`
 
 
 def returns_iterator(func) -> frozenset:
