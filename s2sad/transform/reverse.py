@@ -191,8 +191,12 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         forward = [ir.Assign((t,), ast.List(elts=[], ctx=ast.Load()), 0) for t in self.tapes] \
             + forward
         grads = {}
+        # (a parameter no path of the reverse sweep gives an adjoint: the one path
+        # left where the kinds decide a test, `isinstance(node, tuple)`, reads it not)
+        given = ir.all_defined(reverse) | {seed} if any(
+            p in self.act.active and not self.is_container(p) for p in self.act.wrt) else ()
         for p in self.act.wrt:
-            if p in self.act.active:
+            if p in self.act.active and (self.is_container(p) or adj(p) in given):
                 grads[p] = ir.name(self.acc(p) if self.is_container(p) else adj(p))
             elif self.is_list(p):
                 grads[p] = self.zero_list(p)
