@@ -782,3 +782,31 @@ def test_the_tape_engine_takes_the_array_methods_the_compiler_takes():
     x = np.array([0.5, -0.2, 0.1, 0.9])
     assert np.allclose(s2sad.grad(_array_methods, mode="tape")(x), s2sad.grad(_array_methods)(x),
                        rtol=1e-12)
+
+
+def _writes_into_its_list(xs, x):
+    xs[0] = x * x
+    return sum(xs) * x
+
+
+def _adds_into_its_array(w):
+    w += 1.0
+    return np.sum(w * w)
+
+
+@pytest.mark.parametrize("mode", ["tape", "forward"])
+def test_the_engines_leave_arguments_as_the_function_leaves_them(mode):
+    # (a traced value written into an argument is its number afterwards, and a list or
+    # array the engine traced in the argument's place, changed in place, is changed in
+    # the caller's as Python's run changes it)
+    a = [1.0, 2.0]
+    value, grad = s2sad.value_and_grad(_writes_into_its_list, wrt=1, mode="tape")(a, 1.5) \
+        if mode == "tape" else (None, dual_grad(_writes_into_its_list, (a, 1.5), 1)[1])
+    assert a == [2.25, 2.0] and all(type(v) is float for v in a)
+    assert grad == pytest.approx(2 * 1.5 * 1.5 + 2.25 + 2.0)
+    a = [1.0, 2.0]
+    s2sad.grad(_writes_into_its_list, wrt=(0, 1), mode="tape")(a, 1.5)
+    assert a == [2.25, 2.0]
+    w = np.array([1.0, 2.0])
+    assert np.allclose(s2sad.grad(_adds_into_its_array, mode="tape")(w), [4.0, 6.0])
+    np.testing.assert_array_equal(w, [2.0, 3.0])

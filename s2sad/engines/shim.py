@@ -30,7 +30,10 @@ Contract
   they are). If the traced call raises something other than an `S2SADError`, the
   plain call is tried: when it raises too, that is the function's own error and it
   propagates; when it succeeds, the engine could not follow the function and an
-  `EngineError` says what failed and where.
+  `EngineError` says what failed and where. After the call the caller's arguments are
+  as the function's own run leaves them: a traced value written into one replaced by
+  its primal, and a list or array traced in its place and changed in place by the
+  function changed so in the caller's too.
 """
 
 from __future__ import annotations
@@ -340,8 +343,12 @@ def run(f, traced_args, plain_args, kwargs, engine: str):
     """Call `f` on traced arguments in shimmed form (see the module docstring)."""
     kwargs = kwargs or {}
     shimmed = Shim().value(f)  # a math function becomes its traced version too
+    before = [list(t) if type(t) is list and t is not p else None
+              for t, p in zip(traced_args, plain_args)]
     try:
-        return shimmed(*traced_args, **kwargs)
+        out = shimmed(*traced_args, **kwargs)
+        _put_back(traced_args, plain_args, before)
+        return out
     except S2SADError:
         raise
     except Exception as exc:
@@ -349,3 +356,33 @@ def run(f, traced_args, plain_args, kwargs, engine: str):
     f(*plain_args, **kwargs)  # the function's own error, if it has one, propagates
     raise EngineError(f"the {engine} engine cannot follow {_name(f)}: {failure}")
 
+
+def _put_back(traced_args, plain_args, before) -> None:
+    """Leave the caller's arguments as the function's own run leaves them: a traced
+    value a write put in an argument replaced by its primal (the number Python's run
+    writes there), and a list or array the engine traced in its place, changed in
+    place by the function, changed so in the caller's too. (`before`: each traced
+    list's items before the call, None for an argument passed as it is.)"""
+    for t, p, items in zip(traced_args, plain_args, before):
+        if t is p:
+            _primals_in(p, set())
+        elif type(p) is list and type(t) is list:
+            if len(t) != len(items) or any(a is not b for a, b in zip(t, items)):
+                p[:] = [deep_primal(v) for v in t]
+        elif isinstance(p, np.ndarray) and isinstance(t, Traced):
+            value = t.value
+            if isinstance(value, np.ndarray) and value.shape == p.shape and \
+                    not np.array_equal(value, p, equal_nan=True):
+                p[...] = value
+
+
+def _primals_in(x, seen) -> None:
+    """Replace, in place, the traced values inside the lists and dicts of `x`."""
+    if id(x) in seen or type(x) not in (list, dict):
+        return
+    seen.add(id(x))
+    for k, v in (enumerate(x) if type(x) is list else list(x.items())):
+        if isinstance(v, Traced):
+            x[k] = deep_primal(v)
+        else:
+            _primals_in(v, seen)
