@@ -373,7 +373,10 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                         self.texts.update(s.targets)
                 if marks.get(STARRED, False):
                     self.note_starred(s)
-                seq = s.value.value if marks.get(ITERATED, False) else None
+                # (the item a loop reads, ``seq[i]``; ``iterated(seq, i)`` where an
+                # earlier build of this function read it so: `common.iterate_unknown`)
+                seq = (s.value.value if type(s.value) is ast.Subscript else s.value.args[0]) \
+                    if marks.get(ITERATED, False) else None
                 if seq is not None and (opaque(self.atom_kind(seq)) or seq.id in self.displays):
                     raise self.error(
                         NotDifferentiableError, s, op,
