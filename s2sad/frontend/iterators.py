@@ -265,9 +265,10 @@ class _Iterators:
                               f"once, and it is {problem}: s2sad follows one that a line "
                               f"after it reads once, where it is used up (`sum({name})`, "
                               f"`for v in {name}:`)")
-        changed = _changed_names(block[k + 1:at], block[at])
         hoisted = []
-        self.take_parts(value, changed, name, hoisted, s)
+        if at > k + 1:  # (read in the next line: nothing between changes what it took)
+            self.take_parts(value, _changed_names(block[k + 1:at], block[at]), name,
+                            hoisted, s)
         block[k:k + 1] = hoisted
         load = loads[0]
         _replace(self.parent[id(load)], load, value)
@@ -318,6 +319,15 @@ class _Iterators:
                                       "line before its use may change the sequence")
                 if inner.id not in changed.rebound:
                     continue  # (the same object: Python's iterator reads it as it is then)
+            elif type(inner) is ast.Lambda:
+                # (its body reads the names when it is called, as written in place;
+                # only its defaults are taken where it is made)
+                a = inner.args
+                if not any({n.id for d in a.defaults + [d for d in a.kw_defaults if d]
+                            for n in ast.walk(d) if type(n) is ast.Name} & changed.all):
+                    continue
+                raise self.refuse(s, f"`{name}` holds an iterator made with a `lambda` whose "
+                                  "defaults read a name a line before its use changes")
             elif _constant(inner) or not (
                     {n.id for n in ast.walk(inner) if type(n) is ast.Name} & changed.all) \
                     and _plain(inner, self):
