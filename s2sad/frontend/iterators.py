@@ -416,58 +416,53 @@ def _resizes(func, position) -> bool:
     ``xs.pop()``... on that parameter, read from its source)?"""
     if type(func) is ast.FunctionDef:
         params = func.args.posonlyargs + func.args.args
-        return position < len(params) and _resizes_name(func, params[position].arg)
-    code = getattr(func, "__code__", None)
-    if type(func) is not types.FunctionType or library_code(func) \
-            or position >= code.co_argcount:
-        return False
-    key = (code, position)
-    if key not in _RESIZES:
-        try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
-        except (OSError, TypeError, SyntaxError):
-            tree = None
-        _RESIZES[key] = tree is not None and _resizes_name(tree, code.co_varnames[position])
-    return _RESIZES[key]
-
-
-def _resizes_name(tree, name) -> bool:
-    return any(type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in _RESIZE
-               and type(n.func.value) is ast.Name and n.func.value.id == name
-               for n in ast.walk(tree))
-
-
-_RESIZES: dict = {}  # (code object, position) -> `_resizes`
+        name = params[position].arg if position < len(params) else None
+        tree = func
+    else:
+        tree = _source_tree(func)
+        code = getattr(func, "__code__", None)
+        name = code.co_varnames[position] if tree is not None and \
+            position < code.co_argcount else None
+    return name is not None and any(
+        type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in _RESIZE
+        and type(n.func.value) is ast.Name and n.func.value.id == name
+        for n in ast.walk(tree))
 
 
 def returns_iterator(func) -> frozenset:
     """What the ``return`` statements of the function `func` of the user's return of
     iterators, read from its source: a set of "generator" (a generator expression)
     and "builtin" (``zip(...)``, ``map(...)``... that its module leaves the builtins),
-    empty where none does. Kept per code object."""
+    empty where none does."""
+    tree = _source_tree(func)
+    names = getattr(func, "__globals__", {})
+    return frozenset(
+        "generator" if type(r.value) is ast.GeneratorExp else "builtin"
+        for r in (ast.walk(tree) if tree is not None else ())
+        if type(r) is ast.Return and (type(r.value) is ast.GeneratorExp or (
+            type(r.value) is ast.Call and type(r.value.func) is ast.Name
+            and r.value.func.id in _LAZY and r.value.func.id not in names)))
+
+
+def _source_tree(func):
+    """The tree of the source of `func`, a Python function of the user's (not of a
+    library, nor a derivative s2sad made), or None. Kept per code object."""
     code = getattr(func, "__code__", None)
-    if code is None or hasattr(func, "__s2sad__") or library_code(func):
-        return frozenset()
-    got = _RETURNS.get(code)
-    if got is None:
+    if type(func) is not types.FunctionType or hasattr(func, "__s2sad__") \
+            or library_code(func):
+        return None
+    if code not in _TREES:
         try:
             tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
         except (OSError, TypeError, SyntaxError):
             tree = None
-        names = getattr(func, "__globals__", {})
-        got = frozenset(
-            "generator" if type(r.value) is ast.GeneratorExp else "builtin"
-            for r in (ast.walk(tree) if tree is not None else ())
-            if type(r) is ast.Return and (type(r.value) is ast.GeneratorExp or (
-                type(r.value) is ast.Call and type(r.value.func) is ast.Name
-                and r.value.func.id in _LAZY and r.value.func.id not in names)))
-        if len(_RETURNS) >= 256:
-            _RETURNS.clear()
-        _RETURNS[code] = got
-    return got
+        if len(_TREES) >= 256:
+            _TREES.clear()
+        _TREES[code] = tree
+    return _TREES[code]
 
 
-_RETURNS: dict = {}  # code object -> `returns_iterator` of its function
+_TREES: dict = {}  # code object -> `_source_tree` of its function
 
 
 class _Changes:
