@@ -7,7 +7,8 @@ tuples, namedtuples and a dataclass whose leaves are floats, float arrays of sha
 spelled one of the ways users write them: constant keys, attributes and positions
 chained, a name bound to a part (``q = params["b"]``), unpacking (``a, *rest = p``
 too), a ``for`` over a container (its items, ``enumerate``, ``.items()``,
-``.values()``, ``range(len(...))``), a dict built and read back, a dict or list of
+``.values()``, ``range(len(...))``), a loop over a count reading items by keys made of
+its variable (``p[n - 1 - i]``, ``p[f"{'ab'[i]}"]``, in the loop or in a helper), a dict built and read back, a dict or list of
 constants added into in a loop over data (``d["s"] += ...``), a tuple grown in one
 (``t += (...,)``), a helper function handed a part, a local function (a lambda with a
 default argument, a list of lambdas made by a comprehension), a loop over data that
@@ -86,6 +87,19 @@ LOOPS = {"values": ("for {n} in {e}.values():", "{n}", ""),
          "enumerate": ("for i_{n}, {n} in enumerate({e}):", "{n}", " * (i_{n} + 1)"),
          "range": ("for i_{n} in range(len({e})):", "{e}[i_{n}]", "")}
 
+# a loop over a count and the key it reads each item by, each item once (dicts:
+# their keys are "a", "b", "c" in order: {keys})
+KEYED_LOOPS = {
+    False: [("for {i} in range(len({e})):", "{e}[{i}]"),
+            ("for {i} in range({n}):", "{e}[{n} - 1 - {i}]"),
+            ("for {i} in range(len({e}) - 1, -1, -1):", "{e}[({i} + 1) % len({e})]"),
+            ("for {i} in reversed(range(len({e}))):", "{e}[{i} * 2 // 2]")],
+    True: [("for {i} in range(len({e})):", "{e}[{keys!r}[{i}]]"),
+           ("for {i} in range({n}):", "{e}[f\"{{'{keys}'[{i}]}}\"]"),
+           ("for {i} in range(len({e}) // 1):", "{e}[\"\" + \"{keys}\"[{i}]]"),
+           ("for {i} in range({n}):", "{e}[{tkeys}[{i}]]")],
+}
+
 TERMS = ["np.sum(np.sin({}))", "np.sum({0} * {0}) * 0.5", "np.sum(np.tanh({}) * 1.5)",
          "np.sum(np.exp({}) * 0.25)"]
 
@@ -108,8 +122,23 @@ def structured_program(draw):
                 lines.append(f"    total = total + {term(expr)}")
             return
         style = draw(st.sampled_from(["chain", "alias", "loop", "helper", "dict", "unpack",
-                                      "local", "pop", "grow"]))
+                                      "local", "pop", "grow", "keyed"]))
         all_numeric = all(numeric(c) for _, c in got)
+        if style == "keyed" and all_numeric and type(v) in (dict, list, tuple):
+            # (a loop over a count, the items read by keys made of its variable)
+            i = f"i{next(counter)}"
+            header, key = draw(st.sampled_from(KEYED_LOOPS[type(v) is dict]))
+            keys = "".join(v) if type(v) is dict else ""
+            key = key.format(i=i, e=expr, n=len(v), keys=keys, tkeys=repr(tuple(keys)))
+            if draw(st.booleans()):  # (or in a helper the loop passes its variable to)
+                name = f"k{next(counter)}"
+                helpers.append(f"def {name}(n, {i}):\n    return {term(key.replace(expr, 'n'))}\n")
+                item = f"{name}({expr}, {i})"
+            else:
+                item = term(key)
+            lines.extend([f"    {header.format(i=i, e=expr, n=len(v))}",
+                          f"        total = total + {item}"])
+            return
         if style == "alias":
             name = f"q{next(counter)}"
             lines.append(f"    {name} = {expr}")
@@ -245,3 +274,52 @@ def structured_program(draw):
     text = PRELUDE + "\n".join(helpers) + "\n\ndef f(params, x):\n    total = 0.0\n    scale = 1.5\n" + \
         "\n".join(lines) + "\n    return total\n"
     return text, params
+
+
+# how a layer's key is written, its number `{j}` (an expression of the loop's variable)
+KEY_SPELLINGS = ['f"{w}{{{j}}}"', '"{w}" + str({j})', 'f"{w}{{{j}:d}}"', "f\"{{'{w}'}}{{{j}!s}}\"",
+                 '("{w}", {j})']
+# the loop over the layers: its header, and the layer number its variable gives
+LAYER_LOOPS = [("for i in range({n}):", "i"),
+               ("for i in range(len(params) // 2):", "i"),
+               ("for i in range(count):", "i"),
+               ("for i in reversed(range(count)):", "count - 1 - i"),
+               ("for i in range(count - 1, -1, -1):", "count - 1 - i"),
+               ("for i in range(1, count + 1):", "i - 1")]
+
+
+@st.composite
+def keyed_program(draw):
+    """``(text, params)``: ``f(params, x)`` of a stack of layers whose weights sit in a
+    dict under keys made of the layer's number (``params[f"W{i}"]``), read in a loop
+    over the layers (forwards or backwards, its count a constant, ``len(params) //
+    2`` or a name holding it) in the loop's body or in a helper it passes the number
+    to."""
+    n = draw(st.integers(1, 3))
+    spelling = draw(st.sampled_from(KEY_SPELLINGS))
+    header, number = draw(st.sampled_from(LAYER_LOOPS))
+    backwards = "count - 1 - i" in number
+    rng = np.random.default_rng(draw(st.integers(0, 1000)))
+    params = {}
+    for k in range(n):
+        for w, shape in (("W", (2, 2)), ("b", (2,))):
+            key = (w, k) if spelling.startswith("(") else f"{w}{k}"
+            params[key] = rng.normal(0.0, 0.7, shape)
+
+    def key(w):
+        return spelling.format(w=w, j="j")
+
+    layer = [f"j = {number}", f"h = np.tanh(h @ params[{key('W')}] + params[{key('b')}])"]
+    helper = draw(st.booleans())
+    lines = ["def f(params, x):", "    count = len(params) // 2", "    h = np.asarray(x) * 0.5"]
+    lines.append("    " + header.format(n=n))
+    if helper:
+        lines.append("        h = layer(params, h, i)")
+    else:
+        lines.extend("        " + s for s in layer)
+    lines.append(f"    return np.sum(h * h) * {2.0 if backwards else 1.0}")
+    text = "import numpy as np\n\n"
+    if helper:
+        text += "def layer(params, h, i):\n    count = len(params) // 2\n" + "".join(
+            f"    {s}\n" for s in layer) + "    return h\n\n"
+    return text + "\n".join(lines) + "\n", params

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 
 import s2sad
 from fuzz_programs import load
-from fuzz_structures import structured_program
+from fuzz_structures import keyed_program, structured_program
 from helpers import assert_tree_close
 from helpers import tree_numeric_grad as numeric_grad
 from s2sad.ir import trees
@@ -61,3 +61,15 @@ def _reordered(tree):
     if type(tree) in (list, tuple):
         return type(tree)(_reordered(v) for v in tree)
     return tree
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(keyed_program())
+def test_layers_read_by_keys_made_of_the_loop_variable(program):
+    text, params = program
+    f = load(text)
+    x = np.array([[0.3, -0.7], [0.2, 0.9], [-0.4, 0.1]])
+    g = s2sad.grad(f)(params, x)
+    assert list(g) == list(params)
+    assert_tree_close(g, numeric_grad(f, (params, x), 0), rtol=1e-5, atol=1e-7)

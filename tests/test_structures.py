@@ -1227,3 +1227,131 @@ def test_a_dict_gradient_has_its_arguments_key_order_on_every_call():
     stepped = s2sad.tree_map(lambda p, q: p - 0.1 * q, reordered, got)
     assert list(stepped) == ["b", "W"] and stepped["W"].shape == (2, 2)
     assert list(g({"W": W, "b": b}, x)) == ["W", "b"]
+
+
+# ------------------------------------------- keys made of a loop's variable
+
+
+def keyed_mlp(params, X, y):
+    n = len(params) // 2
+    h = X
+    for i in range(n):
+        h = h @ params[f"W{i}"] + params["b" + str(i)]
+        if i < n - 1:
+            h = np.tanh(h)
+    return np.sum((h[:, 0] - y) ** 2)
+
+
+def _keyed_layer(params, h, i):
+    return np.tanh(h @ params[f"W{i}"] + params[f"b{i}"])
+
+
+def keyed_by_helper(params, X, y):
+    h = X
+    for i in reversed(range(2)):
+        h = _keyed_layer(params, h, i)
+    return np.sum((h[:, 0] - y) ** 2)
+
+
+def keyed_by_tuples(params, X, y):
+    h = X
+    for i in range(2):
+        j = 1 - i
+        h = np.sin(h @ params[("W", j)])
+    return np.sum(h[:, 0] * y)
+
+
+def _layers(shapes, tuple_keys=False):
+    out = {}
+    for i, (a, b) in enumerate(shapes):
+        out[("W", i) if tuple_keys else f"W{i}"] = rng.normal(0.0, 0.5, (a, b))
+        if not tuple_keys:
+            out[f"b{i}"] = rng.normal(0.0, 0.5, b)
+    return out
+
+
+@pytest.mark.parametrize("f, params", [
+    (keyed_mlp, _layers([(3, 4), (4, 1)])),
+    (keyed_mlp, _layers([(3, 4), (4, 4), (4, 1)])),
+    (keyed_by_helper, _layers([(3, 3), (3, 3)])),
+    (keyed_by_tuples, _layers([(3, 3), (3, 3)], tuple_keys=True)),
+], ids=["two layers", "three layers", "helper", "tuple keys"])
+def test_keys_made_of_a_loop_variable(f, params):
+    """``params[f"W{i}"]`` in a loop over a count known from the containers (a
+    constant, ``len(params) // 2``, a name holding it): the loop is unrolled and each
+    key worked out where the derivative is built, as Python would at run time."""
+    g = s2sad.grad(f)(params, X, Y)
+    assert list(g) == list(params)
+    assert_tree_close(g, numeric_grad(f, (params, X, Y), 0), rtol=1e-6, atol=1e-8)
+    _, pullback = s2sad.vjp(f, params, X, Y)
+    assert_tree_close(pullback(1.0)[0], g, rtol=1e-12, atol=1e-14)
+
+
+def test_keys_known_only_at_run_time_are_refused_not_guessed():
+    """A key made of a name whose value the function knows only when it runs is
+    refused with the loop that works in the hint: a loop's count from an argument,
+    a name a loop may or may not assign (it may run no iteration), a name assigned
+    in a ``try`` and again after."""
+    params = _layers([(3, 3), (3, 3)])
+
+    def count_given(params, X, n):
+        h = X
+        for i in range(n):
+            h = h @ params[f"W{i}"]
+        return np.sum(h)
+
+    def set_in_a_loop(params, X, m):
+        k = 0
+        for _ in range(m):
+            k = 1
+        return np.sum(X @ params[f"W{k}"])
+
+    def set_in_a_try(params, X, m):
+        k = 0
+        try:
+            k = 1
+        except ValueError:
+            pass
+        return np.sum(X @ params[f"W{k}"])
+
+    for f in (count_given, set_in_a_loop, set_in_a_try):
+        with pytest.raises(S2SADError, match="known only when the function runs") as info:
+            s2sad.grad(f)(params, X, 0)
+        assert 'p[f"W{i}"]' in str(info.value)
+
+
+def _step(p, s, t):
+    return s + 0.01 * np.tanh(p["a"] * s) * t
+
+
+def test_a_loop_passing_its_variable_to_a_step_stays_a_loop():
+    """A simulation loop handing its step number to a function along with the
+    parameters stays a loop where that function reads no item by it."""
+    def simulate(p, s):
+        for t in range(40):
+            s = _step(p, s, t)
+        return np.sum(s)
+
+    p, s = {"a": 0.5}, np.linspace(0.1, 1.0, 3)
+    text = s2sad.source(simulate, example=(p, s))
+    assert "for t in range(40)" in text
+    g = s2sad.grad(simulate)(p, s)
+    assert_tree_close(g, numeric_grad(simulate, (p, s), 0), rtol=1e-6, atol=1e-8)
+
+
+def one_leaf(params, X, y):
+    return np.sum(np.tanh(X @ params["w"]) * y)
+
+
+@pytest.mark.parametrize("f, params", [
+    (one_leaf, {"w": rng.normal(size=3)}),
+    (keyed_mlp, _layers([(3, 4), (4, 1)])),
+], ids=["one leaf", "keyed"])
+def test_source_of_these_runs_too(f, params):
+    """The shown source, run, gives the gradient: of a dict with one leaf too, whose
+    gradient it once showed as a tuple (``{"w": (params_w_bar,)}``)."""
+    text = s2sad.source(f, example=(params, X, Y))
+    ns = {}
+    exec(text, ns)
+    got = ns[f"{f.__name__}_grad"](params, X, Y)
+    assert_tree_close(got, s2sad.grad(f)(params, X, Y), rtol=1e-12, atol=1e-14)

@@ -557,8 +557,9 @@ def structured_text(text: str, flat: Flat, wrt: tuple, name: str) -> str:
                       f"    {', '.join(flat.leaves[n])} = "
                       f"{', '.join(leaf_expressions(n, spec))}")
     value = ast.parse(lines[ret].strip()[len("return "):], mode="eval").body
+    # (one gradient per leaf: a tuple of them, of one where the tree has one leaf)
     parts = [ast.unparse(e) for e in value.elts] if isinstance(value, ast.Tuple) and \
-        len(wrt) > 1 else [ast.unparse(value)]
+        len(value.elts) == len(wrt) else [ast.unparse(value)]
     by_leaf = dict(zip(wrt, parts))
     tail, out = [], []
     for n in flat.names:

@@ -31,7 +31,7 @@ from ..ir import trees
 from . import pairs
 from .defaults import default_functions, is_function, with_defaults
 from .scopes import rename_scoped
-from .structure_values import Node, assign, located
+from .structure_values import Node, assign, assigned_once, located
 from .tree_index import Nodes, has, of
 
 _HINT = ("Pass the arrays themselves (layer(p[\"W\"], p[\"b\"], x)), or keep the function "
@@ -277,6 +277,7 @@ def _put_in_place(rw, key, tree, assigned, call, at, name, keep_lines) -> str:
     local = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs} | set(assigned) | {
         p.arg for p in (a.vararg, a.kwarg) if p is not None}
     renamed = {n: f"{n}%{suffix}" for n in local}
+    rw.once |= {renamed[n] for n in assigned_once(tree) if n in renamed}
     result = f"%{suffix}"
     for s in tree.body:
         rename_scoped(s, renamed)

@@ -1,11 +1,13 @@
 """structure_loops: the loops `structures` rewrites.
 
 A ``for`` over a container (or `enumerate`, `zip`, `reversed`, ``.items()`` of
-containers, or ``range(len(p))`` or a display indexing one) is unrolled, its variable bound to
+containers, or a ``range`` of bounds known here or a display whose body reads a
+container by a key made of the loop's variable, ``p[f"W{i}"]``, itself or in a
+function it passes the variable to) is unrolled, its variable bound to
 each item in turn (`LoopRewrites.static_items`). Any other loop stays a loop: the
 containers its body assigns to names get fresh variables each iteration starts from
 and ends in (`carry_into`, `carry_on`, also at a ``break`` and a ``continue``), and
-the constants its body changes are forgotten before it; a name holding no container
+the constants its body changes are forgotten before it and after it; a name holding no container
 before the loop that the body makes one (``carry, h = step(carry, x)``, `step` put in
 place) is built in its variable where each iteration ends (`carry_on`, `built`), as
 the next iteration and the code after the loop read it, where the body reads it
@@ -15,14 +17,16 @@ such a loop of appends (`looped_comprehension`).
 
 `LoopRewrites` is a mixin of `structures._Rewriter`: its methods read and change the
 rewriter's state (`env`, `consts`, `carried`, `pending`). Imports
-`structure_values` only.
+`structure_values` and `errors` only.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import copy
 
+from ..errors import S2SADError
 from .structure_values import DICT_METHODS, Const, Node, assign, called, located, node_of
 
 
@@ -68,36 +72,6 @@ class LoopRewrites:
         if items is None:
             return None
         return gen, items, {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
-
-    def static_dict_comprehension(self, e, pre, hint):
-        """``{k: f(v) for k, v in d.items()}`` over a container, with keys and ``if``
-        clauses decided here: the dict it builds (a `Node`), its values computed in
-        `pre`, its variables renamed apart; None for any other."""
-        one = self.one_generator(e)
-        if one is None:
-            return None
-        gen, items, names = one
-        keys, values = [], []
-        for item in items:
-            self.fresh += 1
-            renamed = {n: f"{n}%c{self.fresh}" for n in names}
-            target, key, value, conds = (_renamed(copy.deepcopy(x), renamed) for x in (
-                gen.target, e.key, e.value, ast.Tuple(elts=list(gen.ifs), ctx=ast.Load())))
-            pre.extend(self.bind(target, item, e))
-            decided = [self.static(c) for c in conds.elts]
-            if any(d is None for d in decided):
-                raise self.refuse(e, "s2sad builds a dict comprehension over a container "
-                                     "when its `if` is known where the derivative is built")
-            if not all(d.value for d in decided):
-                continue
-            known = self.static(key)
-            if known is None:
-                raise self.refuse(key, "s2sad builds dicts whose keys it knows when it "
-                                       "builds the derivative (constants, or a loop's keys)",
-                                  hint="Use constant keys.")
-            keys.append(known.value)
-            values.append(value)
-        return self.made(dict, "dict", keys, values, pre, hint)
 
     def comprehension(self, e):
         """A list comprehension or generator expression as `static_comprehension`
@@ -185,6 +159,8 @@ class LoopRewrites:
         defined = self.enter_loop(s)
         body = self.block(s.body)
         self.leave_loop(s, defined)
+        for name in assigned:  # (the loop may run no iteration: not known after it)
+            self.consts.pop(name, None)
         if not body or not isinstance(body[-1], (ast.Break, ast.Continue, ast.Return)):
             body.extend(self.carry_on(s))
         s.body = body or [ast.Pass()]
@@ -326,6 +302,38 @@ class LoopRewrites:
                 return None
             return [Const(i) for i in range(*(b.value for b in bounds))]
         return None
+
+
+def static_dict_comprehension(self, e, pre, hint):
+    """``{k: f(v) for k, v in d.items()}`` over a container, with keys and ``if``
+    clauses decided here: the dict it builds (a `Node`), its values computed in
+    `pre`, its variables renamed apart; None for any other (`self`, the
+    rewriter)."""
+    one = self.one_generator(e)
+    if one is None:
+        return None
+    gen, items, names = one
+    keys, values = [], []
+    for item in items:
+        self.fresh += 1
+        renamed = {n: f"{n}%c{self.fresh}" for n in names}
+        target, key, value, conds = (_renamed(copy.deepcopy(x), renamed) for x in (
+            gen.target, e.key, e.value, ast.Tuple(elts=list(gen.ifs), ctx=ast.Load())))
+        pre.extend(self.bind(target, item, e))
+        decided = [self.static(c) for c in conds.elts]
+        if any(d is None for d in decided):
+            raise self.refuse(e, "s2sad builds a dict comprehension over a container "
+                                 "when its `if` is known where the derivative is built")
+        if not all(d.value for d in decided):
+            continue
+        known = self.static(key)
+        if known is None:
+            raise self.refuse(key, "s2sad builds dicts whose keys it knows when it "
+                                   "builds the derivative (constants, or a loop's keys)",
+                              hint="Use constant keys.")
+        keys.append(known.value)
+        values.append(value)
+    return self.made(dict, "dict", keys, values, pre, hint)
 
 
 def _guarded(late, body, at) -> ast.If:
@@ -548,14 +556,87 @@ def _target_and_body(s) -> tuple:
 
 
 def _indexes_container(r, s) -> bool:
-    """Does the body of the loop or comprehension `s` index a container by its
-    variable (one of them: ``for k, v in ...``)?"""
+    """Does the body of the loop or comprehension `s` index a container by a key made
+    of its variable (one of them: ``for k, v in ...``): ``p[i]``, ``p[f"W{i}"]``,
+    ``p[i + 1]``, or pass the variable to a function with a container
+    (``layer(p, h, i)``, which may do that)?"""
     target, body = _target_and_body(s)
-    names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    names = _made_of({n.id for n in ast.walk(target) if isinstance(n, ast.Name)}, body)
+
+    def of_variable(e) -> bool:
+        return any(isinstance(k, ast.Name) and k.id in names for k in ast.walk(e))
+
+    def container(e) -> bool:
+        return isinstance(r.value(e, [], probe=True), Node)
+
     for n in (n for part in body for n in ast.walk(part)):
-        if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name) and \
-                n.slice.id in names and isinstance(r.value(n.value, [], probe=True), Node):
+        if isinstance(n, ast.Subscript) and not isinstance(n.slice, ast.Slice) \
+                and of_variable(n.slice) and container(n.value):
             return True
+        if isinstance(n, ast.Call) and _keys_of_argument(r, n, names):
+            return True
+    return False
+
+
+_KEY_PARTS = (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.JoinedStr,
+              ast.FormattedValue, ast.Subscript, ast.Tuple, ast.Load, ast.operator,
+              ast.unaryop)
+
+
+def _made_of(names: set, body) -> set:
+    """`names` and the names `body` (a list of nodes) assigns a key made of them
+    (``j = n - 1 - i``, ``k = f"W{i}"``: what `structure_values.computed` works
+    out), and of those, and so on."""
+    assigns = [n for part in body for n in ast.walk(part)
+               if isinstance(n, ast.Assign) and len(n.targets) == 1
+               and isinstance(n.targets[0], ast.Name)
+               and all(isinstance(x, _KEY_PARTS) for x in ast.walk(n.value))]
+    names = set(names)
+    grown = True
+    while grown:
+        grown = False
+        for a in assigns:
+            if a.targets[0].id not in names and any(
+                    isinstance(x, ast.Name) and x.id in names for x in ast.walk(a.value)):
+                names.add(a.targets[0].id)
+                grown = True
+    return names
+
+
+def _keys_of_argument(r, call: ast.Call, names: set) -> bool:
+    """Is `call` one of a function put in place (a container passed to it) that is
+    given one of `names` and reads a container by a key made of it, or passes it on
+    to another call (``layer(p, h, i)`` reading ``p[f"W{i}"]``)?"""
+    if not any(isinstance(a, ast.Name) and a.id in names
+               for a in call.args + [k.value for k in call.keywords]):
+        return False
+    callee = r.passes_container(call)
+    if callee is None:
+        return False
+    args = list(call.args)
+    if not isinstance(callee, ast.FunctionDef):
+        if r.parse is None:
+            return False
+        if r.bound_method(call) is not None:
+            args = [r.bound_method(call)[1]] + args  # (`self` first)
+        try:
+            callee = r.parse(callee).tree
+        except S2SADError:
+            return False  # (refused where the call is put in place)
+    params = [a.arg for a in callee.args.posonlyargs + callee.args.args]
+    given = {p for p, a in zip(params, args) if isinstance(a, ast.Name) and a.id in names}
+    given |= {k.arg for k in call.keywords
+              if isinstance(k.value, ast.Name) and k.value.id in names}
+    given = _made_of(given, callee.body)
+    for n in ast.walk(callee):
+        if isinstance(n, ast.Subscript) and any(
+                isinstance(x, ast.Name) and x.id in given for x in ast.walk(n.slice)):
+            return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) \
+                and not hasattr(builtins, n.func.id) and any(
+                    isinstance(a, ast.Name) and a.id in given
+                    for a in n.args + [k.value for k in n.keywords]):
+            return True  # (passed on to a function of the user's)
     return False
 
 

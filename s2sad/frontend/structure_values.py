@@ -2,7 +2,9 @@
 
 A `Node` is a container whose structure is known (its type, keys, and children:
 other nodes, or the variables holding its leaves); a `Const` a value known when
-the derivative is built (an unrolled loop's index, a key). `leaf_names` names the
+the derivative is built (an unrolled loop's index, a key; `computed` works out
+those made of others, `assigned_once` the names a constant may be kept in).
+`leaf_names` names the
 parameters that replace a container parameter, `node_of` makes its node, and
 `copy_env` copies the containers names hold (for the branches of an `if`),
 `assign` and `called` make and read the statements the rewrite writes, `located` and
@@ -258,6 +260,96 @@ def starred(items, elts, fresh, pre, at):
 
 def unstarred(target):
     return target.value if isinstance(target, ast.Starred) else target
+
+
+_INT_OPS = {ast.Add: lambda x, y: x + y, ast.Sub: lambda x, y: x - y,
+            ast.Mult: lambda x, y: x * y, ast.FloorDiv: lambda x, y: x // y,
+            ast.Mod: lambda x, y: x % y}
+_CONVERSIONS = {-1: lambda v: v, ord("s"): str, ord("r"): repr, ord("a"): ascii}
+_FORMATTED = (str, int, float)  # (bool is an int: ``f"{True}"`` is "True" here too)
+
+
+def computed(e, static):
+    """The `Const` Python gives `e` where its parts' values are known now (`static`
+    of each): arithmetic of ints (``+ - * // %``), strings joined by ``+``, an
+    f-string, ``str(v)``, a tuple, an item of a string or tuple; None for anything else, or where Python would
+    raise (``i // 0``), which then happens where the function runs. These make the
+    keys a loop reads a container by (``p[f"W{i}"]``, ``p["b" + str(i)]``,
+    ``p[(name, i)]``)."""
+    try:
+        if isinstance(e, ast.BinOp):
+            a, b = static(e.left), static(e.right)
+            if a is None or b is None:
+                return None
+            a, b = a.value, b.value
+            if all(type(x) is int for x in (a, b)) and type(e.op) in _INT_OPS:
+                return Const(_INT_OPS[type(e.op)](a, b))
+            if type(a) is str and type(b) is str and isinstance(e.op, ast.Add):
+                return Const(a + b)
+            return None
+        if isinstance(e, ast.JoinedStr):
+            parts = []
+            for v in e.values:
+                if isinstance(v, ast.Constant) and type(v.value) is str:
+                    parts.append(v.value)
+                    continue
+                if not isinstance(v, ast.FormattedValue) or v.conversion not in _CONVERSIONS:
+                    return None
+                x = static(v.value)
+                spec = Const("") if v.format_spec is None else static(v.format_spec)
+                if x is None or spec is None or not isinstance(x.value, _FORMATTED):
+                    return None
+                parts.append(format(_CONVERSIONS[v.conversion](x.value), spec.value))
+            return Const("".join(parts))
+        if called(e, "str") and len(e.args) == 1 and not e.keywords:
+            x = static(e.args[0])
+            return Const(str(x.value)) if x is not None and isinstance(x.value, _FORMATTED) \
+                else None
+        if isinstance(e, ast.Tuple):
+            items = [static(x) for x in e.elts]
+            return None if None in items else Const(tuple(x.value for x in items))
+        if isinstance(e, ast.Subscript) and not isinstance(e.slice, ast.Slice):
+            base, key = static(e.value), static(e.slice)  # (``"abc"[i]``, ``keys[i]``)
+            if base is not None and key is not None and type(base.value) in (str, tuple) \
+                    and type(key.value) is int:
+                return Const(base.value[key.value])
+    except (ArithmeticError, ValueError, TypeError, IndexError):
+        return None
+    return None
+
+
+def key_like(v) -> bool:
+    """An int, a string, or a tuple of these (a count or a key, kept as a constant)."""
+    return type(v) in (int, str) or type(v) is tuple and all(map(key_like, v))
+
+
+def assigned_once(tree) -> frozenset:
+    """The names `tree` (a function) binds at one place only: one assignment, no
+    parameter, loop, ``del``, ``import``, ``except ... as``, ``global`` or
+    ``nonlocal`` of the name anywhere in it (nested functions included). Each time
+    that one line runs, a value computed of constants gives the name the same value,
+    so later lines may read it as that constant (`Const`)."""
+    count: dict = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            names = [n.id] if not isinstance(n.ctx, ast.Del) else [n.id, n.id]
+        elif isinstance(n, ast.arg):
+            names = [n.arg, n.arg]
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            names = list(n.names) * 2
+        elif isinstance(n, ast.alias):
+            names = [(n.asname or n.name).split(".")[0]] * 2
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            names = [n.name, n.name]
+        elif isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)):
+            names = [x.id for x in ast.walk(n.target) if isinstance(x, ast.Name)]
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [n.name, n.name]
+        else:
+            continue
+        for name in names:
+            count[name] = count.get(name, 0) + 1
+    return frozenset(n for n, k in count.items() if k == 1)
 
 
 def called(e, name) -> bool:

@@ -38,14 +38,18 @@ from . import pairs, structure_calls
 from .expand import single_displays
 from .local_functions import LocalFunctions
 from .structure_calls import CallRewrites
-from .structure_loops import LoopRewrites, consumed_generators, container_comprehension
-from .structure_values import (DICT_METHODS, Const, Node, Rewritten, assign, called, copy_env,
-                               fill_lines, joined, leaf_names, node_of, own_slots, starred,
-                               tree_call, unstarred)
+from .structure_loops import (LoopRewrites, consumed_generators, container_comprehension,
+                              static_dict_comprehension)
+from .structure_values import (DICT_METHODS, Const, Node, Rewritten, assign, assigned_once,
+                               called, computed, copy_env, fill_lines, joined, key_like,
+                               leaf_names, node_of, own_slots, starred, tree_call, unstarred)
 
 _CONTAINERS_HINT = ("Read a container's items by constant keys (p[\"W\"], p.W, p[0]) or "
                     "loop over it (for W, b in params:); pass the arrays themselves to "
                     "other functions.")
+_KEYS_HINT = ("Read items by constant keys (p[\"W\"], p[0]), by keys made of the variable of "
+              "a loop whose count s2sad knows from the containers (for i in range(len(p) // "
+              "2): ... p[f\"W{i}\"]), or loop over the container (for W, b in params:).")
 
 
 def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None,
@@ -83,7 +87,7 @@ def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None,
         setattr(args, group, new)
     args.kw_defaults = [kw_defaults.get(a.arg) for a in args.kwonlyargs]
     r = _Rewriter(loc, env, lookup)
-    r.displays = single_displays(tree)
+    r.displays, r.once = single_displays(tree), set(assigned_once(tree))
     r.tuple_lists, r.consumed = pairs.tuple_lists(tree), consumed_generators(tree)
     r.parse, r.classes, r.leaves_out, r.put_in_place = parse, classes or {}, leaves_out, {}
     r.caller_locals = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(
@@ -130,6 +134,7 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
         self.ambiguous_functions: dict = {}
         self.caller_locals: set = set()
         self.displays: dict = {}  # names given one display, and its length
+        self.once = set()  # names assigned at one line (`assigned_once`)
 
     def refuse(self, node, message, hint=_CONTAINERS_HINT):
         return self.loc.error(NotDifferentiableError, node, message, hint)
@@ -155,7 +160,8 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
 
     def static(self, e):
         """The value of `e` where it is known now (a constant, a loop's index, the
-        length of a container, a key test), else None (as `Const`)."""
+        length of a container, a key test, and what `computed` makes of these: a
+        key ``f"W{i}"``), else None (as `Const`)."""
         if isinstance(e, ast.Constant):
             return Const(e.value)
         if isinstance(e, ast.Name) and e.id in self.consts:
@@ -185,16 +191,7 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
                     return Const(bool(_COMPARE[type(e.ops[0])](a.value, b.value)))
                 except TypeError:
                     return None
-        if isinstance(e, ast.BinOp):
-            a, b = self.static(e.left), self.static(e.right)
-            if a is not None and b is not None and all(
-                    isinstance(x.value, int) and not isinstance(x.value, bool) for x in (a, b)):
-                ops = {ast.Add: lambda x, y: x + y, ast.Sub: lambda x, y: x - y,
-                       ast.Mult: lambda x, y: x * y}
-                fn = ops.get(type(e.op))
-                if fn is not None:
-                    return Const(fn(a.value, b.value))
-        return None
+        return computed(e, self.static)
 
     def value(self, e, pre: list, hint="", probe=False):
         """What `e` is when it is a container or a leaf of one: a `Node`, a slot name
@@ -216,7 +213,8 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
                     return None
                 raise self.refuse(e, "s2sad reads the items of a container of parameters "
                                      "by keys it knows when it builds the derivative; this "
-                                     "index is known only when the function runs")
+                                     "index is known only when the function runs",
+                                  hint=_KEYS_HINT)
             i = base.index(key.value)
             if i is None:
                 if probe:
@@ -246,7 +244,7 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
         if probe:
             return None
         if isinstance(e, ast.DictComp):
-            return self.static_dict_comprehension(e, pre, hint)
+            return static_dict_comprehension(self, e, pre, hint)
         if isinstance(e, ast.ListComp):
             return container_comprehension(self, e, pre, hint)
         if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
@@ -564,8 +562,13 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
         hint = s.targets[0].id if len(s.targets) == 1 and isinstance(
             s.targets[0], ast.Name) else ""
         got = self.value(s.value, pre, hint=hint)
-        if got is None and getattr(s, "static_argument", False):
-            got = self.static(s.value)  # (an argument known here, of a call put in place)
+        if got is None and (getattr(s, "static_argument", False) or hint in self.once):
+            # (an argument known here, of a call put in place; a count or a key
+            # ``n = len(p) // 2`` the function assigns at this line only)
+            got = self.static(s.value)
+            if got is not None and not getattr(s, "static_argument", False) \
+                    and not key_like(got.value):
+                got = None
         out = list(pre)
         if isinstance(got, (Node, Const)) or isinstance(got, str):
             for t in s.targets:
