@@ -432,3 +432,29 @@ def test_outputs_of_lists_of_arrays_in_a_tuple_and_in_a_list():
     (got,) = pullback([[np.ones(2), np.ones(2)], [np.ones(2)]])
     assert np.allclose(got, 1.0 + np.cos(x) + 2 * x)
     assert np.allclose(out[1][0], x * x)
+
+
+def _nested(x, y):
+    return x * y, (math.sin(x), y)
+
+
+def _nested_arrays(w):
+    return w * 2, (np.sum(w ** 2), w[0] * w)
+
+
+@pytest.mark.parametrize("mode", ["auto", "forward", "reverse"])
+def test_a_tuple_in_a_tuple_output_nests(mode):
+    """A tuple inside the output tuple nests its blocks as a container output does
+    (the output's structure outside, the inputs' inside), in every mode. Forward
+    mode crashed building one array of it, and reverse mode refused its own seed."""
+    x, y = 0.4, 1.1
+    J = s2sad.jacobian(_nested, mode=mode)(x, y)
+    assert J == (pytest.approx(y), (pytest.approx(math.cos(x)), 0.0))
+    J = s2sad.jacobian(_nested, wrt=(0, 1), mode=mode)(x, y)
+    assert J[0] == (pytest.approx(y), pytest.approx(x))
+    assert J[1] == ((pytest.approx(math.cos(x)), 0.0), (0.0, 1.0))
+    w = np.array([0.5, -1.0, 2.0])
+    a, (b, c) = s2sad.jacobian(_nested_arrays, mode=mode)(w)
+    np.testing.assert_allclose(a, 2 * np.eye(3))
+    np.testing.assert_allclose(b, 2 * w)
+    np.testing.assert_allclose(c, w[0] * np.eye(3) + np.outer(w, [1.0, 0.0, 0.0]))

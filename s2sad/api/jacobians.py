@@ -155,6 +155,9 @@ def _output_parts(y, f):
     if type(y) is not tuple and trees.spec_of(y) is not None and not isinstance(y, list):
         raise _ContainerOutput()  # (a dict, a namedtuple...: `_structured` nests it)
     if isinstance(y, tuple):
+        if any(isinstance(p, tuple) or type(p) is not list and trees.spec_of(p) is not None
+               for p in y):
+            raise _ContainerOutput()  # (a tuple in the tuple: nested as a container is)
         return list(y), True
     if isinstance(y, (float, int, np.ndarray, np.floating, list)) and not isinstance(y, bool) \
             or shapes.namespace(y) is not None:
