@@ -303,6 +303,57 @@ def test_a_global_number_is_frozen_and_guarded():
 
 
 @needs_numba
+def test_a_modules_attributes_are_frozen_and_guarded(tmp_path, monkeypatch):
+    """Attributes of a module of the user's (a settings file) are frozen like its
+    globals: rebinding one builds and compiles the derivative again, a new
+    ``grad(f, jit=True)`` included; one that can change in place (an array) runs as
+    Python. They were read as they were at the first compilation, for ever."""
+    (tmp_path / "native_cfg.py").write_text(
+        "import types\nscale = 2.0\nW = (1.0, 2.0)\narr = [1.0, 2.0]\n"
+        "sub = types.ModuleType('native_cfg.sub')\nsub.rate = 0.5\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import native_cfg as cfg
+
+    def f(x):
+        s = 0.0
+        for i in range(2):
+            s += cfg.scale * cfg.W[i] * x * x * cfg.sub.rate
+        return s
+
+    jitted = s2sad.grad(f, jit=True)
+    assert jitted(1.0) == 6.0 and native(jitted)
+    cfg.scale = 3.0
+    assert jitted(1.0) == 9.0 and s2sad.grad(f, jit=True)(1.0) == 9.0
+    cfg.sub.rate = 1.0
+    assert jitted(1.0) == 18.0
+    cfg.W = (1.0, 0.0)
+    assert jitted(1.0) == 6.0 and native(jitted)
+
+    def reads_list(x):
+        return cfg.arr[0] * x * x
+
+    with pytest.warns(NativeWarning, match="`cfg.arr` \\(list\\).*change in place"):
+        assert s2sad.grad(reads_list, jit=True)(1.0) == 2.0
+    cfg.arr[0] = 10.0
+    assert s2sad.grad(reads_list, jit=True)(1.0) == 20.0
+
+
+@needs_numba
+def test_ints_past_2_to_the_53_run_as_python():
+    """Numba compares an int with a float, and divides ints, as floats: past 2**53
+    that is not Python's exact answer, so such a call runs the Python derivative."""
+    def f(x, n):
+        if n > 2.0 ** 53:
+            return x * x * (n / 3 % 2)
+        return x
+
+    jitted = s2sad.grad(f, jit=True)
+    assert jitted(1.5, 3) == 1.0 and native(jitted)
+    for n in (2 ** 53 + 1, -2 ** 60, 2 ** 62 + 1):
+        assert jitted(1.5, n) == s2sad.grad(f)(1.5, n)
+
+
+@needs_numba
 def test_a_name_two_modules_bind_differently(tmp_path, monkeypatch):
     """The unit's functions share one namespace in numba: a global each of two
     modules binds to its own value is refused, not read from the first."""
@@ -439,6 +490,24 @@ def _rounded(x):
 
 def _int_power(x, n):
     return x * 2 ** n + x ** n
+
+
+def _summed(x):
+    s = sum([1e16, x, -1e16])
+    return s * s
+
+
+@needs_numba
+def test_sum_of_floats_as_the_running_python_adds_them():
+    """From Python 3.12 on, ``sum`` compensates for rounding (2.0 below), numba's
+    does not (0.0): such a derivative runs as Python there; before 3.12 both add
+    one after another and it compiles."""
+    if sys.version_info >= (3, 12):
+        with pytest.warns(NativeWarning, match="sum"):
+            assert s2sad.grad(_summed, jit=True)(1.0) == s2sad.grad(_summed)(1.0) == 2.0
+    else:
+        jitted = s2sad.grad(_summed, jit=True)
+        assert jitted(1.0) == s2sad.grad(_summed)(1.0) and native(jitted)
 
 
 @needs_numba

@@ -7,8 +7,9 @@ function compiled by ``numba.njit`` (nopython mode) for the types of `args` and
 `kwargs`, and the user names it froze (below) for the dispatcher to re-check on
 every call; or, where numba cannot compile the derivative, `fn` itself (the Python
 derivative) after one `NativeWarning` saying why, and no guards. It never returns
-code that could compute another number than `fn`: what numba cannot type, or what
-it would read differently, is refused before anything runs.
+code that could compute another number than `fn`, but for the order in which sums
+over arrays add their terms (below): what numba cannot type, or what it would read
+differently, is refused before anything runs.
 
 What the compiled code is: each function of the unit from its emitted text (the
 same text `s2sad.source` prints) as `native_text.rewritten` spells it (descending
@@ -17,8 +18,10 @@ of its own: ``math``, NumPy,
 the unit's other functions (compiled the same way), and a snapshot of the user's
 globals and closure cells it reads. Numba freezes such values into the machine
 code, so only immutable ones are taken (numbers, strings, booleans, None, tuples of
-them, modules), each returned as a guard: when the user rebinds one, the
-dispatcher builds the derivative again. A global array or list (which the function
+them, modules, and such attributes of the user's modules: `_attribute_guards`),
+each returned as a guard: when the user rebinds one, the dispatcher builds the
+derivative again. A call with an int beyond 2**53 runs the Python derivative
+(`_converting`): numba compares it with floats as a float. A global array or list (which the function
 could change in place, unseen), a Python function numba has not compiled, a
 runtime helper of `s2sad.runtime` without a numba version here (`_natives`: the
 seed, `add_into`, and `unreduce` and `unbroadcast` in their common cases), a list
@@ -37,7 +40,9 @@ On numbers the compiled code gives Python's results to the last bit (the same
 libm; ``**`` as `_power`). Numba differs from Python where no derivative should
 depend on it, and the guide (docs/guide/native.md) says so: ``math.sqrt(-1.0)`` and
 ``math.log(0.0)`` give NaN and -inf where Python raises ``ValueError``, integers are
-64-bit, and NumPy's vectorised loops round otherwise than numba's.
+64-bit, and numba's sums over arrays add their terms in another order than NumPy's
+(one after another, not pairwise: the same accuracy, other rounding). Python's
+compensated ``sum`` (3.12 on) is refused (`_refuse_python_only`).
 
 Compiled dispatchers are cached per unit (`_cache`), so a second
 ``grad(f, jit=True)`` of the same function and argument kinds reuses the machine
@@ -51,6 +56,7 @@ import dis
 import math
 import random
 import re
+import sys
 import types
 import warnings
 import weakref
@@ -58,6 +64,7 @@ import weakref
 import numpy as np
 
 from .. import runtime
+from ..frontend.structure_calls import library_module
 from . import native_text
 from ..errors import S2SADError
 
@@ -101,7 +108,7 @@ def compiled(unit, fn, args, kwargs):
     try:
         try:
             kinds = {n: _kind(v) for n, v in kwargs.items()}
-            return _compiled(unit, args, kwargs, numba, arrays=(
+            return _compiled(unit, fn, args, kwargs, numba, arrays=(
                 tuple(_kind(v) for v in args), tuple(sorted(kinds.items()))))
         except Refused:
             raise  # (what lists of tapes would refuse alike: no second try)
@@ -109,7 +116,7 @@ def compiled(unit, fn, args, kwargs):
             got = _cache.get(unit)
             if got is None or not got[4]:  # (no tape was an array: lists fail the same)
                 raise
-            return _compiled(unit, args, kwargs, numba, arrays=None)
+            return _compiled(unit, fn, args, kwargs, numba, arrays=None)
     except Refused as exc:
         _warn(unit, str(exc))
         return fn, []
@@ -122,7 +129,7 @@ def compiled(unit, fn, args, kwargs):
         return fn, []
 
 
-def _compiled(unit, args, kwargs, numba, arrays):
+def _compiled(unit, fn, args, kwargs, numba, arrays):
     """`compiled`'s result where numba compiles the unit, with counted loops' tapes as
     arrays (`arrays`: the kinds of the arguments, by position and by name) or not
     (None); raises `Refused` or numba's error."""
@@ -141,7 +148,11 @@ def _compiled(unit, args, kwargs, numba, arrays):
         _wide(name, value)
         _homogeneous(value, dispatcher)
     _compile_for(dispatcher, args, kwargs, numba)
-    return (_converting(dispatcher, names, as_arrays) if as_arrays else dispatcher), guards
+    ints = [n for n, v in list(zip(names, args)) + list(kwargs.items())
+            if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))]
+    if as_arrays or ints:
+        return _converting(dispatcher, names, as_arrays, ints, fn), guards
+    return dispatcher, guards
 
 
 _WIDE = (np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.bool_))
@@ -175,15 +186,22 @@ def _numbers(value) -> bool:
         and type(value[0]) in (float, int)
 
 
-def _converting(dispatcher, names, as_arrays):
+def _converting(dispatcher, names, as_arrays, ints=(), fn=None):
     """`dispatcher` behind a function with its parameters that passes the lists
     `as_arrays` names as NumPy arrays: numba converts a list argument element by
     element on every call, and back (a reflected list, 100 times slower than an
-    array for 100 floats)."""
+    array for 100 floats). Where `ints` name integer parameters, a call with one
+    beyond 2**53 runs `fn`, the Python derivative: numba compares such an int with a
+    float, and divides it, as a float (``n > 2.0 ** 53`` is False for ``2 ** 53 +
+    1``), where Python is exact."""
     py = dispatcher.py_func
     call = ", ".join(f"_asarray({n})" if n in as_arrays else n for n in names)
-    text = f"def {py.__name__}({', '.join(names)}):\n    return _native({call})\n"
-    ns = {"_native": dispatcher, "_asarray": np.asarray}
+    text = f"def {py.__name__}({', '.join(names)}):\n"
+    if ints:
+        wide = " or ".join(f"not -_EXACT <= {n} <= _EXACT" for n in ints)
+        text += f"    if {wide}:\n        return _python({', '.join(names)})\n"
+    text += f"    return _native({call})\n"
+    ns = {"_native": dispatcher, "_asarray": np.asarray, "_python": fn, "_EXACT": 2 ** 53}
     exec(compile(text, f"<s2sad native {py.__name__}>", "exec"), ns)
     wrapper = ns[py.__name__]
     wrapper.__defaults__ = py.__defaults__
@@ -253,6 +271,7 @@ def _dispatcher(unit, numba, arrays=None):
             users[name] = ns[name] = value
             if guard is not None and not any(g[1] is guard[1] and g[2] == name for g in guards):
                 guards.append(guard)
+    guards += _attribute_guards(sources.values(), users, guards)
     for text in sources.values():
         _refuse_python_only(text)
     made = {}
@@ -296,8 +315,65 @@ def _params(text, kinds) -> dict:
 
 def _holds(guard) -> bool:
     kind, container, name, obj = guard
-    current = container.get(name) if kind == "global" else container.cell_contents
+    root, _, chain = name.partition(".")
+    current = container.get(root) if kind == "global" else container.cell_contents
+    for attr in chain.split(".") if chain else ():
+        current = getattr(current, attr, _MISSING)
     return current is obj
+
+
+_MISSING = object()
+
+
+def _attribute_guards(texts, users: dict, guards: list) -> list:
+    """A guard for each attribute the derivative reads of a module of the user's
+    (``cfg.scale``, ``cfg.sub.rate``): numba freezes its value into the machine code,
+    so the dispatcher builds the derivative again once it is rebound. One that could
+    change in place (an array, a list) is refused, as a global would be. Modules of
+    libraries (``np.pi``, ``math.tau``) are taken as they are."""
+    modules = {n: v for n, v in users.items() if isinstance(v, types.ModuleType)
+               and not library_module(v)}
+    if not modules:
+        return []
+    chains = set()
+    for text in texts:
+        for node in ast.walk(ast.parse(text)):
+            chain = _chain(node)
+            if chain is not None and chain[0] in modules and len(chain) > 1:
+                chains.add(".".join(chain))
+    out = []
+    for text in sorted(chains):
+        root, *attrs = text.split(".")
+        kind, container = next((g[0], g[1]) for g in guards if g[2] == root)
+        value, read = users[root], root
+        for attr in attrs:
+            value, read = getattr(value, attr, _MISSING), f"{read}.{attr}"
+            if value is _MISSING:
+                raise Refused(f"it reads `{read}`, which is not defined")
+            if isinstance(value, types.FunctionType):
+                raise Refused(f"it calls `{read}`, a Python function numba has not "
+                              "compiled (decorate it with numba.njit)")
+            if not isinstance(value, types.ModuleType):
+                if not (_immutable(value) or callable(value)):
+                    raise Refused(f"it reads `{read}` ({type(value).__name__}), which numba "
+                                  "would freeze into the compiled code although it can "
+                                  "change in place")
+                break
+            if library_module(value):
+                break  # (a library reached through the user's module: ``cfg.np.pi``)
+        if not any(g[2] == read for g in out):
+            out.append((kind, container, read, value))
+    return out
+
+
+def _chain(node):
+    """``["cfg", "sub", "rate"]`` of the expression ``cfg.sub.rate``; None for any
+    other than a name's attributes."""
+    attrs = []
+    while isinstance(node, ast.Attribute):
+        attrs.append(node.attr)
+        node = node.value
+    return [node.id] + attrs[::-1] if isinstance(node, ast.Name) and attrs else None
 
 
 def _reads(code: types.CodeType) -> list:
@@ -530,12 +606,19 @@ _GLOBAL_GENERATORS = (np.random.mtrand._rand, random._inst)
 
 def _refuse_python_only(text):
     """Refuse a derivative whose text calls ``round(x, ndigits)``: numba rounds the
-    binary value (``round(2.675, 2)`` is 2.68 there), Python the decimal one (2.67)."""
+    binary value (``round(2.675, 2)`` is 2.68 there), Python the decimal one (2.67).
+    From Python 3.12 on, also one calling the builtin ``sum``: Python's adds floats
+    with a compensation for what each addition rounds off, numba's one after another
+    (``sum([1e16, x, -1e16])`` is x in Python, 0.0 compiled)."""
     for node in ast.walk(ast.parse(text)):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-                node.func.id == "round" and len(node.args) + len(node.keywords) > 1:
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            continue
+        if node.func.id == "round" and len(node.args) + len(node.keywords) > 1:
             raise Refused("it calls round(x, ndigits), which numba rounds otherwise than "
                           "Python (round(2.675, 2) is 2.68 there, 2.67 in Python)")
+        if node.func.id == "sum" and sys.version_info >= (3, 12):
+            raise Refused("it calls sum(), which from Python 3.12 on adds floats with a "
+                          "compensation for rounding, and numba without")
 
 
 def _refuse_global_draws(name, value, code):

@@ -23,6 +23,7 @@ import ast
 import copy
 import inspect
 import os
+import sys
 import sysconfig
 import types
 
@@ -93,6 +94,16 @@ def library_code(f) -> bool:
     (a runtime helper the emitted code calls)? Not the user's: a call of it is never
     put in place of the call."""
     return os.path.abspath(f.__code__.co_filename).startswith(_LIBRARY_DIRS)
+
+
+def library_module(m) -> bool:
+    """Is the module `m` the standard library's (`math`, built in or not), an
+    installed package's (NumPy's) or s2sad's, as `library_code` tells functions? A
+    module of the user's (a ``config.py``, one made at run time) is not."""
+    if m.__name__.partition(".")[0] in sys.stdlib_module_names:
+        return True
+    path = getattr(m, "__file__", None)
+    return path is not None and os.path.abspath(path).startswith(_LIBRARY_DIRS)
 
 
 def _module_named(rw, call):
