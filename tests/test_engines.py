@@ -810,3 +810,30 @@ def test_the_engines_leave_arguments_as_the_function_leaves_them(mode):
     w = np.array([1.0, 2.0])
     assert np.allclose(s2sad.grad(_adds_into_its_array, mode="tape")(w), [4.0, 6.0])
     np.testing.assert_array_equal(w, [2.0, 3.0])
+
+
+def _written_through_asarray(x):
+    arr = x * 1.0
+    a = np.asarray(arr)  # (the same array: a write into `a` is one into `arr`)
+    a[0] = a[0] * 3.0
+    return np.sum(arr * arr)
+
+
+def _read_through_asarray(x):
+    y = np.asarray(x, dtype=float)
+    return np.sum(np.sin(y) * np.asarray(x))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_np_asarray_of_a_traced_array_is_that_array(engine):
+    """``np.asarray`` of a traced array gave an object array of its items, a copy: a
+    write through it changed the copy alone, and the tape's value and gradient were
+    those of another function (6.5 and [3, 4, 1] where 24.5 and [27, 4, 1] are
+    right). Now it is the array itself, whose write the engines refuse; read only,
+    it is followed as the array (no longer item by item)."""
+    x = np.array([1.5, 2.0, 0.5])
+    with pytest.raises(EngineError, match="assigning into an element"):
+        engine(_written_through_asarray, (x,))
+    value, g = engine(_read_through_asarray, (x,))
+    assert value == pytest.approx(_read_through_asarray(x))
+    close(g, s2sad.grad(_read_through_asarray)(x))

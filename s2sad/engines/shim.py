@@ -5,7 +5,8 @@ Contract
 * `Shim().function(f)` returns a copy of the Python function `f` that runs with a
   copy of its globals (and fresh closure cells) in which the module `math`, every
   function imported from it (``from math import sin``), and the builtin ``float``
-  (when `f` reads the name) are replaced by versions that accept traced values, and
+  (when `f` reads the name) are replaced by versions that accept traced values
+  (`numpy` too, for ``np.asarray`` and ``np.array`` of a traced array: `_NumPy`), and
   every Python function it names (found in its globals or closure) is replaced by
   its own shimmed copy, recursively (recursion and mutual recursion included).
   Functions of the standard library, of installed packages and of s2sad itself are
@@ -211,6 +212,50 @@ class _Frozen:
         return lambda *points, **options: method(*points, *self._args, **options, **self._kwargs)
 
 
+def _asarray(a, dtype=None, order=None, **options):
+    """``np.asarray`` (and ``np.asanyarray``) in shimmed code: a traced array given
+    back as it is, as NumPy gives back an array of the dtype asked for (a write
+    through the result is a write into `a`, which the engines then refuse). NumPy
+    would make an object array of `a`'s items, a copy that a write changes alone."""
+    if isinstance(a, Traced) and isinstance(a.value, np.ndarray) and order is None \
+            and not options and _same_dtype(dtype, a.value):
+        return a
+    return np.asarray(a, dtype, order, **options)
+
+
+def _same_dtype(dtype, value) -> bool:
+    """Is `dtype` None or `value`'s (``float`` in shimmed code is `TracedFloat`)?"""
+    return dtype is None or np.dtype(getattr(dtype, "numpy_dtype", dtype)) == value.dtype
+
+
+def _array(a, dtype=None, *, copy=True, **options):
+    """``np.array`` in shimmed code: of a traced array with ``copy=False`` (no copy),
+    itself, as `_asarray`; else NumPy's (a copy: an object array of the items, which
+    a write changes alone, as it does the copy)."""
+    if copy is False and isinstance(a, Traced) and isinstance(a.value, np.ndarray) \
+            and not options and _same_dtype(dtype, a.value):
+        return a
+    return np.array(a, dtype, copy=copy, **options)
+
+
+class _NumPy:
+    """The module `numpy` as shimmed code sees it: its own attributes, but for
+    `asarray`, `asanyarray` and `array` of traced arrays (`_asarray`, `_array`)."""
+
+    asarray = asanyarray = staticmethod(_asarray)
+    array = staticmethod(_array)
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    def __repr__(self):
+        return repr(np)
+
+
+TRACED_NUMPY = _NumPy()
+_NUMPY_FUNCTIONS = {id(np.asarray): _asarray, id(np.asanyarray): _asarray, id(np.array): _array}
+
+
 class Shim:
     """Shimmed copies of functions; one `Shim` per engine run (see module docstring)."""
 
@@ -224,6 +269,10 @@ class Shim:
         """What a global or closure value becomes in shimmed code."""
         if v is math:
             return TRACED_MATH
+        if v is np:
+            return TRACED_NUMPY
+        if id(v) in _NUMPY_FUNCTIONS and v in (np.asarray, np.asanyarray, np.array):
+            return _NUMPY_FUNCTIONS[id(v)]
         name = _MATH_NAMES.get(id(v))
         if name is not None and getattr(math, name) is v:
             return getattr(TRACED_MATH, name)
