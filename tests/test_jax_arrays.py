@@ -231,3 +231,28 @@ def test_arrays_of_two_libraries_are_refused_at_the_call():
         s2sad.grad(f)(jnp.ones(3), da.ones((4, 3), chunks=2))
     with pytest.raises(S2SADError, match="different libraries"):
         s2sad.jvp(f, (jnp.ones(3), da.ones((4, 3), chunks=2)), (jnp.ones(3), None))
+
+
+_SPD = rng.normal(size=(4, 4))
+_SPD = _SPD @ _SPD.T + 4.0 * np.eye(4)
+_WEIGHTS = rng.normal(size=(4, 4))
+
+
+def _linalg(A):
+    L = np.linalg.cholesky(A)
+    w, _ = np.linalg.eigh(A)
+    return np.sum(L * _WEIGHTS) + np.sum(np.linalg.inv(A) * _WEIGHTS) \
+        + np.sum(np.linalg.solve(A, _WEIGHTS[0])) + np.sum(w ** 2)
+
+
+def test_linear_algebra_equals_numpy():
+    """``cholesky``, ``eigh``, ``inv`` and ``solve`` on JAX arrays (float64, as JAX
+    keeps them with x64 on): gradient and tangent equal NumPy's."""
+    with jax.enable_x64(True):
+        A = jnp.asarray(_SPD)
+        g = s2sad.grad(_linalg)(A)
+        assert is_jax(g)
+        np.testing.assert_allclose(np.asarray(g), s2sad.grad(_linalg)(_SPD), rtol=1e-10)
+        t = rng.normal(size=(4, 4))
+        _, dot = s2sad.jvp(_linalg, (A,), (jnp.asarray(t),))
+        assert float(dot) == pytest.approx(s2sad.jvp(_linalg, (_SPD,), (t,))[1], rel=1e-10)

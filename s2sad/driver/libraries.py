@@ -17,7 +17,9 @@ runtime helper written for NumPy arrays only (`NUMPY_ONLY`: the adjoints of
 ``np.take``, ``np.take_along_axis``, ``np.diag``, ``np.median``, ``np.quantile``,
 ``np.cumprod``, ``np.trapezoid``, ``np.interp``, of ``np.prod``'s Hessian,
 and of the determinant and decompositions), or a NumPy function the library has no
-counterpart of (Dask has no ``np.sort``, ``np.argsort``, ``np.linalg.det``...); for
+counterpart of (Dask has no ``np.sort``, ``np.argsort``, ``np.linalg.det``...), or
+one it takes over with another meaning (`_OTHERWISE`: Dask's ``np.linalg.cholesky``
+is the upper factor); for
 array-api-strict, arithmetic on a comparison's booleans (a rule's ``g * (x >= y)``,
 ``np.cumsum(x == 0)``), which the standard leaves out.
 
@@ -60,6 +62,12 @@ NUMPY_ONLY = {"take_bar": "np.take", "take_along_axis_bar": "np.take_along_axis"
               "interp_fp_bar": "np.interp", "interp_fp_bar_dx": "np.interp",
               "quantile_bar": "np.quantile and np.percentile",
               "quantile_dot": "np.quantile and np.percentile"}
+
+
+# NumPy functions a library takes over (`__array_function__`) with another meaning,
+# which the derivative's rule, NumPy's, would not fit
+_OTHERWISE = {"dask": {"np.linalg.cholesky": "gives the upper triangular factor (Dask's "
+                                             "cholesky), where NumPy's gives the lower"}}
 
 
 def refuse(functions: list, acts: list, param_kinds: dict, primal=None) -> dict:
@@ -513,7 +521,9 @@ def refuse_numpy_only(functions: list, param_kinds: dict):
                              "leaves out: not supported yet", "Pass NumPy arrays for this "
                              "function (docs/guide/arrays.md).")
             for name in _called(s):
-                if name in NUMPY_ONLY:
+                if name in _OTHERWISE.get(library, {}):
+                    why = f"{name} {_OTHERWISE[library][name]}"
+                elif name in NUMPY_ONLY:
                     why = (f"the derivative of {NUMPY_ONLY[name]} (s2sad's `{name}`) is "
                            "written for NumPy arrays only")
                 elif name.split(".")[0] in ("np", "numpy") and not _has(module, name):
