@@ -322,3 +322,18 @@ def test_cholesky_is_refused_dask_gives_the_upper_factor():
         with pytest.raises(s2sad.S2SADError, match="upper triangular factor") as info:
             run()
         assert "cholesky_weighted" in str(info.value) or "test_dask.py" in str(info.value)
+
+
+def l1_norm(x):
+    return np.linalg.norm(x, ord=1) + np.linalg.norm(x, np.inf)
+
+
+def test_norm_orders_without_a_derivative_here_are_refused_at_the_line():
+    """``np.linalg.norm`` of orders whose adjoint is written for NumPy arrays only
+    raised a TypeError from inside the gradient's run; now an S2SADError at the
+    user's line, before anything runs."""
+    with pytest.raises(s2sad.S2SADError, match="ord=1 is not supported yet") as info:
+        s2sad.grad(l1_norm)(da.from_array(w))
+    assert "test_dask.py" in str(info.value)
+    np.testing.assert_allclose(s2sad.grad(l1_norm)(w),
+                               np.sign(w) + (np.abs(w) == np.abs(w).max()) * np.sign(w))

@@ -546,3 +546,26 @@ def test_forward_mode_with_a_float_beside_tensors():
     want = s2sad.grad(_shifted_mean, wrt=(0, 1))(w.numpy(), 0.5)
     close(got[0], want[0])
     close(got[1], want[1])
+
+
+def _softmax(z):
+    e = np.exp(z - np.max(z))
+    return e / np.sum(e)
+
+
+def test_jacobian_in_auto_mode():
+    """``jacobian`` with its default mode ran the function itself on the tensors to
+    see the output's size, where ``np.max`` of a tensor raised a TypeError; it
+    takes the size from the derivative's forward sweep now."""
+    z = rng.normal(size=3)
+    t = torch.tensor(z)
+    J = s2sad.jacobian(_softmax)(t)
+    assert isinstance(J, torch.Tensor)
+    np.testing.assert_allclose(J.numpy(), s2sad.jacobian(_softmax)(z), rtol=1e-12)
+    w = rng.normal(size=(4,))
+    g = s2sad.jacobian(lambda_free_sum)(torch.tensor(w))  # (more inputs than outputs)
+    np.testing.assert_allclose(g.numpy(), s2sad.grad(lambda_free_sum)(w), rtol=1e-12)
+
+
+def lambda_free_sum(w):
+    return np.sum(w ** 2) * np.max(w)

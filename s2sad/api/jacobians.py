@@ -84,17 +84,25 @@ def jacobian(f, wrt=0, mode="auto"):
             runs.rewind()
             _output_parts(call_with(f, _copied(arguments)), f)
             seen.append(True)
+        pulled = None
         if mode == "auto":
             runs.rewind()
-            y = call_with(f, _copied(arguments))
+            if any(array_library(v) for v in arguments.values()):
+                # (the output's size from the derivative's forward sweep: the function
+                # itself runs NumPy on the arrays, which another library's may refuse)
+                pulled = _pulled(f, arguments, names)
+                y = pulled[0]
+            else:
+                y = call_with(f, _copied(arguments))
             m = sum(shapes.size(p) for p in _output_parts(y, f)[0])
             inputs = sum(shapes.size(arguments[n]) for n in names)
             chosen = "forward" if inputs <= m or keyword_only else "reverse"
         if chosen == "forward":
             y, blocks = _jacobian_forward(f, arguments, names, runs)
         else:
-            runs.rewind()
-            y, blocks = _jacobian_reverse(f, arguments, names)
+            if pulled is None:
+                runs.rewind()
+            y, blocks = _jacobian_reverse(f, arguments, names, pulled)
         parts, many = _output_parts(y, f)
         out = []
         for e, part in enumerate(parts):
@@ -241,12 +249,20 @@ def _jacobian_batched(f, arguments, names, wrt, kinds, sizes, runs):
     return y, [_matrix(d, part, n, f) for part, d in zip(parts, dparts)]
 
 
-def _jacobian_reverse(f, arguments, names):
-    """``(output, blocks)`` as `_jacobian_forward` gives them, from the pullback:
-    one backward sweep per output number, the other arguments held fixed."""
+def _pulled(f, arguments, names):
+    """``(output, pullback)`` of `f` at `arguments`, the arguments not in `names`
+    held fixed."""
     positional, keywords = split_arguments(f, arguments)  # (keyword-only ones held fixed)
-    y, pullback = vjp_of(f, positional, held=[n for n in list(arguments)[:len(positional)]
-                                              if n not in names], keywords=keywords)
+    return vjp_of(f, positional, held=[n for n in list(arguments)[:len(positional)]
+                                       if n not in names], keywords=keywords)
+
+
+def _jacobian_reverse(f, arguments, names, pulled=None):
+    """``(output, blocks)`` as `_jacobian_forward` gives them, from the pullback:
+    one backward sweep per output number, the other arguments held fixed (`pulled`:
+    `_pulled`'s, where the caller has it)."""
+    positional, _ = split_arguments(f, arguments)
+    y, pullback = pulled or _pulled(f, arguments, names)
     parts, many = _output_parts(y, f)
     where = [list(arguments).index(n) for n in names]
     blocks = []

@@ -224,8 +224,9 @@ def define(module: types.ModuleType, xp) -> None:
         if ord is None or ord == 2 and (x.ndim == 1 or isinstance(axis, int)) or \
                 ord == "fro" and (x.ndim == 2 and axis is None or isinstance(axis, tuple)):
             return xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims)
-        raise ValueError("np.linalg.norm of other orders than 2 and 'fro' has no "
-                         "counterpart in the array API standard: not supported yet")
+        raise ValueError("np.linalg.norm has the 2-norm of vectors and the Frobenius norm "
+                         "in the array API standard, not this one (a matrix's 2-norm, its "
+                         f"largest singular value, or ord={ord!r}): not supported yet")
 
     def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
         if hermitian:

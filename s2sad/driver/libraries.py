@@ -520,6 +520,15 @@ def refuse_numpy_only(functions: list, param_kinds: dict):
                              "(an adjoint times a mask), which the array API standard "
                              "leaves out: not supported yet", "Pass NumPy arrays for this "
                              "function (docs/guide/arrays.md).")
+            order = _norm_order(s)
+            if order is not None:
+                raise _error(uf.fn.source, line, f"with {shown} "
+                             f"{_NOUNS.get(library, 'arrays')}, np.linalg.norm with "
+                             f"ord={order!r} is not supported yet (its derivative is written "
+                             "for NumPy arrays, and the array API standard has only the 2-norm "
+                             "of vectors and the Frobenius norm)", "Write the norm out "
+                             "(np.sum(np.abs(x)) for ord=1), or pass NumPy arrays "
+                             "(docs/guide/arrays.md).")
             for name in _called(s):
                 if name in _OTHERWISE.get(library, {}):
                     why = f"{name} {_OTHERWISE[library][name]}"
@@ -543,6 +552,25 @@ def refuse_numpy_only(functions: list, param_kinds: dict):
 def _values(s) -> list:
     """The expressions of the statement `s` (not of the statements it holds)."""
     return [v for v in vars(s).values() if isinstance(v, ast.AST)]
+
+
+def _norm_order(s):
+    """The order written in the statement `s`'s call of ``np.linalg.norm`` (its
+    ``ord``) where it is a constant other than None, 2 and "fro"; else None."""
+    for value in _values(s):
+        for node in ast.walk(value):
+            if isinstance(node, ast.Call) and ir.dotted(node.func) in (
+                    "np.linalg.norm", "numpy.linalg.norm"):
+                given = node.args[1:2] + [k.value for k in node.keywords if k.arg == "ord"]
+                for x in given:
+                    order = x.value if isinstance(x, ast.Constant) else \
+                        -x.operand.value if isinstance(x, ast.UnaryOp) and isinstance(
+                            x.op, ast.USub) and isinstance(x.operand, ast.Constant) else \
+                        float(ir.dotted(x).rpartition(".")[2]) if ir.dotted(x) in (
+                            "np.inf", "numpy.inf") else None
+                    if order is not None and order not in (2, "fro"):
+                        return order
+    return None
 
 
 def _called(s):
