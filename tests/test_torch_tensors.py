@@ -569,3 +569,50 @@ def test_jacobian_in_auto_mode():
 
 def lambda_free_sum(w):
     return np.sum(w ** 2) * np.max(w)
+
+
+def _relu_sum(w, X):
+    return np.sum(np.maximum(0.0, X @ w))
+
+
+def _hinge(w, X, y):
+    return np.mean(np.maximum(0.0, 1.0 - y * (X @ w)))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+def test_a_mask_times_a_number_meets_float32_in_a_product(dtype):
+    """A rule's ``g * (0.0 < t)`` with a Python float `g` is float64, as in NumPy;
+    its ``@`` with a float32 argument raised PyTorch's RuntimeError (a plain hinge
+    loss on float32 tensors). The product promotes as NumPy's does now."""
+    w, X, y = rng.normal(size=3), rng.normal(size=(5, 3)), np.sign(rng.normal(size=5))
+    tw, tX, ty = (torch.tensor(v, dtype=dtype) for v in (w, X, y))
+    got = s2sad.grad(_relu_sum)(tw, tX)
+    assert got.dtype == dtype
+    close(got, s2sad.grad(_relu_sum)(w, X), rtol=1e-5, atol=1e-6)
+    got = s2sad.grad(_hinge)(tw, tX, ty)
+    assert got.dtype == dtype
+    close(got, s2sad.grad(_hinge)(w, X, y), rtol=1e-5, atol=1e-6)
+
+
+def _solved(A):
+    return np.sum(np.linalg.solve(A, np.ones(A.shape[0])))
+
+
+def _cubed_eigenvalues(A):
+    w, _ = np.linalg.eigh(A)
+    return np.sum(w ** 3)
+
+
+def test_float32_linear_algebra_in_every_entry_point():
+    """Forward mode and Hessians of ``solve``, and the gradient of ``eigh``, on a
+    float32 matrix with float64 constants beside it raised PyTorch's dtype errors
+    (a tangent's matrix product of float64 and float32)."""
+    B = rng.normal(size=(4, 4))
+    S = B @ B.T + 4.0 * np.eye(4)
+    A = torch.tensor(S, dtype=torch.float32)
+    t = rng.normal(size=(4, 4))
+    _, dot = s2sad.jvp(_solved, (A,), (torch.tensor(t, dtype=torch.float32),))
+    assert float(dot) == pytest.approx(s2sad.jvp(_solved, (S,), (t,))[1], rel=1e-4)
+    close(s2sad.hessian(_solved)(A), s2sad.hessian(_solved)(S), rtol=2e-3, atol=1e-5)
+    close(s2sad.grad(_cubed_eigenvalues)(A), s2sad.grad(_cubed_eigenvalues)(S),
+          rtol=1e-4, atol=1e-4)

@@ -388,6 +388,11 @@ class _Functions(ast.NodeTransformer):
                 node.left = _call("np.asarray", [node.left])
             elif self._not_float(node.left) and self._may_be_float(node.right):
                 node.right = _call("np.asarray", [node.right])
+        if isinstance(node.op, ast.MatMult):
+            # (NumPy's product of a float64 array and a float32 one, a mask's adjoint
+            # and a float32 argument: the standard's `matmul` promotes as NumPy does, a
+            # tensor's ``@`` refuses the two dtypes)
+            return ast.copy_location(_call("np.matmul", [node.left, node.right]), node)
         return node
 
     def _may_be_float(self, operand) -> bool:
