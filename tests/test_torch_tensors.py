@@ -616,3 +616,19 @@ def test_float32_linear_algebra_in_every_entry_point():
     close(s2sad.hessian(_solved)(A), s2sad.hessian(_solved)(S), rtol=2e-3, atol=1e-5)
     close(s2sad.grad(_cubed_eigenvalues)(A), s2sad.grad(_cubed_eigenvalues)(S),
           rtol=1e-4, atol=1e-4)
+
+
+def _dtype_idioms(x):
+    return np.sum(x.astype(np.float64) ** 2) + np.sum(np.float32(0.5) * x) \
+        + float(np.float64(x[0])) * 2.0
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+def test_numpys_dtype_idioms(dtype):
+    """``x.astype(np.float64)`` and ``np.float32(0.5)`` raised an AttributeError (a
+    tensor has no ``astype``) and a TypeError (a torch dtype is not callable); they
+    are the standard's ``astype`` and ``asarray(v, dtype=...)`` now."""
+    x = rng.normal(size=4)
+    got = s2sad.grad(_dtype_idioms)(torch.tensor(x, dtype=dtype))
+    assert isinstance(got, torch.Tensor) and got.dtype == dtype
+    close(got, s2sad.grad(_dtype_idioms)(x), rtol=1e-6, atol=1e-6)

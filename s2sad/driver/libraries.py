@@ -300,6 +300,11 @@ def _kind_of(name, kinds: list):
     return None
 
 
+# NumPy's scalar types, which the standard's names hold as dtypes (not callable)
+_SCALAR_TYPES = frozenset(f"np.{t}" for t in ("float64", "float32", "float16", "int64",
+                                              "int32", "int16", "int8", "uint8", "bool_"))
+
+
 class _Functions(ast.NodeTransformer):
     """`as_functions` of one expression."""
 
@@ -350,6 +355,16 @@ class _Functions(ast.NodeTransformer):
         func = node.func
         if ir.dotted(func) == "np.from_numpy":
             return node  # (made the library's already: a gradient's text, differentiated)
+        if ir.dotted(func) in _SCALAR_TYPES and len(node.args) == 1 and not node.keywords:
+            # (``np.float32(0.5)``: a dtype is no type to call in the standard's names)
+            return ast.copy_location(_call("np.asarray", [self.visit(node.args[0])], [
+                ast.keyword(arg="dtype", value=func)]), node)
+        if isinstance(func, ast.Attribute) and func.attr == "astype" and node.args and (
+                self._array(func.value) or self._kind(func.value) in (UNKNOWN, PENDING)):
+            # (a tensor has no ``astype`` method; the standard's function is NumPy's)
+            return ast.copy_location(_call("np.astype", [self.visit(func.value)] + [
+                self.visit(a) for a in node.args], [ast.keyword(arg=k.arg, value=self.visit(
+                    k.value)) for k in node.keywords]), node)
         if isinstance(func, ast.Attribute):
             func.value = self.visit(func.value)  # (a method's receiver)
         elif not isinstance(func, ast.Name):
