@@ -256,3 +256,23 @@ def test_linear_algebra_equals_numpy():
         t = rng.normal(size=(4, 4))
         _, dot = s2sad.jvp(_linalg, (A,), (jnp.asarray(t),))
         assert float(dot) == pytest.approx(s2sad.jvp(_linalg, (_SPD,), (t,))[1], rel=1e-10)
+
+
+def _weighted(x):
+    return np.sum(x * np.array([1.0, 2.0, 3.0]))
+
+
+def test_a_float32_argument_gets_a_float32_gradient_with_x64_on():
+    """With ``jax_enable_x64``, a float64 NumPy constant makes the gradient of a
+    float32 argument float64 by JAX's promotion; ``jax.grad`` gives float32, as
+    s2sad does for NumPy's float32 arrays and PyTorch's tensors, and now for JAX's."""
+    with jax.enable_x64(True):
+        x = jnp.ones(3, dtype=jnp.float32)
+        g = s2sad.grad(_weighted)(x)
+        assert g.dtype == jnp.float32 == jax.grad(_weighted_jax)(x).dtype
+        assert jax.jit(s2sad.grad(_weighted))(x).dtype == jnp.float32
+        assert s2sad.grad(_weighted)(jnp.ones(3)).dtype == jnp.float64
+
+
+def _weighted_jax(x):
+    return jnp.sum(x * jnp.array([1.0, 2.0, 3.0]))

@@ -416,7 +416,7 @@ def narrow_arrays(kinds: dict) -> bool:
                k.exact not in (None, "float64") for k in kinds.values())
 
 
-_CAST = (None,) + STANDARD  # (the libraries `gradient_cast` casts: NumPy too)
+_CAST = (None, "jax") + STANDARD  # (the libraries `gradient_cast` casts: NumPy too)
 
 
 def gradient_cast(kind, narrow: bool):
@@ -428,10 +428,12 @@ def gradient_cast(kind, narrow: bool):
     a 0-d array), ``"float"`` for a number while some argument is a narrower array
     (`narrow`), None where the gradient has its argument's type already (float64
     arrays, the common case: nothing widens them, and their NumPy scalars are
-    floats; the arrays of Dask, which ``np.asarray`` would compute, and JAX: their
-    gradients have the dtype that library's promotion gives). PyTorch tensors and
+    floats; the arrays of Dask, which ``np.asarray`` would compute: their gradients
+    have the dtype Dask's promotion gives). JAX arrays, PyTorch tensors and
     array-api-strict arrays are cast as NumPy's (``np.asarray`` is their namespace's,
-    `backend.standard`): their number gradients (``s_bar = 1.0``) become 0-d arrays."""
+    ``jax.numpy`` or `backend.standard`), as ``jax.grad`` gives a float32 argument a
+    float32 gradient where a float64 constant met it (``jax_enable_x64`` on); their
+    number gradients (``s_bar = 1.0``) become 0-d arrays."""
     if isinstance(kind, ArrayKind) and kind.exact is not None and kind.xp in _CAST and (
             kind.exact != "float64" or kind.ndim == 0):
         return kind.exact
