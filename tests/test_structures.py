@@ -1355,3 +1355,57 @@ def test_source_of_these_runs_too(f, params):
     exec(text, ns)
     got = ns[f"{f.__name__}_grad"](params, X, Y)
     assert_tree_close(got, s2sad.grad(f)(params, X, Y), rtol=1e-12, atol=1e-14)
+
+
+def _inner_names_hide_the_loops(params, x):
+    s = 0.0
+    for i in range(2):
+        w = sum(x[i] for i in range(3)) + max(range(3), key=lambda i: x[i])
+        s = s + np.sum(params[f"W{i}"] @ x) * w
+        if (j := 1 - i) >= 0:
+            s = s + np.sum(params[f"W{i}"]) * j
+    return s
+
+
+def test_a_comprehensions_variables_hide_an_unrolled_loops():
+    """A generator, a lambda or a walrus inside a loop s2sad unrolls, reusing its
+    variable's name: Python gives them their own (or a new) value there. The loop's
+    constant was written into the generator's own target, and the compiled text
+    raised a ValueError (a walrus: a TypeError)."""
+    params = _layers([(3, 3), (3, 3)], tuple_keys=False)
+    params = {k: v for k, v in params.items() if k.startswith("W")}
+    x = rng.normal(size=3)
+    g = s2sad.grad(_inner_names_hide_the_loops)(params, x)
+    assert_tree_close(g, numeric_grad(_inner_names_hide_the_loops, (params, x), 0),
+                      rtol=1e-6, atol=1e-8)
+
+
+def _gates(params, x):
+    s = sum(np.sum(np.tanh(params[f"W_{g}"] @ x)) for g in "ifog")
+    names = ("i", "f")
+    for name in names:
+        s = s + np.sum(params["W_" + name] * x)
+    return s
+
+
+def _optional_bias(params, x):
+    h = x
+    for i in range(2):
+        if i > 0 and f"b{i}" in params:  # (no "b1": Python never reads it)
+            h = h + params[f"b{i}"]
+        h = np.tanh(params[f"W{i}"] @ h)
+    return np.sum(h)
+
+
+@pytest.mark.parametrize("f, params", [
+    (_gates, {f"W_{g}": rng.normal(size=(3, 3)) for g in "ifog"}),
+    (_optional_bias, {"W0": rng.normal(size=(3, 3)), "b0": rng.normal(size=3),
+                      "W1": rng.normal(size=(3, 3))}),
+], ids=["a string's characters", "and decided here"])
+def test_more_keys_known_where_the_derivative_is_built(f, params):
+    """A loop over a string's characters (an LSTM's gates, ``"ifog"``) or over a
+    tuple kept in a name, and an ``and`` of tests known here, which stops where
+    Python stops (so ``params["b1"]`` is never read)."""
+    x = rng.normal(size=3)
+    g = s2sad.grad(f)(params, x)
+    assert_tree_close(g, numeric_grad(f, (params, x), 0), rtol=1e-6, atol=1e-8)

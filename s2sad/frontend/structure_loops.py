@@ -27,7 +27,8 @@ import builtins
 import copy
 
 from ..errors import S2SADError
-from .structure_values import DICT_METHODS, Const, Node, assign, called, located, node_of
+from .structure_values import (DICT_METHODS, Const, Node, assign, called, located, node_of,
+                               own_names)
 
 
 class LoopRewrites:
@@ -259,6 +260,11 @@ class LoopRewrites:
             # (``for k, v in (("a", x), ("b", y)): out[k] = v``, into a dict the function
             # fills: its items, each value computed once before the loop, as Python does)
             return [_displayed(self, x, s) for x in e.elts]
+        known = self.static(e) if isinstance(e, (ast.Constant, ast.Name)) else None
+        if known is not None and type(known.value) in (str, tuple) \
+                and _indexes_container(self, s):
+            # (``for g in "ifog": p[f"W_{g}"]``, or a tuple of keys kept in a name)
+            return [Const(c) for c in known.value]
         if not isinstance(e, ast.Call) or e.keywords and not called(e, "enumerate"):
             return None
         if isinstance(e.func, ast.Attribute) and e.func.attr in DICT_METHODS and not e.args:
@@ -334,6 +340,31 @@ def static_dict_comprehension(self, e, pre, hint):
         keys.append(known.value)
         values.append(value)
     return self.made(dict, "dict", keys, values, pre, hint)
+
+
+def scoped(rw, e):
+    """A comprehension or lambda over values known only at run time (`rw`, the
+    rewriter), rewritten inside: its first iterable where it is made, as Python
+    runs it; its own variables hide the function's constants and containers."""
+    first = getattr(e, "generators", [None])[0]
+    made = first and rw.expr(first.iter)  # (run where it is made, as Python does)
+    rw.lazy += 1
+    # (its own variables hide the function's constants and containers there)
+    hidden = [(n, rw.consts.pop(n, None), rw.env.pop(n, None))
+              for n in own_names(e)]
+    try:
+        if first:
+            first.iter = ast.Constant(value=())
+        return rw.inside(e)
+    finally:
+        rw.lazy -= 1
+        if first:
+            first.iter = made
+        for n, const, node in hidden:
+            if const is not None:
+                rw.consts[n] = const
+            if node is not None:
+                rw.env[n] = node
 
 
 def _guarded(late, body, at) -> ast.If:

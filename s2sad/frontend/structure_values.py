@@ -272,7 +272,8 @@ _FORMATTED = (str, int, float)  # (bool is an int: ``f"{True}"`` is "True" here 
 def computed(e, static):
     """The `Const` Python gives `e` where its parts' values are known now (`static`
     of each): arithmetic of ints (``+ - * // %``), strings joined by ``+``, an
-    f-string, ``str(v)``, a tuple, an item of a string or tuple; None for anything else, or where Python would
+    f-string, ``str(v)``, a tuple, an item of a string or tuple, ``and`` and ``or`` (to
+    the value that decides them); None for anything else, or where Python would
     raise (``i // 0``), which then happens where the function runs. These make the
     keys a loop reads a container by (``p[f"W{i}"]``, ``p["b" + str(i)]``,
     ``p[(name, i)]``)."""
@@ -305,6 +306,13 @@ def computed(e, static):
             x = static(e.args[0])
             return Const(str(x.value)) if x is not None and isinstance(x.value, _FORMATTED) \
                 else None
+        if isinstance(e, ast.BoolOp):  # (``i > 0 and f"b{i}" in p``, as Python stops)
+            for k, x in enumerate(e.values):
+                got = static(x)
+                if got is None:
+                    return None
+                if k == len(e.values) - 1 or bool(got.value) != isinstance(e.op, ast.And):
+                    return got
         if isinstance(e, ast.Tuple):
             items = [static(x) for x in e.elts]
             return None if None in items else Const(tuple(x.value for x in items))
@@ -316,6 +324,14 @@ def computed(e, static):
     except (ArithmeticError, ValueError, TypeError, IndexError):
         return None
     return None
+
+
+def own_names(e) -> set:
+    """The names a comprehension's ``for`` clauses or a lambda's parameters bind:
+    its own, which hide the enclosing function's inside it."""
+    if isinstance(e, ast.Lambda):
+        return {a.arg for a in ast.walk(e.args) if isinstance(a, ast.arg)}
+    return {n.id for g in e.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
 
 
 def key_like(v) -> bool:

@@ -39,7 +39,7 @@ from .expand import single_displays
 from .local_functions import LocalFunctions
 from .structure_calls import CallRewrites
 from .structure_loops import (LoopRewrites, consumed_generators, container_comprehension,
-                              static_dict_comprehension)
+                              scoped, static_dict_comprehension)
 from .structure_values import (DICT_METHODS, Const, Node, Rewritten, assign, assigned_once,
                                called, computed, copy_env, fill_lines, joined, key_like,
                                leaf_names, node_of, own_slots, starred, tree_call, unstarred)
@@ -371,6 +371,10 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
     def expr(self, e):
         """`e` with every container operation done: leaves read as their variables;
         a container met where it cannot be is refused."""
+        if isinstance(e, ast.NamedExpr):  # (``(i := i + 1)``: a value known at run time)
+            e.value = self.expr(e.value)
+            self.forget_quietly(e.target.id, e)
+            return e
         got = self.value(e, [], probe=True) if isinstance(
             e, (ast.Name, ast.Subscript, ast.Attribute)) or isinstance(e, ast.Call) \
             and getattr(e.func, "attr", None) == "values" else None  # (p.values())
@@ -407,17 +411,7 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
                 return unrolled
         if isinstance(e, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
                           ast.Lambda)):
-            first = getattr(e, "generators", [None])[0]
-            made = first and self.expr(first.iter)  # (run where it is made, as Python does)
-            self.lazy += 1
-            try:
-                if first:
-                    first.iter = ast.Constant(value=())
-                return self.inside(e)
-            finally:
-                self.lazy -= 1
-                if first:
-                    first.iter = made
+            return scoped(self, e)
         if isinstance(e, ast.IfExp) and self.static(e.test) is not None:
             # (decided here: ``opts["k"] if "k" in opts else 0.0``)
             return self.expr(e.body if self.static(e.test).value else e.orelse)
