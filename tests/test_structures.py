@@ -1409,3 +1409,33 @@ def test_more_keys_known_where_the_derivative_is_built(f, params):
     x = rng.normal(size=3)
     g = s2sad.grad(f)(params, x)
     assert_tree_close(g, numeric_grad(f, (params, x), 0), rtol=1e-6, atol=1e-8)
+
+
+def _sgd_steps(params, x):
+    for _ in range(2):
+        r = x @ params["W"] + params["b"]
+        g = {}  # (made by each iteration, filled key by key)
+        g["W"] = x.T @ r
+        g["b"] = np.sum(r, axis=0)
+        params = {k: params[k] - 0.01 * g[k] for k in params}
+    return np.sum((x @ params["W"] + params["b"]) ** 2)
+
+
+def test_a_dict_each_iteration_makes_and_fills():
+    """An optimizer unrolled in the loss that fills a dict of gradients key by key
+    in each step was refused as a container whose structure changes in the loop;
+    one the iteration makes has the same keys every iteration. One made before the
+    loop and grown inside it does change, and is still refused."""
+    params = {"W": rng.normal(size=(3, 2)), "b": rng.normal(size=2)}
+    x = rng.normal(size=(4, 3))
+    g = s2sad.grad(_sgd_steps)(params, x)
+    assert_tree_close(g, numeric_grad(_sgd_steps, (params, x), 0), rtol=1e-6, atol=1e-8)
+
+    def grows(params, xs):
+        d = {}
+        for v in xs:
+            d["last"] = params["W"] * v
+        return np.sum(d["last"])
+
+    with pytest.raises(S2SADError, match="structure changes inside a loop"):
+        s2sad.grad(grows)(params, [1.0, 2.0])

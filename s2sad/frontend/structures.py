@@ -612,7 +612,7 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
         i = base.index(key.value)
         if i is not None and isinstance(base.children[i], str):
             return base.children[i]
-        self.no_change_in_loop(s)
+        self.no_change_in_loop(s, base)  # (a dict this iteration made may grow)
         if base.form != "dict":
             raise self.refuse(t, f"s2sad cannot add item {key.value!r} to this "
                                  f"{base.type.__name__}")
