@@ -323,3 +323,39 @@ def test_any_and_all_draw_from_a_generator_until_they_know(mode):
     xs = [1.0, 2.0, -1.0]
     got = s2sad.grad(all_stops_at_the_first, wrt=(0, 1), mode=mode)(xs, 0.5)
     assert got == ([0.0, 10.0, 0.0], 1.0)
+
+
+def _stacked(W, xs):
+    seq = xs
+    for _ in range(2):
+        h = np.zeros(3)
+        outs = []  # (a new list: not the one `seq` holds, whatever `seq = outs` below)
+        for x in seq:
+            h = np.tanh(W @ (x + h))
+            outs.append(h)
+        seq = outs
+    return np.sum(seq[-1])
+
+
+def test_a_list_made_new_before_the_loop_is_not_the_one_it_runs_over():
+    """A stacked RNN appends to `outs`, made new before each layer's loop, then
+    hands it on with ``seq = outs``: the loop over `seq` was refused as one that
+    resizes its own list. An alias that holds the list at the loop's start still is."""
+    rng = np.random.default_rng(4)
+    W, xs = rng.normal(size=(3, 3)) * 0.5, [rng.normal(size=3) for _ in range(3)]
+    g = s2sad.grad(_stacked)(W, xs)
+    e = np.zeros((3, 3))
+    e[1, 2] = 1e-6
+    assert g[1, 2] == pytest.approx((_stacked(W + e, xs) - _stacked(W - e, xs)) / 2e-6,
+                                    rel=1e-6)
+
+    def grows(W, xs):
+        seq = xs
+        outs = seq
+        for x in seq:
+            if len(outs) < 5:
+                outs.append(x * 2.0)
+        return np.sum(W @ outs[-1])
+
+    with pytest.raises(UnsupportedSyntaxError, match="changes the length"):
+        s2sad.grad(grows)(W, list(xs))

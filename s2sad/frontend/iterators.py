@@ -82,8 +82,12 @@ def single_pass(tree: ast.FunctionDef, meaning, nodes, loc, calls_followed=True)
             or type(c.func) is ast.Name for c in calls)):
         aliases = _aliases(of(nodes, ast.Assign))
         defs = {n.name: n for n in of(nodes, ast.FunctionDef) if n is not tree}
+        fresh = _fresh_before(tree) if aliases else {}
         for loop in of(nodes, ast.For):
-            _check_sized(loop, loc, aliases, lambda n: defs.get(n) or meaning(n))
+            own = fresh.get(id(loop), set())
+            _check_sized(loop, loc, {n: {n} if n in own else group - own
+                                     for n, group in aliases.items()},
+                         lambda n: defs.get(n) or meaning(n))
     if not of(nodes, ast.GeneratorExp) and not any(
             type(c.func) is ast.Name and c.func.id in _LAZY for c in calls) and not (
             calls_followed and any(
@@ -364,6 +368,37 @@ def _aliases(assigns) -> dict:
         for n in group:
             out[n] = group
     return out
+
+
+def _fresh_before(tree) -> dict:
+    """For each loop (by id), the names the statements before it in its block give a
+    new list (``outs = []``, a comprehension, ``list(...)``) and do not bind or read
+    after: at the loop's start each holds a list no other name holds, whatever
+    assignment elsewhere makes it another's alias (``seq = outs`` at the end of an
+    outer loop's iteration)."""
+    out = {}
+    for block in (b for node in ast.walk(tree) for b in _blocks_of(node)):
+        fresh = set()
+        for s in block:
+            if type(s) is ast.For:
+                out[id(s)] = set(fresh)
+            # (bound again, or read: a read may hand the list to another name)
+            fresh -= {n.id for n in ast.walk(s) if type(n) is ast.Name}
+            if type(s) is ast.Assign and len(s.targets) == 1 and \
+                    type(s.targets[0]) is ast.Name and _new_list(s.value):
+                fresh.add(s.targets[0].id)
+    return out
+
+
+def _blocks_of(node) -> list:
+    """The statement lists of `node` (a function, loop, `if`, `with`, `try`), if any."""
+    return [v for f in ("body", "orelse", "finalbody") if isinstance(
+        v := getattr(node, f, None), list) and v and isinstance(v[0], ast.stmt)]
+
+
+def _new_list(value) -> bool:
+    return type(value) in (ast.List, ast.ListComp) or type(value) is ast.Call and \
+        type(value.func) is ast.Name and value.func.id == "list"
 
 
 def _check_sized(loop: ast.For, loc, aliases, meaning) -> None:
