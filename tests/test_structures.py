@@ -1388,6 +1388,14 @@ def _gates(params, x):
     return s
 
 
+def _formatted_keys(params, x):
+    s = 0.0
+    for i in range(2):
+        s = s + np.sum(params["W%d" % i] @ x) * np.sum(params["b{}".format(i)]) \
+            + np.sum(params["_".join(("c", str(i)))] ** 2)
+    return s
+
+
 def _optional_bias(params, x):
     h = x
     for i in range(2):
@@ -1401,7 +1409,9 @@ def _optional_bias(params, x):
     (_gates, {f"W_{g}": rng.normal(size=(3, 3)) for g in "ifog"}),
     (_optional_bias, {"W0": rng.normal(size=(3, 3)), "b0": rng.normal(size=3),
                       "W1": rng.normal(size=(3, 3))}),
-], ids=["a string's characters", "and decided here"])
+    (_formatted_keys, {k: rng.normal(size=(3, 3) if k[0] == "W" else 3)
+                       for k in ("W0", "W1", "b0", "b1", "c_0", "c_1")}),
+], ids=["a string's characters", "and decided here", "% and format"])
 def test_more_keys_known_where_the_derivative_is_built(f, params):
     """A loop over a string's characters (an LSTM's gates, ``"ifog"``) or over a
     tuple kept in a name, and an ``and`` of tests known here, which stops where

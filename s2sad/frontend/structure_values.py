@@ -272,7 +272,7 @@ _FORMATTED = (str, int, float)  # (bool is an int: ``f"{True}"`` is "True" here 
 def computed(e, static):
     """The `Const` Python gives `e` where its parts' values are known now (`static`
     of each): arithmetic of ints (``+ - * // %``), strings joined by ``+``, an
-    f-string, ``str(v)``, a tuple, an item of a string or tuple, ``and`` and ``or`` (to
+    f-string, ``"W%d" % i``, ``"W{}".format(i)``, ``"_".join(...)``, ``str(v)``, a tuple, an item of a string or tuple, ``and`` and ``or`` (to
     the value that decides them); None for anything else, or where Python would
     raise (``i // 0``), which then happens where the function runs. These make the
     keys a loop reads a container by (``p[f"W{i}"]``, ``p["b" + str(i)]``,
@@ -287,6 +287,9 @@ def computed(e, static):
                 return Const(_INT_OPS[type(e.op)](a, b))
             if type(a) is str and type(b) is str and isinstance(e.op, ast.Add):
                 return Const(a + b)
+            if type(a) is str and isinstance(e.op, ast.Mod) and all(
+                    isinstance(x, _FORMATTED) for x in (b if type(b) is tuple else (b,))):
+                return Const(a % b)  # (``"W%d" % i``)
             return None
         if isinstance(e, ast.JoinedStr):
             parts = []
@@ -302,6 +305,23 @@ def computed(e, static):
                     return None
                 parts.append(format(_CONVERSIONS[v.conversion](x.value), spec.value))
             return Const("".join(parts))
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and \
+                e.func.attr in ("format", "join") and isinstance(e.func.value, ast.Constant) \
+                and type(e.func.value.value) is str:
+            # (``"W{}".format(i)``, ``"_".join(("W", str(i)))``)
+            args = [static(x) for x in e.args]
+            keywords = {k.arg: static(k.value) for k in e.keywords}
+            if None in args or None in keywords.values() or None in keywords:
+                return None
+            values = [x.value for x in args]
+            if e.func.attr == "join":
+                return Const(e.func.value.value.join(*values)) if len(values) == 1 and type(
+                    values[0]) is tuple and all(type(v) is str for v in values[0]) else None
+            if not all(isinstance(v, _FORMATTED) for v in values + [
+                    k.value for k in keywords.values()]):
+                return None
+            return Const(e.func.value.value.format(*values, **{
+                n: k.value for n, k in keywords.items()}))
         if called(e, "str") and len(e.args) == 1 and not e.keywords:
             x = static(e.args[0])
             return Const(str(x.value)) if x is not None and isinstance(x.value, _FORMATTED) \
