@@ -489,3 +489,48 @@ def test_a_helper_put_in_place_with_a_function_it_takes_by_default(cache):
     ns["ha"].__defaults__ = (np.tanh,)  # (not what its `def` says: refused, not stale)
     with pytest.raises(s2sad.S2SADError, match="takes by default"):
         g(0.8)
+
+
+def test_new_code_put_into_a_function_of_containers(cache):
+    """``f.__code__ = ...`` (autoreload) on a function taking a dict or a function:
+    its flattened form was kept per function object, so the gradient made before,
+    and a new one, differentiated the old code."""
+    import linecache
+
+    old = ("import numpy as np\n\n\ndef loss(p, x):\n    return np.sum(p['w'] * x) ** 2\n\n\n"
+           "def layer(x, w, act):\n    return act(w * x)\n\n\ndef square(v):\n    return v * v\n")
+    path = write(old, "cache")
+    ns = {"__name__": "cache_reloaded_containers"}
+    exec(compile(old, path, "exec"), ns)
+    p, x = {"w": np.array([1.0, 2.0])}, np.array([0.5, 1.0])
+    dl, dlayer = s2sad.grad(ns["loss"]), s2sad.grad(ns["layer"])
+    np.testing.assert_allclose(dl(p, x)["w"], [2.5, 5.0])
+    assert dlayer(2.0, 0.5, ns["square"]) == 1.0
+    new = old.replace("** 2", "** 3").replace("act(w * x)", "act(w * x) * 3.0")
+    with open(path, "w") as file:
+        file.write(new)
+    linecache.checkcache(path)
+    fresh = {"__name__": "cache_reloaded_containers"}
+    exec(compile(new, path, "exec"), fresh)
+    for name in ("loss", "layer"):
+        ns[name].__code__ = fresh[name].__code__
+    for g in (dl, s2sad.grad(ns["loss"])):
+        np.testing.assert_allclose(g(p, x)["w"], [9.375, 18.75])
+    for g in (dlayer, s2sad.grad(ns["layer"])):
+        assert g(2.0, 0.5, ns["square"]) == 3.0
+
+
+def test_each_specialisation_keeps_its_own_guards(cache):
+    """A gradient called with objects of two classes holds two derivatives; only the
+    newest one's guards were checked, so the other, its class's method rebound,
+    stayed the old derivative."""
+    ns = module("import numpy as np\n\n\nclass A:\n    def predict(self, w):\n"
+                "        return w * w\n\n\nclass B:\n    def predict(self, w):\n"
+                "        return np.sin(w)\n\n\ndef loss(w, model):\n"
+                "    return model.predict(w)\n")
+    g = s2sad.grad(ns["loss"])
+    assert g(2.0, ns["A"]()) == 4.0 and g(2.0, ns["B"]()) == pytest.approx(np.cos(2.0))
+    redefine(ns, "def cube(self, w):\n    return w ** 3\n")
+    ns["A"].predict = ns["cube"]  # (the class the first derivative was built for)
+    assert g(2.0, ns["A"]()) == 12.0
+    assert g(2.0, ns["B"]()) == pytest.approx(np.cos(2.0))

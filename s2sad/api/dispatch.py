@@ -283,7 +283,8 @@ class State:
         # (the names the dispatcher's text gives the parameters: a flat function's
         # leaves, ``params%W``, are not identifiers and are only positional)
         self.idents = [n if n.isidentifier() else f"_a{i}" for i, n in enumerate(self.names)]
-        self.specs: dict = {}  # tuple of argument types -> compiled derivative
+        # tuple of argument types -> (compiled derivative, the guards it was built with)
+        self.specs: dict = {}
         self.primary = None  # (types, function) the fast path checks for
         self.guards: list = []  # (kind, container, name, obj)
         self.ns = {"__builtins__": __builtins__, "_miss": self.miss,
@@ -348,8 +349,10 @@ class State:
             else:
                 lines.append(f"    return _F({call})")
         if self.structured_fast is not None:
-            self.ns["_S"] = self.structured_fast
-            lines.append(f"    return _S({call})")
+            # (for the code `f` had when it was made: an edit put into `f` builds anew)
+            self.ns.update(_S=self.structured_fast, _f=self.f, _FC=self.f.__code__)
+            lines += ["    if _f.__code__ is _FC:", f"        return _S({call})"]
+            lines.append(f"    return _miss({call})")
         else:
             lines.append(f"    return _miss({call})")
         # an error in the derivative gets a note naming the user's line, an
@@ -444,7 +447,11 @@ class State:
                 self.reset()
             key = self.held(tuple(guards.signature(values[n]) for n in self.names), values) + (
                 _pattern(values),)
-            fn = self.specs.get(key)
+            # (each specialisation with its own guards: the fast path checks the
+            # primary's, and another's may have gone stale meanwhile)
+            fn, held = self.specs.get(key, (None, ()))
+            if fn is not None and not all(map(guards.holds, held)):
+                fn = None
             if fn is None:
                 kinds = argument_kinds(self.f, values, self.wrt, self.entry)
                 try:
@@ -459,7 +466,7 @@ class State:
                 if self.jit:
                     fn, frozen = native.compiled(unit, fn, args, kwargs)
                     checked += frozen
-                self.specs[key] = fn
+                self.specs[key] = (fn, checked)
                 changed = [g[1:] for g in checked] != [g[1:] for g in self.guards]
                 if changed:
                     self.guards = checked
@@ -513,6 +520,8 @@ class State:
                 inner = self.flat_states[(flat.flat, wrt)] = State(
                     flat.flat, wrt, self.entry, True, self.checkpoint, self.jit).build()
         single = not (self.as_tuple or len(self.wrt) > 1)
+        if self.structured_fast is not None and self.ns.get("_FC") is not self.f.__code__:
+            self.structured_fast = None  # (made for the code `f` had before)
         if self.structured_fast is None:
             pos = self.idents[: self.n_pos]
             kw = self.idents[self.n_pos:]

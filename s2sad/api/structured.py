@@ -136,7 +136,9 @@ def flat_function(f, specs: dict):
     """``(flat, out_spec, leaf_names)``: `f` specialised on `specs` ({parameter:
     `trees.Spec`}), the structure of its output where it returns a container (None
     where not), and each structured parameter's leaves' parameters."""
-    key = tuple(specs.items())
+    # (by `f`'s code too: an edit put into the same function object, as IPython's
+    # autoreload does, is another function)
+    key = (f.__code__,) + tuple(specs.items())
     per_f = _flat.setdefault(f, {})
     got = per_f.get(key)
     if got is not None:
