@@ -534,3 +534,35 @@ def test_each_specialisation_keeps_its_own_guards(cache):
     ns["A"].predict = ns["cube"]  # (the class the first derivative was built for)
     assert g(2.0, ns["A"]()) == 12.0
     assert g(2.0, ns["B"]()) == pytest.approx(np.cos(2.0))
+
+
+_RECORD = ("import collections\n\nP = collections.namedtuple('P', '{fields}')\n\n\n"
+           "def f(x):\n    p = P(x, 2.0 * x)\n    return p.a * p.b ** 2\n")
+
+
+def test_a_record_class_rebound_or_reordered(cache):
+    """A namedtuple the function builds is read by its fields' order: rebinding the
+    name to one of other fields (a notebook cell run again) was not guarded, and the
+    disk cache took the class by its name only (12.0 where 6.0 is right)."""
+    ns = module(_RECORD.format(fields="a b"), "record")
+    g = s2sad.grad(ns["f"])
+    assert g(1.0) == 12.0
+    redefine(ns, "import collections\nP = collections.namedtuple('P', 'b a')\n")
+    assert g(1.0) == 6.0 and s2sad.grad(ns["f"])(1.0) == 6.0
+    other = module(_RECORD.format(fields="b a"), "record")  # (the same text of f)
+    assert s2sad.grad(other["f"])(1.0) == 6.0
+
+
+_PARTIAL = ("import functools\n\n\ndef loss(w, a):\n    return a * w * w\n\n\n"
+            "def loss3(w, a):\n    return a * w * w * w\n\n\n"
+            "fitted = functools.partial({bound})\n\n\n"
+            "def f(x):\n    return fitted(x) + loss(x, 0.0) + loss3(x, 0.0)\n")
+
+
+def test_a_global_partial_in_another_module_of_the_same_text(cache):
+    """The disk cache took a global ``functools.partial`` by its type alone: another
+    module's partial of another function (1.5 where 2.0 was given) or with its
+    first argument bound by position (a KeyError) hit the first one's entry."""
+    assert s2sad.grad(module(_PARTIAL.format(bound="loss, a=2.0"), "pa")["f"])(0.5) == 2.0
+    assert s2sad.grad(module(_PARTIAL.format(bound="loss3, a=2.0"), "pa")["f"])(0.5) == 1.5
+    assert s2sad.grad(module(_PARTIAL.format(bound="loss, 2.0"), "pa")["f"])(0.5) == 4.0

@@ -81,16 +81,17 @@ def signature(value):
 
 def of_unit(unit) -> list:
     """What the dispatcher re-checks on every call: the names that resolved to a
-    function s2sad differentiates, to a callable with a rule, or to a
-    ``functools.partial`` (its function and the names of its bound arguments are
-    written into the derivative); and the class of an object of the user's
+    function s2sad differentiates, to a callable with a rule, to a class of the
+    user's (a namedtuple's fields), or to a ``functools.partial`` (its function and
+    the names of its bound arguments are written into the derivative); and the class
+    of an object of the user's
     (``model(x)`` is its class's ``__call__``, put in place: another class, another
     derivative; its attributes are read when the derivative runs)."""
     out = []
     for func, name, obj in unit.resolved:
         typed = _user_object(obj)
         if not (typed or isinstance(obj, (types.FunctionType, functools.partial)) or
-                rules.has_rule(obj)):
+                rules.has_rule(obj) or _user_class(obj)):
             continue
         cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
         suffix, obj = ("_type", type(obj)) if typed else ("", obj)
@@ -297,6 +298,13 @@ def _user_object(obj) -> bool:
     return isinstance(getattr(tp, "__dict__", None), types.MappingProxyType) and not (
         isinstance(obj, (types.FunctionType, types.ModuleType, type, functools.partial))
         or rules.has_rule(obj) or (tp.__module__ or "").partition(".")[0] in _LIBRARIES)
+
+
+def _user_class(obj) -> bool:
+    """Is `obj` a class of the user's (``P`` of ``P = namedtuple("P", "a b")``, a
+    dataclass)? The derivative reads its fields as they were: another class bound
+    to the name builds it again."""
+    return isinstance(obj, type) and (obj.__module__ or "").partition(".")[0] not in _LIBRARIES
 
 
 _LIBRARIES = {"builtins", "numpy", "scipy", "jax", "jaxlib", "torch", "dask", "functools",

@@ -78,6 +78,8 @@ the two could drift and a stale entry pass.
 from __future__ import annotations
 
 import ast
+import dataclasses
+import functools
 import hashlib
 import inspect
 import json
@@ -499,12 +501,29 @@ def _meaning(value, index_of) -> str:
         return f"function:{index_of(value)}:{digests}"
     if nondiff or reverse or forward:
         return f"rule:{_name_of(value)}:{'nondiff' if nondiff else ''}:{digests}"
+    if isinstance(value, functools.partial):
+        # (its function and the names of its bound arguments are written into the
+        # derivative, which another process's partial of the same name may not have)
+        raise _Uncacheable("it reads a functools.partial")
+    if isinstance(value, type) and (fields := _fields_of(value)) is not None:
+        # (a namedtuple's or dataclass's fields, in order: ``P(a, b)`` reads them so)
+        return f"class:{_name_of(value)}:{','.join(fields)}"
     if callable(value):
         return "callable:" + _name_of(value)
     kind = kind_of(value)
     if opaque(kind):
         return f"other:{type(value).__module__}.{type(value).__qualname__}"
     return f"kind:{kind!r}"
+
+
+def _fields_of(cls):
+    """The field names of a namedtuple or dataclass class, in order; else None."""
+    fields = getattr(cls, "_fields", None)
+    if isinstance(fields, tuple) and issubclass(cls, tuple):
+        return fields
+    if dataclasses.is_dataclass(cls):
+        return tuple(f.name for f in dataclasses.fields(cls))
+    return None
 
 
 class _Survey:

@@ -331,6 +331,8 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
                 raise self.refuse(e, f"s2sad builds a {target.__name__} from one value per "
                                      "field", hint=f"Give every field: {', '.join(fields)}.")
             form = "sequence" if trees.is_namedtuple(target) else "fields"
+            # (its fields read here: the class is guarded, as a call put in place is)
+            self.put_in_place.setdefault(ast.unparse(e.func), target)
             return self.made(target, form, fields, [values[f] for f in fields], pre, hint)
         return None
 
