@@ -444,12 +444,24 @@ def test_a_default_taken_away_after_grad(cache):
     assert g(1.0, 4.0) == 4.0
 
 
+def _reload_into(ns, path, text, names):
+    """What IPython's ``autoreload`` does when the file at `path` becomes `text`: the
+    new code objects put into the old function objects of `ns` that `names` name."""
+    import linecache
+
+    with open(path, "w") as file:
+        file.write(text)
+    linecache.checkcache(path)
+    fresh = {"__name__": ns["__name__"]}
+    exec(compile(text, path, "exec"), fresh)
+    for name in names:
+        ns[name].__code__ = fresh[name].__code__
+
+
 def test_new_code_put_into_the_same_function_objects(cache):
     """What IPython's ``autoreload`` does when a module's file changes: the new code
     objects put into the old function objects (``f.__code__ = ...``). A gradient made
     before, and a new one, differentiate the new code, of the root and of a callee."""
-    import linecache
-
     old = "def g(t):\n    return t * t\n\n\ndef f(x):\n    return g(x) + x\n"
     path = write(old, "cache")
     ns = {"__name__": "cache_reloaded"}
@@ -458,13 +470,7 @@ def test_new_code_put_into_the_same_function_objects(cache):
     assert df(3.0) == 7.0 and jf(3.0) == 7.0
 
     def reload(text):
-        with open(path, "w") as file:
-            file.write(text)
-        linecache.checkcache(path)
-        fresh = {"__name__": "cache_reloaded"}
-        exec(compile(text, path, "exec"), fresh)
-        for name in ("f", "g"):
-            ns[name].__code__ = fresh[name].__code__
+        _reload_into(ns, path, text, ("f", "g"))
 
     reload("def g(t):\n    return t * t * t\n\n\ndef f(x):\n    return g(x) + x\n")
     assert ns["f"](3.0) == 30.0
@@ -495,8 +501,6 @@ def test_new_code_put_into_a_function_of_containers(cache):
     """``f.__code__ = ...`` (autoreload) on a function taking a dict or a function:
     its flattened form was kept per function object, so the gradient made before,
     and a new one, differentiated the old code."""
-    import linecache
-
     old = ("import numpy as np\n\n\ndef loss(p, x):\n    return np.sum(p['w'] * x) ** 2\n\n\n"
            "def layer(x, w, act):\n    return act(w * x)\n\n\ndef square(v):\n    return v * v\n")
     path = write(old, "cache")
@@ -507,13 +511,7 @@ def test_new_code_put_into_a_function_of_containers(cache):
     np.testing.assert_allclose(dl(p, x)["w"], [2.5, 5.0])
     assert dlayer(2.0, 0.5, ns["square"]) == 1.0
     new = old.replace("** 2", "** 3").replace("act(w * x)", "act(w * x) * 3.0")
-    with open(path, "w") as file:
-        file.write(new)
-    linecache.checkcache(path)
-    fresh = {"__name__": "cache_reloaded_containers"}
-    exec(compile(new, path, "exec"), fresh)
-    for name in ("loss", "layer"):
-        ns[name].__code__ = fresh[name].__code__
+    _reload_into(ns, path, new, ("loss", "layer"))
     for g in (dl, s2sad.grad(ns["loss"])):
         np.testing.assert_allclose(g(p, x)["w"], [9.375, 18.75])
     for g in (dlayer, s2sad.grad(ns["layer"])):

@@ -22,8 +22,11 @@ EXAMPLES = int(os.environ.get("S2SAD_FUZZ_EXAMPLES", "0") or 0) or 60
 X = [0.3, -0.7, 0.2]
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
-          suppress_health_check=list(HealthCheck))
+FUZZED = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+                  suppress_health_check=list(HealthCheck))
+
+
+@FUZZED
 @given(structured_program())
 def test_structured_programs(program):
     text, params = program
@@ -63,8 +66,7 @@ def _reordered(tree):
     return tree
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
-          suppress_health_check=list(HealthCheck))
+@FUZZED
 @given(keyed_program())
 def test_layers_read_by_keys_made_of_the_loop_variable(program):
     text, params = program
