@@ -310,36 +310,36 @@ class LoopRewrites:
         return None
 
 
-def static_dict_comprehension(self, e, pre, hint):
+def static_dict_comprehension(rw, e, pre, hint):
     """``{k: f(v) for k, v in d.items()}`` over a container, with keys and ``if``
     clauses decided here: the dict it builds (a `Node`), its values computed in
-    `pre`, its variables renamed apart; None for any other (`self`, the
+    `pre`, its variables renamed apart; None for any other (`rw`, the
     rewriter)."""
-    one = self.one_generator(e)
+    one = rw.one_generator(e)
     if one is None:
         return None
     gen, items, names = one
     keys, values = [], []
     for item in items:
-        self.fresh += 1
-        renamed = {n: f"{n}%c{self.fresh}" for n in names}
+        rw.fresh += 1
+        renamed = {n: f"{n}%c{rw.fresh}" for n in names}
         target, key, value, conds = (_renamed(copy.deepcopy(x), renamed) for x in (
             gen.target, e.key, e.value, ast.Tuple(elts=list(gen.ifs), ctx=ast.Load())))
-        pre.extend(self.bind(target, item, e))
-        decided = [self.static(c) for c in conds.elts]
+        pre.extend(rw.bind(target, item, e))
+        decided = [rw.static(c) for c in conds.elts]
         if any(d is None for d in decided):
-            raise self.refuse(e, "s2sad builds a dict comprehension over a container "
+            raise rw.refuse(e, "s2sad builds a dict comprehension over a container "
                                  "when its `if` is known where the derivative is built")
         if not all(d.value for d in decided):
             continue
-        known = self.static(key)
+        known = rw.static(key)
         if known is None:
-            raise self.refuse(key, "s2sad builds dicts whose keys it knows when it "
+            raise rw.refuse(key, "s2sad builds dicts whose keys it knows when it "
                                    "builds the derivative (constants, or a loop's keys)",
                               hint="Use constant keys.")
         keys.append(known.value)
         values.append(value)
-    return self.made(dict, "dict", keys, values, pre, hint)
+    return rw.made(dict, "dict", keys, values, pre, hint)
 
 
 def scoped(rw, e):

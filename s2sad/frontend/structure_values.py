@@ -272,11 +272,11 @@ _FORMATTED = (str, int, float)  # (bool is an int: ``f"{True}"`` is "True" here 
 def computed(e, static):
     """The `Const` Python gives `e` where its parts' values are known now (`static`
     of each): arithmetic of ints (``+ - * // %``), strings joined by ``+``, an
-    f-string, ``"W%d" % i``, ``"W{}".format(i)``, ``"_".join(...)``, ``str(v)``, a tuple, an item of a string or tuple, ``and`` and ``or`` (to
-    the value that decides them); None for anything else, or where Python would
-    raise (``i // 0``), which then happens where the function runs. These make the
-    keys a loop reads a container by (``p[f"W{i}"]``, ``p["b" + str(i)]``,
-    ``p[(name, i)]``)."""
+    f-string, ``"W%d" % i``, ``"W{}".format(i)``, ``"_".join(...)``, ``str(v)``, a
+    tuple, an item of a string or tuple, ``and`` and ``or`` (to the value that decides
+    them); None for anything else, or where Python would raise (``i // 0``), which
+    then happens where the function runs. These make the keys a loop reads a
+    container by (``p[f"W{i}"]``, ``p["b" + str(i)]``, ``p[(name, i)]``)."""
     try:
         if isinstance(e, ast.BinOp):
             a, b = static(e.left), static(e.right)
