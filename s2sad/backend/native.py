@@ -21,8 +21,9 @@ code, so only immutable ones are taken (numbers, strings, booleans, None, tuples
 them, modules, and such attributes of the user's modules: `_attribute_guards`),
 each returned as a guard: when the user rebinds one, the dispatcher builds the
 derivative again. A call with an int beyond 2**53 runs the Python derivative
-(`_converting`): numba compares it with floats as a float. A global array or list (which the function
-could change in place, unseen), a Python function numba has not compiled, a
+(`_converting`): numba compares it with floats as a float. A global array or list
+(which the function could change in place, unseen), a Python function numba has
+not compiled, a
 runtime helper of `s2sad.runtime` without a numba version here (`_natives`: the
 seed, `add_into`, and `unreduce` and `unbroadcast` in their common cases), a list
 argument whose elements numba types differently, or a checkpointing scheduler is
