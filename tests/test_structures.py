@@ -1449,3 +1449,35 @@ def test_a_dict_each_iteration_makes_and_fills():
 
     with pytest.raises(S2SADError, match="structure changes inside a loop"):
         s2sad.grad(grows)(params, [1.0, 2.0])
+
+
+def _forced_step(params, x, forcing, i):
+    return x + 0.01 * (-params["k"] * x + forcing[i])
+
+
+def _forced(params, x, forcing):
+    for i in range(300):
+        x = _forced_step(params, x, forcing, i)
+    return x * x
+
+
+def test_a_step_reading_an_array_by_the_loop_variable_stays_a_loop():
+    """A simulation step given the parameters and the step number, which it uses to
+    read an array of forcings (not a container): the loop was unrolled (minutes to
+    build at 2,000 steps). It stays a loop; only a container read by the number
+    unrolls one, and a count beyond 1,000 steps is refused at the key."""
+    forcing = np.sin(np.arange(300) * 0.01)
+    params = {"k": 0.7}
+    assert "for i in range(300)" in s2sad.source(_forced, example=(params, 1.0, forcing))
+    g = s2sad.grad(_forced)(params, 1.0, forcing)
+    assert_tree_close(g, numeric_grad(_forced, (params, 1.0, forcing), 0),
+                      rtol=1e-6, atol=1e-8)
+
+    def long_keyed(p, x):
+        s = 0.0
+        for i in range(4000):
+            s = s + p[i % 2] * x
+        return s
+
+    with pytest.raises(S2SADError, match="at most 1,000 steps"):
+        s2sad.grad(long_keyed)((1.0, 2.0), 0.3)

@@ -31,6 +31,11 @@ from .structure_values import (DICT_METHODS, Const, Node, assign, called, locate
                                own_names)
 
 
+# The most iterations of a loop over a ``range`` s2sad unrolls to read containers by
+# keys made of its variable: a longer one stays a loop, and such a key is refused
+UNROLLED = 1000
+
+
 class LoopRewrites:
     """The loop statements of `structures._Rewriter` (see the module docstring)."""
 
@@ -304,7 +309,8 @@ class LoopRewrites:
             return None if inner is None else inner[::-1]
         if called(e, "range"):
             bounds = [self.static(a) for a in e.args]
-            if any(b is None for b in bounds) or not _indexes_container(self, s):
+            if any(b is None for b in bounds) or len(range(*(b.value for b in bounds))) \
+                    > UNROLLED or not _indexes_container(self, s):
                 return None
             return [Const(i) for i in range(*(b.value for b in bounds))]
         return None
@@ -614,6 +620,13 @@ _KEY_PARTS = (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.JoinedStr,
               ast.unaryop)
 
 
+def _root_name(node):
+    """The name an item or attribute chain (``p["layers"][i].W``) starts from."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
 def _made_of(names: set, body) -> set:
     """`names` and the names `body` (a list of nodes) assigns a key made of them
     (``j = n - 1 - i``, ``k = f"W{i}"``: what `structure_values.computed` works
@@ -659,8 +672,13 @@ def _keys_of_argument(r, call: ast.Call, names: set) -> bool:
     given |= {k.arg for k in call.keywords
               if isinstance(k.value, ast.Name) and k.value.id in names}
     given = _made_of(given, callee.body)
+    # (the parameters given a container: an item of another, an array's ``forcing[i]``,
+    # is read at run time in a loop that stays a loop)
+    holders = {p for p, a in zip(params, args) if isinstance(r.value(a, [], probe=True), Node)}
+    holders |= {k.arg for k in call.keywords
+                if isinstance(r.value(k.value, [], probe=True), Node)}
     for n in ast.walk(callee):
-        if isinstance(n, ast.Subscript) and any(
+        if isinstance(n, ast.Subscript) and _root_name(n) in holders and any(
                 isinstance(x, ast.Name) and x.id in given for x in ast.walk(n.slice)):
             return True
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) \

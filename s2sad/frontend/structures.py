@@ -48,8 +48,8 @@ _CONTAINERS_HINT = ("Read a container's items by constant keys (p[\"W\"], p.W, p
                     "loop over it (for W, b in params:); pass the arrays themselves to "
                     "other functions.")
 _KEYS_HINT = ("Read items by constant keys (p[\"W\"], p[0]), by keys made of the variable of "
-              "a loop whose count s2sad knows from the containers (for i in range(len(p) // "
-              "2): ... p[f\"W{i}\"]), or loop over the container (for W, b in params:).")
+              "a loop of at most 1,000 steps whose count s2sad knows (for i in range(len(p) "
+              "// 2): ... p[f\"W{i}\"]), or loop over the container (for W, b in params:).")
 
 
 def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None,
