@@ -325,3 +325,16 @@ def test_program_keeps_no_function_that_fails_to_lower():
         with pytest.raises(s2sad.UnsupportedSyntaxError):
             prog.function(_deletes)
     assert prog.fronts == {}
+
+
+def test_the_copies_of_a_value_read_many_times_take_no_derived_name():
+    """The dup stage names the copies of a value read n times ``x%a``, ``x%b``... and
+    its 1,396th ``x%bar``, the name reverse mode gives the value's adjoint: the
+    gradient of a parameter read 2,000 times was the parameter itself (0.7 where
+    0.144 is right). Copies skip the suffixes later stages derive names with."""
+    from s2sad.frontend.dup import _RESERVED, _Splitter
+
+    names = _Splitter(["k"]).copies("k", 20_000)
+    assert len(set(names)) == 20_000
+    assert not {n.partition("%")[2] for n in names} & _RESERVED
+    assert "k%bar" not in names and "k%dot" not in names and "k%part" not in names

@@ -88,6 +88,14 @@ def _drop_self_copies(body):
                 isinstance(c.value, ast.Name) and c.value.id == c.targets[0])]
 
 
+# The suffixes later stages derive names with (`ir.adjoint`'s ``x%bar``, `ir.tangent`'s
+# ``x%dot``, a part, a saved value, a tape...), which no copy may take
+_RESERVED = frozenset({"bar", "dot", "part", "saved", "seed", "old", "next", "fwd", "bwd",
+                       "jvp", "hvp", "out", "seq", "tape", "step", "count", "state", "ckpt",
+                       "args", "items", "result", "retval", "outer", "probe", "indices",
+                       "returned", "broke", "derivative", "hessian", "jacobian"})
+
+
 def _letters(k: int) -> str:
     letters = string.ascii_lowercase
     out = ""
@@ -107,9 +115,17 @@ class _Splitter:
 
     def copies(self, n: str, count: int) -> tuple:
         root = self.root.get(n, n)
-        start = self.counter.get(root, 0)
-        self.counter[root] = start + count
-        names = tuple(ir.derived(root, _letters(start + i)) for i in range(count))
+        k = self.counter.get(root, 0)
+        names = []
+        while len(names) < count:
+            suffix, k = _letters(k), k + 1
+            name = ir.derived(root, suffix)
+            # (a value read 1,396 times would otherwise have its copy ``x%bar``, the
+            # name its adjoint is given: the gradient read as the value itself)
+            if suffix not in _RESERVED and name not in self.locals:
+                names.append(name)
+        self.counter[root] = k
+        names = tuple(names)
         for c in names:
             self.root[c] = root
         self.locals.update(names)
