@@ -57,8 +57,9 @@ def test_first_call_grows_linearly():
     _first_call(10)  # (s2sad's own first-use costs)
     small, large = _first_call(400), _first_call(1600)
     # 4 times the code: 4 to 5.5 times the time when linear (larger trees are slower
-    # to allocate and walk), 16 when quadratic
-    assert large / small < 7.0, (small, large)
+    # to allocate and walk), up to 7.2 beside another test process on CI's two cores
+    # (the larger build suffers more from the shared cache), 16 when quadratic
+    assert large / small < 8.0, (small, large)
 
 
 def test_broadcast_symbols_stay_short():
