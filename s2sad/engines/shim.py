@@ -238,12 +238,11 @@ def _array(a, dtype=None, *, copy=True, **options):
     return np.array(a, dtype, copy=copy, **options)
 
 
-class _NumPy:
-    """The module `numpy` as shimmed code sees it: its own attributes, but for
-    `asarray`, `asanyarray` and `array` of traced arrays (`_asarray`, `_array`)."""
-
-    asarray = asanyarray = staticmethod(_asarray)
-    array = staticmethod(_array)
+class _NumPy(types.ModuleType):
+    """The module `numpy` as shimmed code sees it: a copy of its namespace (a read is
+    a module's dict lookup, as of `numpy` itself; what NumPy loads lazily comes from
+    it), but for `asarray`, `asanyarray` and `array` of traced arrays (`_asarray`,
+    `_array`)."""
 
     def __getattr__(self, name):
         return getattr(np, name)
@@ -252,7 +251,9 @@ class _NumPy:
         return repr(np)
 
 
-TRACED_NUMPY = _NumPy()
+TRACED_NUMPY = _NumPy("numpy")
+vars(TRACED_NUMPY).update({k: v for k, v in vars(np).items() if not k.startswith("__")},
+                          asarray=_asarray, asanyarray=_asarray, array=_array)
 _NUMPY_FUNCTIONS = {id(np.asarray): _asarray, id(np.asanyarray): _asarray, id(np.array): _array}
 
 
