@@ -1481,3 +1481,20 @@ def test_a_step_reading_an_array_by_the_loop_variable_stays_a_loop():
 
     with pytest.raises(S2SADError, match="at most 1,000 steps"):
         s2sad.grad(long_keyed)((1.0, 2.0), 0.3)
+    # (nor does a step handing the number on to a function given no container)
+    text = s2sad.source(_forced_on, example=(params, 1.0))
+    assert "for t in range(200)" in text
+
+
+def _forcing_at(t):
+    return 0.01 * t
+
+
+def _step_on(params, x, t):
+    return x + 0.01 * (-params["k"] * x + _forcing_at(t))
+
+
+def _forced_on(params, x):
+    for t in range(200):
+        x = _step_on(params, x, t)
+    return x * x

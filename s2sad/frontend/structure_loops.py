@@ -649,8 +649,8 @@ def _made_of(names: set, body) -> set:
 
 def _keys_of_argument(r, call: ast.Call, names: set) -> bool:
     """Is `call` one of a function put in place (a container passed to it) that is
-    given one of `names` and reads a container by a key made of it, or passes it on
-    to another call (``layer(p, h, i)`` reading ``p[f"W{i}"]``)?"""
+    given one of `names` and reads that container by a key made of it, or passes
+    both on to another call (``layer(p, h, i)`` reading ``p[f"W{i}"]``)?"""
     if not any(isinstance(a, ast.Name) and a.id in names
                for a in call.args + [k.value for k in call.keywords]):
         return False
@@ -661,8 +661,9 @@ def _keys_of_argument(r, call: ast.Call, names: set) -> bool:
     if not isinstance(callee, ast.FunctionDef):
         if r.parse is None:
             return False
-        if r.bound_method(call) is not None:
-            args = [r.bound_method(call)[1]] + args  # (`self` first)
+        method = r.bound_method(call)
+        if method is not None:
+            args = [method[1]] + args  # (`self` first)
         try:
             callee = r.parse(callee).tree
         except S2SADError:
@@ -682,10 +683,11 @@ def _keys_of_argument(r, call: ast.Call, names: set) -> bool:
                 isinstance(x, ast.Name) and x.id in given for x in ast.walk(n.slice)):
             return True
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) \
-                and not hasattr(builtins, n.func.id) and any(
-                    isinstance(a, ast.Name) and a.id in given
-                    for a in n.args + [k.value for k in n.keywords]):
-            return True  # (passed on to a function of the user's)
+                and not hasattr(builtins, n.func.id):
+            passed = {a.id for a in n.args + [k.value for k in n.keywords]
+                      if isinstance(a, ast.Name)}
+            if passed & given and passed & holders:
+                return True  # (passed on, with the container, to a function of the user's)
     return False
 
 
