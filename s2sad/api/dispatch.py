@@ -293,6 +293,7 @@ class State:
         self.flat_states: dict = {}  # (flat function, its wrt) -> its dispatcher
         # the call with containers the dispatcher checks for first (`structured`)
         self.structured_fast = None
+        self.structured_code = None  # (`f`'s code when `structured_fast` was made)
         _states.add(self)
 
     def call_text(self) -> str:
@@ -350,7 +351,7 @@ class State:
                 lines.append(f"    return _F({call})")
         if self.structured_fast is not None:
             # (for the code `f` had when it was made: an edit put into `f` builds anew)
-            self.ns.update(_S=self.structured_fast, _f=self.f, _FC=self.f.__code__)
+            self.ns.update(_S=self.structured_fast, _f=self.f, _FC=self.structured_code)
             lines += ["    if _f.__code__ is _FC:", f"        return _S({call})"]
             lines.append(f"    return _miss({call})")
         else:
@@ -520,7 +521,7 @@ class State:
                 inner = self.flat_states[(flat.flat, wrt)] = State(
                     flat.flat, wrt, self.entry, True, self.checkpoint, self.jit).build()
         single = not (self.as_tuple or len(self.wrt) > 1)
-        if self.structured_fast is not None and self.ns.get("_FC") is not self.f.__code__:
+        if self.structured_fast is not None and self.structured_code is not self.f.__code__:
             self.structured_fast = None  # (made for the code `f` had before)
         if self.structured_fast is None:
             pos = self.idents[: self.n_pos]
@@ -529,7 +530,7 @@ class State:
                                           single, ", ".join(pos + (["*"] + kw if kw else [])),
                                           self.call_text())
             if fast is not None:
-                self.structured_fast = fast
+                self.structured_fast, self.structured_code = fast, self.f.__code__
                 self.build()
         args, keywords = flat.split_args()
         with flat.naming():
