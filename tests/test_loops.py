@@ -920,3 +920,29 @@ def test_a_return_from_loops_nested_in_each_other(f, args):
     assert close(s2sad.grad(f, checkpoint="binomial", snapshots=2)(*args), want, 1e-6, 1e-7)
     assert close(s2sad.vjp(f, *args)[1](1.0)[0], want, 1e-6, 1e-7)
     assert close(s2sad.hessian(f)(*args), central_diff(s2sad.grad(f), args, 0), 1e-5, 1e-6)
+
+
+def over_a_string_literal(x):
+    s = 0.0
+    for c in "abca":
+        if c == "a":
+            s = s + x * x
+        else:
+            s = s + 3.0 * x
+    return s
+
+
+def over_bytes_enumerated(x):
+    s = 0.0
+    for i, c in enumerate(b"ab"):
+        s = s + (c - 96) * i * x ** 2
+    return s
+
+
+@pytest.mark.parametrize("f", [over_a_string_literal, over_bytes_enumerated])
+def test_a_loop_over_a_literal_string_reads_its_characters(f):
+    # (a string literal's items are read by index as Python iterates them; the
+    # refusal of a loop over a dict or an iterator is for names, not literals)
+    want = central_diff(f, (0.7,), 0)
+    for mode in ("reverse", "forward", "tape"):
+        assert close(s2sad.grad(f, mode=mode)(0.7), want, 1e-6, 1e-7), mode

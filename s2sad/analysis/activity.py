@@ -377,7 +377,10 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                 # earlier build of this function read it so: `common.iterate_unknown`)
                 seq = (s.value.value if type(s.value) is ast.Subscript else s.value.args[0]) \
                     if marks.get(ITERATED, False) else None
-                if seq is not None and (opaque(self.atom_kind(seq)) or seq.id in self.displays):
+                # (a literal's items, a string's characters, read by index as they
+                # iterate)
+                if type(seq) is ast.Name and (opaque(self.atom_kind(seq)) or
+                                              seq.id in self.displays):
                     raise self.error(
                         NotDifferentiableError, s, op,
                         f"s2sad runs a `for` loop by reading its items by index, right for "
