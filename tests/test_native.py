@@ -302,6 +302,36 @@ def test_a_global_number_is_frozen_and_guarded():
         SCALE = 2.0
 
 
+N_LAYERS = 2
+
+
+def _layers(p, x):
+    h = x
+    for i in range(N_LAYERS):
+        h = math.sin(p[f"W{i}"] * h)
+    return h
+
+
+@needs_numba
+def test_a_global_count_is_guarded_by_its_value():
+    """``range(N_LAYERS)`` unrolled for the keys ``p[f"W{i}"]``: compiled for the
+    value the global holds, and built again for another (`test_decided_globals`)."""
+    global N_LAYERS
+    p = {"W0": 0.5, "W1": 0.7, "W2": 0.9}
+    jitted = s2sad.grad(_layers, jit=True)
+    try:
+        for n in (2, 3, 1):
+            N_LAYERS = n
+            got, want = jitted(p, 1.3), s2sad.grad(_layers)(p, 1.3)
+            assert got == pytest.approx(want, rel=1e-12) and got["W2"] == (0.0 if n < 3 else
+                                                                            got["W2"])
+            e = 1e-6
+            numeric = (_layers(dict(p, W0=0.5 + e), 1.3) - _layers(dict(p, W0=0.5 - e), 1.3))
+            assert got["W0"] == pytest.approx(numeric / (2 * e), rel=1e-6)
+    finally:
+        N_LAYERS = 2
+
+
 @needs_numba
 def test_a_modules_attributes_are_frozen_and_guarded(tmp_path, monkeypatch):
     """Attributes of a module of the user's (a settings file) are frozen like its

@@ -88,7 +88,8 @@ def still_valid(unit) -> bool:
         if shadows(obj):
             return False  # (an object of the user's now holds one of its methods)
     return all(map(guards.holds, guards.attribute_guards(unit, []) +
-                   guards.value_guards(unit, [], True) + guards.function_guards(unit)))
+                   guards.value_guards(unit, [], True) + guards.function_guards(unit) +
+                   guards.decided_guards(unit)))
 
 
 def compiled_reverse(f, wrt, entry, kinds, as_tuple, checkpoint=None, copy_views=False):
@@ -136,7 +137,7 @@ def _kept(unit) -> diskcache.CachedUnit:
                                   uf.keep_defaults) for uf in unit.functions],
         unit.entry, unit.helpers, unit.resolved, unit.texts,
         {uf.fn.name: unit.namer(uf.fn.name) for uf in unit.functions}, unit.text,
-        from_disk=False, restores=unit.restores)
+        from_disk=False, restores=unit.restores, decided=unit.decided)
 
 
 def compiled_forward(f, wrt: tuple, kinds: dict, batched=False, quiet=False):
@@ -336,6 +337,10 @@ class State:
                          f"_G{i}.cell_contents") + dot + chain
                 if kind.endswith("value"):
                     checks.append(guards.value_check(value, i, obj, self.ns))
+                    continue
+                if kind.endswith("equal"):
+                    self.ns[f"_OT{i}"] = type(obj)
+                    checks.append(f"type(_v{i} := {value}) is _OT{i} and _v{i} == _O{i}")
                     continue
                 checks.append(f"type({value}) is _O{i}" if kind.endswith("type") else
                               f"{value} is _O{i}")

@@ -38,6 +38,8 @@ def holds(guard) -> bool:
         return type(current) is obj and not shadows(current)
     if kind.endswith("value"):  # (a number or an array of the kind it was)
         return _value_signature(current) == obj
+    if kind.endswith("equal"):  # (the value a count or a key was decided by)
+        return type(current) is type(obj) and current == obj
     return current is obj
 
 
@@ -104,7 +106,26 @@ def of_unit(unit) -> list:
         if not any(x[1] is g[1] and x[2] == name for x in out):
             out.append(g)
     out += attribute_guards(unit, out)
-    return out + value_guards(unit, out) + function_guards(unit)
+    return out + value_guards(unit, out) + function_guards(unit) + decided_guards(unit)
+
+
+def decided_guards(unit) -> list:
+    """Each global or closure variable whose value the derivative was built for
+    (``range(N_LAYERS)`` unrolled, ``p[KEY]``, ``if USE_BIAS:`` decided: see
+    `Unit.decided`), as ``("global_equal" or "cell_equal", container, name,
+    value)``: another value, even of the same type, builds it again."""
+    out = []
+    for func, name, value in getattr(unit, "decided", ()):
+        cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+        if name in cells:
+            g = ("cell_equal", cells[name], name, value)
+        elif name in func.__globals__:
+            g = ("global_equal", func.__globals__, name, value)
+        else:
+            continue  # (a builtin's, ``__debug__``: the same while the process runs)
+        if not any(x[0] == g[0] and x[1] is g[1] and x[2] == name for x in out):
+            out.append(g)
+    return out
 
 
 def function_guards(unit) -> list:

@@ -141,8 +141,8 @@ def flat_function(f, specs: dict):
     key = (f.__code__,) + tuple(specs.items())
     per_f = _flat.setdefault(f, {})
     got = per_f.get(key)
-    if got is not None:
-        return got
+    if got is not None and _still_decided(f, got[3]):
+        return got[:3]
     carrier = types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__,
                                  f.__closure__)  # (its defaults: `parse` may read them)
     carrier.__kwdefaults__ = f.__kwdefaults__
@@ -185,8 +185,22 @@ def flat_function(f, specs: dict):
     flat.__module__ = f.__module__
     setattr(flat, parse.ORIGINAL, f)  # (its source is f's: `parse.check_source` checks f)
     setattr(flat, parse.STRUCTURES, specs)
-    per_f[key] = got = (flat, parsed.out_spec, parsed.leaf_names)
-    return got
+    per_f[key] = got = (flat, parsed.out_spec, parsed.leaf_names, parsed.decided)
+    return got[:3]
+
+
+def _still_decided(f, decided: dict) -> bool:
+    """Do the globals and closure variables the rewrite decided something by (a
+    loop's count, `parse.Parsed.decided`) hold the values they held? (The flat
+    function's own code, which `jacobian` runs for the value, has them written in.)"""
+    if not decided:
+        return True
+    cells = dict(zip(f.__code__.co_freevars, f.__closure__ or ()))
+    for name, value in decided.items():
+        now = parse.lookup(name, f.__globals__, cells)
+        if type(now) is not type(value) or now != value:
+            return False
+    return True
 
 
 class Flat:

@@ -617,6 +617,7 @@ class CachedUnit:
     root: object = None
     from_disk: bool = field(default=True, repr=False)
     restores: bool = True  # (see `pipeline.Unit.restores`)
+    decided: list = field(default_factory=list)  # (see `pipeline.Unit.decided`)
 
     def namer(self, name: str) -> str:
         return self.names[name]
@@ -753,13 +754,32 @@ def _rebuild(payload: dict, f, namespace=None):
         if obj is _UNRESOLVED:
             return None
         resolved.append((funcs[i], name, obj))
+    decided = []  # (the values a count or key was decided by: the same, or a miss)
+    for i, name, text in payload.get("decided", ()):
+        value = _Resolver(funcs[i]).value(name)
+        if _decided_text(value) != text:
+            return None
+        decided.append((funcs[i], name, value))
     functions = [CachedFunction(CachedName(u["ir"], refs[u["user"]]), funcs[u["user"]],
                                 u["keep_defaults"]) for u in payload["units"]]
     unit = CachedUnit(functions, tuple(payload["entry"]), helpers, resolved,
                       {u["ir"]: u["text"] for u in payload["units"]},
                       {u["ir"]: u["name"] for u in payload["units"]}, payload["text"],
-                      restores=bool(payload.get("restores", True)))
+                      restores=bool(payload.get("restores", True)), decided=decided)
     return unit, compile_mod.compile_unit(unit, namespace)
+
+
+def _decided_text(value) -> str | None:
+    """A value a derivative was built for (an int, a bool, a string, a tuple of
+    ints and strings: `pipeline.Unit.decided`) as text that tells every other such
+    value apart (its type's name with its repr: ``1``, ``True`` and ``"1"``
+    differ); None for any other value."""
+    if type(value) in (int, bool, str):
+        return f"{type(value).__name__}:{value!r}"
+    if type(value) is tuple:
+        items = [_decided_text(v) for v in value]
+        return None if None in items else f"tuple:({','.join(items)})"
+    return None
 
 
 def _describe(ticket: Ticket, unit) -> dict:
@@ -783,6 +803,8 @@ def _describe(ticket: Ticket, unit) -> dict:
         "entry": list(unit.entry),
         "helpers": [[name, _spec(obj)] for name, obj in sorted(unit.helpers.items())],
         "resolved": [[where(func), name] for func, name, _ in unit.resolved],
+        "decided": [[where(func), name, _decided_text(value)]
+                    for func, name, value in getattr(unit, "decided", ())],
         "text": unit.text,
         "restores": bool(getattr(unit, "restores", True)),
     }

@@ -78,6 +78,9 @@ class Unit:
     entry: tuple  # IR names of the entry functions
     helpers: dict  # name -> object the emitted code reads from s2sad's rules
     resolved: list  # (user function, dotted name, object): what the unit assumed
+    # (user function, name, value): a global or closure variable whose value the
+    # derivative was built for (a loop's count: `structure_values.Rewritten.decided`)
+    decided: list = field(default_factory=list)
     output_kind: object = None
     root: object = None
     scalar_tangents: bool = False  # forward units: see `_scalar_tangents`
@@ -153,6 +156,7 @@ class _Builder:
         self.functions: list = []  # UnitFunction, in module order
         self.helpers: dict = {}
         self.resolved: list = []
+        self.decided: list = []  # (`Unit.decided`)
         self.seen_users = []
         self.acts: list = []  # (user function, its activity), each analysed
         self.scalar_tangents = False  # (forward mode: see `_scalar_tangents`)
@@ -207,7 +211,8 @@ class _Builder:
                                              {uf.fn.name: uf.user for uf in self.functions},
                                              reads)
         _check_helper_clashes(self.functions, self.helpers)
-        unit = Unit(module, self.functions, entry, dict(self.helpers), self.resolved, out_kind,
+        unit = Unit(module, self.functions, entry, dict(self.helpers), self.resolved,
+                    self.decided, out_kind,
                     scalar_tangents=self.scalar_tangents,
                     restores=any(getattr(s, "restore", False) for uf in self.functions
                                  for s in ir.walk(uf.fn.body)))
@@ -278,6 +283,7 @@ class _Builder:
                 self.resolved.append((fr.func, text, obj))
         for text, callee in fr.parsed.put_in_place.items():  # (no line reads the name)
             self.resolved.append((fr.func, text, callee))
+        self.decided += [(fr.func, name, value) for name, value in fr.parsed.decided.items()]
 
     def callee_names(self, callee):
         raise NotImplementedError

@@ -77,6 +77,7 @@ class Parsed:
     # ``Model.predict(self, x)`` (`function_values`); the derivative's helpers
     classes: dict = field(default_factory=dict)
     put_in_place: dict = field(default_factory=dict)  # call -> the function put there
+    decided: dict = field(default_factory=dict)  # (`structure_values.Rewritten.decided`)
 
 
 class Located:
@@ -429,7 +430,7 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers, 
     elif specs is None and func is not None and structure_calls.builds_containers(
             tree, _called_functions(nodes, globals_, cells, builtins_), generated, nodes):
         specs = {}  # (dicts of computed values it builds are followed all the same)
-    out_spec, leaves, put_in_place = None, {}, {}
+    out_spec, leaves, put_in_place, decided = None, {}, {}, {}
     if specs:  # (functions passed as arguments are read where the name is: a cell)
         cells = dict(cells, **{n: types.CellType(v.value) for n, v in specs.items()
                                if isinstance(v, ir_trees.Static)})
@@ -442,6 +443,7 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers, 
             classes=classes)
         tree, out_spec, leaves = rewritten.tree, rewritten.out_spec, rewritten.leaf_names
         put_in_place = rewritten.put_in_place  # (guarded as it was: `builder.note_user`)
+        decided = rewritten.decided  # (guarded by value: `guards.decided_guards`)
         nodes = Nodes(tree)
         if pairs.split_lists(tree, nodes):  # (a list of tuples a function put in place reads)
             nodes = Nodes(tree)
@@ -456,7 +458,7 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers, 
                     builtins_, loc, nodes, loaded)
     return Parsed(tree=tree, info=info, refs=refs, locals=local_set, globals=globals_,
                   imported=set(imported), cells=cells, out_spec=out_spec, leaf_names=leaves,
-                  nodes=nodes, classes=classes, put_in_place=put_in_place)
+                  nodes=nodes, classes=classes, put_in_place=put_in_place, decided=decided)
 
 
 def _value_or_none(name, globals_, cells, builtins_):

@@ -308,9 +308,10 @@ class LoopRewrites:
             inner = self.static_items(e.args[0], s)
             return None if inner is None else inner[::-1]
         if called(e, "range"):
+            if not _indexes_container(self, s):
+                return None  # (before the bounds: a global count is guarded if read)
             bounds = [self.static(a) for a in e.args]
-            if any(b is None for b in bounds) or len(range(*(b.value for b in bounds))) \
-                    > UNROLLED or not _indexes_container(self, s):
+            if any(b is None for b in bounds) or len(range(*(b.value for b in bounds))) > UNROLLED:
                 return None
             return [Const(i) for i in range(*(b.value for b in bounds))]
         return None

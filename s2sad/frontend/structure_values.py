@@ -2,8 +2,9 @@
 
 A `Node` is a container whose structure is known (its type, keys, and children:
 other nodes, or the variables holding its leaves); a `Const` a value known when
-the derivative is built (an unrolled loop's index, a key; `computed` works out
-those made of others, `assigned_once` the names a constant may be kept in).
+the derivative is built (an unrolled loop's index, a key; `known` finds it for
+an expression, `computed` works out those made of others, `outside` reads a
+global's, `assigned_once` the names a constant may be kept in).
 `leaf_names` names the
 parameters that replace a container parameter, `node_of` makes its node, and
 `copy_env` copies the containers names hold (for the branches of an `if`),
@@ -80,6 +81,9 @@ class Rewritten:
     out_spec: Spec | None
     # the call's text -> the user function put in place of it (`structure_calls.inline`)
     put_in_place: dict = field(default_factory=dict)
+    # a global's or closure variable's name -> the value the rewrite read of it and
+    # decided something by (a loop's count, a key, a test): guarded by value
+    decided: dict = field(default_factory=dict)
 
 
 def leaf_names(param: str, spec: Spec, taken: set) -> list:
@@ -344,6 +348,62 @@ def computed(e, static):
     except (ArithmeticError, ValueError, TypeError, IndexError):
         return None
     return None
+
+
+def known(rw, e):
+    """The value `rw.static` finds for `e` (`rw`, a `structures._Rewriter`)."""
+    if isinstance(e, ast.Constant):
+        return Const(e.value)
+    if isinstance(e, ast.Name) and e.id in rw.consts:
+        return rw.consts[e.id]
+    if isinstance(e, ast.Name):
+        return outside(rw, e.id)
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+        inner = known(rw, e.operand)
+        return None if inner is None else Const(not inner.value)
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        inner = known(rw, e.operand)
+        if inner is not None and isinstance(inner.value, (int, float)):
+            return Const(-inner.value)
+    if isinstance(e, ast.Call) and called(e, "len") and len(e.args) == 1:
+        v = rw.value(e.args[0], [], probe=True)
+        if isinstance(v, Node):
+            return Const(len(v.children))
+    if isinstance(e, ast.Compare) and len(e.ops) == 1 and \
+            isinstance(e.ops[0], (ast.In, ast.NotIn)):
+        v = rw.value(e.comparators[0], [], probe=True)
+        key = rw.static(e.left)
+        if isinstance(v, Node) and v.form == "dict" and key is not None:
+            found = key.value in v.keys
+            return Const(found if isinstance(e.ops[0], ast.In) else not found)
+    if isinstance(e, ast.Compare) and len(e.ops) == 1 and type(e.ops[0]) in _COMPARE:
+        a, b = rw.static(e.left), rw.static(e.comparators[0])
+        if a is not None and b is not None:
+            try:
+                return Const(bool(_COMPARE[type(e.ops[0])](a.value, b.value)))
+            except TypeError:
+                return None
+    return computed(e, rw.static)
+
+def outside(rw, name):
+    """The value of a global or closure variable `name` holding an int, a bool, a
+    string or a tuple of ints and strings (``range(N_LAYERS)``, ``if USE_BIAS:``),
+    as `Const`: the derivative is built for that value, and the name is guarded
+    by it (`decided`: another value builds the derivative again); None for a
+    local name or any other value."""
+    if name in rw.caller_locals or name in rw.env or "%" in name or \
+            name in rw.local_functions:
+        return None
+    value = rw.lookup(name)
+    if type(value) is not bool and not key_like(value):
+        return None
+    rw.reading[name] = value
+    return Const(value)
+
+
+_COMPARE = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+            ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
+            ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}
 
 
 def own_names(e) -> set:

@@ -41,7 +41,7 @@ from .structure_calls import CallRewrites
 from .structure_loops import (LoopRewrites, consumed_generators, container_comprehension,
                               scoped, static_dict_comprehension)
 from .structure_values import (DICT_METHODS, Const, Node, Rewritten, assign, assigned_once,
-                               called, computed, copy_env, fill_lines, joined, key_like,
+                               copy_env, fill_lines, joined, key_like, known,
                                leaf_names, node_of, own_slots, starred, tree_call, unstarred)
 
 _CONTAINERS_HINT = ("Read a container's items by constant keys (p[\"W\"], p.W, p[0]) or "
@@ -95,7 +95,7 @@ def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None,
         n for names in names_of.values() for n in names} | set(specs)
     tree.body = r.block(tree.body)
     fill_lines(tree.body, tree.lineno)
-    return Rewritten(tree, names_of, r.out_spec, r.put_in_place)
+    return Rewritten(tree, names_of, r.out_spec, r.put_in_place, r.decided)
 
 
 class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
@@ -135,6 +135,8 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
         self.caller_locals: set = set()
         self.displays: dict = {}  # names given one display, and its length
         self.once = set()  # names assigned at one line (`assigned_once`)
+        self.decided: dict = {}  # (`Rewritten.decided`)
+        self.reading = None  # (the globals the outermost `static` read, while it reads)
 
     def refuse(self, node, message, hint=_CONTAINERS_HINT):
         return self.loc.error(NotDifferentiableError, node, message, hint)
@@ -160,38 +162,19 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
 
     def static(self, e):
         """The value of `e` where it is known now (a constant, a loop's index, the
-        length of a container, a key test, and what `computed` makes of these: a
-        key ``f"W{i}"``), else None (as `Const`)."""
-        if isinstance(e, ast.Constant):
-            return Const(e.value)
-        if isinstance(e, ast.Name) and e.id in self.consts:
-            return self.consts[e.id]
-        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
-            inner = self.static(e.operand)
-            return None if inner is None else Const(not inner.value)
-        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
-            inner = self.static(e.operand)
-            if inner is not None and isinstance(inner.value, (int, float)):
-                return Const(-inner.value)
-        if isinstance(e, ast.Call) and called(e, "len") and len(e.args) == 1:
-            v = self.value(e.args[0], [], probe=True)
-            if isinstance(v, Node):
-                return Const(len(v.children))
-        if isinstance(e, ast.Compare) and len(e.ops) == 1 and \
-                isinstance(e.ops[0], (ast.In, ast.NotIn)):
-            v = self.value(e.comparators[0], [], probe=True)
-            key = self.static(e.left)
-            if isinstance(v, Node) and v.form == "dict" and key is not None:
-                found = key.value in v.keys
-                return Const(found if isinstance(e.ops[0], ast.In) else not found)
-        if isinstance(e, ast.Compare) and len(e.ops) == 1 and type(e.ops[0]) in _COMPARE:
-            a, b = self.static(e.left), self.static(e.comparators[0])
-            if a is not None and b is not None:
-                try:
-                    return Const(bool(_COMPARE[type(e.ops[0])](a.value, b.value)))
-                except TypeError:
-                    return None
-        return computed(e, self.static)
+        length of a container, a key test, a global's value (`outside`), and what
+        `computed` makes of these: a key ``f"W{i}"``), else None (as `Const`). The
+        globals read for a value known are `decided` (not those read for none)."""
+        if self.reading is not None:
+            return known(self, e)
+        self.reading = {}
+        try:
+            got = known(self, e)
+        finally:
+            reading, self.reading = self.reading, None
+        if got is not None:
+            self.decided.update(reading)
+        return got
 
     def value(self, e, pre: list, hint="", probe=False):
         """What `e` is when it is a container or a leaf of one: a `Node`, a slot name
@@ -785,11 +768,6 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
                     branch.append(assign(new, ast.Name(id=old, ctx=ast.Load()), s))
             out[name] = joined
         return out
-
-
-_COMPARE = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
-            ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
-            ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}
 
 
 def _is_dataclass_type(tp) -> bool:
