@@ -8,7 +8,8 @@ spelled one of the ways users write them: constant keys, attributes and position
 chained, a name bound to a part (``q = params["b"]``), unpacking (``a, *rest = p``
 too), a ``for`` over a container (its items, ``enumerate``, ``.items()``,
 ``.values()``, ``range(len(...))``), a loop over a count reading items by keys made of
-its variable (``p[n - 1 - i]``, ``p[f"{'ab'[i]}"]``, in the loop or in a helper), a dict built and read back, a dict or list of
+its variable (``p[n - 1 - i]``, ``p[f"{'ab'[i]}"]``, in the loop or in a helper), a dict
+built and read back (its keys names or not: ``"lr "``, ``(0, 1)``), a dict or list of
 constants added into in a loop over data (``d["s"] += ...``), a tuple grown in one
 (``t += (...,)``), a helper function handed a part, a local function (a lambda with a
 default argument, a list of lambdas made by a comprehension), a loop over data that
@@ -60,6 +61,12 @@ def value(draw, depth=0):
     if form == "dict":
         return dict(zip("abc", items))
     return items if form == "list" else tuple(items)
+
+
+# the keys of a dict the function builds, as written: names, and keys that differ only
+# where a variable's name cannot (a space, a dot, a tuple's punctuation)
+BUILT_KEYS = [("'s'", "'n'", "'t'"), ("'lr'", "'lr '", "'lr_'"), ("(0, 1)", "(1, 0)", "-1"),
+              ("'a.b'", "'a_b'", "0.5"), ("''", "' '", "b'a'"), ("'W 1'", "'W1'", "'W-1'")]
 
 
 def numeric(v) -> bool:
@@ -199,10 +206,11 @@ def structured_program(draw):
             name = f"d{next(counter)}"
             acc, _ = next((a, c) for a, c in got if numeric(c))
             how = draw(st.sampled_from(["built", "accumulated", "list"]))
-            if how == "built":
-                lines.extend([f"    {name} = {{'s': {term(f'{expr}{acc}')}, 'n': 1}}",
-                              f"    {name}['t'] = {name}['s'] * 2.0",
-                              f"    total = total + {name}['t'] - {name}['s'] * {name}['n']"])
+            if how == "built":  # (keys no name can spell too: each its own variable)
+                s_, n_, t_ = draw(st.sampled_from(BUILT_KEYS))
+                lines.extend([f"    {name} = {{{s_}: {term(f'{expr}{acc}')}, {n_}: 1}}",
+                              f"    {name}[{t_}] = {name}[{s_}] * 2.0",
+                              f"    total = total + {name}[{t_}] - {name}[{s_}] * {name}[{n_}]"])
             else:  # (entries of a dict or list of constants added into in a loop over data)
                 keys = ("'s'", "'n'") if how == "accumulated" else ("0", "1")
                 lines.extend([f"    {name} = {{'s': 0.0, 'n': 1.0}}" if how == "accumulated"

@@ -1498,3 +1498,23 @@ def _forced_on(params, x):
     for t in range(200):
         x = _step_on(params, x, t)
     return x * x
+
+
+def _keys_no_name_spells(x, y):
+    d = {"lr": x, "lr ": y, (0, 1): x * y, (1, 0): y, -1: x, 0.5: y, "a.b": x,
+         "a_b": y, "": x, " ": y, b"a": x, "a\n": y}
+    return d["lr"] * d["lr "] + d[(0, 1)] * d[1, 0] ** 2 + d[-1] * d[0.5] \
+        + d["a.b"] * 3.0 + d["a_b"] * 5.0 + d[""] * d[" "] ** 3 + d[b"a"] * d["a\n"]
+
+
+def test_keys_that_differ_where_a_name_cannot_are_two_variables():
+    """``{"lr": x, "lr ": y}`` was one variable, ``d_lr``, given x then y (a wrong
+    gradient), and ``d[(0, 1)]`` printed as ``d_(0, 1) = x`` (a SyntaxError)."""
+    e = 1e-6
+    f = _keys_no_name_spells
+    want = ((f(0.7 + e, 1.3) - f(0.7 - e, 1.3)) / (2 * e),
+            (f(0.7, 1.3 + e) - f(0.7, 1.3 - e)) / (2 * e))
+    for mode in ("reverse", "forward"):
+        got = s2sad.grad(f, wrt=(0, 1), mode=mode)(0.7, 1.3)
+        assert got == pytest.approx(want, rel=1e-6), mode
+    assert s2sad.jvp(f, (0.7, 1.3), (0.0, 1.0))[1] == pytest.approx(want[1], rel=1e-6)

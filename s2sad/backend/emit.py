@@ -30,6 +30,7 @@ from __future__ import annotations
 import ast
 import io
 import math
+import re
 import tokenize
 from dataclasses import dataclass, field
 
@@ -134,6 +135,9 @@ class Namer:
         else:
             base = self._text(base) if "%" in base else base
         text = "_".join([base, *suffixes]) if suffixes else base
+        if not text.isidentifier():  # (a part no name can hold: its words, joined)
+            text = "_".join(re.findall(r"\w+", text)) or "v"
+            text = text if text.isidentifier() else "v_" + text
         while text in self.used or (text in self.local_used and text != base):
             text += "_"
         if local:

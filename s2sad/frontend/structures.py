@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 
 from ..errors import NotDifferentiableError, UnsupportedSyntaxError
 from ..ir import trees
@@ -144,7 +145,12 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
     # ------------------------------------------------------------ names
 
     def slot(self, hint: str, key) -> str:
-        part = key if isinstance(key, str) and key.isidentifier() else str(key)
+        """A new variable for the item `key` of the container `hint` names: its key
+        where that is a name, else the key's text with what a name cannot hold as
+        ``_`` (``d[(0, 1)]``: ``d_0_1``), apart from every slot before it (``"lr"``
+        and ``"lr "`` are two)."""
+        part = key if isinstance(key, str) and key.isidentifier() else \
+            "_".join(re.findall(r"\w+", str(key))) or "k"
         base = f"{hint}%{part}" if hint else f"%leaf{part}"
         name = base
         k = 2
