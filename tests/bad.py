@@ -205,3 +205,14 @@ def fills_a_global_after_use(x):
     s = np.sum(BUFFER * x * x)
     BUFFER.fill(5.0)
     return s
+
+
+def mixed_list(x, y):
+    t = [x, (y, 2.0)]
+    b, c = t[1]
+    return t[0] * b * c
+
+
+def mixed_list_unpacked(x):
+    a, (b, c) = [x, [x, 2.0]]
+    return a * b * c

@@ -630,3 +630,42 @@ def test_dicts_python_would_build_otherwise_are_refused(f, where, what):
         with pytest.raises(s2sad.S2SADError, match=what) as caught:
             s2sad.grad(f, mode=mode)(1.5)
         assert caught.value.source_line.strip() == where
+
+
+@pytest.mark.parametrize("f, marker", [(bad.mixed_list, "t = [x, (y"),
+                                       (bad.mixed_list_unpacked, "= [x, [x")])
+def test_a_list_of_items_of_different_kinds_is_refused_at_its_display(f, marker):
+    """``[x, (y, 2.0)]`` had a list of float zeros for its adjoint, to which the
+    tuple's was added: a TypeError inside the gradient. Reverse mode refuses it where
+    the list is made; forward mode takes it."""
+    args = (0.7, 1.3)[:f.__code__.co_argcount]
+    with pytest.raises(s2sad.NotDifferentiableError) as info:
+        s2sad.grad(f)(*args)
+    err = info.value
+    assert "items are of different kinds" in err.message and "tuple" in err.hint
+    assert err.filename == bad.__file__ and err.lineno == line_of(f, marker)
+    e = 1e-6
+    want = (f(*(args[0] + e,) + args[1:]) - f(*(args[0] - e,) + args[1:])) / (2 * e)
+    assert s2sad.grad(f, mode="forward")(*args) == pytest.approx(want, rel=1e-6)
+
+
+G_SCALE = 2.0
+
+
+def _reads_a_declared_global(x):
+    global G_SCALE
+    return G_SCALE * math.sin(x)
+
+
+def test_a_global_statement_of_a_name_only_read_is_accepted():
+    """``global G`` of a name the function never assigns changes nothing; it was
+    refused as if the function wrote it (`bad.uses_global`, which does, still is)."""
+    global G_SCALE
+    for mode in ("reverse", "forward"):
+        assert s2sad.grad(_reads_a_declared_global, mode=mode)(0.5) == \
+            pytest.approx(2.0 * math.cos(0.5))
+    try:
+        G_SCALE = 5.0
+        assert s2sad.grad(_reads_a_declared_global)(0.5) == pytest.approx(5.0 * math.cos(0.5))
+    finally:
+        G_SCALE = 2.0

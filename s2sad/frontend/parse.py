@@ -404,6 +404,8 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers, 
     scopes.mangle_private(nodes, info.qualname)  # (self.__scale: self._Model__scale)
     if nodes.has(ast.Match) and matching.as_ifs(tree, loc):  # (the ifs it stands for)
         nodes = Nodes(tree)
+    if nodes.has(ast.Global) and scopes.drop_read_only_globals(tree):  # (``global G``
+        nodes = Nodes(tree)  # of a name only read: a statement that changes nothing)
     # (a local name given a function: the function, where it is called; a method of a
     # parameter's class, ``Model.predict(self, x)``)
     meaning = lambda n: _value_or_none(n, globals_, cells, builtins_)  # noqa: E731

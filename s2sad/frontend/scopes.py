@@ -9,7 +9,8 @@ function in place of a call, so a function defined inside keeps its own names.
 `mangle_private` gives a method's private attributes (``self.__scale``) the names
 Python gives them inside the class. `check_rebinding` refuses a name that an
 ``import``, a ``with ... as`` or an ``except ... as`` binds and the function also binds
-another way.
+another way. `drop_read_only_globals` removes a ``global`` statement of names the
+function only reads (it changes nothing).
 
 Imports nothing from s2sad but its errors.
 """
@@ -135,3 +136,32 @@ def check_rebinding(tree: ast.FunctionDef, loc) -> None:
                 f"`{name}` is given a value here by an `import`, `with ... as` or "
                 "`except ... as`, and another elsewhere in the function, which s2sad "
                 "does not follow yet", f"Use another name for one of them than `{name}`.")
+
+
+def drop_read_only_globals(tree: ast.FunctionDef) -> bool:
+    """Remove each ``global`` statement of `tree` whose names nothing in it binds:
+    the names are read as globals all the same, so the statement changes nothing
+    (a ``global`` of a name the function assigns stays, for `syntax` to refuse).
+    Whether any was removed."""
+    bound = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            bound.add(n.id)
+        elif isinstance(n, ast.alias):
+            bound.add((n.asname or n.name).split(".")[0])
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                and n is not tree:
+            bound.add(n.name)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            bound.add(n.name)
+    dropped = False
+    for n in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(n, field, None)
+            if not isinstance(stmts, list) or not any(isinstance(s, ast.Global) for s in stmts):
+                continue
+            kept = [s for s in stmts if not isinstance(s, ast.Global) or bound & set(s.names)]
+            if len(kept) < len(stmts):
+                dropped = True
+                setattr(n, field, kept or [ast.Pass()])
+    return dropped

@@ -141,6 +141,20 @@ class OperationAdjoints:
     def reverse_listpack(self, s, op, out_bar) -> list:
         if out_bar is None or not self.is_list(s.targets[0]):
             return []
+        kind = self.act.kinds.get(s.targets[0])
+        if isinstance(kind, ListKind) and kind.elem == UNKNOWN and op.inputs and all(
+                self.act.kinds.get(x.id) != UNKNOWN for x in op.inputs
+                if isinstance(x, ast.Name)):
+            # (``[x, (y, 2.0)]``: items whose kinds merge to none, whose adjoints
+            # one list of zeros would not hold)
+            info = self.fn.source
+            raise NotDifferentiableError(
+                "s2sad cannot differentiate a list whose items are of different kinds (a "
+                "number and a tuple, say) in reverse mode yet",
+                filename=info.filename if info else None, lineno=s.line or None,
+                source_line=info.line_text(s.line) if info and s.line else None,
+                hint="Make it a tuple, `(x, (y, 2.0))`, whose items may differ, or keep "
+                     "one list per kind of item.")
         acc = ir.name(self.acc(s.targets[0]))
         return [self.set_adj(x.id, ast.Subscript(value=acc, slice=ir.const(i),
                                                  ctx=ast.Load()), s.line)
@@ -326,6 +340,7 @@ class OperationAdjoints:
         out = [ir.Assign(parts, call, line, unpack=len(parts) > 1)]
         return out + [self.set_adj(n, ir.name(t), line)
                       for n, t, a in zip(names, parts, added) if a]
+
     def unsupported(self, s, op):
         info = self.fn.source
         text = info.line_text(s.line) if info and s.line else None
