@@ -1518,3 +1518,19 @@ def test_keys_that_differ_where_a_name_cannot_are_two_variables():
         got = s2sad.grad(f, wrt=(0, 1), mode=mode)(0.7, 1.3)
         assert got == pytest.approx(want, rel=1e-6), mode
     assert s2sad.jvp(f, (0.7, 1.3), (0.0, 1.0))[1] == pytest.approx(want[1], rel=1e-6)
+
+
+def _dict_by_keywords(x, y):
+    d = dict(a=x, b=y)
+    d["c"] = d["a"] * 2.0
+    return (d["a"] + d["c"]) * d["b"] ** 2
+
+
+def test_a_dict_built_by_keywords_in_a_function_of_floats():
+    """``dict(a=x, b=y)`` is a display by another name; in a function with no
+    container argument it was left to run as written, and refused as a call of
+    `dict` with no rule."""
+    f = _dict_by_keywords
+    want = (3.0 * 1.3 ** 2, 2 * 3.0 * 0.7 * 1.3)
+    for mode in ("reverse", "forward"):
+        assert s2sad.grad(f, wrt=(0, 1), mode=mode)(0.7, 1.3) == pytest.approx(want), mode

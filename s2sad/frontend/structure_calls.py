@@ -551,7 +551,8 @@ def _makes_list(e) -> bool:
 
 
 def builds_containers(tree, callees=(), generated=False, nodes=None) -> bool:
-    """Does the function build a dict that holds a computed value (``{"h": h}``), or
+    """Does the function build a dict that holds a computed value (``{"h": h}``,
+    ``dict(h=h)``), or
     call a function that does (`callees`: a bool per function it calls)? Such dicts
     are followed (`rewrite` with no container parameters) wherever they are; a
     function whose dicts hold constants only (settings) keeps them as written. So
@@ -570,6 +571,10 @@ def builds_containers(tree, callees=(), generated=False, nodes=None) -> bool:
     if any(not all(isinstance(v, ast.Constant) for v in node.values)
            for node in of(nodes, ast.Dict)):
         return True
+    if any(isinstance(node.func, ast.Name) and node.func.id == "dict" and not all(
+            isinstance(k.value, ast.Constant) for k in node.keywords) for node in of(
+                nodes, ast.Call)):
+        return True  # (``dict(a=x, b=y)``: a display by another name)
     if any(getattr(node, "container", False) for node in of(nodes, ast.Tuple)):
         return True  # (a tuple holding a list: `mark_list_tuples`)
     tuples = has(nodes, ast.Tuple)
