@@ -381,7 +381,8 @@ def expression(draw, names, depth=2):
 
 
 class _Scope:
-    def __init__(self):
+    def __init__(self, partial=False):
+        self.partial = partial  # (draw `partial` statements: `scalar_program`)
         self.fresh = itertools.count()
         self.loops = 0
         # integers that exist at this point of the program (run-time exponents)
@@ -418,7 +419,8 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
         kind = draw(st.sampled_from(
             ["assign", "assign", "aug", "if", "return", "for", "while", "append", "read",
              "power", "checkpointed", "comprehension", "list_op", "nested"]
-            + (["break", "continue"] if in_loop else [])))
+            + (["break", "continue"] if in_loop else [])
+            + (["partial", "partial"] if scope.partial and not scope.loop_stack else [])))
         target_pool = [n for n in names if n not in ("x", "y") or indent == 4]
         if kind == "assign":
             if indent == 4 and draw(st.booleans()):
@@ -444,6 +446,18 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
                 lines.append(f"{pad}else:")
                 body, _ = draw(_block(scope, names, indent + 4, depth - 1, in_loop, loop_vars))
                 lines += body
+        elif kind == "partial" and depth > 0:
+            # (a name an `if` assigns after a `return` in it, read after the `if` on
+            # every path: the statements after it are moved into its branches, and the
+            # path the test never takes reads the name unbound, as Python would; the
+            # test, always true, is not decided where the derivative is built)
+            m = f"m{next(scope.fresh)}"
+            lines += [f"{pad}if abs({draw(expression(readable, 1))}) > -1.0:",
+                      f"{pad}    if {draw(expression(readable, 1))} > 0.7:",
+                      f"{pad}        return {draw(expression(readable))}",
+                      f"{pad}    {m} = {draw(expression(readable))}"]
+            names.append(m)
+            readable.append(m)
         elif kind == "return" and len(scope.loop_stack) < 2:
             # (a `return` two loops deep is refused, as the README says)
             if scope.in_checkpointed():
@@ -687,13 +701,14 @@ def comprehension(draw, names):
 
 
 @st.composite
-def scalar_program(draw):
+def scalar_program(draw, partial=False):
     """Text of a module defining helpers and ``f(x, y)``; one in four a method of an
     object (``f = Prog(...).f``) reading the numbers it holds (``self.k``, a float,
     and ``self.c``, an int: their kinds are known, `analysis.attributes`), some of
     them after calling a method that rebinds one (whose kinds are then not taken as
-    known)."""
-    scope = _Scope()
+    known). With `partial`, ``if`` blocks that assign a name after a ``return`` in
+    them, read on every path after (`test_fuzz.test_names_assigned_after_a_return`)."""
+    scope = _Scope(partial)
     body, names = draw(_block(scope, ["x", "y", "acc"], 4, 2, False, []))
     method = draw(st.integers(0, 3)) == 0
     # (`self.c` times a float: a result made of ints alone is an int, whose tangent
@@ -706,6 +721,11 @@ def scalar_program(draw):
     head = ["def f(self, x, y):"] if method else ["def f(x, y):"]
     if method and draw(st.booleans()):
         head.append("    self.retune()")
+    if method and partial:
+        # (after `retune`, and along some joins, `self.k`'s kind is not known, and `acc
+        # += ...` of a value of unknown kind is refused, as it may be an array another
+        # name holds: these programs test another thing; the result reads `self.k`)
+        start = start.replace("self.k", "float(self.k)").replace("self.c", "int(self.c)")
     lines = head + [f"    acc = {start}", "    ys = [y, x]"] + body + [
         f"    return {result}"]
     if method:

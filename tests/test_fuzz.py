@@ -54,7 +54,7 @@ LONG = int(os.environ.get("S2SAD_FUZZ_EXAMPLES", "0") or 0)
 EXAMPLES = {"scalar": 150, "array": 100, "params": 50, "malformed": 150, "global": 30,
             "assigning": 25, "drawing": 30, "rebuilt": 30, "joined": 30,
             "elements": 60, "names": 60, "filled": 40, "local": 60, "rows": 60,
-            "iterators": 60}
+            "iterators": 60, "partial": 40}
 
 
 def fuzz_settings(kind):
@@ -351,6 +351,18 @@ def test_scalar_programs(text, point):
     # derivative follows the element min took; no central difference shows the tie)
     x, y = point
     assume("key=" not in text or min(abs(x - y), abs(abs(x) - abs(y))) > 1e-6)
+    _check_everything(text, load(text), point, _unit_tangents, hessian=_cheap(text, 3))
+
+
+@fuzz_settings("partial")
+@given(scalar_program(partial=True), st.tuples(NUMBER, NUMBER))
+def test_names_assigned_after_a_return(text, point):
+    """A name an ``if`` assigns after a ``return`` nested in it, read after the
+    ``if``: its copy on the path that does not assign it raises, as Python does,
+    instead of refusing the function ("`z` is read before it is assigned")."""
+    x, y = point
+    assume("key=" not in text or min(abs(x - y), abs(abs(x) - abs(y))) > 1e-6)
+    assume("if abs(" in text)
     _check_everything(text, load(text), point, _unit_tangents, hessian=_cheap(text, 3))
 
 

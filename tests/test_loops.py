@@ -946,3 +946,53 @@ def test_a_loop_over_a_literal_string_reads_its_characters(f):
     want = central_diff(f, (0.7,), 0)
     for mode in ("reverse", "forward", "tape"):
         assert close(s2sad.grad(f, mode=mode)(0.7), want, 1e-6, 1e-7), mode
+
+
+def _assigned_after_a_return(x, y):
+    if x > y:
+        if y > 1.96:
+            return x * 0.5
+        z = x * x
+    return z * y
+
+
+def _read_lazily(x, y):
+    if x > y:
+        if y > 1.96:
+            return x * 0.5
+        z = x * x
+    return (x * y if y > 0.0 else z) * y
+
+
+def _read_in_a_loop(x, y, n):
+    if x > y:
+        if y > 1.96:
+            return x * 0.5
+        z = x * x
+    s = x
+    for i in range(n):
+        s = s + z * y
+    return s
+
+
+@pytest.mark.parametrize("f, args", [
+    (_assigned_after_a_return, (0.7, 0.5)), (_assigned_after_a_return, (0.3, 0.5)),
+    (_read_lazily, (0.3, 0.5)), (_read_lazily, (0.7, 0.5)), (_read_lazily, (0.3, -0.5)),
+    (_read_in_a_loop, (0.3, 0.5, 0)), (_read_in_a_loop, (0.7, 0.5, 3)),
+    (_read_in_a_loop, (0.3, 0.5, 2))])
+def test_a_name_assigned_after_a_return_in_a_branch(f, args):
+    """The lines after an ``if`` whose branch returns are moved into its branches,
+    so the path that never assigns `z` read it: refused at build as "read before it
+    is assigned". That path raises UnboundLocalError where Python would (not where
+    the read is never reached: the other side of a conditional expression, a loop
+    of no steps), and the others are differentiated."""
+    try:
+        f(*args)
+    except UnboundLocalError:
+        for mode in ("reverse", "forward"):
+            with pytest.raises(UnboundLocalError):
+                s2sad.grad(f, wrt=(0, 1), mode=mode)(*args)
+        return
+    want = (central_diff(f, args, 0), central_diff(f, args, 1))
+    for mode in ("reverse", "forward"):
+        assert close(s2sad.grad(f, wrt=(0, 1), mode=mode)(*args), want, 1e-6, 1e-7), mode

@@ -41,8 +41,10 @@ the same order, with the same exceptions, and in which
   breaks, for ``break``: then only those read after the loop). The flags `desugar`
   sets for a ``return`` inside a loop are phis like any variable.
 
-``pass`` and annotations are dropped. It refuses reads of a variable that has no
-assignment on any path before the read (`UnsupportedSyntaxError`), and calls of
+``pass`` and annotations are dropped. A read of a variable that has no assignment
+on any path before it raises ``UnboundLocalError`` there, as Python does, inside a
+branch (where `desugar` moved the lines after an ``if`` that returns); anywhere else
+it is refused (`UnsupportedSyntaxError`), as are calls of
 something that is not a name or a dotted name. Loops over a list, ``enumerate``, ``zip``
 or ``reversed(range(...))`` are lowered here rather than rewritten in `desugar`: the
 loop reads the sequence it was given, the SSA version current before the loop (the body
@@ -76,6 +78,10 @@ def to_anf(parsed: Parsed) -> ir.Function:
     return _Lowerer(parsed, desugar(parsed)).function()
 
 
+class _Unbound(Exception):
+    """A read of a local no path to it assigns (the ``ast.Name``): `unbound_read`."""
+
+
 class _Lowerer(KeptLowering):
     """Lowers one desugared function (`kept`: the code it keeps as written).
 
@@ -96,6 +102,7 @@ class _Lowerer(KeptLowering):
         self.loops: list = []  # (phis, names live after) of the loops lowered, innermost last
         self.loop_count = 0
         self.terminated = False  # the current path has left the iteration (Exit)
+        self.branches = 0  # the branches the current statement is in (`unbound_read`)
         self.live: dict = {}  # id of a loop -> the names live at its head
         self.live_after: dict = {}  # id of an `if` -> the names live after it
         # loop-carried versions with no value before their loop (first assigned in it),
@@ -158,20 +165,55 @@ class _Lowerer(KeptLowering):
             if self.terminated:
                 break  # after break/continue: never runs
             self.line = s.lineno
-            if isinstance(s, ast.Return):
-                value = self.atom(s.value) if s.value is not None else ir.const(None)
-                if top:
-                    self.emit(ir.Return(value, s.lineno))
+            out, loops, branches = self.out, len(self.loops), self.branches
+            try:
+                if isinstance(s, ast.Return):
+                    value = self.atom(s.value) if s.value is not None else ir.const(None)
+                    if top:
+                        self.emit(ir.Return(value, s.lineno))
+                    else:
+                        self.assign_var(RESULT, value)
+                elif type(s) is ast.Assign:  # (the commonest: no look for its method)
+                    self.s_Assign(s)
                 else:
-                    self.assign_var(RESULT, value)
-            elif type(s) is ast.Assign:  # (the commonest: no look for its method)
-                self.s_Assign(s)
-            else:
-                self.statement(s)
+                    self.statement(s)
+            except _Unbound as unbound:  # (what lowering `s` began is left behind)
+                self.out, self.branches = out, branches
+                del self.loops[loops:]
+                self.unbound_read(unbound.args[0])
         if top and (not self.out or not isinstance(self.out[-1], ir.Return)):
             # (no value where every path raises)
             self.emit(ir.Return(ir.name(self.env[RESULT]) if RESULT in self.env
                                 else ir.const(None), self.line))
+
+    def unbound_read(self, node: ast.Name):
+        """A read of `node`, a local no path to here assigns: inside a branch, where
+        the statements after an ``if`` whose branch returns were moved (`desugar`),
+        that path raises there as Python does, and the paths that assign the name run
+        (``if x > y: (if y > 1.96: return x) z = x * x`` then ``return z * y``): a
+        ``raise UnboundLocalError(...)`` ends the path (and the iteration, in a loop:
+        an `ir.Exit` after it, never reached). Elsewhere the read is refused."""
+        if not self.branches:
+            raise self.error(node, f"`{node.id}` is read before it is assigned",
+                             f"Assign `{node.id}` on every path before this line.")
+        message = f"cannot access local variable '{node.id}' where it is not associated " \
+                  "with a value"
+        self.emit(ir.Kept(ast.Raise(exc=ast.Call(
+            func=ast.Name(id="UnboundLocalError", ctx=ast.Load()),
+            args=[ast.Constant(value=message)], keywords=[]), cause=None,
+            lineno=node.lineno, col_offset=node.col_offset), [], self.line))
+        if self.loops:
+            self.emit(self.exit_stmt(False))
+        self.terminated = True
+
+    def lowered(self, branch):
+        """Lower one branch of an ``if`` or of a lazy operator (``a if c else m``,
+        ``c and m``): a read of a name no path to it assigns raises on that branch
+        alone (`unbound_read`)."""
+        try:
+            branch()
+        except _Unbound as unbound:
+            self.unbound_read(unbound.args[0])
 
     def emit(self, stmt):
         self.out.append(stmt)
@@ -557,10 +599,12 @@ class _Lowerer(KeptLowering):
         before = dict(self.env)
         outer, self.out = self.out, []
         outer_terminated = self.terminated
-        then_fn()
+        self.branches += 1
+        self.lowered(then_fn)
         then_body, then_env, then_done = self.out, self.env, self.terminated
         self.env, self.out, self.terminated = dict(before), [], outer_terminated
-        else_fn()
+        self.lowered(else_fn)
+        self.branches -= 1
         else_body, else_env, else_done = self.out, self.env, self.terminated
         self.out = outer
         self.terminated = then_done and else_done
@@ -604,8 +648,7 @@ class _Lowerer(KeptLowering):
             return ir.name(node.id)  # static reference
         current = self.env.get(node.id)
         if current is None:
-            raise self.error(node, f"`{node.id}` is read before it is assigned",
-                             f"Assign `{node.id}` on every path before this line.")
+            raise _Unbound(node)  # (`unbound_read`)
         return ir.name(current)
 
     def atom(self, node) -> ast.expr:
