@@ -112,6 +112,10 @@ class CarriedWrites:
                 bases = set()
                 keeps = self.carried_bases(loop, phi, bases)
                 own = r.root(phi)
+                other = self.swapped_in(loop, phi)
+                if other is not None and r.conflict is None and (
+                        writes.get(own) or writes.get(r.root(other))):
+                    self.refuse_swapped(loop, phi, other)
                 bases.discard(own)
                 if bases:
                     r.carried[own] = tuple(sorted(bases))
@@ -130,6 +134,36 @@ class CarriedWrites:
                         for k in read_at(base):
                             if k > kw or kw in inside and k in inside:
                                 self.refuse_carried(kw, phi, base, self.name(base))
+
+    def swapped_in(self, loop, phi):
+        """Another carried name of `loop` whose array an exit hands to the carried
+        array `phi` (``a, b = b, a``: buffers that trade places each step), or None."""
+        r = self.r
+        phis = {p.name for p in loop.phis}
+        for st in ir.walk(loop.cond + loop.body):
+            if not isinstance(st, ir.Exit):
+                continue
+            for copy in st.copies:
+                if isinstance(copy, ir.Assign) and phi in copy.targets and \
+                        isinstance(copy.value, ast.Name) and copy.value.id in r.kinds:
+                    src = r.root(copy.value.id)
+                    if src != r.root(phi) and src in phis:
+                        return src
+        return None
+
+    def refuse_swapped(self, loop, phi, other):
+        """Refuse arrays that trade places between two carried names while one is
+        written in place: reverse mode keeps one adjoint per carried name, which the
+        arrays' trade would mix (`check_carried`)."""
+        user, theirs = self.name(phi), self.name(other)
+        self.r.conflict = self.a.error(
+            NotDifferentiableError, loop, None,
+            f"this loop hands `{user}` the array `{theirs}` held, and writes into one of "
+            f"them in place (buffers that trade places each step); reverse mode cannot "
+            f"follow arrays that move between names while they are written",
+            f"Hand on copies: `{user}, {theirs} = {theirs}.copy(), {user}.copy()` (or "
+            f"compute the new array, `{user} = f({theirs})`, instead of writing into it); "
+            f"forward mode, s2sad.jvp, handles it as it is.")
 
     def refuse_carried(self, kw, phi, base, shown):
         if self.r.conflict is not None:

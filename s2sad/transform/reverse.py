@@ -91,6 +91,9 @@ def mutable_names(act: Activity) -> dict:
         if op.kind in ("append", "pop") and op.inputs and isinstance(op.inputs[0], ast.Name)}
     if not changed:
         return {}
+    # (a write through a loop's carried name is a write into each array it may hold:
+    # its first value, and what an exit hands it, ``a, b = b, a``)
+    changed |= {b for root in list(changed) for b in act.carried.get(root, ())}
 
     def written_root(n):
         # (a loop-carried array may still be the array it started from)
