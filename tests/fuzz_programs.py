@@ -1351,7 +1351,7 @@ def layers_lines(draw, env, name):
 
 
 @st.composite
-def array_program(draw, params=False, rows=2):
+def array_program(draw, params=False, rows=2, buffers=False):
     """``f(x, w, s)``, or with `params` ``f(params, x, s)`` that takes ``w`` and a ``b`` of
     shape (rows,) from the list ``params = [w, b]``; ``w`` has `rows` rows (2 or 3)."""
     env = {"s": ["s"], "v": ["x"], "m": ["w"], "u": ["(w @ x)"], "rows": rows}
@@ -1395,7 +1395,8 @@ def array_program(draw, params=False, rows=2):
         kind = draw(st.sampled_from(["assign", "assign", "if", "loop", "write", "while",
                                      "container", "checkpointed", "comprehension",
                                      "loop_write", "one_path", "layers", "star",
-                                     "complex", "scatter", "unseen", "early_return"]))
+                                     "complex", "scatter", "unseen", "early_return"]
+                                    + ["buffers"] * 3 * buffers))
         shape = draw(st.sampled_from("svmu"))
         name = f"{shape}{next(fresh)}"
         if kind == "assign":
@@ -1499,6 +1500,21 @@ def array_program(draw, params=False, rows=2):
                          f"{acc} * 0.5")
             lines.append(f"        {acc} = {acc} * 0.5 + np.sum({made}) * 0.25")
             name = acc
+        elif kind == "buffers":
+            # buffers that trade places each step, one written in place (`u, un = un,
+            # u`), made as two copies of one value: refused in reverse mode; forward
+            # mode must keep the two apart (one object for both gave another value)
+            shape = "s"
+            u, un, name = f"v{next(fresh)}", f"v{next(fresh)}", f"s{next(fresh)}"
+            src = draw(array_expr("v", env, 1))
+            copy = draw(st.sampled_from(["({}).copy()", "np.array({})", "({}) * 1.0"]))
+            lines += [f"    {u} = {copy.format(src)}", f"    {un} = {copy.format(src)}",
+                      f"    for i in range({draw(st.integers(1, 3))}):",
+                      f"        {un}[{draw(st.sampled_from(['0', '1:', '::2']))}] = "
+                      f"{u}[0] * {draw(array_expr('s', env, 1))}",
+                      f"        {u}, {un} = {un}, {u}",
+                      f"    {name} = {u}[0] + 2.0 * np.sum({un})"]
+            refusals.add("NotDifferentiableError")
         elif kind == "one_path":
             # a value bound under one `if` and read under another of the same test: on
             # the other path it is never bound (its adjoint's zero must not read it)

@@ -54,7 +54,7 @@ LONG = int(os.environ.get("S2SAD_FUZZ_EXAMPLES", "0") or 0)
 EXAMPLES = {"scalar": 150, "array": 100, "params": 50, "malformed": 150, "global": 30,
             "assigning": 25, "drawing": 30, "rebuilt": 30, "joined": 30,
             "elements": 60, "names": 60, "filled": 40, "local": 60, "rows": 60,
-            "iterators": 60, "partial": 40}
+            "iterators": 60, "partial": 40, "buffers": 30}
 
 
 def fuzz_settings(kind):
@@ -516,12 +516,13 @@ def _random_direction(point):
     yield tuple(like(p) for p in point)
 
 
-def _array_case(params):
+def _array_case(params, buffers=False):
     """A program and a point for it, ``w`` of 2 rows or of 3: then ``w`` is square and
     ``w @ x`` as long as ``x``, so arrays of different meaning have the same shape
     (the compiled code is specialised on which lengths are equal, `shape_pattern`)."""
     return st.sampled_from([2, 3]).flatmap(lambda rows: st.tuples(
-        array_program(params=params, rows=rows), _array_point(params, rows)))
+        array_program(params=params, rows=rows, buffers=buffers),
+        _array_point(params, rows)))
 
 
 @fuzz_settings("array")
@@ -529,6 +530,16 @@ def _array_case(params):
 def test_array_programs(case):
     text, point = case
     _check_everything(text, load(text), point, _random_direction, hessian=_cheap(text, 4))
+
+
+@fuzz_settings("buffers")
+@given(_array_case(False, buffers=True))
+def test_array_programs_with_buffers_that_trade_places(case):
+    """Buffers made as two copies of one value, trading places each step while one is
+    written in place: reverse mode refuses them; forward mode keeps them apart."""
+    text, point = case
+    assume("for i in range" in text and ", v" in text)
+    _check_everything(text, load(text), point, _random_direction)
 
 
 # what the global `C` the programs below read is rebound to between two calls of one
