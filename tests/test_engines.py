@@ -1,6 +1,7 @@
 """The runtime engines (`s2sad.engines`): reverse mode on a tape and forward mode with
 vector dual numbers, checked against the seeds, central differences and the compiler."""
 
+import copy
 import math
 import statistics
 
@@ -837,3 +838,27 @@ def test_np_asarray_of_a_traced_array_is_that_array(engine):
     value, g = engine(_read_through_asarray, (x,))
     assert value == pytest.approx(_read_through_asarray(x))
     close(g, s2sad.grad(_read_through_asarray)(x))
+
+
+def _deep_copied(x):
+    y = copy.deepcopy(x)
+    z = y * 3.0
+    w = x * x  # (a value after the copy's: the copy's result was read off the tape)
+    return z + 0.0 * w
+
+
+def _copied_array(x):
+    y = copy.copy(x)
+    y += 1.0  # (changes the copy, not `x`)
+    return np.sum(y * x)
+
+
+@pytest.mark.parametrize("mode", ["tape"])
+def test_copies_of_traced_values(mode):
+    """``copy.deepcopy(x)`` copied the engine's record with the value: the result on
+    the copy was read on the original tape, the gradient of another value (1.4
+    where 3.0 is right) or an IndexError."""
+    assert s2sad.grad(_deep_copied, mode=mode)(0.7) == pytest.approx(3.0)
+    x = np.array([1.0, 2.0])
+    assert np.allclose(s2sad.grad(_copied_array, mode=mode)(x), 2 * x + 1.0)
+    assert np.allclose(s2sad.check(_copied_array, x).method("dual").derivative, 2 * x + 1.0)

@@ -561,6 +561,18 @@ class Traced:
             return self.apply(float, lambda v: v.item(), (self,))
         return self.apply(METHODS["item"], lambda v: v.item(), (self,))
 
+    def __copy__(self):
+        """``copy.copy(x)`` and ``copy.deepcopy(x)``: a traced array's copy, the
+        derivative passing through (a traced object of its own, as ``x.copy()``); a
+        number is itself. (The default copied the engine's record with it: a result
+        on the copy was looked up on the original's tape.)"""
+        if isinstance(self.value, np.ndarray):
+            return self.apply(np.copy, np.copy, (self,))
+        return self
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+
     def astype(self, dtype, copy=True):
         """To a float dtype, from a float value: its copy, the derivative passing
         through (as the compiler's ``x.astype(float)``); else a constant."""
