@@ -159,3 +159,37 @@ def test_gradient_forms_without_a_rule_are_refused_at_the_line():
         s2sad.grad(gradient_of_a_matrix)(x)
     with pytest.raises(s2sad.NoRuleError, match="np.gradient"):
         s2sad.grad(gradient_at_points)(x, np.cumsum(x))
+
+
+def _diag_above(x):
+    return np.sum(np.diag(x, 1) ** 3)
+
+
+def _diag_below(A):
+    return np.sum(np.diag(A, -1) ** 3)
+
+
+def _diag_then_eigh(x):
+    w, V = np.linalg.eigh(np.diag(x, 0) + 1.0)
+    return np.sum(w ** 3) + np.sum(np.diag(np.outer(x, x)) ** 2)
+
+
+@pytest.mark.parametrize("f, a", [(_diag_above, np.array([2.0, -1.0, 3.0])),
+                                  (_diag_below, np.arange(9.0).reshape(3, 3) / 7),
+                                  (_diag_then_eigh, np.array([2.0, -1.0, 3.0]))])
+def test_np_diag_with_its_offset_by_position(f, a):
+    """``np.diag(x, 1)`` had no rule (only ``k=1`` by keyword), and the gradient of
+    ``np.diag`` wrote its offset by position, which forward mode then could not take:
+    a Hessian of ``np.diag`` of a vector stopped there."""
+    e = 1e-6
+    want = np.zeros_like(a)
+    for idx in np.ndindex(a.shape):
+        d = np.zeros_like(a)
+        d[idx] = e
+        want[idx] = (f(a + d) - f(a - d)) / (2 * e)
+    for mode in ("reverse", "forward"):
+        assert np.allclose(s2sad.grad(f, mode=mode)(a), want, rtol=1e-6, atol=1e-8), mode
+    if a.ndim == 1 and f is not _diag_then_eigh:
+        g = s2sad.grad(f)
+        numeric = np.array([(g(a + 1e-5 * u) - g(a - 1e-5 * u)) / 2e-5 for u in np.eye(len(a))])
+        assert np.allclose(s2sad.hessian(f)(a), numeric, rtol=1e-5, atol=1e-6)

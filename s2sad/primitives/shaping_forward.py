@@ -331,6 +331,16 @@ def np_diag_2d(v, *, k=0, out, v_dot):
     return np.diag(v_dot, k)
 
 
+@rule(np.diag, when=("1d", "int"))
+def np_diag_1d_k(v, k, *, out, v_dot, k_dot):  # (``np.diag(x, 1)``: `k` by position)
+    return np.diag(v_dot, k), None
+
+
+@rule(np.diag, when=("2d", "int"))
+def np_diag_2d_k(v, k, *, out, v_dot, k_dot):
+    return np.diag(v_dot, k), None
+
+
 @rule(np.diagonal)
 def np_diagonal(a, *, offset=0, axis1=0, axis2=1, out, a_dot):
     return np.diagonal(a_dot, offset, axis1, axis2)

@@ -490,12 +490,23 @@ def np_correlate(a, v, *, mode="valid", out, out_bar):
 
 @rule(np.diag, when=("1d",))
 def np_diag_1d(v, *, k=0, out, out_bar):
-    return np.diag(out_bar, k)
+    # (`k` by keyword, as the forward rules take it: a Hessian differentiates this)
+    return np.diag(out_bar, k=k)
 
 
 @rule(np.diag, when=("2d",))
 def np_diag_2d(v, *, k=0, out, out_bar):
-    return diag_bar(out_bar, v, k)
+    return diag_bar(out_bar, v, k=k)
+
+
+@rule(np.diag, when=("1d", "int"))
+def np_diag_1d_k(v, k, *, out, out_bar):  # (``np.diag(x, 1)``: `k` by position)
+    return np.diag(out_bar, k=k), None
+
+
+@rule(np.diag, when=("2d", "int"))
+def np_diag_2d_k(v, k, *, out, out_bar):
+    return diag_bar(out_bar, v, k=k), None
 
 
 @rule(np.diagonal)
