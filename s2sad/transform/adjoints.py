@@ -147,14 +147,11 @@ class OperationAdjoints:
                 if isinstance(x, ast.Name)):
             # (``[x, (y, 2.0)]``: items whose kinds merge to none, whose adjoints
             # one list of zeros would not hold)
-            info = self.fn.source
-            raise NotDifferentiableError(
-                "s2sad cannot differentiate a list whose items are of different kinds (a "
-                "number and a tuple, say) in reverse mode yet",
-                filename=info.filename if info else None, lineno=s.line or None,
-                source_line=info.line_text(s.line) if info and s.line else None,
-                hint="Make it a tuple, `(x, (y, 2.0))`, whose items may differ, or keep "
-                     "one list per kind of item.")
+            raise _refusal(self.fn, s.line,
+                           "s2sad cannot differentiate a list whose items are of different "
+                           "kinds (a number and a tuple, say) in reverse mode yet",
+                           "Make it a tuple, `(x, (y, 2.0))`, whose items may differ, or "
+                           "keep one list per kind of item.")
         acc = ir.name(self.acc(s.targets[0]))
         return [self.set_adj(x.id, ast.Subscript(value=acc, slice=ir.const(i),
                                                  ctx=ast.Load()), s.line)
@@ -507,13 +504,19 @@ def _list_summed(fn, s, kind):
     would be wrong for an array, whose rows it sums."""
     if isinstance(kind, ListKind):
         return
-    info = fn.source
-    raise NotDifferentiableError(
+    raise _refusal(
+        fn, s.line,
         "s2sad cannot tell whether the value summed here is a list or an array (it is "
         "computed from a value whose kind it cannot see, such as an array read from a "
         "dict or an attribute), so it cannot differentiate the built-in sum() of it in "
         "reverse mode",
-        filename=info.filename if info else None, lineno=s.line or None,
-        source_line=info.line_text(s.line) if info and s.line else None,
-        hint="Sum an array with np.sum(..., axis=0), or make the value an array where "
-             "it is made (`np.array(...)`).")
+        "Sum an array with np.sum(..., axis=0), or make the value an array where "
+        "it is made (`np.array(...)`).")
+
+
+def _refusal(fn, line, message, hint) -> NotDifferentiableError:
+    """A refusal of reverse mode at the user's `line` of `fn`."""
+    info = fn.source
+    return NotDifferentiableError(
+        message, filename=info.filename if info else None, lineno=line or None,
+        source_line=info.line_text(line) if info and line else None, hint=hint)
