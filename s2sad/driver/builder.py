@@ -504,7 +504,7 @@ class _ForwardBuilder(_Builder):
             body, _, (output, output_dot) = simplify.simplify(
                 fwd.body, [], set(), [fwd.output, fwd.output_dot], _purity(fr.dup, act),
                 name_kinds(act, fr.dup.refs), inputs=params + dots,
-                mutable=_with_tangents(reverse.mutable_names(act), act))
+                mutable=reverse.mutable_names(act, tangents=True))
         result = ast.Tuple(elts=[output, output_dot], ctx=ast.Load())
         body = body + [ir.Return(result, fwd.output_line)]
         # after a parameter with a default, the tangents get defaults too (None: the
@@ -779,14 +779,6 @@ def _check_helper_clashes(functions, helpers):
                     f"{info.qualname if info else uf.fn.name} uses the name `{name}` for "
                     f"something else, but s2sad's derivative code needs `{name}` to be {obj!r}",
                     hint=f"Rename your `{name}`.", **_where_given(uf.fn, name))
-
-
-def _with_tangents(mutable: dict, act) -> dict:
-    """`mutable` (`reverse.mutable_names`) with the tangent of each array written
-    into, which forward mode writes as the array is written (``x%dot[i] = v%dot``):
-    two such tangents are never one object (``np.array(x_dot)`` twice)."""
-    return {**mutable, **{f"{n}%dot": f"{root}%dot" for n, root in mutable.items()
-                          if isinstance(act.kinds.get(n), ArrayKind)}}
 
 
 def _where_given(fn, name) -> dict:

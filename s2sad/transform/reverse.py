@@ -81,11 +81,13 @@ class Reverse:
     steps: list = field(default_factory=list)  # `Step`s of checkpointed loops
 
 
-def mutable_names(act: Activity) -> dict:
+def mutable_names(act: Activity, tangents=False) -> dict:
     """Every name of a list or array the function writes into, and of a view of one,
     mapped to the name of the object written (see `simplify`). A list that grows or
     shrinks (`append`, `pop`) counts as written: ``xs[-1]`` names another element
-    once it has, so a read of it is not recomputed (or shared, or moved) past that."""
+    once it has, so a read of it is not recomputed (or shared, or moved) past that.
+    With `tangents` (forward mode), an array's tangent too, written as the array is
+    (``x%dot[i] = v%dot``): two are never one object (``np.array(x_dot)`` twice)."""
     changed = set(act.written) | {
         act.root(op.inputs[0].id) for op in act.ops.values()
         if op.kind in ("append", "pop") and op.inputs and isinstance(op.inputs[0], ast.Name)}
@@ -107,6 +109,8 @@ def mutable_names(act: Activity) -> dict:
         root = written_root(n)
         if root is not None:
             out[n] = root
+            if tangents and isinstance(act.kinds[n], ArrayKind):
+                out[f"{n}%dot"] = f"{root}%dot"
     return out
 
 
