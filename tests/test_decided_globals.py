@@ -163,6 +163,50 @@ _SCRIPT = textwrap.dedent("""
 """)
 
 
+_SUMMED = textwrap.dedent("""
+    import sys
+    import s2sad
+    sys.path.insert(0, sys.argv[1])
+    import summed
+    s2sad.enable_disk_cache(sys.argv[2])
+    summed.KEYS = tuple(sys.argv[3].split(","))
+    print(" ".join(map(repr, s2sad.grad(summed.f, wrt=(0, 1))(0.7, 1.3))))
+""")
+
+
+def test_a_function_of_floats_reading_its_dict_by_global_keys(tmp_path):
+    """A function of floats that builds a dict is rewritten itself (no flat function
+    of its own, so its disk key is its text): the keys a global gives are checked by
+    value in memory and on disk, where the kind of `KEYS` (a tuple of two strings)
+    alone took ("b", "c")'s call for ("a", "b")'s gradient in another process."""
+    (tmp_path / "summed.py").write_text(textwrap.dedent("""
+        KEYS = ("a", "b")
+        def f(x, y):
+            d = {"a": x, "b": y * y, "c": x * y}
+            s = 0.0
+            for k in KEYS:
+                s = s + d[k]
+            return s
+    """))
+    (tmp_path / "run.py").write_text(_SUMMED)
+    want = {"a,b": (1.0, 2.6), "b,c": (1.3, 3.3), "c": (1.3, 0.7), "a": (1.0, 0.0)}
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import summed
+    finally:
+        sys.path.remove(str(tmp_path))
+    grad = s2sad.grad(summed.f, wrt=(0, 1))
+    for keys in ("a,b", "b,c", "a", "a,b"):
+        summed.KEYS = tuple(keys.split(","))
+        assert grad(0.7, 1.3) == pytest.approx(want[keys])
+    for keys in ("a,b", "b,c", "a,b", "c"):
+        out = subprocess.run([sys.executable, str(tmp_path / "run.py"), str(tmp_path),
+                              str(tmp_path / "cache"), keys], capture_output=True,
+                             text=True, check=True).stdout.split()
+        assert tuple(map(float, out)) == pytest.approx(want[keys]), keys
+    sys.modules.pop("summed", None)
+
+
 def test_the_disk_cache_keeps_one_entry_per_value(tmp_path):
     (tmp_path / "counted.py").write_text(textwrap.dedent("""
         import math

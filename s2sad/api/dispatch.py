@@ -339,8 +339,7 @@ class State:
                     checks.append(guards.value_check(value, i, obj, self.ns))
                     continue
                 if kind.endswith("equal"):
-                    self.ns[f"_OT{i}"] = type(obj)
-                    checks.append(f"type(_v{i} := {value}) is _OT{i} and _v{i} == _O{i}")
+                    checks.append(guards.equal_check(value, i, obj, self.ns))
                     continue
                 checks.append(f"type({value}) is _O{i}" if kind.endswith("type") else
                               f"{value} is _O{i}")

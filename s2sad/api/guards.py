@@ -10,9 +10,11 @@ an object of the user's, each attribute chain that resolved to a function
 holding a number, an array, a tuple, a list or None (`value_guards`), compared with
 its signature when the unit was built (`built_signatures`), and the code of each
 function of the user's the unit was built from, with each callee's defaults
-(`function_guards`). `holds` checks one guard
-(the cache's `dispatch.still_valid`), `value_check` writes one as the fast path's
-test, and `signature` is what a derivative depends on in an argument.
+(`function_guards`). Each global whose value the
+rewrite of containers decided something by is guarded by that value
+(`decided_guards`). `holds` checks one guard
+(the cache's `dispatch.still_valid`), `value_check` and `equal_check` write one as the
+fast path's test, and `signature` is what a derivative depends on in an argument.
 """
 
 from __future__ import annotations
@@ -115,17 +117,31 @@ def decided_guards(unit) -> list:
     `Unit.decided`), as ``("global_equal" or "cell_equal", container, name,
     value)``: another value, even of the same type, builds it again."""
     out = []
-    for func, name, value in getattr(unit, "decided", ()):
-        cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
-        if name in cells:
-            g = ("cell_equal", cells[name], name, value)
-        elif name in func.__globals__:
-            g = ("global_equal", func.__globals__, name, value)
-        else:
-            continue  # (a builtin's, ``__debug__``: the same while the process runs)
-        if not any(x[0] == g[0] and x[1] is g[1] and x[2] == name for x in out):
+    for func, name, value in unit.decided:
+        g = decided_guard(func, name, value)
+        if g is not None and not any(x[0] == g[0] and x[1] is g[1] and x[2] == name
+                                     for x in out):
             out.append(g)
     return out
+
+
+def decided_guard(func, name, value):
+    """The guard that `func`'s global or closure variable `name` still holds `value`
+    (`decided_guards`); None for a builtin's name (``__debug__``: the same while the
+    process runs)."""
+    cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+    if name in cells:
+        return ("cell_equal", cells[name], name, value)
+    if name in func.__globals__:
+        return ("global_equal", func.__globals__, name, value)
+    return None
+
+
+def equal_check(value: str, i: int, obj, ns: dict) -> str:
+    """The fast path's test of guard `i`, that `value` (text) is still `obj`, of its
+    type (``True`` is not ``1``)."""
+    ns[f"_OT{i}"] = type(obj)
+    return f"type(_v{i} := {value}) is _OT{i} and _v{i} == _O{i}"
 
 
 def function_guards(unit) -> list:

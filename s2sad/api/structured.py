@@ -14,7 +14,7 @@ back in their structures, leaf for leaf, None where a leaf carries no derivative
 A plain list of floats or arrays is not structured: the compiled code takes it as
 it is (``for x in xs``, ``xs.append``).
 
-Imports `arguments` from `api`, and `frontend` and `ir`.
+Imports `arguments` and `guards` from `api`, and `frontend` and `ir`.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from ..errors import S2SADError, WrtError
 from ..frontend import parse, tree_index
 from ..ir import trees
 from ..ir.kinds import differentiable, kind_of
+from . import guards
 from .arguments import at_def, complex_refusal, complex_value, split_arguments
 
 _flat: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # f -> {specs: (flat, out)}
@@ -193,14 +194,8 @@ def _still_decided(f, decided: dict) -> bool:
     """Do the globals and closure variables the rewrite decided something by (a
     loop's count, `parse.Parsed.decided`) hold the values they held? (The flat
     function's own code, which `jacobian` runs for the value, has them written in.)"""
-    if not decided:
-        return True
-    cells = dict(zip(f.__code__.co_freevars, f.__closure__ or ()))
-    for name, value in decided.items():
-        now = parse.lookup(name, f.__globals__, cells)
-        if type(now) is not type(value) or now != value:
-            return False
-    return True
+    return all(guards.holds(g) for g in (guards.decided_guard(f, n, v)
+                                         for n, v in decided.items()) if g is not None)
 
 
 class Flat:

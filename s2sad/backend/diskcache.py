@@ -804,7 +804,7 @@ def _describe(ticket: Ticket, unit) -> dict:
         "helpers": [[name, _spec(obj)] for name, obj in sorted(unit.helpers.items())],
         "resolved": [[where(func), name] for func, name, _ in unit.resolved],
         "decided": [[where(func), name, _decided_text(value)]
-                    for func, name, value in getattr(unit, "decided", ())],
+                    for func, name, value in unit.decided],
         "text": unit.text,
         "restores": bool(getattr(unit, "restores", True)),
     }
