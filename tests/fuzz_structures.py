@@ -90,6 +90,11 @@ def parts(v):
 LOOPS = {"values": ("for {n} in {e}.values():", "{n}", ""),
          "items": ("for k_{n}, {n} in {e}.items():", "{n}", ""),
          "keys": ("for k_{n} in {e}:", "{e}[k_{n}]", ""),
+         # (weighted by position: the order `sorted` gives is the one Python gives)
+         "sorted": ("for i_{n}, k_{n} in enumerate(sorted({e}, reverse=True)):",
+                    "{e}[k_{n}]", " * (i_{n} + 1)"),
+         "sorted items": ("for i_{n}, (k_{n}, {n}) in enumerate(reversed(sorted({e}.items()))):",
+                          "{n}", " * (i_{n} + 2)"),
          "sequence": ("for {n} in {e}:", "{n}", ""),
          "enumerate": ("for i_{n}, {n} in enumerate({e}):", "{n}", " * (i_{n} + 1)"),
          "range": ("for i_{n} in range(len({e})):", "{e}[i_{n}]", "")}
@@ -152,7 +157,7 @@ def structured_program(draw):
             expr = name
         if style == "loop" and all_numeric and not isinstance(v, D2):
             name = f"e{next(counter)}"
-            hows = ["values", "items", "keys"] if isinstance(v, dict) else \
+            hows = ["values", "items", "keys", "sorted", "sorted items"] if isinstance(v, dict) else \
                 ["sequence", "enumerate", "range"]
             header, item, weight = LOOPS[draw(st.sampled_from(hows))]
             lines.extend([f"    {header.format(n=name, e=expr)}",

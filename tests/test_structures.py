@@ -1534,3 +1534,59 @@ def test_a_dict_built_by_keywords_in_a_function_of_floats():
     want = (3.0 * 1.3 ** 2, 2 * 3.0 * 0.7 * 1.3)
     for mode in ("reverse", "forward"):
         assert s2sad.grad(f, wrt=(0, 1), mode=mode)(0.7, 1.3) == pytest.approx(want), mode
+
+
+# ------------------------------------------- sorted keys
+
+
+def _sorted_chain(p, x):
+    h = x
+    for k in sorted(p):  # (an order-dependent chain: another order, another number)
+        h = np.sin(p[k] * h + 0.3)
+    return np.sum(h)
+
+
+def _sorted_items_reversed(p, x):
+    total = 0.0
+    for i, (k, v) in enumerate(sorted(p.items(), reverse=True)):
+        total = total + (i + 1) * np.sum(v * x)
+    return total
+
+
+def _sorted_keys_comprehension(p, x):
+    return sum((i + 2.0) * np.sum(p[k] ** 2) for i, k in enumerate(sorted(p.keys())))
+
+
+def _sorted_into_a_dict(p, x):
+    q = {k: p[k] * x for k in sorted(p, reverse=True)}
+    return sum((i + 1.0) * np.sum(v) for i, v in enumerate(q.values()))
+
+
+@pytest.mark.parametrize("f", [_sorted_chain, _sorted_items_reversed,
+                               _sorted_keys_comprehension, _sorted_into_a_dict],
+                         ids=["chain", "items reversed", "comprehension", "dict"])
+def test_a_loop_over_sorted_keys_goes_in_their_sorted_order(f):
+    """``sorted(params)``, ``sorted(params.items(), reverse=True)``: the keys are
+    known where the derivative is built, so is their order, whatever order the dict
+    has (an insertion order other than the sorted one, both checked)."""
+    x = np.array([0.4, -0.3])
+    for keys in ("cab", "abc"):
+        p = {k: np.array([0.5, 1.5]) * (i + 1) for i, k in enumerate(keys)}
+        g = s2sad.grad(f)(p, x)
+        assert list(g) == list(p)
+        assert_tree_close(g, numeric_grad(f, (p, x), 0), rtol=1e-6, atol=1e-8)
+
+
+def test_sorting_values_or_by_a_key_function_is_refused():
+    p = {"b": np.ones(2), "a": np.ones(2), 1: np.ones(2)}
+
+    def by_length(p, x):
+        return sum(np.sum(p[k] * x) for k in sorted(p, key=str))
+
+    def mixed(p, x):
+        return sum(np.sum(p[k] * x) for k in sorted(p))
+
+    with pytest.raises(S2SADError, match="key="):
+        s2sad.grad(by_length)(p, 2.0)
+    with pytest.raises(S2SADError, match="cannot sort these keys"):
+        s2sad.grad(mixed)(p, 2.0)

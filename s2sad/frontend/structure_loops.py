@@ -270,7 +270,8 @@ class LoopRewrites:
                 and _indexes_container(self, s):
             # (``for g in "ifog": p[f"W_{g}"]``, or a tuple of keys kept in a name)
             return [Const(c) for c in known.value]
-        if not isinstance(e, ast.Call) or e.keywords and not called(e, "enumerate"):
+        if not isinstance(e, ast.Call) or e.keywords and not (
+                called(e, "enumerate") or called(e, "sorted")):
             return None
         if isinstance(e.func, ast.Attribute) and e.func.attr in DICT_METHODS and not e.args:
             base = self.value(e.func.value, [], probe=True)
@@ -307,6 +308,9 @@ class LoopRewrites:
         if called(e, "reversed") and len(e.args) == 1:
             inner = self.static_items(e.args[0], s)
             return None if inner is None else inner[::-1]
+        if called(e, "sorted") and len(e.args) == 1:
+            inner = self.static_items(e.args[0], s)
+            return None if inner is None else _sorted_items(self, e, inner)
         if called(e, "range"):
             if not _indexes_container(self, s):
                 return None  # (before the bounds: a global count is guarded if read)
@@ -315,6 +319,31 @@ class LoopRewrites:
                 return None
             return [Const(i) for i in range(*(b.value for b in bounds))]
         return None
+
+
+def _sorted_items(rw, e, items) -> list:
+    """``sorted(...)`` of a loop's `items` (`static_items`) by their keys: keys, or
+    items whose first parts are keys no two share (a dict's ``.items()``, an
+    `enumerate`), so that Python too compares keys only. ``reverse=`` must be known
+    here; ``key=`` and items of values are refused."""
+    first = [x[0] if isinstance(x, tuple) and x else x for x in items]
+    keys = [k.value for k in first if isinstance(k, Const)]
+    reverse = [rw.static(k.value) if k.arg == "reverse" else None for k in e.keywords]
+    order = None
+    if len(keys) == len(items) and not any(r is None for r in reverse):
+        try:
+            order = sorted(range(len(items)), key=keys.__getitem__,
+                           reverse=bool(reverse[0].value) if reverse else False)
+        except TypeError as error:  # (keys Python cannot compare: its own error)
+            raise rw.refuse(e, f"Python cannot sort these keys: {error}",
+                            hint="Give the container keys of one type.") from None
+    if order is None or first != items and any(
+            keys[i] == keys[j] for i, j in zip(order, order[1:])):
+        raise rw.refuse(e, "s2sad sorts a loop's items where it builds the derivative "
+                           "when they are keys it knows (sorted(params), "
+                           "sorted(params.items())); these are values or need `key=`",
+                        hint="Sort the keys (for k in sorted(params): ... params[k]).")
+    return [items[i] for i in order]
 
 
 def static_dict_comprehension(rw, e, pre, hint):
