@@ -269,7 +269,7 @@ class Binomial:
             raise ValueError("binomial checkpointing needs at least one snapshot")
         self.snapshots = snapshots
         self.steps = self.peak = 0
-        self.held = 0
+        self.held = self.segments = 0
 
     def forward(self, step, indices, state, args):
         """Runs every step, keeping the snapshots revolve's first sweep would keep:
@@ -304,26 +304,47 @@ class Binomial:
 
     def _reverse(self, step_bar, a, n, state, free, bar):
         """Reverses steps a .. a+n-1 from `state` (the state at a, held in a snapshot),
-        with `free` more snapshots to use."""
-        if not self.kept and not self.working:
-            if free >= n - 2:
-                return self._sweep(step_bar, a, n, state, bar)
-            if n <= REPLAYED:
-                return self._replay(step_bar, a, n, state, free, bar)
+        with `free` more snapshots to use. Revolve's recursion, its calls kept on a
+        list: one as deep as the snapshots would pass Python's limit at about 1,000.
+        An entry ``(a, n, state, free, called)`` is a segment to reverse: a call of
+        the recursion (`called`), or what is left of one after its right part;
+        ``None`` gives back the snapshot of a right part reversed. `segments` counts
+        the calls."""
         step, indices, args, kept = self.step, self.indices, self.args, self.kept
-        while n > 1 and free > 0:
-            m = _split(n, free + 1)
-            mid = kept.pop(a + m, None)
-            if mid is None:
-                mid = step(indices[a:a + m], state, args)
-                self.steps += m
-                self.held += 1
-                if self.held > self.peak:
-                    self.peak = self.held
-            bar = self._reverse(step_bar, a + m, n - m, mid, free - 1, bar)
-            self.held -= 1
-            n = m
-        # no snapshot to spare: each step from `state`
+        todo = [(a, n, state, free, True)]
+        while todo:
+            entry = todo.pop()
+            if entry is None:
+                self.held -= 1
+                continue
+            a, n, state, free, called = entry
+            if called:
+                self.segments += 1
+                if not kept and not self.working:
+                    if free >= n - 2:
+                        bar = self._sweep(step_bar, a, n, state, bar)
+                        continue
+                    if n <= REPLAYED:
+                        bar = self._replay(step_bar, a, n, state, free, bar)
+                        continue
+            if n > 1 and free > 0:
+                m = _split(n, free + 1)
+                mid = kept.pop(a + m, None)
+                if mid is None:
+                    mid = step(indices[a:a + m], state, args)
+                    self.steps += m
+                    self.held += 1
+                    if self.held > self.peak:
+                        self.peak = self.held
+                # (the right part first, then its snapshot goes, then the left part)
+                todo += [(a, m, state, free, False), None, (a + m, n - m, mid, free - 1, True)]
+                continue
+            bar = self._from_state(step_bar, a, n, state, bar)
+        return bar
+
+    def _from_state(self, step_bar, a, n, state, bar):
+        """Reverses steps a .. a+n-1 with no snapshot to spare: each from `state`."""
+        step, indices, args = self.step, self.indices, self.args
         last = a + n - 1
         if last == self.n - 1 and self.working:
             bar = step_bar(indices[last], self.at_last, args, bar)

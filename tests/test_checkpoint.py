@@ -113,27 +113,37 @@ def test_binomial_runs_the_formula_of_its_readme():
     assert math.comb(10 + t, 10) >= 10**5 > math.comb(9 + t, 10)
 
 
-def test_binomial_with_many_snapshots_runs_loops_not_recursions(monkeypatch):
+def test_binomial_with_many_snapshots_runs_loops_not_recursions():
     """A segment with a snapshot to spare for each of its states but the last is
     reversed by one loop keeping them (`Binomial._sweep`), revolve's schedule there,
-    not by one recursive call per step: 100 snapshots over 10^5 steps take 5,975 calls
-    of `_reverse` (28,871 before, what made 100 snapshots slower than 30), with
-    revolve's steps, every state right and at most 100 snapshots."""
+    not by one recursive call per step: 100 snapshots over 10^5 steps take 5,975
+    calls of the recursion (28,871 before, what made 100 snapshots slower than 30),
+    with revolve's steps, every state right and at most 100 snapshots."""
     for s in (100, 300):
         steps, peak = drive(Binomial(s), 1000)
         assert steps == binomial_steps(1000, s) and peak <= s, s
-    calls = [0]
-    recurse = Binomial._reverse
-
-    def counted(self, *args):
-        calls[0] += 1
-        return recurse(self, *args)
-
-    monkeypatch.setattr(Binomial, "_reverse", counted)
-    ran, runs = count_steps(Binomial(100), 10**5)
+    ckpt = Binomial(100)
+    ran, runs = count_steps(ckpt, 10**5)
     assert ran == binomial_steps(10**5, 100)
     assert max(runs) <= repetitions(10**5, 100) == 3
-    assert calls[0] < 7000, calls
+    assert ckpt.segments < 7000, ckpt.segments
+
+
+def test_binomial_recursion_deeper_than_pythons_limit():
+    """As many snapshots as steps, past Python's recursion limit: revolve's calls
+    are kept on a list, not Python's stack (a RecursionError before), in the
+    compiled loop too."""
+    steps, peak = drive(Binomial(3000), 3000)
+    assert steps == binomial_steps(3000, 3000) and peak <= 3000
+
+    def f(k):
+        x = 1.0
+        for i in range(1500):
+            x = x + 0.001 * k * x
+        return x
+
+    want = 1500 * 0.001 * (1 + 0.001 * 0.7) ** 1499
+    assert s2sad.grad(f, checkpoint="binomial", snapshots=1500)(0.7) == pytest.approx(want)
 
 
 def test_ctz_snapshots_and_recomputations():
