@@ -314,6 +314,26 @@ def test_registered_container():
     assert g.c == pytest.approx(np.sum(box.w))
 
 
+class JaxStyleBox:
+    def __init__(self, w, c):
+        self.w, self.c = w, c
+
+
+def test_a_flatten_written_for_jax_is_told_apart():
+    """JAX's flatten returns ``(children, aux)``: a clear error says what s2sad's
+    returns, not a TypeError from inside the compiler (as before)."""
+    def f(box, x):
+        return np.sum(box.w * x) * box.c
+
+    box = JaxStyleBox(np.ones(3), 0.5)
+    for aux in (None, "aux", ("w", "c")):
+        s2sad.register_container(JaxStyleBox, lambda b, aux=aux: ((b.w, b.c), aux),
+                                 lambda aux, children: JaxStyleBox(*children))
+        with pytest.raises(S2SADError, match=r"flatten returned \(\(an array of shape "
+                                             r"\(3,\), 0.5\), .*not \(keys, children\)"):
+            s2sad.grad(f)(box, np.ones(3))
+
+
 def simulate(p, n):
     state = {"x": 1.0, "v": 0.0}
     for t in range(n):

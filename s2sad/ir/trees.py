@@ -19,6 +19,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
+from ..errors import S2SADError
+
 
 class Spec:
     """The structure of a container: its `type`, the `keys` its items are reached by
@@ -127,6 +129,39 @@ def is_container(value) -> bool:
         dataclasses.is_dataclass(value) and not isinstance(value, type)
 
 
+def _flattened(tp, value) -> tuple:
+    """``(keys, children)`` of a registered class's instance, as its `flatten`
+    gives them, checked: a flatten written for JAX (``(children, aux)``) is told
+    apart here rather than failing inside the compiler."""
+    got = _REGISTERED[tp][0](value)
+    try:
+        keys, children = got
+        keys, children = tuple(keys), tuple(children)
+        ok = len(keys) == len(children) and hash(keys) is not None
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise S2SADError(
+            f"register_container({tp.__qualname__}, flatten, unflatten): flatten "
+            f"returned {_shown(got)}, not (keys, children): a tuple of attribute names, "
+            f"one per child, and the children",
+            hint="Return the field names first, as in lambda obj: (('W', 'b'), (obj.W, "
+                 "obj.b)); JAX's flatten returns (children, aux) instead.")
+    return keys, children
+
+
+def _shown(got, depth=0) -> str:
+    """`got` in short: its tuples and lists by their items, arrays by their shapes."""
+    if type(got) in (tuple, list) and depth < 2:
+        inner = ", ".join(_shown(x, depth + 1) for x in got[:4])
+        more = ", ..." if len(got) > 4 else ""
+        return f"({inner}{more})" if type(got) is tuple else f"[{inner}{more}]"
+    if hasattr(got, "shape") and hasattr(got, "dtype"):
+        return f"an array of shape {tuple(got.shape)}"
+    text = repr(got)
+    return text if len(text) <= 40 else type(got).__name__
+
+
 def _items(value):
     """``(type, keys, children, form)`` of a container, or None for a leaf."""
     tp = type(value)
@@ -135,8 +170,8 @@ def _items(value):
     if tp is list or tp is tuple:
         return tp, (), tuple(value), "sequence"
     if tp in _REGISTERED:
-        keys, children = _REGISTERED[tp][0](value)
-        return tp, tuple(keys), tuple(children), "registered"
+        keys, children = _flattened(tp, value)
+        return tp, keys, children, "registered"
     if is_namedtuple(tp):
         return tp, tuple(tp._fields), tuple(value), "sequence"
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
