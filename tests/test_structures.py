@@ -1610,3 +1610,78 @@ def test_sorting_values_or_by_a_key_function_is_refused():
         s2sad.grad(by_length)(p, 2.0)
     with pytest.raises(S2SADError, match="cannot sort these keys"):
         s2sad.grad(mixed)(p, 2.0)
+
+
+# ------------------------------------------- dict idioms: copy, get, ** and dict(p, k=v)
+
+
+def _copied_then_changed(p, x):
+    q = p.copy()
+    q["W"] = q["W"] * 2.0
+    q["b"] = q["b"] + 1.0
+    return np.sum(np.tanh(q["W"] @ x + q["b"])) + np.sum(p["W"] * p["b"][0])
+
+
+def _updated_by_unpacking(p, x):
+    for _ in range(3):  # (an optimizer's functional update, in a loop)
+        p = {**p, "W": p["W"] - 0.1 * np.outer(np.tanh(p["W"] @ x), x)}
+    return np.sum(np.tanh(p["W"] @ x + p["b"])) * p["opt"]["s"]
+
+
+def _read_with_defaults(p, x):
+    s = p.get("scale", 1.5)
+    o = p.get("opt", {"s": 2.0})
+    extra = 0.0 if p.get("missing") is None else 1.0
+    return np.sum(p.get("W") @ x) * s * o["s"] + np.sum(p.get("b", 0.0)) + extra
+
+
+def _dict_with_keywords(p, x):
+    q = dict(p, W=p["W"] * 3.0, c=x[0] * p["b"][1])
+    return np.sum(q["W"] @ x + q["b"]) * q["c"] + q["opt"]["s"] * len(q)
+
+
+def _two_unpacked(p, x):
+    a = {"u": p["b"] * 2.0}
+    q = {**a, **p, "u": p["b"] ** 2}  # ("u" keeps the first place, with the last value)
+    keys = list(q)
+    return np.sum(q["u"]) + np.sum(q["W"]) * len(keys) + (keys[0] == "u")
+
+
+def _list_copy(ws, x):
+    vs = ws.copy()
+    vs.append(x * 2.0)
+    vs[0] = vs[0] * 3.0
+    return sum(np.sum(v) for v in vs) + np.sum(ws[0]) * len(ws)
+
+
+_DICT_IDIOM_PARAMS = {"W": np.array([[0.5, -0.2], [0.3, 0.8]]), "b": np.array([0.1, -0.2]),
+                      "opt": {"s": 1.3}}
+
+
+@pytest.mark.parametrize("f, params", [
+    (_copied_then_changed, _DICT_IDIOM_PARAMS),
+    (_updated_by_unpacking, _DICT_IDIOM_PARAMS),
+    (_read_with_defaults, _DICT_IDIOM_PARAMS),
+    (_dict_with_keywords, _DICT_IDIOM_PARAMS),
+    (_two_unpacked, _DICT_IDIOM_PARAMS),
+    (_list_copy, [np.ones(2), np.arange(2.0)]),
+], ids=["copy", "unpacking in a loop", "get", "dict keywords", "two unpacked", "list copy"])
+def test_dict_idioms_of_parameters(f, params):
+    """``p.copy()``, ``p.get(k, default)``, ``{**p, "W": W}`` and ``dict(p, W=W)``
+    work as Python runs them: a copy's writes leave the original as it was, a later
+    key replaces an earlier one's value in its place, a missing key's default."""
+    x = np.array([1.0, 2.0])
+    value, g = s2sad.value_and_grad(f)(params, x)
+    assert value == pytest.approx(f(params, x), rel=1e-12)
+    assert_tree_close(g, numeric_grad(f, (params, x), 0), rtol=1e-6, atol=1e-8)
+    _, pullback = s2sad.vjp(f, params, x)
+    assert_tree_close(pullback(1.0)[0], g, rtol=1e-12, atol=1e-14)
+
+
+def test_unpacking_what_is_not_a_dict_of_parameters_is_refused():
+    def f(p, x, extra):
+        q = {**extra, "W": p["W"]}
+        return np.sum(q["W"] * x)
+
+    with pytest.raises(S2SADError, match=r"with `\*\*` a dict whose keys"):
+        s2sad.grad(f)({"W": np.ones(2)}, 2.0, {"a": 1.0})

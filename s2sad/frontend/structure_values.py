@@ -171,6 +171,10 @@ def tree_call(rw, e, pre, probe):
     ``p._replace(W=...)`` and ``dataclasses.replace(p, W=...)``: the container with
     those items replaced; None for any other (`rw` the rewriter, `pre` the lines
     before, `probe` only asks)."""
+    if isinstance(e.func, ast.Attribute) and e.func.attr in ("get", "copy"):
+        got = _dict_method(rw, e, pre, probe)
+        if got is not None:
+            return got
     if isinstance(e.func, ast.Attribute) and e.func.attr == "values" and not e.args \
             and not e.keywords:
         # (``p.values()`` of a dict argument: its items, which the function cannot
@@ -211,6 +215,75 @@ def tree_call(rw, e, pre, probe):
     got = node_of(nodes[0].spec(), iter(names))
     got.owned, got.depth = True, rw.loop_depth
     return got
+
+
+def _dict_method(rw, e, pre, probe):
+    """`tree_call` of ``p.get(k)``, ``p.get(k, d)`` (the item, or what the default
+    is where it is a container or a leaf: `absent_default` gives another default)
+    and ``p.copy()`` of a dict or list (its shallow copy, as ``dict(p)``)."""
+    base = rw.value(e.func.value, pre, probe=True)
+    if not isinstance(base, Node) or e.keywords:
+        return None
+    if e.func.attr == "copy":
+        if probe or e.args or base.type not in (dict, list):
+            return None
+        return Node(base.type, base.form, base.keys, own_slots(
+            base.children, rw.anonymous, pre, e), owned=True, depth=rw.loop_depth)
+    if base.form != "dict" or not 1 <= len(e.args) <= 2:
+        return None
+    key = rw.static(e.args[0])
+    if key is None:
+        if probe:
+            return None
+        raise rw.refuse(e, "s2sad reads the items of a container of parameters by keys it "
+                           "knows when it builds the derivative; this key is known only "
+                           "when the function runs")
+    if key.value in base.keys:
+        return base.children[base.keys.index(key.value)]
+    return rw.value(e.args[1], pre, probe=probe) if len(e.args) == 2 else Const(None)
+
+
+def absent_default(rw, e):
+    """The default of ``p.get(k, d)`` where the dict `p` has no key `k`, `d` an
+    expression that is not a container (the line reads `d` there); else None."""
+    if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and
+            e.func.attr == "get" and len(e.args) == 2 and not e.keywords):
+        return None
+    base = rw.value(e.func.value, [], probe=True)
+    key = rw.static(e.args[0]) if isinstance(base, Node) and base.form == "dict" else None
+    return e.args[1] if key is not None and key.value not in base.keys else None
+
+
+def merged(rw, entries, pre, hint, at) -> Node:
+    """The dict of ``{**p, "W": v}`` and ``dict(p, W=v)``: `entries` ``(key, value)``
+    in order, a key an expression (or a str) and None for a dict unpacked with
+    ``**``. Its items in Python's order: a later key replaces an earlier one's value
+    where that stands; each of an unpacked dict's variables copied (`own_slots`)."""
+    keys, children = [], []
+
+    def put(k, child):
+        if k in keys:
+            children[keys.index(k)] = child
+        else:
+            keys.append(k)
+            children.append(child)
+
+    for k, v in entries:
+        if k is None:
+            base = rw.value(v, pre)
+            if not (isinstance(base, Node) and base.form == "dict"):
+                raise rw.refuse(v, "s2sad unpacks into a dict with `**` a dict whose keys "
+                                   "it knows when it builds the derivative",
+                                hint="Unpack a dict of parameters, or build it item by item.")
+            for key, child in zip(base.keys, own_slots(base.children, rw.anonymous, pre, at)):
+                put(key, child)
+            continue
+        key = Const(k) if isinstance(k, str) else rw.static(k)
+        if key is None:
+            raise rw.refuse(k, "s2sad builds dicts whose keys it knows when it builds the "
+                               "derivative (constants, or a loop's keys)", hint="Use constant keys.")
+        put(key.value, rw.made(dict, "dict", [key.value], [v], pre, hint).children[0])
+    return Node(dict, "dict", keys, children, owned=True, depth=rw.loop_depth)
 
 
 def _replaced(rw, e, pre, target):

@@ -42,7 +42,8 @@ from .structure_calls import CallRewrites
 from .structure_loops import (LoopRewrites, consumed_generators, container_comprehension,
                               scoped, static_dict_comprehension)
 from .structure_values import (DICT_METHODS, Const, Node, Rewritten, assign, assigned_once,
-                               copy_env, fill_lines, joined, key_like, known,
+                               absent_default, copy_env, fill_lines, joined, key_like, known,
+                               merged,
                                leaf_names, node_of, own_slots, starred, tree_call, unstarred)
 
 _CONTAINERS_HINT = ("Read a container's items by constant keys (p[\"W\"], p.W, p[0]) or "
@@ -238,6 +239,8 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
             return container_comprehension(self, e, pre, hint)
         if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
             return joined(self, e, pre)  # (params[:-1] + [(W, b)])
+        if isinstance(e, ast.Dict) and None in e.keys:  # ({**p, "W": W})
+            return merged(self, list(zip(e.keys, e.values)), pre, hint, e)
         if isinstance(e, ast.Dict):
             keys = []
             for k in e.keys:
@@ -291,8 +294,11 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
         target = self.loc_refs(e.func)
         if target is dict:
             if e.args:
-                if len(e.args) != 1 or e.keywords:
+                if len(e.args) != 1:
                     return None
+                if e.keywords:  # (dict(p, W=W))
+                    return merged(self, [(None, e.args[0])] + [
+                        (k.arg, k.value) for k in e.keywords], pre, hint, e)
                 base = self.value(e.args[0], pre)
                 if isinstance(base, Node) and base.form == "dict":
                     return Node(dict, "dict", list(base.keys), own_slots(
@@ -368,7 +374,9 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
             return e
         got = self.value(e, [], probe=True) if isinstance(
             e, (ast.Name, ast.Subscript, ast.Attribute)) or isinstance(e, ast.Call) \
-            and getattr(e.func, "attr", None) == "values" else None  # (p.values())
+            and getattr(e.func, "attr", None) in ("values", "get") else None  # (p.values())
+        if got is None and (default := absent_default(self, e)) is not None:
+            return self.expr(default)  # (p.get("scale", 1.0) of a dict with no "scale")
         if got is None and isinstance(e, (ast.Subscript, ast.Attribute)) and isinstance(
                 e.value, ast.Call) and self.passes_container(e.value):
             got = self.value(e, [])  # (an item of what a call put in place returns)
