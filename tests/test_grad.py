@@ -481,6 +481,41 @@ def test_a_float32_number_gets_what_grad_gives_it():
         assert type(got) is type(expected) and got == expected
 
 
+def _sqrt_times(x, c):
+    return np.sum(np.sqrt(x) * c)
+
+
+def _made_float32(x):
+    return np.sum(x.astype(np.float32) ** 2)
+
+
+W32 = np.array([0.5, 2.0], dtype=np.float32)
+
+
+def _times_a_float32_global(x):
+    return np.sum(W32 * x)
+
+
+@pytest.mark.parametrize("f, args, want", [
+    (_sqrt_times, (np.array([1.0, 2.0], np.float32), np.array([1.0, 3.0])),
+     ([0.5, 1.5 / 2 ** 0.5], [1.0, 2 ** 0.5])),
+    (_made_float32, (np.array([0.3, -1.2]),), ([0.6, -2.4],)),
+    (_times_a_float32_global, (np.array([0.3, -1.2]),), ([0.5, 2.0],)),
+], ids=["float32 argument", "astype", "float32 global"])
+def test_a_float64_arrays_gradient_stays_float64_beside_float32_values(f, args, want):
+    """The gradient has its argument's dtype where float32 values meet a float64
+    argument's adjoint (another argument, a conversion, a global): the simplified
+    arithmetic (``1.0 * t1``) would keep the float32 one's (it did)."""
+    wrt = tuple(range(len(args)))
+    for mode in ("reverse", "forward"):
+        got = s2sad.grad(f, wrt=wrt, mode=mode)(*args)
+        for g, x in zip(got, args):
+            assert g.dtype == x.dtype, (mode, g.dtype, x.dtype)
+        assert close(list(got), [np.array(w) for w in want], rtol=1e-6, atol=1e-7)
+    _, pullback = s2sad.vjp(f, *args)
+    assert [g.dtype for g in pullback(1.0)] == [x.dtype for x in args]
+
+
 def _with_options(x, opts, n, flag=None):
     return x * x * n
 

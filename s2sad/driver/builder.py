@@ -378,7 +378,7 @@ class _ReverseBuilder(_Builder):
             _copy_view_reads(forward, backward, act, rev)
         grads = outputs[: len(grads)]
         if not self.copy_views:  # (second derivatives type their own results)
-            grads = self.typed(grads, self.wrt, act)
+            grads = self.typed(grads, self.wrt, act, forward + backward, fr.dup.refs)
         if len(grads) == 1 and not self.as_tuple:
             result = grads[0]
         else:
@@ -390,14 +390,15 @@ class _ReverseBuilder(_Builder):
         self.kinds_of[name] = {} if self.copy_views else act.kinds  # (forward mode reads no del)
         return UnitFunction(fn, fr.func)
 
-    def typed(self, grads, names, act) -> list:
+    def typed(self, grads, names, act, body, refs) -> list:
         """The root's gradients with exactly their arguments' types: an array's dtype
         (float32 stays float32 where a float64 constant met it), a 0-d array a 0-d
         array, a float a float (not the float32 NumPy scalar a sum of float32 arrays
-        gives). Float64 arrays, the common case, are left as they are: nothing widens
-        them, and their NumPy scalars are floats."""
+        gives). Float64 arrays, the common case, are left as they are where nothing
+        narrower is in `body` (the derivative's code) or `refs`: nothing widens them,
+        and their NumPy scalars are floats."""
         out = []
-        narrow = stages.narrow_arrays(self.param_kinds)
+        narrow = stages.narrow_arrays(self.param_kinds) or stages.narrowing(body, refs)
         for p, g in zip(names, grads):
             cast = stages.gradient_cast(self.param_kinds.get(p), narrow)
             if cast == "float" and not (isinstance(g, ast.Constant) and type(g.value) is float):
@@ -429,7 +430,7 @@ class _ReverseBuilder(_Builder):
         if self.copy_views:
             _copy_view_reads(forward, backward, act, rev)
         if root:  # (vjp's adjoints have their arguments' types, as grad's gradients)
-            grads = self.typed(grads, active, act)
+            grads = self.typed(grads, active, act, forward + backward, fr.dup.refs)
         if root and isinstance(output, ast.Name) and output.id in rev.mutable and any(
                 isinstance(s, (ir.SetItem, ir.Expr)) and s.restore for s in ir.walk(backward)):
             # the pullback puts back what writes overwrote (and undoes appends and

@@ -418,6 +418,27 @@ def narrow_arrays(kinds: dict) -> bool:
 
 _CAST = (None, "jax") + STANDARD  # (the libraries `gradient_cast` casts: NumPy too)
 
+# what names a float dtype narrower than float64, or converts to one
+_NARROWING = frozenset({"float32", "float16", "half", "single", "astype", "bfloat16"})
+
+
+def narrowing(body, refs) -> bool:
+    """Could the code `body` (statements) make a float64 argument's gradient
+    narrower? It names a narrower float dtype or converts (``.astype``, a
+    ``dtype=``), or reads a global NumPy array or scalar narrower than float64 (of
+    `refs`): a float32 value meeting the argument's adjoint keeps it float32 where
+    the arithmetic is simplified (``1.0 * t1``, not ``unreduce(1.0, t2) * t1``)."""
+    for s in ir.walk(body):
+        for node in ir.slot_values(s):
+            for n in ast.walk(node):
+                t = type(n)
+                if t is ast.Attribute and n.attr in _NARROWING or \
+                        t is ast.Name and n.id in _NARROWING or \
+                        t is ast.keyword and n.arg == "dtype":
+                    return True
+    return any(getattr(v, "dtype", None) is not None and getattr(v.dtype, "kind", "") == "f"
+               and v.dtype.itemsize < 8 for v in refs.values())
+
 
 def gradient_cast(kind, narrow: bool):
     """What makes the gradient of an argument of `kind` (from `with_shapes`) have
@@ -425,17 +446,18 @@ def gradient_cast(kind, narrow: bool):
     into the compiled gradient; `api.arguments.typed_like` applies it to what the other entry
     points compute): a dtype name (``np.asarray(g, np.float32)``) for an array whose
     gradient may come out wider or as a NumPy scalar (an array narrower than float64,
-    a 0-d array), ``"float"`` for a number while some argument is a narrower array
-    (`narrow`), None where the gradient has its argument's type already (float64
-    arrays, the common case: nothing widens them, and their NumPy scalars are
-    floats; the arrays of Dask, which ``np.asarray`` would compute: their gradients
+    a 0-d array), and for a float64 array where something narrower may meet its
+    adjoint (`narrow`: a narrower argument, or `narrowing` code), ``"float"`` for a
+    number while some argument is a narrower array (`narrow`), None where the
+    gradient has its argument's type already (float64 arrays, the common case:
+    nothing widens them, nothing narrows them, and their NumPy scalars are floats; the arrays of Dask, which ``np.asarray`` would compute: their gradients
     have the dtype Dask's promotion gives). JAX arrays, PyTorch tensors and
     array-api-strict arrays are cast as NumPy's (``np.asarray`` is their namespace's,
     ``jax.numpy`` or `backend.standard`), as ``jax.grad`` gives a float32 argument a
     float32 gradient where a float64 constant met it (``jax_enable_x64`` on); their
     number gradients (``s_bar = 1.0``) become 0-d arrays."""
     if isinstance(kind, ArrayKind) and kind.exact is not None and kind.xp in _CAST and (
-            kind.exact != "float64" or kind.ndim == 0):
+            kind.exact != "float64" or kind.ndim == 0 or narrow):
         return kind.exact
     if kind == SCALAR and narrow:
         return "float"
