@@ -552,3 +552,28 @@ def test_what_python_computes_otherwise_runs_as_python(f, args, match):
     with pytest.warns(NativeWarning, match=match):
         got = s2sad.grad(f, jit=True)(*args)
     assert got == s2sad.grad(f)(*args)
+
+
+def _fib_like(x, n):
+    if n == 0:
+        return 1.0
+    if n == 1:
+        return x
+    return _fib_like(x, n - 1) + x * _fib_like(x, n - 2)
+
+
+def _of_a_recursion(x):
+    return _fib_like(x, 6)
+
+
+@needs_numba
+def test_a_recursive_function_runs_as_python_at_once():
+    """numba took 19 s to give up on this recursion's types; the recursion is seen
+    in the derivative's text, before numba is asked."""
+    import time
+
+    start = time.perf_counter()
+    with pytest.warns(NativeWarning, match=r"recursive \(_fib_like_\w+ -> _fib_like_\w+\)"):
+        got = s2sad.grad(_of_a_recursion, jit=True)(0.7)
+    assert time.perf_counter() - start < 10.0
+    assert got == s2sad.grad(_of_a_recursion)(0.7)

@@ -256,6 +256,7 @@ def _dispatcher(unit, numba, arrays=None):
         sources[rendered] = native_text.rewritten(text, False if arrays is None else _params(
             text, arrays if uf.fn.name == unit.entry[0] else None))
     rendered_names = set(sources)
+    _refuse_recursion(sources)
     users = {}  # name -> the object a user's name means (one namespace for the unit)
     for uf in unit.functions:
         code = compile(sources[namer(uf.fn.name)], "<s2sad native>", "exec")
@@ -620,6 +621,32 @@ def _refuse_python_only(text):
         if node.func.id == "sum" and sys.version_info >= (3, 12):
             raise Refused("it calls sum(), which from Python 3.12 on adds floats with a "
                           "compensation for rounding, and numba without")
+
+
+def _refuse_recursion(sources: dict):
+    """Refuse a derivative whose functions call themselves, directly or through
+    each other (a recursive function's): numba infers a recursion's types only
+    after trying long (tens of seconds for a small one), when it does at all."""
+    calls = {name: {n.func.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Call)
+                    and isinstance(n.func, ast.Name) and n.func.id in sources}
+             for name, text in sources.items()}
+    done, path = set(), []
+
+    def visit(name):
+        if name in path:
+            cycle = " -> ".join(path[path.index(name):] + [name])
+            raise Refused(f"it is recursive ({cycle}), and numba infers a recursion's types "
+                          "only after trying long, when at all")
+        if name in done:
+            return
+        path.append(name)
+        for callee in sorted(calls[name]):
+            visit(callee)
+        path.pop()
+        done.add(name)
+
+    for name in sorted(calls):
+        visit(name)
 
 
 def _refuse_global_draws(name, value, code):
