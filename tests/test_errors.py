@@ -262,6 +262,22 @@ def lambda_free_arange(x):
     return np.sum(x * np.arange(3.0) * x)
 
 
+def _filled_like(x, c=2.0):
+    return np.sum(np.full_like(x, c) * x * x)
+
+
+def test_full_like_takes_only_its_arrays_shape():
+    """``np.full_like(x, 2.0)`` moves with its fill value, not with `x` (its shape
+    and dtype only): a constant where the value is one, in every mode; a varying
+    fill value is still refused."""
+    x = np.array([1.0, -2.0, 0.5])
+    for mode in ("reverse", "forward", "tape"):
+        assert s2sad.grad(_filled_like, mode=mode)(x) == pytest.approx(4.0 * x)
+    assert s2sad.hessian(_filled_like)(x) == pytest.approx(4.0 * np.eye(3))
+    with pytest.raises(s2sad.NoRuleError, match="np.full_like"):
+        s2sad.grad(_filled_like, wrt=(0, 1))(x, 2.0)
+
+
 _EDITED = '''
 import math
 

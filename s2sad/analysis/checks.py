@@ -13,6 +13,7 @@ a derivative go (`escapes`: stored where no derivative follows them).
 from __future__ import annotations
 
 import ast
+import numpy as np
 
 from .. import ir, primitives as rules
 from ..errors import NoRuleError, NotDifferentiableError
@@ -53,7 +54,7 @@ class Checks(ValueChecks, Escapes):
                     # tuple: refused with or without a derivative through it)
                     raise self.error(NoRuleError, s, op)
                 if op.kind == "nondiff" and _moves_with_arguments(op.key) and \
-                        any(self.is_varied(x) for x in op.inputs) and \
+                        any(self.is_varied(x) for x in _moving(op)) and \
                         any(self.key(t) in r.useful for t in s.targets):
                     raise self.error(NoRuleError, s, op)
                 if op.kind == "rule" and op.rule.no_derivative:
@@ -354,6 +355,12 @@ def _col(text):
     if not text:
         return None
     return len(text) - len(text.lstrip())
+
+
+def _moving(op) -> list:
+    """The inputs of a call in `MOVES_WITH_ARGUMENTS` its result moves with: all but
+    ``np.full_like``'s array, whose shape and dtype alone it takes."""
+    return op.inputs[1:] if op.key is np.full_like else op.inputs
 
 
 def _moves_with_arguments(key) -> bool:

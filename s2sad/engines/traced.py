@@ -279,7 +279,9 @@ def _array_method(func):
 
 
 def array_function(cls, func, args, kwargs):
-    if is_nondifferentiable(func):
+    if is_nondifferentiable(func) or func is np.full_like and not contains_traced(
+            list(args[1:]) + [v for k, v in kwargs.items() if k != "a"]):
+        # (``np.full_like(x, 2.0)`` takes `x`'s shape and dtype only)
         out = func(*deep_primal(args), **{k: deep_primal(v) for k, v in kwargs.items()})
         note_shared(out, [args, list(kwargs.values())])
         return held(out)
