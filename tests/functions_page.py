@@ -44,6 +44,8 @@ for _path in (HERE, ROOT):
     if _path not in sys.path:
         sys.path.insert(0, _path)
 
+from s2sad.analysis.classify import NONDIFF_METHODS  # noqa: E402
+
 OPERATORS = {"add": "x + y", "sub": "x - y", "mul": "x * y", "truediv": "x / y",
              "floordiv": "x // y", "mod": "x % y", "pow": "x ** y", "matmul": "x @ y",
              "neg": "-x", "pos": "+x"}
@@ -428,7 +430,8 @@ def render() -> str:
         out.append("\n")
     out.append("## Constants\n\nThese functions give values that carry no derivative "
                "(their result is a constant to every mode): "
-               + ", ".join(constants()) + ".\n")
+               + ", ".join(constants()) + "; and the array methods of their names, "
+               + ", ".join(f"`x.{m}()`" for m in NONDIFF_METHODS) + ".\n")
     return "".join(out)
 
 

@@ -890,3 +890,32 @@ def test_a_numpy_python_function_a_derivative_passes_through_is_refused_at_the_c
     with pytest.raises(s2sad.NoRuleError, match="asarray_chkfinite") as info:
         s2sad.grad(through_chkfinite, mode=mode)(np.array([0.3, -0.7]))
     assert info.value.lineno == through_chkfinite.__code__.co_firstlineno + 1
+
+
+def _by_argsort(x):
+    return np.sum(x[x.argsort()] * np.arange(4.0)) + x[x.argmax()] - x[x.argmin()]
+
+
+def _by_nonzero(x):
+    return np.sum(x[x.nonzero()] ** 2)
+
+
+def _by_rounded(x):
+    return np.sum(x * x.round()) + np.sum(x * x.round(1)) + float(x.any()) + float(x.all())
+
+
+def _by_trace(A):
+    return A.trace() * 2.0 + A.trace(1) + np.sum(A.conj() * A) + np.sum(A.conjugate())
+
+
+@pytest.mark.parametrize("f", [_by_argsort, _by_nonzero, _by_rounded, _by_trace],
+                         ids=["argsort", "nonzero", "round", "trace and conj"])
+@pytest.mark.parametrize("mode", ["reverse", "forward", "tape"])
+def test_array_methods_are_their_numpy_functions(f, mode):
+    """``x.argsort()``, ``x.nonzero()``, ``x.round()``, ``x.any()``, ``x.trace()``,
+    ``x.conj()``... are ``np.argsort(x)`` and the rest: refused before, the
+    message saying they were called for an effect."""
+    x = np.array([[1.0, 2.0, 0.5, 0.0], [0.3, -1.0, 2.0, 0.2], [0.7, 0.1, -0.4, 1.1],
+                  [0.2, 0.4, 0.6, -0.9]]) if f is _by_trace else np.array([0.3, -1.2, 0.8, 2.1])
+    got = s2sad.grad(f, mode=mode)(x)
+    assert np.allclose(got, central_diff(f, (x,), 0), rtol=1e-6, atol=1e-8)

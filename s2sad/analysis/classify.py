@@ -136,7 +136,7 @@ def classify(value: ast.expr, fn: ir.Function, is_local, kind=None, memo=None) -
                 # the adjoint of an insert; options["at"])
                 return Op("pop", [func.value], diff=(True,), text="list.pop",
                           options={"at": value.args[0]} if value.args else {})
-            if func.attr in ("argmax", "argmin") and isinstance(kind(func.value), ArrayKind):
+            if func.attr in NONDIFF_METHODS and isinstance(kind(func.value), ArrayKind):
                 inputs = [func.value] + list(value.args) + [k.value for k in value.keywords]
                 return Op("nondiff", inputs, key=getattr(np, func.attr),
                           diff=(False,) * len(inputs), text=f"the method .{func.attr}()")
@@ -249,6 +249,10 @@ def inactive_inputs(value) -> list:
 
 
 _BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
+
+
+# an array's methods without a derivative, the NumPy functions of their names
+NONDIFF_METHODS = ("argmax", "argmin", "argsort", "nonzero", "round", "any", "all")
 
 
 def _astype(value: ast.Call, fn: ir.Function, kind):

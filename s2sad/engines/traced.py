@@ -551,6 +551,11 @@ class Traced:
     squeeze = _array_method(METHODS["squeeze"])
     std = _array_method(METHODS["std"])
     var = _array_method(METHODS["var"])
+    trace = _array_method(METHODS["trace"])
+    conj = conjugate = _array_method(METHODS["conj"])
+    # (no derivative: computed on the values, as the compiler's)
+    argmax, argmin, argsort = (_array_method(f) for f in (np.argmax, np.argmin, np.argsort))
+    nonzero, round, any, all = (_array_method(f) for f in (np.nonzero, np.round, np.any, np.all))
 
     def item(self, *args):
         if args:

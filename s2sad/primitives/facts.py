@@ -221,7 +221,7 @@ TABLE = {
     np.imag: Facts(shape=elementwise, keeps_dtype=True, scalar_ok=True),
     np.real_if_close: Facts(shape=elementwise, keeps_dtype=True, scalar_ok=True, view=True),
     np.angle: Facts(shape=elementwise, scalar_ok=True, domain=SIGNED),
-    np.conj: Facts(keeps_integers=True),  # (np.conjugate)
+    np.conj: Facts(keeps_integers=True, methods=("conj", "conjugate")),  # (np.conjugate)
     np.clip: Facts(shape=elementwise, keeps_integers=True, scalar_ok=True, methods=("clip",)),
     np.where: Facts(shape=elementwise, keeps_integers=True, scalar_ok=True),
     # reductions
@@ -247,7 +247,7 @@ TABLE = {
     np.vdot: Facts(shape=no_axes, number=True, keeps_integers=True),
     **{f.outer: Facts(shape=shapes.ufunc_outer, number=True, keeps_integers=True)
        for f in (np.add, np.subtract, np.multiply)},
-    np.trace: Facts(shape=per_matrix, number=True, keeps_integers=True),
+    np.trace: Facts(shape=per_matrix, number=True, keeps_integers=True, methods=("trace",)),
     np.linalg.det: Facts(shape=per_matrix, number=True),
     np.linalg.slogdet: Facts(shape=slogdet, number=True),
     np.linalg.inv: Facts(shape=same_rank, same_kind=True),  # (only the rank: see above)
