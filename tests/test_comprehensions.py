@@ -387,3 +387,35 @@ def test_value_and_grad_of_a_function_whose_temporaries_are_named_value():
     value, g = s2sad.value_and_grad(f)(0.3, 0.7)
     assert value == f(0.3, 0.7)
     assert g == pytest.approx((f(0.3 + 1e-6, 0.7) - f(0.3 - 1e-6, 0.7)) / 2e-6, rel=1e-6)
+
+
+H = 2
+
+
+def _multi_head(x, W):
+    q = x @ W
+    q = q.reshape(*q.shape[:-1], H, q.shape[-1] // H)
+    q = q.transpose(*range(q.ndim - 3), -2, -3, -1)
+    s = q @ np.swapaxes(q, -1, -2)
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    w = w / w.sum(axis=-1, keepdims=True)
+    out = (w @ q).reshape(*x.shape[:-1], -1)
+    return np.sum(np.tanh(out) * np.ones((*out.shape[:-1], 1)) + out ** 2)
+
+
+def _star_of_its_own_shape(x):
+    return np.sum(x.reshape(*x.shape) ** 3) + np.sum(x.reshape(*(x.size,)))
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward", "tape"])
+def test_a_shape_unpacked_into_a_shape(mode):
+    """``h.reshape(*h.shape[:-1], H, D)``, ``x.transpose(*range(n), -1)`` and
+    ``np.zeros((*x.shape, 2))``, an attention layer's idioms: the items of a shape
+    are ints, so the display is joined as Python joins it (refused before: the
+    length of ``x.shape`` is not written in the function)."""
+    rng = np.random.default_rng(0)
+    x, W = rng.normal(size=(2, 3, 4)) * 0.5, rng.normal(size=(4, 4)) * 0.5
+    g = s2sad.grad(_multi_head, wrt=(0, 1), mode=mode)(x, W)
+    assert close(g, numeric_grad(_multi_head, (x, W), (0, 1)), 1e-5, 1e-7)
+    assert close(s2sad.grad(_star_of_its_own_shape, mode=mode)(x),
+                 central_diff(_star_of_its_own_shape, (x,), 0), 1e-5, 1e-7)

@@ -537,7 +537,6 @@ class Traced:
     max = _array_method(METHODS["max"])
     min = _array_method(METHODS["min"])
     dot = _array_method(METHODS["dot"])
-    transpose = _array_method(METHODS["transpose"])
     ravel = _array_method(METHODS["ravel"])
     swapaxes = _array_method(METHODS["swapaxes"])
     copy = _array_method(METHODS["copy"])
@@ -598,6 +597,11 @@ class Traced:
     def reshape(self, *shape):
         return self.apply(np.reshape, np.reshape,
                           (self, shape[0] if len(shape) == 1 else shape))
+
+    def transpose(self, *axes):
+        """``x.transpose()``, ``x.transpose((1, 0))`` and ``x.transpose(1, 0)``."""
+        return array_function(type(self), np.transpose,
+                              (self, axes[0] if len(axes) == 1 else axes or None), {})
 
     def __len__(self):
         return len(self.value)

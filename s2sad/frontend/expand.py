@@ -179,8 +179,7 @@ class _Expander(TargetLowering):
                 continue  # (the commonest nodes, neither of the kinds below)
             if isinstance(n, _COMPS) or self.collection(n) is not None:
                 return True
-            if isinstance(n, ast.List) and isinstance(n.ctx, ast.Load) and any(
-                    isinstance(e, ast.Starred) for e in n.elts):
+            if _starred_display(n) or _starred_shape(n) and self.call_kind(n) is None:
                 return True
             if isinstance(n, ast.Call) and self.call_kind(n) is not None:
                 return True
@@ -449,6 +448,36 @@ def _nodes(parsed) -> Nodes:
     return got if isinstance(got, Nodes) and got.tree is parsed.tree else Nodes(parsed.tree)
 
 
+def _starred_display(node) -> bool:
+    """Is `node` a list display with a ``*`` item (``[*a, b]``), or a tuple display
+    whose ``*`` items are shapes, axes or ranges (``(*x.shape, 2)``: ints)?"""
+    if not (type(node) in (ast.List, ast.Tuple) and isinstance(node.ctx, ast.Load)):
+        return False
+    starred = [e.value for e in node.elts if isinstance(e, ast.Starred)]
+    return bool(starred) and (type(node) is ast.List or all(map(_of_ints, starred)))
+
+
+def _of_ints(node) -> bool:
+    """Is `node` an array's shape (``x.shape``, ``np.shape(x)``), a part of one
+    (``x.shape[:-1]``), a ``range(...)``, or a display of int literals?"""
+    if isinstance(node, ast.Subscript):
+        return _of_ints(node.value)
+    if isinstance(node, ast.Attribute):
+        return node.attr == "shape"
+    if isinstance(node, ast.Call):
+        return ir.dotted(node.func) in ("range", "np.shape", "numpy.shape")
+    return isinstance(node, (ast.Tuple, ast.List)) and all(
+        isinstance(e, ast.Constant) and type(e.value) is int for e in node.elts)
+
+
+def _starred_shape(node) -> bool:
+    """Is `node` a call ``x.reshape(*s, ...)`` or ``x.transpose(*s, ...)`` (an array's
+    shape or axes given item by item, some of them unpacked)?"""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+        node.func.attr in ("reshape", "transpose") and \
+        not node.keywords and any(isinstance(a, ast.Starred) for a in node.args)
+
+
 def _plain(ex, nodes) -> bool:
     """Is there nothing to lower anywhere in `nodes` (no comprehension, no ``*``, no
     call `ex` rewrites)? Then `needs` is False for every expression, without a look.
@@ -556,8 +585,14 @@ class _Lift(CallLowering):
             return node
         if isinstance(node, _COMPS):
             return self.comprehension(node)
-        if isinstance(node, ast.List) and any(isinstance(e, ast.Starred) for e in node.elts):
+        if _starred_display(node):
             return self.joined(node)
+        if _starred_shape(node) and self.ex.call_kind(node) is None:
+            # (``h.reshape(*h.shape[:-1], H, D)``: an array's method takes the shape as
+            # one tuple too, and that tuple is a display ``joined`` lowers)
+            func = self(node.func) if self.ex.needs(node.func) else node.func
+            return ast.Call(func=func, args=[self(ast.Tuple(elts=node.args, ctx=ast.Load()))],
+                            keywords=[])
         kind = self.ex.collection(node)
         if kind is not None:
             # ``{k: v for ...}``: ``dict([(k, v) for ...])``, the list lowered
@@ -578,20 +613,23 @@ class _Lift(CallLowering):
         return self.children(node)
 
     def joined(self, node):
-        """``[*a, b, *c]``: ``list(a) + [b] + list(c)`` (the parts in order)."""
+        """``[*a, b, *c]``: ``list(a) + [b] + list(c)``, and ``(*a, b)``: ``tuple(a) +
+        (b,)`` (the parts in order)."""
         node = self.children(node)
+        display = type(node)
+        word = "list" if display is ast.List else "tuple"
         parts, run = [], []
         for e in node.elts:
             if isinstance(e, ast.Starred):
                 if run:
-                    parts.append(ast.List(elts=run, ctx=ast.Load()))
+                    parts.append(display(elts=run, ctx=ast.Load()))
                     run = []
-                parts.append(_call(_name("list"), [e.value]))
-                self.ex.refs.setdefault("list", list)
+                parts.append(_call(_name(word), [e.value]))
+                self.ex.refs.setdefault(word, list if display is ast.List else tuple)
             else:
                 run.append(e)
         if run:
-            parts.append(ast.List(elts=run, ctx=ast.Load()))
+            parts.append(display(elts=run, ctx=ast.Load()))
         out = parts[0]
         for p in parts[1:]:
             out = ast.BinOp(left=out, op=ast.Add(), right=p)
