@@ -749,6 +749,25 @@ def test_second_derivatives_do_not_take_checkpoint():
     assert "Drop checkpoint=" in info.value.hint
 
 
+def _marked_list_loop(x):
+    xs = [x, 2.0 * x]
+    for _ in s2sad.checkpointed(range(5)):
+        xs = [v * v * 0.5 for v in xs]
+    return sum(xs)
+
+
+def test_second_derivatives_of_a_marked_loop_the_schedulers_refuse():
+    """A marked loop the schedulers refuse (it carries a list made anew each
+    iteration): the gradient says so, but second derivatives, which put every loop
+    on its tape, differentiate it (they raised the gradient's CheckpointError)."""
+    with pytest.raises(s2sad.CheckpointError):
+        s2sad.grad(_marked_list_loop)(1.1)
+    g = s2sad.grad(_marked_list_loop, mode="forward")
+    want = (g(1.1 + 1e-5) - g(1.1 - 1e-5)) / 2e-5
+    assert s2sad.hessian(_marked_list_loop)(1.1) == pytest.approx(want, rel=1e-6)
+    assert s2sad.hvp(_marked_list_loop)(1.1, 2.0) == pytest.approx(2.0 * want, rel=1e-6)
+
+
 # ------------------------------------------- carried arrays passed on, objects changed after
 
 X3 = np.array([-0.89, -0.5, 0.3])

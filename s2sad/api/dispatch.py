@@ -43,7 +43,7 @@ from ..backend import compile as compile_mod
 from ..backend import diskcache, native
 from ..checkpoint import CTZ, Binomial
 from ..driver import builder, effects, stages
-from ..errors import SourceNotFoundError, user_traceback
+from ..errors import CheckpointError, SourceNotFoundError, user_traceback
 from ..frontend import defaults, parse
 from ..ir.kinds import (INT, SCALAR, ListKind, attribute_signature, decides_attributes,
                         method_names, namespace_of, shadows, shape_pattern, shaped_arguments,
@@ -224,8 +224,12 @@ def gradient_to_differentiate(f, names: tuple, arguments: dict, what="hessian"):
         got = per_f.get(key)
         if got is not None and still_valid(got[0]):
             return got[1]
-        unit, compiled = compiled_reverse(f, names, "grad", kinds, True, copy_views=True)
-        if any(unit.helpers.get(c.__name__) is c for c in (CTZ, Binomial)):
+        try:
+            unit, compiled = compiled_reverse(f, names, "grad", kinds, True, copy_views=True)
+            scheduled = any(unit.helpers.get(c.__name__) is c for c in (CTZ, Binomial))
+        except CheckpointError:  # (a marked loop the schedulers cannot take: its tape)
+            scheduled = True
+        if scheduled:
             unit, compiled = compiled_reverse(f, names, "grad", kinds, True,
                                               stages.TAPED_LOOPS, copy_views=True)
         if namespace_of(kinds) is not None:
