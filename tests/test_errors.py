@@ -685,3 +685,17 @@ def test_a_global_statement_of_a_name_only_read_is_accepted():
         assert s2sad.grad(_reads_a_declared_global)(0.5) == pytest.approx(5.0 * math.cos(0.5))
     finally:
         G_SCALE = 2.0
+
+
+def _extended_by_plus_equals(x):
+    xs = [x]
+    for i in range(3):
+        xs += [x * i]
+    return sum(xs)
+
+
+def test_a_list_extended_by_plus_equals_in_a_loop_gets_the_spellings_that_work():
+    with pytest.raises(s2sad.NotDifferentiableError, match="different lists") as info:
+        s2sad.grad(_extended_by_plus_equals)(0.3)
+    assert "xs.extend(...)" in info.value.hint and "xs = xs + [...]" in info.value.hint
+    assert s2sad.grad(_extended_by_plus_equals, mode="forward")(0.3) == pytest.approx(4.0)

@@ -1040,3 +1040,18 @@ def test_a_parameter_the_path_the_kinds_decide_never_reads_gets_a_zero_adjoint()
 
 def returned_as_it_is(a, c=1.0):
     return a
+
+
+def _contracted(A, C):
+    return np.tensordot(A, C, axes=2)  # (a 0-d array)
+
+
+def test_a_pullback_of_a_0d_array_output_takes_a_number():
+    A, C = np.ones((2, 3)), np.arange(6.0).reshape(2, 3)
+    out, pullback = s2sad.vjp(_contracted, A, C)
+    assert type(out) is np.ndarray and out.shape == ()
+    for seed in (1.0, 2, np.float64(1.5), np.array(0.5)):
+        gA, gC = pullback(seed)
+        assert close(gA, float(seed) * C) and close(gC, float(seed) * A)
+    with pytest.raises(s2sad.S2SADError, match="takes an adjoint with the structure"):
+        pullback((1.0,))

@@ -32,6 +32,18 @@ _CONFLICT = ("s2sad cannot differentiate a variable that refers to different lis
              "s2sad.jvp, handles it).")
 
 
+def _conflict(at, kinds) -> tuple:
+    """`_CONFLICT`, its hint for ``xs += [...]`` (a list extended in place as its
+    name is rebound) the spellings reverse mode takes."""
+    if isinstance(at, ir.Assign) and at.inplace and isinstance(at.value, ast.BinOp) \
+            and isinstance(at.value.op, ast.Add) and \
+            isinstance(kinds.get(at.targets[0]), ListKind):
+        name = at.targets[0].split("%")[0]
+        return (_CONFLICT[0], f"Write `{name}.extend(...)` or `{name} = {name} + [...]` "
+                              "instead of `+=` (forward mode, s2sad.jvp, handles it).")
+    return _CONFLICT
+
+
 class Checks(ValueChecks, Escapes):
     """The errors: a part of activity's analysis (it reads the analysis's `result`,
     `fn`, `dead`, `fresh`, `conflicts`, `conflict_at` and `any_rank`)."""
@@ -143,7 +155,7 @@ class Checks(ValueChecks, Escapes):
                 at = self.conflict_at.get(r.root(t), s)
                 r.conflict = self.error(
                     NotDifferentiableError, at, r.ops[id(at)],
-                    *_CONFLICT)
+                    *_conflict(at, r.kinds))
 
     def check_place(self, s, op):
         """``xs.pop(i)`` and ``xs.insert(i, v)``: the place, counted from the start
@@ -202,7 +214,7 @@ class Checks(ValueChecks, Escapes):
             return
         r.conflict = self.error(
             NotDifferentiableError, at, r.ops[id(at)],
-            *_CONFLICT)
+            *_conflict(at, r.kinds))
 
     def check_mutation(self, s, op):
         """Refuse a call that changes a list or an array in place (``out=``,

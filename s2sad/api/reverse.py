@@ -441,6 +441,7 @@ def vjp_of(f, primals, checkpoint=None, snapshots=None, held=(), structures=Fals
 
     @public
     def pullback(out_bar):
+        out_bar = _zero_dim_seed(out, out_bar)
         if not _fits(out, out_bar):
             raise S2SADError(f"the pullback of {f.__qualname__} takes an adjoint with the "
                              f"structure of its output {out!r}; got {out_bar!r}",
@@ -513,6 +514,16 @@ def _copy_arrays(tree, which=None):
     its arrays (with `which`, of those whose id is in it)."""
     return trees.tree_map(lambda v: v.copy() if isinstance(v, np.ndarray) and (
         which is None or id(v) in which) else v, tree)
+
+
+def _zero_dim_seed(out, out_bar):
+    """A number given as the adjoint of a 0-d NumPy array output (``np.tensordot``
+    of all axes, ``x @ y`` of vectors as an array), as such an array of its dtype;
+    `out_bar` itself otherwise."""
+    if type(out) is np.ndarray and out.shape == () and \
+            isinstance(out_bar, (int, float, np.number)) and not isinstance(out_bar, bool):
+        return np.asarray(out_bar, dtype=out.dtype)
+    return out_bar
 
 
 def _fits(out, out_bar) -> bool:
