@@ -73,7 +73,8 @@ OLD_INT_PRESERVING = {"add", "sub", "mul", "floordiv", "mod", "neg", "pos", abs,
 def test_the_sets_read_from_the_table_are_the_hand_kept_ones():
     # (and the methods added since)
     assert facts.METHODS == dict(OLD_METHODS, cumsum=np.cumsum, swapaxes=np.swapaxes,
-                                 item=np.ndarray.item, **SHAPING_METHODS)
+                                 item=np.ndarray.item, **SHAPING_METHODS, trace=np.trace,
+                                 conj=np.conj, conjugate=np.conj)
     assert facts.NUMPY_REDUCTION_NAMES == dict(OLD_NUMPY_REDUCTION_NAMES, **SHAPING_REDUCTIONS,
                                                **MORE_REDUCTIONS)
     assert facts.NUMPY_REDUCTIONS == set(OLD_NUMPY_REDUCTION_NAMES.values()) | set(
