@@ -44,7 +44,7 @@ for _path in (HERE, ROOT):
     if _path not in sys.path:
         sys.path.insert(0, _path)
 
-from s2sad.analysis.classify import NONDIFF_METHODS  # noqa: E402
+from s2sad.primitives.registry import NONDIFF_METHODS  # noqa: E402
 
 OPERATORS = {"add": "x + y", "sub": "x - y", "mul": "x * y", "truediv": "x / y",
              "floordiv": "x // y", "mod": "x % y", "pow": "x ** y", "matmul": "x @ y",

@@ -55,6 +55,7 @@ from ..ir.kinds import (INT, NONE, SCALAR, UNKNOWN, ArrayKind, ListKind, a_kind,
                         library_object, opaque)
 from ..ir.operators import BINOP_SYMBOL
 from ..primitives.facts import METHODS, AsType, dtype_kind
+from ..primitives.registry import NONDIFF_METHODS
 
 # every kind of operation `classify` returns (the module docstring says what each
 # one is), in that order; a transform that dispatches on `Op.kind` keys its table by
@@ -249,10 +250,6 @@ def inactive_inputs(value) -> list:
 
 
 _BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
-
-
-# an array's methods without a derivative, the NumPy functions of their names
-NONDIFF_METHODS = ("argmax", "argmin", "argsort", "nonzero", "round", "any", "all")
 
 
 def _astype(value: ast.Call, fn: ir.Function, kind):

@@ -44,6 +44,7 @@ import weakref
 import numpy as np
 
 from ..primitives.facts import METHODS
+from ..primitives.registry import NONDIFF_METHODS
 from .primitives import (EngineError, bind_options, describe, find_rule, getitem,
                          is_nondifferentiable, object_array_error, user_place)
 
@@ -552,9 +553,6 @@ class Traced:
     var = _array_method(METHODS["var"])
     trace = _array_method(METHODS["trace"])
     conj = conjugate = _array_method(METHODS["conj"])
-    # (no derivative: computed on the values, as the compiler's)
-    argmax, argmin, argsort = (_array_method(f) for f in (np.argmax, np.argmin, np.argsort))
-    nonzero, round, any, all = (_array_method(f) for f in (np.nonzero, np.round, np.any, np.all))
 
     def item(self, *args):
         if args:
@@ -598,8 +596,7 @@ class Traced:
         return self.apply(np.reshape, np.reshape,
                           (self, shape[0] if len(shape) == 1 else shape))
 
-    def transpose(self, *axes):
-        """``x.transpose()``, ``x.transpose((1, 0))`` and ``x.transpose(1, 0)``."""
+    def transpose(self, *axes):  # (x.transpose(), x.transpose((1, 0)), x.transpose(1, 0))
         return array_function(type(self), np.transpose,
                               (self, axes[0] if len(axes) == 1 else axes or None), {})
 
@@ -621,3 +618,8 @@ class Traced:
     def __setitem__(self, index, value):
         raise EngineError("assigning into an element of a traced array is not supported"
                           + user_place())
+
+
+# an array's methods without a derivative, computed on the values (as the compiler's)
+for _method in NONDIFF_METHODS:
+    setattr(Traced, _method, _array_method(getattr(np, _method)))

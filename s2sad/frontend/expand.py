@@ -65,6 +65,8 @@ from ..checkpoint import checkpointed
 from ..ir.kinds import PLACEHOLDER
 from ..errors import UnsupportedSyntaxError
 from .expand_calls import COMPS as _COMPS
+from .expand_calls import starred_display as _starred_display
+from .expand_calls import starred_shape as _starred_shape
 from .expand_calls import (OPERATOR_CALLS, CallLowering, TargetLowering, int_constant, operator_call,
                            single_displays)
 from .expand_calls import assign as _assign, call as _call, located as _located, name as _name
@@ -446,36 +448,6 @@ def _nodes(parsed) -> Nodes:
     """The nodes of `parsed.tree`: those `parse` walked, where they are its."""
     got = parsed.nodes
     return got if isinstance(got, Nodes) and got.tree is parsed.tree else Nodes(parsed.tree)
-
-
-def _starred_display(node) -> bool:
-    """Is `node` a list display with a ``*`` item (``[*a, b]``), or a tuple display
-    whose ``*`` items are shapes, axes or ranges (``(*x.shape, 2)``: ints)?"""
-    if not (type(node) in (ast.List, ast.Tuple) and isinstance(node.ctx, ast.Load)):
-        return False
-    starred = [e.value for e in node.elts if isinstance(e, ast.Starred)]
-    return bool(starred) and (type(node) is ast.List or all(map(_of_ints, starred)))
-
-
-def _of_ints(node) -> bool:
-    """Is `node` an array's shape (``x.shape``, ``np.shape(x)``), a part of one
-    (``x.shape[:-1]``), a ``range(...)``, or a display of int literals?"""
-    if isinstance(node, ast.Subscript):
-        return _of_ints(node.value)
-    if isinstance(node, ast.Attribute):
-        return node.attr == "shape"
-    if isinstance(node, ast.Call):
-        return ir.dotted(node.func) in ("range", "np.shape", "numpy.shape")
-    return isinstance(node, (ast.Tuple, ast.List)) and all(
-        isinstance(e, ast.Constant) and type(e.value) is int for e in node.elts)
-
-
-def _starred_shape(node) -> bool:
-    """Is `node` a call ``x.reshape(*s, ...)`` or ``x.transpose(*s, ...)`` (an array's
-    shape or axes given item by item, some of them unpacked)?"""
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-        node.func.attr in ("reshape", "transpose") and \
-        not node.keywords and any(isinstance(a, ast.Starred) for a in node.args)
 
 
 def _plain(ex, nodes) -> bool:

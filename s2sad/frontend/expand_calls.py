@@ -8,7 +8,8 @@ comprehension (`call_comp`), ``sum(xs, start)``, ``math.prod(xs)``, ``min(xs)``,
 n-ary ``min``/``max``, ``sorted``, ``min``/``max``/``sorted`` with ``key=``, ``xs.pop(i)``,
 ``reversed``, ``functools.reduce`` (its function a template `higher_order` made) and
 ``f(*display)``; each method returns what replaces the call, having added the
-statements before it. `single_displays` finds the names whose length a display
+statements before it. `starred_display` and `starred_shape` say where a ``*`` of a
+shape is joined as a display. `single_displays` finds the names whose length a display
 fixes. Imports the standard library, `ir.kinds` (the marks of a ``*`` part and of a
 value never read) and `tree_index`.
 """
@@ -491,3 +492,33 @@ class CallLowering:
                         for i in range(n))
         node.args = args
         return node
+
+
+def starred_display(node) -> bool:
+    """Is `node` a list display with a ``*`` item (``[*a, b]``), or a tuple display
+    whose ``*`` items are shapes, axes or ranges (``(*x.shape, 2)``: ints)?"""
+    if not (type(node) in (ast.List, ast.Tuple) and isinstance(node.ctx, ast.Load)):
+        return False
+    starred = [e.value for e in node.elts if isinstance(e, ast.Starred)]
+    return bool(starred) and (type(node) is ast.List or all(map(_of_ints, starred)))
+
+
+def _of_ints(node) -> bool:
+    """Is `node` an array's shape (``x.shape``, ``np.shape(x)``), a part of one
+    (``x.shape[:-1]``), a ``range(...)``, or a display of int literals?"""
+    if isinstance(node, ast.Subscript):
+        return _of_ints(node.value)
+    if isinstance(node, ast.Attribute):
+        return node.attr == "shape"
+    if isinstance(node, ast.Call):
+        return ir.dotted(node.func) in ("range", "np.shape", "numpy.shape")
+    return isinstance(node, (ast.Tuple, ast.List)) and all(
+        isinstance(e, ast.Constant) and type(e.value) is int for e in node.elts)
+
+
+def starred_shape(node) -> bool:
+    """Is `node` a call ``x.reshape(*s, ...)`` or ``x.transpose(*s, ...)`` (an array's
+    shape or axes given item by item, some of them unpacked)?"""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+        node.func.attr in ("reshape", "transpose") and \
+        not node.keywords and any(isinstance(a, ast.Starred) for a in node.args)

@@ -515,6 +515,8 @@ NONDIFFERENTIABLE.update({len, range, print, isinstance, type, callable})
 # iterated: an item of a sequence of unknown kind that carries no derivative)
 NONDIFFERENTIABLE.update({runtime.check_norm, runtime.scalar_seed, runtime.zero_tangent,
                           runtime.iterated, stop_gradient})
+# an array's methods without a derivative, the NumPy functions of their names
+NONDIFF_METHODS = ("argmax", "argmin", "argsort", "nonzero", "round", "any", "all")
 MOVES_WITH_ARGUMENTS.update({np.full, np.full_like, np.linspace, np.arange})
 NONDIFFERENTIABLE.update(MOVES_WITH_ARGUMENTS)
 NONDIFFERENTIABLE.update({
