@@ -1351,14 +1351,15 @@ def layers_lines(draw, env, name):
 
 
 @st.composite
-def array_program(draw, params=False, rows=2, buffers=False):
+def array_program(draw, params=False, rows=2, buffers=False, repeats=False):
     """``f(x, w, s)``, or with `params` ``f(params, x, s)`` that takes ``w`` and a ``b`` of
     shape (rows,) from the list ``params = [w, b]``; ``w`` has `rows` rows (2 or 3)."""
     env = {"s": ["s"], "v": ["x"], "m": ["w"], "u": ["(w @ x)"], "rows": rows}
     lines = ["import math", "", "import numpy as np", "", "import s2sad", "", "",
              # (a setting the function reads, an array of unknown kind to the compiler)
              # (and a dict the loops below may run over: its keys, as Python does)
-             "SETTINGS = {'w': np.array([0.5, -1.0, 2.0]), 'order': {0: 2, 2: 1}}", "", "",
+             "SETTINGS = {'w': np.array([0.5, -1.0, 2.0]), 'order': {0: 2, 2: 1}, "
+             "'idx': np.array([0, 0, 2])}", "", "",
              # (an array unpacked into its rows: its adjoint is an array, not a tuple)
              "def g_rows(m):", "    a, b = m[:2] * 2", "    return a * b + np.sum(m) * a", "", "",
              "def f(x, w, s):"]
@@ -1391,12 +1392,14 @@ def array_program(draw, params=False, rows=2, buffers=False):
                 "s = s + 0.1 * np.sum([p * 0.5 for p in params][0])",
                 "s = s + 0.1 * math.fsum(float(np.sum(p ** 2)) for p in params)"]))]
     fresh = itertools.count()
-    for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["assign", "assign", "if", "loop", "write", "while",
+    read = []  # (names the result reads, whatever expression it draws)
+    for k in range(draw(st.integers(1, 4))):
+        kind = "repeats" if repeats and k == 0 else draw(st.sampled_from([
+                                     "assign", "assign", "if", "loop", "write", "while",
                                      "container", "checkpointed", "comprehension",
                                      "loop_write", "one_path", "layers", "star",
                                      "complex", "scatter", "unseen", "early_return"]
-                                    + ["buffers"] * 3 * buffers))
+                                    + ["buffers"] * 3 * buffers + ["repeats"] * 3 * repeats))
         shape = draw(st.sampled_from("svmu"))
         name = f"{shape}{next(fresh)}"
         if kind == "assign":
@@ -1515,6 +1518,21 @@ def array_program(draw, params=False, rows=2, buffers=False):
                       f"        {u}, {un} = {un}, {u}",
                       f"    {name} = {u}[0] + 2.0 * np.sum({un})"]
             refusals.add("NotDifferentiableError")
+        elif kind == "repeats":
+            # a write through an index that names an element twice, of a kind the
+            # compiler may not see (a setting's array, an array method's result, a
+            # search): NumPy keeps the last value written there, and only that value
+            # has a derivative (reverse mode credited every value written)
+            shape = "s"
+            made, name = f"v{next(fresh)}", f"s{next(fresh)}"
+            index = draw(st.sampled_from(["x.argsort() % 2", "(-x).argsort() // 2",
+                                          "np.searchsorted(np.array([-0.5, 0.5]), x)",
+                                          "SETTINGS['idx']", "np.argsort(x) % 2", "[2, 0, 2]"]))
+            op = draw(st.sampled_from(["=", "+=", "*="]))
+            lines += [f"    {made} = ({draw(array_expr('v', env, 1))}) * 1.0",
+                      f"    {made}[{index}] {op} {draw(array_expr('v', env, 1))}",
+                      f"    {name} = np.sum({made} * w[0])"]
+            read.append(name)  # (the result reads it: else its write may go unseen)
         elif kind == "one_path":
             # a value bound under one `if` and read under another of the same test: on
             # the other path it is never bound (its adjoint's zero must not read it)
@@ -1632,7 +1650,7 @@ def array_program(draw, params=False, rows=2, buffers=False):
             op = draw(st.sampled_from(["=", "+=", "*="]))
             lines.append(f"    {name}[{idx}] {op} {val}")
         env[shape] = env[shape] + [name]
-    lines.append(f"    return {draw(array_expr('s', env, 2))}")
+    lines.append(f"    return {draw(array_expr('s', env, 2))}" + "".join(f" + {n}" for n in read))
     if any("SETTINGS['w'][:3]" in line for line in lines):
         # (an array of a kind the compiler cannot see: read by index, by np.dot or
         # written into, it is refused)

@@ -54,7 +54,7 @@ LONG = int(os.environ.get("S2SAD_FUZZ_EXAMPLES", "0") or 0)
 EXAMPLES = {"scalar": 150, "array": 100, "params": 50, "malformed": 150, "global": 30,
             "assigning": 25, "drawing": 30, "rebuilt": 30, "joined": 30,
             "elements": 60, "names": 60, "filled": 40, "local": 60, "rows": 60,
-            "iterators": 60, "partial": 40, "buffers": 30}
+            "iterators": 60, "partial": 40, "buffers": 30, "repeats": 30}
 
 
 def fuzz_settings(kind):
@@ -516,12 +516,12 @@ def _random_direction(point):
     yield tuple(like(p) for p in point)
 
 
-def _array_case(params, buffers=False):
+def _array_case(params, buffers=False, repeats=False):
     """A program and a point for it, ``w`` of 2 rows or of 3: then ``w`` is square and
     ``w @ x`` as long as ``x``, so arrays of different meaning have the same shape
     (the compiled code is specialised on which lengths are equal, `shape_pattern`)."""
     return st.sampled_from([2, 3]).flatmap(lambda rows: st.tuples(
-        array_program(params=params, rows=rows, buffers=buffers),
+        array_program(params=params, rows=rows, buffers=buffers, repeats=repeats),
         _array_point(params, rows)))
 
 
@@ -539,6 +539,19 @@ def test_array_programs_with_buffers_that_trade_places(case):
     written in place: reverse mode refuses them; forward mode keeps them apart."""
     text, point = case
     assume("for i in range" in text and ", v" in text)
+    _check_everything(text, load(text), point, _random_direction)
+
+
+@fuzz_settings("repeats")
+@given(_array_case(False, repeats=True))
+def test_array_programs_writing_through_indices_that_repeat(case):
+    """``v[idx] = e`` (and ``+=``, ``*=``) with an index naming an element twice, of
+    a kind the compiler may not see (``SETTINGS['idx']``, ``x.argsort() % 2``): only
+    the value NumPy keeps has a derivative, in every mode."""
+    text, point = case
+    # (not the method programs: there `self.V[0]` read after such a write is refused,
+    # a gap of its own)
+    assume("def f(self" not in text)
     _check_everything(text, load(text), point, _random_direction)
 
 

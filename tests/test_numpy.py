@@ -919,3 +919,34 @@ def test_array_methods_are_their_numpy_functions(f, mode):
                   [0.2, 0.4, 0.6, -0.9]]) if f is _by_trace else np.array([0.3, -1.2, 0.8, 2.1])
     got = s2sad.grad(f, mode=mode)(x)
     assert np.allclose(got, central_diff(f, (x,), 0), rtol=1e-6, atol=1e-8)
+
+
+_W5 = np.arange(5.0) ** 2
+
+
+def _scatter_by_batch(x, batch):
+    y = np.zeros(5)
+    y[batch["idx"]] = x  # (an index of a kind the compiler does not see; it repeats)
+    return np.sum(y * _W5)
+
+
+def _scatter_by_method(x):
+    y = np.zeros(5)
+    y[x.argsort() % 2] += x * x
+    return np.sum(y * _W5)
+
+
+@pytest.mark.parametrize("f, extra", [(_scatter_by_batch, ({"idx": np.array([0, 0, 2, 3, 3])},)),
+                                      (_scatter_by_method, ())], ids=["dict item", "method"])
+def test_a_repeating_index_of_a_kind_not_known_credits_the_kept_value_only(f, extra):
+    """NumPy keeps the last value written to an element an index names twice; only
+    that one has a derivative. Reverse mode credited every value written where the
+    index's kind was not known when the derivative was built (a dict argument's
+    item, an array method's result)."""
+    x = np.array([0.3, -1.2, 0.8, 0.1, -0.4])
+    want = central_diff(lambda v: f(v, *extra), (x,), 0)
+    for mode in ("reverse", "forward"):
+        assert np.allclose(s2sad.grad(f, mode=mode)(x, *extra), want, atol=1e-6), mode
+    g = s2sad.grad(f)
+    assert np.allclose(s2sad.hessian(f)(x, *extra).diagonal(),
+                       (g(x + 1e-5, *extra) - g(x - 1e-5, *extra)) / 2e-5, atol=1e-4)

@@ -332,7 +332,7 @@ def kept(t, slot, index):
     ``x[index]`` gets it (`t`, the reverse transform): where the index may name an
     element twice, only the value the element kept has a derivative
     (`runtime.kept_slots`)."""
-    if not (fancy_index(index, t.atom_kind) and may_repeat(t, index)):
+    if not may_repeat(t, index):  # (an index of a kind not known here may too)
         return slot
     t.helpers["kept_slots"] = runtime.kept_slots
     return ast.Call(func=ir.name("kept_slots"), args=[
@@ -340,14 +340,16 @@ def kept(t, slot, index):
 
 
 def may_repeat(t, index) -> bool:
-    """May an index of integer arrays or lists name one element twice (`t`, the
-    reverse transform)? Not where its one such part is a boolean mask, a list
+    """May an index of integer arrays or lists, or of values of a kind not known,
+    name one element twice (`t`, the reverse transform)? Not where its one such part is a boolean mask, a list
     display of distinct non-negative integers (``x[[0, 2]] = v``) or what
     ``np.arange(n)`` or ``np.argsort`` of a vector made, and nothing changes it in
     place."""
     parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    # (a name of a kind not known here may hold an array of indices: ``x.argsort()``,
+    # ``batch["idx"]``, what a call returns)
     fancy = [p for p in parts if isinstance(p, ast.List) or isinstance(p, ast.Name)
-             and isinstance(t.atom_kind(p), (ArrayKind, ListKind))]
+             and t.atom_kind(p) not in (INT, SCALAR)]
     if all(isinstance(t.atom_kind(p), ArrayKind) and t.atom_kind(p).dtype == "b"
            for p in fancy if isinstance(p, ast.Name)) and not any(
             isinstance(p, ast.List) for p in fancy):
