@@ -1647,6 +1647,11 @@ def _two_unpacked(p, x):
     return np.sum(q["u"]) + np.sum(q["W"]) * len(keys) + (keys[0] == "u")
 
 
+def _dict_of_unpacked(p, x):
+    q = dict(**p, scale=2.0)  # (the keys of p and "scale": it read {None: ...} once)
+    return x[0] * np.sum(q.get("W", 100.0)) * len(q) + q["opt"]["s"] * ("b" in q)
+
+
 def _list_copy(ws, x):
     vs = ws.copy()
     vs.append(x * 2.0)
@@ -1664,8 +1669,10 @@ _DICT_IDIOM_PARAMS = {"W": np.array([[0.5, -0.2], [0.3, 0.8]]), "b": np.array([0
     (_read_with_defaults, _DICT_IDIOM_PARAMS),
     (_dict_with_keywords, _DICT_IDIOM_PARAMS),
     (_two_unpacked, _DICT_IDIOM_PARAMS),
+    (_dict_of_unpacked, _DICT_IDIOM_PARAMS),
     (_list_copy, [np.ones(2), np.arange(2.0)]),
-], ids=["copy", "unpacking in a loop", "get", "dict keywords", "two unpacked", "list copy"])
+], ids=["copy", "unpacking in a loop", "get", "dict keywords", "two unpacked",
+        "dict of unpacked", "list copy"])
 def test_dict_idioms_of_parameters(f, params):
     """``p.copy()``, ``p.get(k, default)``, ``{**p, "W": W}`` and ``dict(p, W=W)``
     work as Python runs them: a copy's writes leave the original as it was, a later
@@ -1679,9 +1686,29 @@ def test_dict_idioms_of_parameters(f, params):
 
 
 def test_unpacking_what_is_not_a_dict_of_parameters_is_refused():
+    """A list unpacked with ``**`` is refused; a key ``dict()`` gets twice is
+    Python's TypeError, said where the derivative is built; ``dict(**cfg, m=3)`` of
+    a dict of settings stays as written, and ``**`` in a call is refused there."""
     def f(p, x, extra):
         q = {**extra, "W": p["W"]}
         return np.sum(q["W"] * x)
 
+    def twice(p, x):
+        q = dict(**p, W=x)
+        return np.sum(q["W"])
+
+    def settings(p, x):
+        c = dict(**SETTINGS_FOR_A_COPY, m=3)
+        return np.sum(p["W"] * x) * c["lr"] * len(c)
+
     with pytest.raises(S2SADError, match=r"with `\*\*` a dict whose keys"):
-        s2sad.grad(f)({"W": np.ones(2)}, 2.0, {"a": 1.0})
+        s2sad.grad(f, wrt=(0, 2))({"W": np.ones(2)}, 2.0, (np.ones(2), {"a": 1.0}))
+    with pytest.raises(S2SADError, match=r"`\*\*` unpacking in a dict"):  # (as written)
+        s2sad.grad(f)({"W": np.ones(2)}, 2.0, [np.ones(2)])
+    with pytest.raises(S2SADError, match="multiple values for keyword argument 'W'"):
+        s2sad.grad(twice)({"W": np.ones(2)}, 2.0)
+    with pytest.raises(S2SADError, match=r"`\*\*` unpacking in a call"):
+        s2sad.grad(settings)({"W": np.ones(2)}, 2.0)
+
+
+SETTINGS_FOR_A_COPY = {"lr": 0.1, "k": 2}

@@ -254,11 +254,24 @@ def absent_default(rw, e):
     return e.args[1] if key is not None and key.value not in base.keys else None
 
 
-def merged(rw, entries, pre, hint, at) -> Node:
-    """The dict of ``{**p, "W": v}`` and ``dict(p, W=v)``: `entries` ``(key, value)``
-    in order, a key an expression (or a str) and None for a dict unpacked with
-    ``**``. Its items in Python's order: a later key replaces an earlier one's value
-    where that stands; each of an unpacked dict's variables copied (`own_slots`)."""
+def merged(rw, entries, pre, hint, at, keywords=()) -> Node:
+    """The dict of ``{**p, "W": v}``, ``dict(p, W=v)`` and ``dict(**p, W=v)``:
+    `entries` ``(key, value)`` in order, a key an expression (or a str) and None for
+    a dict unpacked with ``**`` (or `dict`'s positional one). Its items in Python's
+    order: a later key replaces an earlier one's value where that stands; each of an
+    unpacked dict's variables copied (`own_slots`). None where an unpacked dict is
+    not one the function's containers know (a dict of settings: the line stays as
+    written). A key `dict`'s `keywords` give twice is Python's TypeError."""
+    if not all(isinstance(rw.value(v, [], probe=True), Node) for k, v in entries if k is None):
+        return None
+    if keywords:
+        named = []
+        for k in keywords:
+            named += [k.arg] if k.arg is not None else rw.value(k.value, [], probe=True).keys
+        twice = next((k for i, k in enumerate(named) if k in named[:i]), None)
+        if twice is not None:
+            raise rw.refuse(at, f"dict() got multiple values for keyword argument {twice!r}",
+                            hint="Give each key once.")
     keys, children = [], []
 
     def put(k, child):

@@ -239,7 +239,7 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
             return container_comprehension(self, e, pre, hint)
         if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
             return joined(self, e, pre)  # (params[:-1] + [(W, b)])
-        if isinstance(e, ast.Dict) and None in e.keys:  # ({**p, "W": W})
+        if isinstance(e, ast.Dict) and None in e.keys:  # ({**p, "W": W}; or as written)
             return merged(self, list(zip(e.keys, e.values)), pre, hint, e)
         if isinstance(e, ast.Dict):
             keys = []
@@ -293,12 +293,13 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
         constructor: a `Node`; None for another call."""
         target = self.loc_refs(e.func)
         if target is dict:
+            if len(e.args) > 1:
+                return None
+            if e.keywords and e.args or any(k.arg is None for k in e.keywords):
+                # (dict(p, W=W), dict(**p, W=W): dicts it knows, or one as written)
+                return merged(self, [(None, a) for a in e.args] + [
+                    (k.arg, k.value) for k in e.keywords], pre, hint, e, keywords=e.keywords)
             if e.args:
-                if len(e.args) != 1:
-                    return None
-                if e.keywords:  # (dict(p, W=W))
-                    return merged(self, [(None, e.args[0])] + [
-                        (k.arg, k.value) for k in e.keywords], pre, hint, e)
                 base = self.value(e.args[0], pre)
                 if isinstance(base, Node) and base.form == "dict":
                     return Node(dict, "dict", list(base.keys), own_slots(
