@@ -1712,3 +1712,25 @@ def test_unpacking_what_is_not_a_dict_of_parameters_is_refused():
 
 
 SETTINGS_FOR_A_COPY = {"lr": 0.1, "k": 2}
+
+
+def _chained_over_items(p):
+    t = 0.0
+    for k, v in p.items():
+        t = np.sin(t + v * (1.0 + (k in p)))
+    for k in sorted(p):
+        t = t * p[k]
+    return t
+
+
+@pytest.mark.parametrize("keys", [(np.int64(0), np.int64(1)), (np.str_("b"), np.str_("a")),
+                                  (np.float64(0.5), np.float64(-1.0))],
+                         ids=["int64", "str_", "float64"])
+def test_dict_keys_that_are_numpy_scalars(keys):
+    """Keys from ``np.unique`` or an array: the rewritten code names them as the
+    Python values they equal (a NumPy scalar is no constant of compiled code: the
+    compiler raised TypeError), and the gradient keeps the argument's keys."""
+    p = dict(zip(keys, (0.3, 0.5)))
+    g = s2sad.grad(_chained_over_items)(p)
+    assert list(g) == list(p) and all(type(a) is type(b) for a, b in zip(g, p))
+    assert_tree_close(g, numeric_grad(_chained_over_items, (p,), 0), rtol=1e-6, atol=1e-8)

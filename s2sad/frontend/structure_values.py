@@ -254,6 +254,17 @@ def absent_default(rw, e):
     return e.args[1] if key is not None and key.value not in base.keys else None
 
 
+def plain_constants(tree) -> None:
+    """The keys the rewriting wrote into `tree` as constants, where they are NumPy
+    scalars (a dict keyed by ``np.unique``'s values), as the Python numbers and
+    strings they equal: a constant of the code must be one (``0`` finds the key
+    ``np.int64(0)``, which hashes and compares as it does)."""
+    for n in ast.walk(tree):
+        if type(n) is ast.Constant and hasattr(n.value, "item") and \
+                type(n.value).__module__ == "numpy":
+            n.value = n.value.item()
+
+
 def merged(rw, entries, pre, hint, at, keywords=()) -> Node:
     """The dict of ``{**p, "W": v}``, ``dict(p, W=v)`` and ``dict(**p, W=v)``:
     `entries` ``(key, value)`` in order, a key an expression (or a str) and None for

@@ -43,7 +43,7 @@ from .structure_loops import (LoopRewrites, consumed_generators, container_compr
                               scoped, static_dict_comprehension)
 from .structure_values import (DICT_METHODS, Const, Node, Rewritten, assign, assigned_once,
                                absent_default, copy_env, fill_lines, joined, key_like, known,
-                               merged,
+                               merged, plain_constants,
                                leaf_names, node_of, own_slots, starred, tree_call, unstarred)
 
 _CONTAINERS_HINT = ("Read a container's items by constant keys (p[\"W\"], p.W, p[0]) or "
@@ -96,6 +96,7 @@ def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None,
         n.ctx, ast.Store)} | {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)} | {
         n for names in names_of.values() for n in names} | set(specs)
     tree.body = r.block(tree.body)
+    plain_constants(tree)
     fill_lines(tree.body, tree.lineno)
     return Rewritten(tree, names_of, r.out_spec, r.put_in_place, r.decided)
 
