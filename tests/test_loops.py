@@ -996,3 +996,48 @@ def test_a_name_assigned_after_a_return_in_a_branch(f, args):
     want = (central_diff(f, args, 0), central_diff(f, args, 1))
     for mode in ("reverse", "forward"):
         assert close(s2sad.grad(f, wrt=(0, 1), mode=mode)(*args), want, 1e-6, 1e-7), mode
+
+
+def _descent_that_breaks(A, b):
+    x = np.zeros(2)
+    for _ in range(200):
+        g = A @ x - b
+        if np.max(np.abs(g)) < 1e-6:
+            break
+        x = x - 0.1 * g
+    return np.sum(x ** 2)
+
+
+def _descent_while_true(A, b):
+    x = np.zeros_like(b)
+    k = 0
+    while True:
+        g = (A @ x - b).reshape(2, 1)
+        if np.linalg.norm(g) < 1e-6 or k > 300:
+            break
+        x = x - 0.1 * g.reshape(2)
+        k += 1
+    return np.sum(x ** 2)
+
+
+def _skips_a_step(A, b):
+    x = np.ones(2)
+    for i in range(6):
+        g = A @ x - b
+        if i % 2 == 1:
+            continue
+        x = x - 0.2 * g
+    return np.sum(x ** 3)
+
+
+@pytest.mark.parametrize("f", [_descent_that_breaks, _descent_while_true, _skips_a_step],
+                         ids=["break", "while True", "continue"])
+def test_an_array_a_branch_leaves_unread_gets_an_array_of_zeros(f):
+    """On the path of a ``break`` (or ``continue``) the adjoint of ``g`` is zero; as
+    the number 0.0 it reached ``g_bar @ A`` (a ValueError) or ``g_bar.reshape``: it is
+    ``np.zeros_like(g)``, ``g`` bound before the ``if`` in that iteration."""
+    A, b = np.array([[2.0, 0.3], [0.3, 1.0]]), np.array([1.0, -0.5])
+    want = s2sad.grad(f, wrt=(0, 1), mode="forward")(A, b)
+    got = s2sad.grad(f, wrt=(0, 1))(A, b)
+    assert close(got, want, 1e-8, 1e-10)
+    assert close(got, numeric_grad(f, (A, b), (0, 1)), 1e-4, 1e-6)

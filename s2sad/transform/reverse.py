@@ -175,6 +175,9 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         return f"%r{self.temps}"
 
     def run(self) -> Reverse:
+        # (the names an `if` of a block may read, bound before it in that block and
+        # the blocks around it: an array's zero adjoint on a path is their zeros)
+        self.if_bound, self.bound_before = {}, []
         body = list(self.fn.body)
         ret = body.pop() if body and isinstance(body[-1], ir.Return) else None
         output = ret.value if ret else ir.const(None)
@@ -318,6 +321,12 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         return out
 
     def reverse_block(self, body, top=False) -> list:
+        # (what each `if` of the block may read: bound before it on every path)
+        before = self.bound_before[-1] if self.bound_before else set()
+        for s in body:
+            if type(s) is ir.If:
+                self.if_bound[id(s)] = before
+            before = before | ir.definitely_assigned([s])
         out = self.list_inits(body, top)
         self.emitted.append(out)
         outer_masks = dict(self.masks)  # (a mask holds in the block that made it)
@@ -378,11 +387,14 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
                  for n in self.unread_joins(s)]
         self.emitted.append(zeros)
         dead = self.act.dead.get(id(s))  # (a branch that never runs has no reverse)
+        here = self.if_bound.get(id(s), set())
+        self.bound_before.append(here)
         try:
             body = [] if dead is s.body else self.reverse_block(s.body)
             orelse = [] if dead is s.orelse else self.reverse_block(s.orelse)
         finally:
             self.emitted.pop()
+            self.bound_before.pop()
         for block in (body, orelse):
             defined = ir.all_defined(block)
             for n in outer:
@@ -390,7 +402,7 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
                     # (an array's zero is np.zeros_like(n), but where n is bound only
                     # on some paths, `if c: t = ...` read under another `if c:`, the
                     # path this zero is for may not have bound it: a number's zero)
-                    like = n if n in self.bound else None
+                    like = n if n in self.bound or n in here else None
                     block.append(ir.Assign((adj(n),), zero(self.act.kinds.get(n), like),
                                            s.line))
         # A loop-carried value a branch reads or overwrites has a new adjoint after that
