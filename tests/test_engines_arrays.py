@@ -111,3 +111,24 @@ def test_a_reduction_of_a_number_keeps_its_directions_apart():
     for engine in (tape_grad, dual_grad):
         _, got = engine(reductions_of_numbers, [0.3, 0.5], wrt=(0, 1))
         assert np.allclose(got, want, rtol=1e-12), (engine, got, want)
+
+
+def _through_layers(params, x):
+    h = x
+    for W in params:
+        h = np.tanh(h @ W)
+    return np.sum(h)
+
+
+def test_the_engines_take_a_list_of_arrays():
+    """``params = [W1, W2]`` (JAX's stax, a list of layers): the tape and the dual
+    engine refused it as not a list of floats."""
+    params = [np.full((3, 3), 0.1), np.full((3, 2), 0.2, dtype=np.float32)]
+    x = np.ones((2, 3))
+    want = s2sad.grad(_through_layers)(params, x)
+    for mode in ("tape", "forward"):
+        got = s2sad.grad(_through_layers, mode=mode)(params, x)
+        assert [g.dtype for g in got] == [np.float64, np.float32]
+        assert all(np.allclose(g, w, rtol=1e-6) for g, w in zip(got, want))
+    got = dual_grad(_through_layers, (params, x))[1]
+    assert all(np.allclose(g, w, rtol=1e-6) for g, w in zip(got, want))

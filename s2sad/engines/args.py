@@ -73,9 +73,10 @@ def _check_real(f, pos, value, names):
         bad = value
     elif isinstance(value, list):
         bad = next((v for v in value if isinstance(v, numbers.Integral)), None)
-        if bad is None and not all(isinstance(v, numbers.Real) for v in value):
+        if bad is None and not all(isinstance(v, numbers.Real) or isinstance(v, np.ndarray)
+                                   and np.issubdtype(v.dtype, np.floating) for v in value):
             raise WrtError(f"the gradient of {_name(f)} with respect to `{label}` needs a "
-                           "list of floats")
+                           "list of floats or of float arrays")
     elif isinstance(value, np.ndarray):
         if not np.issubdtype(value.dtype, np.floating):
             raise IntegerArgumentError(
@@ -102,8 +103,9 @@ def check_values(f, args, positions):
 
 def lift(value, make):
     """The traced form of one differentiated argument (see the module docstring)."""
-    if isinstance(value, list):
-        return [make(float(v)) for v in value]
+    if isinstance(value, list):  # (of floats, or of arrays: `for W in params`)
+        return [make(np.array(v, dtype=float)) if isinstance(v, np.ndarray) else make(float(v))
+                for v in value]
     if isinstance(value, np.ndarray):
         return make(np.array(value, dtype=float))
     return make(float(value))

@@ -182,8 +182,8 @@ def _seed(value, offset, n):
 
 
 def _size(value) -> int:
-    if isinstance(value, list):
-        return len(value)
+    if isinstance(value, list):  # (of floats, or of arrays)
+        return sum(_size(v) for v in value)
     if isinstance(value, np.ndarray):
         return value.size
     return 1
@@ -192,7 +192,11 @@ def _size(value) -> int:
 def _read(value, tangent, offset):
     """The gradient entry of one wrt argument from the output's tangent vector."""
     if isinstance(value, list):
-        return [float(tangent[offset + k]) for k in range(len(value))]
+        out = []
+        for v in value:
+            out.append(_read(v, tangent, offset))
+            offset += _size(v)
+        return out
     if isinstance(value, np.ndarray):
         return np.array(tangent[offset:offset + value.size], dtype=float).reshape(value.shape)
     return float(tangent[offset])
