@@ -199,3 +199,34 @@ def test_refused_at_the_line_naming_the_value(f, args, what, why, mode):
     assert err.filename.endswith("zoo_inactive.py")
     source = open(err.filename).read().splitlines()
     assert source[err.lineno - 1].strip().startswith(("d =", "s =", "try:", "with", "np.save"))
+
+
+_GLOBAL_V = np.array([0.5, -1.0, 2.0])
+_GLOBAL_L = [0.5, -1.0, 2.0]
+
+
+def _returns_a_global_arrays_element(x):
+    s = np.sum(x)
+    if s > -0.4:
+        return _GLOBAL_V[0]  # (a constant on this path; the other carries x)
+    return s * 2.0
+
+
+def _returns_a_global_lists_element(x):
+    s = np.sum(x * x)
+    if s > 1.0:
+        r = _GLOBAL_L[1]
+    else:
+        r = s * 2.0
+    return r
+
+
+@pytest.mark.parametrize("f", [_returns_a_global_arrays_element, _returns_a_global_lists_element])
+def test_an_element_of_a_global_on_one_path_of_a_join(f):
+    """``return V[0]`` of a global array on one path, a value carrying the derivative
+    on the other: the check took the global for a value of unknown kind (it reads a
+    local's kind) and refused the indexing."""
+    for x in (np.array([0.1, 0.2, 0.3]), np.array([-0.5, -0.2, 0.1]), np.array([1.0, -0.2, 0.9])):
+        for mode in ("reverse", "forward", "tape"):
+            got = s2sad.grad(f, mode=mode)(x)
+            assert np.allclose(got, central_diff(f, (x,), 0), atol=1e-7), (mode, x)

@@ -124,8 +124,9 @@ class Checks(ValueChecks, Escapes):
                 f"and what is read from it reaches the result",
                 "Keep values that carry derivatives in variables, tuples or lists "
                 "(a dict or a string only for settings and messages).")
-        if op.kind == "getitem" and not isinstance(r.kinds.get(op.inputs[0].id),
+        if op.kind == "getitem" and not isinstance(self.atom_kind(op.inputs[0]),
                                                    (tuple, ListKind, ArrayKind)):
+            # (a global's kind is its value's: ``return V[0]`` on one path of a join)
             raise self.error(NotDifferentiableError, s, op)
         if op.kind == "getitem" and isinstance(r.kinds.get(op.inputs[0].id), tuple) \
                 and not isinstance(op.inputs[1], ast.Constant) \
