@@ -625,7 +625,8 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
 # list operations (`frontend.expand` lowers most of them to loops), with up to three
 # expressions to fill in; "for-else", "extend", "star" and "insert-pop" (an item put at
 # a place, then one taken from another) are statements of their own; the last two
-# slice tuple displays (appended last: CI's derandomized draws of the others stay)
+# slice tuple displays and the last joins them (appended last: CI's derandomized draws
+# of the others stay)
 LIST_OPS = ["min(ys)", "max(ys)", "min({0}, {1}, {2})", "max({0}, {1}, {2})",
             "math.prod(ys[:3])", "math.fsum(ys)", "sum(ys, {0})", "(ys + [{0}])[-1]",
             "([{0}] * 2 + ys)[1]", "list(reversed(ys))[0]", "ys[::-1][0]", "sum(ys[1:])",
@@ -636,7 +637,40 @@ LIST_OPS = ["min(ys)", "max(ys)", "min({0}, {1}, {2})", "max({0}, {1}, {2})",
             "sorted(ys, key=lambda t: -t)[0]", "sorted(ys, key=abs, reverse=True)[-1]",
             "min({0}, {1}, key=abs)", "tuple({0} * t for t in ys)[-1]",
             "gs({0}, {1}, {2})", "gs(*[{0}, {1}], scale=0.5)", "gk({0}, w={1})",
-            "insert-pop", "sum(({0}, {1}, {2})[1:])", "({0}, {1}, {2})[::-1][0] * ({0}, {1})[:-1][0]"]
+            "insert-pop", "sum(({0}, {1}, {2})[1:])", "({0}, {1}, {2})[::-1][0] * ({0}, {1})[:-1][0]",
+            "(({0}, {1}) + ({2}, x * y) + (y,))[3] * (({0},) + ({1}, {2}))[-1]"]
+
+
+@st.composite
+def tuple_join_program(draw):
+    """Text of a module defining ``f(x, y)`` that joins tuples with ``+``: displays,
+    tuples made earlier, one a helper's ``*args`` holds (``args + (c,)``), read by
+    position, sliced, unpacked and summed; the tuples' lengths known where the
+    derivative is built, each item's derivative its own."""
+    names = ["x", "y"]
+    lines = [HELPERS, "", "def joined(w, *args):",
+             "    both = args + (w * 0.5,)", "    return both[0] * both[-1] + sum(both[1:])",
+             "", "", "def f(x, y):", "    acc = 0.0"]
+    tuples = []
+    for k in range(draw(st.integers(1, 4))):
+        parts = []
+        for _ in range(2):
+            if tuples and draw(st.booleans()):
+                parts.append(draw(st.sampled_from(tuples)))
+            else:
+                n = draw(st.integers(1, 3))
+                items = [draw(expression(names, 1)) for _ in range(n)]
+                parts.append("(" + ", ".join(items) + ("," if n == 1 else "") + ")")
+        name = f"t{k}"
+        lines.append(f"    {name} = {parts[0]} + {parts[1]}")
+        tuples.append(name)
+        read = draw(st.sampled_from(["{t}[0] * {t}[-1]", "sum({t})", "sum({t}[1:]) * x",
+                                     "joined(y, {t}[0], {t}[-1])", "math.prod({t}[:2])",
+                                     "max({t}) + min({t})"]))
+        lines.append(f"    acc = acc + {read.format(t=name)}")
+        names = names + [f"{name}[0]"]
+    lines.append("    return acc")
+    return "\n".join(lines) + "\n"
 
 
 @st.composite

@@ -43,7 +43,7 @@ import s2sad
 from fuzz_programs import (JOIN, allowed_refusals, array_program, assigning_program,
                            bound_names_program, element_program, filled_program,
                            iterator_program, local_function_program, nested_list_program, flat, joined_list_program, leaves, load, malformed_program,
-                           rebuilt_program, scalar_program, smooth, write)
+                           rebuilt_program, scalar_program, smooth, tuple_join_program, write)
 from s2sad import cli
 from s2sad.checkpoint import SCHEDULES as SCHEDULE_NAMES
 from s2sad.errors import S2SADError
@@ -54,7 +54,7 @@ LONG = int(os.environ.get("S2SAD_FUZZ_EXAMPLES", "0") or 0)
 EXAMPLES = {"scalar": 150, "array": 100, "params": 50, "malformed": 150, "global": 30,
             "assigning": 25, "drawing": 30, "rebuilt": 30, "joined": 30,
             "elements": 60, "names": 60, "filled": 40, "local": 60, "rows": 60,
-            "iterators": 60, "partial": 40, "buffers": 30, "repeats": 30}
+            "iterators": 60, "partial": 40, "buffers": 30, "repeats": 30, "tuples": 40}
 
 
 def fuzz_settings(kind):
@@ -351,6 +351,16 @@ def test_scalar_programs(text, point):
     # derivative follows the element min took; no central difference shows the tie)
     x, y = point
     assume("key=" not in text or min(abs(x - y), abs(abs(x) - abs(y))) > 1e-6)
+    _check_everything(text, load(text), point, _unit_tangents, hessian=_cheap(text, 3))
+
+
+@fuzz_settings("tuples")
+@given(tuple_join_program(), st.tuples(NUMBER, NUMBER))
+def test_programs_joining_tuples(text, point):
+    """``t + u`` of tuples (displays, tuples made before, a helper's ``*args``):
+    refused before as the `+` of two tuples; each item's derivative its own."""
+    x, y = point
+    assume(abs(x - y) > 1e-6 and abs(x) > 1e-6 and abs(y) > 1e-6)  # (max/min ties)
     _check_everything(text, load(text), point, _unit_tangents, hessian=_cheap(text, 3))
 
 

@@ -188,7 +188,7 @@ class _Unseen:
             # as written, the function of a call for its effect that it cannot read)
             return not self.seen(op.key, s, [self.act.atom_kind(x, self.fn.refs)
                                              for x in op.inputs])
-        if kind in ("pack", "listpack"):
+        if kind in ("pack", "listpack", "tuplecat"):
             return False
         if kind in ("append", "pop"):
             return not self.container(op.inputs[0])

@@ -315,10 +315,6 @@ class Checks(ValueChecks, Escapes):
                 hint = ("Extend the list with `xs.extend(t)`, which s2sad follows as one "
                         "append per item, or add a list: `xs += [a, b]`, "
                         "`list(xs) + [t[0]]`.")
-            if what == "`+` of two tuples":
-                hint = ("Grow a tuple the function makes (`t = ()`, then `t += (y,)`), which "
-                        "s2sad follows as a list, or unpack the tuple into names and write "
-                        "the display: `a, b = t; u = (a, b, y)`.")
             unknown = [x.id for x in op.inputs if isinstance(x, ast.Name)
                        and x.id in getattr(self, "any_rank", ())]
             if unknown:

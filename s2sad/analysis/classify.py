@@ -14,6 +14,7 @@ its inputs in the order its rule expects:
     pop      ``v = xs.pop()`` (a list's last element, removed)
     repeat   ``v = xs * n`` (a list repeated)
     concat   ``v = xs + ys`` (two lists joined into a new one)
+    tuplecat ``v = t + u`` (two tuples of known lengths joined into a new one)
     add_at   ``np.add.at(a, index, v)`` (an `ir.Expr`: `v` added into `a` in place)
     add_into ``add_into(acc, parts)`` (an `ir.Expr`: s2sad's runtime helper adding
              each of `parts` into the list `acc`)
@@ -61,7 +62,8 @@ from ..primitives.registry import NONDIFF_METHODS
 # one is), in that order; a transform that dispatches on `Op.kind` keys its table by
 # these names
 KINDS = ("copy", "const", "rule", "call", "pack", "getitem", "listpack", "append", "pop",
-         "repeat", "concat", "add_at", "add_into", "sum", "nondiff", "inactive", "unknown")
+         "repeat", "concat", "tuplecat", "add_at", "add_into", "sum", "nondiff", "inactive",
+         "unknown")
 
 
 @dataclass
@@ -215,10 +217,10 @@ def _binop(value: ast.BinOp, kind, memo) -> Op:
         return Op("concat", [value.left, value.right], diff=(True, True),
                   text="list concatenation")
     if isinstance(value.op, ast.Add) and isinstance(left, tuple) and isinstance(right, tuple):
-        # (not the `+` of numbers: a tuple the function grows itself is a list,
-        # `frontend.grown`; one it is handed is refused where a derivative goes through)
-        return Op("unknown", [value.left, value.right], diff=(True, True),
-                  text="`+` of two tuples")
+        # (two tuples of lengths known here: a new tuple of both's items; a tuple the
+        # function grows itself in a loop is a list, `frontend.grown`)
+        return Op("tuplecat", [value.left, value.right], diff=(True, True),
+                  text="tuple concatenation")
     if isinstance(value.op, ast.Add) and any(
             isinstance(a, ListKind) and (isinstance(b, tuple) or opaque(b)) and
             type(node) is not ast.List for a, b, node in

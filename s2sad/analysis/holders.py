@@ -81,7 +81,7 @@ class Holders:
                          False)]
             if op.kind in ("listpack", "pack"):
                 return [(t, set().union(*[self.reach(e) for e in op.inputs]), True)]
-            if op.kind == "concat":  # (a new list holding both lists' elements)
+            if op.kind in ("concat", "tuplecat"):  # (a new list or tuple of both's items)
                 return [(t, set().union(*[self.contents(x) for x in op.inputs]), True)]
             if op.kind == "repeat":
                 x = op.inputs[0]

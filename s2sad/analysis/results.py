@@ -113,6 +113,12 @@ class ResultKinds:
     def concat_result(self, s, op, inputs) -> list:
         return [ListKind(merge(inputs[0].elem, inputs[1].elem))]
 
+    def tuplecat_result(self, s, op, inputs) -> list:
+        left, right = inputs
+        if isinstance(left, tuple) and isinstance(right, tuple):
+            return [left + right]
+        return [UNKNOWN]
+
     def listpack_result(self, s, op, inputs) -> list:
         elem = None
         for k in inputs:
@@ -324,7 +330,7 @@ RESULT_KINDS = {
     "pack": ResultKinds.pack_result, "getitem": ResultKinds.getitem_result,
     "listpack": ResultKinds.listpack_result, "append": ResultKinds.unknown_result,
     "pop": ResultKinds.pop_result, "repeat": ResultKinds.repeat_result,
-    "concat": ResultKinds.concat_result,
+    "concat": ResultKinds.concat_result, "tuplecat": ResultKinds.tuplecat_result,
     "add_at": ResultKinds.unknown_result, "add_into": ResultKinds.unknown_result,
     "sum": ResultKinds.sum_result, "nondiff": ResultKinds.nondiff_result,
     "inactive": ResultKinds.inactive_result, "unknown": ResultKinds.unknown_result,

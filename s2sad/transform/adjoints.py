@@ -164,6 +164,18 @@ class OperationAdjoints:
                                                  ctx=ast.Load()), s.line)
                 for i, x in enumerate(op.inputs) if self.act.is_active(x)]
 
+    def reverse_tuplecat(self, s, op, out_bar) -> list:
+        """``v = t + u`` of tuples: `t`'s adjoint the first ``len(t)`` items of `v`'s
+        (a tuple of them, as a display's is), `u`'s the rest."""
+        if out_bar is None:
+            return []
+        t, u = op.inputs
+        n = len(self.act.atom_kind(t, self.fn.refs))
+        parts = ((t, ast.Slice(upper=ir.const(n))), (u, ast.Slice(lower=ir.const(n))))
+        return [self.set_adj(x.id, ast.Subscript(value=ir.copy_tree(out_bar), slice=part,
+                                                 ctx=ast.Load()), s.line)
+                for x, part in parts if self.act.is_active(x)]
+
     def reverse_pop(self, s, op, out_bar) -> list:
         """``v = xs.pop()``: `v`'s adjoint back on the list's (`reverse_unread_pop`);
         a popped array with an adjoint is refused (it would go in by reference)."""
@@ -415,7 +427,7 @@ BY_KIND = {
     "const": OperationAdjoints.no_adjoint,
     "rule": OperationAdjoints.reverse_rule,
     "call": OperationAdjoints.reverse_call,
-    "pack": OperationAdjoints.reverse_pack,
+    "pack": OperationAdjoints.reverse_pack, "tuplecat": OperationAdjoints.reverse_tuplecat,
     "getitem": OperationAdjoints.reverse_getitem,
     "listpack": OperationAdjoints.reverse_listpack,
     "append": OperationAdjoints.reverse_append,

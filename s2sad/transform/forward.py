@@ -370,6 +370,18 @@ class _Transform:
         return self.tangent(s, target, ([], ast.Tuple(
             elts=[self.tangent_of(x) for x in op.inputs], ctx=ast.Load())))
 
+    def tuplecat_tangent(self, s, op, target) -> list:
+        """``v = t + u`` of tuples: ``v_dot = t_dot + u_dot`` (an inactive one's tangent
+        a tuple of zeros, as long as it)."""
+        if target is None:
+            return [s]
+        if not any(self.active(x) for x in op.inputs):
+            return self.tangent(s, target, None)
+        left, right = (self.tangent_of(x) if self.active(x) else
+                       _zeros_of_items(x, self.act.atom_kind(x, self.fn.refs))
+                       for x in op.inputs)
+        return self.tangent(s, target, ([], ast.BinOp(left=left, op=ast.Add(), right=right)))
+
     def listpack_tangent(self, s, op, target) -> list:
         if target is None:
             return [s]
@@ -548,12 +560,21 @@ class _Transform:
 # What forward mode does for each kind of operation `classify` names (every kind in
 # `classify.KINDS` has an entry): ``method(transform, statement, op, target)`` returns
 # the statement and the lines of its tangents (see `_Transform.operation`).
+def _zeros_of_items(x, kind) -> ast.expr:
+    """The tangent of a tuple `x` (an atom of tuple `kind`) that carries none: a tuple
+    of zeros, an array's ``np.zeros_like`` of it (a number's 0.0 would not stack
+    with arrays: ``np.hstack(args + (ones,))``)."""
+    return ast.Tuple(elts=[call_np("zeros_like", [ast.Subscript(
+        value=ir.copy_tree(x), slice=ir.const(i), ctx=ast.Load())])
+        if isinstance(k, ArrayKind) else zero(k) for i, k in enumerate(kind)], ctx=ast.Load())
+
+
 BY_KIND = {
     "copy": _Transform.copy_tangent,
     "const": _Transform.no_tangent,
     "rule": _Transform.rule_tangent,
     "call": _Transform.call_tangent,
-    "pack": _Transform.pack_tangent,
+    "pack": _Transform.pack_tangent, "tuplecat": _Transform.tuplecat_tangent,
     "getitem": _Transform.getitem_tangent,
     "listpack": _Transform.listpack_tangent,
     "append": _Transform.append_tangent,
