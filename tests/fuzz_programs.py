@@ -625,8 +625,8 @@ def _block(draw, scope, names, indent, depth, in_loop, loop_vars):
 # list operations (`frontend.expand` lowers most of them to loops), with up to three
 # expressions to fill in; "for-else", "extend", "star" and "insert-pop" (an item put at
 # a place, then one taken from another) are statements of their own; the last two
-# slice tuple displays and the last joins them (appended last: CI's derandomized draws
-# of the others stay)
+# slice tuple displays (appended last: CI's derandomized draws of the others stay;
+# joins of tuples: `tuple_join_program`)
 LIST_OPS = ["min(ys)", "max(ys)", "min({0}, {1}, {2})", "max({0}, {1}, {2})",
             "math.prod(ys[:3])", "math.fsum(ys)", "sum(ys, {0})", "(ys + [{0}])[-1]",
             "([{0}] * 2 + ys)[1]", "list(reversed(ys))[0]", "ys[::-1][0]", "sum(ys[1:])",
@@ -637,8 +637,7 @@ LIST_OPS = ["min(ys)", "max(ys)", "min({0}, {1}, {2})", "max({0}, {1}, {2})",
             "sorted(ys, key=lambda t: -t)[0]", "sorted(ys, key=abs, reverse=True)[-1]",
             "min({0}, {1}, key=abs)", "tuple({0} * t for t in ys)[-1]",
             "gs({0}, {1}, {2})", "gs(*[{0}, {1}], scale=0.5)", "gk({0}, w={1})",
-            "insert-pop", "sum(({0}, {1}, {2})[1:])", "({0}, {1}, {2})[::-1][0] * ({0}, {1})[:-1][0]",
-            "(({0}, {1}) + ({2}, x * y) + (y,))[3] * (({0},) + ({1}, {2}))[-1]"]
+            "insert-pop", "sum(({0}, {1}, {2})[1:])", "({0}, {1}, {2})[::-1][0] * ({0}, {1})[:-1][0]"]
 
 
 @st.composite
