@@ -650,19 +650,22 @@ def tuple_join_program(draw):
     lines = [HELPERS, "", "def joined(w, *args):",
              "    both = args + (w * 0.5,)", "    return both[0] * both[-1] + sum(both[1:])",
              "", "", "def f(x, y):", "    acc = 0.0"]
-    tuples = []
+    tuples = {}  # (name -> length: a join is followed up to 8 items, `results.JOINED`)
     for k in range(draw(st.integers(1, 4))):
-        parts = []
+        parts, length = [], 0
         for _ in range(2):
-            if tuples and draw(st.booleans()):
-                parts.append(draw(st.sampled_from(tuples)))
+            short = [t for t, n in tuples.items() if n + length <= 5]
+            if short and draw(st.booleans()):
+                parts.append(draw(st.sampled_from(short)))
+                length += tuples[parts[-1]]
             else:
                 n = draw(st.integers(1, 3))
                 items = [draw(expression(names, 1)) for _ in range(n)]
                 parts.append("(" + ", ".join(items) + ("," if n == 1 else "") + ")")
+                length += n
         name = f"t{k}"
         lines.append(f"    {name} = {parts[0]} + {parts[1]}")
-        tuples.append(name)
+        tuples[name] = length
         read = draw(st.sampled_from(["{t}[0] * {t}[-1]", "sum({t})", "sum({t}[1:]) * x",
                                      "joined(y, {t}[0], {t}[-1])", "math.prod({t}[:2])",
                                      "max({t}) + min({t})"]))

@@ -331,3 +331,20 @@ def test_reduce_of_nothing_without_an_initial_value_raises_typeerror(tmp_path):
     assert s2sad.grad(module.f)(X, 2) == pytest.approx(2 * X)
     with pytest.raises(TypeError, match="reduce\\(\\) of empty iterable"):
         s2sad.grad(module.f)(X, 0)
+
+
+def _grown(t, n):
+    if n == 0:
+        return sum(t)
+    return _grown(t + (1.0,), n - 1)  # (a tuple of another length at every depth)
+
+
+def _of_a_recursion_growing_a_tuple(x):
+    return x * x * _grown((1.0,), 12)
+
+
+def test_a_recursion_that_grows_a_tuple_ends():
+    """A join's tuple kind is followed up to 8 items: beyond, a recursion growing a
+    tuple by one each call made a new kind, and a new analysis, at every depth
+    (a RecursionError)."""
+    assert s2sad.grad(_of_a_recursion_growing_a_tuple)(0.5) == pytest.approx(13.0)

@@ -66,6 +66,9 @@ _SAME = object()  # (and of those by the identity of the kinds)
 _STR, _STR_ARRAY = frozenset({str}), frozenset({str, ArrayKind})
 
 
+JOINED = 8  # (the longest tuple a join of tuples is followed as)
+
+
 class ResultKinds:
     """The kinds of results: a part of activity's analysis (it reads the analysis's
     `atom_kind`, `callee_kind` and `fn`)."""
@@ -114,8 +117,12 @@ class ResultKinds:
         return [ListKind(merge(inputs[0].elem, inputs[1].elem))]
 
     def tuplecat_result(self, s, op, inputs) -> list:
+        """Both tuples' kinds, up to `JOINED` items: a tuple a recursive function
+        grows by one each call (``grown(t + (1.0,), n - 1)``) would make a new
+        kind, and a new analysis of the function, at every depth."""
         left, right = inputs
-        if isinstance(left, tuple) and isinstance(right, tuple):
+        if isinstance(left, tuple) and isinstance(right, tuple) \
+                and len(left) + len(right) <= JOINED:
             return [left + right]
         return [UNKNOWN]
 
