@@ -1686,9 +1686,10 @@ def test_dict_idioms_of_parameters(f, params):
 
 
 def test_unpacking_what_is_not_a_dict_of_parameters_is_refused():
-    """A list unpacked with ``**`` is refused; a key ``dict()`` gets twice is
-    Python's TypeError, said where the derivative is built; ``dict(**cfg, m=3)`` of
-    a dict of settings stays as written, and ``**`` in a call is refused there."""
+    """What is not a dict of parameters unpacked with ``**`` (a tuple of them, a list
+    of arrays) stays as written, and ``**`` in a display is refused there; so is it
+    in a call, ``dict(**cfg, m=3)`` of a dict of settings; a key ``dict()`` gets
+    twice is Python's TypeError, said where the derivative is built."""
     def f(p, x, extra):
         q = {**extra, "W": p["W"]}
         return np.sum(q["W"] * x)
@@ -1701,7 +1702,7 @@ def test_unpacking_what_is_not_a_dict_of_parameters_is_refused():
         c = dict(**SETTINGS_FOR_A_COPY, m=3)
         return np.sum(p["W"] * x) * c["lr"] * len(c)
 
-    with pytest.raises(S2SADError, match=r"with `\*\*` a dict whose keys"):
+    with pytest.raises(S2SADError, match=r"`\*\*` unpacking in a dict"):
         s2sad.grad(f, wrt=(0, 2))({"W": np.ones(2)}, 2.0, (np.ones(2), {"a": 1.0}))
     with pytest.raises(S2SADError, match=r"`\*\*` unpacking in a dict"):  # (as written)
         s2sad.grad(f)({"W": np.ones(2)}, 2.0, [np.ones(2)])

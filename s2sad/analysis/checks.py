@@ -13,6 +13,7 @@ a derivative go (`escapes`: stored where no derivative follows them).
 from __future__ import annotations
 
 import ast
+
 import numpy as np
 
 from .. import ir, primitives as rules

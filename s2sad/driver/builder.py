@@ -398,9 +398,7 @@ class _ReverseBuilder(_Builder):
         narrower is in `body` (the derivative's code) or `refs`: nothing widens them,
         and their NumPy scalars are floats."""
         out = []
-        narrow = stages.narrow_arrays(self.param_kinds) or stages.narrowing(body, refs)
-        for p, g in zip(names, grads):
-            cast = stages.gradient_cast(self.param_kinds.get(p), narrow)
+        for g, cast in zip(grads, stages.gradient_casts(self.param_kinds, names, body, refs)):
             if cast == "float" and not (isinstance(g, ast.Constant) and type(g.value) is float):
                 g = ast.Call(func=ir.name("float"), args=[g], keywords=[])
             elif cast not in (None, "float"):

@@ -418,23 +418,40 @@ def narrow_arrays(kinds: dict) -> bool:
 
 _CAST = (None, "jax") + STANDARD  # (the libraries `gradient_cast` casts: NumPy too)
 
-# what names a float dtype narrower than float64, or converts to one
-_NARROWING = frozenset({"float32", "float16", "half", "single", "astype", "bfloat16"})
+# what names a float dtype narrower than float64, or converts to one (``.astype``)
+_NARROWING = frozenset({"float32", "float16", "half", "single", "bfloat16", "f4", "f2",
+                        "astype"})
+
+
+def gradient_casts(kinds: dict, names, body, refs) -> list:
+    """`gradient_cast` of each argument of `names` (of `kinds`) for the compiled
+    gradient whose code is `body` (`refs`, what its names resolve to): a float64
+    array's gradient too where the code could make it narrower (`narrowing`, asked
+    only where such an argument has a gradient: its walk is the build's)."""
+    narrow = narrow_arrays(kinds)
+    out = [gradient_cast(kinds.get(p), narrow) for p in names]
+    wide = [i for i, p in enumerate(names) if gradient_cast(kinds.get(p), True) == "float64"
+            and out[i] is None]
+    if wide and narrowing(body, refs):
+        for i in wide:
+            out[i] = "float64"
+    return out
 
 
 def narrowing(body, refs) -> bool:
     """Could the code `body` (statements) make a float64 argument's gradient
-    narrower? It names a narrower float dtype or converts (``.astype``, a
-    ``dtype=``), or reads a global NumPy array or scalar narrower than float64 (of
-    `refs`): a float32 value meeting the argument's adjoint keeps it float32 where
-    the arithmetic is simplified (``1.0 * t1``, not ``unreduce(1.0, t2) * t1``)."""
+    narrower? It names a narrower float dtype (``np.float32``, ``"f4"``) or
+    converts (``.astype``), or reads a global NumPy array or scalar narrower than
+    float64 (of `refs`): a float32 value meeting the argument's adjoint keeps it
+    float32 where the arithmetic is simplified (``1.0 * t1``, not ``unreduce(1.0,
+    t2) * t1``)."""
     for s in ir.walk(body):
         for node in ir.slot_values(s):
             for n in ast.walk(node):
                 t = type(n)
                 if t is ast.Attribute and n.attr in _NARROWING or \
                         t is ast.Name and n.id in _NARROWING or \
-                        t is ast.keyword and n.arg == "dtype":
+                        t is ast.Constant and type(n.value) is str and n.value in _NARROWING:
                     return True
     return any(getattr(v, "dtype", None) is not None and getattr(v.dtype, "kind", "") == "f"
                and v.dtype.itemsize < 8 for v in refs.values())
@@ -447,10 +464,11 @@ def gradient_cast(kind, narrow: bool):
     points compute): a dtype name (``np.asarray(g, np.float32)``) for an array whose
     gradient may come out wider or as a NumPy scalar (an array narrower than float64,
     a 0-d array), and for a float64 array where something narrower may meet its
-    adjoint (`narrow`: a narrower argument, or `narrowing` code), ``"float"`` for a
-    number while some argument is a narrower array (`narrow`), None where the
-    gradient has its argument's type already (float64 arrays, the common case:
-    nothing widens them, nothing narrows them, and their NumPy scalars are floats; the arrays of Dask, which ``np.asarray`` would compute: their gradients
+    adjoint (`narrow`: a narrower argument; `gradient_casts` asks the code too),
+    ``"float"`` for a number while some argument is a narrower array (`narrow`),
+    None where the gradient has its argument's type already (float64 arrays, the
+    common case: nothing widens them, nothing narrows them, and their NumPy scalars
+    are floats; the arrays of Dask, which ``np.asarray`` would compute: their gradients
     have the dtype Dask's promotion gives). JAX arrays, PyTorch tensors and
     array-api-strict arrays are cast as NumPy's (``np.asarray`` is their namespace's,
     ``jax.numpy`` or `backend.standard`), as ``jax.grad`` gives a float32 argument a

@@ -270,10 +270,12 @@ def merged(rw, entries, pre, hint, at, keywords=()) -> Node:
     `entries` ``(key, value)`` in order, a key an expression (or a str) and None for
     a dict unpacked with ``**`` (or `dict`'s positional one). Its items in Python's
     order: a later key replaces an earlier one's value where that stands; each of an
-    unpacked dict's variables copied (`own_slots`). None where an unpacked dict is
-    not one the function's containers know (a dict of settings: the line stays as
-    written). A key `dict`'s `keywords` give twice is Python's TypeError."""
-    if not all(isinstance(rw.value(v, [], probe=True), Node) for k, v in entries if k is None):
+    unpacked dict's variables copied (`own_slots`). None where an unpacked value is
+    not a dict the function's containers know (a dict of settings, a list of pairs:
+    the line stays as written). A key `dict`'s `keywords` give twice is Python's
+    TypeError."""
+    if not all(isinstance(n := rw.value(v, [], probe=True), Node) and n.form == "dict"
+               for k, v in entries if k is None):
         return None
     if keywords:
         named = []
@@ -295,10 +297,6 @@ def merged(rw, entries, pre, hint, at, keywords=()) -> Node:
     for k, v in entries:
         if k is None:
             base = rw.value(v, pre)
-            if not (isinstance(base, Node) and base.form == "dict"):
-                raise rw.refuse(v, "s2sad unpacks into a dict with `**` a dict whose keys "
-                                   "it knows when it builds the derivative",
-                                hint="Unpack a dict of parameters, or build it item by item.")
             for key, child in zip(base.keys, own_slots(base.children, rw.anonymous, pre, at)):
                 put(key, child)
             continue

@@ -44,7 +44,7 @@ from .structure_loops import (LoopRewrites, consumed_generators, container_compr
 from .structure_values import (DICT_METHODS, Const, Node, Rewritten, assign, assigned_once,
                                absent_default, copy_env, fill_lines, joined, key_like, known,
                                merged, plain_constants,
-                               leaf_names, node_of, own_slots, starred, tree_call, unstarred)
+                               leaf_names, node_of, starred, tree_call, unstarred)
 
 _CONTAINERS_HINT = ("Read a container's items by constant keys (p[\"W\"], p.W, p[0]) or "
                     "loop over it (for W, b in params:); pass the arrays themselves to "
@@ -296,16 +296,10 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
         if target is dict:
             if len(e.args) > 1:
                 return None
-            if e.keywords and e.args or any(k.arg is None for k in e.keywords):
-                # (dict(p, W=W), dict(**p, W=W): dicts it knows, or one as written)
+            if e.args or any(k.arg is None for k in e.keywords):
+                # (dict(p), dict(p, W=W), dict(**p, W=W): of dicts it knows, or as written)
                 return merged(self, [(None, a) for a in e.args] + [
                     (k.arg, k.value) for k in e.keywords], pre, hint, e, keywords=e.keywords)
-            if e.args:
-                base = self.value(e.args[0], pre)
-                if isinstance(base, Node) and base.form == "dict":
-                    return Node(dict, "dict", list(base.keys), own_slots(
-                        base.children, self.anonymous, pre, e), owned=True)
-                return None
             return self.made(dict, "dict", [k.arg for k in e.keywords],
                              [k.value for k in e.keywords], pre, hint)
         if target in (list, tuple) and len(e.args) == 1 and not e.keywords:

@@ -321,12 +321,14 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         return out
 
     def reverse_block(self, body, top=False) -> list:
-        # (what each `if` of the block may read: bound before it on every path)
-        before = self.bound_before[-1] if self.bound_before else set()
-        for s in body:
-            if type(s) is ir.If:
-                self.if_bound[id(s)] = before
-            before = before | ir.definitely_assigned([s])
+        if not top and any(type(s) is ir.If for s in body):
+            # (what each `if` of a nested block may read: bound before it on every
+            # path; at the top `bound` says it)
+            before = set(self.bound_before[-1]) if self.bound_before else set()
+            for s in body:
+                if type(s) is ir.If:
+                    self.if_bound[id(s)] = frozenset(before)
+                before |= ir.definitely_assigned([s])
         out = self.list_inits(body, top)
         self.emitted.append(out)
         outer_masks = dict(self.masks)  # (a mask holds in the block that made it)
@@ -387,7 +389,7 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
                  for n in self.unread_joins(s)]
         self.emitted.append(zeros)
         dead = self.act.dead.get(id(s))  # (a branch that never runs has no reverse)
-        here = self.if_bound.get(id(s), set())
+        here = self.if_bound.get(id(s), frozenset())
         self.bound_before.append(here)
         try:
             body = [] if dead is s.body else self.reverse_block(s.body)
