@@ -58,7 +58,9 @@ def examples(key, rule):
         return [([arr(r, (3,), -1, 1), arr(r, (3,), -1, 1), cov], {}),
                 ([arr(r, (4, 3), -1, 1), arr(r, (3,), -1, 1), cov], {}),
                 ([arr(r, (2, 3), -1, 1), arr(r, (3,), -1, 1), lopsided], {}),
-                ([np.array([6.0, -5.0, 7.0]), np.zeros(3), cov], {})]
+                ([np.array([6.0, -5.0, 7.0]), np.zeros(3), cov], {}),
+                # (an upper triangle SciPy does not read: nor does the derivative)
+                ([arr(r, (3,), -1, 1), arr(r, (3,), -1, 1), cov + np.triu(cov + 0.7, 1)], {})]
     if key.__self__ is stats.poisson:
         if rule.when == "array":
             return [([np.array([0, 1, 4, 9]), arr(r, (4,), 0.3, 6.0), 0], {}),
@@ -142,6 +144,27 @@ def test_compiled_code_agrees_with_the_engines_to_second_order():
     m = np.array([[1.0, 0.2], [-0.3, 0.8]])
     for order in (1, 2):
         assert s2sad.check(gaussian_fit, points, mean, m, wrt=(0, 1, 2), order=order).ok
+
+
+def test_the_covariance_is_read_by_its_lower_triangle_to_second_order():
+    """SciPy reads `cov`'s lower triangle: the gradient is that of the matrix it
+    mirrors, and the Hessian has no entry along the upper triangle, at a symmetric
+    `cov` too (where the rules once solved with the matrix as given)."""
+    def f(c):
+        return stats.multivariate_normal.logpdf(np.array([0.5, 2.0]), np.zeros(2), c)
+
+    lopsided = np.array([[2.0, 0.9], [0.3, 1.0]])
+    want = np.array([[-0.26040953, 0.0], [0.05153368, 1.50797676]])
+    for mode in ("reverse", "forward"):
+        np.testing.assert_allclose(s2sad.grad(f, mode=mode)(lopsided), want, rtol=1e-6)
+    sym = np.array([[2.0, 0.3], [0.3, 1.0]])
+    h, eps = s2sad.hessian(f)(sym), 1e-5
+    for i in np.ndindex(2, 2):
+        step = np.zeros((2, 2))
+        step[i] = eps
+        np.testing.assert_allclose(
+            h[(slice(None), slice(None)) + i],
+            (s2sad.grad(f)(sym + step) - s2sad.grad(f)(sym - step)) / (2 * eps), atol=1e-7)
 
 
 def test_hessian_of_a_negative_log_likelihood():

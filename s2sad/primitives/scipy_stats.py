@@ -650,7 +650,8 @@ def poisson_cdf_forward_array(k, mu, loc=0, *, out, k_dot, mu_dot, loc_dot):
 # (with r = x - mean and s = cov^-1 r, row by row: logpdf = -(d log 2 pi + log det cov
 # + r.s) / 2, so x's derivative is -s, mean's s, and cov's (s s^T - cov^-1) / 2, its
 # symmetric adjoint g folded into the lower triangle SciPy reads: g + g.T there, the
-# diagonal once. The points, of any rank, are solved as the columns of one (d, n)
+# diagonal once. Both rules read cov as SciPy does, its lower triangle mirrored: the
+# upper one changes nothing, not even the second derivative. The points, of any rank, are solved as the columns of one (d, n)
 # matrix: solve(cov, r.T) of points (n1, d, d) would read r.T (d, d, n1) as a stack
 # of d matrices, a wrong s and no error)
 
@@ -658,6 +659,7 @@ def poisson_cdf_forward_array(k, mu, loc=0, *, out, k_dot, mu_dot, loc_dot):
 @reverse(stats.multivariate_normal.logpdf)
 def multivariate_normal_logpdf_reverse(x, mean, cov, out, out_bar):
     n = cov.shape[-1]
+    cov = np.tril(cov) + np.tril(cov, -1).T  # (what SciPy reads: the lower triangle)
     r = x - mean
     s = np.reshape(np.linalg.solve(cov, np.reshape(r, (-1, n)).T).T, np.shape(r))
     gs = np.expand_dims(out_bar, -1) * s
@@ -669,6 +671,7 @@ def multivariate_normal_logpdf_reverse(x, mean, cov, out, out_bar):
 @forward(stats.multivariate_normal.logpdf)
 def multivariate_normal_logpdf_forward(x, mean, cov, out, x_dot, mean_dot, cov_dot):
     n = cov.shape[-1]
+    cov = np.tril(cov) + np.tril(cov, -1).T  # (what SciPy reads: the lower triangle)
     r = x - mean
     s = np.reshape(np.linalg.solve(cov, np.reshape(r, (-1, n)).T).T, np.shape(r))
     # (the symmetric matrix cov_dot's lower triangle stands for)
