@@ -95,3 +95,44 @@ def test_zero_tangent_of_a_list_of_arrays_has_their_shapes():
     g = s2sad.grad(_all_hidden_states)(U, W, h0, xs)
     assert y_dot == pytest.approx(float(np.sum(g * u)))
     assert np.allclose(g, numeric_grad(_all_hidden_states, (U, W, h0, xs), 0), rtol=1e-5)
+
+
+_HELD = np.array([[1.0, -2.0], [0.5, 3.0]])
+
+
+def _stacked(x):
+    return np.sum(np.stack([_HELD, x]) ** 2)
+
+
+def _joined(x):
+    return np.sum(np.concatenate((x, _HELD)) ** 2)
+
+
+def _rows(x):
+    return np.sum(np.array([_HELD[0], x[0]]) ** 2)
+
+
+def _appended(x):
+    parts = []
+    parts.append(_HELD)
+    parts.append(x * 2.0)
+    return np.sum(np.vstack(parts) ** 2)
+
+
+def _made_with_it(x):
+    parts = [_HELD]  # (a list made here, holding a global array: appending is fine)
+    parts.append(2.0 * x)
+    return np.sum(np.hstack(parts) ** 2)
+
+
+@pytest.mark.parametrize("f", [_stacked, _joined, _rows, _appended, _made_with_it])
+def test_a_global_array_in_a_list_with_arrays_that_carry_tangents(f):
+    """Its tangent in the list is an array of its shape, not 0.0 (which NumPy cannot
+    stack with the others: ValueError in the derivative's code)."""
+    x = np.array([[0.3, -0.7], [1.1, 0.2]])
+    want = s2sad.grad(f)(x)
+    np.testing.assert_allclose(want, numeric_grad(f, (x,), 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2sad.grad(f, mode="forward")(x), want, rtol=1e-12)
+    assert s2sad.jvp(f, (x,), (np.ones_like(x),))[1] == pytest.approx(np.sum(want))
+    h = s2sad.hessian(f)(x)
+    assert h.shape == (2, 2, 2, 2) and np.all(np.isfinite(h))

@@ -97,11 +97,13 @@ class Escapes:
             self.reads = set(ir.reads_in(self.fn.body))
         return not any(t in self.reads for t in s.targets)
 
-    def outside(self, name, depth=0) -> bool:
+    def outside(self, name, depth=0, item=False) -> bool:
         """May `name` be an object from outside the function (a global's or a
         closure's list, ``L = HISTORY``; an item of one, or of a list holding one,
-        ``box = [HISTORY]``; what a call given one returns), which no derivative
-        follows?"""
+        ``box = [HISTORY]`` then ``box[0]``; what a call given one returns), which no
+        derivative follows? With `item`: or hold one among its items. A list or
+        tuple made here is not one (``parts = [G]`` of a global array, then
+        ``parts.append(y)``), though its items may be."""
         if not self.is_local(name):
             return True
         r = self.result
@@ -110,9 +112,13 @@ class Escapes:
             return False
         if made.kind == "const":
             return True
+        if made.kind in ("listpack", "pack") and not item:
+            return False
         held = made.inputs[:1] if made.kind in ("getitem", "copy") else made.inputs \
             if made.kind in ("listpack", "pack", "call") else ()
-        return any(isinstance(x, ast.Name) and self.outside(x.id, depth + 1) for x in held)
+        inner = item or made.kind != "copy"  # (an alias is the object; else its items)
+        return any(isinstance(x, ast.Name) and self.outside(x.id, depth + 1, inner)
+                   for x in held)
 
     def check_kept_calls(self, s: ir.Kept):
         """A call inside a block run as written (``try``, ``with``, ``assert``) given

@@ -40,7 +40,7 @@ import ast
 from dataclasses import dataclass, field
 
 from .. import ir, primitives as rules, runtime
-from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind, differentiable
+from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind, differentiable, kind_of
 from ..analysis.activity import Activity
 from ..primitives.facts import makes_view
 from .common import bind, call_np, missing_rule, zero, zeros_like_list
@@ -124,6 +124,17 @@ class _Transform:
         if isinstance(atom, ast.Name) and atom.id in self.act.kinds:
             return self.zero_tangent(atom.id)
         return ir.const(0.0)
+
+    def item_tangent(self, atom) -> ast.expr:
+        """The tangent of an item put in a tuple or a list: `tangent_of`'s, and for a
+        global's or closure's array, list or tuple a zero of its structure, as for a
+        local (a number's 0.0 would not stack with the others: ``np.stack([S, x])``)."""
+        if isinstance(atom, ast.Name) and atom.id not in self.act.kinds and \
+                atom.id in self.fn.refs:
+            kind = kind_of(self.fn.refs[atom.id])
+            if isinstance(kind, (ArrayKind, ListKind, tuple)):
+                return self.zero_of(kind, ir.name(atom.id))
+        return self.tangent_of(atom)
 
     def zero_tangent(self, n: str) -> ast.expr:
         """A zero tangent for the value of `n`, of its kind."""
@@ -368,7 +379,7 @@ class _Transform:
         if not any(self.active(x) for x in op.inputs):
             return self.tangent(s, target, None)
         return self.tangent(s, target, ([], ast.Tuple(
-            elts=[self.tangent_of(x) for x in op.inputs], ctx=ast.Load())))
+            elts=[self.item_tangent(x) for x in op.inputs], ctx=ast.Load())))
 
     def tuplecat_tangent(self, s, op, target) -> list:
         """``v = t + u`` of tuples: ``v_dot = t_dot + u_dot`` (an inactive one's tangent
@@ -388,7 +399,7 @@ class _Transform:
         if not any(self.active(x) for x in op.inputs):
             return self.tangent(s, target, None)
         return self.tangent(s, target, ([], ast.List(
-            elts=[self.tangent_of(x) for x in op.inputs], ctx=ast.Load())))
+            elts=[self.item_tangent(x) for x in op.inputs], ctx=ast.Load())))
 
     def getitem_tangent(self, s, op, target) -> list:
         if target is None:
@@ -448,7 +459,7 @@ class _Transform:
             call = ast.Call(func=ast.Attribute(value=ir.name(dot(xs.id)),
                                                attr="insert" if place else "append",
                                                ctx=ast.Load()),
-                            args=place + [self.tangent_of(v)], keywords=[])
+                            args=place + [self.item_tangent(v)], keywords=[])
             return [s, ir.Expr(call, s.line)]
         return [s]
 
