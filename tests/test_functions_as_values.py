@@ -700,19 +700,20 @@ def test_a_function_taken_by_default_is_put_in_place():
 
 def test_a_default_function_named_otherwise_where_it_is_called():
     """The default's name means something else in the caller (a local of the same
-    name), or it is read through the module of ``m.layer(x)``."""
+    name): it is read by a name of its own; or it is read through the module of
+    ``m.layer(x)``."""
     def shadowed(x):
         _ACT = 2.0  # noqa: N806 (the caller's own `_ACT`)
         return _layer(x, _ACT)
 
-    with pytest.raises(s2sad.S2SADError, match="reads `_ACT`, which means something else"):
-        s2sad.grad(shadowed)(0.3)
+    assert s2sad.grad(shadowed)(0.3) == pytest.approx(2.0 / math.cosh(0.6) ** 2)
+    assert s2sad.jvp(shadowed, (0.3,), (1.0,))[1] == pytest.approx(2.0 / math.cosh(0.6) ** 2)
 
     def by_lambda(x):
         return _layer_by_lambda(x)
 
-    with pytest.raises(s2sad.S2SADError, match="parameter `act` takes by default"):
-        s2sad.grad(by_lambda)(0.3)
+    assert s2sad.grad(by_lambda)(0.3) == pytest.approx(2.0)  # (the lambda, by a name)
+    assert s2sad.jvp(by_lambda, (0.3,), (1.0,)) == pytest.approx((0.6, 2.0))
     assert s2sad.grad(lambda x: _layer_by_lambda(x, act=math.sin))(0.3) == \
         pytest.approx(math.cos(0.3))
 

@@ -82,7 +82,7 @@ def still_valid(unit) -> bool:
     kind it had, `guards.value_guards`), an object of the user's holding none of its
     class's methods itself?"""
     for func, name, obj in unit.resolved:
-        cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+        cells = parse.cells_of(func)
         if parse.lookup(name, func.__globals__, cells) is not obj:
             return False
         if shadows(obj):
@@ -137,7 +137,8 @@ def _kept(unit) -> diskcache.CachedUnit:
                                   uf.keep_defaults) for uf in unit.functions],
         unit.entry, unit.helpers, unit.resolved, unit.texts,
         {uf.fn.name: unit.namer(uf.fn.name) for uf in unit.functions}, unit.text,
-        from_disk=False, restores=unit.restores, decided=unit.decided)
+        from_disk=False, restores=unit.restores, decided=unit.decided,
+        captured=unit.captured)
 
 
 def compiled_forward(f, wrt: tuple, kinds: dict, batched=False, quiet=False):
@@ -198,7 +199,7 @@ def _log_stale(f, unit):
     if not log.isEnabledFor(logging.INFO):
         return
     for func, name, obj in unit.resolved:
-        cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+        cells = parse.cells_of(func)
         if parse.lookup(name, func.__globals__, cells) is not obj:
             log.info("building the derivative of %s again: `%s` in %s now means another "
                      "object", f.__qualname__, name, func.__qualname__,

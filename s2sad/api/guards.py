@@ -23,6 +23,7 @@ import functools
 import types
 
 from .. import primitives as rules
+from ..frontend import parse
 from ..frontend.structure_calls import library_code
 from ..ir.kinds import INT, NONE, SCALAR, ArrayKind, ListKind, array_library, kind_of, shadows
 
@@ -97,7 +98,7 @@ def of_unit(unit) -> list:
         if not (typed or isinstance(obj, (types.FunctionType, functools.partial)) or
                 rules.has_rule(obj) or _user_class(obj)):
             continue
-        cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+        cells = parse.cells_of(func)
         suffix, obj = ("_type", type(obj)) if typed else ("", obj)
         if name in cells:
             g = ("cell" + suffix, cells[name], name, obj)
@@ -107,6 +108,10 @@ def of_unit(unit) -> list:
             continue  # a builtin
         if not any(x[1] is g[1] and x[2] == name for x in out):
             out.append(g)
+    for callee, name, obj in getattr(unit, "captured", ()):  # (held as it was built)
+        cells = dict(zip(callee.__code__.co_freevars, callee.__closure__ or ()))
+        out.append(("cell", cells[name], name, obj) if name in cells else
+                   ("global", callee.__globals__, name, obj))
     out += attribute_guards(unit, out)
     return out + value_guards(unit, out) + function_guards(unit) + decided_guards(unit)
 
@@ -129,7 +134,7 @@ def decided_guard(func, name, value):
     """The guard that `func`'s global or closure variable `name` still holds `value`
     (`decided_guards`); None for a builtin's name (``__debug__``: the same while the
     process runs)."""
-    cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+    cells = parse.cells_of(func)
     if name in cells:
         return ("cell_equal", cells[name], name, value)
     if name in func.__globals__:
@@ -219,7 +224,7 @@ def _held_refs(unit):
         user = uf.user
         if not isinstance(user, types.FunctionType):
             continue
-        cells = dict(zip(user.__code__.co_freevars, user.__closure__ or ()))
+        cells = parse.cells_of(user)
         for text, obj in uf.fn.refs.items():
             root, _, chain = text.partition(".")
             if root in cells:

@@ -142,7 +142,7 @@ def flat_function(f, specs: dict):
     key = (f.__code__,) + tuple(specs.items())
     per_f = _flat.setdefault(f, {})
     got = per_f.get(key)
-    if got is not None and _still_decided(f, got[3]):
+    if got is not None and _still_decided(f, *got[3:]):
         return got[:3]
     carrier = types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__,
                                  f.__closure__)  # (its defaults: `parse` may read them)
@@ -151,6 +151,8 @@ def flat_function(f, specs: dict):
     setattr(carrier, parse.STRUCTURES, specs)
     parsed = parse.parse(carrier)
     statics = {n: s.value for n, s in specs.items() if isinstance(s, trees.Static)}
+    # (and the names it reads a function's variable by, put in place: `defaults.capture`)
+    statics.update((n, v) for n, (_, _, v) in parsed.captured.items())
     free = f.__code__.co_freevars + tuple(statics)
     tree = parsed.tree
     tree.args.defaults = []
@@ -186,16 +188,33 @@ def flat_function(f, specs: dict):
     flat.__module__ = f.__module__
     setattr(flat, parse.ORIGINAL, f)  # (its source is f's: `parse.check_source` checks f)
     setattr(flat, parse.STRUCTURES, specs)
-    per_f[key] = got = (flat, parsed.out_spec, parsed.leaf_names, parsed.decided)
+    per_f[key] = got = (flat, parsed.out_spec, parsed.leaf_names, parsed.decided,
+                        parsed.put_in_place, parsed.captured)
     return got[:3]
 
 
-def _still_decided(f, decided: dict) -> bool:
+def _still_decided(f, decided: dict, put_in_place: dict, captured: dict) -> bool:
     """Do the globals and closure variables the rewrite decided something by (a
-    loop's count, `parse.Parsed.decided`) hold the values they held? (The flat
-    function's own code, which `jacobian` runs for the value, has them written in.)"""
-    return all(guards.holds(g) for g in (guards.decided_guard(f, n, v)
-                                         for n, v in decided.items()) if g is not None)
+    loop's count, `parse.Parsed.decided`) hold the values they held, each call put
+    in place name the function it did, and each variable of a function put in place
+    that the code reads by a name of its own (`captured`) hold what it did? (The
+    flat function's own code, which `jacobian` runs for the value, has them written
+    in.)"""
+    if not all(guards.holds(g) for g in (guards.decided_guard(f, n, v)
+                                         for n, v in decided.items()) if g is not None):
+        return False
+    cells = parse.cells_of(f)
+    for text, callee in put_in_place.items():
+        root, *chain = text.split(".")
+        value = parse.lookup(root, f.__globals__, cells)
+        if value is parse.MISSING:
+            continue  # (a method of an argument's: ``self.forward``, by its class)
+        for attr in chain:
+            value = getattr(value, attr, None)
+        if value is not callee:
+            return False
+    return all(parse.lookup(name, callee.__globals__, parse.cells_of(callee)) is obj
+               for callee, name, obj in captured.values() if callee is not None)
 
 
 class Flat:

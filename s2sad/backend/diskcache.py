@@ -447,7 +447,7 @@ class _Resolver:
 
     def __init__(self, func):
         self.func = func
-        self.cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+        self.cells = parse.cells_of(func)
         self.builtins = getattr(func, "__builtins__", None)
         self.memo: dict = {}
 
@@ -618,6 +618,7 @@ class CachedUnit:
     from_disk: bool = field(default=True, repr=False)
     restores: bool = True  # (see `pipeline.Unit.restores`)
     decided: list = field(default_factory=list)  # (see `pipeline.Unit.decided`)
+    captured: list = field(default_factory=list)  # (see `pipeline.Unit.captured`)
 
     def namer(self, name: str) -> str:
         return self.names[name]
@@ -791,6 +792,9 @@ def _describe(ticket: Ticket, unit) -> dict:
             raise _Uncacheable(f"{func!r} is not reached by name from the function")
         return i
 
+    if any(_decided_text(value) is None for _, _, value in unit.decided) or getattr(
+            unit, "captured", None):  # (a sequence of functions: not told apart as text)
+        raise _Uncacheable("it was built for a value no text tells apart")
     units = [{"ir": uf.fn.name, "name": unit.namer(uf.fn.name), "user": where(uf.user),
               "keep_defaults": bool(uf.keep_defaults), "text": unit.texts[uf.fn.name]}
              for uf in unit.functions]

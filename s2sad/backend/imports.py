@@ -37,10 +37,12 @@ def module_imports(module: ir.Module, helpers: dict, users: dict, reads=None) ->
             for alias in node.names:
                 entries[alias.asname or alias.name] = (node.module, alias.name) \
                     if isinstance(node, ast.ImportFrom) else (alias.name, None)
+    notes = {}  # where -> names
     for name, obj in helpers.items():
         if name not in entries and _helper_entry(name, obj) is not None:
             entries[name] = _helper_entry(name, obj)
-    notes = {}  # where -> names
+        elif name not in entries:  # (`defaults.capture`'s: a closure's variable)
+            notes.setdefault("held where the derivative was built", set()).add(name)
     first = {}  # name -> where the first function reading it has it from
     for fn in module.functions:
         user = users.get(fn.name)

@@ -81,6 +81,8 @@ class Unit:
     # (user function, name, value): a global or closure variable whose value the
     # derivative was built for (a loop's count: `structure_values.Rewritten.decided`)
     decided: list = field(default_factory=list)
+    # (function put in place, its variable read by a name of its own, the object)
+    captured: list = field(default_factory=list)  # (`defaults.capture`: by identity)
     output_kind: object = None
     root: object = None
     scalar_tangents: bool = False  # forward units: see `_scalar_tangents`
@@ -157,6 +159,7 @@ class _Builder:
         self.helpers: dict = {}
         self.resolved: list = []
         self.decided: list = []  # (`Unit.decided`)
+        self.captured: list = []  # (`Unit.captured`)
         self.seen_users = []
         self.acts: list = []  # (user function, its activity), each analysed
         self.scalar_tangents = False  # (forward mode: see `_scalar_tangents`)
@@ -212,7 +215,7 @@ class _Builder:
                                              reads)
         _check_helper_clashes(self.functions, self.helpers)
         unit = Unit(module, self.functions, entry, dict(self.helpers), self.resolved,
-                    self.decided, out_kind,
+                    self.decided, self.captured, out_kind,
                     scalar_tangents=self.scalar_tangents,
                     restores=any(getattr(s, "restore", False) for uf in self.functions
                                  for s in ir.walk(uf.fn.body)))
@@ -278,12 +281,10 @@ class _Builder:
         if any(u is fr.func for u in self.seen_users):
             return
         self.seen_users.append(fr.func)
-        for text, obj in fr.parsed.refs.items():
-            if "." not in text and text not in fr.parsed.imported | fr.parsed.classes.keys():
-                self.resolved.append((fr.func, text, obj))
-        for text, callee in fr.parsed.put_in_place.items():  # (no line reads the name)
-            self.resolved.append((fr.func, text, callee))
-        self.decided += [(fr.func, name, value) for name, value in fr.parsed.decided.items()]
+        resolved, decided, captured = stages.assumed(fr.func, fr.parsed)
+        self.resolved, self.decided = self.resolved + resolved, self.decided + decided
+        self.captured += [h for h in captured.values() if h[0] is not None]
+        self.helpers.update((name, value) for name, (_, _, value) in captured.items())
 
     def callee_names(self, callee):
         raise NotImplementedError

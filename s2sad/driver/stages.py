@@ -480,3 +480,23 @@ def gradient_cast(kind, narrow: bool):
     if kind == SCALAR and narrow:
         return "float"
     return None
+
+
+def assumed(func, parsed) -> tuple:
+    """What a derivative of the user function `func` (`parsed`, its `parse.Parsed`)
+    assumes of the names it reads: ``(resolved, decided, captured)`` as
+    `builder.Unit` keeps them. A name the rewrite gave a variable of a function put
+    in place (`defaults.capture`) is that function's variable; one given an item of a
+    sequence of functions is guarded by the sequence (`decided`), not by itself."""
+    held = parsed.captured
+    resolved = []
+    for text, obj in parsed.refs.items():
+        origin = held.get(text, (func, text))[:2]
+        if "." not in text and text not in parsed.imported | parsed.classes.keys() and \
+                origin[0] is not None:
+            resolved.append((*origin, obj))
+    # (a call put in place: no line reads the name)
+    resolved += [(func, text, callee) for text, callee in parsed.put_in_place.items()]
+    decided = [(*held.get(name, (func, name))[:2], value)
+               for name, value in parsed.decided.items()]
+    return resolved, decided, held

@@ -6,13 +6,15 @@ Contract
 `callee` the call leaves to a default that is a function (``def layer(x, W,
 act=np.tanh)`` called as ``layer(x, W)``); `with_defaults` writes the call with them
 passed, named as the callee's ``def`` names them where that means the same function
-where the call is (or through the module of ``m.layer(x)``), and refuses, at the
-call, a default it cannot name there. `structure_calls` then puts the callee in place
-of the call with the function, as it does for a function passed by the caller; a
-person inlining ``layer`` by hand writes the same. `is_function` is the test of what
-counts as a function (a function, builtin or ufunc). `by_value` gives the parser
+where the call is (or through the module of ``m.layer(x)``), else by a name of its
+own (`capture`). `structure_calls` then puts the callee in place of the call with the
+function, as it does for a function passed by the caller; a person inlining ``layer``
+by hand writes the same. `capture` gives a value the caller reads a name of its own
+where none of the caller's means it (a closure's variable of a function put in place,
+an item of a sequence of functions a loop goes through). `is_function` is the test of
+what counts as a function (a function, builtin or ufunc). `by_value` gives the parser
 the value of a default whose expression reads names the function cannot see (computed
-where its ``def`` ran). Imports only `errors`.
+where its ``def`` ran). Imports nothing of s2sad's.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from __future__ import annotations
 import ast
 import types
 
-from ..errors import NotDifferentiableError
 
 
 def is_function(value) -> bool:
@@ -93,12 +94,8 @@ def with_defaults(rw, call: ast.Call, omitted: dict, a: ast.arguments, module, n
     keywords = list(call.keywords)
     for p, fn in omitted.items():
         found = _named(rw, written.get(p), fn, module)
-        if found is None:
-            raise rw.loc.error(
-                NotDifferentiableError, at,
-                f"s2sad puts `{name}` in place of the call, and cannot name here the "
-                f"function its parameter `{p}` takes by default",
-                f"Pass the function: `{name}(..., {p}=...)`.")
+        if found is None:  # (a name of its own: guarded with the callee's defaults)
+            found = ast.Name(id=capture(rw, f"{p}_{name}", fn), ctx=ast.Load())
         keywords.append(ast.keyword(arg=p, value=found))
     return ast.copy_location(ast.Call(func=call.func, args=list(call.args),
                                       keywords=keywords), call)
@@ -127,3 +124,26 @@ def _named(rw, expr, fn, module):
             found = ast.Attribute(value=found, attr=attr, ctx=ast.Load())
         return ast.copy_location(found, expr) if hasattr(expr, "lineno") else found
     return None
+
+
+def capture(rw, base: str, obj, callee=None, free=None) -> str:
+    """The name the caller reads `obj` by where no name of its own means it: a
+    variable `free` of `callee` that means something else where `callee` is put in
+    place (a closure's variable, ``layers`` of stax's ``serial``: ``layers_apply_fun``),
+    or an item of a sequence of functions (``LAYERS_0``: `structure_loops.Function`).
+    `base`, apart from the caller's names; `rw.captured` keeps what it holds, which
+    the derivative reads (`builder.note_user`) and is guarded by: a variable by
+    identity, an item by its sequence's value."""
+    base = base.replace("<", "").replace(">", "")
+    new, k = base, 2
+    while _taken(rw, new, obj, callee, free):
+        new, k = f"{base}{k}", k + 1
+    rw.captured[new] = (callee, free, obj)
+    return new
+
+
+def _taken(rw, name, obj, callee, free) -> bool:
+    got = rw.captured.get(name)
+    if got is not None:
+        return got[2] is not obj or got[:2] != (callee, free)
+    return name in rw.caller_locals or name in rw.env or rw.lookup(name) is not None

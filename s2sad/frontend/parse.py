@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 from .. import ir
 from ..ir import trees as ir_trees
 from .compiled import FUTURE_FLAGS, code_digest, code_in_file, code_of_text
-from . import (defaults, frozen, function_values, grown, higher_order, iterators, matching, pairs,
-               scopes, source, structure_calls, structures, syntax)
+from . import (defaults, frozen, function_loops, function_values, grown, higher_order,
+               iterators, matching, pairs, scopes, source, structure_calls, structures, syntax)
 from .syntax import IGNORED, REFUSED, SUPPORTED  # noqa: F401 (the table of node types)
 from .tree_index import Nodes
 from ..errors import (S2SADError, SourceNotFoundError, StaleSourceError,
@@ -78,6 +78,7 @@ class Parsed:
     classes: dict = field(default_factory=dict)
     put_in_place: dict = field(default_factory=dict)  # call -> the function put there
     decided: dict = field(default_factory=dict)  # (`structure_values.Rewritten.decided`)
+    captured: dict = field(default_factory=dict)  # (`structure_values.Rewritten.captured`)
 
 
 class Located:
@@ -113,9 +114,7 @@ def parse(func, containers=True, classes=None) -> Parsed:
         )
     name = func.__name__
     code = func.__code__
-    original = getattr(func, ORIGINAL, func)  # (its text is read: its closure's names too)
-    cells = dict(zip(original.__code__.co_freevars, original.__closure__ or ()))
-    cells.update(zip(code.co_freevars, func.__closure__ or ()))
+    cells = cells_of(func)
     if name == "<lambda>":
         return _parse_lambda(func, containers, cells)
     try:
@@ -148,7 +147,10 @@ _SOURCES = weakref.WeakKeyDictionary()  # function -> (its code, linecache's ent
 
 def _source_lines(func) -> tuple:
     """``inspect.getsourcelines(func)`` (which tokenizes the text: a build reads it
-    twice), kept while the code and `linecache`'s entry for its file are the same."""
+    twice), kept while the code and `linecache`'s entry for its file are the same. A
+    function made of the user's (`ORIGINAL`) has the user's text: its code's lines
+    may reach the lines of a function put in place, further down the file."""
+    func = getattr(func, ORIGINAL, func)
     if not isinstance(func, types.FunctionType) or hasattr(func, "__wrapped__"):
         return source.source_lines(func)  # (a decorator's wrapper: `check_wrapper`)
     file, got = func.__code__.co_filename, _SOURCES.get(func)
@@ -429,10 +431,11 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers, 
     nodes = iterators.single_pass(tree, meaning, nodes, loc, not generated)
     if not containers:
         specs = None
-    elif specs is None and func is not None and structure_calls.builds_containers(
-            tree, _called_functions(nodes, globals_, cells, builtins_), generated, nodes):
+    elif specs is None and func is not None and (structure_calls.builds_containers(
+            tree, _called_functions(nodes, globals_, cells, builtins_), generated, nodes)
+            or function_loops.loops_over_functions(nodes, meaning)):
         specs = {}  # (dicts of computed values it builds are followed all the same)
-    out_spec, leaves, put_in_place, decided = None, {}, {}, {}
+    out_spec, leaves, put_in_place, decided, captured = None, {}, {}, {}, {}
     if specs:  # (functions passed as arguments are read where the name is: a cell)
         cells = dict(cells, **{n: types.CellType(v.value) for n, v in specs.items()
                                if isinstance(v, ir_trees.Static)})
@@ -446,6 +449,8 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers, 
         tree, out_spec, leaves = rewritten.tree, rewritten.out_spec, rewritten.leaf_names
         put_in_place = rewritten.put_in_place  # (guarded as it was: `builder.note_user`)
         decided = rewritten.decided  # (guarded by value: `guards.decided_guards`)
+        captured = rewritten.captured  # (read as the callee's: `builder.note_user`)
+        cells = dict(cells, **{n: types.CellType(v) for n, (_, _, v) in captured.items()})
         nodes = Nodes(tree)
         if pairs.split_lists(tree, nodes):  # (a list of tuples a function put in place reads)
             nodes = Nodes(tree)
@@ -460,7 +465,8 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers, 
                     builtins_, loc, nodes, loaded)
     return Parsed(tree=tree, info=info, refs=refs, locals=local_set, globals=globals_,
                   imported=set(imported), cells=cells, out_spec=out_spec, leaf_names=leaves,
-                  nodes=nodes, classes=classes, put_in_place=put_in_place, decided=decided)
+                  nodes=nodes, classes=classes, put_in_place=put_in_place, decided=decided,
+                  captured=captured)
 
 
 def _value_or_none(name, globals_, cells, builtins_):
@@ -583,6 +589,18 @@ def _imported(nodes: list, local_set: set, globals_: dict) -> dict:
 
 
 MISSING = object()  # what `lookup` gives for a name with no value (None is a value)
+
+
+def cells_of(func) -> dict:
+    """`func`'s closure cells by name; for a function s2sad made of the user's (a
+    flat function, `api.structured`: its text is the user's), the user's function's
+    too, whose closure variables the text reads though the code made of it may not
+    (a function put in place of a call: guarded all the same)."""
+    original = getattr(func, ORIGINAL, func)
+    cells = dict(zip(original.__code__.co_freevars, original.__closure__ or ()))
+    if original is not func:
+        cells.update(zip(func.__code__.co_freevars, func.__closure__ or ()))
+    return cells
 
 
 def lookup(name, globals_, cells, builtins_=None):

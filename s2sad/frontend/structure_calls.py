@@ -10,9 +10,11 @@ it adds carry the line of the call (errors and the derivative's comments point
 there). `single_exit` moves the statements after a ``return`` inside an ``if`` into
 the branch that goes on, so every return ends the body.
 
-Refused, at the call: a callee that is recursive, has ``*args``/``**kwargs``, a
-default that is not a constant, a ``return`` inside a loop, or reads a global name
-that means something else where it is called.
+A name the callee reads that means something else where it is called (a factory's
+closure variable, ``layers`` of stax's ``serial``; another module's global) is read
+by a name of its own (`defaults.capture`). Refused, at the call: a callee that is recursive,
+has ``*args``/``**kwargs``, a default that is not a constant, or a ``return`` inside a
+loop.
 
 Imports `errors`, `scopes` and `structure_values`.
 """
@@ -30,7 +32,7 @@ import types
 from ..errors import NotDifferentiableError
 from ..ir import trees
 from . import pairs
-from .defaults import default_functions, is_function, with_defaults
+from .defaults import capture, default_functions, is_function, with_defaults
 from .scopes import rename_scoped
 from .structure_values import Node, assign, assigned_once, located
 from .tree_index import Nodes, has, of
@@ -54,23 +56,20 @@ def inline(rw, callee, call: ast.Call, at: ast.AST, parse) -> str:
     parsed = parse(callee, given) if given else parse(callee)
     tree = copy.deepcopy(parsed.tree)
     module = _module_named(rw, call)
-    qualified = {}
+    qualified, captured = {}, {}
     for free, obj in parsed.refs.items():
         if "." in free:
             continue
         if free in rw.caller_locals or rw.lookup(free) is not obj:
             if module is not None and getattr(module[1], free, None) is obj:
                 qualified[free] = module[0]  # (read through its module: mp.l2_norm)
-                continue
-            raise rw.loc.error(
-                NotDifferentiableError, at,
-                f"s2sad puts `{name}` in place of this call (it is handed a container or a "
-                f"function, or takes one by default), but `{name}` reads `{free}`, which "
-                "means something else where it is called",
-                f"Give the caller's `{free}` another name, or pass `{name}` what it reads.")
+            else:  # (a closure's variable, ``layers`` of stax's ``serial``)
+                captured[free] = capture(rw, f"{free}_{name}", obj, callee, free)
     if qualified:
         _qualify(tree, qualified, parsed.locals | {
             a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)})
+    for s in tree.body if captured else ():
+        rename_scoped(s, captured)
     # (what the derivative depends on though no line of it reads the name: `parse`)
     rw.put_in_place.setdefault(ast.unparse(call.func), callee)
     omitted = default_functions(callee, call)

@@ -27,6 +27,7 @@ import builtins
 import copy
 
 from ..errors import S2SADError
+from .function_loops import function_items, named_functions
 from .structure_values import (DICT_METHODS, Const, Node, assign, called, located, node_of,
                                own_names)
 
@@ -53,18 +54,20 @@ class LoopRewrites:
                                  "or `continue` inside it yet", hint="Use an `if` around the "
                                                                      "rest of the body.")
         for item in items:
-            late = [(t, x) for t, x in zip(s.target.elts, item) if isinstance(x, Runtime)] \
-                if isinstance(item, tuple) and isinstance(s.target, ast.Tuple) else []
+            body = copy.deepcopy(s.body)
+            target, item = named_functions(self, s.target, item, body, s)
+            late = [(t, x) for t, x in zip(target.elts, item) if isinstance(x, Runtime)] \
+                if isinstance(item, tuple) and isinstance(target, ast.Tuple) else []
             if not late:
-                out.extend(self.bind(s.target, item, s))
-                out.extend(self.block(copy.deepcopy(s.body)))
+                out.extend(self.bind(target, item, s) if target is not None else [])
+                out.extend(self.block(body))
                 continue
             # (zipped with a sequence known at run time: this iteration runs where it is
             # long enough, as zip stops at the shortest)
-            for t, x in zip(s.target.elts, item):
+            for t, x in zip(target.elts, item):
                 if not isinstance(x, Runtime):
                     out.extend(self.bind(t, x, s))
-            out.extend(self.stmt(_guarded(late, copy.deepcopy(s.body), s)))
+            out.extend(self.stmt(_guarded(late, body, s)))
         out.extend(self.block(s.orelse))
         return out
 
@@ -270,6 +273,8 @@ class LoopRewrites:
                 and _indexes_container(self, s):
             # (``for g in "ifog": p[f"W_{g}"]``, or a tuple of keys kept in a name)
             return [Const(c) for c in known.value]
+        if isinstance(e, ast.Name):  # (a global's or closure's tuple of functions)
+            return function_items(self, e)
         if not isinstance(e, ast.Call) or e.keywords and not (
                 called(e, "enumerate") or called(e, "sorted")):
             return None

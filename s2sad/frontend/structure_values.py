@@ -84,6 +84,9 @@ class Rewritten:
     # a global's or closure variable's name -> the value the rewrite read of it and
     # decided something by (a loop's count, a key, a test): guarded by value
     decided: dict = field(default_factory=dict)
+    # a name given a callee's variable put in place -> (the callee, the variable's
+    # name, its value): `defaults.capture`
+    captured: dict = field(default_factory=dict)
 
 
 def leaf_names(param: str, spec: Spec, taken: set) -> list:

@@ -98,7 +98,7 @@ def rewrite(tree: ast.FunctionDef, specs: dict, loc, lookup, parse=None,
     tree.body = r.block(tree.body)
     plain_constants(tree)
     fill_lines(tree.body, tree.lineno)
-    return Rewritten(tree, names_of, r.out_spec, r.put_in_place, r.decided)
+    return Rewritten(tree, names_of, r.out_spec, r.put_in_place, r.decided, r.captured)
 
 
 class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
@@ -111,7 +111,10 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
 
     def __init__(self, loc, env, lookup):
         self.loc = loc
-        self.lookup = lookup
+        self.outer = lookup
+        # (a name `defaults.capture` gave a callee's variable -> the callee,
+        # the variable's name and its value)
+        self.captured: dict = {}
         self.current = None
         self.env = env  # local name -> Node
         self.consts: dict = {}  # local name -> Const (an unrolled loop's variable)
@@ -140,6 +143,11 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
         self.once = set()  # names assigned at one line (`assigned_once`)
         self.decided: dict = {}  # (`Rewritten.decided`)
         self.reading = None  # (the globals the outermost `static` read, while it reads)
+
+    def lookup(self, name):
+        """The value of the free name `name`; None if none."""
+        got = self.captured.get(name)
+        return self.outer(name) if got is None else got[2]
 
     def refuse(self, node, message, hint=_CONTAINERS_HINT):
         return self.loc.error(NotDifferentiableError, node, message, hint)
