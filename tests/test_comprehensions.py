@@ -9,7 +9,7 @@ import pytest
 
 import s2sad
 import zoo_comprehensions as zoo
-from helpers import central_diff, close, numeric_grad, positions
+from helpers import central_diff, close, numeric_grad, positions, tree_numeric_grad
 
 IDS = [f"{f.__name__}-{i}" for i, (f, _, _) in enumerate(zoo.ZOO)]
 
@@ -419,3 +419,41 @@ def test_a_shape_unpacked_into_a_shape(mode):
     assert close(g, numeric_grad(_multi_head, (x, W), (0, 1)), 1e-5, 1e-7)
     assert close(s2sad.grad(_star_of_its_own_shape, mode=mode)(x),
                  central_diff(_star_of_its_own_shape, (x,), 0), 1e-5, 1e-7)
+
+
+def _listed_pairs(Ws, x):
+    hs = [x]
+    for W in Ws:
+        hs.append(np.tanh(hs[-1] @ W))
+    total = 0.0
+    for W, h in reversed(list(zip(Ws, hs))):  # (backprop written by hand, in order)
+        total = total * 0.5 + np.sum(h @ W)
+    for i, W in list(enumerate(Ws)):
+        total = total + i * np.sum(W ** 2)
+    pairs = list(zip(Ws, Ws[1:]))
+    return total + sum(np.sum(a @ b) for a, b in list(zip(Ws, Ws[1:]))) + \
+        sum(np.sum(a * b) for a, b in pairs)
+
+
+def _listed_numbers(ws):
+    t = 0.0
+    for i, w in reversed(list(enumerate(ws, start=1))):
+        t = t * w + i
+    return t + sum(a * b for a, b in list(zip(ws, ws[1:])))
+
+
+def test_a_list_of_a_zip_or_an_enumerate():
+    """``list(zip(...))`` and ``list(enumerate(...))``, looped over (also reversed)
+    or given to a name: the list of their tuples, which was refused as a call of
+    `zip` with no derivative rule."""
+    rng = np.random.default_rng(4)
+    Ws = [rng.normal(size=(3, 3)) * 0.5 for _ in range(3)]
+    x = rng.normal(size=(2, 3))
+    want = tree_numeric_grad(_listed_pairs, (Ws, x), 0)
+    for mode in ("reverse", "forward"):
+        for a, b in zip(s2sad.grad(_listed_pairs, mode=mode)(Ws, x), want):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
+    ws = [0.5, -1.5, 2.0]
+    g = s2sad.grad(_listed_numbers)(ws)
+    np.testing.assert_allclose(g, tree_numeric_grad(_listed_numbers, (ws,), 0), rtol=1e-6)
+    assert s2sad.grad(_listed_numbers, mode="forward")(ws) == pytest.approx(g)

@@ -26,6 +26,9 @@ name, nor a global of the same name).
   of its values: ``key=(f(item) for item in [])``, marked with `KEY`; `expand`
   iterates it over the items once they are computed (`key_template`). The keys
   only order the items: no derivative goes through them.
+* ``list(zip(xs, ys))`` and ``list(enumerate(xs))`` (`listed_pairs`, before `pairs`):
+  where a loop goes through it, the iterator; given to a name, the list
+  comprehension of its tuples, ``[(item, item2) for item, item2 in zip(xs, ys)]``.
 * ``functools.reduce(f, xs[, init])`` gets, in place of its function, the generator
   ``(body for (a, b) in [])`` of the lambda ``lambda a, b: body`` (or ``(f(item,
   item2) for (item, item2) in [])`` of a function), marked with `REDUCER`; `expand`
@@ -73,6 +76,60 @@ def lower(tree: ast.FunctionDef, meaning, passed=(), nodes=None) -> bool:
     return True
 
 
+def listed_pairs(tree: ast.FunctionDef, meaning, nodes) -> bool:
+    """``list(zip(xs, ys))`` and ``list(enumerate(xs))`` where a loop or a
+    comprehension goes through it, as the iterator (the same items), and given to a
+    name, as the list comprehension of its tuples (``pairs = [(item, item2) for
+    item, item2 in zip(xs, ys)]``), which `pairs` then splits into one list per
+    position. Run before `pairs`. Whether it may have rewritten anything."""
+    if not any(isinstance(n.func, ast.Name) and n.func.id == "list" for n in of(nodes, ast.Call)):
+        return False
+    params = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}
+    local = {n.id for n in nodes if isinstance(n, ast.Name)
+             and isinstance(n.ctx, ast.Store)} | params
+    low = _Lowering({n.id for n in nodes if isinstance(n, ast.Name)} | params, local, meaning,
+                    set())
+    changed = False
+    for n in nodes:  # (``for i, w in reversed(list(enumerate(ws)))``: the list named first)
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(n, field, None)
+            for k in range(len(block) - 1, -1, -1) if isinstance(block, list) else ():
+                s = block[k]
+                if not isinstance(s, ast.For) or low.listed(s.iter, s.iter) is not None:
+                    continue
+                for call, name in _wrapped_lists(low, s.iter):
+                    block.insert(k, ast.copy_location(ast.Assign(
+                        targets=[ast.Name(id=name, ctx=ast.Store())],
+                        value=low.listed(call, call)), s))
+                    changed = True
+    for n in nodes:
+        if isinstance(n, (ast.For, ast.comprehension)) and low.listed(n.iter, n.iter):
+            n.iter, changed = n.iter.args[0], True
+        elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(
+                n.targets[0], ast.Name):
+            got = low.listed(n.value, n.value)
+            if got is not None:
+                n.value, changed = got, True
+    return changed
+
+
+def _wrapped_lists(low, it) -> list:
+    """The ``list(zip(...))`` and ``list(enumerate(...))`` inside the builtins that
+    wrap a loop's sequence (``enumerate(reversed(list(zip(Ws, hs))))``), each
+    replaced in place by a new name: ``(call, name)`` pairs, innermost last."""
+    out = []
+    if isinstance(it, ast.Call) and any(low.builtin(it.func, b) for b in (
+            "reversed", "enumerate", "zip")):
+        for i, a in enumerate(it.args):
+            if low.listed(a, a) is not None:
+                name = low.fresh("pairs")
+                out.append((a, name))
+                it.args[i] = ast.copy_location(ast.Name(id=name, ctx=ast.Load()), a)
+            else:
+                out += _wrapped_lists(low, a)
+    return out
+
+
 def reducer_template(node):
     """The generator `lower` put in place of the function ``functools.reduce`` is
     given (its loop's target the pair of the function's parameters), or None."""
@@ -97,10 +154,10 @@ class _Lowering(ast.NodeTransformer):
         return isinstance(func, ast.Name) and func.id == name and name not in self.local \
             and self.meaning(name) is getattr(builtins, name)
 
-    def fresh(self) -> str:
+    def fresh(self, base="item") -> str:
         k = 1
         while True:
-            name = "item" if k == 1 else f"item{k}"
+            name = base if k == 1 else f"{base}{k}"
             if name not in self.names:
                 self.names.add(name)
                 return name
@@ -133,6 +190,32 @@ class _Lowering(ast.NodeTransformer):
                         setattr(got, KEY, True)
                         k.value = got
         return node
+
+    def listed(self, call, at):
+        """``list(zip(xs, ys))`` or ``list(enumerate(xs))`` (`call`): the list of its
+        tuples as a comprehension, ``[(item, item2) for item, item2 in zip(xs,
+        ys)]``; None for another call."""
+        if not (isinstance(call, ast.Call) and self.builtin(call.func, "list") and len(
+                call.args) == 1 and not call.keywords):
+            return None
+        it = call.args[0]
+        if not (isinstance(it, ast.Call) and any(self.builtin(it.func, b) for b in (
+                "zip", "enumerate")) and it.args and not any(
+                isinstance(a, ast.Starred) for a in it.args)) or it.keywords and not (
+                self.builtin(it.func, "enumerate") and len(it.keywords) == 1 and
+                it.keywords[0].arg == "start"):
+            return None
+        n = 2 if it.func.id == "enumerate" else len(it.args)
+        names = [self.fresh() for _ in range(n)]
+        comp = ast.ListComp(elt=ast.Tuple(elts=[ast.Name(id=v, ctx=ast.Load())
+                                                for v in names], ctx=ast.Load()),
+                            generators=[ast.comprehension(target=ast.Tuple(elts=[
+                                ast.Name(id=v, ctx=ast.Store()) for v in names],
+                                ctx=ast.Store()), iter=it, ifs=[], is_async=0)])
+        for node in ast.walk(comp):
+            if isinstance(node, ast.expr) and not hasattr(node, "lineno"):
+                ast.copy_location(node, at)
+        return comp
 
     def reduce(self, func) -> bool:
         """Does `func` name ``functools.reduce`` (``reduce`` imported from it, or the
