@@ -457,3 +457,23 @@ def test_a_list_of_a_zip_or_an_enumerate():
     g = s2sad.grad(_listed_numbers)(ws)
     np.testing.assert_allclose(g, tree_numeric_grad(_listed_numbers, (ws,), 0), rtol=1e-6)
     assert s2sad.grad(_listed_numbers, mode="forward")(ws) == pytest.approx(g)
+
+
+def _dropout(W, x):
+    h = np.tanh(x @ W)
+    return np.sum(h * (np.random.rand(*h.shape) < 0.5)) + \
+        np.sum(h * np.random.randn(*h.shape[1:], 1).T)
+
+
+def test_a_shape_spread_into_numpys_samplers():
+    """``np.random.rand(*h.shape)`` (the dropout mask of CS231n's code) and ``randn``:
+    the same draws as the sampler that takes the shape whole, which the derivative
+    calls; it was refused as a ``*`` of a length not written in the function."""
+    W, x = np.eye(3) * 0.5, np.linspace(-1.0, 1.0, 12).reshape(4, 3)
+    for mode in ("reverse", "forward"):
+        np.random.seed(5)
+        g = s2sad.grad(_dropout, mode=mode)(W, x)
+        np.random.seed(5)
+        h = np.tanh(x @ W)
+        mask = (np.random.rand(*h.shape) < 0.5) + np.random.randn(*h.shape[1:], 1).T
+        np.testing.assert_allclose(g, x.T @ (mask * (1 - h ** 2)), rtol=1e-12)

@@ -65,7 +65,7 @@ from ..checkpoint import checkpointed
 from ..ir.kinds import PLACEHOLDER
 from ..errors import UnsupportedSyntaxError
 from .expand_calls import COMPS as _COMPS
-from .expand_calls import starred_display as _starred_display
+from .expand_calls import shape_function as _shape_function, starred_display as _starred_display
 from .expand_calls import starred_shape as _starred_shape
 from .expand_calls import (OPERATOR_CALLS, CallLowering, TargetLowering, int_constant, operator_call,
                            single_displays)
@@ -181,7 +181,7 @@ class _Expander(TargetLowering):
                 continue  # (the commonest nodes, neither of the kinds below)
             if isinstance(n, _COMPS) or self.collection(n) is not None:
                 return True
-            if _starred_display(n) or _starred_shape(n) and self.call_kind(n) is None:
+            if _starred_display(n) or _starred_shape(n, self.refs) and self.call_kind(n) is None:
                 return True
             if isinstance(n, ast.Call) and self.call_kind(n) is not None:
                 return True
@@ -559,10 +559,10 @@ class _Lift(CallLowering):
             return self.comprehension(node)
         if _starred_display(node):
             return self.joined(node)
-        if _starred_shape(node) and self.ex.call_kind(node) is None:
-            # (``h.reshape(*h.shape[:-1], H, D)``: an array's method takes the shape as
-            # one tuple too, and that tuple is a display ``joined`` lowers)
-            func = self(node.func) if self.ex.needs(node.func) else node.func
+        if _starred_shape(node, self.ex.refs) and self.ex.call_kind(node) is None:
+            # (``h.reshape(*h.shape[:-1], H, D)``: the shape as one tuple, ``joined``)
+            func = self(node.func) if self.ex.needs(node.func) else _shape_function(
+                node.func, self.ex.refs)
             return ast.Call(func=func, args=[self(ast.Tuple(elts=node.args, ctx=ast.Load()))],
                             keywords=[])
         kind = self.ex.collection(node)

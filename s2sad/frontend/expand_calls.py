@@ -9,8 +9,8 @@ n-ary ``min``/``max``, ``sorted``, ``min``/``max``/``sorted`` with ``key=``, ``x
 ``reversed``, ``functools.reduce`` (its function a template `higher_order` made) and
 ``f(*display)``; each method returns what replaces the call, having added the
 statements before it. `starred_display` and `starred_shape` say where a ``*`` of a
-shape is joined as a display. `single_displays` finds the names whose length a display
-fixes. Imports the standard library, `ir.kinds` (the marks of a ``*`` part and of a
+shape is joined as a display (`shape_function`: the function that takes it so).
+`single_displays` finds the names whose length a display fixes. Imports the standard library, `ir.kinds` (the marks of a ``*`` part and of a
 value never read) and `tree_index`.
 """
 
@@ -516,9 +516,32 @@ def _of_ints(node) -> bool:
         isinstance(e, ast.Constant) and type(e.value) is int for e in node.elts)
 
 
-def starred_shape(node) -> bool:
+def starred_shape(node, refs) -> bool:
     """Is `node` a call ``x.reshape(*s, ...)`` or ``x.transpose(*s, ...)`` (an array's
-    shape or axes given item by item, some of them unpacked)?"""
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-        node.func.attr in ("reshape", "transpose") and \
-        not node.keywords and any(isinstance(a, ast.Starred) for a in node.args)
+    shape or axes given item by item, some of them unpacked), or NumPy's
+    ``np.random.rand(*x.shape)`` or ``randn`` (`refs`: the chains' values)?"""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
+            not node.keywords and any(isinstance(a, ast.Starred) for a in node.args)):
+        return False
+    if node.func.attr in _SAMPLERS:
+        import numpy
+
+        return refs.get(ir.dotted(node.func.value) or "") is numpy.random
+    return node.func.attr in ("reshape", "transpose")
+
+
+# NumPy's samplers that take a shape item by item, and the ones that take it whole
+_SAMPLERS = {"rand": "random_sample", "randn": "standard_normal"}
+
+
+def shape_function(func: ast.Attribute, refs) -> ast.Attribute:
+    """The function of a `starred_shape` call that takes the shape as one tuple: the
+    array's method itself, the sampler ``rand`` stands for (drawing the same
+    numbers: NumPy's ``rand`` calls it), its chain added to `refs`."""
+    if func.attr not in _SAMPLERS:
+        return func
+    import numpy
+
+    whole = _SAMPLERS[func.attr]
+    refs[f"{ir.dotted(func.value)}.{whole}"] = getattr(numpy.random, whole)
+    return ast.copy_location(ast.Attribute(value=func.value, attr=whole, ctx=ast.Load()), func)
