@@ -508,3 +508,38 @@ def test_a_callable_object_follows_a_new_call_method():
     finally:
         _Squares.__call__ = old
     assert entries[0](3.0) == 6.0
+
+
+class _Table:
+    def __getitem__(self, x):
+        return 3.0 * x * x
+
+
+_TABLE = _Table()
+
+
+def _padded(u):
+    return np.sum(np.diff(np.r_[0.0, u, 1.0]) ** 2)
+
+
+def _columns(u):
+    return np.sum(np.c_[u, u ** 2] ** 2)
+
+
+def _grid(length):
+    return np.sum(np.sin(np.mgrid[0:length:5j]))
+
+
+def _looked_up(x):
+    return _TABLE[x]
+
+
+@pytest.mark.parametrize("f, arg", [(_padded, np.array([0.2, 0.5, 0.7])),
+                                    (_columns, np.array([0.2, 0.5])), (_grid, 1.3),
+                                    (_looked_up, 0.7)])
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_an_index_that_carries_a_derivative_into_an_object_is_refused(f, arg, mode):
+    """``np.r_[0.0, u, 1.0]``, ``np.c_``, ``np.mgrid`` and a class's ``__getitem__``
+    compute from their index: read as constants, their gradient was silently 0."""
+    with pytest.raises(s2sad.NotDifferentiableError, match="index carries a derivative"):
+        s2sad.grad(f, mode=mode)(arg)

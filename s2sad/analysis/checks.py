@@ -70,8 +70,17 @@ class Checks(ValueChecks, Escapes):
                         any(self.is_varied(x) for x in _moving(op)) and \
                         any(self.key(t) in r.useful for t in s.targets):
                     raise self.error(NoRuleError, s, op)
-                if op.kind == "rule" and op.rule.no_derivative:
-                    self.check_no_derivative(s, op)
+                if op.kind == "getitem" and any(self.is_varied(n) for n in ast.walk(
+                        op.inputs[-1]) if isinstance(n, ast.Name)) and not isinstance(
+                        self.atom_kind(op.inputs[0]), (tuple, ListKind, ArrayKind)) and any(
+                        self.key(t) in r.useful for t in s.targets):
+                    raise self.error(  # (``np.r_[0.0, u, 1.0]``, a table's ``__getitem__``)
+                        NotDifferentiableError, s, op,
+                        "s2sad reads this item of an object that is not an array, a list "
+                        "or a tuple (np.r_, np.c_, np.mgrid, a class's __getitem__) with no "
+                        "derivative through it, but its index carries a derivative",
+                        "Write the array it builds (np.concatenate(([0.0], u, [1.0])), "
+                        "np.stack), or differentiate with s2sad.grad(f, mode=\"tape\").")
                 if not any(t in active for t in s.targets):
                     if maybe_complex and self.computes_complex(s, op) and any(
                             self.is_varied(x) for x in op.inputs):
