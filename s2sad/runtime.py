@@ -283,6 +283,8 @@ def matmul_y_bar(g, x, y):
 
 def pieces(g, parts, axis=0):
     """Cut `g` (the adjoint of a concatenation) into the adjoints of its parts."""
+    if _unread(g):
+        return [0.0] * len(parts)
     if axis is None:  # the parts were flattened first: the pieces take their shapes back
         sizes = [np.size(p) for p in parts]
         out = np.split(g, np.cumsum(sizes)[:-1])
@@ -302,6 +304,8 @@ def pieces(g, parts, axis=0):
 
 def unstack(g, n, axis=0):
     """The adjoints of the `n` arrays `np.stack` stacked along `axis`."""
+    if _unread(g):
+        return [0.0] * n
     if _other(g):
         axis = axis % g.ndim
         return [g[(slice(None),) * axis + (i, ...)] for i in range(n)]
@@ -325,6 +329,8 @@ def unpacked_bar(value, parts):
 
 def vstack_pieces(g, parts):
     """The adjoints of the arrays `np.vstack` stacked (1-D parts are rows)."""
+    if _unread(g):
+        return [0.0] * len(parts)
     rows = [np.shape(p)[0] if np.ndim(p) > 1 else 1 for p in parts]
     if _other(g):
         xp, at = _namespace(g), np.cumsum([0] + rows)
@@ -338,6 +344,8 @@ def stack_pieces(g, parts, axis):
     (`axis` 2) joined: a part with an axis `axis` takes its length there, one with
     fewer axes one place (NumPy made it a column or a slice first), and its piece is
     given back its own shape (a number's, a number)."""
+    if _unread(g):
+        return [0.0] * len(parts)
     widths = [np.shape(p)[axis] if np.ndim(p) > axis else 1 for p in parts]
     return [np.reshape(piece, np.shape(p)) if np.ndim(p) else piece.reshape(())[()]
             for piece, p in zip(np.split(g, np.cumsum(widths)[:-1], axis=axis), parts)]
@@ -551,8 +559,17 @@ def eig_inv_t(v):
             "its eigendecomposition has no derivative there") from None
 
 
+def _unread(g) -> bool:
+    """Is `g` the adjoint of an array nothing read: the number 0.0 a list of arrays'
+    zero adjoint holds for such an item (``[0.0] * len(xs)``)? Its parts' adjoints
+    are zeros too."""
+    return type(g) is float and g == 0.0
+
+
 def add_into(acc, parts):
     """Add each of `parts` into the matching element of the list `acc`."""
+    if _unread(parts):
+        return
     for i, part in enumerate(parts):
         try:
             acc[i] = acc[i] + part

@@ -184,3 +184,56 @@ def test_what_may_be_the_argument_stays_refused():
     # its own starts from a zero one)
     assert s2sad.grad(rebuilt_on_one_path, wrt=1, mode="forward")([1.0, 2.0], 0.9) == \
         pytest.approx(2 * 0.9 * 3.0)
+
+
+def _pair(k):
+    return k * k, np.array([k, 2 * k])
+
+
+def _first_of_a_pair(k):
+    return _pair(k)[0]
+
+
+def _second_point(k):
+    pts = [np.array([k, 1.0]), np.array([2.0, k])]
+    return pts[1][1]
+
+
+def _trajectory_end(k):
+    x, v, traj = 1.0, 0.0, []
+    for _ in range(5):
+        v = v - 0.1 * k * x
+        x = x + 0.1 * v
+        traj.append(np.array([x, v]))
+    return traj[-1][0]
+
+
+def _stacked_rows(k):
+    return [np.stack([k * i, k]) for i in range(3)][2][0]
+
+
+def _joined_rows(k):
+    return [np.concatenate([np.array([k]), np.array([2 * k])]) for i in range(3)][2][0]
+
+
+def _vstacked(k):
+    return [np.vstack([[k], [2 * k]]) for i in range(3)][2][0, 0]
+
+
+def _column_stacked(k):
+    return [np.column_stack([[k], [2 * k]]) for i in range(3)][2][0, 0]
+
+
+@pytest.mark.parametrize("f", [_first_of_a_pair, _second_point, _trajectory_end,
+                               _stacked_rows, _joined_rows, _vstacked, _column_stacked])
+def test_an_array_built_from_a_list_that_nothing_reads(f):
+    """An item of a list or tuple that nothing reads has the adjoint 0.0; where it is
+    an array made from a list (``np.array([x, v])``, ``np.stack``, ``np.concatenate``,
+    ``np.vstack``, ``np.column_stack``), the adjoint of that call got the number
+    (TypeError or IndexError in the runtime's helpers). Its parts' adjoints are 0.0."""
+    k, h = 1.3, 1e-6
+    g = s2sad.grad(f)(k)
+    assert g == pytest.approx((f(k + h) - f(k - h)) / (2 * h), rel=1e-6, abs=1e-9)
+    assert s2sad.grad(f, mode="forward")(k) == pytest.approx(g, rel=1e-12)
+    second = (s2sad.grad(f)(k + 1e-5) - s2sad.grad(f)(k - 1e-5)) / 2e-5
+    assert s2sad.hessian(f)(k) == pytest.approx(second, rel=1e-4, abs=1e-6)
