@@ -18,8 +18,7 @@ import numpy as np
 
 from .. import ir, primitives as rules
 from ..errors import NoRuleError, NotDifferentiableError
-from ..ir.kinds import (INT, SCALAR, UNKNOWN, ArrayKind, ListKind, a_kind, differentiable,
-                        opaque)
+from ..ir.kinds import INT, SCALAR, UNKNOWN, ArrayKind, ListKind, a_kind, opaque
 from .classify import MADE_BY_S2SAD, changed_in_place, reports_only
 from .escapes import Escapes, shown
 from .rebuilt import carried_sources
@@ -107,25 +106,6 @@ class Checks(ValueChecks, Escapes):
                     f"depend on `{read}`, which carries a derivative, and the result "
                     f"depends on `{name}`",
                     f"Compute `{name}` outside the block, or keep `{read}` out of it.")
-
-    def check_object_item(self, s: ir.Assign, op):
-        """An item read of an object that is not an array, a list or a tuple, by an
-        index that carries a derivative (``np.r_[0.0, u, 1.0]``, ``np.c_``,
-        ``np.mgrid[0:L:5j]``, a table's ``__getitem__``): such an object computes its
-        item from the index, so the item, read as the object's constant, would carry
-        no derivative. Refused where the result depends on it."""
-        varied = any(self.is_varied(n) and self.atom_kind(n) != UNKNOWN and differentiable(
-            self.atom_kind(n)) for n in ast.walk(op.inputs[-1]) if isinstance(n, ast.Name))
-        if varied and not isinstance(self.atom_kind(op.inputs[0]), (
-                tuple, ListKind, ArrayKind)) and any(
-                self.key(t) in self.result.useful for t in s.targets):
-            raise self.error(
-                NotDifferentiableError, s, op,
-                "s2sad reads this item of an object that is not an array, a list or a "
-                "tuple (np.r_, np.c_, np.mgrid, a class's __getitem__) with no derivative "
-                "through it, but its index carries a derivative",
-                "Write the array it builds (np.concatenate(([0.0], u, [1.0])), np.stack), "
-                "or differentiate with s2sad.grad(f, mode=\"tape\").")
 
     def check_active(self, s: ir.Assign, op):
         """The checks of an assignment whose result is active."""

@@ -24,13 +24,14 @@ import types
 
 from .. import ir
 from ..errors import NotDifferentiableError
-from ..ir.kinds import UNKNOWN, ListKind
+from ..ir.kinds import UNKNOWN, ArrayKind, ListKind, differentiable
 from .classify import makes_text, reports_only, user_function
 
 
 class Escapes:
     """The checks on where values that carry a derivative go (it reads the analysis's
-    `result`, `fn`, `callee_kind`, `texts`, `is_varied`, `is_local`, `atom_kind`)."""
+    `result`, `fn`, `callee_kind`, `texts`, `is_varied`, `is_local`, `atom_kind`,
+    `key`, `own_code`)."""
 
     def check_effect(self, s, op):
         """A call for its effect (`s`, classified as `op`) given a value that carries
@@ -59,6 +60,25 @@ class Escapes:
                 "of it would have no derivative",
                 "Pass s2sad.stop_gradient(...) of the value where only the value is kept "
                 "(a log, a history), or compute with the value in the function.")
+
+    def check_object_item(self, s: ir.Assign, op):
+        """An item read of an object that is not an array, a list or a tuple, by an
+        index that carries a derivative (``np.r_[0.0, u, 1.0]``, ``np.c_``,
+        ``np.mgrid[0:L:5j]``, a table's ``__getitem__``): such an object computes its
+        item from the index, so the item, read as the object's constant, would carry
+        no derivative. Refused where the result depends on it."""
+        varied = any(self.is_varied(n) and self.atom_kind(n) != UNKNOWN and differentiable(
+            self.atom_kind(n)) for n in ast.walk(op.inputs[-1]) if isinstance(n, ast.Name))
+        if varied and not isinstance(self.atom_kind(op.inputs[0]), (
+                tuple, ListKind, ArrayKind)) and any(
+                self.key(t) in self.result.useful for t in s.targets):
+            raise self.error(
+                NotDifferentiableError, s, op,
+                "s2sad reads this item of an object that is not an array, a list or a "
+                "tuple (np.r_, np.c_, np.mgrid, a class's __getitem__) with no derivative "
+                "through it, but its index carries a derivative",
+                "Write the array it builds (np.concatenate(([0.0], u, [1.0])), np.stack), "
+                "or differentiate with s2sad.grad(f, mode=\"tape\").")
 
     def check_assigned_effect(self, s: ir.Assign, op):
         """An assignment whose result carries no derivative, of a call made for its
