@@ -396,3 +396,19 @@ def test_a_tape_of_what_callees_saved_gets_zeros_of_their_structure():
     H = s2sad.hessian(through_a_helpers_comprehension, wrt=(0, 1))(x, h)
     assert H[0][0] == 0.0
     assert H[0][1] == pytest.approx(slope) and H[1][0] == pytest.approx(slope)
+
+
+def _tight_binding(x):
+    H = np.diag(x) + np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
+    w, v = np.linalg.eigh(H)
+    return w[0] + np.sum(v[:, 0] ** 4)
+
+
+def test_hessian_through_an_adjoint_summed_back_to_a_matrix():
+    """``np.diag(x) + A``: the gradient's ``np.diag(unbroadcast(H_bar, t1))`` read a
+    result of no known rank, and forward mode over it found no rule of ``np.diag``."""
+    x = np.array([0.1, 0.5, 1.2])
+    e = 1e-5
+    want = np.array([(s2sad.grad(_tight_binding)(x + e * d) -
+                      s2sad.grad(_tight_binding)(x - e * d)) / (2 * e) for d in np.eye(3)])
+    np.testing.assert_allclose(s2sad.hessian(_tight_binding)(x), want, rtol=1e-6, atol=1e-9)

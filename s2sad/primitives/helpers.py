@@ -26,6 +26,8 @@ from ..runtime import (cofactors_dot, eig_inv_t, extreme_bar, matmul_x_bar, matm
                        prod_others_dot, trigamma, unbroadcast, unreduce, unstack, vstack_pieces)
 from ..runtime import (kept_slots, multi_dot_bar, multi_dot_bar_dot, select_bar, stack_pieces,
                        unpacked_bar)
+from . import shape_rules
+from .facts import TABLE, Facts
 from .registry import FORWARD, add_rule
 
 
@@ -310,3 +312,8 @@ def einsum_bar_4(subscripts, i, g, x, y, z, w, out, subscripts_dot, i_dot, g_dot
     return (None, None, einsum_bar(subscripts, i, g_dot, x, y, z, w), None,
             einsum_bar(subscripts, i, g, x, y_dot, z, w), einsum_bar(subscripts, i, g, x, y, z_dot, w),
             einsum_bar(subscripts, i, g, x, y, z, w_dot))
+
+
+# (unbroadcast gives back its operand's shape: forward mode over reverse code then
+# knows the rank of what it returns, ``np.diag(unbroadcast(H_bar, t1))``)
+TABLE[runtime.unbroadcast] = Facts(shape=shape_rules.second)
