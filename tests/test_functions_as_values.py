@@ -948,3 +948,46 @@ def test_a_local_function_is_the_one_its_scope_and_path_give(f, args):
         h = 1e-6
         assert grad == pytest.approx((f(args[0] + h, *args[1:]) - f(args[0] - h, *args[1:]))
                                      / (2 * h), rel=1e-6)
+
+
+def _dense_act(h, W, act=np.tanh):
+    return act(h @ W)
+
+
+def _newton(f, df, x):
+    for _ in range(20):
+        x = x - f(x) / df(x)
+    return x
+
+
+def _apply_twice(g, x):
+    return g(g(x))
+
+
+def test_a_lambda_written_as_an_argument_of_a_function_of_yours():
+    """``dense(h, W, act=lambda z: z * z)``, ``newton(lambda x: x * x - a, ...)``: the
+    lambda named on a line before the call, as the same code with ``act = lambda
+    ...`` first (which worked) names it; it was refused as a `lambda`."""
+    W, x = np.eye(2) * 0.5, np.ones((3, 2))
+
+    def squared(W, x):
+        return np.sum(_dense_act(x, W, act=lambda z: z * z))
+
+    def in_a_dict(p, x):
+        return np.sum(_dense_act(x, p["W"], lambda z: np.sin(z)))
+
+    def root(a):
+        return _newton(lambda t: t * t - a, lambda t: 2 * t, 1.0)
+
+    def twice(a):
+        return _apply_twice(lambda t: a * math.sin(t), 0.3) + sum(map(lambda v: v * a, [1.0, 2.0]))
+
+    for mode in ("reverse", "forward"):
+        np.testing.assert_allclose(s2sad.grad(squared, mode=mode)(W, x), np.full((2, 2), 3.0))
+        np.testing.assert_allclose(s2sad.grad(in_a_dict, mode=mode)({"W": W}, x)["W"],
+                                   tree_numeric_grad(in_a_dict, ({"W": W}, x), 0)["W"],
+                                   rtol=1e-6)
+        assert s2sad.grad(root, mode=mode)(2.0) == pytest.approx(0.5 / math.sqrt(2.0))
+        e = 1e-6
+        assert s2sad.grad(twice, mode=mode)(0.7) == pytest.approx(
+            (twice(0.7 + e) - twice(0.7 - e)) / (2 * e), rel=1e-6)

@@ -7,6 +7,10 @@ Contract
 then called, so each call names the function the compiler resolves (a rule, a user
 function, a local ``def`` or lambda `structures` puts in place):
 
+* A lambda written as an argument of a call of a function of the user's
+  (``dense(h, W, act=lambda z: z)``, ``newton(lambda x: x * x - a, ...)``) is named
+  first, on a line of its own before the statement (``lambda%1 = lambda z: z``), and
+  passed by that name, as a person would name it (`_named_lambdas`).
 * ``act = np.tanh`` (or a user function, a local ``def`` or lambda, an attribute
   chain ``special.expit``), the name assigned nowhere else, or only by lines giving
   it the same function (a loop's body naming it each iteration): every read of
@@ -67,6 +71,9 @@ def resolve(tree: ast.FunctionDef, meaning, nodes=None, classes=None) -> bool:
     instance of, the name the class is read by)}, `receivers`'. Whether it rewrote
     anything (its nodes are then another list)."""
     nodes = Nodes(tree) if nodes is None else nodes
+    named = has(nodes, ast.Lambda) and _named_lambdas(tree, meaning)
+    if named:
+        nodes = Nodes(tree)
     if has(nodes, ast.ListComp) and _Displayed(meaning).run(nodes):
         nodes = Nodes(tree)
     Store = ast.Store
@@ -78,7 +85,62 @@ def resolve(tree: ast.FunctionDef, meaning, nodes=None, classes=None) -> bool:
     if stored & called or iterated:
         _Resolver(tree, meaning).run()
         return True
-    return rewrote
+    return rewrote or named
+
+
+def _named_lambdas(tree, meaning) -> bool:
+    """Each lambda written as an argument of a call of a function of the user's
+    (``dense(h, W, act=lambda z: z)``) given a name of its own on a line before the
+    statement (``lambda%1 = lambda z: z``), as a person names it, and passed by that
+    name: a local lambda is put in place where it is called. (Making a lambda has no
+    effect, and its body reads the names when it is called, as before.) Whether it
+    named any."""
+    local = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)} | {
+        t.id for n in ast.walk(tree) if isinstance(n, ast.Assign)
+        for t in n.targets if isinstance(t, ast.Name) and isinstance(n.value, ast.Lambda)}
+    count = 0
+
+    def user(func) -> bool:
+        if isinstance(func, ast.Name) and func.id in local:
+            return True
+        value = meaning(func.id) if isinstance(func, ast.Name) else None
+        return isinstance(value, types.FunctionType) and not library_code(value)
+
+    def calls(node):  # (the calls of this statement's own scope, not of a nested one)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.Lambda, ast.FunctionDef, ast.ClassDef, ast.ListComp,
+                                  ast.SetComp, ast.DictComp, ast.GeneratorExp)) or \
+                    isinstance(child, ast.stmt):
+                continue
+            yield from calls(child)
+            if isinstance(child, ast.Call):
+                yield child
+
+    for block_owner in [n for n in ast.walk(tree) if isinstance(n, ast.stmt)]:
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(block_owner, field, None)
+            for k in range(len(block) - 1, -1, -1) if isinstance(block, list) else ():
+                named = []
+                for call in (c for c in calls(block[k]) if user(c.func)):
+                    places = [(call.args, i) for i in range(len(call.args))] + [
+                        (call.keywords, i) for i in range(len(call.keywords))]
+                    for seq, i in places:
+                        lam = seq[i].value if seq is call.keywords else seq[i]
+                        if not isinstance(lam, ast.Lambda):
+                            continue
+                        count += 1
+                        name = f"lambda%{count}"
+                        named.append(ast.copy_location(ast.Assign(
+                            targets=[ast.Name(id=name, ctx=ast.Store())], value=lam), lam))
+                        ref = ast.copy_location(ast.Name(id=name, ctx=ast.Load()), lam)
+                        if seq is call.keywords:
+                            seq[i].value = ref
+                        else:
+                            seq[i] = ref
+                block[k:k] = named
+    if count:
+        fix_locations(tree)
+    return bool(count)
 
 
 def _bound_methods(tree, nodes, meaning, stored, classes) -> bool:
