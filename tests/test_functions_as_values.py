@@ -991,3 +991,22 @@ def test_a_lambda_written_as_an_argument_of_a_function_of_yours():
         e = 1e-6
         assert s2sad.grad(twice, mode=mode)(0.7) == pytest.approx(
             (twice(0.7 + e) - twice(0.7 - e)) / (2 * e), rel=1e-6)
+
+
+def _simpson(f, lo, hi, depth):
+    mid = 0.5 * (lo + hi)
+    if depth >= 2:
+        return (hi - lo) * (f(lo) + 4 * f(mid) + f(hi)) / 6.0
+    return _simpson(f, lo, mid, depth + 1) + _simpson(f, mid, hi, depth + 1)
+
+
+def test_a_recursive_function_handed_a_function_says_so():
+    """Adaptive Simpson handed `math.exp`: put in place for the function, it cannot be
+    (it calls itself); the message said a container was passed, and there is none."""
+    def area(a):
+        return _simpson(math.exp, 0.0, a, 0)
+
+    with pytest.raises(s2sad.NotDifferentiableError, match="handed a function") as info:
+        s2sad.grad(area)(1.0)
+    assert "container" not in str(info.value)
+    assert s2sad.grad(area, mode="tape")(1.0) == pytest.approx(math.exp(1.0), rel=1e-4)

@@ -47,8 +47,16 @@ def inline(rw, callee, call: ast.Call, at: ast.AST, parse) -> str:
     the name its result is bound to (in `rw.env` where it is a container)."""
     name = getattr(callee, "__name__", "f")
     if callee in rw.inlining:
-        raise _refuse(rw, at, f"s2sad cannot pass a container of parameters to `{name}`: it "
-                              "calls itself")
+        if any(isinstance(rw.value(a, [], probe=True), Node) for a in call.args) or any(
+                isinstance(rw.value(k.value, [], probe=True), Node) for k in call.keywords):
+            raise _refuse(rw, at, f"s2sad cannot pass a container of parameters to `{name}`: "
+                                  "it calls itself")
+        raise rw.loc.error(  # (handed a function: ``asr(f, lo, m, d + 1)``)
+            NotDifferentiableError, at,
+            f"s2sad puts `{name}` in place of its calls, as it is handed a function, and "
+            f"`{name}` calls itself",
+            f"Let `{name}` call the function by its name (a module-level `def`), not as "
+            "an argument, or differentiate with s2sad.grad(f, mode=\"tape\").")
     names = callee.__code__.co_varnames[:callee.__code__.co_argcount]
     given = {names[i]: rw.classes[a.id][0] for i, a in enumerate(call.args[:len(names)])
              if isinstance(a, ast.Name) and a.id in rw.classes}  # (``Model.forward(self,
