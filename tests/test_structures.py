@@ -1735,3 +1735,27 @@ def test_dict_keys_that_are_numpy_scalars(keys):
     g = s2sad.grad(_chained_over_items)(p)
     assert list(g) == list(p) and all(type(a) is type(b) for a, b in zip(g, p))
     assert_tree_close(g, numeric_grad(_chained_over_items, (p,), 0), rtol=1e-6, atol=1e-8)
+
+
+def _either(p):
+    if isinstance(p, dict):
+        return p["w"] ** 2
+    return p[0] ** 2
+
+
+def _by_type(p):
+    if type(p) is not tuple:
+        return p["w"] * 3.0
+    return p[0] * p[1]
+
+
+def test_isinstance_of_a_container_decides_its_branch():
+    """``isinstance(p, dict)`` and ``type(p) is tuple`` of a container argument are
+    decided where the derivative is built (its structure is the key): the branch for
+    another type is not rewritten, so its items are not looked up (it was refused as
+    a dict with no item 0), and after a ``return`` the rest never runs."""
+    for mode in ("reverse", "forward"):
+        assert s2sad.grad(_either, mode=mode)({"w": 3.0}) == {"w": 6.0}
+        assert s2sad.grad(_either, mode=mode)((3.0, 1.0)) == (6.0, 0.0)
+        assert s2sad.grad(_by_type, mode=mode)({"w": 3.0}) == {"w": 3.0}
+        assert s2sad.grad(_by_type, mode=mode)((3.0, 2.0)) == (2.0, 3.0)

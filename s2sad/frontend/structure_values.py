@@ -448,6 +448,27 @@ def computed(e, static):
     return None
 
 
+def _classes(rw, e):
+    """The classes `e` names (a builtin's or global's name, a chain of attributes, a
+    tuple of them), as a tuple; None where it names something else."""
+    parts = e.elts if isinstance(e, ast.Tuple) else [e]
+    out = []
+    for part in parts:
+        chain = []
+        while isinstance(part, ast.Attribute):
+            chain.append(part.attr)
+            part = part.value
+        if not isinstance(part, ast.Name) or part.id in rw.caller_locals or part.id in rw.env:
+            return None
+        value = rw.lookup(part.id)
+        for attr in reversed(chain):
+            value = getattr(value, attr, None)
+        if not isinstance(value, type):
+            return None
+        out.append(value)
+    return tuple(out) if out else None
+
+
 def known(rw, e):
     """The value `rw.static` finds for `e` (`rw`, a `structures._Rewriter`)."""
     if isinstance(e, ast.Constant):
@@ -467,6 +488,16 @@ def known(rw, e):
         v = rw.value(e.args[0], [], probe=True)
         if isinstance(v, Node):
             return Const(len(v.children))
+    if isinstance(e, ast.Call) and called(e, "isinstance") and len(e.args) == 2:
+        v, classes = rw.value(e.args[0], [], probe=True), _classes(rw, e.args[1])
+        if isinstance(v, Node) and classes is not None:  # (``isinstance(p, dict)``)
+            return Const(issubclass(v.type, classes))
+    if isinstance(e, ast.Compare) and len(e.ops) == 1 and isinstance(
+            e.ops[0], (ast.Is, ast.IsNot)) and isinstance(e.left, ast.Call) and called(
+            e.left, "type") and len(e.left.args) == 1:  # (``type(p) is dict``)
+        v, classes = rw.value(e.left.args[0], [], probe=True), _classes(rw, e.comparators[0])
+        if isinstance(v, Node) and classes is not None and len(classes) == 1:
+            return Const((v.type is classes[0]) == isinstance(e.ops[0], ast.Is))
     if isinstance(e, ast.Compare) and len(e.ops) == 1 and \
             isinstance(e.ops[0], (ast.In, ast.NotIn)):
         v = rw.value(e.comparators[0], [], probe=True)

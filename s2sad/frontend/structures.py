@@ -472,6 +472,8 @@ class _Rewriter(LoopRewrites, CallRewrites, LocalFunctions):
         out = []
         for s in body:
             out.extend(self.stmt(s))
+            if isinstance(s, ast.If) and out and isinstance(out[-1], ast.Return):
+                break  # (``if isinstance(p, dict): return ...`` decided: the rest never runs)
         return out
 
     def stmt(self, s) -> list:
