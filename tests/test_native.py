@@ -577,3 +577,23 @@ def test_a_recursive_function_runs_as_python_at_once():
         got = s2sad.grad(_of_a_recursion, jit=True)(0.7)
     assert time.perf_counter() - start < 10.0
     assert got == s2sad.grad(_of_a_recursion)(0.7)
+
+
+_ACTIVATIONS = (np.sin, np.tanh)
+
+
+def _layered(ws, x):
+    s = 0.0
+    for act, w in zip(_ACTIVATIONS, ws):
+        s = s + act(w * x)
+    return s
+
+
+@needs_numba
+def test_a_loop_over_a_tuple_of_ufuncs_compiles():
+    """Each item of the tuple is read by a name of its own (``_ACTIVATIONS_0``), a
+    ufunc numba calls as NumPy's: compiled, not the Python path with a warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NativeWarning)
+        got = s2sad.grad(_layered, jit=True)([0.3, 0.5], 0.7)
+    assert got == pytest.approx(s2sad.grad(_layered)([0.3, 0.5], 0.7), rel=1e-12)

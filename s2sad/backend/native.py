@@ -389,14 +389,19 @@ def _reads(code: types.CodeType) -> list:
 
 
 def _helper(name, obj, numba):
-    """What an emitted helper name means to numba: ``math`` and NumPy themselves,
-    the runtime helpers of `_natives`; nothing else of s2sad's (the other runtime
-    helpers, checkpointing schedulers)."""
-    if obj is math or obj is np:
-        return obj
+    """What an emitted helper name means to numba: ``math`` and NumPy themselves and
+    NumPy's ufuncs, the runtime helpers of `_natives`; nothing else of s2sad's (the
+    other runtime helpers, checkpointing schedulers) or of the user's held by a name
+    of its own (`defaults.capture`)."""
+    if obj is math or obj is np or isinstance(obj, np.ufunc):
+        return obj  # (a ufunc: an item of a sequence of functions, ``LAYERS_0``)
     made = _natives(numba).get(obj)
     if made is not None:
         return made
+    if not str(getattr(obj, "__module__", "")).startswith("s2sad"):
+        raise Refused(f"it calls `{name}`, a function of yours it holds (a closure's "
+                      "variable or an item of a sequence of functions), which numba "
+                      "cannot compile")
     raise Refused(f"it calls s2sad's helper `{name}`, which numba cannot compile")
 
 
