@@ -245,3 +245,18 @@ def test_a_list_that_a_loop_makes_an_array_says_to_make_it_one_first(mode):
                                 rel=1e-6)
     assert g_y == pytest.approx([(f([1.0 + h, 0.0], 2.0) - f([1.0 - h, 0.0], 2.0)) / (2 * h),
                                  (f([1.0, h], 2.0) - f([1.0, -h], 2.0)) / (2 * h)], rel=1e-6)
+
+
+def _assembled(w):
+    K = np.zeros(4).reshape(2, 2)
+    K[0, 0] = w
+    return np.sum(K @ K)
+
+
+def test_a_write_into_a_view_of_a_value_with_no_name_says_what_to_do():
+    """``K = np.zeros(4).reshape(2, 2)`` then ``K[0, 0] = w``: the message named
+    `this value` and hinted ``K = ....copy()``, placeholders for a name there is not."""
+    with pytest.raises(s2sad.NotDifferentiableError, match="the array it was made from") as info:
+        s2sad.grad(_assembled)(0.5)
+    assert "this value" not in str(info.value) and "...." not in str(info.value)
+    assert "`.copy()` at the end of the line" in str(info.value)
