@@ -364,6 +364,15 @@ def _other_branches(body, s):
     return None
 
 
+# (a write into a view of a value with no name: ``K = np.zeros(4).reshape(2, 2)``)
+_UNNAMED_VIEW = (" may share memory with the array it was made from (a slice, a reshape "
+                 "or .T of a value computed on its line), and s2sad cannot follow a write "
+                 "through it")
+_UNNAMED_VIEW_HINT = ("Make `{}` an array of its own: `.copy()` at the end of the line that "
+                      "makes it, or make it in its shape at once (for example "
+                      "`np.zeros((2, 2))`, not `np.zeros(4).reshape(2, 2)`).")
+
+
 class Writes(CarriedWrites, UnseenWrites):
     """Checks on writes into lists and arrays (``x[i] = v``): each goes into an object
     the function made itself and nothing else shares (not an argument, not a slice,
@@ -450,21 +459,15 @@ class Writes(CarriedWrites, UnseenWrites):
                         and isinstance(op.inputs[0], ast.Name) \
                         and makes_view(op, r.kinds.get(obj), self.a.atom_kind):
                     bases = (op.inputs[0].id,)
-                if bases and self.name(bases[0]) != "this value":
+                if bases and self.name(bases[0]) == "this value":  # (no name to give)
+                    self.fail(s, who + _UNNAMED_VIEW, _UNNAMED_VIEW_HINT.format(user))
+                if bases:
                     base = self.name(bases[0])
                     self.fail(s, f"{who} may share memory with `{base}` (a slice, a reshape "
                                  f"or .T of it, or what a function given it returns), and "
                                  f"s2sad cannot follow a write through it",
                               f"Write into `{base}` itself, or make `{user}` a copy: "
                               f"`{user} = ....copy()`.")
-                if bases:  # (a view of a value with no name: ``np.zeros(4).reshape(2, 2)``)
-                    self.fail(s, f"{who} may share memory with the array it was made from "
-                                 "(a slice, a reshape or .T of a value computed on its line), "
-                                 "and s2sad cannot follow a write through it",
-                              f"Make `{user}` an array of its own: `.copy()` at the end of "
-                              "the line that makes it, or make it in its shape at once "
-                              "(for example `np.zeros((2, 2))`, not `np.zeros(4).reshape(2, "
-                              "2)`).")
                 if op is not None and (made.unpack or op.kind in ("getitem", "pop") and not
                                        isinstance(self.a.atom_kind(op.inputs[0]), ArrayKind)):
                     named = bool(op.inputs) and isinstance(op.inputs[0], ast.Name)
