@@ -109,7 +109,7 @@ def of_unit(unit) -> list:
         if not any(x[1] is g[1] and x[2] == name for x in out):
             out.append(g)
     for callee, name, obj in getattr(unit, "captured", ()):  # (held as it was built)
-        cells = dict(zip(callee.__code__.co_freevars, callee.__closure__ or ()))
+        cells = parse.cells_of(callee)
         out.append(("cell", cells[name], name, obj) if name in cells else
                    ("global", callee.__globals__, name, obj))
     out += attribute_guards(unit, out)

@@ -23,7 +23,6 @@ import ast
 import types
 
 
-
 def is_function(value) -> bool:
     """Is `value` a function, builtin or ufunc (not a class, not another callable)?"""
     return callable(value) and not isinstance(value, type) and (
@@ -130,7 +129,7 @@ def capture(rw, base: str, obj, callee=None, free=None) -> str:
     """The name the caller reads `obj` by where no name of its own means it: a
     variable `free` of `callee` that means something else where `callee` is put in
     place (a closure's variable, ``layers`` of stax's ``serial``: ``layers_apply_fun``),
-    or an item of a sequence of functions (``LAYERS_0``: `structure_loops.Function`).
+    or an item of a sequence of functions (``LAYERS_0``: `function_loops.Function`).
     `base`, apart from the caller's names; `rw.captured` keeps what it holds, which
     the derivative reads (`builder.note_user`) and is guarded by: a variable by
     identity, an item by its sequence's value."""
