@@ -203,7 +203,6 @@ def test_the_emitted_code_names_what_it_holds():
 
 
 def test_a_loop_variable_that_takes_a_function_and_more_is_refused():
-    pairs = ((np.tanh, 1.0), (np.sin, 2.0))
     fs = (np.tanh, np.sin)
 
     def nested(ps, x):
@@ -215,7 +214,6 @@ def test_a_loop_variable_that_takes_a_function_and_more_is_refused():
     with pytest.raises(s2sad.S2SADError, match="sequence of functions") as info:
         s2sad.grad(nested)(ps, np.ones(2))
     assert "for (f, c), p in" in str(info.value)
-    del pairs
 
 
 def test_a_closure_function_put_in_place_rebound_builds_the_derivative_again():
