@@ -172,6 +172,31 @@ def test_enumerate_and_reversed_over_a_tuple_of_functions():
     np.testing.assert_allclose(g, want, rtol=1e-6)
 
 
+def test_a_list_of_the_pairs_of_functions_and_parameters():
+    """``list(zip(LAYERS, ps))``, looped over as it is, reversed, or kept in a name
+    that loops read: the loop over the functions, unrolled as the ``zip`` would be."""
+    def named(ps, x):
+        pairs = list(zip(LAYERS, ps))
+        for act, p in pairs:
+            x = act(x @ p)
+        for act, p in reversed(pairs):
+            x = act(x @ p) * 0.5
+        return np.sum(x)
+
+    def backwards(ps, x):
+        for act, p in reversed(list(zip(LAYERS, ps))):
+            x = act(x @ p)
+        return np.sum(x)
+
+    ps = [rng.normal(size=(3, 3)) * 0.5 for _ in range(3)]
+    x = rng.normal(size=(2, 3))
+    for loss in (named, backwards):
+        for mode in ("reverse", "forward"):
+            got = s2sad.grad(loss, mode=mode)(ps, x)
+            for a, b in zip(got, tree_numeric_grad(loss, (ps, x), 0)):
+                np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-9)
+
+
 def test_a_global_the_caller_names_otherwise():
     """`_scaled` reads the global `SCALE`; its caller has a local `SCALE` of its own."""
     def loss(p, x):

@@ -9,7 +9,9 @@ variable stands for in that iteration's body (`named_functions`): each call is t
 of a function the compiler resolves, put in place where it is handed a container.
 The derivative is built for the sequence (`decided`, guarded by equality: another
 function in it builds it again). `loops_over_functions` tells the parser such a
-loop needs the rewrite, containers or not.
+loop needs the rewrite, containers or not. `unlisted` first reads
+``list(zip(LAYERS, params))`` over such a sequence as the ``zip`` itself, in the loop
+and through a name only loops read.
 
 Imports `defaults`, `scopes` and `tree_index`.
 """
@@ -17,6 +19,8 @@ Imports `defaults`, `scopes` and `tree_index`.
 from __future__ import annotations
 
 import ast
+import builtins
+import copy
 
 from .defaults import capture, is_function
 from .scopes import rename_scoped
@@ -60,6 +64,92 @@ def loops_over_functions(nodes, meaning) -> bool:
             elif isinstance(e, ast.Name) and _functions(meaning(e.id)):
                 return True
     return False
+
+
+def unlisted(meaning, nodes) -> bool:
+    """``list(zip(LAYERS, params))`` and ``list(enumerate(LAYERS))`` of a sequence of
+    functions a global or closure variable holds, as the iterator they list (the same
+    items), so the loop through them is unrolled as any loop over the functions:
+    where a loop goes through one (``reversed(list(zip(...)))`` too), and where a name
+    is given one once and only loops read it (``pairs = list(zip(...))``; that line
+    goes) and nothing the call reads is assigned in the function. Run before
+    `higher_order.listed_pairs`, which would make it a list of the functions. Whether
+    it rewrote anything."""
+    stored = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+    def builtin(e, *names):
+        return isinstance(e, ast.Name) and e.id in names and e.id not in stored and \
+            meaning(e.id) is getattr(builtins, e.id)
+
+    def inner(call):  # (the zip or enumerate a list of a sequence of functions lists)
+        if not (isinstance(call, ast.Call) and builtin(call.func, "list") and
+                len(call.args) == 1 and not call.keywords):
+            return None
+        it = call.args[0]
+        if isinstance(it, ast.Call) and builtin(it.func, "zip", "enumerate") and any(
+                isinstance(a, ast.Name) and a.id not in stored and _functions(meaning(a.id))
+                for a in it.args):
+            return it
+        return None
+
+    def slots(e):  # ``(holder, field, index)`` of the sequences a loop's iterator reads
+        out = [(None, None, None)]
+        todo = [e]
+        while todo:
+            c = todo.pop()
+            if isinstance(c, ast.Call) and builtin(c.func, "reversed", "enumerate", "zip"):
+                out += [(c, "args", i) for i in range(len(c.args))]
+                todo.extend(c.args)
+        return out
+
+    changed = False
+    loops = list(of(nodes, ast.For))
+    for s in loops:
+        for holder, _, i in slots(s.iter):
+            got = inner(s.iter if holder is None else holder.args[i])
+            if got is not None:
+                if holder is None:
+                    s.iter = got
+                else:
+                    holder.args[i] = got
+                changed = True
+    for n in nodes:
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(n, field, None)
+            for s in list(block) if isinstance(block, list) else ():
+                if _listed_once(s, inner, stored, nodes, loops, slots):
+                    block.remove(s)
+                    changed = True
+    return changed
+
+
+def _listed_once(s, inner, stored, nodes, loops, slots) -> bool:
+    """Is `s` ``pairs = list(zip(...))`` of a sequence of functions (`inner`), its
+    name given nothing else and read by loops only, nothing its call reads assigned?
+    Then each loop reads the ``zip`` in its place (and True)."""
+    if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and
+            isinstance(s.targets[0], ast.Name)):
+        return False
+    name, it = s.targets[0].id, inner(s.value)
+    if it is None or any(isinstance(n, ast.Name) and n.id in stored for n in ast.walk(it)):
+        return False
+    if sum(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+           for n in nodes) != 1:
+        return False
+    reads = sum(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+                for n in nodes)
+    places = [(loop, holder, i) for loop in loops for holder, _, i in slots(loop.iter)
+              if isinstance(e := (loop.iter if holder is None else holder.args[i]), ast.Name)
+              and e.id == name]
+    if not places or len(places) != reads:
+        return False
+    for loop, holder, i in places:
+        copied = ast.fix_missing_locations(ast.copy_location(copy.deepcopy(it), loop.iter))
+        if holder is None:
+            loop.iter = copied
+        else:
+            holder.args[i] = copied
+    return True
 
 
 def _has_function(item) -> bool:

@@ -416,6 +416,8 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers, 
         nodes = Nodes(tree)
     if grown.as_lists(tree, meaning, nodes):
         nodes = Nodes(tree)  # (a tuple it grows: a list it appends to)
+    if function_loops.unlisted(meaning, nodes):  # (``list(zip(LAYERS, ps))``)
+        nodes = Nodes(tree)
     if higher_order.listed_pairs(tree, meaning, nodes):  # (``list(zip(xs, ys))``)
         nodes = Nodes(tree)
     if pairs.split_lists(tree, nodes):  # (a list of tuples it builds: one per position)
