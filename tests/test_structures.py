@@ -1759,3 +1759,43 @@ def test_isinstance_of_a_container_decides_its_branch():
         assert s2sad.grad(_either, mode=mode)((3.0, 1.0)) == (6.0, 0.0)
         assert s2sad.grad(_by_type, mode=mode)({"w": 3.0}) == {"w": 3.0}
         assert s2sad.grad(_by_type, mode=mode)((3.0, 2.0)) == (2.0, 3.0)
+
+
+NAMES = ("W", "b")
+
+
+def _unpack(theta):
+    return dict(zip(NAMES, np.split(theta, [6])))
+
+
+def test_a_dict_of_names_zipped_with_arrays():
+    """``dict(zip(NAMES, arrays))`` and ``{k: v for k, v in zip(NAMES, arrays)}``
+    (`NAMES` a global tuple, `arrays` a list argument or the pieces of one flat
+    vector, as scipy.optimize hands it), returned by a helper too: built as the
+    display ``{"W": arrays[0], "b": arrays[1]}`` is. Keys known only at run time keep
+    the dict as written, for settings."""
+    def by_dict(arrays, x):
+        p = dict(zip(NAMES, arrays))
+        return np.sum(np.tanh(x @ p["W"] + p["b"]))
+
+    def by_comprehension(arrays, x):
+        p = {k: v * 2.0 for k, v in zip(NAMES, arrays)}
+        return np.sum(np.tanh(x @ p["W"] + p["b"]))
+
+    def flat(theta, x):
+        p = _unpack(theta)
+        return np.sum(np.tanh(x @ p["W"].reshape(3, 2) + p["b"]))
+
+    def settings(arrays, x, names):
+        cfg = dict(zip(names, (1.0, 2.0)))
+        return np.sum(arrays[0] * x[:, None]) * cfg["a"]
+
+    arrays = [rng.normal(size=(3, 2)), rng.normal(size=2)]
+    x = rng.normal(size=3)
+    for f, args in ((by_dict, (arrays, x)), (by_comprehension, (arrays, x)),
+                    (flat, (rng.normal(size=8), x)), (settings, (arrays, x, ["a", "b"]))):
+        want = numeric_grad(f, args, 0)
+        for mode in ("reverse", "forward", "tape"):
+            assert_tree_close(s2sad.grad(f, mode=mode)(*args), want, rtol=1e-6, atol=1e-9)
+    body = s2sad.source(by_dict, example=(arrays, x)).split("def by_dict_grad")[1]
+    assert "p_W = arrays[0]" in body and "for " not in body

@@ -28,7 +28,9 @@ name, nor a global of the same name).
   only order the items: no derivative goes through them.
 * ``list(zip(xs, ys))`` and ``list(enumerate(xs))`` (`listed_pairs`, before `pairs`):
   where a loop goes through it, the iterator; given to a name, the list
-  comprehension of its tuples, ``[(item, item2) for item, item2 in zip(xs, ys)]``.
+  comprehension of its tuples, ``[(item, item2) for item, item2 in zip(xs, ys)]``;
+  and ``p = dict(zip(names, arrays))`` the dict comprehension
+  ``{item: item2 for item, item2 in zip(names, arrays)}``.
 * ``functools.reduce(f, xs[, init])`` gets, in place of its function, the generator
   ``(body for (a, b) in [])`` of the lambda ``lambda a, b: body`` (or ``(f(item,
   item2) for (item, item2) in [])`` of a function), marked with `REDUCER`; `expand`
@@ -82,7 +84,8 @@ def listed_pairs(tree: ast.FunctionDef, meaning, nodes) -> bool:
     name, as the list comprehension of its tuples (``pairs = [(item, item2) for
     item, item2 in zip(xs, ys)]``), which `pairs` then splits into one list per
     position. Run before `pairs`. Whether it may have rewritten anything."""
-    if not any(isinstance(n.func, ast.Name) and n.func.id == "list" for n in of(nodes, ast.Call)):
+    if not any(isinstance(n.func, ast.Name) and n.func.id in ("list", "dict")
+               for n in of(nodes, ast.Call)):
         return False
     params = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}
     local = {n.id for n in nodes if isinstance(n, ast.Name)
@@ -110,6 +113,14 @@ def listed_pairs(tree: ast.FunctionDef, meaning, nodes) -> bool:
             got = low.listed(n.value, n.value)
             if got is not None:
                 n.value, changed = got, True
+        for field, value in ast.iter_fields(n):  # (``dict(zip(...))`` wherever it is)
+            if isinstance(value, ast.expr) and (got := low.dicted(value)) is not None:
+                setattr(n, field, got)
+                changed = True
+            elif isinstance(value, list):
+                for i, x in enumerate(value):
+                    if isinstance(x, ast.expr) and (got := low.dicted(x)) is not None:
+                        value[i], changed = got, True
     return changed
 
 
@@ -215,6 +226,27 @@ class _Lowering(ast.NodeTransformer):
         for node in ast.walk(comp):
             if isinstance(node, ast.expr) and not hasattr(node, "lineno"):
                 ast.copy_location(node, at)
+        return comp
+
+    def dicted(self, call):
+        """``dict(zip(keys, values))`` (`call`) as the comprehension ``{item: item2
+        for item, item2 in zip(keys, values)}``, which `structures` builds as a dict
+        display where it knows the keys; None for another call."""
+        if not (isinstance(call, ast.Call) and self.builtin(call.func, "dict") and len(
+                call.args) == 1 and not call.keywords):
+            return None
+        it = call.args[0]
+        if not (isinstance(it, ast.Call) and self.builtin(it.func, "zip") and len(it.args) == 2
+                and not it.keywords and not any(isinstance(a, ast.Starred) for a in it.args)):
+            return None
+        k, v = self.fresh(), self.fresh()
+        comp = ast.DictComp(key=ast.Name(id=k, ctx=ast.Load()), value=ast.Name(id=v, ctx=ast.Load()),
+                            generators=[ast.comprehension(target=ast.Tuple(elts=[
+                                ast.Name(id=k, ctx=ast.Store()), ast.Name(id=v, ctx=ast.Store())],
+                                ctx=ast.Store()), iter=it, ifs=[], is_async=0)])
+        for node in ast.walk(comp):
+            if isinstance(node, ast.expr) and not hasattr(node, "lineno"):
+                ast.copy_location(node, call)
         return comp
 
     def reduce(self, func) -> bool:

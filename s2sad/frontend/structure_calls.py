@@ -578,15 +578,34 @@ def builds_containers(tree, callees=(), generated=False, nodes=None) -> bool:
     if any(not all(isinstance(v, ast.Constant) for v in node.values)
            for node in of(nodes, ast.Dict)):
         return True
-    if any(isinstance(node.func, ast.Name) and node.func.id == "dict" and not all(
-            isinstance(k.value, ast.Constant) for k in node.keywords) for node in of(
-                nodes, ast.Call)):
-        return True  # (``dict(a=x, b=y)``: a display by another name)
+    if any(_keyed_by_variable(node) for node in of(nodes, ast.DictComp)):
+        return True  # (``{k: v for k, v in zip(names, arrays)}``)
+    if any(isinstance(node.func, ast.Name) and node.func.id == "dict" and (not all(
+            isinstance(k.value, ast.Constant) for k in node.keywords) or _zipped(node))
+           for node in of(nodes, ast.Call)):
+        return True  # (``dict(a=x, b=y)``: a display by another name; ``dict(zip(...))``)
     if any(getattr(node, "container", False) for node in of(nodes, ast.Tuple)):
         return True  # (a tuple holding a list: `mark_list_tuples`)
     tuples = has(nodes, ast.Tuple)
     return not generated and (tuples and hands_over_tuple_lists(tree) or
                               written_dicts(tree, nodes))
+
+
+def _zipped(call) -> bool:
+    """Is `call` ``dict(zip(keys, values))`` (`higher_order.listed_pairs` makes it a
+    dict comprehension)?"""
+    return len(call.args) == 1 and isinstance(call.args[0], ast.Call) and isinstance(
+        call.args[0].func, ast.Name) and call.args[0].func.id == "zip"
+
+
+def _keyed_by_variable(comp) -> bool:
+    """Is `comp` a dict comprehension of computed values keyed by a variable of its
+    one ``for`` (``{k: v for k, v in zip(names, arrays)}``), which `structures`
+    builds as a display where the keys are known?"""
+    return len(comp.generators) == 1 and not isinstance(comp.value, ast.Constant) and \
+        isinstance(comp.key, ast.Name) and any(
+            isinstance(n, ast.Name) and n.id == comp.key.id
+            for n in ast.walk(comp.generators[0].target))
 
 
 def written_dicts(tree, nodes=None) -> bool:

@@ -26,6 +26,7 @@ import ast
 import builtins
 import copy
 
+from .. import ir
 from ..errors import S2SADError
 from .function_loops import function_items, named_functions
 from .structure_values import (DICT_METHODS, Const, Node, assign, called, located, node_of,
@@ -270,8 +271,9 @@ class LoopRewrites:
             return [_displayed(self, x, s) for x in e.elts]
         known = self.static(e) if isinstance(e, (ast.Constant, ast.Name)) else None
         if known is not None and type(known.value) in (str, tuple) \
-                and _indexes_container(self, s):
-            # (``for g in "ifog": p[f"W_{g}"]``, or a tuple of keys kept in a name)
+                and (isinstance(s, ast.DictComp) or _indexes_container(self, s)):
+            # (``for g in "ifog": p[f"W_{g}"]``, or a tuple of keys kept in a name; a
+            # dict's keys: ``{k: v for k, v in zip(NAMES, arrays)}``)
             return [Const(c) for c in known.value]
         if isinstance(e, ast.Name):  # (a global's or closure's tuple of functions)
             return function_items(self, e)
@@ -306,8 +308,12 @@ class LoopRewrites:
                 n = max(len(p) for p in parts if p is not None)
                 for k, (p, a) in enumerate(zip(parts, e.args)):
                     if p is None:  # (read by position, where its length allows: `Runtime`)
-                        name = self.anonymous()
-                        self.pending.append(assign(name, self.expr(a), s))
+                        got = self.expr(a)
+                        if isinstance(got, ast.Name) and not isinstance(s, ast.For):
+                            name = got.id  # (a comprehension's: read where it is made)
+                        else:
+                            name = self.anonymous()
+                            self.pending.append(assign(name, got, s))
                         parts[k] = [Runtime(name, i) for i in range(n)]
             return list(zip(*parts))
         if called(e, "reversed") and len(e.args) == 1:
@@ -366,7 +372,21 @@ def static_dict_comprehension(rw, e, pre, hint):
         renamed = {n: f"{n}%c{rw.fresh}" for n in names}
         target, key, value, conds = (_renamed(copy.deepcopy(x), renamed) for x in (
             gen.target, e.key, e.value, ast.Tuple(elts=list(gen.ifs), ctx=ast.Load())))
-        pre.extend(rw.bind(target, item, e))
+        if isinstance(item, tuple) and isinstance(target, ast.Tuple) and len(item) == len(
+                target.elts):
+            # (a variable given a key, or an item of a sequence known at run time,
+            # ``zip(NAMES, arrays)``: read in its place, ``{"W": arrays[0], ...}``)
+            plain = {t.id: _read(x) for t, x in zip(target.elts, item)
+                     if isinstance(t, ast.Name) and isinstance(x, (Const, Runtime))}
+            key, value, conds = located([ir.substitute(x, plain) for x in (key, value,
+                                                                           conds)], e)
+            for t, x in zip(target.elts, item):
+                if not (isinstance(t, ast.Name) and t.id in plain):
+                    pre.extend(rw.stmt(ast.copy_location(ast.Assign(
+                        targets=[t], value=_read(x)), e)) if isinstance(x, Runtime)
+                        else rw.bind(t, x, e))
+        else:
+            pre.extend(rw.bind(target, item, e))
         decided = [rw.static(c) for c in conds.elts]
         if any(d is None for d in decided):
             raise rw.refuse(e, "s2sad builds a dict comprehension over a container "
@@ -563,6 +583,14 @@ def _renamed(node, names: dict):
         if isinstance(n, ast.Name) and n.id in names:
             n.id = names[n.id]
     return node
+
+
+def _read(x):
+    """The expression of a `Const` or of a `Runtime` item (``arrays[1]``)."""
+    if isinstance(x, Const):
+        return ast.Constant(value=x.value)
+    return ast.Subscript(value=ast.Name(id=x.name, ctx=ast.Load()),
+                         slice=ast.Constant(value=x.index), ctx=ast.Load())
 
 
 class Runtime:
