@@ -134,6 +134,65 @@ class CarriedWrites:
                         for k in read_at(base):
                             if k > kw or kw in inside and k in inside:
                                 self.refuse_carried(kw, phi, base, self.name(base))
+        self.check_shared(writes, read_at)
+
+    def check_shared(self, writes, read_at):
+        """Refuse a write into the array two carried names of a loop both hold: an
+        exit hands them one array (``v = v * 2.0; u = v``), so after the loop (and
+        at the next iteration's head) a write through one changes the other, which
+        neither mode's derivative follows through names the loop keeps apart."""
+        r = self.r
+        inits = {r.root(p.name): r.root(p.init.id) for loop in ir.walk(self.a.fn.body)
+                 if isinstance(loop, ir.Loop) for p in loop.phis
+                 if isinstance(p.init, ast.Name) and p.init.id in r.kinds}
+
+        def starts(o):  # (`o`, and the arrays a loop's carried name `o` starts as)
+            out = [o]
+            while out[-1] in inits and inits[out[-1]] not in out:
+                out.append(inits[out[-1]])
+            return out
+
+        for kl, (loop, _) in enumerate(self.order):
+            if not isinstance(loop, ir.Loop):
+                continue
+            phis = {p.name for p in loop.phis if isinstance(r.kinds.get(p.name), ArrayKind)}
+            given = {}  # the root of an array an exit hands on -> the carried names given it
+            moved = set()  # (handed on by a carried name the same exit gives another array:
+            for st in ir.walk(loop.cond + loop.body):  # ``a, b = b, a``)
+                copies = [c for c in st.copies if isinstance(c, ir.Assign) and len(
+                    c.targets) == 1 and c.targets[0] in phis and isinstance(
+                    c.value, ast.Name) and c.value.id in r.kinds] if isinstance(st, ir.Exit) \
+                    else []
+                for c in copies:
+                    given.setdefault(r.root(c.value.id), set()).add(c.targets[0])
+                    if r.root(c.value.id) in {r.root(d.targets[0]) for d in copies}:
+                        moved.add(r.root(c.value.id))
+            inside = {k for k, (_, loops) in enumerate(self.order) if loop in loops}
+            for root, names in given.items():
+                # (the array itself, by its own name: a new one each iteration where the
+                # loop makes it, so read there it is not the one written)
+                made = any(r.root(n) == root for k in inside
+                           for n in ir.defined_names(self.order[k][0]))
+                for p in sorted(names):
+                    # (a write into a later loop's carried name that starts as `p`'s array)
+                    writers = [o for o in sorted(writes) if r.root(p) in starts(o)]
+                    for kw, _ in [w for o in writers for w in writes.get(o, ())]:
+                        if kw < kl:
+                            continue
+                        for q, ks in [(q, read_at(r.root(q))) for q in sorted(names - {p})] + [
+                                (root, [k for k in read_at(root) if not (made and k in inside)])
+                                for _ in [0] if root not in moved]:
+                            if r.root(q) != r.root(p) and any(k > kw for k in ks):
+                                user, other = self.name(p), self.name(q)
+                                self.fail(self.order[kw][0],
+                                          f"this write changes the array that both `{user}` "
+                                          f"and `{other}` hold (the loop hands them one "
+                                          f"array), and `{other}` is read afterwards; s2sad "
+                                          f"cannot follow a write into an array that another "
+                                          f"name holds",
+                                          f"Copy where the loop hands one the other's array: "
+                                          f"`{user} = {other}.copy()` or `{other} = "
+                                          f"{user}.copy()`.")
 
     def swapped_in(self, loop, phi):
         """Another carried name of `loop` whose array an exit hands to the carried

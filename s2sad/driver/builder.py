@@ -271,7 +271,7 @@ class _Builder:
             body, _, (output,) = simplify.simplify(
                 fwd.body, [], set(), [fwd.output], _purity(fr.dup, act),
                 name_kinds(act, fr.dup.refs), inputs=[p.name for p in fr.anf.params],
-                mutable=reverse.mutable_names(act))
+                mutable=reverse.mutable_names(act, fr.dup.body))
         fn = ir.Function(name, _params(fr.anf), body + [ir.Return(output, fwd.output_line)],
                          fr.anf.refs, fr.anf.source)
         return UnitFunction(fn, callee)
@@ -504,7 +504,7 @@ class _ForwardBuilder(_Builder):
             body, _, (output, output_dot) = simplify.simplify(
                 fwd.body, [], set(), [fwd.output, fwd.output_dot], _purity(fr.dup, act),
                 name_kinds(act, fr.dup.refs), inputs=params + dots,
-                mutable=reverse.mutable_names(act, tangents=True))
+                mutable=reverse.mutable_names(act, fr.dup.body, tangents=True))
         result = ast.Tuple(elts=[output, output_dot], ctx=ast.Load())
         body = body + [ir.Return(result, fwd.output_line)]
         # after a parameter with a default, the tangents get defaults too (None: the

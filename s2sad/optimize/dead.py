@@ -666,6 +666,17 @@ def drop_needless_restores(forward, reverse, ctx: Context):
             held[call.func.value.id] = set(s.targets) | {
                 n.id for a in call.args for n in ast.walk(a) if isinstance(n, ast.Name)}
 
+    # A helper's forward sweep hands its backward sweep the arrays it was given, by
+    # reference (``s, s%saved = h%fwd(v, y)``): reading `s%saved` reads them.
+    saved = {}
+    for s in ir.walk(forward):
+        call = s.value if isinstance(s, ir.Assign) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) \
+                and call.func.id.endswith("%fwd"):
+            given = {mutable[n.id] for a in call.args + [k.value for k in call.keywords]
+                     for n in ast.walk(a) if isinstance(n, ast.Name) and n.id in mutable}
+            saved.update({t: given for t in s.targets if given and t.endswith("%saved")})
+
     def restore(s) -> bool:
         return isinstance(s, (ir.SetItem, ir.Expr)) and s.restore
 
@@ -682,6 +693,8 @@ def drop_needless_restores(forward, reverse, ctx: Context):
                           for a in _shape_arguments(n)}
             out |= {mutable[n.id] for n in ast.walk(node) if isinstance(n, ast.Name)
                     and n.id in mutable and id(n) not in shape_only}
+            out |= {o for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in saved
+                    for o in saved[n.id]}
             out |= {mutable[n] for c in ast.walk(node) if isinstance(c, ast.Call)
                     and isinstance(c.func, ast.Attribute) and c.func.attr == "reverse"
                     and isinstance(c.func.value, ast.Name)

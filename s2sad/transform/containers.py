@@ -48,15 +48,24 @@ class ContainerAdjoints:
         roots = []
         created = self.act.created  # (none: no list or array is made, nothing to zero)
         ids = ({id(s) for s in body} | ({0} if top else set())) if created else ()
+        # (made inside an `if` whose paths all give it a name, ``u = u + u[0]`` in a
+        # loop on one path: the join, zeroed before the `if`'s reverse)
+        inner = {id(x): s for s in body if isinstance(s, ir.If) for x in ir.walk(s.body + s.orelse)
+                 if created} if any(isinstance(s, ir.If) for s in body) else {}
         for root, made in created.items():
-            if made in ids and root in self.act.active and self.is_container(root) \
-                    and root not in roots:
+            if root in self.zeroed_roots or root not in self.act.active or \
+                    not self.is_container(root) or root in roots:
+                continue
+            join = inner.get(made)
+            if made in ids or join is not None and any(self.act.root(n) == root for n in (
+                    ir.definitely_assigned(join.body) & ir.definitely_assigned(join.orelse))):
                 roots.append(root)
+        self.zeroed_roots.update(roots)
         out = []
         joins = {id(s): s for s in body if isinstance(s, ir.If)} if roots else {}
         for r in roots:
             name = r
-            join = joins.get(self.act.created[r])
+            join = joins.get(self.act.created[r]) or inner.get(self.act.created[r])
             if join is not None:  # (made at a join: a name every path gives it)
                 both = ir.definitely_assigned(join.body) & ir.definitely_assigned(join.orelse)
                 name = min((n for n in both if self.act.root(n) == r), default=r)

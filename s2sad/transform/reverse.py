@@ -81,9 +81,10 @@ class Reverse:
     steps: list = field(default_factory=list)  # `Step`s of checkpointed loops
 
 
-def mutable_names(act: Activity, tangents=False) -> dict:
-    """Every name of a list or array the function writes into, and of a view of one,
-    mapped to the name of the object written (see `simplify`). A list that grows or
+def mutable_names(act: Activity, body: list, tangents=False) -> dict:
+    """Every name of a list or array the function (`body`, as `act` analysed it)
+    writes into, and of a view of one, mapped to the name of the object written (see
+    `simplify`). A list that grows or
     shrinks (`append`, `pop`) counts as written: ``xs[-1]`` names another element
     once it has, so a read of it is not recomputed (or shared, or moved) past that.
     With `tangents` (forward mode), an array's tangent too, written as the array is
@@ -94,15 +95,14 @@ def mutable_names(act: Activity, tangents=False) -> dict:
     if not changed:
         return {}
     # (a write through a loop's carried name is a write into each array it may hold:
-    # its first value, and what an exit hands it, ``a, b = b, a``)
-    changed |= {b for root in list(changed) for b in act.carried.get(root, ())}
+    # its first value, what an exit hands it, ``a, b = b, a``, and the array an
+    # iteration makes and hands it, which it is after the loop: one object, one name)
+    group = _one_object(act, body, changed)
+    changed = {group.get(r, r) for r in changed}
 
     def written_root(n):
-        # (a loop-carried array may still be the array it started from)
-        carried = [b for r in [act.root(n)] + act.viewed_roots(n)
-                   for b in act.carried.get(r, ())]
-        return next((r for r in [act.root(n)] + act.viewed_roots(n) + carried
-                     if r in changed), None)
+        return next((group.get(r, r) for r in [act.root(n)] + act.viewed_roots(n)
+                     if group.get(r, r) in changed), None)
 
     out = {}
     for n in act.kinds:
@@ -112,6 +112,50 @@ def mutable_names(act: Activity, tangents=False) -> dict:
             if tangents and isinstance(act.kinds[n], ArrayKind):
                 out[f"{n}%dot"] = f"{root}%dot"
     return out
+
+
+def _one_object(act: Activity, body: list, changed: set) -> dict:
+    """Root -> the root that names its group: the roots of the arrays a loop-carried
+    array may be one object with, its first value and what an exit hands it
+    (`Activity.carried`); and where such a group is written (`changed`), the arrays
+    an iteration makes and hands it (``v = np.exp(v)``: after the loop, and at the
+    next iteration's head, the carried name holds that very array; a write into the
+    array an iteration makes, before it hands it on, changes no array the carried
+    name held). The first of a group's roots in sorted order names it."""
+    parent: dict = {}
+
+    def find(r):
+        while parent.get(r, r) != r:
+            r = parent[r]
+        return r
+
+    def union(a, b):
+        a, b = find(a), find(b)
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+
+    for root, bases in act.carried.items():
+        for b in bases:
+            union(root, b)
+    handed = []  # (the carried array's root, the root of an array an exit hands it)
+    for loop in ir.walk(body):
+        if not isinstance(loop, ir.Loop):
+            continue
+        phis = {p.name for p in loop.phis if isinstance(act.kinds.get(p.name), ArrayKind)}
+        for st in ir.walk(loop.cond + loop.body):
+            for c in st.copies if isinstance(st, ir.Exit) else ():
+                if isinstance(c, ir.Assign) and isinstance(c.value, ast.Name) and \
+                        c.value.id in act.kinds and len(c.targets) == 1 and c.targets[0] in phis:
+                    handed.append((act.root(c.targets[0]), act.root(c.value.id)))
+    grown = True
+    while grown:  # (a group that grows may be written through a loop nested in it)
+        written = {find(r) for r in changed}
+        grown = False
+        for phi, made in handed:
+            if find(phi) in written and find(made) != find(phi):
+                union(phi, made)
+                grown = True
+    return {r: find(r) for r in list(parent)}
 
 
 def transform(fn: ir.Function, activity: Activity, derivative_of) -> Reverse:
@@ -153,6 +197,7 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
         self.steps: list = []
         self.checkpoints = {}  # loop tag -> (scheduler name, Step)
         self.element_zeros = {}  # adjoint list -> its ``[np.zeros_like(xs[0]), ...]``
+        self.zeroed_roots = set()  # (lists and arrays the blocks being reversed zeroed)
         self.unborn = set()  # carried names with no value before their loop
         self.masks = {}  # name -> the `masks.Mask` of its adjoint, in the block being reversed
         self.finite_memo = {}  # name -> certainly finite (`masks`)
@@ -213,7 +258,7 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
             else:
                 grads[p] = zero(self.act.kinds.get(p), p)
         return Reverse(forward, reverse, seed, output, ret.line if ret else 0, grads,
-                       self.requests, self.helpers, mutable_names(self.act), self.steps)
+                       self.requests, self.helpers, mutable_names(self.act, self.fn.body), self.steps)
 
     # ------------------------------------------------------------ forward
 
@@ -329,6 +374,7 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
                 if type(s) is ir.If:
                     self.if_bound[id(s)] = frozenset(before)
                 before |= ir.definitely_assigned([s])
+        zeroed = set(self.zeroed_roots)
         out = self.list_inits(body, top)
         self.emitted.append(out)
         outer_masks = dict(self.masks)  # (a mask holds in the block that made it)
@@ -346,6 +392,7 @@ class _Transform(OperationAdjoints, ContainerAdjoints, TapedLoops, CheckpointedL
             out.extend(stmts)
         self.emitted.pop()
         self.masks = outer_masks
+        self.zeroed_roots = zeroed
         return out
 
     def reverse_stmt(self, s) -> list:
