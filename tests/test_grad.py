@@ -1055,3 +1055,17 @@ def test_a_pullback_of_a_0d_array_output_takes_a_number():
         assert close(gA, float(seed) * C) and close(gC, float(seed) * A)
     with pytest.raises(s2sad.S2SADError, match="takes an adjoint with the structure"):
         pullback((1.0,))
+
+
+def _annotated(x, n: int = 2):
+    c: float  # (a bare annotation: nothing happens where it runs)
+    c = x * 2.0
+    d: float = x**n
+    if x > 0.0:
+        e: float
+    return c * d
+
+
+def test_annotations_bare_or_with_a_value():
+    for mode in ("reverse", "forward"):
+        assert s2sad.grad(_annotated, mode=mode)(1.5) == pytest.approx(6 * 1.5**2)

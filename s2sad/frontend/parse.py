@@ -402,6 +402,8 @@ def _parsed_tree(tree, info, loc, globals_, cells, builtins_, func, containers, 
     cells = defaults.by_value(tree, func, cells, globals_, builtins_, lookup, MISSING)
     specs = getattr(func, STRUCTURES, None) if func is not None else None
     nodes = Nodes(tree)  # (for the passes below; again after one rewrote it)
+    if nodes.has(ast.AnnAssign) and syntax.drop_bare_annotations(nodes):
+        nodes = Nodes(tree)
     syntax.check_keys(nodes, loc)
     scopes.mangle_private(nodes, info.qualname)  # (self.__scale: self._Model__scale)
     if nodes.has(ast.Match) and matching.as_ifs(tree, loc):  # (the ifs it stands for)

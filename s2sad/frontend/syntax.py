@@ -93,9 +93,23 @@ def check_signature(tree: ast.FunctionDef, loc):
                 "List the parameters one by one (x, y, z) or pass a tuple.")
 
 
+def drop_bare_annotations(nodes) -> bool:
+    """A bare annotation, ``c: float`` (no value), does nothing where it runs: each
+    becomes ``pass``. Whether there was one."""
+    found = False
+    for block in (getattr(n, f, None) for n in nodes for f in ("body", "orelse", "finalbody")):
+        if isinstance(block, list) and any(
+                isinstance(s, ast.AnnAssign) and s.value is None for s in block):
+            block[:] = [ast.copy_location(ast.Pass(), s) if isinstance(s, ast.AnnAssign)
+                        and s.value is None else s for s in block]
+            found = True
+    return found
+
+
 def check_nodes(tree: ast.FunctionDef, loc, nodes: list):
     """Refuse a node of `tree` of a type the later stages do not handle (`REFUSED`,
-    or one not in the table), a bare annotation and a target they cannot write.
+    or one not in the table) and a target they cannot write (a bare annotation is
+    ``pass`` by then: `drop_bare_annotations`).
     `nodes`: `tree`'s `tree_index.Nodes` (one by one only where a kind is odd)."""
     odd = len(nodes.of(ast.FunctionDef)) > 1 or not SUPPORTED.issuperset(nodes.by_type)
     for node in nodes if odd else ():
@@ -116,10 +130,6 @@ def check_nodes(tree: ast.FunctionDef, loc, nodes: list):
                         f"s2sad does not know the construct `{kind.__name__}`",
                         "Rewrite that expression with plain arithmetic and calls.")
     for node in nodes.of(ast.Assign, ast.AugAssign, ast.AnnAssign):
-        if isinstance(node, ast.AnnAssign) and node.value is None:
-            raise loc.error(UnsupportedSyntaxError, node,
-                            "s2sad cannot differentiate a bare annotation",
-                            "Give the variable a value: `x: float = 0.0`.")
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for t in targets:
             # (elements of an unpacking and of a chained assignment are written
