@@ -34,7 +34,7 @@ from ..ir import trees
 from . import pairs
 from .defaults import capture, default_functions, is_function, with_defaults
 from .scopes import rename_scoped
-from .structure_values import Node, assign, assigned_once, located
+from .structure_values import Node, assign, assigned_once, dict_of_pairs, located
 from .tree_index import Nodes, has, of
 
 _HINT = ("Pass the arrays themselves (layer(p[\"W\"], p[\"b\"], x)), or keep the function "
@@ -578,10 +578,10 @@ def builds_containers(tree, callees=(), generated=False, nodes=None) -> bool:
     if any(not all(isinstance(v, ast.Constant) for v in node.values)
            for node in of(nodes, ast.Dict)):
         return True
-    if any(_keyed_by_variable(node) for node in of(nodes, ast.DictComp)):
+    if any(dict_of_pairs(node) for node in of(nodes, ast.DictComp)):
         return True  # (``{k: v for k, v in zip(names, arrays)}``)
     if any(isinstance(node.func, ast.Name) and node.func.id == "dict" and (not all(
-            isinstance(k.value, ast.Constant) for k in node.keywords) or _zipped(node))
+            isinstance(k.value, ast.Constant) for k in node.keywords) or dict_of_pairs(node))
            for node in of(nodes, ast.Call)):
         return True  # (``dict(a=x, b=y)``: a display by another name; ``dict(zip(...))``)
     if any(getattr(node, "container", False) for node in of(nodes, ast.Tuple)):
@@ -589,23 +589,6 @@ def builds_containers(tree, callees=(), generated=False, nodes=None) -> bool:
     tuples = has(nodes, ast.Tuple)
     return not generated and (tuples and hands_over_tuple_lists(tree) or
                               written_dicts(tree, nodes))
-
-
-def _zipped(call) -> bool:
-    """Is `call` ``dict(zip(keys, values))`` (`higher_order.listed_pairs` makes it a
-    dict comprehension)?"""
-    return len(call.args) == 1 and isinstance(call.args[0], ast.Call) and isinstance(
-        call.args[0].func, ast.Name) and call.args[0].func.id == "zip"
-
-
-def _keyed_by_variable(comp) -> bool:
-    """Is `comp` a dict comprehension of computed values keyed by a variable of its
-    one ``for`` (``{k: v for k, v in zip(names, arrays)}``), which `structures`
-    builds as a display where the keys are known?"""
-    return len(comp.generators) == 1 and not isinstance(comp.value, ast.Constant) and \
-        isinstance(comp.key, ast.Name) and any(
-            isinstance(n, ast.Name) and n.id == comp.key.id
-            for n in ast.walk(comp.generators[0].target))
 
 
 def written_dicts(tree, nodes=None) -> bool:

@@ -615,3 +615,16 @@ def fill_lines(body, line):
             inner = getattr(s, field, None)
             if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
                 fill_lines(inner, line)
+
+
+def dict_of_pairs(node) -> bool:
+    """Is `node` ``dict(zip(keys, values))`` (a `Call`; `higher_order.listed_pairs`
+    makes it a dict comprehension), or a dict comprehension of computed values keyed
+    by the variable of its one ``for`` (``{k: v for k, v in zip(names, arrays)}``)?
+    `structures` builds either as a display where it knows the keys."""
+    if isinstance(node, ast.Call):
+        return len(node.args) == 1 and isinstance(node.args[0], ast.Call) and isinstance(
+            node.args[0].func, ast.Name) and node.args[0].func.id == "zip"
+    return len(node.generators) == 1 and not isinstance(node.value, ast.Constant) and \
+        isinstance(node.key, ast.Name) and any(isinstance(n, ast.Name) and n.id == node.key.id
+                                               for n in ast.walk(node.generators[0].target))

@@ -27,6 +27,28 @@ from ..primitives.facts import fancy_index, index_kind
 from .common import adj, slices_as_calls, zero, zeros_like_list
 
 
+def _zeroed_here(t, body, top) -> tuple:
+    """``(roots, inner)``: the lists and arrays whose adjoints `t.list_inits` zeroes
+    at the start of `body` (those made by its statements, or received, at the top;
+    and those made inside an `if` of it whose paths all give them a name, ``u = u +
+    u[0]`` in a loop on one path: the join, zeroed before the `if`'s reverse), and
+    the `if` of `body` each statement inside one is in (by id)."""
+    roots = []
+    created = t.act.created  # (none: no list or array is made, nothing to zero)
+    ids = ({id(s) for s in body} | ({0} if top else set())) if created else ()
+    inner = {id(x): s for s in body if isinstance(s, ir.If) for x in ir.walk(s.body + s.orelse)
+             if created} if any(isinstance(s, ir.If) for s in body) else {}
+    for root, made in created.items():
+        if root in t.zeroed_roots or root not in t.act.active or \
+                not t.is_container(root) or root in roots:
+            continue
+        join = inner.get(made)
+        if made in ids or join is not None and any(t.act.root(n) == root for n in (
+                ir.definitely_assigned(join.body) & ir.definitely_assigned(join.orelse))):
+            roots.append(root)
+    return roots, inner
+
+
 class ContainerAdjoints:
     """Adjoints of lists and arrays, as methods of `reverse._Transform` (see the
     module docstring)."""
@@ -45,21 +67,7 @@ class ContainerAdjoints:
     def list_inits(self, body, top) -> list:
         """Adjoint lists of the lists this block creates (or receives, at the top),
         zeroed before any reverse statement of the block touches them."""
-        roots = []
-        created = self.act.created  # (none: no list or array is made, nothing to zero)
-        ids = ({id(s) for s in body} | ({0} if top else set())) if created else ()
-        # (made inside an `if` whose paths all give it a name, ``u = u + u[0]`` in a
-        # loop on one path: the join, zeroed before the `if`'s reverse)
-        inner = {id(x): s for s in body if isinstance(s, ir.If) for x in ir.walk(s.body + s.orelse)
-                 if created} if any(isinstance(s, ir.If) for s in body) else {}
-        for root, made in created.items():
-            if root in self.zeroed_roots or root not in self.act.active or \
-                    not self.is_container(root) or root in roots:
-                continue
-            join = inner.get(made)
-            if made in ids or join is not None and any(self.act.root(n) == root for n in (
-                    ir.definitely_assigned(join.body) & ir.definitely_assigned(join.orelse))):
-                roots.append(root)
+        roots, inner = _zeroed_here(self, body, top)
         self.zeroed_roots.update(roots)
         out = []
         joins = {id(s): s for s in body if isinstance(s, ir.If)} if roots else {}
