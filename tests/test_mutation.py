@@ -1068,3 +1068,33 @@ def test_two_names_a_loop_gives_one_array(f, mode):
     with pytest.raises(s2sad.NotDifferentiableError, match="both `u` and `v` hold") as info:
         s2sad.grad(f, wrt=(0, 1), mode=mode)(np.array([0.3, -0.4]), 0.7)
     assert "u[0] = y" in str(info.value)
+
+
+def _loop_hands_one_array_then_branches(x, y):
+    v = x * 1.0
+    for _ in range(1):
+        v = v * 1.5
+        u = v
+    u[0] = y
+    if y > 0.5:
+        u = v
+        v = np.sin(v) + y
+        v = np.sin(v) + y
+    else:
+        v[0] = v[0] * y
+    return np.sum(v * v) + np.sum(x * u)
+
+
+@pytest.mark.parametrize("y", [0.7, 0.3])
+def test_a_loop_hands_one_array_without_a_tangent_to_two_names(y):
+    """The loop hands `v`'s array to `v` and `u`, with no tangent yet (only `y` is
+    differentiated, and it reaches the array after the loop): forward mode made two
+    zero tangents for the one array, and `u[0] = y` changed only `u`'s (a fuzzed
+    program; reverse mode refuses it)."""
+    f = _loop_hands_one_array_then_branches
+    x = np.array([0.3, -0.4, 0.25])
+    want = numeric(f, (x.copy(), y), 1)
+    assert s2sad.grad(f, wrt=1, mode="forward")(x.copy(), y) == pytest.approx(want, rel=1e-6)
+    gx, gy = s2sad.grad(f, wrt=(0, 1), mode="forward")(x.copy(), y)
+    assert gy == pytest.approx(want, rel=1e-6)
+    assert np.allclose(gx, numeric(f, (x.copy(), y), 0), rtol=1e-6, atol=1e-8)

@@ -293,9 +293,9 @@ class _Transform:
         if isinstance(s, ir.Loop):
             return [self.loop(s)]
         if isinstance(s, ir.Exit):
-            copies = []
+            copies, zeroed = [], {}
             for c in s.copies:
-                copies.extend(self.statement(c))
+                copies.extend(self.shared_zero(c, zeroed) or self.statement(c))
             return [ir.Exit(copies, s.brk, s.line)]
         return [s]
 
@@ -364,6 +364,22 @@ class _Transform:
         active operation of unknown kind before): a zero tangent where the name
         varies on another path."""
         return [s] if target is None else self.tangent(s, target, None)
+
+    def shared_zero(self, c, zeroed: dict):
+        """An exit's copy that hands an array without a tangent to a carried name
+        with one, where an earlier copy of the exit handed the same array to a name
+        of the same object (``u = v`` in the loop, `u` written after it): its tangent
+        is that name's zero (two zeros would part the object's tangent). None for
+        any other copy; `zeroed` maps (the object, the array) to the first name."""
+        if not (isinstance(c, ir.Assign) and len(c.targets) == 1 and isinstance(
+                c.value, ast.Name) and c.targets[0] in self.act.active and not self.active(
+                c.value) and isinstance(self.kind(c.targets[0]), ArrayKind)):
+            return None
+        key = (self.act.root(c.targets[0]), self.act.root(c.value.id))
+        if key not in zeroed:
+            zeroed[key] = c.targets[0]
+            return None
+        return [c, ir.Assign((dot(c.targets[0]),), ir.name(dot(zeroed[key])), c.line)]
 
     def copy_tangent(self, s, op, target) -> list:
         if target is None:
