@@ -1098,3 +1098,98 @@ def test_a_loop_hands_one_array_without_a_tangent_to_two_names(y):
     gx, gy = s2sad.grad(f, wrt=(0, 1), mode="forward")(x.copy(), y)
     assert gy == pytest.approx(want, rel=1e-6)
     assert np.allclose(gx, numeric(f, (x.copy(), y), 0), rtol=1e-6, atol=1e-8)
+
+
+def _pair(v):
+    return v, np.sum(v)
+
+
+def _pair_list(v):
+    return [v, v * 2.0]
+
+
+def _layer(x, w):
+    out = np.tanh(x * w)
+    return out, (x, w)
+
+
+def _tuple_item_written(x, c):
+    a = x * 1.0
+    b, s = _pair(a)
+    a *= c
+    return np.sum(b) + s
+
+
+def _list_item_written(x, c):
+    a = x * 1.0
+    pieces = _pair_list(a)
+    a[1] = c
+    return np.sum(pieces[0])
+
+
+def _indexed_item_written(x, c):
+    a = x * 1.0
+    b = _pair(a)[0]
+    a *= c
+    return np.sum(b)
+
+
+def _cache_item_written(x, c):
+    a = x * 1.0
+    h, cache = _layer(a, c)
+    a[0] = c
+    return np.sum(h) + np.sum(cache[0])
+
+
+@pytest.mark.parametrize("f", [_tuple_item_written, _list_item_written,
+                               _indexed_item_written, _cache_item_written])
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_an_array_a_helper_handed_back_in_a_tuple_then_written(f, mode):
+    """A helper returns what it was given inside a tuple or a list (``return v,
+    np.sum(v)``, a cache ``(x, w)``): the item is the caller's array, so a write into
+    that array changes it. Both modes gave the derivative of the unchanged item;
+    refused at the write, as ``b = a`` written inline is."""
+    with pytest.raises(s2sad.NotDifferentiableError) as info:
+        s2sad.grad(f, wrt=(0, 1), mode=mode)(np.array([0.3, 0.7, 0.2, 0.4]), 0.5)
+    assert info.value.lineno is not None and ("a" in info.value.source_line)
+
+
+def _cache_kept_apart(x, c):
+    a = x * 1.0
+    h, cache = _layer(a, c)
+    out = h * 2.0
+    out[0] = c
+    return np.sum(out) + np.sum(cache[0] * cache[0])
+
+
+def test_a_helpers_tuple_of_fresh_and_given_arrays_read_without_a_write():
+    """The same helpers where nothing writes into what they were given: followed."""
+    x = np.array([0.3, 0.7, 0.2, 0.4])
+    for f in (_cache_kept_apart,):
+        for mode in ("reverse", "forward"):
+            gx, gc = s2sad.grad(f, wrt=(0, 1), mode=mode)(x.copy(), 0.5)
+            assert np.allclose(gx, numeric(f, (x.copy(), 0.5), 0), rtol=1e-6, atol=1e-8)
+            assert gc == pytest.approx(numeric(f, (x.copy(), 0.5), 1), rel=1e-6)
+
+
+def _set_second(v, c):
+    v[1] = c
+
+
+def _helper_writes_its_argument(x, c):
+    a = np.exp(x)
+    s = np.sqrt(a)
+    _set_second(a, c)
+    return np.sum(s * a)
+
+
+def test_a_helper_writes_into_the_array_an_adjoint_was_made_of():
+    """``s * a`` with the seed 1.0: the adjoint of `s` is `a` itself (no copy), and
+    the reverse of the helper's write, through its parameter's name, changed it
+    before it was read. A written array's name stays a product there."""
+    f = _helper_writes_its_argument
+    x = np.array([0.3, 0.7, 1.1, 0.45])
+    want = numeric(f, (x.copy(), 0.6), 0)
+    for options in ({"mode": "reverse"}, {"mode": "forward"}) + (
+            ({"jit": True},) if _numba() else ()):
+        assert np.allclose(s2sad.grad(f, **options)(x.copy(), 0.6), want, rtol=1e-6), options

@@ -75,6 +75,9 @@ class Activity:
     # array name -> the names of the arrays it may be a view of (a slice, a reshape, a
     # call's result)
     views: dict = field(default_factory=dict)
+    # an item of a tuple a call returned -> that tuple: the item has been what it is
+    # since the call (`check_view` dates it so)
+    view_from: dict = field(default_factory=dict)
     fresh: set = field(default_factory=set)  # roots made by an operation that makes a new object
     # loop-carried array -> the roots of the existing arrays it may still be (its first
     # value, an array an exit hands it: see `writes.CarriedWrites.check_carried`)
@@ -199,6 +202,7 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
         self.conflicts = set()
         self.conflict_at = {}  # root -> a statement that gives its name another object
         self.join_makes = {}  # id(statement) -> the If it makes a joined object for
+        self.tuple_bases = {}  # a tuple a call returned -> the arrays it may hold (`call_views`)
         self.value_joins = {}  # joined array name -> its If, or None (see `value_join`)
         self.widened = set()  # roots of lists something was appended to
         self.indexed = set()  # roots of arrays some statement reads by index
@@ -425,6 +429,11 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                             r.shapes[t] = shape
                     elif isinstance(r.kinds[t], tuple):  # (the arrays a call returns)
                         self.note_tuple_shapes(t, s, op)
+                        if op.kind == "call" and not s.unpack:
+                            self.call_views(t, s, op, self.tuple_bases)
+                        elif op.inputs and isinstance(op.inputs[0], ast.Name) and \
+                                op.inputs[0].id in self.tuple_bases:  # (``h, cache = ...``)
+                            self.item_views(t, s, op, self.tuple_bases)
                     if isinstance(r.kinds.get(t), (ListKind, ArrayKind)):  # (an object)
                         join = self.value_join(t) if not s.unpack and (  # (else None)
                             t in self.joined or t in self.value_joins) else None
@@ -443,7 +452,12 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                                     x.id for x in op.inputs[1:] if op.kind == "rule"
                                     and self.is_object_atom(x))
                             elif op.kind == "call":
-                                self.call_views(t, s, op)
+                                self.call_views(t, s, op, r.views)
+                            elif op.inputs and isinstance(op.inputs[0], ast.Name) and \
+                                    op.inputs[0].id in self.tuple_bases:
+                                # (an item of a tuple a call returned, ``b, s = pair(a)``:
+                                # it may be what the call was given)
+                                self.item_views(t, s, op, r.views)
                         elif r.created[root] != id(s):
                             join = self.join_makes.get(id(s)) or self.fresh_join(t)
                             if join is not None:
@@ -552,16 +566,39 @@ class _Analysis(StaticTests, ShapeInference, ResultKinds, Objects, Checks):
                     if self.is_varied(v):
                         r.varied.add(self.key(target.id))
 
-    def call_views(self, t, s, op):
+    def call_views(self, t, s, op, views: dict):
         """A call's result may be one of the lists or arrays it was given, or a view
-        of one (``def half(a): return a[:2]``): it counts as a view of those."""
+        of one (``def half(a): return a[:2]``): it counts as a view of those (in
+        `views`; a tuple's, the arrays its items may be: per item where the callee
+        makes a tuple display, a tuple of them)."""
         shared = getattr(self.callee_kind, "shared", None)
         positions = shared(op.key, s, [self.atom_kind(x) for x in op.inputs]) \
             if shared is not None else range(len(op.inputs))
-        bases = tuple(op.inputs[i].id for i in positions
-                      if i < len(op.inputs) and self.is_object_atom(op.inputs[i]))
-        if bases:
-            self.result.views[t] = bases
+
+        def bases(at):
+            return tuple(op.inputs[i].id for i in at
+                         if i < len(op.inputs) and self.is_object_atom(op.inputs[i]))
+
+        got = tuple(bases(p) for p in positions) if isinstance(positions, tuple) \
+            else bases(positions)
+        if isinstance(positions, tuple) and views is self.result.views:
+            got = tuple(dict.fromkeys(b for item in got for b in item))
+        if got and any(got):
+            views[t] = got
+
+    def item_views(self, t, s, op, views: dict):
+        """`t`, an item of a tuple a call returned (``b, s = pair(a)``, ``pair(a)[0]``),
+        counts as a view of what that item may be (`call_views`)."""
+        got = self.tuple_bases[op.inputs[0].id]
+        self.result.view_from[t] = op.inputs[0].id
+        if got and isinstance(got[0], tuple):  # (per item)
+            at = s.targets.index(t) if s.unpack else op.inputs[1].value if len(
+                op.inputs) > 1 and isinstance(op.inputs[1], ast.Constant) and isinstance(
+                op.inputs[1].value, int) else None
+            got = got[at] if at is not None and -len(got) <= at < len(got) else tuple(
+                dict.fromkeys(b for item in got for b in item))
+        if got:
+            views[t] = got
 
     def is_object_atom(self, atom) -> bool:
         return isinstance(atom, ast.Name) and isinstance(

@@ -3,7 +3,7 @@
 ``x[i] = v``, ``y op= v`` on an array and the calls that add into their first
 argument change an object in place. s2sad follows such a change only into an object
 the function made itself and nothing else shares, read through no view afterwards
-(`Writes`), and refuses a write into an array a loop-carried name may also hold
+(`Writes`; a view, or an item of what a call returned: `ViewWrites`), and refuses a write into an array a loop-carried name may also hold
 where reverse mode cannot follow it (`CarriedWrites`), and a write carrying a
 derivative into a value of a kind it does not know, or ``y op= v`` on one that
 something else may hold (`UnseenWrites`). What lists and tuples hold is `holders`'.
@@ -432,7 +432,62 @@ _UNNAMED_VIEW_HINT = ("Make `{}` an array of its own: `.copy()` at the end of th
                       "`np.zeros((2, 2))`, not `np.zeros(4).reshape(2, 2)`).")
 
 
-class Writes(CarriedWrites, UnseenWrites):
+class ViewWrites:
+    """Writes into an array a view of it, or an item of what a call returned, still
+    shows: a part of `Writes` (it reads its `r`, `order`, `name` and `fail`)."""
+
+    def check_view(self, view, writes):
+        r = self.r
+        group = {n for n in r.kinds if r.root(n) == r.root(view)}
+        made = view
+        while made in r.view_from and r.view_from[made] != made:  # (since the call)
+            made = r.view_from[made]
+        define = next(((k, loops) for k, (s, loops) in enumerate(self.order)
+                       if made in ir.defined_names(s)), None)
+        if define is None:
+            return
+        kd, loops_d = define
+        for k, (s, loops) in enumerate(self.order):
+            if isinstance(s, (ir.Loop, ir.If)):
+                reads = {p.init.id for p in getattr(s, "phis", ())
+                         if isinstance(p.init, ast.Name)} & group
+                carried = isinstance(s, ir.Loop) and any(p.name in group for p in s.phis)
+            else:
+                reads = {n for node in ir.exprs(s) for n in ir.names_in(node)} & group
+                carried = False
+            if not reads and not carried:
+                continue
+            for kw, loops_w in writes:
+                between = kd < kw < k
+                again = any(loop not in loops_d and loop in loops_w for loop in loops) or (
+                    carried and s in loops_w)
+                if between or again:
+                    s_w = self.order[kw][0]
+                    if made != view:  # (an item of what a call returned)
+                        self.fail(s_w, "this write changes an array that what a call "
+                                       "returned still holds (a function of yours handed "
+                                       "back what it was given, in a tuple or a list), and "
+                                       "that item is read afterwards; s2sad cannot follow a "
+                                       "write into an array another value holds",
+                                  "Write into a copy made first (`a = a.copy()`), or have "
+                                  "the function return a copy of what it was given.")
+                    if view.startswith("%"):  # a part read within a line
+                        self.fail(s_w, "this write changes a slice or row of the array that "
+                                       "was read before it (it shares the array's memory: "
+                                       "`A[0], A[1] = A[1], A[0]` does not swap rows in "
+                                       "NumPy), and that part is used afterwards; s2sad "
+                                       "cannot follow a write through a view",
+                                  "Copy the parts where you read them: "
+                                  "`A[0], A[1] = A[1].copy(), A[0].copy()`.")
+                    self.fail(s_w, f"this write changes what `{self.name(view)}` shows (it "
+                                   f"may share memory with the array written), and "
+                                   f"`{self.name(view)}` is read again afterwards; s2sad cannot "
+                                   "follow a write through a view",
+                              f"Make `{self.name(view)}` a copy where it is taken: "
+                              f"`{self.name(view)} = ....copy()`.")
+
+
+class Writes(CarriedWrites, UnseenWrites, ViewWrites):
     """Checks on writes into lists and arrays (``x[i] = v``): each goes into an object
     the function made itself and nothing else shares (not an argument, not a slice,
     reshape or ``.T`` of another array), and no view of a written array is read
@@ -693,45 +748,6 @@ class Writes(CarriedWrites, UnseenWrites):
                           f"Write `{user} = {user} {op} ...` if `{others[0]}` keeps its "
                           f"value, or make one of them a copy (`{user} = {others[0]}.copy()`).")
         return roots
-
-    def check_view(self, view, writes):
-        r = self.r
-        group = {n for n in r.kinds if r.root(n) == r.root(view)}
-        define = next(((k, loops) for k, (s, loops) in enumerate(self.order)
-                       if view in ir.defined_names(s)), None)
-        if define is None:
-            return
-        kd, loops_d = define
-        for k, (s, loops) in enumerate(self.order):
-            if isinstance(s, (ir.Loop, ir.If)):
-                reads = {p.init.id for p in getattr(s, "phis", ())
-                         if isinstance(p.init, ast.Name)} & group
-                carried = isinstance(s, ir.Loop) and any(p.name in group for p in s.phis)
-            else:
-                reads = {n for node in ir.exprs(s) for n in ir.names_in(node)} & group
-                carried = False
-            if not reads and not carried:
-                continue
-            for kw, loops_w in writes:
-                between = kd < kw < k
-                again = any(loop not in loops_d and loop in loops_w for loop in loops) or (
-                    carried and s in loops_w)
-                if between or again:
-                    s_w = self.order[kw][0]
-                    if view.startswith("%"):  # a part read within a line
-                        self.fail(s_w, "this write changes a slice or row of the array that "
-                                       "was read before it (it shares the array's memory: "
-                                       "`A[0], A[1] = A[1], A[0]` does not swap rows in "
-                                       "NumPy), and that part is used afterwards; s2sad "
-                                       "cannot follow a write through a view",
-                                  "Copy the parts where you read them: "
-                                  "`A[0], A[1] = A[1].copy(), A[0].copy()`.")
-                    self.fail(s_w, f"this write changes what `{self.name(view)}` shows (it "
-                                   f"may share memory with the array written), and "
-                                   f"`{self.name(view)}` is read again afterwards; s2sad cannot "
-                                   "follow a write through a view",
-                              f"Make `{self.name(view)}` a copy where it is taken: "
-                              f"`{self.name(view)} = ....copy()`.")
 
 
 def _refuse_taken_out(w, s, xs, what, origins):

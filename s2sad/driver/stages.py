@@ -28,7 +28,7 @@ from contextlib import contextmanager
 
 from ..analysis import activity as activity_mod
 from ..analysis.attributes import runs_unseen_code
-from ..ir.kinds import (PENDING, SCALAR, STANDARD, UNKNOWN, ArrayKind, ListKind, ObjectKind,
+from ..ir.kinds import (INT, PENDING, SCALAR, STANDARD, UNKNOWN, ArrayKind, ListKind, ObjectKind,
                         kind_of, merged, with_shapes)
 from ..frontend.program import Front, Program, classes, front
 from .. import ir
@@ -117,7 +117,8 @@ class Kinds:
 
     def shared(self, func, stmt, arg_kinds) -> list:
         """The positions, among the call's inputs (arguments, then keyword values), of
-        the lists and arrays the result may be (or be a view of)."""
+        the lists and arrays the result may be (or be a view of); of a tuple the
+        callee makes, a tuple of those per item."""
         return self.analysed(func, stmt, arg_kinds)[1]
 
     def analysed(self, func, stmt, arg_kinds):
@@ -234,18 +235,49 @@ def _shared_inputs(func, stmt, fn: ir.Function, act) -> list:
     parameter it returns, or any list or array parameter when it returns an object it
     did not make itself (a slice, an element, a call's result)."""
     value = fn.body[-1].value
-    if not isinstance(value, ast.Name) or not isinstance(
-            act.kinds.get(value.id), (ListKind, ArrayKind)):
+    if not isinstance(value, ast.Name):
         return []
     params = [p.name for p in fn.params]
-    root = act.root(value.id)
-    if root in act.fresh and value.id not in act.views:
-        return []
-    shared = {root} if root in params and value.id not in act.views else {
-        p for p in params if isinstance(act.kinds.get(p), (ListKind, ArrayKind))}
-    call = stmt.value
-    names = _call_parameter_names(func, call)
+    objects = {p for p in params if isinstance(act.kinds.get(p), (ListKind, ArrayKind))}
+    names = _call_parameter_names(func, stmt.value)
+    made = _tuple_made(value.id, act, fn.body)
+    if made is not None:  # (a tuple display: per item, ``return out, (x, w)``)
+        return tuple([i for i, n in enumerate(names) if n in _shared_value(
+            x.id, params, objects, act, fn.body, (value.id,))] if isinstance(x, ast.Name)
+            else [] for x in made.elts)
+    shared = _shared_value(value.id, params, objects, act, fn.body)
     return [i for i, n in enumerate(names) if n in shared]
+
+
+def _tuple_made(n, act, body):
+    """The tuple display the callee (`body`) gives `n`, a tuple, or None."""
+    if not isinstance(act.kinds.get(n), tuple):
+        return None
+    made = next((s for s in ir.walk(body) if isinstance(s, ir.Assign) and s.targets == (n,)),
+                None)
+    return made.value if made is not None and isinstance(made.value, ast.Tuple) else None
+
+
+def _shared_value(n, params, objects, act, body, seen=()) -> set:
+    """The list and array parameters (`objects`) the value `n` a callee (`body`)
+    returns may share memory with (`_shared_inputs`): a tuple's, what its items may
+    share (``return v, np.sum(v)``, ``return out, (x, w)``), or any list or array
+    parameter where it is not a display."""
+    kind = act.kinds.get(n)
+    if isinstance(kind, tuple) and n not in seen:
+        made = _tuple_made(n, act, body)
+        if made is None:
+            return set(objects)
+        return set().union(*[_shared_value(x.id, params, objects, act, body, seen + (n,))
+                             for x in made.elts if isinstance(x, ast.Name)])
+    if not isinstance(kind, (ListKind, ArrayKind)):
+        return set()
+    if isinstance(kind, ListKind) and kind.elem not in (SCALAR, INT):
+        return set(objects)  # (a list that may hold arrays, ``[v, v * 2.0]``)
+    root = act.root(n)
+    if root in act.fresh and n not in act.views:
+        return set()
+    return {root} if root in params and n not in act.views else set(objects)
 
 
 def _call_parameter_names(func, call) -> list:

@@ -177,9 +177,10 @@ def unit_products(body, ctx: Context) -> list:
                 and s.targets[0] not in changed:
             for const, other in ((s.value.left, s.value.right), (s.value.right, s.value.left)):
                 if one(const) and isinstance(other, ast.Name) and kinds.array(other.id) \
-                        and other.id not in changed:
+                        and other.id not in changed and other.id not in ctx.mutable:
                     # (`other` written into by the sweep, the restore of a write for
-                    # a scheduler's reads among them, would change the adjoint that
+                    # a scheduler's reads among them, or through another name, a
+                    # helper's parameter put in place, would change the adjoint that
                     # is the same object)
                     candidates[s.targets[0]] = (s, other)
     if not candidates:
