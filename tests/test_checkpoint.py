@@ -917,3 +917,34 @@ def test_a_marked_loop_that_pops_is_refused():
     with pytest.raises(s2sad.CheckpointError, match="changes `xs` in place") as info:
         s2sad.grad(popped_in_a_marked_loop)(0.7)
     assert info.value.source_line.strip() == "s = s * 0.5 + xs.pop() * x"
+
+
+def _adds_into_the_carried_array(x):
+    a = x * 1.0
+    for i in s2sad.checkpointed(range(2)):
+        np.add.at(a, np.array([i, i + 1]), x[i] * a[i + 1])
+        a = a * 1.0
+    return np.sum(a * a)
+
+
+def _adds_into_it_unmarked(x):
+    a = x * 1.0
+    for i in range(2):
+        np.add.at(a, np.array([i, i + 1]), x[i] * a[i + 1])
+        a = a * 1.0
+    return np.sum(a * a)
+
+
+def test_np_add_at_into_a_carried_array():
+    """``np.add.at`` writes into the array the checkpointed loop carries, which its
+    snapshots hold: the recomputed iterations read the written values (a wrong
+    gradient, as under ``checkpoint=`` for the unmarked loop). Refused where the loop
+    is marked, like ``u[i] += ...``; the unmarked loop keeps its tape."""
+    x = np.array([0.3, 0.7, 1.1, 0.45])
+    with pytest.raises(s2sad.CheckpointError, match="changes `a` in place") as info:
+        s2sad.grad(_adds_into_the_carried_array)(x)
+    assert "np.add.at(a" in info.value.source_line
+    want = central_diff(_adds_into_it_unmarked, (x,), 0)
+    for options in ({}, {"checkpoint": "ctz"}, {"checkpoint": "binomial", "snapshots": 2}):
+        got = s2sad.grad(_adds_into_it_unmarked, **options)(x)
+        assert np.allclose(got, want, rtol=1e-6, atol=1e-8), options

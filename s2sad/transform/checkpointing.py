@@ -174,6 +174,8 @@ class CheckpointedLoops:
                         "holds every iteration's value, which checkpointing is there to "
                         "avoid: carry what is needed in names (a running sum, the last "
                         "value), or remove the marker.")
+            elif kind in ("add_at", "add_into"):  # (``np.add.at(a, i, v)``: a write)
+                written = self.act.op(sub).inputs[0].id
             elif kind == "pop":  # (a recomputed iteration would pop another item)
                 written = self.act.op(sub).inputs[0].id
                 hint = ("Read the items by index instead (`xs[n - 1 - i]`), or remove "
