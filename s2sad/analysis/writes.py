@@ -3,8 +3,9 @@
 ``x[i] = v``, ``y op= v`` on an array and the calls that add into their first
 argument change an object in place. s2sad follows such a change only into an object
 the function made itself and nothing else shares, read through no view afterwards
-(`Writes`; a view, or an item of what a call returned: `ViewWrites`), and refuses a write into an array a loop-carried name may also hold
-where reverse mode cannot follow it (`CarriedWrites`), and a write carrying a
+(`Writes`; a view, or an item of what a call returned: `ViewWrites`), and refuses a
+write into an array a loop-carried name may also hold where reverse mode cannot
+follow it, or that two such names hold (`CarriedWrites`), and a write carrying a
 derivative into a value of a kind it does not know, or ``y op= v`` on one that
 something else may hold (`UnseenWrites`). What lists and tuples hold is `holders`'.
 """
@@ -19,6 +20,17 @@ from ..ir.kinds import INT, PENDING, SCALAR, UNKNOWN, ArrayKind, ListKind, a_kin
 from ..primitives.facts import facts_of, makes_new_object, makes_view
 from . import rebuilt
 from .holders import Holders
+
+
+def exit_handoffs(loop, kinds) -> list:
+    """Per exit of `loop`, its copies ``phi = src`` that hand the loop's carried
+    array `phi` the array `src` holds (a name `kinds` knows), as ``(phi, src)``
+    pairs."""
+    phis = {p.name for p in loop.phis if isinstance(kinds.get(p.name), ArrayKind)}
+    return [[(c.targets[0], c.value.id) for c in st.copies
+             if isinstance(c, ir.Assign) and len(c.targets) == 1 and c.targets[0] in phis
+             and isinstance(c.value, ast.Name) and c.value.id in kinds]
+            for st in ir.walk(loop.cond + loop.body) if isinstance(st, ir.Exit)]
 
 
 class CarriedWrites:
@@ -155,18 +167,13 @@ class CarriedWrites:
         for kl, (loop, _) in enumerate(self.order):
             if not isinstance(loop, ir.Loop):
                 continue
-            phis = {p.name for p in loop.phis if isinstance(r.kinds.get(p.name), ArrayKind)}
             given = {}  # the root of an array an exit hands on -> the carried names given it
             moved = set()  # (handed on by a carried name the same exit gives another array:
-            for st in ir.walk(loop.cond + loop.body):  # ``a, b = b, a``)
-                copies = [c for c in st.copies if isinstance(c, ir.Assign) and len(
-                    c.targets) == 1 and c.targets[0] in phis and isinstance(
-                    c.value, ast.Name) and c.value.id in r.kinds] if isinstance(st, ir.Exit) \
-                    else []
-                for c in copies:
-                    given.setdefault(r.root(c.value.id), set()).add(c.targets[0])
-                    if r.root(c.value.id) in {r.root(d.targets[0]) for d in copies}:
-                        moved.add(r.root(c.value.id))
+            for copies in exit_handoffs(loop, r.kinds):  # ``a, b = b, a``)
+                for phi, src in copies:
+                    given.setdefault(r.root(src), set()).add(phi)
+                    if r.root(src) in {r.root(t) for t, _ in copies}:
+                        moved.add(r.root(src))
             inside = {k for k, (_, loops) in enumerate(self.order) if loop in loops}
             for root, names in given.items():
                 # (the array itself, by its own name: a new one each iteration where the

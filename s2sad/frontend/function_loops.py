@@ -92,26 +92,22 @@ def unlisted(meaning, nodes) -> bool:
             return it
         return None
 
-    def slots(e):  # ``(holder, field, index)`` of the sequences a loop's iterator reads
-        out = [(None, None, None)]
-        todo = [e]
+    def slots(loop):  # ``(holder, index)`` of the sequences a loop's iterator reads
+        out, todo = [(loop, None)], [loop.iter]
         while todo:
             c = todo.pop()
             if isinstance(c, ast.Call) and builtin(c.func, "reversed", "enumerate", "zip"):
-                out += [(c, "args", i) for i in range(len(c.args))]
+                out += [(c, i) for i in range(len(c.args))]
                 todo.extend(c.args)
         return out
 
     changed = False
     loops = list(of(nodes, ast.For))
     for s in loops:
-        for holder, _, i in slots(s.iter):
-            got = inner(s.iter if holder is None else holder.args[i])
+        for slot in slots(s):
+            got = inner(_slot(*slot))
             if got is not None:
-                if holder is None:
-                    s.iter = got
-                else:
-                    holder.args[i] = got
+                _slot(*slot, got)
                 changed = True
     for n in nodes:
         for field in ("body", "orelse", "finalbody"):
@@ -138,18 +134,25 @@ def _listed_once(s, inner, stored, nodes, loops, slots) -> bool:
         return False
     reads = sum(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
                 for n in nodes)
-    places = [(loop, holder, i) for loop in loops for holder, _, i in slots(loop.iter)
-              if isinstance(e := (loop.iter if holder is None else holder.args[i]), ast.Name)
-              and e.id == name]
+    places = [slot for loop in loops for slot in slots(loop)
+              if isinstance(e := _slot(*slot), ast.Name) and e.id == name]
     if not places or len(places) != reads:
         return False
-    for loop, holder, i in places:
-        copied = ast.fix_missing_locations(ast.copy_location(copy.deepcopy(it), loop.iter))
-        if holder is None:
-            loop.iter = copied
-        else:
-            holder.args[i] = copied
+    for slot in places:
+        _slot(*slot, ast.fix_missing_locations(ast.copy_location(copy.deepcopy(it), s)))
     return True
+
+
+def _slot(holder, i, value=None):
+    """The sequence at a slot of a loop's iterator (`unlisted`'s ``(holder, index)``:
+    the loop's own iterator where `i` is None, else an argument of a builtin it
+    calls); given a `value`, that is put there instead."""
+    if value is None:
+        return holder.iter if i is None else holder.args[i]
+    if i is None:
+        holder.iter = value
+    else:
+        holder.args[i] = value
 
 
 def _has_function(item) -> bool:

@@ -48,6 +48,7 @@ from functools import cached_property
 from .. import ir, runtime
 from ..ir.kinds import ArrayKind, differentiable
 from ..analysis.activity import Activity
+from ..analysis.writes import exit_handoffs
 from ..errors import NotDifferentiableError
 from .adjoints import OperationAdjoints
 from .checkpointing import CheckpointedLoops
@@ -139,14 +140,9 @@ def _one_object(act: Activity, body: list, changed: set) -> dict:
             union(root, b)
     handed = []  # (the carried array's root, the root of an array an exit hands it)
     for loop in ir.walk(body):
-        if not isinstance(loop, ir.Loop):
-            continue
-        phis = {p.name for p in loop.phis if isinstance(act.kinds.get(p.name), ArrayKind)}
-        for st in ir.walk(loop.cond + loop.body):
-            for c in st.copies if isinstance(st, ir.Exit) else ():
-                if isinstance(c, ir.Assign) and isinstance(c.value, ast.Name) and \
-                        c.value.id in act.kinds and len(c.targets) == 1 and c.targets[0] in phis:
-                    handed.append((act.root(c.targets[0]), act.root(c.value.id)))
+        if isinstance(loop, ir.Loop):
+            handed += [(act.root(phi), act.root(src)) for copies in exit_handoffs(
+                loop, act.kinds) for phi, src in copies]
     grown = True
     while grown:  # (a group that grows may be written through a loop nested in it)
         written = {find(r) for r in changed}
